@@ -1,0 +1,52 @@
+"""The hardware catalog: switch and server models an intent can name (data in ``catalog.yaml``)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from functools import cache
+from pathlib import Path
+
+import yaml
+
+
+@dataclass(frozen=True)
+class SwitchModel:
+    """A switch as the catalog knows it."""
+
+    name: str
+    ports: int
+    speed: int
+    rack_units: int
+    power_w: int
+    power_w_optics: int
+
+
+@dataclass(frozen=True)
+class ServerModel:
+    """A GPU server as the catalog knows it."""
+
+    name: str
+    gpus: int
+    nics: int
+    nic_speed: int
+    planes: int
+    power_kw: float
+    rack_units: int
+
+
+@dataclass(frozen=True)
+class Catalog:
+    """All known models, by name."""
+
+    switches: dict[str, SwitchModel]
+    servers: dict[str, ServerModel]
+
+
+@cache
+def catalog() -> Catalog:
+    """The shipped catalog, read once."""
+    data = yaml.safe_load((Path(__file__).parent / "catalog.yaml").read_text())
+    return Catalog(
+        switches={name: SwitchModel(name, **fields) for name, fields in sorted(data["switches"].items())},
+        servers={name: ServerModel(name, **fields) for name, fields in sorted(data["servers"].items())},
+    )

@@ -1,0 +1,77 @@
+"""Command line: ``designer build``, ``designer plan``. Exit 0 success, 1 a check failed, 2 bad input."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from collections.abc import Sequence
+from pathlib import Path
+
+from designer import __version__
+from designer.design import build
+from designer.errors import InputError, PrerequisiteError
+from designer.outputs import design_files, drift, write
+from designer.report import summary, summary_text
+
+EXIT_OK, EXIT_CHECK_FAILED, EXIT_INPUT = 0, 1, 2
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Run the command line; returns the exit code."""
+    args = _parser().parse_args(argv)
+    try:
+        return args.run(args)
+    except (InputError, PrerequisiteError) as error:
+        print(str(error), file=sys.stderr)
+        return EXIT_INPUT
+
+
+def _parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="designer", description=(
+        "Design a non-blocking rail-optimized GPU backend fabric from a YAML intent."))
+    parser.add_argument("--version", action="version", version=f"designer {__version__}")
+    commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
+
+    build_cmd = commands.add_parser("build", help="build the design and write outputs/<name>/")
+    build_cmd.add_argument("intent", type=Path, help="the intent YAML file")
+    build_cmd.add_argument("-o", "--output", type=Path, help="write the design into this folder "
+                                                            "(default: outputs/<name>)")
+    build_cmd.add_argument("--check", action="store_true", help="write nothing; exit 1 if the committed "
+                                                                "outputs differ from what the intent gives now")
+    build_cmd.set_defaults(run=_build)
+
+    plan_cmd = commands.add_parser("plan", help="print the design's headline numbers; writes nothing")
+    plan_cmd.add_argument("intent", type=Path, help="the intent YAML file")
+    plan_cmd.add_argument("--format", choices=("text", "json"), default="text")
+    plan_cmd.set_defaults(run=_plan)
+    return parser
+
+
+def _build(args: argparse.Namespace) -> int:
+    design = build(args.intent)
+    target = args.output or Path("outputs") / design.intent.name
+    files = design_files(design)
+    if args.check:
+        differences = drift(files, target) if target.is_dir() else [f"missing: {target}/"]
+        if differences:
+            print(f"{target} is out of date with {args.intent}; run 'designer build {args.intent}' and commit:",
+                  file=sys.stderr)
+            print("\n".join(f"  {line}" for line in differences), file=sys.stderr)
+            return EXIT_CHECK_FAILED
+        print(f"{target} matches {args.intent}")
+        return EXIT_OK
+    write(files, target)
+    print(summary_text(summary(design)))
+    print(f"wrote {len(files)} files to {target}")
+    return EXIT_OK
+
+
+def _plan(args: argparse.Namespace) -> int:
+    data = summary(build(args.intent))
+    print(json.dumps(data, indent=2) if args.format == "json" else summary_text(data))
+    return EXIT_OK
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,41 @@
+"""The whole way through: intent, then plan, fabric and allocation, as one :class:`Design`.
+
+This is the Python API (``designer.build(path)``); the command line is a thin layer over it.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+
+from designer.allocate import Allocation, allocate
+from designer.errors import InputError
+from designer.fabric import Fabric, wire
+from designer.intent import Intent, load_intent
+from designer.sizing import Plan, size
+
+
+@dataclass(frozen=True)
+class Design:
+    """Everything the stages produced for one intent; read-only for every later stage."""
+
+    intent: Intent
+    plan: Plan
+    fabric: Fabric
+    allocation: Allocation
+
+
+def build(path: str | Path) -> Design:
+    """Load the intent at ``path`` and run every stage in memory. Raises :class:`InputError` on bad input."""
+    return design(load_intent(path))
+
+
+def design(intent: Intent) -> Design:
+    """Run the stages after loading on an already validated intent."""
+    try:
+        plan = size(intent)
+        fabric = wire(intent, plan)
+        allocation = allocate(intent, fabric)
+    except InputError as error:
+        raise error.located(intent.source) from None
+    return Design(intent, plan, fabric, allocation)

@@ -1,0 +1,74 @@
+"""Input errors that point a person at the file, line and field to fix."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
+
+Path = tuple[str | int, ...]
+
+
+def dotted(path: Path) -> str:
+    """Render a field path the way a YAML author reads it: ``fabric.leaf.ports``, ``targets[1]``."""
+    text = ""
+    for part in path:
+        if isinstance(part, int):
+            text += f"[{part}]"
+        else:
+            text += f".{part}" if text else part
+    return text or "(top level)"
+
+
+@dataclass(frozen=True)
+class Problem:
+    """One thing wrong with the intent: where (field path) and what would be valid."""
+
+    path: Path
+    message: str
+
+
+@dataclass(frozen=True)
+class Source:
+    """Where an intent came from: its file name and the line of every field path."""
+
+    filename: str
+    lines: Mapping[Path, int]
+
+    def line_of(self, path: Path) -> int:
+        """Line of the nearest field on ``path`` that the file has (a missing key points at its parent)."""
+        for end in range(len(path), -1, -1):
+            line = self.lines.get(path[:end])
+            if line is not None:
+                return line
+        return 1
+
+
+class InputError(Exception):
+    """The intent cannot be built as written. Carries every problem found, not just the first."""
+
+    def __init__(self, problems: Iterable[Problem], source: Source | None = None):
+        self.problems = sorted(set(problems), key=lambda p: (_line(source, p.path), dotted(p.path), p.message))
+        self.source = source
+        super().__init__(self.render())
+
+    def render(self) -> str:
+        """All problems, one per line, as ``file:line: field: message``."""
+        rows = []
+        for problem in self.problems:
+            where = f"{self.source.filename}:{self.source.line_of(problem.path)}: " if self.source else ""
+            rows.append(f"{where}{dotted(problem.path)}: {problem.message}")
+        count = len(self.problems)
+        rows.append(f"{count} error{'s' if count != 1 else ''} in the intent; nothing was written.")
+        return "\n".join(rows)
+
+    def located(self, source: Source) -> InputError:
+        """The same problems, now tied to the intent file they belong to."""
+        return InputError(self.problems, source)
+
+
+def _line(source: Source | None, path: Path) -> int:
+    return source.line_of(path) if source else 0
+
+
+class PrerequisiteError(Exception):
+    """Something outside the intent is missing (a program, a privilege); the message says how to get it."""

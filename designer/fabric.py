@@ -1,0 +1,151 @@
+"""Wire the planned fabric: every device with its name, every link with both ends.
+
+Naming (stable across runs, documented in the README):
+
+* leaf ``p{plane}-su{su}-r{rail}-leaf``; spine ``p{plane}-spine{i}`` (2 tiers) or
+  ``p{plane}-pod{pod}-spine{i}`` (3 tiers); super-spine ``p{plane}-g{group}-ss{i}``;
+  server ``su{su}-srv{i}``. Indices start at 0; scalable units (SUs) are numbered across pods.
+* Switch ports ``swp{N}`` counted from 1, or ``swp{N}s{L}`` for lane ``L`` of a broken-out port.
+  A leaf's first half of logical ports faces servers, the second half faces spines; a 3-tier
+  spine's first half faces leaves, the second half super-spines. Server ports are ``nic{i}``,
+  NIC ``i`` in plane ``i // rails``, rail ``i % rails``.
+* Leaf uplinks are grouped: the ``m`` parallel links to spine ``j`` are uplinks ``j*m .. j*m+m-1``,
+  so the lanes of one broken-out port reach the same spine.
+
+Links are plain tuples ``(tier, upper device, upper port, lower device, lower port)`` with integer
+indices, ordered by tier then plane: cheap at 400k links. The upper end takes the even address.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import NamedTuple
+
+import networkx as nx
+
+from designer.intent import Intent
+from designer.sizing import Plan
+
+TIERS = ("server_leaf", "leaf_spine", "spine_super_spine")
+SERVER_LEAF, LEAF_SPINE, SPINE_SUPER = range(3)
+NONE = -1
+
+
+class Device(NamedTuple):
+    """A switch or server; fields that do not apply to its role are -1."""
+
+    name: str
+    role: str
+    plane: int
+    pod: int
+    su: int
+    rail: int
+    group: int
+    index: int
+    model: str
+    ports: int
+    breakout: int
+
+    def port_name(self, port: int) -> str:
+        """The name of logical port ``port`` (0-based) on this device."""
+        if self.role == "server":
+            return f"nic{port}"
+        if self.breakout == 1:
+            return f"swp{port + 1}"
+        return f"swp{port // self.breakout + 1}s{port % self.breakout}"
+
+
+Link = tuple[int, int, int, int, int]
+
+
+@dataclass(frozen=True)
+class Fabric:
+    """The wired fabric: devices (switches first, then servers) and links ordered by tier."""
+
+    plan: Plan
+    devices: list[Device]
+    links: list[Link]
+    switch_count: int
+    server_link_count: int
+
+    def switches(self) -> list[Device]:
+        return self.devices[: self.switch_count]
+
+    def graph(self) -> nx.MultiGraph:
+        """The fabric as a networkx multigraph: one edge per link, capacity in Gb/s, for analysis."""
+        graph = nx.MultiGraph()
+        for index, device in enumerate(self.devices):
+            graph.add_node(index, name=device.name, role=device.role, plane=device.plane)
+        speed = self.plan.link_speed
+        graph.add_edges_from((upper, lower, {"tier": tier, "capacity": speed})
+                             for tier, upper, _, lower, _ in self.links)
+        return graph
+
+
+def wire(intent: Intent, plan: Plan) -> Fabric:
+    """Create every device and link of the plan, rail-aligned and deterministic."""
+    devices: list[Device] = []
+    leaves: dict[tuple[int, int, int], int] = {}
+    spines: dict[tuple[int, int, int], int] = {}
+    supers: dict[tuple[int, int, int], int] = {}
+    speed = plan.link_speed
+
+    def add(device: Device) -> int:
+        devices.append(device)
+        return len(devices) - 1
+
+    for plane in range(plan.planes):
+        for su in range(plan.sus):
+            pod = su // plan.sus_per_pod
+            for rail in range(plan.rails):
+                leaves[plane, su, rail] = add(Device(
+                    f"p{plane}-su{su}-r{rail}-leaf", "leaf", plane, pod, su, rail, NONE, rail,
+                    intent.leaf.model, plan.leaf_radix, intent.leaf.breakout(speed)))
+        for pod in range(plan.pods):
+            for index in range(plan.spines_per_pod):
+                name = f"p{plane}-spine{index}" if plan.tiers == 2 else f"p{plane}-pod{pod}-spine{index}"
+                spines[plane, pod, index] = add(Device(
+                    name, "spine", plane, pod, NONE, NONE, index if plan.tiers == 3 else NONE, index,
+                    intent.spine.model, plan.spine_radix, intent.spine.breakout(speed)))
+        for group in range(plan.groups):
+            for index in range(plan.supers_per_group):
+                supers[plane, group, index] = add(Device(
+                    f"p{plane}-g{group}-ss{index}", "super_spine", plane, NONE, NONE, NONE, group, index,
+                    intent.super_spine.model, plan.super_radix, intent.super_spine.breakout(speed)))
+    switch_count = len(devices)
+    servers = [add(Device(f"su{number // plan.servers_per_su}-srv{number % plan.servers_per_su}", "server",
+                          NONE, (number // plan.servers_per_su) // plan.sus_per_pod,
+                          number // plan.servers_per_su, NONE, NONE, number % plan.servers_per_su,
+                          intent.server.model, intent.server.nics, 1))
+               for number in range(plan.servers)]
+
+    links: list[Link] = []
+    for plane in range(plan.planes):
+        for number, server in enumerate(servers):
+            su, slot = divmod(number, plan.servers_per_su)
+            for rail in range(plan.rails):
+                links.append((SERVER_LEAF, leaves[plane, su, rail], slot, server, plane * plan.rails + rail))
+    server_link_count = len(links)
+
+    parallel = plan.leaf_spine_parallel
+    for plane in range(plan.planes):
+        for su in range(plan.sus):
+            pod, local_su = divmod(su, plan.sus_per_pod)
+            for rail in range(plan.rails):
+                leaf = leaves[plane, su, rail]
+                spine_port_base = (local_su * plan.rails + rail) * parallel
+                for uplink in range(plan.leaf_uplinks):
+                    spine, lane = divmod(uplink, parallel)
+                    links.append((LEAF_SPINE, spines[plane, pod, spine], spine_port_base + lane,
+                                  leaf, plan.leaf_downlinks + uplink))
+
+    parallel = plan.spine_super_parallel
+    for plane in range(plan.planes):
+        for pod in range(plan.pods):
+            for group in range(plan.groups):
+                spine = spines[plane, pod, group]
+                for uplink in range(plan.spine_uplinks):
+                    index, lane = divmod(uplink, parallel)
+                    links.append((SPINE_SUPER, supers[plane, group, index], pod * parallel + lane,
+                                  spine, plan.spine_radix // 2 + uplink))
+    return Fabric(plan, devices, links, switch_count, server_link_count)

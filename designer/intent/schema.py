@@ -1,0 +1,143 @@
+"""The intent file as written: pydantic models for types, ranges and known keys.
+
+Cross-field rules and catalog defaults are applied afterwards in :mod:`designer.intent.resolve`,
+which turns this document into the fully specified :class:`~designer.intent.resolve.Intent`.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Annotated, Literal
+
+from netaddr import AddrFormatError, IPNetwork
+from pydantic import AfterValidator, BaseModel, BeforeValidator, ConfigDict, Field
+
+from designer.catalog import catalog
+
+MAX_GPUS = 1_048_576
+"""The largest cluster the designer accepts (1M GPUs); anything bigger is a typo, refused at once."""
+MAX_SWITCH_PORTS = 2048
+MAX_PLANES = 8
+SPEEDS = (10, 25, 40, 50, 100, 200, 400, 800, 1600)
+NAME_PATTERN = r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,62}$"
+PRIVATE_ASN_RANGES = ((64512, 65534), (4_200_000_000, 4_294_967_294))
+
+
+def parse_speed(value: object) -> object:
+    """Accept ``400G``, ``1.6T``, ``400`` or 400 (Gb/s) and return whole Gb/s; anything else is left for
+    validation to reject with the list of known speeds."""
+    if isinstance(value, str):
+        match = re.fullmatch(r"\s*(\d+(?:\.\d+)?)\s*([GgTt]?)(?:b(?:ps|/s)?|bps)?\s*", value)
+        if match:
+            number = float(match.group(1)) * (1000 if match.group(2).lower() == "t" else 1)
+            value = int(number) if number.is_integer() else value
+    if isinstance(value, int) and not isinstance(value, bool) and value not in SPEEDS:
+        known = ", ".join(f"{s}G" for s in SPEEDS)
+        raise ValueError(f"{value}G is not a link speed; known speeds: {known}")
+    return value
+
+
+def check_ipv4_pool(value: str) -> str:
+    """A pool is an IPv4 prefix with no host bits set, written canonically."""
+    try:
+        network = IPNetwork(value, version=4)
+    except (AddrFormatError, ValueError, TypeError):
+        raise ValueError(f"{value!r} is not an IPv4 prefix such as 10.0.0.0/16") from None
+    if "/" not in value:
+        raise ValueError(f"{value!r} needs a prefix length, for example {value}/16")
+    if network.ip != network.network:
+        raise ValueError(f"{value} has host bits set; the prefix starts at {network.cidr}")
+    return str(network.cidr)
+
+
+def safe_name(name: str) -> str:
+    """The design's name becomes a folder name, so it must be a safe file name."""
+    if not re.fullmatch(NAME_PATTERN, name) or ".." in name:
+        raise ValueError(f"{name!r} is not a safe file name; use 1-63 letters, digits, '.', '_' or '-', "
+                         "starting with a letter or digit")
+    return name
+
+
+def known_switch(name: str) -> str:
+    if name not in catalog().switches:
+        raise ValueError(f"unknown switch model {name!r}; known models: {', '.join(catalog().switches)}")
+    return name
+
+
+def known_server(name: str) -> str:
+    if name not in catalog().servers:
+        raise ValueError(f"unknown server model {name!r}; known models: {', '.join(catalog().servers)}")
+    return name
+
+
+Speed = Annotated[int, BeforeValidator(parse_speed)]
+Pool = Annotated[str, AfterValidator(check_ipv4_pool)]
+Asn = Annotated[int, Field(ge=1, le=4_294_967_294)]
+
+
+class Section(BaseModel):
+    """Every intent section: strict types, unknown keys refused, read-only once loaded."""
+
+    model_config = ConfigDict(extra="forbid", strict=True, frozen=True)
+
+
+class ComputeDoc(Section):
+    """The GPU servers: how many, and what each has."""
+
+    servers: int | None = Field(None, gt=0, le=MAX_GPUS)
+    gpus: int | None = Field(None, gt=0, le=MAX_GPUS)
+    server: Annotated[str, AfterValidator(known_server)] | None = None
+    gpus_per_server: int | None = Field(None, gt=0, le=144)
+    nics_per_server: int | None = Field(None, gt=0, le=64)
+    nic_speed: Speed | None = None
+    server_power_kw: float | None = Field(None, gt=0, le=500)
+    server_rack_units: int | None = Field(None, gt=0, le=60)
+
+
+class SwitchDoc(Section):
+    """One switch tier's hardware: a catalog model, explicit fields, or both (fields win)."""
+
+    model: Annotated[str, AfterValidator(known_switch)] | None = None
+    ports: int | None = Field(None, gt=0, le=MAX_SWITCH_PORTS)
+    speed: Speed | None = None
+    rack_units: int | None = Field(None, gt=0, le=60)
+    power_w: int | None = Field(None, gt=0, le=100_000)
+    power_w_optics: int | None = Field(None, gt=0, le=100_000)
+
+
+class FabricDoc(Section):
+    """The backend fabric's shape: planes, tiers and the switch of each tier."""
+
+    planes: int | None = Field(None, gt=0, le=MAX_PLANES)
+    tiers: Literal["auto", 2, 3] = "auto"
+    leaf: SwitchDoc
+    spine: SwitchDoc | None = None
+    super_spine: SwitchDoc | None = None
+
+
+class AddressingDoc(Section):
+    """IPv4 pools: switch-to-switch /31s, leaf-to-NIC /31s and switch loopback /32s."""
+
+    fabric_p2p: Pool = "10.0.0.0/15"
+    server_p2p: Pool = "10.2.0.0/15"
+    loopbacks: Pool = "10.255.0.0/20"
+
+
+class RoutingDoc(Section):
+    """eBGP underlay numbering (RFC 7938)."""
+
+    asn_scheme: Literal["rfc7938", "unique"] = "rfc7938"
+    leaf_asn_start: Asn = 4_200_000_000
+    spine_asn_start: Asn | None = None
+    super_spine_asn_start: Asn | None = None
+
+
+class IntentDoc(Section):
+    """The whole intent file."""
+
+    name: Annotated[str, AfterValidator(safe_name)]
+    description: str = ""
+    compute: ComputeDoc
+    fabric: FabricDoc
+    addressing: AddressingDoc = AddressingDoc()
+    routing: RoutingDoc = RoutingDoc()

@@ -1,0 +1,222 @@
+"""Turn a design into its review files and write them atomically.
+
+``design_files`` returns every file as bytes (same design, same bytes); ``write`` replaces the
+output folder in one rename, so a failed or interrupted build leaves the previous outputs whole;
+``drift`` compares a committed folder with what the design produces now.
+"""
+
+from __future__ import annotations
+
+import csv
+import hashlib
+import io
+import json
+import os
+import shutil
+import tempfile
+from collections.abc import Iterable
+from pathlib import Path
+from typing import Any
+
+from designer import __version__
+from designer.allocate import ip
+from designer.design import Design
+from designer.fabric import TIERS
+from designer.report import summary
+
+MANIFEST = "manifest.json"
+
+
+def design_files(design: Design) -> dict[str, bytes]:
+    """Every output file of the design, by relative path, ending with the manifest of their hashes."""
+    files = {
+        "summary.md": summary_markdown(design).encode(),
+        "design.json": design_json(design).encode(),
+        "cabling.csv": _csv(*cabling_rows(design)),
+        "addressing.csv": _csv(*addressing_rows(design)),
+        "asn.csv": _csv(*asn_rows(design)),
+    }
+    manifest = {
+        "name": design.intent.name,
+        "tool": "designer",
+        "version": __version__,
+        "intent_sha256": design.intent.sha256,
+        "files": {path: hashlib.sha256(data).hexdigest() for path, data in sorted(files.items())},
+    }
+    files[MANIFEST] = (json.dumps(manifest, indent=2) + "\n").encode()
+    return dict(sorted(files.items()))
+
+
+def write(files: dict[str, bytes], target: Path) -> None:
+    """Replace ``target`` with exactly ``files``: written beside it first, then swapped in by rename."""
+    target = target.resolve()
+    target.parent.mkdir(parents=True, exist_ok=True)
+    staging = Path(tempfile.mkdtemp(prefix=f".{target.name}.new-", dir=target.parent))
+    try:
+        for relative, data in files.items():
+            path = staging / relative
+            path.parent.mkdir(parents=True, exist_ok=True)
+            path.write_bytes(data)
+        staging.chmod(0o755)
+        if target.exists():
+            retired = Path(tempfile.mkdtemp(prefix=f".{target.name}.old-", dir=target.parent))
+            os.replace(target, retired / "previous")
+            os.replace(staging, target)
+            shutil.rmtree(retired)
+        else:
+            os.replace(staging, target)
+    finally:
+        if staging.exists():
+            shutil.rmtree(staging)
+
+
+def drift(files: dict[str, bytes], target: Path) -> list[str]:
+    """Paths that differ between ``files`` and the folder ``target`` (changed, missing or extra)."""
+    on_disk = {str(path.relative_to(target)): path for path in sorted(target.rglob("*")) if path.is_file()}
+    changed = [relative for relative, data in files.items()
+               if relative not in on_disk or on_disk[relative].read_bytes() != data]
+    extra = [relative for relative in on_disk if relative not in files]
+    return [f"changed: {path}" if path in on_disk else f"missing: {path}" for path in changed] + [
+        f"extra: {path}" for path in extra]
+
+
+def design_json(design: Design) -> str:
+    """The whole design for scripts, one device or link per line so that diffs stay readable."""
+    fabric, allocation = design.fabric, design.allocation
+    devices = fabric.devices
+    device_rows = []
+    for index, device in enumerate(devices):
+        row: dict[str, Any] = {"name": device.name, "role": device.role, "model": device.model}
+        row.update({key: value for key in ("plane", "pod", "su", "rail", "group", "index")
+                    if (value := getattr(device, key)) >= 0})
+        if index < fabric.switch_count:
+            row.update(loopback=ip(allocation.loopbacks[index]), asn=allocation.asns[index])
+        device_rows.append(row)
+    link_rows = []
+    for number, (tier, upper, upper_port, lower, lower_port) in enumerate(fabric.links):
+        even, odd = allocation.link_addresses(number)
+        link_rows.append({
+            "tier": TIERS[tier],
+            "a": [devices[upper].name, devices[upper].port_name(upper_port), ip(even)],
+            "z": [devices[lower].name, devices[lower].port_name(lower_port), ip(odd)],
+            "subnet": f"{ip(even)}/31",
+        })
+    head = {"name": design.intent.name, "tool_version": __version__, "intent_sha256": design.intent.sha256,
+            "summary": summary(design)}
+    return _json_document(head, {"devices": device_rows, "links": link_rows})
+
+
+def _json_document(head: dict[str, Any], tables: dict[str, list[dict[str, Any]]]) -> str:
+    """Pretty JSON for ``head``, then each table as a list with one compact object per line."""
+    parts = [f"  {json.dumps(key)}: {json.dumps(value, indent=2).replace(chr(10), chr(10) + '  ')}"
+             for key, value in head.items()]
+    for key, rows in tables.items():
+        body = ",\n".join(f"    {json.dumps(row, separators=(', ', ': '))}" for row in rows)
+        parts.append(f"  {json.dumps(key)}: [\n{body}\n  ]" if rows else f"  {json.dumps(key)}: []")
+    return "{\n" + ",\n".join(parts) + "\n}\n"
+
+
+def cabling_rows(design: Design) -> tuple[list[str], Iterable[list[Any]]]:
+    """One row per link: both ends, speed and tier."""
+    devices, speed = design.fabric.devices, design.plan.link_speed
+    header = ["tier", "plane", "a_device", "a_port", "z_device", "z_port", "speed_gbps"]
+    rows = ([TIERS[tier], devices[upper].plane, devices[upper].name, devices[upper].port_name(upper_port),
+             devices[lower].name, devices[lower].port_name(lower_port), speed]
+            for tier, upper, upper_port, lower, lower_port in design.fabric.links)
+    return header, rows
+
+
+def addressing_rows(design: Design) -> tuple[list[str], Iterable[list[Any]]]:
+    """One row per addressed interface: loopbacks first, then both ends of every link."""
+    fabric, allocation = design.fabric, design.allocation
+    devices = fabric.devices
+    header = ["device", "interface", "address", "peer_device", "peer_interface", "peer_address", "use"]
+
+    def rows() -> Iterable[list[Any]]:
+        for index, device in enumerate(fabric.switches()):
+            yield [device.name, "lo", f"{ip(allocation.loopbacks[index])}/32", "", "", "", "loopback"]
+        for number, (tier, upper, upper_port, lower, lower_port) in enumerate(fabric.links):
+            even, odd = allocation.link_addresses(number)
+            use = TIERS[tier]
+            up_name, up_port = devices[upper].name, devices[upper].port_name(upper_port)
+            low_name, low_port = devices[lower].name, devices[lower].port_name(lower_port)
+            yield [up_name, up_port, f"{ip(even)}/31", low_name, low_port, ip(odd), use]
+            yield [low_name, low_port, f"{ip(odd)}/31", up_name, up_port, ip(even), use]
+
+    return header, rows()
+
+
+def asn_rows(design: Design) -> tuple[list[str], Iterable[list[Any]]]:
+    """One row per switch: its ASN and where it sits."""
+    header = ["device", "role", "plane", "pod", "asn"]
+    rows = ([device.name, device.role, device.plane, device.pod if device.pod >= 0 else "", asn]
+            for device, asn in zip(design.fabric.switches(), design.allocation.asns, strict=True))
+    return header, rows
+
+
+def _csv(header: list[str], rows: Iterable[list[Any]]) -> bytes:
+    buffer = io.StringIO()
+    writer = csv.writer(buffer, lineterminator="\n")
+    writer.writerow(header)
+    writer.writerows(rows)
+    return buffer.getvalue().encode()
+
+
+def summary_markdown(design: Design) -> str:
+    """What a reviewer reads first: counts, tiers, hardware, pools and their use, warnings."""
+    data = summary(design)
+    intent, plan = design.intent, design.plan
+    sizing = data["sizing"]
+    lines = [f"# {intent.name}", ""]
+    if intent.description:
+        lines += [intent.description, ""]
+    lines += [
+        "| | |", "|---|---|",
+        f"| GPUs | {data['gpus']:,} ({data['servers']:,} x {intent.server.model}, {plan.gpus_per_server} GPUs each) |",
+        f"| Backend NIC ports | {data['nic_ports']:,} at {plan.link_speed}G |",
+        f"| Planes x rails | {plan.planes} x {plan.rails} |",
+        f"| Tiers | {plan.tiers} (non-blocking, 1:1 at every tier) |",
+        f"| Scalable units | {plan.sus} of {plan.servers_per_su} servers |",
+    ]
+    if plan.tiers == 3:
+        lines.append(f"| Pods per plane | {plan.pods} of {sizing['scalable_units_per_pod']} scalable units |")
+    lines += ["", "## Switches", "", "| role | count | model | logical ports | breakout |", "|---|---:|---|---:|---:|"]
+    hardware = {"leaf": intent.leaf, "spine": intent.spine, "super_spine": intent.super_spine}
+    radix = {"leaf": plan.leaf_radix, "spine": plan.spine_radix, "super_spine": plan.super_radix}
+    for role, count in data["switches"].items():
+        if count:
+            spec = hardware[role]
+            lines.append(f"| {role.replace('_', '-')} | {count:,} | {spec.model} ({spec.ports} x {spec.speed}G) | "
+                         f"{radix[role]} | {spec.breakout(plan.link_speed)} x {plan.link_speed}G |")
+    lines += ["", "## Links", "", "| tier | links | Tb/s one way | parallel links per switch pair |",
+              "|---|---:|---:|---:|"]
+    parallel = {"server_leaf": 1, "leaf_spine": plan.leaf_spine_parallel,
+                "spine_super_spine": plan.spine_super_parallel}
+    for tier, count in data["links"].items():
+        if count:
+            lines.append(f"| {tier.replace('_', '-')} | {count:,} | {data['bandwidth_tbps'][tier]:,.1f} | "
+                         f"{parallel[tier]} |")
+    lines += ["", f"Spines per {'plane' if plan.tiers == 2 else 'pod'}: {plan.spines_per_pod}; each leaf has "
+                  f"{plan.leaf_uplinks} uplinks."]
+    if plan.tiers == 3:
+        lines.append(f"Super-spines per plane: {plan.supers_per_plane} in {plan.groups} groups of "
+                     f"{plan.supers_per_group}; each spine has {plan.spine_uplinks} uplinks.")
+    lines += ["", "## Address pools", "", "| pool | prefix | used | size | use |", "|---|---|---:|---:|---:|"]
+    for pool in design.allocation.pools():
+        lines.append(f"| {pool.name} | {pool.cidr} | {pool.used:,} | {pool.size:,} | {pool.utilisation():.1%} |")
+    lines += ["", "## ASNs", "", f"Scheme: {intent.routing.asn_scheme}; {data['asns']:,} ASNs in use.", "",
+              "| role | first | last |", "|---|---:|---:|"]
+    for role in ("leaf", "spine", "super_spine"):
+        numbers = [asn for device, asn in zip(design.fabric.switches(), design.allocation.asns, strict=True)
+                   if device.role == role]
+        if numbers:
+            lines.append(f"| {role.replace('_', '-')} | {min(numbers)} | {max(numbers)} |")
+    lines += ["", "## Warnings", ""]
+    lines += [f"- {warning}" for warning in data["warnings"]] or ["None."]
+    lines += ["", "## Files", "",
+              "- `design.json`: the whole design for scripts",
+              "- `cabling.csv`: one row per link, both ends",
+              "- `addressing.csv`: every interface address",
+              "- `asn.csv`: every switch's ASN",
+              "- `manifest.json`: intent hash, tool version and sha256 of every file", ""]
+    return "\n".join(lines)

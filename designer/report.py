@@ -1,0 +1,64 @@
+"""The design's headline numbers: the ``designer plan --format json`` contract and its text form.
+
+The JSON keys are a public contract read by CI scripts: add keys, never rename or remove them.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from designer.design import Design
+
+
+def summary(design: Design) -> dict[str, Any]:
+    """Headline numbers of a design, all planes together."""
+    plan, allocation = design.plan, design.allocation
+    links = plan.links()
+    return {
+        "name": design.intent.name,
+        "tiers": plan.tiers,
+        "planes": plan.planes,
+        "rails": plan.rails,
+        "servers": plan.servers,
+        "gpus": plan.gpus,
+        "nic_ports": plan.servers * plan.rails * plan.planes,
+        "nic_speed_gbps": plan.link_speed,
+        "switches": plan.switches(),
+        "links": links,
+        "bandwidth_tbps": plan.bandwidth_tbps(),
+        "p2p_subnets": sum(links.values()),
+        "loopbacks": allocation.loopback_pool.used,
+        "asns": len(set(allocation.asns)),
+        "sizing": {
+            "leaf_radix": plan.leaf_radix,
+            "spine_radix": plan.spine_radix,
+            "super_spine_radix": plan.super_radix if plan.tiers == 3 else None,
+            "servers_per_su": plan.servers_per_su,
+            "scalable_units": plan.sus,
+            "pods": plan.pods,
+            "scalable_units_per_pod": plan.sus_per_pod,
+            "spines_per_pod": plan.spines_per_pod,
+            "leaf_spine_parallel_links": plan.leaf_spine_parallel,
+            "super_spine_groups": plan.groups,
+            "super_spines_per_group": plan.supers_per_group,
+            "spine_super_spine_parallel_links": plan.spine_super_parallel,
+        },
+        "pools": {pool.name: {"cidr": pool.cidr, "size": pool.size, "used": pool.used}
+                  for pool in allocation.pools()},
+        "warnings": list(plan.warnings),
+    }
+
+
+def summary_text(data: dict[str, Any]) -> str:
+    """A few lines a person reads at the terminal."""
+    switches, links, bandwidth = data["switches"], data["links"], data["bandwidth_tbps"]
+    lines = [
+        f"{data['name']}: {data['gpus']:,} GPUs on {data['servers']:,} servers, {data['planes']} plane(s) x "
+        f"{data['rails']} rails at {data['nic_speed_gbps']}G, {data['tiers']} tiers",
+        f"switches: {switches['leaf']:,} leaf, {switches['spine']:,} spine, {switches['super_spine']:,} super-spine",
+    ]
+    lines += [f"{tier.replace('_', '-')} links: {count:,} ({bandwidth[tier]:,.1f} Tb/s one way)"
+              for tier, count in links.items() if count]
+    lines.append(f"/31 subnets: {data['p2p_subnets']:,}; ASNs: {data['asns']:,}")
+    lines += [f"warning: {warning}" for warning in data["warnings"]]
+    return "\n".join(lines)

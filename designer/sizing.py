@@ -1,0 +1,184 @@
+"""Size a non-blocking rail-optimized Clos: pure arithmetic from the intent to a :class:`Plan`.
+
+Notation follows DOMAIN.md section 2. Every fabric link runs at the NIC speed ``s``, so a switch of
+``P`` ports at ``S`` has the logical radix ``k = P * S / s``. Each plane is sized alone (planes are
+identical, separate fabrics).
+
+* Leaf: ``k_leaf / 2`` ports down to servers (one per server of its scalable unit, SU), the same
+  number up. An SU is ``k_leaf / 2`` servers and one leaf per rail; a partial SU is built whole.
+* 2 tiers: every leaf reaches every spine with ``m = up / S`` parallel links. ``S`` is the smallest
+  count that both divides the leaf's uplinks (equal ECMP weight on every spine) and gives the
+  spines enough ports. It fits while the leaves number at most ``k_spine``.
+* 3 tiers: a pod has one spine per leaf uplink (one link each) and as many whole SUs as a spine's
+  ``k_spine / 2`` downlinks take; each spine sends as many links up as it has down (1:1). Spine ``j``
+  of every pod joins super-spine group ``j``; a group has the smallest count ``G`` that divides the
+  spine's uplinks and gives the super-spines enough ports. A partial pod gets all its spines and
+  their uplinks, so the fabric grows by adding leaves only. It fits while pods number at most
+  ``k_super``.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+from designer.errors import InputError, Problem
+from designer.intent import Intent
+
+MIN_SPINES = 4
+"""Fewer spines per plane than this risks PFC storms when one fails (DOMAIN.md section 2)."""
+
+
+@dataclass(frozen=True)
+class Plan:
+    """Counts of everything per plane, plus what a reviewer must be warned about."""
+
+    tiers: int
+    planes: int
+    rails: int
+    servers: int
+    gpus_per_server: int
+    link_speed: int
+    leaf_radix: int
+    spine_radix: int
+    super_radix: int
+    servers_per_su: int
+    sus: int
+    sus_per_pod: int
+    pods: int
+    spines_per_pod: int
+    leaf_spine_parallel: int
+    spine_uplinks: int
+    supers_per_group: int
+    spine_super_parallel: int
+    warnings: tuple[str, ...]
+
+    @property
+    def gpus(self) -> int:
+        return self.servers * self.gpus_per_server
+
+    @property
+    def leaf_downlinks(self) -> int:
+        return self.leaf_radix // 2
+
+    @property
+    def leaf_uplinks(self) -> int:
+        return self.leaf_radix // 2
+
+    @property
+    def leaves_per_plane(self) -> int:
+        return self.sus * self.rails
+
+    @property
+    def leaves_per_pod(self) -> int:
+        return self.sus_per_pod * self.rails
+
+    @property
+    def spines_per_plane(self) -> int:
+        return self.pods * self.spines_per_pod
+
+    @property
+    def groups(self) -> int:
+        """Super-spine groups per plane: one per spine position in a pod (3 tiers only)."""
+        return self.spines_per_pod if self.tiers == 3 else 0
+
+    @property
+    def supers_per_plane(self) -> int:
+        return self.groups * self.supers_per_group
+
+    @property
+    def nic_ports_per_plane(self) -> int:
+        return self.servers * self.rails
+
+    def switches(self) -> dict[str, int]:
+        """Switch counts per role, all planes."""
+        return {"leaf": self.planes * self.leaves_per_plane, "spine": self.planes * self.spines_per_plane,
+                "super_spine": self.planes * self.supers_per_plane}
+
+    def links(self) -> dict[str, int]:
+        """Logical links per tier, all planes (one /31 each)."""
+        return {
+            "server_leaf": self.planes * self.nic_ports_per_plane,
+            "leaf_spine": self.planes * self.leaves_per_plane * self.leaf_uplinks,
+            "spine_super_spine": self.planes * self.spines_per_plane * self.spine_uplinks if self.tiers == 3 else 0,
+        }
+
+    def bandwidth_tbps(self) -> dict[str, float]:
+        """One-direction bandwidth per tier, all planes, in Tb/s."""
+        return {tier: count * self.link_speed / 1000 for tier, count in self.links().items()}
+
+
+def size(intent: Intent) -> Plan:
+    """Choose tiers and count every switch and link of the fabric the intent describes."""
+    speed = intent.server.nic_speed
+    leaf_radix = intent.leaf.radix(speed)
+    spine_radix = intent.spine.radix(speed)
+    super_radix = intent.super_spine.radix(speed)
+    rails = intent.rails
+    servers_per_su = leaf_radix // 2
+    sus = math.ceil(intent.servers / servers_per_su)
+    leaves = sus * rails
+    warnings: list[str] = []
+
+    if intent.tiers == "auto":
+        tiers = 2 if leaves <= spine_radix else 3
+    else:
+        tiers = int(intent.tiers)
+    if tiers == 2 and leaves > spine_radix:
+        most = (spine_radix // rails) * servers_per_su
+        raise InputError([Problem(("fabric", "tiers"), (
+            f"2 tiers hold at most {spine_radix} leaves per plane ({most} servers, "
+            f"{most * rails} NIC ports per plane) with {spine_radix}-port spines; this intent needs {leaves} "
+            "leaves. Use tiers: 3 or auto, larger spines, or more planes"))], intent.source)
+
+    if tiers == 2:
+        sus_per_pod, pods = sus, 1
+        spines = _ecmp_divisor(leaf_radix // 2, math.ceil(leaves * (leaf_radix // 2) / spine_radix))
+        parallel = (leaf_radix // 2) // spines
+        spine_uplinks = supers_per_group = super_parallel = 0
+    else:
+        spines = leaf_radix // 2
+        sus_per_pod = (spine_radix // 2) // rails
+        if sus_per_pod == 0:
+            raise InputError([Problem(("fabric", "spine"), (
+                f"a {spine_radix}-port spine has {spine_radix // 2} downlinks, fewer than the {rails} rails "
+                "of one scalable unit; use larger spines"))], intent.source)
+        pods = math.ceil(sus / sus_per_pod)
+        parallel = 1
+        spine_uplinks = sus_per_pod * rails
+        if pods > super_radix:
+            most = super_radix * sus_per_pod * servers_per_su
+            raise InputError([Problem(_count_field(intent), (
+                f"3 tiers hold at most {super_radix} pods ({most:,} servers) with {super_radix}-port "
+                f"super-spines; this intent needs {pods} pods. Use larger switches or more planes"))],
+                intent.source)
+        supers_per_group = _ecmp_divisor(spine_uplinks, math.ceil(pods * spine_uplinks / super_radix))
+        super_parallel = spine_uplinks // supers_per_group
+        if sus % sus_per_pod:
+            warnings.append(f"pod {pods - 1} holds {sus % sus_per_pod} of {sus_per_pod} scalable units; its "
+                            "spines and their uplinks are built in full so it can grow by leaves alone")
+
+    if intent.servers % servers_per_su:
+        warnings.append(f"scalable unit {sus - 1} holds {intent.servers % servers_per_su} of {servers_per_su} "
+                        "servers; its leaves and uplinks are built in full")
+    if spines < MIN_SPINES:
+        warnings.append(f"only {spines} spine{'s' if spines != 1 else ''} per "
+                        f"{'plane' if tiers == 2 else 'pod'}; at least {MIN_SPINES} keep a spine failure "
+                        "from concentrating traffic (PFC storm risk)")
+    return Plan(
+        tiers=tiers, planes=intent.planes, rails=rails, servers=intent.servers, gpus_per_server=intent.server.gpus,
+        link_speed=speed, leaf_radix=leaf_radix, spine_radix=spine_radix, super_radix=super_radix,
+        servers_per_su=servers_per_su, sus=sus, sus_per_pod=sus_per_pod, pods=pods, spines_per_pod=spines,
+        leaf_spine_parallel=parallel, spine_uplinks=spine_uplinks, supers_per_group=supers_per_group,
+        spine_super_parallel=super_parallel, warnings=tuple(warnings),
+    )
+
+
+def _ecmp_divisor(uplinks: int, at_least: int) -> int:
+    """The smallest divisor of ``uplinks`` that is at least ``at_least`` (ECMP divisor rule)."""
+    return next(count for count in range(max(1, at_least), uplinks + 1) if uplinks % count == 0)
+
+
+def _count_field(intent: Intent) -> tuple[str, str]:
+    """The field the user sized the cluster with (``compute.gpus`` or ``compute.servers``)."""
+    return ("compute", "gpus") if ("compute", "gpus") in intent.source.lines else ("compute", "servers")
