@@ -19,3 +19,27 @@ def need(condition: bool, reason: str) -> None:
     if IN_CI:
         pytest.fail(f"required under CI: {reason}")
     pytest.skip(reason)
+
+
+def pytest_addoption(parser: pytest.Parser) -> None:
+    parser.addoption("--update-golden", action="store_true",
+                     help="rewrite golden and snapshot files from the current output instead of comparing")
+
+
+@pytest.fixture
+def update_golden(request: pytest.FixtureRequest) -> bool:
+    """True when the run was asked to rewrite golden files (``pytest --update-golden``)."""
+    return bool(request.config.getoption("--update-golden"))
+
+
+def check_golden(path: Path, actual: str, update: bool) -> None:
+    """Compare ``actual`` with the golden file at ``path`` (or rewrite it under ``--update-golden``)."""
+    if update or not path.exists():
+        if IN_CI and not update:
+            pytest.fail(f"golden file {path.relative_to(ROOT)} is missing; run pytest --update-golden and commit it")
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(actual)
+        return
+    expected = path.read_text()
+    assert actual == expected, (f"{path.relative_to(ROOT)} differs from the output; if the change is intended, "
+                                "run 'pytest --update-golden' and review the diff")
