@@ -25,6 +25,8 @@ class Problem:
 
     path: Path
     message: str
+    line: int | None = None
+    """The line, when it is not the line of ``path`` (a duplicate key's second appearance)."""
 
 
 @dataclass(frozen=True)
@@ -47,7 +49,7 @@ class InputError(Exception):
     """The intent cannot be built as written. Carries every problem found, not just the first."""
 
     def __init__(self, problems: Iterable[Problem], source: Source | None = None):
-        self.problems = sorted(set(problems), key=lambda p: (_line(source, p.path), dotted(p.path), p.message))
+        self.problems = sorted(set(problems), key=lambda p: (_line(source, p), dotted(p.path), p.message))
         self.source = source
         super().__init__(self.render())
 
@@ -55,7 +57,7 @@ class InputError(Exception):
         """All problems, one per line, as ``file:line: field: message``."""
         rows = []
         for problem in self.problems:
-            where = f"{self.source.filename}:{self.source.line_of(problem.path)}: " if self.source else ""
+            where = f"{self.source.filename}:{_line(self.source, problem)}: " if self.source else ""
             rows.append(f"{where}{dotted(problem.path)}: {problem.message}")
         count = len(self.problems)
         rows.append(f"{count} error{'s' if count != 1 else ''} in the intent; nothing was written.")
@@ -66,8 +68,10 @@ class InputError(Exception):
         return InputError(self.problems, source)
 
 
-def _line(source: Source | None, path: Path) -> int:
-    return source.line_of(path) if source else 0
+def _line(source: Source | None, problem: Problem) -> int:
+    if problem.line is not None:
+        return problem.line
+    return source.line_of(problem.path) if source else 0
 
 
 class PrerequisiteError(Exception):

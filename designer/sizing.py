@@ -128,7 +128,7 @@ def size(intent: Intent) -> Plan:
         most = (spine_radix // rails) * servers_per_su
         raise InputError([Problem(("fabric", "tiers"), (
             f"2 tiers hold at most {spine_radix} leaves per plane ({most} servers, "
-            f"{most * rails} NIC ports per plane) with {spine_radix}-port spines; this intent needs {leaves} "
+            f"{most * rails:,} NIC ports per plane) with {spine_radix}-port spines; this intent needs {leaves} "
             "leaves. Use tiers: 3 or auto, larger spines, or more planes"))], intent.source)
 
     if tiers == 2:
@@ -150,7 +150,7 @@ def size(intent: Intent) -> Plan:
             most = super_radix * sus_per_pod * servers_per_su
             raise InputError([Problem(_count_field(intent), (
                 f"3 tiers hold at most {super_radix} pods ({most:,} servers) with {super_radix}-port "
-                f"super-spines; this intent needs {pods} pods. Use larger switches or more planes"))],
+                f"super-spines; this intent needs {pods:,} pods. Use larger switches or more planes"))],
                 intent.source)
         supers_per_group = _ecmp_divisor(spine_uplinks, math.ceil(pods * spine_uplinks / super_radix))
         super_parallel = spine_uplinks // supers_per_group

@@ -258,9 +258,11 @@ def _pydantic_problem(error: Any) -> Problem:
         return Problem(path, _unknown_key_message(path))
     if kind == "missing":
         return Problem(path, "is required")
+    if kind in {"model_type", "dict_type"}:
+        return Problem(path, f"should be a mapping of keys to values (got {error['input']!r})")
     message = error["msg"].removeprefix("Value error, ")
-    if kind in {"int_type", "float_type", "string_type", "bool_type", "model_type", "dict_type",
-                "literal_error", "int_parsing"} or kind.endswith("_type"):
+    if kind.endswith("_type") or kind in {"literal_error", "int_parsing", "int_from_float", "greater_than",
+                                          "greater_than_equal", "less_than", "less_than_equal"}:
         message = f"{message} (got {error['input']!r})"
     return Problem(path, message)
 

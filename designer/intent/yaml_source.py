@@ -32,7 +32,7 @@ def load_yaml(text: str, filename: str) -> tuple[Any, Source]:
         node = loader.get_single_node()
     except yaml.MarkedYAMLError as error:
         mark = error.problem_mark or error.context_mark
-        line = mark.line + 1 if mark else 1
+        line = min(mark.line + 1, text.count("\n") or 1) if mark else 1
         reason = " ".join(part for part in (error.context, error.problem) if part)
         raise InputError([Problem((), f"YAML syntax error: {reason}")], Source(filename, {(): line})) from None
     except yaml.YAMLError as error:
@@ -67,6 +67,9 @@ class _Builder:
         if isinstance(node, yaml.MappingNode):
             return self._mapping(node, path)
         if isinstance(node, yaml.SequenceNode):
+            if node.tag != f"{_TAG}seq":
+                self.problems.append(Problem(path, f"the YAML tag {node.tag!r} is not allowed on a list"))
+                return None
             return [self.build(item, (*path, index)) for index, item in enumerate(node.value)]
         return self._scalar(node, path)
 
@@ -98,7 +101,7 @@ class _Builder:
             if key in result:
                 first = self.lines[child]
                 self.problems.append(Problem(child, f"duplicate key {key!r} (first given on line {first}); "
-                                                    "give each key once"))
+                                                    "give each key once", line=key_node.start_mark.line + 1))
                 continue
             self.lines[child] = key_node.start_mark.line + 1
             result[key] = self.build(value_node, child)

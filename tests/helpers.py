@@ -1,0 +1,40 @@
+"""Build small designs from intent text for tests."""
+
+from __future__ import annotations
+
+import textwrap
+
+from designer.design import Design, design
+from designer.intent import parse_intent
+
+
+def intent_text(servers: int | None = None, gpus: int | None = None, server: str = "dgx-h100",
+                leaf: str = "{model: generic-64x400g}", spine: str | None = None, super_spine: str | None = None,
+                extra: str = "", fabric_extra: str = "", compute_extra: str = "") -> str:
+    """An intent as YAML text; pools are wide enough for a 131k-GPU fabric."""
+    count = f"servers: {servers}" if servers is not None else f"gpus: {gpus}"
+    lines = [
+        "name: test",
+        "compute:",
+        f"  {count}",
+        f"  server: {server}",
+        *([textwrap.indent(compute_extra, "  ")] if compute_extra else []),
+        "fabric:",
+        f"  leaf: {leaf}",
+        *([f"  spine: {spine}"] if spine else []),
+        *([f"  super_spine: {super_spine}"] if super_spine else []),
+        *([textwrap.indent(fabric_extra, "  ")] if fabric_extra else []),
+        "addressing: {fabric_p2p: 10.0.0.0/12, server_p2p: 10.16.0.0/12, loopbacks: 10.255.0.0/16}",
+        extra,
+    ]
+    return "\n".join(lines) + "\n"
+
+
+def build_text(text: str) -> Design:
+    """Run every stage on intent text."""
+    return design(parse_intent(text, "test.yaml"))
+
+
+def build_design(**fields: object) -> Design:
+    """Run every stage on an intent made by :func:`intent_text`."""
+    return build_text(intent_text(**fields))  # type: ignore[arg-type]
