@@ -1,0 +1,120 @@
+"""Output files: byte-for-byte determinism, manifest integrity, the drift gate and the plan contract."""
+
+from __future__ import annotations
+
+import csv
+import hashlib
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from designer.outputs import design_files, drift, write
+from tests.conftest import ROOT
+from tests.helpers import build_design
+from tests.test_intent_errors import run_cli
+
+EXAMPLE = ROOT / "intents" / "cluster.yaml"
+PLAN_KEYS = {"name", "tiers", "planes", "rails", "servers", "gpus", "nic_ports", "switches", "links",
+             "bandwidth_tbps", "p2p_subnets", "asns", "warnings"}
+
+
+def build_in_subprocess(target: Path, seed: str) -> None:
+    env = {**os.environ, "PYTHONHASHSEED": seed}
+    subprocess.run([sys.executable, "-m", "designer.cli", "build", str(EXAMPLE), "-o", str(target)],
+                   check=True, env=env, capture_output=True)
+
+
+def test_same_intent_same_bytes_under_any_hash_seed(tmp_path: Path) -> None:
+    build_in_subprocess(tmp_path / "a", "1")
+    build_in_subprocess(tmp_path / "b", "4242")
+    files_a = sorted(p.relative_to(tmp_path / "a") for p in (tmp_path / "a").rglob("*") if p.is_file())
+    files_b = sorted(p.relative_to(tmp_path / "b") for p in (tmp_path / "b").rglob("*") if p.is_file())
+    assert files_a == files_b and len(files_a) >= 6
+    for relative in files_a:
+        assert (tmp_path / "a" / relative).read_bytes() == (tmp_path / "b" / relative).read_bytes(), relative
+
+
+def test_manifest_hashes_every_file() -> None:
+    files = design_files(build_design(servers=128))
+    manifest = json.loads(files["manifest.json"])
+    assert set(manifest["files"]) == set(files) - {"manifest.json"}
+    for path, digest in manifest["files"].items():
+        assert hashlib.sha256(files[path]).hexdigest() == digest
+    assert len(manifest["intent_sha256"]) == 64
+
+
+def test_cabling_and_addressing_tables_agree_with_the_design() -> None:
+    design = build_design(servers=512)
+    files = design_files(design)
+    cabling = list(csv.DictReader(files["cabling.csv"].decode().splitlines()))
+    assert len(cabling) == len(design.fabric.links)
+    assert {row["tier"] for row in cabling} == {"server_leaf", "leaf_spine", "spine_super_spine"}
+    addressing = list(csv.DictReader(files["addressing.csv"].decode().splitlines()))
+    assert len(addressing) == design.fabric.switch_count + 2 * len(design.fabric.links)
+    interfaces = {(row["device"], row["interface"]): row for row in addressing}
+    assert len(interfaces) == len(addressing)                       # each interface addressed once
+    for row in cabling[:50] + cabling[-50:]:
+        a, z = interfaces[row["a_device"], row["a_port"]], interfaces[row["z_device"], row["z_port"]]
+        assert a["peer_address"] == z["address"].split("/")[0] and z["peer_address"] == a["address"].split("/")[0]
+    asn_rows = list(csv.DictReader(files["asn.csv"].decode().splitlines()))
+    assert len(asn_rows) == design.fabric.switch_count
+    document = json.loads(files["design.json"])
+    assert len(document["devices"]) == len(design.fabric.devices)
+    assert len(document["links"]) == len(design.fabric.links)
+    assert document["links"][0]["subnet"] == "10.16.0.0/31"
+
+
+def test_write_replaces_the_folder_and_drift_sees_every_difference(tmp_path: Path) -> None:
+    files = design_files(build_design(servers=128))
+    target = tmp_path / "cluster"
+    target.mkdir()
+    (target / "stale.txt").write_text("from an older build")
+    write(files, target)
+    assert not (target / "stale.txt").exists()
+    assert drift(files, target) == []
+    (target / "summary.md").write_text("edited by hand")
+    (target / "cabling.csv").unlink()
+    (target / "notes.txt").write_text("extra")
+    assert drift(files, target) == ["missing: cabling.csv", "changed: summary.md", "extra: notes.txt"]
+    assert [p.name for p in tmp_path.iterdir()] == ["cluster"]     # no staging folders left behind
+
+
+def test_build_check_is_the_drift_gate(tmp_path: Path) -> None:
+    target = tmp_path / "out"
+    assert run_cli("build", "--check", str(EXAMPLE), "-o", str(target))[0] == 1
+    assert run_cli("build", str(EXAMPLE), "-o", str(target))[0] == 0
+    code, out, _ = run_cli("build", "--check", str(EXAMPLE), "-o", str(target))
+    assert code == 0 and "matches" in out
+    (target / "asn.csv").write_text("device,role,plane,pod,asn\n")
+    code, _, err = run_cli("build", "--check", str(EXAMPLE), "-o", str(target))
+    assert code == 1 and "changed: asn.csv" in err
+
+
+def test_committed_example_outputs_match_the_intent() -> None:
+    """The shipped outputs/ are what the code generates now (regenerate with designer build and commit)."""
+    committed = ROOT / "outputs" / "cluster-a"
+    if not committed.is_dir():
+        pytest.fail("outputs/cluster-a is missing: run 'designer build intents/cluster.yaml' and commit it")
+    code, _, err = run_cli("build", "--check", str(EXAMPLE), "-o", str(committed))
+    assert code == 0, err
+
+
+def test_plan_json_contract() -> None:
+    code, out, _ = run_cli("plan", str(EXAMPLE), "--format", "json")
+    data = json.loads(out)
+    assert code == 0 and set(data) >= PLAN_KEYS
+    assert data["switches"] == {"leaf": 32, "spine": 16, "super_spine": 0}
+    assert data["links"] == {"server_leaf": 1024, "leaf_spine": 1024, "spine_super_spine": 0}
+    assert data["bandwidth_tbps"]["leaf_spine"] == pytest.approx(409.6)
+    assert (data["gpus"], data["nic_ports"], data["p2p_subnets"], data["asns"]) == (1024, 1024, 2048, 33)
+
+
+def test_plan_writes_nothing(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.chdir(tmp_path)
+    code, out, _ = run_cli("plan", str(EXAMPLE))
+    assert code == 0 and "1,024 GPUs" in out
+    assert list(tmp_path.iterdir()) == []
