@@ -1,0 +1,110 @@
+"""Time `designer plan` and `designer build` at 1k, 8k, 32k and 131k GPUs.
+
+Each run is a fresh process (so peak memory is that run's own); the table reports the median of
+``--runs`` runs and the ratio to the 1k-GPU run. ``--write`` replaces the table in
+benchmarks/README.md between its bench_build markers.
+
+    python benchmarks/bench_build.py [--runs 3] [--sizes 1024 8192] [--write]
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import platform
+import statistics
+import subprocess
+import sys
+import tempfile
+import textwrap
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+SIZES = (1024, 8192, 32768, 131072)
+MARKERS = ("<!-- bench_build:start -->", "<!-- bench_build:end -->")
+
+INTENT = """\
+name: bench-{gpus}
+compute: {{gpus: {gpus}, server: dgx-h100}}
+fabric:
+  leaf: {{model: generic-64x800g}}
+addressing: {{fabric_p2p: 10.0.0.0/12, server_p2p: 10.16.0.0/12, loopbacks: 10.255.0.0/16}}
+"""
+
+RUN = textwrap.dedent("""\
+    import json, resource, sys, time
+    from pathlib import Path
+    start = time.perf_counter()
+    import designer
+    from designer.cli import main
+    code = main(sys.argv[1:])
+    elapsed = time.perf_counter() - start
+    peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+    print(json.dumps({"seconds": elapsed, "peak_mib": peak, "code": code}), file=sys.stderr)
+""")
+
+
+def measure(args: list[str]) -> dict[str, float]:
+    """One fresh process running the CLI; its wall time (imports included) and peak RSS."""
+    result = subprocess.run([sys.executable, "-c", RUN, *args], capture_output=True, text=True, check=False)
+    sample = json.loads(result.stderr.strip().splitlines()[-1])
+    if sample["code"] != 0:
+        raise SystemExit(f"designer {' '.join(args)} failed:\n{result.stderr}")
+    return sample
+
+
+def bench(gpus: int, runs: int, work: Path) -> dict[str, float]:
+    intent = work / f"bench-{gpus}.yaml"
+    intent.write_text(INTENT.format(gpus=gpus))
+    plan = [measure(["plan", str(intent), "--format", "json"]) for _ in range(runs)]
+    build = [measure(["build", str(intent), "-o", str(work / f"out-{gpus}")]) for _ in range(runs)]
+    files = [p for p in (work / f"out-{gpus}").rglob("*") if p.is_file()]
+    return {
+        "gpus": gpus,
+        "plan_s": statistics.median(s["seconds"] for s in plan),
+        "build_s": statistics.median(s["seconds"] for s in build),
+        "build_peak_mib": statistics.median(s["peak_mib"] for s in build),
+        "files": len(files),
+        "output_mib": sum(p.stat().st_size for p in files) / 2**20,
+    }
+
+
+def table(rows: list[dict[str, float]], runs: int) -> str:
+    base = rows[0]
+    lines = [f"Median of {runs} runs, each a fresh process (imports included), on {platform.machine()} with "
+             f"Python {platform.python_version()}; ratios against the {base['gpus']:,}-GPU row.", "",
+             "| GPUs | plan (s) | build (s) | build / smallest | peak memory (MiB) | files | outputs (MiB) |",
+             "|---:|---:|---:|---:|---:|---:|---:|"]
+    for row in rows:
+        lines.append(f"| {row['gpus']:,} | {row['plan_s']:.2f} | {row['build_s']:.2f} | "
+                     f"{row['build_s'] / base['build_s']:.1f}x | {row['build_peak_mib']:.0f} | {row['files']:,} | "
+                     f"{row['output_mib']:.1f} |")
+    return "\n".join(lines)
+
+
+def write_readme(text: str) -> None:
+    readme = HERE / "README.md"
+    content = readme.read_text()
+    start, end = content.index(MARKERS[0]) + len(MARKERS[0]), content.index(MARKERS[1])
+    readme.write_text(f"{content[:start]}\n{text}\n{content[end:]}")
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--runs", type=int, default=3)
+    parser.add_argument("--sizes", type=int, nargs="+", default=list(SIZES))
+    parser.add_argument("--write", action="store_true", help="update the table in benchmarks/README.md")
+    args = parser.parse_args()
+    with tempfile.TemporaryDirectory() as work:
+        rows = []
+        for gpus in args.sizes:
+            rows.append(bench(gpus, args.runs, Path(work)))
+            print(f"{gpus:,} GPUs: plan {rows[-1]['plan_s']:.2f}s, build {rows[-1]['build_s']:.2f}s", file=sys.stderr)
+    text = table(rows, args.runs)
+    print(text)
+    if args.write:
+        write_readme(text)
+
+
+if __name__ == "__main__":
+    main()
