@@ -1,0 +1,283 @@
+"""Prove generated configs with the real parsers: SONiC's YANG models through libyang, FRR's ``vtysh -C``.
+
+* SONiC: a ``config_db.json`` is a map of tables (``PORT``, ``INTERFACE``, ...) to keys to fields, all
+  strings. SONiC's YANG models describe the same data as ``sonic-<module>:sonic-<module>`` containers
+  holding one container per table with ``<TABLE>_LIST`` lists keyed by the YANG list keys. The
+  translation is generic, read from the models (as SONiC's own ``sonic-yang-mgmt`` does): a table is
+  the container of that name under a module's top container; a ``|``-separated key goes to the list
+  of the table with as many keys; a key naming a container (``DEVICE_METADATA|localhost``) fills it;
+  a list whose only non-key child is a key/value list (``DSCP_TO_TC_MAP``) takes the fields as its
+  entries; each value is typed by its leaf (numbers up to 32 bits, booleans, the rest strings as
+  RFC 7951 asks). libyang then checks types, ranges, patterns, enums, leafrefs and ``must`` rules
+  and reports the first error, which is mapped back to the config_db table, key and field.
+* FRR: ``vtysh --config_dir DIR -C -f frr.conf`` parses the file offline with FRR's own command
+  grammar; it exits 2 and prints the line of every bad command.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import shutil
+import subprocess
+import tempfile
+from collections.abc import Iterable, Mapping
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from designer.errors import PrerequisiteError
+
+INSTALL = "apt-get install frr libyang2-dev && pip install libyang==2.8.0"
+YANG_ENV = "DESIGNER_SONIC_YANG"
+SONIC, FRR = "sonic-yang", "vtysh"
+_NUMBERS = frozenset({"int8", "int16", "int32", "uint8", "uint16", "uint32"})
+_LOCATION = re.compile(r"^/[^/]+/(?P<table>[^/\[]+)(?:/(?P<node>[^/\[]+)(?P<keys>(?:\[[^\]]*\])*))?(?:/(?P<rest>.*))?$")
+_PREDICATE = re.compile(r"\[[^=\]]+='([^']*)'\]")
+_VTYSH_LINE = re.compile(r"^line (\d+): (.*)$")
+
+
+@dataclass(frozen=True)
+class Verdict:
+    """What one parser said about one file: ``error`` is empty when the file is valid."""
+
+    path: str
+    parser: str
+    error: str = ""
+
+    @property
+    def ok(self) -> bool:
+        return not self.error
+
+
+class ConfigDbError(Exception):
+    """A config_db.json that SONiC's YANG models reject, located at its table, key and field."""
+
+    def __init__(self, message: str, table: str = "", key: str = "", field: str = ""):
+        self.table, self.key, self.field, self.message = table, key, field, message
+        where = "|".join(part for part in (table, key) if part)
+        where += f" {field}" if field else ""
+        super().__init__(f"{where}: {message}" if where else message)
+
+
+def default_yang_dir() -> Path:
+    """``$DESIGNER_SONIC_YANG``, else ``shared/sonic-yang`` beside the repository this package runs from."""
+    return Path(os.environ.get(YANG_ENV) or Path(__file__).resolve().parent.parent.parent / "shared" / "sonic-yang")
+
+
+class SonicYang:
+    """SONiC's YANG models, loaded once into one libyang context; checks config_db documents against them."""
+
+    def __init__(self, yang_dir: Path):
+        try:
+            import libyang
+        except ImportError:
+            raise PrerequisiteError(f"validating SONiC config_db.json needs the libyang binding: {INSTALL}") from None
+        files = sorted(Path(yang_dir).glob("*.yang"))
+        if not files:
+            raise PrerequisiteError(f"no SONiC YANG models (*.yang) in {yang_dir}; pass --yang-dir DIR or set "
+                                    f"{YANG_ENV} to the sonic-yang folder")
+        libyang.configure_logging(True)  # errors then carry the data path of the offending node
+        self._ly = libyang
+        self._context = libyang.Context(str(yang_dir))
+        # Load every model before reading any schema node: loading a module may recompile the others.
+        modules = [self._context.load_module(file.stem).name() for file in files]
+        self._tables: dict[str, tuple[str, Any]] = {}
+        for name in modules:
+            module = self._context.get_module(name)
+            top = next(iter(module.children(types=(libyang.SNode.CONTAINER,))), None)
+            if top is not None:
+                for table in top.children(types=(libyang.SNode.CONTAINER,)):
+                    self._tables[table.name()] = (f"{module.name()}:{top.name()}", table)
+
+    def check(self, config: Mapping[str, Mapping[str, Any]]) -> None:
+        """Raise :class:`ConfigDbError` for the first thing the models reject in ``config``."""
+        document = self.to_yang(config)
+        try:
+            tree = self._context.parse_data_mem(json.dumps(document), "json", strict=True, no_state=True)
+        except self._ly.LibyangError as error:
+            raise _located(str(error)) from None
+        if tree is not None:
+            tree.free()
+
+    def to_yang(self, config: Mapping[str, Mapping[str, Any]]) -> dict[str, Any]:
+        """The config_db tables as SONiC YANG JSON (RFC 7951), one top container per module."""
+        document: dict[str, dict[str, Any]] = {}
+        for table in sorted(config):
+            if table not in self._tables:
+                raise ConfigDbError("no SONiC YANG model describes this table", table)
+            top, container = self._tables[table]
+            document.setdefault(top, {})[table] = self._table(table, container, config[table])
+        return document
+
+    def _table(self, table: str, container: Any, entries: Mapping[str, Any]) -> dict[str, Any]:
+        kinds = self._ly.SNode
+        lists = [(item, list(item.keys())) for item in container.children(types=(kinds.LIST,))]
+        inner = {child.name(): child for child in container.children(types=(kinds.CONTAINER,))}
+        out: dict[str, Any] = {}
+        for key, fields in entries.items():
+            if not isinstance(fields, Mapping):
+                raise ConfigDbError(f"an entry must be an object of fields, not {json.dumps(fields)}", table, key)
+            if key in inner:
+                out[key] = self._fields(inner[key], fields, table, key)
+                continue
+            values = key.split("|")
+            schema, keys = next(((item, keys) for item, keys in lists if len(keys) == len(values)), (None, []))
+            if schema is None:
+                shapes = " or ".join("|".join(k.name() for k in shape) for _, shape in lists) or "no keyed entries"
+                raise ConfigDbError(f"the key has {len(values)} part(s); the model takes {shapes}", table, key)
+            entry = {k.name(): _typed(k.type(), value) for k, value in zip(keys, values, strict=True)}
+            entry.update(self._list_fields(schema, fields, table, key))
+            out.setdefault(schema.name(), []).append(entry)
+        return out
+
+    def _list_fields(self, schema: Any, fields: Mapping[str, Any], table: str, key: str) -> dict[str, Any]:
+        """A list entry's fields; a map list (``DSCP_TO_TC_MAP``) turns its fields into key/value entries."""
+        kinds = self._ly.SNode
+        others = [child for child in schema.children() if not (child.nodetype() == kinds.LEAF and child.is_key())]
+        if len(others) == 1 and others[0].nodetype() == kinds.LIST:
+            pairs = list(others[0].children(types=(kinds.LEAF,)))
+            if len(pairs) == 2:
+                (name, name_type), (value, value_type) = ((leaf.name(), leaf.type()) for leaf in pairs)
+                return {others[0].name(): [{name: _typed(name_type, field), value: _typed(value_type, data)}
+                                           for field, data in fields.items()]}
+        return self._fields(schema, fields, table, key)
+
+    def _fields(self, schema: Any, fields: Mapping[str, Any], table: str, key: str) -> dict[str, Any]:
+        kinds = self._ly.SNode
+        leaves = {child.name(): child for child in schema.children(types=(kinds.LEAF, kinds.LEAFLIST))}
+        out: dict[str, Any] = {}
+        for field, data in fields.items():
+            leaf = leaves.get(field)
+            if leaf is None:
+                out[field] = data  # libyang names the unknown field
+            elif leaf.nodetype() == kinds.LEAFLIST:
+                items = data.split(",") if isinstance(data, str) else data
+                if not isinstance(items, list):
+                    raise ConfigDbError(f"expected a list or a comma-separated string, not {json.dumps(data)}",
+                                        table, key, field)
+                out[field] = [_typed(leaf.type(), item) for item in items]
+            else:
+                out[field] = _typed(leaf.type(), data)
+        return out
+
+
+def _typed(leaf_type: Any, data: Any) -> Any:
+    """A config_db value (always text there) as RFC 7951 JSON for its YANG type; left as text if it does not fit."""
+    text = str(data).lower() if isinstance(data, bool) else str(data)
+    base = leaf_type.basename()
+    if base == "leafref":
+        return _typed(leaf_type.leafref_type(), text)
+    if base == "boolean" and text in ("true", "false"):
+        return text == "true"
+    numeric = base in _NUMBERS or (base == "union" and any(
+        member.basename() in _NUMBERS for member in leaf_type.union_types()))
+    if numeric and re.fullmatch(r"-?\d+", text):
+        return int(text)
+    return text
+
+
+def _located(text: str) -> ConfigDbError:
+    """Turn a libyang error ("...: Data location "/mod:top/TABLE/LIST[k='v']/leaf"...") into table, key, field."""
+    message, _, where = text.partition(": Data location ")
+    message = message.removeprefix("failed to parse data tree: ").rstrip(".")
+    path = re.sub(r"^\"(.*?)\"(, line number \d+)?\.?$", r"\1", where.strip())
+    match = _LOCATION.match(path) if path else None
+    if match is None:
+        return ConfigDbError(message)
+    keys = _PREDICATE.findall(match["keys"] or "")
+    key = "|".join(keys) if keys else (match["node"] or "")
+    rest = match["rest"] or ""
+    inner = _PREDICATE.findall(rest)
+    field = inner[0] if inner else rest.rsplit("/", 1)[-1]
+    return ConfigDbError(message, match["table"], key, field)
+
+
+def line_of(text: str, error: ConfigDbError) -> int:
+    """Best-effort line of the offending table/key/field in a pretty-printed config_db.json (0 when not found)."""
+    wanted = [json.dumps(part) + ":" for part in (error.table, error.key, error.field) if part]
+    found, lines = 0, text.splitlines()
+    for number, line in enumerate(lines, 1):
+        if wanted and line.lstrip().startswith(wanted[0]):
+            found = number
+            wanted.pop(0)
+    return found
+
+
+def check_config_db(yang: SonicYang, path: Path, label: str) -> Verdict:
+    """Validate one config_db.json file; the error names line, table, key and field."""
+    text = path.read_text()
+    try:
+        yang.check(json.loads(text))
+    except json.JSONDecodeError as error:
+        return Verdict(label, SONIC, f"line {error.lineno}: not JSON: {error.msg}")
+    except ConfigDbError as error:
+        line = line_of(text, error)
+        return Verdict(label, SONIC, f"line {line}: {error}" if line else str(error))
+    return Verdict(label, SONIC)
+
+
+def vtysh() -> str:
+    """Path of FRR's vtysh, or raise :class:`PrerequisiteError` saying what to install."""
+    found = shutil.which("vtysh")
+    if found is None:
+        raise PrerequisiteError(f"checking frr.conf files needs FRR's vtysh: {INSTALL}")
+    return found
+
+
+def check_frr(paths: Iterable[tuple[Path, str]], workers: int | None = None) -> list[Verdict]:
+    """``vtysh -C`` over each (file, label); a failure keeps vtysh's ``line N: % ...`` messages."""
+    program = vtysh()
+    with tempfile.TemporaryDirectory(prefix="designer-vtysh-") as config_dir:
+        Path(config_dir, "vtysh.conf").touch()  # vtysh reads it first; empty keeps its defaults
+
+        def one(item: tuple[Path, str]) -> Verdict:
+            path, label = item
+            run = subprocess.run([program, "--config_dir", config_dir, "-C", "-f", str(path)],
+                                 capture_output=True, text=True, check=False)
+            if run.returncode == 0:
+                return Verdict(label, FRR)
+            lines = [line for line in (run.stderr + run.stdout).splitlines() if _VTYSH_LINE.match(line)]
+            return Verdict(label, FRR, "; ".join(lines) or f"vtysh exited {run.returncode}: "
+                                                         f"{(run.stderr or run.stdout).strip()}")
+
+        with ThreadPoolExecutor(max_workers=workers or os.cpu_count() or 1) as pool:
+            return list(pool.map(one, paths))
+
+
+@dataclass(frozen=True)
+class Report:
+    """Every verdict over a built output, plus the files no offline parser here can check."""
+
+    verdicts: list[Verdict]
+    unchecked: dict[str, int]
+    missing: list[str]
+
+    @property
+    def invalid(self) -> list[Verdict]:
+        return [verdict for verdict in self.verdicts if not verdict.ok]
+
+
+def validate_output(folder: Path, yang_dir: Path | None = None) -> Report:
+    """Run every available parser over ``folder/configs``; prerequisites that are missing go to ``missing``."""
+    configs = folder / "configs"
+    if not configs.is_dir():
+        raise PrerequisiteError(f"{folder} has no configs/ folder; build it first with 'designer build INTENT'")
+    by_os = {child.name: sorted(path for path in child.iterdir() if path.is_file())
+             for child in sorted(configs.iterdir()) if child.is_dir()}
+    verdicts: list[Verdict] = []
+    missing: list[str] = []
+    if sonic := by_os.pop("sonic", []):
+        try:
+            yang = SonicYang(yang_dir or default_yang_dir())
+            verdicts += [check_config_db(yang, path, str(path.relative_to(folder))) for path in sonic]
+        except PrerequisiteError as error:
+            missing.append(str(error))
+    if frr := by_os.pop("frr", []):
+        try:
+            verdicts += check_frr((path, str(path.relative_to(folder))) for path in frr)
+        except PrerequisiteError as error:
+            missing.append(str(error))
+    return Report(verdicts, {name: len(paths) for name, paths in by_os.items() if paths}, missing)
