@@ -13,6 +13,7 @@ from designer.design import build
 from designer.errors import InputError, PrerequisiteError
 from designer.outputs import design_files, drift, write
 from designer.report import summary, summary_text
+from designer.validate import validate_output
 
 EXIT_OK, EXIT_CHECK_FAILED, EXIT_INPUT = 0, 1, 2
 
@@ -45,6 +46,13 @@ def _parser() -> argparse.ArgumentParser:
     plan_cmd.add_argument("intent", type=Path, help="the intent YAML file")
     plan_cmd.add_argument("--format", choices=("text", "json"), default="text")
     plan_cmd.set_defaults(run=_plan)
+
+    validate_cmd = commands.add_parser("validate-configs", help=(
+        "check a built output's switch configs with the real parsers (SONiC YANG via libyang, FRR vtysh -C)"))
+    validate_cmd.add_argument("output", type=Path, help="a built output folder, e.g. outputs/cluster-a")
+    validate_cmd.add_argument("--yang-dir", type=Path, help=(
+        "SONiC YANG models (default: $DESIGNER_SONIC_YANG, else ../shared/sonic-yang beside the repository)"))
+    validate_cmd.set_defaults(run=_validate_configs)
     return parser
 
 
@@ -71,6 +79,16 @@ def _plan(args: argparse.Namespace) -> int:
     data = summary(build(args.intent))
     print(json.dumps(data, indent=2) if args.format == "json" else summary_text(data))
     return EXIT_OK
+
+
+def _validate_configs(args: argparse.Namespace) -> int:
+    report = validate_output(args.output, args.yang_dir)
+    print(report.text())
+    for problem in report.missing:
+        print(problem, file=sys.stderr)
+    if report.invalid:
+        return EXIT_CHECK_FAILED
+    return EXIT_INPUT if report.missing else EXIT_OK
 
 
 if __name__ == "__main__":

@@ -259,6 +259,18 @@ class Report:
     def invalid(self) -> list[Verdict]:
         return [verdict for verdict in self.verdicts if not verdict.ok]
 
+    def text(self) -> str:
+        """One line per file, then a count per parser and what was left unchecked."""
+        lines = [f"{'ok' if verdict.ok else 'INVALID':8}{verdict.path} ({verdict.parser})"
+                 + ("" if verdict.ok else f": {verdict.error}") for verdict in self.verdicts]
+        for parser in (SONIC, FRR):
+            checked = [verdict for verdict in self.verdicts if verdict.parser == parser]
+            if checked:
+                valid = sum(verdict.ok for verdict in checked)
+                lines.append(f"{parser}: {valid} of {len(checked)} files valid")
+        lines += [f"not checked: {count} {name} files (no offline parser)" for name, count in self.unchecked.items()]
+        return "\n".join(lines)
+
 
 def validate_output(folder: Path, yang_dir: Path | None = None) -> Report:
     """Run every available parser over ``folder/configs``; prerequisites that are missing go to ``missing``."""

@@ -132,6 +132,30 @@ class RoutingDoc(Section):
     super_spine_asn_start: Asn | None = None
 
 
+class ReachDoc(Section):
+    """Longest cable run per medium, in metres at the fabric's link speed; the catalog gives the defaults."""
+
+    dac: float | None = Field(None, gt=0, le=100)
+    aec: float | None = Field(None, gt=0, le=100)
+    multimode: float | None = Field(None, gt=0, le=10_000)
+    singlemode: float | None = Field(None, gt=0, le=100_000)
+
+
+class FacilityDoc(Section):
+    """The data hall: rack power and size, cooling, row geometry and PUE; the catalog gives the defaults."""
+
+    rack_power_kw: float | None = Field(None, gt=0, le=1000)
+    rack_units: int | None = Field(None, ge=1, le=60)
+    cooling: Literal["air", "liquid"] | None = None
+    air_limit_kw: float | None = Field(None, gt=0, le=1000)
+    racks_per_row: int | None = Field(None, ge=1, le=1000)
+    rack_width_m: float | None = Field(None, gt=0, le=5)
+    row_pitch_m: float | None = Field(None, gt=0, le=100)
+    pue: float | None = Field(None, ge=1, le=5)
+    slack_m: float | None = Field(None, ge=0, le=100)
+    reach_m: ReachDoc = ReachDoc()
+
+
 class IntentDoc(Section):
     """The whole intent file."""
 
@@ -141,3 +165,4 @@ class IntentDoc(Section):
     fabric: FabricDoc
     addressing: AddressingDoc = AddressingDoc()
     routing: RoutingDoc = RoutingDoc()
+    facility: FacilityDoc = FacilityDoc()
