@@ -5,6 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
+from typing import Any
 
 import yaml
 
@@ -35,11 +36,29 @@ class ServerModel:
 
 
 @dataclass(frozen=True)
+class MediumModel:
+    """A cable or optic family: its reach by link speed and its power by port speed."""
+
+    name: str
+    label: str
+    optical: bool
+    reach_m: dict[int | str, float]
+    power_w: dict[int, float]
+
+    def reach_at(self, speed: int) -> float:
+        """Longest run in metres at ``speed`` Gb/s."""
+        return self.reach_m.get(speed, self.reach_m["default"])
+
+
+@dataclass(frozen=True)
 class Catalog:
-    """All known models, by name."""
+    """All known models, by name; media shortest reach first; facility defaults; orderable cable lengths."""
 
     switches: dict[str, SwitchModel]
     servers: dict[str, ServerModel]
+    media: dict[str, MediumModel]
+    facility: dict[str, Any]
+    cable_lengths_m: tuple[float, ...]
 
 
 @cache
@@ -49,4 +68,7 @@ def catalog() -> Catalog:
     return Catalog(
         switches={name: SwitchModel(name, **fields) for name, fields in sorted(data["switches"].items())},
         servers={name: ServerModel(name, **fields) for name, fields in sorted(data["servers"].items())},
+        media={name: MediumModel(name, **fields) for name, fields in data["media"].items()},
+        facility=data["facility"],
+        cable_lengths_m=tuple(data["cable_lengths_m"]),
     )

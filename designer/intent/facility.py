@@ -1,0 +1,64 @@
+"""The ``facility:`` section resolved: every field set from the intent or the catalog defaults.
+
+Cross-field rules: air cooling is refused for racks budgeted above the air limit, the media reaches
+must grow in catalog order (each medium takes over where the shorter one stops), and every server
+and switch must fit in a rack.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from itertools import pairwise
+
+from designer.catalog import catalog
+from designer.errors import Problem
+from designer.intent.schema import FacilityDoc
+
+FIELDS = ("rack_power_kw", "rack_units", "cooling", "air_limit_kw", "racks_per_row", "rack_width_m", "row_pitch_m",
+          "pue", "slack_m")
+
+
+@dataclass(frozen=True)
+class Facility:
+    """The data hall every rack stands in; ``reach_m`` is (medium, metres at the link speed), shortest first."""
+
+    rack_power_kw: float
+    rack_units: int
+    cooling: str
+    air_limit_kw: float
+    racks_per_row: int
+    rack_width_m: float
+    row_pitch_m: float
+    pue: float
+    slack_m: float
+    reach_m: tuple[tuple[str, float], ...]
+
+
+def resolve_facility(doc: FacilityDoc, link_speed: int, equipment: dict[str, int],
+                     problems: list[Problem]) -> Facility:
+    """Fill ``doc`` from the catalog and append a problem for each rule it breaks.
+
+    ``equipment`` maps each server and switch model of the design to its rack units.
+    """
+    defaults = catalog().facility
+    values = {name: value if (value := getattr(doc, name)) is not None else defaults[name] for name in FIELDS}
+    reach = tuple((name, float(getattr(doc.reach_m, name, None) or medium.reach_at(link_speed)))
+                  for name, medium in catalog().media.items())
+    facility = Facility(**values, reach_m=reach)
+    if facility.cooling == "air" and facility.rack_power_kw > facility.air_limit_kw:
+        where = ("facility", "rack_power_kw") if doc.rack_power_kw is not None else ("facility", "cooling")
+        problems.append(Problem(where, (
+            f"air cooling is refused above {facility.air_limit_kw:g} kW per rack (facility.air_limit_kw) and the "
+            f"racks are budgeted at {facility.rack_power_kw:g} kW; use cooling: liquid or a rack_power_kw of at "
+            f"most {facility.air_limit_kw:g}")))
+    for (shorter, short_reach), (name, longer_reach) in pairwise(reach):
+        if longer_reach <= short_reach:
+            problems.append(Problem(("facility", "reach_m", name), (
+                f"{name} reaches {longer_reach:g} m, not beyond {shorter} ({short_reach:g} m); each medium must "
+                "reach further than the one before it (dac < aec < multimode < singlemode)")))
+    for model, units in sorted(equipment.items()):
+        if units > facility.rack_units:
+            problems.append(Problem(("facility", "rack_units"), (
+                f"a {units}U {model} does not fit in a {facility.rack_units}U rack; use racks of at least "
+                f"{units} units")))
+    return facility
