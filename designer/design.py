@@ -5,13 +5,14 @@ This is the Python API (``designer.build(path)``); the command line is a thin la
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from designer.allocate import Allocation, allocate
 from designer.errors import InputError
 from designer.fabric import Fabric, wire
 from designer.intent import Intent, load_intent
+from designer.model import DeviceConfig, device_configs
 from designer.sizing import Plan, size
 
 
@@ -23,6 +24,8 @@ class Design:
     plan: Plan
     fabric: Fabric
     allocation: Allocation
+    devices: list[DeviceConfig] = field(default_factory=list)
+    """One vendor-neutral configuration model per switch, in fabric device order."""
 
 
 def build(path: str | Path) -> Design:
@@ -38,4 +41,5 @@ def design(intent: Intent) -> Design:
         allocation = allocate(intent, fabric)
     except InputError as error:
         raise error.located(intent.source) from None
-    return Design(intent, plan, fabric, allocation)
+    staged = Design(intent, plan, fabric, allocation)
+    return replace(staged, devices=device_configs(staged))

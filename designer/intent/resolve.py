@@ -21,6 +21,7 @@ from pydantic import BaseModel, ValidationError
 
 from designer.catalog import catalog
 from designer.errors import InputError, Path, Problem, Source
+from designer.intent.configs import QosSpec, resolve_qos, routing_problems, target_problems
 from designer.intent.facility import Facility, resolve_facility
 from designer.intent.schema import (
     MAX_GPUS,
@@ -82,6 +83,8 @@ class Intent:
     super_spine: SwitchSpec
     addressing: AddressingDoc
     routing: RoutingDoc
+    targets: tuple[str, ...]
+    qos: QosSpec
     facility: Facility
     source: Source
     sha256: str
@@ -141,13 +144,17 @@ def _resolve(doc: IntentDoc, source: Source, sha256: str, problems: list[Problem
         problems.extend(_speed_problems(tier, spec, server.nic_speed))
     problems.extend(_pool_overlaps(doc.addressing))
     problems.extend(_asn_start_problems(doc.routing))
+    problems.extend(routing_problems(doc.routing))
+    problems.extend(target_problems(doc.targets))
+    qos = resolve_qos(doc.qos, problems)
     facility = resolve_facility(doc.facility, server.nic_speed,
                                 {spec.model: spec.rack_units for spec in (server, *switches)}, problems)
     if problems:
         return None
     return Intent(name=doc.name, description=doc.description, servers=servers, server=server, planes=planes,
                   tiers=doc.fabric.tiers, leaf=switches[0], spine=switches[1], super_spine=switches[2],
-                  addressing=doc.addressing, routing=doc.routing, facility=facility, source=source, sha256=sha256)
+                  addressing=doc.addressing, routing=doc.routing, targets=tuple(doc.targets), qos=qos,
+                  facility=facility, source=source, sha256=sha256)
 
 
 def _server(doc: IntentDoc, problems: list[Problem]) -> ServerSpec | None:

@@ -123,6 +123,21 @@ class AddressingDoc(Section):
     loopbacks: Pool = "10.255.0.0/20"
 
 
+class BfdDoc(Section):
+    """BFD on every fabric BGP session (off unless enabled)."""
+
+    enabled: bool = False
+    interval_ms: int = Field(300, ge=10, le=60_000)
+    multiplier: int = Field(3, ge=2, le=255)
+
+
+class TimersDoc(Section):
+    """BGP keepalive and hold times in seconds; the hold time must be at least three keepalives."""
+
+    keepalive: int = Field(3, ge=1, le=21_845)
+    hold: int = Field(9, ge=3, le=65_535)
+
+
 class RoutingDoc(Section):
     """eBGP underlay numbering (RFC 7938)."""
 
@@ -130,6 +145,39 @@ class RoutingDoc(Section):
     leaf_asn_start: Asn = 4_200_000_000
     spine_asn_start: Asn | None = None
     super_spine_asn_start: Asn | None = None
+    bfd: BfdDoc = BfdDoc()
+    timers: TimersDoc = TimersDoc()
+
+
+TARGETS = ("sonic", "frr", "eos", "nvue")
+"""Network operating systems the switch configurations are rendered for."""
+
+Dscp = Annotated[int, Field(ge=0, le=63)]
+Priority = Annotated[int, Field(ge=0, le=7)]
+
+
+class QosDoc(Section):
+    """RoCEv2 lossless QoS: a vendor profile (``designer/qos_profiles.yaml``), overridable field by field."""
+
+    profile: Literal["nvidia", "cisco", "juniper"] = "nvidia"
+    roce_dscp: Dscp | None = None
+    roce_priority: Priority | None = None
+    cnp_dscp: Dscp | None = None
+    cnp_priority: Priority | None = None
+    cnp_rate_percent: int | None = Field(None, ge=1, le=100)
+    roce_bandwidth_percent: int | None = Field(None, ge=1, le=99)
+    ecn: bool | None = None
+    ecn_unit: Literal["bytes", "percent"] | None = None
+    ecn_min: int | None = Field(None, ge=1, le=1 << 32)
+    ecn_max: int | None = Field(None, ge=1, le=1 << 32)
+    ecn_probability: int | None = Field(None, ge=1, le=100)
+    queue_bytes: int | None = Field(None, ge=1, le=1 << 32)
+    pfc_watchdog: bool | None = None
+    pfc_watchdog_detection_ms: int | None = Field(None, ge=10, le=5000)
+    pfc_watchdog_restoration_ms: int | None = Field(None, ge=10, le=60_000)
+    mtu: int | None = Field(None, ge=1500, le=9216)
+    cable_length_m: int | None = Field(None, ge=1, le=10_000)
+    pfc_response_ns: int | None = Field(None, ge=0, le=100_000)
 
 
 class ReachDoc(Section):
@@ -166,3 +214,6 @@ class IntentDoc(Section):
     addressing: AddressingDoc = AddressingDoc()
     routing: RoutingDoc = RoutingDoc()
     facility: FacilityDoc = FacilityDoc()
+    targets: list[Literal["sonic", "frr", "eos", "nvue"]] = Field(default_factory=lambda: list(TARGETS),
+                                                                   min_length=1)
+    qos: QosDoc = QosDoc()

@@ -1,0 +1,113 @@
+"""Intent settings for the switch configurations: the QoS profile with its overrides, BGP session options.
+
+Profiles are data (``designer/qos_profiles.yaml``); an intent names one and overrides fields one by one.
+The cross-field rules below run once, at load time, so every later stage reads values that are known
+to be consistent.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, fields
+from functools import cache
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+from designer.errors import Problem
+from designer.intent.schema import QosDoc, RoutingDoc
+
+
+@dataclass(frozen=True)
+class QosSpec:
+    """The lossless RoCEv2 profile, every field known (see ``qos_profiles.yaml`` for meanings)."""
+
+    profile: str
+    roce_dscp: int
+    roce_priority: int
+    cnp_dscp: int
+    cnp_priority: int
+    cnp_rate_percent: int | None
+    roce_bandwidth_percent: int
+    ecn: bool
+    ecn_unit: str
+    ecn_min: int
+    ecn_max: int
+    ecn_probability: int
+    queue_bytes: int | None
+    pfc_watchdog: bool
+    pfc_watchdog_detection_ms: int
+    pfc_watchdog_restoration_ms: int
+    mtu: int
+    cable_length_m: int
+    pfc_response_ns: int
+
+    @property
+    def ecn_min_bytes(self) -> int:
+        return self._bytes(self.ecn_min)
+
+    @property
+    def ecn_max_bytes(self) -> int:
+        return self._bytes(self.ecn_max)
+
+    def _bytes(self, value: int) -> int:
+        if self.ecn_unit == "bytes":
+            return value
+        return value * (self.queue_bytes or 0) // 100
+
+
+@cache
+def qos_profiles() -> dict[str, dict[str, Any]]:
+    """The shipped QoS profiles by name, read once."""
+    return yaml.safe_load((Path(__file__).parent.parent / "qos_profiles.yaml").read_text())
+
+
+def resolve_qos(doc: QosDoc, problems: list[Problem]) -> QosSpec:
+    """The profile named by ``doc`` with the intent's overrides applied; problems are appended."""
+    written = doc.model_dump(exclude_none=True)
+    values = {**qos_profiles()[doc.profile], **written}
+    spec = QosSpec(**{field.name: values[field.name] for field in fields(QosSpec)})
+
+    def where(field: str) -> tuple[str, str]:
+        return ("qos", field if field in written else "profile")
+
+    if spec.roce_dscp == spec.cnp_dscp:
+        problems.append(Problem(where("cnp_dscp"), f"CNP and RoCE data share DSCP {spec.cnp_dscp}; CNP needs its "
+                                                   "own DSCP (48 in every profile)"))
+    if spec.roce_priority == spec.cnp_priority:
+        problems.append(Problem(where("cnp_priority"), (
+            f"CNP and RoCE data share priority {spec.cnp_priority}; CNP must not wait behind paused lossless "
+            "data, so give it its own strict-priority queue (6 or 7)")))
+    for field in ("roce_priority", "cnp_priority"):
+        if getattr(spec, field) == 0:
+            problems.append(Problem(where(field), "priority 0 carries all other (lossy) traffic; use 1-7"))
+    if spec.ecn_min >= spec.ecn_max:
+        problems.append(Problem(where("ecn_min"), (
+            f"the ECN start threshold ({spec.ecn_min}) must be below ecn_max ({spec.ecn_max}) so that marking "
+            "ramps up before the queue fills")))
+    if spec.ecn_unit == "percent":
+        if spec.ecn_max > 100:
+            problems.append(Problem(where("ecn_max"), f"{spec.ecn_max} is not a percentage; use 1-100 or set "
+                                                      "ecn_unit: bytes"))
+        if spec.queue_bytes is None:
+            problems.append(Problem(where("queue_bytes"), (
+                f"the {spec.profile} profile gives ECN thresholds in percent of the RoCE queue's buffer, but "
+                "switch configurations take bytes; give qos.queue_bytes (your switch's per-queue limit, for "
+                "example 3145728) or ecn_unit: bytes with ecn_min and ecn_max in bytes")))
+    return spec
+
+
+def routing_problems(routing: RoutingDoc) -> list[Problem]:
+    """Cross-field rules of the BGP session options."""
+    timers = routing.timers
+    if timers.hold < 3 * timers.keepalive:
+        return [Problem(("routing", "timers", "hold"), (
+            f"a hold time of {timers.hold}s with {timers.keepalive}s keepalives drops a session after fewer than "
+            f"three lost keepalives; use hold >= {3 * timers.keepalive} or a shorter keepalive"))]
+    return []
+
+
+def target_problems(targets: list[str]) -> list[Problem]:
+    """A target listed twice is a typo worth pointing at."""
+    return [Problem(("targets", index), f"{target!r} is listed twice; list each network OS once")
+            for index, target in enumerate(targets) if target in targets[:index]]

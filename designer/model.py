@@ -1,0 +1,260 @@
+"""The vendor-neutral device model: what each switch's configuration says, whatever its network OS.
+
+``device_configs(design)`` turns the wired, addressed fabric into one :class:`DeviceConfig` per switch
+(fabric device order): its interfaces with both /31 ends, its eBGP sessions and the lossless QoS
+profile. Every decision lives here; templates only lay the values out in an OS's syntax.
+
+* Every fabric link is one eBGP single-hop session between the two /31 ends; servers speak no BGP,
+  so a leaf's server ports are addressed interfaces whose /31 subnets the leaf advertises, with its
+  loopback. Every other switch advertises its loopback only.
+* ``maximum_paths`` is the device's ECMP width: the larger of its uplink count (all equal-cost towards
+  the rest of the fabric) and the most parallel links it has down to one switch (equal-cost towards
+  that switch's prefixes).
+* AS-path loop prevention keeps routing valley-free with the RFC 7938 numbering: a route a leaf
+  learns from one spine carries the spines' shared ASN, so the other spines of that plane (2 tiers)
+  or pod (3 tiers) refuse it when the leaf passes it on; a route that crosses a super-spine carries
+  the super-spines' shared ASN, so no other super-spine takes it back. Paths through different
+  spines differ in ASNs under the ``unique`` scheme, hence ``bgp bestpath as-path multipath-relax``.
+* One :class:`Qos` object is shared by every switch (the fabric runs one link speed), so both ends
+  of every link carry the same lossless priority, DSCP map and PFC settings by construction.
+
+Per-interface and per-neighbor records are slotted dataclasses of plain strings and ints: a
+131,072-GPU fabric has about 800,000 interfaces.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+from designer.allocate import ip
+from designer.fabric import SERVER_LEAF, Device
+from designer.intent.configs import QosSpec
+
+if TYPE_CHECKING:
+    from designer.design import Design
+
+SERDES_LANES = {10: 1, 25: 1, 40: 4, 50: 2, 100: 4, 200: 4, 400: 8, 800: 8, 1600: 8}
+"""Electrical lanes of one physical port at each port speed (QSFP28/QSFP56 4, QSFP-DD/OSFP 8)."""
+PFC_WATCHDOG_ACTION = "drop"
+"""A queue stuck in PFC pause longer than the detection time drops its packets until restored."""
+
+
+@dataclass(frozen=True, slots=True)
+class Interface:
+    """One addressed logical port: a /31 towards a switch (``fabric``) or a server NIC (``server``)."""
+
+    name: str
+    description: str
+    address: str
+    peer_device: str
+    peer_interface: str
+    peer_address: str
+    speed_gbps: int
+    mtu: int
+    role: str
+    port: int
+    lane: int
+    breakout: int
+    lanes: int
+    first_lane: int
+
+    @property
+    def ip(self) -> str:
+        """The interface's own address without the prefix length."""
+        return self.address.partition("/")[0]
+
+
+@dataclass(frozen=True, slots=True)
+class Neighbor:
+    """One eBGP session, seen from this device: the peer's address and ASN, over ``interface``."""
+
+    address: str
+    remote_asn: int
+    peer_device: str
+    interface: str
+    description: str
+    local_address: str
+
+
+@dataclass(frozen=True)
+class Bfd:
+    """BFD on every session: transmit and receive interval, and misses before the session drops."""
+
+    interval_ms: int
+    multiplier: int
+
+
+@dataclass(frozen=True)
+class Bgp:
+    """The device's BGP process."""
+
+    asn: int
+    router_id: str
+    neighbors: tuple[Neighbor, ...]
+    maximum_paths: int
+    networks: tuple[str, ...]
+    multipath_relax: bool
+    bfd: Bfd | None
+    keepalive: int
+    hold: int
+
+
+@dataclass(frozen=True)
+class Qos:
+    """The whole RoCEv2 lossless profile as every OS needs it. A priority is its own traffic class and queue."""
+
+    profile: str
+    dscp_to_tc: tuple[int, ...]
+    roce_dscp: int
+    lossless_priority: int
+    pfc_priorities: tuple[int, ...]
+    cnp_dscp: int
+    cnp_priority: int
+    cnp_rate_percent: int | None
+    dwrr_weights: tuple[tuple[int, int], ...]
+    ecn: bool
+    ecn_unit: str
+    ecn_min: int
+    ecn_max: int
+    ecn_min_bytes: int
+    ecn_max_bytes: int
+    ecn_probability: int
+    pfc_watchdog: bool
+    pfc_watchdog_detection_ms: int
+    pfc_watchdog_restoration_ms: int
+    pfc_watchdog_action: str
+    mtu: int
+    headroom_bytes: int
+
+    @property
+    def tc_dscps(self) -> tuple[tuple[int, tuple[int, ...]], ...]:
+        """Each used traffic class with the DSCP values that map to it, in class order."""
+        return tuple((tc, tuple(dscp for dscp, mapped in enumerate(self.dscp_to_tc) if mapped == tc))
+                     for tc in sorted(set(self.dscp_to_tc)))
+
+
+@dataclass(frozen=True)
+class DeviceConfig:
+    """Everything one switch's configuration says."""
+
+    hostname: str
+    role: str
+    plane: int
+    pod: int
+    model: str
+    asn: int
+    router_id: str
+    loopback: str
+    mtu: int
+    physical_ports: int
+    port_speed_gbps: int
+    breakout: int
+    serdes_lanes: int
+    interfaces: tuple[Interface, ...]
+    bgp: Bgp
+    qos: Qos
+
+
+def build_qos(spec: QosSpec, link_speed: int) -> Qos:
+    """The lossless profile for links of ``link_speed`` Gb/s, including the PFC headroom per port.
+
+    Headroom (first order, DOMAIN.md section 4): the data in flight while a pause travels the cable and
+    the peer reacts, both ways, plus one maximum frame each way.
+    """
+    bytes_per_ns = link_speed / 8
+    headroom = round(2 * (spec.cable_length_m * 5 + spec.pfc_response_ns) * bytes_per_ns) + 2 * spec.mtu
+    dscp_to_tc = tuple(spec.roce_priority if dscp == spec.roce_dscp else spec.cnp_priority if dscp == spec.cnp_dscp
+                       else 0 for dscp in range(64))
+    return Qos(
+        profile=spec.profile, dscp_to_tc=dscp_to_tc, roce_dscp=spec.roce_dscp,
+        lossless_priority=spec.roce_priority, pfc_priorities=(spec.roce_priority,), cnp_dscp=spec.cnp_dscp,
+        cnp_priority=spec.cnp_priority, cnp_rate_percent=spec.cnp_rate_percent,
+        dwrr_weights=((0, 100 - spec.roce_bandwidth_percent), (spec.roce_priority, spec.roce_bandwidth_percent)),
+        ecn=spec.ecn, ecn_unit=spec.ecn_unit, ecn_min=spec.ecn_min, ecn_max=spec.ecn_max,
+        ecn_min_bytes=spec.ecn_min_bytes, ecn_max_bytes=spec.ecn_max_bytes, ecn_probability=spec.ecn_probability,
+        pfc_watchdog=spec.pfc_watchdog, pfc_watchdog_detection_ms=spec.pfc_watchdog_detection_ms,
+        pfc_watchdog_restoration_ms=spec.pfc_watchdog_restoration_ms, pfc_watchdog_action=PFC_WATCHDOG_ACTION,
+        mtu=spec.mtu, headroom_bytes=headroom,
+    )
+
+
+class _Ports:
+    """Port names and lane positions of one port layout, computed once and shared by every device."""
+
+    def __init__(self, device: Device, port_speed: int) -> None:
+        self.breakout = device.breakout
+        self.serdes = max(SERDES_LANES.get(port_speed, 1), device.breakout)
+        self.lanes = self.serdes // device.breakout
+        self.names = [device.port_name(port) for port in range(device.ports)]
+
+
+def device_configs(design: Design) -> list[DeviceConfig]:
+    """One configuration model per switch, in fabric device order (reads the intent, plan, fabric and
+    allocation of ``design``, never its ``devices``)."""
+    intent, plan, fabric, allocation = design.intent, design.plan, design.fabric, design.allocation
+    devices, asns = fabric.devices, allocation.asns
+    switch_count = fabric.switch_count
+    speed = plan.link_speed
+    qos = build_qos(intent.qos, speed)
+    mtu = qos.mtu
+    bfd = Bfd(intent.routing.bfd.interval_ms, intent.routing.bfd.multiplier) if intent.routing.bfd.enabled else None
+    timers = intent.routing.timers
+    port_speed = {"leaf": intent.leaf.speed, "spine": intent.spine.speed, "super_spine": intent.super_spine.speed}
+    layouts: dict[tuple[str, int, int], _Ports] = {}
+
+    def layout(device: Device) -> _Ports:
+        key = (device.role, device.ports, device.breakout)
+        if key not in layouts:
+            layouts[key] = _Ports(device, port_speed[device.role])
+        return layouts[key]
+
+    ports = [layout(device) for device in devices[:switch_count]]
+    interfaces: list[list[tuple[int, Interface, Neighbor | None]]] = [[] for _ in range(switch_count)]
+    uplinks = [0] * switch_count
+    downlinks: list[Counter[int]] = [Counter() for _ in range(switch_count)]
+
+    def interface(index: int, port: int, address: str, peer: Device, peer_port: str, peer_address: str,
+                  role: str) -> Interface:
+        layout = ports[index]
+        physical, lane = divmod(port, layout.breakout)
+        return Interface(layout.names[port], f"{peer.name} {peer_port}", address, peer.name, peer_port,
+                         peer_address, speed, mtu, role, physical + 1, lane, layout.breakout, layout.lanes,
+                         lane * layout.lanes)
+
+    for number, (tier, upper, upper_port, lower, lower_port) in enumerate(fabric.links):
+        even, odd = allocation.link_addresses(number)
+        upper_ip, lower_ip = ip(even), ip(odd)
+        upper_device, lower_device = devices[upper], devices[lower]
+        if tier == SERVER_LEAF:
+            port = interface(upper, upper_port, f"{upper_ip}/31", lower_device, lower_device.port_name(lower_port),
+                             lower_ip, "server")
+            interfaces[upper].append((upper_port, port, None))
+            continue
+        upper_name, lower_name = ports[upper].names[upper_port], ports[lower].names[lower_port]
+        down = interface(upper, upper_port, f"{upper_ip}/31", lower_device, lower_name, lower_ip, "fabric")
+        up = interface(lower, lower_port, f"{lower_ip}/31", upper_device, upper_name, upper_ip, "fabric")
+        interfaces[upper].append((upper_port, down, Neighbor(lower_ip, asns[lower], lower_device.name, upper_name,
+                                                             down.description, upper_ip)))
+        interfaces[lower].append((lower_port, up, Neighbor(upper_ip, asns[upper], upper_device.name, lower_name,
+                                                           up.description, lower_ip)))
+        uplinks[lower] += 1
+        downlinks[upper][lower] += 1
+
+    configs = []
+    for index, device in enumerate(devices[:switch_count]):
+        rows = sorted(interfaces[index], key=lambda row: row[0])
+        loopback = ip(allocation.loopbacks[index])
+        widest_down = max(downlinks[index].values(), default=0)
+        bgp = Bgp(asns[index], loopback, tuple(row[2] for row in rows if row[2] is not None),
+                  max(1, uplinks[index], widest_down),
+                  (f"{loopback}/32", *(row[1].address for row in rows if row[1].role == "server")), True, bfd,
+                  timers.keepalive, timers.hold)
+        layout = ports[index]
+        configs.append(DeviceConfig(
+            hostname=device.name, role=device.role, plane=device.plane, pod=device.pod, model=device.model,
+            asn=asns[index], router_id=loopback, loopback=f"{loopback}/32", mtu=mtu, physical_ports=device.ports
+            // layout.breakout, port_speed_gbps=port_speed[device.role], breakout=layout.breakout,
+            serdes_lanes=layout.serdes, interfaces=tuple(row[1] for row in rows), bgp=bgp, qos=qos))
+    return configs
