@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
+from typing import Any
 
 SEVERITIES = ("error", "warning", "info")
 
@@ -15,3 +16,5 @@ class Finding:
     severity: str
     message: str
     subject: str = ""
+    evidence: dict[str, Any] = field(default_factory=dict, compare=False)
+    """Numbers behind the message (a ratio, a flow, a count), for JSON reports; not part of equality."""

@@ -27,6 +27,7 @@ from designer.intent.schema import (
     MAX_GPUS,
     PRIVATE_ASN_RANGES,
     AddressingDoc,
+    ChecksDoc,
     IntentDoc,
     RoutingDoc,
     SwitchDoc,
@@ -86,6 +87,7 @@ class Intent:
     targets: tuple[str, ...]
     qos: QosSpec
     facility: Facility
+    checks: ChecksDoc
     source: Source
     sha256: str
 
@@ -154,7 +156,7 @@ def _resolve(doc: IntentDoc, source: Source, sha256: str, problems: list[Problem
     return Intent(name=doc.name, description=doc.description, servers=servers, server=server, planes=planes,
                   tiers=doc.fabric.tiers, leaf=switches[0], spine=switches[1], super_spine=switches[2],
                   addressing=doc.addressing, routing=doc.routing, targets=tuple(doc.targets), qos=qos,
-                  facility=facility, source=source, sha256=sha256)
+                  facility=facility, checks=doc.checks, source=source, sha256=sha256)
 
 
 def _server(doc: IntentDoc, problems: list[Problem]) -> ServerSpec | None:

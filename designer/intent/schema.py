@@ -204,6 +204,19 @@ class FacilityDoc(Section):
     reach_m: ReachDoc = ReachDoc()
 
 
+class ChecksDoc(Section):
+    """Thresholds of the checks (``designer check``): what the design must meet to pass."""
+
+    oversubscription: float = Field(1.0, ge=1.0, le=64)
+    """Downlink to uplink ratio allowed per switch; above 1 such switches are warnings, beyond it errors."""
+    ecmp_max_width: int = Field(256, ge=1, le=65_536)
+    """Next hops one ECMP group may hold in the switch hardware."""
+    failure_min_bisection: float = Field(0.5, ge=0, le=1)
+    """Fraction of full bisection that must remain with any one spine, super-spine, leaf or link down."""
+    failure_max_gpus: int | None = Field(None, ge=0)
+    """GPUs that may lose a rail through one failure (``null``: reported only)."""
+
+
 class IntentDoc(Section):
     """The whole intent file."""
 
@@ -217,3 +230,4 @@ class IntentDoc(Section):
     targets: list[Literal["sonic", "frr", "eos", "nvue"]] = Field(default_factory=lambda: list(TARGETS),
                                                                    min_length=1)
     qos: QosDoc = QosDoc()
+    checks: ChecksDoc = ChecksDoc()
