@@ -13,6 +13,7 @@ from designer.errors import InputError
 from designer.fabric import Fabric, wire
 from designer.intent import Intent, load_intent
 from designer.model import DeviceConfig, device_configs
+from designer.physical import Physical, plan_physical
 from designer.sizing import Plan, size
 
 
@@ -24,6 +25,8 @@ class Design:
     plan: Plan
     fabric: Fabric
     allocation: Allocation
+    physical: Physical
+    """Racks, positions, power, cable lengths and media, and the bill of materials."""
     devices: list[DeviceConfig] = field(default_factory=list)
     """One vendor-neutral configuration model per switch, in fabric device order."""
 
@@ -41,5 +44,5 @@ def design(intent: Intent) -> Design:
         allocation = allocate(intent, fabric)
     except InputError as error:
         raise error.located(intent.source) from None
-    staged = Design(intent, plan, fabric, allocation)
+    staged = Design(intent, plan, fabric, allocation, plan_physical(intent, plan, fabric))
     return replace(staged, devices=device_configs(staged))

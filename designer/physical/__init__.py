@@ -1,0 +1,98 @@
+"""The physical plan: racks, positions, power, cable lengths, media and the bill of materials.
+
+Placement rules are in :mod:`designer.physical.placement`, cable lengths, media and optics in
+:mod:`designer.physical.cables`. The stage reads the intent, plan and fabric and edits none of them.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from dataclasses import dataclass
+from typing import NamedTuple
+
+from designer.catalog import MediumModel
+from designer.fabric import Fabric
+from designer.intent import Intent
+from designer.physical.cables import NO_LENGTH, BomKey, lay_cables
+from designer.physical.placement import COMPUTE, NETWORK, place
+from designer.sizing import Plan
+
+__all__ = ["COMPUTE", "NETWORK", "BomLine", "Physical", "Rack", "plan_physical"]
+
+CATEGORIES = ("switch", "server", "transceiver", "cable")
+
+
+class Rack(NamedTuple):
+    """One rack: where it stands, what it holds (device indices, unit order) and what it draws."""
+
+    name: str
+    row: int
+    position: int
+    role: str
+    su: int
+    devices: tuple[int, ...]
+    kw: float
+
+
+class BomLine(NamedTuple):
+    """One line to order: ``length_m`` is None for anything that is not a cable."""
+
+    category: str
+    item: str
+    length_m: float | None
+    count: int
+
+
+@dataclass(frozen=True)
+class Physical:
+    """Where everything stands, what it draws, how every link is cabled and what to order."""
+
+    racks: list[Rack]
+    rows: int
+    servers_per_rack: int
+    device_rack: list[int]
+    device_unit: list[int]
+    link_length_dm: list[int]
+    link_medium: list[int]
+    media: tuple[MediumModel, ...]
+    reach_dm: tuple[int, ...]
+    switch_w: list[float]
+    bom: list[BomLine]
+
+    def medium_name(self, link: int) -> str:
+        """The medium of link ``link``, or ``none`` when no medium reaches that far."""
+        index = self.link_medium[link]
+        return self.media[index].name if index < len(self.media) else "none"
+
+    def power_kw(self, pue: float) -> dict[str, float]:
+        """IT power of the compute and network racks, their total, and the facility draw with ``pue``."""
+        compute = sum(rack.kw for rack in self.racks if rack.role == COMPUTE)
+        network = sum(rack.kw for rack in self.racks if rack.role == NETWORK)
+        total = compute + network
+        return {"compute": round(compute, 3), "network": round(network, 3), "total": round(total, 3),
+                "facility": round(total * pue, 3)}
+
+    def rack_counts(self) -> dict[str, int]:
+        """Racks by role, their total and the rows they stand in."""
+        compute = sum(1 for rack in self.racks if rack.role == COMPUTE)
+        return {"compute": compute, "network": len(self.racks) - compute, "total": len(self.racks),
+                "rows": self.rows}
+
+
+def plan_physical(intent: Intent, plan: Plan, fabric: Fabric) -> Physical:
+    """Place every device, estimate every cable, pick media, add up power and the bill of materials."""
+    layout = place(intent, plan, fabric)
+    cabling = lay_cables(intent, fabric, layout)
+    watts = cabling.switch_w + [intent.server.power_kw * 1000] * plan.servers
+    digits = len(str(max(layout.rows - 1, 1)))
+    racks = [Rack(f"r{rack.row:0{digits}d}-{rack.position:02d}", rack.row, rack.position, rack.role, rack.su,
+                  rack.devices, round(sum(watts[index] for index in rack.devices) / 1000, 3))
+             for rack in layout.racks]
+    counts: Counter[BomKey] = Counter(cabling.bom)
+    for device in fabric.devices:
+        counts["server" if device.role == "server" else "switch", device.model, NO_LENGTH] += 1
+    bom = [BomLine(category, item, None if length == NO_LENGTH else length / 10, count)
+           for (category, item, length), count in sorted(counts.items(),
+                                                         key=lambda line: (CATEGORIES.index(line[0][0]), line[0]))]
+    return Physical(racks, layout.rows, layout.servers_per_rack, layout.device_rack, layout.device_unit,
+                    cabling.length_dm, cabling.medium, cabling.media, cabling.reach_dm, cabling.switch_w, bom)

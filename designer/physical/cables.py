@@ -1,0 +1,172 @@
+"""Cable runs: each link's estimated length, the medium that reaches it, and the optics and cables to order.
+
+* Length, rounded up to 0.1 m: inside one rack, the vertical distance between the middles of the two
+  devices; between racks, up from each device to the top of its rack, then along the overhead tray,
+  ``|dx|`` between rack centres plus ``|dy|`` between rows (no diagonals); plus ``facility.slack_m``.
+* Medium: links that share a physical port (the lanes of a broken-out port, and through them every
+  link joined to those lanes) must use one medium, so each such group takes the first medium, in
+  catalog order, whose reach at the link speed covers the group's longest run. A group longer than
+  every reach gets no medium; the cable-reach check fails it.
+* Optics: one module in every physical port of an optical link, sized to the port (a twin-port
+  800G module carries two 400G links); one fiber per link.
+* Copper: one cable per cable assembly, keyed by the end with the larger breakout: a straight cable,
+  or a splitter when that port's lanes reach several ports at the other end. Active copper draws
+  power at every end.
+* A switch draws its power without optics (``power_w``) plus the modules and active-cable ends in its
+  ports. A server's catalog power is its maximum, its own NIC modules included, so nothing is added.
+"""
+
+from __future__ import annotations
+
+import math
+from bisect import bisect_left
+from collections import Counter
+from typing import NamedTuple
+
+from designer.catalog import MediumModel, catalog
+from designer.fabric import Fabric
+from designer.intent import Intent
+from designer.physical.placement import Layout, device_units
+
+UNIT_M = 0.04445
+"""Height of one rack unit in metres (EIA-310)."""
+PORT_SPACE = 1 << 12
+"""Physical port numbers are below this: ``device * PORT_SPACE + port`` names a physical port."""
+NO_LENGTH = -1
+"""Length of a BOM line that is not a cable."""
+
+BomKey = tuple[str, str, int]
+"""(category, item, ordered length in decimetres or NO_LENGTH)."""
+
+
+class Cabling(NamedTuple):
+    """Per link: length in decimetres and medium (index into ``media``; ``len(media)`` is none).
+    Per switch: its draw in watts. Transceivers and cables counted by BOM key."""
+
+    length_dm: list[int]
+    medium: list[int]
+    media: tuple[MediumModel, ...]
+    reach_dm: tuple[int, ...]
+    switch_w: list[float]
+    bom: Counter[BomKey]
+
+
+def decimetres(metres: float) -> int:
+    """``metres`` rounded up to whole decimetres (float noise below a micrometre ignored)."""
+    return math.ceil(round(metres * 10, 5))
+
+
+def medium_for(length_dm: int, reach_dm: tuple[int, ...]) -> int:
+    """Index of the first medium whose reach covers ``length_dm``; ``len(reach_dm)`` when none does."""
+    return bisect_left(reach_dm, length_dm)
+
+
+def ordered_length(length_dm: int) -> int:
+    """The shortest orderable cable length (decimetres) covering ``length_dm``; beyond the list, whole metres."""
+    lengths = [round(metres * 10) for metres in catalog().cable_lengths_m]
+    index = bisect_left(lengths, length_dm)
+    return lengths[index] if index < len(lengths) else math.ceil(length_dm / 10) * 10
+
+
+def lengths(intent: Intent, fabric: Fabric, layout: Layout) -> list[int]:
+    """Estimated length of every link in decimetres (see the module notes)."""
+    facility = intent.facility
+    places = [layout.racks[rack] for rack in layout.device_rack]
+    x = [(rack.position + 0.5) * facility.rack_width_m for rack in places]
+    y = [rack.row * facility.row_pitch_m for rack in places]
+    z = [(unit - 1 + device_units(intent, device) / 2) * UNIT_M
+         for unit, device in zip(layout.device_unit, fabric.devices, strict=True)]
+    top = 2 * facility.rack_units * UNIT_M
+    rack_of, slack = layout.device_rack, facility.slack_m
+    result = []
+    for _, upper, _, lower, _ in fabric.links:
+        if rack_of[upper] == rack_of[lower]:
+            run = abs(z[upper] - z[lower])
+        else:
+            run = top - z[upper] - z[lower] + abs(x[upper] - x[lower]) + abs(y[upper] - y[lower])
+        result.append(decimetres(run + slack))
+    return result
+
+
+def lay_cables(intent: Intent, fabric: Fabric, layout: Layout) -> Cabling:
+    """Lengths, media, switch power and the transceiver and cable counts of every link."""
+    devices, links, speed = fabric.devices, fabric.links, fabric.plan.link_speed
+    media = tuple(catalog().media[name] for name, _ in intent.facility.reach_m)
+    reach_dm = tuple(math.floor(round(reach * 10, 5)) for _, reach in intent.facility.reach_m)
+    length_dm = lengths(intent, fabric, layout)
+    breakout = [device.breakout for device in devices]
+
+    parent = list(range(len(links)))
+
+    def root(link: int) -> int:
+        while parent[link] != link:
+            parent[link] = parent[parent[link]]
+            link = parent[link]
+        return link
+
+    shared: dict[int, int] = {}
+    for number, (_, upper, upper_port, lower, lower_port) in enumerate(links):
+        for device, port in ((upper, upper_port), (lower, lower_port)):
+            if breakout[device] > 1:
+                first = root(shared.setdefault(device * PORT_SPACE + port // breakout[device], number))
+                mine = root(number)
+                parent[max(first, mine)] = min(first, mine)
+    longest = length_dm[:]
+    for number, length in enumerate(length_dm):
+        group = root(number)
+        longest[group] = max(longest[group], length)
+    medium = [medium_for(longest[root(number)], reach_dm) for number in range(len(links))]
+
+    hardware = {"leaf": intent.leaf, "spine": intent.spine, "super_spine": intent.super_spine}
+    switch_w = [float(hardware[device.role].power_w) for device in fabric.switches()]
+    bom: Counter[BomKey] = Counter()
+
+    def plug(device: int, model: MediumModel, lanes: int) -> None:
+        """One module or active-cable end in a physical port of ``lanes`` links."""
+        if device < fabric.switch_count:
+            switch_w[device] += model.power_w.get(lanes * speed, 0.0)
+        if model.optical:
+            bom["transceiver", module_name(model, lanes * speed, lanes, speed), NO_LENGTH] += 1
+
+    assemblies: dict[int, tuple[int, MediumModel, set[int]]] = {}
+    for number, (_, upper, upper_port, lower, lower_port) in enumerate(links):
+        if medium[number] == len(media):
+            bom["cable", "none: longer than every medium", ordered_length(length_dm[number])] += 1
+            continue
+        model = media[medium[number]]
+        ends = ((upper, upper_port), (lower, lower_port))
+        if model.optical:
+            bom["cable", f"{model.label} fiber", ordered_length(length_dm[number])] += 1
+            for device, _ in ends:
+                if breakout[device] == 1:
+                    plug(device, model, 1)
+            continue
+        (keyed, keyed_port), (other, other_port) = ends if breakout[upper] >= breakout[lower] else ends[::-1]
+        key = keyed * PORT_SPACE + keyed_port // breakout[keyed]
+        run, _, far = assemblies.setdefault(key, (length_dm[number], model, set()))
+        far.add(other * PORT_SPACE + other_port // breakout[other])
+        assemblies[key] = (max(run, length_dm[number]), model, far)
+
+    for key, first in sorted(shared.items()):
+        group_medium = medium[first]
+        if group_medium < len(media) and media[group_medium].optical:
+            plug(key // PORT_SPACE, media[group_medium], breakout[key // PORT_SPACE])
+    for key, (run, model, far) in sorted(assemblies.items()):
+        keyed = key // PORT_SPACE
+        lanes, far_lanes = breakout[keyed], breakout[min(far) // PORT_SPACE]
+        item = f"{model.label} {lanes * speed}G"
+        if len(far) > 1:
+            item += f" to {len(far)} x {far_lanes * speed}G"
+        bom["cable", item, ordered_length(run)] += 1
+        plug(keyed, model, lanes)
+        for port in sorted(far):
+            plug(port // PORT_SPACE, model, breakout[port // PORT_SPACE])
+    return Cabling(length_dm, medium, media, reach_dm, switch_w, bom)
+
+
+def module_name(model: MediumModel, port_speed: int, lanes: int, link_speed: int) -> str:
+    """A transceiver as ordered: its port speed, medium and how many links it carries."""
+    name = f"{port_speed}G {model.name} module"
+    if lanes == 2:
+        return f"{name}, twin-port 2 x {link_speed}G"
+    return f"{name}, {lanes} x {link_speed}G" if lanes > 1 else name

@@ -1,0 +1,133 @@
+"""Place every server and switch: a rack, a unit in it, and the rack's row and position.
+
+* Compute racks hold ``min(rack_power_kw // server kW, rack_units // server units)`` servers, at
+  least one (a server above the budget gets a rack of its own, which the power check then fails),
+  stacked from the bottom. A scalable unit (SU) never shares a compute rack with another.
+* Network racks take switches in fabric order, stacked from the top, while both the rack units and
+  the power budget allow; a switch counts at its catalog power with optics (``power_w_optics``), the
+  planning figure, because its real optics are only known once the cables are chosen.
+* An SU is one block of racks: half its compute racks, its leaf racks (every plane and rail of the
+  SU: rail-optimized cabling runs from every server to every leaf), then the other half.
+* Blocks follow one another along a serpentine through rows of ``racks_per_row`` (left to right,
+  then right to left on the next row, so a wrap stays short). A block that fits in a row but not in
+  what is left of the current one starts the next row; a block wider than a row follows on directly
+  and wraps.
+* Spines and super-spines go in central network racks: rows of their own, each centered, between
+  two SU rows as near the middle of the hall as a boundary that no SU crosses allows.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import NamedTuple
+
+from designer.fabric import Device, Fabric
+from designer.intent import Intent
+from designer.sizing import Plan
+
+COMPUTE, NETWORK = "compute", "network"
+
+
+class RackPlan(NamedTuple):
+    """A rack before power is known: where it stands and what it holds (device indices, unit order)."""
+
+    row: int
+    position: int
+    role: str
+    su: int
+    devices: tuple[int, ...]
+
+
+class Layout(NamedTuple):
+    """Every rack, and each device's rack index and lowest unit (1-based)."""
+
+    racks: list[RackPlan]
+    device_rack: list[int]
+    device_unit: list[int]
+    servers_per_rack: int
+    rows: int
+
+
+def servers_per_rack(intent: Intent) -> int:
+    """Servers a compute rack holds within its power budget and rack units (at least one)."""
+    facility, server = intent.facility, intent.server
+    by_power = math.floor(round(facility.rack_power_kw / server.power_kw, 9))
+    return max(1, min(by_power, facility.rack_units // server.rack_units))
+
+
+def device_units(intent: Intent, device: Device) -> int:
+    """Rack units a server or switch takes."""
+    if device.role == "server":
+        return intent.server.rack_units
+    return {"leaf": intent.leaf, "spine": intent.spine, "super_spine": intent.super_spine}[device.role].rack_units
+
+
+def place(intent: Intent, plan: Plan, fabric: Fabric) -> Layout:
+    """Lay out the racks and rows and give every device its rack and unit."""
+    facility = intent.facility
+    devices = fabric.devices
+    power = {"leaf": intent.leaf.power_w_optics, "spine": intent.spine.power_w_optics,
+             "super_spine": intent.super_spine.power_w_optics}
+    per_rack = servers_per_rack(intent)
+    leaves: list[list[int]] = [[] for _ in range(plan.sus)]
+    core: list[int] = []
+    for index, device in enumerate(fabric.switches()):
+        (leaves[device.su] if device.role == "leaf" else core).append(index)
+
+    def pack(switches: list[int]) -> list[tuple[int, ...]]:
+        racks: list[list[int]] = []
+        units = watts = 0.0
+        for index in switches:
+            height, draw = device_units(intent, devices[index]), power[devices[index].role]
+            if not racks or units + height > facility.rack_units or watts + draw > facility.rack_power_kw * 1000:
+                racks.append([])
+                units = watts = 0.0
+            racks[-1].append(index)
+            units += height
+            watts += draw
+        return [tuple(rack) for rack in racks]
+
+    blocks: list[list[tuple[str, int, tuple[int, ...]]]] = []
+    first_server = fabric.switch_count
+    for su in range(plan.sus):
+        start = first_server + su * plan.servers_per_su
+        end = min(start + plan.servers_per_su, first_server + plan.servers)
+        compute = [(COMPUTE, su, tuple(range(rack, min(rack + per_rack, end)))) for rack in range(start, end, per_rack)]
+        network = [(NETWORK, su, rack) for rack in pack(leaves[su])]
+        half = len(compute) // 2
+        blocks.append(compute[:half] + network + compute[half:])
+
+    width = facility.racks_per_row
+    su_rows: list[list[tuple[int, tuple[str, int, tuple[int, ...]]]]] = [[]]
+    clean = {0}
+    for block in blocks:
+        if su_rows[-1] and len(block) <= width < len(su_rows[-1]) + len(block):
+            su_rows.append([])
+        if not su_rows[-1]:
+            clean.add(len(su_rows) - 1)
+        for rack in block:
+            if len(su_rows[-1]) == width:
+                su_rows.append([])
+            taken = len(su_rows[-1])
+            su_rows[-1].append((taken if len(su_rows) % 2 else width - 1 - taken, rack))
+    core_racks = [(NETWORK, -1, rack) for rack in pack(core)]
+    core_rows = [[((width - len(chunk)) // 2 + offset, rack) for offset, rack in enumerate(chunk)]
+                 for chunk in (core_racks[start:start + width] for start in range(0, len(core_racks), width))]
+    clean.add(len(su_rows))
+    middle = min(clean, key=lambda boundary: (abs(2 * boundary - len(su_rows)), boundary))
+    rows = su_rows[:middle] + core_rows + su_rows[middle:]
+
+    racks: list[RackPlan] = []
+    device_rack = [0] * len(devices)
+    device_unit = [0] * len(devices)
+    for row, content in enumerate(rows):
+        for position, (role, su, members) in content:
+            rack = len(racks)
+            racks.append(RackPlan(row, position, role, su, members))
+            unit = 1 if role == COMPUTE else facility.rack_units + 1
+            for index in members:
+                height = device_units(intent, devices[index])
+                unit -= 0 if role == COMPUTE else height
+                device_rack[index], device_unit[index] = rack, unit
+                unit += height if role == COMPUTE else 0
+    return Layout(racks, device_rack, device_unit, per_rack, len(rows))

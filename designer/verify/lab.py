@@ -1,0 +1,285 @@
+"""Build and tear down the lab: one network namespace and one FRR (zebra + bgpd) per switch.
+
+Everything a run creates carries its run id: namespaces ``dv-<run>-<hostname>`` and the folder
+``/run/designer-verify/<run>/`` (one sub-folder per router with its frr.conf, vty sockets, zserv
+socket, pid files and logs). The folder is created before the first namespace and removed after the
+last one, and records the owning process, so a later run can sweep what a killed run left behind
+without ever touching another live run's lab or anything it did not create.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import re
+import shutil
+import signal
+import subprocess
+import time
+from collections.abc import Callable, Iterable
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+from secrets import token_hex
+
+from designer.errors import PrerequisiteError
+from designer.verify.topology import Topology
+
+RUN_ROOT = Path("/run/designer-verify")
+PREFIX = "dv-"
+FRR_BIN = Path("/usr/lib/frr")
+PROGRAMS = ("ip", "unshare", "vtysh", "ping", "traceroute")
+INSTALL = "apt-get install -y frr iproute2 iputils-ping traceroute util-linux"
+GC_THRESH = ("gc_thresh1", "gc_thresh2", "gc_thresh3")
+SYSCTL = Path("/proc/sys/net/ipv4/neigh/default")
+LAB_ONLY = """
+! ---- lab only: added by 'designer verify', not part of the design ----
+! Kernel nexthop objects keep stale ECMP groups after a link flap on FRR 8.4; install plain routes.
+no zebra nexthop kernel enable
+"""
+BFD = re.compile(r"^\s*(neighbor \S+ bfd|bfd)\b", re.MULTILINE)
+"""A config that asks for BFD also gets bfdd; otherwise each router runs zebra and bgpd only."""
+STOP_SECONDS = 5.0
+START_SECONDS = 20.0
+Progress = Callable[[str], None]
+
+
+def check_prerequisites() -> None:
+    """Root, FRR's zebra and bgpd, iproute2, ping and traceroute; otherwise say what to install."""
+    missing = [name for name in PROGRAMS if shutil.which(name) is None]
+    missing += [str(FRR_BIN / daemon) for daemon in ("zebra", "bgpd") if not (FRR_BIN / daemon).exists()]
+    problems = []
+    if os.geteuid() != 0:
+        problems.append("it needs root to create network namespaces: run it as root (sudo designer verify ...)")
+    if missing:
+        problems.append(f"missing {', '.join(missing)}: install them with '{INSTALL}' (Debian/Ubuntu)")
+    if problems:
+        raise PrerequisiteError("designer verify cannot run: " + "; ".join(problems))
+
+
+def available_mib() -> int:
+    """MemAvailable of this machine, in MiB."""
+    for line in Path("/proc/meminfo").read_text().splitlines():
+        if line.startswith("MemAvailable:"):
+            return int(line.split()[1]) // 1024
+    return 0
+
+
+def ip_batch(commands: Iterable[str], namespace: str | None = None) -> None:
+    """Run iproute2 commands in one process (in ``namespace`` if given); raise on the first failure."""
+    text = "".join(f"{command}\n" for command in commands)
+    if not text:
+        return
+    argv = ["ip", *(["-n", namespace] if namespace else []), "-batch", "-"]
+    result = subprocess.run(argv, input=text, capture_output=True, text=True, check=False)
+    if result.returncode:
+        raise RuntimeError(f"{' '.join(argv)} failed: {result.stderr.strip()}")
+
+
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    return True
+
+
+def _own_pid(pid_file: Path, folder: Path) -> int | None:
+    """The pid in ``pid_file`` if that process is still the daemon started from ``folder``."""
+    try:
+        pid = int(pid_file.read_text().split()[0])
+        command = Path(f"/proc/{pid}/cmdline").read_bytes().replace(b"\0", b" ").decode(errors="replace")
+    except (OSError, ValueError, IndexError):
+        return None
+    return pid if str(folder) in command else None
+
+
+def _namespaces(run: str) -> list[str]:
+    """This run's namespaces that exist now."""
+    listing = subprocess.run(["ip", "netns", "list"], capture_output=True, text=True, check=False).stdout
+    return sorted(name for line in listing.splitlines() if (name := line.split(" ")[0]).startswith(f"{PREFIX}{run}-"))
+
+
+def _stop(folder: Path) -> None:
+    """SIGTERM every daemon started under ``folder`` (by pid file), then SIGKILL what is left."""
+    pids = [pid for pid_file in sorted(folder.glob("*/*.pid")) if (pid := _own_pid(pid_file, folder))]
+    for pid in pids:
+        _signal(pid, signal.SIGTERM)
+    deadline = time.monotonic() + STOP_SECONDS
+    while any(_alive(pid) for pid in pids) and time.monotonic() < deadline:
+        time.sleep(0.1)
+    for pid in pids:
+        if _alive(pid):
+            _signal(pid, signal.SIGKILL)
+
+
+def _signal(pid: int, number: int) -> None:
+    with contextlib.suppress(ProcessLookupError):
+        os.kill(pid, number)
+
+
+def _restore_sysctls(folder: Path) -> None:
+    """Put back the ARP thresholds saved in ``folder`` if they still hold the values this run set."""
+    saved = folder / "gc_thresh"
+    if not saved.exists():
+        return
+    for line in saved.read_text().splitlines():
+        name, before, ours = line.split()
+        path = SYSCTL / name
+        if path.read_text().strip() == ours:
+            path.write_text(before)
+
+
+def _remove_run(folder: Path) -> None:
+    """Stop the daemons, delete the namespaces, restore sysctls and remove the folder of one run."""
+    _stop(folder)
+    namespaces = _namespaces(folder.name)
+    ip_batch(f"netns del {name}" for name in namespaces)
+    _restore_sysctls(folder)
+    shutil.rmtree(folder, ignore_errors=True)
+
+
+def sweep_orphans(progress: Progress) -> None:
+    """Remove the labs of earlier runs whose owning process is gone (killed before its own teardown)."""
+    if not RUN_ROOT.is_dir():
+        return
+    for folder in sorted(RUN_ROOT.iterdir()):
+        try:
+            owner = int((folder / "owner").read_text())
+        except (OSError, ValueError):
+            owner = 0
+        if owner and _alive(owner):
+            continue
+        progress(f"removing the lab of an interrupted run ({folder.name})")
+        _remove_run(folder)
+
+
+class Lab:
+    """The running lab. Use as a context manager: leaving it, by any path, tears everything down."""
+
+    def __init__(self, topology: Topology, progress: Progress):
+        self.topology = topology
+        self.progress = progress
+        self.run = token_hex(3)
+        self.folder = RUN_ROOT / self.run
+        self.namespaces = [f"{PREFIX}{self.run}-{router.name}" for router in topology.routers]
+        self.dirs = [self.folder / router.name for router in topology.routers]
+        self.daemons = [("zebra", "bgpd", "bfdd") if BFD.search(config) else ("zebra", "bgpd")
+                        for config in topology.configs]
+        self._previous_handlers: dict[int, object] = {}
+
+    def __enter__(self) -> Lab:
+        self._trap_signals()
+        try:
+            self.folder.mkdir(parents=True)
+            (self.folder / "owner").write_text(str(os.getpid()))
+            self._raise_arp_limits()
+            self._wire()
+            self._start()
+        except BaseException:
+            self.__exit__(None, None, None)
+            raise
+        return self
+
+    def __exit__(self, *_: object) -> None:
+        for number in self._previous_handlers:
+            signal.signal(number, signal.SIG_IGN)
+        try:
+            self.progress(f"tearing down {len(self.namespaces)} routers")
+            _remove_run(self.folder)
+        finally:
+            for number, handler in self._previous_handlers.items():
+                signal.signal(number, handler)  # type: ignore[arg-type]
+            self._previous_handlers.clear()
+
+    def _trap_signals(self) -> None:
+        """Ctrl-C and SIGTERM raise KeyboardInterrupt, so the teardown in ``__exit__`` always runs."""
+        def interrupt(number: int, _frame: object) -> None:
+            raise KeyboardInterrupt(f"signal {number}")
+        try:
+            for number in (signal.SIGINT, signal.SIGTERM):
+                self._previous_handlers[number] = signal.signal(number, interrupt)
+        except ValueError:  # not the main thread: the caller handles signals
+            self._previous_handlers.clear()
+
+    def _raise_arp_limits(self) -> None:
+        """The kernel's ARP table is shared by all namespaces; make room for both ends of every wire."""
+        needed = self.topology.arp_entries()
+        current = {name: int((SYSCTL / name).read_text()) for name in GC_THRESH}
+        if current["gc_thresh3"] > 2 * needed:
+            return
+        wanted = {"gc_thresh1": needed, "gc_thresh2": 2 * needed, "gc_thresh3": 4 * needed}
+        rows = []
+        for name in GC_THRESH:
+            value = max(current[name], wanted[name])
+            rows.append(f"{name} {current[name]} {value}\n")
+            (SYSCTL / name).write_text(str(value))
+        (self.folder / "gc_thresh").write_text("".join(rows))
+        self.progress(f"raised net.ipv4.neigh.default.gc_thresh1-3 to "
+                      f"{', '.join(row.split()[2] for row in rows)} (restored afterwards)")
+
+    def _wire(self) -> None:
+        """Namespaces, a veth pair per wire named after both ports, a bridge per server port, all up."""
+        topology, spaces = self.topology, self.namespaces
+        self.progress(f"creating {len(spaces)} namespaces and {len(topology.wires)} links")
+        ip_batch(f"netns add {name}" for name in spaces)
+        ip_batch(f"link add {wire.upper_port} netns {spaces[wire.upper]} type veth peer name {wire.lower_port} "
+                 f"netns {spaces[wire.lower]}" for wire in topology.wires)
+        ports: list[list[str]] = [[] for _ in spaces]
+        for wire in topology.wires:
+            ports[wire.upper].append(wire.upper_port)
+            ports[wire.lower].append(wire.lower_port)
+        for router, name in enumerate(spaces):
+            bridges = [port for port, _ in topology.server_ports[router]]
+            ip_batch(["link set lo up",
+                      *(f"link add {port} type bridge" for port in bridges),
+                      *(f"link set {port} up" for port in ports[router] + bridges)], name)
+
+    def _start(self) -> None:
+        """Start FRR in every namespace under its own hostname, with IPv4 forwarding on as on a switch."""
+        self.progress(f"starting FRR (zebra + bgpd) in {len(self.namespaces)} namespaces")
+        for router, (name, folder) in enumerate(zip(self.namespaces, self.dirs, strict=True)):
+            folder.mkdir()
+            (folder / "frr.conf").write_text(self.topology.configs[router] + LAB_ONLY)
+            (folder / "vtysh.conf").write_text("")
+            shutil.chown(folder, "frr", "frr")
+            for file in folder.iterdir():
+                shutil.chown(file, "frr", "frr")
+            common = f"-d -P 0 -f /dev/null -u frr -g frr --vty_socket {folder} -z {folder}/zserv.api"
+            script = " && ".join([
+                "sysctl -qw net.ipv4.ip_forward=1", f"hostname {self.topology.routers[router].name}", *(
+                f"{FRR_BIN}/{daemon} {common} -i {folder}/{daemon}.pid --log file:{folder}/{daemon}.log"
+                for daemon in self.daemons[router])])
+            subprocess.run(["ip", "netns", "exec", name, "unshare", "--uts", "sh", "-c", script],
+                           check=True, capture_output=True)
+        deadline = time.monotonic() + START_SECONDS
+        waiting = list(range(len(self.dirs)))
+        while waiting and time.monotonic() < deadline:
+            waiting = [router for router in waiting
+                       if not all((self.dirs[router] / f"{daemon}.vty").exists() for daemon in self.daemons[router])]
+            time.sleep(0.05 if waiting else 0)
+        if waiting:
+            raise RuntimeError(f"FRR did not start in {START_SECONDS:.0f} s on {self.dirs[waiting[0]].name}; "
+                               f"see the logs in {self.dirs[waiting[0]]}")
+
+    def load_configs(self) -> list[str]:
+        """Push every frr.conf with ``vtysh -b``; returns one problem per router whose config was refused."""
+        self.progress(f"loading {len(self.dirs)} frr.conf files")
+
+        def load(folder: Path) -> str:
+            result = subprocess.run(["vtysh", "--vty_socket", str(folder), "--config_dir", str(folder), "-b"],
+                                    capture_output=True, text=True, check=False, timeout=120)
+            output = (result.stdout + result.stderr).strip()
+            if result.returncode or "% " in output:
+                return f"{folder.name}: vtysh -b exit {result.returncode}: {' '.join(output.split())[:300]}"
+            return ""
+
+        with ThreadPoolExecutor(max_workers=4) as pool:
+            return [problem for problem in pool.map(load, self.dirs) if problem]
+
+    def set_links(self, router: int, up: bool) -> None:
+        """Take every fabric link of ``router`` down (its peers lose carrier) or bring them back up."""
+        ports = [wire.upper_port for wire in self.topology.wires if wire.upper == router]
+        ports += [wire.lower_port for wire in self.topology.wires if wire.lower == router]
+        ip_batch((f"link set {port} {'up' if up else 'down'}" for port in ports), self.namespaces[router])

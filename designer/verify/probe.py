@@ -1,0 +1,146 @@
+"""Read the running lab: BGP sessions from bgpd, installed routes from the kernel, ping and traceroute.
+
+Each reader returns plain data; the comparisons with what the design expects return one line per
+problem, naming the router, port and peer, so a report can say exactly which session or route is wrong.
+"""
+
+from __future__ import annotations
+
+import json
+import subprocess
+from collections.abc import Callable, Iterable
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TypeVar
+
+from designer.verify.topology import Session, Topology
+
+QUERY_SECONDS = 30
+WORKERS = 4
+T = TypeVar("T")
+R = TypeVar("R")
+
+
+@dataclass(frozen=True, slots=True)
+class Peer:
+    """One neighbor as bgpd reports it."""
+
+    state: str
+    remote_asn: int
+
+
+def bgp_peers(folder: Path) -> dict[str, Peer]:
+    """``show bgp summary json`` of the router whose vty sockets are in ``folder``: address -> peer."""
+    result = subprocess.run(["vtysh", "--vty_socket", str(folder), "-c", "show bgp summary json"],
+                            capture_output=True, text=True, check=False, timeout=QUERY_SECONDS)
+    try:
+        data = json.loads(result.stdout or "{}")
+    except json.JSONDecodeError:
+        return {}
+    peers = data.get("ipv4Unicast", {}).get("peers", {})
+    return {address: Peer(peer.get("state", "?"), int(peer.get("remoteAs", 0))) for address, peer in peers.items()}
+
+
+def kernel_routes(namespace: str) -> dict[str, int]:
+    """BGP routes installed in the kernel of ``namespace``: prefix -> number of next hops."""
+    result = subprocess.run(["ip", "-n", namespace, "-j", "route", "show", "proto", "bgp"],
+                            capture_output=True, text=True, check=False, timeout=QUERY_SECONDS)
+    routes = {}
+    for route in json.loads(result.stdout or "[]"):
+        destination = route["dst"] if "/" in route["dst"] else f"{route['dst']}/32"
+        routes[destination] = len(route["nexthops"]) if "nexthops" in route else 1
+    return routes
+
+
+def ping(namespace: str, source: str, destination: str) -> bool:
+    """One loopback-to-loopback ping, up to 3 tries."""
+    result = subprocess.run(["ip", "netns", "exec", namespace, "ping", "-n", "-q", "-c", "3", "-i", "0.2", "-W", "1",
+                             "-I", source, destination], capture_output=True, check=False, timeout=QUERY_SECONDS)
+    return result.returncode == 0
+
+
+def traceroute(namespace: str, source: str, destination: str, max_hops: int) -> list[str]:
+    """The address answering at each hop (``*`` for none), up to ``destination``."""
+    result = subprocess.run(["ip", "netns", "exec", namespace, "traceroute", "-n", "-q", "1", "-w", "1",
+                             "-m", str(max_hops), "-s", source, destination],
+                            capture_output=True, text=True, check=False, timeout=QUERY_SECONDS)
+    hops = []
+    for line in result.stdout.splitlines()[1:]:
+        fields = line.split()
+        if len(fields) >= 2 and fields[0].isdigit():
+            hops.append(fields[1])
+    return hops
+
+
+def gather(items: Iterable[T], read: Callable[[T], R]) -> list[R]:
+    """``read`` over ``items`` a few at a time (each read is a short-lived process)."""
+    with ThreadPoolExecutor(max_workers=WORKERS) as pool:
+        return list(pool.map(read, items))
+
+
+def session_problems(lab: Topology, sessions: list[Session], peers: dict[int, dict[str, Peer]],
+                     failed: frozenset[int]) -> tuple[int, list[str]]:
+    """Compare bgpd's view with the design: sessions up with the designed ASN, or down next to a failed router.
+
+    Returns how many sessions are as expected and a line per one that is not; ``peers`` holds every
+    router that is running (not in ``failed``).
+    """
+    good, problems = 0, []
+    routers = lab.routers
+    for session in sessions:
+        if session.router in failed:
+            continue
+        name, peer_name = routers[session.router].name, routers[session.peer].name
+        where = f"{name} {session.port} -> {peer_name} ({session.peer_address}, AS {session.peer_asn})"
+        seen = peers[session.router].get(session.peer_address)
+        if seen is None:
+            problems.append(f"{where}: no such neighbor in {name}'s BGP configuration")
+        elif seen.remote_asn != session.peer_asn:
+            problems.append(f"{where}: configured with remote-as {seen.remote_asn}, the design says "
+                            f"{session.peer_asn}; state {seen.state}")
+        elif session.peer in failed:
+            if seen.state == "Established":
+                problems.append(f"{where}: still Established though {peer_name} is down")
+            else:
+                good += 1
+        elif seen.state != "Established":
+            problems.append(f"{where}: {seen.state}, expected Established")
+        else:
+            good += 1
+    return good, problems
+
+
+def extra_peers(lab: Topology, sessions: list[Session],
+                peers: dict[int, dict[str, Peer]]) -> tuple[list[str], list[str]]:
+    """Neighbors configured beyond the lab's wires: (not covered because the lab leaves them out, unexpected)."""
+    expected = {(session.router, session.peer_address) for session in sessions}
+    not_covered, unexpected = [], []
+    for router, table in sorted(peers.items()):
+        name = lab.routers[router].name
+        for address in sorted(table):
+            if (router, address) in expected:
+                continue
+            if address in lab.outside:
+                not_covered.append(f"{name} -> {lab.outside[address]} ({address}): peer outside the slice")
+            elif address in lab.servers:
+                not_covered.append(f"{name} -> {lab.servers[address]} ({address}): BGP with a server is not "
+                                   "emulated (servers are bridges in the leaf's namespace)")
+            else:
+                unexpected.append(f"{name} -> {address}: neighbor not in the design's cabling")
+    return not_covered, unexpected
+
+
+def route_problems(lab: Topology, expected: dict[int, dict[str, int]],
+                   installed: dict[int, dict[str, int]]) -> tuple[int, list[str]]:
+    """Every expected prefix installed with exactly the expected number of next hops; routers complete and problems."""
+    complete, problems = 0, []
+    for router, table in expected.items():
+        name = lab.routers[router].name
+        have = installed[router]
+        wrong = [f"{name}: {prefix} " + (f"has {have[prefix]} next hops, expected {width}" if prefix in have
+                                          else f"missing, expected {width} next hops")
+                 for prefix, width in table.items() if have.get(prefix) != width]
+        complete += not wrong
+        problems += wrong
+    return complete, problems

@@ -1,0 +1,100 @@
+"""What ``designer verify`` found, as text for people, JSON for scripts and JUnit XML for CI."""
+
+from __future__ import annotations
+
+import json
+import xml.etree.ElementTree as ElementTree
+from dataclasses import asdict, dataclass, field
+
+SHOWN = 20
+"""Problems listed per check in the text report (all of them are in JSON and JUnit)."""
+
+
+@dataclass(frozen=True)
+class Check:
+    """One assertion in one phase (``healthy``, ``p0-spine0 down``, ``p0-spine0 restored``)."""
+
+    phase: str
+    name: str
+    passed: bool
+    summary: str
+    problems: tuple[str, ...] = ()
+
+
+@dataclass
+class VerifyReport:
+    """The whole run: what the lab held, every check, and how long each phase took to converge."""
+
+    name: str
+    coverage: str
+    routers: int
+    sessions: int
+    memory_mib: int
+    design_width: int
+    checks: list[Check] = field(default_factory=list)
+    converged_seconds: dict[str, float | None] = field(default_factory=dict)
+    not_covered: list[str] = field(default_factory=list)
+
+    @property
+    def passed(self) -> bool:
+        return bool(self.checks) and all(check.passed for check in self.checks)
+
+    def failed(self) -> list[Check]:
+        return [check for check in self.checks if not check.passed]
+
+
+def text(report: VerifyReport) -> str:
+    """Readable report: coverage, then each phase with its time to converge and its checks."""
+    lines = [f"designer verify {report.name}: {report.coverage}",
+             f"{report.routers} FRR routers, {report.sessions} BGP sessions, about {report.memory_mib:,} MiB; "
+             f"a leaf's ECMP width by design: {report.design_width}"]
+    for phase in dict.fromkeys(check.phase for check in report.checks):
+        seconds = report.converged_seconds.get(phase)
+        took = f"converged in {seconds:.1f} s" if seconds is not None else "did not converge in time"
+        lines += ["", f"{phase}: {took}"]
+        for check in (check for check in report.checks if check.phase == phase):
+            lines.append(f"  {'PASS' if check.passed else 'FAIL'} {check.name}: {check.summary}")
+            lines += [f"      - {problem}" for problem in check.problems[:SHOWN]]
+            if len(check.problems) > SHOWN:
+                lines.append(f"      ... and {len(check.problems) - SHOWN} more")
+    if report.not_covered:
+        lines += ["", f"not covered ({len(report.not_covered)}):"]
+        lines += [f"  - {item}" for item in report.not_covered[:SHOWN]]
+        if len(report.not_covered) > SHOWN:
+            lines.append(f"  ... and {len(report.not_covered) - SHOWN} more")
+    failed = report.failed()
+    lines += ["", f"result: {'PASS' if report.passed else 'FAIL'} ({len(report.checks) - len(failed)} of "
+                  f"{len(report.checks)} checks passed)"]
+    return "\n".join(lines) + "\n"
+
+
+def as_json(report: VerifyReport) -> str:
+    """Every field and every problem, for scripts."""
+    data = asdict(report)
+    data["passed"] = report.passed
+    return json.dumps(data, indent=2) + "\n"
+
+
+def junit(report: VerifyReport) -> str:
+    """One JUnit test case per check, named ``phase: check``; failures carry every problem."""
+    suite = ElementTree.Element("testsuite", name=f"designer verify {report.name}", tests=str(len(report.checks)),
+                                failures=str(len(report.failed())), errors="0")
+    for check in report.checks:
+        case = ElementTree.SubElement(suite, "testcase", classname=f"verify.{report.name}",
+                                      name=f"{check.phase}: {check.name}")
+        seconds = report.converged_seconds.get(check.phase)
+        case.set("time", f"{seconds or 0:.3f}")
+        if not check.passed:
+            failure = ElementTree.SubElement(case, "failure", message=check.summary)
+            failure.text = "\n".join(check.problems)
+        else:
+            ElementTree.SubElement(case, "system-out").text = check.summary
+    if report.not_covered:
+        ElementTree.SubElement(suite, "system-out").text = "not covered:\n" + "\n".join(report.not_covered)
+    root = ElementTree.Element("testsuites")
+    root.append(suite)
+    ElementTree.indent(root)
+    return ElementTree.tostring(root, encoding="unicode", xml_declaration=True) + "\n"
+
+
+FORMATS = {"text": text, "json": as_json, "junit": junit}

@@ -1,0 +1,195 @@
+"""Run a verification: build the lab, converge, assert, inject failures, restore, tear down, report."""
+
+from __future__ import annotations
+
+import sys
+import time
+from collections import Counter
+from pathlib import Path
+
+from designer.design import build
+from designer.errors import PrerequisiteError
+from designer.outputs import design_files
+from designer.verify.lab import Lab, Progress, available_mib, check_prerequisites, sweep_orphans
+from designer.verify.probe import (
+    bgp_peers,
+    extra_peers,
+    gather,
+    kernel_routes,
+    ping,
+    route_problems,
+    session_problems,
+    traceroute,
+)
+from designer.verify.report import Check, VerifyReport
+from designer.verify.topology import Topology, expected_routes, paths_to, topology
+
+POLL_SECONDS = 0.5
+MEMORY_SHARE = 0.8
+"""The lab may use at most this share of the memory available when it starts."""
+
+
+def load_files(target: Path) -> dict[str, bytes]:
+    """The build's files: read from an output folder, or rendered in memory from an intent file."""
+    if target.is_dir():
+        files = {path.relative_to(target).as_posix(): path.read_bytes()
+                 for path in [target / "design.json", *sorted((target / "configs" / "frr").glob("*.conf"))]
+                 if path.is_file()}
+        return files
+    return design_files(build(target))
+
+
+def stderr_progress() -> Progress:
+    """Progress lines on stderr, with the seconds since the start."""
+    start = time.monotonic()
+
+    def show(message: str) -> None:
+        print(f"[{time.monotonic() - start:6.1f}s] {message}", file=sys.stderr, flush=True)
+    return show
+
+
+def default_timeout(lab: Topology) -> float:
+    """Seconds a phase may take to converge: generous for FRR on two cores, bounded by the lab's size."""
+    return 30.0 + 0.5 * len(lab.routers)
+
+
+def verify(files: dict[str, bytes], whole: bool = True, failures: bool = True, timeout: float | None = None,
+           progress: Progress | None = None) -> VerifyReport:
+    """Verify the build in ``files`` in a lab of real FRR routers; the report says what passed and failed."""
+    progress = progress or stderr_progress()
+    lab = topology(files, whole)
+    check_prerequisites()
+    needed, available = lab.memory_mib(), available_mib()
+    if needed > MEMORY_SHARE * available:
+        hint = "" if not whole else "; use --slice to verify a representative part of the fabric"
+        raise PrerequisiteError(f"the lab of {lab.coverage} needs about {needed:,} MiB but only {available:,} MiB "
+                                f"are available (at most {MEMORY_SHARE:.0%} may be used){hint}")
+    report = VerifyReport(lab.name, lab.coverage, len(lab.routers), 2 * len(lab.wires), needed, lab.design_width())
+    sweep_orphans(progress)
+    limit = timeout or default_timeout(lab)
+    with Lab(lab, progress) as running:
+        refused = running.load_configs()
+        report.checks.append(Check("healthy", "configs loaded", not refused,
+                                   f"{len(lab.routers) - len(refused)} of {len(lab.routers)} routers took their "
+                                   "frr.conf", tuple(refused)))
+        healthy = _phase(running, report, "healthy", frozenset(), limit)
+        if failures and not healthy:
+            report.not_covered.append("failure injection: skipped because the healthy fabric did not converge")
+        elif failures:
+            for target in failure_targets(lab):
+                name = lab.routers[target].name
+                progress(f"failure: all {sum(target in (w.upper, w.lower) for w in lab.wires)} links of {name} down")
+                running.set_links(target, up=False)
+                _phase(running, report, f"{name} down", frozenset({target}), limit)
+                running.set_links(target, up=True)
+                _phase(running, report, f"{name} restored", frozenset(), limit)
+    progress("verification " + ("passed" if report.passed else "FAILED"))
+    return report
+
+
+def failure_targets(lab: Topology) -> list[int]:
+    """The routers failed one at a time: the lab's first spine and, with 3 tiers, its first super-spine."""
+    targets = []
+    for role in ("spine", "super_spine"):
+        first = next((index for index, router in enumerate(lab.routers) if router.role == role), None)
+        if first is not None:
+            targets.append(first)
+    return targets
+
+
+def sample_pairs(lab: Topology) -> list[tuple[int, int]]:
+    """Leaf pairs for ping and traceroute: the first leaf to the last leaf of its pod and to a leaf of the next."""
+    leaves = lab.leaves()
+    source = leaves[0]
+    pod = lab.routers[source].pod
+    pairs = [(source, next(leaf for leaf in reversed(leaves) if lab.routers[leaf].pod == pod))]
+    pairs += [(source, leaf) for leaf in leaves if lab.routers[leaf].pod != pod][:1]
+    return [(a, b) for a, b in pairs if a != b]
+
+
+def _phase(running: Lab, report: VerifyReport, phase: str, failed: frozenset[int], limit: float) -> bool:
+    """Wait (bounded) until sessions and routes are as the design says for this phase, then record the checks."""
+    lab, progress = running.topology, running.progress
+    sessions = lab.sessions()
+    expected = expected_routes(lab, failed)
+    live = [router for router in range(len(lab.routers)) if router not in failed]
+    counted = sum(session.router not in failed for session in sessions)
+    start = time.monotonic()
+    rounds, matched, converged = 0, 0, None
+    while True:
+        rounds += 1
+        peers = dict(zip(live, gather([running.dirs[router] for router in live], bgp_peers), strict=True))
+        installed = dict(zip(live, gather([running.namespaces[router] for router in live], kernel_routes),
+                             strict=True))
+        good, session_issues = session_problems(lab, sessions, peers, failed)
+        complete, route_issues = route_problems(lab, expected, installed)
+        elapsed = time.monotonic() - start
+        progress(f"{phase}: {good}/{counted} sessions as designed, {complete}/{len(live)} routing tables "
+                 f"complete ({elapsed:.1f} s)")
+        if session_issues or route_issues:
+            matched, converged = 0, None
+        else:
+            matched += 1
+            converged = converged if converged is not None else elapsed
+            if matched == 2:
+                break
+        if elapsed >= limit or rounds >= limit / POLL_SECONDS + 1:
+            break
+        time.sleep(POLL_SECONDS)
+    report.converged_seconds[phase] = converged if matched == 2 else None
+    report.checks.append(Check(phase, "bgp sessions", not session_issues, _session_summary(
+        lab, sessions, failed, good, counted), tuple(session_issues)))
+    report.checks.append(Check(phase, "kernel routes", not route_issues,
+                               _route_summary(lab, expected, failed, complete), tuple(route_issues)))
+    if not failed and phase == "healthy":
+        not_covered, unexpected = extra_peers(lab, sessions, peers)
+        report.not_covered.extend(not_covered)
+        report.checks.append(Check(phase, "neighbors match the cabling", not unexpected,
+                                   f"{len(unexpected)} BGP neighbors configured beyond the design's links",
+                                   tuple(unexpected)))
+    _reachability(running, report, phase, failed)
+    return not session_issues and not route_issues
+
+
+def _session_summary(lab: Topology, sessions: list, failed: frozenset[int], good: int, counted: int) -> str:
+    if not failed:
+        return f"{good} of {counted} sessions Established with the designed peer ASNs"
+    names = ", ".join(lab.routers[router].name for router in sorted(failed))
+    towards = sum(session.peer in failed and session.router not in failed for session in sessions)
+    return f"{good} of {counted} sessions as designed: {towards} towards {names} down, the others Established"
+
+
+def _route_summary(lab: Topology, expected: dict[int, dict[str, int]], failed: frozenset[int], complete: int) -> str:
+    leaves = [router for router in lab.leaves() if router not in failed]
+    text = (f"{complete} of {len(expected)} routers hold every other leaf's loopback and server subnets with "
+            "the expected ECMP width")
+    if not failed:
+        widths = sorted({width for leaf in leaves for width in expected[leaf].values()})
+        return f"{text}; leaf widths {'/'.join(map(str, widths))}"
+    healthy = expected_routes(lab)
+    shrink = Counter((healthy[router][prefix], width) for router, table in expected.items()
+                     for prefix, width in table.items() if healthy[router].get(prefix) != width)
+    changes = ", ".join(f"{before} -> {after} on {count} routes" for (before, after), count in sorted(shrink.items()))
+    return f"{text}; ECMP shrinks {changes or 'nowhere'}"
+
+
+def _reachability(running: Lab, report: VerifyReport, phase: str, failed: frozenset[int]) -> None:
+    """Ping and traceroute between sampled leaf loopbacks; the hop count is the shortest path's."""
+    lab = running.topology
+    up, down = lab.neighbors()
+    pings, traces = [], []
+    pairs = sample_pairs(lab)
+    for source, target in pairs:
+        a, b = lab.routers[source], lab.routers[target]
+        where = f"{a.name} ({a.loopback}) -> {b.name} ({b.loopback})"
+        if not ping(running.namespaces[source], a.loopback, b.loopback):
+            pings.append(f"{where}: no reply")
+        hops_expected = paths_to(lab, target, failed, up, down)[0][source]
+        hops = traceroute(running.namespaces[source], a.loopback, b.loopback, (hops_expected or 4) + 2)
+        if not hops or hops[-1] != b.loopback or len(hops) != hops_expected:
+            traces.append(f"{where}: {len(hops)} hops ({' '.join(hops)}), expected {hops_expected} ending at "
+                          f"{b.loopback}")
+    report.checks.append(Check(phase, "ping", not pings, f"{len(pairs) - len(pings)} of {len(pairs)} sampled leaf "
+                               "loopback pairs answer", tuple(pings)))
+    report.checks.append(Check(phase, "traceroute", not traces, f"{len(pairs) - len(traces)} of {len(pairs)} "
+                               "sampled paths have the expected hop count", tuple(traces)))

@@ -1,0 +1,261 @@
+"""The lab to build from a built design, and what a converged fabric must show in it.
+
+The input is the build's own files (``design.json`` and ``configs/frr/<hostname>.conf``), from an
+output folder or rendered in memory from an intent, so ``verify`` proves exactly what ``build`` wrote.
+
+Expected ECMP widths are counted on the lab's wiring: BGP on an RFC 7938 fabric installs, for every
+destination leaf, one next hop per link that starts a shortest valley-free path (up, then down). That
+count follows the failures injected (a failed router and its links are left out) and the slice. On a
+healthy lab a leaf's width equals the plan's leaf uplinks (spines x parallel links); the tests hold the
+two to each other.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any
+
+from designer.errors import PrerequisiteError
+
+ROLES = ("leaf", "spine", "super_spine")
+PLURAL = {"leaf": "leaves", "spine": "spines", "super_spine": "super-spines"}
+LEAF_MIB = 20
+"""Memory of one zebra + bgpd pair with a leaf's table, measured on FRR 8.4 (DOMAIN.md section 6)."""
+PEER_MIB = 1
+"""Extra memory per BGP peer of a spine or super-spine (adj-RIB-in/out of every leaf's prefixes)."""
+
+
+@dataclass(frozen=True, slots=True)
+class Router:
+    """One switch of the lab: where it sits in the design and what it announces."""
+
+    name: str
+    role: str
+    tier: int
+    plane: int
+    pod: int
+    su: int
+    asn: int
+    loopback: str
+
+
+@dataclass(frozen=True, slots=True)
+class Wire:
+    """One switch-to-switch link of the lab: both ends as (router index, port, address)."""
+
+    upper: int
+    upper_port: str
+    upper_address: str
+    lower: int
+    lower_port: str
+    lower_address: str
+
+
+@dataclass(frozen=True, slots=True)
+class Session:
+    """A BGP session the design asks for, seen from ``router``."""
+
+    router: int
+    port: str
+    peer: int
+    peer_address: str
+    peer_asn: int
+
+
+@dataclass(frozen=True)
+class Topology:
+    """The routers, wires and server subnets of the lab, with its FRR configs and the design's sizing."""
+
+    name: str
+    tiers: int
+    sizing: dict[str, Any]
+    routers: list[Router]
+    wires: list[Wire]
+    server_ports: list[list[tuple[str, str]]]
+    """Per router: (port, leaf-side address/31) of every server link, announced by the leaf."""
+    configs: list[str]
+    outside: dict[str, str]
+    """Peer addresses configured in the lab whose router is left out of a slice: address -> peer name."""
+    servers: dict[str, str]
+    """Server NIC addresses (the odd end of server links): address -> server name."""
+    coverage: str
+    total_switches: int
+
+    def sessions(self) -> list[Session]:
+        """Both ends of every wire, in wire order."""
+        result = []
+        for wire in self.wires:
+            result.append(Session(wire.upper, wire.upper_port, wire.lower, wire.lower_address,
+                                  self.routers[wire.lower].asn))
+            result.append(Session(wire.lower, wire.lower_port, wire.upper, wire.upper_address,
+                                  self.routers[wire.upper].asn))
+        return result
+
+    def prefixes(self, router: int) -> list[str]:
+        """What ``router`` announces: its loopback and, for a leaf, its server subnets."""
+        return [f"{self.routers[router].loopback}/32"] + [_subnet(address) for _, address in
+                                                          self.server_ports[router]]
+
+    def leaves(self) -> list[int]:
+        return [index for index, router in enumerate(self.routers) if router.role == "leaf"]
+
+    def neighbors(self) -> tuple[list[list[int]], list[list[int]]]:
+        """Per router, the router at the far end of each of its up links and of each of its down links."""
+        up: list[list[int]] = [[] for _ in self.routers]
+        down: list[list[int]] = [[] for _ in self.routers]
+        for wire in self.wires:
+            up[wire.lower].append(wire.upper)
+            down[wire.upper].append(wire.lower)
+        return up, down
+
+    def design_width(self) -> int:
+        """A leaf's ECMP width by the plan: one next hop per uplink (spines x parallel links per spine)."""
+        return self.sizing["spines_per_pod"] * self.sizing["leaf_spine_parallel_links"]
+
+    def arp_entries(self) -> int:
+        """Neighbor entries the lab needs in the kernel's global ARP table: both ends of every wire."""
+        return 2 * len(self.wires)
+
+    def memory_mib(self) -> int:
+        """Estimated memory of the lab's routers (DOMAIN.md section 6)."""
+        peers = [0] * len(self.routers)
+        for wire in self.wires:
+            peers[wire.upper] += 1
+            peers[wire.lower] += 1
+        return sum(LEAF_MIB + (PEER_MIB * count if router.role != "leaf" else 0)
+                   for router, count in zip(self.routers, peers, strict=True))
+
+
+def _subnet(address: str) -> str:
+    """The /31 holding ``address`` (``10.2.0.1`` -> ``10.2.0.0/31``)."""
+    head, last = address.rsplit(".", 1)
+    return f"{head}.{int(last) & ~1}/31"
+
+
+def topology(files: Mapping[str, bytes], whole: bool = True) -> Topology:
+    """The lab for a built design: every switch (``whole``) or a representative slice of plane 0."""
+    if "design.json" not in files:
+        raise PrerequisiteError("no design.json: point 'designer verify' at an intent file or at a folder "
+                                "written by 'designer build'")
+    data = json.loads(files["design.json"])
+    summary = data["summary"]
+    tiers = summary["tiers"]
+    sizing = summary["sizing"]
+    switches = [device for device in data["devices"] if device["role"] in ROLES]
+    keep = [device for device in switches if whole or _in_slice(device, tiers, sizing)]
+    index = {device["name"]: number for number, device in enumerate(keep)}
+    missing = [device["name"] for device in keep if f"configs/frr/{device['name']}.conf" not in files]
+    if missing:
+        raise PrerequisiteError(
+            f"no FRR config for {len(missing)} switch(es), e.g. configs/frr/{missing[0]}.conf; build the design "
+            "with frr among its targets (intent key targets) and run 'designer verify' again")
+    routers = [Router(device["name"], device["role"], ROLES.index(device["role"]), device["plane"],
+                      device.get("pod", -1), device.get("su", -1), device["asn"], device["loopback"])
+               for device in keep]
+    wires: list[Wire] = []
+    server_ports: list[list[tuple[str, str]]] = [[] for _ in routers]
+    outside: dict[str, str] = {}
+    servers: dict[str, str] = {}
+    for link in data["links"]:
+        (a_name, a_port, a_address), (z_name, z_port, z_address) = link["a"], link["z"]
+        a, z = index.get(a_name), index.get(z_name)
+        if link["tier"] == "server_leaf":
+            if a is not None:
+                server_ports[a].append((a_port, a_address))
+                servers[z_address] = z_name
+        elif a is not None and z is not None:
+            wires.append(Wire(a, a_port, a_address, z, z_port, z_address))
+        elif a is not None:
+            outside[z_address] = z_name
+        elif z is not None:
+            outside[a_address] = a_name
+    configs = [files[f"configs/frr/{router.name}.conf"].decode() for router in routers]
+    return Topology(data["name"], tiers, sizing, routers, wires, server_ports, configs, outside, servers,
+                    _coverage(routers, len(switches), tiers, whole), len(switches))
+
+
+def _in_slice(device: dict[str, Any], tiers: int, sizing: dict[str, Any]) -> bool:
+    """Plane 0 only. 3 tiers: pod 0 whole with its spines, every super-spine (pod 0's spines reach every
+    group), and the first scalable unit of pod 1 (one leaf per rail) with pod 1's spines. 2 tiers: every
+    spine, scalable unit 0 whole and scalable unit 1 (one leaf per rail)."""
+    if device["plane"] != 0:
+        return False
+    role = device["role"]
+    if tiers == 2:
+        return role == "spine" or device["su"] <= 1
+    if role == "super_spine":
+        return True
+    if role == "spine":
+        return device["pod"] <= 1
+    return device["pod"] == 0 or device["su"] == sizing["scalable_units_per_pod"]
+
+
+def _coverage(routers: list[Router], total: int, tiers: int, whole: bool) -> str:
+    counts = {role: sum(router.role == role for router in routers) for role in ROLES}
+    held = ", ".join(f"{count} {PLURAL[role] if count != 1 else role.replace('_', '-')}"
+                     for role, count in counts.items() if count)
+    if whole:
+        return f"whole fabric: {len(routers)} switches ({held})"
+    pods = sorted({router.pod for router in routers if router.role == "leaf"})
+    first = [router for router in routers if router.role == "leaf" and router.pod == pods[0]]
+    if tiers == 2:
+        sus = sorted({router.su for router in routers if router.role == "leaf"})
+        what = f"scalable unit(s) {', '.join(map(str, sus))} of plane 0 with every spine"
+    else:
+        what = (f"pod {pods[0]} of plane 0 complete ({len(first)} leaves) with its spines and every super-spine"
+                + (f", plus one leaf per rail of pod {pods[1]} with that pod's spines" if len(pods) > 1 else ""))
+    return f"slice: {what}; {len(routers)} of {total} switches ({held})"
+
+
+def expected_routes(lab: Topology, failed: frozenset[int] = frozenset()) -> dict[int, dict[str, int]]:
+    """Per running router, every other leaf's prefixes with the number of next hops BGP must install.
+
+    Routers in ``failed`` are down with all their links. A destination without a valley-free path from a
+    router is left out (nothing is asserted about it there).
+    """
+    up, down = lab.neighbors()
+    routes: dict[int, dict[str, int]] = {router: {} for router in range(len(lab.routers)) if router not in failed}
+    for destination in lab.leaves():
+        if destination in failed:
+            continue
+        distance, width = paths_to(lab, destination, failed, up, down)
+        prefixes = lab.prefixes(destination)
+        for router, table in routes.items():
+            if router != destination and distance[router] is not None and width[router]:
+                table.update(dict.fromkeys(prefixes, width[router]))
+    return routes
+
+
+def paths_to(lab: Topology, destination: int, failed: frozenset[int], up: list[list[int]],
+             down: list[list[int]]) -> tuple[list[int | None], list[int]]:
+    """Hop count of the shortest valley-free path from every router to ``destination`` and its ECMP width."""
+    count = len(lab.routers)
+    below: list[int | None] = [None] * count
+    below[destination] = 0
+    frontier = [destination]
+    while frontier:
+        following = []
+        for router in frontier:
+            for upper in up[router]:
+                if upper not in failed and below[upper] is None:
+                    below[upper] = below[router] + 1
+                    following.append(upper)
+        frontier = following
+    distance = list(below)
+    for router in sorted(range(count), key=lambda number: -lab.routers[number].tier):
+        if router in failed or distance[router] is not None:
+            continue
+        reachable = [distance[upper] for upper in up[router] if upper not in failed and distance[upper] is not None]
+        distance[router] = 1 + min(reachable) if reachable else None
+    width = [0] * count
+    for router in range(count):
+        hops = distance[router]
+        if router in failed or router == destination or hops is None:
+            continue
+        if below[router] is not None:
+            width[router] = sum(1 for lower in down[router] if lower not in failed and below[lower] == hops - 1)
+        else:
+            width[router] = sum(1 for upper in up[router] if upper not in failed and distance[upper] == hops - 1)
+    return distance, width
