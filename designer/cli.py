@@ -12,6 +12,7 @@ from designer import __version__
 from designer.design import build
 from designer.errors import InputError, PrerequisiteError
 from designer.outputs import design_files, drift, write
+from designer.render import TemplateError
 from designer.report import summary, summary_text
 from designer.validate import validate_output
 
@@ -23,7 +24,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = _parser().parse_args(argv)
     try:
         return args.run(args)
-    except (InputError, PrerequisiteError) as error:
+    except (InputError, PrerequisiteError, TemplateError) as error:
         print(str(error), file=sys.stderr)
         return EXIT_INPUT
 
@@ -38,6 +39,8 @@ def _parser() -> argparse.ArgumentParser:
     build_cmd.add_argument("intent", type=Path, help="the intent YAML file")
     build_cmd.add_argument("-o", "--output", type=Path, help="write the design into this folder "
                                                             "(default: outputs/<name>)")
+    build_cmd.add_argument("--templates", type=Path, metavar="DIR", help="search this folder of Jinja2 templates "
+                           "before the shipped ones (default: templates/ beside the intent, if any)")
     build_cmd.add_argument("--check", action="store_true", help="write nothing; exit 1 if the committed "
                                                                 "outputs differ from what the intent gives now")
     build_cmd.set_defaults(run=_build)
@@ -59,7 +62,7 @@ def _parser() -> argparse.ArgumentParser:
 def _build(args: argparse.Namespace) -> int:
     design = build(args.intent)
     target = args.output or Path("outputs") / design.intent.name
-    files = design_files(design)
+    files = design_files(design, args.templates)
     if args.check:
         differences = drift(files, target) if target.is_dir() else [f"missing: {target}/"]
         if differences:

@@ -101,6 +101,18 @@ class Bgp:
     hold: int
 
 
+@dataclass(frozen=True, slots=True)
+class QueuePolicy:
+    """How one egress queue is served: strict priority (optionally capped) or a DWRR share, and its marking."""
+
+    index: int
+    strict: bool
+    weight: int
+    rate_percent: int | None
+    ecn: bool
+    lossless: bool
+
+
 @dataclass(frozen=True)
 class Qos:
     """The whole RoCEv2 lossless profile as every OS needs it. A priority is its own traffic class and queue."""
@@ -127,6 +139,14 @@ class Qos:
     pfc_watchdog_action: str
     mtu: int
     headroom_bytes: int
+
+    @property
+    def queues(self) -> tuple[QueuePolicy, ...]:
+        """The queues in use, in index order: other traffic and RoCE share DWRR, CNP goes strict."""
+        dwrr = [QueuePolicy(queue, False, weight, None, self.ecn and queue == self.lossless_priority,
+                            queue in self.pfc_priorities) for queue, weight in self.dwrr_weights]
+        strict = QueuePolicy(self.cnp_priority, True, 0, self.cnp_rate_percent, False, False)
+        return tuple(sorted([*dwrr, strict], key=lambda queue: queue.index))
 
     @property
     def tc_dscps(self) -> tuple[tuple[int, tuple[int, ...]], ...]:

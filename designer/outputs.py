@@ -22,19 +22,26 @@ from designer import __version__
 from designer.allocate import ip
 from designer.design import Design
 from designer.fabric import TIERS
+from designer.render import render_configs, user_templates_for
 from designer.report import summary
 
 MANIFEST = "manifest.json"
 
 
-def design_files(design: Design) -> dict[str, bytes]:
-    """Every output file of the design, by relative path, ending with the manifest of their hashes."""
+def design_files(design: Design, templates: Path | None = None) -> dict[str, bytes]:
+    """Every output file of the design, by relative path, ending with the manifest of their hashes.
+
+    ``templates`` is a folder of user templates searched before the shipped ones (default: a
+    ``templates/`` folder beside the intent, if there is one).
+    """
     files = {
         "summary.md": summary_markdown(design).encode(),
         "design.json": design_json(design).encode(),
         "cabling.csv": _csv(*cabling_rows(design)),
         "addressing.csv": _csv(*addressing_rows(design)),
         "asn.csv": _csv(*asn_rows(design)),
+        **render_configs(design.devices, design.intent.targets,
+                         user_templates_for(design.intent.source.filename, templates)),
     }
     manifest = {
         "name": design.intent.name,
