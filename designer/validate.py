@@ -85,12 +85,14 @@ class SonicYang:
         # Load every model before reading any schema node: loading a module may recompile the others.
         modules = [self._context.load_module(file.stem).name() for file in files]
         self._tables: dict[str, tuple[str, Any]] = {}
+        self._lists: set[str] = set()
         for name in modules:
             module = self._context.get_module(name)
             top = next(iter(module.children(types=(libyang.SNode.CONTAINER,))), None)
             if top is not None:
                 for table in top.children(types=(libyang.SNode.CONTAINER,)):
                     self._tables[table.name()] = (f"{module.name()}:{top.name()}", table)
+                    self._lists.update(item.name() for item in table.children(types=(libyang.SNode.LIST,)))
 
     def check(self, config: Mapping[str, Mapping[str, Any]]) -> None:
         """Raise :class:`ConfigDbError` for the first thing the models reject in ``config``."""
@@ -98,7 +100,7 @@ class SonicYang:
         try:
             tree = self._context.parse_data_mem(json.dumps(document), "json", strict=True, no_state=True)
         except self._ly.LibyangError as error:
-            raise _located(str(error)) from None
+            raise _located(str(error), self._lists) from None
         if tree is not None:
             tree.free()
 
@@ -179,8 +181,10 @@ def _typed(leaf_type: Any, data: Any) -> Any:
     return text
 
 
-def _located(text: str) -> ConfigDbError:
-    """Turn a libyang error ("...: Data location "/mod:top/TABLE/LIST[k='v']/leaf"...") into table, key, field."""
+def _located(text: str, lists: Iterable[str] = ()) -> ConfigDbError:
+    """Turn a libyang error ("...: Data location "/mod:top/TABLE/LIST[k='v']/leaf"...") into table, key, field.
+
+    ``lists`` are the YANG list names: one without key predicates (its key itself is invalid) is no key."""
     message, _, where = text.partition(": Data location ")
     message = message.removeprefix("failed to parse data tree: ").rstrip(".")
     path = re.sub(r"^\"(.*?)\"(, line number \d+)?\.?$", r"\1", where.strip())
@@ -188,7 +192,8 @@ def _located(text: str) -> ConfigDbError:
     if match is None:
         return ConfigDbError(message)
     keys = _PREDICATE.findall(match["keys"] or "")
-    key = "|".join(keys) if keys else (match["node"] or "")
+    node = match["node"] or ""
+    key = "|".join(keys) if keys else ("" if node in lists else node)
     rest = match["rest"] or ""
     inner = _PREDICATE.findall(rest)
     field = inner[0] if inner else rest.rsplit("/", 1)[-1]

@@ -1,0 +1,205 @@
+"""The real parsers as proof: SONiC's YANG models reject a broken config_db.json naming its table, FRR's
+vtysh rejects a broken frr.conf at its line, and ``designer validate-configs`` runs both over a build."""
+
+from __future__ import annotations
+
+import copy
+import json
+import shutil
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from designer.cli import main
+from designer.design import build
+from designer.model import device_configs
+from designer.render import render_configs
+from designer.validate import ConfigDbError, SonicYang, _located, check_config_db, check_frr
+from tests.conftest import ROOT, need
+from tests.test_sonic import INTENTS, small, sonic_yang
+
+LEAF = "p0-su0-r0-leaf"
+Mutation = Callable[[dict[str, Any]], None]
+
+
+def _set(table: str, key: str, field: str, value: str) -> Mutation:
+    def mutate(config: dict[str, Any]) -> None:
+        config[table][key][field] = value
+    return mutate
+
+
+def _add(table: str, key: str, fields: dict[str, str]) -> Mutation:
+    def mutate(config: dict[str, Any]) -> None:
+        config.setdefault(table, {})[key] = fields
+    return mutate
+
+
+def _interface_on_a_missing_port(config: dict[str, Any]) -> None:
+    config["INTERFACE"]["Ethernet996"] = {}
+    config["INTERFACE"]["Ethernet996|10.9.9.0/31"] = {}
+
+
+MUTATIONS: dict[str, tuple[Mutation, str, str, str, str]] = {
+    # name: (mutation, table, key, field, fragment of libyang's message)
+    "interface on a port not in PORT": (_interface_on_a_missing_port, "INTERFACE", "Ethernet996|10.9.9.0/31", "name",
+                                        "leafref"),
+    "MTU above 9216": (_set("PORT", "Ethernet0", "mtu", "9217"), "PORT", "Ethernet0", "mtu", "range"),
+    "unknown ECN mode": (_set("WRED_PROFILE", "ROCE_ECN", "ecn", "ecn_sometimes"), "WRED_PROFILE", "ROCE_ECN", "ecn",
+                         "enumeration"),
+    "unknown scheduler type": (_set("SCHEDULER", "STRICT_CNP", "type", "FAST"), "SCHEDULER", "STRICT_CNP", "type",
+                               "enumeration"),
+    "QoS map that does not exist": (_set("PORT_QOS_MAP", "Ethernet0", "dscp_to_tc_map", "NOPE"), "PORT_QOS_MAP",
+                                    "Ethernet0", "dscp_to_tc_map", "leafref"),
+    "ECN max below min": (_set("WRED_PROFILE", "ROCE_ECN", "green_max_threshold", "1024"), "WRED_PROFILE",
+                          "ROCE_ECN", "green_max_threshold", "greater than or equal"),
+    "PFC on priority 8": (_set("PORT_QOS_MAP", "Ethernet0", "pfc_enable", "3,8"), "PORT_QOS_MAP", "Ethernet0",
+                          "pfc_enable", "pattern"),
+    "traffic class 16": (_set("DSCP_TO_TC_MAP", "ROCE", "26", "16"), "DSCP_TO_TC_MAP", "ROCE", "26",
+                         "Invalid Traffic Class"),
+    "watchdog faster than SONiC allows": (_set("PFC_WD", "Ethernet0", "detection_time", "50"), "PFC_WD",
+                                          "Ethernet0", "detection_time", "range"),
+    "buffer profile in no pool": (_set("BUFFER_PROFILE", "ingress_lossy_profile", "pool", "nowhere"),
+                                  "BUFFER_PROFILE", "ingress_lossy_profile", "pool", "leafref"),
+    "neighbor that is not an address": (_add("BGP_NEIGHBOR", "spine0", {"asn": "65000"}), "BGP_NEIGHBOR", "",
+                                        "neighbor", 'Invalid union value "spine0"'),
+    "field SONiC does not know": (_set("PORT", "Ethernet0", "speeed", "400000"), "PORT", "Ethernet0", "",
+                                  "speeed"),
+    "key with too many parts": (_add("INTERFACE", "Ethernet0|10.0.0.1/31|extra", {}), "INTERFACE",
+                                "Ethernet0|10.0.0.1/31|extra", "", "name or name|ip-prefix"),
+    "table without a model": (_add("ROCE_MAGIC", "x", {}), "ROCE_MAGIC", "", "", "no SONiC YANG model"),
+}
+
+
+@pytest.fixture(scope="module")
+def yang() -> SonicYang:
+    return sonic_yang()
+
+
+def leaf_config() -> dict[str, Any]:
+    return copy.deepcopy(small("small-2tier")[1][LEAF])
+
+
+@pytest.mark.parametrize("name", sorted(MUTATIONS))
+def test_a_mutated_config_db_fails_naming_table_key_and_field(yang: SonicYang, name: str) -> None:
+    mutate, table, key, field, fragment = MUTATIONS[name]
+    config = leaf_config()
+    yang.check(config)
+    mutate(config)
+    with pytest.raises(ConfigDbError) as raised:
+        yang.check(config)
+    error = raised.value
+    assert (error.table, error.key, error.field) == (table, key, field), str(error)
+    assert fragment in error.message, str(error)
+
+
+def test_a_file_verdict_points_at_the_line(yang: SonicYang, tmp_path: Path) -> None:
+    path = tmp_path / f"{LEAF}.json"
+    text = json.dumps(leaf_config(), indent=2)
+    path.write_text(text)
+    assert check_config_db(yang, path, path.name).ok
+    # Only PORT has an mtu field, so the first one in the file is the first port's.
+    line = next(number for number, row in enumerate(text.splitlines(), 1) if '"mtu": "9216"' in row)
+    path.write_text(text.replace('"mtu": "9216"', '"mtu": "9999"', 1))
+    verdict = check_config_db(yang, path, path.name)
+    assert not verdict.ok and verdict.error.startswith(f"line {line}: PORT|Ethernet0 mtu: "), verdict.error
+    path.write_text(text[:-3])
+    assert "not JSON" in check_config_db(yang, path, path.name).error
+
+
+@pytest.mark.parametrize(("location", "where"), [
+    ("""/sonic-port:sonic-port/PORT/PORT_LIST[name='Ethernet8']/mtu", line number 1.""", ("PORT", "Ethernet8", "mtu")),
+    ("""/sonic-interface:sonic-interface/INTERFACE/INTERFACE_IPPREFIX_LIST[name='Ethernet0'][ip-prefix='10.0.0.0/31']\
+/family\"""", ("INTERFACE", "Ethernet0|10.0.0.0/31", "family")),
+    ("""/sonic-device_metadata:sonic-device_metadata/DEVICE_METADATA/localhost/hostname\"""",
+     ("DEVICE_METADATA", "localhost", "hostname")),
+    ("""/sonic-dscp-tc-map:sonic-dscp-tc-map/DSCP_TO_TC_MAP/DSCP_TO_TC_MAP_LIST[name='ROCE']/DSCP_TO_TC_MAP\
+[dscp='26']/tc\"""", ("DSCP_TO_TC_MAP", "ROCE", "26")),
+])
+def test_libyang_data_paths_map_back_to_config_db_names(location: str, where: tuple[str, str, str]) -> None:
+    error = _located(f'failed to parse data tree: Something is wrong.: Data location "{location}')
+    assert (error.table, error.key, error.field, error.message) == (*where, "Something is wrong")
+    assert str(_located("failed to parse data tree: No location.")) == "No location"
+
+
+@pytest.fixture(scope="module")
+def frr_files(tmp_path_factory: pytest.TempPathFactory) -> list[Path]:
+    need(shutil.which("vtysh") is not None, "FRR's vtysh missing: apt-get install frr")
+    folder = tmp_path_factory.mktemp("frr")
+    paths = []
+    for name in INTENTS:
+        design = small(name)[0]
+        for relative, data in render_configs(device_configs(design), ["frr"]).items():
+            path = folder / name / Path(relative).name
+            path.parent.mkdir(parents=True, exist_ok=True)
+            path.write_bytes(data)
+            paths.append(path)
+    return paths
+
+
+def test_every_generated_frr_conf_passes_vtysh(frr_files: list[Path]) -> None:
+    verdicts = check_frr((path, str(path)) for path in frr_files)
+    assert len(verdicts) == len(frr_files) >= 26
+    assert [verdict.error for verdict in verdicts if not verdict.ok] == []
+
+
+def test_a_broken_frr_conf_fails_at_its_line(frr_files: list[Path], tmp_path: Path) -> None:
+    lines = frr_files[0].read_text().splitlines()
+    router = next(number for number, line in enumerate(lines) if line.startswith("router bgp"))
+    lines.insert(router + 1, " bgp bestpath as-path multipath-relaxed-typo")
+    broken = tmp_path / "broken.conf"
+    broken.write_text("\n".join(lines) + "\n")
+    (verdict,) = check_frr([(broken, "broken.conf")])
+    assert not verdict.ok
+    assert verdict.error.startswith(f"line {router + 2}: % Unknown command"), verdict.error
+    assert "multipath-relaxed-typo" in verdict.error
+
+
+def build_output(tmp_path: Path) -> Path:
+    output = tmp_path / "out"
+    assert main(["build", str(ROOT / "tests" / "intents" / "small-2tier.yaml"), "-o", str(output)]) == 0
+    return output
+
+
+def test_validate_configs_passes_a_build_and_fails_a_tampered_one(yang: SonicYang, tmp_path: Path,
+                                                                  capsys: pytest.CaptureFixture[str]) -> None:
+    need(shutil.which("vtysh") is not None, "FRR's vtysh missing: apt-get install frr")
+    output = build_output(tmp_path)
+    design = build(ROOT / "tests" / "intents" / "small-2tier.yaml")
+    capsys.readouterr()
+    assert main(["validate-configs", str(output)]) == 0
+    report = capsys.readouterr().out
+    switches = len(design.fabric.switches())
+    assert f"sonic-yang: {switches} of {switches} files valid" in report
+    assert f"vtysh: {switches} of {switches} files valid" in report
+    assert f"not checked: {switches} eos files" in report
+
+    sonic = output / "configs" / "sonic" / f"{LEAF}.json"
+    original = sonic.read_text()
+    sonic.write_text(original.replace('"mtu": "9216"', '"mtu": "65000"', 1))
+    assert main(["validate-configs", str(output)]) == 1
+    assert f"INVALID configs/sonic/{LEAF}.json (sonic-yang): line " in capsys.readouterr().out
+    sonic.write_text(original)
+
+    frr = output / "configs" / "frr" / f"{LEAF}.conf"
+    frr.write_text(frr.read_text() + "router bgp not-a-number\n")
+    assert main(["validate-configs", str(output)]) == 1
+    assert f"INVALID configs/frr/{LEAF}.conf (vtysh): line " in capsys.readouterr().out
+
+
+def test_validate_configs_says_what_to_install_when_a_parser_is_missing(
+        yang: SonicYang, tmp_path: Path, capsys: pytest.CaptureFixture[str],
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    output = build_output(tmp_path)
+    capsys.readouterr()
+    assert main(["validate-configs", str(output), "--yang-dir", str(tmp_path)]) == 2
+    assert "no SONiC YANG models (*.yang) in" in capsys.readouterr().err
+    monkeypatch.setenv("PATH", str(tmp_path))  # no vtysh on the path
+    assert main(["validate-configs", str(output)]) == 2
+    captured = capsys.readouterr()
+    assert "apt-get install frr libyang2-dev && pip install libyang==2.8.0" in captured.err
+    switches = len(build(ROOT / "tests" / "intents" / "small-2tier.yaml").fabric.switches())
+    assert f"sonic-yang: {switches} of {switches} files valid" in captured.out  # the parser that is there ran
+    assert main(["validate-configs", str(tmp_path)]) == 2
+    assert "has no configs/ folder" in capsys.readouterr().err
