@@ -164,11 +164,11 @@ def config_path(target: str, hostname: str) -> str:
 
 def render_configs(devices: Iterable[DeviceConfig], targets: Iterable[str],
                    user_templates: Path | None = None) -> dict[str, bytes]:
-    """Every device's configuration for every target that has a renderer, by output path."""
+    """Every device's configuration for every target, by output path."""
     renderer = Renderer(user_templates)
     files: dict[str, bytes] = {}
     devices = list(devices)
-    for target in sorted(set(targets) & TARGETS.keys()):
+    for target in sorted(targets):
         renderer.template(target)
         for device in devices:
             files[config_path(target, device.hostname)] = renderer.render(target, device).encode()

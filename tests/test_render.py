@@ -1,0 +1,288 @@
+"""Rendered switch configurations, parsed back per OS and cross-checked against the design.
+
+Each OS's text is read back by a small parser written here from the OS's syntax (not from the
+templates), into one neutral view per device: interfaces by the design's port name, BGP sessions,
+and the QoS facts that must match on both ends of a link.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import shutil
+import subprocess
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import pytest
+import yaml
+
+from designer.allocate import ip
+from designer.design import Design, build
+from designer.fabric import SERVER_LEAF
+from designer.model import DeviceConfig
+from designer.render import TARGETS, Renderer, render_configs
+from tests.conftest import ROOT, need
+
+INTENTS = ROOT / "tests" / "intents"
+OSES = ("frr", "eos", "nvue", "sonic")
+
+
+@dataclass
+class View:
+    """What one device's configuration says, in neutral terms."""
+
+    hostname: str = ""
+    asn: int = 0
+    interfaces: dict[str, str] = field(default_factory=dict)
+    sessions: set[tuple[str, int]] = field(default_factory=set)
+    maximum_paths: int = 0
+    networks: list[str] = field(default_factory=list)
+    dscp_to_tc: dict[int, int] = field(default_factory=dict)
+    pfc: dict[str, tuple[int, ...]] = field(default_factory=dict)
+    mtu: dict[str, int] = field(default_factory=dict)
+
+
+def eos_name(port: str, device: DeviceConfig) -> str:
+    """The EOS interface of a design port: ``Ethernet{N}`` or ``Ethernet{N}/{first lane from 1}``."""
+    number, lane = re.fullmatch(r"swp(\d+)(?:s(\d+))?", port).groups()
+    if lane is None:
+        return f"Ethernet{number}"
+    return f"Ethernet{number}/{int(lane) * (device.serdes_lanes // device.breakout) + 1}"
+
+
+def parse_frr(text: str, device: DeviceConfig) -> View:
+    view = View()
+    interface = None
+    for line in text.splitlines():
+        if match := re.fullmatch(r"hostname (\S+)", line):
+            view.hostname = match[1]
+        elif match := re.fullmatch(r"interface (\S+)", line):
+            interface = match[1]
+        elif (match := re.fullmatch(r" ip address (\S+)", line)) and interface != "lo":
+            view.interfaces[interface] = match[1]
+        elif match := re.fullmatch(r"router bgp (\d+)", line):
+            view.asn = int(match[1])
+        elif match := re.fullmatch(r" neighbor (\S+) remote-as (\d+)", line):
+            view.sessions.add((match[1], int(match[2])))
+        elif match := re.fullmatch(r"  maximum-paths (\d+)", line):
+            view.maximum_paths = int(match[1])
+        elif match := re.fullmatch(r"  network (\S+)", line):
+            view.networks.append(match[1])
+    return view
+
+
+def parse_eos(text: str, device: DeviceConfig) -> View:
+    view = View()
+    back = {eos_name(interface.name, device): interface.name for interface in device.interfaces}
+    interface = None
+    for line in text.splitlines():
+        if match := re.fullmatch(r"hostname (\S+)", line):
+            view.hostname = match[1]
+        elif match := re.fullmatch(r"qos map dscp ([\d ]+) to traffic-class (\d)", line):
+            view.dscp_to_tc.update({int(dscp): int(match[2]) for dscp in match[1].split()})
+        elif match := re.fullmatch(r"interface (Ethernet\S+)", line):
+            interface = back[match[1]]
+            view.pfc[interface] = ()
+        elif interface and (match := re.fullmatch(r"   ip address (\S+)", line)):
+            view.interfaces[interface] = match[1]
+        elif interface and (match := re.fullmatch(r"   mtu (\d+)", line)):
+            view.mtu[interface] = int(match[1])
+        elif interface and (match := re.fullmatch(r"   priority-flow-control priority (\d) no-drop", line)):
+            view.pfc[interface] += (int(match[1]),)
+        elif match := re.fullmatch(r"router bgp (\d+)", line):
+            view.asn, interface = int(match[1]), None
+        elif match := re.fullmatch(r"   neighbor (\S+) remote-as (\d+)", line):
+            view.sessions.add((match[1], int(match[2])))
+        elif match := re.fullmatch(r"   maximum-paths (\d+) ecmp \d+", line):
+            view.maximum_paths = int(match[1])
+        elif match := re.fullmatch(r"      network (\S+)", line):
+            view.networks.append(match[1])
+    return view
+
+
+def parse_nvue(text: str, device: DeviceConfig) -> View:
+    (document,) = yaml.safe_load(text)
+    config = document["set"]
+    bgp = config["vrf"]["default"]["router"]["bgp"]
+    qos = config["qos"]
+    pfc = tuple(sorted(qos["pfc"]["default-global"]["switch-priority"]))
+    interfaces = {name: next(iter(body["ip"]["address"])) for name, body in config["interface"].items()
+                  if body["type"] == "swp"}
+    return View(
+        hostname=config["system"]["hostname"], asn=config["router"]["bgp"]["autonomous-system"],
+        interfaces=interfaces,
+        sessions={(address, body["remote-as"]) for address, body in bgp["neighbor"].items()},
+        maximum_paths=bgp["address-family"]["ipv4-unicast"]["multipaths"]["ebgp"],
+        networks=list(bgp["address-family"]["ipv4-unicast"]["network"]),
+        dscp_to_tc={dscp: body["switch-priority"] for dscp, body in qos["mapping"]["default-global"]["dscp"].items()},
+        pfc=dict.fromkeys(interfaces, pfc),
+        mtu={name: config["interface"][name]["link"]["mtu"] for name in interfaces},
+    )
+
+
+def parse_sonic(text: str, device: DeviceConfig) -> View:
+    config = json.loads(text)
+    alias = {name: port["alias"] for name, port in config["PORT"].items()}
+    interfaces = {alias[key.split("|")[0]]: key.split("|")[1] for key in config["INTERFACE"] if "|" in key}
+    (dscp_map,) = config["DSCP_TO_TC_MAP"].values()
+    return View(
+        hostname=config["DEVICE_METADATA"]["localhost"]["hostname"],
+        asn=int(config["DEVICE_METADATA"]["localhost"]["bgp_asn"]), interfaces=interfaces,
+        sessions={(address, int(body["asn"])) for address, body in config["BGP_NEIGHBOR"].items()},
+        dscp_to_tc={int(dscp): int(tc) for dscp, tc in dscp_map.items()},
+        pfc={alias[name]: tuple(int(p) for p in body["pfc_enable"].split(",") if p)
+             for name, body in config["PORT_QOS_MAP"].items() if name in alias},
+        mtu={alias[name]: int(port["mtu"]) for name, port in config["PORT"].items()},
+    )
+
+
+PARSERS = {"frr": parse_frr, "eos": parse_eos, "nvue": parse_nvue, "sonic": parse_sonic}
+
+
+@dataclass
+class Rendered:
+    design: Design
+    texts: dict[str, dict[str, str]]
+    views: dict[str, dict[str, View]]
+
+
+@pytest.fixture(scope="module", params=["small-2tier", "small-3tier"])
+def rendered(request: pytest.FixtureRequest) -> Rendered:
+    design = build(INTENTS / f"{request.param}.yaml")
+    files = render_configs(design.devices, OSES)
+    texts = {os: {device.hostname: files[f"configs/{os}/{device.hostname}.{TARGETS[os].extension}"].decode()
+                  for device in design.devices} for os in OSES}
+    views = {os: {device.hostname: PARSERS[os](texts[os][device.hostname], device) for device in design.devices}
+             for os in OSES}
+    return Rendered(design, texts, views)
+
+
+@pytest.mark.parametrize("os", OSES)
+def test_every_cabling_row_is_two_interfaces_with_the_two_ends_of_its_31(rendered: Rendered, os: str) -> None:
+    design, views = rendered.design, rendered.views[os]
+    devices = design.fabric.devices
+    expected: dict[str, dict[str, str]] = {device.name: {} for device in design.fabric.switches()}
+    for number, (tier, upper, upper_port, lower, lower_port) in enumerate(design.fabric.links):
+        even, odd = design.allocation.link_addresses(number)
+        expected[devices[upper].name][devices[upper].port_name(upper_port)] = f"{ip(even)}/31"
+        if tier != SERVER_LEAF:
+            expected[devices[lower].name][devices[lower].port_name(lower_port)] = f"{ip(odd)}/31"
+    assert {host: view.interfaces for host, view in views.items()} == expected
+    assert all(view.hostname == host for host, view in views.items())
+
+
+@pytest.mark.parametrize("os", OSES)
+def test_every_session_has_a_reciprocal_with_swapped_addresses_and_asns(rendered: Rendered, os: str) -> None:
+    views = rendered.views[os]
+    address_owner = {address.split("/")[0]: (host, view.asn) for host, view in views.items()
+                     for address in view.interfaces.values()}
+    sessions = 0
+    for host, view in views.items():
+        local_addresses = {address.split("/")[0] for address in view.interfaces.values()}
+        for peer_address, remote_asn in view.sessions:
+            peer_host, peer_asn = address_owner[peer_address]
+            assert remote_asn == peer_asn != view.asn, (host, peer_address)
+            (local,) = [address for address in local_addresses if _same_31(address, peer_address)]
+            assert (local, view.asn) in views[peer_host].sessions, (host, peer_address)
+            sessions += 1
+    links = rendered.design.fabric.links
+    assert sessions == 2 * (len(links) - rendered.design.fabric.server_link_count)
+
+
+def _same_31(first: str, second: str) -> bool:
+    def number(address: str) -> int:
+        return int.from_bytes(bytes(int(part) for part in address.split(".")))
+    return number(first) >> 1 == number(second) >> 1 and first != second
+
+
+@pytest.mark.parametrize("os", ["frr", "eos", "nvue"])
+def test_bgp_ecmp_and_advertised_networks(rendered: Rendered, os: str) -> None:
+    for device in rendered.design.devices:
+        view = rendered.views[os][device.hostname]
+        assert view.asn == device.asn
+        assert view.maximum_paths == device.bgp.maximum_paths >= 1
+        servers = sorted(address for port, address in view.interfaces.items()
+                         if any(i.name == port and i.role == "server" for i in device.interfaces))
+        assert sorted(view.networks) == sorted([device.loopback, *servers])
+
+
+@pytest.mark.parametrize("os", ["eos", "nvue", "sonic"])
+def test_lossless_priority_dscp_map_and_pfc_identical_on_both_ends(rendered: Rendered, os: str) -> None:
+    design, views = rendered.design, rendered.views[os]
+    qos = design.devices[0].qos
+    devices = design.fabric.devices
+    for tier, upper, upper_port, lower, lower_port in design.fabric.links:
+        if tier == SERVER_LEAF:
+            continue
+        ends = [(views[devices[index].name], devices[index].port_name(port))
+                for index, port in ((upper, upper_port), (lower, lower_port))]
+        facts = [(view.dscp_to_tc, view.pfc[port], view.mtu[port]) for view, port in ends]
+        assert facts[0] == facts[1]
+        dscp_to_tc, pfc, _ = facts[0]
+        assert dscp_to_tc[qos.roce_dscp] == qos.lossless_priority == 3
+        assert dscp_to_tc[qos.cnp_dscp] == qos.cnp_priority
+        assert set(dscp_to_tc) == set(range(64))
+        assert pfc == (3,)
+
+
+def test_eos_and_nvue_carry_the_profile(rendered: Rendered) -> None:
+    qos = rendered.design.devices[0].qos
+    eos = rendered.texts["eos"][rendered.design.devices[0].hostname]
+    kbytes = (qos.ecn_min_bytes // 1024, qos.ecn_max_bytes // 1024)
+    assert (f"random-detect ecn minimum-threshold {kbytes[0]} kbytes maximum-threshold {kbytes[1]} kbytes "
+            f"max-mark-probability {qos.ecn_probability}") in eos
+    assert "mtu 9214" in eos and "priority-flow-control pause watchdog default timeout 0.2" in eos
+    (document,) = yaml.safe_load(rendered.texts["nvue"][rendered.design.devices[0].hostname])
+    nvue_qos = document["set"]["qos"]
+    assert nvue_qos["roce"] == {"enable": True, "mode": "lossless"}
+    assert nvue_qos["congestion-control"]["default-global"]["traffic-class"] == {3: {
+        "ecn": "enable", "red": "disable", "min-threshold": f"{kbytes[0]}KB", "max-threshold": f"{kbytes[1]}KB",
+        "probability": qos.ecn_probability}}
+    schedule = nvue_qos["egress-scheduler"]["default-global"]["traffic-class"]
+    assert schedule == {0: {"mode": "dwrr", "bw-percent": 50}, 3: {"mode": "dwrr", "bw-percent": 50},
+                        qos.cnp_priority: {"mode": "strict"}}
+
+
+def _vtysh_check(folder: Path, config: Path) -> subprocess.CompletedProcess[str]:
+    (folder / "vtysh.conf").touch()
+    return subprocess.run(["vtysh", "--config_dir", str(folder), "-C", "-f", str(config)],
+                          capture_output=True, text=True, timeout=60, check=False)
+
+
+def test_every_frr_conf_passes_vtysh(rendered: Rendered, tmp_path: Path) -> None:
+    need(shutil.which("vtysh") is not None, "FRR's vtysh is needed: apt-get install frr")
+    for host, text in rendered.texts["frr"].items():
+        config = tmp_path / f"{host}.conf"
+        config.write_text(text)
+        result = _vtysh_check(tmp_path, config)
+        assert result.returncode == 0, (host, result.stdout, result.stderr)
+
+
+def test_a_broken_frr_conf_fails_vtysh_at_its_line(rendered: Rendered, tmp_path: Path) -> None:
+    need(shutil.which("vtysh") is not None, "FRR's vtysh is needed: apt-get install frr")
+    lines = next(iter(rendered.texts["frr"].values())).splitlines()
+    at = next(number for number, line in enumerate(lines) if "remote-as" in line)
+    lines[at] = lines[at].replace("remote-as", "remote-asn")
+    config = tmp_path / "broken.conf"
+    config.write_text("\n".join(lines) + "\n")
+    result = _vtysh_check(tmp_path, config)
+    assert result.returncode != 0
+    assert f"line {at + 1}:" in result.stdout + result.stderr
+
+
+def test_each_template_is_compiled_once_per_build(monkeypatch: pytest.MonkeyPatch) -> None:
+    design = build(INTENTS / "small-2tier.yaml")
+    renderer = Renderer()
+    compiled: list[str | None] = []
+    original = renderer.environment.compile
+
+    def counting(source: str, name: str | None = None, *args: object, **kwargs: object) -> object:
+        compiled.append(name)
+        return original(source, name, *args, **kwargs)
+
+    monkeypatch.setattr(renderer.environment, "compile", counting)
+    first = [renderer.render("frr", device) for device in design.devices]
+    assert sorted(compiled) == ["frr/bfd.j2", "frr/bgp.j2", "frr/frr.conf.j2", "frr/interfaces.j2"]
+    assert [renderer.render("frr", device) for device in design.devices] == first
+    assert len(compiled) == 4
