@@ -14,7 +14,6 @@ import pytest
 
 from designer.cli import main
 from designer.design import build
-from designer.model import device_configs
 from designer.render import render_configs
 from designer.validate import ConfigDbError, SonicYang, _located, check_config_db, check_frr
 from tests.conftest import ROOT, need
@@ -130,7 +129,7 @@ def frr_files(tmp_path_factory: pytest.TempPathFactory) -> list[Path]:
     paths = []
     for name in INTENTS:
         design = small(name)[0]
-        for relative, data in render_configs(device_configs(design), ["frr"]).items():
+        for relative, data in render_configs(design.devices, ["frr"]).items():
             path = folder / name / Path(relative).name
             path.parent.mkdir(parents=True, exist_ok=True)
             path.write_bytes(data)
