@@ -1,0 +1,44 @@
+"""Golden files: the rendered configuration of representative switches, per OS, for a small 2-tier and 3-tier intent.
+
+After an intended change to a template or the device model, regenerate them with
+``python -m pytest tests/test_golden.py --update-golden`` and review the diff like any other change.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from designer.design import build
+from designer.model import DeviceConfig
+from designer.render import TARGETS, config_path, render_configs
+from tests.conftest import ROOT, check_golden
+
+GOLDEN = ROOT / "tests" / "golden"
+INTENTS = ("small-2tier", "small-3tier")
+
+
+def representatives(intent: str) -> tuple[list[DeviceConfig], dict[str, bytes]]:
+    """The first switch of each role (leaf, spine, super-spine) and every OS's rendering of it."""
+    design = build(ROOT / "tests" / "intents" / f"{intent}.yaml")
+    first: dict[str, DeviceConfig] = {}
+    for device in design.devices:
+        first.setdefault(device.role, device)
+    devices = list(first.values())
+    return devices, render_configs(devices, TARGETS)
+
+
+@pytest.mark.parametrize("intent", INTENTS)
+@pytest.mark.parametrize("os", sorted(TARGETS))
+def test_rendered_configs_match_the_golden_files(intent: str, os: str, update_golden: bool) -> None:
+    devices, files = representatives(intent)
+    for device in devices:
+        relative = config_path(os, device.hostname)
+        check_golden(GOLDEN / intent / relative.removeprefix("configs/"), files[relative].decode(), update_golden)
+
+
+@pytest.mark.parametrize("intent", INTENTS)
+def test_no_stale_golden_files(intent: str) -> None:
+    _, files = representatives(intent)
+    expected = {relative.removeprefix("configs/") for relative in files}
+    on_disk = {str(path.relative_to(GOLDEN / intent)) for path in (GOLDEN / intent).rglob("*") if path.is_file()}
+    assert on_disk == expected, "remove golden files no test produces any more"
