@@ -1,4 +1,5 @@
-"""Command line: ``designer build``, ``designer plan``. Exit 0 success, 1 a check failed, 2 bad input."""
+"""Command line: ``designer build``, ``designer plan``, ``designer verify``. Exit 0 success, 1 a check failed,
+2 bad input."""
 
 from __future__ import annotations
 
@@ -15,6 +16,8 @@ from designer.outputs import design_files, drift, write
 from designer.render import TemplateError
 from designer.report import summary, summary_text
 from designer.validate import validate_output
+from designer.verify.report import FORMATS
+from designer.verify.run import load_files, verify
 
 EXIT_OK, EXIT_CHECK_FAILED, EXIT_INPUT = 0, 1, 2
 
@@ -56,6 +59,22 @@ def _parser() -> argparse.ArgumentParser:
     validate_cmd.add_argument("--yang-dir", type=Path, help=(
         "SONiC YANG models (default: $DESIGNER_SONIC_YANG, else ../shared/sonic-yang beside the repository)"))
     validate_cmd.set_defaults(run=_validate_configs)
+
+    verify_cmd = commands.add_parser("verify", help=(
+        "run the design's FRR configs in real routers, one network namespace per switch, and prove it converges "
+        "(needs root and frr)"))
+    verify_cmd.add_argument("target", type=Path, metavar="INTENT|OUTPUT_DIR",
+                            help="an intent file (built in memory) or a folder written by 'designer build'")
+    verify_cmd.add_argument("--slice", action="store_true", help=(
+        "run a representative part of a large fabric: one pod (2 tiers: one scalable unit) whole with its "
+        "spines and super-spines, plus one leaf per rail of the next"))
+    verify_cmd.add_argument("--format", choices=("text", "json", "junit"), default="text",
+                            help="report format on stdout; progress goes to stderr")
+    verify_cmd.add_argument("--no-failures", dest="failures", action="store_false",
+                            help="skip failure injection (a spine, and with 3 tiers a super-spine, down and back)")
+    verify_cmd.add_argument("--timeout", type=float, metavar="SECONDS",
+                            help="longest wait for each phase to converge (default: 30 s + 0.5 s per router)")
+    verify_cmd.set_defaults(run=_verify)
     return parser
 
 
@@ -92,6 +111,12 @@ def _validate_configs(args: argparse.Namespace) -> int:
     if report.invalid:
         return EXIT_CHECK_FAILED
     return EXIT_INPUT if report.missing else EXIT_OK
+
+
+def _verify(args: argparse.Namespace) -> int:
+    report = verify(load_files(args.target), whole=not args.slice, failures=args.failures, timeout=args.timeout)
+    print(FORMATS[args.format](report), end="")
+    return EXIT_OK if report.passed else EXIT_CHECK_FAILED
 
 
 if __name__ == "__main__":

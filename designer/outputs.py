@@ -24,6 +24,7 @@ from designer.design import Design
 from designer.fabric import TIERS
 from designer.render import render_configs, user_templates_for
 from designer.report import summary
+from designer.verify.clab import lab_files
 
 MANIFEST = "manifest.json"
 
@@ -42,6 +43,7 @@ def design_files(design: Design, templates: Path | None = None) -> dict[str, byt
         "asn.csv": _csv(*asn_rows(design)),
         **render_configs(design.devices, design.intent.targets,
                          user_templates_for(design.intent.source.filename, templates)),
+        **(lab_files(design) if "frr" in design.intent.targets else {}),
     }
     manifest = {
         "name": design.intent.name,

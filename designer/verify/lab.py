@@ -31,11 +31,9 @@ PROGRAMS = ("ip", "unshare", "vtysh", "ping", "traceroute")
 INSTALL = "apt-get install -y frr iproute2 iputils-ping traceroute util-linux"
 GC_THRESH = ("gc_thresh1", "gc_thresh2", "gc_thresh3")
 SYSCTL = Path("/proc/sys/net/ipv4/neigh/default")
-LAB_ONLY = """
-! ---- lab only: added by 'designer verify', not part of the design ----
-! Kernel nexthop objects keep stale ECMP groups after a link flap on FRR 8.4; install plain routes.
-no zebra nexthop kernel enable
-"""
+LAB_ONLY = ("no zebra nexthop kernel enable",)
+"""Lab-only configuration, pushed before each router's own frr.conf (which is loaded unchanged): FRR 8.4 keeps
+stale kernel nexthop groups after a link flap, so the lab installs routes with their next hops inline."""
 BFD = re.compile(r"^\s*(neighbor \S+ bfd|bfd)\b", re.MULTILINE)
 """A config that asks for BFD also gets bfdd; otherwise each router runs zebra and bgpd only."""
 STOP_SECONDS = 5.0
@@ -237,18 +235,17 @@ class Lab:
                       *(f"link set {port} up" for port in ports[router] + bridges)], name)
 
     def _start(self) -> None:
-        """Start FRR in every namespace under its own hostname, with IPv4 forwarding on as on a switch."""
+        """Start FRR in every namespace under its own hostname (forwarding is the frr.conf's own business)."""
         self.progress(f"starting FRR (zebra + bgpd) in {len(self.namespaces)} namespaces")
         for router, (name, folder) in enumerate(zip(self.namespaces, self.dirs, strict=True)):
             folder.mkdir()
-            (folder / "frr.conf").write_text(self.topology.configs[router] + LAB_ONLY)
+            (folder / "frr.conf").write_text(self.topology.configs[router])
             (folder / "vtysh.conf").write_text("")
             shutil.chown(folder, "frr", "frr")
             for file in folder.iterdir():
                 shutil.chown(file, "frr", "frr")
             common = f"-d -P 0 -f /dev/null -u frr -g frr --vty_socket {folder} -z {folder}/zserv.api"
-            script = " && ".join([
-                "sysctl -qw net.ipv4.ip_forward=1", f"hostname {self.topology.routers[router].name}", *(
+            script = " && ".join([f"hostname {self.topology.routers[router].name}", *(
                 f"{FRR_BIN}/{daemon} {common} -i {folder}/{daemon}.pid --log file:{folder}/{daemon}.log"
                 for daemon in self.daemons[router])])
             subprocess.run(["ip", "netns", "exec", name, "unshare", "--uts", "sh", "-c", script],
@@ -264,15 +261,18 @@ class Lab:
                                f"see the logs in {self.dirs[waiting[0]]}")
 
     def load_configs(self) -> list[str]:
-        """Push every frr.conf with ``vtysh -b``; returns one problem per router whose config was refused."""
+        """Push the lab-only lines, then every frr.conf unchanged with ``vtysh -b``; returns one problem per
+        router whose configuration was refused."""
         self.progress(f"loading {len(self.dirs)} frr.conf files")
+        lab_only = [argument for line in ("configure terminal", *LAB_ONLY) for argument in ("-c", line)]
 
         def load(folder: Path) -> str:
-            result = subprocess.run(["vtysh", "--vty_socket", str(folder), "--config_dir", str(folder), "-b"],
-                                    capture_output=True, text=True, check=False, timeout=120)
-            output = (result.stdout + result.stderr).strip()
-            if result.returncode or "% " in output:
-                return f"{folder.name}: vtysh -b exit {result.returncode}: {' '.join(output.split())[:300]}"
+            vtysh = ["vtysh", "--vty_socket", str(folder)]
+            for step in (lab_only, ["--config_dir", str(folder), "-b"]):
+                result = subprocess.run(vtysh + step, capture_output=True, text=True, check=False, timeout=120)
+                output = (result.stdout + result.stderr).strip()
+                if result.returncode or "% " in output:
+                    return f"{folder.name}: vtysh exit {result.returncode}: {' '.join(output.split())[:300]}"
             return ""
 
         with ThreadPoolExecutor(max_workers=4) as pool:
