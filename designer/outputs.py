@@ -22,6 +22,8 @@ from designer import __version__
 from designer.allocate import ip
 from designer.design import Design
 from designer.fabric import TIERS
+from designer.floorplan import floorplan_svg
+from designer.physical.tables import bom_rows, power_markdown, racks_rows
 from designer.render import render_configs, user_templates_for
 from designer.report import summary
 from designer.verify.clab import lab_files
@@ -41,6 +43,10 @@ def design_files(design: Design, templates: Path | None = None) -> dict[str, byt
         "cabling.csv": _csv(*cabling_rows(design)),
         "addressing.csv": _csv(*addressing_rows(design)),
         "asn.csv": _csv(*asn_rows(design)),
+        "racks.csv": _csv(*racks_rows(design)),
+        "power.md": power_markdown(design).encode(),
+        "bom.csv": _csv(*bom_rows(design)),
+        "floorplan.svg": floorplan_svg(design).encode(),
         **render_configs(design.devices, design.intent.targets,
                          user_templates_for(design.intent.source.filename, templates)),
         **(lab_files(design) if "frr" in design.intent.targets else {}),
@@ -100,6 +106,8 @@ def design_json(design: Design) -> str:
                     if (value := getattr(device, key)) >= 0})
         if index < fabric.switch_count:
             row.update(loopback=ip(allocation.loopbacks[index]), asn=allocation.asns[index])
+        row.update(rack=design.physical.racks[design.physical.device_rack[index]].name,
+                   unit=design.physical.device_unit[index])
         device_rows.append(row)
     link_rows = []
     for number, (tier, upper, upper_port, lower, lower_port) in enumerate(fabric.links):
@@ -126,12 +134,13 @@ def _json_document(head: dict[str, Any], tables: dict[str, list[dict[str, Any]]]
 
 
 def cabling_rows(design: Design) -> tuple[list[str], Iterable[list[Any]]]:
-    """One row per link: both ends, speed and tier."""
-    devices, speed = design.fabric.devices, design.plan.link_speed
-    header = ["tier", "plane", "a_device", "a_port", "z_device", "z_port", "speed_gbps"]
+    """One row per link: both ends, speed, tier, estimated length and medium (see designer.physical.cables)."""
+    devices, speed, physical = design.fabric.devices, design.plan.link_speed, design.physical
+    header = ["tier", "plane", "a_device", "a_port", "z_device", "z_port", "speed_gbps", "length_m", "medium"]
     rows = ([TIERS[tier], devices[upper].plane, devices[upper].name, devices[upper].port_name(upper_port),
-             devices[lower].name, devices[lower].port_name(lower_port), speed]
-            for tier, upper, upper_port, lower, lower_port in design.fabric.links)
+             devices[lower].name, devices[lower].port_name(lower_port), speed,
+             f"{physical.link_length_dm[number] / 10:.1f}", physical.medium_name(number)]
+            for number, (tier, upper, upper_port, lower, lower_port) in enumerate(design.fabric.links))
     return header, rows
 
 
@@ -224,7 +233,11 @@ def summary_markdown(design: Design) -> str:
     lines += [f"- {warning}" for warning in data["warnings"]] or ["None."]
     lines += ["", "## Files", "",
               "- `design.json`: the whole design for scripts",
-              "- `cabling.csv`: one row per link, both ends",
+              "- `cabling.csv`: one row per link, both ends, estimated length and medium",
+              "- `racks.csv`: every rack: row, position, role, kW and its devices (`name@unit`)",
+              "- `power.md`: power per rack, row, scalable unit and in total, with PUE; flagged racks",
+              "- `bom.csv`: switches, servers, transceivers by type, cables by type and length",
+              "- `floorplan.svg`: the rows of racks colored by kW, and one compute and one network rack elevation",
               "- `addressing.csv`: every interface address",
               "- `asn.csv`: every switch's ASN",
               "- `manifest.json`: intent hash, tool version and sha256 of every file", ""]

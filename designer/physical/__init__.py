@@ -13,11 +13,12 @@ from typing import NamedTuple
 from designer.catalog import MediumModel
 from designer.fabric import Fabric
 from designer.intent import Intent
+from designer.intent.facility import Facility
 from designer.physical.cables import NO_LENGTH, BomKey, lay_cables
 from designer.physical.placement import COMPUTE, NETWORK, place
 from designer.sizing import Plan
 
-__all__ = ["COMPUTE", "NETWORK", "BomLine", "Physical", "Rack", "plan_physical"]
+__all__ = ["COMPUTE", "NETWORK", "BomLine", "Physical", "Rack", "over_budget", "plan_physical", "too_hot_for_air"]
 
 CATEGORIES = ("switch", "server", "transceiver", "cable")
 
@@ -59,6 +60,10 @@ class Physical:
     switch_w: list[float]
     bom: list[BomLine]
 
+    def unreachable(self) -> list[int]:
+        """Links longer than every medium's reach."""
+        return [link for link, medium in enumerate(self.link_medium) if medium == len(self.media)]
+
     def medium_name(self, link: int) -> str:
         """The medium of link ``link``, or ``none`` when no medium reaches that far."""
         index = self.link_medium[link]
@@ -77,6 +82,16 @@ class Physical:
         compute = sum(1 for rack in self.racks if rack.role == COMPUTE)
         return {"compute": compute, "network": len(self.racks) - compute, "total": len(self.racks),
                 "rows": self.rows}
+
+
+def over_budget(racks: list[Rack], facility: Facility) -> list[Rack]:
+    """Racks drawing more than the facility's per-rack power budget."""
+    return [rack for rack in racks if rack.kw > facility.rack_power_kw]
+
+
+def too_hot_for_air(racks: list[Rack], facility: Facility) -> list[Rack]:
+    """Air-cooled racks drawing more than the air-cooling limit (none when the hall is liquid-cooled)."""
+    return [rack for rack in racks if facility.cooling == "air" and rack.kw > facility.air_limit_kw]
 
 
 def plan_physical(intent: Intent, plan: Plan, fabric: Fabric) -> Physical:

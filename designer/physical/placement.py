@@ -101,7 +101,7 @@ def place(intent: Intent, plan: Plan, fabric: Fabric) -> Layout:
     su_rows: list[list[tuple[int, tuple[str, int, tuple[int, ...]]]]] = [[]]
     clean = {0}
     for block in blocks:
-        if su_rows[-1] and len(block) <= width < len(su_rows[-1]) + len(block):
+        if len(su_rows[-1]) == width or (su_rows[-1] and len(block) <= width < len(su_rows[-1]) + len(block)):
             su_rows.append([])
         if not su_rows[-1]:
             clean.add(len(su_rows) - 1)

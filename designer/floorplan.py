@@ -1,0 +1,132 @@
+"""An SVG a planner reads at a glance: the floor plan of the rows and an elevation of two racks.
+
+The floor plan draws one line per row, one cell per rack position: racks filled by their draw as a
+share of the rack budget, network racks outlined and marked ``N`` (leaf racks) or ``C`` (central
+spine racks), empty positions faint. No cable is drawn, so it stays readable at 32k GPUs and more.
+Beside it, the elevation of the first compute rack and the first network rack, unit by unit.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+from xml.sax.saxutils import escape
+
+from designer.physical import COMPUTE, NETWORK, Rack
+from designer.physical.placement import device_units
+
+if TYPE_CHECKING:
+    from designer.design import Design
+
+CELL_W, CELL_H, ROW_GAP = 22, 28, 10
+LEFT, TOP = 70, 112
+UNIT_PX = 11
+ELEVATION_W = 210
+SHADES = ((0.25, "#fff7bc"), (0.5, "#fec44f"), (0.75, "#fe9929"), (1.0, "#d95f0e"))
+"""Fill by share of the rack budget (up to and including the bound); above the budget: OVER."""
+OVER = "#b10026"
+NETWORK_STROKE = "#08306b"
+
+
+def shade(kw: float, budget_kw: float) -> str:
+    """Fill colour of a rack drawing ``kw`` against a ``budget_kw`` budget."""
+    share = kw / budget_kw
+    return next((colour for bound, colour in SHADES if share <= bound + 1e-9), OVER)
+
+
+def floorplan_svg(design: Design) -> str:
+    """The floor plan and two rack elevations as one SVG document."""
+    physical, facility = design.physical, design.intent.facility
+    per_row = facility.racks_per_row
+    floor_w = LEFT + per_row * CELL_W + 90
+    row_h = CELL_H + ROW_GAP
+    floor_h = TOP + physical.rows * row_h
+    elevation_h = TOP + facility.rack_units * UNIT_PX + 60
+    width, height = floor_w + 2 * ELEVATION_W + 20, max(floor_h, elevation_h) + 20
+    power = physical.power_kw(facility.pue)
+    counts = physical.rack_counts()
+    parts = [
+        f'<svg xmlns="http://www.w3.org/2000/svg" width="{width}" height="{height}" viewBox="0 0 {width} {height}" '
+        'font-family="sans-serif" font-size="11">',
+        f'<rect width="{width}" height="{height}" fill="#ffffff"/>',
+        f'<text x="10" y="22" font-size="16" font-weight="bold">{escape(design.intent.name)}: floor plan</text>',
+        f'<text x="10" y="40">{counts["compute"]:,} compute and {counts["network"]:,} network racks in '
+        f'{counts["rows"]:,} rows of {per_row}; {power["total"]:,.1f} kW IT, {power["facility"]:,.1f} kW with '
+        f'PUE {facility.pue:g}; budget {facility.rack_power_kw:g} kW per rack, {facility.cooling}-cooled</text>',
+    ]
+    parts += _legend(facility.rack_power_kw)
+    by_row: dict[int, list[Rack]] = {}
+    for rack in physical.racks:
+        by_row.setdefault(rack.row, []).append(rack)
+    for row in range(physical.rows):
+        y = TOP + row * row_h
+        racks = by_row.get(row, [])
+        parts.append(f'<text x="{LEFT - 8}" y="{y + CELL_H / 2 + 4:g}" text-anchor="end">row {row}</text>')
+        taken = {rack.position for rack in racks}
+        parts += [f'<rect x="{LEFT + position * CELL_W + 1}" y="{y}" width="{CELL_W - 2}" height="{CELL_H}" '
+                  'fill="none" stroke="#dddddd"/>' for position in range(per_row) if position not in taken]
+        parts += [_rack_cell(rack, LEFT + rack.position * CELL_W, y, facility.rack_power_kw) for rack in racks]
+        sus = sorted({rack.su for rack in racks})
+        label = "central network" if sus == [-1] else "SU " + ", ".join(str(su) for su in sus if su >= 0)
+        parts.append(f'<text x="{LEFT + per_row * CELL_W + 8}" y="{y + CELL_H / 2 + 4:g}">{escape(label)}</text>')
+    x = floor_w
+    for role in (COMPUTE, NETWORK):
+        rack = next((rack for rack in physical.racks if rack.role == role), None)
+        if rack is not None:
+            parts += _elevation(design, rack, x, TOP)
+            x += ELEVATION_W
+    parts.append("</svg>")
+    return "\n".join(parts) + "\n"
+
+
+def _legend(budget_kw: float) -> list[str]:
+    parts = ['<text x="10" y="64">rack draw vs budget:</text>']
+    x, low = 130, 0.0
+    for bound, colour in SHADES:
+        parts.append(f'<rect x="{x}" y="54" width="14" height="12" fill="{colour}" stroke="#666666"/>')
+        parts.append(f'<text x="{x + 18}" y="64">{low * budget_kw:.1f}-{bound * budget_kw:.1f} kW</text>')
+        x, low = x + 110, bound
+    parts.append(f'<rect x="{x}" y="54" width="14" height="12" fill="{OVER}" stroke="#666666"/>')
+    parts.append(f'<text x="{x + 18}" y="64">over budget</text>')
+    parts.append(f'<rect x="{x + 110}" y="54" width="14" height="12" fill="#ffffff" stroke="{NETWORK_STROKE}" '
+                 'stroke-width="2"/>')
+    parts.append(f'<text x="{x + 128}" y="64">N leaf racks, C central spine racks</text>')
+    return parts
+
+
+def _rack_cell(rack: Rack, x: int, y: int, budget_kw: float) -> str:
+    title = (f"{rack.name}: {rack.role}, {'SU ' + str(rack.su) if rack.su >= 0 else 'central'}, "
+             f"{len(rack.devices)} devices, {rack.kw:,.2f} kW")
+    stroke = f'stroke="{NETWORK_STROKE}" stroke-width="2"' if rack.role == NETWORK else 'stroke="#888888"'
+    cell = (f'<g><title>{escape(title)}</title><rect x="{x + 1}" y="{y}" width="{CELL_W - 2}" height="{CELL_H}" '
+            f'fill="{shade(rack.kw, budget_kw)}" {stroke}/>')
+    if rack.role == NETWORK:
+        mark = "N" if rack.su >= 0 else "C"
+        cell += (f'<text x="{x + CELL_W / 2:g}" y="{y + CELL_H / 2 + 4:g}" text-anchor="middle" font-weight="bold" '
+                 f'fill="{NETWORK_STROKE}">{mark}</text>')
+    return cell + "</g>"
+
+
+def _elevation(design: Design, rack: Rack, x: int, y: int) -> list[str]:
+    """One rack drawn unit by unit, top unit at the top, each device labelled with its name."""
+    physical, devices = design.physical, design.fabric.devices
+    units = design.intent.facility.rack_units
+    body_x, body_w = x + 34, ELEVATION_W - 60
+    parts = [f'<text x="{x}" y="{y - 24}" font-weight="bold">{escape(rack.role)} rack {escape(rack.name)}</text>',
+             f'<text x="{x}" y="{y - 10}">{len(rack.devices)} devices, {rack.kw:,.2f} kW</text>',
+             f'<rect x="{body_x}" y="{y}" width="{body_w}" height="{units * UNIT_PX}" fill="#f4f4f4" '
+             'stroke="#333333"/>']
+    for unit in range(1, units + 1, 4):
+        parts.append(f'<text x="{body_x - 4}" y="{y + (units - unit + 1) * UNIT_PX - 2}" text-anchor="end" '
+                     f'font-size="9" fill="#666666">U{unit}</text>')
+    for index in rack.devices:
+        device = devices[index]
+        bottom = physical.device_unit[index]
+        height = device_units(design.intent, device)
+        top_y = y + (units - (bottom + height - 1)) * UNIT_PX
+        fill = "#c6dbef" if device.role == "server" else "#9ecae1"
+        parts.append(f'<rect x="{body_x + 2}" y="{top_y + 1}" width="{body_w - 4}" height="{height * UNIT_PX - 2}" '
+                     f'fill="{fill}" stroke="#3182bd"/>')
+        parts.append(f'<text x="{body_x + body_w / 2:g}" y="{top_y + height * UNIT_PX / 2 + 4:g}" '
+                     f'text-anchor="middle" font-size="{9 if height < 2 else 10}">{escape(device.name)}</text>')
+    return parts
+
