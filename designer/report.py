@@ -45,6 +45,8 @@ def summary(design: Design) -> dict[str, Any]:
         },
         "pools": {pool.name: {"cidr": pool.cidr, "size": pool.size, "used": pool.used}
                   for pool in allocation.pools()},
+        "power_kw": design.physical.power_kw(design.intent.facility.pue),
+        "racks": design.physical.rack_counts(),
         "warnings": list(plan.warnings),
     }
 
@@ -60,5 +62,8 @@ def summary_text(data: dict[str, Any]) -> str:
     lines += [f"{tier.replace('_', '-')} links: {count:,} ({bandwidth[tier]:,.1f} Tb/s one way)"
               for tier, count in links.items() if count]
     lines.append(f"/31 subnets: {data['p2p_subnets']:,}; ASNs: {data['asns']:,}")
+    racks, power = data["racks"], data["power_kw"]
+    lines.append(f"racks: {racks['compute']:,} compute + {racks['network']:,} network in {racks['rows']:,} rows; "
+                 f"power: {power['total']:,.1f} kW IT, {power['facility']:,.1f} kW facility")
     lines += [f"warning: {warning}" for warning in data["warnings"]]
     return "\n".join(lines)
