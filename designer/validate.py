@@ -35,6 +35,7 @@ YANG_ENV = "DESIGNER_SONIC_YANG"
 SONIC, FRR = "sonic-yang", "vtysh"
 _NUMBERS = frozenset({"int8", "int16", "int32", "uint8", "uint16", "uint32"})
 _LOCATION = re.compile(r"^/[^/]+/(?P<table>[^/\[]+)(?:/(?P<node>[^/\[]+)(?P<keys>(?:\[[^\]]*\])*))?(?:/(?P<rest>.*))?$")
+_INTEGER = re.compile(r"-?\d+")
 _PREDICATE = re.compile(r"\[[^=\]]+='([^']*)'\]")
 _VTYSH_LINE = re.compile(r"^line (\d+): (.*)$")
 
@@ -67,6 +68,24 @@ def default_yang_dir() -> Path:
     return Path(os.environ.get(YANG_ENV) or Path(__file__).resolve().parent.parent.parent / "shared" / "sonic-yang")
 
 
+@dataclass(frozen=True)
+class _Node:
+    """A table's list or container, read from the models once: its keys and fields with their JSON kinds."""
+
+    name: str
+    keys: tuple[tuple[str, str], ...]
+    leaves: dict[str, tuple[bool, str]]
+    pairs: tuple[str, tuple[str, str], tuple[str, str]] | None
+    """A map list (``DSCP_TO_TC_MAP``): its inner list, whose entries are the config_db fields as key/value."""
+
+
+@dataclass(frozen=True)
+class _Table:
+    top: str
+    lists: tuple[_Node, ...]
+    containers: dict[str, _Node]
+
+
 class SonicYang:
     """SONiC's YANG models, loaded once into one libyang context; checks config_db documents against them."""
 
@@ -84,15 +103,42 @@ class SonicYang:
         self._context = libyang.Context(str(yang_dir))
         # Load every model before reading any schema node: loading a module may recompile the others.
         modules = [self._context.load_module(file.stem).name() for file in files]
-        self._tables: dict[str, tuple[str, Any]] = {}
-        self._lists: set[str] = set()
+        self._containers: dict[str, tuple[str, Any]] = {}
         for name in modules:
             module = self._context.get_module(name)
             top = next(iter(module.children(types=(libyang.SNode.CONTAINER,))), None)
             if top is not None:
                 for table in top.children(types=(libyang.SNode.CONTAINER,)):
-                    self._tables[table.name()] = (f"{module.name()}:{top.name()}", table)
-                    self._lists.update(item.name() for item in table.children(types=(libyang.SNode.LIST,)))
+                    self._containers[table.name()] = (f"{module.name()}:{top.name()}", table)
+        self._tables: dict[str, _Table] = {}
+        self._lists: set[str] = set()
+
+    def _table(self, table: str) -> _Table:
+        """The shape of ``table``, read from its schema on first use."""
+        if table not in self._tables:
+            if table not in self._containers:
+                raise ConfigDbError("no SONiC YANG model describes this table", table)
+            top, container = self._containers[table]
+            kinds = self._ly.SNode
+            shape = _Table(top, tuple(self._node(item) for item in container.children(types=(kinds.LIST,))),
+                           {item.name(): self._node(item) for item in container.children(types=(kinds.CONTAINER,))})
+            self._tables[table] = shape
+            self._lists.update(node.name for node in shape.lists)
+        return self._tables[table]
+
+    def _node(self, schema: Any) -> _Node:
+        kinds = self._ly.SNode
+        key_leaves = schema.keys() if schema.keyword() == "list" else ()
+        keys = tuple((leaf.name(), _kind(leaf.type())) for leaf in key_leaves)
+        leaves = {child.name(): (child.nodetype() == kinds.LEAFLIST, _kind(child.type()))
+                  for child in schema.children(types=(kinds.LEAF, kinds.LEAFLIST))}
+        inner = list(schema.children(types=(kinds.LIST,)))
+        pairs = None
+        if keys and len(inner) == 1 and set(leaves) == {name for name, _ in keys}:
+            members = [(leaf.name(), _kind(leaf.type())) for leaf in inner[0].children(types=(kinds.LEAF,))]
+            if len(members) == 2:
+                pairs = (inner[0].name(), members[0], members[1])
+        return _Node(schema.name(), keys, leaves, pairs)
 
     def check(self, config: Mapping[str, Mapping[str, Any]]) -> None:
         """Raise :class:`ConfigDbError` for the first thing the models reject in ``config``."""
@@ -108,75 +154,71 @@ class SonicYang:
         """The config_db tables as SONiC YANG JSON (RFC 7951), one top container per module."""
         document: dict[str, dict[str, Any]] = {}
         for table in sorted(config):
-            if table not in self._tables:
-                raise ConfigDbError("no SONiC YANG model describes this table", table)
-            top, container = self._tables[table]
-            document.setdefault(top, {})[table] = self._table(table, container, config[table])
+            shape = self._table(table)
+            document.setdefault(shape.top, {})[table] = _entries(table, shape, config[table])
         return document
 
-    def _table(self, table: str, container: Any, entries: Mapping[str, Any]) -> dict[str, Any]:
-        kinds = self._ly.SNode
-        lists = [(item, list(item.keys())) for item in container.children(types=(kinds.LIST,))]
-        inner = {child.name(): child for child in container.children(types=(kinds.CONTAINER,))}
-        out: dict[str, Any] = {}
-        for key, fields in entries.items():
-            if not isinstance(fields, Mapping):
-                raise ConfigDbError(f"an entry must be an object of fields, not {json.dumps(fields)}", table, key)
-            if key in inner:
-                out[key] = self._fields(inner[key], fields, table, key)
-                continue
-            values = key.split("|")
-            schema, keys = next(((item, keys) for item, keys in lists if len(keys) == len(values)), (None, []))
-            if schema is None:
-                shapes = " or ".join("|".join(k.name() for k in shape) for _, shape in lists) or "no keyed entries"
-                raise ConfigDbError(f"the key has {len(values)} part(s); the model takes {shapes}", table, key)
-            entry = {k.name(): _typed(k.type(), value) for k, value in zip(keys, values, strict=True)}
-            entry.update(self._list_fields(schema, fields, table, key))
-            out.setdefault(schema.name(), []).append(entry)
-        return out
 
-    def _list_fields(self, schema: Any, fields: Mapping[str, Any], table: str, key: str) -> dict[str, Any]:
-        """A list entry's fields; a map list (``DSCP_TO_TC_MAP``) turns its fields into key/value entries."""
-        kinds = self._ly.SNode
-        others = [child for child in schema.children() if not (child.nodetype() == kinds.LEAF and child.is_key())]
-        if len(others) == 1 and others[0].nodetype() == kinds.LIST:
-            pairs = list(others[0].children(types=(kinds.LEAF,)))
-            if len(pairs) == 2:
-                (name, name_type), (value, value_type) = ((leaf.name(), leaf.type()) for leaf in pairs)
-                return {others[0].name(): [{name: _typed(name_type, field), value: _typed(value_type, data)}
-                                           for field, data in fields.items()]}
-        return self._fields(schema, fields, table, key)
-
-    def _fields(self, schema: Any, fields: Mapping[str, Any], table: str, key: str) -> dict[str, Any]:
-        kinds = self._ly.SNode
-        leaves = {child.name(): child for child in schema.children(types=(kinds.LEAF, kinds.LEAFLIST))}
-        out: dict[str, Any] = {}
-        for field, data in fields.items():
-            leaf = leaves.get(field)
-            if leaf is None:
-                out[field] = data  # libyang names the unknown field
-            elif leaf.nodetype() == kinds.LEAFLIST:
-                items = data.split(",") if isinstance(data, str) else data
-                if not isinstance(items, list):
-                    raise ConfigDbError(f"expected a list or a comma-separated string, not {json.dumps(data)}",
-                                        table, key, field)
-                out[field] = [_typed(leaf.type(), item) for item in items]
-            else:
-                out[field] = _typed(leaf.type(), data)
-        return out
+def _entries(table: str, shape: _Table, entries: Mapping[str, Any]) -> dict[str, Any]:
+    out: dict[str, Any] = {}
+    for key, fields in entries.items():
+        if not isinstance(fields, Mapping):
+            raise ConfigDbError(f"an entry must be an object of fields, not {json.dumps(fields)}", table, key)
+        if key in shape.containers:
+            out[key] = _fields(shape.containers[key], fields, table, key)
+            continue
+        values = key.split("|")
+        node = next((node for node in shape.lists if len(node.keys) == len(values)), None)
+        if node is None:
+            shapes = " or ".join("|".join(name for name, _ in node.keys) for node in shape.lists)
+            raise ConfigDbError(f"the key has {len(values)} part(s); the model takes {shapes or 'no keyed entries'}",
+                                table, key)
+        entry = {name: _convert(kind, value) for (name, kind), value in zip(node.keys, values, strict=True)}
+        if node.pairs is not None:
+            inner, (name, name_kind), (value, value_kind) = node.pairs
+            entry[inner] = [{name: _convert(name_kind, field), value: _convert(value_kind, data)}
+                            for field, data in fields.items()]
+        else:
+            entry.update(_fields(node, fields, table, key))
+        out.setdefault(node.name, []).append(entry)
+    return out
 
 
-def _typed(leaf_type: Any, data: Any) -> Any:
-    """A config_db value (always text there) as RFC 7951 JSON for its YANG type; left as text if it does not fit."""
-    text = str(data).lower() if isinstance(data, bool) else str(data)
+def _fields(node: _Node, fields: Mapping[str, Any], table: str, key: str) -> dict[str, Any]:
+    out: dict[str, Any] = {}
+    for field, data in fields.items():
+        leaf = node.leaves.get(field)
+        if leaf is None:
+            out[field] = data  # libyang names the unknown field
+            continue
+        is_list, kind = leaf
+        if not is_list:
+            out[field] = _convert(kind, data)
+            continue
+        items = data.split(",") if isinstance(data, str) else data
+        if not isinstance(items, list):
+            raise ConfigDbError(f"expected a list or a comma-separated string, not {json.dumps(data)}",
+                                table, key, field)
+        out[field] = [_convert(kind, item) for item in items]
+    return out
+
+
+def _kind(leaf_type: Any) -> str:
+    """How RFC 7951 JSON writes a YANG type: ``int`` (up to 32 bits), ``bool`` or ``text`` (everything else)."""
     base = leaf_type.basename()
     if base == "leafref":
-        return _typed(leaf_type.leafref_type(), text)
-    if base == "boolean" and text in ("true", "false"):
+        return _kind(leaf_type.leafref_type())
+    if base == "union":
+        return "int" if any(_kind(member) == "int" for member in leaf_type.union_types()) else "text"
+    return "int" if base in _NUMBERS else "bool" if base == "boolean" else "text"
+
+
+def _convert(kind: str, data: Any) -> Any:
+    """A config_db value (text there) as JSON of its kind; left as text when it does not fit (libyang says why)."""
+    text = str(data).lower() if isinstance(data, bool) else str(data)
+    if kind == "bool" and text in ("true", "false"):
         return text == "true"
-    numeric = base in _NUMBERS or (base == "union" and any(
-        member.basename() in _NUMBERS for member in leaf_type.union_types()))
-    if numeric and re.fullmatch(r"-?\d+", text):
+    if kind == "int" and _INTEGER.fullmatch(text):
         return int(text)
     return text
 
