@@ -9,8 +9,10 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from designer.allocate import Allocation, allocate
+from designer.checks import run as run_checks
 from designer.errors import InputError
 from designer.fabric import Fabric, wire
+from designer.findings import Finding
 from designer.intent import Intent, load_intent
 from designer.model import DeviceConfig, device_configs
 from designer.physical import Physical, plan_physical
@@ -29,6 +31,8 @@ class Design:
     """Racks, positions, power, cable lengths and media, and the bill of materials."""
     devices: list[DeviceConfig] = field(default_factory=list)
     """One vendor-neutral configuration model per switch, in fabric device order."""
+    findings: tuple[Finding, ...] = ()
+    """What the checks (:mod:`designer.checks`) found in everything above: errors, warnings, evidence."""
 
 
 def build(path: str | Path) -> Design:
@@ -45,4 +49,5 @@ def design(intent: Intent) -> Design:
     except InputError as error:
         raise error.located(intent.source) from None
     staged = Design(intent, plan, fabric, allocation, plan_physical(intent, plan, fabric))
-    return replace(staged, devices=device_configs(staged))
+    modeled = replace(staged, devices=device_configs(staged))
+    return replace(modeled, findings=tuple(run_checks(modeled)))

@@ -1,0 +1,72 @@
+"""Checks: each proves one property of a built design and reports the evidence it found.
+
+A check is a module with ``ID`` (kebab-case), ``DESCRIPTION`` (one line), ``SEVERITY`` (what a
+failure of the check is: ``error`` fails the gate) and ``check(design) -> Iterable[Finding]``. It
+reads the design and never edits it. To add a check, write such a module and append it to
+:data:`CHECKS`; the runner, ``designer check``, the JUnit report and the counts pick it up.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from types import ModuleType
+from typing import TYPE_CHECKING
+
+from designer.checks import (
+    addressing,
+    asn,
+    bisection,
+    ecmp,
+    failure,
+    oversubscription,
+    ports,
+    qos,
+    sessions,
+)
+from designer.findings import SEVERITIES, Finding
+
+if TYPE_CHECKING:
+    from designer.design import Design
+
+CHECKS: tuple[ModuleType, ...] = (
+    oversubscription,
+    ecmp,
+    bisection,
+    addressing,
+    asn,
+    ports,
+    sessions,
+    qos,
+    failure,
+)
+"""Every check, in report order."""
+
+
+def run(design: Design) -> list[Finding]:
+    """Every check's findings: by check (registry order), then severity; each check's own order within."""
+    position = {module.ID: number for number, module in enumerate(CHECKS)}
+    findings = [finding for module in CHECKS for finding in module.check(design)]
+    return sorted(findings, key=lambda f: (position.get(f.check, len(CHECKS)), f.check, SEVERITIES.index(f.severity)))
+
+
+def status(findings: Iterable[Finding]) -> dict[str, str]:
+    """Each check's outcome, in registry order: ``failed`` (an error), ``warning`` (a warning) or ``passed``."""
+    worst = {module.ID: "passed" for module in CHECKS}
+    for finding in findings:
+        if finding.severity == "error":
+            worst[finding.check] = "failed"
+        elif finding.severity == "warning" and worst.get(finding.check) != "failed":
+            worst[finding.check] = "warning"
+    return worst
+
+
+def counts(findings: Iterable[Finding]) -> dict[str, int]:
+    """How many checks ``passed``, ``failed`` (an error) or gave ``warnings`` (no error): the plan contract."""
+    outcomes = list(status(findings).values())
+    return {"passed": outcomes.count("passed"), "failed": outcomes.count("failed"),
+            "warnings": outcomes.count("warning")}
+
+
+def evidence(findings: Iterable[Finding], check: str, key: str) -> object:
+    """The evidence value ``key`` a check reported (``None`` when it did not)."""
+    return next((f.evidence[key] for f in findings if f.check == check and key in f.evidence), None)

@@ -1,0 +1,77 @@
+"""addressing: every address unique, both ends of each /31 in one subnet, pools disjoint and wide enough.
+
+Reads the allocation (what the configs are rendered from): the loopback of every switch and both ends
+of every link. Pool utilisation is reported as evidence.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Iterable
+from itertools import pairwise
+from typing import TYPE_CHECKING
+
+from designer.allocate import ip
+from designer.checks.base import capped
+from designer.fabric import SERVER_LEAF
+from designer.findings import Finding
+
+if TYPE_CHECKING:
+    from designer.design import Design
+
+ID = "addressing"
+DESCRIPTION = "addresses unique, both ends of every /31 in one subnet, pools disjoint, utilisation"
+SEVERITY = "error"
+
+
+def check(design: Design) -> Iterable[Finding]:
+    fabric, allocation = design.fabric, design.allocation
+    devices = fabric.devices
+    owners: list[tuple[int, int, int]] = []
+    """(address, device, port or -1 for the loopback)"""
+    problems: list[tuple[str, str]] = []
+    pools = {pool.name: pool for pool in allocation.pools()}
+    for index, address in enumerate(allocation.loopbacks):
+        owners.append((address, index, -1))
+        if not _inside(pools["loopbacks"], address):
+            problems.append((devices[index].name, f"loopback {ip(address)} is outside {pools['loopbacks'].cidr}"))
+    for number, (tier, upper, upper_port, lower, lower_port) in enumerate(fabric.links):
+        even, odd = allocation.link_addresses(number)
+        owners.append((even, upper, upper_port))
+        owners.append((odd, lower, lower_port))
+        where = f"{devices[upper].name}:{devices[upper].port_name(upper_port)}"
+        if even % 2 or odd != even + 1:
+            problems.append((where, f"{ip(even)} and {ip(odd)} (to {devices[lower].name}) are not the two "
+                                    "ends of one /31 (upper end even, lower end odd)"))
+        pool = pools["server_p2p" if tier == SERVER_LEAF else "fabric_p2p"]
+        if not (_inside(pool, even) and _inside(pool, odd)):
+            problems.append((where, f"{ip(even)}/31 is outside {pool.name} {pool.cidr}"))
+    yield from capped(ID, "error", problems)
+
+    seen = Counter(address for address, _, _ in owners)
+    duplicated = {address for address, count in seen.items() if count > 1}
+    clashes = [(_name(devices, device, port), f"{ip(address)} is assigned {seen[address]} times")
+               for address, device, port in owners if address in duplicated]
+    yield from capped(ID, "error", clashes)
+
+    ordered = sorted(pools.values(), key=lambda pool: pool.first)
+    for low, high in pairwise(ordered):
+        if high.first < low.first + low.size:
+            yield Finding(ID, "error", f"{low.name} {low.cidr} overlaps {high.name} {high.cidr}", high.name)
+    for pool in allocation.pools():
+        severity = "error" if pool.used > pool.size else "info"
+        yield Finding(ID, severity, f"{pool.name} {pool.cidr}: {pool.used:,} of {pool.size:,} addresses used "
+                                    f"({pool.utilisation():.1%})", pool.name,
+                      evidence={"cidr": pool.cidr, "used": pool.used, "size": pool.size,
+                                "utilisation": round(pool.utilisation(), 6)})
+    yield Finding(ID, "info", f"{len(owners):,} addresses, all unique" if not duplicated
+                  else f"{len(owners):,} addresses, {len(duplicated):,} assigned more than once", "addresses",
+                  evidence={"addresses": len(owners), "duplicated": len(duplicated)})
+
+
+def _inside(pool, address: int) -> bool:
+    return pool.first <= address < pool.first + pool.size
+
+
+def _name(devices: list, device: int, port: int) -> str:
+    return devices[device].name if port < 0 else f"{devices[device].name}:{devices[device].port_name(port)}"

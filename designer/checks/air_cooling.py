@@ -1,0 +1,35 @@
+"""air-cooling: no air-cooled rack draws more than the air-cooling limit (``facility.air_limit_kw``).
+
+A liquid-cooled hall passes. The intent already refuses air cooling for racks budgeted above the
+limit; this catches racks whose real draw goes beyond it anyway.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from typing import TYPE_CHECKING
+
+from designer.checks.base import capped
+from designer.findings import Finding
+from designer.physical import too_hot_for_air
+
+if TYPE_CHECKING:
+    from designer.design import Design
+
+ID = "air-cooling"
+DESCRIPTION = "no air-cooled rack above the air-cooling limit"
+SEVERITY = "error"
+
+
+def check(design: Design) -> Iterable[Finding]:
+    facility = design.intent.facility
+    hot = too_hot_for_air(design.physical.racks, facility)
+    problems = [(rack.name, f"air-cooled rack draws {rack.kw:,.2f} kW, above the {facility.air_limit_kw:g} kW "
+                            "air-cooling limit; cool it with liquid or spread its devices")
+                for rack in hot]
+    if problems:
+        return capped(ID, SEVERITY, problems)
+    if facility.cooling == "liquid":
+        return [Finding(ID, "info", "liquid-cooled: no air-cooling limit applies", evidence={"cooling": "liquid"})]
+    return [Finding(ID, "info", f"every rack is within the {facility.air_limit_kw:g} kW air-cooling limit",
+                    evidence={"cooling": "air", "limit_kw": facility.air_limit_kw})]

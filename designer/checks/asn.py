@@ -1,0 +1,81 @@
+"""asn: the numbering scheme holds, no leaf shares an ASN with a spine or super-spine, every ASN private.
+
+``rfc7938``: every leaf its own ASN, the spines of one pod (and plane) one shared ASN that no other
+pod uses, the super-spines of a plane one shared ASN. ``unique``: every switch its own. In either
+scheme the two ends of every switch link have different ASNs (the same ASN would make it iBGP, and
+the fabric's routes would silently vanish).
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from collections.abc import Iterable
+from typing import TYPE_CHECKING
+
+from designer.checks.base import capped
+from designer.fabric import SERVER_LEAF
+from designer.findings import Finding
+from designer.intent.schema import PRIVATE_ASN_RANGES
+
+if TYPE_CHECKING:
+    from designer.design import Design
+
+ID = "asn"
+DESCRIPTION = "ASN scheme respected, no leaf/spine ASN collision, every ASN private"
+SEVERITY = "error"
+
+
+def check(design: Design) -> Iterable[Finding]:
+    fabric, asns = design.fabric, design.allocation.asns
+    switches = fabric.switches()
+    shared = design.intent.routing.asn_scheme == "rfc7938"
+    groups: dict[tuple[object, ...], set[int]] = defaultdict(set)
+    holders: dict[int, list[int]] = defaultdict(list)
+    problems: list[tuple[str, str]] = []
+    for index, device in enumerate(switches):
+        asn = asns[index]
+        holders[asn].append(index)
+        if not any(low <= asn <= high for low, high in PRIVATE_ASN_RANGES):
+            problems.append((device.name, f"ASN {asn} is not private (64512-65534 or 4200000000-4294967294)"))
+        if shared and device.role == "spine":
+            groups["spine", device.plane, device.pod].add(asn)
+        elif shared and device.role == "super_spine":
+            groups["super_spine", device.plane].add(asn)
+    for key, numbers in sorted(groups.items(), key=lambda item: str(item[0])):
+        if len(numbers) > 1:
+            problems.append((_group_name(key), f"should share one ASN under rfc7938, has {sorted(numbers)}"))
+    for asn, members in sorted(holders.items()):
+        expected = _sharers(switches, members[0], shared)
+        if len(members) > 1 and any(_sharers(switches, member, shared) != expected for member in members):
+            names = ", ".join(switches[member].name for member in members[:4])
+            more = f" and {len(members) - 4} more" if len(members) > 4 else ""
+            roles = sorted({switches[member].role.replace("_", "-") for member in members})
+            problems.append((switches[members[0]].name, f"ASN {asn} is held by {len(members)} switches that must "
+                                                        f"not share it ({'/'.join(roles)}): {names}{more}"))
+    yield from capped(ID, "error", problems)
+    same_ends = [(f"{switches[upper].name}-{switches[lower].name}", f"both ends have ASN {asns[upper]}: the "
+                                                                    "session would be iBGP")
+                 for tier, upper, _, lower, _ in fabric.links if tier != SERVER_LEAF and asns[upper] == asns[lower]]
+    yield from capped(ID, "error", sorted(set(same_ends)))
+    roles = defaultdict(set)
+    for device, asn in zip(switches, asns, strict=True):
+        roles[device.role].add(asn)
+    yield Finding(ID, "info", f"scheme {design.intent.routing.asn_scheme}: " + ", ".join(
+        f"{role.replace('_', '-')} {min(numbers)}-{max(numbers)} ({len(numbers):,} ASNs)"
+        for role, numbers in roles.items()), "asns",
+        evidence={role: {"first": min(numbers), "last": max(numbers), "count": len(numbers)}
+                  for role, numbers in roles.items()})
+
+
+def _sharers(switches: list, index: int, shared: bool) -> tuple[object, ...]:
+    """Switches with the same key may share an ASN; any other sharing is a collision."""
+    device = switches[index]
+    if shared and device.role == "spine":
+        return ("spine", device.plane, device.pod)
+    if shared and device.role == "super_spine":
+        return ("super_spine", device.plane)
+    return ("alone", index)
+
+
+def _group_name(key: tuple[object, ...]) -> str:
+    return f"p{key[1]}-pod{key[2]} spines" if key[0] == "spine" else f"p{key[1]} super-spines"

@@ -1,0 +1,59 @@
+"""sessions: every BGP neighbor statement in the device model has its reciprocal on the peer.
+
+For a neighbor ``n`` on device ``D`` with peer ``P``: ``n.remote_asn`` is ``P``'s ASN, ``P`` has a
+neighbor at ``D``'s local address whose ``remote_asn`` is ``D``'s ASN and whose local address is
+``n.address``, and the local address is one of ``D``'s interfaces. Every fabric interface carries a
+session (an interface without one would receive ECMP traffic it cannot route).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from typing import TYPE_CHECKING
+
+from designer.checks.base import capped
+from designer.findings import Finding
+
+if TYPE_CHECKING:
+    from designer.design import Design
+
+ID = "sessions"
+DESCRIPTION = "every BGP neighbor has its reciprocal (addresses and ASNs match) in the device model"
+SEVERITY = "error"
+
+
+def check(design: Design) -> Iterable[Finding]:
+    configs = design.devices
+    by_name = {config.hostname: config for config in configs}
+    sessions = {(config.hostname, neighbor.address): neighbor
+                for config in configs for neighbor in config.bgp.neighbors}
+    problems: list[tuple[str, str]] = []
+    for config in configs:
+        local = {interface.ip for interface in config.interfaces}
+        speaking = {neighbor.local_address for neighbor in config.bgp.neighbors}
+        for neighbor in config.bgp.neighbors:
+            subject = f"{config.hostname} neighbor {neighbor.address}"
+            peer = by_name.get(neighbor.peer_device)
+            if peer is None:
+                problems.append((subject, f"peer {neighbor.peer_device!r} is not a switch of the design"))
+                continue
+            if neighbor.local_address not in local:
+                problems.append((subject, f"local address {neighbor.local_address} is on none of its interfaces"))
+            if neighbor.remote_asn != peer.bgp.asn:
+                problems.append((subject, f"remote-as {neighbor.remote_asn}, but {peer.hostname} has ASN "
+                                          f"{peer.bgp.asn}"))
+            back = sessions.get((peer.hostname, neighbor.local_address))
+            if back is None:
+                problems.append((subject, f"{peer.hostname} has no neighbor {neighbor.local_address} back"))
+            elif back.remote_asn != config.bgp.asn or back.local_address != neighbor.address:
+                problems.append((subject, f"{peer.hostname}'s neighbor {neighbor.local_address} says remote-as "
+                                          f"{back.remote_asn} from {back.local_address}; expected remote-as "
+                                          f"{config.bgp.asn} from {neighbor.address}"))
+        problems.extend((f"{config.hostname}:{interface.name}", f"fabric interface {interface.address} to "
+                                                                f"{interface.peer_device} has no BGP session")
+                        for interface in config.interfaces
+                        if interface.role == "fabric" and interface.ip not in speaking)
+    yield from capped(ID, "error", problems)
+    yield Finding(ID, "info", f"{len(sessions):,} neighbor statements on {len(configs):,} switches, "
+                              f"{len(sessions) // 2:,} sessions", "bgp",
+                  evidence={"neighbors": len(sessions), "switches": len(configs)})
