@@ -15,7 +15,7 @@ import pytest
 from designer.cli import main
 from designer.design import build
 from designer.render import render_configs
-from designer.validate import ConfigDbError, SonicYang, _located, check_config_db, check_frr
+from designer.validate import ConfigDbError, SonicYang, _located, check_config_db, check_frr, default_yang_dir
 from tests.conftest import ROOT, need
 from tests.test_sonic import INTENTS, small, sonic_yang
 
@@ -202,3 +202,32 @@ def test_validate_configs_says_what_to_install_when_a_parser_is_missing(
     assert f"sonic-yang: {switches} of {switches} files valid" in captured.out  # the parser that is there ran
     assert main(["validate-configs", str(tmp_path)]) == 2
     assert "has no configs/ folder" in capsys.readouterr().err
+
+
+def test_leaf_lists_and_booleans_take_sonic_config_db_spelling(yang: SonicYang) -> None:
+    config = leaf_config()
+    config["PORT"]["Ethernet0"]["adv_speeds"] = "400000,200000"  # a leaf-list, comma-separated in config_db
+    config["PORT"]["Ethernet0"]["fast_linkup"] = "true"  # a YANG boolean, text in config_db
+    yang.check(config)
+    document = yang.to_yang(config)["sonic-port:sonic-port"]["PORT"]["PORT_LIST"][0]
+    assert (document["adv_speeds"], document["fast_linkup"], document["mtu"]) == ([400000, 200000], True, 9216)
+    config["PORT"]["Ethernet0"]["adv_speeds"] = "all,400000"
+    with pytest.raises(ConfigDbError) as raised:
+        yang.check(config)
+    assert (raised.value.table, raised.value.key) == ("PORT", "Ethernet0")
+    config["PORT"]["Ethernet0"]["adv_speeds"] = {"not": "a list"}
+    with pytest.raises(ConfigDbError, match="expected a list or a comma-separated string"):
+        yang.check(config)
+
+
+def test_yang_dir_option_wins_over_the_environment(yang: SonicYang, tmp_path: Path,
+                                                   capsys: pytest.CaptureFixture[str],
+                                                   monkeypatch: pytest.MonkeyPatch) -> None:
+    need(shutil.which("vtysh") is not None, "FRR's vtysh missing: apt-get install frr")
+    output = build_output(tmp_path)
+    models = default_yang_dir()
+    monkeypatch.setenv("DESIGNER_SONIC_YANG", str(tmp_path / "nowhere"))
+    assert default_yang_dir() == tmp_path / "nowhere"
+    assert main(["validate-configs", str(output)]) == 2
+    assert f"no SONiC YANG models (*.yang) in {tmp_path / 'nowhere'}" in capsys.readouterr().err
+    assert main(["validate-configs", str(output), "--yang-dir", str(models)]) == 0
