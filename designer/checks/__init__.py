@@ -14,13 +14,16 @@ from typing import TYPE_CHECKING
 
 from designer.checks import (
     addressing,
+    air_cooling,
     asn,
     bisection,
+    cable_reach,
     ecmp,
     failure,
     oversubscription,
     ports,
     qos,
+    rack_power,
     sessions,
 )
 from designer.findings import SEVERITIES, Finding
@@ -38,6 +41,9 @@ CHECKS: tuple[ModuleType, ...] = (
     sessions,
     qos,
     failure,
+    rack_power,
+    air_cooling,
+    cable_reach,
 )
 """Every check, in report order."""
 
