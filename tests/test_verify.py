@@ -1,0 +1,318 @@
+"""designer verify: expected ECMP widths against the plan, slices, the containerlab topology, reports, and real
+FRR labs in network namespaces (2 tiers, 3 tiers, failure injection, a broken config, teardown)."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+import xml.etree.ElementTree as ElementTree
+from pathlib import Path
+
+import pytest
+import yaml
+
+from designer.design import build
+from designer.errors import PrerequisiteError
+from designer.outputs import design_files, design_json, write
+from designer.verify import lab as lab_module
+from designer.verify import run as run_module
+from designer.verify.lab import Lab, sweep_orphans
+from designer.verify.report import Check, VerifyReport, as_json, junit, text
+from designer.verify.run import verify
+from designer.verify.topology import Topology, expected_routes, paths_to, topology
+from tests.conftest import ROOT, need
+from tests.helpers import build_design
+from tests.test_intent_errors import run_cli
+
+INTENTS = ROOT / "tests" / "intents"
+TWO_TIER, THREE_TIER = INTENTS / "verify-2tier.yaml", INTENTS / "verify-3tier.yaml"
+
+
+def can_run_labs() -> bool:
+    return os.geteuid() == 0 and shutil.which("vtysh") is not None and Path("/usr/lib/frr/bgpd").exists()
+
+
+def need_lab() -> None:
+    need(can_run_labs(), "designer verify needs root and FRR (apt-get install frr iproute2 iputils-ping traceroute)")
+
+
+def skeleton(servers: int) -> Topology:
+    """The lab of a cluster.yaml-like design, with empty configs (widths need only the wiring)."""
+    design = build_design(servers=servers)
+    files = {"design.json": design_json(design).encode()}
+    files.update({f"configs/frr/{device.name}.conf": b"" for device in design.fabric.switches()})
+    return topology(files)
+
+
+def widths_to(lab: Topology, destination: int, failed: frozenset[int] = frozenset()) -> tuple[list, list]:
+    up, down = lab.neighbors()
+    return paths_to(lab, destination, failed, up, down)
+
+
+def named(lab: Topology, name: str) -> int:
+    return next(index for index, router in enumerate(lab.routers) if router.name == name)
+
+
+# ---- expected ECMP widths, from the wiring, held to the plan -------------------------------------------------
+
+def test_two_tier_widths_are_the_leaf_uplinks_and_shrink_by_the_parallel_links() -> None:
+    design = build_design(servers=128)                      # 32 leaves, 16 spines, 2 parallel links each
+    plan = design.plan
+    lab = skeleton(128)
+    assert lab.design_width() == plan.leaf_uplinks == plan.spines_per_pod * plan.leaf_spine_parallel == 32
+    leaves = lab.leaves()
+    spine = named(lab, "p0-spine0")
+    for destination in leaves[:3]:
+        distance, width = widths_to(lab, destination)
+        assert {width[leaf] for leaf in leaves if leaf != destination} == {plan.leaf_uplinks}
+        assert {distance[leaf] for leaf in leaves if leaf != destination} == {2}
+        assert width[spine] == plan.leaf_spine_parallel and distance[spine] == 1
+        _, degraded = widths_to(lab, destination, frozenset({spine}))
+        assert {degraded[leaf] for leaf in leaves if leaf != destination} == {
+            plan.leaf_uplinks - plan.leaf_spine_parallel}
+
+
+def test_three_tier_widths_follow_the_plan_under_spine_and_super_spine_failure() -> None:
+    design = build_design(servers=512)                      # 4 pods of 32 leaves and 32 spines, 64 super-spines
+    plan = design.plan
+    assert plan.tiers == 3 and plan.pods == 4
+    lab = skeleton(512)
+    leaves = lab.leaves()
+    pod0 = [leaf for leaf in leaves if lab.routers[leaf].pod == 0]
+    pod1 = [leaf for leaf in leaves if lab.routers[leaf].pod == 1]
+    spine = named(lab, "p0-pod0-spine0")
+    super_spine = named(lab, "p0-g0-ss0")
+    pod1_spine0 = named(lab, "p0-pod1-spine0")
+    distance, width = widths_to(lab, pod0[0])
+    assert {width[leaf] for leaf in pod0[1:] + pod1} == {plan.spines_per_pod}
+    assert distance[pod0[1]] == 2 and distance[pod1[0]] == 4
+    assert width[pod1_spine0] == plan.spine_uplinks == plan.supers_per_group * plan.spine_super_parallel
+    # one spine of pod 0 down: every leaf loses exactly one next hop towards pod 0, none towards pod 1
+    _, degraded = widths_to(lab, pod0[0], frozenset({spine}))
+    assert {degraded[leaf] for leaf in pod0[1:] + pod1} == {plan.spines_per_pod - 1}
+    _, towards_pod1 = widths_to(lab, pod1[0], frozenset({spine}))
+    assert {towards_pod1[leaf] for leaf in pod1[1:]} == {plan.spines_per_pod}
+    assert {towards_pod1[leaf] for leaf in pod0} == {plan.spines_per_pod - 1}
+    # one super-spine down: spine 0 of the other pods loses its parallel links to it, the leaves keep their width
+    _, degraded = widths_to(lab, pod0[0], frozenset({super_spine}))
+    assert degraded[pod1_spine0] == plan.spine_uplinks - plan.spine_super_parallel
+    assert {degraded[leaf] for leaf in pod1} == {plan.spines_per_pod}
+
+
+def test_expected_routes_hold_every_other_leafs_loopback_and_server_subnets() -> None:
+    lab = topology(design_files(build(TWO_TIER)))
+    routes = expected_routes(lab)
+    first, last = lab.leaves()[0], lab.leaves()[-1]
+    assert set(routes[first]) == {prefix for leaf in lab.leaves() if leaf != first for prefix in lab.prefixes(leaf)}
+    assert len(lab.prefixes(last)) == 1 + 4                  # loopback and 4 server /31s
+    assert set(routes[first].values()) == {4}
+    assert f"{lab.routers[last].loopback}/32" in routes[first]
+    assert expected_routes(lab, frozenset({named(lab, "p0-spine0")}))[first][lab.prefixes(last)[0]] == 2
+
+
+# ---- slices, memory, prerequisites -----------------------------------------------------------------------------
+
+def test_three_tier_slice_is_one_pod_whole_plus_one_leaf_per_rail_of_the_next() -> None:
+    design = build_design(servers=512)
+    files = {"design.json": design_json(design).encode()}
+    files.update({f"configs/frr/{device.name}.conf": b"" for device in design.fabric.switches()})
+    whole, part = topology(files), topology(files, whole=False)
+    roles = {role: [router for router in part.routers if router.role == role] for role in ("leaf", "spine")}
+    assert sum(router.pod == 0 for router in roles["leaf"]) == design.plan.leaves_per_pod
+    assert sorted(router.su for router in roles["leaf"] if router.pod == 1) == [design.plan.sus_per_pod] * 8
+    assert {router.pod for router in roles["spine"]} == {0, 1} and len(roles["spine"]) == 2 * design.plan.spines_per_pod
+    assert sum(router.role == "super_spine" for router in part.routers) == design.plan.supers_per_plane
+    assert part.coverage.startswith("slice: pod 0 of plane 0 complete (32 leaves)")
+    assert "one leaf per rail of pod 1" in part.coverage
+    assert part.memory_mib() < whole.memory_mib()
+    # a pod-1 spine's sessions to pod-1 leaves outside the slice are listed, not expected
+    assert any(name.startswith("p0-su5-") for name in part.outside.values())
+    assert all(wire.upper < len(part.routers) and wire.lower < len(part.routers) for wire in part.wires)
+    # the sliced leaves keep their full width: the plan's width holds in the slice too
+    pod0 = [index for index, router in enumerate(part.routers) if router.role == "leaf" and router.pod == 0]
+    _, width = widths_to(part, pod0[0])
+    assert width[pod0[1]] == design.plan.spines_per_pod
+
+
+def test_memory_estimate_and_refusal(monkeypatch: pytest.MonkeyPatch) -> None:
+    lab = topology(design_files(build(TWO_TIER)))
+    # 6 routers at 20 MiB, plus 1 MiB per peer on the 2 spines (8 sessions each)
+    assert lab.memory_mib() == 6 * 20 + 2 * 8
+    monkeypatch.setattr(run_module, "check_prerequisites", lambda: None)
+    monkeypatch.setattr(run_module, "available_mib", lambda: 100)
+    with pytest.raises(PrerequisiteError, match=r"needs about 136 MiB but only 100 MiB .* use --slice"):
+        verify(design_files(build(TWO_TIER)))
+
+
+def test_without_root_it_says_what_to_run_and_exits_2(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(os, "geteuid", lambda: 1000)
+    monkeypatch.setattr(shutil, "which", lambda name: None if name == "traceroute" else f"/usr/bin/{name}")
+    code, out, err = run_cli("verify", str(TWO_TIER))
+    assert code == 2 and out == ""
+    assert "run it as root" in err
+    assert "missing traceroute: install them with 'apt-get install -y frr iproute2 iputils-ping traceroute" in err
+
+
+def test_an_output_without_frr_configs_is_refused(tmp_path: Path) -> None:
+    files = design_files(build(TWO_TIER))
+    write({path: data for path, data in files.items() if not path.startswith("configs/frr/")}, tmp_path / "out")
+    code, _, err = run_cli("verify", str(tmp_path / "out"))
+    assert code == 2 and "no FRR config for 6 switch(es)" in err and "targets" in err
+
+
+def test_arp_thresholds_are_raised_for_the_lab_and_restored(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    for name, value in (("gc_thresh1", 128), ("gc_thresh2", 512), ("gc_thresh3", 1024)):
+        (tmp_path / name).write_text(f"{value}\n")
+    monkeypatch.setattr(lab_module, "SYSCTL", tmp_path)
+    lab = skeleton(512)                                      # 8,192 wires: 16,384 ARP entries
+    running = Lab(lab, lambda _: None)
+    running.folder = tmp_path / "run"
+    running.folder.mkdir()
+    running._raise_arp_limits()
+    assert int((tmp_path / "gc_thresh3").read_text()) > 2 * lab.arp_entries()
+    assert int((tmp_path / "gc_thresh1").read_text()) >= 128
+    lab_module._restore_sysctls(running.folder)
+    assert [(tmp_path / name).read_text().strip() for name in lab_module.GC_THRESH] == ["128", "512", "1024"]
+
+
+# ---- containerlab topology --------------------------------------------------------------------------------------
+
+def test_clab_topology_mounts_each_config_and_wires_the_cabling() -> None:
+    files = design_files(build(INTENTS / "small-2tier.yaml"))
+    clab = yaml.safe_load(files["lab/clab.yml"])
+    nodes = clab["topology"]["nodes"]
+    cabling = [line.split(",") for line in files["cabling.csv"].decode().splitlines()[1:]]
+    switch_links = [row for row in cabling if row[0] != "server_leaf"]
+    assert set(nodes) == {path.removeprefix("configs/frr/").removesuffix(".conf")
+                          for path in files if path.startswith("configs/frr/")}
+    for name, node in nodes.items():
+        source, target = node["binds"][0].split(":")
+        assert target == "/etc/frr/frr.conf" and source == f"../configs/frr/{name}.conf"
+        assert source.removeprefix("../") in files
+        assert node["binds"][1] == "daemons:/etc/frr/daemons"
+    assert [link["endpoints"] for link in clab["topology"]["links"]] == [
+        [f"{row[2]}:{row[3]}", f"{row[4]}:{row[5]}"] for row in switch_links]
+    assert "bfdd=yes" in files["lab/daemons"].decode()     # small-2tier asks for BFD
+    leaf_exec = nodes["p0-su0-r0-leaf"]["exec"][0]
+    assert "for port in swp1s0 swp1s1 swp2s0 swp2s1;" in leaf_exec and "type bridge" in leaf_exec
+    assert "bfdd=no" in design_files(build(TWO_TIER))["lab/daemons"].decode()
+
+
+# ---- reports --------------------------------------------------------------------------------------------------
+
+def sample_report() -> VerifyReport:
+    report = VerifyReport("lab", "whole fabric: 6 switches", 6, 32, 136, 4)
+    report.checks += [Check("healthy", "bgp sessions", True, "32 of 32"),
+                      Check("p0-spine0 down", "kernel routes", False, "4 of 5", ("leaf: 10.255.0.3/32 missing",))]
+    report.converged_seconds.update({"healthy": 2.5, "p0-spine0 down": None})
+    return report
+
+
+def test_reports_say_what_failed_in_text_json_and_junit() -> None:
+    report = sample_report()
+    assert not report.passed
+    body = text(report)
+    assert "healthy: converged in 2.5 s" in body and "p0-spine0 down: did not converge in time" in body
+    assert "FAIL kernel routes: 4 of 5" in body and "- leaf: 10.255.0.3/32 missing" in body
+    assert body.rstrip().endswith("result: FAIL (1 of 2 checks passed)")
+    assert json.loads(as_json(report))["passed"] is False
+    suite = ElementTree.fromstring(junit(report)).find("testsuite")
+    assert suite is not None and suite.get("tests") == "2" and suite.get("failures") == "1"
+    failure = suite.find("testcase[@name='p0-spine0 down: kernel routes']/failure")
+    assert failure is not None and failure.text == "leaf: 10.255.0.3/32 missing"
+
+
+# ---- real FRR labs --------------------------------------------------------------------------------------------
+
+def test_two_tier_lab_converges_and_survives_a_spine_failure() -> None:
+    need_lab()
+    report = verify(design_files(build(TWO_TIER)), progress=lambda _: None)
+    assert report.passed, text(report)
+    phases = list(report.converged_seconds)
+    assert phases == ["healthy", "p0-spine0 down", "p0-spine0 restored"]
+    assert all(seconds is not None for seconds in report.converged_seconds.values())
+    summaries = {(check.phase, check.name): check.summary for check in report.checks}
+    assert summaries["healthy", "bgp sessions"] == "32 of 32 sessions Established with the designed peer ASNs"
+    assert summaries["healthy", "kernel routes"].endswith("leaf widths 4")
+    assert "8 towards p0-spine0 down" in summaries["p0-spine0 down", "bgp sessions"]
+    # 4 leaves x 3 other leaves x 5 prefixes shrink from 4 to 2 next hops
+    assert summaries["p0-spine0 down", "kernel routes"].endswith("ECMP shrinks 4 -> 2 on 60 routes")
+    assert summaries["p0-spine0 restored", "kernel routes"].endswith("leaf widths 4")
+
+
+def test_three_tier_lab_with_spine_and_super_spine_failure_from_the_command_line() -> None:
+    need_lab()
+    code, out, err = run_cli("verify", str(THREE_TIER), "--format", "junit")
+    assert code == 0, out + err
+    suite = ElementTree.fromstring(out).find("testsuite")
+    assert suite is not None and suite.get("failures") == "0"
+    names = [case.get("name") for case in suite.findall("testcase")]
+    for phase in ("healthy", "p0-pod0-spine0 down", "p0-pod0-spine0 restored", "p0-g0-ss0 down",
+                  "p0-g0-ss0 restored"):
+        assert f"{phase}: kernel routes" in names and f"{phase}: ping" in names
+    outputs = {case.get("name"): case.findtext("system-out") for case in suite.findall("testcase")}
+    # a spine of pod 0 down: each of the 4 leaves loses one of 2 next hops towards pod 0's leaves (or from them)
+    assert "ECMP shrinks 2 -> 1" in outputs["p0-pod0-spine0 down: kernel routes"]
+    assert "ECMP shrinks 2 -> 1" in outputs["p0-g0-ss0 down: kernel routes"]
+    assert "2 of 2 sampled paths have the expected hop count" in outputs["healthy: traceroute"]
+    assert "verification passed" in err
+
+
+def test_a_wrong_peer_asn_fails_naming_the_session(tmp_path: Path) -> None:
+    need_lab()
+    files = design_files(build(TWO_TIER))
+    leaf = "configs/frr/p0-su0-r0-leaf.conf"
+    config = files[leaf].decode()
+    assert " neighbor 10.0.0.0 remote-as 4200000004\n" in config
+    files[leaf] = config.replace(" neighbor 10.0.0.0 remote-as 4200000004\n",
+                                 " neighbor 10.0.0.0 remote-as 4200000099\n").encode()
+    write(files, tmp_path / "broken")
+    code, out, _ = run_cli("verify", str(tmp_path / "broken"), "--timeout", "8")
+    assert code == 1
+    assert "FAIL bgp sessions: 30 of 32 sessions Established" in out
+    assert ("p0-su0-r0-leaf swp5 -> p0-spine0 (10.0.0.0, AS 4200000004): configured with remote-as 4200000099, "
+            "the design says 4200000004") in out
+    assert "p0-spine0 swp1 -> p0-su0-r0-leaf (10.0.0.1, AS 4200000000): " in out
+    assert "failure injection: skipped because the healthy fabric did not converge" in out
+    assert out.rstrip().splitlines()[-1].startswith("result: FAIL")
+
+
+def test_interrupt_tears_down_every_namespace_and_daemon() -> None:
+    need_lab()
+    lab = topology(design_files(build(TWO_TIER)))
+    with pytest.raises(KeyboardInterrupt), Lab(lab, lambda _: None) as running:
+        pids = [int((folder / "bgpd.pid").read_text()) for folder in running.dirs]
+        assert set(running.namespaces) <= set(_namespaces())
+        raise KeyboardInterrupt
+    assert not set(running.namespaces) & set(_namespaces())
+    assert not running.folder.exists()
+    assert not any(Path(f"/proc/{pid}").exists() for pid in pids)
+
+
+def test_orphan_sweep_removes_only_labs_whose_owner_is_gone(tmp_path: Path) -> None:
+    need_lab()
+    orphan, live = lab_module.RUN_ROOT / "0rphan", lab_module.RUN_ROOT / "1ive00"
+    for folder, owner in ((orphan, _dead_pid()), (live, os.getpid())):
+        folder.mkdir(parents=True)
+        (folder / "owner").write_text(str(owner))
+        subprocess.run(["ip", "netns", "add", f"dv-{folder.name}-x"], check=True)
+    try:
+        sweep_orphans(lambda _: None)
+        assert "dv-0rphan-x" not in _namespaces() and not orphan.exists()
+        assert "dv-1ive00-x" in _namespaces() and live.exists()
+    finally:
+        subprocess.run(["ip", "netns", "del", "dv-1ive00-x"], check=False)
+        shutil.rmtree(live, ignore_errors=True)
+
+
+def _namespaces() -> list[str]:
+    listing = subprocess.run(["ip", "netns", "list"], capture_output=True, text=True, check=True).stdout
+    return [line.split(" ")[0] for line in listing.splitlines()]
+
+
+def _dead_pid() -> int:
+    process = subprocess.Popen(["true"])
+    process.wait()
+    return process.pid
