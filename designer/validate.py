@@ -92,7 +92,7 @@ class SonicYang:
     def __init__(self, yang_dir: Path):
         try:
             import libyang
-        except ImportError:
+        except (ImportError, OSError):  # the binding, or the C library it loads, is missing
             raise PrerequisiteError(f"validating SONiC config_db.json needs the libyang binding: {INSTALL}") from None
         files = sorted(Path(yang_dir).glob("*.yang"))
         if not files:
