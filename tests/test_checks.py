@@ -1,0 +1,434 @@
+"""Each check passes on a generated fabric and catches a fabric broken on purpose."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+from functools import cache
+from itertools import pairwise
+
+import networkx as nx
+import pytest
+
+from designer.allocate import Allocation
+from designer.checks import CHECKS, counts, evidence, run
+from designer.checks.bisection import bisection
+from designer.design import Design
+from designer.fabric import LEAF_SPINE, SERVER_LEAF, SPINE_SUPER, Device
+from designer.findings import Finding
+from tests.helpers import build_design
+
+THREE_TIER = {"servers": 64, "leaf": "{ports: 16, speed: 400G}", "fabric_extra": "tiers: 3",
+              "compute_extra": "gpus_per_server: 4\nnics_per_server: 4"}
+"""4 rails, k = 16: 8 SUs of 8 servers in 4 pods of 8 spines, 8 groups of 2 super-spines with 4 parallel links."""
+
+
+@cache
+def two_tier() -> Design:
+    """32 DGX H100 on 32 x 400G switches: 16 leaves, 8 spines, 2 links per leaf-spine pair."""
+    return build_design(servers=32, leaf="{model: generic-32x400g}")
+
+
+@cache
+def three_tier() -> Design:
+    return build_design(**THREE_TIER)
+
+
+def found(design: Design, check: str, severity: str = "error") -> list[Finding]:
+    """What one check finds in ``design``, of one severity."""
+    module = next(module for module in CHECKS if check == module.ID)
+    return [finding for finding in module.check(design) if finding.severity == severity]
+
+
+def with_links(design: Design, links: list, devices: list[Device] | None = None, **fabric: int) -> Design:
+    """A copy of ``design`` whose fabric has other links (and devices); everything else is shared."""
+    new = replace(design.fabric, links=links, devices=devices or design.fabric.devices, **fabric)
+    return replace(design, fabric=new)
+
+
+def without(design: Design, *numbers: int) -> Design:
+    return with_links(design, [link for number, link in enumerate(design.fabric.links) if number not in numbers])
+
+
+def first_link(design: Design, tier: int, after: int = 0) -> int:
+    return next(number for number, link in enumerate(design.fabric.links) if link[0] == tier and number >= after)
+
+
+@pytest.mark.parametrize("make", [two_tier, three_tier], ids=["2-tier", "3-tier"])
+def test_generated_fabrics_pass_every_check(make) -> None:
+    design = make()
+    assert [f for f in design.findings if f.severity != "info"] == []
+    assert counts(design.findings) == {"passed": len(CHECKS), "failed": 0, "warnings": 0}
+    assert {f.check for f in design.findings} == {module.ID for module in CHECKS}   # each reports evidence
+    assert list(design.findings) == run(design)
+
+
+def test_registry_entries_have_an_id_description_and_severity() -> None:
+    ids = [module.ID for module in CHECKS]
+    assert len(set(ids)) == len(ids)
+    for module in CHECKS:
+        assert module.DESCRIPTION and "\n" not in module.DESCRIPTION
+        assert module.SEVERITY in ("error", "warning")
+
+
+# oversubscription ---------------------------------------------------------------------------------
+
+def oversubscribed_leaf(design: Design) -> Design:
+    """An extra leaf with 16 server links and 4 uplinks (4:1), inserted after the switches."""
+    fabric = design.fabric
+    count = fabric.switch_count
+    template = fabric.devices[0]
+    leaf = template._replace(name="p0-su9-r0-leaf", su=9)
+    shift = [(t, u + (u >= count), up, low + (low >= count), lp) for t, u, up, low, lp in fabric.links]
+    servers = [index + 1 for index in range(count, len(fabric.devices))][:16]
+    extra = [(SERVER_LEAF, count, port, server, 8) for port, server in enumerate(servers)]
+    spines = [index for index, device in enumerate(fabric.switches()) if device.role == "spine"][:4]
+    extra += [(LEAF_SPINE, spine, 100 + n, count, 16 + n) for n, spine in enumerate(spines)]
+    devices = [*fabric.devices[:count], leaf, *fabric.devices[count:]]
+    return with_links(design, shift + extra, devices, switch_count=count + 1)
+
+
+def test_oversubscription_catches_an_extra_oversubscribed_leaf() -> None:
+    broken = oversubscribed_leaf(two_tier())
+    errors = found(broken, "oversubscription")
+    assert [(f.subject, f.message.split(" (")[0]) for f in errors] == [("p0-su9-r0-leaf", "4.00:1 downlink to uplink")]
+
+
+def test_oversubscription_allowed_by_the_intent_is_a_warning() -> None:
+    base = two_tier()
+    lenient = replace(base, intent=replace(base.intent, checks=base.intent.checks.model_copy(
+        update={"oversubscription": 4.0})))
+    broken = oversubscribed_leaf(lenient)
+    assert found(broken, "oversubscription") == []
+    assert [f.subject for f in found(broken, "oversubscription", "warning")] == ["p0-su9-r0-leaf"]
+
+
+def test_oversubscription_catches_a_removed_uplink() -> None:
+    design = two_tier()
+    errors = found(without(design, first_link(design, LEAF_SPINE)), "oversubscription")
+    assert [(f.subject, f.message.split(" (")[0]) for f in errors] == [("p0-su0-r0-leaf", "1.07:1 downlink to uplink")]
+
+
+# ecmp-balance -------------------------------------------------------------------------------------
+
+def test_ecmp_path_counts_from_structure_match_networkx() -> None:
+    design = three_tier()
+    infos = {f.subject: f.evidence for f in design.findings if f.check == "ecmp-balance"}
+    plan = design.plan
+    assert infos["one pod"]["paths"] == plan.spines_per_pod * plan.leaf_spine_parallel ** 2 == 8
+    assert infos["different pods"]["paths"] == 8 * 2 * 4 ** 2
+    graph = nx.Graph()
+    for tier, upper, _, lower, _ in design.fabric.links:
+        if tier != SERVER_LEAF:
+            weight = graph.get_edge_data(upper, lower, {"links": 0})["links"]
+            graph.add_edge(upper, lower, links=weight + 1)
+    names = {device.name: index for index, device in enumerate(design.fabric.devices)}
+    for a, b, expected in (("p0-su0-r0-leaf", "p0-su1-r3-leaf", 8), ("p0-su0-r0-leaf", "p0-su7-r2-leaf", 256)):
+        paths = nx.all_shortest_paths(graph, names[a], names[b])
+        total = 0
+        for path in paths:
+            product = 1
+            for u, v in pairwise(path):
+                product *= graph[u][v]["links"]
+            total += product
+        assert total == expected
+    assert all(count in (8, 256) for _, _, count in infos["graph sample"]["sample"])
+
+
+@pytest.mark.parametrize("make,tier", [(two_tier, LEAF_SPINE), (three_tier, SPINE_SUPER)], ids=["leaf", "spine"])
+def test_ecmp_balance_catches_a_removed_link(make, tier) -> None:
+    design = make()
+    number = first_link(design, tier)
+    lower = design.fabric.links[number][3]
+    errors = found(without(design, number), "ecmp-balance")
+    lower_name = design.fabric.devices[lower].name
+    assert any(f.subject == lower_name and "unequal links" in f.message for f in errors)
+    assert any("unequal equal-cost path counts" in f.message for f in errors)
+
+
+def test_ecmp_balance_flags_groups_wider_than_the_hardware_and_short_maximum_paths() -> None:
+    design = two_tier()
+    narrow = replace(design, intent=replace(design.intent, checks=design.intent.checks.model_copy(
+        update={"ecmp_max_width": 8})))
+    errors = found(narrow, "ecmp-balance")
+    assert errors[0].message == "ECMP group of 16 next hops exceeds the hardware limit of 8 (checks.ecmp_max_width)"
+    assert len([f for f in errors if "exceeds" in f.message]) == 16           # the 16 leaves, spines have 2
+    config = design.devices[3]
+    short = replace(config, bgp=replace(config.bgp, maximum_paths=4))
+    devices = [*design.devices[:3], short, *design.devices[4:]]
+    errors = found(replace(design, devices=devices), "ecmp-balance")
+    assert [(f.subject, f.message) for f in errors] == [
+        (config.hostname, "BGP maximum-paths 4 is below its ECMP width 16")]
+
+
+def test_ecmp_balance_catches_a_link_the_structure_does_not_expect() -> None:
+    design = two_tier()
+    links = list(design.fabric.links)
+    leaves = [index for index, device in enumerate(design.fabric.switches()) if device.role == "leaf"]
+    links.append((LEAF_SPINE, leaves[0], 60, leaves[5], 63))          # a leaf wired to another leaf
+    errors = found(with_links(design, links), "ecmp-balance")
+    assert any("uplinks go outside" in f.message for f in errors)
+
+
+# bisection ----------------------------------------------------------------------------------------
+
+def reference_bisection(design: Design) -> int:
+    """Max-flow on the uncontracted graph with networkx: every NIC port its own node, parallel links summed,
+    minimum over the same splits (a cross-check of the contraction and of Dinic)."""
+    from designer.checks.bisection import plane_links, splits
+
+    fabric = design.fabric
+    totals = []
+    for in_a in splits(fabric).values():
+        total = 0
+        for links in plane_links(fabric):
+            graph = nx.DiGraph()
+            for tier, upper, _, lower, port in links:
+                if tier == SERVER_LEAF:
+                    nic = ("nic", lower, port)
+                    graph.add_edge(nic, upper, capacity=1)
+                    graph.add_edge(upper, nic, capacity=1)
+                    a = in_a(lower - fabric.switch_count, port % fabric.plan.rails)
+                    graph.add_edge(*(("s", nic) if a else (nic, "t")), capacity=10**6)
+                else:
+                    for u, v in ((upper, lower), (lower, upper)):
+                        old = graph.get_edge_data(u, v, {"capacity": 0})["capacity"]
+                        graph.add_edge(u, v, capacity=old + 1)
+            total += nx.maximum_flow_value(graph, "s", "t")
+        totals.append(total)
+    return min(totals)
+
+
+@pytest.mark.parametrize("fields", [
+    {"servers": 32, "leaf": "{model: generic-32x400g}"},
+    {"servers": 20, "leaf": "{model: generic-32x400g}"},                       # a partial scalable unit
+    {"servers": 128},
+    THREE_TIER,
+    {"servers": 24, "server": "dgx-b300", "leaf": "{model: generic-32x400g}"},   # 2 planes
+    {"servers": 40, "leaf": "{ports: 16, speed: 800G}", "fabric_extra": "tiers: 3",
+     "compute_extra": "gpus_per_server: 4\nnics_per_server: 4"},               # breakout, a partial pod
+], ids=["2-tier", "partial-su", "cluster-a", "3-tier", "2-planes", "3-tier-breakout"])
+def test_bisection_is_exactly_n_s_over_2_on_1_to_1_fabrics(fields) -> None:
+    design = build_design(**fields)
+    plan = design.plan
+    full_tbps = plan.planes * plan.servers * plan.rails * plan.link_speed / 2 / 1000
+    assert evidence(design.findings, "bisection-bandwidth", "bisection_tbps") == full_tbps
+    assert evidence(design.findings, "bisection-bandwidth", "full_tbps") == full_tbps
+    assert set(evidence(design.findings, "bisection-bandwidth", "splits_tbps").values()) == {full_tbps}
+    assert reference_bisection(design) * plan.link_speed / 1000 == full_tbps
+
+
+def test_bisection_drops_by_one_link_per_removed_uplink() -> None:
+    design = two_tier()
+    first = first_link(design, LEAF_SPINE)
+    other = first_link(design, LEAF_SPINE, first + 16 * 3)                      # a link of another leaf
+    for removed, lost in (((first,), 1), ((first, other), 2)):
+        broken = without(design, *removed)
+        result = bisection(broken.fabric)
+        assert result.total(result.worst) == result.full - lost
+        assert reference_bisection(broken) == result.full - lost
+        errors = found(broken, "bisection-bandwidth")
+        assert errors and errors[0].evidence["bisection_tbps"] == (128 - lost) * 400 / 1000
+
+
+def test_bisection_drops_in_three_tiers_at_both_tiers() -> None:
+    design = three_tier()
+    leaf_link = first_link(design, LEAF_SPINE)
+    super_link = first_link(design, SPINE_SUPER, len(design.fabric.links) - 8)   # the last pod's spine
+    broken = without(design, leaf_link, super_link)
+    result = bisection(broken.fabric)
+    assert result.full == 128
+    assert result.total(result.worst) == 126 == reference_bisection(broken)
+
+
+def test_bisection_within_an_allowed_oversubscription_is_a_warning() -> None:
+    design = two_tier()
+    lenient = replace(design, intent=replace(design.intent, checks=design.intent.checks.model_copy(
+        update={"oversubscription": 1.5})))
+    broken = without(lenient, first_link(design, LEAF_SPINE))
+    assert found(broken, "bisection-bandwidth") == []
+    assert len(found(broken, "bisection-bandwidth", "warning")) == 1
+
+
+# addressing ---------------------------------------------------------------------------------------
+
+class ShiftedLink(Allocation):
+    """An allocation that gives link ``number`` the odd/even pair starting one address too late."""
+
+    number = 40
+
+    def link_addresses(self, link: int) -> tuple[int, int]:
+        even, odd = super().link_addresses(link)
+        return (even + 1, odd + 1) if link == self.number else (even, odd)
+
+
+def test_addressing_catches_a_duplicated_loopback() -> None:
+    design = two_tier()
+    loopbacks = list(design.allocation.loopbacks)
+    loopbacks[5] = loopbacks[2]
+    broken = replace(design, allocation=replace(design.allocation, loopbacks=loopbacks))
+    errors = found(broken, "addressing")
+    names = [design.fabric.devices[index].name for index in (2, 5)]
+    assert [(f.subject, f.message) for f in errors] == [(name, "10.255.0.2 is assigned 2 times") for name in names]
+
+
+def test_addressing_catches_a_split_31_and_the_address_it_takes() -> None:
+    design = two_tier()
+    fields = {name: getattr(design.allocation, name) for name in design.allocation.__dataclass_fields__}
+    broken = replace(design, allocation=ShiftedLink(**fields))
+    assert [(f.subject, f.message) for f in found(broken, "addressing")] == [
+        ("p0-su0-r0-leaf:swp6", "10.16.0.81 and 10.16.0.82 (to su0-srv5) are not the two ends of one /31 "
+                                "(upper end even, lower end odd)"),
+        ("su0-srv5:nic0", "10.16.0.82 is assigned 2 times"),
+        ("p0-su0-r1-leaf:swp6", "10.16.0.82 is assigned 2 times")]
+
+
+def test_addressing_catches_overlapping_pools_and_reports_utilisation() -> None:
+    design = two_tier()
+    pools = design.allocation
+    overlapping = replace(pools, loopback_pool=replace(pools.loopback_pool, cidr="10.0.0.0/16",
+                                                       first=pools.fabric_p2p.first))
+    messages = [f.message for f in found(replace(design, allocation=overlapping), "addressing")]
+    assert "fabric_p2p 10.0.0.0/12 overlaps loopbacks 10.0.0.0/16" in messages
+    use = {f.subject: f.evidence for f in design.findings if f.check == "addressing" and "utilisation" in f.evidence}
+    assert use["fabric_p2p"]["used"] == 2 * 256 and use["server_p2p"]["used"] == 2 * 256
+
+
+# asn ----------------------------------------------------------------------------------------------
+
+def with_asn(design: Design, index: int, asn: int) -> Design:
+    asns = list(design.allocation.asns)
+    asns[index] = asn
+    return replace(design, allocation=replace(design.allocation, asns=asns))
+
+
+def test_asn_catches_a_leaf_with_its_spines_asn() -> None:
+    design = two_tier()
+    spine = next(i for i, device in enumerate(design.fabric.devices) if device.role == "spine")
+    errors = found(with_asn(design, 0, design.allocation.asns[spine]), "asn")
+    assert "held by 9 switches that must not share it (leaf/spine)" in errors[0].message
+    assert any("the session would be iBGP" in f.message for f in errors)
+
+
+def test_asn_catches_a_broken_scheme_and_a_public_asn() -> None:
+    design = three_tier()
+    spine = next(i for i, device in enumerate(design.fabric.devices) if device.role == "spine")
+    errors = found(with_asn(design, spine, 4_200_999_999), "asn")
+    assert [f.subject for f in errors] == ["p0-pod0 spines"]
+    errors = found(with_asn(design, 1, 65_535), "asn")
+    assert errors[0].message == "ASN 65535 is not private (64512-65534 or 4200000000-4294967294)"
+
+
+# ports --------------------------------------------------------------------------------------------
+
+def test_ports_catches_a_port_used_twice_and_one_beyond_the_hardware() -> None:
+    design = two_tier()
+    links = list(design.fabric.links)
+    number = first_link(design, LEAF_SPINE)
+    tier, upper, _, lower, lower_port = links[number]
+    links[number] = (tier, upper, links[number + 1][2], lower, lower_port)         # the spine port of lane 2
+    links[number + 2] = (*links[number + 2][:4], 32)                                 # beyond 32 logical ports
+    messages = [(f.subject, f.message) for f in found(with_links(design, links), "ports")]
+    assert messages == [("p0-spine0:swp2", f"used by two links (#{number} and #{number + 1})"),
+                        ("p0-su0-r0-leaf:swp33", "port 33 is beyond the 32 logical ports of generic-32x400g")]
+
+
+def test_ports_catches_an_inconsistent_breakout() -> None:
+    design = two_tier()
+    devices = list(design.fabric.devices)
+    devices[0] = devices[0]._replace(breakout=2, ports=64)
+    errors = found(with_links(design, list(design.fabric.links), devices), "ports")
+    assert [(f.subject, f.message) for f in errors] == [(devices[0].name, (
+        "64 logical ports at breakout 2, but 32 x 400G ports give 32 x 400G at breakout 1"))]
+
+
+# sessions -----------------------------------------------------------------------------------------
+
+def test_sessions_catch_a_changed_peer_asn_and_a_missing_neighbor() -> None:
+    design = two_tier()
+    config = design.devices[0]
+    neighbor = config.bgp.neighbors[0]
+    changed = replace(config, bgp=replace(config.bgp, neighbors=(replace(neighbor, remote_asn=4_200_000_100),
+                                                                  *config.bgp.neighbors[1:])))
+    errors = found(replace(design, devices=[changed, *design.devices[1:]]), "sessions")
+    assert [(f.subject, f.message) for f in errors] == [
+        (f"{config.hostname} neighbor {neighbor.address}", f"remote-as 4200000100, but {neighbor.peer_device} has ASN "
+                                                           f"{design.allocation.asns[16]}"),
+        (f"{neighbor.peer_device} neighbor {neighbor.local_address}", (
+            f"{config.hostname}'s neighbor {neighbor.address} says remote-as 4200000100 from {neighbor.local_address}; "
+            f"expected remote-as {design.allocation.asns[16]} from {neighbor.local_address}"))]
+    dropped = replace(config, bgp=replace(config.bgp, neighbors=config.bgp.neighbors[1:]))
+    messages = [f.message for f in found(replace(design, devices=[dropped, *design.devices[1:]]), "sessions")]
+    assert messages == [f"fabric interface {neighbor.local_address}/31 to {neighbor.peer_device} has no BGP session",
+                        f"{config.hostname} has no neighbor {neighbor.address} back"]
+
+
+# qos ----------------------------------------------------------------------------------------------
+
+def test_qos_catches_a_pfc_priority_flipped_on_one_end() -> None:
+    design = two_tier()
+    config = design.devices[0]
+    flipped = replace(config, qos=replace(config.qos, pfc_priorities=(4,)))
+    errors = found(replace(design, devices=[flipped, *design.devices[1:]]), "qos")
+    assert errors[0].message == "lossless priority 3 has no PFC (PFC on [4]) (on 1 switch)"
+    links = [f for f in errors if f.message.startswith("ends differ")]
+    assert len(links) == 16 and links[0].message == "ends differ in pfc_priorities ((3,) vs (4,))"
+
+
+def test_qos_catches_inverted_ecn_thresholds_and_a_cnp_queue_that_is_not_strict() -> None:
+    design = two_tier()
+    qos = replace(design.devices[0].qos, ecn_min=2_000_000, ecn_max=1_000, cnp_priority=3)
+    devices = [replace(config, qos=qos) for config in design.devices]
+    messages = [f.message for f in found(replace(design, devices=devices), "qos")]
+    assert "ECN min 2000000 is not below ECN max 1000 bytes (on 24 switches)" in messages
+    assert "CNP shares priority 3 with RoCE data (on 24 switches)" in messages
+    assert any("CNP DSCP 48 maps to priority 6, not the CNP priority 3" in message for message in messages)
+
+
+# failure-impact -----------------------------------------------------------------------------------
+
+def test_failure_impact_reports_and_enforces_thresholds() -> None:
+    design = two_tier()
+    impact = {f.subject: f.evidence for f in design.findings if f.check == "failure-impact"}
+    assert impact["spine"] == {"bisection_fraction": 0.875, "bisection_tbps": 44.8, "ecmp_width": 14,
+                               "ecmp_width_intact": 16, "gpus_losing_a_rail": 0}
+    assert impact["leaf"]["gpus_losing_a_rail"] == 16 and impact["leaf"]["bisection_fraction"] == 0.875
+    assert impact["link"]["ecmp_width"] == 15 and impact["link"]["bisection_fraction"] == pytest.approx(127 / 128)
+    strict = replace(design, intent=replace(design.intent, checks=design.intent.checks.model_copy(
+        update={"failure_min_bisection": 0.9, "failure_max_gpus": 8})))
+    errors = {f.subject: f.message for f in found(strict, "failure-impact")}
+    assert set(errors) == {"spine", "leaf"}
+    assert errors["leaf"].endswith("below checks.failure_min_bisection 0.9; above checks.failure_max_gpus 8")
+
+
+def test_failure_impact_of_a_super_spine_in_three_tiers() -> None:
+    impact = {f.subject: f.evidence for f in three_tier().findings if f.check == "failure-impact"}
+    assert impact["super-spine"]["ecmp_width"] == 8 - 4             # a spine loses its 4 links to it
+    assert impact["super-spine"]["gpus_losing_a_rail"] == 0
+    assert impact["leaf"]["gpus_losing_a_rail"] == 8
+
+
+# runner -------------------------------------------------------------------------------------------
+
+def test_runner_orders_findings_by_check_then_severity_and_counts_outcomes() -> None:
+    broken = without(two_tier(), first_link(two_tier(), LEAF_SPINE))
+    findings = run(broken)
+    order = [module.ID for module in CHECKS]
+    keys = [(order.index(f.check), ("error", "warning", "info").index(f.severity)) for f in findings]
+    assert keys == sorted(keys)
+    assert counts(findings)["failed"] >= 2 and sum(counts(findings).values()) == len(CHECKS)
+    assert run(broken) == findings
+
+
+def test_findings_are_capped_per_kind() -> None:
+    design = two_tier()
+    asns = [4_200_000_000] * len(design.allocation.asns)
+    flat = replace(design, allocation=replace(design.allocation, asns=asns))
+    errors = found(flat, "asn")
+    assert errors[-1].message.startswith("and ") and errors[-1].evidence["more"] > 0
+    assert len(errors) <= 2 * 21
+
+
+def test_fabric_copies_do_not_share_findings() -> None:
+    design = two_tier()
+    assert without(design, 300).findings == design.findings                   # stored results are not recomputed
+    assert run(without(design, 300)) != run(design)
