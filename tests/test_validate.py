@@ -6,6 +6,7 @@ from __future__ import annotations
 import copy
 import json
 import shutil
+import sys
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -202,6 +203,10 @@ def test_validate_configs_says_what_to_install_when_a_parser_is_missing(
     assert f"sonic-yang: {switches} of {switches} files valid" in captured.out  # the parser that is there ran
     assert main(["validate-configs", str(tmp_path)]) == 2
     assert "has no configs/ folder" in capsys.readouterr().err
+    monkeypatch.setitem(sys.modules, "libyang", None)  # the binding is not installed
+    assert main(["validate-configs", str(output)]) == 2
+    err = capsys.readouterr().err
+    assert "SONiC config_db.json needs the libyang binding: apt-get install frr libyang2-dev" in err
 
 
 def test_leaf_lists_and_booleans_take_sonic_config_db_spelling(yang: SonicYang) -> None:
