@@ -7,6 +7,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from designer.checks import counts, evidence
 from designer.design import Design
 
 
@@ -48,6 +49,8 @@ def summary(design: Design) -> dict[str, Any]:
         "power_kw": design.physical.power_kw(design.intent.facility.pue),
         "racks": design.physical.rack_counts(),
         "warnings": list(plan.warnings),
+        "checks": counts(design.findings),
+        "bisection_tbps": evidence(design.findings, "bisection-bandwidth", "bisection_tbps"),
     }
 
 
@@ -65,5 +68,8 @@ def summary_text(data: dict[str, Any]) -> str:
     racks, power = data["racks"], data["power_kw"]
     lines.append(f"racks: {racks['compute']:,} compute + {racks['network']:,} network in {racks['rows']:,} rows; "
                  f"power: {power['total']:,.1f} kW IT, {power['facility']:,.1f} kW facility")
+    checks = data["checks"]
+    lines.append(f"checks: {checks['passed']} passed, {checks['failed']} failed, {checks['warnings']} with warnings; "
+                 f"bisection {data['bisection_tbps']:,.1f} Tb/s")
     lines += [f"warning: {warning}" for warning in data["warnings"]]
     return "\n".join(lines)
