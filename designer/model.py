@@ -24,7 +24,10 @@ Per-interface and per-neighbor records are slotted dataclasses of plain strings 
 
 from __future__ import annotations
 
+import gc
 from collections import Counter
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
@@ -210,9 +213,30 @@ class _Ports:
         self.names = [device.port_name(port) for port in range(device.ports)]
 
 
+@contextmanager
+def bulk_allocation() -> Iterator[None]:
+    """Pause the cyclic garbage collector while building many acyclic records.
+
+    Hundreds of thousands of new objects trigger collections that rescan everything allocated so far;
+    none of these records form cycles, so pausing the collector only saves that time (3x at 131k GPUs).
+    """
+    enabled = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if enabled:
+            gc.enable()
+
+
 def device_configs(design: Design) -> list[DeviceConfig]:
     """One configuration model per switch, in fabric device order (reads the intent, plan, fabric and
     allocation of ``design``, never its ``devices``)."""
+    with bulk_allocation():
+        return _device_configs(design)
+
+
+def _device_configs(design: Design) -> list[DeviceConfig]:
     intent, plan, fabric, allocation = design.intent, design.plan, design.fabric, design.allocation
     devices, asns = fabric.devices, allocation.asns
     switch_count = fabric.switch_count

@@ -21,7 +21,7 @@ from typing import Any
 import jinja2
 from jinja2.sandbox import SandboxedEnvironment
 
-from designer.model import DeviceConfig, Interface
+from designer.model import DeviceConfig, Interface, bulk_allocation
 from designer.sonic import sonic_config
 
 SHIPPED_TEMPLATES = Path(__file__).resolve().parent.parent / "templates"
@@ -30,6 +30,8 @@ EOS_MAX_MTU = 9214
 """EOS's largest interface (IP) MTU; a larger design MTU is rendered as this."""
 NVUE_WATCHDOG_ROBUSTNESS = 2
 """NVUE detects a PFC storm after this many polls; the poll interval is the detection time divided by it."""
+EOS_QOS_PROFILE = "ROCE"
+"""The EOS ``qos profile`` (trust, PFC, queues, ECN) every fabric and server port applies as its service profile."""
 EOS_DSCPS_PER_LINE = 8
 """DSCP values per ``qos map dscp`` line; all 64 are mapped so no DSCP keeps EOS's default class."""
 
@@ -60,6 +62,7 @@ def _eos(device: DeviceConfig) -> dict[str, Any]:
         "dscp_map": [(dscps[start:start + EOS_DSCPS_PER_LINE], tc) for tc, dscps in qos.tc_dscps
                      for start in range(0, len(dscps), EOS_DSCPS_PER_LINE)],
         "mtu": min(device.mtu, EOS_MAX_MTU),
+        "qos_profile": EOS_QOS_PROFILE,
         "ecn_min": _size(qos.ecn_min_bytes, " kbytes", " bytes"),
         "ecn_max": _size(qos.ecn_max_bytes, " kbytes", " bytes"),
         "watchdog_timeout": f"{qos.pfc_watchdog_detection_ms / 1000:g}",
@@ -168,10 +171,11 @@ def render_configs(devices: Iterable[DeviceConfig], targets: Iterable[str],
     renderer = Renderer(user_templates)
     files: dict[str, bytes] = {}
     devices = list(devices)
-    for target in sorted(targets):
-        renderer.template(target)
-        for device in devices:
-            files[config_path(target, device.hostname)] = renderer.render(target, device).encode()
+    with bulk_allocation():
+        for target in sorted(targets):
+            renderer.template(target)
+            for device in devices:
+                files[config_path(target, device.hostname)] = renderer.render(target, device).encode()
     return files
 
 

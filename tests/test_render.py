@@ -75,21 +75,27 @@ def parse_frr(text: str, device: DeviceConfig) -> View:
 def parse_eos(text: str, device: DeviceConfig) -> View:
     view = View()
     back = {eos_name(interface.name, device): interface.name for interface in device.interfaces}
-    interface = None
+    profiles: dict[str, tuple[int, ...]] = {}
+    interface = profile = None
     for line in text.splitlines():
         if match := re.fullmatch(r"hostname (\S+)", line):
             view.hostname = match[1]
         elif match := re.fullmatch(r"qos map dscp ([\d ]+) to traffic-class (\d)", line):
             view.dscp_to_tc.update({int(dscp): int(match[2]) for dscp in match[1].split()})
+        elif match := re.fullmatch(r"qos profile (\S+)", line):
+            profile, interface = match[1], None
+            profiles[profile] = ()
+        elif profile and (match := re.fullmatch(r"   priority-flow-control priority (\d) no-drop", line)):
+            profiles[profile] += (int(match[1]),)
         elif match := re.fullmatch(r"interface (Ethernet\S+)", line):
-            interface = back[match[1]]
+            interface, profile = back[match[1]], None
             view.pfc[interface] = ()
         elif interface and (match := re.fullmatch(r"   ip address (\S+)", line)):
             view.interfaces[interface] = match[1]
         elif interface and (match := re.fullmatch(r"   mtu (\d+)", line)):
             view.mtu[interface] = int(match[1])
-        elif interface and (match := re.fullmatch(r"   priority-flow-control priority (\d) no-drop", line)):
-            view.pfc[interface] += (int(match[1]),)
+        elif interface and (match := re.fullmatch(r"   service-profile (\S+)", line)):
+            view.pfc[interface] = profiles[match[1]]
         elif match := re.fullmatch(r"router bgp (\d+)", line):
             view.asn, interface = int(match[1]), None
         elif match := re.fullmatch(r"   neighbor (\S+) remote-as (\d+)", line):
