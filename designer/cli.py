@@ -114,7 +114,11 @@ def _validate_configs(args: argparse.Namespace) -> int:
 
 
 def _verify(args: argparse.Namespace) -> int:
-    report = verify(load_files(args.target), whole=not args.slice, failures=args.failures, timeout=args.timeout)
+    try:
+        report = verify(load_files(args.target), whole=not args.slice, failures=args.failures, timeout=args.timeout)
+    except KeyboardInterrupt:
+        print("designer verify: interrupted; the lab was torn down", file=sys.stderr)
+        return 130  # the shell's code for a run stopped by Ctrl-C
     print(FORMATS[args.format](report), end="")
     return EXIT_OK if report.passed else EXIT_CHECK_FAILED
 

@@ -316,3 +316,18 @@ def _dead_pid() -> int:
     process = subprocess.Popen(["true"])
     process.wait()
     return process.pid
+
+
+def test_a_slice_runs_one_pod_whole_and_lists_what_it_leaves_out() -> None:
+    need_lab()
+    code, out, err = run_cli("verify", str(INTENTS / "verify-slice.yaml"), "--slice", "--no-failures",
+                             "--format", "json")
+    report = json.loads(out)
+    assert code == 0, out + err
+    assert report["coverage"].startswith("slice: pod 0 of plane 0 complete (4 leaves)")
+    assert report["coverage"].endswith("12 of 14 switches (6 leaves, 4 spines, 2 super-spines)")
+    # the pod-1 spines' sessions to the 2 leaves outside the slice: 2 spines x 2 leaves, both ends listed once
+    outside = [item for item in report["not_covered"] if item.endswith("peer outside the slice")]
+    assert len(outside) == 4 and all("p0-su3-" in item for item in outside)
+    routes = next(check for check in report["checks"] if check["name"] == "kernel routes")
+    assert routes["passed"] and routes["summary"].startswith("12 of 12 routers")

@@ -236,7 +236,7 @@ class Lab:
 
     def _start(self) -> None:
         """Start FRR in every namespace under its own hostname (forwarding is the frr.conf's own business)."""
-        self.progress(f"starting FRR (zebra + bgpd) in {len(self.namespaces)} namespaces")
+        self.progress(f"starting FRR ({' + '.join(max(self.daemons, key=len))}) in {len(self.namespaces)} namespaces")
         for router, (name, folder) in enumerate(zip(self.namespaces, self.dirs, strict=True)):
             folder.mkdir()
             (folder / "frr.conf").write_text(self.topology.configs[router])
