@@ -1,0 +1,79 @@
+"""floorplan.svg: one cell per rack colored by its draw, network racks marked, one line per row, two rack
+elevations, and no per-cable drawing, so it stays readable (and small) at 32k GPUs."""
+
+from __future__ import annotations
+
+import re
+import xml.etree.ElementTree as ET
+
+import pytest
+
+from designer.floorplan import OVER, SHADES, floorplan_svg, shade
+from tests.helpers import build_design
+
+SVG = "{http://www.w3.org/2000/svg}"
+
+
+def rack_cells(root: ET.Element) -> dict[str, ET.Element]:
+    """Each rack's cell, by rack name (the tooltip starts with it)."""
+    cells = {}
+    for group in root.iter(f"{SVG}g"):
+        title = group.find(f"{SVG}title")
+        if title is not None and title.text:
+            cells[title.text.split(":")[0]] = group
+    return cells
+
+
+def test_shade_bands_are_shares_of_the_budget() -> None:
+    assert [shade(kw, 40) for kw in (0, 10, 10.01, 20, 30, 40)] == [
+        SHADES[0][1], SHADES[0][1], SHADES[1][1], SHADES[1][1], SHADES[2][1], SHADES[3][1]]
+    assert shade(40.01, 40) == OVER
+
+
+def test_every_rack_is_one_cell_colored_by_its_draw_and_network_racks_are_marked() -> None:
+    design = build_design(servers=128)
+    root = ET.fromstring(floorplan_svg(design))
+    cells = rack_cells(root)
+    racks = design.physical.racks
+    assert sorted(cells) == sorted(rack.name for rack in racks)
+    budget = design.intent.facility.rack_power_kw
+    for rack in racks:
+        cell = cells[rack.name]
+        assert cell.find(f"{SVG}rect").get("fill") == shade(rack.kw, budget)
+        mark = cell.find(f"{SVG}text")
+        expected = None if rack.role == "compute" else ("N" if rack.su >= 0 else "C")
+        assert (mark.text if mark is not None else None) == expected, rack.name
+
+
+def test_elevations_show_the_first_compute_and_network_rack() -> None:
+    design = build_design(servers=128)
+    text = floorplan_svg(design)
+    for name in ("su0-srv0", "su0-srv3", "p0-su0-r0-leaf", "p0-su0-r7-leaf"):
+        assert f">{name}</text>" in text
+    assert "compute rack r0-00" in text and "network rack r0-04" in text
+
+
+def test_an_over_budget_rack_is_drawn_as_over() -> None:
+    design = build_design(servers=8, compute_extra="server_power_kw: 55")
+    cells = rack_cells(ET.fromstring(floorplan_svg(design)))
+    compute = [rack.name for rack in design.physical.racks if rack.role == "compute"]
+    assert {cells[name].find(f"{SVG}rect").get("fill") for name in compute} == {OVER}
+
+
+@pytest.mark.slow
+def test_readable_at_32k_gpus_one_line_per_row_and_no_cables() -> None:
+    design = build_design(gpus=32768, leaf="{model: generic-64x800g}")
+    text = floorplan_svg(design)
+    root = ET.fromstring(text)
+    physical = design.physical
+    assert len(design.fabric.links) == 98_304
+    assert not [element for element in root.iter() if element.tag in {f"{SVG}line", f"{SVG}path", f"{SVG}polyline"}]
+    elements = sum(1 for _ in root.iter())
+    assert elements < 4 * len(physical.racks) + physical.rows * design.intent.facility.racks_per_row + 300
+    cells = rack_cells(root)
+    row_y = {rack.row: float(cells[rack.name].find(f"{SVG}rect").get("y")) for rack in physical.racks}
+    assert len(set(row_y.values())) == physical.rows  # each row on its own line, in order
+    assert [row_y[row] for row in range(physical.rows)] == sorted(row_y.values())
+    labels = re.findall(r">row (\d+)</text>", text)
+    assert labels == [str(row) for row in range(physical.rows)]
+    assert floorplan_svg(design) == text

@@ -1,0 +1,305 @@
+"""Physical plan: hand-computed racks and power, placement rules, cable lengths, media at the thresholds,
+bill of materials against the links, and determinism."""
+
+from __future__ import annotations
+
+from collections import Counter
+
+import pytest
+
+from designer.catalog import catalog
+from designer.design import Design
+from designer.errors import InputError
+from designer.fabric import SERVER_LEAF
+from designer.intent import parse_intent
+from designer.intent.schema import SPEEDS
+from designer.physical import COMPUTE, NETWORK, plan_physical
+from designer.physical.cables import UNIT_M, decimetres, medium_for, ordered_length
+from designer.physical.tables import bom_rows, power_markdown, racks_rows
+from tests.helpers import build_design, intent_text
+
+H100_128 = {"servers": 128}
+"""128 DGX H100 (10.2 kW, 8U) on 64 x 400G switches: 4 SUs of 32 servers, 32 leaves, 16 spines."""
+
+
+@pytest.fixture(scope="module")
+def h100() -> Design:
+    return build_design(**H100_128)
+
+
+def test_128_dgx_h100_at_41_kw_is_4_a_rack_32_racks_and_1305_6_kw(h100: Design) -> None:
+    physical = h100.physical
+    compute = [rack for rack in physical.racks if rack.role == COMPUTE]
+    assert physical.servers_per_rack == 4  # floor(41 / 10.2) = 4; floor(48 / 8) = 6
+    assert len(compute) == 32
+    assert all(len(rack.devices) == 4 and rack.kw == pytest.approx(40.8) for rack in compute)
+    power = physical.power_kw(h100.intent.facility.pue)
+    assert power["compute"] == pytest.approx(1305.6)
+    assert power["total"] == pytest.approx(power["compute"] + power["network"])
+    assert power["facility"] == pytest.approx(power["total"] * 1.3, abs=1e-3)
+    switch_kw = sum(physical.switch_w) / 1000
+    assert power["network"] == pytest.approx(switch_kw, abs=1e-3)
+
+
+def test_rack_units_limit_servers_when_power_allows_more() -> None:
+    design = build_design(servers=16, compute_extra="server_power_kw: 5\nserver_rack_units: 20",
+                          extra="facility: {rack_power_kw: 100, cooling: liquid}")
+    assert design.physical.servers_per_rack == 2  # floor(48 / 20) = 2, while 100 / 5 = 20
+
+
+def test_every_device_has_one_rack_unit_and_row_and_units_never_overlap(h100: Design) -> None:
+    physical, devices = h100.physical, h100.fabric.devices
+    placed = sorted(index for rack in physical.racks for index in rack.devices)
+    assert placed == list(range(len(devices)))
+    units = h100.intent.facility.rack_units
+    for number, rack in enumerate(physical.racks):
+        taken: set[int] = set()
+        for index in rack.devices:
+            assert physical.device_rack[index] == number
+            height = (h100.intent.server.rack_units if devices[index].role == "server"
+                      else h100.intent.leaf.rack_units)
+            span = set(range(physical.device_unit[index], physical.device_unit[index] + height))
+            assert span <= set(range(1, units + 1)) and not span & taken, rack.name
+            taken |= span
+    cells = [(rack.row, rack.position) for rack in physical.racks]
+    assert len(set(cells)) == len(cells)
+    assert all(0 <= rack.position < h100.intent.facility.racks_per_row for rack in physical.racks)
+
+
+def test_an_su_keeps_its_servers_together_with_its_leaves_in_the_middle(h100: Design) -> None:
+    physical, devices = h100.physical, h100.fabric.devices
+    for su in range(h100.plan.sus):
+        block = sorted((rack for rack in physical.racks if rack.su == su), key=lambda rack: rack.position)
+        roles = [rack.role for rack in block]
+        assert roles == [COMPUTE] * 4 + [NETWORK] + [COMPUTE] * 4, su
+        assert len({rack.row for rack in block}) == 1
+        for rack in block:
+            assert {devices[index].su for index in rack.devices} == {su}
+            assert {devices[index].role for index in rack.devices} == ({"server"} if rack.role == COMPUTE else {"leaf"})
+    central = [rack for rack in physical.racks if rack.su == -1]
+    assert {devices[index].role for rack in central for index in rack.devices} == {"spine"}
+    su_rows = sorted({rack.row for rack in physical.racks if rack.su >= 0})
+    assert su_rows == [0, 1, 3, 4] and {rack.row for rack in central} == {2}  # the spines stand mid-hall
+
+
+def test_a_partial_su_gets_its_own_racks() -> None:
+    physical = build_design(servers=130).physical
+    assert sum(1 for rack in physical.racks if rack.role == COMPUTE) == 33  # 32 + one rack for 2 servers
+    last = [rack for rack in physical.racks if rack.su == 4 and rack.role == COMPUTE]
+    assert [len(rack.devices) for rack in last] == [2]
+
+
+def test_network_racks_stay_within_units_and_the_planning_power() -> None:
+    """At 5 kW a rack takes three 1,650 W (planning figure with optics) leaves: an SU's 8 leaves need 3 racks."""
+    design = build_design(servers=128, extra="facility: {rack_power_kw: 5, cooling: liquid}")
+    leaf_racks = [rack for rack in design.physical.racks if rack.role == NETWORK and rack.su == 0]
+    assert [len(rack.devices) for rack in leaf_racks] == [3, 3, 2]
+    units = [design.physical.device_unit[index] for index in leaf_racks[0].devices]
+    assert units == [47, 45, 43]  # stacked from the top
+
+
+def test_a_server_link_length_by_hand(h100: Design) -> None:
+    """su0-srv0 sits at U1-U8 of the first rack of row 0; the rail-0 leaf at U47-U48 of the leaf rack four
+    positions along. Up 2 x 48U minus both device middles, 4 x 0.6 m along the row, 1 m slack."""
+    devices, physical = h100.fabric.devices, h100.physical
+    number = next(number for number, (tier, upper, _, lower, _) in enumerate(h100.fabric.links)
+                  if tier == SERVER_LEAF and devices[upper].name == "p0-su0-r0-leaf"
+                  and devices[lower].name == "su0-srv0")
+    _, leaf, _, server, _ = h100.fabric.links[number]
+    assert (physical.device_unit[server], physical.device_unit[leaf]) == (1, 47)
+    run = 2 * 48 * UNIT_M - 4 * UNIT_M - 47 * UNIT_M + 4 * 0.6 + 1.0
+    assert run == pytest.approx(5.40025)
+    assert physical.link_length_dm[number] == 55
+    assert physical.medium_name(number) == "aec"
+
+
+def test_length_inside_one_rack_is_the_vertical_distance() -> None:
+    """Spines and super-spines share the central racks, so some of their links stay inside one rack."""
+    design = build_design(servers=64, leaf="{model: generic-32x400g}", fabric_extra="tiers: 3",
+                          extra="facility: {slack_m: 0}")
+    devices, physical = design.fabric.devices, design.physical
+    inside = [number for number, (_, upper, _, lower, _) in enumerate(design.fabric.links)
+              if physical.device_rack[upper] == physical.device_rack[lower]]
+    assert inside
+    for number in inside:
+        _, upper, _, lower, _ = design.fabric.links[number]
+        gap = abs(physical.device_unit[upper] - physical.device_unit[lower]) * UNIT_M  # both switches are 1U
+        assert physical.link_length_dm[number] == decimetres(gap), (devices[upper].name, devices[lower].name)
+
+
+def test_decimetres_round_up_and_ignore_float_noise() -> None:
+    assert decimetres(3.0) == 30
+    assert decimetres(0.1 + 0.2) == 3  # 0.30000000000000004
+    assert decimetres(3.01) == 31
+
+
+def test_medium_selection_exactly_at_the_thresholds() -> None:
+    reach = (30, 70, 500, 20000)  # DAC 3 m, AEC 7 m, multimode 50 m, single-mode 2 km
+    assert [medium_for(length, reach) for length in (1, 30, 31, 70, 71, 500, 501, 20000, 20001)] == [
+        0, 0, 1, 1, 2, 2, 3, 3, 4]
+
+
+def test_a_link_exactly_at_the_dac_reach_is_dac_and_a_decimetre_more_is_not() -> None:
+    at = build_design(servers=128, extra="facility: {reach_m: {dac: 5.5}}")
+    below = build_design(servers=128, extra="facility: {reach_m: {dac: 5.4}}")
+    for design, medium in ((at, "dac"), (below, "aec")):
+        lengths = design.physical.link_length_dm
+        chosen = {design.physical.medium_name(number) for number, length in enumerate(lengths) if length == 55}
+        assert chosen == {medium}
+
+
+def test_reach_depends_on_the_link_speed() -> None:
+    dac = catalog().media["dac"]
+    assert (dac.reach_at(400), dac.reach_at(800)) == (3, 2)
+    design = build_design(servers=16, server="dgx-b200", compute_extra="nic_speed: 800G",
+                          leaf="{model: generic-64x800g}")
+    assert dict(design.intent.facility.reach_m)["dac"] == 2
+
+
+def test_media_power_tables_cover_every_speed() -> None:
+    for medium in catalog().media.values():
+        assert medium.name == "dac" or set(medium.power_w) >= set(SPEEDS), medium.name
+
+
+def bom(design: Design) -> Counter[tuple[str, str]]:
+    counts: Counter[tuple[str, str]] = Counter()
+    for line in design.physical.bom:
+        counts[line.category, line.item] += line.count
+    return counts
+
+
+def test_bom_counts_equal_link_counts_without_breakout(h100: Design) -> None:
+    physical = h100.physical
+    media = Counter(physical.medium_name(number) for number in range(len(h100.fabric.links)))
+    optical = media["multimode"] + media["singlemode"]
+    assert optical and media["aec"] and media["dac"]
+    counts = bom(h100)
+    assert counts["transceiver", "400G multimode module"] == 2 * media["multimode"]
+    assert sum(count for (category, _), count in counts.items() if category == "transceiver") == 2 * optical
+    assert counts["cable", "active copper (AEC) 400G"] == media["aec"]
+    assert counts["cable", "passive copper (DAC) 400G"] == media["dac"]
+    assert counts["cable", "multimode optics (SR) fiber"] == media["multimode"]
+    assert counts["switch", "generic-64x400g"] == 48 and counts["server", "dgx-h100"] == 128
+    assert sum(line.count for line in physical.bom if line.category == "cable") == len(h100.fabric.links)
+
+
+def test_twin_port_modules_serve_two_links_and_splitters_two_servers() -> None:
+    design = build_design(servers=128, leaf="{model: generic-64x800g}")  # 800G ports as 2 x 400G
+    devices, physical = design.fabric.devices, design.physical
+    ports: dict[str, set[tuple[int, int]]] = {"multimode": set(), "singlemode": set()}
+    copper_ports: set[tuple[int, int]] = set()
+    for number, (_, upper, upper_port, lower, lower_port) in enumerate(design.fabric.links):
+        medium = physical.medium_name(number)
+        ends = {(upper, upper_port // devices[upper].breakout), (lower, lower_port // devices[lower].breakout)}
+        if medium in ports:
+            ports[medium] |= ends
+        elif devices[lower].role == "server":
+            copper_ports.add((upper, upper_port // 2))
+    counts = bom(design)
+    for medium, used in ports.items():
+        twin = sum(1 for device, _ in used if devices[device].breakout == 2)
+        single = len(used) - twin
+        assert counts["transceiver", f"800G {medium} module, twin-port 2 x 400G"] == twin
+        assert counts["transceiver", f"400G {medium} module"] == single
+    splitters = sum(count for (category, item), count in counts.items()
+                    if category == "cable" and item.endswith("800G to 2 x 400G"))
+    assert splitters == len(copper_ports) > 0
+
+
+def test_a_switch_draws_its_base_power_plus_its_optics(h100: Design) -> None:
+    devices, physical = h100.fabric.devices, h100.physical
+    expected = [float(h100.intent.leaf.power_w)] * h100.fabric.switch_count
+    for number, (_, upper, _, lower, _) in enumerate(h100.fabric.links):
+        medium = physical.medium_name(number)
+        watts = catalog().media[medium].power_w.get(400, 0.0)
+        for device in (upper, lower):
+            if devices[device].role != "server":
+                expected[device] += watts
+    assert physical.switch_w == pytest.approx(expected)
+    for rack in physical.racks:
+        if rack.role == NETWORK:
+            assert rack.kw == pytest.approx(sum(expected[index] for index in rack.devices) / 1000, abs=1e-3)
+
+
+def test_cables_are_ordered_in_standard_lengths() -> None:
+    assert [ordered_length(length) for length in (1, 5, 30, 31, 55, 70, 71, 20000, 20001)] == [
+        5, 5, 30, 40, 70, 70, 100, 20000, 20010]
+    for line in build_design(**H100_128).physical.bom:
+        if line.category == "cable":
+            assert line.length_m is not None and line.length_m * 10 == ordered_length(round(line.length_m * 10))
+
+
+def test_layout_and_tables_are_deterministic(h100: Design) -> None:
+    again = build_design(**H100_128)
+    assert again.physical == h100.physical
+    for render in (racks_rows, bom_rows):
+        header, rows = render(h100)
+        header_again, rows_again = render(again)
+        assert (header, list(rows)) == (header_again, list(rows_again))
+    assert power_markdown(h100) == power_markdown(again)
+    assert plan_physical(h100.intent, h100.plan, h100.fabric) == h100.physical
+
+
+def test_racks_csv_lists_every_device_with_its_unit(h100: Design) -> None:
+    header, rows = racks_rows(h100)
+    rows = list(rows)
+    assert header[:6] == ["rack", "row", "position", "role", "su", "kw"]
+    assert len(rows) == len(h100.physical.racks)
+    listed = [entry.split("@") for row in rows for entry in row[-1].split()]
+    assert sorted(name for name, _ in listed) == sorted(device.name for device in h100.fabric.devices)
+    assert rows[0][:6] == ["r0-00", 0, 0, "compute", "0", "40.800"]
+    assert rows[0][-1] == "su0-srv0@1 su0-srv1@9 su0-srv2@17 su0-srv3@25"
+
+
+def test_power_md_totals_and_flags() -> None:
+    text = power_markdown(build_design(servers=8, compute_extra="server_power_kw: 55"))
+    assert "| compute (servers) | 440.0 |" in text
+    assert "over the 41 kW budget; above the 50 kW air-cooling limit" in text
+    clean = power_markdown(build_design(**H100_128))
+    assert "None: every rack is within its budget and cooling." in clean
+    assert "| compute (servers) | 1,305.6 |" in clean
+    assert "| central |" in clean
+
+
+@pytest.mark.parametrize(("facility", "path", "words"), [
+    ("{rack_power_kw: 60}", "facility.rack_power_kw", "air cooling is refused above 50 kW"),
+    ("{rack_power_kw: 60, air_limit_kw: 55}", "facility.rack_power_kw", "refused above 55 kW"),
+    ("{reach_m: {dac: 8}}", "facility.reach_m.aec", "not beyond dac"),
+    ("{rack_units: 6}", "facility.rack_units", "a 8U dgx-h100 does not fit in a 6U rack"),
+    ("{cooling: water}", "facility.cooling", "air"),
+    ("{pue: 0.9}", "facility.pue", "greater than or equal to 1"),
+])
+def test_bad_facility_is_refused_with_the_field(facility: str, path: str, words: str) -> None:
+    with pytest.raises(InputError) as error:
+        build_design(servers=8, extra=f"facility: {facility}")
+    text = str(error.value)
+    assert f"{path}:" in text and words in text, text
+
+
+def test_liquid_cooling_allows_dense_racks() -> None:
+    design = build_design(servers=128, extra="facility: {rack_power_kw: 82, cooling: liquid}")
+    assert design.physical.servers_per_rack == 6  # 82 / 10.2 = 8, but 48U / 8U = 6
+    assert sum(1 for rack in design.physical.racks if rack.role == COMPUTE) == 24  # ceil(32 / 6) = 6 per SU
+
+
+def test_intent_line_numbers_for_facility_errors() -> None:
+    text = intent_text(servers=8, extra="facility:\n  rack_units: 48\n  rack_power_kw: 70")
+    with pytest.raises(InputError) as error:
+        parse_intent(text, "hall.yaml")
+    line = text.splitlines().index("  rack_power_kw: 70") + 1
+    assert f"hall.yaml:{line}: facility.rack_power_kw:" in str(error.value)
+
+
+def test_rows_follow_a_serpentine_and_wide_sus_wrap() -> None:
+    design = build_design(servers=256, leaf="{model: generic-64x800g}")  # SU of 64 servers: 17 racks
+    physical = design.physical
+    su_racks = [rack for rack in physical.racks if rack.su == 0]
+    assert len(su_racks) == 17 and len({rack.row for rack in su_racks}) == 2
+    first, second = sorted({rack.row for rack in su_racks})
+    row_one = [rack.position for rack in physical.racks if rack.row == first]
+    row_two = [rack.position for rack in physical.racks if rack.row == second]
+    assert row_one == list(range(16)) and row_two[0] == 15 and row_two == sorted(row_two, reverse=True)
+
+
+def test_only_cables_have_a_length(h100: Design) -> None:
+    assert all((line.length_m is None) == (line.category != "cable") for line in h100.physical.bom)
