@@ -20,6 +20,7 @@ from typing import Any
 
 from designer import __version__
 from designer.allocate import ip
+from designer.checks import formats as checks_format
 from designer.design import Design
 from designer.fabric import TIERS
 from designer.floorplan import floorplan_svg
@@ -120,7 +121,8 @@ def design_json(design: Design) -> str:
         })
     head = {"name": design.intent.name, "tool_version": __version__, "intent_sha256": design.intent.sha256,
             "summary": summary(design)}
-    return _json_document(head, {"devices": device_rows, "links": link_rows})
+    return _json_document(head, {"findings": checks_format.rows(design.findings), "devices": device_rows,
+                                 "links": link_rows})
 
 
 def _json_document(head: dict[str, Any], tables: dict[str, list[dict[str, Any]]]) -> str:
@@ -229,6 +231,10 @@ def summary_markdown(design: Design) -> str:
                    if device.role == role]
         if numbers:
             lines.append(f"| {role.replace('_', '-')} | {min(numbers)} | {max(numbers)} |")
+    lines += ["", "## Checks", "", f"{data['checks']['passed']} passed, {data['checks']['failed']} failed, "
+              f"{data['checks']['warnings']} with warnings; bisection {data['bisection_tbps']:,.1f} Tb/s "
+              "(`designer check` lists every finding; `design.json` has them with their evidence).", ""]
+    lines += checks_format.markdown(design.findings)
     lines += ["", "## Warnings", ""]
     lines += [f"- {warning}" for warning in data["warnings"]] or ["None."]
     lines += ["", "## Files", "",

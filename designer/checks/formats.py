@@ -1,0 +1,71 @@
+"""Findings as a person, a script or a CI system reads them: text, JSON, JUnit XML and Markdown.
+
+Every format lists one finding per line (or per test case) with its check id, in runner order.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Sequence
+from typing import Any
+from xml.etree import ElementTree
+
+from designer.checks import CHECKS, counts, status
+from designer.findings import Finding
+
+
+def rows(findings: Sequence[Finding]) -> list[dict[str, Any]]:
+    """One JSON object per finding: check, severity, subject, message and evidence (when there is some)."""
+    return [{"check": f.check, "severity": f.severity, "subject": f.subject, "message": f.message,
+             **({"evidence": f.evidence} if f.evidence else {})} for f in findings]
+
+
+def text(findings: Sequence[Finding], name: str, verbose: bool = False) -> str:
+    """``check severity subject: message`` per error and warning (and the evidence with ``verbose``), then totals."""
+    shown = [f for f in findings if verbose or f.severity != "info"]
+    lines = [f"{f.check} {f.severity}{' ' + f.subject if f.subject else ''}: {f.message}" for f in shown]
+    outcome = status(findings)
+    lines += [f"{check}: {result}" for check, result in outcome.items()]
+    total = counts(findings)
+    lines.append(f"{name}: {total['passed']} passed, {total['failed']} failed, {total['warnings']} with warnings")
+    return "\n".join(lines)
+
+
+def json_report(findings: Sequence[Finding], name: str) -> str:
+    """The counts, each check's outcome and every finding, as one JSON document."""
+    return json.dumps({"name": name, "checks": counts(findings), "status": status(findings),
+                       "findings": rows(findings)}, indent=2)
+
+
+def junit(findings: Sequence[Finding], name: str) -> str:
+    """JUnit XML: one test case per check, failed by its errors, its warnings and evidence in system-out."""
+    suite = ElementTree.Element("testsuite", name=f"designer check {name}", tests=str(len(CHECKS)),
+                                failures=str(counts(findings)["failed"]), errors="0", skipped="0")
+    for module in CHECKS:
+        mine = [f for f in findings if f.check == module.ID]
+        case = ElementTree.SubElement(suite, "testcase", classname=f"designer.{name}", name=module.ID)
+        errors = [f for f in mine if f.severity == "error"]
+        if errors:
+            failure = ElementTree.SubElement(case, "failure", type=module.SEVERITY,
+                                             message=_line(errors[0]) + (f" (+{len(errors) - 1} more)"
+                                                                         if len(errors) > 1 else ""))
+            failure.text = "\n".join(_line(f) for f in errors)
+        others = [f for f in mine if f.severity != "error"]
+        out = ElementTree.SubElement(case, "system-out")
+        out.text = "\n".join([module.DESCRIPTION, *(f"{f.severity}: {_line(f)}" for f in others)])
+    ElementTree.indent(suite)
+    return '<?xml version="1.0" encoding="UTF-8"?>\n' + ElementTree.tostring(suite, encoding="unicode") + "\n"
+
+
+def markdown(findings: Sequence[Finding]) -> list[str]:
+    """The checks section of ``summary.md``: each check's outcome, then every error and warning."""
+    outcome = status(findings)
+    lines = ["| check | result | what it proves |", "|---|---|---|"]
+    lines += [f"| {module.ID} | {outcome[module.ID]} | {module.DESCRIPTION} |" for module in CHECKS]
+    problems = [f for f in findings if f.severity != "info"]
+    lines += ["", *(f"- **{f.severity}** `{f.check}` {f.subject}: {f.message}" for f in problems)] if problems else []
+    return lines
+
+
+def _line(finding: Finding) -> str:
+    return f"{finding.subject}: {finding.message}" if finding.subject else finding.message
