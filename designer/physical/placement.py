@@ -13,7 +13,8 @@
   what is left of the current one starts the next row; a block wider than a row follows on directly
   and wraps.
 * Spines and super-spines go in central network racks: rows of their own, each centered, between
-  two SU rows as near the middle of the hall as a boundary that no SU crosses allows.
+  two SU rows as near the middle of the hall as a boundary that no SU crosses allows. With 3 tiers,
+  spine ``j`` of every pod stands next to the super-spines of group ``j`` it connects to.
 """
 
 from __future__ import annotations
@@ -110,6 +111,7 @@ def place(intent: Intent, plan: Plan, fabric: Fabric) -> Layout:
                 su_rows.append([])
             taken = len(su_rows[-1])
             su_rows[-1].append((taken if len(su_rows) % 2 else width - 1 - taken, rack))
+    core.sort(key=lambda index: _core_order(devices[index]))
     core_racks = [(NETWORK, -1, rack) for rack in pack(core)]
     core_rows = [[((width - len(chunk)) // 2 + offset, rack) for offset, rack in enumerate(chunk)]
                  for chunk in (core_racks[start:start + width] for start in range(0, len(core_racks), width))]
@@ -131,3 +133,11 @@ def place(intent: Intent, plan: Plan, fabric: Fabric) -> Layout:
                 device_rack[index], device_unit[index] = rack, unit
                 unit += height if role == COMPUTE else 0
     return Layout(racks, device_rack, device_unit, per_rack, len(rows))
+
+
+def _core_order(device: Device) -> tuple[int, int, int, int]:
+    """Central racks hold, per plane and super-spine group ``j``, spine ``j`` of every pod then the group's
+    super-spines, so the links between them stay short (2 tiers: the spines in order)."""
+    if device.role == "super_spine":
+        return device.plane, device.group, 1, device.index
+    return device.plane, device.index, 0, device.pod
