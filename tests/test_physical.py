@@ -3,6 +3,7 @@ bill of materials against the links, and determinism."""
 
 from __future__ import annotations
 
+import json
 from collections import Counter
 
 import pytest
@@ -16,7 +17,9 @@ from designer.intent.schema import SPEEDS
 from designer.physical import COMPUTE, NETWORK, plan_physical
 from designer.physical.cables import UNIT_M, decimetres, medium_for, ordered_length
 from designer.physical.tables import bom_rows, power_markdown, racks_rows
+from tests.conftest import ROOT
 from tests.helpers import build_design, intent_text
+from tests.test_intent_errors import run_cli
 
 H100_128 = {"servers": 128}
 """128 DGX H100 (10.2 kW, 8U) on 64 x 400G switches: 4 SUs of 32 servers, 32 leaves, 16 spines."""
@@ -303,3 +306,21 @@ def test_rows_follow_a_serpentine_and_wide_sus_wrap() -> None:
 
 def test_only_cables_have_a_length(h100: Design) -> None:
     assert all((line.length_m is None) == (line.category != "cable") for line in h100.physical.bom)
+
+
+def test_spine_j_of_every_pod_stands_beside_its_super_spine_group() -> None:
+    design = build_design(servers=64, leaf="{model: generic-32x400g}", fabric_extra="tiers: 3")
+    physical, devices = design.physical, design.fabric.devices
+    for _, upper, _, lower, _ in design.fabric.links:
+        if devices[upper].role == "super_spine":
+            assert abs(physical.device_rack[upper] - physical.device_rack[lower]) <= 1, devices[lower].name
+
+
+def test_plan_json_gains_power_and_racks() -> None:
+    code, out, _ = run_cli("plan", str(ROOT / "intents" / "cluster.yaml"), "--format", "json")
+    data = json.loads(out)
+    assert code == 0
+    assert data["power_kw"]["compute"] == 1305.6
+    assert set(data["power_kw"]) == {"compute", "network", "total", "facility"}
+    assert data["power_kw"]["facility"] == pytest.approx(data["power_kw"]["total"] * 1.3, abs=1e-3)
+    assert data["racks"] == {"compute": 32, "network": 5, "total": 37, "rows": 5}

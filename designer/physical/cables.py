@@ -21,6 +21,7 @@ from __future__ import annotations
 import math
 from bisect import bisect_left
 from collections import Counter
+from functools import cache
 from typing import NamedTuple
 
 from designer.catalog import MediumModel, catalog
@@ -63,9 +64,14 @@ def medium_for(length_dm: int, reach_dm: tuple[int, ...]) -> int:
 
 def ordered_length(length_dm: int) -> int:
     """The shortest orderable cable length (decimetres) covering ``length_dm``; beyond the list, whole metres."""
-    lengths = [round(metres * 10) for metres in catalog().cable_lengths_m]
+    lengths = _orderable_dm()
     index = bisect_left(lengths, length_dm)
     return lengths[index] if index < len(lengths) else math.ceil(length_dm / 10) * 10
+
+
+@cache
+def _orderable_dm() -> tuple[int, ...]:
+    return tuple(round(metres * 10) for metres in catalog().cable_lengths_m)
 
 
 def lengths(intent: Intent, fabric: Fabric, layout: Layout) -> list[int]:
