@@ -309,7 +309,10 @@ def test_only_cables_have_a_length(h100: Design) -> None:
 
 
 def test_spine_j_of_every_pod_stands_beside_its_super_spine_group() -> None:
-    design = build_design(servers=64, leaf="{model: generic-32x400g}", fabric_extra="tiers: 3")
+    """32 spines and 32 super-spines fill three central racks; in plain fabric order spine 16 (first rack)
+    and its super-spine p0-g16-ss0 (third rack) would stand two racks apart."""
+    design = build_design(servers=64, fabric_extra="tiers: 3")
+    assert sum(1 for rack in design.physical.racks if rack.su == -1) == 3
     physical, devices = design.physical, design.fabric.devices
     for _, upper, _, lower, _ in design.fabric.links:
         if devices[upper].role == "super_spine":
