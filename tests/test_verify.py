@@ -234,7 +234,9 @@ def test_two_tier_lab_converges_and_survives_a_spine_failure() -> None:
     assert phases == ["healthy", "p0-spine0 down", "p0-spine0 restored"]
     assert all(seconds is not None for seconds in report.converged_seconds.values())
     summaries = {(check.phase, check.name): check.summary for check in report.checks}
-    assert summaries["healthy", "bgp sessions"] == "32 of 32 sessions Established with the designed peer ASNs"
+    assert summaries["healthy", "bgp sessions"] == ("32 of 32 session ends Established with the designed peer ASNs "
+                                                   "(16 sessions, seen from both routers)")
+    assert report.sessions == 16 and report.measured_mib and report.measured_mib > 6
     assert summaries["healthy", "kernel routes"].endswith("leaf widths 4")
     assert "8 towards p0-spine0 down" in summaries["p0-spine0 down", "bgp sessions"]
     # 4 leaves x 3 other leaves x 5 prefixes shrink from 4 to 2 next hops
@@ -271,7 +273,7 @@ def test_a_wrong_peer_asn_fails_naming_the_session(tmp_path: Path) -> None:
     write(files, tmp_path / "broken")
     code, out, _ = run_cli("verify", str(tmp_path / "broken"), "--timeout", "8")
     assert code == 1
-    assert "FAIL bgp sessions: 30 of 32 sessions Established" in out
+    assert "FAIL bgp sessions: 30 of 32 session ends Established" in out
     assert ("p0-su0-r0-leaf swp5 -> p0-spine0 (10.0.0.0, AS 4200000004): configured with remote-as 4200000099, "
             "the design says 4200000004") in out
     assert "p0-spine0 swp1 -> p0-su0-r0-leaf (10.0.0.1, AS 4200000000): " in out

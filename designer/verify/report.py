@@ -31,6 +31,8 @@ class VerifyReport:
     sessions: int
     memory_mib: int
     design_width: int
+    measured_mib: int | None = None
+    """Resident memory of the lab's FRR daemons once the healthy fabric has converged."""
     checks: list[Check] = field(default_factory=list)
     converged_seconds: dict[str, float | None] = field(default_factory=dict)
     not_covered: list[str] = field(default_factory=list)
@@ -46,8 +48,9 @@ class VerifyReport:
 def text(report: VerifyReport) -> str:
     """Readable report: coverage, then each phase with its time to converge and its checks."""
     lines = [f"designer verify {report.name}: {report.coverage}",
-             f"{report.routers} FRR routers, {report.sessions} BGP sessions, about {report.memory_mib:,} MiB; "
-             f"a leaf's ECMP width by design: {report.design_width}"]
+             f"{report.routers} FRR routers, {report.sessions} BGP sessions; memory estimated {report.memory_mib:,} "
+             f"MiB, used {'-' if report.measured_mib is None else f'{report.measured_mib:,}'} MiB; a leaf's ECMP "
+             f"width by design: {report.design_width}"]
     for phase in dict.fromkeys(check.phase for check in report.checks):
         seconds = report.converged_seconds.get(phase)
         took = f"converged in {seconds:.1f} s" if seconds is not None else "did not converge in time"

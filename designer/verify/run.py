@@ -22,7 +22,7 @@ from designer.verify.probe import (
     traceroute,
 )
 from designer.verify.report import Check, VerifyReport
-from designer.verify.topology import Topology, expected_routes, paths_to, topology
+from designer.verify.topology import Session, Topology, expected_routes, paths_to, topology
 
 POLL_SECONDS = 0.5
 MEMORY_SHARE = 0.8
@@ -64,7 +64,7 @@ def verify(files: dict[str, bytes], whole: bool = True, failures: bool = True, t
         hint = "" if not whole else "; use --slice to verify a representative part of the fabric"
         raise PrerequisiteError(f"the lab of {lab.coverage} needs about {needed:,} MiB but only {available:,} MiB "
                                 f"are available (at most {MEMORY_SHARE:.0%} may be used){hint}")
-    report = VerifyReport(lab.name, lab.coverage, len(lab.routers), 2 * len(lab.wires), needed, lab.design_width())
+    report = VerifyReport(lab.name, lab.coverage, len(lab.routers), len(lab.wires), needed, lab.design_width())
     sweep_orphans(progress)
     limit = timeout or default_timeout(lab)
     with Lab(lab, progress) as running:
@@ -73,6 +73,7 @@ def verify(files: dict[str, bytes], whole: bool = True, failures: bool = True, t
                                    f"{len(lab.routers) - len(refused)} of {len(lab.routers)} routers took their "
                                    "frr.conf", tuple(refused)))
         healthy = _phase(running, report, "healthy", frozenset(), limit)
+        report.measured_mib = running.rss_mib()
         if failures and not healthy:
             report.not_covered.append("failure injection: skipped because the healthy fabric did not converge")
         elif failures:
@@ -124,7 +125,7 @@ def _phase(running: Lab, report: VerifyReport, phase: str, failed: frozenset[int
         good, session_issues = session_problems(lab, sessions, peers, failed)
         complete, route_issues = route_problems(lab, expected, installed)
         elapsed = time.monotonic() - start
-        progress(f"{phase}: {good}/{counted} sessions as designed, {complete}/{len(live)} routing tables "
+        progress(f"{phase}: {good}/{counted} session ends as designed, {complete}/{len(live)} routing tables "
                  f"complete ({elapsed:.1f} s)")
         if session_issues or route_issues:
             matched, converged = 0, None
@@ -151,12 +152,14 @@ def _phase(running: Lab, report: VerifyReport, phase: str, failed: frozenset[int
     return not session_issues and not route_issues
 
 
-def _session_summary(lab: Topology, sessions: list, failed: frozenset[int], good: int, counted: int) -> str:
+def _session_summary(lab: Topology, sessions: list[Session], failed: frozenset[int], good: int, counted: int) -> str:
     if not failed:
-        return f"{good} of {counted} sessions Established with the designed peer ASNs"
+        return (f"{good} of {counted} session ends Established with the designed peer ASNs ({counted // 2} "
+                "sessions, seen from both routers)")
     names = ", ".join(lab.routers[router].name for router in sorted(failed))
     towards = sum(session.peer in failed and session.router not in failed for session in sessions)
-    return f"{good} of {counted} sessions as designed: {towards} towards {names} down, the others Established"
+    return (f"{good} of {counted} session ends as designed: {towards} towards {names} down, the others "
+            "Established")
 
 
 def _route_summary(lab: Topology, expected: dict[int, dict[str, int]], failed: frozenset[int], complete: int) -> str:
