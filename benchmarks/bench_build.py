@@ -82,10 +82,11 @@ def table(rows: list[dict[str, float]], runs: int) -> str:
     return "\n".join(lines)
 
 
-def write_readme(text: str) -> None:
+def write_readme(text: str, markers: tuple[str, str] = MARKERS) -> None:
+    """Replace what benchmarks/README.md holds between ``markers`` with ``text``."""
     readme = HERE / "README.md"
     content = readme.read_text()
-    start, end = content.index(MARKERS[0]) + len(MARKERS[0]), content.index(MARKERS[1])
+    start, end = content.index(markers[0]) + len(markers[0]), content.index(markers[1])
     readme.write_text(f"{content[:start]}\n{text}\n{content[end:]}")
 
 

@@ -23,8 +23,9 @@ import shutil
 import subprocess
 import tempfile
 from collections.abc import Iterable, Mapping
-from concurrent.futures import ThreadPoolExecutor
+from concurrent.futures import ProcessPoolExecutor, ThreadPoolExecutor
 from dataclasses import dataclass
+from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -266,6 +267,31 @@ def check_config_db(yang: SonicYang, path: Path, label: str) -> Verdict:
     return Verdict(label, SONIC)
 
 
+FILES_PER_WORKER = 64
+"""A worker process loads the models once (about half a second), so it only pays off over this many files."""
+_loaded: dict[Path, SonicYang] = {}
+"""The models each worker process has loaded, by folder."""
+
+
+def check_config_dbs(paths: list[tuple[Path, str]], yang_dir: Path, workers: int | None = None) -> list[Verdict]:
+    """Validate each (file, label); a large set is shared among processes (default: one per CPU, at least
+    :data:`FILES_PER_WORKER` files each), each loading the models once. Verdicts keep the input order."""
+    yang = SonicYang(yang_dir)  # raises PrerequisiteError here, before any worker starts
+    if workers is None:
+        workers = min(os.cpu_count() or 1, len(paths) // FILES_PER_WORKER)
+    if workers < 2:
+        return [check_config_db(yang, path, label) for path, label in paths]
+    with ProcessPoolExecutor(workers) as pool:
+        return list(pool.map(partial(_check_in_worker, yang_dir), paths,
+                             chunksize=max(1, len(paths) // (4 * workers))))
+
+
+def _check_in_worker(yang_dir: Path, item: tuple[Path, str]) -> Verdict:
+    if yang_dir not in _loaded:
+        _loaded[yang_dir] = SonicYang(yang_dir)
+    return check_config_db(_loaded[yang_dir], *item)
+
+
 def vtysh() -> str:
     """Path of FRR's vtysh, or raise :class:`PrerequisiteError` saying what to install."""
     found = shutil.which("vtysh")
@@ -330,8 +356,8 @@ def validate_output(folder: Path, yang_dir: Path | None = None) -> Report:
     missing: list[str] = []
     if sonic := by_os.pop("sonic", []):
         try:
-            yang = SonicYang(yang_dir or default_yang_dir())
-            verdicts += [check_config_db(yang, path, str(path.relative_to(folder))) for path in sonic]
+            verdicts += check_config_dbs([(path, str(path.relative_to(folder))) for path in sonic],
+                                         yang_dir or default_yang_dir())
         except PrerequisiteError as error:
             missing.append(str(error))
     if frr := by_os.pop("frr", []):

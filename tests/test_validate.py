@@ -16,7 +16,15 @@ import pytest
 from designer.cli import main
 from designer.design import build
 from designer.render import render_configs
-from designer.validate import ConfigDbError, SonicYang, _located, check_config_db, check_frr, default_yang_dir
+from designer.validate import (
+    ConfigDbError,
+    SonicYang,
+    _located,
+    check_config_db,
+    check_config_dbs,
+    check_frr,
+    default_yang_dir,
+)
 from tests.conftest import ROOT, need
 from tests.test_sonic import INTENTS, small, sonic_yang
 
@@ -236,3 +244,16 @@ def test_yang_dir_option_wins_over_the_environment(yang: SonicYang, tmp_path: Pa
     assert main(["validate-configs", str(output)]) == 2
     assert f"no SONiC YANG models (*.yang) in {tmp_path / 'nowhere'}" in capsys.readouterr().err
     assert main(["validate-configs", str(output), "--yang-dir", str(models)]) == 0
+
+
+def test_config_dbs_checked_in_worker_processes_give_the_same_verdicts(yang: SonicYang, tmp_path: Path) -> None:
+    paths = []
+    for hostname, config in small("small-3tier")[1].items():
+        path = tmp_path / f"{hostname}.json"
+        path.write_text(json.dumps(config, indent=2))
+        paths.append((path, path.name))
+    broken = paths[3][0]
+    broken.write_text(broken.read_text().replace('"mtu": "9216"', '"mtu": "9217"'))
+    serial = check_config_dbs(paths, default_yang_dir(), workers=1)
+    assert check_config_dbs(paths, default_yang_dir(), workers=2) == serial
+    assert [verdict.path for verdict in serial if not verdict.ok] == [broken.name]
