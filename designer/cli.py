@@ -1,5 +1,5 @@
-"""Command line: ``designer build``, ``designer plan``, ``designer verify``. Exit 0 success, 1 a check failed,
-2 bad input."""
+"""Command line: ``designer build``, ``designer plan``, ``designer check``, ``designer diff``, ``designer verify``.
+Exit 0 success, 1 a check failed, 2 bad input."""
 
 from __future__ import annotations
 
@@ -10,7 +10,9 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from designer import __version__
+from designer.checks import formats as check_formats
 from designer.design import build
+from designer.diff import diff, load
 from designer.errors import InputError, PrerequisiteError
 from designer.outputs import design_files, drift, write
 from designer.render import TemplateError
@@ -20,6 +22,8 @@ from designer.verify.report import FORMATS
 from designer.verify.run import load_files, verify
 
 EXIT_OK, EXIT_CHECK_FAILED, EXIT_INPUT = 0, 1, 2
+DRIFT_LINES = 20
+"""Differing files listed by ``build --check``; the rest are counted."""
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -52,6 +56,22 @@ def _parser() -> argparse.ArgumentParser:
     plan_cmd.add_argument("intent", type=Path, help="the intent YAML file")
     plan_cmd.add_argument("--format", choices=("text", "json"), default="text")
     plan_cmd.set_defaults(run=_plan)
+
+    check_cmd = commands.add_parser("check", help="run every check of the design (1:1, ECMP, bisection, addressing, "
+                                    "ASNs, ports, sessions, QoS, failure impact, physical); writes nothing")
+    check_cmd.add_argument("intent", type=Path, help="the intent YAML file")
+    check_cmd.add_argument("--format", choices=("text", "json", "junit"), default="text",
+                           help="text: one line per finding, then each check's outcome; json: every finding with "
+                                "its evidence; junit: one XML test case per check, for CI")
+    check_cmd.set_defaults(run=_check)
+
+    diff_cmd = commands.add_parser("diff", help="what changed between two built designs: devices, links, "
+                                   "addresses, BGP sessions, QoS, counts and checks")
+    diff_cmd.add_argument("old", help="an output folder (outputs/<name> or outputs) or a git revision")
+    diff_cmd.add_argument("new", help="an output folder or a git revision")
+    diff_cmd.add_argument("--path", default="outputs", help="with git revisions: the folder holding the designs "
+                                                            "(default: outputs)")
+    diff_cmd.set_defaults(run=_diff)
 
     validate_cmd = commands.add_parser("validate-configs", help=(
         "check a built output's switch configs with the real parsers (SONiC YANG via libyang, FRR vtysh -C)"))
@@ -87,7 +107,9 @@ def _build(args: argparse.Namespace) -> int:
         if differences:
             print(f"{target} is out of date with {args.intent}; run 'designer build {args.intent}' and commit:",
                   file=sys.stderr)
-            print("\n".join(f"  {line}" for line in differences), file=sys.stderr)
+            shown = differences[:DRIFT_LINES]
+            more = [f"and {len(differences) - DRIFT_LINES:,} more"] if len(differences) > DRIFT_LINES else []
+            print("\n".join(f"  {line}" for line in [*shown, *more]), file=sys.stderr)
             return EXIT_CHECK_FAILED
         print(f"{target} matches {args.intent}")
         return EXIT_OK
@@ -100,6 +122,23 @@ def _build(args: argparse.Namespace) -> int:
 def _plan(args: argparse.Namespace) -> int:
     data = summary(build(args.intent))
     print(json.dumps(data, indent=2) if args.format == "json" else summary_text(data))
+    return EXIT_OK
+
+
+def _check(args: argparse.Namespace) -> int:
+    design = build(args.intent)
+    findings, name = list(design.findings), design.intent.name
+    if args.format == "json":
+        print(check_formats.json_report(findings, name))
+    elif args.format == "junit":
+        print(check_formats.junit(findings, name), end="")
+    else:
+        print(check_formats.text(findings, name))
+    return EXIT_CHECK_FAILED if any(finding.severity == "error" for finding in findings) else EXIT_OK
+
+
+def _diff(args: argparse.Namespace) -> int:
+    print(diff(load(args.old, args.path), load(args.new, args.path)), end="")
     return EXIT_OK
 
 

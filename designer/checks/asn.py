@@ -53,7 +53,7 @@ def check(design: Design) -> Iterable[Finding]:
             problems.append((switches[members[0]].name, f"ASN {asn} is held by {len(members)} switches that must "
                                                         f"not share it ({'/'.join(roles)}): {names}{more}"))
     yield from capped(ID, "error", problems)
-    same_ends = [(f"{switches[upper].name}-{switches[lower].name}", f"both ends have ASN {asns[upper]}: the "
+    same_ends = [(f"{switches[upper].name} - {switches[lower].name}", f"both ends have ASN {asns[upper]}: the "
                                                                     "session would be iBGP")
                  for tier, upper, _, lower, _ in fabric.links if tier != SERVER_LEAF and asns[upper] == asns[lower]]
     yield from capped(ID, "error", sorted(set(same_ends)))

@@ -203,11 +203,11 @@ def _confirm_on_graph(fabric: Fabric, pairs: Counter[tuple[int, int]], leaf_vect
         checked.append((devices[a].name, devices[b].name, counted))
         if counted != structure:
             yield Finding(ID, "error", f"{counted} equal-cost shortest paths on the graph, {structure} from the "
-                                       "structure: links the design does not expect", f"{devices[a].name} "
+                                       "structure: links the design does not expect", f"{devices[a].name} to "
                                        f"{devices[b].name}", evidence={"graph": counted, "structure": structure})
     if checked:
         yield Finding(ID, "info", "path counts confirmed on the graph for " + "; ".join(
-            f"{a}-{b}: {count}" for a, b, count in checked), "graph sample",
+            f"{a} to {b}: {count}" for a, b, count in checked), "graph sample",
             evidence={"sample": [[a, b, count] for a, b, count in checked]})
 
 

@@ -72,7 +72,7 @@ def _failures(fabric: Fabric) -> Iterator[tuple[str, int, Callable[[Link], bool]
     if target is not None:
         _, upper, upper_port, lower, lower_port = target
         yield ("link", devices[upper].plane, lambda link: link == target,
-               f"{devices[lower].name}:{devices[lower].port_name(lower_port)}-"
+               f"{devices[lower].name}:{devices[lower].port_name(lower_port)} - "
                f"{devices[upper].name}:{devices[upper].port_name(upper_port)}")
 
 

@@ -20,10 +20,9 @@ def rows(findings: Sequence[Finding]) -> list[dict[str, Any]]:
              **({"evidence": f.evidence} if f.evidence else {})} for f in findings]
 
 
-def text(findings: Sequence[Finding], name: str, verbose: bool = False) -> str:
-    """``check severity subject: message`` per error and warning (and the evidence with ``verbose``), then totals."""
-    shown = [f for f in findings if verbose or f.severity != "info"]
-    lines = [f"{f.check} {f.severity}{' ' + f.subject if f.subject else ''}: {f.message}" for f in shown]
+def text(findings: Sequence[Finding], name: str) -> str:
+    """``check severity: subject: message`` per finding, then each check's outcome and the totals."""
+    lines = [f"{f.check} {f.severity}: {_line(f)}" for f in findings]
     outcome = status(findings)
     lines += [f"{check}: {result}" for check, result in outcome.items()]
     total = counts(findings)

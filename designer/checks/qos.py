@@ -52,7 +52,7 @@ def check(design: Design) -> Iterable[Finding]:
             differences[key] = [field for field in COMPARED if getattr(a, field) != getattr(b, field)]
         if differences[key]:
             devices = fabric.devices
-            mismatched.append((f"{devices[upper].name}:{devices[upper].port_name(upper_port)}-"
+            mismatched.append((f"{devices[upper].name}:{devices[upper].port_name(upper_port)} - "
                                f"{devices[lower].name}:{devices[lower].port_name(lower_port)}",
                                "ends differ in " + ", ".join(f"{field} ({getattr(a, field)} vs {getattr(b, field)})"
                                                              for field in differences[key])))
@@ -63,7 +63,8 @@ def check(design: Design) -> Iterable[Finding]:
                                   f"{qos.cnp_dscp} -> strict queue {qos.cnp_priority}, ECN {qos.ecn_min}-{qos.ecn_max} "
                                   f"{qos.ecn_unit}, on {len(holders):,} switches", qos.profile,
                       evidence={"profile": qos.profile, "switches": len(holders),
-                                "lossless_priority": qos.lossless_priority, "pfc": list(qos.pfc_priorities)})
+                                **{field: _plain(getattr(qos, field)) for field in COMPARED if field != "dscp_to_tc"},
+                                "dscp_to_tc": {str(dscp): tc for dscp, tc in enumerate(qos.dscp_to_tc) if tc}})
 
 
 def _unsound(qos: Qos) -> list[str]:
@@ -85,3 +86,8 @@ def _unsound(qos: Qos) -> list[str]:
     if qos.ecn and not qos.ecn_min < qos.ecn_max:
         problems.append(f"ECN min {qos.ecn_min} is not below ECN max {qos.ecn_max} {qos.ecn_unit}")
     return problems
+
+
+def _plain(value: object) -> object:
+    """Tuples as lists, so the evidence reads back from JSON as it was written."""
+    return list(value) if isinstance(value, tuple) else value
