@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 import yaml
 
-from designer.design import build
+from designer.design import Design, build
 from designer.errors import PrerequisiteError
 from designer.outputs import design_files, design_json, write
 from designer.verify import lab as lab_module
@@ -40,10 +40,13 @@ def need_lab() -> None:
 
 def skeleton(servers: int) -> Topology:
     """The lab of a cluster.yaml-like design, with empty configs (widths need only the wiring)."""
-    design = build_design(servers=servers)
+    return skeleton_of(build_design(servers=servers))
+
+
+def skeleton_of(design: Design, whole: bool = True) -> Topology:
     files = {"design.json": design_json(design).encode()}
     files.update({f"configs/frr/{device.name}.conf": b"" for device in design.fabric.switches()})
-    return topology(files)
+    return topology(files, whole)
 
 
 def widths_to(lab: Topology, destination: int, failed: frozenset[int] = frozenset()) -> tuple[list, list]:
@@ -116,9 +119,7 @@ def test_expected_routes_hold_every_other_leafs_loopback_and_server_subnets() ->
 
 def test_three_tier_slice_is_one_pod_whole_plus_one_leaf_per_rail_of_the_next() -> None:
     design = build_design(servers=512)
-    files = {"design.json": design_json(design).encode()}
-    files.update({f"configs/frr/{device.name}.conf": b"" for device in design.fabric.switches()})
-    whole, part = topology(files), topology(files, whole=False)
+    whole, part = skeleton_of(design), skeleton_of(design, whole=False)
     roles = {role: [router for router in part.routers if router.role == role] for role in ("leaf", "spine")}
     assert sum(router.pod == 0 for router in roles["leaf"]) == design.plan.leaves_per_pod
     assert sorted(router.su for router in roles["leaf"] if router.pod == 1) == [design.plan.sus_per_pod] * 8
@@ -333,3 +334,25 @@ def test_a_slice_runs_one_pod_whole_and_lists_what_it_leaves_out() -> None:
     assert len(outside) == 4 and all("p0-su3-" in item for item in outside)
     routes = next(check for check in report["checks"] if check["name"] == "kernel routes")
     assert routes["passed"] and routes["summary"].startswith("12 of 12 routers")
+
+
+def test_sampled_pairs_stay_in_one_plane_and_reach_the_next_pod() -> None:
+    two_planes = skeleton_of(build_design(servers=64, server="dgx-b300"))
+    assert {two_planes.routers[leaf].plane for leaf in two_planes.leaves()} == {0, 1}
+    pairs = run_module.sample_pairs(two_planes)
+    assert pairs and all(two_planes.routers[b].plane == 0 for _, b in pairs)
+    three_tier = skeleton(512)
+    (a, same), (_, other) = run_module.sample_pairs(three_tier)
+    assert three_tier.routers[same].pod == three_tier.routers[a].pod == 0 and three_tier.routers[other].pod == 1
+
+
+def test_two_tier_slice_keeps_every_spine_and_two_scalable_units() -> None:
+    design = build_design(servers=128)                      # 4 scalable units of 8 leaves, 16 spines
+    part = skeleton_of(design, whole=False)
+    assert sorted({router.su for router in part.routers if router.role == "leaf"}) == [0, 1]
+    assert sum(router.role == "leaf" for router in part.routers) == 2 * design.plan.rails
+    assert sum(router.role == "spine" for router in part.routers) == design.plan.spines_per_plane
+    assert part.coverage == ("slice: scalable unit(s) 0, 1 of plane 0 with every spine; 32 of 48 switches "
+                             "(16 leaves, 16 spines)")
+    _, width = widths_to(part, part.leaves()[0])
+    assert width[part.leaves()[-1]] == design.plan.leaf_uplinks

@@ -99,10 +99,11 @@ def failure_targets(lab: Topology) -> list[int]:
 
 
 def sample_pairs(lab: Topology) -> list[tuple[int, int]]:
-    """Leaf pairs for ping and traceroute: the first leaf to the last leaf of its pod and to a leaf of the next."""
-    leaves = lab.leaves()
-    source = leaves[0]
-    pod = lab.routers[source].pod
+    """Leaf pairs for ping and traceroute: the first leaf to the last leaf of its pod and to a leaf of the next
+    (planes are separate fabrics, so both in the first leaf's plane)."""
+    source = lab.leaves()[0]
+    plane, pod = lab.routers[source].plane, lab.routers[source].pod
+    leaves = [leaf for leaf in lab.leaves() if lab.routers[leaf].plane == plane]
     pairs = [(source, next(leaf for leaf in reversed(leaves) if lab.routers[leaf].pod == pod))]
     pairs += [(source, leaf) for leaf in leaves if lab.routers[leaf].pod != pod][:1]
     return [(a, b) for a, b in pairs if a != b]
