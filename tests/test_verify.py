@@ -6,7 +6,9 @@ from __future__ import annotations
 import json
 import os
 import shutil
+import signal
 import subprocess
+import sys
 import xml.etree.ElementTree as ElementTree
 from pathlib import Path
 
@@ -356,3 +358,23 @@ def test_two_tier_slice_keeps_every_spine_and_two_scalable_units() -> None:
                              "(16 leaves, 16 spines)")
     _, width = widths_to(part, part.leaves()[0])
     assert width[part.leaves()[-1]] == design.plan.leaf_uplinks
+
+
+def test_ctrl_c_on_the_command_line_tears_the_lab_down_and_exits_130() -> None:
+    need_lab()
+    process = subprocess.Popen([sys.executable, "-m", "designer.cli", "verify", str(TWO_TIER)],
+                               stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, cwd=ROOT)
+    assert process.stderr is not None
+    prefix = ""
+    for line in process.stderr:
+        if "namespaces (dv-" in line:
+            prefix = line.split("namespaces (", 1)[1].split("*", 1)[0]
+        if "loading" in line:
+            break
+    assert prefix and any(name.startswith(prefix) for name in _namespaces())
+    process.send_signal(signal.SIGINT)
+    _, err = process.communicate(timeout=60)
+    assert process.returncode == 130
+    assert "interrupted; the lab was torn down" in err
+    assert not any(name.startswith(prefix) for name in _namespaces())
+    assert not (lab_module.RUN_ROOT / prefix.removeprefix("dv-").rstrip("-")).exists()

@@ -220,7 +220,7 @@ class Lab:
     def _wire(self) -> None:
         """Namespaces, a veth pair per wire named after both ports, a bridge per server port, all up."""
         topology, spaces = self.topology, self.namespaces
-        self.progress(f"creating {len(spaces)} namespaces and {len(topology.wires)} links")
+        self.progress(f"creating {len(spaces)} namespaces ({PREFIX}{self.run}-*) and {len(topology.wires)} links")
         ip_batch(f"netns add {name}" for name in spaces)
         ip_batch(f"link add {wire.upper_port} netns {spaces[wire.upper]} type veth peer name {wire.lower_port} "
                  f"netns {spaces[wire.lower]}" for wire in topology.wires)
