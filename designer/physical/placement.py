@@ -63,43 +63,72 @@ def device_units(intent: Intent, device: Device) -> int:
     return {"leaf": intent.leaf, "spine": intent.spine, "super_spine": intent.super_spine}[device.role].rack_units
 
 
+Slot = tuple[str, int, tuple[int, ...]]
+"""A rack's content before it has a place: role, SU (-1 for central racks) and device indices."""
+
+
 def place(intent: Intent, plan: Plan, fabric: Fabric) -> Layout:
     """Lay out the racks and rows and give every device its rack and unit."""
-    facility = intent.facility
-    devices = fabric.devices
-    power = {"leaf": intent.leaf.power_w_optics, "spine": intent.spine.power_w_optics,
-             "super_spine": intent.super_spine.power_w_optics}
+    facility, devices = intent.facility, fabric.devices
     per_rack = servers_per_rack(intent)
     leaves: list[list[int]] = [[] for _ in range(plan.sus)]
     core: list[int] = []
     for index, device in enumerate(fabric.switches()):
         (leaves[device.su] if device.role == "leaf" else core).append(index)
 
-    def pack(switches: list[int]) -> list[tuple[int, ...]]:
-        racks: list[list[int]] = []
-        units = watts = 0.0
-        for index in switches:
-            height, draw = device_units(intent, devices[index]), power[devices[index].role]
-            if not racks or units + height > facility.rack_units or watts + draw > facility.rack_power_kw * 1000:
-                racks.append([])
-                units = watts = 0.0
-            racks[-1].append(index)
-            units += height
-            watts += draw
-        return [tuple(rack) for rack in racks]
-
-    blocks: list[list[tuple[str, int, tuple[int, ...]]]] = []
+    blocks: list[list[Slot]] = []
     first_server = fabric.switch_count
     for su in range(plan.sus):
         start = first_server + su * plan.servers_per_su
         end = min(start + plan.servers_per_su, first_server + plan.servers)
         compute = [(COMPUTE, su, tuple(range(rack, min(rack + per_rack, end)))) for rack in range(start, end, per_rack)]
-        network = [(NETWORK, su, rack) for rack in pack(leaves[su])]
+        network = [(NETWORK, su, rack) for rack in _pack(intent, devices, leaves[su])]
         half = len(compute) // 2
         blocks.append(compute[:half] + network + compute[half:])
+    core_racks = [(NETWORK, -1, rack)
+                  for rack in _pack(intent, devices, sorted(core, key=lambda index: _core_order(devices[index])))]
 
-    width = facility.racks_per_row
-    su_rows: list[list[tuple[int, tuple[str, int, tuple[int, ...]]]]] = [[]]
+    racks: list[RackPlan] = []
+    device_rack = [0] * len(devices)
+    device_unit = [0] * len(devices)
+    rows = _rows(blocks, core_racks, facility.racks_per_row)
+    for row, content in enumerate(rows):
+        for position, (role, su, members) in content:
+            rack = len(racks)
+            racks.append(RackPlan(row, position, role, su, members))
+            unit = 1 if role == COMPUTE else facility.rack_units + 1
+            for index in members:
+                height = device_units(intent, devices[index])
+                if role == COMPUTE:
+                    device_unit[index], unit = unit, unit + height
+                else:
+                    unit -= height
+                    device_unit[index] = unit
+                device_rack[index] = rack
+    return Layout(racks, device_rack, device_unit, per_rack, len(rows))
+
+
+def _pack(intent: Intent, devices: list[Device], switches: list[int]) -> list[tuple[int, ...]]:
+    """Switches into network racks, in order, while rack units and the budget (at ``power_w_optics``) allow."""
+    facility = intent.facility
+    power = {"leaf": intent.leaf.power_w_optics, "spine": intent.spine.power_w_optics,
+             "super_spine": intent.super_spine.power_w_optics}
+    racks: list[list[int]] = []
+    units = watts = 0.0
+    for index in switches:
+        height, draw = device_units(intent, devices[index]), power[devices[index].role]
+        if not racks or units + height > facility.rack_units or watts + draw > facility.rack_power_kw * 1000:
+            racks.append([])
+            units = watts = 0.0
+        racks[-1].append(index)
+        units += height
+        watts += draw
+    return [tuple(rack) for rack in racks]
+
+
+def _rows(blocks: list[list[Slot]], core: list[Slot], width: int) -> list[list[tuple[int, Slot]]]:
+    """SU blocks along a serpentine of rows, central rows (centered) at the clean boundary nearest the middle."""
+    su_rows: list[list[tuple[int, Slot]]] = [[]]
     clean = {0}
     for block in blocks:
         if len(su_rows[-1]) == width or (su_rows[-1] and len(block) <= width < len(su_rows[-1]) + len(block)):
@@ -111,28 +140,11 @@ def place(intent: Intent, plan: Plan, fabric: Fabric) -> Layout:
                 su_rows.append([])
             taken = len(su_rows[-1])
             su_rows[-1].append((taken if len(su_rows) % 2 else width - 1 - taken, rack))
-    core.sort(key=lambda index: _core_order(devices[index]))
-    core_racks = [(NETWORK, -1, rack) for rack in pack(core)]
     core_rows = [[((width - len(chunk)) // 2 + offset, rack) for offset, rack in enumerate(chunk)]
-                 for chunk in (core_racks[start:start + width] for start in range(0, len(core_racks), width))]
+                 for chunk in (core[start:start + width] for start in range(0, len(core), width))]
     clean.add(len(su_rows))
     middle = min(clean, key=lambda boundary: (abs(2 * boundary - len(su_rows)), boundary))
-    rows = su_rows[:middle] + core_rows + su_rows[middle:]
-
-    racks: list[RackPlan] = []
-    device_rack = [0] * len(devices)
-    device_unit = [0] * len(devices)
-    for row, content in enumerate(rows):
-        for position, (role, su, members) in content:
-            rack = len(racks)
-            racks.append(RackPlan(row, position, role, su, members))
-            unit = 1 if role == COMPUTE else facility.rack_units + 1
-            for index in members:
-                height = device_units(intent, devices[index])
-                unit -= 0 if role == COMPUTE else height
-                device_rack[index], device_unit[index] = rack, unit
-                unit += height if role == COMPUTE else 0
-    return Layout(racks, device_rack, device_unit, per_rack, len(rows))
+    return su_rows[:middle] + core_rows + su_rows[middle:]
 
 
 def _core_order(device: Device) -> tuple[int, int, int, int]:
