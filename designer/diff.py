@@ -187,11 +187,13 @@ def _evidence(data: dict[str, Any], check: str) -> dict[str, dict[str, Any]]:
 def _qos(before: dict[str, Any], after: dict[str, Any]) -> list[str]:
     """QoS profiles as the qos check reported them, compared field by field."""
     old, new = _evidence(before, "qos"), _evidence(after, "qos")
+    if len(old) == len(new) == 1:                      # one profile on every switch: compare it whatever its name
+        old, new = {"": next(iter(old.values()))}, {"": next(iter(new.values()))}
     changes = []
     for profile in sorted(set(old) | set(new)):
         a, b = old.get(profile, {}), new.get(profile, {})
-        changes += [f"{profile} {field}: {a.get(field)} -> {b.get(field)}" for field in sorted(set(a) | set(b))
-                    if field != "switches" and a.get(field) != b.get(field)]
+        changes += [f"{profile + ' ' if profile else ''}{field}: {a.get(field)} -> {b.get(field)}"
+                    for field in sorted(set(a) | set(b)) if field != "switches" and a.get(field) != b.get(field)]
     return _listed("QoS changed", changes)
 
 

@@ -1,0 +1,145 @@
+"""The CI gate: ``designer check`` in its three formats and exit codes, the plan and output additions,
+the drift list of ``build --check``, and the example pre-commit hook and workflow."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+from xml.etree import ElementTree
+
+import yaml
+
+from designer.checks import CHECKS
+from designer.outputs import design_files
+from tests.conftest import ROOT
+from tests.helpers import build_design, intent_text
+from tests.test_intent_errors import run_cli
+
+EXAMPLE = ROOT / "intents" / "cluster.yaml"
+SMALL = {"servers": 32, "leaf": "{model: generic-32x400g}"}
+
+
+def intent_file(tmp_path: Path, extra: str = "") -> Path:
+    path = tmp_path / "intent.yaml"
+    path.write_text(intent_text(**SMALL, extra=extra))
+    return path
+
+
+def test_check_passes_a_clean_intent_with_one_line_per_finding(tmp_path: Path) -> None:
+    code, out, err = run_cli("check", str(intent_file(tmp_path)))
+    assert (code, err) == (0, "")
+    lines = out.splitlines()
+    assert lines[-1] == f"test: {len(CHECKS)} passed, 0 failed, 0 with warnings"
+    assert [line for line in lines if line.endswith(": passed")] == [f"{module.ID}: passed" for module in CHECKS]
+    assert {line.split()[0] for line in lines if " info: " in line} == {module.ID for module in CHECKS}
+    assert any(line.startswith("bisection-bandwidth info: fabric: 51.2 Tb/s of 51.2 Tb/s") for line in lines)
+
+
+def test_check_fails_with_exit_1_and_names_the_check(tmp_path: Path) -> None:
+    path = intent_file(tmp_path, "checks: {failure_min_bisection: 0.9, ecmp_max_width: 8}")
+    code, out, _ = run_cli("check", str(path))
+    assert code == 1
+    assert "failure-impact: failed" in out and "ecmp-balance: failed" in out and "oversubscription: passed" in out
+    assert "failure-impact error: spine: spine p0-spine0 down: 87.50% of full bisection left" in out
+    assert out.splitlines()[-1] == f"test: {len(CHECKS) - 2} passed, 2 failed, 0 with warnings"
+
+
+def test_check_json_carries_counts_status_and_evidence(tmp_path: Path) -> None:
+    code, out, _ = run_cli("check", str(intent_file(tmp_path, "checks: {ecmp_max_width: 8}")), "--format", "json")
+    data = json.loads(out)
+    assert code == 1
+    assert data["checks"] == {"passed": len(CHECKS) - 1, "failed": 1, "warnings": 0}
+    assert data["status"]["ecmp-balance"] == "failed"
+    bisection = next(row for row in data["findings"] if row["check"] == "bisection-bandwidth")
+    assert bisection["evidence"]["bisection_tbps"] == 51.2 and bisection["evidence"]["fraction"] == 1.0
+
+
+def test_check_junit_is_one_test_case_per_check(tmp_path: Path) -> None:
+    code, out, _ = run_cli("check", str(intent_file(tmp_path, "checks: {ecmp_max_width: 8}")), "--format", "junit")
+    suite = ElementTree.fromstring(out)
+    assert code == 1 and suite.tag == "testsuite"
+    assert suite.get("tests") == str(len(CHECKS)) and suite.get("failures") == "1"
+    cases = {case.get("name"): case for case in suite.iter("testcase")}
+    assert list(cases) == [module.ID for module in CHECKS]
+    failure = cases["ecmp-balance"].find("failure")
+    assert failure is not None and "exceeds the hardware limit of 8" in failure.get("message")
+    assert len(failure.text.splitlines()) == 16                            # one per leaf
+    assert cases["oversubscription"].find("failure") is None
+
+
+def test_check_refuses_a_bad_checks_section_with_exit_2(tmp_path: Path) -> None:
+    code, out, err = run_cli("check", str(intent_file(tmp_path, "checks: {oversubscribed: 2}")))
+    assert (code, out) == (2, "")
+    assert "checks.oversubscribed: unknown key 'oversubscribed'; did you mean 'oversubscription'?" in err
+    code, _, err = run_cli("check", str(intent_file(tmp_path, "checks: {oversubscription: 0.5}")))
+    assert code == 2 and "checks.oversubscription: Input should be greater than or equal to 1" in err
+
+
+def test_plan_json_design_json_and_summary_gain_the_checks() -> None:
+    code, out, _ = run_cli("plan", str(EXAMPLE), "--format", "json")
+    data = json.loads(out)
+    assert code == 0
+    assert data["checks"] == {"passed": len(CHECKS), "failed": 0, "warnings": 0}
+    assert data["bisection_tbps"] == 128 * 8 * 400 / 2 / 1000
+    files = design_files(build_design(**SMALL))
+    design = json.loads(files["design.json"])
+    assert design["summary"]["checks"]["passed"] == len(CHECKS) and design["summary"]["bisection_tbps"] == 51.2
+    assert {row["check"] for row in design["findings"]} == {module.ID for module in CHECKS}
+    summary = files["summary.md"].decode()
+    assert f"## Checks\n\n{len(CHECKS)} passed, 0 failed, 0 with warnings; bisection 51.2 Tb/s" in summary
+    assert "| bisection-bandwidth | passed |" in summary
+
+
+def test_build_check_lists_a_short_list_of_differing_files(tmp_path: Path) -> None:
+    path = intent_file(tmp_path)
+    target = tmp_path / "out"
+    assert run_cli("build", str(path), "-o", str(target))[0] == 0
+    assert run_cli("build", "--check", str(path), "-o", str(target))[0] == 0
+    (target / "summary.md").write_text("edited by hand\n")
+    code, _, err = run_cli("build", "--check", str(path), "-o", str(target))
+    assert code == 1 and err.splitlines()[1:] == ["  changed: summary.md"]
+    configs = sorted(path for path in (target / "configs").rglob("*") if path.is_file())
+    assert len(configs) > 25
+    shutil.rmtree(target / "configs")
+    code, _, err = run_cli("build", "--check", str(path), "-o", str(target))
+    lines = err.splitlines()[1:]
+    assert code == 1 and len(lines) == 21
+    assert lines[-1] == f"  and {len(configs) + 1 - 20:,} more"                # the configs, and summary.md
+
+
+def test_workflow_example_runs_the_gate() -> None:
+    workflow = yaml.safe_load((ROOT / "examples" / "ci" / "github-actions.yml").read_text())
+    steps = workflow["jobs"]["gate"]["steps"]
+    scripts = "\n".join(step.get("run", "") for step in steps)
+    assert "designer check" in scripts and "--format junit" in scripts
+    assert "designer build --check" in scripts and "designer diff" in scripts
+
+
+def test_pre_commit_hook_refuses_drift_and_failed_checks(tmp_path: Path) -> None:
+    repo = tmp_path / "repo"
+    (repo / "intents").mkdir(parents=True)
+    intent = repo / "intents" / "small.yaml"
+    intent.write_text(intent_text(**SMALL).replace("name: test", "name: small"))
+    env = {**os.environ, "PATH": f"{Path(sys.executable).parent}{os.pathsep}{os.environ['PATH']}"}
+    subprocess.run(["git", "init", "-q", str(repo)], check=True)
+    hook = ROOT / "examples" / "ci" / "pre-commit"
+    assert os.access(hook, os.X_OK)
+
+    def run_hook() -> subprocess.CompletedProcess[str]:
+        return subprocess.run([str(hook)], cwd=repo, env=env, capture_output=True, text=True, check=False)
+
+    assert run_hook().returncode == 1                                          # no outputs committed yet
+    subprocess.run([sys.executable, "-m", "designer.cli", "build", "intents/small.yaml"], cwd=repo, env=env,
+                   check=True, capture_output=True)
+    result = run_hook()
+    assert result.returncode == 0, result.stderr
+    intent.write_text(intent.read_text() + "checks: {ecmp_max_width: 8}\n")
+    subprocess.run([sys.executable, "-m", "designer.cli", "build", "intents/small.yaml"], cwd=repo, env=env,
+                   check=True, capture_output=True)
+    result = run_hook()
+    assert result.returncode == 1
+    assert "ecmp-balance error" in result.stderr and "checks failed for intents/small.yaml" in result.stderr
