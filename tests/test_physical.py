@@ -15,7 +15,7 @@ from designer.fabric import SERVER_LEAF
 from designer.intent import parse_intent
 from designer.intent.schema import SPEEDS
 from designer.physical import COMPUTE, NETWORK, plan_physical
-from designer.physical.cables import UNIT_M, decimetres, medium_for, ordered_length
+from designer.physical.cables import UNIT_M, choose_media, decimetres, medium_for, ordered_length
 from designer.physical.tables import bom_rows, power_markdown, racks_rows
 from tests.conftest import ROOT
 from tests.helpers import build_design, intent_text
@@ -327,3 +327,12 @@ def test_plan_json_gains_power_and_racks() -> None:
     assert set(data["power_kw"]) == {"compute", "network", "total", "facility"}
     assert data["power_kw"]["facility"] == pytest.approx(data["power_kw"]["total"] * 1.3, abs=1e-3)
     assert data["racks"] == {"compute": 32, "network": 5, "total": 37, "rows": 5}
+
+
+def test_links_sharing_a_physical_port_share_the_medium_of_the_longest() -> None:
+    """Device 0 breaks its ports out 2 ways: its lanes 0 and 1 (one physical port) reach devices 2 and 3; lane 2
+    (the next port) reaches device 2 again; device 1 has no breakout."""
+    links = [(0, 0, 0, 2, 0), (0, 0, 1, 3, 0), (0, 0, 2, 2, 1), (0, 1, 0, 3, 1)]
+    media, shared = choose_media(links, [2, 1, 1, 1], [20, 60, 20, 20], (30, 70))
+    assert media == [1, 1, 0, 0]
+    assert shared == {0: 0, 1: 2}

@@ -25,7 +25,7 @@ from functools import cache
 from typing import NamedTuple
 
 from designer.catalog import MediumModel, catalog
-from designer.fabric import Fabric
+from designer.fabric import Fabric, Link
 from designer.intent import Intent
 from designer.physical.placement import Layout, device_units
 
@@ -102,26 +102,7 @@ def lay_cables(intent: Intent, fabric: Fabric, layout: Layout) -> Cabling:
     length_dm = lengths(intent, fabric, layout)
     breakout = [device.breakout for device in devices]
 
-    parent = list(range(len(links)))
-
-    def root(link: int) -> int:
-        while parent[link] != link:
-            parent[link] = parent[parent[link]]
-            link = parent[link]
-        return link
-
-    shared: dict[int, int] = {}
-    for number, (_, upper, upper_port, lower, lower_port) in enumerate(links):
-        for device, port in ((upper, upper_port), (lower, lower_port)):
-            if breakout[device] > 1:
-                first = root(shared.setdefault(device * PORT_SPACE + port // breakout[device], number))
-                mine = root(number)
-                parent[max(first, mine)] = min(first, mine)
-    longest = length_dm[:]
-    for number, length in enumerate(length_dm):
-        group = root(number)
-        longest[group] = max(longest[group], length)
-    medium = [medium_for(longest[root(number)], reach_dm) for number in range(len(links))]
+    medium, shared = choose_media(links, breakout, length_dm, reach_dm)
 
     hardware = {"leaf": intent.leaf, "spine": intent.spine, "super_spine": intent.super_spine}
     switch_w = [float(hardware[device.role].power_w) for device in fabric.switches()]
@@ -168,6 +149,32 @@ def lay_cables(intent: Intent, fabric: Fabric, layout: Layout) -> Cabling:
         for port in sorted(far):
             plug(port // PORT_SPACE, model, breakout[port // PORT_SPACE])
     return Cabling(length_dm, medium, media, reach_dm, switch_w, bom)
+
+
+def choose_media(links: list[Link], breakout: list[int], length_dm: list[int],
+                 reach_dm: tuple[int, ...]) -> tuple[list[int], dict[int, int]]:
+    """Each link's medium, the same for every link joined to it through a shared physical port, chosen for the
+    longest run among them; and the first link through each shared (broken-out) physical port."""
+    parent = list(range(len(links)))
+
+    def root(link: int) -> int:
+        while parent[link] != link:
+            parent[link] = parent[parent[link]]
+            link = parent[link]
+        return link
+
+    shared: dict[int, int] = {}
+    for number, (_, upper, upper_port, lower, lower_port) in enumerate(links):
+        for device, port in ((upper, upper_port), (lower, lower_port)):
+            if breakout[device] > 1:
+                first = root(shared.setdefault(device * PORT_SPACE + port // breakout[device], number))
+                mine = root(number)
+                parent[max(first, mine)] = min(first, mine)
+    longest = length_dm[:]
+    for number, length in enumerate(length_dm):
+        group = root(number)
+        longest[group] = max(longest[group], length)
+    return [medium_for(longest[root(number)], reach_dm) for number in range(len(links))], shared
 
 
 def module_name(model: MediumModel, port_speed: int, lanes: int, link_speed: int) -> str:
