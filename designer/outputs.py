@@ -231,6 +231,12 @@ def summary_markdown(design: Design) -> str:
                    if device.role == role]
         if numbers:
             lines.append(f"| {role.replace('_', '-')} | {min(numbers)} | {max(numbers)} |")
+    power, racks = data["power_kw"], data["racks"]
+    lines += ["", "## Racks and power", "",
+              f"{racks['compute']:,} compute racks of {design.physical.servers_per_rack} servers and "
+              f"{racks['network']:,} network racks in {racks['rows']:,} rows; {power['compute']:,.1f} kW compute + "
+              f"{power['network']:,.1f} kW network = {power['total']:,.1f} kW IT, {power['facility']:,.1f} kW with PUE "
+              f"{intent.facility.pue:g} (`power.md`, `floorplan.svg`, `bom.csv`)."]
     lines += ["", "## Checks", "", f"{data['checks']['passed']} passed, {data['checks']['failed']} failed, "
               f"{data['checks']['warnings']} with warnings; bisection {data['bisection_tbps']:,.1f} Tb/s "
               "(`designer check` lists every finding; `design.json` has them with their evidence).", ""]
