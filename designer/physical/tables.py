@@ -68,7 +68,7 @@ def power_markdown(design: Design) -> str:
     lines += ["", "## By rack", "", "| rack | row | position | role | SU | devices | kW | budget use | flags |",
               "|---|---:|---:|---|---|---:|---:|---:|---|"]
     lines += [f"| {rack.name} | {rack.row} | {rack.position} | {rack.role} | {_su(rack)} | {len(rack.devices)} | "
-              f"{rack.kw:,.2f} | {rack.kw / facility.rack_power_kw:.0%} | {'; '.join(flags[rack.name])} |"
+              f"{rack.kw:,.2f} | {rack.kw / facility.rack_power_kw:.1%} | {'; '.join(flags[rack.name])} |"
               for rack in racks]
     return "\n".join(lines) + "\n"
 
