@@ -37,7 +37,7 @@ def floorplan_svg(design: Design) -> str:
     """The floor plan and two rack elevations as one SVG document."""
     physical, facility = design.physical, design.intent.facility
     per_row = facility.racks_per_row
-    floor_w = LEFT + per_row * CELL_W + 90
+    floor_w = LEFT + per_row * CELL_W + 130
     row_h = CELL_H + ROW_GAP
     floor_h = TOP + physical.rows * row_h
     elevation_h = TOP + facility.rack_units * UNIT_PX + 60
