@@ -262,6 +262,7 @@ def test_power_md_totals_and_flags() -> None:
     assert "None: every rack is within its budget and cooling." in clean
     assert "| compute (servers) | 1,305.6 |" in clean
     assert "| central |" in clean
+    assert "| r0-00 | 0 | 0 | compute | 0 | 4 | 40.80 | 99.5% | 53.04 |  |" in clean  # 40.8 kW x PUE 1.3
 
 
 @pytest.mark.parametrize(("facility", "path", "words"), [

@@ -65,10 +65,12 @@ def power_markdown(design: Design) -> str:
               "| row | compute racks | network racks | compute kW | network kW | total kW | facility kW |",
               "|---|---:|---:|---:|---:|---:|---:|"]
     lines += _grouped(racks, lambda rack: rack.row, facility.pue, lambda rack: str(rack.row))
-    lines += ["", "## By rack", "", "| rack | row | position | role | SU | devices | kW | budget use | flags |",
-              "|---|---:|---:|---|---|---:|---:|---:|---|"]
+    lines += ["", "## By rack", "",
+              "| rack | row | position | role | SU | devices | kW | budget use | facility kW | flags |",
+              "|---|---:|---:|---|---|---:|---:|---:|---:|---|"]
     lines += [f"| {rack.name} | {rack.row} | {rack.position} | {rack.role} | {_su(rack)} | {len(rack.devices)} | "
-              f"{rack.kw:,.2f} | {rack.kw / facility.rack_power_kw:.1%} | {'; '.join(flags[rack.name])} |"
+              f"{rack.kw:,.2f} | {rack.kw / facility.rack_power_kw:.1%} | {rack.kw * facility.pue:,.2f} | "
+              f"{'; '.join(flags[rack.name])} |"
               for rack in racks]
     return "\n".join(lines) + "\n"
 
