@@ -5,11 +5,13 @@ from __future__ import annotations
 
 from dataclasses import replace
 from functools import cache
+from pathlib import Path
 
 from designer.checks import CHECKS, air_cooling, cable_reach, rack_power, status
 from designer.design import Design
 from designer.findings import Finding
-from tests.helpers import build_design
+from tests.helpers import build_design, intent_text
+from tests.test_intent_errors import run_cli
 
 
 @cache
@@ -37,7 +39,7 @@ def test_one_rack_over_budget_is_flagged_by_name() -> None:
     broken = replace(design, physical=replace(design.physical, racks=racks))
     found = errors(list(rack_power.check(broken)), "rack-power")
     assert [finding.subject for finding in found] == [racks[5].name]
-    assert "41.50 kW, over its 41 kW budget" in found[0].message
+    assert "rack of 4 devices draws 41.50 kW, over its 41 kW budget" in found[0].message
     assert not errors(list(air_cooling.check(broken)), "air-cooling")  # 41.5 kW is still under 50 kW
 
 
@@ -74,3 +76,11 @@ def test_links_beyond_every_medium_fail_cable_reach() -> None:
     none = sum(line.count for line in physical.bom if line.item.startswith("none"))
     assert none == len(unreachable)
     assert not errors(list(cable_reach.check(h100())), "cable-reach")
+
+
+def test_designer_check_fails_on_a_rack_too_hot_for_air(tmp_path: Path) -> None:
+    intent = tmp_path / "hot.yaml"
+    intent.write_text(intent_text(servers=8, compute_extra="server_power_kw: 55"))
+    code, out, _ = run_cli("check", str(intent))
+    assert code == 1
+    assert "rack-power: failed" in out and "air-cooling: failed" in out and "cable-reach: passed" in out

@@ -27,8 +27,9 @@ def check(design: Design) -> Iterable[Finding]:
     facility = design.intent.facility
     racks = design.physical.racks
     over = over_budget(racks, facility)
-    problems = [(rack.name, f"{rack.role} rack draws {rack.kw:,.2f} kW, over its {facility.rack_power_kw:g} kW "
-                            f"budget (facility.rack_power_kw) with {len(rack.devices)} devices")
+    problems = [(rack.name, f"{rack.role} rack of {len(rack.devices)} device{'s' if len(rack.devices) != 1 else ''} "
+                            f"draws {rack.kw:,.2f} kW, over its {facility.rack_power_kw:g} kW budget "
+                            "(facility.rack_power_kw)")
                 for rack in over]
     if problems:
         return capped(ID, SEVERITY, problems)
