@@ -118,11 +118,21 @@ def design_json(design: Design) -> str:
             "a": [devices[upper].name, devices[upper].port_name(upper_port), ip(even)],
             "z": [devices[lower].name, devices[lower].port_name(lower_port), ip(odd)],
             "subnet": f"{ip(even)}/31",
+            "length_m": design.physical.link_length_dm[number] / 10,
+            "medium": design.physical.medium_name(number),
         })
     head = {"name": design.intent.name, "tool_version": __version__, "intent_sha256": design.intent.sha256,
             "summary": summary(design)}
     return _json_document(head, {"findings": checks_format.rows(design.findings), "devices": device_rows,
-                                 "links": link_rows})
+                                 "links": link_rows, "racks": rack_rows(design)})
+
+
+def rack_rows(design: Design) -> list[dict[str, Any]]:
+    """Every rack for design.json: where it stands, role, SU (-1 central), draw in kW and devices (units: devices)."""
+    devices = design.fabric.devices
+    return [{"name": rack.name, "row": rack.row, "position": rack.position, "role": rack.role, "su": rack.su,
+             "kw": rack.kw, "devices": [devices[index].name for index in rack.devices]}
+            for rack in design.physical.racks]
 
 
 def _json_document(head: dict[str, Any], tables: dict[str, list[dict[str, Any]]]) -> str:

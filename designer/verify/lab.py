@@ -37,6 +37,8 @@ stale kernel nexthop groups after a link flap, so the lab installs routes with t
 BFD = re.compile(r"^\s*(neighbor \S+ bfd|bfd)\b", re.MULTILINE)
 """A config that asks for BFD also gets bfdd; otherwise each router runs zebra and bgpd only."""
 STOP_SECONDS = 5.0
+STARTING_SECONDS = 60.0
+"""A run folder without its owner file yet is being created by another run for this long, not an orphan."""
 START_SECONDS = 20.0
 Progress = Callable[[str], None]
 
@@ -62,12 +64,13 @@ def available_mib() -> int:
     return 0
 
 
-def ip_batch(commands: Iterable[str], namespace: str | None = None) -> None:
-    """Run iproute2 commands in one process (in ``namespace`` if given); raise on the first failure."""
+def ip_batch(commands: Iterable[str], namespace: str | None = None, force: bool = False) -> None:
+    """Run iproute2 commands in one process (in ``namespace`` if given); raise on the first failure, or with
+    ``force`` after trying every command."""
     text = "".join(f"{command}\n" for command in commands)
     if not text:
         return
-    argv = ["ip", *(["-n", namespace] if namespace else []), "-batch", "-"]
+    argv = ["ip", *(["-n", namespace] if namespace else []), *(["-force"] if force else []), "-batch", "-"]
     result = subprocess.run(argv, input=text, capture_output=True, text=True, check=False)
     if result.returncode:
         raise RuntimeError(f"{' '.join(argv)} failed: {result.stderr.strip()}")
@@ -131,11 +134,12 @@ def _restore_sysctls(folder: Path) -> None:
 
 def _remove_run(folder: Path) -> None:
     """Stop the daemons, delete the namespaces, restore sysctls and remove the folder of one run."""
-    _stop(folder)
-    namespaces = _namespaces(folder.name)
-    ip_batch(f"netns del {name}" for name in namespaces)
-    _restore_sysctls(folder)
-    shutil.rmtree(folder, ignore_errors=True)
+    try:
+        _stop(folder)
+        ip_batch((f"netns del {name}" for name in _namespaces(folder.name)), force=True)
+    finally:
+        _restore_sysctls(folder)
+        shutil.rmtree(folder, ignore_errors=True)
 
 
 def sweep_orphans(progress: Progress) -> None:
@@ -147,7 +151,8 @@ def sweep_orphans(progress: Progress) -> None:
             owner = int((folder / "owner").read_text())
         except (OSError, ValueError):
             owner = 0
-        if owner and _alive(owner):
+        starting = not owner and time.time() - folder.stat().st_mtime < STARTING_SECONDS
+        if starting or (owner and _alive(owner)):
             continue
         progress(f"removing the lab of an interrupted run ({folder.name})")
         _remove_run(folder)
