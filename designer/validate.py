@@ -38,7 +38,7 @@ _NUMBERS = frozenset({"int8", "int16", "int32", "uint8", "uint16", "uint32"})
 _LOCATION = re.compile(r"^/[^/]+/(?P<table>[^/\[]+)(?:/(?P<node>[^/\[]+)(?P<keys>(?:\[[^\]]*\])*))?(?:/(?P<rest>.*))?$")
 _INTEGER = re.compile(r"-?\d+")
 _PREDICATE = re.compile(r"\[[^=\]]+='([^']*)'\]")
-_VTYSH_LINE = re.compile(r"^line (\d+): (.*)$")
+_VTYSH_LINE = re.compile(r"^line \d+: ")
 
 
 @dataclass(frozen=True)
@@ -300,6 +300,10 @@ def vtysh() -> str:
     return found
 
 
+VTYSH_TIMEOUT_S = 60
+"""vtysh parses a switch's frr.conf in tens of milliseconds; a minute means it hangs."""
+
+
 def check_frr(paths: Iterable[tuple[Path, str]], workers: int | None = None) -> list[Verdict]:
     """``vtysh -C`` over each (file, label); a failure keeps vtysh's ``line N: % ...`` messages."""
     program = vtysh()
@@ -308,8 +312,11 @@ def check_frr(paths: Iterable[tuple[Path, str]], workers: int | None = None) -> 
 
         def one(item: tuple[Path, str]) -> Verdict:
             path, label = item
-            run = subprocess.run([program, "--config_dir", config_dir, "-C", "-f", str(path)],
-                                 capture_output=True, text=True, check=False)
+            try:
+                run = subprocess.run([program, "--config_dir", config_dir, "-C", "-f", str(path)],
+                                     capture_output=True, text=True, check=False, timeout=VTYSH_TIMEOUT_S)
+            except subprocess.TimeoutExpired:
+                return Verdict(label, FRR, f"vtysh did not finish within {VTYSH_TIMEOUT_S} s")
             if run.returncode == 0:
                 return Verdict(label, FRR)
             lines = [line for line in (run.stderr + run.stdout).splitlines() if _VTYSH_LINE.match(line)]
