@@ -14,6 +14,7 @@ from designer.errors import InputError
 from designer.fabric import SERVER_LEAF
 from designer.intent import parse_intent
 from designer.intent.schema import SPEEDS
+from designer.outputs import cabling_rows, design_json
 from designer.physical import COMPUTE, NETWORK, plan_physical
 from designer.physical.cables import UNIT_M, choose_media, decimetres, medium_for, ordered_length
 from designer.physical.tables import bom_rows, power_markdown, racks_rows
@@ -337,3 +338,17 @@ def test_links_sharing_a_physical_port_share_the_medium_of_the_longest() -> None
     media, shared = choose_media(links, [2, 1, 1, 1], [20, 60, 20, 20], (30, 70))
     assert media == [1, 1, 0, 0]
     assert shared == {0: 0, 1: 2}
+
+
+def test_cabling_csv_and_design_json_carry_lengths_media_and_racks(h100: Design) -> None:
+    header, rows = cabling_rows(h100)
+    rows = list(rows)
+    assert header[-2:] == ["length_m", "medium"]
+    physical = h100.physical
+    assert [(row[-2], row[-1]) for row in rows] == [
+        (f"{length / 10:.1f}", physical.medium_name(number)) for number, length in enumerate(physical.link_length_dm)]
+    data = json.loads(design_json(h100))
+    assert [rack["name"] for rack in data["racks"]] == [rack.name for rack in physical.racks]
+    assert data["links"][0]["length_m"] == physical.link_length_dm[0] / 10
+    first = data["devices"][0]
+    assert (first["rack"], first["unit"]) == (physical.racks[physical.device_rack[0]].name, physical.device_unit[0])
