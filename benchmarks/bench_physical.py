@@ -1,0 +1,83 @@
+"""Time the physical plan (placement, cable lengths, media, power, bill of materials) at 1k to 131k GPUs.
+
+The intent is bench_build's (DGX H100, 64 x 800G switches as 128 x 400G). Each run is a fresh process
+that sizes and wires the fabric, then times ``plan_physical`` alone; the table reports the median
+of ``--runs`` runs, the time per link and the ratio to the 1k-GPU row. ``--write`` replaces the
+table in benchmarks/README.md between its bench_physical markers.
+
+    python benchmarks/bench_physical.py [--runs 3] [--sizes 1024 8192] [--write]
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import platform
+import statistics
+import subprocess
+import sys
+
+from bench_build import INTENT, SIZES, write_readme
+
+MARKERS = ("<!-- bench_physical:start -->", "<!-- bench_physical:end -->")
+
+RUN = """\
+import json, resource, sys, time
+from designer.fabric import wire
+from designer.intent import parse_intent
+from designer.physical import plan_physical
+from designer.sizing import size
+intent = parse_intent(sys.argv[1])
+plan = size(intent)
+fabric = wire(intent, plan)
+before = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+start = time.perf_counter()
+physical = plan_physical(intent, plan, fabric)
+elapsed = time.perf_counter() - start
+print(json.dumps({"seconds": elapsed, "links": len(fabric.links), "racks": len(physical.racks),
+                  "peak_growth_mib": (resource.getrusage(resource.RUSAGE_SELF).ru_maxrss - before) / 1024}))
+"""
+
+
+def measure(gpus: int) -> dict[str, float]:
+    """One fresh process: the physical stage's time, the fabric's links and racks, and how much peak RSS grew."""
+    result = subprocess.run([sys.executable, "-c", RUN, INTENT.format(gpus=gpus)], capture_output=True, text=True,
+                            check=True)
+    return json.loads(result.stdout)
+
+
+def table(rows: list[dict[str, float]], runs: int) -> str:
+    base = rows[0]
+    lines = [f"Median of {runs} runs, each a fresh process, on {platform.machine()} with Python "
+             f"{platform.python_version()}; the stage alone (sizing and wiring are not timed); ratios against the "
+             f"{base['gpus']:,}-GPU row.", "",
+             "| GPUs | links | racks | physical plan (s) | per link (us) | / smallest | peak growth (MiB) |",
+             "|---:|---:|---:|---:|---:|---:|---:|"]
+    for row in rows:
+        lines.append(f"| {row['gpus']:,} | {row['links']:,} | {row['racks']:,} | {row['seconds']:.2f} | "
+                     f"{row['seconds'] / row['links'] * 1e6:.1f} | {row['seconds'] / base['seconds']:.1f}x | "
+                     f"{row['peak_growth_mib']:.0f} |")
+    return "\n".join(lines)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--runs", type=int, default=3)
+    parser.add_argument("--sizes", type=int, nargs="+", default=list(SIZES))
+    parser.add_argument("--write", action="store_true", help="update the table in benchmarks/README.md")
+    args = parser.parse_args()
+    rows = []
+    for gpus in args.sizes:
+        samples = [measure(gpus) for _ in range(args.runs)]
+        rows.append({"gpus": gpus, "links": samples[0]["links"], "racks": samples[0]["racks"],
+                     "seconds": statistics.median(sample["seconds"] for sample in samples),
+                     "peak_growth_mib": statistics.median(sample["peak_growth_mib"] for sample in samples)})
+        print(f"{gpus:,} GPUs: {rows[-1]['seconds']:.2f}s", file=sys.stderr)
+    text = table(rows, args.runs)
+    print(text)
+    if args.write:
+        write_readme(text, MARKERS)
+
+
+if __name__ == "__main__":
+    main()
