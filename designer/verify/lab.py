@@ -32,8 +32,9 @@ INSTALL = "apt-get install -y frr iproute2 iputils-ping traceroute util-linux"
 GC_THRESH = ("gc_thresh1", "gc_thresh2", "gc_thresh3")
 SYSCTL = Path("/proc/sys/net/ipv4/neigh/default")
 LAB_ONLY = ("no zebra nexthop kernel enable",)
-"""Lab-only configuration, pushed before each router's own frr.conf (which is loaded unchanged): FRR 8.4 keeps
-stale kernel nexthop groups after a link flap, so the lab installs routes with their next hops inline."""
+"""Lab-only configuration, pushed before each router's own frr.conf (which is loaded unchanged). With kernel
+nexthop objects, FRR 8.4 leaves the shrunken ECMP group in the kernel after a failed link comes back (2 of 4 next
+hops on the 2-tier test lab while bgpd has all 4), so the lab installs routes with their next hops inline."""
 BFD = re.compile(r"^\s*(neighbor \S+ bfd|bfd)\b", re.MULTILINE)
 """A config that asks for BFD also gets bfdd; otherwise each router runs zebra and bgpd only."""
 STOP_SECONDS = 5.0
