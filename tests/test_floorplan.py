@@ -50,7 +50,7 @@ def test_elevations_show_the_first_compute_and_network_rack() -> None:
     text = floorplan_svg(design)
     for name in ("su0-srv0", "su0-srv3", "p0-su0-r0-leaf", "p0-su0-r7-leaf"):
         assert f">{name}</text>" in text
-    assert "compute rack r0-00" in text and "network rack r0-04" in text
+    assert "compute rack r00-00" in text and "network rack r00-04" in text
 
 
 def test_an_over_budget_rack_is_drawn_as_over() -> None:

@@ -251,7 +251,7 @@ def test_racks_csv_lists_every_device_with_its_unit(h100: Design) -> None:
     assert len(rows) == len(h100.physical.racks)
     listed = [entry.split("@") for row in rows for entry in row[-1].split()]
     assert sorted(name for name, _ in listed) == sorted(device.name for device in h100.fabric.devices)
-    assert rows[0][:6] == ["r0-00", 0, 0, "compute", "0", "40.800"]
+    assert rows[0][:6] == ["r00-00", 0, 0, "compute", "0", "40.800"]
     assert rows[0][-1] == "su0-srv0@1 su0-srv1@9 su0-srv2@17 su0-srv3@25"
 
 
@@ -263,7 +263,7 @@ def test_power_md_totals_and_flags() -> None:
     assert "None: every rack is within its budget and cooling." in clean
     assert "| compute (servers) | 1,305.6 |" in clean
     assert "| central |" in clean
-    assert "| r0-00 | 0 | 0 | compute | 0 | 4 | 40.80 | 99.5% | 53.04 |  |" in clean  # 40.8 kW x PUE 1.3
+    assert "| r00-00 | 0 | 0 | compute | 0 | 4 | 40.80 | 99.5% | 53.04 |  |" in clean  # 40.8 kW x PUE 1.3
 
 
 @pytest.mark.parametrize(("facility", "path", "words"), [

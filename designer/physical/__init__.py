@@ -99,7 +99,7 @@ def plan_physical(intent: Intent, plan: Plan, fabric: Fabric) -> Physical:
     layout = place(intent, plan, fabric)
     cabling = lay_cables(intent, fabric, layout)
     watts = cabling.switch_w + [intent.server.power_kw * 1000] * plan.servers
-    digits = len(str(max(layout.rows - 1, 1)))
+    digits = max(2, len(str(layout.rows - 1)))
     racks = [Rack(f"r{rack.row:0{digits}d}-{rack.position:02d}", rack.row, rack.position, rack.role, rack.su,
                   rack.devices, round(sum(watts[index] for index in rack.devices) / 1000, 3))
              for rack in layout.racks]
