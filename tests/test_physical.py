@@ -270,7 +270,7 @@ def test_power_md_totals_and_flags() -> None:
     ("{rack_power_kw: 60}", "facility.rack_power_kw", "air cooling is refused above 50 kW"),
     ("{rack_power_kw: 60, air_limit_kw: 55}", "facility.rack_power_kw", "refused above 55 kW"),
     ("{reach_m: {dac: 8}}", "facility.reach_m.aec", "not beyond dac"),
-    ("{rack_units: 6}", "facility.rack_units", "a 8U dgx-h100 does not fit in a 6U rack"),
+    ("{rack_units: 6}", "facility.rack_units", "dgx-h100 takes 8U and does not fit in a 6U rack"),
     ("{cooling: water}", "facility.cooling", "air"),
     ("{pue: 0.9}", "facility.pue", "greater than or equal to 1"),
 ])

@@ -59,6 +59,6 @@ def resolve_facility(doc: FacilityDoc, link_speed: int, equipment: dict[str, int
     for model, units in sorted(equipment.items()):
         if units > facility.rack_units:
             problems.append(Problem(("facility", "rack_units"), (
-                f"a {units}U {model} does not fit in a {facility.rack_units}U rack; use racks of at least "
-                f"{units} units")))
+                f"{model} takes {units}U and does not fit in a {facility.rack_units}U rack; use racks of at "
+                f"least {units} units")))
     return facility
