@@ -54,6 +54,9 @@ def floorplan_svg(design: Design) -> str:
         f'PUE {facility.pue:g}; budget {facility.rack_power_kw:g} kW per rack, {facility.cooling}-cooled</text>',
     ]
     parts += _legend(facility.rack_power_kw)
+    step = 1 if per_row <= 24 else 4
+    parts += [f'<text x="{LEFT + position * CELL_W + CELL_W / 2:g}" y="{TOP - 6}" text-anchor="middle" font-size="9" '
+              f'fill="#666666">{position}</text>' for position in range(0, per_row, step)]
     by_row: dict[int, list[Rack]] = {}
     for rack in physical.racks:
         by_row.setdefault(rack.row, []).append(rack)
