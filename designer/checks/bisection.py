@@ -19,7 +19,9 @@ source with the capacity of its ``A`` links and one to the sink with its ``B`` l
 parallel links between two switches become one edge of summed capacity. What remains (about 2.5k
 nodes and 50k edges per plane at 32k GPUs) is solved exactly with Dinic's algorithm, in units of one
 link (the tests confirm it against networkx on the uncontracted graph); a 1:1 fabric gives exactly
-``N * s / 2`` for every split.
+``N * s / 2`` for every split. Each plane's network is built once; a split only sets the capacities of
+the leaves' source and sink arcs in a copy, and a failure zeroes the arcs of what is down, so the
+failure-impact check solves variants without rebuilding (about 0.1 s per max-flow at 32k GPUs).
 """
 
 from __future__ import annotations
@@ -27,7 +29,7 @@ from __future__ import annotations
 import random
 from collections import Counter
 from collections.abc import Callable, Iterable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 from designer.fabric import SERVER_LEAF, Fabric, Link
@@ -53,6 +55,8 @@ class Bisection:
     link_speed: int
     full: int
     flows: dict[str, tuple[int, ...]]
+    networks: tuple[PlaneNetwork, ...] = field(default=(), compare=False, repr=False)
+    """Each plane's network, for solving it again with parts taken out (failure impact)."""
 
     def total(self, split: str) -> int:
         return sum(self.flows[split])
@@ -94,63 +98,79 @@ def plane_links(fabric: Fabric, links: Iterable[Link] | None = None) -> list[lis
     return planes
 
 
-def max_flows(fabric: Fabric, links: Iterable[Link], halves: dict[str, Split]) -> dict[str, int]:
-    """Max-flow in links from the ``A`` NIC ports to the ``B`` ones over ``links`` (one plane), for each
-    split of ``halves``, on the contracted graph described in the module docstring."""
-    switch_count, rails = fabric.switch_count, fabric.plan.rails
-    core: Counter[tuple[int, int]] = Counter()
-    nics: list[tuple[int, int, int]] = []
-    for tier, upper, _, lower, port in links:
-        if tier == SERVER_LEAF:
-            nics.append((upper, lower - switch_count, port % rails))
-        else:
-            core[upper, lower] += 1
-    flows = {}
-    for name, in_a in halves.items():
-        ends: Counter[tuple[int, int]] = Counter()
-        for leaf, server, rail in nics:
-            ends[(SOURCE, leaf) if in_a(server, rail) else (leaf, SINK)] += 1
-        flows[name] = dinic([*ends.items(), *core.items()])
-    return flows
+class PlaneNetwork:
+    """One plane's contracted graph (module docstring) as a residual network, built once: every split and
+    every failure solves a copy of its capacities. Arc ``i`` and its reverse ``i ^ 1``; node 0 is the
+    source and node 1 the sink; each leaf has a source arc and a sink arc whose capacity the split sets."""
+
+    def __init__(self, fabric: Fabric, links: Iterable[Link]):
+        switch_count, rails = fabric.switch_count, fabric.plan.rails
+        pairs: Counter[tuple[int, int]] = Counter()
+        self.nics: list[tuple[int, int, int]] = []
+        for tier, upper, _, lower, port in links:
+            if tier == SERVER_LEAF:
+                self.nics.append((upper, lower - switch_count, port % rails))
+            else:
+                pairs[upper, lower] += 1
+        self.ids: dict[int, int] = {SOURCE: 0, SINK: 1}
+        self.head: list[int] = []
+        self.cap: list[int] = []
+        self.arcs: list[list[int]] = [[], []]
+        self.pair_arc = {pair: self._edge(*pair, links, links) for pair, links in pairs.items()}
+        leaves = sorted({leaf for leaf, _, _ in self.nics})
+        self.source_arc = {leaf: self._edge(SOURCE, leaf, 0, 0) for leaf in leaves}
+        self.sink_arc = {leaf: self._edge(leaf, SINK, 0, 0) for leaf in leaves}
+
+    def _node(self, device: int) -> int:
+        node = self.ids.get(device)
+        if node is None:
+            node = self.ids[device] = len(self.arcs)
+            self.arcs.append([])
+        return node
+
+    def _edge(self, a: int, b: int, forward: int, backward: int) -> int:
+        """Add ``a -> b`` and its reverse; returns the forward arc."""
+        u, v = self._node(a), self._node(b)
+        arc = len(self.head)
+        self.arcs[u].append(arc)
+        self.head.append(v)
+        self.cap.append(forward)
+        self.arcs[v].append(arc + 1)
+        self.head.append(u)
+        self.cap.append(backward)
+        return arc
+
+    def max_flow(self, in_a: Split, dead_devices: Iterable[int] = (),
+                 dead_links: Iterable[tuple[int, int]] = ()) -> int:
+        """Max-flow in links from the ``A`` NIC ports to the ``B`` ones, without the dead switches and links
+        (a dead link is one ``(upper, lower)`` link of a possibly parallel bundle)."""
+        cap = self.cap.copy()
+        for leaf, server, rail in self.nics:
+            cap[self.source_arc[leaf] if in_a(server, rail) else self.sink_arc[leaf]] += 1
+        for device in dead_devices:
+            for arc in self.arcs[self.ids[device]] if device in self.ids else ():
+                cap[arc] = cap[arc ^ 1] = 0
+        for pair in dead_links:
+            arc = self.pair_arc[pair]
+            cap[arc] -= 1
+            cap[arc ^ 1] -= 1
+        return _Dinic(self.head, self.arcs, cap).run()
 
 
-def dinic(edges: list[tuple[tuple[int, int], int]]) -> int:
-    """Dinic's max-flow from ``SOURCE`` to ``SINK``. Switch-to-switch edges carry their capacity both ways
-    (links are full duplex); edges from the source and into the sink one way. Plain int lists: about ten
+class _Dinic:
+    """Dinic's max-flow from node 0 to node 1 over ``cap`` (changed in place): plain int lists, about ten
     times faster than networkx's preflow-push on these shallow layered graphs."""
-    network = _Residual(edges)
-    total = 0
-    while network.layer():
-        total += network.push(0, sum(network.cap[arc] for arc in network.arcs[0]))
-    return total
 
-
-class _Residual:
-    """The residual network: arc ``i`` and its reverse ``i ^ 1``; node 0 is the source, node 1 the sink."""
-
-    def __init__(self, edges: list[tuple[tuple[int, int], int]]):
-        ids: dict[int, int] = {SOURCE: 0, SINK: 1}
-        head: list[int] = []
-        cap: list[int] = []
-        arcs: list[list[int]] = [[], []]
-        for (a, b), links in edges:
-            u = ids.get(a)
-            if u is None:
-                u = ids[a] = len(arcs)
-                arcs.append([])
-            v = ids.get(b)
-            if v is None:
-                v = ids[b] = len(arcs)
-                arcs.append([])
-            arcs[u].append(len(head))
-            head.append(v)
-            cap.append(links)
-            arcs[v].append(len(head))
-            head.append(u)
-            cap.append(0 if a == SOURCE or b == SINK else links)
-        self.head, self.cap, self.arcs = head, cap, arcs
+    def __init__(self, head: list[int], arcs: list[list[int]], cap: list[int]):
+        self.head, self.arcs, self.cap = head, arcs, cap
         self.level: list[int] = []
         self.cursor: list[int] = []
+
+    def run(self) -> int:
+        total = 0
+        while self.layer():
+            total += self.push(0, sum(self.cap[arc] for arc in self.arcs[0]))
+        return total
 
     def layer(self) -> bool:
         """Breadth-first levels from the source over arcs with capacity left; False once the sink is cut off."""
@@ -190,11 +210,10 @@ def bisection(fabric: Fabric) -> Bisection:
     failure-impact check reads it instead of solving the same flows again."""
     if _last and _last[0][0] is fabric:
         return _last[0][1]
-    halves = splits(fabric)
-    per_plane = [max_flows(fabric, links, halves) for links in plane_links(fabric)]
-    flows = {name: tuple(plane[name] for plane in per_plane) for name in halves}
+    networks = tuple(PlaneNetwork(fabric, links) for links in plane_links(fabric))
+    flows = {name: tuple(network.max_flow(in_a) for network in networks) for name, in_a in splits(fabric).items()}
     plan = fabric.plan
-    result = Bisection(plan.link_speed, plan.planes * (plan.servers * plan.rails // 2), flows)
+    result = Bisection(plan.link_speed, plan.planes * (plan.servers * plan.rails // 2), flows, networks)
     _last[:] = [(fabric, result)]
     return result
 

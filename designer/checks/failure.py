@@ -11,12 +11,12 @@ that lose a rail (their NIC link is gone, or their leaf has no uplink left).
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Iterator
-from typing import TYPE_CHECKING
+from collections.abc import Iterable, Iterator
+from typing import TYPE_CHECKING, NamedTuple
 
 from designer.checks.base import uplinks
-from designer.checks.bisection import bisection, max_flows, plane_links, splits
-from designer.fabric import LEAF_SPINE, SERVER_LEAF, Fabric, Link
+from designer.checks.bisection import bisection, plane_links, splits
+from designer.fabric import LEAF_SPINE, NONE, SERVER_LEAF, Fabric, Link
 from designer.findings import Finding
 
 if TYPE_CHECKING:
@@ -37,26 +37,41 @@ def check(design: Design) -> Iterable[Finding]:
     top = "spine" if fabric.plan.tiers == 2 else "super_spine"
     full_width = min((up[index] for index, device in enumerate(fabric.switches()) if device.role != top), default=0)
     structured = {name: in_a for name, in_a in splits(fabric).items() if name in STRUCTURED}
-    for kind, plane, removed, subject in _failures(fabric):
-        left = [link for link in per_plane[plane] if not removed(link)]
-        remaining = min(intact.total(name) - intact.flows[name][plane] + flow
-                        for name, flow in max_flows(fabric, left, structured).items())
+    for failure in _failures(fabric):
+        left = [link for link in per_plane[failure.plane]
+                if link != failure.link and link[1] != failure.device and link[3] != failure.device]
+        dead_devices = [failure.device] if failure.device != NONE else []
+        dead_links = [(failure.link[1], failure.link[3])] if failure.link else []
+        remaining = min(intact.total(name) - intact.flows[name][failure.plane]
+                        + intact.networks[failure.plane].max_flow(in_a, dead_devices, dead_links)
+                        for name, in_a in structured.items())
         fraction = intact.fraction(remaining)
-        width, gpus = _width_and_gpus(fabric, per_plane[plane], left, up, top, full_width)
+        width, gpus = _width_and_gpus(fabric, per_plane[failure.plane], left, up, top, full_width)
         evidence = {"bisection_fraction": round(fraction, 6), "bisection_tbps": intact.tbps(remaining),
                     "ecmp_width": width, "ecmp_width_intact": full_width, "gpus_losing_a_rail": gpus}
-        text = (f"{kind} {subject} down: {fraction:.2%} of full bisection left, narrowest ECMP group "
+        text = (f"{failure.kind} {failure.subject} down: {fraction:.2%} of full bisection left, narrowest ECMP group "
                 f"{width} of {full_width}, {gpus:,} GPU{'s' if gpus != 1 else ''} lose a rail")
         problems = []
         if fraction < thresholds.failure_min_bisection - 1e-9:
             problems.append(f"below checks.failure_min_bisection {thresholds.failure_min_bisection:g}")
         if thresholds.failure_max_gpus is not None and gpus > thresholds.failure_max_gpus:
             problems.append(f"above checks.failure_max_gpus {thresholds.failure_max_gpus}")
-        yield Finding(ID, "error" if problems else "info", "; ".join([text, *problems]), kind, evidence=evidence)
+        yield Finding(ID, "error" if problems else "info", "; ".join([text, *problems]), failure.kind,
+                      evidence=evidence)
 
 
-def _failures(fabric: Fabric) -> Iterator[tuple[str, int, Callable[[Link], bool], str]]:
-    """``(kind, plane, removed(link) -> bool, subject)`` for each single failure the fabric has."""
+class Failure(NamedTuple):
+    """One thing down: a switch (``device``) or a link (``link``), in ``plane``."""
+
+    kind: str
+    plane: int
+    subject: str
+    device: int = NONE
+    link: Link | None = None
+
+
+def _failures(fabric: Fabric) -> Iterator[Failure]:
+    """Each single failure the fabric has: its busiest spine, super-spine and leaf, and a leaf-spine link."""
     devices = fabric.devices
     links_of = [0] * len(devices)
     for _, upper, _, lower, _ in fabric.links:
@@ -66,14 +81,13 @@ def _failures(fabric: Fabric) -> Iterator[tuple[str, int, Callable[[Link], bool]
         members = [index for index, device in enumerate(fabric.switches()) if device.role == role]
         if members:
             dead = max(members, key=lambda index: (links_of[index], -index))
-            yield (role.replace("_", "-"), devices[dead].plane,
-                   lambda link, dead=dead: dead == link[1] or dead == link[3], devices[dead].name)
-    target = next((link for link in fabric.links if link[0] == LEAF_SPINE), None)
-    if target is not None:
-        _, upper, upper_port, lower, lower_port = target
-        yield ("link", devices[upper].plane, lambda link: link == target,
-               f"{devices[lower].name}:{devices[lower].port_name(lower_port)} - "
-               f"{devices[upper].name}:{devices[upper].port_name(upper_port)}")
+            yield Failure(role.replace("_", "-"), devices[dead].plane, devices[dead].name, device=dead)
+    link = next((link for link in fabric.links if link[0] == LEAF_SPINE), None)
+    if link is not None:
+        _, upper, upper_port, lower, lower_port = link
+        yield Failure("link", devices[upper].plane, f"{devices[lower].name}:{devices[lower].port_name(lower_port)} - "
+                                                    f"{devices[upper].name}:{devices[upper].port_name(upper_port)}",
+                      link=link)
 
 
 def _width_and_gpus(fabric: Fabric, before: list[Link], after: list[Link], up: list[int], top: str,
