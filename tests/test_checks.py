@@ -8,11 +8,14 @@ from itertools import pairwise
 
 import networkx as nx
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 from designer.allocate import Allocation
 from designer.checks import CHECKS, counts, evidence, run
 from designer.checks.bisection import bisection
 from designer.design import Design
+from designer.errors import InputError
 from designer.fabric import LEAF_SPINE, SERVER_LEAF, SPINE_SUPER, Device
 from designer.findings import Finding
 from tests.helpers import build_design
@@ -432,3 +435,22 @@ def test_fabric_copies_do_not_share_findings() -> None:
     design = two_tier()
     assert without(design, 300).findings == design.findings                   # stored results are not recomputed
     assert run(without(design, 300)) != run(design)
+
+
+# any generated fabric -----------------------------------------------------------------------------
+
+@settings(max_examples=30, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(servers=st.integers(1, 80), leaf=st.sampled_from(["{ports: 16, speed: 400G}", "{ports: 8, speed: 800G}",
+                                                          "{model: generic-32x400g}"]),
+       tiers=st.sampled_from(["auto", "3"]), server=st.sampled_from(["dgx-h100", "dgx-b300"]),
+       four_nics=st.booleans())
+def test_every_generated_fabric_passes_with_full_bisection(servers, leaf, tiers, server, four_nics) -> None:
+    try:
+        design = build_design(servers=servers, leaf=leaf, server=server, fabric_extra=f"tiers: {tiers}",
+                              compute_extra="gpus_per_server: 4\nnics_per_server: 4" if four_nics else "")
+    except InputError:
+        return                                                    # a shape the sizing refuses, with a reason
+    assert [f for f in design.findings if f.severity != "info"] == []
+    plan = design.plan
+    assert evidence(design.findings, "bisection-bandwidth", "bisection_tbps") == (
+        plan.planes * (plan.servers * plan.rails // 2) * plan.link_speed / 1000)

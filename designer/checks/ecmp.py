@@ -105,13 +105,8 @@ def check(design: Design) -> Iterable[Finding]:
                   evidence={"max_width": widest, "limit": limit})
 
 
-def widths(design: Design) -> list[int]:
-    """ECMP width per switch, in device order: its uplinks, or for the top tier its links to one neighbor."""
-    fabric = design.fabric
-    return _widths(fabric, switch_pairs(fabric), uplinks(fabric))
-
-
 def _widths(fabric: Fabric, pairs: Counter[tuple[int, int]], up: list[int]) -> list[int]:
+    """ECMP width per switch, in device order: its uplinks, or for the top tier its links to one neighbor."""
     width = up[: fabric.switch_count]
     for (upper, _), links in pairs.items():
         if up[upper] == 0:
