@@ -253,6 +253,7 @@ def summary_markdown(design: Design) -> str:
     lines += checks_format.markdown(design.findings)
     lines += ["", "## Warnings", ""]
     lines += [f"- {warning}" for warning in data["warnings"]] or ["None."]
+    lines += ["", "## Switch configurations", "", *_configs_lines(design)]
     lines += ["", "## Files", "",
               "- `design.json`: the whole design for scripts",
               "- `cabling.csv`: one row per link, both ends, estimated length and medium",
@@ -262,5 +263,26 @@ def summary_markdown(design: Design) -> str:
               "- `floorplan.svg`: the rows of racks colored by kW, and one compute and one network rack elevation",
               "- `addressing.csv`: every interface address",
               "- `asn.csv`: every switch's ASN",
+              f"- `configs/<os>/<hostname>.<ext>`: every switch's configuration for {', '.join(design.intent.targets)}",
               "- `manifest.json`: intent hash, tool version and sha256 of every file", ""]
     return "\n".join(lines)
+
+
+def _configs_lines(design: Design) -> list[str]:
+    """What every switch configuration says about routing and lossless QoS, in two lines."""
+    qos, routing = design.intent.qos, design.intent.routing
+    widths = sorted({device.bgp.maximum_paths for device in design.devices})
+    paths = f"{widths[0]} to {widths[-1]}" if len(widths) > 1 else f"{widths[0]}"
+    unit = "%" if qos.ecn_unit == "percent" else " bytes"
+    bfd = f"every {routing.bfd.interval_ms} ms" if routing.bfd.enabled else "off"
+    ecn = (f"ECN marking from {qos.ecn_min:,}{unit} to {qos.ecn_max:,}{unit} ({qos.ecn_probability}% at the top)"
+           if qos.ecn else "ECN off")
+    watchdog = f"{qos.pfc_watchdog_detection_ms} ms" if qos.pfc_watchdog else "off"
+    return [
+        f"Targets: {', '.join(design.intent.targets)}. BGP: eBGP on every switch-to-switch /31, maximum-paths "
+        f"{paths} (the ECMP width), multipath-relax, timers {routing.timers.keepalive}/{routing.timers.hold} s, "
+        f"BFD {bfd}.",
+        "",
+        f"QoS profile {qos.profile}: DSCP {qos.roce_dscp} to priority {qos.roce_priority}, lossless with PFC; CNP DSCP "
+        f"{qos.cnp_dscp} to strict priority {qos.cnp_priority}; {ecn}; PFC watchdog {watchdog}; MTU {qos.mtu}.",
+    ]
