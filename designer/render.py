@@ -67,6 +67,8 @@ def _eos(device: DeviceConfig) -> dict[str, Any]:
         "ecn_max": _size(qos.ecn_max_bytes, " kbytes", " bytes"),
         "watchdog_timeout": f"{qos.pfc_watchdog_detection_ms / 1000:g}",
         "watchdog_recovery": f"{qos.pfc_watchdog_restoration_ms / 1000:g}",
+        # EOS wants the poll at most half the shorter of the two times.
+        "watchdog_polling": f"{min(qos.pfc_watchdog_detection_ms, qos.pfc_watchdog_restoration_ms) / 2000:g}",
     }
 
 

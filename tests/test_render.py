@@ -238,7 +238,8 @@ def test_eos_and_nvue_carry_the_profile(rendered: Rendered) -> None:
     kbytes = (qos.ecn_min_bytes // 1024, qos.ecn_max_bytes // 1024)
     assert (f"random-detect ecn minimum-threshold {kbytes[0]} kbytes maximum-threshold {kbytes[1]} kbytes "
             f"max-mark-probability {qos.ecn_probability}") in eos
-    assert "mtu 9214" in eos and "priority-flow-control pause watchdog default timeout 0.2" in eos
+    assert "mtu 9214" in eos and "priority-flow-control pause watchdog default timeout 0.2\n" in eos
+    assert "priority-flow-control pause watchdog default polling-interval 0.1\n" in eos
     (document,) = yaml.safe_load(rendered.texts["nvue"][rendered.design.devices[0].hostname])
     nvue_qos = document["set"]["qos"]
     assert nvue_qos["roce"] == {"enable": True, "mode": "lossless"}
