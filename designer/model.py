@@ -152,6 +152,12 @@ class Qos:
         return tuple(sorted([*dwrr, strict], key=lambda queue: queue.index))
 
     @property
+    def priority_queues(self) -> tuple[int, ...]:
+        """The egress queue of each of the 8 priorities: RoCE and CNP their own, every other one queue 0."""
+        return tuple(priority if priority in (self.lossless_priority, self.cnp_priority) else 0
+                     for priority in range(8))
+
+    @property
     def tc_dscps(self) -> tuple[tuple[int, tuple[int, ...]], ...]:
         """Each used traffic class with the DSCP values that map to it, in class order."""
         return tuple((tc, tuple(dscp for dscp, mapped in enumerate(self.dscp_to_tc) if mapped == tc))

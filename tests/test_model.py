@@ -109,6 +109,7 @@ def test_qos_profile_values_and_one_shared_object() -> None:
     assert qos.dscp_to_tc[26] == 3 and qos.dscp_to_tc[48] == 7
     assert qos.tc_dscps == ((0, tuple(d for d in range(64) if d not in (26, 48))), (3, (26,)), (7, (48,)))
     assert qos.dwrr_weights == ((0, 50), (3, 50))
+    assert qos.priority_queues == (0, 0, 0, 3, 0, 0, 0, 7)
 
 
 def test_headroom_formula_by_hand() -> None:

@@ -246,6 +246,11 @@ def test_eos_and_nvue_carry_the_profile(rendered: Rendered) -> None:
     assert nvue_qos["congestion-control"]["default-global"]["traffic-class"] == {3: {
         "ecn": "enable", "red": "disable", "min-threshold": f"{kbytes[0]}KB", "max-threshold": f"{kbytes[1]}KB",
         "probability": qos.ecn_probability}}
+    queues = {priority: body["traffic-class"]
+              for priority, body in nvue_qos["egress-queue-mapping"]["default-global"]["switch-priority"].items()}
+    assert queues == {0: 0, 1: 0, 2: 0, 3: 3, 4: 0, 5: 0, 6: 0, 7: 0, qos.cnp_priority: qos.cnp_priority}
+    interface = next(iter(body for name, body in document["set"]["interface"].items() if name != "lo"))
+    assert interface["qos"] == {"pfc-watchdog": {"state": "enable"}}
     schedule = nvue_qos["egress-scheduler"]["default-global"]["traffic-class"]
     assert schedule == {0: {"mode": "dwrr", "bw-percent": 50}, 3: {"mode": "dwrr", "bw-percent": 50},
                         qos.cnp_priority: {"mode": "strict"}}
