@@ -1,0 +1,84 @@
+"""Time the checks (``designer check``) at 1k to 131k GPUs, each check on its own.
+
+The intent is bench_build's (DGX H100, 64 x 800G switches as 128 x 400G). Each run is a fresh process
+that builds the design, then times every registered check once more on it (the bisection's kept
+result is dropped first, so the max-flows are solved again); the table reports the median of
+``--runs`` runs. ``--write`` replaces the table in benchmarks/README.md between its bench_checks markers.
+
+    python benchmarks/bench_checks.py [--runs 3] [--sizes 1024 8192] [--write]
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import platform
+import statistics
+import subprocess
+import sys
+
+from bench_build import INTENT, SIZES, write_readme
+
+MARKERS = ("<!-- bench_checks:start -->", "<!-- bench_checks:end -->")
+SHOWN = ("bisection-bandwidth", "failure-impact", "ecmp-balance", "sessions", "addressing")
+
+RUN = """\
+import json, sys, time
+from designer.checks import CHECKS, bisection
+from designer.design import design
+from designer.intent import parse_intent
+built = design(parse_intent(sys.argv[1]))
+bisection._last.clear()
+seconds = {}
+for module in CHECKS:
+    start = time.perf_counter()
+    list(module.check(built))
+    seconds[module.ID] = time.perf_counter() - start
+print(json.dumps({"seconds": seconds, "switches": built.fabric.switch_count, "links": len(built.fabric.links)}))
+"""
+
+
+def measure(gpus: int) -> dict:
+    """One fresh process: each check's time on the built design, with the fabric's switch and link counts."""
+    result = subprocess.run([sys.executable, "-c", RUN, INTENT.format(gpus=gpus)], capture_output=True, text=True,
+                            check=True)
+    return json.loads(result.stdout)
+
+
+def table(rows: list[dict], runs: int) -> str:
+    lines = [f"Median of {runs} runs, each a fresh process, on {platform.machine()} with Python "
+             f"{platform.python_version()}; seconds per check on an already built design (bisection solves "
+             "3 splits per plane; failure impact 2 splits for each of 4 failures).", "",
+             "| GPUs | switches | links | all checks | " + " | ".join(SHOWN) + " | others |",
+             "|---:|---:|---:|---:|" + "---:|" * (len(SHOWN) + 1)]
+    for row in rows:
+        seconds = row["seconds"]
+        total = sum(seconds.values())
+        others = total - sum(seconds[check] for check in SHOWN)
+        lines.append(f"| {row['gpus']:,} | {row['switches']:,} | {row['links']:,} | {total:.2f} | "
+                     + " | ".join(f"{seconds[check]:.2f}" for check in SHOWN) + f" | {others:.2f} |")
+    return "\n".join(lines)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--runs", type=int, default=3)
+    parser.add_argument("--sizes", type=int, nargs="+", default=list(SIZES))
+    parser.add_argument("--write", action="store_true", help="update the table in benchmarks/README.md")
+    args = parser.parse_args()
+    rows = []
+    for gpus in args.sizes:
+        samples = [measure(gpus) for _ in range(args.runs)]
+        checks = samples[0]["seconds"]
+        rows.append({"gpus": gpus, "switches": samples[0]["switches"], "links": samples[0]["links"],
+                     "seconds": {check: statistics.median(sample["seconds"][check] for sample in samples)
+                                 for check in checks}})
+        print(f"{gpus:,} GPUs: {sum(rows[-1]['seconds'].values()):.2f}s", file=sys.stderr)
+    text = table(rows, args.runs)
+    print(text)
+    if args.write:
+        write_readme(text, MARKERS)
+
+
+if __name__ == "__main__":
+    main()
