@@ -49,7 +49,7 @@ def design_files(design: Design, templates: Path | None = None) -> dict[str, byt
         "bom.csv": _csv(*bom_rows(design)),
         "floorplan.svg": floorplan_svg(design).encode(),
         **render_configs(design.devices, design.intent.targets,
-                         user_templates_for(design.intent.source.filename, templates)),
+                         user_templates_for(design.intent.source.filename, templates), design.intent.source),
         **(lab_files(design) if "frr" in design.intent.targets else {}),
     }
     manifest = {

@@ -21,6 +21,7 @@ from typing import Any
 import jinja2
 from jinja2.sandbox import SandboxedEnvironment
 
+from designer.errors import InputError, Problem, Source
 from designer.model import DeviceConfig, Interface, bulk_allocation
 from designer.sonic import sonic_config
 
@@ -89,17 +90,19 @@ def _sonic(device: DeviceConfig) -> dict[str, Any]:
 
 @dataclass(frozen=True)
 class Target:
-    """How one network OS is rendered: entry template, file extension, template variables per device."""
+    """How one network OS is rendered: entry template, file extension, template variables per device, and the
+    most equal-cost paths its BGP accepts (``None``: no known limit)."""
 
     template: str
     extension: str
     context: Context = _device
+    max_paths: int | None = None
 
 
 TARGETS: dict[str, Target] = {
-    "frr": Target("frr/frr.conf.j2", "conf"),
+    "frr": Target("frr/frr.conf.j2", "conf", max_paths=256),
     "eos": Target("eos/eos.cfg.j2", "cfg", _eos),
-    "nvue": Target("nvue/startup.yaml.j2", "yaml", _nvue),
+    "nvue": Target("nvue/startup.yaml.j2", "yaml", _nvue, max_paths=128),
     "sonic": Target("sonic/config_db.json.j2", "json", _sonic),
 }
 """Every network OS the designer renders, by the name an intent's ``targets`` uses."""
@@ -167,12 +170,30 @@ def config_path(target: str, hostname: str) -> str:
     return f"configs/{target}/{hostname}.{TARGETS[target].extension}"
 
 
+def ecmp_problems(devices: list[DeviceConfig], targets: Iterable[str]) -> list[Problem]:
+    """Targets whose BGP cannot take the widest ECMP group of the design (FRR 8.4: 256 paths, NVUE: 128)."""
+    widest = max(devices, key=lambda device: device.bgp.maximum_paths, default=None)
+    problems = []
+    for target in sorted(targets):
+        limit = TARGETS[target].max_paths
+        if widest is not None and limit is not None and widest.bgp.maximum_paths > limit:
+            problems.append(Problem(("targets",), (
+                f"{target} takes at most {limit} equal-cost BGP paths, but {widest.hostname} spreads over "
+                f"{widest.bgp.maximum_paths} (its uplinks or parallel links to one switch); fewer paths would leave "
+                f"links idle, so drop {target} from targets or use switches with fewer uplinks")))
+    return problems
+
+
 def render_configs(devices: Iterable[DeviceConfig], targets: Iterable[str],
-                   user_templates: Path | None = None) -> dict[str, bytes]:
-    """Every device's configuration for every target, by output path."""
+                   user_templates: Path | None = None, source: Source | None = None) -> dict[str, bytes]:
+    """Every device's configuration for every target, by output path. Raises :class:`InputError` (located in
+    ``source``) when a target cannot express the design's ECMP width."""
     renderer = Renderer(user_templates)
     files: dict[str, bytes] = {}
     devices = list(devices)
+    problems = ecmp_problems(devices, targets)
+    if problems:
+        raise InputError(problems, source)
     with bulk_allocation():
         for target in sorted(targets):
             renderer.template(target)

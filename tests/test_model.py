@@ -150,6 +150,7 @@ def test_percent_profile_converts_with_queue_bytes() -> None:
     ("targets: [frr, eos, frr]", "targets[2]", "listed twice"),
     ("targets: [frr, junos]", "targets[1]", "'sonic', 'frr', 'eos' or 'nvue'"),
     ("targets: []", "targets", "at least 1 item"),
+    ("targets: [eos, sonic]", "targets[1]", "add frr to targets"),
 ])
 def test_bad_config_settings_name_the_field(extra: str, field: str, words: str) -> None:
     with pytest.raises(InputError) as caught:

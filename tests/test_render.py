@@ -19,10 +19,13 @@ import yaml
 
 from designer.allocate import ip
 from designer.design import Design, build
+from designer.errors import InputError
 from designer.fabric import SERVER_LEAF
 from designer.model import DeviceConfig
+from designer.outputs import design_files
 from designer.render import TARGETS, Renderer, render_configs
 from tests.conftest import ROOT, need
+from tests.helpers import build_text, intent_text
 
 INTENTS = ROOT / "tests" / "intents"
 OSES = ("frr", "eos", "nvue", "sonic")
@@ -298,3 +301,14 @@ def test_each_template_is_compiled_once_per_build(monkeypatch: pytest.MonkeyPatc
     assert sorted(compiled) == ["frr/bfd.j2", "frr/bgp.j2", "frr/frr.conf.j2", "frr/interfaces.j2"]
     assert [renderer.render("frr", device) for device in design.devices] == first
     assert len(compiled) == 4
+
+
+def test_a_target_that_cannot_hold_the_ecmp_width_is_an_input_error() -> None:
+    design = build_text(intent_text(servers=4, leaf="{model: generic-144x800g}", extra="targets: [frr, nvue]"))
+    assert max(device.bgp.maximum_paths for device in design.devices) == 144
+    with pytest.raises(InputError) as caught:
+        design_files(design)
+    message = str(caught.value)
+    assert "test.yaml:" in message and "targets: nvue takes at most 128 equal-cost BGP paths" in message
+    assert "frr takes" not in message
+    assert "configs/frr/p0-su0-r0-leaf.conf" in render_configs(design.devices[:1], ["frr"])
