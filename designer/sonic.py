@@ -5,7 +5,8 @@
   ``Ethernet0`` (lanes 0-3) and ``Ethernet4`` (lanes 4-7). ``index`` is the cage, ``subport`` the
   sub-port from 1 (0 when the cage is not broken out), ``alias`` the designer's port name, the one the
   cabling table uses.
-* QoS: one set of named maps shared by every port: DSCP to traffic class from the model, traffic class
+* QoS: one set of named maps shared by every port (the DSCP map also switch-wide, ``PORT_QOS_MAP|global``,
+  for ASICs that classify per switch): DSCP to traffic class from the model, traffic class
   ``i`` to queue ``i``, the lossless classes to their own priority group and every other class to
   priority group 0, PFC priority ``i`` to queue ``i``. Queues: the lossless queue gets the ECN
   (WRED) profile and its DWRR weight, the CNP queue strict priority (capped when the profile says so),

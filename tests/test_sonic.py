@@ -97,6 +97,8 @@ def test_lossless_qos_is_the_profile_on_every_port(name: str, cnp_tc: str, ecn_m
         wred = config["WRED_PROFILE"]["ROCE_ECN"]
         assert (wred["ecn"], wred["green_min_threshold"], wred["green_max_threshold"],
                 wred["green_drop_probability"]) == ("ecn_all", "153600", ecn_max, probability)
+        assert config["PORT_QOS_MAP"]["global"] == {"dscp_to_tc_map": "ROCE"}
+        assert set(config["PORT_QOS_MAP"]) == {"global", *config["PORT"]}
         for port in config["PORT"]:
             assert config["PORT_QOS_MAP"][port]["pfc_enable"] == "3"
             assert config["QUEUE"][f"{port}|3"] == {"scheduler": "DWRR_Q3", "wred_profile": "ROCE_ECN"}
