@@ -312,3 +312,16 @@ def test_a_target_that_cannot_hold_the_ecmp_width_is_an_input_error() -> None:
     assert "test.yaml:" in message and "targets: nvue takes at most 128 equal-cost BGP paths" in message
     assert "frr takes" not in message
     assert "configs/frr/p0-su0-r0-leaf.conf" in render_configs(design.devices[:1], ["frr"])
+
+
+def test_ecn_and_watchdog_off_leave_them_out_everywhere() -> None:
+    design = build_text(intent_text(servers=4, extra="qos: {ecn: false, pfc_watchdog: false}"))
+    files = render_configs(design.devices[:1], OSES)
+    hostname = design.devices[0].hostname
+    eos = files[f"configs/eos/{hostname}.cfg"].decode()
+    assert "random-detect" not in eos and "watchdog" not in eos and "priority-flow-control priority 3 no-drop" in eos
+    (document,) = yaml.safe_load(files[f"configs/nvue/{hostname}.yaml"])
+    qos = document["set"]["qos"]
+    assert "congestion-control" not in qos and "pfc-watchdog" not in qos
+    assert all("qos" not in body for body in document["set"]["interface"].values())
+    assert qos["pfc"]["default-global"]["switch-priority"] == {3: {}}
