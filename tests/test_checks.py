@@ -361,8 +361,37 @@ def test_sessions_catch_a_changed_peer_asn_and_a_missing_neighbor() -> None:
             f"expected remote-as {design.allocation.asns[16]} from {neighbor.local_address}"))]
     dropped = replace(config, bgp=replace(config.bgp, neighbors=config.bgp.neighbors[1:]))
     messages = [f.message for f in found(replace(design, devices=[dropped, *design.devices[1:]]), "sessions")]
-    assert messages == [f"fabric interface {neighbor.local_address}/31 to {neighbor.peer_device} has no BGP session",
+    assert messages == ["15 BGP neighbors for 16 switch links",
+                        f"fabric interface {neighbor.local_address}/31 to {neighbor.peer_device} has no BGP session",
                         f"{config.hostname} has no neighbor {neighbor.address} back"]
+
+
+def test_sessions_catch_a_link_missing_from_the_model_on_both_ends() -> None:
+    design = two_tier()
+    leaf, spine = design.devices[0], design.devices[16]
+    neighbor = leaf.bgp.neighbors[0]
+    assert neighbor.peer_device == spine.hostname
+    devices = list(design.devices)
+    devices[0] = replace(leaf, bgp=replace(leaf.bgp, neighbors=leaf.bgp.neighbors[1:]), interfaces=tuple(
+        interface for interface in leaf.interfaces if interface.ip != neighbor.local_address))
+    devices[16] = replace(spine, bgp=replace(spine.bgp, neighbors=tuple(
+        n for n in spine.bgp.neighbors if n.address != neighbor.local_address)), interfaces=tuple(
+        interface for interface in spine.interfaces if interface.ip != neighbor.address))
+    errors = found(replace(design, devices=devices), "sessions")
+    assert [(f.subject, f.message) for f in errors] == [(leaf.hostname, "15 BGP neighbors for 16 switch links"),
+                                                        (spine.hostname, "31 BGP neighbors for 32 switch links")]
+
+
+def test_addressing_catches_an_address_configured_twice_in_the_model() -> None:
+    design = two_tier()
+    config = design.devices[1]
+    clash = replace(config.interfaces[0], address=design.devices[0].interfaces[0].address)
+    devices = [design.devices[0], replace(config, interfaces=(clash, *config.interfaces[1:])), *design.devices[2:]]
+    errors = found(replace(design, devices=devices), "addressing")
+    address = clash.address
+    assert [(f.subject, f.message) for f in errors] == [
+        (f"{design.devices[0].hostname}:{design.devices[0].interfaces[0].name}", f"{address} is configured 2 times"),
+        (f"{config.hostname}:{clash.name}", f"{address} is configured 2 times")]
 
 
 # qos ----------------------------------------------------------------------------------------------

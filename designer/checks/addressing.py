@@ -1,7 +1,8 @@
 """addressing: every address unique, both ends of each /31 in one subnet, pools disjoint and wide enough.
 
 Reads the allocation (what the configs are rendered from): the loopback of every switch and both ends
-of every link. Pool utilisation is reported as evidence.
+of every link; then the device model, so that no address is configured twice on the switches either.
+Pool utilisation is reported as evidence.
 """
 
 from __future__ import annotations
@@ -53,6 +54,13 @@ def check(design: Design) -> Iterable[Finding]:
     clashes = [(_name(devices, device, port), f"{ip(address)} is assigned {seen[address]} times")
                for address, device, port in owners if address in duplicated]
     yield from capped(ID, "error", clashes)
+
+    configured = Counter(interface.ip for config in design.devices for interface in config.interfaces)
+    configured.update(config.loopback.partition("/")[0] for config in design.devices)
+    twice = {address for address, count in configured.items() if count > 1}
+    yield from capped(ID, "error", [
+        (f"{config.hostname}:{interface.name}", f"{interface.address} is configured {configured[interface.ip]} times")
+        for config in design.devices for interface in config.interfaces if interface.ip in twice])
 
     ordered = sorted(pools.values(), key=lambda pool: pool.first)
     for low, high in pairwise(ordered):

@@ -3,15 +3,18 @@
 For a neighbor ``n`` on device ``D`` with peer ``P``: ``n.remote_asn`` is ``P``'s ASN, ``P`` has a
 neighbor at ``D``'s local address whose ``remote_asn`` is ``D``'s ASN and whose local address is
 ``n.address``, and the local address is one of ``D``'s interfaces. Every fabric interface carries a
-session (an interface without one would receive ECMP traffic it cannot route).
+session (an interface without one would receive ECMP traffic it cannot route), and every switch has
+one neighbor per switch link of the fabric.
 """
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Iterable
 from typing import TYPE_CHECKING
 
 from designer.checks.base import capped
+from designer.fabric import SERVER_LEAF
 from designer.findings import Finding
 
 if TYPE_CHECKING:
@@ -27,7 +30,16 @@ def check(design: Design) -> Iterable[Finding]:
     by_name = {config.hostname: config for config in configs}
     sessions = {(config.hostname, neighbor.address): neighbor
                 for config in configs for neighbor in config.bgp.neighbors}
-    problems: list[tuple[str, str]] = []
+    links = Counter()
+    for tier, upper, _, lower, _ in design.fabric.links:
+        if tier != SERVER_LEAF:
+            links[upper] += 1
+            links[lower] += 1
+    devices = design.fabric.devices
+    problems: list[tuple[str, str]] = [
+        (config.hostname, f"{len(config.bgp.neighbors)} BGP neighbors for {links[index]} switch links")
+        for index, config in enumerate(configs)
+        if config.hostname == devices[index].name and len(config.bgp.neighbors) != links[index]]
     for config in configs:
         local = {interface.ip for interface in config.interfaces}
         speaking = {neighbor.local_address for neighbor in config.bgp.neighbors}
