@@ -141,11 +141,14 @@ def test_three_tier_slice_is_one_pod_whole_plus_one_leaf_per_rail_of_the_next() 
 
 def test_memory_estimate_and_refusal(monkeypatch: pytest.MonkeyPatch) -> None:
     lab = topology(design_files(build(TWO_TIER)))
-    # 6 routers at 20 MiB, plus 1 MiB per peer on the 2 spines (8 sessions each)
-    assert lab.memory_mib() == 6 * 20 + 2 * 8
+    # 6 routers at 20 MiB; 22 prefixes (6 loopbacks, 16 server /31s) held once per peer, twice on the leaves
+    # (in from each uplink and out to it): (4 leaves x 8 + 2 spines x 8) x 22 paths at 0.6 KiB = 0.6 MiB
+    assert lab.memory_mib() == 121
+    bigger = skeleton(128)                    # 32 leaves of 32 uplinks; 48 loopbacks and 1,024 server /31s
+    assert bigger.memory_mib() == round(48 * 20 + (32 * 64 + 16 * 64) * 1072 * 0.6 / 1024) == 2_890
     monkeypatch.setattr(run_module, "check_prerequisites", lambda: None)
     monkeypatch.setattr(run_module, "available_mib", lambda: 100)
-    with pytest.raises(PrerequisiteError, match=r"needs about 136 MiB but only 100 MiB .* use --slice"):
+    with pytest.raises(PrerequisiteError, match=r"needs about 121 MiB but only 100 MiB .* use --slice"):
         verify(design_files(build(TWO_TIER)))
 
 

@@ -284,14 +284,15 @@ class Lab:
         with ThreadPoolExecutor(max_workers=4) as pool:
             return [problem for problem in pool.map(load, self.dirs) if problem]
 
-    def rss_mib(self) -> int:
-        """Resident memory of the lab's FRR daemons now, in MiB (from their pid files)."""
+    def memory_mib(self) -> int:
+        """Memory of the lab's FRR daemons now, in MiB: their proportional set size (shared libraries counted
+        once across them), found by pid file."""
         total = 0
         for pid_file in sorted(self.folder.glob("*/*.pid")):
             pid = _own_pid(pid_file, self.folder)
             with contextlib.suppress(OSError):
-                status = Path(f"/proc/{pid}/status").read_text() if pid else ""
-                total += sum(int(line.split()[1]) for line in status.splitlines() if line.startswith("VmRSS:"))
+                status = Path(f"/proc/{pid}/smaps_rollup").read_text() if pid else ""
+                total += sum(int(line.split()[1]) for line in status.splitlines() if line.startswith("Pss:"))
         return total // 1024
 
     def set_links(self, router: int, up: bool) -> None:

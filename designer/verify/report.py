@@ -32,7 +32,7 @@ class VerifyReport:
     memory_mib: int
     design_width: int
     measured_mib: int | None = None
-    """Resident memory of the lab's FRR daemons once the healthy fabric has converged."""
+    """Memory (PSS) of the lab's FRR daemons once the healthy fabric has converged."""
     checks: list[Check] = field(default_factory=list)
     converged_seconds: dict[str, float | None] = field(default_factory=dict)
     not_covered: list[str] = field(default_factory=list)

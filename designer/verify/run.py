@@ -73,7 +73,7 @@ def verify(files: dict[str, bytes], whole: bool = True, failures: bool = True, t
                                    f"{len(lab.routers) - len(refused)} of {len(lab.routers)} routers took their "
                                    "frr.conf", tuple(refused)))
         healthy = _phase(running, report, "healthy", frozenset(), limit)
-        report.measured_mib = running.rss_mib()
+        report.measured_mib = running.memory_mib()
         if failures and not healthy:
             report.not_covered.append("failure injection: skipped because the healthy fabric did not converge")
         elif failures:
