@@ -203,8 +203,11 @@ def render_configs(devices: Iterable[DeviceConfig], targets: Iterable[str],
 
 
 def user_templates_for(intent_file: str, explicit: Path | None) -> Path | None:
-    """The user's template folder: ``explicit`` if given, else ``templates/`` beside the intent if it exists."""
+    """The user's template folder: ``explicit`` if given, else ``templates/`` beside the intent file if both exist
+    (an intent given as text has no folder)."""
     if explicit is not None:
         return explicit
+    if not Path(intent_file).is_file():
+        return None
     beside = Path(intent_file).parent / "templates"
     return beside if beside.is_dir() else None
