@@ -21,7 +21,7 @@ from designer.outputs import design_files, design_json, write
 from designer.verify import lab as lab_module
 from designer.verify import run as run_module
 from designer.verify.lab import Lab, sweep_orphans
-from designer.verify.report import Check, VerifyReport, as_json, junit, text
+from designer.verify.report import Check, VerifyReport, as_json, check, junit, text
 from designer.verify.run import verify
 from designer.verify.topology import Topology, expected_routes, paths_to, topology
 from tests.conftest import ROOT, need
@@ -228,6 +228,13 @@ def test_reports_say_what_failed_in_text_json_and_junit() -> None:
     assert suite is not None and suite.get("tests") == "2" and suite.get("failures") == "1"
     failure = suite.find("testcase[@name='p0-spine0 down: kernel routes']/failure")
     assert failure is not None and failure.text == "leaf: 10.255.0.3/32 missing"
+
+
+def test_a_check_keeps_a_thousand_problems_and_counts_the_rest() -> None:
+    many = check("healthy", "kernel routes", "0 of 144 routers", [f"route {number}" for number in range(1500)])
+    assert not many.passed and len(many.problems) == 1001
+    assert many.problems[-2:] == ("route 999", "... and 500 more")
+    assert check("healthy", "ping", "1 of 1", []).passed
 
 
 # ---- real FRR labs --------------------------------------------------------------------------------------------

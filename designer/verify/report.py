@@ -7,7 +7,9 @@ import xml.etree.ElementTree as ElementTree
 from dataclasses import asdict, dataclass, field
 
 SHOWN = 20
-"""Problems listed per check in the text report (all of them are in JSON and JUnit)."""
+"""Problems listed per check in the text report (JSON and JUnit carry every kept problem)."""
+KEPT = 1000
+"""Problems kept per check; a broken 144-router lab would otherwise list hundreds of thousands of routes."""
 
 
 @dataclass(frozen=True)
@@ -19,6 +21,12 @@ class Check:
     passed: bool
     summary: str
     problems: tuple[str, ...] = ()
+
+
+def check(phase: str, name: str, summary: str, problems: list[str]) -> Check:
+    """A check that passes when ``problems`` is empty; it keeps the first :data:`KEPT` problems and counts the rest."""
+    kept = tuple(problems[:KEPT]) + ((f"... and {len(problems) - KEPT} more",) if len(problems) > KEPT else ())
+    return Check(phase, name, not problems, summary, kept)
 
 
 @dataclass

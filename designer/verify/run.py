@@ -21,7 +21,7 @@ from designer.verify.probe import (
     session_problems,
     traceroute,
 )
-from designer.verify.report import Check, VerifyReport
+from designer.verify.report import VerifyReport, check
 from designer.verify.topology import Session, Topology, expected_routes, paths_to, topology
 
 POLL_SECONDS = 0.5
@@ -69,9 +69,8 @@ def verify(files: dict[str, bytes], whole: bool = True, failures: bool = True, t
     limit = timeout or default_timeout(lab)
     with Lab(lab, progress) as running:
         refused = running.load_configs()
-        report.checks.append(Check("healthy", "configs loaded", not refused,
-                                   f"{len(lab.routers) - len(refused)} of {len(lab.routers)} routers took their "
-                                   "frr.conf", tuple(refused)))
+        report.checks.append(check("healthy", "configs loaded", f"{len(lab.routers) - len(refused)} of "
+                                   f"{len(lab.routers)} routers took their frr.conf", refused))
         healthy = _phase(running, report, "healthy", frozenset(), limit)
         report.measured_mib = running.memory_mib()
         if failures and not healthy:
@@ -139,16 +138,14 @@ def _phase(running: Lab, report: VerifyReport, phase: str, failed: frozenset[int
             break
         time.sleep(POLL_SECONDS)
     report.converged_seconds[phase] = converged if matched == 2 else None
-    report.checks.append(Check(phase, "bgp sessions", not session_issues, _session_summary(
-        lab, sessions, failed, good, counted), tuple(session_issues)))
-    report.checks.append(Check(phase, "kernel routes", not route_issues,
-                               _route_summary(lab, expected, failed, complete), tuple(route_issues)))
+    report.checks.append(check(phase, "bgp sessions", _session_summary(lab, sessions, failed, good, counted),
+                               session_issues))
+    report.checks.append(check(phase, "kernel routes", _route_summary(lab, expected, failed, complete), route_issues))
     if not failed and phase == "healthy":
         not_covered, unexpected = extra_peers(lab, sessions, peers)
         report.not_covered.extend(not_covered)
-        report.checks.append(Check(phase, "neighbors match the cabling", not unexpected,
-                                   f"{len(unexpected)} BGP neighbors configured beyond the design's links",
-                                   tuple(unexpected)))
+        report.checks.append(check(phase, "neighbors match the cabling",
+                                   f"{len(unexpected)} BGP neighbors configured beyond the design's links", unexpected))
     _reachability(running, report, phase, failed)
     return not session_issues and not route_issues
 
@@ -193,7 +190,7 @@ def _reachability(running: Lab, report: VerifyReport, phase: str, failed: frozen
         if not hops or hops[-1] != b.loopback or len(hops) != hops_expected:
             traces.append(f"{where}: {len(hops)} hops ({' '.join(hops)}), expected {hops_expected} ending at "
                           f"{b.loopback}")
-    report.checks.append(Check(phase, "ping", not pings, f"{len(pairs) - len(pings)} of {len(pairs)} sampled leaf "
-                               "loopback pairs answer", tuple(pings)))
-    report.checks.append(Check(phase, "traceroute", not traces, f"{len(pairs) - len(traces)} of {len(pairs)} "
-                               "sampled paths have the expected hop count", tuple(traces)))
+    report.checks.append(check(phase, "ping", f"{len(pairs) - len(pings)} of {len(pairs)} sampled leaf loopback "
+                               "pairs answer", pings))
+    report.checks.append(check(phase, "traceroute", f"{len(pairs) - len(traces)} of {len(pairs)} sampled paths have "
+                               "the expected hop count", traces))
