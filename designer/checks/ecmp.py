@@ -7,9 +7,10 @@
   one pod, and for every pair in different pods. It is computed from structure: a leaf's vector of
   links per spine position ``m`` and a spine's links per super-spine ``u`` give
   ``sum_j m_a[j] * m_b[j]`` in one pod and ``sum_j m_a[j] * (u_Aj . u_Bj) * m_b[j]`` across pods, over
-  the few distinct vectors only (one in a healthy fabric), so it costs nothing at 100k GPUs. A seeded
-  sample of leaf pairs is then counted on the switch graph itself (breadth-first, parallel links are
-  distinct paths) and must agree, which also catches links the structure does not expect.
+  the few distinct vectors only (one in a healthy fabric), so it costs nothing at 100k GPUs. Leaf
+  pairs are then counted on the switch graph itself (breadth-first, parallel links are distinct
+  paths): every pair of a small fabric, a seeded sample of a large one; they must agree, which also
+  catches links the structure does not expect.
 * The ECMP group of a switch (its uplinks; for the top tier, its parallel links to one neighbor) must
   fit the hardware limit ``checks.ecmp_max_width``, and, once the device model exists, its BGP
   ``maximum-paths`` must be at least that width.
@@ -32,8 +33,10 @@ if TYPE_CHECKING:
 ID = "ecmp-balance"
 DESCRIPTION = "equal links to every next hop, equal path counts between leaves, ECMP groups within the hardware"
 SEVERITY = "error"
+ALL_PAIRS_LEAVES = 64
+"""Up to this many leaves per plane, every pair's path count is confirmed on the graph (one breadth-first
+search per leaf); above it, a seeded sample of ``SAMPLE_PAIRS`` pairs (about 0.1 s each at 32k GPUs)."""
 SAMPLE_PAIRS = 4
-"""Leaf pairs whose path count is confirmed on the graph itself (breadth-first, ~0.1 s each at 32k GPUs)."""
 
 Vector = tuple[int, ...]
 
@@ -170,23 +173,31 @@ def _cross_count(vector_a: Vector, signature_a: tuple, vector_b: Vector, signatu
 def _confirm_on_graph(fabric: Fabric, pairs: Counter[tuple[int, int]], leaf_vectors: dict[int, Vector],
                       spine_vectors: dict[int, tuple[tuple[int, int], ...]],
                       pod_spines: dict[tuple[int, int], list[int]]) -> Iterable[Finding]:
-    """Count the paths of a seeded sample of leaf pairs on the switch graph; they must match the structure."""
+    """Count the shortest paths between leaves of different rails on the switch graph itself: every pair
+    when a plane has at most ``ALL_PAIRS_LEAVES`` leaves, else a seeded sample; each count must match the
+    structure."""
     devices = fabric.devices
     leaves = sorted(leaf_vectors)
-    if len(leaves) < 2:
-        return
     adjacency: dict[int, list[tuple[int, int]]] = defaultdict(list)
     for (upper, lower), links in sorted(pairs.items()):
         adjacency[upper].append((lower, links))
         adjacency[lower].append((upper, links))
-    chooser = random.Random(4791)
-    checked = []
-    for _ in range(SAMPLE_PAIRS * 4):
-        if len(checked) == SAMPLE_PAIRS:
-            break
-        a, b = chooser.sample(leaves, 2)
-        if devices[a].plane != devices[b].plane or devices[a].rail == devices[b].rail:
-            continue
+    def eligible(a: int, b: int) -> bool:
+        return devices[a].plane == devices[b].plane and devices[a].rail != devices[b].rail
+
+    everything = len(leaves) <= ALL_PAIRS_LEAVES * fabric.plan.planes
+    if everything:
+        chosen = [(a, b) for number, a in enumerate(leaves) for b in leaves[number + 1:] if eligible(a, b)]
+    else:
+        chooser = random.Random(4791)
+        drawn = (sorted(chooser.sample(leaves, 2)) for _ in range(SAMPLE_PAIRS * 8))
+        chosen = sorted({(a, b) for a, b in drawn if eligible(a, b)})[:SAMPLE_PAIRS]
+    counts: dict[int, dict[int, int]] = {}
+    wrong = []
+    for a, b in chosen:
+        if a not in counts:
+            counts = {a: _shortest_path_counts(adjacency, a)}
+        counted = counts[a].get(b, 0)
         if devices[a].pod == devices[b].pod:
             structure = sum(x * y for x, y in zip(leaf_vectors[a], leaf_vectors[b], strict=True))
         else:
@@ -194,23 +205,25 @@ def _confirm_on_graph(fabric: Fabric, pairs: Counter[tuple[int, int]], leaf_vect
                          for pod in (devices[a].pod, devices[b].pod)}
             structure = _cross_count(leaf_vectors[a], signature[devices[a].pod], leaf_vectors[b],
                                      signature[devices[b].pod])
-        counted = _shortest_path_count(adjacency, a, b)
-        checked.append((devices[a].name, devices[b].name, counted))
         if counted != structure:
-            yield Finding(ID, "error", f"{counted} equal-cost shortest paths on the graph, {structure} from the "
-                                       "structure: links the design does not expect", f"{devices[a].name} to "
-                                       f"{devices[b].name}", evidence={"graph": counted, "structure": structure})
-    if checked:
-        yield Finding(ID, "info", "path counts confirmed on the graph for " + "; ".join(
-            f"{a} to {b}: {count}" for a, b, count in checked), "graph sample",
-            evidence={"sample": [[a, b, count] for a, b, count in checked]})
+            wrong.append((f"{devices[a].name} to {devices[b].name}", f"{counted} equal-cost shortest paths on the "
+                                                                     f"graph, {structure} from the structure: links "
+                                                                     "the design does not expect"))
+    yield from capped(ID, "error", wrong)
+    if chosen:
+        scope = f"all {len(chosen):,} leaf pairs of different rails" if everything else (
+            f"a sample of {len(chosen)} leaf pairs of different rails")
+        yield Finding(ID, "info", f"path counts confirmed on the graph for {scope}", "graph",
+                      evidence={"pairs": len(chosen), "all": everything, "wrong": len(wrong),
+                                **({} if everything else {"sample": [[devices[a].name, devices[b].name]
+                                                                     for a, b in chosen]})})
 
 
-def _shortest_path_count(adjacency: dict[int, list[tuple[int, int]]], source: int, target: int) -> int:
-    """Shortest paths from ``source`` to ``target``; parallel links multiply (each is its own path)."""
+def _shortest_path_counts(adjacency: dict[int, list[tuple[int, int]]], source: int) -> dict[int, int]:
+    """Shortest paths from ``source`` to every switch it reaches; parallel links multiply (each is its own path)."""
     ways = {source: 1}
     frontier = [source]
-    while frontier and target not in ways:
+    while frontier:
         reached: dict[int, int] = {}
         for node in frontier:
             for neighbor, links in adjacency[node]:
@@ -218,4 +231,4 @@ def _shortest_path_count(adjacency: dict[int, list[tuple[int, int]]], source: in
                     reached[neighbor] = reached.get(neighbor, 0) + ways[node] * links
         ways.update(reached)
         frontier = sorted(reached)
-    return ways.get(target, 0)
+    return ways
