@@ -82,7 +82,6 @@ class Topology:
     servers: dict[str, str]
     """Server NIC addresses (the odd end of server links): address -> server name."""
     coverage: str
-    total_switches: int
 
     def sessions(self) -> list[Session]:
         """Both ends of every wire, in wire order."""
@@ -178,7 +177,7 @@ def topology(files: Mapping[str, bytes], whole: bool = True) -> Topology:
             outside[a_address] = a_name
     configs = [files[f"configs/frr/{router.name}.conf"].decode() for router in routers]
     return Topology(data["name"], tiers, sizing, routers, wires, server_ports, configs, outside, servers,
-                    _coverage(routers, len(switches), tiers, whole), len(switches))
+                    _coverage(routers, len(switches), tiers, whole))
 
 
 def _in_slice(device: dict[str, Any], tiers: int, sizing: dict[str, Any]) -> bool:
