@@ -43,14 +43,18 @@ ECN_PROFILE = "ROCE_ECN"
 
 @dataclass(frozen=True, slots=True)
 class Port:
-    """One SONiC port: its name, SerDes lanes, cage and sub-port, and the model's interface on it."""
+    """One SONiC port and its addressed interface: name, SerDes lanes, cage, sub-port, speed in Mb/s."""
 
     name: str
+    alias: str
+    description: str
+    address: str
     lanes: str
     index: int
     subport: int
+    speed_mbps: int
     fec: str
-    interface: Interface
+    mtu: int
 
 
 @dataclass(frozen=True)
@@ -77,9 +81,11 @@ class Buffers:
     """Buffer sizes in bytes (SONiC traditional buffer model)."""
 
     pool: int
+    shared_pool: int
     shared_headroom: int
     xon: int
     xoff: int
+    lossless_pg: int
     lossy_queue: int
 
 
@@ -119,6 +125,7 @@ def sonic_config(device: DeviceConfig) -> SonicConfig:
               for queue, _ in qos.dwrr_weights]
     queues.append(Queue(qos.cnp_priority, "STRICT_CNP", ""))
     pool = device.physical_ports * device.port_speed_gbps * BUFFER_BYTES_PER_GBPS
+    shared_headroom = qos.headroom_bytes * len(ports)
     return SonicConfig(
         device=device, type=DEVICE_TYPES[device.role], platform=platform, hwsku=hwsku, ports=ports,
         qos_map=MAP, ecn_profile=ECN_PROFILE, tc_to_queue=tuple((tc, tc) for tc in range(QUEUES)),
@@ -129,17 +136,19 @@ def sonic_config(device: DeviceConfig) -> SonicConfig:
             for queues in _ranges([queue for queue in range(QUEUES) if queue not in lossless])])),
         queues=tuple(sorted(queues, key=lambda queue: queue.index)),
         schedulers=tuple(sorted(schedulers, key=lambda scheduler: scheduler.name)),
-        buffers=Buffers(pool=pool, shared_headroom=qos.headroom_bytes * len(ports), xon=2 * qos.mtu,
-                        xoff=qos.headroom_bytes, lossy_queue=qos.mtu),
+        buffers=Buffers(pool=pool, shared_pool=pool - shared_headroom, shared_headroom=shared_headroom,
+                        xon=2 * qos.mtu, xoff=qos.headroom_bytes, lossless_pg=2 * qos.mtu + qos.headroom_bytes,
+                        lossy_queue=qos.mtu),
         pfc_enable=",".join(map(str, lossless)), pfc_wd_poll_ms=min(PFC_WD_POLL_MS, qos.pfc_watchdog_detection_ms)
     )
 
 
 def _port(device: DeviceConfig, interface: Interface) -> Port:
     first = (interface.port - 1) * device.serdes_lanes + interface.first_lane
-    return Port(f"Ethernet{first}", ",".join(str(lane) for lane in range(first, first + interface.lanes)),
-                interface.port, interface.lane + 1 if interface.breakout > 1 else 0,
-                "rs" if interface.speed_gbps >= 100 else "none", interface)
+    return Port(f"Ethernet{first}", interface.name, interface.description, interface.address,
+                ",".join(str(lane) for lane in range(first, first + interface.lanes)), interface.port,
+                interface.lane + 1 if interface.breakout > 1 else 0, interface.speed_gbps * 1000,
+                "rs" if interface.speed_gbps >= 100 else "none", interface.mtu)
 
 
 def _ranges(numbers: list[int]) -> tuple[str, ...]:
