@@ -74,10 +74,19 @@ def test_ports_follow_sonic_lane_numbering_on_a_broken_out_800g_cage() -> None:
         "swp2", "0", "8,9,10,11,12,13,14,15")
 
 
-def test_known_platform_gets_its_sonic_hwsku() -> None:
+def test_known_platform_gets_its_sonic_hwsku_and_port_layout(yang: SonicYang) -> None:
     design = build_text(intent_text(servers=4, leaf="{model: nvidia-sn5600}", spine="{model: nvidia-sn5600}"))
-    metadata = sonic_configs(design)["p0-su0-r0-leaf"]["DEVICE_METADATA"]["localhost"]
+    configs = sonic_configs(design)
+    leaf = configs["p0-su0-r0-leaf"]
+    metadata = leaf["DEVICE_METADATA"]["localhost"]
     assert (metadata["platform"], metadata["hwsku"]) == ("x86_64-nvidia_sn5600-r0", "Mellanox-SN5600-O128")
+    # Mellanox-SN5600-O128's own port_config.ini: Ethernet{4i} on lanes 4i..4i+3, two per cage.
+    ports = leaf["PORT"]
+    assert len(ports) == 4 + 64  # the 4 servers' ports and all 64 uplinks (cages 33-64)
+    assert ports["Ethernet508"]["lanes"] == "508,509,510,511"
+    assert (ports["Ethernet508"]["index"], ports["Ethernet508"]["subport"]) == ("64", "2")
+    for config in configs.values():
+        yang.check(config)
     generic = small("small-2tier")[1]["p0-spine0"]["DEVICE_METADATA"]["localhost"]
     assert "hwsku" not in generic and generic["type"] == "SpineRouter"
 
