@@ -93,7 +93,7 @@ def _parser() -> argparse.ArgumentParser:
     verify_cmd.add_argument("--no-failures", dest="failures", action="store_false",
                             help="skip failure injection (a spine, and with 3 tiers a super-spine, down and back)")
     verify_cmd.add_argument("--timeout", type=float, metavar="SECONDS",
-                            help="longest wait for each phase to converge (default: 30 s + 0.5 s per router)")
+                            help="longest wait for each phase to converge (default: 60 s + 1 s per router)")
     verify_cmd.set_defaults(run=_verify)
     return parser
 

@@ -80,11 +80,11 @@ def gather(items: Iterable[T], read: Callable[[T], R]) -> list[R]:
 
 
 def session_problems(lab: Topology, sessions: list[Session], peers: dict[int, dict[str, Peer]],
-                     failed: frozenset[int]) -> tuple[int, list[str]]:
+                     failed: frozenset[int]) -> tuple[int, list[tuple[int, str]]]:
     """Compare bgpd's view with the design: sessions up with the designed ASN, or down next to a failed router.
 
-    Returns how many sessions are as expected and a line per one that is not; ``peers`` holds every
-    router that is running (not in ``failed``).
+    Returns how many session ends are as expected and (router, line) for each one that is not; ``peers``
+    holds every router that is running (not in ``failed``).
     """
     good, problems = 0, []
     routers = lab.routers
@@ -94,18 +94,18 @@ def session_problems(lab: Topology, sessions: list[Session], peers: dict[int, di
         name, peer_name = routers[session.router].name, routers[session.peer].name
         where = f"{name} {session.port} -> {peer_name} ({session.peer_address}, AS {session.peer_asn})"
         seen = peers[session.router].get(session.peer_address)
+        problem = ""
         if seen is None:
-            problems.append(f"{where}: no such neighbor in {name}'s BGP configuration")
+            problem = f"{where}: no such neighbor in {name}'s BGP configuration"
         elif seen.remote_asn != session.peer_asn:
-            problems.append(f"{where}: configured with remote-as {seen.remote_asn}, the design says "
-                            f"{session.peer_asn}; state {seen.state}")
-        elif session.peer in failed:
-            if seen.state == "Established":
-                problems.append(f"{where}: still Established though {peer_name} is down")
-            else:
-                good += 1
-        elif seen.state != "Established":
-            problems.append(f"{where}: {seen.state}, expected Established")
+            problem = (f"{where}: configured with remote-as {seen.remote_asn}, the design says {session.peer_asn}; "
+                       f"state {seen.state}")
+        elif session.peer in failed and seen.state == "Established":
+            problem = f"{where}: still Established though {peer_name} is down"
+        elif session.peer not in failed and seen.state != "Established":
+            problem = f"{where}: {seen.state}, expected Established"
+        if problem:
+            problems.append((session.router, problem))
         else:
             good += 1
     return good, problems
@@ -132,14 +132,15 @@ def extra_peers(lab: Topology, sessions: list[Session],
 
 
 def route_problems(lab: Topology, expected: dict[int, dict[str, int]],
-                   installed: dict[int, dict[str, int]]) -> tuple[int, list[str]]:
-    """Every expected prefix installed with exactly the expected number of next hops; routers complete and problems."""
+                   installed: dict[int, dict[str, int]]) -> tuple[int, list[tuple[int, str]]]:
+    """Every expected prefix installed with exactly the expected number of next hops: how many routers are
+    complete, and (router, line) for each prefix that is not right."""
     complete, problems = 0, []
     for router, table in expected.items():
         name = lab.routers[router].name
         have = installed[router]
-        wrong = [f"{name}: {prefix} " + (f"has {have[prefix]} next hops, expected {width}" if prefix in have
-                                          else f"missing, expected {width} next hops")
+        wrong = [(router, f"{name}: {prefix} " + (f"has {have[prefix]} next hops, expected {width}"
+                                                   if prefix in have else f"missing, expected {width} next hops"))
                  for prefix, width in table.items() if have.get(prefix) != width]
         complete += not wrong
         problems += wrong
