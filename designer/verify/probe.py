@@ -134,14 +134,27 @@ def extra_peers(lab: Topology, sessions: list[Session],
 def route_problems(lab: Topology, expected: dict[int, dict[str, int]],
                    installed: dict[int, dict[str, int]]) -> tuple[int, list[tuple[int, str]]]:
     """Every expected prefix installed with exactly the expected number of next hops: how many routers are
-    complete, and (router, line) for each prefix that is not right."""
+    complete, and (router, line) for each prefix that is not right. A router not read yet has no routes."""
     complete, problems = 0, []
     for router, table in expected.items():
         name = lab.routers[router].name
-        have = installed[router]
+        have = installed.get(router, {})
         wrong = [(router, f"{name}: {prefix} " + (f"has {have[prefix]} next hops, expected {width}"
                                                    if prefix in have else f"missing, expected {width} next hops"))
                  for prefix, width in table.items() if have.get(prefix) != width]
         complete += not wrong
         problems += wrong
     return complete, problems
+
+
+def read_routes(namespaces: list[str], pending: list[int], expected: dict[int, dict[str, int]],
+                installed: dict[int, dict[str, int]], everything: bool) -> None:
+    """Read the kernel routes of ``pending`` routers into ``installed``, a few at a time; unless ``everything``,
+    stop after the first few that include a router not right yet (while a lab converges, that keeps the reads
+    to a handful per poll instead of one per router)."""
+    for first in range(0, len(pending), WORKERS):
+        chunk = pending[first:first + WORKERS]
+        installed.update(zip(chunk, gather([namespaces[router] for router in chunk], kernel_routes), strict=True))
+        if not everything and any(any(installed[router].get(prefix) != width for prefix, width in
+                                      expected[router].items()) for router in chunk):
+            return

@@ -16,8 +16,8 @@ from designer.verify.probe import (
     bgp_peers,
     extra_peers,
     gather,
-    kernel_routes,
     ping,
+    read_routes,
     route_problems,
     session_problems,
     traceroute,
@@ -124,14 +124,13 @@ def _phase(running: Lab, report: VerifyReport, phase: str, failed: frozenset[int
     start = time.monotonic()
     rounds, converged, confirmed = 0, None, False
     while True:
-        # Kernel routes are read without disturbing FRR; bgpd, which answers slowly while it converges, is read
-        # once every routing table is right (or time is up). Only routers not yet right are read again; once
-        # all are, one more round reads every router to confirm.
+        # Kernel routes are read without disturbing FRR, and only up to the first routers not right yet; bgpd,
+        # which answers slowly while it converges, is read once every routing table is right (or time is up).
+        # Once all are right, one more round reads every router to confirm.
         rounds += 1
-        installed.update(zip(route_pending, gather([running.namespaces[router] for router in route_pending],
-                                                   kernel_routes), strict=True))
-        complete, route_issues = route_problems(lab, expected, installed)
         out_of_time = time.monotonic() - start >= limit or rounds >= limit / POLL_SECONDS + 1
+        read_routes(running.namespaces, route_pending, expected, installed, out_of_time or converged is not None)
+        complete, route_issues = route_problems(lab, expected, installed)
         if not route_issues or out_of_time:
             peers.update(zip(session_pending, gather([running.dirs[router] for router in session_pending],
                                                      bgp_peers), strict=True))
