@@ -1,8 +1,12 @@
 """Allocate addresses and ASNs, deterministically, in link and device order.
 
-* Link ``i`` of a pool (server links use ``server_p2p``, switch links ``fabric_p2p``) gets the /31
-  at ``pool + 2i``: the upper-tier end takes the even address, the lower end (or server NIC) the odd
-  one (RFC 3021).
+* Switch link ``i`` gets the /31 at ``fabric_p2p + 2i``: the upper-tier end takes the even address,
+  the lower end the odd one (RFC 3021).
+* Leaf ``j`` (in wiring order) owns the aligned block ``server_p2p + j * block`` of ``server_p2p``,
+  ``block`` being the power of two that holds a /31 for every server slot of a full scalable unit;
+  the server in slot ``s`` gets the /31 at ``block start + 2s``, the leaf the even end, the NIC the
+  odd one. A leaf's server subnets so form one prefix it can announce as a whole, and a partial
+  scalable unit keeps its addresses when it fills up.
 * Switch ``i`` gets the loopback /32 at ``loopbacks + i``.
 * ASNs (RFC 7938): with ``rfc7938`` every leaf has its own ASN, the spines of a pod share one and
   the super-spines of a plane share one; with ``unique`` every switch has its own. Spines and
@@ -45,17 +49,25 @@ class Allocation:
     server_p2p: Pool
     fabric_p2p: Pool
     loopback_pool: Pool
-    server_link_count: int
+    server_block: int
+    server_blocks: dict[int, int]
+    """First address of each leaf's server block, by leaf device index."""
+    server_evens: list[int]
+    """The leaf-side (even) address of every server link, in link order."""
     loopbacks: list[int]
     asns: list[int]
 
     def link_addresses(self, link: int) -> tuple[int, int]:
         """The (upper, lower) addresses of link ``link``, as integers; they share one /31."""
-        if link < self.server_link_count:
-            even = self.server_p2p.first + 2 * link
+        if link < len(self.server_evens):
+            even = self.server_evens[link]
         else:
-            even = self.fabric_p2p.first + 2 * (link - self.server_link_count)
+            even = self.fabric_p2p.first + 2 * (link - len(self.server_evens))
         return even, even + 1
+
+    def server_subnet(self, leaf: int) -> str:
+        """The prefix holding every server /31 of leaf device ``leaf``."""
+        return f"{ip(self.server_blocks[leaf])}/{32 - self.server_block.bit_length() + 1}"
 
     def pools(self) -> list[Pool]:
         return [self.fabric_p2p, self.server_p2p, self.loopback_pool]
@@ -69,10 +81,11 @@ def ip(address: int) -> str:
 def allocate(intent: Intent, fabric: Fabric) -> Allocation:
     """Allocate every /31, loopback and ASN, or raise :class:`InputError` naming the pool or range at fault."""
     problems: list[Problem] = []
-    server_links = fabric.server_link_count
-    fabric_links = len(fabric.links) - server_links
-    server_pool = _pool("server_p2p", intent.addressing.server_p2p, 2 * server_links, "leaf-to-NIC /31s",
-                        problems)
+    leaves = [index for index, device in enumerate(fabric.switches()) if device.role == "leaf"]
+    block = 1 << math.ceil(math.log2(2 * fabric.plan.servers_per_su))
+    fabric_links = len(fabric.links) - fabric.server_link_count
+    server_pool = _pool("server_p2p", intent.addressing.server_p2p, block * len(leaves),
+                        f"leaf-to-NIC /31s (a block of {block} addresses per leaf)", problems)
     fabric_pool = _pool("fabric_p2p", intent.addressing.fabric_p2p, 2 * fabric_links,
                         "switch-to-switch /31s", problems)
     loopback_pool = _pool("loopbacks", intent.addressing.loopbacks, fabric.switch_count, "switch loopbacks",
@@ -80,7 +93,9 @@ def allocate(intent: Intent, fabric: Fabric) -> Allocation:
     asns = _asns(intent, fabric, problems)
     if problems:
         raise InputError(problems, intent.source)
-    return Allocation(server_pool, fabric_pool, loopback_pool, server_links,
+    blocks = {leaf: server_pool.first + ordinal * block for ordinal, leaf in enumerate(leaves)}
+    evens = [blocks[leaf] + 2 * slot for _, leaf, slot, _, _ in fabric.links[: fabric.server_link_count]]
+    return Allocation(server_pool, fabric_pool, loopback_pool, block, blocks, evens,
                       [loopback_pool.first + index for index in range(fabric.switch_count)], asns)
 
 

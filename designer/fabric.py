@@ -13,7 +13,8 @@ Naming (stable across runs, documented in the README):
   so the lanes of one broken-out port reach the same spine.
 
 Links are plain tuples ``(tier, upper device, upper port, lower device, lower port)`` with integer
-indices, ordered by tier then plane: cheap at 400k links. The upper end takes the even address.
+indices, ordered by tier then plane (server links leaf by leaf, a leaf's servers in slot order):
+cheap at 400k links. The upper end takes the even address.
 """
 
 from __future__ import annotations
@@ -120,11 +121,10 @@ def wire(intent: Intent, plan: Plan) -> Fabric:
                for number in range(plan.servers)]
 
     links: list[Link] = []
-    for plane in range(plan.planes):
-        for number, server in enumerate(servers):
-            su, slot = divmod(number, plan.servers_per_su)
-            for rail in range(plan.rails):
-                links.append((SERVER_LEAF, leaves[plane, su, rail], slot, server, plane * plan.rails + rail))
+    for (plane, su, rail), leaf in leaves.items():
+        first = su * plan.servers_per_su
+        for slot, server in enumerate(servers[first:first + plan.servers_per_su]):
+            links.append((SERVER_LEAF, leaf, slot, server, plane * plan.rails + rail))
     server_link_count = len(links)
 
     parallel = plan.leaf_spine_parallel

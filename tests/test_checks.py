@@ -281,10 +281,10 @@ def test_addressing_catches_a_split_31_and_the_address_it_takes() -> None:
     fields = {name: getattr(design.allocation, name) for name in design.allocation.__dataclass_fields__}
     broken = replace(design, allocation=ShiftedLink(**fields))
     assert [(f.subject, f.message) for f in found(broken, "addressing")] == [
-        ("p0-su0-r0-leaf:swp6", "10.16.0.81 and 10.16.0.82 (to su0-srv5) are not the two ends of one /31 "
+        ("p0-su0-r2-leaf:swp9", "10.16.0.81 and 10.16.0.82 (to su0-srv8) are not the two ends of one /31 "
                                 "(upper end even, lower end odd)"),
-        ("su0-srv5:nic0", "10.16.0.82 is assigned 2 times"),
-        ("p0-su0-r1-leaf:swp6", "10.16.0.82 is assigned 2 times")]
+        ("su0-srv8:nic2", "10.16.0.82 is assigned 2 times"),
+        ("p0-su0-r2-leaf:swp10", "10.16.0.82 is assigned 2 times")]
 
 
 def test_addressing_catches_overlapping_pools_and_reports_utilisation() -> None:
