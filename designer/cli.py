@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import sys
 from collections.abc import Sequence
 from pathlib import Path
@@ -34,6 +35,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     except (InputError, PrerequisiteError, TemplateError) as error:
         print(str(error), file=sys.stderr)
         return EXIT_INPUT
+    except BrokenPipeError:
+        # The reader (``| head``) stopped early; say nothing more, as other command-line tools do.
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return EXIT_OK
 
 
 def _parser() -> argparse.ArgumentParser:

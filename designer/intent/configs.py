@@ -62,7 +62,11 @@ def qos_profiles() -> dict[str, dict[str, Any]]:
     return yaml.safe_load((Path(__file__).parent.parent / "qos_profiles.yaml").read_text())
 
 
-def resolve_qos(doc: QosDoc, problems: list[Problem]) -> QosSpec:
+SONIC_PFC_WATCHDOG_MIN_MS = 100
+"""SONiC's PFC_WD model takes detection and restoration times from 100 ms."""
+
+
+def resolve_qos(doc: QosDoc, targets: list[str], problems: list[Problem]) -> QosSpec:
     """The profile named by ``doc`` with the intent's overrides applied; problems are appended."""
     written = doc.model_dump(exclude_none=True)
     values = {**qos_profiles()[doc.profile], **written}
@@ -94,6 +98,13 @@ def resolve_qos(doc: QosDoc, problems: list[Problem]) -> QosSpec:
                 f"the {spec.profile} profile gives ECN thresholds in percent of the RoCE queue's buffer, but "
                 "switch configurations take bytes; give qos.queue_bytes (your switch's per-queue limit, for "
                 "example 3145728) or ecn_unit: bytes with ecn_min and ecn_max in bytes")))
+    if "sonic" in targets and spec.pfc_watchdog:
+        for field in ("pfc_watchdog_detection_ms", "pfc_watchdog_restoration_ms"):
+            if getattr(spec, field) < SONIC_PFC_WATCHDOG_MIN_MS:
+                problems.append(Problem(where(field), (
+                    f"{getattr(spec, field)} ms is below SONiC's PFC watchdog minimum of "
+                    f"{SONIC_PFC_WATCHDOG_MIN_MS} ms; use at least {SONIC_PFC_WATCHDOG_MIN_MS} or drop sonic from "
+                    "targets")))
     return spec
 
 

@@ -148,7 +148,7 @@ def _resolve(doc: IntentDoc, source: Source, sha256: str, problems: list[Problem
     problems.extend(_asn_start_problems(doc.routing))
     problems.extend(routing_problems(doc.routing))
     problems.extend(target_problems(doc.targets))
-    qos = resolve_qos(doc.qos, problems)
+    qos = resolve_qos(doc.qos, doc.targets, problems)
     facility = resolve_facility(doc.facility, server.nic_speed,
                                 {spec.model: spec.rack_units for spec in (server, *switches)}, problems)
     if problems:
