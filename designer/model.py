@@ -102,6 +102,10 @@ class Bgp:
     bfd: Bfd | None
     keepalive: int
     hold: int
+    aggregates: tuple[str, ...] = ()
+    """Prefixes announced summary-only in place of the networks they cover (a leaf's server block)."""
+    announced: tuple[str, ...] = ()
+    """What the device announces to its peers: the aggregates and the networks no aggregate covers."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -251,6 +255,7 @@ def _device_configs(design: Design) -> list[DeviceConfig]:
     mtu = qos.mtu
     bfd = Bfd(intent.routing.bfd.interval_ms, intent.routing.bfd.multiplier) if intent.routing.bfd.enabled else None
     timers = intent.routing.timers
+    aggregate = intent.routing.server_subnets == "aggregate"
     port_speed = {"leaf": intent.leaf.speed, "spine": intent.spine.speed, "super_spine": intent.super_spine.speed}
     layouts: dict[tuple[str, int, int], _Ports] = {}
 
@@ -297,10 +302,12 @@ def _device_configs(design: Design) -> list[DeviceConfig]:
         rows = sorted(interfaces[index], key=lambda row: row[0])
         loopback = ip(allocation.loopbacks[index])
         widest_down = max(downlinks[index].values(), default=0)
+        servers = tuple(row[1].address for row in rows if row[1].role == "server")
+        aggregates = (allocation.server_subnet(index),) if servers and aggregate else ()
         bgp = Bgp(asns[index], loopback, tuple(row[2] for row in rows if row[2] is not None),
-                  max(1, uplinks[index], widest_down),
-                  (f"{loopback}/32", *(row[1].address for row in rows if row[1].role == "server")), True, bfd,
-                  timers.keepalive, timers.hold)
+                  max(1, uplinks[index], widest_down), (f"{loopback}/32", *servers), True, bfd,
+                  timers.keepalive, timers.hold, aggregates,
+                  (f"{loopback}/32", *aggregates) if aggregates else (f"{loopback}/32", *servers))
         layout = ports[index]
         configs.append(DeviceConfig(
             hostname=device.name, role=device.role, plane=device.plane, pod=device.pod, model=device.model,

@@ -106,7 +106,8 @@ def design_json(design: Design) -> str:
         row.update({key: value for key in ("plane", "pod", "su", "rail", "group", "index")
                     if (value := getattr(device, key)) >= 0})
         if index < fabric.switch_count:
-            row.update(loopback=ip(allocation.loopbacks[index]), asn=allocation.asns[index])
+            row.update(loopback=ip(allocation.loopbacks[index]), asn=allocation.asns[index],
+                       announces=list(design.devices[index].bgp.announced))
         row.update(rack=design.physical.racks[design.physical.device_rack[index]].name,
                    unit=design.physical.device_unit[index])
         device_rows.append(row)

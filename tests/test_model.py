@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import ipaddress
 from collections import Counter
 
 import pytest
@@ -78,6 +79,30 @@ def test_leaves_advertise_loopback_and_server_subnets_others_only_loopback(small
         assert config.bgp.networks == (config.loopback, *servers)
         assert len(servers) == (small.plan.leaf_downlinks if config.role == "leaf" else 0)
         assert all(int(address.split(".")[-1].split("/")[0]) % 2 == 0 for address in servers)
+
+
+def test_a_leaf_announces_its_server_subnets_as_one_aligned_block(small: Design) -> None:
+    for config in small.devices:
+        servers = [ipaddress.ip_interface(iface.address).network for iface in config.interfaces
+                   if iface.role == "server"]
+        if config.role != "leaf":
+            assert config.bgp.aggregates == () and config.bgp.announced == (config.loopback,)
+            continue
+        (block,) = config.bgp.aggregates
+        network = ipaddress.ip_network(block)                    # strict: aligned on its own size
+        assert all(server.subnet_of(network) for server in servers)
+        assert network.num_addresses == 1 << (2 * small.plan.servers_per_su - 1).bit_length()
+        assert config.bgp.announced == (config.loopback, block)
+    blocks = [config.bgp.aggregates[0] for config in small.devices if config.role == "leaf"]
+    networks = [ipaddress.ip_network(block) for block in blocks]
+    assert not any(a.overlaps(b) for index, a in enumerate(networks) for b in networks[:index])
+
+
+def test_every_server_31_announced_when_asked() -> None:
+    design = build_text(intent_text(servers=64, extra="routing: {server_subnets: each}"))
+    leaf = design.devices[0]
+    assert leaf.bgp.aggregates == ()
+    assert leaf.bgp.announced == leaf.bgp.networks and len(leaf.bgp.announced) == 1 + 32
 
 
 def test_breakout_lanes_and_physical_ports() -> None:

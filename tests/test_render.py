@@ -7,6 +7,7 @@ and the QoS facts that must match on both ends of a link.
 
 from __future__ import annotations
 
+import ipaddress
 import json
 import re
 import shutil
@@ -41,6 +42,7 @@ class View:
     sessions: set[tuple[str, int]] = field(default_factory=set)
     maximum_paths: int = 0
     networks: list[str] = field(default_factory=list)
+    aggregates: list[str] = field(default_factory=list)
     dscp_to_tc: dict[int, int] = field(default_factory=dict)
     pfc: dict[str, tuple[int, ...]] = field(default_factory=dict)
     mtu: dict[str, int] = field(default_factory=dict)
@@ -72,6 +74,8 @@ def parse_frr(text: str, device: DeviceConfig) -> View:
             view.maximum_paths = int(match[1])
         elif match := re.fullmatch(r"  network (\S+)", line):
             view.networks.append(match[1])
+        elif match := re.fullmatch(r"  aggregate-address (\S+) summary-only", line):
+            view.aggregates.append(match[1])
     return view
 
 
@@ -107,6 +111,8 @@ def parse_eos(text: str, device: DeviceConfig) -> View:
             view.maximum_paths = int(match[1])
         elif match := re.fullmatch(r"      network (\S+)", line):
             view.networks.append(match[1])
+        elif match := re.fullmatch(r"      aggregate-address (\S+) summary-only", line):
+            view.aggregates.append(match[1])
     return view
 
 
@@ -124,6 +130,8 @@ def parse_nvue(text: str, device: DeviceConfig) -> View:
         sessions={(address, body["remote-as"]) for address, body in bgp["neighbor"].items()},
         maximum_paths=bgp["address-family"]["ipv4-unicast"]["multipaths"]["ebgp"],
         networks=list(bgp["address-family"]["ipv4-unicast"]["network"]),
+        aggregates=[prefix for prefix, body in bgp["address-family"]["ipv4-unicast"].get("aggregate-route", {}).items()
+                    if body["summary-only"] is True],
         dscp_to_tc={dscp: body["switch-priority"] for dscp, body in qos["mapping"]["default-global"]["dscp"].items()},
         pfc=dict.fromkeys(interfaces, pfc),
         mtu={name: config["interface"][name]["link"]["mtu"] for name in interfaces},
@@ -214,6 +222,12 @@ def test_bgp_ecmp_and_advertised_networks(rendered: Rendered, os: str) -> None:
         servers = sorted(address for port, address in view.interfaces.items()
                          if any(i.name == port and i.role == "server" for i in device.interfaces))
         assert sorted(view.networks) == sorted([device.loopback, *servers])
+        assert view.aggregates == list(device.bgp.aggregates)
+        assert len(view.aggregates) == (1 if device.role == "leaf" else 0)
+        if device.role == "leaf":
+            (block,) = view.aggregates
+            assert all(ipaddress.ip_interface(server).network.subnet_of(ipaddress.ip_network(block))
+                       for server in servers)
 
 
 @pytest.mark.parametrize("os", ["eos", "nvue", "sonic"])

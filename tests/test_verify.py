@@ -3,6 +3,7 @@ FRR labs in network namespaces (2 tiers, 3 tiers, failure injection, a broken co
 
 from __future__ import annotations
 
+import ipaddress
 import json
 import os
 import shutil
@@ -111,7 +112,11 @@ def test_expected_routes_hold_every_other_leafs_loopback_and_server_subnets() ->
     routes = expected_routes(lab)
     first, last = lab.leaves()[0], lab.leaves()[-1]
     assert set(routes[first]) == {prefix for leaf in lab.leaves() if leaf != first for prefix in lab.prefixes(leaf)}
-    assert len(lab.prefixes(last)) == 1 + 4                  # loopback and 4 server /31s
+    loopback, block = lab.prefixes(last)                     # the server /31s are announced as one block
+    assert loopback == f"{lab.routers[last].loopback}/32"
+    servers = [ipaddress.ip_address(address) for _, address in lab.server_ports[last]]
+    assert len(servers) == 4 and all(address in ipaddress.ip_network(block) for address in servers)
+    assert ipaddress.ip_network(block).num_addresses == 8
     assert set(routes[first].values()) == {4}
     assert f"{lab.routers[last].loopback}/32" in routes[first]
     assert expected_routes(lab, frozenset({named(lab, "p0-spine0")}))[first][lab.prefixes(last)[0]] == 2
@@ -141,14 +146,14 @@ def test_three_tier_slice_is_one_pod_whole_plus_one_leaf_per_rail_of_the_next() 
 
 def test_memory_estimate_and_refusal(monkeypatch: pytest.MonkeyPatch) -> None:
     lab = topology(design_files(build(TWO_TIER)))
-    # 6 routers at 20 MiB; 22 prefixes (6 loopbacks, 16 server /31s) held once per peer, twice on the leaves
-    # (in from each uplink and out to it): (4 leaves x 8 + 2 spines x 8) x 22 paths at 0.6 KiB = 0.6 MiB
-    assert lab.memory_mib() == 121
-    bigger = skeleton(128)                    # 32 leaves of 32 uplinks; 48 loopbacks and 1,024 server /31s
-    assert bigger.memory_mib() == round(48 * 20 + (32 * 64 + 16 * 64) * 1072 * 0.6 / 1024) == 2_890
+    # 6 routers at 20 MiB; 10 prefixes (6 loopbacks, 4 leaf server blocks) held once per peer, twice on the
+    # leaves (in from each uplink and out to it): (4 leaves x 8 + 2 spines x 8) x 10 paths at 0.6 KiB = 0.3 MiB
+    assert lab.memory_mib() == 120
+    bigger = skeleton(128)                    # 32 leaves of 32 uplinks; 48 loopbacks and 32 server blocks
+    assert bigger.memory_mib() == round(48 * 20 + (32 * 64 + 16 * 64) * 80 * 0.6 / 1024) == 1_104
     monkeypatch.setattr(run_module, "check_prerequisites", lambda: None)
     monkeypatch.setattr(run_module, "available_mib", lambda: 100)
-    with pytest.raises(PrerequisiteError, match=r"needs about 121 MiB but only 100 MiB .* use --slice"):
+    with pytest.raises(PrerequisiteError, match=r"needs about 120 MiB but only 100 MiB .* use --slice"):
         verify(design_files(build(TWO_TIER)))
 
 
@@ -252,8 +257,8 @@ def test_two_tier_lab_converges_and_survives_a_spine_failure() -> None:
     assert report.sessions == 16 and report.measured_mib and report.measured_mib > 6
     assert summaries["healthy", "kernel routes"].endswith("leaf widths 4")
     assert "8 towards p0-spine0 down" in summaries["p0-spine0 down", "bgp sessions"]
-    # 4 leaves x 3 other leaves x 5 prefixes shrink from 4 to 2 next hops
-    assert summaries["p0-spine0 down", "kernel routes"].endswith("ECMP shrinks 4 -> 2 on 60 routes")
+    # 4 leaves x 3 other leaves x 2 prefixes (loopback, server block) shrink from 4 to 2 next hops
+    assert summaries["p0-spine0 down", "kernel routes"].endswith("ECMP shrinks 4 -> 2 on 24 routes")
     assert summaries["p0-spine0 restored", "kernel routes"].endswith("leaf widths 4")
 
 

@@ -145,6 +145,8 @@ class RoutingDoc(Section):
     leaf_asn_start: Asn = 4_200_000_000
     spine_asn_start: Asn | None = None
     super_spine_asn_start: Asn | None = None
+    server_subnets: Literal["aggregate", "each"] = "aggregate"
+    """How a leaf announces its server /31s: one prefix per leaf (summary only), or every /31."""
     bfd: BfdDoc = BfdDoc()
     timers: TimersDoc = TimersDoc()
 

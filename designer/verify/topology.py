@@ -40,6 +40,7 @@ class Router:
     su: int
     asn: int
     loopback: str
+    announces: tuple[str, ...]
 
 
 @dataclass(frozen=True, slots=True)
@@ -94,9 +95,9 @@ class Topology:
         return result
 
     def prefixes(self, router: int) -> list[str]:
-        """What ``router`` announces: its loopback and, for a leaf, its server subnets."""
-        return [f"{self.routers[router].loopback}/32"] + [_subnet(address) for _, address in
-                                                          self.server_ports[router]]
+        """What ``router`` announces, as the design says: its loopback and, for a leaf, its server subnets
+        (their aggregate, or every /31)."""
+        return list(self.routers[router].announces)
 
     def leaves(self) -> list[int]:
         return [index for index, router in enumerate(self.routers) if router.role == "leaf"]
@@ -122,7 +123,7 @@ class Topology:
         """Estimated memory of the lab's routers: every router advertises every prefix of the lab to each
         peer, and a router with uplinks also receives every prefix from each of them (the top tier keeps
         little of what it receives: the rest loops back to its own ASN). O(links), so it is cheap to refuse."""
-        prefixes = sum(1 + len(ports) for ports in self.server_ports)
+        prefixes = sum(len(router.announces) for router in self.routers)
         peers, uplinks = [0] * len(self.routers), [0] * len(self.routers)
         for wire in self.wires:
             peers[wire.upper] += 1
@@ -130,12 +131,6 @@ class Topology:
             uplinks[wire.lower] += 1
         paths = sum(prefixes * (count + up) for count, up in zip(peers, uplinks, strict=True))
         return round(ROUTER_MIB * len(self.routers) + paths * PATH_KIB / 1024)
-
-
-def _subnet(address: str) -> str:
-    """The /31 holding ``address`` (``10.2.0.1`` -> ``10.2.0.0/31``)."""
-    head, last = address.rsplit(".", 1)
-    return f"{head}.{int(last) & ~1}/31"
 
 
 def topology(files: Mapping[str, bytes], whole: bool = True) -> Topology:
@@ -156,7 +151,8 @@ def topology(files: Mapping[str, bytes], whole: bool = True) -> Topology:
             f"no FRR config for {len(missing)} switch(es), e.g. configs/frr/{missing[0]}.conf; build the design "
             "with frr among its targets (intent key targets) and run 'designer verify' again")
     routers = [Router(device["name"], device["role"], ROLES.index(device["role"]), device["plane"],
-                      device.get("pod", -1), device.get("su", -1), device["asn"], device["loopback"])
+                      device.get("pod", -1), device.get("su", -1), device["asn"], device["loopback"],
+                      tuple(device["announces"]))
                for device in keep]
     wires: list[Wire] = []
     server_ports: list[list[tuple[str, str]]] = [[] for _ in routers]
