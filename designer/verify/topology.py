@@ -23,9 +23,12 @@ ROLES = ("leaf", "spine", "super_spine")
 PLURAL = {"leaf": "leaves", "spine": "spines", "super_spine": "super-spines"}
 ROUTER_MIB = 20
 """Memory (PSS) of one zebra + bgpd pair with an almost empty table, measured on FRR 8.4."""
-PATH_KIB = 0.6
-"""Memory per BGP path held, received or advertised, measured on FRR 8.4 with the 48-switch example (a leaf
-with 32 peers and 1,056 prefixes uses 53 MiB, a spine with 64 peers 63 MiB)."""
+PEER_MIB = 0.75
+"""Memory per BGP peer (bgpd's per-peer state and buffers), fitted on FRR 8.4: a 16 x 128 lab's leaf with 16
+peers uses about 33 MiB, its spine with 128 peers about 120 MiB; the 48-switch example's leaf with 32 peers and
+1,056 prefixes 53 MiB."""
+PATH_KIB = 0.15
+"""Memory per BGP path held, received or advertised (fitted with :data:`PEER_MIB`)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -120,9 +123,10 @@ class Topology:
         return 2 * len(self.wires)
 
     def memory_mib(self) -> int:
-        """Estimated memory of the lab's routers: every router advertises every prefix of the lab to each
-        peer, and a router with uplinks also receives every prefix from each of them (the top tier keeps
-        little of what it receives: the rest loops back to its own ASN). O(links), so it is cheap to refuse."""
+        """Estimated memory of the lab's routers: a base per router, a share per BGP peer, and the paths:
+        every router advertises every prefix of the lab to each peer, and a router with uplinks also receives
+        every prefix from each of them (the top tier keeps little of what it receives: the rest loops back to
+        its own ASN). O(links), so it is cheap to refuse."""
         prefixes = sum(len(router.announces) for router in self.routers)
         peers, uplinks = [0] * len(self.routers), [0] * len(self.routers)
         for wire in self.wires:
@@ -130,7 +134,7 @@ class Topology:
             peers[wire.lower] += 1
             uplinks[wire.lower] += 1
         paths = sum(prefixes * (count + up) for count, up in zip(peers, uplinks, strict=True))
-        return round(ROUTER_MIB * len(self.routers) + paths * PATH_KIB / 1024)
+        return round(ROUTER_MIB * len(self.routers) + PEER_MIB * sum(peers) + paths * PATH_KIB / 1024)
 
 
 def topology(files: Mapping[str, bytes], whole: bool = True) -> Topology:
