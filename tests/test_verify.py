@@ -147,11 +147,11 @@ def test_three_tier_slice_is_one_pod_whole_plus_one_leaf_per_rail_of_the_next() 
 def test_memory_estimate_and_refusal(monkeypatch: pytest.MonkeyPatch) -> None:
     lab = topology(design_files(build(TWO_TIER)))
     # 6 routers at 20 MiB, 32 peers (4 per leaf, 8 per spine) at 0.75 MiB; 10 prefixes (6 loopbacks, 4 leaf
-    # server blocks) held once per peer, twice on the leaves: (4 x 8 + 2 x 8) x 10 paths at 0.15 KiB
-    assert lab.memory_mib() == round(6 * 20 + 32 * 0.75 + 480 * 0.15 / 1024) == 144
+    # server blocks) held once per peer, twice on the leaves: (4 x 8 + 2 x 8) x 10 paths at 0.25 KiB
+    assert lab.memory_mib() == round(6 * 20 + 32 * 0.75 + 480 * 0.25 / 1024) == 144
     bigger = skeleton(128)                    # 32 leaves of 32 uplinks, 16 spines; 48 loopbacks, 32 server blocks
     assert bigger.memory_mib() == round(48 * 20 + (32 * 32 + 16 * 64) * 0.75
-                                        + (32 * 64 + 16 * 64) * 80 * 0.15 / 1024) == 2_532
+                                        + (32 * 64 + 16 * 64) * 80 * 0.25 / 1024) == 2_556
     monkeypatch.setattr(run_module, "check_prerequisites", lambda: None)
     monkeypatch.setattr(run_module, "available_mib", lambda: 100)
     with pytest.raises(PrerequisiteError, match=r"needs about 144 MiB but only 100 MiB .* use --slice"):
