@@ -9,7 +9,6 @@ benchmarks/README.md between its bench_build markers.
 
 from __future__ import annotations
 
-import argparse
 import json
 import platform
 import statistics
@@ -19,21 +18,16 @@ import tempfile
 import textwrap
 from pathlib import Path
 
-HERE = Path(__file__).resolve().parent
-SIZES = (1024, 8192, 32768, 131072)
-MARKERS = ("<!-- bench_build:start -->", "<!-- bench_build:end -->")
+from common import INTENT, arguments, publish
 
-INTENT = """\
-name: bench-{gpus}
-compute: {{gpus: {gpus}, server: dgx-h100}}
-fabric:
-  leaf: {{model: generic-64x800g}}
-addressing: {{fabric_p2p: 10.0.0.0/12, server_p2p: 10.16.0.0/12, loopbacks: 10.255.0.0/16}}
-"""
+SIZES = (1024, 8192, 32768, 131072)
+
 
 RUN = textwrap.dedent("""\
     import json, resource, sys, time
     from pathlib import Path
+
+from common import INTENT, arguments, publish
     start = time.perf_counter()
     import designer
     from designer.cli import main
@@ -82,29 +76,14 @@ def table(rows: list[dict[str, float]], runs: int) -> str:
     return "\n".join(lines)
 
 
-def write_readme(text: str, markers: tuple[str, str] = MARKERS) -> None:
-    """Replace what benchmarks/README.md holds between ``markers`` with ``text``."""
-    readme = HERE / "README.md"
-    content = readme.read_text()
-    start, end = content.index(markers[0]) + len(markers[0]), content.index(markers[1])
-    readme.write_text(f"{content[:start]}\n{text}\n{content[end:]}")
-
-
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--runs", type=int, default=3)
-    parser.add_argument("--sizes", type=int, nargs="+", default=list(SIZES))
-    parser.add_argument("--write", action="store_true", help="update the table in benchmarks/README.md")
-    args = parser.parse_args()
+    args = arguments(__doc__, SIZES)
     with tempfile.TemporaryDirectory() as work:
         rows = []
         for gpus in args.sizes:
             rows.append(bench(gpus, args.runs, Path(work)))
             print(f"{gpus:,} GPUs: plan {rows[-1]['plan_s']:.2f}s, build {rows[-1]['build_s']:.2f}s", file=sys.stderr)
-    text = table(rows, args.runs)
-    print(text)
-    if args.write:
-        write_readme(text)
+    publish(table(rows, args.runs), "bench_build", args.write)
 
 
 if __name__ == "__main__":

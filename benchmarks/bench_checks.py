@@ -10,16 +10,15 @@ result is dropped first, so the max-flows are solved again); the table reports t
 
 from __future__ import annotations
 
-import argparse
 import json
 import platform
 import statistics
 import subprocess
 import sys
 
-from bench_build import INTENT, SIZES, write_readme
+from bench_build import SIZES
+from common import INTENT, arguments, publish
 
-MARKERS = ("<!-- bench_checks:start -->", "<!-- bench_checks:end -->")
 SHOWN = ("bisection-bandwidth", "failure-impact", "ecmp-balance", "sessions", "addressing")
 
 RUN = """\
@@ -61,11 +60,7 @@ def table(rows: list[dict], runs: int) -> str:
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--runs", type=int, default=3)
-    parser.add_argument("--sizes", type=int, nargs="+", default=list(SIZES))
-    parser.add_argument("--write", action="store_true", help="update the table in benchmarks/README.md")
-    args = parser.parse_args()
+    args = arguments(__doc__, SIZES)
     rows = []
     for gpus in args.sizes:
         samples = [measure(gpus) for _ in range(args.runs)]
@@ -74,10 +69,7 @@ def main() -> None:
                      "seconds": {check: statistics.median(sample["seconds"][check] for sample in samples)
                                  for check in checks}})
         print(f"{gpus:,} GPUs: {sum(rows[-1]['seconds'].values()):.2f}s", file=sys.stderr)
-    text = table(rows, args.runs)
-    print(text)
-    if args.write:
-        write_readme(text, MARKERS)
+    publish(table(rows, args.runs), "bench_checks", args.write)
 
 
 if __name__ == "__main__":

@@ -10,16 +10,14 @@ table in benchmarks/README.md between its bench_physical markers.
 
 from __future__ import annotations
 
-import argparse
 import json
 import platform
 import statistics
 import subprocess
 import sys
 
-from bench_build import INTENT, SIZES, write_readme
-
-MARKERS = ("<!-- bench_physical:start -->", "<!-- bench_physical:end -->")
+from bench_build import SIZES
+from common import INTENT, arguments, publish
 
 RUN = """\
 import json, resource, sys, time
@@ -61,11 +59,7 @@ def table(rows: list[dict[str, float]], runs: int) -> str:
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--runs", type=int, default=3)
-    parser.add_argument("--sizes", type=int, nargs="+", default=list(SIZES))
-    parser.add_argument("--write", action="store_true", help="update the table in benchmarks/README.md")
-    args = parser.parse_args()
+    args = arguments(__doc__, SIZES)
     rows = []
     for gpus in args.sizes:
         samples = [measure(gpus) for _ in range(args.runs)]
@@ -73,10 +67,7 @@ def main() -> None:
                      "seconds": statistics.median(sample["seconds"] for sample in samples),
                      "peak_growth_mib": statistics.median(sample["peak_growth_mib"] for sample in samples)})
         print(f"{gpus:,} GPUs: {rows[-1]['seconds']:.2f}s", file=sys.stderr)
-    text = table(rows, args.runs)
-    print(text)
-    if args.write:
-        write_readme(text, MARKERS)
+    publish(table(rows, args.runs), "bench_physical", args.write)
 
 
 if __name__ == "__main__":

@@ -11,7 +11,6 @@ bench_render markers.
 
 from __future__ import annotations
 
-import argparse
 import json
 import platform
 import subprocess
@@ -20,17 +19,10 @@ import tempfile
 import textwrap
 from pathlib import Path
 
-HERE = Path(__file__).resolve().parent
-SIZES = (32768, 131072)
-MARKERS = ("<!-- bench_render:start -->", "<!-- bench_render:end -->")
+from common import INTENT, arguments, publish
 
-INTENT = """\
-name: bench-render-{gpus}
-compute: {{gpus: {gpus}, server: dgx-h100}}
-fabric:
-  leaf: {{model: generic-64x800g}}
-addressing: {{fabric_p2p: 10.0.0.0/12, server_p2p: 10.16.0.0/12, loopbacks: 10.255.0.0/16}}
-"""
+SIZES = (32768, 131072)
+
 
 RUN = textwrap.dedent("""\
     import json, statistics, sys, time
@@ -89,20 +81,10 @@ def table(rows: list[dict[str, float]], runs: int) -> str:
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--runs", type=int, default=3)
-    parser.add_argument("--sizes", type=int, nargs="+", default=list(SIZES))
-    parser.add_argument("--write", action="store_true", help="replace the table in benchmarks/README.md")
-    args = parser.parse_args()
+    args = arguments(__doc__, SIZES)
     with tempfile.TemporaryDirectory() as folder:
         rows = [bench(gpus, args.runs, Path(folder)) for gpus in args.sizes]
-    text = table(rows, args.runs)
-    print(text)
-    if args.write:
-        readme = HERE / "README.md"
-        content = readme.read_text()
-        start, end = (content.index(marker) for marker in MARKERS)
-        readme.write_text(content[: start + len(MARKERS[0])] + "\n" + text + "\n" + content[end:])
+    publish(table(rows, args.runs), "bench_render", args.write)
 
 
 if __name__ == "__main__":

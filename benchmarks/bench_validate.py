@@ -10,7 +10,6 @@ benchmarks/README.md between its bench_validate markers.
 
 from __future__ import annotations
 
-import argparse
 import os
 import platform
 import statistics
@@ -18,10 +17,10 @@ import sys
 import tempfile
 from pathlib import Path
 
-from bench_build import INTENT, measure, write_readme
+from bench_build import measure
+from common import INTENT, arguments, publish
 
 SIZES = (1024, 8192, 32768)
-MARKERS = ("<!-- bench_validate:start -->", "<!-- bench_validate:end -->")
 
 
 def bench(gpus: int, runs: int, work: Path) -> dict[str, float]:
@@ -53,20 +52,13 @@ def table(rows: list[dict[str, float]], runs: int) -> str:
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--runs", type=int, default=3)
-    parser.add_argument("--sizes", type=int, nargs="+", default=list(SIZES))
-    parser.add_argument("--write", action="store_true", help="update the table in benchmarks/README.md")
-    args = parser.parse_args()
+    args = arguments(__doc__, SIZES)
     with tempfile.TemporaryDirectory() as work:
         rows = []
         for gpus in args.sizes:
             rows.append(bench(gpus, args.runs, Path(work)))
             print(f"{gpus:,} GPUs: {rows[-1]['switches']:,} switches in {rows[-1]['seconds']:.1f}s", file=sys.stderr)
-    text = table(rows, args.runs)
-    print(text)
-    if args.write:
-        write_readme(text, MARKERS)
+    publish(table(rows, args.runs), "bench_validate", args.write)
 
 
 if __name__ == "__main__":

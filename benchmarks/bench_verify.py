@@ -20,8 +20,8 @@ import tempfile
 import time
 from pathlib import Path
 
-HERE = Path(__file__).resolve().parent
-MARKERS = ("<!-- bench_verify:start -->", "<!-- bench_verify:end -->")
+from common import HERE, publish
+
 SMALL = HERE.parent / "tests" / "intents" / "verify-2tier.yaml"
 LARGE = """\
 # 256 servers with 8 rails on 32 x 400G leaves and 128 x 400G spines: 128 leaves, 16 spines, 2,048 sessions.
@@ -80,14 +80,7 @@ def main() -> None:
         large = Path(work) / "bench-verify-16x128.yaml"
         large.write_text(LARGE)
         rows = [run(SMALL if lab == "small" else large) for lab in args.labs]
-    text = table(rows)
-    print(text)
-    if args.write:
-        readme = HERE / "README.md"
-        body = readme.read_text()
-        head, rest = body.split(MARKERS[0], 1)
-        _, tail = rest.split(MARKERS[1], 1)
-        readme.write_text(f"{head}{MARKERS[0]}\n{text}\n{MARKERS[1]}{tail}")
+    publish(table(rows), "bench_verify", args.write)
 
 
 if __name__ == "__main__":

@@ -1,0 +1,40 @@
+"""What every benchmark script shares: the intent it scales, its arguments and its README table."""
+
+from __future__ import annotations
+
+import argparse
+from collections.abc import Sequence
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+
+INTENT = """\
+name: bench-{gpus}
+compute: {{gpus: {gpus}, server: dgx-h100}}
+fabric:
+  leaf: {{model: generic-64x800g}}
+addressing: {{fabric_p2p: 10.0.0.0/12, server_p2p: 10.16.0.0/12, loopbacks: 10.255.0.0/16}}
+"""
+"""DGX H100 servers on 64 x 800G switches run as 128 x 400G; ``{gpus}`` sets the size."""
+
+
+def arguments(description: str, sizes: Sequence[int]) -> argparse.Namespace:
+    """``--runs``, ``--sizes`` (GPUs) and ``--write``, the options of every sized benchmark."""
+    parser = argparse.ArgumentParser(description=description.splitlines()[0])
+    parser.add_argument("--runs", type=int, default=3, help="runs per size; the table shows their median")
+    parser.add_argument("--sizes", type=int, nargs="+", default=list(sizes), help="cluster sizes in GPUs")
+    parser.add_argument("--write", action="store_true", help="update the table in benchmarks/README.md")
+    return parser.parse_args()
+
+
+def publish(text: str, name: str, write: bool) -> None:
+    """Print the table; with ``write``, replace what benchmarks/README.md holds between ``name``'s markers."""
+    print(text)
+    if not write:
+        return
+    start, end = f"<!-- {name}:start -->", f"<!-- {name}:end -->"
+    readme = HERE / "README.md"
+    content = readme.read_text()
+    head, rest = content.split(start, 1)
+    _, tail = rest.split(end, 1)
+    readme.write_text(f"{head}{start}\n{text}\n{end}{tail}")
