@@ -21,7 +21,7 @@ from typing import Any
 import jinja2
 from jinja2.sandbox import SandboxedEnvironment
 
-from designer.errors import InputError, Problem, Source
+from designer.errors import InputError, PrerequisiteError, Problem, Source
 from designer.model import DeviceConfig, Interface, bulk_allocation
 from designer.sonic import sonic_config
 
@@ -120,6 +120,9 @@ class Renderer:
     """One build's Jinja2 environment: user templates first, then the shipped ones, each compiled once."""
 
     def __init__(self, user_templates: Path | None = None):
+        if not SHIPPED_TEMPLATES.is_dir():
+            raise PrerequisiteError(f"the shipped templates are not at {SHIPPED_TEMPLATES}; install designer from "
+                                    "its repository with 'pip install -e .' so that templates/ stays beside it")
         folders = [SHIPPED_TEMPLATES]
         if user_templates is not None and user_templates.resolve() != SHIPPED_TEMPLATES:
             folders.insert(0, user_templates)

@@ -79,3 +79,12 @@ def test_shipped_templates_are_strict_too() -> None:
     template = renderer.environment.from_string("{{ device.hostnme }}")
     with pytest.raises(Exception, match="hostnme"):
         template.render(device=build(INTENT).devices[0])
+
+
+def test_missing_shipped_templates_are_a_missing_prerequisite(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+                                                             capsys: pytest.CaptureFixture[str]) -> None:
+    monkeypatch.setattr("designer.render.SHIPPED_TEMPLATES", tmp_path / "gone")
+    code = main(["build", str(ROOT / "intents" / "cluster.yaml"), "-o", str(tmp_path / "out")])
+    assert code == 2
+    assert "pip install -e ." in capsys.readouterr().err
+    assert not (tmp_path / "out").exists()
