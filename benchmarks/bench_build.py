@@ -14,20 +14,16 @@ import platform
 import statistics
 import subprocess
 import sys
-import tempfile
 import textwrap
 from pathlib import Path
 
-from common import INTENT, arguments, publish
+from common import INTENT, arguments, each_size, publish
 
 SIZES = (1024, 8192, 32768, 131072)
 
 
 RUN = textwrap.dedent("""\
     import json, resource, sys, time
-    from pathlib import Path
-
-from common import INTENT, arguments, publish
     start = time.perf_counter()
     import designer
     from designer.cli import main
@@ -78,11 +74,7 @@ def table(rows: list[dict[str, float]], runs: int) -> str:
 
 def main() -> None:
     args = arguments(__doc__, SIZES)
-    with tempfile.TemporaryDirectory() as work:
-        rows = []
-        for gpus in args.sizes:
-            rows.append(bench(gpus, args.runs, Path(work)))
-            print(f"{gpus:,} GPUs: plan {rows[-1]['plan_s']:.2f}s, build {rows[-1]['build_s']:.2f}s", file=sys.stderr)
+    rows = each_size(bench, args, lambda row: f"plan {row['plan_s']:.2f}s, build {row['build_s']:.2f}s")
     publish(table(rows, args.runs), "bench_build", args.write)
 
 

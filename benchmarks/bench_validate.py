@@ -13,12 +13,10 @@ from __future__ import annotations
 import os
 import platform
 import statistics
-import sys
-import tempfile
 from pathlib import Path
 
 from bench_build import measure
-from common import INTENT, arguments, publish
+from common import INTENT, arguments, each_size, publish
 
 SIZES = (1024, 8192, 32768)
 
@@ -53,11 +51,7 @@ def table(rows: list[dict[str, float]], runs: int) -> str:
 
 def main() -> None:
     args = arguments(__doc__, SIZES)
-    with tempfile.TemporaryDirectory() as work:
-        rows = []
-        for gpus in args.sizes:
-            rows.append(bench(gpus, args.runs, Path(work)))
-            print(f"{gpus:,} GPUs: {rows[-1]['switches']:,} switches in {rows[-1]['seconds']:.1f}s", file=sys.stderr)
+    rows = each_size(bench, args, lambda row: f"{row['switches']:,} switches in {row['seconds']:.1f}s")
     publish(table(rows, args.runs), "bench_validate", args.write)
 
 

@@ -3,8 +3,11 @@
 from __future__ import annotations
 
 import argparse
-from collections.abc import Sequence
+import sys
+import tempfile
+from collections.abc import Callable, Sequence
 from pathlib import Path
+from typing import Any
 
 HERE = Path(__file__).resolve().parent
 
@@ -25,6 +28,17 @@ def arguments(description: str, sizes: Sequence[int]) -> argparse.Namespace:
     parser.add_argument("--sizes", type=int, nargs="+", default=list(sizes), help="cluster sizes in GPUs")
     parser.add_argument("--write", action="store_true", help="update the table in benchmarks/README.md")
     return parser.parse_args()
+
+
+def each_size(bench: Callable[[int, int, Path], dict[str, Any]], args: argparse.Namespace,
+              describe: Callable[[dict[str, Any]], str]) -> list[dict[str, Any]]:
+    """``bench(gpus, runs, work folder)`` for every size, saying each result on stderr as it comes."""
+    rows = []
+    with tempfile.TemporaryDirectory() as work:
+        for gpus in args.sizes:
+            rows.append(bench(gpus, args.runs, Path(work)))
+            print(f"{gpus:,} GPUs: {describe(rows[-1])}", file=sys.stderr)
+    return rows
 
 
 def publish(text: str, name: str, write: bool) -> None:
