@@ -14,6 +14,7 @@ from xml.etree import ElementTree
 import yaml
 
 from designer.checks import CHECKS
+from designer.checks import formats as check_formats
 from designer.outputs import design_files
 from tests.conftest import ROOT
 from tests.helpers import build_design, intent_text
@@ -143,3 +144,13 @@ def test_pre_commit_hook_refuses_drift_and_failed_checks(tmp_path: Path) -> None
     result = run_hook()
     assert result.returncode == 1
     assert "ecmp-balance error" in result.stderr and "checks failed for intents/small.yaml" in result.stderr
+
+
+def test_junit_counts_every_failing_rack_when_the_list_is_capped() -> None:
+    """128 racks over budget: 20 listed, one line counting the other 108, and the message says +127."""
+    design = build_design(servers=128, extra="facility: {rack_power_kw: 8}")
+    suite = ElementTree.fromstring(check_formats.junit(design.findings, "test"))
+    failure = next(case for case in suite.iter("testcase") if case.get("name") == "rack-power").find("failure")
+    assert failure is not None
+    assert failure.get("message").endswith("over its 8 kW budget (facility.rack_power_kw) (+127 more)")
+    assert failure.text.splitlines()[-1] == "and 108 more like the above"

@@ -45,9 +45,9 @@ def junit(findings: Sequence[Finding], name: str) -> str:
         case = ElementTree.SubElement(suite, "testcase", classname=f"designer.{name}", name=module.ID)
         errors = [f for f in mine if f.severity == "error"]
         if errors:
+            more = _problems(errors) - 1
             failure = ElementTree.SubElement(case, "failure", type=module.SEVERITY,
-                                             message=_line(errors[0]) + (f" (+{len(errors) - 1} more)"
-                                                                         if len(errors) > 1 else ""))
+                                             message=_line(errors[0]) + (f" (+{more:,} more)" if more else ""))
             failure.text = "\n".join(_line(f) for f in errors)
         others = [f for f in mine if f.severity != "error"]
         out = ElementTree.SubElement(case, "system-out")
@@ -64,6 +64,12 @@ def markdown(findings: Sequence[Finding]) -> list[str]:
     problems = [f for f in findings if f.severity != "info"]
     lines += ["", *(f"- **{f.severity}** `{f.check}` {f.subject}: {f.message}" for f in problems)] if problems else []
     return lines
+
+
+def _problems(findings: Sequence[Finding]) -> int:
+    """How many problems ``findings`` report: the line closing a capped list (``checks.base.capped``) stands for
+    the ``more`` problems it counts instead of listing."""
+    return sum(finding.evidence.get("more", 1) for finding in findings)
 
 
 def _line(finding: Finding) -> str:
