@@ -7,14 +7,16 @@ import argparse
 import json
 import os
 import sys
+import time
 from collections.abc import Sequence
 from pathlib import Path
 
 from designer import __version__
 from designer.checks import formats as check_formats
-from designer.design import build
+from designer.design import Progress, design
 from designer.diff import diff, load
 from designer.errors import InputError, PrerequisiteError
+from designer.intent import Intent, load_intent
 from designer.outputs import design_files, drift, write
 from designer.render import TemplateError
 from designer.report import summary, summary_text
@@ -25,6 +27,8 @@ from designer.verify.run import load_files, verify
 EXIT_OK, EXIT_CHECK_FAILED, EXIT_INPUT = 0, 1, 2
 DRIFT_LINES = 20
 """Differing files listed by ``build --check``; the rest are counted."""
+PROGRESS_GPUS = 16_384
+"""From this many GPUs on, build, plan and check report their stages on stderr even when it is no terminal."""
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -104,9 +108,11 @@ def _parser() -> argparse.ArgumentParser:
 
 
 def _build(args: argparse.Namespace) -> int:
-    design = build(args.intent)
-    target = args.output or Path("outputs") / design.intent.name
-    files = design_files(design, args.templates)
+    intent = load_intent(args.intent)
+    target = args.output or Path("outputs") / intent.name
+    progress = _progress(intent)
+    built = design(intent, progress)
+    files = design_files(built, args.templates, progress)
     if args.check:
         differences = drift(files, target) if target.is_dir() else [f"missing: {target}/"]
         if differences:
@@ -118,21 +124,25 @@ def _build(args: argparse.Namespace) -> int:
             return EXIT_CHECK_FAILED
         print(f"{target} matches {args.intent}")
         return EXIT_OK
+    if progress:
+        progress(f"writing {len(files):,} files to {target}")
     write(files, target)
-    print(summary_text(summary(design)))
+    print(summary_text(summary(built)))
     print(f"wrote {len(files)} files to {target}")
     return EXIT_OK
 
 
 def _plan(args: argparse.Namespace) -> int:
-    data = summary(build(args.intent))
+    intent = load_intent(args.intent)
+    data = summary(design(intent, _progress(intent)))
     print(json.dumps(data, indent=2) if args.format == "json" else summary_text(data))
     return EXIT_OK
 
 
 def _check(args: argparse.Namespace) -> int:
-    design = build(args.intent)
-    findings, name = list(design.findings), design.intent.name
+    intent = load_intent(args.intent)
+    built = design(intent, _progress(intent))
+    findings, name = list(built.findings), built.intent.name
     if args.format == "json":
         print(check_formats.json_report(findings, name))
     elif args.format == "junit":
@@ -140,6 +150,19 @@ def _check(args: argparse.Namespace) -> int:
     else:
         print(check_formats.text(findings, name))
     return EXIT_CHECK_FAILED if any(finding.severity == "error" for finding in findings) else EXIT_OK
+
+
+def _progress(intent: Intent) -> Progress | None:
+    """Each stage on stderr as ``[  3.1s] wiring 393,216 links`` when stderr is a terminal or the fabric is large
+    (``PROGRESS_GPUS``); stdout stays what it was."""
+    if not (sys.stderr.isatty() or intent.gpus >= PROGRESS_GPUS):
+        return None
+    start = time.monotonic()
+
+    def report(stage: str) -> None:
+        print(f"[{time.monotonic() - start:5.1f}s] {stage}", file=sys.stderr, flush=True)
+
+    return report
 
 
 def _diff(args: argparse.Namespace) -> int:

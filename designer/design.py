@@ -5,10 +5,12 @@ This is the Python API (``designer.build(path)``); the command line is a thin la
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from designer.allocate import Allocation, allocate
+from designer.checks import CHECKS
 from designer.checks import run as run_checks
 from designer.errors import InputError
 from designer.fabric import Fabric, wire
@@ -17,6 +19,9 @@ from designer.intent import Intent, load_intent
 from designer.model import DeviceConfig, device_configs
 from designer.physical import Physical, plan_physical
 from designer.sizing import Plan, size
+
+Progress = Callable[[str], None]
+"""Told what each stage is about to do (``"wiring 393,216 links"``); the command line prints it on stderr."""
 
 
 @dataclass(frozen=True)
@@ -35,19 +40,30 @@ class Design:
     """What the checks (:mod:`designer.checks`) found in everything above: errors, warnings, evidence."""
 
 
-def build(path: str | Path) -> Design:
+def build(path: str | Path, progress: Progress | None = None) -> Design:
     """Load the intent at ``path`` and run every stage in memory. Raises :class:`InputError` on bad input."""
-    return design(load_intent(path))
+    return design(load_intent(path), progress)
 
 
-def design(intent: Intent) -> Design:
-    """Run the stages after loading on an already validated intent."""
+def design(intent: Intent, progress: Progress | None = None) -> Design:
+    """Run the stages after loading on an already validated intent, telling ``progress`` as each one starts."""
+    say = progress or quiet
     try:
+        say(f"sizing {intent.gpus:,} GPUs")
         plan = size(intent)
+        say(f"wiring {sum(plan.links().values()):,} links")
         fabric = wire(intent, plan)
+        say("allocating addresses and ASNs")
         allocation = allocate(intent, fabric)
     except InputError as error:
         raise error.located(intent.source) from None
+    say("placing racks, power and cables")
     staged = Design(intent, plan, fabric, allocation, plan_physical(intent, plan, fabric))
+    say(f"modelling {fabric.switch_count:,} switches")
     modeled = replace(staged, devices=device_configs(staged))
+    say(f"running {len(CHECKS)} checks")
     return replace(modeled, findings=tuple(run_checks(modeled)))
+
+
+def quiet(stage: str) -> None:
+    """The progress of a caller that wants none."""

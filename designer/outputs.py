@@ -21,7 +21,7 @@ from typing import Any
 from designer import __version__
 from designer.allocate import ip
 from designer.checks import formats as checks_format
-from designer.design import Design
+from designer.design import Design, Progress, quiet
 from designer.fabric import TIERS
 from designer.floorplan import floorplan_svg
 from designer.physical.tables import bom_rows, power_markdown, racks_rows
@@ -32,12 +32,14 @@ from designer.verify.clab import lab_files
 MANIFEST = "manifest.json"
 
 
-def design_files(design: Design, templates: Path | None = None) -> dict[str, bytes]:
+def design_files(design: Design, templates: Path | None = None, progress: Progress | None = None) -> dict[str, bytes]:
     """Every output file of the design, by relative path, ending with the manifest of their hashes.
 
     ``templates`` is a folder of user templates searched before the shipped ones (default: a
-    ``templates/`` folder beside the intent, if there is one).
+    ``templates/`` folder beside the intent, if there is one). ``progress`` hears of the tables, then the configs.
     """
+    say = progress or quiet
+    say("writing the summary, design.json and tables")
     files = {
         "summary.md": summary_markdown(design).encode(),
         "design.json": design_json(design).encode(),
@@ -48,10 +50,11 @@ def design_files(design: Design, templates: Path | None = None) -> dict[str, byt
         "power.md": power_markdown(design).encode(),
         "bom.csv": _csv(*bom_rows(design)),
         "floorplan.svg": floorplan_svg(design).encode(),
-        **render_configs(design.devices, design.intent.targets,
-                         user_templates_for(design.intent.source.filename, templates), design.intent.source),
-        **(lab_files(design) if "frr" in design.intent.targets else {}),
     }
+    say(f"rendering the configurations of {len(design.devices):,} switches for {', '.join(design.intent.targets)}")
+    files.update(render_configs(design.devices, design.intent.targets,
+                                user_templates_for(design.intent.source.filename, templates), design.intent.source))
+    files.update(lab_files(design) if "frr" in design.intent.targets else {})
     manifest = {
         "name": design.intent.name,
         "tool": "designer",
