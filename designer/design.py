@@ -46,10 +46,10 @@ def build(path: str | Path, progress: Progress | None = None) -> Design:
 
 
 def design(intent: Intent, progress: Progress | None = None) -> Design:
-    """Run the stages after loading on an already validated intent, telling ``progress`` as each one starts."""
+    """Run the stages after loading on an already validated intent, telling ``progress`` as each one starts
+    from wiring on (sizing is arithmetic: an intent too big to size gets its errors and nothing else)."""
     say = progress or quiet
     try:
-        say(f"sizing {intent.gpus:,} GPUs")
         plan = size(intent)
         say(f"wiring {sum(plan.links().values()):,} links")
         fabric = wire(intent, plan)
