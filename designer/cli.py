@@ -17,7 +17,7 @@ from designer.design import Progress, design
 from designer.diff import diff, load
 from designer.errors import InputError, PrerequisiteError
 from designer.intent import Intent, load_intent
-from designer.outputs import design_files, drift, write
+from designer.outputs import OutputError, claim, design_files, drift
 from designer.render import TemplateError
 from designer.report import summary, summary_text
 from designer.validate import validate_output
@@ -36,7 +36,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = _parser().parse_args(argv)
     try:
         return args.run(args)
-    except (InputError, PrerequisiteError, TemplateError) as error:
+    except (InputError, PrerequisiteError, TemplateError, OutputError) as error:
         print(str(error), file=sys.stderr)
         return EXIT_INPUT
     except BrokenPipeError:
@@ -111,9 +111,8 @@ def _build(args: argparse.Namespace) -> int:
     intent = load_intent(args.intent)
     target = args.output or Path("outputs") / intent.name
     progress = _progress(intent)
-    built = design(intent, progress)
-    files = design_files(built, args.templates, progress)
     if args.check:
+        files = design_files(design(intent, progress), args.templates, progress)
         differences = drift(files, target) if target.is_dir() else [f"missing: {target}/"]
         if differences:
             print(f"{target} is out of date with {args.intent}; run 'designer build {args.intent}' and commit:",
@@ -124,9 +123,12 @@ def _build(args: argparse.Namespace) -> int:
             return EXIT_CHECK_FAILED
         print(f"{target} matches {args.intent}")
         return EXIT_OK
-    if progress:
-        progress(f"writing {len(files):,} files to {target}")
-    write(files, target)
+    with claim(target) as folder:
+        built = design(intent, progress)
+        files = design_files(built, args.templates, progress)
+        if progress:
+            progress(f"writing {len(files):,} files to {target}")
+        folder.write(files)
     print(summary_text(summary(built)))
     print(f"wrote {len(files)} files to {target}")
     return EXIT_OK

@@ -72,8 +72,8 @@ def test_cabling_and_addressing_tables_agree_with_the_design() -> None:
 def test_write_replaces_the_folder_and_drift_sees_every_difference(tmp_path: Path) -> None:
     files = design_files(build_design(servers=128))
     target = tmp_path / "cluster"
-    target.mkdir()
-    (target / "stale.txt").write_text("from an older build")
+    older = {"stale.txt": b"from an older build\n"}
+    write({**older, "manifest.json": json.dumps({"tool": "designer", "files": {"stale.txt": ""}}).encode()}, target)
     write(files, target)
     assert not (target / "stale.txt").exists()
     assert drift(files, target) == []

@@ -1,0 +1,319 @@
+"""A build never loses a user's files, and the output folder is always whole.
+
+``designer build -o DIR`` replaces DIR only when it is empty, missing or a previous build's (its manifest
+lists everything in it), refusing anything else before any work; it swaps the new folder in with one atomic
+exchange, locks out a second build of the same folder and clears what killed builds left behind.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import signal
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+import designer.outputs
+from designer.outputs import OutputError, claim, design_files, drift, write
+from tests.conftest import ROOT, need
+from tests.helpers import build_design, intent_text
+from tests.test_intent_errors import run_cli
+
+SMALL = {"servers": 32, "leaf": "{model: generic-32x400g}"}
+
+
+def intent_file(folder: Path, name: str = "intent.yaml", **changes: object) -> Path:
+    """A small intent written into ``folder``."""
+    path = folder / name
+    path.write_text(intent_text(**{**SMALL, **changes}))  # type: ignore[arg-type]
+    return path
+
+
+def snapshot(folder: Path) -> dict[str, bytes]:
+    """Every file under ``folder`` (hidden ones and symbolic links' targets included), by relative path."""
+    return {path.relative_to(folder).as_posix(): path.read_bytes()
+            for path in sorted(folder.rglob("*")) if path.is_file()}
+
+
+def built(files: dict[str, bytes]) -> dict[str, bytes]:
+    """``files`` with the manifest a build writes, listing them."""
+    manifest = {"tool": "designer", "files": {path: "" for path in files}}
+    return {**files, "manifest.json": json.dumps(manifest).encode()}
+
+
+@pytest.fixture
+def no_design(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Fail the test if the command line starts building the design: a refusal must come before any work."""
+    def refuse(*_: object) -> None:
+        raise AssertionError("the design was built before the output folder was checked")
+
+    monkeypatch.setattr("designer.cli.design", refuse)
+
+
+def test_refuses_the_current_folder_holding_the_intent_and_a_repository(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch, no_design: None) -> None:
+    intent_file(tmp_path)
+    (tmp_path / "notes.txt").write_text("mine\n")
+    subprocess.run(["git", "init", "-q", str(tmp_path)], check=True)
+    before = snapshot(tmp_path)
+    monkeypatch.chdir(tmp_path)
+    code, out, err = run_cli("build", "intent.yaml", "-o", ".")
+    assert (code, out) == (2, "")
+    assert err.startswith(f"refusing to replace {tmp_path}: it is not an output folder of designer")
+    assert "holds .git/, intent.yaml, notes.txt;" in err and "Traceback" not in err
+    assert snapshot(tmp_path) == before
+
+
+def test_refuses_a_repository_root_and_says_what_it_holds(tmp_path: Path, no_design: None) -> None:
+    repo = tmp_path / "repo"
+    subprocess.run(["git", "init", "-q", str(repo)], check=True)
+    for number in range(7):
+        (repo / f"file{number}.txt").write_text(f"{number}\n")
+    before = snapshot(repo)
+    code, _, err = run_cli("build", str(intent_file(tmp_path)), "-o", str(repo))
+    assert code == 2
+    assert "holds .git/, file0.txt, file1.txt, file2.txt, file3.txt, 3 more;" in err
+    assert snapshot(repo) == before
+
+
+def test_refuses_the_parent_of_several_outputs(tmp_path: Path, no_design: None) -> None:
+    outputs = tmp_path / "outputs"
+    files = design_files(build_design(**SMALL))
+    for name in ("a", "b"):
+        write(files, outputs / name)
+    code, _, err = run_cli("build", str(intent_file(tmp_path)), "-o", str(outputs))
+    assert code == 2 and f"refusing to replace {outputs}:" in err and "holds a/, b/;" in err
+    assert drift(files, outputs / "a") == [] and drift(files, outputs / "b") == []
+
+
+def test_refuses_a_file_and_a_path_through_a_file(tmp_path: Path, no_design: None) -> None:
+    notes = tmp_path / "notes.txt"
+    notes.write_text("mine\n")
+    intent = intent_file(tmp_path)
+    code, _, err = run_cli("build", str(intent), "-o", str(notes))
+    assert code == 2 and err == f"cannot write {notes}: it is a file, not a folder; choose another folder with -o\n"
+    code, _, err = run_cli("build", str(intent), "-o", str(notes / "out"))
+    assert code == 2 and "Traceback" not in err
+    assert err.startswith(f"cannot write {notes / 'out'}: Not a directory ({notes}); a part of the path is a file")
+    assert notes.read_text() == "mine\n"
+    assert sorted(path.name for path in tmp_path.iterdir()) == ["intent.yaml", "notes.txt"]
+
+
+def test_a_folder_with_a_git_repository_or_extra_files_in_a_previous_build_is_refused(
+        tmp_path: Path, no_design: None) -> None:
+    """Files a user added to a built folder are never deleted: the build stops and asks to move them."""
+    target = tmp_path / "out"
+    write(design_files(build_design(**SMALL)), target)
+    subprocess.run(["git", "init", "-q", str(target)], check=True)
+    (target / "review-notes.md").write_text("mine\n")
+    (target / "configs" / "frr" / "mine").mkdir()
+    (target / "configs" / "frr" / "mine" / "router.conf").write_text("mine\n")
+    before = snapshot(target)
+    code, _, err = run_cli("build", str(intent_file(tmp_path)), "-o", str(target))
+    assert code == 2
+    assert err == (f"refusing to replace {target}: it holds .git/, configs/frr/mine/, review-notes.md, which the "
+                   "build that wrote it did not (they are not in its manifest.json); a build replaces its whole "
+                   "folder, so move them elsewhere first\n")
+    assert snapshot(target) == before
+
+
+def test_a_manifest_not_written_by_designer_does_not_make_a_folder_replaceable(tmp_path: Path) -> None:
+    target = tmp_path / "out"
+    target.mkdir()
+    (target / "manifest.json").write_text(json.dumps({"tool": "other", "files": {}}))
+    (target / "data.bin").write_bytes(b"mine")
+    with pytest.raises(OutputError, match="it is not an output folder of designer"):
+        write({"summary.md": b"x\n"}, target)
+    assert (target / "data.bin").read_bytes() == b"mine"
+
+
+def test_rebuilds_a_previous_build_and_an_empty_folder(tmp_path: Path) -> None:
+    intent = intent_file(tmp_path)
+    empty = tmp_path / "empty"
+    empty.mkdir()
+    assert run_cli("build", str(intent), "-o", str(empty))[0] == 0
+    assert (empty / "manifest.json").is_file()
+    (empty / "summary.md").write_text("edited by hand, regenerated by the next build\n")
+    (empty / "asn.csv").unlink()
+    assert run_cli("build", str(intent), "-o", str(empty))[0] == 0
+    assert drift(design_files(build_design(**SMALL)), empty) == []
+    assert sorted(path.name for path in tmp_path.iterdir()) == ["empty", "intent.yaml"]
+
+
+def test_a_symbolic_link_is_followed_and_what_it_leads_to_is_judged(tmp_path: Path) -> None:
+    """A link to a built folder is rebuilt where it leads (the link stays); a link to anything else is refused."""
+    intent = intent_file(tmp_path)
+    mine = tmp_path / "mine"
+    mine.mkdir()
+    (mine / "thesis.tex").write_text("mine\n")
+    link = tmp_path / "link"
+    link.symlink_to(mine)
+    code, _, err = run_cli("build", str(intent), "-o", str(link))
+    assert code == 2 and f"refusing to replace {mine}:" in err and f"({link} is a symbolic link to it)" in err
+    assert snapshot(mine) == {"thesis.tex": b"mine\n"} and link.is_symlink()
+
+    previous = tmp_path / "previous"
+    write(built({"summary.md": b"old\n"}), previous)
+    link.unlink()
+    link.symlink_to(previous)
+    assert run_cli("build", str(intent), "-o", str(link))[0] == 0
+    assert link.is_symlink() and link.resolve() == previous
+    assert drift(design_files(build_design(**SMALL)), previous) == []
+
+    loop = tmp_path / "loop"
+    loop.symlink_to(loop)
+    code, _, err = run_cli("build", str(intent), "-o", str(loop))
+    assert code == 2 and err.startswith(f"cannot write {loop}: ") and "Traceback" not in err
+
+
+def test_a_name_too_long_is_explained(tmp_path: Path) -> None:
+    target = tmp_path / ("x" * 250)
+    code, out, err = run_cli("build", str(intent_file(tmp_path)), "-o", str(target))
+    assert (code, out) == (2, "")
+    assert err.startswith(f"cannot write {target}: File name too long") and "choose a shorter folder name" in err
+
+
+def test_another_build_of_the_same_folder_is_turned_away(tmp_path: Path) -> None:
+    intent = intent_file(tmp_path)
+    target = tmp_path / "out"
+    with claim(target):
+        code, _, err = run_cli("build", str(intent), "-o", str(target))
+        assert code == 2 and "another build is writing this folder" in err
+        assert not target.exists()
+    assert run_cli("build", str(intent), "-o", str(target))[0] == 0
+    assert sorted(path.name for path in tmp_path.iterdir()) == ["intent.yaml", "out"]   # the lock file went
+
+
+def test_a_failed_build_leaves_no_folder_it_created(tmp_path: Path) -> None:
+    target = tmp_path / "new" / "deeper" / "out"
+    code, _, _ = run_cli("build", str(ROOT / "tests" / "errors" / "pools_too_small.yaml"), "-o", str(target))
+    assert code == 2
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_leftovers_of_interrupted_builds_of_the_same_folder_are_cleared(tmp_path: Path) -> None:
+    for leftover in (".out.new-abcd_123/configs", ".out.old-zz99zz99/previous", ".other.new-abcd1234",
+                     ".out.new-toolong123", "out.new-abcd1234"):
+        (tmp_path / leftover).mkdir(parents=True)
+    (tmp_path / ".out.new-file0000").write_text("a file of the same pattern is not ours\n")
+    write(built({"summary.md": b"new\n"}), tmp_path / "out")
+    assert sorted(path.name for path in tmp_path.iterdir()) == [
+        ".other.new-abcd1234", ".out.new-file0000", ".out.new-toolong123", "out", "out.new-abcd1234"]
+
+
+def test_the_folder_is_a_whole_build_at_every_step_of_the_swap(tmp_path: Path,
+                                                                 monkeypatch: pytest.MonkeyPatch) -> None:
+    """Every rename and removal during a rebuild finds the output folder whole, before and after."""
+    target = tmp_path / "out"
+    old = built({"summary.md": b"old\n", "configs/frr/leaf.conf": b"old\n"})
+    new = built({"summary.md": b"new\n", "configs/frr/leaf.conf": b"new\n", "asn.csv": b"new\n"})
+    write(old, target)
+    steps: list[str] = []
+
+    def whole() -> bool:
+        return target.is_dir() and (drift(old, target) == [] or drift(new, target) == [])
+
+    def watched(name: str, real: object) -> object:
+        def step(*args: object, **kwargs: object) -> object:
+            assert whole(), f"the output folder is not whole before {name}{args}"
+            result = real(*args, **kwargs)  # type: ignore[operator]
+            assert whole(), f"the output folder is not whole after {name}{args}"
+            steps.append(name)
+            return result
+        return step
+
+    for name in ("rename", "replace"):
+        monkeypatch.setattr(os, name, watched(name, getattr(os, name)))
+    monkeypatch.setattr(shutil, "rmtree", watched("rmtree", shutil.rmtree))
+    write(new, target)
+    assert drift(new, target) == [] and steps == ["rmtree"]         # the exchange, then the old build removed
+    assert sorted(path.name for path in tmp_path.iterdir()) == ["out"]
+
+
+def test_where_the_exchange_is_missing_two_renames_replace_the_folder(tmp_path: Path,
+                                                                      monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(designer.outputs, "_exchange", lambda first, second: False)
+    target = tmp_path / "out"
+    write(built({"summary.md": b"old\n", "stale.csv": b"old\n"}), target)
+    new = built({"summary.md": b"new\n"})
+    write(new, target)
+    assert snapshot(target) == new
+    assert sorted(path.name for path in tmp_path.iterdir()) == ["out"]
+
+
+KILLED_BUILD = """
+import sys, time
+import designer.outputs
+from designer.cli import main
+
+real, when = designer.outputs._exchange, sys.argv.pop(1)
+
+def paused(first, second):
+    swapped = real(first, second) if when == "after" else False
+    print("at the swap", flush=True)
+    time.sleep(600)
+    return swapped
+
+designer.outputs._exchange = paused
+sys.exit(main(sys.argv[1:]))
+"""
+
+
+@pytest.mark.parametrize("when", ["before", "after"])
+def test_a_build_killed_at_the_swap_leaves_a_whole_folder(tmp_path: Path, when: str) -> None:
+    """SIGKILL just before or just after the exchange: the folder holds the previous or the new build, whole;
+    the next build clears the staging folder that was left."""
+    old_intent, new_intent = intent_file(tmp_path, "old.yaml"), intent_file(tmp_path, "new.yaml", servers=64)
+    target = tmp_path / "out"
+    assert run_cli("build", str(old_intent), "-o", str(target))[0] == 0
+    old_files, new_files = snapshot(target), design_files(build_design(**{**SMALL, "servers": 64}))
+    build = subprocess.Popen([sys.executable, "-c", KILLED_BUILD, when, "build", str(new_intent), "-o", str(target)],
+                             cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    try:
+        assert build.stdout is not None and build.stdout.readline() == "at the swap\n"
+    finally:
+        build.send_signal(signal.SIGKILL)
+        build.wait()
+    if when == "before":
+        assert snapshot(target) == old_files
+    else:
+        assert drift(new_files, target) == []
+    left = sorted(path.name for path in tmp_path.iterdir() if path.name.startswith("."))
+    assert len(left) == 2 and left[0] == ".out.lock" and left[1].startswith(".out.new-")   # SIGKILL skips cleanup
+    assert run_cli("build", str(new_intent), "-o", str(target))[0] == 0
+    assert drift(new_files, target) == []
+    assert sorted(path.name for path in tmp_path.iterdir()) == ["new.yaml", "old.yaml", "out"]
+
+
+def user_namespaces() -> bool:
+    """Whether this machine lets us mount file systems in a private user and mount namespace."""
+    if not shutil.which("unshare"):
+        return False
+    probe = subprocess.run(["unshare", "--user", "--map-root-user", "--mount", "true"], capture_output=True,
+                           check=False)
+    return probe.returncode == 0
+
+
+@pytest.mark.parametrize("setup, output, expected", [
+    ("mount -t tmpfs -o ro tmpfs {dir}", "{dir}/out", "Read-only file system ({dir}/.out.lock); the file system is "
+                                                      "read-only; choose a folder on a writable one"),
+    ("mount --bind {dir} {dir} && mount -o remount,bind,ro {dir}", "{dir}/out", "Read-only file system"),
+    ("mount -t tmpfs tmpfs {dir}", "{dir}", "it is a mount point, which a build cannot replace"),
+], ids=["read-only-file-system", "read-only-parent", "mount-point"])
+def test_folders_the_system_will_not_let_us_replace_are_explained(tmp_path: Path, setup: str, output: str,
+                                                                  expected: str) -> None:
+    need(user_namespaces(), "needs unshare (util-linux) and user namespaces to mount a private file system")
+    folder = tmp_path / "mounted"
+    folder.mkdir()
+    intent = intent_file(tmp_path)
+    script = f"{setup} && exec {sys.executable} -m designer.cli build {intent} -o {output}".format(dir=folder)
+    result = subprocess.run(["unshare", "--user", "--map-root-user", "--mount", "sh", "-c", script], cwd=ROOT,
+                            capture_output=True, text=True, check=False)
+    assert result.returncode == 2, result.stderr
+    assert result.stdout == "" and "Traceback" not in result.stderr
+    assert expected.format(dir=folder) in result.stderr
+    assert list(folder.iterdir()) == []
