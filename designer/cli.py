@@ -13,6 +13,7 @@ from pathlib import Path
 
 from designer import __version__
 from designer.checks import formats as check_formats
+from designer.checks import status
 from designer.design import Progress, design
 from designer.diff import diff, load
 from designer.errors import InputError, PrerequisiteError
@@ -131,6 +132,13 @@ def _build(args: argparse.Namespace) -> int:
         folder.write(files)
     print(summary_text(summary(built)))
     print(f"wrote {len(files)} files to {target}")
+    errors = [finding for finding in built.findings if finding.severity == "error"]
+    if errors:
+        failed = [check for check, result in status(errors).items() if result == "failed"]
+        print("\n".join(check_formats.line(finding) for finding in errors), file=sys.stderr)
+        print(f"designer build: {len(failed)} check{'s' if len(failed) != 1 else ''} failed ({', '.join(failed)}); "
+              f"the outputs were written to {target}", file=sys.stderr)
+        return EXIT_CHECK_FAILED
     return EXIT_OK
 
 

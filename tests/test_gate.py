@@ -139,8 +139,8 @@ def test_pre_commit_hook_refuses_drift_and_failed_checks(tmp_path: Path) -> None
     result = run_hook()
     assert result.returncode == 0, result.stderr
     intent.write_text(intent.read_text() + "checks: {ecmp_max_width: 8}\n")
-    subprocess.run([sys.executable, "-m", "designer.cli", "build", "intents/small.yaml"], cwd=repo, env=env,
-                   check=True, capture_output=True)
+    assert subprocess.run([sys.executable, "-m", "designer.cli", "build", "intents/small.yaml"], cwd=repo, env=env,
+                          check=False, capture_output=True).returncode == 1
     result = run_hook()
     assert result.returncode == 1
     assert "ecmp-balance error" in result.stderr and "checks failed for intents/small.yaml" in result.stderr
@@ -154,3 +154,17 @@ def test_junit_counts_every_failing_rack_when_the_list_is_capped() -> None:
     assert failure is not None
     assert failure.get("message").endswith("over its 8 kW budget (facility.rack_power_kw) (+127 more)")
     assert failure.text.splitlines()[-1] == "and 108 more like the above"
+
+
+def test_build_exits_1_when_a_check_fails_and_still_writes_the_outputs(tmp_path: Path) -> None:
+    path = intent_file(tmp_path, "checks: {ecmp_max_width: 8}")
+    target = tmp_path / "out"
+    code, out, err = run_cli("build", str(path), "-o", str(target))
+    assert code == 1
+    assert f"wrote {sum(1 for path in target.rglob('*') if path.is_file())} files to {target}" in out
+    lines = err.splitlines()
+    assert len(lines) == 17 and all(line.startswith("ecmp-balance error: ") for line in lines[:16])
+    assert lines[-1] == f"designer build: 1 check failed (ecmp-balance); the outputs were written to {target}"
+    assert run_cli("build", "--check", str(path), "-o", str(target))[0] == 0
+    code, _, err = run_cli("build", str(intent_file(tmp_path)), "-o", str(target))
+    assert (code, err) == (0, "")

@@ -22,7 +22,7 @@ def rows(findings: Sequence[Finding]) -> list[dict[str, Any]]:
 
 def text(findings: Sequence[Finding], name: str) -> str:
     """``check severity: subject: message`` per finding, then each check's outcome and the totals."""
-    lines = [f"{f.check} {f.severity}: {_line(f)}" for f in findings]
+    lines = [line(f) for f in findings]
     outcome = status(findings)
     lines += [f"{check}: {result}" for check, result in outcome.items()]
     total = counts(findings)
@@ -64,6 +64,11 @@ def markdown(findings: Sequence[Finding]) -> list[str]:
     problems = [f for f in findings if f.severity != "info"]
     lines += ["", *(f"- **{f.severity}** `{f.check}` {f.subject}: {f.message}" for f in problems)] if problems else []
     return lines
+
+
+def line(finding: Finding) -> str:
+    """``check severity: subject: message``, the line ``designer check`` prints for one finding."""
+    return f"{finding.check} {finding.severity}: {_line(finding)}"
 
 
 def _problems(findings: Sequence[Finding]) -> int:
