@@ -257,7 +257,8 @@ def _remove_leftovers(folder: Path) -> None:
 
 
 def _replace(files: dict[str, bytes], target: Path) -> None:
-    """Write ``files`` into a staging folder beside ``target`` and put it in place of ``target``.
+    """Write ``files`` into a staging folder beside ``target`` and put it in place of ``target``, if it may still
+    be replaced (:func:`refusal`).
 
     Where ``renameat2(RENAME_EXCHANGE)`` exists (Linux 3.15 with glibc 2.28, on ext4, xfs, btrfs, tmpfs...),
     the two folders swap in one step and ``target`` is always a whole build. Elsewhere two renames do it, and a
@@ -270,6 +271,9 @@ def _replace(files: dict[str, bytes], target: Path) -> None:
             path.parent.mkdir(parents=True, exist_ok=True)
             path.write_bytes(data)
         staging.chmod(0o755)
+        problem = refusal(target)  # again: someone may have put files into it while the build ran
+        if problem:
+            raise OutputError(problem)
         if not target.exists():
             os.rename(staging, target)
         elif not _exchange(staging, target):

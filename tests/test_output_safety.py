@@ -188,6 +188,18 @@ def test_another_build_of_the_same_folder_is_turned_away(tmp_path: Path) -> None
     assert sorted(path.name for path in tmp_path.iterdir()) == ["intent.yaml", "out"]   # the lock file went
 
 
+def test_files_added_while_the_build_ran_are_kept(tmp_path: Path) -> None:
+    target = tmp_path / "out"
+    old = built({"summary.md": b"old\n"})
+    write(old, target)
+    with claim(target) as folder:
+        (target / "added-meanwhile.txt").write_text("mine\n")
+        with pytest.raises(OutputError, match=r"it holds added-meanwhile\.txt, which the build that wrote it did not"):
+            folder.write(built({"summary.md": b"new\n"}))
+    assert snapshot(target) == {**old, "added-meanwhile.txt": b"mine\n"}
+    assert sorted(path.name for path in tmp_path.iterdir()) == ["out"]
+
+
 def test_a_failed_build_leaves_no_folder_it_created(tmp_path: Path) -> None:
     target = tmp_path / "new" / "deeper" / "out"
     code, _, _ = run_cli("build", str(ROOT / "tests" / "errors" / "pools_too_small.yaml"), "-o", str(target))
