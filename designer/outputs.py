@@ -44,12 +44,12 @@ def design_files(design: Design, templates: Path | None = None) -> dict[str, byt
         "cabling.csv": _csv(*cabling_rows(design)),
         "addressing.csv": _csv(*addressing_rows(design)),
         "asn.csv": _csv(*asn_rows(design)),
-        "racks.csv": _csv(*racks_rows(design)),
-        "power.md": power_markdown(design).encode(),
-        "bom.csv": _csv(*bom_rows(design)),
-        "floorplan.svg": floorplan_svg(design).encode(),
-        **render_configs(design.devices, design.intent.targets,
-                         user_templates_for(design.intent.source.filename, templates), design.intent.source),
+        "racks.csv": _csv(*racks_rows(design.physical, design.fabric.devices, design.intent.facility.rack_power_kw)),
+        "power.md": power_markdown(design.intent.name, design.physical, design.intent.facility).encode(),
+        "bom.csv": _csv(*bom_rows(design.physical)),
+        "floorplan.svg": floorplan_svg(design.intent, design.fabric.devices, design.physical).encode(),
+        **render_configs(design.configs, design.intent.targets,
+                         user_templates_for(design.intent.source.filename, templates)),
         **(lab_files(design) if "frr" in design.intent.targets else {}),
     }
     manifest = {
@@ -107,7 +107,7 @@ def design_json(design: Design) -> str:
                     if (value := getattr(device, key)) >= 0})
         if index < fabric.switch_count:
             row.update(loopback=ip(allocation.loopbacks[index]), asn=allocation.asns[index],
-                       announces=list(design.devices[index].bgp.announced))
+                       announces=list(design.configs[index].bgp.announced))
         row.update(rack=design.physical.racks[design.physical.device_rack[index]].name,
                    unit=design.physical.device_unit[index])
         device_rows.append(row)
@@ -272,7 +272,7 @@ def summary_markdown(design: Design) -> str:
 def _configs_lines(design: Design) -> list[str]:
     """What every switch configuration says about routing and lossless QoS, in two lines."""
     qos, routing = design.intent.qos, design.intent.routing
-    widths = sorted({device.bgp.maximum_paths for device in design.devices})
+    widths = sorted({device.bgp.maximum_paths for device in design.configs})
     paths = f"{widths[0]} to {widths[-1]}" if len(widths) > 1 else f"{widths[0]}"
     unit = "%" if qos.ecn_unit == "percent" else " bytes"
     bfd = f"every {routing.bfd.interval_ms} ms" if routing.bfd.enabled else "off"

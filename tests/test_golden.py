@@ -8,8 +8,8 @@ from __future__ import annotations
 
 import pytest
 
-from designer.design import build
 from designer.model import DeviceConfig
+from designer.pipeline import build
 from designer.render import TARGETS, config_path, render_configs
 from tests.conftest import ROOT, check_golden
 
@@ -21,7 +21,7 @@ def representatives(intent: str) -> tuple[list[DeviceConfig], dict[str, bytes]]:
     """The first switch of each role (leaf, spine, super-spine) and every OS's rendering of it."""
     design = build(ROOT / "tests" / "intents" / f"{intent}.yaml")
     first: dict[str, DeviceConfig] = {}
-    for device in design.devices:
+    for device in design.configs:
         first.setdefault(device.role, device)
     devices = list(first.values())
     return devices, render_configs(devices, TARGETS)

@@ -20,7 +20,7 @@ IMAGE = "quay.io/frrouting/frr:8.4.1"
 
 def lab_files(design: Design) -> dict[str, bytes]:
     """``lab/clab.yml`` and the FRR ``lab/daemons`` file it mounts into every node."""
-    bfd = any(device.bgp.bfd is not None for device in design.devices)
+    bfd = any(device.bgp.bfd is not None for device in design.configs)
     return {"lab/clab.yml": clab_yaml(design).encode(), "lab/daemons": daemons(bfd).encode()}
 
 
