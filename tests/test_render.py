@@ -20,10 +20,8 @@ import yaml
 
 from designer.allocate import ip
 from designer.design import Design
-from designer.errors import InputError
 from designer.fabric import SERVER_LEAF
 from designer.model import DeviceConfig
-from designer.outputs import design_files
 from designer.pipeline import build
 from designer.render import TARGETS, Renderer, render_configs
 from tests.conftest import ROOT, need
