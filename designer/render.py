@@ -24,7 +24,7 @@ from jinja2.sandbox import SandboxedEnvironment
 from designer.catalog import catalog
 from designer.errors import PrerequisiteError
 from designer.model import DeviceConfig, Interface
-from designer.sonic import sonic_config
+from designer.sonic import config_db, config_db_json
 
 SHIPPED_TEMPLATES = Path(__file__).resolve().parent.parent / "templates"
 """The templates that come with the designer (repository root ``templates/``)."""
@@ -84,7 +84,7 @@ def _nvue(device: DeviceConfig) -> dict[str, Any]:
 
 
 def _sonic(device: DeviceConfig) -> dict[str, Any]:
-    return {"sonic": sonic_config(device)}
+    return {"tables": config_db(device), "config_db_json": config_db_json}
 
 
 @dataclass(frozen=True)
