@@ -19,6 +19,7 @@ cheap at 400k links. The upper end takes the even address.
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 from typing import NamedTuple
 
@@ -57,6 +58,11 @@ class Device(NamedTuple):
 
 
 Link = tuple[int, int, int, int, int]
+
+
+def natural(name: str) -> tuple[object, ...]:
+    """Sort key of device and port names that orders ``su2`` before ``su10`` and ``swp3s0`` before ``swp3s1``."""
+    return tuple(int(part) if part.isdigit() else part for part in re.split(r"(\d+)", name))
 
 
 @dataclass(frozen=True)

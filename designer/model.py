@@ -228,13 +228,12 @@ def device_configs(intent: Intent, plan: Plan, fabric: Fabric, allocation: Alloc
     bfd = Bfd(intent.routing.bfd.interval_ms, intent.routing.bfd.multiplier) if intent.routing.bfd.enabled else None
     timers = intent.routing.timers
     aggregate = intent.routing.server_subnets == "aggregate"
-    port_speed = {"leaf": intent.leaf.speed, "spine": intent.spine.speed, "super_spine": intent.super_spine.speed}
     layouts: dict[tuple[str, int, int], _Ports] = {}
 
     def layout(device: Device) -> _Ports:
         key = (device.role, device.ports, device.breakout)
         if key not in layouts:
-            layouts[key] = _Ports(device, port_speed[device.role])
+            layouts[key] = _Ports(device, intent.switch(device.role).speed)
         return layouts[key]
 
     ports = [layout(device) for device in devices[:switch_count]]
@@ -284,6 +283,6 @@ def device_configs(intent: Intent, plan: Plan, fabric: Fabric, allocation: Alloc
         configs.append(DeviceConfig(
             hostname=device.name, role=device.role, plane=device.plane, pod=device.pod, model=device.model,
             asn=asns[index], router_id=loopback, loopback=f"{loopback}/32", mtu=mtu, physical_ports=device.ports
-            // layout.breakout, port_speed_gbps=port_speed[device.role], breakout=layout.breakout,
+            // layout.breakout, port_speed_gbps=intent.switch(device.role).speed, breakout=layout.breakout,
             serdes_lanes=layout.serdes, interfaces=tuple(row[1] for row in rows), bgp=bgp, qos=qos))
     return configs

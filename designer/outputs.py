@@ -212,11 +212,10 @@ def summary_markdown(design: Design) -> str:
     if plan.tiers == 3:
         lines.append(f"| Pods per plane | {plan.pods} of {sizing['scalable_units_per_pod']} scalable units |")
     lines += ["", "## Switches", "", "| role | count | model | logical ports | breakout |", "|---|---:|---|---:|---:|"]
-    hardware = {"leaf": intent.leaf, "spine": intent.spine, "super_spine": intent.super_spine}
     radix = {"leaf": plan.leaf_radix, "spine": plan.spine_radix, "super_spine": plan.super_radix}
     for role, count in data["switches"].items():
         if count:
-            spec = hardware[role]
+            spec = intent.switch(role)
             lines.append(f"| {role.replace('_', '-')} | {count:,} | {spec.model} ({spec.ports} x {spec.speed}G) | "
                          f"{radix[role]} | {spec.breakout(plan.link_speed)} x {plan.link_speed}G |")
     lines += ["", "## Links", "", "| tier | links | Tb/s one way | parallel links per switch pair |",

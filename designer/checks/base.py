@@ -1,8 +1,7 @@
-"""Helpers the checks share: capped problem lists, a natural sort key, joined values."""
+"""Helpers the checks share: capped problem lists and joined values."""
 
 from __future__ import annotations
 
-import re
 from collections.abc import Iterable
 
 from designer.findings import Finding
@@ -18,11 +17,6 @@ def capped(check: str, severity: str, problems: list[tuple[str, str]], limit: in
         findings.append(Finding(check, severity, f"and {len(problems) - limit:,} more like the above",
                                 evidence={"more": len(problems) - limit}))
     return findings
-
-
-def natural(text: str) -> tuple[object, ...]:
-    """Sort key that orders ``su2`` before ``su10``."""
-    return tuple(int(part) if part.isdigit() else part for part in re.split(r"(\d+)", text))
 
 
 def join(values: Iterable[object]) -> str:

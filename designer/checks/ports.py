@@ -21,10 +21,9 @@ SEVERITY = "error"
 def check(design: Built) -> Iterable[Finding]:
     fabric, intent, speed = design.fabric, design.intent, design.plan.link_speed
     devices = fabric.devices
-    hardware = {"leaf": intent.leaf, "spine": intent.spine, "super_spine": intent.super_spine}
     problems: list[tuple[str, str]] = []
     for device in fabric.switches():
-        spec = hardware[device.role]
+        spec = intent.switch(device.role)
         if device.breakout != spec.breakout(speed) or device.ports != spec.radix(speed):
             problems.append((device.name, f"{device.ports} logical ports at breakout {device.breakout}, but "
                                           f"{spec.ports} x {spec.speed}G ports give {spec.radix(speed)} x {speed}G "
