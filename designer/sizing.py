@@ -98,12 +98,12 @@ class Plan:
     def nic_ports_per_plane(self) -> int:
         return self.servers * self.rails
 
-    def switches(self) -> dict[str, int]:
+    def switch_counts(self) -> dict[str, int]:
         """Switch counts per role, all planes."""
         return {"leaf": self.planes * self.leaves_per_plane, "spine": self.planes * self.spines_per_plane,
                 "super_spine": self.planes * self.supers_per_plane}
 
-    def links(self) -> dict[str, int]:
+    def link_counts(self) -> dict[str, int]:
         """Logical links per tier, all planes (one /31 each)."""
         return {
             "server_leaf": self.planes * self.nic_ports_per_plane,
@@ -113,7 +113,7 @@ class Plan:
 
     def bandwidth_tbps(self) -> dict[str, float]:
         """One-direction bandwidth per tier, all planes, in Tb/s."""
-        return {tier: count * self.link_speed / 1000 for tier, count in self.links().items()}
+        return {tier: count * self.link_speed / 1000 for tier, count in self.link_counts().items()}
 
 
 def size(intent: Intent) -> Plan:
