@@ -22,8 +22,8 @@ writes them with ``config_db_json`` (a user's template override can add or chang
 
 from __future__ import annotations
 
-import json
 from dataclasses import dataclass
+from json.encoder import encode_basestring_ascii as quote
 from typing import Any
 
 from designer.model import DeviceConfig, Interface
@@ -80,9 +80,13 @@ def config_db(device: DeviceConfig) -> Tables:
         metadata.update(platform=platform, hwsku=hwsku)
     metadata.update(bgp_asn=str(device.asn), bgp_router_id=device.router_id, docker_routing_config_mode="split",
                     buffer_model="traditional", default_pfcwd_status="enable" if qos.pfc_watchdog else "disable")
-    pgs = (("0", "ingress_lossy_profile"), *((str(pg), "ingress_lossless_profile") for pg in lossless))
-    buffer_queues = sorted([(str(queue), "egress_lossless_profile") for queue in lossless] + [
-        (run, "egress_lossy_profile") for run in _ranges([queue for queue in range(QUEUES) if queue not in lossless])])
+    no_fields: dict[str, Any] = {}  # an entry that exists by its key alone (an interface, an address on it)
+    lossy_pg, lossless_pg = {"profile": "ingress_lossy_profile"}, {"profile": "ingress_lossless_profile"}
+    pgs = (("0", lossy_pg), *((str(pg), lossless_pg) for pg in lossless))
+    lossy_queue, lossless_queue = {"profile": "egress_lossy_profile"}, {"profile": "egress_lossless_profile"}
+    buffer_queues = sorted([(str(queue), lossless_queue) for queue in lossless] + [
+        (run, lossy_queue) for run in _ranges([queue for queue in range(QUEUES) if queue not in lossless])],
+        key=lambda row: row[0])
     queues = {queue: {"scheduler": f"DWRR_Q{queue}", **({"wred_profile": ECN_PROFILE}
                                                         if qos.ecn and queue in lossless else {})}
               for queue, _ in qos.dwrr_weights}
@@ -99,7 +103,7 @@ def config_db(device: DeviceConfig) -> Tables:
             "asn": str(neighbor.remote_asn), "name": neighbor.peer_device, "local_addr": neighbor.local_address,
             "holdtime": str(bgp.hold), "keepalive": str(bgp.keepalive), "admin_status": "up"}
             for neighbor in bgp.neighbors},
-        "BUFFER_PG": {f"{port.name}|{pg}": {"profile": profile} for port in ports for pg, profile in pgs},
+        "BUFFER_PG": {f"{port.name}|{pg}": profile for port in ports for pg, profile in pgs},
         "BUFFER_POOL": {
             "egress_lossless_pool": {"type": "egress", "mode": "dynamic", "size": str(pool)},
             "egress_lossy_pool": {"type": "egress", "mode": "dynamic", "size": str(pool - shared_headroom)},
@@ -112,12 +116,11 @@ def config_db(device: DeviceConfig) -> Tables:
                                          "size": str(2 * qos.mtu + qos.headroom_bytes), "xon": str(2 * qos.mtu),
                                          "xoff": str(qos.headroom_bytes), "dynamic_th": "0"},
             "ingress_lossy_profile": {"pool": "ingress_lossless_pool", "size": "0", "dynamic_th": "3"}},
-        "BUFFER_QUEUE": {f"{port.name}|{run}": {"profile": profile}
-                         for port in ports for run, profile in buffer_queues},
+        "BUFFER_QUEUE": {f"{port.name}|{run}": profile for port in ports for run, profile in buffer_queues},
         "DEVICE_METADATA": {"localhost": metadata},
         "DSCP_TO_TC_MAP": {MAP: {str(dscp): str(tc) for dscp, tc in enumerate(qos.dscp_to_tc)}},
-        "INTERFACE": {key: {} for port in ports for key in (port.name, f"{port.name}|{port.address}")},
-        "LOOPBACK_INTERFACE": {"Loopback0": {}, f"Loopback0|{device.loopback}": {}},
+        "INTERFACE": {key: no_fields for port in ports for key in (port.name, f"{port.name}|{port.address}")},
+        "LOOPBACK_INTERFACE": {"Loopback0": no_fields, f"Loopback0|{device.loopback}": no_fields},
         "MAP_PFC_PRIORITY_TO_QUEUE": {MAP: {str(priority): str(priority) for priority in range(QUEUES)}},
         "PORT": {port.name: {
             "alias": port.alias, "description": port.description, "index": str(port.index),
@@ -144,12 +147,24 @@ def config_db(device: DeviceConfig) -> Tables:
 
 
 def config_db_json(tables: Tables) -> str:
-    """``tables`` as config_db.json: one table per block, one entry per line, so a review diff shows entries."""
+    """``tables`` as config_db.json: one table per block, one entry per line, so a review diff shows entries.
+
+    Entries that share one fields object (every port's QoS map, buffer profile or queue) are encoded once.
+    """
+    encoded: dict[int, str] = {}
+
+    def compact(fields: dict[str, Any]) -> str:
+        text = encoded.get(id(fields))
+        if text is None:
+            text = encoded[id(fields)] = "{" + ", ".join(
+                f"{quote(key)}: {compact(value) if isinstance(value, dict) else quote(value)}"
+                for key, value in fields.items()) + "}"
+        return text
+
     blocks = []
     for table, entries in tables.items():
-        rows = ",\n".join(f"    {json.dumps(key)}: {json.dumps(fields, separators=(', ', ': '))}"
-                           for key, fields in entries.items())
-        blocks.append(f"  {json.dumps(table)}: {{\n{rows}\n  }}" if rows else f"  {json.dumps(table)}: {{}}")
+        rows = ",\n".join(f"    {quote(key)}: {compact(fields)}" for key, fields in entries.items())
+        blocks.append(f"  {quote(table)}: {{\n{rows}\n  }}" if rows else f"  {quote(table)}: {{}}")
     return "{\n" + ",\n".join(blocks) + "\n}"
 
 
