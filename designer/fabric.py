@@ -21,12 +21,13 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
-from typing import NamedTuple
-
-import networkx as nx
+from typing import TYPE_CHECKING, NamedTuple
 
 from designer.intent import Intent
 from designer.sizing import Plan
+
+if TYPE_CHECKING:
+    import networkx as nx
 
 TIERS = ("server_leaf", "leaf_spine", "spine_super_spine")
 SERVER_LEAF, LEAF_SPINE, SPINE_SUPER = range(3)
@@ -80,6 +81,8 @@ class Fabric:
 
     def graph(self) -> nx.MultiGraph:
         """The fabric as a networkx multigraph: one edge per link, capacity in Gb/s, for analysis."""
+        import networkx as nx  # only analyses that want a graph library pay for importing it
+
         graph = nx.MultiGraph()
         for index, device in enumerate(self.devices):
             graph.add_node(index, name=device.name, role=device.role, plane=device.plane)
