@@ -1,8 +1,8 @@
 """Time the checks (``designer check``) at 1k to 131k GPUs, each check on its own.
 
 The intent is bench_build's (DGX H100, 64 x 800G switches as 128 x 400G). Each run is a fresh process
-that builds the design, then times every registered check once more on it (the bisection's kept
-result is dropped first, so the max-flows are solved again); the table reports the median of
+that builds the design, then times the shared facts (link counts and every max-flow of the bisection) and
+every registered check once more on it; the table reports the median of
 ``--runs`` runs. ``--write`` replaces the table in benchmarks/README.md between its bench_checks markers.
 
     python benchmarks/bench_checks.py [--runs 3] [--sizes 1024 8192] [--write]
@@ -19,16 +19,18 @@ import sys
 from bench_build import SIZES
 from common import INTENT, arguments, publish
 
-SHOWN = ("bisection-bandwidth", "failure-impact", "ecmp-balance", "sessions", "addressing")
+SHOWN = ("facts", "bisection-bandwidth", "failure-impact", "ecmp-balance", "sessions", "addressing")
 
 RUN = """\
 import json, sys, time
-from designer.checks import CHECKS, bisection
-from designer.design import design
+from designer.analysis.facts import facts
+from designer.checks import CHECKS
+from designer.pipeline import design
 from designer.intent import parse_intent
 built = design(parse_intent(sys.argv[1]))
-bisection._last.clear()
-seconds = {}
+start = time.perf_counter()
+facts(built.fabric)
+seconds = {"facts": time.perf_counter() - start}
 for module in CHECKS:
     start = time.perf_counter()
     list(module.check(built))
@@ -46,9 +48,10 @@ def measure(gpus: int) -> dict:
 
 def table(rows: list[dict], runs: int) -> str:
     lines = [f"Median of {runs} runs, each a fresh process, on {platform.machine()} with Python "
-             f"{platform.python_version()}; seconds per check on an already built design (bisection solves "
-             "3 splits per plane; failure impact 2 splits for each of 4 failures).", "",
-             "| GPUs | switches | links | all checks | " + " | ".join(SHOWN) + " | others |",
+             f"{platform.python_version()}; seconds on an already built design: the shared facts (link counts and "
+             "the bisection's max-flows, 3 splits per plane), then each check (failure impact solves 2 splits for each "
+             "of 4 failures).", "",
+             "| GPUs | switches | links | facts and checks | " + " | ".join(SHOWN) + " | others |",
              "|---:|---:|---:|---:|" + "---:|" * (len(SHOWN) + 1)]
     for row in rows:
         seconds = row["seconds"]

@@ -26,7 +26,7 @@ SIZES = (32768, 131072)
 
 RUN = textwrap.dedent("""\
     import json, statistics, sys, time
-    from designer.design import build
+    from designer.pipeline import build
     from designer.model import device_configs
     from designer.render import TARGETS, render_configs
     intent, runs = sys.argv[1], int(sys.argv[2])
@@ -41,11 +41,12 @@ RUN = textwrap.dedent("""\
             del result
         return statistics.median(samples)
 
-    row = {"switches": len(design.devices), "interfaces": sum(len(d.interfaces) for d in design.devices),
-           "model_s": timed(lambda: device_configs(design))}
+    row = {"switches": len(design.configs), "interfaces": sum(len(d.interfaces) for d in design.configs),
+           "model_s": timed(lambda: device_configs(design.intent, design.plan, design.fabric,
+                                                               design.allocation))}
     for os in sorted(TARGETS):
-        row[os + "_s"] = timed(lambda: render_configs(design.devices, [os]))
-        row[os + "_mib"] = sum(map(len, render_configs(design.devices, [os]).values())) / 2**20
+        row[os + "_s"] = timed(lambda: render_configs(design.configs, [os]))
+        row[os + "_mib"] = sum(map(len, render_configs(design.configs, [os]).values())) / 2**20
     print(json.dumps(row))
 """)
 

@@ -2,6 +2,7 @@
 
 __version__ = "0.1.0"
 
-from designer.design import Design, build
+from designer.design import Design
+from designer.pipeline import build
 
 __all__ = ["Design", "__version__", "build"]

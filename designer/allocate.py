@@ -25,7 +25,7 @@ from netaddr import IPNetwork
 from designer.errors import InputError, Problem
 from designer.fabric import Device, Fabric
 from designer.intent import Intent
-from designer.intent.schema import PRIVATE_ASN_RANGES
+from designer.intent.schema import private_asns
 
 
 @dataclass(frozen=True)
@@ -139,7 +139,7 @@ def _asn_range_problems(ranges: dict[str, tuple[int, int]]) -> list[Problem]:
     problems = []
     for role, (first, last) in ranges.items():
         field = ("routing", f"{role}_asn_start")
-        if not any(low <= first and last <= high for low, high in PRIVATE_ASN_RANGES):
+        if not private_asns(first, last):
             problems.append(Problem(field, (
                 f"the {last - first + 1:,} {role.replace('_', '-')} ASNs {first}-{last} leave the private ASN "
                 "ranges 64512-65534 (2-byte, 1,023 ASNs) and 4200000000-4294967294 (4-byte); start them in "

@@ -51,12 +51,24 @@ class MediumModel:
 
 
 @dataclass(frozen=True)
+class TargetModel:
+    """What one network OS's configuration can express (``None``: no known limit)."""
+
+    name: str
+    label: str
+    max_ecmp_paths: int | None
+    max_mtu: int
+    min_pfc_watchdog_ms: int | None
+
+
+@dataclass(frozen=True)
 class Catalog:
-    """All known models, by name; media shortest reach first; facility defaults; orderable cable lengths."""
+    """All known models, by name; target OSes; media shortest reach first; facility defaults; cable lengths."""
 
     switches: dict[str, SwitchModel]
     servers: dict[str, ServerModel]
     media: dict[str, MediumModel]
+    targets: dict[str, TargetModel]
     facility: dict[str, Any]
     cable_lengths_m: tuple[float, ...]
 
@@ -69,6 +81,7 @@ def catalog() -> Catalog:
         switches={name: SwitchModel(name, **fields) for name, fields in sorted(data["switches"].items())},
         servers={name: ServerModel(name, **fields) for name, fields in sorted(data["servers"].items())},
         media={name: MediumModel(name, **fields) for name, fields in data["media"].items()},
+        targets={name: TargetModel(name, **fields) for name, fields in data["targets"].items()},
         facility=data["facility"],
         cable_lengths_m=tuple(data["cable_lengths_m"]),
     )

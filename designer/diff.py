@@ -15,8 +15,8 @@ from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 from typing import Any
 
-from designer.checks.base import natural
 from designer.errors import InputError, Problem
+from designer.fabric import natural
 
 DESIGN_FILE = "design.json"
 EXAMPLES = 10

@@ -19,13 +19,15 @@ cheap at 400k links. The upper end takes the even address.
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
-from typing import NamedTuple
-
-import networkx as nx
+from typing import TYPE_CHECKING, NamedTuple
 
 from designer.intent import Intent
 from designer.sizing import Plan
+
+if TYPE_CHECKING:
+    import networkx as nx
 
 TIERS = ("server_leaf", "leaf_spine", "spine_super_spine")
 SERVER_LEAF, LEAF_SPINE, SPINE_SUPER = range(3)
@@ -59,6 +61,11 @@ class Device(NamedTuple):
 Link = tuple[int, int, int, int, int]
 
 
+def natural(name: str) -> tuple[object, ...]:
+    """Sort key of device and port names that orders ``su2`` before ``su10`` and ``swp3s0`` before ``swp3s1``."""
+    return tuple(int(part) if part.isdigit() else part for part in re.split(r"(\d+)", name))
+
+
 @dataclass(frozen=True)
 class Fabric:
     """The wired fabric: devices (switches first, then servers) and links ordered by tier."""
@@ -74,6 +81,8 @@ class Fabric:
 
     def graph(self) -> nx.MultiGraph:
         """The fabric as a networkx multigraph: one edge per link, capacity in Gb/s, for analysis."""
+        import networkx as nx  # only analyses that want a graph library pay for importing it
+
         graph = nx.MultiGraph()
         for index, device in enumerate(self.devices):
             graph.add_node(index, name=device.name, role=device.role, plane=device.plane)

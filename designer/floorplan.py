@@ -8,14 +8,12 @@ Beside it, the elevation of the first compute rack and the first network rack, u
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
 from xml.sax.saxutils import escape
 
-from designer.physical import COMPUTE, NETWORK, Rack
+from designer.fabric import Device
+from designer.intent import Intent
+from designer.physical import COMPUTE, NETWORK, Physical, Rack
 from designer.physical.placement import device_units
-
-if TYPE_CHECKING:
-    from designer.design import Design
 
 CELL_W, CELL_H, ROW_GAP = 22, 28, 10
 LEFT, TOP = 70, 112
@@ -33,9 +31,9 @@ def shade(kw: float, budget_kw: float) -> str:
     return next((colour for bound, colour in SHADES if share <= bound + 1e-9), OVER)
 
 
-def floorplan_svg(design: Design) -> str:
+def floorplan_svg(intent: Intent, devices: list[Device], physical: Physical) -> str:
     """The floor plan and two rack elevations as one SVG document."""
-    physical, facility = design.physical, design.intent.facility
+    facility = intent.facility
     per_row = facility.racks_per_row
     floor_w = LEFT + per_row * CELL_W + 130
     row_h = CELL_H + ROW_GAP
@@ -48,7 +46,7 @@ def floorplan_svg(design: Design) -> str:
         f'<svg xmlns="http://www.w3.org/2000/svg" width="{width}" height="{height}" viewBox="0 0 {width} {height}" '
         'font-family="sans-serif" font-size="11">',
         f'<rect width="{width}" height="{height}" fill="#ffffff"/>',
-        f'<text x="10" y="22" font-size="16" font-weight="bold">{escape(design.intent.name)}: floor plan</text>',
+        f'<text x="10" y="22" font-size="16" font-weight="bold">{escape(intent.name)}: floor plan</text>',
         f'<text x="10" y="40">{counts["compute"]:,} compute and {counts["network"]:,} network racks in '
         f'{counts["rows"]:,} rows of {per_row}; {power["total"]:,.1f} kW IT, {power["facility"]:,.1f} kW with '
         f'PUE {facility.pue:g}; budget {facility.rack_power_kw:g} kW per rack, {facility.cooling}-cooled</text>',
@@ -75,7 +73,7 @@ def floorplan_svg(design: Design) -> str:
     for role in (COMPUTE, NETWORK):
         rack = next((rack for rack in physical.racks if rack.role == role), None)
         if rack is not None:
-            parts += _elevation(design, rack, x, TOP)
+            parts += _elevation(intent, devices, physical, rack, x, TOP)
             x += ELEVATION_W
     parts.append("</svg>")
     return "\n".join(parts) + "\n"
@@ -109,10 +107,9 @@ def _rack_cell(rack: Rack, x: int, y: int, budget_kw: float) -> str:
     return cell + "</g>"
 
 
-def _elevation(design: Design, rack: Rack, x: int, y: int) -> list[str]:
+def _elevation(intent: Intent, devices: list[Device], physical: Physical, rack: Rack, x: int, y: int) -> list[str]:
     """One rack drawn unit by unit, top unit at the top, each device labelled with its name."""
-    physical, devices = design.physical, design.fabric.devices
-    units = design.intent.facility.rack_units
+    units = intent.facility.rack_units
     body_x, body_w = x + 34, ELEVATION_W - 60
     parts = [f'<text x="{x}" y="{y - 24}" font-weight="bold">{escape(rack.role)} rack {escape(rack.name)}</text>',
              f'<text x="{x}" y="{y - 10}">{len(rack.devices)} devices, {rack.kw:,.2f} kW</text>',
@@ -124,7 +121,7 @@ def _elevation(design: Design, rack: Rack, x: int, y: int) -> list[str]:
     for index in rack.devices:
         device = devices[index]
         bottom = physical.device_unit[index]
-        height = device_units(design.intent, device)
+        height = device_units(intent, device)
         top_y = y + (units - (bottom + height - 1)) * UNIT_PX
         fill = "#c6dbef" if device.role == "server" else "#9ecae1"
         parts.append(f'<rect x="{body_x + 2}" y="{top_y + 1}" width="{body_w - 4}" height="{height * UNIT_PX - 2}" '

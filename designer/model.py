@@ -1,8 +1,8 @@
 """The vendor-neutral device model: what each switch's configuration says, whatever its network OS.
 
-``device_configs(design)`` turns the wired, addressed fabric into one :class:`DeviceConfig` per switch
-(fabric device order): its interfaces with both /31 ends, its eBGP sessions and the lossless QoS
-profile. Every decision lives here; templates only lay the values out in an OS's syntax.
+``device_configs(intent, plan, fabric, allocation)`` turns the wired, addressed fabric into one
+:class:`DeviceConfig` per switch (fabric device order): its interfaces with both /31 ends, its eBGP
+sessions and the lossless QoS profile. Every decision lives here; templates only lay the values out in an OS's syntax.
 
 * Every fabric link is one eBGP single-hop session between the two /31 ends; servers speak no BGP,
   so a leaf's server ports are addressed interfaces whose /31 subnets the leaf advertises, with its
@@ -24,19 +24,14 @@ Per-interface and per-neighbor records are slotted dataclasses of plain strings 
 
 from __future__ import annotations
 
-import gc
 from collections import Counter
-from collections.abc import Iterator
-from contextlib import contextmanager
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
 
-from designer.allocate import ip
-from designer.fabric import SERVER_LEAF, Device
+from designer.allocate import Allocation, ip
+from designer.fabric import SERVER_LEAF, Device, Fabric
+from designer.intent import Intent
 from designer.intent.configs import QosSpec
-
-if TYPE_CHECKING:
-    from designer.design import Design
+from designer.sizing import Plan
 
 SERDES_LANES = {10: 1, 25: 1, 40: 4, 50: 2, 100: 4, 200: 4, 400: 8, 800: 8, 1600: 8}
 """Electrical lanes of one physical port at each port speed (QSFP28/QSFP56 4, QSFP-DD/OSFP 8)."""
@@ -223,31 +218,8 @@ class _Ports:
         self.names = [device.port_name(port) for port in range(device.ports)]
 
 
-@contextmanager
-def bulk_allocation() -> Iterator[None]:
-    """Pause the cyclic garbage collector while building many acyclic records.
-
-    Hundreds of thousands of new objects trigger collections that rescan everything allocated so far;
-    none of these records form cycles, so pausing the collector only saves that time (3x at 131k GPUs).
-    """
-    enabled = gc.isenabled()
-    gc.disable()
-    try:
-        yield
-    finally:
-        if enabled:
-            gc.enable()
-
-
-def device_configs(design: Design) -> list[DeviceConfig]:
-    """One configuration model per switch, in fabric device order (reads the intent, plan, fabric and
-    allocation of ``design``, never its ``devices``)."""
-    with bulk_allocation():
-        return _device_configs(design)
-
-
-def _device_configs(design: Design) -> list[DeviceConfig]:
-    intent, plan, fabric, allocation = design.intent, design.plan, design.fabric, design.allocation
+def device_configs(intent: Intent, plan: Plan, fabric: Fabric, allocation: Allocation) -> list[DeviceConfig]:
+    """One configuration model per switch, in fabric device order."""
     devices, asns = fabric.devices, allocation.asns
     switch_count = fabric.switch_count
     speed = plan.link_speed
@@ -256,13 +228,12 @@ def _device_configs(design: Design) -> list[DeviceConfig]:
     bfd = Bfd(intent.routing.bfd.interval_ms, intent.routing.bfd.multiplier) if intent.routing.bfd.enabled else None
     timers = intent.routing.timers
     aggregate = intent.routing.server_subnets == "aggregate"
-    port_speed = {"leaf": intent.leaf.speed, "spine": intent.spine.speed, "super_spine": intent.super_spine.speed}
     layouts: dict[tuple[str, int, int], _Ports] = {}
 
     def layout(device: Device) -> _Ports:
         key = (device.role, device.ports, device.breakout)
         if key not in layouts:
-            layouts[key] = _Ports(device, port_speed[device.role])
+            layouts[key] = _Ports(device, intent.switch(device.role).speed)
         return layouts[key]
 
     ports = [layout(device) for device in devices[:switch_count]]
@@ -312,6 +283,6 @@ def _device_configs(design: Design) -> list[DeviceConfig]:
         configs.append(DeviceConfig(
             hostname=device.name, role=device.role, plane=device.plane, pod=device.pod, model=device.model,
             asn=asns[index], router_id=loopback, loopback=f"{loopback}/32", mtu=mtu, physical_ports=device.ports
-            // layout.breakout, port_speed_gbps=port_speed[device.role], breakout=layout.breakout,
+            // layout.breakout, port_speed_gbps=intent.switch(device.role).speed, breakout=layout.breakout,
             serdes_lanes=layout.serdes, interfaces=tuple(row[1] for row in rows), bgp=bgp, qos=qos))
     return configs

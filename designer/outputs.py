@@ -56,14 +56,14 @@ def design_files(design: Design, templates: Path | None = None, progress: Progre
         "cabling.csv": _csv(*cabling_rows(design)),
         "addressing.csv": _csv(*addressing_rows(design)),
         "asn.csv": _csv(*asn_rows(design)),
-        "racks.csv": _csv(*racks_rows(design)),
-        "power.md": power_markdown(design).encode(),
-        "bom.csv": _csv(*bom_rows(design)),
-        "floorplan.svg": floorplan_svg(design).encode(),
+        "racks.csv": _csv(*racks_rows(design.physical, design.fabric.devices, design.intent.facility.rack_power_kw)),
+        "power.md": power_markdown(design.intent.name, design.physical, design.intent.facility).encode(),
+        "bom.csv": _csv(*bom_rows(design.physical)),
+        "floorplan.svg": floorplan_svg(design.intent, design.fabric.devices, design.physical).encode(),
     }
-    say(f"rendering the configurations of {len(design.devices):,} switches for {', '.join(design.intent.targets)}")
-    files.update(render_configs(design.devices, design.intent.targets,
-                                user_templates_for(design.intent.source.filename, templates), design.intent.source))
+    say(f"rendering the configurations of {len(design.configs):,} switches for {', '.join(design.intent.targets)}")
+    files.update(render_configs(design.configs, design.intent.targets,
+                                user_templates_for(design.intent.source.filename, templates)))
     files.update(lab_files(design) if "frr" in design.intent.targets else {})
     manifest = {
         "name": design.intent.name,
@@ -339,7 +339,7 @@ def design_json(design: Design) -> str:
                     if (value := getattr(device, key)) >= 0})
         if index < fabric.switch_count:
             row.update(loopback=ip(allocation.loopbacks[index]), asn=allocation.asns[index],
-                       announces=list(design.devices[index].bgp.announced))
+                       announces=list(design.configs[index].bgp.announced))
         row.update(rack=design.physical.racks[design.physical.device_rack[index]].name,
                    unit=design.physical.device_unit[index])
         device_rows.append(row)
@@ -444,11 +444,10 @@ def summary_markdown(design: Design) -> str:
     if plan.tiers == 3:
         lines.append(f"| Pods per plane | {plan.pods} of {sizing['scalable_units_per_pod']} scalable units |")
     lines += ["", "## Switches", "", "| role | count | model | logical ports | breakout |", "|---|---:|---|---:|---:|"]
-    hardware = {"leaf": intent.leaf, "spine": intent.spine, "super_spine": intent.super_spine}
     radix = {"leaf": plan.leaf_radix, "spine": plan.spine_radix, "super_spine": plan.super_radix}
     for role, count in data["switches"].items():
         if count:
-            spec = hardware[role]
+            spec = intent.switch(role)
             lines.append(f"| {role.replace('_', '-')} | {count:,} | {spec.model} ({spec.ports} x {spec.speed}G) | "
                          f"{radix[role]} | {spec.breakout(plan.link_speed)} x {plan.link_speed}G |")
     lines += ["", "## Links", "", "| tier | links | Tb/s one way | parallel links per switch pair |",
@@ -504,7 +503,7 @@ def summary_markdown(design: Design) -> str:
 def _configs_lines(design: Design) -> list[str]:
     """What every switch configuration says about routing and lossless QoS, in two lines."""
     qos, routing = design.intent.qos, design.intent.routing
-    widths = sorted({device.bgp.maximum_paths for device in design.devices})
+    widths = sorted({device.bgp.maximum_paths for device in design.configs})
     paths = f"{widths[0]} to {widths[-1]}" if len(widths) > 1 else f"{widths[0]}"
     unit = "%" if qos.ecn_unit == "percent" else " bytes"
     bfd = f"every {routing.bfd.interval_ms} ms" if routing.bfd.enabled else "off"

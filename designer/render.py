@@ -21,14 +21,13 @@ from typing import Any
 import jinja2
 from jinja2.sandbox import SandboxedEnvironment
 
-from designer.errors import InputError, PrerequisiteError, Problem, Source
-from designer.model import DeviceConfig, Interface, bulk_allocation
-from designer.sonic import sonic_config
+from designer.catalog import catalog
+from designer.errors import PrerequisiteError
+from designer.model import DeviceConfig, Interface
+from designer.sonic import config_db, config_db_json
 
 SHIPPED_TEMPLATES = Path(__file__).resolve().parent.parent / "templates"
 """The templates that come with the designer (repository root ``templates/``)."""
-EOS_MAX_MTU = 9214
-"""EOS's largest interface (IP) MTU; a larger design MTU is rendered as this."""
 NVUE_WATCHDOG_ROBUSTNESS = 2
 """NVUE detects a PFC storm after this many polls; the poll interval is the detection time divided by it."""
 EOS_QOS_PROFILE = "ROCE"
@@ -62,7 +61,7 @@ def _eos(device: DeviceConfig) -> dict[str, Any]:
         "interfaces": [(eos_interface_name(interface), interface) for interface in device.interfaces],
         "dscp_map": [(dscps[start:start + EOS_DSCPS_PER_LINE], tc) for tc, dscps in qos.tc_dscps
                      for start in range(0, len(dscps), EOS_DSCPS_PER_LINE)],
-        "mtu": min(device.mtu, EOS_MAX_MTU),
+        "mtu": min(device.mtu, catalog().targets["eos"].max_mtu),
         "qos_profile": EOS_QOS_PROFILE,
         "ecn_min": _size(qos.ecn_min_bytes, " kbytes", " bytes"),
         "ecn_max": _size(qos.ecn_max_bytes, " kbytes", " bytes"),
@@ -85,24 +84,23 @@ def _nvue(device: DeviceConfig) -> dict[str, Any]:
 
 
 def _sonic(device: DeviceConfig) -> dict[str, Any]:
-    return {"sonic": sonic_config(device)}
+    return {"tables": config_db(device), "config_db_json": config_db_json}
 
 
 @dataclass(frozen=True)
 class Target:
-    """How one network OS is rendered: entry template, file extension, template variables per device, and the
-    most equal-cost paths its BGP accepts (``None``: no known limit)."""
+    """How one network OS is rendered: entry template, file extension and template variables per device (what the
+    OS can express is data: the catalog's ``targets``)."""
 
     template: str
     extension: str
     context: Context = _device
-    max_paths: int | None = None
 
 
 TARGETS: dict[str, Target] = {
-    "frr": Target("frr/frr.conf.j2", "conf", max_paths=256),
+    "frr": Target("frr/frr.conf.j2", "conf"),
     "eos": Target("eos/eos.cfg.j2", "cfg", _eos),
-    "nvue": Target("nvue/startup.yaml.j2", "yaml", _nvue, max_paths=128),
+    "nvue": Target("nvue/startup.yaml.j2", "yaml", _nvue),
     "sonic": Target("sonic/config_db.json.j2", "json", _sonic),
 }
 """Every network OS the designer renders, by the name an intent's ``targets`` uses."""
@@ -173,35 +171,15 @@ def config_path(target: str, hostname: str) -> str:
     return f"configs/{target}/{hostname}.{TARGETS[target].extension}"
 
 
-def ecmp_problems(devices: list[DeviceConfig], targets: Iterable[str]) -> list[Problem]:
-    """Targets whose BGP cannot take the widest ECMP group of the design (FRR 8.4: 256 paths, NVUE: 128)."""
-    widest = max(devices, key=lambda device: device.bgp.maximum_paths, default=None)
-    problems = []
-    for target in sorted(targets):
-        limit = TARGETS[target].max_paths
-        if widest is not None and limit is not None and widest.bgp.maximum_paths > limit:
-            problems.append(Problem(("targets",), (
-                f"{target} takes at most {limit} equal-cost BGP paths, but {widest.hostname} spreads over "
-                f"{widest.bgp.maximum_paths} (its uplinks or parallel links to one switch); fewer paths would leave "
-                f"links idle, so drop {target} from targets or use switches with fewer uplinks")))
-    return problems
-
-
 def render_configs(devices: Iterable[DeviceConfig], targets: Iterable[str],
-                   user_templates: Path | None = None, source: Source | None = None) -> dict[str, bytes]:
-    """Every device's configuration for every target, by output path. Raises :class:`InputError` (located in
-    ``source``) when a target cannot express the design's ECMP width."""
+                   user_templates: Path | None = None) -> dict[str, bytes]:
+    """Every device's configuration for every target, by output path."""
     renderer = Renderer(user_templates)
     files: dict[str, bytes] = {}
-    devices = list(devices)
-    problems = ecmp_problems(devices, targets)
-    if problems:
-        raise InputError(problems, source)
-    with bulk_allocation():
-        for target in sorted(targets):
-            renderer.template(target)
-            for device in devices:
-                files[config_path(target, device.hostname)] = renderer.render(target, device).encode()
+    for target in sorted(targets):
+        renderer.template(target)
+        for device in devices:
+            files[config_path(target, device.hostname)] = renderer.render(target, device).encode()
     return files
 
 

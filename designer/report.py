@@ -14,7 +14,7 @@ from designer.design import Design
 def summary(design: Design) -> dict[str, Any]:
     """Headline numbers of a design, all planes together."""
     plan, allocation = design.plan, design.allocation
-    links = plan.links()
+    links = plan.link_counts()
     return {
         "name": design.intent.name,
         "tiers": plan.tiers,
@@ -24,7 +24,7 @@ def summary(design: Design) -> dict[str, Any]:
         "gpus": plan.gpus,
         "nic_ports": plan.servers * plan.rails * plan.planes,
         "nic_speed_gbps": plan.link_speed,
-        "switches": plan.switches(),
+        "switches": plan.switch_counts(),
         "links": links,
         "bandwidth_tbps": plan.bandwidth_tbps(),
         "p2p_subnets": sum(links.values()),

@@ -20,8 +20,10 @@ identical, separate fabrics).
 from __future__ import annotations
 
 import math
+from collections.abc import Iterable
 from dataclasses import dataclass
 
+from designer.catalog import catalog
 from designer.errors import InputError, Problem
 from designer.intent import Intent
 
@@ -87,15 +89,21 @@ class Plan:
         return self.groups * self.supers_per_group
 
     @property
+    def ecmp_width(self) -> int:
+        """The widest ECMP group of any switch: a leaf's or spine's uplinks, or the most parallel links down to
+        one switch (what BGP ``maximum-paths`` must reach)."""
+        return max(self.leaf_uplinks, self.spine_uplinks, self.leaf_spine_parallel, self.spine_super_parallel)
+
+    @property
     def nic_ports_per_plane(self) -> int:
         return self.servers * self.rails
 
-    def switches(self) -> dict[str, int]:
+    def switch_counts(self) -> dict[str, int]:
         """Switch counts per role, all planes."""
         return {"leaf": self.planes * self.leaves_per_plane, "spine": self.planes * self.spines_per_plane,
                 "super_spine": self.planes * self.supers_per_plane}
 
-    def links(self) -> dict[str, int]:
+    def link_counts(self) -> dict[str, int]:
         """Logical links per tier, all planes (one /31 each)."""
         return {
             "server_leaf": self.planes * self.nic_ports_per_plane,
@@ -105,7 +113,7 @@ class Plan:
 
     def bandwidth_tbps(self) -> dict[str, float]:
         """One-direction bandwidth per tier, all planes, in Tb/s."""
-        return {tier: count * self.link_speed / 1000 for tier, count in self.links().items()}
+        return {tier: count * self.link_speed / 1000 for tier, count in self.link_counts().items()}
 
 
 def size(intent: Intent) -> Plan:
@@ -165,13 +173,30 @@ def size(intent: Intent) -> Plan:
         warnings.append(f"only {spines} spine{'s' if spines != 1 else ''} per "
                         f"{'plane' if tiers == 2 else 'pod'}; at least {MIN_SPINES} keep a spine failure "
                         "from concentrating traffic (PFC storm risk)")
-    return Plan(
+    plan = Plan(
         tiers=tiers, planes=intent.planes, rails=rails, servers=intent.servers, gpus_per_server=intent.server.gpus,
         link_speed=speed, leaf_radix=leaf_radix, spine_radix=spine_radix, super_radix=super_radix,
         servers_per_su=servers_per_su, sus=sus, sus_per_pod=sus_per_pod, pods=pods, spines_per_pod=spines,
         leaf_spine_parallel=parallel, spine_uplinks=spine_uplinks, supers_per_group=supers_per_group,
         spine_super_parallel=super_parallel, warnings=tuple(warnings),
     )
+    problems = target_problems(intent.targets, plan)
+    if problems:
+        raise InputError(problems, intent.source)
+    return plan
+
+
+def target_problems(targets: Iterable[str], plan: Plan) -> list[Problem]:
+    """Targets whose BGP cannot take the plan's widest ECMP group (FRR 8.4: 256 paths, NVUE: 128)."""
+    problems = []
+    for target in sorted(targets):
+        limit = catalog().targets[target].max_ecmp_paths
+        if limit is not None and plan.ecmp_width > limit:
+            problems.append(Problem(("targets",), (
+                f"{target} takes at most {limit} equal-cost BGP paths, but the design spreads over "
+                f"{plan.ecmp_width} (a switch's uplinks or parallel links to one switch); fewer paths would leave "
+                f"links idle, so drop {target} from targets or use switches with fewer uplinks")))
+    return problems
 
 
 def _ecmp_divisor(uplinks: int, at_least: int) -> int:

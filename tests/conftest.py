@@ -34,9 +34,9 @@ def update_golden(request: pytest.FixtureRequest) -> bool:
 
 def check_golden(path: Path, actual: str, update: bool) -> None:
     """Compare ``actual`` with the golden file at ``path`` (or rewrite it under ``--update-golden``)."""
-    if update or not path.exists():
-        if IN_CI and not update:
-            pytest.fail(f"golden file {path.relative_to(ROOT)} is missing; run pytest --update-golden and commit it")
+    if not update and not path.exists():
+        pytest.fail(f"golden file {path.relative_to(ROOT)} is missing; run pytest --update-golden and commit it")
+    if update:
         path.parent.mkdir(parents=True, exist_ok=True)
         path.write_text(actual)
         return

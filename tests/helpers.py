@@ -4,8 +4,9 @@ from __future__ import annotations
 
 import textwrap
 
-from designer.design import Design, design
+from designer.design import Design
 from designer.intent import parse_intent
+from designer.pipeline import design
 
 
 def intent_text(servers: int | None = None, gpus: int | None = None, server: str = "dgx-h100",

@@ -8,6 +8,7 @@ import xml.etree.ElementTree as ET
 
 import pytest
 
+from designer.design import Design
 from designer.floorplan import OVER, SHADES, floorplan_svg, shade
 from tests.helpers import build_design
 
@@ -24,6 +25,10 @@ def rack_cells(root: ET.Element) -> dict[str, ET.Element]:
     return cells
 
 
+def svg(design: Design) -> str:
+    return floorplan_svg(design.intent, design.fabric.devices, design.physical)
+
+
 def test_shade_bands_are_shares_of_the_budget() -> None:
     assert [shade(kw, 40) for kw in (0, 10, 10.01, 20, 30, 40)] == [
         SHADES[0][1], SHADES[0][1], SHADES[1][1], SHADES[1][1], SHADES[2][1], SHADES[3][1]]
@@ -32,7 +37,7 @@ def test_shade_bands_are_shares_of_the_budget() -> None:
 
 def test_every_rack_is_one_cell_colored_by_its_draw_and_network_racks_are_marked() -> None:
     design = build_design(servers=128)
-    root = ET.fromstring(floorplan_svg(design))
+    root = ET.fromstring(svg(design))
     cells = rack_cells(root)
     racks = design.physical.racks
     assert sorted(cells) == sorted(rack.name for rack in racks)
@@ -47,7 +52,7 @@ def test_every_rack_is_one_cell_colored_by_its_draw_and_network_racks_are_marked
 
 def test_elevations_show_the_first_compute_and_network_rack() -> None:
     design = build_design(servers=128)
-    text = floorplan_svg(design)
+    text = svg(design)
     for name in ("su0-srv0", "su0-srv3", "p0-su0-r0-leaf", "p0-su0-r7-leaf"):
         assert f">{name}</text>" in text
     assert "compute rack r00-00" in text and "network rack r00-04" in text
@@ -55,7 +60,7 @@ def test_elevations_show_the_first_compute_and_network_rack() -> None:
 
 def test_an_over_budget_rack_is_drawn_as_over() -> None:
     design = build_design(servers=8, compute_extra="server_power_kw: 55")
-    cells = rack_cells(ET.fromstring(floorplan_svg(design)))
+    cells = rack_cells(ET.fromstring(svg(design)))
     compute = [rack.name for rack in design.physical.racks if rack.role == "compute"]
     assert {cells[name].find(f"{SVG}rect").get("fill") for name in compute} == {OVER}
 
@@ -63,7 +68,7 @@ def test_an_over_budget_rack_is_drawn_as_over() -> None:
 @pytest.mark.slow
 def test_readable_at_32k_gpus_one_line_per_row_and_no_cables() -> None:
     design = build_design(gpus=32768, leaf="{model: generic-64x800g}")
-    text = floorplan_svg(design)
+    text = svg(design)
     root = ET.fromstring(text)
     physical = design.physical
     assert len(design.fabric.links) == 98_304
@@ -76,4 +81,4 @@ def test_readable_at_32k_gpus_one_line_per_row_and_no_cables() -> None:
     assert [row_y[row] for row in range(physical.rows)] == sorted(row_y.values())
     labels = re.findall(r">row (\d+)</text>", text)
     assert labels == [str(row) for row in range(physical.rows)]
-    assert floorplan_svg(design) == text
+    assert svg(design) == text

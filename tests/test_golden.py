@@ -1,4 +1,5 @@
-"""Golden files: the rendered configuration of representative switches, per OS, for a small 2-tier and 3-tier intent.
+"""Golden files: the device model and the rendered configuration of representative switches, per OS, for a small
+2-tier and 3-tier intent. A model change shows in ``model/``, a template change only in the OS folders.
 
 After an intended change to a template or the device model, regenerate them with
 ``python -m pytest tests/test_golden.py --update-golden`` and review the diff like any other change.
@@ -6,10 +7,13 @@ After an intended change to a template or the device model, regenerate them with
 
 from __future__ import annotations
 
+import dataclasses
+import json
+
 import pytest
 
-from designer.design import build
 from designer.model import DeviceConfig
+from designer.pipeline import build
 from designer.render import TARGETS, config_path, render_configs
 from tests.conftest import ROOT, check_golden
 
@@ -21,7 +25,7 @@ def representatives(intent: str) -> tuple[list[DeviceConfig], dict[str, bytes]]:
     """The first switch of each role (leaf, spine, super-spine) and every OS's rendering of it."""
     design = build(ROOT / "tests" / "intents" / f"{intent}.yaml")
     first: dict[str, DeviceConfig] = {}
-    for device in design.devices:
+    for device in design.configs:
         first.setdefault(device.role, device)
     devices = list(first.values())
     return devices, render_configs(devices, TARGETS)
@@ -36,9 +40,22 @@ def test_rendered_configs_match_the_golden_files(intent: str, os: str, update_go
         check_golden(GOLDEN / intent / relative.removeprefix("configs/"), files[relative].decode(), update_golden)
 
 
+def model_json(device: DeviceConfig) -> str:
+    """The device model as JSON: every field of the switch, its interfaces, BGP and QoS."""
+    return json.dumps(dataclasses.asdict(device), indent=1) + "\n"
+
+
+@pytest.mark.parametrize("intent", INTENTS)
+def test_device_model_matches_the_golden_files(intent: str, update_golden: bool) -> None:
+    devices, _ = representatives(intent)
+    for device in devices:
+        check_golden(GOLDEN / intent / "model" / f"{device.hostname}.json", model_json(device), update_golden)
+
+
 @pytest.mark.parametrize("intent", INTENTS)
 def test_no_stale_golden_files(intent: str) -> None:
-    _, files = representatives(intent)
+    devices, files = representatives(intent)
     expected = {relative.removeprefix("configs/") for relative in files}
+    expected |= {f"model/{device.hostname}.json" for device in devices}
     on_disk = {str(path.relative_to(GOLDEN / intent)) for path in (GOLDEN / intent).rglob("*") if path.is_file()}
     assert on_disk == expected, "remove golden files no test produces any more"

@@ -8,11 +8,12 @@ from collections import Counter
 import pytest
 
 from designer.allocate import ip
-from designer.design import Design, build
+from designer.design import Design
 from designer.errors import InputError
 from designer.fabric import SERVER_LEAF
 from designer.intent import parse_intent
 from designer.model import build_qos
+from designer.pipeline import build
 from tests.conftest import ROOT
 from tests.helpers import build_text, intent_text
 
@@ -25,15 +26,15 @@ def small(request: pytest.FixtureRequest) -> Design:
 
 
 def test_one_model_per_switch_in_fabric_order(small: Design) -> None:
-    assert [config.hostname for config in small.devices] == [device.name for device in small.fabric.switches()]
-    for index, config in enumerate(small.devices):
+    assert [config.hostname for config in small.configs] == [device.name for device in small.fabric.switches()]
+    for index, config in enumerate(small.configs):
         assert config.asn == config.bgp.asn == small.allocation.asns[index]
         assert config.loopback == f"{ip(small.allocation.loopbacks[index])}/32"
         assert config.router_id == config.bgp.router_id == config.loopback.removesuffix("/32")
 
 
 def test_every_link_is_two_interfaces_with_the_two_ends_of_its_31(small: Design) -> None:
-    by_device = {config.hostname: {iface.name: iface for iface in config.interfaces} for config in small.devices}
+    by_device = {config.hostname: {iface.name: iface for iface in config.interfaces} for config in small.configs}
     devices = small.fabric.devices
     for number, (tier, upper, upper_port, lower, lower_port) in enumerate(small.fabric.links):
         even, odd = small.allocation.link_addresses(number)
@@ -53,28 +54,28 @@ def test_every_link_is_two_interfaces_with_the_two_ends_of_its_31(small: Design)
 
 def test_every_session_has_its_reciprocal(small: Design) -> None:
     sessions = {(config.hostname, n.local_address, n.address, config.asn, n.remote_asn, n.peer_device)
-                for config in small.devices for n in config.bgp.neighbors}
+                for config in small.configs for n in config.bgp.neighbors}
     assert len(sessions) == 2 * (len(small.fabric.links) - small.fabric.server_link_count)
     for host, local, remote, asn, remote_asn, peer in sessions:
         assert (peer, remote, local, remote_asn, asn, host) in sessions
-    for config in small.devices:
+    for config in small.configs:
         for neighbor in config.bgp.neighbors:
             assert neighbor.remote_asn != config.asn, "a fabric session must be eBGP"
 
 
 def test_maximum_paths_is_the_ecmp_width() -> None:
     two = build(INTENTS / "small-2tier.yaml")
-    paths = {config.role: config.bgp.maximum_paths for config in two.devices}
+    paths = {config.role: config.bgp.maximum_paths for config in two.configs}
     assert paths == {"leaf": two.plan.leaf_uplinks, "spine": two.plan.leaf_spine_parallel}
     assert paths["spine"] == 2
     three = build(INTENTS / "small-3tier.yaml")
-    paths = {config.role: config.bgp.maximum_paths for config in three.devices}
+    paths = {config.role: config.bgp.maximum_paths for config in three.configs}
     assert paths == {"leaf": three.plan.leaf_uplinks, "spine": three.plan.spine_uplinks,
                      "super_spine": three.plan.spine_super_parallel}
 
 
 def test_leaves_advertise_loopback_and_server_subnets_others_only_loopback(small: Design) -> None:
-    for config in small.devices:
+    for config in small.configs:
         servers = [iface.address for iface in config.interfaces if iface.role == "server"]
         assert config.bgp.networks == (config.loopback, *servers)
         assert len(servers) == (small.plan.leaf_downlinks if config.role == "leaf" else 0)
@@ -82,7 +83,7 @@ def test_leaves_advertise_loopback_and_server_subnets_others_only_loopback(small
 
 
 def test_a_leaf_announces_its_server_subnets_as_one_aligned_block(small: Design) -> None:
-    for config in small.devices:
+    for config in small.configs:
         servers = [ipaddress.ip_interface(iface.address).network for iface in config.interfaces
                    if iface.role == "server"]
         if config.role != "leaf":
@@ -93,40 +94,40 @@ def test_a_leaf_announces_its_server_subnets_as_one_aligned_block(small: Design)
         assert all(server.subnet_of(network) for server in servers)
         assert network.num_addresses == 1 << (2 * small.plan.servers_per_su - 1).bit_length()
         assert config.bgp.announced == (config.loopback, block)
-    blocks = [config.bgp.aggregates[0] for config in small.devices if config.role == "leaf"]
+    blocks = [config.bgp.aggregates[0] for config in small.configs if config.role == "leaf"]
     networks = [ipaddress.ip_network(block) for block in blocks]
     assert not any(a.overlaps(b) for index, a in enumerate(networks) for b in networks[:index])
 
 
 def test_every_server_31_announced_when_asked() -> None:
     design = build_text(intent_text(servers=64, extra="routing: {server_subnets: each}"))
-    leaf = design.devices[0]
+    leaf = design.configs[0]
     assert leaf.bgp.aggregates == ()
     assert leaf.bgp.announced == leaf.bgp.networks and len(leaf.bgp.announced) == 1 + 32
 
 
 def test_breakout_lanes_and_physical_ports() -> None:
     design = build(INTENTS / "small-2tier.yaml")
-    leaf = design.devices[0]
+    leaf = design.configs[0]
     assert (leaf.physical_ports, leaf.port_speed_gbps, leaf.breakout, leaf.serdes_lanes) == (4, 800, 2, 8)
     assert [(i.name, i.port, i.lane, i.lanes, i.first_lane) for i in leaf.interfaces[:3]] == [
         ("swp1s0", 1, 0, 4, 0), ("swp1s1", 1, 1, 4, 4), ("swp2s0", 2, 0, 4, 0)]
-    spine = next(config for config in design.devices if config.role == "spine")
+    spine = next(config for config in design.configs if config.role == "spine")
     assert (spine.physical_ports, spine.breakout) == (8, 1)
     assert {(i.name, i.port, i.lane, i.lanes, i.speed_gbps) for i in spine.interfaces[:1]} == {("swp1", 1, 0, 8, 400)}
 
 
 def test_bfd_and_timers_reach_every_session() -> None:
     design = build(INTENTS / "small-2tier.yaml")
-    assert {(c.bgp.bfd.interval_ms, c.bgp.bfd.multiplier, c.bgp.keepalive, c.bgp.hold) for c in design.devices} == {
+    assert {(c.bgp.bfd.interval_ms, c.bgp.bfd.multiplier, c.bgp.keepalive, c.bgp.hold) for c in design.configs} == {
         (300, 3, 3, 9)}
-    assert build(INTENTS / "small-3tier.yaml").devices[0].bgp.bfd is None
+    assert build(INTENTS / "small-3tier.yaml").configs[0].bgp.bfd is None
 
 
 def test_qos_profile_values_and_one_shared_object() -> None:
     design = build(INTENTS / "small-3tier.yaml")
-    qos = design.devices[0].qos
-    assert all(config.qos is qos for config in design.devices)
+    qos = design.configs[0].qos
+    assert all(config.qos is qos for config in design.configs)
     assert (qos.profile, qos.roce_dscp, qos.lossless_priority, qos.pfc_priorities, qos.cnp_dscp, qos.cnp_priority) == (
         "cisco", 26, 3, (3,), 48, 7)
     assert (qos.ecn_min_bytes, qos.ecn_max_bytes, qos.ecn_probability, qos.mtu) == (150 * 1024, 3000 * 1024, 7, 9216)
@@ -147,15 +148,15 @@ def test_headroom_formula_by_hand() -> None:
 def test_overrides_win_over_the_profile_field_by_field() -> None:
     design = build_text(intent_text(servers=4, extra="qos: {profile: nvidia, ecn_max: 2000000, cnp_priority: 7, "
                                                       "mtu: 9000}"))
-    qos = design.devices[0].qos
+    qos = design.configs[0].qos
     assert (qos.ecn_min_bytes, qos.ecn_max_bytes, qos.cnp_priority, qos.mtu, qos.ecn_probability) == (
         153600, 2_000_000, 7, 9000, 100)
-    assert {iface.mtu for iface in design.devices[0].interfaces} == {9000}
+    assert {iface.mtu for iface in design.configs[0].interfaces} == {9000}
 
 
 def test_percent_profile_converts_with_queue_bytes() -> None:
     design = build_text(intent_text(servers=4, extra="qos: {profile: juniper, queue_bytes: 2000000}"))
-    qos = design.devices[0].qos
+    qos = design.configs[0].qos
     assert (qos.ecn_unit, qos.ecn_min, qos.ecn_max, qos.ecn_min_bytes, qos.ecn_max_bytes) == (
         "percent", 55, 90, 1_100_000, 1_800_000)
     assert (qos.cnp_priority, qos.cnp_rate_percent) == (5, 5)

@@ -19,11 +19,10 @@ import pytest
 import yaml
 
 from designer.allocate import ip
-from designer.design import Design, build
-from designer.errors import InputError
+from designer.design import Design
 from designer.fabric import SERVER_LEAF
 from designer.model import DeviceConfig
-from designer.outputs import design_files
+from designer.pipeline import build
 from designer.render import TARGETS, Renderer, render_configs
 from tests.conftest import ROOT, need
 from tests.helpers import build_text, intent_text
@@ -167,10 +166,10 @@ class Rendered:
 @pytest.fixture(scope="module", params=["small-2tier", "small-3tier"])
 def rendered(request: pytest.FixtureRequest) -> Rendered:
     design = build(INTENTS / f"{request.param}.yaml")
-    files = render_configs(design.devices, OSES)
+    files = render_configs(design.configs, OSES)
     texts = {os: {device.hostname: files[f"configs/{os}/{device.hostname}.{TARGETS[os].extension}"].decode()
-                  for device in design.devices} for os in OSES}
-    views = {os: {device.hostname: PARSERS[os](texts[os][device.hostname], device) for device in design.devices}
+                  for device in design.configs} for os in OSES}
+    views = {os: {device.hostname: PARSERS[os](texts[os][device.hostname], device) for device in design.configs}
              for os in OSES}
     return Rendered(design, texts, views)
 
@@ -215,7 +214,7 @@ def _same_31(first: str, second: str) -> bool:
 
 @pytest.mark.parametrize("os", ["frr", "eos", "nvue"])
 def test_bgp_ecmp_and_advertised_networks(rendered: Rendered, os: str) -> None:
-    for device in rendered.design.devices:
+    for device in rendered.design.configs:
         view = rendered.views[os][device.hostname]
         assert view.asn == device.asn
         assert view.maximum_paths == device.bgp.maximum_paths >= 1
@@ -233,7 +232,7 @@ def test_bgp_ecmp_and_advertised_networks(rendered: Rendered, os: str) -> None:
 @pytest.mark.parametrize("os", ["eos", "nvue", "sonic"])
 def test_lossless_priority_dscp_map_and_pfc_identical_on_both_ends(rendered: Rendered, os: str) -> None:
     design, views = rendered.design, rendered.views[os]
-    qos = design.devices[0].qos
+    qos = design.configs[0].qos
     devices = design.fabric.devices
     for tier, upper, upper_port, lower, lower_port in design.fabric.links:
         if tier == SERVER_LEAF:
@@ -250,14 +249,14 @@ def test_lossless_priority_dscp_map_and_pfc_identical_on_both_ends(rendered: Ren
 
 
 def test_eos_and_nvue_carry_the_profile(rendered: Rendered) -> None:
-    qos = rendered.design.devices[0].qos
-    eos = rendered.texts["eos"][rendered.design.devices[0].hostname]
+    qos = rendered.design.configs[0].qos
+    eos = rendered.texts["eos"][rendered.design.configs[0].hostname]
     kbytes = (qos.ecn_min_bytes // 1024, qos.ecn_max_bytes // 1024)
     assert (f"random-detect ecn minimum-threshold {kbytes[0]} kbytes maximum-threshold {kbytes[1]} kbytes "
             f"max-mark-probability {qos.ecn_probability}") in eos
     assert "mtu 9214" in eos and "priority-flow-control pause watchdog default timeout 0.2\n" in eos
     assert "priority-flow-control pause watchdog default polling-interval 0.1\n" in eos
-    (document,) = yaml.safe_load(rendered.texts["nvue"][rendered.design.devices[0].hostname])
+    (document,) = yaml.safe_load(rendered.texts["nvue"][rendered.design.configs[0].hostname])
     nvue_qos = document["set"]["qos"]
     assert nvue_qos["roce"] == {"enable": True, "mode": "lossless"}
     assert nvue_qos["congestion-control"]["default-global"]["traffic-class"] == {3: {
@@ -311,27 +310,16 @@ def test_each_template_is_compiled_once_per_build(monkeypatch: pytest.MonkeyPatc
         return original(source, name, *args, **kwargs)
 
     monkeypatch.setattr(renderer.environment, "compile", counting)
-    first = [renderer.render("frr", device) for device in design.devices]
+    first = [renderer.render("frr", device) for device in design.configs]
     assert sorted(compiled) == ["frr/bfd.j2", "frr/bgp.j2", "frr/frr.conf.j2", "frr/interfaces.j2"]
-    assert [renderer.render("frr", device) for device in design.devices] == first
+    assert [renderer.render("frr", device) for device in design.configs] == first
     assert len(compiled) == 4
-
-
-def test_a_target_that_cannot_hold_the_ecmp_width_is_an_input_error() -> None:
-    design = build_text(intent_text(servers=4, leaf="{model: generic-144x800g}", extra="targets: [frr, nvue]"))
-    assert max(device.bgp.maximum_paths for device in design.devices) == 144
-    with pytest.raises(InputError) as caught:
-        design_files(design)
-    message = str(caught.value)
-    assert "test.yaml:" in message and "targets: nvue takes at most 128 equal-cost BGP paths" in message
-    assert "frr takes" not in message
-    assert "configs/frr/p0-su0-r0-leaf.conf" in render_configs(design.devices[:1], ["frr"])
 
 
 def test_ecn_and_watchdog_off_leave_them_out_everywhere() -> None:
     design = build_text(intent_text(servers=4, extra="qos: {ecn: false, pfc_watchdog: false}"))
-    files = render_configs(design.devices[:1], OSES)
-    hostname = design.devices[0].hostname
+    files = render_configs(design.configs[:1], OSES)
+    hostname = design.configs[0].hostname
     eos = files[f"configs/eos/{hostname}.cfg"].decode()
     assert "random-detect" not in eos and "watchdog" not in eos and "priority-flow-control priority 3 no-drop" in eos
     (document,) = yaml.safe_load(files[f"configs/nvue/{hostname}.yaml"])

@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from designer.cli import main
-from designer.design import build
+from designer.pipeline import build
 from designer.render import Renderer, TemplateError
 from tests.conftest import ROOT
 
@@ -70,7 +70,7 @@ def test_user_templates_run_in_the_sandbox(tmp_path: Path) -> None:
     (tmp_path / "frr" / "frr.conf.j2").write_text("{{ device.__class__.__init__.__globals__ }}\n")
     design = build(INTENT)
     with pytest.raises(TemplateError) as caught:
-        Renderer(tmp_path).render("frr", design.devices[0])
+        Renderer(tmp_path).render("frr", design.configs[0])
     assert "SecurityError" in str(caught.value) and "frr.conf.j2:1" in caught.value.where
 
 
@@ -78,7 +78,7 @@ def test_shipped_templates_are_strict_too() -> None:
     renderer = Renderer()
     template = renderer.environment.from_string("{{ device.hostnme }}")
     with pytest.raises(Exception, match="hostnme"):
-        template.render(device=build(INTENT).devices[0])
+        template.render(device=build(INTENT).configs[0])
 
 
 def test_missing_shipped_templates_are_a_missing_prerequisite(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,

@@ -12,9 +12,10 @@ from typing import Any
 
 import pytest
 
-from designer.design import Design, build
+from designer.design import Design
+from designer.pipeline import build
 from designer.render import render_configs
-from designer.sonic import BUFFER_BYTES_PER_GBPS, _ranges, sonic_config
+from designer.sonic import BUFFER_BYTES_PER_GBPS, _ranges, config_db
 from designer.validate import SonicYang, default_yang_dir
 from tests.conftest import ROOT, need
 from tests.helpers import build_text, intent_text
@@ -24,7 +25,7 @@ INTENTS = ("small-2tier", "small-3tier")
 
 def sonic_configs(design: Design) -> dict[str, dict[str, Any]]:
     """Every switch's rendered config_db.json, parsed back, by hostname."""
-    files = render_configs(design.devices, ["sonic"])
+    files = render_configs(design.configs, ["sonic"])
     return {path.removeprefix("configs/sonic/").removesuffix(".json"): json.loads(data)
             for path, data in files.items()}
 
@@ -121,7 +122,7 @@ def test_lossless_qos_is_the_profile_on_every_port(name: str, cnp_tc: str, ecn_m
 
 def test_buffers_reserve_the_model_headroom_below_the_pool() -> None:
     design, configs = small("small-2tier")
-    device = design.devices[0]
+    device = design.configs[0]
     config = configs[device.hostname]
     lossless = config["BUFFER_PROFILE"]["ingress_lossless_profile"]
     assert int(lossless["xoff"]) == device.qos.headroom_bytes
@@ -150,6 +151,7 @@ def test_profile_switches_turn_tables_off_and_stay_valid(yang: SonicYang) -> Non
 def test_lossy_queues_are_compact_ranges_around_the_lossless_ones() -> None:
     assert _ranges([0, 1, 2, 4, 5, 6, 7]) == ("0-2", "4-7")
     assert _ranges([1, 3]) == ("1", "3")
-    device = small("small-2tier")[0].devices[0]
-    assert sonic_config(device).buffer_queues == (("0-2", "egress_lossy_profile"), ("3", "egress_lossless_profile"),
-                                                  ("4-7", "egress_lossy_profile"))
+    device = small("small-2tier")[0].configs[0]
+    queues = {key.partition("|")[2]: entry["profile"] for key, entry in config_db(device)["BUFFER_QUEUE"].items()
+              if key.startswith("Ethernet0|")}
+    assert queues == {"0-2": "egress_lossy_profile", "3": "egress_lossless_profile", "4-7": "egress_lossy_profile"}

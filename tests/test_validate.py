@@ -14,7 +14,7 @@ from typing import Any
 import pytest
 
 from designer.cli import main
-from designer.design import build
+from designer.pipeline import build
 from designer.render import render_configs
 from designer.validate import (
     ConfigDbError,
@@ -138,7 +138,7 @@ def frr_files(tmp_path_factory: pytest.TempPathFactory) -> list[Path]:
     paths = []
     for name in INTENTS:
         design = small(name)[0]
-        for relative, data in render_configs(design.devices, ["frr"]).items():
+        for relative, data in render_configs(design.configs, ["frr"]).items():
             path = folder / name / Path(relative).name
             path.parent.mkdir(parents=True, exist_ok=True)
             path.write_bytes(data)

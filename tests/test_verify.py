@@ -16,9 +16,10 @@ from pathlib import Path
 import pytest
 import yaml
 
-from designer.design import Design, build
+from designer.design import Design
 from designer.errors import PrerequisiteError
 from designer.outputs import design_files, design_json, write
+from designer.pipeline import build
 from designer.verify import lab as lab_module
 from designer.verify import run as run_module
 from designer.verify.lab import Lab, sweep_orphans

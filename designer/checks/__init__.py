@@ -1,7 +1,7 @@
 """Checks: each proves one property of a built design and reports the evidence it found.
 
 A check is a module with ``ID`` (kebab-case), ``DESCRIPTION`` (one line), ``SEVERITY`` (what a
-failure of the check is: ``error`` fails the gate) and ``check(design) -> Iterable[Finding]``. It
+failure of the check is: ``error`` fails the gate) and ``check(design: Built) -> Iterable[Finding]``. It
 reads the design and never edits it. To add a check, write such a module and append it to
 :data:`CHECKS`; the runner, ``designer check``, the JUnit report and the counts pick it up.
 """
@@ -10,7 +10,6 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 from types import ModuleType
-from typing import TYPE_CHECKING
 
 from designer.checks import (
     addressing,
@@ -26,10 +25,8 @@ from designer.checks import (
     rack_power,
     sessions,
 )
+from designer.design import Built
 from designer.findings import SEVERITIES, Finding
-
-if TYPE_CHECKING:
-    from designer.design import Design
 
 CHECKS: tuple[ModuleType, ...] = (
     oversubscription,
@@ -48,7 +45,7 @@ CHECKS: tuple[ModuleType, ...] = (
 """Every check, in report order."""
 
 
-def run(design: Design) -> list[Finding]:
+def run(design: Built) -> list[Finding]:
     """Every check's findings: by check (registry order), then severity; each check's own order within."""
     position = {module.ID: number for number, module in enumerate(CHECKS)}
     findings = [finding for module in CHECKS for finding in module.check(design)]

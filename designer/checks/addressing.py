@@ -10,22 +10,19 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Iterable
 from itertools import pairwise
-from typing import TYPE_CHECKING
 
 from designer.allocate import ip
 from designer.checks.base import capped
+from designer.design import Built
 from designer.fabric import SERVER_LEAF
 from designer.findings import Finding
-
-if TYPE_CHECKING:
-    from designer.design import Design
 
 ID = "addressing"
 DESCRIPTION = "addresses unique, both ends of every /31 in one subnet, pools disjoint, utilisation"
 SEVERITY = "error"
 
 
-def check(design: Design) -> Iterable[Finding]:
+def check(design: Built) -> Iterable[Finding]:
     fabric, allocation = design.fabric, design.allocation
     devices = fabric.devices
     owners: list[tuple[int, int, int]] = []
@@ -55,12 +52,12 @@ def check(design: Design) -> Iterable[Finding]:
                for address, device, port in owners if address in duplicated]
     yield from capped(ID, "error", clashes)
 
-    configured = Counter(interface.ip for config in design.devices for interface in config.interfaces)
-    configured.update(config.loopback.partition("/")[0] for config in design.devices)
+    configured = Counter(interface.ip for config in design.configs for interface in config.interfaces)
+    configured.update(config.loopback.partition("/")[0] for config in design.configs)
     twice = {address for address, count in configured.items() if count > 1}
     yield from capped(ID, "error", [
         (f"{config.hostname}:{interface.name}", f"{interface.address} is configured {configured[interface.ip]} times")
-        for config in design.devices for interface in config.interfaces if interface.ip in twice])
+        for config in design.configs for interface in config.interfaces if interface.ip in twice])
 
     ordered = sorted(pools.values(), key=lambda pool: pool.first)
     for low, high in pairwise(ordered):

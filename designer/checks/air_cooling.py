@@ -7,21 +7,18 @@ limit; this catches racks whose real draw goes beyond it anyway.
 from __future__ import annotations
 
 from collections.abc import Iterable
-from typing import TYPE_CHECKING
 
 from designer.checks.base import capped
+from designer.design import Built
 from designer.findings import Finding
 from designer.physical import too_hot_for_air
-
-if TYPE_CHECKING:
-    from designer.design import Design
 
 ID = "air-cooling"
 DESCRIPTION = "no air-cooled rack above the air-cooling limit"
 SEVERITY = "error"
 
 
-def check(design: Design) -> Iterable[Finding]:
+def check(design: Built) -> Iterable[Finding]:
     facility = design.intent.facility
     hot = too_hot_for_air(design.physical.racks, facility)
     problems = [(rack.name, f"air-cooled rack draws {rack.kw:,.2f} kW, above the {facility.air_limit_kw:g} kW "

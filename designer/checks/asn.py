@@ -10,22 +10,19 @@ from __future__ import annotations
 
 from collections import defaultdict
 from collections.abc import Iterable
-from typing import TYPE_CHECKING
 
 from designer.checks.base import capped
+from designer.design import Built
 from designer.fabric import SERVER_LEAF
 from designer.findings import Finding
-from designer.intent.schema import PRIVATE_ASN_RANGES
-
-if TYPE_CHECKING:
-    from designer.design import Design
+from designer.intent.schema import private_asns
 
 ID = "asn"
 DESCRIPTION = "ASN scheme respected, no leaf/spine ASN collision, every ASN private"
 SEVERITY = "error"
 
 
-def check(design: Design) -> Iterable[Finding]:
+def check(design: Built) -> Iterable[Finding]:
     fabric, asns = design.fabric, design.allocation.asns
     switches = fabric.switches()
     shared = design.intent.routing.asn_scheme == "rfc7938"
@@ -35,7 +32,7 @@ def check(design: Design) -> Iterable[Finding]:
     for index, device in enumerate(switches):
         asn = asns[index]
         holders[asn].append(index)
-        if not any(low <= asn <= high for low, high in PRIVATE_ASN_RANGES):
+        if not private_asns(asn):
             problems.append((device.name, f"ASN {asn} is not private (64512-65534 or 4200000000-4294967294)"))
         if shared and device.role == "spine":
             groups["spine", device.plane, device.pod].add(asn)

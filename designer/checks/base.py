@@ -1,12 +1,9 @@
-"""Helpers the checks share: capped problem lists and switch relations read from the fabric links."""
+"""Helpers the checks share: capped problem lists and joined values."""
 
 from __future__ import annotations
 
-import re
-from collections import Counter
 from collections.abc import Iterable
 
-from designer.fabric import SERVER_LEAF, Fabric
 from designer.findings import Finding
 
 MAX_PER_KIND = 20
@@ -20,24 +17,6 @@ def capped(check: str, severity: str, problems: list[tuple[str, str]], limit: in
         findings.append(Finding(check, severity, f"and {len(problems) - limit:,} more like the above",
                                 evidence={"more": len(problems) - limit}))
     return findings
-
-
-def switch_pairs(fabric: Fabric) -> Counter[tuple[int, int]]:
-    """Parallel links between switches: ``(upper, lower) -> count``, server links left out."""
-    return Counter((upper, lower) for tier, upper, _, lower, _ in fabric.links if tier != SERVER_LEAF)
-
-
-def uplinks(fabric: Fabric) -> list[int]:
-    """Links each device has to the tier above it (a server's NIC links count as its uplinks)."""
-    count = [0] * len(fabric.devices)
-    for _, _, _, lower, _ in fabric.links:
-        count[lower] += 1
-    return count
-
-
-def natural(text: str) -> tuple[object, ...]:
-    """Sort key that orders ``su2`` before ``su10``."""
-    return tuple(int(part) if part.isdigit() else part for part in re.split(r"(\d+)", text))
 
 
 def join(values: Iterable[object]) -> str:

@@ -7,20 +7,17 @@ or whose port group's longest run, exceeds even the longest-reaching medium has 
 from __future__ import annotations
 
 from collections.abc import Iterable
-from typing import TYPE_CHECKING
 
 from designer.checks.base import capped
+from designer.design import Built
 from designer.findings import Finding
-
-if TYPE_CHECKING:
-    from designer.design import Design
 
 ID = "cable-reach"
 DESCRIPTION = "no link longer than every medium reaches"
 SEVERITY = "error"
 
 
-def check(design: Design) -> Iterable[Finding]:
+def check(design: Built) -> Iterable[Finding]:
     physical, fabric = design.physical, design.fabric
     devices = fabric.devices
     longest_medium, reach = physical.media[-1].name, physical.reach_dm[-1] / 10

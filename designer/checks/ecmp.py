@@ -21,14 +21,12 @@ from __future__ import annotations
 import random
 from collections import Counter, defaultdict
 from collections.abc import Iterable
-from typing import TYPE_CHECKING
 
-from designer.checks.base import capped, switch_pairs, uplinks
+from designer.analysis.maxflow import SEED
+from designer.checks.base import capped
+from designer.design import Built
 from designer.fabric import Fabric
 from designer.findings import Finding
-
-if TYPE_CHECKING:
-    from designer.design import Design
 
 ID = "ecmp-balance"
 DESCRIPTION = "equal links to every next hop, equal path counts between leaves, ECMP groups within the hardware"
@@ -41,11 +39,11 @@ SAMPLE_PAIRS = 4
 Vector = tuple[int, ...]
 
 
-def check(design: Design) -> Iterable[Finding]:
+def check(design: Built) -> Iterable[Finding]:
     fabric, plan = design.fabric, design.plan
     devices = fabric.devices
-    pairs = switch_pairs(fabric)
-    up = uplinks(fabric)
+    pairs = design.facts.switch_pairs
+    up = design.facts.uplinks
     pod_spines: dict[tuple[int, int], list[int]] = defaultdict(list)
     group_supers: dict[tuple[int, int], list[int]] = defaultdict(list)
     for index, device in enumerate(fabric.switches()):
@@ -99,7 +97,7 @@ def check(design: Design) -> Iterable[Finding]:
                                       "(checks.ecmp_max_width)")
                 for index, links in enumerate(width) if links > limit]
     yield from capped(ID, "error", too_wide)
-    paths = {config.hostname: config.bgp.maximum_paths for config in design.devices}
+    paths = {config.hostname: config.bgp.maximum_paths for config in design.configs}
     short = [(devices[index].name, f"BGP maximum-paths {paths[devices[index].name]} is below its ECMP width {links}")
              for index, links in enumerate(width) if paths.get(devices[index].name, links) < links]
     yield from capped(ID, "error", short)
@@ -108,9 +106,9 @@ def check(design: Design) -> Iterable[Finding]:
                   evidence={"max_width": widest, "limit": limit})
 
 
-def _widths(fabric: Fabric, pairs: Counter[tuple[int, int]], up: list[int]) -> list[int]:
+def _widths(fabric: Fabric, pairs: Counter[tuple[int, int]], up: tuple[int, ...]) -> list[int]:
     """ECMP width per switch, in device order: its uplinks, or for the top tier its links to one neighbor."""
-    width = up[: fabric.switch_count]
+    width = list(up[: fabric.switch_count])
     for (upper, _), links in pairs.items():
         if up[upper] == 0:
             width[upper] = max(width[upper], links)
@@ -189,7 +187,7 @@ def _confirm_on_graph(fabric: Fabric, pairs: Counter[tuple[int, int]], leaf_vect
     if everything:
         chosen = [(a, b) for number, a in enumerate(leaves) for b in leaves[number + 1:] if eligible(a, b)]
     else:
-        chooser = random.Random(4791)
+        chooser = random.Random(SEED)
         drawn = (sorted(chooser.sample(leaves, 2)) for _ in range(SAMPLE_PAIRS * 8))
         chosen = sorted({(a, b) for a, b in drawn if eligible(a, b)})[:SAMPLE_PAIRS]
     counts: dict[int, dict[int, int]] = {}

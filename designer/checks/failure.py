@@ -12,15 +12,13 @@ that lose a rail (their NIC link is gone, or their leaf has no uplink left).
 from __future__ import annotations
 
 from collections.abc import Iterable, Iterator
-from typing import TYPE_CHECKING, NamedTuple
+from typing import NamedTuple
 
-from designer.checks.base import uplinks
-from designer.checks.bisection import bisection, plane_links, splits
+from designer.analysis.facts import Facts
+from designer.analysis.maxflow import splits
+from designer.design import Built
 from designer.fabric import LEAF_SPINE, NONE, SERVER_LEAF, Fabric, Link
 from designer.findings import Finding
-
-if TYPE_CHECKING:
-    from designer.design import Design
 
 ID = "failure-impact"
 DESCRIPTION = "bisection, ECMP width and GPUs cut off when one spine, super-spine, leaf or link fails"
@@ -28,16 +26,16 @@ SEVERITY = "error"
 STRUCTURED = ("pods", "scalable units", "rails")
 
 
-def check(design: Design) -> Iterable[Finding]:
+def check(design: Built) -> Iterable[Finding]:
     fabric = design.fabric
     thresholds = design.intent.checks
-    intact = bisection(fabric)
-    per_plane = plane_links(fabric)
-    up = uplinks(fabric)
+    intact = design.facts.bisection
+    per_plane = design.facts.plane_links
+    up = design.facts.uplinks
     top = "spine" if fabric.plan.tiers == 2 else "super_spine"
     full_width = min((up[index] for index, device in enumerate(fabric.switches()) if device.role != top), default=0)
     structured = {name: in_a for name, in_a in splits(fabric).items() if name in STRUCTURED}
-    for failure in _failures(fabric):
+    for failure in _failures(fabric, design.facts):
         left = [link for link in per_plane[failure.plane]
                 if link != failure.link and link[1] != failure.device and link[3] != failure.device]
         dead_devices = [failure.device] if failure.device != NONE else []
@@ -70,13 +68,9 @@ class Failure(NamedTuple):
     link: Link | None = None
 
 
-def _failures(fabric: Fabric) -> Iterator[Failure]:
+def _failures(fabric: Fabric, facts: Facts) -> Iterator[Failure]:
     """Each single failure the fabric has: its busiest spine, super-spine and leaf, and a leaf-spine link."""
-    devices = fabric.devices
-    links_of = [0] * len(devices)
-    for _, upper, _, lower, _ in fabric.links:
-        links_of[upper] += 1
-        links_of[lower] += 1
+    devices, links_of = fabric.devices, facts.links_of
     for role in ("spine", "super_spine", "leaf"):
         members = [index for index, device in enumerate(fabric.switches()) if device.role == role]
         if members:
@@ -90,7 +84,7 @@ def _failures(fabric: Fabric) -> Iterator[Failure]:
                       link=link)
 
 
-def _width_and_gpus(fabric: Fabric, before: list[Link], after: list[Link], up: list[int], top: str,
+def _width_and_gpus(fabric: Fabric, before: tuple[Link, ...], after: list[Link], up: tuple[int, ...], top: str,
                     full_width: int) -> tuple[int, int]:
     """Narrowest ECMP group among the plane's switches that lost uplinks, and the GPUs whose rail is cut off."""
     plan, devices = fabric.plan, fabric.devices

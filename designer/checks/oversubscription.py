@@ -8,24 +8,21 @@ every fabric link runs at the NIC speed. A ratio above 1:1 fails unless the inte
 from __future__ import annotations
 
 from collections.abc import Iterable
-from typing import TYPE_CHECKING
 
-from designer.checks.base import capped, uplinks
+from designer.checks.base import capped
+from designer.design import Built
 from designer.findings import Finding
-
-if TYPE_CHECKING:
-    from designer.design import Design
 
 ID = "oversubscription"
 DESCRIPTION = "downlink vs uplink bandwidth per switch and per tier is 1:1 (or within the allowed ratio)"
 SEVERITY = "error"
 
 
-def check(design: Design) -> Iterable[Finding]:
+def check(design: Built) -> Iterable[Finding]:
     fabric, speed = design.fabric, design.plan.link_speed
     allowed = design.intent.checks.oversubscription
     top = "spine" if design.plan.tiers == 2 else "super_spine"
-    up = uplinks(fabric)
+    up = design.facts.uplinks
     down = [0] * len(fabric.devices)
     for _, upper, _, _, _ in fabric.links:
         down[upper] += 1

@@ -8,26 +8,22 @@ server's NIC ports are numbered below its NIC count, each used once.
 from __future__ import annotations
 
 from collections.abc import Iterable
-from typing import TYPE_CHECKING
 
 from designer.checks.base import capped
+from designer.design import Built
 from designer.findings import Finding
-
-if TYPE_CHECKING:
-    from designer.design import Design
 
 ID = "ports"
 DESCRIPTION = "no port used twice or beyond the hardware; breakout consistent"
 SEVERITY = "error"
 
 
-def check(design: Design) -> Iterable[Finding]:
+def check(design: Built) -> Iterable[Finding]:
     fabric, intent, speed = design.fabric, design.intent, design.plan.link_speed
     devices = fabric.devices
-    hardware = {"leaf": intent.leaf, "spine": intent.spine, "super_spine": intent.super_spine}
     problems: list[tuple[str, str]] = []
     for device in fabric.switches():
-        spec = hardware[device.role]
+        spec = intent.switch(device.role)
         if device.breakout != spec.breakout(speed) or device.ports != spec.radix(speed):
             problems.append((device.name, f"{device.ports} logical ports at breakout {device.breakout}, but "
                                           f"{spec.ports} x {spec.speed}G ports give {spec.radix(speed)} x {speed}G "

@@ -10,15 +10,12 @@ priority, served by a strict queue; the ECN start threshold sits below the maxim
 from __future__ import annotations
 
 from collections.abc import Iterable
-from typing import TYPE_CHECKING
 
 from designer.checks.base import capped
+from designer.design import Built
 from designer.fabric import SERVER_LEAF
 from designer.findings import Finding
-
-if TYPE_CHECKING:
-    from designer.design import Design
-    from designer.model import Qos
+from designer.model import Qos
 
 ID = "qos"
 DESCRIPTION = "same lossless priority, DSCP map, PFC and ECN on both ends of every link; ECN min < max; CNP strict"
@@ -28,8 +25,8 @@ COMPARED = ("lossless_priority", "dscp_to_tc", "pfc_priorities", "roce_dscp", "c
 """The settings both ends of a link must share."""
 
 
-def check(design: Design) -> Iterable[Finding]:
-    configs, fabric = design.devices, design.fabric
+def check(design: Built) -> Iterable[Finding]:
+    configs, fabric = design.configs, design.fabric
     profiles: dict[int, tuple[Qos, list[str]]] = {}
     for config in configs:
         profiles.setdefault(id(config.qos), (config.qos, []))[1].append(config.hostname)

@@ -9,21 +9,18 @@ later push a network rack past it.
 from __future__ import annotations
 
 from collections.abc import Iterable
-from typing import TYPE_CHECKING
 
 from designer.checks.base import capped
+from designer.design import Built
 from designer.findings import Finding
 from designer.physical import over_budget
-
-if TYPE_CHECKING:
-    from designer.design import Design
 
 ID = "rack-power"
 DESCRIPTION = "no rack draws more than its power budget"
 SEVERITY = "error"
 
 
-def check(design: Design) -> Iterable[Finding]:
+def check(design: Built) -> Iterable[Finding]:
     facility = design.intent.facility
     racks = design.physical.racks
     over = over_budget(racks, facility)

@@ -11,22 +11,19 @@ from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Iterable
-from typing import TYPE_CHECKING
 
 from designer.checks.base import capped
+from designer.design import Built
 from designer.fabric import SERVER_LEAF
 from designer.findings import Finding
-
-if TYPE_CHECKING:
-    from designer.design import Design
 
 ID = "sessions"
 DESCRIPTION = "every BGP neighbor has its reciprocal (addresses and ASNs match) in the device model"
 SEVERITY = "error"
 
 
-def check(design: Design) -> Iterable[Finding]:
-    configs = design.devices
+def check(design: Built) -> Iterable[Finding]:
+    configs = design.configs
     by_name = {config.hostname: config for config in configs}
     sessions = {(config.hostname, neighbor.address): neighbor
                 for config in configs for neighbor in config.bgp.neighbors}

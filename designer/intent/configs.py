@@ -14,6 +14,7 @@ from typing import Any
 
 import yaml
 
+from designer.catalog import catalog
 from designer.errors import Problem
 from designer.intent.schema import QosDoc, RoutingDoc
 
@@ -62,10 +63,6 @@ def qos_profiles() -> dict[str, dict[str, Any]]:
     return yaml.safe_load((Path(__file__).parent.parent / "qos_profiles.yaml").read_text())
 
 
-SONIC_PFC_WATCHDOG_MIN_MS = 100
-"""SONiC's PFC_WD model takes detection and restoration times from 100 ms."""
-
-
 def resolve_qos(doc: QosDoc, targets: list[str], problems: list[Problem]) -> QosSpec:
     """The profile named by ``doc`` with the intent's overrides applied; problems are appended."""
     written = doc.model_dump(exclude_none=True)
@@ -98,13 +95,14 @@ def resolve_qos(doc: QosDoc, targets: list[str], problems: list[Problem]) -> Qos
                 f"the {spec.profile} profile gives ECN thresholds in percent of the RoCE queue's buffer, but "
                 "switch configurations take bytes; give qos.queue_bytes (your switch's per-queue limit, for "
                 "example 3145728) or ecn_unit: bytes with ecn_min and ecn_max in bytes")))
-    if "sonic" in targets and spec.pfc_watchdog:
+    for target in targets if spec.pfc_watchdog else ():
+        capability = catalog().targets[target]
+        minimum = capability.min_pfc_watchdog_ms
         for field in ("pfc_watchdog_detection_ms", "pfc_watchdog_restoration_ms"):
-            if getattr(spec, field) < SONIC_PFC_WATCHDOG_MIN_MS:
+            if minimum is not None and getattr(spec, field) < minimum:
                 problems.append(Problem(where(field), (
-                    f"{getattr(spec, field)} ms is below SONiC's PFC watchdog minimum of "
-                    f"{SONIC_PFC_WATCHDOG_MIN_MS} ms; use at least {SONIC_PFC_WATCHDOG_MIN_MS} or drop sonic from "
-                    "targets")))
+                    f"{getattr(spec, field)} ms is below {capability.label}'s PFC watchdog minimum of "
+                    f"{minimum} ms; use at least {minimum} or drop {target} from targets")))
     return spec
 
 

@@ -25,12 +25,12 @@ from designer.intent.configs import QosSpec, resolve_qos, routing_problems, targ
 from designer.intent.facility import Facility, resolve_facility
 from designer.intent.schema import (
     MAX_GPUS,
-    PRIVATE_ASN_RANGES,
     AddressingDoc,
     ChecksDoc,
     IntentDoc,
     RoutingDoc,
     SwitchDoc,
+    private_asns,
 )
 from designer.intent.yaml_source import load_yaml
 
@@ -99,6 +99,10 @@ class Intent:
     def rails(self) -> int:
         """NIC ports per server in one plane: one rail each."""
         return self.server.nics // self.planes
+
+    def switch(self, role: str) -> SwitchSpec:
+        """The hardware of the switches of ``role`` (``leaf``, ``spine`` or ``super_spine``)."""
+        return {"leaf": self.leaf, "spine": self.spine, "super_spine": self.super_spine}[role]
 
 
 def load_intent(path: str | FilePath) -> Intent:
@@ -258,7 +262,7 @@ def _asn_start_problems(routing: RoutingDoc) -> list[Problem]:
     problems = []
     for field in ("leaf_asn_start", "spine_asn_start", "super_spine_asn_start"):
         asn = getattr(routing, field)
-        if asn is not None and not any(low <= asn <= high for low, high in PRIVATE_ASN_RANGES):
+        if asn is not None and not private_asns(asn):
             problems.append(Problem(("routing", field), f"{asn} is not a private ASN; use 64512-65534 "
                                                         "(2-byte) or 4200000000-4294967294 (4-byte)"))
     return problems

@@ -23,6 +23,11 @@ NAME_PATTERN = r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,62}$"
 PRIVATE_ASN_RANGES = ((64512, 65534), (4_200_000_000, 4_294_967_294))
 
 
+def private_asns(first: int, last: int | None = None) -> bool:
+    """True when every ASN from ``first`` to ``last`` (default: just ``first``) is in one private range."""
+    return any(low <= first and (first if last is None else last) <= high for low, high in PRIVATE_ASN_RANGES)
+
+
 def parse_speed(value: object) -> object:
     """Accept ``400G``, ``1.6T``, ``400`` or 400 (Gb/s) and return whole Gb/s; anything else is left for
     validation to reject with the list of known speeds."""

@@ -104,8 +104,7 @@ def lay_cables(intent: Intent, fabric: Fabric, layout: Layout) -> Cabling:
 
     medium, shared = choose_media(links, breakout, length_dm, reach_dm)
 
-    hardware = {"leaf": intent.leaf, "spine": intent.spine, "super_spine": intent.super_spine}
-    switch_w = [float(hardware[device.role].power_w) for device in fabric.switches()]
+    switch_w = [float(intent.switch(device.role).power_w) for device in fabric.switches()]
     bom: Counter[BomKey] = Counter()
 
     def plug(device: int, model: MediumModel, lanes: int) -> None:

@@ -60,7 +60,7 @@ def device_units(intent: Intent, device: Device) -> int:
     """Rack units a server or switch takes."""
     if device.role == "server":
         return intent.server.rack_units
-    return {"leaf": intent.leaf, "spine": intent.spine, "super_spine": intent.super_spine}[device.role].rack_units
+    return intent.switch(device.role).rack_units
 
 
 Slot = tuple[str, int, tuple[int, ...]]
@@ -111,12 +111,10 @@ def place(intent: Intent, plan: Plan, fabric: Fabric) -> Layout:
 def _pack(intent: Intent, devices: list[Device], switches: list[int]) -> list[tuple[int, ...]]:
     """Switches into network racks, in order, while rack units and the budget (at ``power_w_optics``) allow."""
     facility = intent.facility
-    power = {"leaf": intent.leaf.power_w_optics, "spine": intent.spine.power_w_optics,
-             "super_spine": intent.super_spine.power_w_optics}
     racks: list[list[int]] = []
     units = watts = 0.0
     for index in switches:
-        height, draw = device_units(intent, devices[index]), power[devices[index].role]
+        height, draw = device_units(intent, devices[index]), intent.switch(devices[index].role).power_w_optics
         if not racks or units + height > facility.rack_units or watts + draw > facility.rack_power_kw * 1000:
             racks.append([])
             units = watts = 0.0

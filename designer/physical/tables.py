@@ -3,18 +3,15 @@
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
-from designer.physical import COMPUTE, Rack, over_budget, too_hot_for_air
+from designer.fabric import Device
+from designer.intent.facility import Facility
+from designer.physical import COMPUTE, Physical, Rack, over_budget, too_hot_for_air
 
-if TYPE_CHECKING:
-    from designer.design import Design
 
-
-def racks_rows(design: Design) -> tuple[list[str], Iterable[list[Any]]]:
-    """One row per rack: where it stands, its role and SU, its draw and budget, its devices (``name@unit``)."""
-    physical, devices = design.physical, design.fabric.devices
-    budget = design.intent.facility.rack_power_kw
+def racks_rows(physical: Physical, devices: list[Device], budget: float) -> tuple[list[str], Iterable[list[Any]]]:
+    """One row per rack: where it stands, its role and SU, its draw and ``budget``, its devices (``name@unit``)."""
     header = ["rack", "row", "position", "role", "su", "kw", "budget_kw", "device_count", "devices"]
     rows = ([rack.name, rack.row, rack.position, rack.role, _su(rack), f"{rack.kw:.3f}", f"{budget:g}",
              len(rack.devices), " ".join(f"{devices[index].name}@{physical.device_unit[index]}"
@@ -23,17 +20,16 @@ def racks_rows(design: Design) -> tuple[list[str], Iterable[list[Any]]]:
     return header, rows
 
 
-def bom_rows(design: Design) -> tuple[list[str], Iterable[list[Any]]]:
+def bom_rows(physical: Physical) -> tuple[list[str], Iterable[list[Any]]]:
     """One row per item to order: switches by model, servers, transceivers by type, cables by type and length."""
     header = ["category", "item", "length_m", "count"]
     rows = ([line.category, line.item, "" if line.length_m is None else f"{line.length_m:g}", line.count]
-            for line in design.physical.bom)
+            for line in physical.bom)
     return header, rows
 
 
-def power_markdown(design: Design) -> str:
+def power_markdown(name: str, physical: Physical, facility: Facility) -> str:
     """Power per rack, row, scalable unit and in total, with PUE; racks over budget or too hot for air flagged."""
-    physical, facility = design.physical, design.intent.facility
     total = physical.power_kw(facility.pue)
     racks = physical.racks
     flags: dict[str, list[str]] = {rack.name: [] for rack in racks}
@@ -42,7 +38,7 @@ def power_markdown(design: Design) -> str:
     for rack in too_hot_for_air(racks, facility):
         flags[rack.name].append(f"above the {facility.air_limit_kw:g} kW air-cooling limit")
     lines = [
-        f"# Power: {design.intent.name}", "",
+        f"# Power: {name}", "",
         f"Racks of {facility.rack_units}U with a {facility.rack_power_kw:g} kW budget, {facility.cooling}-cooled"
         + (f" (limit {facility.air_limit_kw:g} kW)" if facility.cooling == "air" else "")
         + f"; PUE {facility.pue:g}. {physical.servers_per_rack} servers per compute rack. Servers at their "

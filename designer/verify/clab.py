@@ -12,7 +12,7 @@ from __future__ import annotations
 import json
 
 from designer.design import Design
-from designer.fabric import SERVER_LEAF
+from designer.fabric import SERVER_LEAF, natural
 
 IMAGE = "quay.io/frrouting/frr:8.4.1"
 """FRR 8.4, the release the configs are proven against (Debian 12's frr 8.4.4)."""
@@ -20,7 +20,7 @@ IMAGE = "quay.io/frrouting/frr:8.4.1"
 
 def lab_files(design: Design) -> dict[str, bytes]:
     """``lab/clab.yml`` and the FRR ``lab/daemons`` file it mounts into every node."""
-    bfd = any(device.bgp.bfd is not None for device in design.devices)
+    bfd = any(device.bgp.bfd is not None for device in design.configs)
     return {"lab/clab.yml": clab_yaml(design).encode(), "lab/daemons": daemons(bfd).encode()}
 
 
@@ -50,7 +50,7 @@ def clab_yaml(design: Design) -> str:
                   f"        - {_quote(f'../configs/frr/{device.name}.conf:/etc/frr/frr.conf')}",
                   f"        - {_quote('daemons:/etc/frr/daemons')}"]
         if index in server_ports:
-            ports = " ".join(sorted(server_ports[index], key=_natural))
+            ports = " ".join(sorted(server_ports[index], key=natural))
             lines += ["      exec:", "        - " + _quote(
                 f"sh -c 'for port in {ports}; do ip link add $port type bridge && ip link set $port up; done'")]
     lines.append("  links:")
@@ -65,7 +65,3 @@ def _quote(text: str) -> str:
     """A YAML double-quoted scalar (JSON strings are valid YAML)."""
     return json.dumps(text)
 
-
-def _natural(port: str) -> tuple[int, ...]:
-    """``swp2`` before ``swp10``, ``swp3s0`` before ``swp3s1``."""
-    return tuple(int(part) for part in port.removeprefix("swp").split("s"))

@@ -7,9 +7,9 @@ import time
 from collections import Counter
 from pathlib import Path
 
-from designer.design import build
 from designer.errors import PrerequisiteError
 from designer.outputs import design_files
+from designer.pipeline import build
 from designer.verify.lab import Lab, Progress, available_mib, check_prerequisites, sweep_orphans
 from designer.verify.probe import (
     Peer,

@@ -1,0 +1,197 @@
+"""Max-flow between halves of the NIC ports: the contracted plane networks and Dinic's algorithm.
+
+The endpoints are the NIC ports (one per server per rail per plane); a split puts half of them in
+``A`` and the rest in ``B``, the same way in every plane, and the bisection bandwidth is the maximum
+flow from ``A`` to ``B`` (= the minimum cut, by max-flow/min-cut). Splits, each a worst case for a
+different part of the fabric:
+
+* ``pods``: the first half of the servers in scalable-unit order, which cuts at a pod boundary when
+  the pods are even (``scalable units`` in a 2-tier fabric, which has one pod): all traffic crosses
+  the top tier;
+* ``rails``: the lower half of the rails against the upper half: every flow leaves its rail;
+* ``random``: a seeded shuffle of the endpoints, mixing both sides on every leaf.
+
+Planes are separate fabrics (servers do not forward), so a split "by plane" (plane 0 against
+plane 1) has no backend path by design; instead every split is computed a plane at a time and the
+bisection is the sum over planes. Each plane's graph is contracted without changing any cut: the
+servers are taken out (a NIC link is in series with its endpoint, so a leaf gets an edge from the
+source with the capacity of its ``A`` links and one to the sink with its ``B`` links), and the
+parallel links between two switches become one edge of summed capacity. What remains (about 2.5k
+nodes and 50k edges per plane at 32k GPUs) is solved exactly with Dinic's algorithm, in units of one
+link (the tests confirm it against networkx on the uncontracted graph); a 1:1 fabric gives exactly
+``N * s / 2`` for every split. Each plane's network is built once; a split only sets the capacities of
+the leaves' source and sink arcs in a copy, and a failure zeroes the arcs of what is down, so the
+failure-impact check solves variants without rebuilding (about 0.1 s per max-flow at 32k GPUs).
+"""
+
+from __future__ import annotations
+
+import random
+from collections import Counter
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass, field
+
+from designer.fabric import SERVER_LEAF, Fabric, Link
+
+SEED = 4791
+"""Seeds every random choice the analysis makes (the random split, sampled leaf pairs)."""
+SOURCE, SINK = -1, -2
+
+Split = Callable[[int, int], bool]
+"""``(server number, rail) -> True`` when that NIC port is in half ``A``."""
+
+
+@dataclass(frozen=True)
+class Bisection:
+    """Max-flow per split and plane, in links; ``full`` is half the NIC ports (``N / 2`` summed over planes)."""
+
+    link_speed: int
+    full: int
+    flows: dict[str, tuple[int, ...]]
+    networks: tuple[PlaneNetwork, ...] = field(default=(), compare=False, repr=False)
+    """Each plane's network, for solving it again with parts taken out (failure impact)."""
+
+    def total(self, split: str) -> int:
+        return sum(self.flows[split])
+
+    @property
+    def worst(self) -> str:
+        return min(self.flows, key=lambda split: (self.total(split), list(self.flows).index(split)))
+
+    def tbps(self, links: int) -> float:
+        return links * self.link_speed / 1000
+
+    def fraction(self, links: int) -> float:
+        return links / self.full if self.full else 1.0
+
+
+def splits(fabric: Fabric) -> dict[str, Split]:
+    """The halves the bisection is measured between, by name."""
+    plan = fabric.plan
+    servers, rails = plan.servers, plan.rails
+    half = servers * rails // 2
+    order = list(range(servers * rails))
+    random.Random(SEED).shuffle(order)
+    shuffled = bytearray(servers * rails)
+    for endpoint in order[:half]:
+        shuffled[endpoint] = 1
+    return {
+        "pods" if plan.pods > 1 else "scalable units": lambda server, rail: server * rails + rail < half,
+        "rails": lambda server, rail: rail * servers + server < half,
+        "random": lambda server, rail: bool(shuffled[server * rails + rail]),
+    }
+
+
+class PlaneNetwork:
+    """One plane's contracted graph (module docstring) as a residual network, built once: every split and
+    every failure solves a copy of its capacities. Arc ``i`` and its reverse ``i ^ 1``; node 0 is the
+    source and node 1 the sink; each leaf has a source arc and a sink arc whose capacity the split sets."""
+
+    def __init__(self, fabric: Fabric, links: Iterable[Link]):
+        switch_count, rails = fabric.switch_count, fabric.plan.rails
+        pairs: Counter[tuple[int, int]] = Counter()
+        self.nics: list[tuple[int, int, int]] = []
+        for tier, upper, _, lower, port in links:
+            if tier == SERVER_LEAF:
+                self.nics.append((upper, lower - switch_count, port % rails))
+            else:
+                pairs[upper, lower] += 1
+        self.ids: dict[int, int] = {SOURCE: 0, SINK: 1}
+        self.head: list[int] = []
+        self.cap: list[int] = []
+        self.arcs: list[list[int]] = [[], []]
+        self.pair_arc = {pair: self._edge(*pair, links, links) for pair, links in pairs.items()}
+        leaves = sorted({leaf for leaf, _, _ in self.nics})
+        self.source_arc = {leaf: self._edge(SOURCE, leaf, 0, 0) for leaf in leaves}
+        self.sink_arc = {leaf: self._edge(leaf, SINK, 0, 0) for leaf in leaves}
+
+    def _node(self, device: int) -> int:
+        node = self.ids.get(device)
+        if node is None:
+            node = self.ids[device] = len(self.arcs)
+            self.arcs.append([])
+        return node
+
+    def _edge(self, a: int, b: int, forward: int, backward: int) -> int:
+        """Add ``a -> b`` and its reverse; returns the forward arc."""
+        u, v = self._node(a), self._node(b)
+        arc = len(self.head)
+        self.arcs[u].append(arc)
+        self.head.append(v)
+        self.cap.append(forward)
+        self.arcs[v].append(arc + 1)
+        self.head.append(u)
+        self.cap.append(backward)
+        return arc
+
+    def max_flow(self, in_a: Split, dead_devices: Iterable[int] = (),
+                 dead_links: Iterable[tuple[int, int]] = ()) -> int:
+        """Max-flow in links from the ``A`` NIC ports to the ``B`` ones, without the dead switches and links
+        (a dead link is one ``(upper, lower)`` link of a possibly parallel bundle)."""
+        cap = self.cap.copy()
+        for leaf, server, rail in self.nics:
+            cap[self.source_arc[leaf] if in_a(server, rail) else self.sink_arc[leaf]] += 1
+        for device in dead_devices:
+            for arc in self.arcs[self.ids[device]] if device in self.ids else ():
+                cap[arc] = cap[arc ^ 1] = 0
+        for pair in dead_links:
+            arc = self.pair_arc[pair]
+            cap[arc] -= 1
+            cap[arc ^ 1] -= 1
+        return _Dinic(self.head, self.arcs, cap).run()
+
+
+class _Dinic:
+    """Dinic's max-flow from node 0 to node 1 over ``cap`` (changed in place): plain int lists, about ten
+    times faster than networkx's preflow-push on these shallow layered graphs."""
+
+    def __init__(self, head: list[int], arcs: list[list[int]], cap: list[int]):
+        self.head, self.arcs, self.cap = head, arcs, cap
+        self.level: list[int] = []
+        self.cursor: list[int] = []
+
+    def run(self) -> int:
+        total = 0
+        while self.layer():
+            total += self.push(0, sum(self.cap[arc] for arc in self.arcs[0]))
+        return total
+
+    def layer(self) -> bool:
+        """Breadth-first levels from the source over arcs with capacity left; False once the sink is cut off."""
+        level = [-1] * len(self.arcs)
+        level[0] = 0
+        queue = [0]
+        for node in queue:
+            for arc in self.arcs[node]:
+                if self.cap[arc] and level[self.head[arc]] < 0:
+                    level[self.head[arc]] = level[node] + 1
+                    queue.append(self.head[arc])
+        self.level, self.cursor = level, [0] * len(self.arcs)
+        return level[1] >= 0
+
+    def push(self, node: int, limit: int) -> int:
+        """Send up to ``limit`` from ``node`` to the sink along the levels; returns what was sent."""
+        if node == 1:
+            return limit
+        sent = 0
+        arcs, cap, head, level, cursor = self.arcs[node], self.cap, self.head, self.level, self.cursor
+        while cursor[node] < len(arcs):
+            arc = arcs[cursor[node]]
+            if cap[arc] and level[head[arc]] == level[node] + 1:
+                pushed = self.push(head[arc], min(limit - sent, cap[arc]))
+                if pushed:
+                    cap[arc] -= pushed
+                    cap[arc ^ 1] += pushed
+                    sent += pushed
+                    if sent == limit:
+                        return sent
+            cursor[node] += 1
+        return sent
+
+
+def bisection(fabric: Fabric, per_plane: list[list[Link]]) -> Bisection:
+    """The max-flow of every split in every plane, with each plane's network kept for failure variants."""
+    networks = tuple(PlaneNetwork(fabric, links) for links in per_plane)
+    flows = {name: tuple(network.max_flow(in_a) for network in networks) for name, in_a in splits(fabric).items()}
+    plan = fabric.plan
+    return Bisection(plan.link_speed, plan.planes * (plan.servers * plan.rails // 2), flows, networks)

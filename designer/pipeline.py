@@ -1,0 +1,48 @@
+"""The whole way through: intent, plan, fabric, allocation, physical plan, device models, facts, checks.
+
+This is the Python API (``designer.build(path)``); the command line is a thin layer over it. Each stage
+takes explicit inputs and returns a new value; none edits another's result.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from designer.allocate import allocate
+from designer.analysis.facts import facts
+from designer.checks import CHECKS
+from designer.checks import run as run_checks
+from designer.design import Built, Design, Progress, quiet
+from designer.errors import InputError
+from designer.fabric import wire
+from designer.intent import Intent, load_intent
+from designer.model import device_configs
+from designer.physical import plan_physical
+from designer.sizing import size
+
+
+def build(path: str | Path, progress: Progress | None = None) -> Design:
+    """Load the intent at ``path`` and run every stage in memory. Raises :class:`InputError` on bad input."""
+    return design(load_intent(path), progress)
+
+
+def design(intent: Intent, progress: Progress | None = None) -> Design:
+    """Run the stages after loading on an already validated intent, telling ``progress`` as each one starts
+    from wiring on (sizing is arithmetic: an intent too big to size gets its errors and nothing else)."""
+    say = progress or quiet
+    try:
+        plan = size(intent)
+        say(f"wiring {sum(plan.link_counts().values()):,} links")
+        fabric = wire(intent, plan)
+        say("allocating addresses and ASNs")
+        allocation = allocate(intent, fabric)
+    except InputError as error:
+        raise error.located(intent.source) from None
+    say("placing racks, power and cables")
+    physical = plan_physical(intent, plan, fabric)
+    say(f"modelling {fabric.switch_count:,} switches")
+    configs = tuple(device_configs(intent, plan, fabric, allocation))
+    say("counting links and solving the bisection max-flows")
+    built = Built(intent, plan, fabric, allocation, physical, configs, facts(fabric))
+    say(f"running {len(CHECKS)} checks")
+    return Design(**vars(built), findings=tuple(run_checks(built)))
