@@ -19,10 +19,11 @@ from designer.design import Progress
 from designer.diff import diff, load
 from designer.errors import InputError, PrerequisiteError
 from designer.intent import Intent, load_intent
-from designer.outputs import OutputError, claim, design_files, drift
+from designer.outputs import design_files
+from designer.outputs.folder import OutputError, claim, drift
+from designer.outputs.summary import summary, summary_text
 from designer.pipeline import design
 from designer.render import TemplateError
-from designer.report import summary, summary_text
 from designer.validate import validate_output
 from designer.verify.report import FORMATS
 from designer.verify.run import load_files, verify

@@ -7,7 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from designer.outputs import design_files, write
+from designer.outputs import design_files
+from designer.outputs.folder import write
 from tests.helpers import build_text, intent_text
 from tests.test_intent_errors import run_cli
 

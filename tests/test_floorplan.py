@@ -9,7 +9,7 @@ import xml.etree.ElementTree as ET
 import pytest
 
 from designer.design import Design
-from designer.floorplan import OVER, SHADES, floorplan_svg, shade
+from designer.outputs.floorplan import OVER, SHADES, floorplan_svg, shade
 from tests.helpers import build_design
 
 SVG = "{http://www.w3.org/2000/svg}"

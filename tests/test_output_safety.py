@@ -17,8 +17,9 @@ from pathlib import Path
 
 import pytest
 
-import designer.outputs
-from designer.outputs import OutputError, claim, design_files, drift, write
+import designer.outputs.folder
+from designer.outputs import design_files
+from designer.outputs.folder import OutputError, claim, drift, write
 from tests.conftest import ROOT, need
 from tests.helpers import build_design, intent_text
 from tests.test_intent_errors import run_cli
@@ -248,7 +249,7 @@ def test_the_folder_is_a_whole_build_at_every_step_of_the_swap(tmp_path: Path,
 
 def test_where_the_exchange_is_missing_two_renames_replace_the_folder(tmp_path: Path,
                                                                       monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(designer.outputs, "_exchange", lambda first, second: False)
+    monkeypatch.setattr(designer.outputs.folder, "_exchange", lambda first, second: False)
     target = tmp_path / "out"
     write(built({"summary.md": b"old\n", "stale.csv": b"old\n"}), target)
     new = built({"summary.md": b"new\n"})
@@ -259,10 +260,10 @@ def test_where_the_exchange_is_missing_two_renames_replace_the_folder(tmp_path: 
 
 KILLED_BUILD = """
 import sys, time
-import designer.outputs
+import designer.outputs.folder
 from designer.cli import main
 
-real, when = designer.outputs._exchange, sys.argv.pop(1)
+real, when = designer.outputs.folder._exchange, sys.argv.pop(1)
 
 def paused(first, second):
     swapped = real(first, second) if when == "after" else False
@@ -270,7 +271,7 @@ def paused(first, second):
     time.sleep(600)
     return swapped
 
-designer.outputs._exchange = paused
+designer.outputs.folder._exchange = paused
 sys.exit(main(sys.argv[1:]))
 """
 

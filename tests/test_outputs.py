@@ -13,7 +13,8 @@ from pathlib import Path
 import pytest
 import yaml
 
-from designer.outputs import design_files, drift, write
+from designer.outputs import design_files
+from designer.outputs.folder import drift, write
 from tests.conftest import ROOT
 from tests.helpers import build_design
 from tests.test_intent_errors import run_cli

@@ -14,10 +14,11 @@ from designer.errors import InputError
 from designer.fabric import SERVER_LEAF
 from designer.intent import parse_intent
 from designer.intent.schema import SPEEDS
-from designer.outputs import cabling_rows, design_json
+from designer.outputs.design_json import design_json
+from designer.outputs.physical import bom_rows, power_markdown, racks_rows
+from designer.outputs.tables import cabling_rows
 from designer.physical import COMPUTE, NETWORK, plan_physical
 from designer.physical.cables import UNIT_M, choose_media, decimetres, medium_for, ordered_length
-from designer.physical.tables import bom_rows, power_markdown, racks_rows
 from tests.conftest import ROOT
 from tests.helpers import build_design, intent_text
 from tests.test_intent_errors import run_cli

@@ -18,7 +18,9 @@ import yaml
 
 from designer.design import Design
 from designer.errors import PrerequisiteError
-from designer.outputs import design_files, design_json, write
+from designer.outputs import design_files
+from designer.outputs.design_json import design_json
+from designer.outputs.folder import write
 from designer.pipeline import build
 from designer.verify import lab as lab_module
 from designer.verify import run as run_module

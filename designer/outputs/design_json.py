@@ -1,0 +1,63 @@
+"""``design.json``: the whole design for scripts, one device, link or rack per line so that diffs stay readable."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from designer import __version__
+from designer.allocate import ip
+from designer.checks import formats as checks_format
+from designer.design import Design
+from designer.fabric import TIERS
+from designer.outputs.summary import summary
+
+
+def design_json(design: Design) -> str:
+    """The whole design for scripts, one device or link per line so that diffs stay readable."""
+    fabric, allocation = design.fabric, design.allocation
+    devices = fabric.devices
+    device_rows = []
+    for index, device in enumerate(devices):
+        row: dict[str, Any] = {"name": device.name, "role": device.role, "model": device.model}
+        row.update({key: value for key in ("plane", "pod", "su", "rail", "group", "index")
+                    if (value := getattr(device, key)) >= 0})
+        if index < fabric.switch_count:
+            row.update(loopback=ip(allocation.loopbacks[index]), asn=allocation.asns[index],
+                       announces=list(design.configs[index].bgp.announced))
+        row.update(rack=design.physical.racks[design.physical.device_rack[index]].name,
+                   unit=design.physical.device_unit[index])
+        device_rows.append(row)
+    link_rows = []
+    for number, (tier, upper, upper_port, lower, lower_port) in enumerate(fabric.links):
+        even, odd = allocation.link_addresses(number)
+        link_rows.append({
+            "tier": TIERS[tier],
+            "a": [devices[upper].name, devices[upper].port_name(upper_port), ip(even)],
+            "z": [devices[lower].name, devices[lower].port_name(lower_port), ip(odd)],
+            "subnet": f"{ip(even)}/31",
+            "length_m": design.physical.link_length_dm[number] / 10,
+            "medium": design.physical.medium_name(number),
+        })
+    head = {"name": design.intent.name, "tool_version": __version__, "intent_sha256": design.intent.sha256,
+            "summary": summary(design)}
+    return _json_document(head, {"findings": checks_format.rows(design.findings), "devices": device_rows,
+                                 "links": link_rows, "racks": rack_rows(design)})
+
+
+def rack_rows(design: Design) -> list[dict[str, Any]]:
+    """Every rack for design.json: where it stands, role, SU (-1 central), draw in kW and devices (units: devices)."""
+    devices = design.fabric.devices
+    return [{"name": rack.name, "row": rack.row, "position": rack.position, "role": rack.role, "su": rack.su,
+             "kw": rack.kw, "devices": [devices[index].name for index in rack.devices]}
+            for rack in design.physical.racks]
+
+
+def _json_document(head: dict[str, Any], tables: dict[str, list[dict[str, Any]]]) -> str:
+    """Pretty JSON for ``head``, then each table as a list with one compact object per line."""
+    parts = [f"  {json.dumps(key)}: {json.dumps(value, indent=2).replace(chr(10), chr(10) + '  ')}"
+             for key, value in head.items()]
+    for key, rows in tables.items():
+        body = ",\n".join(f"    {json.dumps(row, separators=(', ', ': '))}" for row in rows)
+        parts.append(f"  {json.dumps(key)}: [\n{body}\n  ]" if rows else f"  {json.dumps(key)}: []")
+    return "{\n" + ",\n".join(parts) + "\n}\n"

@@ -1,0 +1,279 @@
+"""The output folder: claimed before a build, written atomically, compared for drift.
+
+``claim`` takes an output folder before a build (refusing one that holds anything but a previous build's
+files, locking out other builds) and its ``write`` swaps the new folder in with one atomic exchange, so a
+failed, interrupted or killed build leaves the previous outputs whole; ``drift`` compares a committed
+folder with what the design produces now.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import ctypes
+import errno
+import fcntl
+import json
+import os
+import re
+import shutil
+import tempfile
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path, PurePosixPath
+from typing import IO
+
+MANIFEST = "manifest.json"
+AT_FDCWD, RENAME_EXCHANGE = -100, 2
+"""From Linux's <fcntl.h> and <linux/fs.h>: paths relative to the working folder; swap two paths."""
+
+
+class OutputError(Exception):
+    """The output folder cannot be written as asked; the message names it and says what to do."""
+
+
+class Claim:
+    """The right to replace one output folder, held by :func:`claim` for as long as its ``with`` block runs."""
+
+    def __init__(self, folder: Path):
+        self.folder = folder
+        """Where the outputs go, symbolic links resolved."""
+        self.written = False
+
+    def write(self, files: dict[str, bytes]) -> None:
+        """Replace the folder with exactly ``files``: written beside it, then exchanged with it in one step (what
+        interrupted builds of the folder left beside it is deleted first)."""
+        try:
+            _remove_leftovers(self.folder)
+            _replace(files, self.folder)
+        except OSError as error:
+            raise OutputError(_explain(error, self.folder)) from None
+        self.written = True
+
+
+@contextmanager
+def claim(target: Path) -> Iterator[Claim]:
+    """Take ``target`` for one build, before any work: refuse a folder a build must not replace (see
+    :func:`refusal`) and lock it against other builds (``.NAME.lock`` beside it). Raises :class:`OutputError`.
+    Folders created on the way to ``target`` are removed again when nothing was written."""
+    try:
+        folder = target.resolve()
+    except (OSError, RuntimeError) as error:  # RuntimeError: a loop of symbolic links (Python 3.11 and 3.12)
+        raise OutputError(f"cannot write {target}: {error}") from None
+    created: list[Path] = []
+    try:
+        problem = refusal(folder)
+        if problem:
+            raise OutputError(problem + (f" ({target} is a symbolic link to it)" if target.is_symlink() else ""))
+        created = _make_folders(folder.parent)
+        lock = _lock(folder)
+    except OutputError:
+        _remove_empty(created)
+        raise
+    except OSError as error:
+        _remove_empty(created)
+        raise OutputError(_explain(error, folder)) from None
+    held = Claim(folder)
+    try:
+        yield held
+    finally:
+        with contextlib.suppress(FileNotFoundError):
+            os.unlink(lock.name)
+        lock.close()
+        if not held.written:
+            _remove_empty(created)
+
+
+def write(files: dict[str, bytes], target: Path) -> None:
+    """Replace the output folder ``target`` with exactly ``files`` (:func:`claim`, then :meth:`Claim.write`)."""
+    with claim(target) as folder:
+        folder.write(files)
+
+
+def refusal(folder: Path) -> str | None:
+    """Why a build must not replace ``folder``, or ``None`` when it may: it is missing, empty, or written by a
+    previous build (its ``manifest.json`` says tool ``designer``) and holding nothing its manifest does not list."""
+    if not folder.exists():
+        return None
+    if not folder.is_dir():
+        return f"cannot write {folder}: it is a file, not a folder; choose another folder with -o"
+    if os.path.ismount(folder):
+        return (f"cannot write {folder}: it is a mount point, which a build cannot replace; choose a folder "
+                f"inside it with -o {folder / 'NAME'}")
+    entries = sorted(folder.iterdir())
+    if not entries:
+        return None
+    listed = _listed(folder)
+    if listed is None:
+        return (f"refusing to replace {folder}: it is not an output folder of designer (no manifest.json written "
+                f"by designer) and holds {_few(entries, folder)}; a build replaces its whole folder, so choose a "
+                "new or empty one with -o")
+    foreign = _unlisted(folder, listed)
+    if foreign:
+        return (f"refusing to replace {folder}: it holds {_few(foreign, folder)}, which the build that wrote it did "
+                "not (they are not in its manifest.json); a build replaces its whole folder, so move them elsewhere "
+                "first")
+    return None
+
+
+def _listed(folder: Path) -> set[str] | None:
+    """The files ``folder/manifest.json`` lists, with the manifest itself; ``None`` unless designer wrote it."""
+    try:
+        manifest = json.loads((folder / MANIFEST).read_bytes())
+    except (OSError, ValueError):
+        return None
+    if not isinstance(manifest, dict) or manifest.get("tool") != "designer" or not isinstance(
+            manifest.get("files"), dict):
+        return None
+    return {*manifest["files"], MANIFEST}
+
+
+def _unlisted(folder: Path, listed: set[str]) -> list[Path]:
+    """Everything in ``folder`` that is neither a listed file nor a folder on the way to one (symbolic links
+    included: a build writes none); a foreign folder counts once, without its contents."""
+    parents = {str(PurePosixPath(path).parent) for path in listed}
+    parents |= {str(parent) for path in parents for parent in PurePosixPath(path).parents}
+    foreign = []
+    for root, folders, names in os.walk(folder):
+        here = Path(root)
+        folders.sort()
+        for name in list(folders):
+            path = here / name
+            if path.is_symlink() or path.relative_to(folder).as_posix() not in parents:
+                foreign.append(path)
+                folders.remove(name)
+        foreign += [here / name for name in sorted(names)
+                    if (here / name).is_symlink() or (here / name).relative_to(folder).as_posix() not in listed]
+    return sorted(foreign)
+
+
+def _few(paths: list[Path], folder: Path, shown: int = 5) -> str:
+    """A handful of ``paths`` inside ``folder`` (folders end in ``/``), then how many more."""
+    names = [path.relative_to(folder).as_posix() + ("/" if path.is_dir() and not path.is_symlink() else "")
+             for path in paths[:shown]]
+    more = [f"{len(paths) - shown:,} more"] if len(paths) > shown else []
+    return ", ".join([*names, *more])
+
+
+def _make_folders(folder: Path) -> list[Path]:
+    """Create ``folder`` and its missing parents; the ones created, outermost first."""
+    missing = []
+    for path in (folder, *folder.parents):
+        if path.is_dir():
+            break
+        if path.exists():
+            raise NotADirectoryError(errno.ENOTDIR, os.strerror(errno.ENOTDIR), str(path))
+        missing.insert(0, path)
+    folder.mkdir(parents=True, exist_ok=True)
+    return missing
+
+
+def _remove_empty(folders: list[Path]) -> None:
+    """Remove ``folders`` (innermost last in the list) where they are still empty."""
+    for path in reversed(folders):
+        with contextlib.suppress(OSError):
+            path.rmdir()
+
+
+def _lock(folder: Path) -> IO[bytes]:
+    """Hold ``.NAME.lock`` beside ``folder`` (flock) until it is closed; :func:`claim` deletes it before closing.
+    Another holder means another build is writing the folder."""
+    path = folder.parent / f".{folder.name}.lock"
+    while True:
+        lock = path.open("ab")
+        try:
+            fcntl.flock(lock, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            lock.close()
+            raise OutputError(f"cannot write {folder}: another build is writing this folder (it holds {path}); "
+                              "wait for it to finish") from None
+        except OSError:
+            lock.close()
+            raise
+        with contextlib.suppress(FileNotFoundError):
+            if os.stat(path).st_ino == os.fstat(lock.fileno()).st_ino:
+                return lock
+        lock.close()  # the build before us deleted the file after we opened it: lock the new one
+
+
+def _leftover(folder: Path, name: str) -> bool:
+    """Whether ``name`` beside ``folder`` is the staging or retired folder of an interrupted build of it."""
+    return re.fullmatch(rf"\.{re.escape(folder.name)}\.(new|old)-[a-z0-9_]{{8}}", name) is not None
+
+
+def _remove_leftovers(folder: Path) -> None:
+    """Delete the staging and retired folders that killed builds of ``folder`` left beside it (only folders)."""
+    for path in sorted(folder.parent.iterdir()):
+        if _leftover(folder, path.name) and path.is_dir() and not path.is_symlink():
+            shutil.rmtree(path)
+
+
+def _replace(files: dict[str, bytes], target: Path) -> None:
+    """Write ``files`` into a staging folder beside ``target`` and put it in place of ``target``, if it may still
+    be replaced (:func:`refusal`).
+
+    Where ``renameat2(RENAME_EXCHANGE)`` exists (Linux 3.15 with glibc 2.28, on ext4, xfs, btrfs, tmpfs...),
+    the two folders swap in one step and ``target`` is always a whole build. Elsewhere two renames do it, and a
+    kill between them leaves ``target`` missing, the previous build whole in ``.NAME.old-*/previous``.
+    """
+    staging = Path(tempfile.mkdtemp(prefix=f".{target.name}.new-", dir=target.parent))
+    try:
+        for relative, data in files.items():
+            path = staging / relative
+            path.parent.mkdir(parents=True, exist_ok=True)
+            path.write_bytes(data)
+        staging.chmod(0o755)
+        problem = refusal(target)  # again: someone may have put files into it while the build ran
+        if problem:
+            raise OutputError(problem)
+        if not target.exists():
+            os.rename(staging, target)
+        elif not _exchange(staging, target):
+            retired = Path(tempfile.mkdtemp(prefix=f".{target.name}.old-", dir=target.parent))
+            os.rename(target, retired / "previous")
+            os.rename(staging, target)
+            shutil.rmtree(retired)
+    finally:
+        if staging.exists():
+            shutil.rmtree(staging)  # after an exchange it holds the previous build
+
+
+def _exchange(first: Path, second: Path) -> bool:
+    """Swap two paths atomically with Linux ``renameat2(RENAME_EXCHANGE)``; ``False`` where the C library, the
+    kernel or the file system cannot."""
+    libc = ctypes.CDLL(None, use_errno=True)
+    renameat2 = getattr(libc, "renameat2", None)
+    if renameat2 is None:
+        return False
+    renameat2.argtypes = [ctypes.c_int, ctypes.c_char_p, ctypes.c_int, ctypes.c_char_p, ctypes.c_uint]
+    if renameat2(AT_FDCWD, os.fsencode(first), AT_FDCWD, os.fsencode(second), RENAME_EXCHANGE) == 0:
+        return True
+    number = ctypes.get_errno()
+    if number in (errno.ENOSYS, errno.EINVAL):
+        return False
+    raise OSError(number, os.strerror(number), str(second))
+
+
+def _explain(error: OSError, folder: Path) -> str:
+    """What went wrong writing ``folder``, for a person: the system's reason, the path and what to do."""
+    hints = {
+        errno.EBUSY: "a mount point (or a folder in use) cannot be replaced; choose a folder inside it",
+        errno.EROFS: "the file system is read-only; choose a folder on a writable one",
+        errno.EACCES: "choose a folder you may write in",
+        errno.EPERM: "choose a folder you may write in",
+        errno.ENOTDIR: "a part of the path is a file, not a folder",
+        errno.ENAMETOOLONG: "choose a shorter folder name (a build adds 14 characters to it for its staging folder)",
+        errno.ENOSPC: "the disk is full",
+    }
+    where = f" ({error.filename})" if error.filename and Path(error.filename) != folder else ""
+    hint = f"; {hints[error.errno]}" if error.errno in hints else ""
+    return f"cannot write {folder}: {error.strerror or error}{where}{hint}"
+
+
+def drift(files: dict[str, bytes], target: Path) -> list[str]:
+    """Paths that differ between ``files`` and the folder ``target`` (changed, missing or extra)."""
+    on_disk = {str(path.relative_to(target)): path for path in sorted(target.rglob("*")) if path.is_file()}
+    changed = [relative for relative, data in files.items()
+               if relative not in on_disk or on_disk[relative].read_bytes() != data]
+    extra = [relative for relative in on_disk if relative not in files]
+    return [f"changed: {path}" if path in on_disk else f"missing: {path}" for path in changed] + [
+        f"extra: {path}" for path in extra]
