@@ -23,10 +23,11 @@ from jinja2.sandbox import SandboxedEnvironment
 
 from designer.errors import InputError, PrerequisiteError, Problem, Source
 from designer.model import DeviceConfig, Interface, bulk_allocation
+from designer.resources import shipped_templates
 from designer.sonic import sonic_config
 
-SHIPPED_TEMPLATES = Path(__file__).resolve().parent.parent / "templates"
-"""The templates that come with the designer (repository root ``templates/``)."""
+SHIPPED_TEMPLATES = shipped_templates()
+"""The templates that come with the designer (repository root ``templates/``, package data when installed)."""
 EOS_MAX_MTU = 9214
 """EOS's largest interface (IP) MTU; a larger design MTU is rendered as this."""
 NVUE_WATCHDOG_ROBUSTNESS = 2
