@@ -97,7 +97,7 @@ def _parser() -> argparse.ArgumentParser:
         "check a built output's switch configs with the real parsers (SONiC YANG via libyang, FRR vtysh -C)"))
     validate_cmd.add_argument("output", type=Path, help="a built output folder, e.g. outputs/cluster-a")
     validate_cmd.add_argument("--yang-dir", type=Path, help=(
-        "SONiC YANG models (default: $DESIGNER_SONIC_YANG, else ../shared/sonic-yang beside the repository)"))
+        "SONiC YANG models (default: $DESIGNER_SONIC_YANG, else the models that ship with designer)"))
     validate_cmd.set_defaults(run=_validate_configs)
 
     verify_cmd = commands.add_parser("verify", help=(

@@ -24,10 +24,11 @@ from jinja2.sandbox import SandboxedEnvironment
 from designer.catalog import catalog
 from designer.errors import PrerequisiteError
 from designer.model import DeviceConfig, Interface
+from designer.resources import shipped_templates
 from designer.sonic import config_db, config_db_json
 
-SHIPPED_TEMPLATES = Path(__file__).resolve().parent.parent / "templates"
-"""The templates that come with the designer (repository root ``templates/``)."""
+SHIPPED_TEMPLATES = shipped_templates()
+"""The templates that come with the designer (repository root ``templates/``, package data when installed)."""
 NVUE_WATCHDOG_ROBUSTNESS = 2
 """NVUE detects a PFC storm after this many polls; the poll interval is the detection time divided by it."""
 EOS_QOS_PROFILE = "ROCE"

@@ -30,6 +30,7 @@ from pathlib import Path
 from typing import Any
 
 from designer.errors import PrerequisiteError
+from designer.resources import sonic_yang_models
 
 INSTALL = "apt-get install frr libyang2-dev && pip install libyang==2.8.0"
 YANG_ENV = "DESIGNER_SONIC_YANG"
@@ -65,8 +66,8 @@ class ConfigDbError(Exception):
 
 
 def default_yang_dir() -> Path:
-    """``$DESIGNER_SONIC_YANG``, else ``shared/sonic-yang`` beside the repository this package runs from."""
-    return Path(os.environ.get(YANG_ENV) or Path(__file__).resolve().parent.parent.parent / "shared" / "sonic-yang")
+    """``$DESIGNER_SONIC_YANG``, else the models that ship with designer (``designer/data/sonic-yang``)."""
+    return Path(os.environ.get(YANG_ENV) or sonic_yang_models())
 
 
 @dataclass(frozen=True)

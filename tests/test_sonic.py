@@ -15,8 +15,9 @@ import pytest
 from designer.design import Design
 from designer.pipeline import build
 from designer.render import render_configs
+from designer.resources import sonic_yang_models
 from designer.sonic import BUFFER_BYTES_PER_GBPS, _ranges, config_db
-from designer.validate import SonicYang, default_yang_dir
+from designer.validate import SonicYang
 from tests.conftest import ROOT, need
 from tests.helpers import build_text, intent_text
 
@@ -40,8 +41,7 @@ def sonic_yang() -> SonicYang:
     """SONiC's YANG models loaded with libyang (skipped without them, a failure under CI)."""
     need(importlib.util.find_spec("libyang") is not None, "libyang binding missing: apt-get install libyang2-dev "
                                                          "&& pip install libyang==2.8.0")
-    need(default_yang_dir().is_dir(), f"SONiC YANG models missing at {default_yang_dir()}")
-    return SonicYang(default_yang_dir())
+    return SonicYang(sonic_yang_models())
 
 
 @pytest.fixture(scope="module")

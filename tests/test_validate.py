@@ -16,7 +16,9 @@ import pytest
 from designer.cli import main
 from designer.pipeline import build
 from designer.render import render_configs
+from designer.resources import sonic_yang_models
 from designer.validate import (
+    YANG_ENV,
     ConfigDbError,
     SonicYang,
     _located,
@@ -83,6 +85,20 @@ MUTATIONS: dict[str, tuple[Mutation, str, str, str, str]] = {
 @pytest.fixture(scope="module")
 def yang() -> SonicYang:
     return sonic_yang()
+
+
+@pytest.fixture(autouse=True)
+def _models_of_this_repository(monkeypatch: pytest.MonkeyPatch) -> None:
+    """validate-configs reads $DESIGNER_SONIC_YANG first; these tests use the models in the repository."""
+    monkeypatch.delenv(YANG_ENV, raising=False)
+
+
+def test_the_sonic_yang_models_ship_in_the_package_with_their_license_and_source() -> None:
+    models = default_yang_dir()
+    assert models == sonic_yang_models() and models.is_relative_to(ROOT / "designer")
+    assert len(list(models.glob("sonic-*.yang"))) == 146
+    assert "Apache License, Version 2.0" in (models / "LICENSE").read_text()
+    assert "github.com/sonic-net/sonic-buildimage" in (models / "README.md").read_text()
 
 
 def leaf_config() -> dict[str, Any]:
@@ -238,8 +254,8 @@ def test_yang_dir_option_wins_over_the_environment(yang: SonicYang, tmp_path: Pa
                                                    monkeypatch: pytest.MonkeyPatch) -> None:
     need(shutil.which("vtysh") is not None, "FRR's vtysh missing: apt-get install frr")
     output = build_output(tmp_path)
-    models = default_yang_dir()
-    monkeypatch.setenv("DESIGNER_SONIC_YANG", str(tmp_path / "nowhere"))
+    models = sonic_yang_models()
+    monkeypatch.setenv(YANG_ENV, str(tmp_path / "nowhere"))
     assert default_yang_dir() == tmp_path / "nowhere"
     assert main(["validate-configs", str(output)]) == 2
     assert f"no SONiC YANG models (*.yang) in {tmp_path / 'nowhere'}" in capsys.readouterr().err
@@ -254,6 +270,6 @@ def test_config_dbs_checked_in_worker_processes_give_the_same_verdicts(yang: Son
         paths.append((path, path.name))
     broken = paths[3][0]
     broken.write_text(broken.read_text().replace('"mtu": "9216"', '"mtu": "9217"'))
-    serial = check_config_dbs(paths, default_yang_dir(), workers=1)
-    assert check_config_dbs(paths, default_yang_dir(), workers=2) == serial
+    serial = check_config_dbs(paths, sonic_yang_models(), workers=1)
+    assert check_config_dbs(paths, sonic_yang_models(), workers=2) == serial
     assert [verdict.path for verdict in serial if not verdict.ok] == [broken.name]

@@ -24,10 +24,11 @@ from designer.outputs.folder import write
 from designer.pipeline import build
 from designer.verify import lab as lab_module
 from designer.verify import run as run_module
-from designer.verify.lab import Lab, sweep_orphans
+from designer.verify.lab import Lab, check_prerequisites, sweep_orphans
 from designer.verify.report import Check, VerifyReport, as_json, check, junit, text
 from designer.verify.run import verify
 from designer.verify.topology import Topology, expected_routes, paths_to, topology
+from tests import conftest
 from tests.conftest import ROOT, need
 from tests.helpers import build_design
 from tests.test_intent_errors import run_cli
@@ -36,12 +37,12 @@ INTENTS = ROOT / "tests" / "intents"
 TWO_TIER, THREE_TIER = INTENTS / "verify-2tier.yaml", INTENTS / "verify-3tier.yaml"
 
 
-def can_run_labs() -> bool:
-    return os.geteuid() == 0 and shutil.which("vtysh") is not None and Path("/usr/lib/frr/bgpd").exists()
-
-
 def need_lab() -> None:
-    need(can_run_labs(), "designer verify needs root and FRR (apt-get install frr iproute2 iputils-ping traceroute)")
+    """Skip (fail under CI) unless designer verify can run here, with its own message of what is missing."""
+    try:
+        check_prerequisites()
+    except PrerequisiteError as error:
+        need(False, str(error))
 
 
 def skeleton(servers: int) -> Topology:
@@ -168,6 +169,25 @@ def test_without_root_it_says_what_to_run_and_exits_2(monkeypatch: pytest.Monkey
     assert code == 2 and out == ""
     assert "run it as root" in err
     assert "missing traceroute: install them with 'apt-get install -y frr iproute2 iputils-ping traceroute" in err
+
+
+def test_a_lab_test_skips_naming_a_missing_program_and_fails_under_ci(tmp_path: Path,
+                                                                     monkeypatch: pytest.MonkeyPatch) -> None:
+    """Root, FRR and every program but ping present: the lab tests skip (fail under CI) saying to install ping."""
+    for folder, names in ((tmp_path / "bin", lab_module.PROGRAMS), (tmp_path / "frr", ("zebra", "bgpd"))):
+        folder.mkdir()
+        for name in names:
+            if name != "ping":
+                (folder / name).touch(mode=0o755)
+    monkeypatch.setenv("PATH", str(tmp_path / "bin"))
+    monkeypatch.setattr(lab_module, "FRR_BIN", tmp_path / "frr")
+    monkeypatch.setattr(os, "geteuid", lambda: 0)
+    for in_ci, outcome in ((False, pytest.skip.Exception), (True, pytest.fail.Exception)):
+        monkeypatch.setattr(conftest, "IN_CI", in_ci)
+        with pytest.raises(outcome) as raised:
+            need_lab()
+        assert "missing ping: install them with 'apt-get install -y frr iproute2 iputils-ping" in str(raised.value)
+        assert "root" not in str(raised.value)
 
 
 def test_an_output_without_frr_configs_is_refused(tmp_path: Path) -> None:

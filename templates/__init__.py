@@ -1,0 +1,1 @@
+"""The shipped Jinja2 templates, one folder per target OS; installed as package data of ``designer._templates``."""

@@ -1,0 +1,96 @@
+"""Packaging: the sdist and the wheel carry the templates, the YAML data, SONiC's YANG models and the licenses;
+the installed package finds its data from any directory; the published name is used everywhere."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+import sys
+import tarfile
+import tomllib
+import zipfile
+from email.parser import Parser
+from pathlib import Path
+
+import pytest
+import yaml
+
+from designer.resources import shipped_templates, sonic_yang_models
+from tests.conftest import ROOT
+
+PYPROJECT = tomllib.loads((ROOT / "pyproject.toml").read_text())
+NAME = PYPROJECT["project"]["name"]
+BUILD_PATTERNS = shutil.ignore_patterns(".*", "build", "dist", "*.egg-info", "__pycache__")
+
+
+def build_ignore(folder: str, names: list[str]) -> set[str]:
+    """What a build from a copy of the checkout leaves out: caches, build leftovers and the shipped designs."""
+    return set(BUILD_PATTERNS(folder, names)) | ({"outputs"} if Path(folder) == ROOT else set())
+
+
+def files_under(folder: Path, pattern: str = "*") -> list[Path]:
+    return sorted(path for path in folder.rglob(pattern) if path.is_file() and "__pycache__" not in path.parts)
+
+
+def test_the_shipped_data_is_found_through_the_package() -> None:
+    assert shipped_templates() == ROOT / "templates"
+    assert (shipped_templates() / "frr" / "frr.conf.j2").is_file()
+    assert sonic_yang_models() == ROOT / "designer" / "data" / "sonic-yang"
+
+
+def test_the_distribution_name_is_not_the_unrelated_designer_project() -> None:
+    assert NAME == "gpu-fabric-designer"
+    assert PYPROJECT["project"]["scripts"] == {"designer": "designer.cli:main"}
+    assert f"pip install {NAME}" not in (ROOT / "README.md").read_text()        # not published: from the repository
+
+
+def test_the_workflow_example_installs_this_project_pinned_from_its_repository() -> None:
+    workflow = yaml.safe_load((ROOT / "examples" / "ci" / "github-actions.yml").read_text())
+    variables = workflow["env"]
+    assert set(variables) >= {"DESIGNER_REPOSITORY", "DESIGNER_REF"} and variables["DESIGNER_REF"]
+    installs = [step["run"] for step in workflow["jobs"]["gate"]["steps"] if "pip install" in step.get("run", "")]
+    assert installs == [f'pip install "{NAME} @ git+https://github.com/${{{{ env.DESIGNER_REPOSITORY }}}}'
+                        f'@${{{{ env.DESIGNER_REF }}}}"']
+
+
+def test_an_install_builds_from_another_directory(tmp_path: Path) -> None:
+    """Run as the installed command would be, outside the repository: templates and data come from the package."""
+    env = {name: value for name, value in os.environ.items() if name != "PYTHONPATH"}
+    result = subprocess.run([sys.executable, "-m", "designer.cli", "build", str(ROOT / "intents" / "cluster.yaml"),
+                             "-o", "out"], cwd=tmp_path, env=env, capture_output=True, text=True, timeout=300)
+    assert result.returncode == 0, result.stderr
+    committed = ROOT / "outputs" / "cluster-a" / "configs" / "frr" / "p0-su0-r0-leaf.conf"
+    assert (tmp_path / "out" / "configs" / "frr" / "p0-su0-r0-leaf.conf").read_bytes() == committed.read_bytes()
+
+
+@pytest.mark.slow
+def test_the_sdist_and_wheel_carry_templates_data_models_and_licenses(tmp_path: Path) -> None:
+    source = tmp_path / "source"
+    shutil.copytree(ROOT, source, ignore=build_ignore)
+    result = subprocess.run([sys.executable, "-m", "build", "-o", str(tmp_path / "dist"), str(source)],
+                            capture_output=True, text=True, timeout=600)
+    assert result.returncode == 0, result.stdout + result.stderr
+    (wheel,) = (tmp_path / "dist").glob("*.whl")
+    (sdist,) = (tmp_path / "dist").glob("*.tar.gz")
+    assert wheel.name.startswith(NAME.replace("-", "_") + "-")
+
+    with zipfile.ZipFile(wheel) as archive:
+        names = set(archive.namelist())
+        (metadata,) = [name for name in names if name.endswith(".dist-info/METADATA")]
+        info = Parser().parsestr(archive.read(metadata).decode())
+        licenses = {name.split(".dist-info/licenses/", 1)[1]: archive.read(name)
+                    for name in names if ".dist-info/licenses/" in name}
+    expected = {path.relative_to(ROOT).as_posix() for path in files_under(ROOT / "designer", "*.py")}
+    expected |= {"designer/catalog.yaml", "designer/qos_profiles.yaml"}
+    expected |= {path.relative_to(ROOT).as_posix() for path in files_under(sonic_yang_models())}
+    expected |= {f"designer/_templates/{path.relative_to(ROOT / 'templates').as_posix()}"
+                 for path in files_under(ROOT / "templates")}
+    assert not expected - names, sorted(expected - names)
+    assert "designer/data/sonic-yang/LICENSE" in names and "designer/data/sonic-yang/README.md" in names
+    assert licenses["LICENSE"] == (ROOT / "LICENSE").read_bytes()
+    assert (info["Name"], info["License-Expression"]) == (NAME, "Apache-2.0")
+
+    with tarfile.open(sdist) as archive:
+        members = {name.split("/", 1)[1] for name in archive.getnames() if "/" in name}
+    assert {"LICENSE", "templates/frr/frr.conf.j2", "designer/data/sonic-yang/LICENSE"} <= members
