@@ -18,6 +18,10 @@ MAX_GPUS = 1_048_576
 """The largest cluster the designer accepts (1M GPUs); anything bigger is a typo, refused at once."""
 MAX_SWITCH_PORTS = 2048
 MAX_PLANES = 8
+MAX_BREAKOUT = 8
+"""Links one switch port breaks out into: a port has at most 8 lanes (QSFP-DD, OSFP)."""
+MAX_RADIX = 8192
+"""Logical (broken-out) ports of one switch; the largest catalog switch has 576 ports."""
 SPEEDS = (10, 25, 40, 50, 100, 200, 400, 800, 1600)
 NAME_PATTERN = r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,62}$"
 PRIVATE_ASN_RANGES = ((64512, 65534), (4_200_000_000, 4_294_967_294))
@@ -222,7 +226,7 @@ class ChecksDoc(Section):
 class IntentDoc(Section):
     """The whole intent file."""
 
-    name: Annotated[str, AfterValidator(safe_name)]
+    name: Annotated[str, AfterValidator(safe_name)] = Field(examples=["cluster-a"])
     description: str = ""
     compute: ComputeDoc
     fabric: FabricDoc
