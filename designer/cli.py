@@ -15,6 +15,7 @@ from designer.checks import formats as check_formats
 from designer.design import build
 from designer.diff import diff, load
 from designer.errors import InputError, PrerequisiteError
+from designer.intent.schema import json_schema
 from designer.outputs import design_files, drift, write
 from designer.render import TemplateError
 from designer.report import summary, summary_text
@@ -100,6 +101,10 @@ def _parser() -> argparse.ArgumentParser:
     verify_cmd.add_argument("--timeout", type=float, metavar="SECONDS",
                             help="longest wait for each phase to converge (default: 60 s + 1 s per router)")
     verify_cmd.set_defaults(run=_verify)
+
+    schema_cmd = commands.add_parser("schema", help=(
+        "print the intent's JSON Schema (for editors: intents/intent.schema.json is this output)"))
+    schema_cmd.set_defaults(run=_schema)
     return parser
 
 
@@ -165,6 +170,11 @@ def _verify(args: argparse.Namespace) -> int:
         return 130  # the shell's code for a run stopped by Ctrl-C
     print(FORMATS[args.format](report), end="")
     return EXIT_OK if report.passed else EXIT_CHECK_FAILED
+
+
+def _schema(_: argparse.Namespace) -> int:
+    print(json.dumps(json_schema(), indent=2, ensure_ascii=False))
+    return EXIT_OK
 
 
 if __name__ == "__main__":
