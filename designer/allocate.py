@@ -25,7 +25,11 @@ from netaddr import IPNetwork
 from designer.errors import InputError, Problem
 from designer.fabric import Device, Fabric
 from designer.intent import Intent
-from designer.intent.schema import private_asns
+from designer.intent.schema import RoutingDoc, private_asns
+from designer.sizing import Plan
+
+PRIVATE_RANGES = (IPNetwork("10.0.0.0/8"), IPNetwork("172.16.0.0/12"), IPNetwork("192.168.0.0/16"))
+"""RFC 1918 space, where a pool too small is offered a free prefix of the size it needs."""
 
 
 @dataclass(frozen=True)
@@ -80,50 +84,110 @@ def ip(address: int) -> str:
 
 def allocate(intent: Intent, fabric: Fabric) -> Allocation:
     """Allocate every /31, loopback and ASN, or raise :class:`InputError` naming the pool or range at fault."""
-    problems: list[Problem] = []
-    leaves = [index for index, device in enumerate(fabric.switches()) if device.role == "leaf"]
-    block = 1 << math.ceil(math.log2(2 * fabric.plan.servers_per_su))
-    fabric_links = len(fabric.links) - fabric.server_link_count
-    server_pool = _pool("server_p2p", intent.addressing.server_p2p, block * len(leaves),
-                        f"leaf-to-NIC /31s (a block of {block} addresses per leaf)", problems)
-    fabric_pool = _pool("fabric_p2p", intent.addressing.fabric_p2p, 2 * fabric_links,
-                        "switch-to-switch /31s", problems)
-    loopback_pool = _pool("loopbacks", intent.addressing.loopbacks, fabric.switch_count, "switch loopbacks",
-                          problems)
-    asns = _asns(intent, fabric, problems)
+    problems = address_problems(intent, fabric.plan)
     if problems:
         raise InputError(problems, intent.source)
+    needs = _needs(fabric.plan)
+    server_pool, fabric_pool, loopback_pool = (_pool(name, cidr, needs[name][0]) for name, cidr in _pools(intent))
+    leaves = [index for index, device in enumerate(fabric.switches()) if device.role == "leaf"]
+    block = _server_block(fabric.plan)
     blocks = {leaf: server_pool.first + ordinal * block for ordinal, leaf in enumerate(leaves)}
     evens = [blocks[leaf] + 2 * slot for _, leaf, slot, _, _ in fabric.links[: fabric.server_link_count]]
     return Allocation(server_pool, fabric_pool, loopback_pool, block, blocks, evens,
-                      [loopback_pool.first + index for index in range(fabric.switch_count)], asns)
+                      [loopback_pool.first + index for index in range(fabric.switch_count)], _asns(intent, fabric))
 
 
-def _pool(name: str, cidr: str, needed: int, what: str, problems: list[Problem]) -> Pool:
+def address_problems(intent: Intent, plan: Plan) -> list[Problem]:
+    """The pools too small for what ``plan`` needs and the ASN ranges that leave the private ranges or
+    overlap, from the counts alone (before anything is wired)."""
+    needs = _needs(plan)
+    pools = _pools(intent)
+    short = {name for name, cidr in pools if needs[name][0] > IPNetwork(cidr).size}
+    taken = [IPNetwork(cidr) for name, cidr in pools if name not in short]
+    problems = []
+    for name, cidr in pools:
+        if name in short:
+            needed, what = needs[name]
+            prefix = 32 - math.ceil(math.log2(needed))
+            free = _free_prefix(IPNetwork(cidr), prefix, taken)
+            example = f", for example {free} (aligned and clear of the other pools)" if free else ""
+            problems.append(Problem(("addressing", name), (
+                f"{cidr} holds {IPNetwork(cidr).size:,} addresses but the {what} need {needed:,}; use a /{prefix} "
+                f"or larger{example}")))
+            taken.extend([free] if free else [])
+    switches = plan.switch_counts()
+    shared = intent.routing.asn_scheme == "rfc7938"
+    keys = {"leaf": switches["leaf"],
+            "spine": plan.planes * plan.pods if shared and switches["spine"] else switches["spine"],
+            "super_spine": plan.planes if shared and switches["super_spine"] else switches["super_spine"]}
+    problems.extend(_asn_range_problems(intent.routing, _asn_ranges(intent.routing, keys)))
+    return problems
+
+
+def _pools(intent: Intent) -> list[tuple[str, str]]:
+    """The pools in allocation order: server links, switch links, loopbacks."""
+    addressing = intent.addressing
+    return [("server_p2p", addressing.server_p2p), ("fabric_p2p", addressing.fabric_p2p),
+            ("loopbacks", addressing.loopbacks)]
+
+
+def _server_block(plan: Plan) -> int:
+    """Addresses of each leaf's server block: a power of two with a /31 per server slot of a full SU."""
+    return 1 << math.ceil(math.log2(2 * plan.servers_per_su))
+
+
+def _needs(plan: Plan) -> dict[str, tuple[int, str]]:
+    """Addresses each pool must hold for ``plan``, and what they are for."""
+    block = _server_block(plan)
+    links = plan.link_counts()
+    return {
+        "server_p2p": (block * plan.switch_counts()["leaf"],
+                       f"leaf-to-NIC /31s (a block of {block} addresses per leaf)"),
+        "fabric_p2p": (2 * (links["leaf_spine"] + links["spine_super_spine"]), "switch-to-switch /31s"),
+        "loopbacks": (sum(plan.switch_counts().values()), "switch loopbacks"),
+    }
+
+
+def _pool(name: str, cidr: str, used: int) -> Pool:
     network = IPNetwork(cidr)
-    if needed > network.size:
-        prefix = 32 - max(0, math.ceil(math.log2(needed)))
-        problems.append(Problem(("addressing", name), (
-            f"{cidr} holds {network.size:,} addresses but the {what} need {needed:,}; use a /{prefix} "
-            "or larger")))
-    return Pool(name, cidr, int(network.first), network.size, needed)
+    return Pool(name, cidr, int(network.first), network.size, used)
 
 
-def _asns(intent: Intent, fabric: Fabric, problems: list[Problem]) -> list[int]:
+def _free_prefix(near: IPNetwork, prefix: int, taken: list[IPNetwork]) -> IPNetwork | None:
+    """The first aligned /``prefix`` from ``near`` on (wrapping around) within the private range holding it, else
+    in the first private range with room, that overlaps none of ``taken``."""
+    size = 1 << (32 - prefix)
+    for private in sorted(PRIVATE_RANGES, key=lambda private: near not in private):
+        start = near.first - near.first % size if near in private else private.first
+        for first, last in ((start, private.last), (private.first, start - 1)):
+            while first + size - 1 <= last:
+                clash = [other.last for other in taken if first <= other.last and other.first < first + size]
+                if not clash:
+                    return IPNetwork(f"{ip(first)}/{prefix}")
+                first = max(clash) + 1 + (-(max(clash) + 1)) % size
+    return None
+
+
+def _asns(intent: Intent, fabric: Fabric) -> list[int]:
     """One ASN per switch, in device order, following the intent's scheme."""
-    routing = intent.routing
-    shared = routing.asn_scheme == "rfc7938"
+    shared = intent.routing.asn_scheme == "rfc7938"
     device_keys = [(device.role, _asn_key(index, device, shared)) for index, device in enumerate(fabric.switches())]
     keys = {role: list(dict.fromkeys(key for owner, key in device_keys if owner == role))
             for role in ("leaf", "spine", "super_spine")}
-    starts = {"leaf": routing.leaf_asn_start}
-    starts["spine"] = routing.spine_asn_start or starts["leaf"] + len(keys["leaf"])
-    starts["super_spine"] = routing.super_spine_asn_start or starts["spine"] + len(keys["spine"])
-    ranges = {role: (starts[role], starts[role] + len(keys[role]) - 1) for role in keys if keys[role]}
-    problems.extend(_asn_range_problems(ranges))
+    starts = {role: first for role, (first, _) in _asn_ranges(intent.routing,
+                                                               {role: len(keys[role]) for role in keys}).items()}
     numbers = {(role, key): starts[role] + offset for role, role_keys in keys.items()
                for offset, key in enumerate(role_keys)}
     return [numbers[device_key] for device_key in device_keys]
+
+
+def _asn_ranges(routing: RoutingDoc, counts: dict[str, int]) -> dict[str, tuple[int, int]]:
+    """First and last ASN of each role with switches; spines and super-spines follow the tier below unless
+    pinned."""
+    starts = {"leaf": routing.leaf_asn_start}
+    starts["spine"] = routing.spine_asn_start or starts["leaf"] + counts["leaf"]
+    starts["super_spine"] = routing.super_spine_asn_start or starts["spine"] + counts["spine"]
+    return {role: (starts[role], starts[role] + counts[role] - 1) for role in starts if counts[role]}
 
 
 def _asn_key(index: int, device: Device, shared: bool) -> tuple[int, ...]:
@@ -135,11 +199,14 @@ def _asn_key(index: int, device: Device, shared: bool) -> tuple[int, ...]:
     return (index,)
 
 
-def _asn_range_problems(ranges: dict[str, tuple[int, int]]) -> list[Problem]:
+def _asn_range_problems(routing: RoutingDoc, ranges: dict[str, tuple[int, int]]) -> list[Problem]:
+    """Ranges that leave the private ASN ranges or overlap; a start the intent gives outside them is the
+    intent's own problem, reported when it is loaded."""
     problems = []
     for role, (first, last) in ranges.items():
         field = ("routing", f"{role}_asn_start")
-        if not private_asns(first, last):
+        given_outside = getattr(routing, field[1]) is not None and not private_asns(first)
+        if not given_outside and not private_asns(first, last):
             problems.append(Problem(field, (
                 f"the {last - first + 1:,} {role.replace('_', '-')} ASNs {first}-{last} leave the private ASN "
                 "ranges 64512-65534 (2-byte, 1,023 ASNs) and 4200000000-4294967294 (4-byte); start them in "

@@ -18,11 +18,12 @@ from designer.checks import status
 from designer.design import Progress
 from designer.diff import diff, load
 from designer.errors import InputError, PrerequisiteError
-from designer.intent import Intent, load_intent
+from designer.intent import Intent
+from designer.intent.schema import json_schema
 from designer.outputs import design_files
 from designer.outputs.folder import OutputError, claim, drift
 from designer.outputs.summary import summary, summary_text
-from designer.pipeline import design
+from designer.pipeline import design, validated_intent
 from designer.render import TemplateError
 from designer.validate import validate_output
 from designer.verify.report import FORMATS
@@ -115,11 +116,15 @@ def _parser() -> argparse.ArgumentParser:
     verify_cmd.add_argument("--timeout", type=float, metavar="SECONDS",
                             help="longest wait for each phase to converge (default: 60 s + 1 s per router)")
     verify_cmd.set_defaults(run=_verify)
+
+    schema_cmd = commands.add_parser("schema", help=(
+        "print the intent's JSON Schema (for editors: intents/intent.schema.json is this output)"))
+    schema_cmd.set_defaults(run=_schema)
     return parser
 
 
 def _build(args: argparse.Namespace) -> int:
-    intent = load_intent(args.intent)
+    intent = validated_intent(args.intent)
     target = args.output or Path("outputs") / intent.name
     progress = _progress(intent)
     if args.check:
@@ -153,14 +158,14 @@ def _build(args: argparse.Namespace) -> int:
 
 
 def _plan(args: argparse.Namespace) -> int:
-    intent = load_intent(args.intent)
+    intent = validated_intent(args.intent)
     data = summary(design(intent, _progress(intent)))
     print(json.dumps(data, indent=2) if args.format == "json" else summary_text(data))
     return EXIT_OK
 
 
 def _check(args: argparse.Namespace) -> int:
-    intent = load_intent(args.intent)
+    intent = validated_intent(args.intent)
     built = design(intent, _progress(intent))
     findings, name = list(built.findings), built.intent.name
     if args.format == "json":
@@ -208,6 +213,11 @@ def _verify(args: argparse.Namespace) -> int:
         return 130  # the shell's code for a run stopped by Ctrl-C
     print(FORMATS[args.format](report), end="")
     return EXIT_OK if report.passed else EXIT_CHECK_FAILED
+
+
+def _schema(_: argparse.Namespace) -> int:
+    print(json.dumps(json_schema(), indent=2, ensure_ascii=False))
+    return EXIT_OK
 
 
 if __name__ == "__main__":

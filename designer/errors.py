@@ -2,21 +2,29 @@
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 
 Path = tuple[str | int, ...]
+_PLAIN_KEY = re.compile(r"[A-Za-z0-9_-]+")
 
 
 def dotted(path: Path) -> str:
-    """Render a field path the way a YAML author reads it: ``fabric.leaf.ports``, ``targets[1]``."""
+    """Render a field path the way a YAML author reads it: ``fabric.leaf.ports``, ``targets[1]``.
+
+    The path stops before a key that is not a plain word (``'a b'``, a key holding a line break): the
+    message names such a key, so that every error stays one line of ``file:line: field: message``.
+    """
     text = ""
     for part in path:
         if isinstance(part, int):
             text += f"[{part}]"
-        else:
+        elif _PLAIN_KEY.fullmatch(part):
             text += f".{part}" if text else part
-    return text or "(top level)"
+        else:
+            break
+    return text or "(top-level)"
 
 
 @dataclass(frozen=True)

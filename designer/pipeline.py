@@ -8,14 +8,14 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from designer.allocate import allocate
+from designer.allocate import address_problems, allocate
 from designer.analysis.facts import facts
 from designer.checks import CHECKS
 from designer.checks import run as run_checks
 from designer.design import Built, Design, Progress, quiet
-from designer.errors import InputError
+from designer.errors import InputError, Problem
 from designer.fabric import wire
-from designer.intent import Intent, load_intent
+from designer.intent import Intent, read_intent
 from designer.model import device_configs
 from designer.physical import plan_physical
 from designer.sizing import size
@@ -23,13 +23,28 @@ from designer.sizing import size
 
 def build(path: str | Path, progress: Progress | None = None) -> Design:
     """Load the intent at ``path`` and run every stage in memory. Raises :class:`InputError` on bad input."""
-    return design(load_intent(path), progress)
+    return design(validated_intent(path), progress)
+
+
+def validated_intent(path: str | Path) -> Intent:
+    """The intent at ``path``, or :class:`InputError` with every problem: those of the file and, when its fabric
+    can be sized, those of the sized fabric (limits, pool sizes, ASN ranges, what the targets can express)."""
+    loaded = read_intent(path)
+    if loaded.problems or loaded.intent is None:
+        later = _sized_problems(loaded.intent) if loaded.intent else []
+        raise InputError([*loaded.problems, *(problem for problem in later if loaded.intact(problem.path))],
+                         loaded.source)
+    if problems := _sized_problems(loaded.intent):
+        raise InputError(problems, loaded.source)
+    return loaded.intent
 
 
 def design(intent: Intent, progress: Progress | None = None) -> Design:
     """Run the stages after loading on an already validated intent, telling ``progress`` as each one starts
     from wiring on (sizing is arithmetic: an intent too big to size gets its errors and nothing else)."""
     say = progress or quiet
+    if problems := _sized_problems(intent):
+        raise InputError(problems, intent.source)
     try:
         plan = size(intent)
         say(f"wiring {sum(plan.link_counts().values()):,} links")
@@ -46,3 +61,13 @@ def design(intent: Intent, progress: Progress | None = None) -> Design:
     built = Built(intent, plan, fabric, allocation, physical, configs, facts(fabric))
     say(f"running {len(CHECKS)} checks")
     return Design(**vars(built), findings=tuple(run_checks(built)))
+
+
+def _sized_problems(intent: Intent) -> list[Problem]:
+    """The input rules that need the sized fabric (its limits, the pool sizes, the ASN ranges), checked on the
+    counts before anything is wired."""
+    try:
+        plan = size(intent)
+    except InputError as error:
+        return list(error.problems)
+    return address_problems(intent, plan)

@@ -29,6 +29,11 @@ from designer.intent import Intent
 
 MIN_SPINES = 4
 """Fewer spines per plane than this risks PFC storms when one fails (DOMAIN.md section 2)."""
+MAX_LINKS = 1_048_576
+"""Logical links of the whole fabric (server links included) the designer builds: 2.7 times the 393,216 of a
+131,072-GPU fabric; memory and time grow with them (about 2 GB to build that one)."""
+MAX_SWITCHES = 32_768
+"""Switches of the whole fabric: 3.2 times the 10,240 of a 131,072-GPU fabric of 64 x 400G switches in 8 planes."""
 
 
 @dataclass(frozen=True)
@@ -180,7 +185,7 @@ def size(intent: Intent) -> Plan:
         leaf_spine_parallel=parallel, spine_uplinks=spine_uplinks, supers_per_group=supers_per_group,
         spine_super_parallel=super_parallel, warnings=tuple(warnings),
     )
-    problems = target_problems(intent.targets, plan)
+    problems = [*_bound_problems(plan, _count_field(intent)), *target_problems(intent.targets, plan)]
     if problems:
         raise InputError(problems, intent.source)
     return plan
@@ -197,6 +202,20 @@ def target_problems(targets: Iterable[str], plan: Plan) -> list[Problem]:
                 f"{plan.ecmp_width} (a switch's uplinks or parallel links to one switch); fewer paths would leave "
                 f"links idle, so drop {target} from targets or use switches with fewer uplinks")))
     return problems
+
+
+def _bound_problems(plan: Plan, field: tuple[str, str]) -> list[Problem]:
+    """The fabric's size against ``MAX_LINKS`` and ``MAX_SWITCHES``, from the counts alone (nothing is built)."""
+    units = f"{plan.sus:,} scalable unit{'s' if plan.sus > 1 else ''} of {plan.servers_per_su:,} servers"
+    pods = f" in {plan.pods:,} pod{'s' if plan.pods > 1 else ''} of {plan.spines_per_pod:,} spines" \
+        if plan.tiers == 3 else ""
+    built = (f"it builds {units}{pods} ({plan.planes} plane{'s' if plan.planes > 1 else ''}, {plan.tiers} tiers, "
+             f"{plan.leaf_radix:,}-port leaves); use fewer servers or fewer NIC ports per server (a partial unit or "
+             "pod is built whole, so switches with fewer logical ports build less for a small cluster)")
+    counts = (("links", sum(plan.link_counts().values()), MAX_LINKS), ("switches", sum(plan.switch_counts().values()),
+                                                                  MAX_SWITCHES))
+    return [Problem(field, f"this fabric needs {count:,} {what}, above the limit of {limit:,} {what} per design: "
+                           f"{built}") for what, count, limit in counts if count > limit]
 
 
 def _ecmp_divisor(uplinks: int, at_least: int) -> int:

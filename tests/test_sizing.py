@@ -8,6 +8,7 @@ import pytest
 from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 
+from designer import sizing
 from designer.errors import InputError
 from designer.intent import parse_intent
 from designer.sizing import size
@@ -40,7 +41,9 @@ def test_published_row_512_servers_three_tiers() -> None:
     ("{model: generic-64x400g}", 2048, 65536),        # k = 64: k^2/2 and k^3/4
     ("{model: generic-64x800g}", 8192, 524288),       # 64 x 800G run as 128 x 400G
 ])
-def test_maximum_sizes_match_closed_forms(leaf: str, nic_ports_2_tier: int, nic_ports_3_tier: int) -> None:
+def test_maximum_sizes_match_closed_forms(leaf: str, nic_ports_2_tier: int, nic_ports_3_tier: int,
+                                          monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(sizing, "MAX_LINKS", 4 * nic_ports_3_tier)  # the arithmetic beyond what a build accepts
     biggest_two = plan_of(servers=nic_ports_2_tier // 8, leaf=leaf)
     assert (biggest_two.tiers, biggest_two.nic_ports_per_plane) == (2, nic_ports_2_tier)
     assert biggest_two.switch_counts()["spine"] == biggest_two.leaf_radix // 2   # S = N/k

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from itertools import pairwise
+from typing import Any
 
 from designer.catalog import catalog
 from designer.errors import Problem
@@ -34,31 +35,46 @@ class Facility:
     reach_m: tuple[tuple[str, float], ...]
 
 
-def resolve_facility(doc: FacilityDoc, link_speed: int, equipment: dict[str, int],
-                     problems: list[Problem]) -> Facility:
-    """Fill ``doc`` from the catalog and append a problem for each rule it breaks.
+def resolve_facility(doc: FacilityDoc, link_speed: int) -> Facility:
+    """Fill ``doc`` from the catalog."""
+    return Facility(**_values(doc), reach_m=tuple((name, _reach(doc, name, link_speed)) for name in catalog().media))
 
-    ``equipment`` maps each server and switch model of the design to its rack units.
-    """
-    defaults = catalog().facility
-    values = {name: value if (value := getattr(doc, name)) is not None else defaults[name] for name in FIELDS}
-    reach = tuple((name, float(getattr(doc.reach_m, name, None) or medium.reach_at(link_speed)))
-                  for name, medium in catalog().media.items())
-    facility = Facility(**values, reach_m=reach)
-    if facility.cooling == "air" and facility.rack_power_kw > facility.air_limit_kw:
+
+def facility_problems(doc: FacilityDoc, link_speed: int | None, equipment: dict[str, int]) -> list[Problem]:
+    """A problem for each rule ``doc`` breaks. ``equipment`` maps each server and switch model of the design to
+    its rack units; without the ``link_speed`` only the reaches the intent gives are compared."""
+    facility = _values(doc)
+    problems = []
+    if facility["cooling"] == "air" and facility["rack_power_kw"] > facility["air_limit_kw"]:
         where = ("facility", "rack_power_kw") if doc.rack_power_kw is not None else ("facility", "cooling")
         problems.append(Problem(where, (
-            f"air cooling is refused above {facility.air_limit_kw:g} kW per rack (facility.air_limit_kw) and the "
-            f"racks are budgeted at {facility.rack_power_kw:g} kW; use cooling: liquid or a rack_power_kw of at "
-            f"most {facility.air_limit_kw:g}")))
-    for (shorter, short_reach), (name, longer_reach) in pairwise(reach):
+            f"air cooling is refused above {facility['air_limit_kw']:g} kW per rack (facility.air_limit_kw) and the "
+            f"racks are budgeted at {facility['rack_power_kw']:g} kW; use cooling: liquid or a rack_power_kw of at "
+            f"most {facility['air_limit_kw']:g}")))
+    reach = [(name, _reach(doc, name, link_speed)) for name in catalog().media]
+    known = [(name, metres) for name, metres in reach if metres is not None]
+    for (shorter, short_reach), (name, longer_reach) in pairwise(known):
         if longer_reach <= short_reach:
             problems.append(Problem(("facility", "reach_m", name), (
                 f"{name} reaches {longer_reach:g} m, not beyond {shorter} ({short_reach:g} m); each medium must "
                 "reach further than the one before it (dac < aec < multimode < singlemode)")))
     for model, units in sorted(equipment.items()):
-        if units > facility.rack_units:
+        if units > facility["rack_units"]:
             problems.append(Problem(("facility", "rack_units"), (
-                f"{model} takes {units}U and does not fit in a {facility.rack_units}U rack; use racks of at "
+                f"{model} takes {units}U and does not fit in a {facility['rack_units']}U rack; use racks of at "
                 f"least {units} units")))
-    return facility
+    return problems
+
+
+def _values(doc: FacilityDoc) -> dict[str, Any]:
+    """Every field of ``FIELDS``, from ``doc`` or else the catalog."""
+    defaults = catalog().facility
+    return {name: value if (value := getattr(doc, name)) is not None else defaults[name] for name in FIELDS}
+
+
+def _reach(doc: FacilityDoc, medium: str, link_speed: int | None) -> float | None:
+    """Metres ``medium`` reaches: as the intent gives it, else the catalog's at ``link_speed`` (if known)."""
+    given = getattr(doc.reach_m, medium, None)
+    if given:
+        return float(given)
+    return float(catalog().media[medium].reach_at(link_speed)) if link_speed else None

@@ -1,8 +1,10 @@
 """Load an intent file into a fully specified :class:`Intent`, or explain everything wrong with it.
 
-Loading runs in three passes, each collecting every problem before it stops: safe YAML with line
-numbers, pydantic for types and known keys, then the cross-field rules below (catalog defaults,
-divisibility, speeds, pool overlaps). Later stages receive an ``Intent`` whose every field is set.
+Loading runs in three passes: safe YAML with line numbers, pydantic for types and known keys, then
+the cross-field rules below (catalog defaults, divisibility, speeds and breakout, pool overlaps).
+Each pass reports every problem it finds and leaves the values in error out (their defaults stand
+in), so the next pass still runs every rule whose inputs are sound: one run reports everything.
+Later stages receive an ``Intent`` whose every field is set.
 """
 
 from __future__ import annotations
@@ -12,27 +14,33 @@ import hashlib
 import math
 import types
 import typing
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path as FilePath
 from typing import Any
 
 from netaddr import IPNetwork
 from pydantic import BaseModel, ValidationError
+from pydantic.fields import FieldInfo
 
 from designer.catalog import catalog
 from designer.errors import InputError, Path, Problem, Source
 from designer.intent.configs import QosSpec, resolve_qos, routing_problems, target_problems
-from designer.intent.facility import Facility, resolve_facility
+from designer.intent.facility import Facility, facility_problems, resolve_facility
 from designer.intent.schema import (
+    MAX_BREAKOUT,
     MAX_GPUS,
+    MAX_RADIX,
     AddressingDoc,
     ChecksDoc,
+    ComputeDoc,
+    FabricDoc,
     IntentDoc,
     RoutingDoc,
     SwitchDoc,
     private_asns,
 )
-from designer.intent.yaml_source import load_yaml
+from designer.intent.yaml_source import decode, load_yaml, read_bytes, short
 
 TIERS = ("leaf", "spine", "super_spine")
 
@@ -105,66 +113,177 @@ class Intent:
         return {"leaf": self.leaf, "spine": self.spine, "super_spine": self.super_spine}[role]
 
 
+@dataclass(frozen=True)
+class Loaded:
+    """What loading an intent found: every problem, and the intent whenever its fabric can be sized.
+
+    ``intent`` is set even when other problems exist (a pool overlap, a QoS rule), so that the later
+    input rules (sizing limits, pool sizes) can still be checked and reported in the same run.
+    """
+
+    intent: Intent | None
+    problems: tuple[Problem, ...]
+    source: Source
+    broken: frozenset[Path]
+    """Field paths whose value was in error; their defaults stood in, and the rules reading them were skipped."""
+
+    def intact(self, path: Path) -> bool:
+        """Whether the value at ``path`` was read as written (no problem on, above or below it)."""
+        return _intact(self.broken, path)
+
+
 def load_intent(path: str | FilePath) -> Intent:
-    """Read, validate and resolve an intent file. Raises :class:`InputError` listing every problem."""
-    file = FilePath(path)
-    try:
-        raw = file.read_bytes()
-        text = raw.decode("utf-8")
-    except FileNotFoundError:
-        raise InputError([Problem((), f"no such intent file: {file}")]) from None
-    except (OSError, UnicodeDecodeError) as error:
-        raise InputError([Problem((), f"cannot read {file}: {error}")]) from None
-    return parse_intent(text, str(path), hashlib.sha256(raw).hexdigest())
+    """Read, validate and resolve an intent file. Raises :class:`InputError` listing every problem found
+    before sizing (:func:`designer.build` adds those of the sized fabric)."""
+    return _sound(read_intent(path))
+
+
+def read_intent(path: str | FilePath) -> Loaded:
+    """Read an intent file and check every rule that does not need the sized fabric, collecting problems.
+
+    Raises :class:`InputError` only when the file cannot be read or is not YAML at all.
+    """
+    raw = read_bytes(FilePath(path))
+    return _load(decode(raw, str(path)), str(path), hashlib.sha256(raw).hexdigest())
 
 
 def parse_intent(text: str, filename: str = "<intent>", sha256: str | None = None) -> Intent:
     """Validate and resolve intent YAML given as text."""
-    data, source = load_yaml(text, filename)
-    if not isinstance(data, dict):
-        raise InputError([Problem((), "the intent must be a YAML mapping with at least name, compute "
-                                      "and fabric")], source)
-    try:
-        doc = IntentDoc.model_validate(data)
-    except ValidationError as error:
-        raise InputError([_pydantic_problem(item) for item in error.errors()], source) from None
-    problems: list[Problem] = []
-    intent = _resolve(doc, source, sha256 or hashlib.sha256(text.encode()).hexdigest(), problems)
-    if problems or intent is None:
-        raise InputError(problems, source)
-    return intent
+    return _sound(_load(text, filename, sha256 or hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()))
 
 
-def _resolve(doc: IntentDoc, source: Source, sha256: str, problems: list[Problem]) -> Intent | None:
-    server = _server(doc, problems)
-    planes = doc.fabric.planes or (catalog().servers[doc.compute.server].planes if doc.compute.server else 1)
-    switches = _switches(doc, problems)
-    if server is None or switches is None:
-        return None
-    servers = _server_count(doc, server, problems)
-    if server.nics % planes:
+def _sound(loaded: Loaded) -> Intent:
+    """The intent, or :class:`InputError` with every problem found."""
+    if loaded.problems or loaded.intent is None:
+        raise InputError(loaded.problems, loaded.source)
+    return loaded.intent
+
+
+def _load(text: str, filename: str, sha256: str) -> Loaded:
+    document = load_yaml(text, filename)
+    problems = list(document.problems)
+    broken = {cut for path in document.broken if (cut := _field_path(path)) is not None}
+    if not isinstance(document.data, dict):
+        if () not in broken:
+            problems.append(Problem((), "the intent must be a YAML mapping with at least name, compute and fabric"))
+        return Loaded(None, tuple(problems), document.source, frozenset(broken))
+    doc = _validated(document.data, broken, problems)
+    intent = _resolve(doc, frozenset(broken), document.source, sha256, problems) if doc else None
+    return Loaded(intent, tuple(problems), document.source, frozenset(broken))
+
+
+def _validated(data: dict[str, Any], broken: set[Path], problems: list[Problem]) -> IntentDoc | None:
+    """Validate ``data`` with pydantic, reporting every error; a field in error is then left out (its default,
+    or for a required field the smallest valid stand-in, takes its place) and added to ``broken``, until the
+    rest validates, so that the cross-field rules can run on every field that is right."""
+    for path in broken:
+        data = _without(data, path)
+    while True:
+        try:
+            return IntentDoc.model_validate(data)
+        except ValidationError as error:
+            items = error.errors()
+        before, known = (len(broken), data), frozenset(broken)
+        for item in items:
+            loc = tuple(item["loc"])
+            if not any(loc[: len(bad)] == bad for bad in known):
+                problems.append(_pydantic_problem(item))
+            cut = loc if item["type"] == "extra_forbidden" else _field_path(loc)
+            if cut is not None:
+                data = _without(data, cut)
+                if item["type"] != "extra_forbidden":
+                    broken.add(cut)
+        if (len(broken), data) == before:
+            return None
+
+
+def _intact(broken: frozenset[Path] | set[Path], *paths: Path) -> bool:
+    """No field on, above or below any of ``paths`` is in ``broken``."""
+    return not any(bad[: len(path)] == path or path[: len(bad)] == bad for bad in broken for path in paths)
+
+
+def _field_path(path: Path) -> Path | None:
+    """The part of ``path`` made of intent fields (a problem in a list belongs to the field holding the list),
+    or None when ``path`` runs through an unknown key, which pydantic reports by itself."""
+    model: type[BaseModel] | None = IntentDoc
+    for end, part in enumerate(path):
+        if model is None or isinstance(part, int):
+            return path[:end]
+        field = model.model_fields.get(part)
+        if field is None:
+            return None
+        model = _submodel(field.annotation)
+    return path
+
+
+def _without(data: dict[str, Any], path: Path) -> dict[str, Any]:
+    """A copy of ``data`` with the value at ``path`` removed, or replaced by a stand-in if it is required."""
+    if not path or not isinstance(data, dict):
+        return data
+    head, rest = path[0], path[1:]
+    if rest:
+        return {**data, head: _without(data[head], rest)} if head in data else data
+    field = _field_at(path)
+    kept = {key: value for key, value in data.items() if key != head}
+    return {**kept, head: _stand_in(field)} if field is not None and field.is_required() else kept
+
+
+def _resolve(doc: IntentDoc, broken: frozenset[Path], source: Source, sha256: str,
+             problems: list[Problem]) -> Intent | None:
+    """Apply the catalog and every cross-field rule whose inputs were read as written; the intent when the
+    fabric can be sized (its compute and fabric hold), else None."""
+
+    def intact(*paths: Path) -> bool:
+        return _intact(broken, *paths)
+
+    sizing: list[Problem] = []
+    server = _server(doc.compute, intact, sizing)
+    planes = _planes(doc, intact)
+    switches = _switches(doc.fabric, intact, sizing)
+    servers = (_server_count(doc.compute, server, sizing)
+               if server and intact(("compute", "servers"), ("compute", "gpus")) else None)
+    if server and planes and server.nics % planes:
         where = ("fabric", "planes") if doc.fabric.planes else ("compute", "nics_per_server")
-        problems.append(Problem(where, f"{server.nics} NIC ports per server cannot split evenly into {planes} "
-                                       f"planes; use a plane count that divides {server.nics}"))
-    for tier, spec in zip(TIERS, switches, strict=True):
-        problems.extend(_speed_problems(tier, spec, server.nic_speed))
-    problems.extend(_pool_overlaps(doc.addressing))
+        sizing.append(Problem(where, f"{server.nics} NIC ports per server cannot split evenly into {planes} "
+                                     f"planes; use a plane count that divides {server.nics}"))
+    if server and switches:
+        given = {"leaf": True, "spine": doc.fabric.spine is not None,
+                 "super_spine": doc.fabric.super_spine is not None and doc.fabric.tiers != 2}
+        for tier, spec in zip(TIERS, switches, strict=True):
+            if given[tier]:  # an inherited tier repeats the problems of the tier it copies
+                sizing.extend(_speed_problems(tier, spec, server.nic_speed))
+    problems.extend(sizing)
+    problems.extend(_pool_overlaps(doc.addressing, intact))
     problems.extend(_asn_start_problems(doc.routing))
-    problems.extend(routing_problems(doc.routing))
-    problems.extend(target_problems(doc.targets))
-    qos = resolve_qos(doc.qos, doc.targets, problems)
-    facility = resolve_facility(doc.facility, server.nic_speed,
-                                {spec.model: spec.rack_units for spec in (server, *switches)}, problems)
-    if problems:
+    if intact(("routing", "timers")):
+        problems.extend(routing_problems(doc.routing))
+    targets = doc.targets if intact(("targets",)) else []
+    problems.extend(target_problems(targets))
+    qos_problems: list[Problem] = []
+    qos = resolve_qos(doc.qos, targets, qos_problems)
+    if intact(("qos",)):
+        problems.extend(qos_problems)
+    equipment = {}
+    if server and intact(("compute", "server"), ("compute", "server_rack_units")):
+        equipment[server.model] = server.rack_units
+    for tier, spec in zip(TIERS, switches or (), strict=False):
+        if intact(("fabric", tier)):
+            equipment[spec.model] = spec.rack_units
+    if intact(("facility",)):
+        problems.extend(facility_problems(doc.facility, server.nic_speed if server else None, equipment))
+    if server is None or switches is None or servers is None or planes is None or sizing \
+            or not intact(("fabric", "tiers")):
         return None
     return Intent(name=doc.name, description=doc.description, servers=servers, server=server, planes=planes,
                   tiers=doc.fabric.tiers, leaf=switches[0], spine=switches[1], super_spine=switches[2],
                   addressing=doc.addressing, routing=doc.routing, targets=tuple(doc.targets), qos=qos,
-                  facility=facility, checks=doc.checks, source=source, sha256=sha256)
+                  facility=resolve_facility(doc.facility, server.nic_speed), checks=doc.checks, source=source,
+                  sha256=sha256)
 
 
-def _server(doc: IntentDoc, problems: list[Problem]) -> ServerSpec | None:
-    compute = doc.compute
+def _server(compute: ComputeDoc, intact: Callable[..., bool], problems: list[Problem]) -> ServerSpec | None:
+    """The server from the catalog model and the explicit fields; None (quietly) when a field it needs is in
+    error, since that error is reported already."""
     base = catalog().servers.get(compute.server) if compute.server else None
     fields = {
         "gpus_per_server": compute.gpus_per_server or (base.gpus if base else None),
@@ -172,10 +291,13 @@ def _server(doc: IntentDoc, problems: list[Problem]) -> ServerSpec | None:
         "nic_speed": compute.nic_speed or (base.nic_speed if base else None),
         "server_power_kw": compute.server_power_kw or (base.power_kw if base else None),
     }
+    if not intact(*(("compute", name) for name in fields)):
+        return None
     missing = [name for name, value in fields.items() if value is None]
-    for name in missing:
-        problems.append(Problem(("compute", name), "is required unless compute.server names a catalog model "
-                                                   f"({', '.join(catalog().servers)})"))
+    if missing and intact(("compute", "server")):
+        for name in missing:
+            problems.append(Problem(("compute", name), "is required unless compute.server names a catalog model "
+                                                       f"({', '.join(catalog().servers)})"))
     if missing:
         return None
     return ServerSpec(model=compute.server or "custom", gpus=fields["gpus_per_server"],
@@ -184,11 +306,21 @@ def _server(doc: IntentDoc, problems: list[Problem]) -> ServerSpec | None:
                       rack_units=compute.server_rack_units or (base.rack_units if base else 8))
 
 
-def _server_count(doc: IntentDoc, server: ServerSpec, problems: list[Problem]) -> int:
-    compute = doc.compute
+def _planes(doc: IntentDoc, intact: Callable[..., bool]) -> int | None:
+    """Planes as given, else the server model's, else 1; None when what decides it is in error."""
+    if not intact(("fabric", "planes")):
+        return None
+    if doc.fabric.planes:
+        return doc.fabric.planes
+    if doc.compute.server:
+        return catalog().servers[doc.compute.server].planes
+    return 1 if intact(("compute", "server")) else None
+
+
+def _server_count(compute: ComputeDoc, server: ServerSpec, problems: list[Problem]) -> int | None:
     if (compute.servers is None) == (compute.gpus is None):
         problems.append(Problem(("compute",), "give exactly one of compute.servers or compute.gpus"))
-        return 0
+        return None
     if compute.gpus is not None:
         if compute.gpus % server.gpus:
             problems.append(Problem(("compute", "gpus"), f"{compute.gpus} GPUs do not fill whole servers of "
@@ -201,25 +333,35 @@ def _server_count(doc: IntentDoc, server: ServerSpec, problems: list[Problem]) -
     return compute.servers
 
 
-def _switches(doc: IntentDoc, problems: list[Problem]) -> tuple[SwitchSpec, ...] | None:
+def _switches(fabric: FabricDoc, intact: Callable[..., bool],
+              problems: list[Problem]) -> tuple[SwitchSpec, SwitchSpec, SwitchSpec] | None:
     """Resolve the three tiers; the spine defaults to the leaf's hardware, the super-spine to the spine's."""
-    leaf = _switch(doc.fabric.leaf, ("fabric", "leaf"), problems)
-    spine = _switch(doc.fabric.spine, ("fabric", "spine"), problems) if doc.fabric.spine else leaf
-    super_spine = (_switch(doc.fabric.super_spine, ("fabric", "super_spine"), problems)
-                   if doc.fabric.super_spine else spine)
+    specs: list[SwitchSpec | None] = []
+    for tier in TIERS:
+        path, switch = ("fabric", tier), getattr(fabric, tier)
+        if switch is None and specs and intact(path):
+            specs.append(specs[-1])
+        else:
+            specs.append(_switch(switch, path, intact, problems))
+    leaf, spine, super_spine = specs
     if leaf is None or spine is None or super_spine is None:
         return None
     return leaf, spine, super_spine
 
 
-def _switch(switch: SwitchDoc, path: Path, problems: list[Problem]) -> SwitchSpec | None:
+def _switch(switch: SwitchDoc | None, path: Path, intact: Callable[..., bool],
+            problems: list[Problem]) -> SwitchSpec | None:
+    """One tier from its catalog model and explicit fields; None (quietly) when a field it needs is in error."""
+    if switch is None or not intact((*path, "ports"), (*path, "speed")):
+        return None
     base = catalog().switches.get(switch.model) if switch.model else None
     ports = switch.ports or (base.ports if base else None)
     speed = switch.speed or (base.speed if base else None)
     if ports is None or speed is None:
-        problems.append(Problem(path, "give a catalog model or both ports and speed, for example "
-                                      "{model: generic-64x400g} or {ports: 64, speed: 400G}; known models: "
-                                      f"{', '.join(catalog().switches)}"))
+        if intact((*path, "model")):
+            problems.append(Problem(path, "give a catalog model or both ports and speed, for example "
+                                          "{model: generic-64x400g} or {ports: 64, speed: 400G}; known models: "
+                                          f"{', '.join(catalog().switches)}"))
         return None
     power_w = switch.power_w or (base.power_w if base else round(ports * speed * 0.023))
     return SwitchSpec(
@@ -233,6 +375,7 @@ def _switch(switch: SwitchDoc, path: Path, problems: list[Problem]) -> SwitchSpe
 
 
 def _speed_problems(tier: str, spec: SwitchSpec, nic_speed: int) -> list[Problem]:
+    """Whether the tier's ports break out into NIC-speed links, within ``MAX_BREAKOUT`` and ``MAX_RADIX``."""
     path = ("fabric", tier)
     if spec.speed < nic_speed:
         return [Problem((*path, "speed"), f"{spec.model} ports run at {spec.speed}G, slower than the "
@@ -241,14 +384,24 @@ def _speed_problems(tier: str, spec: SwitchSpec, nic_speed: int) -> list[Problem
     if spec.speed % nic_speed:
         return [Problem((*path, "speed"), f"{spec.speed}G ports cannot break out into {nic_speed}G links; use "
                                           f"a port speed that is a multiple of {nic_speed}G")]
+    if spec.breakout(nic_speed) > MAX_BREAKOUT:
+        return [Problem((*path, "speed"), (
+            f"{spec.speed}G ports would break out into {spec.breakout(nic_speed)} x {nic_speed}G links, above "
+            f"the limit of {MAX_BREAKOUT} (a port has at most {MAX_BREAKOUT} lanes); use ports of at most "
+            f"{MAX_BREAKOUT * nic_speed}G or NICs of at least {-(-spec.speed // MAX_BREAKOUT)}G"))]
+    if spec.radix(nic_speed) > MAX_RADIX:
+        return [Problem((*path, "ports"), (
+            f"{spec.ports} ports of {spec.speed}G give {spec.radix(nic_speed):,} logical {nic_speed}G ports, above "
+            f"the limit of {MAX_RADIX:,} per switch; use fewer ports, or NICs as fast as the ports"))]
     if spec.radix(nic_speed) % 2:
         return [Problem((*path, "ports"), f"{spec.radix(nic_speed)} logical ports cannot split evenly into "
                                           "downlinks and uplinks; use an even number")]
     return []
 
 
-def _pool_overlaps(addressing: AddressingDoc) -> list[Problem]:
-    pools = [(name, IPNetwork(value)) for name, value in addressing.model_dump().items()]
+def _pool_overlaps(addressing: AddressingDoc, intact: Callable[..., bool]) -> list[Problem]:
+    pools = [(name, IPNetwork(value)) for name, value in addressing.model_dump().items()
+             if intact(("addressing", name))]
     problems = []
     for index, (name, network) in enumerate(pools):
         for other, other_network in pools[:index]:
@@ -268,6 +421,20 @@ def _asn_start_problems(routing: RoutingDoc) -> list[Problem]:
     return problems
 
 
+def _field_at(path: Path) -> FieldInfo | None:
+    model = _model_at(path[:-1])
+    return model.model_fields.get(path[-1]) if model and isinstance(path[-1], str) else None
+
+
+def _stand_in(field: FieldInfo) -> Any:
+    """The smallest valid value of a required field: a mapping of its required fields' stand-ins, or its first
+    example."""
+    model = _submodel(field.annotation)
+    if model is None:
+        return field.examples[0] if field.examples else None
+    return {name: _stand_in(sub) for name, sub in model.model_fields.items() if sub.is_required()}
+
+
 def _pydantic_problem(error: Any) -> Problem:
     path = tuple(error["loc"])
     kind = error["type"]
@@ -276,11 +443,11 @@ def _pydantic_problem(error: Any) -> Problem:
     if kind == "missing":
         return Problem(path, "is required")
     if kind in {"model_type", "dict_type"}:
-        return Problem(path, f"should be a mapping of keys to values (got {error['input']!r})")
+        return Problem(path, f"should be a mapping of keys to values (got {short(error['input'])})")
     message = error["msg"].removeprefix("Value error, ")
     if kind.endswith("_type") or kind in {"literal_error", "int_parsing", "int_from_float", "greater_than",
                                           "greater_than_equal", "less_than", "less_than_equal"}:
-        message = f"{message} (got {error['input']!r})"
+        message = f"{message} (got {short(error['input'])})"
     return Problem(path, message)
 
 
@@ -290,7 +457,7 @@ def _unknown_key_message(path: Path) -> str:
     known = list(model.model_fields) if model else []
     close = difflib.get_close_matches(key, known, n=1, cutoff=0.6)
     hint = f"; did you mean {close[0]!r}?" if close else "."
-    return f"unknown key {key!r}{hint} Valid keys here: {', '.join(known)}"
+    return f"unknown key {short(key)}{hint} Valid keys here: {', '.join(known)}"
 
 
 def _model_at(path: Path) -> type[BaseModel] | None:

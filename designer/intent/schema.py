@@ -7,10 +7,10 @@ which turns this document into the fully specified :class:`~designer.intent.reso
 from __future__ import annotations
 
 import re
-from typing import Annotated, Literal
+from typing import Annotated, Any, Literal
 
 from netaddr import AddrFormatError, IPNetwork
-from pydantic import AfterValidator, BaseModel, BeforeValidator, ConfigDict, Field
+from pydantic import AfterValidator, BaseModel, BeforeValidator, ConfigDict, Field, WithJsonSchema
 
 from designer.catalog import catalog
 
@@ -18,6 +18,10 @@ MAX_GPUS = 1_048_576
 """The largest cluster the designer accepts (1M GPUs); anything bigger is a typo, refused at once."""
 MAX_SWITCH_PORTS = 2048
 MAX_PLANES = 8
+MAX_BREAKOUT = 8
+"""Links one switch port breaks out into: a port has at most 8 lanes (QSFP-DD, OSFP)."""
+MAX_RADIX = 8192
+"""Logical (broken-out) ports of one switch; the largest catalog switch has 576 ports."""
 SPEEDS = (10, 25, 40, 50, 100, 200, 400, 800, 1600)
 NAME_PATTERN = r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,62}$"
 PRIVATE_ASN_RANGES = ((64512, 65534), (4_200_000_000, 4_294_967_294))
@@ -75,9 +79,19 @@ def known_server(name: str) -> str:
     return name
 
 
-Speed = Annotated[int, BeforeValidator(parse_speed)]
-Pool = Annotated[str, AfterValidator(check_ipv4_pool)]
+SPEED_PATTERN = r"^\s*\d+(\.\d+)?\s*[GgTt]?(b(ps|/s)?|bps)?\s*$"
+Speed = Annotated[int, BeforeValidator(parse_speed), WithJsonSchema({
+    "anyOf": [{"enum": list(SPEEDS)}, {"type": "string", "pattern": SPEED_PATTERN}],
+    "examples": ["400G", "1.6T", 800]})]
+"""A link speed in Gb/s: a number, or text such as ``400G`` or ``1.6T``."""
+Pool = Annotated[str, AfterValidator(check_ipv4_pool), WithJsonSchema({
+    "type": "string", "pattern": r"^\d{1,3}(\.\d{1,3}){3}/\d{1,2}$", "examples": ["10.0.0.0/15"]})]
 Asn = Annotated[int, Field(ge=1, le=4_294_967_294)]
+
+
+def _catalog_names(kind: str) -> WithJsonSchema:
+    """A catalog model name in the JSON Schema: one of the models the catalog holds."""
+    return WithJsonSchema({"type": "string", "enum": list(getattr(catalog(), kind))})
 
 
 class Section(BaseModel):
@@ -89,71 +103,91 @@ class Section(BaseModel):
 class ComputeDoc(Section):
     """The GPU servers: how many, and what each has."""
 
-    servers: int | None = Field(None, gt=0, le=MAX_GPUS)
-    gpus: int | None = Field(None, gt=0, le=MAX_GPUS)
-    server: Annotated[str, AfterValidator(known_server)] | None = None
-    gpus_per_server: int | None = Field(None, gt=0, le=144)
-    nics_per_server: int | None = Field(None, gt=0, le=64)
-    nic_speed: Speed | None = None
-    server_power_kw: float | None = Field(None, gt=0, le=500)
-    server_rack_units: int | None = Field(None, gt=0, le=60)
+    servers: int | None = Field(None, gt=0, le=MAX_GPUS, description=(
+        "Number of GPU servers; give exactly one of servers or gpus."))
+    gpus: int | None = Field(None, gt=0, le=MAX_GPUS, description=(
+        "Number of GPUs, a multiple of gpus_per_server; give exactly one of servers or gpus."))
+    server: Annotated[str, AfterValidator(known_server), _catalog_names("servers")] | None = Field(None, description=(
+        "A catalog server model (designer/catalog.yaml); it fills gpus_per_server, nics_per_server, nic_speed, "
+        "server_power_kw, server_rack_units and the default plane count."))
+    gpus_per_server: int | None = Field(None, gt=0, le=144, description="GPUs in one server.")
+    nics_per_server: int | None = Field(None, gt=0, le=64, description=(
+        "Backend NIC ports of one server, all planes together (one rail each per plane)."))
+    nic_speed: Speed | None = Field(None, description=(
+        "Speed of a backend NIC port; every fabric link runs at it and switch ports break out to it."))
+    server_power_kw: float | None = Field(None, gt=0, le=500, description="Maximum power of one server, in kW.")
+    server_rack_units: int | None = Field(None, gt=0, le=60, description=(
+        "Rack units of one server (default: the catalog model's, else 8)."))
 
 
 class SwitchDoc(Section):
     """One switch tier's hardware: a catalog model, explicit fields, or both (fields win)."""
 
-    model: Annotated[str, AfterValidator(known_switch)] | None = None
-    ports: int | None = Field(None, gt=0, le=MAX_SWITCH_PORTS)
-    speed: Speed | None = None
-    rack_units: int | None = Field(None, gt=0, le=60)
-    power_w: int | None = Field(None, gt=0, le=100_000)
-    power_w_optics: int | None = Field(None, gt=0, le=100_000)
+    model: Annotated[str, AfterValidator(known_switch), _catalog_names("switches")] | None = Field(None, description=(
+        "A catalog switch model (designer/catalog.yaml); explicit fields override it."))
+    ports: int | None = Field(None, gt=0, le=MAX_SWITCH_PORTS, description="Physical ports.")
+    speed: Speed | None = Field(None, description=(
+        f"Speed of a physical port; a multiple of the NIC speed, breaking out into at most {MAX_BREAKOUT} links."))
+    rack_units: int | None = Field(None, gt=0, le=60, description=(
+        "Rack units (default: the catalog model's, else one per 32 ports)."))
+    power_w: int | None = Field(None, gt=0, le=100_000, description="Power with no optics plugged, in watts.")
+    power_w_optics: int | None = Field(None, gt=0, le=100_000, description=(
+        "Typical power with every optic plugged, in watts."))
 
 
 class FabricDoc(Section):
     """The backend fabric's shape: planes, tiers and the switch of each tier."""
 
-    planes: int | None = Field(None, gt=0, le=MAX_PLANES)
-    tiers: Literal["auto", 2, 3] = "auto"
-    leaf: SwitchDoc
-    spine: SwitchDoc | None = None
-    super_spine: SwitchDoc | None = None
+    planes: int | None = Field(None, gt=0, le=MAX_PLANES, description=(
+        "Separate identical fabrics the NIC ports split across evenly (default: the server model's, else 1)."))
+    tiers: Literal["auto", 2, 3] = Field("auto", description=(
+        "Switch tiers: 2 (leaf, spine), 3 (with super-spines) or auto, the fewest that hold the cluster."))
+    leaf: SwitchDoc = Field(description="The leaf switches, one per rail of each scalable unit.")
+    spine: SwitchDoc | None = Field(None, description="The spine switches (default: the leaf's hardware).")
+    super_spine: SwitchDoc | None = Field(None, description=(
+        "The super-spine switches of a 3-tier fabric (default: the spine's hardware)."))
 
 
 class AddressingDoc(Section):
     """IPv4 pools: switch-to-switch /31s, leaf-to-NIC /31s and switch loopback /32s."""
 
-    fabric_p2p: Pool = "10.0.0.0/15"
-    server_p2p: Pool = "10.2.0.0/15"
-    loopbacks: Pool = "10.255.0.0/20"
+    fabric_p2p: Pool = Field("10.0.0.0/15", description="Pool of the switch-to-switch /31s.")
+    server_p2p: Pool = Field("10.2.0.0/15", description=(
+        "Pool of the leaf-to-NIC /31s: an aligned block per leaf, sized for a full scalable unit."))
+    loopbacks: Pool = Field("10.255.0.0/20", description="Pool of the switch loopback /32s.")
 
 
 class BfdDoc(Section):
     """BFD on every fabric BGP session (off unless enabled)."""
 
-    enabled: bool = False
-    interval_ms: int = Field(300, ge=10, le=60_000)
-    multiplier: int = Field(3, ge=2, le=255)
+    enabled: bool = Field(False, description="Run BFD on every fabric BGP session.")
+    interval_ms: int = Field(300, ge=10, le=60_000, description="Transmit and receive interval, in milliseconds.")
+    multiplier: int = Field(3, ge=2, le=255, description="Missed packets before a session is declared down.")
 
 
 class TimersDoc(Section):
     """BGP keepalive and hold times in seconds; the hold time must be at least three keepalives."""
 
-    keepalive: int = Field(3, ge=1, le=21_845)
-    hold: int = Field(9, ge=3, le=65_535)
+    keepalive: int = Field(3, ge=1, le=21_845, description="Seconds between keepalives.")
+    hold: int = Field(9, ge=3, le=65_535, description="Seconds without a keepalive before a session drops (>= 3 x "
+                                                       "keepalive).")
 
 
 class RoutingDoc(Section):
     """eBGP underlay numbering (RFC 7938)."""
 
-    asn_scheme: Literal["rfc7938", "unique"] = "rfc7938"
-    leaf_asn_start: Asn = 4_200_000_000
-    spine_asn_start: Asn | None = None
-    super_spine_asn_start: Asn | None = None
-    server_subnets: Literal["aggregate", "each"] = "aggregate"
-    """How a leaf announces its server /31s: one prefix per leaf (summary only), or every /31."""
-    bfd: BfdDoc = BfdDoc()
-    timers: TimersDoc = TimersDoc()
+    asn_scheme: Literal["rfc7938", "unique"] = Field("rfc7938", description=(
+        "rfc7938: every leaf its own ASN, a pod's spines one, a plane's super-spines one; unique: every switch "
+        "its own."))
+    leaf_asn_start: Asn = Field(4_200_000_000, description="First leaf ASN, in a private range.")
+    spine_asn_start: Asn | None = Field(None, description=(
+        "First spine ASN (default: right after the leaves); pin it to keep it stable as the fabric grows."))
+    super_spine_asn_start: Asn | None = Field(None, description=(
+        "First super-spine ASN (default: right after the spines)."))
+    server_subnets: Literal["aggregate", "each"] = Field("aggregate", description=(
+        "How a leaf announces its server /31s: one prefix per leaf (summary only), or every /31."))
+    bfd: BfdDoc = Field(BfdDoc(), description="BFD on the fabric BGP sessions.")
+    timers: TimersDoc = Field(TimersDoc(), description="BGP keepalive and hold times.")
 
 
 TARGETS = ("sonic", "frr", "eos", "nvue")
@@ -161,80 +195,115 @@ TARGETS = ("sonic", "frr", "eos", "nvue")
 
 Dscp = Annotated[int, Field(ge=0, le=63)]
 Priority = Annotated[int, Field(ge=0, le=7)]
+_PROFILE = "Default: the profile's value (designer/qos_profiles.yaml)."
 
 
 class QosDoc(Section):
     """RoCEv2 lossless QoS: a vendor profile (``designer/qos_profiles.yaml``), overridable field by field."""
 
-    profile: Literal["nvidia", "cisco", "juniper"] = "nvidia"
-    roce_dscp: Dscp | None = None
-    roce_priority: Priority | None = None
-    cnp_dscp: Dscp | None = None
-    cnp_priority: Priority | None = None
-    cnp_rate_percent: int | None = Field(None, ge=1, le=100)
-    roce_bandwidth_percent: int | None = Field(None, ge=1, le=99)
-    ecn: bool | None = None
-    ecn_unit: Literal["bytes", "percent"] | None = None
-    ecn_min: int | None = Field(None, ge=1, le=1 << 32)
-    ecn_max: int | None = Field(None, ge=1, le=1 << 32)
-    ecn_probability: int | None = Field(None, ge=1, le=100)
-    queue_bytes: int | None = Field(None, ge=1, le=1 << 32)
-    pfc_watchdog: bool | None = None
-    pfc_watchdog_detection_ms: int | None = Field(None, ge=10, le=5000)
-    pfc_watchdog_restoration_ms: int | None = Field(None, ge=10, le=60_000)
-    mtu: int | None = Field(None, ge=1500, le=9216)
-    cable_length_m: int | None = Field(None, ge=1, le=10_000)
-    pfc_response_ns: int | None = Field(None, ge=0, le=100_000)
+    profile: Literal["nvidia", "cisco", "juniper"] = Field("nvidia", description=(
+        "The vendor profile every other qos field defaults from."))
+    roce_dscp: Dscp | None = Field(None, description=f"DSCP of RoCE data. {_PROFILE}")
+    roce_priority: Priority | None = Field(None, description=(
+        f"Priority (traffic class and queue) of RoCE data, the only lossless one with PFC. {_PROFILE}"))
+    cnp_dscp: Dscp | None = Field(None, description=f"DSCP of congestion notification packets (CNP). {_PROFILE}")
+    cnp_priority: Priority | None = Field(None, description=f"Strict-priority queue of CNP. {_PROFILE}")
+    cnp_rate_percent: int | None = Field(None, ge=1, le=100, description=(
+        f"Cap on the strict CNP queue, in percent of the port. {_PROFILE}"))
+    roce_bandwidth_percent: int | None = Field(None, ge=1, le=99, description=(
+        f"DWRR share of the RoCE queue; queue 0 (every other DSCP) gets the rest. {_PROFILE}"))
+    ecn: bool | None = Field(None, description=f"ECN marking (never dropping) on the RoCE queue. {_PROFILE}")
+    ecn_unit: Literal["bytes", "percent"] | None = Field(None, description=(
+        f"Unit of ecn_min and ecn_max: bytes, or percent of queue_bytes. {_PROFILE}"))
+    ecn_min: int | None = Field(None, ge=1, le=1 << 32, description=(
+        f"Queue depth where ECN marking starts; below ecn_max. {_PROFILE}"))
+    ecn_max: int | None = Field(None, ge=1, le=1 << 32, description=(
+        f"Queue depth where marking reaches ecn_probability. {_PROFILE}"))
+    ecn_probability: int | None = Field(None, ge=1, le=100, description=(
+        f"Percent of packets marked at ecn_max. {_PROFILE}"))
+    queue_bytes: int | None = Field(None, ge=1, le=1 << 32, description=(
+        f"Buffer limit of the RoCE queue that percent thresholds refer to. {_PROFILE}"))
+    pfc_watchdog: bool | None = Field(None, description=(
+        f"Drop on a queue paused longer than the detection time, until restored. {_PROFILE}"))
+    pfc_watchdog_detection_ms: int | None = Field(None, ge=10, le=5000, description=(
+        f"PFC watchdog detection time, in milliseconds (SONiC takes at least 100). {_PROFILE}"))
+    pfc_watchdog_restoration_ms: int | None = Field(None, ge=10, le=60_000, description=(
+        f"PFC watchdog restoration time, in milliseconds (SONiC takes at least 100). {_PROFILE}"))
+    mtu: int | None = Field(None, ge=1500, le=9216, description=f"MTU of every port. {_PROFILE}")
+    cable_length_m: int | None = Field(None, ge=1, le=10_000, description=(
+        f"Cable length the PFC headroom is sized for, in metres. {_PROFILE}"))
+    pfc_response_ns: int | None = Field(None, ge=0, le=100_000, description=(
+        f"PFC response time the headroom is sized for, in nanoseconds. {_PROFILE}"))
+
+
+_CATALOG = "Default: the catalog's (designer/catalog.yaml)."
 
 
 class ReachDoc(Section):
     """Longest cable run per medium, in metres at the fabric's link speed; the catalog gives the defaults."""
 
-    dac: float | None = Field(None, gt=0, le=100)
-    aec: float | None = Field(None, gt=0, le=100)
-    multimode: float | None = Field(None, gt=0, le=10_000)
-    singlemode: float | None = Field(None, gt=0, le=100_000)
+    dac: float | None = Field(None, gt=0, le=100, description=f"Passive copper reach, in metres. {_CATALOG}")
+    aec: float | None = Field(None, gt=0, le=100, description=f"Active copper reach, in metres. {_CATALOG}")
+    multimode: float | None = Field(None, gt=0, le=10_000, description=(
+        f"Multimode fibre reach, in metres. {_CATALOG}"))
+    singlemode: float | None = Field(None, gt=0, le=100_000, description=(
+        f"Single-mode fibre reach, in metres. {_CATALOG}"))
 
 
 class FacilityDoc(Section):
     """The data hall: rack power and size, cooling, row geometry and PUE; the catalog gives the defaults."""
 
-    rack_power_kw: float | None = Field(None, gt=0, le=1000)
-    rack_units: int | None = Field(None, ge=1, le=60)
-    cooling: Literal["air", "liquid"] | None = None
-    air_limit_kw: float | None = Field(None, gt=0, le=1000)
-    racks_per_row: int | None = Field(None, ge=1, le=1000)
-    rack_width_m: float | None = Field(None, gt=0, le=5)
-    row_pitch_m: float | None = Field(None, gt=0, le=100)
-    pue: float | None = Field(None, ge=1, le=5)
-    slack_m: float | None = Field(None, ge=0, le=100)
-    reach_m: ReachDoc = ReachDoc()
+    rack_power_kw: float | None = Field(None, gt=0, le=1000, description=(
+        f"Usable power budget of every rack, in kW. {_CATALOG}"))
+    rack_units: int | None = Field(None, ge=1, le=60, description=f"Rack height in units. {_CATALOG}")
+    cooling: Literal["air", "liquid"] | None = Field(None, description=(
+        f"Cooling; air is refused for racks budgeted above air_limit_kw. {_CATALOG}"))
+    air_limit_kw: float | None = Field(None, gt=0, le=1000, description=(
+        f"Most power an air-cooled rack may take, in kW. {_CATALOG}"))
+    racks_per_row: int | None = Field(None, ge=1, le=1000, description=f"Racks in one row. {_CATALOG}")
+    rack_width_m: float | None = Field(None, gt=0, le=5, description=f"Rack width, in metres. {_CATALOG}")
+    row_pitch_m: float | None = Field(None, gt=0, le=100, description=(
+        f"Distance between the centres of two rows, in metres. {_CATALOG}"))
+    pue: float | None = Field(None, ge=1, le=5, description=f"Power usage effectiveness of the hall. {_CATALOG}")
+    slack_m: float | None = Field(None, ge=0, le=100, description=(
+        f"Length added to every cable run, in metres. {_CATALOG}"))
+    reach_m: ReachDoc = Field(ReachDoc(), description="Longest cable run per medium at the link speed.")
 
 
 class ChecksDoc(Section):
     """Thresholds of the checks (``designer check``): what the design must meet to pass."""
 
-    oversubscription: float = Field(1.0, ge=1.0, le=64)
-    """Downlink to uplink ratio allowed per switch; above 1 such switches are warnings, beyond it errors."""
-    ecmp_max_width: int = Field(256, ge=1, le=65_536)
-    """Next hops one ECMP group may hold in the switch hardware."""
-    failure_min_bisection: float = Field(0.5, ge=0, le=1)
-    """Fraction of full bisection that must remain with any one spine, super-spine, leaf or link down."""
-    failure_max_gpus: int | None = Field(None, ge=0)
-    """GPUs that may lose a rail through one failure (``null``: reported only)."""
+    oversubscription: float = Field(1.0, ge=1.0, le=64, description=(
+        "Downlink to uplink ratio allowed per switch; above 1 such switches are warnings, beyond it errors."))
+    ecmp_max_width: int = Field(256, ge=1, le=65_536, description=(
+        "Next hops one ECMP group may hold in the switch hardware."))
+    failure_min_bisection: float = Field(0.5, ge=0, le=1, description=(
+        "Fraction of full bisection that must remain with any one spine, super-spine, leaf or link down."))
+    failure_max_gpus: int | None = Field(None, ge=0, description=(
+        "GPUs that may lose a rail through one failure (null: reported only)."))
 
 
 class IntentDoc(Section):
-    """The whole intent file."""
+    """An intent: the GPU training cluster whose backend network the designer builds (README.md, The intent)."""
 
-    name: Annotated[str, AfterValidator(safe_name)]
-    description: str = ""
-    compute: ComputeDoc
-    fabric: FabricDoc
-    addressing: AddressingDoc = AddressingDoc()
-    routing: RoutingDoc = RoutingDoc()
-    facility: FacilityDoc = FacilityDoc()
-    targets: list[Literal["sonic", "frr", "eos", "nvue"]] = Field(default_factory=lambda: list(TARGETS),
-                                                                   min_length=1)
-    qos: QosDoc = QosDoc()
-    checks: ChecksDoc = ChecksDoc()
+    model_config = ConfigDict(title="designer intent")
+
+    name: Annotated[str, AfterValidator(safe_name)] = Field(examples=["cluster-a"], json_schema_extra={
+        "pattern": NAME_PATTERN}, description=(
+        "The design's name and its output folder: 1-63 letters, digits, '.', '_' or '-', starting with a "
+        "letter or digit."))
+    description: str = Field("", description="Free text shown in summary.md.")
+    compute: ComputeDoc = Field(description="The GPU servers.")
+    fabric: FabricDoc = Field(description="The backend fabric's shape and switches.")
+    addressing: AddressingDoc = Field(AddressingDoc(), description="IPv4 pools; each large enough and disjoint.")
+    routing: RoutingDoc = Field(RoutingDoc(), description="eBGP underlay (RFC 7938) numbering and sessions.")
+    facility: FacilityDoc = Field(FacilityDoc(), description="The data hall.")
+    targets: list[Literal["sonic", "frr", "eos", "nvue"]] = Field(list(TARGETS), min_length=1, description=(
+        "Network operating systems to render switch configurations for; sonic needs frr."))
+    qos: QosDoc = Field(QosDoc(), description="RoCEv2 lossless QoS.")
+    checks: ChecksDoc = Field(ChecksDoc(), description="Thresholds of the checks.")
+
+
+def json_schema() -> dict[str, Any]:
+    """The intent's JSON Schema (draft 2020-12), generated from the models above, for editors and tools."""
+    return {"$schema": "https://json-schema.org/draft/2020-12/schema", **IntentDoc.model_json_schema()}
