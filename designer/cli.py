@@ -11,6 +11,7 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from designer import __version__
+from designer.built import output_findings
 from designer.checks import formats as check_formats
 from designer.design import build
 from designer.diff import diff, load
@@ -64,7 +65,9 @@ def _parser() -> argparse.ArgumentParser:
 
     check_cmd = commands.add_parser("check", help="run every check of the design (1:1, ECMP, bisection, addressing, "
                                     "ASNs, ports, sessions, QoS, failure impact, physical); writes nothing")
-    check_cmd.add_argument("intent", type=Path, help="the intent YAML file")
+    check_cmd.add_argument("intent", type=Path, metavar="INTENT|OUTPUT_DIR", help=(
+        "the intent YAML file, or a folder written by 'designer build' (its recorded findings, after checking "
+        "its files against manifest.json)"))
     check_cmd.add_argument("--format", choices=("text", "json", "junit"), default="text",
                            help="text: one line per finding, then each check's outcome; json: every finding with "
                                 "its evidence; junit: one XML test case per check, for CI")
@@ -131,8 +134,11 @@ def _plan(args: argparse.Namespace) -> int:
 
 
 def _check(args: argparse.Namespace) -> int:
-    design = build(args.intent)
-    findings, name = list(design.findings), design.intent.name
+    if args.intent.is_dir():
+        findings, name = output_findings(args.intent)
+    else:
+        design = build(args.intent)
+        findings, name = list(design.findings), design.intent.name
     if args.format == "json":
         print(check_formats.json_report(findings, name))
     elif args.format == "junit":
