@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+import os
 import sys
 import time
 from collections import Counter
 from pathlib import Path
 
+from designer.built import DESIGN_FILE, parse_design, read_inside, read_regular
 from designer.design import build
 from designer.errors import PrerequisiteError
 from designer.outputs import design_files
@@ -31,13 +33,21 @@ MEMORY_SHARE = 0.8
 
 
 def load_files(target: Path) -> dict[str, bytes]:
-    """The build's files: read from an output folder, or rendered in memory from an intent file."""
-    if target.is_dir():
-        files = {path.relative_to(target).as_posix(): path.read_bytes()
-                 for path in [target / "design.json", *sorted((target / "configs" / "frr").glob("*.conf"))]
-                 if path.is_file()}
-        return files
-    return design_files(build(target))
+    """The build's files: read from an output folder, or rendered in memory from an intent file.
+
+    From a folder, only regular files are read (a link or a FIFO is an input error): ``design.json``, checked
+    here where its path is known, and the FRR config of every switch it names."""
+    if not target.is_dir():
+        return design_files(build(target))
+    if not os.path.lexists(target / DESIGN_FILE):
+        return {}
+    data = read_regular(target / DESIGN_FILE)
+    files = {DESIGN_FILE: data}
+    for device in parse_design(str(target / DESIGN_FILE), data)["devices"]:
+        relative = f"configs/frr/{device['name']}.conf"
+        if device["role"] != "server" and os.path.lexists(target / relative):
+            files[relative] = read_inside(target, tuple(relative.split("/")))
+    return files
 
 
 def stderr_progress() -> Progress:
