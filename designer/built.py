@@ -15,10 +15,8 @@ from __future__ import annotations
 
 import hashlib
 import json
-import os
 import re
 import socket
-import stat
 from collections.abc import Callable, Iterator
 from pathlib import Path, PurePosixPath
 from typing import Any
@@ -26,6 +24,7 @@ from typing import Any
 from designer.checks import CHECKS
 from designer.errors import InputError, Problem, Source
 from designer.fabric import TIERS
+from designer.files import Refused, read_below
 from designer.findings import SEVERITIES, Finding
 from designer.intent.schema import safe_name
 
@@ -57,30 +56,17 @@ Rule = Callable[[Any], str]
 
 def read_regular(path: Path) -> bytes:
     """The bytes of ``path`` if it is a regular file (not a link, a folder, a FIFO or a device)."""
-    try:
-        mode = os.lstat(path).st_mode
-    except OSError as error:
-        raise _file_error(path, f"cannot be read: {error.strerror}") from None
-    if not stat.S_ISREG(mode):
-        kind = "a symbolic link" if stat.S_ISLNK(mode) else "a folder" if stat.S_ISDIR(mode) else "a special file"
-        raise _file_error(path, f"is {kind}; a built output holds regular files only")
-    try:
-        descriptor = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK)
-    except OSError as error:
-        raise _file_error(path, f"cannot be read: {error.strerror}") from None
-    with os.fdopen(descriptor, "rb") as file:
-        if not stat.S_ISREG(os.fstat(file.fileno()).st_mode):
-            raise _file_error(path, "changed while it was read; a built output holds regular files only")
-        return file.read()
+    return read_inside(path.parent, (path.name,))
 
 
 def read_inside(folder: Path, parts: tuple[str, ...]) -> bytes:
-    """A file below ``folder`` whose every path component is a real folder or file (no link leads out)."""
-    for end in range(1, len(parts)):
-        if os.path.islink(folder.joinpath(*parts[:end])):
-            raise _file_error(folder.joinpath(*parts[:end]), "is a symbolic link; a built output holds regular "
-                                                               "files only")
-    return read_regular(folder.joinpath(*parts))
+    """A regular file below ``folder`` reached through real folders only (no link leads out)."""
+    try:
+        return read_below(folder, parts)
+    except Refused as error:
+        raise _file_error(error.path, f"{error.reason}; a built output holds regular files only") from None
+    except OSError as error:
+        raise _file_error(folder.joinpath(*parts), f"cannot be read: {error.strerror or error}") from None
 
 
 def read_design(path: Path) -> dict[str, Any]:

@@ -18,9 +18,7 @@
 from __future__ import annotations
 
 import contextlib
-import os
 import signal
-import stat
 import sys
 import threading
 import time
@@ -36,6 +34,7 @@ from jinja2.exceptions import SecurityError
 from jinja2.sandbox import SandboxedEnvironment
 
 from designer.errors import InputError, PrerequisiteError, Problem, Source
+from designer.files import Refused, read_below
 from designer.model import DeviceConfig, Interface, bulk_allocation
 from designer.sonic import sonic_config
 
@@ -181,41 +180,23 @@ class FolderLoader(jinja2.BaseLoader):
     def get_source(self, environment: jinja2.Environment, template: str) -> tuple[str, str, Callable[[], bool]]:
         pieces = jinja2.loaders.split_template_path(template)
         for folder in self.folders:
-            data = _read_below(folder, pieces)
-            if data is not None:
-                path = str(folder.joinpath(*pieces))
-                try:
-                    return data.decode(), path, lambda: True
-                except UnicodeDecodeError as error:
-                    line = data[:error.start].count(b"\n") + 1
-                    raise TemplateError(f"{path}:{line}", f"not UTF-8 text (byte 0x{data[error.start]:02x}); "
-                                                          "templates are UTF-8") from None
+            path = str(folder.joinpath(*pieces))
+            try:
+                data = read_below(folder, pieces)
+            except FileNotFoundError:
+                continue
+            except Refused as error:
+                raise TemplateError(str(error.path), f"{error.reason}; template folders may hold only regular "
+                                                     "files and folders") from None
+            except OSError as error:
+                raise TemplateError(path, f"cannot be read: {error.strerror or error}") from None
+            try:
+                return data.decode(), path, lambda: True
+            except UnicodeDecodeError as error:
+                line = data[:error.start].count(b"\n") + 1
+                raise TemplateError(f"{path}:{line}", f"not UTF-8 text (byte 0x{data[error.start]:02x}); "
+                                                      "templates are UTF-8") from None
         raise jinja2.TemplateNotFound(template)
-
-
-def _read_below(folder: Path, pieces: list[str]) -> bytes | None:
-    """The file at ``folder/pieces`` (None if there is none), refusing links and special files on the way."""
-    path = folder
-    for number, piece in enumerate(pieces):
-        path = path / piece
-        try:
-            mode = os.lstat(path).st_mode
-        except OSError:
-            return None
-        last = number == len(pieces) - 1
-        if stat.S_ISLNK(mode) or (last and not stat.S_ISREG(mode) and not stat.S_ISDIR(mode)):
-            kind = "a symbolic link" if stat.S_ISLNK(mode) else "a special file"
-            raise TemplateError(str(path), f"is {kind}; template folders may hold only regular files and folders")
-        if stat.S_ISDIR(mode) != (not last):
-            return None
-    try:
-        descriptor = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK)
-    except OSError as error:
-        raise TemplateError(str(path), f"cannot be read: {error.strerror}") from None
-    with os.fdopen(descriptor, "rb") as file:
-        if not stat.S_ISREG(os.fstat(file.fileno()).st_mode):
-            raise TemplateError(str(path), "changed while it was read; template folders may hold only regular files")
-        return file.read()
 
 
 @contextlib.contextmanager
