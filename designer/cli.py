@@ -13,6 +13,7 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from designer import __version__
+from designer.built import output_findings
 from designer.checks import formats as check_formats
 from designer.checks import status
 from designer.design import Progress
@@ -27,7 +28,7 @@ from designer.pipeline import design, validated_intent
 from designer.render import TemplateError
 from designer.validate import validate_output
 from designer.verify.report import FORMATS
-from designer.verify.run import load_files, verify
+from designer.verify.run import read_output, verify
 
 EXIT_OK, EXIT_CHECK_FAILED, EXIT_INPUT = 0, 1, 2
 DRIFT_LINES = 20
@@ -80,7 +81,9 @@ def _parser() -> argparse.ArgumentParser:
 
     check_cmd = commands.add_parser("check", help="run every check of the design (1:1, ECMP, bisection, addressing, "
                                     "ASNs, ports, sessions, QoS, failure impact, physical); writes nothing")
-    check_cmd.add_argument("intent", type=Path, help="the intent YAML file")
+    check_cmd.add_argument("intent", type=Path, metavar="INTENT|OUTPUT_DIR", help=(
+        "the intent YAML file, or a folder written by 'designer build' (its recorded findings, after checking "
+        "its files against manifest.json)"))
     check_cmd.add_argument("--format", choices=("text", "json", "junit"), default="text",
                            help="text: one line per finding, then each check's outcome; json: every finding with "
                                 "its evidence; junit: one XML test case per check, for CI")
@@ -165,9 +168,12 @@ def _plan(args: argparse.Namespace) -> int:
 
 
 def _check(args: argparse.Namespace) -> int:
-    intent = validated_intent(args.intent)
-    built = design(intent, _progress(intent))
-    findings, name = list(built.findings), built.intent.name
+    if args.intent.is_dir():
+        findings, name = output_findings(args.intent)
+    else:
+        intent = validated_intent(args.intent)
+        built = design(intent, _progress(intent))
+        findings, name = list(built.findings), built.intent.name
     if args.format == "json":
         print(check_formats.json_report(findings, name))
     elif args.format == "junit":
@@ -207,7 +213,11 @@ def _validate_configs(args: argparse.Namespace) -> int:
 
 def _verify(args: argparse.Namespace) -> int:
     try:
-        report = verify(load_files(args.target), whole=not args.slice, failures=args.failures, timeout=args.timeout)
+        if args.target.is_dir():
+            files = read_output(args.target)
+        else:
+            files = design_files(design(validated_intent(args.target)))
+        report = verify(files, whole=not args.slice, failures=args.failures, timeout=args.timeout)
     except KeyboardInterrupt:
         print("designer verify: interrupted; the lab was torn down", file=sys.stderr)
         return 130  # the shell's code for a run stopped by Ctrl-C

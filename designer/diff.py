@@ -9,16 +9,16 @@ the QoS profile field by field, and the headline counts and check results before
 
 from __future__ import annotations
 
-import json
+import os
 import subprocess
 from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 from typing import Any
 
+from designer.built import DESIGN_FILE, parse_design, read_design
 from designer.errors import InputError, Problem
 from designer.fabric import natural
 
-DESIGN_FILE = "design.json"
 EXAMPLES = 10
 """Names listed per kind of change; the rest are counted."""
 
@@ -33,20 +33,21 @@ class Side:
 
 def load_dir(folder: Path) -> Side:
     """A built output folder (``outputs/<name>``), or a folder of them (``outputs``)."""
-    if (folder / DESIGN_FILE).is_file():
-        return Side(str(folder), {folder.name: _parse(folder / DESIGN_FILE, (folder / DESIGN_FILE).read_text())})
+    if os.path.lexists(folder / DESIGN_FILE):
+        return Side(str(folder), {folder.name: read_design(folder / DESIGN_FILE)})
     found = sorted(folder.glob(f"*/{DESIGN_FILE}"))
     if not found:
         raise InputError([Problem((), f"{folder} has no {DESIGN_FILE} (nor */{DESIGN_FILE}); give a folder "
-                                      "written by 'designer build' or a git revision")])
-    return Side(str(folder), {path.parent.name: _parse(path, path.read_text()) for path in found})
+                                      "written by 'designer build' or a git revision")], about=str(folder))
+    return Side(str(folder), {path.parent.name: read_design(path) for path in found})
 
 
 def load_revision(revision: str, under: str = "outputs", repo: Path = Path()) -> Side:
     """Every ``<under>/*/design.json`` committed at git ``revision``."""
-    listing = _git(repo, "ls-tree", "-r", "--name-only", revision, "--", under)
+    listing = _git(repo, "ls-tree", "-r", "--name-only", revision, "--", under).decode(errors="replace")
     paths = sorted(PurePosixPath(line) for line in listing.splitlines() if line.endswith(f"/{DESIGN_FILE}"))
-    return Side(revision, {path.parent.name: _parse(f"{revision}:{path}", _git(repo, "show", f"{revision}:{path}"))
+    return Side(revision, {path.parent.name: parse_design(f"{revision}:{path}",
+                                                          _git(repo, "show", f"{revision}:{path}"))
                            for path in paths})
 
 
@@ -95,22 +96,12 @@ def design_diff(name: str, before: dict[str, Any], after: dict[str, Any], old: s
     return "\n".join(head + (lines or ["No change to devices, links, addresses, BGP sessions, QoS or checks.", ""]))
 
 
-def _parse(where: object, text: str) -> dict[str, Any]:
-    try:
-        data = json.loads(text)
-    except json.JSONDecodeError as error:
-        raise InputError([Problem((), f"{where} is not valid JSON: {error}")]) from None
-    missing = [key for key in ("summary", "devices", "links") if key not in data]
-    if missing:
-        raise InputError([Problem((), f"{where} lacks {', '.join(missing)}; is it a design.json?")])
-    return data
-
-
-def _git(repo: Path, *args: str) -> str:
-    result = subprocess.run(["git", "-C", str(repo), *args], capture_output=True, text=True, check=False)
+def _git(repo: Path, *args: str) -> bytes:
+    result = subprocess.run(["git", "-C", str(repo), *args], capture_output=True, check=False)
     if result.returncode:
-        raise InputError([Problem((), f"git {' '.join(args)}: {result.stderr.strip() or 'failed'}; give two "
-                                      "output folders or two git revisions")])
+        reason = result.stderr.decode(errors="replace").strip() or "failed"
+        raise InputError([Problem((), f"git {' '.join(args)}: {reason}; give two output folders or two git "
+                                      "revisions")], about="the git revisions")
     return result.stdout
 
 

@@ -7,7 +7,7 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 
 Path = tuple[str | int, ...]
-_PLAIN_KEY = re.compile(r"[A-Za-z0-9_-]+")
+_PLAIN_KEY = re.compile(r"[A-Za-z0-9_./-]+")
 
 
 def dotted(path: Path) -> str:
@@ -54,11 +54,13 @@ class Source:
 
 
 class InputError(Exception):
-    """The intent cannot be built as written. Carries every problem found, not just the first."""
+    """The intent (or, with ``about``, another input such as a built design.json) cannot be used as written.
+    Carries every problem found, not just the first."""
 
-    def __init__(self, problems: Iterable[Problem], source: Source | None = None):
+    def __init__(self, problems: Iterable[Problem], source: Source | None = None, *, about: str = "the intent"):
         self.problems = sorted(set(problems), key=lambda p: (_line(source, p), dotted(p.path), p.message))
         self.source = source
+        self.about = about
         super().__init__(self.render())
 
     def render(self) -> str:
@@ -68,12 +70,12 @@ class InputError(Exception):
             where = f"{self.source.filename}:{_line(self.source, problem)}: " if self.source else ""
             rows.append(f"{where}{dotted(problem.path)}: {problem.message}")
         count = len(self.problems)
-        rows.append(f"{count} error{'s' if count != 1 else ''} in the intent; nothing was written.")
+        rows.append(f"{count} error{'s' if count != 1 else ''} in {self.about}; nothing was written.")
         return "\n".join(rows)
 
     def located(self, source: Source) -> InputError:
         """The same problems, now tied to the intent file they belong to."""
-        return InputError(self.problems, source)
+        return InputError(self.problems, source, about=self.about)
 
 
 def _line(source: Source | None, problem: Problem) -> int:

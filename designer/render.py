@@ -8,21 +8,34 @@
   searched first, file by file, before the shipped ``templates/``. Such a build renders in Jinja's
   sandbox. Every build uses ``StrictUndefined``, so a misspelt variable is an error naming the
   template and its line (:class:`TemplateError`, exit code 2), never an empty string in a config.
+* Override folders may come with a pull request, so templates are read as regular UTF-8 files only (no
+  symbolic link, FIFO or device anywhere below a folder), a rendering stops after :data:`RENDER_SECONDS`,
+  :data:`MAX_CHUNKS` pieces of output or :data:`MAX_FILE_CHARS` characters, and the sandbox refuses
+  ``*``, ``**`` and ``+`` results above :data:`MAX_ITEMS` items or :data:`MAX_INT_BITS` bits. Any failure
+  while rendering is a :class:`TemplateError` naming the template and line.
 """
 
 from __future__ import annotations
 
+import contextlib
+import signal
 import sys
-from collections.abc import Callable, Iterable
+import threading
+import time
+from collections.abc import Callable, Generator, Iterable, Iterator
 from dataclasses import dataclass
+from itertools import islice
+from numbers import Number
 from pathlib import Path
 from typing import Any
 
 import jinja2
+from jinja2.exceptions import SecurityError
 from jinja2.sandbox import SandboxedEnvironment
 
 from designer.catalog import catalog
 from designer.errors import PrerequisiteError
+from designer.files import Refused, read_below
 from designer.model import DeviceConfig, Interface
 from designer.resources import shipped_templates
 from designer.sonic import config_db, config_db_json
@@ -35,6 +48,16 @@ EOS_QOS_PROFILE = "ROCE"
 """The EOS ``qos profile`` (trust, PFC, queues, ECN) every fabric and server port applies as its service profile."""
 EOS_DSCPS_PER_LINE = 8
 """DSCP values per ``qos map dscp`` line; all 64 are mapped so no DSCP keeps EOS's default class."""
+RENDER_SECONDS = 10.0
+"""Longest rendering of one file (the shipped templates take milliseconds); enforced in the main thread."""
+MAX_CHUNKS = 1 << 22
+"""Most pieces one rendering may yield (a 576-port switch's config_db.json takes about 80,000)."""
+MAX_FILE_CHARS = 16 << 20
+"""Longest rendered file, in characters (the shipped templates write at most a few hundred KB)."""
+MAX_ITEMS = 1 << 20
+"""Longest string or list a sandboxed ``*`` or ``+`` may make."""
+MAX_INT_BITS = 4096
+"""Largest integer a sandboxed ``*`` or ``**`` may make."""
 
 Context = Callable[[DeviceConfig], dict[str, Any]]
 
@@ -115,6 +138,89 @@ class TemplateError(Exception):
         self.where = where
 
 
+class RenderTimeout(Exception):
+    """A rendering ran past :data:`RENDER_SECONDS` (raised from SIGALRM inside the template's code)."""
+
+
+class Sandbox(SandboxedEnvironment):
+    """Jinja's sandbox, with ``*``, ``**`` and ``+`` refusing results too large for a configuration file."""
+
+    intercepted_binops = frozenset(("*", "**", "+"))
+
+    def call_binop(self, context: jinja2.runtime.Context, operator: str, left: Any, right: Any) -> Any:
+        size = _result_size(operator, left, right)
+        if size is not None:
+            raise SecurityError(f"{operator!r} would make {size}; templates may make at most {MAX_ITEMS:,} items "
+                                f"or {MAX_INT_BITS:,}-bit numbers")
+        return super().call_binop(context, operator, left, right)
+
+
+def _result_size(operator: str, left: Any, right: Any) -> str | None:
+    """How large the result of ``left operator right`` would be, when that is above the limits; else None."""
+    if isinstance(left, int) and isinstance(right, int):
+        bits = {"*": left.bit_length() + right.bit_length(), "+": max(left.bit_length(), right.bit_length()) + 1,
+                "**": right * left.bit_length() if abs(left) > 1 and right > 0 else 1}[operator]
+        return f"a {bits:,}-bit number" if bits > MAX_INT_BITS else None
+    if operator == "**" or (isinstance(left, Number) and isinstance(right, Number)):
+        return None
+    sizes = [len(side) if isinstance(side, str | list | tuple) else side if isinstance(side, int) else 1
+             for side in (left, right)]
+    items = sizes[0] * sizes[1] if operator == "*" else sizes[0] + sizes[1]
+    return f"{items:,} items" if items > MAX_ITEMS else None
+
+
+class FolderLoader(jinja2.BaseLoader):
+    """Templates from folders searched in order, read as regular UTF-8 files only: a symbolic link, FIFO or
+    device anywhere below a folder is refused (a template never reads a file outside its folder)."""
+
+    def __init__(self, folders: list[Path]):
+        self.folders = folders
+
+    def get_source(self, environment: jinja2.Environment, template: str) -> tuple[str, str, Callable[[], bool]]:
+        pieces = jinja2.loaders.split_template_path(template)
+        for folder in self.folders:
+            path = str(folder.joinpath(*pieces))
+            try:
+                data = read_below(folder, pieces)
+            except FileNotFoundError:
+                continue
+            except Refused as error:
+                raise TemplateError(str(error.path), f"{error.reason}; template folders may hold only regular "
+                                                     "files and folders") from None
+            except OSError as error:
+                raise TemplateError(path, f"cannot be read: {error.strerror or error}") from None
+            try:
+                return data.decode(), path, lambda: True
+            except UnicodeDecodeError as error:
+                line = data[:error.start].count(b"\n") + 1
+                raise TemplateError(f"{path}:{line}", f"not UTF-8 text (byte 0x{data[error.start]:02x}); "
+                                                      "templates are UTF-8") from None
+        raise jinja2.TemplateNotFound(template)
+
+
+@contextlib.contextmanager
+def _deadline(seconds: float) -> Iterator[None]:
+    """Raise :class:`RenderTimeout` in the block after ``seconds`` (main thread only: signals go there), then put
+    back any timer and handler that were set before."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+
+    def expire(_number: int, _frame: object) -> None:
+        raise RenderTimeout(f"the template ran longer than {seconds:g} s")
+
+    handler = signal.signal(signal.SIGALRM, expire)
+    start = time.monotonic()
+    delay, interval = signal.setitimer(signal.ITIMER_REAL, seconds)
+    try:
+        yield
+    finally:
+        signal.setitimer(signal.ITIMER_REAL, 0)
+        signal.signal(signal.SIGALRM, handler)
+        if delay:
+            signal.setitimer(signal.ITIMER_REAL, max(delay - (time.monotonic() - start), 1e-3), interval)
+
+
 class Renderer:
     """One build's Jinja2 environment: user templates first, then the shipped ones, each compiled once."""
 
@@ -126,9 +232,9 @@ class Renderer:
         if user_templates is not None and user_templates.resolve() != SHIPPED_TEMPLATES:
             folders.insert(0, user_templates)
         self.folders = folders
-        environment = SandboxedEnvironment if len(folders) > 1 else jinja2.Environment
+        environment = Sandbox if len(folders) > 1 else jinja2.Environment
         self.environment = environment(
-            loader=jinja2.FileSystemLoader([str(folder) for folder in folders]), undefined=jinja2.StrictUndefined,
+            loader=FolderLoader(folders), undefined=jinja2.StrictUndefined,
             autoescape=False, trim_blocks=True, lstrip_blocks=True, keep_trailing_newline=True, auto_reload=False)
         self.templates: dict[str, jinja2.Template] = {}
 
@@ -139,20 +245,27 @@ class Renderer:
             try:
                 self.templates[target] = self.environment.get_template(name)
             except jinja2.TemplateSyntaxError as error:
-                raise TemplateError(f"{error.filename or error.name}:{error.lineno}", error.message or "") from None
+                raise _syntax_error(error) from None
             except jinja2.TemplateNotFound as error:
                 raise TemplateError(name, f"template {error.name} not found in "
                                             f"{', '.join(map(str, self.folders))}") from None
         return self.templates[target]
 
     def render(self, target: str, device: DeviceConfig) -> str:
-        """One device's configuration text for ``target``."""
+        """One device's configuration text for ``target``, within the limits on time and size."""
         template = self.template(target)
+        variables = TARGETS[target].context(device)
         try:
-            return template.render(TARGETS[target].context(device))
-        except (jinja2.TemplateError, TypeError, ValueError, AttributeError) as error:
+            with _deadline(RENDER_SECONDS):
+                text = _render_bounded(template, variables)
+        except TemplateError:
+            raise
+        except jinja2.TemplateSyntaxError as error:               # an included template, compiled on first use
+            raise _syntax_error(error) from None
+        except Exception as error:
             raise TemplateError(self._where(template), f"{type(error).__name__}: {error} "
                                                        f"(rendering {device.hostname})") from None
+        return text
 
     def _where(self, template: jinja2.Template) -> str:
         """``file:line`` of the innermost template frame of the exception being handled."""
@@ -165,6 +278,33 @@ class Renderer:
                 where = f"{filename}:{traceback.tb_lineno}"
             traceback = traceback.tb_next
         return where
+
+
+def _render_bounded(template: jinja2.Template, variables: dict[str, Any]) -> str:
+    """``template.render(variables)``, stopped at :data:`MAX_CHUNKS` pieces or :data:`MAX_FILE_CHARS` characters;
+    errors carry the template's own lines, as with ``render``."""
+    try:
+        chunks = template.root_render_func(template.new_context(variables))
+        text = "".join(islice(chunks, MAX_CHUNKS))
+        if next(chunks, None) is not None or len(text) > MAX_FILE_CHARS:
+            # thrown into the template's code where it stopped, so that the error names that template and line
+            _innermost(chunks).throw(SecurityError(f"the rendered file is larger than {MAX_FILE_CHARS:,} characters "
+                                                   f"or {MAX_CHUNKS:,} pieces; a switch configuration is far smaller"))
+        return text
+    except Exception:
+        template.environment.handle_exception()  # re-raises, with the template's own lines in the traceback
+
+
+def _innermost(chunks: Generator[str, None, None]) -> Generator[str, None, None]:
+    """The output generator of the innermost template being rendered: Jinja runs an ``{% include %}`` as the
+    generator ``gen`` of the including template's code."""
+    while chunks.gi_frame is not None and isinstance(inner := chunks.gi_frame.f_locals.get("gen"), Generator):
+        chunks = inner
+    return chunks
+
+
+def _syntax_error(error: jinja2.TemplateSyntaxError) -> TemplateError:
+    return TemplateError(f"{error.filename or error.name}:{error.lineno}", error.message or "")
 
 
 def config_path(target: str, hostname: str) -> str:
@@ -185,11 +325,17 @@ def render_configs(devices: Iterable[DeviceConfig], targets: Iterable[str],
 
 
 def user_templates_for(intent_file: str, explicit: Path | None) -> Path | None:
-    """The user's template folder: ``explicit`` if given, else ``templates/`` beside the intent file if both exist
-    (an intent given as text has no folder)."""
+    """The user's template folder: ``explicit`` if given (it must be a folder), else ``templates/`` beside the
+    intent file if both exist (an intent given as text has no folder); a linked ``templates/`` is refused."""
     if explicit is not None:
+        if not explicit.is_dir():
+            raise TemplateError(str(explicit), "--templates names no folder; give a folder of template overrides "
+                                               "laid out like the shipped templates/ (frr/bgp.j2, ...)")
         return explicit
     if not Path(intent_file).is_file():
         return None
     beside = Path(intent_file).parent / "templates"
+    if beside.is_symlink():
+        raise TemplateError(str(beside), "is a symbolic link; put the override folder itself beside the intent, "
+                                         "or pass it with --templates")
     return beside if beside.is_dir() else None

@@ -108,3 +108,58 @@ def test_a_folder_without_a_design_is_refused(tmp_path: Path) -> None:
     (tmp_path / "empty").mkdir()
     code, _, err = run_cli("diff", str(tmp_path / "empty"), str(built(tmp_path / "b")))
     assert code == 2 and "has no design.json" in err
+
+
+@pytest.mark.parametrize(("content", "says"), [
+    (b'{"summary":1,"devices":2,"links":3}', ["design.json:1: summary: 1 is not a JSON object",
+                                               "design.json:1: devices: 2 is not a list", "name is missing"]),
+    (b"\xff\xfe", ["design.json:1: (top-level): not UTF-8 text (byte 0xff)"]),
+    (b"[" * 100_000 + b"]" * 100_000, ["design.json:1: (top-level): JSON nested too deeply to read"]),
+    (b'{"name": "x", "summary": {}, "devices": [], "links": [], "findings": [{"check": 1}]}',
+     ["summary: tiers is missing", "findings[0].check: 1 is not a string", "findings[0]: severity is missing"]),
+])
+def test_a_design_json_that_is_not_a_design_is_named_with_what_is_wrong(content: bytes, says: list[str],
+                                                                        tmp_path: Path) -> None:
+    old, new = built(tmp_path / "a"), built(tmp_path / "b")
+    (new / "design.json").write_bytes(content)
+    code, out, err = run_cli("diff", str(old), str(new))
+    assert (code, out) == (2, "") and "Traceback" not in err
+    assert all(text in err for text in says), err
+    assert err.startswith(f"{new}/design.json:")
+    assert err.rstrip().splitlines()[-1].endswith(f"in {new}/design.json; nothing was written.")
+
+
+def test_a_design_json_that_is_a_folder_or_a_link_is_refused(tmp_path: Path) -> None:
+    built(tmp_path / "a")
+    (tmp_path / "b" / "test").mkdir(parents=True)
+    (tmp_path / "b" / "test" / "design.json").mkdir()
+    code, _, err = run_cli("diff", str(tmp_path / "a"), str(tmp_path / "b"))
+    assert code == 2 and f"{tmp_path}/b/test/design.json: is a folder; a built output holds regular files only" in err
+    (tmp_path / "b" / "test" / "design.json").rmdir()
+    (tmp_path / "b" / "test" / "design.json").symlink_to(tmp_path / "a" / "test" / "design.json")
+    code, _, err = run_cli("diff", str(tmp_path / "a"), str(tmp_path / "b" / "test"))
+    assert code == 2 and "design.json: is a symbolic link" in err
+
+
+def test_a_committed_design_that_is_not_utf8_names_the_revision(tmp_path: Path,
+                                                                monkeypatch: pytest.MonkeyPatch) -> None:
+    repo = tmp_path / "repo"
+    subprocess.run(["git", "init", "-q", str(repo)], check=True)
+    (repo / "outputs" / "test").mkdir(parents=True)
+    (repo / "outputs" / "test" / "design.json").write_bytes(b'{"name": "\xff"}\n')
+    git = ["git", "-C", str(repo), "-c", "user.name=t", "-c", "user.email=t@example.com"]
+    subprocess.run([*git, "add", "-A"], check=True)
+    subprocess.run([*git, "commit", "-qm", "one"], check=True)
+    monkeypatch.chdir(repo)
+    code, out, err = run_cli("diff", "HEAD", "HEAD")
+    assert (code, out) == (2, "")
+    assert err.startswith("HEAD:outputs/test/design.json:1: (top-level): not UTF-8 text (byte 0xff)")
+
+
+def test_errors_about_folders_and_revisions_do_not_blame_an_intent(tmp_path: Path) -> None:
+    (tmp_path / "empty").mkdir()
+    _, _, err = run_cli("diff", str(tmp_path / "empty"), str(tmp_path / "empty"))
+    assert err.rstrip().splitlines()[-1] == f"1 error in {tmp_path / 'empty'}; nothing was written."
+    _, _, err = run_cli("diff", "no-such-revision", "HEAD")
+    assert err.rstrip().splitlines()[-1] == "1 error in the git revisions; nothing was written."
+    assert "in the intent" not in err

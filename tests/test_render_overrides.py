@@ -2,15 +2,20 @@
 
 from __future__ import annotations
 
+import os
 import shutil
+import signal
+import time
 from pathlib import Path
 
 import pytest
 
+from designer import render as render_module
 from designer.cli import main
 from designer.pipeline import build
 from designer.render import Renderer, TemplateError
 from tests.conftest import ROOT
+from tests.test_intent_errors import run_cli
 
 INTENT = ROOT / "tests" / "intents" / "small-2tier.yaml"
 
@@ -88,3 +93,101 @@ def test_missing_shipped_templates_are_a_missing_prerequisite(tmp_path: Path, mo
     assert code == 2
     assert "pip install -e ." in capsys.readouterr().err
     assert not (tmp_path / "out").exists()
+
+
+# ---- hostile override folders ---------------------------------------------------------------------------------
+
+def _build(intent: Path, out: Path, *extra: str) -> tuple[int, str]:
+    code, _, err = run_cli("build", str(intent), "-o", str(out), *extra)
+    return code, err
+
+
+def test_a_linked_template_is_refused_and_nothing_leaks(intent_with_templates: Path, tmp_path: Path) -> None:
+    secret = tmp_path / "secret.txt"
+    secret.write_text("SECRET-VALUE\n")
+    link = intent_with_templates.parent / "templates" / "frr" / "bgp.j2"
+    link.symlink_to(secret)                            # a templates/ folder beside the intent is picked up as is
+    code, err = _build(intent_with_templates, tmp_path / "out")
+    assert code == 2 and f"{link}: is a symbolic link; template folders may hold only regular files" in err
+    assert "SECRET-VALUE" not in err and not (tmp_path / "out").exists()
+    link.unlink()
+    (intent_with_templates.parent / "templates" / "frr").rename(tmp_path / "real-frr")
+    (intent_with_templates.parent / "templates" / "frr").symlink_to(tmp_path / "real-frr")
+    (tmp_path / "real-frr" / "bgp.j2").write_text("! from a linked folder\n")
+    code, err = _build(intent_with_templates, tmp_path / "out")
+    assert code == 2 and "frr: is a symbolic link" in err
+
+
+def test_a_linked_templates_folder_beside_the_intent_is_refused(tmp_path: Path) -> None:
+    (tmp_path / "elsewhere" / "frr").mkdir(parents=True)
+    (tmp_path / "elsewhere" / "frr" / "bfd.j2").write_text("! elsewhere\n")
+    intent = Path(shutil.copy(INTENT, tmp_path / "intent.yaml"))
+    (tmp_path / "templates").symlink_to(tmp_path / "elsewhere")
+    code, err = _build(intent, tmp_path / "out")
+    assert code == 2 and f"{tmp_path / 'templates'}: is a symbolic link" in err and "--templates" in err
+    assert _build(intent, tmp_path / "out", "--templates", str(tmp_path / "elsewhere"))[0] == 0
+
+
+def test_special_files_and_non_utf8_templates_are_refused(tmp_path: Path) -> None:
+    (tmp_path / "frr").mkdir()
+    os.mkfifo(tmp_path / "frr" / "bgp.j2")             # reading it would block the build forever
+    code, err = _build(INTENT, tmp_path / "out", "--templates", str(tmp_path))
+    assert code == 2 and f"{tmp_path / 'frr' / 'bgp.j2'}: is a special file" in err
+    (tmp_path / "frr" / "bgp.j2").unlink()
+    (tmp_path / "frr" / "bgp.j2").write_bytes(b"! fine\n! also fine\n! caf\xe9\n")
+    code, err = _build(INTENT, tmp_path / "out", "--templates", str(tmp_path))
+    assert code == 2 and f"{tmp_path / 'frr' / 'bgp.j2'}:3: not UTF-8 text (byte 0xe9)" in err
+    assert "Traceback" not in err and not (tmp_path / "out").exists()
+
+
+def test_a_templates_folder_that_does_not_exist_is_refused(tmp_path: Path) -> None:
+    code, err = _build(INTENT, tmp_path / "out", "--templates", str(tmp_path / "nonexistent"))
+    assert code == 2 and f"{tmp_path / 'nonexistent'}: --templates names no folder" in err
+    assert not (tmp_path / "out").exists()
+
+
+@pytest.mark.parametrize(("body", "says"), [
+    ("{% macro m(n) %}{{ m(n + 1) }}{% endmacro %}{{ m(0) }}\n", "RecursionError"),
+    ("router-id {{ 1 // 0 }}\n", "ZeroDivisionError"),
+    ("{% if device.hostname %}{{ device.hostname | no_such_filter }}{% endif %}\n", "No filter named"),
+    ("{{ device.hostname | no_such_filter }}\n", "No filter named 'no_such_filter'"),
+    ("{{ 'x' * 300000000 }}\n", "SecurityError: '*' would make 300,000,000 items"),
+    ("{{ [0] * 2000000 }}\n", "would make 2,000,000 items"),
+    ("{{ 10 ** 100000 }}\n", "would make a 400,000-bit number"),
+    ("{% set ns = namespace(s='x' * 1000) %}{% for i in range(20) %}{% set ns.s = ns.s + ns.s %}{% endfor %}\n",
+     "SecurityError: '+' would make 2,048,000 items"),
+    ("{% for a in range(100000) %}{% for b in range(100000) %}x{% endfor %}{% endfor %}\n",
+     "larger than 16,777,216 characters or 4,194,304 pieces"),
+])
+def test_a_failing_or_runaway_template_is_exit_2_naming_template_and_line(body: str, says: str,
+                                                                          tmp_path: Path) -> None:
+    (tmp_path / "frr").mkdir()
+    template = tmp_path / "frr" / "bgp.j2"
+    template.write_text("! first line\n" + body)
+    start = time.monotonic()
+    code, err = _build(INTENT, tmp_path / "out", "--templates", str(tmp_path))
+    assert time.monotonic() - start < 60
+    assert code == 2 and says in err and "Traceback" not in err, err
+    assert f"{template}:2" in err.splitlines()[0]
+    assert not (tmp_path / "out").exists()
+
+
+def test_a_template_that_runs_too_long_is_stopped(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(render_module, "RENDER_SECONDS", 1.0)
+    (tmp_path / "frr").mkdir()
+    template = tmp_path / "frr" / "bgp.j2"
+    template.write_text("! first\n{% for a in range(100000) %}{% for b in range(100000) %}{% endfor %}{% endfor %}\n")
+    start = time.monotonic()
+    code, err = _build(INTENT, tmp_path / "out", "--templates", str(tmp_path))
+    assert time.monotonic() - start < 30
+    assert code == 2 and "RenderTimeout: the template ran longer than 1 s" in err
+    assert f"{template}:2" in err.splitlines()[0]
+    assert signal.getsignal(signal.SIGALRM) == signal.SIG_DFL and signal.getitimer(signal.ITIMER_REAL) == (0.0, 0.0)
+
+
+def test_limits_leave_ordinary_arithmetic_alone(tmp_path: Path) -> None:
+    (tmp_path / "frr").mkdir()
+    (tmp_path / "frr" / "bfd.j2").write_text("! {{ '-' * 40 }} {{ 2 ** 64 }} {{ [1, 2] + [3] }} {{ 1.5 * 2 }}\n")
+    assert _build(INTENT, tmp_path / "out", "--templates", str(tmp_path))[0] == 0
+    text = (tmp_path / "out" / "configs" / "frr" / "p0-spine0.conf").read_text()
+    assert f"! {'-' * 40} 18446744073709551616 [1, 2, 3] 3.0\n" in text

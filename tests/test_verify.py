@@ -6,10 +6,12 @@ from __future__ import annotations
 import ipaddress
 import json
 import os
+import re
 import shutil
 import signal
 import subprocess
 import sys
+import time
 import xml.etree.ElementTree as ElementTree
 from pathlib import Path
 
@@ -197,6 +199,155 @@ def test_an_output_without_frr_configs_is_refused(tmp_path: Path) -> None:
     assert code == 2 and "no FRR config for 6 switch(es)" in err and "targets" in err
 
 
+# ---- a tampered output folder is refused before anything starts ------------------------------------------------
+
+def _tampered(folder: Path, old: str, new: object, rename_config: bool = False) -> Path:
+    """A built copy of the 2-tier lab whose design.json has every JSON string ``old`` replaced by ``new``."""
+    write(design_files(build(TWO_TIER)), folder)
+    design = folder / "design.json"
+    design.write_text(design.read_text().replace(json.dumps(old), json.dumps(new)))
+    if rename_config:
+        (folder / "configs" / "frr" / f"{old}.conf").rename(folder / "configs" / "frr" / f"{new}.conf")
+    return folder
+
+
+def _traces_of(marker: str, folder: Path) -> list[str]:
+    """Anything a run left that carries ``marker``: a file named PWNED under ``folder``, a router folder of a lab,
+    a namespace, a process."""
+    found = [str(path) for path in folder.rglob("PWNED")]
+    if lab_module.RUN_ROOT.is_dir():
+        found += [str(path) for path in lab_module.RUN_ROOT.glob("*/*") if marker in path.name]
+    if shutil.which("ip"):
+        found += [name for name in _namespaces() if marker in name]
+    for cmdline in Path("/proc").glob("[0-9]*/cmdline"):
+        try:
+            if marker.encode() in cmdline.read_bytes():
+                found.append(str(cmdline))
+        except OSError:
+            continue
+    return found
+
+
+@pytest.mark.parametrize("bad", ["p0-spine1;id>PWNED;true", "p0-spine1\nnetns del dv-victim", "p0-spine1 ",
+                                 "p\u0661-spine1", "../../../../tmp/PWNED"])
+def test_a_tampered_device_name_is_refused_before_anything_starts(bad: str, tmp_path: Path,
+                                                                  monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.chdir(tmp_path)                     # where a shell injection would have written PWNED
+    folder = _tampered(tmp_path / "out", "p0-spine1", bad, rename_config="/" not in bad)
+    code, out, err = run_cli("verify", str(folder))
+    assert (code, out) == (2, "")
+    lines = (folder / "design.json").read_text().splitlines()
+    first = err.splitlines()[0]
+    where, line, field, message = first.split(": ", 1)[0].rsplit(":", 1) + first.split(": ", 2)[1:]
+    assert where == f"{folder}/design.json" and field.startswith("devices[") and field.endswith("].name")
+    assert message.startswith(json.dumps(bad)) and "is not a spine name (p{plane}-spine{i}" in message
+    assert json.dumps(bad) in lines[int(line) - 1]
+    assert err.rstrip().endswith(f"in {folder}/design.json; nothing was written.")
+    assert _traces_of("PWNED", tmp_path) == [] and _traces_of("p0-spine1;", tmp_path) == []
+    assert not (tmp_path / "PWNED").exists() and not Path("/tmp/PWNED").exists()
+
+
+@pytest.mark.parametrize(("old", "new", "field", "says"), [
+    ("swp1", "swp1;reboot", ".a[1]", "is not a switch port name"),
+    ("10.0.0.4", "-c1", ".a[2]", "is not a dotted IPv4 address"),
+    ("10.255.0.5", "127.0.0.1", ".loopback", "outside 0/8, 127/8 and 224/3"),
+    ("10.255.0.5/32", "10.255.0.5/32 -x", ".announces", "is not an IPv4 prefix"),
+    ("spine", "spine\n", ".role", "is not a role"),
+])
+def test_tampered_ports_addresses_and_roles_are_refused(old: str, new: str, field: str, says: str,
+                                                       tmp_path: Path) -> None:
+    folder = _tampered(tmp_path / "out", old, new)
+    code, _, err = run_cli("verify", str(folder))
+    assert code == 2 and "Traceback" not in err
+    assert re.search(rf"design\.json:\d+: (devices|links)\[\d+\]{re.escape(field)}: .*{says}", err), err
+
+
+def test_an_asn_that_is_not_an_integer_and_a_link_that_is_not_a_31_are_refused(tmp_path: Path) -> None:
+    folder = tmp_path / "out"
+    write(design_files(build(TWO_TIER)), folder)
+    text = (folder / "design.json").read_text()
+    text = text.replace('"asn": 4200000004,', '"asn": "4200000004; id",', 1)
+    text = text.replace('"z": ["p0-su0-r0-leaf", "swp7", "10.0.0.5"]', '"z": ["p0-su0-r0-leaf", "swp7", "10.0.0.9"]')
+    (folder / "design.json").write_text(text)
+    code, _, err = run_cli("verify", str(folder))
+    assert code == 2
+    assert re.search(r"devices\[\d+\]\.asn: \"4200000004; id\" is not an ASN \(an integer from 1 to 4294967294\)", err)
+    assert re.search(r"links\[\d+\]: 10\.0\.0\.4 - 10\.0\.0\.9 .* is not one /31", err)
+    assert err.rstrip().splitlines()[-1] == f"2 errors in {folder}/design.json; nothing was written."
+
+
+@pytest.mark.parametrize(("content", "says"), [
+    (b"{", "design.json:1: (top-level): not valid JSON: Expecting property name enclosed in double quotes"),
+    (b"{}", "design.json:1: (top-level): devices is missing"),
+    (b"[]", "a design.json is a JSON object with name, summary, devices and links, not a list"),
+    (b"\xff\xfe", "design.json:1: (top-level): not UTF-8 text (byte 0xff)"),
+    (b"[" * 100_000 + b"]" * 100_000, "nested too deeply"),
+])
+def test_a_design_json_that_is_not_a_design_is_exit_2(content: bytes, says: str, tmp_path: Path) -> None:
+    folder = tmp_path / "out"
+    write(design_files(build(TWO_TIER)), folder)
+    (folder / "design.json").write_bytes(content)
+    code, out, err = run_cli("verify", str(folder))
+    assert (code, out) == (2, "") and says in err and "Traceback" not in err
+
+
+def test_links_and_special_files_in_an_output_folder_are_refused(tmp_path: Path) -> None:
+    folder = tmp_path / "out"
+    write(design_files(build(TWO_TIER)), folder)
+    config = folder / "configs" / "frr" / "p0-spine0.conf"
+    config.unlink()
+    config.symlink_to("/etc/passwd")
+    code, _, err = run_cli("verify", str(folder))
+    assert code == 2 and f"{config}: is a symbolic link; a built output holds regular files only" in err
+    config.unlink()
+    os.mkfifo(config)                               # reading it would block forever
+    code, _, err = run_cli("verify", str(folder))
+    assert code == 2 and f"{config}: is a special file" in err
+    config.unlink()
+    (folder / "configs").rename(tmp_path / "elsewhere")
+    (folder / "configs").symlink_to(tmp_path / "elsewhere")
+    code, _, err = run_cli("verify", str(folder))
+    assert code == 2 and f"{folder / 'configs'}: is a symbolic link" in err
+
+
+def test_a_config_that_is_not_utf8_is_exit_2(tmp_path: Path) -> None:
+    files = design_files(build(TWO_TIER))
+    files["configs/frr/p0-spine0.conf"] += b"\n! \xff\n"
+    code, _, err = run_cli("verify", str(_written(files, tmp_path / "out")))
+    lines = files["configs/frr/p0-spine0.conf"].count(b"\n")
+    assert code == 2 and f"configs/frr/p0-spine0.conf: line {lines}: not UTF-8 text (byte 0xff)" in err
+    assert err.rstrip().endswith("1 error in the FRR configs; nothing was written.")
+
+
+def _written(files: dict[str, bytes], folder: Path) -> Path:
+    write(files, folder)
+    return folder
+
+
+def test_iproute2_never_gets_a_word_it_did_not_expect() -> None:
+    for line in ("link add swp1;id type bridge", "netns add dv-1-a\nnetns del b", "link set -x up"):
+        with pytest.raises(ValueError, match="refusing to pass"):
+            lab_module.ip_batch([line])
+    with pytest.raises(ValueError, match="refusing to pass"):
+        lab_module.ip_batch(["link set lo up"], namespace="dv-1-a;id")
+
+
+@pytest.mark.parametrize("number", [signal.SIGINT, signal.SIGTERM, signal.SIGHUP, signal.SIGQUIT])
+def test_every_stopping_signal_interrupts_the_lab_so_it_is_torn_down(number: int) -> None:
+    running = Lab(skeleton(32), lambda _: None)
+    before = signal.getsignal(number)
+    running._trap_signals()
+    try:
+        assert set(running._previous_handlers) == {signal.SIGINT, signal.SIGTERM, signal.SIGHUP, signal.SIGQUIT}
+        with pytest.raises(KeyboardInterrupt, match=f"signal {int(number)}"):
+            os.kill(os.getpid(), number)
+            time.sleep(5)                          # the handler raises as soon as the signal arrives
+    finally:
+        for trapped, handler in running._previous_handlers.items():
+            signal.signal(trapped, handler)  # type: ignore[arg-type]
+    assert signal.getsignal(number) == before
+
+
 def test_arp_thresholds_are_raised_for_the_lab_and_restored(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     for name, value in (("gc_thresh1", 128), ("gc_thresh2", 512), ("gc_thresh3", 1024)):
         (tmp_path / name).write_text(f"{value}\n")
@@ -329,6 +480,9 @@ def test_interrupt_tears_down_every_namespace_and_daemon() -> None:
     with pytest.raises(KeyboardInterrupt), Lab(lab, lambda _: None) as running:
         pids = [int((folder / "bgpd.pid").read_text()) for folder in running.dirs]
         assert set(running.namespaces) <= set(_namespaces())
+        hostnames = [subprocess.run(["nsenter", "-t", str(pid), "-u", "hostname"], capture_output=True, text=True,
+                                    check=True).stdout.strip() for pid in pids]
+        assert hostnames == [router.name for router in lab.routers]
         raise KeyboardInterrupt
     assert not set(running.namespaces) & set(_namespaces())
     assert not running.folder.exists()
@@ -399,7 +553,8 @@ def test_two_tier_slice_keeps_every_spine_and_two_scalable_units() -> None:
     assert width[part.leaves()[-1]] == design.plan.leaf_uplinks
 
 
-def test_ctrl_c_on_the_command_line_tears_the_lab_down_and_exits_130() -> None:
+@pytest.mark.parametrize("number", [signal.SIGINT, signal.SIGHUP, signal.SIGQUIT])
+def test_ctrl_c_hangup_or_quit_on_the_command_line_tears_the_lab_down_and_exits_130(number: int) -> None:
     need_lab()
     process = subprocess.Popen([sys.executable, "-m", "designer.cli", "verify", str(TWO_TIER)],
                                stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, cwd=ROOT)
@@ -411,7 +566,7 @@ def test_ctrl_c_on_the_command_line_tears_the_lab_down_and_exits_130() -> None:
         if "loading" in line:
             break
     assert prefix and any(name.startswith(prefix) for name in _namespaces())
-    process.send_signal(signal.SIGINT)
+    process.send_signal(number)
     _, err = process.communicate(timeout=60)
     assert process.returncode == 130
     assert "interrupted; the lab was torn down" in err

@@ -10,11 +10,13 @@ without ever touching another live run's lab or anything it did not create.
 from __future__ import annotations
 
 import contextlib
+import json
 import os
 import re
 import shutil
 import signal
 import subprocess
+import sys
 import time
 from collections.abc import Callable, Iterable
 from concurrent.futures import ThreadPoolExecutor
@@ -41,6 +43,17 @@ STOP_SECONDS = 5.0
 STARTING_SECONDS = 60.0
 """A run folder without its owner file yet is being created by another run for this long, not an orphan."""
 START_SECONDS = 20.0
+TRAPPED = (signal.SIGINT, signal.SIGTERM, signal.SIGHUP, signal.SIGQUIT)
+"""Signals that stop a run: each tears the lab down first (Ctrl-C, kill, a closed terminal, Ctrl-\\)."""
+TOKEN = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]{0,63}")
+"""One word of an ``ip -batch`` line or a namespace name: lab names are built from checked design.json fields
+(:mod:`designer.built`), and this is checked again before iproute2 reads them."""
+LAUNCH = ("import json, socket, subprocess, sys\n"
+          "socket.sethostname(sys.argv[1])\n"
+          "for argv in json.loads(sys.argv[2]):\n"
+          "    subprocess.run(argv, check=True)\n")
+"""Run in a router's namespace and its own UTS namespace: set the hostname, start each daemon (they detach).
+Hostname and daemon command lines are arguments, never code or shell text."""
 Progress = Callable[[str], None]
 
 
@@ -68,7 +81,12 @@ def available_mib() -> int:
 def ip_batch(commands: Iterable[str], namespace: str | None = None, force: bool = False) -> None:
     """Run iproute2 commands in one process (in ``namespace`` if given); raise on the first failure, or with
     ``force`` after trying every command."""
-    text = "".join(f"{command}\n" for command in commands)
+    lines = list(commands)
+    words = [word for line in lines for word in line.split(" ")] + ([namespace] if namespace else [])
+    unsafe = [word for word in words if not TOKEN.fullmatch(word)]
+    if unsafe:
+        raise ValueError(f"refusing to pass {unsafe[0]!r} to iproute2: only letters, digits, '.', '_' and '-'")
+    text = "".join(f"{line}\n" for line in lines)
     if not text:
         return
     argv = ["ip", *(["-n", namespace] if namespace else []), *(["-force"] if force else []), "-batch", "-"]
@@ -98,9 +116,10 @@ def _own_pid(pid_file: Path, folder: Path) -> int | None:
 
 
 def _namespaces(run: str) -> list[str]:
-    """This run's namespaces that exist now."""
+    """This run's namespaces that exist now (this designer never makes a name ``TOKEN`` refuses)."""
     listing = subprocess.run(["ip", "netns", "list"], capture_output=True, text=True, check=False).stdout
-    return sorted(name for line in listing.splitlines() if (name := line.split(" ")[0]).startswith(f"{PREFIX}{run}-"))
+    return sorted(name for line in listing.splitlines()
+                  if (name := line.split(" ")[0]).startswith(f"{PREFIX}{run}-") and TOKEN.fullmatch(name))
 
 
 def _stop(folder: Path) -> None:
@@ -198,11 +217,11 @@ class Lab:
             self._previous_handlers.clear()
 
     def _trap_signals(self) -> None:
-        """Ctrl-C and SIGTERM raise KeyboardInterrupt, so the teardown in ``__exit__`` always runs."""
+        """Every signal in :data:`TRAPPED` raises KeyboardInterrupt, so the teardown in ``__exit__`` always runs."""
         def interrupt(number: int, _frame: object) -> None:
             raise KeyboardInterrupt(f"signal {number}")
         try:
-            for number in (signal.SIGINT, signal.SIGTERM):
+            for number in TRAPPED:
                 self._previous_handlers[number] = signal.signal(number, interrupt)
         except ValueError:  # not the main thread: the caller handles signals
             self._previous_handlers.clear()
@@ -250,12 +269,12 @@ class Lab:
             shutil.chown(folder, "frr", "frr")
             for file in folder.iterdir():
                 shutil.chown(file, "frr", "frr")
-            common = f"-d -P 0 -f /dev/null -u frr -g frr --vty_socket {folder} -z {folder}/zserv.api"
-            script = " && ".join([f"hostname {self.topology.routers[router].name}", *(
-                f"{FRR_BIN}/{daemon} {common} -i {folder}/{daemon}.pid --log file:{folder}/{daemon}.log"
-                for daemon in self.daemons[router])])
-            subprocess.run(["ip", "netns", "exec", name, "unshare", "--uts", "sh", "-c", script],
-                           check=True, capture_output=True)
+            common = ["-d", "-P", "0", "-f", "/dev/null", "-u", "frr", "-g", "frr", "--vty_socket", str(folder),
+                      "-z", f"{folder}/zserv.api"]
+            daemons = [[str(FRR_BIN / daemon), *common, "-i", f"{folder}/{daemon}.pid", "--log",
+                        f"file:{folder}/{daemon}.log"] for daemon in self.daemons[router]]
+            subprocess.run(["ip", "netns", "exec", name, "unshare", "--uts", "--", sys.executable, "-I", "-c", LAUNCH,
+                            self.topology.routers[router].name, json.dumps(daemons)], check=True, capture_output=True)
         deadline = time.monotonic() + START_SECONDS
         waiting = list(range(len(self.dirs)))
         while waiting and time.monotonic() < deadline:

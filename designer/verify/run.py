@@ -2,14 +2,14 @@
 
 from __future__ import annotations
 
+import os
 import sys
 import time
 from collections import Counter
 from pathlib import Path
 
+from designer.built import DESIGN_FILE, parse_design, read_inside, read_regular
 from designer.errors import PrerequisiteError
-from designer.outputs import design_files
-from designer.pipeline import build
 from designer.verify.lab import Lab, Progress, available_mib, check_prerequisites, sweep_orphans
 from designer.verify.probe import (
     Peer,
@@ -30,14 +30,18 @@ MEMORY_SHARE = 0.8
 """The lab may use at most this share of the memory available when it starts."""
 
 
-def load_files(target: Path) -> dict[str, bytes]:
-    """The build's files: read from an output folder, or rendered in memory from an intent file."""
-    if target.is_dir():
-        files = {path.relative_to(target).as_posix(): path.read_bytes()
-                 for path in [target / "design.json", *sorted((target / "configs" / "frr").glob("*.conf"))]
-                 if path.is_file()}
-        return files
-    return design_files(build(target))
+def read_output(target: Path) -> dict[str, bytes]:
+    """The files of an output folder that a lab needs. Only regular files are read (a link or a FIFO is an input
+    error): ``design.json``, checked here where its path is known, and the FRR config of every switch it names."""
+    if not os.path.lexists(target / DESIGN_FILE):
+        return {}
+    data = read_regular(target / DESIGN_FILE)
+    files = {DESIGN_FILE: data}
+    for device in parse_design(str(target / DESIGN_FILE), data)["devices"]:
+        relative = f"configs/frr/{device['name']}.conf"
+        if device["role"] != "server" and os.path.lexists(target / relative):
+            files[relative] = read_inside(target, tuple(relative.split("/")))
+    return files
 
 
 def stderr_progress() -> Progress:

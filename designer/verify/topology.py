@@ -12,12 +12,12 @@ two to each other.
 
 from __future__ import annotations
 
-import json
 from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from designer.errors import PrerequisiteError
+from designer.built import DESIGN_FILE, parse_design
+from designer.errors import InputError, PrerequisiteError, Problem
 
 ROLES = ("leaf", "spine", "super_spine")
 PLURAL = {"leaf": "leaves", "spine": "spines", "super_spine": "super-spines"}
@@ -136,12 +136,15 @@ class Topology:
         return round(ROUTER_MIB * len(self.routers) + PEER_MIB * sum(peers) + paths * PATH_KIB / 1024)
 
 
-def topology(files: Mapping[str, bytes], whole: bool = True) -> Topology:
-    """The lab for a built design: every switch (``whole``) or a representative slice of plane 0."""
-    if "design.json" not in files:
+def topology(files: Mapping[str, bytes], whole: bool = True, where: str = DESIGN_FILE) -> Topology:
+    """The lab for a built design: every switch (``whole``) or a representative slice of plane 0.
+
+    ``design.json`` and the FRR configs are checked before anything is derived from them (names, ports,
+    addresses and ASNs: see :mod:`designer.built`); ``where`` names the design.json in error messages."""
+    if DESIGN_FILE not in files:
         raise PrerequisiteError("no design.json: point 'designer verify' at an intent file or at a folder "
                                 "written by 'designer build'")
-    data = json.loads(files["design.json"])
+    data = parse_design(where, files[DESIGN_FILE])
     summary = data["summary"]
     tiers = summary["tiers"]
     sizing = summary["sizing"]
@@ -174,9 +177,24 @@ def topology(files: Mapping[str, bytes], whole: bool = True) -> Topology:
             outside[z_address] = z_name
         elif z is not None:
             outside[a_address] = a_name
-    configs = [files[f"configs/frr/{router.name}.conf"].decode() for router in routers]
+    configs = _configs(files, [router.name for router in routers])
     return Topology(data["name"], tiers, sizing, routers, wires, server_ports, configs, outside, servers,
                     _coverage(routers, len(switches), tiers, whole))
+
+
+def _configs(files: Mapping[str, bytes], names: list[str]) -> list[str]:
+    """Each router's frr.conf as text; every one that is not UTF-8 is an input error."""
+    configs, problems = [], []
+    for name in names:
+        path = f"configs/frr/{name}.conf"
+        try:
+            configs.append(files[path].decode())
+        except UnicodeDecodeError as error:
+            line = files[path][:error.start].count(b"\n") + 1
+            problems.append(Problem((path,), f"line {line}: not UTF-8 text (byte 0x{files[path][error.start]:02x})"))
+    if problems:
+        raise InputError(problems, about="the FRR configs")
+    return configs
 
 
 def _in_slice(device: dict[str, Any], tiers: int, sizing: dict[str, Any]) -> bool:

@@ -1,0 +1,437 @@
+"""Read back what ``designer build`` wrote (``design.json``, ``manifest.json``) without trusting it.
+
+``designer diff``, ``designer verify`` and ``designer check OUTPUT`` read folders that anyone may have edited
+(a pull request can change committed outputs). Everything they use is checked here first: the file is a
+regular file (not a link, a folder or a device), UTF-8 JSON, the keys they read have the expected types,
+switch and server names are those :mod:`designer.fabric` makes, ports are ``swpN``/``swpNsL``/``nicN``, every
+address is a dotted IPv4 address outside 0/8, 127/8 and 224/3 with each link one /31 (the upper end even),
+ASNs are integers from 1 to 4294967294. ``designer verify`` turns names into namespace, folder and host names
+and runs as root, so nothing reaches it unchecked.
+
+A bad file is an :class:`~designer.errors.InputError` (exit 2) naming the file, the line and the field.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import re
+import socket
+from collections.abc import Callable, Iterator
+from pathlib import Path, PurePosixPath
+from typing import Any
+
+from designer.checks import CHECKS
+from designer.errors import InputError, Problem, Source
+from designer.fabric import TIERS
+from designer.files import Refused, read_below
+from designer.findings import SEVERITIES, Finding
+from designer.intent.schema import safe_name
+
+DESIGN_FILE = "design.json"
+MANIFEST_FILE = "manifest.json"
+NAMES = {
+    "leaf": (re.compile(r"p[0-9]{1,4}-su[0-9]{1,6}-r[0-9]{1,4}-leaf"), "p{plane}-su{su}-r{rail}-leaf"),
+    "spine": (re.compile(r"p[0-9]{1,4}-(pod[0-9]{1,6}-)?spine[0-9]{1,6}"),
+              "p{plane}-spine{i} or p{plane}-pod{pod}-spine{i}"),
+    "super_spine": (re.compile(r"p[0-9]{1,4}-g[0-9]{1,6}-ss[0-9]{1,6}"), "p{plane}-g{group}-ss{i}"),
+    "server": (re.compile(r"su[0-9]{1,6}-srv[0-9]{1,6}"), "su{su}-srv{i}"),
+}
+"""Device names by role, as :func:`designer.fabric.wire` makes them (ASCII digits; at most 25 characters)."""
+SWITCH_PORT = re.compile(r"swp[1-9][0-9]{0,3}(s[0-9]{1,2})?")
+SERVER_PORT = re.compile(r"nic[0-9]{1,3}")
+PORTS = {False: (SWITCH_PORT, "switch port name (swpN or swpNsL)"), True: (SERVER_PORT, "server port name (nicN)")}
+"""Port names by end (server or not): at most 10 characters, within Linux's 15 for an interface name."""
+REFUSED_FIRST_OCTETS = frozenset((0, 127, *range(224, 256)))
+"""Addresses refused anywhere in a design: 0.0.0.0/8, 127.0.0.0/8 (loopback), 224.0.0.0/3 (multicast, reserved)."""
+ASN_RANGE = (1, 4_294_967_294)
+MAX_DEPTH = 16
+"""Deepest nesting accepted in a finding's evidence (the checks write 3 levels)."""
+MAX_PROBLEMS = 20
+"""Problems listed per file; the rest are counted."""
+
+Rule = Callable[[Any], str]
+"""What is wrong with a value ("" when it is valid)."""
+
+
+def read_regular(path: Path) -> bytes:
+    """The bytes of ``path`` if it is a regular file (not a link, a folder, a FIFO or a device)."""
+    return read_inside(path.parent, (path.name,))
+
+
+def read_inside(folder: Path, parts: tuple[str, ...]) -> bytes:
+    """A regular file below ``folder`` reached through real folders only (no link leads out)."""
+    try:
+        return read_below(folder, parts)
+    except Refused as error:
+        raise _file_error(error.path, f"{error.reason}; a built output holds regular files only") from None
+    except OSError as error:
+        raise _file_error(folder.joinpath(*parts), f"cannot be read: {error.strerror or error}") from None
+
+
+def read_design(path: Path) -> dict[str, Any]:
+    """``design.json`` at ``path``, checked (see :func:`parse_design`)."""
+    return parse_design(str(path), read_regular(path))
+
+
+def parse_design(where: str, data: bytes) -> dict[str, Any]:
+    """A built ``design.json`` from its bytes; every key that diff, verify and check read is checked.
+    ``where`` names the file in the problems."""
+    text, value = _json(where, data)
+    problems = design_problems(value)
+    if problems:
+        raise _error(where, text, problems)
+    return value
+
+
+def output_findings(folder: Path) -> tuple[list[Finding], str]:
+    """The findings the build recorded in ``folder/design.json`` and the design's name, after checking every
+    file against ``manifest.json`` (a folder edited after ``designer build`` is refused)."""
+    if not (folder / MANIFEST_FILE).exists() and not (folder / DESIGN_FILE).exists():
+        raise InputError([Problem((), f"{folder} is not an output folder (no {MANIFEST_FILE} or {DESIGN_FILE}); "
+                                      "give an intent file or a folder written by 'designer build'")],
+                         about=str(folder))
+    manifest_path, design_path = folder / MANIFEST_FILE, folder / DESIGN_FILE
+    text, manifest = _json(str(manifest_path), read_regular(manifest_path))
+    problems = manifest_problems(folder, manifest)
+    if problems:
+        raise _error(str(manifest_path), text, problems)
+    data = read_regular(design_path)
+    design = parse_design(str(design_path), data)
+    known = {module.ID for module in CHECKS}
+    rows = design.get("findings", [])
+    unknown = [Problem(("findings", number, "check"), f"{_shown(row['check'])} is not a check of this designer; "
+                                                         f"known checks: {', '.join(sorted(known))}")
+               for number, row in enumerate(rows) if row["check"] not in known]
+    if unknown:
+        raise _error(str(design_path), data.decode(), unknown)
+    findings = [Finding(row["check"], row["severity"], row["message"], row["subject"], row.get("evidence", {}))
+                for row in rows]
+    return findings, design["name"]
+
+
+def manifest_problems(folder: Path, manifest: object) -> list[Problem]:
+    """Every file ``manifest.json`` lists is a regular file inside ``folder`` with that sha256."""
+    if not isinstance(manifest, dict) or not isinstance(manifest.get("files"), dict):
+        return [Problem((), "a manifest.json is a JSON object whose 'files' maps each file to its sha256")]
+    files: dict[str, object] = manifest["files"]
+    problems = [] if DESIGN_FILE in files else [Problem(("files",), f"{DESIGN_FILE} is not listed")]
+    for relative, digest in files.items():
+        path = ("files", relative)
+        parts = PurePosixPath(relative).parts
+        if not relative or PurePosixPath(relative).is_absolute() or ".." in parts or "\\" in relative:
+            problems.append(Problem(path, f"{_shown(relative)} is not a path inside the folder"))
+        elif not (isinstance(digest, str) and re.fullmatch(r"[0-9a-f]{64}", digest)):
+            problems.append(Problem(path, f"{_shown(digest)} is not a sha256 (64 hexadecimal digits)"))
+        else:
+            try:
+                data = read_inside(folder, parts)
+            except InputError as error:
+                problems.append(Problem(path, error.problems[0].message))
+                continue
+            if hashlib.sha256(data).hexdigest() != digest:
+                problems.append(Problem(path, "the file's sha256 differs: it was changed after 'designer build'; "
+                                              "rebuild the folder with 'designer build INTENT'"))
+    return problems
+
+
+def design_problems(data: object) -> list[Problem]:
+    """What is wrong with a parsed ``design.json`` (empty when diff, verify and check can read it)."""
+    if not isinstance(data, dict):
+        return [Problem((), f"a design.json is a JSON object with name, summary, devices and links, not "
+                            f"{_kind(data)}")]
+    problems = _fields(data, (), {"name": _design_name, "summary": _is(dict), "devices": _is(list),
+                                  "links": _is(list)}, optional={"findings": _is(list)})
+    if isinstance(data.get("summary"), dict):
+        problems += _summary(data["summary"])
+    roles: dict[str, str] = {}
+    if isinstance(data.get("devices"), list):
+        problems += _devices(data["devices"], roles)
+    if isinstance(data.get("links"), list):
+        problems += _links(data["links"], roles)
+    if isinstance(data.get("findings"), list):
+        problems += _findings(data["findings"])
+    return problems
+
+
+# ---- the parts of design.json --------------------------------------------------------------------------------
+
+def _summary(summary: dict[str, Any]) -> list[Problem]:
+    path = ("summary",)
+    return _fields(summary, path, {
+        "tiers": _choice((2, 3)), "gpus": _count, "asns": _count,
+        "switches": _counts(("leaf", "spine", "super_spine")), "links": _counts(TIERS),
+        "sizing": _counts(("spines_per_pod", "leaf_spine_parallel_links", "scalable_units_per_pod")),
+    }, optional={"bisection_tbps": _number_or_null, "checks": _counts(("passed", "failed", "warnings"))})
+
+
+def _devices(rows: list[Any], roles: dict[str, str]) -> list[Problem]:
+    """Every device row; ``roles`` gets each valid name's role, for the links."""
+    problems = []
+    for number, row in enumerate(rows):
+        path: tuple[str | int, ...] = ("devices", number)
+        if not isinstance(row, dict):
+            problems.append(Problem(path, f"a device is a JSON object, not {_kind(row)}"))
+            continue
+        role = row.get("role")
+        if role not in NAMES:
+            problems.append(Problem((*path, "role"), f"{_shown(role)} is not a role; expected leaf, spine, "
+                                                     "super_spine or server"))
+            continue
+        required: dict[str, Rule] = {"name": _device_name(role), "model": _is(str)}
+        if role != "server":
+            required.update(plane=_count, asn=_asn, loopback=_address, announces=_networks)
+            required.update({key: _count for key in {"leaf": ("pod", "su"), "spine": ("pod",)}.get(role, ())})
+        problems += _fields(row, path, required, optional={"pod": _count, "su": _count})
+        name = row.get("name")
+        if isinstance(name, str) and not _device_name(role)(name):
+            if name in roles:
+                problems.append(Problem((*path, "name"), f"{_shown(name)} is a second device of that name"))
+            roles[name] = role
+    return problems
+
+
+def _links(rows: list[Any], roles: dict[str, str]) -> list[Problem]:
+    """Every link row: both ends known devices with valid ports, one /31 with the upper end even. Written for
+    speed (a 131k-GPU design has 400k links): ports already seen are not matched again."""
+    problems: list[Problem] = []
+    rules: dict[str, Rule] = {"tier": _choice(TIERS), "a": _end, "z": _end, "subnet": _is(str)}
+    ports: set[tuple[bool, str]] = set()
+    for number, row in enumerate(rows):
+        path: tuple[str | int, ...] = ("links", number)
+        if not isinstance(row, dict):
+            problems.append(Problem(path, f"a link is a JSON object, not {_kind(row)}"))
+            continue
+        if not (row.get("tier") in TIERS and not _end(row.get("a")) and not _end(row.get("z"))
+                and isinstance(row.get("subnet"), str)):
+            problems += _fields(row, path, rules)
+            continue
+        addresses = []
+        for side, server in (("a", False), ("z", row["tier"] == "server_leaf")):
+            name, port, address = row[side]
+            addresses.append(_ipv4(address))
+            if addresses[-1] is None:
+                problems.append(Problem((*path, side, 2), _address(address)))
+            role = roles.get(name)
+            if role is None or (role == "server") != server:
+                wanted = "server" if server else "switch"
+                problems.append(Problem((*path, side, 0), f"{_shown(name)} is not a {wanted} of this design's "
+                                                          "devices"))
+            elif (server, port) not in ports:
+                pattern, scheme = PORTS[server]
+                if pattern.fullmatch(port):
+                    ports.add((server, port))
+                else:
+                    problems.append(Problem((*path, side, 1), f"{_shown(port)} is not a {scheme}"))
+        upper, lower = addresses
+        if upper is not None and lower is not None and (
+                upper % 2 or lower != upper + 1 or row["subnet"] != f"{row['a'][2]}/31"):
+            problems.append(Problem(path, f"{row['a'][2]} - {row['z'][2]} ({_shown(row['subnet'])}) is not one /31 "
+                                          "with the upper end (a) even and subnet a/31"))
+    return problems
+
+
+def _findings(rows: list[Any]) -> list[Problem]:
+    problems = []
+    for number, row in enumerate(rows):
+        path: tuple[str | int, ...] = ("findings", number)
+        if not isinstance(row, dict):
+            problems.append(Problem(path, f"a finding is a JSON object, not {_kind(row)}"))
+            continue
+        problems += _fields(row, path, {"check": _is(str), "severity": _choice(SEVERITIES), "subject": _is(str),
+                                        "message": _is(str)}, optional={"evidence": _evidence})
+    return problems
+
+
+# ---- rules -------------------------------------------------------------------------------------------------------
+
+def _fields(row: dict[str, Any], path: tuple[str | int, ...], required: dict[str, Rule],
+            optional: dict[str, Rule] | None = None) -> list[Problem]:
+    problems = [Problem(path, f"{key} is missing") for key in required if key not in row]
+    for key, rule in {**required, **(optional or {})}.items():
+        if key in row and (wrong := rule(row[key])):
+            problems.append(Problem((*path, key), wrong))
+    return problems
+
+
+def _is(kind: type) -> Rule:
+    names = {dict: "a JSON object", list: "a list", str: "a string"}
+    return lambda value: "" if isinstance(value, kind) else f"{_shown(value)} is not {names[kind]}"
+
+
+def _choice(allowed: tuple[object, ...]) -> Rule:
+    return lambda value: "" if value in allowed and type(value) in {type(item) for item in allowed} else (
+        f"{_shown(value)} is not one of {', '.join(map(str, allowed))}")
+
+
+def _count(value: object) -> str:
+    return "" if type(value) is int and value >= 0 else f"{_shown(value)} is not a whole number >= 0"
+
+
+def _counts(keys: tuple[str, ...]) -> Rule:
+    def rule(value: object) -> str:
+        if not isinstance(value, dict):
+            return f"{_shown(value)} is not a JSON object with {', '.join(keys)}"
+        wrong = [key for key in keys if _count(value.get(key))]
+        return f"{', '.join(wrong)}: missing or not a whole number >= 0" if wrong else ""
+    return rule
+
+
+def _number_or_null(value: object) -> str:
+    return "" if value is None or type(value) in (int, float) else f"{_shown(value)} is not a number"
+
+
+def _asn(value: object) -> str:
+    low, high = ASN_RANGE
+    return "" if type(value) is int and low <= value <= high else (
+        f"{_shown(value)} is not an ASN (an integer from {low} to {high})")
+
+
+def _design_name(value: object) -> str:
+    try:
+        safe_name(value if isinstance(value, str) else "")
+    except ValueError:
+        return f"{_shown(value)} is not a design name (1-63 letters, digits, '.', '_' or '-')"
+    return ""
+
+
+def _device_name(role: str) -> Rule:
+    pattern, scheme = NAMES[role]
+    return lambda value: "" if isinstance(value, str) and pattern.fullmatch(value) else (
+        f"{_shown(value)} is not a {role.replace('_', '-')} name ({scheme})")
+
+
+def _address(value: object) -> str:
+    return "" if _ipv4(value) is not None else (
+        f"{_shown(value)} is not a dotted IPv4 address outside 0/8, 127/8 and 224/3")
+
+
+def _networks(value: object) -> str:
+    if not isinstance(value, list):
+        return f"{_shown(value)} is not a list of IPv4 prefixes"
+    for item in value:
+        address, _, length = item.partition("/") if isinstance(item, str) else ("", "", "")
+        first = _ipv4(address)
+        bits = int(length) if length.isascii() and length.isdigit() and len(length) <= 2 else -1
+        if first is None or not 8 <= bits <= 32 or first & ((1 << (32 - bits)) - 1):
+            return (f"{_shown(item)} is not an IPv4 prefix a.b.c.d/8-32 without host bits, outside 0/8, 127/8 "
+                    "and 224/3")
+    return ""
+
+
+def _end(value: object) -> str:
+    if isinstance(value, list) and len(value) == 3 and all(isinstance(item, str) for item in value):
+        return ""
+    return f"{_shown(value)} is not [device, port, address]"
+
+
+def _evidence(value: object) -> str:
+    if not isinstance(value, dict):
+        return f"{_shown(value)} is not a JSON object"
+    return "" if _depth(value) <= MAX_DEPTH else f"is nested deeper than {MAX_DEPTH} levels"
+
+
+def _depth(value: object, level: int = 0) -> int:
+    if level > MAX_DEPTH:
+        return level
+    items = value.values() if isinstance(value, dict) else value if isinstance(value, list) else ()
+    return max((_depth(item, level + 1) for item in items), default=level)
+
+
+def _ipv4(value: object) -> int | None:
+    """The address as an integer, if ``value`` is a canonical dotted IPv4 address outside the refused ranges."""
+    if not isinstance(value, str) or not value.isascii():
+        return None
+    try:
+        number = int.from_bytes(socket.inet_pton(socket.AF_INET, value), "big")
+    except (OSError, ValueError):
+        return None
+    return None if number >> 24 in REFUSED_FIRST_OCTETS else number
+
+
+# ---- files, JSON and error messages ------------------------------------------------------------------------
+
+def _json(where: str, data: bytes) -> tuple[str, object]:
+    """The text and the JSON value of a file's bytes, or an error with the line at fault."""
+    try:
+        text = data.decode()
+    except UnicodeDecodeError as error:
+        line = data[:error.start].count(b"\n") + 1
+        raise InputError([Problem((), f"not UTF-8 text (byte 0x{data[error.start]:02x}); is it a design "
+                                      "written by 'designer build'?", line)], Source(where, {}), about=where) from None
+    try:
+        return text, json.loads(text)
+    except json.JSONDecodeError as error:
+        raise InputError([Problem((), f"not valid JSON: {error.msg} (column {error.colno})", error.lineno)],
+                         Source(where, {}), about=where) from None
+    except RecursionError:
+        raise InputError([Problem((), "JSON nested too deeply to read; a design.json is a few levels deep")],
+                         Source(where, {}), about=where) from None
+
+
+def _error(where: str, text: str, problems: list[Problem]) -> InputError:
+    """The first :data:`MAX_PROBLEMS` problems located in the file, then how many more there are (at its last
+    line)."""
+    source = Source(where, dict(_lines(text)))
+    shown = sorted(problems, key=lambda problem: problem.line or source.line_of(problem.path))[:MAX_PROBLEMS]
+    if len(problems) > MAX_PROBLEMS:
+        shown.append(Problem((), f"and {len(problems) - MAX_PROBLEMS:,} more problems like these",
+                             text.rstrip("\n").count("\n") + 1))
+    return InputError(shown, source, about=where)
+
+
+def _file_error(path: Path, message: str) -> InputError:
+    return InputError([Problem((str(path),), message)], about=str(path))
+
+
+def _lines(text: str) -> Iterator[tuple[tuple[str | int, ...], int]]:
+    """The line of each key down to three levels and of each row of a list (design.json keeps one row per
+    line); deeper paths take their parent's line. ``text`` is valid JSON."""
+    decoder = json.JSONDecoder()
+    counted, line = 0, 1
+
+    def at(position: int) -> int:
+        nonlocal counted, line
+        line += text.count("\n", counted, position)
+        counted = position
+        return line
+
+    def skip(position: int) -> int:
+        while position < len(text) and text[position] in " \t\r\n":
+            position += 1
+        return position
+
+    def walk(position: int, path: tuple[str | int, ...]) -> Iterator[tuple[tuple[str | int, ...], int]]:
+        """Yield the lines inside the value at ``position``; the caller reads on from the value's end."""
+        yield path, at(position)
+        opening = text[position]
+        if opening not in "{[" or (opening == "{" and len(path) >= 3) or (opening == "[" and len(path) >= 2):
+            return
+        position, number = skip(position + 1), 0
+        while text[position] not in "}]":
+            key: str | int = number
+            if opening == "{":
+                key, position = json.decoder.scanstring(text, position + 1)
+                position = skip(skip(position) + 1)
+            yield from walk(position, (*path, key))
+            _, position = decoder.raw_decode(text, position)
+            position, number = skip(position), number + 1
+            if text[position] == ",":
+                position = skip(position + 1)
+
+    yield from walk(skip(0), ())
+
+
+def _kind(value: object) -> str:
+    return {dict: "a JSON object", list: "a list", str: "a string", bool: "true/false", type(None): "null",
+            int: "a number", float: "a number"}.get(type(value), type(value).__name__)
+
+
+def _shown(value: object) -> str:
+    """A value as JSON (control characters and non-ASCII escaped, so a message cannot rewrite the terminal),
+    cut at 60 characters."""
+    try:
+        text = json.dumps(value)
+    except (TypeError, ValueError, RecursionError):
+        text = type(value).__name__
+    return text if len(text) <= 60 else text[:57] + "..."
