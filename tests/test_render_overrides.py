@@ -10,10 +10,10 @@ from pathlib import Path
 
 import pytest
 
-from designer import render as render_module
 from designer.cli import main
 from designer.pipeline import build
 from designer.render import Renderer, TemplateError
+from designer.render import environment as render_module
 from tests.conftest import ROOT
 from tests.test_intent_errors import run_cli
 
@@ -88,7 +88,7 @@ def test_shipped_templates_are_strict_too() -> None:
 
 def test_missing_shipped_templates_are_a_missing_prerequisite(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
                                                              capsys: pytest.CaptureFixture[str]) -> None:
-    monkeypatch.setattr("designer.render.SHIPPED_TEMPLATES", tmp_path / "gone")
+    monkeypatch.setattr("designer.render.environment.SHIPPED_TEMPLATES", tmp_path / "gone")
     code = main(["build", str(ROOT / "intents" / "cluster.yaml"), "-o", str(tmp_path / "out")])
     assert code == 2
     assert "pip install -e ." in capsys.readouterr().err

@@ -67,6 +67,11 @@ Tables = dict[str, dict[str, dict[str, Any]]]
 """config_db.json: table -> key -> fields, every value a string as SONiC stores it."""
 
 
+def view(device: DeviceConfig) -> dict[str, Any]:
+    """The variables of ``templates/sonic/``: the tables and their serializer."""
+    return {"tables": config_db(device), "config_db_json": config_db_json}
+
+
 def config_db(device: DeviceConfig) -> Tables:
     """Every CONFIG_DB table of ``device``, tables in name order, entries in port and queue order."""
     qos, bgp = device.qos, device.bgp

@@ -1,8 +1,5 @@
-"""Render every switch's configuration for each target network OS with Jinja2 templates.
+"""The Jinja2 environment of one build: the template search path, the sandbox and the bounds of a rendering.
 
-* One entry per OS in :data:`TARGETS`: its entry template, the file extension, and a function that
-  turns a :class:`~designer.model.DeviceConfig` into the template's variables. Every decision (names,
-  units, limits) is made in that Python function; templates only lay the values out.
 * One Jinja2 environment per build; each OS's templates are compiled once per build, not per device.
 * User overrides: a folder of templates (``templates/`` beside the intent, or ``--templates DIR``) is
   searched first, file by file, before the shipped ``templates/``. Such a build renders in Jinja's
@@ -22,8 +19,7 @@ import signal
 import sys
 import threading
 import time
-from collections.abc import Callable, Generator, Iterable, Iterator
-from dataclasses import dataclass
+from collections.abc import Callable, Generator, Iterator
 from itertools import islice
 from numbers import Number
 from pathlib import Path
@@ -33,21 +29,14 @@ import jinja2
 from jinja2.exceptions import SecurityError
 from jinja2.sandbox import SandboxedEnvironment
 
-from designer.catalog import catalog
 from designer.errors import PrerequisiteError
 from designer.files import Refused, read_below
-from designer.model import DeviceConfig, Interface
+from designer.model import DeviceConfig
+from designer.render.targets import TARGETS
 from designer.resources import shipped_templates
-from designer.sonic import config_db, config_db_json
 
 SHIPPED_TEMPLATES = shipped_templates()
 """The templates that come with the designer (repository root ``templates/``, package data when installed)."""
-NVUE_WATCHDOG_ROBUSTNESS = 2
-"""NVUE detects a PFC storm after this many polls; the poll interval is the detection time divided by it."""
-EOS_QOS_PROFILE = "ROCE"
-"""The EOS ``qos profile`` (trust, PFC, queues, ECN) every fabric and server port applies as its service profile."""
-EOS_DSCPS_PER_LINE = 8
-"""DSCP values per ``qos map dscp`` line; all 64 are mapped so no DSCP keeps EOS's default class."""
 RENDER_SECONDS = 10.0
 """Longest rendering of one file (the shipped templates take milliseconds); enforced in the main thread."""
 MAX_CHUNKS = 1 << 22
@@ -58,77 +47,6 @@ MAX_ITEMS = 1 << 20
 """Longest string or list a sandboxed ``*`` or ``+`` may make."""
 MAX_INT_BITS = 4096
 """Largest integer a sandboxed ``*`` or ``**`` may make."""
-
-Context = Callable[[DeviceConfig], dict[str, Any]]
-
-
-def _device(device: DeviceConfig) -> dict[str, Any]:
-    return {"device": device}
-
-
-def eos_interface_name(interface: Interface) -> str:
-    """``Ethernet{port}`` or, on a broken-out port, ``Ethernet{port}/{first lane from 1}`` (EOS numbering)."""
-    if interface.breakout == 1:
-        return f"Ethernet{interface.port}"
-    return f"Ethernet{interface.port}/{interface.first_lane + 1}"
-
-
-def _size(size: int, kilo: str, plain: str) -> str:
-    """A byte count in whole KB (1,024 bytes) when exact, else in bytes."""
-    return f"{size // 1024}{kilo}" if size % 1024 == 0 else f"{size}{plain}"
-
-
-def _eos(device: DeviceConfig) -> dict[str, Any]:
-    qos = device.qos
-    return {
-        "device": device,
-        "interfaces": [(eos_interface_name(interface), interface) for interface in device.interfaces],
-        "dscp_map": [(dscps[start:start + EOS_DSCPS_PER_LINE], tc) for tc, dscps in qos.tc_dscps
-                     for start in range(0, len(dscps), EOS_DSCPS_PER_LINE)],
-        "mtu": min(device.mtu, catalog().targets["eos"].max_mtu),
-        "qos_profile": EOS_QOS_PROFILE,
-        "ecn_min": _size(qos.ecn_min_bytes, " kbytes", " bytes"),
-        "ecn_max": _size(qos.ecn_max_bytes, " kbytes", " bytes"),
-        "watchdog_timeout": f"{qos.pfc_watchdog_detection_ms / 1000:g}",
-        "watchdog_recovery": f"{qos.pfc_watchdog_restoration_ms / 1000:g}",
-        # EOS wants the poll at most half the shorter of the two times.
-        "watchdog_polling": f"{min(qos.pfc_watchdog_detection_ms, qos.pfc_watchdog_restoration_ms) / 2000:g}",
-    }
-
-
-def _nvue(device: DeviceConfig) -> dict[str, Any]:
-    qos = device.qos
-    return {
-        "device": device,
-        "ecn_min": _size(qos.ecn_min_bytes, "KB", "B"),
-        "ecn_max": _size(qos.ecn_max_bytes, "KB", "B"),
-        "watchdog_polling_ms": qos.pfc_watchdog_detection_ms // NVUE_WATCHDOG_ROBUSTNESS,
-        "watchdog_robustness": NVUE_WATCHDOG_ROBUSTNESS,
-    }
-
-
-def _sonic(device: DeviceConfig) -> dict[str, Any]:
-    return {"tables": config_db(device), "config_db_json": config_db_json}
-
-
-@dataclass(frozen=True)
-class Target:
-    """How one network OS is rendered: entry template, file extension and template variables per device (what the
-    OS can express is data: the catalog's ``targets``)."""
-
-    template: str
-    extension: str
-    context: Context = _device
-
-
-TARGETS: dict[str, Target] = {
-    "frr": Target("frr/frr.conf.j2", "conf"),
-    "eos": Target("eos/eos.cfg.j2", "cfg", _eos),
-    "nvue": Target("nvue/startup.yaml.j2", "yaml", _nvue),
-    "sonic": Target("sonic/config_db.json.j2", "json", _sonic),
-}
-"""Every network OS the designer renders, by the name an intent's ``targets`` uses."""
-
 
 class TemplateError(Exception):
     """A template cannot be compiled or rendered; the message names the template file, its line and the fault."""
@@ -254,7 +172,7 @@ class Renderer:
     def render(self, target: str, device: DeviceConfig) -> str:
         """One device's configuration text for ``target``, within the limits on time and size."""
         template = self.template(target)
-        variables = TARGETS[target].context(device)
+        variables = TARGETS[target].view(device)
         try:
             with _deadline(RENDER_SECONDS):
                 text = _render_bounded(template, variables)
@@ -305,23 +223,6 @@ def _innermost(chunks: Generator[str, None, None]) -> Generator[str, None, None]
 
 def _syntax_error(error: jinja2.TemplateSyntaxError) -> TemplateError:
     return TemplateError(f"{error.filename or error.name}:{error.lineno}", error.message or "")
-
-
-def config_path(target: str, hostname: str) -> str:
-    """Where a device's configuration goes in the outputs: ``configs/<os>/<hostname>.<ext>``."""
-    return f"configs/{target}/{hostname}.{TARGETS[target].extension}"
-
-
-def render_configs(devices: Iterable[DeviceConfig], targets: Iterable[str],
-                   user_templates: Path | None = None) -> dict[str, bytes]:
-    """Every device's configuration for every target, by output path."""
-    renderer = Renderer(user_templates)
-    files: dict[str, bytes] = {}
-    for target in sorted(targets):
-        renderer.template(target)
-        for device in devices:
-            files[config_path(target, device.hostname)] = renderer.render(target, device).encode()
-    return files
 
 
 def user_templates_for(intent_file: str, explicit: Path | None) -> Path | None:

@@ -1,0 +1,29 @@
+"""Render every switch's configuration for each target network OS with Jinja2 templates.
+
+``targets`` names each OS's entry template, file extension and view (one module per OS: ``frr`` reads the
+device model as it is, ``eos``, ``nvue``, ``sonic``); ``environment`` holds the template search path (user
+overrides first), the sandbox and the bounds of a rendering.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from pathlib import Path
+
+from designer.model import DeviceConfig
+from designer.render.environment import Renderer, TemplateError, user_templates_for
+from designer.render.targets import TARGETS, config_path
+
+__all__ = ["TARGETS", "Renderer", "TemplateError", "config_path", "render_configs", "user_templates_for"]
+
+
+def render_configs(devices: Iterable[DeviceConfig], targets: Iterable[str],
+                   user_templates: Path | None = None) -> dict[str, bytes]:
+    """Every device's configuration for every target, by output path."""
+    renderer = Renderer(user_templates)
+    files: dict[str, bytes] = {}
+    for target in sorted(targets):
+        renderer.template(target)
+        for device in devices:
+            files[config_path(target, device.hostname)] = renderer.render(target, device).encode()
+    return files
