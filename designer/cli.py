@@ -26,7 +26,7 @@ from designer.outputs.folder import OutputError, claim, drift
 from designer.outputs.summary import summary, summary_text
 from designer.pipeline import design, validated_intent
 from designer.render import TemplateError
-from designer.validate import validate_output
+from designer.verify.parsers import validate_output
 from designer.verify.report import FORMATS
 from designer.verify.run import read_output, verify
 

@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from designer.validate import INSTALL
+from designer.verify.parsers import INSTALL
 from tests import conftest
 from tests.conftest import ROOT, need
 

@@ -17,7 +17,7 @@ from designer.pipeline import build
 from designer.render import render_configs
 from designer.render.sonic import BUFFER_BYTES_PER_GBPS, _ranges, config_db
 from designer.resources import sonic_yang_models
-from designer.validate import SonicYang
+from designer.verify.parsers import SonicYang
 from tests.conftest import ROOT, need
 from tests.helpers import build_text, intent_text
 

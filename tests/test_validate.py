@@ -17,7 +17,7 @@ from designer.cli import main
 from designer.pipeline import build
 from designer.render import render_configs
 from designer.resources import sonic_yang_models
-from designer.validate import (
+from designer.verify.parsers import (
     YANG_ENV,
     ConfigDbError,
     SonicYang,
