@@ -59,8 +59,9 @@ def test_check_json_carries_counts_status_and_evidence(tmp_path: Path) -> None:
 
 def test_check_junit_is_one_test_case_per_check(tmp_path: Path) -> None:
     code, out, _ = run_cli("check", str(intent_file(tmp_path, "checks: {ecmp_max_width: 8}")), "--format", "junit")
-    suite = ElementTree.fromstring(out)
-    assert code == 1 and suite.tag == "testsuite"
+    root = ElementTree.fromstring(out)
+    suite = root.find("testsuite")
+    assert code == 1 and root.tag == "testsuites" and suite is not None
     assert suite.get("tests") == str(len(CHECKS)) and suite.get("failures") == "1"
     cases = {case.get("name"): case for case in suite.iter("testcase")}
     assert list(cases) == [module.ID for module in CHECKS]
@@ -121,7 +122,7 @@ def test_workflow_example_runs_the_gate() -> None:
 def test_junit_counts_every_failing_rack_when_the_list_is_capped() -> None:
     """128 racks over budget: 20 listed, one line counting the other 108, and the message says +127."""
     design = build_design(servers=128, extra="facility: {rack_power_kw: 8}")
-    suite = ElementTree.fromstring(check_formats.junit(design.findings, "test"))
+    suite = ElementTree.fromstring(check_formats.junit(design.findings, "test")).find("testsuite")
     failure = next(case for case in suite.iter("testcase") if case.get("name") == "rack-power").find("failure")
     assert failure is not None
     assert failure.get("message").endswith("over its 8 kW budget (facility.rack_power_kw) (+127 more)")

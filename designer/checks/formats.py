@@ -8,10 +8,10 @@ from __future__ import annotations
 import json
 from collections.abc import Sequence
 from typing import Any
-from xml.etree import ElementTree
 
 from designer.checks import CHECKS, counts, status
 from designer.findings import Finding
+from designer.junit import Case, junit_xml
 
 
 def rows(findings: Sequence[Finding]) -> list[dict[str, Any]]:
@@ -38,22 +38,17 @@ def json_report(findings: Sequence[Finding], name: str) -> str:
 
 def junit(findings: Sequence[Finding], name: str) -> str:
     """JUnit XML: one test case per check, failed by its errors, its warnings and evidence in system-out."""
-    suite = ElementTree.Element("testsuite", name=f"designer check {name}", tests=str(len(CHECKS)),
-                                failures=str(counts(findings)["failed"]), errors="0", skipped="0")
+    cases = []
     for module in CHECKS:
         mine = [f for f in findings if f.check == module.ID]
-        case = ElementTree.SubElement(suite, "testcase", classname=f"designer.{name}", name=module.ID)
         errors = [f for f in mine if f.severity == "error"]
-        if errors:
-            more = _problems(errors) - 1
-            failure = ElementTree.SubElement(case, "failure", type=module.SEVERITY,
-                                             message=_line(errors[0]) + (f" (+{more:,} more)" if more else ""))
-            failure.text = "\n".join(_line(f) for f in errors)
+        more = _problems(errors) - 1
         others = [f for f in mine if f.severity != "error"]
-        out = ElementTree.SubElement(case, "system-out")
-        out.text = "\n".join([module.DESCRIPTION, *(f"{f.severity}: {_line(f)}" for f in others)])
-    ElementTree.indent(suite)
-    return '<?xml version="1.0" encoding="UTF-8"?>\n' + ElementTree.tostring(suite, encoding="unicode") + "\n"
+        cases.append(Case(f"designer.{name}", module.ID,
+                          failure=_line(errors[0]) + (f" (+{more:,} more)" if more > 0 else "") if errors else None,
+                          detail="\n".join(_line(f) for f in errors), kind=module.SEVERITY,
+                          output="\n".join([module.DESCRIPTION, *(f"{f.severity}: {_line(f)}" for f in others)])))
+    return junit_xml(f"designer check {name}", cases)
 
 
 def markdown(findings: Sequence[Finding]) -> list[str]:

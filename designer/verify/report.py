@@ -3,8 +3,9 @@
 from __future__ import annotations
 
 import json
-import xml.etree.ElementTree as ElementTree
 from dataclasses import asdict, dataclass, field
+
+from designer.junit import Case, junit_xml
 
 SHOWN = 20
 """Problems listed per check in the text report (JSON and JUnit carry every kept problem)."""
@@ -88,24 +89,12 @@ def as_json(report: VerifyReport) -> str:
 
 def junit(report: VerifyReport) -> str:
     """One JUnit test case per check, named ``phase: check``; failures carry every problem."""
-    suite = ElementTree.Element("testsuite", name=f"designer verify {report.name}", tests=str(len(report.checks)),
-                                failures=str(len(report.failed())), errors="0")
-    for check in report.checks:
-        case = ElementTree.SubElement(suite, "testcase", classname=f"verify.{report.name}",
-                                      name=f"{check.phase}: {check.name}")
-        seconds = report.converged_seconds.get(check.phase)
-        case.set("time", f"{seconds or 0:.3f}")
-        if not check.passed:
-            failure = ElementTree.SubElement(case, "failure", message=check.summary)
-            failure.text = "\n".join(check.problems)
-        else:
-            ElementTree.SubElement(case, "system-out").text = check.summary
-    if report.not_covered:
-        ElementTree.SubElement(suite, "system-out").text = "not covered:\n" + "\n".join(report.not_covered)
-    root = ElementTree.Element("testsuites")
-    root.append(suite)
-    ElementTree.indent(root)
-    return ElementTree.tostring(root, encoding="unicode", xml_declaration=True) + "\n"
+    cases = [Case(f"verify.{report.name}", f"{check.phase}: {check.name}",
+                  failure=None if check.passed else check.summary, detail="\n".join(check.problems),
+                  output=check.summary if check.passed else None,
+                  seconds=report.converged_seconds.get(check.phase) or 0) for check in report.checks]
+    return junit_xml(f"designer verify {report.name}", cases,
+                     "not covered:\n" + "\n".join(report.not_covered) if report.not_covered else None)
 
 
 FORMATS = {"text": text, "json": as_json, "junit": junit}
