@@ -34,8 +34,13 @@ def bgp_peers(folder: Path) -> dict[str, Peer]:
     """``show bgp summary json`` of the router whose vty sockets are in ``folder``: address -> peer."""
     result = subprocess.run(["vtysh", "--vty_socket", str(folder), "-c", "show bgp summary json"],
                             capture_output=True, text=True, check=False, timeout=QUERY_SECONDS)
+    return parse_bgp_summary(result.stdout)
+
+
+def parse_bgp_summary(text: str) -> dict[str, Peer]:
+    """Peers of FRR's ``show bgp summary json`` (IPv4 unicast); empty when bgpd said nothing readable."""
     try:
-        data = json.loads(result.stdout or "{}")
+        data = json.loads(text or "{}")
     except json.JSONDecodeError:
         return {}
     peers = data.get("ipv4Unicast", {}).get("peers", {})
@@ -46,8 +51,13 @@ def kernel_routes(namespace: str) -> dict[str, int]:
     """BGP routes installed in the kernel of ``namespace``: prefix -> number of next hops."""
     result = subprocess.run(["ip", "-n", namespace, "-j", "route", "show", "proto", "bgp"],
                             capture_output=True, text=True, check=False, timeout=QUERY_SECONDS)
+    return parse_routes(result.stdout)
+
+
+def parse_routes(text: str) -> dict[str, int]:
+    """iproute2's ``ip -j route``: prefix (a host route gets ``/32``) -> number of next hops."""
     routes = {}
-    for route in json.loads(result.stdout or "[]"):
+    for route in json.loads(text or "[]"):
         destination = route["dst"] if "/" in route["dst"] else f"{route['dst']}/32"
         routes[destination] = len(route["nexthops"]) if "nexthops" in route else 1
     return routes
@@ -65,8 +75,13 @@ def traceroute(namespace: str, source: str, destination: str, max_hops: int) -> 
     result = subprocess.run(["ip", "netns", "exec", namespace, "traceroute", "-n", "-q", "1", "-w", "1",
                              "-m", str(max_hops), "-s", source, destination],
                             capture_output=True, text=True, check=False, timeout=QUERY_SECONDS)
+    return parse_traceroute(result.stdout)
+
+
+def parse_traceroute(text: str) -> list[str]:
+    """The address of each hop of ``traceroute -n -q 1`` (``*`` where none answered); the header line skipped."""
     hops = []
-    for line in result.stdout.splitlines()[1:]:
+    for line in text.splitlines()[1:]:
         fields = line.split()
         if len(fields) >= 2 and fields[0].isdigit():
             hops.append(fields[1])
