@@ -21,7 +21,7 @@ from designer.diff import diff, load
 from designer.errors import InputError, PrerequisiteError
 from designer.intent import Intent
 from designer.intent.schema import json_schema
-from designer.outputs import design_files
+from designer.outputs import design_files, write_design
 from designer.outputs.folder import OutputError, claim, drift
 from designer.outputs.summary import summary, summary_text
 from designer.pipeline import design, validated_intent
@@ -144,12 +144,10 @@ def _build(args: argparse.Namespace) -> int:
         return EXIT_OK
     with claim(target) as folder:
         built = design(intent, progress)
-        files = design_files(built, args.templates, progress)
-        if progress:
-            progress(f"writing {len(files):,} files to {target}")
-        folder.write(files)
+        written: list[int] = []
+        folder.fill(lambda staging: written.append(write_design(built, staging, args.templates, progress)))
     print(summary_text(summary(built)))
-    print(f"wrote {len(files)} files to {target}")
+    print(f"wrote {written[0]} files to {target}")
     errors = [finding for finding in built.findings if finding.severity == "error"]
     if errors:
         failed = [check for check, result in status(errors).items() if result == "failed"]

@@ -13,8 +13,10 @@ from pathlib import Path
 import pytest
 import yaml
 
-from designer.outputs import design_files
+from designer.outputs import design_files, write_design
 from designer.outputs.folder import drift, write
+from designer.pipeline import build
+from designer.render import TemplateError
 from tests.conftest import ROOT
 from tests.helpers import build_design
 from tests.test_intent_errors import run_cli
@@ -122,3 +124,22 @@ def test_plan_writes_nothing(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) ->
     code, out, _ = run_cli("plan", str(EXAMPLE))
     assert code == 0 and "1,024 GPUs" in out
     assert list(tmp_path.iterdir()) == []
+
+
+@pytest.mark.parametrize("workers", [1, 2, 3])
+def test_workers_write_the_same_files_as_the_in_memory_build(tmp_path: Path, workers: int) -> None:
+    """Configurations rendered by forked workers that write their own files: the same bytes as design_files."""
+    design = build(ROOT / "intents" / "cluster.yaml")
+    count = write_design(design, tmp_path, workers=workers)
+    on_disk = {str(path.relative_to(tmp_path)): path.read_bytes() for path in tmp_path.rglob("*") if path.is_file()}
+    assert count == len(on_disk) and on_disk == design_files(design)
+
+
+def test_a_template_error_in_a_worker_stops_the_build_with_its_message(tmp_path: Path) -> None:
+    overrides = tmp_path / "templates" / "frr"
+    overrides.mkdir(parents=True)
+    (overrides / "interfaces.j2").write_text("{{ 1 // 0 }}\n")
+    design = build(ROOT / "intents" / "cluster.yaml")
+    with pytest.raises(TemplateError) as caught:
+        write_design(design, tmp_path / "out", tmp_path / "templates", workers=2)
+    assert "interfaces.j2:1" in str(caught.value) and "ZeroDivisionError" in str(caught.value)

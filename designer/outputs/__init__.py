@@ -9,17 +9,21 @@ from __future__ import annotations
 
 import hashlib
 import json
+import os
+from collections.abc import Sequence
 from pathlib import Path
 
 from designer import __version__
 from designer.design import Design, Progress, quiet
+from designer.model import DeviceConfig
 from designer.outputs.design_json import design_json
 from designer.outputs.floorplan import floorplan_svg
-from designer.outputs.folder import MANIFEST
+from designer.outputs.folder import MANIFEST, write_files
 from designer.outputs.lab import lab_files
 from designer.outputs.physical import bom_rows, power_markdown, racks_rows
 from designer.outputs.summary import summary_markdown
 from designer.outputs.tables import addressing_rows, asn_rows, cabling_rows, csv_bytes
+from designer.outputs.workers import in_workers
 from designer.render import render_configs, user_templates_for
 
 
@@ -30,8 +34,36 @@ def design_files(design: Design, templates: Path | None = None, progress: Progre
     ``templates/`` folder beside the intent, if there is one). ``progress`` hears of the tables, then the configs.
     """
     say = progress or quiet
+    files = review_files(design, say)
+    say(f"rendering the configurations of {len(design.configs):,} switches for {', '.join(design.intent.targets)}")
+    files.update(render_configs(design.configs, design.intent.targets,
+                                user_templates_for(design.intent.source.filename, templates)))
+    files[MANIFEST] = manifest(design, {path: _sha256(data) for path, data in files.items()})
+    return dict(sorted(files.items()))
+
+
+def write_design(design: Design, folder: Path, templates: Path | None = None, progress: Progress | None = None,
+                 workers: int | None = None) -> int:
+    """Write every output file of the design into the empty ``folder``, the same bytes as :func:`design_files`;
+    returns how many. The configurations are rendered by ``workers`` processes (default: one per core), each
+    writing its own share of the files and reporting only their hashes."""
+    say = progress or quiet
+    files = review_files(design, say)
+    write_files(files, folder)
+    hashes = {path: _sha256(data) for path, data in files.items()}
+    say(f"rendering and writing the configurations of {len(design.configs):,} switches for "
+        f"{', '.join(design.intent.targets)}")
+    user_templates = user_templates_for(design.intent.source.filename, templates)
+    hashes.update(in_workers(workers or os.cpu_count() or 1, lambda worker, count: _write_configs(
+        design.configs[worker::count], design.intent.targets, user_templates, folder)))
+    write_files({MANIFEST: manifest(design, hashes)}, folder)
+    return len(hashes) + 1
+
+
+def review_files(design: Design, say: Progress) -> dict[str, bytes]:
+    """The files a reviewer reads beside the configurations: summary, design.json, tables, plan, lab."""
     say("writing the summary, design.json and tables")
-    files = {
+    return {
         "summary.md": summary_markdown(design).encode(),
         "design.json": design_json(design).encode(),
         "cabling.csv": csv_bytes(*cabling_rows(design)),
@@ -42,17 +74,29 @@ def design_files(design: Design, templates: Path | None = None, progress: Progre
         "power.md": power_markdown(design.intent.name, design.physical, design.intent.facility).encode(),
         "bom.csv": csv_bytes(*bom_rows(design.physical)),
         "floorplan.svg": floorplan_svg(design.intent, design.fabric.devices, design.physical).encode(),
+        **(lab_files(design) if "frr" in design.intent.targets else {}),
     }
-    say(f"rendering the configurations of {len(design.configs):,} switches for {', '.join(design.intent.targets)}")
-    files.update(render_configs(design.configs, design.intent.targets,
-                                user_templates_for(design.intent.source.filename, templates)))
-    files.update(lab_files(design) if "frr" in design.intent.targets else {})
-    manifest = {
+
+
+def manifest(design: Design, hashes: dict[str, str]) -> bytes:
+    """``manifest.json``: the design's name, the tool and its version, the intent's hash and every file's."""
+    record = {
         "name": design.intent.name,
         "tool": "designer",
         "version": __version__,
         "intent_sha256": design.intent.sha256,
-        "files": {path: hashlib.sha256(data).hexdigest() for path, data in sorted(files.items())},
+        "files": dict(sorted(hashes.items())),
     }
-    files[MANIFEST] = (json.dumps(manifest, indent=2) + "\n").encode()
-    return dict(sorted(files.items()))
+    return (json.dumps(record, indent=2) + "\n").encode()
+
+
+def _write_configs(configs: Sequence[DeviceConfig], targets: Sequence[str], user_templates: Path | None,
+                   folder: Path) -> dict[str, str]:
+    """Render and write ``configs`` for every target below ``folder``; their hashes by relative path."""
+    files = render_configs(configs, targets, user_templates)
+    write_files(files, folder)
+    return {path: _sha256(data) for path, data in files.items()}
+
+
+def _sha256(data: bytes) -> str:
+    return hashlib.sha256(data).hexdigest()

@@ -17,7 +17,7 @@ import os
 import re
 import shutil
 import tempfile
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path, PurePosixPath
 from typing import IO
@@ -40,11 +40,15 @@ class Claim:
         self.written = False
 
     def write(self, files: dict[str, bytes]) -> None:
-        """Replace the folder with exactly ``files``: written beside it, then exchanged with it in one step (what
-        interrupted builds of the folder left beside it is deleted first)."""
+        """Replace the folder with exactly ``files`` (see :meth:`fill`)."""
+        self.fill(lambda staging: write_files(files, staging))
+
+    def fill(self, writer: Callable[[Path], None]) -> None:
+        """Replace the folder with what ``writer`` puts into an empty staging folder beside it, exchanged with the
+        folder in one step (what interrupted builds of the folder left beside it is deleted first)."""
         try:
             _remove_leftovers(self.folder)
-            _replace(files, self.folder)
+            _replace(writer, self.folder)
         except OSError as error:
             raise OutputError(_explain(error, self.folder)) from None
         self.written = True
@@ -207,8 +211,19 @@ def _remove_leftovers(folder: Path) -> None:
             shutil.rmtree(path)
 
 
-def _replace(files: dict[str, bytes], target: Path) -> None:
-    """Write ``files`` into a staging folder beside ``target`` and put it in place of ``target``, if it may still
+def write_files(files: dict[str, bytes], folder: Path) -> None:
+    """Write ``files`` (relative path -> bytes) below ``folder``, making subfolders as needed."""
+    made: set[Path] = set()
+    for relative, data in files.items():
+        path = folder / relative
+        if path.parent not in made:
+            path.parent.mkdir(parents=True, exist_ok=True)
+            made.add(path.parent)
+        path.write_bytes(data)
+
+
+def _replace(writer: Callable[[Path], None], target: Path) -> None:
+    """Let ``writer`` fill a staging folder beside ``target`` and put it in place of ``target``, if it may still
     be replaced (:func:`refusal`).
 
     Where ``renameat2(RENAME_EXCHANGE)`` exists (Linux 3.15 with glibc 2.28, on ext4, xfs, btrfs, tmpfs...),
@@ -217,10 +232,7 @@ def _replace(files: dict[str, bytes], target: Path) -> None:
     """
     staging = Path(tempfile.mkdtemp(prefix=f".{target.name}.new-", dir=target.parent))
     try:
-        for relative, data in files.items():
-            path = staging / relative
-            path.parent.mkdir(parents=True, exist_ok=True)
-            path.write_bytes(data)
+        writer(staging)
         staging.chmod(0o755)
         problem = refusal(target)  # again: someone may have put files into it while the build ran
         if problem:

@@ -54,6 +54,10 @@ class TemplateError(Exception):
     def __init__(self, where: str, message: str):
         super().__init__(f"{where}: {message}\nA template failed; nothing was written.")
         self.where = where
+        self.reason = message
+
+    def __reduce__(self) -> tuple[type[TemplateError], tuple[str, str]]:
+        return TemplateError, (self.where, self.reason)
 
 
 class RenderTimeout(Exception):

@@ -1,0 +1,41 @@
+"""Forked workers: each does its part, results merge, a worker's exception reaches the parent, nothing is lost."""
+
+from __future__ import annotations
+
+import os
+
+import pytest
+
+from designer.outputs.workers import WorkerFailed, in_workers
+from designer.render import TemplateError
+
+
+def test_every_part_runs_once_in_its_own_process() -> None:
+    seen = in_workers(3, lambda worker, count: {str(worker): (count, os.getpid())})
+    assert sorted(seen) == ["0", "1", "2"] and {count for count, _ in seen.values()} == {3}
+    assert seen["0"][1] == os.getpid() and len({pid for _, pid in seen.values()}) == 3
+
+
+def test_an_exception_in_a_child_is_raised_in_the_parent() -> None:
+    def part(worker: int, count: int) -> dict[str, int]:
+        if worker == 1:
+            raise TemplateError("frr/bgp.j2:3", "ZeroDivisionError: integer division or modulo by zero")
+        return {str(worker): worker}
+
+    with pytest.raises(TemplateError) as caught:
+        in_workers(2, part)
+    assert caught.value.where == "frr/bgp.j2:3" and "ZeroDivisionError" in str(caught.value)
+
+
+def test_a_child_that_dies_is_reported() -> None:
+    def part(worker: int, count: int) -> dict[str, int]:
+        if worker == 1:
+            os._exit(9)
+        return {}
+
+    with pytest.raises(WorkerFailed, match="without a result"):
+        in_workers(2, part)
+
+
+def test_one_worker_forks_nothing() -> None:
+    assert in_workers(1, lambda worker, count: {"pid": os.getpid()}) == {"pid": os.getpid()}
