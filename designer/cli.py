@@ -11,24 +11,17 @@ import sys
 import time
 from collections.abc import Sequence
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from designer import __version__
-from designer.built import output_findings
-from designer.checks import formats as check_formats
-from designer.checks import status
-from designer.design import Progress
-from designer.diff import diff, load
-from designer.errors import InputError, PrerequisiteError
-from designer.intent import Intent
-from designer.intent.schema import json_schema
-from designer.outputs import design_files, write_design
-from designer.outputs.folder import OutputError, claim, drift
-from designer.outputs.summary import summary, summary_text
-from designer.pipeline import design, validated_intent
-from designer.render import TemplateError
-from designer.verify.parsers import validate_output
-from designer.verify.report import FORMATS
-from designer.verify.run import read_output, verify
+from designer.errors import InputError, OutputError, PrerequisiteError, TemplateError
+
+if TYPE_CHECKING:
+    from designer.design import Progress
+    from designer.intent import Intent
+
+# Each command imports the stages it runs when it runs (pydantic, networkx, Jinja2 and libyang are not
+# free to import), so `designer schema` or `designer diff` does not pay for rendering or the lab.
 
 EXIT_OK, EXIT_CHECK_FAILED, EXIT_INPUT = 0, 1, 2
 DRIFT_LINES = 20
@@ -127,6 +120,13 @@ def _parser() -> argparse.ArgumentParser:
 
 
 def _build(args: argparse.Namespace) -> int:
+    from designer.checks import formats as check_formats
+    from designer.checks import status
+    from designer.outputs import design_files, write_design
+    from designer.outputs.folder import claim, drift
+    from designer.outputs.summary import summary, summary_text
+    from designer.pipeline import design, validated_intent
+
     intent = validated_intent(args.intent)
     target = args.output or Path("outputs") / intent.name
     progress = _progress(intent)
@@ -159,6 +159,9 @@ def _build(args: argparse.Namespace) -> int:
 
 
 def _plan(args: argparse.Namespace) -> int:
+    from designer.outputs.summary import summary, summary_text
+    from designer.pipeline import design, validated_intent
+
     intent = validated_intent(args.intent)
     data = summary(design(intent, _progress(intent)))
     print(json.dumps(data, indent=2) if args.format == "json" else summary_text(data))
@@ -166,6 +169,10 @@ def _plan(args: argparse.Namespace) -> int:
 
 
 def _check(args: argparse.Namespace) -> int:
+    from designer.built import output_findings
+    from designer.checks import formats as check_formats
+    from designer.pipeline import design, validated_intent
+
     if args.intent.is_dir():
         findings, name = output_findings(args.intent)
     else:
@@ -195,11 +202,15 @@ def _progress(intent: Intent) -> Progress | None:
 
 
 def _diff(args: argparse.Namespace) -> int:
+    from designer.diff import diff, load
+
     print(diff(load(args.old, args.path), load(args.new, args.path)), end="")
     return EXIT_OK
 
 
 def _validate_configs(args: argparse.Namespace) -> int:
+    from designer.verify.parsers import validate_output
+
     report = validate_output(args.output, args.yang_dir)
     print(report.text())
     for problem in report.missing:
@@ -210,6 +221,11 @@ def _validate_configs(args: argparse.Namespace) -> int:
 
 
 def _verify(args: argparse.Namespace) -> int:
+    from designer.outputs import design_files
+    from designer.pipeline import design, validated_intent
+    from designer.verify.report import FORMATS
+    from designer.verify.run import read_output, verify
+
     try:
         if args.target.is_dir():
             files = read_output(args.target)
@@ -224,6 +240,8 @@ def _verify(args: argparse.Namespace) -> int:
 
 
 def _schema(_: argparse.Namespace) -> int:
+    from designer.intent.schema import json_schema
+
     print(json.dumps(json_schema(), indent=2, ensure_ascii=False))
     return EXIT_OK
 

@@ -86,3 +86,19 @@ def _line(source: Source | None, problem: Problem) -> int:
 
 class PrerequisiteError(Exception):
     """Something outside the intent is missing (a program, a privilege); the message says how to get it."""
+
+
+class TemplateError(Exception):
+    """A template cannot be compiled or rendered; the message names the template file, its line and the fault."""
+
+    def __init__(self, where: str, message: str):
+        super().__init__(f"{where}: {message}\nA template failed; nothing was written.")
+        self.where = where
+        self.reason = message
+
+    def __reduce__(self) -> tuple[type[TemplateError], tuple[str, str]]:
+        return TemplateError, (self.where, self.reason)
+
+
+class OutputError(Exception):
+    """The output folder cannot be written as asked; the message names it and says what to do."""

@@ -52,7 +52,7 @@ def no_design(monkeypatch: pytest.MonkeyPatch) -> None:
     def refuse(*_: object) -> None:
         raise AssertionError("the design was built before the output folder was checked")
 
-    monkeypatch.setattr("designer.cli.design", refuse)
+    monkeypatch.setattr("designer.pipeline.design", refuse)
 
 
 def test_refuses_the_current_folder_holding_the_intent_and_a_repository(

@@ -22,13 +22,11 @@ from contextlib import contextmanager
 from pathlib import Path, PurePosixPath
 from typing import IO
 
+from designer.errors import OutputError
+
 MANIFEST = "manifest.json"
 AT_FDCWD, RENAME_EXCHANGE = -100, 2
 """From Linux's <fcntl.h> and <linux/fs.h>: paths relative to the working folder; swap two paths."""
-
-
-class OutputError(Exception):
-    """The output folder cannot be written as asked; the message names it and says what to do."""
 
 
 class Claim:

@@ -29,7 +29,7 @@ import jinja2
 from jinja2.exceptions import SecurityError
 from jinja2.sandbox import SandboxedEnvironment
 
-from designer.errors import PrerequisiteError
+from designer.errors import PrerequisiteError, TemplateError
 from designer.files import Refused, read_below
 from designer.model import DeviceConfig
 from designer.render.targets import TARGETS
@@ -47,18 +47,6 @@ MAX_ITEMS = 1 << 20
 """Longest string or list a sandboxed ``*`` or ``+`` may make."""
 MAX_INT_BITS = 4096
 """Largest integer a sandboxed ``*`` or ``**`` may make."""
-
-class TemplateError(Exception):
-    """A template cannot be compiled or rendered; the message names the template file, its line and the fault."""
-
-    def __init__(self, where: str, message: str):
-        super().__init__(f"{where}: {message}\nA template failed; nothing was written.")
-        self.where = where
-        self.reason = message
-
-    def __reduce__(self) -> tuple[type[TemplateError], tuple[str, str]]:
-        return TemplateError, (self.where, self.reason)
-
 
 class RenderTimeout(Exception):
     """A rendering ran past :data:`RENDER_SECONDS` (raised from SIGALRM inside the template's code)."""
