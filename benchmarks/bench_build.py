@@ -1,8 +1,10 @@
-"""Time `designer plan` and `designer build` at 1k, 8k, 32k and 131k GPUs.
+"""Time `designer plan` and `designer build` at 1k, 8k, 32k and 131k GPUs, and each stage of the build.
 
 Each run is a fresh process (so peak memory is that run's own); the table reports the median of
-``--runs`` runs and the ratio to the 1k-GPU run. ``--write`` replaces the table in
-benchmarks/README.md between its bench_build markers.
+``--runs`` runs and the ratio to the 1k-GPU run. The stage table splits the largest size's build by the
+stage lines the command prints on stderr, and puts beside it the floor of writing the same bytes (the
+output size over this disk's write speed, measured with one big file). ``--write`` replaces the tables
+in benchmarks/README.md between their bench_build and bench_stages markers.
 
     python benchmarks/bench_build.py [--runs 3] [--sizes 1024 8192] [--write]
 """
@@ -10,12 +12,16 @@ benchmarks/README.md between its bench_build markers.
 from __future__ import annotations
 
 import json
+import os
 import platform
+import re
 import statistics
 import subprocess
 import sys
 import textwrap
+import time
 from pathlib import Path
+from typing import Any
 
 from common import INTENT, arguments, each_size, publish
 
@@ -26,16 +32,18 @@ RUN = textwrap.dedent("""\
     import json, resource, sys, time
     start = time.perf_counter()
     import designer
-    from designer.cli import main
-    code = main(sys.argv[1:])
+    import designer.cli
+    stages = []  # (seconds since the process started, stage), as the command reports them
+    designer.cli._progress = lambda intent: lambda stage: stages.append((time.perf_counter() - start, stage))
+    code = designer.cli.main(sys.argv[1:])
     elapsed = time.perf_counter() - start
     peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
-    print(json.dumps({"seconds": elapsed, "peak_mib": peak, "code": code}), file=sys.stderr)
+    print(json.dumps({"seconds": elapsed, "peak_mib": peak, "code": code, "stages": stages}), file=sys.stderr)
 """)
 
 
-def measure(args: list[str]) -> dict[str, float]:
-    """One fresh process running the CLI; its wall time (imports included) and peak RSS."""
+def measure(args: list[str]) -> dict[str, Any]:
+    """One fresh process running the CLI; its wall time (imports included), peak RSS and stage start times."""
     result = subprocess.run([sys.executable, "-c", RUN, *args], capture_output=True, text=True, check=False)
     sample = json.loads(result.stderr.strip().splitlines()[-1])
     if sample["code"] != 0:
@@ -43,14 +51,41 @@ def measure(args: list[str]) -> dict[str, float]:
     return sample
 
 
-def bench(gpus: int, runs: int, work: Path) -> dict[str, float]:
+def stage_seconds(sample: dict[str, Any]) -> dict[str, float]:
+    """How long each part of one run took: imports and loading up to the first stage, then each stage up to the
+    next (the last one up to the end of the run). Stages are named without their counts."""
+    stages = [(0.0, "imports, loading and sizing the intent"),
+              *((at, re.sub(r" [\d,]+(?= )", "", stage).split(" of ")[0]) for at, stage in sample["stages"])]
+    ends = [start for start, _ in stages[1:]] + [sample["seconds"]]
+    return {name: end - start for (start, name), end in zip(stages, ends, strict=True)}
+
+
+def write_speed(folder: Path, mib: int = 512) -> float:
+    """This disk's write speed in MiB/s: one file of ``mib`` MiB written in 4 MiB blocks and synced."""
+    block = b"\0" * (4 << 20)
+    path = folder / "write-speed"
+    start = time.perf_counter()
+    with path.open("wb") as file:
+        for _ in range(mib // 4):
+            file.write(block)
+        file.flush()
+        os.fsync(file.fileno())
+    seconds = time.perf_counter() - start
+    path.unlink()
+    return mib / seconds
+
+
+def bench(gpus: int, runs: int, work: Path) -> dict[str, Any]:
     intent = work / f"bench-{gpus}.yaml"
     intent.write_text(INTENT.format(gpus=gpus))
     plan = [measure(["plan", str(intent), "--format", "json"]) for _ in range(runs)]
     build = [measure(["build", str(intent), "-o", str(work / f"out-{gpus}")]) for _ in range(runs)]
     files = [p for p in (work / f"out-{gpus}").rglob("*") if p.is_file()]
+    stages = [stage_seconds(sample) for sample in build]
     return {
         "gpus": gpus,
+        "stages": {name: statistics.median(run[name] for run in stages) for name in stages[0]},
+        "write_mib_s": write_speed(work),
         "plan_s": statistics.median(s["seconds"] for s in plan),
         "build_s": statistics.median(s["seconds"] for s in build),
         "build_peak_mib": statistics.median(s["peak_mib"] for s in build),
@@ -59,7 +94,7 @@ def bench(gpus: int, runs: int, work: Path) -> dict[str, float]:
     }
 
 
-def table(rows: list[dict[str, float]], runs: int) -> str:
+def table(rows: list[dict[str, Any]], runs: int) -> str:
     base = rows[0]
     lines = [f"Median of {runs} runs, each a fresh process (imports included), on {platform.machine()} with "
              f"Python {platform.python_version()}; ratios against the {base['gpus']:,}-GPU row.", "",
@@ -72,10 +107,22 @@ def table(rows: list[dict[str, float]], runs: int) -> str:
     return "\n".join(lines)
 
 
+def stage_table(row: dict[str, Any], runs: int) -> str:
+    """The largest build stage by stage, with the floor of writing its bytes on this disk."""
+    floor = row["output_mib"] / row["write_mib_s"]
+    lines = [f"{row['gpus']:,} GPUs, median of {runs} runs: seconds from the start of each stage to the next, as "
+             f"the command reports them. Writing {row['output_mib']:,.0f} MiB at this "
+             f"disk's {row['write_mib_s']:,.0f} MiB/s takes {floor:.1f} s: the floor of any build of this size.",
+             "", "| stage | seconds | share of the build |", "|---|---:|---:|"]
+    lines += [f"| {name} | {seconds:.2f} | {seconds / row['build_s']:.0%} |" for name, seconds in row["stages"].items()]
+    return "\n".join(lines)
+
+
 def main() -> None:
     args = arguments(__doc__, SIZES)
     rows = each_size(bench, args, lambda row: f"plan {row['plan_s']:.2f}s, build {row['build_s']:.2f}s")
     publish(table(rows, args.runs), "bench_build", args.write)
+    publish(stage_table(rows[-1], args.runs), "bench_stages", args.write)
 
 
 if __name__ == "__main__":
