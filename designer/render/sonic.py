@@ -40,6 +40,7 @@ from dataclasses import dataclass
 from json.encoder import encode_basestring_ascii as quote
 from typing import Any
 
+from designer.catalog import SonicSku
 from designer.model import DeviceConfig, Interface
 
 DEVICE_TYPES = {"leaf": "ToRRouter", "spine": "LeafRouter", "super_spine": "SpineRouter"}
@@ -95,7 +96,7 @@ def config_db(device: DeviceConfig) -> Tables:
     sonic = device.facts.sonic if device.facts else None
     shape = (device.physical_ports, device.breakout, device.port_speed_gbps // device.breakout)
     sku = sonic.sku(*shape) if sonic else None
-    ports = _ports(device, (sku.autoneg or "") if sku else None)
+    ports = _ports(device, sku)
     used = [(port, port.interface) for port in ports if port.interface is not None]
     metadata = {"hostname": device.hostname, "type": DEVICE_TYPES[device.role]}
     if sonic and sku:
@@ -228,28 +229,28 @@ def config_db_json(tables: Tables) -> str:
     return "{\n" + ",\n".join(blocks) + "\n}"
 
 
-def _ports(device: DeviceConfig, sku_autoneg: str | None) -> list[Port]:
+def _ports(device: DeviceConfig, sku: SonicSku | None) -> list[Port]:
     """Every port of the switch in lane order: each sub-port of each cage, then the SKU's extra ports. With a known
-    SKU (``sku_autoneg`` not None) the ports take its aliases and its cage ports its autoneg."""
-    vendor_aliases = sku_autoneg is not None
+    SKU the ports take its aliases and its cage ports its autoneg; otherwise the alias is the designer's name."""
+    sonic = device.facts.sonic if device.facts and sku else None
+    autoneg = (sku.autoneg or "") if sku else ""
     cabled = {(interface.port, interface.lane): interface for interface in device.interfaces}
     breakout, serdes = device.breakout, device.serdes_lanes
     lanes, speed = serdes // breakout, device.port_speed_gbps // breakout
-    prefix = device.facts.sonic.alias_prefix if device.facts and vendor_aliases else ""
     ports = []
     for cage in range(1, device.physical_ports + 1):
         for lane in range(breakout):
             first = (cage - 1) * serdes + lane * lanes
             name = device.port_names[(cage - 1) * breakout + lane]
             interface = cabled.get((cage, lane))
-            alias = (f"{prefix}{cage}{'abcdefgh'[lane] if breakout > 1 else ''}" if vendor_aliases else name)
+            alias = f"{sonic.alias_prefix}{cage}{'abcdefgh'[lane] if breakout > 1 else ''}" if sonic else name
             ports.append(Port(f"Ethernet{first}", alias, f"{name} to {interface.description}" if interface else name,
-                              sku_autoneg or "", ",".join(str(number) for number in range(first, first + lanes)), cage,
+                              autoneg, ",".join(str(number) for number in range(first, first + lanes)), cage,
                               lane + 1 if breakout > 1 else 0,
                               (interface.speed_gbps if interface else speed) * 1000, interface))
-    if device.facts and vendor_aliases:
+    if sonic:
         ports += [Port(extra.name, extra.alias, "", "", ",".join(map(str, extra.lanes)), extra.index, 0,
-                       extra.speed * 1000, None) for extra in device.facts.sonic.extra_ports]
+                       extra.speed * 1000, None) for extra in sonic.extra_ports]
     return ports
 
 
