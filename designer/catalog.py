@@ -62,8 +62,58 @@ class TargetModel:
 
 
 @dataclass(frozen=True)
+class ExtraPort:
+    """A SONiC port beyond the front cages (a management-speed port): name, SerDes lanes, alias, index, Gb/s."""
+
+    name: str
+    lanes: tuple[int, ...]
+    alias: str
+    index: int
+    speed: int
+
+
+@dataclass(frozen=True)
+class SonicSku:
+    """One SONiC SKU of a switch: the port layout it loads (breakout, port speed in Gb/s), the ports' autoneg
+    (None: the SKU sets none) and the buffer pool sizes in bytes of SONiC's buffer templates by topology."""
+
+    hwsku: str
+    breakout: int
+    speed: int
+    autoneg: str | None
+    pools: dict[str, dict[str, int]]
+
+
+@dataclass(frozen=True)
+class SonicFacts:
+    """A switch as its vendor's SONiC device files describe it."""
+
+    platform: str
+    cages: int
+    alias_prefix: str
+    extra_ports: tuple[ExtraPort, ...]
+    skus: tuple[SonicSku, ...]
+
+    def sku(self, cages: int, breakout: int, speed: int) -> SonicSku | None:
+        """The SKU that runs ``cages`` cages at ``breakout`` ports of ``speed`` Gb/s each, if the vendor ships one."""
+        return next((sku for sku in self.skus if (self.cages, sku.breakout, sku.speed) == (cages, breakout, speed)),
+                    None)
+
+
+@dataclass(frozen=True)
+class SwitchFacts:
+    """Vendor facts of one catalog switch: the ASIC's PFC headroom lookup, speed (Gb/s) -> cable length (m) ->
+    (size, xon, xoff) in bytes, and what SONiC's device files say about it."""
+
+    model: str
+    headroom: dict[int, dict[int, tuple[int, int, int]]]
+    sonic: SonicFacts
+
+
+@dataclass(frozen=True)
 class Catalog:
-    """All known models, by name; target OSes; media shortest reach first; facility defaults; cable lengths."""
+    """All known models, by name; target OSes; media shortest reach first; facility defaults; cable lengths;
+    vendor facts of the switches that have them."""
 
     switches: dict[str, SwitchModel]
     servers: dict[str, ServerModel]
@@ -71,6 +121,7 @@ class Catalog:
     targets: dict[str, TargetModel]
     facility: dict[str, Any]
     cable_lengths_m: tuple[float, ...]
+    switch_facts: dict[str, SwitchFacts]
 
 
 @cache
@@ -84,4 +135,16 @@ def catalog() -> Catalog:
         targets={name: TargetModel(name, **fields) for name, fields in data["targets"].items()},
         facility=data["facility"],
         cable_lengths_m=tuple(data["cable_lengths_m"]),
+        switch_facts={name: _switch_facts(name, fields) for name, fields in sorted(data["switch_facts"].items())},
     )
+
+
+def _switch_facts(model: str, fields: dict[str, Any]) -> SwitchFacts:
+    sonic, lookup = fields["sonic"], fields["headroom"]
+    return SwitchFacts(
+        model=model,
+        headroom={speed: {cable: tuple(row) for cable, row in rows.items()} for speed, rows in lookup.items()},
+        sonic=SonicFacts(platform=sonic["platform"], cages=sonic["cages"], alias_prefix=sonic["alias_prefix"],
+                         extra_ports=tuple(ExtraPort(**{**port, "lanes": tuple(port["lanes"])})
+                                           for port in sonic["extra_ports"]),
+                         skus=tuple(SonicSku(**sku) for sku in sonic["skus"])))

@@ -17,6 +17,10 @@ sessions and the lossless QoS profile. Every decision lives here; templates only
   spines differ in ASNs under the ``unique`` scheme, hence ``bgp bestpath as-path multipath-relax``.
 * One :class:`Qos` object is shared by every switch (the fabric runs one link speed), so both ends
   of every link carry the same lossless priority, DSCP map and PFC settings by construction.
+* PFC headroom is per port (:func:`headroom`): it depends on the switch, the port speed and the cable. A
+  switch whose vendor publishes a headroom lookup (``switch_facts`` in the catalog) takes the vendor's
+  value for the next tabulated cable length at or above the port's cable; any other switch, or a cable
+  longer than the lookup covers, the first-order estimate.
 
 Per-interface and per-neighbor records are slotted dataclasses of plain strings and ints: a
 131,072-GPU fabric has about 800,000 interfaces.
@@ -24,10 +28,13 @@ Per-interface and per-neighbor records are slotted dataclasses of plain strings 
 
 from __future__ import annotations
 
+import math
 from collections import Counter
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 from designer.allocate import Allocation, ip
+from designer.catalog import SwitchFacts, catalog
 from designer.fabric import SERVER_LEAF, Device, Fabric
 from designer.intent import Intent
 from designer.intent.configs import QosSpec
@@ -40,8 +47,24 @@ PFC_WATCHDOG_ACTION = "drop"
 
 
 @dataclass(frozen=True, slots=True)
+class Headroom:
+    """The buffer one lossless priority group of a port reserves for PFC, in bytes: ``xoff`` holds what still
+    arrives after the port sends pause, ``xon`` the level at which it resumes, ``size`` the reservation.
+    ``cable_m`` is the cable length it is sized for; ``vendor`` says whether the values are the switch vendor's
+    (its lookup at that length) or the first-order estimate."""
+
+    speed_gbps: int
+    cable_m: int
+    size: int
+    xon: int
+    xoff: int
+    vendor: bool
+
+
+@dataclass(frozen=True, slots=True)
 class Interface:
-    """One addressed logical port: a /31 towards a switch (``fabric``) or a server NIC (``server``)."""
+    """One addressed logical port: a /31 towards a switch (``fabric``) or a server NIC (``server``), with the
+    PFC headroom its cable needs."""
 
     name: str
     description: str
@@ -57,6 +80,7 @@ class Interface:
     breakout: int
     lanes: int
     first_lane: int
+    headroom: Headroom
 
     @property
     def ip(self) -> str:
@@ -140,7 +164,6 @@ class Qos:
     pfc_watchdog_restoration_ms: int
     pfc_watchdog_action: str
     mtu: int
-    headroom_bytes: int
 
     @property
     def queues(self) -> tuple[QueuePolicy, ...]:
@@ -165,7 +188,8 @@ class Qos:
 
 @dataclass(frozen=True)
 class DeviceConfig:
-    """Everything one switch's configuration says."""
+    """Everything one switch's configuration says. ``port_names`` names every logical port, cabled or not;
+    ``facts`` are the vendor's facts about the switch model, when the catalog has them."""
 
     hostname: str
     role: str
@@ -183,16 +207,29 @@ class DeviceConfig:
     interfaces: tuple[Interface, ...]
     bgp: Bgp
     qos: Qos
+    port_names: tuple[str, ...]
+    facts: SwitchFacts | None
+
+
+def headroom(spec: QosSpec, speed: int, cable_m: int, facts: SwitchFacts | None) -> Headroom:
+    """The PFC headroom of one lossless port of ``speed`` Gb/s on a ``cable_m`` metre cable.
+
+    With the vendor's lookup for that speed: its row for the shortest tabulated length at least ``cable_m``
+    (never a shorter one). Otherwise first order (DOMAIN.md section 4): ``xoff`` is the data in flight while
+    a pause travels the cable and the peer reacts, both ways, plus one maximum frame each way; ``xon`` two
+    maximum frames.
+    """
+    rows = facts.headroom.get(speed, {}) if facts else {}
+    length = min((length for length in rows if length >= cable_m), default=None)
+    if length is not None:
+        size, xon, xoff = rows[length]
+        return Headroom(speed, length, size, xon, xoff, True)
+    xoff = round(2 * (cable_m * 5 + spec.pfc_response_ns) * speed / 8) + 2 * spec.mtu
+    return Headroom(speed, cable_m, xoff + 2 * spec.mtu, 2 * spec.mtu, xoff, False)
 
 
 def build_qos(spec: QosSpec, link_speed: int) -> Qos:
-    """The lossless profile for links of ``link_speed`` Gb/s, including the PFC headroom per port.
-
-    Headroom (first order, DOMAIN.md section 4): the data in flight while a pause travels the cable and
-    the peer reacts, both ways, plus one maximum frame each way.
-    """
-    bytes_per_ns = link_speed / 8
-    headroom = round(2 * (spec.cable_length_m * 5 + spec.pfc_response_ns) * bytes_per_ns) + 2 * spec.mtu
+    """The lossless profile every switch shares (PFC headroom is per port: :func:`headroom`)."""
     dscp_to_tc = tuple(spec.roce_priority if dscp == spec.roce_dscp else spec.cnp_priority if dscp == spec.cnp_dscp
                        else 0 for dscp in range(64))
     return Qos(
@@ -204,7 +241,7 @@ def build_qos(spec: QosSpec, link_speed: int) -> Qos:
         ecn_min_bytes=spec.ecn_min_bytes, ecn_max_bytes=spec.ecn_max_bytes, ecn_probability=spec.ecn_probability,
         pfc_watchdog=spec.pfc_watchdog, pfc_watchdog_detection_ms=spec.pfc_watchdog_detection_ms,
         pfc_watchdog_restoration_ms=spec.pfc_watchdog_restoration_ms, pfc_watchdog_action=PFC_WATCHDOG_ACTION,
-        mtu=spec.mtu, headroom_bytes=headroom,
+        mtu=spec.mtu,
     )
 
 
@@ -215,16 +252,27 @@ class _Ports:
         self.breakout = device.breakout
         self.serdes = max(SERDES_LANES.get(port_speed, 1), device.breakout)
         self.lanes = self.serdes // device.breakout
-        self.names = [device.port_name(port) for port in range(device.ports)]
+        self.names = tuple(device.port_name(port) for port in range(device.ports))
 
 
-def device_configs(intent: Intent, plan: Plan, fabric: Fabric, allocation: Allocation) -> list[DeviceConfig]:
-    """One configuration model per switch, in fabric device order."""
+def device_configs(intent: Intent, plan: Plan, fabric: Fabric, allocation: Allocation,
+                   cable_dm: Sequence[int] | None = None) -> list[DeviceConfig]:
+    """One configuration model per switch, in fabric device order. ``cable_dm`` is every link's cable length in
+    decimetres (the physical plan's); without it every port's headroom is sized for the profile's
+    ``cable_length_m``."""
     devices, asns = fabric.devices, allocation.asns
     switch_count = fabric.switch_count
     speed = plan.link_speed
     qos = build_qos(intent.qos, speed)
     mtu = qos.mtu
+    facts = catalog().switch_facts
+    headrooms: dict[tuple[str, int], Headroom] = {}
+
+    def sized(device: Device, cable_m: int) -> Headroom:
+        key = (device.model, cable_m)
+        if key not in headrooms:
+            headrooms[key] = headroom(intent.qos, speed, cable_m, facts.get(device.model))
+        return headrooms[key]
     bfd = Bfd(intent.routing.bfd.interval_ms, intent.routing.bfd.multiplier) if intent.routing.bfd.enabled else None
     timers = intent.routing.timers
     aggregate = intent.routing.server_subnets == "aggregate"
@@ -242,25 +290,26 @@ def device_configs(intent: Intent, plan: Plan, fabric: Fabric, allocation: Alloc
     downlinks: list[Counter[int]] = [Counter() for _ in range(switch_count)]
 
     def interface(index: int, port: int, address: str, peer: Device, peer_port: str, peer_address: str,
-                  role: str) -> Interface:
+                  role: str, cable_m: int) -> Interface:
         layout = ports[index]
         physical, lane = divmod(port, layout.breakout)
         return Interface(layout.names[port], f"{peer.name} {peer_port}", address, peer.name, peer_port,
                          peer_address, speed, mtu, role, physical + 1, lane, layout.breakout, layout.lanes,
-                         lane * layout.lanes)
+                         lane * layout.lanes, sized(devices[index], cable_m))
 
     for number, (tier, upper, upper_port, lower, lower_port) in enumerate(fabric.links):
         even, odd = allocation.link_addresses(number)
         upper_ip, lower_ip = ip(even), ip(odd)
         upper_device, lower_device = devices[upper], devices[lower]
+        cable_m = max(1, math.ceil(cable_dm[number] / 10)) if cable_dm is not None else intent.qos.cable_length_m
         if tier == SERVER_LEAF:
             port = interface(upper, upper_port, f"{upper_ip}/31", lower_device, lower_device.port_name(lower_port),
-                             lower_ip, "server")
+                             lower_ip, "server", cable_m)
             interfaces[upper].append((upper_port, port, None))
             continue
         upper_name, lower_name = ports[upper].names[upper_port], ports[lower].names[lower_port]
-        down = interface(upper, upper_port, f"{upper_ip}/31", lower_device, lower_name, lower_ip, "fabric")
-        up = interface(lower, lower_port, f"{lower_ip}/31", upper_device, upper_name, upper_ip, "fabric")
+        down = interface(upper, upper_port, f"{upper_ip}/31", lower_device, lower_name, lower_ip, "fabric", cable_m)
+        up = interface(lower, lower_port, f"{lower_ip}/31", upper_device, upper_name, upper_ip, "fabric", cable_m)
         interfaces[upper].append((upper_port, down, Neighbor(lower_ip, asns[lower], lower_device.name, upper_name,
                                                              down.description, upper_ip)))
         interfaces[lower].append((lower_port, up, Neighbor(upper_ip, asns[upper], upper_device.name, lower_name,
@@ -284,5 +333,6 @@ def device_configs(intent: Intent, plan: Plan, fabric: Fabric, allocation: Alloc
             hostname=device.name, role=device.role, plane=device.plane, pod=device.pod, model=device.model,
             asn=asns[index], router_id=loopback, loopback=f"{loopback}/32", mtu=mtu, physical_ports=device.ports
             // layout.breakout, port_speed_gbps=intent.switch(device.role).speed, breakout=layout.breakout,
-            serdes_lanes=layout.serdes, interfaces=tuple(row[1] for row in rows), bgp=bgp, qos=qos))
+            serdes_lanes=layout.serdes, interfaces=tuple(row[1] for row in rows), bgp=bgp, qos=qos,
+            port_names=layout.names, facts=facts.get(device.model)))
     return configs

@@ -56,7 +56,7 @@ def design(intent: Intent, progress: Progress | None = None) -> Design:
     say("placing racks, power and cables")
     physical = plan_physical(intent, plan, fabric)
     say(f"modelling {fabric.switch_count:,} switches")
-    configs = tuple(device_configs(intent, plan, fabric, allocation))
+    configs = tuple(device_configs(intent, plan, fabric, allocation, physical.link_length_dm))
     say("counting links and solving the bisection max-flows")
     built = Built(intent, plan, fabric, allocation, physical, configs, facts(fabric))
     say(f"running {len(CHECKS)} checks")

@@ -2,17 +2,21 @@
 
 from __future__ import annotations
 
+import csv
 import ipaddress
+import math
 from collections import Counter
 
 import pytest
 
 from designer.allocate import ip
+from designer.catalog import catalog
 from designer.design import Design
 from designer.errors import InputError
 from designer.fabric import SERVER_LEAF
 from designer.intent import parse_intent
-from designer.model import build_qos
+from designer.model import Headroom, headroom
+from designer.outputs.summary import summary_markdown
 from designer.pipeline import build
 from tests.conftest import ROOT
 from tests.helpers import build_text, intent_text
@@ -140,9 +144,67 @@ def test_qos_profile_values_and_one_shared_object() -> None:
 
 def test_headroom_formula_by_hand() -> None:
     spec = parse_intent(intent_text(servers=4)).qos
-    # 2 x (100 m x 5 ns/m + 1,000 ns) x 50 bytes/ns at 400G + 2 x 9,216-byte frames
-    assert build_qos(spec, 400).headroom_bytes == 2 * 1500 * 50 + 2 * 9216 == 168_432
-    assert build_qos(spec, 800).headroom_bytes == 2 * 1500 * 100 + 2 * 9216
+    # 2 x (100 m x 5 ns/m + 1,000 ns) x 50 bytes/ns at 400G + 2 x 9,216-byte frames; xon two frames
+    assert headroom(spec, 400, 100, None) == Headroom(400, 100, 168_432 + 18_432, 18_432, 168_432, False)
+    assert headroom(spec, 800, 100, None).xoff == 2 * 1500 * 100 + 2 * 9216
+    assert headroom(spec, 400, 100, catalog().switch_facts["nvidia-sn5600"]).xoff > 168_432
+
+
+def vendor_lookup(hwsku: str) -> dict[tuple[int, int], tuple[int, int, int]]:
+    """NVIDIA's lossless headroom rows of ``hwsku``, (Gb/s, m) -> (size, xon, xoff), read from the test data derived
+    from sonic-buildimage device/mellanox/<platform>/<hwsku>/pg_profile_lookup.ini."""
+    with (ROOT / "tests" / "vendor" / "sonic" / "pg_profile_lookup.csv").open() as rows:
+        return {(int(row["speed_mbps"]) // 1000, int(row["cable"].removesuffix("m"))):
+                (int(row["size"]), int(row["xon"]), int(row["xoff"]))
+                for row in csv.DictReader(rows) if hwsku in row["hwskus"].split()}
+
+
+@pytest.mark.parametrize(("model", "hwsku"), [("nvidia-sn5600", "Mellanox-SN5600-O128"),
+                                              ("nvidia-sn4700", "ACS-MSN4700")])
+def test_the_catalog_carries_the_vendors_headroom_lookup(model: str, hwsku: str) -> None:
+    facts = catalog().switch_facts[model]
+    assert {(speed, cable): row for speed, rows in facts.headroom.items()
+            for cable, row in rows.items()} == vendor_lookup(hwsku)
+
+
+def test_vendor_headroom_is_the_next_longer_tabulated_cable_never_a_shorter_one() -> None:
+    """Old model: one headroom for the whole fabric, 168,432 bytes xoff at 400G and 100 m, below NVIDIA's own
+    231,424 bytes at 5 m for the SN5600 (pg_profile_lookup.ini of Mellanox-SN5600-O128)."""
+    spec = parse_intent(intent_text(servers=4)).qos
+    facts = catalog().switch_facts["nvidia-sn5600"]
+    rows = vendor_lookup("Mellanox-SN5600-O128")
+    for cable, tabulated in ((1, 5), (5, 5), (6, 40), (40, 40), (41, 300), (300, 300)):
+        size, xon, xoff = rows[400, tabulated]
+        assert headroom(spec, 400, cable, facts) == Headroom(400, tabulated, size, xon, xoff, True)
+    assert headroom(spec, 400, 301, facts) == headroom(spec, 400, 301, None)  # beyond the table: first order
+
+
+def test_each_port_is_sized_for_its_own_cable_from_the_physical_plan() -> None:
+    design = build_text(intent_text(servers=64, leaf="{model: nvidia-sn5600}", spine="{model: generic-64x800g}"))
+    configs = {config.hostname: config for config in design.configs}
+    devices = design.fabric.devices
+    rows = vendor_lookup("Mellanox-SN5600-O128")
+    seen = set()
+    for number, (_, upper, upper_port, _, _) in enumerate(design.fabric.links):
+        cable = math.ceil(design.physical.link_length_dm[number] / 10)
+        config = configs[devices[upper].name]
+        room = next(iface.headroom for iface in config.interfaces if iface.name == devices[upper].port_name(upper_port))
+        if config.model == "nvidia-sn5600":
+            tabulated = min(length for speed, length in rows if speed == 400 and length >= cable)
+            assert (room.cable_m, room.vendor, (room.size, room.xon, room.xoff)) == (
+                tabulated, True, rows[400, tabulated])
+        else:
+            assert room == headroom(design.intent.qos, 400, cable, None)
+        seen.add((config.model, room.cable_m))
+    assert len({length for _, length in seen}) > 1  # the cables differ, and so do the headrooms
+
+
+def test_summary_says_where_each_models_headroom_comes_from() -> None:
+    design = build_text(intent_text(servers=64, leaf="{model: nvidia-sn5600}", spine="{model: generic-64x800g}"))
+    text = summary_markdown(design)
+    line = next(line for line in text.splitlines() if line.startswith("PFC headroom"))
+    assert "nvidia-sn5600 from its vendor's lookup" in line and "231,424 bytes at 5 m" in line
+    assert "generic-64x800g first-order estimate, not a vendor figure" in line
 
 
 def test_overrides_win_over_the_profile_field_by_field() -> None:

@@ -1,12 +1,19 @@
-"""SONiC config_db.json: valid against SONiC's YANG models, SONiC port numbering, QoS and buffer values.
+"""SONiC config_db.json: valid against SONiC's YANG models, complete for ``config reload``, and true to what SONiC's
+own files say about the switch: ports and aliases (the SKU's port_config.ini and hwsku.json), the QoS tables its
+qos_config.j2 writes, the buffer layout of its buffers_defaults templates and at least its headroom
+(pg_profile_lookup.ini). Those facts are test data in tests/vendor/sonic/ (see its README); each test names the
+upstream file it holds the config to.
 
 The cross-checks every OS shares (both /31 ends of every link, reciprocal sessions, identical QoS on both
 ends) are in test_render.py."""
 
 from __future__ import annotations
 
+import csv
 import importlib.util
 import json
+import math
+import re
 from functools import cache
 from typing import Any
 
@@ -22,6 +29,13 @@ from tests.conftest import ROOT, need
 from tests.helpers import build_text, intent_text
 
 INTENTS = ("small-2tier", "small-3tier")
+VENDOR = ROOT / "tests" / "vendor" / "sonic"
+SKUS = {  # intent switches -> the SONiC SKU the catalog runs them as
+    "Mellanox-SN5600-O128": dict(servers=64, leaf="{model: nvidia-sn5600}", spine="{model: nvidia-sn5600}"),
+    "ACS-SN5600": dict(servers=4, leaf="{model: nvidia-sn5600}", spine="{model: nvidia-sn5600}",
+                       compute_extra="nic_speed: 800G"),
+    "ACS-MSN4700": dict(servers=4, leaf="{model: nvidia-sn4700}", spine="{model: nvidia-sn4700}"),
+}
 
 
 def sonic_configs(design: Design) -> dict[str, dict[str, Any]]:
@@ -49,6 +63,35 @@ def yang() -> SonicYang:
     return sonic_yang()
 
 
+@cache
+def on_sku(hwsku: str) -> tuple[Design, dict[str, dict[str, Any]]]:
+    """A small fabric of catalog switches that SONiC runs as ``hwsku``, and its config_db.json files."""
+    design = build_text(intent_text(**SKUS[hwsku]))  # type: ignore[arg-type]
+    return design, sonic_configs(design)
+
+
+def vendor_ports(hwsku: str) -> dict[str, dict[str, str]]:
+    """Every port of ``hwsku`` as SONiC's port_config.ini and hwsku.json give it (tests/vendor/sonic/ports.csv);
+    a SKU without a speed column runs at the first speed of its default breakout mode (``1x800G[...]``)."""
+    with (VENDOR / "ports.csv").open() as rows:
+        ports = {row["port"]: row for row in csv.DictReader(rows) if row["hwsku"] == hwsku}
+    for row in ports.values():
+        if not row["speed_mbps"]:
+            row["speed_mbps"] = str(int(re.match(r"\dx(\d+)G", row["default_brkout_mode"])[1]) * 1000)
+    return ports
+
+
+def vendor_json(name: str) -> dict[str, Any]:
+    return json.loads((VENDOR / name).read_text())
+
+
+def vendor_headroom(hwsku: str) -> dict[tuple[str, str], tuple[int, int, int]]:
+    """(speed Mb/s, cable) -> (size, xon, xoff) of ``hwsku``'s pg_profile_lookup.ini (pg_profile_lookup.csv)."""
+    with (VENDOR / "pg_profile_lookup.csv").open() as rows:
+        return {(row["speed_mbps"], row["cable"]): (int(row["size"]), int(row["xon"]), int(row["xoff"]))
+                for row in csv.DictReader(rows) if hwsku in row["hwskus"].split()}
+
+
 @pytest.mark.parametrize("name", INTENTS)
 def test_every_config_db_validates_against_sonic_yang(yang: SonicYang, name: str) -> None:
     design, configs = small(name)
@@ -63,8 +106,8 @@ def test_ports_follow_sonic_lane_numbering_on_a_broken_out_800g_cage() -> None:
     ports = configs["p0-su0-r0-leaf"]["PORT"]
     assert list(ports)[:3] == ["Ethernet0", "Ethernet4", "Ethernet8"]
     assert ports["Ethernet0"] == {
-        "alias": "swp1s0", "description": "su0-srv0 nic0", "index": "1", "subport": "1", "lanes": "0,1,2,3",
-        "speed": "400000", "fec": "rs", "mtu": "9216", "admin_status": "up"}
+        "alias": "swp1s0", "description": "swp1s0 to su0-srv0 nic0", "index": "1", "subport": "1",
+        "lanes": "0,1,2,3", "speed": "400000", "fec": "rs", "mtu": "9216", "admin_status": "up"}
     assert (ports["Ethernet4"]["alias"], ports["Ethernet4"]["index"], ports["Ethernet4"]["subport"],
             ports["Ethernet4"]["lanes"]) == ("swp1s1", "1", "2", "4,5,6,7")
     assert ports["Ethernet8"]["index"] == "2"
@@ -75,21 +118,175 @@ def test_ports_follow_sonic_lane_numbering_on_a_broken_out_800g_cage() -> None:
         "swp2", "0", "8,9,10,11,12,13,14,15")
 
 
-def test_known_platform_gets_its_sonic_hwsku_and_port_layout(yang: SonicYang) -> None:
-    design = build_text(intent_text(servers=4, leaf="{model: nvidia-sn5600}", spine="{model: nvidia-sn5600}"))
-    configs = sonic_configs(design)
-    leaf = configs["p0-su0-r0-leaf"]
-    metadata = leaf["DEVICE_METADATA"]["localhost"]
-    assert (metadata["platform"], metadata["hwsku"]) == ("x86_64-nvidia_sn5600-r0", "Mellanox-SN5600-O128")
-    # Mellanox-SN5600-O128's own port_config.ini: Ethernet{4i} on lanes 4i..4i+3, two per cage.
-    ports = leaf["PORT"]
-    assert len(ports) == 4 + 64  # the 4 servers' ports and all 64 uplinks (cages 33-64)
-    assert ports["Ethernet508"]["lanes"] == "508,509,510,511"
-    assert (ports["Ethernet508"]["index"], ports["Ethernet508"]["subport"]) == ("64", "2")
+@pytest.mark.parametrize("hwsku", sorted(SKUS))
+def test_every_port_is_the_skus_own_with_its_lanes_alias_index_and_speed(yang: SonicYang, hwsku: str) -> None:
+    """Old files: only the cabled ports, aliases the designer's names (swp1s0) where SONiC's SKU says etp1a, no
+    hwsku for an 800G SN5600. Source: sonic-buildimage device/mellanox/<platform>/<hwsku>/port_config.ini and
+    hwsku.json (tests/vendor/sonic/ports.csv)."""
+    design, configs = on_sku(hwsku)
+    vendor = vendor_ports(hwsku)
+    platform = {row["platform"] for row in vendor.values()}
     for config in configs.values():
         yang.check(config)
-    generic = small("small-2tier")[1]["p0-spine0"]["DEVICE_METADATA"]["localhost"]
-    assert "hwsku" not in generic and generic["type"] == "SpineRouter"
+        metadata = config["DEVICE_METADATA"]["localhost"]
+        assert {metadata["hwsku"], metadata["platform"]} == {hwsku, *platform}
+        ports = config["PORT"]
+        assert list(ports) == list(vendor)  # every port of the switch, in the SKU's order
+        for name, row in vendor.items():
+            port = ports[name]
+            assert (port["lanes"], port["alias"], port["index"], port["speed"]) == (
+                row["lanes"], row["alias"], row["index"], row["speed_mbps"]), name
+            assert port.get("autoneg", "") == row["autoneg"], name
+    leaf = configs["p0-su0-r0-leaf"]["PORT"]
+    cabled = {iface.name: iface for iface in design.configs[0].interfaces}
+    for port in leaf.values():  # cabled ports up and described by the designer's port, the others down
+        designer_name = port.get("description", "").split(" to ")[0]
+        assert port["admin_status"] == ("up" if designer_name in cabled else "down")
+        if designer_name in cabled:
+            assert port["description"] == f"{designer_name} to {cabled[designer_name].description}"
+    assert sum(port["admin_status"] == "up" for port in leaf.values()) == len(cabled)
+
+
+def test_frr_container_keeps_the_one_frr_conf_split_unified() -> None:
+    """Old files said docker_routing_config_mode "split": SONiC's docker-fpm-frr docker_init.sh then runs
+    ``rm -f /etc/frr/frr.conf`` and the switch has no BGP. "split-unified" keeps one user frr.conf and loads it
+    with vtysh -b. bgpcfgd still runs in both split modes, so BGP_NEIGHBOR stays out of the file (one source of
+    BGP configuration). Source: sonic-buildimage dockers/docker-fpm-frr/docker_init.sh."""
+    for name in (*INTENTS, *SKUS):
+        configs = small(name)[1] if name in INTENTS else on_sku(name)[1]
+        for config in configs.values():
+            assert config["DEVICE_METADATA"]["localhost"]["docker_routing_config_mode"] == "split-unified"
+            assert "BGP_NEIGHBOR" not in config
+
+
+def test_a_complete_configuration_for_config_reload(yang: SonicYang) -> None:
+    """``config reload`` flushes CONFIG_DB and loads init_cfg.json plus the file; it generates no QoS or buffer
+    tables (sonic-utilities config/main.py, ``reload``; load_minigraph runs ``config qos reload`` itself). Mellanox
+    images seed ``buffer_model: dynamic`` in init_cfg.json (platform/mellanox/rules.mk), so the traditional model
+    is written explicitly. The buffer manager needs CABLE_LENGTH for every PORT or retries that port forever
+    (sonic-swss cfgmgr/buffermgr.cpp, doSpeedUpdateTask)."""
+    configs = on_sku("Mellanox-SN5600-O128")[1]
+    for hostname, config in configs.items():
+        metadata = config["DEVICE_METADATA"]["localhost"]
+        assert {"hostname", "hwsku", "platform", "type", "bgp_asn", "docker_routing_config_mode",
+                "buffer_model"} <= set(metadata)
+        assert metadata["buffer_model"] == "traditional"
+        assert metadata["type"] == {"leaf": "ToRRouter", "spine": "LeafRouter"}[hostname.rpartition("-")[2]
+                                                                              if "leaf" in hostname else "spine"]
+        assert {"PORT", "INTERFACE", "LOOPBACK_INTERFACE", "CABLE_LENGTH", "BUFFER_POOL", "BUFFER_PROFILE",
+                "BUFFER_PG", "BUFFER_QUEUE", "BUFFER_PORT_INGRESS_PROFILE_LIST", "BUFFER_PORT_EGRESS_PROFILE_LIST",
+                "DSCP_TO_TC_MAP", "TC_TO_PRIORITY_GROUP_MAP", "TC_TO_QUEUE_MAP", "MAP_PFC_PRIORITY_TO_QUEUE",
+                "PFC_PRIORITY_TO_PRIORITY_GROUP_MAP", "PORT_QOS_MAP", "SCHEDULER", "WRED_PROFILE", "QUEUE",
+                "PFC_WD"} <= set(config)
+        assert set(config["CABLE_LENGTH"]["AZURE"]) == set(config["PORT"])
+        # Every name a table points at exists: profiles, pools, maps, schedulers, WRED profiles.
+        profiles, pools = config["BUFFER_PROFILE"], config["BUFFER_POOL"]
+        assert {profile["pool"] for profile in profiles.values()} <= set(pools)
+        named = [entry["profile"] for table in ("BUFFER_PG", "BUFFER_QUEUE") for entry in config[table].values()]
+        named += [name for table in ("BUFFER_PORT_INGRESS_PROFILE_LIST", "BUFFER_PORT_EGRESS_PROFILE_LIST")
+                  for entry in config[table].values() for name in entry["profile_list"].split(",")]
+        assert set(named) <= set(profiles)
+        for port, fields in config["PORT_QOS_MAP"].items():
+            for field, table in (("dscp_to_tc_map", "DSCP_TO_TC_MAP"), ("tc_to_queue_map", "TC_TO_QUEUE_MAP"),
+                                 ("tc_to_pg_map", "TC_TO_PRIORITY_GROUP_MAP"),
+                                 ("pfc_to_pg_map", "PFC_PRIORITY_TO_PRIORITY_GROUP_MAP"),
+                                 ("pfc_to_queue_map", "MAP_PFC_PRIORITY_TO_QUEUE")):
+                assert port == "global" or fields[field] in config[table], (port, field)
+        for queue in config["QUEUE"].values():
+            assert queue["scheduler"] in config["SCHEDULER"]
+            assert queue.get("wred_profile", "ROCE_ECN") in config["WRED_PROFILE"]
+
+
+def test_the_qos_tables_sonics_own_template_writes_with_the_same_meaning() -> None:
+    """Old files had no PFC_PRIORITY_TO_PRIORITY_GROUP_MAP and no pfc_to_pg_map, which SONiC's qos_config.j2
+    always writes on Mellanox. Source: sonic-buildimage files/build_templates/qos_config.j2
+    (tests/vendor/sonic/qos_defaults.json). The DSCP map differs on purpose (RoCE on DSCP 26)."""
+    vendor = vendor_json("qos_defaults.json")
+    tables, vendor_lossless = vendor["tables"], set(vendor["lossless_tcs"])
+    port_fields = set(tables["PORT_QOS_MAP"]["<each active port>"])
+    design, configs = on_sku("Mellanox-SN5600-O128")
+    lossless = {str(priority) for priority in design.configs[0].qos.pfc_priorities}
+    assert lossless <= vendor_lossless
+    for config in configs.values():
+        assert set(tables) <= set(config)
+        for table in ("TC_TO_QUEUE_MAP", "MAP_PFC_PRIORITY_TO_QUEUE"):
+            assert list(config[table].values()) == list(tables[table].values())  # identity 0..7 in both
+        pfc_to_pg, vendor_pfc_to_pg = (*config["PFC_PRIORITY_TO_PRIORITY_GROUP_MAP"].values(),
+                                       *tables["PFC_PRIORITY_TO_PRIORITY_GROUP_MAP"].values())
+        assert pfc_to_pg == {priority: vendor_pfc_to_pg[priority] for priority in lossless}
+        tc_to_pg = next(iter(config["TC_TO_PRIORITY_GROUP_MAP"].values()))
+        vendor_tc_to_pg = tables["TC_TO_PRIORITY_GROUP_MAP"]["AZURE"]
+        assert {tc: tc_to_pg[tc] for tc in lossless} == {tc: vendor_tc_to_pg[tc] for tc in lossless}
+        up = [name for name, port in config["PORT"].items() if port["admin_status"] == "up"]
+        assert set(config["PORT_QOS_MAP"]) == {"global", *up}
+        assert config["PORT_QOS_MAP"]["global"].keys() == tables["PORT_QOS_MAP"]["global"].keys()
+        for port in up:
+            fields = config["PORT_QOS_MAP"][port]
+            assert set(fields) == port_fields
+            assert set(fields["pfc_enable"].split(",")) == set(fields["pfcwd_sw_enable"].split(",")) == lossless
+            for priority in lossless:  # lossless queues mark ECN, as SONiC's AZURE_LOSSLESS does
+                assert "wred_profile" in config["QUEUE"][f"{port}|{priority}"]
+
+
+def test_buffers_are_the_skus_own_layout_and_pools() -> None:
+    """Old files put the lossy priority group in the lossless pool and had no lossy ingress pool. NVIDIA's
+    buffers_defaults_objects.j2 (separate lossy pool) and buffers_defaults_t0/t1.j2 give the pools, the default
+    profiles, and zero profiles for unused ports (tests/vendor/sonic/buffer_defaults.json)."""
+    vendor = vendor_json("buffer_defaults.json")
+    for hwsku in SKUS:
+        sku = vendor["hwskus"][hwsku]
+        layout = vendor["object_variants"][sku["object_variant"]]
+        assert sku["object_variant"] == "separate_lossy_pool"
+        for hostname, config in on_sku(hwsku)[1].items():
+            sizes = sku["t0" if hostname.endswith("-leaf") else "t1"]["pool_sizes_bytes"]
+            pools = config["BUFFER_POOL"]
+            for name, pool in layout["pools"].items():
+                assert pools[name] == {"type": pool["type"], "mode": pool["mode"], "size": sizes[pool["size_from"]]}
+            profiles = config["BUFFER_PROFILE"]
+            for name, profile in layout["profiles"].items():
+                assert profiles[name] == {key: profile[key] for key in profiles[name]}, name
+            assert profiles["ingress_lossy_profile"]["pool"] == "ingress_lossy_pool"
+            for name, port in config["PORT"].items():
+                cabled = port["admin_status"] == "up"
+                assert config["BUFFER_PG"][f"{name}|0"]["profile"] == (
+                    layout["buffer_pg"]["0"] if cabled else "ingress_lossy_pg_zero_profile")
+                lists = (config["BUFFER_PORT_INGRESS_PROFILE_LIST"][name]["profile_list"],
+                         config["BUFFER_PORT_EGRESS_PROFILE_LIST"][name]["profile_list"])
+                if cabled:
+                    assert lists == (layout["port_ingress_profile_list"], layout["port_egress_profile_list"])
+                else:
+                    assert all(profiles[profile]["size"] == "0" for text in lists for profile in text.split(","))
+                    assert config["CABLE_LENGTH"]["AZURE"][name] == "0m"  # buffermgrd: no lossless buffer
+
+
+@pytest.mark.parametrize("hwsku", sorted(SKUS))
+def test_lossless_headroom_is_at_least_the_vendors_for_the_speed_and_cable(hwsku: str) -> None:
+    """Old files: 168,432 bytes xoff at 400G for 100 m, where NVIDIA's SN5600 table gives 231,424 bytes at 5 m;
+    no CABLE_LENGTH. Each cabled port's lossless priority group names the profile SONiC's buffer manager would
+    build for its speed and cable (pg_lossless_<speed>_<cable>_profile, reused when it exists: sonic-swss
+    cfgmgr/buffermgr.cpp), at a cable length the SKU's lookup has, at least the port's physical cable, with at
+    least the lookup's size, xon and xoff. Source: device/mellanox/<platform>/<hwsku>/pg_profile_lookup.ini."""
+    design, configs = on_sku(hwsku)
+    lookup = vendor_headroom(hwsku)
+    lengths = {}
+    for number, (_, upper, upper_port, lower, lower_port) in enumerate(design.fabric.links):
+        for device, port in ((upper, upper_port), (lower, lower_port)):
+            lengths[design.fabric.devices[device].name, design.fabric.devices[device].port_name(port)] = (
+                math.ceil(design.physical.link_length_dm[number] / 10))
+    for hostname, config in configs.items():
+        for name, port in config["PORT"].items():
+            if port["admin_status"] != "up":
+                continue
+            cable = config["CABLE_LENGTH"]["AZURE"][name]
+            assert int(cable.removesuffix("m")) >= lengths[hostname, port["description"].split(" to ")[0]]
+            size, xon, xoff = lookup[port["speed"], cable]
+            for pg in config["PORT_QOS_MAP"][name]["pfc_enable"].split(","):
+                profile_name = config["BUFFER_PG"][f"{name}|{pg}"]["profile"]
+                assert profile_name == f"pg_lossless_{port['speed']}_{cable}_profile"
+                profile = config["BUFFER_PROFILE"][profile_name]
+                assert profile["pool"] == "ingress_lossless_pool"
+                assert (int(profile["size"]), int(profile["xon"]), int(profile["xoff"])) >= (size, xon, xoff)
+                assert int(profile["size"]) >= size and int(profile["xon"]) >= xon and int(profile["xoff"]) >= xoff
 
 
 @pytest.mark.parametrize(("name", "cnp_tc", "ecn_max", "probability"), [
@@ -104,34 +301,47 @@ def test_lossless_qos_is_the_profile_on_every_port(name: str, cnp_tc: str, ecn_m
         assert {tc for code, tc in dscp.items() if code not in ("26", "48")} == {"0"}
         assert config["TC_TO_PRIORITY_GROUP_MAP"]["ROCE"]["3"] == "3"
         assert set(config["TC_TO_PRIORITY_GROUP_MAP"]["ROCE"].values()) == {"0", "3"}
+        assert config["PFC_PRIORITY_TO_PRIORITY_GROUP_MAP"]["ROCE"] == {"3": "3"}
         wred = config["WRED_PROFILE"]["ROCE_ECN"]
         assert (wred["ecn"], wred["green_min_threshold"], wred["green_max_threshold"],
                 wred["green_drop_probability"]) == ("ecn_all", "153600", ecn_max, probability)
         assert config["PORT_QOS_MAP"]["global"] == {"dscp_to_tc_map": "ROCE"}
-        assert set(config["PORT_QOS_MAP"]) == {"global", *config["PORT"]}
-        for port in config["PORT"]:
+        up = [port for port, fields in config["PORT"].items() if fields["admin_status"] == "up"]
+        assert set(config["PORT_QOS_MAP"]) == {"global", *up}
+        for port in up:
             assert config["PORT_QOS_MAP"][port]["pfc_enable"] == "3"
+            assert config["PORT_QOS_MAP"][port]["pfc_to_pg_map"] == "ROCE"
             assert config["QUEUE"][f"{port}|3"] == {"scheduler": "DWRR_Q3", "wred_profile": "ROCE_ECN"}
             assert config["QUEUE"][f"{port}|{cnp_tc}"] == {"scheduler": "STRICT_CNP"}
-            assert config["BUFFER_PG"][f"{port}|3"] == {"profile": "ingress_lossless_profile"}
+            assert config["BUFFER_PG"][f"{port}|3"]["profile"].startswith("pg_lossless_400000_")
             assert config["BUFFER_QUEUE"][f"{port}|3"] == {"profile": "egress_lossless_profile"}
             assert config["PFC_WD"][port] == {"action": "drop", "detection_time": "200", "restoration_time": "200"}
         assert config["SCHEDULER"]["STRICT_CNP"] == {"type": "STRICT"}
         assert config["SCHEDULER"]["DWRR_Q3"] == {"type": "DWRR", "weight": "50"}
 
 
-def test_buffers_reserve_the_model_headroom_below_the_pool() -> None:
+def test_generic_switches_estimate_the_pools_less_the_headroom_of_their_ports() -> None:
     design, configs = small("small-2tier")
-    device = design.configs[0]
-    config = configs[device.hostname]
-    lossless = config["BUFFER_PROFILE"]["ingress_lossless_profile"]
-    assert int(lossless["xoff"]) == device.qos.headroom_bytes
-    assert int(lossless["size"]) == int(lossless["xon"]) + int(lossless["xoff"])
-    pool = config["BUFFER_POOL"]["ingress_lossless_pool"]
-    total = device.physical_ports * device.port_speed_gbps * BUFFER_BYTES_PER_GBPS
-    assert int(pool["xoff"]) == device.qos.headroom_bytes * len(config["PORT"])
-    assert int(pool["size"]) + int(pool["xoff"]) == total
-    assert int(device.qos.ecn_max_bytes) < total  # ECN marks long before the shared buffer runs out
+    for device in design.configs:
+        config = configs[device.hostname]
+        assert "hwsku" not in config["DEVICE_METADATA"]["localhost"]
+        total = device.physical_ports * device.port_speed_gbps * BUFFER_BYTES_PER_GBPS
+        reserved = 0
+        for interface in device.interfaces:  # each port's lossless group holds its own (first-order) headroom
+            name = next(port for port, fields in config["PORT"].items()
+                        if fields["description"].startswith(f"{interface.name} to "))
+            profile = config["BUFFER_PROFILE"][config["BUFFER_PG"][f"{name}|3"]["profile"]]
+            room = interface.headroom
+            assert not room.vendor and config["CABLE_LENGTH"]["AZURE"][name] == f"{room.cable_m}m"
+            assert (profile["size"], profile["xon"], profile["xoff"]) == (str(room.size), str(room.xon),
+                                                                         str(room.xoff))
+            reserved += room.size
+        pools = config["BUFFER_POOL"]
+        assert pools["egress_lossless_pool"]["size"] == str(total)
+        shared = (total - reserved) // 2
+        assert {pools[name]["size"] for name in ("ingress_lossless_pool", "ingress_lossy_pool",
+                                                 "egress_lossy_pool")} == {str(shared)}
+        assert int(device.qos.ecn_max_bytes) < shared  # ECN marks long before the shared buffer runs out
 
 
 def test_profile_switches_turn_tables_off_and_stay_valid(yang: SonicYang) -> None:
@@ -154,4 +364,4 @@ def test_lossy_queues_are_compact_ranges_around_the_lossless_ones() -> None:
     device = small("small-2tier")[0].configs[0]
     queues = {key.partition("|")[2]: entry["profile"] for key, entry in config_db(device)["BUFFER_QUEUE"].items()
               if key.startswith("Ethernet0|")}
-    assert queues == {"0-2": "egress_lossy_profile", "3": "egress_lossless_profile", "4-7": "egress_lossy_profile"}
+    assert queues == {"0-2": "q_lossy_profile", "3": "egress_lossless_profile", "4-7": "q_lossy_profile"}

@@ -117,11 +117,11 @@ def routing_problems(routing: RoutingDoc) -> list[Problem]:
 
 
 def target_problems(targets: list[str]) -> list[Problem]:
-    """A target listed twice is a typo worth pointing at; SONiC runs BGP from the FRR file (split mode)."""
+    """A target listed twice is a typo worth pointing at; SONiC runs BGP from the FRR file (split-unified mode)."""
     problems = [Problem(("targets", index), f"{target!r} is listed twice; list each network OS once")
                 for index, target in enumerate(targets) if target in targets[:index]]
     if "sonic" in targets and "frr" not in targets:
         problems.append(Problem(("targets", targets.index("sonic")), (
-            "sonic runs BGP from the FRR configuration beside its config_db.json (split mode); add frr to "
+            "sonic runs BGP from the FRR configuration beside its config_db.json (split-unified mode); add frr to "
             "targets")))
     return problems

@@ -231,7 +231,8 @@ class QosDoc(Section):
         f"PFC watchdog restoration time, in milliseconds (SONiC takes at least 100). {_PROFILE}"))
     mtu: int | None = Field(None, ge=1500, le=9216, description=f"MTU of every port. {_PROFILE}")
     cable_length_m: int | None = Field(None, ge=1, le=10_000, description=(
-        f"Cable length the PFC headroom is sized for, in metres. {_PROFILE}"))
+        f"Cable length a port's PFC headroom is sized for where the design has no cable length of its own, in "
+        f"metres (a build sizes every port for its cable in cabling.csv). {_PROFILE}"))
     pfc_response_ns: int | None = Field(None, ge=0, le=100_000, description=(
         f"PFC response time the headroom is sized for, in nanoseconds. {_PROFILE}"))
 

@@ -11,6 +11,7 @@ from typing import Any
 from designer.checks import counts, evidence
 from designer.checks import formats as checks_format
 from designer.design import Design
+from designer.model import Headroom
 
 
 def summary(design: Design) -> dict[str, Any]:
@@ -169,4 +170,30 @@ def _configs_lines(design: Design) -> list[str]:
         "",
         f"QoS profile {qos.profile}: DSCP {qos.roce_dscp} to priority {qos.roce_priority}, lossless with PFC; CNP DSCP "
         f"{qos.cnp_dscp} to strict priority {qos.cnp_priority}; {ecn}; PFC watchdog {watchdog}; MTU {qos.mtu}.",
+        "",
+        _headroom_line(design),
     ]
+
+
+def _headroom_line(design: Design) -> str:
+    """Where each switch model's PFC headroom comes from (its vendor's lookup or the first-order estimate), with
+    the cable lengths it is sized for and the xoff it reserves."""
+    rooms: dict[str, dict[int, Headroom]] = {}
+    for config in design.configs:
+        found = rooms.setdefault(config.model, {})
+        for interface in config.interfaces:
+            found.setdefault(id(interface.headroom), interface.headroom)
+    parts = []
+    for model, found in sorted(rooms.items()):
+        vendor = sorted({(room.cable_m, room.xoff) for room in found.values() if room.vendor})
+        if vendor:
+            parts.append(f"{model} from its vendor's lookup (catalog `switch_facts`): " + ", ".join(
+                f"{xoff:,} bytes at {cable} m" for cable, xoff in vendor))
+        estimated = sorted({(room.cable_m, room.xoff) for room in found.values() if not room.vendor})
+        if estimated:
+            parts.append(
+                f"{model} first-order estimate, not a vendor figure (2 x (5 ns/m x cable + "
+                f"{design.intent.qos.pfc_response_ns:,} ns) x line rate + 2 x MTU): "
+                f"{min(x for _, x in estimated):,}-{max(x for _, x in estimated):,} bytes for cables of "
+                f"{estimated[0][0]}-{estimated[-1][0]} m")
+    return f"PFC headroom (xoff) per lossless {design.plan.link_speed}G port: {'; '.join(parts) or 'none'}."

@@ -3,21 +3,35 @@
 ``config_db(device)`` decides every value; ``templates/sonic/config_db.json.j2`` receives the tables and
 writes them with ``config_db_json`` (a user's template override can add or change entries first).
 
-* Ports: SONiC names a port after its first SerDes lane, ``Ethernet{lane}``, counting the lanes of every
-  cage in order (SONiC's own ``port_config.ini`` layout): an 8-lane 800G cage run as 2 x 400G gives
-  ``Ethernet0`` (lanes 0-3) and ``Ethernet4`` (lanes 4-7). ``index`` is the cage, ``subport`` the
-  sub-port from 1 (0 when the cage is not broken out), ``alias`` the designer's port name, the one the
-  cabling table uses.
-* QoS: one set of named maps shared by every port (the DSCP map also switch-wide, ``PORT_QOS_MAP|global``,
-  for ASICs that classify per switch): DSCP to traffic class from the model, traffic class
-  ``i`` to queue ``i``, the lossless classes to their own priority group and every other class to
-  priority group 0, PFC priority ``i`` to queue ``i``. Queues: the lossless queue gets the ECN
-  (WRED) profile and its DWRR weight, the CNP queue strict priority (capped when the profile says so),
-  queue 0 (all other traffic) the remaining DWRR weight.
-* Buffers (SONiC's traditional buffer model): the shared buffer is estimated from the switching capacity
-  (:data:`BUFFER_BYTES_PER_GBPS`); the ingress lossless pool keeps a shared headroom of one lossless
-  headroom per port; a lossless priority group reserves its headroom (``xoff``) plus ``xon``; lossless
-  egress queues never drop (static threshold of the whole pool).
+The file is a whole configuration for ``config reload``, which flushes CONFIG_DB and loads the image's
+``init_cfg.json`` and this file; reload generates no QoS or buffer tables, so every table the running switch
+needs is here (sonic-utilities ``config/main.py``). BGP runs from the FRR file beside it:
+``docker_routing_config_mode: split-unified`` makes SONiC's FRR container load one user ``frr.conf``
+(``split`` would delete it at start: sonic-buildimage ``dockers/docker-fpm-frr/docker_init.sh``), so there
+is no BGP_NEIGHBOR table for bgpcfgd to push a second BGP configuration from.
+
+* Ports: every port of the switch, cabled ones up and unused ones admin down. SONiC names a port after its
+  first SerDes lane, ``Ethernet{lane}``, counting the lanes of every cage in order (the vendors'
+  ``port_config.ini`` layout): an 8-lane 800G cage run as 2 x 400G gives ``Ethernet0`` (lanes 0-3) and
+  ``Ethernet4`` (lanes 4-7). ``index`` is the cage, ``subport`` the sub-port from 1 (0 when the cage is not
+  broken out). Where the catalog knows the switch's SONiC SKU (``switch_facts``) the file names it
+  (``platform``, ``hwsku``) with the SKU's aliases (``etp1a``), autoneg and extra ports; elsewhere the alias is
+  the designer's port name. The designer's name always opens the ``description``.
+* QoS: one set of named maps shared by every cabled port (the DSCP map also switch-wide,
+  ``PORT_QOS_MAP|global``): DSCP to traffic class from the model, traffic class ``i`` to queue ``i``, the
+  lossless classes to their own priority group and every other class to priority group 0, PFC priority ``i``
+  to queue ``i`` and, for the lossless priorities, to priority group ``i`` (the tables SONiC's own
+  ``qos_config.j2`` writes). Queues: the lossless queue gets the ECN (WRED) profile and its DWRR weight, the
+  CNP queue strict priority (capped when the profile says so), queue 0 (all other traffic) the remaining
+  DWRR weight.
+* Buffers: SONiC's traditional model (``buffer_model: traditional``, explicit: Mellanox images default to the
+  dynamic one), laid out as NVIDIA's own buffer templates do: separate lossless and lossy ingress pools, the
+  lossy priority group in the lossy pool, unused ports on zero profiles. Pool sizes are the SKU's (its
+  ``buffers_defaults_t0/t1.j2``, by :data:`BUFFER_TOPOLOGY`); without a known SKU they are estimated from the
+  switching capacity (:data:`BUFFER_BYTES_PER_GBPS`) less the ports' headroom. Each lossless priority group
+  takes the port's headroom from the device model as ``pg_lossless_<speed>_<cable>_profile``, the name SONiC's
+  buffer manager gives the profile it would build from the same lookup, so it reuses ours; ``CABLE_LENGTH``
+  holds the cable length every port's headroom is sized for (``0m`` on unused ports: no lossless buffer).
 """
 
 from __future__ import annotations
@@ -26,18 +40,17 @@ from dataclasses import dataclass
 from json.encoder import encode_basestring_ascii as quote
 from typing import Any
 
+from designer.catalog import SonicSku
 from designer.model import DeviceConfig, Interface
 
-DEVICE_TYPES = {"leaf": "LeafRouter", "spine": "SpineRouter", "super_spine": "UpperSpineRouter"}
-"""DEVICE_METADATA ``type`` by role."""
-PLATFORMS = {
-    ("nvidia-sn5600", 2): ("x86_64-nvidia_sn5600-r0", "Mellanox-SN5600-O128"),
-    ("nvidia-sn4700", 1): ("x86_64-mlnx_msn4700-r0", "ACS-MSN4700"),
-}
-"""(catalog model, breakout) to SONiC (platform, hwsku); other switches keep the platform and hwsku they boot with."""
+DEVICE_TYPES = {"leaf": "ToRRouter", "spine": "LeafRouter", "super_spine": "SpineRouter"}
+"""DEVICE_METADATA ``type`` by role: SONiC's tiers, T0 (the switches servers plug into), T1 and T2."""
+BUFFER_TOPOLOGY = {"leaf": "t0", "spine": "t1", "super_spine": "t1"}
+"""The SKU pool sizes each role takes: SONiC picks ``buffers_defaults_<t0|t1|t2>.j2`` by DEVICE_METADATA type;
+the catalog's SKUs ship t0 and t1 only, so a T2 switch takes the t1 pools (the vendor's profile for longer cables)."""
 BUFFER_BYTES_PER_GBPS = 3000
 """Shared packet buffer per Gb/s of switching capacity, about what current ASICs carry (Spectrum-4 and
-Tomahawk 5: 160-165 MB for 51.2 Tb/s). Sizes the buffer pools; tune it to your ASIC."""
+Tomahawk 5: 160-165 MB for 51.2 Tb/s). Sizes the buffer pools of a switch without a known SKU."""
 PFC_WD_POLL_MS = 100
 """How often the PFC watchdog looks at the queues; at most the detection time."""
 QUEUES = 8
@@ -45,22 +58,26 @@ MAP = "ROCE"
 """Name of every QoS map (DSCP_TO_TC_MAP, TC_TO_QUEUE_MAP, ...)."""
 ECN_PROFILE = "ROCE_ECN"
 """Name of the WRED profile that marks ECN on the lossless queue."""
+CABLE_KEY = "AZURE"
+"""The CABLE_LENGTH entry's name, as SONiC's templates and ``config interface cable-length`` write it."""
+LOSSLESS_DYNAMIC_TH = "0"
+"""Threshold of the lossless priority groups: the threshold column of NVIDIA's headroom lookups."""
 
 
 @dataclass(frozen=True, slots=True)
 class Port:
-    """One SONiC port and its addressed interface: name, SerDes lanes, cage, sub-port, speed in Mb/s."""
+    """One SONiC port: name, alias, description and autoneg (empty: none), SerDes lanes, cage, sub-port, speed in
+    Mb/s, and the cabled interface on it (None when unused)."""
 
     name: str
     alias: str
     description: str
-    address: str
+    autoneg: str
     lanes: str
     index: int
     subport: int
     speed_mbps: int
-    fec: str
-    mtu: int
+    interface: Interface | None
 
 
 Tables = dict[str, dict[str, dict[str, Any]]]
@@ -74,24 +91,65 @@ def view(device: DeviceConfig) -> dict[str, Any]:
 
 def config_db(device: DeviceConfig) -> Tables:
     """Every CONFIG_DB table of ``device``, tables in name order, entries in port and queue order."""
-    qos, bgp = device.qos, device.bgp
+    qos = device.qos
     lossless = tuple(sorted(qos.pfc_priorities))
-    platform, hwsku = PLATFORMS.get((device.model, device.breakout), ("", ""))
-    ports = [_port(device, interface) for interface in device.interfaces]
-    pool = device.physical_ports * device.port_speed_gbps * BUFFER_BYTES_PER_GBPS
-    shared_headroom = qos.headroom_bytes * len(ports)
+    sonic = device.facts.sonic if device.facts else None
+    shape = (device.physical_ports, device.breakout, device.port_speed_gbps // device.breakout)
+    sku = sonic.sku(*shape) if sonic else None
+    ports = _ports(device, sku)
+    used = [(port, port.interface) for port in ports if port.interface is not None]
     metadata = {"hostname": device.hostname, "type": DEVICE_TYPES[device.role]}
-    if platform:
-        metadata.update(platform=platform, hwsku=hwsku)
-    metadata.update(bgp_asn=str(device.asn), bgp_router_id=device.router_id, docker_routing_config_mode="split",
-                    buffer_model="traditional", default_pfcwd_status="enable" if qos.pfc_watchdog else "disable")
+    if sonic and sku:
+        metadata.update(platform=sonic.platform, hwsku=sku.hwsku)
+    metadata.update(bgp_asn=str(device.asn), bgp_router_id=device.router_id,
+                    docker_routing_config_mode="split-unified", buffer_model="traditional",
+                    default_pfcwd_status="enable" if qos.pfc_watchdog else "disable")
     no_fields: dict[str, Any] = {}  # an entry that exists by its key alone (an interface, an address on it)
-    lossy_pg, lossless_pg = {"profile": "ingress_lossy_profile"}, {"profile": "ingress_lossless_profile"}
-    pgs = (("0", lossy_pg), *((str(pg), lossless_pg) for pg in lossless))
-    lossy_queue, lossless_queue = {"profile": "egress_lossy_profile"}, {"profile": "egress_lossless_profile"}
-    buffer_queues = sorted([(str(queue), lossless_queue) for queue in lossless] + [
-        (run, lossy_queue) for run in _ranges([queue for queue in range(QUEUES) if queue not in lossless])],
-        key=lambda row: row[0])
+
+    # Buffers: pools, the shared profiles, one lossless priority-group profile per (speed, cable length).
+    if sku:
+        pools = sku.pools[BUFFER_TOPOLOGY[device.role]]
+    else:
+        total = device.physical_ports * device.port_speed_gbps * BUFFER_BYTES_PER_GBPS
+        shared = (total - sum(interface.headroom.size for _, interface in used) * len(lossless)) // 2
+        pools = {"egress_lossless_pool": total, "egress_lossy_pool": shared, "ingress_lossless_pool": shared,
+                 "ingress_lossy_pool": shared}
+    buffer_pools = {name: {"type": name.partition("_")[0], "mode": "dynamic", "size": str(size)}
+                    for name, size in pools.items()}
+    profiles = {
+        "egress_lossless_profile": {"pool": "egress_lossless_pool", "size": "0", "dynamic_th": "7"},
+        "egress_lossy_profile": {"pool": "egress_lossy_pool", "size": str(qos.mtu), "dynamic_th": "7"},
+        "ingress_lossless_profile": {"pool": "ingress_lossless_pool", "size": "0", "dynamic_th": "7"},
+        "ingress_lossy_profile": {"pool": "ingress_lossy_pool", "size": "0", "dynamic_th": "3"},
+        "q_lossy_profile": {"pool": "egress_lossy_pool", "size": "0", "dynamic_th": "3"}}
+    pg_entries: dict[str, dict[str, str]] = {}  # profile name -> the BUFFER_PG entry that names it
+    lossless_pg: dict[str, dict[str, str]] = {}  # port name -> its lossless priority groups' entry
+    for port, interface in used:
+        room = interface.headroom
+        name = f"pg_lossless_{port.speed_mbps}_{room.cable_m}m_profile"
+        if name not in pg_entries:
+            profiles[name] = {"pool": "ingress_lossless_pool", "xon": str(room.xon), "xoff": str(room.xoff),
+                              "size": str(room.size), "dynamic_th": LOSSLESS_DYNAMIC_TH}
+            pg_entries[name] = {"profile": name}
+        lossless_pg[port.name] = pg_entries[name]
+    if len(used) < len(ports):
+        buffer_pools["ingress_zero_pool"] = {"type": "ingress", "mode": "static", "size": "0"}
+        profiles["ingress_lossy_pg_zero_profile"] = {"pool": "ingress_zero_pool", "size": "0", "static_th": "0"}
+        profiles.update({f"{name}_zero_profile": {"pool": f"{name}_pool", "size": "0", "dynamic_th": "-8"}
+                         for name in ("egress_lossless", "egress_lossy", "ingress_lossless", "ingress_lossy")})
+    # Per port: cabled ports (True) take the profiles above, unused ones (False) the zero profiles.
+    lossy_pg = {True: {"profile": "ingress_lossy_profile"}, False: {"profile": "ingress_lossy_pg_zero_profile"}}
+    ingress_lists = {True: {"profile_list": "ingress_lossless_profile,ingress_lossy_profile"},
+                     False: {"profile_list": "ingress_lossless_zero_profile,ingress_lossy_zero_profile"}}
+    egress_lists = {True: {"profile_list": "egress_lossless_profile,egress_lossy_profile"},
+                    False: {"profile_list": "egress_lossless_zero_profile,egress_lossy_zero_profile"}}
+    lossy_queues = _ranges([queue for queue in range(QUEUES) if queue not in lossless])
+    buffer_queues = {cabled: sorted([(str(queue), {"profile": lossless_queue}) for queue in lossless]
+                                    + [(run, {"profile": lossy_queue}) for run in lossy_queues], key=lambda row: row[0])
+                     for cabled, lossless_queue, lossy_queue in (
+                         (True, "egress_lossless_profile", "q_lossy_profile"),
+                         (False, "egress_lossless_zero_profile", "egress_lossy_zero_profile"))}
+
     queues = {queue: {"scheduler": f"DWRR_Q{queue}", **({"wred_profile": ECN_PROFILE}
                                                         if qos.ecn and queue in lossless else {})}
               for queue, _ in qos.dwrr_weights}
@@ -101,38 +159,36 @@ def config_db(device: DeviceConfig) -> Tables:
     schedulers = {f"DWRR_Q{queue}": {"type": "DWRR", "weight": str(weight)} for queue, weight in qos.dwrr_weights}
     schedulers["STRICT_CNP"] = {"type": "STRICT", **({"meter_type": "bytes", "cir": str(rate), "pir": str(rate)}
                                                      if rate else {})}
-    port_qos = {"dscp_to_tc_map": MAP, "tc_to_queue_map": MAP, "tc_to_pg_map": MAP, "pfc_to_queue_map": MAP,
-                "pfc_enable": ",".join(map(str, lossless))}
+    pfc = ",".join(map(str, lossless))
+    port_qos = {"dscp_to_tc_map": MAP, "tc_to_queue_map": MAP, "tc_to_pg_map": MAP, "pfc_to_pg_map": MAP,
+                "pfc_to_queue_map": MAP, "pfc_enable": pfc, **({"pfcwd_sw_enable": pfc} if qos.pfc_watchdog else {})}
     tables: Tables = {
-        "BGP_NEIGHBOR": {neighbor.address: {
-            "asn": str(neighbor.remote_asn), "name": neighbor.peer_device, "local_addr": neighbor.local_address,
-            "holdtime": str(bgp.hold), "keepalive": str(bgp.keepalive), "admin_status": "up"}
-            for neighbor in bgp.neighbors},
-        "BUFFER_PG": {f"{port.name}|{pg}": profile for port in ports for pg, profile in pgs},
-        "BUFFER_POOL": {
-            "egress_lossless_pool": {"type": "egress", "mode": "dynamic", "size": str(pool)},
-            "egress_lossy_pool": {"type": "egress", "mode": "dynamic", "size": str(pool - shared_headroom)},
-            "ingress_lossless_pool": {"type": "ingress", "mode": "dynamic", "size": str(pool - shared_headroom),
-                                      "xoff": str(shared_headroom)}},
-        "BUFFER_PROFILE": {
-            "egress_lossless_profile": {"pool": "egress_lossless_pool", "size": "0", "static_th": str(pool)},
-            "egress_lossy_profile": {"pool": "egress_lossy_pool", "size": str(qos.mtu), "dynamic_th": "3"},
-            "ingress_lossless_profile": {"pool": "ingress_lossless_pool",
-                                         "size": str(2 * qos.mtu + qos.headroom_bytes), "xon": str(2 * qos.mtu),
-                                         "xoff": str(qos.headroom_bytes), "dynamic_th": "0"},
-            "ingress_lossy_profile": {"pool": "ingress_lossless_pool", "size": "0", "dynamic_th": "3"}},
-        "BUFFER_QUEUE": {f"{port.name}|{run}": profile for port in ports for run, profile in buffer_queues},
+        "BUFFER_PG": {key: entry for port in ports for key, entry in (
+            (f"{port.name}|0", lossy_pg[port.interface is not None]),
+            *((f"{port.name}|{pg}", lossless_pg[port.name]) for pg in lossless if port.interface))},
+        "BUFFER_POOL": dict(sorted(buffer_pools.items())),
+        "BUFFER_PORT_EGRESS_PROFILE_LIST": {port.name: egress_lists[port.interface is not None] for port in ports},
+        "BUFFER_PORT_INGRESS_PROFILE_LIST": {port.name: ingress_lists[port.interface is not None] for port in ports},
+        "BUFFER_PROFILE": dict(sorted(profiles.items())),
+        "BUFFER_QUEUE": {f"{port.name}|{run}": entry for port in ports
+                         for run, entry in buffer_queues[port.interface is not None]},
+        "CABLE_LENGTH": {CABLE_KEY: {port.name: f"{port.interface.headroom.cable_m}m" if port.interface else "0m"
+                                     for port in ports}},
         "DEVICE_METADATA": {"localhost": metadata},
         "DSCP_TO_TC_MAP": {MAP: {str(dscp): str(tc) for dscp, tc in enumerate(qos.dscp_to_tc)}},
-        "INTERFACE": {key: no_fields for port in ports for key in (port.name, f"{port.name}|{port.address}")},
+        "INTERFACE": {key: no_fields for port, interface in used
+                      for key in (port.name, f"{port.name}|{interface.address}")},
         "LOOPBACK_INTERFACE": {"Loopback0": no_fields, f"Loopback0|{device.loopback}": no_fields},
         "MAP_PFC_PRIORITY_TO_QUEUE": {MAP: {str(priority): str(priority) for priority in range(QUEUES)}},
+        "PFC_PRIORITY_TO_PRIORITY_GROUP_MAP": {MAP: {str(priority): str(priority) for priority in lossless}},
         "PORT": {port.name: {
-            "alias": port.alias, "description": port.description, "index": str(port.index),
-            "subport": str(port.subport), "lanes": port.lanes, "speed": str(port.speed_mbps), "fec": port.fec,
-            "mtu": str(port.mtu), "admin_status": "up"} for port in ports},
-        "PORT_QOS_MAP": {"global": {"dscp_to_tc_map": MAP}, **{port.name: port_qos for port in ports}},
-        "QUEUE": {f"{port.name}|{queue}": queues[queue] for port in ports for queue in sorted(queues)},
+            "alias": port.alias, **({"description": port.description} if port.description else {}),
+            "index": str(port.index), "subport": str(port.subport), "lanes": port.lanes,
+            "speed": str(port.speed_mbps), "fec": "rs" if port.speed_mbps >= 100_000 else "none", "mtu": str(qos.mtu),
+            **({"autoneg": port.autoneg} if port.autoneg else {}), "admin_status": "up" if port.interface else "down"}
+            for port in ports},
+        "PORT_QOS_MAP": {"global": {"dscp_to_tc_map": MAP}, **{port.name: port_qos for port, _ in used}},
+        "QUEUE": {f"{port.name}|{queue}": queues[queue] for port, _ in used for queue in sorted(queues)},
         "SCHEDULER": dict(sorted(schedulers.items())),
         "TC_TO_PRIORITY_GROUP_MAP": {MAP: {str(tc): str(tc if tc in lossless else 0) for tc in range(QUEUES)}},
         "TC_TO_QUEUE_MAP": {MAP: {str(tc): str(tc) for tc in range(QUEUES)}},
@@ -141,7 +197,7 @@ def config_db(device: DeviceConfig) -> Tables:
         watchdog = {"action": qos.pfc_watchdog_action, "detection_time": str(qos.pfc_watchdog_detection_ms),
                     "restoration_time": str(qos.pfc_watchdog_restoration_ms)}
         tables["PFC_WD"] = {"GLOBAL": {"POLL_INTERVAL": str(min(PFC_WD_POLL_MS, qos.pfc_watchdog_detection_ms))},
-                            **{port.name: watchdog for port in ports}}
+                            **{port.name: watchdog for port, _ in used}}
     if qos.ecn:
         thresholds = {f"{color}_{field}": str(value) for color in ("green", "yellow", "red") for field, value in (
             ("min_threshold", qos.ecn_min_bytes), ("max_threshold", qos.ecn_max_bytes),
@@ -173,12 +229,29 @@ def config_db_json(tables: Tables) -> str:
     return "{\n" + ",\n".join(blocks) + "\n}"
 
 
-def _port(device: DeviceConfig, interface: Interface) -> Port:
-    first = (interface.port - 1) * device.serdes_lanes + interface.first_lane
-    return Port(f"Ethernet{first}", interface.name, interface.description, interface.address,
-                ",".join(str(lane) for lane in range(first, first + interface.lanes)), interface.port,
-                interface.lane + 1 if interface.breakout > 1 else 0, interface.speed_gbps * 1000,
-                "rs" if interface.speed_gbps >= 100 else "none", interface.mtu)
+def _ports(device: DeviceConfig, sku: SonicSku | None) -> list[Port]:
+    """Every port of the switch in lane order: each sub-port of each cage, then the SKU's extra ports. With a known
+    SKU the ports take its aliases and its cage ports its autoneg; otherwise the alias is the designer's name."""
+    sonic = device.facts.sonic if device.facts and sku else None
+    autoneg = (sku.autoneg or "") if sku else ""
+    cabled = {(interface.port, interface.lane): interface for interface in device.interfaces}
+    breakout, serdes = device.breakout, device.serdes_lanes
+    lanes, speed = serdes // breakout, device.port_speed_gbps // breakout
+    ports = []
+    for cage in range(1, device.physical_ports + 1):
+        for lane in range(breakout):
+            first = (cage - 1) * serdes + lane * lanes
+            name = device.port_names[(cage - 1) * breakout + lane]
+            interface = cabled.get((cage, lane))
+            alias = f"{sonic.alias_prefix}{cage}{'abcdefgh'[lane] if breakout > 1 else ''}" if sonic else name
+            ports.append(Port(f"Ethernet{first}", alias, f"{name} to {interface.description}" if interface else name,
+                              autoneg, ",".join(str(number) for number in range(first, first + lanes)), cage,
+                              lane + 1 if breakout > 1 else 0,
+                              (interface.speed_gbps if interface else speed) * 1000, interface))
+    if sonic:
+        ports += [Port(extra.name, extra.alias, "", "", ",".join(map(str, extra.lanes)), extra.index, 0,
+                       extra.speed * 1000, None) for extra in sonic.extra_ports]
+    return ports
 
 
 def _ranges(numbers: list[int]) -> tuple[str, ...]:
