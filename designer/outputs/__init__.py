@@ -45,7 +45,8 @@ def design_files(design: Design, templates: Path | None = None, progress: Progre
     }
     say(f"rendering the configurations of {len(design.configs):,} switches for {', '.join(design.intent.targets)}")
     files.update(render_configs(design.configs, design.intent.targets,
-                                user_templates_for(design.intent.source.filename, templates)))
+                                user_templates_for(design.intent.source.filename, templates),
+                                design.intent.target_options.model_dump()))
     files.update(lab_files(design) if "frr" in design.intent.targets else {})
     manifest = {
         "name": design.intent.name,
