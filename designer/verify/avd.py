@@ -2,7 +2,7 @@
 
 :func:`structured_config` builds an AVD structured config (the ``eos_cli_config_gen`` schema) from the design's
 device model, never from our EOS text; pyavd (Apache-2.0, Arista Networks; ``pip install pyavd``) validates it
-and renders the EOS CLI with Arista's templates. :func:`stray_lines` then reads our file: every line must appear
+and renders the EOS CLI with Arista's templates. :func:`compare` then reads our file: every line must appear
 in Arista's rendering under the same parents (the top level, ``interface``, ``qos profile`` and its
 ``tx-queue``, ``router bgp`` and its ``address-family``, ``router bfd``), in any order. A line Arista's
 templates do not produce is a defect, reported with its line number; so is a line of Arista's rendering that
@@ -20,7 +20,7 @@ from types import ModuleType
 from typing import Any
 
 from designer.errors import PrerequisiteError
-from designer.model import DeviceConfig
+from designer.model import DeviceConfig, QueuePolicy
 from designer.render import eos
 
 INSTALL = "pip install pyavd"
@@ -76,7 +76,8 @@ def structured_config(device: DeviceConfig) -> dict[str, Any]:
     return config
 
 
-def _tx_queue(queue: Any, view: dict[str, Any], probability: int) -> dict[str, Any]:
+def _tx_queue(queue: QueuePolicy, view: dict[str, Any], probability: int) -> dict[str, Any]:
+    """One ``tx-queue`` of the QoS profile."""
     entry: dict[str, Any] = {"id": queue.index, "priority": "priority strict" if queue.strict else "no priority"}
     if not queue.strict:
         entry["bandwidth_percent"] = queue.weight
