@@ -59,6 +59,13 @@ class TargetModel:
     max_ecmp_paths: int | None
     max_mtu: int
     min_pfc_watchdog_ms: int | None
+    pfc_watchdog_poll_ms: tuple[int, int] | None = None
+    """Shortest and longest PFC watchdog polling interval, when the OS configures polls rather than times."""
+    pfc_watchdog_polls: tuple[int, int] | None = None
+    """Fewest and most polls of a paused queue before the watchdog declares a storm."""
+    releases: tuple[str, ...] = ()
+    """Releases whose syntax the configurations can be written in, oldest first (empty: one syntax)."""
+    default_release: str | None = None
 
 
 @dataclass(frozen=True)
@@ -132,7 +139,9 @@ def catalog() -> Catalog:
         switches={name: SwitchModel(name, **fields) for name, fields in sorted(data["switches"].items())},
         servers={name: ServerModel(name, **fields) for name, fields in sorted(data["servers"].items())},
         media={name: MediumModel(name, **fields) for name, fields in data["media"].items()},
-        targets={name: TargetModel(name, **fields) for name, fields in data["targets"].items()},
+        targets={name: TargetModel(name, **{key: tuple(value) if isinstance(value, list) else value
+                                            for key, value in fields.items()})
+                 for name, fields in data["targets"].items()},
         facility=data["facility"],
         cable_lengths_m=tuple(data["cable_lengths_m"]),
         switch_facts={name: _switch_facts(name, fields) for name, fields in sorted(data["switch_facts"].items())},

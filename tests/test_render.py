@@ -110,7 +110,7 @@ def parse_eos(text: str, device: DeviceConfig) -> View:
             view.maximum_paths = int(match[1])
         elif match := re.fullmatch(r"      network (\S+)", line):
             view.networks.append(match[1])
-        elif match := re.fullmatch(r"      aggregate-address (\S+) summary-only", line):
+        elif match := re.fullmatch(r"   aggregate-address (\S+) summary-only", line):
             view.aggregates.append(match[1])
     return view
 
@@ -121,8 +121,10 @@ def parse_nvue(text: str, device: DeviceConfig) -> View:
     bgp = config["vrf"]["default"]["router"]["bgp"]
     qos = config["qos"]
     pfc = tuple(sorted(qos["pfc"]["default-global"]["switch-priority"]))
-    interfaces = {name: next(iter(body["ip"]["address"])) for name, body in config["interface"].items()
-                  if body["type"] == "swp"}
+    # the IPv4 container is "ip" up to Cumulus Linux 5.14, "ipv4" from 5.15; broken-out parents have none
+    interfaces = {name: next(iter((body.get("ipv4") or body["ip"])["address"]))
+                  for name, body in config["interface"].items() if body["type"] == "swp" and "link" in body
+                  and "breakout" not in body["link"]}
     return View(
         hostname=config["system"]["hostname"], asn=config["router"]["bgp"]["autonomous-system"],
         interfaces=interfaces,
@@ -130,7 +132,7 @@ def parse_nvue(text: str, device: DeviceConfig) -> View:
         maximum_paths=bgp["address-family"]["ipv4-unicast"]["multipaths"]["ebgp"],
         networks=list(bgp["address-family"]["ipv4-unicast"]["network"]),
         aggregates=[prefix for prefix, body in bgp["address-family"]["ipv4-unicast"].get("aggregate-route", {}).items()
-                    if body["summary-only"] is True],
+                    if body["summary-only"] in (True, "enabled")],  # on (5.14 and earlier), enabled (5.15 on)
         dscp_to_tc={dscp: body["switch-priority"] for dscp, body in qos["mapping"]["default-global"]["dscp"].items()},
         pfc=dict.fromkeys(interfaces, pfc),
         mtu={name: config["interface"][name]["link"]["mtu"] for name in interfaces},
@@ -260,14 +262,15 @@ def test_eos_and_nvue_carry_the_profile(rendered: Rendered) -> None:
     assert "priority-flow-control pause watchdog default polling-interval 0.1\n" in eos
     (document,) = yaml.safe_load(rendered.texts["nvue"][rendered.design.configs[0].hostname])
     nvue_qos = document["set"]["qos"]
-    assert nvue_qos["roce"] == {"enable": True, "mode": "lossless"}
+    assert nvue_qos["roce"] == {"state": "enabled", "mode": "lossless"}
     assert nvue_qos["congestion-control"]["default-global"]["traffic-class"] == {3: {
-        "ecn": "enable", "red": "disable", "min-threshold": f"{kbytes[0]}KB", "max-threshold": f"{kbytes[1]}KB",
+        "ecn": "enable", "red": "disable", "min-threshold": qos.ecn_min_bytes, "max-threshold": qos.ecn_max_bytes,
         "probability": qos.ecn_probability}}
     queues = {priority: body["traffic-class"]
               for priority, body in nvue_qos["egress-queue-mapping"]["default-global"]["switch-priority"].items()}
     assert queues == {0: 0, 1: 0, 2: 0, 3: 3, 4: 0, 5: 0, 6: 0, 7: 0, qos.cnp_priority: qos.cnp_priority}
-    interface = next(iter(body for name, body in document["set"]["interface"].items() if name != "lo"))
+    interface = next(iter(body for name, body in document["set"]["interface"].items()
+                          if name != "lo" and "breakout" not in body["link"]))
     assert interface["qos"] == {"pfc-watchdog": {"state": "enable"}}
     schedule = nvue_qos["egress-scheduler"]["default-global"]["traffic-class"]
     assert schedule == {0: {"mode": "dwrr", "bw-percent": 50}, 3: {"mode": "dwrr", "bw-percent": 50},

@@ -100,9 +100,10 @@ def resolve_qos(doc: QosDoc, targets: list[str], problems: list[Problem]) -> Qos
         minimum = capability.min_pfc_watchdog_ms
         for field in ("pfc_watchdog_detection_ms", "pfc_watchdog_restoration_ms"):
             if minimum is not None and getattr(spec, field) < minimum:
+                upper = next(rule.le for rule in QosDoc.model_fields[field].metadata if hasattr(rule, "le"))
                 problems.append(Problem(where(field), (
                     f"{getattr(spec, field)} ms is below {capability.label}'s PFC watchdog minimum of "
-                    f"{minimum} ms; use at least {minimum} or drop {target} from targets")))
+                    f"{minimum} ms; use {minimum}-{upper} ms or drop {target} from targets")))
     return spec
 
 

@@ -38,6 +38,7 @@ from designer.intent.schema import (
     IntentDoc,
     RoutingDoc,
     SwitchDoc,
+    TargetOptionsDoc,
     private_asns,
 )
 from designer.intent.yaml_source import decode, load_yaml, read_bytes, short
@@ -93,6 +94,7 @@ class Intent:
     addressing: AddressingDoc
     routing: RoutingDoc
     targets: tuple[str, ...]
+    target_options: TargetOptionsDoc
     qos: QosSpec
     facility: Facility
     checks: ChecksDoc
@@ -276,7 +278,8 @@ def _resolve(doc: IntentDoc, broken: frozenset[Path], source: Source, sha256: st
         return None
     return Intent(name=doc.name, description=doc.description, servers=servers, server=server, planes=planes,
                   tiers=doc.fabric.tiers, leaf=switches[0], spine=switches[1], super_spine=switches[2],
-                  addressing=doc.addressing, routing=doc.routing, targets=tuple(doc.targets), qos=qos,
+                  addressing=doc.addressing, routing=doc.routing, targets=tuple(doc.targets),
+                  target_options=doc.target_options, qos=qos,
                   facility=resolve_facility(doc.facility, server.nic_speed), checks=doc.checks, source=source,
                   sha256=sha256)
 

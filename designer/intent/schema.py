@@ -237,6 +237,36 @@ class QosDoc(Section):
         f"PFC response time the headroom is sized for, in nanoseconds. {_PROFILE}"))
 
 
+def nvue_release(value: object) -> object:
+    """A Cumulus Linux release the NVUE files can be written for, as text (YAML reads 5.10 as the number 5.1)."""
+    releases = catalog().targets["nvue"].releases
+    if isinstance(value, float | int) and not isinstance(value, bool):
+        raise ValueError(f"write the release as text in quotes, for example release: \"5.10\"; unquoted, YAML "
+                         f"reads it as the number {value}")
+    if isinstance(value, str) and value not in releases:
+        raise ValueError(f"{value!r} is not a Cumulus Linux release designer writes NVUE files for; use one of "
+                         f"{releases[0]} to {releases[-1]}")
+    return value
+
+
+NvueRelease = Annotated[str, BeforeValidator(nvue_release), WithJsonSchema({
+    "type": "string", "enum": list(catalog().targets["nvue"].releases)})]
+
+
+class NvueOptionsDoc(Section):
+    """How the NVUE files are written."""
+
+    release: NvueRelease = Field(catalog().targets["nvue"].default_release, description=(
+        "Cumulus Linux release the startup.yaml files are for: 5.6-5.14 write enable: on and ip address, "
+        "5.15 and later state: enabled, ipv4 address and a BFD profile. Default: the catalog's."))
+
+
+class TargetOptionsDoc(Section):
+    """Per network OS choices of how its files are written."""
+
+    nvue: NvueOptionsDoc = Field(NvueOptionsDoc(), description="NVIDIA Cumulus Linux NVUE.")
+
+
 _CATALOG = "Default: the catalog's (designer/catalog.yaml)."
 
 
@@ -301,6 +331,8 @@ class IntentDoc(Section):
     facility: FacilityDoc = Field(FacilityDoc(), description="The data hall.")
     targets: list[Literal["sonic", "frr", "eos", "nvue"]] = Field(list(TARGETS), min_length=1, description=(
         "Network operating systems to render switch configurations for; sonic needs frr."))
+    target_options: TargetOptionsDoc = Field(TargetOptionsDoc(), description=(
+        "Per network OS choices, such as the Cumulus Linux release of the NVUE files."))
     qos: QosDoc = Field(QosDoc(), description="RoCEv2 lossless QoS.")
     checks: ChecksDoc = Field(ChecksDoc(), description="Thresholds of the checks.")
 

@@ -10,8 +10,9 @@ from __future__ import annotations
 import hashlib
 import json
 import os
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from pathlib import Path
+from typing import Any
 
 from designer import __version__
 from designer.design import Design, Progress, quiet
@@ -37,7 +38,8 @@ def design_files(design: Design, templates: Path | None = None, progress: Progre
     files = review_files(design, say)
     say(f"rendering the configurations of {len(design.configs):,} switches for {', '.join(design.intent.targets)}")
     files.update(render_configs(design.configs, design.intent.targets,
-                                user_templates_for(design.intent.source.filename, templates)))
+                                user_templates_for(design.intent.source.filename, templates),
+                                design.intent.target_options.model_dump()))
     files[MANIFEST] = manifest(design, {path: _sha256(data) for path, data in files.items()})
     return dict(sorted(files.items()))
 
@@ -54,8 +56,9 @@ def write_design(design: Design, folder: Path, templates: Path | None = None, pr
     say(f"rendering and writing the configurations of {len(design.configs):,} switches for "
         f"{', '.join(design.intent.targets)}")
     user_templates = user_templates_for(design.intent.source.filename, templates)
+    options = design.intent.target_options.model_dump()
     hashes.update(in_workers(workers or os.cpu_count() or 1, lambda worker, count: _write_configs(
-        design.configs[worker::count], design.intent.targets, user_templates, folder)))
+        design.configs[worker::count], design.intent.targets, user_templates, options, folder)))
     write_files({MANIFEST: manifest(design, hashes)}, folder)
     return len(hashes) + 1
 
@@ -91,9 +94,9 @@ def manifest(design: Design, hashes: dict[str, str]) -> bytes:
 
 
 def _write_configs(configs: Sequence[DeviceConfig], targets: Sequence[str], user_templates: Path | None,
-                   folder: Path) -> dict[str, str]:
+                   options: Mapping[str, Mapping[str, Any]], folder: Path) -> dict[str, str]:
     """Render and write ``configs`` for every target below ``folder``; their hashes by relative path."""
-    files = render_configs(configs, targets, user_templates)
+    files = render_configs(configs, targets, user_templates, options)
     write_files(files, folder)
     return {path: _sha256(data) for path, data in files.items()}
 

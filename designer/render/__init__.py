@@ -7,8 +7,9 @@ overrides first), the sandbox and the bounds of a rendering.
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from pathlib import Path
+from typing import Any
 
 from designer.model import DeviceConfig
 from designer.render.environment import Renderer, TemplateError, user_templates_for
@@ -17,10 +18,11 @@ from designer.render.targets import TARGETS, config_path
 __all__ = ["TARGETS", "Renderer", "TemplateError", "config_path", "render_configs", "user_templates_for"]
 
 
-def render_configs(devices: Iterable[DeviceConfig], targets: Iterable[str],
-                   user_templates: Path | None = None) -> dict[str, bytes]:
-    """Every device's configuration for every target, by output path."""
-    renderer = Renderer(user_templates)
+def render_configs(devices: Iterable[DeviceConfig], targets: Iterable[str], user_templates: Path | None = None,
+                   options: Mapping[str, Mapping[str, Any]] | None = None) -> dict[str, bytes]:
+    """Every device's configuration for every target, by output path; ``options`` are the intent's
+    ``target_options`` (per target, its view's keyword arguments)."""
+    renderer = Renderer(user_templates, options)
     files: dict[str, bytes] = {}
     for target in sorted(targets):
         renderer.template(target)

@@ -19,7 +19,7 @@ import signal
 import sys
 import threading
 import time
-from collections.abc import Callable, Generator, Iterator
+from collections.abc import Callable, Generator, Iterator, Mapping
 from itertools import islice
 from numbers import Number
 from pathlib import Path
@@ -134,7 +134,7 @@ def _deadline(seconds: float) -> Iterator[None]:
 class Renderer:
     """One build's Jinja2 environment: user templates first, then the shipped ones, each compiled once."""
 
-    def __init__(self, user_templates: Path | None = None):
+    def __init__(self, user_templates: Path | None = None, options: Mapping[str, Mapping[str, Any]] | None = None):
         if not SHIPPED_TEMPLATES.is_dir():
             raise PrerequisiteError(f"the shipped templates are not at {SHIPPED_TEMPLATES}; install designer from "
                                     "its repository with 'pip install -e .' so that templates/ stays beside it")
@@ -147,6 +147,8 @@ class Renderer:
             loader=FolderLoader(folders), undefined=jinja2.StrictUndefined,
             autoescape=False, trim_blocks=True, lstrip_blocks=True, keep_trailing_newline=True, auto_reload=False)
         self.templates: dict[str, jinja2.Template] = {}
+        self.options = options or {}
+        """Per target, the keyword arguments of its view (the intent's ``target_options``: the NVUE release)."""
 
     def template(self, target: str) -> jinja2.Template:
         """The compiled entry template of ``target`` (compiled on first use, then reused)."""
@@ -164,7 +166,7 @@ class Renderer:
     def render(self, target: str, device: DeviceConfig) -> str:
         """One device's configuration text for ``target``, within the limits on time and size."""
         template = self.template(target)
-        variables = TARGETS[target].view(device)
+        variables = TARGETS[target].view(device, **self.options.get(target, {}))
         try:
             with _deadline(RENDER_SECONDS):
                 text = _render_bounded(template, variables)

@@ -1,4 +1,5 @@
-"""Arista EOS's view of a device model: interface names, the DSCP map lines, units and the watchdog times."""
+"""Arista EOS's view of a device model: interface names and speeds, the DSCP map lines, units and the watchdog
+times. ``designer.verify.avd`` reads the same values to build Arista's own rendering of the device."""
 
 from __future__ import annotations
 
@@ -20,9 +21,9 @@ def interface_name(interface: Interface) -> str:
     return f"Ethernet{interface.port}/{interface.first_lane + 1}"
 
 
-def size(size: int, kilo: str, plain: str) -> str:
-    """A byte count in whole KB (1,024 bytes) when exact, else in bytes, with the OS's unit words."""
-    return f"{size // 1024}{kilo}" if size % 1024 == 0 else f"{size}{plain}"
+def threshold(size: int) -> tuple[int, str]:
+    """An ECN threshold in EOS's units: whole ``kbytes`` (1,024 bytes) when exact, else ``bytes``."""
+    return (size // 1024, "kbytes") if size % 1024 == 0 else (size, "bytes")
 
 
 def view(device: DeviceConfig) -> dict[str, Any]:
@@ -30,15 +31,22 @@ def view(device: DeviceConfig) -> dict[str, Any]:
     qos = device.qos
     return {
         "device": device,
-        "interfaces": [(interface_name(interface), interface) for interface in device.interfaces],
+        "interfaces": [(interface_name(interface), f"{interface.speed_gbps}g-{interface.lanes}", interface)
+                       for interface in device.interfaces],
         "dscp_map": [(dscps[start:start + DSCPS_PER_LINE], tc) for tc, dscps in qos.tc_dscps
                      for start in range(0, len(dscps), DSCPS_PER_LINE)],
         "mtu": min(device.mtu, catalog().targets["eos"].max_mtu),
         "qos_profile": QOS_PROFILE,
-        "ecn_min": size(qos.ecn_min_bytes, " kbytes", " bytes"),
-        "ecn_max": size(qos.ecn_max_bytes, " kbytes", " bytes"),
-        "watchdog_timeout": f"{qos.pfc_watchdog_detection_ms / 1000:g}",
-        "watchdog_recovery": f"{qos.pfc_watchdog_restoration_ms / 1000:g}",
+        "ecn_min": threshold(qos.ecn_min_bytes),
+        "ecn_max": threshold(qos.ecn_max_bytes),
+        "watchdog_timeout": seconds(qos.pfc_watchdog_detection_ms),
+        "watchdog_recovery": seconds(qos.pfc_watchdog_restoration_ms),
         # EOS wants the poll at most half the shorter of the two times.
-        "watchdog_polling": f"{min(qos.pfc_watchdog_detection_ms, qos.pfc_watchdog_restoration_ms) / 2000:g}",
+        "watchdog_polling": seconds(min(qos.pfc_watchdog_detection_ms, qos.pfc_watchdog_restoration_ms) / 2),
     }
+
+
+def seconds(milliseconds: float) -> int | float:
+    """A time in seconds as EOS writes it: whole seconds as an integer (``1``), else a decimal (``0.2``)."""
+    value = milliseconds / 1000
+    return int(value) if value.is_integer() else value

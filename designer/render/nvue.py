@@ -1,23 +1,100 @@
-"""NVIDIA Cumulus NVUE's view of a device model: threshold units and the PFC watchdog polling."""
+"""NVIDIA Cumulus Linux NVUE's view of a device model: the release's key forms, port breakouts, the PFC
+watchdog's polls and the CNP shaper (facts from NVIDIA's documentation, ``tests/vendor/nvue/``).
+
+* Cumulus Linux 5.15 renamed the boolean leaves: ``enable: on`` became ``state: enabled`` and plain
+  ``on``/``off`` became ``enabled``/``disabled`` (BGP, the address family, aggregates, path selection, RoCE),
+  ``interface ... ip address`` became ``ipv4 address``, and per-neighbour BFD timers gave way to a
+  ``router bfd profile``. QoS leaves written ``enable``/``disable`` (PFC, ECN, the interface watchdog) did not
+  change. :func:`forms` gives the spelling of the release chosen in the intent.
+* A port run as several links is configured on its parent, ``swpN``: ``link breakout <n>x`` with the lanes per
+  link; the links themselves are ``swpNs0`` ... ``swpNs<n-1>``.
+* NVUE's watchdog has no detection time: it polls every 100-5000 ms and declares a storm after 1-1000 polls,
+  and restores PFC after a poll without pause frames. :func:`watchdog_polls` picks the pair whose product is
+  the detection time, with the poll closest to the restoration time.
+* ECN thresholds and shaper rates are plain integers (bytes; kbit/s).
+"""
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+from functools import cache
 from typing import Any
 
+from designer.catalog import catalog
 from designer.model import DeviceConfig
-from designer.render.eos import size
 
-WATCHDOG_ROBUSTNESS = 2
-"""NVUE detects a PFC storm after this many polls; the poll interval is the detection time divided by it."""
+STATE_RELEASE = (5, 15)
+"""First Cumulus Linux release that writes ``state: enabled``, ``ipv4 address`` and BFD profiles."""
+BFD_PROFILE = "fabric"
+"""The BFD profile every fabric session uses on releases with profiles."""
+CNP_SHAPER = "cnp-cap"
+"""The egress shaper profile that caps the CNP queue when the QoS profile asks for it."""
+KBPS_PER_GBPS = 1_000_000
 
 
-def view(device: DeviceConfig) -> dict[str, Any]:
-    """The variables of ``templates/nvue/``."""
+@dataclass(frozen=True)
+class Forms:
+    """How one Cumulus Linux release spells what the templates write."""
+
+    state: str
+    """The key that turns a feature on: ``enable`` (up to 5.14) or ``state`` (5.15 and later)."""
+    on: str
+    off: str
+    ip: str
+    """The interface's IPv4 container: ``ip`` or ``ipv4``."""
+    bfd_profile: str | None
+    """The BFD profile the sessions name (5.15 and later), or None for per-neighbour timers."""
+
+
+def release_number(release: str) -> tuple[int, int]:
+    """``"5.10"`` as ``(5, 10)``, to compare releases."""
+    major, minor = release.split(".")
+    return int(major), int(minor)
+
+
+def forms(release: str) -> Forms:
+    """The key forms of Cumulus Linux ``release``."""
+    if release_number(release) >= STATE_RELEASE:
+        return Forms("state", "enabled", "disabled", "ipv4", BFD_PROFILE)
+    return Forms("enable", "on", "off", "ip", None)
+
+
+@cache
+def watchdog_polls(detection_ms: int, restoration_ms: int) -> tuple[int, int]:
+    """NVUE's polling interval (ms) and robustness (polls) for a detection time: their product is the detection
+    time, each within NVUE's range, the poll as close to the restoration time as that allows (the longer of two
+    equally close). Intent validation refuses detection times below the shortest poll."""
+    (shortest, longest), (fewest, most) = (catalog().targets["nvue"].pfc_watchdog_poll_ms,
+                                           catalog().targets["nvue"].pfc_watchdog_polls)
+    pairs = [(detection_ms // polls, polls) for polls in range(fewest, most + 1)
+             if detection_ms % polls == 0 and shortest <= detection_ms // polls <= longest]
+    return min(pairs, key=lambda pair: (abs(pair[0] - restoration_ms), -pair[0]))
+
+
+def breakouts(device: DeviceConfig) -> list[tuple[str, str, int]]:
+    """Each broken-out parent port the device uses: its name, the NVUE mode (``2x``) and the lanes per link."""
+    parents: dict[int, tuple[str, str, int]] = {}
+    for interface in device.interfaces:
+        if interface.breakout > 1:
+            parents.setdefault(interface.port, (f"swp{interface.port}", f"{interface.breakout}x", interface.lanes))
+    return [parents[port] for port in sorted(parents)]
+
+
+def view(device: DeviceConfig, release: str | None = None) -> dict[str, Any]:
+    """The variables of ``templates/nvue/`` for Cumulus Linux ``release`` (default: the catalog's)."""
+    release = release or catalog().targets["nvue"].default_release
     qos = device.qos
+    polling, robustness = (watchdog_polls(qos.pfc_watchdog_detection_ms, qos.pfc_watchdog_restoration_ms)
+                           if qos.pfc_watchdog else (None, None))
+    speed_kbps = device.interfaces[0].speed_gbps * KBPS_PER_GBPS if device.interfaces else 0
     return {
         "device": device,
-        "ecn_min": size(qos.ecn_min_bytes, "KB", "B"),
-        "ecn_max": size(qos.ecn_max_bytes, "KB", "B"),
-        "watchdog_polling_ms": qos.pfc_watchdog_detection_ms // WATCHDOG_ROBUSTNESS,
-        "watchdog_robustness": WATCHDOG_ROBUSTNESS,
+        "release": release,
+        "forms": forms(release),
+        "breakouts": breakouts(device),
+        "watchdog_polling_ms": polling,
+        "watchdog_robustness": robustness,
+        "cnp_shaper": CNP_SHAPER if qos.cnp_rate_percent else None,
+        "port_max_kbps": speed_kbps,
+        "cnp_max_kbps": speed_kbps * (qos.cnp_rate_percent or 0) // 100,
     }

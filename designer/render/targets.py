@@ -14,7 +14,8 @@ from typing import Any
 from designer.model import DeviceConfig
 from designer.render import eos, nvue, sonic
 
-View = Callable[[DeviceConfig], dict[str, Any]]
+View = Callable[..., dict[str, Any]]
+"""A device model (and the target's options from the intent, as keyword arguments) to template variables."""
 
 
 def device_only(device: DeviceConfig) -> dict[str, Any]:

@@ -1,4 +1,5 @@
-"""Prove generated configs with the real parsers: SONiC's YANG models through libyang, FRR's ``vtysh -C``.
+"""Prove generated configs with the real parsers: SONiC's YANG models through libyang, FRR's ``vtysh -C``, and
+Arista's own EOS templates (pyavd, :mod:`designer.verify.avd`) rendering the same design.
 
 * SONiC: a ``config_db.json`` is a map of tables (``PORT``, ``INTERFACE``, ...) to keys to fields, all
   strings. SONiC's YANG models describe the same data as ``sonic-<module>:sonic-<module>`` containers
@@ -22,19 +23,22 @@ import re
 import shutil
 import subprocess
 import tempfile
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Mapping, Sequence
 from concurrent.futures import ProcessPoolExecutor, ThreadPoolExecutor
 from dataclasses import dataclass
 from functools import partial
 from pathlib import Path
 from typing import Any
 
-from designer.errors import PrerequisiteError
+from designer.built import MANIFEST_FILE, read_regular
+from designer.errors import InputError, PrerequisiteError
+from designer.model import DeviceConfig
 from designer.resources import sonic_yang_models
+from designer.verify import avd
 
 INSTALL = "apt-get install frr libyang2-dev && pip install libyang==2.8.0"
 YANG_ENV = "DESIGNER_SONIC_YANG"
-SONIC, FRR = "sonic-yang", "vtysh"
+SONIC, FRR, AVD = "sonic-yang", "vtysh", "pyavd"
 _NUMBERS = frozenset({"int8", "int16", "int32", "uint8", "uint16", "uint32"})
 _LOCATION = re.compile(r"^/[^/]+/(?P<table>[^/\[]+)(?:/(?P<node>[^/\[]+)(?P<keys>(?:\[[^\]]*\])*))?(?:/(?P<rest>.*))?$")
 _INTEGER = re.compile(r"-?\d+")
@@ -328,12 +332,42 @@ def check_frr(paths: Iterable[tuple[Path, str]], workers: int | None = None) -> 
             return list(pool.map(one, paths))
 
 
+MAX_STRAY_LINES = 5
+"""Lines of one EOS file listed when it differs from Arista's rendering; the rest are counted."""
+
+
+def check_eos(paths: list[tuple[Path, str]], devices: Mapping[str, DeviceConfig],
+              workers: int | None = None) -> list[Verdict]:
+    """Compare each (EOS file, label) with pyavd's rendering of its switch (by file name) from the design
+    (:mod:`designer.verify.avd`); a large set is shared among processes. Verdicts keep the input order."""
+    avd.pyavd()  # raises PrerequisiteError here, before any worker starts
+    items = [(path, label, devices.get(path.stem)) for path, label in paths]
+    if workers is None:
+        workers = min(os.cpu_count() or 1, len(items) // FILES_PER_WORKER)
+    if workers < 2:
+        return [_eos_verdict(item) for item in items]
+    with ProcessPoolExecutor(workers) as pool:
+        return list(pool.map(_eos_verdict, items, chunksize=max(1, len(items) // (4 * workers))))
+
+
+def _eos_verdict(item: tuple[Path, str, DeviceConfig | None]) -> Verdict:
+    path, label, device = item
+    if device is None:
+        return Verdict(label, AVD, "the design has no switch of this name")
+    try:
+        problems = avd.compare(device, path.read_text())
+    except ValueError as error:
+        return Verdict(label, AVD, f"the design's AVD structured config is not valid input: {error}")
+    more = [f"and {len(problems) - MAX_STRAY_LINES} more"] if len(problems) > MAX_STRAY_LINES else []
+    return Verdict(label, AVD, "; ".join([*problems[:MAX_STRAY_LINES], *more]))
+
+
 @dataclass(frozen=True)
 class Report:
-    """Every verdict over a built output, plus the files no offline parser here can check."""
+    """Every verdict over a built output, plus the files left unchecked (count and why, per OS)."""
 
     verdicts: list[Verdict]
-    unchecked: dict[str, int]
+    unchecked: dict[str, tuple[int, str]]
     missing: list[str]
 
     @property
@@ -344,17 +378,21 @@ class Report:
         """One line per file, then a count per parser and what was left unchecked."""
         lines = [f"{'ok' if verdict.ok else 'INVALID':8}{verdict.path} ({verdict.parser})"
                  + ("" if verdict.ok else f": {verdict.error}") for verdict in self.verdicts]
-        for parser in (SONIC, FRR):
+        for parser in (SONIC, FRR, AVD):
             checked = [verdict for verdict in self.verdicts if verdict.parser == parser]
             if checked:
                 valid = sum(verdict.ok for verdict in checked)
                 lines.append(f"{parser}: {valid} of {len(checked)} files valid")
-        lines += [f"not checked: {count} {name} files (no offline parser)" for name, count in self.unchecked.items()]
+        lines += [f"not checked: {count} {name} files ({why})" for name, (count, why) in self.unchecked.items()]
         return "\n".join(lines)
 
 
-def validate_output(folder: Path, yang_dir: Path | None = None) -> Report:
-    """Run every available parser over ``folder/configs``; prerequisites that are missing go to ``missing``."""
+def validate_output(folder: Path, yang_dir: Path | None = None, devices: Sequence[DeviceConfig] | None = None,
+                    intent_sha256: str | None = None) -> Report:
+    """Run every available parser over ``folder/configs``; prerequisites that are missing go to ``missing``.
+
+    ``devices`` are the device models of the design the folder was built from (its intent's ``intent_sha256``
+    must match the folder's manifest): with them and pyavd, EOS files are compared with Arista's rendering."""
     configs = folder / "configs"
     if not configs.is_dir():
         raise PrerequisiteError(f"{folder} has no configs/ folder; build it first with 'designer build INTENT'")
@@ -373,4 +411,27 @@ def validate_output(folder: Path, yang_dir: Path | None = None) -> Report:
             verdicts += check_frr((path, str(path.relative_to(folder))) for path in frr)
         except PrerequisiteError as error:
             missing.append(str(error))
-    return Report(verdicts, {name: len(paths) for name, paths in by_os.items() if paths}, missing)
+    unchecked: dict[str, tuple[int, str]] = {}
+    if eos := by_os.pop("eos", []):
+        if devices is None:
+            unchecked["eos"] = (len(eos), "compared with Arista's own rendering only with --intent INTENT and pyavd")
+        else:
+            _same_intent(folder, intent_sha256)
+            try:
+                verdicts += check_eos([(path, str(path.relative_to(folder))) for path in eos],
+                                      {device.hostname: device for device in devices})
+            except PrerequisiteError as error:
+                unchecked["eos"] = (len(eos), str(error))
+    unchecked.update({name: (len(paths), "no offline parser") for name, paths in by_os.items() if paths})
+    return Report(verdicts, unchecked, missing)
+
+
+def _same_intent(folder: Path, intent_sha256: str | None) -> None:
+    """Refuse to compare a folder with the design of an intent it was not built from (``manifest.json``)."""
+    try:
+        recorded = json.loads(read_regular(folder / MANIFEST_FILE)).get("intent_sha256")
+    except (InputError, ValueError, AttributeError):
+        recorded = None
+    if recorded != intent_sha256:
+        raise PrerequisiteError(f"{folder} was not built from this intent (its {MANIFEST_FILE} records another "
+                                "intent_sha256); give the intent the folder was built from, or rebuild the folder")

@@ -1,0 +1,145 @@
+"""EOS files against Arista's own templates: pyavd's ``eos_cli_config_gen`` renders each switch of the design
+from an AVD structured config built from the device model (``designer/verify/avd.py``), and every line of our
+file must appear in that rendering under the same parents (and every line of it in ours). Plus the two EOS
+defects an audit found: the aggregate's level and the watchdog on the ports."""
+
+from __future__ import annotations
+
+import importlib.util
+import re
+import sys
+from functools import cache
+from pathlib import Path
+
+import pytest
+
+from designer.cli import main
+from designer.design import Design
+from designer.pipeline import build
+from designer.render import render_configs
+from designer.verify import avd
+from tests.conftest import ROOT, need
+from tests.helpers import build_text, intent_text
+
+HAVE_PYAVD = importlib.util.find_spec("pyavd") is not None
+NEED_PYAVD = "Arista's templates are needed: pip install pyavd (or pip install '.[test]')"
+DESIGNS = {
+    "small-2tier": lambda: build(ROOT / "tests" / "intents" / "small-2tier.yaml"),
+    "small-3tier": lambda: build(ROOT / "tests" / "intents" / "small-3tier.yaml"),
+    "juniper, 5% CNP cap": lambda: build_text(intent_text(servers=4, extra="qos: {profile: juniper, queue_bytes: "
+                                                                           "3145728}")),
+    "odd thresholds, 1 s watchdog": lambda: build_text(intent_text(servers=4, extra=(
+        "qos: {ecn_min: 150001, ecn_max: 1500001, pfc_watchdog_detection_ms: 1000, "
+        "pfc_watchdog_restoration_ms: 3000}\nrouting: {server_subnets: each}"))),
+    "watchdog and ecn off": lambda: build_text(intent_text(servers=4, extra="qos: {ecn: false, pfc_watchdog: "
+                                                                            "false}")),
+}
+
+
+@cache
+def eos_files(name: str) -> tuple[Design, dict[str, str]]:
+    design = DESIGNS[name]()
+    files = render_configs(design.configs, ["eos"])
+    return design, {device.hostname: files[f"configs/eos/{device.hostname}.cfg"].decode()
+                    for device in design.configs}
+
+
+@pytest.mark.parametrize("name", DESIGNS)
+def test_every_eos_file_is_what_aristas_templates_render_for_the_design(name: str) -> None:
+    need(HAVE_PYAVD, NEED_PYAVD)
+    design, texts = eos_files(name)
+    for device in design.configs:
+        assert avd.compare(device, texts[device.hostname]) == [], device.hostname
+
+
+def test_the_comparison_names_a_line_arista_would_not_write_and_one_it_would() -> None:
+    need(HAVE_PYAVD, NEED_PYAVD)
+    design, texts = eos_files("small-2tier")
+    leaf = design.configs[0]
+    lines = texts[leaf.hostname].splitlines()
+    aggregate = next(number for number, line in enumerate(lines) if "aggregate-address" in line)
+    moved = lines[:aggregate] + lines[aggregate + 1:]
+    moved.append("      " + lines[aggregate].strip())  # under address-family ipv4, where EOS does not take it
+    assert avd.compare(leaf, "\n".join(moved)) == [
+        f"line {len(moved)}: router bgp {leaf.asn} > address-family ipv4 > {lines[aggregate].strip()} is not in "
+        "Arista's rendering",
+        f"missing router bgp {leaf.asn} > {lines[aggregate].strip()} (Arista's rendering has it)"]
+    without = "\n".join(line for line in lines if line != "   priority-flow-control pause watchdog")
+    assert avd.compare(leaf, without) == ["missing qos profile ROCE > priority-flow-control pause watchdog "
+                                          "(Arista's rendering has it)"]
+
+
+def test_the_structured_config_uses_only_keys_of_arista_schema() -> None:
+    need(HAVE_PYAVD, NEED_PYAVD)
+    import pyavd
+
+    for name in DESIGNS:
+        design, _ = eos_files(name)
+        result = pyavd.validate_structured_config(avd.structured_config(design.configs[0]))
+        assert not result.validation_result.violations and result.validated_data is not None, name
+        assert not result.validation_result.deprecations, name
+
+
+def test_contexts_follow_eos_indentation() -> None:
+    text = "! comment\nrouter bgp 1\n   neighbor 1.1.1.1 remote-as 2\n   !\n   address-family ipv4\n" \
+           "      network 10.0.0.0/31\ninterface Ethernet1\n   mtu 9214\nend\n"
+    assert list(avd.contexts(text)) == [
+        (2, (), "router bgp 1"), (3, ("router bgp 1",), "neighbor 1.1.1.1 remote-as 2"),
+        (5, ("router bgp 1",), "address-family ipv4"),
+        (6, ("router bgp 1", "address-family ipv4"), "network 10.0.0.0/31"),
+        (7, (), "interface Ethernet1"), (8, ("interface Ethernet1",), "mtu 9214")]
+
+
+def test_the_aggregate_is_announced_at_router_bgp_level() -> None:
+    # EOS takes aggregate-address in router bgp (or a VRF), not under address-family ipv4.
+    design, texts = eos_files("small-2tier")
+    for device in design.configs:
+        text = texts[device.hostname]
+        block = text[text.index("router bgp"):]
+        aggregates = re.findall(r"^( *)aggregate-address (\S+) summary-only$", block, re.MULTILINE)
+        assert aggregates == [("   ", prefix) for prefix in device.bgp.aggregates], device.hostname
+        if aggregates:
+            assert block.index("aggregate-address") < block.index("address-family ipv4")
+
+
+def test_the_pfc_watchdog_is_on_for_every_port_through_the_qos_profile() -> None:
+    for name, on in (("small-2tier", True), ("watchdog and ecn off", False)):
+        design, texts = eos_files(name)
+        for device in design.configs:
+            text = texts[device.hostname]
+            profile = text[text.index("qos profile ROCE"):].split("\n!\n")[0]
+            assert ("\n   priority-flow-control pause watchdog\n" in profile) is on, device.hostname
+            assert text.count("   service-profile ROCE\n") == len(device.interfaces)
+
+
+def test_validate_configs_compares_eos_files_with_the_intents_design(tmp_path: Path, capsys: pytest.CaptureFixture[str],
+                                                                     monkeypatch: pytest.MonkeyPatch) -> None:
+    intent = ROOT / "tests" / "intents" / "small-2tier.yaml"
+    output = tmp_path / "out"
+    assert main(["build", str(intent), "-o", str(output)]) == 0
+    switches = len(build(intent).configs)
+    monkeypatch.setitem(sys.modules, "pyavd", None)  # pyavd not installed: counted, not failed
+    capsys.readouterr()
+    main(["validate-configs", str(output), "--intent", str(intent)])
+    assert f"not checked: {switches} eos files (comparing them with Arista's own rendering needs pyavd: pip " \
+           "install pyavd)" in capsys.readouterr().out
+    monkeypatch.undo()
+    need(HAVE_PYAVD, NEED_PYAVD)
+    (output / "configs" / "sonic").rename(tmp_path / "sonic")  # this test is about EOS; no libyang or vtysh needed
+    (output / "configs" / "frr").rename(tmp_path / "frr")
+    assert main(["validate-configs", str(output), "--intent", str(intent)]) == 0
+    out = capsys.readouterr().out
+    assert f"pyavd: {switches} of {switches} files valid" in out and "eos files" not in out
+    assert main(["validate-configs", str(output)]) == 0
+    assert f"not checked: {switches} eos files (compared with Arista's own rendering only with --intent INTENT " \
+           "and pyavd)" in capsys.readouterr().out
+    leaf = output / "configs" / "eos" / "p0-su0-r0-leaf.cfg"
+    leaf.write_text(leaf.read_text().replace("   service-profile ROCE\n", "   service-profile ROCEV2\n", 1))
+    assert main(["validate-configs", str(output), "--intent", str(intent)]) == 1
+    out = capsys.readouterr().out
+    assert re.search(r"INVALID configs/eos/p0-su0-r0-leaf\.cfg \(pyavd\): line \d+: interface Ethernet1/1 > "
+                     r"service-profile ROCEV2 is not in Arista's rendering; missing interface Ethernet1/1 > "
+                     r"service-profile ROCE \(Arista's rendering has it\)", out), out
+    other = ROOT / "tests" / "intents" / "small-3tier.yaml"
+    assert main(["validate-configs", str(output), "--intent", str(other)]) == 2
+    assert "was not built from this intent" in capsys.readouterr().err

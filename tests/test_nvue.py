@@ -1,0 +1,350 @@
+"""NVUE files against NVIDIA's own command reference: every generated ``startup.yaml``, flattened into the
+``nv set`` paths it stands for, must use only paths and value forms that ``tests/vendor/nvue/paths-5.x.csv``
+(transcribed from NVIDIA's documentation, sources in its README) lists for the chosen Cumulus Linux release;
+plus the defects an audit found: breakouts, ECN units, the watchdog's polling range, release key forms and
+the CNP cap."""
+
+from __future__ import annotations
+
+import csv
+import ipaddress
+import re
+from collections.abc import Iterator
+from dataclasses import dataclass
+from functools import cache
+from typing import Any
+
+import pytest
+import yaml
+
+from designer.catalog import catalog
+from designer.design import Design
+from designer.pipeline import build
+from designer.render import render_configs
+from designer.render.nvue import watchdog_polls
+from tests.conftest import ROOT
+from tests.helpers import build_text, intent_text
+from tests.test_intent_errors import run_cli
+
+PATHS = ROOT / "tests" / "vendor" / "nvue" / "paths-5.x.csv"
+RELEASES = catalog().targets["nvue"].releases
+PLACEHOLDERS = {
+    "<swp>": r"swp\d+(s\d+)?",
+    "<if>": r"swp\d+(s\d+)?|lo|eth\d+",
+    "<id>": r"\d+\.\d+\.\d+\.\d+|swp\d+(s\d+)?",
+    "<ip|swp>": r"\d+\.\d+\.\d+\.\d+|swp\d+(s\d+)?",
+    "<prefix>": r"[0-9a-fA-F.:]+/\d+",
+    "<ipv4-prefix>": r"\d+\.\d+\.\d+\.\d+/\d+",
+    "<mode>": r"[1248]x|disabled|loopback",
+    "<tc-list>": r"\d(,\d)*",
+    "<sp>": r"\d",
+    "<dscp-list>": r"\d{1,2}(,\d{1,2})*",
+}
+"""What a placeholder in a path of the table stands for; any other ``<...>`` is one word."""
+
+
+@dataclass(frozen=True)
+class Row:
+    """One row of the table: a path pattern, its value form and the releases it holds for."""
+
+    path: tuple[str, ...]
+    form: str
+    first: tuple[int, int]
+    last: tuple[int, int]
+
+    def holds_for(self, release: tuple[int, int]) -> bool:
+        return self.first <= release <= self.last
+
+
+def _release(text: str) -> tuple[int, int]:
+    major, minor = text.split(".")
+    return int(major), int(minor)
+
+
+def _releases(text: str) -> tuple[tuple[int, int], tuple[int, int]]:
+    """``5.x``, ``5.6+`` or ``5.0-5.14`` (comments may follow) as the first and last release."""
+    match = re.match(r"(5\.x)|(5\.\d+)\+|(5\.\d+)-(5\.\d+)", text)
+    assert match, f"unreadable releases column {text!r}"
+    if match[1]:
+        return (5, 0), (5, 99)
+    if match[2]:
+        return _release(match[2]), (5, 99)
+    return _release(match[3]), _release(match[4])
+
+
+def _tokens(path: str) -> tuple[str, ...]:
+    """A path of the table as tokens; ``<ip|swp>`` stays one token."""
+    return tuple(re.findall(r"<[^>]+>|\S+", path))
+
+
+@cache
+def table() -> tuple[Row, ...]:
+    with PATHS.open() as handle:
+        return tuple(Row(_tokens(row["path"]), row["value_form"], *_releases(row["releases"]))
+                     for row in csv.DictReader(handle))
+
+
+def accepts(form: str, value: str | None) -> bool:
+    """Whether ``value`` (None for no value) has the form ``form`` (grammar in tests/vendor/nvue/README.md)."""
+    form = re.sub(r"\s+\([^()]*\)$", "", form) if form != "(no value)" else form
+    if value is None:
+        return form == "(no value)"
+    for alternative in form.split("|"):
+        if (match := re.fullmatch(r"(\d+)-(\d+)", alternative)) and value.isdigit():
+            if int(match[1]) <= int(value) <= int(match[2]):
+                return True
+        elif alternative.startswith("<") and alternative.endswith(">"):
+            if value.strip():
+                return True
+        elif alternative == "integer":
+            if value.isdigit():
+                return True
+        elif alternative in ("IPv4 address", "IPv4 prefix", "IPv4 or IPv6 prefix"):
+            try:
+                parsed = ipaddress.ip_interface(value) if "prefix" in alternative else ipaddress.ip_address(value)
+            except ValueError:
+                continue
+            if ("/" in value) == ("prefix" in alternative) and (parsed.version == 4 or "IPv6" in alternative):
+                return True
+        elif alternative == value:
+            return True
+    return False
+
+
+@cache
+def _token_matches(pattern: str, token: str) -> bool:
+    if not pattern.startswith("<"):
+        return pattern == token
+    return re.fullmatch(PLACEHOLDERS.get(pattern, r"[^\s]+"), token) is not None
+
+
+def row_accepts(row: Row, path: tuple[str, ...], value: str | None) -> bool:
+    """Whether ``row`` stands for the ``nv set`` path and value: the value is the leaf's, or the path's last
+    token when the leaf is empty (an id such as a prefix, or a keyword written as a key)."""
+    readings = [(path, value)] + ([(path[:-1], path[-1])] if value is None else [])
+    for tokens, leaf in readings:
+        if len(tokens) != len(row.path) or not all(map(_token_matches, row.path, tokens)):
+            continue
+        if row.path[-1].startswith("<") and value is None and tokens == path:
+            if accepts(row.form, tokens[-1]):
+                return True
+        elif accepts(row.form, leaf):
+            return True
+    return False
+
+
+def flatten(node: Any, path: tuple[str, ...] = ()) -> Iterator[tuple[tuple[str, ...], str | None]]:
+    """Every leaf of an NVUE ``set`` tree as an ``nv set`` path and its value (None for an empty mapping)."""
+    if isinstance(node, dict) and node:
+        for key, child in node.items():
+            yield from flatten(child, (*path, str(key)))
+    else:
+        yield path, None if node == {} else str(node)
+
+
+def _document(text: str) -> dict[str, Any]:
+    """The ``set`` tree of a startup.yaml, every value as written (YAML 1.1 would turn ``on`` into true)."""
+    (document,) = yaml.load(text, Loader=yaml.BaseLoader)
+    return document["set"]
+
+
+def set_paths(text: str) -> list[tuple[tuple[str, ...], str | None]]:
+    """The ``nv set`` paths of a startup.yaml and their values."""
+    return list(flatten(_document(text)))
+
+
+@cache
+def rows_for(release: str) -> dict[tuple[int, str], tuple[Row, ...]]:
+    """The rows that hold for ``release``, by path length and first word."""
+    rows: dict[tuple[int, str], list[Row]] = {}
+    for row in table():
+        if row.holds_for(_release(release)):
+            rows.setdefault((len(row.path), row.path[0]), []).append(row)
+    return {key: tuple(group) for key, group in rows.items()}
+
+
+def unknown_paths(text: str, release: str) -> list[str]:
+    """The ``nv set`` lines of ``text`` that the table does not list, with that value form, for ``release``."""
+    rows = rows_for(release)
+
+    def known(path: tuple[str, ...], value: str | None) -> bool:
+        candidates = rows.get((len(path), path[0]), ()) + rows.get((len(path) - 1, path[0]), ())
+        return any(row_accepts(row, path, value) for row in candidates)
+
+    return [" ".join((*path, *([value] if value is not None else [])))
+            for path, value in set_paths(text) if not known(path, value)]
+
+
+def nvue_files(design: Design, release: str | None = None) -> dict[str, str]:
+    options = {"nvue": {"release": release}} if release else None
+    return {path: data.decode() for path, data in render_configs(design.configs, ["nvue"], options=options).items()}
+
+
+JUNIPER = "qos: {profile: juniper, queue_bytes: 3145728}"
+DESIGNS = {
+    "small-2tier": lambda: build(ROOT / "tests" / "intents" / "small-2tier.yaml"),
+    "small-3tier": lambda: build(ROOT / "tests" / "intents" / "small-3tier.yaml"),
+    "juniper on sn5600": lambda: build_text(intent_text(servers=4, leaf="{model: nvidia-sn5600}",
+                                                        extra=f"{JUNIPER}\nrouting: {{bfd: {{enabled: true}}}}")),
+    "watchdog and ecn off": lambda: build_text(intent_text(servers=4, extra="qos: {ecn: false, pfc_watchdog: false}")),
+}
+
+
+@cache
+def design_of(name: str) -> Design:
+    return DESIGNS[name]()
+
+
+@pytest.mark.parametrize("release", RELEASES)
+@pytest.mark.parametrize("name", DESIGNS)
+def test_every_startup_yaml_uses_only_paths_of_nvidias_reference(name: str, release: str) -> None:
+    design = design_of(name)
+    first = {device.role: device for device in reversed(design.configs)}  # the first switch of each role
+    files = render_configs(first.values(), ["nvue"], options={"nvue": {"release": release}})
+    assert len(files) == len({device.role for device in design.configs})
+    for path, data in files.items():
+        assert unknown_paths(data.decode(), release) == [], path
+
+
+def test_every_switch_of_a_design_passes_the_path_check() -> None:
+    for path, text in nvue_files(design_of("small-3tier")).items():
+        assert unknown_paths(text, catalog().targets["nvue"].default_release) == [], path
+
+
+def test_the_path_check_refuses_what_the_reference_does_not_have() -> None:
+    text = next(iter(nvue_files(design_of("small-2tier"), "5.14").values()))
+    assert unknown_paths(text, "5.14") == []
+    assert "qos roce enable on" in unknown_paths(text, "5.15")  # 5.15 renamed it
+    broken = re.sub(r"robustness: \d+", "robustness: 0", re.sub(r"polling-interval: \d+", "polling-interval: 75",
+                                                                 text))
+    broken = re.sub(r"min-threshold: \d+", "min-threshold: 150KB", broken)
+    assert set(unknown_paths(broken, "5.14")) >= {"qos pfc-watchdog polling-interval 75",
+                                                  "qos pfc-watchdog robustness 0",
+                                                  "qos congestion-control default-global traffic-class 3 "
+                                                  "min-threshold 150KB"}
+    assert "interface swp1s0 link speed 450G" in unknown_paths(text.replace("400G", "450G", 1), "5.14")
+
+
+def test_a_broken_out_port_is_declared_on_its_parent() -> None:
+    # An SN5600 leaf (64 x 800G) serving 400G NICs runs every cage as 2 x 400G: swpNs0 and swpNs1.
+    design = design_of("juniper on sn5600")
+    files = nvue_files(design)
+    for device in design.configs:
+        interfaces = _document(files[f"configs/nvue/{device.hostname}.yaml"])["interface"]
+        subports = {name for name in interfaces if re.fullmatch(r"swp\d+s\d+", name)}
+        assert subports, device.hostname
+        for name in subports:
+            parent = re.match(r"swp\d+", name)[0]
+            assert interfaces[parent]["link"]["breakout"] == {"2x": {"lanes-per-port": "4"}}, (device.hostname, name)
+        parents = {name for name, body in interfaces.items() if "breakout" in body.get("link", {})}
+        assert parents == {re.match(r"swp\d+", name)[0] for name in subports}
+
+
+def test_ecn_thresholds_are_plain_byte_counts() -> None:
+    for name in ("small-2tier", "juniper on sn5600"):
+        design = design_of(name)
+        qos = design.configs[0].qos
+        text = nvue_files(design)[f"configs/nvue/{design.configs[0].hostname}.yaml"]
+        (ecn,) = _document(text)["qos"]["congestion-control"]["default-global"]["traffic-class"].values()
+        assert (ecn["min-threshold"], ecn["max-threshold"]) == (str(qos.ecn_min_bytes), str(qos.ecn_max_bytes))
+    assert design_of("juniper on sn5600").configs[0].qos.ecn_min_bytes % 1024  # once written "1730150B"
+
+
+@pytest.mark.parametrize(("detection", "restoration", "expected"), [
+    (200, 200, (200, 1)), (150, 200, (150, 1)), (200, 100, (100, 2)), (300, 100, (100, 3)), (5000, 200, (200, 25)),
+    (100, 60_000, (100, 1)), (4999, 100, (4999, 1)),
+])
+def test_the_watchdog_polls_within_nvues_range(detection: int, restoration: int, expected: tuple[int, int]) -> None:
+    assert watchdog_polls(detection, restoration) == expected
+
+
+def test_every_detection_time_nvue_takes_has_exact_polls() -> None:
+    for detection in range(100, 5001, 7):
+        for restoration in (100, detection, 5000):
+            polling, robustness = watchdog_polls(detection, restoration)
+            assert 100 <= polling <= 5000 and 1 <= robustness <= 1000 and polling * robustness == detection
+
+
+def test_a_150_ms_watchdog_polls_every_150_ms_on_nvue() -> None:
+    design = build_text(intent_text(servers=4, extra="qos: {pfc_watchdog_detection_ms: 150}"))
+    text = nvue_files(design)[f"configs/nvue/{design.configs[0].hostname}.yaml"]
+    assert _document(text)["qos"]["pfc-watchdog"] == {"polling-interval": "150", "robustness": "1"}  # was 75
+
+
+def test_a_watchdog_nvue_cannot_poll_is_refused_naming_the_field_and_range(tmp_path: Any) -> None:
+    intent = tmp_path / "intent.yaml"
+    intent.write_text(intent_text(servers=4, extra="targets: [frr, nvue]\nqos: {pfc_watchdog_detection_ms: 60}"))
+    for command, extra in (("plan", ()), ("check", ()), ("build", ("-o", str(tmp_path / "out")))):
+        code, out, err = run_cli(command, str(intent), *extra)
+        assert (code, out) == (2, ""), command
+        assert (f"{intent}:9: qos.pfc_watchdog_detection_ms: 60 ms is below NVUE's PFC watchdog minimum of 100 ms; "
+                "use 100-5000 ms or drop nvue from targets") in err
+    assert not (tmp_path / "out").exists()
+    intent.write_text(intent_text(servers=4, extra="targets: [frr, eos]\nqos: {pfc_watchdog_detection_ms: 60}"))
+    assert run_cli("plan", str(intent))[0] == 0
+
+
+@pytest.mark.parametrize(("release", "on", "state", "ip"), [
+    ("5.6", "on", "enable", "ip"), ("5.14", "on", "enable", "ip"),
+    ("5.15", "enabled", "state", "ipv4"), ("5.18", "enabled", "state", "ipv4"), ("5.19", "enabled", "state", "ipv4"),
+])
+def test_each_release_gets_its_own_key_forms(release: str, on: str, state: str, ip: str) -> None:
+    design = design_of("small-2tier")
+    config = _document(nvue_files(design, release)[f"configs/nvue/{design.configs[0].hostname}.yaml"])
+    bgp = config["vrf"]["default"]["router"]["bgp"]
+    assert config["router"]["bgp"][state] == bgp[state] == bgp["address-family"]["ipv4-unicast"][state] == on
+    assert config["qos"]["roce"][state] == bgp["path-selection"]["multipath"]["aspath-ignore"] == on
+    assert {body["summary-only"] for body in bgp["address-family"]["ipv4-unicast"]["aggregate-route"].values()} == {on}
+    assert set(config["interface"]["lo"]) == {"type", ip}
+    neighbor = next(iter(bgp["neighbor"].values()))
+    if state == "state":  # 5.15 moved BFD timers into a profile
+        assert neighbor["bfd"] == {"state": "enabled", "profile": "fabric"}
+        assert config["router"]["bfd"] == {"state": "enabled", "profile": {"fabric": {
+            "detect-multiplier": "3", "min-rx-interval": "300", "min-tx-interval": "300"}}}
+    else:
+        assert neighbor["bfd"] == {"enable": "on", "detect-multiplier": "3", "min-rx-interval": "300",
+                                   "min-tx-interval": "300"}
+        assert "bfd" not in config["router"]
+
+
+def test_the_release_is_an_intent_choice_with_a_default(tmp_path: Any) -> None:
+    assert catalog().targets["nvue"].default_release in RELEASES
+    design = build_text(intent_text(servers=4, extra='target_options: {nvue: {release: "5.10"}}'))
+    assert design.intent.target_options.nvue.release == "5.10"
+    intent = tmp_path / "intent.yaml"
+    for value, message in (("5.10", 'write the release as text in quotes, for example release: "5.10"; unquoted, '
+                                    "YAML reads it as the number 5.1"),
+                           ('"6.0"', f"'6.0' is not a Cumulus Linux release designer writes NVUE files for; use one "
+                                     f"of {RELEASES[0]} to {RELEASES[-1]}")):
+        intent.write_text(intent_text(servers=4, extra=f"target_options: {{nvue: {{release: {value}}}}}"))
+        code, _, err = run_cli("plan", str(intent))
+        assert code == 2 and f"{intent}:8: target_options.nvue.release: {message}" in err
+
+
+def test_the_built_files_say_their_release(tmp_path: Any) -> None:
+    intent = tmp_path / "intent.yaml"
+    intent.write_text(intent_text(servers=4, extra='targets: [nvue]\ntarget_options: {nvue: {release: "5.14"}}'))
+    assert run_cli("build", str(intent), "-o", str(tmp_path / "out"))[0] == 0
+    text = next((tmp_path / "out" / "configs" / "nvue").iterdir()).read_text()
+    assert "NVIDIA Cumulus Linux 5.14 NVUE startup configuration" in text.splitlines()[0]
+    assert unknown_paths(text, "5.14") == [] and unknown_paths(text, "5.15") != []
+
+
+def test_the_juniper_cnp_cap_is_a_shaper_on_every_port() -> None:
+    design = design_of("juniper on sn5600")
+    qos = design.configs[0].qos
+    assert qos.cnp_rate_percent == 5
+    files = nvue_files(design)
+    for device in design.configs:
+        config = _document(files[f"configs/nvue/{device.hostname}.yaml"])
+        speed_kbps = device.interfaces[0].speed_gbps * 1_000_000
+        assert config["qos"]["egress-shaper"] == {"cnp-cap": {
+            "port-max-rate": str(speed_kbps), "traffic-class": {str(qos.cnp_priority): {
+                "max-rate": str(speed_kbps * 5 // 100)}}}}
+        links = [body for name, body in config["interface"].items() if "address" in body.get("ipv4", {})
+                 and name != "lo"]
+        assert len(links) == len(device.interfaces)
+        assert all(body["qos"]["egress-shaper"] == {"profile": "cnp-cap"} for body in links)
+    plain = design_of("small-2tier")
+    config = _document(nvue_files(plain)[f"configs/nvue/{plain.configs[0].hostname}.yaml"])
+    assert "egress-shaper" not in config["qos"]
