@@ -64,10 +64,10 @@ def test_renumbering_shows_asn_and_session_changes(tmp_path: Path) -> None:
     _, out, _ = run_cli("diff", str(old), str(new))
     changes = section(out, "device changes (role, model, loopback, ASN)")
     assert changes[:2] == ["**device changes (role, model, loopback, ASN): 8**",
-                           "p0-spine0: asn 4200000016 -> 4200001000"]
+                           "p0-spine0: asn 4201000000 -> 4200001000"]
     sessions = section(out, "BGP sessions changed (addresses, ASNs)")
     assert sessions[0] == "**BGP sessions changed (addresses, ASNs): 256**"
-    assert sessions[1] == ("p0-spine0:swp1 - p0-su0-r0-leaf:swp17: 10.0.0.0 AS4200000016 <-> 10.0.0.1 AS4200000000 "
+    assert sessions[1] == ("p0-spine0:swp1 - p0-su0-r0-leaf:swp17: 10.0.0.0 AS4201000000 <-> 10.0.0.1 AS4200000000 "
                            "-> 10.0.0.0 AS4200001000 <-> 10.0.0.1 AS4200000000")
     assert "devices added" not in out and "links added" not in out
 

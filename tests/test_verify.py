@@ -309,15 +309,15 @@ def test_a_wrong_peer_asn_fails_naming_the_session(tmp_path: Path) -> None:
     files = design_files(build(TWO_TIER))
     leaf = "configs/frr/p0-su0-r0-leaf.conf"
     config = files[leaf].decode()
-    assert " neighbor 10.0.0.0 remote-as 4200000004\n" in config
-    files[leaf] = config.replace(" neighbor 10.0.0.0 remote-as 4200000004\n",
+    assert " neighbor 10.0.0.0 remote-as 4201000000\n" in config
+    files[leaf] = config.replace(" neighbor 10.0.0.0 remote-as 4201000000\n",
                                  " neighbor 10.0.0.0 remote-as 4200000099\n").encode()
     write(files, tmp_path / "broken")
     code, out, _ = run_cli("verify", str(tmp_path / "broken"), "--timeout", "8")
     assert code == 1
     assert "FAIL bgp sessions: 30 of 32 session ends Established" in out
-    assert ("p0-su0-r0-leaf swp5 -> p0-spine0 (10.0.0.0, AS 4200000004): configured with remote-as 4200000099, "
-            "the design says 4200000004") in out
+    assert ("p0-su0-r0-leaf swp5 -> p0-spine0 (10.0.0.0, AS 4201000000): configured with remote-as 4200000099, "
+            "the design says 4201000000") in out
     assert "p0-spine0 swp1 -> p0-su0-r0-leaf (10.0.0.1, AS 4200000000): " in out
     assert "failure injection: skipped because the healthy fabric did not converge" in out
     assert out.rstrip().splitlines()[-1].startswith("result: FAIL")

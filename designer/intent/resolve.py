@@ -90,6 +90,8 @@ class Intent:
     checks: ChecksDoc
     source: Source
     sha256: str
+    max_servers: int
+    """The envelope: the servers the fabric is planned for (``growth``); ``servers`` when the intent has none."""
 
     @property
     def gpus(self) -> int:
@@ -160,7 +162,8 @@ def _resolve(doc: IntentDoc, source: Source, sha256: str, problems: list[Problem
     return Intent(name=doc.name, description=doc.description, servers=servers, server=server, planes=planes,
                   tiers=doc.fabric.tiers, leaf=switches[0], spine=switches[1], super_spine=switches[2],
                   addressing=doc.addressing, routing=doc.routing, targets=tuple(doc.targets), qos=qos,
-                  facility=facility, checks=doc.checks, source=source, sha256=sha256)
+                  facility=facility, checks=doc.checks, source=source, sha256=sha256,
+                  max_servers=servers)
 
 
 def _server(doc: IntentDoc, problems: list[Problem]) -> ServerSpec | None:
@@ -248,7 +251,7 @@ def _speed_problems(tier: str, spec: SwitchSpec, nic_speed: int) -> list[Problem
 
 
 def _pool_overlaps(addressing: AddressingDoc) -> list[Problem]:
-    pools = [(name, IPNetwork(value)) for name, value in addressing.model_dump().items()]
+    pools = [(name, IPNetwork(value)) for name, value in addressing.model_dump().items() if value is not None]
     problems = []
     for index, (name, network) in enumerate(pools):
         for other, other_network in pools[:index]:

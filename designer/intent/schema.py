@@ -121,11 +121,13 @@ class FabricDoc(Section):
 
 
 class AddressingDoc(Section):
-    """IPv4 pools: switch-to-switch /31s, leaf-to-NIC /31s and switch loopback /32s."""
+    """IPv4 pools: switch-to-switch /31s, leaf-to-NIC /31s and switch loopback /32s. A pool left out is laid out
+    for the envelope by :func:`designer.allocate.default_pools` (10.0.0.0/15, 10.2.0.0/15 and 10.255.0.0/20
+    while they are large enough)."""
 
-    fabric_p2p: Pool = "10.0.0.0/15"
-    server_p2p: Pool = "10.2.0.0/15"
-    loopbacks: Pool = "10.255.0.0/20"
+    fabric_p2p: Pool | None = None
+    server_p2p: Pool | None = None
+    loopbacks: Pool | None = None
 
 
 class BfdDoc(Section):
@@ -149,7 +151,9 @@ class RoutingDoc(Section):
     asn_scheme: Literal["rfc7938", "unique"] = "rfc7938"
     leaf_asn_start: Asn = 4_200_000_000
     spine_asn_start: Asn | None = None
+    """Default: ``leaf_asn_start`` + 1,000,000."""
     super_spine_asn_start: Asn | None = None
+    """Default: ``leaf_asn_start`` + 2,000,000."""
     server_subnets: Literal["aggregate", "each"] = "aggregate"
     """How a leaf announces its server /31s: one prefix per leaf (summary only), or every /31."""
     bfd: BfdDoc = BfdDoc()

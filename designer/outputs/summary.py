@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from designer.allocate import ip
 from designer.checks import counts, evidence
 from designer.checks import formats as checks_format
 from designer.design import Design
@@ -46,7 +47,7 @@ def summary(design: Design) -> dict[str, Any]:
             "super_spines_per_group": plan.supers_per_group,
             "spine_super_spine_parallel_links": plan.spine_super_parallel,
         },
-        "pools": {pool.name: {"cidr": pool.cidr, "size": pool.size, "used": pool.used}
+        "pools": {pool.name: {"cidr": pool.cidr, "size": pool.size, "used": pool.used, "planned": pool.planned}
                   for pool in allocation.pools()},
         "power_kw": design.physical.power_kw(design.intent.facility.pue),
         "racks": design.physical.rack_counts(),
@@ -115,9 +116,13 @@ def summary_markdown(design: Design) -> str:
     if plan.tiers == 3:
         lines.append(f"Super-spines per plane: {plan.supers_per_plane} in {plan.groups} groups of "
                      f"{plan.supers_per_group}; each spine has {plan.spine_uplinks} uplinks.")
-    lines += ["", "## Address pools", "", "| pool | prefix | used | size | use |", "|---|---|---:|---:|---:|"]
+    lines += ["", "## Address pools", "", "| pool | prefix | used | planned | size | use |",
+              "|---|---|---:|---:|---:|---:|"]
     for pool in design.allocation.pools():
-        lines.append(f"| {pool.name} | {pool.cidr} | {pool.used:,} | {pool.size:,} | {pool.utilisation():.1%} |")
+        default = "" if pool.given else " (default)"
+        lines.append(f"| {pool.name} | {pool.cidr}{default} | {pool.used:,} | {pool.planned:,} | {pool.size:,} | "
+                     f"{pool.utilisation():.1%} |")
+    lines += ["", "Planned: what the envelope needs once built in full; a default pool is sized for it."]
     lines += ["", "## ASNs", "", f"Scheme: {intent.routing.asn_scheme}; {data['asns']:,} ASNs in use.", "",
               "| role | first | last |", "|---|---:|---:|"]
     for role in ("leaf", "spine", "super_spine"):
@@ -125,6 +130,7 @@ def summary_markdown(design: Design) -> str:
                    if device.role == role]
         if numbers:
             lines.append(f"| {role.replace('_', '-')} | {min(numbers)} | {max(numbers)} |")
+    lines += ["", *_numbering_lines(design)]
     power, racks = data["power_kw"], data["racks"]
     lines += ["", "## Racks and power", "",
               f"{racks['compute']:,} compute racks of {design.physical.servers_per_rack} servers and "
@@ -150,6 +156,42 @@ def summary_markdown(design: Design) -> str:
               f"- `configs/<os>/<hostname>.<ext>`: every switch's configuration for {', '.join(design.intent.targets)}",
               "- `manifest.json`: intent hash, tool version and sha256 of every file", ""]
     return "\n".join(lines)
+
+
+def _numbering_lines(design: Design) -> list[str]:
+    """The formulas that give every loopback, /31 and ASN from a switch's or link's coordinates, with this
+    design's strides and pool starts filled in, so a reviewer can compute any of them by hand."""
+    allocation, plan = design.allocation, design.plan
+    numbers, starts = allocation.numbering, allocation.asn_starts
+    loopback, server, fabric = allocation.loopback_pool.first, allocation.server_p2p.first, allocation.fabric_p2p.first
+    shared = design.intent.routing.asn_scheme == "rfc7938"
+    rows = [("leaf ordinal", f"plane x {numbers.leaves} + SU x {numbers.rails} + rail"),
+            ("spine ordinal", f"plane x {numbers.spines} + pod x {numbers.spines_per_pod} + i")]
+    if plan.tiers == 3:
+        rows.append(("super-spine ordinal", f"plane x {numbers.supers} + group x {numbers.supers_per_group} + i"))
+    rows += [("leaf loopback", f"{ip(loopback)} + leaf ordinal"),
+             ("spine loopback", f"{ip(loopback + numbers.planes * numbers.leaves)} + spine ordinal")]
+    if plan.tiers == 3:
+        rows.append(("super-spine loopback",
+                     f"{ip(loopback + numbers.planes * (numbers.leaves + numbers.spines))} + super-spine ordinal"))
+    rows += [("server /31 (leaf even, NIC odd)", f"{ip(server)} + leaf ordinal x {numbers.server_block} + 2 x slot"),
+             ("leaf-spine /31 (spine even)", f"{ip(fabric)} + 2 x (leaf ordinal x {numbers.leaf_uplinks} + uplink)")]
+    if plan.tiers == 3:
+        rows.append(("spine-super-spine /31 (super-spine even)",
+                     f"{ip(fabric + numbers.spine_super_base)} + 2 x (spine ordinal x {numbers.spine_uplinks} "
+                     "+ uplink)"))
+    rows += [("leaf ASN", f"{starts['leaf']} + leaf ordinal"),
+             ("spine ASN", f"{starts['spine']} + plane x {numbers.pods} + pod" if shared
+              else f"{starts['spine']} + spine ordinal")]
+    if plan.tiers == 3:
+        rows.append(("super-spine ASN", f"{starts['super_spine']} + plane" if shared
+                     else f"{starts['super_spine']} + super-spine ordinal"))
+    return ["## Numbering", "",
+            f"Every loopback, /31 and ASN follows from the switch's or link's coordinates, with the strides of the "
+            f"envelope ({plan.max_servers:,} servers); growth inside it moves none of them. A leaf uplink is its port "
+            "counted from its first spine-facing port, a spine uplink likewise from its first super-spine-facing "
+            "port, a slot the server's index in its scalable unit.", "",
+            "| what | from |", "|---|---|", *(f"| {what} | {formula} |" for what, formula in rows)]
 
 
 def _configs_lines(design: Design) -> list[str]:
