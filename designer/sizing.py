@@ -110,6 +110,12 @@ class Plan:
     def envelope_supers_per_plane(self) -> int:
         return self.spines_per_pod * self.supers_per_group if self.tiers == 3 else 0
 
+    def envelope_switch_counts(self) -> dict[str, int]:
+        """Switch counts per role, all planes, once the envelope is built."""
+        return {"leaf": self.planes * self.envelope_leaves_per_plane,
+                "spine": self.planes * self.envelope_spines_per_plane,
+                "super_spine": self.planes * self.envelope_supers_per_plane}
+
     def envelope_link_counts(self) -> dict[str, int]:
         """Logical links per tier, all planes, once the envelope is built."""
         return {
@@ -218,8 +224,9 @@ def size(intent: Intent) -> Plan:
         super_parallel = spine_uplinks // supers_per_group
         super_tier = pods > 1 or envelope_pods == 1
         if sus % sus_per_pod:
+            built = "spines and their uplinks are" if super_tier else "spines are"
             warnings.append(f"pod {pods - 1} holds {sus % sus_per_pod} of {sus_per_pod} scalable units; its "
-                            "spines and their uplinks are built in full so it can grow by leaves alone")
+                            f"{built} built in full so it can grow by leaves alone")
 
     if intent.servers % servers_per_su:
         warnings.append(f"scalable unit {sus - 1} holds {intent.servers % servers_per_su} of {servers_per_su} "

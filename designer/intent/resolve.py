@@ -144,6 +144,7 @@ def _resolve(doc: IntentDoc, source: Source, sha256: str, problems: list[Problem
     if server is None or switches is None:
         return None
     servers = _server_count(doc, server, problems)
+    max_servers = _envelope(doc, server, servers, problems)
     if server.nics % planes:
         where = ("fabric", "planes") if doc.fabric.planes else ("compute", "nics_per_server")
         problems.append(Problem(where, f"{server.nics} NIC ports per server cannot split evenly into {planes} "
@@ -163,7 +164,7 @@ def _resolve(doc: IntentDoc, source: Source, sha256: str, problems: list[Problem
                   tiers=doc.fabric.tiers, leaf=switches[0], spine=switches[1], super_spine=switches[2],
                   addressing=doc.addressing, routing=doc.routing, targets=tuple(doc.targets), qos=qos,
                   facility=facility, checks=doc.checks, source=source, sha256=sha256,
-                  max_servers=servers)
+                  max_servers=max_servers)
 
 
 def _server(doc: IntentDoc, problems: list[Problem]) -> ServerSpec | None:
@@ -202,6 +203,33 @@ def _server_count(doc: IntentDoc, server: ServerSpec, problems: list[Problem]) -
                                                         f"{compute.servers * server.gpus:,} GPUs, above the "
                                                         f"limit of {MAX_GPUS:,}"))
     return compute.servers
+
+
+def _envelope(doc: IntentDoc, server: ServerSpec, servers: int, problems: list[Problem]) -> int:
+    """The servers the fabric is planned for: ``growth.max_servers`` or ``growth.max_gpus``, else ``servers``."""
+    growth = doc.growth
+    if growth is None:
+        return servers
+    if growth.max_gpus is not None and growth.max_gpus % server.gpus:
+        problems.append(Problem(("growth", "max_gpus"), f"{growth.max_gpus} GPUs do not fill whole servers of "
+                                                        f"{server.gpus} GPUs; use a multiple of {server.gpus}"))
+    if (growth.max_servers is None) == (growth.max_gpus is None):
+        problems.append(Problem(("growth",), "give exactly one of growth.max_servers or growth.max_gpus: the size "
+                                             "the fabric is planned for"))
+        return servers
+    if growth.max_gpus is not None:
+        field, most = ("growth", "max_gpus"), growth.max_gpus // server.gpus
+        below = f"{growth.max_gpus:,} GPUs is below the {servers * server.gpus:,} GPUs of compute"
+    else:
+        field, most = ("growth", "max_servers"), growth.max_servers
+        below = f"{most:,} servers is below the {servers:,} servers of compute"
+        if most * server.gpus > MAX_GPUS:
+            problems.append(Problem(field, f"{most:,} servers hold {most * server.gpus:,} GPUs, above the limit of "
+                                           f"{MAX_GPUS:,}"))
+    if servers and most < servers:
+        problems.append(Problem(field, f"{below}; the envelope is the size the fabric is planned for, at least what "
+                                       "is built now"))
+    return max(most, servers)
 
 
 def _switches(doc: IntentDoc, problems: list[Problem]) -> tuple[SwitchSpec, ...] | None:

@@ -110,6 +110,14 @@ class SwitchDoc(Section):
     power_w_optics: int | None = Field(None, gt=0, le=100_000)
 
 
+class GrowthDoc(Section):
+    """The envelope: the size the fabric is planned for (``compute`` says what is built now). Spine counts, pods,
+    super-spine groups, pools, ASN ranges and the hall come from it, so growing inside it only adds."""
+
+    max_servers: int | None = Field(None, gt=0, le=MAX_GPUS)
+    max_gpus: int | None = Field(None, gt=0, le=MAX_GPUS)
+
+
 class FabricDoc(Section):
     """The backend fabric's shape: planes, tiers and the switch of each tier."""
 
@@ -234,6 +242,7 @@ class IntentDoc(Section):
     name: Annotated[str, AfterValidator(safe_name)]
     description: str = ""
     compute: ComputeDoc
+    growth: GrowthDoc | None = None
     fabric: FabricDoc
     addressing: AddressingDoc = AddressingDoc()
     routing: RoutingDoc = RoutingDoc()

@@ -12,6 +12,7 @@ from designer.allocate import ip
 from designer.checks import counts, evidence
 from designer.checks import formats as checks_format
 from designer.design import Design
+from designer.sizing import Plan
 
 
 def summary(design: Design) -> dict[str, Any]:
@@ -52,9 +53,20 @@ def summary(design: Design) -> dict[str, Any]:
         "power_kw": design.physical.power_kw(design.intent.facility.pue),
         "racks": design.physical.rack_counts(),
         "warnings": list(plan.warnings),
+        "growth": growth(plan),
         "checks": counts(design.findings),
         "bisection_tbps": evidence(design.findings, "bisection-bandwidth", "bisection_tbps"),
     }
+
+
+def growth(plan: Plan) -> dict[str, Any]:
+    """The envelope the design is planned for and how far its cabling holds."""
+    limit, reason = plan.cabling_limit()
+    return {"max_servers": plan.max_servers, "max_gpus": plan.max_servers * plan.gpus_per_server,
+            "tiers": plan.tiers, "scalable_units": plan.envelope_sus, "pods": plan.envelope_pods,
+            "switches": plan.envelope_switch_counts(), "links": plan.envelope_link_counts(),
+            "super_spines_built": plan.super_tier or plan.tiers == 2,
+            "cabling_limit_servers": limit, "cabling_limit": reason}
 
 
 def summary_text(data: dict[str, Any]) -> str:
@@ -74,6 +86,12 @@ def summary_text(data: dict[str, Any]) -> str:
     checks = data["checks"]
     lines.append(f"checks: {checks['passed']} passed, {checks['failed']} failed, {checks['warnings']} with warnings; "
                  f"bisection {data['bisection_tbps']:,.1f} Tb/s")
+    envelope = data["growth"]
+    if envelope["max_servers"] > data["servers"]:
+        lines.append(f"growth: planned for {envelope['max_servers']:,} servers ({envelope['max_gpus']:,} GPUs, "
+                     f"{envelope['tiers']} tiers); growing inside that only adds")
+    lines.append(f"growth: this cabling holds up to {envelope['cabling_limit_servers']:,} servers "
+                 f"({envelope['cabling_limit']})")
     lines += [f"warning: {warning}" for warning in data["warnings"]]
     return "\n".join(lines)
 
@@ -137,6 +155,7 @@ def summary_markdown(design: Design) -> str:
               f"{racks['network']:,} network racks in {racks['rows']:,} rows; {power['compute']:,.1f} kW compute + "
               f"{power['network']:,.1f} kW network = {power['total']:,.1f} kW IT, {power['facility']:,.1f} kW with PUE "
               f"{intent.facility.pue:g} (`power.md`, `floorplan.svg`, `bom.csv`)."]
+    lines += ["", *_growth_lines(design)]
     lines += ["", "## Checks", "", f"{data['checks']['passed']} passed, {data['checks']['failed']} failed, "
               f"{data['checks']['warnings']} with warnings; bisection {data['bisection_tbps']:,.1f} Tb/s "
               "(`designer check` lists every finding; `design.json` has them with their evidence).", ""]
@@ -156,6 +175,32 @@ def summary_markdown(design: Design) -> str:
               f"- `configs/<os>/<hostname>.<ext>`: every switch's configuration for {', '.join(design.intent.targets)}",
               "- `manifest.json`: intent hash, tool version and sha256 of every file", ""]
     return "\n".join(lines)
+
+
+def _growth_lines(design: Design) -> list[str]:
+    """The envelope, what of it is built, and how far the design grows without re-patching."""
+    plan, data = design.plan, growth(design.plan)
+    built = plan.servers / plan.max_servers
+    if plan.max_servers > plan.servers:
+        lines = [f"Planned for {plan.max_servers:,} servers ({data['max_gpus']:,} GPUs, `growth`): "
+                 f"{plan.envelope_sus:,} scalable units per plane"
+                 + (f" in {plan.envelope_pods:,} pods" if plan.tiers == 3 else "") + f", {plan.tiers} tiers; "
+                 f"{built:.1%} of it is built. Spine counts, super-spine groups, pools, ASN ranges and the hall come "
+                 "from the envelope, so growing up to it only adds devices, links, ports and BGP neighbors: no name, "
+                 "loopback, ASN, /31, cable or rack of what exists moves."]
+    else:
+        lines = ["No `growth` envelope: the design is planned for its own size. Set `growth: {max_servers: N}` "
+                 "before growing, so that adding scalable units moves nothing that exists."]
+    if plan.tiers == 3 and not plan.super_tier:
+        lines += ["", f"Only pod 0 of {plan.envelope_pods} is built: the {plan.spine_uplinks} up-ports of each spine "
+                      "are reserved for the super-spines, which come with the second pod."]
+    lines += ["", f"This cabling (every cable between the same two ports) holds up to "
+                  f"{data['cabling_limit_servers']:,} servers ({data['cabling_limit']}). Growing the envelope up to "
+                  "that re-patches no cable but renumbers what sits after the leaves (spine and super-spine "
+                  "loopbacks, the spine-super-spine /31s, planes after the first) and re-plans the hall; beyond it, "
+                  + ("leaves re-patch to more spines, or the fabric crosses to 3 tiers." if plan.tiers == 2
+                     else "spines re-patch to more super-spines.")]
+    return ["## Growth", "", *lines]
 
 
 def _numbering_lines(design: Design) -> list[str]:

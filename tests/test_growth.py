@@ -1,0 +1,139 @@
+"""Growth inside the envelope only adds: after each step every existing name, loopback, ASN, cable end, address,
+rack and unit is unchanged, and existing switches' FRR and EOS configurations only gain lines.
+
+Two growth paths: 32 -> 1,024 DGX H100 on 64 x 400G switches planned for 1,024 (3 tiers from the start: pod 0,
+then super-spines with the second pod), and 64 -> 256 DGX B300 (2 planes) planned for 512.
+"""
+
+from __future__ import annotations
+
+from functools import cache
+from itertools import pairwise
+from typing import Any
+
+import pytest
+
+from designer.allocate import ip
+from designer.design import Design
+from designer.errors import InputError
+from designer.render import render_configs
+from tests.helpers import build_text
+
+H100_STEPS = (32, 64, 96, 128, 256, 288, 512, 1024)
+B300_STEPS = (64, 128, 256)
+TWO_TIER_STEPS = (32, 64, 128)
+GAINING = ("frr", "eos")
+"""Targets whose configuration of an existing switch may only gain lines as the fabric grows."""
+
+
+def intent(servers: int, server: str = "dgx-h100", envelope: int | None = 1024, leaf: str = "generic-64x400g",
+           name: str = "growth") -> str:
+    growth = f"growth: {{max_servers: {envelope}}}\n" if envelope else ""
+    return (f"name: {name}\ncompute: {{servers: {servers}, server: {server}}}\n{growth}"
+            f"fabric: {{leaf: {{model: {leaf}}}}}\ntargets: [frr, eos]\n")
+
+
+@cache
+def built(servers: int, server: str = "dgx-h100", envelope: int | None = 1024) -> Design:
+    return build_text(intent(servers, server, envelope))
+
+
+@cache
+def configs(servers: int, server: str = "dgx-h100", envelope: int | None = 1024) -> dict[str, bytes]:
+    return render_configs(built(servers, server, envelope).configs, GAINING)
+
+
+def devices(design: Design) -> dict[str, dict[str, Any]]:
+    """Every device by name: its coordinates, loopback and ASN (switches), rack and unit."""
+    allocation = design.allocation
+    rows = {}
+    for index, device in enumerate(design.fabric.devices):
+        row: dict[str, Any] = {"coordinates": device[1:8], "model": device.model}
+        if index < design.fabric.switch_count:
+            row.update(loopback=ip(allocation.loopbacks[index]), asn=allocation.asns[index])
+        rows[device.name] = row
+    return rows
+
+
+def cables(design: Design) -> dict[tuple[str, str], tuple[str, str, str, float]]:
+    """Every link by its upper end: the lower end, the /31 and the cable's length."""
+    names = design.fabric.devices
+    result = {}
+    for number, (_, upper, upper_port, lower, lower_port) in enumerate(design.fabric.links):
+        even, _ = design.allocation.link_addresses(number)
+        result[names[upper].name, names[upper].port_name(upper_port)] = (
+            names[lower].name, names[lower].port_name(lower_port), ip(even))
+    return result
+
+
+def racks(design: Design) -> dict[str, tuple[int, int]]:
+    return {rack.name: (rack.row, rack.position) for rack in design.physical.racks}
+
+
+def only_gains(old: str, new: str) -> list[str]:
+    """Lines of ``old`` (maximum-paths aside) that ``new`` lost: ``old`` must be a subsequence of ``new``."""
+    lines = iter(new.splitlines())
+    return [line for line in old.splitlines()
+            if "maximum-paths" not in line and not any(line == candidate for candidate in lines)]
+
+
+def assert_only_added(old: Design, new: Design, old_files: dict[str, bytes], new_files: dict[str, bytes]) -> None:
+    before, after = devices(old), devices(new)
+    changed = {name: (row, after.get(name)) for name, row in before.items() if after.get(name) != row}
+    assert not changed, f"{len(changed)} existing devices changed, e.g. {next(iter(changed.items()))}"
+    links_before, links_after = cables(old), cables(new)
+    moved = {end: (link, links_after.get(end)) for end, link in links_before.items() if links_after.get(end) != link}
+    assert not moved, f"{len(moved)} existing links changed, e.g. {next(iter(moved.items()))}"
+    for path, data in old_files.items():
+        lost = only_gains(data.decode(), new_files[path].decode())
+        assert not lost, f"{path} lost or changed {len(lost)} lines, e.g. {lost[:3]}"
+
+
+@pytest.mark.parametrize(("old", "new"), list(pairwise(H100_STEPS)))
+def test_h100_growth_inside_the_envelope_only_adds(old: int, new: int) -> None:
+    assert_only_added(built(old), built(new), configs(old), configs(new))
+    assert built(new).plan.servers == new and not [f for f in built(new).findings if f.severity == "error"]
+
+
+@pytest.mark.parametrize(("old", "new"), list(pairwise(B300_STEPS)))
+def test_b300_two_planes_growth_inside_the_envelope_only_adds(old: int, new: int) -> None:
+    assert_only_added(built(old, "dgx-b300", 512), built(new, "dgx-b300", 512),
+                      configs(old, "dgx-b300", 512), configs(new, "dgx-b300", 512))
+
+
+@pytest.mark.parametrize(("old", "new"), list(pairwise(TWO_TIER_STEPS)))
+def test_two_tier_growth_inside_the_envelope_only_adds(old: int, new: int) -> None:
+    assert_only_added(built(old, envelope=256), built(new, envelope=256),
+                      configs(old, envelope=256), configs(new, envelope=256))
+    assert built(new, envelope=256).plan.spines_per_plane == 32
+
+
+def test_the_path_crosses_from_pod_0_to_super_spines() -> None:
+    """32 to 128 servers are pod 0 of the 3-tier fabric (spine up-ports reserved), 256 adds the super-spines."""
+    names = {name for name in devices(built(32))}
+    assert "p0-pod0-spine31" in names and not any("-ss" in name for name in names)
+    assert built(128).plan.switch_counts() == {"leaf": 32, "spine": 32, "super_spine": 0}
+    assert built(256).plan.switch_counts() == {"leaf": 64, "spine": 64, "super_spine": 128}
+    assert built(32).plan.warnings == ("pod 0 holds 1 of 4 scalable units; its spines are built in full so it can "
+                                       "grow by leaves alone",)
+
+
+@pytest.mark.parametrize(("server", "envelope"), [("dgx-h100", 1024), ("dgx-b300", 512)])
+def test_the_envelope_built_in_full_is_the_design_without_growth(server: str, envelope: int) -> None:
+    planned, plain = built(envelope, server, envelope), built(envelope, server, None)
+    assert devices(planned) == devices(plain)
+    assert cables(planned) == cables(plain)
+    assert configs(envelope, server, envelope) == configs(envelope, server, None)
+
+
+def test_without_growth_the_envelope_is_todays_size() -> None:
+    plan = built(128, envelope=None).plan
+    assert (plan.max_servers, plan.tiers, plan.spines_per_plane, plan.cabling_limit()[0]) == (128, 2, 16, 128)
+
+
+def test_envelope_errors_name_the_field_and_the_limit() -> None:
+    with pytest.raises(InputError, match=r"growth\.max_servers: 64 servers is below the 128 servers of compute"):
+        build_text(intent(128, envelope=64))
+    with pytest.raises(InputError, match=r"growth\.max_servers: 3 tiers hold at most 64 pods \(8,192 servers\) with "
+                                         r"64-port super-spines; the envelope of 8,320 servers needs 65 pods"):
+        build_text(intent(128, envelope=8320))
