@@ -45,10 +45,11 @@ def configs(servers: int, server: str = "dgx-h100", envelope: int | None = 1024)
 
 def devices(design: Design) -> dict[str, dict[str, Any]]:
     """Every device by name: its coordinates, loopback and ASN (switches), rack and unit."""
-    allocation = design.allocation
+    physical, allocation = design.physical, design.allocation
     rows = {}
     for index, device in enumerate(design.fabric.devices):
-        row: dict[str, Any] = {"coordinates": device[1:8], "model": device.model}
+        row: dict[str, Any] = {"coordinates": device[1:8], "rack": physical.racks[physical.device_rack[index]].name,
+                               "unit": physical.device_unit[index], "model": device.model}
         if index < design.fabric.switch_count:
             row.update(loopback=ip(allocation.loopbacks[index]), asn=allocation.asns[index])
         rows[device.name] = row
@@ -62,7 +63,8 @@ def cables(design: Design) -> dict[tuple[str, str], tuple[str, str, str, float]]
     for number, (_, upper, upper_port, lower, lower_port) in enumerate(design.fabric.links):
         even, _ = design.allocation.link_addresses(number)
         result[names[upper].name, names[upper].port_name(upper_port)] = (
-            names[lower].name, names[lower].port_name(lower_port), ip(even))
+            names[lower].name, names[lower].port_name(lower_port), ip(even),
+            design.physical.link_length_dm[number] / 10)
     return result
 
 
@@ -84,6 +86,7 @@ def assert_only_added(old: Design, new: Design, old_files: dict[str, bytes], new
     links_before, links_after = cables(old), cables(new)
     moved = {end: (link, links_after.get(end)) for end, link in links_before.items() if links_after.get(end) != link}
     assert not moved, f"{len(moved)} existing links changed, e.g. {next(iter(moved.items()))}"
+    assert set(racks(old).items()) <= set(racks(new).items())
     for path, data in old_files.items():
         lost = only_gains(data.decode(), new_files[path].decode())
         assert not lost, f"{path} lost or changed {len(lost)} lines, e.g. {lost[:3]}"
@@ -123,6 +126,7 @@ def test_the_envelope_built_in_full_is_the_design_without_growth(server: str, en
     planned, plain = built(envelope, server, envelope), built(envelope, server, None)
     assert devices(planned) == devices(plain)
     assert cables(planned) == cables(plain)
+    assert racks(planned) == racks(plain)
     assert configs(envelope, server, envelope) == configs(envelope, server, None)
 
 

@@ -65,7 +65,7 @@ def growth(plan: Plan) -> dict[str, Any]:
     return {"max_servers": plan.max_servers, "max_gpus": plan.max_servers * plan.gpus_per_server,
             "tiers": plan.tiers, "scalable_units": plan.envelope_sus, "pods": plan.envelope_pods,
             "switches": plan.envelope_switch_counts(), "links": plan.envelope_link_counts(),
-            "super_spines_built": plan.super_tier or plan.tiers == 2,
+            "spine_up_ports_reserved": plan.tiers == 3 and not plan.super_tier,
             "cabling_limit_servers": limit, "cabling_limit": reason}
 
 
@@ -194,12 +194,17 @@ def _growth_lines(design: Design) -> list[str]:
     if plan.tiers == 3 and not plan.super_tier:
         lines += ["", f"Only pod 0 of {plan.envelope_pods} is built: the {plan.spine_uplinks} up-ports of each spine "
                       "are reserved for the super-spines, which come with the second pod."]
-    lines += ["", f"This cabling (every cable between the same two ports) holds up to "
-                  f"{data['cabling_limit_servers']:,} servers ({data['cabling_limit']}). Growing the envelope up to "
-                  "that re-patches no cable but renumbers what sits after the leaves (spine and super-spine "
-                  "loopbacks, the spine-super-spine /31s, planes after the first) and re-plans the hall; beyond it, "
-                  + ("leaves re-patch to more spines, or the fabric crosses to 3 tiers." if plan.tiers == 2
-                     else "spines re-patch to more super-spines.")]
+    beyond = ("leaves re-patch to more spines, or the fabric crosses to 3 tiers." if plan.tiers == 2
+              else "spines re-patch to more super-spines.")
+    holds = (f"This cabling (every cable between the same two ports) holds up to {data['cabling_limit_servers']:,} "
+             f"servers ({data['cabling_limit']}).")
+    if data["cabling_limit_servers"] > plan.max_servers:
+        holds += (" Growing the envelope up to that re-patches no cable but renumbers what sits after the leaves "
+                  "(spine and super-spine loopbacks, the spine-super-spine /31s, planes after the first) and "
+                  "re-plans the hall; beyond it, " + beyond)
+    else:
+        holds += " That is the envelope: beyond it, " + beyond
+    lines += ["", holds]
     return ["## Growth", "", *lines]
 
 
