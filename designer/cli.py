@@ -16,7 +16,7 @@ from designer import __version__
 from designer.checks import formats as check_formats
 from designer.checks import status
 from designer.design import Progress
-from designer.diff import diff, load
+from designer.diff import Previous, load, review
 from designer.errors import InputError, PrerequisiteError
 from designer.intent import Intent, load_intent
 from designer.outputs import design_files
@@ -91,6 +91,8 @@ def _parser() -> argparse.ArgumentParser:
     diff_cmd.add_argument("new", help="an output folder or a git revision")
     diff_cmd.add_argument("--path", default="outputs", help="with git revisions: the folder holding the designs "
                                                             "(default: outputs)")
+    diff_cmd.add_argument("--fail-on", choices=("existing-change",), help="exit 1 when anything that existed "
+                          "changed (renamed, readdressed, re-patched, moved, a configuration line lost or edited)")
     diff_cmd.set_defaults(run=_diff)
 
     validate_cmd = commands.add_parser("validate-configs", help=(
@@ -123,7 +125,8 @@ def _build(args: argparse.Namespace) -> int:
     target = args.output or Path("outputs") / intent.name
     progress = _progress(intent)
     if args.check:
-        files = design_files(design(intent, progress), args.templates, progress)
+        previous = Previous.of(target)
+        files = design_files(design(intent, progress), args.templates, progress, previous.section if previous else None)
         differences = drift(files, target) if target.is_dir() else [f"missing: {target}/"]
         if differences:
             print(f"{target} is out of date with {args.intent}; run 'designer build {args.intent}' and commit:",
@@ -136,11 +139,15 @@ def _build(args: argparse.Namespace) -> int:
         return EXIT_OK
     with claim(target) as folder:
         built = design(intent, progress)
-        files = design_files(built, args.templates, progress)
+        previous = Previous.of(target)
+        files = design_files(built, args.templates, progress, previous.section if previous else None)
         if progress:
             progress(f"writing {len(files):,} files to {target}")
         folder.write(files)
     print(summary_text(summary(built)))
+    if previous and previous.moved:
+        print(f"existing items changed since the previous build: {previous.moved:,}"
+              + (f" ({previous.cause})" if previous.cause else "") + "; summary.md lists them")
     print(f"wrote {len(files)} files to {target}")
     errors = [finding for finding in built.findings if finding.severity == "error"]
     if errors:
@@ -186,8 +193,9 @@ def _progress(intent: Intent) -> Progress | None:
 
 
 def _diff(args: argparse.Namespace) -> int:
-    print(diff(load(args.old, args.path), load(args.new, args.path)), end="")
-    return EXIT_OK
+    text, changed = review(load(args.old, args.path), load(args.new, args.path))
+    print(text, end="")
+    return EXIT_CHECK_FAILED if args.fail_on == "existing-change" and changed else EXIT_OK
 
 
 def _validate_configs(args: argparse.Namespace) -> int:

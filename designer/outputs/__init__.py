@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+from collections.abc import Callable
 from pathlib import Path
 
 from designer import __version__
@@ -23,17 +24,20 @@ from designer.outputs.tables import addressing_rows, asn_rows, cabling_rows, csv
 from designer.render import render_configs, user_templates_for
 
 
-def design_files(design: Design, templates: Path | None = None, progress: Progress | None = None) -> dict[str, bytes]:
+def design_files(design: Design, templates: Path | None = None, progress: Progress | None = None,
+                 since: Callable[[str], list[str]] | None = None) -> dict[str, bytes]:
     """Every output file of the design, by relative path, ending with the manifest of their hashes.
 
     ``templates`` is a folder of user templates searched before the shipped ones (default: a
     ``templates/`` folder beside the intent, if there is one). ``progress`` hears of the tables, then the configs.
+    ``since`` gives, from the new design.json, summary.md's lines on what changed since the build being replaced.
     """
     say = progress or quiet
     say("writing the summary, design.json and tables")
+    document = design_json(design)
     files = {
-        "summary.md": summary_markdown(design).encode(),
-        "design.json": design_json(design).encode(),
+        "summary.md": summary_markdown(design, since(document) if since else []).encode(),
+        "design.json": document.encode(),
         "cabling.csv": csv_bytes(*cabling_rows(design)),
         "addressing.csv": csv_bytes(*addressing_rows(design)),
         "asn.csv": csv_bytes(*asn_rows(design)),

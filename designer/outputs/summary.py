@@ -6,6 +6,7 @@ The JSON keys are a public contract read by CI scripts: add keys, never rename o
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any
 
 from designer.allocate import ip
@@ -96,8 +97,9 @@ def summary_text(data: dict[str, Any]) -> str:
     return "\n".join(lines)
 
 
-def summary_markdown(design: Design) -> str:
-    """What a reviewer reads first: counts, tiers, hardware, pools and their use, warnings."""
+def summary_markdown(design: Design, moved: Sequence[str] = ()) -> str:
+    """What a reviewer reads first: counts, tiers, hardware, pools and their use, warnings; ``moved`` is the section
+    on existing items changed since the build this one replaces (:class:`designer.diff.Previous`)."""
     data = summary(design)
     intent, plan = design.intent, design.plan
     sizing = data["sizing"]
@@ -156,6 +158,7 @@ def summary_markdown(design: Design) -> str:
               f"{power['network']:,.1f} kW network = {power['total']:,.1f} kW IT, {power['facility']:,.1f} kW with PUE "
               f"{intent.facility.pue:g} (`power.md`, `floorplan.svg`, `bom.csv`)."]
     lines += ["", *_growth_lines(design)]
+    lines += ["", *moved] if moved else []
     lines += ["", "## Checks", "", f"{data['checks']['passed']} passed, {data['checks']['failed']} failed, "
               f"{data['checks']['warnings']} with warnings; bisection {data['bisection_tbps']:,.1f} Tb/s "
               "(`designer check` lists every finding; `design.json` has them with their evidence).", ""]
