@@ -3,7 +3,8 @@
 Naming (stable across runs, documented in the README):
 
 * leaf ``p{plane}-su{su}-r{rail}-leaf``; spine ``p{plane}-spine{i}`` (2 tiers) or
-  ``p{plane}-pod{pod}-spine{i}`` (3 tiers); super-spine ``p{plane}-g{group}-ss{i}``;
+  ``p{plane}-pod{pod}-spine{i}`` (3 tiers, and pod 0 of a 3-tier envelope before its second pod, when no
+  super-spine is built yet); super-spine ``p{plane}-g{group}-ss{i}``;
   server ``su{su}-srv{i}``. Indices start at 0; scalable units (SUs) are numbered across pods.
 * Switch ports ``swp{N}`` counted from 1, or ``swp{N}s{L}`` for lane ``L`` of a broken-out port.
   A leaf's first half of logical ports faces servers, the second half faces spines; a 3-tier

@@ -1,5 +1,9 @@
 """Size a non-blocking rail-optimized Clos: pure arithmetic from the intent to a :class:`Plan`.
 
+The structure is sized for the growth envelope (``intent.max_servers``, ``compute.servers`` without
+``growth``); only what exists now (``compute.servers``) is counted as built, so growing inside the
+envelope adds leaves, pods and super-spines and re-patches nothing.
+
 Notation follows DOMAIN.md section 2. Every fabric link runs at the NIC speed ``s``, so a switch of
 ``P`` ports at ``S`` has the logical radix ``k = P * S / s``. Each plane is sized alone (planes are
 identical, separate fabrics).
@@ -14,7 +18,8 @@ identical, separate fabrics).
   of every pod joins super-spine group ``j``; a group has the smallest count ``G`` that divides the
   spine's uplinks and gives the super-spines enough ports. A partial pod gets all its spines and
   their uplinks, so the fabric grows by adding leaves only. It fits while pods number at most
-  ``k_super``.
+  ``k_super``. While only pod 0 of a larger envelope is built there are no super-spines (the spines'
+  up-ports are reserved); every super-spine of the envelope comes with the second pod.
 """
 
 from __future__ import annotations

@@ -17,8 +17,12 @@ from designer.allocate import ip
 from designer.design import Design
 from designer.diff import lost_lines
 from designer.errors import InputError
+from designer.pipeline import build
 from designer.render import render_configs
+from tests.conftest import ROOT
 from tests.helpers import build_text
+from tests.test_intent_errors import run_cli
+from tests.test_verify import need_lab
 
 H100_STEPS = (32, 64, 96, 128, 256, 288, 512, 1024)
 B300_STEPS = (64, 128, 256)
@@ -135,3 +139,14 @@ def test_envelope_errors_name_the_field_and_the_limit() -> None:
     with pytest.raises(InputError, match=r"growth\.max_servers: 3 tiers hold at most 64 pods \(8,192 servers\) with "
                                          r"64-port super-spines; the envelope of 8,320 servers needs 65 pods"):
         build_text(intent(128, envelope=8320))
+
+
+def test_pod_0_of_a_three_tier_envelope_converges_in_frr() -> None:
+    """The spines of pod 0 run with their up-ports reserved: every leaf reaches every other, in real FRR."""
+    need_lab()
+    intent = ROOT / "tests" / "intents" / "verify-pod0.yaml"
+    plan = build(intent).plan
+    assert (plan.tiers, plan.switch_counts()) == (3, {"leaf": 4, "spine": 4, "super_spine": 0})
+    code, out, err = run_cli("verify", str(intent), "--no-failures")
+    assert code == 0, out + err
+    assert out.rstrip().endswith("result: PASS (6 of 6 checks passed)")
