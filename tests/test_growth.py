@@ -17,6 +17,7 @@ from designer.allocate import ip
 from designer.design import Design
 from designer.diff import lost_lines
 from designer.errors import InputError
+from designer.outputs.summary import summary_markdown
 from designer.pipeline import build
 from designer.render import render_configs
 from tests.conftest import ROOT
@@ -117,6 +118,10 @@ def test_the_path_crosses_from_pod_0_to_super_spines() -> None:
     assert built(256).plan.switch_counts() == {"leaf": 64, "spine": 64, "super_spine": 128}
     assert built(32).plan.warnings == ("pod 0 holds 1 of 4 scalable units; its spines are built in full so it can "
                                        "grow by leaves alone",)
+    summary = summary_markdown(built(32))
+    assert "| Tiers | 3 (non-blocking, 1:1 at every tier; pod 0 built, super-spines with the second pod) |" in summary
+    assert ("No super-spines yet: each spine's 32 up-ports are reserved for the 128 super-spines per plane (32 groups "
+            "of 4) that come with the second pod.") in summary
 
 
 @pytest.mark.parametrize(("server", "envelope"), [("dgx-h100", 1024), ("dgx-b300", 512)])

@@ -111,7 +111,9 @@ def summary_markdown(design: Design, moved: Sequence[str] = ()) -> str:
         f"| GPUs | {data['gpus']:,} ({data['servers']:,} x {intent.server.model}, {plan.gpus_per_server} GPUs each) |",
         f"| Backend NIC ports | {data['nic_ports']:,} at {plan.link_speed}G |",
         f"| Planes x rails | {plan.planes} x {plan.rails} |",
-        f"| Tiers | {plan.tiers} (non-blocking, 1:1 at every tier) |",
+        f"| Tiers | {plan.tiers} (non-blocking, 1:1 at every tier"
+        + ("; pod 0 built, super-spines with the second pod" if plan.tiers == 3 and not plan.super_tier else "")
+        + ") |",
         f"| Scalable units | {plan.sus} of {plan.servers_per_su} servers |",
     ]
     if plan.tiers == 3:
@@ -133,9 +135,13 @@ def summary_markdown(design: Design, moved: Sequence[str] = ()) -> str:
                          f"{parallel[tier]} |")
     lines += ["", f"Spines per {'plane' if plan.tiers == 2 else 'pod'}: {plan.spines_per_pod}; each leaf has "
                   f"{plan.leaf_uplinks} uplinks."]
-    if plan.tiers == 3:
+    if plan.super_tier:
         lines.append(f"Super-spines per plane: {plan.supers_per_plane} in {plan.groups} groups of "
                      f"{plan.supers_per_group}; each spine has {plan.spine_uplinks} uplinks.")
+    elif plan.tiers == 3:
+        lines.append(f"No super-spines yet: each spine's {plan.spine_uplinks} up-ports are reserved for the "
+                     f"{plan.envelope_supers_per_plane} super-spines per plane ({plan.spines_per_pod} groups of "
+                     f"{plan.supers_per_group}) that come with the second pod.")
     lines += ["", "## Address pools", "", "| pool | prefix | used | planned | size | use |",
               "|---|---|---:|---:|---:|---:|"]
     for pool in design.allocation.pools():
