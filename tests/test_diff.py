@@ -74,10 +74,10 @@ def test_growth_without_an_envelope_shows_what_it_re_patches(tmp_path: Path, mon
     built(tmp_path / "b", servers=48)                  # 8 spines with 2 links to each leaf become 16 with 1
     code, out = review(tmp_path, monkeypatch, "a/test", "b/test", "--fail-on", "existing-change")
     assert code == 1
-    assert section(out, "cables re-patched (a port now goes to another peer)") == [
-        "**cables re-patched (a port now goes to another peer): 255**",
-        "leaf-spine: 255 cables, e.g. p0-su0-r0-leaf swp18: p0-spine0 swp2 -> p0-spine1 swp1"]
-    assert section(out, "router-ids (loopbacks) moved; each resets the switch's BGP sessions (1 BGP session "
+    assert section(out, "cables re-patched (a port now goes to another peer)") == [      # half: the fewest
+        "**cables re-patched (a port now goes to another peer): 128**",
+        "leaf-spine: 128 cables, e.g. p0-su0-r0-leaf swp25: p0-spine0 swp17 -> p0-spine8 swp1"]
+    assert section(out, "router-ids (loopbacks) moved; each resets the switch's BGP sessions (128 BGP sessions "
                         "touched)")[1] == "spine loopbacks shifted by +8: 8 switches, e.g. p0-spine0 10.255.0.16 -> "\
                                           "10.255.0.24"
 

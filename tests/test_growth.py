@@ -17,6 +17,7 @@ from designer.allocate import ip
 from designer.design import Design
 from designer.diff import lost_lines
 from designer.errors import InputError
+from designer.fabric import LEAF_SPINE, SPINE_SUPER
 from designer.outputs.summary import summary_markdown
 from designer.pipeline import build
 from designer.render import render_configs
@@ -155,3 +156,34 @@ def test_pod_0_of_a_three_tier_envelope_converges_in_frr() -> None:
     code, out, err = run_cli("verify", str(intent), "--no-failures")
     assert code == 0, out + err
     assert out.rstrip().endswith("result: PASS (6 of 6 checks passed)")
+
+
+def patch(design: Design, tier: int) -> dict[tuple[str, str], tuple[str, str]]:
+    """The cables of one tier: upper end to lower end, by device and port name."""
+    names = design.fabric.devices
+    return {(names[upper].name, names[upper].port_name(upper_port)): (names[lower].name, names[lower].port_name(port))
+            for kind, upper, upper_port, lower, port in design.fabric.links if kind == tier}
+
+
+def kept(old: dict[tuple[str, str], tuple[str, str]], new: dict[tuple[str, str], tuple[str, str]]) -> int:
+    return sum(1 for end, peer in old.items() if new.get(end) == peer)
+
+
+@pytest.mark.parametrize(("envelope", "tier", "kept_cables"), [
+    (256, LEAF_SPINE, 512),          # 16 spines with 2 links to each leaf become 32 with one: half stay
+    (512, LEAF_SPINE, 512),          # and crossing to 3 tiers (pod 0 of 32 spines, renamed) keeps them too
+])
+def test_growing_the_envelope_moves_the_fewest_cables(envelope: int, tier: int, kept_cables: int) -> None:
+    old, new = built(128, envelope=None), built(128, envelope=envelope)
+    renamed = {device.name: device.name for device in new.fabric.devices}
+    renamed.update({f"p0-spine{index}": f"p0-pod0-spine{index}" for index in range(32)} if envelope == 512 else {})
+    before = {(renamed[upper], port): (renamed[lower], lower_port)
+              for (upper, port), (lower, lower_port) in patch(old, tier).items()}
+    assert len(before) == 1024 and kept(before, patch(new, tier)) == kept_cables
+
+
+def test_doubling_the_super_spines_keeps_half_their_cables() -> None:
+    """Two pods planned for 8 (4 super-spines per group, 8 links to each spine) and for 16 (8, 4 links)."""
+    old, new = built(256), built(256, envelope=2048)
+    assert (old.plan.supers_per_group, new.plan.supers_per_group) == (4, 8)
+    assert kept(patch(old, SPINE_SUPER), patch(new, SPINE_SUPER)) == 2048 // 2
