@@ -11,6 +11,7 @@ from pathlib import Path
 
 import pytest
 
+from designer.diff import design_diff, diff, load_dir
 from designer.outputs import design_files
 from designer.outputs.folder import write
 from tests.conftest import ROOT, check_golden
@@ -183,3 +184,13 @@ def test_build_reports_what_it_moved_and_summary_md_lists_it(tmp_path: Path) -> 
     assert (target / "summary.md").read_text() == summary
     assert "existing items" not in build(servers=48, extra="growth: {max_servers: 128}")   # growth only adds
     assert "since the previous build" not in (target / "summary.md").read_text()
+
+
+def test_the_python_api_gives_the_same_review(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    built(tmp_path / "a", extra="growth: {max_servers: 64}")
+    built(tmp_path / "b", servers=48, extra="growth: {max_servers: 64}")
+    _, out = review(tmp_path, monkeypatch, "a/test", "b/test")
+    old, new = load_dir(Path("a/test")), load_dir(Path("b/test"))
+    assert diff(old, new) == out
+    assert design_diff("test", old.designs["test"], new.designs["test"], "a/test", "b/test",
+                       old.files["test"], new.files["test"]) == out
