@@ -139,6 +139,11 @@ def test_without_growth_the_envelope_is_todays_size() -> None:
     assert (plan.max_servers, plan.tiers, plan.spines_per_plane, plan.cabling_limit()[0]) == (128, 2, 16, 128)
 
 
+def test_the_envelope_in_gpus() -> None:
+    text = intent(32, envelope=None).replace("fabric:", "growth: {max_gpus: 8192}\nfabric:")
+    assert devices(build_text(text)) == devices(built(32))
+
+
 def test_envelope_errors_name_the_field_and_the_limit() -> None:
     with pytest.raises(InputError, match=r"growth\.max_servers: 64 servers is below the 128 servers of compute"):
         build_text(intent(128, envelope=64))
