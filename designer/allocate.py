@@ -1,16 +1,24 @@
-"""Allocate addresses and ASNs, deterministically, in link and device order.
+"""Allocate addresses and ASNs from each switch's and link's structural coordinates, never from a running count.
 
-* Switch link ``i`` gets the /31 at ``fabric_p2p + 2i``: the upper-tier end takes the even address,
-  the lower end the odd one (RFC 3021).
-* Leaf ``j`` (in wiring order) owns the aligned block ``server_p2p + j * block`` of ``server_p2p``,
-  ``block`` being the power of two that holds a /31 for every server slot of a full scalable unit;
-  the server in slot ``s`` gets the /31 at ``block start + 2s``, the leaf the even end, the NIC the
-  odd one. A leaf's server subnets so form one prefix it can announce as a whole, and a partial
-  scalable unit keeps its addresses when it fills up.
-* Switch ``i`` gets the loopback /32 at ``loopbacks + i``.
-* ASNs (RFC 7938): with ``rfc7938`` every leaf has its own ASN, the spines of a pod share one and
-  the super-spines of a plane share one; with ``unique`` every switch has its own. Spines and
-  super-spines follow the leaves unless the intent pins where their ASNs start.
+Strides come from the envelope (:attr:`Plan.max_servers`), so growing inside it only adds: no existing
+loopback, ASN or /31 moves. With ``P`` planes, ``R`` rails, ``L`` leaves, ``S`` spines and ``X``
+super-spines per plane in the envelope, ``U`` leaf uplinks and ``V`` spine uplinks:
+
+* Ordinals: leaf (plane, SU, rail) ``plane*L + SU*R + rail``; spine (plane, pod, i)
+  ``plane*S + pod*spines_per_pod + i``; super-spine (plane, group, i) ``plane*X + group*supers_per_group + i``.
+* Loopbacks: leaf ``loopbacks + ordinal``; spine ``loopbacks + P*L + ordinal``; super-spine
+  ``loopbacks + P*L + P*S + ordinal``.
+* Server /31s: leaf ordinal ``n`` owns the aligned block ``server_p2p + n*block`` (``block`` the power of
+  two holding a /31 per server slot of a full SU); slot ``s`` is the /31 at ``block start + 2s``, the
+  leaf the even end, the NIC the odd one.
+* Switch /31s: leaf-spine uplink ``u`` of leaf ``n`` at ``fabric_p2p + 2*(n*U + u)``; spine-super-spine
+  uplink ``v`` of spine ``m`` in its own sub-range after every envelope leaf-spine link,
+  ``fabric_p2p + 2*P*L*U + 2*(m*V + v)``. The upper end takes the even address (RFC 3021).
+* ASNs (RFC 7938): leaf ``leaf_asn_start + ordinal``; with ``rfc7938`` the spines of a pod share
+  ``spine_asn_start + plane*pods + pod`` and the super-spines of a plane ``super_spine_asn_start + plane``;
+  with ``unique`` every spine and super-spine has ``start + ordinal``. Unless pinned, spines start at
+  ``leaf_asn_start + 1,000,000`` and super-spines at ``leaf_asn_start + 2,000,000``.
+* Pools left out of the intent are laid out for the envelope (:func:`default_pools`).
 """
 
 from __future__ import annotations
@@ -23,50 +31,120 @@ from dataclasses import dataclass
 from netaddr import IPNetwork
 
 from designer.errors import InputError, Problem
-from designer.fabric import Device, Fabric
+from designer.fabric import LEAF_SPINE, SERVER_LEAF, Device, Fabric
 from designer.intent import Intent
 from designer.intent.schema import RoutingDoc, private_asns
 from designer.sizing import Plan
 
+SPINE_ASN_OFFSET = 1_000_000
+"""Default ``spine_asn_start``: this far above ``leaf_asn_start``, whatever the fabric's size."""
+SUPER_SPINE_ASN_OFFSET = 2_000_000
+"""Default ``super_spine_asn_start``: this far above ``leaf_asn_start``."""
+DEFAULT_OFFSET = {"leaf": 0, "spine": SPINE_ASN_OFFSET, "super_spine": SUPER_SPINE_ASN_OFFSET}
+POOLS = ("fabric_p2p", "server_p2p", "loopbacks")
+DEFAULT_PREFIX = {"fabric_p2p": 15, "server_p2p": 15, "loopbacks": 20}
+"""The smallest prefix a default pool gets (10.0.0.0/15, 10.2.0.0/15, 10.255.0.0/20 for a small fabric)."""
+DEFAULT_SPACE = IPNetwork("10.0.0.0/8")
 PRIVATE_RANGES = (IPNetwork("10.0.0.0/8"), IPNetwork("172.16.0.0/12"), IPNetwork("192.168.0.0/16"))
 """RFC 1918 space, where a pool too small is offered a free prefix of the size it needs."""
+LOOPBACK_HOME = int(IPNetwork("10.255.0.0/32").first)
+"""A default loopback pool is the block of its size holding 10.255.0.0, when that block is free."""
 
 
 @dataclass(frozen=True)
 class Pool:
-    """An IPv4 pool as integers: its first address and its size."""
+    """An IPv4 pool as integers: its first address and its size; ``used`` now, ``planned`` for the envelope."""
 
     name: str
     cidr: str
     first: int
     size: int
     used: int
+    planned: int = 0
+    given: bool = True
+    """Written in the intent (else laid out by :func:`default_pools`)."""
 
     def utilisation(self) -> float:
         return self.used / self.size
 
 
 @dataclass(frozen=True)
+class Numbering:
+    """The envelope's strides: how a switch's coordinates become its ordinal, and where each sub-range starts."""
+
+    planes: int
+    rails: int
+    leaves: int
+    """Leaves per plane in the envelope (``L``)."""
+    spines: int
+    """Spines per plane in the envelope (``S``)."""
+    supers: int
+    """Super-spines per plane in the envelope (``X``)."""
+    spines_per_pod: int
+    supers_per_group: int
+    pods: int
+    """Pods per plane in the envelope."""
+    leaf_uplinks: int
+    spine_uplinks: int
+    server_block: int
+
+    @classmethod
+    def of(cls, plan: Plan) -> Numbering:
+        block = 1 << math.ceil(math.log2(2 * plan.servers_per_su))
+        return cls(plan.planes, plan.rails, plan.envelope_leaves_per_plane, plan.envelope_spines_per_plane,
+                   plan.envelope_supers_per_plane, plan.spines_per_pod, plan.supers_per_group, plan.envelope_pods,
+                   plan.leaf_uplinks, plan.spine_uplinks, block)
+
+    def ordinal(self, device: Device) -> int:
+        """The switch's number among the envelope's switches of its role, from its coordinates."""
+        if device.role == "leaf":
+            return device.plane * self.leaves + device.su * self.rails + device.rail
+        if device.role == "spine":
+            return device.plane * self.spines + device.pod * self.spines_per_pod + device.index
+        return device.plane * self.supers + device.group * self.supers_per_group + device.index
+
+    def loopback_offset(self, device: Device) -> int:
+        """Offset of the switch's loopback in the loopback pool: leaves, then spines, then super-spines."""
+        base = {"leaf": 0, "spine": self.planes * self.leaves,
+                "super_spine": self.planes * (self.leaves + self.spines)}[device.role]
+        return base + self.ordinal(device)
+
+    @property
+    def spine_super_base(self) -> int:
+        """Offset of the spine-super-spine sub-range in ``fabric_p2p``: after every envelope leaf-spine /31."""
+        return 2 * self.planes * self.leaves * self.leaf_uplinks
+
+    def needed(self) -> dict[str, int]:
+        """Addresses each pool needs for the envelope."""
+        return {"fabric_p2p": self.spine_super_base + 2 * self.planes * self.spines * self.spine_uplinks,
+                "server_p2p": self.planes * self.leaves * self.server_block,
+                "loopbacks": self.planes * (self.leaves + self.spines + self.supers)}
+
+
+@dataclass(frozen=True)
 class Allocation:
-    """Every address and ASN of the fabric. Link addresses are computed, not stored."""
+    """Every address and ASN of the fabric, by device and link index."""
 
     server_p2p: Pool
     fabric_p2p: Pool
     loopback_pool: Pool
-    server_block: int
+    numbering: Numbering
     server_blocks: dict[int, int]
     """First address of each leaf's server block, by leaf device index."""
-    server_evens: list[int]
-    """The leaf-side (even) address of every server link, in link order."""
+    evens: list[int]
+    """The upper-end (even) address of every link, in link order."""
     loopbacks: list[int]
     asns: list[int]
+    asn_starts: dict[str, int]
+    """Where each role's ASNs start (``leaf``, ``spine``, ``super_spine``)."""
+
+    @property
+    def server_block(self) -> int:
+        return self.numbering.server_block
 
     def link_addresses(self, link: int) -> tuple[int, int]:
         """The (upper, lower) addresses of link ``link``, as integers; they share one /31."""
-        if link < len(self.server_evens):
-            even = self.server_evens[link]
-        else:
-            even = self.fabric_p2p.first + 2 * (link - len(self.server_evens))
+        even = self.evens[link]
         return even, even + 1
 
     def server_subnet(self, leaf: int) -> str:
@@ -84,73 +162,109 @@ def ip(address: int) -> str:
 
 def allocate(intent: Intent, fabric: Fabric) -> Allocation:
     """Allocate every /31, loopback and ASN, or raise :class:`InputError` naming the pool or range at fault."""
-    problems = address_problems(intent, fabric.plan)
+    problems: list[Problem] = []
+    plan = fabric.plan
+    numbering = Numbering.of(plan)
+    switches = fabric.switches()
+    ordinals = [numbering.ordinal(device) for device in switches]
+    leaves = [index for index, device in enumerate(switches) if device.role == "leaf"]
+    links = fabric.links
+    used = {"server_p2p": numbering.server_block * len(leaves),
+            "fabric_p2p": 2 * (len(links) - fabric.server_link_count), "loopbacks": fabric.switch_count}
+    pools = _pools(intent, plan, numbering, used, problems)
+    starts = _asn_starts(intent.routing, numbering, problems)
     if problems:
         raise InputError(problems, intent.source)
-    needs = _needs(fabric.plan)
-    server_pool, fabric_pool, loopback_pool = (_pool(name, cidr, needs[name][0]) for name, cidr in _pools(intent))
-    leaves = [index for index, device in enumerate(fabric.switches()) if device.role == "leaf"]
-    block = _server_block(fabric.plan)
-    blocks = {leaf: server_pool.first + ordinal * block for ordinal, leaf in enumerate(leaves)}
-    evens = [blocks[leaf] + 2 * slot for _, leaf, slot, _, _ in fabric.links[: fabric.server_link_count]]
-    return Allocation(server_pool, fabric_pool, loopback_pool, block, blocks, evens,
-                      [loopback_pool.first + index for index in range(fabric.switch_count)], _asns(intent, fabric))
+    asns = _asns(intent.routing, numbering, switches, ordinals, starts)
+    server, fabric_pool, loopback = pools["server_p2p"], pools["fabric_p2p"], pools["loopbacks"]
+    blocks = {leaf: server.first + ordinals[leaf] * numbering.server_block for leaf in leaves}
+    downlinks, spine_down = plan.leaf_downlinks, plan.spine_radix // 2
+    leaf_base, spine_base = fabric_pool.first, fabric_pool.first + numbering.spine_super_base
+    up, spine_up = numbering.leaf_uplinks, numbering.spine_uplinks
+    evens = []
+    for tier, upper, upper_port, lower, lower_port in links:
+        if tier == SERVER_LEAF:
+            evens.append(blocks[upper] + 2 * upper_port)
+        elif tier == LEAF_SPINE:
+            evens.append(leaf_base + 2 * (ordinals[lower] * up + lower_port - downlinks))
+        else:
+            evens.append(spine_base + 2 * (ordinals[lower] * spine_up + lower_port - spine_down))
+    loopbacks = [loopback.first + numbering.loopback_offset(device) for device in switches]
+    return Allocation(server, fabric_pool, loopback, numbering, blocks, evens, loopbacks, asns, starts)
+
+
+WHAT = {"fabric_p2p": "switch-to-switch /31s", "server_p2p": "leaf-to-NIC /31s (a block of {block} addresses per "
+        "leaf)", "loopbacks": "switch loopbacks"}
 
 
 def address_problems(intent: Intent, plan: Plan) -> list[Problem]:
-    """The pools too small for what ``plan`` needs and the ASN ranges that leave the private ranges or
+    """The pools too small for the envelope of ``plan`` and the ASN ranges that leave the private ranges or
     overlap, from the counts alone (before anything is wired)."""
-    needs = _needs(plan)
-    pools = _pools(intent)
-    short = {name for name, cidr in pools if needs[name][0] > IPNetwork(cidr).size}
-    taken = [IPNetwork(cidr) for name, cidr in pools if name not in short]
-    problems = []
-    for name, cidr in pools:
-        if name in short:
-            needed, what = needs[name]
-            prefix = 32 - math.ceil(math.log2(needed))
-            free = _free_prefix(IPNetwork(cidr), prefix, taken)
-            example = f", for example {free} (aligned and clear of the other pools)" if free else ""
-            problems.append(Problem(("addressing", name), (
-                f"{cidr} holds {IPNetwork(cidr).size:,} addresses but the {what} need {needed:,}; use a /{prefix} "
-                f"or larger{example}")))
-            taken.extend([free] if free else [])
-    switches = plan.switch_counts()
-    shared = intent.routing.asn_scheme == "rfc7938"
-    keys = {"leaf": switches["leaf"],
-            "spine": plan.planes * plan.pods if shared and switches["spine"] else switches["spine"],
-            "super_spine": plan.planes if shared and switches["super_spine"] else switches["super_spine"]}
-    problems.extend(_asn_range_problems(intent.routing, _asn_ranges(intent.routing, keys)))
+    problems: list[Problem] = []
+    numbering = Numbering.of(plan)
+    _pools(intent, plan, numbering, dict.fromkeys(POOLS, 0), problems)
+    _asn_starts(intent.routing, numbering, problems)
     return problems
 
 
-def _pools(intent: Intent) -> list[tuple[str, str]]:
-    """The pools in allocation order: server links, switch links, loopbacks."""
-    addressing = intent.addressing
-    return [("server_p2p", addressing.server_p2p), ("fabric_p2p", addressing.fabric_p2p),
-            ("loopbacks", addressing.loopbacks)]
+def _pools(intent: Intent, plan: Plan, numbering: Numbering, used: dict[str, int],
+           problems: list[Problem]) -> dict[str, Pool]:
+    """The intent's pools, checked against the envelope, and the default layout of those it leaves out."""
+    needed = numbering.needed()
+    given = {name: IPNetwork(cidr) for name in POOLS if (cidr := getattr(intent.addressing, name)) is not None}
+    envelope = f" (the envelope of {plan.max_servers:,} servers)" if plan.max_servers > plan.servers else ""
+    short = {name for name, network in given.items() if needed[name] > network.size}
+    taken = [network for name, network in given.items() if name not in short]
+    for name in sorted(short, key=POOLS.index):
+        network = given[name]
+        prefix = 32 - max(0, math.ceil(math.log2(needed[name])))
+        what = WHAT[name].format(block=numbering.server_block)
+        free = _free_prefix(network, prefix, taken)
+        example = f", for example {free} (aligned and clear of the other pools)" if free else ""
+        taken.extend([free] if free else [])
+        problems.append(Problem(("addressing", name), (
+            f"{network.cidr} holds {network.size:,} addresses but the {what}{envelope} need {needed[name]:,}; "
+            f"use a /{prefix} or larger{example}")))
+    laid_out = default_pools(needed, {name: (int(net.first), net.size) for name, net in given.items()})
+    missing = [name for name in POOLS if name not in given and name not in laid_out]
+    for name in missing:
+        problems.append(Problem(("addressing",), (
+            f"no free block of 10.0.0.0/8 holds a default {name} of {needed[name]:,} addresses beside the pools "
+            f"given; give addressing.{name}")))
+    pools = {}
+    for name in POOLS:
+        if name in given:
+            network = given[name]
+            pools[name] = Pool(name, str(network.cidr), int(network.first), network.size, used[name], needed[name])
+        elif name in laid_out:
+            first, size = laid_out[name]
+            pools[name] = Pool(name, f"{ip(first)}/{33 - size.bit_length()}", first, size, used[name],
+                               needed[name], given=False)
+    return pools
 
 
-def _server_block(plan: Plan) -> int:
-    """Addresses of each leaf's server block: a power of two with a /31 per server slot of a full SU."""
-    return 1 << math.ceil(math.log2(2 * plan.servers_per_su))
-
-
-def _needs(plan: Plan) -> dict[str, tuple[int, str]]:
-    """Addresses each pool must hold for ``plan``, and what they are for."""
-    block = _server_block(plan)
-    links = plan.link_counts()
-    return {
-        "server_p2p": (block * plan.switch_counts()["leaf"],
-                       f"leaf-to-NIC /31s (a block of {block} addresses per leaf)"),
-        "fabric_p2p": (2 * (links["leaf_spine"] + links["spine_super_spine"]), "switch-to-switch /31s"),
-        "loopbacks": (sum(plan.switch_counts().values()), "switch loopbacks"),
-    }
-
-
-def _pool(name: str, cidr: str, used: int) -> Pool:
-    network = IPNetwork(cidr)
-    return Pool(name, cidr, int(network.first), network.size, used)
+def default_pools(needed: dict[str, int], given: dict[str, tuple[int, int]]) -> dict[str, tuple[int, int]]:
+    """(first, size) of each pool not in ``given``: the smallest power-of-two block, no smaller than the default
+    prefix, that holds what the envelope needs; loopbacks in the block holding 10.255.0.0 when it is free, else
+    (and the others always) the lowest free aligned block of 10.0.0.0/8, in the order fabric_p2p, server_p2p,
+    loopbacks."""
+    taken = list(given.values())
+    placed: dict[str, tuple[int, int]] = {}
+    space_first, space_size = int(DEFAULT_SPACE.first), DEFAULT_SPACE.size
+    for name in POOLS:
+        if name in given:
+            continue
+        size = max(1 << (32 - DEFAULT_PREFIX[name]), 1 << max(0, math.ceil(math.log2(max(1, needed[name])))))
+        candidates = range(space_first, space_first + space_size, size)
+        if name == "loopbacks":
+            candidates = [LOOPBACK_HOME - LOOPBACK_HOME % size, *candidates]
+        for first in candidates:
+            if first + size <= space_first + space_size and not any(
+                    first < other + other_size and other < first + size for other, other_size in taken):
+                placed[name] = (first, size)
+                taken.append((first, size))
+                break
+    return placed
 
 
 def _free_prefix(near: IPNetwork, prefix: int, taken: list[IPNetwork]) -> IPNetwork | None:
@@ -168,40 +282,39 @@ def _free_prefix(near: IPNetwork, prefix: int, taken: list[IPNetwork]) -> IPNetw
     return None
 
 
-def _asns(intent: Intent, fabric: Fabric) -> list[int]:
-    """One ASN per switch, in device order, following the intent's scheme."""
-    shared = intent.routing.asn_scheme == "rfc7938"
-    device_keys = [(device.role, _asn_key(index, device, shared)) for index, device in enumerate(fabric.switches())]
-    keys = {role: list(dict.fromkeys(key for owner, key in device_keys if owner == role))
-            for role in ("leaf", "spine", "super_spine")}
-    starts = {role: first for role, (first, _) in _asn_ranges(intent.routing,
-                                                               {role: len(keys[role]) for role in keys}).items()}
-    numbers = {(role, key): starts[role] + offset for role, role_keys in keys.items()
-               for offset, key in enumerate(role_keys)}
-    return [numbers[device_key] for device_key in device_keys]
+def _asn_starts(routing: RoutingDoc, numbering: Numbering, problems: list[Problem]) -> dict[str, int]:
+    """Where each role's ASNs start (pinned in the intent, else at a fixed offset above the leaves'), with the
+    problems of the ranges the envelope needs from there."""
+    shared = routing.asn_scheme == "rfc7938"
+    leaf = routing.leaf_asn_start
+    pinned = {"leaf": leaf, "spine": routing.spine_asn_start, "super_spine": routing.super_spine_asn_start}
+    starts = {role: leaf + DEFAULT_OFFSET[role] if start is None else start for role, start in pinned.items()}
+    counts = {"leaf": numbering.planes * numbering.leaves,
+              "spine": numbering.planes * (numbering.pods if shared else numbering.spines),
+              "super_spine": numbering.planes * (min(1, numbering.supers) if shared else numbering.supers)}
+    ranges = {role: (starts[role], starts[role] + counts[role] - 1) for role in starts if counts[role]}
+    problems.extend(_asn_range_problems(routing, ranges))
+    return starts
 
 
-def _asn_ranges(routing: RoutingDoc, counts: dict[str, int]) -> dict[str, tuple[int, int]]:
-    """First and last ASN of each role with switches; spines and super-spines follow the tier below unless
-    pinned."""
-    starts = {"leaf": routing.leaf_asn_start}
-    starts["spine"] = routing.spine_asn_start or starts["leaf"] + counts["leaf"]
-    starts["super_spine"] = routing.super_spine_asn_start or starts["spine"] + counts["spine"]
-    return {role: (starts[role], starts[role] + counts[role] - 1) for role in starts if counts[role]}
-
-
-def _asn_key(index: int, device: Device, shared: bool) -> tuple[int, ...]:
-    """Switches with the same key share an ASN: a pod's spines, a plane's super-spines (rfc7938)."""
-    if shared and device.role == "spine":
-        return (device.plane, device.pod)
-    if shared and device.role == "super_spine":
-        return (device.plane,)
-    return (index,)
+def _asns(routing: RoutingDoc, numbering: Numbering, switches: list[Device], ordinals: list[int],
+          starts: dict[str, int]) -> list[int]:
+    """One ASN per switch in device order, from its coordinates."""
+    shared = routing.asn_scheme == "rfc7938"
+    asns = []
+    for device, ordinal in zip(switches, ordinals, strict=True):
+        if shared and device.role == "spine":
+            asns.append(starts["spine"] + device.plane * numbering.pods + device.pod)
+        elif shared and device.role == "super_spine":
+            asns.append(starts["super_spine"] + device.plane)
+        else:
+            asns.append(starts[device.role] + ordinal)
+    return asns
 
 
 def _asn_range_problems(routing: RoutingDoc, ranges: dict[str, tuple[int, int]]) -> list[Problem]:
-    """Ranges that leave the private ASN ranges or overlap; a start the intent gives outside them is the
-    intent's own problem, reported when it is loaded."""
+    """Ranges that leave the private ASNs (unless their start was written outside them: the intent's own rules
+    report that) or overlap another role's."""
     problems = []
     for role, (first, last) in ranges.items():
         field = ("routing", f"{role}_asn_start")
@@ -210,7 +323,7 @@ def _asn_range_problems(routing: RoutingDoc, ranges: dict[str, tuple[int, int]])
             problems.append(Problem(field, (
                 f"the {last - first + 1:,} {role.replace('_', '-')} ASNs {first}-{last} leave the private ASN "
                 "ranges 64512-65534 (2-byte, 1,023 ASNs) and 4200000000-4294967294 (4-byte); start them in "
-                "the 4-byte range, e.g. 4200000000")))
+                f"the 4-byte range, e.g. {4_200_000_000 + DEFAULT_OFFSET[role]}")))
     roles = list(ranges)
     for index, role in enumerate(roles):
         for other in roles[:index]:

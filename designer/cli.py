@@ -88,6 +88,8 @@ def _parser() -> argparse.ArgumentParser:
     diff_cmd.add_argument("new", help="an output folder or a git revision")
     diff_cmd.add_argument("--path", default="outputs", help="with git revisions: the folder holding the designs "
                                                             "(default: outputs)")
+    diff_cmd.add_argument("--fail-on", choices=("existing-change",), help="exit 1 when anything that existed "
+                          "changed (renamed, readdressed, re-patched, moved, a configuration line lost or edited)")
     diff_cmd.set_defaults(run=_diff)
 
     validate_cmd = commands.add_parser("validate-configs", help=(
@@ -126,6 +128,7 @@ def _parser() -> argparse.ArgumentParser:
 def _build(args: argparse.Namespace) -> int:
     from designer.checks import formats as check_formats
     from designer.checks import status
+    from designer.diff import Previous
     from designer.outputs import design_files, write_design
     from designer.outputs.folder import claim, drift
     from designer.outputs.summary import summary, summary_text
@@ -135,7 +138,9 @@ def _build(args: argparse.Namespace) -> int:
     target = args.output or Path("outputs") / intent.name
     progress = _progress(intent)
     if args.check:
-        files = design_files(design(intent, progress), args.templates, progress)
+        previous = Previous.of(target)
+        files = design_files(design(intent, progress), args.templates, progress,
+                             previous.section if previous else None)
         differences = drift(files, target) if target.is_dir() else [f"missing: {target}/"]
         if differences:
             print(f"{target} is out of date with {args.intent}; run 'designer build {args.intent}' and commit:",
@@ -148,9 +153,14 @@ def _build(args: argparse.Namespace) -> int:
         return EXIT_OK
     with claim(target) as folder:
         built = design(intent, progress)
+        previous = Previous.of(target)
         written: list[int] = []
-        folder.fill(lambda staging: written.append(write_design(built, staging, args.templates, progress)))
+        folder.fill(lambda staging: written.append(write_design(
+            built, staging, args.templates, progress, previous.section if previous else None)))
     print(summary_text(summary(built)))
+    if previous and previous.moved:
+        print(f"existing items changed since the previous build: {previous.moved:,}"
+              + (f" ({previous.cause})" if previous.cause else "") + "; summary.md lists them")
     print(f"wrote {written[0]} files to {target}")
     errors = [finding for finding in built.findings if finding.severity == "error"]
     if errors:
@@ -206,10 +216,11 @@ def _progress(intent: Intent) -> Progress | None:
 
 
 def _diff(args: argparse.Namespace) -> int:
-    from designer.diff import diff, load
+    from designer.diff import load, review
 
-    print(diff(load(args.old, args.path), load(args.new, args.path)), end="")
-    return EXIT_OK
+    text, changed = review(load(args.old, args.path), load(args.new, args.path))
+    print(text, end="")
+    return EXIT_CHECK_FAILED if args.fail_on == "existing-change" and changed else EXIT_OK
 
 
 def _validate_configs(args: argparse.Namespace) -> int:

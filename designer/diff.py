@@ -1,54 +1,120 @@
 """A semantic diff of two built designs, for the reviewer of a pull request.
 
-Reads ``design.json`` (devices, links with addresses, the summary and every check finding) from two
-output folders, or from every ``outputs/*/design.json`` at two git revisions, and says what changed
-in network terms: devices added and removed, links added, removed or readdressed, loopbacks and ASNs
-changed, BGP sessions (one per switch-to-switch link, with both ASNs) added, removed or renumbered,
-the QoS profile field by field, and the headline counts and check results before and after.
+Reads ``design.json`` (devices, links with addresses, racks, the summary and every check finding), the
+committed switch configurations and ``manifest.json`` from two output folders, or from every
+``outputs/*/`` at two git revisions. Designs are paired by their ``name`` (two single design folders are
+compared whatever their names), devices by their structural identity (leaf: plane, SU, rail; spine:
+plane, pod, index; super-spine: plane, group, index; server: SU, slot), so a renamed device shows as
+renamed. What a reviewer must see first is what happened to what already exists:
+
+1. **Existing items changed**, grouped by cause: devices renamed or removed, router-ids and ASNs
+   moved, cables re-patched (a port now going to another peer), links readdressed, devices moved to
+   another rack or unit, cables changing length or medium, configurations of existing switches losing
+   or changing lines, and files edited by hand (they differ from the hash ``manifest.json`` lists).
+2. What was added: devices, links, BGP sessions, lines in existing configurations.
+3. Physical changes: racks, power, the bill of materials.
+
+then the QoS profile field by field and the check results.
 """
 
 from __future__ import annotations
 
+import csv
+import hashlib
+import json
 import os
+import re
 import subprocess
-from dataclasses import dataclass
+from collections import Counter, defaultdict
+from collections.abc import Iterable
+from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
-from typing import Any
+from typing import Any, NamedTuple
 
-from designer.built import DESIGN_FILE, parse_design, read_design
+from designer.built import DESIGN_FILE, parse_design, read_design, read_inside, read_regular
 from designer.errors import InputError, Problem
 from designer.fabric import natural
 
+MANIFEST_FILE = "manifest.json"
+BOM_FILE = "bom.csv"
 EXAMPLES = 10
 """Names listed per kind of change; the rest are counted."""
+GROUPS = 8
+"""Causes listed per kind of change; the rest are counted."""
+IGNORED_LINES = re.compile(r"maximum-paths|^\s*ebgp: \d+$")
+"""Configuration lines that may change as the fabric grows: the ECMP width (FRR and EOS ``maximum-paths``, NVUE
+``multipaths: ebgp``)."""
+IGNORED_KEYS = re.compile(r"^BUFFER_POOL/[^/]+/(size|xoff)$")
+"""JSON configuration values that follow the ports in use: SONiC's shared buffer pools."""
+
+Identity = tuple[object, ...]
+End = tuple[Identity, str]
+"""One end of a link: the device's identity and the port's name."""
 
 
 @dataclass(frozen=True)
 class Side:
-    """One side of the diff: a label and the parsed ``design.json`` of every design, by folder name."""
+    """One side of the diff: a label, the parsed ``design.json`` of every design by its name, and each design's
+    configuration files and manifest (relative path to text)."""
 
     label: str
     designs: dict[str, dict[str, Any]]
+    files: dict[str, dict[str, str]] = field(default_factory=dict)
+
+
+class Group(NamedTuple):
+    """Existing items changed for one cause: a title, how many items, and a few lines of detail."""
+
+    title: str
+    count: int
+    lines: tuple[str, ...] = ()
 
 
 def load_dir(folder: Path) -> Side:
     """A built output folder (``outputs/<name>``), or a folder of them (``outputs``)."""
     if os.path.lexists(folder / DESIGN_FILE):
-        return Side(str(folder), {folder.name: read_design(folder / DESIGN_FILE)})
-    found = sorted(folder.glob(f"*/{DESIGN_FILE}"))
+        found = [folder / DESIGN_FILE]
+    else:
+        found = sorted(folder.glob(f"*/{DESIGN_FILE}"))
     if not found:
         raise InputError([Problem((), f"{folder} has no {DESIGN_FILE} (nor */{DESIGN_FILE}); give a folder "
                                       "written by 'designer build' or a git revision")], about=str(folder))
-    return Side(str(folder), {path.parent.name: read_design(path) for path in found})
+    designs, files = {}, {}
+    for path in found:
+        data = read_design(path)
+        designs[data["name"]] = data
+        files[data["name"]] = {
+            str(relative): read_inside(path.parent, relative.parts).decode(errors="replace")
+            for relative in (file.relative_to(path.parent) for file in sorted(path.parent.rglob("*"))
+                             if file.is_file() and file != path) if _compared(relative.parts)}
+    return Side(str(folder), designs, files)
 
 
 def load_revision(revision: str, under: str = "outputs", repo: Path = Path()) -> Side:
-    """Every ``<under>/*/design.json`` committed at git ``revision``."""
-    listing = _git(repo, "ls-tree", "-r", "--name-only", revision, "--", under).decode(errors="replace")
-    paths = sorted(PurePosixPath(line) for line in listing.splitlines() if line.endswith(f"/{DESIGN_FILE}"))
-    return Side(revision, {path.parent.name: parse_design(f"{revision}:{path}",
-                                                          _git(repo, "show", f"{revision}:{path}"))
-                           for path in paths})
+    """Every ``<under>/*/design.json`` committed at git ``revision``, with its configurations and manifest."""
+    blobs: dict[PurePosixPath, str] = {}
+    for line in _git(repo, "ls-tree", "-r", revision, "--", under).decode(errors="replace").splitlines():
+        meta, _, path = line.partition("\t")
+        kind, sha = meta.split()[1:3]
+        if kind == "blob":
+            blobs[PurePosixPath(path)] = sha
+    folders = sorted(path.parent for path in blobs if path.name == DESIGN_FILE)
+    members = {folder: {str(path.relative_to(folder)): sha for path, sha in blobs.items()
+                        if folder in path.parents and _compared(path.relative_to(folder).parts)}
+               for folder in folders}
+    texts = _git_blobs(repo, sorted({sha for files in members.values() for sha in files.values()}))
+    designs, files = {}, {}
+    for folder, listed in members.items():
+        data = parse_design(f"{revision}:{folder / DESIGN_FILE}", texts[listed[DESIGN_FILE]])
+        designs[data["name"]] = data
+        files[data["name"]] = {path: texts[sha].decode(errors="replace") for path, sha in sorted(listed.items())
+                               if path != DESIGN_FILE}
+    return Side(revision, designs, files)
+
+
+def _compared(parts: tuple[str, ...]) -> bool:
+    """The files of a design folder the diff reads besides design.json: configs, the manifest, the BOM."""
+    return parts[0] == "configs" or parts in ((DESIGN_FILE,), (MANIFEST_FILE,), (BOM_FILE,))
 
 
 def load(spec: str, under: str = "outputs", repo: Path = Path()) -> Side:
@@ -59,54 +125,517 @@ def load(spec: str, under: str = "outputs", repo: Path = Path()) -> Side:
 
 def diff(old: Side, new: Side) -> str:
     """The review text: one section per design that exists on either side."""
-    sections = []
-    for name in sorted(set(old.designs) | set(new.designs)):
-        before, after = old.designs.get(name), new.designs.get(name)
-        if before is None or after is None:
-            sections.append(f"## {name}\n\n{'added' if before is None else 'removed'} "
+    return review(old, new)[0]
+
+
+def review(old: Side, new: Side) -> tuple[str, int]:
+    """The review text and how many existing items changed over every design (what ``--fail-on`` reads)."""
+    sections, changed = [], 0
+    for before_name, after_name in _pairs(old, new):
+        if before_name is None or after_name is None:
+            name = after_name or before_name
+            sections.append(f"## {name}\n\n{'added' if before_name is None else 'removed'} "
                             f"({old.label} -> {new.label})\n")
-        else:
-            sections.append(design_diff(name, before, after, old.label, new.label))
-    return "\n".join(sections) if sections else f"no designs found in {old.label} or {new.label}\n"
+            changed += before_name is not None
+            continue
+        text, count = _design_review(before_name if before_name == after_name else f"{before_name} -> {after_name}",
+                                     old.designs[before_name], new.designs[after_name], old.label, new.label,
+                                     old.files.get(before_name, {}), new.files.get(after_name, {}))
+        sections.append(text)
+        changed += count
+    text = "\n".join(sections) if sections else f"no designs found in {old.label} or {new.label}\n"
+    return text, changed
 
 
-def design_diff(name: str, before: dict[str, Any], after: dict[str, Any], old: str = "old", new: str = "new") -> str:
-    """What changed in one design, most important first."""
-    devices_a, devices_b = _by_name(before["devices"]), _by_name(after["devices"])
-    lines = _set_change("devices", devices_a, devices_b)
-    renumbered = [f"{device}: {key} {devices_a[device].get(key)} -> {devices_b[device].get(key)}"
-                  for device in sorted(set(devices_a) & set(devices_b), key=natural)
-                  for key in ("role", "model", "loopback", "asn")
-                  if devices_a[device].get(key) != devices_b[device].get(key)]
-    lines += _listed("device changes (role, model, loopback, ASN)", renumbered)
-    links_a, links_b = _links(before), _links(after)
-    lines += _set_change("links", links_a, links_b)
-    readdressed = [f"{_link_name(key)}: {links_a[key]['subnet']} -> {links_b[key]['subnet']}"
-                   for key in sorted(set(links_a) & set(links_b), key=_order)
-                   if links_a[key]["subnet"] != links_b[key]["subnet"]]
-    lines += _listed("links readdressed", readdressed)
-    sessions_a, sessions_b = _sessions(before, links_a), _sessions(after, links_b)
-    lines += _set_change("BGP sessions", sessions_a, sessions_b)
-    changed = [f"{_link_name(key)}: {sessions_a[key]} -> {sessions_b[key]}"
-               for key in sorted(set(sessions_a) & set(sessions_b), key=_order) if sessions_a[key] != sessions_b[key]]
-    lines += _listed("BGP sessions changed (addresses, ASNs)", changed)
+def design_diff(name: str, before: dict[str, Any], after: dict[str, Any], old: str = "old", new: str = "new",
+                before_files: dict[str, str] | None = None, after_files: dict[str, str] | None = None) -> str:
+    """What changed in one design: existing items first, then what was added, then physical changes."""
+    return _design_review(name, before, after, old, new, before_files or {}, after_files or {})[0]
+
+
+def existing_changes(before: dict[str, Any], after: dict[str, Any], before_files: dict[str, str] | None = None,
+                     after_files: dict[str, str] | None = None) -> list[Group]:
+    """Every change to an item that existed in ``before``, grouped by cause."""
+    return _Comparison(before, after, before_files or {}, after_files or {}).existing()
+
+
+SINCE_TITLE = "## Existing items changed since the previous build"
+
+
+class Previous:
+    """The build already in an output folder, which a new build replaces: what the new one moves is printed by
+    ``designer build`` and listed in its summary.md. Rebuilding the same design keeps the list it had."""
+
+    def __init__(self, folder: Path, data: bytes) -> None:
+        self.text = data.decode(errors="replace")
+        self.design = parse_design(str(folder / DESIGN_FILE), data)
+        summary = read_inside(folder, ("summary.md",)) if (folder / "summary.md").is_file() else b""
+        self.listed = _section(summary.decode(errors="replace"), SINCE_TITLE)
+        self.moved = 0
+        """Existing items the new build changed (0 until :meth:`section` ran, and for the same design)."""
+        self.cause = ""
+
+    @classmethod
+    def of(cls, folder: Path) -> Previous | None:
+        """The previous build in ``folder``, or None when there is none (or its design.json cannot be read)."""
+        try:
+            return cls(folder, read_regular(folder / DESIGN_FILE))
+        except (OSError, InputError):
+            return None
+
+    def section(self, text: str) -> list[str]:
+        """summary.md's lines about what the design whose design.json is ``text`` changes of this build."""
+        if text == self.text:
+            return self.listed
+        after = json.loads(text)
+        groups = existing_changes(self.design, after)
+        self.moved = sum(group.count for group in groups)
+        if not self.moved:
+            return []
+        changes = [f"{label} {old:,} -> {new:,}" for label, old, new in (
+            ("tiers", self.design["summary"].get("tiers"), after["summary"].get("tiers")),
+            ("envelope (servers)", self.design["summary"].get("growth", {}).get("max_servers"),
+             after["summary"].get("growth", {}).get("max_servers"))) if old is not None and old != new]
+        self.cause = "; ".join(changes)
+        return [SINCE_TITLE, "", f"{self.moved:,} items that existed in the previous build of this folder changed"
+                + (f" ({self.cause})" if self.cause else "") + "; `designer diff` shows the configurations too.", "",
+                *(line for group in groups for line in _group_lines(group))][:-1]
+
+
+def _section(text: str, title: str) -> list[str]:
+    """The lines of the Markdown section ``title`` (up to the next ``## ``), or none."""
+    lines = text.splitlines()
+    if title not in lines:
+        return []
+    start = lines.index(title)
+    end = next((number for number in range(start + 1, len(lines)) if lines[number].startswith("## ")), len(lines))
+    while end > start and not lines[end - 1]:
+        end -= 1
+    return lines[start:end]
+
+
+def _design_review(name: str, before: dict[str, Any], after: dict[str, Any], old: str, new: str,
+                   before_files: dict[str, str], after_files: dict[str, str]) -> tuple[str, int]:
+    comparison = _Comparison(before, after, before_files, after_files)
+    existing = comparison.existing()
+    count = sum(group.count for group in existing)
+    lines = [f"## {name} ({old} -> {new})", "", *_counts(before["summary"], after["summary"])]
+    lines += [f"### Existing items changed: {count:,}", ""]
+    lines += [line for group in existing for line in _group_lines(group)] or [
+        "None: every existing name, loopback, ASN, cable, address, rack and configuration line is unchanged.", ""]
+    added = comparison.added()
+    lines += ["### Added", "", *(added or ["Nothing.", ""])]
+    physical = comparison.physical()
+    lines += ["### Physical", "", *(physical or ["No change to racks, power or the bill of materials.", ""])]
     lines += _qos(before, after)
     lines += _checks(before, after)
-    head = [f"## {name} ({old} -> {new})", "", *_counts(before["summary"], after["summary"])]
-    return "\n".join(head + (lines or ["No change to devices, links, addresses, BGP sessions, QoS or checks.", ""]))
+    return "\n".join(lines), count
+
+
+def identity(row: dict[str, Any]) -> Identity:
+    """A device's structural identity in ``design.json``: what it is, whatever its name."""
+    role = row["role"]
+    if role == "server":
+        return (role, row.get("su"), row.get("index"))
+    if role == "leaf":
+        return (role, row.get("plane"), row.get("su"), row.get("rail"))
+    if role == "spine":
+        return (role, row.get("plane"), row.get("pod", 0), row.get("index"))
+    return (role, row.get("plane"), row.get("group"), row.get("index"))
+
+
+class _Comparison:
+    """Both designs indexed by structural identity, and the changes between them."""
+
+    def __init__(self, before: dict[str, Any], after: dict[str, Any], before_files: dict[str, str],
+                 after_files: dict[str, str]) -> None:
+        self.before, self.after = before, after
+        self.before_files, self.after_files = before_files, after_files
+        self.old = {identity(row): row for row in before["devices"]}
+        self.new = {identity(row): row for row in after["devices"]}
+        self.old_ids = {row["name"]: key for key, row in self.old.items()}
+        self.new_ids = {row["name"]: key for key, row in self.new.items()}
+        self.old_links = self._links(before, self.old_ids)
+        self.new_links = self._links(after, self.new_ids)
+
+    @staticmethod
+    def _links(data: dict[str, Any], ids: dict[str, Identity]) -> dict[End, tuple[End, dict[str, Any]]]:
+        """Every link by each of its two ends: the other end and the link."""
+        ends: dict[End, tuple[End, dict[str, Any]]] = {}
+        for link in data["links"]:
+            a, z = (ids[link["a"][0]], link["a"][1]), (ids[link["z"][0]], link["z"][1])
+            ends[a] = (z, link)
+            ends[z] = (a, link)
+        return ends
+
+    def _name(self, key: Identity) -> str:
+        return str((self.new.get(key) or self.old[key])["name"])
+
+    def _end(self, end: End) -> str:
+        return f"{self._name(end[0])} {end[1]}"
+
+    def existing(self) -> list[Group]:
+        groups: list[Group] = []
+        common = [key for key in self.old if key in self.new]
+        renamed = [key for key in common if self.old[key]["name"] != self.new[key]["name"]]
+        if renamed:
+            groups.append(Group("devices renamed", len(renamed), tuple(
+                f"{self.old[key]['name']} -> {self.new[key]['name']}" + self._numbers(key)
+                for key in sorted(renamed, key=lambda key: natural(self.new[key]["name"])))))
+        removed = sorted((key for key in self.old if key not in self.new),
+                         key=lambda key: natural(self.old[key]["name"]))
+        if removed:
+            groups.append(Group("devices removed", len(removed), tuple(self.old[key]["name"] for key in removed)))
+        groups += self._moved_numbers(common, "loopback", "router-ids (loopbacks) moved; each resets the switch's BGP "
+                                                          "sessions")
+        groups += self._moved_numbers(common, "asn", "ASNs moved; every neighbor's remote-as changes")
+        groups += self._links_changed()
+        groups += self._racks_moved(common)
+        groups += self._configs_changed()
+        groups += self._hand_edits()
+        return groups
+
+    def _numbers(self, key: Identity) -> str:
+        old, new = self.old[key], self.new[key]
+        parts = [f"{label} {old.get(field_)}" + (f" -> {new.get(field_)}" if old.get(field_) != new.get(field_) else "")
+                 for field_, label in (("loopback", "loopback"), ("asn", "ASN")) if field_ in old or field_ in new]
+        return f" ({', '.join(parts)})" if parts else ""
+
+    def _moved_numbers(self, common: list[Identity], field_: str, what: str) -> list[Group]:
+        """Loopbacks or ASNs that changed, grouped by role and shift (one cause moves a whole range)."""
+        shifts: dict[tuple[str, int], list[Identity]] = defaultdict(list)
+        for key in common:
+            old, new = self.old[key].get(field_), self.new[key].get(field_)
+            if old != new and old is not None and new is not None:
+                shifts[str(key[0]), _number(new) - _number(old)].append(key)
+        if not shifts:
+            return []
+        sessions = self._sessions_touching({key for keys in shifts.values() for key in keys})
+        lines = []
+        for (role, shift), keys in sorted(shifts.items(), key=lambda item: (-len(item[1]), item[0])):
+            first = min(keys, key=lambda key: natural(self.new[key]["name"]))
+            lines.append(f"{role.replace('_', '-')} {'ASN' if field_ == 'asn' else 'loopback'}s shifted by "
+                         f"{shift:+,}: {len(keys):,} switches, e.g. {self.new[first]['name']} "
+                         f"{self.old[first][field_]} -> {self.new[first][field_]}")
+        count = sum(len(keys) for keys in shifts.values())
+        touched = f"{sessions:,} BGP session{'s' if sessions != 1 else ''} touched"
+        return [Group(f"{what} ({touched})", count, tuple(lines))]
+
+    def _sessions_touching(self, keys: set[Identity]) -> int:
+        """Switch-to-switch links (one BGP session each) that exist on both sides with an end in ``keys``."""
+        count = 0
+        for link in self.after["links"]:
+            upper, lower = self._ends(link, self.new_ids)
+            if link["tier"] != "server_leaf" and (upper[0] in keys or lower[0] in keys) \
+                    and self.old_links.get(upper, (None,))[0] == lower:
+                count += 1
+        return count
+
+    def _ends(self, link: dict[str, Any], ids: dict[str, Identity]) -> tuple[End, End]:
+        return (ids[link["a"][0]], link["a"][1]), (ids[link["z"][0]], link["z"][1])
+
+    def _links_changed(self) -> list[Group]:
+        repatched: dict[str, list[str]] = defaultdict(list)
+        removed: Counter[str] = Counter()
+        readdressed: dict[tuple[str, int], list[str]] = defaultdict(list)
+        length: dict[str, list[str]] = defaultdict(list)
+        media: Counter[tuple[str, str, str]] = Counter()
+        for link in self.before["links"]:
+            upper, lower = self._ends(link, self.old_ids)
+            tier = link["tier"].replace("_", "-")
+            at_upper, at_lower = self.new_links.get(upper), self.new_links.get(lower)
+            if at_upper is None and at_lower is None:
+                removed[tier] += 1
+                continue
+            if at_upper is None or at_upper[0] != lower:
+                end, was, now = (lower, upper, at_lower[0]) if at_lower is not None else (upper, lower, at_upper[0])
+                repatched[tier].append(f"{self._end(end)}: {self._end(was)} -> "
+                                       + (self._end(now) if now[0] in self.new else "nothing"))
+                continue
+            new_link = at_upper[1]
+            if new_link["subnet"] != link["subnet"]:
+                shift = _number(new_link["subnet"]) - _number(link["subnet"])
+                readdressed[tier, shift].append(f"{self._end(upper)} - {self._end(lower)}: {link['subnet']} -> "
+                                                f"{new_link['subnet']}")
+            if "length_m" in link and new_link.get("length_m") != link["length_m"]:
+                length[tier].append(f"{self._end(upper)} - {self._end(lower)}: {link['length_m']} m -> "
+                                    f"{new_link.get('length_m')} m")
+            if "medium" in link and new_link.get("medium") != link["medium"]:
+                media[tier, link["medium"], str(new_link.get("medium"))] += 1
+        groups = []
+        if repatched:
+            groups.append(Group("cables re-patched (a port now goes to another peer)",
+                                sum(len(items) for items in repatched.values()),
+                                tuple(f"{tier}: {len(items):,} cables, e.g. {items[0]}"
+                                      for tier, items in sorted(repatched.items()))))
+        if removed:
+            groups.append(Group("links removed", sum(removed.values()),
+                                tuple(f"{tier}: {count:,}" for tier, count in sorted(removed.items()))))
+        if readdressed:
+            ordered = sorted(readdressed.items(), key=lambda item: (-len(item[1]), item[0]))
+            lines = [f"{tier} /31s shifted by {shift:+,} addresses: {len(items):,} links, e.g. {items[0]}"
+                     for (tier, shift), items in ordered[:GROUPS]]
+            if len(ordered) > GROUPS:
+                rest = sum(len(items) for _, items in ordered[GROUPS:])
+                lines.append(f"and {len(ordered) - GROUPS:,} more shifts ({rest:,} links)")
+            groups.append(Group("links readdressed", sum(len(items) for items in readdressed.values()), tuple(lines)))
+        if length:
+            groups.append(Group("cables changing length", sum(len(items) for items in length.values()), tuple(
+                f"{tier}: {len(items):,}, e.g. {items[0]}" for tier, items in sorted(length.items()))))
+        if media:
+            groups.append(Group("cables changing medium", sum(media.values()), tuple(
+                f"{tier} {old} -> {new}: {count:,}" for (tier, old, new), count in sorted(media.items()))))
+        return groups
+
+    def _racks_moved(self, common: list[Identity]) -> list[Group]:
+        moved: dict[str, list[str]] = defaultdict(list)
+        for key in common:
+            old, new = self.old[key], self.new[key]
+            if "rack" in old and (old.get("rack"), old.get("unit")) != (new.get("rack"), new.get("unit")):
+                moved[str(key[0])].append(f"{new['name']} {old.get('rack')} U{old.get('unit')} -> "
+                                          f"{new.get('rack')} U{new.get('unit')}")
+        if not moved:
+            return []
+        rows = (self.before["summary"].get("racks", {}).get("rows"), self.after["summary"].get("racks", {}).get("rows"))
+        cause = f"; the hall has {rows[0]} -> {rows[1]} rows" if rows[0] != rows[1] else ""
+        return [Group(f"devices moved to another rack or unit{cause}", sum(len(items) for items in moved.values()),
+                      tuple(f"{_plural(role)}: {len(items):,}, e.g. {min(items, key=natural)}"
+                            for role, items in sorted(moved.items())))]
+
+    def _config_pairs(self) -> Iterable[tuple[str, str]]:
+        """(old path, new path) of every configuration file of a switch that exists on both sides."""
+        for path in sorted(self.before_files, key=natural):
+            parts = PurePosixPath(path).parts
+            if parts[0] != "configs" or len(parts) != 3:
+                continue
+            host, _, extension = parts[2].rpartition(".")
+            key = self.old_ids.get(host)
+            if key is None or key not in self.new:
+                continue
+            new_path = f"configs/{parts[1]}/{self.new[key]['name']}.{extension}"
+            if new_path in self.after_files:
+                yield path, new_path
+
+    def _configs_changed(self) -> list[Group]:
+        changed: dict[str, list[str]] = defaultdict(list)
+        for old_path, new_path in self._config_pairs():
+            lost = lost_lines(self.before_files[old_path], self.after_files[new_path], new_path)
+            if lost:
+                changed[old_path.split("/")[1]].append(
+                    f"{new_path}: {len(lost):,} line{'s' if len(lost) != 1 else ''} removed or changed, e.g. "
+                    f"{lost[0].strip()!r}")
+        if not changed:
+            return []
+        return [Group("configurations of existing switches losing or changing lines (maximum-paths aside)",
+                      sum(len(items) for items in changed.values()),
+                      tuple(f"{target}: {len(items):,} file{'s' if len(items) != 1 else ''}, e.g. {items[0]}"
+                            for target, items in sorted(changed.items())))]
+
+    def _hand_edits(self) -> list[Group]:
+        edited = _hand_edited(self.after_files)
+        if not edited:
+            return []
+        return [Group("files edited by hand (they differ from the sha256 manifest.json lists)", len(edited),
+                      tuple(edited))]
+
+    def added(self) -> list[str]:
+        lines = []
+        added = [key for key in self.new if key not in self.old]
+        by_role: dict[str, list[str]] = defaultdict(list)
+        for key in added:
+            by_role[str(key[0])].append(self.new[key]["name"])
+        if added:
+            lines.append(f"**devices added: {len(added):,}**")
+            lines += [f"- {_plural(role)}: {len(names):,} ({_span(names)})"
+                      for role, names in sorted(by_role.items(), key=lambda item: _ROLES.index(item[0]))]
+            lines.append("")
+        links: Counter[str] = Counter()
+        for link in self.after["links"]:
+            upper, lower = self._ends(link, self.new_ids)
+            if self.old_links.get(upper, (None,))[0] != lower:
+                links[link["tier"]] += 1
+        if links:
+            lines.append(f"**links added: {sum(links.values()):,}**")
+            lines += [f"- {tier.replace('_', '-')}: {count:,}" for tier, count in sorted(links.items())]
+            sessions = sum(count for tier, count in links.items() if tier != "server_leaf")
+            lines += [f"- BGP sessions added: {sessions:,} (one per switch-to-switch link)", ""]
+        ports = Counter(end[0] for end in self.new_links if end not in self.old_links and end[0] in self.old
+                        and end[0][0] != "server")
+        if ports:
+            lines += [f"**ports newly in use on existing switches: {sum(ports.values()):,}** on {len(ports):,} "
+                      "switches", ""]
+        grown = [new_path for old_path, new_path in self._config_pairs()
+                 if self.before_files[old_path] != self.after_files[new_path]
+                 and not lost_lines(self.before_files[old_path], self.after_files[new_path], new_path)]
+        if grown:
+            lines += [f"**configurations of existing switches that only gained lines: {len(grown):,}**", ""]
+        return lines
+
+    def physical(self) -> list[str]:
+        before = {rack["name"]: rack for rack in self.before.get("racks", [])}
+        after = {rack["name"]: rack for rack in self.after.get("racks", [])}
+        lines = []
+        added = sorted(set(after) - set(before), key=natural)
+        removed = sorted(set(before) - set(after), key=natural)
+        if added:
+            lines.append(f"- racks added: {len(added):,} ({_span(added)})")
+        if removed:
+            lines.append(f"- racks removed: {len(removed):,} ({_span(removed)})")
+        power = (self.before["summary"].get("power_kw", {}).get("total"),
+                 self.after["summary"].get("power_kw", {}).get("total"))
+        if power[0] != power[1] and None not in power:
+            lines.append(f"- IT power: {power[0]:,} kW -> {power[1]:,} kW ({power[1] - power[0]:+,.1f} kW)")
+        bom = _bom(self.before_files, self.after_files)
+        if bom:
+            lines.append("- bill of materials:")
+            lines += [f"  - {item}: {delta:+,}" for item, delta in bom]
+        return [*lines, ""] if lines else []
+
+
+_ROLES = ("leaf", "spine", "super_spine", "server")
+
+
+def lost_lines(old: str, new: str, path: str = "") -> list[str]:
+    """What of configuration ``old`` the configuration ``new`` does not keep (what follows the fabric's size aside:
+    the ECMP width, SONiC's buffer pools): its lines that ``new`` has fewer of, or for JSON (``path`` ending
+    ``.json``) the values at paths that changed. A configuration that only gains lines or entries loses nothing."""
+    if path.endswith(".json"):
+        try:
+            document = json.loads(old)
+            before, after = dict(_flatten(document)), dict(_flatten(json.loads(new)))
+        except json.JSONDecodeError:
+            pass
+        else:
+            unused = _unused_ports(document)
+            return [f"{key}: {value}" for key, value in before.items()
+                    if after.get(key) != value and not IGNORED_KEYS.match(key) and not _of_ports(key, unused)]
+    kept = Counter(new.splitlines())
+    lost = []
+    for line in old.splitlines():
+        if kept[line]:
+            kept[line] -= 1
+        elif not IGNORED_LINES.search(line):
+            lost.append(line)
+    return lost
+
+
+def _unused_ports(document: object) -> set[str]:
+    """The ports a SONiC config_db.json lists but keeps down (no cable yet): bringing one into use changes its
+    entries (admin status, cable length, buffer profiles), which is growth, not a loss."""
+    ports = document.get("PORT", {}) if isinstance(document, dict) else {}
+    return {name for name, fields in ports.items() if isinstance(fields, dict) and fields.get("admin_status") == "down"}
+
+
+def _of_ports(key: str, ports: set[str]) -> bool:
+    """Whether the flattened config_db key (``TABLE/ENTRY/field``) belongs to one of ``ports``: an entry named
+    after the port (``PORT/Ethernet8/...``, ``QUEUE/Ethernet8|3/...``) or a per-port field (``CABLE_LENGTH/AZURE/
+    Ethernet8``)."""
+    parts = key.split("/")
+    entry = parts[1].split("|")[0] if len(parts) > 1 else ""
+    return entry in ports or (len(parts) > 2 and parts[2] in ports)
+
+
+def _flatten(value: object, prefix: str = "") -> Iterable[tuple[str, object]]:
+    """Every leaf value of a JSON document with its path (``PORT/Ethernet0/mtu``)."""
+    if isinstance(value, dict):
+        for key, item in value.items():
+            yield from _flatten(item, f"{prefix}/{key}" if prefix else str(key))
+    elif isinstance(value, list):
+        for index, item in enumerate(value):
+            yield from _flatten(item, f"{prefix}[{index}]")
+    else:
+        yield prefix, value
+
+
+def _hand_edited(files: dict[str, str]) -> list[str]:
+    """Files whose sha256 is not the one ``manifest.json`` lists (edited after the build wrote them)."""
+    manifest = files.get(MANIFEST_FILE)
+    if manifest is None:
+        return []
+    try:
+        listed = json.loads(manifest).get("files", {})
+    except json.JSONDecodeError:
+        return [f"{MANIFEST_FILE} is not valid JSON"]
+    return [path for path, text in sorted(files.items(), key=lambda item: natural(item[0]))
+            if path in listed and hashlib.sha256(text.encode()).hexdigest() != listed[path]]
+
+
+def _bom(before: dict[str, str], after: dict[str, str]) -> list[tuple[str, int]]:
+    """What to order more or less of: each ``bom.csv`` line whose count changed."""
+    counts = [_bom_counts(files.get(BOM_FILE, "")) for files in (before, after)]
+    changed = {item: counts[1].get(item, 0) - counts[0].get(item, 0) for item in set(counts[0]) | set(counts[1])}
+    return [(item, delta) for item, delta in sorted(changed.items(), key=lambda row: natural(row[0])) if delta]
+
+
+def _bom_counts(text: str) -> dict[str, int]:
+    rows = list(csv.reader(text.splitlines()))[1:]
+    return {" ".join(part for part in (category, item, f"{length} m" if length else "") if part): int(count)
+            for category, item, length, count in rows}
+
+
+def _plural(role: str) -> str:
+    return "leaves" if role == "leaf" else f"{role.replace('_', '-')}s"
+
+
+def _span(names: list[str]) -> str:
+    ordered = sorted(names, key=natural)
+    return ordered[0] if len(ordered) == 1 else f"{ordered[0]} ... {ordered[-1]}"
+
+
+def _number(value: object) -> int:
+    """An ASN, or an IPv4 address or prefix, as an integer."""
+    if isinstance(value, int):
+        return value
+    address = str(value).partition("/")[0]
+    number = 0
+    for part in address.split("."):
+        number = number * 256 + int(part)
+    return number
+
+
+def _group_lines(group: Group) -> list[str]:
+    more = [f"- and {len(group.lines) - EXAMPLES:,} more"] if len(group.lines) > EXAMPLES else []
+    return [f"**{group.title}: {group.count:,}**", *(f"- {line}" for line in group.lines[:EXAMPLES]), *more, ""]
+
+
+def _pairs(old: Side, new: Side) -> list[tuple[str | None, str | None]]:
+    """Designs to compare, by name; two single designs are compared whatever their names."""
+    if len(old.designs) == len(new.designs) == 1:
+        return [(next(iter(old.designs)), next(iter(new.designs)))]
+    names = sorted(set(old.designs) | set(new.designs))
+    return [(name if name in old.designs else None, name if name in new.designs else None) for name in names]
 
 
 def _git(repo: Path, *args: str) -> bytes:
     result = subprocess.run(["git", "-C", str(repo), *args], capture_output=True, check=False)
     if result.returncode:
-        reason = result.stderr.decode(errors="replace").strip() or "failed"
-        raise InputError([Problem((), f"git {' '.join(args)}: {reason}; give two output folders or two git "
+        complaint = result.stderr.decode(errors="replace").strip() or "failed"
+        raise InputError([Problem((), f"git {' '.join(args)}: {complaint}; give two output folders or two git "
                                       "revisions")], about="the git revisions")
     return result.stdout
 
 
+def _git_blobs(repo: Path, shas: list[str]) -> dict[str, bytes]:
+    """The bytes of every blob in ``shas``, read in one ``git cat-file --batch``."""
+    result = subprocess.run(["git", "-C", str(repo), "cat-file", "--batch"], input="".join(f"{sha}\n" for sha in shas)
+                            .encode(), capture_output=True, check=False)
+    if result.returncode:
+        raise InputError([Problem((), f"git cat-file: {result.stderr.decode(errors='replace').strip() or 'failed'}")],
+                         about="the git revisions")
+    out, texts, at = result.stdout, {}, 0
+    for sha in shas:
+        header_end = out.index(b"\n", at)
+        size = int(out[at:header_end].split()[2])
+        texts[sha] = out[header_end + 1:header_end + 1 + size]
+        at = header_end + 1 + size + 1
+    return texts
+
+
 def _counts(before: dict[str, Any], after: dict[str, Any]) -> list[str]:
-    rows = [("GPUs", before["gpus"], after["gpus"])]
+    rows = [("GPUs", before["gpus"], after["gpus"]), ("tiers", before.get("tiers"), after.get("tiers"))]
+    envelope = (before.get("growth", {}).get("max_servers"), after.get("growth", {}).get("max_servers"))
+    if any(envelope):
+        rows.append(("envelope (servers)", envelope[0], envelope[1]))
     rows += [(f"{role.replace('_', '-')} switches", before["switches"][role], after["switches"][role])
              for role in after["switches"]]
     rows += [(f"{tier.replace('_', '-')} links", before["links"][tier], after["links"][tier])
@@ -117,50 +646,12 @@ def _counts(before: dict[str, Any], after: dict[str, Any]) -> list[str]:
     for label, old, new in rows:
         if old or new:
             delta = f"{new - old:+,g}" if isinstance(old, int | float) and isinstance(new, int | float) else ""
-            lines.append(f"| {label} | {_number(old)} | {_number(new)} | {delta if old != new else ''} |")
+            lines.append(f"| {label} | {_shown(old)} | {_shown(new)} | {delta if old != new else ''} |")
     return [*lines, ""]
 
 
-def _number(value: object) -> str:
+def _shown(value: object) -> str:
     return f"{value:,g}" if isinstance(value, int | float) else "-"
-
-
-def _by_name(devices: list[dict[str, Any]]) -> dict[str, dict[str, Any]]:
-    return {device["name"]: device for device in devices}
-
-
-def _links(data: dict[str, Any]) -> dict[tuple[str, str, str, str], dict[str, Any]]:
-    """Links by both ends (device and port), which survive readdressing."""
-    return {(link["a"][0], link["a"][1], link["z"][0], link["z"][1]): link for link in data["links"]}
-
-
-def _link_name(key: tuple[str, str, str, str]) -> str:
-    return f"{key[0]}:{key[1]} - {key[2]}:{key[3]}"
-
-
-def _sessions(data: dict[str, Any], links: dict[tuple[str, str, str, str], dict[str, Any]]
-              ) -> dict[tuple[str, str, str, str], str]:
-    """One eBGP session per switch-to-switch link: both addresses and both ASNs."""
-    asn = {device["name"]: device.get("asn") for device in data["devices"]}
-    return {key: f"{link['a'][2]} AS{asn[key[0]]} <-> {link['z'][2]} AS{asn[key[2]]}"
-            for key, link in links.items() if link["tier"] != "server_leaf"}
-
-
-def _set_change(what: str, before: dict[Any, Any], after: dict[Any, Any]) -> list[str]:
-    added = sorted(set(after) - set(before), key=_order)
-    removed = sorted(set(before) - set(after), key=_order)
-    lines = _listed(f"{what} added", [_label(key) for key in added])
-    lines += _listed(f"{what} removed", [_label(key) for key in removed])
-    return lines
-
-
-def _order(key: object) -> tuple[object, ...]:
-    """Natural order (``swp2`` before ``swp10``) of a device name or a link's ends."""
-    return tuple(natural(part) for part in key) if isinstance(key, tuple) else natural(str(key))
-
-
-def _label(key: object) -> str:
-    return _link_name(key) if isinstance(key, tuple) else str(key)
 
 
 def _listed(title: str, items: list[str]) -> list[str]:
@@ -183,8 +674,8 @@ def _qos(before: dict[str, Any], after: dict[str, Any]) -> list[str]:
     changes = []
     for profile in sorted(set(old) | set(new)):
         a, b = old.get(profile, {}), new.get(profile, {})
-        changes += [f"{profile + ' ' if profile else ''}{field}: {a.get(field)} -> {b.get(field)}"
-                    for field in sorted(set(a) | set(b)) if field != "switches" and a.get(field) != b.get(field)]
+        changes += [f"{profile + ' ' if profile else ''}{name}: {a.get(name)} -> {b.get(name)}"
+                    for name in sorted(set(a) | set(b)) if name != "switches" and a.get(name) != b.get(name)]
     return _listed("QoS changed", changes)
 
 
@@ -206,3 +697,4 @@ def _outcome(counts: dict[str, int] | None) -> str:
     if counts is None:
         return "not run"
     return f"{counts['passed']} passed, {counts['failed']} failed, {counts['warnings']} with warnings"
+

@@ -3,14 +3,16 @@
 Naming (stable across runs, documented in the README):
 
 * leaf ``p{plane}-su{su}-r{rail}-leaf``; spine ``p{plane}-spine{i}`` (2 tiers) or
-  ``p{plane}-pod{pod}-spine{i}`` (3 tiers); super-spine ``p{plane}-g{group}-ss{i}``;
+  ``p{plane}-pod{pod}-spine{i}`` (3 tiers, and pod 0 of a 3-tier envelope before its second pod, when no
+  super-spine is built yet); super-spine ``p{plane}-g{group}-ss{i}``;
   server ``su{su}-srv{i}``. Indices start at 0; scalable units (SUs) are numbered across pods.
 * Switch ports ``swp{N}`` counted from 1, or ``swp{N}s{L}`` for lane ``L`` of a broken-out port.
   A leaf's first half of logical ports faces servers, the second half faces spines; a 3-tier
   spine's first half faces leaves, the second half super-spines. Server ports are ``nic{i}``,
   NIC ``i`` in plane ``i // rails``, rail ``i % rails``.
-* Leaf uplinks are grouped: the ``m`` parallel links to spine ``j`` are uplinks ``j*m .. j*m+m-1``,
-  so the lanes of one broken-out port reach the same spine.
+* Uplinks are striped over the switches above (:class:`Stripes`): leaf uplink ``u`` goes to spine
+  ``u % S`` (in chunks of the lanes of one broken-out port where the parallel links allow), so that
+  when the envelope doubles the spines (or super-spines), half of the cables stay where they are.
 
 Links are plain tuples ``(tier, upper device, upper port, lower device, lower port)`` with integer
 indices, ordered by tier then plane (server links leaf by leaf, a leaf's servers in slot order):
@@ -19,6 +21,7 @@ cheap at 400k links. The upper end takes the even address.
 
 from __future__ import annotations
 
+import math
 import re
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, NamedTuple
@@ -92,6 +95,29 @@ class Fabric:
         return graph
 
 
+class Stripes(NamedTuple):
+    """How the uplinks of a switch spread over the ``uppers`` switches above it, ``parallel`` links to each.
+
+    Uplinks go in chunks of ``gcd(parallel, breakout)`` (the lanes of one broken-out port stay together where
+    they can), chunk ``h`` to upper switch ``h % uppers`` in round ``h // uppers``. On the upper switch, round
+    ``r`` of lower switch ``n`` (its index below that switch) lands at ``(r * most + n) * chunk + lane``, where
+    ``most = radix // parallel`` is the most lower switches it takes. When the uppers double (the envelope
+    grows), every even round keeps its switch and port: half the cables stay, the fewest possible.
+    """
+
+    parallel: int
+    breakout: int
+    uppers: int
+    radix: int
+
+    def place(self, uplink: int, lower: int) -> tuple[int, int]:
+        """(upper switch, upper port) of uplink ``uplink`` of lower switch number ``lower``."""
+        chunk = math.gcd(self.parallel, self.breakout)
+        piece, lane = divmod(uplink, chunk)
+        round_, upper = divmod(piece, self.uppers)
+        return upper, (round_ * (self.radix // self.parallel) + lower) * chunk + lane
+
+
 def wire(intent: Intent, plan: Plan) -> Fabric:
     """Create every device and link of the plan, rail-aligned and deterministic."""
     devices: list[Device] = []
@@ -136,25 +162,24 @@ def wire(intent: Intent, plan: Plan) -> Fabric:
             links.append((SERVER_LEAF, leaf, slot, server, plane * plan.rails + rail))
     server_link_count = len(links)
 
-    parallel = plan.leaf_spine_parallel
+    stripes = Stripes(plan.leaf_spine_parallel, intent.leaf.breakout(speed), plan.spines_per_pod, plan.spine_radix)
     for plane in range(plan.planes):
         for su in range(plan.sus):
             pod, local_su = divmod(su, plan.sus_per_pod)
             for rail in range(plan.rails):
                 leaf = leaves[plane, su, rail]
-                spine_port_base = (local_su * plan.rails + rail) * parallel
                 for uplink in range(plan.leaf_uplinks):
-                    spine, lane = divmod(uplink, parallel)
-                    links.append((LEAF_SPINE, spines[plane, pod, spine], spine_port_base + lane,
-                                  leaf, plan.leaf_downlinks + uplink))
+                    spine, port = stripes.place(uplink, local_su * plan.rails + rail)
+                    links.append((LEAF_SPINE, spines[plane, pod, spine], port, leaf, plan.leaf_downlinks + uplink))
 
-    parallel = plan.spine_super_parallel
+    stripes = Stripes(plan.spine_super_parallel, intent.spine.breakout(speed), plan.supers_per_group,
+                      plan.super_radix)
     for plane in range(plan.planes):
         for pod in range(plan.pods):
             for group in range(plan.groups):
                 spine = spines[plane, pod, group]
                 for uplink in range(plan.spine_uplinks):
-                    index, lane = divmod(uplink, parallel)
-                    links.append((SPINE_SUPER, supers[plane, group, index], pod * parallel + lane,
-                                  spine, plan.spine_radix // 2 + uplink))
+                    index, port = stripes.place(uplink, pod)
+                    links.append((SPINE_SUPER, supers[plane, group, index], port, spine,
+                                  plan.spine_radix // 2 + uplink))
     return Fabric(plan, devices, links, switch_count, server_link_count)

@@ -1,5 +1,9 @@
 """Size a non-blocking rail-optimized Clos: pure arithmetic from the intent to a :class:`Plan`.
 
+The structure is sized for the growth envelope (``intent.max_servers``, ``compute.servers`` without
+``growth``); only what exists now (``compute.servers``) is counted as built, so growing inside the
+envelope adds leaves, pods and super-spines and re-patches nothing.
+
 Notation follows DOMAIN.md section 2. Every fabric link runs at the NIC speed ``s``, so a switch of
 ``P`` ports at ``S`` has the logical radix ``k = P * S / s``. Each plane is sized alone (planes are
 identical, separate fabrics).
@@ -14,7 +18,8 @@ identical, separate fabrics).
   of every pod joins super-spine group ``j``; a group has the smallest count ``G`` that divides the
   spine's uplinks and gives the super-spines enough ports. A partial pod gets all its spines and
   their uplinks, so the fabric grows by adding leaves only. It fits while pods number at most
-  ``k_super``.
+  ``k_super``. While only pod 0 of a larger envelope is built there are no super-spines (the spines'
+  up-ports are reserved); every super-spine of the envelope comes with the second pod.
 """
 
 from __future__ import annotations
@@ -59,6 +64,15 @@ class Plan:
     supers_per_group: int
     spine_super_parallel: int
     warnings: tuple[str, ...]
+    max_servers: int
+    """The envelope: the servers the fabric is planned for; every structural count above comes from it."""
+    envelope_sus: int
+    """Scalable units per plane in the envelope."""
+    envelope_pods: int
+    """Pods per plane in the envelope (1 with 2 tiers)."""
+    super_tier: bool
+    """The super-spines are built: 3 tiers with a second pod built, or an envelope of one pod. A 3-tier envelope
+    with only pod 0 built has no super-spines yet, its spines' up-ports reserved."""
 
     @property
     def gpus(self) -> int:
@@ -86,8 +100,50 @@ class Plan:
 
     @property
     def groups(self) -> int:
-        """Super-spine groups per plane: one per spine position in a pod (3 tiers only)."""
-        return self.spines_per_pod if self.tiers == 3 else 0
+        """Super-spine groups per plane built: one per spine position in a pod (3 tiers only)."""
+        return self.spines_per_pod if self.super_tier else 0
+
+    @property
+    def top_role(self) -> str:
+        """The role of the highest tier built: nothing above it, so it has no uplinks."""
+        return "super_spine" if self.super_tier else "spine"
+
+    @property
+    def envelope_leaves_per_plane(self) -> int:
+        return self.envelope_sus * self.rails
+
+    @property
+    def envelope_spines_per_plane(self) -> int:
+        return self.envelope_pods * self.spines_per_pod
+
+    @property
+    def envelope_supers_per_plane(self) -> int:
+        return self.spines_per_pod * self.supers_per_group if self.tiers == 3 else 0
+
+    def envelope_switch_counts(self) -> dict[str, int]:
+        """Switch counts per role, all planes, once the envelope is built."""
+        return {"leaf": self.planes * self.envelope_leaves_per_plane,
+                "spine": self.planes * self.envelope_spines_per_plane,
+                "super_spine": self.planes * self.envelope_supers_per_plane}
+
+    def envelope_link_counts(self) -> dict[str, int]:
+        """Logical links per tier, all planes, once the envelope is built."""
+        return {
+            "server_leaf": self.planes * self.max_servers * self.rails,
+            "leaf_spine": self.planes * self.envelope_leaves_per_plane * self.leaf_uplinks,
+            "spine_super_spine": self.planes * self.envelope_spines_per_plane * self.spine_uplinks,
+        }
+
+    def cabling_limit(self) -> tuple[int, str]:
+        """The most servers this cabling holds (every existing cable staying where it is) and what limits it:
+        the spines' ports (2 tiers) or the super-spines' ports (3 tiers)."""
+        if self.tiers == 2:
+            sus = (self.spine_radix // self.leaf_spine_parallel) // self.rails
+            return sus * self.servers_per_su, (f"{self.spine_radix}-port spines, {self.leaf_spine_parallel} "
+                                               "link(s) to each leaf")
+        pods = self.super_radix // self.spine_super_parallel
+        return pods * self.sus_per_pod * self.servers_per_su, (
+            f"{self.super_radix}-port super-spines, {self.spine_super_parallel} link(s) to each pod's spine")
 
     @property
     def supers_per_plane(self) -> int:
@@ -113,7 +169,7 @@ class Plan:
         return {
             "server_leaf": self.planes * self.nic_ports_per_plane,
             "leaf_spine": self.planes * self.leaves_per_plane * self.leaf_uplinks,
-            "spine_super_spine": self.planes * self.spines_per_plane * self.spine_uplinks if self.tiers == 3 else 0,
+            "spine_super_spine": self.planes * self.spines_per_plane * self.spine_uplinks if self.super_tier else 0,
         }
 
     def bandwidth_tbps(self) -> dict[str, float]:
@@ -122,15 +178,22 @@ class Plan:
 
 
 def size(intent: Intent) -> Plan:
-    """Choose tiers and count every switch and link of the fabric the intent describes."""
+    """Choose tiers and count every switch and link of the fabric the intent describes.
+
+    The structure (tiers, spines, pods, super-spine groups, parallel links) comes from the envelope,
+    ``intent.max_servers``; the counts built now from ``intent.servers``.
+    """
     speed = intent.server.nic_speed
     leaf_radix = intent.leaf.radix(speed)
     spine_radix = intent.spine.radix(speed)
     super_radix = intent.super_spine.radix(speed)
     rails = intent.rails
     servers_per_su = leaf_radix // 2
+    uplinks = leaf_radix // 2
     sus = math.ceil(intent.servers / servers_per_su)
-    leaves = sus * rails
+    envelope_sus = math.ceil(intent.max_servers / servers_per_su)
+    leaves = envelope_sus * rails
+    field = _count_field(intent)
     warnings: list[str] = []
 
     if intent.tiers == "auto":
@@ -139,37 +202,41 @@ def size(intent: Intent) -> Plan:
         tiers = int(intent.tiers)
     if tiers == 2 and leaves > spine_radix:
         most = (spine_radix // rails) * servers_per_su
-        raise InputError([Problem(("fabric", "tiers"), (
+        raise InputError([Problem(("fabric", "tiers") if field[0] == "compute" else field, (
             f"2 tiers hold at most {spine_radix} leaves per plane ({most} servers, "
-            f"{most * rails:,} NIC ports per plane) with {spine_radix}-port spines; this intent needs {leaves} "
+            f"{most * rails:,} NIC ports per plane) with {spine_radix}-port spines; {_needs(intent)} {leaves} "
             "leaves. Use tiers: 3 or auto, larger spines, or more planes"))], intent.source)
 
     if tiers == 2:
-        sus_per_pod, pods = sus, 1
-        spines = _ecmp_divisor(leaf_radix // 2, math.ceil(leaves * (leaf_radix // 2) / spine_radix))
-        parallel = (leaf_radix // 2) // spines
+        sus_per_pod, pods = envelope_sus, 1
+        spines = _ecmp_divisor(uplinks, math.ceil(leaves * uplinks / spine_radix))
+        parallel = uplinks // spines
         spine_uplinks = supers_per_group = super_parallel = 0
+        envelope_pods, super_tier = 1, False
     else:
-        spines = leaf_radix // 2
+        spines = uplinks
         sus_per_pod = (spine_radix // 2) // rails
         if sus_per_pod == 0:
             raise InputError([Problem(("fabric", "spine"), (
                 f"a {spine_radix}-port spine has {spine_radix // 2} downlinks, fewer than the {rails} rails "
                 "of one scalable unit; use larger spines"))], intent.source)
         pods = math.ceil(sus / sus_per_pod)
+        envelope_pods = math.ceil(envelope_sus / sus_per_pod)
         parallel = 1
         spine_uplinks = sus_per_pod * rails
-        if pods > super_radix:
+        if envelope_pods > super_radix:
             most = super_radix * sus_per_pod * servers_per_su
-            raise InputError([Problem(_count_field(intent), (
+            raise InputError([Problem(field, (
                 f"3 tiers hold at most {super_radix} pods ({most:,} servers) with {super_radix}-port "
-                f"super-spines; this intent needs {pods:,} pods. Use larger switches or more planes"))],
+                f"super-spines; {_needs(intent)} {envelope_pods:,} pods. Use larger switches or more planes"))],
                 intent.source)
-        supers_per_group = _ecmp_divisor(spine_uplinks, math.ceil(pods * spine_uplinks / super_radix))
+        supers_per_group = _ecmp_divisor(spine_uplinks, math.ceil(envelope_pods * spine_uplinks / super_radix))
         super_parallel = spine_uplinks // supers_per_group
+        super_tier = pods > 1 or envelope_pods == 1
         if sus % sus_per_pod:
+            built = "spines and their uplinks are" if super_tier else "spines are"
             warnings.append(f"pod {pods - 1} holds {sus % sus_per_pod} of {sus_per_pod} scalable units; its "
-                            "spines and their uplinks are built in full so it can grow by leaves alone")
+                            f"{built} built in full so it can grow by leaves alone")
 
     if intent.servers % servers_per_su:
         warnings.append(f"scalable unit {sus - 1} holds {intent.servers % servers_per_su} of {servers_per_su} "
@@ -183,7 +250,8 @@ def size(intent: Intent) -> Plan:
         link_speed=speed, leaf_radix=leaf_radix, spine_radix=spine_radix, super_radix=super_radix,
         servers_per_su=servers_per_su, sus=sus, sus_per_pod=sus_per_pod, pods=pods, spines_per_pod=spines,
         leaf_spine_parallel=parallel, spine_uplinks=spine_uplinks, supers_per_group=supers_per_group,
-        spine_super_parallel=super_parallel, warnings=tuple(warnings),
+        spine_super_parallel=super_parallel, warnings=tuple(warnings), max_servers=intent.max_servers,
+        envelope_sus=envelope_sus, envelope_pods=envelope_pods, super_tier=super_tier,
     )
     problems = [*_bound_problems(plan, _count_field(intent)), *target_problems(intent.targets, plan)]
     if problems:
@@ -224,5 +292,16 @@ def _ecmp_divisor(uplinks: int, at_least: int) -> int:
 
 
 def _count_field(intent: Intent) -> tuple[str, str]:
-    """The field the user sized the cluster with (``compute.gpus`` or ``compute.servers``)."""
-    return ("compute", "gpus") if ("compute", "gpus") in intent.source.lines else ("compute", "servers")
+    """The field the user sized the cluster with: the envelope (``growth.max_servers`` or ``growth.max_gpus``)
+    when there is one, else ``compute.gpus`` or ``compute.servers``."""
+    for field in (("growth", "max_gpus"), ("growth", "max_servers"), ("compute", "gpus")):
+        if field in intent.source.lines:
+            return field
+    return ("compute", "servers")
+
+
+def _needs(intent: Intent) -> str:
+    """How the error names what the intent asks for: the envelope, or the fabric built now."""
+    if intent.max_servers > intent.servers:
+        return f"the envelope of {intent.max_servers:,} servers needs"
+    return "this intent needs"

@@ -329,11 +329,13 @@ def test_ports_catches_a_port_used_twice_and_one_beyond_the_hardware() -> None:
     links = list(design.fabric.links)
     number = first_link(design, LEAF_SPINE)
     tier, upper, _, lower, lower_port = links[number]
-    links[number] = (tier, upper, links[number + 1][2], lower, lower_port)         # the spine port of lane 2
+    twin = next(other for other in range(number + 1, len(links)) if links[other][1:4:2] == (upper, lower))
+    links[number] = (tier, upper, links[twin][2], lower, lower_port)              # the spine port of its twin
     links[number + 2] = (*links[number + 2][:4], 32)                                 # beyond 32 logical ports
     messages = [(f.subject, f.message) for f in found(with_links(design, links), "ports")]
-    assert messages == [("p0-spine0:swp2", f"used by two links (#{number} and #{number + 1})"),
-                        ("p0-su0-r0-leaf:swp33", "port 33 is beyond the 32 logical ports of generic-32x400g")]
+    port = design.fabric.devices[upper].port_name(links[twin][2])
+    assert messages == [("p0-su0-r0-leaf:swp33", "port 33 is beyond the 32 logical ports of generic-32x400g"),
+                        (f"p0-spine0:{port}", f"used by two links (#{number} and #{twin})")]
 
 
 def test_ports_catches_an_inconsistent_breakout() -> None:

@@ -1,4 +1,8 @@
-"""``designer diff``: what a reviewer reads about a change, from two output folders or two git revisions."""
+"""``designer diff``: what a reviewer reads about a change, from two output folders or two git revisions.
+
+Snapshots of whole reviews are in ``tests/diff/<case>.md`` (``pytest --update-golden`` rewrites them after an
+intended change to the review's wording).
+"""
 
 from __future__ import annotations
 
@@ -7,19 +11,24 @@ from pathlib import Path
 
 import pytest
 
+from designer.diff import design_diff, diff, load_dir
 from designer.outputs import design_files
 from designer.outputs.folder import write
+from tests.conftest import ROOT, check_golden
 from tests.helpers import build_text, intent_text
 from tests.test_intent_errors import run_cli
 
 SMALL = {"servers": 32, "leaf": "{model: generic-32x400g}"}
+SNAPSHOTS = ROOT / "tests" / "diff"
 
 
-def built(folder: Path, **changes: str) -> Path:
-    """Write the outputs of the small intent (with ``changes`` to intent_text) into ``folder/test``."""
+def built(folder: Path, name: str = "test", **changes: str) -> Path:
+    """Write the outputs of the small intent (with ``changes`` to intent_text) into ``folder/<name>``, the design
+    named ``name`` too."""
     fields: dict[str, object] = {**SMALL, **changes}
-    target = folder / "test"
-    write(design_files(build_text(intent_text(**fields))), target)  # type: ignore[arg-type]
+    target = folder / name
+    text = intent_text(**fields).replace("name: test\n", f"name: {name}\n")  # type: ignore[arg-type]
+    write(design_files(build_text(text)), target)
     return target
 
 
@@ -35,47 +44,85 @@ def section(text: str, title: str) -> list[str]:
     return [lines[start], *body]
 
 
-def test_same_design_has_no_change(tmp_path: Path) -> None:
-    old, new = built(tmp_path / "a"), built(tmp_path / "b")
-    code, out, _ = run_cli("diff", str(old), str(new))
+def review(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, *args: str) -> tuple[int, str]:
+    """``designer diff`` run from ``tmp_path``, so that the labels are the relative paths given."""
+    monkeypatch.chdir(tmp_path)
+    code, out, err = run_cli("diff", *args)
+    assert err == ""
+    return code, out
+
+
+def test_same_design_has_no_change(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    built(tmp_path / "a"), built(tmp_path / "b")
+    code, out = review(tmp_path, monkeypatch, "a/test", "b/test", "--fail-on", "existing-change")
     assert code == 0
-    assert out.endswith("No change to devices, links, addresses, BGP sessions, QoS or checks.\n")
+    assert "### Existing items changed: 0\n\nNone: every existing name" in out
+    assert "### Added\n\nNothing." in out and "No change to racks, power or the bill of materials." in out
     assert "| GPUs | 256 | 256 |  |" in out
 
 
-def test_growth_lists_devices_links_sessions_and_counts(tmp_path: Path) -> None:
-    old = built(tmp_path / "a")
-    new = built(tmp_path / "b", servers=48)       # one more scalable unit: 16 servers, 8 leaves and 8 spines more
-    code, out, _ = run_cli("diff", str(old), str(new))
+def test_growth_step_inside_the_envelope_only_adds(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+                                                    update_golden: bool) -> None:
+    built(tmp_path / "a", extra="growth: {max_servers: 64}")
+    built(tmp_path / "b", servers=48, extra="growth: {max_servers: 64}")    # one more scalable unit
+    code, out = review(tmp_path, monkeypatch, "a/test", "b/test", "--fail-on", "existing-change")
     assert code == 0
-    assert "| GPUs | 256 | 384 | +128 |" in out
-    assert "| leaf switches | 16 | 24 | +8 |" in out
-    added = section(out, "devices added")
-    assert added[0] == "**devices added: 32**"
-    assert added[1:] == [*(f"p0-spine{index}" for index in range(8, 16)), "p0-su2-r0-leaf", "p0-su2-r1-leaf",
-                         "and 22 more"]
-    assert section(out, "links added")[0].startswith("**links added: ")
-    assert section(out, "BGP sessions added")[0].startswith("**BGP sessions added: ")
+    check_golden(SNAPSHOTS / "growth_step.md", out, update_golden)
 
 
-def test_renumbering_shows_asn_and_session_changes(tmp_path: Path) -> None:
-    old = built(tmp_path / "a")
-    new = built(tmp_path / "b", extra="routing: {spine_asn_start: 4200001000}")
-    _, out, _ = run_cli("diff", str(old), str(new))
-    changes = section(out, "device changes (role, model, loopback, ASN)")
-    assert changes[:2] == ["**device changes (role, model, loopback, ASN): 8**",
-                           "p0-spine0: asn 4200000016 -> 4200001000"]
-    sessions = section(out, "BGP sessions changed (addresses, ASNs)")
-    assert sessions[0] == "**BGP sessions changed (addresses, ASNs): 256**"
-    assert sessions[1] == ("p0-spine0:swp1 - p0-su0-r0-leaf:swp17: 10.0.0.0 AS4200000016 <-> 10.0.0.1 AS4200000000 "
-                           "-> 10.0.0.0 AS4200001000 <-> 10.0.0.1 AS4200000000")
-    assert "devices added" not in out and "links added" not in out
+def test_growth_without_an_envelope_shows_what_it_re_patches(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    built(tmp_path / "a")
+    built(tmp_path / "b", servers=48)                  # 8 spines with 2 links to each leaf become 16 with 1
+    code, out = review(tmp_path, monkeypatch, "a/test", "b/test", "--fail-on", "existing-change")
+    assert code == 1
+    assert section(out, "cables re-patched (a port now goes to another peer)") == [      # half: the fewest
+        "**cables re-patched (a port now goes to another peer): 128**",
+        "leaf-spine: 128 cables, e.g. p0-su0-r0-leaf swp25: p0-spine0 swp17 -> p0-spine8 swp1"]
+    assert section(out, "router-ids (loopbacks) moved; each resets the switch's BGP sessions (128 BGP sessions "
+                        "touched)")[1] == "spine loopbacks shifted by +8: 8 switches, e.g. p0-spine0 10.255.0.16 -> "\
+                                          "10.255.0.24"
 
 
-def test_qos_and_check_results_changes(tmp_path: Path) -> None:
-    old = built(tmp_path / "a")
-    new = built(tmp_path / "b", extra="qos: {profile: cisco}\nchecks: {ecmp_max_width: 8}")
-    _, out, _ = run_cli("diff", str(old), str(new))
+def test_a_two_to_three_tier_envelope_change_renames_and_moves_but_re_patches_nothing(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch, update_golden: bool) -> None:
+    built(tmp_path / "a", extra="growth: {max_servers: 64}")
+    built(tmp_path / "b", extra="growth: {max_servers: 128}")     # 3 tiers: the 2-tier fabric becomes pod 0
+    code, out = review(tmp_path, monkeypatch, "a/test", "b/test", "--fail-on", "existing-change")
+    assert code == 1
+    assert "re-patched" not in out and "readdressed" not in out
+    check_golden(SNAPSHOTS / "tiers_envelope.md", out, update_golden)
+
+
+def test_a_renamed_design_is_compared_with_itself(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+                                                  update_golden: bool) -> None:
+    """Two single folders are compared whatever their names; folders of designs pair by the design's name."""
+    built(tmp_path / "a", "cluster-a")
+    built(tmp_path / "b", "cluster-b", servers=48)
+    code, out = review(tmp_path, monkeypatch, "a/cluster-a", "b/cluster-b")
+    assert code == 0
+    check_golden(SNAPSHOTS / "rename.md", out, update_golden)
+    built(tmp_path / "c", "cluster-a", servers=48)
+    (tmp_path / "c" / "cluster-a").rename(tmp_path / "c" / "moved-folder")
+    _, out = review(tmp_path, monkeypatch, "a", "c")
+    assert out.startswith("## cluster-a (a -> c)") and "removed" not in out.splitlines()[2]
+
+
+def test_a_hand_edited_config_is_reported(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+                                          update_golden: bool) -> None:
+    built(tmp_path / "a")
+    new = built(tmp_path / "b")
+    config = new / "configs" / "frr" / "p0-su0-r0-leaf.conf"
+    config.write_text(config.read_text().replace(" neighbor 10.0.0.0 remote-as 4201000000\n",
+                                                 " neighbor 10.0.0.0 remote-as 4201000999\n"))
+    code, out = review(tmp_path, monkeypatch, "a/test", "b/test", "--fail-on", "existing-change")
+    assert code == 1
+    check_golden(SNAPSHOTS / "hand_edit.md", out, update_golden)
+
+
+def test_qos_and_check_results_changes(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    built(tmp_path / "a")
+    built(tmp_path / "b", extra="qos: {profile: cisco}\nchecks: {ecmp_max_width: 8}")
+    _, out = review(tmp_path, monkeypatch, "a/test", "b/test")
     assert section(out, "QoS changed") == [
         "**QoS changed: 5**", "cnp_priority: 6 -> 7", "dscp_to_tc: {'26': 3, '48': 6} -> {'26': 3, '48': 7}",
         "ecn_max: 1536000 -> 3072000", "ecn_probability: 100 -> 7", "profile: nvidia -> cisco"]
@@ -85,21 +132,25 @@ def test_qos_and_check_results_changes(tmp_path: Path) -> None:
     assert findings[1].startswith("ecmp-balance error p0-su0-r0-leaf: ECMP group of 16")
 
 
-def test_git_revisions(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_git_revisions_read_design_configs_and_manifest(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     repo = tmp_path / "repo"
     repo.mkdir()
     git = ["git", "-C", str(repo), "-c", "user.name=t", "-c", "user.email=t@example.com"]
     subprocess.run(["git", "init", "-q", str(repo)], check=True)
-    built(repo / "outputs")
+    built(repo / "outputs", extra="growth: {max_servers: 64}")
     subprocess.run([*git, "add", "-A"], check=True)
     subprocess.run([*git, "commit", "-qm", "one"], check=True)
-    built(repo / "outputs", servers=48)
+    built(repo / "outputs", servers=48, extra="growth: {max_servers: 64}")
+    config = repo / "outputs" / "test" / "configs" / "eos" / "p0-spine0.cfg"
+    config.write_text(config.read_text().replace("hostname p0-spine0", "hostname spine-zero"))
     subprocess.run([*git, "add", "-A"], check=True)
     subprocess.run([*git, "commit", "-qm", "two"], check=True)
     monkeypatch.chdir(repo)
-    code, out, _ = run_cli("diff", "HEAD~1", "HEAD")
-    assert code == 0
-    assert out.startswith("## test (HEAD~1 -> HEAD)") and "**devices added: 32**" in out
+    code, out, _ = run_cli("diff", "HEAD~1", "HEAD", "--fail-on", "existing-change")
+    assert code == 1
+    assert out.startswith("## test (HEAD~1 -> HEAD)") and "**devices added: 24**" in out
+    assert section(out, "files edited by hand (they differ from the sha256 manifest.json lists)") == [
+        "**files edited by hand (they differ from the sha256 manifest.json lists): 1**", "configs/eos/p0-spine0.cfg"]
     code, out, err = run_cli("diff", "no-such-revision", "HEAD")
     assert (code, out) == (2, "") and "git ls-tree" in err and "give two output folders or two git revisions" in err
 
@@ -163,3 +214,38 @@ def test_errors_about_folders_and_revisions_do_not_blame_an_intent(tmp_path: Pat
     _, _, err = run_cli("diff", "no-such-revision", "HEAD")
     assert err.rstrip().splitlines()[-1] == "1 error in the git revisions; nothing was written."
     assert "in the intent" not in err
+
+
+def test_build_reports_what_it_moved_and_summary_md_lists_it(tmp_path: Path) -> None:
+    intent = tmp_path / "intent.yaml"
+    target = tmp_path / "out"
+
+    def build(**fields: object) -> str:
+        intent.write_text(intent_text(**{**SMALL, **fields}))  # type: ignore[arg-type]
+        code, out, err = run_cli("build", str(intent), "-o", str(target))
+        assert (code, err) == (0, "")
+        return out
+
+    assert "existing items" not in build(extra="growth: {max_servers: 64}")
+    out = build(extra="growth: {max_servers: 128}")
+    # the review of the same change (tests/diff/tiers_envelope.md) less the configurations, which build does not read
+    assert ("existing items changed since the previous build: 316 (tiers 2 -> 3; envelope (servers) 64 -> 128); "
+            "summary.md lists them") in out
+    summary = (target / "summary.md").read_text()
+    assert "## Existing items changed since the previous build\n\n316 items that existed" in summary
+    assert "**devices renamed: 16**\n- p0-spine0 -> p0-pod0-spine0 (loopback 10.255.0.32 -> 10.255.0.64" in summary
+    assert run_cli("build", "--check", str(intent), "-o", str(target))[0] == 0     # the list is kept on a rebuild
+    assert "existing items" not in build(extra="growth: {max_servers: 128}")
+    assert (target / "summary.md").read_text() == summary
+    assert "existing items" not in build(servers=48, extra="growth: {max_servers: 128}")   # growth only adds
+    assert "since the previous build" not in (target / "summary.md").read_text()
+
+
+def test_the_python_api_gives_the_same_review(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    built(tmp_path / "a", extra="growth: {max_servers: 64}")
+    built(tmp_path / "b", servers=48, extra="growth: {max_servers: 64}")
+    _, out = review(tmp_path, monkeypatch, "a/test", "b/test")
+    old, new = load_dir(Path("a/test")), load_dir(Path("b/test"))
+    assert diff(old, new) == out
+    assert design_diff("test", old.designs["test"], new.designs["test"], "a/test", "b/test",
+                       old.files["test"], new.files["test"]) == out

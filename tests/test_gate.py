@@ -117,6 +117,7 @@ def test_workflow_example_runs_the_gate() -> None:
     scripts = "\n".join(step.get("run", "") for step in steps)
     assert "designer check" in scripts and "--format junit" in scripts
     assert "designer build --check" in scripts and "designer diff" in scripts
+    assert 'HEAD --fail-on existing-change' in scripts
 
 
 def test_junit_counts_every_failing_rack_when_the_list_is_capped() -> None:

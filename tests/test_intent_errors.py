@@ -233,8 +233,9 @@ def test_the_pool_hint_is_a_prefix_that_fits_beside_the_other_pools() -> None:
     intent = (Path(__file__).parent / "errors" / "pool_hint.yaml").read_text()
     hints = dict(re.findall(r"addressing\.(\w+): .*, for example (\S+) \(aligned", "\n".join(errors_of("pool_hint"))))
     assert sorted(hints) == ["fabric_p2p", "loopbacks"]
-    fixed = parse_intent(intent.replace("addressing:\n", "addressing:\n" + "".join(
-        f"  {name}: {prefix}\n" for name, prefix in hints.items())))
+    for name, prefix in hints.items():
+        intent = re.sub(rf"  {name}: .*\n", f"  {name}: {prefix}\n", intent)
+    fixed = parse_intent(intent)
     assert address_problems(fixed, size(fixed)) == []
 
 

@@ -18,6 +18,7 @@ from pathlib import Path
 import pytest
 
 import designer.outputs.folder
+from designer.diff import Previous
 from designer.outputs import design_files
 from designer.outputs.folder import OutputError, claim, drift, write
 from tests.conftest import ROOT, need
@@ -283,7 +284,10 @@ def test_a_build_killed_at_the_swap_leaves_a_whole_folder(tmp_path: Path, when: 
     old_intent, new_intent = intent_file(tmp_path, "old.yaml"), intent_file(tmp_path, "new.yaml", servers=64)
     target = tmp_path / "out"
     assert run_cli("build", str(old_intent), "-o", str(target))[0] == 0
-    old_files, new_files = snapshot(target), design_files(build_design(**{**SMALL, "servers": 64}))
+    previous = Previous.of(target)                     # the new build lists what it moves of the old one
+    assert previous is not None
+    old_files = snapshot(target)
+    new_files = design_files(build_design(**{**SMALL, "servers": 64}), since=previous.section)
     build = subprocess.Popen([sys.executable, "-c", KILLED_BUILD, when, "build", str(new_intent), "-o", str(target)],
                              cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     try:

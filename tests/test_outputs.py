@@ -113,10 +113,16 @@ def test_plan_json_contract() -> None:
     code, out, _ = run_cli("plan", str(EXAMPLE), "--format", "json")
     data = json.loads(out)
     assert code == 0 and set(data) >= PLAN_KEYS
-    assert data["switches"] == {"leaf": 32, "spine": 16, "super_spine": 0}
+    assert data["switches"] == {"leaf": 32, "spine": 32, "super_spine": 0}      # the spines of the envelope
     assert data["links"] == {"server_leaf": 1024, "leaf_spine": 1024, "spine_super_spine": 0}
     assert data["bandwidth_tbps"]["leaf_spine"] == pytest.approx(409.6)
     assert (data["gpus"], data["nic_ports"], data["p2p_subnets"], data["asns"]) == (1024, 1024, 2048, 33)
+    assert data["growth"] == {
+        "max_servers": 256, "max_gpus": 2048, "tiers": 2, "scalable_units": 8, "pods": 1,
+        "switches": {"leaf": 64, "spine": 32, "super_spine": 0},
+        "links": {"server_leaf": 2048, "leaf_spine": 2048, "spine_super_spine": 0}, "spine_up_ports_reserved": False,
+        "cabling_limit_servers": 256, "cabling_limit": "64-port spines, 1 link(s) to each leaf"}
+    assert data["pools"]["fabric_p2p"] == {"cidr": "10.0.0.0/15", "size": 131072, "used": 2048, "planned": 4096}
 
 
 def test_plan_writes_nothing(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:

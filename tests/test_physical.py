@@ -333,7 +333,8 @@ def test_plan_json_gains_power_and_racks() -> None:
     assert data["power_kw"]["compute"] == 1305.6
     assert set(data["power_kw"]) == {"compute", "network", "total", "facility"}
     assert data["power_kw"]["facility"] == pytest.approx(data["power_kw"]["total"] * 1.3, abs=1e-3)
-    assert data["racks"] == {"compute": 32, "network": 5, "total": 37, "rows": 5}
+    # 4 of the envelope's 8 scalable units built (a row each), and the central row planned for its 32 spines
+    assert data["racks"] == {"compute": 32, "network": 6, "total": 38, "rows": 9}
 
 
 def test_links_sharing_a_physical_port_share_the_medium_of_the_longest() -> None:

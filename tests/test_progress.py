@@ -44,7 +44,7 @@ def test_a_terminal_sees_the_stages_and_stdout_is_unchanged(args: list[str]) -> 
     assert all(STAGE.fullmatch(line) for line in lines), lines
     assert [line.split("] ", 1)[1] for line in lines] == [
         "wiring 2,048 links", "allocating addresses and ASNs", "placing racks, power and cables",
-        "modelling 48 switches", "counting links and solving the bisection max-flows",
+        "modelling 64 switches", "counting links and solving the bisection max-flows",
         f"running {len(CHECKS)} checks"]
     if args[0] == "plan":
         json.loads(out)
@@ -60,4 +60,4 @@ def test_a_large_build_reports_its_stages_even_in_a_pipe(tmp_path: Path, monkeyp
     stages = [line.split("] ", 1)[1] for line in err.splitlines() if STAGE.fullmatch(line)]
     assert len(stages) == len(err.splitlines()) == 8
     assert stages[-2:] == ["writing the summary, design.json and tables",
-                           "rendering and writing the configurations of 48 switches for sonic, frr, eos, nvue"]
+                           "rendering and writing the configurations of 64 switches for sonic, frr, eos, nvue"]

@@ -266,12 +266,12 @@ def test_an_asn_that_is_not_an_integer_and_a_link_that_is_not_a_31_are_refused(t
     folder = tmp_path / "out"
     write(design_files(build(TWO_TIER)), folder)
     text = (folder / "design.json").read_text()
-    text = text.replace('"asn": 4200000004,', '"asn": "4200000004; id",', 1)
+    text = re.sub(r'"asn": (\d+),', r'"asn": "\1; id",', text, count=1)
     text = text.replace('"z": ["p0-su0-r0-leaf", "swp7", "10.0.0.5"]', '"z": ["p0-su0-r0-leaf", "swp7", "10.0.0.9"]')
     (folder / "design.json").write_text(text)
     code, _, err = run_cli("verify", str(folder))
     assert code == 2
-    assert re.search(r"devices\[\d+\]\.asn: \"4200000004; id\" is not an ASN \(an integer from 1 to 4294967294\)", err)
+    assert re.search(r"devices\[\d+\]\.asn: \"\d+; id\" is not an ASN \(an integer from 1 to 4294967294\)", err)
     assert re.search(r"links\[\d+\]: 10\.0\.0\.4 - 10\.0\.0\.9 .* is not one /31", err)
     assert err.rstrip().splitlines()[-1] == f"2 errors in {folder}/design.json; nothing was written."
 
@@ -460,15 +460,15 @@ def test_a_wrong_peer_asn_fails_naming_the_session(tmp_path: Path) -> None:
     files = design_files(build(TWO_TIER))
     leaf = "configs/frr/p0-su0-r0-leaf.conf"
     config = files[leaf].decode()
-    assert " neighbor 10.0.0.0 remote-as 4200000004\n" in config
-    files[leaf] = config.replace(" neighbor 10.0.0.0 remote-as 4200000004\n",
+    assert " neighbor 10.0.0.0 remote-as 4201000000\n" in config
+    files[leaf] = config.replace(" neighbor 10.0.0.0 remote-as 4201000000\n",
                                  " neighbor 10.0.0.0 remote-as 4200000099\n").encode()
     write(files, tmp_path / "broken")
     code, out, _ = run_cli("verify", str(tmp_path / "broken"), "--timeout", "8")
     assert code == 1
     assert "FAIL bgp sessions: 30 of 32 session ends Established" in out
-    assert ("p0-su0-r0-leaf swp5 -> p0-spine0 (10.0.0.0, AS 4200000004): configured with remote-as 4200000099, "
-            "the design says 4200000004") in out
+    assert ("p0-su0-r0-leaf swp5 -> p0-spine0 (10.0.0.0, AS 4201000000): configured with remote-as 4200000099, "
+            "the design says 4201000000") in out
     assert "p0-spine0 swp1 -> p0-su0-r0-leaf (10.0.0.1, AS 4200000000): " in out
     assert "failure injection: skipped because the healthy fabric did not converge" in out
     assert out.rstrip().splitlines()[-1].startswith("result: FAIL")

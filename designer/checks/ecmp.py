@@ -58,7 +58,7 @@ def check(design: Built) -> Iterable[Finding]:
     for index, device in enumerate(fabric.switches()):
         if device.role == "leaf":
             above, what = pod_spines[device.plane, device.pod], "spine of its pod"
-        elif device.role == "spine" and plan.tiers == 3:
+        elif device.role == "spine" and plan.super_tier:
             above, what = group_supers[device.plane, device.group], "super-spine of its group"
         else:
             continue

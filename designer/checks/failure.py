@@ -32,7 +32,7 @@ def check(design: Built) -> Iterable[Finding]:
     intact = design.facts.bisection
     per_plane = design.facts.plane_links
     up = design.facts.uplinks
-    top = "spine" if fabric.plan.tiers == 2 else "super_spine"
+    top = fabric.plan.top_role
     full_width = min((up[index] for index, device in enumerate(fabric.switches()) if device.role != top), default=0)
     structured = {name: in_a for name, in_a in splits(fabric).items() if name in STRUCTURED}
     for failure in _failures(fabric, design.facts):

@@ -21,7 +21,7 @@ SEVERITY = "error"
 def check(design: Built) -> Iterable[Finding]:
     fabric, speed = design.fabric, design.plan.link_speed
     allowed = design.intent.checks.oversubscription
-    top = "spine" if design.plan.tiers == 2 else "super_spine"
+    top = design.plan.top_role
     up = design.facts.uplinks
     down = [0] * len(fabric.devices)
     for _, upper, _, _, _ in fabric.links:

@@ -100,6 +100,8 @@ class Intent:
     checks: ChecksDoc
     source: Source
     sha256: str
+    max_servers: int
+    """The envelope: the servers the fabric is planned for (``growth``); ``servers`` when the intent has none."""
 
     @property
     def gpus(self) -> int:
@@ -244,6 +246,8 @@ def _resolve(doc: IntentDoc, broken: frozenset[Path], source: Source, sha256: st
     switches = _switches(doc.fabric, intact, sizing)
     servers = (_server_count(doc.compute, server, sizing)
                if server and intact(("compute", "servers"), ("compute", "gpus")) else None)
+    max_servers = (_envelope(doc, server, servers, sizing)
+                   if server and servers is not None and intact(("growth",)) else servers)
     if server and planes and server.nics % planes:
         where = ("fabric", "planes") if doc.fabric.planes else ("compute", "nics_per_server")
         sizing.append(Problem(where, f"{server.nics} NIC ports per server cannot split evenly into {planes} "
@@ -281,7 +285,7 @@ def _resolve(doc: IntentDoc, broken: frozenset[Path], source: Source, sha256: st
                   addressing=doc.addressing, routing=doc.routing, targets=tuple(doc.targets),
                   target_options=doc.target_options, qos=qos,
                   facility=resolve_facility(doc.facility, server.nic_speed), checks=doc.checks, source=source,
-                  sha256=sha256)
+                  sha256=sha256, max_servers=max_servers or servers)
 
 
 def _server(compute: ComputeDoc, intact: Callable[..., bool], problems: list[Problem]) -> ServerSpec | None:
@@ -334,6 +338,33 @@ def _server_count(compute: ComputeDoc, server: ServerSpec, problems: list[Proble
                                                         f"{compute.servers * server.gpus:,} GPUs, above the "
                                                         f"limit of {MAX_GPUS:,}"))
     return compute.servers
+
+
+def _envelope(doc: IntentDoc, server: ServerSpec, servers: int, problems: list[Problem]) -> int:
+    """The servers the fabric is planned for: ``growth.max_servers`` or ``growth.max_gpus``, else ``servers``."""
+    growth = doc.growth
+    if growth is None:
+        return servers
+    if growth.max_gpus is not None and growth.max_gpus % server.gpus:
+        problems.append(Problem(("growth", "max_gpus"), f"{growth.max_gpus} GPUs do not fill whole servers of "
+                                                        f"{server.gpus} GPUs; use a multiple of {server.gpus}"))
+    if (growth.max_servers is None) == (growth.max_gpus is None):
+        problems.append(Problem(("growth",), "give exactly one of growth.max_servers or growth.max_gpus: the size "
+                                             "the fabric is planned for"))
+        return servers
+    if growth.max_gpus is not None:
+        field, most = ("growth", "max_gpus"), growth.max_gpus // server.gpus
+        below = f"{growth.max_gpus:,} GPUs is below the {servers * server.gpus:,} GPUs of compute"
+    else:
+        field, most = ("growth", "max_servers"), growth.max_servers
+        below = f"{most:,} servers is below the {servers:,} servers of compute"
+        if most * server.gpus > MAX_GPUS:
+            problems.append(Problem(field, f"{most:,} servers hold {most * server.gpus:,} GPUs, above the limit of "
+                                           f"{MAX_GPUS:,}"))
+    if servers and most < servers:
+        problems.append(Problem(field, f"{below}; the envelope is the size the fabric is planned for, at least what "
+                                       "is built now"))
+    return max(most, servers)
 
 
 def _switches(fabric: FabricDoc, intact: Callable[..., bool],
@@ -404,7 +435,7 @@ def _speed_problems(tier: str, spec: SwitchSpec, nic_speed: int) -> list[Problem
 
 def _pool_overlaps(addressing: AddressingDoc, intact: Callable[..., bool]) -> list[Problem]:
     pools = [(name, IPNetwork(value)) for name, value in addressing.model_dump().items()
-             if intact(("addressing", name))]
+             if value is not None and intact(("addressing", name))]
     problems = []
     for index, (name, network) in enumerate(pools):
         for other, other_network in pools[:index]:

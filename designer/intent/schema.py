@@ -148,13 +148,26 @@ class FabricDoc(Section):
         "The super-spine switches of a 3-tier fabric (default: the spine's hardware)."))
 
 
+class GrowthDoc(Section):
+    """The envelope: the size the fabric is planned for (``compute`` says what is built now). Spine counts, pods,
+    super-spine groups, pools, ASN ranges and the hall come from it, so growing inside it only adds."""
+
+    max_servers: int | None = Field(None, gt=0, le=MAX_GPUS, description="Servers the fabric is planned for.")
+    max_gpus: int | None = Field(None, gt=0, le=MAX_GPUS, description="Or: GPUs the fabric is planned for.")
+
+
 class AddressingDoc(Section):
     """IPv4 pools: switch-to-switch /31s, leaf-to-NIC /31s and switch loopback /32s."""
 
-    fabric_p2p: Pool = Field("10.0.0.0/15", description="Pool of the switch-to-switch /31s.")
-    server_p2p: Pool = Field("10.2.0.0/15", description=(
-        "Pool of the leaf-to-NIC /31s: an aligned block per leaf, sized for a full scalable unit."))
-    loopbacks: Pool = Field("10.255.0.0/20", description="Pool of the switch loopback /32s.")
+    fabric_p2p: Pool | None = Field(None, description=(
+        "Pool of the switch-to-switch /31s (default: laid out for the growth envelope, 10.0.0.0/15 while it "
+        "is large enough)."))
+    server_p2p: Pool | None = Field(None, description=(
+        "Pool of the leaf-to-NIC /31s: an aligned block per leaf, sized for a full scalable unit (default: laid "
+        "out for the envelope, 10.2.0.0/15 while it is large enough)."))
+    loopbacks: Pool | None = Field(None, description=(
+        "Pool of the switch loopback /32s (default: laid out for the envelope, 10.255.0.0/20 while it is large "
+        "enough)."))
 
 
 class BfdDoc(Section):
@@ -181,9 +194,9 @@ class RoutingDoc(Section):
         "its own."))
     leaf_asn_start: Asn = Field(4_200_000_000, description="First leaf ASN, in a private range.")
     spine_asn_start: Asn | None = Field(None, description=(
-        "First spine ASN (default: right after the leaves); pin it to keep it stable as the fabric grows."))
+        "First spine ASN (default: leaf_asn_start + 1,000,000, whatever the fabric's size)."))
     super_spine_asn_start: Asn | None = Field(None, description=(
-        "First super-spine ASN (default: right after the spines)."))
+        "First super-spine ASN (default: leaf_asn_start + 2,000,000)."))
     server_subnets: Literal["aggregate", "each"] = Field("aggregate", description=(
         "How a leaf announces its server /31s: one prefix per leaf (summary only), or every /31."))
     bfd: BfdDoc = Field(BfdDoc(), description="BFD on the fabric BGP sessions.")
@@ -324,7 +337,10 @@ class IntentDoc(Section):
         "The design's name and its output folder: 1-63 letters, digits, '.', '_' or '-', starting with a "
         "letter or digit."))
     description: str = Field("", description="Free text shown in summary.md.")
-    compute: ComputeDoc = Field(description="The GPU servers.")
+    compute: ComputeDoc = Field(description="The GPU servers built now.")
+    growth: GrowthDoc | None = Field(None, description=(
+        "The envelope: the size the fabric is planned for; growing inside it only adds devices, links and "
+        "lines, nothing existing moves."))
     fabric: FabricDoc = Field(description="The backend fabric's shape and switches.")
     addressing: AddressingDoc = Field(AddressingDoc(), description="IPv4 pools; each large enough and disjoint.")
     routing: RoutingDoc = Field(RoutingDoc(), description="eBGP underlay (RFC 7938) numbering and sessions.")

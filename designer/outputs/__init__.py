@@ -10,7 +10,7 @@ from __future__ import annotations
 import hashlib
 import json
 import os
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -27,15 +27,20 @@ from designer.outputs.tables import addressing_rows, asn_rows, cabling_rows, csv
 from designer.outputs.workers import in_workers
 from designer.render import render_configs, user_templates_for
 
+Since = Callable[[str], list[str]]
+"""From a new design.json, summary.md's lines on what changed since the build it replaces."""
 
-def design_files(design: Design, templates: Path | None = None, progress: Progress | None = None) -> dict[str, bytes]:
+
+def design_files(design: Design, templates: Path | None = None, progress: Progress | None = None,
+                 since: Since | None = None) -> dict[str, bytes]:
     """Every output file of the design, by relative path, ending with the manifest of their hashes.
 
     ``templates`` is a folder of user templates searched before the shipped ones (default: a
     ``templates/`` folder beside the intent, if there is one). ``progress`` hears of the tables, then the configs.
+    ``since`` gives, from the new design.json, summary.md's lines on what changed since the build being replaced.
     """
     say = progress or quiet
-    files = review_files(design, say)
+    files = review_files(design, say, since)
     say(f"rendering the configurations of {len(design.configs):,} switches for {', '.join(design.intent.targets)}")
     files.update(render_configs(design.configs, design.intent.targets,
                                 user_templates_for(design.intent.source.filename, templates),
@@ -45,12 +50,12 @@ def design_files(design: Design, templates: Path | None = None, progress: Progre
 
 
 def write_design(design: Design, folder: Path, templates: Path | None = None, progress: Progress | None = None,
-                 workers: int | None = None) -> int:
+                 since: Since | None = None, workers: int | None = None) -> int:
     """Write every output file of the design into the empty ``folder``, the same bytes as :func:`design_files`;
     returns how many. The configurations are rendered by ``workers`` processes (default: one per core), each
     writing its own share of the files and reporting only their hashes."""
     say = progress or quiet
-    files = review_files(design, say)
+    files = review_files(design, say, since)
     write_files(files, folder)
     hashes = {path: _sha256(data) for path, data in files.items()}
     say(f"rendering and writing the configurations of {len(design.configs):,} switches for "
@@ -63,12 +68,13 @@ def write_design(design: Design, folder: Path, templates: Path | None = None, pr
     return len(hashes) + 1
 
 
-def review_files(design: Design, say: Progress) -> dict[str, bytes]:
+def review_files(design: Design, say: Progress, since: Since | None = None) -> dict[str, bytes]:
     """The files a reviewer reads beside the configurations: summary, design.json, tables, plan, lab."""
     say("writing the summary, design.json and tables")
+    document = design_json(design)
     return {
-        "summary.md": summary_markdown(design).encode(),
-        "design.json": design_json(design).encode(),
+        "summary.md": summary_markdown(design, since(document) if since else []).encode(),
+        "design.json": document.encode(),
         "cabling.csv": csv_bytes(*cabling_rows(design)),
         "addressing.csv": csv_bytes(*addressing_rows(design)),
         "asn.csv": csv_bytes(*asn_rows(design)),

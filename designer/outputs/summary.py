@@ -6,12 +6,15 @@ The JSON keys are a public contract read by CI scripts: add keys, never rename o
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any
 
+from designer.allocate import ip
 from designer.checks import counts, evidence
 from designer.checks import formats as checks_format
 from designer.design import Design
 from designer.model import Headroom
+from designer.sizing import Plan
 
 
 def summary(design: Design) -> dict[str, Any]:
@@ -47,14 +50,25 @@ def summary(design: Design) -> dict[str, Any]:
             "super_spines_per_group": plan.supers_per_group,
             "spine_super_spine_parallel_links": plan.spine_super_parallel,
         },
-        "pools": {pool.name: {"cidr": pool.cidr, "size": pool.size, "used": pool.used}
+        "pools": {pool.name: {"cidr": pool.cidr, "size": pool.size, "used": pool.used, "planned": pool.planned}
                   for pool in allocation.pools()},
         "power_kw": design.physical.power_kw(design.intent.facility.pue),
         "racks": design.physical.rack_counts(),
         "warnings": list(plan.warnings),
+        "growth": growth(plan),
         "checks": counts(design.findings),
         "bisection_tbps": evidence(design.findings, "bisection-bandwidth", "bisection_tbps"),
     }
+
+
+def growth(plan: Plan) -> dict[str, Any]:
+    """The envelope the design is planned for and how far its cabling holds."""
+    limit, reason = plan.cabling_limit()
+    return {"max_servers": plan.max_servers, "max_gpus": plan.max_servers * plan.gpus_per_server,
+            "tiers": plan.tiers, "scalable_units": plan.envelope_sus, "pods": plan.envelope_pods,
+            "switches": plan.envelope_switch_counts(), "links": plan.envelope_link_counts(),
+            "spine_up_ports_reserved": plan.tiers == 3 and not plan.super_tier,
+            "cabling_limit_servers": limit, "cabling_limit": reason}
 
 
 def summary_text(data: dict[str, Any]) -> str:
@@ -74,12 +88,19 @@ def summary_text(data: dict[str, Any]) -> str:
     checks = data["checks"]
     lines.append(f"checks: {checks['passed']} passed, {checks['failed']} failed, {checks['warnings']} with warnings; "
                  f"bisection {data['bisection_tbps']:,.1f} Tb/s")
+    envelope = data["growth"]
+    if envelope["max_servers"] > data["servers"]:
+        lines.append(f"growth: planned for {envelope['max_servers']:,} servers ({envelope['max_gpus']:,} GPUs, "
+                     f"{envelope['tiers']} tiers); growing inside that only adds")
+    lines.append(f"growth: this cabling holds up to {envelope['cabling_limit_servers']:,} servers "
+                 f"({envelope['cabling_limit']})")
     lines += [f"warning: {warning}" for warning in data["warnings"]]
     return "\n".join(lines)
 
 
-def summary_markdown(design: Design) -> str:
-    """What a reviewer reads first: counts, tiers, hardware, pools and their use, warnings."""
+def summary_markdown(design: Design, moved: Sequence[str] = ()) -> str:
+    """What a reviewer reads first: counts, tiers, hardware, pools and their use, warnings; ``moved`` is the section
+    on existing items changed since the build this one replaces (:class:`designer.diff.Previous`)."""
     data = summary(design)
     intent, plan = design.intent, design.plan
     sizing = data["sizing"]
@@ -91,7 +112,9 @@ def summary_markdown(design: Design) -> str:
         f"| GPUs | {data['gpus']:,} ({data['servers']:,} x {intent.server.model}, {plan.gpus_per_server} GPUs each) |",
         f"| Backend NIC ports | {data['nic_ports']:,} at {plan.link_speed}G |",
         f"| Planes x rails | {plan.planes} x {plan.rails} |",
-        f"| Tiers | {plan.tiers} (non-blocking, 1:1 at every tier) |",
+        f"| Tiers | {plan.tiers} (non-blocking, 1:1 at every tier"
+        + ("; pod 0 built, super-spines with the second pod" if plan.tiers == 3 and not plan.super_tier else "")
+        + ") |",
         f"| Scalable units | {plan.sus} of {plan.servers_per_su} servers |",
     ]
     if plan.tiers == 3:
@@ -113,12 +136,20 @@ def summary_markdown(design: Design) -> str:
                          f"{parallel[tier]} |")
     lines += ["", f"Spines per {'plane' if plan.tiers == 2 else 'pod'}: {plan.spines_per_pod}; each leaf has "
                   f"{plan.leaf_uplinks} uplinks."]
-    if plan.tiers == 3:
+    if plan.super_tier:
         lines.append(f"Super-spines per plane: {plan.supers_per_plane} in {plan.groups} groups of "
                      f"{plan.supers_per_group}; each spine has {plan.spine_uplinks} uplinks.")
-    lines += ["", "## Address pools", "", "| pool | prefix | used | size | use |", "|---|---|---:|---:|---:|"]
+    elif plan.tiers == 3:
+        lines.append(f"No super-spines yet: each spine's {plan.spine_uplinks} up-ports are reserved for the "
+                     f"{plan.envelope_supers_per_plane} super-spines per plane ({plan.spines_per_pod} groups of "
+                     f"{plan.supers_per_group}) that come with the second pod.")
+    lines += ["", "## Address pools", "", "| pool | prefix | used | planned | size | use |",
+              "|---|---|---:|---:|---:|---:|"]
     for pool in design.allocation.pools():
-        lines.append(f"| {pool.name} | {pool.cidr} | {pool.used:,} | {pool.size:,} | {pool.utilisation():.1%} |")
+        default = "" if pool.given else " (default)"
+        lines.append(f"| {pool.name} | {pool.cidr}{default} | {pool.used:,} | {pool.planned:,} | {pool.size:,} | "
+                     f"{pool.utilisation():.1%} |")
+    lines += ["", "Planned: what the envelope needs once built in full; a default pool is sized for it."]
     lines += ["", "## ASNs", "", f"Scheme: {intent.routing.asn_scheme}; {data['asns']:,} ASNs in use.", "",
               "| role | first | last |", "|---|---:|---:|"]
     for role in ("leaf", "spine", "super_spine"):
@@ -126,12 +157,15 @@ def summary_markdown(design: Design) -> str:
                    if device.role == role]
         if numbers:
             lines.append(f"| {role.replace('_', '-')} | {min(numbers)} | {max(numbers)} |")
+    lines += ["", *_numbering_lines(design)]
     power, racks = data["power_kw"], data["racks"]
     lines += ["", "## Racks and power", "",
               f"{racks['compute']:,} compute racks of {design.physical.servers_per_rack} servers and "
               f"{racks['network']:,} network racks in {racks['rows']:,} rows; {power['compute']:,.1f} kW compute + "
               f"{power['network']:,.1f} kW network = {power['total']:,.1f} kW IT, {power['facility']:,.1f} kW with PUE "
               f"{intent.facility.pue:g} (`power.md`, `floorplan.svg`, `bom.csv`)."]
+    lines += ["", *_growth_lines(design)]
+    lines += ["", *moved] if moved else []
     lines += ["", "## Checks", "", f"{data['checks']['passed']} passed, {data['checks']['failed']} failed, "
               f"{data['checks']['warnings']} with warnings; bisection {data['bisection_tbps']:,.1f} Tb/s "
               "(`designer check` lists every finding; `design.json` has them with their evidence).", ""]
@@ -151,6 +185,73 @@ def summary_markdown(design: Design) -> str:
               f"- `configs/<os>/<hostname>.<ext>`: every switch's configuration for {', '.join(design.intent.targets)}",
               "- `manifest.json`: intent hash, tool version and sha256 of every file", ""]
     return "\n".join(lines)
+
+
+def _growth_lines(design: Design) -> list[str]:
+    """The envelope, what of it is built, and how far the design grows without re-patching."""
+    plan, data = design.plan, growth(design.plan)
+    built = plan.servers / plan.max_servers
+    if plan.max_servers > plan.servers:
+        lines = [f"Planned for {plan.max_servers:,} servers ({data['max_gpus']:,} GPUs, `growth`): "
+                 f"{plan.envelope_sus:,} scalable units per plane"
+                 + (f" in {plan.envelope_pods:,} pods" if plan.tiers == 3 else "") + f", {plan.tiers} tiers; "
+                 f"{built:.1%} of it is built. Spine counts, super-spine groups, pools, ASN ranges and the hall come "
+                 "from the envelope, so growing up to it only adds devices, links, ports and BGP neighbors: no name, "
+                 "loopback, ASN, /31, cable or rack of what exists moves."]
+    else:
+        lines = ["No `growth` envelope: the design is planned for its own size. Set `growth: {max_servers: N}` "
+                 "before growing, so that adding scalable units moves nothing that exists."]
+    if plan.tiers == 3 and not plan.super_tier:
+        lines += ["", f"Only pod 0 of {plan.envelope_pods} is built: the {plan.spine_uplinks} up-ports of each spine "
+                      "are reserved for the super-spines, which come with the second pod."]
+    beyond = ("leaves re-patch to more spines, or the fabric crosses to 3 tiers." if plan.tiers == 2
+              else "spines re-patch to more super-spines.")
+    holds = (f"This cabling (every cable between the same two ports) holds up to {data['cabling_limit_servers']:,} "
+             f"servers ({data['cabling_limit']}).")
+    if data["cabling_limit_servers"] > plan.max_servers:
+        holds += (" Growing the envelope up to that re-patches no cable but renumbers what sits after the leaves "
+                  "(spine and super-spine loopbacks, the spine-super-spine /31s, planes after the first) and "
+                  "re-plans the hall; beyond it, " + beyond)
+    else:
+        holds += " That is the envelope: beyond it, " + beyond
+    lines += ["", holds]
+    return ["## Growth", "", *lines]
+
+
+def _numbering_lines(design: Design) -> list[str]:
+    """The formulas that give every loopback, /31 and ASN from a switch's or link's coordinates, with this
+    design's strides and pool starts filled in, so a reviewer can compute any of them by hand."""
+    allocation, plan = design.allocation, design.plan
+    numbers, starts = allocation.numbering, allocation.asn_starts
+    loopback, server, fabric = allocation.loopback_pool.first, allocation.server_p2p.first, allocation.fabric_p2p.first
+    shared = design.intent.routing.asn_scheme == "rfc7938"
+    rows = [("leaf ordinal", f"plane x {numbers.leaves} + SU x {numbers.rails} + rail"),
+            ("spine ordinal", f"plane x {numbers.spines} + pod x {numbers.spines_per_pod} + i")]
+    if plan.tiers == 3:
+        rows.append(("super-spine ordinal", f"plane x {numbers.supers} + group x {numbers.supers_per_group} + i"))
+    rows += [("leaf loopback", f"{ip(loopback)} + leaf ordinal"),
+             ("spine loopback", f"{ip(loopback + numbers.planes * numbers.leaves)} + spine ordinal")]
+    if plan.tiers == 3:
+        rows.append(("super-spine loopback",
+                     f"{ip(loopback + numbers.planes * (numbers.leaves + numbers.spines))} + super-spine ordinal"))
+    rows += [("server /31 (leaf even, NIC odd)", f"{ip(server)} + leaf ordinal x {numbers.server_block} + 2 x slot"),
+             ("leaf-spine /31 (spine even)", f"{ip(fabric)} + 2 x (leaf ordinal x {numbers.leaf_uplinks} + uplink)")]
+    if plan.tiers == 3:
+        rows.append(("spine-super-spine /31 (super-spine even)",
+                     f"{ip(fabric + numbers.spine_super_base)} + 2 x (spine ordinal x {numbers.spine_uplinks} "
+                     "+ uplink)"))
+    rows += [("leaf ASN", f"{starts['leaf']} + leaf ordinal"),
+             ("spine ASN", f"{starts['spine']} + plane x {numbers.pods} + pod" if shared
+              else f"{starts['spine']} + spine ordinal")]
+    if plan.tiers == 3:
+        rows.append(("super-spine ASN", f"{starts['super_spine']} + plane" if shared
+                     else f"{starts['super_spine']} + super-spine ordinal"))
+    return ["## Numbering", "",
+            f"Every loopback, /31 and ASN follows from the switch's or link's coordinates, with the strides of the "
+            f"envelope ({plan.max_servers:,} servers); growth inside it moves none of them. A leaf uplink is its port "
+            "counted from its first spine-facing port, a spine uplink likewise from its first super-spine-facing "
+            "port, a slot the server's index in its scalable unit.", "",
+            "| what | from |", "|---|---|", *(f"| {what} | {formula} |" for what, formula in rows)]
 
 
 def _configs_lines(design: Design) -> list[str]:

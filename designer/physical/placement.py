@@ -1,8 +1,13 @@
 """Place every server and switch: a rack, a unit in it, and the rack's row and position.
 
+The hall is planned for the growth envelope (:attr:`Plan.max_servers`): every scalable unit, spine and
+super-spine of the envelope has its rack and unit whether it is built yet or not, so adding scalable
+units never moves a rack or changes an existing cable's length. Racks with nothing built are left out.
+
 * Compute racks hold ``min(rack_power_kw // server kW, rack_units // server units)`` servers, at
   least one (a server above the budget gets a rack of its own, which the power check then fails),
-  stacked from the bottom. A scalable unit (SU) never shares a compute rack with another.
+  stacked from the bottom by slot. A scalable unit (SU) never shares a compute rack with another, and
+  has the racks of a full SU.
 * Network racks take switches in fabric order, stacked from the top, while both the rack units and
   the power budget allow; a switch counts at its catalog power with optics (``power_w_optics``), the
   planning figure, because its real optics are only known once the cables are chosen.
@@ -24,6 +29,7 @@ from typing import NamedTuple
 
 from designer.fabric import Device, Fabric
 from designer.intent import Intent
+from designer.intent.facility import Facility
 from designer.sizing import Plan
 
 COMPUTE, NETWORK = "compute", "network"
@@ -63,62 +69,94 @@ def device_units(intent: Intent, device: Device) -> int:
     return intent.switch(device.role).rack_units
 
 
-Slot = tuple[str, int, tuple[int, ...]]
-"""A rack's content before it has a place: role, SU (-1 for central racks) and device indices."""
+Member = tuple[object, ...]
+"""A device's place in the envelope, built or not: ``("server", su, slot)``, ``("leaf", plane, su, rail)``,
+``("spine", plane, pod, index)`` or ``("super_spine", plane, group, index)``."""
+Slot = tuple[str, int, tuple[Member, ...]]
+"""A rack's content before it has a place: role, SU (-1 for central racks) and its members."""
+
+
+def member(device: Device) -> Member:
+    """The device's coordinates in the envelope: what its rack and unit follow from."""
+    if device.role == "server":
+        return ("server", device.su, device.index)
+    if device.role == "leaf":
+        return ("leaf", device.plane, device.su, device.rail)
+    if device.role == "spine":
+        return ("spine", device.plane, device.pod, device.index)
+    return ("super_spine", device.plane, device.group, device.index)
 
 
 def place(intent: Intent, plan: Plan, fabric: Fabric) -> Layout:
-    """Lay out the racks and rows and give every device its rack and unit."""
+    """Lay out the racks and rows of the envelope's hall and give every built device its rack and unit; racks
+    with nothing built yet are left out."""
     facility, devices = intent.facility, fabric.devices
     per_rack = servers_per_rack(intent)
-    leaves: list[list[int]] = [[] for _ in range(plan.sus)]
-    core: list[int] = []
-    for index, device in enumerate(fabric.switches()):
-        (leaves[device.su] if device.role == "leaf" else core).append(index)
+    heights = {role: intent.switch(role).rack_units for role in ("leaf", "spine", "super_spine")}
+    heights["server"] = intent.server.rack_units
+    draws = {role: intent.switch(role).power_w_optics for role in ("leaf", "spine", "super_spine")}
 
     blocks: list[list[Slot]] = []
-    first_server = fabric.switch_count
-    for su in range(plan.sus):
-        start = first_server + su * plan.servers_per_su
-        end = min(start + plan.servers_per_su, first_server + plan.servers)
-        compute = [(COMPUTE, su, tuple(range(rack, min(rack + per_rack, end)))) for rack in range(start, end, per_rack)]
-        network = [(NETWORK, su, rack) for rack in _pack(intent, devices, leaves[su])]
+    for su in range(plan.envelope_sus):
+        compute = [(COMPUTE, su, tuple(("server", su, slot) for slot in range(first, min(first + per_rack,
+                                                                                          plan.servers_per_su))))
+                   for first in range(0, plan.servers_per_su, per_rack)]
+        leaves = [("leaf", plane, su, rail) for plane in range(plan.planes) for rail in range(plan.rails)]
+        network = [(NETWORK, su, rack) for rack in _pack(facility, heights, draws, leaves)]
         half = len(compute) // 2
         blocks.append(compute[:half] + network + compute[half:])
-    core_racks = [(NETWORK, -1, rack)
-                  for rack in _pack(intent, devices, sorted(core, key=lambda index: _core_order(devices[index])))]
+    core_racks = [(NETWORK, -1, rack) for rack in _pack(facility, heights, draws, _core(plan))]
 
+    built = {member(device): index for index, device in enumerate(devices)}
     racks: list[RackPlan] = []
     device_rack = [0] * len(devices)
     device_unit = [0] * len(devices)
     rows = _rows(blocks, core_racks, facility.racks_per_row)
     for row, content in enumerate(rows):
         for position, (role, su, members) in content:
+            present = tuple(built[key] for key in members if key in built)
+            if not present:
+                continue
             rack = len(racks)
-            racks.append(RackPlan(row, position, role, su, members))
+            racks.append(RackPlan(row, position, role, su, present))
             unit = 1 if role == COMPUTE else facility.rack_units + 1
-            for index in members:
-                height = device_units(intent, devices[index])
-                if role == COMPUTE:
-                    device_unit[index], unit = unit, unit + height
-                else:
+            for key in members:
+                height = heights[str(key[0])]
+                if role == NETWORK:
                     unit -= height
-                    device_unit[index] = unit
-                device_rack[index] = rack
+                index = built.get(key)
+                if index is not None:
+                    device_unit[index], device_rack[index] = unit, rack
+                if role == COMPUTE:
+                    unit += height
     return Layout(racks, device_rack, device_unit, per_rack, len(rows))
 
 
-def _pack(intent: Intent, devices: list[Device], switches: list[int]) -> list[tuple[int, ...]]:
+def _core(plan: Plan) -> list[Member]:
+    """Every spine and super-spine of the envelope in central-rack order: per plane and super-spine group ``j``,
+    spine ``j`` of every pod then the group's super-spines, so the links between them stay short (2 tiers: the
+    spines in order)."""
+    members: list[Member] = []
+    for plane in range(plan.planes):
+        for index in range(plan.spines_per_pod):
+            members += [("spine", plane, pod, index) for pod in range(plan.envelope_pods)]
+            if plan.tiers == 3:
+                members += [("super_spine", plane, index, number) for number in range(plan.supers_per_group)]
+    return members
+
+
+def _pack(facility: Facility, heights: dict[str, int], draws: dict[str, int],
+          members: list[Member]) -> list[tuple[Member, ...]]:
     """Switches into network racks, in order, while rack units and the budget (at ``power_w_optics``) allow."""
-    facility = intent.facility
-    racks: list[list[int]] = []
+    racks: list[list[Member]] = []
     units = watts = 0.0
-    for index in switches:
-        height, draw = device_units(intent, devices[index]), intent.switch(devices[index].role).power_w_optics
+    for key in members:
+        role = str(key[0])
+        height, draw = heights[role], draws[role]
         if not racks or units + height > facility.rack_units or watts + draw > facility.rack_power_kw * 1000:
             racks.append([])
             units = watts = 0.0
-        racks[-1].append(index)
+        racks[-1].append(key)
         units += height
         watts += draw
     return [tuple(rack) for rack in racks]
@@ -143,11 +181,3 @@ def _rows(blocks: list[list[Slot]], core: list[Slot], width: int) -> list[list[t
     clean.add(len(su_rows))
     middle = min(clean, key=lambda boundary: (abs(2 * boundary - len(su_rows)), boundary))
     return su_rows[:middle] + core_rows + su_rows[middle:]
-
-
-def _core_order(device: Device) -> tuple[int, int, int, int]:
-    """Central racks hold, per plane and super-spine group ``j``, spine ``j`` of every pod then the group's
-    super-spines, so the links between them stay short (2 tiers: the spines in order)."""
-    if device.role == "super_spine":
-        return device.plane, device.group, 1, device.index
-    return device.plane, device.index, 0, device.pod
