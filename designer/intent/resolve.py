@@ -32,6 +32,7 @@ from designer.intent.schema import (
     SwitchDoc,
     private_asns,
 )
+from designer.intent.workloads import Workload, resolve_workloads
 from designer.intent.yaml_source import load_yaml
 
 TIERS = ("leaf", "spine", "super_spine")
@@ -90,6 +91,8 @@ class Intent:
     checks: ChecksDoc
     source: Source
     sha256: str
+    workloads: tuple[Workload, ...] = ()
+    """Training jobs to analyze on the fabric (``designer analyze``), each alone on an idle fabric."""
 
     @property
     def gpus(self) -> int:
@@ -155,12 +158,13 @@ def _resolve(doc: IntentDoc, source: Source, sha256: str, problems: list[Problem
     qos = resolve_qos(doc.qos, doc.targets, problems)
     facility = resolve_facility(doc.facility, server.nic_speed,
                                 {spec.model: spec.rack_units for spec in (server, *switches)}, problems)
+    workloads = resolve_workloads(doc.workloads, servers * server.gpus, server.gpus, problems)
     if problems:
         return None
     return Intent(name=doc.name, description=doc.description, servers=servers, server=server, planes=planes,
                   tiers=doc.fabric.tiers, leaf=switches[0], spine=switches[1], super_spine=switches[2],
                   addressing=doc.addressing, routing=doc.routing, targets=tuple(doc.targets), qos=qos,
-                  facility=facility, checks=doc.checks, source=source, sha256=sha256)
+                  facility=facility, checks=doc.checks, source=source, sha256=sha256, workloads=workloads)
 
 
 def _server(doc: IntentDoc, problems: list[Problem]) -> ServerSpec | None:
@@ -296,6 +300,8 @@ def _unknown_key_message(path: Path) -> str:
 def _model_at(path: Path) -> type[BaseModel] | None:
     model: type[BaseModel] | None = IntentDoc
     for part in path:
+        if isinstance(part, int):
+            continue  # an item of a list keeps the list's model
         field = model.model_fields.get(str(part)) if model else None
         model = _submodel(field.annotation) if field else None
     return model
@@ -309,4 +315,6 @@ def _submodel(annotation: Any) -> type[BaseModel] | None:
             found = _submodel(arg)
             if found:
                 return found
+    if typing.get_origin(annotation) is list:
+        return _submodel(typing.get_args(annotation)[0])
     return None

@@ -224,6 +224,66 @@ class ChecksDoc(Section):
     """GPUs that may lose a rail through one failure (``null``: reported only)."""
 
 
+BYTE_UNITS = {"": 1, "K": 10**3, "M": 10**6, "G": 10**9, "T": 10**12, "P": 10**15,
+              "Ki": 2**10, "Mi": 2**20, "Gi": 2**30, "Ti": 2**40, "Pi": 2**50}
+"""Prefixes of a byte count: decimal (``GB`` = 10^9 bytes, as nccl-tests reports) or binary (``GiB``)."""
+MAX_BYTES = 10**16
+"""The largest collective the analysis takes (10PB); anything bigger is a typo."""
+
+
+def parse_bytes(value: object) -> object:
+    """Accept ``700GB``, ``1.5TB``, ``64GiB`` or a whole number of bytes and return the bytes as an int; anything
+    else raises, saying what would be valid."""
+    number: float | None = None
+    if isinstance(value, str):
+        match = re.fullmatch(r"\s*(\d+(?:\.\d+)?(?:[eE][+-]?\d+)?)\s*(?:([KMGTP]i?)?B)?\s*", value)
+        if match:
+            number = float(match.group(1)) * BYTE_UNITS[match.group(2) or ""]
+    elif isinstance(value, int | float) and not isinstance(value, bool):
+        number = float(value)
+    if number is None or not number.is_integer() or not 1 <= number <= MAX_BYTES:
+        raise ValueError(f"{value!r} is not a byte count; write 700GB, 1.5TB, 64GiB or a whole number of bytes "
+                         "(1 byte to 10PB)")
+    return int(number)
+
+
+def parse_count(value: object) -> object:
+    """A count written as a number or in exponent form (``175e9``, which YAML reads as text) as an int."""
+    if isinstance(value, str) and re.fullmatch(r"\s*\d+(?:\.\d+)?(?:[eE][+-]?\d+)?\s*", value):
+        value = float(value)
+    if isinstance(value, float) and value.is_integer():
+        return int(value)
+    return value
+
+
+class ModelDoc(Section):
+    """A model whose gradient is the collective: parameters times bytes per parameter (4 for fp32, 2 for bf16)."""
+
+    parameters: Annotated[int, BeforeValidator(parse_count), Field(ge=1, le=10**15)]
+    bytes_per_parameter: float = Field(4, gt=0, le=16)
+
+
+class WorkloadDoc(Section):
+    """One training job on the fabric: its collective, size, placement and what a stall costs."""
+
+    name: Annotated[str, AfterValidator(safe_name)]
+    gpus: int | None = Field(None, ge=2, le=MAX_GPUS)
+    """GPUs of the job (default: every GPU of the fabric)."""
+    placement: Literal["packed", "scattered", "random"] = "packed"
+    collective: Literal["allreduce", "allgather", "reducescatter", "alltoall"] = "allreduce"
+    bytes: Annotated[int, BeforeValidator(parse_bytes)] | None = None
+    """Bytes per collective as nccl-tests counts them (the per-rank buffer; for allgather the output)."""
+    model: ModelDoc | None = None
+    algorithm: Literal["ring", "tree", "auto"] = "ring"
+    qps_per_connection: int = Field(1, ge=1, le=128)
+    """RoCE queue pairs per connection (NCCL_IB_QPS_PER_CONNECTION; NCCL takes at most 128)."""
+    channels: int = Field(2, ge=1, le=64)
+    """Connections per rail and neighbour (NCCL channels)."""
+    gpu_hour_usd: float = Field(30.0, ge=0, le=10_000)
+    step_budget_s: float | None = Field(None, gt=0, le=86_400)
+    """The collective time the team can afford per step; above it ``designer check`` warns."""
+
+
 class IntentDoc(Section):
     """The whole intent file."""
 
@@ -238,3 +298,4 @@ class IntentDoc(Section):
                                                                    min_length=1)
     qos: QosDoc = QosDoc()
     checks: ChecksDoc = ChecksDoc()
+    workloads: list[WorkloadDoc] = Field(default_factory=list)
