@@ -10,6 +10,7 @@ from pathlib import Path
 
 from designer.allocate import allocate
 from designer.analysis.facts import facts
+from designer.analysis.workload import SEEDS, WorkloadResult, analyze
 from designer.checks import CHECKS
 from designer.checks import run as run_checks
 from designer.design import Built, Design, Progress, quiet
@@ -26,9 +27,10 @@ def build(path: str | Path, progress: Progress | None = None) -> Design:
     return design(load_intent(path), progress)
 
 
-def design(intent: Intent, progress: Progress | None = None) -> Design:
+def design(intent: Intent, progress: Progress | None = None, seeds: int = SEEDS) -> Design:
     """Run the stages after loading on an already validated intent, telling ``progress`` as each one starts
-    from wiring on (sizing is arithmetic: an intent too big to size gets its errors and nothing else)."""
+    from wiring on (sizing is arithmetic: an intent too big to size gets its errors and nothing else); the
+    workloads are analyzed over ``seeds`` runs."""
     say = progress or quiet
     try:
         plan = size(intent)
@@ -43,6 +45,26 @@ def design(intent: Intent, progress: Progress | None = None) -> Design:
     say(f"modelling {fabric.switch_count:,} switches")
     configs = tuple(device_configs(intent, plan, fabric, allocation))
     say("counting links and solving the bisection max-flows")
-    built = Built(intent, plan, fabric, allocation, physical, configs, facts(fabric))
+    shared = facts(fabric)
+    if intent.workloads:
+        say(f"analyzing {len(intent.workloads)} workload{'s' if len(intent.workloads) != 1 else ''}")
+    analyzed = analyze(intent, fabric, allocation, seeds)
+    built = Built(intent, plan, fabric, allocation, physical, configs, shared, analyzed)
     say(f"running {len(CHECKS)} checks")
     return Design(**vars(built), findings=tuple(run_checks(built)))
+
+
+def workloads(intent: Intent, progress: Progress | None = None, seeds: int = SEEDS) -> tuple[WorkloadResult, ...]:
+    """Only the stages the workload analysis reads (size, wire, allocate), then the analysis over ``seeds`` runs:
+    what ``designer analyze`` prints."""
+    say = progress or quiet
+    try:
+        plan = size(intent)
+        say(f"wiring {sum(plan.link_counts().values()):,} links")
+        fabric = wire(intent, plan)
+        say("allocating addresses")
+        allocation = allocate(intent, fabric)
+    except InputError as error:
+        raise error.located(intent.source) from None
+    say(f"analyzing {len(intent.workloads)} workload{'s' if len(intent.workloads) != 1 else ''} over {seeds} runs")
+    return analyze(intent, fabric, allocation, seeds)
