@@ -1,7 +1,8 @@
 """Turn a design into its review files: every file as bytes, same design, same bytes.
 
 One module per kind of file: ``tables`` (cabling, addressing, ASNs), ``physical`` (racks, power, BOM),
-``summary`` (summary.md and the plan contract), ``design_json``, ``floorplan``, ``lab`` (containerlab);
+``summary`` (summary.md and the plan contract), ``design_json``, ``floorplan``, ``lab`` (containerlab),
+``workloads`` (the workload analysis: contract, details, text, workloads.svg);
 ``folder`` claims the output folder and writes it atomically.
 """
 
@@ -20,6 +21,7 @@ from designer.outputs.lab import lab_files
 from designer.outputs.physical import bom_rows, power_markdown, racks_rows
 from designer.outputs.summary import summary_markdown
 from designer.outputs.tables import addressing_rows, asn_rows, cabling_rows, csv_bytes
+from designer.outputs.workloads import svg as workloads_svg
 from designer.render import render_configs, user_templates_for
 
 
@@ -43,6 +45,8 @@ def design_files(design: Design, templates: Path | None = None, progress: Progre
         "bom.csv": csv_bytes(*bom_rows(design.physical)),
         "floorplan.svg": floorplan_svg(design.intent, design.fabric.devices, design.physical).encode(),
     }
+    if design.workloads:
+        files["workloads.svg"] = workloads_svg(design.intent.name, design.workloads).encode()
     say(f"rendering the configurations of {len(design.configs):,} switches for {', '.join(design.intent.targets)}")
     files.update(render_configs(design.configs, design.intent.targets,
                                 user_templates_for(design.intent.source.filename, templates)))

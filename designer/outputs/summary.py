@@ -11,6 +11,7 @@ from typing import Any
 from designer.checks import counts, evidence
 from designer.checks import formats as checks_format
 from designer.design import Design
+from designer.outputs import workloads
 
 
 def summary(design: Design) -> dict[str, Any]:
@@ -53,6 +54,7 @@ def summary(design: Design) -> dict[str, Any]:
         "warnings": list(plan.warnings),
         "checks": counts(design.findings),
         "bisection_tbps": evidence(design.findings, "bisection-bandwidth", "bisection_tbps"),
+        "workloads": [workloads.contract(result) for result in design.workloads],
     }
 
 
@@ -135,6 +137,7 @@ def summary_markdown(design: Design) -> str:
               f"{data['checks']['warnings']} with warnings; bisection {data['bisection_tbps']:,.1f} Tb/s "
               "(`designer check` lists every finding; `design.json` has them with their evidence).", ""]
     lines += checks_format.markdown(design.findings)
+    lines += workloads.markdown(design.workloads)
     lines += ["", "## Warnings", ""]
     lines += [f"- {warning}" for warning in data["warnings"]] or ["None."]
     lines += ["", "## Switch configurations", "", *_configs_lines(design)]
@@ -145,6 +148,8 @@ def summary_markdown(design: Design) -> str:
               "- `power.md`: power per rack, row, scalable unit and in total, with PUE; flagged racks",
               "- `bom.csv`: switches, servers, transceivers by type, cables by type and length",
               "- `floorplan.svg`: the rows of racks colored by kW, and one compute and one network rack elevation",
+              *(["- `workloads.svg`: time per collective of every workload, and the busiest switch's uplinks"]
+                if design.workloads else []),
               "- `addressing.csv`: every interface address",
               "- `asn.csv`: every switch's ASN",
               f"- `configs/<os>/<hostname>.<ext>`: every switch's configuration for {', '.join(design.intent.targets)}",
