@@ -305,6 +305,8 @@ class Router:
                 moving = [flow for flow, width in zip(moving, widths, strict=True) if width]
                 here = [group for group in here if group[0]]
                 widths = [width for width in widths if width]
+                if not moving:
+                    break
             # a group of one link leaves no choice (a 3-tier spine's link down to a leaf): nothing to hash
             chosen = pick(moving, [at[flow] for flow in moving], widths) if max(widths) > 1 else [0] * len(widths)
             taken = [group[0][member] for group, member in zip(here, chosen, strict=True)]

@@ -51,10 +51,13 @@ QPS_LADDER = (1, 2, 4, 8, 16, 32, 64, 128)
 TARGET_EFFICIENCY = 0.9
 MAX_ROUTED = 1 << 22
 """Flows leaving their leaf that one run hashes at most; a job with more reports no ECMP numbers."""
-SEARCH_BUDGET = 1 << 20
-"""Flows times runs the QP search hashes at most, all steps together: a step takes fewer runs (at least 3) when its
-flows are many (where the busiest link varies little from run to run), and the search stops when even 3 would
-overrun it."""
+SEARCH_RUN_FLOWS = 1 << 16
+"""Flows times runs one step of the QP search aims at: a step with many flows (where the busiest link varies little
+from run to run) takes fewer runs than ``seeds``, but at least :data:`SEARCH_MIN_RUNS`."""
+SEARCH_MIN_RUNS = 3
+SEARCH_LIMIT = 1 << 19
+"""The search stops (``qps_for_90pct`` unknown beyond the last count tried) before a step that would hash more flows
+times runs than this."""
 TIERS = ("server_leaf", "leaf_spine", "spine_super_spine")
 
 
@@ -247,16 +250,16 @@ def _qps_search(top: Topology, allocation: Allocation, connections: Connections,
     """The fewest QPs per connection on :data:`QPS_LADDER` whose switch-hash p50 efficiency reaches 90%, and the
     largest count tried."""
     router = Router(top)
-    searched, budget = 0, SEARCH_BUDGET
+    searched = 0
     for qps in QPS_LADDER:
         per_connection = workload.channels * qps
+        routed = cross_leaf * per_connection
         if qps == workload.qps_per_connection:
             spread = current
         else:
-            runs = min(seeds, budget // max(1, cross_leaf * per_connection))
-            if runs < min(seeds, 3):
+            runs = min(seeds, max(SEARCH_MIN_RUNS, SEARCH_RUN_FLOWS // max(1, routed)))
+            if runs * routed > SEARCH_LIMIT:
                 return None, searched
-            budget -= runs * cross_leaf * per_connection
             flowset = flow_set(top, allocation, connections, per_connection)
             baseline = nic_connections * per_connection
             worst = [_worst(router.route(flowset.src_leaf, flowset.dst_leaf,

@@ -249,7 +249,9 @@ def parse_bytes(value: object) -> object:
 
 def parse_count(value: object) -> object:
     """A count written as a number or in exponent form (``175e9``, which YAML reads as text) as an int."""
-    if isinstance(value, str) and re.fullmatch(r"\s*\d+(?:\.\d+)?(?:[eE][+-]?\d+)?\s*", value):
+    if isinstance(value, str):
+        if not re.fullmatch(r"\s*\d+(?:\.\d+)?(?:[eE][+-]?\d+)?\s*", value):
+            raise ValueError(f"{value!r} is not a count; write a number such as 175e9 or 175000000000")
         value = float(value)
     if isinstance(value, float) and value.is_integer():
         return int(value)

@@ -157,7 +157,8 @@ def markdown(results: Sequence[WorkloadResult]) -> list[str]:
         return []
     lines = ["", "## Workloads", "",
              f"Each job alone on the fabric; ECMP by the switch hash (CRC-32 per switch) over {results[0].seeds} runs "
-             "(`designer analyze` also shows the uniform hash; `workloads.svg` draws both).", "",
+             "(`designer analyze` also shows the uniform hash; `workloads.svg` draws the times and the busiest "
+             "switch's uplinks).", "",
              "| workload | GPUs | collective | ideal | busbw | ECMP p50 | ECMP p99 | efficiency p50 | one spine down | "
              "QPs for 90% | $ lost per step |",
              "|---|---:|---|---:|---:|---:|---:|---:|---:|---:|---:|"]
@@ -188,7 +189,7 @@ def svg(name: str, results: Sequence[WorkloadResult]) -> str:
     """``workloads.svg``: per workload, the time of one collective (ideal, ECMP p50 and p99 by the switch hash, one
     spine and one super-spine down at p50) as bars, and a histogram of flows per uplink on the busiest switch."""
     blocks: list[str] = []
-    top = 50
+    top = 70
     for result in results:
         bars = _bars(result)
         height = max(len(bars) * (BAR_H + GAP) + 40, 150)
