@@ -262,6 +262,7 @@ class Router:
         self.dead = dead
         self._devices = len(topology.fabric.devices)
         self._groups: dict[int, Group] = {}
+        self._pods: dict[tuple[int, int], Group] = {}
 
     def group(self, switch: int, leaf: int) -> Group:
         """The ECMP group of ``switch`` toward ``leaf``."""
@@ -273,20 +274,37 @@ class Router:
 
     def _group(self, switch: int, leaf: int) -> Group:
         top = self.topology
-        links, devices = top.fabric.links, top.fabric.devices
-        role = devices[switch].role
-        if switch in self.dead:
-            return (), (), 0
-        if role == "super_spine":
-            spine = top.pod_spine.get((switch, devices[leaf].pod))
-            if spine is None or spine in self.dead or (spine, leaf) not in top.down:
-                return (), (), 1
-            members = top.down[switch, spine]
-            return members, (spine,) * len(members), 1
-        if role == "spine" and (switch, leaf) in top.down:
+        if switch not in self.dead and (switch, leaf) in top.down:
             members = top.down[switch, leaf]
             return members, (leaf,) * len(members), 1
-        members = tuple(link for link in top.up.get(switch, ()) if self.group(links[link][1], leaf)[0])
+        return self._toward_pod(switch, top.fabric.devices[leaf].pod)
+
+    def _toward_pod(self, switch: int, pod: int) -> Group:
+        """The group of ``switch`` toward a leaf of ``pod`` it has no link to: the same for every leaf of that pod,
+        since each spine of a pod has links to every leaf of its pod (``ecmp-balance`` checks it)."""
+        key = (switch, pod)
+        found = self._pods.get(key)
+        if found is not None:
+            return found
+        top = self.topology
+        device = top.fabric.devices[switch]
+        if switch in self.dead:
+            found = ((), (), 0)
+        elif device.role == "super_spine":
+            spine = top.pod_spine.get((switch, pod))
+            members = () if spine is None or spine in self.dead else top.down[switch, spine]
+            found = (members, (spine,) * len(members), 1)
+        elif device.role == "leaf" and device.pod == pod:
+            found = self._up(switch, lambda spine: spine not in self.dead)
+        else:
+            found = self._up(switch, lambda upper: bool(self._toward_pod(upper, pod)[0]))
+        self._pods[key] = found
+        return found
+
+    def _up(self, switch: int, leads: Callable[[int], bool]) -> Group:
+        """The uplinks of ``switch`` whose upper end ``leads`` on to the destination."""
+        links = self.topology.fabric.links
+        members = tuple(link for link in self.topology.up.get(switch, ()) if leads(links[link][1]))
         return members, tuple(links[link][1] for link in members), 0
 
     def route(self, sources: Sequence[int], targets: Sequence[int], pick: Pick, trace: bool = False) -> Routing:

@@ -184,8 +184,8 @@ def _analyze(intent: Intent, top: Topology, allocation: Allocation, workload: Wo
     failures = tuple(FailureResult(kind, fabric.devices[device].name,
                                    _spread(best, failed[number], baseline, lost_failed[number]))
                      for number, (kind, device) in enumerate(failures_to_try))
-    qps, searched = _qps_search(top, allocation, connections, workload, best, cross_leaf, nic_connections, seeds,
-                                switch_spread)
+    qps, searched = _qps_search(healthy, allocation, connections, workload, best, cross_leaf, nic_connections,
+                                seeds, switch_spread)
     name, histogram = _worst_switch(top, healthy, flowset, switch, seeds)
     return WorkloadResult(workload, best, seeds, flows, routed, baseline, fabric_bytes,
                           _spread(best, uniform, baseline), switch_spread, failures, qps, searched, name, histogram)
@@ -245,11 +245,11 @@ def _spread(best: Ideal, worst: list[int], baseline: int, lost: list[bool] | Non
                                                                                                strict=True)))
 
 
-def _qps_search(top: Topology, allocation: Allocation, connections: Connections, workload: Workload, best: Ideal,
+def _qps_search(router: Router, allocation: Allocation, connections: Connections, workload: Workload, best: Ideal,
                 cross_leaf: int, nic_connections: int, seeds: int, current: Spread) -> tuple[int | None, int]:
     """The fewest QPs per connection on :data:`QPS_LADDER` whose switch-hash p50 efficiency reaches 90%, and the
     largest count tried."""
-    router = Router(top)
+    top = router.topology
     searched = 0
     for qps in QPS_LADDER:
         per_connection = workload.channels * qps
