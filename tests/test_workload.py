@@ -8,6 +8,7 @@ import math
 import os
 import subprocess
 import sys
+import zlib
 from fractions import Fraction
 from functools import cache
 from itertools import pairwise
@@ -26,9 +27,10 @@ from designer.analysis.flows import (
     job_connections,
     place,
     topology,
+    tuple_bytes,
     udp_sport,
 )
-from designer.analysis.workload import WorkloadResult
+from designer.analysis.workload import WorkloadResult, job
 from designer.design import Design
 from designer.outputs import design_files
 from designer.outputs.summary import summary
@@ -196,6 +198,25 @@ def test_every_flow_takes_a_shortest_up_down_path_of_real_links() -> None:
             hops.append(lower if hops[-1] == upper else upper)
         assert hops[-1] == target and len(path) == distance[source][target]
     assert sum(routing.loads.values()) == sum(len(path) for path in routing.paths)
+
+
+def test_crc_seeds_only_xor_a_constant_so_switches_in_series_polarize() -> None:
+    keys = [tuple_bytes((0x0A020001 + 2 * i, 0x0A020101, 17, udp_sport(i + 7, 3 * i + 11), 4791)) for i in range(200)]
+    assert len({zlib.crc32(key, 1234) ^ zlib.crc32(key, 98765) for key in keys}) == 1
+    assert len({zlib.crc32(key, 1234) % 32 for key in keys}) == 32  # yet one switch alone spreads them
+
+
+def test_the_lab_gets_the_flows_the_analysis_hashed() -> None:
+    design = jobs("{name: scattered, gpus: 512, bytes: 350GB, placement: scattered}")
+    analyzed = result(design, "scattered")
+    top = topology(design.fabric)
+    order, connections = job(top, analyzed.workload, analyzed.ideal.algorithm)
+    flows = flow_set(top, design.allocation, connections, 2)
+    assert order == place(128, 32, 64, "scattered", "scattered")
+    assert len(connections.src) * 2 == analyzed.flows and len(flows.src) == analyzed.routed
+    tuples = flows.five_tuples(3)
+    assert [tuple_bytes(five) for five in tuples] == flows.keys(3)
+    assert all(five[2] == 17 and 0xC000 <= five[3] <= 0xFFFF and five[4] == 4791 for five in tuples)
 
 
 @cache

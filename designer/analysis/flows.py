@@ -15,9 +15,14 @@
   switch leaves the groups the way BGP would. A *pick* chooses the member: :class:`UniformHash` (independent,
   uniform, seeded) or :class:`SwitchHash` (CRC-32 of the 5-tuple with a seed per switch, as switch ASICs do).
 
-A lab that measures real ECMP (the kernel's multipath hash on the same flows) calls :func:`job_connections`,
-:func:`flow_set`, :meth:`FlowSet.five_tuples` for the 5-tuples to send, and :meth:`Router.route` with a pick
-computing the kernel's choice from those 5-tuples and ``trace=True`` for every flow's links.
+CRC is affine over GF(2): two seeds change the hash of one 5-tuple by a constant XOR, so with power-of-two groups
+a switch's choice for a flow follows the choice of the switch before it (hash polarization), which the uniform
+hash does not have; comparing the two shows what it costs.
+
+A lab that measures real ECMP (the kernel's multipath hash on the same flows) calls
+:func:`designer.analysis.workload.job` and :func:`flow_set`, :meth:`FlowSet.five_tuples` for the 5-tuples to send,
+and :meth:`Router.route` with a pick computing the kernel's choice from those 5-tuples and ``trace=True`` for every
+flow's links.
 """
 
 from __future__ import annotations

@@ -148,8 +148,7 @@ def _analyze(intent: Intent, top: Topology, allocation: Allocation, workload: Wo
     fabric, plan = top.fabric, top.fabric.plan
     best = ideal(workload.collective, workload.algorithm, workload.bytes, workload.servers, workload.gpus_per_server,
                  top.nics, plan.link_speed, intent.server.model)
-    order = place(plan.servers, plan.servers_per_su, workload.servers, workload.placement, workload.name)
-    connections = job_connections(order, pattern(workload.collective, best.algorithm, workload.servers), top.nics)
+    order, connections = job(top, workload, best.algorithm)
     per_connection = workload.channels * workload.qps_per_connection
     nic_connections = _nic_connections(connections)
     cross_leaf, cross_pod = _crossings(top, connections)
@@ -189,6 +188,14 @@ def _analyze(intent: Intent, top: Topology, allocation: Allocation, workload: Wo
     name, histogram = _worst_switch(top, healthy, flowset, switch, seeds)
     return WorkloadResult(workload, best, seeds, flows, routed, baseline, fabric_bytes,
                           _spread(best, uniform, baseline), switch_spread, failures, qps, searched, name, histogram)
+
+
+def job(top: Topology, workload: Workload, algorithm: str) -> tuple[list[int], Connections]:
+    """The workload's servers in rank order and its connections on every rail, the collective run by ``algorithm``
+    (``ring`` or ``tree``): with :func:`designer.analysis.flows.flow_set` the flows a lab sends to measure ECMP."""
+    plan = top.fabric.plan
+    order = place(plan.servers, plan.servers_per_su, workload.servers, workload.placement, workload.name)
+    return order, job_connections(order, pattern(workload.collective, algorithm, workload.servers), top.nics)
 
 
 def _nic_connections(connections: Connections) -> int:
