@@ -158,36 +158,40 @@ def _analyze(intent: Intent, top: Topology, allocation: Allocation, workload: Wo
     fabric_bytes = {"server_leaf": round(2 * flows * flow_bytes),
                     "leaf_spine": round(2 * cross_leaf * per_connection * flow_bytes),
                     "spine_super_spine": round(2 * cross_pod * per_connection * flow_bytes)}
-    routed = cross_leaf * per_connection
-    failures_to_try = _failures(top, order[0] if order else 0)
+    routed, baseline = cross_leaf * per_connection, nic_connections * per_connection
     if routed > MAX_ROUTED:
-        return WorkloadResult(workload, best, seeds, flows, routed, nic_connections * per_connection, fabric_bytes,
-                              None, None, (), None, 0, "", ())
+        return WorkloadResult(workload, best, seeds, flows, routed, baseline, fabric_bytes, None, None, (), None, 0,
+                              "", ())
+    down = _failures(top, order[0] if order else 0)
     flowset = flow_set(top, allocation, connections, per_connection)
     healthy = Router(top)
-    routers = [Router(top, frozenset({device})) for _, device in failures_to_try]
-    baseline = nic_connections * per_connection
-    uniform: list[int] = []
-    switch: list[int] = []
-    failed: list[list[int]] = [[] for _ in routers]
-    lost_failed: list[list[bool]] = [[] for _ in routers]
-    for seed in range(seeds):
-        uniform.append(_worst(healthy.route(flowset.src_leaf, flowset.dst_leaf, UniformHash(seed)).loads, baseline))
-        pick = SwitchHash(flowset.keys(seed), seed)
-        switch.append(_worst(healthy.route(flowset.src_leaf, flowset.dst_leaf, pick).loads, baseline))
-        for number, router in enumerate(routers):
-            routing = router.route(flowset.src_leaf, flowset.dst_leaf, pick)
-            failed[number].append(_worst(routing.loads, baseline))
-            lost_failed[number].append(routing.lost > 0)
-    switch_spread = _spread(best, switch, baseline)
-    failures = tuple(FailureResult(kind, fabric.devices[device].name,
-                                   _spread(best, failed[number], baseline, lost_failed[number]))
-                     for number, (kind, device) in enumerate(failures_to_try))
+    runs = _runs(healthy, [Router(top, frozenset({device})) for _, device in down], flowset, baseline, seeds)
+    uniform, switch, *failed = (_spread(best, worst, baseline, lost) for worst, lost in runs)
+    failures = tuple(FailureResult(kind, fabric.devices[device].name, spread)
+                     for (kind, device), spread in zip(down, failed, strict=True))
     qps, searched = _qps_search(healthy, allocation, connections, workload, best, cross_leaf, nic_connections,
-                                seeds, switch_spread)
-    name, histogram = _worst_switch(top, healthy, flowset, switch, seeds)
-    return WorkloadResult(workload, best, seeds, flows, routed, baseline, fabric_bytes,
-                          _spread(best, uniform, baseline), switch_spread, failures, qps, searched, name, histogram)
+                                seeds, switch)
+    name, histogram = _worst_switch(top, healthy, flowset, list(switch.worst_link_flows), seeds)
+    return WorkloadResult(workload, best, seeds, flows, routed, baseline, fabric_bytes, uniform, switch, failures, qps,
+                          searched, name, histogram)
+
+
+Runs = tuple[list[int], list[bool]]
+"""The busiest link's flows in every run, and whether some flow found no way."""
+
+
+def _runs(healthy: Router, failed: list[Router], flowset: FlowSet, baseline: int, seeds: int) -> list[Runs]:
+    """Every run of the uniform hash, then of the switch hash on the healthy fabric and with each switch down."""
+    runs: list[Runs] = [([], []) for _ in range(2 + len(failed))]
+    sources, targets = flowset.src_leaf, flowset.dst_leaf
+    for seed in range(seeds):
+        pick = SwitchHash(flowset.keys(seed), seed)
+        for (worst, lost), router, hashing in zip(runs, [healthy, healthy, *failed],
+                                                  [UniformHash(seed), pick, *(pick for _ in failed)], strict=True):
+            routing = router.route(sources, targets, hashing)
+            worst.append(_worst(routing.loads, baseline))
+            lost.append(routing.lost > 0)
+    return runs
 
 
 def job(top: Topology, workload: Workload, algorithm: str) -> tuple[list[int], Connections]:
@@ -246,8 +250,7 @@ def _time(best: Ideal, worst: int, baseline: int, lost: bool = False) -> float:
     return max(best.network_s * worst / baseline, best.nvlink_s) + best.latency_s
 
 
-def _spread(best: Ideal, worst: list[int], baseline: int, lost: list[bool] | None = None) -> Spread:
-    lost = lost or [False] * len(worst)
+def _spread(best: Ideal, worst: list[int], baseline: int, lost: list[bool]) -> Spread:
     return Spread(tuple(worst), tuple(_time(best, flows, baseline, gone) for flows, gone in zip(worst, lost,
                                                                                                strict=True)))
 
@@ -272,7 +275,7 @@ def _qps_search(router: Router, allocation: Allocation, connections: Connections
             worst = [_worst(router.route(flowset.src_leaf, flowset.dst_leaf,
                                          SwitchHash(flowset.keys(seed), seed)).loads, baseline)
                      for seed in range(runs)]
-            spread = _spread(best, worst, baseline)
+            spread = _spread(best, worst, baseline, [False] * len(worst))
         searched = qps
         if best.time_s / spread.time(0.5) >= TARGET_EFFICIENCY - 1e-12:
             return qps, searched

@@ -19,6 +19,9 @@ SEVERITY = "warning"
 
 
 def check(design: Built) -> Iterable[Finding]:
+    if not design.workloads:
+        yield Finding(ID, "info", "no workloads in the intent: a workloads section times a training job's collective "
+                                  "on this fabric (designer analyze)", "workloads", evidence={"workloads": 0})
     for result in design.workloads:
         work, spread, ideal = result.workload, result.switch, result.ideal.time_s
         if spread is None:
