@@ -373,6 +373,8 @@ def test_plan_json_has_the_workloads_contract() -> None:
         assert set(row["cost"]) == {"usd_per_minute_stall", "usd_per_step_lost_p50", "usd_per_day_lost_p50"}
     assert workloads[0]["ideal"]["time_s"] == pytest.approx(3.6, abs=0.05)
     assert workloads[0]["cost"]["usd_per_minute_stall"] == 512.0
+    code, out, _ = run_cli("plan", str(EXAMPLE))
+    assert code == 0 and "workload gpt3-175b-dp: allreduce on 1,024 GPUs, 3.631 s ideal, 3.631 s at ECMP p50" in out
 
 
 def test_an_intent_without_workloads_has_an_empty_list_and_no_workload_files() -> None:

@@ -75,6 +75,12 @@ def summary_text(data: dict[str, Any]) -> str:
     checks = data["checks"]
     lines.append(f"checks: {checks['passed']} passed, {checks['failed']} failed, {checks['warnings']} with warnings; "
                  f"bisection {data['bisection_tbps']:,.1f} Tb/s")
+    for row in data["workloads"]:
+        ecmp = row["ecmp"]
+        at_p50 = ("" if ecmp["time_s_p50"] is None else
+                  f", {ecmp['time_s_p50']:,.3f} s at ECMP p50 ({ecmp['efficiency_p50']:.1%})")
+        lines.append(f"workload {row['name']}: {row['collective']} on {row['gpus']:,} GPUs, "
+                     f"{row['ideal']['time_s']:,.3f} s ideal{at_p50} (designer analyze)")
     lines += [f"warning: {warning}" for warning in data["warnings"]]
     return "\n".join(lines)
 
