@@ -21,12 +21,15 @@ addressing: {{fabric_p2p: 10.0.0.0/12, server_p2p: 10.16.0.0/12, loopbacks: 10.2
 """DGX H100 servers on 64 x 800G switches run as 128 x 400G; ``{gpus}`` sets the size."""
 
 
-def arguments(description: str, sizes: Sequence[int]) -> argparse.Namespace:
-    """``--runs``, ``--sizes`` (GPUs) and ``--write``, the options of every sized benchmark."""
+def arguments(description: str, sizes: Sequence[int],
+              extra: Callable[[argparse.ArgumentParser], None] | None = None) -> argparse.Namespace:
+    """``--runs``, ``--sizes`` (GPUs) and ``--write``, the options of every sized benchmark, and what ``extra`` adds."""
     parser = argparse.ArgumentParser(description=description.splitlines()[0])
     parser.add_argument("--runs", type=int, default=3, help="runs per size; the table shows their median")
     parser.add_argument("--sizes", type=int, nargs="+", default=list(sizes), help="cluster sizes in GPUs")
     parser.add_argument("--write", action="store_true", help="update the table in benchmarks/README.md")
+    if extra:
+        extra(parser)
     return parser.parse_args()
 
 

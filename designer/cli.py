@@ -1,4 +1,5 @@
-"""Command line: ``designer build``, ``designer plan``, ``designer check``, ``designer diff``, ``designer verify``.
+"""Command line: ``designer build``, ``designer plan``, ``designer check``, ``designer analyze``, ``designer diff``,
+``designer verify``.
 Exit 0 success, 1 a check failed, 2 bad input."""
 
 from __future__ import annotations
@@ -81,6 +82,14 @@ def _parser() -> argparse.ArgumentParser:
                            help="text: one line per finding, then each check's outcome; json: every finding with "
                                 "its evidence; junit: one XML test case per check, for CI")
     check_cmd.set_defaults(run=_check)
+
+    analyze_cmd = commands.add_parser("analyze", help="what the fabric does to each workload of the intent: "
+                                      "collective time, ECMP collisions, failures, dollars; writes nothing")
+    analyze_cmd.add_argument("intent", type=Path, help="the intent YAML file (with a workloads section)")
+    analyze_cmd.add_argument("--format", choices=("text", "json"), default="text")
+    analyze_cmd.add_argument("--seeds", type=_seeds, metavar="N",
+                             help="runs per hash, each with its own QP numbers and hash seeds (default 32)")
+    analyze_cmd.set_defaults(run=_analyze)
 
     diff_cmd = commands.add_parser("diff", help="what changed between two built designs: devices, links, "
                                    "addresses, BGP sessions, QoS, counts and checks")
@@ -200,6 +209,33 @@ def _check(args: argparse.Namespace) -> int:
     else:
         print(check_formats.text(findings, name))
     return EXIT_CHECK_FAILED if any(finding.severity == "error" for finding in findings) else EXIT_OK
+
+
+def _seeds(value: str) -> int:
+    """``--seeds``: a whole number of runs from 1 to 10,000."""
+    if not value.isdigit() or not 1 <= int(value) <= 10_000:
+        raise argparse.ArgumentTypeError(f"{value!r} is not a number of runs from 1 to 10000")
+    return int(value)
+
+
+def _analyze(args: argparse.Namespace) -> int:
+    from designer.analysis.workload import SEEDS
+    from designer.errors import Problem
+    from designer.outputs import workloads as workload_formats
+    from designer.pipeline import validated_intent, workloads
+
+    intent = validated_intent(args.intent)
+    seeds = args.seeds or SEEDS
+    if not intent.workloads:
+        raise InputError([Problem(("workloads",), "the intent has no workloads to analyze; add a workloads section, "
+                                                  "e.g. [{name: job, bytes: 700GB}]")], intent.source)
+    results = workloads(intent, _progress(intent), seeds)
+    if args.format == "json":
+        print(json.dumps({"name": intent.name, "runs": seeds,
+                          "workloads": [workload_formats.detail(result) for result in results]}, indent=2))
+    else:
+        print(workload_formats.text(intent.name, results, seeds))
+    return EXIT_OK
 
 
 def _progress(intent: Intent) -> Progress | None:

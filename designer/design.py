@@ -11,6 +11,7 @@ from dataclasses import dataclass
 
 from designer.allocate import Allocation
 from designer.analysis.facts import Facts
+from designer.analysis.workload import WorkloadResult
 from designer.fabric import Fabric
 from designer.findings import Finding
 from designer.intent import Intent
@@ -40,6 +41,8 @@ class Built:
     """One vendor-neutral configuration model per switch, in fabric device order."""
     facts: Facts
     """Shared facts of the fabric (link counts, plane networks, bisection), computed once."""
+    workloads: tuple[WorkloadResult, ...] = ()
+    """What the fabric does to each workload of the intent (:mod:`designer.analysis.workload`)."""
 
 
 @dataclass(frozen=True)

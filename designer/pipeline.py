@@ -1,4 +1,5 @@
-"""The whole way through: intent, plan, fabric, allocation, physical plan, device models, facts, checks.
+"""The whole way through: intent, plan, fabric, allocation, physical plan, device models, facts, workloads,
+checks.
 
 This is the Python API (``designer.build(path)``); the command line is a thin layer over it. Each stage
 takes explicit inputs and returns a new value; none edits another's result.
@@ -8,17 +9,18 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from designer.allocate import address_problems, allocate
+from designer.allocate import Allocation, address_problems, allocate
 from designer.analysis.facts import facts
+from designer.analysis.workload import SEEDS, WorkloadResult, analyze
 from designer.checks import CHECKS
 from designer.checks import run as run_checks
 from designer.design import Built, Design, Progress, quiet
 from designer.errors import InputError, Problem
-from designer.fabric import wire
+from designer.fabric import Fabric, wire
 from designer.intent import Intent, read_intent
 from designer.model import device_configs
 from designer.physical import plan_physical
-from designer.sizing import size
+from designer.sizing import Plan, size
 
 
 def build(path: str | Path, progress: Progress | None = None) -> Design:
@@ -39,10 +41,34 @@ def validated_intent(path: str | Path) -> Intent:
     return loaded.intent
 
 
-def design(intent: Intent, progress: Progress | None = None) -> Design:
+def design(intent: Intent, progress: Progress | None = None, seeds: int = SEEDS) -> Design:
     """Run the stages after loading on an already validated intent, telling ``progress`` as each one starts
-    from wiring on (sizing is arithmetic: an intent too big to size gets its errors and nothing else)."""
+    from wiring on (sizing is arithmetic: an intent too big to size gets its errors and nothing else); the
+    workloads are analyzed over ``seeds`` runs."""
     say = progress or quiet
+    plan, fabric, allocation = _wired(intent, say)
+    say("placing racks, power and cables")
+    physical = plan_physical(intent, plan, fabric)
+    say(f"modelling {fabric.switch_count:,} switches")
+    configs = tuple(device_configs(intent, plan, fabric, allocation, physical.link_length_dm))
+    say("counting links and solving the bisection max-flows")
+    shared = facts(fabric)
+    analyzed = _analyzed(intent, fabric, allocation, seeds, say)
+    built = Built(intent, plan, fabric, allocation, physical, configs, shared, analyzed)
+    say(f"running {len(CHECKS)} checks")
+    return Design(**vars(built), findings=tuple(run_checks(built)))
+
+
+def workloads(intent: Intent, progress: Progress | None = None, seeds: int = SEEDS) -> tuple[WorkloadResult, ...]:
+    """Only the stages the workload analysis reads (size, wire, allocate), then the analysis over ``seeds`` runs:
+    what ``designer analyze`` prints."""
+    say = progress or quiet
+    _, fabric, allocation = _wired(intent, say)
+    return _analyzed(intent, fabric, allocation, seeds, say)
+
+
+def _wired(intent: Intent, say: Progress) -> tuple[Plan, Fabric, Allocation]:
+    """Size, wire and allocate: errors found on the way are tied to the intent file."""
     if problems := _sized_problems(intent):
         raise InputError(problems, intent.source)
     try:
@@ -53,14 +79,15 @@ def design(intent: Intent, progress: Progress | None = None) -> Design:
         allocation = allocate(intent, fabric)
     except InputError as error:
         raise error.located(intent.source) from None
-    say("placing racks, power and cables")
-    physical = plan_physical(intent, plan, fabric)
-    say(f"modelling {fabric.switch_count:,} switches")
-    configs = tuple(device_configs(intent, plan, fabric, allocation, physical.link_length_dm))
-    say("counting links and solving the bisection max-flows")
-    built = Built(intent, plan, fabric, allocation, physical, configs, facts(fabric))
-    say(f"running {len(CHECKS)} checks")
-    return Design(**vars(built), findings=tuple(run_checks(built)))
+    return plan, fabric, allocation
+
+
+def _analyzed(intent: Intent, fabric: Fabric, allocation: Allocation, seeds: int,
+              say: Progress) -> tuple[WorkloadResult, ...]:
+    if intent.workloads:
+        count = len(intent.workloads)
+        say(f"analyzing {count} workload{'s' if count != 1 else ''} over {seeds} runs per hash")
+    return analyze(intent, fabric, allocation, seeds)
 
 
 def _sized_problems(intent: Intent) -> list[Problem]:

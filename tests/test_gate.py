@@ -83,7 +83,8 @@ def test_plan_json_design_json_and_summary_gain_the_checks() -> None:
     code, out, _ = run_cli("plan", str(EXAMPLE), "--format", "json")
     data = json.loads(out)
     assert code == 0
-    assert data["checks"] == {"passed": len(CHECKS), "failed": 0, "warnings": 0}
+    # the example's 700 GB AllReduce takes 3.6 s, over its 2 s step budget: the one warning
+    assert data["checks"] == {"passed": len(CHECKS) - 1, "failed": 0, "warnings": 1}
     assert data["bisection_tbps"] == 128 * 8 * 400 / 2 / 1000
     files = design_files(build_design(**SMALL))
     design = json.loads(files["design.json"])

@@ -24,6 +24,7 @@ from designer.checks import (
     qos,
     rack_power,
     sessions,
+    workload,
 )
 from designer.design import Built
 from designer.findings import SEVERITIES, Finding
@@ -41,6 +42,7 @@ CHECKS: tuple[ModuleType, ...] = (
     rack_power,
     air_cooling,
     cable_reach,
+    workload,
 )
 """Every check, in report order."""
 

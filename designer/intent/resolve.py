@@ -41,6 +41,7 @@ from designer.intent.schema import (
     TargetOptionsDoc,
     private_asns,
 )
+from designer.intent.workloads import Workload, resolve_workloads
 from designer.intent.yaml_source import decode, load_yaml, read_bytes, short
 
 TIERS = ("leaf", "spine", "super_spine")
@@ -102,6 +103,8 @@ class Intent:
     sha256: str
     max_servers: int
     """The envelope: the servers the fabric is planned for (``growth``); ``servers`` when the intent has none."""
+    workloads: tuple[Workload, ...] = ()
+    """Training jobs to analyze on the fabric (``designer analyze``), each alone on an idle fabric."""
 
     @property
     def gpus(self) -> int:
@@ -277,6 +280,8 @@ def _resolve(doc: IntentDoc, broken: frozenset[Path], source: Source, sha256: st
             equipment[spec.model] = spec.rack_units
     if intact(("facility",)):
         problems.extend(facility_problems(doc.facility, server.nic_speed if server else None, equipment))
+    workloads = (resolve_workloads(doc.workloads, servers * server.gpus, server.gpus, problems)
+                 if server and servers is not None and intact(("workloads",)) else ())
     if server is None or switches is None or servers is None or planes is None or sizing \
             or not intact(("fabric", "tiers")):
         return None
@@ -285,7 +290,7 @@ def _resolve(doc: IntentDoc, broken: frozenset[Path], source: Source, sha256: st
                   addressing=doc.addressing, routing=doc.routing, targets=tuple(doc.targets),
                   target_options=doc.target_options, qos=qos,
                   facility=resolve_facility(doc.facility, server.nic_speed), checks=doc.checks, source=source,
-                  sha256=sha256, max_servers=max_servers or servers)
+                  sha256=sha256, max_servers=max_servers or servers, workloads=workloads)
 
 
 def _server(compute: ComputeDoc, intact: Callable[..., bool], problems: list[Problem]) -> ServerSpec | None:
@@ -497,6 +502,8 @@ def _unknown_key_message(path: Path) -> str:
 def _model_at(path: Path) -> type[BaseModel] | None:
     model: type[BaseModel] | None = IntentDoc
     for part in path:
+        if isinstance(part, int):
+            continue  # an item of a list keeps the list's model
         field = model.model_fields.get(str(part)) if model else None
         model = _submodel(field.annotation) if field else None
     return model
@@ -510,4 +517,6 @@ def _submodel(annotation: Any) -> type[BaseModel] | None:
             found = _submodel(arg)
             if found:
                 return found
+    if typing.get_origin(annotation) is list:
+        return _submodel(typing.get_args(annotation)[0])
     return None

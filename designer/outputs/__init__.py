@@ -1,7 +1,8 @@
 """Turn a design into its review files: every file as bytes, same design, same bytes.
 
 One module per kind of file: ``tables`` (cabling, addressing, ASNs), ``physical`` (racks, power, BOM),
-``summary`` (summary.md and the plan contract), ``design_json``, ``floorplan``, ``lab`` (containerlab);
+``summary`` (summary.md and the plan contract), ``design_json``, ``floorplan``, ``lab`` (containerlab),
+``workloads`` (the workload analysis: contract, details, text, workloads.svg);
 ``folder`` claims the output folder and writes it atomically.
 """
 
@@ -25,6 +26,7 @@ from designer.outputs.physical import bom_rows, power_markdown, racks_rows
 from designer.outputs.summary import summary_markdown
 from designer.outputs.tables import addressing_rows, asn_rows, cabling_rows, csv_bytes
 from designer.outputs.workers import in_workers
+from designer.outputs.workloads import svg as workloads_svg
 from designer.render import render_configs, user_templates_for
 
 Since = Callable[[str], list[str]]
@@ -84,6 +86,8 @@ def review_files(design: Design, say: Progress, since: Since | None = None) -> d
         "bom.csv": csv_bytes(*bom_rows(design.physical)),
         "floorplan.svg": floorplan_svg(design.intent, design.fabric.devices, design.physical).encode(),
         **(lab_files(design) if "frr" in design.intent.targets else {}),
+        **({"workloads.svg": workloads_svg(design.intent.name, design.workloads).encode()} if design.workloads
+           else {}),
     }
 
 

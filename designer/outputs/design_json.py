@@ -11,6 +11,7 @@ from designer.checks import formats as checks_format
 from designer.design import Design
 from designer.fabric import TIERS
 from designer.outputs.summary import summary
+from designer.outputs.workloads import detail
 
 
 def design_json(design: Design) -> str:
@@ -41,8 +42,11 @@ def design_json(design: Design) -> str:
         })
     head = {"name": design.intent.name, "tool_version": __version__, "intent_sha256": design.intent.sha256,
             "summary": summary(design)}
-    return _json_document(head, {"findings": checks_format.rows(design.findings), "devices": device_rows,
-                                 "links": link_rows, "racks": rack_rows(design)})
+    tables = {"findings": checks_format.rows(design.findings), "devices": device_rows, "links": link_rows,
+              "racks": rack_rows(design)}
+    if design.workloads:
+        tables["workloads"] = [detail(result) for result in design.workloads]
+    return _json_document(head, tables)
 
 
 def rack_rows(design: Design) -> list[dict[str, Any]]:

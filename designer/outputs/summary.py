@@ -14,6 +14,7 @@ from designer.checks import counts, evidence
 from designer.checks import formats as checks_format
 from designer.design import Design
 from designer.model import Headroom
+from designer.outputs import workloads
 from designer.sizing import Plan
 
 
@@ -58,6 +59,7 @@ def summary(design: Design) -> dict[str, Any]:
         "growth": growth(plan),
         "checks": counts(design.findings),
         "bisection_tbps": evidence(design.findings, "bisection-bandwidth", "bisection_tbps"),
+        "workloads": [workloads.contract(result) for result in design.workloads],
     }
 
 
@@ -94,6 +96,12 @@ def summary_text(data: dict[str, Any]) -> str:
                      f"{envelope['tiers']} tiers); growing inside that only adds")
     lines.append(f"growth: this cabling holds up to {envelope['cabling_limit_servers']:,} servers "
                  f"({envelope['cabling_limit']})")
+    for row in data["workloads"]:
+        ecmp = row["ecmp"]
+        at_p50 = ("" if ecmp["time_s_p50"] is None else
+                  f", {ecmp['time_s_p50']:,.3f} s at ECMP p50 ({ecmp['efficiency_p50']:.1%})")
+        lines.append(f"workload {row['name']}: {row['collective']} on {row['gpus']:,} GPUs, "
+                     f"{row['ideal']['time_s']:,.3f} s ideal{at_p50} (designer analyze)")
     lines += [f"warning: {warning}" for warning in data["warnings"]]
     return "\n".join(lines)
 
@@ -170,6 +178,7 @@ def summary_markdown(design: Design, moved: Sequence[str] = ()) -> str:
               f"{data['checks']['warnings']} with warnings; bisection {data['bisection_tbps']:,.1f} Tb/s "
               "(`designer check` lists every finding; `design.json` has them with their evidence).", ""]
     lines += checks_format.markdown(design.findings)
+    lines += workloads.markdown(design.workloads)
     lines += ["", "## Warnings", ""]
     lines += [f"- {warning}" for warning in data["warnings"]] or ["None."]
     lines += ["", "## Switch configurations", "", *_configs_lines(design)]
@@ -180,6 +189,8 @@ def summary_markdown(design: Design, moved: Sequence[str] = ()) -> str:
               "- `power.md`: power per rack, row, scalable unit and in total, with PUE; flagged racks",
               "- `bom.csv`: switches, servers, transceivers by type, cables by type and length",
               "- `floorplan.svg`: the rows of racks colored by kW, and one compute and one network rack elevation",
+              *(["- `workloads.svg`: time per collective of every workload, and the busiest switch's uplinks"]
+                if design.workloads else []),
               "- `addressing.csv`: every interface address",
               "- `asn.csv`: every switch's ASN",
               f"- `configs/<os>/<hostname>.<ext>`: every switch's configuration for {', '.join(design.intent.targets)}",

@@ -1,0 +1,301 @@
+"""The workload stage: what the fabric does to each training job of the intent.
+
+For each workload, alone on an idle fabric:
+
+* **ideal**: the closed-form time of its collective (:mod:`designer.analysis.collectives`);
+* **fabric bytes**: bytes sent over the links of each tier (a byte that climbs a tier and comes back down counts
+  on both links): a job inside one server sends none, a packed job inside one scalable unit none above its leaves;
+* **ECMP**: its flows hashed over the real ECMP groups (:mod:`designer.analysis.flows`), once per seed by the
+  uniform hash and by the switch-style CRC-32 hash. A link carrying ``k`` flows where a NIC carries ``c`` (its
+  connections times channels times QPs) runs the collective ``k / c`` times slower than the NICs allow; the
+  collective waits for its slowest flow, so the busiest link sets the time:
+  ``max(network x k / c, nvlink) + latency``. Efficiency is the ideal time over that. The QPs per connection
+  needed for 90% at p50 is the first of 1, 2, 4 ... 128 that reaches it with the switch hash;
+* **failures**: the same with one spine down (the first spine of the pod holding the job's first server, plane
+  0) and, with 3 tiers, one super-spine (the first of plane 0); BGP withdraws what no longer leads anywhere;
+* **cost**: a stall costs ``GPUs x $/GPU-hour / 60`` a minute; the time lost to collisions at p50, per step and
+  per day of back-to-back steps of one collective each (an upper bound: real steps also compute).
+
+The contract numbers (``designer plan --format json``) are the switch hash's; both hashes are in
+``designer analyze`` and ``design.json``. Percentiles are nearest-rank over the seeds.
+"""
+
+from __future__ import annotations
+
+import math
+from collections import Counter
+from dataclasses import dataclass
+
+from designer.allocate import Allocation
+from designer.analysis.collectives import Ideal, ideal, pattern, per_connection_bytes
+from designer.analysis.flows import (
+    Connections,
+    FlowSet,
+    Router,
+    SwitchHash,
+    Topology,
+    UniformHash,
+    flow_set,
+    job_connections,
+    place,
+    topology,
+)
+from designer.fabric import Fabric
+from designer.intent import Intent
+from designer.intent.workloads import Workload
+
+SEEDS = 32
+"""Runs per workload (``designer analyze --seeds`` changes it): each its own QP numbers and hash seeds."""
+QPS_LADDER = (1, 2, 4, 8, 16, 32, 64, 128)
+"""QPs per connection tried for 90% efficiency (NCCL takes at most 128)."""
+TARGET_EFFICIENCY = 0.9
+MAX_ROUTED = 1 << 22
+"""Flows leaving their leaf that one run hashes at most; a job with more reports no ECMP numbers."""
+SEARCH_RUN_FLOWS = 1 << 16
+"""Flows times runs one step of the QP search aims at: a step with many flows (where the busiest link varies little
+from run to run) takes fewer runs than ``seeds``, but at least :data:`SEARCH_MIN_RUNS`."""
+SEARCH_MIN_RUNS = 3
+SEARCH_LIMIT = 1 << 19
+"""The search stops (``qps_for_90pct`` unknown beyond the last count tried) before a step that would hash more flows
+times runs than this."""
+TIERS = ("server_leaf", "leaf_spine", "spine_super_spine")
+
+
+@dataclass(frozen=True)
+class Spread:
+    """One hash over every seed: the flows on the busiest link and the collective's time, run by run."""
+
+    worst_link_flows: tuple[int, ...]
+    time_s: tuple[float, ...]
+    """Per run; infinite when some flow had no way to its destination."""
+
+    def worst(self, share: float) -> int:
+        """Flows on the busiest link at percentile ``share`` of the runs."""
+        return int(percentile(self.worst_link_flows, share))
+
+    def time(self, share: float) -> float:
+        """The collective's time at percentile ``share`` of the runs."""
+        return percentile(self.time_s, share)
+
+
+@dataclass(frozen=True)
+class FailureResult:
+    """The job with one switch down, under the switch hash."""
+
+    kind: str
+    failed: str
+    spread: Spread
+
+
+@dataclass(frozen=True)
+class WorkloadResult:
+    """What the fabric does to one workload."""
+
+    workload: Workload
+    ideal: Ideal
+    seeds: int
+    flows: int
+    """Every flow of the job: connections times channels times QPs."""
+    routed: int
+    """Flows that leave their leaf, the ones ECMP hashes."""
+    nic_flows: int
+    """Flows on the busiest NIC link, one direction: the load every link could carry at full speed."""
+    fabric_bytes: dict[str, int]
+    uniform: Spread | None
+    switch: Spread | None
+    """The switch hash's runs; ``None`` (with ``uniform``) when the job has more than ``MAX_ROUTED`` flows to hash."""
+    failures: tuple[FailureResult, ...]
+    qps_for_90pct: int | None
+    qps_searched: int
+    """The largest QPs per connection the search tried."""
+    worst_switch: str
+    """The switch holding the busiest uplink in the median run of the switch hash (empty: none loaded)."""
+    uplink_histogram: tuple[tuple[int, int], ...]
+    """Its uplinks by load: ``(flows, uplinks carrying that many)``, fewest flows first."""
+
+    @property
+    def stall_usd_per_minute(self) -> float:
+        return self.workload.gpus * self.workload.gpu_hour_usd / 60
+
+    def lost_usd_per_step(self) -> float | None:
+        """Dollars of idle GPUs per step at the switch hash's p50 time versus ideal (``None``: not computed or
+        never finishing)."""
+        if self.switch is None or math.isinf(self.switch.time(0.5)):
+            return None
+        lost = max(0.0, self.switch.time(0.5) - self.ideal.time_s)
+        return lost * self.workload.gpus * self.workload.gpu_hour_usd / 3600
+
+    def lost_usd_per_day(self) -> float | None:
+        per_step = self.lost_usd_per_step()
+        return None if per_step is None or self.switch is None else per_step * 86_400 / self.switch.time(0.5)
+
+
+def percentile(values: tuple[float, ...] | list[float], share: float) -> float:
+    """Nearest rank: the smallest value with at least ``share`` of the values at or below it."""
+    ordered = sorted(values)
+    return ordered[max(0, math.ceil(share * len(ordered)) - 1)]
+
+
+def analyze(intent: Intent, fabric: Fabric, allocation: Allocation, seeds: int = SEEDS) -> tuple[WorkloadResult, ...]:
+    """Every workload of ``intent`` on the wired fabric, over ``seeds`` runs."""
+    if not intent.workloads:
+        return ()
+    top = topology(fabric)
+    return tuple(_analyze(intent, top, allocation, workload, seeds) for workload in intent.workloads)
+
+
+def _analyze(intent: Intent, top: Topology, allocation: Allocation, workload: Workload, seeds: int) -> WorkloadResult:
+    fabric, plan = top.fabric, top.fabric.plan
+    best = ideal(workload.collective, workload.algorithm, workload.bytes, workload.servers, workload.gpus_per_server,
+                 top.nics, plan.link_speed, intent.server.model)
+    order, connections = job(top, workload, best.algorithm)
+    per_connection = workload.channels * workload.qps_per_connection
+    nic_connections = _nic_connections(connections)
+    cross_leaf, cross_pod = _crossings(top, connections)
+    flow_bytes = per_connection_bytes(workload.collective, best.algorithm, workload.bytes, workload.servers,
+                                      workload.gpus_per_server, top.nics) / per_connection
+    flows = len(connections.src) * per_connection
+    fabric_bytes = {"server_leaf": round(2 * flows * flow_bytes),
+                    "leaf_spine": round(2 * cross_leaf * per_connection * flow_bytes),
+                    "spine_super_spine": round(2 * cross_pod * per_connection * flow_bytes)}
+    routed, baseline = cross_leaf * per_connection, nic_connections * per_connection
+    if routed > MAX_ROUTED:
+        return WorkloadResult(workload, best, seeds, flows, routed, baseline, fabric_bytes, None, None, (), None, 0,
+                              "", ())
+    down = _failures(top, order[0] if order else 0)
+    flowset = flow_set(top, allocation, connections, per_connection)
+    healthy = Router(top)
+    runs = _runs(healthy, [Router(top, frozenset({device})) for _, device in down], flowset, baseline, seeds)
+    uniform, switch, *failed = (_spread(best, worst, baseline, lost) for worst, lost in runs)
+    failures = tuple(FailureResult(kind, fabric.devices[device].name, spread)
+                     for (kind, device), spread in zip(down, failed, strict=True))
+    qps, searched = _qps_search(healthy, allocation, connections, workload, best, cross_leaf, nic_connections,
+                                seeds, switch)
+    name, histogram = _worst_switch(top, healthy, flowset, list(switch.worst_link_flows), seeds)
+    return WorkloadResult(workload, best, seeds, flows, routed, baseline, fabric_bytes, uniform, switch, failures, qps,
+                          searched, name, histogram)
+
+
+Runs = tuple[list[int], list[bool]]
+"""The busiest link's flows in every run, and whether some flow found no way."""
+
+
+def _runs(healthy: Router, failed: list[Router], flowset: FlowSet, baseline: int, seeds: int) -> list[Runs]:
+    """Every run of the uniform hash, then of the switch hash on the healthy fabric and with each switch down."""
+    runs: list[Runs] = [([], []) for _ in range(2 + len(failed))]
+    sources, targets = flowset.src_leaf, flowset.dst_leaf
+    for seed in range(seeds):
+        pick = SwitchHash(flowset.keys(seed), seed)
+        for (worst, lost), router, hashing in zip(runs, [healthy, healthy, *failed],
+                                                  [UniformHash(seed), pick, *(pick for _ in failed)], strict=True):
+            routing = router.route(sources, targets, hashing)
+            worst.append(_worst(routing.loads, baseline))
+            lost.append(routing.lost > 0)
+    return runs
+
+
+def job(top: Topology, workload: Workload, algorithm: str) -> tuple[list[int], Connections]:
+    """The workload's servers in rank order and its connections on every rail, the collective run by ``algorithm``
+    (``ring`` or ``tree``): with :func:`designer.analysis.flows.flow_set` the flows a lab sends to measure ECMP."""
+    plan = top.fabric.plan
+    order = place(plan.servers, plan.servers_per_su, workload.servers, workload.placement, workload.name)
+    return order, job_connections(order, pattern(workload.collective, algorithm, workload.servers), top.nics)
+
+
+def _nic_connections(connections: Connections) -> int:
+    """Connections on the busiest NIC, in one direction."""
+    if not connections.src:
+        return 0
+    return max(max(Counter(connections.src).values()), max(Counter(connections.dst).values()))
+
+
+def _crossings(top: Topology, connections: Connections) -> tuple[int, int]:
+    """Connections whose NICs sit on different leaves, and those of them whose leaves sit in different pods."""
+    devices = top.fabric.devices
+    leaf = top.leaf
+    cross_leaf = cross_pod = 0
+    for src, dst in zip(connections.src, connections.dst, strict=True):
+        a, b = leaf(src), leaf(dst)
+        if a != b:
+            cross_leaf += 1
+            cross_pod += devices[a].pod != devices[b].pod
+    return cross_leaf, cross_pod
+
+
+def _failures(top: Topology, first_server: int) -> list[tuple[str, int]]:
+    """The switches failed one at a time: the first spine of the pod of the job's first server in plane 0, and
+    the first super-spine of plane 0 (3 tiers)."""
+    fabric = top.fabric
+    pod = fabric.devices[fabric.switch_count + first_server].pod
+    chosen = []
+    for kind, role, wanted in (("spine", "spine", pod), ("super-spine", "super_spine", -1)):
+        device = next((index for index, device in enumerate(fabric.switches())
+                       if device.role == role and device.plane == 0 and device.pod == wanted), None)
+        if device is not None:
+            chosen.append((kind, device))
+    return chosen
+
+
+def _worst(loads: Counter[int], baseline: int) -> int:
+    """Flows on the busiest link: a fabric link, or a NIC link (``baseline``)."""
+    return max(baseline, max(loads.values(), default=0))
+
+
+def _time(best: Ideal, worst: int, baseline: int, lost: bool = False) -> float:
+    """The collective's time when its busiest link carries ``worst`` flows where a NIC carries ``baseline``."""
+    if lost:
+        return math.inf
+    if baseline == 0:
+        return best.time_s
+    return max(best.network_s * worst / baseline, best.nvlink_s) + best.latency_s
+
+
+def _spread(best: Ideal, worst: list[int], baseline: int, lost: list[bool]) -> Spread:
+    return Spread(tuple(worst), tuple(_time(best, flows, baseline, gone) for flows, gone in zip(worst, lost,
+                                                                                               strict=True)))
+
+
+def _qps_search(router: Router, allocation: Allocation, connections: Connections, workload: Workload, best: Ideal,
+                cross_leaf: int, nic_connections: int, seeds: int, current: Spread) -> tuple[int | None, int]:
+    """The fewest QPs per connection on :data:`QPS_LADDER` whose switch-hash p50 efficiency reaches 90%, and the
+    largest count tried."""
+    top = router.topology
+    searched = 0
+    for qps in QPS_LADDER:
+        per_connection = workload.channels * qps
+        routed = cross_leaf * per_connection
+        if qps == workload.qps_per_connection:
+            spread = current
+        else:
+            runs = min(seeds, max(SEARCH_MIN_RUNS, SEARCH_RUN_FLOWS // max(1, routed)))
+            if runs * routed > SEARCH_LIMIT:
+                return None, searched
+            flowset = flow_set(top, allocation, connections, per_connection)
+            baseline = nic_connections * per_connection
+            worst = [_worst(router.route(flowset.src_leaf, flowset.dst_leaf,
+                                         SwitchHash(flowset.keys(seed), seed)).loads, baseline)
+                     for seed in range(runs)]
+            spread = _spread(best, worst, baseline, [False] * len(worst))
+        searched = qps
+        if best.time_s / spread.time(0.5) >= TARGET_EFFICIENCY - 1e-12:
+            return qps, searched
+    return None, searched
+
+
+def _worst_switch(top: Topology, router: Router, flowset: FlowSet, worst: list[int],
+                  seeds: int) -> tuple[str, tuple[tuple[int, int], ...]]:
+    """The switch with the busiest uplink in the median run of the switch hash, and its uplinks by load."""
+    if not flowset.src:
+        return "", ()
+    median = percentile(worst, 0.5)
+    seed = next(seed for seed in range(seeds) if worst[seed] == median)
+    loads = router.route(flowset.src_leaf, flowset.dst_leaf, SwitchHash(flowset.keys(seed), seed)).loads
+    links = top.fabric.links
+    busiest: dict[int, int] = {}
+    for key, flows in loads.items():
+        if key % 2 == 0:
+            lower = links[key // 2][3]
+            busiest[lower] = max(busiest.get(lower, 0), flows)
+    switch = min(busiest, key=lambda device: (-busiest[device], device))
+    histogram = Counter(loads.get(2 * link, 0) for link in top.up[switch])
+    return top.fabric.devices[switch].name, tuple(sorted(histogram.items()))
