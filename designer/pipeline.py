@@ -68,11 +68,12 @@ def workloads(intent: Intent, progress: Progress | None = None, seeds: int = SEE
 
 
 def _wired(intent: Intent, say: Progress) -> tuple[Plan, Fabric, Allocation]:
-    """Size, wire and allocate: errors found on the way are tied to the intent file."""
-    if problems := _sized_problems(intent):
-        raise InputError(problems, intent.source)
+    """Size, wire and allocate: errors found on the way are tied to the intent file; the rules that need the
+    sized fabric's counts run before anything is wired."""
     try:
         plan = size(intent)
+        if problems := address_problems(intent, plan):
+            raise InputError(problems)
         say(f"wiring {sum(plan.link_counts().values()):,} links")
         fabric = wire(intent, plan)
         say("allocating addresses and ASNs")

@@ -1,5 +1,5 @@
 """The intent stage: YAML in, a validated and fully specified :class:`Intent` out."""
 
-from designer.intent.resolve import Intent, Loaded, ServerSpec, SwitchSpec, load_intent, parse_intent, read_intent
+from designer.intent.resolve import Intent, Loaded, ServerSpec, SwitchSpec, parse_intent, read_intent
 
-__all__ = ["Intent", "Loaded", "ServerSpec", "SwitchSpec", "load_intent", "parse_intent", "read_intent"]
+__all__ = ["Intent", "Loaded", "ServerSpec", "SwitchSpec", "parse_intent", "read_intent"]

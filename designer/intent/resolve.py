@@ -139,12 +139,6 @@ class Loaded:
         return _intact(self.broken, path)
 
 
-def load_intent(path: str | FilePath) -> Intent:
-    """Read, validate and resolve an intent file. Raises :class:`InputError` listing every problem found
-    before sizing (:func:`designer.build` adds those of the sized fabric)."""
-    return _sound(read_intent(path))
-
-
 def read_intent(path: str | FilePath) -> Loaded:
     """Read an intent file and check every rule that does not need the sized fabric, collecting problems.
 
