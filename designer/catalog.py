@@ -66,6 +66,18 @@ class TargetModel:
     releases: tuple[str, ...] = ()
     """Releases whose syntax the configurations can be written in, oldest first (empty: one syntax)."""
     default_release: str | None = None
+    bfd_interval_ms: dict[str, list[int]] | None = None
+    """Shortest and longest BFD interval from each listed release on (None: no limit beyond the intent's)."""
+
+    def bfd_range(self, release: str | None) -> tuple[int, int] | None:
+        """The BFD interval range of ``release`` (default: the default release), None when there is no limit."""
+        if not self.bfd_interval_ms:
+            return None
+        position = self.releases.index(release or self.default_release or self.releases[-1])
+        first = max((since for since in self.bfd_interval_ms if self.releases.index(since) <= position),
+                    key=self.releases.index)
+        low, high = self.bfd_interval_ms[first]
+        return low, high
 
 
 @dataclass(frozen=True)

@@ -348,3 +348,25 @@ def test_the_juniper_cnp_cap_is_a_shaper_on_every_port() -> None:
     plain = design_of("small-2tier")
     config = _document(nvue_files(plain)[f"configs/nvue/{plain.configs[0].hostname}.yaml"])
     assert "egress-shaper" not in config["qos"]
+
+
+def test_a_bfd_interval_the_nvue_release_cannot_configure_is_refused(tmp_path: Any) -> None:
+    intent = tmp_path / "intent.yaml"
+    bfd = "routing: {bfd: {enabled: true, interval_ms: 20}}"
+    intent.write_text(intent_text(servers=4, extra=f"targets: [frr, nvue]\ntarget_options: {{nvue: {{release: "
+                                                    f"\"5.12\"}}}}\n{bfd}"))
+    for command, extra in (("plan", ()), ("check", ()), ("build", ("-o", str(tmp_path / "out")))):
+        code, out, err = run_cli(command, str(intent), *extra)
+        assert (code, out) == (2, ""), command
+        assert (f"{intent}:10: routing.bfd.interval_ms: 20 ms is outside the BFD intervals NVUE 5.12 can configure "
+                "(50-60000 ms); use 50-60000 ms, set target_options.nvue.release: \"5.15\" or later, or drop nvue "
+                "from targets") in err, err
+    assert not (tmp_path / "out").exists()
+    for release, code in (("5.14", 2), ("5.15", 0), ("5.18", 0)):
+        intent.write_text(intent_text(servers=4, extra=f"targets: [frr, nvue]\ntarget_options: {{nvue: {{release: "
+                                                        f"\"{release}\"}}}}\n{bfd}"))
+        assert run_cli("plan", str(intent))[0] == code, release
+    intent.write_text(intent_text(servers=4, extra=f"targets: [frr, nvue]\n{bfd.replace('20', '50')}"))
+    assert run_cli("plan", str(intent))[0] == 0
+    intent.write_text(intent_text(servers=4, extra=f"targets: [frr, eos]\n{bfd}"))
+    assert run_cli("plan", str(intent))[0] == 0

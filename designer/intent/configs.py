@@ -117,6 +117,25 @@ def routing_problems(routing: RoutingDoc) -> list[Problem]:
     return []
 
 
+def bfd_problems(routing: RoutingDoc, targets: list[str], releases: dict[str, str]) -> list[Problem]:
+    """BFD intervals a target's release cannot configure (``releases``: the release chosen per target)."""
+    bfd = routing.bfd
+    problems = []
+    for target in targets if bfd.enabled else ():
+        capability = catalog().targets[target]
+        limits = capability.bfd_range(releases.get(target))
+        if limits is None or limits[0] <= bfd.interval_ms <= limits[1]:
+            continue
+        release = releases.get(target) or capability.default_release
+        later = [name for name in capability.releases[capability.releases.index(release or ""):]
+                 if (bounds := capability.bfd_range(name)) and bounds[0] <= bfd.interval_ms <= bounds[1]]
+        instead = f', set target_options.{target}.release: "{later[0]}" or later,' if later else ""
+        problems.append(Problem(("routing", "bfd", "interval_ms"), (
+            f"{bfd.interval_ms} ms is outside the BFD intervals {capability.label} {release} can configure "
+            f"({limits[0]}-{limits[1]} ms); use {limits[0]}-{limits[1]} ms{instead} or drop {target} from targets")))
+    return problems
+
+
 def target_problems(targets: list[str]) -> list[Problem]:
     """A target listed twice is a typo worth pointing at; SONiC runs BGP from the FRR file (split-unified mode)."""
     problems = [Problem(("targets", index), f"{target!r} is listed twice; list each network OS once")

@@ -25,7 +25,7 @@ from pydantic.fields import FieldInfo
 
 from designer.catalog import catalog
 from designer.errors import InputError, Path, Problem, Source
-from designer.intent.configs import QosSpec, resolve_qos, routing_problems, target_problems
+from designer.intent.configs import QosSpec, bfd_problems, resolve_qos, routing_problems, target_problems
 from designer.intent.facility import Facility, facility_problems, resolve_facility
 from designer.intent.schema import (
     MAX_BREAKOUT,
@@ -262,6 +262,8 @@ def _resolve(doc: IntentDoc, broken: frozenset[Path], source: Source, sha256: st
         problems.extend(routing_problems(doc.routing))
     targets = doc.targets if intact(("targets",)) else []
     problems.extend(target_problems(targets))
+    if intact(("routing", "bfd"), ("target_options",)):
+        problems.extend(bfd_problems(doc.routing, targets, {"nvue": doc.target_options.nvue.release}))
     qos_problems: list[Problem] = []
     qos = resolve_qos(doc.qos, targets, qos_problems)
     if intact(("qos",)):
