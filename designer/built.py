@@ -27,6 +27,7 @@ from designer.fabric import TIERS
 from designer.files import Refused, read_below
 from designer.findings import SEVERITIES, Finding
 from designer.intent.schema import safe_name
+from designer.outputs.folder import INTENT_FILE
 
 DESIGN_FILE = "design.json"
 MANIFEST_FILE = "manifest.json"
@@ -108,6 +109,27 @@ def output_findings(folder: Path) -> tuple[list[Finding], str]:
     findings = [Finding(row["check"], row["severity"], row["message"], row["subject"], row.get("evidence", {}))
                 for row in rows]
     return findings, design["name"]
+
+
+def built_intent(folder: Path) -> bytes | None:
+    """The bytes of the intent ``folder`` was built from (``intent.yaml``), once their sha256 is the
+    ``intent_sha256`` that ``manifest.json`` records; None when the folder has no intent.yaml (built by a designer
+    that did not keep it). Anything else (a link, an edited file, a manifest without the hash) is refused."""
+    if not (folder / INTENT_FILE).exists() and not (folder / INTENT_FILE).is_symlink():
+        return None
+    manifest_path = folder / MANIFEST_FILE
+    text, manifest = _json(str(manifest_path), read_regular(manifest_path))
+    recorded = manifest.get("intent_sha256") if isinstance(manifest, dict) else None
+    if not (isinstance(recorded, str) and re.fullmatch(r"[0-9a-f]{64}", recorded)):
+        raise _error(str(manifest_path), text, [Problem(("intent_sha256",), (
+            f"{_shown(recorded)} is not a sha256 (64 hexadecimal digits); rebuild the folder with "
+            "'designer build INTENT'"))])
+    data = read_inside(folder, (INTENT_FILE,))
+    if hashlib.sha256(data).hexdigest() != recorded:
+        raise _file_error(folder / INTENT_FILE, (
+            f"its sha256 differs from the intent_sha256 {MANIFEST_FILE} records: it was changed after 'designer "
+            "build'; rebuild the folder with 'designer build INTENT'"))
+    return data
 
 
 def manifest_problems(folder: Path, manifest: object) -> list[Problem]:

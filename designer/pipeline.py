@@ -18,7 +18,7 @@ from designer.design import Built, Design, Progress, quiet
 from designer.errors import InputError, Problem
 from designer.fabric import Fabric, wire
 from designer.intent import Intent, read_intent
-from designer.model import device_configs
+from designer.model import DeviceConfig, device_configs
 from designer.physical import plan_physical
 from designer.sizing import Plan, size
 
@@ -28,10 +28,11 @@ def build(path: str | Path, progress: Progress | None = None) -> Design:
     return design(validated_intent(path), progress)
 
 
-def validated_intent(path: str | Path) -> Intent:
-    """The intent at ``path``, or :class:`InputError` with every problem: those of the file and, when its fabric
-    can be sized, those of the sized fabric (limits, pool sizes, ASN ranges, what the targets can express)."""
-    loaded = read_intent(path)
+def validated_intent(path: str | Path, raw: bytes | None = None) -> Intent:
+    """The intent at ``path`` (or its bytes ``raw``, read already), or :class:`InputError` with every problem: those
+    of the file and, when its fabric can be sized, those of the sized fabric (limits, pool sizes, ASN ranges, what
+    the targets can express)."""
+    loaded = read_intent(path, raw)
     if loaded.problems or loaded.intent is None:
         later = _sized_problems(loaded.intent) if loaded.intent else []
         raise InputError([*loaded.problems, *(problem for problem in later if loaded.intact(problem.path))],
@@ -57,6 +58,13 @@ def design(intent: Intent, progress: Progress | None = None, seeds: int = SEEDS)
     built = Built(intent, plan, fabric, allocation, physical, configs, shared, analyzed)
     say(f"running {len(CHECKS)} checks")
     return Design(**vars(built), findings=tuple(run_checks(built)))
+
+
+def device_models(intent: Intent) -> tuple[DeviceConfig, ...]:
+    """Only the stages the switch configurations read (size, wire, allocate, cable lengths), then the device
+    models: what ``designer validate-configs`` compares the EOS files with."""
+    plan, fabric, allocation = _wired(intent, quiet)
+    return tuple(device_configs(intent, plan, fabric, allocation, plan_physical(intent, plan, fabric).link_length_dm))
 
 
 def workloads(intent: Intent, progress: Progress | None = None, seeds: int = SEEDS) -> tuple[WorkloadResult, ...]:

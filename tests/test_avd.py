@@ -112,34 +112,43 @@ def test_the_pfc_watchdog_is_on_for_every_port_through_the_qos_profile() -> None
             assert text.count("   service-profile ROCE\n") == len(device.interfaces)
 
 
-def test_validate_configs_compares_eos_files_with_the_intents_design(tmp_path: Path, capsys: pytest.CaptureFixture[str],
-                                                                     monkeypatch: pytest.MonkeyPatch) -> None:
+def test_validate_configs_compares_eos_files_with_the_design_of_the_folders_intent(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch) -> None:
     intent = ROOT / "tests" / "intents" / "small-2tier.yaml"
     output = tmp_path / "out"
     assert main(["build", str(intent), "-o", str(output)]) == 0
+    assert (output / "intent.yaml").read_bytes() == intent.read_bytes()  # the exact bytes, hashed in the manifest
     switches = len(build(intent).configs)
     monkeypatch.setitem(sys.modules, "pyavd", None)  # pyavd not installed: counted, not failed
     capsys.readouterr()
-    main(["validate-configs", str(output), "--intent", str(intent)])
-    assert f"not checked: {switches} eos files (comparing them with Arista's own rendering needs pyavd: pip " \
-           "install pyavd)" in capsys.readouterr().out
+    main(["validate-configs", str(output)])
+    assert f"not checked: {switches} eos files (pyavd is not installed; comparing them with Arista's own rendering " \
+           "needs it: pip install pyavd)" in capsys.readouterr().out
     monkeypatch.undo()
     need(HAVE_PYAVD, NEED_PYAVD)
     (output / "configs" / "sonic").rename(tmp_path / "sonic")  # this test is about EOS; no libyang or vtysh needed
     (output / "configs" / "frr").rename(tmp_path / "frr")
-    assert main(["validate-configs", str(output), "--intent", str(intent)]) == 0
+    assert main(["validate-configs", str(output)]) == 0  # no --intent: the folder holds its intent
     out = capsys.readouterr().out
     assert f"pyavd: {switches} of {switches} files valid" in out and "eos files" not in out
-    assert main(["validate-configs", str(output)]) == 0
-    assert f"not checked: {switches} eos files (compared with Arista's own rendering only with --intent INTENT " \
-           "and pyavd)" in capsys.readouterr().out
     leaf = output / "configs" / "eos" / "p0-su0-r0-leaf.cfg"
-    leaf.write_text(leaf.read_text().replace("   service-profile ROCE\n", "   service-profile ROCEV2\n", 1))
-    assert main(["validate-configs", str(output), "--intent", str(intent)]) == 1
+    original = leaf.read_text()
+    leaf.write_text(original.replace("   service-profile ROCE\n", "   service-profile ROCEV2\n", 1))
+    assert main(["validate-configs", str(output)]) == 1
     out = capsys.readouterr().out
     assert re.search(r"INVALID configs/eos/p0-su0-r0-leaf\.cfg \(pyavd\): line \d+: interface Ethernet1/1 > "
                      r"service-profile ROCEV2 is not in Arista's rendering; missing interface Ethernet1/1 > "
                      r"service-profile ROCE \(Arista's rendering has it\)", out), out
-    other = ROOT / "tests" / "intents" / "small-3tier.yaml"
-    assert main(["validate-configs", str(output), "--intent", str(other)]) == 2
-    assert "was not built from this intent" in capsys.readouterr().err
+    leaf.write_text(original)
+    copy = output / "intent.yaml"
+    copy.write_bytes(copy.read_bytes().replace(b"servers:", b"servers: ", 1))  # edited after the build: refused
+    assert main(["validate-configs", str(output)]) == 2
+    assert f"{copy}: its sha256 differs from the intent_sha256 manifest.json records" in capsys.readouterr().err
+    copy.unlink()
+    copy.symlink_to(intent)  # a link, even to the right bytes, is not read
+    assert main(["validate-configs", str(output)]) == 2
+    assert "is a symbolic link" in capsys.readouterr().err
+    copy.unlink()  # a folder built before designer kept its intent: said, not failed
+    assert main(["validate-configs", str(output)]) == 0
+    assert f"not checked: {switches} eos files ({output} has no intent.yaml (an older designer built it); rebuild " \
+           "it with 'designer build INTENT')" in capsys.readouterr().out

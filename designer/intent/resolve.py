@@ -101,6 +101,8 @@ class Intent:
     checks: ChecksDoc
     source: Source
     sha256: str
+    text: str
+    """The intent file as read: its UTF-8 encoding is the file's bytes (those ``sha256`` hashes)."""
     max_servers: int
     """The envelope: the servers the fabric is planned for (``growth``); ``servers`` when the intent has none."""
     workloads: tuple[Workload, ...] = ()
@@ -139,12 +141,13 @@ class Loaded:
         return _intact(self.broken, path)
 
 
-def read_intent(path: str | FilePath) -> Loaded:
-    """Read an intent file and check every rule that does not need the sized fabric, collecting problems.
+def read_intent(path: str | FilePath, raw: bytes | None = None) -> Loaded:
+    """Read an intent file (or take its bytes, ``raw``, already read) and check every rule that does not need the
+    sized fabric, collecting problems.
 
     Raises :class:`InputError` only when the file cannot be read or is not YAML at all.
     """
-    raw = read_bytes(FilePath(path))
+    raw = read_bytes(FilePath(path)) if raw is None else raw
     return _load(decode(raw, str(path)), str(path), hashlib.sha256(raw).hexdigest())
 
 
@@ -169,7 +172,7 @@ def _load(text: str, filename: str, sha256: str) -> Loaded:
             problems.append(Problem((), "the intent must be a YAML mapping with at least name, compute and fabric"))
         return Loaded(None, tuple(problems), document.source, frozenset(broken))
     doc = _validated(document.data, broken, problems)
-    intent = _resolve(doc, frozenset(broken), document.source, sha256, problems) if doc else None
+    intent = _resolve(doc, frozenset(broken), document.source, sha256, text, problems) if doc else None
     return Loaded(intent, tuple(problems), document.source, frozenset(broken))
 
 
@@ -229,7 +232,7 @@ def _without(data: dict[str, Any], path: Path) -> dict[str, Any]:
     return {**kept, head: _stand_in(field)} if field is not None and field.is_required() else kept
 
 
-def _resolve(doc: IntentDoc, broken: frozenset[Path], source: Source, sha256: str,
+def _resolve(doc: IntentDoc, broken: frozenset[Path], source: Source, sha256: str, text: str,
              problems: list[Problem]) -> Intent | None:
     """Apply the catalog and every cross-field rule whose inputs were read as written; the intent when the
     fabric can be sized (its compute and fabric hold), else None."""
@@ -286,7 +289,7 @@ def _resolve(doc: IntentDoc, broken: frozenset[Path], source: Source, sha256: st
                   addressing=doc.addressing, routing=doc.routing, targets=tuple(doc.targets),
                   target_options=doc.target_options, qos=qos,
                   facility=resolve_facility(doc.facility, server.nic_speed), checks=doc.checks, source=source,
-                  sha256=sha256, max_servers=max_servers or servers, workloads=workloads)
+                  sha256=sha256, text=text, max_servers=max_servers or servers, workloads=workloads)
 
 
 def _server(compute: ComputeDoc, intact: Callable[..., bool], problems: list[Problem]) -> ServerSpec | None:

@@ -20,7 +20,7 @@ from designer.design import Design, Progress, quiet
 from designer.model import DeviceConfig
 from designer.outputs.design_json import design_json
 from designer.outputs.floorplan import floorplan_svg
-from designer.outputs.folder import MANIFEST, write_files
+from designer.outputs.folder import INTENT_FILE, MANIFEST, write_files
 from designer.outputs.lab import lab_files
 from designer.outputs.physical import bom_rows, power_markdown, racks_rows
 from designer.outputs.summary import summary_markdown
@@ -76,6 +76,7 @@ def review_files(design: Design, say: Progress, since: Since | None = None) -> d
     document = design_json(design)
     return {
         "summary.md": summary_markdown(design, since(document) if since else []).encode(),
+        INTENT_FILE: design.intent.text.encode("utf-8", "surrogatepass"),
         "design.json": document.encode(),
         "cabling.csv": csv_bytes(*cabling_rows(design)),
         "addressing.csv": csv_bytes(*addressing_rows(design)),

@@ -25,6 +25,8 @@ from typing import IO
 from designer.errors import OutputError
 
 MANIFEST = "manifest.json"
+INTENT_FILE = "intent.yaml"
+"""The intent the folder was built from, byte for byte (its sha256 is the manifest's ``intent_sha256``)."""
 AT_FDCWD, RENAME_EXCHANGE = -100, 2
 """From Linux's <fcntl.h> and <linux/fs.h>: paths relative to the working folder; swap two paths."""
 

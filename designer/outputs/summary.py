@@ -194,6 +194,7 @@ def summary_markdown(design: Design, moved: Sequence[str] = ()) -> str:
               "- `addressing.csv`: every interface address",
               "- `asn.csv`: every switch's ASN",
               f"- `configs/<os>/<hostname>.<ext>`: every switch's configuration for {', '.join(design.intent.targets)}",
+              "- `intent.yaml`: the intent this folder was built from, byte for byte",
               "- `manifest.json`: intent hash, tool version and sha256 of every file", ""]
     return "\n".join(lines)
 

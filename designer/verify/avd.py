@@ -95,7 +95,8 @@ def pyavd() -> ModuleType:
     try:
         return importlib.import_module("pyavd")
     except ImportError:
-        raise PrerequisiteError(f"comparing them with Arista's own rendering needs pyavd: {INSTALL}") from None
+        raise PrerequisiteError(f"pyavd is not installed; comparing them with Arista's own rendering needs it: "
+                                f"{INSTALL}") from None
 
 
 def arista_rendering(device: DeviceConfig) -> str:

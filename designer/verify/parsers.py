@@ -23,16 +23,18 @@ import re
 import shutil
 import subprocess
 import tempfile
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Iterable, Mapping
 from concurrent.futures import ProcessPoolExecutor, ThreadPoolExecutor
 from dataclasses import dataclass
 from functools import partial
 from pathlib import Path
 from typing import Any
 
-from designer.built import MANIFEST_FILE, read_regular
-from designer.errors import InputError, PrerequisiteError
+from designer.built import built_intent
+from designer.errors import PrerequisiteError
 from designer.model import DeviceConfig
+from designer.outputs.folder import INTENT_FILE
+from designer.pipeline import device_models, validated_intent
 from designer.resources import sonic_yang_models
 from designer.verify import avd
 
@@ -387,12 +389,11 @@ class Report:
         return "\n".join(lines)
 
 
-def validate_output(folder: Path, yang_dir: Path | None = None, devices: Sequence[DeviceConfig] | None = None,
-                    intent_sha256: str | None = None) -> Report:
+def validate_output(folder: Path, yang_dir: Path | None = None) -> Report:
     """Run every available parser over ``folder/configs``; prerequisites that are missing go to ``missing``.
 
-    ``devices`` are the device models of the design the folder was built from (its intent's ``intent_sha256``
-    must match the folder's manifest): with them and pyavd, EOS files are compared with Arista's rendering."""
+    With pyavd, EOS files are compared with Arista's rendering of the design rebuilt from the folder's own
+    ``intent.yaml`` (:func:`built_devices`)."""
     configs = folder / "configs"
     if not configs.is_dir():
         raise PrerequisiteError(f"{folder} has no configs/ folder; build it first with 'designer build INTENT'")
@@ -413,25 +414,23 @@ def validate_output(folder: Path, yang_dir: Path | None = None, devices: Sequenc
             missing.append(str(error))
     unchecked: dict[str, tuple[int, str]] = {}
     if eos := by_os.pop("eos", []):
-        if devices is None:
-            unchecked["eos"] = (len(eos), "compared with Arista's own rendering only with --intent INTENT and pyavd")
+        try:
+            devices = built_devices(folder)
+        except PrerequisiteError as error:
+            unchecked["eos"] = (len(eos), str(error))
         else:
-            _same_intent(folder, intent_sha256)
-            try:
-                verdicts += check_eos([(path, str(path.relative_to(folder))) for path in eos],
-                                      {device.hostname: device for device in devices})
-            except PrerequisiteError as error:
-                unchecked["eos"] = (len(eos), str(error))
+            verdicts += check_eos([(path, str(path.relative_to(folder))) for path in eos], devices)
     unchecked.update({name: (len(paths), "no offline parser") for name, paths in by_os.items() if paths})
     return Report(verdicts, unchecked, missing)
 
 
-def _same_intent(folder: Path, intent_sha256: str | None) -> None:
-    """Refuse to compare a folder with the design of an intent it was not built from (``manifest.json``)."""
-    try:
-        recorded = json.loads(read_regular(folder / MANIFEST_FILE)).get("intent_sha256")
-    except (InputError, ValueError, AttributeError):
-        recorded = None
-    if recorded != intent_sha256:
-        raise PrerequisiteError(f"{folder} was not built from this intent (its {MANIFEST_FILE} records another "
-                                "intent_sha256); give the intent the folder was built from, or rebuild the folder")
+def built_devices(folder: Path) -> dict[str, DeviceConfig]:
+    """The device models, by name, of the design ``folder`` was built from, rebuilt from its ``intent.yaml``.
+    :class:`PrerequisiteError` without pyavd (asked first: rebuilding takes time) or without an intent.yaml;
+    :class:`InputError` for an intent.yaml changed after the build, or one this designer refuses."""
+    avd.pyavd()
+    raw = built_intent(folder)
+    if raw is None:
+        raise PrerequisiteError(f"{folder} has no {INTENT_FILE} (an older designer built it); rebuild it with "
+                                "'designer build INTENT'")
+    return {device.hostname: device for device in device_models(validated_intent(folder / INTENT_FILE, raw))}
