@@ -57,3 +57,12 @@ def test_verify_benchmark_parses_its_options() -> None:
     result = subprocess.run([sys.executable, str(ROOT / "benchmarks" / "bench_verify.py"), "--help"],
                             capture_output=True, text=True, cwd=ROOT, timeout=60)
     assert result.returncode == 0 and "--labs" in result.stdout
+
+
+def test_avd_benchmark_prints_a_row_at_a_tiny_size() -> None:
+    need(importlib.util.find_spec("pyavd") is not None, "bench_avd needs Arista's pyavd: pip install pyavd")
+    result = subprocess.run([sys.executable, str(ROOT / "benchmarks" / "bench_avd.py"), "--runs", "1",
+                             "--sizes", "256"], capture_output=True, text=True, cwd=ROOT, timeout=300)
+    assert result.returncode == 0, result.stderr
+    rows = [line for line in result.stdout.splitlines() if line.startswith("| 256 | 12 |")]
+    assert len(rows) == 1 and rows[0].endswith("x |"), result.stdout
