@@ -24,6 +24,7 @@ netplan or NetworkManager files, a sysctl.d file, the NIC vendor's QoS commands 
 
 from __future__ import annotations
 
+import uuid
 from collections.abc import Sequence
 from dataclasses import dataclass
 
@@ -38,6 +39,9 @@ TABLE_BASE = 100
 GID_INDEX = 3
 """The RoCEv2 GID of a NIC's IPv4 address: mlx5 lists each address as RoCEv1 and RoCEv2 GIDs after the two of
 the link-local IPv6 address, so a NIC with one IPv4 address has it at index 3 (``show_gids``)."""
+CONNECTION_NAMESPACE = uuid.UUID("6f1c7a52-3d0e-5b8e-9a41-0c2f6d8e1b73")
+"""Namespace of the NetworkManager connection UUIDs: ``uuid5`` of ``<design>/<server>/<nic>``, the same in every
+build, different in every design."""
 NCCL_DEFAULT_QPS = 1
 """NCCL_IB_QPS_PER_CONNECTION when nothing says otherwise: NCCL's own default."""
 SYSCTLS = (
@@ -70,6 +74,8 @@ class HostNic:
     leaf_port: str
     table: int
     """Routing table and rule priority."""
+    uuid: str
+    """The NetworkManager connection's UUID."""
     sysctl: str
     """The sysctl key prefix of the NIC (``net.ipv4.conf.<nic>.``; with '/' separators when the name has a dot)."""
 
@@ -139,12 +145,14 @@ def host_configs(intent: Intent, fabric: Fabric, allocation: Allocation,
     for offset, numbers in enumerate(links):
         server = devices[first + offset]
         nics = []
-        for index, number in enumerate(numbers):
+        for index, (number, name) in enumerate(zip(numbers, spec.nics, strict=True)):
             _, leaf, slot, _, _ = fabric.links[number]
             even, odd = allocation.link_addresses(number)
-            nics.append(HostNic(spec.nics[index], spec.rdma_devices[index], server.port_name(index), index // rails,
+            nics.append(HostNic(name, spec.rdma_devices[index], server.port_name(index), index // rails,
                                 index % rails, ip(odd), ip(even), devices[leaf].name, devices[leaf].port_name(slot),
-                                TABLE_BASE + index, prefixes[index]))
+                                TABLE_BASE + index,
+                                str(uuid.uuid5(CONNECTION_NAMESPACE, f"{intent.name}/{server.name}/{name}")),
+                                prefixes[index]))
         hosts.append(HostConfig(server.name, spec.format, qos.mtu, 31, backend, tuple(nics), SYSCTLS, host_qos, nccl))
     return tuple(hosts)
 
