@@ -27,6 +27,7 @@ from __future__ import annotations
 import uuid
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import NamedTuple
 
 from designer.allocate import Allocation, ip
 from designer.analysis.workload import WorkloadResult
@@ -54,9 +55,9 @@ SYSCTLS = (
 and ``all``'s value for each, so per-NIC values hold whatever ``all`` says."""
 
 
-@dataclass(frozen=True, slots=True)
-class HostNic:
-    """One backend NIC port of a server: its names, its /31 and its leaf, its routing table."""
+class HostNic(NamedTuple):
+    """One backend NIC port of a server: its names, its /31 and its leaf, its routing table (a named tuple: a
+    131,072-GPU design has 131,072 of them)."""
 
     name: str
     """Linux interface name."""
@@ -75,7 +76,7 @@ class HostNic:
     table: int
     """Routing table and rule priority."""
     uuid: str
-    """The NetworkManager connection's UUID."""
+    """The NetworkManager connection's UUID (format nmconnection; empty otherwise)."""
     sysctl: str
     """The sysctl key prefix of the NIC (``net.ipv4.conf.<nic>.``; with '/' separators when the name has a dot)."""
 
@@ -140,19 +141,25 @@ def host_configs(intent: Intent, fabric: Fabric, allocation: Allocation,
     qps, reason = qps_per_connection(workloads)
     nccl = Nccl(spec.rdma_devices, GID_INDEX, qos.roce_dscp << 2, qps, reason, 0)
     backend = (allocation.server_p2p.cidr,)
+    keyfiles = spec.format == "nmconnection"
     prefixes = tuple(f"net/ipv4/conf/{name}/" if "." in name else f"net.ipv4.conf.{name}." for name in spec.nics)
+    ports = [devices[first].port_name(index) for index in range(intent.server.nics)] if links else []
+    leaf_ports: dict[tuple[int, int], str] = {}
     hosts = []
     for offset, numbers in enumerate(links):
         server = devices[first + offset]
         nics = []
         for index, (number, name) in enumerate(zip(numbers, spec.nics, strict=True)):
             _, leaf, slot, _, _ = fabric.links[number]
-            even, odd = allocation.link_addresses(number)
-            nics.append(HostNic(name, spec.rdma_devices[index], server.port_name(index), index // rails,
-                                index % rails, ip(odd), ip(even), devices[leaf].name, devices[leaf].port_name(slot),
-                                TABLE_BASE + index,
-                                str(uuid.uuid5(CONNECTION_NAMESPACE, f"{intent.name}/{server.name}/{name}")),
-                                prefixes[index]))
+            even = allocation.evens[number]
+            leaf_device = devices[leaf]
+            key = (leaf_device.breakout, slot)
+            if key not in leaf_ports:
+                leaf_ports[key] = leaf_device.port_name(slot)
+            nics.append(HostNic(name, spec.rdma_devices[index], ports[index], index // rails, index % rails,
+                                ip(even + 1), ip(even), leaf_device.name, leaf_ports[key], TABLE_BASE + index,
+                                str(uuid.uuid5(CONNECTION_NAMESPACE, f"{intent.name}/{server.name}/{name}"))
+                                if keyfiles else "", prefixes[index]))
         hosts.append(HostConfig(server.name, spec.format, qos.mtu, 31, backend, tuple(nics), SYSCTLS, host_qos, nccl))
     return tuple(hosts)
 

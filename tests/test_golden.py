@@ -14,8 +14,9 @@ from functools import cache
 
 import pytest
 
+from designer.intent import parse_intent
 from designer.model import DeviceConfig
-from designer.pipeline import build
+from designer.pipeline import build, design
 from designer.render import TARGETS, config_path, render_configs
 from designer.render.hosts import render_hosts
 from tests.conftest import ROOT, check_golden
@@ -58,8 +59,9 @@ def test_device_model_matches_the_golden_files(intent: str, update_golden: bool)
 @cache
 def server_files(intent: str) -> dict[str, bytes]:
     """The first server's files, with its NICs written as netplan and as NetworkManager keyfiles."""
-    host = build(ROOT / "tests" / "intents" / f"{intent}.yaml").hosts[0]
-    return {**render_hosts([dataclasses.replace(host, format="nmconnection")]), **render_hosts([host])}
+    path = ROOT / "tests" / "intents" / f"{intent}.yaml"
+    keyfiles = design(parse_intent(path.read_text() + "hosts: {format: nmconnection}\n", path.name))
+    return {**render_hosts(keyfiles.hosts[:1]), **render_hosts(build(path).hosts[:1])}
 
 
 @pytest.mark.parametrize("intent", INTENTS)
