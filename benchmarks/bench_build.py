@@ -2,8 +2,9 @@
 
 Each run is a fresh process (so peak memory is that run's own); the table reports the median of
 ``--runs`` runs and the ratio to the 1k-GPU run. The stage table splits the largest size's build by the
-stage lines the command prints on stderr, and puts beside it the floor of writing the same bytes (the
-output size over this disk's write speed, measured with one big file). ``--write`` replaces the tables
+stage lines the command prints on stderr (among them the servers' host settings and the rendering and writing
+of their files, ``servers/<server>/``, four or more files per server), and puts beside it the floor of writing the
+same bytes (the output size over this disk's write speed, measured with one big file). ``--write`` replaces the tables
 in benchmarks/README.md between their bench_build and bench_stages markers.
 
     python benchmarks/bench_build.py [--runs 3] [--sizes 1024 8192] [--write]

@@ -45,7 +45,8 @@ def test_a_terminal_sees_the_stages_and_stdout_is_unchanged(args: list[str]) -> 
     assert [line.split("] ", 1)[1] for line in lines] == [
         "wiring 2,048 links", "allocating addresses and ASNs", "placing racks, power and cables",
         "modelling 64 switches", "counting links and solving the bisection max-flows",
-        "analyzing 2 workloads over 32 runs per hash", f"running {len(CHECKS)} checks"]
+        "analyzing 2 workloads over 32 runs per hash", "setting up the backend NICs of 128 servers",
+        f"running {len(CHECKS)} checks"]
     if args[0] == "plan":
         json.loads(out)
 
@@ -58,6 +59,7 @@ def test_a_large_build_reports_its_stages_even_in_a_pipe(tmp_path: Path, monkeyp
     code, out, err = run(["build", str(EXAMPLE), "-o", str(target)], io.StringIO())
     assert code == 0 and out == piped.replace(str(tmp_path / "quiet"), str(target))
     stages = [line.split("] ", 1)[1] for line in err.splitlines() if STAGE.fullmatch(line)]
-    assert len(stages) == len(err.splitlines()) == 9
-    assert stages[-2:] == ["writing the summary, design.json and tables",
-                           "rendering and writing the configurations of 64 switches for sonic, frr, eos, nvue"]
+    assert len(stages) == len(err.splitlines()) == 11
+    assert stages[-3:] == ["writing the summary, design.json and tables",
+                           "rendering and writing the configurations of 64 switches for sonic, frr, eos, nvue",
+                           "rendering and writing the backend NIC files of 128 servers"]

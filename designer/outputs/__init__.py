@@ -11,13 +11,11 @@ from __future__ import annotations
 import hashlib
 import json
 import os
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable
 from pathlib import Path
-from typing import Any
 
 from designer import __version__
 from designer.design import Design, Progress, quiet
-from designer.model import DeviceConfig
 from designer.outputs.design_json import design_json
 from designer.outputs.floorplan import floorplan_svg
 from designer.outputs.folder import INTENT_FILE, MANIFEST, write_files
@@ -28,6 +26,7 @@ from designer.outputs.tables import addressing_rows, asn_rows, cabling_rows, csv
 from designer.outputs.workers import in_workers
 from designer.outputs.workloads import svg as workloads_svg
 from designer.render import render_configs, user_templates_for
+from designer.render.hosts import render_hosts
 
 Since = Callable[[str], list[str]]
 """From a new design.json, summary.md's lines on what changed since the build it replaces."""
@@ -44,9 +43,11 @@ def design_files(design: Design, templates: Path | None = None, progress: Progre
     say = progress or quiet
     files = review_files(design, say, since)
     say(f"rendering the configurations of {len(design.configs):,} switches for {', '.join(design.intent.targets)}")
-    files.update(render_configs(design.configs, design.intent.targets,
-                                user_templates_for(design.intent.source.filename, templates),
+    user_templates = user_templates_for(design.intent.source.filename, templates)
+    files.update(render_configs(design.configs, design.intent.targets, user_templates,
                                 design.intent.target_options.model_dump()))
+    say(f"rendering the backend NIC files of {len(design.hosts):,} servers")
+    files.update(render_hosts(design.hosts, user_templates))
     files[MANIFEST] = manifest(design, {path: _sha256(data) for path, data in files.items()})
     return dict(sorted(files.items()))
 
@@ -54,8 +55,8 @@ def design_files(design: Design, templates: Path | None = None, progress: Progre
 def write_design(design: Design, folder: Path, templates: Path | None = None, progress: Progress | None = None,
                  since: Since | None = None, workers: int | None = None) -> int:
     """Write every output file of the design into the empty ``folder``, the same bytes as :func:`design_files`;
-    returns how many. The configurations are rendered by ``workers`` processes (default: one per core), each
-    writing its own share of the files and reporting only their hashes."""
+    returns how many. The switch configurations, then the server files, are rendered by ``workers`` processes
+    (default: one per core), each writing its own share of the files and reporting only their hashes."""
     say = progress or quiet
     files = review_files(design, say, since)
     write_files(files, folder)
@@ -64,8 +65,12 @@ def write_design(design: Design, folder: Path, templates: Path | None = None, pr
         f"{', '.join(design.intent.targets)}")
     user_templates = user_templates_for(design.intent.source.filename, templates)
     options = design.intent.target_options.model_dump()
-    hashes.update(in_workers(workers or os.cpu_count() or 1, lambda worker, count: _write_configs(
-        design.configs[worker::count], design.intent.targets, user_templates, options, folder)))
+    processes = workers or os.cpu_count() or 1
+    hashes.update(in_workers(processes, lambda worker, count: _write(render_configs(
+        design.configs[worker::count], design.intent.targets, user_templates, options), folder)))
+    say(f"rendering and writing the backend NIC files of {len(design.hosts):,} servers")
+    hashes.update(in_workers(processes, lambda worker, count: _write(render_hosts(
+        design.hosts[worker::count], user_templates), folder)))
     write_files({MANIFEST: manifest(design, hashes)}, folder)
     return len(hashes) + 1
 
@@ -104,10 +109,8 @@ def manifest(design: Design, hashes: dict[str, str]) -> bytes:
     return (json.dumps(record, indent=2) + "\n").encode()
 
 
-def _write_configs(configs: Sequence[DeviceConfig], targets: Sequence[str], user_templates: Path | None,
-                   options: Mapping[str, Mapping[str, Any]], folder: Path) -> dict[str, str]:
-    """Render and write ``configs`` for every target below ``folder``; their hashes by relative path."""
-    files = render_configs(configs, targets, user_templates, options)
+def _write(files: dict[str, bytes], folder: Path) -> dict[str, str]:
+    """Write ``files`` below ``folder``; their hashes by relative path."""
     write_files(files, folder)
     return {path: _sha256(data) for path, data in files.items()}
 
