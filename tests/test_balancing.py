@@ -4,13 +4,23 @@ each switch's resolved settings in the device model and design.json, and the see
 from __future__ import annotations
 
 import json
+from dataclasses import fields, replace
+from functools import cache
 from itertools import pairwise
 
 import pytest
 
 from designer.catalog import catalog
+from designer.checks import balancing as balancing_check
+from designer.checks import status
+from designer.checks.base import MAX_PER_KIND
+from designer.design import Built, Design
+from designer.fabric import LEAF_SPINE, SPINE_SUPER
+from designer.findings import Finding
 from designer.model import HASH_FIELDS, TIER_SEEDS, seed_range, switch_seed
 from designer.outputs.design_json import design_json
+from designer.pipeline import build
+from tests.conftest import ROOT
 from tests.helpers import build_text, intent_text
 from tests.test_growth import H100_STEPS
 from tests.test_intent_errors import run_cli
@@ -75,8 +85,8 @@ def test_a_switch_keeps_its_seed_as_the_fabric_grows_inside_its_envelope() -> No
 
 
 def test_hash_fields_name_layer_4_for_every_hash_choice() -> None:
-    for fields in HASH_FIELDS.values():
-        assert {"source-port", "destination-port", "source-ip", "destination-ip"} <= set(fields)
+    for names in HASH_FIELDS.values():
+        assert {"source-port", "destination-port", "source-ip", "destination-ip"} <= set(names)
 
 
 @pytest.mark.parametrize("command", ["plan", "check", "build"])
@@ -97,3 +107,46 @@ def test_dynamic_load_balancing_is_accepted_where_the_platform_has_it() -> None:
     design = build_text(intent_text(servers=4, leaf="{model: nvidia-sn5600, speed: 400G}",
                                     extra="targets: [nvue]\nload_balancing: {mode: dynamic}"))
     assert {config.load_balancing.mode for config in design.configs} == {"dynamic"}
+
+
+def with_balancing(design: Design, **changes: object) -> Built:
+    """The design as checks read it, with every switch's load balancing changed."""
+    configs = tuple(replace(config, load_balancing=replace(config.load_balancing, **changes))
+                    for config in design.configs)
+    return Built(**{**{field.name: getattr(design, field.name) for field in fields(Built)}, "configs": configs})
+
+
+def errors(built: Built) -> list[Finding]:
+    return [finding for finding in balancing_check.check(built) if finding.severity != "info"]
+
+
+@cache
+def three_tier() -> Design:
+    return build(ROOT / "tests" / "intents" / "small-3tier.yaml")
+
+
+def test_the_check_passes_on_shipped_and_per_switch_designs() -> None:
+    for design in (three_tier(), build(ROOT / "intents" / "cluster.yaml"),
+                   build_text(intent_text(servers=64, extra="targets: [frr, nvue]\nload_balancing: {seeds: "
+                                                            "per-switch}"))):
+        assert [finding for finding in design.findings
+                if finding.check == balancing_check.ID and finding.severity != "info"] == []
+        assert status(design.findings)[balancing_check.ID] == "passed"
+
+
+def test_one_seed_on_every_tier_polarizes_and_fails_the_check() -> None:
+    design = three_tier()
+    findings = errors(with_balancing(design, seed=7))
+    links = {tier: sum(1 for link in design.fabric.links if link[0] == tier) for tier in (LEAF_SPINE, SPINE_SUPER)}
+    assert [finding.severity for finding in findings] == ["error", "error"]
+    assert findings[0].message.startswith(f"{links[LEAF_SPINE]:,} leaf-spine links join two switches hashing with "
+                                          "seed 7")
+    assert findings[1].message.startswith(f"{links[SPINE_SUPER]:,} spine-super_spine links join")
+    assert balancing_check.SEVERITY == "error"
+
+
+def test_a_layer_3_hash_fails_the_check_on_every_switch() -> None:
+    design = three_tier()
+    findings = errors(with_balancing(design, fields=("source-ip", "destination-ip")))
+    assert len(findings) == min(len(design.configs), MAX_PER_KIND) + (len(design.configs) > MAX_PER_KIND)
+    assert "without both layer-4 ports" in findings[0].message

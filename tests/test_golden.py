@@ -14,7 +14,7 @@ import pytest
 
 from designer.model import DeviceConfig
 from designer.pipeline import build
-from designer.render import TARGETS, config_path, render_configs
+from designer.render import TARGETS, config_files, render_configs
 from tests.conftest import ROOT, check_golden
 
 GOLDEN = ROOT / "tests" / "golden"
@@ -36,8 +36,9 @@ def representatives(intent: str) -> tuple[list[DeviceConfig], dict[str, bytes]]:
 def test_rendered_configs_match_the_golden_files(intent: str, os: str, update_golden: bool) -> None:
     devices, files = representatives(intent)
     for device in devices:
-        relative = config_path(os, device.hostname)
-        check_golden(GOLDEN / intent / relative.removeprefix("configs/"), files[relative].decode(), update_golden)
+        for relative, _ in config_files(os, device.hostname):
+            check_golden(GOLDEN / intent / relative.removeprefix("configs/"), files[relative].decode(),
+                         update_golden)
 
 
 def model_json(device: DeviceConfig) -> str:

@@ -150,22 +150,24 @@ class Renderer:
         self.options = options or {}
         """Per target, the keyword arguments of its view (the intent's ``target_options``: the NVUE release)."""
 
-    def template(self, target: str) -> jinja2.Template:
-        """The compiled entry template of ``target`` (compiled on first use, then reused)."""
-        if target not in self.templates:
-            name = TARGETS[target].template
+    def template(self, target: str, name: str | None = None) -> jinja2.Template:
+        """The compiled template ``name`` of ``target`` (default: its entry template), compiled on first use, then
+        reused."""
+        name = name or TARGETS[target].template
+        if name not in self.templates:
             try:
-                self.templates[target] = self.environment.get_template(name)
+                self.templates[name] = self.environment.get_template(name)
             except jinja2.TemplateSyntaxError as error:
                 raise _syntax_error(error) from None
             except jinja2.TemplateNotFound as error:
                 raise TemplateError(name, f"template {error.name} not found in "
                                             f"{', '.join(map(str, self.folders))}") from None
-        return self.templates[target]
+        return self.templates[name]
 
-    def render(self, target: str, device: DeviceConfig) -> str:
-        """One device's configuration text for ``target``, within the limits on time and size."""
-        template = self.template(target)
+    def render(self, target: str, device: DeviceConfig, name: str | None = None) -> str:
+        """One device's file for ``target`` from template ``name`` (default: its configuration), within the limits
+        on time and size."""
+        template = self.template(target, name)
         variables = TARGETS[target].view(device, **self.options.get(target, {}))
         try:
             with _deadline(RENDER_SECONDS):
