@@ -3,10 +3,13 @@ each switch's resolved settings in the device model and design.json, and the see
 
 from __future__ import annotations
 
+import importlib.util
 import json
+import re
 from dataclasses import fields, replace
 from functools import cache
 from itertools import pairwise
+from pathlib import Path
 
 import pytest
 
@@ -15,15 +18,21 @@ from designer.checks import balancing as balancing_check
 from designer.checks import status
 from designer.checks.base import MAX_PER_KIND
 from designer.design import Built, Design
+from designer.errors import PrerequisiteError
 from designer.fabric import LEAF_SPINE, SPINE_SUPER
 from designer.findings import Finding
 from designer.model import HASH_FIELDS, TIER_SEEDS, seed_range, switch_seed
 from designer.outputs.design_json import design_json
 from designer.pipeline import build
-from tests.conftest import ROOT
+from designer.render import eos, linux, nvue, render_configs, sonic
+from designer.verify import avd
+from designer.verify.parsers import ConfigDbError, check_sysctls
+from designer.verify.run import read_output
+from tests.conftest import ROOT, need
 from tests.helpers import build_text, intent_text
 from tests.test_growth import H100_STEPS
 from tests.test_intent_errors import run_cli
+from tests.test_sonic import sonic_configs, sonic_yang
 
 U32 = 2**32 - 1
 """The Linux kernel's net.ipv4.fib_multipath_hash_seed is a u32 (Documentation/networking/ip-sysctl.rst), and 0
@@ -150,3 +159,105 @@ def test_a_layer_3_hash_fails_the_check_on_every_switch() -> None:
     findings = errors(with_balancing(design, fields=("source-ip", "destination-ip")))
     assert len(findings) == min(len(design.configs), MAX_PER_KIND) + (len(design.configs) > MAX_PER_KIND)
     assert "without both layer-4 ports" in findings[0].message
+
+
+# ---- each OS against its vendor's own artifacts ----------------------------------------------------------------
+
+YANG = ROOT / "designer" / "data" / "sonic-yang"
+"""SONiC's YANG models (sonic-net/sonic-buildimage 086b03bd, src/sonic-yang-models/yang-models; Apache-2.0)."""
+OS_FIELDS = {"frr": None, "sonic": sonic.ECMP_HASH_FIELDS, "nvue": nvue.ECMP_HASH_FIELDS,
+             "eos": {**eos.LOAD_SHARING_FIELDS, "ip-protocol": None}}
+"""Each OS's spelling of the hash fields (EOS hashes the protocol without naming it; the kernel's policy 1 is the
+five-tuple as a whole)."""
+
+
+def yang_enums(module: str, typedef: str) -> set[str]:
+    """The enum values of ``typedef`` in one of the shipped SONiC YANG models."""
+    text = (YANG / f"{module}.yang").read_text()
+    body = text[text.index(f"typedef {typedef} {{"):]
+    body = body[:body.index("\n    }\n")]
+    return set(re.findall(r"enum (\w+);", body))
+
+
+def test_sonic_hash_fields_and_algorithm_are_enum_values_of_sonic_yang() -> None:
+    assert set(sonic.ECMP_HASH_FIELDS.values()) <= yang_enums("sonic-hash", "hash-field")
+    assert sonic.ECMP_HASH_ALGORITHM in yang_enums("sonic-types", "hash-algorithm")
+    assert not any("QP" in value or "QUEUE" in value for value in yang_enums("sonic-hash", "hash-field"))
+
+
+def test_a_target_is_offered_exactly_the_hashes_its_configuration_can_spell() -> None:
+    for target, spelled in OS_FIELDS.items():
+        if spelled is None:
+            can = set(linux.HASH_POLICY)
+        else:
+            can = {name for name, names in HASH_FIELDS.items() if set(names) <= spelled.keys()}
+        assert set(catalog().targets[target].load_balancing.hashes) == can, target
+
+
+def test_every_config_db_sets_the_five_tuple_hash_and_libyang_refuses_a_field_the_models_lack() -> None:
+    yang = sonic_yang()
+    design = three_tier()
+    configs = sonic_configs(design)
+    for config in configs.values():
+        assert config["SWITCH_HASH"] == {"GLOBAL": {"ecmp_hash": ["SRC_IP", "DST_IP", "IP_PROTOCOL", "L4_SRC_PORT",
+                                                                  "L4_DST_PORT"], "ecmp_hash_algorithm": "CRC"}}
+        yang.check(config)
+    config = next(iter(configs.values()))
+    config["SWITCH_HASH"]["GLOBAL"]["ecmp_hash"].append("ROCE_QP")
+    with pytest.raises(ConfigDbError, match=r"SWITCH_HASH.*ecmp_hash.*ROCE_QP"):
+        yang.check(config)
+
+
+def test_sonic_seeds_differ_per_tier_through_the_device_type() -> None:
+    # docker-orchagent/switch.json.j2 (sonic-buildimage) sets ecmp_hash_seed from DEVICE_METADATA type: ToRRouter 0,
+    # LeafRouter 10, SpineRouter 25; the YANG models have no seed field, so the type is how a tier gets its seed.
+    orchagent = {"ToRRouter": 0, "LeafRouter": 10, "SpineRouter": 25}
+    configs = sonic_configs(three_tier())
+    seeds = {config["DEVICE_METADATA"]["localhost"]["type"] for config in configs.values()}
+    assert seeds == set(orchagent)
+    assert catalog().targets["sonic"].load_balancing.seeds == ("per-tier",)
+
+
+def test_eos_hashes_the_layer_4_ports_with_the_tier_seed_and_arista_rendering_has_both_lines() -> None:
+    need(importlib.util.find_spec("pyavd") is not None, "Arista's templates are needed: pip install pyavd")
+    design = three_tier()
+    files = render_configs(design.configs, ["eos"])
+    for device in design.configs:
+        text = files[f"configs/eos/{device.hostname}.cfg"].decode()
+        lines = ["ip load-sharing trident fields ip source-ip destination-ip source-port destination-port",
+                 f"ip load-sharing trident seed {TIER_SEEDS[device.role]}"]
+        assert all(f"\n{line}\n" in text for line in lines)
+        assert avd.compare(device, text) == []
+        assert avd.compare(device, text.replace(f"\n{lines[1]}\n", "\n")) == [
+            f"missing {lines[1]} (Arista's rendering has it)"]
+
+
+def test_every_frr_router_gets_a_sysctl_file_of_this_kernels_settings(tmp_path: Path) -> None:
+    proc = Path("/proc/sys/net/ipv4")
+    need((proc / "fib_multipath_hash_seed").is_file(), "the kernel's multipath hash seed needs Linux 6.11 or later")
+    design = three_tier()
+    files = render_configs(design.configs, ["frr"])
+    paths = []
+    for device in design.configs:
+        path = tmp_path / f"{device.hostname}.conf"
+        path.write_bytes(files[f"configs/sysctl/{device.hostname}.conf"])
+        paths.append((path, path.name))
+        settings = dict(line.split(" = ") for line in path.read_text().splitlines() if not line.startswith("#"))
+        assert settings == {"net.ipv4.fib_multipath_hash_policy": "1",
+                            "net.ipv4.fib_multipath_hash_seed": str(TIER_SEEDS[device.role])}
+    assert [verdict.error for verdict in check_sysctls(paths)] == [""] * len(paths)
+    broken = tmp_path / "broken.conf"
+    broken.write_text("net.ipv4.fib_multipath_hash_seed = one\n")
+    assert check_sysctls([(broken, "broken.conf")])[0].error == ("line 1: 'net.ipv4.fib_multipath_hash_seed = one' "
+                                                                  "is not 'key = integer'")
+    broken.write_text("net.ipv4.fib_multipath_hash_sed = 1\n")
+    with pytest.raises(PrerequisiteError, match=r"needs a kernel with net\.ipv4\.fib_multipath_hash_sed"):
+        check_sysctls([(broken, "broken.conf")])
+
+
+def test_verify_reads_each_routers_kernel_settings_from_a_built_folder(tmp_path: Path) -> None:
+    code, _, err = run_cli("build", str(ROOT / "tests" / "intents" / "small-2tier.yaml"), "-o", str(tmp_path / "out"))
+    assert code == 0, err
+    files = read_output(tmp_path / "out")
+    switches = [name for name in json.loads(files["design.json"])["devices"] if name["role"] != "server"]
+    assert {f"configs/sysctl/{row['name']}.conf" for row in switches} <= set(files)
