@@ -27,6 +27,7 @@ from designer.fabric import TIERS
 from designer.files import Refused, read_below
 from designer.findings import SEVERITIES, Finding
 from designer.intent.schema import safe_name
+from designer.model import HASH_FIELDS
 from designer.outputs.folder import INTENT_FILE
 
 DESIGN_FILE = "design.json"
@@ -204,7 +205,7 @@ def _devices(rows: list[Any], roles: dict[str, str]) -> list[Problem]:
         if role != "server":
             required.update(plane=_count, asn=_asn, loopback=_address, announces=_networks)
             required.update({key: _count for key in {"leaf": ("pod", "su"), "spine": ("pod",)}.get(role, ())})
-        problems += _fields(row, path, required, optional={"pod": _count, "su": _count})
+        problems += _fields(row, path, required, optional={"pod": _count, "su": _count, "load_balancing": _balancing})
         name = row.get("name")
         if isinstance(name, str) and not _device_name(role)(name):
             if name in roles:
@@ -284,6 +285,15 @@ def _is(kind: type) -> Rule:
 def _choice(allowed: tuple[object, ...]) -> Rule:
     return lambda value: "" if value in allowed and type(value) in {type(item) for item in allowed} else (
         f"{_shown(value)} is not one of {', '.join(map(str, allowed))}")
+
+
+def _balancing(value: object) -> str:
+    """A switch's ``load_balancing``: mode, hash and a seed (what the traffic proof and scripts read)."""
+    if not isinstance(value, dict):
+        return f"{_shown(value)} is not a JSON object"
+    rules = {"mode": _choice(("ecmp", "dynamic")), "hash": _choice(tuple(HASH_FIELDS)), "seed": _count}
+    return "; ".join(f"{key} is missing" if key not in value else f"{key}: {wrong}"
+                     for key, rule in rules.items() if key not in value or (wrong := rule(value[key])))
 
 
 def _count(value: object) -> str:

@@ -55,6 +55,19 @@ class MediumModel:
 
 
 @dataclass(frozen=True)
+class Balancing:
+    """What one network OS can say about load balancing: modes, hash choices and seed rules (the intent's
+    words), where dynamic load balancing runs, and the seeds it takes (``None``: the OS picks one per tier)."""
+
+    modes: tuple[str, ...]
+    hashes: tuple[str, ...]
+    seeds: tuple[str, ...]
+    seed_range: tuple[int, int] | None
+    dynamic_models: tuple[str, ...] = ()
+    dynamic_speeds: tuple[int, ...] = ()
+
+
+@dataclass(frozen=True)
 class TargetModel:
     """What one network OS's configuration can express (``None``: no known limit)."""
 
@@ -82,6 +95,7 @@ class TargetModel:
                     key=self.releases.index)
         low, high = self.bfd_interval_ms[first]
         return low, high
+    load_balancing: Balancing = Balancing(("ecmp",), ("five-tuple",), ("per-tier",), None)
 
 
 @dataclass(frozen=True)
@@ -157,13 +171,22 @@ def catalog() -> Catalog:
                                             for key, value in fields.items()})
                  for name, fields in sorted(data["servers"].items())},
         media={name: MediumModel(name, **fields) for name, fields in data["media"].items()},
-        targets={name: TargetModel(name, **{key: tuple(value) if isinstance(value, list) else value
-                                            for key, value in fields.items()})
-                 for name, fields in data["targets"].items()},
+        targets={name: TargetModel(name, **_tuples(fields), load_balancing=Balancing(**_tuples(balancing)))
+                 for name, (fields, balancing) in ((name, _split(fields)) for name, fields in data["targets"].items())},
         facility=data["facility"],
         cable_lengths_m=tuple(data["cable_lengths_m"]),
         switch_facts={name: _switch_facts(name, fields) for name, fields in sorted(data["switch_facts"].items())},
     )
+
+
+def _split(fields: dict[str, Any]) -> tuple[dict[str, Any], dict[str, Any]]:
+    """A target's fields without its ``load_balancing`` mapping, and that mapping."""
+    return {key: value for key, value in fields.items() if key != "load_balancing"}, fields["load_balancing"]
+
+
+def _tuples(fields: dict[str, Any]) -> dict[str, Any]:
+    """``fields`` with every list as a tuple (catalog models are frozen)."""
+    return {key: tuple(value) if isinstance(value, list) else value for key, value in fields.items()}
 
 
 def _switch_facts(model: str, fields: dict[str, Any]) -> SwitchFacts:

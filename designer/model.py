@@ -17,6 +17,9 @@ sessions and the lossless QoS profile. Every decision lives here; templates only
   spines differ in ASNs under the ``unique`` scheme, hence ``bgp bestpath as-path multipath-relax``.
 * One :class:`Qos` object is shared by every switch (the fabric runs one link speed), so both ends
   of every link carry the same lossless priority, DSCP map and PFC settings by construction.
+* Load balancing (:func:`balancing`) is the intent's: ECMP (or dynamic) over the hash fields of its ``hash``,
+  with a seed per tier (its position from the servers up: 1, 2, 3, inside every target's seed range) or per
+  switch (a hash of the switch's name, so growth never changes an existing switch's seed).
 * PFC headroom is per port (:func:`headroom`): it depends on the switch, the port speed and the cable. A
   switch whose vendor publishes a headroom lookup (``switch_facts`` in the catalog) takes the vendor's
   value for the next tabulated cable length at or above the port's cable; any other switch, or a cable
@@ -28,6 +31,7 @@ Per-interface and per-neighbor records are slotted dataclasses of plain strings 
 
 from __future__ import annotations
 
+import hashlib
 import math
 from collections import Counter
 from collections.abc import Sequence
@@ -42,6 +46,16 @@ from designer.sizing import Plan
 
 SERDES_LANES = {10: 1, 25: 1, 40: 4, 50: 2, 100: 4, 200: 4, 400: 8, 800: 8, 1600: 8}
 """Electrical lanes of one physical port at each port speed (QSFP28/QSFP56 4, QSFP-DD/OSFP 8)."""
+HASH_FIELDS = {
+    "five-tuple": ("source-ip", "destination-ip", "ip-protocol", "source-port", "destination-port"),
+    "five-tuple+roce-qp": ("source-ip", "destination-ip", "ip-protocol", "source-port", "destination-port",
+                           "roce-qp"),
+}
+"""The header fields each ``load_balancing.hash`` choice feeds the ECMP hash, in the designer's own words (each
+OS's view spells them); the UDP source port is the entropy RoCEv2 gives each queue pair."""
+LAYER4_FIELDS = frozenset({"source-port", "destination-port"})
+TIER_SEEDS = {"leaf": 1, "spine": 2, "super_spine": 3}
+"""The seed of each tier under ``seeds: per-tier``: its position from the servers up."""
 PFC_WATCHDOG_ACTION = "drop"
 """A queue stuck in PFC pause longer than the detection time drops its packets until restored."""
 
@@ -187,6 +201,22 @@ class Qos:
 
 
 @dataclass(frozen=True)
+class LoadBalancing:
+    """How one switch spreads flows over its equal-cost paths: ``mode`` (``ecmp`` or ``dynamic``), the intent's
+    ``hash`` choice and its ``fields``, and the hash ``seed``."""
+
+    mode: str
+    hash: str
+    fields: tuple[str, ...]
+    seed: int
+
+    @property
+    def layer4(self) -> bool:
+        """Whether the hash reads both layer-4 ports (a RoCE flow's UDP source port is its entropy)."""
+        return set(self.fields) >= LAYER4_FIELDS
+
+
+@dataclass(frozen=True)
 class DeviceConfig:
     """Everything one switch's configuration says. ``port_names`` names every logical port, cabled or not;
     ``facts`` are the vendor's facts about the switch model, when the catalog has them."""
@@ -209,6 +239,7 @@ class DeviceConfig:
     qos: Qos
     port_names: tuple[str, ...]
     facts: SwitchFacts | None
+    load_balancing: LoadBalancing
 
 
 def headroom(spec: QosSpec, speed: int, cable_m: int, facts: SwitchFacts | None) -> Headroom:
@@ -226,6 +257,27 @@ def headroom(spec: QosSpec, speed: int, cable_m: int, facts: SwitchFacts | None)
         return Headroom(speed, length, size, xon, xoff, True)
     xoff = round(2 * (cable_m * 5 + spec.pfc_response_ns) * speed / 8) + 2 * spec.mtu
     return Headroom(speed, cable_m, xoff + 2 * spec.mtu, 2 * spec.mtu, xoff, False)
+
+
+def seed_range() -> tuple[int, int]:
+    """The seeds every target that takes a seed per switch accepts (the catalog's ``seed_range``, intersected)."""
+    ranges = [target.load_balancing.seed_range for target in catalog().targets.values()
+              if "per-switch" in target.load_balancing.seeds and target.load_balancing.seed_range]
+    return max(low for low, _ in ranges), min(high for _, high in ranges)
+
+
+def switch_seed(name: str) -> int:
+    """The seed of switch ``name`` under ``seeds: per-switch``: its name's SHA-256 folded into
+    :func:`seed_range`, so a switch keeps its seed however the fabric around it grows."""
+    low, high = seed_range()
+    return low + int.from_bytes(hashlib.sha256(name.encode()).digest()[:8], "big") % (high - low + 1)
+
+
+def balancing(intent: Intent, device: Device) -> LoadBalancing:
+    """The load balancing of one switch, from the intent's ``load_balancing`` section."""
+    spec = intent.load_balancing
+    seed = switch_seed(device.name) if spec.seeds == "per-switch" else TIER_SEEDS[device.role]
+    return LoadBalancing(spec.mode, spec.hash, HASH_FIELDS[spec.hash], seed)
 
 
 def build_qos(spec: QosSpec, link_speed: int) -> Qos:
@@ -334,5 +386,6 @@ def device_configs(intent: Intent, plan: Plan, fabric: Fabric, allocation: Alloc
             asn=asns[index], router_id=loopback, loopback=f"{loopback}/32", mtu=mtu, physical_ports=device.ports
             // layout.breakout, port_speed_gbps=intent.switch(device.role).speed, breakout=layout.breakout,
             serdes_lanes=layout.serdes, interfaces=tuple(row[1] for row in rows), bgp=bgp, qos=qos,
-            port_names=layout.names, facts=facts.get(device.model)))
+            port_names=layout.names, facts=facts.get(device.model),
+            load_balancing=balancing(intent, device)))
     return configs

@@ -17,7 +17,7 @@ import pytest
 from designer.intent import parse_intent
 from designer.model import DeviceConfig
 from designer.pipeline import build, design
-from designer.render import TARGETS, config_path, render_configs
+from designer.render import TARGETS, config_files, render_configs
 from designer.render.hosts import render_hosts
 from tests.conftest import ROOT, check_golden
 
@@ -40,8 +40,9 @@ def representatives(intent: str) -> tuple[list[DeviceConfig], dict[str, bytes]]:
 def test_rendered_configs_match_the_golden_files(intent: str, os: str, update_golden: bool) -> None:
     devices, files = representatives(intent)
     for device in devices:
-        relative = config_path(os, device.hostname)
-        check_golden(GOLDEN / intent / relative.removeprefix("configs/"), files[relative].decode(), update_golden)
+        for relative, _ in config_files(os, device.hostname):
+            check_golden(GOLDEN / intent / relative.removeprefix("configs/"), files[relative].decode(),
+                         update_golden)
 
 
 def model_json(device: DeviceConfig) -> str:

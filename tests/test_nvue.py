@@ -187,6 +187,9 @@ DESIGNS = {
     "juniper on sn5600": lambda: build_text(intent_text(servers=4, leaf="{model: nvidia-sn5600}",
                                                         extra=f"{JUNIPER}\nrouting: {{bfd: {{enabled: true}}}}")),
     "watchdog and ecn off": lambda: build_text(intent_text(servers=4, extra="qos: {ecn: false, pfc_watchdog: false}")),
+    "adaptive routing, seed per switch": lambda: build_text(intent_text(
+        servers=4, leaf="{model: nvidia-sn5600, speed: 400G}",
+        extra="targets: [nvue]\nload_balancing: {mode: dynamic, seeds: per-switch}")),
 }
 
 
@@ -370,3 +373,24 @@ def test_a_bfd_interval_the_nvue_release_cannot_configure_is_refused(tmp_path: A
     assert run_cli("plan", str(intent))[0] == 0
     intent.write_text(intent_text(servers=4, extra=f"targets: [frr, eos]\n{bfd}"))
     assert run_cli("plan", str(intent))[0] == 0
+@pytest.mark.parametrize(("release", "on", "state"), [("5.14", "on", "enable"), ("5.18", "enabled", "state")])
+def test_the_hash_reads_the_five_tuple_with_the_switch_seed_and_adaptive_routing_runs_on_the_fabric_ports(
+        release: str, on: str, state: str) -> None:
+    design = design_of("adaptive routing, seed per switch")
+    on = yaml.safe_load(on)  # YAML 1.1 reads the 5.14 form as a boolean, as it reads every other "on" we write
+    for device, text in zip(design.configs, nvue_files(design, release).values(), strict=True):
+        document = yaml.safe_load(text)[0]["set"]
+        forwarding = document["system"]["forwarding"]
+        assert forwarding["ecmp-hash"] == {field: on for field in ("source-ip", "destination-ip", "ip-protocol",
+                                                                   "source-port", "destination-port")}
+        assert forwarding["hash-seed"] == device.load_balancing.seed
+        assert document["router"]["adaptive-routing"] == {state: on}
+        adaptive = {name for name, interface in document["interface"].items()
+                    if interface.get("router", {}).get("adaptive-routing") == {state: on}}
+        assert adaptive == {interface.name for interface in device.interfaces if interface.role == "fabric"}
+        assert adaptive
+
+
+def test_ecmp_alone_writes_no_adaptive_routing() -> None:
+    text = next(iter(nvue_files(design_of("small-2tier")).values()))
+    assert "adaptive-routing" not in text and "hash-seed: 1" in text

@@ -156,6 +156,8 @@ def frr_files(tmp_path_factory: pytest.TempPathFactory) -> list[Path]:
     for name in INTENTS:
         design = small(name)[0]
         for relative, data in render_configs(design.configs, ["frr"]).items():
+            if not relative.startswith("configs/frr/"):
+                continue  # the routers' kernel settings (configs/sysctl/) are no vtysh input
             path = folder / name / Path(relative).name
             path.parent.mkdir(parents=True, exist_ok=True)
             path.write_bytes(data)

@@ -14,9 +14,9 @@ from typing import Any
 
 import yaml
 
-from designer.catalog import catalog
+from designer.catalog import Balancing, catalog
 from designer.errors import Problem
-from designer.intent.schema import QosDoc, RoutingDoc
+from designer.intent.schema import LoadBalancingDoc, QosDoc, RoutingDoc
 
 
 @dataclass(frozen=True)
@@ -145,3 +145,42 @@ def target_problems(targets: list[str]) -> list[Problem]:
             "sonic runs BGP from the FRR configuration beside its config_db.json (split-unified mode); add frr to "
             "targets")))
     return problems
+
+
+def balancing_problems(doc: LoadBalancingDoc, targets: list[str], models: set[str], speed: int | None,
+                       fields: tuple[str, ...] = ("mode", "hash", "seeds")) -> list[Problem]:
+    """The load-balancing choices some target cannot express (catalog ``targets``: modes, hashes, seed rules):
+    one problem per field of ``fields`` (those read as written), naming the targets that lack it and what each
+    target accepts. Dynamic load balancing also needs every switch of ``models`` on a platform that has it, at
+    link ``speed`` Gb/s (None: not known, not checked)."""
+    capabilities = {target: catalog().targets[target] for target in sorted(targets)}
+    problems = []
+    for field, choices in (("mode", "modes"), ("hash", "hashes"), ("seeds", "seeds")):
+        if field not in fields:
+            continue
+        value = getattr(doc, field)
+        lacking = [target for target, capability in capabilities.items()
+                   if value not in getattr(capability.load_balancing, choices) or (field == "mode"
+                   and value == "dynamic" and not _dynamic_platform(capability.load_balancing, models, speed))]
+        if lacking:
+            accepted = "; ".join(f"{capability.label} {_accepted(capability.load_balancing, choices)}"
+                                 for capability in capabilities.values())
+            names = ", ".join(lacking)
+            problems.append(Problem(("load_balancing", field), (
+                f"{value} is not something {names} can express here (each target accepts: {accepted}); choose "
+                f"what every target accepts or drop {names} from targets")))
+    return problems
+
+
+def _dynamic_platform(balancing: Balancing, models: set[str], speed: int | None) -> bool:
+    """Whether every switch model runs dynamic load balancing under this OS, at the link speed."""
+    return models <= set(balancing.dynamic_models) and (speed is None or speed in balancing.dynamic_speeds)
+
+
+def _accepted(balancing: Balancing, choices: str) -> str:
+    """What one target accepts for a field, with where dynamic load balancing runs."""
+    values = ", ".join(getattr(balancing, choices))
+    if choices == "modes" and "dynamic" in balancing.modes:
+        speeds = "/".join(f"{speed}G" for speed in balancing.dynamic_speeds)
+        values += f" (only on {', '.join(balancing.dynamic_models)} with {speeds} links)"
+    return values

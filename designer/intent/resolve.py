@@ -25,7 +25,14 @@ from pydantic.fields import FieldInfo
 
 from designer.catalog import catalog
 from designer.errors import InputError, Path, Problem, Source
-from designer.intent.configs import QosSpec, bfd_problems, resolve_qos, routing_problems, target_problems
+from designer.intent.configs import (
+    QosSpec,
+    balancing_problems,
+    bfd_problems,
+    resolve_qos,
+    routing_problems,
+    target_problems,
+)
 from designer.intent.facility import Facility, facility_problems, resolve_facility
 from designer.intent.hosts import HostSpec, resolve_hosts
 from designer.intent.schema import (
@@ -37,6 +44,7 @@ from designer.intent.schema import (
     ComputeDoc,
     FabricDoc,
     IntentDoc,
+    LoadBalancingDoc,
     RoutingDoc,
     SwitchDoc,
     TargetOptionsDoc,
@@ -98,6 +106,8 @@ class Intent:
     targets: tuple[str, ...]
     target_options: TargetOptionsDoc
     qos: QosSpec
+    load_balancing: LoadBalancingDoc
+    """How the switches spread flows: ECMP hash fields and seeds, or dynamic load balancing."""
     facility: Facility
     checks: ChecksDoc
     hosts: HostSpec
@@ -274,6 +284,10 @@ def _resolve(doc: IntentDoc, broken: frozenset[Path], source: Source, sha256: st
     qos = resolve_qos(doc.qos, targets, qos_problems)
     if intact(("qos",)):
         problems.extend(qos_problems)
+    if switches:
+        problems.extend(balancing_problems(
+            doc.load_balancing, targets, {spec.model for spec in switches}, server.nic_speed if server else None,
+            tuple(field for field in ("mode", "hash", "seeds") if intact(("load_balancing", field)))))
     equipment = {}
     if server and intact(("compute", "server"), ("compute", "server_rack_units")):
         equipment[server.model] = server.rack_units
@@ -292,7 +306,7 @@ def _resolve(doc: IntentDoc, broken: frozenset[Path], source: Source, sha256: st
     return Intent(name=doc.name, description=doc.description, servers=servers, server=server, planes=planes,
                   tiers=doc.fabric.tiers, leaf=switches[0], spine=switches[1], super_spine=switches[2],
                   addressing=doc.addressing, routing=doc.routing, targets=tuple(doc.targets),
-                  target_options=doc.target_options, qos=qos,
+                  target_options=doc.target_options, qos=qos, load_balancing=doc.load_balancing,
                   facility=resolve_facility(doc.facility, server.nic_speed), checks=doc.checks, hosts=hosts,
                   source=source, sha256=sha256, text=text, max_servers=max_servers or servers, workloads=workloads)
 

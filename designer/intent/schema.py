@@ -250,6 +250,23 @@ class QosDoc(Section):
         f"PFC response time the headroom is sized for, in nanoseconds. {_PROFILE}"))
 
 
+class LoadBalancingDoc(Section):
+    """How the switches spread flows over their equal-cost paths; every target must be able to express it
+    (``targets`` in designer/catalog.yaml)."""
+
+    mode: Literal["ecmp", "dynamic"] = Field("ecmp", description=(
+        "ecmp: each flow hashed onto one path; dynamic: the switch moves flows to less loaded paths (NVIDIA "
+        "adaptive routing, Arista dynamic load balancing), only on platforms that have it."))
+    hash: Literal["five-tuple", "five-tuple+roce-qp"] = Field("five-tuple", description=(
+        "Header fields the ECMP hash reads: five-tuple is source and destination address, IP protocol and both "
+        "layer-4 ports, which includes the UDP source port RoCEv2 varies per queue pair for entropy; "
+        "five-tuple+roce-qp adds the RoCE destination queue pair."))
+    seeds: Literal["per-tier", "per-switch"] = Field("per-tier", description=(
+        "Hash seeds: per-tier gives leaves, spines and super-spines different seeds (the same seed on two "
+        "consecutive tiers sends a leaf's flows down the same choice again: polarization); per-switch derives "
+        "a seed from each switch's name, so it never changes as the fabric grows."))
+
+
 def nvue_release(value: object) -> object:
     """A Cumulus Linux release the NVUE files can be written for, as text (YAML reads 5.10 as the number 5.1)."""
     releases = catalog().targets["nvue"].releases
@@ -459,6 +476,8 @@ class IntentDoc(Section):
     qos: QosDoc = Field(QosDoc(), description="RoCEv2 lossless QoS.")
     hosts: HostsDoc = Field(HostsDoc(), description=(
         "The server files (servers/<server>/): NIC addressing format, NIC and RDMA device names."))
+    load_balancing: LoadBalancingDoc = Field(LoadBalancingDoc(), description=(
+        "ECMP hashing and seeds, or dynamic load balancing, on every switch."))
     checks: ChecksDoc = Field(ChecksDoc(), description="Thresholds of the checks.")
     workloads: list[WorkloadDoc] = Field(default_factory=list, description=(
         "Training jobs to analyze on the fabric (designer analyze): collective, size, placement, price."))

@@ -25,8 +25,10 @@ def design_json(design: Design) -> str:
         row.update({key: value for key in ("plane", "pod", "su", "rail", "group", "index")
                     if (value := getattr(device, key)) >= 0})
         if index < fabric.switch_count:
+            balancing = design.configs[index].load_balancing
             row.update(loopback=ip(allocation.loopbacks[index]), asn=allocation.asns[index],
-                       announces=list(design.configs[index].bgp.announced))
+                       announces=list(design.configs[index].bgp.announced),
+                       load_balancing={"mode": balancing.mode, "hash": balancing.hash, "seed": balancing.seed})
         else:
             row.update(nics=nics)
         row.update(rack=design.physical.racks[design.physical.device_rack[index]].name,

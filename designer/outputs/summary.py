@@ -195,6 +195,8 @@ def summary_markdown(design: Design, moved: Sequence[str] = ()) -> str:
               "- `asn.csv`: every switch's ASN",
               f"- `configs/<os>/<hostname>.<ext>`: every switch's configuration for {', '.join(design.intent.targets)}",
               "- `intent.yaml`: the intent this folder was built from, byte for byte",
+              *(["- `configs/sysctl/<hostname>.conf`: each FRR router's kernel settings (multipath hash policy and "
+                 "seed)"] if "frr" in design.intent.targets else []),
               "- `manifest.json`: intent hash, tool version and sha256 of every file", ""]
     return "\n".join(lines)
 

@@ -1,8 +1,8 @@
 """Render every switch's configuration for each target network OS with Jinja2 templates.
 
-``targets`` names each OS's entry template, file extension and view (one module per OS: ``frr`` reads the
-device model as it is, ``eos``, ``nvue``, ``sonic``); ``environment`` holds the template search path (user
-overrides first), the sandbox and the bounds of a rendering.
+``targets`` names each OS's entry template, file extension and view (one module per OS: ``linux`` for FRR and
+its kernel settings, ``eos``, ``nvue``, ``sonic``) and companion files (FRR's sysctl.d file); ``environment``
+holds the template search path (user overrides first), the sandbox and the bounds of a rendering.
 """
 
 from __future__ import annotations
@@ -13,9 +13,10 @@ from typing import Any
 
 from designer.model import DeviceConfig
 from designer.render.environment import Renderer, TemplateError, user_templates_for
-from designer.render.targets import TARGETS, config_path
+from designer.render.targets import TARGETS, config_files, config_path
 
-__all__ = ["TARGETS", "Renderer", "TemplateError", "config_path", "render_configs", "user_templates_for"]
+__all__ = ["TARGETS", "Renderer", "TemplateError", "config_files", "config_path", "render_configs",
+           "user_templates_for"]
 
 
 def render_configs(devices: Iterable[DeviceConfig], targets: Iterable[str], user_templates: Path | None = None,
@@ -27,5 +28,6 @@ def render_configs(devices: Iterable[DeviceConfig], targets: Iterable[str], user
     for target in sorted(targets):
         renderer.template(target)
         for device in devices:
-            files[config_path(target, device.hostname)] = renderer.render(target, device).encode()
+            for path, template in config_files(target, device.hostname):
+                files[path] = renderer.render(target, device, template).encode()
     return files

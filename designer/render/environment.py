@@ -166,10 +166,11 @@ class Renderer:
                                             f"{', '.join(map(str, self.folders))}") from None
         return self.templates[name]
 
-    def render(self, target: str, device: DeviceConfig) -> str:
-        """One device's configuration text for ``target``, within the limits on time and size."""
+    def render(self, target: str, device: DeviceConfig, name: str | None = None) -> str:
+        """One device's file for ``target`` from template ``name`` (default: its configuration), within the limits
+        on time and size."""
         variables = TARGETS[target].view(device, **self.options.get(target, {}))
-        return self.render_template(TARGETS[target].template, variables, device.hostname)
+        return self.render_template(name or TARGETS[target].template, variables, device.hostname)
 
     def render_template(self, name: str, variables: dict[str, Any], subject: str) -> str:
         """Template ``name`` filled with ``variables``, within the limits on time and size; ``subject`` (a host

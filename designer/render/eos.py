@@ -1,5 +1,6 @@
-"""Arista EOS's view of a device model: interface names and speeds, the DSCP map lines, units and the watchdog
-times. ``designer.verify.avd`` reads the same values to build Arista's own rendering of the device."""
+"""Arista EOS's view of a device model: interface names and speeds, the DSCP map lines, units, the watchdog
+times and the ECMP hash (``ip load-sharing``: its fields and the switch's seed, 0-5 on these platforms).
+``designer.verify.avd`` reads the same values to build Arista's own rendering of the device."""
 
 from __future__ import annotations
 
@@ -10,6 +11,12 @@ from designer.model import DeviceConfig, Interface
 
 QOS_PROFILE = "ROCE"
 """The EOS ``qos profile`` (trust, PFC, queues, ECN) every fabric and server port applies as its service profile."""
+LOAD_SHARING = "trident"
+"""The ``ip load-sharing`` platform keyword of Arista's Broadcom Strata switches (Trident, Tomahawk)."""
+LOAD_SHARING_FIELDS = {"source-ip": "source-ip", "destination-ip": "destination-ip", "source-port": "source-port",
+                       "destination-port": "destination-port"}
+"""``ip load-sharing trident fields ip`` keyword of each hash field; the IP protocol has none (it is not a field of
+that command) and the RoCE queue pair neither (the catalog's ``targets.eos`` does not offer it)."""
 DSCPS_PER_LINE = 8
 """DSCP values per ``qos map dscp`` line; all 64 are mapped so no DSCP keeps EOS's default class."""
 
@@ -42,6 +49,10 @@ def view(device: DeviceConfig) -> dict[str, Any]:
         "watchdog_timeout": seconds(qos.pfc_watchdog_detection_ms),
         "watchdog_recovery": seconds(qos.pfc_watchdog_restoration_ms),
         # EOS wants the poll at most half the shorter of the two times.
+        "load_sharing": (f"ip load-sharing {LOAD_SHARING} fields ip "
+                         + " ".join(LOAD_SHARING_FIELDS[field] for field in device.load_balancing.fields
+                                    if field in LOAD_SHARING_FIELDS),
+                         f"ip load-sharing {LOAD_SHARING} seed {device.load_balancing.seed}"),
         "watchdog_polling": seconds(min(qos.pfc_watchdog_detection_ms, qos.pfc_watchdog_restoration_ms) / 2),
     }
 

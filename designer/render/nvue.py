@@ -12,6 +12,9 @@ watchdog's polls and the CNP shaper (facts from NVIDIA's documentation, ``tests/
   and restores PFC after a poll without pause frames. :func:`watchdog_polls` picks the pair whose product is
   the detection time, with the poll closest to the restoration time.
 * ECN thresholds and shaper rates are plain integers (bytes; kbit/s).
+* Load balancing: ``system forwarding ecmp-hash <field>`` turns each hash field on (the others keep NVUE's
+  defaults), ``system forwarding hash-seed`` takes the switch's seed (0-4294967295), and dynamic load balancing
+  is adaptive routing: ``router adaptive-routing`` and the same leaf on every fabric port of the ECMP groups.
 """
 
 from __future__ import annotations
@@ -30,6 +33,10 @@ BFD_PROFILE = "fabric"
 CNP_SHAPER = "cnp-cap"
 """The egress shaper profile that caps the CNP queue when the QoS profile asks for it."""
 KBPS_PER_GBPS = 1_000_000
+ECMP_HASH_FIELDS = {"source-ip": "source-ip", "destination-ip": "destination-ip", "ip-protocol": "ip-protocol",
+                    "source-port": "source-port", "destination-port": "destination-port"}
+"""NVUE's ``system forwarding ecmp-hash`` leaf of each hash field (tests/vendor/nvue/paths-5.x.csv); NVUE has
+none for the RoCE queue pair, which the catalog's ``targets.nvue`` therefore does not offer."""
 
 
 @dataclass(frozen=True)
@@ -97,4 +104,7 @@ def view(device: DeviceConfig, release: str | None = None) -> dict[str, Any]:
         "cnp_shaper": CNP_SHAPER if qos.cnp_rate_percent else None,
         "port_max_kbps": speed_kbps,
         "cnp_max_kbps": speed_kbps * (qos.cnp_rate_percent or 0) // 100,
+        "ecmp_hash": [ECMP_HASH_FIELDS[field] for field in device.load_balancing.fields],
+        "hash_seed": device.load_balancing.seed,
+        "adaptive_routing": device.load_balancing.mode == "dynamic",
     }

@@ -58,6 +58,13 @@ MAP = "ROCE"
 """Name of every QoS map (DSCP_TO_TC_MAP, TC_TO_QUEUE_MAP, ...)."""
 ECN_PROFILE = "ROCE_ECN"
 """Name of the WRED profile that marks ECN on the lossless queue."""
+ECMP_HASH_FIELDS = {"source-ip": "SRC_IP", "destination-ip": "DST_IP", "ip-protocol": "IP_PROTOCOL",
+                    "source-port": "L4_SRC_PORT", "destination-port": "L4_DST_PORT"}
+"""``SWITCH_HASH|GLOBAL`` ``ecmp_hash`` value of each hash field (the hash-field enum of sonic-hash.yang). The models
+have no RoCE queue pair field, so the catalog's ``targets.sonic`` does not offer that hash."""
+ECMP_HASH_ALGORITHM = "CRC"
+"""``ecmp_hash_algorithm``: CRC, the hash-algorithm enum value every switch ASIC's SAI implements. SONiC's YANG
+has no hash seed: swss sets one per DEVICE_METADATA type (ToRRouter, LeafRouter, SpineRouter: a seed per tier)."""
 CABLE_KEY = "AZURE"
 """The CABLE_LENGTH entry's name, as SONiC's templates and ``config interface cable-length`` write it."""
 LOSSLESS_DYNAMIC_TH = "0"
@@ -81,7 +88,7 @@ class Port:
 
 
 Tables = dict[str, dict[str, dict[str, Any]]]
-"""config_db.json: table -> key -> fields, every value a string as SONiC stores it."""
+"""config_db.json: table -> key -> fields, every value a string as SONiC stores it (a leaf-list a list of them)."""
 
 
 def view(device: DeviceConfig) -> dict[str, Any]:
@@ -190,6 +197,8 @@ def config_db(device: DeviceConfig) -> Tables:
         "PORT_QOS_MAP": {"global": {"dscp_to_tc_map": MAP}, **{port.name: port_qos for port, _ in used}},
         "QUEUE": {f"{port.name}|{queue}": queues[queue] for port, _ in used for queue in sorted(queues)},
         "SCHEDULER": dict(sorted(schedulers.items())),
+        "SWITCH_HASH": {"GLOBAL": {"ecmp_hash": [ECMP_HASH_FIELDS[field] for field in device.load_balancing.fields],
+                                   "ecmp_hash_algorithm": ECMP_HASH_ALGORITHM}},
         "TC_TO_PRIORITY_GROUP_MAP": {MAP: {str(tc): str(tc if tc in lossless else 0) for tc in range(QUEUES)}},
         "TC_TO_QUEUE_MAP": {MAP: {str(tc): str(tc) for tc in range(QUEUES)}},
     }
@@ -218,7 +227,7 @@ def config_db_json(tables: Tables) -> str:
         text = encoded.get(id(fields))
         if text is None:
             text = encoded[id(fields)] = "{" + ", ".join(
-                f"{quote(key)}: {compact(value) if isinstance(value, dict) else quote(value)}"
+                f"{quote(key)}: {compact(value) if isinstance(value, dict) else _value(value)}"
                 for key, value in fields.items()) + "}"
         return text
 
@@ -227,6 +236,11 @@ def config_db_json(tables: Tables) -> str:
         rows = ",\n".join(f"    {quote(key)}: {compact(fields)}" for key, fields in entries.items())
         blocks.append(f"  {quote(table)}: {{\n{rows}\n  }}" if rows else f"  {quote(table)}: {{}}")
     return "{\n" + ",\n".join(blocks) + "\n}"
+
+
+def _value(value: str | list[str]) -> str:
+    """A field's value as JSON: a string, or a leaf-list as a list of strings."""
+    return "[" + ", ".join(map(quote, value)) + "]" if isinstance(value, list) else quote(value)
 
 
 def _ports(device: DeviceConfig, sku: SonicSku | None) -> list[Port]:

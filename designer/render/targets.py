@@ -11,30 +11,35 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-from designer.model import DeviceConfig
-from designer.render import eos, nvue, sonic
+from designer.render import eos, linux, nvue, sonic
 
 View = Callable[..., dict[str, Any]]
 """A device model (and the target's options from the intent, as keyword arguments) to template variables."""
 
 
-def device_only(device: DeviceConfig) -> dict[str, Any]:
-    """The view of an OS whose templates read the device model as it is (FRR)."""
-    return {"device": device}
+@dataclass(frozen=True)
+class Companion:
+    """A second file per device that an OS needs beside its configuration: ``configs/<folder>/<hostname>.<ext>``
+    from ``template``, with the same view."""
+
+    folder: str
+    template: str
+    extension: str
 
 
 @dataclass(frozen=True)
 class Target:
-    """How one network OS is rendered: entry template, file extension and template variables per device (what the
-    OS can express is data: the catalog's ``targets``)."""
+    """How one network OS is rendered: entry template, file extension and template variables per device, and the
+    companion files beside it (what the OS can express is data: the catalog's ``targets``)."""
 
     template: str
     extension: str
-    view: View = device_only
+    view: View
+    companions: tuple[Companion, ...] = ()
 
 
 TARGETS: dict[str, Target] = {
-    "frr": Target("frr/frr.conf.j2", "conf"),
+    "frr": Target("frr/frr.conf.j2", "conf", linux.view, (Companion("sysctl", "frr/sysctl.conf.j2", "conf"),)),
     "eos": Target("eos/eos.cfg.j2", "cfg", eos.view),
     "nvue": Target("nvue/startup.yaml.j2", "yaml", nvue.view),
     "sonic": Target("sonic/config_db.json.j2", "json", sonic.view),
@@ -45,3 +50,12 @@ TARGETS: dict[str, Target] = {
 def config_path(target: str, hostname: str) -> str:
     """Where a device's configuration goes in the outputs: ``configs/<os>/<hostname>.<ext>``."""
     return f"configs/{target}/{hostname}.{TARGETS[target].extension}"
+
+
+def config_files(target: str, hostname: str) -> list[tuple[str, str]]:
+    """Every file of a device for ``target``, as (output path, template): its configuration, then its companions
+    (the FRR router's kernel settings: ``configs/sysctl/<hostname>.conf``, a sysctl.d file)."""
+    entry = TARGETS[target]
+    return [(config_path(target, hostname), entry.template),
+            *((f"configs/{companion.folder}/{hostname}.{companion.extension}", companion.template)
+              for companion in entry.companions)]

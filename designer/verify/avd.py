@@ -9,7 +9,8 @@ templates do not produce is a defect, reported with its line number; so is a lin
 our file lacks (a part of the design left out). Comment (``!``) lines and the final ``end`` are not
 configuration. The values come from the EOS view (:mod:`designer.render.eos`), so the proof
 is about syntax and placement; free-text keys of the schema (the ``qos map dscp`` lines and ``bgp bestpath``
-default) prove only the command that frames them.
+default) prove only the command that frames them, and the ``ip load-sharing`` lines, which the schema has no key
+for, go in as raw CLI (``eos_cli``): for them the proof is only that they are all there, at the top level.
 """
 
 from __future__ import annotations
@@ -65,6 +66,9 @@ def structured_config(device: DeviceConfig) -> dict[str, Any]:
                 "networks": [{"prefix": prefix} for prefix in bgp.networks]},
         },
     }
+    # eos_cli_config_gen (pyavd 6.4) has no key for ``ip load-sharing``: the lines go in as raw root-level CLI, so
+    # the comparison proves their place and that none is missing, not their syntax.
+    config["eos_cli"] = "\n".join(view["load_sharing"])
     if qos.pfc_watchdog:
         profile["priority_flow_control"]["watchdog"] = {"enabled": True}
         config["priority_flow_control"] = {"watchdog": {

@@ -13,6 +13,9 @@ Arista's own EOS templates (pyavd, :mod:`designer.verify.avd`) rendering the sam
   and reports the first error, which is mapped back to the config_db table, key and field.
 * FRR: ``vtysh --config_dir DIR -C -f frr.conf`` parses the file offline with FRR's own command
   grammar; it exits 2 and prints the line of every bad command.
+* The FRR routers' kernel settings (``configs/sysctl/``): every line ``key = integer``, and every key a setting of
+  the running kernel (``/proc/sys``); a key this kernel lacks makes the check a missing prerequisite, not a
+  verdict.
 """
 
 from __future__ import annotations
@@ -40,7 +43,8 @@ from designer.verify import avd
 
 INSTALL = "apt-get install frr libyang2-dev && pip install libyang==2.8.0"
 YANG_ENV = "DESIGNER_SONIC_YANG"
-SONIC, FRR, AVD = "sonic-yang", "vtysh", "pyavd"
+SONIC, FRR, AVD, SYSCTL = "sonic-yang", "vtysh", "pyavd", "/proc/sys"
+_SYSCTL_LINE = re.compile(r"^(?P<key>[a-z0-9_]+(?:\.[a-z0-9_-]+)+) = (?P<value>-?\d+)$")
 _NUMBERS = frozenset({"int8", "int16", "int32", "uint8", "uint16", "uint32"})
 _LOCATION = re.compile(r"^/[^/]+/(?P<table>[^/\[]+)(?:/(?P<node>[^/\[]+)(?P<keys>(?:\[[^\]]*\])*))?(?:/(?P<rest>.*))?$")
 _INTEGER = re.compile(r"-?\d+")
@@ -334,6 +338,25 @@ def check_frr(paths: Iterable[tuple[Path, str]], workers: int | None = None) -> 
             return list(pool.map(one, paths))
 
 
+def check_sysctls(paths: Iterable[tuple[Path, str]], proc: Path = Path("/proc/sys")) -> list[Verdict]:
+    """Each (sysctl.d file, label): every line a ``key = integer`` setting; :class:`PrerequisiteError` when a key
+    is not a setting of the kernel at ``proc`` (an older kernel: the hash seed came with Linux 6.11)."""
+    verdicts = []
+    for path, label in paths:
+        errors = []
+        for number, line in enumerate(path.read_text().splitlines(), 1):
+            if not line.strip() or line.startswith("#"):
+                continue
+            match = _SYSCTL_LINE.fullmatch(line)
+            if match is None:
+                errors.append(f"line {number}: {line!r} is not 'key = integer'")
+            elif not (proc / match["key"].replace(".", "/")).is_file():
+                raise PrerequisiteError(f"checking {label} needs a kernel with {match['key']} (this one, "
+                                        f"{os.uname().release}, has no {proc / match['key'].replace('.', '/')})")
+        verdicts.append(Verdict(label, SYSCTL, "; ".join(errors)))
+    return verdicts
+
+
 MAX_STRAY_LINES = 5
 """Lines of one EOS file listed when it differs from Arista's rendering; the rest are counted."""
 
@@ -380,7 +403,7 @@ class Report:
         """One line per file, then a count per parser and what was left unchecked."""
         lines = [f"{'ok' if verdict.ok else 'INVALID':8}{verdict.path} ({verdict.parser})"
                  + ("" if verdict.ok else f": {verdict.error}") for verdict in self.verdicts]
-        for parser in (SONIC, FRR, AVD):
+        for parser in (SONIC, FRR, AVD, SYSCTL):
             checked = [verdict for verdict in self.verdicts if verdict.parser == parser]
             if checked:
                 valid = sum(verdict.ok for verdict in checked)
@@ -410,6 +433,11 @@ def validate_output(folder: Path, yang_dir: Path | None = None) -> Report:
     if frr := by_os.pop("frr", []):
         try:
             verdicts += check_frr((path, str(path.relative_to(folder))) for path in frr)
+        except PrerequisiteError as error:
+            missing.append(str(error))
+    if sysctls := by_os.pop("sysctl", []):
+        try:
+            verdicts += check_sysctls((path, str(path.relative_to(folder))) for path in sysctls)
         except PrerequisiteError as error:
             missing.append(str(error))
     unchecked: dict[str, tuple[int, str]] = {}

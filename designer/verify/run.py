@@ -10,6 +10,7 @@ from pathlib import Path
 
 from designer.built import DESIGN_FILE, parse_design, read_inside, read_regular
 from designer.errors import PrerequisiteError
+from designer.render.targets import config_files
 from designer.verify.lab import Lab, Progress, available_mib, check_prerequisites, sweep_orphans
 from designer.verify.probe import (
     Peer,
@@ -32,15 +33,16 @@ MEMORY_SHARE = 0.8
 
 def read_output(target: Path) -> dict[str, bytes]:
     """The files of an output folder that a lab needs. Only regular files are read (a link or a FIFO is an input
-    error): ``design.json``, checked here where its path is known, and the FRR config of every switch it names."""
+    error): ``design.json``, checked here where its path is known, and the FRR files of every switch it names
+    (its frr.conf and its kernel settings, ``configs/sysctl/<hostname>.conf``)."""
     if not os.path.lexists(target / DESIGN_FILE):
         return {}
     data = read_regular(target / DESIGN_FILE)
     files = {DESIGN_FILE: data}
     for device in parse_design(str(target / DESIGN_FILE), data)["devices"]:
-        relative = f"configs/frr/{device['name']}.conf"
-        if device["role"] != "server" and os.path.lexists(target / relative):
-            files[relative] = read_inside(target, tuple(relative.split("/")))
+        for relative, _ in config_files("frr", device["name"]) if device["role"] != "server" else ():
+            if os.path.lexists(target / relative):
+                files[relative] = read_inside(target, tuple(relative.split("/")))
     return files
 
 
