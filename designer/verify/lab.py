@@ -61,8 +61,9 @@ SYSCTLS = ("import json, sys\n"
 """Run in a namespace: write each checked (path parts below /proc/sys, integer) pair. /proc/sys/net is the
 namespace's own, so a router's or a server's settings never reach the machine's."""
 COUNTED = "10001"
-"""The HTB class 1:1 (tc reads a bare hex handle as major:minor; ':' is not a word :func:`ip_batch` passes) of a lab port that RoCEv2 datagrams (UDP to port 4791) go through: its packet counter counts
-them and nothing else (BGP keepalives, ARP and ICMP cross the same links)."""
+"""The HTB class (1:1; tc reads a bare hex handle as major:minor) that UDP datagrams to port 4791 go through on
+every lab port: its packet counter counts RoCEv2 packets and nothing else (BGP, ARP and ICMP cross the same
+links)."""
 Progress = Callable[[str], None]
 
 
