@@ -33,6 +33,10 @@ class ServerModel:
     planes: int
     power_kw: float
     rack_units: int
+    nic_names: tuple[str, ...] = ()
+    """The backend NIC ports' Linux interface names in NIC order (empty: the catalog does not know them)."""
+    rdma_devices: tuple[str, ...] = ()
+    """The backend NIC ports' RDMA device names in NIC order."""
 
 
 @dataclass(frozen=True)
@@ -137,7 +141,9 @@ def catalog() -> Catalog:
     data = yaml.safe_load((Path(__file__).parent / "catalog.yaml").read_text())
     return Catalog(
         switches={name: SwitchModel(name, **fields) for name, fields in sorted(data["switches"].items())},
-        servers={name: ServerModel(name, **fields) for name, fields in sorted(data["servers"].items())},
+        servers={name: ServerModel(name, **{key: tuple(value) if isinstance(value, list) else value
+                                            for key, value in fields.items()})
+                 for name, fields in sorted(data["servers"].items())},
         media={name: MediumModel(name, **fields) for name, fields in data["media"].items()},
         targets={name: TargetModel(name, **{key: tuple(value) if isinstance(value, list) else value
                                             for key, value in fields.items()})

@@ -14,6 +14,7 @@ from designer.analysis.facts import Facts
 from designer.analysis.workload import WorkloadResult
 from designer.fabric import Fabric
 from designer.findings import Finding
+from designer.hosts import HostConfig
 from designer.intent import Intent
 from designer.model import DeviceConfig
 from designer.physical import Physical
@@ -43,6 +44,8 @@ class Built:
     """Shared facts of the fabric (link counts, plane networks, bisection), computed once."""
     workloads: tuple[WorkloadResult, ...] = ()
     """What the fabric does to each workload of the intent (:mod:`designer.analysis.workload`)."""
+    hosts: tuple[HostConfig, ...] = ()
+    """Every server's backend NIC settings, in fabric device order (:mod:`designer.hosts`)."""
 
 
 @dataclass(frozen=True)

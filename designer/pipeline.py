@@ -17,6 +17,7 @@ from designer.checks import run as run_checks
 from designer.design import Built, Design, Progress, quiet
 from designer.errors import InputError, Problem
 from designer.fabric import Fabric, wire
+from designer.hosts import host_configs
 from designer.intent import Intent, read_intent
 from designer.model import device_configs
 from designer.physical import plan_physical
@@ -54,7 +55,9 @@ def design(intent: Intent, progress: Progress | None = None, seeds: int = SEEDS)
     say("counting links and solving the bisection max-flows")
     shared = facts(fabric)
     analyzed = _analyzed(intent, fabric, allocation, seeds, say)
-    built = Built(intent, plan, fabric, allocation, physical, configs, shared, analyzed)
+    say(f"setting up the backend NICs of {intent.servers:,} servers")
+    hosts = host_configs(intent, fabric, allocation, analyzed)
+    built = Built(intent, plan, fabric, allocation, physical, configs, shared, analyzed, hosts)
     say(f"running {len(CHECKS)} checks")
     return Design(**vars(built), findings=tuple(run_checks(built)))
 

@@ -27,6 +27,7 @@ from designer.catalog import catalog
 from designer.errors import InputError, Path, Problem, Source
 from designer.intent.configs import QosSpec, resolve_qos, routing_problems, target_problems
 from designer.intent.facility import Facility, facility_problems, resolve_facility
+from designer.intent.hosts import HostSpec, resolve_hosts
 from designer.intent.schema import (
     MAX_BREAKOUT,
     MAX_GPUS,
@@ -99,6 +100,8 @@ class Intent:
     qos: QosSpec
     facility: Facility
     checks: ChecksDoc
+    hosts: HostSpec
+    """The server files' format and the backend NICs' names (``hosts``)."""
     source: Source
     sha256: str
     max_servers: int
@@ -274,6 +277,8 @@ def _resolve(doc: IntentDoc, broken: frozenset[Path], source: Source, sha256: st
             equipment[spec.model] = spec.rack_units
     if intact(("facility",)):
         problems.extend(facility_problems(doc.facility, server.nic_speed if server else None, equipment))
+    hosts = resolve_hosts(doc.hosts, doc.compute.server if intact(("compute", "server")) else None,
+                          server.nics if server else None, intact, problems)
     workloads = (resolve_workloads(doc.workloads, servers * server.gpus, server.gpus, problems)
                  if server and servers is not None and intact(("workloads",)) else ())
     if server is None or switches is None or servers is None or planes is None or sizing \
@@ -283,8 +288,8 @@ def _resolve(doc: IntentDoc, broken: frozenset[Path], source: Source, sha256: st
                   tiers=doc.fabric.tiers, leaf=switches[0], spine=switches[1], super_spine=switches[2],
                   addressing=doc.addressing, routing=doc.routing, targets=tuple(doc.targets),
                   target_options=doc.target_options, qos=qos,
-                  facility=resolve_facility(doc.facility, server.nic_speed), checks=doc.checks, source=source,
-                  sha256=sha256, max_servers=max_servers or servers, workloads=workloads)
+                  facility=resolve_facility(doc.facility, server.nic_speed), checks=doc.checks, hosts=hosts,
+                  source=source, sha256=sha256, max_servers=max_servers or servers, workloads=workloads)
 
 
 def _server(compute: ComputeDoc, intact: Callable[..., bool], problems: list[Problem]) -> ServerSpec | None:

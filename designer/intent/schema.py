@@ -397,6 +397,43 @@ class WorkloadDoc(Section):
         "The collective time the team can afford per step; above it designer check warns."))
 
 
+NIC_NAME_PATTERN = r"^[a-z][a-z0-9_.-]{0,14}$"
+"""A Linux interface name the server files may carry: at most 15 characters (IFNAMSIZ), nothing a shell or a
+file path could read as anything but a name."""
+RDMA_NAME_PATTERN = r"^[a-z][a-z0-9_]{0,62}$"
+"""An RDMA device name (``mlx5_0``): below the kernel's 64-character limit, letters, digits and '_' only."""
+
+
+def _named(pattern: str, what: str, example: str) -> Any:
+    """A list item that must match ``pattern``, with the JSON Schema saying so."""
+
+    def check(name: str) -> str:
+        if not re.fullmatch(pattern, name):
+            raise ValueError(f"{name!r} is not {what}; use {example}")
+        return name
+    return Annotated[str, AfterValidator(check), WithJsonSchema({"type": "string", "pattern": pattern})]
+
+
+NicName = _named(NIC_NAME_PATTERN, "a Linux interface name the server files can carry", (
+    "1-15 lower-case letters, digits, '_', '.' or '-', starting with a letter (enp24s0np0)"))
+RdmaName = _named(RDMA_NAME_PATTERN, "an RDMA device name", (
+    "lower-case letters, digits and '_', starting with a letter (mlx5_0)"))
+
+
+class HostsDoc(Section):
+    """The server side of every backend link: the files written per server under ``servers/``."""
+
+    format: Literal["netplan", "nmconnection"] = Field("netplan", description=(
+        "How the NIC addresses, routes and rules are written: netplan (one netplan.yaml per server) or "
+        "nmconnection (one NetworkManager keyfile per NIC)."))
+    nics: list[NicName] | None = Field(None, description=(
+        "The backend NICs' Linux interface names in NIC order (rail order), one per NIC port of the server. "
+        "Default: the catalog server model's, else nic0, nic1, ..."))
+    rdma_devices: list[RdmaName] | None = Field(None, description=(
+        "The backend NICs' RDMA device names in NIC order (NCCL_IB_HCA), one per NIC port. Default: the catalog "
+        "server model's, else mlx5_0, mlx5_1, ..."))
+
+
 class IntentDoc(Section):
     """An intent: the GPU training cluster whose backend network the designer builds (README.md, The intent)."""
 
@@ -420,6 +457,8 @@ class IntentDoc(Section):
     target_options: TargetOptionsDoc = Field(TargetOptionsDoc(), description=(
         "Per network OS choices, such as the Cumulus Linux release of the NVUE files."))
     qos: QosDoc = Field(QosDoc(), description="RoCEv2 lossless QoS.")
+    hosts: HostsDoc = Field(HostsDoc(), description=(
+        "The server files (servers/<server>/): NIC addressing format, NIC and RDMA device names."))
     checks: ChecksDoc = Field(ChecksDoc(), description="Thresholds of the checks.")
     workloads: list[WorkloadDoc] = Field(default_factory=list, description=(
         "Training jobs to analyze on the fabric (designer analyze): collective, size, placement, price."))

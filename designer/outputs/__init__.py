@@ -17,6 +17,7 @@ from typing import Any
 
 from designer import __version__
 from designer.design import Design, Progress, quiet
+from designer.hosts import HostConfig
 from designer.model import DeviceConfig
 from designer.outputs.design_json import design_json
 from designer.outputs.floorplan import floorplan_svg
@@ -28,6 +29,7 @@ from designer.outputs.tables import addressing_rows, asn_rows, cabling_rows, csv
 from designer.outputs.workers import in_workers
 from designer.outputs.workloads import svg as workloads_svg
 from designer.render import render_configs, user_templates_for
+from designer.render.hosts import render_hosts
 
 Since = Callable[[str], list[str]]
 """From a new design.json, summary.md's lines on what changed since the build it replaces."""
@@ -44,9 +46,11 @@ def design_files(design: Design, templates: Path | None = None, progress: Progre
     say = progress or quiet
     files = review_files(design, say, since)
     say(f"rendering the configurations of {len(design.configs):,} switches for {', '.join(design.intent.targets)}")
-    files.update(render_configs(design.configs, design.intent.targets,
-                                user_templates_for(design.intent.source.filename, templates),
+    user_templates = user_templates_for(design.intent.source.filename, templates)
+    files.update(render_configs(design.configs, design.intent.targets, user_templates,
                                 design.intent.target_options.model_dump()))
+    say(f"rendering the backend NIC files of {len(design.hosts):,} servers")
+    files.update(render_hosts(design.hosts, user_templates))
     files[MANIFEST] = manifest(design, {path: _sha256(data) for path, data in files.items()})
     return dict(sorted(files.items()))
 
@@ -61,11 +65,12 @@ def write_design(design: Design, folder: Path, templates: Path | None = None, pr
     write_files(files, folder)
     hashes = {path: _sha256(data) for path, data in files.items()}
     say(f"rendering and writing the configurations of {len(design.configs):,} switches for "
-        f"{', '.join(design.intent.targets)}")
+        f"{', '.join(design.intent.targets)} and the backend NIC files of {len(design.hosts):,} servers")
     user_templates = user_templates_for(design.intent.source.filename, templates)
     options = design.intent.target_options.model_dump()
     hashes.update(in_workers(workers or os.cpu_count() or 1, lambda worker, count: _write_configs(
-        design.configs[worker::count], design.intent.targets, user_templates, options, folder)))
+        design.configs[worker::count], design.intent.targets, user_templates, options, folder,
+        design.hosts[worker::count])))
     write_files({MANIFEST: manifest(design, hashes)}, folder)
     return len(hashes) + 1
 
@@ -104,9 +109,12 @@ def manifest(design: Design, hashes: dict[str, str]) -> bytes:
 
 
 def _write_configs(configs: Sequence[DeviceConfig], targets: Sequence[str], user_templates: Path | None,
-                   options: Mapping[str, Mapping[str, Any]], folder: Path) -> dict[str, str]:
-    """Render and write ``configs`` for every target below ``folder``; their hashes by relative path."""
+                   options: Mapping[str, Mapping[str, Any]], folder: Path,
+                   hosts: Sequence[HostConfig]) -> dict[str, str]:
+    """Render and write ``configs`` for every target and the files of ``hosts`` below ``folder``; their hashes by
+    relative path."""
     files = render_configs(configs, targets, user_templates, options)
+    files.update(render_hosts(hosts, user_templates))
     write_files(files, folder)
     return {path: _sha256(data) for path, data in files.items()}
 

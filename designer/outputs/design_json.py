@@ -18,6 +18,7 @@ def design_json(design: Design) -> str:
     """The whole design for scripts, one device or link per line so that diffs stay readable."""
     fabric, allocation = design.fabric, design.allocation
     devices = fabric.devices
+    nics = list(design.intent.hosts.nics)  # a server's NIC names as its OS knows them, in port order (nic<i>)
     device_rows = []
     for index, device in enumerate(devices):
         row: dict[str, Any] = {"name": device.name, "role": device.role, "model": device.model}
@@ -26,6 +27,8 @@ def design_json(design: Design) -> str:
         if index < fabric.switch_count:
             row.update(loopback=ip(allocation.loopbacks[index]), asn=allocation.asns[index],
                        announces=list(design.configs[index].bgp.announced))
+        else:
+            row.update(nics=nics)
         row.update(rack=design.physical.racks[design.physical.device_rack[index]].name,
                    unit=design.physical.device_unit[index])
         device_rows.append(row)

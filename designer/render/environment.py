@@ -152,21 +152,29 @@ class Renderer:
 
     def template(self, target: str) -> jinja2.Template:
         """The compiled entry template of ``target`` (compiled on first use, then reused)."""
-        if target not in self.templates:
-            name = TARGETS[target].template
+        return self.compiled(TARGETS[target].template)
+
+    def compiled(self, name: str) -> jinja2.Template:
+        """The compiled template ``name`` (``frr/frr.conf.j2``), compiled on first use, then reused."""
+        if name not in self.templates:
             try:
-                self.templates[target] = self.environment.get_template(name)
+                self.templates[name] = self.environment.get_template(name)
             except jinja2.TemplateSyntaxError as error:
                 raise _syntax_error(error) from None
             except jinja2.TemplateNotFound as error:
                 raise TemplateError(name, f"template {error.name} not found in "
                                             f"{', '.join(map(str, self.folders))}") from None
-        return self.templates[target]
+        return self.templates[name]
 
     def render(self, target: str, device: DeviceConfig) -> str:
         """One device's configuration text for ``target``, within the limits on time and size."""
-        template = self.template(target)
         variables = TARGETS[target].view(device, **self.options.get(target, {}))
+        return self.render_template(TARGETS[target].template, variables, device.hostname)
+
+    def render_template(self, name: str, variables: dict[str, Any], subject: str) -> str:
+        """Template ``name`` filled with ``variables``, within the limits on time and size; ``subject`` (a host
+        name) is named in errors."""
+        template = self.compiled(name)
         try:
             with _deadline(RENDER_SECONDS):
                 text = _render_bounded(template, variables)
@@ -176,7 +184,7 @@ class Renderer:
             raise _syntax_error(error) from None
         except Exception as error:
             raise TemplateError(self._where(template), f"{type(error).__name__}: {error} "
-                                                       f"(rendering {device.hostname})") from None
+                                                       f"(rendering {subject})") from None
         return text
 
     def _where(self, template: jinja2.Template) -> str:

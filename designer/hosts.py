@@ -1,0 +1,169 @@
+"""The other end of every server link: each GPU server's backend NIC settings, as data.
+
+``host_configs(intent, fabric, allocation, workloads)`` gives one :class:`HostConfig` per server (fabric
+device order), from the design's structure only; the templates under ``templates/hosts/`` lay it out as
+netplan or NetworkManager files, a sysctl.d file, the NIC vendor's QoS commands and NCCL's environment.
+
+* Addresses: NIC ``i`` of a server holds the odd end of the /31 of its server link; its leaf holds the even end
+  and is the NIC's gateway.
+* Routing: every NIC has its own routing table, number ``TABLE_BASE + i`` (NIC index ``i`` in port order), with
+  one route to the whole leaf-to-NIC pool (``addressing.server_p2p``, every server /31 of the fabric and of its
+  growth envelope) via its leaf, and a rule ``from <NIC address> lookup <table>`` of priority ``TABLE_BASE + i``.
+  Replies and RDMA traffic from a NIC's address so leave through that NIC, to the leaf of its rail, whatever
+  the main table says; without the rules every NIC would send through whichever one the main table lists first.
+* ARP (:data:`SYSCTLS`): every NIC of a server sits in its own /31 on its own leaf, and Linux by default answers
+  ARP for any local address on any interface and picks the ARP source address from any interface, so a NIC
+  could answer for its neighbours and a leaf would learn the wrong MAC for an address.
+* QoS: the NIC trusts DSCP, runs PFC on the profile's lossless priority only, maps the RoCE and CNP DSCPs to the
+  same priorities as the switches, marks RDMA-CM traffic with the RoCE DSCP and sends CNPs with the CNP DSCP
+  and priority; ECN (both congestion-control roles) on the lossless priority when the profile marks ECN.
+* NCCL: the RDMA devices in NIC order (rail order), exact names; RoCEv2 over IPv4 (GID index 3); traffic class
+  DSCP << 2; no cross-NIC rings (each rail stays on its own leaves); queue pairs per connection from the workload
+  analysis when the intent has workloads (:func:`qps_per_connection`), else NCCL's default of 1.
+"""
+
+from __future__ import annotations
+
+import uuid
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from designer.allocate import Allocation, ip
+from designer.analysis.workload import WorkloadResult
+from designer.fabric import Fabric
+from designer.intent import Intent
+
+TABLE_BASE = 100
+"""NIC ``i``'s routing table and rule priority are ``TABLE_BASE + i``: clear of the kernel's reserved tables
+(253-255) for up to 153 NIC ports, and of the main (32766) and default (32767) rules."""
+GID_INDEX = 3
+"""The RoCEv2 GID of a NIC's IPv4 address: mlx5 lists each address as RoCEv1 and RoCEv2 GIDs after the two of
+the link-local IPv6 address, so a NIC with one IPv4 address has it at index 3 (``show_gids``)."""
+CONNECTION_NAMESPACE = uuid.UUID("6f1c7a52-3d0e-5b8e-9a41-0c2f6d8e1b73")
+"""Namespace of the NetworkManager connection UUIDs: ``uuid5`` of ``<design>/<server>/<nic>``, the same in every
+build, different in every design."""
+NCCL_DEFAULT_QPS = 1
+"""NCCL_IB_QPS_PER_CONNECTION when nothing says otherwise: NCCL's own default."""
+SYSCTLS = (
+    ("arp_ignore", 1, "answer ARP only for addresses on the NIC asked, never for a neighbour NIC's"),
+    ("arp_announce", 2, "send ARP requests from the NIC's own address, the one in the leaf's /31"),
+    ("rp_filter", 2, ("loose reverse-path filter: a source reachable through any NIC is accepted; strict (1) "
+                      "would drop packets whenever a per-NIC table or rule is not installed yet")),
+)
+"""Per-NIC IPv4 sysctls (``net.ipv4.conf.<nic>.*``): setting, value, why. Linux applies the larger of the NIC's
+and ``all``'s value for each, so per-NIC values hold whatever ``all`` says."""
+
+
+@dataclass(frozen=True, slots=True)
+class HostNic:
+    """One backend NIC port of a server: its names, its /31 and its leaf, its routing table."""
+
+    name: str
+    """Linux interface name."""
+    rdma: str
+    """RDMA device name."""
+    port: str
+    """The design's name of the port (``nic<i>``, as in cabling.csv and design.json)."""
+    plane: int
+    rail: int
+    address: str
+    """The NIC's end of the /31 (the odd address)."""
+    gateway: str
+    """The leaf's end of the /31."""
+    leaf: str
+    leaf_port: str
+    table: int
+    """Routing table and rule priority."""
+    uuid: str
+    """The NetworkManager connection's UUID."""
+    sysctl: str
+    """The sysctl key prefix of the NIC (``net.ipv4.conf.<nic>.``; with '/' separators when the name has a dot)."""
+
+
+@dataclass(frozen=True)
+class HostQos:
+    """What the NIC's QoS must match on the switches: DSCPs, priorities, PFC and ECN."""
+
+    profile: str
+    roce_dscp: int
+    roce_priority: int
+    cnp_dscp: int
+    cnp_priority: int
+    pfc: tuple[int, ...]
+    """PFC on (1) or off (0) for each of the 8 priorities: on for the lossless priority only."""
+    tos: int
+    """The IP ToS byte of RoCE traffic: the DSCP shifted past the two ECN bits."""
+    ecn: bool
+
+
+@dataclass(frozen=True)
+class Nccl:
+    """NCCL's environment for the backend."""
+
+    hca: tuple[str, ...]
+    """RDMA devices in NIC (rail) order."""
+    gid_index: int
+    traffic_class: int
+    qps_per_connection: int
+    qps_reason: str
+    cross_nic: int
+
+
+@dataclass(frozen=True)
+class HostConfig:
+    """Everything one server's backend files say."""
+
+    hostname: str
+    format: str
+    mtu: int
+    prefix_length: int
+    backend: tuple[str, ...]
+    """Prefixes every NIC routes through its own leaf."""
+    nics: tuple[HostNic, ...]
+    sysctls: tuple[tuple[str, int, str], ...]
+    qos: HostQos
+    nccl: Nccl
+
+
+def host_configs(intent: Intent, fabric: Fabric, allocation: Allocation,
+                 workloads: Sequence[WorkloadResult] = ()) -> tuple[HostConfig, ...]:
+    """One host configuration per server, in fabric device order."""
+    devices, first = fabric.devices, fabric.switch_count
+    spec, rails = intent.hosts, intent.rails
+    links: list[list[int]] = [[0] * intent.server.nics for _ in range(len(devices) - first)]
+    for number in range(fabric.server_link_count):
+        _, _, _, server, nic = fabric.links[number]
+        links[server - first][nic] = number
+    qos = intent.qos
+    host_qos = HostQos(qos.profile, qos.roce_dscp, qos.roce_priority, qos.cnp_dscp, qos.cnp_priority,
+                       tuple(int(priority == qos.roce_priority) for priority in range(8)), qos.roce_dscp << 2, qos.ecn)
+    qps, reason = qps_per_connection(workloads)
+    nccl = Nccl(spec.rdma_devices, GID_INDEX, qos.roce_dscp << 2, qps, reason, 0)
+    backend = (allocation.server_p2p.cidr,)
+    prefixes = tuple(f"net/ipv4/conf/{name}/" if "." in name else f"net.ipv4.conf.{name}." for name in spec.nics)
+    hosts = []
+    for offset, numbers in enumerate(links):
+        server = devices[first + offset]
+        nics = []
+        for index, (number, name) in enumerate(zip(numbers, spec.nics, strict=True)):
+            _, leaf, slot, _, _ = fabric.links[number]
+            even, odd = allocation.link_addresses(number)
+            nics.append(HostNic(name, spec.rdma_devices[index], server.port_name(index), index // rails,
+                                index % rails, ip(odd), ip(even), devices[leaf].name, devices[leaf].port_name(slot),
+                                TABLE_BASE + index,
+                                str(uuid.uuid5(CONNECTION_NAMESPACE, f"{intent.name}/{server.name}/{name}")),
+                                prefixes[index]))
+        hosts.append(HostConfig(server.name, spec.format, qos.mtu, 31, backend, tuple(nics), SYSCTLS, host_qos, nccl))
+    return tuple(hosts)
+
+
+def qps_per_connection(workloads: Sequence[WorkloadResult]) -> tuple[int, str]:
+    """NCCL_IB_QPS_PER_CONNECTION and why: the most any workload needs, each taking the larger of its own
+    ``qps_per_connection`` and the count its analysis found to reach 90% of the ideal time under ECMP; NCCL's
+    default without workloads."""
+    if not workloads:
+        return NCCL_DEFAULT_QPS, "NCCL's default (the intent has no workloads)"
+    needs = [(max(result.workload.qps_per_connection, result.qps_for_90pct or 0), result.workload.name)
+             for result in workloads]
+    qps, name = max(needs, key=lambda need: need[0])
+    return qps, f"workload {name} (designer analyze: the most queue pairs any workload needs)"

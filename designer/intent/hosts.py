@@ -1,0 +1,61 @@
+"""The ``hosts:`` section resolved: the format of the server files and every backend NIC's names.
+
+Names come from the intent, else from the catalog's server model, else are placeholders (``nic<i>``,
+``mlx5_<i>``); a list the intent gives must name every NIC port of the server once.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+
+from designer.catalog import catalog
+from designer.errors import Problem
+from designer.intent.schema import HostsDoc
+
+
+@dataclass(frozen=True)
+class HostSpec:
+    """How the server files are written and what the backend NICs are called, in NIC (port) order."""
+
+    format: str
+    nics: tuple[str, ...]
+    """Linux interface name of each backend NIC port."""
+    rdma_devices: tuple[str, ...]
+    """RDMA device name of each backend NIC port."""
+    placeholders: bool
+    """Some names are placeholders (neither the intent nor the catalog gave them)."""
+
+
+def resolve_hosts(doc: HostsDoc, model: str | None, nics: int | None, intact: Callable[..., bool],
+                  problems: list[Problem]) -> HostSpec:
+    """The names of the ``nics`` NIC ports of a server of catalog ``model`` (None: not a catalog model or not
+    known), with a problem for each list of the intent that does not name every port once."""
+    known = catalog().servers.get(model) if model else None
+    count = nics or 0
+    names = []
+    for field, placeholder, listed in (("nics", "nic{}", known.nic_names if known else ()),
+                                       ("rdma_devices", "mlx5_{}", known.rdma_devices if known else ())):
+        given = getattr(doc, field)
+        if given is not None and intact(("hosts", field)) and nics is not None:
+            problems.extend(_list_problems(field, given, count))
+        if given is not None:
+            names.append((tuple(given), False))
+        elif len(listed) == count:
+            names.append((tuple(listed), False))
+        else:
+            names.append((tuple(placeholder.format(index) for index in range(count)), True))
+    (nic_names, nic_placeholders), (rdma_names, rdma_placeholders) = names
+    return HostSpec(doc.format, nic_names, rdma_names, nic_placeholders or rdma_placeholders)
+
+
+def _list_problems(field: str, given: list[str], count: int) -> list[Problem]:
+    what = {"nics": "Linux interface name", "rdma_devices": "RDMA device name"}[field]
+    problems = []
+    if len(given) != count:
+        problems.append(Problem(("hosts", field), (
+            f"{len(given)} names for a server with {count} backend NIC ports; give one {what} per NIC port, "
+            f"{count} in all, in NIC (rail) order")))
+    problems.extend(Problem(("hosts", field, index), f"{name!r} is listed twice; each NIC port has its own {what}")
+                    for index, name in enumerate(given) if name in given[:index])
+    return problems

@@ -1,0 +1,48 @@
+"""Render every server's backend files from its :class:`~designer.hosts.HostConfig`, one template per feature.
+
+Files go to ``servers/<server>/``: ``netplan.yaml`` (format netplan) or ``<nic>.nmconnection`` per NIC (format
+nmconnection), ``sysctl.conf``, ``nic-qos.sh`` and ``nccl.env``. Templates are found like the switch templates
+(user overrides first, under ``hosts/``) and get ``host`` (and ``nic`` for a per-NIC file).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Iterator
+from pathlib import Path
+from typing import Any
+
+from designer.hosts import HostConfig
+from designer.render.environment import Renderer
+
+SERVER_FILES = {
+    "sysctl.conf": "hosts/sysctl.conf.j2",
+    "nic-qos.sh": "hosts/nic-qos.sh.j2",
+    "nccl.env": "hosts/nccl.env.j2",
+}
+"""Files every server gets whatever the format, by file name: their templates."""
+FORMAT_TEMPLATES = {"netplan": "hosts/netplan.yaml.j2", "nmconnection": "hosts/nmconnection.j2"}
+"""The template of each addressing format (netplan: one file per server; nmconnection: one per NIC)."""
+
+
+def host_folder(hostname: str) -> str:
+    """Where a server's files go in the outputs."""
+    return f"servers/{hostname}"
+
+
+def host_files(host: HostConfig) -> Iterator[tuple[str, str, dict[str, Any]]]:
+    """(output path, template, variables) of each file of ``host``."""
+    folder = host_folder(host.hostname)
+    if host.format == "netplan":
+        yield f"{folder}/netplan.yaml", FORMAT_TEMPLATES["netplan"], {"host": host}
+    else:
+        for nic in host.nics:
+            yield f"{folder}/{nic.name}.nmconnection", FORMAT_TEMPLATES["nmconnection"], {"host": host, "nic": nic}
+    for name, template in SERVER_FILES.items():
+        yield f"{folder}/{name}", template, {"host": host}
+
+
+def render_hosts(hosts: Iterable[HostConfig], user_templates: Path | None = None) -> dict[str, bytes]:
+    """Every file of every server in ``hosts``, by output path."""
+    renderer = Renderer(user_templates)
+    return {path: renderer.render_template(template, variables, host.hostname).encode()
+            for host in hosts for path, template, variables in host_files(host)}
