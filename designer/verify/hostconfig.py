@@ -53,8 +53,8 @@ class Nic:
     prefix: int
     mtu: int | None
     routes: tuple[Route, ...]
-    rules: tuple[tuple[str, int], ...]
-    """``from <address> table <n>`` rules as (address, table)."""
+    rules: tuple[tuple[str, int, int | None], ...]
+    """``from <address> table <n> [priority <p>]`` rules as (address, table, priority or None)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -138,12 +138,13 @@ def _nic(name: str, body: dict[str, Any], path: ErrorPath, problems: list[Proble
     for number, rule in enumerate(_list(body, "routing-policy", path, problems)):
         where = (*path, "routing-policy", number)
         fields = rule if isinstance(rule, dict) else {}
-        source, table = _source(fields.get("from")), _table(fields.get("table"))
-        if set(fields) - {"from", "table", "priority"} or source is None or table is None:
+        source, table, priority = _source(fields.get("from")), _table(fields.get("table")), fields.get("priority")
+        if set(fields) - {"from", "table", "priority"} or source is None or table is None or not (
+                priority is None or (type(priority) is int and 1 <= priority <= 32765)):
             problems.append(Problem(where, f"{_shown(rule)} is not {{from: <IPv4 address>, table: <1-252 or "
-                                           "256-4294967295>}"))
+                                           "256-4294967295>, priority: <1-32765> (optional)}"))
         else:
-            rules.append((source, table))
+            rules.append((source, table, priority))
     if len(problems) > before or interface is None:
         return None
     return Nic(name, str(interface.ip), interface.network.prefixlen, mtu, tuple(routes), tuple(rules))

@@ -76,9 +76,10 @@ def text(report: VerifyReport) -> str:
              f"MiB, used {'-' if report.measured_mib is None else f'{report.measured_mib:,}'} MiB; a leaf's ECMP "
              f"width by design: {report.design_width}"]
     for phase in dict.fromkeys(check.phase for check in report.checks):
-        seconds = report.converged_seconds.get(phase)
-        took = f"converged in {seconds:.1f} s" if seconds is not None else "did not converge in time"
-        lines += ["", f"{phase}: {took}"]
+        seconds = report.converged_seconds.get(phase, 0.0)
+        took = ("" if phase not in report.converged_seconds else f": converged in {seconds:.1f} s"
+                if seconds is not None else ": did not converge in time")
+        lines += ["", f"{phase}{took}"]
         for check in (check for check in report.checks if check.phase == phase):
             lines.append(f"  {'PASS' if check.passed else 'FAIL'} {check.name}: {check.summary}")
             lines += [f"      - {problem}" for problem in check.problems[:SHOWN]]

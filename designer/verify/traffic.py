@@ -170,8 +170,9 @@ def configure_hosts(running: Lab, configs: Mapping[str, HostConfig]) -> list[str
             ip(namespace, "link", "set", "dev", nic.name, "up")
             for route in nic.routes:
                 ip(namespace, "route", "add", route.to, "via", route.via, "table", str(route.table))
-            for source, table in nic.rules:
-                ip(namespace, "rule", "add", "from", source, "table", str(table))
+            for source, table, priority in nic.rules:
+                ip(namespace, "rule", "add", "from", source, "table", str(table),
+                   *(("priority", str(priority)) if priority is not None else ()))
     return problems
 
 
