@@ -123,6 +123,9 @@ def _parser() -> argparse.ArgumentParser:
                             help="skip failure injection (a spine, and with 3 tiers a super-spine, down and back)")
     verify_cmd.add_argument("--timeout", type=float, metavar="SECONDS",
                             help="longest wait for each phase to converge (default: 60 s + 1 s per router)")
+    verify_cmd.add_argument("--traffic", action="store_true", help=(
+        "also give sampled servers namespaces configured from their host files, prove each NIC reaches its rail "
+        "through its own leaf, and send RoCEv2 flows to compare the kernel's ECMP hash with the workload model"))
     verify_cmd.set_defaults(run=_verify)
 
     schema_cmd = commands.add_parser("schema", help=(
@@ -276,10 +279,11 @@ def _verify(args: argparse.Namespace) -> int:
 
     try:
         if args.target.is_dir():
-            files = read_output(args.target)
+            files = read_output(args.target, args.traffic, not args.slice)
         else:
             files = design_files(design(validated_intent(args.target)))
-        report = verify(files, whole=not args.slice, failures=args.failures, timeout=args.timeout)
+        report = verify(files, whole=not args.slice, failures=args.failures, timeout=args.timeout,
+                        traffic=args.traffic)
     except KeyboardInterrupt:
         print("designer verify: interrupted; the lab was torn down", file=sys.stderr)
         return 130  # the shell's code for a run stopped by Ctrl-C

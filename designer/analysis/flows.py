@@ -197,6 +197,12 @@ def qpn_base(nic: int, seed: int) -> int:
 def flow_set(topology: Topology, allocation: Allocation, connections: Connections, qps: int) -> FlowSet:
     """The flows of the connections whose two NICs sit on different leaves, ``qps`` per connection (channels
     times QPs per connection), with the QP index each end gives them."""
+    return routed_flows(topology, lambda nic: allocation.link_addresses(topology.nic_link[nic])[1], connections, qps)
+
+
+def routed_flows(topology: Topology, address: Callable[[int], int], connections: Connections, qps: int) -> FlowSet:
+    """:func:`flow_set` with each NIC's IPv4 address (an integer) from ``address``: a lab reads them from the
+    built ``design.json`` instead of an :class:`~designer.allocate.Allocation`."""
     leaf = topology.leaf
     routed = [number for number, (s, d) in enumerate(zip(connections.src, connections.dst, strict=True))
               if leaf(s) != leaf(d)]
@@ -205,7 +211,7 @@ def flow_set(topology: Topology, allocation: Allocation, connections: Connection
     src_qp = [connections.src_rank[c] * qps + j for c in routed for j in range(qps)]
     dst_qp = [connections.dst_rank[c] * qps + j for c in routed for j in range(qps)]
     nics = sorted(set(src) | set(dst))
-    addresses = {nic: allocation.link_addresses(topology.nic_link[nic])[1] for nic in nics}
+    addresses = {nic: address(nic) for nic in nics}
     leaves = {nic: leaf(nic) for nic in nics}
     return FlowSet(tuple(src), tuple(dst), tuple(src_qp), tuple(dst_qp), tuple(leaves[nic] for nic in src),
                    tuple(leaves[nic] for nic in dst), addresses)

@@ -5,6 +5,9 @@
 * :mod:`~designer.verify.lab` creates namespaces, veth pairs and FRR daemons, and always tears them down.
 * :mod:`~designer.verify.probe` reads BGP state, kernel routes, ping and traceroute from the running lab.
 * :mod:`~designer.verify.run` puts them together: converge, assert, inject failures, restore, report.
+* :mod:`~designer.verify.traffic` (``--traffic``): sampled servers in namespaces configured from their host files
+  (read strictly by :mod:`~designer.verify.hostconfig`), RoCEv2 flows counted per link and compared with the
+  workload model.
 * :mod:`~designer.verify.report` renders the result as text, JSON or JUnit XML.
 * :mod:`~designer.verify.clab` writes the same lab as a containerlab topology for Docker hosts.
 """

@@ -18,13 +18,13 @@ import signal
 import subprocess
 import sys
 import time
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from secrets import token_hex
 
 from designer.errors import PrerequisiteError
-from designer.verify.topology import Topology
+from designer.verify.topology import HostNic, Topology
 
 RUN_ROOT = Path("/run/designer-verify")
 PREFIX = "dv-"
@@ -54,6 +54,16 @@ LAUNCH = ("import json, socket, subprocess, sys\n"
           "    subprocess.run(argv, check=True)\n")
 """Run in a router's namespace and its own UTS namespace: set the hostname, start each daemon (they detach).
 Hostname and daemon command lines are arguments, never code or shell text."""
+SYSCTLS = ("import json, sys\n"
+           "for parts, value in json.loads(sys.argv[1]):\n"
+           "    with open('/proc/sys/' + '/'.join(parts), 'w') as handle:\n"
+           "        handle.write(str(value))\n")
+"""Run in a namespace: write each checked (path parts below /proc/sys, integer) pair. /proc/sys/net is the
+namespace's own, so a router's or a server's settings never reach the machine's."""
+COUNTED = "10001"
+"""The HTB class (1:1; tc reads a bare hex handle as major:minor) that UDP datagrams to port 4791 go through on
+every lab port: its packet counter counts RoCEv2 packets and nothing else (BGP, ARP and ICMP cross the same
+links)."""
 Progress = Callable[[str], None]
 
 
@@ -78,9 +88,9 @@ def available_mib() -> int:
     return 0
 
 
-def ip_batch(commands: Iterable[str], namespace: str | None = None, force: bool = False) -> None:
+def ip_batch(commands: Iterable[str], namespace: str | None = None, force: bool = False, program: str = "ip") -> None:
     """Run iproute2 commands in one process (in ``namespace`` if given); raise on the first failure, or with
-    ``force`` after trying every command."""
+    ``force`` after trying every command. ``program`` is ``ip`` or ``tc`` (same batch syntax)."""
     lines = list(commands)
     words = [word for line in lines for word in line.split(" ")] + ([namespace] if namespace else [])
     unsafe = [word for word in words if not TOKEN.fullmatch(word)]
@@ -89,10 +99,49 @@ def ip_batch(commands: Iterable[str], namespace: str | None = None, force: bool 
     text = "".join(f"{line}\n" for line in lines)
     if not text:
         return
-    argv = ["ip", *(["-n", namespace] if namespace else []), *(["-force"] if force else []), "-batch", "-"]
+    argv = [program, *(["-n", namespace] if namespace else []), *(["-force"] if force else []), "-batch", "-"]
     result = subprocess.run(argv, input=text, capture_output=True, text=True, check=False)
     if result.returncode:
         raise RuntimeError(f"{' '.join(argv)} failed: {result.stderr.strip()}")
+
+
+def ip(namespace: str, *arguments: str) -> None:
+    """One iproute2 command in ``namespace`` as an argument vector (values that hold '/' cannot go through
+    :func:`ip_batch`); raises with iproute2's message when it fails."""
+    if not TOKEN.fullmatch(namespace):
+        raise ValueError(f"refusing namespace {namespace!r}")
+    result = subprocess.run(["ip", "-n", namespace, *arguments], capture_output=True, text=True, check=False)
+    if result.returncode:
+        raise RuntimeError(f"ip -n {namespace} {' '.join(arguments)} failed: {result.stderr.strip()}")
+
+
+def in_namespace(namespace: str, code: str, argument: object, timeout: float = 60) -> str:
+    """Run the Python ``code`` (a constant of this package) in ``namespace`` with ``argument`` as JSON in argv[1];
+    its standard output. Values are arguments, never code or shell text."""
+    if not TOKEN.fullmatch(namespace):
+        raise ValueError(f"refusing namespace {namespace!r}")
+    result = subprocess.run(["ip", "netns", "exec", namespace, sys.executable, "-I", "-c", code,
+                             json.dumps(argument)], capture_output=True, text=True, check=False, timeout=timeout)
+    if result.returncode:
+        raise RuntimeError(f"in {namespace}: {result.stderr.strip().splitlines()[-1:] or ['failed']}")
+    return result.stdout
+
+
+def set_sysctls(namespace: str, settings: Sequence[tuple[tuple[str, ...], int]]) -> None:
+    """Write each (path parts below /proc/sys, integer) in ``namespace``; the parts are checked words."""
+    unsafe = [part for parts, _ in settings for part in parts if not TOKEN.fullmatch(part)]
+    if unsafe or any(type(value) is not int for _, value in settings):
+        raise ValueError(f"refusing sysctl {unsafe[:1] or settings}")
+    if settings:
+        in_namespace(namespace, SYSCTLS, [[list(parts), value] for parts, value in settings])
+
+
+def parse_class_packets(text: str) -> int:
+    """Packets sent through the HTB class of ``tc -s class show`` (its ``Sent N bytes M pkt`` line)."""
+    match = re.search(r"Sent [0-9]+ bytes ([0-9]+) pkt", text)
+    if match is None:
+        raise RuntimeError(f"no packet counter in tc's answer: {text.strip()[:200]!r}")
+    return int(match.group(1))
 
 
 def _alive(pid: int) -> bool:
@@ -181,12 +230,15 @@ def sweep_orphans(progress: Progress) -> None:
 class Lab:
     """The running lab. Use as a context manager: leaving it, by any path, tears everything down."""
 
-    def __init__(self, topology: Topology, progress: Progress):
+    def __init__(self, topology: Topology, progress: Progress, hosts: Sequence[HostNic] = ()):
         self.topology = topology
         self.progress = progress
+        self.hosts = tuple(hosts)
+        """Server NICs wired as veths into a namespace per server (the other server ports are bridges)."""
         self.run = token_hex(3)
         self.folder = RUN_ROOT / self.run
         self.namespaces = [f"{PREFIX}{self.run}-{router.name}" for router in topology.routers]
+        self.servers = {nic.server: f"{PREFIX}{self.run}-{nic.server}" for nic in self.hosts}
         self.dirs = [self.folder / router.name for router in topology.routers]
         self.daemons = [("zebra", "bgpd", "bfdd") if BFD.search(config) else ("zebra", "bgpd")
                         for config in topology.configs]
@@ -209,7 +261,8 @@ class Lab:
         for number in self._previous_handlers:
             signal.signal(number, signal.SIG_IGN)
         try:
-            self.progress(f"tearing down {len(self.namespaces)} routers")
+            self.progress(f"tearing down {len(self.namespaces)} routers" +
+                      (f" and {len(self.servers)} servers" if self.servers else ""))
             _remove_run(self.folder)
         finally:
             for number, handler in self._previous_handlers.items():
@@ -245,16 +298,24 @@ class Lab:
     def _wire(self) -> None:
         """Namespaces, a veth pair per wire named after both ports, a bridge per server port, all up."""
         topology, spaces = self.topology, self.namespaces
-        self.progress(f"creating {len(spaces)} namespaces ({PREFIX}{self.run}-*) and {len(topology.wires)} links")
-        ip_batch(f"netns add {name}" for name in spaces)
+        self.progress(f"creating {len(spaces) + len(self.servers)} namespaces ({PREFIX}{self.run}-*) and "
+                      f"{len(topology.wires) + len(self.hosts)} links")
+        ip_batch(f"netns add {name}" for name in [*spaces, *self.servers.values()])
         ip_batch(f"link add {wire.upper_port} netns {spaces[wire.upper]} type veth peer name {wire.lower_port} "
                  f"netns {spaces[wire.lower]}" for wire in topology.wires)
+        ip_batch(f"link add {nic.leaf_port} netns {spaces[nic.leaf]} type veth peer name {nic.name} "
+                 f"netns {self.servers[nic.server]}" for nic in self.hosts)
         ports: list[list[str]] = [[] for _ in spaces]
         for wire in topology.wires:
             ports[wire.upper].append(wire.upper_port)
             ports[wire.lower].append(wire.lower_port)
+        wired = {(nic.leaf, nic.leaf_port) for nic in self.hosts}
+        for nic in self.hosts:
+            ports[nic.leaf].append(nic.leaf_port)
+        for server in self.servers.values():
+            ip_batch(["link set lo up"], server)
         for router, name in enumerate(spaces):
-            bridges = [port for port, _ in topology.server_ports[router]]
+            bridges = [port for port, _ in topology.server_ports[router] if (router, port) not in wired]
             ip_batch(["link set lo up",
                       *(f"link add {port} type bridge" for port in bridges),
                       *(f"link set {port} up" for port in ports[router] + bridges)], name)
@@ -319,3 +380,37 @@ class Lab:
         ports = [wire.upper_port for wire in self.topology.wires if wire.upper == router]
         ports += [wire.lower_port for wire in self.topology.wires if wire.lower == router]
         ip_batch((f"link set {port} {'up' if up else 'down'}" for port in ports), self.namespaces[router])
+
+    def ports(self) -> list[tuple[str, str]]:
+        """(namespace, interface) of both ends of every fabric wire and every server NIC link of the lab."""
+        spaces = self.namespaces
+        ends = [(spaces[wire.upper], wire.upper_port) for wire in self.topology.wires]
+        ends += [(spaces[wire.lower], wire.lower_port) for wire in self.topology.wires]
+        ends += [(spaces[nic.leaf], nic.leaf_port) for nic in self.hosts]
+        ends += [(self.servers[nic.server], nic.name) for nic in self.hosts]
+        return ends
+
+    def count_roce(self) -> None:
+        """An HTB class on every port (:meth:`ports`) that UDP datagrams to port 4791 go through, so its packet
+        counter counts RoCEv2 packets sent out of that port and nothing else."""
+        by_namespace: dict[str, list[str]] = {}
+        for namespace, port in self.ports():
+            by_namespace.setdefault(namespace, []).append(port)
+        for namespace, ports in by_namespace.items():
+            ip_batch([line for port in ports for line in (
+                f"qdisc add dev {port} root handle 1 htb",
+                f"class add dev {port} parent 10000 classid {COUNTED} htb rate 400gbit quantum 60000",
+                f"filter add dev {port} parent 10000 protocol ip u32 match ip protocol 17 0xff match ip dport 4791 "
+                f"0xffff classid {COUNTED}")], namespace, program="tc")
+
+    def roce_packets(self) -> dict[tuple[str, str], int]:
+        """RoCEv2 packets sent so far out of every port: (namespace, interface) -> packets."""
+        ends = self.ports()
+
+        def read(end: tuple[str, str]) -> int:
+            result = subprocess.run(["tc", "-s", "-n", end[0], "class", "show", "dev", end[1], "classid", COUNTED],
+                                    capture_output=True, text=True, check=False, timeout=30)
+            return parse_class_packets(result.stdout)
+
+        with ThreadPoolExecutor(max_workers=4) as pool:
+            return dict(zip(ends, pool.map(read, ends), strict=True))

@@ -70,6 +70,24 @@ def ping(namespace: str, source: str, destination: str) -> bool:
     return result.returncode == 0
 
 
+def route_via(namespace: str, source: str, destination: str) -> tuple[str, str]:
+    """The gateway and interface ``namespace`` routes ``destination`` through when sending from ``source``
+    (its policy rules applied): ``ip route get``; empty strings when there is no route."""
+    result = subprocess.run(["ip", "-n", namespace, "-j", "route", "get", destination, "from", source],
+                            capture_output=True, text=True, check=False, timeout=QUERY_SECONDS)
+    return parse_route_get(result.stdout)
+
+
+def parse_route_get(text: str) -> tuple[str, str]:
+    """(gateway, device) of iproute2's ``ip -j route get``; empty strings for what it does not say."""
+    try:
+        routes = json.loads(text or "[]")
+    except json.JSONDecodeError:
+        return "", ""
+    route = routes[0] if routes else {}
+    return str(route.get("gateway", "")), str(route.get("dev", ""))
+
+
 def traceroute(namespace: str, source: str, destination: str, max_hops: int) -> list[str]:
     """The address answering at each hop (``*`` for none), up to ``destination``."""
     result = subprocess.run(["ip", "netns", "exec", namespace, "traceroute", "-n", "-q", "1", "-w", "1",

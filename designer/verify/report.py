@@ -30,6 +30,20 @@ def check(phase: str, name: str, summary: str, problems: list[str]) -> Check:
     return Check(phase, name, not problems, summary, kept)
 
 
+@dataclass(frozen=True)
+class Experiment:
+    """One traffic experiment of ``--traffic``: the routers' hash, the flows sent, the RoCEv2 packets (one per
+    flow) counted per link and direction, and each ECMP group class's X² with the model's limit."""
+
+    name: str
+    policy: int
+    """``net.ipv4.fib_multipath_hash_policy`` of every router (0: layer 3, 1: layer 4)."""
+    flows: int
+    links: dict[str, int]
+    chi_square: dict[str, float]
+    model_limit: dict[str, float]
+
+
 @dataclass
 class VerifyReport:
     """The whole run: what the lab held, every check, and how long each phase took to converge."""
@@ -45,6 +59,7 @@ class VerifyReport:
     checks: list[Check] = field(default_factory=list)
     converged_seconds: dict[str, float | None] = field(default_factory=dict)
     not_covered: list[str] = field(default_factory=list)
+    traffic: list[Experiment] = field(default_factory=list)
 
     @property
     def passed(self) -> bool:
@@ -61,14 +76,21 @@ def text(report: VerifyReport) -> str:
              f"MiB, used {'-' if report.measured_mib is None else f'{report.measured_mib:,}'} MiB; a leaf's ECMP "
              f"width by design: {report.design_width}"]
     for phase in dict.fromkeys(check.phase for check in report.checks):
-        seconds = report.converged_seconds.get(phase)
-        took = f"converged in {seconds:.1f} s" if seconds is not None else "did not converge in time"
-        lines += ["", f"{phase}: {took}"]
+        seconds = report.converged_seconds.get(phase, 0.0)
+        took = ("" if phase not in report.converged_seconds else f": converged in {seconds:.1f} s"
+                if seconds is not None else ": did not converge in time")
+        lines += ["", f"{phase}{took}"]
         for check in (check for check in report.checks if check.phase == phase):
             lines.append(f"  {'PASS' if check.passed else 'FAIL'} {check.name}: {check.summary}")
             lines += [f"      - {problem}" for problem in check.problems[:SHOWN]]
             if len(check.problems) > SHOWN:
                 lines.append(f"      ... and {len(check.problems) - SHOWN} more")
+    for experiment in report.traffic:
+        lines += ["", f"traffic, {experiment.name} (fib_multipath_hash_policy={experiment.policy}): "
+                      f"{experiment.flows} flows; RoCEv2 packets per link:"]
+        lines += [f"  {count:6d}  {link}" for link, count in list(experiment.links.items())[:SHOWN]]
+        if len(experiment.links) > SHOWN:
+            lines.append(f"  ... and {len(experiment.links) - SHOWN} more links (all in --format json)")
     if report.not_covered:
         lines += ["", f"not covered ({len(report.not_covered)}):"]
         lines += [f"  - {item}" for item in report.not_covered[:SHOWN]]

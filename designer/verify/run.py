@@ -25,25 +25,38 @@ from designer.verify.probe import (
 )
 from designer.verify.report import VerifyReport, check
 from designer.verify.topology import Session, Topology, expected_routes, paths_to, topology
+from designer.verify.traffic import configure_hosts, experiments, host_checks, host_configs, host_files, model, sample
+from designer.verify.traffic import prerequisites as traffic_prerequisites
 
 POLL_SECONDS = 0.5
 MEMORY_SHARE = 0.8
 """The lab may use at most this share of the memory available when it starts."""
 
 
-def read_output(target: Path) -> dict[str, bytes]:
+def read_output(target: Path, traffic: bool = False, whole: bool = True) -> dict[str, bytes]:
     """The files of an output folder that a lab needs. Only regular files are read (a link or a FIFO is an input
-    error): ``design.json``, checked here where its path is known, and the FRR files of every switch it names
-    (its frr.conf and its kernel settings, ``configs/sysctl/<hostname>.conf``)."""
+    error): ``design.json``, checked here where its path is known, the FRR files of every switch it names (its
+    frr.conf and its kernel settings, ``configs/sysctl/<hostname>.conf``) and, with ``traffic``, the host files of
+    the servers the lab samples."""
     if not os.path.lexists(target / DESIGN_FILE):
         return {}
     data = read_regular(target / DESIGN_FILE)
     files = {DESIGN_FILE: data}
-    for device in parse_design(str(target / DESIGN_FILE), data)["devices"]:
-        for relative, _ in config_files("frr", device["name"]) if device["role"] != "server" else ():
-            if os.path.lexists(target / relative):
-                files[relative] = read_inside(target, tuple(relative.split("/")))
+    design = parse_design(str(target / DESIGN_FILE), data)
+    switch_files = [relative for device in design["devices"] if device["role"] != "server"
+                    for relative, _ in config_files("frr", device["name"])]
+    _read_present(target, switch_files, files)
+    if traffic:
+        servers = {nic.server for nic in sample(design, topology(files, whole))}
+        _read_present(target, [path for server in sorted(servers) for path in host_files(server)], files)
     return files
+
+
+def _read_present(target: Path, relatives: list[str], files: dict[str, bytes]) -> None:
+    """Add each of ``relatives`` that exists below ``target`` to ``files``, read without following links."""
+    for relative in relatives:
+        if os.path.lexists(target / relative):
+            files[relative] = read_inside(target, tuple(relative.split("/")))
 
 
 def stderr_progress() -> Progress:
@@ -61,11 +74,20 @@ def default_timeout(lab: Topology) -> float:
 
 
 def verify(files: dict[str, bytes], whole: bool = True, failures: bool = True, timeout: float | None = None,
-           progress: Progress | None = None) -> VerifyReport:
-    """Verify the build in ``files`` in a lab of real FRR routers; the report says what passed and failed."""
+           progress: Progress | None = None, traffic: bool = False) -> VerifyReport:
+    """Verify the build in ``files`` in a lab of real FRR routers; the report says what passed and failed. With
+    ``traffic``, sampled servers get namespaces of their own and RoCEv2 flows prove hosts and hashing
+    (:mod:`designer.verify.traffic`)."""
     progress = progress or stderr_progress()
     lab = topology(files, whole)
     check_prerequisites()
+    hosts, configs, flow_model, design = [], {}, None, {}
+    if traffic:
+        traffic_prerequisites()
+        design = parse_design(DESIGN_FILE, files[DESIGN_FILE])
+        hosts = sample(design, lab)
+        configs = host_configs(files, hosts)
+        flow_model = model(design, hosts)
     needed, available = lab.memory_mib(), available_mib()
     if needed > MEMORY_SHARE * available:
         hint = "" if not whole else "; use --slice to verify a representative part of the fabric"
@@ -74,12 +96,26 @@ def verify(files: dict[str, bytes], whole: bool = True, failures: bool = True, t
     report = VerifyReport(lab.name, lab.coverage, len(lab.routers), len(lab.wires), needed, lab.design_width())
     sweep_orphans(progress)
     limit = timeout or default_timeout(lab)
-    with Lab(lab, progress) as running:
+    with Lab(lab, progress, hosts) as running:
+        if traffic:
+            progress(f"configuring {len(configs)} servers ({len(hosts)} NICs) from their host files")
+            report.checks.append(check("healthy", "server host files applied", f"{len(hosts)} NICs of "
+                                       f"{len(configs)} servers", configure_hosts(running, configs)))
+            running.count_roce()
         refused = running.load_configs()
         report.checks.append(check("healthy", "configs loaded", f"{len(lab.routers) - len(refused)} of "
                                    f"{len(lab.routers)} routers took their frr.conf", refused))
         healthy = _phase(running, report, "healthy", frozenset(), limit)
         report.measured_mib = running.memory_mib()
+        if traffic and flow_model is not None and not healthy:
+            report.not_covered.append("traffic: skipped because the healthy fabric did not converge")
+        elif traffic and flow_model is not None:
+            progress(f"traffic: {len(running.hosts)} server NICs; {len(flow_model.flows.src)} flows per experiment")
+            report.checks += host_checks(running, "healthy")
+            checks, experiments_run, skipped = experiments(running, design, flow_model)
+            report.checks += checks
+            report.traffic += experiments_run
+            report.not_covered += skipped
         if failures and not healthy:
             report.not_covered.append("failure injection: skipped because the healthy fabric did not converge")
         elif failures:

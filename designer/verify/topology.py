@@ -68,6 +68,24 @@ class Session:
     peer_asn: int
 
 
+@dataclass(frozen=True, slots=True)
+class HostNic:
+    """A sampled server NIC that gets a real namespace end (``--traffic``): its veth is ``name`` in the server's
+    namespace and the leaf's ``leaf_port``."""
+
+    server: str
+    port: str
+    """The design's port name (``nicN``)."""
+    name: str
+    """The NIC's OS name in the server (design.json's ``nics``)."""
+    number: int
+    """The NIC's number in the workload model: server index (among the design's servers) x NICs + N."""
+    address: str
+    leaf: int
+    leaf_port: str
+    leaf_address: str
+
+
 @dataclass(frozen=True)
 class Topology:
     """The routers, wires and server subnets of the lab, with its FRR configs and the design's sizing."""

@@ -1,0 +1,246 @@
+"""Read a server's generated host files back, strictly, for ``designer verify --traffic``.
+
+A built folder holds ``servers/<server>/netplan.yaml`` (netplan v2: per backend NIC its /31, MTU, a route table
+with the leaf as gateway and a ``from <address>`` rule) and ``servers/<server>/sysctl.conf`` (sysctl.d lines).
+The lab runs as root and turns these values into ``ip`` argument vectors and writes under ``/proc/sys`` of a
+server's namespace, so every value is checked here first: interface names are Linux interface names the design
+gives that server, addresses are dotted IPv4 addresses with the documented prefix, tables are user tables
+(1-252, 256 and above), MTUs are 68-9216, and only the network sysctls a host needs on a GPU fabric are accepted,
+each within its kernel range. Anything else is an :class:`~designer.errors.InputError` naming the file and field.
+"""
+
+from __future__ import annotations
+
+import ipaddress
+import re
+from dataclasses import dataclass
+from typing import Any
+
+from designer.errors import InputError, Problem, Source
+from designer.errors import Path as ErrorPath
+from designer.intent.yaml_source import decode, load_yaml
+
+INTERFACE = re.compile(r"[A-Za-z0-9][A-Za-z0-9_-]{0,14}")
+"""A Linux interface name as verify accepts it: at most 15 characters, no '.', '/' or spaces."""
+MTU_RANGE = (68, 9216)
+RESERVED_TABLES = frozenset((0, 253, 254, 255))
+"""unspec, default, main and local: a NIC's own table is none of them."""
+MAX_TABLE = 2**32 - 1
+PER_INTERFACE = {"arp_ignore": (0, 8), "arp_announce": (0, 2), "rp_filter": (0, 2), "arp_filter": (0, 1),
+                 "accept_local": (0, 1)}
+"""``net.ipv4.conf.<all|default|nic>.<key>`` keys verify applies, with the kernel's value range."""
+GLOBAL = {"net.ipv4.fib_multipath_hash_policy": (0, 3), "net.ipv4.ip_forward": (0, 1)}
+SYSCTL_LINE = re.compile(r"\s*(?P<key>[^=\s]+)\s*=\s*(?P<value>\S*)\s*")
+NETPLAN_NIC_KEYS = {"addresses", "mtu", "routes", "routing-policy", "dhcp4", "dhcp6", "optional", "match",
+                    "set-name", "link-local", "accept-ra"}
+"""Keys a NIC may have; verify applies the first four (the others do not change routing between NICs)."""
+
+
+@dataclass(frozen=True, slots=True)
+class Route:
+    to: str
+    """A network in CIDR form (``default`` is written ``0.0.0.0/0``)."""
+    via: str
+    table: int
+
+
+@dataclass(frozen=True, slots=True)
+class Nic:
+    """One backend NIC of a server as its netplan file configures it."""
+
+    name: str
+    address: str
+    prefix: int
+    mtu: int | None
+    routes: tuple[Route, ...]
+    rules: tuple[tuple[str, int, int | None], ...]
+    """``from <address> table <n> [priority <p>]`` rules as (address, table, priority or None)."""
+
+
+@dataclass(frozen=True, slots=True)
+class HostConfig:
+    """A server's backend NICs and sysctls, every value checked."""
+
+    nics: tuple[Nic, ...]
+    sysctls: tuple[tuple[str, int], ...]
+    """(key as written, value) in file order."""
+
+
+def parse_host(files: dict[str, bytes], names: tuple[str, ...]) -> HostConfig:
+    """A server's host files, checked: ``files`` maps the path of its netplan file and of its sysctl file (in that
+    order) to their bytes; ``names`` are the NIC OS names the design gives the server. A bad file is an
+    :class:`InputError` at its file and line, every problem of it at once."""
+    (netplan_where, netplan), (sysctl_where, sysctl) = files.items()
+    nics, source, problems = parse_netplan(netplan_where, netplan, names)
+    if problems:
+        raise InputError(problems, source, about=netplan_where)
+    sysctls, problems = parse_sysctl(sysctl, names)
+    if problems:
+        raise InputError(problems, Source(sysctl_where, {}), about=sysctl_where)
+    return HostConfig(nics, sysctls)
+
+
+def parse_netplan(where: str, data: bytes, names: tuple[str, ...]) -> tuple[tuple[Nic, ...], Source, list[Problem]]:
+    """The NICs of a netplan v2 file, the lines of its fields and every problem found (``names``: the interfaces
+    the server has). YAML is read by the intent's safe reader (plain data only, bounded)."""
+    document = load_yaml(decode(data, where), where)
+    problems = list(document.problems)
+    network = document.data.get("network") if isinstance(document.data, dict) else None
+    if not isinstance(network, dict) or network.get("version") != 2 or not isinstance(network.get("ethernets"),
+                                                                                       dict):
+        problems.append(Problem(("network",), "a netplan file is {network: {version: 2, ethernets: {<nic>: ...}}}"))
+        return (), document.source, problems
+    nics = []
+    for name, body in network["ethernets"].items():
+        path: ErrorPath = ("network", "ethernets", name)
+        if not INTERFACE.fullmatch(name) or name not in names:
+            problems.append(Problem(path, f"{_shown(name)} is not a NIC of this server; its NICs are "
+                                          f"{', '.join(names) or 'none'}"))
+            continue
+        if not isinstance(body, dict):
+            problems.append(Problem(path, "a NIC's settings are a mapping"))
+            continue
+        nic = _nic(name, body, path, problems)
+        if nic is not None:
+            nics.append(nic)
+    return tuple(nics), document.source, problems
+
+
+def _nic(name: str, body: dict[str, Any], path: ErrorPath, problems: list[Problem]) -> Nic | None:
+    before = len(problems)
+    unknown = sorted(str(key) for key in body if key not in NETPLAN_NIC_KEYS)
+    if unknown:
+        problems.append(Problem(path, f"unknown key(s) {', '.join(map(_shown, unknown))}; a NIC may have "
+                                      f"{', '.join(sorted(NETPLAN_NIC_KEYS))}"))
+    addresses = body.get("addresses")
+    interface = None
+    if not (isinstance(addresses, list) and len(addresses) == 1 and isinstance(addresses[0], str)):
+        problems.append(Problem((*path, "addresses"), "one address with its prefix, e.g. [10.2.0.1/31]"))
+    else:
+        interface = _interface(addresses[0])
+        if interface is None:
+            problems.append(Problem((*path, "addresses"), f"{_shown(addresses[0])} is not an IPv4 address with "
+                                                          "a /31 or /30 prefix, e.g. 10.2.0.1/31"))
+    mtu = body.get("mtu")
+    if mtu is not None and not (type(mtu) is int and MTU_RANGE[0] <= mtu <= MTU_RANGE[1]):
+        problems.append(Problem((*path, "mtu"), f"{_shown(mtu)} is not an MTU from {MTU_RANGE[0]} to {MTU_RANGE[1]}"))
+    routes = []
+    for number, route in enumerate(_list(body, "routes", path, problems)):
+        where = (*path, "routes", number)
+        fields = route if isinstance(route, dict) else {}
+        to, via, table = _network(fields.get("to")), _address(fields.get("via")), _table(fields.get("table"))
+        if set(fields) - {"to", "via", "table", "on-link", "metric"} or None in (to, via, table):
+            problems.append(Problem(where, f"{_shown(route)} is not {{to: <network or default>, via: <IPv4 "
+                                           "address>, table: <1-252 or 256-4294967295>}"))
+        else:
+            routes.append(Route(str(to), str(via), int(table or 0)))
+    rules = []
+    for number, rule in enumerate(_list(body, "routing-policy", path, problems)):
+        where = (*path, "routing-policy", number)
+        fields = rule if isinstance(rule, dict) else {}
+        source, table, priority = _source(fields.get("from")), _table(fields.get("table")), fields.get("priority")
+        if set(fields) - {"from", "table", "priority"} or source is None or table is None or not (
+                priority is None or (type(priority) is int and 1 <= priority <= 32765)):
+            problems.append(Problem(where, f"{_shown(rule)} is not {{from: <IPv4 address>, table: <1-252 or "
+                                           "256-4294967295>, priority: <1-32765> (optional)}"))
+        else:
+            rules.append((source, table, priority))
+    if len(problems) > before or interface is None:
+        return None
+    return Nic(name, str(interface.ip), interface.network.prefixlen, mtu, tuple(routes), tuple(rules))
+
+
+def parse_sysctl(data: bytes, names: tuple[str, ...]) -> tuple[tuple[tuple[str, int], ...], list[Problem]]:
+    """The ``key = value`` lines of a sysctl.d file (``#`` and ``;`` start comments) and every problem found."""
+    try:
+        text = data.decode()
+    except UnicodeDecodeError as error:
+        return (), [Problem((), "not UTF-8 text", data[:error.start].count(b"\n") + 1)]
+    settings, problems = [], []
+    for number, line in enumerate(text.splitlines(), 1):
+        if not line.strip() or line.lstrip()[0] in "#;":
+            continue
+        match = SYSCTL_LINE.fullmatch(line)
+        key = match["key"].lstrip("-") if match else ""
+        limits = _limits(key, names)
+        if match is None or limits is None:
+            problems.append(Problem((), f"{_shown(line.strip())[:80]}: verify applies only "
+                                    f"{', '.join(GLOBAL)} and net.ipv4.conf.<all|default|nic>."
+                                    f"<{'|'.join(PER_INTERFACE)}> = <integer>", number))
+            continue
+        value = match["value"]
+        if not re.fullmatch(r"[0-9]{1,3}", value) or not limits[0] <= int(value) <= limits[1]:
+            problems.append(Problem((key,), f"{_shown(value)} is not an integer from {limits[0]} to {limits[1]}",
+                                    number))
+            continue
+        settings.append((key, int(value)))
+    return tuple(settings), problems
+
+
+def _limits(key: str, names: tuple[str, ...]) -> tuple[int, int] | None:
+    """The value range of ``key`` if verify applies it (``net.ipv4.conf.<nic>`` only for the server's NICs)."""
+    if key in GLOBAL:
+        return GLOBAL[key]
+    parts = key.replace("/", ".").split(".")
+    if len(parts) == 5 and parts[:3] == ["net", "ipv4", "conf"] and parts[4] in PER_INTERFACE and (
+            parts[3] in ("all", "default") or parts[3] in names):
+        return PER_INTERFACE[parts[4]]
+    return None
+
+
+def sysctl_path(key: str) -> tuple[str, ...]:
+    """The parts of ``key``'s file below ``/proc/sys`` (``key`` checked by :func:`parse_sysctl`)."""
+    return tuple(key.replace("/", ".").split("."))
+
+
+def _list(body: dict[str, Any], key: str, path: ErrorPath, problems: list[Problem]) -> list[Any]:
+    value = body.get(key, [])
+    if not isinstance(value, list):
+        problems.append(Problem((*path, key), f"a list, not {_shown(value)}"))
+        return []
+    return value
+
+
+def _interface(text: str) -> ipaddress.IPv4Interface | None:
+    if not re.fullmatch(r"[0-9]{1,3}(\.[0-9]{1,3}){3}/3[01]", text):
+        return None
+    try:
+        return ipaddress.IPv4Interface(text)
+    except ValueError:
+        return None
+
+
+def _address(value: object) -> str | None:
+    if not isinstance(value, str) or not re.fullmatch(r"[0-9]{1,3}(\.[0-9]{1,3}){3}", value):
+        return None
+    try:
+        return str(ipaddress.IPv4Address(value))
+    except ValueError:
+        return None
+
+
+def _source(value: object) -> str | None:
+    """A rule's ``from``: an address, optionally written as a /32."""
+    if isinstance(value, str) and value.endswith("/32"):
+        value = value[:-3]
+    return _address(value)
+
+
+def _network(value: object) -> str | None:
+    if value == "default":
+        return "0.0.0.0/0"
+    if not isinstance(value, str) or not re.fullmatch(r"[0-9]{1,3}(\.[0-9]{1,3}){3}/[0-9]{1,2}", value):
+        return None
+    try:
+        return str(ipaddress.IPv4Network(value))
+    except ValueError:
+        return None
+
+
+def _table(value: object) -> int | None:
+    ok = type(value) is int and 1 <= value <= MAX_TABLE and value not in RESERVED_TABLES
+    return value if ok else None  # type: ignore[return-value]
+
+
+def _shown(value: object) -> str:
+    return repr(value)[:60]

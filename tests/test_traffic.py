@@ -1,0 +1,232 @@
+"""designer verify --traffic: host files read back strictly, the server sample, the flow model of the lab, and a
+real 3-tier lab with server namespaces, RoCEv2 flows counted per link and the kernel's multipath hash."""
+
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+
+import pytest
+
+from designer.built import parse_design
+from designer.errors import InputError, PrerequisiteError
+from designer.outputs import design_files
+from designer.outputs.folder import write
+from designer.pipeline import build
+from designer.verify.hostconfig import parse_host, parse_netplan, parse_sysctl
+from designer.verify.lab import parse_class_packets
+from designer.verify.probe import parse_route_get
+from designer.verify.report import text
+from designer.verify.run import verify
+from designer.verify.topology import topology
+from designer.verify.traffic import (
+    chi_square,
+    design_hashing,
+    host_configs,
+    model,
+    nic_names,
+    sample,
+    seeds_supported,
+)
+from tests.conftest import ROOT, need
+from tests.test_intent_errors import run_cli
+from tests.test_verify import need_lab
+
+INTENTS = ROOT / "tests" / "intents"
+TWO_TIER, THREE_TIER = INTENTS / "verify-2tier.yaml", INTENTS / "verify-3tier.yaml"
+NETPLAN = "servers/su0-srv0/netplan.yaml"
+SYSCTL = "servers/su0-srv0/sysctl.conf"
+
+
+@pytest.fixture(scope="module")
+def three_tier() -> dict[str, bytes]:
+    return design_files(build(THREE_TIER))
+
+
+def host(files: dict[str, bytes], netplan: bytes | None = None, sysctl: bytes | None = None):
+    return parse_host({NETPLAN: netplan or files[NETPLAN], SYSCTL: sysctl or files[SYSCTL]}, ("nic0", "nic1"))
+
+
+# ---- host files read back -------------------------------------------------------------------------------------
+
+def test_the_built_host_files_read_back_as_the_design_addresses_them(three_tier: dict[str, bytes]) -> None:
+    config = host(three_tier)
+    design = json.loads(three_tier["design.json"])
+    links = {link["z"][1]: link for link in design["links"] if link["z"][0] == "su0-srv0"}
+    assert [nic.name for nic in config.nics] == ["nic0", "nic1"]
+    for nic in config.nics:
+        leaf_address, address = links[nic.name]["a"][2], links[nic.name]["z"][2]
+        assert (nic.address, nic.prefix, nic.mtu) == (address, 31, 9216)
+        assert [route.via for route in nic.routes] == [leaf_address]
+        assert [(source, table) for source, table, _ in nic.rules] == [(address, nic.routes[0].table)]
+    assert ("net.ipv4.conf.nic1.arp_ignore", 1) in config.sysctls
+    assert ("net.ipv4.conf.nic0.rp_filter", 2) in config.sysctls
+
+
+@pytest.mark.parametrize(("old", "new", "says"), [
+    (b"nic1:", b"'eth0;reboot':", "'eth0;reboot' is not a NIC of this server; its NICs are nic0, nic1"),
+    (b"nic1:", b"eth9:", "'eth9' is not a NIC of this server"),
+    (b"[10.2.0.5/31]", b"['10.2.0.5/31 dev lo']", "is not an IPv4 address with a /31 or /30 prefix"),
+    (b"[10.2.0.5/31]", b"[10.2.0.5/8]", "is not an IPv4 address with a /31 or /30 prefix"),
+    (b"via: 10.2.0.4", b"via: 10.2.0.4 table 5", "is not {to: <network or default>, via: <IPv4"),
+    (b"table: 101\n        ", b"table: 254\n        ", "table: <1-252 or 256-4294967295>"),
+    (b"mtu: 9216\n      routes", b"mtu: 100000\n      routes", "100000 is not an MTU from 68 to 9216"),
+    (b"priority: 101", b"priority: '101; ip link del'", "priority: <1-32765> (optional)"),
+    (b"mtu: 9216\n      routes", b"mtu: 9216\n      macaddress: x\n      routes", "unknown key(s) 'macaddress'"),
+    (b"version: 2", b"version: !!python/object:os.system 2", "tag"),
+])
+def test_hostile_netplan_values_are_refused_at_their_line(three_tier: dict[str, bytes], old: bytes, new: bytes,
+                                                          says: str) -> None:
+    netplan = three_tier[NETPLAN]
+    assert old in netplan
+    with pytest.raises(InputError) as caught:
+        host(three_tier, netplan=netplan.replace(old, new, 1))
+    message = str(caught.value)
+    assert says in message and message.startswith(f"{NETPLAN}:"), message
+    assert "nothing was written" in message
+
+
+@pytest.mark.parametrize(("line", "says"), [
+    (b"kernel.core_pattern = |/bin/sh", "verify applies only"),
+    (b"net.ipv4.conf.nic0.arp_ignore = 1; reboot", "verify applies only"),
+    (b"net.ipv4.conf.nic0.arp_ignore = 9", "'9' is not an integer from 0 to 8"),
+    (b"net.ipv4.conf.nic0.arp_announce = 3", "3' is not an integer from 0 to 2"),
+    (b"net.ipv4.conf.eth9.arp_ignore = 1", "verify applies only"),
+    (b"net.ipv4.conf.nic0/../../../../kernel.arp_ignore = 1", "verify applies only"),
+    (b"net.ipv4.conf.nic0.arp_ignore", "verify applies only"),
+])
+def test_hostile_sysctl_lines_are_refused_at_their_line(three_tier: dict[str, bytes], line: bytes, says: str) -> None:
+    with pytest.raises(InputError) as caught:
+        host(three_tier, sysctl=three_tier[SYSCTL] + line + b"\n")
+    message = str(caught.value)
+    lines = three_tier[SYSCTL].count(b"\n") + 1
+    assert says in message and message.startswith(f"{SYSCTL}:{lines}:"), message
+
+
+def test_a_netplan_that_is_not_netplan_v2_and_comments_in_sysctl() -> None:
+    _, _, problems = parse_netplan("n.yaml", b"network:\n  version: 1\n", ("nic0",))
+    assert [problem.message for problem in problems] == [
+        "a netplan file is {network: {version: 2, ethernets: {<nic>: ...}}}"]
+    settings, problems = parse_sysctl(b"# comment\n; other\n\n-net.ipv4.conf.all.rp_filter=0\n", ("nic0",))
+    assert settings == (("net.ipv4.conf.all.rp_filter", 0),) and not problems
+
+
+def test_missing_host_files_are_a_prerequisite_and_nic_names_are_checked(three_tier: dict[str, bytes]) -> None:
+    design = parse_design("design.json", three_tier["design.json"])
+    nics = sample(design, topology(three_tier))
+    files = {path: data for path, data in three_tier.items() if not path.startswith("servers/su0-srv0/")}
+    with pytest.raises(PrerequisiteError, match=re.escape("servers/su0-srv0/netplan.yaml is missing")):
+        host_configs(files, nics)
+    with pytest.raises(InputError, match="is not a list of 2 different interface names"):
+        nic_names({"name": "su0-srv0", "nics": ["nic0", "x y"]}, 2)
+    assert nic_names({"name": "su0-srv0"}, 2) == ("nic0", "nic1")
+
+
+def test_tool_answers_are_parsed() -> None:
+    assert parse_class_packets("class htb 1:1 root prio 0\n Sent 215 bytes 5 pkt (dropped 0, overlimits 0)") == 5
+    with pytest.raises(RuntimeError):
+        parse_class_packets("Cannot find device")
+    assert parse_route_get('[{"dst":"10.2.0.9","gateway":"10.2.0.0","dev":"nic0","table":"100"}]') == (
+        "10.2.0.0", "nic0")
+    assert parse_route_get("") == ("", "")
+
+
+# ---- the sample and the model ---------------------------------------------------------------------------------
+
+def test_the_sample_covers_every_rail_of_two_units_or_two_pods(three_tier: dict[str, bytes]) -> None:
+    two = design_files(build(TWO_TIER))
+    for files, units in ((two, {(0, 0), (0, 1)}), (three_tier, {(0, 0), (1, 1)})):
+        design = parse_design("design.json", files["design.json"])
+        lab = topology(files)
+        nics = sample(design, lab)
+        servers = {device["name"]: device for device in design["devices"] if device["role"] == "server"}
+        assert {(servers[nic.server]["pod"], servers[nic.server]["su"]) for nic in nics} == units
+        assert {nic.port for nic in nics} == {"nic0", "nic1"}
+        for rail in ("nic0", "nic1"):
+            assert len({lab.routers[nic.leaf].su for nic in nics if nic.port == rail}) == 2
+    nics = sample(parse_design("design.json", two["design.json"]), topology(two))
+    assert sorted({nic.server for nic in nics}) == ["su0-srv0", "su0-srv3", "su1-srv0", "su1-srv3"]
+
+
+def test_the_model_routes_every_sampled_flow_across_the_units(three_tier: dict[str, bytes]) -> None:
+    design = parse_design("design.json", three_tier["design.json"])
+    nics = sample(design, topology(three_tier))
+    flows = model(design, nics).flows
+    # 2 servers in each pod, both ways, 2 rails, 16 QPs per connection: 2 x 2 x 2 x 2 x 16
+    assert len(flows.src) == 256
+    assert all(a != b for a, b in zip(flows.src_leaf, flows.dst_leaf, strict=True))
+    assert len({five[3] for five in flows.five_tuples(0)}) > 200          # source ports from QP numbers
+    assert {five[4] for five in flows.five_tuples(0)} == {4791}
+
+
+def test_chi_square_is_zero_when_even_and_the_flows_when_all_on_one_of_two() -> None:
+    groups = [((0, 1), 0)]
+    assert chi_square({0: 5, 2: 5}, groups) == 0
+    assert chi_square({0: 10}, groups) == 10
+    assert chi_square({}, groups) == 0
+
+
+def test_design_hashing_reads_each_switchs_seed(three_tier: dict[str, bytes]) -> None:
+    design = parse_design("design.json", three_tier["design.json"])
+    lab = topology(three_tier)
+    for device in design["devices"]:
+        device.pop("load_balancing", None)
+    assert design_hashing(design, lab) is None
+    for device in design["devices"]:
+        if device["role"] != "server":
+            device["load_balancing"] = {"mode": "ecmp", "hash": "five-tuple", "seed": 7 + len(device["name"])}
+    policy, seeds = design_hashing(design, lab)
+    assert policy == 1 and seeds[0] == 7 + len(lab.routers[0].name)
+    design["devices"][0]["load_balancing"] = {"hash": "five-tuple", "seed": "1; reboot"}
+    with pytest.raises(InputError, match=re.escape("is not {hash: five-tuple|five-tuple+roce-qp, seed")):
+        design_hashing(design, lab)
+
+
+# ---- a real lab -----------------------------------------------------------------------------------------------
+
+def with_design_seeds(files: dict[str, bytes]) -> dict[str, bytes]:
+    """The design with a seed per tier on every switch when its design.json has none yet."""
+    design = json.loads(files["design.json"])
+    tiers = {"leaf": 1, "spine": 2, "super_spine": 3}
+    for device in design["devices"]:
+        if device["role"] in tiers and "load_balancing" not in device:
+            device["load_balancing"] = {"mode": "ecmp", "hash": "five-tuple", "seed": tiers[device["role"]]}
+    return {**files, "design.json": json.dumps(design).encode()}
+
+
+def test_three_tier_traffic_proves_hosts_conservation_the_model_and_polarization(
+        three_tier: dict[str, bytes]) -> None:
+    need_lab()
+    need(seeds_supported(), "the per-namespace net.ipv4.fib_multipath_hash_seed needs Linux 6.11 or later")
+    report = verify(with_design_seeds(three_tier), failures=False, traffic=True, progress=lambda _: None)
+    assert report.passed, text(report)
+    checks = {(check.phase, check.name): check.summary for check in report.checks}
+    assert checks["healthy", "server NICs reach their rail"].startswith("24 of 24 NIC pairs of 2 rails")
+    assert checks["healthy", "ARP only for a NIC's own address"].startswith("8 ARP requests for another NIC")
+    experiments = {experiment.name: experiment for experiment in report.traffic}
+    assert list(experiments) == ["design hashing", "equal seeds", "seed per tier"]
+    for experiment in experiments.values():
+        links = experiment.links
+        # every one of the 256 flows crosses one leaf uplink and one leaf downlink (all are cross-pod)
+        up = sum(count for link, count in links.items() if "leaf" in link and link.endswith(" up"))
+        assert experiment.flows == 256 and up == 256
+        assert all(count < 256 for count in links.values())
+    polarized = experiments["equal seeds"]
+    assert polarized.chi_square["spine uplinks"] > polarized.model_limit["spine uplinks"]
+    for name in ("design hashing", "seed per tier"):
+        assert experiments[name].chi_square["spine uplinks"] <= experiments[name].model_limit["spine uplinks"]
+        assert experiments[name].chi_square["leaf uplinks"] <= experiments[name].model_limit["leaf uplinks"]
+    assert "one path with policy 0" in checks["traffic: layer-3 only", "one path per NIC pair"]
+    assert "traffic, equal seeds (fib_multipath_hash_policy=1): 256 flows" in text(report)
+
+
+def test_a_tampered_host_file_stops_traffic_before_the_lab_starts(tmp_path: Path) -> None:
+    need_lab()
+    files = design_files(build(THREE_TIER))
+    files[SYSCTL] += b"kernel.modprobe = /tmp/x\n"
+    write(files, tmp_path / "out")
+    code, out, err = run_cli("verify", str(tmp_path / "out"), "--traffic")
+    assert code == 2 and not out
+    assert f"{SYSCTL}:" in err and "kernel.modprobe = /tmp/x': verify applies only" in err
+    assert "creating" not in err
