@@ -109,16 +109,24 @@ class ExtraPort:
     speed: int
 
 
+Lookup = dict[int, dict[int, tuple[int, int, int]]]
+"""A vendor's PFC headroom lookup: speed (Gb/s) -> cable length (m) -> (size, xon, xoff) in bytes."""
+
+
 @dataclass(frozen=True)
 class SonicSku:
     """One SONiC SKU of a switch: the port layout it loads (breakout, port speed in Gb/s), the ports' autoneg
-    (None: the SKU sets none) and the buffer pool sizes in bytes of SONiC's buffer templates by topology."""
+    (None: the SKU sets none) and the buffer pool sizes in bytes of SONiC's buffer templates by topology.
+    ``shared_headroom`` is the lossless pool's xoff by topology when the SKU uses the shared-headroom layout (None:
+    separate lossy pool); ``headroom`` the SKU's own lookup (None: the switch's)."""
 
     hwsku: str
     breakout: int
     speed: int
     autoneg: str | None
     pools: dict[str, dict[str, int]]
+    shared_headroom: dict[str, int] | None = None
+    headroom: Lookup | None = None
 
 
 @dataclass(frozen=True)
@@ -131,10 +139,15 @@ class SonicFacts:
     extra_ports: tuple[ExtraPort, ...]
     skus: tuple[SonicSku, ...]
 
-    def sku(self, cages: int, breakout: int, speed: int) -> SonicSku | None:
-        """The SKU that runs ``cages`` cages at ``breakout`` ports of ``speed`` Gb/s each, if the vendor ships one."""
-        return next((sku for sku in self.skus if (self.cages, sku.breakout, sku.speed) == (cages, breakout, speed)),
-                    None)
+    def fitting(self, cages: int, breakout: int, speed: int) -> tuple[SonicSku, ...]:
+        """The SKUs that run ``cages`` cages at ``breakout`` ports of ``speed`` Gb/s each, the default first."""
+        return tuple(sku for sku in self.skus if (self.cages, sku.breakout, sku.speed) == (cages, breakout, speed))
+
+    def sku(self, cages: int, breakout: int, speed: int, hwsku: str | None = None) -> SonicSku | None:
+        """The SKU a switch of that port layout runs: ``hwsku`` when it fits, else the layout's default, if the
+        vendor ships one."""
+        fitting = self.fitting(cages, breakout, speed)
+        return next((sku for sku in fitting if sku.hwsku == hwsku), fitting[0] if fitting else None)
 
 
 @dataclass(frozen=True)
@@ -143,7 +156,7 @@ class SwitchFacts:
     (size, xon, xoff) in bytes, and what SONiC's device files say about it."""
 
     model: str
-    headroom: dict[int, dict[int, tuple[int, int, int]]]
+    headroom: Lookup
     sonic: SonicFacts
 
 
@@ -190,11 +203,17 @@ def _tuples(fields: dict[str, Any]) -> dict[str, Any]:
 
 
 def _switch_facts(model: str, fields: dict[str, Any]) -> SwitchFacts:
-    sonic, lookup = fields["sonic"], fields["headroom"]
+    sonic = fields["sonic"]
     return SwitchFacts(
         model=model,
-        headroom={speed: {cable: tuple(row) for cable, row in rows.items()} for speed, rows in lookup.items()},
+        headroom=_lookup(fields["headroom"]),
         sonic=SonicFacts(platform=sonic["platform"], cages=sonic["cages"], alias_prefix=sonic["alias_prefix"],
                          extra_ports=tuple(ExtraPort(**{**port, "lanes": tuple(port["lanes"])})
                                            for port in sonic["extra_ports"]),
-                         skus=tuple(SonicSku(**sku) for sku in sonic["skus"])))
+                         skus=tuple(SonicSku(**{**sku, "headroom": _lookup(sku["headroom"]) if "headroom" in sku
+                                                else None}) for sku in sonic["skus"])))
+
+
+def _lookup(table: dict[int, dict[int, list[int]]]) -> Lookup:
+    """A headroom lookup as the catalog writes it, with (size, xon, xoff) tuples."""
+    return {speed: {cable: (row[0], row[1], row[2]) for cable, row in rows.items()} for speed, rows in table.items()}

@@ -23,7 +23,8 @@ sessions and the lossless QoS profile. Every decision lives here; templates only
 * PFC headroom is per port (:func:`headroom`): it depends on the switch, the port speed and the cable. A
   switch whose vendor publishes a headroom lookup (``switch_facts`` in the catalog) takes the vendor's
   value for the next tabulated cable length at or above the port's cable; any other switch, or a cable
-  longer than the lookup covers, the first-order estimate.
+  longer than the lookup covers, the first-order estimate. The lookup is the SONiC SKU's when it has its own
+  (the catalog's SKU for the switch's port layout, or the one ``target_options.sonic.hwsku`` names).
 
 Per-interface and per-neighbor records are slotted dataclasses of plain strings and ints: a
 131,072-GPU fabric has about 800,000 interfaces.
@@ -38,7 +39,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from designer.allocate import Allocation, ip
-from designer.catalog import SwitchFacts, catalog
+from designer.catalog import SonicSku, SwitchFacts, catalog
 from designer.fabric import SERVER_LEAF, Device, Fabric
 from designer.intent import Intent
 from designer.intent.configs import QosSpec
@@ -219,7 +220,8 @@ class LoadBalancing:
 @dataclass(frozen=True)
 class DeviceConfig:
     """Everything one switch's configuration says. ``port_names`` names every logical port, cabled or not;
-    ``facts`` are the vendor's facts about the switch model, when the catalog has them."""
+    ``facts`` are the vendor's facts about the switch model, when the catalog has them, and ``sku`` the SONiC SKU
+    the switch runs, when the vendor ships one for its port layout."""
 
     hostname: str
     role: str
@@ -240,17 +242,21 @@ class DeviceConfig:
     port_names: tuple[str, ...]
     facts: SwitchFacts | None
     load_balancing: LoadBalancing
+    sku: SonicSku | None = None
 
 
-def headroom(spec: QosSpec, speed: int, cable_m: int, facts: SwitchFacts | None) -> Headroom:
+def headroom(spec: QosSpec, speed: int, cable_m: int, facts: SwitchFacts | None,
+             sku: SonicSku | None = None) -> Headroom:
     """The PFC headroom of one lossless port of ``speed`` Gb/s on a ``cable_m`` metre cable.
 
-    With the vendor's lookup for that speed: its row for the shortest tabulated length at least ``cable_m``
+    With the vendor's lookup for that speed (the ``sku``'s own, else the switch's): its row for the shortest
+    tabulated length at least ``cable_m``
     (never a shorter one). Otherwise first order (DOMAIN.md section 4): ``xoff`` is the data in flight while
     a pause travels the cable and the peer reacts, both ways, plus one maximum frame each way; ``xon`` two
     maximum frames.
     """
-    rows = facts.headroom.get(speed, {}) if facts else {}
+    lookup = sku.headroom if sku and sku.headroom else facts.headroom if facts else {}
+    rows = lookup.get(speed, {})
     length = min((length for length in rows if length >= cable_m), default=None)
     if length is not None:
         size, xon, xoff = rows[length]
@@ -318,12 +324,24 @@ def device_configs(intent: Intent, plan: Plan, fabric: Fabric, allocation: Alloc
     qos = build_qos(intent.qos, speed)
     mtu = qos.mtu
     facts = catalog().switch_facts
-    headrooms: dict[tuple[str, int], Headroom] = {}
+    hwsku = intent.target_options.sonic.hwsku
+    skus: dict[tuple[str, int, int], SonicSku | None] = {}
+    headrooms: dict[tuple[str, str, int], Headroom] = {}
+
+    def sku(device: Device) -> SonicSku | None:
+        key = (device.model, device.ports, device.breakout)
+        if key not in skus:
+            known = facts.get(device.model)
+            skus[key] = known.sonic.sku(device.ports // device.breakout, device.breakout,
+                                        intent.switch(device.role).speed // device.breakout,
+                                        hwsku) if known else None
+        return skus[key]
 
     def sized(device: Device, cable_m: int) -> Headroom:
-        key = (device.model, cable_m)
+        runs = sku(device)
+        key = (device.model, runs.hwsku if runs else "", cable_m)
         if key not in headrooms:
-            headrooms[key] = headroom(intent.qos, speed, cable_m, facts.get(device.model))
+            headrooms[key] = headroom(intent.qos, speed, cable_m, facts.get(device.model), runs)
         return headrooms[key]
     bfd = Bfd(intent.routing.bfd.interval_ms, intent.routing.bfd.multiplier) if intent.routing.bfd.enabled else None
     timers = intent.routing.timers
@@ -387,5 +405,5 @@ def device_configs(intent: Intent, plan: Plan, fabric: Fabric, allocation: Alloc
             // layout.breakout, port_speed_gbps=intent.switch(device.role).speed, breakout=layout.breakout,
             serdes_lanes=layout.serdes, interfaces=tuple(row[1] for row in rows), bgp=bgp, qos=qos,
             port_names=layout.names, facts=facts.get(device.model),
-            load_balancing=balancing(intent, device)))
+            load_balancing=balancing(intent, device), sku=sku(device)))
     return configs

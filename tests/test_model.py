@@ -167,6 +167,21 @@ def test_the_catalog_carries_the_vendors_headroom_lookup(model: str, hwsku: str)
             for cable, row in rows.items()} == vendor_lookup(hwsku)
 
 
+@pytest.mark.parametrize(("model", "hwsku"), [("nvidia-sn5600", "Mellanox-SN5600-V256"),
+                                              ("nvidia-sn4700", "Mellanox-SN4700-O32")])
+def test_a_sku_with_its_own_lookup_carries_it_and_sizes_its_ports_by_it(model: str, hwsku: str) -> None:
+    """The shared-headroom SKUs have their own pg_profile_lookup.ini (O32's links to Mellanox-SN4700-O8C48's):
+    size = xon, a smaller xoff than the switch's default SKU, and for O32 1500 m and 2000 m rows."""
+    facts = catalog().switch_facts[model]
+    sku = next(sku for sku in facts.sonic.skus if sku.hwsku == hwsku)
+    assert sku.headroom is not None and sku.headroom != facts.headroom
+    assert {(speed, cable): row for speed, rows in sku.headroom.items()
+            for cable, row in rows.items()} == vendor_lookup(hwsku)
+    spec = parse_intent(intent_text(servers=4)).qos
+    size, xon, xoff = vendor_lookup(hwsku)[400, 300]
+    assert headroom(spec, 400, 100, facts, sku) == Headroom(400, 300, size, xon, xoff, True)
+
+
 def test_vendor_headroom_is_the_next_longer_tabulated_cable_never_a_shorter_one() -> None:
     """Old model: one headroom for the whole fabric, 168,432 bytes xoff at 400G and 100 m, below NVIDIA's own
     231,424 bytes at 5 m for the SN5600 (pg_profile_lookup.ini of Mellanox-SN5600-O128)."""

@@ -14,11 +14,14 @@ import importlib.util
 import json
 import math
 import re
+import shutil
 from functools import cache
+from pathlib import Path
 from typing import Any
 
 import pytest
 
+from designer.cli import main
 from designer.design import Design
 from designer.pipeline import build
 from designer.render import render_configs
@@ -27,6 +30,7 @@ from designer.resources import sonic_yang_models
 from designer.verify.parsers import SonicYang
 from tests.conftest import ROOT, need
 from tests.helpers import build_text, intent_text
+from tests.test_intent_errors import run_cli
 
 INTENTS = ("small-2tier", "small-3tier")
 VENDOR = ROOT / "tests" / "vendor" / "sonic"
@@ -35,6 +39,10 @@ SKUS = {  # intent switches -> the SONiC SKU the catalog runs them as
     "ACS-SN5600": dict(servers=4, leaf="{model: nvidia-sn5600}", spine="{model: nvidia-sn5600}",
                        compute_extra="nic_speed: 800G"),
     "ACS-MSN4700": dict(servers=4, leaf="{model: nvidia-sn4700}", spine="{model: nvidia-sn4700}"),
+    "Mellanox-SN5600-V256": dict(servers=4, leaf="{model: nvidia-sn5600}", spine="{model: nvidia-sn5600}",
+                                 compute_extra="nic_speed: 200G"),
+    "Mellanox-SN4700-O32": dict(servers=4, leaf="{model: nvidia-sn4700}", spine="{model: nvidia-sn4700}",
+                                extra="target_options: {sonic: {hwsku: Mellanox-SN4700-O32}}"),
 }
 
 
@@ -228,35 +236,42 @@ def test_the_qos_tables_sonics_own_template_writes_with_the_same_meaning() -> No
                 assert "wred_profile" in config["QUEUE"][f"{port}|{priority}"]
 
 
-def test_buffers_are_the_skus_own_layout_and_pools() -> None:
-    """Old files put the lossy priority group in the lossless pool and had no lossy ingress pool. NVIDIA's
-    buffers_defaults_objects.j2 (separate lossy pool) and buffers_defaults_t0/t1.j2 give the pools, the default
-    profiles, and zero profiles for unused ports (tests/vendor/sonic/buffer_defaults.json)."""
+@pytest.mark.parametrize(("hwsku", "variant"), [
+    ("ACS-SN5600", "separate_lossy_pool"), ("Mellanox-SN5600-O128", "separate_lossy_pool"),
+    ("ACS-MSN4700", "separate_lossy_pool"), ("Mellanox-SN5600-V256", "shared_headroom_pool"),
+    ("Mellanox-SN4700-O32", "shared_headroom_pool")])
+def test_buffers_are_the_skus_own_layout_and_pools(hwsku: str, variant: str) -> None:
+    """Old files put the lossy priority group in the lossless pool and had no lossy ingress pool; then every SKU
+    got a lossy ingress pool, where the shared-headroom SKUs (V256, O32) have none. The SKU's
+    buffers_defaults_objects.j2 (separate lossy pool: ACS-MSN2700's; shared headroom pool: Mellanox-SN2700-D48C8's,
+    with xoff on the lossless pool and the lossy priority group in it) and buffers_defaults_t0/t1.j2 give the pools,
+    the default profiles, and zero profiles for unused ports (tests/vendor/sonic/buffer_defaults.json)."""
     vendor = vendor_json("buffer_defaults.json")
-    for hwsku in SKUS:
-        sku = vendor["hwskus"][hwsku]
-        layout = vendor["object_variants"][sku["object_variant"]]
-        assert sku["object_variant"] == "separate_lossy_pool"
-        for hostname, config in on_sku(hwsku)[1].items():
-            sizes = sku["t0" if hostname.endswith("-leaf") else "t1"]["pool_sizes_bytes"]
-            pools = config["BUFFER_POOL"]
-            for name, pool in layout["pools"].items():
-                assert pools[name] == {"type": pool["type"], "mode": pool["mode"], "size": sizes[pool["size_from"]]}
-            profiles = config["BUFFER_PROFILE"]
-            for name, profile in layout["profiles"].items():
-                assert profiles[name] == {key: profile[key] for key in profiles[name]}, name
-            assert profiles["ingress_lossy_profile"]["pool"] == "ingress_lossy_pool"
-            for name, port in config["PORT"].items():
-                cabled = port["admin_status"] == "up"
-                assert config["BUFFER_PG"][f"{name}|0"]["profile"] == (
-                    layout["buffer_pg"]["0"] if cabled else "ingress_lossy_pg_zero_profile")
-                lists = (config["BUFFER_PORT_INGRESS_PROFILE_LIST"][name]["profile_list"],
-                         config["BUFFER_PORT_EGRESS_PROFILE_LIST"][name]["profile_list"])
-                if cabled:
-                    assert lists == (layout["port_ingress_profile_list"], layout["port_egress_profile_list"])
-                else:
-                    assert all(profiles[profile]["size"] == "0" for text in lists for profile in text.split(","))
-                    assert config["CABLE_LENGTH"]["AZURE"][name] == "0m"  # buffermgrd: no lossless buffer
+    sku = vendor["hwskus"][hwsku]
+    assert sku["object_variant"] == variant
+    layout = vendor["object_variants"][variant]
+    inactive = layout["inactive_ports"]
+    for hostname, config in on_sku(hwsku)[1].items():
+        sizes = sku["t0" if hostname.endswith("-leaf") else "t1"]["pool_sizes_bytes"]
+        unused = any(port["admin_status"] == "down" for port in config["PORT"].values())
+        assert config["BUFFER_POOL"] == {
+            **{name: {"type": pool["type"], "mode": pool["mode"], "size": sizes[pool["size_from"]],
+                      **({"xoff": sizes[pool["xoff_from"]]} if "xoff_from" in pool else {})}
+               for name, pool in layout["pools"].items()},
+            **(inactive["pools"] if unused else {})}
+        expected = {**layout["profiles"], **(inactive["profiles"] if unused else {})}
+        profiles = config["BUFFER_PROFILE"]
+        assert {name for name in profiles if not name.startswith("pg_lossless_")} == set(expected)
+        for name, profile in expected.items():
+            assert profiles[name] == profile, name
+        for name, port in config["PORT"].items():
+            state = layout if port["admin_status"] == "up" else inactive
+            assert config["BUFFER_PG"][f"{name}|0"]["profile"] == state["buffer_pg"]["0"]
+            assert (config["BUFFER_PORT_INGRESS_PROFILE_LIST"][name]["profile_list"],
+                    config["BUFFER_PORT_EGRESS_PROFILE_LIST"][name]["profile_list"]) == (
+                state["port_ingress_profile_list"], state["port_egress_profile_list"])
+            if state is inactive:
+                assert config["CABLE_LENGTH"]["AZURE"][name] == "0m"  # buffermgrd: no lossless buffer
 
 
 @pytest.mark.parametrize("hwsku", sorted(SKUS))
@@ -365,3 +380,43 @@ def test_lossy_queues_are_compact_ranges_around_the_lossless_ones() -> None:
     queues = {key.partition("|")[2]: entry["profile"] for key, entry in config_db(device)["BUFFER_QUEUE"].items()
               if key.startswith("Ethernet0|")}
     assert queues == {"0-2": "q_lossy_profile", "3": "egress_lossless_profile", "4-7": "q_lossy_profile"}
+
+
+def test_the_sku_is_an_intent_choice_checked_against_the_switches(tmp_path: Path) -> None:
+    """target_options.sonic.hwsku picks between SKUs of one port layout (ACS-MSN4700 by default, or
+    Mellanox-SN4700-O32: the same 32 x 400G ports, sonic-buildimage's O32 port_config.ini links to ACS-MSN4700's).
+    A name the catalog does not know, or a SKU whose ports no switch of the intent has, is an input error at the
+    line, from every command that reads the intent, with the SKUs that would do; nothing is written."""
+    assert on_sku("ACS-MSN4700")[0].configs[0].sku.hwsku == "ACS-MSN4700"  # type: ignore[union-attr]
+    intent = tmp_path / "intent.yaml"
+    switches = dict(servers=4, leaf="{model: nvidia-sn4700}", spine="{model: nvidia-sn4700}")
+    for hwsku, message in (
+            ("Mellanox-SN4700-O33", "'Mellanox-SN4700-O33' is not a SONiC SKU the catalog knows; known SKUs: "
+                                    "ACS-MSN4700 (nvidia-sn4700); Mellanox-SN4700-O32 (nvidia-sn4700); ACS-SN5600 "
+                                    "(nvidia-sn5600); Mellanox-SN5600-O128 (nvidia-sn5600); Mellanox-SN5600-V256 "
+                                    "(nvidia-sn5600)"),
+            ("Mellanox-SN5600-V256", "Mellanox-SN5600-V256 runs nvidia-sn5600 with 64 cages as 4 x 200G, which no "
+                                     "switch of this intent is (leaf, spine, super_spine: nvidia-sn4700, 32 ports "
+                                     "as 1 x 400G); use one of ACS-MSN4700, Mellanox-SN4700-O32")):
+        intent.write_text(intent_text(**switches, extra=f"target_options: {{sonic: {{hwsku: {hwsku}}}}}"))
+        for command in ("plan", "check", "build"):
+            code, _, err = run_cli(command, str(intent), *(["-o", str(tmp_path / "out")] if command == "build" else []))
+            assert code == 2 and f"{intent}:9: target_options.sonic.hwsku: {message}" in err, (command, err)
+        assert not (tmp_path / "out").exists()
+
+
+def test_validate_configs_passes_a_build_on_a_shared_headroom_sku(tmp_path: Path,
+                                                                   capsys: pytest.CaptureFixture[str]) -> None:
+    """``designer validate-configs`` (SONiC's YANG models and vtysh) passes a whole build of Mellanox-SN4700-O32
+    switches: the lossless pool's xoff and the lossy priority group in the lossless pool are valid CONFIG_DB."""
+    sonic_yang()
+    need(shutil.which("vtysh") is not None, "FRR's vtysh missing: apt-get install frr")
+    intent = tmp_path / "intent.yaml"
+    intent.write_text(intent_text(**SKUS["Mellanox-SN4700-O32"]))  # type: ignore[arg-type]
+    assert main(["build", str(intent), "-o", str(tmp_path / "out")]) == 0
+    built = json.loads(next((tmp_path / "out" / "configs" / "sonic").iterdir()).read_text())
+    assert built["DEVICE_METADATA"]["localhost"]["hwsku"] == "Mellanox-SN4700-O32"
+    assert "xoff" in built["BUFFER_POOL"]["ingress_lossless_pool"]
+    capsys.readouterr()
+    assert main(["validate-configs", str(tmp_path / "out")]) == 0
+    assert re.search(r"sonic-yang: (\d+) of \1 files valid", capsys.readouterr().out)

@@ -184,3 +184,27 @@ def _accepted(balancing: Balancing, choices: str) -> str:
         speeds = "/".join(f"{speed}G" for speed in balancing.dynamic_speeds)
         values += f" (only on {', '.join(balancing.dynamic_models)} with {speeds} links)"
     return values
+
+
+def sku_problems(hwsku: str | None, switches: dict[str, tuple[str, int, int, int]]) -> list[Problem]:
+    """A chosen SONiC SKU must run the port layout of a switch of the intent (``switches``: per tier its model,
+    physical ports, breakout and link speed in Gb/s)."""
+    if hwsku is None:
+        return []
+    fitting = {sku.hwsku: tier for tier, (model, cages, breakout, speed) in switches.items()
+               if model in catalog().switch_facts
+               for sku in catalog().switch_facts[model].sonic.fitting(cages, breakout, speed)}
+    if hwsku in fitting:
+        return []
+    model, sku = next((model, sku) for model, facts in catalog().switch_facts.items()
+                      for sku in facts.sonic.skus if sku.hwsku == hwsku)
+    tiers: dict[tuple[str, int, int, int], list[str]] = {}
+    for tier, layout in switches.items():
+        tiers.setdefault(layout, []).append(tier)
+    runs = "; ".join(f"{', '.join(names)}: {model_}, {cages} ports as {breakout} x {speed}G"
+                     for (model_, cages, breakout, speed), names in tiers.items())
+    instead = (f"use one of {', '.join(fitting)}" if fitting
+               else "the catalog has no SONiC SKU for these switches, so leave hwsku out")
+    return [Problem(("target_options", "sonic", "hwsku"), (
+        f"{hwsku} runs {model} with {catalog().switch_facts[model].sonic.cages} cages as {sku.breakout} x "
+        f"{sku.speed}G, which no switch of this intent is ({runs}); {instead}"))]

@@ -31,6 +31,7 @@ from designer.intent.configs import (
     bfd_problems,
     resolve_qos,
     routing_problems,
+    sku_problems,
     target_problems,
 )
 from designer.intent.facility import Facility, facility_problems, resolve_facility
@@ -280,6 +281,10 @@ def _resolve(doc: IntentDoc, broken: frozenset[Path], source: Source, sha256: st
     problems.extend(target_problems(targets))
     if intact(("routing", "bfd"), ("target_options",)):
         problems.extend(bfd_problems(doc.routing, targets, {"nvue": doc.target_options.nvue.release}))
+    if server and switches and not sizing and intact(("target_options",), ("fabric",)):
+        problems.extend(sku_problems(doc.target_options.sonic.hwsku, {
+            tier: (spec.model, spec.ports, spec.breakout(server.nic_speed), server.nic_speed)
+            for tier, spec in zip(TIERS, switches, strict=True)}))
     qos_problems: list[Problem] = []
     qos = resolve_qos(doc.qos, targets, qos_problems)
     if intact(("qos",)):

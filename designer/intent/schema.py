@@ -291,10 +291,34 @@ class NvueOptionsDoc(Section):
         "5.15 and later state: enabled, ipv4 address and a BFD profile. Default: the catalog's."))
 
 
+def sonic_skus() -> dict[str, str]:
+    """Every SONiC SKU the catalog knows, with the catalog switch model it runs on."""
+    return {sku.hwsku: model for model, facts in catalog().switch_facts.items() for sku in facts.sonic.skus}
+
+
+def known_sku(value: object) -> object:
+    """A SONiC SKU the catalog knows (whether it fits the intent's switches is a cross-field rule)."""
+    if isinstance(value, str) and value not in sonic_skus():
+        known = "; ".join(f"{sku} ({model})" for sku, model in sonic_skus().items())
+        raise ValueError(f"{value!r} is not a SONiC SKU the catalog knows; known SKUs: {known}")
+    return value
+
+
+class SonicOptionsDoc(Section):
+    """How the SONiC files are written."""
+
+    hwsku: Annotated[str, BeforeValidator(known_sku), WithJsonSchema({
+        "type": "string", "enum": list(sonic_skus())})] | None = Field(None, description=(
+            "SONiC SKU (DEVICE_METADATA hwsku) of the catalog switches it runs on, where their port layout has "
+            "more than one, such as Mellanox-SN4700-O32 for 32 x 400G SN4700s. Default: the catalog's first SKU "
+            "for the layout."))
+
+
 class TargetOptionsDoc(Section):
     """Per network OS choices of how its files are written."""
 
     nvue: NvueOptionsDoc = Field(NvueOptionsDoc(), description="NVIDIA Cumulus Linux NVUE.")
+    sonic: SonicOptionsDoc = Field(SonicOptionsDoc(), description="SONiC.")
 
 
 _CATALOG = "Default: the catalog's (designer/catalog.yaml)."

@@ -26,7 +26,10 @@ is no BGP_NEIGHBOR table for bgpcfgd to push a second BGP configuration from.
   DWRR weight.
 * Buffers: SONiC's traditional model (``buffer_model: traditional``, explicit: Mellanox images default to the
   dynamic one), laid out as NVIDIA's own buffer templates do: separate lossless and lossy ingress pools, the
-  lossy priority group in the lossy pool, unused ports on zero profiles. Pool sizes are the SKU's (its
+  lossy priority group in the lossy pool, unused ports on zero profiles. A SKU with a shared headroom pool
+  (``shared_headroom`` in the catalog: Mellanox-SN5600-V256, Mellanox-SN4700-O32) has no lossy ingress pool: its
+  lossy priority group takes the lossless pool, whose ``xoff`` holds every port's xoff, and each lossless profile
+  reserves only xon (NVIDIA's ``Mellanox-SN2700-D48C8/buffers_defaults_objects.j2``). Pool sizes are the SKU's (its
   ``buffers_defaults_t0/t1.j2``, by :data:`BUFFER_TOPOLOGY`); without a known SKU they are estimated from the
   switching capacity (:data:`BUFFER_BYTES_PER_GBPS`) less the ports' headroom. Each lossless priority group
   takes the port's headroom from the device model as ``pg_lossless_<speed>_<cable>_profile``, the name SONiC's
@@ -91,8 +94,9 @@ Tables = dict[str, dict[str, dict[str, Any]]]
 """config_db.json: table -> key -> fields, every value a string as SONiC stores it (a leaf-list a list of them)."""
 
 
-def view(device: DeviceConfig) -> dict[str, Any]:
-    """The variables of ``templates/sonic/``: the tables and their serializer."""
+def view(device: DeviceConfig, hwsku: str | None = None) -> dict[str, Any]:
+    """The variables of ``templates/sonic/``: the tables and their serializer. ``hwsku`` is the intent's SKU choice
+    (``target_options.sonic``), which the device model has already applied: ``device.sku``."""
     return {"tables": config_db(device), "config_db_json": config_db_json}
 
 
@@ -101,8 +105,7 @@ def config_db(device: DeviceConfig) -> Tables:
     qos = device.qos
     lossless = tuple(sorted(qos.pfc_priorities))
     sonic = device.facts.sonic if device.facts else None
-    shape = (device.physical_ports, device.breakout, device.port_speed_gbps // device.breakout)
-    sku = sonic.sku(*shape) if sonic else None
+    sku = device.sku
     ports = _ports(device, sku)
     used = [(port, port.interface) for port in ports if port.interface is not None]
     metadata = {"hostname": device.hostname, "type": DEVICE_TYPES[device.role]}
@@ -123,11 +126,12 @@ def config_db(device: DeviceConfig) -> Tables:
                  "ingress_lossy_pool": shared}
     buffer_pools = {name: {"type": name.partition("_")[0], "mode": "dynamic", "size": str(size)}
                     for name, size in pools.items()}
+    ingress, lossy_pool = _ingress_layout(device, buffer_pools)
     profiles = {
         "egress_lossless_profile": {"pool": "egress_lossless_pool", "size": "0", "dynamic_th": "7"},
         "egress_lossy_profile": {"pool": "egress_lossy_pool", "size": str(qos.mtu), "dynamic_th": "7"},
         "ingress_lossless_profile": {"pool": "ingress_lossless_pool", "size": "0", "dynamic_th": "7"},
-        "ingress_lossy_profile": {"pool": "ingress_lossy_pool", "size": "0", "dynamic_th": "3"},
+        "ingress_lossy_profile": {"pool": lossy_pool, "size": "0", "dynamic_th": "3"},
         "q_lossy_profile": {"pool": "egress_lossy_pool", "size": "0", "dynamic_th": "3"}}
     pg_entries: dict[str, dict[str, str]] = {}  # profile name -> the BUFFER_PG entry that names it
     lossless_pg: dict[str, dict[str, str]] = {}  # port name -> its lossless priority groups' entry
@@ -143,11 +147,11 @@ def config_db(device: DeviceConfig) -> Tables:
         buffer_pools["ingress_zero_pool"] = {"type": "ingress", "mode": "static", "size": "0"}
         profiles["ingress_lossy_pg_zero_profile"] = {"pool": "ingress_zero_pool", "size": "0", "static_th": "0"}
         profiles.update({f"{name}_zero_profile": {"pool": f"{name}_pool", "size": "0", "dynamic_th": "-8"}
-                         for name in ("egress_lossless", "egress_lossy", "ingress_lossless", "ingress_lossy")})
+                         for name in ("egress_lossless", "egress_lossy", *ingress)})
     # Per port: cabled ports (True) take the profiles above, unused ones (False) the zero profiles.
     lossy_pg = {True: {"profile": "ingress_lossy_profile"}, False: {"profile": "ingress_lossy_pg_zero_profile"}}
-    ingress_lists = {True: {"profile_list": "ingress_lossless_profile,ingress_lossy_profile"},
-                     False: {"profile_list": "ingress_lossless_zero_profile,ingress_lossy_zero_profile"}}
+    ingress_lists = {cabled: {"profile_list": ",".join(f"{name}_{suffix}" for name in ingress)}
+                     for cabled, suffix in ((True, "profile"), (False, "zero_profile"))}
     egress_lists = {True: {"profile_list": "egress_lossless_profile,egress_lossy_profile"},
                     False: {"profile_list": "egress_lossless_zero_profile,egress_lossy_zero_profile"}}
     lossy_queues = _ranges([queue for queue in range(QUEUES) if queue not in lossless])
@@ -266,6 +270,15 @@ def _ports(device: DeviceConfig, sku: SonicSku | None) -> list[Port]:
         ports += [Port(extra.name, extra.alias, "", "", ",".join(map(str, extra.lanes)), extra.index, 0,
                        extra.speed * 1000, None) for extra in sonic.extra_ports]
     return ports
+
+
+def _ingress_layout(device: DeviceConfig, pools: dict[str, dict[str, str]]) -> tuple[tuple[str, ...], str]:
+    """The ingress side of the SKU's buffer layout: the ingress profiles of a port (without ``_profile``) and the
+    pool of the lossy priority group. A shared-headroom SKU gives the lossless pool (in ``pools``) its xoff."""
+    if device.sku is None or device.sku.shared_headroom is None:
+        return ("ingress_lossless", "ingress_lossy"), "ingress_lossy_pool"
+    pools["ingress_lossless_pool"]["xoff"] = str(device.sku.shared_headroom[BUFFER_TOPOLOGY[device.role]])
+    return ("ingress_lossless",), "ingress_lossless_pool"
 
 
 def _ranges(numbers: list[int]) -> tuple[str, ...]:
