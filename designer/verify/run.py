@@ -47,8 +47,11 @@ def read_output(target: Path, traffic: bool = False, whole: bool = True) -> dict
                     for relative, _ in config_files("frr", device["name"])]
     _read_present(target, switch_files, files)
     if traffic:
-        servers = {nic.server for nic in sample(design, topology(files, whole))}
-        _read_present(target, [path for server in sorted(servers) for path in host_files(server)], files)
+        servers: dict[str, list[str]] = {}
+        for nic in sample(design, topology(files, whole)):
+            servers.setdefault(nic.server, []).append(nic.name)
+        _read_present(target, [path for server, names in sorted(servers.items())
+                               for path in host_files(server, names)], files)
     return files
 
 

@@ -2,8 +2,9 @@
 
 * **Hosts.** The servers of two scalable units (with 3 tiers: of two pods), the first and last of each, get a
   namespace; each of their NICs is a veth named with its OS name, cabled to its leaf's port, and configured from
-  the server's generated ``netplan.yaml`` and ``sysctl.conf`` (checked by :mod:`~designer.verify.hostconfig`,
-  applied as ``ip`` argument vectors and writes under the namespace's ``/proc/sys``). Proven: every sampled NIC
+  the server's generated ``netplan.yaml`` (or ``<nic>.nmconnection`` keyfiles) and ``sysctl.conf`` (checked by
+  :mod:`~designer.verify.hostconfig`, applied as ``ip`` argument vectors and writes under the namespace's
+  ``/proc/sys``). Proven: every sampled NIC
   reaches every other sampled NIC of its rail, its route leaves through its own NIC to its own leaf, and a NIC
   does not answer ARP for another NIC's address.
 * **Flows.** The model's flows (:mod:`designer.analysis.flows`) between the sampled NICs: every server of one unit
@@ -135,21 +136,33 @@ def nic_names(device: Mapping[str, Any], count: int) -> tuple[str, ...]:
     return tuple(names)
 
 
-def host_files(server: str) -> tuple[str, str]:
-    return f"servers/{server}/netplan.yaml", f"servers/{server}/sysctl.conf"
+def host_files(server: str, names: Sequence[str]) -> list[str]:
+    """The host files a sampled server may have: its netplan file, a keyfile per NIC (``names``) and its sysctls."""
+    return [f"servers/{server}/netplan.yaml", *(f"servers/{server}/{name}.nmconnection" for name in names),
+            f"servers/{server}/sysctl.conf"]
 
 
 def host_configs(files: Mapping[str, bytes], nics: Sequence[HostNic]) -> dict[str, HostConfig]:
-    """Every sampled server's host files, checked; a server without them is a missing prerequisite."""
+    """Every sampled server's host files, checked: its netplan file or (format nmconnection) one keyfile per NIC,
+    and its sysctl file. A server without them, or with both address formats, is a missing prerequisite."""
     servers: dict[str, list[str]] = {}
     for nic in nics:
         servers.setdefault(nic.server, []).append(nic.name)
-    missing = [path for server in servers for path in host_files(server) if path not in files]
+    chosen: dict[str, list[str]] = {}
+    for server, names in servers.items():
+        netplan, *keyfiles, sysctl = host_files(server, names)
+        have = [path in files for path in keyfiles]
+        if netplan in files and any(have):
+            raise PrerequisiteError(f"servers/{server} holds both netplan.yaml and NetworkManager keyfiles; a build "
+                                    "writes one format: build the design into an empty folder and run again")
+        chosen[server] = [netplan, sysctl] if netplan in files or not any(have) else [*keyfiles, sysctl]
+    missing = [path for paths in chosen.values() for path in paths if path not in files]
     if missing:
         raise PrerequisiteError(f"--traffic needs the server host files, e.g. {missing[0]} is missing: build the "
-                                "design with netplan host files (intent hosts: {format: netplan}) and run again")
-    return {server: parse_host({path: files[path] for path in host_files(server)}, tuple(names))
-            for server, names in servers.items()}
+                                "design with host files (intent hosts: {format: netplan | nmconnection}) and run "
+                                "again")
+    return {server: parse_host({path: files[path] for path in chosen[server]}, tuple(servers[server]))
+            for server in servers}
 
 
 # ---- hosts in the lab -----------------------------------------------------------------------------------------
@@ -161,7 +174,7 @@ def configure_hosts(running: Lab, configs: Mapping[str, HostConfig]) -> list[str
         namespace = running.servers[server]
         set_sysctls(namespace, [(sysctl_path(key), value) for key, value in config.sysctls])
         configured = {nic.name for nic in config.nics}
-        problems += [f"{nic.server} {nic.port} ({nic.name}): not in its netplan.yaml" for nic in running.hosts
+        problems += [f"{nic.server} {nic.port} ({nic.name}): not in its host files" for nic in running.hosts
                      if nic.server == server and nic.name not in configured]
         for nic in config.nics:
             if nic.mtu is not None:
