@@ -243,39 +243,24 @@ def test_chi_square_is_zero_when_even_and_the_flows_when_all_on_one_of_two() -> 
     assert chi_square({}, groups) == 0
 
 
-def test_design_hashing_reads_each_switchs_seed(three_tier: dict[str, bytes]) -> None:
-    design = parse_design("design.json", three_tier["design.json"])
-    lab = topology(three_tier)
-    for device in design["devices"]:
-        device.pop("load_balancing", None)
-    assert design_hashing(design, lab) is None
-    for device in design["devices"]:
-        if device["role"] != "server":
-            device["load_balancing"] = {"mode": "ecmp", "hash": "five-tuple", "seed": 7 + len(device["name"])}
-    policy, seeds = design_hashing(design, lab)
-    assert policy == 1 and seeds[0] == 7 + len(lab.routers[0].name)
-    design["devices"][0]["load_balancing"] = {"hash": "five-tuple", "seed": "1; reboot"}
-    with pytest.raises(InputError, match=re.escape("is not {hash: five-tuple|five-tuple+roce-qp, seed")):
-        design_hashing(design, lab)
+def test_design_hashing_is_the_routers_own_sysctl_files(three_tier: dict[str, bytes]) -> None:
+    assert design_hashing(topology(three_tier)) == 1
+    lab = topology({path: data for path, data in three_tier.items() if path != "configs/sysctl/p0-g0-ss1.conf"})
+    assert lab.sysctls[[router.name for router in lab.routers].index("p0-g0-ss1")] is None
+    assert design_hashing(lab) == ("traffic with the design's hashing: no configs/sysctl/p0-g0-ss1.conf (1 router(s) "
+                                   "without one); build with frr among the targets")
+    layer3 = three_tier["configs/sysctl/p0-g0-ss1.conf"].replace(b"policy = 1", b"policy = 0")
+    assert design_hashing(topology({**three_tier, "configs/sysctl/p0-g0-ss1.conf": layer3})).startswith(
+        "traffic with the design's hashing: the routers' sysctl files set different hash policies (0, 1)")
 
 
 # ---- a real lab -----------------------------------------------------------------------------------------------
-
-def with_design_seeds(files: dict[str, bytes]) -> dict[str, bytes]:
-    """The design with a seed per tier on every switch when its design.json has none yet."""
-    design = json.loads(files["design.json"])
-    tiers = {"leaf": 1, "spine": 2, "super_spine": 3}
-    for device in design["devices"]:
-        if device["role"] in tiers and "load_balancing" not in device:
-            device["load_balancing"] = {"mode": "ecmp", "hash": "five-tuple", "seed": tiers[device["role"]]}
-    return {**files, "design.json": json.dumps(design).encode()}
-
 
 def test_three_tier_traffic_proves_hosts_conservation_the_model_and_polarization(
         three_tier: dict[str, bytes]) -> None:
     need_lab()
     need(seeds_supported(), "the per-namespace net.ipv4.fib_multipath_hash_seed needs Linux 6.11 or later")
-    report = verify(with_design_seeds(three_tier), failures=False, traffic=True, progress=lambda _: None)
+    report = verify(three_tier, failures=False, traffic=True, progress=lambda _: None)
     assert report.passed, text(report)
     checks = {(check.phase, check.name): check.summary for check in report.checks}
     assert checks["healthy", "server NICs reach their rail"].startswith("24 of 24 NIC pairs of 2 rails")
@@ -293,6 +278,7 @@ def test_three_tier_traffic_proves_hosts_conservation_the_model_and_polarization
     for name in ("design hashing", "seed per tier"):
         assert experiments[name].chi_square["spine uplinks"] <= experiments[name].model_limit["spine uplinks"]
         assert experiments[name].chi_square["leaf uplinks"] <= experiments[name].model_limit["leaf uplinks"]
+    assert checks["healthy", "kernel settings loaded"].startswith("12 of 12 routers run their configs/sysctl file")
     assert "one path with policy 0" in checks["traffic: layer-3 only", "one path per NIC pair"]
     assert "traffic, equal seeds (fib_multipath_hash_policy=1): 256 flows" in text(report)
 

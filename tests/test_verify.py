@@ -319,6 +319,30 @@ def test_a_config_that_is_not_utf8_is_exit_2(tmp_path: Path) -> None:
     assert err.rstrip().endswith("1 error in the FRR configs; nothing was written.")
 
 
+@pytest.mark.parametrize(("line", "says"), [
+    (b"kernel.core_pattern = |/bin/sh", "'kernel.core_pattern = |/bin/sh': verify applies only "
+                                        "net.ipv4.fib_multipath_hash_policy and net.ipv4.fib_multipath_hash_seed"),
+    (b"net.ipv4.fib_multipath_hash_policy = 4", "net.ipv4.fib_multipath_hash_policy: '4' is not an integer from 0 "
+                                                "to 3"),
+    (b"net.ipv4.fib_multipath_hash_seed = 4294967296", "'4294967296' is not an integer from 0 to 4294967295"),
+    (b"net.ipv4.fib_multipath_hash_seed = -1", "'-1' is not an integer from 0 to 4294967295"),
+    (b"net.ipv4.fib_multipath_hash_seed = 1;reboot", "'1;reboot' is not an integer"),
+    (b"net.ipv4.fib_multipath_hash_seed = $(reboot)", "'$(reboot)' is not an integer"),
+    (b"net.ipv4.fib_multipath_hash_seed = 7", "net.ipv4.fib_multipath_hash_seed: written twice; each setting once"),
+    (b"net/ipv4/../../kernel/modprobe = 1", "verify applies only"),
+])
+def test_a_tampered_router_sysctl_file_is_exit_2_at_its_line_before_anything_starts(line: bytes, says: str,
+                                                                                    tmp_path: Path) -> None:
+    files = design_files(build(TWO_TIER))
+    path = "configs/sysctl/p0-spine1.conf"
+    files[path] += line + b"\n"
+    code, out, err = run_cli("verify", str(_written(files, tmp_path / "out")))
+    number = files[path].count(b"\n")
+    assert (code, out) == (2, ""), err
+    assert err.startswith(f"{path}:{number}: ") and says in err.splitlines()[0], err
+    assert err.rstrip().endswith(f"in {path}; nothing was written.") and "creating" not in err
+
+
 def _written(files: dict[str, bytes], folder: Path) -> Path:
     write(files, folder)
     return folder
@@ -431,10 +455,32 @@ def test_two_tier_lab_converges_and_survives_a_spine_failure() -> None:
                                                    "(16 sessions, seen from both routers)")
     assert report.sessions == 16 and report.measured_mib and report.measured_mib > 6
     assert summaries["healthy", "kernel routes"].endswith("leaf widths 4")
+    assert summaries["healthy", "kernel settings loaded"].startswith("6 of 6 routers run their configs/sysctl file")
     assert "8 towards p0-spine0 down" in summaries["p0-spine0 down", "bgp sessions"]
     # 4 leaves x 3 other leaves x 2 prefixes (loopback, server block) shrink from 4 to 2 next hops
     assert summaries["p0-spine0 down", "kernel routes"].endswith("ECMP shrinks 4 -> 2 on 24 routes")
     assert summaries["p0-spine0 restored", "kernel routes"].endswith("leaf widths 4")
+
+
+def test_each_router_runs_its_own_sysctl_file_and_a_changed_value_is_caught() -> None:
+    need_lab()
+    files = design_files(build(TWO_TIER))
+    seed = "net.ipv4.fib_multipath_hash_seed"
+    files["configs/sysctl/p0-spine1.conf"] = files["configs/sysctl/p0-spine1.conf"].replace(
+        f"{seed} = 2".encode(), f"{seed} = 4242".encode())
+    lab = topology(files)
+    spine = [router.name for router in lab.routers].index("p0-spine1")
+    parts = tuple(seed.split("."))
+    machine = Path("/proc/sys", *parts).read_text() if lab_module.seeds_supported() else ""
+    with Lab(lab, lambda _: None) as running:
+        running.apply_kernel()
+        assert running.kernel_problems() == []
+        if lab_module.seeds_supported():
+            assert lab_module.read_sysctls(running.namespaces[spine], [parts]) == [4242]
+            assert Path("/proc/sys", *parts).read_text() == machine   # the machine's own value is untouched
+        lab_module.set_sysctls(running.namespaces[spine], [(("net", "ipv4", "fib_multipath_hash_policy"), 0)])
+        assert running.kernel_problems() == ["p0-spine1: net.ipv4.fib_multipath_hash_policy reads 0 in its "
+                                             "namespace, its configs/sysctl file says 1"]
 
 
 def test_three_tier_lab_with_spine_and_super_spine_failure_from_the_command_line() -> None:

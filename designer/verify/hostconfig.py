@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import ipaddress
 import re
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
@@ -33,6 +34,8 @@ PER_INTERFACE = {"arp_ignore": (0, 8), "arp_announce": (0, 2), "rp_filter": (0, 
                  "accept_local": (0, 1)}
 """``net.ipv4.conf.<all|default|nic>.<key>`` keys verify applies, with the kernel's value range."""
 GLOBAL = {"net.ipv4.fib_multipath_hash_policy": (0, 3), "net.ipv4.ip_forward": (0, 1)}
+ROUTER = {"net.ipv4.fib_multipath_hash_policy": (0, 3), "net.ipv4.fib_multipath_hash_seed": (0, 2**32 - 1)}
+"""The keys of an FRR router's sysctl file (:mod:`designer.render.linux`), with the kernel's range."""
 SYSCTL_LINE = re.compile(r"\s*(?P<key>[^=\s]+)\s*=\s*(?P<value>\S*)\s*")
 NETPLAN_NIC_KEYS = {"addresses", "mtu", "routes", "routing-policy", "dhcp4", "dhcp6", "optional", "match",
                     "set-name", "link-local", "accept-ra"}
@@ -302,30 +305,54 @@ def _keyfile_rules(ipv4: dict[str, str], problems: list[Problem]) -> tuple[tuple
 
 
 def parse_sysctl(data: bytes, names: tuple[str, ...]) -> tuple[tuple[tuple[str, int], ...], list[Problem]]:
-    """The ``key = value`` lines of a sysctl.d file (``#`` and ``;`` start comments) and every problem found."""
+    """The ``key = value`` lines of a server's sysctl.d file (``#`` and ``;`` start comments) and every problem
+    found."""
+    settings, problems = _sysctl_lines(data, lambda key: _limits(key, names), f"{', '.join(GLOBAL)} and "
+                                       f"net.ipv4.conf.<all|default|nic>.<{'|'.join(PER_INTERFACE)}>")
+    return tuple((key, value) for key, value, _ in settings), problems
+
+
+def parse_router_sysctl(where: str, data: bytes) -> tuple[tuple[str, int], ...]:
+    """An FRR router's sysctl.d file (``configs/sysctl/<hostname>.conf``), checked: only the keys the designer
+    writes there (:data:`ROUTER`), each once and within the kernel's range; else an :class:`InputError` at its
+    line, every problem of the file at once."""
+    settings, problems = _sysctl_lines(data, ROUTER.get, " and ".join(ROUTER))
+    seen: set[str] = set()
+    for key, _, number in settings:
+        if key in seen:
+            problems.append(Problem((key,), "written twice; each setting once", number))
+        seen.add(key)
+    if problems:
+        raise InputError(problems, Source(where, {}), about=where)
+    return tuple((key, value) for key, value, _ in settings)
+
+
+def _sysctl_lines(data: bytes, limits_of: Callable[[str], tuple[int, int] | None],
+                  accepted: str) -> tuple[list[tuple[str, int, int]], list[Problem]]:
+    """The settings (key, value, line) of a sysctl.d file whose keys ``limits_of`` knows (their value range), and
+    every problem."""
     try:
         text = data.decode()
     except UnicodeDecodeError as error:
-        return (), [Problem((), "not UTF-8 text", data[:error.start].count(b"\n") + 1)]
+        return [], [Problem((), "not UTF-8 text", data[:error.start].count(b"\n") + 1)]
     settings, problems = [], []
     for number, line in enumerate(text.splitlines(), 1):
         if not line.strip() or line.lstrip()[0] in "#;":
             continue
         match = SYSCTL_LINE.fullmatch(line)
         key = match["key"].lstrip("-") if match else ""
-        limits = _limits(key, names)
+        limits = limits_of(key)
         if match is None or limits is None:
-            problems.append(Problem((), f"{_shown(line.strip())[:80]}: verify applies only "
-                                    f"{', '.join(GLOBAL)} and net.ipv4.conf.<all|default|nic>."
-                                    f"<{'|'.join(PER_INTERFACE)}> = <integer>", number))
+            problems.append(Problem((), f"{_shown(line.strip())[:80]}: verify applies only {accepted} = <integer>",
+                                    number))
             continue
         value = match["value"]
-        if not re.fullmatch(r"[0-9]{1,3}", value) or not limits[0] <= int(value) <= limits[1]:
+        if not re.fullmatch(r"[0-9]{1,10}", value) or not limits[0] <= int(value) <= limits[1]:
             problems.append(Problem((key,), f"{_shown(value)} is not an integer from {limits[0]} to {limits[1]}",
                                     number))
             continue
-        settings.append((key, int(value)))
-    return tuple(settings), problems
+        settings.append((key, int(value), number))
+    return settings, problems
 
 
 def _limits(key: str, names: tuple[str, ...]) -> tuple[int, int] | None:

@@ -12,8 +12,8 @@
   from the source port Linux derives from the QP numbers. One datagram per flow, sent from its bound source port
   in the source server's namespace; an HTB class on every lab port counts RoCEv2 packets and nothing else.
 * **Hashing.** Each router's ``fib_multipath_hash_policy`` and ``fib_multipath_hash_seed`` (kernel 6.11+) are
-  set per experiment: the design's own (design.json ``load_balancing``), layer 3 only, one seed on every router,
-  and a seed per tier.
+  set per experiment: the design's own (each router's generated ``configs/sysctl/<hostname>.conf``, written as
+  it is), layer 3 only, one seed on every router, and a seed per tier.
 * **Model.** The same flows routed by the workload model's :class:`~designer.analysis.flows.Router` with the
   uniform hash over :data:`MODEL_RUNS` runs. Per-tier totals must equal the measured ones exactly (conservation);
   the measured spread over each class of ECMP groups (Pearson's X² against an even split) must not exceed the
@@ -29,7 +29,6 @@ import shutil
 from collections import Counter
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
-from pathlib import Path
 from typing import Any
 
 from designer.analysis.flows import (
@@ -45,7 +44,7 @@ from designer.analysis.workload import percentile
 from designer.errors import InputError, PrerequisiteError, Problem
 from designer.fabric import TIERS, Device, Fabric
 from designer.verify.hostconfig import INTERFACE, HostConfig, parse_host, sysctl_path
-from designer.verify.lab import Lab, in_namespace, ip, set_sysctls
+from designer.verify.lab import Lab, in_namespace, ip, seeds_supported, set_sysctls
 from designer.verify.probe import gather, ping, route_via
 from designer.verify.report import Check, Experiment, check
 from designer.verify.topology import HostNic, Topology
@@ -60,8 +59,6 @@ LEVEL = 0.999
 one experiment of a thousand when the kernel hashes as evenly as the model)."""
 RUN_SEED = 0
 """The workload model's run whose QP numbers (and so UDP source ports) the flows use."""
-HASH_SEED = Path("/proc/sys/net/ipv4/fib_multipath_hash_seed")
-"""Present from Linux 6.11 (per namespace; the file of this process's namespace says whether the kernel has it)."""
 SEEDS = {"equal seeds": lambda tier, router: 0x5EED, "seed per tier": lambda tier, router: 0x5EED + 1 + tier}
 SEND = ("import json, socket, sys\n"
         "for source, sport, destination, dport in json.loads(sys.argv[1]):\n"
@@ -417,10 +414,6 @@ def compare(top: Any, flows: FlowSet, measured: Measured) -> tuple[list[str], li
 
 # ---- experiments ----------------------------------------------------------------------------------------------
 
-def seeds_supported() -> bool:
-    return HASH_SEED.exists()
-
-
 def set_hashing(running: Lab, policy: int, seed: Callable[[int, int], int] | None) -> None:
     """Every router's multipath hash policy and (``seed`` by tier and router, kernel 6.11+) its seed."""
     for router, namespace in enumerate(running.namespaces):
@@ -431,49 +424,44 @@ def set_hashing(running: Lab, policy: int, seed: Callable[[int, int], int] | Non
         set_sysctls(namespace, settings)
 
 
-def design_hashing(data: Mapping[str, Any], lab: Topology) -> tuple[int, dict[int, int]] | None:
-    """The design's hash policy and seed per router (design.json ``load_balancing``), or None when the design
-    sets none. Both RoCE hashes are L4 in Linux (the QP reaches the kernel's hash as the UDP source port)."""
-    rows = {row["name"]: row.get("load_balancing") for row in data["devices"] if row["role"] != "server"}
-    settings = [rows.get(router.name) for router in lab.routers]
-    if not any(settings):
-        return None
-    seeds = {}
-    for router, setting in enumerate(settings):
-        valid = isinstance(setting, dict) and setting.get("hash") in ("five-tuple", "five-tuple+roce-qp") and \
-            type(setting.get("seed")) is int and 0 <= setting["seed"] < 2**32
-        if not valid:
-            raise InputError([Problem(("devices", lab.routers[router].name, "load_balancing"),
-                                      f"{repr(setting)[:80]} is not {{hash: five-tuple|five-tuple+roce-qp, "
-                                      "seed: <0 to 4294967295>}")], about="design.json")
-        seeds[router] = setting["seed"]
-    return 1, seeds
+def design_hashing(lab: Topology) -> int | str:
+    """The one hash policy the routers' own kernel settings files set (``configs/sysctl/<hostname>.conf``), or
+    why the design-hashing experiment cannot run (a router without the file, or files that disagree: the model
+    compares one hash for the whole fabric)."""
+    missing = [router.name for router, settings in zip(lab.routers, lab.sysctls, strict=True) if settings is None]
+    if missing or not lab.sysctls:
+        return (f"traffic with the design's hashing: no configs/sysctl/{(missing or ['<hostname>'])[0]}.conf "
+                f"({len(missing)} router(s) without one); build with frr among the targets")
+    policies = {dict(settings or ()).get("net.ipv4.fib_multipath_hash_policy", 0) for settings in lab.sysctls}
+    if len(policies) > 1:
+        return (f"traffic with the design's hashing: the routers' sysctl files set different hash policies "
+                f"({', '.join(map(str, sorted(policies)))}); the model compares one hash for the whole fabric")
+    return policies.pop()
 
 
-def experiments(running: Lab, data: Mapping[str, Any], measure_model: Model) -> tuple[list[Check], list[Experiment],
-                                                                                    list[str]]:
+def experiments(running: Lab, measure_model: Model) -> tuple[list[Check], list[Experiment], list[str]]:
     """Run every experiment; their checks, per-link results and what was not covered (with the reason)."""
     lab = running.topology
     checks: list[Check] = []
     results: list[Experiment] = []
     skipped: list[str] = []
     seeds = seeds_supported()
-    plan: list[tuple[str, int, Callable[[int, int], int] | None]] = []
-    design = design_hashing(data, lab)
-    if design is None:
-        skipped.append("traffic with the design's hashing: design.json sets no load_balancing on its switches")
+    plan: list[tuple[str, int, Callable[[], object]]] = []
+    design = design_hashing(lab)
+    if isinstance(design, str):
+        skipped.append(design)
     elif seeds:
-        plan.append(("design hashing", design[0], lambda tier, router: design[1][router]))
+        plan.append(("design hashing", design, running.apply_kernel))
     if seeds:
-        plan += [(name, 1, rule) for name, rule in SEEDS.items()]
+        plan += [(name, 1, lambda rule=rule: set_hashing(running, 1, rule)) for name, rule in SEEDS.items()]
     else:
         skipped.append("per-router hash seeds: this kernel has no net.ipv4.fib_multipath_hash_seed (Linux 6.11+); "
-                       "the seed experiments and polarization were not run")
-        plan.append(("layer-4 hash", 1, None))
+                       "the design's seeds, the seed experiments and polarization were not run")
+        plan.append(("layer-4 hash", 1, lambda: set_hashing(running, 1, None)))
     flows = measure_model.flows
     top = measure_model.top
-    for name, policy, rule in plan:
-        set_hashing(running, policy, rule)
+    for name, policy, apply in plan:
+        apply()
         measured = send(running, flows, measure_model.link_index)
         problems, spreads = compare(top, flows, measured)
         delivered = _delivery(running, flows, measured)
