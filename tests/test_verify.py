@@ -3,6 +3,7 @@ FRR labs in network namespaces (2 tiers, 3 tiers, failure injection, a broken co
 
 from __future__ import annotations
 
+import importlib.util
 import ipaddress
 import json
 import os
@@ -36,6 +37,7 @@ from tests.helpers import build_design
 from tests.test_intent_errors import run_cli
 
 INTENTS = ROOT / "tests" / "intents"
+VENDOR = ROOT / "tests" / "vendor"
 TWO_TIER, THREE_TIER = INTENTS / "verify-2tier.yaml", INTENTS / "verify-3tier.yaml"
 
 
@@ -408,6 +410,28 @@ def test_clab_topology_mounts_each_config_and_wires_the_cabling() -> None:
     leaf_exec = nodes["p0-su0-r0-leaf"]["exec"][0]
     assert "for port in swp1s0 swp1s1 swp2s0 swp2s1;" in leaf_exec and "type bridge" in leaf_exec
     assert "bfdd=no" in design_files(build(TWO_TIER))["lab/daemons"].decode()
+    for name, node in nodes.items():
+        lines = files[f"configs/sysctl/{name}.conf"].decode().splitlines()
+        settings = dict(line.split(" = ") for line in lines if line and not line.startswith("#"))
+        assert node["sysctls"] == {key: int(value) for key, value in settings.items()}
+        assert set(settings) == {"net.ipv4.fib_multipath_hash_policy", "net.ipv4.fib_multipath_hash_seed"}
+    seeds: dict[str, set[int]] = {}
+    for name, node in nodes.items():
+        seeds.setdefault(name.rsplit("-", 1)[-1].rstrip("0123456789"), set()).add(
+            node["sysctls"]["net.ipv4.fib_multipath_hash_seed"])
+    assert seeds == {"leaf": {1}, "spine": {2}}      # the default seed rule: one seed per tier
+
+
+def test_clab_topology_is_valid_against_containerlabs_schema() -> None:
+    need(importlib.util.find_spec("jsonschema") is not None, "needs jsonschema: pip install -e '.[test]'")
+    import jsonschema
+    validator = jsonschema.Draft7Validator(json.loads((VENDOR / "containerlab" / "clab.schema.json").read_text()))
+    for intent in (INTENTS / "small-2tier.yaml", THREE_TIER):
+        clab = yaml.safe_load(design_files(build(intent))["lab/clab.yml"])
+        assert [error.message for error in validator.iter_errors(clab)] == []
+        node = next(iter(clab["topology"]["nodes"].values()))
+        node["sysctl"] = node.pop("sysctls")                 # a misspelt node option is caught
+        assert list(validator.iter_errors(clab))
 
 
 # ---- reports --------------------------------------------------------------------------------------------------
