@@ -3,12 +3,14 @@ real 3-tier lab with server namespaces, RoCEv2 flows counted per link and the ke
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import re
 from pathlib import Path
 
 import pytest
 
+from designer.analysis.flows import Router, UniformHash
 from designer.built import parse_design
 from designer.errors import InputError, PrerequisiteError
 from designer.intent import parse_intent
@@ -18,17 +20,20 @@ from designer.pipeline import build, design
 from designer.verify.hostconfig import parse_host, parse_keyfile, parse_netplan, parse_sysctl
 from designer.verify.lab import parse_class_packets
 from designer.verify.probe import parse_route_get
-from designer.verify.report import text
+from designer.verify.report import VerifyReport, text
 from designer.verify.run import verify
 from designer.verify.topology import topology
 from designer.verify.traffic import (
+    Measured,
     chi_square,
+    compare,
     design_hashing,
     host_configs,
     model,
     nic_names,
     sample,
     seeds_supported,
+    two_tier_polarization,
 )
 from tests.conftest import ROOT, need
 from tests.test_intent_errors import run_cli
@@ -254,6 +259,32 @@ def test_design_hashing_is_the_routers_own_sysctl_files(three_tier: dict[str, by
         "traffic with the design's hashing: the routers' sysctl files set different hash policies (0, 1)")
 
 
+def test_a_two_tier_report_says_what_polarization_is_and_is_not_covered() -> None:
+    files = design_files(build(TWO_TIER))
+    lab = topology(files)
+    data = parse_design("design.json", files["design.json"])
+    sampled = model(data, sample(data, lab))
+    flows = sampled.flows
+    # the measurement stands in for a lab: one of the model's own runs, so nothing here needs root
+    measured = Measured(Router(sampled.top).route(flows.src_leaf, flows.dst_leaf, UniformHash(7)).loads)
+    problems, spreads = compare(sampled.top, flows, measured)
+    assert problems == [] and [spread.name for spread in spreads] == ["leaf uplinks", "spine parallel downlinks"]
+    downlinks = spreads[1]
+    report = VerifyReport("verify-2tier", "whole fabric", 6, 16, 136, 4)
+    report.not_covered += two_tier_polarization(lab, "equal seeds", spreads)
+    assert two_tier_polarization(lab, "seed per tier", spreads) == []
+    said = " ".join(text(report).split())
+    assert ("polarization, 2 tiers, equal seeds: not asserted. The only second hash decision is a spine's among its "
+            "2 parallel links to the destination leaf;") in said
+    assert (f"Measured: spine parallel downlinks X² {downlinks.measured:.1f} against the model's 99.9% quantile "
+            f"{downlinks.limit():.1f} (as even as independent hashing).") in said
+    assert "With a seed per tier the same class is held to the model ('matches the model')" in said
+    single = dataclasses.replace(lab, sizing={**lab.sizing, "leaf_spine_parallel_links": 1})
+    assert two_tier_polarization(single, "seed per tier", spreads) == []
+    [line] = two_tier_polarization(single, "equal seeds", spreads)
+    assert line.startswith("polarization, 2 tiers: does not arise here: with one link from each spine to each leaf")
+
+
 # ---- a real lab -----------------------------------------------------------------------------------------------
 
 def test_three_tier_traffic_proves_hosts_conservation_the_model_and_polarization(
@@ -308,3 +339,5 @@ def test_a_keyfile_build_configures_its_servers_in_a_two_tier_lab(tmp_path: Path
     assert checks["healthy", "ARP only for a NIC's own address"].startswith("8 ARP requests for another NIC")
     if seeds_supported():
         assert [experiment["name"] for experiment in report["traffic"]][:1] == ["design hashing"]
+        assert [item[:52] for item in report["not_covered"] if "polarization" in item] == [
+            "polarization, 2 tiers, equal seeds: not asserted. Th"]
