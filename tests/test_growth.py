@@ -160,7 +160,8 @@ def test_pod_0_of_a_three_tier_envelope_converges_in_frr() -> None:
     assert (plan.tiers, plan.switch_counts()) == (3, {"leaf": 4, "spine": 4, "super_spine": 0})
     code, out, err = run_cli("verify", str(intent), "--no-failures")
     assert code == 0, out + err
-    assert out.rstrip().endswith("result: PASS (6 of 6 checks passed)")
+    assert "PASS kernel settings loaded: 8 of 8 routers" in out
+    assert out.rstrip().endswith("result: PASS (7 of 7 checks passed)")
 
 
 def patch(design: Design, tier: int) -> dict[tuple[str, str], tuple[str, str]]:

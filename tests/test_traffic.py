@@ -3,31 +3,37 @@ real 3-tier lab with server namespaces, RoCEv2 flows counted per link and the ke
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import re
 from pathlib import Path
 
 import pytest
 
+from designer.analysis.flows import Router, UniformHash
 from designer.built import parse_design
 from designer.errors import InputError, PrerequisiteError
+from designer.intent import parse_intent
 from designer.outputs import design_files
 from designer.outputs.folder import write
-from designer.pipeline import build
-from designer.verify.hostconfig import parse_host, parse_netplan, parse_sysctl
+from designer.pipeline import build, design
+from designer.verify.hostconfig import parse_host, parse_keyfile, parse_netplan, parse_sysctl
 from designer.verify.lab import parse_class_packets
 from designer.verify.probe import parse_route_get
-from designer.verify.report import text
+from designer.verify.report import VerifyReport, text
 from designer.verify.run import verify
 from designer.verify.topology import topology
 from designer.verify.traffic import (
+    Measured,
     chi_square,
+    compare,
     design_hashing,
     host_configs,
     model,
     nic_names,
     sample,
     seeds_supported,
+    two_tier_polarization,
 )
 from tests.conftest import ROOT, need
 from tests.test_intent_errors import run_cli
@@ -37,11 +43,22 @@ INTENTS = ROOT / "tests" / "intents"
 TWO_TIER, THREE_TIER = INTENTS / "verify-2tier.yaml", INTENTS / "verify-3tier.yaml"
 NETPLAN = "servers/su0-srv0/netplan.yaml"
 SYSCTL = "servers/su0-srv0/sysctl.conf"
+KEYFILE = "servers/su0-srv0/nic1.nmconnection"
+
+
+def keyfile_build(path: Path) -> dict[str, bytes]:
+    """The files of the intent at ``path`` built with NetworkManager keyfiles instead of netplan."""
+    return design_files(design(parse_intent(path.read_text() + "hosts: {format: nmconnection}\n", path.name)))
 
 
 @pytest.fixture(scope="module")
 def three_tier() -> dict[str, bytes]:
     return design_files(build(THREE_TIER))
+
+
+@pytest.fixture(scope="module")
+def three_tier_keyfiles() -> dict[str, bytes]:
+    return keyfile_build(THREE_TIER)
 
 
 def host(files: dict[str, bytes], netplan: bytes | None = None, sysctl: bytes | None = None):
@@ -112,6 +129,70 @@ def test_a_netplan_that_is_not_netplan_v2_and_comments_in_sysctl() -> None:
     assert settings == (("net.ipv4.conf.all.rp_filter", 0),) and not problems
 
 
+def test_keyfiles_and_netplan_of_one_design_give_identical_host_configs(
+        three_tier: dict[str, bytes], three_tier_keyfiles: dict[str, bytes]) -> None:
+    design_data = parse_design("design.json", three_tier["design.json"])
+    servers = [device["name"] for device in design_data["devices"] if device["role"] == "server"]
+    assert not any(path.endswith("netplan.yaml") for path in three_tier_keyfiles)
+    for server in servers:
+        names = ("nic0", "nic1")
+        from_netplan = parse_host({f"servers/{server}/{name}": three_tier[f"servers/{server}/{name}"]
+                                   for name in ("netplan.yaml", "sysctl.conf")}, names)
+        keyfiles = [f"servers/{server}/{name}.nmconnection" for name in names] + [f"servers/{server}/sysctl.conf"]
+        from_keyfiles = parse_host({path: three_tier_keyfiles[path] for path in keyfiles}, names)
+        assert from_keyfiles == from_netplan
+        assert [len(nic.routes) for nic in from_keyfiles.nics] == [1, 1] and from_keyfiles.nics[1].rules
+    # the sampled servers' configs come from the keyfiles when a build has no netplan files
+    nics = sample(design_data, topology(three_tier_keyfiles))
+    assert host_configs(three_tier_keyfiles, nics) == host_configs(three_tier, nics)
+    with pytest.raises(PrerequisiteError, match=re.escape("holds both netplan.yaml and NetworkManager keyfiles")):
+        host_configs({**three_tier, KEYFILE: three_tier_keyfiles[KEYFILE]}, nics)
+
+
+@pytest.mark.parametrize(("old", "new", "says"), [
+    (b"interface-name=nic1", b"interface-name=nic0", "connection.interface-name: 'nic0' is not 'nic1'"),
+    (b"type=ethernet", b"type=vpn", "connection.type: 'vpn' is not 'ethernet'"),
+    (b"uuid=", b"uuid=x;reboot", "connection.uuid: 'x;reboot"),
+    (b"autoconnect=true", b"autoconnect=yes please", "connection.autoconnect: 'yes please' is not true or false"),
+    (b"address1=10.2.0.5/31", b"address1=10.2.0.5/31 dev lo", "ipv4.address1: '10.2.0.5/31 dev lo' is not an IPv4"),
+    (b"address1=10.2.0.5/31", b"address1=10.2.0.5/8", "is not an IPv4 address with a /31 or /30 prefix"),
+    (b"route1=10.2.0.0/15,10.2.0.4", b"route1=10.2.0.0/15,10.2.0.4 table 5", "ipv4.route1: '10.2.0.0/15,10.2.0."),
+    (b"route1_options=table=101", b"route1_options=table=254", "ipv4.route1_options: 'table=254' is not table=<1-252"),
+    (b"route1_options=table=101", b"route1_options=table=101,src=10.0.0.1", "is not table=<1-252 or 256-4294967295>"),
+    (b"routing-rule1=priority 101", b"routing-rule1=priority 101 from 0.0.0.0/0 table 101\n#", "is not priority"),
+    (b"table 101\n", b"table 101; ip link del\n", "ipv4.routing-rule1: 'priority 101 from 10.2.0.5 table 101; ip"),
+    (b"method=manual", b"method=auto", "ipv4.method: 'auto' is not 'manual'"),
+    (b"method=disabled", b"method=auto", "ipv6.method: the backend NIC has no IPv6 routes"),
+    (b"mtu=9216", b"mtu=100000", "ethernet.mtu: '100000' is not an MTU from 68 to 9216"),
+    (b"mtu=9216", b"mtu=9216\ncloned-mac-address=x", "ethernet.cloned-mac-address: unknown key; [ethernet] may have"),
+    (b"never-default=true", b"never-default=true\nroute1=10.0.0.0/8,10.2.0.4", "ipv4.route1: written twice"),
+    (b"never-default=true", b"never-default=true\naddress2=10.9.0.1/31", "ipv4.address2: unknown key"),
+    (b"id=backend-nic1", b"id=backend\\nnic1", "not a key=value line of a known section"),
+    (b"[ipv6]", b"[vpn]", "'[vpn]': section; a NIC's keyfile has [connection], [ethernet], [ipv4], [ipv6] once"),
+    (b"[ipv6]", b"[ipv4]", "'[ipv4]': a second section"),
+])
+def test_hostile_keyfile_values_are_refused_at_their_line(three_tier_keyfiles: dict[str, bytes], old: bytes,
+                                                          new: bytes, says: str) -> None:
+    keyfile = three_tier_keyfiles[KEYFILE]
+    assert old in keyfile, keyfile
+    changed = keyfile.replace(old, new, 1)
+    line = changed[:keyfile.index(old) + len(new.rstrip(b"\n#"))].count(b"\n") + 1
+    files = {"servers/su0-srv0/nic0.nmconnection": three_tier_keyfiles["servers/su0-srv0/nic0.nmconnection"],
+             KEYFILE: changed, SYSCTL: three_tier_keyfiles[SYSCTL]}
+    with pytest.raises(InputError) as caught:
+        parse_host(files, ("nic0", "nic1"))
+    rows = str(caught.value).splitlines()
+    assert any(row.startswith(f"{KEYFILE}:{line}: ") and says in row for row in rows), rows
+    assert rows[-1].endswith(f"in {KEYFILE}; nothing was written.")
+
+
+def test_a_keyfile_must_be_named_for_a_nic_of_its_server(three_tier_keyfiles: dict[str, bytes]) -> None:
+    nic, _, problems = parse_keyfile("servers/su0-srv0/eth9.nmconnection", three_tier_keyfiles[KEYFILE],
+                                     ("nic0", "nic1"))
+    assert nic is None and [problem.message for problem in problems] == [
+        "'eth9' is not a NIC of this server; its NICs are nic0, nic1"]
+
+
 def test_missing_host_files_are_a_prerequisite_and_nic_names_are_checked(three_tier: dict[str, bytes]) -> None:
     design = parse_design("design.json", three_tier["design.json"])
     nics = sample(design, topology(three_tier))
@@ -167,39 +248,50 @@ def test_chi_square_is_zero_when_even_and_the_flows_when_all_on_one_of_two() -> 
     assert chi_square({}, groups) == 0
 
 
-def test_design_hashing_reads_each_switchs_seed(three_tier: dict[str, bytes]) -> None:
-    design = parse_design("design.json", three_tier["design.json"])
-    lab = topology(three_tier)
-    for device in design["devices"]:
-        device.pop("load_balancing", None)
-    assert design_hashing(design, lab) is None
-    for device in design["devices"]:
-        if device["role"] != "server":
-            device["load_balancing"] = {"mode": "ecmp", "hash": "five-tuple", "seed": 7 + len(device["name"])}
-    policy, seeds = design_hashing(design, lab)
-    assert policy == 1 and seeds[0] == 7 + len(lab.routers[0].name)
-    design["devices"][0]["load_balancing"] = {"hash": "five-tuple", "seed": "1; reboot"}
-    with pytest.raises(InputError, match=re.escape("is not {hash: five-tuple|five-tuple+roce-qp, seed")):
-        design_hashing(design, lab)
+def test_design_hashing_is_the_routers_own_sysctl_files(three_tier: dict[str, bytes]) -> None:
+    assert design_hashing(topology(three_tier)) == 1
+    lab = topology({path: data for path, data in three_tier.items() if path != "configs/sysctl/p0-g0-ss1.conf"})
+    assert lab.sysctls[[router.name for router in lab.routers].index("p0-g0-ss1")] is None
+    assert design_hashing(lab) == ("traffic with the design's hashing: no configs/sysctl/p0-g0-ss1.conf (1 router(s) "
+                                   "without one); build with frr among the targets")
+    layer3 = three_tier["configs/sysctl/p0-g0-ss1.conf"].replace(b"policy = 1", b"policy = 0")
+    assert design_hashing(topology({**three_tier, "configs/sysctl/p0-g0-ss1.conf": layer3})).startswith(
+        "traffic with the design's hashing: the routers' sysctl files set different hash policies (0, 1)")
+
+
+def test_a_two_tier_report_says_what_polarization_is_and_is_not_covered() -> None:
+    files = design_files(build(TWO_TIER))
+    lab = topology(files)
+    data = parse_design("design.json", files["design.json"])
+    sampled = model(data, sample(data, lab))
+    flows = sampled.flows
+    # the measurement stands in for a lab: one of the model's own runs, so nothing here needs root
+    measured = Measured(Router(sampled.top).route(flows.src_leaf, flows.dst_leaf, UniformHash(7)).loads)
+    problems, spreads = compare(sampled.top, flows, measured)
+    assert problems == [] and [spread.name for spread in spreads] == ["leaf uplinks", "spine parallel downlinks"]
+    downlinks = spreads[1]
+    report = VerifyReport("verify-2tier", "whole fabric", 6, 16, 136, 4)
+    report.not_covered += two_tier_polarization(lab, "equal seeds", spreads)
+    assert two_tier_polarization(lab, "seed per tier", spreads) == []
+    said = " ".join(text(report).split())
+    assert ("polarization, 2 tiers, equal seeds: not asserted. The only second hash decision is a spine's among its "
+            "2 parallel links to the destination leaf;") in said
+    assert (f"Measured: spine parallel downlinks X² {downlinks.measured:.1f} against the model's 99.9% quantile "
+            f"{downlinks.limit():.1f} (as even as independent hashing).") in said
+    assert "With a seed per tier the same class is held to the model ('matches the model')" in said
+    single = dataclasses.replace(lab, sizing={**lab.sizing, "leaf_spine_parallel_links": 1})
+    assert two_tier_polarization(single, "seed per tier", spreads) == []
+    [line] = two_tier_polarization(single, "equal seeds", spreads)
+    assert line.startswith("polarization, 2 tiers: does not arise here: with one link from each spine to each leaf")
 
 
 # ---- a real lab -----------------------------------------------------------------------------------------------
-
-def with_design_seeds(files: dict[str, bytes]) -> dict[str, bytes]:
-    """The design with a seed per tier on every switch when its design.json has none yet."""
-    design = json.loads(files["design.json"])
-    tiers = {"leaf": 1, "spine": 2, "super_spine": 3}
-    for device in design["devices"]:
-        if device["role"] in tiers and "load_balancing" not in device:
-            device["load_balancing"] = {"mode": "ecmp", "hash": "five-tuple", "seed": tiers[device["role"]]}
-    return {**files, "design.json": json.dumps(design).encode()}
-
 
 def test_three_tier_traffic_proves_hosts_conservation_the_model_and_polarization(
         three_tier: dict[str, bytes]) -> None:
     need_lab()
     need(seeds_supported(), "the per-namespace net.ipv4.fib_multipath_hash_seed needs Linux 6.11 or later")
-    report = verify(with_design_seeds(three_tier), failures=False, traffic=True, progress=lambda _: None)
+    report = verify(three_tier, failures=False, traffic=True, progress=lambda _: None)
     assert report.passed, text(report)
     checks = {(check.phase, check.name): check.summary for check in report.checks}
     assert checks["healthy", "server NICs reach their rail"].startswith("24 of 24 NIC pairs of 2 rails")
@@ -217,6 +309,7 @@ def test_three_tier_traffic_proves_hosts_conservation_the_model_and_polarization
     for name in ("design hashing", "seed per tier"):
         assert experiments[name].chi_square["spine uplinks"] <= experiments[name].model_limit["spine uplinks"]
         assert experiments[name].chi_square["leaf uplinks"] <= experiments[name].model_limit["leaf uplinks"]
+    assert checks["healthy", "kernel settings loaded"].startswith("12 of 12 routers run their configs/sysctl file")
     assert "one path with policy 0" in checks["traffic: layer-3 only", "one path per NIC pair"]
     assert "traffic, equal seeds (fib_multipath_hash_policy=1): 256 flows" in text(report)
 
@@ -230,3 +323,21 @@ def test_a_tampered_host_file_stops_traffic_before_the_lab_starts(tmp_path: Path
     assert code == 2 and not out
     assert f"{SYSCTL}:" in err and "kernel.modprobe = /tmp/x': verify applies only" in err
     assert "creating" not in err
+
+
+def test_a_keyfile_build_configures_its_servers_in_a_two_tier_lab(tmp_path: Path) -> None:
+    need_lab()
+    write(keyfile_build(TWO_TIER), tmp_path / "out")
+    assert not list((tmp_path / "out" / "servers").glob("*/netplan.yaml"))
+    code, out, err = run_cli("verify", str(tmp_path / "out"), "--traffic", "--no-failures", "--format", "json")
+    report = json.loads(out)
+    assert code == 0, out + err
+    checks = {(check["phase"], check["name"]): check["summary"] for check in report["checks"]}
+    assert checks["healthy", "server host files applied"] == "8 NICs of 4 servers"
+    assert checks["healthy", "server NICs reach their rail"].startswith("24 of 24 NIC pairs of 2 rails")
+    assert checks["healthy", "server first hop"].startswith("24 of 24 NIC pairs routed out of the source NIC")
+    assert checks["healthy", "ARP only for a NIC's own address"].startswith("8 ARP requests for another NIC")
+    if seeds_supported():
+        assert [experiment["name"] for experiment in report["traffic"]][:1] == ["design hashing"]
+        assert [item[:52] for item in report["not_covered"] if "polarization" in item] == [
+            "polarization, 2 tiers, equal seeds: not asserted. Th"]

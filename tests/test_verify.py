@@ -3,6 +3,7 @@ FRR labs in network namespaces (2 tiers, 3 tiers, failure injection, a broken co
 
 from __future__ import annotations
 
+import importlib.util
 import ipaddress
 import json
 import os
@@ -36,6 +37,7 @@ from tests.helpers import build_design
 from tests.test_intent_errors import run_cli
 
 INTENTS = ROOT / "tests" / "intents"
+VENDOR = ROOT / "tests" / "vendor"
 TWO_TIER, THREE_TIER = INTENTS / "verify-2tier.yaml", INTENTS / "verify-3tier.yaml"
 
 
@@ -319,6 +321,30 @@ def test_a_config_that_is_not_utf8_is_exit_2(tmp_path: Path) -> None:
     assert err.rstrip().endswith("1 error in the FRR configs; nothing was written.")
 
 
+@pytest.mark.parametrize(("line", "says"), [
+    (b"kernel.core_pattern = |/bin/sh", "'kernel.core_pattern = |/bin/sh': verify applies only "
+                                        "net.ipv4.fib_multipath_hash_policy and net.ipv4.fib_multipath_hash_seed"),
+    (b"net.ipv4.fib_multipath_hash_policy = 4", "net.ipv4.fib_multipath_hash_policy: '4' is not an integer from 0 "
+                                                "to 3"),
+    (b"net.ipv4.fib_multipath_hash_seed = 4294967296", "'4294967296' is not an integer from 0 to 4294967295"),
+    (b"net.ipv4.fib_multipath_hash_seed = -1", "'-1' is not an integer from 0 to 4294967295"),
+    (b"net.ipv4.fib_multipath_hash_seed = 1;reboot", "'1;reboot' is not an integer"),
+    (b"net.ipv4.fib_multipath_hash_seed = $(reboot)", "'$(reboot)' is not an integer"),
+    (b"net.ipv4.fib_multipath_hash_seed = 7", "net.ipv4.fib_multipath_hash_seed: written twice; each setting once"),
+    (b"net/ipv4/../../kernel/modprobe = 1", "verify applies only"),
+])
+def test_a_tampered_router_sysctl_file_is_exit_2_at_its_line_before_anything_starts(line: bytes, says: str,
+                                                                                    tmp_path: Path) -> None:
+    files = design_files(build(TWO_TIER))
+    path = "configs/sysctl/p0-spine1.conf"
+    files[path] += line + b"\n"
+    code, out, err = run_cli("verify", str(_written(files, tmp_path / "out")))
+    number = files[path].count(b"\n")
+    assert (code, out) == (2, ""), err
+    assert err.startswith(f"{path}:{number}: ") and says in err.splitlines()[0], err
+    assert err.rstrip().endswith(f"in {path}; nothing was written.") and "creating" not in err
+
+
 def _written(files: dict[str, bytes], folder: Path) -> Path:
     write(files, folder)
     return folder
@@ -384,6 +410,28 @@ def test_clab_topology_mounts_each_config_and_wires_the_cabling() -> None:
     leaf_exec = nodes["p0-su0-r0-leaf"]["exec"][0]
     assert "for port in swp1s0 swp1s1 swp2s0 swp2s1;" in leaf_exec and "type bridge" in leaf_exec
     assert "bfdd=no" in design_files(build(TWO_TIER))["lab/daemons"].decode()
+    for name, node in nodes.items():
+        lines = files[f"configs/sysctl/{name}.conf"].decode().splitlines()
+        settings = dict(line.split(" = ") for line in lines if line and not line.startswith("#"))
+        assert node["sysctls"] == {key: int(value) for key, value in settings.items()}
+        assert set(settings) == {"net.ipv4.fib_multipath_hash_policy", "net.ipv4.fib_multipath_hash_seed"}
+    seeds: dict[str, set[int]] = {}
+    for name, node in nodes.items():
+        seeds.setdefault(name.rsplit("-", 1)[-1].rstrip("0123456789"), set()).add(
+            node["sysctls"]["net.ipv4.fib_multipath_hash_seed"])
+    assert seeds == {"leaf": {1}, "spine": {2}}      # the default seed rule: one seed per tier
+
+
+def test_clab_topology_is_valid_against_containerlabs_schema() -> None:
+    need(importlib.util.find_spec("jsonschema") is not None, "needs jsonschema: pip install -e '.[test]'")
+    import jsonschema
+    validator = jsonschema.Draft7Validator(json.loads((VENDOR / "containerlab" / "clab.schema.json").read_text()))
+    for intent in (INTENTS / "small-2tier.yaml", THREE_TIER):
+        clab = yaml.safe_load(design_files(build(intent))["lab/clab.yml"])
+        assert [error.message for error in validator.iter_errors(clab)] == []
+        node = next(iter(clab["topology"]["nodes"].values()))
+        node["sysctl"] = node.pop("sysctls")                 # a misspelt node option is caught
+        assert list(validator.iter_errors(clab))
 
 
 # ---- reports --------------------------------------------------------------------------------------------------
@@ -431,10 +479,32 @@ def test_two_tier_lab_converges_and_survives_a_spine_failure() -> None:
                                                    "(16 sessions, seen from both routers)")
     assert report.sessions == 16 and report.measured_mib and report.measured_mib > 6
     assert summaries["healthy", "kernel routes"].endswith("leaf widths 4")
+    assert summaries["healthy", "kernel settings loaded"].startswith("6 of 6 routers run their configs/sysctl file")
     assert "8 towards p0-spine0 down" in summaries["p0-spine0 down", "bgp sessions"]
     # 4 leaves x 3 other leaves x 2 prefixes (loopback, server block) shrink from 4 to 2 next hops
     assert summaries["p0-spine0 down", "kernel routes"].endswith("ECMP shrinks 4 -> 2 on 24 routes")
     assert summaries["p0-spine0 restored", "kernel routes"].endswith("leaf widths 4")
+
+
+def test_each_router_runs_its_own_sysctl_file_and_a_changed_value_is_caught() -> None:
+    need_lab()
+    files = design_files(build(TWO_TIER))
+    seed = "net.ipv4.fib_multipath_hash_seed"
+    files["configs/sysctl/p0-spine1.conf"] = files["configs/sysctl/p0-spine1.conf"].replace(
+        f"{seed} = 2".encode(), f"{seed} = 4242".encode())
+    lab = topology(files)
+    spine = [router.name for router in lab.routers].index("p0-spine1")
+    parts = tuple(seed.split("."))
+    machine = Path("/proc/sys", *parts).read_text() if lab_module.seeds_supported() else ""
+    with Lab(lab, lambda _: None) as running:
+        running.apply_kernel()
+        assert running.kernel_problems() == []
+        if lab_module.seeds_supported():
+            assert lab_module.read_sysctls(running.namespaces[spine], [parts]) == [4242]
+            assert Path("/proc/sys", *parts).read_text() == machine   # the machine's own value is untouched
+        lab_module.set_sysctls(running.namespaces[spine], [(("net", "ipv4", "fib_multipath_hash_policy"), 0)])
+        assert running.kernel_problems() == ["p0-spine1: net.ipv4.fib_multipath_hash_policy reads 0 in its "
+                                             "namespace, its configs/sysctl file says 1"]
 
 
 def test_three_tier_lab_with_spine_and_super_spine_failure_from_the_command_line() -> None:

@@ -60,6 +60,15 @@ SYSCTLS = ("import json, sys\n"
            "        handle.write(str(value))\n")
 """Run in a namespace: write each checked (path parts below /proc/sys, integer) pair. /proc/sys/net is the
 namespace's own, so a router's or a server's settings never reach the machine's."""
+READ_SYSCTLS = ("import json, sys\n"
+                "values = []\n"
+                "for parts in json.loads(sys.argv[1]):\n"
+                "    with open('/proc/sys/' + '/'.join(parts)) as handle:\n"
+                "        values.append(int(handle.read()))\n"
+                "print(json.dumps(values))\n")
+"""Run in a namespace: the integer in each checked path below /proc/sys."""
+HASH_SEED = Path("/proc/sys/net/ipv4/fib_multipath_hash_seed")
+"""Present from Linux 6.11 (per namespace; the file of this process's namespace says whether the kernel has it)."""
 COUNTED = "10001"
 """The HTB class (1:1; tc reads a bare hex handle as major:minor) that UDP datagrams to port 4791 go through on
 every lab port: its packet counter counts RoCEv2 packets and nothing else (BGP, ARP and ICMP cross the same
@@ -134,6 +143,19 @@ def set_sysctls(namespace: str, settings: Sequence[tuple[tuple[str, ...], int]])
         raise ValueError(f"refusing sysctl {unsafe[:1] or settings}")
     if settings:
         in_namespace(namespace, SYSCTLS, [[list(parts), value] for parts, value in settings])
+
+
+def read_sysctls(namespace: str, paths: Sequence[tuple[str, ...]]) -> list[int]:
+    """The value of each (path parts below /proc/sys) in ``namespace``; the parts are checked words."""
+    unsafe = [part for parts in paths for part in parts if not TOKEN.fullmatch(part)]
+    if unsafe:
+        raise ValueError(f"refusing sysctl {unsafe[0]!r}")
+    return json.loads(in_namespace(namespace, READ_SYSCTLS, [list(parts) for parts in paths])) if paths else []
+
+
+def seeds_supported() -> bool:
+    """Whether this kernel has ``net.ipv4.fib_multipath_hash_seed`` (Linux 6.11 and later)."""
+    return HASH_SEED.exists()
 
 
 def parse_class_packets(text: str) -> int:
@@ -363,6 +385,28 @@ class Lab:
 
         with ThreadPoolExecutor(max_workers=4) as pool:
             return [problem for problem in pool.map(load, self.dirs) if problem]
+
+    def apply_kernel(self) -> None:
+        """Write every router's own kernel settings file (checked: :attr:`Topology.sysctls`) under its namespace's
+        /proc/sys. Without the hash seed in this kernel the seed lines are left out (the caller says so)."""
+        for router, settings in enumerate(self._kernel()):
+            set_sysctls(self.namespaces[router], settings)
+
+    def kernel_problems(self) -> list[str]:
+        """Every router's kernel settings read back from its namespace's /proc/sys: one problem per value that
+        differs from its file's."""
+        problems = []
+        for router, settings in enumerate(self._kernel()):
+            found = read_sysctls(self.namespaces[router], [parts for parts, _ in settings])
+            problems += [f"{self.topology.routers[router].name}: {'.'.join(parts)} reads {value} in its namespace, "
+                         f"its configs/sysctl file says {want}"
+                         for (parts, want), value in zip(settings, found, strict=True) if value != want]
+        return problems
+
+    def _kernel(self) -> list[list[tuple[tuple[str, ...], int]]]:
+        seeds = seeds_supported()
+        return [[(tuple(key.split(".")), value) for key, value in settings or ()
+                 if seeds or key != "net.ipv4.fib_multipath_hash_seed"] for settings in self.topology.sysctls]
 
     def memory_mib(self) -> int:
         """Memory of the lab's FRR daemons now, in MiB: their proportional set size (shared libraries counted

@@ -11,7 +11,7 @@ from pathlib import Path
 from designer.built import DESIGN_FILE, parse_design, read_inside, read_regular
 from designer.errors import PrerequisiteError
 from designer.render.targets import config_files
-from designer.verify.lab import Lab, Progress, available_mib, check_prerequisites, sweep_orphans
+from designer.verify.lab import Lab, Progress, available_mib, check_prerequisites, seeds_supported, sweep_orphans
 from designer.verify.probe import (
     Peer,
     bgp_peers,
@@ -47,8 +47,11 @@ def read_output(target: Path, traffic: bool = False, whole: bool = True) -> dict
                     for relative, _ in config_files("frr", device["name"])]
     _read_present(target, switch_files, files)
     if traffic:
-        servers = {nic.server for nic in sample(design, topology(files, whole))}
-        _read_present(target, [path for server in sorted(servers) for path in host_files(server)], files)
+        servers: dict[str, list[str]] = {}
+        for nic in sample(design, topology(files, whole)):
+            servers.setdefault(nic.server, []).append(nic.name)
+        _read_present(target, [path for server, names in sorted(servers.items())
+                               for path in host_files(server, names)], files)
     return files
 
 
@@ -105,6 +108,7 @@ def verify(files: dict[str, bytes], whole: bool = True, failures: bool = True, t
         refused = running.load_configs()
         report.checks.append(check("healthy", "configs loaded", f"{len(lab.routers) - len(refused)} of "
                                    f"{len(lab.routers)} routers took their frr.conf", refused))
+        _kernel_settings(running, report)
         healthy = _phase(running, report, "healthy", frozenset(), limit)
         report.measured_mib = running.memory_mib()
         if traffic and flow_model is not None and not healthy:
@@ -112,7 +116,7 @@ def verify(files: dict[str, bytes], whole: bool = True, failures: bool = True, t
         elif traffic and flow_model is not None:
             progress(f"traffic: {len(running.hosts)} server NICs; {len(flow_model.flows.src)} flows per experiment")
             report.checks += host_checks(running, "healthy")
-            checks, experiments_run, skipped = experiments(running, design, flow_model)
+            checks, experiments_run, skipped = experiments(running, flow_model)
             report.checks += checks
             report.traffic += experiments_run
             report.not_covered += skipped
@@ -128,6 +132,25 @@ def verify(files: dict[str, bytes], whole: bool = True, failures: bool = True, t
                 _phase(running, report, f"{name} restored", frozenset(), limit)
     progress("verification " + ("passed" if report.passed else "FAILED"))
     return report
+
+
+def _kernel_settings(running: Lab, report: VerifyReport) -> None:
+    """Every router's own ``configs/sysctl/<hostname>.conf`` written in its namespace and read back; what could
+    not be applied is listed as not covered."""
+    lab = running.topology
+    missing = [router.name for router, settings in zip(lab.routers, lab.sysctls, strict=True) if settings is None]
+    if missing:
+        report.not_covered.append(f"kernel settings: {len(missing)} router(s) have no configs/sysctl file, e.g. "
+                                  f"{missing[0]}; they hash with the kernel's defaults")
+    if not seeds_supported():
+        report.not_covered.append(f"kernel settings: this kernel ({os.uname().release}) has no "
+                                  "net.ipv4.fib_multipath_hash_seed (Linux 6.11+); the files' seeds were not applied")
+    applied = len(lab.routers) - len(missing)
+    if applied:
+        running.apply_kernel()
+        report.checks.append(check("healthy", "kernel settings loaded", f"{applied} of {len(lab.routers)} routers "
+                                   "run their configs/sysctl file: every value read back from /proc/sys in the "
+                                   "router's namespace equals the file's", running.kernel_problems()))
 
 
 def failure_targets(lab: Topology) -> list[int]:

@@ -13,11 +13,13 @@ two to each other.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from designer.built import DESIGN_FILE, parse_design
 from designer.errors import InputError, PrerequisiteError, Problem
+from designer.render.targets import config_files
+from designer.verify.hostconfig import parse_router_sysctl
 
 ROLES = ("leaf", "spine", "super_spine")
 PLURAL = {"leaf": "leaves", "spine": "spines", "super_spine": "super-spines"}
@@ -103,6 +105,9 @@ class Topology:
     servers: dict[str, str]
     """Server NIC addresses (the odd end of server links): address -> server name."""
     coverage: str
+    sysctls: list[tuple[tuple[str, int], ...] | None] = field(default_factory=list)
+    """Per router: the checked settings of its kernel settings file (``configs/sysctl/<hostname>.conf``), or None
+    when the build has none."""
 
     def sessions(self) -> list[Session]:
         """Both ends of every wire, in wire order."""
@@ -197,7 +202,13 @@ def topology(files: Mapping[str, bytes], whole: bool = True, where: str = DESIGN
             outside[a_address] = a_name
     configs = _configs(files, [router.name for router in routers])
     return Topology(data["name"], tiers, sizing, routers, wires, server_ports, configs, outside, servers,
-                    _coverage(routers, len(switches), tiers, whole))
+                    _coverage(routers, len(switches), tiers, whole), _sysctls(files, routers))
+
+
+def _sysctls(files: Mapping[str, bytes], routers: list[Router]) -> list[tuple[tuple[str, int], ...] | None]:
+    """Each router's kernel settings file, checked (:func:`~designer.verify.hostconfig.parse_router_sysctl`)."""
+    paths = [config_files("frr", router.name)[1][0] for router in routers]
+    return [parse_router_sysctl(path, files[path]) if path in files else None for path in paths]
 
 
 def _configs(files: Mapping[str, bytes], names: list[str]) -> list[str]:

@@ -2,8 +2,9 @@
 
 * **Hosts.** The servers of two scalable units (with 3 tiers: of two pods), the first and last of each, get a
   namespace; each of their NICs is a veth named with its OS name, cabled to its leaf's port, and configured from
-  the server's generated ``netplan.yaml`` and ``sysctl.conf`` (checked by :mod:`~designer.verify.hostconfig`,
-  applied as ``ip`` argument vectors and writes under the namespace's ``/proc/sys``). Proven: every sampled NIC
+  the server's generated ``netplan.yaml`` (or ``<nic>.nmconnection`` keyfiles) and ``sysctl.conf`` (checked by
+  :mod:`~designer.verify.hostconfig`, applied as ``ip`` argument vectors and writes under the namespace's
+  ``/proc/sys``). Proven: every sampled NIC
   reaches every other sampled NIC of its rail, its route leaves through its own NIC to its own leaf, and a NIC
   does not answer ARP for another NIC's address.
 * **Flows.** The model's flows (:mod:`designer.analysis.flows`) between the sampled NICs: every server of one unit
@@ -11,8 +12,8 @@
   from the source port Linux derives from the QP numbers. One datagram per flow, sent from its bound source port
   in the source server's namespace; an HTB class on every lab port counts RoCEv2 packets and nothing else.
 * **Hashing.** Each router's ``fib_multipath_hash_policy`` and ``fib_multipath_hash_seed`` (kernel 6.11+) are
-  set per experiment: the design's own (design.json ``load_balancing``), layer 3 only, one seed on every router,
-  and a seed per tier.
+  set per experiment: the design's own (each router's generated ``configs/sysctl/<hostname>.conf``, written as
+  it is), layer 3 only, one seed on every router, and a seed per tier.
 * **Model.** The same flows routed by the workload model's :class:`~designer.analysis.flows.Router` with the
   uniform hash over :data:`MODEL_RUNS` runs. Per-tier totals must equal the measured ones exactly (conservation);
   the measured spread over each class of ECMP groups (Pearson's X² against an even split) must not exceed the
@@ -28,7 +29,6 @@ import shutil
 from collections import Counter
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
-from pathlib import Path
 from typing import Any
 
 from designer.analysis.flows import (
@@ -44,7 +44,7 @@ from designer.analysis.workload import percentile
 from designer.errors import InputError, PrerequisiteError, Problem
 from designer.fabric import TIERS, Device, Fabric
 from designer.verify.hostconfig import INTERFACE, HostConfig, parse_host, sysctl_path
-from designer.verify.lab import Lab, in_namespace, ip, set_sysctls
+from designer.verify.lab import Lab, in_namespace, ip, seeds_supported, set_sysctls
 from designer.verify.probe import gather, ping, route_via
 from designer.verify.report import Check, Experiment, check
 from designer.verify.topology import HostNic, Topology
@@ -59,8 +59,6 @@ LEVEL = 0.999
 one experiment of a thousand when the kernel hashes as evenly as the model)."""
 RUN_SEED = 0
 """The workload model's run whose QP numbers (and so UDP source ports) the flows use."""
-HASH_SEED = Path("/proc/sys/net/ipv4/fib_multipath_hash_seed")
-"""Present from Linux 6.11 (per namespace; the file of this process's namespace says whether the kernel has it)."""
 SEEDS = {"equal seeds": lambda tier, router: 0x5EED, "seed per tier": lambda tier, router: 0x5EED + 1 + tier}
 SEND = ("import json, socket, sys\n"
         "for source, sport, destination, dport in json.loads(sys.argv[1]):\n"
@@ -135,21 +133,33 @@ def nic_names(device: Mapping[str, Any], count: int) -> tuple[str, ...]:
     return tuple(names)
 
 
-def host_files(server: str) -> tuple[str, str]:
-    return f"servers/{server}/netplan.yaml", f"servers/{server}/sysctl.conf"
+def host_files(server: str, names: Sequence[str]) -> list[str]:
+    """The host files a sampled server may have: its netplan file, a keyfile per NIC (``names``) and its sysctls."""
+    return [f"servers/{server}/netplan.yaml", *(f"servers/{server}/{name}.nmconnection" for name in names),
+            f"servers/{server}/sysctl.conf"]
 
 
 def host_configs(files: Mapping[str, bytes], nics: Sequence[HostNic]) -> dict[str, HostConfig]:
-    """Every sampled server's host files, checked; a server without them is a missing prerequisite."""
+    """Every sampled server's host files, checked: its netplan file or (format nmconnection) one keyfile per NIC,
+    and its sysctl file. A server without them, or with both address formats, is a missing prerequisite."""
     servers: dict[str, list[str]] = {}
     for nic in nics:
         servers.setdefault(nic.server, []).append(nic.name)
-    missing = [path for server in servers for path in host_files(server) if path not in files]
+    chosen: dict[str, list[str]] = {}
+    for server, names in servers.items():
+        netplan, *keyfiles, sysctl = host_files(server, names)
+        have = [path in files for path in keyfiles]
+        if netplan in files and any(have):
+            raise PrerequisiteError(f"servers/{server} holds both netplan.yaml and NetworkManager keyfiles; a build "
+                                    "writes one format: build the design into an empty folder and run again")
+        chosen[server] = [netplan, sysctl] if netplan in files or not any(have) else [*keyfiles, sysctl]
+    missing = [path for paths in chosen.values() for path in paths if path not in files]
     if missing:
         raise PrerequisiteError(f"--traffic needs the server host files, e.g. {missing[0]} is missing: build the "
-                                "design with netplan host files (intent hosts: {format: netplan}) and run again")
-    return {server: parse_host({path: files[path] for path in host_files(server)}, tuple(names))
-            for server, names in servers.items()}
+                                "design with host files (intent hosts: {format: netplan | nmconnection}) and run "
+                                "again")
+    return {server: parse_host({path: files[path] for path in chosen[server]}, tuple(servers[server]))
+            for server in servers}
 
 
 # ---- hosts in the lab -----------------------------------------------------------------------------------------
@@ -161,7 +171,7 @@ def configure_hosts(running: Lab, configs: Mapping[str, HostConfig]) -> list[str
         namespace = running.servers[server]
         set_sysctls(namespace, [(sysctl_path(key), value) for key, value in config.sysctls])
         configured = {nic.name for nic in config.nics}
-        problems += [f"{nic.server} {nic.port} ({nic.name}): not in its netplan.yaml" for nic in running.hosts
+        problems += [f"{nic.server} {nic.port} ({nic.name}): not in its host files" for nic in running.hosts
                      if nic.server == server and nic.name not in configured]
         for nic in config.nics:
             if nic.mtu is not None:
@@ -404,10 +414,6 @@ def compare(top: Any, flows: FlowSet, measured: Measured) -> tuple[list[str], li
 
 # ---- experiments ----------------------------------------------------------------------------------------------
 
-def seeds_supported() -> bool:
-    return HASH_SEED.exists()
-
-
 def set_hashing(running: Lab, policy: int, seed: Callable[[int, int], int] | None) -> None:
     """Every router's multipath hash policy and (``seed`` by tier and router, kernel 6.11+) its seed."""
     for router, namespace in enumerate(running.namespaces):
@@ -418,49 +424,44 @@ def set_hashing(running: Lab, policy: int, seed: Callable[[int, int], int] | Non
         set_sysctls(namespace, settings)
 
 
-def design_hashing(data: Mapping[str, Any], lab: Topology) -> tuple[int, dict[int, int]] | None:
-    """The design's hash policy and seed per router (design.json ``load_balancing``), or None when the design
-    sets none. Both RoCE hashes are L4 in Linux (the QP reaches the kernel's hash as the UDP source port)."""
-    rows = {row["name"]: row.get("load_balancing") for row in data["devices"] if row["role"] != "server"}
-    settings = [rows.get(router.name) for router in lab.routers]
-    if not any(settings):
-        return None
-    seeds = {}
-    for router, setting in enumerate(settings):
-        valid = isinstance(setting, dict) and setting.get("hash") in ("five-tuple", "five-tuple+roce-qp") and \
-            type(setting.get("seed")) is int and 0 <= setting["seed"] < 2**32
-        if not valid:
-            raise InputError([Problem(("devices", lab.routers[router].name, "load_balancing"),
-                                      f"{repr(setting)[:80]} is not {{hash: five-tuple|five-tuple+roce-qp, "
-                                      "seed: <0 to 4294967295>}")], about="design.json")
-        seeds[router] = setting["seed"]
-    return 1, seeds
+def design_hashing(lab: Topology) -> int | str:
+    """The one hash policy the routers' own kernel settings files set (``configs/sysctl/<hostname>.conf``), or
+    why the design-hashing experiment cannot run (a router without the file, or files that disagree: the model
+    compares one hash for the whole fabric)."""
+    missing = [router.name for router, settings in zip(lab.routers, lab.sysctls, strict=True) if settings is None]
+    if missing or not lab.sysctls:
+        return (f"traffic with the design's hashing: no configs/sysctl/{(missing or ['<hostname>'])[0]}.conf "
+                f"({len(missing)} router(s) without one); build with frr among the targets")
+    policies = {dict(settings or ()).get("net.ipv4.fib_multipath_hash_policy", 0) for settings in lab.sysctls}
+    if len(policies) > 1:
+        return (f"traffic with the design's hashing: the routers' sysctl files set different hash policies "
+                f"({', '.join(map(str, sorted(policies)))}); the model compares one hash for the whole fabric")
+    return policies.pop()
 
 
-def experiments(running: Lab, data: Mapping[str, Any], measure_model: Model) -> tuple[list[Check], list[Experiment],
-                                                                                    list[str]]:
+def experiments(running: Lab, measure_model: Model) -> tuple[list[Check], list[Experiment], list[str]]:
     """Run every experiment; their checks, per-link results and what was not covered (with the reason)."""
     lab = running.topology
     checks: list[Check] = []
     results: list[Experiment] = []
     skipped: list[str] = []
     seeds = seeds_supported()
-    plan: list[tuple[str, int, Callable[[int, int], int] | None]] = []
-    design = design_hashing(data, lab)
-    if design is None:
-        skipped.append("traffic with the design's hashing: design.json sets no load_balancing on its switches")
+    plan: list[tuple[str, int, Callable[[], object]]] = []
+    design = design_hashing(lab)
+    if isinstance(design, str):
+        skipped.append(design)
     elif seeds:
-        plan.append(("design hashing", design[0], lambda tier, router: design[1][router]))
+        plan.append(("design hashing", design, running.apply_kernel))
     if seeds:
-        plan += [(name, 1, rule) for name, rule in SEEDS.items()]
+        plan += [(name, 1, lambda rule=rule: set_hashing(running, 1, rule)) for name, rule in SEEDS.items()]
     else:
         skipped.append("per-router hash seeds: this kernel has no net.ipv4.fib_multipath_hash_seed (Linux 6.11+); "
-                       "the seed experiments and polarization were not run")
-        plan.append(("layer-4 hash", 1, None))
+                       "the design's seeds, the seed experiments and polarization were not run")
+        plan.append(("layer-4 hash", 1, lambda: set_hashing(running, 1, None)))
     flows = measure_model.flows
     top = measure_model.top
-    for name, policy, rule in plan:
-        set_hashing(running, policy, rule)
+    for name, policy, apply in plan:
+        apply()
         measured = send(running, flows, measure_model.link_index)
         problems, spreads = compare(top, flows, measured)
         delivered = _delivery(running, flows, measured)
@@ -469,10 +470,12 @@ def experiments(running: Lab, data: Mapping[str, Any], measure_model: Model) -> 
                             "counted leaving its NIC and arriving at its destination NIC's port", delivered))
         checks.append(check(f"traffic: {name}", "conservation", "packets per tier and direction equal the model's "
                             "flows exactly", problems))
-        if name in SEEDS:
-            polarization = _polarization(name, spreads, lab.tiers, polarized=name == "equal seeds")
+        if name in SEEDS and lab.tiers == 2:
+            skipped += two_tier_polarization(lab, name, spreads)
+        elif name in SEEDS:
+            polarization = _polarization(name, spreads, polarized=name == "equal seeds")
             if polarization is None:
-                skipped.append(f"polarization ({name}): a 2-tier lab has no second tier of uplinks")
+                skipped.append(f"polarization ({name}): the sampled flows crossed no group of spine uplinks")
             else:
                 checks.append(polarization)
         if name != "equal seeds":
@@ -486,12 +489,12 @@ def experiments(running: Lab, data: Mapping[str, Any], measure_model: Model) -> 
     return checks, results, skipped
 
 
-def _polarization(name: str, spreads: list[Spread], tiers: int, polarized: bool) -> Check | None:
+def _polarization(name: str, spreads: list[Spread], polarized: bool) -> Check | None:
     """With 3 tiers, the spines' uplinks: skewed beyond the model when every router has the same seed, within it
-    when each tier has its own (None without a second tier of uplinks)."""
+    when each tier has its own (None when the flows met no group of spine uplinks)."""
     second = next((spread for spread in spreads if spread.name == "spine uplinks"), None)
     phase = f"traffic: {name}"
-    if tiers != 3 or second is None:
+    if second is None:
         return None
     summary = (f"spine uplinks X² {second.measured:.1f}, the model's {LEVEL:.1%} quantile {second.limit():.1f}: "
                + ("polarized" if not second.even else "as even as independent hashing"))
@@ -499,6 +502,33 @@ def _polarization(name: str, spreads: list[Spread], tiers: int, polarized: bool)
     expected = "polarized (equal seeds repeat the leaf's choice)" if polarized else "even (independent per tier)"
     return check(phase, "polarization" if polarized else "no polarization", summary,
                  [f"expected {expected}"] if wrong else [])
+
+
+def two_tier_polarization(lab: Topology, name: str, spreads: list[Spread]) -> list[str]:
+    """What a 2-tier lab says about polarization, for the report's not-covered list (nothing for the seed-per-tier
+    experiment with parallel links: its "matches the model" check holds the second decision to the model).
+
+    A flow meets a second hash decision only at a spine with parallel links to the destination leaf. With equal
+    seeds both decisions hash the same value, split into different ranges (the leaf's over spines x parallel
+    links, the spine's over its parallel links), so whether the spine's choice is skewed depends on the order the
+    kernel lists the leaf's next hops, not on the design: measured and shown, not asserted."""
+    parallel = lab.sizing["leaf_spine_parallel_links"]
+    if parallel < 2:
+        return [] if name != "equal seeds" else [
+            "polarization, 2 tiers: does not arise here: with one link from each spine to each leaf a flow meets one "
+            "hash decision (its leaf's uplink) and no later router repeats it; the seed experiments hold the leaves' "
+            "uplinks to the model (seed per tier) and count delivery and conservation (both)"]
+    if name != "equal seeds":
+        return []
+    second = next((spread for spread in spreads if spread.name == "spine parallel downlinks"), None)
+    measured = ("the sampled flows met no spine with parallel links to their leaf" if second is None else
+                f"spine parallel downlinks X² {second.measured:.1f} against the model's {LEVEL:.1%} quantile "
+                f"{second.limit():.1f} ({'skewed' if not second.even else 'as even as independent hashing'})")
+    return [f"polarization, 2 tiers, equal seeds: not asserted. The only second hash decision is a spine's among its "
+            f"{parallel} parallel links to the destination leaf; with one seed on both tiers it hashes the value the "
+            f"leaf hashed, so whether it skews depends on the order the kernel lists the leaf's next hops, not on the "
+            f"design. Measured: {measured}. With a seed per tier the same class is held to the model ('matches the "
+            "model'); the leaves' uplinks, the first decision, cannot polarize"]
 
 
 def _layer3(running: Lab, measure_model: Model) -> Check:
