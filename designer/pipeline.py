@@ -7,6 +7,7 @@ takes explicit inputs and returns a new value; none edits another's result.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
 
 from designer.allocate import Allocation, address_problems, allocate
@@ -18,7 +19,7 @@ from designer.design import Built, Design, Progress, quiet
 from designer.errors import InputError, Problem
 from designer.fabric import Fabric, wire
 from designer.intent import Intent, read_intent
-from designer.model import device_configs
+from designer.model import DeviceConfig, device_configs
 from designer.physical import plan_physical
 from designer.sizing import Plan, size
 
@@ -41,16 +42,20 @@ def validated_intent(path: str | Path) -> Intent:
     return loaded.intent
 
 
-def design(intent: Intent, progress: Progress | None = None, seeds: int = SEEDS) -> Design:
+def design(intent: Intent, progress: Progress | None = None, seeds: int = SEEDS,
+           modelled: Callable[[tuple[DeviceConfig, ...]], None] | None = None) -> Design:
     """Run the stages after loading on an already validated intent, telling ``progress`` as each one starts
     from wiring on (sizing is arithmetic: an intent too big to size gets its errors and nothing else); the
-    workloads are analyzed over ``seeds`` runs."""
+    workloads are analyzed over ``seeds`` runs. ``modelled`` gets the device models as soon as they are built
+    (a build starts rendering them while the checks run)."""
     say = progress or quiet
     plan, fabric, allocation = _wired(intent, say)
     say("placing racks, power and cables")
     physical = plan_physical(intent, plan, fabric)
     say(f"modelling {fabric.switch_count:,} switches")
     configs = tuple(device_configs(intent, plan, fabric, allocation, physical.link_length_dm))
+    if modelled:
+        modelled(configs)
     say("counting links and solving the bisection max-flows")
     shared = facts(fabric)
     analyzed = _analyzed(intent, fabric, allocation, seeds, say)

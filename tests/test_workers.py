@@ -3,10 +3,11 @@
 from __future__ import annotations
 
 import os
+import time
 
 import pytest
 
-from designer.outputs.workers import WorkerFailed, in_workers
+from designer.outputs.workers import Background, WorkerFailed, in_workers
 from designer.render import TemplateError
 
 
@@ -39,3 +40,24 @@ def test_a_child_that_dies_is_reported() -> None:
 
 def test_one_worker_forks_nothing() -> None:
     assert in_workers(1, lambda worker, count: {"pid": os.getpid()}) == {"pid": os.getpid()}
+
+
+def test_background_runs_every_part_in_a_child_while_the_parent_goes_on() -> None:
+    with Background(range(2), 2, lambda worker, count: {str(worker): os.getpid()}) as running:
+        seen = running.results()
+    assert sorted(seen) == ["0", "1"] and os.getpid() not in seen.values() and len(set(seen.values())) == 2
+
+
+def test_background_children_are_ended_when_the_block_fails() -> None:
+    def part(worker: int, count: int) -> dict[str, int]:
+        time.sleep(60)
+        return {}
+
+    started = time.monotonic()
+    with pytest.raises(RuntimeError, match="checks broke"), Background(range(2), 2, part) as running:
+        pids = [pid for pid, _ in running.children]
+        raise RuntimeError("checks broke")
+    assert time.monotonic() - started < 30
+    for pid in pids:
+        with pytest.raises(ChildProcessError):
+            os.waitpid(pid, os.WNOHANG)  # already reaped

@@ -2,15 +2,18 @@
 
 A forked child sees the parent's design as it is (nothing is pickled on the way in); it sends back only what
 its part returns (a few hashes), pickled through a pipe, or the exception it raised, which the parent raises
-again. The parent does part 0 itself. On a machine with one core, or for one worker, nothing is forked.
+again. ``in_workers`` has the parent do part 0 itself (on a machine with one core, or for one worker, nothing is
+forked); ``Background`` runs every part in a child while the parent does other work.
 """
 
 from __future__ import annotations
 
+import contextlib
 import os
 import pickle
+import signal
 import traceback
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from typing import Any
 
 
@@ -22,24 +25,56 @@ def in_workers(count: int, part: Callable[[int, int], dict[str, Any]]) -> dict[s
     """``part(worker, count)`` for every worker from 0 to ``count - 1``, run in parallel; their results merged."""
     if count <= 1 or not hasattr(os, "fork"):
         return part(0, 1)
-    children = []
-    for worker in range(1, count):
-        reader, writer = os.pipe()
-        pid = os.fork()
-        if pid == 0:  # the child: do one part, report, and leave without running the parent's clean-ups
-            os.close(reader)
-            os._exit(_report(writer, lambda worker=worker: part(worker, count)))
-        os.close(writer)
-        children.append((pid, reader))
-    try:
+    with Background(range(1, count), count, part) as others:
         merged = part(0, count)
-    finally:
-        results = [_collect(pid, reader) for pid, reader in children]
-    for result in results:
-        if isinstance(result, BaseException):
-            raise result
-        merged.update(result)
+        merged.update(others.results())
     return merged
+
+
+class Background:
+    """``part(worker, count)`` for each of ``workers``, each in a forked child, while the parent goes on;
+    :meth:`results` waits for them. Without ``os.fork`` the parts run in the parent when their results are asked
+    for. Used as a context manager, children still running when the block raises are ended (SIGTERM) and reaped."""
+
+    def __init__(self, workers: Iterable[int], count: int, part: Callable[[int, int], dict[str, Any]]):
+        self.children: list[tuple[int, int]] = []
+        self.later: list[int] = []
+        self.count, self.part = count, part
+        for worker in workers:
+            if not hasattr(os, "fork"):
+                self.later.append(worker)
+                continue
+            reader, writer = os.pipe()
+            pid = os.fork()
+            if pid == 0:  # the child: do one part, report, and leave without running the parent's clean-ups
+                os.close(reader)
+                os._exit(_report(writer, lambda worker=worker: part(worker, count)))
+            os.close(writer)
+            self.children.append((pid, reader))
+
+    def results(self) -> dict[str, Any]:
+        """Every part's result merged, once each child has exited; a child's exception is raised here."""
+        children, self.children = self.children, []
+        outcomes = [_collect(pid, reader) for pid, reader in children]
+        merged: dict[str, Any] = {}
+        for worker in self.later:
+            merged.update(self.part(worker, self.count))
+        for outcome in outcomes:
+            if isinstance(outcome, BaseException):
+                raise outcome
+            merged.update(outcome)
+        return merged
+
+    def __enter__(self) -> Background:
+        return self
+
+    def __exit__(self, *_: object) -> None:
+        children, self.children = self.children, []
+        for pid, reader in children:  # results() was not reached: the block failed
+            with contextlib.suppress(ProcessLookupError):
+                os.kill(pid, signal.SIGTERM)
+            os.waitpid(pid, 0)
+            os.close(reader)
 
 
 def _report(writer: int, work: Callable[[], dict[str, Any]]) -> int:
