@@ -7,8 +7,8 @@ import time
 
 import pytest
 
-from designer.outputs.workers import Background, WorkerFailed, in_workers
 from designer.render import TemplateError
+from designer.workers import Background, WorkerFailed, each_in_workers, in_workers
 
 
 def test_every_part_runs_once_in_its_own_process() -> None:
@@ -61,3 +61,21 @@ def test_background_children_are_ended_when_the_block_fails() -> None:
     for pid in pids:
         with pytest.raises(ChildProcessError):
             os.waitpid(pid, os.WNOHANG)  # already reaped
+
+
+def test_each_job_runs_once_whoever_takes_it() -> None:
+    done = each_in_workers(3, 40, lambda job: (job * job, os.getpid()))
+    assert sorted(done) == list(range(40)) and all(result == job * job for job, (result, _) in done.items())
+    assert each_in_workers(1, 3, lambda job: -job) == {0: 0, 1: -1, 2: -2}
+
+
+def test_a_long_job_does_not_hold_up_the_short_ones() -> None:
+    def job(number: int) -> int:
+        if number == 0:
+            time.sleep(1.5)
+        return os.getpid()
+
+    started = time.monotonic()
+    done = each_in_workers(2, 7, job)
+    assert time.monotonic() - started < 1.5 + 3.0
+    assert len({done[number] for number in range(1, 7)} - {done[0]}) == 1  # the other process took every short job

@@ -27,10 +27,10 @@ from designer.outputs.lab import lab_files
 from designer.outputs.physical import bom_rows, power_markdown, racks_rows
 from designer.outputs.summary import summary_markdown
 from designer.outputs.tables import addressing_rows, asn_rows, cabling_rows, csv_bytes
-from designer.outputs.workers import Background, in_workers
 from designer.outputs.workloads import svg as workloads_svg
 from designer.pipeline import design as run_stages
 from designer.render import render_configs, rendered, user_templates_for
+from designer.workers import Background, in_workers
 
 Since = Callable[[str], list[str]]
 """From a new design.json, summary.md's lines on what changed since the build it replaces."""

@@ -21,7 +21,7 @@ class WorkerFailed(Exception):
     """A worker process died without reporting a result (killed, or out of memory)."""
 
 
-def in_workers(count: int, part: Callable[[int, int], dict[str, Any]]) -> dict[str, Any]:
+def in_workers(count: int, part: Callable[[int, int], dict[Any, Any]]) -> dict[Any, Any]:
     """``part(worker, count)`` for every worker from 0 to ``count - 1``, run in parallel; their results merged."""
     if count <= 1 or not hasattr(os, "fork"):
         return part(0, 1)
@@ -29,6 +29,25 @@ def in_workers(count: int, part: Callable[[int, int], dict[str, Any]]) -> dict[s
         merged = part(0, count)
         merged.update(others.results())
     return merged
+
+
+def each_in_workers(count: int, jobs: int, do: Callable[[int], Any]) -> dict[int, Any]:
+    """``do(job)`` for every job from 0 to ``jobs - 1``, shared among ``count`` processes (the parent is one): each
+    takes the next job nobody has taken as soon as it is free, so a long job does not hold up a share of short ones.
+    Returns each job's result by job; the jobs are claimed in order through a pipe, two bytes a job."""
+    if count <= 1 or jobs <= 1 or not hasattr(os, "fork"):
+        return {job: do(job) for job in range(jobs)}
+    reader, writer = os.pipe()
+    os.write(writer, b"".join(job.to_bytes(2, "big") for job in range(jobs)))  # far below a pipe's buffer
+    os.close(writer)
+
+    def claimed(_worker: int, _count: int) -> dict[int, Any]:
+        return {job: do(job) for job in iter(lambda: int.from_bytes(os.read(reader, 2) or b"\xff\xff", "big"),
+                                             0xFFFF)}
+    try:
+        return in_workers(count, claimed)
+    finally:
+        os.close(reader)
 
 
 class Background:
