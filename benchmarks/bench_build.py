@@ -38,8 +38,11 @@ RUN = textwrap.dedent("""\
     designer.cli._progress = lambda intent: lambda stage: stages.append((time.perf_counter() - start, stage))
     code = designer.cli.main(sys.argv[1:])
     elapsed = time.perf_counter() - start
-    peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
-    print(json.dumps({"seconds": elapsed, "peak_mib": peak, "code": code, "stages": stages}), file=sys.stderr)
+    usage = [resource.getrusage(who) for who in (resource.RUSAGE_SELF, resource.RUSAGE_CHILDREN)]
+    peak = max(use.ru_maxrss for use in usage) / 1024  # the largest process: the command or one of its workers
+    cpu = sum(use.ru_utime + use.ru_stime for use in usage)
+    print(json.dumps({"seconds": elapsed, "cpu": cpu, "peak_mib": peak, "code": code, "stages": stages}),
+          file=sys.stderr)
 """)
 
 
@@ -89,6 +92,8 @@ def bench(gpus: int, runs: int, work: Path) -> dict[str, Any]:
         "write_mib_s": write_speed(work),
         "plan_s": statistics.median(s["seconds"] for s in plan),
         "build_s": statistics.median(s["seconds"] for s in build),
+        "plan_cpu_s": statistics.median(s["cpu"] for s in plan),
+        "build_cpu_s": statistics.median(s["cpu"] for s in build),
         "build_peak_mib": statistics.median(s["peak_mib"] for s in build),
         "files": len(files),
         "output_mib": sum(p.stat().st_size for p in files) / 2**20,
@@ -98,13 +103,16 @@ def bench(gpus: int, runs: int, work: Path) -> dict[str, Any]:
 def table(rows: list[dict[str, Any]], runs: int) -> str:
     base = rows[0]
     lines = [f"Median of {runs} runs, each a fresh process (imports included), on {platform.machine()} with "
-             f"Python {platform.python_version()}; ratios against the {base['gpus']:,}-GPU row.", "",
-             "| GPUs | plan (s) | build (s) | build / smallest | peak memory (MiB) | files | outputs (MiB) |",
-             "|---:|---:|---:|---:|---:|---:|---:|"]
+             f"Python {platform.python_version()} and {os.cpu_count()} CPUs; CPU is user and system time of the "
+             f"command and its workers; peak memory is the largest of those processes; ratios against the "
+             f"{base['gpus']:,}-GPU row.", "",
+             "| GPUs | plan (s) | plan CPU (s) | build (s) | build CPU (s) | build / smallest | peak memory (MiB) "
+             "| files | outputs (MiB) |",
+             "|---:|---:|---:|---:|---:|---:|---:|---:|---:|"]
     for row in rows:
-        lines.append(f"| {row['gpus']:,} | {row['plan_s']:.2f} | {row['build_s']:.2f} | "
-                     f"{row['build_s'] / base['build_s']:.1f}x | {row['build_peak_mib']:.0f} | {row['files']:,} | "
-                     f"{row['output_mib']:.1f} |")
+        lines.append(f"| {row['gpus']:,} | {row['plan_s']:.2f} | {row['plan_cpu_s']:.2f} | {row['build_s']:.2f} | "
+                     f"{row['build_cpu_s']:.2f} | {row['build_s'] / base['build_s']:.1f}x | "
+                     f"{row['build_peak_mib']:.0f} | {row['files']:,} | {row['output_mib']:.1f} |")
     return "\n".join(lines)
 
 

@@ -18,7 +18,7 @@ from designer import __version__
 from designer.errors import InputError, OutputError, PrerequisiteError, TemplateError
 
 if TYPE_CHECKING:
-    from designer.design import Progress
+    from designer.design import Design, Progress
     from designer.intent import Intent
 
 # Each command imports the stages it runs when it runs (pydantic, networkx, Jinja2 and libyang are not
@@ -138,7 +138,7 @@ def _build(args: argparse.Namespace) -> int:
     from designer.checks import formats as check_formats
     from designer.checks import status
     from designer.diff import Previous
-    from designer.outputs import design_files, write_design
+    from designer.outputs import build_and_write, design_files
     from designer.outputs.folder import claim, drift
     from designer.outputs.summary import summary, summary_text
     from designer.pipeline import design, validated_intent
@@ -161,16 +161,16 @@ def _build(args: argparse.Namespace) -> int:
         print(f"{target} matches {args.intent}")
         return EXIT_OK
     with claim(target) as folder:
-        built = design(intent, progress)
         previous = Previous.of(target)
-        written: list[int] = []
-        folder.fill(lambda staging: written.append(write_design(
-            built, staging, args.templates, progress, previous.section if previous else None)))
+        done: list[tuple[Design, int]] = []
+        folder.fill(lambda staging: done.append(build_and_write(
+            intent, staging, args.templates, progress, previous.section if previous else None)))
+    built, written = done[0]
     print(summary_text(summary(built)))
     if previous and previous.moved:
         print(f"existing items changed since the previous build: {previous.moved:,}"
               + (f" ({previous.cause})" if previous.cause else "") + "; summary.md lists them")
-    print(f"wrote {written[0]} files to {target}")
+    print(f"wrote {written} files to {target}")
     errors = [finding for finding in built.findings if finding.severity == "error"]
     if errors:
         failed = [check for check, result in status(errors).items() if result == "failed"]

@@ -82,6 +82,18 @@ class Fabric:
     def switches(self) -> list[Device]:
         return self.devices[: self.switch_count]
 
+    def port_names(self) -> list[tuple[str, ...]]:
+        """Every device's logical port names (``Device.port_name``), by device index; devices that share a port
+        layout share one tuple, so naming the ends of every link costs an index, not a format."""
+        layouts: dict[tuple[bool, int, int], tuple[str, ...]] = {}
+        names = []
+        for device in self.devices:
+            key = (device.role == "server", device.ports, device.breakout)
+            if key not in layouts:
+                layouts[key] = tuple(device.port_name(port) for port in range(device.ports))
+            names.append(layouts[key])
+        return names
+
     def graph(self) -> nx.MultiGraph:
         """The fabric as a networkx multigraph: one edge per link, capacity in Gb/s, for analysis."""
         import networkx as nx  # only analyses that want a graph library pay for importing it

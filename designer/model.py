@@ -33,7 +33,6 @@ Per-interface and per-neighbor records are slotted dataclasses of plain strings 
 from __future__ import annotations
 
 import hashlib
-import math
 from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -304,13 +303,16 @@ def build_qos(spec: QosSpec, link_speed: int) -> Qos:
 
 
 class _Ports:
-    """Port names and lane positions of one port layout, computed once and shared by every device."""
+    """Port names and lane positions of one port layout, computed once and shared by every device: for each logical
+    port its name, cage (from 1), lane in the cage and first SerDes lane."""
 
     def __init__(self, device: Device, port_speed: int) -> None:
         self.breakout = device.breakout
         self.serdes = max(SERDES_LANES.get(port_speed, 1), device.breakout)
         self.lanes = self.serdes // device.breakout
         self.names = tuple(device.port_name(port) for port in range(device.ports))
+        self.places = tuple((self.names[port], port // self.breakout + 1, port % self.breakout,
+                             port % self.breakout * self.lanes) for port in range(device.ports))
 
 
 def device_configs(intent: Intent, plan: Plan, fabric: Fabric, allocation: Allocation,
@@ -355,29 +357,32 @@ def device_configs(intent: Intent, plan: Plan, fabric: Fabric, allocation: Alloc
         return layouts[key]
 
     ports = [layout(device) for device in devices[:switch_count]]
+    names = fabric.port_names()
     interfaces: list[list[tuple[int, Interface, Neighbor | None]]] = [[] for _ in range(switch_count)]
     uplinks = [0] * switch_count
     downlinks: list[Counter[int]] = [Counter() for _ in range(switch_count)]
+    cables = ([max(1, -(-length // 10)) for length in cable_dm] if cable_dm is not None
+              else [intent.qos.cable_length_m] * len(fabric.links))
 
     def interface(index: int, port: int, address: str, peer: Device, peer_port: str, peer_address: str,
                   role: str, cable_m: int) -> Interface:
-        layout = ports[index]
-        physical, lane = divmod(port, layout.breakout)
-        return Interface(layout.names[port], f"{peer.name} {peer_port}", address, peer.name, peer_port,
-                         peer_address, speed, mtu, role, physical + 1, lane, layout.breakout, layout.lanes,
-                         lane * layout.lanes, sized(devices[index], cable_m))
+        device_ports = ports[index]
+        name, cage, lane, first_lane = device_ports.places[port]
+        return Interface(name, f"{peer.name} {peer_port}", address, peer.name, peer_port, peer_address, speed, mtu,
+                         role, cage, lane, device_ports.breakout, device_ports.lanes, first_lane,
+                         sized(devices[index], cable_m))
 
     for number, (tier, upper, upper_port, lower, lower_port) in enumerate(fabric.links):
         even, odd = allocation.link_addresses(number)
         upper_ip, lower_ip = ip(even), ip(odd)
         upper_device, lower_device = devices[upper], devices[lower]
-        cable_m = max(1, math.ceil(cable_dm[number] / 10)) if cable_dm is not None else intent.qos.cable_length_m
+        cable_m = cables[number]
         if tier == SERVER_LEAF:
-            port = interface(upper, upper_port, f"{upper_ip}/31", lower_device, lower_device.port_name(lower_port),
+            port = interface(upper, upper_port, f"{upper_ip}/31", lower_device, names[lower][lower_port],
                              lower_ip, "server", cable_m)
             interfaces[upper].append((upper_port, port, None))
             continue
-        upper_name, lower_name = ports[upper].names[upper_port], ports[lower].names[lower_port]
+        upper_name, lower_name = names[upper][upper_port], names[lower][lower_port]
         down = interface(upper, upper_port, f"{upper_ip}/31", lower_device, lower_name, lower_ip, "fabric", cable_m)
         up = interface(lower, lower_port, f"{lower_ip}/31", upper_device, upper_name, upper_ip, "fabric", cable_m)
         interfaces[upper].append((upper_port, down, Neighbor(lower_ip, asns[lower], lower_device.name, upper_name,

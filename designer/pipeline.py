@@ -7,6 +7,8 @@ takes explicit inputs and returns a new value; none edits another's result.
 
 from __future__ import annotations
 
+import os
+from collections.abc import Callable
 from pathlib import Path
 
 from designer.allocate import Allocation, address_problems, allocate
@@ -20,8 +22,9 @@ from designer.fabric import Fabric, wire
 from designer.hosts import host_configs
 from designer.intent import Intent, read_intent
 from designer.model import DeviceConfig, device_configs
-from designer.physical import plan_physical
+from designer.physical import Physical, cable_lengths, plan_physical
 from designer.sizing import Plan, size
+from designer.workers import Background
 
 
 def build(path: str | Path, progress: Progress | None = None) -> Design:
@@ -43,16 +46,18 @@ def validated_intent(path: str | Path, raw: bytes | None = None) -> Intent:
     return loaded.intent
 
 
-def design(intent: Intent, progress: Progress | None = None, seeds: int = SEEDS) -> Design:
+def design(intent: Intent, progress: Progress | None = None, seeds: int = SEEDS,
+           modelled: Callable[[tuple[DeviceConfig, ...]], None] | None = None) -> Design:
     """Run the stages after loading on an already validated intent, telling ``progress`` as each one starts
     from wiring on (sizing is arithmetic: an intent too big to size gets its errors and nothing else); the
-    workloads are analyzed over ``seeds`` runs."""
+    workloads are analyzed over ``seeds`` runs. ``modelled`` gets the device models as soon as they are built
+    (a build starts rendering them while the checks run)."""
     say = progress or quiet
     plan, fabric, allocation = _wired(intent, say)
     say("placing racks, power and cables")
-    physical = plan_physical(intent, plan, fabric)
-    say(f"modelling {fabric.switch_count:,} switches")
-    configs = tuple(device_configs(intent, plan, fabric, allocation, physical.link_length_dm))
+    physical, configs = _physical_and_models(intent, plan, fabric, allocation, say)
+    if modelled:
+        modelled(configs)
     say("counting links and solving the bisection max-flows")
     shared = facts(fabric)
     analyzed = _analyzed(intent, fabric, allocation, seeds, say)
@@ -76,6 +81,22 @@ def workloads(intent: Intent, progress: Progress | None = None, seeds: int = SEE
     say = progress or quiet
     _, fabric, allocation = _wired(intent, say)
     return _analyzed(intent, fabric, allocation, seeds, say)
+
+
+def _physical_and_models(intent: Intent, plan: Plan, fabric: Fabric, allocation: Allocation,
+                         say: Progress) -> tuple[Physical, tuple[DeviceConfig, ...]]:
+    """The physical plan and the device models. With more than one core the physical plan is made in a forked
+    worker while this process models the switches from the same cable lengths (placing and measuring are done on
+    both sides: they are the quick part of the physical plan)."""
+    if (os.cpu_count() or 1) < 2:
+        physical = plan_physical(intent, plan, fabric)
+        say(f"modelling {fabric.switch_count:,} switches")
+        return physical, tuple(device_configs(intent, plan, fabric, allocation, physical.link_length_dm))
+    with Background([0], 1, lambda _worker, _count: {"physical": plan_physical(intent, plan, fabric)}) as planning:
+        cable_dm = cable_lengths(intent, plan, fabric)
+        say(f"modelling {fabric.switch_count:,} switches")
+        configs = tuple(device_configs(intent, plan, fabric, allocation, cable_dm))
+        return planning.results()["physical"], configs
 
 
 def _wired(intent: Intent, say: Progress) -> tuple[Plan, Fabric, Allocation]:

@@ -74,6 +74,13 @@ def test_registry_entries_have_an_id_description_and_severity() -> None:
         assert module.SEVERITY in ("error", "warning")
 
 
+def test_checks_shared_among_workers_find_what_one_process_finds() -> None:
+    design = without(two_tier(), first_link(two_tier(), LEAF_SPINE))
+    alone = run(design, workers=1)
+    assert any(finding.severity == "error" for finding in alone)
+    assert run(design, workers=2) == alone == run(design, workers=5)
+
+
 # oversubscription ---------------------------------------------------------------------------------
 
 def oversubscribed_leaf(design: Design) -> Design:

@@ -147,6 +147,13 @@ def test_names_and_ports_follow_the_documented_convention() -> None:
     assert [breakout.port_name(p) for p in (0, 1, 2, 127)] == ["swp1s0", "swp1s1", "swp2s0", "swp64s1"]
 
 
+def test_port_names_table_names_every_port_as_port_name_does(design) -> None:
+    names = design.fabric.port_names()
+    assert len(names) == len(design.fabric.devices)
+    for device, table in zip(design.fabric.devices, names, strict=True):
+        assert table == tuple(device.port_name(port) for port in range(device.ports))
+
+
 def test_the_example_cabling_first_rows() -> None:
     design = build_design(servers=128)
     devices, allocation = design.fabric.devices, design.allocation

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import csv
 import hashlib
+import io
 import json
 import os
 import subprocess
@@ -15,6 +16,7 @@ import yaml
 
 from designer.outputs import design_files, write_design
 from designer.outputs.folder import drift, write
+from designer.outputs.tables import csv_bytes
 from designer.pipeline import build
 from designer.render import TemplateError
 from tests.conftest import ROOT
@@ -70,6 +72,19 @@ def test_cabling_and_addressing_tables_agree_with_the_design() -> None:
     assert len(document["devices"]) == len(design.fabric.devices)
     assert len(document["links"]) == len(design.fabric.links)
     assert document["links"][0]["subnet"] == "10.16.0.0/31"
+
+
+def test_csv_bytes_is_what_the_csv_module_writes() -> None:
+    values = ["a", "", "b,c", 'say "hi"', "two\nlines", "cr\rhere", None, 7, 2.5, True, " spaced ", "caf\u00e9"]
+    tables = [([values[(seed * 7 + column) % len(values)] for column in range(width)],
+               [[values[(seed * row + column * 5) % len(values)] for column in range(width)] for row in range(rows)])
+              for seed in range(60) for width in (1, 2, 4) for rows in (0, 3)]
+    for header, rows in tables:
+        expected = io.StringIO()
+        writer = csv.writer(expected, lineterminator="\n")
+        writer.writerow(header)
+        writer.writerows(rows)
+        assert csv_bytes(header, rows) == expected.getvalue().encode(), (header, rows)
 
 
 def test_write_replaces_the_folder_and_drift_sees_every_difference(tmp_path: Path) -> None:

@@ -17,8 +17,9 @@ from designer.intent.schema import SPEEDS
 from designer.outputs.design_json import design_json
 from designer.outputs.physical import bom_rows, power_markdown, racks_rows
 from designer.outputs.tables import cabling_rows
-from designer.physical import COMPUTE, NETWORK, plan_physical
+from designer.physical import COMPUTE, NETWORK, cable_lengths, plan_physical
 from designer.physical.cables import UNIT_M, choose_media, decimetres, medium_for, ordered_length
+from designer.pipeline import design as run_stages
 from tests.conftest import ROOT
 from tests.helpers import build_design, intent_text
 from tests.test_intent_errors import run_cli
@@ -358,3 +359,14 @@ def test_cabling_csv_and_design_json_carry_lengths_media_and_racks(h100: Design)
     assert data["links"][0]["length_m"] == physical.link_length_dm[0] / 10
     first = data["devices"][0]
     assert (first["rack"], first["unit"]) == (physical.racks[physical.device_rack[0]].name, physical.device_unit[0])
+
+
+def test_the_cable_lengths_the_models_read_are_the_physical_plans(h100: Design) -> None:
+    assert cable_lengths(h100.intent, h100.plan, h100.fabric) == h100.physical.link_length_dm
+
+
+def test_one_core_plans_and_models_what_a_worker_beside_the_models_does(h100: Design,
+                                                                         monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr("designer.pipeline.os.cpu_count", lambda: 1)
+    alone = run_stages(h100.intent)
+    assert alone.physical == h100.physical and alone.configs == h100.configs

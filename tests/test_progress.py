@@ -59,7 +59,8 @@ def test_a_large_build_reports_its_stages_even_in_a_pipe(tmp_path: Path, monkeyp
     code, out, err = run(["build", str(EXAMPLE), "-o", str(target)], io.StringIO())
     assert code == 0 and out == piped.replace(str(tmp_path / "quiet"), str(target))
     stages = [line.split("] ", 1)[1] for line in err.splitlines() if STAGE.fullmatch(line)]
-    assert len(stages) == len(err.splitlines()) == 11
-    assert stages[-3:] == ["writing the summary, design.json and tables",
-                           "rendering and writing the configurations of 64 switches for sonic, frr, eos, nvue",
+    assert len(stages) == len(err.splitlines()) == 12
+    assert stages[4] == ("rendering and writing the configurations of 64 switches for sonic, frr, eos, nvue "
+                         "beside the checks")
+    assert stages[-3:] == ["writing the summary, design.json and tables", "waiting for the configurations",
                            "rendering and writing the backend NIC files of 128 servers"]

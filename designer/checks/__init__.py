@@ -8,6 +8,7 @@ reads the design and never edits it. To add a check, write such a module and app
 
 from __future__ import annotations
 
+import os
 from collections.abc import Iterable
 from types import ModuleType
 
@@ -29,6 +30,7 @@ from designer.checks import (
 )
 from designer.design import Built
 from designer.findings import SEVERITIES, Finding
+from designer.workers import each_in_workers
 
 CHECKS: tuple[ModuleType, ...] = (
     oversubscription,
@@ -49,10 +51,15 @@ CHECKS: tuple[ModuleType, ...] = (
 """Every check, in report order."""
 
 
-def run(design: Built) -> list[Finding]:
-    """Every check's findings: by check (registry order), then severity; each check's own order within."""
+def run(design: Built, workers: int | None = None) -> list[Finding]:
+    """Every check's findings: by check (registry order), then severity; each check's own order within. The checks
+    are shared among ``workers`` forked processes (default: one per core), each taking the next check when free,
+    the last registered first (the max-flows of failure impact are late in the registry and the longest)."""
     position = {module.ID: number for number, module in enumerate(CHECKS)}
-    findings = [finding for module in CHECKS for finding in module.check(design)]
+    last_first = CHECKS[::-1]
+    found = each_in_workers(workers or os.cpu_count() or 1, len(CHECKS),
+                            lambda job: list(last_first[job].check(design)))
+    findings = [finding for job in range(len(CHECKS) - 1, -1, -1) for finding in found[job]]
     return sorted(findings, key=lambda f: (position.get(f.check, len(CHECKS)), f.check, SEVERITIES.index(f.severity)))
 
 

@@ -33,31 +33,33 @@ def check(design: Built) -> Iterable[Finding]:
         owners.append((address, index, -1))
         if not _inside(pools["loopbacks"], address):
             problems.append((devices[index].name, f"loopback {ip(address)} is outside {pools['loopbacks'].cidr}"))
+    server_pool, fabric_pool = pools["server_p2p"], pools["fabric_p2p"]
     for number, (tier, upper, upper_port, lower, lower_port) in enumerate(fabric.links):
         even, odd = allocation.link_addresses(number)
         owners.append((even, upper, upper_port))
         owners.append((odd, lower, lower_port))
-        where = f"{devices[upper].name}:{devices[upper].port_name(upper_port)}"
         if even % 2 or odd != even + 1:
-            problems.append((where, f"{ip(even)} and {ip(odd)} (to {devices[lower].name}) are not the two "
-                                    "ends of one /31 (upper end even, lower end odd)"))
-        pool = pools["server_p2p" if tier == SERVER_LEAF else "fabric_p2p"]
-        if not (_inside(pool, even) and _inside(pool, odd)):
-            problems.append((where, f"{ip(even)}/31 is outside {pool.name} {pool.cidr}"))
+            problems.append((_name(devices, upper, upper_port), f"{ip(even)} and {ip(odd)} (to {devices[lower].name}) "
+                                                                "are not the two ends of one /31 (upper end even, "
+                                                                "lower end odd)"))
+        pool = server_pool if tier == SERVER_LEAF else fabric_pool
+        if not (pool.first <= even < pool.first + pool.size and pool.first <= odd < pool.first + pool.size):
+            problems.append((_name(devices, upper, upper_port), f"{ip(even)}/31 is outside {pool.name} {pool.cidr}"))
     yield from capped(ID, "error", problems)
 
     seen = Counter(address for address, _, _ in owners)
     duplicated = {address for address, count in seen.items() if count > 1}
     clashes = [(_name(devices, device, port), f"{ip(address)} is assigned {seen[address]} times")
-               for address, device, port in owners if address in duplicated]
+               for address, device, port in owners if address in duplicated] if duplicated else []
     yield from capped(ID, "error", clashes)
 
-    configured = Counter(interface.ip for config in design.configs for interface in config.interfaces)
+    configured = Counter(interface.address.partition("/")[0] for config in design.configs
+                         for interface in config.interfaces)
     configured.update(config.loopback.partition("/")[0] for config in design.configs)
     twice = {address for address, count in configured.items() if count > 1}
     yield from capped(ID, "error", [
         (f"{config.hostname}:{interface.name}", f"{interface.address} is configured {configured[interface.ip]} times")
-        for config in design.configs for interface in config.interfaces if interface.ip in twice])
+        for config in design.configs for interface in config.interfaces if interface.ip in twice] if twice else [])
 
     ordered = sorted(pools.values(), key=lambda pool: pool.first)
     for low, high in pairwise(ordered):

@@ -41,8 +41,12 @@ def check(design: Built) -> Iterable[Finding]:
         local = {interface.ip for interface in config.interfaces}
         speaking = {neighbor.local_address for neighbor in config.bgp.neighbors}
         for neighbor in config.bgp.neighbors:
-            subject = f"{config.hostname} neighbor {neighbor.address}"
             peer = by_name.get(neighbor.peer_device)
+            back = sessions.get((peer.hostname, neighbor.local_address)) if peer is not None else None
+            if (back is not None and neighbor.local_address in local and neighbor.remote_asn == peer.bgp.asn
+                    and back.remote_asn == config.bgp.asn and back.local_address == neighbor.address):
+                continue  # the usual case, told apart without formatting any text
+            subject = f"{config.hostname} neighbor {neighbor.address}"
             if peer is None:
                 problems.append((subject, f"peer {neighbor.peer_device!r} is not a switch of the design"))
                 continue
@@ -51,7 +55,6 @@ def check(design: Built) -> Iterable[Finding]:
             if neighbor.remote_asn != peer.bgp.asn:
                 problems.append((subject, f"remote-as {neighbor.remote_asn}, but {peer.hostname} has ASN "
                                           f"{peer.bgp.asn}"))
-            back = sessions.get((peer.hostname, neighbor.local_address))
             if back is None:
                 problems.append((subject, f"{peer.hostname} has no neighbor {neighbor.local_address} back"))
             elif back.remote_asn != config.bgp.asn or back.local_address != neighbor.address:

@@ -8,14 +8,18 @@ One module per kind of file: ``tables`` (cabling, addressing, ASNs), ``physical`
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import json
 import os
-from collections.abc import Callable
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from pathlib import Path
+from typing import Any
 
 from designer import __version__
 from designer.design import Design, Progress, quiet
+from designer.intent import Intent
+from designer.model import DeviceConfig
 from designer.outputs.design_json import design_json
 from designer.outputs.floorplan import floorplan_svg
 from designer.outputs.folder import INTENT_FILE, MANIFEST, write_files
@@ -23,10 +27,11 @@ from designer.outputs.lab import lab_files
 from designer.outputs.physical import bom_rows, power_markdown, racks_rows
 from designer.outputs.summary import summary_markdown
 from designer.outputs.tables import addressing_rows, asn_rows, cabling_rows, csv_bytes
-from designer.outputs.workers import in_workers
 from designer.outputs.workloads import svg as workloads_svg
-from designer.render import render_configs, user_templates_for
+from designer.pipeline import design as run_stages
+from designer.render import render_configs, rendered, user_templates_for
 from designer.render.hosts import render_hosts
+from designer.workers import Background, in_workers
 
 Since = Callable[[str], list[str]]
 """From a new design.json, summary.md's lines on what changed since the build it replaces."""
@@ -52,24 +57,48 @@ def design_files(design: Design, templates: Path | None = None, progress: Progre
     return dict(sorted(files.items()))
 
 
+def build_and_write(intent: Intent, folder: Path, templates: Path | None = None, progress: Progress | None = None,
+                    since: Since | None = None, workers: int | None = None) -> tuple[Design, int]:
+    """Run every stage on ``intent`` and write its files into the empty ``folder`` (the bytes of
+    :func:`design_files`); returns the design and how many files. The configurations are rendered and written by
+    ``workers`` forked processes (default: one per core) from the moment the device models are built, while this
+    process runs the checks and writes the review files."""
+    say = progress or quiet
+    with contextlib.ExitStack() as stack:
+        rendering: list[Background] = []
+
+        def modelled(configs: tuple[DeviceConfig, ...]) -> None:
+            say(f"rendering and writing the configurations of {len(configs):,} switches for "
+                f"{', '.join(intent.targets)} beside the checks")
+            count = workers or os.cpu_count() or 1
+            rendering.append(stack.enter_context(Background(range(count), count, _configs_part(
+                configs, intent, folder, templates))))
+
+        built = run_stages(intent, progress, modelled=modelled)
+        return built, write_design(built, folder, templates, progress, since, workers, rendering[0])
+
+
 def write_design(design: Design, folder: Path, templates: Path | None = None, progress: Progress | None = None,
-                 since: Since | None = None, workers: int | None = None) -> int:
+                 since: Since | None = None, workers: int | None = None, rendering: Background | None = None) -> int:
     """Write every output file of the design into the empty ``folder``, the same bytes as :func:`design_files`;
-    returns how many. The switch configurations, then the server files, are rendered by ``workers`` processes
-    (default: one per core), each writing its own share of the files and reporting only their hashes."""
+    returns how many. The switch configurations are rendered by ``workers`` processes (default: one per core),
+    each writing its own share of the files and reporting only their hashes, or were started already
+    (``rendering``, from :func:`build_and_write`); then the server files, the same way."""
     say = progress or quiet
     files = review_files(design, say, since)
     write_files(files, folder)
     hashes = {path: _sha256(data) for path, data in files.items()}
-    say(f"rendering and writing the configurations of {len(design.configs):,} switches for "
-        f"{', '.join(design.intent.targets)}")
-    user_templates = user_templates_for(design.intent.source.filename, templates)
-    options = design.intent.target_options.model_dump()
-    processes = workers or os.cpu_count() or 1
-    hashes.update(in_workers(processes, lambda worker, count: _write(render_configs(
-        design.configs[worker::count], design.intent.targets, user_templates, options), folder)))
+    if rendering is None:
+        say(f"rendering and writing the configurations of {len(design.configs):,} switches for "
+            f"{', '.join(design.intent.targets)}")
+        hashes.update(in_workers(workers or os.cpu_count() or 1, _configs_part(design.configs, design.intent, folder,
+                                                                                templates)))
+    else:
+        say("waiting for the configurations")
+        hashes.update(rendering.results())
     say(f"rendering and writing the backend NIC files of {len(design.hosts):,} servers")
-    hashes.update(in_workers(processes, lambda worker, count: _write(render_hosts(
+    user_templates = user_templates_for(design.intent.source.filename, templates)
+    hashes.update(in_workers(workers or os.cpu_count() or 1, lambda worker, count: _write(render_hosts(
         design.hosts[worker::count], user_templates), folder)))
     write_files({MANIFEST: manifest(design, hashes)}, folder)
     return len(hashes) + 1
@@ -113,6 +142,31 @@ def _write(files: dict[str, bytes], folder: Path) -> dict[str, str]:
     """Write ``files`` below ``folder``; their hashes by relative path."""
     write_files(files, folder)
     return {path: _sha256(data) for path, data in files.items()}
+
+
+def _configs_part(configs: Sequence[DeviceConfig], intent: Intent, folder: Path,
+                  templates: Path | None) -> Callable[[int, int], dict[str, str]]:
+    """``part(worker, count)``: render and write every ``count``-th of ``configs`` from the ``worker``-th for the
+    intent's targets below ``folder``; the files' hashes by relative path."""
+    user_templates = user_templates_for(intent.source.filename, templates)
+    options = intent.target_options.model_dump()
+    return lambda worker, count: _write_configs(configs[worker::count], intent.targets, user_templates, options,
+                                                folder)
+
+
+def _write_configs(configs: Sequence[DeviceConfig], targets: Sequence[str], user_templates: Path | None,
+                   options: Mapping[str, Mapping[str, Any]], folder: Path) -> dict[str, str]:
+    """Render and write ``configs`` for every target below ``folder``, one file at a time; their hashes by
+    relative path."""
+    hashes: dict[str, str] = {}
+
+    def hashed() -> Iterator[tuple[str, bytes]]:
+        for path, data in rendered(configs, targets, user_templates, options):
+            hashes[path] = _sha256(data)
+            yield path, data
+
+    write_files(hashed(), folder)
+    return hashes
 
 
 def _sha256(data: bytes) -> str:

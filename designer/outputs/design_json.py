@@ -34,16 +34,18 @@ def design_json(design: Design) -> str:
         row.update(rack=design.physical.racks[design.physical.device_rack[index]].name,
                    unit=design.physical.device_unit[index])
         device_rows.append(row)
+    names, lengths, medium = fabric.port_names(), design.physical.link_length_dm, design.physical.medium_name
     link_rows = []
     for number, (tier, upper, upper_port, lower, lower_port) in enumerate(fabric.links):
         even, odd = allocation.link_addresses(number)
+        upper_ip = ip(even)
         link_rows.append({
             "tier": TIERS[tier],
-            "a": [devices[upper].name, devices[upper].port_name(upper_port), ip(even)],
-            "z": [devices[lower].name, devices[lower].port_name(lower_port), ip(odd)],
-            "subnet": f"{ip(even)}/31",
-            "length_m": design.physical.link_length_dm[number] / 10,
-            "medium": design.physical.medium_name(number),
+            "a": [devices[upper].name, names[upper][upper_port], upper_ip],
+            "z": [devices[lower].name, names[lower][lower_port], ip(odd)],
+            "subnet": f"{upper_ip}/31",
+            "length_m": lengths[number] / 10,
+            "medium": medium(number),
         })
     head = {"name": design.intent.name, "tool_version": __version__, "intent_sha256": design.intent.sha256,
             "summary": summary(design)}
@@ -66,7 +68,8 @@ def _json_document(head: dict[str, Any], tables: dict[str, list[dict[str, Any]]]
     """Pretty JSON for ``head``, then each table as a list with one compact object per line."""
     parts = [f"  {json.dumps(key)}: {json.dumps(value, indent=2).replace(chr(10), chr(10) + '  ')}"
              for key, value in head.items()]
+    encode = json.JSONEncoder(separators=(", ", ": ")).encode  # one encoder for every row
     for key, rows in tables.items():
-        body = ",\n".join(f"    {json.dumps(row, separators=(', ', ': '))}" for row in rows)
-        parts.append(f"  {json.dumps(key)}: [\n{body}\n  ]" if rows else f"  {json.dumps(key)}: []")
+        body = ",\n    ".join(map(encode, rows))
+        parts.append(f"  {json.dumps(key)}: [\n    {body}\n  ]" if rows else f"  {json.dumps(key)}: []")
     return "{\n" + ",\n".join(parts) + "\n}\n"

@@ -17,7 +17,7 @@ import os
 import re
 import shutil
 import tempfile
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from contextlib import contextmanager
 from pathlib import Path, PurePosixPath
 from typing import IO
@@ -211,10 +211,11 @@ def _remove_leftovers(folder: Path) -> None:
             shutil.rmtree(path)
 
 
-def write_files(files: dict[str, bytes], folder: Path) -> None:
-    """Write ``files`` (relative path -> bytes) below ``folder``, making subfolders as needed."""
+def write_files(files: Mapping[str, bytes] | Iterable[tuple[str, bytes]], folder: Path) -> None:
+    """Write ``files`` (relative path -> bytes, or such pairs one at a time) below ``folder``, making subfolders as
+    needed."""
     made: set[Path] = set()
-    for relative, data in files.items():
+    for relative, data in files.items() if isinstance(files, Mapping) else files:
         path = folder / relative
         if path.parent not in made:
             path.parent.mkdir(parents=True, exist_ok=True)

@@ -5,6 +5,7 @@ from __future__ import annotations
 import csv
 import io
 from collections.abc import Iterable
+from itertools import chain
 from typing import Any
 
 from designer.allocate import ip
@@ -15,9 +16,10 @@ from designer.fabric import TIERS
 def cabling_rows(design: Design) -> tuple[list[str], Iterable[list[Any]]]:
     """One row per link: both ends, speed, tier, estimated length and medium (see designer.physical.cables)."""
     devices, speed, physical = design.fabric.devices, design.plan.link_speed, design.physical
+    names = design.fabric.port_names()
     header = ["tier", "plane", "a_device", "a_port", "z_device", "z_port", "speed_gbps", "length_m", "medium"]
-    rows = ([TIERS[tier], devices[upper].plane, devices[upper].name, devices[upper].port_name(upper_port),
-             devices[lower].name, devices[lower].port_name(lower_port), speed,
+    rows = ([TIERS[tier], devices[upper].plane, devices[upper].name, names[upper][upper_port],
+             devices[lower].name, names[lower][lower_port], speed,
              f"{physical.link_length_dm[number] / 10:.1f}", physical.medium_name(number)]
             for number, (tier, upper, upper_port, lower, lower_port) in enumerate(design.fabric.links))
     return header, rows
@@ -26,7 +28,7 @@ def cabling_rows(design: Design) -> tuple[list[str], Iterable[list[Any]]]:
 def addressing_rows(design: Design) -> tuple[list[str], Iterable[list[Any]]]:
     """One row per addressed interface: loopbacks first, then both ends of every link."""
     fabric, allocation = design.fabric, design.allocation
-    devices = fabric.devices
+    devices, names = fabric.devices, fabric.port_names()
     header = ["device", "interface", "address", "peer_device", "peer_interface", "peer_address", "use"]
 
     def rows() -> Iterable[list[Any]]:
@@ -34,11 +36,11 @@ def addressing_rows(design: Design) -> tuple[list[str], Iterable[list[Any]]]:
             yield [device.name, "lo", f"{ip(allocation.loopbacks[index])}/32", "", "", "", "loopback"]
         for number, (tier, upper, upper_port, lower, lower_port) in enumerate(fabric.links):
             even, odd = allocation.link_addresses(number)
-            use = TIERS[tier]
-            up_name, up_port = devices[upper].name, devices[upper].port_name(upper_port)
-            low_name, low_port = devices[lower].name, devices[lower].port_name(lower_port)
-            yield [up_name, up_port, f"{ip(even)}/31", low_name, low_port, ip(odd), use]
-            yield [low_name, low_port, f"{ip(odd)}/31", up_name, up_port, ip(even), use]
+            use, up_ip, low_ip = TIERS[tier], ip(even), ip(odd)
+            up_name, up_port = devices[upper].name, names[upper][upper_port]
+            low_name, low_port = devices[lower].name, names[lower][lower_port]
+            yield [up_name, up_port, f"{up_ip}/31", low_name, low_port, low_ip, use]
+            yield [low_name, low_port, f"{low_ip}/31", up_name, up_port, up_ip, use]
 
     return header, rows()
 
@@ -52,8 +54,19 @@ def asn_rows(design: Design) -> tuple[list[str], Iterable[list[Any]]]:
 
 
 def csv_bytes(header: list[str], rows: Iterable[list[Any]]) -> bytes:
+    """The table as the csv module writes it (minimal quoting, ``\n`` line ends). A row with nothing to quote (no
+    empty value alone, no None, no delimiter, quote or line break in a value) is those values joined by commas,
+    which is the csv module's own output for it; only the others go through its writer, one row at a time."""
     buffer = io.StringIO()
     writer = csv.writer(buffer, lineterminator="\n")
-    writer.writerow(header)
-    writer.writerows(rows)
-    return buffer.getvalue().encode()
+    lines = []
+    for row in chain((header,), rows):
+        text = ",".join(map(str, row))
+        if (len(row) < 2 or None in row or text.count(",") != len(row) - 1 or '"' in text or "\n" in text
+                or "\r" in text):
+            writer.writerow(row)
+            text = buffer.getvalue()[:-1]
+            buffer.seek(0)
+            buffer.truncate()
+        lines.append(text)
+    return ("\n".join(lines) + "\n").encode()

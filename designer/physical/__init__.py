@@ -14,11 +14,12 @@ from designer.catalog import MediumModel
 from designer.fabric import Fabric
 from designer.intent import Intent
 from designer.intent.facility import Facility
-from designer.physical.cables import NO_LENGTH, BomKey, lay_cables
+from designer.physical.cables import NO_LENGTH, BomKey, lay_cables, lengths
 from designer.physical.placement import COMPUTE, NETWORK, place
 from designer.sizing import Plan
 
-__all__ = ["COMPUTE", "NETWORK", "BomLine", "Physical", "Rack", "over_budget", "plan_physical", "too_hot_for_air"]
+__all__ = ["COMPUTE", "NETWORK", "BomLine", "Physical", "Rack", "cable_lengths", "over_budget", "plan_physical",
+           "too_hot_for_air"]
 
 CATEGORIES = ("switch", "server", "transceiver", "cable")
 
@@ -92,6 +93,12 @@ def over_budget(racks: list[Rack], facility: Facility) -> list[Rack]:
 def too_hot_for_air(racks: list[Rack], facility: Facility) -> list[Rack]:
     """Air-cooled racks drawing more than the air-cooling limit (none when the hall is liquid-cooled)."""
     return [rack for rack in racks if facility.cooling == "air" and rack.kw > facility.air_limit_kw]
+
+
+def cable_lengths(intent: Intent, plan: Plan, fabric: Fabric) -> list[int]:
+    """Every link's cable length in decimetres, as :func:`plan_physical` estimates it (placement and lengths only,
+    for a stage that needs the lengths before the rest of the plan)."""
+    return lengths(intent, fabric, place(intent, plan, fabric))
 
 
 def plan_physical(intent: Intent, plan: Plan, fabric: Fabric) -> Physical:

@@ -7,7 +7,7 @@ holds the template search path (user overrides first), the sandbox and the bound
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Iterator, Mapping
 from pathlib import Path
 from typing import Any
 
@@ -15,7 +15,7 @@ from designer.model import DeviceConfig
 from designer.render.environment import Renderer, TemplateError, user_templates_for
 from designer.render.targets import TARGETS, config_files, config_path
 
-__all__ = ["TARGETS", "Renderer", "TemplateError", "config_files", "config_path", "render_configs",
+__all__ = ["TARGETS", "Renderer", "TemplateError", "config_files", "config_path", "render_configs", "rendered",
            "user_templates_for"]
 
 
@@ -23,11 +23,16 @@ def render_configs(devices: Iterable[DeviceConfig], targets: Iterable[str], user
                    options: Mapping[str, Mapping[str, Any]] | None = None) -> dict[str, bytes]:
     """Every device's configuration for every target, by output path; ``options`` are the intent's
     ``target_options`` (per target, its view's keyword arguments)."""
+    return dict(rendered(devices, targets, user_templates, options))
+
+
+def rendered(devices: Iterable[DeviceConfig], targets: Iterable[str], user_templates: Path | None = None,
+             options: Mapping[str, Mapping[str, Any]] | None = None) -> Iterator[tuple[str, bytes]]:
+    """What :func:`render_configs` returns, one (output path, bytes) at a time, so that a writer holds one file."""
     renderer = Renderer(user_templates, options)
-    files: dict[str, bytes] = {}
+    devices = list(devices)
     for target in sorted(targets):
         renderer.template(target)
         for device in devices:
             for path, template in config_files(target, device.hostname):
-                files[path] = renderer.render(target, device, template).encode()
-    return files
+                yield path, renderer.render(target, device, template).encode()
