@@ -248,11 +248,14 @@ def test_every_frr_router_gets_a_sysctl_file_of_this_kernels_settings(tmp_path: 
     assert [verdict.error for verdict in check_sysctls(paths)] == [""] * len(paths)
     broken = tmp_path / "broken.conf"
     broken.write_text("net.ipv4.fib_multipath_hash_seed = one\n")
-    assert check_sysctls([(broken, "broken.conf")])[0].error == ("line 1: 'net.ipv4.fib_multipath_hash_seed = one' "
-                                                                  "is not 'key = integer'")
-    broken.write_text("net.ipv4.fib_multipath_hash_sed = 1\n")
-    with pytest.raises(PrerequisiteError, match=r"needs a kernel with net\.ipv4\.fib_multipath_hash_sed"):
-        check_sysctls([(broken, "broken.conf")])
+    assert check_sysctls([(broken, "broken.conf")])[0].error == ("broken.conf:1: net.ipv4.fib_multipath_hash_seed: "
+                                                                  "'one' is not an integer from 0 to 4294967295")
+    broken.write_text("net.ipv4.fib_multipath_hash_sed = 1\n")  # a key verify would not apply: the file is invalid
+    assert check_sysctls([(broken, "broken.conf")])[0].error.startswith(
+        "broken.conf:1: (top-level): 'net.ipv4.fib_multipath_hash_sed = 1': verify applies only ")
+    broken.write_text("net.ipv4.fib_multipath_hash_seed = 5\n")  # a kernel without the seed (before Linux 6.11)
+    with pytest.raises(PrerequisiteError, match=r"needs a kernel with net\.ipv4\.fib_multipath_hash_seed"):
+        check_sysctls([(broken, "broken.conf")], proc=tmp_path / "older-kernel")
 
 
 def test_verify_reads_each_routers_kernel_settings_from_a_built_folder(tmp_path: Path) -> None:

@@ -34,17 +34,17 @@ from pathlib import Path
 from typing import Any
 
 from designer.built import built_intent
-from designer.errors import PrerequisiteError
+from designer.errors import InputError, PrerequisiteError
 from designer.model import DeviceConfig
 from designer.outputs.folder import INTENT_FILE
 from designer.pipeline import device_models, validated_intent
 from designer.resources import sonic_yang_models
 from designer.verify import avd
+from designer.verify.hostconfig import parse_router_sysctl, sysctl_path
 
 INSTALL = "apt-get install frr libyang2-dev && pip install libyang==2.8.0"
 YANG_ENV = "DESIGNER_SONIC_YANG"
 SONIC, FRR, AVD, SYSCTL = "sonic-yang", "vtysh", "pyavd", "/proc/sys"
-_SYSCTL_LINE = re.compile(r"^(?P<key>[a-z0-9_]+(?:\.[a-z0-9_-]+)+) = (?P<value>-?\d+)$")
 _NUMBERS = frozenset({"int8", "int16", "int32", "uint8", "uint16", "uint32"})
 _LOCATION = re.compile(r"^/[^/]+/(?P<table>[^/\[]+)(?:/(?P<node>[^/\[]+)(?P<keys>(?:\[[^\]]*\])*))?(?:/(?P<rest>.*))?$")
 _INTEGER = re.compile(r"-?\d+")
@@ -339,21 +339,21 @@ def check_frr(paths: Iterable[tuple[Path, str]], workers: int | None = None) -> 
 
 
 def check_sysctls(paths: Iterable[tuple[Path, str]], proc: Path = Path("/proc/sys")) -> list[Verdict]:
-    """Each (sysctl.d file, label): every line a ``key = integer`` setting; :class:`PrerequisiteError` when a key
-    is not a setting of the kernel at ``proc`` (an older kernel: the hash seed came with Linux 6.11)."""
+    """Each (sysctl.d file, label) read as verify applies it (:func:`~designer.verify.hostconfig.parse_router_sysctl`:
+    only the hash policy and seed, once each, in the kernel's range); :class:`PrerequisiteError` when a key is not
+    a setting of the kernel at ``proc`` (an older kernel: the hash seed came with Linux 6.11)."""
     verdicts = []
     for path, label in paths:
-        errors = []
-        for number, line in enumerate(path.read_text().splitlines(), 1):
-            if not line.strip() or line.startswith("#"):
-                continue
-            match = _SYSCTL_LINE.fullmatch(line)
-            if match is None:
-                errors.append(f"line {number}: {line!r} is not 'key = integer'")
-            elif not (proc / match["key"].replace(".", "/")).is_file():
-                raise PrerequisiteError(f"checking {label} needs a kernel with {match['key']} (this one, "
-                                        f"{os.uname().release}, has no {proc / match['key'].replace('.', '/')})")
-        verdicts.append(Verdict(label, SYSCTL, "; ".join(errors)))
+        try:
+            settings = parse_router_sysctl(label, path.read_bytes())
+        except InputError as error:
+            verdicts.append(Verdict(label, SYSCTL, "; ".join(error.render().splitlines()[:-1])))
+            continue
+        for key, _ in settings:
+            if not (proc.joinpath(*sysctl_path(key))).is_file():
+                raise PrerequisiteError(f"checking {label} needs a kernel with {key} (this one, "
+                                        f"{os.uname().release}, has no {proc.joinpath(*sysctl_path(key))})")
+        verdicts.append(Verdict(label, SYSCTL, ""))
     return verdicts
 
 
