@@ -143,8 +143,7 @@ def host_configs(intent: Intent, fabric: Fabric, allocation: Allocation,
     backend = (allocation.server_p2p.cidr,)
     keyfiles = spec.format == "nmconnection"
     prefixes = tuple(f"net/ipv4/conf/{name}/" if "." in name else f"net.ipv4.conf.{name}." for name in spec.nics)
-    ports = [devices[first].port_name(index) for index in range(intent.server.nics)] if links else []
-    leaf_ports: dict[tuple[int, int], str] = {}
+    names = fabric.port_names()  # one tuple per port layout: naming a port costs an index
     hosts = []
     for offset, numbers in enumerate(links):
         server = devices[first + offset]
@@ -152,12 +151,9 @@ def host_configs(intent: Intent, fabric: Fabric, allocation: Allocation,
         for index, (number, name) in enumerate(zip(numbers, spec.nics, strict=True)):
             _, leaf, slot, _, _ = fabric.links[number]
             even = allocation.evens[number]
-            leaf_device = devices[leaf]
-            key = (leaf_device.breakout, slot)
-            if key not in leaf_ports:
-                leaf_ports[key] = leaf_device.port_name(slot)
-            nics.append(HostNic(name, spec.rdma_devices[index], ports[index], index // rails, index % rails,
-                                ip(even + 1), ip(even), leaf_device.name, leaf_ports[key], TABLE_BASE + index,
+            nics.append(HostNic(name, spec.rdma_devices[index], names[first + offset][index], index // rails,
+                                index % rails, ip(even + 1), ip(even), devices[leaf].name, names[leaf][slot],
+                                TABLE_BASE + index,
                                 str(uuid.uuid5(CONNECTION_NAMESPACE, f"{intent.name}/{server.name}/{name}"))
                                 if keyfiles else "", prefixes[index]))
         hosts.append(HostConfig(server.name, spec.format, qos.mtu, 31, backend, tuple(nics), SYSCTLS, host_qos, nccl))
