@@ -12,9 +12,8 @@ import contextlib
 import hashlib
 import json
 import os
-from collections.abc import Callable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from pathlib import Path
-from typing import Any
 
 from designer import __version__
 from designer.design import Design, Progress, quiet
@@ -30,7 +29,7 @@ from designer.outputs.tables import addressing_rows, asn_rows, cabling_rows, csv
 from designer.outputs.workloads import svg as workloads_svg
 from designer.pipeline import design as run_stages
 from designer.render import render_configs, rendered, user_templates_for
-from designer.render.hosts import render_hosts
+from designer.render.hosts import render_hosts, rendered_hosts
 from designer.workers import Background, in_workers
 
 Since = Callable[[str], list[str]]
@@ -98,7 +97,7 @@ def write_design(design: Design, folder: Path, templates: Path | None = None, pr
         hashes.update(rendering.results())
     say(f"rendering and writing the backend NIC files of {len(design.hosts):,} servers")
     user_templates = user_templates_for(design.intent.source.filename, templates)
-    hashes.update(in_workers(workers or os.cpu_count() or 1, lambda worker, count: _write(render_hosts(
+    hashes.update(in_workers(workers or os.cpu_count() or 1, lambda worker, count: _write(rendered_hosts(
         design.hosts[worker::count], user_templates), folder)))
     write_files({MANIFEST: manifest(design, hashes)}, folder)
     return len(hashes) + 1
@@ -138,10 +137,17 @@ def manifest(design: Design, hashes: dict[str, str]) -> bytes:
     return (json.dumps(record, indent=2) + "\n").encode()
 
 
-def _write(files: dict[str, bytes], folder: Path) -> dict[str, str]:
-    """Write ``files`` below ``folder``; their hashes by relative path."""
-    write_files(files, folder)
-    return {path: _sha256(data) for path, data in files.items()}
+def _write(files: Iterable[tuple[str, bytes]], folder: Path) -> dict[str, str]:
+    """Write ``files`` (relative path, bytes) below ``folder``, one file at a time; their hashes by relative path."""
+    hashes: dict[str, str] = {}
+
+    def hashed() -> Iterator[tuple[str, bytes]]:
+        for path, data in files:
+            hashes[path] = _sha256(data)
+            yield path, data
+
+    write_files(hashed(), folder)
+    return hashes
 
 
 def _configs_part(configs: Sequence[DeviceConfig], intent: Intent, folder: Path,
@@ -150,23 +156,8 @@ def _configs_part(configs: Sequence[DeviceConfig], intent: Intent, folder: Path,
     intent's targets below ``folder``; the files' hashes by relative path."""
     user_templates = user_templates_for(intent.source.filename, templates)
     options = intent.target_options.model_dump()
-    return lambda worker, count: _write_configs(configs[worker::count], intent.targets, user_templates, options,
-                                                folder)
-
-
-def _write_configs(configs: Sequence[DeviceConfig], targets: Sequence[str], user_templates: Path | None,
-                   options: Mapping[str, Mapping[str, Any]], folder: Path) -> dict[str, str]:
-    """Render and write ``configs`` for every target below ``folder``, one file at a time; their hashes by
-    relative path."""
-    hashes: dict[str, str] = {}
-
-    def hashed() -> Iterator[tuple[str, bytes]]:
-        for path, data in rendered(configs, targets, user_templates, options):
-            hashes[path] = _sha256(data)
-            yield path, data
-
-    write_files(hashed(), folder)
-    return hashes
+    return lambda worker, count: _write(rendered(configs[worker::count], intent.targets, user_templates, options),
+                                        folder)
 
 
 def _sha256(data: bytes) -> str:

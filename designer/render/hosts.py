@@ -43,6 +43,12 @@ def host_files(host: HostConfig) -> Iterator[tuple[str, str, dict[str, Any]]]:
 
 def render_hosts(hosts: Iterable[HostConfig], user_templates: Path | None = None) -> dict[str, bytes]:
     """Every file of every server in ``hosts``, by output path."""
+    return dict(rendered_hosts(hosts, user_templates))
+
+
+def rendered_hosts(hosts: Iterable[HostConfig], user_templates: Path | None = None) -> Iterator[tuple[str, bytes]]:
+    """What :func:`render_hosts` returns, one (output path, bytes) at a time, so that a writer holds one file."""
     renderer = Renderer(user_templates)
-    return {path: renderer.render_template(template, variables, host.hostname).encode()
-            for host in hosts for path, template, variables in host_files(host)}
+    for host in hosts:
+        for path, template, variables in host_files(host):
+            yield path, renderer.render_template(template, variables, host.hostname).encode()
