@@ -39,6 +39,7 @@ from designer.analysis.flows import (
     job_connections,
     routed_flows,
 )
+from designer.analysis.flows import Topology as ModelTopology
 from designer.analysis.flows import topology as model_topology
 from designer.analysis.workload import percentile
 from designer.errors import InputError, PrerequisiteError, Problem
@@ -257,8 +258,7 @@ def _arp_check(running: Lab, phase: str) -> Check:
 class Model:
     """The workload model's view of the lab: the fabric from design.json and the sampled flows on it."""
 
-    top: Any
-    """:class:`designer.analysis.flows.Topology` of the design."""
+    top: ModelTopology
     flows: FlowSet
     link_names: list[str]
     """Per design link: both ends, for the report."""
@@ -368,7 +368,7 @@ class Spread:
         return self.measured <= self.limit() + 1e-9
 
 
-def group_classes(top: Any) -> dict[str, list[tuple[tuple[int, ...], int]]]:
+def group_classes(top: ModelTopology) -> dict[str, list[tuple[tuple[int, ...], int]]]:
     """ECMP groups of the model by class: (member links, direction) with at least two members."""
     devices = top.fabric.devices
     classes: dict[str, list[tuple[tuple[int, ...], int]]] = {}
@@ -393,7 +393,7 @@ def chi_square(loads: Mapping[int, int], groups: Sequence[tuple[tuple[int, ...],
     return total
 
 
-def compare(top: Any, flows: FlowSet, measured: Measured) -> tuple[list[str], list[Spread]]:
+def compare(top: ModelTopology, flows: FlowSet, measured: Measured) -> tuple[list[str], list[Spread]]:
     """Conservation (per tier and direction, the measured totals equal the model's exactly) and each group
     class's spread against the model's runs with the uniform hash."""
     router = Router(top)
