@@ -174,10 +174,17 @@ class Catalog:
     switch_facts: dict[str, SwitchFacts]
 
 
+def shipped_data(name: str) -> Any:
+    """A YAML data file shipped in the package (``catalog.yaml``, ``qos_profiles.yaml``), read with libyaml's
+    parser where PyYAML has it (these files are ours: no line numbers are needed)."""
+    loader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+    return yaml.load((Path(__file__).parent / name).read_text(), Loader=loader)
+
+
 @cache
 def catalog() -> Catalog:
     """The shipped catalog, read once."""
-    data = yaml.safe_load((Path(__file__).parent / "catalog.yaml").read_text())
+    data = shipped_data("catalog.yaml")
     return Catalog(
         switches={name: SwitchModel(name, **fields) for name, fields in sorted(data["switches"].items())},
         servers={name: ServerModel(name, **{key: tuple(value) if isinstance(value, list) else value

@@ -19,7 +19,7 @@ from designer.checks import run as run_checks
 from designer.design import Built, Design, Progress, quiet
 from designer.errors import InputError, Problem
 from designer.fabric import Fabric, wire
-from designer.hosts import host_configs
+from designer.hosts import HostConfig, host_configs
 from designer.intent import Intent, read_intent
 from designer.model import DeviceConfig, device_configs
 from designer.physical import Physical, cable_lengths, plan_physical
@@ -47,22 +47,23 @@ def validated_intent(path: str | Path, raw: bytes | None = None) -> Intent:
 
 
 def design(intent: Intent, progress: Progress | None = None, seeds: int = SEEDS,
-           modelled: Callable[[tuple[DeviceConfig, ...]], None] | None = None) -> Design:
+           modelled: Callable[[tuple[DeviceConfig, ...], tuple[HostConfig, ...]], None] | None = None) -> Design:
     """Run the stages after loading on an already validated intent, telling ``progress`` as each one starts
     from wiring on (sizing is arithmetic: an intent too big to size gets its errors and nothing else); the
-    workloads are analyzed over ``seeds`` runs. ``modelled`` gets the device models as soon as they are built
-    (a build starts rendering them while the checks run)."""
+    workloads are analyzed over ``seeds`` runs. ``modelled`` gets the switches' device models and the servers'
+    host settings as soon as both are made, before the facts and the checks (a build starts rendering them
+    while the checks run)."""
     say = progress or quiet
     plan, fabric, allocation = _wired(intent, say)
     say("placing racks, power and cables")
     physical, configs = _physical_and_models(intent, plan, fabric, allocation, say)
-    if modelled:
-        modelled(configs)
-    say("counting links and solving the bisection max-flows")
-    shared = facts(fabric)
     analyzed = _analyzed(intent, fabric, allocation, seeds, say)
     say(f"setting up the backend NICs of {intent.servers:,} servers")
     hosts = host_configs(intent, fabric, allocation, analyzed)
+    if modelled:
+        modelled(configs, hosts)
+    say("counting links and solving the bisection max-flows")
+    shared = facts(fabric)
     built = Built(intent, plan, fabric, allocation, physical, configs, shared, analyzed, hosts)
     say(f"running {len(CHECKS)} checks")
     return Design(**vars(built), findings=tuple(run_checks(built)))

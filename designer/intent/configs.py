@@ -9,12 +9,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass, fields
 from functools import cache
-from pathlib import Path
 from typing import Any
 
-import yaml
-
-from designer.catalog import Balancing, catalog
+from designer.catalog import Balancing, catalog, shipped_data
 from designer.errors import Problem
 from designer.intent.schema import LoadBalancingDoc, QosDoc, RoutingDoc
 
@@ -60,7 +57,7 @@ class QosSpec:
 @cache
 def qos_profiles() -> dict[str, dict[str, Any]]:
     """The shipped QoS profiles by name, read once."""
-    return yaml.safe_load((Path(__file__).parent.parent / "qos_profiles.yaml").read_text())
+    return shipped_data("qos_profiles.yaml")
 
 
 def resolve_qos(doc: QosDoc, targets: list[str], problems: list[Problem]) -> QosSpec:

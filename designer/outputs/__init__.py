@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import contextlib
 import hashlib
+import itertools
 import json
 import os
 from collections.abc import Callable, Iterable, Iterator, Sequence
@@ -17,6 +18,7 @@ from pathlib import Path
 
 from designer import __version__
 from designer.design import Design, Progress, quiet
+from designer.hosts import HostConfig
 from designer.intent import Intent
 from designer.model import DeviceConfig
 from designer.outputs.design_json import design_json
@@ -59,19 +61,19 @@ def design_files(design: Design, templates: Path | None = None, progress: Progre
 def build_and_write(intent: Intent, folder: Path, templates: Path | None = None, progress: Progress | None = None,
                     since: Since | None = None, workers: int | None = None) -> tuple[Design, int]:
     """Run every stage on ``intent`` and write its files into the empty ``folder`` (the bytes of
-    :func:`design_files`); returns the design and how many files. The configurations are rendered and written by
-    ``workers`` forked processes (default: one per core) from the moment the device models are built, while this
-    process runs the checks and writes the review files."""
+    :func:`design_files`); returns the design and how many files. The switch configurations and the server files
+    are rendered and written by ``workers`` forked processes (default: one per core) from the moment the device
+    models and host settings are made, while this process runs the checks and writes the review files."""
     say = progress or quiet
     with contextlib.ExitStack() as stack:
         rendering: list[Background] = []
 
-        def modelled(configs: tuple[DeviceConfig, ...]) -> None:
+        def modelled(configs: tuple[DeviceConfig, ...], hosts: tuple[HostConfig, ...]) -> None:
             say(f"rendering and writing the configurations of {len(configs):,} switches for "
-                f"{', '.join(intent.targets)} beside the checks")
+                f"{', '.join(intent.targets)} and the backend NIC files of {len(hosts):,} servers beside the checks")
             count = workers or os.cpu_count() or 1
-            rendering.append(stack.enter_context(Background(range(count), count, _configs_part(
-                configs, intent, folder, templates))))
+            rendering.append(stack.enter_context(Background(range(count), count, _files_part(
+                configs, hosts, intent, folder, templates))))
 
         built = run_stages(intent, progress, modelled=modelled)
         return built, write_design(built, folder, templates, progress, since, workers, rendering[0])
@@ -80,25 +82,21 @@ def build_and_write(intent: Intent, folder: Path, templates: Path | None = None,
 def write_design(design: Design, folder: Path, templates: Path | None = None, progress: Progress | None = None,
                  since: Since | None = None, workers: int | None = None, rendering: Background | None = None) -> int:
     """Write every output file of the design into the empty ``folder``, the same bytes as :func:`design_files`;
-    returns how many. The switch configurations are rendered by ``workers`` processes (default: one per core),
-    each writing its own share of the files and reporting only their hashes, or were started already
-    (``rendering``, from :func:`build_and_write`); then the server files, the same way."""
+    returns how many. The switch configurations and the server files are rendered by ``workers`` processes
+    (default: one per core), each writing its own share of the files and reporting only their hashes, or were
+    started already (``rendering``, from :func:`build_and_write`)."""
     say = progress or quiet
     files = review_files(design, say, since)
     write_files(files, folder)
     hashes = {path: _sha256(data) for path, data in files.items()}
     if rendering is None:
         say(f"rendering and writing the configurations of {len(design.configs):,} switches for "
-            f"{', '.join(design.intent.targets)}")
-        hashes.update(in_workers(workers or os.cpu_count() or 1, _configs_part(design.configs, design.intent, folder,
-                                                                                templates)))
+            f"{', '.join(design.intent.targets)} and the backend NIC files of {len(design.hosts):,} servers")
+        hashes.update(in_workers(workers or os.cpu_count() or 1, _files_part(
+            design.configs, design.hosts, design.intent, folder, templates)))
     else:
-        say("waiting for the configurations")
+        say("waiting for the configurations and server files")
         hashes.update(rendering.results())
-    say(f"rendering and writing the backend NIC files of {len(design.hosts):,} servers")
-    user_templates = user_templates_for(design.intent.source.filename, templates)
-    hashes.update(in_workers(workers or os.cpu_count() or 1, lambda worker, count: _write(rendered_hosts(
-        design.hosts[worker::count], user_templates), folder)))
     write_files({MANIFEST: manifest(design, hashes)}, folder)
     return len(hashes) + 1
 
@@ -150,14 +148,15 @@ def _write(files: Iterable[tuple[str, bytes]], folder: Path) -> dict[str, str]:
     return hashes
 
 
-def _configs_part(configs: Sequence[DeviceConfig], intent: Intent, folder: Path,
-                  templates: Path | None) -> Callable[[int, int], dict[str, str]]:
-    """``part(worker, count)``: render and write every ``count``-th of ``configs`` from the ``worker``-th for the
-    intent's targets below ``folder``; the files' hashes by relative path."""
+def _files_part(configs: Sequence[DeviceConfig], hosts: Sequence[HostConfig], intent: Intent, folder: Path,
+                templates: Path | None) -> Callable[[int, int], dict[str, str]]:
+    """``part(worker, count)``: render and write every ``count``-th of ``configs`` (for the intent's targets), then
+    of ``hosts``, from the ``worker``-th, below ``folder``; the files' hashes by relative path."""
     user_templates = user_templates_for(intent.source.filename, templates)
     options = intent.target_options.model_dump()
-    return lambda worker, count: _write(rendered(configs[worker::count], intent.targets, user_templates, options),
-                                        folder)
+    return lambda worker, count: _write(itertools.chain(
+        rendered(configs[worker::count], intent.targets, user_templates, options),
+        rendered_hosts(hosts[worker::count], user_templates)), folder)
 
 
 def _sha256(data: bytes) -> str:
