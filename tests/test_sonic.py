@@ -25,7 +25,7 @@ from designer.cli import main
 from designer.design import Design
 from designer.pipeline import build
 from designer.render import render_configs
-from designer.render.sonic import BUFFER_BYTES_PER_GBPS, _ranges, config_db
+from designer.render.sonic import BUFFER_BYTES_PER_GBPS, ConfigDbWriter, _ranges, config_db
 from designer.resources import sonic_yang_models
 from designer.verify.parsers import SonicYang
 from tests.conftest import ROOT, need
@@ -420,3 +420,18 @@ def test_validate_configs_passes_a_build_on_a_shared_headroom_sku(tmp_path: Path
     capsys.readouterr()
     assert main(["validate-configs", str(tmp_path / "out")]) == 0
     assert re.search(r"sonic-yang: (\d+) of \1 files valid", capsys.readouterr().out)
+
+
+def test_a_table_is_written_again_only_when_its_entries_and_their_order_repeat() -> None:
+    """The writer reuses the previous switch's text of a table only when the entries are the same, in the same
+    order; every file must read back as its own tables and equal what a writer without memory writes."""
+    design, _ = small("small-2tier")
+    first, second = (config_db(device) for device in design.configs[:2])
+    turned = {**second, "QUEUE": dict(reversed(second["QUEUE"].items()))}   # same entries, other order
+    changed = {**second, "QUEUE": {**second["QUEUE"], next(iter(second["QUEUE"])): {"scheduler": "DWRR_Q1"}}}
+    writer = ConfigDbWriter()
+    for tables in (first, second, turned, changed, first):
+        text = writer(tables)
+        assert text == ConfigDbWriter()(tables)
+        assert json.loads(text) == tables and list(json.loads(text)["QUEUE"]) == list(tables["QUEUE"])
+    assert first["QUEUE"] == second["QUEUE"]  # the repeat the writer exists for

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from json.encoder import encode_basestring_ascii as quote
 from typing import Any
 
 from designer import __version__
@@ -12,6 +13,9 @@ from designer.design import Design
 from designer.fabric import TIERS
 from designer.outputs.summary import summary
 from designer.outputs.workloads import detail
+
+SEPARATORS = (", ", ": ")
+"""How a row of design.json separates items and keys from values: one compact object per line."""
 
 
 def design_json(design: Design) -> str:
@@ -34,26 +38,37 @@ def design_json(design: Design) -> str:
         row.update(rack=design.physical.racks[design.physical.device_rack[index]].name,
                    unit=design.physical.device_unit[index])
         device_rows.append(row)
-    names, lengths, medium = fabric.port_names(), design.physical.link_length_dm, design.physical.medium_name
-    link_rows = []
+    head = {"name": design.intent.name, "tool_version": __version__, "intent_sha256": design.intent.sha256,
+            "summary": summary(design)}
+    encode = json.JSONEncoder(separators=SEPARATORS).encode
+    tables = {"findings": list(map(encode, checks_format.rows(design.findings))),
+              "devices": list(map(encode, device_rows)), "links": _link_rows(design),
+              "racks": list(map(encode, rack_rows(design)))}
+    if design.workloads:
+        tables["workloads"] = [encode(detail(result)) for result in design.workloads]
+    return _json_document(head, tables)
+
+
+def _link_rows(design: Design) -> list[str]:
+    """Each link's line of design.json: tier, both ends (device, port, address), subnet, length and medium, as the
+    JSON encoder writes such an object, with every name quoted once instead of once per link end."""
+    fabric, allocation, physical = design.fabric, design.allocation, design.physical
+    devices = [quote(device.name) for device in fabric.devices]
+    names = fabric.port_names()
+    layouts = {id(layout): tuple(map(quote, layout)) for layout in {id(layout): layout for layout in names}.values()}
+    ports = [layouts[id(layout)] for layout in names]
+    tiers = [quote(tier) for tier in TIERS]
+    media = {medium: quote(physical.medium_name(physical.link_medium.index(medium)))
+             for medium in set(physical.link_medium)}
+    lengths, medium_of = physical.link_length_dm, physical.link_medium
+    rows = []
     for number, (tier, upper, upper_port, lower, lower_port) in enumerate(fabric.links):
         even, odd = allocation.link_addresses(number)
         upper_ip = ip(even)
-        link_rows.append({
-            "tier": TIERS[tier],
-            "a": [devices[upper].name, names[upper][upper_port], upper_ip],
-            "z": [devices[lower].name, names[lower][lower_port], ip(odd)],
-            "subnet": f"{upper_ip}/31",
-            "length_m": lengths[number] / 10,
-            "medium": medium(number),
-        })
-    head = {"name": design.intent.name, "tool_version": __version__, "intent_sha256": design.intent.sha256,
-            "summary": summary(design)}
-    tables = {"findings": checks_format.rows(design.findings), "devices": device_rows, "links": link_rows,
-              "racks": rack_rows(design)}
-    if design.workloads:
-        tables["workloads"] = [detail(result) for result in design.workloads]
-    return _json_document(head, tables)
+        rows.append(f'{{"tier": {tiers[tier]}, "a": [{devices[upper]}, {ports[upper][upper_port]}, "{upper_ip}"], '
+                    f'"z": [{devices[lower]}, {ports[lower][lower_port]}, "{ip(odd)}"], "subnet": "{upper_ip}/31", '
+                    f'"length_m": {lengths[number] / 10!r}, "medium": {media[medium_of[number]]}}}')
+    return rows
 
 
 def rack_rows(design: Design) -> list[dict[str, Any]]:
@@ -64,12 +79,11 @@ def rack_rows(design: Design) -> list[dict[str, Any]]:
             for rack in design.physical.racks]
 
 
-def _json_document(head: dict[str, Any], tables: dict[str, list[dict[str, Any]]]) -> str:
-    """Pretty JSON for ``head``, then each table as a list with one compact object per line."""
+def _json_document(head: dict[str, Any], tables: dict[str, list[str]]) -> str:
+    """Pretty JSON for ``head``, then each table as a list with one compact object (encoded already) per line."""
     parts = [f"  {json.dumps(key)}: {json.dumps(value, indent=2).replace(chr(10), chr(10) + '  ')}"
              for key, value in head.items()]
-    encode = json.JSONEncoder(separators=(", ", ": ")).encode  # one encoder for every row
     for key, rows in tables.items():
-        body = ",\n    ".join(map(encode, rows))
+        body = ",\n    ".join(rows)
         parts.append(f"  {json.dumps(key)}: [\n    {body}\n  ]" if rows else f"  {json.dumps(key)}: []")
     return "{\n" + ",\n".join(parts) + "\n}\n"

@@ -142,11 +142,15 @@ class Renderer:
         if user_templates is not None and user_templates.resolve() != SHIPPED_TEMPLATES:
             folders.insert(0, user_templates)
         self.folders = folders
-        environment = Sandbox if len(folders) > 1 else jinja2.Environment
+        self.overridden = len(folders) > 1
+        """Whether user templates are searched first: then the build renders in the sandbox, against the clock."""
+        environment = Sandbox if self.overridden else jinja2.Environment
         self.environment = environment(
             loader=FolderLoader(folders), undefined=jinja2.StrictUndefined,
             autoescape=False, trim_blocks=True, lstrip_blocks=True, keep_trailing_newline=True, auto_reload=False)
         self.templates: dict[str, jinja2.Template] = {}
+        self.shared: dict[str, dict[str, Any]] = {}
+        """Per target, the variables its devices share in this rendering (made on first use)."""
         self.options = options or {}
         """Per target, the keyword arguments of its view (the intent's ``target_options``: the NVUE release)."""
 
@@ -168,16 +172,20 @@ class Renderer:
 
     def render(self, target: str, device: DeviceConfig, name: str | None = None) -> str:
         """One device's file for ``target`` from template ``name`` (default: its configuration), within the limits
-        on time and size."""
+        of :meth:`render_template`."""
         variables = TARGETS[target].view(device, **self.options.get(target, {}))
+        if target not in self.shared:
+            self.shared[target] = TARGETS[target].shared()
+        variables.update(self.shared[target])
         return self.render_template(name or TARGETS[target].template, variables, device.hostname)
 
     def render_template(self, name: str, variables: dict[str, Any], subject: str) -> str:
-        """Template ``name`` filled with ``variables``, within the limits on time and size; ``subject`` (a host
-        name) is named in errors."""
+        """Template ``name`` filled with ``variables``, within the limits on size and, when user templates are
+        searched, on time (the shipped templates only loop over the design); ``subject`` (a host name) is named in
+        errors."""
         template = self.compiled(name)
         try:
-            with _deadline(RENDER_SECONDS):
+            with _deadline(RENDER_SECONDS) if self.overridden else contextlib.nullcontext():
                 text = _render_bounded(template, variables)
         except TemplateError:
             raise

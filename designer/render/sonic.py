@@ -95,9 +95,10 @@ Tables = dict[str, dict[str, dict[str, Any]]]
 
 
 def view(device: DeviceConfig, hwsku: str | None = None) -> dict[str, Any]:
-    """The variables of ``templates/sonic/``: the tables and their serializer. ``hwsku`` is the intent's SKU choice
-    (``target_options.sonic``), which the device model has already applied: ``device.sku``."""
-    return {"tables": config_db(device), "config_db_json": config_db_json}
+    """The variables of ``templates/sonic/`` for one switch: its tables (a rendering adds their serializer,
+    ``config_db_json``: a :class:`ConfigDbWriter`). ``hwsku`` is the intent's SKU choice (``target_options.sonic``),
+    which the device model has already applied: ``device.sku``."""
+    return {"tables": config_db(device)}
 
 
 def config_db(device: DeviceConfig) -> Tables:
@@ -220,26 +221,39 @@ def config_db(device: DeviceConfig) -> Tables:
     return dict(sorted(tables.items()))
 
 
-def config_db_json(tables: Tables) -> str:
-    """``tables`` as config_db.json: one table per block, one entry per line, so a review diff shows entries.
+class ConfigDbWriter:
+    """``config_db_json`` of one rendering: tables as config_db.json, one table per block and one entry per line, so
+    a review diff shows entries.
 
-    Entries that share one fields object (every port's QoS map, buffer profile or queue) are encoded once.
+    Entries that share one fields object (every port's QoS map, buffer profile or queue) are encoded once. A table
+    with the same entries as the previous switch's, in the same order, is that switch's text again: most QoS and
+    buffer tables repeat from switch to switch. (Fields are compared as values: JSON objects are unordered.)
     """
-    encoded: dict[int, str] = {}
 
-    def compact(fields: dict[str, Any]) -> str:
-        text = encoded.get(id(fields))
-        if text is None:
-            text = encoded[id(fields)] = "{" + ", ".join(
-                f"{quote(key)}: {compact(value) if isinstance(value, dict) else _value(value)}"
-                for key, value in fields.items()) + "}"
-        return text
+    def __init__(self) -> None:
+        self.previous: dict[str, tuple[dict[str, Any], str]] = {}
 
-    blocks = []
-    for table, entries in tables.items():
-        rows = ",\n".join(f"    {quote(key)}: {compact(fields)}" for key, fields in entries.items())
-        blocks.append(f"  {quote(table)}: {{\n{rows}\n  }}" if rows else f"  {quote(table)}: {{}}")
-    return "{\n" + ",\n".join(blocks) + "\n}"
+    def __call__(self, tables: Tables) -> str:
+        encoded: dict[int, str] = {}
+
+        def compact(fields: dict[str, Any]) -> str:
+            text = encoded.get(id(fields))
+            if text is None:
+                text = encoded[id(fields)] = "{" + ", ".join(
+                    f"{quote(key)}: {compact(value) if isinstance(value, dict) else _value(value)}"
+                    for key, value in fields.items()) + "}"
+            return text
+
+        blocks = []
+        for table, entries in tables.items():
+            last = self.previous.get(table)
+            if last is not None and last[0] == entries and list(last[0]) == list(entries):
+                blocks.append(last[1])
+                continue
+            rows = ",\n".join(f"    {quote(key)}: {compact(fields)}" for key, fields in entries.items())
+            blocks.append(f"  {quote(table)}: {{\n{rows}\n  }}" if rows else f"  {quote(table)}: {{}}")
+            self.previous[table] = (entries, blocks[-1])
+        return "{\n" + ",\n".join(blocks) + "\n}"
 
 
 def _value(value: str | list[str]) -> str:

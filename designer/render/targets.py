@@ -36,13 +36,17 @@ class Target:
     extension: str
     view: View
     companions: tuple[Companion, ...] = ()
+    shared: Callable[[], dict[str, Any]] = dict
+    """Variables made once per rendering and given to every device's templates beside its view's (SONiC's
+    ``config_db_json``, which remembers the previous switch's tables)."""
 
 
 TARGETS: dict[str, Target] = {
     "frr": Target("frr/frr.conf.j2", "conf", linux.view, (Companion("sysctl", "frr/sysctl.conf.j2", "conf"),)),
     "eos": Target("eos/eos.cfg.j2", "cfg", eos.view),
     "nvue": Target("nvue/startup.yaml.j2", "yaml", nvue.view),
-    "sonic": Target("sonic/config_db.json.j2", "json", sonic.view),
+    "sonic": Target("sonic/config_db.json.j2", "json", sonic.view,
+                    shared=lambda: {"config_db_json": sonic.ConfigDbWriter()}),
 }
 """Every network OS the designer renders, by the name an intent's ``targets`` uses."""
 
