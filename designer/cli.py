@@ -138,7 +138,7 @@ def _build(args: argparse.Namespace) -> int:
     from designer.checks import formats as check_formats
     from designer.checks import status
     from designer.diff import Previous
-    from designer.outputs import build_and_write, design_files
+    from designer.outputs.build import build_and_write, design_files
     from designer.outputs.folder import claim, drift
     from designer.outputs.summary import summary, summary_text
     from designer.pipeline import design, validated_intent
@@ -272,7 +272,7 @@ def _validate_configs(args: argparse.Namespace) -> int:
 
 
 def _verify(args: argparse.Namespace) -> int:
-    from designer.outputs import design_files
+    from designer.outputs.build import design_files
     from designer.pipeline import design, validated_intent
     from designer.verify.report import FORMATS
     from designer.verify.run import read_output, verify

@@ -11,7 +11,7 @@ import pytest
 
 from designer.built import NAMES, SERVER_PORT, SWITCH_PORT, design_problems, parse_design
 from designer.errors import InputError
-from designer.outputs import design_files
+from designer.outputs.build import design_files
 from designer.outputs.design_json import design_json
 from designer.outputs.folder import write
 from tests.helpers import build_design, build_text, intent_text

@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 from designer.diff import design_diff, diff, load_dir
-from designer.outputs import design_files
+from designer.outputs.build import design_files
 from designer.outputs.folder import write
 from tests.conftest import ROOT, check_golden
 from tests.helpers import build_text, intent_text

@@ -13,7 +13,7 @@ import yaml
 
 from designer.checks import CHECKS
 from designer.checks import formats as check_formats
-from designer.outputs import design_files
+from designer.outputs.build import design_files
 from tests.conftest import ROOT
 from tests.helpers import build_design, intent_text
 from tests.test_intent_errors import run_cli

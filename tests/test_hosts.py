@@ -22,7 +22,7 @@ import yaml
 from designer.catalog import catalog
 from designer.cli import main
 from designer.design import Design
-from designer.outputs import design_files
+from designer.outputs.build import design_files
 from tests.conftest import ROOT
 from tests.helpers import build_text, intent_text
 

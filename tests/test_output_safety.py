@@ -19,7 +19,7 @@ import pytest
 
 import designer.outputs.folder
 from designer.diff import Previous
-from designer.outputs import design_files
+from designer.outputs.build import design_files
 from designer.outputs.folder import OutputError, claim, drift, write
 from tests.conftest import ROOT, need
 from tests.helpers import build_design, intent_text

@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 import yaml
 
-from designer.outputs import design_files, write_design
+from designer.outputs.build import design_files, write_design
 from designer.outputs.folder import drift, write
 from designer.outputs.tables import csv_bytes
 from designer.pipeline import build

@@ -14,7 +14,7 @@ from designer.analysis.flows import Router, UniformHash
 from designer.built import parse_design
 from designer.errors import InputError, PrerequisiteError
 from designer.intent import parse_intent
-from designer.outputs import design_files
+from designer.outputs.build import design_files
 from designer.outputs.folder import write
 from designer.pipeline import build, design
 from designer.verify.hostconfig import parse_host, parse_keyfile, parse_netplan, parse_sysctl

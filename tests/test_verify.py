@@ -21,7 +21,7 @@ import yaml
 
 from designer.design import Design
 from designer.errors import PrerequisiteError
-from designer.outputs import design_files
+from designer.outputs.build import design_files
 from designer.outputs.design_json import design_json
 from designer.outputs.folder import write
 from designer.pipeline import build

@@ -32,7 +32,7 @@ from designer.analysis.flows import (
 )
 from designer.analysis.workload import WorkloadResult, job
 from designer.design import Design
-from designer.outputs import design_files
+from designer.outputs.build import design_files
 from designer.outputs.summary import summary
 from designer.outputs.workloads import contract, svg
 from tests.conftest import ROOT

@@ -1,0 +1,158 @@
+"""Every file of a build: the review files, the switch and server files (rendered and written in forked workers)
+and the manifest of their hashes, as bytes in memory or written into an output folder."""
+
+from __future__ import annotations
+
+import contextlib
+import hashlib
+import itertools
+import json
+import os
+from collections.abc import Callable, Iterable, Iterator, Sequence
+from pathlib import Path
+
+from designer import __version__
+from designer.design import Design, Progress, quiet
+from designer.hosts import HostConfig
+from designer.intent import Intent
+from designer.model import DeviceConfig
+from designer.outputs.design_json import design_json
+from designer.outputs.floorplan import floorplan_svg
+from designer.outputs.folder import INTENT_FILE, MANIFEST, write_files
+from designer.outputs.lab import lab_files
+from designer.outputs.physical import bom_rows, power_markdown, racks_rows
+from designer.outputs.summary import summary_markdown
+from designer.outputs.tables import addressing_rows, asn_rows, cabling_rows, csv_bytes
+from designer.outputs.workloads import svg as workloads_svg
+from designer.pipeline import design as run_stages
+from designer.render import render_configs, rendered, user_templates_for
+from designer.render.hosts import render_hosts, rendered_hosts
+from designer.workers import Background, in_workers
+
+Since = Callable[[str], list[str]]
+"""From a new design.json, summary.md's lines on what changed since the build it replaces."""
+
+
+def design_files(design: Design, templates: Path | None = None, progress: Progress | None = None,
+                 since: Since | None = None) -> dict[str, bytes]:
+    """Every output file of the design, by relative path, ending with the manifest of their hashes.
+
+    ``templates`` is a folder of user templates searched before the shipped ones (default: a
+    ``templates/`` folder beside the intent, if there is one). ``progress`` hears of the tables, then the configs.
+    ``since`` gives, from the new design.json, summary.md's lines on what changed since the build being replaced.
+    """
+    say = progress or quiet
+    files = review_files(design, say, since)
+    say(f"rendering the configurations of {len(design.configs):,} switches for {', '.join(design.intent.targets)}")
+    user_templates = user_templates_for(design.intent.source.filename, templates)
+    files.update(render_configs(design.configs, design.intent.targets, user_templates,
+                                design.intent.target_options.model_dump()))
+    say(f"rendering the backend NIC files of {len(design.hosts):,} servers")
+    files.update(render_hosts(design.hosts, user_templates))
+    files[MANIFEST] = manifest(design, {path: _sha256(data) for path, data in files.items()})
+    return dict(sorted(files.items()))
+
+
+def build_and_write(intent: Intent, folder: Path, templates: Path | None = None, progress: Progress | None = None,
+                    since: Since | None = None, workers: int | None = None) -> tuple[Design, int]:
+    """Run every stage on ``intent`` and write its files into the empty ``folder`` (the bytes of
+    :func:`design_files`); returns the design and how many files. The switch configurations and the server files
+    are rendered and written by ``workers`` forked processes (default: one per core) from the moment the device
+    models and host settings are made, while this process runs the checks and writes the review files."""
+    say = progress or quiet
+    with contextlib.ExitStack() as stack:
+        rendering: list[Background] = []
+
+        def modelled(configs: tuple[DeviceConfig, ...], hosts: tuple[HostConfig, ...]) -> None:
+            say(f"rendering and writing the configurations of {len(configs):,} switches for "
+                f"{', '.join(intent.targets)} and the backend NIC files of {len(hosts):,} servers beside the checks")
+            count = workers or os.cpu_count() or 1
+            rendering.append(stack.enter_context(Background(range(count), count, _files_part(
+                configs, hosts, intent, folder, templates))))
+
+        built = run_stages(intent, progress, modelled=modelled)
+        return built, write_design(built, folder, templates, progress, since, workers, rendering[0])
+
+
+def write_design(design: Design, folder: Path, templates: Path | None = None, progress: Progress | None = None,
+                 since: Since | None = None, workers: int | None = None, rendering: Background | None = None) -> int:
+    """Write every output file of the design into the empty ``folder``, the same bytes as :func:`design_files`;
+    returns how many. The switch configurations and the server files are rendered by ``workers`` processes
+    (default: one per core), each writing its own share of the files and reporting only their hashes, or were
+    started already (``rendering``, from :func:`build_and_write`)."""
+    say = progress or quiet
+    files = review_files(design, say, since)
+    write_files(files, folder)
+    hashes = {path: _sha256(data) for path, data in files.items()}
+    if rendering is None:
+        say(f"rendering and writing the configurations of {len(design.configs):,} switches for "
+            f"{', '.join(design.intent.targets)} and the backend NIC files of {len(design.hosts):,} servers")
+        hashes.update(in_workers(workers or os.cpu_count() or 1, _files_part(
+            design.configs, design.hosts, design.intent, folder, templates)))
+    else:
+        say("waiting for the configurations and server files")
+        hashes.update(rendering.results())
+    write_files({MANIFEST: manifest(design, hashes)}, folder)
+    return len(hashes) + 1
+
+
+def review_files(design: Design, say: Progress, since: Since | None = None) -> dict[str, bytes]:
+    """The files a reviewer reads beside the configurations: summary, design.json, tables, plan, lab."""
+    say("writing the summary, design.json and tables")
+    document = design_json(design)
+    return {
+        "summary.md": summary_markdown(design, since(document) if since else []).encode(),
+        INTENT_FILE: design.intent.text.encode("utf-8", "surrogatepass"),
+        "design.json": document.encode(),
+        "cabling.csv": csv_bytes(*cabling_rows(design)),
+        "addressing.csv": csv_bytes(*addressing_rows(design)),
+        "asn.csv": csv_bytes(*asn_rows(design)),
+        "racks.csv": csv_bytes(*racks_rows(design.physical, design.fabric.devices,
+                                           design.intent.facility.rack_power_kw)),
+        "power.md": power_markdown(design.intent.name, design.physical, design.intent.facility).encode(),
+        "bom.csv": csv_bytes(*bom_rows(design.physical)),
+        "floorplan.svg": floorplan_svg(design.intent, design.fabric.devices, design.physical).encode(),
+        **(lab_files(design) if "frr" in design.intent.targets else {}),
+        **({"workloads.svg": workloads_svg(design.intent.name, design.workloads).encode()} if design.workloads
+           else {}),
+    }
+
+
+def manifest(design: Design, hashes: dict[str, str]) -> bytes:
+    """``manifest.json``: the design's name, the tool and its version, the intent's hash and every file's."""
+    record = {
+        "name": design.intent.name,
+        "tool": "designer",
+        "version": __version__,
+        "intent_sha256": design.intent.sha256,
+        "files": dict(sorted(hashes.items())),
+    }
+    return (json.dumps(record, indent=2) + "\n").encode()
+
+
+def _write(files: Iterable[tuple[str, bytes]], folder: Path) -> dict[str, str]:
+    """Write ``files`` (relative path, bytes) below ``folder``, one file at a time; their hashes by relative path."""
+    hashes: dict[str, str] = {}
+
+    def hashed() -> Iterator[tuple[str, bytes]]:
+        for path, data in files:
+            hashes[path] = _sha256(data)
+            yield path, data
+
+    write_files(hashed(), folder)
+    return hashes
+
+
+def _files_part(configs: Sequence[DeviceConfig], hosts: Sequence[HostConfig], intent: Intent, folder: Path,
+                templates: Path | None) -> Callable[[int, int], dict[str, str]]:
+    """``part(worker, count)``: render and write every ``count``-th of ``configs`` (for the intent's targets), then
+    of ``hosts``, from the ``worker``-th, below ``folder``; the files' hashes by relative path."""
+    user_templates = user_templates_for(intent.source.filename, templates)
+    options = intent.target_options.model_dump()
+    return lambda worker, count: _write(itertools.chain(
+        rendered(configs[worker::count], intent.targets, user_templates, options),
+        rendered_hosts(hosts[worker::count], user_templates)), folder)
+
+
+def _sha256(data: bytes) -> str:
+    return hashlib.sha256(data).hexdigest()
