@@ -1,6 +1,7 @@
 """Time `designer plan` and `designer build` at 1k, 8k, 32k and 131k GPUs, and each stage of the build.
 
-Each run is a fresh process (so peak memory is that run's own); the table reports the median of
+Each run is a fresh process (so peak memory is that run's own) running designer compiled to bytecode, as an
+installed wheel would (:func:`common.compile_designer`, once before the runs); the table reports the median of
 ``--runs`` runs and the ratio to the 1k-GPU run. The stage table splits the largest size's build by the
 stage lines the command prints on stderr (among them the servers' host settings and the rendering and writing
 of their files, ``servers/<server>/``, four or more files per server), and puts beside it the floor of writing the
@@ -24,7 +25,7 @@ import time
 from pathlib import Path
 from typing import Any
 
-from common import INTENT, arguments, each_size, publish
+from common import INTENT, arguments, compile_designer, each_size, publish
 
 SIZES = (1024, 8192, 32768, 131072)
 
@@ -129,6 +130,7 @@ def stage_table(row: dict[str, Any], runs: int) -> str:
 
 def main() -> None:
     args = arguments(__doc__, SIZES)
+    compile_designer()
     rows = each_size(bench, args, lambda row: f"plan {row['plan_s']:.2f}s, build {row['build_s']:.2f}s")
     publish(table(rows, args.runs), "bench_build", args.write)
     publish(stage_table(rows[-1], args.runs), "bench_stages", args.write)

@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import argparse
+import importlib.util
+import subprocess
 import sys
 import tempfile
 from collections.abc import Callable, Sequence
@@ -19,6 +21,16 @@ fabric:
 addressing: {{fabric_p2p: 10.0.0.0/12, server_p2p: 10.16.0.0/12, loopbacks: 10.255.0.0/16}}
 """
 """DGX H100 servers on 64 x 800G switches run as 128 x 400G; ``{gpus}`` sets the size."""
+
+
+def compile_designer() -> None:
+    """Compile designer's package to bytecode, as an installed wheel has it, so that a timed run does not compile
+    its modules from source: with ``PYTHONDONTWRITEBYTECODE`` set (as on the benchmark machine) every fresh
+    process would, and an interpreter reads the ``.pyc`` files whether or not it may write them."""
+    spec = importlib.util.find_spec("designer")
+    if spec is None or spec.origin is None:
+        raise SystemExit("designer is not installed: pip install -e .")
+    subprocess.run([sys.executable, "-m", "compileall", "-q", str(Path(spec.origin).parent)], check=True)
 
 
 def arguments(description: str, sizes: Sequence[int],

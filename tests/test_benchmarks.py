@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import importlib
 import importlib.util
+import json
 import shutil
 import subprocess
 import sys
@@ -11,6 +13,9 @@ from pathlib import Path
 
 import pytest
 
+from benchmarks.common import INTENT
+from designer.pipeline import build
+from designer.render import eos, render_configs
 from designer.verify.parsers import INSTALL
 from tests import conftest
 from tests.conftest import ROOT, need
@@ -59,10 +64,73 @@ def test_verify_benchmark_parses_its_options() -> None:
     assert result.returncode == 0 and "--labs" in result.stdout
 
 
+NEED_PYAVD = "bench_avd needs Arista's pyavd: pip install pyavd (or pip install '.[test]')"
+
+
 def test_avd_benchmark_prints_a_row_at_a_tiny_size() -> None:
-    need(importlib.util.find_spec("pyavd") is not None, "bench_avd needs Arista's pyavd: pip install pyavd")
+    need(importlib.util.find_spec("pyavd") is not None, NEED_PYAVD)
     result = subprocess.run([sys.executable, str(ROOT / "benchmarks" / "bench_avd.py"), "--runs", "1",
                              "--sizes", "256"], capture_output=True, text=True, cwd=ROOT, timeout=300)
     assert result.returncode == 0, result.stderr
     rows = [line for line in result.stdout.splitlines() if line.startswith("| 256 | 12 |")]
     assert len(rows) == 1 and rows[0].endswith("x |"), result.stdout
+
+
+def test_the_avd_inventory_builds_the_same_fabric_through_aristas_pipeline(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """bench_avd's claim: its AVD inventory, run through Arista's own pipeline (pyavd, Apache-2.0, Arista Networks,
+    https://github.com/aristanetworks/avd: validate_inputs, get_avd_facts, get_device_structured_config, then
+    eos_cli_config_gen), gives every switch of a 256-GPU design the routed interfaces, BGP neighbors and ASN of the
+    design and of designer's EOS file; and the comparison names what differs."""
+    need(importlib.util.find_spec("pyavd") is not None, NEED_PYAVD)
+    monkeypatch.syspath_prepend(str(ROOT / "benchmarks"))
+    bench_avd = importlib.import_module("bench_avd")
+    intent = tmp_path / "bench-256.yaml"
+    intent.write_text(INTENT.format(gpus=256) + "targets: [eos]\n")
+    design = build(intent)
+    inventory = tmp_path / "inventory.json"
+    inventory.write_text(json.dumps(bench_avd.inventory(design)))
+    arista, ours = tmp_path / "avd", tmp_path / "eos"
+    steps = bench_avd.pyavd_run(inventory, arista)
+    assert set(steps) == {"validate_inputs", "get_avd_facts", "get_device_structured_config",
+                          "validate_structured_config", "get_device_config", "total"}
+    for device in design.configs:  # pyavd's configuration against the design model itself
+        view = eos.view(device)
+        assert bench_avd.fabric_of((arista / f"{device.hostname}.cfg").read_text()) == {
+            "asn": str(device.asn),
+            "routed": {"Loopback0": {"ip": device.loopback}, **{
+                name: {"ip": interface.address, "mtu": str(view["mtu"]), "speed": speed, "service-profile": "ROCE"}
+                for name, speed, interface in view["interfaces"]}},
+            "neighbors": {neighbor.address: str(neighbor.remote_asn) for neighbor in device.bgp.neighbors},
+        }, device.hostname
+    ours.mkdir()
+    for path, data in render_configs(design.configs, ["eos"]).items():
+        (ours / Path(path).name).write_bytes(data)
+    assert bench_avd.differences(ours, arista) == []
+    leaf = ours / "p0-su0-r0-leaf.cfg"
+    text = leaf.read_text()
+    leaf.write_text(text.replace("   neighbor 10.0.0.0 remote-as 4201000000\n", "")
+                    .replace("ip address 10.16.0.2/31", "ip address 10.16.0.4/31"))
+    (ours / "p0-spine0.cfg").unlink()
+    assert bench_avd.differences(ours, arista) == [
+        "p0-spine0.cfg: only pyavd wrote it",
+        "p0-su0-r0-leaf.cfg: neighbors: designer {}, pyavd {'10.0.0.0': '4201000000'}",
+        "p0-su0-r0-leaf.cfg: routed: designer {'Ethernet1/5': {'ip': '10.16.0.4/31', 'mtu': '9214', 'speed': "
+        "'400g-4', 'service-profile': 'ROCE'}}, pyavd {'Ethernet1/5': {'ip': '10.16.0.2/31', 'mtu': '9214', "
+        "'speed': '400g-4', 'service-profile': 'ROCE'}}"]
+
+
+def test_the_avd_benchmark_refuses_an_inventory_arista_would_not_take(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    need(importlib.util.find_spec("pyavd") is not None, NEED_PYAVD)
+    monkeypatch.syspath_prepend(str(ROOT / "benchmarks"))
+    bench_avd = importlib.import_module("bench_avd")
+    intent = tmp_path / "bench-256.yaml"
+    intent.write_text(INTENT.format(gpus=256) + "targets: [eos]\n")
+    inputs = bench_avd.inventory(build(intent))
+    inputs["p0-su0-r0-leaf"]["l3leaf"]["nodes"][0]["uplink_switchs"] = ["p0-spine0"]  # not a key of AVD's schema
+    inventory = tmp_path / "inventory.json"
+    inventory.write_text(json.dumps(inputs))
+    with pytest.raises(SystemExit, match=r"(?s)the pyavd driver failed:.*p0-su0-r0-leaf: not valid AVD design input: "
+                                         r"l3leaf\.nodes\.0\.uplink_switchs: "):
+        bench_avd.pyavd_run(inventory, tmp_path / "avd")
