@@ -23,13 +23,12 @@ def render_configs(devices: Iterable[DeviceConfig], targets: Iterable[str], user
                    options: Mapping[str, Mapping[str, Any]] | None = None) -> dict[str, bytes]:
     """Every device's configuration for every target, by output path; ``options`` are the intent's
     ``target_options`` (per target, its view's keyword arguments)."""
-    return dict(rendered(devices, targets, user_templates, options))
+    return dict(rendered(devices, targets, Renderer(user_templates, options)))
 
 
-def rendered(devices: Iterable[DeviceConfig], targets: Iterable[str], user_templates: Path | None = None,
-             options: Mapping[str, Mapping[str, Any]] | None = None) -> Iterator[tuple[str, bytes]]:
+def rendered(devices: Iterable[DeviceConfig], targets: Iterable[str],
+             renderer: Renderer) -> Iterator[tuple[str, bytes]]:
     """What :func:`render_configs` returns, one (output path, bytes) at a time, so that a writer holds one file."""
-    renderer = Renderer(user_templates, options)
     devices = list(devices)
     for target in sorted(targets):
         renderer.template(target)

@@ -19,7 +19,7 @@ import signal
 import sys
 import threading
 import time
-from collections.abc import Callable, Generator, Iterator, Mapping
+from collections.abc import Callable, Generator, Iterable, Iterator, Mapping
 from itertools import islice
 from numbers import Number
 from pathlib import Path
@@ -157,6 +157,13 @@ class Renderer:
     def template(self, target: str) -> jinja2.Template:
         """The compiled entry template of ``target`` (compiled on first use, then reused)."""
         return self.compiled(TARGETS[target].template)
+
+    def compile_folders(self, folders: Iterable[str]) -> None:
+        """Compile now every shipped template under ``folders`` (``eos``, ``hosts``), or the user's template of the
+        same name, so that processes forked afterwards share the compiled code instead of each compiling it."""
+        for folder in folders:
+            for path in sorted((SHIPPED_TEMPLATES / folder).glob("*.j2")):
+                self.compiled(f"{folder}/{path.name}")
 
     def compiled(self, name: str) -> jinja2.Template:
         """The compiled template ``name`` (``frr/frr.conf.j2``), compiled on first use, then reused."""

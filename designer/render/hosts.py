@@ -14,13 +14,15 @@ from typing import Any
 from designer.hosts import HostConfig
 from designer.render.environment import Renderer
 
+HOSTS_FOLDER = "hosts"
+"""The folder of the server templates, beside each network OS's (``templates/hosts/``)."""
 SERVER_FILES = {
-    "sysctl.conf": "hosts/sysctl.conf.j2",
-    "nic-qos.sh": "hosts/nic-qos.sh.j2",
-    "nccl.env": "hosts/nccl.env.j2",
+    "sysctl.conf": f"{HOSTS_FOLDER}/sysctl.conf.j2",
+    "nic-qos.sh": f"{HOSTS_FOLDER}/nic-qos.sh.j2",
+    "nccl.env": f"{HOSTS_FOLDER}/nccl.env.j2",
 }
 """Files every server gets whatever the format, by file name: their templates."""
-FORMAT_TEMPLATES = {"netplan": "hosts/netplan.yaml.j2", "nmconnection": "hosts/nmconnection.j2"}
+FORMAT_TEMPLATES = {"netplan": f"{HOSTS_FOLDER}/netplan.yaml.j2", "nmconnection": f"{HOSTS_FOLDER}/nmconnection.j2"}
 """The template of each addressing format (netplan: one file per server; nmconnection: one per NIC)."""
 
 
@@ -43,12 +45,11 @@ def host_files(host: HostConfig) -> Iterator[tuple[str, str, dict[str, Any]]]:
 
 def render_hosts(hosts: Iterable[HostConfig], user_templates: Path | None = None) -> dict[str, bytes]:
     """Every file of every server in ``hosts``, by output path."""
-    return dict(rendered_hosts(hosts, user_templates))
+    return dict(rendered_hosts(hosts, Renderer(user_templates)))
 
 
-def rendered_hosts(hosts: Iterable[HostConfig], user_templates: Path | None = None) -> Iterator[tuple[str, bytes]]:
+def rendered_hosts(hosts: Iterable[HostConfig], renderer: Renderer) -> Iterator[tuple[str, bytes]]:
     """What :func:`render_hosts` returns, one (output path, bytes) at a time, so that a writer holds one file."""
-    renderer = Renderer(user_templates)
     for host in hosts:
         for path, template, variables in host_files(host):
             yield path, renderer.render_template(template, variables, host.hostname).encode()
