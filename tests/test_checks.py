@@ -360,7 +360,7 @@ def test_sessions_catch_a_changed_peer_asn_and_a_missing_neighbor() -> None:
     design = two_tier()
     config = design.configs[0]
     neighbor = config.bgp.neighbors[0]
-    changed = replace(config, bgp=replace(config.bgp, neighbors=(replace(neighbor, remote_asn=4_200_000_100),
+    changed = replace(config, bgp=replace(config.bgp, neighbors=(neighbor._replace(remote_asn=4_200_000_100),
                                                                   *config.bgp.neighbors[1:])))
     errors = found(replace(design, configs=[changed, *design.configs[1:]]), "sessions")
     assert [(f.subject, f.message) for f in errors] == [
@@ -395,7 +395,7 @@ def test_sessions_catch_a_link_missing_from_the_model_on_both_ends() -> None:
 def test_addressing_catches_an_address_configured_twice_in_the_model() -> None:
     design = two_tier()
     config = design.configs[1]
-    clash = replace(config.interfaces[0], address=design.configs[0].interfaces[0].address)
+    clash = config.interfaces[0]._replace(address=design.configs[0].interfaces[0].address)
     devices = [design.configs[0], replace(config, interfaces=(clash, *config.interfaces[1:])), *design.configs[2:]]
     errors = found(replace(design, configs=devices), "addressing")
     address = clash.address
