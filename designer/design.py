@@ -11,6 +11,7 @@ from dataclasses import dataclass
 
 from designer.allocate import Allocation
 from designer.analysis.facts import Facts
+from designer.analysis.maxflow import Bisection
 from designer.analysis.workload import WorkloadResult
 from designer.fabric import Fabric
 from designer.findings import Finding
@@ -41,7 +42,9 @@ class Built:
     configs: tuple[DeviceConfig, ...]
     """One vendor-neutral configuration model per switch, in fabric device order."""
     facts: Facts
-    """Shared facts of the fabric (link counts, plane networks, bisection), computed once."""
+    """Shared facts of the fabric (link counts, the links of each plane), computed once."""
+    bisection: Bisection
+    """The max-flows: every split's bisection and what each single failure leaves of it."""
     workloads: tuple[WorkloadResult, ...] = ()
     """What the fabric does to each workload of the intent (:mod:`designer.analysis.workload`)."""
     hosts: tuple[HostConfig, ...] = ()

@@ -13,7 +13,7 @@ from hypothesis import strategies as st
 
 from designer.allocate import Allocation
 from designer.analysis.facts import facts
-from designer.analysis.maxflow import splits
+from designer.analysis.maxflow import bisection, splits
 from designer.checks import CHECKS, counts, evidence, run
 from designer.design import Design
 from designer.errors import InputError
@@ -46,7 +46,8 @@ def found(design: Design, check: str, severity: str = "error") -> list[Finding]:
 def with_links(design: Design, links: list, devices: list[Device] | None = None, **fabric: int) -> Design:
     """A copy of ``design`` whose fabric has other links (and devices); everything else is shared."""
     new = replace(design.fabric, links=links, devices=devices or design.fabric.devices, **fabric)
-    return replace(design, fabric=new, facts=facts(new))
+    counted = facts(new)
+    return replace(design, fabric=new, facts=counted, bisection=bisection(new, counted))
 
 
 def without(design: Design, *numbers: int) -> Design:
@@ -234,7 +235,7 @@ def test_bisection_drops_by_one_link_per_removed_uplink() -> None:
     other = first_link(design, LEAF_SPINE, first + 16 * 3)                      # a link of another leaf
     for removed, lost in (((first,), 1), ((first, other), 2)):
         broken = without(design, *removed)
-        result = broken.facts.bisection
+        result = broken.bisection
         assert result.total(result.worst) == result.full - lost
         assert reference_bisection(broken) == result.full - lost
         errors = found(broken, "bisection-bandwidth")
@@ -246,7 +247,7 @@ def test_bisection_drops_in_three_tiers_at_both_tiers() -> None:
     leaf_link = first_link(design, LEAF_SPINE)
     super_link = first_link(design, SPINE_SUPER, len(design.fabric.links) - 8)   # the last pod's spine
     broken = without(design, leaf_link, super_link)
-    result = broken.facts.bisection
+    result = broken.bisection
     assert result.full == 128
     assert result.total(result.worst) == 126 == reference_bisection(broken)
 

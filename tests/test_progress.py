@@ -43,10 +43,10 @@ def test_a_terminal_sees_the_stages_and_stdout_is_unchanged(args: list[str]) -> 
     lines = err.splitlines()
     assert all(STAGE.fullmatch(line) for line in lines), lines
     assert [line.split("] ", 1)[1] for line in lines] == [
-        "wiring 2,048 links", "allocating addresses and ASNs", "placing racks, power and cables",
-        "modelling 64 switches", "analyzing 2 workloads over 32 runs per hash",
-        "setting up the backend NICs of 128 servers", "counting links and solving the bisection max-flows",
-        f"running {len(CHECKS)} checks"]
+        "wiring 2,048 links", "allocating addresses and ASNs",
+        "placing racks, power and cables and solving the bisection max-flows", "modelling 64 switches",
+        "analyzing 2 workloads over 32 runs per hash", "setting up the backend NICs of 128 servers",
+        "waiting for the racks, cables and bisection max-flows", f"running {len(CHECKS)} checks"]
     if args[0] == "plan":
         json.loads(out)
 

@@ -21,35 +21,56 @@ nodes and 50k edges per plane at 32k GPUs) is solved exactly with Dinic's algori
 link (the tests confirm it against networkx on the uncontracted graph); a 1:1 fabric gives exactly
 ``N * s / 2`` for every split. Each plane's network is built once; a split only sets the capacities of
 the leaves' source and sink arcs in a copy, and a failure zeroes the arcs of what is down, so the
-failure-impact check solves variants without rebuilding (about 0.1 s per max-flow at 32k GPUs).
+single failures are solved on the same networks (about 0.1 s per max-flow at 32k GPUs).
+
+Single failures (:func:`failures`): the busiest spine, super-spine and leaf (the one with the most links, first
+in device order on a tie) and the first leaf-spine link. The failed plane is solved again without it for the
+structured splits only (pods or scalable units, and rails; the random split mixes both halves on every leaf
+and is never the worst one for a single failure); what is left is the smallest of those bisections. The
+failure-impact check reads the result; only numbers leave this module, never a network.
 """
 
 from __future__ import annotations
 
 import random
 from collections import Counter
-from collections.abc import Callable, Iterable
-from dataclasses import dataclass, field
+from collections.abc import Callable, Iterable, Iterator
+from dataclasses import dataclass
+from typing import NamedTuple
 
-from designer.fabric import SERVER_LEAF, Fabric, Link
+from designer.analysis.facts import Facts
+from designer.fabric import LEAF_SPINE, NONE, SERVER_LEAF, Fabric, Link
 
 SEED = 4791
 """Seeds every random choice the analysis makes (the random split, sampled leaf pairs)."""
 SOURCE, SINK = -1, -2
 
+STRUCTURED = ("pods", "scalable units", "rails")
+"""The splits a single failure is measured against."""
+
 Split = Callable[[int, int], bool]
 """``(server number, rail) -> True`` when that NIC port is in half ``A``."""
 
 
+class Failure(NamedTuple):
+    """One thing down: a switch (``device``) or a link (``link``), in ``plane``."""
+
+    kind: str
+    plane: int
+    subject: str
+    device: int = NONE
+    link: Link | None = None
+
+
 @dataclass(frozen=True)
 class Bisection:
-    """Max-flow per split and plane, in links; ``full`` is half the NIC ports (``N / 2`` summed over planes)."""
+    """Max-flow per split and plane, in links; ``full`` is half the NIC ports (``N / 2`` summed over planes);
+    ``failed`` each single failure with the bisection left with it down (in links, all planes)."""
 
     link_speed: int
     full: int
     flows: dict[str, tuple[int, ...]]
-    networks: tuple[PlaneNetwork, ...] = field(default=(), compare=False, repr=False)
-    """Each plane's network, for solving it again with parts taken out (failure impact)."""
+    failed: tuple[tuple[Failure, int], ...] = ()
 
     def total(self, split: str) -> int:
         return sum(self.flows[split])
@@ -189,9 +210,34 @@ class _Dinic:
         return sent
 
 
-def bisection(fabric: Fabric, per_plane: list[list[Link]]) -> Bisection:
-    """The max-flow of every split in every plane, with each plane's network kept for failure variants."""
-    networks = tuple(PlaneNetwork(fabric, links) for links in per_plane)
-    flows = {name: tuple(network.max_flow(in_a) for network in networks) for name, in_a in splits(fabric).items()}
+def bisection(fabric: Fabric, facts: Facts) -> Bisection:
+    """The max-flow of every split in every plane, and of the structured splits with each single failure."""
+    networks = tuple(PlaneNetwork(fabric, links) for links in facts.plane_links)
+    halves = splits(fabric)
+    flows = {name: tuple(network.max_flow(in_a) for network in networks) for name, in_a in halves.items()}
+    failed = []
+    for failure in failures(fabric, facts):
+        dead_devices = [failure.device] if failure.device != NONE else []
+        dead_links = [(failure.link[1], failure.link[3])] if failure.link else []
+        network = networks[failure.plane]
+        failed.append((failure, min(sum(flows[name]) - flows[name][failure.plane]
+                                    + network.max_flow(in_a, dead_devices, dead_links)
+                                    for name, in_a in halves.items() if name in STRUCTURED)))
     plan = fabric.plan
-    return Bisection(plan.link_speed, plan.planes * (plan.servers * plan.rails // 2), flows, networks)
+    return Bisection(plan.link_speed, plan.planes * (plan.servers * plan.rails // 2), flows, tuple(failed))
+
+
+def failures(fabric: Fabric, facts: Facts) -> Iterator[Failure]:
+    """Each single failure the fabric has: its busiest spine, super-spine and leaf, and a leaf-spine link."""
+    devices, links_of = fabric.devices, facts.links_of
+    for role in ("spine", "super_spine", "leaf"):
+        members = [index for index, device in enumerate(fabric.switches()) if device.role == role]
+        if members:
+            dead = max(members, key=lambda index: (links_of[index], -index))
+            yield Failure(role.replace("_", "-"), devices[dead].plane, devices[dead].name, device=dead)
+    link = next((link for link in fabric.links if link[0] == LEAF_SPINE), None)
+    if link is not None:
+        _, upper, upper_port, lower, lower_port = link
+        yield Failure("link", devices[upper].plane, f"{devices[lower].name}:{devices[lower].port_name(lower_port)} - "
+                                                    f"{devices[upper].name}:{devices[upper].port_name(upper_port)}",
+                      link=link)

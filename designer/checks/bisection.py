@@ -1,6 +1,6 @@
 """bisection-bandwidth: max-flow between the worst-case halves of the NIC ports, against ``N * s / 2``.
 
-The max-flow of every split (pods, rails, a seeded random one) is solved once per design in the facts
+The max-flow of every split (pods, rails, a seeded random one) is solved once per design beside the facts
 (:mod:`designer.analysis.maxflow` explains the splits and the contracted networks); this check compares
 the worst split with the full bisection of a non-blocking fabric.
 """
@@ -18,7 +18,7 @@ SEVERITY = "error"
 
 
 def check(design: Built) -> Iterable[Finding]:
-    result = design.facts.bisection
+    result = design.bisection
     worst = result.total(result.worst)
     fraction = result.fraction(worst)
     allowed = design.intent.checks.oversubscription
