@@ -13,7 +13,7 @@ from pathlib import Path
 
 from designer.allocate import Allocation, address_problems, allocate
 from designer.analysis.facts import facts
-from designer.analysis.maxflow import bisection
+from designer.analysis.maxflow import Bisection, bisection
 from designer.analysis.workload import SEEDS, WorkloadResult, analyze
 from designer.checks import CHECKS
 from designer.checks import run as run_checks
@@ -23,7 +23,7 @@ from designer.fabric import Fabric, wire
 from designer.hosts import HostConfig, host_configs
 from designer.intent import Intent, read_intent
 from designer.model import DeviceConfig, device_configs
-from designer.physical import cable_lengths, plan_physical
+from designer.physical import Physical, cable_lengths, plan_physical
 from designer.sizing import Plan, size
 from designer.workers import Background
 
@@ -55,17 +55,21 @@ def design(intent: Intent, progress: Progress | None = None, seeds: int = SEEDS,
     host settings as soon as both are made, before the checks (a build starts rendering them while the checks
     run).
 
-    Once the fabric is wired and counted, a forked worker (with more than one core) makes the physical plan and
-    solves the bisection max-flows (what neither the device models nor the host settings read) while this process
-    models the switches from the same cable lengths and sets up the servers; only the physical plan and a few
-    numbers come back. The checks run last, on everything."""
+    Once the fabric is wired and counted, two forked workers (with more than one core) make the physical plan and
+    solve the bisection max-flows (what neither the device models nor the host settings read) while this process
+    models the switches from the same cable lengths and sets up the servers: three processes share the cores, so
+    whichever part is longest does not leave a core idle. Only the physical plan and a few numbers come back. The
+    checks run last, on everything."""
     say = progress or quiet
     plan, fabric, allocation = _wired(intent, say)
     shared = facts(fabric)
     say("placing racks, power and cables and solving the bisection max-flows")
-    with Background([0], 1, lambda _worker, _count: {"physical": plan_physical(intent, plan, fabric),
-                                                     "bisection": bisection(fabric, shared)},
-                    fork=(os.cpu_count() or 1) > 1) as beside:
+    def beside_the_models(worker: int, _count: int) -> dict[str, Physical | Bisection]:
+        if worker == 0:
+            return {"physical": plan_physical(intent, plan, fabric)}
+        return {"bisection": bisection(fabric, shared)}
+
+    with Background([0, 1], 2, beside_the_models, fork=(os.cpu_count() or 1) > 1) as beside:
         cable_dm = cable_lengths(intent, plan, fabric)
         say(f"modelling {fabric.switch_count:,} switches")
         configs = tuple(device_configs(intent, plan, fabric, allocation, cable_dm))

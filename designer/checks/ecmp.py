@@ -177,7 +177,7 @@ def _confirm_on_graph(fabric: Fabric, pairs: Counter[tuple[int, int]], leaf_vect
     devices = fabric.devices
     leaves = sorted(leaf_vectors)
     adjacency: dict[int, list[tuple[int, int]]] = defaultdict(list)
-    for (upper, lower), links in sorted(pairs.items()):
+    for (upper, lower), links in pairs.items():  # path counts are sums: the order adds nothing
         adjacency[upper].append((lower, links))
         adjacency[lower].append((upper, links))
     def eligible(a: int, b: int) -> bool:

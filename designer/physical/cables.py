@@ -21,7 +21,7 @@ from __future__ import annotations
 import math
 from bisect import bisect_left
 from collections import Counter
-from functools import cache
+from functools import cache, partial
 from typing import NamedTuple
 
 from designer.catalog import MediumModel, catalog
@@ -107,26 +107,39 @@ def lay_cables(intent: Intent, fabric: Fabric, layout: Layout) -> Cabling:
     switch_w = [float(intent.switch(device.role).power_w) for device in fabric.switches()]
     bom: Counter[BomKey] = Counter()
 
+    modules: dict[tuple[str, int], BomKey] = {}
+    orderable: dict[int, int] = {}
+    fibers = [("cable", f"{model.label} fiber") for model in media]
+
     def plug(device: int, model: MediumModel, lanes: int) -> None:
         """One module or active-cable end in a physical port of ``lanes`` links."""
         if device < fabric.switch_count:
             switch_w[device] += model.power_w.get(lanes * speed, 0.0)
         if model.optical:
-            bom["transceiver", module_name(model, lanes * speed, lanes, speed), NO_LENGTH] += 1
+            key = modules.get((model.name, lanes))
+            if key is None:
+                key = modules[model.name, lanes] = ("transceiver", module_name(model, lanes * speed, lanes, speed),
+                                                    NO_LENGTH)
+            bom[key] += 1
 
     assemblies: dict[int, tuple[int, MediumModel, set[int]]] = {}
     for number, (_, upper, upper_port, lower, lower_port) in enumerate(links):
+        length = length_dm[number]
+        ordered = orderable.get(length)
+        if ordered is None:
+            ordered = orderable[length] = ordered_length(length)
         if medium[number] == len(media):
-            bom["cable", "none: longer than every medium", ordered_length(length_dm[number])] += 1
+            bom["cable", "none: longer than every medium", ordered] += 1
             continue
         model = media[medium[number]]
-        ends = ((upper, upper_port), (lower, lower_port))
         if model.optical:
-            bom["cable", f"{model.label} fiber", ordered_length(length_dm[number])] += 1
-            for device, _ in ends:
-                if breakout[device] == 1:
-                    plug(device, model, 1)
+            bom[(*fibers[medium[number]], ordered)] += 1
+            if breakout[upper] == 1:
+                plug(upper, model, 1)
+            if breakout[lower] == 1:
+                plug(lower, model, 1)
             continue
+        ends = ((upper, upper_port), (lower, lower_port))
         (keyed, keyed_port), (other, other_port) = ends if breakout[upper] >= breakout[lower] else ends[::-1]
         key = keyed * PORT_SPACE + keyed_port // breakout[keyed]
         run, _, far = assemblies.setdefault(key, (length_dm[number], model, set()))
@@ -166,14 +179,17 @@ def choose_media(links: list[Link], breakout: list[int], length_dm: list[int],
     for number, (_, upper, upper_port, lower, lower_port) in enumerate(links):
         for device, port in ((upper, upper_port), (lower, lower_port)):
             if breakout[device] > 1:
-                first = root(shared.setdefault(device * PORT_SPACE + port // breakout[device], number))
-                mine = root(number)
-                parent[max(first, mine)] = min(first, mine)
+                first = shared.setdefault(device * PORT_SPACE + port // breakout[device], number)
+                if first != number:  # a port seen before: join this link's group to the first link's
+                    first, mine = root(first), root(number)
+                    parent[max(first, mine)] = min(first, mine)
+    groups = [root(number) for number in range(len(links))]
     longest = length_dm[:]
-    for number, length in enumerate(length_dm):
-        group = root(number)
-        longest[group] = max(longest[group], length)
-    return [medium_for(longest[root(number)], reach_dm) for number in range(len(links))], shared
+    for group, length in zip(groups, length_dm, strict=True):
+        if length > longest[group]:
+            longest[group] = length
+    media = list(map(partial(medium_for, reach_dm=reach_dm), map(longest.__getitem__, groups)))
+    return media, shared
 
 
 def module_name(model: MediumModel, port_speed: int, lanes: int, link_speed: int) -> str:
