@@ -145,13 +145,21 @@ class PlaneNetwork:
         self.cap.append(backward)
         return arc
 
-    def max_flow(self, in_a: Split, dead_devices: Iterable[int] = (),
-                 dead_links: Iterable[tuple[int, int]] = ()) -> int:
-        """Max-flow in links from the ``A`` NIC ports to the ``B`` ones, without the dead switches and links
-        (a dead link is one ``(upper, lower)`` link of a possibly parallel bundle)."""
+    def split(self, in_a: Split) -> list[int]:
+        """The network's capacities with the leaves' source and sink arcs set for the split ``in_a``: each NIC port
+        in ``A`` adds one to its leaf's source arc, each in ``B`` one to its sink arc."""
         cap = self.cap.copy()
-        for leaf, server, rail in self.nics:
-            cap[self.source_arc[leaf] if in_a(server, rail) else self.sink_arc[leaf]] += 1
+        for arc, count in Counter(self.source_arc[leaf] if in_a(server, rail) else self.sink_arc[leaf]
+                                  for leaf, server, rail in self.nics).items():
+            cap[arc] += count
+        return cap
+
+    def max_flow(self, split: list[int], dead_devices: Iterable[int] = (),
+                 dead_links: Iterable[tuple[int, int]] = ()) -> int:
+        """Max-flow in links from the ``A`` NIC ports to the ``B`` ones, over the capacities ``split`` (of
+        :meth:`split`, left as they are), without the dead switches and links (a dead link is one ``(upper,
+        lower)`` link of a possibly parallel bundle)."""
+        cap = split.copy()
         for device in dead_devices:
             for arc in self.arcs[self.ids[device]] if device in self.ids else ():
                 cap[arc] = cap[arc ^ 1] = 0
@@ -196,33 +204,37 @@ class _Dinic:
             return limit
         sent = 0
         arcs, cap, head, level, cursor = self.arcs[node], self.cap, self.head, self.level, self.cursor
-        while cursor[node] < len(arcs):
-            arc = arcs[cursor[node]]
-            if cap[arc] and level[head[arc]] == level[node] + 1:
+        deeper, here, count = self.level[node] + 1, cursor[node], len(arcs)
+        while here < count:
+            arc = arcs[here]
+            if cap[arc] and level[head[arc]] == deeper:
                 pushed = self.push(head[arc], min(limit - sent, cap[arc]))
                 if pushed:
                     cap[arc] -= pushed
                     cap[arc ^ 1] += pushed
                     sent += pushed
                     if sent == limit:
+                        cursor[node] = here
                         return sent
-            cursor[node] += 1
+            here += 1
+        cursor[node] = here
         return sent
 
 
 def bisection(fabric: Fabric, facts: Facts) -> Bisection:
     """The max-flow of every split in every plane, and of the structured splits with each single failure."""
     networks = tuple(PlaneNetwork(fabric, links) for links in facts.plane_links)
-    halves = splits(fabric)
-    flows = {name: tuple(network.max_flow(in_a) for network in networks) for name, in_a in halves.items()}
+    capacities = {name: [network.split(in_a) for network in networks] for name, in_a in splits(fabric).items()}
+    flows = {name: tuple(network.max_flow(split) for network, split in zip(networks, planes, strict=True))
+             for name, planes in capacities.items()}
     failed = []
     for failure in failures(fabric, facts):
         dead_devices = [failure.device] if failure.device != NONE else []
         dead_links = [(failure.link[1], failure.link[3])] if failure.link else []
         network = networks[failure.plane]
         failed.append((failure, min(sum(flows[name]) - flows[name][failure.plane]
-                                    + network.max_flow(in_a, dead_devices, dead_links)
-                                    for name, in_a in halves.items() if name in STRUCTURED)))
+                                    + network.max_flow(planes[failure.plane], dead_devices, dead_links)
+                                    for name, planes in capacities.items() if name in STRUCTURED)))
     plan = fabric.plan
     return Bisection(plan.link_speed, plan.planes * (plan.servers * plan.rails // 2), flows, tuple(failed))
 
