@@ -10,20 +10,21 @@ from __future__ import annotations
 import os
 from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 from designer.allocate import Allocation, address_problems, allocate
 from designer.analysis.facts import facts
-from designer.analysis.maxflow import Bisection, bisection
+from designer.analysis.maxflow import bisection
 from designer.analysis.workload import SEEDS, WorkloadResult, analyze
-from designer.checks import CHECKS
+from designer.checks import CHECKS, OF_THE_FABRIC, ordered
 from designer.checks import run as run_checks
-from designer.design import Built, Design, Progress, quiet
+from designer.design import Built, Design, Progress, Wired, quiet
 from designer.errors import InputError, Problem
 from designer.fabric import Fabric, wire
 from designer.hosts import HostConfig, host_configs
 from designer.intent import Intent, read_intent
 from designer.model import DeviceConfig, device_configs
-from designer.physical import Physical, cable_lengths, plan_physical
+from designer.physical import cable_lengths, plan_physical
 from designer.sizing import Plan, size
 from designer.workers import Background
 
@@ -55,20 +56,22 @@ def design(intent: Intent, progress: Progress | None = None, seeds: int = SEEDS,
     host settings as soon as both are made, before the checks (a build starts rendering them while the checks
     run).
 
-    Once the fabric is wired and counted, two forked workers (with more than one core) make the physical plan and
-    solve the bisection max-flows (what neither the device models nor the host settings read) while this process
-    models the switches from the same cable lengths and sets up the servers: three processes share the cores, so
-    whichever part is longest does not leave a core idle. Only the physical plan and a few numbers come back. The
-    checks run last, on everything."""
+    Once the fabric is wired and counted, two forked workers (with more than one core) make the physical plan, and
+    solve the bisection max-flows and run the checks of the fabric itself (:data:`OF_THE_FABRIC`: what neither the
+    device models nor the host settings read), while this process models the switches from the same cable lengths
+    and sets up the servers: three processes share the cores, so whichever part is longest does not leave a core
+    idle. Only the physical plan, a few numbers and the findings come back. The other checks run last."""
     say = progress or quiet
     plan, fabric, allocation = _wired(intent, say)
     shared = facts(fabric)
-    say("placing racks, power and cables and solving the bisection max-flows")
-    def beside_the_models(worker: int, _count: int) -> dict[str, Physical | Bisection]:
+
+    def beside_the_models(worker: int, _count: int) -> dict[str, Any]:
         if worker == 0:
             return {"physical": plan_physical(intent, plan, fabric)}
-        return {"bisection": bisection(fabric, shared)}
+        wired = Wired(intent, plan, fabric, allocation, shared, bisection(fabric, shared))
+        return {"bisection": wired.bisection, "findings": run_checks(wired, 1, OF_THE_FABRIC)}
 
+    say("placing racks, power and cables, solving the bisection max-flows and checking the fabric")
     with Background([0, 1], 2, beside_the_models, fork=(os.cpu_count() or 1) > 1) as beside:
         cable_dm = cable_lengths(intent, plan, fabric)
         say(f"modelling {fabric.switch_count:,} switches")
@@ -78,12 +81,13 @@ def design(intent: Intent, progress: Progress | None = None, seeds: int = SEEDS,
         hosts = host_configs(intent, fabric, allocation, analyzed)
         if modelled:
             modelled(configs, hosts)
-        say("waiting for the racks, cables and bisection max-flows")
+        say("waiting for the racks, cables, max-flows and the checks of the fabric")
         placed = beside.results()
-    built = Built(intent, plan, fabric, allocation, placed["physical"], configs, shared, placed["bisection"],
+    built = Built(intent, plan, fabric, allocation, shared, placed["bisection"], placed["physical"], configs,
                   analyzed, hosts)
-    say(f"running {len(CHECKS)} checks")
-    return Design(**vars(built), findings=tuple(run_checks(built)))
+    others = [module for module in CHECKS if module not in OF_THE_FABRIC]
+    say(f"running {len(others)} more checks")
+    return Design(**vars(built), findings=tuple(ordered([*placed["findings"], *run_checks(built, checks=others)])))
 
 
 def device_models(intent: Intent) -> tuple[DeviceConfig, ...]:

@@ -2,9 +2,10 @@
 
 from __future__ import annotations
 
-from dataclasses import replace
+from dataclasses import fields, replace
 from functools import cache
 from itertools import pairwise
+from types import SimpleNamespace
 
 import networkx as nx
 import pytest
@@ -13,9 +14,9 @@ from hypothesis import strategies as st
 
 from designer.allocate import Allocation
 from designer.analysis.facts import facts
-from designer.analysis.maxflow import bisection, splits
-from designer.checks import CHECKS, counts, evidence, run
-from designer.design import Design
+from designer.analysis.maxflow import PlaneNetwork, _Flow, bisection, splits
+from designer.checks import CHECKS, OF_THE_FABRIC, counts, evidence, run
+from designer.design import Design, Wired
 from designer.errors import InputError
 from designer.fabric import LEAF_SPINE, SERVER_LEAF, SPINE_SUPER, Device
 from designer.findings import Finding
@@ -65,6 +66,16 @@ def test_generated_fabrics_pass_every_check(make) -> None:
     assert counts(design.findings) == {"passed": len(CHECKS), "failed": 0, "warnings": 0}
     assert {f.check for f in design.findings} == {module.ID for module in CHECKS}   # each reports evidence
     assert list(design.findings) == run(design)
+
+
+def test_the_checks_of_the_fabric_read_only_the_wired_fabric() -> None:
+    """What the pipeline runs beside the device models finds the same on the wired record alone as on the whole
+    design: none of those checks reads the physical plan, the models or the host settings."""
+    for design in (without(two_tier(), first_link(two_tier(), LEAF_SPINE)), three_tier()):
+        wired = Wired(**{field.name: getattr(design, field.name) for field in fields(Wired)})
+        assert type(wired) is Wired
+        assert run(wired, 1, OF_THE_FABRIC) == run(design, 1, OF_THE_FABRIC) != []
+        assert {f.check for f in run(wired, 1, OF_THE_FABRIC)} == {module.ID for module in OF_THE_FABRIC}
 
 
 def test_registry_entries_have_an_id_description_and_severity() -> None:
@@ -448,6 +459,56 @@ def test_failure_impact_of_a_super_spine_in_three_tiers() -> None:
     assert impact["super-spine"]["ecmp_width"] == 8 - 4             # a spine loses its 4 links to it
     assert impact["super-spine"]["gpus_losing_a_rail"] == 0
     assert impact["leaf"]["gpus_losing_a_rail"] == 8
+
+
+@pytest.mark.parametrize("make", [
+    two_tier, three_tier,
+    lambda: without(two_tier(), first_link(two_tier(), LEAF_SPINE), first_link(two_tier(), LEAF_SPINE, 40)),
+    lambda: without(three_tier(), *range(first_link(three_tier(), SPINE_SUPER), first_link(three_tier(), SPINE_SUPER)
+                                         + 24, 3)),
+    lambda: build_design(servers=24, server="dgx-b300", leaf="{model: generic-32x400g}"),
+], ids=["2-tier", "3-tier", "2-tier-broken", "3-tier-broken", "2-planes"])
+def test_a_failure_solved_from_the_intact_flow_is_the_max_flow_solved_afresh(make) -> None:
+    """Taking back the flow through what is down and adding what the rest carries gives what solving the
+    network without it from nothing gives: for every switch, and for links of every bundle, in every split."""
+    design = make()
+    for network, links in zip((PlaneNetwork(design.fabric, links) for links in design.facts.plane_links),
+                              design.facts.plane_links, strict=True):
+        pairs = sorted({(link[1], link[3]) for link in links if link[0] != SERVER_LEAF})
+        for in_a in splits(design.fabric).values():
+            split = network.split(in_a)
+            solved = network.solve(split)
+            for device in [device for device in network.ids if device >= 0]:
+                cold = split.copy()
+                for arc in network.arcs[network.ids[device]]:
+                    cold[arc] = cold[arc ^ 1] = 0
+                assert network.without(split, solved, [device]) == network.solve(cold).value
+            for pair in pairs[::7]:
+                cold = split.copy()
+                arc = network.pair_arc[pair]
+                cold[arc] -= 1
+                cold[arc ^ 1] -= 1
+                assert network.without(split, solved, dead_links=[pair]) == network.solve(cold).value
+
+
+def test_taking_back_the_flow_through_a_link_cancels_a_cycle_of_the_flow_met_on_the_way() -> None:
+    """Source s=0, sink t=1, a=2, b=3, c=4: one unit s -> a -> t and one around a -> b -> c -> a. Taking back the
+    unit on a -> t walks back from a into the cycle first (its arc is listed first at a); the cycle is cancelled,
+    the walk goes on to s, and no flow is left anywhere."""
+    head: list[int] = []
+    arcs: list[list[int]] = [[] for _ in range(5)]
+    split: list[int] = []
+    for tail, to, forward, backward in ((4, 2, 1, 1), (0, 2, 2, 0), (2, 3, 1, 1), (3, 4, 1, 1), (2, 1, 1, 0)):
+        arcs[tail].append(len(head))
+        arcs[to].append(len(head) + 1)
+        head += [to, tail]
+        split += [forward, backward]
+    carried = [1, 1, 1, 1, 1]                                               # one unit on every arc, forward
+    cap = [capacity - (carried[arc // 2] if arc % 2 == 0 else -carried[arc // 2]) for arc, capacity in enumerate(split)]
+    flow = _Flow(SimpleNamespace(head=head, arcs=arcs), split, cap)
+    flow.reduce(8, 0, 0)                                                    # a -> t down
+    assert flow.taken == 1
+    assert [flow.split[arc] - flow.cap[arc] for arc in range(0, 10, 2)] == [0, 0, 0, 0, 0]
 
 
 # runner -------------------------------------------------------------------------------------------

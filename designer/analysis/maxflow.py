@@ -26,7 +26,10 @@ single failures are solved on the same networks (about 0.1 s per max-flow at 32k
 Single failures (:func:`failures`): the busiest spine, super-spine and leaf (the one with the most links, first
 in device order on a tie) and the first leaf-spine link. The failed plane is solved again without it for the
 structured splits only (pods or scalable units, and rails; the random split mixes both halves on every leaf
-and is never the worst one for a single failure); what is left is the smallest of those bisections. The
+and is never the worst one for a single failure); what is left is the smallest of those bisections. A failure
+is solved from the intact max-flow of its split (:meth:`PlaneNetwork.without`): the flow through what is down
+is taken back along paths of the flow, then Dinic's algorithm adds what the rest carries, so only the few
+hundred links of the failure move, not the whole bisection (the tests confirm it against solving afresh). The
 failure-impact check reads the result; only numbers leave this module, never a network.
 """
 
@@ -154,20 +157,89 @@ class PlaneNetwork:
             cap[arc] += count
         return cap
 
-    def max_flow(self, split: list[int], dead_devices: Iterable[int] = (),
-                 dead_links: Iterable[tuple[int, int]] = ()) -> int:
-        """Max-flow in links from the ``A`` NIC ports to the ``B`` ones, over the capacities ``split`` (of
-        :meth:`split`, left as they are), without the dead switches and links (a dead link is one ``(upper,
-        lower)`` link of a possibly parallel bundle)."""
-        cap = split.copy()
+    def solve(self, split: list[int]) -> Solved:
+        """The max-flow in links from the ``A`` NIC ports to the ``B`` ones over the capacities ``split`` (of
+        :meth:`split`, left as they are), with the residual capacities it leaves."""
+        residual = split.copy()
+        return Solved(_Dinic(self.head, self.arcs, residual).run(), residual)
+
+    def without(self, split: list[int], solved: Solved, dead_devices: Iterable[int] = (),
+                dead_links: Iterable[tuple[int, int]] = ()) -> int:
+        """The max-flow of ``split`` without the dead switches and links (a dead link is one ``(upper, lower)``
+        link of a possibly parallel bundle), from its intact max-flow ``solved``: the flow through what is down is
+        taken back along paths of the flow (from the source and to the sink), then Dinic's algorithm adds what the
+        rest of the network can carry. Only the flow through the failure is moved, not the whole bisection."""
+        flow = _Flow(self, split, solved.residual.copy())
         for device in dead_devices:
-            for arc in self.arcs[self.ids[device]] if device in self.ids else ():
-                cap[arc] = cap[arc ^ 1] = 0
+            node = self.ids.get(device)
+            for arc in self.arcs[node] if node is not None else ():
+                flow.reduce(arc, 0, 0)
         for pair in dead_links:
             arc = self.pair_arc[pair]
-            cap[arc] -= 1
-            cap[arc ^ 1] -= 1
-        return _Dinic(self.head, self.arcs, cap).run()
+            flow.reduce(arc, split[arc] - 1, split[arc ^ 1] - 1)
+        return solved.value - flow.taken + _Dinic(self.head, self.arcs, flow.cap).run()
+
+
+class Solved(NamedTuple):
+    """A max-flow (in links) and the residual capacities of the network it leaves."""
+
+    value: int
+    residual: list[int]
+
+
+class _Flow:
+    """A flow of a :class:`PlaneNetwork` as its residual capacities ``cap`` over the capacities ``split`` (a copy,
+    lowered by :meth:`reduce`): arc ``a`` carries ``split[a] - cap[a]`` (negative: that much the other way)."""
+
+    def __init__(self, network: PlaneNetwork, split: list[int], cap: list[int]):
+        self.head, self.arcs, self.split, self.cap = network.head, network.arcs, split.copy(), cap
+        self.taken = 0
+        """The flow taken back from the source to the sink, in links."""
+
+    def reduce(self, arc: int, forward: int, backward: int) -> None:
+        """Lower the capacities of ``arc`` and its reverse to ``forward`` and ``backward``, first taking back the
+        flow either carries beyond its new capacity."""
+        split, cap = self.split, self.cap
+        for one, limit in ((arc, forward), (arc ^ 1, backward)):
+            while split[one] - cap[one] > limit:
+                self._take_back(one, split[one] - cap[one] - limit)
+        cap[arc] += forward - split[arc]
+        cap[arc ^ 1] += backward - split[arc ^ 1]
+        split[arc], split[arc ^ 1] = forward, backward
+
+    def _take_back(self, arc: int, most: int) -> None:
+        """Take back up to ``most`` of the flow through ``arc`` along one path of the flow from the source, through
+        the arc, to the sink."""
+        path = [*self._walk(self.head[arc ^ 1], 0, backward=True), arc, *self._walk(self.head[arc], 1)]
+        taken = min(most, *(self.split[one] - self.cap[one] for one in path))
+        self._cancel(path, taken)
+        self.taken += taken
+
+    def _walk(self, start: int, end: int, backward: bool = False) -> list[int]:
+        """Arcs carrying flow from ``start`` to ``end`` (``backward``: from ``end`` to ``start``, walked from
+        ``start``). The flow is conserved, so every node on the way has such an arc; a cycle of the flow met on the
+        way is cancelled (the flow's value does not change) and the walk goes on from where it closed."""
+        head, arcs, split, cap = self.head, self.arcs, self.split, self.cap
+        path: list[int] = []
+        seen = {start: 0}
+        node = start
+        while node != end:
+            step = next(one for arc in arcs[node] if split[one := arc ^ 1 if backward else arc] - cap[one] > 0)
+            node = head[step ^ 1] if backward else head[step]
+            path.append(step)
+            if node in seen:
+                cycle = path[seen[node]:]
+                self._cancel(cycle, min(split[one] - cap[one] for one in cycle))
+                del path[seen[node]:]
+                seen = {key: at for key, at in seen.items() if at <= len(path)}
+                continue
+            seen[node] = len(path)
+        return path
+
+    def _cancel(self, arcs: list[int], amount: int) -> None:
+        for arc in arcs:
+            self.cap[arc] += amount
+            self.cap[arc ^ 1] -= amount
 
 
 class _Dinic:
@@ -225,15 +297,16 @@ def bisection(fabric: Fabric, facts: Facts) -> Bisection:
     """The max-flow of every split in every plane, and of the structured splits with each single failure."""
     networks = tuple(PlaneNetwork(fabric, links) for links in facts.plane_links)
     capacities = {name: [network.split(in_a) for network in networks] for name, in_a in splits(fabric).items()}
-    flows = {name: tuple(network.max_flow(split) for network, split in zip(networks, planes, strict=True))
-             for name, planes in capacities.items()}
+    solved = {name: [network.solve(split) for network, split in zip(networks, planes, strict=True)]
+              for name, planes in capacities.items()}
+    flows = {name: tuple(plane.value for plane in planes) for name, planes in solved.items()}
     failed = []
     for failure in failures(fabric, facts):
         dead_devices = [failure.device] if failure.device != NONE else []
         dead_links = [(failure.link[1], failure.link[3])] if failure.link else []
-        network = networks[failure.plane]
-        failed.append((failure, min(sum(flows[name]) - flows[name][failure.plane]
-                                    + network.max_flow(planes[failure.plane], dead_devices, dead_links)
+        network, plane = networks[failure.plane], failure.plane
+        failed.append((failure, min(sum(flows[name]) - flows[name][plane]
+                                    + network.without(planes[plane], solved[name][plane], dead_devices, dead_links)
                                     for name, planes in capacities.items() if name in STRUCTURED)))
     plan = fabric.plan
     return Bisection(plan.link_speed, plan.planes * (plan.servers * plan.rails // 2), flows, tuple(failed))

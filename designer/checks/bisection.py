@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
-from designer.design import Built
+from designer.design import Wired
 from designer.findings import Finding
 
 ID = "bisection-bandwidth"
@@ -17,7 +17,7 @@ DESCRIPTION = "max-flow between worst-case halves (pods, rails, random) equals f
 SEVERITY = "error"
 
 
-def check(design: Built) -> Iterable[Finding]:
+def check(design: Wired) -> Iterable[Finding]:
     result = design.bisection
     worst = result.total(result.worst)
     fraction = result.fraction(worst)

@@ -18,7 +18,7 @@ from operator import itemgetter
 from typing import NamedTuple
 
 from designer.analysis.maxflow import Failure
-from designer.design import Built
+from designer.design import Wired
 from designer.fabric import NONE, SERVER_LEAF, Fabric, Link
 from designer.findings import Finding
 
@@ -27,7 +27,7 @@ DESCRIPTION = "bisection, ECMP width and GPUs cut off when one spine, super-spin
 SEVERITY = "error"
 
 
-def check(design: Built) -> Iterable[Finding]:
+def check(design: Wired) -> Iterable[Finding]:
     fabric = design.fabric
     thresholds = design.intent.checks
     intact = design.bisection

@@ -13,7 +13,7 @@ from itertools import repeat
 from operator import add, itemgetter, lt, mul
 
 from designer.checks.base import capped
-from designer.design import Built
+from designer.design import Wired
 from designer.fabric import Fabric
 from designer.findings import Finding
 
@@ -22,7 +22,7 @@ DESCRIPTION = "no port used twice or beyond the hardware; breakout consistent"
 SEVERITY = "error"
 
 
-def check(design: Built) -> Iterable[Finding]:
+def check(design: Wired) -> Iterable[Finding]:
     fabric, intent, speed = design.fabric, design.intent, design.plan.link_speed
     devices = fabric.devices
     problems: list[tuple[str, str]] = []
