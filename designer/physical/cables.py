@@ -172,16 +172,17 @@ def lay_cables(intent: Intent, fabric: Fabric, layout: Layout) -> Cabling:
         group_medium = medium[first]
         if group_medium < len(media) and media[group_medium].optical:
             plug(key // PORT_SPACE, media[group_medium], breakout[key // PORT_SPACE])
+    copper: Counter[tuple[str, int, int, int, int]] = Counter()
     for key, (run, model, far) in sorted(assemblies.items()):
         keyed = key // PORT_SPACE
-        lanes, far_lanes = breakout[keyed], breakout[min(far) // PORT_SPACE]
-        item = f"{model.label} {lanes * speed}G"
-        if len(far) > 1:
-            item += f" to {len(far)} x {far_lanes * speed}G"
-        bom["cable", item, ordered_length(run)] += 1
+        lanes = breakout[keyed]
+        copper[model.label, lanes, len(far), breakout[min(far) // PORT_SPACE], run] += 1
         plug(keyed, model, lanes)
         for port in sorted(far):
             plug(port // PORT_SPACE, model, breakout[port // PORT_SPACE])
+    for (label, lanes, ends, far_lanes, run), count in copper.items():  # each kind of assembly named once
+        item = f"{label} {lanes * speed}G" + (f" to {ends} x {far_lanes * speed}G" if ends > 1 else "")
+        bom["cable", item, ordered_length(run)] += count
     return Cabling(length_dm, medium, media, reach_dm, switch_w, bom)
 
 
