@@ -24,12 +24,13 @@ SHOWN = ("facts", "bisection-bandwidth", "failure-impact", "ecmp-balance", "sess
 RUN = """\
 import json, sys, time
 from designer.analysis.facts import facts
+from designer.analysis.maxflow import bisection
 from designer.checks import CHECKS
 from designer.pipeline import design
 from designer.intent import parse_intent
 built = design(parse_intent(sys.argv[1]))
 start = time.perf_counter()
-facts(built.fabric)
+bisection(built.fabric, facts(built.fabric))
 seconds = {"facts": time.perf_counter() - start}
 for module in CHECKS:
     start = time.perf_counter()

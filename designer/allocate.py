@@ -26,6 +26,7 @@ from __future__ import annotations
 import math
 import socket
 import struct
+from collections.abc import Iterable
 from dataclasses import dataclass
 
 from netaddr import IPNetwork
@@ -49,6 +50,7 @@ PRIVATE_RANGES = (IPNetwork("10.0.0.0/8"), IPNetwork("172.16.0.0/12"), IPNetwork
 """RFC 1918 space, where a pool too small is offered a free prefix of the size it needs."""
 LOOPBACK_HOME = int(IPNetwork("10.255.0.0/32").first)
 """A default loopback pool is the block of its size holding 10.255.0.0, when that block is free."""
+OCTETS = tuple(str(octet) for octet in range(256))
 
 
 @dataclass(frozen=True)
@@ -158,6 +160,20 @@ class Allocation:
 def ip(address: int) -> str:
     """Dotted-quad text of an integer IPv4 address."""
     return socket.inet_ntoa(struct.pack("!I", address))
+
+
+def ips(addresses: Iterable[int]) -> list[str]:
+    """:func:`ip` of each of ``addresses``, with the first three octets of each /24 formatted once (a fabric's
+    addresses are dense: this is several times faster than formatting each one)."""
+    heads: dict[int, str] = {}
+    octets = OCTETS
+    texts = []
+    for address in addresses:
+        head = heads.get(address >> 8)
+        if head is None:
+            head = heads[address >> 8] = ip(address).rpartition(".")[0] + "."
+        texts.append(head + octets[address & 255])
+    return texts
 
 
 def allocate(intent: Intent, fabric: Fabric) -> Allocation:

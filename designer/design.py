@@ -1,7 +1,8 @@
 """The design record: every stage's result for one intent, read-only for everything after it.
 
-``Built`` is what the building stages produce and what the checks read; ``Design`` adds what the checks
-found. The stages themselves run in :mod:`designer.pipeline`.
+``Wired`` is the fabric up to its max-flows (what the checks of the fabric itself read), ``Built`` adds what the
+building stages produce after it (what every other check reads); ``Design`` adds what the checks found. The
+stages themselves run in :mod:`designer.pipeline`.
 """
 
 from __future__ import annotations
@@ -11,6 +12,7 @@ from dataclasses import dataclass
 
 from designer.allocate import Allocation
 from designer.analysis.facts import Facts
+from designer.analysis.maxflow import Bisection
 from designer.analysis.workload import WorkloadResult
 from designer.fabric import Fabric
 from designer.findings import Finding
@@ -29,19 +31,28 @@ def quiet(stage: str) -> None:
 
 
 @dataclass(frozen=True)
-class Built:
-    """Everything the building stages produced for one intent: what the checks read."""
+class Wired:
+    """The wired, addressed and counted fabric with its max-flows: what the checks of the fabric itself read
+    (:data:`designer.checks.OF_THE_FABRIC`), made before the physical plan and the device models."""
 
     intent: Intent
     plan: Plan
     fabric: Fabric
     allocation: Allocation
+    facts: Facts
+    """Shared facts of the fabric (link counts, the links of each plane), computed once."""
+    bisection: Bisection
+    """The max-flows: every split's bisection and what each single failure leaves of it."""
+
+
+@dataclass(frozen=True)
+class Built(Wired):
+    """Everything the building stages produced for one intent: what the checks read."""
+
     physical: Physical
     """Racks, positions, power, cable lengths and media, and the bill of materials."""
     configs: tuple[DeviceConfig, ...]
     """One vendor-neutral configuration model per switch, in fabric device order."""
-    facts: Facts
-    """Shared facts of the fabric (link counts, plane networks, bisection), computed once."""
     workloads: tuple[WorkloadResult, ...] = ()
     """What the fabric does to each workload of the intent (:mod:`designer.analysis.workload`)."""
     hosts: tuple[HostConfig, ...] = ()

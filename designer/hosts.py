@@ -29,7 +29,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import NamedTuple
 
-from designer.allocate import Allocation, ip
+from designer.allocate import Allocation, ips
 from designer.analysis.workload import WorkloadResult
 from designer.fabric import Fabric
 from designer.intent import Intent
@@ -144,15 +144,17 @@ def host_configs(intent: Intent, fabric: Fabric, allocation: Allocation,
     keyfiles = spec.format == "nmconnection"
     prefixes = tuple(f"net/ipv4/conf/{name}/" if "." in name else f"net.ipv4.conf.{name}." for name in spec.nics)
     names = fabric.port_names()  # one tuple per port layout: naming a port costs an index
+    server_links = range(fabric.server_link_count)
+    leaf_ips = ips(allocation.evens[number] for number in server_links)
+    nic_ips = ips(allocation.evens[number] + 1 for number in server_links)
     hosts = []
     for offset, numbers in enumerate(links):
         server = devices[first + offset]
         nics = []
         for index, (number, name) in enumerate(zip(numbers, spec.nics, strict=True)):
             _, leaf, slot, _, _ = fabric.links[number]
-            even = allocation.evens[number]
             nics.append(HostNic(name, spec.rdma_devices[index], names[first + offset][index], index // rails,
-                                index % rails, ip(even + 1), ip(even), devices[leaf].name, names[leaf][slot],
+                                index % rails, nic_ips[number], leaf_ips[number], devices[leaf].name, names[leaf][slot],
                                 TABLE_BASE + index,
                                 str(uuid.uuid5(CONNECTION_NAMESPACE, f"{intent.name}/{server.name}/{name}"))
                                 if keyfiles else "", prefixes[index]))

@@ -1,5 +1,5 @@
-"""The whole way through: intent, plan, fabric, allocation, physical plan, device models, facts, workloads,
-checks.
+"""The whole way through: intent, plan, fabric, allocation, facts, then the physical plan and the bisection
+max-flows beside the device models, workloads and host settings, then the checks.
 
 This is the Python API (``designer.build(path)``); the command line is a thin layer over it. Each stage
 takes explicit inputs and returns a new value; none edits another's result.
@@ -10,19 +10,21 @@ from __future__ import annotations
 import os
 from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 from designer.allocate import Allocation, address_problems, allocate
 from designer.analysis.facts import facts
+from designer.analysis.maxflow import bisection
 from designer.analysis.workload import SEEDS, WorkloadResult, analyze
-from designer.checks import CHECKS
+from designer.checks import CHECKS, OF_THE_FABRIC, ordered
 from designer.checks import run as run_checks
-from designer.design import Built, Design, Progress, quiet
+from designer.design import Built, Design, Progress, Wired, quiet
 from designer.errors import InputError, Problem
 from designer.fabric import Fabric, wire
 from designer.hosts import HostConfig, host_configs
 from designer.intent import Intent, read_intent
 from designer.model import DeviceConfig, device_configs
-from designer.physical import Physical, cable_lengths, plan_physical
+from designer.physical import cable_lengths, plan_physical
 from designer.sizing import Plan, size
 from designer.workers import Background
 
@@ -51,29 +53,48 @@ def design(intent: Intent, progress: Progress | None = None, seeds: int = SEEDS,
     """Run the stages after loading on an already validated intent, telling ``progress`` as each one starts
     from wiring on (sizing is arithmetic: an intent too big to size gets its errors and nothing else); the
     workloads are analyzed over ``seeds`` runs. ``modelled`` gets the switches' device models and the servers'
-    host settings as soon as both are made, before the facts and the checks (a build starts rendering them
-    while the checks run)."""
+    host settings as soon as both are made, before the checks (a build starts rendering them while the checks
+    run).
+
+    Once the fabric is wired and counted, two forked workers (with more than one core) make the physical plan, and
+    solve the bisection max-flows and run the checks of the fabric itself (:data:`OF_THE_FABRIC`: what neither the
+    device models nor the host settings read), while this process models the switches from the same cable lengths
+    and sets up the servers: three processes share the cores, so whichever part is longest does not leave a core
+    idle. Only the physical plan, a few numbers and the findings come back. The other checks run last."""
     say = progress or quiet
     plan, fabric, allocation = _wired(intent, say)
-    say("placing racks, power and cables")
-    physical, configs = _physical_and_models(intent, plan, fabric, allocation, say)
-    analyzed = _analyzed(intent, fabric, allocation, seeds, say)
-    say(f"setting up the backend NICs of {intent.servers:,} servers")
-    hosts = host_configs(intent, fabric, allocation, analyzed)
-    if modelled:
-        modelled(configs, hosts)
-    say("counting links and solving the bisection max-flows")
     shared = facts(fabric)
-    built = Built(intent, plan, fabric, allocation, physical, configs, shared, analyzed, hosts)
-    say(f"running {len(CHECKS)} checks")
-    return Design(**vars(built), findings=tuple(run_checks(built)))
+
+    def beside_the_models(worker: int, _count: int) -> dict[str, Any]:
+        if worker == 0:
+            return {"physical": plan_physical(intent, plan, fabric)}
+        wired = Wired(intent, plan, fabric, allocation, shared, bisection(fabric, shared))
+        return {"bisection": wired.bisection, "findings": run_checks(wired, 1, OF_THE_FABRIC)}
+
+    say("placing racks, power and cables, solving the bisection max-flows and checking the fabric")
+    with Background([0, 1], 2, beside_the_models, fork=(os.cpu_count() or 1) > 1) as beside:
+        cable_dm = cable_lengths(intent, plan, fabric)
+        say(f"modelling {fabric.switch_count:,} switches")
+        configs = tuple(device_configs(intent, plan, fabric, allocation, cable_dm))
+        analyzed = _analyzed(intent, fabric, allocation, seeds, say)
+        say(f"setting up the backend NICs of {intent.servers:,} servers")
+        hosts = host_configs(intent, fabric, allocation, analyzed)
+        if modelled:
+            modelled(configs, hosts)
+        say("waiting for the racks, cables, max-flows and the checks of the fabric")
+        placed = beside.results()
+    built = Built(intent, plan, fabric, allocation, shared, placed["bisection"], placed["physical"], configs,
+                  analyzed, hosts)
+    others = [module for module in CHECKS if module not in OF_THE_FABRIC]
+    say(f"running {len(others)} more checks")
+    return Design(**vars(built), findings=tuple(ordered([*placed["findings"], *run_checks(built, checks=others)])))
 
 
 def device_models(intent: Intent) -> tuple[DeviceConfig, ...]:
     """Only the stages the switch configurations read (size, wire, allocate, cable lengths), then the device
     models: what ``designer validate-configs`` compares the EOS files with."""
     plan, fabric, allocation = _wired(intent, quiet)
-    return tuple(device_configs(intent, plan, fabric, allocation, plan_physical(intent, plan, fabric).link_length_dm))
+    return tuple(device_configs(intent, plan, fabric, allocation, cable_lengths(intent, plan, fabric)))
 
 
 def workloads(intent: Intent, progress: Progress | None = None, seeds: int = SEEDS) -> tuple[WorkloadResult, ...]:
@@ -82,22 +103,6 @@ def workloads(intent: Intent, progress: Progress | None = None, seeds: int = SEE
     say = progress or quiet
     _, fabric, allocation = _wired(intent, say)
     return _analyzed(intent, fabric, allocation, seeds, say)
-
-
-def _physical_and_models(intent: Intent, plan: Plan, fabric: Fabric, allocation: Allocation,
-                         say: Progress) -> tuple[Physical, tuple[DeviceConfig, ...]]:
-    """The physical plan and the device models. With more than one core the physical plan is made in a forked
-    worker while this process models the switches from the same cable lengths (placing and measuring are done on
-    both sides: they are the quick part of the physical plan)."""
-    if (os.cpu_count() or 1) < 2:
-        physical = plan_physical(intent, plan, fabric)
-        say(f"modelling {fabric.switch_count:,} switches")
-        return physical, tuple(device_configs(intent, plan, fabric, allocation, physical.link_length_dm))
-    with Background([0], 1, lambda _worker, _count: {"physical": plan_physical(intent, plan, fabric)}) as planning:
-        cable_dm = cable_lengths(intent, plan, fabric)
-        say(f"modelling {fabric.switch_count:,} switches")
-        configs = tuple(device_configs(intent, plan, fabric, allocation, cable_dm))
-        return planning.results()["physical"], configs
 
 
 def _wired(intent: Intent, say: Progress) -> tuple[Plan, Fabric, Allocation]:

@@ -52,15 +52,17 @@ def each_in_workers(count: int, jobs: int, do: Callable[[int], Any]) -> dict[int
 
 class Background:
     """``part(worker, count)`` for each of ``workers``, each in a forked child, while the parent goes on;
-    :meth:`results` waits for them. Without ``os.fork`` the parts run in the parent when their results are asked
-    for. Used as a context manager, children still running when the block raises are ended (SIGTERM) and reaped."""
+    :meth:`results` waits for them. Without ``os.fork``, or with ``fork`` False (one core: nothing to gain), the
+    parts run in the parent when their results are asked for. Used as a context manager, children still running
+    when the block raises are ended (SIGTERM) and reaped."""
 
-    def __init__(self, workers: Iterable[int], count: int, part: Callable[[int, int], dict[str, Any]]):
+    def __init__(self, workers: Iterable[int], count: int, part: Callable[[int, int], dict[str, Any]],
+                 fork: bool = True):
         self.children: list[tuple[int, int]] = []
         self.later: list[int] = []
         self.count, self.part = count, part
         for worker in workers:
-            if not hasattr(os, "fork"):
+            if not fork or not hasattr(os, "fork"):
                 self.later.append(worker)
                 continue
             reader, writer = os.pipe()

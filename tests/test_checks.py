@@ -2,9 +2,10 @@
 
 from __future__ import annotations
 
-from dataclasses import replace
+from dataclasses import fields, replace
 from functools import cache
 from itertools import pairwise
+from types import SimpleNamespace
 
 import networkx as nx
 import pytest
@@ -13,9 +14,9 @@ from hypothesis import strategies as st
 
 from designer.allocate import Allocation
 from designer.analysis.facts import facts
-from designer.analysis.maxflow import splits
-from designer.checks import CHECKS, counts, evidence, run
-from designer.design import Design
+from designer.analysis.maxflow import PlaneNetwork, _Flow, bisection, splits
+from designer.checks import CHECKS, OF_THE_FABRIC, counts, evidence, run
+from designer.design import Design, Wired
 from designer.errors import InputError
 from designer.fabric import LEAF_SPINE, SERVER_LEAF, SPINE_SUPER, Device
 from designer.findings import Finding
@@ -46,7 +47,8 @@ def found(design: Design, check: str, severity: str = "error") -> list[Finding]:
 def with_links(design: Design, links: list, devices: list[Device] | None = None, **fabric: int) -> Design:
     """A copy of ``design`` whose fabric has other links (and devices); everything else is shared."""
     new = replace(design.fabric, links=links, devices=devices or design.fabric.devices, **fabric)
-    return replace(design, fabric=new, facts=facts(new))
+    counted = facts(new)
+    return replace(design, fabric=new, facts=counted, bisection=bisection(new, counted))
 
 
 def without(design: Design, *numbers: int) -> Design:
@@ -64,6 +66,16 @@ def test_generated_fabrics_pass_every_check(make) -> None:
     assert counts(design.findings) == {"passed": len(CHECKS), "failed": 0, "warnings": 0}
     assert {f.check for f in design.findings} == {module.ID for module in CHECKS}   # each reports evidence
     assert list(design.findings) == run(design)
+
+
+def test_the_checks_of_the_fabric_read_only_the_wired_fabric() -> None:
+    """What the pipeline runs beside the device models finds the same on the wired record alone as on the whole
+    design: none of those checks reads the physical plan, the models or the host settings."""
+    for design in (without(two_tier(), first_link(two_tier(), LEAF_SPINE)), three_tier()):
+        wired = Wired(**{field.name: getattr(design, field.name) for field in fields(Wired)})
+        assert type(wired) is Wired
+        assert run(wired, 1, OF_THE_FABRIC) == run(design, 1, OF_THE_FABRIC) != []
+        assert {f.check for f in run(wired, 1, OF_THE_FABRIC)} == {module.ID for module in OF_THE_FABRIC}
 
 
 def test_registry_entries_have_an_id_description_and_severity() -> None:
@@ -234,7 +246,7 @@ def test_bisection_drops_by_one_link_per_removed_uplink() -> None:
     other = first_link(design, LEAF_SPINE, first + 16 * 3)                      # a link of another leaf
     for removed, lost in (((first,), 1), ((first, other), 2)):
         broken = without(design, *removed)
-        result = broken.facts.bisection
+        result = broken.bisection
         assert result.total(result.worst) == result.full - lost
         assert reference_bisection(broken) == result.full - lost
         errors = found(broken, "bisection-bandwidth")
@@ -246,7 +258,7 @@ def test_bisection_drops_in_three_tiers_at_both_tiers() -> None:
     leaf_link = first_link(design, LEAF_SPINE)
     super_link = first_link(design, SPINE_SUPER, len(design.fabric.links) - 8)   # the last pod's spine
     broken = without(design, leaf_link, super_link)
-    result = broken.facts.bisection
+    result = broken.bisection
     assert result.full == 128
     assert result.total(result.worst) == 126 == reference_bisection(broken)
 
@@ -360,7 +372,7 @@ def test_sessions_catch_a_changed_peer_asn_and_a_missing_neighbor() -> None:
     design = two_tier()
     config = design.configs[0]
     neighbor = config.bgp.neighbors[0]
-    changed = replace(config, bgp=replace(config.bgp, neighbors=(replace(neighbor, remote_asn=4_200_000_100),
+    changed = replace(config, bgp=replace(config.bgp, neighbors=(neighbor._replace(remote_asn=4_200_000_100),
                                                                   *config.bgp.neighbors[1:])))
     errors = found(replace(design, configs=[changed, *design.configs[1:]]), "sessions")
     assert [(f.subject, f.message) for f in errors] == [
@@ -395,7 +407,7 @@ def test_sessions_catch_a_link_missing_from_the_model_on_both_ends() -> None:
 def test_addressing_catches_an_address_configured_twice_in_the_model() -> None:
     design = two_tier()
     config = design.configs[1]
-    clash = replace(config.interfaces[0], address=design.configs[0].interfaces[0].address)
+    clash = config.interfaces[0]._replace(address=design.configs[0].interfaces[0].address)
     devices = [design.configs[0], replace(config, interfaces=(clash, *config.interfaces[1:])), *design.configs[2:]]
     errors = found(replace(design, configs=devices), "addressing")
     address = clash.address
@@ -447,6 +459,56 @@ def test_failure_impact_of_a_super_spine_in_three_tiers() -> None:
     assert impact["super-spine"]["ecmp_width"] == 8 - 4             # a spine loses its 4 links to it
     assert impact["super-spine"]["gpus_losing_a_rail"] == 0
     assert impact["leaf"]["gpus_losing_a_rail"] == 8
+
+
+@pytest.mark.parametrize("make", [
+    two_tier, three_tier,
+    lambda: without(two_tier(), first_link(two_tier(), LEAF_SPINE), first_link(two_tier(), LEAF_SPINE, 40)),
+    lambda: without(three_tier(), *range(first_link(three_tier(), SPINE_SUPER), first_link(three_tier(), SPINE_SUPER)
+                                         + 24, 3)),
+    lambda: build_design(servers=24, server="dgx-b300", leaf="{model: generic-32x400g}"),
+], ids=["2-tier", "3-tier", "2-tier-broken", "3-tier-broken", "2-planes"])
+def test_a_failure_solved_from_the_intact_flow_is_the_max_flow_solved_afresh(make) -> None:
+    """Taking back the flow through what is down and adding what the rest carries gives what solving the
+    network without it from nothing gives: for every switch, and for links of every bundle, in every split."""
+    design = make()
+    for network, links in zip((PlaneNetwork(design.fabric, links) for links in design.facts.plane_links),
+                              design.facts.plane_links, strict=True):
+        pairs = sorted({(link[1], link[3]) for link in links if link[0] != SERVER_LEAF})
+        for in_a in splits(design.fabric).values():
+            split = network.split(in_a)
+            solved = network.solve(split)
+            for device in [device for device in network.ids if device >= 0]:
+                cold = split.copy()
+                for arc in network.arcs[network.ids[device]]:
+                    cold[arc] = cold[arc ^ 1] = 0
+                assert network.without(split, solved, [device]) == network.solve(cold).value
+            for pair in pairs[::7]:
+                cold = split.copy()
+                arc = network.pair_arc[pair]
+                cold[arc] -= 1
+                cold[arc ^ 1] -= 1
+                assert network.without(split, solved, dead_links=[pair]) == network.solve(cold).value
+
+
+def test_taking_back_the_flow_through_a_link_cancels_a_cycle_of_the_flow_met_on_the_way() -> None:
+    """Source s=0, sink t=1, a=2, b=3, c=4: one unit s -> a -> t and one around a -> b -> c -> a. Taking back the
+    unit on a -> t walks back from a into the cycle first (its arc is listed first at a); the cycle is cancelled,
+    the walk goes on to s, and no flow is left anywhere."""
+    head: list[int] = []
+    arcs: list[list[int]] = [[] for _ in range(5)]
+    split: list[int] = []
+    for tail, to, forward, backward in ((4, 2, 1, 1), (0, 2, 2, 0), (2, 3, 1, 1), (3, 4, 1, 1), (2, 1, 1, 0)):
+        arcs[tail].append(len(head))
+        arcs[to].append(len(head) + 1)
+        head += [to, tail]
+        split += [forward, backward]
+    carried = [1, 1, 1, 1, 1]                                               # one unit on every arc, forward
+    cap = [capacity - (carried[arc // 2] if arc % 2 == 0 else -carried[arc // 2]) for arc, capacity in enumerate(split)]
+    flow = _Flow(SimpleNamespace(head=head, arcs=arcs), split, cap)
+    flow.reduce(8, 0, 0)                                                    # a -> t down
+    assert flow.taken == 1
+    assert [flow.split[arc] - flow.cap[arc] for arc in range(0, 10, 2)] == [0, 0, 0, 0, 0]
 
 
 # runner -------------------------------------------------------------------------------------------

@@ -47,7 +47,20 @@ def test_rendered_configs_match_the_golden_files(intent: str, os: str, update_go
 
 def model_json(device: DeviceConfig) -> str:
     """The device model as JSON: every field of the switch, its interfaces, BGP and QoS."""
-    return json.dumps(dataclasses.asdict(device), indent=1) + "\n"
+    return json.dumps(plain(device), indent=1) + "\n"
+
+
+def plain(value: object) -> object:
+    """``value`` as JSON data: a dataclass or named tuple (an interface, a neighbor) as an object of its fields."""
+    if dataclasses.is_dataclass(value):
+        return {field.name: plain(getattr(value, field.name)) for field in dataclasses.fields(value)}
+    if isinstance(value, tuple) and hasattr(value, "_asdict"):
+        return {name: plain(field) for name, field in value._asdict().items()}
+    if isinstance(value, list | tuple):
+        return [plain(item) for item in value]
+    if isinstance(value, dict):
+        return {key: plain(item) for key, item in value.items()}
+    return value
 
 
 @pytest.mark.parametrize("intent", INTENTS)

@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from designer.checks import CHECKS
+from designer.checks import CHECKS, OF_THE_FABRIC
 from designer.cli import main
 from tests.conftest import ROOT
 
@@ -43,10 +43,11 @@ def test_a_terminal_sees_the_stages_and_stdout_is_unchanged(args: list[str]) -> 
     lines = err.splitlines()
     assert all(STAGE.fullmatch(line) for line in lines), lines
     assert [line.split("] ", 1)[1] for line in lines] == [
-        "wiring 2,048 links", "allocating addresses and ASNs", "placing racks, power and cables",
+        "wiring 2,048 links", "allocating addresses and ASNs",
+        "placing racks, power and cables, solving the bisection max-flows and checking the fabric",
         "modelling 64 switches", "analyzing 2 workloads over 32 runs per hash",
-        "setting up the backend NICs of 128 servers", "counting links and solving the bisection max-flows",
-        f"running {len(CHECKS)} checks"]
+        "setting up the backend NICs of 128 servers", "waiting for the racks, cables, max-flows and the checks of "
+        "the fabric", f"running {len(CHECKS) - len(OF_THE_FABRIC)} more checks"]
     if args[0] == "plan":
         json.loads(out)
 

@@ -1,16 +1,16 @@
 """Facts about the wired fabric that several checks (and the workload analysis) read: computed once per design.
 
-Counting a device's links, grouping links by plane or solving the bisection max-flow is per-link work;
-at 400k links it is done here once, then every reader takes the result (pyavd's "facts first, then per
-device"). Facts are read-only and hold no reference to any other design.
+Counting a device's links or grouping links by plane is per-link work; at 400k links it is done here once, then
+every reader takes the result (pyavd's "facts first, then per device"). The max-flows solved on these facts are
+:mod:`designer.analysis.maxflow`'s. Facts are read-only and hold no reference to any other design.
 """
 
 from __future__ import annotations
 
 from collections import Counter
 from dataclasses import dataclass
+from operator import itemgetter
 
-from designer.analysis.maxflow import Bisection, bisection
 from designer.fabric import SERVER_LEAF, Fabric, Link
 
 
@@ -26,24 +26,19 @@ class Facts:
     """Parallel links between two switches: ``(upper, lower) -> count``; server links left out."""
     plane_links: tuple[tuple[Link, ...], ...]
     """The links of each plane (a link belongs to the plane of its upper end, always a switch)."""
-    bisection: Bisection
-    """Max-flow of every split in every plane, with each plane's network for failure variants."""
 
 
 def facts(fabric: Fabric) -> Facts:
-    """Count, group and solve what the readers of ``fabric`` share."""
-    devices = fabric.devices
-    up = [0] * len(devices)
-    links_of = [0] * len(devices)
-    pairs: Counter[tuple[int, int]] = Counter()
+    """Count and group what the readers of ``fabric`` share (the counting is done by ``Counter``, in C)."""
+    devices, links = fabric.devices, fabric.links
+    lowers = Counter(map(itemgetter(3), links))
+    uppers = Counter(map(itemgetter(1), links))
+    up = tuple(lowers.get(index, 0) for index in range(len(devices)))
+    links_of = tuple(count + uppers.get(index, 0) for index, count in enumerate(up))
+    pairs = Counter((upper, lower) for tier, upper, _, lower, _ in links if tier != SERVER_LEAF)
+    if fabric.plan.planes == 1:
+        return Facts(up, links_of, pairs, (tuple(links),))
     per_plane: list[list[Link]] = [[] for _ in range(fabric.plan.planes)]
-    for link in fabric.links:
-        tier, upper, _, lower, _ = link
-        up[lower] += 1
-        links_of[upper] += 1
-        links_of[lower] += 1
-        if tier != SERVER_LEAF:
-            pairs[upper, lower] += 1
-        per_plane[devices[upper].plane].append(link)
-    return Facts(tuple(up), tuple(links_of), pairs, tuple(tuple(links) for links in per_plane),
-                 bisection(fabric, per_plane))
+    for link in links:
+        per_plane[devices[link[1]].plane].append(link)
+    return Facts(up, links_of, pairs, tuple(tuple(plane) for plane in per_plane))

@@ -21,35 +21,59 @@ nodes and 50k edges per plane at 32k GPUs) is solved exactly with Dinic's algori
 link (the tests confirm it against networkx on the uncontracted graph); a 1:1 fabric gives exactly
 ``N * s / 2`` for every split. Each plane's network is built once; a split only sets the capacities of
 the leaves' source and sink arcs in a copy, and a failure zeroes the arcs of what is down, so the
-failure-impact check solves variants without rebuilding (about 0.1 s per max-flow at 32k GPUs).
+single failures are solved on the same networks (about 0.1 s per max-flow at 32k GPUs).
+
+Single failures (:func:`failures`): the busiest spine, super-spine and leaf (the one with the most links, first
+in device order on a tie) and the first leaf-spine link. The failed plane is solved again without it for the
+structured splits only (pods or scalable units, and rails; the random split mixes both halves on every leaf
+and is never the worst one for a single failure); what is left is the smallest of those bisections. A failure
+is solved from the intact max-flow of its split (:meth:`PlaneNetwork.without`): the flow through what is down
+is taken back along paths of the flow, then Dinic's algorithm adds what the rest carries, so only the few
+hundred links of the failure move, not the whole bisection (the tests confirm it against solving afresh). The
+failure-impact check reads the result; only numbers leave this module, never a network.
 """
 
 from __future__ import annotations
 
 import random
 from collections import Counter
-from collections.abc import Callable, Iterable
-from dataclasses import dataclass, field
+from collections.abc import Callable, Iterable, Iterator
+from dataclasses import dataclass
+from typing import NamedTuple
 
-from designer.fabric import SERVER_LEAF, Fabric, Link
+from designer.analysis.facts import Facts
+from designer.fabric import LEAF_SPINE, NONE, SERVER_LEAF, Fabric, Link
 
 SEED = 4791
 """Seeds every random choice the analysis makes (the random split, sampled leaf pairs)."""
 SOURCE, SINK = -1, -2
 
+STRUCTURED = ("pods", "scalable units", "rails")
+"""The splits a single failure is measured against."""
+
 Split = Callable[[int, int], bool]
 """``(server number, rail) -> True`` when that NIC port is in half ``A``."""
 
 
+class Failure(NamedTuple):
+    """One thing down: a switch (``device``) or a link (``link``), in ``plane``."""
+
+    kind: str
+    plane: int
+    subject: str
+    device: int = NONE
+    link: Link | None = None
+
+
 @dataclass(frozen=True)
 class Bisection:
-    """Max-flow per split and plane, in links; ``full`` is half the NIC ports (``N / 2`` summed over planes)."""
+    """Max-flow per split and plane, in links; ``full`` is half the NIC ports (``N / 2`` summed over planes);
+    ``failed`` each single failure with the bisection left with it down (in links, all planes)."""
 
     link_speed: int
     full: int
     flows: dict[str, tuple[int, ...]]
-    networks: tuple[PlaneNetwork, ...] = field(default=(), compare=False, repr=False)
-    """Each plane's network, for solving it again with parts taken out (failure impact)."""
+    failed: tuple[tuple[Failure, int], ...] = ()
 
     def total(self, split: str) -> int:
         return sum(self.flows[split])
@@ -124,21 +148,98 @@ class PlaneNetwork:
         self.cap.append(backward)
         return arc
 
-    def max_flow(self, in_a: Split, dead_devices: Iterable[int] = (),
-                 dead_links: Iterable[tuple[int, int]] = ()) -> int:
-        """Max-flow in links from the ``A`` NIC ports to the ``B`` ones, without the dead switches and links
-        (a dead link is one ``(upper, lower)`` link of a possibly parallel bundle)."""
+    def split(self, in_a: Split) -> list[int]:
+        """The network's capacities with the leaves' source and sink arcs set for the split ``in_a``: each NIC port
+        in ``A`` adds one to its leaf's source arc, each in ``B`` one to its sink arc."""
         cap = self.cap.copy()
-        for leaf, server, rail in self.nics:
-            cap[self.source_arc[leaf] if in_a(server, rail) else self.sink_arc[leaf]] += 1
+        for arc, count in Counter(self.source_arc[leaf] if in_a(server, rail) else self.sink_arc[leaf]
+                                  for leaf, server, rail in self.nics).items():
+            cap[arc] += count
+        return cap
+
+    def solve(self, split: list[int]) -> Solved:
+        """The max-flow in links from the ``A`` NIC ports to the ``B`` ones over the capacities ``split`` (of
+        :meth:`split`, left as they are), with the residual capacities it leaves."""
+        residual = split.copy()
+        return Solved(_Dinic(self.head, self.arcs, residual).run(), residual)
+
+    def without(self, split: list[int], solved: Solved, dead_devices: Iterable[int] = (),
+                dead_links: Iterable[tuple[int, int]] = ()) -> int:
+        """The max-flow of ``split`` without the dead switches and links (a dead link is one ``(upper, lower)``
+        link of a possibly parallel bundle), from its intact max-flow ``solved``: the flow through what is down is
+        taken back along paths of the flow (from the source and to the sink), then Dinic's algorithm adds what the
+        rest of the network can carry. Only the flow through the failure is moved, not the whole bisection."""
+        flow = _Flow(self, split, solved.residual.copy())
         for device in dead_devices:
-            for arc in self.arcs[self.ids[device]] if device in self.ids else ():
-                cap[arc] = cap[arc ^ 1] = 0
+            node = self.ids.get(device)
+            for arc in self.arcs[node] if node is not None else ():
+                flow.reduce(arc, 0, 0)
         for pair in dead_links:
             arc = self.pair_arc[pair]
-            cap[arc] -= 1
-            cap[arc ^ 1] -= 1
-        return _Dinic(self.head, self.arcs, cap).run()
+            flow.reduce(arc, split[arc] - 1, split[arc ^ 1] - 1)
+        return solved.value - flow.taken + _Dinic(self.head, self.arcs, flow.cap).run()
+
+
+class Solved(NamedTuple):
+    """A max-flow (in links) and the residual capacities of the network it leaves."""
+
+    value: int
+    residual: list[int]
+
+
+class _Flow:
+    """A flow of a :class:`PlaneNetwork` as its residual capacities ``cap`` over the capacities ``split`` (a copy,
+    lowered by :meth:`reduce`): arc ``a`` carries ``split[a] - cap[a]`` (negative: that much the other way)."""
+
+    def __init__(self, network: PlaneNetwork, split: list[int], cap: list[int]):
+        self.head, self.arcs, self.split, self.cap = network.head, network.arcs, split.copy(), cap
+        self.taken = 0
+        """The flow taken back from the source to the sink, in links."""
+
+    def reduce(self, arc: int, forward: int, backward: int) -> None:
+        """Lower the capacities of ``arc`` and its reverse to ``forward`` and ``backward``, first taking back the
+        flow either carries beyond its new capacity."""
+        split, cap = self.split, self.cap
+        for one, limit in ((arc, forward), (arc ^ 1, backward)):
+            while split[one] - cap[one] > limit:
+                self._take_back(one, split[one] - cap[one] - limit)
+        cap[arc] += forward - split[arc]
+        cap[arc ^ 1] += backward - split[arc ^ 1]
+        split[arc], split[arc ^ 1] = forward, backward
+
+    def _take_back(self, arc: int, most: int) -> None:
+        """Take back up to ``most`` of the flow through ``arc`` along one path of the flow from the source, through
+        the arc, to the sink."""
+        path = [*self._walk(self.head[arc ^ 1], 0, backward=True), arc, *self._walk(self.head[arc], 1)]
+        taken = min(most, *(self.split[one] - self.cap[one] for one in path))
+        self._cancel(path, taken)
+        self.taken += taken
+
+    def _walk(self, start: int, end: int, backward: bool = False) -> list[int]:
+        """Arcs carrying flow from ``start`` to ``end`` (``backward``: from ``end`` to ``start``, walked from
+        ``start``). The flow is conserved, so every node on the way has such an arc; a cycle of the flow met on the
+        way is cancelled (the flow's value does not change) and the walk goes on from where it closed."""
+        head, arcs, split, cap = self.head, self.arcs, self.split, self.cap
+        path: list[int] = []
+        seen = {start: 0}
+        node = start
+        while node != end:
+            step = next(one for arc in arcs[node] if split[one := arc ^ 1 if backward else arc] - cap[one] > 0)
+            node = head[step ^ 1] if backward else head[step]
+            path.append(step)
+            if node in seen:
+                cycle = path[seen[node]:]
+                self._cancel(cycle, min(split[one] - cap[one] for one in cycle))
+                del path[seen[node]:]
+                seen = {key: at for key, at in seen.items() if at <= len(path)}
+                continue
+            seen[node] = len(path)
+        return path
+
+    def _cancel(self, arcs: list[int], amount: int) -> None:
+        for arc in arcs:
+            self.cap[arc] += amount
+            self.cap[arc ^ 1] -= amount
 
 
 class _Dinic:
@@ -175,23 +276,53 @@ class _Dinic:
             return limit
         sent = 0
         arcs, cap, head, level, cursor = self.arcs[node], self.cap, self.head, self.level, self.cursor
-        while cursor[node] < len(arcs):
-            arc = arcs[cursor[node]]
-            if cap[arc] and level[head[arc]] == level[node] + 1:
+        deeper, here, count = self.level[node] + 1, cursor[node], len(arcs)
+        while here < count:
+            arc = arcs[here]
+            if cap[arc] and level[head[arc]] == deeper:
                 pushed = self.push(head[arc], min(limit - sent, cap[arc]))
                 if pushed:
                     cap[arc] -= pushed
                     cap[arc ^ 1] += pushed
                     sent += pushed
                     if sent == limit:
+                        cursor[node] = here
                         return sent
-            cursor[node] += 1
+            here += 1
+        cursor[node] = here
         return sent
 
 
-def bisection(fabric: Fabric, per_plane: list[list[Link]]) -> Bisection:
-    """The max-flow of every split in every plane, with each plane's network kept for failure variants."""
-    networks = tuple(PlaneNetwork(fabric, links) for links in per_plane)
-    flows = {name: tuple(network.max_flow(in_a) for network in networks) for name, in_a in splits(fabric).items()}
+def bisection(fabric: Fabric, facts: Facts) -> Bisection:
+    """The max-flow of every split in every plane, and of the structured splits with each single failure."""
+    networks = tuple(PlaneNetwork(fabric, links) for links in facts.plane_links)
+    capacities = {name: [network.split(in_a) for network in networks] for name, in_a in splits(fabric).items()}
+    solved = {name: [network.solve(split) for network, split in zip(networks, planes, strict=True)]
+              for name, planes in capacities.items()}
+    flows = {name: tuple(plane.value for plane in planes) for name, planes in solved.items()}
+    failed = []
+    for failure in failures(fabric, facts):
+        dead_devices = [failure.device] if failure.device != NONE else []
+        dead_links = [(failure.link[1], failure.link[3])] if failure.link else []
+        network, plane = networks[failure.plane], failure.plane
+        failed.append((failure, min(sum(flows[name]) - flows[name][plane]
+                                    + network.without(planes[plane], solved[name][plane], dead_devices, dead_links)
+                                    for name, planes in capacities.items() if name in STRUCTURED)))
     plan = fabric.plan
-    return Bisection(plan.link_speed, plan.planes * (plan.servers * plan.rails // 2), flows, networks)
+    return Bisection(plan.link_speed, plan.planes * (plan.servers * plan.rails // 2), flows, tuple(failed))
+
+
+def failures(fabric: Fabric, facts: Facts) -> Iterator[Failure]:
+    """Each single failure the fabric has: its busiest spine, super-spine and leaf, and a leaf-spine link."""
+    devices, links_of = fabric.devices, facts.links_of
+    for role in ("spine", "super_spine", "leaf"):
+        members = [index for index, device in enumerate(fabric.switches()) if device.role == role]
+        if members:
+            dead = max(members, key=lambda index: (links_of[index], -index))
+            yield Failure(role.replace("_", "-"), devices[dead].plane, devices[dead].name, device=dead)
+    link = next((link for link in fabric.links if link[0] == LEAF_SPINE), None)
+    if link is not None:
+        _, upper, upper_port, lower, lower_port = link
+        yield Failure("link", devices[upper].plane, f"{devices[lower].name}:{devices[lower].port_name(lower_port)} - "
+                                                    f"{devices[upper].name}:{devices[upper].port_name(upper_port)}",
+                      link=link)

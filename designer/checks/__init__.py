@@ -3,13 +3,15 @@
 A check is a module with ``ID`` (kebab-case), ``DESCRIPTION`` (one line), ``SEVERITY`` (what a
 failure of the check is: ``error`` fails the gate) and ``check(design: Built) -> Iterable[Finding]``. It
 reads the design and never edits it. To add a check, write such a module and append it to
-:data:`CHECKS`; the runner, ``designer check``, the JUnit report and the counts pick it up.
+:data:`CHECKS`; the runner, ``designer check``, the JUnit report and the counts pick it up. A check that reads
+only the wired fabric and its max-flows takes a ``Wired`` record and belongs in :data:`OF_THE_FABRIC` too: it then
+runs beside the device models.
 """
 
 from __future__ import annotations
 
 import os
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from types import ModuleType
 
 from designer.checks import (
@@ -28,7 +30,7 @@ from designer.checks import (
     sessions,
     workload,
 )
-from designer.design import Built
+from designer.design import Wired
 from designer.findings import SEVERITIES, Finding
 from designer.workers import each_in_workers
 
@@ -51,15 +53,25 @@ CHECKS: tuple[ModuleType, ...] = (
 """Every check, in report order."""
 
 
-def run(design: Built, workers: int | None = None) -> list[Finding]:
-    """Every check's findings: by check (registry order), then severity; each check's own order within. The checks
-    are shared among ``workers`` forked processes (default: one per core), each taking the next check when free,
-    the last registered first (the max-flows of failure impact are late in the registry and the longest)."""
-    position = {module.ID: number for number, module in enumerate(CHECKS)}
-    last_first = CHECKS[::-1]
-    found = each_in_workers(workers or os.cpu_count() or 1, len(CHECKS),
+OF_THE_FABRIC: tuple[ModuleType, ...] = (oversubscription, bisection, asn, ports, failure)
+"""The checks that read only the wired fabric and its max-flows (a :class:`~designer.design.Wired` record, no
+physical plan and no device models): the pipeline runs them beside the device models."""
+
+
+def run(design: Wired, workers: int | None = None, checks: Sequence[ModuleType] = CHECKS) -> list[Finding]:
+    """The findings of ``checks`` (default: every check; a ``Wired`` record is enough for :data:`OF_THE_FABRIC`),
+    in :func:`ordered` order. The checks are shared among ``workers`` forked processes (default: one per core),
+    each taking the next check when free, the last registered first (the long ones are late in the registry)."""
+    last_first = tuple(checks)[::-1]
+    found = each_in_workers(workers or os.cpu_count() or 1, len(last_first),
                             lambda job: list(last_first[job].check(design)))
-    findings = [finding for job in range(len(CHECKS) - 1, -1, -1) for finding in found[job]]
+    return ordered(finding for job in range(len(last_first) - 1, -1, -1) for finding in found[job])
+
+
+def ordered(findings: Iterable[Finding]) -> list[Finding]:
+    """Findings by check (registry order), then severity; each check's own order within (whichever run found
+    them: the findings of separate runs merge as one run's)."""
+    position = {module.ID: number for number, module in enumerate(CHECKS)}
     return sorted(findings, key=lambda f: (position.get(f.check, len(CHECKS)), f.check, SEVERITIES.index(f.severity)))
 
 

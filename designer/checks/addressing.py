@@ -8,7 +8,7 @@ Pool utilisation is reported as evidence.
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Iterable
+from collections.abc import Hashable, Iterable
 from itertools import pairwise
 
 from designer.allocate import ip
@@ -24,41 +24,42 @@ SEVERITY = "error"
 
 def check(design: Built) -> Iterable[Finding]:
     fabric, allocation = design.fabric, design.allocation
-    devices = fabric.devices
-    owners: list[tuple[int, int, int]] = []
-    """(address, device, port or -1 for the loopback)"""
+    devices, links = fabric.devices, fabric.links
     problems: list[tuple[str, str]] = []
     pools = {pool.name: pool for pool in allocation.pools()}
     for index, address in enumerate(allocation.loopbacks):
-        owners.append((address, index, -1))
         if not _inside(pools["loopbacks"], address):
             problems.append((devices[index].name, f"loopback {ip(address)} is outside {pools['loopbacks'].cidr}"))
     server_pool, fabric_pool = pools["server_p2p"], pools["fabric_p2p"]
-    for number, (tier, upper, upper_port, lower, lower_port) in enumerate(fabric.links):
-        even, odd = allocation.link_addresses(number)
-        owners.append((even, upper, upper_port))
-        owners.append((odd, lower, lower_port))
-        if even % 2 or odd != even + 1:
-            problems.append((_name(devices, upper, upper_port), f"{ip(even)} and {ip(odd)} (to {devices[lower].name}) "
-                                                                "are not the two ends of one /31 (upper end even, "
-                                                                "lower end odd)"))
+    ends = list(map(allocation.link_addresses, range(len(links))))
+    for (tier, upper, upper_port, lower, _), (even, odd) in zip(links, ends, strict=True):
         pool = server_pool if tier == SERVER_LEAF else fabric_pool
-        if not (pool.first <= even < pool.first + pool.size and pool.first <= odd < pool.first + pool.size):
-            problems.append((_name(devices, upper, upper_port), f"{ip(even)}/31 is outside {pool.name} {pool.cidr}"))
+        if even % 2 or odd != even + 1 or not pool.first <= even < odd < pool.first + pool.size:
+            if even % 2 or odd != even + 1:
+                problems.append((_name(devices, upper, upper_port), f"{ip(even)} and {ip(odd)} (to "
+                                                                    f"{devices[lower].name}) are not the two ends of "
+                                                                    "one /31 (upper end even, lower end odd)"))
+            if not (pool.first <= even < pool.first + pool.size and pool.first <= odd < pool.first + pool.size):
+                problems.append((_name(devices, upper, upper_port), f"{ip(even)}/31 is outside {pool.name} "
+                                                                    f"{pool.cidr}"))
     yield from capped(ID, "error", problems)
 
-    seen = Counter(address for address, _, _ in owners)
-    duplicated = {address for address, count in seen.items() if count > 1}
-    clashes = [(_name(devices, device, port), f"{ip(address)} is assigned {seen[address]} times")
-               for address, device, port in owners if address in duplicated] if duplicated else []
-    yield from capped(ID, "error", clashes)
+    addresses = [*allocation.loopbacks, *(address for pair in ends for address in pair)]
+    duplicated = _duplicated(addresses)
+    if duplicated:
+        owners = [*((index, -1) for index in range(len(allocation.loopbacks))),
+                  *(end for _, upper, upper_port, lower, lower_port in links
+                    for end in ((upper, upper_port), (lower, lower_port)))]
+        yield from capped(ID, "error", [(_name(devices, device, port), f"{ip(address)} is assigned "
+                                                                       f"{duplicated[address]} times")
+                                        for address, (device, port) in zip(addresses, owners, strict=True)
+                                        if address in duplicated])
 
-    configured = Counter(interface.address.partition("/")[0] for config in design.configs
-                         for interface in config.interfaces)
-    configured.update(config.loopback.partition("/")[0] for config in design.configs)
-    twice = {address for address, count in configured.items() if count > 1}
+    configured = [interface.address.partition("/")[0] for config in design.configs for interface in config.interfaces]
+    configured += (config.loopback.partition("/")[0] for config in design.configs)
+    twice = _duplicated(configured)
     yield from capped(ID, "error", [
-        (f"{config.hostname}:{interface.name}", f"{interface.address} is configured {configured[interface.ip]} times")
+        (f"{config.hostname}:{interface.name}", f"{interface.address} is configured {twice[interface.ip]} times")
         for config in design.configs for interface in config.interfaces if interface.ip in twice] if twice else [])
 
     ordered = sorted(pools.values(), key=lambda pool: pool.first)
@@ -71,9 +72,16 @@ def check(design: Built) -> Iterable[Finding]:
                                     f"({pool.utilisation():.1%})", pool.name,
                       evidence={"cidr": pool.cidr, "used": pool.used, "size": pool.size,
                                 "utilisation": round(pool.utilisation(), 6)})
-    yield Finding(ID, "info", f"{len(owners):,} addresses, all unique" if not duplicated
-                  else f"{len(owners):,} addresses, {len(duplicated):,} assigned more than once", "addresses",
-                  evidence={"addresses": len(owners), "duplicated": len(duplicated)})
+    yield Finding(ID, "info", f"{len(addresses):,} addresses, all unique" if not duplicated
+                  else f"{len(addresses):,} addresses, {len(duplicated):,} assigned more than once", "addresses",
+                  evidence={"addresses": len(addresses), "duplicated": len(duplicated)})
+
+
+def _duplicated(values: list[Hashable]) -> Counter[Hashable]:
+    """The values found more than once, with their counts (a set proves the usual case: no value twice)."""
+    if len(set(values)) == len(values):
+        return Counter()
+    return Counter({value: count for value, count in Counter(values).items() if count > 1})
 
 
 def _inside(pool, address: int) -> bool:

@@ -12,7 +12,7 @@ from collections import defaultdict
 from collections.abc import Iterable
 
 from designer.checks.base import capped
-from designer.design import Built
+from designer.design import Wired
 from designer.fabric import SERVER_LEAF
 from designer.findings import Finding
 from designer.intent.schema import private_asns
@@ -22,7 +22,7 @@ DESCRIPTION = "ASN scheme respected, no leaf/spine ASN collision, every ASN priv
 SEVERITY = "error"
 
 
-def check(design: Built) -> Iterable[Finding]:
+def check(design: Wired) -> Iterable[Finding]:
     fabric, asns = design.fabric, design.allocation.asns
     switches = fabric.switches()
     shared = design.intent.routing.asn_scheme == "rfc7938"

@@ -1,6 +1,6 @@
 """bisection-bandwidth: max-flow between the worst-case halves of the NIC ports, against ``N * s / 2``.
 
-The max-flow of every split (pods, rails, a seeded random one) is solved once per design in the facts
+The max-flow of every split (pods, rails, a seeded random one) is solved once per design beside the facts
 (:mod:`designer.analysis.maxflow` explains the splits and the contracted networks); this check compares
 the worst split with the full bisection of a non-blocking fabric.
 """
@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
-from designer.design import Built
+from designer.design import Wired
 from designer.findings import Finding
 
 ID = "bisection-bandwidth"
@@ -17,8 +17,8 @@ DESCRIPTION = "max-flow between worst-case halves (pods, rails, random) equals f
 SEVERITY = "error"
 
 
-def check(design: Built) -> Iterable[Finding]:
-    result = design.facts.bisection
+def check(design: Wired) -> Iterable[Finding]:
+    result = design.bisection
     worst = result.total(result.worst)
     fraction = result.fraction(worst)
     allowed = design.intent.checks.oversubscription

@@ -176,8 +176,8 @@ def _confirm_on_graph(fabric: Fabric, pairs: Counter[tuple[int, int]], leaf_vect
     structure."""
     devices = fabric.devices
     leaves = sorted(leaf_vectors)
-    adjacency: dict[int, list[tuple[int, int]]] = defaultdict(list)
-    for (upper, lower), links in sorted(pairs.items()):
+    adjacency: list[list[tuple[int, int]]] = [[] for _ in devices]
+    for (upper, lower), links in pairs.items():  # path counts are sums: the order adds nothing
         adjacency[upper].append((lower, links))
         adjacency[lower].append((upper, links))
     def eligible(a: int, b: int) -> bool:
@@ -190,12 +190,12 @@ def _confirm_on_graph(fabric: Fabric, pairs: Counter[tuple[int, int]], leaf_vect
         chooser = random.Random(SEED)
         drawn = (sorted(chooser.sample(leaves, 2)) for _ in range(SAMPLE_PAIRS * 8))
         chosen = sorted({(a, b) for a, b in drawn if eligible(a, b)})[:SAMPLE_PAIRS]
-    counts: dict[int, dict[int, int]] = {}
+    counts: dict[int, list[int]] = {}
     wrong = []
     for a, b in chosen:
         if a not in counts:
             counts = {a: _shortest_path_counts(adjacency, a)}
-        counted = counts[a].get(b, 0)
+        counted = counts[a][b]
         if devices[a].pod == devices[b].pod:
             structure = sum(x * y for x, y in zip(leaf_vectors[a], leaf_vectors[b], strict=True))
         else:
@@ -217,16 +217,20 @@ def _confirm_on_graph(fabric: Fabric, pairs: Counter[tuple[int, int]], leaf_vect
                                                                      for a, b in chosen]})})
 
 
-def _shortest_path_counts(adjacency: dict[int, list[tuple[int, int]]], source: int) -> dict[int, int]:
-    """Shortest paths from ``source`` to every switch it reaches; parallel links multiply (each is its own path)."""
-    ways = {source: 1}
+def _shortest_path_counts(adjacency: list[list[tuple[int, int]]], source: int) -> list[int]:
+    """Shortest paths from ``source`` to every switch (0: not reached); parallel links multiply (each is its own
+    path)."""
+    ways = [0] * len(adjacency)
+    ways[source] = 1
     frontier = [source]
     while frontier:
         reached: dict[int, int] = {}
         for node in frontier:
+            through = ways[node]
             for neighbor, links in adjacency[node]:
-                if neighbor not in ways:
-                    reached[neighbor] = reached.get(neighbor, 0) + ways[node] * links
-        ways.update(reached)
+                if not ways[neighbor]:
+                    reached[neighbor] = reached.get(neighbor, 0) + through * links
+        for node, count in reached.items():
+            ways[node] = count
         frontier = sorted(reached)
     return ways

@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 
 from designer.checks.base import capped
-from designer.design import Built
+from designer.design import Wired
 from designer.findings import Finding
 
 ID = "oversubscription"
@@ -18,7 +18,7 @@ DESCRIPTION = "downlink vs uplink bandwidth per switch and per tier is 1:1 (or w
 SEVERITY = "error"
 
 
-def check(design: Built) -> Iterable[Finding]:
+def check(design: Wired) -> Iterable[Finding]:
     fabric, speed = design.fabric, design.plan.link_speed
     allowed = design.intent.checks.oversubscription
     top = design.plan.top_role

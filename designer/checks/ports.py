@@ -7,10 +7,14 @@ server's NIC ports are numbered below its NIC count, each used once.
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Iterable
+from itertools import repeat
+from operator import add, itemgetter, lt, mul
 
 from designer.checks.base import capped
-from designer.design import Built
+from designer.design import Wired
+from designer.fabric import Fabric
 from designer.findings import Finding
 
 ID = "ports"
@@ -18,7 +22,7 @@ DESCRIPTION = "no port used twice or beyond the hardware; breakout consistent"
 SEVERITY = "error"
 
 
-def check(design: Built) -> Iterable[Finding]:
+def check(design: Wired) -> Iterable[Finding]:
     fabric, intent, speed = design.fabric, design.intent, design.plan.link_speed
     devices = fabric.devices
     problems: list[tuple[str, str]] = []
@@ -28,28 +32,48 @@ def check(design: Built) -> Iterable[Finding]:
             problems.append((device.name, f"{device.ports} logical ports at breakout {device.breakout}, but "
                                           f"{spec.ports} x {spec.speed}G ports give {spec.radix(speed)} x {speed}G "
                                           f"at breakout {spec.breakout(speed)}"))
-    width = max((device.ports for device in devices), default=0) + 1
-    used: dict[int, int] = {}
+    links, sizes = fabric.links, [device.ports for device in devices]
+    width = max(sizes, default=0) + 1
+    columns = [list(map(itemgetter(column), links)) for column in range(1, 5)]
+    keys: list[int] = []
     per_device = [0] * len(devices)
-    for number, (_, upper, upper_port, lower, lower_port) in enumerate(fabric.links):
-        for device, port in ((upper, upper_port), (lower, lower_port)):
-            per_device[device] += 1
-            name = f"{devices[device].name}:{devices[device].port_name(port)}"
-            if not 0 <= port < devices[device].ports:
-                problems.append((name, f"port {port + 1} is beyond the {devices[device].ports} logical ports of "
-                                       f"{devices[device].model}"))
-                continue
-            key = device * width + port
-            if key in used:
-                problems.append((name, f"used by two links (#{used[key]} and #{number})"))
-            else:
-                used[key] = number
+    in_range = True
+    for device, port in ((columns[0], columns[1]), (columns[2], columns[3])):  # counted in C, not end by end
+        keys += map(add, map(mul, device, repeat(width)), port)
+        in_range = in_range and min(port, default=0) >= 0 and all(map(lt, port, map(sizes.__getitem__, device)))
+        for index, count in Counter(device).items():
+            per_device[index] += count
+    if in_range and len(set(keys)) == len(keys):
+        used = len(keys)  # the usual case: every port within its device, none used twice
+    else:
+        used = len(_problems(fabric, width, problems))
     yield from capped(ID, "error", problems)
     busiest = max(range(fabric.switch_count), key=lambda index: (per_device[index] / devices[index].ports, -index),
                   default=None)
     if busiest is not None:
         device = devices[busiest]
-        yield Finding(ID, "info", f"{len(used):,} link ends on distinct ports; fullest switch {device.name} uses "
+        yield Finding(ID, "info", f"{used:,} link ends on distinct ports; fullest switch {device.name} uses "
                                   f"{per_device[busiest]} of {device.ports}", "ports",
-                      evidence={"link_ends": len(used), "fullest": device.name, "used": per_device[busiest],
+                      evidence={"link_ends": used, "fullest": device.name, "used": per_device[busiest],
                                 "ports": device.ports})
+
+
+def _problems(fabric: Fabric, width: int, problems: list[tuple[str, str]]) -> dict[int, int]:
+    """Add every port beyond its device and every port used twice to ``problems``, in link order (the upper end
+    first); returns the link of each port used once at least."""
+    devices = fabric.devices
+    used: dict[int, int] = {}
+    ends = ((number, end) for number, (_, upper, upper_port, lower, lower_port) in enumerate(fabric.links)
+            for end in ((upper, upper_port), (lower, lower_port)))
+    for number, (device, port) in ends:
+        name = f"{devices[device].name}:{devices[device].port_name(port)}"
+        if not 0 <= port < devices[device].ports:
+            problems.append((name, f"port {port + 1} is beyond the {devices[device].ports} logical ports of "
+                                   f"{devices[device].model}"))
+            continue
+        key = device * width + port
+        if key in used:
+            problems.append((name, f"used by two links (#{used[key]} and #{number})"))
+        else:
+            used[key] = number
+    return used

@@ -11,11 +11,13 @@ from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Iterable
+from operator import itemgetter
 
 from designer.checks.base import capped
 from designer.design import Built
 from designer.fabric import SERVER_LEAF
 from designer.findings import Finding
+from designer.model import DeviceConfig, Neighbor
 
 ID = "sessions"
 DESCRIPTION = "every BGP neighbor has its reciprocal (addresses and ASNs match) in the device model"
@@ -25,47 +27,58 @@ SEVERITY = "error"
 def check(design: Built) -> Iterable[Finding]:
     configs = design.configs
     by_name = {config.hostname: config for config in configs}
-    sessions = {(config.hostname, neighbor.address): neighbor
-                for config in configs for neighbor in config.bgp.neighbors}
-    links = Counter()
-    for tier, upper, _, lower, _ in design.fabric.links:
-        if tier != SERVER_LEAF:
-            links[upper] += 1
-            links[lower] += 1
+    sessions: dict[str, dict[str, Neighbor]] = {}
+    for config in configs:
+        sessions.setdefault(config.hostname, {}).update((neighbor.address, neighbor)
+                                                        for neighbor in config.bgp.neighbors)
+    switch_links = [link for link in design.fabric.links if link[0] != SERVER_LEAF]
+    links = Counter(map(itemgetter(1), switch_links)) + Counter(map(itemgetter(3), switch_links))
     devices = design.fabric.devices
     problems: list[tuple[str, str]] = [
         (config.hostname, f"{len(config.bgp.neighbors)} BGP neighbors for {links[index]} switch links")
         for index, config in enumerate(configs)
         if config.hostname == devices[index].name and len(config.bgp.neighbors) != links[index]]
     for config in configs:
-        local = {interface.ip for interface in config.interfaces}
+        addresses = [interface.address.partition("/")[0] for interface in config.interfaces]
+        local = set(addresses)
         speaking = {neighbor.local_address for neighbor in config.bgp.neighbors}
+        asn = config.bgp.asn
         for neighbor in config.bgp.neighbors:
             peer = by_name.get(neighbor.peer_device)
-            back = sessions.get((peer.hostname, neighbor.local_address)) if peer is not None else None
+            back = sessions[peer.hostname].get(neighbor.local_address) if peer is not None else None
             if (back is not None and neighbor.local_address in local and neighbor.remote_asn == peer.bgp.asn
-                    and back.remote_asn == config.bgp.asn and back.local_address == neighbor.address):
+                    and back.remote_asn == asn and back.local_address == neighbor.address):
                 continue  # the usual case, told apart without formatting any text
-            subject = f"{config.hostname} neighbor {neighbor.address}"
-            if peer is None:
-                problems.append((subject, f"peer {neighbor.peer_device!r} is not a switch of the design"))
-                continue
-            if neighbor.local_address not in local:
-                problems.append((subject, f"local address {neighbor.local_address} is on none of its interfaces"))
-            if neighbor.remote_asn != peer.bgp.asn:
-                problems.append((subject, f"remote-as {neighbor.remote_asn}, but {peer.hostname} has ASN "
-                                          f"{peer.bgp.asn}"))
-            if back is None:
-                problems.append((subject, f"{peer.hostname} has no neighbor {neighbor.local_address} back"))
-            elif back.remote_asn != config.bgp.asn or back.local_address != neighbor.address:
-                problems.append((subject, f"{peer.hostname}'s neighbor {neighbor.local_address} says remote-as "
-                                          f"{back.remote_asn} from {back.local_address}; expected remote-as "
-                                          f"{config.bgp.asn} from {neighbor.address}"))
-        problems.extend((f"{config.hostname}:{interface.name}", f"fabric interface {interface.address} to "
-                                                                f"{interface.peer_device} has no BGP session")
-                        for interface in config.interfaces
-                        if interface.role == "fabric" and interface.ip not in speaking)
+            problems.extend(_unmatched(config, neighbor, peer, back, local))
+        if not speaking.issuperset(address for address, interface in zip(addresses, config.interfaces, strict=True)
+                                   if interface.role == "fabric"):
+            problems.extend((f"{config.hostname}:{interface.name}", f"fabric interface {interface.address} to "
+                                                                    f"{interface.peer_device} has no BGP session")
+                            for address, interface in zip(addresses, config.interfaces, strict=True)
+                            if interface.role == "fabric" and address not in speaking)
     yield from capped(ID, "error", problems)
-    yield Finding(ID, "info", f"{len(sessions):,} neighbor statements on {len(configs):,} switches, "
-                              f"{len(sessions) // 2:,} sessions", "bgp",
-                  evidence={"neighbors": len(sessions), "switches": len(configs)})
+    count = sum(map(len, sessions.values()))
+    yield Finding(ID, "info", f"{count:,} neighbor statements on {len(configs):,} switches, "
+                              f"{count // 2:,} sessions", "bgp",
+                  evidence={"neighbors": count, "switches": len(configs)})
+
+
+def _unmatched(config: DeviceConfig, neighbor: Neighbor, peer: DeviceConfig | None, back: Neighbor | None,
+               local: set[str]) -> list[tuple[str, str]]:
+    """What is wrong with one neighbor statement of ``config`` whose peer (``peer``, with ``back`` its statement
+    towards ``config``) does not answer it as it should."""
+    subject = f"{config.hostname} neighbor {neighbor.address}"
+    if peer is None:
+        return [(subject, f"peer {neighbor.peer_device!r} is not a switch of the design")]
+    problems = []
+    if neighbor.local_address not in local:
+        problems.append((subject, f"local address {neighbor.local_address} is on none of its interfaces"))
+    if neighbor.remote_asn != peer.bgp.asn:
+        problems.append((subject, f"remote-as {neighbor.remote_asn}, but {peer.hostname} has ASN {peer.bgp.asn}"))
+    if back is None:
+        problems.append((subject, f"{peer.hostname} has no neighbor {neighbor.local_address} back"))
+    elif back.remote_asn != config.bgp.asn or back.local_address != neighbor.address:
+        problems.append((subject, f"{peer.hostname}'s neighbor {neighbor.local_address} says remote-as "
+                                  f"{back.remote_asn} from {back.local_address}; expected remote-as "
+                                  f"{config.bgp.asn} from {neighbor.address}"))
+    return problems

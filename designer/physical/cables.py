@@ -21,7 +21,7 @@ from __future__ import annotations
 import math
 from bisect import bisect_left
 from collections import Counter
-from functools import cache
+from functools import cache, partial
 from typing import NamedTuple
 
 from designer.catalog import MediumModel, catalog
@@ -85,12 +85,17 @@ def lengths(intent: Intent, fabric: Fabric, layout: Layout) -> list[int]:
     top = 2 * facility.rack_units * UNIT_M
     rack_of, slack = layout.device_rack, facility.slack_m
     result = []
+    rounded: dict[float, int] = {}
+    """Decimetres of each run met so far: racks repeat, and so do their runs."""
     for _, upper, _, lower, _ in fabric.links:
         if rack_of[upper] == rack_of[lower]:
             run = abs(z[upper] - z[lower])
         else:
             run = top - z[upper] - z[lower] + abs(x[upper] - x[lower]) + abs(y[upper] - y[lower])
-        result.append(decimetres(run + slack))
+        length = rounded.get(run)
+        if length is None:
+            length = rounded[run] = decimetres(run + slack)
+        result.append(length)
     return result
 
 
@@ -105,48 +110,79 @@ def lay_cables(intent: Intent, fabric: Fabric, layout: Layout) -> Cabling:
     medium, shared = choose_media(links, breakout, length_dm, reach_dm)
 
     switch_w = [float(intent.switch(device.role).power_w) for device in fabric.switches()]
+    switch_count = fabric.switch_count
     bom: Counter[BomKey] = Counter()
+    modules: dict[tuple[str, int], BomKey] = {}
+
+    def module(model: MediumModel, lanes: int) -> BomKey:
+        """The bill's line of an optical module of ``lanes`` links."""
+        key = modules.get((model.name, lanes))
+        if key is None:
+            key = modules[model.name, lanes] = ("transceiver", module_name(model, lanes * speed, lanes, speed),
+                                                NO_LENGTH)
+        return key
 
     def plug(device: int, model: MediumModel, lanes: int) -> None:
         """One module or active-cable end in a physical port of ``lanes`` links."""
-        if device < fabric.switch_count:
+        if device < switch_count:
             switch_w[device] += model.power_w.get(lanes * speed, 0.0)
         if model.optical:
-            bom["transceiver", module_name(model, lanes * speed, lanes, speed), NO_LENGTH] += 1
+            bom[module(model, lanes)] += 1
 
-    assemblies: dict[int, tuple[int, MediumModel, set[int]]] = {}
+    for (chosen, length), count in Counter(zip(medium, length_dm, strict=True)).items():  # by medium and length, in C
+        if chosen == len(media):
+            bom["cable", "none: longer than every medium", ordered_length(length)] += count
+        elif media[chosen].optical:
+            bom["cable", f"{media[chosen].label} fiber", ordered_length(length)] += count
+
+    single_w = [model.power_w.get(speed, 0.0) for model in media]
+    singles = [0] * len(media)
+    """Modules of one link (in unbroken ports) by medium: their power is added to their switch at once, their
+    count to the bill at the end."""
+    assemblies: dict[int, list] = {}
     for number, (_, upper, upper_port, lower, lower_port) in enumerate(links):
-        if medium[number] == len(media):
-            bom["cable", "none: longer than every medium", ordered_length(length_dm[number])] += 1
+        chosen = medium[number]
+        if chosen == len(media):
             continue
-        model = media[medium[number]]
-        ends = ((upper, upper_port), (lower, lower_port))
+        model = media[chosen]
         if model.optical:
-            bom["cable", f"{model.label} fiber", ordered_length(length_dm[number])] += 1
-            for device, _ in ends:
+            for device in (upper, lower):
                 if breakout[device] == 1:
-                    plug(device, model, 1)
+                    singles[chosen] += 1
+                    if device < switch_count:
+                        switch_w[device] += single_w[chosen]
             continue
-        (keyed, keyed_port), (other, other_port) = ends if breakout[upper] >= breakout[lower] else ends[::-1]
-        key = keyed * PORT_SPACE + keyed_port // breakout[keyed]
-        run, _, far = assemblies.setdefault(key, (length_dm[number], model, set()))
-        far.add(other * PORT_SPACE + other_port // breakout[other])
-        assemblies[key] = (max(run, length_dm[number]), model, far)
+        if breakout[upper] >= breakout[lower]:
+            key = upper * PORT_SPACE + upper_port // breakout[upper]
+            far = lower * PORT_SPACE + lower_port // breakout[lower]
+        else:
+            key = lower * PORT_SPACE + lower_port // breakout[lower]
+            far = upper * PORT_SPACE + upper_port // breakout[upper]
+        assembly = assemblies.get(key)
+        if assembly is None:
+            assemblies[key] = [length_dm[number], model, {far}]
+        else:
+            assembly[0] = max(assembly[0], length_dm[number])
+            assembly[2].add(far)
+    for chosen, count in enumerate(singles):
+        if count:
+            bom[module(media[chosen], 1)] += count
 
     for key, first in sorted(shared.items()):
         group_medium = medium[first]
         if group_medium < len(media) and media[group_medium].optical:
             plug(key // PORT_SPACE, media[group_medium], breakout[key // PORT_SPACE])
+    copper: Counter[tuple[str, int, int, int, int]] = Counter()
     for key, (run, model, far) in sorted(assemblies.items()):
         keyed = key // PORT_SPACE
-        lanes, far_lanes = breakout[keyed], breakout[min(far) // PORT_SPACE]
-        item = f"{model.label} {lanes * speed}G"
-        if len(far) > 1:
-            item += f" to {len(far)} x {far_lanes * speed}G"
-        bom["cable", item, ordered_length(run)] += 1
+        lanes = breakout[keyed]
+        copper[model.label, lanes, len(far), breakout[min(far) // PORT_SPACE], run] += 1
         plug(keyed, model, lanes)
         for port in sorted(far):
             plug(port // PORT_SPACE, model, breakout[port // PORT_SPACE])
+    for (label, lanes, ends, far_lanes, run), count in copper.items():  # each kind of assembly named once
+        item = f"{label} {lanes * speed}G" + (f" to {ends} x {far_lanes * speed}G" if ends > 1 else "")
+        bom["cable", item, ordered_length(run)] += count
     return Cabling(length_dm, medium, media, reach_dm, switch_w, bom)
 
 
@@ -164,16 +200,26 @@ def choose_media(links: list[Link], breakout: list[int], length_dm: list[int],
 
     shared: dict[int, int] = {}
     for number, (_, upper, upper_port, lower, lower_port) in enumerate(links):
-        for device, port in ((upper, upper_port), (lower, lower_port)):
-            if breakout[device] > 1:
-                first = root(shared.setdefault(device * PORT_SPACE + port // breakout[device], number))
-                mine = root(number)
+        lanes = breakout[upper]
+        if lanes > 1:  # the upper end comes first: this link is still alone, its own root
+            first = shared.setdefault(upper * PORT_SPACE + upper_port // lanes, number)
+            if first != number:
+                parent[number] = root(first)
+        lanes = breakout[lower]
+        if lanes > 1:
+            first = shared.setdefault(lower * PORT_SPACE + lower_port // lanes, number)
+            if first != number:  # a port seen before: join this link's group to the first link's
+                first, mine = root(first), root(number)
                 parent[max(first, mine)] = min(first, mine)
+    groups = parent  # every link's parent is an earlier link or itself: one pass in order finds every root
+    for number in range(len(groups)):
+        groups[number] = groups[groups[number]]
     longest = length_dm[:]
-    for number, length in enumerate(length_dm):
-        group = root(number)
-        longest[group] = max(longest[group], length)
-    return [medium_for(longest[root(number)], reach_dm) for number in range(len(links))], shared
+    for group, length in zip(groups, length_dm, strict=True):
+        if length > longest[group]:
+            longest[group] = length
+    media = list(map(partial(medium_for, reach_dm=reach_dm), map(longest.__getitem__, groups)))
+    return media, shared
 
 
 def module_name(model: MediumModel, port_speed: int, lanes: int, link_speed: int) -> str:
