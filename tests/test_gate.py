@@ -5,7 +5,10 @@ tests/test_precommit.py)."""
 from __future__ import annotations
 
 import json
+import os
 import shutil
+import subprocess
+import sys
 from pathlib import Path
 from xml.etree import ElementTree
 
@@ -14,6 +17,7 @@ import yaml
 from designer.checks import CHECKS
 from designer.checks import formats as check_formats
 from designer.outputs.build import design_files
+from designer.pipeline import build
 from tests.conftest import ROOT
 from tests.helpers import build_design, intent_text
 from tests.test_intent_errors import run_cli
@@ -143,3 +147,38 @@ def test_build_exits_1_when_a_check_fails_and_still_writes_the_outputs(tmp_path:
     assert run_cli("build", "--check", str(path), "-o", str(target))[0] == 0
     code, _, err = run_cli("build", str(intent_file(tmp_path)), "-o", str(target))
     assert (code, err) == (0, "")
+
+
+def _command(*args: str, stdout: int = subprocess.PIPE) -> subprocess.CompletedProcess[str]:
+    """The ``designer`` command as installed (``designer.cli:console``), in its own process."""
+    env = {name: value for name, value in os.environ.items() if name != "PYTHONPATH"}
+    return subprocess.run([sys.executable, "-c", "from designer.cli import console; console()", *args], env=env,
+                          stdout=stdout, stderr=subprocess.PIPE, text=True, timeout=300, check=False)
+
+
+def test_the_command_ends_with_the_exit_code_and_every_line_it_printed(tmp_path: Path) -> None:
+    """The installed command leaves without freeing what it built: its output must still arrive whole and its
+    exit code be the command's (0, 1 a check failed, 2 bad input)."""
+    clean = intent_file(tmp_path)
+    passed = _command("check", str(clean))
+    assert (passed.returncode, passed.stdout, passed.stderr) == (0, *run_cli("check", str(clean))[1:])
+    failing = tmp_path / "failing.yaml"
+    failing.write_text(intent_text(**SMALL, extra="checks: {failure_min_bisection: 0.9, ecmp_max_width: 8}"))
+    failed = _command("check", str(failing))
+    assert failed.returncode == 1 and failed.stdout.splitlines()[-1].endswith("2 failed, 0 with warnings")
+    bad = _command("plan", str(tmp_path / "missing.yaml"))
+    assert bad.returncode == 2 and "no such file" in bad.stderr and bad.stdout == ""
+    built = _command("build", str(clean), "-o", str(tmp_path / "out"))
+    assert built.returncode == 0 and built.stdout.endswith(f"to {tmp_path / 'out'}\n")
+    assert (tmp_path / "out" / "manifest.json").read_bytes() == design_files(build(clean))["manifest.json"]
+
+
+def test_the_command_says_nothing_more_when_its_reader_has_gone(tmp_path: Path) -> None:
+    """``designer plan ... | head -1``: the reader has closed the pipe; no traceback, exit 0."""
+    read, write = os.pipe()
+    os.close(read)
+    try:
+        result = _command("plan", str(intent_file(tmp_path)), "--format", "json", stdout=write)
+    finally:
+        os.close(write)
+    assert (result.returncode, result.stderr) == (0, "")

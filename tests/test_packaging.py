@@ -41,7 +41,7 @@ def test_the_shipped_data_is_found_through_the_package() -> None:
 
 def test_the_distribution_name_is_not_the_unrelated_designer_project() -> None:
     assert NAME == "gpu-fabric-designer"
-    assert PYPROJECT["project"]["scripts"] == {"designer": "designer.cli:main"}
+    assert PYPROJECT["project"]["scripts"] == {"designer": "designer.cli:console"}
     assert f"pip install {NAME}" not in (ROOT / "README.md").read_text()        # not published: from the repository
 
 
