@@ -16,11 +16,10 @@ from __future__ import annotations
 import json
 import platform
 import statistics
-import subprocess
-import sys
 from pathlib import Path
 
-from bench_build import RUN, SIZES
+from bench_build import SIZES
+from bench_build import measure as run_designer
 from common import INTENT, arguments, each_size, publish
 
 WORKLOAD = "workloads:\n  - {{name: ring, bytes: 700GB, placement: {placement}}}\n"
@@ -29,12 +28,8 @@ SCATTERED_UP_TO = 8192
 
 def measure(intent: Path) -> dict:
     """One fresh process running ``designer analyze --format json``: wall time, peak RSS and the flow counts."""
-    result = subprocess.run([sys.executable, "-c", RUN, "analyze", str(intent), "--format", "json"],
-                            capture_output=True, text=True, check=False)
-    sample = json.loads(result.stderr.strip().splitlines()[-1])
-    if sample["code"] != 0:
-        raise SystemExit(f"designer analyze {intent} failed:\n{result.stderr}")
-    ecmp = json.loads(result.stdout)["workloads"][0]["ecmp"]
+    sample = run_designer(["analyze", str(intent), "--format", "json"])
+    ecmp = json.loads(sample["stdout"])["workloads"][0]["ecmp"]
     return {**sample, "flows": ecmp["flows"], "routed": ecmp["routed_flows"]}
 
 

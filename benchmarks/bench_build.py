@@ -1,7 +1,8 @@
 """Time `designer plan` and `designer build` at 1k, 8k, 32k and 131k GPUs, and each stage of the build.
 
-Each run is a fresh process (so peak memory is that run's own) running designer compiled to bytecode, as an
-installed wheel would (:func:`common.compile_designer`, once before the runs); the table reports the median of
+Each run is a fresh process (so peak memory is that run's own) running the ``designer`` command compiled to
+bytecode, as an installed wheel would (:func:`common.compile_designer`, once before the runs), timed from its start
+to its exit; the table reports the median of
 ``--runs`` runs and the ratio to the 1k-GPU run. The stage table splits the largest size's build by the
 stage lines the command prints on stderr (among them the servers' host settings and the rendering and writing
 of their files, ``servers/<server>/``, four or more files per server), and puts beside it the floor of writing the
@@ -21,6 +22,7 @@ import shutil
 import statistics
 import subprocess
 import sys
+import tempfile
 import textwrap
 import time
 from pathlib import Path
@@ -33,30 +35,36 @@ from designer.outputs.folder import write_files
 SIZES = (1024, 8192, 32768, 131072)
 
 
-RUN = textwrap.dedent("""\
-    import json, resource, sys, time
-    start = time.perf_counter()
-    import designer
+STAGE = "stage "
+RUN = textwrap.dedent(f"""\
+    import json, sys, time
     import designer.cli
-    stages = []  # (seconds since the process started, stage), as the command reports them
-    designer.cli._progress = lambda intent: lambda stage: stages.append((time.perf_counter() - start, stage))
-    code = designer.cli.main(sys.argv[1:])
-    elapsed = time.perf_counter() - start
-    usage = [resource.getrusage(who) for who in (resource.RUSAGE_SELF, resource.RUSAGE_CHILDREN)]
-    peak = max(use.ru_maxrss for use in usage) / 1024  # the largest process: the command or one of its workers
-    cpu = sum(use.ru_utime + use.ru_stime for use in usage)
-    print(json.dumps({"seconds": elapsed, "cpu": cpu, "peak_mib": peak, "code": code, "stages": stages}),
-          file=sys.stderr)
+    # each stage as the command reports it, on the clock the benchmark started (CLOCK_MONOTONIC is system-wide)
+    designer.cli._progress = lambda intent: lambda stage: print("{STAGE}" + json.dumps([time.perf_counter(), stage]),
+                                                                file=sys.stderr, flush=True)
+    designer.cli.console()
 """)
 
 
 def measure(args: list[str]) -> dict[str, Any]:
-    """One fresh process running the CLI; its wall time (imports included), peak RSS and stage start times."""
-    result = subprocess.run([sys.executable, "-c", RUN, *args], capture_output=True, text=True, check=False)
-    sample = json.loads(result.stderr.strip().splitlines()[-1])
-    if sample["code"] != 0:
-        raise SystemExit(f"designer {' '.join(args)} failed:\n{result.stderr}")
-    return sample
+    """One fresh process running the ``designer`` command as installed (it ends without freeing what it built):
+    its wall time from start to exit, its CPU (its workers' included) and peak memory (the largest of those
+    processes), the start time of each stage it reports, and what it printed on stdout."""
+    start = time.perf_counter()
+    with tempfile.TemporaryFile("w+") as printed, subprocess.Popen(
+            [sys.executable, "-c", RUN, *args], stdout=printed, stderr=subprocess.PIPE, text=True) as command:
+        assert command.stderr is not None
+        lines = command.stderr.read().splitlines()
+        _, status, usage = os.wait4(command.pid, 0)
+        seconds = time.perf_counter() - start
+        command.returncode = os.waitstatus_to_exitcode(status)
+        printed.seek(0)
+        stdout = printed.read()
+    if command.returncode != 0:
+        raise SystemExit(f"designer {' '.join(args)} failed:\n" + "\n".join(lines))
+    stages = [json.loads(line.removeprefix(STAGE)) for line in lines if line.startswith(STAGE)]
+    return {"seconds": seconds, "cpu": usage.ru_utime + usage.ru_stime, "peak_mib": usage.ru_maxrss / 1024,
+            "stages": [(at - start, stage) for at, stage in stages], "stdout": stdout}
 
 
 def stage_seconds(sample: dict[str, Any]) -> dict[str, float]:
