@@ -28,6 +28,7 @@ import socket
 import struct
 from collections.abc import Iterable
 from dataclasses import dataclass
+from functools import cached_property
 
 from netaddr import IPNetwork
 
@@ -143,6 +144,22 @@ class Allocation:
     @property
     def server_block(self) -> int:
         return self.numbering.server_block
+
+    @cached_property
+    def upper_ips(self) -> list[str]:
+        """The upper end's address of every link as text, in link order (formatted once per design: the device
+        models, the host settings, design.json and the tables all read it)."""
+        return ips(self.evens)
+
+    @cached_property
+    def lower_ips(self) -> list[str]:
+        """The lower end's address of every link as text, in link order."""
+        return ips(even + 1 for even in self.evens)
+
+    @cached_property
+    def loopback_ips(self) -> list[str]:
+        """Every switch's loopback address as text, in device order."""
+        return ips(self.loopbacks)
 
     def link_addresses(self, link: int) -> tuple[int, int]:
         """The (upper, lower) addresses of link ``link``, as integers; they share one /31."""

@@ -29,7 +29,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import NamedTuple
 
-from designer.allocate import Allocation, ips
+from designer.allocate import Allocation
 from designer.analysis.workload import WorkloadResult
 from designer.fabric import Fabric
 from designer.intent import Intent
@@ -144,9 +144,7 @@ def host_configs(intent: Intent, fabric: Fabric, allocation: Allocation,
     keyfiles = spec.format == "nmconnection"
     prefixes = tuple(f"net/ipv4/conf/{name}/" if "." in name else f"net.ipv4.conf.{name}." for name in spec.nics)
     names = fabric.port_names()  # one tuple per port layout: naming a port costs an index
-    server_links = range(fabric.server_link_count)
-    leaf_ips = ips(allocation.evens[number] for number in server_links)
-    nic_ips = ips(allocation.evens[number] + 1 for number in server_links)
+    leaf_ips, nic_ips = allocation.upper_ips, allocation.lower_ips  # a server link's leaf is its upper end
     hosts = []
     for offset, numbers in enumerate(links):
         server = devices[first + offset]

@@ -40,7 +40,7 @@ from dataclasses import dataclass
 from operator import itemgetter
 from typing import NamedTuple
 
-from designer.allocate import Allocation, ips
+from designer.allocate import Allocation
 from designer.catalog import SonicSku, SwitchFacts, catalog
 from designer.fabric import SERVER_LEAF, Device, Fabric
 from designer.intent import Intent
@@ -360,8 +360,7 @@ def device_configs(intent: Intent, plan: Plan, fabric: Fabric, allocation: Alloc
     room_tables = [rooms.setdefault((device.model, runs.hwsku if (runs := sku(device)) else ""), {})
                    for device in switches]
     names = fabric.port_names()
-    upper_ips = ips(allocation.evens)
-    lower_ips = ips(even + 1 for even in allocation.evens)
+    upper_ips, lower_ips = allocation.upper_ips, allocation.lower_ips
     interfaces: list[list[tuple[int, Interface, Neighbor | None]]] = [[] for _ in range(switch_count)]
     uplinks = [0] * switch_count
     downlinks: list[Counter[int]] = [Counter() for _ in range(switch_count)]
@@ -396,7 +395,7 @@ def device_configs(intent: Intent, plan: Plan, fabric: Fabric, allocation: Alloc
     bfd = Bfd(intent.routing.bfd.interval_ms, intent.routing.bfd.multiplier) if intent.routing.bfd.enabled else None
     timers = intent.routing.timers
     aggregate = intent.routing.server_subnets == "aggregate"
-    loopbacks = ips(allocation.loopbacks)
+    loopbacks = allocation.loopback_ips
     by_port = itemgetter(0)
     configs = []
     for index, device in enumerate(switches):

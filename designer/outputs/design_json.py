@@ -7,7 +7,6 @@ from json.encoder import encode_basestring_ascii as quote
 from typing import Any
 
 from designer import __version__
-from designer.allocate import ip
 from designer.checks import formats as checks_format
 from designer.design import Design
 from designer.fabric import TIERS
@@ -30,7 +29,7 @@ def design_json(design: Design) -> str:
                     if (value := getattr(device, key)) >= 0})
         if index < fabric.switch_count:
             balancing = design.configs[index].load_balancing
-            row.update(loopback=ip(allocation.loopbacks[index]), asn=allocation.asns[index],
+            row.update(loopback=allocation.loopback_ips[index], asn=allocation.asns[index],
                        announces=list(design.configs[index].bgp.announced),
                        load_balancing={"mode": balancing.mode, "hash": balancing.hash, "seed": balancing.seed})
         else:
@@ -61,12 +60,12 @@ def _link_rows(design: Design) -> list[str]:
     media = {medium: quote(physical.medium_name(physical.link_medium.index(medium)))
              for medium in set(physical.link_medium)}
     lengths, medium_of = physical.link_length_dm, physical.link_medium
+    upper_ips, lower_ips = allocation.upper_ips, allocation.lower_ips
     rows = []
     for number, (tier, upper, upper_port, lower, lower_port) in enumerate(fabric.links):
-        even, odd = allocation.link_addresses(number)
-        upper_ip = ip(even)
+        upper_ip, lower_ip = upper_ips[number], lower_ips[number]
         rows.append(f'{{"tier": {tiers[tier]}, "a": [{devices[upper]}, {ports[upper][upper_port]}, "{upper_ip}"], '
-                    f'"z": [{devices[lower]}, {ports[lower][lower_port]}, "{ip(odd)}"], "subnet": "{upper_ip}/31", '
+                    f'"z": [{devices[lower]}, {ports[lower][lower_port]}, "{lower_ip}"], "subnet": "{upper_ip}/31", '
                     f'"length_m": {lengths[number] / 10!r}, "medium": {media[medium_of[number]]}}}')
     return rows
 

@@ -8,7 +8,6 @@ from collections.abc import Iterable
 from itertools import chain
 from typing import Any
 
-from designer.allocate import ip
 from designer.design import Design
 from designer.fabric import TIERS
 
@@ -32,11 +31,11 @@ def addressing_rows(design: Design) -> tuple[list[str], Iterable[list[Any]]]:
     header = ["device", "interface", "address", "peer_device", "peer_interface", "peer_address", "use"]
 
     def rows() -> Iterable[list[Any]]:
-        for index, device in enumerate(fabric.switches()):
-            yield [device.name, "lo", f"{ip(allocation.loopbacks[index])}/32", "", "", "", "loopback"]
+        for device, loopback in zip(fabric.switches(), allocation.loopback_ips, strict=True):
+            yield [device.name, "lo", f"{loopback}/32", "", "", "", "loopback"]
+        upper_ips, lower_ips = allocation.upper_ips, allocation.lower_ips
         for number, (tier, upper, upper_port, lower, lower_port) in enumerate(fabric.links):
-            even, odd = allocation.link_addresses(number)
-            use, up_ip, low_ip = TIERS[tier], ip(even), ip(odd)
+            use, up_ip, low_ip = TIERS[tier], upper_ips[number], lower_ips[number]
             up_name, up_port = devices[upper].name, names[upper][upper_port]
             low_name, low_port = devices[lower].name, names[lower][lower_port]
             yield [up_name, up_port, f"{up_ip}/31", low_name, low_port, low_ip, use]
