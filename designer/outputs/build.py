@@ -25,7 +25,7 @@ from designer.outputs.summary import summary_markdown
 from designer.outputs.tables import addressing_rows, asn_rows, cabling_rows, csv_bytes
 from designer.outputs.workloads import svg as workloads_svg
 from designer.pipeline import design as run_stages
-from designer.render import TARGETS, Renderer, render_configs, rendered, user_templates_for
+from designer.render import Renderer, render_configs, rendered, user_templates_for
 from designer.render.hosts import HOSTS_FOLDER, render_hosts, rendered_hosts
 from designer.workers import Background, in_workers
 
@@ -149,7 +149,7 @@ def _files_part(configs: Sequence[DeviceConfig], hosts: Sequence[HostConfig], in
     of ``hosts``, from the ``worker``-th, below ``folder``; the files' hashes by relative path. The templates are
     compiled here, once, before the workers are forked."""
     renderer = Renderer(user_templates_for(intent.source.filename, templates), intent.target_options.model_dump())
-    renderer.compile_folders([*(TARGETS[target].template.partition("/")[0] for target in intent.targets), HOSTS_FOLDER])
+    renderer.compile_templates(intent.targets, HOSTS_FOLDER)
     return lambda worker, count: _write(itertools.chain(rendered(configs[worker::count], intent.targets, renderer),
                                                         rendered_hosts(hosts[worker::count], renderer)), folder)
 

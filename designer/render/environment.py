@@ -158,10 +158,11 @@ class Renderer:
         """The compiled entry template of ``target`` (compiled on first use, then reused)."""
         return self.compiled(TARGETS[target].template)
 
-    def compile_folders(self, folders: Iterable[str]) -> None:
-        """Compile now every shipped template under ``folders`` (``eos``, ``hosts``), or the user's template of the
-        same name, so that processes forked afterwards share the compiled code instead of each compiling it."""
-        for folder in folders:
+    def compile_templates(self, targets: Iterable[str], *folders: str) -> None:
+        """Compile now every shipped template of ``targets`` (the folder of each one's entry template: ``eos``) and
+        under ``folders`` (``hosts``), or the user's template of the same name, so that processes forked afterwards
+        share the compiled code instead of each compiling it."""
+        for folder in sorted({*(TARGETS[target].template.partition("/")[0] for target in targets), *folders}):
             for path in sorted((SHIPPED_TEMPLATES / folder).glob("*.j2")):
                 self.compiled(f"{folder}/{path.name}")
 
