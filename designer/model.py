@@ -304,14 +304,14 @@ def build_qos(spec: QosSpec, link_speed: int) -> Qos:
 
 
 class _Ports:
-    """Port names and lane positions of one port layout, computed once and shared by every device: for each logical
-    port its name, cage (from 1), lane in the cage and first SerDes lane."""
+    """Port names (the fabric's, :meth:`Fabric.port_names`) and lane positions of one port layout, computed once and
+    shared by every device: for each logical port its name, cage (from 1), lane in the cage and first SerDes lane."""
 
-    def __init__(self, device: Device, port_speed: int) -> None:
+    def __init__(self, device: Device, port_speed: int, names: tuple[str, ...]) -> None:
         self.breakout = device.breakout
         self.serdes = max(SERDES_LANES.get(port_speed, 1), device.breakout)
         self.lanes = self.serdes // device.breakout
-        self.names = tuple(device.port_name(port) for port in range(device.ports))
+        self.names = names
         self.places = tuple((self.names[port], port // self.breakout + 1, port % self.breakout,
                              port % self.breakout * self.lanes) for port in range(device.ports))
 
@@ -342,10 +342,10 @@ def device_configs(intent: Intent, plan: Plan, fabric: Fabric, allocation: Alloc
                                         hwsku) if known else None
         return skus[key]
 
-    def layout(device: Device) -> _Ports:
+    def layout(index: int, device: Device) -> _Ports:
         key = (device.role, device.ports, device.breakout)
         if key not in layouts:
-            layouts[key] = _Ports(device, intent.switch(device.role).speed)
+            layouts[key] = _Ports(device, intent.switch(device.role).speed, names[index])
         return layouts[key]
 
     def sized(index: int, cable_m: int) -> Headroom:
@@ -356,10 +356,10 @@ def device_configs(intent: Intent, plan: Plan, fabric: Fabric, allocation: Alloc
                                                       sku(device))
         return room
 
-    ports = [layout(device) for device in switches]
+    names = fabric.port_names()
+    ports = [layout(index, device) for index, device in enumerate(switches)]
     room_tables = [rooms.setdefault((device.model, runs.hwsku if (runs := sku(device)) else ""), {})
                    for device in switches]
-    names = fabric.port_names()
     upper_ips, lower_ips = allocation.upper_ips, allocation.lower_ips
     interfaces: list[list[tuple[int, Interface, Neighbor | None]]] = [[] for _ in range(switch_count)]
     uplinks = [0] * switch_count
