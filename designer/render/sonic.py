@@ -39,11 +39,9 @@ is no BGP_NEIGHBOR table for bgpcfgd to push a second BGP configuration from.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from json.encoder import encode_basestring_ascii as quote
 from typing import Any
 
-from designer.catalog import SonicSku
 from designer.model import DeviceConfig, Interface
 
 DEVICE_TYPES = {"leaf": "ToRRouter", "spine": "LeafRouter", "super_spine": "SpineRouter"}
@@ -74,22 +72,6 @@ LOSSLESS_DYNAMIC_TH = "0"
 """Threshold of the lossless priority groups: the threshold column of NVIDIA's headroom lookups."""
 
 
-@dataclass(frozen=True, slots=True)
-class Port:
-    """One SONiC port: name, alias, description and autoneg (empty: none), SerDes lanes, cage, sub-port, speed in
-    Mb/s, and the cabled interface on it (None when unused)."""
-
-    name: str
-    alias: str
-    description: str
-    autoneg: str
-    lanes: str
-    index: int
-    subport: int
-    speed_mbps: int
-    interface: Interface | None
-
-
 Tables = dict[str, dict[str, dict[str, Any]]]
 """config_db.json: table -> key -> fields, every value a string as SONiC stores it (a leaf-list a list of them)."""
 
@@ -102,13 +84,12 @@ def view(device: DeviceConfig, hwsku: str | None = None) -> dict[str, Any]:
 
 
 def config_db(device: DeviceConfig) -> Tables:
-    """Every CONFIG_DB table of ``device``, tables in name order, entries in port and queue order."""
+    """Every CONFIG_DB table of ``device``, tables in name order, entries in port and queue order (one pass over the
+    ports fills every per-port table)."""
     qos = device.qos
     lossless = tuple(sorted(qos.pfc_priorities))
     sonic = device.facts.sonic if device.facts else None
     sku = device.sku
-    ports = _ports(device, sku)
-    used = [(port, port.interface) for port in ports if port.interface is not None]
     metadata = {"hostname": device.hostname, "type": DEVICE_TYPES[device.role]}
     if sonic and sku:
         metadata.update(platform=sonic.platform, hwsku=sku.hwsku)
@@ -117,39 +98,8 @@ def config_db(device: DeviceConfig) -> Tables:
                     default_pfcwd_status="enable" if qos.pfc_watchdog else "disable")
     no_fields: dict[str, Any] = {}  # an entry that exists by its key alone (an interface, an address on it)
 
-    # Buffers: pools, the shared profiles, one lossless priority-group profile per (speed, cable length).
-    if sku:
-        pools = sku.pools[BUFFER_TOPOLOGY[device.role]]
-    else:
-        total = device.physical_ports * device.port_speed_gbps * BUFFER_BYTES_PER_GBPS
-        shared = (total - sum(interface.headroom.size for _, interface in used) * len(lossless)) // 2
-        pools = {"egress_lossless_pool": total, "egress_lossy_pool": shared, "ingress_lossless_pool": shared,
-                 "ingress_lossy_pool": shared}
-    buffer_pools = {name: {"type": name.partition("_")[0], "mode": "dynamic", "size": str(size)}
-                    for name, size in pools.items()}
-    ingress, lossy_pool = _ingress_layout(device, buffer_pools)
-    profiles = {
-        "egress_lossless_profile": {"pool": "egress_lossless_pool", "size": "0", "dynamic_th": "7"},
-        "egress_lossy_profile": {"pool": "egress_lossy_pool", "size": str(qos.mtu), "dynamic_th": "7"},
-        "ingress_lossless_profile": {"pool": "ingress_lossless_pool", "size": "0", "dynamic_th": "7"},
-        "ingress_lossy_profile": {"pool": lossy_pool, "size": "0", "dynamic_th": "3"},
-        "q_lossy_profile": {"pool": "egress_lossy_pool", "size": "0", "dynamic_th": "3"}}
-    pg_entries: dict[str, dict[str, str]] = {}  # profile name -> the BUFFER_PG entry that names it
-    lossless_pg: dict[str, dict[str, str]] = {}  # port name -> its lossless priority groups' entry
-    for port, interface in used:
-        room = interface.headroom
-        name = f"pg_lossless_{port.speed_mbps}_{room.cable_m}m_profile"
-        if name not in pg_entries:
-            profiles[name] = {"pool": "ingress_lossless_pool", "xon": str(room.xon), "xoff": str(room.xoff),
-                              "size": str(room.size), "dynamic_th": LOSSLESS_DYNAMIC_TH}
-            pg_entries[name] = {"profile": name}
-        lossless_pg[port.name] = pg_entries[name]
-    if len(used) < len(ports):
-        buffer_pools["ingress_zero_pool"] = {"type": "ingress", "mode": "static", "size": "0"}
-        profiles["ingress_lossy_pg_zero_profile"] = {"pool": "ingress_zero_pool", "size": "0", "static_th": "0"}
-        profiles.update({f"{name}_zero_profile": {"pool": f"{name}_pool", "size": "0", "dynamic_th": "-8"}
-                         for name in ("egress_lossless", "egress_lossy", *ingress)})
-    # Per port: cabled ports (True) take the profiles above, unused ones (False) the zero profiles.
+    # What a port's entries share, by whether it is cabled (True) or unused (False: the zero profiles).
+    ingress, lossy_pool, shared_xoff = _ingress_layout(device)
     lossy_pg = {True: {"profile": "ingress_lossy_profile"}, False: {"profile": "ingress_lossy_pg_zero_profile"}}
     ingress_lists = {cabled: {"profile_list": ",".join(f"{name}_{suffix}" for name in ingress)}
                      for cabled, suffix in ((True, "profile"), (False, "zero_profile"))}
@@ -161,46 +111,137 @@ def config_db(device: DeviceConfig) -> Tables:
                      for cabled, lossless_queue, lossy_queue in (
                          (True, "egress_lossless_profile", "q_lossy_profile"),
                          (False, "egress_lossless_zero_profile", "egress_lossy_zero_profile"))}
-
     queues = {queue: {"scheduler": f"DWRR_Q{queue}", **({"wred_profile": ECN_PROFILE}
                                                         if qos.ecn and queue in lossless else {})}
               for queue, _ in qos.dwrr_weights}
     queues[qos.cnp_priority] = {"scheduler": "STRICT_CNP"}
+    queue_order = sorted(queues)
+    pfc = ",".join(map(str, lossless))
+    port_qos = {"dscp_to_tc_map": MAP, "tc_to_queue_map": MAP, "tc_to_pg_map": MAP, "pfc_to_pg_map": MAP,
+                "pfc_to_queue_map": MAP, "pfc_enable": pfc, **({"pfcwd_sw_enable": pfc} if qos.pfc_watchdog else {})}
+    watchdog = {"action": qos.pfc_watchdog_action, "detection_time": str(qos.pfc_watchdog_detection_ms),
+                "restoration_time": str(qos.pfc_watchdog_restoration_ms)}
+    mtu = str(qos.mtu)
+
+    # Every port in lane order: each sub-port of each cage, then the SKU's extra ports (never cabled). With a known
+    # SKU the ports take its aliases and its cage ports its autoneg; otherwise the alias is the designer's name.
+    port_table: dict[str, dict[str, str]] = {}
+    buffer_pg: dict[str, dict[str, str]] = {}
+    egress: dict[str, dict[str, str]] = {}
+    ingress_table: dict[str, dict[str, str]] = {}
+    buffer_queue: dict[str, dict[str, str]] = {}
+    cable_lengths: dict[str, str] = {}
+    interface_table: dict[str, dict[str, Any]] = {}
+    qos_table: dict[str, dict[str, str]] = {"global": {"dscp_to_tc_map": MAP}}
+    queue_table: dict[str, dict[str, str]] = {}
+    watchdog_table: dict[str, dict[str, str]] = {}
+    profiles: dict[str, dict[str, str]] = {}
+    pg_entries: dict[str, dict[str, str]] = {}  # lossless profile name -> the BUFFER_PG entry that names it
+    reserved = used = 0  # the cabled ports' headroom, and how many are cabled
+
+    def add(name: str, fields: dict[str, str], interface: Interface | None) -> None:
+        """One port's entries in every per-port table (``fields``: its PORT entry)."""
+        nonlocal reserved, used
+        cabled = interface is not None
+        port_table[name] = fields
+        buffer_pg[f"{name}|0"] = lossy_pg[cabled]
+        if interface is not None:
+            used += 1
+            room = interface.headroom
+            reserved += room.size
+            profile = f"pg_lossless_{fields['speed']}_{room.cable_m}m_profile"
+            if profile not in pg_entries:
+                profiles[profile] = {"pool": "ingress_lossless_pool", "xon": str(room.xon), "xoff": str(room.xoff),
+                                     "size": str(room.size), "dynamic_th": LOSSLESS_DYNAMIC_TH}
+                pg_entries[profile] = {"profile": profile}
+            for pg in lossless:
+                buffer_pg[f"{name}|{pg}"] = pg_entries[profile]
+            cable_lengths[name] = f"{room.cable_m}m"
+            interface_table[name] = no_fields
+            interface_table[f"{name}|{interface.address}"] = no_fields
+            qos_table[name] = port_qos
+            for queue in queue_order:
+                queue_table[f"{name}|{queue}"] = queues[queue]
+            watchdog_table[name] = watchdog
+        else:
+            cable_lengths[name] = "0m"
+        egress[name] = egress_lists[cabled]
+        ingress_table[name] = ingress_lists[cabled]
+        for run, entry in buffer_queues[cabled]:
+            buffer_queue[f"{name}|{run}"] = entry
+
+    alias_prefix = sonic.alias_prefix if sonic and sku else None
+    autoneg = {"autoneg": sku.autoneg} if sku and sku.autoneg else {}
+    cabled_ports = {(interface.port, interface.lane): interface for interface in device.interfaces}
+    breakout, serdes = device.breakout, device.serdes_lanes
+    lanes, unused_speed = serdes // breakout, device.port_speed_gbps // breakout * 1000
+    for cage in range(1, device.physical_ports + 1):
+        index = str(cage)
+        for lane in range(breakout):
+            first = (cage - 1) * serdes + lane * lanes
+            designer_name = device.port_names[(cage - 1) * breakout + lane]
+            interface = cabled_ports.get((cage, lane))
+            speed = interface.speed_gbps * 1000 if interface else unused_speed
+            add(f"Ethernet{first}", {
+                "alias": (f"{alias_prefix}{cage}{'abcdefgh'[lane] if breakout > 1 else ''}"
+                          if alias_prefix is not None else designer_name),
+                "description": f"{designer_name} to {interface.description}" if interface else designer_name,
+                "index": index, "subport": str(lane + 1 if breakout > 1 else 0),
+                "lanes": ",".join(map(str, range(first, first + lanes))), "speed": str(speed),
+                "fec": "rs" if speed >= 100_000 else "none", "mtu": mtu, **autoneg,
+                "admin_status": "up" if interface else "down"}, interface)
+    if alias_prefix is not None:
+        for extra in sonic.extra_ports:  # type: ignore[union-attr]
+            add(extra.name, {"alias": extra.alias, "index": str(extra.index), "subport": "0",
+                             "lanes": ",".join(map(str, extra.lanes)), "speed": str(extra.speed * 1000),
+                             "fec": "rs" if extra.speed >= 100 else "none", "mtu": mtu, "admin_status": "down"}, None)
+
+    # Buffers: pools, the shared profiles, one lossless priority-group profile per (speed, cable length).
+    if sku:
+        pools = sku.pools[BUFFER_TOPOLOGY[device.role]]
+    else:
+        total = device.physical_ports * device.port_speed_gbps * BUFFER_BYTES_PER_GBPS
+        shared = (total - reserved * len(lossless)) // 2
+        pools = {"egress_lossless_pool": total, "egress_lossy_pool": shared, "ingress_lossless_pool": shared,
+                 "ingress_lossy_pool": shared}
+    buffer_pools = {name: {"type": name.partition("_")[0], "mode": "dynamic", "size": str(size)}
+                    for name, size in pools.items()}
+    if shared_xoff is not None:
+        buffer_pools["ingress_lossless_pool"]["xoff"] = shared_xoff
+    profiles.update({
+        "egress_lossless_profile": {"pool": "egress_lossless_pool", "size": "0", "dynamic_th": "7"},
+        "egress_lossy_profile": {"pool": "egress_lossy_pool", "size": str(qos.mtu), "dynamic_th": "7"},
+        "ingress_lossless_profile": {"pool": "ingress_lossless_pool", "size": "0", "dynamic_th": "7"},
+        "ingress_lossy_profile": {"pool": lossy_pool, "size": "0", "dynamic_th": "3"},
+        "q_lossy_profile": {"pool": "egress_lossy_pool", "size": "0", "dynamic_th": "3"}})
+    if used < len(port_table):
+        buffer_pools["ingress_zero_pool"] = {"type": "ingress", "mode": "static", "size": "0"}
+        profiles["ingress_lossy_pg_zero_profile"] = {"pool": "ingress_zero_pool", "size": "0", "static_th": "0"}
+        profiles.update({f"{name}_zero_profile": {"pool": f"{name}_pool", "size": "0", "dynamic_th": "-8"}
+                         for name in ("egress_lossless", "egress_lossy", *ingress)})
+
     rate = (device.interfaces[0].speed_gbps * 125_000_000 * qos.cnp_rate_percent // 100
             if qos.cnp_rate_percent and device.interfaces else 0)
     schedulers = {f"DWRR_Q{queue}": {"type": "DWRR", "weight": str(weight)} for queue, weight in qos.dwrr_weights}
     schedulers["STRICT_CNP"] = {"type": "STRICT", **({"meter_type": "bytes", "cir": str(rate), "pir": str(rate)}
                                                      if rate else {})}
-    pfc = ",".join(map(str, lossless))
-    port_qos = {"dscp_to_tc_map": MAP, "tc_to_queue_map": MAP, "tc_to_pg_map": MAP, "pfc_to_pg_map": MAP,
-                "pfc_to_queue_map": MAP, "pfc_enable": pfc, **({"pfcwd_sw_enable": pfc} if qos.pfc_watchdog else {})}
     tables: Tables = {
-        "BUFFER_PG": {key: entry for port in ports for key, entry in (
-            (f"{port.name}|0", lossy_pg[port.interface is not None]),
-            *((f"{port.name}|{pg}", lossless_pg[port.name]) for pg in lossless if port.interface))},
+        "BUFFER_PG": buffer_pg,
         "BUFFER_POOL": dict(sorted(buffer_pools.items())),
-        "BUFFER_PORT_EGRESS_PROFILE_LIST": {port.name: egress_lists[port.interface is not None] for port in ports},
-        "BUFFER_PORT_INGRESS_PROFILE_LIST": {port.name: ingress_lists[port.interface is not None] for port in ports},
+        "BUFFER_PORT_EGRESS_PROFILE_LIST": egress,
+        "BUFFER_PORT_INGRESS_PROFILE_LIST": ingress_table,
         "BUFFER_PROFILE": dict(sorted(profiles.items())),
-        "BUFFER_QUEUE": {f"{port.name}|{run}": entry for port in ports
-                         for run, entry in buffer_queues[port.interface is not None]},
-        "CABLE_LENGTH": {CABLE_KEY: {port.name: f"{port.interface.headroom.cable_m}m" if port.interface else "0m"
-                                     for port in ports}},
+        "BUFFER_QUEUE": buffer_queue,
+        "CABLE_LENGTH": {CABLE_KEY: cable_lengths},
         "DEVICE_METADATA": {"localhost": metadata},
         "DSCP_TO_TC_MAP": {MAP: {str(dscp): str(tc) for dscp, tc in enumerate(qos.dscp_to_tc)}},
-        "INTERFACE": {key: no_fields for port, interface in used
-                      for key in (port.name, f"{port.name}|{interface.address}")},
+        "INTERFACE": interface_table,
         "LOOPBACK_INTERFACE": {"Loopback0": no_fields, f"Loopback0|{device.loopback}": no_fields},
         "MAP_PFC_PRIORITY_TO_QUEUE": {MAP: {str(priority): str(priority) for priority in range(QUEUES)}},
         "PFC_PRIORITY_TO_PRIORITY_GROUP_MAP": {MAP: {str(priority): str(priority) for priority in lossless}},
-        "PORT": {port.name: {
-            "alias": port.alias, **({"description": port.description} if port.description else {}),
-            "index": str(port.index), "subport": str(port.subport), "lanes": port.lanes,
-            "speed": str(port.speed_mbps), "fec": "rs" if port.speed_mbps >= 100_000 else "none", "mtu": str(qos.mtu),
-            **({"autoneg": port.autoneg} if port.autoneg else {}), "admin_status": "up" if port.interface else "down"}
-            for port in ports},
-        "PORT_QOS_MAP": {"global": {"dscp_to_tc_map": MAP}, **{port.name: port_qos for port, _ in used}},
-        "QUEUE": {f"{port.name}|{queue}": queues[queue] for port, _ in used for queue in sorted(queues)},
+        "PORT": port_table,
+        "PORT_QOS_MAP": qos_table,
+        "QUEUE": queue_table,
         "SCHEDULER": dict(sorted(schedulers.items())),
         "SWITCH_HASH": {"GLOBAL": {"ecmp_hash": [ECMP_HASH_FIELDS[field] for field in device.load_balancing.fields],
                                    "ecmp_hash_algorithm": ECMP_HASH_ALGORITHM}},
@@ -208,10 +249,8 @@ def config_db(device: DeviceConfig) -> Tables:
         "TC_TO_QUEUE_MAP": {MAP: {str(tc): str(tc) for tc in range(QUEUES)}},
     }
     if qos.pfc_watchdog:
-        watchdog = {"action": qos.pfc_watchdog_action, "detection_time": str(qos.pfc_watchdog_detection_ms),
-                    "restoration_time": str(qos.pfc_watchdog_restoration_ms)}
         tables["PFC_WD"] = {"GLOBAL": {"POLL_INTERVAL": str(min(PFC_WD_POLL_MS, qos.pfc_watchdog_detection_ms))},
-                            **{port.name: watchdog for port, _ in used}}
+                            **watchdog_table}
     if qos.ecn:
         thresholds = {f"{color}_{field}": str(value) for color in ("green", "yellow", "red") for field, value in (
             ("min_threshold", qos.ecn_min_bytes), ("max_threshold", qos.ecn_max_bytes),
@@ -261,38 +300,12 @@ def _value(value: str | list[str]) -> str:
     return "[" + ", ".join(map(quote, value)) + "]" if isinstance(value, list) else quote(value)
 
 
-def _ports(device: DeviceConfig, sku: SonicSku | None) -> list[Port]:
-    """Every port of the switch in lane order: each sub-port of each cage, then the SKU's extra ports. With a known
-    SKU the ports take its aliases and its cage ports its autoneg; otherwise the alias is the designer's name."""
-    sonic = device.facts.sonic if device.facts and sku else None
-    autoneg = (sku.autoneg or "") if sku else ""
-    cabled = {(interface.port, interface.lane): interface for interface in device.interfaces}
-    breakout, serdes = device.breakout, device.serdes_lanes
-    lanes, speed = serdes // breakout, device.port_speed_gbps // breakout
-    ports = []
-    for cage in range(1, device.physical_ports + 1):
-        for lane in range(breakout):
-            first = (cage - 1) * serdes + lane * lanes
-            name = device.port_names[(cage - 1) * breakout + lane]
-            interface = cabled.get((cage, lane))
-            alias = f"{sonic.alias_prefix}{cage}{'abcdefgh'[lane] if breakout > 1 else ''}" if sonic else name
-            ports.append(Port(f"Ethernet{first}", alias, f"{name} to {interface.description}" if interface else name,
-                              autoneg, ",".join(str(number) for number in range(first, first + lanes)), cage,
-                              lane + 1 if breakout > 1 else 0,
-                              (interface.speed_gbps if interface else speed) * 1000, interface))
-    if sonic:
-        ports += [Port(extra.name, extra.alias, "", "", ",".join(map(str, extra.lanes)), extra.index, 0,
-                       extra.speed * 1000, None) for extra in sonic.extra_ports]
-    return ports
-
-
-def _ingress_layout(device: DeviceConfig, pools: dict[str, dict[str, str]]) -> tuple[tuple[str, ...], str]:
-    """The ingress side of the SKU's buffer layout: the ingress profiles of a port (without ``_profile``) and the
-    pool of the lossy priority group. A shared-headroom SKU gives the lossless pool (in ``pools``) its xoff."""
+def _ingress_layout(device: DeviceConfig) -> tuple[tuple[str, ...], str, str | None]:
+    """The ingress side of the SKU's buffer layout: the ingress profiles of a port (without ``_profile``), the pool
+    of the lossy priority group, and the lossless pool's xoff when the SKU shares its headroom (else None)."""
     if device.sku is None or device.sku.shared_headroom is None:
-        return ("ingress_lossless", "ingress_lossy"), "ingress_lossy_pool"
-    pools["ingress_lossless_pool"]["xoff"] = str(device.sku.shared_headroom[BUFFER_TOPOLOGY[device.role]])
-    return ("ingress_lossless",), "ingress_lossless_pool"
+        return ("ingress_lossless", "ingress_lossy"), "ingress_lossy_pool", None
+    return ("ingress_lossless",), "ingress_lossless_pool", str(device.sku.shared_headroom[BUFFER_TOPOLOGY[device.role]])
 
 
 def _ranges(numbers: list[int]) -> tuple[str, ...]:
