@@ -435,3 +435,16 @@ def test_a_table_is_written_again_only_when_its_entries_and_their_order_repeat()
         assert text == ConfigDbWriter()(tables)
         assert json.loads(text) == tables and list(json.loads(text)["QUEUE"]) == list(tables["QUEUE"])
     assert first["QUEUE"] == second["QUEUE"]  # the repeat the writer exists for
+
+
+def test_the_writer_lays_out_each_entry_as_the_json_module_does() -> None:
+    """Each entry is one line of JSON as ``json.dumps(fields, separators=(", ", ": "))`` writes it (the writer sets
+    the json module's C encoder up once); a value JSON cannot carry is refused, as json.dumps refuses it."""
+    design, _ = small("small-3tier")
+    for device in design.configs:
+        text = ConfigDbWriter()(config_db(device))
+        lines = [line.strip().rstrip(",") for line in text.splitlines() if line.startswith("    ")]
+        entries = [(key, fields) for table in config_db(device).values() for key, fields in table.items()]
+        assert lines == [f"{json.dumps(key)}: {json.dumps(fields, separators=(', ', ': '))}" for key, fields in entries]
+    with pytest.raises(TypeError, match="not JSON serializable"):
+        ConfigDbWriter()({"PORT": {"Ethernet0": {"mtu": object()}}})

@@ -39,6 +39,9 @@ is no BGP_NEIGHBOR table for bgpcfgd to push a second BGP configuration from.
 
 from __future__ import annotations
 
+import json
+from collections.abc import Callable
+from json.encoder import c_make_encoder
 from json.encoder import encode_basestring_ascii as quote
 from typing import Any
 
@@ -271,16 +274,16 @@ class ConfigDbWriter:
 
     def __init__(self) -> None:
         self.previous: dict[str, tuple[dict[str, Any], str]] = {}
+        self.encode = _compact_encoder()
 
     def __call__(self, tables: Tables) -> str:
         encoded: dict[int, str] = {}
+        encode = self.encode
 
         def compact(fields: dict[str, Any]) -> str:
             text = encoded.get(id(fields))
             if text is None:
-                text = encoded[id(fields)] = "{" + ", ".join(
-                    f"{quote(key)}: {compact(value) if isinstance(value, dict) else _value(value)}"
-                    for key, value in fields.items()) + "}"
+                text = encoded[id(fields)] = encode(fields)
             return text
 
         blocks = []
@@ -295,9 +298,14 @@ class ConfigDbWriter:
         return "{\n" + ",\n".join(blocks) + "\n}"
 
 
-def _value(value: str | list[str]) -> str:
-    """A field's value as JSON: a string, or a leaf-list as a list of strings."""
-    return "[" + ", ".join(map(quote, value)) + "]" if isinstance(value, list) else quote(value)
+def _compact_encoder() -> Callable[[dict[str, Any]], str]:
+    """An entry's fields as one line of JSON (ASCII, ``", "`` and ``": "``): the json module's C encoder, set up once
+    rather than once per entry as ``json.dumps`` does (its pure-Python encoder where the C one is missing)."""
+    if c_make_encoder is None:
+        return json.JSONEncoder(separators=(", ", ": ")).encode
+    default = json.JSONEncoder().default  # anything but JSON's own types is refused, as json.dumps does
+    chunks = c_make_encoder(None, default, quote, None, ": ", ", ", False, False, True)
+    return lambda fields: "".join(chunks(fields, 0))
 
 
 def _ingress_layout(device: DeviceConfig) -> tuple[tuple[str, ...], str, str | None]:
