@@ -209,7 +209,7 @@ def _plan(args: argparse.Namespace) -> int:
     from designer.pipeline import design, validated_intent
 
     intent = validated_intent(args.intent)
-    built = design(intent, _progress(intent))
+    built = design(intent, _progress(intent), hosts=False)
     args.kept.append(built)
     data = summary(built)
     print(json.dumps(data, indent=2) if args.format == "json" else summary_text(data))
@@ -225,7 +225,7 @@ def _check(args: argparse.Namespace) -> int:
         findings, name = output_findings(args.intent)
     else:
         intent = validated_intent(args.intent)
-        built = design(intent, _progress(intent))
+        built = design(intent, _progress(intent), hosts=False)
         args.kept.append(built)
         findings, name = list(built.findings), built.intent.name
     if args.format == "json":

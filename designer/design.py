@@ -56,7 +56,8 @@ class Built(Wired):
     workloads: tuple[WorkloadResult, ...] = ()
     """What the fabric does to each workload of the intent (:mod:`designer.analysis.workload`)."""
     hosts: tuple[HostConfig, ...] = ()
-    """Every server's backend NIC settings, in fabric device order (:mod:`designer.hosts`)."""
+    """Every server's backend NIC settings, in fabric device order (:mod:`designer.hosts`); empty where they are left
+    out (``plan`` and ``check``: only the server files read them)."""
 
 
 @dataclass(frozen=True)

@@ -49,12 +49,14 @@ def validated_intent(path: str | Path, raw: bytes | None = None) -> Intent:
 
 
 def design(intent: Intent, progress: Progress | None = None, seeds: int = SEEDS,
-           modelled: Callable[[tuple[DeviceConfig, ...], tuple[HostConfig, ...]], None] | None = None) -> Design:
+           modelled: Callable[[tuple[DeviceConfig, ...], tuple[HostConfig, ...]], None] | None = None,
+           hosts: bool = True) -> Design:
     """Run the stages after loading on an already validated intent, telling ``progress`` as each one starts
     from wiring on (sizing is arithmetic: an intent too big to size gets its errors and nothing else); the
     workloads are analyzed over ``seeds`` runs. ``modelled`` gets the switches' device models and the servers'
     host settings as soon as both are made, before the checks (a build starts rendering them while the checks
-    run).
+    run). Without ``hosts`` the servers' host settings are left out (empty): only the server files read them, so
+    ``plan`` and ``check`` skip them.
 
     Once the fabric is wired and counted, two forked workers (with more than one core) make the physical plan, and
     solve the bisection max-flows and run the checks of the fabric itself (:data:`OF_THE_FABRIC`: what neither the
@@ -77,14 +79,16 @@ def design(intent: Intent, progress: Progress | None = None, seeds: int = SEEDS,
         say(f"modelling {fabric.switch_count:,} switches")
         configs = tuple(device_configs(intent, plan, fabric, allocation, cable_dm))
         analyzed = _analyzed(intent, fabric, allocation, seeds, say)
-        say(f"setting up the backend NICs of {intent.servers:,} servers")
-        hosts = host_configs(intent, fabric, allocation, analyzed)
+        servers: tuple[HostConfig, ...] = ()
+        if hosts:
+            say(f"setting up the backend NICs of {intent.servers:,} servers")
+            servers = host_configs(intent, fabric, allocation, analyzed)
         if modelled:
-            modelled(configs, hosts)
+            modelled(configs, servers)
         say("waiting for the racks, cables, max-flows and the checks of the fabric")
         placed = beside.results()
     built = Built(intent, plan, fabric, allocation, shared, placed["bisection"], placed["physical"], configs,
-                  analyzed, hosts)
+                  analyzed, servers)
     others = [module for module in CHECKS if module not in OF_THE_FABRIC]
     say(f"running {len(others)} more checks")
     return Design(**vars(built), findings=tuple(ordered([*placed["findings"], *run_checks(built, checks=others)])))

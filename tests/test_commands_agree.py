@@ -6,6 +6,7 @@ from pathlib import Path
 
 import pytest
 
+from designer.pipeline import design, validated_intent
 from tests.helpers import intent_text
 from tests.test_intent_errors import run_cli
 
@@ -45,3 +46,13 @@ def test_the_ecmp_rule_names_the_target_and_its_limit(tmp_path: Path) -> None:
     assert code == 2 and out == ""
     assert f"{intent}:" in err and "targets: nvue takes at most 128 equal-cost BGP paths" in err
     assert "spreads over 144" in err and "frr takes" not in err
+
+
+def test_plan_and_check_leave_out_the_host_settings_and_find_the_same(tmp_path: Path) -> None:
+    """plan and check skip the servers' host settings (only the server files read them): every finding is still
+    the one a build finds."""
+    intent = tmp_path / "intent.yaml"
+    intent.write_text(intent_text(servers=32, extra="checks: {ecmp_max_width: 8}"))
+    whole, lean = design(validated_intent(intent)), design(validated_intent(intent), hosts=False)
+    assert len(whole.hosts) == 32 and lean.hosts == ()
+    assert lean.findings == whole.findings and any(finding.severity == "error" for finding in lean.findings)
