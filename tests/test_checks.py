@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import math
+from collections import Counter
 from dataclasses import fields, replace
 from functools import cache
 from itertools import pairwise
@@ -15,7 +17,7 @@ from hypothesis import strategies as st
 from designer.allocate import Allocation
 from designer.analysis.facts import facts
 from designer.analysis.maxflow import PlaneNetwork, _Flow, bisection, splits
-from designer.checks import CHECKS, OF_THE_FABRIC, counts, evidence, run
+from designer.checks import CHECKS, OF_THE_FABRIC, counts, ecmp, evidence, run
 from designer.design import Design, Wired
 from designer.errors import InputError
 from designer.fabric import LEAF_SPINE, SERVER_LEAF, SPINE_SUPER, Device
@@ -155,6 +157,33 @@ def test_ecmp_path_counts_from_structure_match_networkx() -> None:
             total += product
         assert total == expected
     assert infos["graph"] == {"pairs": 32 * 31 // 2 - 4 * (8 * 7 // 2), "all": True, "wrong": 0}
+
+
+def test_path_counts_met_from_both_ends_match_networkx_on_a_miswired_fabric() -> None:
+    """The graph's path count between two switches (breadth-first from both ends) against networkx's shortest paths
+    on the simple graph, each path weighted by its parallel links, for every switch pair of a three-tier fabric
+    with a spine wired to a leaf of another pod, two leaves wired together (an odd cycle: searches meet at nodes
+    of different distances) and one parallel link gone."""
+    design = three_tier()
+    links = [link for link in design.fabric.links if link[0] != SERVER_LEAF]
+    devices = design.fabric.devices
+    spine = next(index for index, device in enumerate(devices) if device.role == "spine" and device.pod == 0)
+    stranger = next(index for index, device in enumerate(devices) if device.role == "leaf" and device.pod == 1)
+    links = [*links[1:], (LEAF_SPINE, spine, 200, stranger, 250), (LEAF_SPINE, stranger, 251, stranger + 1, 251)]
+    pairs = Counter((upper, lower) for _, upper, _, lower, _ in links)
+    adjacency: list[list[tuple[int, int]]] = [[] for _ in devices]
+    graph = nx.Graph()
+    for (upper, lower), count in pairs.items():
+        adjacency[upper].append((lower, count))
+        adjacency[lower].append((upper, count))
+        graph.add_edge(upper, lower, links=count)
+    switches = sorted(graph)
+    for number, a in enumerate(switches):
+        for b in switches[number:]:
+            expected = sum(math.prod(graph[u][v]["links"] for u, v in pairwise(path))
+                           for path in nx.all_shortest_paths(graph, a, b)) if a != b else 1
+            assert ecmp.shortest_path_count(adjacency, a, b) == expected, (devices[a].name, devices[b].name)
+    assert ecmp.shortest_path_count(adjacency, switches[0], len(devices) - 1) == 0  # a server: no switch links
 
 
 @pytest.mark.parametrize("make,tier", [(two_tier, LEAF_SPINE), (three_tier, SPINE_SUPER)], ids=["leaf", "spine"])

@@ -190,12 +190,9 @@ def _confirm_on_graph(fabric: Fabric, pairs: Counter[tuple[int, int]], leaf_vect
         chooser = random.Random(SEED)
         drawn = (sorted(chooser.sample(leaves, 2)) for _ in range(SAMPLE_PAIRS * 8))
         chosen = sorted({(a, b) for a, b in drawn if eligible(a, b)})[:SAMPLE_PAIRS]
-    counts: dict[int, list[int]] = {}
     wrong = []
     for a, b in chosen:
-        if a not in counts:
-            counts = {a: _shortest_path_counts(adjacency, a)}
-        counted = counts[a][b]
+        counted = shortest_path_count(adjacency, a, b)
         if devices[a].pod == devices[b].pod:
             structure = sum(x * y for x, y in zip(leaf_vectors[a], leaf_vectors[b], strict=True))
         else:
@@ -217,20 +214,27 @@ def _confirm_on_graph(fabric: Fabric, pairs: Counter[tuple[int, int]], leaf_vect
                                                                      for a, b in chosen]})})
 
 
-def _shortest_path_counts(adjacency: list[list[tuple[int, int]]], source: int) -> list[int]:
-    """Shortest paths from ``source`` to every switch (0: not reached); parallel links multiply (each is its own
-    path)."""
-    ways = [0] * len(adjacency)
-    ways[source] = 1
-    frontier = [source]
-    while frontier:
+def shortest_path_count(adjacency: list[list[tuple[int, int]]], source: int, target: int) -> int:
+    """Shortest paths between ``source`` and ``target`` (0: not connected); parallel links multiply (each is its own
+    path). Breadth-first from both ends, a whole level at a time from the smaller frontier, until they meet. When
+    the level just reached first touches the other search, every node it touches lies on the other search's last
+    level (a nearer one would have met an earlier level), so each shortest path crosses the two levels at exactly one
+    such node, and the count sums, over those nodes, the paths from each end to the node."""
+    if source == target:
+        return 1
+    ways: tuple[dict[int, int], dict[int, int]] = ({source: 1}, {target: 1})
+    frontiers = [[source], [target]]
+    while frontiers[0] and frontiers[1]:
+        side = 0 if len(frontiers[0]) <= len(frontiers[1]) else 1
+        mine, theirs = ways[side], ways[1 - side]
         reached: dict[int, int] = {}
-        for node in frontier:
-            through = ways[node]
+        for node in frontiers[side]:
+            through = mine[node]
             for neighbor, links in adjacency[node]:
-                if not ways[neighbor]:
+                if neighbor not in mine:
                     reached[neighbor] = reached.get(neighbor, 0) + through * links
-        for node, count in reached.items():
-            ways[node] = count
-        frontier = sorted(reached)
-    return ways
+        mine.update(reached)
+        frontiers[side] = list(reached)
+        if met := [node for node in reached if node in theirs]:
+            return sum(reached[node] * theirs[node] for node in met)
+    return 0
