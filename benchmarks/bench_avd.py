@@ -44,7 +44,7 @@ from pathlib import Path
 from typing import Any
 
 from bench_build import measure
-from common import INTENT, arguments, compile_designer, each_size, publish
+from common import INTENT, arguments, compile_designer, each_size, publish, storage
 
 from designer.allocate import Pool
 from designer.design import Design
@@ -240,10 +240,10 @@ def bench(gpus: int, runs: int, work: Path) -> dict[str, Any]:
 def table(rows: list[dict[str, Any]], runs: int) -> str:
     lines = [f"Median of {runs} runs per side, alternating, each a fresh process (imports included, designer "
              f"compiled to bytecode), on {os.cpu_count()} CPUs ({platform.machine()}, Python "
-             f"{platform.python_version()}); the ratio is the median of the runs' ratios, each run against the pyavd "
-             f"run right after it. pyavd's steps: eos_designs is validate_inputs, get_avd_facts and "
-             f"get_device_structured_config; eos_cli_config_gen is validate_structured_config and "
-             f"get_device_config.", "",
+             f"{platform.python_version()}), both sides writing to {storage()}; the ratio is the median of the "
+             f"runs' ratios, each run against the pyavd run right after it. pyavd's steps: eos_designs is "
+             f"validate_inputs, get_avd_facts and get_device_structured_config; eos_cli_config_gen is "
+             f"validate_structured_config and get_device_config.", "",
              "| GPUs | switches | designer build, EOS only (s) | pyavd eos_designs (s) | pyavd eos_cli_config_gen (s) "
              "| pyavd in all (s) | pyavd / designer |",
              "|---:|---:|---:|---:|---:|---:|---:|"]

@@ -28,7 +28,7 @@ import time
 from pathlib import Path
 from typing import Any
 
-from common import INTENT, arguments, compile_designer, each_size, publish
+from common import INTENT, arguments, compile_designer, each_size, publish, storage
 
 from designer.outputs.folder import write_files
 
@@ -129,7 +129,8 @@ def bench(gpus: int, runs: int, work: Path) -> dict[str, Any]:
 def table(rows: list[dict[str, Any]], runs: int) -> str:
     base = rows[0]
     lines = [f"Median of {runs} runs, each a fresh process (imports included), on {platform.machine()} with "
-             f"Python {platform.python_version()} and {os.cpu_count()} CPUs; CPU is user and system time of the "
+             f"Python {platform.python_version()} and {os.cpu_count()} CPUs, writing to {storage()}; CPU is user "
+             f"and system time of the "
              f"command and its workers; peak memory is the largest of those processes; ratios against the "
              f"{base['gpus']:,}-GPU row.", "",
              "| GPUs | plan (s) | plan CPU (s) | build (s) | build CPU (s) | build / smallest | peak memory (MiB) "

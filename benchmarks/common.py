@@ -33,6 +33,18 @@ def compile_designer() -> None:
     subprocess.run([sys.executable, "-m", "compileall", "-q", str(Path(spec.origin).parent)], check=True)
 
 
+def storage() -> str:
+    """The file system the runs write to (the temporary folder's: ``TMPDIR`` chooses it), as ``ext4 (/tmp)``, from
+    the longest mount point above it in /proc/mounts (Linux); ``unknown`` elsewhere."""
+    folder = Path(tempfile.gettempdir()).resolve()
+    try:
+        mounts = [line.split()[1:3] for line in Path("/proc/mounts").read_text().splitlines()]
+    except OSError:
+        return "unknown"
+    above = [(point, kind) for point, kind in mounts if folder.is_relative_to(point)]
+    return f"{max(above, key=lambda mount: len(mount[0]))[1]} ({folder})" if above else "unknown"
+
+
 def arguments(description: str, sizes: Sequence[int],
               extra: Callable[[argparse.ArgumentParser], None] | None = None) -> argparse.Namespace:
     """``--runs``, ``--sizes`` (GPUs) and ``--write``, the options of every sized benchmark, and what ``extra`` adds."""
