@@ -57,8 +57,7 @@ def _link_rows(design: Design) -> list[str]:
     layouts = {id(layout): tuple(map(quote, layout)) for layout in {id(layout): layout for layout in names}.values()}
     ports = [layouts[id(layout)] for layout in names]
     tiers = [quote(tier) for tier in TIERS]
-    media = {medium: quote(physical.medium_name(physical.link_medium.index(medium)))
-             for medium in set(physical.link_medium)}
+    media = list(map(quote, physical.medium_names()))
     lengths, medium_of = physical.link_length_dm, physical.link_medium
     upper_ips, lower_ips = allocation.upper_ips, allocation.lower_ips
     rows = []

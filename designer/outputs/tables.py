@@ -17,7 +17,7 @@ def cabling_rows(design: Design) -> tuple[list[str], Iterable[list[Any]]]:
     devices, speed, physical = design.fabric.devices, design.plan.link_speed, design.physical
     names = design.fabric.port_names()
     header = ["tier", "plane", "a_device", "a_port", "z_device", "z_port", "speed_gbps", "length_m", "medium"]
-    media = [*(medium.name for medium in physical.media), "none"]  # by index; past the last: no medium reaches
+    media = physical.medium_names()
     lengths = {length: f"{length / 10:.1f}" for length in set(physical.link_length_dm)}  # few lengths repeat
     rows = ([TIERS[tier], devices[upper].plane, devices[upper].name, names[upper][upper_port],
              devices[lower].name, names[lower][lower_port], speed, lengths[length], media[medium]]

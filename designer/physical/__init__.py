@@ -65,10 +65,14 @@ class Physical:
         """Links longer than every medium's reach."""
         return [link for link, medium in enumerate(self.link_medium) if medium == len(self.media)]
 
+    def medium_names(self) -> list[str]:
+        """The name of each medium a link can have, by its index in ``link_medium``: the media in order, then
+        ``none`` (the index of a link no medium reaches)."""
+        return [*(medium.name for medium in self.media), "none"]
+
     def medium_name(self, link: int) -> str:
         """The medium of link ``link``, or ``none`` when no medium reaches that far."""
-        index = self.link_medium[link]
-        return self.media[index].name if index < len(self.media) else "none"
+        return self.medium_names()[self.link_medium[link]]
 
     def power_kw(self, pue: float) -> dict[str, float]:
         """IT power of the compute and network racks, their total, and the facility draw with ``pue``."""
