@@ -11,11 +11,9 @@ from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Iterable
-from operator import itemgetter
 
 from designer.checks.base import capped
 from designer.design import Built
-from designer.fabric import SERVER_LEAF
 from designer.findings import Finding
 from designer.model import DeviceConfig, Neighbor
 
@@ -31,8 +29,10 @@ def check(design: Built) -> Iterable[Finding]:
     for config in configs:
         sessions.setdefault(config.hostname, {}).update((neighbor.address, neighbor)
                                                         for neighbor in config.bgp.neighbors)
-    switch_links = [link for link in design.fabric.links if link[0] != SERVER_LEAF]
-    links = Counter(map(itemgetter(1), switch_links)) + Counter(map(itemgetter(3), switch_links))
+    links: Counter[int] = Counter()  # switch links per switch, from the shared count of links per switch pair
+    for (upper, lower), count in design.facts.switch_pairs.items():
+        links[upper] += count
+        links[lower] += count
     devices = design.fabric.devices
     problems: list[tuple[str, str]] = [
         (config.hostname, f"{len(config.bgp.neighbors)} BGP neighbors for {links[index]} switch links")
