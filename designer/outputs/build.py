@@ -25,8 +25,8 @@ from designer.outputs.summary import summary_markdown
 from designer.outputs.tables import addressing_rows, asn_rows, cabling_rows, csv_bytes
 from designer.outputs.workloads import svg as workloads_svg
 from designer.pipeline import design as run_stages
-from designer.render import Renderer, render_configs, rendered, user_templates_for
-from designer.render.hosts import HOSTS_FOLDER, render_hosts, rendered_hosts
+from designer.render import Renderer, rendered, user_templates_for
+from designer.render.hosts import HOSTS_FOLDER, rendered_hosts
 from designer.workers import Background, in_workers
 
 Since = Callable[[str], list[str]]
@@ -44,11 +44,10 @@ def design_files(design: Design, templates: Path | None = None, progress: Progre
     say = progress or quiet
     files = review_files(design, say, since)
     say(f"rendering the configurations of {len(design.configs):,} switches for {', '.join(design.intent.targets)}")
-    user_templates = user_templates_for(design.intent.source.filename, templates)
-    files.update(render_configs(design.configs, design.intent.targets, user_templates,
-                                design.intent.target_options.model_dump()))
+    renderer = _renderer(design.intent, templates)
+    files.update(rendered(design.configs, design.intent.targets, renderer))
     say(f"rendering the backend NIC files of {len(design.hosts):,} servers")
-    files.update(render_hosts(design.hosts, user_templates))
+    files.update(rendered_hosts(design.hosts, renderer))
     files[MANIFEST] = manifest(design, {path: _sha256(data) for path, data in files.items()})
     return dict(sorted(files.items()))
 
@@ -148,10 +147,16 @@ def _files_part(configs: Sequence[DeviceConfig], hosts: Sequence[HostConfig], in
     """``part(worker, count)``: render and write every ``count``-th of ``configs`` (for the intent's targets), then
     of ``hosts``, from the ``worker``-th, below ``folder``; the files' hashes by relative path. The templates are
     compiled here, once, before the workers are forked."""
-    renderer = Renderer(user_templates_for(intent.source.filename, templates), intent.target_options.model_dump())
+    renderer = _renderer(intent, templates)
     renderer.compile_templates(intent.targets, HOSTS_FOLDER)
     return lambda worker, count: _write(itertools.chain(rendered(configs[worker::count], intent.targets, renderer),
                                                         rendered_hosts(hosts[worker::count], renderer)), folder)
+
+
+def _renderer(intent: Intent, templates: Path | None) -> Renderer:
+    """The build's one Jinja environment: the user's templates (``templates``, else a ``templates/`` folder beside
+    the intent) searched before the shipped ones, and the intent's target options."""
+    return Renderer(user_templates_for(intent.source.filename, templates), intent.target_options.model_dump())
 
 
 def _sha256(data: bytes) -> str:
