@@ -16,7 +16,7 @@ import yaml
 
 from designer.outputs.build import design_files, write_design
 from designer.outputs.folder import drift, write
-from designer.outputs.tables import csv_bytes
+from designer.outputs.tables import CHUNK_ROWS, csv_bytes
 from designer.pipeline import build
 from designer.render import TemplateError
 from tests.conftest import ROOT
@@ -79,6 +79,11 @@ def test_csv_bytes_is_what_the_csv_module_writes() -> None:
     tables = [([values[(seed * 7 + column) % len(values)] for column in range(width)],
                [[values[(seed * row + column * 5) % len(values)] for column in range(width)] for row in range(rows)])
               for seed in range(60) for width in (1, 2, 4) for rows in (0, 3)]
+    plain = [[f"r{row}", row, 2.5] for row in range(2 * CHUNK_ROWS + 5)]  # chunks of rows with nothing to quote,
+    tables += [(["a", "b", "c"], plain),                                    # then one value each that needs quoting
+               (["a", "b", "c"], [*plain, ["x,y", "z"]]),                  # (a short row whose comma makes it look
+               (["a", "b", "c"], [*plain[:CHUNK_ROWS], ["", "", None], *plain]),  # as wide as the others)
+               (["a", "b", "c"], [*plain, ['"q"', 1, 2]]), (["a", "b"], [["x", "None"], ["y", "two\nlines"]])]
     for header, rows in tables:
         expected = io.StringIO()
         writer = csv.writer(expected, lineterminator="\n")

@@ -58,14 +58,15 @@ def _link_rows(design: Design) -> list[str]:
     ports = [layouts[id(layout)] for layout in names]
     tiers = [quote(tier) for tier in TIERS]
     media = list(map(quote, physical.medium_names()))
-    lengths, medium_of = physical.link_length_dm, physical.link_medium
+    lengths = {length: repr(length / 10) for length in set(physical.link_length_dm)}  # few lengths repeat
+    length_of, medium_of = physical.link_length_dm, physical.link_medium
     upper_ips, lower_ips = allocation.upper_ips, allocation.lower_ips
     rows = []
     for number, (tier, upper, upper_port, lower, lower_port) in enumerate(fabric.links):
         upper_ip, lower_ip = upper_ips[number], lower_ips[number]
         rows.append(f'{{"tier": {tiers[tier]}, "a": [{devices[upper]}, {ports[upper][upper_port]}, "{upper_ip}"], '
                     f'"z": [{devices[lower]}, {ports[lower][lower_port]}, "{lower_ip}"], "subnet": "{upper_ip}/31", '
-                    f'"length_m": {lengths[number] / 10!r}, "medium": {media[medium_of[number]]}}}')
+                    f'"length_m": {lengths[length_of[number]]}, "medium": {media[medium_of[number]]}}}')
     return rows
 
 

@@ -5,11 +5,14 @@ from __future__ import annotations
 import csv
 import io
 from collections.abc import Iterable
-from itertools import chain
+from itertools import chain, islice
 from typing import Any
 
 from designer.design import Design
 from designer.fabric import TIERS
+
+CHUNK_ROWS = 4096
+"""Rows a CSV table is made of at a time: a few MiB of text, whatever the table's length."""
 
 
 def cabling_rows(design: Design) -> tuple[list[str], Iterable[list[Any]]]:
@@ -55,19 +58,19 @@ def asn_rows(design: Design) -> tuple[list[str], Iterable[list[Any]]]:
 
 
 def csv_bytes(header: list[str], rows: Iterable[list[Any]]) -> bytes:
-    """The table as the csv module writes it (minimal quoting, ``\n`` line ends). A row with nothing to quote (no
-    empty value alone, no None, no delimiter, quote or line break in a value) is those values joined by commas,
-    which is the csv module's own output for it; only the others go through its writer, one row at a time."""
-    buffer = io.StringIO()
-    writer = csv.writer(buffer, lineterminator="\n")
-    lines = []
-    for row in chain((header,), rows):
-        text = ",".join(map(str, row))
-        if (len(row) < 2 or None in row or text.count(",") != len(row) - 1 or '"' in text or "\n" in text
-                or "\r" in text):
-            writer.writerow(row)
+    """The table as the csv module writes it (minimal quoting, ``\n`` line ends), made :data:`CHUNK_ROWS` rows at a
+    time. A chunk whose rows all have the header's width (two or more), with no None and no delimiter, quote or
+    line break in a value, is its values joined by commas, which is the csv module's own output for it: one look
+    at the chunk's text tells. Any other chunk goes through the csv module's writer."""
+    width = len(header)
+    rows = iter(rows)
+    chunks = []
+    for chunk in chain(([header],), iter(lambda: list(islice(rows, CHUNK_ROWS)), [])):
+        text = "\n".join([",".join(map(str, row)) for row in chunk])
+        if (width < 2 or set(map(len, chunk)) != {width} or text.count(",") != (width - 1) * len(chunk)
+                or text.count("\n") != len(chunk) - 1 or '"' in text or "\r" in text or "None" in text):
+            buffer = io.StringIO()
+            csv.writer(buffer, lineterminator="\n").writerows(chunk)
             text = buffer.getvalue()[:-1]
-            buffer.seek(0)
-            buffer.truncate()
-        lines.append(text)
-    return ("\n".join(lines) + "\n").encode()
+        chunks.append(text)
+    return ("\n".join(chunks) + "\n").encode()
