@@ -448,3 +448,23 @@ def test_the_writer_lays_out_each_entry_as_the_json_module_does() -> None:
         assert lines == [f"{json.dumps(key)}: {json.dumps(fields, separators=(', ', ': '))}" for key, fields in entries]
     with pytest.raises(TypeError, match="not JSON serializable"):
         ConfigDbWriter()({"PORT": {"Ethernet0": {"mtu": object()}}})
+
+
+@pytest.mark.parametrize("fabric", ["small-3tier", *sorted(SKUS)])
+def test_switches_alike_share_a_port_layout_and_nothing_they_could_change(fabric: str) -> None:
+    """A rendering makes each port layout once (names, lanes, table keys) for the switches alike. Every switch's
+    tables are what a fresh layout gives them, in the same order, whichever switches came before; and an override
+    that changes one switch's entries in place leaves the other switches' alone."""
+    design = small(fabric)[0] if fabric in INTENTS else on_sku(fabric)[0]
+    layouts: dict[tuple[Any, ...], Any] = {}
+    made = [config_db(device, layouts) for device in design.configs]
+    assert len(layouts) < len(design.configs)
+    for device, tables in zip(design.configs, made, strict=True):
+        alone = config_db(device)
+        assert json.dumps(tables) == json.dumps(alone), device.hostname
+    first, second = made[0], made[1]
+    for table in ("PORT", "BUFFER_PG", "BUFFER_QUEUE", "QUEUE", "PORT_QOS_MAP", "BUFFER_PORT_EGRESS_PROFILE_LIST"):
+        before = json.dumps(second[table])
+        for fields in first[table].values():
+            fields["changed"] = "yes"
+        assert json.dumps(second[table]) == before, table

@@ -32,7 +32,7 @@ from jinja2.sandbox import SandboxedEnvironment
 from designer.errors import PrerequisiteError, TemplateError
 from designer.files import Refused, read_below
 from designer.model import DeviceConfig
-from designer.render.targets import TARGETS
+from designer.render.targets import TARGETS, View
 from designer.resources import shipped_templates
 
 SHIPPED_TEMPLATES = shipped_templates()
@@ -149,8 +149,8 @@ class Renderer:
             loader=FolderLoader(folders), undefined=jinja2.StrictUndefined,
             autoescape=False, trim_blocks=True, lstrip_blocks=True, keep_trailing_newline=True, auto_reload=False)
         self.templates: dict[str, jinja2.Template] = {}
-        self.shared: dict[str, dict[str, Any]] = {}
-        """Per target, the variables its devices share in this rendering (made on first use)."""
+        self.views: dict[str, View] = {}
+        """Per target, its view in this rendering (made on first use)."""
         self.options = options or {}
         """Per target, the keyword arguments of its view (the intent's ``target_options``: the NVUE release)."""
 
@@ -181,10 +181,9 @@ class Renderer:
     def render(self, target: str, device: DeviceConfig, name: str | None = None) -> str:
         """One device's file for ``target`` from template ``name`` (default: its configuration), within the limits
         of :meth:`render_template`."""
-        variables = TARGETS[target].view(device, **self.options.get(target, {}))
-        if target not in self.shared:
-            self.shared[target] = TARGETS[target].shared()
-        variables.update(self.shared[target])
+        if target not in self.views:
+            self.views[target] = TARGETS[target].views()
+        variables = self.views[target](device, **self.options.get(target, {}))
         return self.render_template(name or TARGETS[target].template, variables, device.hostname)
 
     def render_template(self, name: str, variables: dict[str, Any], subject: str) -> str:

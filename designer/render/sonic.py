@@ -41,11 +41,13 @@ from __future__ import annotations
 
 import json
 from collections.abc import Callable
+from itertools import chain, compress, cycle
 from json.encoder import c_make_encoder
 from json.encoder import encode_basestring_ascii as quote
-from typing import Any
+from typing import Any, NamedTuple
 
-from designer.model import DeviceConfig, Interface
+from designer.catalog import ExtraPort
+from designer.model import DeviceConfig
 
 DEVICE_TYPES = {"leaf": "ToRRouter", "spine": "LeafRouter", "super_spine": "SpineRouter"}
 """DEVICE_METADATA ``type`` by role: SONiC's tiers, T0 (the switches servers plug into), T1 and T2."""
@@ -75,20 +77,45 @@ LOSSLESS_DYNAMIC_TH = "0"
 """Threshold of the lossless priority groups: the threshold column of NVIDIA's headroom lookups."""
 
 
+class PortLayout(NamedTuple):
+    """The ports of every switch alike (model, breakout, SKU, MTU and queues), in lane order, with what their
+    entries take from the port's place alone; made once per rendering (``config_db``'s ``layouts``)."""
+
+    ports: tuple[tuple[Any, ...], ...]
+    """Each port's name, designer name, alias, index, subport, lanes, BUFFER_PG keys (group 0, then the lossless
+    ones) and PORT fields while unused."""
+    places: tuple[tuple[int, int] | None, ...]
+    """Each port's (cage, sub-port), where the model's interfaces are found (None: a SKU's extra port)."""
+    names: tuple[str, ...]
+    queue_keys: tuple[tuple[str, ...], ...]
+    """Each port's QUEUE keys, in queue order."""
+    run_keys: tuple[tuple[str, ...], ...]
+    """Each port's BUFFER_QUEUE keys, in run order."""
+
+
 Tables = dict[str, dict[str, dict[str, Any]]]
 """config_db.json: table -> key -> fields, every value a string as SONiC stores it (a leaf-list a list of them)."""
 
 
-def view(device: DeviceConfig, hwsku: str | None = None) -> dict[str, Any]:
-    """The variables of ``templates/sonic/`` for one switch: its tables (a rendering adds their serializer,
-    ``config_db_json``: a :class:`ConfigDbWriter`). ``hwsku`` is the intent's SKU choice (``target_options.sonic``),
-    which the device model has already applied: ``device.sku``."""
-    return {"tables": config_db(device)}
+class View:
+    """SONiC's view of the switches of one rendering: each one's tables, and ``config_db_json`` to write them (a
+    :class:`ConfigDbWriter`); the port layouts of switches alike are made once."""
+
+    def __init__(self) -> None:
+        self.layouts: dict[tuple[Any, ...], PortLayout] = {}
+        self.writer = ConfigDbWriter()
+
+    def __call__(self, device: DeviceConfig, hwsku: str | None = None) -> dict[str, Any]:
+        """The variables of ``templates/sonic/`` for ``device``. ``hwsku`` is the intent's SKU choice
+        (``target_options.sonic``), which the device model has already applied: ``device.sku``."""
+        return {"tables": config_db(device, self.layouts), "config_db_json": self.writer}
 
 
-def config_db(device: DeviceConfig) -> Tables:
-    """Every CONFIG_DB table of ``device``, tables in name order, entries in port and queue order (one pass over the
-    ports fills every per-port table)."""
+def config_db(device: DeviceConfig, layouts: dict[tuple[Any, ...], PortLayout] | None = None) -> Tables:
+    """Every CONFIG_DB table of ``device``, tables in name order, entries in port and queue order: one pass over the
+    ports, then the tables that only tell cabled ports from unused ones, in one go. ``layouts`` keeps each port
+    layout made for an earlier switch of the same rendering, so that switches alike share their ports' names and
+    keys (the values are made for each switch)."""
     qos = device.qos
     lossless = tuple(sorted(qos.pfc_priorities))
     sonic = device.facts.sonic if device.facts else None
@@ -126,78 +153,72 @@ def config_db(device: DeviceConfig) -> Tables:
                 "restoration_time": str(qos.pfc_watchdog_restoration_ms)}
     mtu = str(qos.mtu)
 
-    # Every port in lane order: each sub-port of each cage, then the SKU's extra ports (never cabled). With a known
-    # SKU the ports take its aliases and its cage ports its autoneg; otherwise the alias is the designer's name.
-    port_table: dict[str, dict[str, str]] = {}
-    buffer_pg: dict[str, dict[str, str]] = {}
-    egress: dict[str, dict[str, str]] = {}
-    ingress_table: dict[str, dict[str, str]] = {}
-    buffer_queue: dict[str, dict[str, str]] = {}
-    cable_lengths: dict[str, str] = {}
-    interface_table: dict[str, dict[str, Any]] = {}
-    qos_table: dict[str, dict[str, str]] = {"global": {"dscp_to_tc_map": MAP}}
-    queue_table: dict[str, dict[str, str]] = {}
-    watchdog_table: dict[str, dict[str, str]] = {}
-    profiles: dict[str, dict[str, str]] = {}
-    pg_entries: dict[str, dict[str, str]] = {}  # lossless profile name -> the BUFFER_PG entry that names it
-    reserved = used = 0  # the cabled ports' headroom, and how many are cabled
-
-    def add(name: str, fields: dict[str, str], interface: Interface | None) -> None:
-        """One port's entries in every per-port table (``fields``: its PORT entry)."""
-        nonlocal reserved, used
-        cabled = interface is not None
-        port_table[name] = fields
-        buffer_pg[f"{name}|0"] = lossy_pg[cabled]
-        if interface is not None:
-            used += 1
-            room = interface.headroom
-            reserved += room.size
-            profile = f"pg_lossless_{fields['speed']}_{room.cable_m}m_profile"
-            if profile not in pg_entries:
-                profiles[profile] = {"pool": "ingress_lossless_pool", "xon": str(room.xon), "xoff": str(room.xoff),
-                                     "size": str(room.size), "dynamic_th": LOSSLESS_DYNAMIC_TH}
-                pg_entries[profile] = {"profile": profile}
-            for pg in lossless:
-                buffer_pg[f"{name}|{pg}"] = pg_entries[profile]
-            cable_lengths[name] = f"{room.cable_m}m"
-            interface_table[name] = no_fields
-            interface_table[f"{name}|{interface.address}"] = no_fields
-            qos_table[name] = port_qos
-            for queue in queue_order:
-                queue_table[f"{name}|{queue}"] = queues[queue]
-            watchdog_table[name] = watchdog
-        else:
-            cable_lengths[name] = "0m"
-        egress[name] = egress_lists[cabled]
-        ingress_table[name] = ingress_lists[cabled]
-        for run, entry in buffer_queues[cabled]:
-            buffer_queue[f"{name}|{run}"] = entry
-
+    # Every port in lane order: each sub-port of each cage, then the SKU's extra ports (never cabled), with its
+    # entries in every per-port table. Every port has a lossy priority group, profile lists, buffer queues and a
+    # cable length (0m unused: no lossless buffer); a cabled one also its lossless priority groups on the headroom
+    # profile of its speed and cable length, its addresses, QoS maps, queues and watchdog.
     alias_prefix = sonic.alias_prefix if sonic and sku else None
+    extra_ports = sonic.extra_ports if sonic and sku else ()
+    runs = tuple(run for run, _ in buffer_queues[True])
+    layout_key = (device.physical_ports, device.breakout, device.serdes_lanes, device.port_speed_gbps,
+                  device.port_names, alias_prefix, extra_ports, sku.autoneg if sku else None, mtu, lossless,
+                  tuple(queue_order), runs)
+    layout = layouts.get(layout_key) if layouts is not None else None
+    if layout is None:
+        layout = _port_layout(device, alias_prefix, extra_ports, sku.autoneg if sku else None, mtu, lossless,
+                              tuple(queue_order), runs)
+        if layouts is not None:
+            layouts[layout_key] = layout
     autoneg = {"autoneg": sku.autoneg} if sku and sku.autoneg else {}
     cabled_ports = {(interface.port, interface.lane): interface for interface in device.interfaces}
-    breakout, serdes = device.breakout, device.serdes_lanes
-    lanes, unused_speed = serdes // breakout, device.port_speed_gbps // breakout * 1000
-    for cage in range(1, device.physical_ports + 1):
-        index = str(cage)
-        for lane in range(breakout):
-            first = (cage - 1) * serdes + lane * lanes
-            designer_name = device.port_names[(cage - 1) * breakout + lane]
-            interface = cabled_ports.get((cage, lane))
-            speed = interface.speed_gbps * 1000 if interface else unused_speed
-            add(f"Ethernet{first}", {
-                "alias": (f"{alias_prefix}{cage}{'abcdefgh'[lane] if breakout > 1 else ''}"
-                          if alias_prefix is not None else designer_name),
-                "description": f"{designer_name} to {interface.description}" if interface else designer_name,
-                "index": index, "subport": str(lane + 1 if breakout > 1 else 0),
-                "lanes": ",".join(map(str, range(first, first + lanes))), "speed": str(speed),
-                "fec": "rs" if speed >= 100_000 else "none", "mtu": mtu, **autoneg,
-                "admin_status": "up" if interface else "down"}, interface)
-    if alias_prefix is not None:
-        for extra in sonic.extra_ports:  # type: ignore[union-attr]
-            add(extra.name, {"alias": extra.alias, "index": str(extra.index), "subport": "0",
-                             "lanes": ",".join(map(str, extra.lanes)), "speed": str(extra.speed * 1000),
-                             "fec": "rs" if extra.speed >= 100 else "none", "mtu": mtu, "admin_status": "down"}, None)
+    interfaces = list(map(cabled_ports.get, layout.places))  # each port's interface, None where unused
+    cabled = list(map(cabled_ports.__contains__, layout.places))
+    speeds: dict[int, tuple[str, str]] = {}  # Gb/s -> PORT speed and fec
+    port_table: dict[str, dict[str, str]] = {}
+    buffer_pg: dict[str, dict[str, str]] = {}
+    cable_lengths: dict[str, str] = {}
+    interface_table: dict[str, dict[str, Any]] = {}
+    profiles: dict[str, dict[str, str]] = {}
+    headrooms: dict[tuple[int, int], tuple[dict[str, str], str]] = {}  # (Gb/s, cable m) -> BUFFER_PG entry, length
+    reserved = 0  # the cabled ports' headroom
+    for (name, designer_name, alias, index, subport, lanes, pg_keys, unused), interface in zip(
+            layout.ports, interfaces, strict=True):
+        if interface is None:
+            port_table[name] = dict(unused)
+            buffer_pg[pg_keys[0]] = lossy_pg[False]
+            cable_lengths[name] = "0m"
+            continue
+        gbps = interface.speed_gbps
+        if gbps not in speeds:
+            speeds[gbps] = (str(gbps * 1000), _fec(gbps * 1000))
+        speed, fec = speeds[gbps]
+        port_table[name] = {"alias": alias, "description": f"{designer_name} to {interface.description}",
+                            "index": index, "subport": subport, "lanes": lanes, "speed": speed, "fec": fec,
+                            "mtu": mtu, **autoneg, "admin_status": "up"}
+        room = interface.headroom
+        reserved += room.size
+        headroom = headrooms.get((gbps, room.cable_m))
+        if headroom is None:
+            profile = f"pg_lossless_{speed}_{room.cable_m}m_profile"
+            profiles[profile] = {"pool": "ingress_lossless_pool", "xon": str(room.xon), "xoff": str(room.xoff),
+                                 "size": str(room.size), "dynamic_th": LOSSLESS_DYNAMIC_TH}
+            headroom = headrooms[gbps, room.cable_m] = ({"profile": profile}, f"{room.cable_m}m")
+        buffer_pg[pg_keys[0]] = lossy_pg[True]
+        for key in pg_keys[1:]:
+            buffer_pg[key] = headroom[0]
+        cable_lengths[name] = headroom[1]
+        interface_table[name] = interface_table[f"{name}|{interface.address}"] = no_fields
+    # The tables whose entries depend only on whether a port is cabled, made from the layout's keys in one go.
+    used = list(compress(layout.names, cabled))
+    egress = dict(zip(layout.names, map(egress_lists.__getitem__, cabled), strict=True))
+    ingress_table = dict(zip(layout.names, map(ingress_lists.__getitem__, cabled), strict=True))
+    run_entries = {up: tuple(entry for _, entry in rows) for up, rows in buffer_queues.items()}
+    buffer_queue = dict(zip(chain.from_iterable(layout.run_keys),
+                            chain.from_iterable(map(run_entries.__getitem__, cabled)), strict=True))
+    qos_table = {"global": {"dscp_to_tc_map": MAP}, **dict.fromkeys(used, port_qos)}
+    queue_table = dict(zip(chain.from_iterable(compress(layout.queue_keys, cabled)),
+                           cycle([queues[queue] for queue in queue_order])))
+    watchdog_table = dict.fromkeys(used, watchdog)
 
     # Buffers: pools, the shared profiles, one lossless priority-group profile per (speed, cable length).
     if sku:
@@ -217,7 +238,7 @@ def config_db(device: DeviceConfig) -> Tables:
         "ingress_lossless_profile": {"pool": "ingress_lossless_pool", "size": "0", "dynamic_th": "7"},
         "ingress_lossy_profile": {"pool": lossy_pool, "size": "0", "dynamic_th": "3"},
         "q_lossy_profile": {"pool": "egress_lossy_pool", "size": "0", "dynamic_th": "3"}})
-    if used < len(port_table):
+    if len(used) < len(port_table):
         buffer_pools["ingress_zero_pool"] = {"type": "ingress", "mode": "static", "size": "0"}
         profiles["ingress_lossy_pg_zero_profile"] = {"pool": "ingress_zero_pool", "size": "0", "static_th": "0"}
         profiles.update({f"{name}_zero_profile": {"pool": f"{name}_pool", "size": "0", "dynamic_th": "-8"}
@@ -277,24 +298,23 @@ class ConfigDbWriter:
         self.encode = _compact_encoder()
 
     def __call__(self, tables: Tables) -> str:
-        encoded: dict[int, str] = {}
-        encode = self.encode
-
-        def compact(fields: dict[str, Any]) -> str:
-            text = encoded.get(id(fields))
-            if text is None:
-                text = encoded[id(fields)] = encode(fields)
-            return text
-
+        encoded: dict[int, str] = {}  # id of a fields object -> its text, for this switch's tables
+        encode, previous = self.encode, self.previous
         blocks = []
         for table, entries in tables.items():
-            last = self.previous.get(table)
+            last = previous.get(table)
             if last is not None and last[0] == entries and list(last[0]) == list(entries):
                 blocks.append(last[1])
                 continue
-            rows = ",\n".join(f"    {quote(key)}: {compact(fields)}" for key, fields in entries.items())
-            blocks.append(f"  {quote(table)}: {{\n{rows}\n  }}" if rows else f"  {quote(table)}: {{}}")
-            self.previous[table] = (entries, blocks[-1])
+            rows = []
+            for key, fields in entries.items():
+                text = encoded.get(id(fields))
+                if text is None:
+                    text = encoded[id(fields)] = encode(fields)
+                rows.append(f"    {quote(key)}: {text}")
+            block = f"  {quote(table)}: {{\n" + ",\n".join(rows) + "\n  }" if rows else f"  {quote(table)}: {{}}"
+            blocks.append(block)
+            previous[table] = (entries, block)
         return "{\n" + ",\n".join(blocks) + "\n}"
 
 
@@ -314,6 +334,48 @@ def _ingress_layout(device: DeviceConfig) -> tuple[tuple[str, ...], str, str | N
     if device.sku is None or device.sku.shared_headroom is None:
         return ("ingress_lossless", "ingress_lossy"), "ingress_lossy_pool", None
     return ("ingress_lossless",), "ingress_lossless_pool", str(device.sku.shared_headroom[BUFFER_TOPOLOGY[device.role]])
+
+
+def _port_layout(device: DeviceConfig, alias_prefix: str | None, extra_ports: tuple[ExtraPort, ...],
+                 autoneg: str | None, mtu: str, lossless: tuple[int, ...], queues: tuple[int, ...],
+                 runs: tuple[str, ...]) -> PortLayout:
+    """Every port of ``device`` in lane order, then the SKU's ``extra_ports``, with what its entries need from its
+    place alone (:class:`PortLayout`)."""
+    breakout, serdes = device.breakout, device.serdes_lanes
+    lanes = serdes // breakout
+    unused_speed = device.port_speed_gbps // breakout * 1000
+    ports: list[tuple[Any, ...]] = []
+    places: list[tuple[int, int] | None] = []
+    for cage in range(1, device.physical_ports + 1):
+        for lane in range(breakout):
+            first = (cage - 1) * serdes + lane * lanes
+            name, designer_name = f"Ethernet{first}", device.port_names[(cage - 1) * breakout + lane]
+            alias = (f"{alias_prefix}{cage}{'abcdefgh'[lane] if breakout > 1 else ''}" if alias_prefix is not None
+                     else designer_name)
+            index, subport = str(cage), str(lane + 1 if breakout > 1 else 0)
+            lane_list = ",".join(map(str, range(first, first + lanes)))
+            unused = {"alias": alias, "description": designer_name, "index": index, "subport": subport,
+                      "lanes": lane_list, "speed": str(unused_speed), "fec": _fec(unused_speed), "mtu": mtu,
+                      **({"autoneg": autoneg} if autoneg else {}), "admin_status": "down"}
+            ports.append((name, designer_name, alias, index, subport, lane_list, (f"{name}|0", *(
+                f"{name}|{pg}" for pg in lossless)), unused))
+            places.append((cage, lane))
+    for extra in extra_ports:
+        ports.append((extra.name, None, extra.alias, str(extra.index), "0", ",".join(map(str, extra.lanes)),
+                      (f"{extra.name}|0",), {
+                          "alias": extra.alias, "index": str(extra.index), "subport": "0",
+                          "lanes": ",".join(map(str, extra.lanes)), "speed": str(extra.speed * 1000),
+                          "fec": _fec(extra.speed * 1000), "mtu": mtu, "admin_status": "down"}))
+        places.append(None)
+    names = tuple(port[0] for port in ports)
+    return PortLayout(tuple(ports), tuple(places), names,
+                      tuple(tuple(f"{name}|{queue}" for queue in queues) for name in names),
+                      tuple(tuple(f"{name}|{run}" for run in runs) for name in names))
+
+
+def _fec(speed_mbps: int) -> str:
+    """A port's ``fec``: Reed-Solomon from 100G up."""
+    return "rs" if speed_mbps >= 100_000 else "none"
 
 
 def _ranges(numbers: list[int]) -> tuple[str, ...]:

@@ -29,24 +29,23 @@ class Companion:
 
 @dataclass(frozen=True)
 class Target:
-    """How one network OS is rendered: entry template, file extension and template variables per device, and the
-    companion files beside it (what the OS can express is data: the catalog's ``targets``)."""
+    """How one network OS is rendered: entry template, file extension, the view that makes the template variables
+    of each device, and the companion files beside it (what the OS can express is data: the catalog's ``targets``)."""
 
     template: str
     extension: str
-    view: View
+    views: Callable[[], View]
+    """Makes the view of one rendering: a view may remember what it made for the devices before (SONiC's port
+    layouts, and its ``config_db_json``, which remembers the previous switch's tables)."""
     companions: tuple[Companion, ...] = ()
-    shared: Callable[[], dict[str, Any]] = dict
-    """Variables made once per rendering and given to every device's templates beside its view's (SONiC's
-    ``config_db_json``, which remembers the previous switch's tables)."""
 
 
 TARGETS: dict[str, Target] = {
-    "frr": Target("frr/frr.conf.j2", "conf", linux.view, (Companion("sysctl", "frr/sysctl.conf.j2", "conf"),)),
-    "eos": Target("eos/eos.cfg.j2", "cfg", eos.view),
-    "nvue": Target("nvue/startup.yaml.j2", "yaml", nvue.view),
-    "sonic": Target("sonic/config_db.json.j2", "json", sonic.view,
-                    shared=lambda: {"config_db_json": sonic.ConfigDbWriter()}),
+    "frr": Target("frr/frr.conf.j2", "conf", lambda: linux.view,
+                  (Companion("sysctl", "frr/sysctl.conf.j2", "conf"),)),
+    "eos": Target("eos/eos.cfg.j2", "cfg", lambda: eos.view),
+    "nvue": Target("nvue/startup.yaml.j2", "yaml", lambda: nvue.view),
+    "sonic": Target("sonic/config_db.json.j2", "json", sonic.View),
 }
 """Every network OS the designer renders, by the name an intent's ``targets`` uses."""
 
