@@ -170,12 +170,16 @@ class Renderer:
         """The compiled template ``name`` (``frr/frr.conf.j2``), compiled on first use, then reused."""
         if name not in self.templates:
             try:
-                self.templates[name] = self.environment.get_template(name)
+                template = self.environment.get_template(name)
             except jinja2.TemplateSyntaxError as error:
                 raise _syntax_error(error) from None
             except jinja2.TemplateNotFound as error:
                 raise TemplateError(name, f"template {error.name} not found in "
                                             f"{', '.join(map(str, self.folders))}") from None
+            # Jinja keeps a template's globals as a ChainMap over the environment's, read key by key in Python at
+            # every rendering and include; this build never changes them, so each template gets them as one dict.
+            template.globals = dict(template.globals)
+            self.templates[name] = template
         return self.templates[name]
 
     def render(self, target: str, device: DeviceConfig, name: str | None = None) -> str:

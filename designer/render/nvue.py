@@ -82,8 +82,8 @@ def breakouts(device: DeviceConfig) -> list[tuple[str, str, int]]:
     """Each broken-out parent port the device uses: its name, the NVUE mode (``2x``) and the lanes per link."""
     parents: dict[int, tuple[str, str, int]] = {}
     for interface in device.interfaces:
-        if interface.breakout > 1:
-            parents.setdefault(interface.port, (f"swp{interface.port}", f"{interface.breakout}x", interface.lanes))
+        if interface.breakout > 1 and interface.port not in parents:
+            parents[interface.port] = (f"swp{interface.port}", f"{interface.breakout}x", interface.lanes)
     return [parents[port] for port in sorted(parents)]
 
 
