@@ -123,6 +123,28 @@ def test_a_folder_with_a_git_repository_or_extra_files_in_a_previous_build_is_re
     assert snapshot(target) == before
 
 
+def test_links_fifos_and_unlisted_files_deep_in_a_previous_build_are_refused(tmp_path: Path) -> None:
+    """Whatever a build did not write stops the next one, at any depth: a link in place of a listed file or folder,
+    a FIFO, a file or a folder the manifest does not list; a foreign folder is named once, without its contents."""
+    target = tmp_path / "out"
+    write(design_files(build_design(**SMALL)), target)
+    (tmp_path / "elsewhere").mkdir()
+    configs = target / "configs"
+    listed_file = next((configs / "frr").iterdir())
+    listed_file.unlink()
+    listed_file.symlink_to(tmp_path / "elsewhere")                          # a link where a listed file was
+    shutil.rmtree(configs / "eos")
+    (configs / "eos").symlink_to(tmp_path / "elsewhere")                     # a link where a listed folder was
+    os.mkfifo(configs / "nvue" / "pipe")
+    (configs / "sonic" / "extra" / "deeper").mkdir(parents=True)
+    (configs / "sonic" / "extra" / "deeper" / "file").write_text("mine\n")
+    (target / ".hidden").write_text("mine\n")
+    problem = designer.outputs.folder.refusal(target)
+    assert problem is not None
+    named = problem.split(" it holds ")[1].split(", which the build")[0]
+    assert named == (f".hidden, configs/eos, configs/frr/{listed_file.name}, configs/nvue/pipe, configs/sonic/extra/")
+
+
 def test_a_manifest_not_written_by_designer_does_not_make_a_folder_replaceable(tmp_path: Path) -> None:
     target = tmp_path / "out"
     target.mkdir()

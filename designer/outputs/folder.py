@@ -19,7 +19,7 @@ import shutil
 import tempfile
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from contextlib import contextmanager
-from pathlib import Path, PurePosixPath
+from pathlib import Path
 from typing import IO
 
 from designer.errors import OutputError
@@ -134,20 +134,23 @@ def _listed(folder: Path) -> set[str] | None:
 def _unlisted(folder: Path, listed: set[str]) -> list[Path]:
     """Everything in ``folder`` that is neither a listed file nor a folder on the way to one (symbolic links
     included: a build writes none); a foreign folder counts once, without its contents."""
-    parents = {str(PurePosixPath(path).parent) for path in listed}
-    parents |= {str(parent) for path in parents for parent in PurePosixPath(path).parents}
+    parents = set()
+    for path in {path.rpartition("/")[0] for path in listed}:
+        while path not in parents:
+            parents.add(path)
+            path = path.rpartition("/")[0]
     foreign = []
-    for root, folders, names in os.walk(folder):
-        here = Path(root)
-        folders.sort()
-        for name in list(folders):
-            path = here / name
-            if path.is_symlink() or path.relative_to(folder).as_posix() not in parents:
-                foreign.append(path)
-                folders.remove(name)
-        foreign += [here / name for name in sorted(names)
-                    if (here / name).is_symlink() or (here / name).relative_to(folder).as_posix() not in listed]
-    return sorted(foreign)
+    below = [""]  # folders to look into, relative to ``folder`` ("" is the folder itself)
+    while below:
+        relative = below.pop()
+        with os.scandir(os.path.join(folder, relative)) as entries:
+            for entry in entries:
+                path = f"{relative}/{entry.name}" if relative else entry.name
+                if entry.is_symlink() or path not in (parents if entry.is_dir() else listed):
+                    foreign.append(path)
+                elif entry.is_dir():
+                    below.append(path)
+    return sorted(folder / path for path in foreign)
 
 
 def _few(paths: list[Path], folder: Path, shown: int = 5) -> str:
