@@ -167,8 +167,8 @@ class Previous:
     ``designer build`` and listed in its summary.md. Rebuilding the same design keeps the list it had."""
 
     def __init__(self, folder: Path, data: bytes) -> None:
+        self.where, self.data = str(folder / DESIGN_FILE), data
         self.text = data.decode(errors="replace")
-        self.design = parse_design(str(folder / DESIGN_FILE), data)
         summary = read_inside(folder, ("summary.md",)) if (folder / "summary.md").is_file() else b""
         self.listed = _section(summary.decode(errors="replace"), SINCE_TITLE)
         self.moved = 0
@@ -184,17 +184,22 @@ class Previous:
             return None
 
     def section(self, text: str) -> list[str]:
-        """summary.md's lines about what the design whose design.json is ``text`` changes of this build."""
+        """summary.md's lines about what the design whose design.json is ``text`` changes of this build. The
+        previous design.json is parsed and checked only here, when it differs: none when it is not a design."""
         if text == self.text:
             return self.listed
+        try:
+            before = parse_design(self.where, self.data)
+        except InputError:
+            return []
         after = json.loads(text)
-        groups = existing_changes(self.design, after)
+        groups = existing_changes(before, after)
         self.moved = sum(group.count for group in groups)
         if not self.moved:
             return []
         changes = [f"{label} {old:,} -> {new:,}" for label, old, new in (
-            ("tiers", self.design["summary"].get("tiers"), after["summary"].get("tiers")),
-            ("envelope (servers)", self.design["summary"].get("growth", {}).get("max_servers"),
+            ("tiers", before["summary"].get("tiers"), after["summary"].get("tiers")),
+            ("envelope (servers)", before["summary"].get("growth", {}).get("max_servers"),
              after["summary"].get("growth", {}).get("max_servers"))) if old is not None and old != new]
         self.cause = "; ".join(changes)
         return [SINCE_TITLE, "", f"{self.moved:,} items that existed in the previous build of this folder changed"

@@ -241,6 +241,19 @@ def test_build_reports_what_it_moved_and_summary_md_lists_it(tmp_path: Path) -> 
     assert "since the previous build" not in (target / "summary.md").read_text()
 
 
+def test_a_previous_design_json_that_is_not_a_design_is_not_compared(tmp_path: Path) -> None:
+    """The previous build's design.json is read only when the new one differs; if it is then no design (edited
+    by hand), the build goes on and lists nothing it moved, as if there were no previous build."""
+    intent, target = tmp_path / "intent.yaml", tmp_path / "out"
+    intent.write_text(intent_text(**SMALL))  # type: ignore[arg-type]
+    assert run_cli("build", str(intent), "-o", str(target))[0] == 0
+    (target / "design.json").write_text('{"name": 1, "links": "none"}\n')
+    intent.write_text(intent_text(**{**SMALL, "extra": "growth: {max_servers: 128}"}))  # type: ignore[arg-type]
+    code, out, err = run_cli("build", str(intent), "-o", str(target))
+    assert (code, err) == (0, "") and "existing items" not in out
+    assert "since the previous build" not in (target / "summary.md").read_text()
+
+
 def test_the_python_api_gives_the_same_review(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     built(tmp_path / "a", extra="growth: {max_servers: 64}")
     built(tmp_path / "b", servers=48, extra="growth: {max_servers: 64}")
