@@ -23,6 +23,7 @@ from pathlib import Path
 from typing import IO
 
 from designer.errors import OutputError
+from designer.workers import in_workers
 
 MANIFEST = "manifest.json"
 INTENT_FILE = "intent.yaml"
@@ -256,10 +257,33 @@ def _replace(writer: Callable[[Path], None], target: Path) -> None:
             retired = Path(tempfile.mkdtemp(prefix=f".{target.name}.old-", dir=target.parent))
             os.rename(target, retired / "previous")
             os.rename(staging, target)
-            shutil.rmtree(retired)
+            _remove(retired)
     finally:
         if staging.exists():
-            shutil.rmtree(staging)  # after an exchange it holds the previous build
+            _remove(staging)  # after an exchange it holds the previous build
+
+
+def _remove(folder: Path) -> None:
+    """Delete ``folder`` and all it holds (never following a link), the entries of its subfolders shared among one
+    process per core: freeing a large build (90,000 files at 131k GPUs) is the kernel's work, about a second."""
+    entries: list[str] = []
+    with os.scandir(folder) as tops:
+        for top in tops:
+            if top.is_dir(follow_symlinks=False):
+                with os.scandir(top.path) as inside:
+                    entries += [entry.path for entry in inside]
+    entries.sort()
+
+    def part(worker: int, count: int) -> dict[str, str]:
+        for path in entries[worker::count]:
+            if os.path.isdir(path) and not os.path.islink(path):
+                shutil.rmtree(path)
+            else:
+                os.unlink(path)
+        return {}
+
+    in_workers(os.cpu_count() or 1, part)
+    shutil.rmtree(folder)
 
 
 def _exchange(first: Path, second: Path) -> bool:
