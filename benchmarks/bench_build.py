@@ -1,4 +1,5 @@
-"""Time `designer plan` and `designer build` at 1k, 8k, 32k and 131k GPUs, and each stage of the build.
+"""Time `designer plan` and `designer build` at 1k, 8k, 32k and 131k GPUs (a build into a new folder, and a
+rebuild of the same intent over the previous build), and each stage of the build.
 
 Each run is a fresh process (so peak memory is that run's own) running the ``designer`` command compiled to
 bytecode, as an installed wheel would (:func:`common.compile_designer`, once before the runs), timed from its start
@@ -108,16 +109,21 @@ def bench(gpus: int, runs: int, work: Path) -> dict[str, Any]:
     intent = work / f"bench-{gpus}.yaml"
     intent.write_text(INTENT.format(gpus=gpus))
     plan = [measure(["plan", str(intent), "--format", "json"]) for _ in range(runs)]
-    build = [measure(["build", str(intent), "-o", str(work / f"out-{gpus}")]) for _ in range(runs)]
-    files = [p for p in (work / f"out-{gpus}").rglob("*") if p.is_file()]
+    outputs = [work / f"out-{gpus}-{run}" for run in range(runs)]
+    build = [measure(["build", str(intent), "-o", str(output)]) for output in outputs]  # each into a new folder
+    for output in outputs[1:]:
+        shutil.rmtree(output)
+    rebuild = [measure(["build", str(intent), "-o", str(outputs[0])]) for _ in range(runs)]  # over the last build
+    files = [p for p in outputs[0].rglob("*") if p.is_file()]
     stages = [stage_seconds(sample) for sample in build]
     return {
         "gpus": gpus,
         "stages": {name: statistics.median(run[name] for run in stages) for name in stages[0]},
         "write_mib_s": write_speed(work),
-        "files_floor_s": files_floor(work / f"out-{gpus}", work),
+        "files_floor_s": files_floor(outputs[0], work),
         "plan_s": statistics.median(s["seconds"] for s in plan),
         "build_s": statistics.median(s["seconds"] for s in build),
+        "rebuild_s": statistics.median(s["seconds"] for s in rebuild),
         "plan_cpu_s": statistics.median(s["cpu"] for s in plan),
         "build_cpu_s": statistics.median(s["cpu"] for s in build),
         "build_peak_mib": statistics.median(s["peak_mib"] for s in build),
@@ -131,14 +137,15 @@ def table(rows: list[dict[str, Any]], runs: int) -> str:
     lines = [f"Median of {runs} runs, each a fresh process (imports included), on {platform.machine()} with "
              f"Python {platform.python_version()} and {os.cpu_count()} CPUs, writing to {storage()}; CPU is user "
              f"and system time of the "
-             f"command and its workers; peak memory is the largest of those processes; ratios against the "
-             f"{base['gpus']:,}-GPU row.", "",
-             "| GPUs | plan (s) | plan CPU (s) | build (s) | build CPU (s) | build / smallest | peak memory (MiB) "
-             "| files | outputs (MiB) |",
-             "|---:|---:|---:|---:|---:|---:|---:|---:|---:|"]
+             f"command and its workers; peak memory is the largest of those processes; a build writes a new "
+             f"folder, a rebuild the same intent over its previous build (checked, replaced, the old one "
+             f"removed); ratios against the {base['gpus']:,}-GPU row.", "",
+             "| GPUs | plan (s) | plan CPU (s) | build (s) | build CPU (s) | rebuild (s) | build / smallest "
+             "| peak memory (MiB) | files | outputs (MiB) |",
+             "|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|"]
     for row in rows:
         lines.append(f"| {row['gpus']:,} | {row['plan_s']:.2f} | {row['plan_cpu_s']:.2f} | {row['build_s']:.2f} | "
-                     f"{row['build_cpu_s']:.2f} | {row['build_s'] / base['build_s']:.1f}x | "
+                     f"{row['build_cpu_s']:.2f} | {row['rebuild_s']:.2f} | {row['build_s'] / base['build_s']:.1f}x | "
                      f"{row['build_peak_mib']:.0f} | {row['files']:,} | {row['output_mib']:.1f} |")
     return "\n".join(lines)
 
@@ -159,7 +166,8 @@ def stage_table(row: dict[str, Any], runs: int) -> str:
 def main() -> None:
     args = arguments(__doc__, SIZES)
     compile_designer()
-    rows = each_size(bench, args, lambda row: f"plan {row['plan_s']:.2f}s, build {row['build_s']:.2f}s")
+    rows = each_size(bench, args, lambda row: f"plan {row['plan_s']:.2f}s, build {row['build_s']:.2f}s, "
+                                              f"rebuild {row['rebuild_s']:.2f}s")
     publish(table(rows, args.runs), "bench_build", args.write)
     publish(stage_table(rows[-1], args.runs), "bench_stages", args.write)
 
