@@ -6,12 +6,13 @@ intended change to the review's wording).
 
 from __future__ import annotations
 
+import json
 import subprocess
 from pathlib import Path
 
 import pytest
 
-from designer.diff import design_diff, diff, load_dir
+from designer.diff import design_diff, diff, existing_changes, grown_only, load_dir
 from designer.outputs.build import design_files
 from designer.outputs.folder import write
 from tests.conftest import ROOT, check_golden
@@ -252,6 +253,28 @@ def test_a_previous_design_json_that_is_not_a_design_is_not_compared(tmp_path: P
     code, out, err = run_cli("build", str(intent), "-o", str(target))
     assert (code, err) == (0, "") and "existing items" not in out
     assert "since the previous build" not in (target / "summary.md").read_text()
+
+
+def test_only_grown_is_said_from_the_lines_where_the_full_comparison_finds_nothing_moved() -> None:
+    """A rebuild skips parsing both design.json files when every device and link line of the previous one is in
+    the new one (``grown_only``). On growth inside the envelope, growth past it (renumbering), a link readdressed,
+    a device renamed and a file in another layout, it must say "only grown" only where the full comparison finds
+    no existing item changed."""
+    def text(**changes: str) -> str:
+        return design_files(build_text(intent_text(**{**SMALL, **changes})))["design.json"].decode()  # type: ignore[arg-type]
+
+    small = text(extra="growth: {max_servers: 64}")
+    pairs = {"grown inside the envelope": (small, text(servers=48, extra="growth: {max_servers: 64}")),
+             "grown past it": (small, text(servers=48, extra="growth: {max_servers: 128}")),
+             "a link readdressed": (small.replace('"subnet": "10.16.0.0/31"', '"subnet": "10.16.0.2/31"', 1), small),
+             "a device renamed": (small.replace("p0-su0-r0-leaf", "p0-su0-r0-leaf-old"), small),
+             "another layout": (json.dumps(json.loads(small)), small)}
+    said = {case: grown_only(before, after) for case, (before, after) in pairs.items()}
+    assert said == {"grown inside the envelope": True, "grown past it": False, "a link readdressed": False,
+                    "a device renamed": False, "another layout": False}
+    for case, (before, after) in pairs.items():
+        moved = sum(group.count for group in existing_changes(json.loads(before), json.loads(after)))
+        assert (moved == 0) >= said[case], case
 
 
 def test_the_python_api_gives_the_same_review(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
