@@ -159,8 +159,8 @@ def _build(args: argparse.Namespace) -> int:
     from designer.checks import formats as check_formats
     from designer.checks import status
     from designer.diff import Previous
-    from designer.outputs.build import build_and_write, design_files
-    from designer.outputs.folder import claim, drift
+    from designer.outputs.build import build_and_check, build_and_write
+    from designer.outputs.folder import claim
     from designer.outputs.summary import summary, summary_text
     from designer.pipeline import design, validated_intent
 
@@ -169,10 +169,12 @@ def _build(args: argparse.Namespace) -> int:
     progress = _progress(intent)
     if args.check:
         previous = Previous.of(target)
-        built = design(intent, progress)
-        files = design_files(built, args.templates, progress, previous.section if previous else None)
-        args.kept.extend((built, files))
-        differences = drift(files, target) if target.is_dir() else [f"missing: {target}/"]
+        if target.is_dir():
+            built, differences = build_and_check(intent, target, args.templates, progress,
+                                                 previous.section if previous else None)
+        else:
+            built, differences = design(intent, progress), [f"missing: {target}/"]
+        args.kept.append(built)
         if differences:
             print(f"{target} is out of date with {args.intent}; run 'designer build {args.intent}' and commit:",
                   file=sys.stderr)

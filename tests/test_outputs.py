@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 import yaml
 
-from designer.outputs.build import design_files, write_design
+from designer.outputs.build import build_and_check, check_design, design_files, write_design
 from designer.outputs.folder import drift, write
 from designer.outputs.tables import CHUNK_ROWS, csv_bytes
 from designer.pipeline import build
@@ -169,3 +169,32 @@ def test_a_template_error_in_a_worker_stops_the_build_with_its_message(tmp_path:
     with pytest.raises(TemplateError) as caught:
         write_design(design, tmp_path / "out", tmp_path / "templates", workers=2)
     assert "interfaces.j2:1" in str(caught.value) and "ZeroDivisionError" in str(caught.value)
+
+
+def test_build_check_lists_what_drift_lists_of_the_files_made_in_memory(tmp_path: Path) -> None:
+    """``build --check`` renders and compares the switch and server files in forked workers (``build_and_check``,
+    ``check_design``): its list must be drift's over ``design_files`` after a config, a server file, a review file
+    and the manifest are changed or removed and files and folders are added."""
+    design = build_design(servers=32, leaf="{model: generic-32x400g}")
+    files = design_files(design)
+    target = tmp_path / "out"
+    write(files, target)
+    assert check_design(design, target, workers=2) == [] == drift(files, target)
+    config = next(path for path in files if path.startswith("configs/sonic/"))
+    server = next(path for path in files if path.startswith("servers/"))
+    (target / config).write_text("{}\n")
+    (target / server).unlink()
+    (target / "cabling.csv").write_text("edited\n")
+    (target / "manifest.json").write_text("{}\n")
+    (target / "configs" / "eos" / "extra.cfg").write_text("mine\n")
+    (target / "notes").mkdir()
+    (target / "notes" / "a.md").write_text("mine\n")
+    (target / "configs-old").mkdir()  # after configs/ as paths sort (by their parts), before it as strings do
+    (target / "configs-old" / "x.cfg").write_text("mine\n")
+    listed = check_design(design, target, workers=2)
+    assert listed == drift(files, target) == build_and_check(design.intent, target, workers=2)[1]
+    extra = [f"extra: {path.relative_to(target)}" for path in sorted(target.rglob("*"))
+             if path.is_file() and str(path.relative_to(target)) not in files]
+    assert listed[-3:] == extra == ["extra: configs/eos/extra.cfg", "extra: configs-old/x.cfg", "extra: notes/a.md"]
+    changed = [f"changed: {config}", f"missing: {server}", "changed: cabling.csv", "changed: manifest.json"]
+    assert listed[:-3] == sorted(changed, key=lambda line: line.split(": ")[1])

@@ -10,6 +10,7 @@ import json
 import os
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from pathlib import Path
+from typing import Any
 
 from designer import __version__
 from designer.design import Design, Progress, quiet
@@ -18,7 +19,7 @@ from designer.intent import Intent
 from designer.model import DeviceConfig
 from designer.outputs.design_json import design_json
 from designer.outputs.floorplan import floorplan_svg
-from designer.outputs.folder import INTENT_FILE, MANIFEST, write_files
+from designer.outputs.folder import INTENT_FILE, MANIFEST, differences, file_matches, write_files
 from designer.outputs.lab import lab_files
 from designer.outputs.physical import bom_rows, power_markdown, racks_rows
 from designer.outputs.summary import summary_markdown
@@ -58,19 +59,39 @@ def build_and_write(intent: Intent, folder: Path, templates: Path | None = None,
     :func:`design_files`); returns the design and how many files. The switch configurations and the server files
     are rendered and written by ``workers`` forked processes (default: one per core) from the moment the device
     models and host settings are made, while this process runs the checks and writes the review files."""
-    say = progress or quiet
     with contextlib.ExitStack() as stack:
-        rendering: list[Background] = []
+        built, rendering = _stages_beside(intent, progress, stack, workers, "rendering and writing", lambda configs,
+                                          hosts: _files_part(configs, hosts, intent, folder, templates))
+        return built, write_design(built, folder, templates, progress, since, workers, rendering)
 
-        def modelled(configs: tuple[DeviceConfig, ...], hosts: tuple[HostConfig, ...]) -> None:
-            say(f"rendering and writing the configurations of {len(configs):,} switches for "
-                f"{', '.join(intent.targets)} and the backend NIC files of {len(hosts):,} servers beside the checks")
-            count = workers or os.cpu_count() or 1
-            rendering.append(stack.enter_context(Background(range(count), count, _files_part(
-                configs, hosts, intent, folder, templates))))
 
-        built = run_stages(intent, progress, modelled=modelled)
-        return built, write_design(built, folder, templates, progress, since, workers, rendering[0])
+def build_and_check(intent: Intent, folder: Path, templates: Path | None = None, progress: Progress | None = None,
+                    since: Since | None = None, workers: int | None = None) -> tuple[Design, list[str]]:
+    """Run every stage on ``intent`` and list what differs between its files and the folder ``folder``
+    (:func:`check_design`); the switch configurations and the server files are rendered and compared by ``workers``
+    forked processes from the moment the device models and host settings are made, beside the checks."""
+    with contextlib.ExitStack() as stack:
+        built, comparing = _stages_beside(intent, progress, stack, workers, "rendering and comparing", lambda configs,
+                                          hosts: _compare_part(configs, hosts, intent, folder, templates))
+        return built, check_design(built, folder, templates, progress, since, workers, comparing)
+
+
+def _stages_beside(intent: Intent, progress: Progress | None, stack: contextlib.ExitStack, workers: int | None,
+                   doing: str, part_for: Callable[[Sequence[DeviceConfig], Sequence[HostConfig]],
+                                                  Callable[[int, int], dict[str, Any]]]) -> tuple[Design, Background]:
+    """Every stage on ``intent``, with ``part_for(configs, hosts)`` started in ``workers`` forked processes (default:
+    one per core) as soon as the device models and host settings exist; the design and those workers (their
+    clean-up entered into ``stack``)."""
+    say = progress or quiet
+    started: list[Background] = []
+
+    def modelled(configs: tuple[DeviceConfig, ...], hosts: tuple[HostConfig, ...]) -> None:
+        say(f"{doing} the configurations of {len(configs):,} switches for {', '.join(intent.targets)} and the "
+            f"backend NIC files of {len(hosts):,} servers beside the checks")
+        count = workers or os.cpu_count() or 1
+        started.append(stack.enter_context(Background(range(count), count, part_for(configs, hosts))))
+
+    return run_stages(intent, progress, modelled=modelled), started[0]
 
 
 def write_design(design: Design, folder: Path, templates: Path | None = None, progress: Progress | None = None,
@@ -142,15 +163,59 @@ def _write(files: Iterable[tuple[str, bytes]], folder: Path) -> dict[str, str]:
     return hashes
 
 
+def check_design(design: Design, folder: Path, templates: Path | None = None, progress: Progress | None = None,
+                 since: Since | None = None, workers: int | None = None,
+                 comparing: Background | None = None) -> list[str]:
+    """What differs between the files of the design (:func:`design_files`) and the folder ``folder``, as
+    :func:`~designer.outputs.folder.drift` lists it. The switch configurations and the server files are rendered and
+    compared with the folder's by ``workers`` processes (default: one per core), each reporting only its files'
+    hashes and whether they match, or were started already (``comparing``, from :func:`build_and_check`)."""
+    say = progress or quiet
+    files = review_files(design, say, since)
+    if comparing is None:
+        say(f"rendering the configurations of {len(design.configs):,} switches for "
+            f"{', '.join(design.intent.targets)} and the backend NIC files of {len(design.hosts):,} servers and "
+            f"comparing them with {folder}")
+        compared = in_workers(workers or os.cpu_count() or 1, _compare_part(
+            design.configs, design.hosts, design.intent, folder, templates))
+    else:
+        say("waiting for the configurations and server files")
+        compared = comparing.results()
+    hashes = {path: _sha256(data) for path, data in files.items()}
+    hashes.update({path: digest for path, (digest, _) in compared.items()})
+    files[MANIFEST] = manifest(design, hashes)
+    matches = {path: same for path, (_, same) in compared.items()}
+    matches.update({path: file_matches(folder, path, data) for path, data in files.items()})
+    return differences(matches, folder)
+
+
+def _compare_part(configs: Sequence[DeviceConfig], hosts: Sequence[HostConfig], intent: Intent, folder: Path,
+                  templates: Path | None) -> Callable[[int, int], dict[str, tuple[str, bool]]]:
+    """``part(worker, count)``: render every ``count``-th of ``configs`` (for the intent's targets), then of
+    ``hosts``, from the ``worker``-th, and compare each file with the one below ``folder``; each file's hash and
+    whether it matches, by relative path."""
+    share = _each_share(configs, hosts, intent, templates)
+    return lambda worker, count: {path: (_sha256(data), file_matches(folder, path, data))
+                                  for path, data in share(worker, count)}
+
+
 def _files_part(configs: Sequence[DeviceConfig], hosts: Sequence[HostConfig], intent: Intent, folder: Path,
                 templates: Path | None) -> Callable[[int, int], dict[str, str]]:
     """``part(worker, count)``: render and write every ``count``-th of ``configs`` (for the intent's targets), then
-    of ``hosts``, from the ``worker``-th, below ``folder``; the files' hashes by relative path. The templates are
-    compiled here, once, before the workers are forked."""
+    of ``hosts``, from the ``worker``-th, below ``folder``; the files' hashes by relative path."""
+    share = _each_share(configs, hosts, intent, templates)
+    return lambda worker, count: _write(share(worker, count), folder)
+
+
+def _each_share(configs: Sequence[DeviceConfig], hosts: Sequence[HostConfig], intent: Intent,
+                templates: Path | None) -> Callable[[int, int], Iterator[tuple[str, bytes]]]:
+    """``share(worker, count)``: every ``count``-th of ``configs`` rendered (for the intent's targets), then of
+    ``hosts``, from the ``worker``-th, one (relative path, bytes) at a time. The templates are compiled here, once,
+    before the workers are forked."""
     renderer = _renderer(intent, templates)
     renderer.compile_templates(intent.targets, HOSTS_FOLDER)
-    return lambda worker, count: _write(itertools.chain(rendered(configs[worker::count], intent.targets, renderer),
-                                                        rendered_hosts(hosts[worker::count], renderer)), folder)
+    return lambda worker, count: itertools.chain(rendered(configs[worker::count], intent.targets, renderer),
+                                                 rendered_hosts(hosts[worker::count], renderer))
 
 
 def _renderer(intent: Intent, templates: Path | None) -> Renderer:

@@ -140,18 +140,22 @@ def _unlisted(folder: Path, listed: set[str]) -> list[Path]:
         while path not in parents:
             parents.add(path)
             path = path.rpartition("/")[0]
-    foreign = []
-    below = [""]  # folders to look into, relative to ``folder`` ("" is the folder itself)
+    return sorted(folder / path for path, entry in _walk(folder, parents.__contains__)
+                  if entry.is_symlink() or path not in (parents if entry.is_dir() else listed))
+
+
+def _walk(folder: Path, enter: Callable[[str], bool]) -> Iterator[tuple[str, os.DirEntry[str]]]:
+    """Every entry below ``folder`` as (path relative to it, entry), each folder read once; a folder (never a link
+    to one) is entered when ``enter(its relative path)``."""
+    below = [""]  # folders to read, relative to ``folder`` ("" is the folder itself)
     while below:
         relative = below.pop()
         with os.scandir(os.path.join(folder, relative)) as entries:
             for entry in entries:
                 path = f"{relative}/{entry.name}" if relative else entry.name
-                if entry.is_symlink() or path not in (parents if entry.is_dir() else listed):
-                    foreign.append(path)
-                elif entry.is_dir():
+                if entry.is_dir(follow_symlinks=False) and enter(path):
                     below.append(path)
-    return sorted(folder / path for path in foreign)
+                yield path, entry
 
 
 def _few(paths: list[Path], folder: Path, shown: int = 5) -> str:
@@ -320,9 +324,21 @@ def _explain(error: OSError, folder: Path) -> str:
 
 def drift(files: dict[str, bytes], target: Path) -> list[str]:
     """Paths that differ between ``files`` and the folder ``target`` (changed, missing or extra)."""
-    on_disk = {str(path.relative_to(target)): path for path in sorted(target.rglob("*")) if path.is_file()}
-    changed = [relative for relative, data in files.items()
-               if relative not in on_disk or on_disk[relative].read_bytes() != data]
-    extra = [relative for relative in on_disk if relative not in files]
-    return [f"changed: {path}" if path in on_disk else f"missing: {path}" for path in changed] + [
-        f"extra: {path}" for path in extra]
+    return differences({relative: file_matches(target, relative, data) for relative, data in files.items()}, target)
+
+
+def file_matches(folder: Path, relative: str, data: bytes) -> bool:
+    """Whether the file ``relative`` below ``folder`` holds ``data``."""
+    path = folder / relative
+    return path.is_file() and path.read_bytes() == data
+
+
+def differences(matches: dict[str, bool], target: Path) -> list[str]:
+    """The drift lines of the folder ``target`` from whether each expected file matches (:func:`file_matches`):
+    the changed and missing files in path order, then the files in ``target`` that none is (extra). A file (or a
+    link to one) is there when a walk of the folder finds it, not through a linked folder."""
+    on_disk = sorted((path for path, entry in _walk(target, lambda _: True) if entry.is_file()),
+                     key=lambda path: path.split("/"))  # in the order of their parts, as paths sort
+    there = set(on_disk)
+    return [f"{'changed' if path in there else 'missing'}: {path}" for path in sorted(matches)
+            if path not in there or not matches[path]] + [f"extra: {path}" for path in on_disk if path not in matches]
