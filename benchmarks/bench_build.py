@@ -1,5 +1,5 @@
-"""Time `designer plan` and `designer build` at 1k, 8k, 32k and 131k GPUs (a build into a new folder, and a
-rebuild of the same intent over the previous build), and each stage of the build.
+"""Time `designer plan` and `designer build` at 1k, 8k, 32k and 131k GPUs (a build into a new folder, a rebuild
+of the same intent over the previous build, and `build --check` of that folder), and each stage of the build.
 
 Each run is a fresh process (so peak memory is that run's own) running the ``designer`` command compiled to
 bytecode, as an installed wheel would (:func:`common.compile_designer`, once before the runs), timed from its start
@@ -114,6 +114,7 @@ def bench(gpus: int, runs: int, work: Path) -> dict[str, Any]:
     for output in outputs[1:]:
         shutil.rmtree(output)
     rebuild = [measure(["build", str(intent), "-o", str(outputs[0])]) for _ in range(runs)]  # over the last build
+    check = [measure(["build", "--check", str(intent), "-o", str(outputs[0])]) for _ in range(runs)]
     files = [p for p in outputs[0].rglob("*") if p.is_file()]
     stages = [stage_seconds(sample) for sample in build]
     return {
@@ -124,6 +125,8 @@ def bench(gpus: int, runs: int, work: Path) -> dict[str, Any]:
         "plan_s": statistics.median(s["seconds"] for s in plan),
         "build_s": statistics.median(s["seconds"] for s in build),
         "rebuild_s": statistics.median(s["seconds"] for s in rebuild),
+        "check_s": statistics.median(s["seconds"] for s in check),
+        "check_peak_mib": statistics.median(s["peak_mib"] for s in check),
         "plan_cpu_s": statistics.median(s["cpu"] for s in plan),
         "build_cpu_s": statistics.median(s["cpu"] for s in build),
         "build_peak_mib": statistics.median(s["peak_mib"] for s in build),
@@ -139,13 +142,15 @@ def table(rows: list[dict[str, Any]], runs: int) -> str:
              f"and system time of the "
              f"command and its workers; peak memory is the largest of those processes; a build writes a new "
              f"folder, a rebuild the same intent over its previous build (checked, replaced, the old one "
-             f"removed); ratios against the {base['gpus']:,}-GPU row.", "",
-             "| GPUs | plan (s) | plan CPU (s) | build (s) | build CPU (s) | rebuild (s) | build / smallest "
-             "| peak memory (MiB) | files | outputs (MiB) |",
-             "|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|"]
+             f"removed), `build --check` compares a build's files with that folder (the CI gate); ratios against "
+             f"the {base['gpus']:,}-GPU row.", "",
+             "| GPUs | plan (s) | plan CPU (s) | build (s) | build CPU (s) | rebuild (s) | check (s) "
+             "| check peak (MiB) | build / smallest | peak memory (MiB) | files | outputs (MiB) |",
+             "|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|"]
     for row in rows:
         lines.append(f"| {row['gpus']:,} | {row['plan_s']:.2f} | {row['plan_cpu_s']:.2f} | {row['build_s']:.2f} | "
-                     f"{row['build_cpu_s']:.2f} | {row['rebuild_s']:.2f} | {row['build_s'] / base['build_s']:.1f}x | "
+                     f"{row['build_cpu_s']:.2f} | {row['rebuild_s']:.2f} | {row['check_s']:.2f} | "
+                     f"{row['check_peak_mib']:.0f} | {row['build_s'] / base['build_s']:.1f}x | "
                      f"{row['build_peak_mib']:.0f} | {row['files']:,} | {row['output_mib']:.1f} |")
     return "\n".join(lines)
 
@@ -167,7 +172,7 @@ def main() -> None:
     args = arguments(__doc__, SIZES)
     compile_designer()
     rows = each_size(bench, args, lambda row: f"plan {row['plan_s']:.2f}s, build {row['build_s']:.2f}s, "
-                                              f"rebuild {row['rebuild_s']:.2f}s")
+                                              f"rebuild {row['rebuild_s']:.2f}s, check {row['check_s']:.2f}s")
     publish(table(rows, args.runs), "bench_build", args.write)
     publish(stage_table(rows[-1], args.runs), "bench_stages", args.write)
 
