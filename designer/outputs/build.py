@@ -60,8 +60,9 @@ def build_and_write(intent: Intent, folder: Path, templates: Path | None = None,
     are rendered and written by ``workers`` forked processes (default: one per core) from the moment the device
     models and host settings are made, while this process runs the checks and writes the review files."""
     with contextlib.ExitStack() as stack:
-        built, rendering = _stages_beside(intent, progress, stack, workers, "rendering and writing", lambda configs,
-                                          hosts: _files_part(configs, hosts, intent, folder, templates))
+        built, rendering = _stages_beside(
+            intent, progress, stack, workers, "rendering and writing",
+            lambda configs, hosts: _files_part(configs, hosts, intent, folder, templates))
         return built, write_design(built, folder, templates, progress, since, workers, rendering)
 
 
@@ -71,8 +72,9 @@ def build_and_check(intent: Intent, folder: Path, templates: Path | None = None,
     (:func:`check_design`); the switch configurations and the server files are rendered and compared by ``workers``
     forked processes from the moment the device models and host settings are made, beside the checks."""
     with contextlib.ExitStack() as stack:
-        built, comparing = _stages_beside(intent, progress, stack, workers, "rendering and comparing", lambda configs,
-                                          hosts: _compare_part(configs, hosts, intent, folder, templates))
+        built, comparing = _stages_beside(
+            intent, progress, stack, workers, "rendering and comparing",
+            lambda configs, hosts: _compare_part(configs, hosts, intent, folder, templates))
         return built, check_design(built, folder, templates, progress, since, workers, comparing)
 
 
