@@ -158,17 +158,14 @@ def config_db(device: DeviceConfig, layouts: dict[tuple[Any, ...], PortLayout] |
     # cable length (0m unused: no lossless buffer); a cabled one also its lossless priority groups on the headroom
     # profile of its speed and cable length, its addresses, QoS maps, queues and watchdog.
     alias_prefix = sonic.alias_prefix if sonic and sku else None
-    extra_ports = sonic.extra_ports if sonic and sku else ()
-    runs = tuple(run for run, _ in buffer_queues[True])
-    layout_key = (device.physical_ports, device.breakout, device.serdes_lanes, device.port_speed_gbps,
-                  device.port_names, alias_prefix, extra_ports, sku.autoneg if sku else None, mtu, lossless,
-                  tuple(queue_order), runs)
-    layout = layouts.get(layout_key) if layouts is not None else None
-    if layout is None:
-        layout = _port_layout(device, alias_prefix, extra_ports, sku.autoneg if sku else None, mtu, lossless,
-                              tuple(queue_order), runs)
-        if layouts is not None:
-            layouts[layout_key] = layout
+    arguments = (alias_prefix, sonic.extra_ports if sonic and sku else (), sku.autoneg if sku else None, mtu,
+                 lossless, tuple(queue_order), tuple(run for run, _ in buffer_queues[True]))
+    key = (device.physical_ports, device.breakout, device.serdes_lanes, device.port_speed_gbps, device.port_names,
+           *arguments)  # everything _port_layout reads
+    layouts = {} if layouts is None else layouts
+    if key not in layouts:
+        layouts[key] = _port_layout(device, *arguments)
+    layout = layouts[key]
     autoneg = {"autoneg": sku.autoneg} if sku and sku.autoneg else {}
     cabled_ports = {(interface.port, interface.lane): interface for interface in device.interfaces}
     interfaces = list(map(cabled_ports.get, layout.places))  # each port's interface, None where unused
