@@ -24,8 +24,8 @@ from designer.errors import PrerequisiteError
 from designer.pipeline import build, validated_intent
 from designer.render import render_configs
 from designer.render.nvue import watchdog_polls
-from tests.conftest import ROOT, need
 from designer.verify.nvue import problems as schema_problems
+from tests.conftest import ROOT, need
 from tests.helpers import build_text, intent_text
 from tests.test_intent_errors import run_cli
 

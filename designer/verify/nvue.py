@@ -30,7 +30,7 @@ import yaml
 
 from designer.errors import PrerequisiteError
 
-INSTALL = "pip install nvueschema==0.1.0"
+INSTALL = "pip install 'nvueschema>=0.1,<0.2'"
 NvuePath = tuple[str, ...]
 
 
