@@ -24,6 +24,7 @@ from designer.errors import PrerequisiteError
 from designer.pipeline import build, validated_intent
 from designer.render import render_configs
 from designer.render.nvue import watchdog_polls
+from designer.verify.nvue import nvueschema_releases as schema_releases
 from designer.verify.nvue import problems as schema_problems
 from tests.conftest import ROOT, need
 from tests.helpers import build_text, intent_text
@@ -402,8 +403,7 @@ def test_ecmp_alone_writes_no_adaptive_routing() -> None:
 def nvueschema_releases() -> tuple[str, ...]:
     """The releases PyPI nvueschema has NVIDIA's NVUE OpenAPI schema for (skips without it; fails under CI)."""
     try:
-        from designer.verify.nvue import nvueschema_releases as releases
-        return releases()
+        return schema_releases()
     except PrerequisiteError:
         need(False, "nvueschema missing: pip install -e '.[test]'")
         raise

@@ -28,6 +28,7 @@ from designer.verify.parsers import (
     check_config_db,
     check_config_dbs,
     check_frr,
+    check_nvue,
     default_yang_dir,
     validate_output,
 )
@@ -339,3 +340,19 @@ def test_validate_configs_says_what_to_install_for_nvue_and_which_releases_have_
     assert count == len(list((tmp_path / "out519" / "configs" / "nvue").iterdir())) >= 6
     assert why.startswith("nvueschema has no NVUE schema for Cumulus Linux 5.19 (it has 5.0-5.18)"), why
     assert not [verdict for verdict in report.verdicts if verdict.parser == NVUE]
+
+
+def test_nvue_files_checked_in_worker_processes_give_the_same_verdicts(tmp_path: Path) -> None:
+    need(importlib.util.find_spec("nvueschema") is not None, "nvueschema missing: pip install -e '.[test]'")
+    design = small("small-3tier")[0]
+    paths = []
+    for relative, data in render_configs(design.configs, ["nvue"]).items():
+        path = tmp_path / Path(relative).name
+        path.write_bytes(data)
+        paths.append((path, path.name))
+    broken = paths[3][0]
+    broken.write_text(broken.read_text().replace("mtu: 9216", "mtu: 99999"))
+    serial = check_nvue(paths, "5.18", workers=1)
+    assert check_nvue(paths, "5.18", workers=2) == serial
+    assert [verdict.path for verdict in serial if not verdict.ok] == [broken.name]
+    assert "link mtu: Input should be less than or equal to 9216 (found 99999)" in serial[3].error

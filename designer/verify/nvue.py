@@ -34,8 +34,9 @@ INSTALL = "pip install 'nvueschema>=0.1,<0.2'"
 NvuePath = tuple[str, ...]
 
 
-class Yaml12Loader(yaml.SafeLoader):
-    """PyYAML's safe loader with YAML 1.2's booleans: only ``true`` and ``false``, so ``on`` stays text."""
+class Yaml12Loader(getattr(yaml, "CSafeLoader", yaml.SafeLoader)):  # type: ignore[misc]
+    """PyYAML's safe loader (libyaml's parser where PyYAML has it) with YAML 1.2's booleans: only ``true`` and
+    ``false``, so ``on`` stays text."""
 
 
 Yaml12Loader.yaml_implicit_resolvers = {
@@ -64,12 +65,16 @@ def schema(release: str) -> type:
 
 def problems(text: str, release: str) -> list[str]:
     """What NVIDIA's NVUE schema of ``release`` rejects in the startup.yaml ``text``, each ``line N: path: what``."""
+    loader = Yaml12Loader(text)
     try:
-        document = yaml.load(text, Loader=Yaml12Loader)
-        lines = _key_lines(yaml.compose(text, Loader=Yaml12Loader))
+        node = loader.get_single_node()
+        document = loader.construct_document(node) if node is not None else None
     except yaml.YAMLError as error:
         mark = getattr(error, "problem_mark", None)
         return [f"line {mark.line + 1 if mark else 0}: not YAML: {getattr(error, 'problem', None) or error}"]
+    finally:
+        loader.dispose()
+    lines = _key_lines(node)
     shape = "a list of one '- set:' tree (optionally after a '- header:')"
     if not isinstance(document, list) or not all(isinstance(item, dict) for item in document):
         return [f"line 1: not {shape}"]

@@ -395,10 +395,22 @@ def _listed(problems: list[str]) -> str:
     return "; ".join([*problems[:MAX_STRAY_LINES], *more])
 
 
-def check_nvue(paths: Iterable[tuple[Path, str]], release: str) -> list[Verdict]:
+def check_nvue(paths: list[tuple[Path, str]], release: str, workers: int | None = None) -> list[Verdict]:
     """Each (startup.yaml, label) against NVIDIA's NVUE schema of Cumulus Linux ``release``
-    (:func:`designer.verify.nvue.problems`)."""
-    return [Verdict(label, NVUE, _listed(nvue.problems(path.read_text(), release))) for path, label in paths]
+    (:func:`designer.verify.nvue.problems`); a large set is shared among processes, forked after the schema is
+    loaded. Verdicts keep the input order."""
+    nvue.schema(release)
+    if workers is None:
+        workers = min(os.cpu_count() or 1, len(paths) // FILES_PER_WORKER)
+    if workers < 2:
+        return [_nvue_verdict(release, item) for item in paths]
+    with ProcessPoolExecutor(workers) as pool:
+        return list(pool.map(partial(_nvue_verdict, release), paths, chunksize=max(1, len(paths) // (4 * workers))))
+
+
+def _nvue_verdict(release: str, item: tuple[Path, str]) -> Verdict:
+    path, label = item
+    return Verdict(label, NVUE, _listed(nvue.problems(path.read_text(), release)))
 
 
 @dataclass(frozen=True)
@@ -469,7 +481,7 @@ def validate_output(folder: Path, yang_dir: Path | None = None) -> Report:
             missing.append(str(error))
         else:
             if release:
-                verdicts += check_nvue(((path, str(path.relative_to(folder))) for path in nvue_files), release)
+                verdicts += check_nvue([(path, str(path.relative_to(folder))) for path in nvue_files], release)
             else:
                 unchecked["nvue"] = (len(nvue_files), why)
     unchecked.update({name: (len(paths), "no offline parser") for name, paths in by_os.items() if paths})
