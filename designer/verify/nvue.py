@@ -27,6 +27,7 @@ from functools import cache
 from typing import Annotated, Any, Union, get_args, get_origin
 
 import yaml
+from pydantic import ValidationError
 
 from designer.errors import PrerequisiteError
 
@@ -150,8 +151,6 @@ def _fields(model: type) -> dict[str, Any]:
 
 def _schema_errors(tree: dict[str, Any], model: Any) -> list[tuple[NvuePath, str]]:
     """The model's complaints about the tree as JSON, in strict mode (no coercion), one per path."""
-    from pydantic import ValidationError
-
     try:
         model.model_validate_json(json.dumps(tree), strict=True)
     except ValidationError as error:
