@@ -1,8 +1,9 @@
 """NVUE files against NVIDIA's own command reference: every generated ``startup.yaml``, flattened into the
 ``nv set`` paths it stands for, must use only paths and value forms that ``tests/vendor/nvue/paths-5.x.csv``
 (transcribed from NVIDIA's documentation, sources in its README) lists for the chosen Cumulus Linux release;
-plus the defects an audit found: breakouts, ECN units, the watchdog's polling range, release key forms and
-the CNP cap."""
+and against NVIDIA's NVUE OpenAPI schema of that release (PyPI ``nvueschema``, :mod:`designer.verify.nvue`):
+paths and value types. Plus the defects an audit found: breakouts, ECN units, the watchdog's polling range,
+release key forms and the CNP cap."""
 
 from __future__ import annotations
 
@@ -19,10 +20,13 @@ import yaml
 
 from designer.catalog import catalog
 from designer.design import Design
-from designer.pipeline import build
+from designer.errors import PrerequisiteError
+from designer.pipeline import build, validated_intent
 from designer.render import render_configs
 from designer.render.nvue import watchdog_polls
-from tests.conftest import ROOT
+from designer.verify.nvue import nvueschema_releases as schema_releases
+from designer.verify.nvue import problems as schema_problems
+from tests.conftest import ROOT, need
 from tests.helpers import build_text, intent_text
 from tests.test_intent_errors import run_cli
 
@@ -301,7 +305,7 @@ def test_each_release_gets_its_own_key_forms(release: str, on: str, state: str, 
     assert set(config["interface"]["lo"]) == {"type", ip}
     neighbor = next(iter(bgp["neighbor"].values()))
     if state == "state":  # 5.15 moved BFD timers into a profile
-        assert neighbor["bfd"] == {"state": "enabled", "profile": "fabric"}
+        assert neighbor["bfd"] == {"profile": "fabric"}  # no state here: the 5.15+ schema has only the profile
         assert config["router"]["bfd"] == {"state": "enabled", "profile": {"fabric": {
             "detect-multiplier": "3", "min-rx-interval": "300", "min-tx-interval": "300"}}}
     else:
@@ -394,3 +398,110 @@ def test_the_hash_reads_the_five_tuple_with_the_switch_seed_and_adaptive_routing
 def test_ecmp_alone_writes_no_adaptive_routing() -> None:
     text = next(iter(nvue_files(design_of("small-2tier")).values()))
     assert "adaptive-routing" not in text and "hash-seed: 1" in text
+
+
+def nvueschema_releases() -> tuple[str, ...]:
+    """The releases PyPI nvueschema has NVIDIA's NVUE OpenAPI schema for (skips without it; fails under CI)."""
+    try:
+        return schema_releases()
+    except PrerequisiteError:
+        need(False, "nvueschema missing: pip install -e '.[test]'")
+        raise
+
+
+@pytest.mark.parametrize("release", [release for release in RELEASES if release != "5.19"])
+@pytest.mark.parametrize("name", DESIGNS)
+def test_every_startup_yaml_passes_nvidias_openapi_schema_of_its_release(name: str, release: str) -> None:
+    """NVIDIA publishes an OpenAPI specification of NVUE for every Cumulus Linux release; nvueschema 0.1.0 carries
+    it for 5.0-5.18 (not 5.19). The first switch of each role, every design, every release it has: no problem.
+    Before: ``lanes-per-port: 4`` (the schema's enum is the texts '1', '2', '4', '8'), integer map keys under
+    ``qos`` (dscp, switch-priority, traffic-class) and, from 5.15, ``state`` under a BGP neighbor's ``bfd`` (5.15
+    and later attach a profile only: CumulusNetworks/docs content/cumulus-linux-515/Layer-3/
+    Bidirectional-Forwarding-Detection-BFD.md, "nv set vrf default router bgp neighbor swp51 bfd profile BFD1",
+    and ``nv show ... neighbor swp51 bfd`` shows only ``profile``)."""
+    assert release in nvueschema_releases()
+    design = design_of(name)
+    first = {device.role: device for device in reversed(design.configs)}
+    for path, data in render_configs(first.values(), ["nvue"], options={"nvue": {"release": release}}).items():
+        assert schema_problems(data.decode(), release) == [], path
+
+
+def test_numbers_nvue_keeps_as_text_are_quoted() -> None:
+    """The form nvued writes itself: ``nv config save`` quotes numeric map keys in /etc/nvue.d/startup.yaml
+    (CumulusNetworks/docs content/cumulus-linux-514/Network-Virtualization/VXLAN-Devices.md: ``vlan: '10':``,
+    ``vni: '10':``); NVIDIA's 5.5 automation workshop (the nvidia.nvue Ansible collection reading a 5.5.1 switch)
+    shows ``qos mapping default-global pcp '0': switch-priority: 0`` and ``egress-queue-mapping ... '0':``. The
+    schema types lanes-per-port as an enum of texts ('1', '2', '4', '8'), the NVUE command reference as
+    ``lanes-per-port (1|2|4|8)`` (content/nvue-reference/Set-and-Unset-Commands/QoS.md)."""
+    design = design_of("juniper on sn5600")
+    text = nvue_files(design)[f"configs/nvue/{design.configs[0].hostname}.yaml"]
+    document = yaml.safe_load(text)[0]["set"]
+    qos = document["qos"]
+    assert list(qos["mapping"]["default-global"]["dscp"]) == [str(dscp) for dscp in range(64)]
+    assert list(qos["egress-queue-mapping"]["default-global"]["switch-priority"]) == [str(sp) for sp in range(8)]
+    assert all(isinstance(key, str) for key in qos["pfc"]["default-global"]["switch-priority"])
+    for table in ("congestion-control", "egress-scheduler"):
+        assert all(isinstance(key, str) for key in qos[table]["default-global"]["traffic-class"]), table
+    assert all(isinstance(key, str) for key in qos["egress-shaper"]["cnp-cap"]["traffic-class"])
+    breakout = next(body["link"]["breakout"] for body in document["interface"].values()
+                    if "breakout" in body.get("link", {}))
+    assert breakout == {"2x": {"lanes-per-port": "4"}}
+    assert qos["mapping"]["default-global"]["dscp"]["26"] == {"switch-priority": 3}  # values stay integers
+
+
+@pytest.mark.parametrize("intent", ["small-2tier", "small-3tier"])
+def test_every_golden_nvue_file_passes_nvidias_openapi_schema(intent: str) -> None:
+    """The golden files (tests/golden/, the default release) against NVIDIA's NVUE schema of that release."""
+    release = catalog().targets["nvue"].default_release
+    assert release in nvueschema_releases()
+    files = sorted((ROOT / "tests" / "golden" / intent / "nvue").glob("*.yaml"))
+    assert len(files) >= 2
+    for path in files:
+        assert schema_problems(path.read_text(), release) == [], path
+
+
+def test_the_shipped_nvue_files_pass_nvidias_openapi_schema_of_their_release() -> None:
+    """outputs/cluster-a/configs/nvue: every switch, against the schema of the release its intent.yaml names."""
+    folder = ROOT / "outputs" / "cluster-a"
+    release = validated_intent(folder / "intent.yaml").target_options.nvue.release
+    assert release in nvueschema_releases()
+    files = sorted((folder / "configs" / "nvue").glob("*.yaml"))
+    assert len(files) == 64
+    assert {path.name: schema_problems(path.read_text(), release) for path in files} == {
+        path.name: [] for path in files}
+
+
+def test_the_schema_check_names_the_line_and_path_of_a_wrong_type_and_of_an_unknown_key() -> None:
+    nvueschema_releases()
+    design = design_of("small-2tier")
+    text = nvue_files(design, "5.18")[f"configs/nvue/{design.configs[0].hostname}.yaml"]
+    assert schema_problems(text, "5.18") == []
+    lines = text.splitlines()
+    mtu = next(number for number, line in enumerate(lines, 1) if line.strip() == "mtu: 9216")
+    speed = next(number for number, line in enumerate(lines, 1) if line.strip().startswith("speed:"))
+    broken = lines.copy()
+    broken[mtu - 1] = broken[mtu - 1].replace("9216", "'9216'")  # text where the schema has an integer
+    broken[speed - 1] = broken[speed - 1].replace("speed:", "sped:")  # a key the schema does not have
+    found = schema_problems("\n".join(broken) + "\n", "5.18")
+    assert len(found) == 2, found
+    assert found[0].startswith(f"line {speed}: interface swp1s0 link sped: not in NVIDIA's NVUE schema"), found
+    assert found[1].startswith(f"line {mtu}: interface swp1s0 link mtu: Input should be a valid integer"), found
+    assert '(found "9216")' in found[1]
+    assert schema_problems(text.replace("aspath-ignore: enabled", "aspath-ignore: on"), "5.18") == [
+        f"line {lines.index('                aspath-ignore: enabled') + 1}: vrf default router bgp path-selection "
+        "multipath aspath-ignore: Input should be 'enabled' or 'disabled' (found \"on\")"]
+    assert schema_problems(text.replace("- set:", "- sett:"), "5.18") == [
+        "line 1: not a list of one '- set:' tree (optionally after a '- header:'); found sett"]
+    (not_yaml,) = schema_problems("- set:\n    system:\n      hostname: x\n     bad: 2\n", "5.18")
+    assert not_yaml.startswith("line 4: not YAML: "), not_yaml
+
+
+def test_on_and_off_are_text_as_in_nvidias_own_startup_files() -> None:
+    """NVIDIA's startup.yaml examples of the releases that spell it so write ``enable: on`` plain (VXLAN-Devices.md
+    above: ``flooding: enable: on``): NVUE reads it as the text 'on', not YAML 1.1's boolean true."""
+    nvueschema_releases()
+    design = design_of("small-2tier")
+    text = nvue_files(design, "5.14")[f"configs/nvue/{design.configs[0].hostname}.yaml"]
+    assert "enable: on" in text and schema_problems(text, "5.14") == []
+    assert schema_problems(text.replace("enable: on", "enable: true", 1), "5.14")[0].endswith(
+        "Input should be 'on' or 'off' (found true)")

@@ -1,5 +1,6 @@
 """The real parsers as proof: SONiC's YANG models reject a broken config_db.json naming its table, FRR's
-vtysh rejects a broken frr.conf at its line, and ``designer validate-configs`` runs both over a build."""
+vtysh rejects a broken frr.conf at its line, NVIDIA's NVUE schema a broken startup.yaml at its line and path, and
+``designer validate-configs`` runs them over a build."""
 
 from __future__ import annotations
 
@@ -19,6 +20,7 @@ from designer.pipeline import build
 from designer.render import render_configs
 from designer.resources import sonic_yang_models
 from designer.verify.parsers import (
+    NVUE,
     YANG_ENV,
     ConfigDbError,
     SonicYang,
@@ -26,7 +28,9 @@ from designer.verify.parsers import (
     check_config_db,
     check_config_dbs,
     check_frr,
+    check_nvue,
     default_yang_dir,
+    validate_output,
 )
 from tests.conftest import ROOT, need
 from tests.test_sonic import INTENTS, small, sonic_yang
@@ -279,3 +283,76 @@ def test_config_dbs_checked_in_worker_processes_give_the_same_verdicts(yang: Son
     serial = check_config_dbs(paths, sonic_yang_models(), workers=1)
     assert check_config_dbs(paths, sonic_yang_models(), workers=2) == serial
     assert [verdict.path for verdict in serial if not verdict.ok] == [broken.name]
+
+
+def test_validate_configs_checks_nvue_files_against_nvidias_schema_of_their_release(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """Every NVUE file of a build passes NVIDIA's NVUE OpenAPI schema of the release the folder's intent names
+    (5.18 by default; PyPI nvueschema's models of it); a value of the wrong type and a key the schema does not
+    have fail the file (exit 1), each named by line and ``nv set`` path."""
+    need(importlib.util.find_spec("nvueschema") is not None, "nvueschema missing: pip install -e '.[test]'")
+    output = build_output(tmp_path)
+    switches = len(build(ROOT / "tests" / "intents" / "small-2tier.yaml").fabric.switches())
+    report = validate_output(output)
+    checked = [verdict for verdict in report.verdicts if verdict.parser == NVUE]
+    assert len(checked) == switches and all(verdict.ok for verdict in checked), report.text()
+    assert f"nvue-openapi: {switches} of {switches} files valid" in report.text()
+    assert "nvue" not in report.unchecked
+
+    leaf, spine = output / "configs" / "nvue" / f"{LEAF}.yaml", output / "configs" / "nvue" / "p0-spine0.yaml"
+    leaf_lines, spine_lines = leaf.read_text().splitlines(), spine.read_text().splitlines()
+    mtu = next(number for number, line in enumerate(leaf_lines, 1) if line.strip() == "mtu: 9216")
+    leaf_lines[mtu - 1] = leaf_lines[mtu - 1].replace("9216", "'9216'")
+    leaf.write_text("\n".join(leaf_lines) + "\n")
+    speed = next(number for number, line in enumerate(spine_lines, 1) if line.strip().startswith("speed:"))
+    spine_lines[speed - 1] = spine_lines[speed - 1].replace("speed:", "sped:")
+    spine.write_text("\n".join(spine_lines) + "\n")
+    capsys.readouterr()
+    assert main(["validate-configs", str(output)]) == 1
+    out = capsys.readouterr().out
+    assert (f"INVALID configs/nvue/{LEAF}.yaml (nvue-openapi): line {mtu}: interface swp1s0 link mtu: Input should "
+            'be a valid integer (found "9216")') in out, out
+    assert (f"INVALID configs/nvue/p0-spine0.yaml (nvue-openapi): line {speed}: interface swp1 link sped: not in "
+            "NVIDIA's NVUE schema (here it has: ") in out, out
+    assert f"nvue-openapi: {switches - 2} of {switches} files valid" in out
+
+
+def test_validate_configs_says_what_to_install_for_nvue_and_which_releases_have_no_schema(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch) -> None:
+    """Without nvueschema the NVUE files are a missing prerequisite (exit 2 with the install line), as without
+    libyang or vtysh; a release nvueschema 0.1.0 has no schema for (5.19) leaves them counted as not checked."""
+    output = build_output(tmp_path)
+    capsys.readouterr()
+    monkeypatch.setitem(sys.modules, "nvueschema", None)
+    monkeypatch.setitem(sys.modules, "nvueschema.models", None)
+    monkeypatch.setitem(sys.modules, "nvueschema.models._versions", None)
+    assert main(["validate-configs", str(output)]) == 2
+    assert ("checking NVUE files against NVIDIA's NVUE OpenAPI schema needs nvueschema: pip install "
+            "'nvueschema>=0.1,<0.2'") in capsys.readouterr().err
+    monkeypatch.undo()
+    need(importlib.util.find_spec("nvueschema") is not None, "nvueschema missing: pip install -e '.[test]'")
+    intent = tmp_path / "intent.yaml"
+    intent.write_text((ROOT / "tests" / "intents" / "small-2tier.yaml").read_text()
+                      + 'targets: [nvue]\ntarget_options: {nvue: {release: "5.19"}}\n')
+    assert main(["build", str(intent), "-o", str(tmp_path / "out519")]) == 0
+    report = validate_output(tmp_path / "out519")
+    count, why = report.unchecked["nvue"]
+    assert count == len(list((tmp_path / "out519" / "configs" / "nvue").iterdir())) >= 6
+    assert why.startswith("nvueschema has no NVUE schema for Cumulus Linux 5.19 (it has 5.0-5.18)"), why
+    assert not [verdict for verdict in report.verdicts if verdict.parser == NVUE]
+
+
+def test_nvue_files_checked_in_worker_processes_give_the_same_verdicts(tmp_path: Path) -> None:
+    need(importlib.util.find_spec("nvueschema") is not None, "nvueschema missing: pip install -e '.[test]'")
+    design = small("small-3tier")[0]
+    paths = []
+    for relative, data in render_configs(design.configs, ["nvue"]).items():
+        path = tmp_path / Path(relative).name
+        path.write_bytes(data)
+        paths.append((path, path.name))
+    broken = paths[3][0]
+    broken.write_text(broken.read_text().replace("mtu: 9216", "mtu: 99999"))
+    serial = check_nvue(paths, "5.18", workers=1)
+    assert check_nvue(paths, "5.18", workers=2) == serial
+    assert [verdict.path for verdict in serial if not verdict.ok] == [broken.name]
+    assert "link mtu: Input should be less than or equal to 9216 (found 99999)" in serial[3].error

@@ -16,6 +16,8 @@ Arista's own EOS templates (pyavd, :mod:`designer.verify.avd`) rendering the sam
 * The FRR routers' kernel settings (``configs/sysctl/``): every line ``key = integer``, and every key a setting of
   the running kernel (``/proc/sys``); a key this kernel lacks makes the check a missing prerequisite, not a
   verdict.
+* NVUE: every ``startup.yaml`` against NVIDIA's NVUE OpenAPI schema of the Cumulus Linux release the folder's
+  intent names (:mod:`designer.verify.nvue`): paths and value types.
 """
 
 from __future__ import annotations
@@ -39,12 +41,12 @@ from designer.model import DeviceConfig
 from designer.outputs.folder import INTENT_FILE
 from designer.pipeline import device_models, validated_intent
 from designer.resources import sonic_yang_models
-from designer.verify import avd
+from designer.verify import avd, nvue
 from designer.verify.hostconfig import parse_router_sysctl, sysctl_path
 
 INSTALL = "apt-get install frr libyang2-dev && pip install libyang==2.8.0"
 YANG_ENV = "DESIGNER_SONIC_YANG"
-SONIC, FRR, AVD, SYSCTL = "sonic-yang", "vtysh", "pyavd", "/proc/sys"
+SONIC, FRR, AVD, SYSCTL, NVUE = "sonic-yang", "vtysh", "pyavd", "/proc/sys", "nvue-openapi"
 _NUMBERS = frozenset({"int8", "int16", "int32", "uint8", "uint16", "uint32"})
 _LOCATION = re.compile(r"^/[^/]+/(?P<table>[^/\[]+)(?:/(?P<node>[^/\[]+)(?P<keys>(?:\[[^\]]*\])*))?(?:/(?P<rest>.*))?$")
 _INTEGER = re.compile(r"-?\d+")
@@ -358,7 +360,8 @@ def check_sysctls(paths: Iterable[tuple[Path, str]], proc: Path = Path("/proc/sy
 
 
 MAX_STRAY_LINES = 5
-"""Lines of one EOS file listed when it differs from Arista's rendering; the rest are counted."""
+"""Problems of one EOS or NVUE file listed (lines that differ from Arista's rendering, paths NVIDIA's schema
+rejects); the rest are counted."""
 
 
 def check_eos(paths: list[tuple[Path, str]], devices: Mapping[str, DeviceConfig],
@@ -383,8 +386,31 @@ def _eos_verdict(item: tuple[Path, str, DeviceConfig | None]) -> Verdict:
         problems = avd.compare(device, path.read_text())
     except ValueError as error:
         return Verdict(label, AVD, f"the design's AVD structured config is not valid input: {error}")
+    return Verdict(label, AVD, _listed(problems))
+
+
+def _listed(problems: list[str]) -> str:
+    """The first :data:`MAX_STRAY_LINES` problems, then how many more."""
     more = [f"and {len(problems) - MAX_STRAY_LINES} more"] if len(problems) > MAX_STRAY_LINES else []
-    return Verdict(label, AVD, "; ".join([*problems[:MAX_STRAY_LINES], *more]))
+    return "; ".join([*problems[:MAX_STRAY_LINES], *more])
+
+
+def check_nvue(paths: list[tuple[Path, str]], release: str, workers: int | None = None) -> list[Verdict]:
+    """Each (startup.yaml, label) against NVIDIA's NVUE schema of Cumulus Linux ``release``
+    (:func:`designer.verify.nvue.problems`); a large set is shared among processes, forked after the schema is
+    loaded. Verdicts keep the input order."""
+    nvue.schema(release)
+    if workers is None:
+        workers = min(os.cpu_count() or 1, len(paths) // FILES_PER_WORKER)
+    if workers < 2:
+        return [_nvue_verdict(release, item) for item in paths]
+    with ProcessPoolExecutor(workers) as pool:
+        return list(pool.map(partial(_nvue_verdict, release), paths, chunksize=max(1, len(paths) // (4 * workers))))
+
+
+def _nvue_verdict(release: str, item: tuple[Path, str]) -> Verdict:
+    path, label = item
+    return Verdict(label, NVUE, _listed(nvue.problems(path.read_text(), release)))
 
 
 @dataclass(frozen=True)
@@ -403,7 +429,7 @@ class Report:
         """One line per file, then a count per parser and what was left unchecked."""
         lines = [f"{'ok' if verdict.ok else 'INVALID':8}{verdict.path} ({verdict.parser})"
                  + ("" if verdict.ok else f": {verdict.error}") for verdict in self.verdicts]
-        for parser in (SONIC, FRR, AVD, SYSCTL):
+        for parser in (SONIC, FRR, AVD, NVUE, SYSCTL):
             checked = [verdict for verdict in self.verdicts if verdict.parser == parser]
             if checked:
                 valid = sum(verdict.ok for verdict in checked)
@@ -448,8 +474,33 @@ def validate_output(folder: Path, yang_dir: Path | None = None) -> Report:
             unchecked["eos"] = (len(eos), str(error))
         else:
             verdicts += check_eos([(path, str(path.relative_to(folder))) for path in eos], devices)
+    if nvue_files := by_os.pop("nvue", []):
+        try:
+            release, why = nvue_release(folder)
+        except PrerequisiteError as error:
+            missing.append(str(error))
+        else:
+            if release:
+                verdicts += check_nvue([(path, str(path.relative_to(folder))) for path in nvue_files], release)
+            else:
+                unchecked["nvue"] = (len(nvue_files), why)
     unchecked.update({name: (len(paths), "no offline parser") for name, paths in by_os.items() if paths})
     return Report(verdicts, unchecked, missing)
+
+
+def nvue_release(folder: Path) -> tuple[str, str]:
+    """The Cumulus Linux release the NVUE files of ``folder`` are written for (``target_options.nvue.release`` of its
+    ``intent.yaml``) and "", or "" and why they cannot be checked (no intent.yaml; no schema of that release).
+    :class:`PrerequisiteError` without nvueschema; :class:`InputError` for an intent.yaml changed after the build."""
+    releases = nvue.nvueschema_releases()
+    raw = built_intent(folder)
+    if raw is None:
+        return "", f"{folder} has no {INTENT_FILE} naming their release (an older designer built it); rebuild it " \
+                   "with 'designer build INTENT'"
+    release = validated_intent(folder / INTENT_FILE, raw).target_options.nvue.release
+    if release not in releases:
+        return "", f"nvueschema has no NVUE schema for Cumulus Linux {release} (it has {releases[0]}-{releases[-1]})"
+    return release, ""
 
 
 def built_devices(folder: Path) -> dict[str, DeviceConfig]:
