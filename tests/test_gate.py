@@ -140,10 +140,12 @@ def test_build_exits_1_when_a_check_fails_and_still_writes_the_outputs(tmp_path:
     target = tmp_path / "out"
     code, out, err = run_cli("build", str(path), "-o", str(target))
     assert code == 1
-    assert f"wrote {sum(1 for path in target.rglob('*') if path.is_file())} files to {target}" in out
+    written = sum(1 for path in target.rglob("*") if path.is_file())
+    assert out.splitlines()[-1] == f"wrote {written} files to {target}; read {target / 'summary.md'} first"
     lines = err.splitlines()
     assert len(lines) == 17 and all(line.startswith("ecmp-balance error: ") for line in lines[:16])
-    assert lines[-1] == f"designer build: 1 check failed (ecmp-balance); the outputs were written to {target}"
+    assert lines[-1] == (f"designer build: 1 check failed (ecmp-balance); the outputs were written to {target}: read "
+                         f"{target / 'summary.md'} first")
     assert run_cli("build", "--check", str(path), "-o", str(target))[0] == 0
     code, _, err = run_cli("build", str(intent_file(tmp_path)), "-o", str(target))
     assert (code, err) == (0, "")

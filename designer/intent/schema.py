@@ -490,7 +490,7 @@ class IntentDoc(Section):
         "pattern": NAME_PATTERN}, description=(
         "The design's name and its output folder: 1-63 letters, digits, '.', '_' or '-', starting with a "
         "letter or digit."))
-    description: str = Field("", description="Free text shown in summary.md.")
+    description: str = Field("", description="Free text shown in summary.md, as text (its Markdown and HTML escaped).")
     compute: ComputeDoc = Field(description="The GPU servers built now.")
     growth: GrowthDoc | None = Field(None, description=(
         "The envelope: the size the fabric is planned for; growing inside it only adds devices, links and "
