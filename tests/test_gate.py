@@ -171,7 +171,7 @@ def test_the_command_ends_with_the_exit_code_and_every_line_it_printed(tmp_path:
     bad = _command("plan", str(tmp_path / "missing.yaml"))
     assert bad.returncode == 2 and "no such file" in bad.stderr and bad.stdout == ""
     built = _command("build", str(clean), "-o", str(tmp_path / "out"))
-    assert built.returncode == 0 and built.stdout.endswith(f"to {tmp_path / 'out'}\n")
+    assert built.returncode == 0 and built.stdout.endswith(f"; read {tmp_path / 'out' / 'summary.md'} first\n")
     assert (tmp_path / "out" / "manifest.json").read_bytes() == design_files(build(clean))["manifest.json"]
 
 
