@@ -3,7 +3,8 @@
 ``designer diff``, ``designer verify`` and ``designer check OUTPUT`` read folders that anyone may have edited
 (a pull request can change committed outputs). Everything they use is checked here first: the file is a
 regular file (not a link, a folder or a device), UTF-8 JSON, the keys they read have the expected types,
-switch and server names are those :mod:`designer.fabric` makes, ports are ``swpN``/``swpNsL``/``nicN``, every
+switch and server names are those :mod:`designer.fabric` makes, ports are ``swpN``/``swpNsL``/``nicN``, a server's
+``nics`` are names :mod:`designer.nic_names` accepts, every
 address is a dotted IPv4 address outside 0/8, 127/8 and 224/3 with each link one /31 (the upper end even),
 ASNs are integers from 1 to 4294967294. ``designer verify`` turns names into namespace, folder and host names
 and runs as root, so nothing reaches it unchecked.
@@ -28,6 +29,7 @@ from designer.files import Refused, read_below
 from designer.findings import SEVERITIES, Finding
 from designer.intent.schema import safe_name
 from designer.model import HASH_FIELDS
+from designer.nic_names import nic_name_problem
 from designer.outputs.folder import INTENT_FILE
 
 DESIGN_FILE = "design.json"
@@ -205,7 +207,8 @@ def _devices(rows: list[Any], roles: dict[str, str]) -> list[Problem]:
         if role != "server":
             required.update(plane=_count, asn=_asn, loopback=_address, announces=_networks)
             required.update({key: _count for key in {"leaf": ("pod", "su"), "spine": ("pod",)}.get(role, ())})
-        problems += _fields(row, path, required, optional={"pod": _count, "su": _count, "load_balancing": _balancing})
+        problems += _fields(row, path, required, optional={"pod": _count, "su": _count, "load_balancing": _balancing,
+                                                           "nics": _nic_names})
         name = row.get("name")
         if isinstance(name, str) and not _device_name(role)(name):
             if name in roles:
@@ -294,6 +297,15 @@ def _balancing(value: object) -> str:
     rules = {"mode": _choice(("ecmp", "dynamic")), "hash": _choice(tuple(HASH_FIELDS)), "seed": _count}
     return "; ".join(f"{key} is missing" if key not in value else f"{key}: {wrong}"
                      for key, rule in rules.items() if key not in value or (wrong := rule(value[key])))
+
+
+def _nic_names(value: object) -> str:
+    """A server's ``nics``: its NICs' Linux interface names in port order, each valid and no two alike."""
+    if not isinstance(value, list):
+        return f"{_shown(value)} is not a list of interface names"
+    wrong = next((problem for name in value if (problem := nic_name_problem(name))), "")
+    twice = next((name for number, name in enumerate(value) if name in value[:number]), None)
+    return wrong or (f"{_shown(twice)} is listed twice; each NIC port has its own name" if twice else "")
 
 
 def _count(value: object) -> str:

@@ -195,13 +195,14 @@ def _build(args: argparse.Namespace) -> int:
     if previous and previous.moved:
         print(f"existing items changed since the previous build: {previous.moved:,}"
               + (f" ({previous.cause})" if previous.cause else "") + "; summary.md lists them")
-    print(f"wrote {written} files to {target}")
+    first = f"read {target / 'summary.md'} first"
+    print(f"wrote {written} files to {target}; {first}")
     errors = [finding for finding in built.findings if finding.severity == "error"]
     if errors:
         failed = [check for check, result in status(errors).items() if result == "failed"]
         print("\n".join(check_formats.line(finding) for finding in errors), file=sys.stderr)
         print(f"designer build: {len(failed)} check{'s' if len(failed) != 1 else ''} failed ({', '.join(failed)}); "
-              f"the outputs were written to {target}", file=sys.stderr)
+              f"the outputs were written to {target}: {first}", file=sys.stderr)
         return EXIT_CHECK_FAILED
     return EXIT_OK
 

@@ -54,6 +54,38 @@ def test_problems_point_at_the_line_and_field_and_stop_after_twenty(tmp_path: Pa
     assert rendered[-1] == "21 errors in x/design.json; nothing was written."
 
 
+EDGE_NICS = ["a", "enp220s0f1np1.9", "x-y_z.1", "eth0.", "a..b", "help", "dev", "e0123456789abcd"]
+"""NIC names the intent takes at the edges of its rule: one letter, 15 characters, dots (VLAN style), '-', '_',
+a trailing dot, two dots, and words iproute2 knows as keywords."""
+
+
+def test_design_json_nic_names_are_read_with_the_intents_rule() -> None:
+    """What build writes for the intent's NIC names passes (dots included), and a name the intent would refuse
+    (Linux's reserved ``all``, one with a '/', one listed twice, one that is not a string) is refused at its server's
+    line, as the intent refuses it (designer.nic_names)."""
+    text = design_json(build_text(intent_text(servers=32, extra=f"hosts: {{nics: [{', '.join(EDGE_NICS)}]}}\n")))
+    data = json.loads(text)
+    servers = [row for row in data["devices"] if row["role"] == "server"]
+    assert servers[0]["nics"] == EDGE_NICS and design_problems(data) == []
+    first = next(number for number, row in enumerate(data["devices"]) if row["role"] == "server")
+    for names, says in (
+            (["all", *EDGE_NICS[1:]], "'all' is not a NIC's name: /proc/sys/net/ipv4/conf/all holds the settings of "
+                                      "every interface"),
+            (["a/b", *EDGE_NICS[1:]], "'a/b' is not a Linux interface name the server files can carry"),
+            ([EDGE_NICS[1], *EDGE_NICS[1:]], '"enp220s0f1np1.9" is listed twice'),
+            ([7, *EDGE_NICS[1:]], "7 is not a Linux interface name"),
+            ("enp1s0", '"enp1s0" is not a list of interface names')):
+        servers[0]["nics"] = names
+        [problem] = design_problems(data)
+        assert problem.path == ("devices", first, "nics") and problem.message.startswith(says), problem
+    edited = text.replace(f'"nics": {json.dumps(EDGE_NICS)}', '"nics": ["lo", "b", "c", "d", "e", "f", "g", "h"]', 1)
+    with pytest.raises(InputError) as caught:
+        parse_design("x/design.json", edited.encode())
+    [line, _] = str(caught.value).splitlines()
+    number = int(line.split(":")[1])
+    assert '"lo"' in edited.splitlines()[number - 1] and "devices[" in line and "'lo' is not a NIC's name" in line
+
+
 def test_a_duplicate_name_and_a_link_to_an_unknown_device_are_refused() -> None:
     data = json.loads(design_json(build_design(servers=32)))
     data["devices"][1]["name"] = data["devices"][0]["name"]

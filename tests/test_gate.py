@@ -140,10 +140,12 @@ def test_build_exits_1_when_a_check_fails_and_still_writes_the_outputs(tmp_path:
     target = tmp_path / "out"
     code, out, err = run_cli("build", str(path), "-o", str(target))
     assert code == 1
-    assert f"wrote {sum(1 for path in target.rglob('*') if path.is_file())} files to {target}" in out
+    written = sum(1 for path in target.rglob("*") if path.is_file())
+    assert out.splitlines()[-1] == f"wrote {written} files to {target}; read {target / 'summary.md'} first"
     lines = err.splitlines()
     assert len(lines) == 17 and all(line.startswith("ecmp-balance error: ") for line in lines[:16])
-    assert lines[-1] == f"designer build: 1 check failed (ecmp-balance); the outputs were written to {target}"
+    assert lines[-1] == (f"designer build: 1 check failed (ecmp-balance); the outputs were written to {target}: read "
+                         f"{target / 'summary.md'} first")
     assert run_cli("build", "--check", str(path), "-o", str(target))[0] == 0
     code, _, err = run_cli("build", str(intent_file(tmp_path)), "-o", str(target))
     assert (code, err) == (0, "")
@@ -169,7 +171,7 @@ def test_the_command_ends_with_the_exit_code_and_every_line_it_printed(tmp_path:
     bad = _command("plan", str(tmp_path / "missing.yaml"))
     assert bad.returncode == 2 and "no such file" in bad.stderr and bad.stdout == ""
     built = _command("build", str(clean), "-o", str(tmp_path / "out"))
-    assert built.returncode == 0 and built.stdout.endswith(f"to {tmp_path / 'out'}\n")
+    assert built.returncode == 0 and built.stdout.endswith(f"; read {tmp_path / 'out' / 'summary.md'} first\n")
     assert (tmp_path / "out" / "manifest.json").read_bytes() == design_files(build(clean))["manifest.json"]
 
 

@@ -4,23 +4,31 @@ from __future__ import annotations
 
 import csv
 import hashlib
+import importlib.util
 import io
 import json
 import os
+import re
+import string
 import subprocess
 import sys
+from html.parser import HTMLParser
 from pathlib import Path
+from urllib.parse import unquote
 
 import pytest
 import yaml
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from designer.outputs.build import build_and_check, check_design, design_files, write_design
 from designer.outputs.folder import drift, write
+from designer.outputs.summary import markdown_text, summary_markdown
 from designer.outputs.tables import CHUNK_ROWS, csv_bytes
 from designer.pipeline import build
 from designer.render import TemplateError
-from tests.conftest import ROOT
-from tests.helpers import build_design
+from tests.conftest import ROOT, need
+from tests.helpers import build_design, build_text, intent_text
 from tests.test_intent_errors import run_cli
 
 EXAMPLE = ROOT / "intents" / "cluster.yaml"
@@ -105,6 +113,15 @@ def test_write_replaces_the_folder_and_drift_sees_every_difference(tmp_path: Pat
     (target / "notes.txt").write_text("extra")
     assert drift(files, target) == ["missing: cabling.csv", "changed: summary.md", "extra: notes.txt"]
     assert [p.name for p in tmp_path.iterdir()] == ["cluster"]     # no staging folders left behind
+
+
+def test_builds_last_line_says_to_read_summary_md_first(tmp_path: Path) -> None:
+    target = tmp_path / "out"
+    code, out, err = run_cli("build", str(EXAMPLE), "-o", str(target))
+    assert (code, err) == (0, "")
+    written = sum(1 for path in target.rglob("*") if path.is_file())
+    assert out.splitlines()[-1] == f"wrote {written} files to {target}; read {target / 'summary.md'} first"
+    assert (target / "summary.md").is_file()
 
 
 def test_build_check_is_the_drift_gate(tmp_path: Path) -> None:
@@ -198,3 +215,106 @@ def test_build_check_lists_what_drift_lists_of_the_files_made_in_memory(tmp_path
     assert listed[-3:] == extra == ["extra: configs/eos/extra.cfg", "extra: configs-old/x.cfg", "extra: notes/a.md"]
     changed = [f"changed: {config}", f"missing: {server}", "changed: cabling.csv", "changed: manifest.json"]
     assert listed[:-3] == sorted(changed, key=lambda line: line.split(": ")[1])
+
+
+DESCRIPTION = (
+    "# not a heading\n"
+    "[a link](https://example.com) ![an image](x.png) <b>not bold</b> `not code` **not strong** _not em_ *no*\n"
+    "| not | a table |\n"
+    "|---|---|\n"
+    "- not a list\n"
+    "  2. not a numbered list, ~~not struck~~\n"
+    "> not a quote\n"
+    "    not code\n"
+    "not a heading either\n"
+    "===\n"
+    "&amp; stays &amp;, a \\* keeps its backslash, <!-- shown --> <https://example.com>\n"
+    "\n\n"
+    "[x]: /not-a-definition\n"
+    "<div>a second paragraph, not HTML</div>\n"
+    "```\n"
+    "www.example.com and ops@example.com show their own address, 1,024 GPUs, rail-optimized")
+
+
+class _Shown(HTMLParser):
+    """The paragraphs GitHub shows for a piece of HTML (``<br>`` a line break), and every element that is not a
+    paragraph, a line break or a link that shows its own address."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.paragraphs: list[str] = []
+        self.other: list[str] = []
+        self.link: list[str] = []
+
+    def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
+        if tag == "p":
+            self.paragraphs.append("")
+        elif tag == "br":
+            self.paragraphs[-1] += "\n"
+        elif tag == "a":
+            self.link = [str(dict(attrs).get("href")), ""]
+        else:
+            self.other.append(tag)
+
+    def handle_endtag(self, tag: str) -> None:
+        if tag == "a":
+            href, text = self.link
+            if unquote(href).removeprefix("mailto:").removeprefix("http://") != text:
+                self.other.append(f"a href={href} showing {text}")
+            self.link = []
+
+    def handle_data(self, data: str) -> None:
+        if self.link:
+            self.link[1] += data
+        if self.paragraphs:
+            self.paragraphs[-1] += data.replace("\n", "")
+
+    def handle_comment(self, data: str) -> None:
+        self.other.append(f"<!--{data}-->")
+
+
+def shown_by_github(markdown: str) -> _Shown:
+    """What GitHub shows of ``markdown``: rendered by ``cmarkgfm`` (the bindings to GitHub's own cmark-gfm) with
+    GitHub's extensions (tables, autolinks, strikethrough, the tag filter, task lists) and raw HTML let through, so
+    any HTML would show as a tag."""
+    need(importlib.util.find_spec("cmarkgfm") is not None, "needs cmarkgfm: pip install -e '.[test]'")
+    from cmarkgfm import github_flavored_markdown_to_html
+    from cmarkgfm.cmark import Options
+
+    shown = _Shown()
+    shown.feed(github_flavored_markdown_to_html(markdown, options=Options.CMARK_OPT_UNSAFE))
+    return shown
+
+
+def paragraphs_of(text: str) -> list[str]:
+    """The paragraphs of ``text`` as written: its lines without leading and trailing spaces, blank lines between."""
+    blocks = re.split(r"\n\s*\n", "\n".join(line.strip() for line in text.splitlines()).strip())
+    return [block for block in blocks if block]
+
+
+MARKDOWN_PIECES = ("\n", "\n\n", "    ", "\t", "0.", "9)", "#", "> ", "- ", "+ ", "* ", "---", "===", "***", "|", "|-|",
+                   ":-:", "```", "~~~", "~~", "`", "**", "_", "[a](b)", "![a](b)", "[a]: b", "[^1]", "<b>", "<div>",
+                   "<!--", "-->", "<a@b>", "&amp;", "&#42;", "\\", "[ ]", "[!NOTE]")
+"""Pieces of Markdown and HTML syntax (no letters that could spell an address GitHub links by itself)."""
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(st.sampled_from(MARKDOWN_PIECES) | st.text(string.punctuation + " \t\n\r09ab", max_size=3),
+                max_size=12).map("".join))
+def test_any_text_of_markdowns_characters_is_shown_as_written(text: str) -> None:
+    """Pieces of Markdown and HTML, ASCII punctuation, digits, spaces and line breaks in any order: rendered as GitHub
+    renders it, only paragraphs and line breaks, showing the text as written."""
+    shown = shown_by_github(markdown_text(text))
+    assert shown.other == [] and shown.paragraphs == paragraphs_of(text)
+
+
+def test_the_description_is_shown_as_text_in_summary_md() -> None:
+    """GitHub renders summary.md in a pull request with cmark-gfm (:func:`shown_by_github`): the description's
+    Markdown and HTML stay text there, every line on its own line (leading spaces dropped), blank lines between
+    paragraphs. Only an address GitHub links by itself may become a link, showing that address; nothing else."""
+    described = f"name: test\ndescription: {json.dumps(DESCRIPTION)}\n"
+    markdown = summary_markdown(build_text(intent_text(servers=32).replace("name: test\n", described)))
+    head, table = markdown.split("\n| |", 1)
+    shown = shown_by_github(head)
+    assert shown.other == ["h1"] and shown.paragraphs == paragraphs_of(DESCRIPTION)
+    assert markdown.startswith("# test\n\n") and table.startswith(" |\n|---|---|\n| GPUs |")

@@ -71,3 +71,10 @@ def test_every_shipped_and_test_intent_is_valid_against_the_schema(intent: Path)
 def test_an_editor_flags_what_the_loader_refuses(case: str, fragment: str) -> None:
     data = yaml.safe_load((ROOT / "tests" / "errors" / f"{case}.yaml").read_text())
     assert any(fragment in error.message for error in validator().iter_errors(data))
+
+
+def test_an_editor_flags_nic_names_linux_keeps_for_itself() -> None:
+    data = yaml.safe_load((ROOT / "tests" / "errors" / "hosts_reserved.yaml").read_text())
+    said = [inner.message for error in validator().iter_errors(data) for inner in error.context or ()]
+    assert [message.split(" should")[0] for message in said if "should not be valid" in message] == [
+        "'all'", "'default'", "'lo'", "'bonding_masters'"]

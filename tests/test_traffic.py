@@ -17,7 +17,7 @@ from designer.intent import parse_intent
 from designer.outputs.build import design_files
 from designer.outputs.folder import write
 from designer.pipeline import build, design
-from designer.verify.hostconfig import parse_host, parse_keyfile, parse_netplan, parse_sysctl
+from designer.verify.hostconfig import parse_host, parse_keyfile, parse_netplan, parse_sysctl, sysctl_path
 from designer.verify.lab import parse_class_packets
 from designer.verify.probe import parse_route_get
 from designer.verify.report import VerifyReport, text
@@ -199,9 +199,42 @@ def test_missing_host_files_are_a_prerequisite_and_nic_names_are_checked(three_t
     files = {path: data for path, data in three_tier.items() if not path.startswith("servers/su0-srv0/")}
     with pytest.raises(PrerequisiteError, match=re.escape("servers/su0-srv0/netplan.yaml is missing")):
         host_configs(files, nics)
-    with pytest.raises(InputError, match="is not a list of 2 different interface names"):
+    with pytest.raises(InputError, match="'x y' is not a Linux interface name the server files can carry"):
         nic_names({"name": "su0-srv0", "nics": ["nic0", "x y"]}, 2)
+    with pytest.raises(InputError, match=re.escape("['nic0', 'nic0'] is not a list of 2 different NIC names")):
+        nic_names({"name": "su0-srv0", "nics": ["nic0", "nic0"]}, 2)
     assert nic_names({"name": "su0-srv0"}, 2) == ("nic0", "nic1")
+
+
+def test_dotted_nic_names_are_read_back_as_build_writes_them() -> None:
+    """A NIC name with a dot (a VLAN's, ``enp1s0.100``) is one the intent takes: design.json's ``nics`` give it, its
+    netplan entry and keyfile name it, and the sysctl file writes it in the slash form that keeps the dot inside the
+    name (sysctl.d(5): when the first separator is '/', dots are left as they are; procps sysctl swaps them only
+    when the first separator is a dot), so its path below /proc/sys is ``net/ipv4/conf/enp1s0.100/...``."""
+    names = ("enp1s0.100", "a..b")
+    assert nic_names({"name": "su0-srv0", "nics": list(names)}, 2) == names
+    with pytest.raises(InputError, match="'all' is not a NIC's name"):
+        nic_names({"name": "su0-srv0", "nics": ["all", "a"]}, 2)
+    sysctl = (b"net/ipv4/conf/enp1s0.100/rp_filter = 2\nnet/ipv4/conf/a..b/arp_ignore = 1\n"
+              b"net.ipv4.conf.enp1s0/100.arp_announce = 2\nnet.ipv4.conf.all.rp_filter = 2\n")
+    settings, problems = parse_sysctl(sysctl, names)
+    assert problems == [] and [sysctl_path(key) for key, _ in settings] == [
+        ("net", "ipv4", "conf", "enp1s0.100", "rp_filter"), ("net", "ipv4", "conf", "a..b", "arp_ignore"),
+        ("net", "ipv4", "conf", "enp1s0.100", "arp_announce"), ("net", "ipv4", "conf", "all", "rp_filter")]
+    # a dotted key without the slash form names another folder (enp1s0/100): not a NIC of this server
+    _, problems = parse_sysctl(b"net.ipv4.conf.enp1s0.100.rp_filter = 2\n", names)
+    assert [problem.message.split(":")[0] for problem in problems] == ["'net.ipv4.conf.enp1s0.100.rp_filter = 2'"]
+    netplan = (b"network:\n  version: 2\n  ethernets:\n    enp1s0.100:\n      addresses: [10.2.0.1/31]\n"
+               b"      mtu: 9216\n")
+    nics, _, problems = parse_netplan("n.yaml", netplan, names)
+    assert problems == [] and [(nic.name, nic.address) for nic in nics] == [("enp1s0.100", "10.2.0.1")]
+    # a build's own keyfiles (enp1s0.100.nmconnection) and sysctl files read back for every sampled server
+    text = TWO_TIER.read_text() + f"hosts: {{format: nmconnection, nics: [{', '.join(names)}]}}\n"
+    files = design_files(design(parse_intent(text, "dotted.yaml")))
+    data = parse_design("design.json", files["design.json"])
+    configs = host_configs(files, sample(data, topology(files)))
+    assert {tuple(nic.name for nic in config.nics) for config in configs.values()} == {names}
+    assert {key for config in configs.values() for key, _ in config.sysctls} >= {"net/ipv4/conf/enp1s0.100/rp_filter"}
 
 
 def test_tool_answers_are_parsed() -> None:
@@ -341,3 +374,31 @@ def test_a_keyfile_build_configures_its_servers_in_a_two_tier_lab(tmp_path: Path
         assert [experiment["name"] for experiment in report["traffic"]][:1] == ["design hashing"]
         assert [item[:52] for item in report["not_covered"] if "polarization" in item] == [
             "polarization, 2 tiers, equal seeds: not asserted. Th"]
+
+
+EDGE_NICS = ("e0123456789abcd", "enp220s0f1np1.9", "x-y_z..1.", "help")
+"""NIC names at the edges of :mod:`designer.nic_names`: 15 characters (IFNAMSIZ less its NUL), a VLAN-style dot, '-',
+'_', two dots and a trailing dot, and ``help``, a word ``ip`` reads as its keyword wherever no ``dev`` precedes it."""
+
+
+def test_nic_names_at_the_edges_of_the_rule_run_in_a_real_lab(tmp_path: Path) -> None:
+    """What build accepts, verify --traffic runs: the server namespaces of a real lab get veths named
+    :data:`EDGE_NICS` (Linux takes each: net/core/dev.c ``dev_valid_name``; the lab's ``ip`` and ``tc`` lines put
+    ``dev`` or ``name`` before every NIC name, so ``help`` is a name there), configured from their netplan file and
+    their sysctl file (the dotted names in sysctl.d(5)'s slash form, written under the namespace's own
+    /proc/sys/net/ipv4/conf/<name>/), and every NIC reaches its rail from its own address."""
+    need_lab()
+    text = TWO_TIER.read_text().replace("nics_per_server: 2", "nics_per_server: 4")
+    files = design_files(design(parse_intent(f"{text}hosts: {{nics: [{', '.join(EDGE_NICS)}]}}\n", "edge.yaml")))
+    assert b"net/ipv4/conf/enp220s0f1np1.9/arp_ignore = 1\n" in files[SYSCTL]
+    write(files, tmp_path / "out")
+    code, out, err = run_cli("verify", str(tmp_path / "out"), "--traffic", "--no-failures", "--format", "json")
+    assert code == 0, out + err
+    report = json.loads(out)
+    checks = {(check["phase"], check["name"]): check["summary"] for check in report["checks"]}
+    assert checks["healthy", "server host files applied"] == "16 NICs of 4 servers"
+    assert checks["healthy", "server NICs reach their rail"].startswith("48 of 48 NIC pairs of 4 rails")
+    assert checks["healthy", "server first hop"].startswith("48 of 48 NIC pairs routed out of the source NIC")
+    assert checks["healthy", "ARP only for a NIC's own address"].startswith("48 ARP requests for another NIC")
+    assert re.search(r"flows su0-srv0 (e0123456789abcd|enp220s0f1np1\.9|x-y_z\.\.1\.|help) -> ",
+                     checks["traffic: layer-3 only", "one path per NIC pair"])

@@ -13,6 +13,9 @@ from netaddr import AddrFormatError, IPNetwork
 from pydantic import AfterValidator, BaseModel, BeforeValidator, ConfigDict, Field, WithJsonSchema
 
 from designer.catalog import catalog
+from designer.nic_names import PATTERN as NIC_NAME_PATTERN
+from designer.nic_names import RESERVED as RESERVED_NIC_NAMES
+from designer.nic_names import nic_name_problem
 
 MAX_GPUS = 1_048_576
 """The largest cluster the designer accepts (1M GPUs); anything bigger is a typo, refused at once."""
@@ -438,9 +441,6 @@ class WorkloadDoc(Section):
         "The collective time the team can afford per step; above it designer check warns."))
 
 
-NIC_NAME_PATTERN = r"^[a-z][a-z0-9_.-]{0,14}$"
-"""A Linux interface name the server files may carry: at most 15 characters (IFNAMSIZ), nothing a shell or a
-file path could read as anything but a name."""
 RDMA_NAME_PATTERN = r"^[a-z][a-z0-9_]{0,62}$"
 """An RDMA device name (``mlx5_0``): below the kernel's 64-character limit, letters, digits and '_' only."""
 
@@ -455,8 +455,14 @@ def _named(pattern: str, what: str, example: str) -> Any:
     return Annotated[str, AfterValidator(check), WithJsonSchema({"type": "string", "pattern": pattern})]
 
 
-NicName = _named(NIC_NAME_PATTERN, "a Linux interface name the server files can carry", (
-    "1-15 lower-case letters, digits, '_', '.' or '-', starting with a letter (enp24s0np0)"))
+def _nic_name(name: str) -> str:
+    if problem := nic_name_problem(name):
+        raise ValueError(problem)
+    return name
+
+
+NicName = Annotated[str, AfterValidator(_nic_name), WithJsonSchema({
+    "type": "string", "pattern": NIC_NAME_PATTERN, "not": {"enum": sorted(RESERVED_NIC_NAMES)}})]
 RdmaName = _named(RDMA_NAME_PATTERN, "an RDMA device name", (
     "lower-case letters, digits and '_', starting with a letter (mlx5_0)"))
 
@@ -484,7 +490,7 @@ class IntentDoc(Section):
         "pattern": NAME_PATTERN}, description=(
         "The design's name and its output folder: 1-63 letters, digits, '.', '_' or '-', starting with a "
         "letter or digit."))
-    description: str = Field("", description="Free text shown in summary.md.")
+    description: str = Field("", description="Free text shown in summary.md, as text (its Markdown and HTML escaped).")
     compute: ComputeDoc = Field(description="The GPU servers built now.")
     growth: GrowthDoc | None = Field(None, description=(
         "The envelope: the size the fabric is planned for; growing inside it only adds devices, links and "

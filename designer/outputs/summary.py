@@ -6,6 +6,7 @@ The JSON keys are a public contract read by CI scripts: add keys, never rename o
 
 from __future__ import annotations
 
+import string
 from collections.abc import Sequence
 from typing import Any
 
@@ -16,6 +17,11 @@ from designer.design import Design
 from designer.model import Headroom
 from designer.outputs import workloads
 from designer.sizing import Plan
+
+MARKDOWN_INLINE = frozenset("\\`*_[]<&~")
+"""Characters that open or close Markdown anywhere in a line: escapes, code, emphasis, links and images, HTML and
+autolinks in angle brackets, entities, strikethrough. (A table needs a line of '-', ':' and '|' under its header;
+escaping a line's first character already stops that.)"""
 
 
 def summary(design: Design) -> dict[str, Any]:
@@ -113,8 +119,8 @@ def summary_markdown(design: Design, moved: Sequence[str] = ()) -> str:
     intent, plan = design.intent, design.plan
     sizing = data["sizing"]
     lines = [f"# {intent.name}", ""]
-    if intent.description:
-        lines += [intent.description, ""]
+    if text := markdown_text(intent.description):
+        lines += [text, ""]
     lines += [
         "| | |", "|---|---|",
         f"| GPUs | {data['gpus']:,} ({data['servers']:,} x {intent.server.model}, {plan.gpus_per_server} GPUs each) |",
@@ -199,6 +205,28 @@ def summary_markdown(design: Design, moved: Sequence[str] = ()) -> str:
                  "seed)"] if "frr" in design.intent.targets else []),
               "- `manifest.json`: intent hash, tool version and sha256 of every file", ""]
     return "\n".join(lines)
+
+
+def markdown_text(text: str) -> str:
+    """``text`` as Markdown that shows it as written: each line on its own line (leading and trailing spaces
+    dropped; a backslash at the end of a line breaks it), blank lines between paragraphs, and every character that
+    could start Markdown or HTML escaped with a backslash (CommonMark: an escaped ASCII punctuation character is
+    always literal): :data:`MARKDOWN_INLINE` anywhere, punctuation at the start of a line (headings, lists,
+    quotes, fences, tables, HTML blocks) and the '.' or ')' after a line's leading digits (numbered lists)."""
+    paragraphs: list[list[str]] = [[]]
+    for line in text.splitlines():
+        if line.strip():
+            paragraphs[-1].append(_literal(line.strip()))
+        elif paragraphs[-1]:
+            paragraphs.append([])
+    return "\n\n".join("\\\n".join(lines) for lines in paragraphs if lines)
+
+
+def _literal(line: str) -> str:
+    digits = len(line) - len(line.lstrip(string.digits))
+    return "".join("\\" + character if character in MARKDOWN_INLINE or (index == 0 and character in string.punctuation)
+                   or (index == digits > 0 and character in ".)") else character
+                   for index, character in enumerate(line))
 
 
 def _growth_lines(design: Design) -> list[str]:

@@ -23,9 +23,8 @@ from typing import Any
 from designer.errors import InputError, Problem, Source
 from designer.errors import Path as ErrorPath
 from designer.intent.yaml_source import decode, load_yaml
+from designer.nic_names import nic_name_problem
 
-INTERFACE = re.compile(r"[A-Za-z0-9][A-Za-z0-9_-]{0,14}")
-"""A Linux interface name as verify accepts it: at most 15 characters, no '.', '/' or spaces."""
 MTU_RANGE = (68, 9216)
 RESERVED_TABLES = frozenset((0, 253, 254, 255))
 """unspec, default, main and local: a NIC's own table is none of them."""
@@ -121,7 +120,7 @@ def parse_netplan(where: str, data: bytes, names: tuple[str, ...]) -> tuple[tupl
     nics = []
     for name, body in network["ethernets"].items():
         path: ErrorPath = ("network", "ethernets", name)
-        if not INTERFACE.fullmatch(name) or name not in names:
+        if nic_name_problem(name) or name not in names:
             problems.append(Problem(path, f"{_shown(name)} is not a NIC of this server; its NICs are "
                                           f"{', '.join(names) or 'none'}"))
             continue
@@ -189,7 +188,7 @@ def parse_keyfile(where: str, data: bytes, names: tuple[str, ...]) -> tuple[Nic 
     sections, lines, problems = _keyfile(text)
     source = Source(where, lines)
     name = where.rsplit("/", 1)[-1].removesuffix(".nmconnection")
-    if name not in names or not INTERFACE.fullmatch(name):
+    if name not in names or nic_name_problem(name):
         problems.append(Problem((), f"{_shown(name)} is not a NIC of this server; its NICs are "
                                     f"{', '.join(names) or 'none'}", 1))
         return None, source, problems
@@ -359,16 +358,19 @@ def _limits(key: str, names: tuple[str, ...]) -> tuple[int, int] | None:
     """The value range of ``key`` if verify applies it (``net.ipv4.conf.<nic>`` only for the server's NICs)."""
     if key in GLOBAL:
         return GLOBAL[key]
-    parts = key.replace("/", ".").split(".")
-    if len(parts) == 5 and parts[:3] == ["net", "ipv4", "conf"] and parts[4] in PER_INTERFACE and (
+    parts = sysctl_path(key)
+    if len(parts) == 5 and parts[:3] == ("net", "ipv4", "conf") and parts[4] in PER_INTERFACE and (
             parts[3] in ("all", "default") or parts[3] in names):
         return PER_INTERFACE[parts[4]]
     return None
 
 
 def sysctl_path(key: str) -> tuple[str, ...]:
-    """The parts of ``key``'s file below ``/proc/sys`` (``key`` checked by :func:`parse_sysctl`)."""
-    return tuple(key.replace("/", ".").split("."))
+    """The parts of ``key``'s file below ``/proc/sys``, read as sysctl.d(5) and procps ``sysctl`` read it: when its
+    first separator is '/', only '/' separates (``net/ipv4/conf/eth0.100/rp_filter``); when it is '.', dots separate
+    and a '/' stands for a dot inside a part (``net.ipv4.conf.eth0/100.rp_filter``)."""
+    first = next((character for character in key if character in "./"), ".")
+    return tuple(key.split("/") if first == "/" else (part.replace("/", ".") for part in key.split(".")))
 
 
 def _list(body: dict[str, Any], key: str, path: ErrorPath, problems: list[Problem]) -> list[Any]:

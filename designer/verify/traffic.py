@@ -44,7 +44,8 @@ from designer.analysis.flows import topology as model_topology
 from designer.analysis.workload import percentile
 from designer.errors import InputError, PrerequisiteError, Problem
 from designer.fabric import TIERS, Device, Fabric
-from designer.verify.hostconfig import INTERFACE, HostConfig, parse_host, sysctl_path
+from designer.nic_names import nic_name_problem
+from designer.verify.hostconfig import HostConfig, parse_host, sysctl_path
 from designer.verify.lab import Lab, in_namespace, ip, seeds_supported, set_sysctls
 from designer.verify.probe import gather, ping, route_via
 from designer.verify.report import Check, Experiment, check
@@ -121,16 +122,15 @@ def sample(data: Mapping[str, Any], lab: Topology) -> list[HostNic]:
 
 
 def nic_names(device: Mapping[str, Any], count: int) -> tuple[str, ...]:
-    """The OS name of each NIC port of a server device: design.json's ``nics`` when it has them (checked: Linux
-    interface names, one per port, no two alike), else the port names."""
+    """The OS name of each NIC port of a server device: design.json's ``nics`` when it has them (checked: NIC names
+    as the intent takes them, :mod:`designer.nic_names`, one per port, no two alike), else the port names."""
     names = device.get("nics")
     if names is None:
         return tuple(f"nic{number}" for number in range(count))
-    if not (isinstance(names, list) and len(names) == count and len(set(names)) == count
-            and all(isinstance(name, str) and INTERFACE.fullmatch(name) for name in names)):
-        raise InputError([Problem(("devices", device["name"], "nics"), f"{repr(names)[:80]} is not a list of {count} "
-                                  "different interface names (letters, digits, '_' and '-', at most 15)")],
-                         about="design.json")
+    wrong = [problem for name in names if (problem := nic_name_problem(name))] if isinstance(names, list) else []
+    if wrong or not (isinstance(names, list) and len(names) == count and len(set(names)) == count):
+        raise InputError([Problem(("devices", device["name"], "nics"), wrong[0] if wrong else (
+            f"{repr(names)[:80]} is not a list of {count} different NIC names, one per port"))], about="design.json")
     return tuple(names)
 
 
