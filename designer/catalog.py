@@ -57,7 +57,8 @@ class MediumModel:
 @dataclass(frozen=True)
 class Balancing:
     """What one network OS can say about load balancing: modes, hash choices and seed rules (the intent's
-    words), where dynamic load balancing runs, and the seeds it takes (``None``: the OS picks one per tier)."""
+    words), where dynamic load balancing runs, and the seeds it takes (``None``: designer writes no seed, the OS
+    picks its own)."""
 
     modes: tuple[str, ...]
     hashes: tuple[str, ...]

@@ -8,11 +8,17 @@ plane, pod, index; super-spine: plane, group, index; server: SU, slot), so a ren
 renamed. What a reviewer must see first is what happened to what already exists:
 
 1. **Existing items changed**, grouped by cause: devices renamed or removed, router-ids and ASNs
-   moved, cables re-patched (a port now going to another peer), links readdressed, devices moved to
-   another rack or unit, cables changing length or medium, configurations of existing switches losing
-   or changing lines, and files edited by hand (they differ from the hash ``manifest.json`` lists).
-2. What was added: devices, links, BGP sessions, lines in existing configurations.
-3. Physical changes: racks, power, the bill of materials.
+   moved, cables re-patched (a port now going to another peer), links removed or readdressed, cables
+   changing length or medium, devices moved to another rack or unit. An item is a device or a link of
+   ``design.json`` with what it carries (name, loopback, ASN, rack and unit; peers, /31, length,
+   medium), each counted once per cause: :func:`existing_changes` counts them for ``designer diff`` and
+   for ``designer build`` alike.
+2. **Existing configurations changed**: configuration files of existing switches losing or changing
+   lines, and files edited by hand (they differ from the hash ``manifest.json`` lists). They follow from
+   the items and the intent, so they are counted apart, by ``designer diff`` only (a build does not read
+   the previous configurations).
+3. What was added: devices, links, BGP sessions, lines in existing configurations.
+4. Physical changes: racks, power, the bill of materials.
 
 then the QoS profile field by field and the check results.
 """
@@ -63,11 +69,22 @@ class Side:
 
 
 class Group(NamedTuple):
-    """Existing items changed for one cause: a title, how many items, and a few lines of detail."""
+    """Existing items (or configurations) changed for one cause: a title, how many, and a few lines of detail."""
 
     title: str
     count: int
     lines: tuple[str, ...] = ()
+
+
+class Changes(NamedTuple):
+    """What changed of what existed, grouped by cause, and how many in all."""
+
+    groups: list[Group]
+    count: int
+
+    @classmethod
+    def of(cls, groups: list[Group]) -> Changes:
+        return cls(groups, sum(group.count for group in groups))
 
 
 def load_dir(folder: Path) -> Side:
@@ -129,7 +146,8 @@ def diff(old: Side, new: Side) -> str:
 
 
 def review(old: Side, new: Side) -> tuple[str, int]:
-    """The review text and how many existing items changed over every design (what ``--fail-on`` reads)."""
+    """The review text and how many existing items and configurations changed over every design (what
+    ``--fail-on`` reads)."""
     sections, changed = [], 0
     for before_name, after_name in _pairs(old, new):
         if before_name is None or after_name is None:
@@ -153,10 +171,10 @@ def design_diff(name: str, before: dict[str, Any], after: dict[str, Any], old: s
     return _design_review(name, before, after, old, new, before_files or {}, after_files or {})[0]
 
 
-def existing_changes(before: dict[str, Any], after: dict[str, Any], before_files: dict[str, str] | None = None,
-                     after_files: dict[str, str] | None = None) -> list[Group]:
-    """Every change to an item that existed in ``before``, grouped by cause."""
-    return _Comparison(before, after, before_files or {}, after_files or {}).existing()
+def existing_changes(before: dict[str, Any], after: dict[str, Any]) -> Changes:
+    """Every change to an item (device or link) of the design.json ``before``, grouped by cause: the one count of
+    existing items changed that ``designer build`` and ``designer diff`` print."""
+    return _Comparison(before, after, {}, {}).existing()
 
 
 SINCE_TITLE = "## Existing items changed since the previous build"
@@ -196,8 +214,7 @@ class Previous:
         except InputError:
             return []
         after = json.loads(text)
-        groups = existing_changes(before, after)
-        self.moved = sum(group.count for group in groups)
+        groups, self.moved = existing_changes(before, after)
         if not self.moved:
             return []
         changes = [f"{label} {old:,} -> {new:,}" for label, old, new in (
@@ -248,19 +265,21 @@ def _section(text: str, title: str) -> list[str]:
 def _design_review(name: str, before: dict[str, Any], after: dict[str, Any], old: str, new: str,
                    before_files: dict[str, str], after_files: dict[str, str]) -> tuple[str, int]:
     comparison = _Comparison(before, after, before_files, after_files)
-    existing = comparison.existing()
-    count = sum(group.count for group in existing)
+    existing, configurations = comparison.existing(), comparison.configurations()
     lines = [f"## {name} ({old} -> {new})", "", *_counts(before["summary"], after["summary"])]
-    lines += [f"### Existing items changed: {count:,}", ""]
-    lines += [line for group in existing for line in _group_lines(group)] or [
-        "None: every existing name, loopback, ASN, cable, address, rack and configuration line is unchanged.", ""]
+    lines += [f"### Existing items changed: {existing.count:,}", ""]
+    lines += [line for group in existing.groups for line in _group_lines(group)] or [
+        "None: every existing name, loopback, ASN, cable, address and rack place is unchanged.", ""]
+    lines += [f"### Existing configurations changed: {configurations.count:,}", ""]
+    lines += [line for group in configurations.groups for line in _group_lines(group)] or [
+        "None: every configuration of an existing switch keeps its lines, and no file was edited by hand.", ""]
     added = comparison.added()
     lines += ["### Added", "", *(added or ["Nothing.", ""])]
     physical = comparison.physical()
     lines += ["### Physical", "", *(physical or ["No change to racks, power or the bill of materials.", ""])]
     lines += _qos(before, after)
     lines += _checks(before, after)
-    return "\n".join(lines), count
+    return "\n".join(lines), existing.count + configurations.count
 
 
 def identity(row: dict[str, Any]) -> Identity:
@@ -305,7 +324,8 @@ class _Comparison:
     def _end(self, end: End) -> str:
         return f"{self._name(end[0])} {end[1]}"
 
-    def existing(self) -> list[Group]:
+    def existing(self) -> Changes:
+        """Devices and links of ``before`` that changed (what design.json holds of them)."""
         groups: list[Group] = []
         common = [key for key in self.old if key in self.new]
         renamed = [key for key in common if self.old[key]["name"] != self.new[key]["name"]]
@@ -322,9 +342,11 @@ class _Comparison:
         groups += self._moved_numbers(common, "asn", "ASNs moved; every neighbor's remote-as changes")
         groups += self._links_changed()
         groups += self._racks_moved(common)
-        groups += self._configs_changed()
-        groups += self._hand_edits()
-        return groups
+        return Changes.of(groups)
+
+    def configurations(self) -> Changes:
+        """Configuration files of existing switches that lose or change lines, and files edited by hand."""
+        return Changes.of([*self._configs_changed(), *self._hand_edits()])
 
     def _numbers(self, key: Identity) -> str:
         old, new = self.old[key], self.new[key]

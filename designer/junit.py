@@ -4,7 +4,6 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
-from xml.etree import ElementTree
 
 
 @dataclass(frozen=True)
@@ -24,6 +23,8 @@ class Case:
 
 def junit_xml(suite_name: str, cases: Sequence[Case], output: str | None = None) -> str:
     """One ``testsuite`` inside ``testsuites``; ``output`` is the suite's own ``system-out``."""
+    from xml.etree import ElementTree  # here, not at the top: every build imports this module, few write JUnit
+
     suite = ElementTree.Element("testsuite", name=suite_name, tests=str(len(cases)),
                                 failures=str(sum(case.failure is not None for case in cases)), errors="0",
                                 skipped="0")

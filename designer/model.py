@@ -51,8 +51,6 @@ SERDES_LANES = {10: 1, 25: 1, 40: 4, 50: 2, 100: 4, 200: 4, 400: 8, 800: 8, 1600
 """Electrical lanes of one physical port at each port speed (QSFP28/QSFP56 4, QSFP-DD/OSFP 8)."""
 HASH_FIELDS = {
     "five-tuple": ("source-ip", "destination-ip", "ip-protocol", "source-port", "destination-port"),
-    "five-tuple+roce-qp": ("source-ip", "destination-ip", "ip-protocol", "source-port", "destination-port",
-                           "roce-qp"),
 }
 """The header fields each ``load_balancing.hash`` choice feeds the ECMP hash, in the designer's own words (each
 OS's view spells them); the UDP source port is the entropy RoCEv2 gives each queue pair."""

@@ -6,6 +6,7 @@ defects an audit found: the aggregate's level and the watchdog on the ports."""
 from __future__ import annotations
 
 import importlib.util
+import pickle
 import re
 import sys
 from functools import cache
@@ -152,3 +153,31 @@ def test_validate_configs_compares_eos_files_with_the_design_of_the_folders_inte
     assert main(["validate-configs", str(output)]) == 0
     assert f"not checked: {switches} eos files ({output} has no intent.yaml (an older designer built it); rebuild " \
            "it with 'designer build INTENT')" in capsys.readouterr().out
+
+
+RAW_FORMS = {
+    "ip load-sharing trident fields ip": re.compile(
+        r"ip load-sharing trident fields ip( (source-ip|destination-ip|source-port|destination-port))+"),
+}
+"""Lines pyavd cannot render, by the form a public Arista source documents: the ``fields`` form of EOS's selectable
+hashing fields (Arista TOI "Selectable hashing fields", EOS-4.20.1F, arista.com/en/support/toi/tag/hashing)."""
+
+
+def test_lines_aristas_templates_cannot_render_are_of_a_form_arista_documents() -> None:
+    """pyavd 6.4.0's eos_cli_config_gen schema (``eos_cli_config_gen.schema.pickle``) has no key that renders
+    ``ip load-sharing``: its only load-balancing key is ``load_balance.policies.sand_profiles`` (Jericho), beside
+    ``port_channel.load_balance_trident_udf``. Such lines go to the switch as raw CLI (``eos_cli``), unproven by
+    Arista's templates, and a line EOS rejects fails the whole configuration push, so each must be of a form a
+    public source documents: ``ip load-sharing trident seed N`` is not (no Arista manual, TOI or AVD key names
+    it), and EOS picks its own seed."""
+    need(HAVE_PYAVD, NEED_PYAVD)
+    import pyavd._eos_cli_config_gen.schema as schema_package
+
+    schema = pickle.loads((Path(schema_package.__file__).parent / "eos_cli_config_gen.schema.pickle").read_bytes())
+    assert not [key for key in schema["keys"] if "load_sharing" in key or "hash_seed" in key]
+    assert list(schema["keys"]["load_balance"]["keys"]["policies"]["keys"]) == ["sand_profiles"]
+    for name in DESIGNS:
+        design, _ = eos_files(name)
+        for device in design.configs:
+            raw = avd.structured_config(device)["eos_cli"].splitlines()
+            assert raw and all(any(form.fullmatch(line) for form in RAW_FORMS.values()) for line in raw), raw

@@ -218,18 +218,17 @@ def test_sonic_seeds_differ_per_tier_through_the_device_type() -> None:
     assert catalog().targets["sonic"].load_balancing.seeds == ("per-tier",)
 
 
-def test_eos_hashes_the_layer_4_ports_with_the_tier_seed_and_arista_rendering_has_both_lines() -> None:
+def test_eos_hashes_the_layer_4_ports_and_arista_rendering_has_the_line() -> None:
+    """The ``fields`` line on every switch and no seed line (EOS picks its own seed: see test_avd)."""
     need(importlib.util.find_spec("pyavd") is not None, "Arista's templates are needed: pip install pyavd")
     design = three_tier()
     files = render_configs(design.configs, ["eos"])
     for device in design.configs:
         text = files[f"configs/eos/{device.hostname}.cfg"].decode()
-        lines = ["ip load-sharing trident fields ip source-ip destination-ip source-port destination-port",
-                 f"ip load-sharing trident seed {TIER_SEEDS[device.role]}"]
-        assert all(f"\n{line}\n" in text for line in lines)
+        line = "ip load-sharing trident fields ip source-ip destination-ip source-port destination-port"
+        assert f"\n{line}\n" in text and "seed" not in text
         assert avd.compare(device, text) == []
-        assert avd.compare(device, text.replace(f"\n{lines[1]}\n", "\n")) == [
-            f"missing {lines[1]} (Arista's rendering has it)"]
+        assert avd.compare(device, text.replace(f"\n{line}\n", "\n")) == [f"missing {line} (Arista's rendering has it)"]
 
 
 def test_every_frr_router_gets_a_sysctl_file_of_this_kernels_settings(tmp_path: Path) -> None:
@@ -264,3 +263,27 @@ def test_verify_reads_each_routers_kernel_settings_from_a_built_folder(tmp_path:
     files = read_output(tmp_path / "out")
     switches = [name for name in json.loads(files["design.json"])["devices"] if name["role"] != "server"]
     assert {f"configs/sysctl/{row['name']}.conf" for row in switches} <= set(files)
+
+
+def test_the_intent_offers_only_hashes_some_target_renders() -> None:
+    """A hash the schema offers must be written by at least one target, with the syntax its vendor documents:
+    SONiC's hash fields (sonic-hash.yang, hash-field enum: no queue pair), NVUE's ``system forwarding ecmp-hash``
+    leaves (tests/vendor/nvue/paths-5.x.csv: no queue pair), the kernel's fib_multipath_hash_policy (layer 4 at
+    most) and EOS's ``ip load-sharing trident fields ip`` keywords (addresses and ports; RoCE queue pairs only
+    through UDF fields, which designer does not write) have none for the RoCE queue pair."""
+    from designer.intent.schema import LoadBalancingDoc
+
+    offered = set(LoadBalancingDoc.model_fields["hash"].annotation.__args__)  # type: ignore[union-attr]
+    rendered = {name for target in catalog().targets.values() for name in target.load_balancing.hashes}
+    assert offered <= rendered
+    assert set(HASH_FIELDS) == offered
+
+
+def test_summary_says_which_targets_pick_their_own_hash_seed() -> None:
+    """designer writes no seed for EOS (no public Arista source documents ``ip load-sharing trident seed``) nor
+    SONiC (no seed in its YANG models); summary.md says those OSes pick their own."""
+    from designer.outputs.summary import summary_markdown
+
+    text = summary_markdown(build_text(intent_text(servers=8, extra="targets: [frr, eos, nvue]")))
+    assert ("Hash seeds (per-tier): written for FRR, NVUE; EOS picks its own (designer writes no seed for it), so "
+            "the load-balancing check's seeds hold for FRR, NVUE.") in text

@@ -7,6 +7,8 @@ intended change to the review's wording).
 from __future__ import annotations
 
 import json
+import re
+import shutil
 import subprocess
 from pathlib import Path
 
@@ -229,7 +231,7 @@ def test_build_reports_what_it_moved_and_summary_md_lists_it(tmp_path: Path) -> 
 
     assert "existing items" not in build(extra="growth: {max_servers: 64}")
     out = build(extra="growth: {max_servers: 128}")
-    # the review of the same change (tests/diff/tiers_envelope.md) less the configurations, which build does not read
+    # the count of the review of the same change (tests/diff/tiers_envelope.md): existing_changes for both
     assert ("existing items changed since the previous build: 316 (tiers 2 -> 3; envelope (servers) 64 -> 128); "
             "summary.md lists them") in out
     summary = (target / "summary.md").read_text()
@@ -273,7 +275,7 @@ def test_only_grown_is_said_from_the_lines_where_the_full_comparison_finds_nothi
     assert said == {"grown inside the envelope": True, "grown past it": False, "a link readdressed": False,
                     "a device renamed": False, "another layout": False}
     for case, (before, after) in pairs.items():
-        moved = sum(group.count for group in existing_changes(json.loads(before), json.loads(after)))
+        moved = existing_changes(json.loads(before), json.loads(after)).count
         assert (moved == 0) >= said[case], case
 
 
@@ -285,3 +287,59 @@ def test_the_python_api_gives_the_same_review(tmp_path: Path, monkeypatch: pytes
     assert diff(old, new) == out
     assert design_diff("test", old.designs["test"], new.designs["test"], "a/test", "b/test",
                        old.files["test"], new.files["test"]) == out
+
+
+MOVED = re.compile(r"existing items changed since the previous build: ([\d,]+)")
+ITEMS = re.compile(r"^### Existing items changed: ([\d,]+)$", re.MULTILINE)
+CONFIGURATIONS = re.compile(r"^### Existing configurations changed: ([\d,]+)$", re.MULTILINE)
+
+
+def build_twice_and_diff(tmp_path: Path, first: str, second: str) -> tuple[str, str]:
+    """What ``designer build`` prints when the intent ``second`` replaces the build of ``first`` in one folder,
+    and ``designer diff`` of a copy of the first build against the second."""
+    intent, target = tmp_path / "intent.yaml", tmp_path / "out"
+    printed = []
+    for text in (first, second):
+        intent.write_text(text)
+        if target.exists():
+            shutil.copytree(target, tmp_path / "before")
+        code, out, err = run_cli("build", str(intent), "-o", str(target))
+        assert (code, err) == (0, "")
+        printed.append(out)
+    code, review_text, err = run_cli("diff", str(tmp_path / "before"), str(target))
+    assert err == ""
+    return printed[1], review_text
+
+
+def counts(build_out: str, review_text: str) -> tuple[int, int, int]:
+    """The items build says it changed, the items diff says changed, and the configurations diff lists."""
+    number = [int(found.group(1).replace(",", "")) if found else 0
+              for found in (MOVED.search(build_out), ITEMS.search(review_text), CONFIGURATIONS.search(review_text))]
+    return number[0], number[1], number[2]
+
+
+@pytest.mark.parametrize(("first", "second"), [
+    ({"extra": "growth: {max_servers: 64}"}, {"extra": "growth: {max_servers: 128}"}),   # 2 -> 3 tiers
+    ({}, {"servers": 48}),                            # a growth step without an envelope: spines re-patched
+    ({"extra": "growth: {max_servers: 64}"}, {"servers": 48, "extra": "growth: {max_servers: 64}"}),  # only adds
+], ids=["tiers", "growth-step-re-patching", "growth-step-inside-the-envelope"])
+def test_build_and_diff_count_the_same_existing_items(tmp_path: Path, first: dict[str, str],
+                                                      second: dict[str, str]) -> None:
+    """One definition of an existing item (a device, its loopback, ASN and rack place, a link, its /31, cable
+    length and medium: what design.json holds), counted by ``existing_changes`` for both commands; configuration
+    files of existing switches are counted apart, by diff alone (they follow from the items and the intent)."""
+    build_out, review_text = build_twice_and_diff(tmp_path, intent_text(**{**SMALL, **first}),  # type: ignore[arg-type]
+                                                  intent_text(**{**SMALL, **second}))  # type: ignore[arg-type]
+    moved, items, _ = counts(build_out, review_text)
+    assert moved == items
+    assert CONFIGURATIONS.search(review_text)
+
+
+def test_build_and_diff_agree_on_the_shipped_cluster_crossing_to_three_tiers(tmp_path: Path) -> None:
+    """intents/cluster.yaml with its envelope doubled from 256 to 512 servers crosses from 2 to 3 tiers: build and
+    diff both say 1,260 existing items changed; diff alone adds the 288 configurations that lose lines."""
+    shipped = (ROOT / "intents" / "cluster.yaml").read_text()
+    assert "max_servers: 256 " in shipped
+    build_out, review_text = build_twice_and_diff(tmp_path, shipped, shipped.replace("max_servers: 256 ",
+                                                                                       "max_servers: 512 "))
+    assert counts(build_out, review_text) == (1260, 1260, 288)

@@ -94,3 +94,20 @@ def test_the_sdist_and_wheel_carry_templates_data_models_and_licenses(tmp_path: 
     with tarfile.open(sdist) as archive:
         members = {name.split("/", 1)[1] for name in archive.getnames() if "/" in name}
     assert {"LICENSE", "templates/frr/frr.conf.j2", "designer/data/sonic-yang/LICENSE"} <= members
+
+
+UNUSED_BY_A_BUILD = ("urllib.request", "http.client", "email.parser", "ssl", "xml.sax", "xml.etree.ElementTree")
+"""Modules a build has no use for: the web client stack that ``xml.sax.saxutils`` pulls in, and ElementTree,
+which only JUnit reports need."""
+
+
+def test_a_build_does_not_import_what_it_does_not_use(tmp_path: Path) -> None:
+    """``designer build`` in a fresh process, as a user runs it: imports are part of its time (benchmarks/README.md,
+    EOS against Arista's renderer: these 20 modules took about 48 ms), so none of UNUSED_BY_A_BUILD is loaded."""
+    intent = tmp_path / "intent.yaml"
+    intent.write_text("name: t\ncompute: {servers: 4, server: dgx-h100}\nfabric: {leaf: {model: generic-64x400g}}\n")
+    script = ("import sys\nfrom designer.cli import main\ncode = main(['build', sys.argv[1], '-o', sys.argv[2]])\n"
+              f"print(code, [name for name in {UNUSED_BY_A_BUILD!r} if name in sys.modules])")
+    result = subprocess.run([sys.executable, "-c", script, str(intent), str(tmp_path / "out")], capture_output=True,
+                            text=True, check=True)
+    assert result.stdout.splitlines()[-1] == "0 []"

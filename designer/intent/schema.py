@@ -260,10 +260,11 @@ class LoadBalancingDoc(Section):
     mode: Literal["ecmp", "dynamic"] = Field("ecmp", description=(
         "ecmp: each flow hashed onto one path; dynamic: the switch moves flows to less loaded paths (NVIDIA "
         "adaptive routing, Arista dynamic load balancing), only on platforms that have it."))
-    hash: Literal["five-tuple", "five-tuple+roce-qp"] = Field("five-tuple", description=(
+    hash: Literal["five-tuple"] = Field("five-tuple", description=(
         "Header fields the ECMP hash reads: five-tuple is source and destination address, IP protocol and both "
-        "layer-4 ports, which includes the UDP source port RoCEv2 varies per queue pair for entropy; "
-        "five-tuple+roce-qp adds the RoCE destination queue pair."))
+        "layer-4 ports, which includes the UDP source port RoCEv2 varies per queue pair for entropy (no target "
+        "writes a RoCE queue-pair hash: SONiC's and NVUE's hash fields have none, EOS has it only through UDF "
+        "fields)."))
     seeds: Literal["per-tier", "per-switch"] = Field("per-tier", description=(
         "Hash seeds: per-tier gives leaves, spines and super-spines different seeds (the same seed on two "
         "consecutive tiers sends a leaf's flows down the same choice again: polarization); per-switch derives "

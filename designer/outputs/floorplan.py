@@ -8,7 +8,7 @@ Beside it, the elevation of the first compute rack and the first network rack, u
 
 from __future__ import annotations
 
-from xml.sax.saxutils import escape
+from html import escape
 
 from designer.fabric import Device
 from designer.intent import Intent

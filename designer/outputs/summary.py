@@ -11,6 +11,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from designer.allocate import ip
+from designer.catalog import catalog
 from designer.checks import counts, evidence
 from designer.checks import formats as checks_format
 from designer.design import Design
@@ -314,8 +315,26 @@ def _configs_lines(design: Design) -> list[str]:
         f"QoS profile {qos.profile}: DSCP {qos.roce_dscp} to priority {qos.roce_priority}, lossless with PFC; CNP DSCP "
         f"{qos.cnp_dscp} to strict priority {qos.cnp_priority}; {ecn}; PFC watchdog {watchdog}; MTU {qos.mtu}.",
         "",
+        _seeds_line(design),
+        "",
         _headroom_line(design),
     ]
+
+
+def _seeds_line(design: Design) -> str:
+    """Which targets take each switch's hash seed from the design and which pick their own (catalog ``seed_range``
+    null: designer writes no seed for them)."""
+    targets = [catalog().targets[name] for name in sorted(design.intent.targets)]
+    written = ", ".join(target.label for target in targets if target.load_balancing.seed_range)
+    own = [target.label for target in targets if not target.load_balancing.seed_range]
+    line = f"Hash seeds ({design.intent.load_balancing.seeds})"
+    if written:
+        line += f": written for {written}"
+    if own:
+        line += (f"; {', '.join(own)} {'picks its' if len(own) == 1 else 'pick their'} own (designer writes no seed "
+                 f"for {'it' if len(own) == 1 else 'them'}), so the load-balancing check's seeds hold for "
+                 f"{written or 'none of the targets'}")
+    return line + "."
 
 
 def _headroom_line(design: Design) -> str:

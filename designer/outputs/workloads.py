@@ -10,8 +10,8 @@ from __future__ import annotations
 
 import math
 from collections.abc import Sequence
+from html import escape
 from typing import Any
-from xml.sax.saxutils import escape
 
 from designer.analysis.workload import Spread, WorkloadResult
 

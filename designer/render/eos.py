@@ -1,5 +1,7 @@
 """Arista EOS's view of a device model: interface names and speeds, the DSCP map lines, units, the watchdog
-times and the ECMP hash (``ip load-sharing``: its fields and the switch's seed, 0-5 on these platforms).
+times and the ECMP hash fields (``ip load-sharing ... fields``). No seed line: no public Arista source documents a
+seed command (pyavd's eos_cli_config_gen has no key for ``ip load-sharing``), and a line EOS rejects fails the whole
+configuration push, so EOS picks its own seed.
 ``designer.verify.avd`` reads the same values to build Arista's own rendering of the device."""
 
 from __future__ import annotations
@@ -51,8 +53,7 @@ def view(device: DeviceConfig) -> dict[str, Any]:
         # EOS wants the poll at most half the shorter of the two times.
         "load_sharing": (f"ip load-sharing {LOAD_SHARING} fields ip "
                          + " ".join(LOAD_SHARING_FIELDS[field] for field in device.load_balancing.fields
-                                    if field in LOAD_SHARING_FIELDS),
-                         f"ip load-sharing {LOAD_SHARING} seed {device.load_balancing.seed}"),
+                                    if field in LOAD_SHARING_FIELDS),),
         "watchdog_polling": seconds(min(qos.pfc_watchdog_detection_ms, qos.pfc_watchdog_restoration_ms) / 2),
     }
 
