@@ -3,6 +3,7 @@ FRR labs in network namespaces (2 tiers, 3 tiers, failure injection, a broken co
 
 from __future__ import annotations
 
+import hashlib
 import importlib.util
 import ipaddress
 import json
@@ -203,14 +204,26 @@ def test_an_output_without_frr_configs_is_refused(tmp_path: Path) -> None:
 
 # ---- a tampered output folder is refused before anything starts ------------------------------------------------
 
+def signed(folder: Path) -> Path:
+    """``folder`` with its manifest.json listing every file's sha256 as the file is now: an edit signed into the
+    manifest (anyone who may edit a folder may rewrite it), which only verify's own checks of what it reads and the
+    lab's walls can stop."""
+    manifest = json.loads((folder / "manifest.json").read_text())
+    manifest["files"] = {path.relative_to(folder).as_posix(): hashlib.sha256(path.read_bytes()).hexdigest()
+                         for path in sorted(folder.rglob("*"))
+                         if path.is_file() and not path.is_symlink() and path.name != "manifest.json"}
+    (folder / "manifest.json").write_text(json.dumps(manifest, indent=2))
+    return folder
+
+
 def _tampered(folder: Path, old: str, new: object, rename_config: bool = False) -> Path:
-    """A built copy of the 2-tier lab whose design.json has every JSON string ``old`` replaced by ``new``."""
+    """A built copy of the 2-tier lab whose design.json has every JSON string ``old`` replaced by ``new``, signed."""
     write(design_files(build(TWO_TIER)), folder)
     design = folder / "design.json"
     design.write_text(design.read_text().replace(json.dumps(old), json.dumps(new)))
     if rename_config:
         (folder / "configs" / "frr" / f"{old}.conf").rename(folder / "configs" / "frr" / f"{new}.conf")
-    return folder
+    return signed(folder)
 
 
 def _traces_of(marker: str, folder: Path) -> list[str]:
@@ -228,6 +241,41 @@ def _traces_of(marker: str, folder: Path) -> list[str]:
         except OSError:
             continue
     return found
+
+
+@pytest.mark.parametrize(("edited", "added"), [
+    ("configs/frr/p0-su0-r0-leaf.conf", "log file {log} debugging\n"),
+    ("configs/sysctl/p0-spine1.conf", "# a comment\n"),
+    ("design.json", "\n"),
+])
+def test_a_file_edited_after_the_build_is_refused_naming_it(edited: str, added: str, tmp_path: Path) -> None:
+    """Every file verify reads must have the sha256 the folder's manifest.json records, as 'designer check' holds the
+    whole folder to it. Before, a ``log file`` line appended to a leaf's frr.conf ran: exit 0, "configs loaded 6 of
+    6", and FRR, run as root's lab, created the log file wherever the line said (issue: Hardening)."""
+    folder, log = tmp_path / "out", tmp_path / "x.log"
+    write(design_files(build(TWO_TIER)), folder)
+    path = folder / edited
+    path.write_bytes(path.read_bytes() + added.format(log=log).encode())
+    code, out, err = run_cli("verify", str(folder))
+    assert (code, out) == (2, ""), err
+    assert re.match(rf"{re.escape(str(folder))}/manifest\.json:\d+: files\.{re.escape(edited)}: the file's sha256 "
+                    r"differs: it was changed after 'designer build'", err), err
+    assert err.rstrip().endswith(f"1 error in {folder}/manifest.json; nothing was written.")
+    assert "creating" not in err and not log.exists()
+
+
+def test_a_file_the_manifest_does_not_list_or_a_folder_without_one_is_refused(tmp_path: Path) -> None:
+    folder = tmp_path / "out"
+    write(design_files(build(TWO_TIER)), folder)
+    manifest = json.loads((folder / "manifest.json").read_text())
+    del manifest["files"]["configs/frr/p0-spine0.conf"]
+    (folder / "manifest.json").write_text(json.dumps(manifest, indent=2))
+    code, _, err = run_cli("verify", str(folder))
+    assert code == 2 and "files.configs/frr/p0-spine0.conf: not listed: the build did not write it" in err, err
+    (folder / "manifest.json").unlink()
+    code, _, err = run_cli("verify", str(folder))
+    assert code == 2 and err.startswith(f"{folder}/manifest.json: missing: the folder was not written by 'designer "
+                                        "build'"), err
 
 
 @pytest.mark.parametrize("bad", ["p0-spine1;id>PWNED;true", "p0-spine1\nnetns del dv-victim", "p0-spine1 ",
@@ -271,7 +319,7 @@ def test_an_asn_that_is_not_an_integer_and_a_link_that_is_not_a_31_are_refused(t
     text = re.sub(r'"asn": (\d+),', r'"asn": "\1; id",', text, count=1)
     text = text.replace('"z": ["p0-su0-r0-leaf", "swp7", "10.0.0.5"]', '"z": ["p0-su0-r0-leaf", "swp7", "10.0.0.9"]')
     (folder / "design.json").write_text(text)
-    code, _, err = run_cli("verify", str(folder))
+    code, _, err = run_cli("verify", str(signed(folder)))
     assert code == 2
     assert re.search(r"devices\[\d+\]\.asn: \"\d+; id\" is not an ASN \(an integer from 1 to 4294967294\)", err)
     assert re.search(r"links\[\d+\]: 10\.0\.0\.4 - 10\.0\.0\.9 .* is not one /31", err)
@@ -289,7 +337,7 @@ def test_a_design_json_that_is_not_a_design_is_exit_2(content: bytes, says: str,
     folder = tmp_path / "out"
     write(design_files(build(TWO_TIER)), folder)
     (folder / "design.json").write_bytes(content)
-    code, out, err = run_cli("verify", str(folder))
+    code, out, err = run_cli("verify", str(signed(folder)))
     assert (code, out) == (2, "") and says in err and "Traceback" not in err
 
 
@@ -346,8 +394,9 @@ def test_a_tampered_router_sysctl_file_is_exit_2_at_its_line_before_anything_sta
 
 
 def _written(files: dict[str, bytes], folder: Path) -> Path:
+    """``files`` written into ``folder`` with each edit signed into its manifest (:func:`signed`)."""
     write(files, folder)
-    return folder
+    return signed(folder)
 
 
 def test_iproute2_never_gets_a_word_it_did_not_expect() -> None:
@@ -533,8 +582,7 @@ def test_a_wrong_peer_asn_fails_naming_the_session(tmp_path: Path) -> None:
     assert " neighbor 10.0.0.0 remote-as 4201000000\n" in config
     files[leaf] = config.replace(" neighbor 10.0.0.0 remote-as 4201000000\n",
                                  " neighbor 10.0.0.0 remote-as 4200000099\n").encode()
-    write(files, tmp_path / "broken")
-    code, out, _ = run_cli("verify", str(tmp_path / "broken"), "--timeout", "8")
+    code, out, _ = run_cli("verify", str(_written(files, tmp_path / "broken")), "--timeout", "8")
     assert code == 1
     assert "FAIL bgp sessions: 30 of 32 session ends Established" in out
     assert ("p0-su0-r0-leaf swp5 -> p0-spine0 (10.0.0.0, AS 4201000000): configured with remote-as 4200000099, "
