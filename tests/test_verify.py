@@ -16,6 +16,7 @@ import sys
 import time
 import xml.etree.ElementTree as ElementTree
 from pathlib import Path
+from secrets import token_hex
 
 import pytest
 import yaml
@@ -174,6 +175,18 @@ def test_without_root_it_says_what_to_run_and_exits_2(monkeypatch: pytest.Monkey
     assert code == 2 and out == ""
     assert "run it as root" in err
     assert "missing traceroute: install them with 'apt-get install -y frr iproute2 iputils-ping traceroute" in err
+
+
+def test_a_kernel_without_mount_setattr_is_a_missing_prerequisite(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The lab's walls need mount_setattr (Linux 5.12, man 2 mount_setattr); an older kernel is exit 2, not a lab
+    without walls."""
+    machine = os.uname()
+    older = os.uname_result((*machine[:2], "5.10.0-28-amd64", *machine[3:]))
+    monkeypatch.setattr(os, "uname", lambda: older)
+    code, out, err = run_cli("verify", str(TWO_TIER))
+    assert (code, out) == (2, "")
+    assert "needs Linux 5.12 or later to wall FRR off from the machine's files (mount_setattr); this kernel is " \
+           "5.10.0-28-amd64" in err
 
 
 def test_a_lab_test_skips_naming_a_missing_program_and_fails_under_ci(tmp_path: Path,
@@ -590,6 +603,64 @@ def test_a_wrong_peer_asn_fails_naming_the_session(tmp_path: Path) -> None:
     assert "p0-spine0 swp1 -> p0-su0-r0-leaf (10.0.0.1, AS 4200000000): " in out
     assert "failure injection: skipped because the healthy fabric did not converge" in out
     assert out.rstrip().splitlines()[-1].startswith("result: FAIL")
+
+
+def test_the_sandbox_leaves_only_the_routers_folder_writable(tmp_path: Path) -> None:
+    """What the lab starts sees the machine read-only, with private tmpfs over /tmp, /var, /run and /etc/frr and a
+    /dev of five memory devices: a shell started as a router's daemon (as root, which no daemon stays) writes its
+    router's folder, which the machine sees, and otherwise only the private tmpfs (the path to the folder is made
+    again there), which it does not."""
+    need(os.geteuid() == 0 and shutil.which("unshare") is not None, "the sandbox needs root and unshare")
+    token = token_hex(4)
+    folder = tmp_path / "p0-spine0"
+    folder.mkdir()
+    targets = [Path(where) / f"dv-{token}" for where in ("/etc", "/tmp", "/var/tmp", "/run", "/dev", tmp_path)]
+    script = "".join(f"(echo x > {target}) 2>/dev/null && echo wrote {target}; " for target in targets)
+    script += f"echo x > {folder}/inside && ls /dev && hostname"
+    try:
+        result = subprocess.run(["unshare", "--uts", "--mount", "--", sys.executable, "-I", "-S",
+                                 str(lab_module.SANDBOX), "start", "p0-spine0", str(folder),
+                                 json.dumps([["sh", "-c", script]])], capture_output=True, text=True, timeout=60)
+        assert result.returncode == 0, result.stderr
+        assert result.stdout.split("\n") == [*(f"wrote {target}" for target in targets[1:4] + targets[5:]), "fd",
+                                             "full", "null", "random", "stderr", "stdin", "stdout", "urandom", "zero",
+                                             "p0-spine0", ""]
+        assert [target for target in targets if target.exists()] == []
+        assert (folder / "inside").read_text() == "x\n"
+    finally:
+        for target in targets:
+            target.unlink(missing_ok=True)
+
+
+def test_a_signed_config_that_writes_outside_the_lab_leaves_the_machine_unchanged() -> None:
+    """A config that matches its manifest can still ask FRR to write anywhere: ``log file PATH`` makes zebra and
+    bgpd append to PATH, and after an ``end`` line vtysh runs its own ``output file PATH`` (FRR 8.4's vtysh, run
+    by ``vtysh -b``). Network namespaces share the machine's files, so before the lab had walls the log file was
+    created in the machine's /etc/frr and /tmp, and vtysh, run as root, created any file (issue: Hardening). Now
+    FRR takes the lines inside the lab's own view: zebra reports the log file and it holds zebra's lines in the
+    router's private /tmp, the private /etc/frr refuses it, and the machine's paths stay absent."""
+    need_lab()
+    token = token_hex(4)
+    log, output, etc = Path(f"/tmp/dv-{token}.log"), Path(f"/tmp/dv-{token}.out"), Path(f"/etc/frr/dv-{token}.log")
+    files = design_files(build(TWO_TIER))
+    files["configs/frr/p0-su0-r0-leaf.conf"] += f"log file {log} debugging\nend\noutput file {output}\n".encode()
+    files["configs/frr/p0-su1-r0-leaf.conf"] += f"log file {etc} debugging\n".encode()
+    lab = topology(files)
+    leaf = named(lab, "p0-su0-r0-leaf")
+    try:
+        with Lab(lab, lambda _: None) as running:
+            refused = running.load_configs()
+            assert [path for path in (log, output, etc) if path.exists()] == []
+            logging = subprocess.run([*running.vtysh(leaf), "-c", "show logging"], capture_output=True, text=True,
+                                     check=True).stdout
+            zebra = (running.dirs[leaf] / "zebra.pid").read_text().split()[0]
+            inside = subprocess.run(["nsenter", "-t", zebra, "-m", "cat", str(log)], capture_output=True, text=True)
+        assert f"filename {log}" in logging and "ZEBRA" in inside.stdout, (logging, inside)
+        assert [problem.split(":")[0] for problem in refused] == ["p0-su1-r0-leaf"], refused
+        assert f"can't open logfile {etc}" in refused[0]
+    finally:
+        for path in (log, output, etc):
+            path.unlink(missing_ok=True)
 
 
 def test_interrupt_tears_down_every_namespace_and_daemon() -> None:

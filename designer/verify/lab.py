@@ -24,6 +24,7 @@ from pathlib import Path
 from secrets import token_hex
 
 from designer.errors import PrerequisiteError
+from designer.verify import sandbox
 from designer.verify.topology import HostNic, Topology
 
 RUN_ROOT = Path("/run/designer-verify")
@@ -48,12 +49,10 @@ TRAPPED = (signal.SIGINT, signal.SIGTERM, signal.SIGHUP, signal.SIGQUIT)
 TOKEN = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]{0,63}")
 """One word of an ``ip -batch`` line or a namespace name: lab names are built from checked design.json fields
 (:mod:`designer.built`), and this is checked again before iproute2 reads them."""
-LAUNCH = ("import json, socket, subprocess, sys\n"
-          "socket.sethostname(sys.argv[1])\n"
-          "for argv in json.loads(sys.argv[2]):\n"
-          "    subprocess.run(argv, check=True)\n")
-"""Run in a router's namespace and its own UTS namespace: set the hostname, start each daemon (they detach).
-Hostname and daemon command lines are arguments, never code or shell text."""
+SANDBOX = Path(sandbox.__file__)
+"""The program every daemon and vtysh of the lab starts through (:mod:`designer.verify.sandbox`)."""
+SANDBOX_KERNEL = (5, 12)
+"""The first Linux with ``mount_setattr``, which the sandbox makes the machine's file systems read-only with."""
 SYSCTLS = ("import json, sys\n"
            "for parts, value in json.loads(sys.argv[1]):\n"
            "    with open('/proc/sys/' + '/'.join(parts), 'w') as handle:\n"
@@ -83,6 +82,10 @@ def check_prerequisites() -> None:
     problems = []
     if os.geteuid() != 0:
         problems.append("it needs root to create network namespaces: run it as root (sudo designer verify ...)")
+    release = tuple(int(part) for part in re.findall(r"[0-9]+", os.uname().release)[:2])
+    if release < SANDBOX_KERNEL:
+        problems.append(f"it needs Linux {'.'.join(map(str, SANDBOX_KERNEL))} or later to wall FRR off from the "
+                        f"machine's files (mount_setattr); this kernel is {os.uname().release}")
     if missing:
         problems.append(f"missing {', '.join(missing)}: install them with '{INSTALL}' (Debian/Ubuntu)")
     if problems:
@@ -348,7 +351,7 @@ class Lab:
         for router, (name, folder) in enumerate(zip(self.namespaces, self.dirs, strict=True)):
             folder.mkdir()
             (folder / "frr.conf").write_text(self.topology.configs[router])
-            (folder / "vtysh.conf").write_text("")
+            (folder / "vtysh.conf").write_text(f"username {sandbox.USER} nopassword\n")
             shutil.chown(folder, "frr", "frr")
             for file in folder.iterdir():
                 shutil.chown(file, "frr", "frr")
@@ -356,8 +359,9 @@ class Lab:
                       "-z", f"{folder}/zserv.api"]
             daemons = [[str(FRR_BIN / daemon), *common, "-i", f"{folder}/{daemon}.pid", "--log",
                         f"file:{folder}/{daemon}.log"] for daemon in self.daemons[router]]
-            subprocess.run(["ip", "netns", "exec", name, "unshare", "--uts", "--", sys.executable, "-I", "-c", LAUNCH,
-                            self.topology.routers[router].name, json.dumps(daemons)], check=True, capture_output=True)
+            subprocess.run(["ip", "netns", "exec", name, "unshare", "--uts", "--mount", "--", sys.executable, "-I",
+                            "-S", str(SANDBOX), "start", self.topology.routers[router].name, str(folder),
+                            json.dumps(daemons)], check=True, capture_output=True)
         deadline = time.monotonic() + START_SECONDS
         waiting = list(range(len(self.dirs)))
         while waiting and time.monotonic() < deadline:
@@ -374,17 +378,25 @@ class Lab:
         self.progress(f"loading {len(self.dirs)} frr.conf files")
         lab_only = [argument for line in ("configure terminal", *LAB_ONLY) for argument in ("-c", line)]
 
-        def load(folder: Path) -> str:
-            vtysh = ["vtysh", "--vty_socket", str(folder)]
-            for step in (lab_only, ["--config_dir", str(folder), "-b"]):
-                result = subprocess.run(vtysh + step, capture_output=True, text=True, check=False, timeout=120)
+        def load(router: int) -> str:
+            for step in (lab_only, ["-b"]):
+                result = subprocess.run(self.vtysh(router) + step, capture_output=True, text=True, check=False,
+                                        timeout=120)
                 output = (result.stdout + result.stderr).strip()
                 if result.returncode or "% " in output:
-                    return f"{folder.name}: vtysh exit {result.returncode}: {' '.join(output.split())[:300]}"
+                    return (f"{self.dirs[router].name}: vtysh exit {result.returncode}: "
+                            f"{' '.join(output.split())[:300]}")
             return ""
 
         with ThreadPoolExecutor(max_workers=4) as pool:
-            return [problem for problem in pool.map(load, self.dirs) if problem]
+            return [problem for problem in pool.map(load, range(len(self.dirs))) if problem]
+
+    def vtysh(self, router: int) -> list[str]:
+        """The command line that runs vtysh on ``router``'s daemons, arguments to follow: in the router's network
+        namespace, a mount namespace sealed by :mod:`~designer.verify.sandbox` and a PID namespace of its own, as
+        the frr user (vtysh runs commands of a config file itself, ``output file`` among them)."""
+        return ["ip", "netns", "exec", self.namespaces[router], "unshare", "--mount", "--pid", "--fork",
+                "--kill-child", "--", sys.executable, "-I", "-S", str(SANDBOX), "vtysh", str(self.dirs[router])]
 
     def apply_kernel(self) -> None:
         """Write every router's own kernel settings file (checked: :attr:`Topology.sysctls`) under its namespace's

@@ -200,7 +200,7 @@ def _phase(running: Lab, report: VerifyReport, phase: str, failed: frozenset[int
         read_routes(running.namespaces, route_pending, expected, installed, out_of_time or converged is not None)
         complete, route_issues = route_problems(lab, expected, installed)
         if not route_issues or out_of_time:
-            peers.update(zip(session_pending, gather([running.dirs[router] for router in session_pending],
+            peers.update(zip(session_pending, gather([running.vtysh(router) for router in session_pending],
                                                      bgp_peers), strict=True))
             good, session_issues = session_problems(lab, sessions, peers, failed)
         elapsed = time.monotonic() - start
