@@ -678,6 +678,23 @@ def test_interrupt_tears_down_every_namespace_and_daemon() -> None:
     assert not any(Path(f"/proc/{pid}").exists() for pid in pids)
 
 
+def test_teardown_stops_daemons_whose_pid_files_were_overwritten() -> None:
+    """The pid files sit in the router's folder, which FRR may write (``dump bgp all PATH`` truncates PATH, and
+    ``/proc/self/fd`` reaches the pid file bgpd keeps open), so teardown does not rest on them: it stops every
+    process in the run's namespaces. Before, a daemon whose pid file no longer held its pid kept running."""
+    need_lab()
+    lab = topology(design_files(build(TWO_TIER)))
+    with Lab(lab, lambda _: None) as running:
+        pids = [int((folder / f"{daemon}.pid").read_text().split()[0]) for folder in running.dirs
+                for daemon in ("zebra", "bgpd")]
+        for folder in running.dirs:
+            (folder / "bgpd.pid").write_bytes(b"\x00\x00\x00\x0cMRT")
+    alive = [pid for pid in pids if Path(f"/proc/{pid}").exists()]
+    for pid in alive:
+        os.kill(pid, signal.SIGKILL)
+    assert alive == []
+
+
 def test_orphan_sweep_removes_only_labs_whose_owner_is_gone(tmp_path: Path) -> None:
     need_lab()
     orphan, live = lab_module.RUN_ROOT / "0rphan", lab_module.RUN_ROOT / "1ive00"

@@ -28,6 +28,8 @@ from designer.verify import sandbox
 from designer.verify.topology import HostNic, Topology
 
 RUN_ROOT = Path("/run/designer-verify")
+NETNS = Path("/run/netns")
+"""Where ``ip netns add`` keeps each namespace (a bind mount of its nsfs file)."""
 PREFIX = "dv-"
 FRR_BIN = Path("/usr/lib/frr")
 PROGRAMS = ("ip", "unshare", "vtysh", "ping", "traceroute")
@@ -196,9 +198,28 @@ def _namespaces(run: str) -> list[str]:
                   if (name := line.split(" ")[0]).startswith(f"{PREFIX}{run}-") and TOKEN.fullmatch(name))
 
 
+def _members(run: str) -> list[int]:
+    """Every process in one of this run's network namespaces (found by the namespace itself, not by pid files,
+    which FRR may overwrite)."""
+    spaces = set()
+    for name in _namespaces(run):
+        with contextlib.suppress(OSError):
+            found = os.stat(NETNS / name)
+            spaces.add((found.st_dev, found.st_ino))
+    members = []
+    for entry in Path("/proc").iterdir():
+        with contextlib.suppress(OSError):
+            found = os.stat(entry / "ns" / "net") if entry.name.isdigit() else None
+            if found and (found.st_dev, found.st_ino) in spaces:
+                members.append(int(entry.name))
+    return sorted(members)
+
+
 def _stop(folder: Path) -> None:
-    """SIGTERM every daemon started under ``folder`` (by pid file), then SIGKILL what is left."""
-    pids = [pid for pid_file in sorted(folder.glob("*/*.pid")) if (pid := _own_pid(pid_file, folder))]
+    """SIGTERM every daemon started under ``folder`` (by pid file) and every process in the run's namespaces, then
+    SIGKILL what is left."""
+    pids = sorted({pid for pid_file in folder.glob("*/*.pid") if (pid := _own_pid(pid_file, folder))}
+                  | set(_members(folder.name)))
     for pid in pids:
         _signal(pid, signal.SIGTERM)
     deadline = time.monotonic() + STOP_SECONDS
