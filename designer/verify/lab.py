@@ -380,9 +380,12 @@ class Lab:
                       "-z", f"{folder}/zserv.api"]
             daemons = [[str(FRR_BIN / daemon), *common, "-i", f"{folder}/{daemon}.pid", "--log",
                         f"file:{folder}/{daemon}.log"] for daemon in self.daemons[router]]
-            subprocess.run(["ip", "netns", "exec", name, "unshare", "--uts", "--mount", "--", sys.executable, "-I",
-                            "-S", str(SANDBOX), "start", self.topology.routers[router].name, str(folder),
-                            json.dumps(daemons)], check=True, capture_output=True)
+            started = subprocess.run(["ip", "netns", "exec", name, "unshare", "--uts", "--mount", "--", sys.executable,
+                                      "-I", "-S", str(SANDBOX), "start", self.topology.routers[router].name,
+                                      str(folder), json.dumps(daemons)], capture_output=True, text=True, check=False)
+            if started.returncode:
+                raise RuntimeError(f"FRR could not start on {folder.name}: "
+                                   f"{(started.stderr.strip().splitlines() or ['no message'])[-1]}")
         deadline = time.monotonic() + START_SECONDS
         waiting = list(range(len(self.dirs)))
         while waiting and time.monotonic() < deadline:

@@ -12,7 +12,7 @@ mounts). Before anything of FRR starts, it:
   with ``/var/run`` pointing at ``/run`` and a ``/var/tmp`` as Linux lays them out;
 * gives ``/dev`` only ``null``, ``zero``, ``full``, ``random`` and ``urandom`` (no ``/dev/log``), read-only;
 * binds the router's folder (``/run/designer-verify/<run>/<hostname>/``) back writable at its own path: the
-  only place left to write, and one the teardown deletes;
+  only place written here that the machine sees, and one the teardown deletes;
 * for the daemons, binds the network namespace's own ``/proc/sys/net`` back writable (zebra writes
   ``ip forwarding`` there; it is the namespace's, not the machine's).
 
@@ -32,8 +32,8 @@ import pwd
 import stat
 import sys
 
-MASKED = ("/run", "/var", "/tmp", "/etc/frr")
-"""Folders hidden under an empty tmpfs."""
+MASKED = {"/run": "0755", "/var": "0755", "/tmp": "1777", "/etc/frr": "0755"}
+"""Folders hidden under an empty tmpfs, with its mode."""
 DEVICES = {"null": 3, "zero": 5, "full": 7, "random": 8, "urandom": 9}
 """The memory devices (major 1) the sandbox's /dev holds, by minor number (Linux's devices.txt)."""
 USER = "frr"
@@ -60,13 +60,13 @@ def seal(folder: str, writable_net: bool) -> None:
     if writable_net:
         keep.append(("/proc/sys/net", os.open("/proc/sys/net", os.O_PATH | os.O_DIRECTORY | os.O_CLOEXEC)))
     _set_attributes(libc, "/", MOUNT_ATTR_RDONLY, 0, AT_RECURSIVE)
-    for path in MASKED:
-        if os.path.isdir(path) and not os.path.islink(path):
-            _mount(libc, "tmpfs", path, "tmpfs", MS_NOSUID | MS_NODEV | MS_NOEXEC, "mode=0755,size=16m")
-    os.symlink("/run", "/var/run")
-    os.mkdir("/var/tmp", 0o1777)
-    os.chmod("/tmp", 0o1777)
-    os.chmod("/var/tmp", 0o1777)
+    masked = [path for path in MASKED if os.path.isdir(path) and not os.path.islink(path)]
+    for path in masked:
+        _mount(libc, "tmpfs", path, "tmpfs", MS_NOSUID | MS_NODEV | MS_NOEXEC, f"mode={MASKED[path]},size=16m")
+    if "/var" in masked:
+        os.symlink("/run", "/var/run")
+        os.mkdir("/var/tmp")
+        os.chmod("/var/tmp", 0o1777)
     _devices(libc)
     for path, descriptor in keep:
         os.makedirs(path, exist_ok=True)
