@@ -605,6 +605,33 @@ def test_a_wrong_peer_asn_fails_naming_the_session(tmp_path: Path) -> None:
     assert out.rstrip().splitlines()[-1].startswith("result: FAIL")
 
 
+def test_verify_on_a_signed_folder_whose_config_logs_outside_the_lab_changes_nothing_outside(tmp_path: Path) -> None:
+    """The issue's run, with the edit signed into the manifest: a leaf's frr.conf ends with ``log file`` lines for
+    the machine's /tmp and /etc/frr. Before the walls, verify passed and FRR created both files on the machine
+    (issue: Hardening). Now the line for /tmp is taken in the router's private /tmp, the one for /etc/frr is refused
+    by the private /etc/frr (``configs loaded`` names it), and /tmp and /etc/frr of the machine are as they were."""
+    need_lab()
+    token = token_hex(4)
+    log, etc = Path(f"/tmp/dv-{token}.log"), Path(f"/etc/frr/dv-{token}.log")
+    files = design_files(build(TWO_TIER))
+    files["configs/frr/p0-su0-r0-leaf.conf"] += f"log file {log} debugging\n".encode()
+    files["configs/frr/p0-su1-r0-leaf.conf"] += f"log file {etc} debugging\n".encode()
+    before = _snapshot(etc.parent)
+    try:
+        code, out, _ = run_cli("verify", str(_written(files, tmp_path / "out")), "--no-failures", "--timeout", "30")
+        assert not log.exists() and _snapshot(etc.parent) == before
+        assert code == 1 and "FAIL configs loaded: 5 of 6 routers took their frr.conf" in out, out
+        assert f"p0-su1-r0-leaf: vtysh exit 13: can't open logfile {etc}" in out
+        assert "PASS bgp sessions" in out and "PASS kernel routes" in out
+    finally:
+        log.unlink(missing_ok=True)
+        etc.unlink(missing_ok=True)
+
+
+def _snapshot(folder: Path) -> dict[str, bytes]:
+    return {path.name: path.read_bytes() for path in sorted(folder.iterdir())}
+
+
 def test_the_sandbox_leaves_only_the_routers_folder_writable(tmp_path: Path) -> None:
     """What the lab starts sees the machine read-only, with private tmpfs over /tmp, /var, /run and /etc/frr and a
     /dev of five memory devices: a shell started as a router's daemon (as root, which no daemon stays) writes its
