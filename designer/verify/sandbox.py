@@ -2,7 +2,7 @@
 
 Network namespaces do not isolate the file system, and a router's frr.conf can make FRR write files
 (``log file PATH``, ``dump bgp all PATH``) and vtysh open them as root (``output file PATH``). So every
-daemon and every vtysh the lab runs starts through this program, run with ``python -I`` in a new mount
+daemon and every vtysh the lab runs starts through this program, run with ``python -I -S`` in a new mount
 namespace of its own (``unshare --mount``: private propagation, so nothing done here reaches the machine's
 mounts). Before anything of FRR starts, it:
 
@@ -38,7 +38,7 @@ DEVICES = {"null": 3, "zero": 5, "full": 7, "random": 8, "urandom": 9}
 """The memory devices (major 1) the sandbox's /dev holds, by minor number (Linux's devices.txt)."""
 USER = "frr"
 SYSCALL_MOUNT_SETATTR = 442
-"""The same number on every architecture (new system calls share one table since Linux 5.1)."""
+"""The same number on every architecture but alpha (new system calls share one table since Linux 5.1)."""
 AT_FDCWD, AT_RECURSIVE = -100, 0x8000
 MOUNT_ATTR_RDONLY = 0x1
 MS_BIND, MS_NOSUID, MS_NODEV, MS_NOEXEC = 0x1000, 0x2, 0x4, 0x8
