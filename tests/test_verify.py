@@ -1,5 +1,6 @@
-"""designer verify: expected ECMP widths against the plan, slices, the containerlab topology, reports, and real
-FRR labs in network namespaces (2 tiers, 3 tiers, failure injection, a broken config, teardown)."""
+"""designer verify: expected ECMP widths against the plan, slices, the containerlab topology, reports, folders
+held to their manifest, and real FRR labs in network namespaces (2 tiers, 3 tiers, failure injection, a broken
+config, the walls around FRR and vtysh, teardown)."""
 
 from __future__ import annotations
 
