@@ -18,7 +18,8 @@ import hashlib
 import json
 import re
 import socket
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Mapping
+from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 from typing import Any
 
@@ -53,6 +54,8 @@ MAX_DEPTH = 16
 """Deepest nesting accepted in a finding's evidence (the checks write 3 levels)."""
 MAX_PROBLEMS = 20
 """Problems listed per file; the rest are counted."""
+CHANGED = ("the file's sha256 differs: it was changed after 'designer build'; rebuild the folder with 'designer "
+           "build INTENT'")
 
 Rule = Callable[[Any], str]
 """What is wrong with a value ("" when it is valid)."""
@@ -137,10 +140,60 @@ def built_intent(folder: Path) -> bytes | None:
 
 def manifest_problems(folder: Path, manifest: object) -> list[Problem]:
     """Every file ``manifest.json`` lists is a regular file inside ``folder`` with that sha256."""
+    hashes, problems = _listed(manifest)
+    for relative, digest in hashes.items():
+        path = ("files", relative)
+        try:
+            data = read_inside(folder, PurePosixPath(relative).parts)
+        except InputError as error:
+            problems.append(Problem(path, error.problems[0].message))
+            continue
+        if hashlib.sha256(data).hexdigest() != digest:
+            problems.append(Problem(path, CHANGED))
+    return problems
+
+
+@dataclass(frozen=True)
+class Manifest:
+    """A folder's ``manifest.json``, checked: the sha256 it records for each file (see :func:`read_manifest`)."""
+
+    where: str
+    text: str
+    hashes: dict[str, str]
+
+    def check(self, files: Mapping[str, bytes]) -> None:
+        """Raise an :class:`InputError` naming every one of ``files`` (relative path -> the bytes read) that the
+        manifest does not list or whose sha256 differs from the one it records."""
+        problems = [Problem(("files", relative), CHANGED if relative in self.hashes else (
+                            "not listed: the build did not write it; rebuild the folder with 'designer build "
+                            "INTENT'"))
+                    for relative, data in files.items()
+                    if self.hashes.get(relative) != hashlib.sha256(data).hexdigest()]
+        if problems:
+            raise _error(self.where, self.text, problems)
+
+
+def read_manifest(folder: Path) -> Manifest:
+    """``folder/manifest.json``, a regular file whose every entry is a path inside the folder and a sha256, without
+    reading the files it lists (a folder that has none was not written by ``designer build``: an input error)."""
+    path = folder / MANIFEST_FILE
+    if not path.exists() and not path.is_symlink():
+        raise _file_error(path, "missing: the folder was not written by 'designer build' (which lists every file "
+                                "with its sha256 there); rebuild it with 'designer build INTENT'")
+    text, manifest = _json(str(path), read_regular(path))
+    hashes, problems = _listed(manifest)
+    if problems:
+        raise _error(str(path), text, problems)
+    return Manifest(str(path), text, hashes)
+
+
+def _listed(manifest: object) -> tuple[dict[str, str], list[Problem]]:
+    """The sha256 ``manifest.json`` records for each file whose entry is valid, and a problem for every other."""
     if not isinstance(manifest, dict) or not isinstance(manifest.get("files"), dict):
-        return [Problem((), "a manifest.json is a JSON object whose 'files' maps each file to its sha256")]
+        return {}, [Problem((), "a manifest.json is a JSON object whose 'files' maps each file to its sha256")]
     files: dict[str, object] = manifest["files"]
     problems = [] if DESIGN_FILE in files else [Problem(("files",), f"{DESIGN_FILE} is not listed")]
+    hashes = {}
     for relative, digest in files.items():
         path = ("files", relative)
         parts = PurePosixPath(relative).parts
@@ -149,15 +202,8 @@ def manifest_problems(folder: Path, manifest: object) -> list[Problem]:
         elif not (isinstance(digest, str) and re.fullmatch(r"[0-9a-f]{64}", digest)):
             problems.append(Problem(path, f"{_shown(digest)} is not a sha256 (64 hexadecimal digits)"))
         else:
-            try:
-                data = read_inside(folder, parts)
-            except InputError as error:
-                problems.append(Problem(path, error.problems[0].message))
-                continue
-            if hashlib.sha256(data).hexdigest() != digest:
-                problems.append(Problem(path, "the file's sha256 differs: it was changed after 'designer build'; "
-                                              "rebuild the folder with 'designer build INTENT'"))
-    return problems
+            hashes[relative] = digest
+    return hashes, problems
 
 
 def design_problems(data: object) -> list[Problem]:

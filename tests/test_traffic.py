@@ -37,7 +37,7 @@ from designer.verify.traffic import (
 )
 from tests.conftest import ROOT, need
 from tests.test_intent_errors import run_cli
-from tests.test_verify import need_lab
+from tests.test_verify import need_lab, signed
 
 INTENTS = ROOT / "tests" / "intents"
 TWO_TIER, THREE_TIER = INTENTS / "verify-2tier.yaml", INTENTS / "verify-3tier.yaml"
@@ -352,10 +352,20 @@ def test_a_tampered_host_file_stops_traffic_before_the_lab_starts(tmp_path: Path
     files = design_files(build(THREE_TIER))
     files[SYSCTL] += b"kernel.modprobe = /tmp/x\n"
     write(files, tmp_path / "out")
-    code, out, err = run_cli("verify", str(tmp_path / "out"), "--traffic")
+    code, out, err = run_cli("verify", str(signed(tmp_path / "out")), "--traffic")
     assert code == 2 and not out
     assert f"{SYSCTL}:" in err and "kernel.modprobe = /tmp/x': verify applies only" in err
     assert "creating" not in err
+
+
+def test_an_edited_host_file_is_refused_naming_it(tmp_path: Path) -> None:
+    """A sampled server's host files, like every file verify reads, must have the sha256 its manifest.json records."""
+    files = design_files(build(THREE_TIER))
+    files[SYSCTL] += b"# a comment\n"
+    write(files, tmp_path / "out")
+    code, out, err = run_cli("verify", str(tmp_path / "out"), "--traffic")
+    assert (code, out) == (2, "")
+    assert "manifest.json:" in err and f"files.{SYSCTL}: the file's sha256 differs" in err, err
 
 
 def test_a_keyfile_build_configures_its_servers_in_a_two_tier_lab(tmp_path: Path) -> None:

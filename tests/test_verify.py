@@ -1,8 +1,10 @@
-"""designer verify: expected ECMP widths against the plan, slices, the containerlab topology, reports, and real
-FRR labs in network namespaces (2 tiers, 3 tiers, failure injection, a broken config, teardown)."""
+"""designer verify: expected ECMP widths against the plan, slices, the containerlab topology, reports, folders
+held to their manifest, and real FRR labs in network namespaces (2 tiers, 3 tiers, failure injection, a broken
+config, the walls around FRR and vtysh, teardown)."""
 
 from __future__ import annotations
 
+import hashlib
 import importlib.util
 import ipaddress
 import json
@@ -15,6 +17,7 @@ import sys
 import time
 import xml.etree.ElementTree as ElementTree
 from pathlib import Path
+from secrets import token_hex
 
 import pytest
 import yaml
@@ -175,6 +178,18 @@ def test_without_root_it_says_what_to_run_and_exits_2(monkeypatch: pytest.Monkey
     assert "missing traceroute: install them with 'apt-get install -y frr iproute2 iputils-ping traceroute" in err
 
 
+def test_a_kernel_without_mount_setattr_is_a_missing_prerequisite(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The lab's walls need mount_setattr (Linux 5.12, man 2 mount_setattr); an older kernel is exit 2, not a lab
+    without walls."""
+    machine = os.uname()
+    older = os.uname_result((*machine[:2], "5.10.0-28-amd64", *machine[3:]))
+    monkeypatch.setattr(os, "uname", lambda: older)
+    code, out, err = run_cli("verify", str(TWO_TIER))
+    assert (code, out) == (2, "")
+    assert "needs Linux 5.12 or later to wall FRR off from the machine's files (mount_setattr); this kernel is " \
+           "5.10.0-28-amd64" in err
+
+
 def test_a_lab_test_skips_naming_a_missing_program_and_fails_under_ci(tmp_path: Path,
                                                                      monkeypatch: pytest.MonkeyPatch) -> None:
     """Root, FRR and every program but ping present: the lab tests skip (fail under CI) saying to install ping."""
@@ -203,14 +218,26 @@ def test_an_output_without_frr_configs_is_refused(tmp_path: Path) -> None:
 
 # ---- a tampered output folder is refused before anything starts ------------------------------------------------
 
+def signed(folder: Path) -> Path:
+    """``folder`` with its manifest.json listing every file's sha256 as the file is now: an edit signed into the
+    manifest (anyone who may edit a folder may rewrite it), which only verify's own checks of what it reads and the
+    lab's walls can stop."""
+    manifest = json.loads((folder / "manifest.json").read_text())
+    manifest["files"] = {path.relative_to(folder).as_posix(): hashlib.sha256(path.read_bytes()).hexdigest()
+                         for path in sorted(folder.rglob("*"))
+                         if path.is_file() and not path.is_symlink() and path.name != "manifest.json"}
+    (folder / "manifest.json").write_text(json.dumps(manifest, indent=2))
+    return folder
+
+
 def _tampered(folder: Path, old: str, new: object, rename_config: bool = False) -> Path:
-    """A built copy of the 2-tier lab whose design.json has every JSON string ``old`` replaced by ``new``."""
+    """A built copy of the 2-tier lab whose design.json has every JSON string ``old`` replaced by ``new``, signed."""
     write(design_files(build(TWO_TIER)), folder)
     design = folder / "design.json"
     design.write_text(design.read_text().replace(json.dumps(old), json.dumps(new)))
     if rename_config:
         (folder / "configs" / "frr" / f"{old}.conf").rename(folder / "configs" / "frr" / f"{new}.conf")
-    return folder
+    return signed(folder)
 
 
 def _traces_of(marker: str, folder: Path) -> list[str]:
@@ -228,6 +255,41 @@ def _traces_of(marker: str, folder: Path) -> list[str]:
         except OSError:
             continue
     return found
+
+
+@pytest.mark.parametrize(("edited", "added"), [
+    ("configs/frr/p0-su0-r0-leaf.conf", "log file {log} debugging\n"),
+    ("configs/sysctl/p0-spine1.conf", "# a comment\n"),
+    ("design.json", "\n"),
+])
+def test_a_file_edited_after_the_build_is_refused_naming_it(edited: str, added: str, tmp_path: Path) -> None:
+    """Every file verify reads must have the sha256 the folder's manifest.json records, as 'designer check' holds the
+    whole folder to it. Before, a ``log file`` line appended to a leaf's frr.conf ran: exit 0, "configs loaded 6 of
+    6", and FRR, run as root's lab, created the log file wherever the line said (issue: Hardening)."""
+    folder, log = tmp_path / "out", tmp_path / "x.log"
+    write(design_files(build(TWO_TIER)), folder)
+    path = folder / edited
+    path.write_bytes(path.read_bytes() + added.format(log=log).encode())
+    code, out, err = run_cli("verify", str(folder))
+    assert (code, out) == (2, ""), err
+    assert re.match(rf"{re.escape(str(folder))}/manifest\.json:\d+: files\.{re.escape(edited)}: the file's sha256 "
+                    r"differs: it was changed after 'designer build'", err), err
+    assert err.rstrip().endswith(f"1 error in {folder}/manifest.json; nothing was written.")
+    assert "creating" not in err and not log.exists()
+
+
+def test_a_file_the_manifest_does_not_list_or_a_folder_without_one_is_refused(tmp_path: Path) -> None:
+    folder = tmp_path / "out"
+    write(design_files(build(TWO_TIER)), folder)
+    manifest = json.loads((folder / "manifest.json").read_text())
+    del manifest["files"]["configs/frr/p0-spine0.conf"]
+    (folder / "manifest.json").write_text(json.dumps(manifest, indent=2))
+    code, _, err = run_cli("verify", str(folder))
+    assert code == 2 and "files.configs/frr/p0-spine0.conf: not listed: the build did not write it" in err, err
+    (folder / "manifest.json").unlink()
+    code, _, err = run_cli("verify", str(folder))
+    assert code == 2 and err.startswith(f"{folder}/manifest.json: missing: the folder was not written by 'designer "
+                                        "build'"), err
 
 
 @pytest.mark.parametrize("bad", ["p0-spine1;id>PWNED;true", "p0-spine1\nnetns del dv-victim", "p0-spine1 ",
@@ -271,7 +333,7 @@ def test_an_asn_that_is_not_an_integer_and_a_link_that_is_not_a_31_are_refused(t
     text = re.sub(r'"asn": (\d+),', r'"asn": "\1; id",', text, count=1)
     text = text.replace('"z": ["p0-su0-r0-leaf", "swp7", "10.0.0.5"]', '"z": ["p0-su0-r0-leaf", "swp7", "10.0.0.9"]')
     (folder / "design.json").write_text(text)
-    code, _, err = run_cli("verify", str(folder))
+    code, _, err = run_cli("verify", str(signed(folder)))
     assert code == 2
     assert re.search(r"devices\[\d+\]\.asn: \"\d+; id\" is not an ASN \(an integer from 1 to 4294967294\)", err)
     assert re.search(r"links\[\d+\]: 10\.0\.0\.4 - 10\.0\.0\.9 .* is not one /31", err)
@@ -289,7 +351,7 @@ def test_a_design_json_that_is_not_a_design_is_exit_2(content: bytes, says: str,
     folder = tmp_path / "out"
     write(design_files(build(TWO_TIER)), folder)
     (folder / "design.json").write_bytes(content)
-    code, out, err = run_cli("verify", str(folder))
+    code, out, err = run_cli("verify", str(signed(folder)))
     assert (code, out) == (2, "") and says in err and "Traceback" not in err
 
 
@@ -346,8 +408,9 @@ def test_a_tampered_router_sysctl_file_is_exit_2_at_its_line_before_anything_sta
 
 
 def _written(files: dict[str, bytes], folder: Path) -> Path:
+    """``files`` written into ``folder`` with each edit signed into its manifest (:func:`signed`)."""
     write(files, folder)
-    return folder
+    return signed(folder)
 
 
 def test_iproute2_never_gets_a_word_it_did_not_expect() -> None:
@@ -533,8 +596,7 @@ def test_a_wrong_peer_asn_fails_naming_the_session(tmp_path: Path) -> None:
     assert " neighbor 10.0.0.0 remote-as 4201000000\n" in config
     files[leaf] = config.replace(" neighbor 10.0.0.0 remote-as 4201000000\n",
                                  " neighbor 10.0.0.0 remote-as 4200000099\n").encode()
-    write(files, tmp_path / "broken")
-    code, out, _ = run_cli("verify", str(tmp_path / "broken"), "--timeout", "8")
+    code, out, _ = run_cli("verify", str(_written(files, tmp_path / "broken")), "--timeout", "8")
     assert code == 1
     assert "FAIL bgp sessions: 30 of 32 session ends Established" in out
     assert ("p0-su0-r0-leaf swp5 -> p0-spine0 (10.0.0.0, AS 4201000000): configured with remote-as 4200000099, "
@@ -542,6 +604,91 @@ def test_a_wrong_peer_asn_fails_naming_the_session(tmp_path: Path) -> None:
     assert "p0-spine0 swp1 -> p0-su0-r0-leaf (10.0.0.1, AS 4200000000): " in out
     assert "failure injection: skipped because the healthy fabric did not converge" in out
     assert out.rstrip().splitlines()[-1].startswith("result: FAIL")
+
+
+def test_verify_on_a_signed_folder_whose_config_logs_outside_the_lab_changes_nothing_outside(tmp_path: Path) -> None:
+    """The issue's run, with the edit signed into the manifest: a leaf's frr.conf ends with ``log file`` lines for
+    the machine's /tmp and /etc/frr. Before the walls, verify passed and FRR created both files on the machine
+    (issue: Hardening). Now the line for /tmp is taken in the router's private /tmp, the one for /etc/frr is refused
+    by the private /etc/frr (``configs loaded`` names it), and /tmp and /etc/frr of the machine are as they were."""
+    need_lab()
+    token = token_hex(4)
+    log, etc = Path(f"/tmp/dv-{token}.log"), Path(f"/etc/frr/dv-{token}.log")
+    files = design_files(build(TWO_TIER))
+    files["configs/frr/p0-su0-r0-leaf.conf"] += f"log file {log} debugging\n".encode()
+    files["configs/frr/p0-su1-r0-leaf.conf"] += f"log file {etc} debugging\n".encode()
+    before = _snapshot(etc.parent)
+    try:
+        code, out, _ = run_cli("verify", str(_written(files, tmp_path / "out")), "--no-failures", "--timeout", "30")
+        assert not log.exists() and _snapshot(etc.parent) == before
+        assert code == 1 and "FAIL configs loaded: 5 of 6 routers took their frr.conf" in out, out
+        assert f"p0-su1-r0-leaf: vtysh exit 13: can't open logfile {etc}" in out
+        assert "PASS bgp sessions" in out and "PASS kernel routes" in out
+    finally:
+        log.unlink(missing_ok=True)
+        etc.unlink(missing_ok=True)
+
+
+def _snapshot(folder: Path) -> dict[str, bytes]:
+    return {path.name: path.read_bytes() for path in sorted(folder.iterdir())}
+
+
+def test_the_sandbox_leaves_only_the_routers_folder_writable(tmp_path: Path) -> None:
+    """What the lab starts sees the machine read-only, with private tmpfs over /tmp, /var, /run and /etc/frr and a
+    /dev of five memory devices: a shell started as a router's daemon (as root, which no daemon stays) writes its
+    router's folder, which the machine sees, and otherwise only the private tmpfs (the path to the folder is made
+    again there), which it does not."""
+    need(os.geteuid() == 0 and shutil.which("unshare") is not None, "the sandbox needs root and unshare")
+    token = token_hex(4)
+    folder = tmp_path / "p0-spine0"
+    folder.mkdir()
+    targets = [Path(where) / f"dv-{token}" for where in ("/etc", "/tmp", "/var/tmp", "/run", "/dev", tmp_path)]
+    script = "".join(f"(echo x > {target}) 2>/dev/null && echo wrote {target}; " for target in targets)
+    script += f"echo x > {folder}/inside && ls /dev && hostname"
+    try:
+        result = subprocess.run(["unshare", "--uts", "--mount", "--", sys.executable, "-I", "-S",
+                                 str(lab_module.SANDBOX), "start", "p0-spine0", str(folder),
+                                 json.dumps([["sh", "-c", script]])], capture_output=True, text=True, timeout=60)
+        assert result.returncode == 0, result.stderr
+        assert result.stdout.split("\n") == [*(f"wrote {target}" for target in targets[1:4] + targets[5:]), "fd",
+                                             "full", "null", "random", "stderr", "stdin", "stdout", "urandom", "zero",
+                                             "p0-spine0", ""]
+        assert [target for target in targets if target.exists()] == []
+        assert (folder / "inside").read_text() == "x\n"
+    finally:
+        for target in targets:
+            target.unlink(missing_ok=True)
+
+
+def test_a_signed_config_that_writes_outside_the_lab_leaves_the_machine_unchanged() -> None:
+    """A config that matches its manifest can still ask FRR to write anywhere: ``log file PATH`` makes zebra and
+    bgpd append to PATH, and after an ``end`` line vtysh runs its own ``output file PATH`` (FRR 8.4's vtysh, run
+    by ``vtysh -b``). Network namespaces share the machine's files, so before the lab had walls the log file was
+    created in the machine's /etc/frr and /tmp, and vtysh, run as root, created any file (issue: Hardening). Now
+    FRR takes the lines inside the lab's own view: zebra reports the log file and it holds zebra's lines in the
+    router's private /tmp, the private /etc/frr refuses it, and the machine's paths stay absent."""
+    need_lab()
+    token = token_hex(4)
+    log, output, etc = Path(f"/tmp/dv-{token}.log"), Path(f"/tmp/dv-{token}.out"), Path(f"/etc/frr/dv-{token}.log")
+    files = design_files(build(TWO_TIER))
+    files["configs/frr/p0-su0-r0-leaf.conf"] += f"log file {log} debugging\nend\noutput file {output}\n".encode()
+    files["configs/frr/p0-su1-r0-leaf.conf"] += f"log file {etc} debugging\n".encode()
+    lab = topology(files)
+    leaf = named(lab, "p0-su0-r0-leaf")
+    try:
+        with Lab(lab, lambda _: None) as running:
+            refused = running.load_configs()
+            assert [path for path in (log, output, etc) if path.exists()] == []
+            logging = subprocess.run([*running.vtysh(leaf), "-c", "show logging"], capture_output=True, text=True,
+                                     check=True).stdout
+            zebra = (running.dirs[leaf] / "zebra.pid").read_text().split()[0]
+            inside = subprocess.run(["nsenter", "-t", zebra, "-m", "cat", str(log)], capture_output=True, text=True)
+        assert f"filename {log}" in logging and "ZEBRA" in inside.stdout, (logging, inside)
+        assert [problem.split(":")[0] for problem in refused] == ["p0-su1-r0-leaf"], refused
+        assert f"can't open logfile {etc}" in refused[0]
+    finally:
+        for path in (log, output, etc):
+            path.unlink(missing_ok=True)
 
 
 def test_interrupt_tears_down_every_namespace_and_daemon() -> None:
@@ -557,6 +704,23 @@ def test_interrupt_tears_down_every_namespace_and_daemon() -> None:
     assert not set(running.namespaces) & set(_namespaces())
     assert not running.folder.exists()
     assert not any(Path(f"/proc/{pid}").exists() for pid in pids)
+
+
+def test_teardown_stops_daemons_whose_pid_files_were_overwritten() -> None:
+    """The pid files sit in the router's folder, which FRR may write (``dump bgp all PATH`` truncates PATH, and
+    ``/proc/self/fd`` reaches the pid file bgpd keeps open), so teardown does not rest on them: it stops every
+    process in the run's namespaces. Before, a daemon whose pid file no longer held its pid kept running."""
+    need_lab()
+    lab = topology(design_files(build(TWO_TIER)))
+    with Lab(lab, lambda _: None) as running:
+        pids = [int((folder / f"{daemon}.pid").read_text().split()[0]) for folder in running.dirs
+                for daemon in ("zebra", "bgpd")]
+        for folder in running.dirs:
+            (folder / "bgpd.pid").write_bytes(b"\x00\x00\x00\x0cMRT")
+    alive = [pid for pid in pids if Path(f"/proc/{pid}").exists()]
+    for pid in alive:
+        os.kill(pid, signal.SIGKILL)
+    assert alive == []
 
 
 def test_orphan_sweep_removes_only_labs_whose_owner_is_gone(tmp_path: Path) -> None:

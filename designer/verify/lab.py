@@ -24,9 +24,12 @@ from pathlib import Path
 from secrets import token_hex
 
 from designer.errors import PrerequisiteError
+from designer.verify import sandbox
 from designer.verify.topology import HostNic, Topology
 
 RUN_ROOT = Path("/run/designer-verify")
+NETNS = Path("/run/netns")
+"""Where ``ip netns add`` keeps each namespace (a bind mount of its nsfs file)."""
 PREFIX = "dv-"
 FRR_BIN = Path("/usr/lib/frr")
 PROGRAMS = ("ip", "unshare", "vtysh", "ping", "traceroute")
@@ -48,12 +51,10 @@ TRAPPED = (signal.SIGINT, signal.SIGTERM, signal.SIGHUP, signal.SIGQUIT)
 TOKEN = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]{0,63}")
 """One word of an ``ip -batch`` line or a namespace name: lab names are built from checked design.json fields
 (:mod:`designer.built`), and this is checked again before iproute2 reads them."""
-LAUNCH = ("import json, socket, subprocess, sys\n"
-          "socket.sethostname(sys.argv[1])\n"
-          "for argv in json.loads(sys.argv[2]):\n"
-          "    subprocess.run(argv, check=True)\n")
-"""Run in a router's namespace and its own UTS namespace: set the hostname, start each daemon (they detach).
-Hostname and daemon command lines are arguments, never code or shell text."""
+SANDBOX = Path(sandbox.__file__)
+"""The program every daemon and vtysh of the lab starts through (:mod:`designer.verify.sandbox`)."""
+SANDBOX_KERNEL = (5, 12)
+"""The first Linux with ``mount_setattr``, which the sandbox makes the machine's file systems read-only with."""
 SYSCTLS = ("import json, sys\n"
            "for parts, value in json.loads(sys.argv[1]):\n"
            "    with open('/proc/sys/' + '/'.join(parts), 'w') as handle:\n"
@@ -83,6 +84,10 @@ def check_prerequisites() -> None:
     problems = []
     if os.geteuid() != 0:
         problems.append("it needs root to create network namespaces: run it as root (sudo designer verify ...)")
+    release = tuple(int(part) for part in re.findall(r"[0-9]+", os.uname().release)[:2])
+    if release < SANDBOX_KERNEL:
+        problems.append(f"it needs Linux {'.'.join(map(str, SANDBOX_KERNEL))} or later to wall FRR off from the "
+                        f"machine's files (mount_setattr); this kernel is {os.uname().release}")
     if missing:
         problems.append(f"missing {', '.join(missing)}: install them with '{INSTALL}' (Debian/Ubuntu)")
     if problems:
@@ -193,9 +198,28 @@ def _namespaces(run: str) -> list[str]:
                   if (name := line.split(" ")[0]).startswith(f"{PREFIX}{run}-") and TOKEN.fullmatch(name))
 
 
+def _members(run: str) -> list[int]:
+    """Every process in one of this run's network namespaces (found by the namespace itself, not by pid files,
+    which FRR may overwrite)."""
+    spaces = set()
+    for name in _namespaces(run):
+        with contextlib.suppress(OSError):
+            found = os.stat(NETNS / name)
+            spaces.add((found.st_dev, found.st_ino))
+    members = []
+    for entry in Path("/proc").iterdir():
+        with contextlib.suppress(OSError):
+            found = os.stat(entry / "ns" / "net") if entry.name.isdigit() else None
+            if found and (found.st_dev, found.st_ino) in spaces:
+                members.append(int(entry.name))
+    return sorted(members)
+
+
 def _stop(folder: Path) -> None:
-    """SIGTERM every daemon started under ``folder`` (by pid file), then SIGKILL what is left."""
-    pids = [pid for pid_file in sorted(folder.glob("*/*.pid")) if (pid := _own_pid(pid_file, folder))]
+    """SIGTERM every daemon started under ``folder`` (by pid file) and every process in the run's namespaces, then
+    SIGKILL what is left."""
+    pids = sorted({pid for pid_file in folder.glob("*/*.pid") if (pid := _own_pid(pid_file, folder))}
+                  | set(_members(folder.name)))
     for pid in pids:
         _signal(pid, signal.SIGTERM)
     deadline = time.monotonic() + STOP_SECONDS
@@ -348,7 +372,7 @@ class Lab:
         for router, (name, folder) in enumerate(zip(self.namespaces, self.dirs, strict=True)):
             folder.mkdir()
             (folder / "frr.conf").write_text(self.topology.configs[router])
-            (folder / "vtysh.conf").write_text("")
+            (folder / "vtysh.conf").write_text(f"username {sandbox.USER} nopassword\n")
             shutil.chown(folder, "frr", "frr")
             for file in folder.iterdir():
                 shutil.chown(file, "frr", "frr")
@@ -356,8 +380,12 @@ class Lab:
                       "-z", f"{folder}/zserv.api"]
             daemons = [[str(FRR_BIN / daemon), *common, "-i", f"{folder}/{daemon}.pid", "--log",
                         f"file:{folder}/{daemon}.log"] for daemon in self.daemons[router]]
-            subprocess.run(["ip", "netns", "exec", name, "unshare", "--uts", "--", sys.executable, "-I", "-c", LAUNCH,
-                            self.topology.routers[router].name, json.dumps(daemons)], check=True, capture_output=True)
+            started = subprocess.run(["ip", "netns", "exec", name, "unshare", "--uts", "--mount", "--", sys.executable,
+                                      "-I", "-S", str(SANDBOX), "start", self.topology.routers[router].name,
+                                      str(folder), json.dumps(daemons)], capture_output=True, text=True, check=False)
+            if started.returncode:
+                raise RuntimeError(f"FRR could not start on {folder.name}: "
+                                   f"{(started.stderr.strip().splitlines() or ['no message'])[-1]}")
         deadline = time.monotonic() + START_SECONDS
         waiting = list(range(len(self.dirs)))
         while waiting and time.monotonic() < deadline:
@@ -374,17 +402,25 @@ class Lab:
         self.progress(f"loading {len(self.dirs)} frr.conf files")
         lab_only = [argument for line in ("configure terminal", *LAB_ONLY) for argument in ("-c", line)]
 
-        def load(folder: Path) -> str:
-            vtysh = ["vtysh", "--vty_socket", str(folder)]
-            for step in (lab_only, ["--config_dir", str(folder), "-b"]):
-                result = subprocess.run(vtysh + step, capture_output=True, text=True, check=False, timeout=120)
+        def load(router: int) -> str:
+            for step in (lab_only, ["-b"]):
+                result = subprocess.run(self.vtysh(router) + step, capture_output=True, text=True, check=False,
+                                        timeout=120)
                 output = (result.stdout + result.stderr).strip()
                 if result.returncode or "% " in output:
-                    return f"{folder.name}: vtysh exit {result.returncode}: {' '.join(output.split())[:300]}"
+                    return (f"{self.dirs[router].name}: vtysh exit {result.returncode}: "
+                            f"{' '.join(output.split())[:300]}")
             return ""
 
         with ThreadPoolExecutor(max_workers=4) as pool:
-            return [problem for problem in pool.map(load, self.dirs) if problem]
+            return [problem for problem in pool.map(load, range(len(self.dirs))) if problem]
+
+    def vtysh(self, router: int) -> list[str]:
+        """The command line that runs vtysh on ``router``'s daemons, arguments to follow: in the router's network
+        namespace, a mount namespace sealed by :mod:`~designer.verify.sandbox` and a PID namespace of its own, as
+        the frr user (vtysh runs commands of a config file itself, ``output file`` among them)."""
+        return ["ip", "netns", "exec", self.namespaces[router], "unshare", "--mount", "--pid", "--fork",
+                "--kill-child", "--", sys.executable, "-I", "-S", str(SANDBOX), "vtysh", str(self.dirs[router])]
 
     def apply_kernel(self) -> None:
         """Write every router's own kernel settings file (checked: :attr:`Topology.sysctls`) under its namespace's

@@ -8,10 +8,9 @@ from __future__ import annotations
 
 import json
 import subprocess
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
-from pathlib import Path
 from typing import TypeVar
 
 from designer.verify.topology import Session, Topology
@@ -30,10 +29,10 @@ class Peer:
     remote_asn: int
 
 
-def bgp_peers(folder: Path) -> dict[str, Peer]:
-    """``show bgp summary json`` of the router whose vty sockets are in ``folder``: address -> peer."""
-    result = subprocess.run(["vtysh", "--vty_socket", str(folder), "-c", "show bgp summary json"],
-                            capture_output=True, text=True, check=False, timeout=QUERY_SECONDS)
+def bgp_peers(vtysh: Sequence[str]) -> dict[str, Peer]:
+    """``show bgp summary json`` of a router, asked with its ``vtysh`` command line: address -> peer."""
+    result = subprocess.run([*vtysh, "-c", "show bgp summary json"], capture_output=True, text=True, check=False,
+                            timeout=QUERY_SECONDS)
     return parse_bgp_summary(result.stdout)
 
 

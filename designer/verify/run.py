@@ -8,7 +8,7 @@ import time
 from collections import Counter
 from pathlib import Path
 
-from designer.built import DESIGN_FILE, parse_design, read_inside, read_regular
+from designer.built import DESIGN_FILE, Manifest, parse_design, read_inside, read_manifest, read_regular
 from designer.errors import PrerequisiteError
 from designer.render.targets import config_files
 from designer.verify.lab import Lab, Progress, available_mib, check_prerequisites, seeds_supported, sweep_orphans
@@ -34,32 +34,35 @@ MEMORY_SHARE = 0.8
 
 
 def read_output(target: Path, traffic: bool = False, whole: bool = True) -> dict[str, bytes]:
-    """The files of an output folder that a lab needs. Only regular files are read (a link or a FIFO is an input
-    error): ``design.json``, checked here where its path is known, the FRR files of every switch it names (its
-    frr.conf and its kernel settings, ``configs/sysctl/<hostname>.conf``) and, with ``traffic``, the host files of
-    the servers the lab samples."""
+    """The files of an output folder that a lab needs, each one with the sha256 its ``manifest.json`` records (an
+    edited file is an input error, as in ``designer check``). Only regular files are read (a link or a FIFO is an
+    input error): ``design.json``, checked here where its path is known, the FRR files of every switch it names
+    (its frr.conf and its kernel settings, ``configs/sysctl/<hostname>.conf``) and, with ``traffic``, the host
+    files of the servers the lab samples."""
     if not os.path.lexists(target / DESIGN_FILE):
         return {}
-    data = read_regular(target / DESIGN_FILE)
-    files = {DESIGN_FILE: data}
-    design = parse_design(str(target / DESIGN_FILE), data)
-    switch_files = [relative for device in design["devices"] if device["role"] != "server"
-                    for relative, _ in config_files("frr", device["name"])]
-    _read_present(target, switch_files, files)
+    manifest = read_manifest(target)
+    files = {DESIGN_FILE: read_regular(target / DESIGN_FILE)}
+    manifest.check(files)
+    design = parse_design(str(target / DESIGN_FILE), files[DESIGN_FILE])
+    files.update(_read_listed(target, manifest, [relative for device in design["devices"] if device["role"] != "server"
+                                                 for relative, _ in config_files("frr", device["name"])]))
     if traffic:
         servers: dict[str, list[str]] = {}
         for nic in sample(design, topology(files, whole)):
             servers.setdefault(nic.server, []).append(nic.name)
-        _read_present(target, [path for server, names in sorted(servers.items())
-                               for path in host_files(server, names)], files)
+        files.update(_read_listed(target, manifest, [path for server, names in sorted(servers.items())
+                                                     for path in host_files(server, names)]))
     return files
 
 
-def _read_present(target: Path, relatives: list[str], files: dict[str, bytes]) -> None:
-    """Add each of ``relatives`` that exists below ``target`` to ``files``, read without following links."""
-    for relative in relatives:
-        if os.path.lexists(target / relative):
-            files[relative] = read_inside(target, tuple(relative.split("/")))
+def _read_listed(target: Path, manifest: Manifest, relatives: list[str]) -> dict[str, bytes]:
+    """Each of ``relatives`` that exists below ``target``, read without following links, once all have the sha256
+    ``manifest`` records."""
+    files = {relative: read_inside(target, tuple(relative.split("/")))
+             for relative in relatives if os.path.lexists(target / relative)}
+    manifest.check(files)
+    return files
 
 
 def stderr_progress() -> Progress:
@@ -197,7 +200,7 @@ def _phase(running: Lab, report: VerifyReport, phase: str, failed: frozenset[int
         read_routes(running.namespaces, route_pending, expected, installed, out_of_time or converged is not None)
         complete, route_issues = route_problems(lab, expected, installed)
         if not route_issues or out_of_time:
-            peers.update(zip(session_pending, gather([running.dirs[router] for router in session_pending],
+            peers.update(zip(session_pending, gather([running.vtysh(router) for router in session_pending],
                                                      bgp_peers), strict=True))
             good, session_issues = session_problems(lab, sessions, peers, failed)
         elapsed = time.monotonic() - start
