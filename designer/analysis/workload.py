@@ -12,7 +12,9 @@ For each workload, alone on an idle fabric:
   ``max(network x k / c, nvlink) + latency``. Efficiency is the ideal time over that. The QPs per connection
   needed for 90% at p50 is the first of 1, 2, 4 ... 128 that reaches it with the switch hash;
 * **failures**: the same with one spine down (the first spine of the pod holding the job's first server, plane
-  0) and, with 3 tiers, one super-spine (the first of plane 0); BGP withdraws what no longer leads anywhere;
+  0) and, with 3 tiers, one super-spine (the first of plane 0); BGP withdraws what no longer leads anywhere, and
+  the switches hash resiliently: a flow whose path survives keeps it, only the flows that crossed the failed switch
+  are hashed again over what is left, so no surviving link carries fewer flows than on the healthy fabric;
 * **cost**: a stall costs ``GPUs x $/GPU-hour / 60`` a minute; the time lost to collisions at p50, per step and
   per day of back-to-back steps of one collective each (an upper bound: real steps also compute).
 
@@ -38,6 +40,7 @@ from designer.analysis.flows import (
     flow_set,
     job_connections,
     place,
+    resilient,
     topology,
 )
 from designer.fabric import Fabric
@@ -181,16 +184,19 @@ Runs = tuple[list[int], list[bool]]
 
 
 def _runs(healthy: Router, failed: list[Router], flowset: FlowSet, baseline: int, seeds: int) -> list[Runs]:
-    """Every run of the uniform hash, then of the switch hash on the healthy fabric and with each switch down."""
+    """Every run of the uniform hash, then of the switch hash on the healthy fabric and with each switch down
+    (resilient hashing: :func:`designer.analysis.flows.resilient`)."""
     runs: list[Runs] = [([], []) for _ in range(2 + len(failed))]
     sources, targets = flowset.src_leaf, flowset.dst_leaf
+    watch = frozenset().union(*(router.dead for router in failed))
     for seed in range(seeds):
         pick = SwitchHash(flowset.keys(seed), seed)
-        for (worst, lost), router, hashing in zip(runs, [healthy, healthy, *failed],
-                                                  [UniformHash(seed), pick, *(pick for _ in failed)], strict=True):
-            routing = router.route(sources, targets, hashing)
-            worst.append(_worst(routing.loads, baseline))
-            lost.append(routing.lost > 0)
+        routing = healthy.route(sources, targets, pick, watch=watch)
+        routings = [healthy.route(sources, targets, UniformHash(seed)), routing,
+                    *(resilient(healthy, routing, router, sources, targets, pick) for router in failed)]
+        for (worst, lost), done in zip(runs, routings, strict=True):
+            worst.append(_worst(done.loads, baseline))
+            lost.append(done.lost > 0)
     return runs
 
 
