@@ -34,11 +34,13 @@ from designer.analysis.flows import (
     tuple_bytes,
     udp_sport,
 )
-from designer.analysis.workload import WorkloadResult, job
+from designer.analysis.workload import WorkloadResult, job, workload_runs
 from designer.design import Design
+from designer.intent.workloads import pattern_edges
 from designer.outputs.build import design_files
 from designer.outputs.summary import summary
 from designer.outputs.workloads import contract, svg
+from designer.outputs.workloads import text as workload_text
 from tests.conftest import ROOT
 from tests.helpers import build_design, build_text, intent_text
 from tests.test_intent_errors import run_cli
@@ -457,7 +459,8 @@ def small_fabric(index: int) -> Design:
     return build_design(**SMALL_FABRICS[index])
 
 
-def directed_loads(design: Design, sources: tuple[int, ...], paths: list[list[int]], chosen: list[bool]) -> Counter[int]:
+def directed_loads(design: Design, sources: tuple[int, ...], paths: list[list[int]],
+                   chosen: list[bool]) -> Counter[int]:
     """Flows per link and direction (``2 * link`` up, ``2 * link + 1`` down) walked from the traced paths of the
     flows ``chosen``."""
     links, loads = design.fabric.links, Counter[int]()
@@ -507,7 +510,59 @@ def test_with_resilient_hashing_a_switch_down_only_moves_the_flows_it_carried(
     surviving = {key: flows for key, flows in before.loads.items() if dead not in links[key // 2][1:4:2]}
     group = [device for device in switches if device.role == "super_spine" and device.plane == switches[dead].plane
              and device.group == switches[dead].group]
-    if top.fabric.plan.tiers == 2 or switches[dead].role == "super_spine" and len(group) > 1:
+    if top.fabric.plan.tiers == 2 or (switches[dead].role == "super_spine" and len(group) > 1):
         assert after.lost == 0  # the other spines (or the other super-spines of the group) still lead there
         assert all(after.loads[key] >= flows for key, flows in surviving.items())
         assert max(after.loads.values(), default=0) >= max(surviving.values(), default=0)
+
+
+# The analysis budget
+
+
+def test_an_intent_analyzes_at_most_16_workloads_and_says_so_without_blaming_aliases(tmp_path: Path) -> None:
+    """4,000 light workloads made ``plan`` take 568 s; 8,000 hit the YAML values limit and were called aliases."""
+    for count in (17, 8000):
+        intent = tmp_path / f"many-{count}.yaml"
+        intent.write_text(intent_text(servers=32, extra="workloads:\n" + "".join(
+            f"  - {{name: w{number}, gpus: 16, bytes: 1GB}}\n" for number in range(count))))
+        code, out, err = run_cli("plan", str(intent))
+        assert code == 2 and out == "" and "alias" not in err, err
+        assert f"{intent}:8: workloads: {count:,} workloads; an intent holds at most 16" in err, err
+
+
+def test_the_flows_of_all_workloads_are_bounded_before_anything_is_built(tmp_path: Path) -> None:
+    """One line of ``gpus: 1024, channels: 64, qps_per_connection: 64`` is 4,194,304 flows (128 ring edges x 8 rails
+    x 4,096 QPs): the most an intent's workloads may have together. A second such line is refused, and so is an
+    AllToAll whose pairs alone pass it (every ordered pair of 1,024 servers on 8 rails: 8,380,416 connections)."""
+    big = "{name: big, gpus: 1024, channels: 64, qps_per_connection: 64, bytes: 1GB}"
+    intent = tmp_path / "two.yaml"
+    intent.write_text(intent_text(servers=1024, extra=f"workloads:\n  - {big}\n  - {big.replace('big', 'b2')}\n"))
+    code, out, err = run_cli("plan", str(intent))
+    assert code == 2 and out == "", err
+    assert ("workloads: the workloads have 8,388,608 flows in all (big 4,194,304, b2 4,194,304); an intent's "
+            "workloads have at most 4,194,304") in err, err
+    intent.write_text(intent_text(servers=1024, extra="workloads:\n  - {name: a2a, collective: alltoall, channels: 1, "
+                                                      "bytes: 1GB}\n"))
+    code, out, err = run_cli("plan", str(intent))
+    assert code == 2 and "8,380,416 flows in all" in err, err
+
+
+@pytest.mark.parametrize(("collective", "algorithm"), [("allreduce", "ring"), ("allreduce", "tree"),
+                                                       ("allgather", "ring"), ("alltoall", "ring")])
+def test_the_intent_counts_the_connections_the_analysis_opens(collective: str, algorithm: str) -> None:
+    for servers in (1, 2, 3, 8, 33, 128):
+        assert pattern_edges(collective, algorithm, servers) == len(collectives.pattern(collective, algorithm,
+                                                                                        servers))
+
+
+def test_runs_shrink_to_the_budget_and_below_3_the_workloads_get_ideal_times_only() -> None:
+    """The hashing budget is 1,048,576 flow-runs: with 32 runs per hash up to 32,768 flows leave their leaves in all,
+    beyond that each run is shared out, and with fewer than 3 runs the ECMP numbers would be noise."""
+    assert workload_runs(32, 32_768) == 32 and workload_runs(32, 32_769) == 31
+    assert workload_runs(8, 100_000) == 8 and workload_runs(32, 349_525) == 3 and workload_runs(32, 349_526) == 0
+    # 1,024 GPUs scattered, 64 channels x 8 QPs: 524,288 flows leave their leaves
+    design = jobs("{name: wide, placement: scattered, channels: 64, qps_per_connection: 8, bytes: 1GB}")
+    wide = result(design, "wide")
+    assert wide.routed == 524_288 and wide.switch is None and wide.uniform is None and wide.failures == ()
+    text = workload_text("test", design.workloads, 32)
+    assert "ECMP: not analyzed: the workloads send 524,288 flows out of their leaves in all" in text

@@ -13,7 +13,7 @@ from collections.abc import Sequence
 from typing import Any
 from xml.sax.saxutils import escape
 
-from designer.analysis.workload import Spread, WorkloadResult
+from designer.analysis.workload import Spread, WorkloadResult, not_analyzed
 
 TIME_DIGITS, RATE_DIGITS, SHARE_DIGITS = 6, 3, 4
 HISTOGRAM_TEXT = 8
@@ -125,7 +125,7 @@ def text(name: str, results: Sequence[WorkloadResult], seeds: int) -> str:
             f"{result.routed:,} leave their leaf; a NIC link carries {result.nic_flows:,}",
         ]
         if result.switch is None or result.uniform is None:
-            lines.append("  ECMP: not analyzed: more flows leave their leaves than the analysis hashes (4,194,304)")
+            lines.append(f"  ECMP: not analyzed: {not_analyzed(results)}")
         else:
             qps = (f"{result.qps_for_90pct}" if result.qps_for_90pct is not None
                    else f"not reached up to {result.qps_searched}")
