@@ -258,11 +258,12 @@ def _analyze(args: argparse.Namespace) -> int:
         raise InputError([Problem(("workloads",), "the intent has no workloads to analyze; add a workloads section, "
                                                   "e.g. [{name: job, bytes: 700GB}]")], intent.source)
     results = workloads(intent, _progress(intent), seeds)
+    runs = results[0].seeds  # the same for every workload: seeds, or fewer within the analysis budget
     if args.format == "json":
-        print(json.dumps({"name": intent.name, "runs": seeds,
+        print(json.dumps({"name": intent.name, "runs": runs,
                           "workloads": [workload_formats.detail(result) for result in results]}, indent=2))
     else:
-        print(workload_formats.text(intent.name, results, seeds))
+        print(workload_formats.text(intent.name, results, runs))
     return EXIT_OK
 
 

@@ -556,10 +556,10 @@ def test_the_intent_counts_the_connections_the_analysis_opens(collective: str, a
 
 
 def test_runs_shrink_to_the_budget_and_below_3_the_workloads_get_ideal_times_only() -> None:
-    """The hashing budget is 1,048,576 flow-runs: with 32 runs per hash up to 32,768 flows leave their leaves in all,
-    beyond that each run is shared out, and with fewer than 3 runs the ECMP numbers would be noise."""
-    assert workload_runs(32, 32_768) == 32 and workload_runs(32, 32_769) == 31
-    assert workload_runs(8, 100_000) == 8 and workload_runs(32, 349_525) == 3 and workload_runs(32, 349_526) == 0
+    """The hashing budget is 524,288 flow-runs: with 32 runs per hash up to 16,384 flows leave their leaves in all,
+    beyond that the runs are fewer, and with fewer than 3 runs the ECMP numbers would be noise."""
+    assert workload_runs(32, 16_384) == 32 and workload_runs(32, 16_385) == 31
+    assert workload_runs(8, 50_000) == 8 and workload_runs(32, 174_762) == 3 and workload_runs(32, 174_763) == 0
     # 1,024 GPUs scattered, 64 channels x 8 QPs: 524,288 flows leave their leaves
     design = jobs("{name: wide, placement: scattered, channels: 64, qps_per_connection: 8, bytes: 1GB}")
     wide = result(design, "wide")

@@ -28,10 +28,10 @@ MAX_WORKLOADS = 16
 MAX_FLOWS = 1 << 22
 """Flows of all workloads of an intent together, whether or not they leave their leaf: bounds the connections the
 analysis lists (4,194,304: one 1,024-GPU ring of 64 channels x 64 QPs)."""
-RUN_BUDGET = 1 << 20
-"""Flow-runs of the healthy and failed runs of every workload together (about 17 us each at 131,072 GPUs)."""
-SEARCH_BUDGET = 1 << 20
-"""Flow-runs of the QP searches of every workload together (about 10 us each: one hash, no failures)."""
+RUN_BUDGET = 1 << 19
+"""Flow-runs of the healthy and failed runs of every workload together (about 17-25 us each at 131,072 GPUs)."""
+SEARCH_BUDGET = 1 << 19
+"""Flow-runs of the QP searches of every workload together (about 10-15 us each: one hash, no failures)."""
 MIN_RUNS = 3
 """Fewest runs per hash that give a p50."""
 

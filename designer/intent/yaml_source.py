@@ -204,14 +204,13 @@ class _Loader(yaml.SafeLoader):
         """Aliases (``*name``) met so far."""
 
     def compose_node(self, parent: yaml.Node | None, index: Any) -> yaml.Node:
-        if self.check_event(yaml.AliasEvent):
-            self.aliases += 1
         if len(self.path) >= MAX_DEPTH:
             raise _TooDeep(None, None, f"lists and mappings nest deeper than {MAX_DEPTH} levels",
                            self.peek_event().start_mark)
         if parent is None:
             return super().compose_node(parent, index)
         self.path.append(index.value if isinstance(index, yaml.ScalarNode) else index)
+        self.aliases += self.check_event(yaml.AliasEvent)  # read after the path, so a syntax error names the field
         node = super().compose_node(parent, index)
         self.path.pop()
         return node
