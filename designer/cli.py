@@ -109,7 +109,8 @@ def _parser() -> argparse.ArgumentParser:
     analyze_cmd.add_argument("intent", type=Path, help="the intent YAML file (with a workloads section)")
     analyze_cmd.add_argument("--format", choices=("text", "json"), default="text")
     analyze_cmd.add_argument("--seeds", type=_seeds, metavar="N",
-                             help="runs per hash, each with its own QP numbers and hash seeds (default 32)")
+                             help="runs per hash, each with its own QP numbers and hash seeds (default 32; fewer "
+                                  "when the analysis budget says so)")
     analyze_cmd.set_defaults(run=_analyze)
 
     diff_cmd = commands.add_parser("diff", help="what changed between two built designs: devices, links, "

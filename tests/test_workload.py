@@ -566,3 +566,6 @@ def test_runs_shrink_to_the_budget_and_below_3_the_workloads_get_ideal_times_onl
     assert wide.routed == 524_288 and wide.switch is None and wide.uniform is None and wide.failures == ()
     text = workload_text("test", design.workloads, 32)
     assert "ECMP: not analyzed: the workloads send 524,288 flows out of their leaves in all" in text
+    finding = next(finding for finding in design.findings if finding.check == "workload-budget")
+    assert "ECMP not analyzed: the workloads send 524,288 flows" in finding.message
+    assert contract(wide)["ecmp"]["time_s_p50"] is None and contract(wide)["failures"] == []
