@@ -9,8 +9,8 @@ stay within about a minute and 2 GiB at 131,072 GPUs on 2 cores (``benchmarks/RE
 
 * at most :data:`MAX_WORKLOADS` workloads, and :data:`MAX_FLOWS` flows among them (connections of the pattern on
   every rail, times channels, times QPs per connection; :func:`pattern_edges`): input errors;
-* the flows leaving their leaves are hashed :data:`RUN_BUDGET` flow-runs in all (a flow-run: one flow through both
-  hashes and the failures once), so the runs per hash are ``seeds`` or fewer; below :data:`MIN_RUNS` runs the
+* the flows leaving their leaves are hashed at most :data:`RUN_BUDGET` flow-runs in all (a flow-run: one flow through
+  both hashes and the failures once), so the runs per hash are ``seeds`` or fewer; below :data:`MIN_RUNS` runs the
   workloads get the ideal times only and say so;
 * the search for the QPs that reach 90% hashes at most :data:`SEARCH_BUDGET` flow-runs, shared evenly by the
   workloads.
