@@ -367,8 +367,8 @@ def resilient(healthy: Router, routing: Routing, failed: Router, sources: Sequen
     """The flows ``healthy`` routed as ``routing`` (watching the switches ``failed`` has down), once those switches
     fail under resilient hashing, as switches with resilient ECMP do: a flow whose path avoided them keeps it, and
     only the flows that crossed one are hashed again over the surviving paths (routed from their leaf by
-    ``failed``). So no surviving link carries fewer flows than before. ``pick`` must choose by flow and switch
-    alone, as a switch hash does, so that the moved flows' old paths are found again."""
+    ``failed``). So no surviving link loses a flow that avoided the failed switches. ``pick`` must choose by flow
+    and switch alone, as a switch hash does, so that the moved flows' old paths are found again."""
     moved = sorted({flow for switch in failed.dead for flow in routing.crossed[switch]})
     if not moved:
         return Routing(routing.loads, routing.lost)

@@ -14,7 +14,7 @@ For each workload, alone on an idle fabric:
 * **failures**: the same with one spine down (the first spine of the pod holding the job's first server, plane
   0) and, with 3 tiers, one super-spine (the first of plane 0); BGP withdraws what no longer leads anywhere, and
   the switches hash resiliently: a flow whose path survives keeps it, only the flows that crossed the failed switch
-  are hashed again over what is left, so no surviving link carries fewer flows than on the healthy fabric;
+  are hashed again over what is left (:func:`designer.analysis.flows.resilient`);
 * **cost**: a stall costs ``GPUs x $/GPU-hour / 60`` a minute; the time lost to collisions at p50, per step and
   per day of back-to-back steps of one collective each (an upper bound: real steps also compute).
 
