@@ -395,7 +395,8 @@ def test_analyze_prints_every_workload(monkeypatch: pytest.MonkeyPatch) -> None:
     code, out, err = run_cli("analyze", str(EXAMPLE), "--seeds", "8")
     assert code == 0, err
     assert "gpt3-175b-dp: allreduce of 700 GB (ring) on 1,024 GPUs in 128 servers, packed" in out
-    assert "8 runs per hash" in out and "p0-spine0 down" in out and "QPs per connection for 90% at p50" in out
+    assert "8 runs per hash; a switch down moves only the flows that crossed it (resilient hashing)" in out
+    assert "p0-spine0 down" in out and "QPs per connection for 90% at p50" in out
     code, out, _ = run_cli("analyze", str(EXAMPLE), "--format", "json", "--seeds", "8")
     data = json.loads(out)
     assert code == 0 and data["runs"] == 8

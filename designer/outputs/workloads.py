@@ -109,7 +109,8 @@ def _spread_text(best_s: float, spread: Spread) -> str:
 def text(name: str, results: Sequence[WorkloadResult], seeds: int) -> str:
     """What ``designer analyze`` prints: every workload, a few lines each."""
     lines = [f"{name}: {len(results)} workload{'s' if len(results) != 1 else ''}, each alone on the fabric, "
-             f"{seeds} run{'s' if seeds != 1 else ''} per hash"]
+             f"{seeds} run{'s' if seeds != 1 else ''} per hash; a switch down moves only the flows that crossed it "
+             "(resilient hashing)"]
     for result in results:
         work, best = result.workload, result.ideal
         lines += [
