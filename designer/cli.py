@@ -109,7 +109,8 @@ def _parser() -> argparse.ArgumentParser:
     analyze_cmd.add_argument("intent", type=Path, help="the intent YAML file (with a workloads section)")
     analyze_cmd.add_argument("--format", choices=("text", "json"), default="text")
     analyze_cmd.add_argument("--seeds", type=_seeds, metavar="N",
-                             help="runs per hash, each with its own QP numbers and hash seeds (default 32)")
+                             help="runs per hash, each with its own QP numbers and hash seeds (default 32; fewer "
+                                  "when the analysis budget says so)")
     analyze_cmd.set_defaults(run=_analyze)
 
     diff_cmd = commands.add_parser("diff", help="what changed between two built designs: devices, links, "
@@ -259,11 +260,12 @@ def _analyze(args: argparse.Namespace) -> int:
         raise InputError([Problem(("workloads",), "the intent has no workloads to analyze; add a workloads section, "
                                                   "e.g. [{name: job, bytes: 700GB}]")], intent.source)
     results = workloads(intent, _progress(intent), seeds)
+    runs = results[0].seeds  # the same for every workload: seeds, or fewer within the analysis budget
     if args.format == "json":
-        print(json.dumps({"name": intent.name, "runs": seeds,
+        print(json.dumps({"name": intent.name, "runs": runs,
                           "workloads": [workload_formats.detail(result) for result in results]}, indent=2))
     else:
-        print(workload_formats.text(intent.name, results, seeds))
+        print(workload_formats.text(intent.name, results, runs))
     return EXIT_OK
 
 

@@ -129,7 +129,7 @@ def _analyzed(intent: Intent, fabric: Fabric, allocation: Allocation, seeds: int
               say: Progress) -> tuple[WorkloadResult, ...]:
     if intent.workloads:
         count = len(intent.workloads)
-        say(f"analyzing {count} workload{'s' if count != 1 else ''} over {seeds} runs per hash")
+        say(f"analyzing {count} workload{'s' if count != 1 else ''} over at most {seeds} runs per hash")
     return analyze(intent, fabric, allocation, seeds)
 
 

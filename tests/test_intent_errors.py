@@ -176,6 +176,16 @@ def test_a_file_above_the_size_limit_is_refused(tmp_path: Path) -> None:
         "1: (top-level): the file is larger than 1024 KiB; an intent is a few dozen lines"]
 
 
+def test_a_long_intent_without_aliases_is_not_called_an_alias_bomb(tmp_path: Path) -> None:
+    """8,000 workloads of 7 values each ran past the 50,000-values limit, and the error blamed aliases the file did
+    not have."""
+    workloads = "".join(f"  - {{name: w{number}, gpus: 16, bytes: 1GB, placement: packed, channels: 1, "
+                        "qps_per_connection: 1}\n" for number in range(8000))
+    errors = refused(VALID + "workloads:\n" + workloads, tmp_path)
+    assert not any("alias" in error for error in errors), errors
+    assert any("the intent holds more than 50,000 values" in error for error in errors), errors
+
+
 def test_a_lone_surrogate_is_refused_at_load(tmp_path: Path) -> None:
     """It passed ``plan`` and broke ``build`` when summary.md was written (UnicodeEncodeError)."""
     text = VALID.replace("name: cluster-a\n", "name: cluster-a\ndescription: \"\\udc80\"\n")

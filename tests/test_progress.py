@@ -45,7 +45,7 @@ def test_a_terminal_sees_the_stages_and_stdout_is_unchanged(args: list[str]) -> 
     assert [line.split("] ", 1)[1] for line in lines] == [
         "wiring 2,048 links", "allocating addresses and ASNs",
         "placing racks, power and cables, solving the bisection max-flows and checking the fabric",
-        "modelling 64 switches", "analyzing 2 workloads over 32 runs per hash",
+        "modelling 64 switches", "analyzing 2 workloads over at most 32 runs per hash",
         "waiting for the racks, cables, max-flows and the checks of "
         "the fabric", f"running {len(CHECKS) - len(OF_THE_FABRIC)} more checks"]
     if args[0] == "plan":

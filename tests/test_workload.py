@@ -9,6 +9,7 @@ import os
 import subprocess
 import sys
 import zlib
+from collections import Counter
 from fractions import Fraction
 from functools import cache
 from itertools import pairwise
@@ -16,6 +17,8 @@ from pathlib import Path
 
 import networkx as nx
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from designer.analysis import collectives
 from designer.analysis.collectives import busbw_factor, ideal, latency_us, tree_edges, tree_parent
@@ -26,17 +29,20 @@ from designer.analysis.flows import (
     flow_set,
     job_connections,
     place,
+    resilient,
     topology,
     tuple_bytes,
     udp_sport,
 )
-from designer.analysis.workload import WorkloadResult, job
+from designer.analysis.workload import WorkloadResult, job, workload_runs
 from designer.design import Design
+from designer.intent.workloads import pattern_edges
 from designer.outputs.build import design_files
 from designer.outputs.summary import summary
 from designer.outputs.workloads import contract, svg
+from designer.outputs.workloads import text as workload_text
 from tests.conftest import ROOT
-from tests.helpers import build_text, intent_text
+from tests.helpers import build_design, build_text, intent_text
 from tests.test_intent_errors import run_cli
 
 EXAMPLE = ROOT / "intents" / "cluster.yaml"
@@ -389,7 +395,8 @@ def test_analyze_prints_every_workload(monkeypatch: pytest.MonkeyPatch) -> None:
     code, out, err = run_cli("analyze", str(EXAMPLE), "--seeds", "8")
     assert code == 0, err
     assert "gpt3-175b-dp: allreduce of 700 GB (ring) on 1,024 GPUs in 128 servers, packed" in out
-    assert "8 runs per hash" in out and "p0-spine0 down" in out and "QPs per connection for 90% at p50" in out
+    assert "8 runs per hash; a switch down moves only the flows that crossed it (resilient hashing)" in out
+    assert "p0-spine0 down" in out and "QPs per connection for 90% at p50" in out
     code, out, _ = run_cli("analyze", str(EXAMPLE), "--format", "json", "--seeds", "8")
     data = json.loads(out)
     assert code == 0 and data["runs"] == 8
@@ -423,3 +430,143 @@ def test_the_svg_draws_every_workload_and_the_busiest_switch() -> None:
     assert picture.startswith("<svg") and picture.endswith("</svg>\n")
     assert "scattered: allreduce of 350 GB" in picture and scattered.worst_switch in picture
     assert picture.count(">spine down<") == 2 and "no flow leaves its leaf" in picture
+
+
+def test_a_spine_down_never_speeds_a_scattered_ring_up() -> None:
+    """128 DGX H100 on 64 x 400G leaves, a 512-GPU scattered ring AllReduce of 10 GB: the healthy CRC hash polarizes
+    (a leaf's 32 uplinks reach 16 spines, so a spine's choice between its 2 links down follows the leaf's choice), and
+    rehashing every flow over 30 uplinks with a spine down broke that polarization and reported the job 14-28% faster
+    with fewer paths. With resilient hashing only the flows that crossed the failed spine move."""
+    scattered = result(jobs("{name: scattered, gpus: 512, bytes: 10GB, placement: scattered}"), "scattered")
+    assert scattered.switch is not None
+    failed = scattered.failures[0].spread
+    assert failed.time(0.5) >= scattered.switch.time(0.5)
+    assert failed.time(0.99) >= scattered.switch.time(0.99)
+
+
+SMALL_FABRICS = (
+    {"servers": 24, "leaf": "{ports: 16, speed: 400G}", "compute_extra": "gpus_per_server: 4\nnics_per_server: 4"},
+    {"servers": 20, "leaf": "{ports: 8, speed: 400G}", "compute_extra": "gpus_per_server: 2\nnics_per_server: 2"},
+    {"servers": 24, "leaf": "{ports: 16, speed: 400G}", "fabric_extra": "tiers: 3",
+     "compute_extra": "gpus_per_server: 4\nnics_per_server: 4"},
+    {"servers": 40, "leaf": "{ports: 8, speed: 400G}", "fabric_extra": "tiers: 3",
+     "compute_extra": "gpus_per_server: 2\nnics_per_server: 2"},
+)
+"""2 and 3 tiers, 2 or 4 rails, SUs of 4 or 8 servers, 2 to 8 spines per pod, partly filled."""
+
+
+@cache
+def small_fabric(index: int) -> Design:
+    return build_design(**SMALL_FABRICS[index])
+
+
+def directed_loads(design: Design, sources: tuple[int, ...], paths: list[list[int]],
+                   chosen: list[bool]) -> Counter[int]:
+    """Flows per link and direction (``2 * link`` up, ``2 * link + 1`` down) walked from the traced paths of the
+    flows ``chosen``."""
+    links, loads = design.fabric.links, Counter[int]()
+    for here, path in (pair for pair, keep in zip(zip(sources, paths, strict=True), chosen, strict=True) if keep):
+        for link in path:
+            _, upper, _, lower, _ = links[link]
+            loads[2 * link + (here == upper)] += 1
+            here = upper if here == lower else lower
+    return loads
+
+
+@settings(max_examples=80, deadline=None)
+@given(data=st.data(), fabric=st.integers(0, len(SMALL_FABRICS) - 1),
+       collective=st.sampled_from(["ring", "tree", "alltoall"]), qps=st.integers(1, 3), seed=st.integers(0, 2**32 - 1))
+def test_with_resilient_hashing_a_switch_down_only_moves_the_flows_it_carried(
+        data: st.DataObject, fabric: int, collective: str, qps: int, seed: int) -> None:
+    """Resilient ECMP as the failure model (Linux Documentation/networking/nexthop-group-resilient.rst and Cumulus
+    Linux's "Equal Cost Multipath Load Sharing", resilient hashing: a next hop going away moves only the flows that
+    hashed to it, where RFC 2992's hash-threshold remaps others too), checked flow by flow against both routings
+    traced in full on random fabrics, placements, patterns and failed switches: the flows whose healthy path avoids
+    the failed switch keep it, the others take their path on the failed fabric. So seed by seed no surviving link
+    loses a flow that avoided the failed switch. With 2 tiers, or a super-spine down beside another of its group, that
+    is every surviving link's flows, so the busiest link is never below the healthy busiest that survives; with 3
+    tiers a spine down (or a group's only super-spine) also unloads the links that led other pods' flows up to it:
+    BGP withdraws that way at the switches below, and the flows rehash there."""
+    design = small_fabric(fabric)
+    top, switches = topology(design.fabric), design.fabric.switches()
+    order = data.draw(st.permutations(range(design.plan.servers)))[:data.draw(st.integers(2, design.plan.servers))]
+    edges = (collectives.ring_edges(len(order)) if collective == "ring" else
+             collectives.pattern("alltoall" if collective == "alltoall" else "allreduce", collective, len(order)))
+    flows = flow_set(top, design.allocation, job_connections(order, edges, top.nics), qps)
+    dead = data.draw(st.sampled_from([index for index, device in enumerate(switches)
+                                      if device.role in ("spine", "super_spine")]))
+    links = design.fabric.links
+    pick = SwitchHash(flows.keys(seed), seed)
+    healthy, failed = Router(top), Router(top, frozenset({dead}))
+    before = healthy.route(flows.src_leaf, flows.dst_leaf, pick, trace=True, watch=frozenset({dead}))
+    after = resilient(healthy, before, failed, flows.src_leaf, flows.dst_leaf, pick)
+    rerouted = failed.route(flows.src_leaf, flows.dst_leaf, pick, trace=True)
+    assert before.paths is not None and rerouted.paths is not None
+    crossed = [any(dead in links[link][1:4:2] for link in path) for path in before.paths]
+    assert sorted(before.crossed[dead]) == [flow for flow, hit in enumerate(crossed) if hit]
+    kept = directed_loads(design, flows.src_leaf, before.paths, [not hit for hit in crossed])
+    moved = directed_loads(design, flows.src_leaf, rerouted.paths, crossed)
+    assert after.loads == kept + moved
+    assert after.lost == rerouted.lost  # only a flow that crossed the failed switch can lose its way
+    surviving = {key: flows for key, flows in before.loads.items() if dead not in links[key // 2][1:4:2]}
+    group = [device for device in switches if device.role == "super_spine" and device.plane == switches[dead].plane
+             and device.group == switches[dead].group]
+    if top.fabric.plan.tiers == 2 or (switches[dead].role == "super_spine" and len(group) > 1):
+        assert after.lost == 0  # the other spines (or the other super-spines of the group) still lead there
+        assert all(after.loads[key] >= flows for key, flows in surviving.items())
+        assert max(after.loads.values(), default=0) >= max(surviving.values(), default=0)
+
+
+# The analysis budget
+
+
+def test_an_intent_analyzes_at_most_16_workloads_and_says_so_without_blaming_aliases(tmp_path: Path) -> None:
+    """4,000 light workloads made ``plan`` take 568 s; 8,000 hit the YAML values limit and were called aliases."""
+    for count in (17, 8000):
+        intent = tmp_path / f"many-{count}.yaml"
+        intent.write_text(intent_text(servers=32, extra="workloads:\n" + "".join(
+            f"  - {{name: w{number}, gpus: 16, bytes: 1GB}}\n" for number in range(count))))
+        code, out, err = run_cli("plan", str(intent))
+        assert code == 2 and out == "" and "alias" not in err, err
+        assert f"{intent}:8: workloads: {count:,} workloads; an intent holds at most 16" in err, err
+
+
+def test_the_flows_of_all_workloads_are_bounded_before_anything_is_built(tmp_path: Path) -> None:
+    """One line of ``gpus: 1024, channels: 64, qps_per_connection: 64`` is 4,194,304 flows (128 ring edges x 8 rails
+    x 4,096 QPs): the most an intent's workloads may have together. A second such line is refused, and so is an
+    AllToAll whose pairs alone pass it (every ordered pair of 1,024 servers on 8 rails: 8,380,416 connections)."""
+    big = "{name: big, gpus: 1024, channels: 64, qps_per_connection: 64, bytes: 1GB}"
+    intent = tmp_path / "two.yaml"
+    intent.write_text(intent_text(servers=1024, extra=f"workloads:\n  - {big}\n  - {big.replace('big', 'b2')}\n"))
+    code, out, err = run_cli("plan", str(intent))
+    assert code == 2 and out == "", err
+    assert ("workloads: the workloads have 8,388,608 flows in all (big 4,194,304, b2 4,194,304); an intent's "
+            "workloads have at most 4,194,304") in err, err
+    intent.write_text(intent_text(servers=1024, extra="workloads:\n  - {name: a2a, collective: alltoall, channels: 1, "
+                                                      "bytes: 1GB}\n"))
+    code, out, err = run_cli("plan", str(intent))
+    assert code == 2 and "8,380,416 flows in all" in err, err
+
+
+@pytest.mark.parametrize(("collective", "algorithm"), [("allreduce", "ring"), ("allreduce", "tree"),
+                                                       ("allgather", "ring"), ("alltoall", "ring")])
+def test_the_intent_counts_the_connections_the_analysis_opens(collective: str, algorithm: str) -> None:
+    for servers in (1, 2, 3, 8, 33, 128):
+        assert pattern_edges(collective, algorithm, servers) == len(collectives.pattern(collective, algorithm,
+                                                                                        servers))
+
+
+def test_runs_shrink_to_the_budget_and_below_3_the_workloads_get_ideal_times_only() -> None:
+    """The hashing budget is 524,288 flow-runs: with 32 runs per hash up to 16,384 flows leave their leaves in all,
+    beyond that the runs are fewer, and with fewer than 3 runs the ECMP numbers would be noise."""
+    assert workload_runs(32, 16_384) == 32 and workload_runs(32, 16_385) == 31
+    assert workload_runs(8, 50_000) == 8 and workload_runs(32, 174_762) == 3 and workload_runs(32, 174_763) == 0
+    # 1,024 GPUs scattered, 64 channels x 8 QPs: 524,288 flows leave their leaves
+    design = jobs("{name: wide, placement: scattered, channels: 64, qps_per_connection: 8, bytes: 1GB}")
+    wide = result(design, "wide")
+    assert wide.routed == 524_288 and wide.switch is None and wide.uniform is None and wide.failures == ()
+    text = workload_text("test", design.workloads, 32)
+    assert "ECMP: not analyzed: the workloads send 524,288 flows out of their leaves in all" in text
+    finding = next(finding for finding in design.findings if finding.check == "workload-budget")
+    assert "ECMP not analyzed: the workloads send 524,288 flows" in finding.message
+    assert contract(wide)["ecmp"]["time_s_p50"] is None and contract(wide)["failures"] == []

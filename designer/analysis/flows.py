@@ -253,11 +253,13 @@ class SwitchHash:
 @dataclass(frozen=True)
 class Routing:
     """Where a set of flows went: flows per link and direction (``2 * link`` up, ``2 * link + 1`` down), flows
-    with no way to their destination, and (when traced) every flow's links in order."""
+    with no way to their destination, (when traced) every flow's links in order, and the flows that passed each
+    watched switch."""
 
     loads: Counter[int]
     lost: int
     paths: list[list[int]] | None = None
+    crossed: dict[int, list[int]] = field(default_factory=dict)
 
 
 Group = tuple[tuple[int, ...], tuple[int, ...], int]
@@ -318,11 +320,14 @@ class Router:
         members = tuple(link for link in self.topology.up.get(switch, ()) if leads(links[link][1]))
         return members, tuple(links[link][1] for link in members), 0
 
-    def route(self, sources: Sequence[int], targets: Sequence[int], pick: Pick, trace: bool = False) -> Routing:
-        """Send flow ``i`` from leaf ``sources[i]`` to leaf ``targets[i]``, one switch layer at a time."""
+    def route(self, sources: Sequence[int], targets: Sequence[int], pick: Pick, trace: bool = False,
+              watch: frozenset[int] = frozenset()) -> Routing:
+        """Send flow ``i`` from leaf ``sources[i]`` to leaf ``targets[i]``, one switch layer at a time, noting the
+        flows that pass each switch of ``watch``."""
         devices, groups, fill = self._devices, self._groups, self._fill
         at = list(sources)
         paths: list[list[int]] | None = [[] for _ in at] if trace else None
+        crossed: dict[int, list[int]] = {switch: [] for switch in watch}
         loads: Counter[int] = Counter()
         lost = 0
         moving = [flow for flow, (source, target) in enumerate(zip(sources, targets, strict=True)) if source != target]
@@ -345,9 +350,35 @@ class Router:
             if paths is not None:
                 for flow, link in zip(moving, taken, strict=True):
                     paths[flow].append(link)
+            if watch:
+                for flow in moving:
+                    if at[flow] in watch:
+                        crossed[at[flow]].append(flow)
             moving = [flow for flow in moving if at[flow] != targets[flow]]
-        return Routing(loads, lost, paths)
+        return Routing(loads, lost, paths, crossed)
 
     def _fill(self, key: int) -> Group:
         switch, leaf = divmod(key, self._devices)
         return self.group(switch, leaf)
+
+
+def resilient(healthy: Router, routing: Routing, failed: Router, sources: Sequence[int], targets: Sequence[int],
+              pick: Pick) -> Routing:
+    """The flows ``healthy`` routed as ``routing`` (watching the switches ``failed`` has down), once those switches
+    fail under resilient hashing, as switches with resilient ECMP do: a flow whose path avoided them keeps it, and
+    only the flows that crossed one are hashed again over the surviving paths (routed from their leaf by
+    ``failed``). So no surviving link loses a flow that avoided the failed switches. ``pick`` must choose by flow
+    and switch alone, as a switch hash does, so that the moved flows' old paths are found again."""
+    moved = sorted({flow for switch in failed.dead for flow in routing.crossed[switch]})
+    if not moved:
+        return Routing(routing.loads, routing.lost)
+
+    def moved_pick(flows: Sequence[int], switches: Sequence[int], widths: Sequence[int]) -> list[int]:
+        return pick([moved[flow] for flow in flows], switches, widths)
+
+    moved_sources, moved_targets = [sources[flow] for flow in moved], [targets[flow] for flow in moved]
+    rerouted = failed.route(moved_sources, moved_targets, moved_pick)
+    loads = routing.loads.copy()
+    loads.subtract(healthy.route(moved_sources, moved_targets, moved_pick).loads)
+    loads.update(rerouted.loads)
+    return Routing(+loads, routing.lost + rerouted.lost)

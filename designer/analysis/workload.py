@@ -12,7 +12,9 @@ For each workload, alone on an idle fabric:
   ``max(network x k / c, nvlink) + latency``. Efficiency is the ideal time over that. The QPs per connection
   needed for 90% at p50 is the first of 1, 2, 4 ... 128 that reaches it with the switch hash;
 * **failures**: the same with one spine down (the first spine of the pod holding the job's first server, plane
-  0) and, with 3 tiers, one super-spine (the first of plane 0); BGP withdraws what no longer leads anywhere;
+  0) and, with 3 tiers, one super-spine (the first of plane 0); BGP withdraws what no longer leads anywhere, and
+  the switches hash resiliently: a flow whose path survives keeps it, only the flows that crossed the failed switch
+  are hashed again over what is left (:func:`designer.analysis.flows.resilient`);
 * **cost**: a stall costs ``GPUs x $/GPU-hour / 60`` a minute; the time lost to collisions at p50, per step and
   per day of back-to-back steps of one collective each (an upper bound: real steps also compute).
 
@@ -24,6 +26,7 @@ from __future__ import annotations
 
 import math
 from collections import Counter
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 from designer.allocate import Allocation
@@ -38,26 +41,21 @@ from designer.analysis.flows import (
     flow_set,
     job_connections,
     place,
+    resilient,
     topology,
 )
 from designer.fabric import Fabric
 from designer.intent import Intent
-from designer.intent.workloads import Workload
+from designer.intent.workloads import MIN_RUNS, RUN_BUDGET, SEARCH_BUDGET, Workload
 
 SEEDS = 32
 """Runs per workload (``designer analyze --seeds`` changes it): each its own QP numbers and hash seeds."""
 QPS_LADDER = (1, 2, 4, 8, 16, 32, 64, 128)
 """QPs per connection tried for 90% efficiency (NCCL takes at most 128)."""
 TARGET_EFFICIENCY = 0.9
-MAX_ROUTED = 1 << 22
-"""Flows leaving their leaf that one run hashes at most; a job with more reports no ECMP numbers."""
 SEARCH_RUN_FLOWS = 1 << 16
 """Flows times runs one step of the QP search aims at: a step with many flows (where the busiest link varies little
-from run to run) takes fewer runs than ``seeds``, but at least :data:`SEARCH_MIN_RUNS`."""
-SEARCH_MIN_RUNS = 3
-SEARCH_LIMIT = 1 << 19
-"""The search stops (``qps_for_90pct`` unknown beyond the last count tried) before a step that would hash more flows
-times runs than this."""
+from run to run) takes fewer runs than the workload's, but at least :data:`~designer.intent.workloads.MIN_RUNS`."""
 TIERS = ("server_leaf", "leaf_spine", "spine_super_spine")
 
 
@@ -94,6 +92,7 @@ class WorkloadResult:
     workload: Workload
     ideal: Ideal
     seeds: int
+    """Runs per hash: ``seeds`` or fewer (:func:`workload_runs`), 0 when ECMP was not analyzed."""
     flows: int
     """Every flow of the job: connections times channels times QPs."""
     routed: int
@@ -103,7 +102,8 @@ class WorkloadResult:
     fabric_bytes: dict[str, int]
     uniform: Spread | None
     switch: Spread | None
-    """The switch hash's runs; ``None`` (with ``uniform``) when the job has more than ``MAX_ROUTED`` flows to hash."""
+    """The switch hash's runs; ``None`` (with ``uniform``) when the workloads of the intent have more flows leaving
+    their leaves than the analysis budget hashes (:func:`workload_runs`)."""
     failures: tuple[FailureResult, ...]
     qps_for_90pct: int | None
     qps_searched: int
@@ -137,17 +137,46 @@ def percentile(values: tuple[float, ...] | list[float], share: float) -> float:
 
 
 def analyze(intent: Intent, fabric: Fabric, allocation: Allocation, seeds: int = SEEDS) -> tuple[WorkloadResult, ...]:
-    """Every workload of ``intent`` on the wired fabric, over ``seeds`` runs."""
+    """Every workload of ``intent`` on the wired fabric, over ``seeds`` runs or as many as the budget allows."""
     if not intent.workloads:
         return ()
     top = topology(fabric)
-    return tuple(_analyze(intent, top, allocation, workload, seeds) for workload in intent.workloads)
+    routed = sum(_routed(intent, top, workload) for workload in intent.workloads)
+    runs, search = workload_runs(seeds, routed), SEARCH_BUDGET // len(intent.workloads)
+    return tuple(_analyze(intent, top, allocation, workload, runs, search) for workload in intent.workloads)
 
 
-def _analyze(intent: Intent, top: Topology, allocation: Allocation, workload: Workload, seeds: int) -> WorkloadResult:
-    fabric, plan = top.fabric, top.fabric.plan
-    best = ideal(workload.collective, workload.algorithm, workload.bytes, workload.servers, workload.gpus_per_server,
-                 top.nics, plan.link_speed, intent.server.model)
+def workload_runs(seeds: int, routed: int) -> int:
+    """Runs per hash for workloads whose flows leaving their leaves number ``routed`` in all: ``seeds``, or fewer so
+    that the runs hash at most :data:`~designer.intent.workloads.RUN_BUDGET` flow-runs; 0 (ideal times only) when
+    that leaves fewer than :data:`~designer.intent.workloads.MIN_RUNS`."""
+    runs = min(seeds, RUN_BUDGET // max(1, routed))
+    return runs if runs >= MIN_RUNS else 0
+
+
+def not_analyzed(results: Sequence[WorkloadResult]) -> str:
+    """Why the workloads have ideal times only: the flows leaving their leaves are beyond the analysis budget."""
+    routed = sum(result.routed for result in results)
+    return (f"the workloads send {routed:,} flows out of their leaves in all, more than the "
+            f"{RUN_BUDGET // MIN_RUNS:,} the analysis hashes ({MIN_RUNS} runs within its budget); ideal times only "
+            "(fewer channels or QPs per connection, a packed placement or fewer workloads would fit)")
+
+
+def _routed(intent: Intent, top: Topology, workload: Workload) -> int:
+    """Flows of ``workload`` that leave their leaf, with the algorithm its ideal time picks."""
+    _, connections = job(top, workload, _ideal(intent, top, workload).algorithm)
+    return _crossings(top, connections)[0] * workload.channels * workload.qps_per_connection
+
+
+def _ideal(intent: Intent, top: Topology, workload: Workload) -> Ideal:
+    return ideal(workload.collective, workload.algorithm, workload.bytes, workload.servers, workload.gpus_per_server,
+                 top.nics, top.fabric.plan.link_speed, intent.server.model)
+
+
+def _analyze(intent: Intent, top: Topology, allocation: Allocation, workload: Workload, seeds: int,
+             search: int) -> WorkloadResult:
+    fabric = top.fabric
+    best = _ideal(intent, top, workload)
     order, connections = job(top, workload, best.algorithm)
     per_connection = workload.channels * workload.qps_per_connection
     nic_connections = _nic_connections(connections)
@@ -159,9 +188,9 @@ def _analyze(intent: Intent, top: Topology, allocation: Allocation, workload: Wo
                     "leaf_spine": round(2 * cross_leaf * per_connection * flow_bytes),
                     "spine_super_spine": round(2 * cross_pod * per_connection * flow_bytes)}
     routed, baseline = cross_leaf * per_connection, nic_connections * per_connection
-    if routed > MAX_ROUTED:
-        return WorkloadResult(workload, best, seeds, flows, routed, baseline, fabric_bytes, None, None, (), None, 0,
-                              "", ())
+    if not seeds:
+        return WorkloadResult(workload, best, 0, flows, routed, baseline, fabric_bytes, None, None, (), None, 0, "",
+                              ())
     down = _failures(top, order[0] if order else 0)
     flowset = flow_set(top, allocation, connections, per_connection)
     healthy = Router(top)
@@ -170,7 +199,7 @@ def _analyze(intent: Intent, top: Topology, allocation: Allocation, workload: Wo
     failures = tuple(FailureResult(kind, fabric.devices[device].name, spread)
                      for (kind, device), spread in zip(down, failed, strict=True))
     qps, searched = _qps_search(healthy, allocation, connections, workload, best, cross_leaf, nic_connections,
-                                seeds, switch)
+                                seeds, switch, search)
     name, histogram = _worst_switch(top, healthy, flowset, list(switch.worst_link_flows), seeds)
     return WorkloadResult(workload, best, seeds, flows, routed, baseline, fabric_bytes, uniform, switch, failures, qps,
                           searched, name, histogram)
@@ -181,16 +210,19 @@ Runs = tuple[list[int], list[bool]]
 
 
 def _runs(healthy: Router, failed: list[Router], flowset: FlowSet, baseline: int, seeds: int) -> list[Runs]:
-    """Every run of the uniform hash, then of the switch hash on the healthy fabric and with each switch down."""
+    """Every run of the uniform hash, then of the switch hash on the healthy fabric and with each switch down
+    (resilient hashing: :func:`designer.analysis.flows.resilient`)."""
     runs: list[Runs] = [([], []) for _ in range(2 + len(failed))]
     sources, targets = flowset.src_leaf, flowset.dst_leaf
+    watch = frozenset().union(*(router.dead for router in failed))
     for seed in range(seeds):
         pick = SwitchHash(flowset.keys(seed), seed)
-        for (worst, lost), router, hashing in zip(runs, [healthy, healthy, *failed],
-                                                  [UniformHash(seed), pick, *(pick for _ in failed)], strict=True):
-            routing = router.route(sources, targets, hashing)
-            worst.append(_worst(routing.loads, baseline))
-            lost.append(routing.lost > 0)
+        routing = healthy.route(sources, targets, pick, watch=watch)
+        routings = [healthy.route(sources, targets, UniformHash(seed)), routing,
+                    *(resilient(healthy, routing, router, sources, targets, pick) for router in failed)]
+        for (worst, lost), done in zip(runs, routings, strict=True):
+            worst.append(_worst(done.loads, baseline))
+            lost.append(done.lost > 0)
     return runs
 
 
@@ -256,19 +288,21 @@ def _spread(best: Ideal, worst: list[int], baseline: int, lost: list[bool]) -> S
 
 
 def _qps_search(router: Router, allocation: Allocation, connections: Connections, workload: Workload, best: Ideal,
-                cross_leaf: int, nic_connections: int, seeds: int, current: Spread) -> tuple[int | None, int]:
+                cross_leaf: int, nic_connections: int, seeds: int, current: Spread,
+                limit: int) -> tuple[int | None, int]:
     """The fewest QPs per connection on :data:`QPS_LADDER` whose switch-hash p50 efficiency reaches 90%, and the
-    largest count tried."""
+    largest count tried; the search stops before its flow-runs would pass ``limit``."""
     top = router.topology
-    searched = 0
+    searched = spent = 0
     for qps in QPS_LADDER:
         per_connection = workload.channels * qps
         routed = cross_leaf * per_connection
         if qps == workload.qps_per_connection:
             spread = current
         else:
-            runs = min(seeds, max(SEARCH_MIN_RUNS, SEARCH_RUN_FLOWS // max(1, routed)))
-            if runs * routed > SEARCH_LIMIT:
+            runs = min(seeds, max(MIN_RUNS, SEARCH_RUN_FLOWS // max(1, routed)))
+            spent += runs * routed
+            if spent > limit:
                 return None, searched
             flowset = flow_set(top, allocation, connections, per_connection)
             baseline = nic_connections * per_connection

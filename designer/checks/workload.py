@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
+from designer.analysis.workload import not_analyzed
 from designer.design import Built
 from designer.findings import Finding
 
@@ -25,8 +26,8 @@ def check(design: Built) -> Iterable[Finding]:
     for result in design.workloads:
         work, spread, ideal = result.workload, result.switch, result.ideal.time_s
         if spread is None:
-            yield Finding(ID, "info", f"ideal {ideal:.3f} s per {work.collective}; ECMP not analyzed "
-                                      f"({result.routed:,} flows leave their leaves)", work.name,
+            yield Finding(ID, "info", f"ideal {ideal:.3f} s per {work.collective}; ECMP not analyzed: "
+                                      f"{not_analyzed(design.workloads)}", work.name,
                           evidence={"ideal_s": round(ideal, 6)})
             continue
         p50 = spread.time(0.5)

@@ -303,7 +303,8 @@ def _resolve(doc: IntentDoc, broken: frozenset[Path], source: Source, sha256: st
         problems.extend(facility_problems(doc.facility, server.nic_speed if server else None, equipment))
     hosts = resolve_hosts(doc.hosts, doc.compute.server if intact(("compute", "server")) else None,
                           server.nics if server else None, intact, problems)
-    workloads = (resolve_workloads(doc.workloads, servers * server.gpus, server.gpus, problems)
+    workloads = (resolve_workloads(doc.workloads, servers * server.gpus, server.gpus, server.nics,
+                                   problems)
                  if server and servers is not None and intact(("workloads",)) else ())
     if server is None or switches is None or servers is None or planes is None or sizing \
             or not intact(("fabric", "tiers")):

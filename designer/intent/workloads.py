@@ -3,6 +3,17 @@
 Cross-field rules: a job fits the fabric (at least 2 GPUs, at most every GPU) and fills whole servers (or
 sits inside one); its size is given once (``bytes`` or ``model``); a tree runs AllReduce only (NCCL runs
 the other collectives on rings); names are unique.
+
+The analysis budget, all of it here so that ``plan``, ``check``, ``build`` and ``analyze`` of any accepted intent
+stay within about a minute and 2 GiB at 131,072 GPUs on 2 cores (``benchmarks/README.md``):
+
+* at most :data:`MAX_WORKLOADS` workloads, and :data:`MAX_FLOWS` flows among them (connections of the pattern on
+  every rail, times channels, times QPs per connection; :func:`pattern_edges`): input errors;
+* the flows leaving their leaves are hashed at most :data:`RUN_BUDGET` flow-runs in all (a flow-run: one flow through
+  both hashes and the failures once), so the runs per hash are ``seeds`` or fewer; below :data:`MIN_RUNS` runs the
+  workloads get the ideal times only and say so;
+* the search for the QPs that reach 90% hashes at most :data:`SEARCH_BUDGET` flow-runs, shared evenly by the
+  workloads.
 """
 
 from __future__ import annotations
@@ -11,6 +22,18 @@ from dataclasses import dataclass
 
 from designer.errors import Problem
 from designer.intent.schema import WorkloadDoc
+
+MAX_WORKLOADS = 16
+"""Workloads in one intent; each costs a QP search besides its runs."""
+MAX_FLOWS = 1 << 22
+"""Flows of all workloads of an intent together, whether or not they leave their leaf: bounds the connections the
+analysis lists (4,194,304: one 1,024-GPU ring of 64 channels x 64 QPs)."""
+RUN_BUDGET = 1 << 19
+"""Flow-runs of the healthy and failed runs of every workload together (about 17-25 us each at 131,072 GPUs)."""
+SEARCH_BUDGET = 1 << 19
+"""Flow-runs of the QP searches of every workload together (about 10-15 us each: one hash, no failures)."""
+MIN_RUNS = 3
+"""Fewest runs per hash that give a p50."""
 
 
 @dataclass(frozen=True)
@@ -33,9 +56,25 @@ class Workload:
     step_budget_s: float | None
 
 
-def resolve_workloads(docs: list[WorkloadDoc], fabric_gpus: int, per_server: int,
+def pattern_edges(collective: str, algorithm: str, servers: int) -> int:
+    """Connections per rail of the collective's pattern (``designer.analysis.collectives.pattern``): a ring's
+    edges, both directions of both of NCCL's trees (``auto`` may pick the tree), every ordered pair for AllToAll."""
+    if servers < 2:
+        return 0
+    if collective == "alltoall":
+        return servers * (servers - 1)
+    if collective == "allreduce" and algorithm in ("tree", "auto"):
+        return max(servers, 4 * (servers - 1))
+    return servers
+
+
+def resolve_workloads(docs: list[WorkloadDoc], fabric_gpus: int, per_server: int, nics: int,
                       problems: list[Problem]) -> tuple[Workload, ...]:
     """Fill each workload's defaults and append a problem for each rule it breaks."""
+    if len(docs) > MAX_WORKLOADS:
+        problems.append(Problem(("workloads",), f"{len(docs):,} workloads; an intent holds at most {MAX_WORKLOADS} "
+                                                "(each is analyzed on its own: split them over intents of the same "
+                                                "fabric)"))
     workloads = []
     seen: set[str] = set()
     for number, doc in enumerate(docs):
@@ -65,4 +104,13 @@ def resolve_workloads(docs: list[WorkloadDoc], fabric_gpus: int, per_server: int
             placement=doc.placement, collective=doc.collective, bytes=size, algorithm=doc.algorithm,
             qps_per_connection=doc.qps_per_connection, channels=doc.channels, gpu_hour_usd=doc.gpu_hour_usd,
             step_budget_s=doc.step_budget_s))
+    flows = {work.name: pattern_edges(work.collective, work.algorithm, work.servers) * nics * work.channels
+             * work.qps_per_connection for work in workloads}
+    if sum(flows.values()) > MAX_FLOWS:
+        each = f" ({', '.join(f'{name} {count:,}' for name, count in flows.items())})" if len(flows) <= MAX_WORKLOADS \
+            else ""
+        problems.append(Problem(("workloads",), f"the workloads have {sum(flows.values()):,} flows in all{each}; an "
+                                                f"intent's workloads have at most {MAX_FLOWS:,} (connections x "
+                                                "channels x qps_per_connection): use fewer channels, QPs per "
+                                                "connection or GPUs, or split them over intents"))
     return tuple(workloads)

@@ -4,8 +4,8 @@ Only plain YAML is accepted: mappings with string keys, sequences, strings, numb
 and null. Tags that would construct objects (``!!python/...``) are refused, duplicate keys are
 errors (YAML parsers usually keep the last one silently), text must be printable, and the input
 is bounded before it costs time or memory: at most ``MAX_BYTES`` read from a regular file,
-nesting at most ``MAX_DEPTH`` deep, and aliases expanding into at most ``MAX_NODES`` values
-(which stops "billion laughs" documents) and never into themselves.
+nesting at most ``MAX_DEPTH`` deep, and at most ``MAX_NODES`` values, aliases expanded (which stops
+"billion laughs" documents), never an alias into itself.
 
 Every problem comes with a line; a value that cannot be read is left out of the data and its
 field path listed as broken, so that later passes skip what reads it instead of guessing.
@@ -139,7 +139,7 @@ def load_yaml(text: str, filename: str) -> Document:
         raise InputError([_syntax_problem(error, loader.path, lines)], Source(filename, {})) from None
     finally:
         loader.dispose()
-    builder = _Builder(lines)
+    builder = _Builder(lines, loader.aliases > 0)
     data = builder.build(node, (), 0) if node is not None else None
     return Document(data, Source(filename, builder.lines), tuple(builder.problems), frozenset(builder.broken))
 
@@ -200,6 +200,8 @@ class _Loader(yaml.SafeLoader):
         self.path: list[Any] = []
         """Keys and indices down to the node being composed (``None`` while composing a key); left as it is
         when an error stops composing, so the error can name the field."""
+        self.aliases = 0
+        """Aliases (``*name``) met so far."""
 
     def compose_node(self, parent: yaml.Node | None, index: Any) -> yaml.Node:
         if len(self.path) >= MAX_DEPTH:
@@ -208,6 +210,7 @@ class _Loader(yaml.SafeLoader):
         if parent is None:
             return super().compose_node(parent, index)
         self.path.append(index.value if isinstance(index, yaml.ScalarNode) else index)
+        self.aliases += self.check_event(yaml.AliasEvent)  # read after the path, so a syntax error names the field
         node = super().compose_node(parent, index)
         self.path.pop()
         return node
@@ -216,8 +219,10 @@ class _Loader(yaml.SafeLoader):
 class _Builder:
     """Turns a composed YAML node tree into dicts, lists and scalars, recording lines."""
 
-    def __init__(self, lines: _Lines) -> None:
+    def __init__(self, lines: _Lines, aliased: bool) -> None:
         self.text_lines = lines
+        self.aliased = aliased
+        """Whether the document repeats values by aliases: then they, not its length, run past ``MAX_NODES``."""
         self.lines: dict[Path, int] = {}
         self.problems: list[Problem] = []
         self.broken: list[Path] = []
@@ -240,7 +245,9 @@ class _Builder:
         if self.visited > MAX_NODES:  # reported once, where it happens; every value after it is left out
             if self.visited == MAX_NODES + 1:
                 self.problems.append(Problem(path, f"aliases expand to more than {MAX_NODES} values; an intent never "
-                                                   "needs that many (alias bomb?)"))
+                                                   "needs that many (alias bomb?)" if self.aliased else
+                                                   f"the intent holds more than {MAX_NODES:,} values (this one is "
+                                                   f"past them); an intent needs a few hundred"))
             self.broken.append(path)
             return None
         self.lines.setdefault(path, self.line(node))

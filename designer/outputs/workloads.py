@@ -13,7 +13,7 @@ from collections.abc import Sequence
 from html import escape
 from typing import Any
 
-from designer.analysis.workload import Spread, WorkloadResult
+from designer.analysis.workload import Spread, WorkloadResult, not_analyzed
 
 TIME_DIGITS, RATE_DIGITS, SHARE_DIGITS = 6, 3, 4
 HISTOGRAM_TEXT = 8
@@ -109,7 +109,8 @@ def _spread_text(best_s: float, spread: Spread) -> str:
 def text(name: str, results: Sequence[WorkloadResult], seeds: int) -> str:
     """What ``designer analyze`` prints: every workload, a few lines each."""
     lines = [f"{name}: {len(results)} workload{'s' if len(results) != 1 else ''}, each alone on the fabric, "
-             f"{seeds} run{'s' if seeds != 1 else ''} per hash"]
+             f"{seeds} run{'s' if seeds != 1 else ''} per hash; a switch down moves only the flows that crossed it "
+             "(resilient hashing)"]
     for result in results:
         work, best = result.workload, result.ideal
         lines += [
@@ -125,7 +126,7 @@ def text(name: str, results: Sequence[WorkloadResult], seeds: int) -> str:
             f"{result.routed:,} leave their leaf; a NIC link carries {result.nic_flows:,}",
         ]
         if result.switch is None or result.uniform is None:
-            lines.append("  ECMP: not analyzed: more flows leave their leaves than the analysis hashes (4,194,304)")
+            lines.append(f"  ECMP: not analyzed: {not_analyzed(results)}")
         else:
             qps = (f"{result.qps_for_90pct}" if result.qps_for_90pct is not None
                    else f"not reached up to {result.qps_searched}")
