@@ -29,9 +29,10 @@ from designer.fabric import TIERS
 from designer.files import Refused, read_below
 from designer.findings import SEVERITIES, Finding
 from designer.intent.schema import safe_name
+from designer.intent.site_catalog import SiteCatalogs, folder_catalogs
 from designer.model import HASH_FIELDS
 from designer.nic_names import nic_name_problem
-from designer.outputs.folder import INTENT_FILE
+from designer.outputs.folder import INTENT_FILE, SITE_CATALOG_FILE
 
 DESIGN_FILE = "design.json"
 MANIFEST_FILE = "manifest.json"
@@ -136,6 +137,22 @@ def built_intent(folder: Path) -> bytes | None:
             f"its sha256 differs from the intent_sha256 {MANIFEST_FILE} records: it was changed after 'designer "
             "build'; rebuild the folder with 'designer build INTENT'"))
     return data
+
+
+def built_catalogs(folder: Path) -> SiteCatalogs | None:
+    """The site catalog entries ``folder``'s design used (``site-catalog.yaml``, once its sha256 is the one
+    ``manifest.json`` records for it), to rebuild its design from the folder alone; None when its intent named no
+    site catalog. An edited or missing file in the manifest is refused."""
+    path = folder / SITE_CATALOG_FILE
+    if not path.exists() and not path.is_symlink():
+        return None
+    data = read_inside(folder, (SITE_CATALOG_FILE,))
+    read_manifest(folder).check({SITE_CATALOG_FILE: data})
+    try:
+        text = data.decode()
+    except UnicodeDecodeError:
+        raise _file_error(path, "is not UTF-8 text; rebuild the folder with 'designer build INTENT'") from None
+    return folder_catalogs(text, str(path), ((SITE_CATALOG_FILE, hashlib.sha256(data).hexdigest()),))
 
 
 def manifest_problems(folder: Path, manifest: object) -> list[Problem]:

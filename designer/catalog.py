@@ -185,7 +185,11 @@ def shipped_data(name: str) -> Any:
 @cache
 def catalog() -> Catalog:
     """The shipped catalog, read once."""
-    data = shipped_data("catalog.yaml")
+    return make_catalog(shipped_data("catalog.yaml"))
+
+
+def make_catalog(data: dict[str, Any]) -> Catalog:
+    """A catalog from data in ``catalog.yaml``'s format (the shipped file, or it overlaid by site catalogs)."""
     return Catalog(
         switches={name: SwitchModel(name, **fields) for name, fields in sorted(data["switches"].items())},
         servers={name: ServerModel(name, **{key: tuple(value) if isinstance(value, list) else value
@@ -198,6 +202,29 @@ def catalog() -> Catalog:
         cable_lengths_m=tuple(data["cable_lengths_m"]),
         switch_facts={name: _switch_facts(name, fields) for name, fields in sorted(data["switch_facts"].items())},
     )
+
+
+ENTRIES = ("switches", "servers", "media", "targets")
+"""The sections of a catalog whose entries a site catalog adds or overrides by name."""
+
+
+def overlaid(data: dict[str, Any], site: dict[str, Any]) -> dict[str, Any]:
+    """``data`` (catalog.yaml's format) with a site catalog's entries laid over it: a new entry is added, an entry of
+    the same name keeps the fields the site leaves out and takes those it gives (a target's ``load_balancing``
+    field by field too); ``facility`` defaults field by field. Media stay in order of their default reach,
+    shortest first (a link takes the first medium that reaches far enough)."""
+    merged = dict(data)
+    for section in ENTRIES:
+        entries = dict(data[section])
+        for name, fields in site.get(section, {}).items():
+            entry = {**entries.get(name, {}), **fields}
+            if section == "targets" and "load_balancing" in fields:
+                entry["load_balancing"] = {**entries[name]["load_balancing"], **fields["load_balancing"]}
+            entries[name] = entry
+        merged[section] = entries
+    merged["media"] = dict(sorted(merged["media"].items(), key=lambda item: item[1]["reach_m"]["default"]))
+    merged["facility"] = {**data["facility"], **site.get("facility", {})}
+    return merged
 
 
 def _split(fields: dict[str, Any]) -> tuple[dict[str, Any], dict[str, Any]]:

@@ -152,6 +152,8 @@ def _parser() -> argparse.ArgumentParser:
 
     schema_cmd = commands.add_parser("schema", help=(
         "print the intent's JSON Schema (for editors: intents/intent.schema.json is this output)"))
+    schema_cmd.add_argument("--catalog", action="store_true", help=(
+        "print a site catalog's JSON Schema instead (intents/catalog.schema.json)"))
     schema_cmd.set_defaults(run=_schema)
     return parser
 
@@ -322,9 +324,10 @@ def _verify(args: argparse.Namespace) -> int:
     return EXIT_OK if report.passed else EXIT_CHECK_FAILED
 
 
-def _schema(_: argparse.Namespace) -> int:
-    from designer.intent.schema import json_schema
+def _schema(args: argparse.Namespace) -> int:
+    from designer.intent import schema, site_catalog
 
+    json_schema = site_catalog.json_schema if args.catalog else schema.json_schema
     print(json.dumps(json_schema(), indent=2, ensure_ascii=False))
     return EXIT_OK
 

@@ -35,6 +35,8 @@ class Problem:
     message: str
     line: int | None = None
     """The line, when it is not the line of ``path`` (a duplicate key's second appearance)."""
+    file: str | None = None
+    """The file, when it is not the one the error is about (a site catalog the intent names); ``line`` is then set."""
 
 
 @dataclass(frozen=True)
@@ -58,7 +60,8 @@ class InputError(Exception):
     Carries every problem found, not just the first."""
 
     def __init__(self, problems: Iterable[Problem], source: Source | None = None, *, about: str = "the intent"):
-        self.problems = sorted(set(problems), key=lambda p: (_line(source, p), dotted(p.path), p.message))
+        self.problems = sorted(set(problems), key=lambda p: (p.file or "", _line(source, p), dotted(p.path),
+                                                             p.message))
         self.source = source
         self.about = about
         super().__init__(self.render())
@@ -67,7 +70,10 @@ class InputError(Exception):
         """All problems, one per line, as ``file:line: field: message``."""
         rows = []
         for problem in self.problems:
-            where = f"{self.source.filename}:{_line(self.source, problem)}: " if self.source else ""
+            if problem.file:
+                where = f"{problem.file}:{problem.line}: "
+            else:
+                where = f"{self.source.filename}:{_line(self.source, problem)}: " if self.source else ""
             rows.append(f"{where}{dotted(problem.path)}: {problem.message}")
         count = len(self.problems)
         rows.append(f"{count} error{'s' if count != 1 else ''} in {self.about}; nothing was written.")

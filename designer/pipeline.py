@@ -22,7 +22,7 @@ from designer.design import Built, Design, Progress, Wired, quiet
 from designer.errors import InputError, Problem
 from designer.fabric import Fabric, wire
 from designer.hosts import HostConfig, host_configs
-from designer.intent import Intent, read_intent
+from designer.intent import Intent, SiteCatalogs, read_intent
 from designer.model import DeviceConfig, device_configs
 from designer.physical import cable_lengths, plan_physical
 from designer.sizing import Plan, size
@@ -34,11 +34,12 @@ def build(path: str | Path, progress: Progress | None = None) -> Design:
     return design(validated_intent(path), progress)
 
 
-def validated_intent(path: str | Path, raw: bytes | None = None) -> Intent:
+def validated_intent(path: str | Path, raw: bytes | None = None, catalogs: SiteCatalogs | None = None) -> Intent:
     """The intent at ``path`` (or its bytes ``raw``, read already), or :class:`InputError` with every problem: those
     of the file and, when its fabric can be sized, those of the sized fabric (limits, pool sizes, ASN ranges, what
-    the targets can express)."""
-    loaded = read_intent(path, raw)
+    the targets can express). ``catalogs``: the site catalogs already read (a built folder's), instead of the files
+    the intent names."""
+    loaded = read_intent(path, raw, catalogs)
     if loaded.problems or loaded.intent is None:
         later = _sized_problems(loaded.intent) if loaded.intent else []
         raise InputError([*loaded.problems, *(problem for problem in later if loaded.intact(problem.path))],

@@ -25,10 +25,8 @@ identical, separate fabrics).
 from __future__ import annotations
 
 import math
-from collections.abc import Iterable
 from dataclasses import dataclass
 
-from designer.catalog import catalog
 from designer.errors import InputError, Problem
 from designer.intent import Intent
 
@@ -253,17 +251,18 @@ def size(intent: Intent) -> Plan:
         spine_super_parallel=super_parallel, warnings=tuple(warnings), max_servers=intent.max_servers,
         envelope_sus=envelope_sus, envelope_pods=envelope_pods, super_tier=super_tier,
     )
-    problems = [*_bound_problems(plan, _count_field(intent)), *target_problems(intent.targets, plan)]
+    problems = [*_bound_problems(plan, _count_field(intent)), *target_problems(intent, plan)]
     if problems:
         raise InputError(problems, intent.source)
     return plan
 
 
-def target_problems(targets: Iterable[str], plan: Plan) -> list[Problem]:
-    """Targets whose BGP cannot take the plan's widest ECMP group (FRR 8.4: 256 paths, NVUE: 128)."""
+def target_problems(intent: Intent, plan: Plan) -> list[Problem]:
+    """Targets whose BGP cannot take the plan's widest ECMP group (FRR 8.4: 256 paths, NVUE: 128; a site catalog
+    may give its platforms' own limits)."""
     problems = []
-    for target in sorted(targets):
-        limit = catalog().targets[target].max_ecmp_paths
+    for target in sorted(intent.targets):
+        limit = intent.catalog.targets[target].max_ecmp_paths
         if limit is not None and plan.ecmp_width > limit:
             problems.append(Problem(("targets",), (
                 f"{target} takes at most {limit} equal-cost BGP paths, but the design spreads over "

@@ -1,5 +1,6 @@
 """The intent stage: YAML in, a validated and fully specified :class:`Intent` out."""
 
 from designer.intent.resolve import Intent, Loaded, ServerSpec, SwitchSpec, parse_intent, read_intent
+from designer.intent.site_catalog import SiteCatalogs
 
-__all__ = ["Intent", "Loaded", "ServerSpec", "SwitchSpec", "parse_intent", "read_intent"]
+__all__ = ["Intent", "Loaded", "ServerSpec", "SiteCatalogs", "SwitchSpec", "parse_intent", "read_intent"]

@@ -11,7 +11,7 @@ from dataclasses import dataclass, fields
 from functools import cache
 from typing import Any
 
-from designer.catalog import Balancing, catalog, shipped_data
+from designer.catalog import Balancing, Catalog, catalog, shipped_data
 from designer.errors import Problem
 from designer.intent.schema import LoadBalancingDoc, QosDoc, RoutingDoc
 
@@ -145,12 +145,12 @@ def target_problems(targets: list[str]) -> list[Problem]:
 
 
 def balancing_problems(doc: LoadBalancingDoc, targets: list[str], models: set[str], speed: int | None,
-                       fields: tuple[str, ...] = ("mode", "hash", "seeds")) -> list[Problem]:
+                       hardware: Catalog, fields: tuple[str, ...] = ("mode", "hash", "seeds")) -> list[Problem]:
     """The load-balancing choices some target cannot express (catalog ``targets``: modes, hashes, seed rules):
     one problem per field of ``fields`` (those read as written), naming the targets that lack it and what each
     target accepts. Dynamic load balancing also needs every switch of ``models`` on a platform that has it, at
-    link ``speed`` Gb/s (None: not known, not checked)."""
-    capabilities = {target: catalog().targets[target] for target in sorted(targets)}
+    link ``speed`` Gb/s (None: not known, not checked); ``hardware`` is the catalog the intent designs with."""
+    capabilities = {target: hardware.targets[target] for target in sorted(targets)}
     problems = []
     for field, choices in (("mode", "modes"), ("hash", "hashes"), ("seeds", "seeds")):
         if field not in fields:

@@ -11,7 +11,7 @@ from dataclasses import dataclass
 from itertools import pairwise
 from typing import Any
 
-from designer.catalog import catalog
+from designer.catalog import Catalog
 from designer.errors import Problem
 from designer.intent.schema import FacilityDoc
 
@@ -35,15 +35,17 @@ class Facility:
     reach_m: tuple[tuple[str, float], ...]
 
 
-def resolve_facility(doc: FacilityDoc, link_speed: int) -> Facility:
-    """Fill ``doc`` from the catalog."""
-    return Facility(**_values(doc), reach_m=tuple((name, _reach(doc, name, link_speed)) for name in catalog().media))
+def resolve_facility(doc: FacilityDoc, link_speed: int, hardware: Catalog) -> Facility:
+    """Fill ``doc`` from the catalog ``hardware``."""
+    return Facility(**_values(doc, hardware),
+                    reach_m=tuple((name, _reach(doc, name, link_speed, hardware)) for name in hardware.media))
 
 
-def facility_problems(doc: FacilityDoc, link_speed: int | None, equipment: dict[str, int]) -> list[Problem]:
+def facility_problems(doc: FacilityDoc, link_speed: int | None, equipment: dict[str, int],
+                      hardware: Catalog) -> list[Problem]:
     """A problem for each rule ``doc`` breaks. ``equipment`` maps each server and switch model of the design to
     its rack units; without the ``link_speed`` only the reaches the intent gives are compared."""
-    facility = _values(doc)
+    facility = _values(doc, hardware)
     problems = []
     if facility["cooling"] == "air" and facility["rack_power_kw"] > facility["air_limit_kw"]:
         where = ("facility", "rack_power_kw") if doc.rack_power_kw is not None else ("facility", "cooling")
@@ -51,13 +53,13 @@ def facility_problems(doc: FacilityDoc, link_speed: int | None, equipment: dict[
             f"air cooling is refused above {facility['air_limit_kw']:g} kW per rack (facility.air_limit_kw) and the "
             f"racks are budgeted at {facility['rack_power_kw']:g} kW; use cooling: liquid or a rack_power_kw of at "
             f"most {facility['air_limit_kw']:g}")))
-    reach = [(name, _reach(doc, name, link_speed)) for name in catalog().media]
+    reach = [(name, _reach(doc, name, link_speed, hardware)) for name in hardware.media]
     known = [(name, metres) for name, metres in reach if metres is not None]
     for (shorter, short_reach), (name, longer_reach) in pairwise(known):
         if longer_reach <= short_reach:
             problems.append(Problem(("facility", "reach_m", name), (
                 f"{name} reaches {longer_reach:g} m, not beyond {shorter} ({short_reach:g} m); each medium must "
-                "reach further than the one before it (dac < aec < multimode < singlemode)")))
+                f"reach further than the one before it ({' < '.join(name for name, _ in known)})")))
     for model, units in sorted(equipment.items()):
         if units > facility["rack_units"]:
             problems.append(Problem(("facility", "rack_units"), (
@@ -66,15 +68,15 @@ def facility_problems(doc: FacilityDoc, link_speed: int | None, equipment: dict[
     return problems
 
 
-def _values(doc: FacilityDoc) -> dict[str, Any]:
+def _values(doc: FacilityDoc, hardware: Catalog) -> dict[str, Any]:
     """Every field of ``FIELDS``, from ``doc`` or else the catalog."""
-    defaults = catalog().facility
+    defaults = hardware.facility
     return {name: value if (value := getattr(doc, name)) is not None else defaults[name] for name in FIELDS}
 
 
-def _reach(doc: FacilityDoc, medium: str, link_speed: int | None) -> float | None:
+def _reach(doc: FacilityDoc, medium: str, link_speed: int | None, hardware: Catalog) -> float | None:
     """Metres ``medium`` reaches: as the intent gives it, else the catalog's at ``link_speed`` (if known)."""
     given = getattr(doc.reach_m, medium, None)
     if given:
         return float(given)
-    return float(catalog().media[medium].reach_at(link_speed)) if link_speed else None
+    return float(hardware.media[medium].reach_at(link_speed)) if link_speed else None

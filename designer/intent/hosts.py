@@ -9,7 +9,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from designer.catalog import catalog
+from designer.catalog import ServerModel
 from designer.errors import Problem
 from designer.intent.schema import HostsDoc
 
@@ -27,11 +27,10 @@ class HostSpec:
     """Some names are placeholders (neither the intent nor the catalog gave them)."""
 
 
-def resolve_hosts(doc: HostsDoc, model: str | None, nics: int | None, intact: Callable[..., bool],
+def resolve_hosts(doc: HostsDoc, known: ServerModel | None, nics: int | None, intact: Callable[..., bool],
                   problems: list[Problem]) -> HostSpec:
-    """The names of the ``nics`` NIC ports of a server of catalog ``model`` (None: not a catalog model or not
-    known), with a problem for each list of the intent that does not name every port once."""
-    known = catalog().servers.get(model) if model else None
+    """The names of the ``nics`` NIC ports of a server of catalog model ``known`` (None: not a catalog model or
+    not known), with a problem for each list of the intent that does not name every port once."""
     count = nics or 0
     names = []
     for field, placeholder, listed in (("nics", "nic{}", known.nic_names if known else ()),

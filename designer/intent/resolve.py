@@ -9,6 +9,7 @@ Later stages receive an ``Intent`` whose every field is set.
 
 from __future__ import annotations
 
+import dataclasses
 import difflib
 import hashlib
 import math
@@ -23,7 +24,7 @@ from netaddr import IPNetwork
 from pydantic import BaseModel, ValidationError
 from pydantic.fields import FieldInfo
 
-from designer.catalog import catalog
+from designer.catalog import Catalog
 from designer.errors import InputError, Path, Problem, Source
 from designer.intent.configs import (
     QosSpec,
@@ -51,6 +52,7 @@ from designer.intent.schema import (
     TargetOptionsDoc,
     private_asns,
 )
+from designer.intent.site_catalog import SiteCatalogs, site_catalogs
 from designer.intent.workloads import Workload, resolve_workloads
 from designer.intent.yaml_source import decode, load_yaml, read_bytes, short
 
@@ -121,6 +123,13 @@ class Intent:
     """The envelope: the servers the fabric is planned for (``growth``); ``servers`` when the intent has none."""
     workloads: tuple[Workload, ...] = ()
     """Training jobs to analyze on the fabric (``designer analyze``), each alone on an idle fabric."""
+    catalogs: SiteCatalogs = dataclasses.field(default_factory=lambda: SiteCatalogs.shipped(), compare=False)
+    """The catalog the intent designs with (the shipped one overlaid by its site catalogs) and what made it."""
+
+    @property
+    def catalog(self) -> Catalog:
+        """The hardware catalog of this design: the shipped catalog with the intent's site catalogs laid over it."""
+        return self.catalogs.catalog
 
     @property
     def gpus(self) -> int:
@@ -155,14 +164,15 @@ class Loaded:
         return _intact(self.broken, path)
 
 
-def read_intent(path: str | FilePath, raw: bytes | None = None) -> Loaded:
+def read_intent(path: str | FilePath, raw: bytes | None = None, catalogs: SiteCatalogs | None = None) -> Loaded:
     """Read an intent file (or take its bytes, ``raw``, already read) and check every rule that does not need the
-    sized fabric, collecting problems.
+    sized fabric, collecting problems. The site catalogs it names are read relative to ``path``, unless
+    ``catalogs`` gives them already (a built folder's: the entries its build wrote beside its intent.yaml).
 
     Raises :class:`InputError` only when the file cannot be read or is not YAML at all.
     """
     raw = read_bytes(FilePath(path)) if raw is None else raw
-    return _load(decode(raw, str(path)), str(path), hashlib.sha256(raw).hexdigest())
+    return _load(decode(raw, str(path)), str(path), hashlib.sha256(raw).hexdigest(), catalogs)
 
 
 def parse_intent(text: str, filename: str = "<intent>", sha256: str | None = None) -> Intent:
@@ -177,7 +187,7 @@ def _sound(loaded: Loaded) -> Intent:
     return loaded.intent
 
 
-def _load(text: str, filename: str, sha256: str) -> Loaded:
+def _load(text: str, filename: str, sha256: str, catalogs: SiteCatalogs | None = None) -> Loaded:
     document = load_yaml(text, filename)
     problems = list(document.problems)
     broken = {cut for path in document.broken if (cut := _field_path(path)) is not None}
@@ -185,12 +195,18 @@ def _load(text: str, filename: str, sha256: str) -> Loaded:
         if () not in broken:
             problems.append(Problem((), "the intent must be a YAML mapping with at least name, compute and fabric"))
         return Loaded(None, tuple(problems), document.source, frozenset(broken))
-    doc = _validated(document.data, broken, problems)
-    intent = _resolve(doc, frozenset(broken), document.source, sha256, text, problems) if doc else None
+    if catalogs is None:
+        found = len(problems)
+        catalogs = site_catalogs(document.data.get("catalog"), filename, problems, ("catalog",))
+        if len(problems) > found:
+            broken.add(("catalog",))
+    doc = _validated(document.data, broken, problems, None if ("catalog",) in broken else catalogs.catalog)
+    intent = _resolve(doc, frozenset(broken), document.source, sha256, text, problems, catalogs) if doc else None
     return Loaded(intent, tuple(problems), document.source, frozenset(broken))
 
 
-def _validated(data: dict[str, Any], broken: set[Path], problems: list[Problem]) -> IntentDoc | None:
+def _validated(data: dict[str, Any], broken: set[Path], problems: list[Problem],
+               hardware: Catalog | None) -> IntentDoc | None:
     """Validate ``data`` with pydantic, reporting every error; a field in error is then left out (its default,
     or for a required field the smallest valid stand-in, takes its place) and added to ``broken``, until the
     rest validates, so that the cross-field rules can run on every field that is right."""
@@ -198,7 +214,7 @@ def _validated(data: dict[str, Any], broken: set[Path], problems: list[Problem])
         data = _without(data, path)
     while True:
         try:
-            return IntentDoc.model_validate(data)
+            return IntentDoc.model_validate(data, context={"catalog": hardware})
         except ValidationError as error:
             items = error.errors()
         before, known = (len(broken), data), frozenset(broken)
@@ -247,17 +263,20 @@ def _without(data: dict[str, Any], path: Path) -> dict[str, Any]:
 
 
 def _resolve(doc: IntentDoc, broken: frozenset[Path], source: Source, sha256: str, text: str,
-             problems: list[Problem]) -> Intent | None:
+             problems: list[Problem], catalogs: SiteCatalogs) -> Intent | None:
     """Apply the catalog and every cross-field rule whose inputs were read as written; the intent when the
     fabric can be sized (its compute and fabric hold), else None."""
 
     def intact(*paths: Path) -> bool:
         return _intact(broken, *paths)
 
+    if not intact(("catalog",)):
+        return None  # the site catalog's problems are reported; without it no model can be looked up
+    hardware = catalogs.catalog
     sizing: list[Problem] = []
-    server = _server(doc.compute, intact, sizing)
-    planes = _planes(doc, intact)
-    switches = _switches(doc.fabric, intact, sizing)
+    server = _server(doc.compute, intact, sizing, hardware)
+    planes = _planes(doc, intact, hardware)
+    switches = _switches(doc.fabric, intact, sizing, hardware)
     servers = (_server_count(doc.compute, server, sizing)
                if server and intact(("compute", "servers"), ("compute", "gpus")) else None)
     max_servers = (_envelope(doc, server, servers, sizing)
@@ -292,7 +311,7 @@ def _resolve(doc: IntentDoc, broken: frozenset[Path], source: Source, sha256: st
     if switches:
         problems.extend(balancing_problems(
             doc.load_balancing, targets, {spec.model for spec in switches}, server.nic_speed if server else None,
-            tuple(field for field in ("mode", "hash", "seeds") if intact(("load_balancing", field)))))
+            hardware, tuple(field for field in ("mode", "hash", "seeds") if intact(("load_balancing", field)))))
     equipment = {}
     if server and intact(("compute", "server"), ("compute", "server_rack_units")):
         equipment[server.model] = server.rack_units
@@ -300,8 +319,9 @@ def _resolve(doc: IntentDoc, broken: frozenset[Path], source: Source, sha256: st
         if intact(("fabric", tier)):
             equipment[spec.model] = spec.rack_units
     if intact(("facility",)):
-        problems.extend(facility_problems(doc.facility, server.nic_speed if server else None, equipment))
-    hosts = resolve_hosts(doc.hosts, doc.compute.server if intact(("compute", "server")) else None,
+        problems.extend(facility_problems(doc.facility, server.nic_speed if server else None, equipment, hardware))
+    model = doc.compute.server if intact(("compute", "server")) else None
+    hosts = resolve_hosts(doc.hosts, hardware.servers.get(model) if model else None,
                           server.nics if server else None, intact, problems)
     workloads = (resolve_workloads(doc.workloads, servers * server.gpus, server.gpus, server.nics,
                                    problems)
@@ -313,14 +333,16 @@ def _resolve(doc: IntentDoc, broken: frozenset[Path], source: Source, sha256: st
                   tiers=doc.fabric.tiers, leaf=switches[0], spine=switches[1], super_spine=switches[2],
                   addressing=doc.addressing, routing=doc.routing, targets=tuple(doc.targets),
                   target_options=doc.target_options, qos=qos, load_balancing=doc.load_balancing,
-                  facility=resolve_facility(doc.facility, server.nic_speed), checks=doc.checks, hosts=hosts,
-                  source=source, sha256=sha256, text=text, max_servers=max_servers or servers, workloads=workloads)
+                  facility=resolve_facility(doc.facility, server.nic_speed, hardware), checks=doc.checks, hosts=hosts,
+                  source=source, sha256=sha256, text=text, max_servers=max_servers or servers, workloads=workloads,
+                  catalogs=catalogs)
 
 
-def _server(compute: ComputeDoc, intact: Callable[..., bool], problems: list[Problem]) -> ServerSpec | None:
+def _server(compute: ComputeDoc, intact: Callable[..., bool], problems: list[Problem],
+            hardware: Catalog) -> ServerSpec | None:
     """The server from the catalog model and the explicit fields; None (quietly) when a field it needs is in
     error, since that error is reported already."""
-    base = catalog().servers.get(compute.server) if compute.server else None
+    base = hardware.servers.get(compute.server) if compute.server else None
     fields = {
         "gpus_per_server": compute.gpus_per_server or (base.gpus if base else None),
         "nics_per_server": compute.nics_per_server or (base.nics if base else None),
@@ -333,7 +355,7 @@ def _server(compute: ComputeDoc, intact: Callable[..., bool], problems: list[Pro
     if missing and intact(("compute", "server")):
         for name in missing:
             problems.append(Problem(("compute", name), "is required unless compute.server names a catalog model "
-                                                       f"({', '.join(catalog().servers)})"))
+                                                       f"({', '.join(hardware.servers)})"))
     if missing:
         return None
     return ServerSpec(model=compute.server or "custom", gpus=fields["gpus_per_server"],
@@ -342,14 +364,14 @@ def _server(compute: ComputeDoc, intact: Callable[..., bool], problems: list[Pro
                       rack_units=compute.server_rack_units or (base.rack_units if base else 8))
 
 
-def _planes(doc: IntentDoc, intact: Callable[..., bool]) -> int | None:
+def _planes(doc: IntentDoc, intact: Callable[..., bool], hardware: Catalog) -> int | None:
     """Planes as given, else the server model's, else 1; None when what decides it is in error."""
     if not intact(("fabric", "planes")):
         return None
     if doc.fabric.planes:
         return doc.fabric.planes
     if doc.compute.server:
-        return catalog().servers[doc.compute.server].planes
+        return hardware.servers[doc.compute.server].planes
     return 1 if intact(("compute", "server")) else None
 
 
@@ -396,8 +418,8 @@ def _envelope(doc: IntentDoc, server: ServerSpec, servers: int, problems: list[P
     return max(most, servers)
 
 
-def _switches(fabric: FabricDoc, intact: Callable[..., bool],
-              problems: list[Problem]) -> tuple[SwitchSpec, SwitchSpec, SwitchSpec] | None:
+def _switches(fabric: FabricDoc, intact: Callable[..., bool], problems: list[Problem],
+              hardware: Catalog) -> tuple[SwitchSpec, SwitchSpec, SwitchSpec] | None:
     """Resolve the three tiers; the spine defaults to the leaf's hardware, the super-spine to the spine's."""
     specs: list[SwitchSpec | None] = []
     for tier in TIERS:
@@ -405,26 +427,26 @@ def _switches(fabric: FabricDoc, intact: Callable[..., bool],
         if switch is None and specs and intact(path):
             specs.append(specs[-1])
         else:
-            specs.append(_switch(switch, path, intact, problems))
+            specs.append(_switch(switch, path, intact, problems, hardware))
     leaf, spine, super_spine = specs
     if leaf is None or spine is None or super_spine is None:
         return None
     return leaf, spine, super_spine
 
 
-def _switch(switch: SwitchDoc | None, path: Path, intact: Callable[..., bool],
-            problems: list[Problem]) -> SwitchSpec | None:
+def _switch(switch: SwitchDoc | None, path: Path, intact: Callable[..., bool], problems: list[Problem],
+            hardware: Catalog) -> SwitchSpec | None:
     """One tier from its catalog model and explicit fields; None (quietly) when a field it needs is in error."""
     if switch is None or not intact((*path, "ports"), (*path, "speed")):
         return None
-    base = catalog().switches.get(switch.model) if switch.model else None
+    base = hardware.switches.get(switch.model) if switch.model else None
     ports = switch.ports or (base.ports if base else None)
     speed = switch.speed or (base.speed if base else None)
     if ports is None or speed is None:
         if intact((*path, "model")):
             problems.append(Problem(path, "give a catalog model or both ports and speed, for example "
                                           "{model: generic-64x400g} or {ports: 64, speed: 400G}; known models: "
-                                          f"{', '.join(catalog().switches)}"))
+                                          f"{', '.join(hardware.switches)}"))
         return None
     power_w = switch.power_w or (base.power_w if base else round(ports * speed * 0.023))
     return SwitchSpec(

@@ -10,9 +10,9 @@ import re
 from typing import Annotated, Any, Literal
 
 from netaddr import AddrFormatError, IPNetwork
-from pydantic import AfterValidator, BaseModel, BeforeValidator, ConfigDict, Field, WithJsonSchema
+from pydantic import AfterValidator, BaseModel, BeforeValidator, ConfigDict, Field, ValidationInfo, WithJsonSchema
 
-from designer.catalog import catalog
+from designer.catalog import Catalog, catalog
 from designer.nic_names import PATTERN as NIC_NAME_PATTERN
 from designer.nic_names import RESERVED as RESERVED_NIC_NAMES
 from designer.nic_names import nic_name_problem
@@ -70,15 +70,28 @@ def safe_name(name: str) -> str:
     return name
 
 
-def known_switch(name: str) -> str:
-    if name not in catalog().switches:
-        raise ValueError(f"unknown switch model {name!r}; known models: {', '.join(catalog().switches)}")
+def designing_with(info: ValidationInfo) -> Catalog | None:
+    """The catalog an intent is validated against: the shipped one overlaid by the intent's site catalogs (the
+    validation context's ``catalog``; None when a site catalog is in error, so no model can be known), else the
+    shipped one."""
+    return info.context["catalog"] if isinstance(info.context, dict) and "catalog" in info.context else catalog()
+
+
+def known_switch(name: str, info: ValidationInfo) -> str:
+    hardware = designing_with(info)
+    switches = hardware.switches if hardware else {name: None}
+    if name not in switches:
+        raise ValueError(f"unknown switch model {name!r}; known models: {', '.join(switches)} (a site catalog, "
+                         "named by the intent's catalog field, can add one)")
     return name
 
 
-def known_server(name: str) -> str:
-    if name not in catalog().servers:
-        raise ValueError(f"unknown server model {name!r}; known models: {', '.join(catalog().servers)}")
+def known_server(name: str, info: ValidationInfo) -> str:
+    hardware = designing_with(info)
+    servers = hardware.servers if hardware else {name: None}
+    if name not in servers:
+        raise ValueError(f"unknown server model {name!r}; known models: {', '.join(servers)} (a site catalog, "
+                         "named by the intent's catalog field, can add one)")
     return name
 
 
@@ -93,8 +106,8 @@ Asn = Annotated[int, Field(ge=1, le=4_294_967_294)]
 
 
 def _catalog_names(kind: str) -> WithJsonSchema:
-    """A catalog model name in the JSON Schema: one of the models the catalog holds."""
-    return WithJsonSchema({"type": "string", "enum": list(getattr(catalog(), kind))})
+    """A catalog model name in the JSON Schema: the shipped models as examples (a site catalog adds its own)."""
+    return WithJsonSchema({"type": "string", "examples": list(getattr(catalog(), kind))})
 
 
 class Section(BaseModel):
@@ -111,8 +124,8 @@ class ComputeDoc(Section):
     gpus: int | None = Field(None, gt=0, le=MAX_GPUS, description=(
         "Number of GPUs, a multiple of gpus_per_server; give exactly one of servers or gpus."))
     server: Annotated[str, AfterValidator(known_server), _catalog_names("servers")] | None = Field(None, description=(
-        "A catalog server model (designer/catalog.yaml); it fills gpus_per_server, nics_per_server, nic_speed, "
-        "server_power_kw, server_rack_units and the default plane count."))
+        "A catalog server model (designer/catalog.yaml or a site catalog); it fills gpus_per_server, "
+        "nics_per_server, nic_speed, server_power_kw, server_rack_units and the default plane count."))
     gpus_per_server: int | None = Field(None, gt=0, le=144, description="GPUs in one server.")
     nics_per_server: int | None = Field(None, gt=0, le=64, description=(
         "Backend NIC ports of one server, all planes together (one rail each per plane)."))
@@ -127,7 +140,7 @@ class SwitchDoc(Section):
     """One switch tier's hardware: a catalog model, explicit fields, or both (fields win)."""
 
     model: Annotated[str, AfterValidator(known_switch), _catalog_names("switches")] | None = Field(None, description=(
-        "A catalog switch model (designer/catalog.yaml); explicit fields override it."))
+        "A catalog switch model (designer/catalog.yaml or a site catalog); explicit fields override it."))
     ports: int | None = Field(None, gt=0, le=MAX_SWITCH_PORTS, description="Physical ports.")
     speed: Speed | None = Field(None, description=(
         f"Speed of a physical port; a multiple of the NIC speed, breaking out into at most {MAX_BREAKOUT} links."))
@@ -492,6 +505,10 @@ class IntentDoc(Section):
         "The design's name and its output folder: 1-63 letters, digits, '.', '_' or '-', starting with a "
         "letter or digit."))
     description: str = Field("", description="Free text shown in summary.md, as text (its Markdown and HTML escaped).")
+    catalog: str | list[str] | None = Field(None, description=(
+        "Site catalog files (a path or a list, relative to the intent) in designer/catalog.yaml's format: "
+        "switches, servers, media, target limits and facility defaults that add to or override the shipped "
+        "catalog by name, field by field; later files win."))
     compute: ComputeDoc = Field(description="The GPU servers built now.")
     growth: GrowthDoc | None = Field(None, description=(
         "The envelope: the size the fabric is planned for; growing inside it only adds devices, links and "

@@ -121,8 +121,9 @@ def decode(raw: bytes, filename: str) -> str:
                          Source(filename, {})) from None
 
 
-def load_yaml(text: str, filename: str) -> Document:
-    """Parse ``text`` into plain data with the line of every field path.
+def load_yaml(text: str, filename: str, number_keys: bool = False) -> Document:
+    """Parse ``text`` into plain data with the line of every field path; with ``number_keys``, a key may be a
+    whole number too (a catalog's tables by link speed: ``{400: 8, 800: 15}``).
 
     Raises :class:`InputError` when ``text`` is not YAML at all; problems of single values are returned.
     """
@@ -139,7 +140,7 @@ def load_yaml(text: str, filename: str) -> Document:
         raise InputError([_syntax_problem(error, loader.path, lines)], Source(filename, {})) from None
     finally:
         loader.dispose()
-    builder = _Builder(lines, loader.aliases > 0)
+    builder = _Builder(lines, loader.aliases > 0, number_keys)
     data = builder.build(node, (), 0) if node is not None else None
     return Document(data, Source(filename, builder.lines), tuple(builder.problems), frozenset(builder.broken))
 
@@ -219,10 +220,11 @@ class _Loader(yaml.SafeLoader):
 class _Builder:
     """Turns a composed YAML node tree into dicts, lists and scalars, recording lines."""
 
-    def __init__(self, lines: _Lines, aliased: bool) -> None:
+    def __init__(self, lines: _Lines, aliased: bool, number_keys: bool = False) -> None:
         self.text_lines = lines
         self.aliased = aliased
         """Whether the document repeats values by aliases: then they, not its length, run past ``MAX_NODES``."""
+        self.number_keys = number_keys
         self.lines: dict[Path, int] = {}
         self.problems: list[Problem] = []
         self.broken: list[Path] = []
@@ -290,12 +292,12 @@ class _Builder:
             return None
         return value
 
-    def _mapping(self, node: yaml.MappingNode, path: Path, depth: int) -> dict[str, Any]:
+    def _mapping(self, node: yaml.MappingNode, path: Path, depth: int) -> dict[Any, Any]:
         if node.tag != f"{_TAG}map":
             self.refuse(path, f"the YAML tag {node.tag!r} is not allowed on a mapping")
             return {}
-        result: dict[str, Any] = {}
-        merged: dict[str, Any] = {}
+        result: dict[Any, Any] = {}
+        merged: dict[Any, Any] = {}
         own: dict[Path, int] = {}
         """Lines of this mapping's own keys, recorded last: a merged mapping's keys must not replace them."""
         for key_node, value_node in node.value:
@@ -307,8 +309,10 @@ class _Builder:
                                              line=self.line(key_node)))
                 continue
             key = key_node.value
+            if self.number_keys and key_node.tag == f"{_TAG}int" and key.isdigit():
+                key = int(key)
             child = (*path, key)
-            if key_node.tag != f"{_TAG}str":
+            if key_node.tag != f"{_TAG}str" and not isinstance(key, int):
                 kind = _KINDS.get(key_node.tag, f"tagged {key_node.tag}")
                 self.problems.append(Problem(child, f"the key {short(key)} is read as {kind}; keys are strings, so "
                                                     f"quote it ({short(key)}) if that is the name you mean",

@@ -19,7 +19,7 @@ from designer.intent import Intent
 from designer.model import DeviceConfig
 from designer.outputs.design_json import design_json
 from designer.outputs.floorplan import floorplan_svg
-from designer.outputs.folder import INTENT_FILE, MANIFEST, differences, file_matches, write_files
+from designer.outputs.folder import INTENT_FILE, MANIFEST, SITE_CATALOG_FILE, differences, file_matches, write_files
 from designer.outputs.lab import lab_files
 from designer.outputs.physical import bom_rows, power_markdown, racks_rows
 from designer.outputs.summary import summary_markdown
@@ -125,6 +125,7 @@ def review_files(design: Design, say: Progress, since: Since | None = None) -> d
     return {
         "summary.md": summary_markdown(design, since(document) if since else []).encode(),
         INTENT_FILE: design.intent.text.encode("utf-8", "surrogatepass"),
+        **({SITE_CATALOG_FILE: design.intent.catalogs.text().encode()} if design.intent.catalogs.files else {}),
         "design.json": document.encode(),
         "cabling.csv": csv_bytes(*cabling_rows(design)),
         "addressing.csv": csv_bytes(*addressing_rows(design)),

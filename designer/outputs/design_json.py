@@ -38,6 +38,8 @@ def design_json(design: Design) -> str:
                    unit=design.physical.device_unit[index])
         device_rows.append(row)
     head = {"name": design.intent.name, "tool_version": __version__, "intent_sha256": design.intent.sha256,
+            **({"site_catalogs": [{"file": name, "sha256": sha256} for name, sha256 in design.intent.catalogs.files]}
+               if design.intent.catalogs.files else {}),
             "summary": summary(design)}
     encode = json.JSONEncoder(separators=SEPARATORS).encode
     tables = {"findings": list(map(encode, checks_format.rows(design.findings))),

@@ -27,6 +27,8 @@ from designer.workers import in_workers
 
 MANIFEST = "manifest.json"
 INTENT_FILE = "intent.yaml"
+SITE_CATALOG_FILE = "site-catalog.yaml"
+"""The site catalogs' entries the design used, as one catalog file (only when the intent names site catalogs)."""
 """The intent the folder was built from, byte for byte (its sha256 is the manifest's ``intent_sha256``)."""
 AT_FDCWD, RENAME_EXCHANGE = -100, 2
 """From Linux's <fcntl.h> and <linux/fs.h>: paths relative to the working folder; swap two paths."""

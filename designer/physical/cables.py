@@ -102,7 +102,7 @@ def lengths(intent: Intent, fabric: Fabric, layout: Layout) -> list[int]:
 def lay_cables(intent: Intent, fabric: Fabric, layout: Layout) -> Cabling:
     """Lengths, media, switch power and the transceiver and cable counts of every link."""
     devices, links, speed = fabric.devices, fabric.links, fabric.plan.link_speed
-    media = tuple(catalog().media[name] for name, _ in intent.facility.reach_m)
+    media = tuple(intent.catalog.media[name] for name, _ in intent.facility.reach_m)
     reach_dm = tuple(math.floor(round(reach * 10, 5)) for _, reach in intent.facility.reach_m)
     length_dm = lengths(intent, fabric, layout)
     breakout = [device.breakout for device in devices]

@@ -35,7 +35,7 @@ from functools import partial
 from pathlib import Path
 from typing import Any
 
-from designer.built import built_intent
+from designer.built import built_catalogs, built_intent
 from designer.errors import InputError, PrerequisiteError
 from designer.model import DeviceConfig
 from designer.outputs.folder import INTENT_FILE
@@ -512,4 +512,5 @@ def built_devices(folder: Path) -> dict[str, DeviceConfig]:
     if raw is None:
         raise PrerequisiteError(f"{folder} has no {INTENT_FILE} (an older designer built it); rebuild it with "
                                 "'designer build INTENT'")
-    return {device.hostname: device for device in device_models(validated_intent(folder / INTENT_FILE, raw))}
+    intent = validated_intent(folder / INTENT_FILE, raw, built_catalogs(folder))
+    return {device.hostname: device for device in device_models(intent)}

@@ -1,0 +1,285 @@
+"""Site catalogs: a site's own switches, servers, media, target limits and facility defaults, laid over the
+shipped catalog (``designer/catalog.yaml``, in its format) for one intent.
+
+An intent names them with ``catalog: <path>`` or a list of paths, relative to the intent file; later files
+override earlier ones, and every file overrides the shipped entries by name, field by field
+(:func:`designer.catalog.overlaid`). Each file is read as strictly as an intent (:mod:`yaml_source`: bounded, plain
+YAML, lines kept) and checked here: every problem of every file is reported at once, as ``file:line: field: what
+is wrong``. A new entry must give every field the shipped entries have; an override may give any of them.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from dataclasses import dataclass
+from pathlib import Path as FilePath
+from typing import Annotated, Any, Literal
+
+import yaml
+from pydantic import Field, ValidationError
+
+from designer.catalog import Catalog, catalog, make_catalog, overlaid, shipped_data
+from designer.errors import InputError, Problem, Source
+from designer.intent.schema import MAX_SWITCH_PORTS, NicName, RdmaName, Section, Speed
+from designer.intent.yaml_source import decode, load_yaml, read_bytes, short
+
+MAX_FILES = 16
+"""Site catalogs one intent may name."""
+
+
+class SwitchEntryDoc(Section):
+    """A switch model: ports and their speed, rack units, power without and with optics (W)."""
+
+    ports: int | None = Field(None, gt=0, le=MAX_SWITCH_PORTS, description="Physical ports.")
+    speed: Speed | None = Field(None, description="Speed of a physical port.")
+    rack_units: int | None = Field(None, gt=0, le=60, description="Rack units.")
+    power_w: int | None = Field(None, gt=0, le=100_000, description="Power with no optics plugged, in watts.")
+    power_w_optics: int | None = Field(None, gt=0, le=100_000, description="Typical power with optics, in watts.")
+
+
+class ServerEntryDoc(Section):
+    """A GPU server model: GPUs, backend NIC ports (all planes), their speed, planes, power (kW), rack units, and
+    the backend NICs' interface and RDMA device names in NIC order."""
+
+    gpus: int | None = Field(None, gt=0, le=144, description="GPUs in one server.")
+    nics: int | None = Field(None, gt=0, le=64, description="Backend NIC ports, all planes together.")
+    nic_speed: Speed | None = Field(None, description="Speed of a backend NIC port.")
+    planes: int | None = Field(None, gt=0, le=8, description="Planes the NIC ports split into.")
+    power_kw: float | None = Field(None, gt=0, le=500, description="Maximum power, in kW.")
+    rack_units: int | None = Field(None, gt=0, le=60, description="Rack units.")
+    nic_names: list[NicName] | None = Field(None, description="Backend NICs' Linux interface names, NIC order.")
+    rdma_devices: list[RdmaName] | None = Field(None, description="Backend NICs' RDMA device names, NIC order.")
+
+
+Reach = Annotated[float, Field(gt=0, le=100_000)]
+Watts = Annotated[float, Field(ge=0, le=1_000)]
+
+
+class MediumEntryDoc(Section):
+    """A cable or optic family: label, whether it is optical, reach in metres by link speed (Gb/s, and
+    ``default``) and power per module by port speed."""
+
+    label: str | None = Field(None, min_length=1, max_length=80, description="Name in the cable plan and BOM.")
+    optical: bool | None = Field(None, description="Whether it is an optic (two modules per link).")
+    reach_m: dict[int | Literal["default"], Reach] | None = Field(None, description="Reach by link speed (Gb/s).")
+    power_w: dict[int, Watts] | None = Field(None, description="Power per module by port speed (Gb/s).")
+
+
+class BalancingEntryDoc(Section):
+    """Where a target's dynamic load balancing runs: catalog switch models and link speeds."""
+
+    dynamic_models: list[str] | None = Field(None, description="Switch models that run dynamic load balancing.")
+    dynamic_speeds: list[Speed] | None = Field(None, description="Link speeds it runs at.")
+
+
+class TargetEntryDoc(Section):
+    """What a network OS's configuration can express on the site's platforms (only the shipped targets: a new
+    OS needs its view and templates)."""
+
+    max_ecmp_paths: int | None = Field(None, gt=0, le=4096, description="Most equal-cost BGP paths.")
+    load_balancing: BalancingEntryDoc | None = Field(None, description="Where dynamic load balancing runs.")
+
+
+class FacilityDefaultsDoc(Section):
+    """The site's facility defaults (an intent's ``facility`` fields still win)."""
+
+    rack_power_kw: float | None = Field(None, gt=0, le=1000, description="Usable power of every rack, in kW.")
+    rack_units: int | None = Field(None, ge=1, le=60, description="Rack height in units.")
+    cooling: Literal["air", "liquid"] | None = Field(None, description="Cooling of the racks.")
+    air_limit_kw: float | None = Field(None, gt=0, le=1000, description="Most power an air-cooled rack takes, kW.")
+    racks_per_row: int | None = Field(None, ge=1, le=1000, description="Racks in one row.")
+    rack_width_m: float | None = Field(None, gt=0, le=5, description="Rack width, in metres.")
+    row_pitch_m: float | None = Field(None, gt=0, le=100, description="Centre to centre of two rows, in metres.")
+    pue: float | None = Field(None, ge=1, le=5, description="Power usage effectiveness of the hall.")
+    slack_m: float | None = Field(None, ge=0, le=100, description="Length added to every cable run, in metres.")
+
+
+ModelName = Annotated[str, Field(pattern=r"^[a-z0-9][a-z0-9._-]{0,62}$")]
+
+
+class SiteCatalogDoc(Section):
+    """A site catalog file: entries by name in the shipped catalog's sections."""
+
+    model_config = Section.model_config | {"title": "designer site catalog"}
+
+    switches: dict[ModelName, SwitchEntryDoc] = Field(default_factory=dict, description="Switch models.")
+    servers: dict[ModelName, ServerEntryDoc] = Field(default_factory=dict, description="GPU server models.")
+    media: dict[ModelName, MediumEntryDoc] = Field(default_factory=dict, description=(
+        "Cable and optic families; every medium is tried in order of its default reach, shortest first."))
+    targets: dict[Literal["sonic", "frr", "eos", "nvue"], TargetEntryDoc] = Field(default_factory=dict, description=(
+        "Limits of the shipped network OSes on the site's platforms."))
+    facility: FacilityDefaultsDoc = Field(FacilityDefaultsDoc(), description="Facility defaults.")
+
+
+@dataclass(frozen=True)
+class SiteCatalogs:
+    """The catalog an intent designs with, and what it was made from: each site file as named and its sha256, and
+    the site entries laid over the shipped catalog (what a build writes beside its intent.yaml)."""
+
+    catalog: Catalog
+    files: tuple[tuple[str, str], ...]
+    overlay: dict[str, Any]
+
+    @staticmethod
+    def shipped() -> SiteCatalogs:
+        """No site catalog: the shipped one."""
+        return SiteCatalogs(catalog(), (), {})
+
+    def text(self) -> str:
+        """The site entries as one catalog file (empty when the intent names none)."""
+        if not self.files:
+            return ""
+        return yaml.safe_dump(self.overlay, sort_keys=True, default_flow_style=False)
+
+
+def site_catalogs(named: Any, intent_file: str, problems: list[Problem], catalog_path: tuple[str, ...] = ()
+                  ) -> SiteCatalogs:
+    """The catalog of an intent whose ``catalog`` field holds ``named`` (a path or a list, relative to
+    ``intent_file``), adding every problem of those files to ``problems``. ``catalog_path`` is where ``named``
+    sits in the intent (for problems of the field itself)."""
+    if named is None:
+        return SiteCatalogs.shipped()
+    paths = named if isinstance(named, list) else [named]
+    if not paths or len(paths) > MAX_FILES or not all(isinstance(path, str) and path.strip() for path in paths):
+        problems.append(Problem(catalog_path, f"should be a path or a list of 1 to {MAX_FILES} paths of site "
+                                              f"catalog files, relative to the intent (got {short(named)})"))
+        return SiteCatalogs.shipped()
+    base = FilePath(intent_file).parent
+    data = shipped_data("catalog.yaml")
+    overlay: dict[str, Any] = {}
+    files, found = [], len(problems)
+    for name in paths:
+        site = _read(base / name, problems)
+        if site is not None:
+            files.append((name, site[1]))
+            overlay = overlaid_site(overlay, site[0])
+    if len(problems) > found:
+        return SiteCatalogs(catalog(), tuple(files), overlay)
+    merged = overlaid(data, overlay)
+    if rules := _incomplete(merged, overlay, data):
+        problems.extend(Problem(catalog_path, message) for message in rules)
+        return SiteCatalogs(catalog(), tuple(files), overlay)
+    return SiteCatalogs(make_catalog(merged), tuple(files), overlay)
+
+
+def folder_catalogs(text: str, filename: str, files: tuple[tuple[str, str], ...]) -> SiteCatalogs:
+    """The catalog a built folder was designed with, from the site entries its build wrote as one file
+    (``catalog.yaml`` beside ``intent.yaml``): ``files`` are the site files the intent named, as design.json
+    records them."""
+    problems: list[Problem] = []
+    document = load_yaml(text, filename, number_keys=True)
+    entries = _entries(document, problems)
+    if problems or entries is None:
+        raise InputError(problems, document.source, about=filename)
+    return SiteCatalogs(make_catalog(overlaid(shipped_data("catalog.yaml"), entries)), files, entries)
+
+
+def json_schema() -> dict[str, Any]:
+    """The site catalog's JSON Schema (draft 2020-12), for editors and tools."""
+    return {"$schema": "https://json-schema.org/draft/2020-12/schema", **SiteCatalogDoc.model_json_schema()}
+
+
+def overlaid_site(earlier: dict[str, Any], later: dict[str, Any]) -> dict[str, Any]:
+    """Two site catalogs as one, the later one's fields winning entry by entry."""
+    merged: dict[str, Any] = {}
+    for section in {*earlier, *later}:
+        first, second = earlier.get(section), later.get(section)
+        if isinstance(first, dict) and isinstance(second, dict) and section != "facility":
+            merged[section] = {name: _merged_entry(first.get(name), second.get(name)) for name in {*first, *second}}
+        elif isinstance(first, dict) and isinstance(second, dict):
+            merged[section] = {**first, **second}
+        else:
+            merged[section] = second if second is not None else first
+    return merged
+
+
+def _merged_entry(first: dict[str, Any] | None, second: dict[str, Any] | None) -> dict[str, Any]:
+    merged = {**(first or {}), **(second or {})}
+    if first and second and isinstance(first.get("load_balancing"), dict) and "load_balancing" in second:
+        merged["load_balancing"] = {**first["load_balancing"], **second["load_balancing"]}
+    return merged
+
+
+def _read(path: FilePath, problems: list[Problem]) -> tuple[dict[str, Any], str] | None:
+    """One site file's entries (as the catalog writes them, fields left out where not given) and its sha256, or
+    None with its problems added."""
+    try:
+        raw = read_bytes(path)
+        document = load_yaml(decode(raw, str(path)), str(path), number_keys=True)
+    except InputError as error:
+        problems.extend(_located(problem, error.source) for problem in error.problems)
+        return None
+    entries = _entries(document, problems)
+    return None if entries is None else (entries, hashlib.sha256(raw).hexdigest())
+
+
+def _entries(document: Any, problems: list[Problem]) -> dict[str, Any] | None:
+    """The entries of a parsed site catalog, checked, with only the fields it gives; None with its problems added."""
+    if not isinstance(document.data, dict):
+        problems.append(_located(Problem((), "a site catalog is a YAML mapping of switches, servers, media, targets "
+                                             "and facility", line=1), document.source))
+        return None
+    own = [_located(problem, document.source) for problem in document.problems]
+    try:
+        doc = SiteCatalogDoc.model_validate(document.data)
+    except ValidationError as error:
+        own.extend(_located(Problem(tuple(item["loc"]), _message(item)), document.source)
+                   for item in error.errors())
+    if own or document.broken:
+        problems.extend(own)
+        return None
+    return doc.model_dump(exclude_none=True, exclude_defaults=True)
+
+
+def _located(problem: Problem, source: Source | None) -> Problem:
+    """``problem`` of a site file, naming that file and line."""
+    if source is None:
+        return problem
+    line = problem.line if problem.line is not None else source.line_of(problem.path)
+    return Problem(problem.path, problem.message, line=line, file=source.filename)
+
+
+def _message(item: Any) -> str:
+    kind = item["type"]
+    if kind == "extra_forbidden":
+        return ("unknown key; a site catalog holds switches, servers, media, targets and facility, with the fields "
+                "of the shipped catalog's entries")
+    if kind == "missing":
+        return "is required"
+    message = item["msg"].removeprefix("Value error, ")
+    return f"{message} (got {short(item['input'])})" if "input" in item else message
+
+
+REQUIRED = {
+    "switches": ("ports", "speed", "rack_units", "power_w", "power_w_optics"),
+    "servers": ("gpus", "nics", "nic_speed", "planes", "power_kw", "rack_units"),
+    "media": ("label", "optical", "reach_m", "power_w"),
+}
+"""The fields a new entry of each section must give (an override of a shipped entry may give any)."""
+
+
+def _incomplete(merged: dict[str, Any], overlay: dict[str, Any], shipped: dict[str, Any]) -> list[str]:
+    """What is wrong with the site entries once laid over the shipped ones: new entries that leave out a field, a
+    new medium's reach without a default, a target's dynamic models that are no catalog switch."""
+    problems = []
+    for section, fields in REQUIRED.items():
+        for name in sorted(overlay.get(section, {})):
+            if name in shipped[section]:
+                continue
+            missing = [field for field in fields if field not in merged[section][name]]
+            if missing:
+                kind = {"switches": "switch", "servers": "server", "media": "medium"}[section]
+                problems.append(f"{section}.{name}: a new {kind} needs {', '.join(missing)} in a site catalog (only "
+                                "an entry that overrides a shipped one may leave fields out)")
+    for name, entry in sorted(overlay.get("media", {}).items()):
+        if "reach_m" in entry and "default" not in merged["media"][name]["reach_m"]:
+            problems.append(f"media.{name}.reach_m: needs a default reach for the speeds it does not list, e.g. "
+                            "{default: 30, 800: 20}")
+    for target, entry in sorted(overlay.get("targets", {}).items()):
+        unknown = [model for model in entry.get("load_balancing", {}).get("dynamic_models", [])
+                   if model not in merged["switches"]]
+        if unknown:
+            problems.append(f"targets.{target}.load_balancing.dynamic_models: {', '.join(unknown)} "
+                            f"{'is' if len(unknown) == 1 else 'are'} not a switch of the catalog; known: "
+                            f"{', '.join(sorted(merged['switches']))}")
+    return problems

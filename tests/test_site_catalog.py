@@ -1,0 +1,216 @@
+"""Site catalogs: a site's own hardware laid over the shipped catalog, used end to end, carried in the output
+folder so that the folder alone reproduces the design, and every problem of a site file reported at its line."""
+
+from __future__ import annotations
+
+import importlib.util
+import json
+import shutil
+from pathlib import Path
+
+import pytest
+
+from designer.intent import parse_intent
+from designer.pipeline import build
+from designer.verify.parsers import built_devices
+from tests.conftest import ROOT, need
+from tests.test_intent_errors import run_cli
+
+INTENT = """\
+name: site-hw
+catalog: [hw/switches.yaml, hw/overrides.yaml]
+compute: {servers: 16, server: acme-gpu-8x400}
+fabric:
+  tiers: 2
+  leaf: {model: acme-th5-32x800g}
+targets: [frr, eos]
+"""
+SWITCHES = """\
+# Our own switch and server, in designer/catalog.yaml's format.
+switches:
+  acme-th5-32x800g: {ports: 32, speed: 800G, rack_units: 1, power_w: 900, power_w_optics: 2100}
+servers:
+  acme-gpu-8x400:
+    gpus: 8
+    nics: 8
+    nic_speed: 400G
+    planes: 1
+    power_kw: 11.5
+    rack_units: 6
+    nic_names: [ens1np0, ens2np0, ens3np0, ens4np0, ens5np0, ens6np0, ens7np0, ens8np0]
+media:
+  aoc: {label: active optical cable (AOC), optical: true, reach_m: {default: 30}, power_w: {400: 7, 800: 12}}
+"""
+OVERRIDES = """\
+# A later file wins field by field: the switch's measured power, and the site's racks.
+switches:
+  acme-th5-32x800g: {power_w_optics: 1900}
+facility: {rack_power_kw: 25, cooling: liquid}
+"""
+
+
+def write_site(folder: Path, intent: str = INTENT, switches: str = SWITCHES, overrides: str = OVERRIDES) -> Path:
+    (folder / "hw").mkdir(parents=True, exist_ok=True)
+    (folder / "hw" / "switches.yaml").write_text(switches)
+    (folder / "hw" / "overrides.yaml").write_text(overrides)
+    path = folder / "site.yaml"
+    path.write_text(intent)
+    return path
+
+
+def test_a_site_switch_server_and_medium_design_end_to_end(tmp_path: Path) -> None:
+    design = build(write_site(tmp_path))
+    leaf = design.intent.leaf
+    assert (leaf.model, leaf.ports, leaf.speed, leaf.power_w, leaf.power_w_optics) == (
+        "acme-th5-32x800g", 32, 800, 900, 1900)  # the later file's power_w_optics wins, the rest is kept
+    assert (design.intent.server.model, design.intent.server.power_kw, design.intent.server.rack_units) == (
+        "acme-gpu-8x400", 11.5, 6)
+    assert design.intent.hosts.nics[0] == "ens1np0"
+    assert (design.intent.facility.rack_power_kw, design.intent.facility.cooling) == (25, "liquid")
+    assert [name for name, _ in design.intent.facility.reach_m] == ["dac", "aec", "aoc", "multimode", "singlemode"]
+    names = design.physical.medium_names()
+    assert "aoc" in {names[medium] for medium in design.physical.link_medium}  # 7-30 m runs: before multimode
+    # 32 x 800G broken out to 64 x 400G: 32 down, 32 up; one scalable unit of 32 servers has a leaf per rail (8)
+    assert design.plan.switch_counts()["leaf"] == 8
+    assert not [finding for finding in design.findings if finding.severity == "error"]
+
+
+def test_the_folder_carries_the_site_entries_and_reproduces_the_design_alone(tmp_path: Path) -> None:
+    """validate-configs rebuilds the device models from the folder's intent.yaml: with the site files gone, the
+    folder's site-catalog.yaml must give the same design (and Arista's own renderer, pyavd, then checks the EOS
+    files of the site switch, as for every shipped one)."""
+    intent = write_site(tmp_path / "repo")
+    out = tmp_path / "repo" / "out"
+    code, _, err = run_cli("build", str(intent), "-o", str(out))
+    assert code == 0, err
+    document = json.loads((out / "design.json").read_text())
+    files = {entry["file"]: entry["sha256"] for entry in document["site_catalogs"]}
+    assert list(files) == ["hw/switches.yaml", "hw/overrides.yaml"]
+    import hashlib
+
+    assert files["hw/switches.yaml"] == hashlib.sha256(SWITCHES.encode()).hexdigest()
+    manifest = json.loads((out / "manifest.json").read_text())
+    assert "site-catalog.yaml" in manifest["files"]
+    moved = tmp_path / "elsewhere" / "out"
+    moved.parent.mkdir()
+    shutil.copytree(out, moved)
+    shutil.rmtree(tmp_path / "repo")
+    if importlib.util.find_spec("pyavd") is None:
+        need(False, "pyavd missing: pip install -e '.[test]'")
+    devices = built_devices(moved)
+    built = build(write_site(tmp_path / "again"))
+    assert {name: device.interfaces for name, device in devices.items()} == {
+        config.hostname: config.interfaces for config in built.configs}
+    code, report, err = run_cli("validate-configs", str(moved))
+    assert code == 0, report + err
+    assert "pyavd:" in report
+
+
+def test_an_edited_site_catalog_in_a_folder_is_refused(tmp_path: Path) -> None:
+    intent = write_site(tmp_path)
+    out = tmp_path / "out"
+    assert run_cli("build", str(intent), "-o", str(out))[0] == 0
+    path = out / "site-catalog.yaml"
+    path.write_text(path.read_text().replace("900", "901"))
+    need(importlib.util.find_spec("pyavd") is not None, "pyavd missing: pip install -e '.[test]'")
+    from designer.errors import InputError
+
+    with pytest.raises(InputError, match=r"site-catalog\.yaml.*changed after 'designer build'"):
+        built_devices(out)
+
+
+def test_a_shipped_entry_is_overridden_field_by_field(tmp_path: Path) -> None:
+    intent = write_site(tmp_path, intent="""\
+name: override
+catalog: hw/switches.yaml
+compute: {servers: 32, server: dgx-h100}
+fabric: {leaf: {model: generic-64x400g}}
+""", switches="switches:\n  generic-64x400g: {power_w_optics: 1234}\n")
+    shipped = parse_intent("name: o\ncompute: {servers: 32, server: dgx-h100}\nfabric: {leaf: {model: "
+                           "generic-64x400g}}\n").leaf
+    leaf = build(intent).intent.leaf
+    assert (leaf.ports, leaf.speed, leaf.power_w) == (shipped.ports, shipped.speed, shipped.power_w)
+    assert (shipped.power_w_optics, leaf.power_w_optics) == (1650, 1234)
+
+
+def test_every_problem_of_every_site_file_is_reported_at_its_line(tmp_path: Path) -> None:
+    intent = write_site(tmp_path, switches="""\
+switches:
+  acme-th5-32x800g: {ports: 0, speed: 800G, rack_units: 1, power_w: 900, power_w_optics: 2100}
+  half-known: {ports: 64}
+servers:
+  acme-gpu-8x400: {gpus: 8, nics: 8, nic_speed: 333G, planes: 1, power_kw: 11.5, rack_units: 6, colour: red}
+""", overrides="facility: {cooling: water}\n")
+    out = tmp_path / "out"
+    code, stdout, err = run_cli("build", str(intent), "-o", str(out))
+    assert (code, stdout, out.exists()) == (2, "", False)
+    assert "Traceback" not in err
+    lines = err.splitlines()
+    switches, overrides = str(tmp_path / "hw" / "switches.yaml"), str(tmp_path / "hw" / "overrides.yaml")
+    assert f"{switches}:2: switches.acme-th5-32x800g.ports: Input should be greater than 0 (got 0)" in lines
+    assert any(line.startswith(f"{switches}:5: servers.acme-gpu-8x400.nic_speed: 333G is not a link speed")
+               for line in lines)
+    assert any(line.startswith(f"{switches}:5: servers.acme-gpu-8x400.colour: unknown key") for line in lines)
+    assert any(line.startswith(f"{overrides}:1: facility.cooling: Input should be 'air' or 'liquid'")
+               for line in lines)
+    assert lines[-1].endswith("nothing was written.")
+
+
+def test_a_new_entry_must_be_whole_and_a_missing_file_is_named(tmp_path: Path) -> None:
+    intent = write_site(tmp_path, intent=INTENT.replace("hw/overrides.yaml", "hw/missing.yaml"),
+                        switches=SWITCHES + "  half-known: {ports: 64}\n".replace("  half", "  half"))
+    code, _, err = run_cli("plan", str(intent))
+    assert code == 2
+    assert f"{tmp_path / 'hw' / 'missing.yaml'}:" in err
+    intent = write_site(tmp_path, switches=SWITCHES.replace("switches:\n", "switches:\n  half-known: {ports: 64}\n"))
+    code, _, err = run_cli("plan", str(intent))
+    assert code == 2
+    assert "site.yaml:2: catalog: switches.half-known: a new switch needs speed, rack_units, power_w, power_w_optics" \
+        in err
+    assert len(err.splitlines()) == 2  # the models the broken catalog defines are not reported unknown
+
+
+def test_an_unknown_model_lists_the_site_models_too(tmp_path: Path) -> None:
+    intent = write_site(tmp_path, intent=INTENT.replace("acme-th5-32x800g}", "acme-th5-32x800}"))
+    code, _, err = run_cli("plan", str(intent))
+    assert code == 2
+    assert "fabric.leaf.model: unknown switch model 'acme-th5-32x800'; known models: " in err
+    assert "acme-th5-32x800g" in err
+
+
+def test_a_site_may_state_where_its_switch_runs_adaptive_routing(tmp_path: Path) -> None:
+    """NVUE renders adaptive routing only on switches the catalog lists for it (catalog targets.nvue); a site that
+    runs Spectrum-4 under its own model name says so in its catalog."""
+    intent = """\
+name: ar
+catalog: hw/switches.yaml
+compute: {servers: 32, server: dgx-h100}
+fabric: {leaf: {model: site-sn5600}}
+targets: [nvue]
+load_balancing: {mode: dynamic}
+"""
+    switches = ("switches:\n  site-sn5600: {ports: 64, speed: 800G, rack_units: 2, power_w: 1200, "
+                "power_w_optics: 2950}\n")
+    code, _, err = run_cli("plan", str(write_site(tmp_path, intent=intent, switches=switches)))
+    assert code == 2 and "dynamic (only on nvidia-sn5600 with 200G/400G links)" in err
+    switches += "targets:\n  nvue: {load_balancing: {dynamic_models: [nvidia-sn5600, site-sn5600]}}\n"
+    code, _, err = run_cli("plan", str(write_site(tmp_path, intent=intent, switches=switches)))
+    assert code == 0, err
+
+
+def test_the_intent_schema_lets_an_editor_take_a_site_model() -> None:
+    """Model names are open in the intent's JSON Schema (the shipped ones are its examples): only the loader knows
+    the site catalogs an intent names, and it refuses an unknown model at its line
+    (test_an_unknown_model_lists_the_site_models_too)."""
+    import jsonschema
+
+    schema = json.loads((ROOT / "intents" / "intent.schema.json").read_text())
+    intent = {"name": "x", "compute": {"servers": 1, "server": "acme-gpu"}, "fabric": {"leaf": {"model": "acme"}}}
+    assert list(jsonschema.Draft202012Validator(schema).iter_errors(intent)) == []
+
+
+def test_the_committed_site_catalog_schema_is_what_designer_prints() -> None:
+    code, out, err = run_cli("schema", "--catalog")
+    assert (code, err) == (0, "")
+    assert out == (ROOT / "intents" / "catalog.schema.json").read_text(), (
+        "intents/catalog.schema.json is stale: run 'designer schema --catalog > intents/catalog.schema.json'")
