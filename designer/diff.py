@@ -70,6 +70,9 @@ class Files(Mapping[str, str]):
             raise KeyError(path)
         return self._read(path).decode(errors="replace")
 
+    def __contains__(self, path: object) -> bool:
+        return path in self._paths
+
     def __iter__(self) -> Iterator[str]:
         return iter(self._paths)
 
@@ -630,8 +633,8 @@ def _hand_edited(files: Mapping[str, str]) -> list[str]:
         listed = json.loads(manifest).get("files", {})
     except json.JSONDecodeError:
         return [f"{MANIFEST_FILE} is not valid JSON"]
-    return [path for path, text in sorted(files.items(), key=lambda item: natural(item[0]))
-            if path in listed and hashlib.sha256(text.encode()).hexdigest() != listed[path]]
+    return [path for path in sorted(files, key=natural)
+            if path in listed and hashlib.sha256(files[path].encode()).hexdigest() != listed[path]]
 
 
 def _bom(before: Mapping[str, str], after: Mapping[str, str]) -> list[tuple[str, int]]:

@@ -211,3 +211,15 @@ def test_diff_stops_git_at_the_cap_of_its_listing(built: Path, tmp_path: Path,
         diff.load_revision("HEAD", repo=repo)
     monkeypatch.undo()
     assert diff.load_revision("HEAD", repo=repo).designs.keys() == {"small-2tier"}
+
+
+def test_diff_holds_one_pair_of_configurations_at_a_time(built: Path, tmp_path: Path) -> None:
+    """Both folders' 30 configurations grown to 15 MiB each (under the cap): 900 MiB in all, which the diff, limited
+    to 384 MiB, compares pair by pair instead of holding (each is then an edit by hand: its sha256 changed)."""
+    folders = [copy(built, tmp_path / side) for side in ("old", "new")]
+    for folder in folders:
+        for config in (folder / "configs").rglob("*.*"):
+            grow(config, 15 * MiB)
+    result = run(["diff", str(folders[0]), str(folders[1])], tmp_path)
+    assert result.returncode == 0, result
+    assert "**files edited by hand (they differ from the sha256 manifest.json lists): 30**" in result.stdout
