@@ -38,8 +38,9 @@ DESIGN = Cap("a design.json", 512 * MiB)
 """159 MiB at 131,072 GPUs (DGX B300, 786,432 links); it grows with the links."""
 TABLE = Cap("a table or report of a build", 512 * MiB)
 """summary.md, the CSV tables, power.md, the SVGs and lab/: addressing.csv, the largest, 130 MiB at 131,072 GPUs."""
-MANIFEST = Cap("a manifest.json", 64 * MiB)
-"""11.9 MiB for 116,749 files at 131,072 GPUs."""
+MANIFEST = Cap("a manifest.json", 128 * MiB)
+"""11.9 MiB for 116,749 files at 131,072 GPUs (DGX B300); 60 to 70 MiB at the link limit with a NetworkManager file
+per NIC."""
 CONFIG = Cap("a switch configuration", 16 * MiB)
 """A SONiC config_db.json of 128 ports, the largest, 164 KiB; a switch of 8,192 ports (the intent's limit) about 64
 times that."""

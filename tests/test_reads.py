@@ -1,10 +1,11 @@
 """Every file designer reads back is bounded before it is read: a file above the cap of its kind is exit 2 with
 ``file: N bytes, larger than ...``, never a MemoryError.
 
-The huge files are sparse (``os.truncate``: 3 GB or 20 GB that take no disk and no time to make), and each command
-runs in a fresh process whose address space is limited (``RLIMIT_AS``) far below the file's size: reading the
-file whole, as designer did, fails there with a MemoryError traceback (exit 1). The caps and the sizes they come
-from are in the README ("Reading built files back").
+The huge files are sparse: ``os.truncate`` (truncate(2): a file extended this way reads as zeros and takes no disk)
+makes 3 GB or 20 GB in no time. Each command runs in a fresh process whose address space is limited (setrlimit(2),
+``RLIMIT_AS``) far below the file's size, so reading the file whole, as designer did, fails there with a MemoryError
+traceback (exit 1). The sizes of committed files come from real git (git-ls-tree(1): ``--long`` shows the size of
+each blob). The caps and the sizes they come from are in the README ("Reading built files back").
 """
 
 from __future__ import annotations
@@ -25,11 +26,11 @@ from designer.errors import InputError
 ROOT = Path(__file__).resolve().parent.parent
 INTENT = ROOT / "tests" / "intents" / "small-2tier.yaml"
 MiB, GB3, GB20 = 1 << 20, 3 << 30, 20 << 30
-CAPS = {"a design.json": 512, "a table or report of a build": 512, "a manifest.json": 64,
+CAPS = {"a design.json": 512, "a table or report of a build": 512, "a manifest.json": 128,
         "a switch configuration": 16, "a server's file": 1, "an intent": 1, "a template": 1}
 """MiB designer reads of each kind of file at most (the README's table)."""
 MEMORY = 384 * MiB
-"""Address space of each command: a few times what designer needs for a small design, a tenth of the files."""
+"""Address space of each command: a few times what designer needs for a small design, far below the files."""
 
 
 @pytest.fixture(scope="module")
