@@ -191,8 +191,8 @@ def design_diff(name: str, before: dict[str, Any], after: dict[str, Any], old: s
     return _design_review(name, before, after, old, new, before_files or {}, after_files or {})[0]
 
 
-def existing_changes(before: dict[str, Any], after: dict[str, Any], before_files: Mapping[str, str] | None = None,
-                     after_files: Mapping[str, str] | None = None) -> list[Group]:
+def existing_changes(before: dict[str, Any], after: dict[str, Any], before_files: dict[str, str] | None = None,
+                     after_files: dict[str, str] | None = None) -> list[Group]:
     """Every change to an item that existed in ``before``, grouped by cause."""
     return _Comparison(before, after, before_files or {}, after_files or {}).existing()
 
