@@ -100,7 +100,7 @@ def read_below(folder: Path, parts: Sequence[str], cap: Cap) -> bytes:
             raise Refused(path, "is a folder" if stat.S_ISDIR(mode) else "is a special file")
     descriptor = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK)
     try:
-        return read_open(descriptor, str(path), cap)
+        return _read_open(descriptor, str(path), cap)
     finally:
         os.close(descriptor)
 
@@ -110,12 +110,12 @@ def read_file(path: Path, cap: Cap) -> bytes:
     folder or a special file, :class:`InputError` for a file larger than ``cap``."""
     descriptor = os.open(path, os.O_RDONLY | os.O_NONBLOCK)
     try:
-        return read_open(descriptor, str(path), cap)
+        return _read_open(descriptor, str(path), cap)
     finally:
         os.close(descriptor)
 
 
-def read_open(descriptor: int, where: str, cap: Cap) -> bytes:
+def _read_open(descriptor: int, where: str, cap: Cap) -> bytes:
     """What the open file ``descriptor`` (named ``where``) holds: its size is checked against ``cap`` before the
     first byte is read, and no more than that size is read (one byte more tells that it grew meanwhile)."""
     info = os.fstat(descriptor)
