@@ -26,7 +26,7 @@ from typing import Any
 from designer.checks import CHECKS
 from designer.errors import InputError, Problem, Source
 from designer.fabric import TIERS
-from designer.files import Refused, read_below
+from designer.files import Refused, output_cap, read_below
 from designer.findings import SEVERITIES, Finding
 from designer.intent.schema import safe_name
 from designer.intent.site_catalog import SiteCatalogs, folder_catalogs
@@ -68,9 +68,10 @@ def read_regular(path: Path) -> bytes:
 
 
 def read_inside(folder: Path, parts: tuple[str, ...]) -> bytes:
-    """A regular file below ``folder`` reached through real folders only (no link leads out)."""
+    """A regular file below ``folder`` reached through real folders only (no link leads out), no larger than the
+    cap of its kind (:func:`~designer.files.output_cap`)."""
     try:
-        return read_below(folder, parts)
+        return read_below(folder, parts, output_cap(parts))
     except Refused as error:
         raise _file_error(error.path, f"{error.reason}; a built output holds regular files only") from None
     except OSError as error:

@@ -25,21 +25,25 @@ then the QoS profile field by field and the check results.
 
 from __future__ import annotations
 
+import contextlib
 import csv
 import hashlib
 import json
 import os
 import re
 import subprocess
+import tempfile
 from collections import Counter, defaultdict
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
+from functools import cached_property
 from pathlib import Path, PurePosixPath
-from typing import Any, NamedTuple
+from typing import IO, Any, NamedTuple
 
 from designer.built import DESIGN_FILE, parse_design, read_design, read_inside, read_regular
 from designer.errors import InputError, Problem
 from designer.fabric import natural
+from designer.files import GIT_LISTING, Cap, MiB, output_cap, too_large
 
 MANIFEST_FILE = "manifest.json"
 BOM_FILE = "bom.csv"
@@ -58,6 +62,30 @@ End = tuple[Identity, str]
 """One end of a link: the device's identity and the port's name."""
 
 
+class Files(Mapping[str, str]):
+    """The files of one design that the diff compares besides design.json (configurations, manifest, bill of
+    materials), relative path to text, each read and decoded when asked for: a 131,072-GPU design's switch
+    configurations hold 1.5 GB, which a diff of two folders never holds in memory at once."""
+
+    def __init__(self, paths: Iterable[str], read: Callable[[str], bytes]):
+        self._paths = dict.fromkeys(paths)
+        self._read = read
+
+    def __getitem__(self, path: str) -> str:
+        if path not in self._paths:
+            raise KeyError(path)
+        return self._read(path).decode(errors="replace")
+
+    def __contains__(self, path: object) -> bool:
+        return path in self._paths
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._paths)
+
+    def __len__(self) -> int:
+        return len(self._paths)
+
+
 @dataclass(frozen=True)
 class Side:
     """One side of the diff: a label, the parsed ``design.json`` of every design by its name, and each design's
@@ -65,7 +93,7 @@ class Side:
 
     label: str
     designs: dict[str, dict[str, Any]]
-    files: dict[str, dict[str, str]] = field(default_factory=dict)
+    files: dict[str, Mapping[str, str]] = field(default_factory=dict)
 
 
 class Group(NamedTuple):
@@ -96,36 +124,46 @@ def load_dir(folder: Path) -> Side:
     if not found:
         raise InputError([Problem((), f"{folder} has no {DESIGN_FILE} (nor */{DESIGN_FILE}); give a folder "
                                       "written by 'designer build' or a git revision")], about=str(folder))
-    designs, files = {}, {}
+    designs: dict[str, dict[str, Any]] = {}
+    files: dict[str, Mapping[str, str]] = {}
     for path in found:
         data = read_design(path)
         designs[data["name"]] = data
-        files[data["name"]] = {
-            str(relative): read_inside(path.parent, relative.parts).decode(errors="replace")
-            for relative in (file.relative_to(path.parent) for file in sorted(path.parent.rglob("*"))
-                             if file.is_file() and file != path) if _compared(relative.parts)}
+        relatives = [relative for relative in (file.relative_to(path.parent) for file in sorted(path.parent.rglob("*"))
+                                               if file.is_file() and file != path) if _compared(relative.parts)]
+        files[data["name"]] = Files((str(relative) for relative in relatives),
+                                    lambda relative, built=path.parent: read_inside(built, tuple(relative.split("/"))))
     return Side(str(folder), designs, files)
 
 
 def load_revision(revision: str, under: str = "outputs", repo: Path = Path()) -> Side:
-    """Every ``<under>/*/design.json`` committed at git ``revision``, with its configurations and manifest."""
-    blobs: dict[PurePosixPath, str] = {}
-    for line in _git(repo, "ls-tree", "-r", revision, "--", under).decode(errors="replace").splitlines():
+    """Every ``<under>/*/design.json`` committed at git ``revision``, with its configurations and manifest. What git
+    prints is bounded: the listing by :data:`~designer.files.GIT_LISTING`, each file by the cap of its kind, checked
+    on the sizes the listing gives before any file is read."""
+    blobs: dict[PurePosixPath, tuple[str, int]] = {}
+    listing = _git(repo, GIT_LISTING, "ls-tree", "-r", "-l", revision, "--", under)
+    for line in listing.decode(errors="replace").splitlines():
         meta, _, path = line.partition("\t")
-        kind, sha = meta.split()[1:3]
+        kind, sha, size = meta.split()[1:4]
         if kind == "blob":
-            blobs[PurePosixPath(path)] = sha
+            blobs[PurePosixPath(path)] = sha, int(size)
     folders = sorted(path.parent for path in blobs if path.name == DESIGN_FILE)
-    members = {folder: {str(path.relative_to(folder)): sha for path, sha in blobs.items()
+    members = {folder: {str(path.relative_to(folder)): blob for path, blob in blobs.items()
                         if folder in path.parents and _compared(path.relative_to(folder).parts)}
                for folder in folders}
-    texts = _git_blobs(repo, sorted({sha for files in members.values() for sha in files.values()}))
-    designs, files = {}, {}
     for folder, listed in members.items():
-        data = parse_design(f"{revision}:{folder / DESIGN_FILE}", texts[listed[DESIGN_FILE]])
+        for relative, (_, size) in listed.items():
+            cap = output_cap(PurePosixPath(relative).parts)
+            if size > cap.limit:
+                raise too_large(str(folder / relative), size, cap, f"{revision}:{folder / relative}")
+    texts = _git_blobs(repo, sorted({sha for listed in members.values() for sha, _ in listed.values()}))
+    designs: dict[str, dict[str, Any]] = {}
+    files: dict[str, Mapping[str, str]] = {}
+    for folder, listed in members.items():
+        data = parse_design(f"{revision}:{folder / DESIGN_FILE}", texts[listed[DESIGN_FILE][0]])
         designs[data["name"]] = data
-        files[data["name"]] = {path: texts[sha].decode(errors="replace") for path, sha in sorted(listed.items())
-                               if path != DESIGN_FILE}
+        shas = {path: sha for path, (sha, _) in sorted(listed.items()) if path != DESIGN_FILE}
+        files[data["name"]] = Files(shas, lambda path, shas=shas: texts[shas[path]])
     return Side(revision, designs, files)
 
 
@@ -166,7 +204,7 @@ def review(old: Side, new: Side) -> tuple[str, int]:
 
 
 def design_diff(name: str, before: dict[str, Any], after: dict[str, Any], old: str = "old", new: str = "new",
-                before_files: dict[str, str] | None = None, after_files: dict[str, str] | None = None) -> str:
+                before_files: Mapping[str, str] | None = None, after_files: Mapping[str, str] | None = None) -> str:
     """What changed in one design: existing items first, then what was added, then physical changes."""
     return _design_review(name, before, after, old, new, before_files or {}, after_files or {})[0]
 
@@ -263,7 +301,7 @@ def _section(text: str, title: str) -> list[str]:
 
 
 def _design_review(name: str, before: dict[str, Any], after: dict[str, Any], old: str, new: str,
-                   before_files: dict[str, str], after_files: dict[str, str]) -> tuple[str, int]:
+                   before_files: Mapping[str, str], after_files: Mapping[str, str]) -> tuple[str, int]:
     comparison = _Comparison(before, after, before_files, after_files)
     existing, configurations = comparison.existing(), comparison.configurations()
     lines = [f"## {name} ({old} -> {new})", "", *_counts(before["summary"], after["summary"])]
@@ -297,8 +335,8 @@ def identity(row: dict[str, Any]) -> Identity:
 class _Comparison:
     """Both designs indexed by structural identity, and the changes between them."""
 
-    def __init__(self, before: dict[str, Any], after: dict[str, Any], before_files: dict[str, str],
-                 after_files: dict[str, str]) -> None:
+    def __init__(self, before: dict[str, Any], after: dict[str, Any], before_files: Mapping[str, str],
+                 after_files: Mapping[str, str]) -> None:
         self.before, self.after = before, after
         self.before_files, self.after_files = before_files, after_files
         self.old = {identity(row): row for row in before["devices"]}
@@ -469,10 +507,20 @@ class _Comparison:
             if new_path in self.after_files:
                 yield path, new_path
 
+    @cached_property
+    def _config_changes(self) -> list[tuple[str, str, list[str]]]:
+        """(old path, new path, lines lost) of every configuration of an existing switch that changed, each pair
+        read once (a pair with the same text loses nothing)."""
+        changes = []
+        for old_path, new_path in self._config_pairs():
+            old, new = self.before_files[old_path], self.after_files[new_path]
+            if old != new:
+                changes.append((old_path, new_path, lost_lines(old, new, new_path)))
+        return changes
+
     def _configs_changed(self) -> list[Group]:
         changed: dict[str, list[str]] = defaultdict(list)
-        for old_path, new_path in self._config_pairs():
-            lost = lost_lines(self.before_files[old_path], self.after_files[new_path], new_path)
+        for old_path, new_path, lost in self._config_changes:
             if lost:
                 changed[old_path.split("/")[1]].append(
                     f"{new_path}: {len(lost):,} line{'s' if len(lost) != 1 else ''} removed or changed, e.g. "
@@ -517,9 +565,7 @@ class _Comparison:
         if ports:
             lines += [f"**ports newly in use on existing switches: {sum(ports.values()):,}** on {len(ports):,} "
                       "switches", ""]
-        grown = [new_path for old_path, new_path in self._config_pairs()
-                 if self.before_files[old_path] != self.after_files[new_path]
-                 and not lost_lines(self.before_files[old_path], self.after_files[new_path], new_path)]
+        grown = [new_path for _, new_path, lost in self._config_changes if not lost]
         if grown:
             lines += [f"**configurations of existing switches that only gained lines: {len(grown):,}**", ""]
         return lines
@@ -600,7 +646,7 @@ def _flatten(value: object, prefix: str = "") -> Iterable[tuple[str, object]]:
         yield prefix, value
 
 
-def _hand_edited(files: dict[str, str]) -> list[str]:
+def _hand_edited(files: Mapping[str, str]) -> list[str]:
     """Files whose sha256 is not the one ``manifest.json`` lists (edited after the build wrote them)."""
     manifest = files.get(MANIFEST_FILE)
     if manifest is None:
@@ -609,11 +655,11 @@ def _hand_edited(files: dict[str, str]) -> list[str]:
         listed = json.loads(manifest).get("files", {})
     except json.JSONDecodeError:
         return [f"{MANIFEST_FILE} is not valid JSON"]
-    return [path for path, text in sorted(files.items(), key=lambda item: natural(item[0]))
-            if path in listed and hashlib.sha256(text.encode()).hexdigest() != listed[path]]
+    return [path for path in sorted(files, key=natural)
+            if path in listed and hashlib.sha256(files[path].encode()).hexdigest() != listed[path]]
 
 
-def _bom(before: dict[str, str], after: dict[str, str]) -> list[tuple[str, int]]:
+def _bom(before: Mapping[str, str], after: Mapping[str, str]) -> list[tuple[str, int]]:
     """What to order more or less of: each ``bom.csv`` line whose count changed."""
     counts = [_bom_counts(files.get(BOM_FILE, "")) for files in (before, after)]
     changed = {item: counts[1].get(item, 0) - counts[0].get(item, 0) for item in set(counts[0]) | set(counts[1])}
@@ -659,29 +705,63 @@ def _pairs(old: Side, new: Side) -> list[tuple[str | None, str | None]]:
     return [(name if name in old.designs else None, name if name in new.designs else None) for name in names]
 
 
-def _git(repo: Path, *args: str) -> bytes:
-    result = subprocess.run(["git", "-C", str(repo), *args], capture_output=True, check=False)
-    if result.returncode:
-        complaint = result.stderr.decode(errors="replace").strip() or "failed"
-        raise InputError([Problem((), f"git {' '.join(args)}: {complaint}; give two output folders or two git "
-                                      "revisions")], about="the git revisions")
-    return result.stdout
+def _git(repo: Path, cap: Cap, *args: str) -> bytes:
+    """What ``git ARGS`` prints, at most ``cap`` (git is stopped there: an input error)."""
+    with _running(repo, args) as (process, errors):
+        assert process.stdout is not None
+        chunks, size = [], 0
+        while size <= cap.limit and (chunk := process.stdout.read(min(MiB, cap.limit + 1 - size))):
+            chunks.append(chunk)
+            size += len(chunk)
+        if size > cap.limit:
+            raise InputError([Problem((), f"git {' '.join(args)} printed more than {cap.limit:,} bytes, larger than "
+                                          f"{cap.kind} may be")], about="the git revisions")
+        _finished(process, errors, args)
+    return b"".join(chunks)
 
 
 def _git_blobs(repo: Path, shas: list[str]) -> dict[str, bytes]:
-    """The bytes of every blob in ``shas``, read in one ``git cat-file --batch``."""
-    result = subprocess.run(["git", "-C", str(repo), "cat-file", "--batch"], input="".join(f"{sha}\n" for sha in shas)
-                            .encode(), capture_output=True, check=False)
-    if result.returncode:
-        raise InputError([Problem((), f"git cat-file: {result.stderr.decode(errors='replace').strip() or 'failed'}")],
-                         about="the git revisions")
-    out, texts, at = result.stdout, {}, 0
-    for sha in shas:
-        header_end = out.index(b"\n", at)
-        size = int(out[at:header_end].split()[2])
-        texts[sha] = out[header_end + 1:header_end + 1 + size]
-        at = header_end + 1 + size + 1
+    """The bytes of every blob in ``shas`` (each one's size was checked against its cap on git's listing), read one
+    after the other from one ``git cat-file --batch``; the names come from a file, so git never waits for us."""
+    with tempfile.TemporaryFile() as names:
+        names.write("".join(f"{sha}\n" for sha in shas).encode())
+        names.seek(0)
+        with _running(repo, ("cat-file", "--batch"), names) as (process, errors):
+            assert process.stdout is not None
+            texts = {}
+            for sha in shas:
+                header = process.stdout.readline(200).split()
+                if len(header) != 3 or header[1] != b"blob" or not header[2].isdigit():
+                    _finished(process, errors, ("cat-file", "--batch"))
+                    raise InputError([Problem((), f"git cat-file --batch: {sha} is not a blob")],
+                                     about="the git revisions")
+                texts[sha] = process.stdout.read(int(header[2]))
+                process.stdout.read(1)  # the line break after each object
+            _finished(process, errors, ("cat-file", "--batch"))
     return texts
+
+
+@contextlib.contextmanager
+def _running(repo: Path, args: tuple[str, ...], stdin: IO[bytes] | None = None) -> Iterator[
+        tuple[subprocess.Popen[bytes], IO[bytes]]]:
+    """``git ARGS`` in ``repo`` running, its output a pipe and its complaints a file; stopped if still running."""
+    with tempfile.TemporaryFile() as errors, subprocess.Popen(
+            ["git", "-C", str(repo), *args], stdin=stdin if stdin is not None else subprocess.DEVNULL,
+            stdout=subprocess.PIPE, stderr=errors) as process:
+        try:
+            yield process, errors
+        finally:
+            if process.poll() is None:
+                process.kill()
+
+
+def _finished(process: subprocess.Popen[bytes], errors: IO[bytes], args: tuple[str, ...]) -> None:
+    """Wait for git; an input error with the start of what it complained about when it failed."""
+    if process.wait():
+        errors.seek(0)
+        complaint = errors.read(4096).decode(errors="replace").strip() or "failed"
+        raise InputError([Problem((), f"git {' '.join(args)}: {complaint}; give two output folders or two git "
+                                      "revisions")], about="the git revisions")
 
 
 def _counts(before: dict[str, Any], after: dict[str, Any]) -> list[str]:

@@ -5,6 +5,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
+from functools import partial
 
 Path = tuple[str | int, ...]
 _PLAIN_KEY = re.compile(r"[A-Za-z0-9_./-]+")
@@ -78,6 +79,10 @@ class InputError(Exception):
         count = len(self.problems)
         rows.append(f"{count} error{'s' if count != 1 else ''} in {self.about}; nothing was written.")
         return "\n".join(rows)
+
+    def __reduce__(self) -> tuple[partial[InputError], tuple[list[Problem], Source | None]]:
+        """Pickled with its problems (a forked worker sends it to the parent, which raises it again)."""
+        return partial(InputError, about=self.about), (self.problems, self.source)
 
     def located(self, source: Source) -> InputError:
         """The same problems, now tied to the intent file they belong to."""

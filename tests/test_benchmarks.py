@@ -20,7 +20,8 @@ from designer.verify.parsers import INSTALL
 from tests import conftest
 from tests.conftest import ROOT, need
 
-SIZED = ["bench_analyze", "bench_build", "bench_checks", "bench_physical", "bench_render", "bench_validate"]
+SIZED = ["bench_analyze", "bench_build", "bench_checks", "bench_physical", "bench_reads", "bench_render",
+         "bench_validate"]
 
 
 def need_parsers() -> None:

@@ -24,8 +24,9 @@ from typing import Any
 import yaml
 
 from designer.errors import InputError, Path, Problem, Source
+from designer.files import INTENT
 
-MAX_BYTES = 1 << 20
+MAX_BYTES = INTENT.limit
 MAX_NODES = 50_000
 MAX_DEPTH = 64
 """Deepest nesting of lists and mappings; an intent needs 4."""

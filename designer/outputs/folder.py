@@ -16,6 +16,7 @@ import json
 import os
 import re
 import shutil
+import stat
 import tempfile
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from contextlib import contextmanager
@@ -23,6 +24,8 @@ from pathlib import Path
 from typing import IO
 
 from designer.errors import OutputError
+from designer.files import MANIFEST as MANIFEST_CAP
+from designer.files import Refused, output_cap, read_below, read_file, too_large
 from designer.workers import in_workers
 
 MANIFEST = "manifest.json"
@@ -123,10 +126,11 @@ def refusal(folder: Path) -> str | None:
 
 
 def _listed(folder: Path) -> set[str] | None:
-    """The files ``folder/manifest.json`` lists, with the manifest itself; ``None`` unless designer wrote it."""
+    """The files ``folder/manifest.json`` lists, with the manifest itself; ``None`` unless designer wrote it. A
+    manifest larger than designer writes is an input error (exit 2), not read."""
     try:
-        manifest = json.loads((folder / MANIFEST).read_bytes())
-    except (OSError, ValueError):
+        manifest = json.loads(read_below(folder, (MANIFEST,), MANIFEST_CAP))
+    except (OSError, ValueError, Refused):
         return None
     if not isinstance(manifest, dict) or manifest.get("tool") != "designer" or not isinstance(
             manifest.get("files"), dict):
@@ -330,9 +334,20 @@ def drift(files: dict[str, bytes], target: Path) -> list[str]:
 
 
 def file_matches(folder: Path, relative: str, data: bytes) -> bool:
-    """Whether the file ``relative`` below ``folder`` holds ``data``."""
+    """Whether the file ``relative`` below ``folder`` holds ``data``: read only when it has as many bytes; one
+    larger than the cap of its kind (:func:`~designer.files.output_cap`) is an input error (exit 2)."""
     path = folder / relative
-    return path.is_file() and path.read_bytes() == data
+    try:
+        info = os.stat(path)
+    except OSError:
+        return False
+    cap = output_cap(relative.split("/"))
+    if stat.S_ISREG(info.st_mode) and info.st_size > cap.limit:
+        raise too_large(str(path), info.st_size, cap)
+    try:
+        return stat.S_ISREG(info.st_mode) and info.st_size == len(data) and read_file(path, cap) == data
+    except Refused:  # it changed while it was read
+        return False
 
 
 def differences(matches: dict[str, bool], target: Path) -> list[str]:

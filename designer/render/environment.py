@@ -29,8 +29,8 @@ import jinja2
 from jinja2.exceptions import SecurityError
 from jinja2.sandbox import SandboxedEnvironment
 
-from designer.errors import PrerequisiteError, TemplateError
-from designer.files import Refused, read_below
+from designer.errors import InputError, PrerequisiteError, TemplateError
+from designer.files import TEMPLATE, Refused, read_below
 from designer.model import DeviceConfig
 from designer.render.targets import TARGETS, View
 from designer.resources import shipped_templates
@@ -91,9 +91,11 @@ class FolderLoader(jinja2.BaseLoader):
         for folder in self.folders:
             path = str(folder.joinpath(*pieces))
             try:
-                data = read_below(folder, pieces)
+                data = read_below(folder, pieces, TEMPLATE)
             except FileNotFoundError:
                 continue
+            except InputError as error:
+                raise TemplateError(path, error.problems[0].message) from None
             except Refused as error:
                 raise TemplateError(str(error.path), f"{error.reason}; template folders may hold only regular "
                                                      "files and folders") from None

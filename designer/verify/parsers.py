@@ -37,6 +37,7 @@ from typing import Any
 
 from designer.built import built_catalogs, built_intent
 from designer.errors import InputError, PrerequisiteError
+from designer.files import CONFIG, oversized, read_file
 from designer.model import DeviceConfig
 from designer.outputs.folder import INTENT_FILE
 from designer.pipeline import device_models, validated_intent
@@ -269,7 +270,7 @@ def line_of(text: str, error: ConfigDbError) -> int:
 
 def check_config_db(yang: SonicYang, path: Path, label: str) -> Verdict:
     """Validate one config_db.json file; the error names line, table, key and field."""
-    text = path.read_text()
+    text = read_file(path, CONFIG).decode()
     try:
         yang.check(json.loads(text))
     except json.JSONDecodeError as error:
@@ -347,7 +348,7 @@ def check_sysctls(paths: Iterable[tuple[Path, str]], proc: Path = Path("/proc/sy
     verdicts = []
     for path, label in paths:
         try:
-            settings = parse_router_sysctl(label, path.read_bytes())
+            settings = parse_router_sysctl(label, read_file(path, CONFIG))
         except InputError as error:
             verdicts.append(Verdict(label, SYSCTL, "; ".join(error.render().splitlines()[:-1])))
             continue
@@ -383,7 +384,7 @@ def _eos_verdict(item: tuple[Path, str, DeviceConfig | None]) -> Verdict:
     if device is None:
         return Verdict(label, AVD, "the design has no switch of this name")
     try:
-        problems = avd.compare(device, path.read_text())
+        problems = avd.compare(device, read_file(path, CONFIG).decode())
     except ValueError as error:
         return Verdict(label, AVD, f"the design's AVD structured config is not valid input: {error}")
     return Verdict(label, AVD, _listed(problems))
@@ -439,7 +440,8 @@ class Report:
 
 
 def validate_output(folder: Path, yang_dir: Path | None = None) -> Report:
-    """Run every available parser over ``folder/configs``; prerequisites that are missing go to ``missing``.
+    """Run every available parser over ``folder/configs``; prerequisites that are missing go to ``missing``. A file
+    larger than a switch configuration may be is an input error, before any parser reads one.
 
     With pyavd, EOS files are compared with Arista's rendering of the design rebuilt from the folder's own
     ``intent.yaml`` (:func:`built_devices`)."""
@@ -448,6 +450,8 @@ def validate_output(folder: Path, yang_dir: Path | None = None) -> Report:
         raise PrerequisiteError(f"{folder} has no configs/ folder; build it first with 'designer build INTENT'")
     by_os = {child.name: sorted(path for path in child.iterdir() if path.is_file())
              for child in sorted(configs.iterdir()) if child.is_dir()}
+    if too_large := oversized((path for paths in by_os.values() for path in paths), CONFIG):
+        raise InputError(too_large, about=str(configs))
     verdicts: list[Verdict] = []
     missing: list[str] = []
     if sonic := by_os.pop("sonic", []):
