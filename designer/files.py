@@ -48,12 +48,14 @@ SERVER = Cap("a server's file", 1 * MiB)
 """nic-qos.sh of 16 NICs, the largest, 6.8 KiB."""
 INTENT = Cap("an intent", 1 * MiB)
 """An intent is a few dozen lines (:mod:`designer.intent.yaml_source` reads no more)."""
+CATALOG = Cap("a site catalog", 1 * MiB)
+"""A site catalog's entries, as a build writes them beside its intent (read as strictly as an intent)."""
 TEMPLATE = Cap("a template", 1 * MiB)
 """The shipped templates are 2 KiB at most."""
 GIT_LISTING = Cap("the git listing of a revision's designs", 256 * MiB)
 """``git ls-tree -r -l`` of the designs' folder: about a manifest.json per design."""
-CAPS = (DESIGN, TABLE, MANIFEST, CONFIG, SERVER, INTENT, TEMPLATE, GIT_LISTING)
-_TOP = {"design.json": DESIGN, "manifest.json": MANIFEST, "intent.yaml": INTENT}
+CAPS = (DESIGN, TABLE, MANIFEST, CONFIG, SERVER, INTENT, CATALOG, TEMPLATE, GIT_LISTING)
+_TOP = {"design.json": DESIGN, "manifest.json": MANIFEST, "intent.yaml": INTENT, "site-catalog.yaml": CATALOG}
 _BELOW = {"configs": CONFIG, "servers": SERVER}
 
 

@@ -5,11 +5,13 @@ from __future__ import annotations
 
 import importlib.util
 import json
+import os
 import shutil
 from pathlib import Path
 
 import pytest
 
+from designer.built import built_catalogs
 from designer.intent import parse_intent
 from designer.pipeline import build
 from designer.verify.parsers import built_devices
@@ -117,6 +119,18 @@ def test_an_edited_site_catalog_in_a_folder_is_refused(tmp_path: Path) -> None:
 
     with pytest.raises(InputError, match=r"site-catalog\.yaml.*changed after 'designer build'"):
         built_devices(out)
+
+
+def test_a_huge_site_catalog_in_a_folder_is_refused_unread(tmp_path: Path) -> None:
+    """Every file of a built folder is read within the cap of its kind (designer/files.py)."""
+    intent = write_site(tmp_path)
+    out = tmp_path / "out"
+    assert run_cli("build", str(intent), "-o", str(out))[0] == 0
+    os.truncate(out / "site-catalog.yaml", 3 << 30)  # a sparse 3 GB file: reading it whole would take 3 GB
+    from designer.errors import InputError
+
+    with pytest.raises(InputError, match=r"3,221,225,472 bytes, larger than the 1 MiB a site catalog may hold"):
+        built_catalogs(out)
 
 
 def test_a_shipped_entry_is_overridden_field_by_field(tmp_path: Path) -> None:

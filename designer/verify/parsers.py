@@ -411,7 +411,7 @@ def check_nvue(paths: list[tuple[Path, str]], release: str, workers: int | None 
 
 def _nvue_verdict(release: str, item: tuple[Path, str]) -> Verdict:
     path, label = item
-    return Verdict(label, NVUE, _listed(nvue.problems(path.read_text(), release)))
+    return Verdict(label, NVUE, _listed(nvue.problems(read_file(path, CONFIG).decode(), release)))
 
 
 @dataclass(frozen=True)
