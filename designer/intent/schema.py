@@ -77,22 +77,17 @@ def designing_with(info: ValidationInfo) -> Catalog | None:
     return info.context["catalog"] if isinstance(info.context, dict) and "catalog" in info.context else catalog()
 
 
-def known_switch(name: str, info: ValidationInfo) -> str:
-    hardware = designing_with(info)
-    switches = hardware.switches if hardware else {name: None}
-    if name not in switches:
-        raise ValueError(f"unknown switch model {name!r}; known models: {', '.join(switches)} (a site catalog, "
-                         "named by the intent's catalog field, can add one)")
-    return name
+def _known(kind: str, what: str) -> AfterValidator:
+    """A validator of a catalog model name of ``kind`` (``switches``, ``servers``) in the catalog designed with."""
 
-
-def known_server(name: str, info: ValidationInfo) -> str:
-    hardware = designing_with(info)
-    servers = hardware.servers if hardware else {name: None}
-    if name not in servers:
-        raise ValueError(f"unknown server model {name!r}; known models: {', '.join(servers)} (a site catalog, "
-                         "named by the intent's catalog field, can add one)")
-    return name
+    def check(name: str, info: ValidationInfo) -> str:
+        hardware = designing_with(info)
+        models = getattr(hardware, kind) if hardware else {name: None}
+        if name not in models:
+            raise ValueError(f"unknown {what} model {name!r}; known models: {', '.join(models)} (a site catalog, "
+                             "named by the intent's catalog field, can add one)")
+        return name
+    return AfterValidator(check)
 
 
 SPEED_PATTERN = r"^\s*\d+(\.\d+)?\s*[GgTt]?(b(ps|/s)?|bps)?\s*$"
@@ -123,7 +118,7 @@ class ComputeDoc(Section):
         "Number of GPU servers; give exactly one of servers or gpus."))
     gpus: int | None = Field(None, gt=0, le=MAX_GPUS, description=(
         "Number of GPUs, a multiple of gpus_per_server; give exactly one of servers or gpus."))
-    server: Annotated[str, AfterValidator(known_server), _catalog_names("servers")] | None = Field(None, description=(
+    server: Annotated[str, _known("servers", "server"), _catalog_names("servers")] | None = Field(None, description=(
         "A catalog server model (designer/catalog.yaml or a site catalog); it fills gpus_per_server, "
         "nics_per_server, nic_speed, server_power_kw, server_rack_units and the default plane count."))
     gpus_per_server: int | None = Field(None, gt=0, le=144, description="GPUs in one server.")
@@ -139,7 +134,7 @@ class ComputeDoc(Section):
 class SwitchDoc(Section):
     """One switch tier's hardware: a catalog model, explicit fields, or both (fields win)."""
 
-    model: Annotated[str, AfterValidator(known_switch), _catalog_names("switches")] | None = Field(None, description=(
+    model: Annotated[str, _known("switches", "switch"), _catalog_names("switches")] | None = Field(None, description=(
         "A catalog switch model (designer/catalog.yaml or a site catalog); explicit fields override it."))
     ports: int | None = Field(None, gt=0, le=MAX_SWITCH_PORTS, description="Physical ports.")
     speed: Speed | None = Field(None, description=(
