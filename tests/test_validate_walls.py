@@ -1,0 +1,80 @@
+"""``designer validate-configs`` runs vtysh on configs anyone may have edited: a config reaches vtysh's own
+commands after an ``end`` line (``output file PATH`` creates a file), so every vtysh it runs is walled off
+(:mod:`designer.verify.sandbox`), as root and as an ordinary user; FRR's verdict on the file is still reported."""
+
+from __future__ import annotations
+
+import os
+import pwd
+import shutil
+import subprocess
+import sys
+import tempfile
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from designer.cli import main
+from tests.conftest import ROOT, need
+
+LEAF = "p0-su0-r0-leaf"
+USER = "nobody"
+CLI = "import sys; from designer.cli import main; sys.exit(main(sys.argv[1:]))"
+
+
+@pytest.fixture
+def shared() -> Iterator[Path]:
+    """A folder every user may write in (an ordinary user's vtysh could otherwise create nothing there)."""
+    folder = Path(tempfile.mkdtemp(prefix="designer-walls-"))
+    folder.chmod(0o777)
+    yield folder
+    shutil.rmtree(folder)
+
+
+def tampered_output(folder: Path) -> tuple[Path, list[Path]]:
+    """A build whose leaf config, after ``end``, asks vtysh to open files (in ``folder``, in the output itself,
+    in /tmp) and another whose extra line FRR refuses; returns the output and the files no vtysh may create."""
+    output = folder / "out"
+    assert main(["build", str(ROOT / "tests" / "intents" / "small-2tier.yaml"), "-o", str(output)]) == 0
+    frr = output / "configs" / "frr"
+    targets = [folder / "PWNED", frr / "PWNED", Path(tempfile.gettempdir()) / f"{folder.name}-PWNED"]
+    leaf = frr / f"{LEAF}.conf"
+    leaf.write_text(leaf.read_text() + "end\n" + "".join(f"output file {target}\n" for target in targets))
+    broken = sorted(path for path in frr.iterdir() if path != leaf)[0]
+    broken.write_text(broken.read_text() + "router bgp not-a-number\n")
+    for path in output.rglob("*"):
+        path.chmod(0o777 if path.is_dir() else 0o666)
+    output.chmod(0o777)
+    return output, targets
+
+
+def assert_walled(output: Path, targets: list[Path], exit_code: int, report: str) -> None:
+    assert [target for target in targets if target.exists()] == []
+    assert exit_code == 1, report
+    assert f"ok      configs/frr/{LEAF}.conf (vtysh)" in report  # FRR itself accepts `output file`
+    assert "INVALID configs/frr/" in report and "(vtysh): line " in report and "not-a-number" in report
+
+
+def test_validate_configs_as_root_lets_no_config_write_a_file(shared: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    need(shutil.which("vtysh") is not None, "FRR's vtysh missing: apt-get install frr")
+    need(os.geteuid() == 0, "runs vtysh as root (sudo pytest)")
+    output, targets = tampered_output(shared)
+    capsys.readouterr()
+    code = main(["validate-configs", str(output)])
+    assert_walled(output, targets, code, capsys.readouterr().out)
+
+
+def test_validate_configs_as_an_ordinary_user_lets_no_config_write_a_file(shared: Path) -> None:
+    need(shutil.which("vtysh") is not None, "FRR's vtysh missing: apt-get install frr")
+    need(os.geteuid() == 0 and shutil.which("setpriv") is not None, "switches to the nobody user (root, setpriv)")
+    output, targets = tampered_output(shared)
+    user = pwd.getpwnam(USER)
+    run = subprocess.run(["setpriv", f"--reuid={user.pw_uid}", f"--regid={user.pw_gid}", "--clear-groups", "--",
+                          sys.executable, "-c", CLI, "validate-configs", str(output)],
+                         capture_output=True, text=True, check=False, cwd=shared, timeout=300)
+    if run.returncode == 2:  # this kernel lets no ordinary user build the walls: said so, vtysh never ran
+        assert "unprivileged user namespace" in run.stderr, run.stderr
+        assert [target for target in targets if target.exists()] == []
+        return
+    assert_walled(output, targets, run.returncode, run.stdout + run.stderr)
