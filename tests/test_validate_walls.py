@@ -78,3 +78,28 @@ def test_validate_configs_as_an_ordinary_user_lets_no_config_write_a_file(shared
         assert [target for target in targets if target.exists()] == []
         return
     assert_walled(output, targets, run.returncode, run.stdout + run.stderr)
+
+
+def test_without_walls_vtysh_never_runs_and_validate_configs_says_what_to_allow(
+        shared: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch) -> None:
+    """An ordinary user on a kernel that keeps user namespaces from ordinary users (an ``unshare`` that fails as
+    it then does): exit 2 naming the setting, after the other parsers ran; no vtysh ran on the configs."""
+    vtysh = shutil.which("vtysh")
+    need(vtysh is not None, "FRR's vtysh missing: apt-get install frr")
+    output, targets = tampered_output(shared)
+    programs = shared / "bin"
+    programs.mkdir()
+    (programs / "vtysh").symlink_to(str(vtysh))
+    (programs / "unshare").write_text("#!/bin/sh\necho 'unshare: write failed /proc/self/uid_map: Operation not "
+                                      "permitted' >&2\nexit 1\n")
+    (programs / "unshare").chmod(0o755)
+    monkeypatch.setenv("PATH", str(programs))
+    monkeypatch.setattr(os, "geteuid", lambda: 1000)
+    capsys.readouterr()
+    assert main(["validate-configs", str(output)]) == 2
+    captured = capsys.readouterr()
+    assert "runs vtysh behind read-only walls (designer/verify/sandbox.py), which could not be built: unshare: " \
+           "write failed /proc/self/uid_map: Operation not permitted; as an ordinary user they need an " \
+           "unprivileged user namespace (Debian: sysctl kernel.unprivileged_userns_clone=1" in captured.err
+    assert "(vtysh)" not in captured.out
+    assert [target for target in targets if target.exists()] == []
