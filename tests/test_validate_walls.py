@@ -4,6 +4,7 @@ commands after an ``end`` line (``output file PATH`` creates a file), so every v
 
 from __future__ import annotations
 
+import json
 import os
 import pwd
 import shutil
@@ -16,6 +17,7 @@ from pathlib import Path
 import pytest
 
 from designer.cli import main
+from designer.verify.parsers import walled_check
 from tests.conftest import ROOT, need
 
 LEAF = "p0-su0-r0-leaf"
@@ -65,18 +67,45 @@ def test_validate_configs_as_root_lets_no_config_write_a_file(shared: Path, caps
     assert_walled(output, targets, code, capsys.readouterr().out)
 
 
-def test_validate_configs_as_an_ordinary_user_lets_no_config_write_a_file(shared: Path) -> None:
+def as_nobody(command: list[str], stdin: str = "") -> subprocess.CompletedProcess[str]:
+    """``command`` run as :data:`USER`, without supplementary groups."""
+    user = pwd.getpwnam(USER)
+    return subprocess.run(["setpriv", f"--reuid={user.pw_uid}", f"--regid={user.pw_gid}", "--clear-groups", "--",
+                           *command], input=stdin, capture_output=True, text=True, check=False, cwd="/", timeout=300)
+
+
+def python_for_nobody() -> str:
+    """A Python :data:`USER` may start in a user namespace of its own (this one may live in root's home), after
+    skipping unless root with setpriv, vtysh and a kernel that lets an ordinary user make user namespaces."""
     need(shutil.which("vtysh") is not None, "FRR's vtysh missing: apt-get install frr")
     need(os.geteuid() == 0 and shutil.which("setpriv") is not None, "switches to the nobody user (root, setpriv)")
+    need(as_nobody(["unshare", "--user", "--map-root-user", "--mount", "--", "true"]).returncode == 0,
+         "this kernel lets no ordinary user make a user namespace")
+    found = [python for python in (sys.executable, "/usr/bin/python3")
+             if as_nobody(["unshare", "--user", "--map-root-user", "--", python, "-c", "pass"]).returncode == 0]
+    need(bool(found), f"{USER} may start no Python in a user namespace")
+    return found[0]
+
+
+def test_an_ordinary_users_sandbox_lets_no_config_write_a_file(shared: Path) -> None:
+    """The sandbox as check_frr starts it for an ordinary user, run by nobody: verdicts, and no file written."""
+    python = python_for_nobody()
     output, targets = tampered_output(shared)
-    user = pwd.getpwnam(USER)
-    run = subprocess.run(["setpriv", f"--reuid={user.pw_uid}", f"--regid={user.pw_gid}", "--clear-groups", "--",
-                          sys.executable, "-c", CLI, "validate-configs", str(output)],
-                         capture_output=True, text=True, check=False, cwd=shared, timeout=300)
-    if run.returncode == 2:  # this kernel lets no ordinary user build the walls: said so, vtysh never ran
-        assert "unprivileged user namespace" in run.stderr, run.stderr
-        assert [target for target in targets if target.exists()] == []
-        return
+    frr = output / "configs" / "frr"
+    configs = [(frr / f"{LEAF}.conf").read_text(), *(path.read_text() for path in sorted(frr.iterdir())
+                                                     if "not-a-number" in path.read_text())]
+    run = as_nobody(walled_check(True, python), json.dumps(configs))
+    assert run.returncode == 0, run.stderr
+    (accepted, *_), (refused, _, says) = json.loads(run.stdout)
+    assert (accepted, refused) == (0, 2) and "% Unknown command" in says and "not-a-number" in says
+    assert [target for target in targets if target.exists()] == []
+
+
+def test_validate_configs_as_an_ordinary_user_lets_no_config_write_a_file(shared: Path) -> None:
+    if python_for_nobody() != sys.executable:
+        pytest.skip(f"{USER} may not start this Python ({sys.executable}); the sandbox alone is tested as {USER}")
+    output, targets = tampered_output(shared)
+    run = as_nobody([sys.executable, "-c", CLI, "validate-configs", str(output)])
     assert_walled(output, targets, run.returncode, run.stdout + run.stderr)
 
 

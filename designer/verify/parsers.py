@@ -334,19 +334,24 @@ def check_frr(paths: Iterable[tuple[Path, str]], workers: int | None = None) -> 
         return [verdict for verdicts in pool.map(_check_frr_walled, shares) for verdict in verdicts]
 
 
+def walled_check(ordinary_user: bool, python: str | None = None) -> list[str]:
+    """The command line of :func:`~designer.verify.sandbox.check` (configs as a JSON list of Latin-1 texts on
+    stdin): in mount, PID and network namespaces of its own and, for an ordinary user, a user namespace in which
+    it is root; run by ``python`` (default: this one)."""
+    user = ["--user", "--map-root-user"] if ordinary_user else []
+    return ["unshare", *user, "--mount", "--pid", "--net", "--fork", "--kill-child", "--", python or sys.executable,
+            "-I", "-S", str(SANDBOX), "check", str(VTYSH_TIMEOUT_S)]
+
+
 def _check_frr_walled(items: list[tuple[Path, str]]) -> list[Verdict]:
     """One sandbox's share: its files' verdicts, in order."""
     if not items:
         return []
-    walls = ["unshare", "--mount", "--pid", "--net", "--fork", "--kill-child"]
-    if os.geteuid() != 0:  # an ordinary user's walls: a user namespace in which it is root
-        walls[1:1] = ["--user", "--map-root-user"]
     if shutil.which("unshare") is None:
         raise PrerequisiteError("checking frr.conf files runs vtysh behind read-only walls, which need util-linux's "
                                 "unshare: apt-get install util-linux")
     configs = json.dumps([path.read_bytes().decode("latin-1") for path, _ in items])
-    run = subprocess.run([*walls, "--", sys.executable, "-I", "-S", str(SANDBOX), "check", str(VTYSH_TIMEOUT_S)],
-                         input=configs, capture_output=True, text=True, check=False,
+    run = subprocess.run(walled_check(os.geteuid() != 0), input=configs, capture_output=True, text=True, check=False,
                          timeout=VTYSH_TIMEOUT_S * (len(items) + 1))
     try:
         results = json.loads(run.stdout) if run.returncode == 0 else None
