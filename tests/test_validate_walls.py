@@ -27,8 +27,9 @@ CLI = "import sys; from designer.cli import main; sys.exit(main(sys.argv[1:]))"
 
 @pytest.fixture
 def shared() -> Iterator[Path]:
-    """A folder every user may write in (an ordinary user's vtysh could otherwise create nothing there)."""
-    folder = Path(tempfile.mkdtemp(prefix="designer-walls-"))
+    """A folder every user may write in (an ordinary user's vtysh could otherwise create nothing there), in the
+    repository rather than /tmp: the sandbox hides /tmp under a tmpfs, and the read-only machine must be proven."""
+    folder = Path(tempfile.mkdtemp(prefix=".walls-", dir=ROOT))
     folder.chmod(0o777)
     yield folder
     shutil.rmtree(folder)
@@ -40,7 +41,7 @@ def tampered_output(folder: Path) -> tuple[Path, list[Path]]:
     output = folder / "out"
     assert main(["build", str(ROOT / "tests" / "intents" / "small-2tier.yaml"), "-o", str(output)]) == 0
     frr = output / "configs" / "frr"
-    targets = [folder / "PWNED", frr / "PWNED", Path(tempfile.gettempdir()) / f"{folder.name}-PWNED"]
+    targets = [folder / "PWNED", frr / "PWNED", Path("/tmp") / f"{folder.name}-PWNED"]
     leaf = frr / f"{LEAF}.conf"
     leaf.write_text(leaf.read_text() + "end\n" + "".join(f"output file {target}\n" for target in targets))
     broken = sorted(path for path in frr.iterdir() if path != leaf)[0]
