@@ -12,7 +12,8 @@ Arista's own EOS templates (pyavd, :mod:`designer.verify.avd`) rendering the sam
   RFC 7951 asks). libyang then checks types, ranges, patterns, enums, leafrefs and ``must`` rules
   and reports the first error, which is mapped back to the config_db table, key and field.
 * FRR: ``vtysh --config_dir DIR -C -f frr.conf`` parses the file offline with FRR's own command
-  grammar; it exits 2 and prints the line of every bad command.
+  grammar; it exits 2 and prints the line of every bad command. A config reaches vtysh's own commands after an
+  ``end`` line (``output file PATH``), so vtysh runs only behind :mod:`designer.verify.sandbox`'s walls.
 * The FRR routers' kernel settings (``configs/sysctl/``): every line ``key = integer``, and every key a setting of
   the running kernel (``/proc/sys``); a key this kernel lacks makes the check a missing prerequisite, not a
   verdict.
