@@ -12,7 +12,8 @@ Arista's own EOS templates (pyavd, :mod:`designer.verify.avd`) rendering the sam
   RFC 7951 asks). libyang then checks types, ranges, patterns, enums, leafrefs and ``must`` rules
   and reports the first error, which is mapped back to the config_db table, key and field.
 * FRR: ``vtysh --config_dir DIR -C -f frr.conf`` parses the file offline with FRR's own command
-  grammar; it exits 2 and prints the line of every bad command.
+  grammar; it exits 2 and prints the line of every bad command. A config reaches vtysh's own commands after an
+  ``end`` line (``output file PATH``), so vtysh runs only behind :mod:`designer.verify.sandbox`'s walls.
 * The FRR routers' kernel settings (``configs/sysctl/``): every line ``key = integer``, and every key a setting of
   the running kernel (``/proc/sys``); a key this kernel lacks makes the check a missing prerequisite, not a
   verdict.
@@ -27,7 +28,7 @@ import os
 import re
 import shutil
 import subprocess
-import tempfile
+import sys
 from collections.abc import Iterable, Mapping
 from concurrent.futures import ProcessPoolExecutor, ThreadPoolExecutor
 from dataclasses import dataclass
@@ -44,6 +45,7 @@ from designer.pipeline import device_models, validated_intent
 from designer.resources import sonic_yang_models
 from designer.verify import avd, nvue
 from designer.verify.hostconfig import parse_router_sysctl, sysctl_path
+from designer.verify.lab import SANDBOX
 
 INSTALL = "apt-get install frr libyang2-dev && pip install libyang==2.8.0"
 YANG_ENV = "DESIGNER_SONIC_YANG"
@@ -316,29 +318,64 @@ def vtysh() -> str:
 
 VTYSH_TIMEOUT_S = 60
 """vtysh parses a switch's frr.conf in tens of milliseconds; a minute means it hangs."""
+USERNS = ("Debian: sysctl kernel.unprivileged_userns_clone=1; Ubuntu 23.10 or later: sysctl "
+          "kernel.apparmor_restrict_unprivileged_userns=0")
+"""Where a distribution keeps ordinary users from making user namespaces, and the setting that allows it."""
 
 
 def check_frr(paths: Iterable[tuple[Path, str]], workers: int | None = None) -> list[Verdict]:
-    """``vtysh -C`` over each (file, label); a failure keeps vtysh's ``line N: % ...`` messages."""
-    program = vtysh()
-    with tempfile.TemporaryDirectory(prefix="designer-vtysh-") as config_dir:
-        Path(config_dir, "vtysh.conf").touch()  # vtysh reads it first; empty keeps its defaults
+    """``vtysh -C`` over each (file, label), behind the walls of :func:`~designer.verify.sandbox.check` (a config
+    reaches vtysh's own commands, ``output file PATH`` among them, after an ``end`` line); a failure keeps vtysh's
+    ``line N: % ...`` messages. The files are shared among sandboxes (default: one per CPU), each sealed once.
+    :class:`PrerequisiteError` without vtysh or when the walls cannot be built."""
+    vtysh()
+    items = list(paths)
+    count = max(1, min(workers or os.cpu_count() or 1, len(items)))
+    shares = [items[len(items) * share // count:len(items) * (share + 1) // count] for share in range(count)]
+    with ThreadPoolExecutor(max_workers=count) as pool:
+        return [verdict for verdicts in pool.map(_check_frr_walled, shares) for verdict in verdicts]
 
-        def one(item: tuple[Path, str]) -> Verdict:
-            path, label = item
-            try:
-                run = subprocess.run([program, "--config_dir", config_dir, "-C", "-f", str(path)],
-                                     capture_output=True, text=True, check=False, timeout=VTYSH_TIMEOUT_S)
-            except subprocess.TimeoutExpired:
-                return Verdict(label, FRR, f"vtysh did not finish within {VTYSH_TIMEOUT_S} s")
-            if run.returncode == 0:
-                return Verdict(label, FRR)
-            lines = [line for line in (run.stderr + run.stdout).splitlines() if _VTYSH_LINE.match(line)]
-            return Verdict(label, FRR, "; ".join(lines) or f"vtysh exited {run.returncode}: "
-                                                         f"{(run.stderr or run.stdout).strip()}")
 
-        with ThreadPoolExecutor(max_workers=workers or os.cpu_count() or 1) as pool:
-            return list(pool.map(one, paths))
+def walled_check(ordinary_user: bool, python: str | None = None) -> list[str]:
+    """The command line of :func:`~designer.verify.sandbox.check` (configs as a JSON list of Latin-1 texts on
+    stdin): in mount, PID and network namespaces of its own and, for an ordinary user, a user namespace in which
+    it is root; run by ``python`` (default: this one)."""
+    user = ["--user", "--map-root-user"] if ordinary_user else []
+    return ["unshare", *user, "--mount", "--pid", "--net", "--fork", "--kill-child", "--", python or sys.executable,
+            "-I", "-S", str(SANDBOX), "check", str(VTYSH_TIMEOUT_S)]
+
+
+def _check_frr_walled(items: list[tuple[Path, str]]) -> list[Verdict]:
+    """One sandbox's share: its files' verdicts, in order."""
+    if not items:
+        return []
+    if shutil.which("unshare") is None:
+        raise PrerequisiteError("checking frr.conf files runs vtysh behind read-only walls, which need util-linux's "
+                                "unshare: apt-get install util-linux")
+    configs = json.dumps([path.read_bytes().decode("latin-1") for path, _ in items])
+    run = subprocess.run(walled_check(os.geteuid() != 0), input=configs, capture_output=True, text=True, check=False,
+                         timeout=VTYSH_TIMEOUT_S * (len(items) + 1))
+    try:
+        results = json.loads(run.stdout) if run.returncode == 0 else None
+    except json.JSONDecodeError:
+        results = None
+    if not isinstance(results, list) or len(results) != len(items):
+        why = (run.stderr.strip().splitlines() or [f"exit code {run.returncode}"])[-1]
+        hint = "" if os.geteuid() == 0 else (f"; as an ordinary user they need an unprivileged user namespace "
+                                              f"({USERNS}), else run it as root")
+        raise PrerequisiteError(f"checking frr.conf files runs vtysh behind read-only walls "
+                                f"(designer/verify/sandbox.py), which could not be built: {why}{hint}")
+    return [_frr_verdict(label, *result) for (_, label), result in zip(items, results, strict=True)]
+
+
+def _frr_verdict(label: str, code: int | None, stdout: str, stderr: str) -> Verdict:
+    """vtysh's verdict on one file: its exit code (None: it did not finish) and output."""
+    if code is None:
+        return Verdict(label, FRR, f"vtysh did not finish within {VTYSH_TIMEOUT_S} s")
+    if code == 0:
+        return Verdict(label, FRR)
+    lines = [line for line in (stderr + stdout).splitlines() if _VTYSH_LINE.match(line)]
+    return Verdict(label, FRR, "; ".join(lines) or f"vtysh exited {code}: {(stderr or stdout).strip()}")
 
 
 def check_sysctls(paths: Iterable[tuple[Path, str]], proc: Path = Path("/proc/sys")) -> list[Verdict]:
