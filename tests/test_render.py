@@ -120,7 +120,7 @@ def parse_nvue(text: str, device: DeviceConfig) -> View:
     config = document["set"]
     bgp = config["vrf"]["default"]["router"]["bgp"]
     qos = config["qos"]
-    pfc = tuple(sorted(qos["pfc"]["default-global"]["switch-priority"]))
+    pfc = tuple(sorted(int(priority) for priority in qos["pfc"]["default-global"]["switch-priority"]))
     # the IPv4 container is "ip" up to Cumulus Linux 5.14, "ipv4" from 5.15; broken-out parents have none
     interfaces = {name: next(iter((body.get("ipv4") or body["ip"])["address"]))
                   for name, body in config["interface"].items() if body["type"] == "swp" and "link" in body
@@ -133,7 +133,8 @@ def parse_nvue(text: str, device: DeviceConfig) -> View:
         networks=list(bgp["address-family"]["ipv4-unicast"]["network"]),
         aggregates=[prefix for prefix, body in bgp["address-family"]["ipv4-unicast"].get("aggregate-route", {}).items()
                     if body["summary-only"] in (True, "enabled")],  # on (5.14 and earlier), enabled (5.15 on)
-        dscp_to_tc={dscp: body["switch-priority"] for dscp, body in qos["mapping"]["default-global"]["dscp"].items()},
+        dscp_to_tc={int(dscp): body["switch-priority"]  # NVUE's map keys are text ('26'), as nvued saves them
+                    for dscp, body in qos["mapping"]["default-global"]["dscp"].items()},
         pfc=dict.fromkeys(interfaces, pfc),
         mtu={name: config["interface"][name]["link"]["mtu"] for name in interfaces},
     )
@@ -263,18 +264,18 @@ def test_eos_and_nvue_carry_the_profile(rendered: Rendered) -> None:
     (document,) = yaml.safe_load(rendered.texts["nvue"][rendered.design.configs[0].hostname])
     nvue_qos = document["set"]["qos"]
     assert nvue_qos["roce"] == {"state": "enabled", "mode": "lossless"}
-    assert nvue_qos["congestion-control"]["default-global"]["traffic-class"] == {3: {
+    assert nvue_qos["congestion-control"]["default-global"]["traffic-class"] == {"3": {
         "ecn": "enable", "red": "disable", "min-threshold": qos.ecn_min_bytes, "max-threshold": qos.ecn_max_bytes,
         "probability": qos.ecn_probability}}
-    queues = {priority: body["traffic-class"]
+    queues = {int(priority): body["traffic-class"]
               for priority, body in nvue_qos["egress-queue-mapping"]["default-global"]["switch-priority"].items()}
     assert queues == {0: 0, 1: 0, 2: 0, 3: 3, 4: 0, 5: 0, 6: 0, 7: 0, qos.cnp_priority: qos.cnp_priority}
     interface = next(iter(body for name, body in document["set"]["interface"].items()
                           if name != "lo" and "breakout" not in body["link"]))
     assert interface["qos"] == {"pfc-watchdog": {"state": "enable"}}
     schedule = nvue_qos["egress-scheduler"]["default-global"]["traffic-class"]
-    assert schedule == {0: {"mode": "dwrr", "bw-percent": 50}, 3: {"mode": "dwrr", "bw-percent": 50},
-                        qos.cnp_priority: {"mode": "strict"}}
+    assert schedule == {"0": {"mode": "dwrr", "bw-percent": 50}, "3": {"mode": "dwrr", "bw-percent": 50},
+                        str(qos.cnp_priority): {"mode": "strict"}}
 
 
 def _vtysh_check(folder: Path, config: Path) -> subprocess.CompletedProcess[str]:
@@ -331,4 +332,4 @@ def test_ecn_and_watchdog_off_leave_them_out_everywhere() -> None:
     qos = document["set"]["qos"]
     assert "congestion-control" not in qos and "pfc-watchdog" not in qos
     assert all("qos" not in body for body in document["set"]["interface"].values())
-    assert qos["pfc"]["default-global"]["switch-priority"] == {3: {}}
+    assert qos["pfc"]["default-global"]["switch-priority"] == {"3": {}}
