@@ -133,3 +133,44 @@ def test_without_walls_vtysh_never_runs_and_validate_configs_says_what_to_allow(
            "unprivileged user namespace (Debian: sysctl kernel.unprivileged_userns_clone=1" in captured.err
     assert "(vtysh)" not in captured.out
     assert [target for target in targets if target.exists()] == []
+
+
+def test_a_sandbox_that_never_answers_is_a_prerequisite_error_not_a_traceback(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The sandbox bounds each vtysh itself; should the sandbox hang as a whole, the check stops at its limit and
+    says so (exit 2 through PrerequisiteError), leaving no process behind."""
+    vtysh = shutil.which("vtysh")
+    need(vtysh is not None, "FRR's vtysh missing: apt-get install frr")
+    from designer.errors import PrerequisiteError
+    from designer.verify import parsers
+
+    programs = tmp_path / "bin"
+    programs.mkdir()
+    (programs / "vtysh").symlink_to(str(vtysh))
+    (programs / "unshare").write_text("#!/bin/sh\nexec /bin/sleep 30\n")
+    (programs / "unshare").chmod(0o755)
+    config = tmp_path / "leaf.conf"
+    config.write_text("hostname leaf\n")
+    monkeypatch.setenv("PATH", str(programs))
+    monkeypatch.setattr(parsers, "VTYSH_TIMEOUT_S", 0.5)
+    with pytest.raises(PrerequisiteError, match=r"did not answer within 1 s"):
+        parsers.check_frr([(config, "leaf.conf")], workers=1)
+
+
+def test_as_root_without_the_frr_user_the_check_says_what_to_install(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """vtysh drops to FRR's own user (Debian's frr package creates it) before it reads a config."""
+    vtysh = shutil.which("vtysh")
+    need(vtysh is not None, "FRR's vtysh missing: apt-get install frr")
+    from designer.errors import PrerequisiteError
+    from designer.verify import parsers
+
+    def no_such_user(name: str) -> pwd.struct_passwd:
+        raise KeyError(f"getpwnam(): name not found: {name!r}")
+
+    monkeypatch.setattr(os, "geteuid", lambda: 0)
+    monkeypatch.setattr(pwd, "getpwnam", no_such_user)
+    config = tmp_path / "leaf.conf"
+    config.write_text("hostname leaf\n")
+    with pytest.raises(PrerequisiteError, match=r"the frr user.*apt-get install frr"):
+        parsers.check_frr([(config, "leaf.conf")], workers=1)

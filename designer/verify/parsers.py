@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import json
 import os
+import pwd
 import re
 import shutil
 import subprocess
@@ -46,6 +47,7 @@ from designer.resources import sonic_yang_models
 from designer.verify import avd, nvue
 from designer.verify.hostconfig import parse_router_sysctl, sysctl_path
 from designer.verify.lab import SANDBOX
+from designer.verify.sandbox import USER as FRR_USER
 
 INSTALL = "apt-get install frr libyang2-dev && pip install libyang==2.8.0"
 YANG_ENV = "DESIGNER_SONIC_YANG"
@@ -327,8 +329,15 @@ def check_frr(paths: Iterable[tuple[Path, str]], workers: int | None = None) -> 
     """``vtysh -C`` over each (file, label), behind the walls of :func:`~designer.verify.sandbox.check` (a config
     reaches vtysh's own commands, ``output file PATH`` among them, after an ``end`` line); a failure keeps vtysh's
     ``line N: % ...`` messages. The files are shared among sandboxes (default: one per CPU), each sealed once.
-    :class:`PrerequisiteError` without vtysh or when the walls cannot be built."""
+    :class:`PrerequisiteError` without vtysh, without FRR's user (as root: vtysh drops to it), or when the walls
+    cannot be built or the check does not answer."""
     vtysh()
+    if os.geteuid() == 0:
+        try:
+            pwd.getpwnam(FRR_USER)
+        except KeyError:
+            raise PrerequisiteError(f"checking frr.conf files as root runs vtysh as the {FRR_USER} user, which this "
+                                    "machine lacks; Debian's frr package creates it: apt-get install frr") from None
     items = list(paths)
     count = max(1, min(workers or os.cpu_count() or 1, len(items)))
     shares = [items[len(items) * share // count:len(items) * (share + 1) // count] for share in range(count)]
@@ -352,9 +361,15 @@ def _check_frr_walled(items: list[tuple[Path, str]]) -> list[Verdict]:
     if shutil.which("unshare") is None:
         raise PrerequisiteError("checking frr.conf files runs vtysh behind read-only walls, which need util-linux's "
                                 "unshare: apt-get install util-linux")
-    configs = json.dumps([path.read_bytes().decode("latin-1") for path, _ in items])
-    run = subprocess.run(walled_check(os.geteuid() != 0), input=configs, capture_output=True, text=True, check=False,
-                         timeout=VTYSH_TIMEOUT_S * (len(items) + 1))
+    configs = json.dumps([read_file(path, CONFIG).decode("latin-1") for path, _ in items])
+    limit = VTYSH_TIMEOUT_S * (len(items) + 1)
+    try:
+        run = subprocess.run(walled_check(os.geteuid() != 0), input=configs, capture_output=True, text=True,
+                             check=False, timeout=limit)
+    except subprocess.TimeoutExpired:
+        raise PrerequisiteError(f"checking frr.conf files runs vtysh behind read-only walls (designer/verify/"
+                                f"sandbox.py), which did not answer within {limit:g} s for {len(items)} files; "
+                                "run it again, and if it hangs again, check FRR's vtysh by hand") from None
     try:
         results = json.loads(run.stdout) if run.returncode == 0 else None
     except json.JSONDecodeError:
