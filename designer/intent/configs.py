@@ -14,6 +14,7 @@ from typing import Any
 from designer.catalog import Balancing, Catalog, catalog, shipped_data
 from designer.errors import Problem
 from designer.intent.schema import LoadBalancingDoc, QosDoc, RoutingDoc
+from designer.targets import TARGETS
 
 
 @dataclass(frozen=True)
@@ -134,13 +135,14 @@ def bfd_problems(routing: RoutingDoc, targets: list[str], releases: dict[str, st
 
 
 def target_problems(targets: list[str]) -> list[Problem]:
-    """A target listed twice is a typo worth pointing at; SONiC runs BGP from the FRR file (split-unified mode)."""
+    """A target listed twice is a typo worth pointing at; a target that needs another (SONiC runs BGP from the FRR
+    file, split-unified mode) needs it listed too."""
     problems = [Problem(("targets", index), f"{target!r} is listed twice; list each network OS once")
                 for index, target in enumerate(targets) if target in targets[:index]]
-    if "sonic" in targets and "frr" not in targets:
-        problems.append(Problem(("targets", targets.index("sonic")), (
-            "sonic runs BGP from the FRR configuration beside its config_db.json (split-unified mode); add frr to "
-            "targets")))
+    for index, target in enumerate(targets):
+        problems.extend(Problem(("targets", index), f"{why}; add {needed} to targets")
+                        for needed, why in TARGETS[target].needs
+                        if needed not in targets and target not in targets[:index])
     return problems
 
 

@@ -16,6 +16,7 @@ from designer.catalog import Catalog, catalog
 from designer.nic_names import PATTERN as NIC_NAME_PATTERN
 from designer.nic_names import RESERVED as RESERVED_NIC_NAMES
 from designer.nic_names import nic_name_problem
+from designer.targets import NAMES
 
 MAX_GPUS = 1_048_576
 """The largest cluster the designer accepts (1M GPUs); anything bigger is a typo, refused at once."""
@@ -214,7 +215,6 @@ class RoutingDoc(Section):
     timers: TimersDoc = Field(TimersDoc(), description="BGP keepalive and hold times.")
 
 
-TARGETS = ("sonic", "frr", "eos", "nvue")
 """Network operating systems the switch configurations are rendered for."""
 
 Dscp = Annotated[int, Field(ge=0, le=63)]
@@ -512,7 +512,7 @@ class IntentDoc(Section):
     addressing: AddressingDoc = Field(AddressingDoc(), description="IPv4 pools; each large enough and disjoint.")
     routing: RoutingDoc = Field(RoutingDoc(), description="eBGP underlay (RFC 7938) numbering and sessions.")
     facility: FacilityDoc = Field(FacilityDoc(), description="The data hall.")
-    targets: list[Literal["sonic", "frr", "eos", "nvue"]] = Field(list(TARGETS), min_length=1, description=(
+    targets: list[Literal[NAMES]] = Field(list(NAMES), min_length=1, description=(  # type: ignore[valid-type]
         "Network operating systems to render switch configurations for; sonic needs frr."))
     target_options: TargetOptionsDoc = Field(TargetOptionsDoc(), description=(
         "Per network OS choices, such as the Cumulus Linux release of the NVUE files."))

@@ -22,6 +22,7 @@ from designer.catalog import Catalog, catalog, make_catalog, overlaid, shipped_d
 from designer.errors import InputError, Problem, Source
 from designer.intent.schema import MAX_SWITCH_PORTS, NicName, RdmaName, Section, Speed
 from designer.intent.yaml_source import decode, load_yaml, read_bytes, short
+from designer.targets import NAMES
 
 MAX_FILES = 16
 """Site catalogs one intent may name."""
@@ -106,8 +107,8 @@ class SiteCatalogDoc(Section):
     servers: dict[ModelName, ServerEntryDoc] = Field(default_factory=dict, description="GPU server models.")
     media: dict[ModelName, MediumEntryDoc] = Field(default_factory=dict, description=(
         "Cable and optic families; every medium is tried in order of its default reach, shortest first."))
-    targets: dict[Literal["sonic", "frr", "eos", "nvue"], TargetEntryDoc] = Field(default_factory=dict, description=(
-        "Limits of the shipped network OSes on the site's platforms."))
+    targets: dict[Literal[NAMES], TargetEntryDoc] = Field(  # type: ignore[valid-type]
+        default_factory=dict, description="Limits of the shipped network OSes on the site's platforms.")
     facility: FacilityDefaultsDoc = Field(FacilityDefaultsDoc(), description="Facility defaults.")
 
 

@@ -28,6 +28,7 @@ from designer.outputs.workloads import svg as workloads_svg
 from designer.pipeline import design as run_stages
 from designer.render import Renderer, rendered, user_templates_for
 from designer.render.hosts import HOSTS_FOLDER, rendered_hosts
+from designer.targets import with_lab
 from designer.workers import Background, in_workers
 
 Since = Callable[[str], list[str]]
@@ -135,7 +136,7 @@ def review_files(design: Design, say: Progress, since: Since | None = None) -> d
         "power.md": power_markdown(design.intent.name, design.physical, design.intent.facility).encode(),
         "bom.csv": csv_bytes(*bom_rows(design.physical)),
         "floorplan.svg": floorplan_svg(design.intent, design.fabric.devices, design.physical).encode(),
-        **(lab_files(design) if "frr" in design.intent.targets else {}),
+        **(lab_files(design) if with_lab(design.intent.targets) else {}),
         **({"workloads.svg": workloads_svg(design.intent.name, design.workloads).encode()} if design.workloads
            else {}),
     }

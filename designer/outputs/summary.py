@@ -18,6 +18,7 @@ from designer.design import Design
 from designer.model import Headroom
 from designer.outputs import workloads
 from designer.sizing import Plan
+from designer.targets import TARGETS
 
 MARKDOWN_INLINE = frozenset("\\`*_[]<&~")
 """Characters that open or close Markdown anywhere in a line: escapes, code, emphasis, links and images, HTML and
@@ -202,8 +203,8 @@ def summary_markdown(design: Design, moved: Sequence[str] = ()) -> str:
               "- `asn.csv`: every switch's ASN",
               f"- `configs/<os>/<hostname>.<ext>`: every switch's configuration for {', '.join(design.intent.targets)}",
               "- `intent.yaml`: the intent this folder was built from, byte for byte",
-              *(["- `configs/sysctl/<hostname>.conf`: each FRR router's kernel settings (multipath hash policy and "
-                 "seed)"] if "frr" in design.intent.targets else []),
+              *(f"- `configs/{companion.folder}/<hostname>.{companion.extension}`: {companion.about}"
+                for target in design.intent.targets for companion in TARGETS[target].companions),
               "- `manifest.json`: intent hash, tool version and sha256 of every file", ""]
     return "\n".join(lines)
 

@@ -32,7 +32,7 @@ from jinja2.sandbox import SandboxedEnvironment
 from designer.errors import InputError, PrerequisiteError, TemplateError
 from designer.files import TEMPLATE, Refused, read_below
 from designer.model import DeviceConfig
-from designer.render.targets import TARGETS, View
+from designer.render.targets import TARGETS, View, view_of
 from designer.resources import shipped_templates
 
 SHIPPED_TEMPLATES = shipped_templates()
@@ -188,7 +188,7 @@ class Renderer:
         """One device's file for ``target`` from template ``name`` (default: its configuration), within the limits
         of :meth:`render_template`."""
         if target not in self.views:
-            self.views[target] = TARGETS[target].views()
+            self.views[target] = view_of(target)
         variables = self.views[target](device, **self.options.get(target, {}))
         return self.render_template(name or TARGETS[target].template, variables, device.hostname)
 

@@ -10,7 +10,7 @@ from pathlib import Path
 
 from designer.built import DESIGN_FILE, Manifest, parse_design, read_inside, read_manifest, read_regular
 from designer.errors import PrerequisiteError
-from designer.render.targets import config_files
+from designer.targets import config_files
 from designer.verify.lab import Lab, Progress, available_mib, check_prerequisites, seeds_supported, sweep_orphans
 from designer.verify.probe import (
     Peer,

@@ -18,7 +18,7 @@ from typing import Any
 
 from designer.built import DESIGN_FILE, parse_design
 from designer.errors import InputError, PrerequisiteError, Problem
-from designer.render.targets import config_files
+from designer.targets import config_files
 from designer.verify.hostconfig import parse_router_sysctl
 
 ROLES = ("leaf", "spine", "super_spine")

@@ -1,0 +1,72 @@
+"""One record per network OS (designer/targets.py): the schema, the renderer, the build and the summary read it,
+and no stage decides by an OS's name."""
+
+from __future__ import annotations
+
+import importlib
+import json
+import re
+from pathlib import Path
+
+from designer.catalog import catalog
+from designer.intent import parse_intent
+from designer.outputs.build import review_files
+from designer.pipeline import design
+from designer.render.targets import view_of
+from designer.resources import shipped_templates
+from designer.targets import NAMES, TARGETS
+from tests.conftest import ROOT
+
+INTENT = "name: t\ncompute: {servers: 8, server: dgx-h100}\nfabric: {leaf: {model: generic-64x400g}}\n"
+
+
+def test_every_record_has_its_view_templates_and_catalog_entry() -> None:
+    for name, target in TARGETS.items():
+        module = importlib.import_module(f"designer.render.{target.view}")
+        assert callable(getattr(module, "View", None) or module.view), name
+        assert callable(view_of(name)), name
+        for template in (target.template, *(companion.template for companion in target.companions)):
+            assert (shipped_templates() / template).is_file(), template
+        assert catalog().targets[name].name == name
+        assert all(needed in TARGETS for needed, _ in target.needs)
+    assert set(catalog().targets) == set(NAMES)
+
+
+def test_the_intent_offers_exactly_the_registered_targets_and_defaults_to_all() -> None:
+    schema = json.loads((ROOT / "intents" / "intent.schema.json").read_text())
+    assert tuple(schema["properties"]["targets"]["items"]["enum"]) == NAMES
+    assert parse_intent(INTENT).targets == NAMES
+
+
+def test_a_target_that_needs_another_says_why() -> None:
+    """SONiC runs BGP from the FRR file beside its config_db.json (split-unified mode)."""
+    from designer.errors import InputError
+
+    try:
+        parse_intent(INTENT + "targets: [sonic, eos]\n")
+    except InputError as error:
+        assert "targets[0]: sonic runs BGP from the FRR configuration" in str(error)
+        assert "add frr to targets" in str(error)
+    else:
+        raise AssertionError("sonic without frr was accepted")
+
+
+def test_the_lab_and_the_companions_follow_the_records() -> None:
+    """lab/ is written for a target whose files run the FRR lab, and summary.md lists each listed target's
+    companion files."""
+    for targets, lab in (("[eos]", False), ("[frr]", True)):
+        built = design(parse_intent(INTENT + f"targets: {targets}\n"), hosts=False)
+        files = review_files(built, lambda _: None)
+        assert any(path.startswith("lab/") for path in files) == lab
+        assert ("configs/sysctl/<hostname>.conf" in files["summary.md"].decode()) == lab
+
+
+def test_no_stage_decides_by_an_os_name() -> None:
+    """Membership tests on an OS name (``"frr" in targets``) belong in the target's record: only the records,
+    the views, the lab (which runs FRR) and the parsers of validate-configs name an OS."""
+    allowed = {"targets.py", "render", "verify"}
+    pattern = re.compile(r"""["'](sonic|frr|eos|nvue)["']\s+(not\s+)?in\b""")
+    found = [f"{path.relative_to(ROOT)}:{number}" for path in sorted((ROOT / "designer").rglob("*.py"))
+             if path.relative_to(ROOT / "designer").parts[0] not in allowed
+             for number, line in enumerate(Path(path).read_text().splitlines(), 1) if pattern.search(line)]
+    assert found == []
