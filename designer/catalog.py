@@ -208,22 +208,32 @@ ENTRIES = ("switches", "servers", "media", "targets")
 """The sections of a catalog whose entries a site catalog adds or overrides by name."""
 
 
-def overlaid(data: dict[str, Any], site: dict[str, Any]) -> dict[str, Any]:
-    """``data`` (catalog.yaml's format) with a site catalog's entries laid over it: a new entry is added, an entry of
-    the same name keeps the fields the site leaves out and takes those it gives (a target's ``load_balancing``
-    field by field too); ``facility`` defaults field by field. Media stay in order of their default reach,
-    shortest first (a link takes the first medium that reaches far enough)."""
+def laid_over(data: dict[str, Any], site: dict[str, Any]) -> dict[str, Any]:
+    """``data`` (catalog.yaml's format, or a site catalog) with a site catalog's entries laid over it: a new entry is
+    added, an entry of the same name keeps the fields the site leaves out and takes those it gives (a target's
+    ``load_balancing`` field by field too); ``facility`` defaults field by field."""
     merged = dict(data)
-    for section in ENTRIES:
-        entries = dict(data[section])
-        for name, fields in site.get(section, {}).items():
+    for section in (*ENTRIES, "facility"):
+        if section not in site:
+            continue
+        if section == "facility":
+            merged[section] = {**data.get(section, {}), **site[section]}
+            continue
+        entries = dict(data.get(section, {}))
+        for name, fields in site[section].items():
             entry = {**entries.get(name, {}), **fields}
-            if section == "targets" and "load_balancing" in fields:
+            if "load_balancing" in fields and "load_balancing" in entries.get(name, {}):
                 entry["load_balancing"] = {**entries[name]["load_balancing"], **fields["load_balancing"]}
             entries[name] = entry
         merged[section] = entries
+    return merged
+
+
+def overlaid(data: dict[str, Any], site: dict[str, Any]) -> dict[str, Any]:
+    """The shipped catalog's ``data`` with the site's entries laid over it (:func:`laid_over`), media in order of
+    their default reach, shortest first (a link takes the first medium that reaches far enough)."""
+    merged = laid_over(data, site)
     merged["media"] = dict(sorted(merged["media"].items(), key=lambda item: item[1]["reach_m"]["default"]))
-    merged["facility"] = {**data["facility"], **site.get("facility", {})}
     return merged
 
 

@@ -123,7 +123,7 @@ class Intent:
     """The envelope: the servers the fabric is planned for (``growth``); ``servers`` when the intent has none."""
     workloads: tuple[Workload, ...] = ()
     """Training jobs to analyze on the fabric (``designer analyze``), each alone on an idle fabric."""
-    catalogs: SiteCatalogs = dataclasses.field(default_factory=lambda: SiteCatalogs.shipped(), compare=False)
+    catalogs: SiteCatalogs = dataclasses.field(default_factory=SiteCatalogs.shipped, compare=False)
     """The catalog the intent designs with (the shipped one overlaid by its site catalogs) and what made it."""
 
     @property

@@ -18,7 +18,7 @@ from typing import Annotated, Any, Literal
 import yaml
 from pydantic import Field, ValidationError
 
-from designer.catalog import Catalog, catalog, make_catalog, overlaid, shipped_data
+from designer.catalog import Catalog, catalog, laid_over, make_catalog, overlaid, shipped_data
 from designer.errors import InputError, Problem, Source
 from designer.intent.schema import MAX_SWITCH_PORTS, NicName, RdmaName, Section, Speed
 from designer.intent.yaml_source import decode, load_yaml, read_bytes, short
@@ -153,7 +153,7 @@ def site_catalogs(named: Any, intent_file: str, problems: list[Problem], catalog
         site = _read(base / name, problems)
         if site is not None:
             files.append((name, site[1]))
-            overlay = overlaid_site(overlay, site[0])
+            overlay = laid_over(overlay, site[0])
     if len(problems) > found:
         return SiteCatalogs(catalog(), tuple(files), overlay)
     merged = overlaid(data, overlay)
@@ -178,27 +178,6 @@ def folder_catalogs(text: str, filename: str, files: tuple[tuple[str, str], ...]
 def json_schema() -> dict[str, Any]:
     """The site catalog's JSON Schema (draft 2020-12), for editors and tools."""
     return {"$schema": "https://json-schema.org/draft/2020-12/schema", **SiteCatalogDoc.model_json_schema()}
-
-
-def overlaid_site(earlier: dict[str, Any], later: dict[str, Any]) -> dict[str, Any]:
-    """Two site catalogs as one, the later one's fields winning entry by entry."""
-    merged: dict[str, Any] = {}
-    for section in {*earlier, *later}:
-        first, second = earlier.get(section), later.get(section)
-        if isinstance(first, dict) and isinstance(second, dict) and section != "facility":
-            merged[section] = {name: _merged_entry(first.get(name), second.get(name)) for name in {*first, *second}}
-        elif isinstance(first, dict) and isinstance(second, dict):
-            merged[section] = {**first, **second}
-        else:
-            merged[section] = second if second is not None else first
-    return merged
-
-
-def _merged_entry(first: dict[str, Any] | None, second: dict[str, Any] | None) -> dict[str, Any]:
-    merged = {**(first or {}), **(second or {})}
-    if first and second and isinstance(first.get("load_balancing"), dict) and "load_balancing" in second:
-        merged["load_balancing"] = {**first["load_balancing"], **second["load_balancing"]}
-    return merged
 
 
 def _read(path: FilePath, problems: list[Problem]) -> tuple[dict[str, Any], str] | None:
