@@ -25,7 +25,7 @@ compute: {servers: 16, server: acme-gpu-8x400}
 fabric:
   tiers: 2
   leaf: {model: acme-th5-32x800g}
-targets: [frr, eos]
+targets: [frr, eos, nvue]
 """
 SWITCHES = """\
 # Our own switch and server, in designer/catalog.yaml's format.
@@ -105,7 +105,7 @@ def test_the_folder_carries_the_site_entries_and_reproduces_the_design_alone(tmp
         config.hostname: config.interfaces for config in built.configs}
     code, report, err = run_cli("validate-configs", str(moved))
     assert code == 0, report + err
-    assert "pyavd:" in report
+    assert "pyavd:" in report and "nvue-openapi:" in report  # both read the release and models from the folder
 
 
 def test_an_edited_site_catalog_in_a_folder_is_refused(tmp_path: Path) -> None:
@@ -175,7 +175,7 @@ def test_a_new_entry_must_be_whole_and_a_missing_file_is_named(tmp_path: Path) -
                         switches=SWITCHES + "  half-known: {ports: 64}\n".replace("  half", "  half"))
     code, _, err = run_cli("plan", str(intent))
     assert code == 2
-    assert f"{tmp_path / 'hw' / 'missing.yaml'}:" in err
+    assert f"{tmp_path / 'hw' / 'missing.yaml'}:1: (top-level): no such file; give the path of a site catalog" in err
     intent = write_site(tmp_path, switches=SWITCHES.replace("switches:\n", "switches:\n  half-known: {ports: 64}\n"))
     code, _, err = run_cli("plan", str(intent))
     assert code == 2

@@ -184,7 +184,8 @@ def _read(path: FilePath, problems: list[Problem]) -> tuple[dict[str, Any], str]
     """One site file's entries (as the catalog writes them, fields left out where not given) and its sha256, or
     None with its problems added."""
     try:
-        raw = read_bytes(path)
+        raw = read_bytes(path, "a site catalog in designer/catalog.yaml's format, relative to the intent",
+                         "../hw/site.yaml")
         document = load_yaml(decode(raw, str(path)), str(path), number_keys=True)
     except InputError as error:
         problems.extend(_located(problem, error.source) for problem in error.problems)

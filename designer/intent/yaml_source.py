@@ -76,8 +76,9 @@ class Document:
     """Field paths whose value was left out for a problem (a refused tag, a recursive alias, ...)."""
 
 
-def read_bytes(path: FilePath) -> bytes:
-    """The bytes of the intent file at ``path``: a regular file of at most ``MAX_BYTES``, read no further."""
+def read_bytes(path: FilePath, what: str = "an intent YAML file", example: str = "intents/cluster.yaml") -> bytes:
+    """The bytes of the YAML file at ``path`` (``what`` it should be, and an ``example`` path, for the messages: an
+    intent by default): a regular file of at most ``MAX_BYTES``, read no further."""
     name = str(path)
 
     def refused(message: str) -> InputError:
@@ -86,22 +87,21 @@ def read_bytes(path: FilePath) -> bytes:
     try:  # without blocking: opening a named pipe would otherwise wait for a writer
         handle = os.open(path, os.O_RDONLY | os.O_NONBLOCK)
     except FileNotFoundError:
-        raise refused("no such file; give the path of an intent YAML file, for example intents/cluster.yaml") \
-            from None
+        raise refused(f"no such file; give the path of {what}, for example {example}") from None
     except OSError as error:
-        raise refused(f"cannot open it ({error.strerror}); give a readable intent YAML file") from None
+        raise refused(f"cannot open it ({error.strerror}); give the path of {what} that can be read") from None
     try:
         info = os.fstat(handle)
         kind = next((kind for test, kind in _FILE_KINDS if test(info.st_mode)), None)
         if kind:
-            raise refused(f"is {kind}, not a file; give the path of an intent YAML file")
+            raise refused(f"is {kind}, not a file; give the path of {what}")
         if info.st_size > MAX_BYTES:
             raise refused(_too_large())
         raw = bytearray()
         while len(raw) <= MAX_BYTES and (chunk := os.read(handle, MAX_BYTES + 1 - len(raw))):
             raw += chunk
     except OSError as error:
-        raise refused(f"cannot read it ({error.strerror}); give a readable intent YAML file") from None
+        raise refused(f"cannot read it ({error.strerror}); give the path of {what} that can be read") from None
     finally:
         os.close(handle)
     if len(raw) > MAX_BYTES:

@@ -40,6 +40,7 @@ from typing import Any
 from designer.built import built_catalogs, built_intent
 from designer.errors import InputError, PrerequisiteError
 from designer.files import CONFIG, oversized, read_file
+from designer.intent import Intent
 from designer.model import DeviceConfig
 from designer.outputs.folder import INTENT_FILE
 from designer.pipeline import device_models, validated_intent
@@ -549,11 +550,11 @@ def nvue_release(folder: Path) -> tuple[str, str]:
     ``intent.yaml``) and "", or "" and why they cannot be checked (no intent.yaml; no schema of that release).
     :class:`PrerequisiteError` without nvueschema; :class:`InputError` for an intent.yaml changed after the build."""
     releases = nvue.nvueschema_releases()
-    raw = built_intent(folder)
-    if raw is None:
+    intent = folder_intent(folder)
+    if intent is None:
         return "", f"{folder} has no {INTENT_FILE} naming their release (an older designer built it); rebuild it " \
                    "with 'designer build INTENT'"
-    release = validated_intent(folder / INTENT_FILE, raw).target_options.nvue.release
+    release = intent.target_options.nvue.release
     if release not in releases:
         return "", f"nvueschema has no NVUE schema for Cumulus Linux {release} (it has {releases[0]}-{releases[-1]})"
     return release, ""
@@ -564,9 +565,16 @@ def built_devices(folder: Path) -> dict[str, DeviceConfig]:
     :class:`PrerequisiteError` without pyavd (asked first: rebuilding takes time) or without an intent.yaml;
     :class:`InputError` for an intent.yaml changed after the build, or one this designer refuses."""
     avd.pyavd()
-    raw = built_intent(folder)
-    if raw is None:
+    intent = folder_intent(folder)
+    if intent is None:
         raise PrerequisiteError(f"{folder} has no {INTENT_FILE} (an older designer built it); rebuild it with "
                                 "'designer build INTENT'")
-    intent = validated_intent(folder / INTENT_FILE, raw, built_catalogs(folder))
     return {device.hostname: device for device in device_models(intent)}
+
+
+def folder_intent(folder: Path) -> Intent | None:
+    """The intent ``folder`` was built from: its ``intent.yaml`` with the site catalog entries the build kept
+    beside it (:func:`~designer.built.built_catalogs`), each as the manifest records it; None without an
+    intent.yaml. :class:`InputError` for a file changed after the build, or an intent this designer refuses."""
+    raw = built_intent(folder)
+    return None if raw is None else validated_intent(folder / INTENT_FILE, raw, built_catalogs(folder))
