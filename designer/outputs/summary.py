@@ -11,7 +11,6 @@ from collections.abc import Sequence
 from typing import Any
 
 from designer.allocate import ip
-from designer.catalog import catalog
 from designer.checks import counts, evidence
 from designer.checks import formats as checks_format
 from designer.design import Design
@@ -325,7 +324,7 @@ def _configs_lines(design: Design) -> list[str]:
 def _seeds_line(design: Design) -> str:
     """Which targets take each switch's hash seed from the design and which pick their own (catalog ``seed_range``
     null: designer writes no seed for them)."""
-    targets = [catalog().targets[name] for name in sorted(design.intent.targets)]
+    targets = [design.intent.catalog.targets[name] for name in sorted(design.intent.targets)]
     written = ", ".join(target.label for target in targets if target.load_balancing.seed_range)
     own = [target.label for target in targets if not target.load_balancing.seed_range]
     line = f"Hash seeds ({design.intent.load_balancing.seeds})"
