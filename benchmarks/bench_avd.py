@@ -107,8 +107,11 @@ def inventory(design: Design) -> dict[str, dict[str, Any]]:
     ``(id - 1) x max_uplink_switches x max_parallel_uplinks + uplink index``, the leaf on the odd address)
     gives every link the design's own /31; the comparison after the run proves it did."""
     configs = design.configs
-    names = {(device.hostname, interface.name): eos.interface_name(interface)
-             for device in configs for interface in device.interfaces}
+    names = {
+        (device.hostname, interface.name): eos.interface_name(interface)
+        for device in configs
+        for interface in device.interfaces
+    }
     pool = design.allocation.fabric_p2p
     first_view = eos.view(configs[0])
     fabric = {
@@ -119,8 +122,10 @@ def inventory(design: Design) -> dict[str, dict[str, Any]]:
         "p2p_uplinks_qos_profile": first_view["qos_profile"],
         "bgp_peer_groups": {"ipv4_underlay_peers": {"maximum_routes": 0, "bfd": configs[0].bgp.bfd is not None}},
     }
-    spine_ids = {device.hostname: number for number, device in
-                 enumerate((device for device in configs if device.role == "spine"), 1)}
+    spine_ids = {
+        device.hostname: number
+        for number, device in enumerate((device for device in configs if device.role == "spine"), 1)
+    }
     inputs = {}
     for device in configs:
         if device.role not in NODE_TYPES:
@@ -128,10 +133,14 @@ def inventory(design: Design) -> dict[str, dict[str, Any]]:
         structured = avd.structured_config(device)
         bgp = structured["router_bgp"]
         node: dict[str, Any] = {
-            "name": device.hostname, "bgp_as": str(device.asn), "loopback_ipv4_address": device.router_id,
+            "name": device.hostname,
+            "bgp_as": str(device.asn),
+            "loopback_ipv4_address": device.router_id,
             "loopback_ipv4_pool": design.allocation.loopback_pool.cidr,
-            "structured_config": {**{key: structured[key] for key in PASSED_THROUGH if key in structured},
-                                  "router_bgp": {key: bgp[key] for key in BGP_PASSED_THROUGH if bgp.get(key)}},
+            "structured_config": {
+                **{key: structured[key] for key in PASSED_THROUGH if key in structured},
+                "router_bgp": {key: bgp[key] for key in BGP_PASSED_THROUGH if bgp.get(key)},
+            },
         }
         if device.role == "leaf":
             node |= _leaf(device, names, pool)
@@ -146,21 +155,34 @@ def _leaf(device: DeviceConfig, names: dict[tuple[str, str], str], pool: Pool) -
     """A leaf's AVD node settings: its id, its uplinks in address order and its server ports."""
     view = eos.view(device)
     speeds = {interface.name: speed for _, speed, interface in view["interfaces"]}
-    uplinks = sorted((interface for interface in device.interfaces if interface.role == "fabric"),
-                     key=lambda interface: ip_interface(interface.address))
+    uplinks = sorted(
+        (interface for interface in device.interfaces if interface.role == "fabric"),
+        key=lambda interface: ip_interface(interface.address),
+    )
     spines = len({interface.peer_device for interface in uplinks})
     first_link = (int(ip_interface(uplinks[0].address).network.network_address) - pool.first) // 2
     return {
-        "id": first_link // len(uplinks) + 1, "vtep": False, "uplink_ipv4_pool": pool.cidr,
+        "id": first_link // len(uplinks) + 1,
+        "vtep": False,
+        "uplink_ipv4_pool": pool.cidr,
         "uplink_switches": [interface.peer_device for interface in uplinks],
         "uplink_interfaces": [names[device.hostname, interface.name] for interface in uplinks],
         "uplink_switch_interfaces": [names[interface.peer_device, interface.peer_interface] for interface in uplinks],
-        "max_uplink_switches": spines, "max_parallel_uplinks": len(uplinks) // spines,
+        "max_uplink_switches": spines,
+        "max_parallel_uplinks": len(uplinks) // spines,
         "uplink_interface_speed": speeds[uplinks[0].name],
-        "l3_interfaces": [{"name": name, "description": interface.description, "ip_address": interface.address,
-                           "speed": speed, "qos_profile": view["qos_profile"],
-                           "structured_config": {"mtu": view["mtu"]}}
-                          for name, speed, interface in view["interfaces"] if interface.role == "server"],
+        "l3_interfaces": [
+            {
+                "name": name,
+                "description": interface.description,
+                "ip_address": interface.address,
+                "speed": speed,
+                "qos_profile": view["qos_profile"],
+                "structured_config": {"mtu": view["mtu"]},
+            }
+            for name, speed, interface in view["interfaces"]
+            if interface.role == "server"
+        ],
     }
 
 
@@ -173,16 +195,26 @@ def fabric_of(text: str) -> dict[str, Any]:
     asn = None
     for _, parents, line in avd.contexts(text):
         words = line.split()
-        if parents and parents[0].startswith("interface ") and words[0] in INTERFACE_SETTINGS \
-                and (words[0] != "ip" or words[1] == "address"):
+        if (
+            parents
+            and parents[0].startswith("interface ")
+            and words[0] in INTERFACE_SETTINGS
+            and (words[0] != "ip" or words[1] == "address")
+        ):
             routed.setdefault(parents[0].removeprefix("interface "), {})[words[0]] = words[-1]
         elif parents and parents[0].startswith("router bgp "):
             asn = parents[0].split()[2]
             if len(parents) == 1 and (match := re.fullmatch(r"neighbor (\S+) remote-as (\S+)", line)):
                 neighbors[match[1]] = match[2]
-    return {"asn": asn, "neighbors": neighbors,
-            "routed": {name: {key: settings[key] for key in INTERFACE_SETTINGS if key in settings}
-                       for name, settings in routed.items() if "ip" in settings}}
+    return {
+        "asn": asn,
+        "neighbors": neighbors,
+        "routed": {
+            name: {key: settings[key] for key in INTERFACE_SETTINGS if key in settings}
+            for name, settings in routed.items()
+            if "ip" in settings
+        },
+    }
 
 
 def differences(ours: Path, arista: Path) -> list[str]:
@@ -194,8 +226,11 @@ def differences(ours: Path, arista: Path) -> list[str]:
             found.append(f"{name}: only {'pyavd' if (arista / name).is_file() else 'designer'} wrote it")
             continue
         mine, theirs = fabric_of((ours / name).read_text()), fabric_of((arista / name).read_text())
-        found += [f"{name}: {part}: designer {_only(mine[part], theirs[part])}, pyavd {_only(theirs[part], mine[part])}"
-                  for part in mine if mine[part] != theirs[part]]
+        found += [
+            f"{name}: {part}: designer {_only(mine[part], theirs[part])}, pyavd {_only(theirs[part], mine[part])}"
+            for part in mine
+            if mine[part] != theirs[part]
+        ]
     return found
 
 
@@ -210,8 +245,9 @@ def pyavd_run(inputs: Path, out: Path) -> dict[str, float]:
     """One fresh pyavd process running AVD's pipeline over the inventory in ``inputs`` into ``out``: its wall
     seconds (``total``) and the seconds of each pyavd step."""
     start = time.perf_counter()
-    result = subprocess.run([sys.executable, "-c", DRIVER, str(inputs), str(out)], capture_output=True, text=True,
-                            check=False)
+    result = subprocess.run(
+        [sys.executable, "-c", DRIVER, str(inputs), str(out)], capture_output=True, text=True, check=False
+    )
     seconds = time.perf_counter() - start
     if result.returncode != 0:
         raise SystemExit(f"the pyavd driver failed:\n{result.stderr}")
@@ -232,35 +268,48 @@ def bench(gpus: int, runs: int, work: Path) -> dict[str, Any]:
     if found:
         raise SystemExit("pyavd did not build the same fabric:\n" + "\n".join(found))
     steps = {step: statistics.median(run[step] for run in arista) for step in arista[0]}
-    return {"gpus": gpus, "switches": len(design.configs), "designer": statistics.median(ours),
-            "pyavd": steps.pop("total"), "steps": steps,
-            "ratio": statistics.median(run["total"] / seconds for seconds, run in zip(ours, arista, strict=True))}
+    return {
+        "gpus": gpus,
+        "switches": len(design.configs),
+        "designer": statistics.median(ours),
+        "pyavd": steps.pop("total"),
+        "steps": steps,
+        "ratio": statistics.median(run["total"] / seconds for seconds, run in zip(ours, arista, strict=True)),
+    }
 
 
 def table(rows: list[dict[str, Any]], runs: int) -> str:
-    lines = [f"Median of {runs} runs per side, alternating, each a fresh process (imports included, designer "
-             f"compiled to bytecode), on {os.cpu_count()} CPUs ({platform.machine()}, Python "
-             f"{platform.python_version()}), both sides writing to {storage()}; the ratio is the median of the "
-             f"runs' ratios, each run against the pyavd run right after it. pyavd's steps: eos_designs is "
-             f"validate_inputs, get_avd_facts and get_device_structured_config; eos_cli_config_gen is "
-             f"validate_structured_config and get_device_config.", "",
-             "| GPUs | switches | designer build, EOS only (s) | pyavd eos_designs (s) | pyavd eos_cli_config_gen (s) "
-             "| pyavd in all (s) | pyavd / designer |",
-             "|---:|---:|---:|---:|---:|---:|---:|"]
+    lines = [
+        f"Median of {runs} runs per side, alternating, each a fresh process (imports included, designer "
+        f"compiled to bytecode), on {os.cpu_count()} CPUs ({platform.machine()}, Python "
+        f"{platform.python_version()}), both sides writing to {storage()}; the ratio is the median of the "
+        f"runs' ratios, each run against the pyavd run right after it. pyavd's steps: eos_designs is "
+        f"validate_inputs, get_avd_facts and get_device_structured_config; eos_cli_config_gen is "
+        f"validate_structured_config and get_device_config.",
+        "",
+        "| GPUs | switches | designer build, EOS only (s) | pyavd eos_designs (s) | pyavd eos_cli_config_gen (s) "
+        "| pyavd in all (s) | pyavd / designer |",
+        "|---:|---:|---:|---:|---:|---:|---:|",
+    ]
     for row in rows:
         steps = row["steps"]
         designs = steps["validate_inputs"] + steps["get_avd_facts"] + steps["get_device_structured_config"]
         renders = steps["validate_structured_config"] + steps["get_device_config"]
-        lines.append(f"| {row['gpus']:,} | {row['switches']:,} | {row['designer']:.2f} | {designs:.2f} | "
-                     f"{renders:.2f} | {row['pyavd']:.2f} | {row['ratio']:.1f}x |")
+        lines.append(
+            f"| {row['gpus']:,} | {row['switches']:,} | {row['designer']:.2f} | {designs:.2f} | "
+            f"{renders:.2f} | {row['pyavd']:.2f} | {row['ratio']:.1f}x |"
+        )
     return "\n".join(lines)
 
 
 def main() -> None:
     args = arguments(__doc__, SIZES)
     compile_designer()
-    rows = each_size(bench, args, lambda row: f"{row['switches']:,} switches: designer {row['designer']:.2f}s, "
-                                              f"pyavd {row['pyavd']:.2f}s")
+    rows = each_size(
+        bench,
+        args,
+        lambda row: f"{row['switches']:,} switches: designer {row['designer']:.2f}s, pyavd {row['pyavd']:.2f}s",
+    )
     publish(table(rows, args.runs), "bench_avd", args.write)
 
 

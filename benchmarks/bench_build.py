@@ -52,8 +52,12 @@ def measure(args: list[str]) -> dict[str, Any]:
     its wall time from start to exit, its CPU (its workers' included) and peak memory (the largest of those
     processes), the start time of each stage it reports, and what it printed on stdout."""
     start = time.perf_counter()
-    with tempfile.TemporaryFile("w+") as printed, subprocess.Popen(
-            [sys.executable, "-c", RUN, *args], stdout=printed, stderr=subprocess.PIPE, text=True) as command:
+    with (
+        tempfile.TemporaryFile("w+") as printed,
+        subprocess.Popen(
+            [sys.executable, "-c", RUN, *args], stdout=printed, stderr=subprocess.PIPE, text=True
+        ) as command,
+    ):
         assert command.stderr is not None
         lines = command.stderr.read().splitlines()
         _, status, usage = os.wait4(command.pid, 0)
@@ -64,15 +68,22 @@ def measure(args: list[str]) -> dict[str, Any]:
     if command.returncode != 0:
         raise SystemExit(f"designer {' '.join(args)} failed:\n" + "\n".join(lines))
     stages = [json.loads(line.removeprefix(STAGE)) for line in lines if line.startswith(STAGE)]
-    return {"seconds": seconds, "cpu": usage.ru_utime + usage.ru_stime, "peak_mib": usage.ru_maxrss / 1024,
-            "stages": [(at - start, stage) for at, stage in stages], "stdout": stdout}
+    return {
+        "seconds": seconds,
+        "cpu": usage.ru_utime + usage.ru_stime,
+        "peak_mib": usage.ru_maxrss / 1024,
+        "stages": [(at - start, stage) for at, stage in stages],
+        "stdout": stdout,
+    }
 
 
 def stage_seconds(sample: dict[str, Any]) -> dict[str, float]:
     """How long each part of one run took: imports and loading up to the first stage, then each stage up to the
     next (the last one up to the end of the run). Stages are named without their counts."""
-    stages = [(0.0, "imports, loading and sizing the intent"),
-              *((at, re.sub(r" [\d,]+(?= )", "", stage).split(" of ")[0]) for at, stage in sample["stages"])]
+    stages = [
+        (0.0, "imports, loading and sizing the intent"),
+        *((at, re.sub(r" [\d,]+(?= )", "", stage).split(" of ")[0]) for at, stage in sample["stages"]),
+    ]
     ends = [start for start, _ in stages[1:]] + [sample["seconds"]]
     return {name: end - start for (start, name), end in zip(stages, ends, strict=True)}
 
@@ -137,33 +148,42 @@ def bench(gpus: int, runs: int, work: Path) -> dict[str, Any]:
 
 def table(rows: list[dict[str, Any]], runs: int) -> str:
     base = rows[0]
-    lines = [f"Median of {runs} runs, each a fresh process (imports included), on {platform.machine()} with "
-             f"Python {platform.python_version()} and {os.cpu_count()} CPUs, writing to {storage()}; CPU is user "
-             f"and system time of the "
-             f"command and its workers; peak memory is the largest of those processes; a build writes a new "
-             f"folder, a rebuild the same intent over its previous build (checked, replaced, the old one "
-             f"removed), `build --check` compares a build's files with that folder (the CI gate); ratios against "
-             f"the {base['gpus']:,}-GPU row.", "",
-             "| GPUs | plan (s) | plan CPU (s) | build (s) | build CPU (s) | rebuild (s) | check (s) "
-             "| check peak (MiB) | build / smallest | peak memory (MiB) | files | outputs (MiB) |",
-             "|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|"]
+    lines = [
+        f"Median of {runs} runs, each a fresh process (imports included), on {platform.machine()} with "
+        f"Python {platform.python_version()} and {os.cpu_count()} CPUs, writing to {storage()}; CPU is user "
+        f"and system time of the "
+        f"command and its workers; peak memory is the largest of those processes; a build writes a new "
+        f"folder, a rebuild the same intent over its previous build (checked, replaced, the old one "
+        f"removed), `build --check` compares a build's files with that folder (the CI gate); ratios against "
+        f"the {base['gpus']:,}-GPU row.",
+        "",
+        "| GPUs | plan (s) | plan CPU (s) | build (s) | build CPU (s) | rebuild (s) | check (s) "
+        "| check peak (MiB) | build / smallest | peak memory (MiB) | files | outputs (MiB) |",
+        "|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|",
+    ]
     for row in rows:
-        lines.append(f"| {row['gpus']:,} | {row['plan_s']:.2f} | {row['plan_cpu_s']:.2f} | {row['build_s']:.2f} | "
-                     f"{row['build_cpu_s']:.2f} | {row['rebuild_s']:.2f} | {row['check_s']:.2f} | "
-                     f"{row['check_peak_mib']:.0f} | {row['build_s'] / base['build_s']:.1f}x | "
-                     f"{row['build_peak_mib']:.0f} | {row['files']:,} | {row['output_mib']:.1f} |")
+        lines.append(
+            f"| {row['gpus']:,} | {row['plan_s']:.2f} | {row['plan_cpu_s']:.2f} | {row['build_s']:.2f} | "
+            f"{row['build_cpu_s']:.2f} | {row['rebuild_s']:.2f} | {row['check_s']:.2f} | "
+            f"{row['check_peak_mib']:.0f} | {row['build_s'] / base['build_s']:.1f}x | "
+            f"{row['build_peak_mib']:.0f} | {row['files']:,} | {row['output_mib']:.1f} |"
+        )
     return "\n".join(lines)
 
 
 def stage_table(row: dict[str, Any], runs: int) -> str:
     """The largest build stage by stage, with the floor of writing its bytes on this disk."""
     floor = row["output_mib"] / row["write_mib_s"]
-    lines = [f"{row['gpus']:,} GPUs, median of {runs} runs: seconds from the start of each stage to the next, as "
-             f"the command reports them. Writing {row['output_mib']:,.0f} MiB at this "
-             f"disk's {row['write_mib_s']:,.0f} MiB/s takes {floor:.1f} s; writing the same {row['files']:,} files "
-             f"again in one process, nothing rendered, took {row['files_floor_s']:.1f} s: the floors of any build "
-             "of this size.",
-             "", "| stage | seconds | share of the build |", "|---|---:|---:|"]
+    lines = [
+        f"{row['gpus']:,} GPUs, median of {runs} runs: seconds from the start of each stage to the next, as "
+        f"the command reports them. Writing {row['output_mib']:,.0f} MiB at this "
+        f"disk's {row['write_mib_s']:,.0f} MiB/s takes {floor:.1f} s; writing the same {row['files']:,} files "
+        f"again in one process, nothing rendered, took {row['files_floor_s']:.1f} s: the floors of any build "
+        "of this size.",
+        "",
+        "| stage | seconds | share of the build |",
+        "|---|---:|---:|",
+    ]
     lines += [f"| {name} | {seconds:.2f} | {seconds / row['build_s']:.0%} |" for name, seconds in row["stages"].items()]
     return "\n".join(lines)
 
@@ -171,8 +191,14 @@ def stage_table(row: dict[str, Any], runs: int) -> str:
 def main() -> None:
     args = arguments(__doc__, SIZES)
     compile_designer()
-    rows = each_size(bench, args, lambda row: f"plan {row['plan_s']:.2f}s, build {row['build_s']:.2f}s, "
-                                              f"rebuild {row['rebuild_s']:.2f}s, check {row['check_s']:.2f}s")
+    rows = each_size(
+        bench,
+        args,
+        lambda row: (
+            f"plan {row['plan_s']:.2f}s, build {row['build_s']:.2f}s, "
+            f"rebuild {row['rebuild_s']:.2f}s, check {row['check_s']:.2f}s"
+        ),
+    )
     publish(table(rows, args.runs), "bench_build", args.write)
     publish(stage_table(rows[-1], args.runs), "bench_stages", args.write)
 

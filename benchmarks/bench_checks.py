@@ -42,24 +42,31 @@ print(json.dumps({"seconds": seconds, "switches": built.fabric.switch_count, "li
 
 def measure(gpus: int) -> dict:
     """One fresh process: each check's time on the built design, with the fabric's switch and link counts."""
-    result = subprocess.run([sys.executable, "-c", RUN, INTENT.format(gpus=gpus)], capture_output=True, text=True,
-                            check=True)
+    result = subprocess.run(
+        [sys.executable, "-c", RUN, INTENT.format(gpus=gpus)], capture_output=True, text=True, check=True
+    )
     return json.loads(result.stdout)
 
 
 def table(rows: list[dict], runs: int) -> str:
-    lines = [f"Median of {runs} runs, each a fresh process, on {platform.machine()} with Python "
-             f"{platform.python_version()}; seconds on an already built design: the shared facts (link counts and "
-             "the bisection's max-flows, 3 splits per plane), then each check (failure impact solves 2 splits for each "
-             "of 4 failures).", "",
-             "| GPUs | switches | links | facts and checks | " + " | ".join(SHOWN) + " | others |",
-             "|---:|---:|---:|---:|" + "---:|" * (len(SHOWN) + 1)]
+    lines = [
+        f"Median of {runs} runs, each a fresh process, on {platform.machine()} with Python "
+        f"{platform.python_version()}; seconds on an already built design: the shared facts (link counts and "
+        "the bisection's max-flows, 3 splits per plane), then each check (failure impact solves 2 splits for each "
+        "of 4 failures).",
+        "",
+        "| GPUs | switches | links | facts and checks | " + " | ".join(SHOWN) + " | others |",
+        "|---:|---:|---:|---:|" + "---:|" * (len(SHOWN) + 1),
+    ]
     for row in rows:
         seconds = row["seconds"]
         total = sum(seconds.values())
         others = total - sum(seconds[check] for check in SHOWN)
-        lines.append(f"| {row['gpus']:,} | {row['switches']:,} | {row['links']:,} | {total:.2f} | "
-                     + " | ".join(f"{seconds[check]:.2f}" for check in SHOWN) + f" | {others:.2f} |")
+        lines.append(
+            f"| {row['gpus']:,} | {row['switches']:,} | {row['links']:,} | {total:.2f} | "
+            + " | ".join(f"{seconds[check]:.2f}" for check in SHOWN)
+            + f" | {others:.2f} |"
+        )
     return "\n".join(lines)
 
 
@@ -69,9 +76,16 @@ def main() -> None:
     for gpus in args.sizes:
         samples = [measure(gpus) for _ in range(args.runs)]
         checks = samples[0]["seconds"]
-        rows.append({"gpus": gpus, "switches": samples[0]["switches"], "links": samples[0]["links"],
-                     "seconds": {check: statistics.median(sample["seconds"][check] for sample in samples)
-                                 for check in checks}})
+        rows.append(
+            {
+                "gpus": gpus,
+                "switches": samples[0]["switches"],
+                "links": samples[0]["links"],
+                "seconds": {
+                    check: statistics.median(sample["seconds"][check] for sample in samples) for check in checks
+                },
+            }
+        )
         print(f"{gpus:,} GPUs: {sum(rows[-1]['seconds'].values()):.2f}s", file=sys.stderr)
     publish(table(rows, args.runs), "bench_checks", args.write)
 

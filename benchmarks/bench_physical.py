@@ -39,22 +39,28 @@ print(json.dumps({"seconds": elapsed, "links": len(fabric.links), "racks": len(p
 
 def measure(gpus: int) -> dict[str, float]:
     """One fresh process: the physical stage's time, the fabric's links and racks, and how much peak RSS grew."""
-    result = subprocess.run([sys.executable, "-c", RUN, INTENT.format(gpus=gpus)], capture_output=True, text=True,
-                            check=True)
+    result = subprocess.run(
+        [sys.executable, "-c", RUN, INTENT.format(gpus=gpus)], capture_output=True, text=True, check=True
+    )
     return json.loads(result.stdout)
 
 
 def table(rows: list[dict[str, float]], runs: int) -> str:
     base = rows[0]
-    lines = [f"Median of {runs} runs, each a fresh process, on {platform.machine()} with Python "
-             f"{platform.python_version()}; the stage alone (sizing and wiring are not timed); ratios against the "
-             f"{base['gpus']:,}-GPU row.", "",
-             "| GPUs | links | racks | physical plan (s) | per link (us) | / smallest | peak growth (MiB) |",
-             "|---:|---:|---:|---:|---:|---:|---:|"]
+    lines = [
+        f"Median of {runs} runs, each a fresh process, on {platform.machine()} with Python "
+        f"{platform.python_version()}; the stage alone (sizing and wiring are not timed); ratios against the "
+        f"{base['gpus']:,}-GPU row.",
+        "",
+        "| GPUs | links | racks | physical plan (s) | per link (us) | / smallest | peak growth (MiB) |",
+        "|---:|---:|---:|---:|---:|---:|---:|",
+    ]
     for row in rows:
-        lines.append(f"| {row['gpus']:,} | {row['links']:,} | {row['racks']:,} | {row['seconds']:.2f} | "
-                     f"{row['seconds'] / row['links'] * 1e6:.1f} | {row['seconds'] / base['seconds']:.1f}x | "
-                     f"{row['peak_growth_mib']:.0f} |")
+        lines.append(
+            f"| {row['gpus']:,} | {row['links']:,} | {row['racks']:,} | {row['seconds']:.2f} | "
+            f"{row['seconds'] / row['links'] * 1e6:.1f} | {row['seconds'] / base['seconds']:.1f}x | "
+            f"{row['peak_growth_mib']:.0f} |"
+        )
     return "\n".join(lines)
 
 
@@ -63,9 +69,15 @@ def main() -> None:
     rows = []
     for gpus in args.sizes:
         samples = [measure(gpus) for _ in range(args.runs)]
-        rows.append({"gpus": gpus, "links": samples[0]["links"], "racks": samples[0]["racks"],
-                     "seconds": statistics.median(sample["seconds"] for sample in samples),
-                     "peak_growth_mib": statistics.median(sample["peak_growth_mib"] for sample in samples)})
+        rows.append(
+            {
+                "gpus": gpus,
+                "links": samples[0]["links"],
+                "racks": samples[0]["racks"],
+                "seconds": statistics.median(sample["seconds"] for sample in samples),
+                "peak_growth_mib": statistics.median(sample["peak_growth_mib"] for sample in samples),
+            }
+        )
         print(f"{gpus:,} GPUs: {rows[-1]['seconds']:.2f}s", file=sys.stderr)
     publish(table(rows, args.runs), "bench_physical", args.write)
 

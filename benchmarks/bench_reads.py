@@ -27,9 +27,11 @@ from common import INTENT, arguments, compile_designer, each_size, publish, stor
 from designer.files import CAPS, MiB, output_cap
 
 SIZES = (1024, 32768, 131072)
-VERIFY_READ = ("import sys\nfrom pathlib import Path\nfrom designer.verify.run import read_output\n"
-               "from designer.verify.topology import topology\n"
-               "topology(read_output(Path(sys.argv[1])), True)\n")
+VERIFY_READ = (
+    "import sys\nfrom pathlib import Path\nfrom designer.verify.run import read_output\n"
+    "from designer.verify.topology import topology\n"
+    "topology(read_output(Path(sys.argv[1])), True)\n"
+)
 """What ``designer verify OUTPUT`` does before it asks for root and memory: read and check the folder, make the lab's
 topology."""
 
@@ -53,15 +55,24 @@ def bench(gpus: int, runs: int, work: Path) -> dict[str, Any]:
     output = work / f"out-{gpus}"
     designer = [sys.executable, "-m", "designer.cli"]
     subprocess.run([*designer, "build", str(intent), "-o", str(output)], check=True, capture_output=True)
-    commands = {"check": [*designer, "check", str(output)], "diff": [*designer, "diff", str(output), str(output)],
-                "verify": [sys.executable, "-c", VERIFY_READ, str(output)]}
+    commands = {
+        "check": [*designer, "check", str(output)],
+        "diff": [*designer, "diff", str(output), str(output)],
+        "verify": [sys.executable, "-c", VERIFY_READ, str(output)],
+    }
     samples = {name: [measure(argv) for _ in range(runs)] for name, argv in commands.items()}
     sizes = {str(path.relative_to(output)): path.stat().st_size for path in output.rglob("*") if path.is_file()}
-    largest = {cap.kind: max((size for path, size in sizes.items() if output_cap(Path(path).parts) == cap), default=0)
-               for cap in CAPS}
+    largest = {
+        cap.kind: max((size for path, size in sizes.items() if output_cap(Path(path).parts) == cap), default=0)
+        for cap in CAPS
+    }
     shutil.rmtree(output)
-    row: dict[str, Any] = {"gpus": gpus, "files": len(sizes), "folder_mib": sum(sizes.values()) / MiB,
-                           "largest": largest}
+    row: dict[str, Any] = {
+        "gpus": gpus,
+        "files": len(sizes),
+        "folder_mib": sum(sizes.values()) / MiB,
+        "largest": largest,
+    }
     for name, runs_of in samples.items():
         row[f"{name}_s"] = statistics.median(sample["seconds"] for sample in runs_of)
         row[f"{name}_mib"] = statistics.median(sample["peak_mib"] for sample in runs_of)
@@ -69,31 +80,48 @@ def bench(gpus: int, runs: int, work: Path) -> dict[str, Any]:
 
 
 def table(rows: list[dict[str, Any]], runs: int) -> str:
-    lines = [f"Median of {runs} runs, each a fresh process, on {platform.machine()} with Python "
-             f"{platform.python_version()} and {os.cpu_count()} CPUs, the folder on {storage()}; peak is the "
-             "process's largest resident memory; diff compares the folder with itself; verify is its read and "
-             "check path (no lab).", "",
-             "| GPUs | files | folder (MiB) | check (s) | check peak (MiB) | diff (s) | diff peak (MiB) | verify (s) "
-             "| verify peak (MiB) | largest peak / folder |",
-             "|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|"]
+    lines = [
+        f"Median of {runs} runs, each a fresh process, on {platform.machine()} with Python "
+        f"{platform.python_version()} and {os.cpu_count()} CPUs, the folder on {storage()}; peak is the "
+        "process's largest resident memory; diff compares the folder with itself; verify is its read and "
+        "check path (no lab).",
+        "",
+        "| GPUs | files | folder (MiB) | check (s) | check peak (MiB) | diff (s) | diff peak (MiB) | verify (s) "
+        "| verify peak (MiB) | largest peak / folder |",
+        "|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|",
+    ]
     for row in rows:
         peak = max(row[f"{name}_mib"] for name in ("check", "diff", "verify"))
-        lines.append(f"| {row['gpus']:,} | {row['files']:,} | {row['folder_mib']:,.0f} | {row['check_s']:.1f} | "
-                     f"{row['check_mib']:,.0f} | {row['diff_s']:.1f} | {row['diff_mib']:,.0f} | "
-                     f"{row['verify_s']:.1f} | {row['verify_mib']:,.0f} | {peak / row['folder_mib']:.2f}x |")
+        lines.append(
+            f"| {row['gpus']:,} | {row['files']:,} | {row['folder_mib']:,.0f} | {row['check_s']:.1f} | "
+            f"{row['check_mib']:,.0f} | {row['diff_s']:.1f} | {row['diff_mib']:,.0f} | "
+            f"{row['verify_s']:.1f} | {row['verify_mib']:,.0f} | {peak / row['folder_mib']:.2f}x |"
+        )
     largest = rows[-1]["largest"]
-    lines += ["", f"The largest file of each kind at {rows[-1]['gpus']:,} GPUs, and the cap designer reads:", "",
-              "| kind | largest (KiB) | cap (MiB) |", "|---|---:|---:|"]
-    lines += [f"| {cap.kind} | {largest[cap.kind] / 1024:,.1f} | {cap.limit // MiB:,} |" for cap in CAPS
-              if largest[cap.kind]]
+    lines += [
+        "",
+        f"The largest file of each kind at {rows[-1]['gpus']:,} GPUs, and the cap designer reads:",
+        "",
+        "| kind | largest (KiB) | cap (MiB) |",
+        "|---|---:|---:|",
+    ]
+    lines += [
+        f"| {cap.kind} | {largest[cap.kind] / 1024:,.1f} | {cap.limit // MiB:,} |" for cap in CAPS if largest[cap.kind]
+    ]
     return "\n".join(lines)
 
 
 def main() -> None:
     args = arguments(__doc__, SIZES)
     compile_designer()
-    rows = each_size(bench, args, lambda row: f"check {row['check_mib']:,.0f} MiB, diff {row['diff_mib']:,.0f} MiB, "
-                                              f"verify {row['verify_mib']:,.0f} MiB of {row['folder_mib']:,.0f} MiB")
+    rows = each_size(
+        bench,
+        args,
+        lambda row: (
+            f"check {row['check_mib']:,.0f} MiB, diff {row['diff_mib']:,.0f} MiB, "
+            f"verify {row['verify_mib']:,.0f} MiB of {row['folder_mib']:,.0f} MiB"
+        ),
+    )
     publish(table(rows, args.runs), "bench_reads", args.write)
 
 

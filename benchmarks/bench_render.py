@@ -55,8 +55,9 @@ def bench(gpus: int, runs: int, work: Path) -> dict[str, float]:
     """One fresh process: build the design, then time the model and each OS's rendering."""
     intent = work / f"bench-render-{gpus}.yaml"
     intent.write_text(INTENT.format(gpus=gpus))
-    result = subprocess.run([sys.executable, "-c", RUN, str(intent), str(runs)], capture_output=True, text=True,
-                            check=False)
+    result = subprocess.run(
+        [sys.executable, "-c", RUN, str(intent), str(runs)], capture_output=True, text=True, check=False
+    )
     if result.returncode != 0:
         raise SystemExit(f"rendering {gpus} GPUs failed:\n{result.stderr}")
     return {"gpus": gpus, **json.loads(result.stdout.strip().splitlines()[-1])}
@@ -65,19 +66,29 @@ def bench(gpus: int, runs: int, work: Path) -> dict[str, float]:
 def table(rows: list[dict[str, float]], runs: int) -> str:
     oses = sorted(key.removesuffix("_s") for key in rows[0] if key.endswith("_s") and key != "model_s")
     base = rows[0]
-    lines = [f"Median of {runs} runs per size, each size in a fresh process, on {platform.machine()} with Python "
-             f"{platform.python_version()}, one process; ratios against the {base['gpus']:,}-GPU row.", "",
-             "| GPUs | switches | interfaces | model (s) | " + " | ".join(f"{os} (s)" for os in oses)
-             + " | ms per switch (" + ", ".join(oses) + ") | ratio | outputs (MiB) |",
-             "|---:|---:|---:|---:|" + "---:|" * len(oses) + "---|---:|---|"]
+    lines = [
+        f"Median of {runs} runs per size, each size in a fresh process, on {platform.machine()} with Python "
+        f"{platform.python_version()}, one process; ratios against the {base['gpus']:,}-GPU row.",
+        "",
+        "| GPUs | switches | interfaces | model (s) | "
+        + " | ".join(f"{os} (s)" for os in oses)
+        + " | ms per switch ("
+        + ", ".join(oses)
+        + ") | ratio | outputs (MiB) |",
+        "|---:|---:|---:|---:|" + "---:|" * len(oses) + "---|---:|---|",
+    ]
     for row in rows:
         total = sum(row[f"{os}_s"] for os in oses)
         ratio = total / sum(base[f"{os}_s"] for os in oses)
         lines.append(
             f"| {row['gpus']:,} | {row['switches']:,} | {row['interfaces']:,} | {row['model_s']:.2f} | "
-            + " | ".join(f"{row[f'{os}_s']:.2f}" for os in oses) + " | "
+            + " | ".join(f"{row[f'{os}_s']:.2f}" for os in oses)
+            + " | "
             + ", ".join(f"{1000 * row[f'{os}_s'] / row['switches']:.2f}" for os in oses)
-            + f" | {ratio:.1f}x | " + ", ".join(f"{row[f'{os}_mib']:.0f}" for os in oses) + " |")
+            + f" | {ratio:.1f}x | "
+            + ", ".join(f"{row[f'{os}_mib']:.0f}" for os in oses)
+            + " |"
+        )
     return "\n".join(lines)
 
 

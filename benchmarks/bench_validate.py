@@ -37,15 +37,20 @@ def bench(gpus: int, runs: int, work: Path) -> dict[str, float]:
 
 def table(rows: list[dict[str, float]], runs: int) -> str:
     base = rows[0]
-    lines = [f"Median of {runs} runs, each a fresh process (imports and model loading included), on "
-             f"{os.cpu_count()} CPUs ({platform.machine()}, Python {platform.python_version()}); every switch "
-             "has one config_db.json and one frr.conf. Ratios against the smallest row.", "",
-             "| GPUs | switches | validate-configs (s) | ms per switch | time / smallest | main process peak (MiB) |",
-             "|---:|---:|---:|---:|---:|---:|"]
+    lines = [
+        f"Median of {runs} runs, each a fresh process (imports and model loading included), on "
+        f"{os.cpu_count()} CPUs ({platform.machine()}, Python {platform.python_version()}); every switch "
+        "has one config_db.json and one frr.conf. Ratios against the smallest row.",
+        "",
+        "| GPUs | switches | validate-configs (s) | ms per switch | time / smallest | main process peak (MiB) |",
+        "|---:|---:|---:|---:|---:|---:|",
+    ]
     for row in rows:
-        lines.append(f"| {row['gpus']:,} | {row['switches']:,} | {row['seconds']:.1f} | "
-                     f"{1000 * row['seconds'] / row['switches']:.0f} | {row['seconds'] / base['seconds']:.1f}x | "
-                     f"{row['peak_mib']:.0f} |")
+        lines.append(
+            f"| {row['gpus']:,} | {row['switches']:,} | {row['seconds']:.1f} | "
+            f"{1000 * row['seconds'] / row['switches']:.0f} | {row['seconds'] / base['seconds']:.1f}x | "
+            f"{row['peak_mib']:.0f} |"
+        )
     return "\n".join(lines)
 
 

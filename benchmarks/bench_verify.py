@@ -38,8 +38,12 @@ targets: [frr]
 def run(intent: Path) -> dict:
     """One verification in a fresh process; its report plus the wall time."""
     start = time.perf_counter()
-    result = subprocess.run([sys.executable, "-m", "designer.cli", "verify", str(intent), "--format", "json"],
-                            capture_output=True, text=True, check=False)
+    result = subprocess.run(
+        [sys.executable, "-m", "designer.cli", "verify", str(intent), "--format", "json"],
+        capture_output=True,
+        text=True,
+        check=False,
+    )
     seconds = time.perf_counter() - start
     if result.returncode not in (0, 1):
         raise SystemExit(f"designer verify {intent} exited {result.returncode}:\n{result.stderr}")
@@ -50,24 +54,29 @@ def run(intent: Path) -> dict:
 
 def table(rows: list[dict]) -> str:
     phases = {"healthy": "converge", "down": "spine down", "restored": "spine back"}
-    lines = [f"One run each on {platform.machine()} ({os.cpu_count()} cores), FRR 8.4, Python "
-             f"{platform.python_version()}; times to converge run from the configs being loaded (healthy) or the "
-             "links changing (failure, restore) to the first poll where every router was right (then confirmed "
-             "by reading every router again). While 144 routers converge on two cores a poll takes seconds, so "
-             "those times are upper bounds.", "",
-             "| lab | routers | sessions | " + " | ".join(f"{name} (s)" for name in phases.values())
-             + " | wall (s) | memory estimated / used (MiB) | result |",
-             "|---|---:|---:|" + "---:|" * len(phases) + "---:|---:|---|"]
+    lines = [
+        f"One run each on {platform.machine()} ({os.cpu_count()} cores), FRR 8.4, Python "
+        f"{platform.python_version()}; times to converge run from the configs being loaded (healthy) or the "
+        "links changing (failure, restore) to the first poll where every router was right (then confirmed "
+        "by reading every router again). While 144 routers converge on two cores a poll takes seconds, so "
+        "those times are upper bounds.",
+        "",
+        "| lab | routers | sessions | "
+        + " | ".join(f"{name} (s)" for name in phases.values())
+        + " | wall (s) | memory estimated / used (MiB) | result |",
+        "|---|---:|---:|" + "---:|" * len(phases) + "---:|---:|---|",
+    ]
     for row in rows:
         seconds = row["converged_seconds"]
         cells = []
         for key in phases:
-            value = next((value for phase, value in seconds.items() if phase == key or phase.endswith(f" {key}")),
-                         None)
+            value = next((value for phase, value in seconds.items() if phase == key or phase.endswith(f" {key}")), None)
             cells.append("-" if value is None else f"{value:.1f}")
-        lines.append(f"| {row['name']} | {row['routers']} | {row['sessions']:,} | {' | '.join(cells)} | "
-                     f"{row['wall_s']:.0f} | {row['memory_mib']:,} / {row['measured_mib'] or 0:,} | "
-                     f"{'pass' if row['passed'] else 'FAIL'} |")
+        lines.append(
+            f"| {row['name']} | {row['routers']} | {row['sessions']:,} | {' | '.join(cells)} | "
+            f"{row['wall_s']:.0f} | {row['memory_mib']:,} / {row['measured_mib'] or 0:,} | "
+            f"{'pass' if row['passed'] else 'FAIL'} |"
+        )
     return "\n".join(lines)
 
 

@@ -45,8 +45,9 @@ def storage() -> str:
     return f"{max(above, key=lambda mount: len(mount[0]))[1]} ({folder})" if above else "unknown"
 
 
-def arguments(description: str, sizes: Sequence[int],
-              extra: Callable[[argparse.ArgumentParser], None] | None = None) -> argparse.Namespace:
+def arguments(
+    description: str, sizes: Sequence[int], extra: Callable[[argparse.ArgumentParser], None] | None = None
+) -> argparse.Namespace:
     """``--runs``, ``--sizes`` (GPUs) and ``--write``, the options of every sized benchmark, and what ``extra`` adds."""
     parser = argparse.ArgumentParser(description=description.splitlines()[0])
     parser.add_argument("--runs", type=int, default=3, help="runs per size; the table shows their median")
@@ -57,8 +58,11 @@ def arguments(description: str, sizes: Sequence[int],
     return parser.parse_args()
 
 
-def each_size(bench: Callable[[int, int, Path], dict[str, Any]], args: argparse.Namespace,
-              describe: Callable[[dict[str, Any]], str]) -> list[dict[str, Any]]:
+def each_size(
+    bench: Callable[[int, int, Path], dict[str, Any]],
+    args: argparse.Namespace,
+    describe: Callable[[dict[str, Any]], str],
+) -> list[dict[str, Any]]:
     """``bench(gpus, runs, work folder)`` for every size, saying each result on stderr as it comes."""
     rows = []
     with tempfile.TemporaryDirectory() as work:

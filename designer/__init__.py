@@ -20,8 +20,10 @@ def __getattr__(name: str) -> Any:
     light until a stage is needed."""
     if name == "build":
         from designer.pipeline import build
+
         return build
     if name == "Design":
         from designer.design import Design
+
         return Design
     raise AttributeError(f"module 'designer' has no attribute {name!r}")

@@ -94,9 +94,19 @@ class Numbering:
     @classmethod
     def of(cls, plan: Plan) -> Numbering:
         block = 1 << math.ceil(math.log2(2 * plan.servers_per_su))
-        return cls(plan.planes, plan.rails, plan.envelope_leaves_per_plane, plan.envelope_spines_per_plane,
-                   plan.envelope_supers_per_plane, plan.spines_per_pod, plan.supers_per_group, plan.envelope_pods,
-                   plan.leaf_uplinks, plan.spine_uplinks, block)
+        return cls(
+            plan.planes,
+            plan.rails,
+            plan.envelope_leaves_per_plane,
+            plan.envelope_spines_per_plane,
+            plan.envelope_supers_per_plane,
+            plan.spines_per_pod,
+            plan.supers_per_group,
+            plan.envelope_pods,
+            plan.leaf_uplinks,
+            plan.spine_uplinks,
+            block,
+        )
 
     def ordinal(self, device: Device) -> int:
         """The switch's number among the envelope's switches of its role, from its coordinates."""
@@ -108,8 +118,11 @@ class Numbering:
 
     def loopback_offset(self, device: Device) -> int:
         """Offset of the switch's loopback in the loopback pool: leaves, then spines, then super-spines."""
-        base = {"leaf": 0, "spine": self.planes * self.leaves,
-                "super_spine": self.planes * (self.leaves + self.spines)}[device.role]
+        base = {
+            "leaf": 0,
+            "spine": self.planes * self.leaves,
+            "super_spine": self.planes * (self.leaves + self.spines),
+        }[device.role]
         return base + self.ordinal(device)
 
     @property
@@ -119,9 +132,11 @@ class Numbering:
 
     def needed(self) -> dict[str, int]:
         """Addresses each pool needs for the envelope."""
-        return {"fabric_p2p": self.spine_super_base + 2 * self.planes * self.spines * self.spine_uplinks,
-                "server_p2p": self.planes * self.leaves * self.server_block,
-                "loopbacks": self.planes * (self.leaves + self.spines + self.supers)}
+        return {
+            "fabric_p2p": self.spine_super_base + 2 * self.planes * self.spines * self.spine_uplinks,
+            "server_p2p": self.planes * self.leaves * self.server_block,
+            "loopbacks": self.planes * (self.leaves + self.spines + self.supers),
+        }
 
 
 @dataclass(frozen=True)
@@ -202,8 +217,11 @@ def allocate(intent: Intent, fabric: Fabric) -> Allocation:
     ordinals = [numbering.ordinal(device) for device in switches]
     leaves = [index for index, device in enumerate(switches) if device.role == "leaf"]
     links = fabric.links
-    used = {"server_p2p": numbering.server_block * len(leaves),
-            "fabric_p2p": 2 * (len(links) - fabric.server_link_count), "loopbacks": fabric.switch_count}
+    used = {
+        "server_p2p": numbering.server_block * len(leaves),
+        "fabric_p2p": 2 * (len(links) - fabric.server_link_count),
+        "loopbacks": fabric.switch_count,
+    }
     pools = _pools(intent, plan, numbering, used, problems)
     starts = _asn_starts(intent.routing, numbering, problems)
     if problems:
@@ -226,8 +244,11 @@ def allocate(intent: Intent, fabric: Fabric) -> Allocation:
     return Allocation(server, fabric_pool, loopback, numbering, blocks, evens, loopbacks, asns, starts)
 
 
-WHAT = {"fabric_p2p": "switch-to-switch /31s", "server_p2p": "leaf-to-NIC /31s (a block of {block} addresses per "
-        "leaf)", "loopbacks": "switch loopbacks"}
+WHAT = {
+    "fabric_p2p": "switch-to-switch /31s",
+    "server_p2p": "leaf-to-NIC /31s (a block of {block} addresses per leaf)",
+    "loopbacks": "switch loopbacks",
+}
 
 
 def address_problems(intent: Intent, plan: Plan) -> list[Problem]:
@@ -240,8 +261,9 @@ def address_problems(intent: Intent, plan: Plan) -> list[Problem]:
     return problems
 
 
-def _pools(intent: Intent, plan: Plan, numbering: Numbering, used: dict[str, int],
-           problems: list[Problem]) -> dict[str, Pool]:
+def _pools(
+    intent: Intent, plan: Plan, numbering: Numbering, used: dict[str, int], problems: list[Problem]
+) -> dict[str, Pool]:
     """The intent's pools, checked against the envelope, and the default layout of those it leaves out."""
     needed = numbering.needed()
     given = {name: IPNetwork(cidr) for name in POOLS if (cidr := getattr(intent.addressing, name)) is not None}
@@ -255,15 +277,28 @@ def _pools(intent: Intent, plan: Plan, numbering: Numbering, used: dict[str, int
         free = _free_prefix(network, prefix, taken)
         example = f", for example {free} (aligned and clear of the other pools)" if free else ""
         taken.extend([free] if free else [])
-        problems.append(Problem(("addressing", name), (
-            f"{network.cidr} holds {network.size:,} addresses but the {what}{envelope} need {needed[name]:,}; "
-            f"use a /{prefix} or larger{example}")))
+        problems.append(
+            Problem(
+                ("addressing", name),
+                (
+                    f"{network.cidr} holds {network.size:,} addresses but the {what}{envelope} need {needed[name]:,}; "
+                    f"use a /{prefix} or larger{example}"
+                ),
+            )
+        )
     laid_out = default_pools(needed, {name: (int(net.first), net.size) for name, net in given.items()})
     missing = [name for name in POOLS if name not in given and name not in laid_out]
     for name in missing:
-        problems.append(Problem(("addressing",), (
-            f"no free block of 10.0.0.0/8 holds a default {name} of {needed[name]:,} addresses beside the pools "
-            f"given; give addressing.{name}")))
+        problems.append(
+            Problem(
+                ("addressing",),
+                (
+                    f"no free block of 10.0.0.0/8 holds a default {name} of {needed[name]:,} addresses beside the "
+                    "pools "
+                    f"given; give addressing.{name}"
+                ),
+            )
+        )
     pools = {}
     for name in POOLS:
         if name in given:
@@ -271,8 +306,9 @@ def _pools(intent: Intent, plan: Plan, numbering: Numbering, used: dict[str, int
             pools[name] = Pool(name, str(network.cidr), int(network.first), network.size, used[name], needed[name])
         elif name in laid_out:
             first, size = laid_out[name]
-            pools[name] = Pool(name, f"{ip(first)}/{33 - size.bit_length()}", first, size, used[name],
-                               needed[name], given=False)
+            pools[name] = Pool(
+                name, f"{ip(first)}/{33 - size.bit_length()}", first, size, used[name], needed[name], given=False
+            )
     return pools
 
 
@@ -293,7 +329,8 @@ def default_pools(needed: dict[str, int], given: dict[str, tuple[int, int]]) -> 
             candidates = [LOOPBACK_HOME - LOOPBACK_HOME % size, *candidates]
         for first in candidates:
             if first + size <= space_first + space_size and not any(
-                    first < other + other_size and other < first + size for other, other_size in taken):
+                first < other + other_size and other < first + size for other, other_size in taken
+            ):
                 placed[name] = (first, size)
                 taken.append((first, size))
                 break
@@ -322,16 +359,19 @@ def _asn_starts(routing: RoutingDoc, numbering: Numbering, problems: list[Proble
     leaf = routing.leaf_asn_start
     pinned = {"leaf": leaf, "spine": routing.spine_asn_start, "super_spine": routing.super_spine_asn_start}
     starts = {role: leaf + DEFAULT_OFFSET[role] if start is None else start for role, start in pinned.items()}
-    counts = {"leaf": numbering.planes * numbering.leaves,
-              "spine": numbering.planes * (numbering.pods if shared else numbering.spines),
-              "super_spine": numbering.planes * (min(1, numbering.supers) if shared else numbering.supers)}
+    counts = {
+        "leaf": numbering.planes * numbering.leaves,
+        "spine": numbering.planes * (numbering.pods if shared else numbering.spines),
+        "super_spine": numbering.planes * (min(1, numbering.supers) if shared else numbering.supers),
+    }
     ranges = {role: (starts[role], starts[role] + counts[role] - 1) for role in starts if counts[role]}
     problems.extend(_asn_range_problems(routing, ranges))
     return starts
 
 
-def _asns(routing: RoutingDoc, numbering: Numbering, switches: list[Device], ordinals: list[int],
-          starts: dict[str, int]) -> list[int]:
+def _asns(
+    routing: RoutingDoc, numbering: Numbering, switches: list[Device], ordinals: list[int], starts: dict[str, int]
+) -> list[int]:
     """One ASN per switch in device order, from its coordinates."""
     shared = routing.asn_scheme == "rfc7938"
     asns = []
@@ -353,16 +393,28 @@ def _asn_range_problems(routing: RoutingDoc, ranges: dict[str, tuple[int, int]])
         field = ("routing", f"{role}_asn_start")
         given_outside = getattr(routing, field[1]) is not None and not private_asns(first)
         if not given_outside and not private_asns(first, last):
-            problems.append(Problem(field, (
-                f"the {last - first + 1:,} {role.replace('_', '-')} ASNs {first}-{last} leave the private ASN "
-                "ranges 64512-65534 (2-byte, 1,023 ASNs) and 4200000000-4294967294 (4-byte); start them in "
-                f"the 4-byte range, e.g. {4_200_000_000 + DEFAULT_OFFSET[role]}")))
+            problems.append(
+                Problem(
+                    field,
+                    (
+                        f"the {last - first + 1:,} {role.replace('_', '-')} ASNs {first}-{last} leave the private ASN "
+                        "ranges 64512-65534 (2-byte, 1,023 ASNs) and 4200000000-4294967294 (4-byte); start them in "
+                        f"the 4-byte range, e.g. {4_200_000_000 + DEFAULT_OFFSET[role]}"
+                    ),
+                )
+            )
     roles = list(ranges)
     for index, role in enumerate(roles):
         for other in roles[:index]:
             (first, last), (other_first, other_last) = ranges[role], ranges[other]
             if first <= other_last and other_first <= last:
-                problems.append(Problem(("routing", f"{role}_asn_start"), (
-                    f"{role.replace('_', '-')} ASNs {first}-{last} overlap the {other.replace('_', '-')} ASNs "
-                    f"{other_first}-{other_last}; a leaf sharing a spine's ASN turns its sessions into iBGP")))
+                problems.append(
+                    Problem(
+                        ("routing", f"{role}_asn_start"),
+                        (
+                            f"{role.replace('_', '-')} ASNs {first}-{last} overlap the {other.replace('_', '-')} ASNs "
+                            f"{other_first}-{other_last}; a leaf sharing a spine's ASN turns its sessions into iBGP"
+                        ),
+                    )
+                )
     return problems

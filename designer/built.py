@@ -38,8 +38,10 @@ DESIGN_FILE = "design.json"
 MANIFEST_FILE = "manifest.json"
 NAMES = {
     "leaf": (re.compile(r"p[0-9]{1,4}-su[0-9]{1,6}-r[0-9]{1,4}-leaf"), "p{plane}-su{su}-r{rail}-leaf"),
-    "spine": (re.compile(r"p[0-9]{1,4}-(pod[0-9]{1,6}-)?spine[0-9]{1,6}"),
-              "p{plane}-spine{i} or p{plane}-pod{pod}-spine{i}"),
+    "spine": (
+        re.compile(r"p[0-9]{1,4}-(pod[0-9]{1,6}-)?spine[0-9]{1,6}"),
+        "p{plane}-spine{i} or p{plane}-pod{pod}-spine{i}",
+    ),
     "super_spine": (re.compile(r"p[0-9]{1,4}-g[0-9]{1,6}-ss[0-9]{1,6}"), "p{plane}-g{group}-ss{i}"),
     "server": (re.compile(r"su[0-9]{1,6}-srv[0-9]{1,6}"), "su{su}-srv{i}"),
 }
@@ -55,8 +57,9 @@ MAX_DEPTH = 16
 """Deepest nesting accepted in a finding's evidence (the checks write 3 levels)."""
 MAX_PROBLEMS = 20
 """Problems listed per file; the rest are counted."""
-CHANGED = ("the file's sha256 differs: it was changed after 'designer build'; rebuild the folder with 'designer "
-           "build INTENT'")
+CHANGED = (
+    "the file's sha256 differs: it was changed after 'designer build'; rebuild the folder with 'designer build INTENT'"
+)
 
 Rule = Callable[[Any], str]
 """What is wrong with a value ("" when it is valid)."""
@@ -97,9 +100,16 @@ def output_findings(folder: Path) -> tuple[list[Finding], str]:
     """The findings the build recorded in ``folder/design.json`` and the design's name, after checking every
     file against ``manifest.json`` (a folder edited after ``designer build`` is refused)."""
     if not (folder / MANIFEST_FILE).exists() and not (folder / DESIGN_FILE).exists():
-        raise InputError([Problem((), f"{folder} is not an output folder (no {MANIFEST_FILE} or {DESIGN_FILE}); "
-                                      "give an intent file or a folder written by 'designer build'")],
-                         about=str(folder))
+        raise InputError(
+            [
+                Problem(
+                    (),
+                    f"{folder} is not an output folder (no {MANIFEST_FILE} or {DESIGN_FILE}); "
+                    "give an intent file or a folder written by 'designer build'",
+                )
+            ],
+            about=str(folder),
+        )
     manifest_path, design_path = folder / MANIFEST_FILE, folder / DESIGN_FILE
     text, manifest = _json(str(manifest_path), read_regular(manifest_path))
     problems = manifest_problems(folder, manifest)
@@ -109,13 +119,19 @@ def output_findings(folder: Path) -> tuple[list[Finding], str]:
     design = parse_design(str(design_path), data)
     known = {module.ID for module in CHECKS}
     rows = design.get("findings", [])
-    unknown = [Problem(("findings", number, "check"), f"{_shown(row['check'])} is not a check of this designer; "
-                                                         f"known checks: {', '.join(sorted(known))}")
-               for number, row in enumerate(rows) if row["check"] not in known]
+    unknown = [
+        Problem(
+            ("findings", number, "check"),
+            f"{_shown(row['check'])} is not a check of this designer; known checks: {', '.join(sorted(known))}",
+        )
+        for number, row in enumerate(rows)
+        if row["check"] not in known
+    ]
     if unknown:
         raise _error(str(design_path), data.decode(), unknown)
-    findings = [Finding(row["check"], row["severity"], row["message"], row["subject"], row.get("evidence", {}))
-                for row in rows]
+    findings = [
+        Finding(row["check"], row["severity"], row["message"], row["subject"], row.get("evidence", {})) for row in rows
+    ]
     return findings, design["name"]
 
 
@@ -129,14 +145,28 @@ def built_intent(folder: Path) -> bytes | None:
     text, manifest = _json(str(manifest_path), read_regular(manifest_path))
     recorded = manifest.get("intent_sha256") if isinstance(manifest, dict) else None
     if not (isinstance(recorded, str) and re.fullmatch(r"[0-9a-f]{64}", recorded)):
-        raise _error(str(manifest_path), text, [Problem(("intent_sha256",), (
-            f"{_shown(recorded)} is not a sha256 (64 hexadecimal digits); rebuild the folder with "
-            "'designer build INTENT'"))])
+        raise _error(
+            str(manifest_path),
+            text,
+            [
+                Problem(
+                    ("intent_sha256",),
+                    (
+                        f"{_shown(recorded)} is not a sha256 (64 hexadecimal digits); rebuild the folder with "
+                        "'designer build INTENT'"
+                    ),
+                )
+            ],
+        )
     data = read_inside(folder, (INTENT_FILE,))
     if hashlib.sha256(data).hexdigest() != recorded:
-        raise _file_error(folder / INTENT_FILE, (
-            f"its sha256 differs from the intent_sha256 {MANIFEST_FILE} records: it was changed after 'designer "
-            "build'; rebuild the folder with 'designer build INTENT'"))
+        raise _file_error(
+            folder / INTENT_FILE,
+            (
+                f"its sha256 differs from the intent_sha256 {MANIFEST_FILE} records: it was changed after 'designer "
+                "build'; rebuild the folder with 'designer build INTENT'"
+            ),
+        )
     return data
 
 
@@ -182,11 +212,16 @@ class Manifest:
     def check(self, files: Mapping[str, bytes]) -> None:
         """Raise an :class:`InputError` naming every one of ``files`` (relative path -> the bytes read) that the
         manifest does not list or whose sha256 differs from the one it records."""
-        problems = [Problem(("files", relative), CHANGED if relative in self.hashes else (
-                            "not listed: the build did not write it; rebuild the folder with 'designer build "
-                            "INTENT'"))
-                    for relative, data in files.items()
-                    if self.hashes.get(relative) != hashlib.sha256(data).hexdigest()]
+        problems = [
+            Problem(
+                ("files", relative),
+                CHANGED
+                if relative in self.hashes
+                else ("not listed: the build did not write it; rebuild the folder with 'designer build INTENT'"),
+            )
+            for relative, data in files.items()
+            if self.hashes.get(relative) != hashlib.sha256(data).hexdigest()
+        ]
         if problems:
             raise _error(self.where, self.text, problems)
 
@@ -196,8 +231,11 @@ def read_manifest(folder: Path) -> Manifest:
     reading the files it lists (a folder that has none was not written by ``designer build``: an input error)."""
     path = folder / MANIFEST_FILE
     if not path.exists() and not path.is_symlink():
-        raise _file_error(path, "missing: the folder was not written by 'designer build' (which lists every file "
-                                "with its sha256 there); rebuild it with 'designer build INTENT'")
+        raise _file_error(
+            path,
+            "missing: the folder was not written by 'designer build' (which lists every file "
+            "with its sha256 there); rebuild it with 'designer build INTENT'",
+        )
     text, manifest = _json(str(path), read_regular(path))
     hashes, problems = _listed(manifest)
     if problems:
@@ -227,10 +265,13 @@ def _listed(manifest: object) -> tuple[dict[str, str], list[Problem]]:
 def design_problems(data: object) -> list[Problem]:
     """What is wrong with a parsed ``design.json`` (empty when diff, verify and check can read it)."""
     if not isinstance(data, dict):
-        return [Problem((), f"a design.json is a JSON object with name, summary, devices and links, not "
-                            f"{_kind(data)}")]
-    problems = _fields(data, (), {"name": _design_name, "summary": _is(dict), "devices": _is(list),
-                                  "links": _is(list)}, optional={"findings": _is(list)})
+        return [Problem((), f"a design.json is a JSON object with name, summary, devices and links, not {_kind(data)}")]
+    problems = _fields(
+        data,
+        (),
+        {"name": _design_name, "summary": _is(dict), "devices": _is(list), "links": _is(list)},
+        optional={"findings": _is(list)},
+    )
     if isinstance(data.get("summary"), dict):
         problems += _summary(data["summary"])
     roles: dict[str, str] = {}
@@ -245,13 +286,22 @@ def design_problems(data: object) -> list[Problem]:
 
 # ---- the parts of design.json --------------------------------------------------------------------------------
 
+
 def _summary(summary: dict[str, Any]) -> list[Problem]:
     path = ("summary",)
-    return _fields(summary, path, {
-        "tiers": _choice((2, 3)), "gpus": _count, "asns": _count,
-        "switches": _counts(("leaf", "spine", "super_spine")), "links": _counts(TIERS),
-        "sizing": _counts(("spines_per_pod", "leaf_spine_parallel_links", "scalable_units_per_pod")),
-    }, optional={"bisection_tbps": _number_or_null, "checks": _counts(("passed", "failed", "warnings"))})
+    return _fields(
+        summary,
+        path,
+        {
+            "tiers": _choice((2, 3)),
+            "gpus": _count,
+            "asns": _count,
+            "switches": _counts(("leaf", "spine", "super_spine")),
+            "links": _counts(TIERS),
+            "sizing": _counts(("spines_per_pod", "leaf_spine_parallel_links", "scalable_units_per_pod")),
+        },
+        optional={"bisection_tbps": _number_or_null, "checks": _counts(("passed", "failed", "warnings"))},
+    )
 
 
 def _devices(rows: list[Any], roles: dict[str, str]) -> list[Problem]:
@@ -264,15 +314,20 @@ def _devices(rows: list[Any], roles: dict[str, str]) -> list[Problem]:
             continue
         role = row.get("role")
         if role not in NAMES:
-            problems.append(Problem((*path, "role"), f"{_shown(role)} is not a role; expected leaf, spine, "
-                                                     "super_spine or server"))
+            problems.append(
+                Problem((*path, "role"), f"{_shown(role)} is not a role; expected leaf, spine, super_spine or server")
+            )
             continue
         required: dict[str, Rule] = {"name": _device_name(role), "model": _is(str)}
         if role != "server":
             required.update(plane=_count, asn=_asn, loopback=_address, announces=_networks)
             required.update({key: _count for key in {"leaf": ("pod", "su"), "spine": ("pod",)}.get(role, ())})
-        problems += _fields(row, path, required, optional={"pod": _count, "su": _count, "load_balancing": _balancing,
-                                                           "nics": _nic_names})
+        problems += _fields(
+            row,
+            path,
+            required,
+            optional={"pod": _count, "su": _count, "load_balancing": _balancing, "nics": _nic_names},
+        )
         name = row.get("name")
         if isinstance(name, str) and not _device_name(role)(name):
             if name in roles:
@@ -292,8 +347,12 @@ def _links(rows: list[Any], roles: dict[str, str]) -> list[Problem]:
         if not isinstance(row, dict):
             problems.append(Problem(path, f"a link is a JSON object, not {_kind(row)}"))
             continue
-        if not (row.get("tier") in TIERS and not _end(row.get("a")) and not _end(row.get("z"))
-                and isinstance(row.get("subnet"), str)):
+        if not (
+            row.get("tier") in TIERS
+            and not _end(row.get("a"))
+            and not _end(row.get("z"))
+            and isinstance(row.get("subnet"), str)
+        ):
             problems += _fields(row, path, rules)
             continue
         addresses = []
@@ -305,8 +364,7 @@ def _links(rows: list[Any], roles: dict[str, str]) -> list[Problem]:
             role = roles.get(name)
             if role is None or (role == "server") != server:
                 wanted = "server" if server else "switch"
-                problems.append(Problem((*path, side, 0), f"{_shown(name)} is not a {wanted} of this design's "
-                                                          "devices"))
+                problems.append(Problem((*path, side, 0), f"{_shown(name)} is not a {wanted} of this design's devices"))
             elif (server, port) not in ports:
                 pattern, scheme = PORTS[server]
                 if pattern.fullmatch(port):
@@ -314,10 +372,18 @@ def _links(rows: list[Any], roles: dict[str, str]) -> list[Problem]:
                 else:
                     problems.append(Problem((*path, side, 1), f"{_shown(port)} is not a {scheme}"))
         upper, lower = addresses
-        if upper is not None and lower is not None and (
-                upper % 2 or lower != upper + 1 or row["subnet"] != f"{row['a'][2]}/31"):
-            problems.append(Problem(path, f"{row['a'][2]} - {row['z'][2]} ({_shown(row['subnet'])}) is not one /31 "
-                                          "with the upper end (a) even and subnet a/31"))
+        if (
+            upper is not None
+            and lower is not None
+            and (upper % 2 or lower != upper + 1 or row["subnet"] != f"{row['a'][2]}/31")
+        ):
+            problems.append(
+                Problem(
+                    path,
+                    f"{row['a'][2]} - {row['z'][2]} ({_shown(row['subnet'])}) is not one /31 "
+                    "with the upper end (a) even and subnet a/31",
+                )
+            )
     return problems
 
 
@@ -328,15 +394,21 @@ def _findings(rows: list[Any]) -> list[Problem]:
         if not isinstance(row, dict):
             problems.append(Problem(path, f"a finding is a JSON object, not {_kind(row)}"))
             continue
-        problems += _fields(row, path, {"check": _is(str), "severity": _choice(SEVERITIES), "subject": _is(str),
-                                        "message": _is(str)}, optional={"evidence": _evidence})
+        problems += _fields(
+            row,
+            path,
+            {"check": _is(str), "severity": _choice(SEVERITIES), "subject": _is(str), "message": _is(str)},
+            optional={"evidence": _evidence},
+        )
     return problems
 
 
 # ---- rules -------------------------------------------------------------------------------------------------------
 
-def _fields(row: dict[str, Any], path: tuple[str | int, ...], required: dict[str, Rule],
-            optional: dict[str, Rule] | None = None) -> list[Problem]:
+
+def _fields(
+    row: dict[str, Any], path: tuple[str | int, ...], required: dict[str, Rule], optional: dict[str, Rule] | None = None
+) -> list[Problem]:
     problems = [Problem(path, f"{key} is missing") for key in required if key not in row]
     for key, rule in {**required, **(optional or {})}.items():
         if key in row and (wrong := rule(row[key])):
@@ -350,8 +422,11 @@ def _is(kind: type) -> Rule:
 
 
 def _choice(allowed: tuple[object, ...]) -> Rule:
-    return lambda value: "" if value in allowed and type(value) in {type(item) for item in allowed} else (
-        f"{_shown(value)} is not one of {', '.join(map(str, allowed))}")
+    return lambda value: (
+        ""
+        if value in allowed and type(value) in {type(item) for item in allowed}
+        else (f"{_shown(value)} is not one of {', '.join(map(str, allowed))}")
+    )
 
 
 def _balancing(value: object) -> str:
@@ -359,8 +434,11 @@ def _balancing(value: object) -> str:
     if not isinstance(value, dict):
         return f"{_shown(value)} is not a JSON object"
     rules = {"mode": _choice(("ecmp", "dynamic")), "hash": _choice(tuple(HASH_FIELDS)), "seed": _count}
-    return "; ".join(f"{key} is missing" if key not in value else f"{key}: {wrong}"
-                     for key, rule in rules.items() if key not in value or (wrong := rule(value[key])))
+    return "; ".join(
+        f"{key} is missing" if key not in value else f"{key}: {wrong}"
+        for key, rule in rules.items()
+        if key not in value or (wrong := rule(value[key]))
+    )
 
 
 def _nic_names(value: object) -> str:
@@ -382,6 +460,7 @@ def _counts(keys: tuple[str, ...]) -> Rule:
             return f"{_shown(value)} is not a JSON object with {', '.join(keys)}"
         wrong = [key for key in keys if _count(value.get(key))]
         return f"{', '.join(wrong)}: missing or not a whole number >= 0" if wrong else ""
+
     return rule
 
 
@@ -391,8 +470,11 @@ def _number_or_null(value: object) -> str:
 
 def _asn(value: object) -> str:
     low, high = ASN_RANGE
-    return "" if type(value) is int and low <= value <= high else (
-        f"{_shown(value)} is not an ASN (an integer from {low} to {high})")
+    return (
+        ""
+        if type(value) is int and low <= value <= high
+        else (f"{_shown(value)} is not an ASN (an integer from {low} to {high})")
+    )
 
 
 def _design_name(value: object) -> str:
@@ -405,13 +487,19 @@ def _design_name(value: object) -> str:
 
 def _device_name(role: str) -> Rule:
     pattern, scheme = NAMES[role]
-    return lambda value: "" if isinstance(value, str) and pattern.fullmatch(value) else (
-        f"{_shown(value)} is not a {role.replace('_', '-')} name ({scheme})")
+    return lambda value: (
+        ""
+        if isinstance(value, str) and pattern.fullmatch(value)
+        else (f"{_shown(value)} is not a {role.replace('_', '-')} name ({scheme})")
+    )
 
 
 def _address(value: object) -> str:
-    return "" if _ipv4(value) is not None else (
-        f"{_shown(value)} is not a dotted IPv4 address outside 0/8, 127/8 and 224/3")
+    return (
+        ""
+        if _ipv4(value) is not None
+        else (f"{_shown(value)} is not a dotted IPv4 address outside 0/8, 127/8 and 224/3")
+    )
 
 
 def _networks(value: object) -> str:
@@ -422,8 +510,7 @@ def _networks(value: object) -> str:
         first = _ipv4(address)
         bits = int(length) if length.isascii() and length.isdigit() and len(length) <= 2 else -1
         if first is None or not 8 <= bits <= 32 or first & ((1 << (32 - bits)) - 1):
-            return (f"{_shown(item)} is not an IPv4 prefix a.b.c.d/8-32 without host bits, outside 0/8, 127/8 "
-                    "and 224/3")
+            return f"{_shown(item)} is not an IPv4 prefix a.b.c.d/8-32 without host bits, outside 0/8, 127/8 and 224/3"
     return ""
 
 
@@ -459,22 +546,38 @@ def _ipv4(value: object) -> int | None:
 
 # ---- files, JSON and error messages ------------------------------------------------------------------------
 
+
 def _json(where: str, data: bytes) -> tuple[str, object]:
     """The text and the JSON value of a file's bytes, or an error with the line at fault."""
     try:
         text = data.decode()
     except UnicodeDecodeError as error:
-        line = data[:error.start].count(b"\n") + 1
-        raise InputError([Problem((), f"not UTF-8 text (byte 0x{data[error.start]:02x}); is it a design "
-                                      "written by 'designer build'?", line)], Source(where, {}), about=where) from None
+        line = data[: error.start].count(b"\n") + 1
+        raise InputError(
+            [
+                Problem(
+                    (),
+                    f"not UTF-8 text (byte 0x{data[error.start]:02x}); is it a design written by 'designer build'?",
+                    line,
+                )
+            ],
+            Source(where, {}),
+            about=where,
+        ) from None
     try:
         return text, json.loads(text)
     except json.JSONDecodeError as error:
-        raise InputError([Problem((), f"not valid JSON: {error.msg} (column {error.colno})", error.lineno)],
-                         Source(where, {}), about=where) from None
+        raise InputError(
+            [Problem((), f"not valid JSON: {error.msg} (column {error.colno})", error.lineno)],
+            Source(where, {}),
+            about=where,
+        ) from None
     except RecursionError:
-        raise InputError([Problem((), "JSON nested too deeply to read; a design.json is a few levels deep")],
-                         Source(where, {}), about=where) from None
+        raise InputError(
+            [Problem((), "JSON nested too deeply to read; a design.json is a few levels deep")],
+            Source(where, {}),
+            about=where,
+        ) from None
 
 
 def _error(where: str, text: str, problems: list[Problem]) -> InputError:
@@ -483,8 +586,11 @@ def _error(where: str, text: str, problems: list[Problem]) -> InputError:
     source = Source(where, dict(_lines(text)))
     shown = sorted(problems, key=lambda problem: problem.line or source.line_of(problem.path))[:MAX_PROBLEMS]
     if len(problems) > MAX_PROBLEMS:
-        shown.append(Problem((), f"and {len(problems) - MAX_PROBLEMS:,} more problems like these",
-                             text.rstrip("\n").count("\n") + 1))
+        shown.append(
+            Problem(
+                (), f"and {len(problems) - MAX_PROBLEMS:,} more problems like these", text.rstrip("\n").count("\n") + 1
+            )
+        )
     return InputError(shown, source, about=where)
 
 
@@ -531,8 +637,15 @@ def _lines(text: str) -> Iterator[tuple[tuple[str | int, ...], int]]:
 
 
 def _kind(value: object) -> str:
-    return {dict: "a JSON object", list: "a list", str: "a string", bool: "true/false", type(None): "null",
-            int: "a number", float: "a number"}.get(type(value), type(value).__name__)
+    return {
+        dict: "a JSON object",
+        list: "a list",
+        str: "a string",
+        bool: "true/false",
+        type(None): "null",
+        int: "a number",
+        float: "a number",
+    }.get(type(value), type(value).__name__)
 
 
 def _shown(value: object) -> str:

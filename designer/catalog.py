@@ -92,10 +92,12 @@ class TargetModel:
         if not self.bfd_interval_ms:
             return None
         position = self.releases.index(release or self.default_release or self.releases[-1])
-        first = max((since for since in self.bfd_interval_ms if self.releases.index(since) <= position),
-                    key=self.releases.index)
+        first = max(
+            (since for since in self.bfd_interval_ms if self.releases.index(since) <= position), key=self.releases.index
+        )
         low, high = self.bfd_interval_ms[first]
         return low, high
+
     load_balancing: Balancing = Balancing(("ecmp",), ("five-tuple",), ("per-tier",), None)
 
 
@@ -192,12 +194,17 @@ def make_catalog(data: dict[str, Any]) -> Catalog:
     """A catalog from data in ``catalog.yaml``'s format (the shipped file, or it overlaid by site catalogs)."""
     return Catalog(
         switches={name: SwitchModel(name, **fields) for name, fields in sorted(data["switches"].items())},
-        servers={name: ServerModel(name, **{key: tuple(value) if isinstance(value, list) else value
-                                            for key, value in fields.items()})
-                 for name, fields in sorted(data["servers"].items())},
+        servers={
+            name: ServerModel(
+                name, **{key: tuple(value) if isinstance(value, list) else value for key, value in fields.items()}
+            )
+            for name, fields in sorted(data["servers"].items())
+        },
         media={name: MediumModel(name, **fields) for name, fields in data["media"].items()},
-        targets={name: TargetModel(name, **_tuples(fields), load_balancing=Balancing(**_tuples(balancing)))
-                 for name, (fields, balancing) in ((name, _split(fields)) for name, fields in data["targets"].items())},
+        targets={
+            name: TargetModel(name, **_tuples(fields), load_balancing=Balancing(**_tuples(balancing)))
+            for name, (fields, balancing) in ((name, _split(fields)) for name, fields in data["targets"].items())
+        },
         facility=data["facility"],
         cable_lengths_m=tuple(data["cable_lengths_m"]),
         switch_facts={name: _switch_facts(name, fields) for name, fields in sorted(data["switch_facts"].items())},
@@ -252,11 +259,17 @@ def _switch_facts(model: str, fields: dict[str, Any]) -> SwitchFacts:
     return SwitchFacts(
         model=model,
         headroom=_lookup(fields["headroom"]),
-        sonic=SonicFacts(platform=sonic["platform"], cages=sonic["cages"], alias_prefix=sonic["alias_prefix"],
-                         extra_ports=tuple(ExtraPort(**{**port, "lanes": tuple(port["lanes"])})
-                                           for port in sonic["extra_ports"]),
-                         skus=tuple(SonicSku(**{**sku, "headroom": _lookup(sku["headroom"]) if "headroom" in sku
-                                                else None}) for sku in sonic["skus"])))
+        sonic=SonicFacts(
+            platform=sonic["platform"],
+            cages=sonic["cages"],
+            alias_prefix=sonic["alias_prefix"],
+            extra_ports=tuple(ExtraPort(**{**port, "lanes": tuple(port["lanes"])}) for port in sonic["extra_ports"]),
+            skus=tuple(
+                SonicSku(**{**sku, "headroom": _lookup(sku["headroom"]) if "headroom" in sku else None})
+                for sku in sonic["skus"]
+            ),
+        ),
+    )
 
 
 def _lookup(table: dict[int, dict[int, list[int]]]) -> Lookup:

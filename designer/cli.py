@@ -74,19 +74,29 @@ def _run(argv: Sequence[str] | None, kept: list[object]) -> int:
 
 
 def _parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(prog="designer", description=(
-        "Design a non-blocking rail-optimized GPU backend fabric from a YAML intent."))
+    parser = argparse.ArgumentParser(
+        prog="designer", description=("Design a non-blocking rail-optimized GPU backend fabric from a YAML intent.")
+    )
     parser.add_argument("--version", action="version", version=f"designer {__version__}")
     commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
 
     build_cmd = commands.add_parser("build", help="build the design and write outputs/<name>/")
     build_cmd.add_argument("intent", type=Path, help="the intent YAML file")
-    build_cmd.add_argument("-o", "--output", type=Path, help="write the design into this folder "
-                                                            "(default: outputs/<name>)")
-    build_cmd.add_argument("--templates", type=Path, metavar="DIR", help="search this folder of Jinja2 templates "
-                           "before the shipped ones (default: templates/ beside the intent, if any)")
-    build_cmd.add_argument("--check", action="store_true", help="write nothing; exit 1 if the committed "
-                                                                "outputs differ from what the intent gives now")
+    build_cmd.add_argument(
+        "-o", "--output", type=Path, help="write the design into this folder (default: outputs/<name>)"
+    )
+    build_cmd.add_argument(
+        "--templates",
+        type=Path,
+        metavar="DIR",
+        help="search this folder of Jinja2 templates "
+        "before the shipped ones (default: templates/ beside the intent, if any)",
+    )
+    build_cmd.add_argument(
+        "--check",
+        action="store_true",
+        help="write nothing; exit 1 if the committed outputs differ from what the intent gives now",
+    )
     build_cmd.set_defaults(run=_build)
 
     plan_cmd = commands.add_parser("plan", help="print the design's headline numbers; writes nothing")
@@ -94,66 +104,134 @@ def _parser() -> argparse.ArgumentParser:
     plan_cmd.add_argument("--format", choices=("text", "json"), default="text")
     plan_cmd.set_defaults(run=_plan)
 
-    check_cmd = commands.add_parser("check", help="run every check of the design (1:1, ECMP, bisection, addressing, "
-                                    "ASNs, ports, sessions, QoS, failure impact, physical); writes nothing")
-    check_cmd.add_argument("intent", type=Path, metavar="INTENT|OUTPUT_DIR", help=(
-        "the intent YAML file, or a folder written by 'designer build' (its recorded findings, after checking "
-        "its files against manifest.json)"))
-    check_cmd.add_argument("--format", choices=("text", "json", "junit"), default="text",
-                           help="text: one line per finding, then each check's outcome; json: every finding with "
-                                "its evidence; junit: one XML test case per check, for CI")
+    check_cmd = commands.add_parser(
+        "check",
+        help="run every check of the design (1:1, ECMP, bisection, addressing, "
+        "ASNs, ports, sessions, QoS, failure impact, physical); writes nothing",
+    )
+    check_cmd.add_argument(
+        "intent",
+        type=Path,
+        metavar="INTENT|OUTPUT_DIR",
+        help=(
+            "the intent YAML file, or a folder written by 'designer build' (its recorded findings, after checking "
+            "its files against manifest.json)"
+        ),
+    )
+    check_cmd.add_argument(
+        "--format",
+        choices=("text", "json", "junit"),
+        default="text",
+        help="text: one line per finding, then each check's outcome; json: every finding with "
+        "its evidence; junit: one XML test case per check, for CI",
+    )
     check_cmd.set_defaults(run=_check)
 
-    analyze_cmd = commands.add_parser("analyze", help="what the fabric does to each workload of the intent: "
-                                      "collective time, ECMP collisions, failures, dollars; writes nothing")
+    analyze_cmd = commands.add_parser(
+        "analyze",
+        help="what the fabric does to each workload of the intent: "
+        "collective time, ECMP collisions, failures, dollars; writes nothing",
+    )
     analyze_cmd.add_argument("intent", type=Path, help="the intent YAML file (with a workloads section)")
     analyze_cmd.add_argument("--format", choices=("text", "json"), default="text")
-    analyze_cmd.add_argument("--seeds", type=_seeds, metavar="N",
-                             help="runs per hash, each with its own QP numbers and hash seeds (default 32; fewer "
-                                  "when the analysis budget says so)")
+    analyze_cmd.add_argument(
+        "--seeds",
+        type=_seeds,
+        metavar="N",
+        help="runs per hash, each with its own QP numbers and hash seeds (default 32; fewer "
+        "when the analysis budget says so)",
+    )
     analyze_cmd.set_defaults(run=_analyze)
 
-    diff_cmd = commands.add_parser("diff", help="what changed between two built designs: devices, links, "
-                                   "addresses, BGP sessions, QoS, counts and checks")
+    diff_cmd = commands.add_parser(
+        "diff",
+        help="what changed between two built designs: devices, links, addresses, BGP sessions, QoS, counts and checks",
+    )
     diff_cmd.add_argument("old", help="an output folder (outputs/<name> or outputs) or a git revision")
     diff_cmd.add_argument("new", help="an output folder or a git revision")
-    diff_cmd.add_argument("--path", default="outputs", help="with git revisions: the folder holding the designs "
-                                                            "(default: outputs)")
-    diff_cmd.add_argument("--fail-on", choices=("existing-change",), help="exit 1 when anything that existed "
-                          "changed (renamed, readdressed, re-patched, moved, a configuration line lost or edited)")
+    diff_cmd.add_argument(
+        "--path", default="outputs", help="with git revisions: the folder holding the designs (default: outputs)"
+    )
+    diff_cmd.add_argument(
+        "--fail-on",
+        choices=("existing-change",),
+        help="exit 1 when anything that existed "
+        "changed (renamed, readdressed, re-patched, moved, a configuration line lost or edited)",
+    )
     diff_cmd.set_defaults(run=_diff)
 
-    validate_cmd = commands.add_parser("validate-configs", help=(
-        "check a built output's switch configs with the real parsers (SONiC YANG via libyang, FRR vtysh -C, "
-        "Arista's EOS templates via pyavd, rendering the design of the folder's own intent.yaml)"))
+    validate_cmd = commands.add_parser(
+        "validate-configs",
+        help=(
+            "check a built output's switch configs with the real parsers (SONiC YANG via libyang, FRR vtysh -C, "
+            "Arista's EOS templates via pyavd, rendering the design of the folder's own intent.yaml)"
+        ),
+    )
     validate_cmd.add_argument("output", type=Path, help="a built output folder, e.g. outputs/cluster-a")
-    validate_cmd.add_argument("--yang-dir", type=Path, help=(
-        "SONiC YANG models (default: $DESIGNER_SONIC_YANG, else the models that ship with designer)"))
+    validate_cmd.add_argument(
+        "--yang-dir",
+        type=Path,
+        help=("SONiC YANG models (default: $DESIGNER_SONIC_YANG, else the models that ship with designer)"),
+    )
     validate_cmd.set_defaults(run=_validate_configs)
 
-    verify_cmd = commands.add_parser("verify", help=(
-        "run the design's FRR configs in real routers, one network namespace per switch, and prove it converges "
-        "(needs root and frr)"))
-    verify_cmd.add_argument("target", type=Path, metavar="INTENT|OUTPUT_DIR",
-                            help="an intent file (built in memory) or a folder written by 'designer build'")
-    verify_cmd.add_argument("--slice", action="store_true", help=(
-        "run a representative part of a large fabric: one pod (2 tiers: one scalable unit) whole with its "
-        "spines and super-spines, plus one leaf per rail of the next"))
-    verify_cmd.add_argument("--format", choices=("text", "json", "junit"), default="text",
-                            help="report format on stdout; progress goes to stderr")
-    verify_cmd.add_argument("--no-failures", dest="failures", action="store_false",
-                            help="skip failure injection (a spine, and with 3 tiers a super-spine, down and back)")
-    verify_cmd.add_argument("--timeout", type=float, metavar="SECONDS",
-                            help="longest wait for each phase to converge (default: 60 s + 1 s per router)")
-    verify_cmd.add_argument("--traffic", action="store_true", help=(
-        "also give sampled servers namespaces configured from their host files, prove each NIC reaches its rail "
-        "through its own leaf, and send RoCEv2 flows to compare the kernel's ECMP hash with the workload model"))
+    verify_cmd = commands.add_parser(
+        "verify",
+        help=(
+            "run the design's FRR configs in real routers, one network namespace per switch, and prove it converges "
+            "(needs root and frr)"
+        ),
+    )
+    verify_cmd.add_argument(
+        "target",
+        type=Path,
+        metavar="INTENT|OUTPUT_DIR",
+        help="an intent file (built in memory) or a folder written by 'designer build'",
+    )
+    verify_cmd.add_argument(
+        "--slice",
+        action="store_true",
+        help=(
+            "run a representative part of a large fabric: one pod (2 tiers: one scalable unit) whole with its "
+            "spines and super-spines, plus one leaf per rail of the next"
+        ),
+    )
+    verify_cmd.add_argument(
+        "--format",
+        choices=("text", "json", "junit"),
+        default="text",
+        help="report format on stdout; progress goes to stderr",
+    )
+    verify_cmd.add_argument(
+        "--no-failures",
+        dest="failures",
+        action="store_false",
+        help="skip failure injection (a spine, and with 3 tiers a super-spine, down and back)",
+    )
+    verify_cmd.add_argument(
+        "--timeout",
+        type=float,
+        metavar="SECONDS",
+        help="longest wait for each phase to converge (default: 60 s + 1 s per router)",
+    )
+    verify_cmd.add_argument(
+        "--traffic",
+        action="store_true",
+        help=(
+            "also give sampled servers namespaces configured from their host files, prove each NIC reaches its rail "
+            "through its own leaf, and send RoCEv2 flows to compare the kernel's ECMP hash with the workload model"
+        ),
+    )
     verify_cmd.set_defaults(run=_verify)
 
-    schema_cmd = commands.add_parser("schema", help=(
-        "print the intent's JSON Schema (for editors: intents/intent.schema.json is this output)"))
-    schema_cmd.add_argument("--catalog", action="store_true", help=(
-        "print a site catalog's JSON Schema instead (intents/catalog.schema.json)"))
+    schema_cmd = commands.add_parser(
+        "schema", help=("print the intent's JSON Schema (for editors: intents/intent.schema.json is this output)")
+    )
+    schema_cmd.add_argument(
+        "--catalog",
+        action="store_true",
+        help=("print a site catalog's JSON Schema instead (intents/catalog.schema.json)"),
+    )
     schema_cmd.set_defaults(run=_schema)
     return parser
 
@@ -173,14 +251,17 @@ def _build(args: argparse.Namespace) -> int:
     if args.check:
         previous = Previous.of(target)
         if target.is_dir():
-            built, differences = build_and_check(intent, target, args.templates, progress,
-                                                 previous.section if previous else None)
+            built, differences = build_and_check(
+                intent, target, args.templates, progress, previous.section if previous else None
+            )
         else:
             built, differences = design(intent, progress), [f"missing: {target}/"]
         args.kept.append(built)
         if differences:
-            print(f"{target} is out of date with {args.intent}; run 'designer build {args.intent}' and commit:",
-                  file=sys.stderr)
+            print(
+                f"{target} is out of date with {args.intent}; run 'designer build {args.intent}' and commit:",
+                file=sys.stderr,
+            )
             shown = differences[:DRIFT_LINES]
             more = [f"and {len(differences) - DRIFT_LINES:,} more"] if len(differences) > DRIFT_LINES else []
             print("\n".join(f"  {line}" for line in [*shown, *more]), file=sys.stderr)
@@ -190,22 +271,31 @@ def _build(args: argparse.Namespace) -> int:
     with claim(target) as folder:
         previous = Previous.of(target)
         done: list[tuple[Design, int]] = []
-        folder.fill(lambda staging: done.append(build_and_write(
-            intent, staging, args.templates, progress, previous.section if previous else None)))
+        folder.fill(
+            lambda staging: done.append(
+                build_and_write(intent, staging, args.templates, progress, previous.section if previous else None)
+            )
+        )
     built, written = done[0]
     args.kept.append(built)
     print(summary_text(summary(built)))
     if previous and previous.moved:
-        print(f"existing items changed since the previous build: {previous.moved:,}"
-              + (f" ({previous.cause})" if previous.cause else "") + "; summary.md lists them")
+        print(
+            f"existing items changed since the previous build: {previous.moved:,}"
+            + (f" ({previous.cause})" if previous.cause else "")
+            + "; summary.md lists them"
+        )
     first = f"read {target / 'summary.md'} first"
     print(f"wrote {written} files to {target}; {first}")
     errors = [finding for finding in built.findings if finding.severity == "error"]
     if errors:
         failed = [check for check, result in status(errors).items() if result == "failed"]
         print("\n".join(check_formats.line(finding) for finding in errors), file=sys.stderr)
-        print(f"designer build: {len(failed)} check{'s' if len(failed) != 1 else ''} failed ({', '.join(failed)}); "
-              f"the outputs were written to {target}: {first}", file=sys.stderr)
+        print(
+            f"designer build: {len(failed)} check{'s' if len(failed) != 1 else ''} failed ({', '.join(failed)}); "
+            f"the outputs were written to {target}: {first}",
+            file=sys.stderr,
+        )
         return EXIT_CHECK_FAILED
     return EXIT_OK
 
@@ -259,13 +349,28 @@ def _analyze(args: argparse.Namespace) -> int:
     intent = validated_intent(args.intent)
     seeds = args.seeds or SEEDS
     if not intent.workloads:
-        raise InputError([Problem(("workloads",), "the intent has no workloads to analyze; add a workloads section, "
-                                                  "e.g. [{name: job, bytes: 700GB}]")], intent.source)
+        raise InputError(
+            [
+                Problem(
+                    ("workloads",),
+                    "the intent has no workloads to analyze; add a workloads section, e.g. [{name: job, bytes: 700GB}]",
+                )
+            ],
+            intent.source,
+        )
     results = workloads(intent, _progress(intent), seeds)
     runs = results[0].seeds  # the same for every workload: seeds, or fewer within the analysis budget
     if args.format == "json":
-        print(json.dumps({"name": intent.name, "runs": runs,
-                          "workloads": [workload_formats.detail(result) for result in results]}, indent=2))
+        print(
+            json.dumps(
+                {
+                    "name": intent.name,
+                    "runs": runs,
+                    "workloads": [workload_formats.detail(result) for result in results],
+                },
+                indent=2,
+            )
+        )
     else:
         print(workload_formats.text(intent.name, results, runs))
     return EXIT_OK
@@ -315,8 +420,7 @@ def _verify(args: argparse.Namespace) -> int:
             files = read_output(args.target, args.traffic, not args.slice)
         else:
             files = design_files(design(validated_intent(args.target)))
-        report = verify(files, whole=not args.slice, failures=args.failures, timeout=args.timeout,
-                        traffic=args.traffic)
+        report = verify(files, whole=not args.slice, failures=args.failures, timeout=args.timeout, traffic=args.traffic)
     except KeyboardInterrupt:
         print("designer verify: interrupted; the lab was torn down", file=sys.stderr)
         return 130  # the shell's code for a run stopped by Ctrl-C

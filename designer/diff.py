@@ -122,17 +122,34 @@ def load_dir(folder: Path) -> Side:
     else:
         found = sorted(folder.glob(f"*/{DESIGN_FILE}"))
     if not found:
-        raise InputError([Problem((), f"{folder} has no {DESIGN_FILE} (nor */{DESIGN_FILE}); give a folder "
-                                      "written by 'designer build' or a git revision")], about=str(folder))
+        raise InputError(
+            [
+                Problem(
+                    (),
+                    f"{folder} has no {DESIGN_FILE} (nor */{DESIGN_FILE}); give a folder "
+                    "written by 'designer build' or a git revision",
+                )
+            ],
+            about=str(folder),
+        )
     designs: dict[str, dict[str, Any]] = {}
     files: dict[str, Mapping[str, str]] = {}
     for path in found:
         data = read_design(path)
         designs[data["name"]] = data
-        relatives = [relative for relative in (file.relative_to(path.parent) for file in sorted(path.parent.rglob("*"))
-                                               if file.is_file() and file != path) if _compared(relative.parts)]
-        files[data["name"]] = Files((str(relative) for relative in relatives),
-                                    lambda relative, built=path.parent: read_inside(built, tuple(relative.split("/"))))
+        relatives = [
+            relative
+            for relative in (
+                file.relative_to(path.parent)
+                for file in sorted(path.parent.rglob("*"))
+                if file.is_file() and file != path
+            )
+            if _compared(relative.parts)
+        ]
+        files[data["name"]] = Files(
+            (str(relative) for relative in relatives),
+            lambda relative, built=path.parent: read_inside(built, tuple(relative.split("/"))),
+        )
     return Side(str(folder), designs, files)
 
 
@@ -148,9 +165,14 @@ def load_revision(revision: str, under: str = "outputs", repo: Path = Path()) ->
         if kind == "blob":
             blobs[PurePosixPath(path)] = sha, int(size)
     folders = sorted(path.parent for path in blobs if path.name == DESIGN_FILE)
-    members = {folder: {str(path.relative_to(folder)): blob for path, blob in blobs.items()
-                        if folder in path.parents and _compared(path.relative_to(folder).parts)}
-               for folder in folders}
+    members = {
+        folder: {
+            str(path.relative_to(folder)): blob
+            for path, blob in blobs.items()
+            if folder in path.parents and _compared(path.relative_to(folder).parts)
+        }
+        for folder in folders
+    }
     for folder, listed in members.items():
         for relative, (_, size) in listed.items():
             cap = output_cap(PurePosixPath(relative).parts)
@@ -190,21 +212,35 @@ def review(old: Side, new: Side) -> tuple[str, int]:
     for before_name, after_name in _pairs(old, new):
         if before_name is None or after_name is None:
             name = after_name or before_name
-            sections.append(f"## {name}\n\n{'added' if before_name is None else 'removed'} "
-                            f"({old.label} -> {new.label})\n")
+            sections.append(
+                f"## {name}\n\n{'added' if before_name is None else 'removed'} ({old.label} -> {new.label})\n"
+            )
             changed += before_name is not None
             continue
-        text, count = _design_review(before_name if before_name == after_name else f"{before_name} -> {after_name}",
-                                     old.designs[before_name], new.designs[after_name], old.label, new.label,
-                                     old.files.get(before_name, {}), new.files.get(after_name, {}))
+        text, count = _design_review(
+            before_name if before_name == after_name else f"{before_name} -> {after_name}",
+            old.designs[before_name],
+            new.designs[after_name],
+            old.label,
+            new.label,
+            old.files.get(before_name, {}),
+            new.files.get(after_name, {}),
+        )
         sections.append(text)
         changed += count
     text = "\n".join(sections) if sections else f"no designs found in {old.label} or {new.label}\n"
     return text, changed
 
 
-def design_diff(name: str, before: dict[str, Any], after: dict[str, Any], old: str = "old", new: str = "new",
-                before_files: Mapping[str, str] | None = None, after_files: Mapping[str, str] | None = None) -> str:
+def design_diff(
+    name: str,
+    before: dict[str, Any],
+    after: dict[str, Any],
+    old: str = "old",
+    new: str = "new",
+    before_files: Mapping[str, str] | None = None,
+    after_files: Mapping[str, str] | None = None,
+) -> str:
     """What changed in one design: existing items first, then what was added, then physical changes."""
     return _design_review(name, before, after, old, new, before_files or {}, after_files or {})[0]
 
@@ -255,14 +291,28 @@ class Previous:
         groups, self.moved = existing_changes(before, after)
         if not self.moved:
             return []
-        changes = [f"{label} {old:,} -> {new:,}" for label, old, new in (
-            ("tiers", before["summary"].get("tiers"), after["summary"].get("tiers")),
-            ("envelope (servers)", before["summary"].get("growth", {}).get("max_servers"),
-             after["summary"].get("growth", {}).get("max_servers"))) if old is not None and old != new]
+        changes = [
+            f"{label} {old:,} -> {new:,}"
+            for label, old, new in (
+                ("tiers", before["summary"].get("tiers"), after["summary"].get("tiers")),
+                (
+                    "envelope (servers)",
+                    before["summary"].get("growth", {}).get("max_servers"),
+                    after["summary"].get("growth", {}).get("max_servers"),
+                ),
+            )
+            if old is not None and old != new
+        ]
         self.cause = "; ".join(changes)
-        return [SINCE_TITLE, "", f"{self.moved:,} items that existed in the previous build of this folder changed"
-                + (f" ({self.cause})" if self.cause else "") + "; `designer diff` shows the configurations too.", "",
-                *(line for group in groups for line in _group_lines(group))][:-1]
+        return [
+            SINCE_TITLE,
+            "",
+            f"{self.moved:,} items that existed in the previous build of this folder changed"
+            + (f" ({self.cause})" if self.cause else "")
+            + "; `designer diff` shows the configurations too.",
+            "",
+            *(line for group in groups for line in _group_lines(group)),
+        ][:-1]
 
 
 def grown_only(before: str, after: str) -> bool:
@@ -300,17 +350,28 @@ def _section(text: str, title: str) -> list[str]:
     return lines[start:end]
 
 
-def _design_review(name: str, before: dict[str, Any], after: dict[str, Any], old: str, new: str,
-                   before_files: Mapping[str, str], after_files: Mapping[str, str]) -> tuple[str, int]:
+def _design_review(
+    name: str,
+    before: dict[str, Any],
+    after: dict[str, Any],
+    old: str,
+    new: str,
+    before_files: Mapping[str, str],
+    after_files: Mapping[str, str],
+) -> tuple[str, int]:
     comparison = _Comparison(before, after, before_files, after_files)
     existing, configurations = comparison.existing(), comparison.configurations()
     lines = [f"## {name} ({old} -> {new})", "", *_counts(before["summary"], after["summary"])]
     lines += [f"### Existing items changed: {existing.count:,}", ""]
     lines += [line for group in existing.groups for line in _group_lines(group)] or [
-        "None: every existing name, loopback, ASN, cable, address and rack place is unchanged.", ""]
+        "None: every existing name, loopback, ASN, cable, address and rack place is unchanged.",
+        "",
+    ]
     lines += [f"### Existing configurations changed: {configurations.count:,}", ""]
     lines += [line for group in configurations.groups for line in _group_lines(group)] or [
-        "None: every configuration of an existing switch keeps its lines, and no file was edited by hand.", ""]
+        "None: every configuration of an existing switch keeps its lines, and no file was edited by hand.",
+        "",
+    ]
     added = comparison.added()
     lines += ["### Added", "", *(added or ["Nothing.", ""])]
     physical = comparison.physical()
@@ -335,8 +396,13 @@ def identity(row: dict[str, Any]) -> Identity:
 class _Comparison:
     """Both designs indexed by structural identity, and the changes between them."""
 
-    def __init__(self, before: dict[str, Any], after: dict[str, Any], before_files: Mapping[str, str],
-                 after_files: Mapping[str, str]) -> None:
+    def __init__(
+        self,
+        before: dict[str, Any],
+        after: dict[str, Any],
+        before_files: Mapping[str, str],
+        after_files: Mapping[str, str],
+    ) -> None:
         self.before, self.after = before, after
         self.before_files, self.after_files = before_files, after_files
         self.old = {identity(row): row for row in before["devices"]}
@@ -368,15 +434,24 @@ class _Comparison:
         common = [key for key in self.old if key in self.new]
         renamed = [key for key in common if self.old[key]["name"] != self.new[key]["name"]]
         if renamed:
-            groups.append(Group("devices renamed", len(renamed), tuple(
-                f"{self.old[key]['name']} -> {self.new[key]['name']}" + self._numbers(key)
-                for key in sorted(renamed, key=lambda key: natural(self.new[key]["name"])))))
-        removed = sorted((key for key in self.old if key not in self.new),
-                         key=lambda key: natural(self.old[key]["name"]))
+            groups.append(
+                Group(
+                    "devices renamed",
+                    len(renamed),
+                    tuple(
+                        f"{self.old[key]['name']} -> {self.new[key]['name']}" + self._numbers(key)
+                        for key in sorted(renamed, key=lambda key: natural(self.new[key]["name"]))
+                    ),
+                )
+            )
+        removed = sorted(
+            (key for key in self.old if key not in self.new), key=lambda key: natural(self.old[key]["name"])
+        )
         if removed:
             groups.append(Group("devices removed", len(removed), tuple(self.old[key]["name"] for key in removed)))
-        groups += self._moved_numbers(common, "loopback", "router-ids (loopbacks) moved; each resets the switch's BGP "
-                                                          "sessions")
+        groups += self._moved_numbers(
+            common, "loopback", "router-ids (loopbacks) moved; each resets the switch's BGP sessions"
+        )
         groups += self._moved_numbers(common, "asn", "ASNs moved; every neighbor's remote-as changes")
         groups += self._links_changed()
         groups += self._racks_moved(common)
@@ -388,8 +463,11 @@ class _Comparison:
 
     def _numbers(self, key: Identity) -> str:
         old, new = self.old[key], self.new[key]
-        parts = [f"{label} {old.get(field_)}" + (f" -> {new.get(field_)}" if old.get(field_) != new.get(field_) else "")
-                 for field_, label in (("loopback", "loopback"), ("asn", "ASN")) if field_ in old or field_ in new]
+        parts = [
+            f"{label} {old.get(field_)}" + (f" -> {new.get(field_)}" if old.get(field_) != new.get(field_) else "")
+            for field_, label in (("loopback", "loopback"), ("asn", "ASN"))
+            if field_ in old or field_ in new
+        ]
         return f" ({', '.join(parts)})" if parts else ""
 
     def _moved_numbers(self, common: list[Identity], field_: str, what: str) -> list[Group]:
@@ -405,9 +483,11 @@ class _Comparison:
         lines = []
         for (role, shift), keys in sorted(shifts.items(), key=lambda item: (-len(item[1]), item[0])):
             first = min(keys, key=lambda key: natural(self.new[key]["name"]))
-            lines.append(f"{role.replace('_', '-')} {'ASN' if field_ == 'asn' else 'loopback'}s shifted by "
-                         f"{shift:+,}: {len(keys):,} switches, e.g. {self.new[first]['name']} "
-                         f"{self.old[first][field_]} -> {self.new[first][field_]}")
+            lines.append(
+                f"{role.replace('_', '-')} {'ASN' if field_ == 'asn' else 'loopback'}s shifted by "
+                f"{shift:+,}: {len(keys):,} switches, e.g. {self.new[first]['name']} "
+                f"{self.old[first][field_]} -> {self.new[first][field_]}"
+            )
         count = sum(len(keys) for keys in shifts.values())
         touched = f"{sessions:,} BGP session{'s' if sessions != 1 else ''} touched"
         return [Group(f"{what} ({touched})", count, tuple(lines))]
@@ -417,8 +497,11 @@ class _Comparison:
         count = 0
         for link in self.after["links"]:
             upper, lower = self._ends(link, self.new_ids)
-            if link["tier"] != "server_leaf" and (upper[0] in keys or lower[0] in keys) \
-                    and self.old_links.get(upper, (None,))[0] == lower:
+            if (
+                link["tier"] != "server_leaf"
+                and (upper[0] in keys or lower[0] in keys)
+                and self.old_links.get(upper, (None,))[0] == lower
+            ):
                 count += 1
         return count
 
@@ -440,42 +523,67 @@ class _Comparison:
                 continue
             if at_upper is None or at_upper[0] != lower:
                 end, was, now = (lower, upper, at_lower[0]) if at_lower is not None else (upper, lower, at_upper[0])
-                repatched[tier].append(f"{self._end(end)}: {self._end(was)} -> "
-                                       + (self._end(now) if now[0] in self.new else "nothing"))
+                repatched[tier].append(
+                    f"{self._end(end)}: {self._end(was)} -> " + (self._end(now) if now[0] in self.new else "nothing")
+                )
                 continue
             new_link = at_upper[1]
             if new_link["subnet"] != link["subnet"]:
                 shift = _number(new_link["subnet"]) - _number(link["subnet"])
-                readdressed[tier, shift].append(f"{self._end(upper)} - {self._end(lower)}: {link['subnet']} -> "
-                                                f"{new_link['subnet']}")
+                readdressed[tier, shift].append(
+                    f"{self._end(upper)} - {self._end(lower)}: {link['subnet']} -> {new_link['subnet']}"
+                )
             if "length_m" in link and new_link.get("length_m") != link["length_m"]:
-                length[tier].append(f"{self._end(upper)} - {self._end(lower)}: {link['length_m']} m -> "
-                                    f"{new_link.get('length_m')} m")
+                length[tier].append(
+                    f"{self._end(upper)} - {self._end(lower)}: {link['length_m']} m -> {new_link.get('length_m')} m"
+                )
             if "medium" in link and new_link.get("medium") != link["medium"]:
                 media[tier, link["medium"], str(new_link.get("medium"))] += 1
         groups = []
         if repatched:
-            groups.append(Group("cables re-patched (a port now goes to another peer)",
-                                sum(len(items) for items in repatched.values()),
-                                tuple(f"{tier}: {len(items):,} cables, e.g. {items[0]}"
-                                      for tier, items in sorted(repatched.items()))))
+            groups.append(
+                Group(
+                    "cables re-patched (a port now goes to another peer)",
+                    sum(len(items) for items in repatched.values()),
+                    tuple(
+                        f"{tier}: {len(items):,} cables, e.g. {items[0]}" for tier, items in sorted(repatched.items())
+                    ),
+                )
+            )
         if removed:
-            groups.append(Group("links removed", sum(removed.values()),
-                                tuple(f"{tier}: {count:,}" for tier, count in sorted(removed.items()))))
+            groups.append(
+                Group(
+                    "links removed",
+                    sum(removed.values()),
+                    tuple(f"{tier}: {count:,}" for tier, count in sorted(removed.items())),
+                )
+            )
         if readdressed:
             ordered = sorted(readdressed.items(), key=lambda item: (-len(item[1]), item[0]))
-            lines = [f"{tier} /31s shifted by {shift:+,} addresses: {len(items):,} links, e.g. {items[0]}"
-                     for (tier, shift), items in ordered[:GROUPS]]
+            lines = [
+                f"{tier} /31s shifted by {shift:+,} addresses: {len(items):,} links, e.g. {items[0]}"
+                for (tier, shift), items in ordered[:GROUPS]
+            ]
             if len(ordered) > GROUPS:
                 rest = sum(len(items) for _, items in ordered[GROUPS:])
                 lines.append(f"and {len(ordered) - GROUPS:,} more shifts ({rest:,} links)")
             groups.append(Group("links readdressed", sum(len(items) for items in readdressed.values()), tuple(lines)))
         if length:
-            groups.append(Group("cables changing length", sum(len(items) for items in length.values()), tuple(
-                f"{tier}: {len(items):,}, e.g. {items[0]}" for tier, items in sorted(length.items()))))
+            groups.append(
+                Group(
+                    "cables changing length",
+                    sum(len(items) for items in length.values()),
+                    tuple(f"{tier}: {len(items):,}, e.g. {items[0]}" for tier, items in sorted(length.items())),
+                )
+            )
         if media:
-            groups.append(Group("cables changing medium", sum(media.values()), tuple(
-                f"{tier} {old} -> {new}: {count:,}" for (tier, old, new), count in sorted(media.items()))))
+            groups.append(
+                Group(
+                    "cables changing medium",
+                    sum(media.values()),
+                    tuple(f"{tier} {old} -> {new}: {count:,}" for (tier, old, new), count in sorted(media.items())),
+                )
+            )
         return groups
 
     def _racks_moved(self, common: list[Identity]) -> list[Group]:
@@ -483,15 +591,23 @@ class _Comparison:
         for key in common:
             old, new = self.old[key], self.new[key]
             if "rack" in old and (old.get("rack"), old.get("unit")) != (new.get("rack"), new.get("unit")):
-                moved[str(key[0])].append(f"{new['name']} {old.get('rack')} U{old.get('unit')} -> "
-                                          f"{new.get('rack')} U{new.get('unit')}")
+                moved[str(key[0])].append(
+                    f"{new['name']} {old.get('rack')} U{old.get('unit')} -> {new.get('rack')} U{new.get('unit')}"
+                )
         if not moved:
             return []
         rows = (self.before["summary"].get("racks", {}).get("rows"), self.after["summary"].get("racks", {}).get("rows"))
         cause = f"; the hall has {rows[0]} -> {rows[1]} rows" if rows[0] != rows[1] else ""
-        return [Group(f"devices moved to another rack or unit{cause}", sum(len(items) for items in moved.values()),
-                      tuple(f"{_plural(role)}: {len(items):,}, e.g. {min(items, key=natural)}"
-                            for role, items in sorted(moved.items())))]
+        return [
+            Group(
+                f"devices moved to another rack or unit{cause}",
+                sum(len(items) for items in moved.values()),
+                tuple(
+                    f"{_plural(role)}: {len(items):,}, e.g. {min(items, key=natural)}"
+                    for role, items in sorted(moved.items())
+                ),
+            )
+        ]
 
     def _config_pairs(self) -> Iterable[tuple[str, str]]:
         """(old path, new path) of every configuration file of a switch that exists on both sides."""
@@ -524,20 +640,28 @@ class _Comparison:
             if lost:
                 changed[old_path.split("/")[1]].append(
                     f"{new_path}: {len(lost):,} line{'s' if len(lost) != 1 else ''} removed or changed, e.g. "
-                    f"{lost[0].strip()!r}")
+                    f"{lost[0].strip()!r}"
+                )
         if not changed:
             return []
-        return [Group("configurations of existing switches losing or changing lines (maximum-paths aside)",
-                      sum(len(items) for items in changed.values()),
-                      tuple(f"{target}: {len(items):,} file{'s' if len(items) != 1 else ''}, e.g. {items[0]}"
-                            for target, items in sorted(changed.items())))]
+        return [
+            Group(
+                "configurations of existing switches losing or changing lines (maximum-paths aside)",
+                sum(len(items) for items in changed.values()),
+                tuple(
+                    f"{target}: {len(items):,} file{'s' if len(items) != 1 else ''}, e.g. {items[0]}"
+                    for target, items in sorted(changed.items())
+                ),
+            )
+        ]
 
     def _hand_edits(self) -> list[Group]:
         edited = _hand_edited(self.after_files)
         if not edited:
             return []
-        return [Group("files edited by hand (they differ from the sha256 manifest.json lists)", len(edited),
-                      tuple(edited))]
+        return [
+            Group("files edited by hand (they differ from the sha256 manifest.json lists)", len(edited), tuple(edited))
+        ]
 
     def added(self) -> list[str]:
         lines = []
@@ -547,8 +671,10 @@ class _Comparison:
             by_role[str(key[0])].append(self.new[key]["name"])
         if added:
             lines.append(f"**devices added: {len(added):,}**")
-            lines += [f"- {_plural(role)}: {len(names):,} ({_span(names)})"
-                      for role, names in sorted(by_role.items(), key=lambda item: _ROLES.index(item[0]))]
+            lines += [
+                f"- {_plural(role)}: {len(names):,} ({_span(names)})"
+                for role, names in sorted(by_role.items(), key=lambda item: _ROLES.index(item[0]))
+            ]
             lines.append("")
         links: Counter[str] = Counter()
         for link in self.after["links"]:
@@ -560,11 +686,16 @@ class _Comparison:
             lines += [f"- {tier.replace('_', '-')}: {count:,}" for tier, count in sorted(links.items())]
             sessions = sum(count for tier, count in links.items() if tier != "server_leaf")
             lines += [f"- BGP sessions added: {sessions:,} (one per switch-to-switch link)", ""]
-        ports = Counter(end[0] for end in self.new_links if end not in self.old_links and end[0] in self.old
-                        and end[0][0] != "server")
+        ports = Counter(
+            end[0]
+            for end in self.new_links
+            if end not in self.old_links and end[0] in self.old and end[0][0] != "server"
+        )
         if ports:
-            lines += [f"**ports newly in use on existing switches: {sum(ports.values()):,}** on {len(ports):,} "
-                      "switches", ""]
+            lines += [
+                f"**ports newly in use on existing switches: {sum(ports.values()):,}** on {len(ports):,} switches",
+                "",
+            ]
         grown = [new_path for _, new_path, lost in self._config_changes if not lost]
         if grown:
             lines += [f"**configurations of existing switches that only gained lines: {len(grown):,}**", ""]
@@ -580,8 +711,10 @@ class _Comparison:
             lines.append(f"- racks added: {len(added):,} ({_span(added)})")
         if removed:
             lines.append(f"- racks removed: {len(removed):,} ({_span(removed)})")
-        power = (self.before["summary"].get("power_kw", {}).get("total"),
-                 self.after["summary"].get("power_kw", {}).get("total"))
+        power = (
+            self.before["summary"].get("power_kw", {}).get("total"),
+            self.after["summary"].get("power_kw", {}).get("total"),
+        )
         if power[0] != power[1] and None not in power:
             lines.append(f"- IT power: {power[0]:,} kW -> {power[1]:,} kW ({power[1] - power[0]:+,.1f} kW)")
         bom = _bom(self.before_files, self.after_files)
@@ -606,8 +739,11 @@ def lost_lines(old: str, new: str, path: str = "") -> list[str]:
             pass
         else:
             unused = _unused_ports(document)
-            return [f"{key}: {value}" for key, value in before.items()
-                    if after.get(key) != value and not IGNORED_KEYS.match(key) and not _of_ports(key, unused)]
+            return [
+                f"{key}: {value}"
+                for key, value in before.items()
+                if after.get(key) != value and not IGNORED_KEYS.match(key) and not _of_ports(key, unused)
+            ]
     kept = Counter(new.splitlines())
     lost = []
     for line in old.splitlines():
@@ -655,8 +791,11 @@ def _hand_edited(files: Mapping[str, str]) -> list[str]:
         listed = json.loads(manifest).get("files", {})
     except json.JSONDecodeError:
         return [f"{MANIFEST_FILE} is not valid JSON"]
-    return [path for path in sorted(files, key=natural)
-            if path in listed and hashlib.sha256(files[path].encode()).hexdigest() != listed[path]]
+    return [
+        path
+        for path in sorted(files, key=natural)
+        if path in listed and hashlib.sha256(files[path].encode()).hexdigest() != listed[path]
+    ]
 
 
 def _bom(before: Mapping[str, str], after: Mapping[str, str]) -> list[tuple[str, int]]:
@@ -668,8 +807,10 @@ def _bom(before: Mapping[str, str], after: Mapping[str, str]) -> list[tuple[str,
 
 def _bom_counts(text: str) -> dict[str, int]:
     rows = list(csv.reader(text.splitlines()))[1:]
-    return {" ".join(part for part in (category, item, f"{length} m" if length else "") if part): int(count)
-            for category, item, length, count in rows}
+    return {
+        " ".join(part for part in (category, item, f"{length} m" if length else "") if part): int(count)
+        for category, item, length, count in rows
+    }
 
 
 def _plural(role: str) -> str:
@@ -714,8 +855,14 @@ def _git(repo: Path, cap: Cap, *args: str) -> bytes:
             chunks.append(chunk)
             size += len(chunk)
         if size > cap.limit:
-            raise InputError([Problem((), f"git {' '.join(args)} printed more than {cap.limit:,} bytes, larger than "
-                                          f"{cap.kind} may be")], about="the git revisions")
+            raise InputError(
+                [
+                    Problem(
+                        (), f"git {' '.join(args)} printed more than {cap.limit:,} bytes, larger than {cap.kind} may be"
+                    )
+                ],
+                about="the git revisions",
+            )
         _finished(process, errors, args)
     return b"".join(chunks)
 
@@ -733,8 +880,9 @@ def _git_blobs(repo: Path, shas: list[str]) -> dict[str, bytes]:
                 header = process.stdout.readline(200).split()
                 if len(header) != 3 or header[1] != b"blob" or not header[2].isdigit():
                     _finished(process, errors, ("cat-file", "--batch"))
-                    raise InputError([Problem((), f"git cat-file --batch: {sha} is not a blob")],
-                                     about="the git revisions")
+                    raise InputError(
+                        [Problem((), f"git cat-file --batch: {sha} is not a blob")], about="the git revisions"
+                    )
                 texts[sha] = process.stdout.read(int(header[2]))
                 process.stdout.read(1)  # the line break after each object
             _finished(process, errors, ("cat-file", "--batch"))
@@ -742,12 +890,19 @@ def _git_blobs(repo: Path, shas: list[str]) -> dict[str, bytes]:
 
 
 @contextlib.contextmanager
-def _running(repo: Path, args: tuple[str, ...], stdin: IO[bytes] | None = None) -> Iterator[
-        tuple[subprocess.Popen[bytes], IO[bytes]]]:
+def _running(
+    repo: Path, args: tuple[str, ...], stdin: IO[bytes] | None = None
+) -> Iterator[tuple[subprocess.Popen[bytes], IO[bytes]]]:
     """``git ARGS`` in ``repo`` running, its output a pipe and its complaints a file; stopped if still running."""
-    with tempfile.TemporaryFile() as errors, subprocess.Popen(
-            ["git", "-C", str(repo), *args], stdin=stdin if stdin is not None else subprocess.DEVNULL,
-            stdout=subprocess.PIPE, stderr=errors) as process:
+    with (
+        tempfile.TemporaryFile() as errors,
+        subprocess.Popen(
+            ["git", "-C", str(repo), *args],
+            stdin=stdin if stdin is not None else subprocess.DEVNULL,
+            stdout=subprocess.PIPE,
+            stderr=errors,
+        ) as process,
+    ):
         try:
             yield process, errors
         finally:
@@ -760,8 +915,10 @@ def _finished(process: subprocess.Popen[bytes], errors: IO[bytes], args: tuple[s
     if process.wait():
         errors.seek(0)
         complaint = errors.read(4096).decode(errors="replace").strip() or "failed"
-        raise InputError([Problem((), f"git {' '.join(args)}: {complaint}; give two output folders or two git "
-                                      "revisions")], about="the git revisions")
+        raise InputError(
+            [Problem((), f"git {' '.join(args)}: {complaint}; give two output folders or two git revisions")],
+            about="the git revisions",
+        )
 
 
 def _counts(before: dict[str, Any], after: dict[str, Any]) -> list[str]:
@@ -769,12 +926,17 @@ def _counts(before: dict[str, Any], after: dict[str, Any]) -> list[str]:
     envelope = (before.get("growth", {}).get("max_servers"), after.get("growth", {}).get("max_servers"))
     if any(envelope):
         rows.append(("envelope (servers)", envelope[0], envelope[1]))
-    rows += [(f"{role.replace('_', '-')} switches", before["switches"][role], after["switches"][role])
-             for role in after["switches"]]
-    rows += [(f"{tier.replace('_', '-')} links", before["links"][tier], after["links"][tier])
-             for tier in after["links"]]
-    rows += [("ASNs", before["asns"], after["asns"]),
-             ("bisection Tb/s", before.get("bisection_tbps"), after.get("bisection_tbps"))]
+    rows += [
+        (f"{role.replace('_', '-')} switches", before["switches"][role], after["switches"][role])
+        for role in after["switches"]
+    ]
+    rows += [
+        (f"{tier.replace('_', '-')} links", before["links"][tier], after["links"][tier]) for tier in after["links"]
+    ]
+    rows += [
+        ("ASNs", before["asns"], after["asns"]),
+        ("bisection Tb/s", before.get("bisection_tbps"), after.get("bisection_tbps")),
+    ]
     lines = ["| | before | after | change |", "|---|---:|---:|---:|"]
     for label, old, new in rows:
         if old or new:
@@ -795,20 +957,26 @@ def _listed(title: str, items: list[str]) -> list[str]:
 
 
 def _evidence(data: dict[str, Any], check: str) -> dict[str, dict[str, Any]]:
-    return {row["subject"]: row.get("evidence", {}) for row in data.get("findings", [])
-            if row["check"] == check and row["severity"] == "info"}
+    return {
+        row["subject"]: row.get("evidence", {})
+        for row in data.get("findings", [])
+        if row["check"] == check and row["severity"] == "info"
+    }
 
 
 def _qos(before: dict[str, Any], after: dict[str, Any]) -> list[str]:
     """QoS profiles as the qos check reported them, compared field by field."""
     old, new = _evidence(before, "qos"), _evidence(after, "qos")
-    if len(old) == len(new) == 1:                      # one profile on every switch: compare it whatever its name
+    if len(old) == len(new) == 1:  # one profile on every switch: compare it whatever its name
         old, new = {"": next(iter(old.values()))}, {"": next(iter(new.values()))}
     changes = []
     for profile in sorted(set(old) | set(new)):
         a, b = old.get(profile, {}), new.get(profile, {})
-        changes += [f"{profile + ' ' if profile else ''}{name}: {a.get(name)} -> {b.get(name)}"
-                    for name in sorted(set(a) | set(b)) if name != "switches" and a.get(name) != b.get(name)]
+        changes += [
+            f"{profile + ' ' if profile else ''}{name}: {a.get(name)} -> {b.get(name)}"
+            for name in sorted(set(a) | set(b))
+            if name != "switches" and a.get(name) != b.get(name)
+        ]
     return _listed("QoS changed", changes)
 
 
@@ -818,11 +986,16 @@ def _checks(before: dict[str, Any], after: dict[str, Any]) -> list[str]:
     if old != new and new is not None:
         lines.append(f"**checks**: {_outcome(old)} -> {_outcome(new)}")
         lines.append("")
-    problems = {(row["check"], row["severity"], row["subject"], row["message"]) for row in after.get("findings", [])
-                if row["severity"] != "info"}
+    problems = {
+        (row["check"], row["severity"], row["subject"], row["message"])
+        for row in after.get("findings", [])
+        if row["severity"] != "info"
+    }
     known = {(row["check"], row["severity"], row["subject"], row["message"]) for row in before.get("findings", [])}
-    lines += _listed("new check findings", [f"{check} {severity} {subject}: {message}"
-                                            for check, severity, subject, message in sorted(problems - known)])
+    lines += _listed(
+        "new check findings",
+        [f"{check} {severity} {subject}: {message}" for check, severity, subject, message in sorted(problems - known)],
+    )
     return lines
 
 
@@ -830,4 +1003,3 @@ def _outcome(counts: dict[str, int] | None) -> str:
     if counts is None:
         return "not run"
     return f"{counts['passed']} passed, {counts['failed']} failed, {counts['warnings']} with warnings"
-

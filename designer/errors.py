@@ -61,8 +61,7 @@ class InputError(Exception):
     Carries every problem found, not just the first."""
 
     def __init__(self, problems: Iterable[Problem], source: Source | None = None, *, about: str = "the intent"):
-        self.problems = sorted(set(problems), key=lambda p: (p.file or "", _line(source, p), dotted(p.path),
-                                                             p.message))
+        self.problems = sorted(set(problems), key=lambda p: (p.file or "", _line(source, p), dotted(p.path), p.message))
         self.source = source
         self.about = about
         super().__init__(self.render())

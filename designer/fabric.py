@@ -102,8 +102,9 @@ class Fabric:
         for index, device in enumerate(self.devices):
             graph.add_node(index, name=device.name, role=device.role, plane=device.plane)
         speed = self.plan.link_speed
-        graph.add_edges_from((upper, lower, {"tier": tier, "capacity": speed})
-                             for tier, upper, _, lower, _ in self.links)
+        graph.add_edges_from(
+            (upper, lower, {"tier": tier, "capacity": speed}) for tier, upper, _, lower, _ in self.links
+        )
         return graph
 
 
@@ -146,31 +147,80 @@ def wire(intent: Intent, plan: Plan) -> Fabric:
         for su in range(plan.sus):
             pod = su // plan.sus_per_pod
             for rail in range(plan.rails):
-                leaves[plane, su, rail] = add(Device(
-                    f"p{plane}-su{su}-r{rail}-leaf", "leaf", plane, pod, su, rail, NONE, rail,
-                    intent.leaf.model, plan.leaf_radix, intent.leaf.breakout(speed)))
+                leaves[plane, su, rail] = add(
+                    Device(
+                        f"p{plane}-su{su}-r{rail}-leaf",
+                        "leaf",
+                        plane,
+                        pod,
+                        su,
+                        rail,
+                        NONE,
+                        rail,
+                        intent.leaf.model,
+                        plan.leaf_radix,
+                        intent.leaf.breakout(speed),
+                    )
+                )
         for pod in range(plan.pods):
             for index in range(plan.spines_per_pod):
                 name = f"p{plane}-spine{index}" if plan.tiers == 2 else f"p{plane}-pod{pod}-spine{index}"
-                spines[plane, pod, index] = add(Device(
-                    name, "spine", plane, pod, NONE, NONE, index if plan.tiers == 3 else NONE, index,
-                    intent.spine.model, plan.spine_radix, intent.spine.breakout(speed)))
+                spines[plane, pod, index] = add(
+                    Device(
+                        name,
+                        "spine",
+                        plane,
+                        pod,
+                        NONE,
+                        NONE,
+                        index if plan.tiers == 3 else NONE,
+                        index,
+                        intent.spine.model,
+                        plan.spine_radix,
+                        intent.spine.breakout(speed),
+                    )
+                )
         for group in range(plan.groups):
             for index in range(plan.supers_per_group):
-                supers[plane, group, index] = add(Device(
-                    f"p{plane}-g{group}-ss{index}", "super_spine", plane, NONE, NONE, NONE, group, index,
-                    intent.super_spine.model, plan.super_radix, intent.super_spine.breakout(speed)))
+                supers[plane, group, index] = add(
+                    Device(
+                        f"p{plane}-g{group}-ss{index}",
+                        "super_spine",
+                        plane,
+                        NONE,
+                        NONE,
+                        NONE,
+                        group,
+                        index,
+                        intent.super_spine.model,
+                        plan.super_radix,
+                        intent.super_spine.breakout(speed),
+                    )
+                )
     switch_count = len(devices)
-    servers = [add(Device(f"su{number // plan.servers_per_su}-srv{number % plan.servers_per_su}", "server",
-                          NONE, (number // plan.servers_per_su) // plan.sus_per_pod,
-                          number // plan.servers_per_su, NONE, NONE, number % plan.servers_per_su,
-                          intent.server.model, intent.server.nics, 1))
-               for number in range(plan.servers)]
+    servers = [
+        add(
+            Device(
+                f"su{number // plan.servers_per_su}-srv{number % plan.servers_per_su}",
+                "server",
+                NONE,
+                (number // plan.servers_per_su) // plan.sus_per_pod,
+                number // plan.servers_per_su,
+                NONE,
+                NONE,
+                number % plan.servers_per_su,
+                intent.server.model,
+                intent.server.nics,
+                1,
+            )
+        )
+        for number in range(plan.servers)
+    ]
 
     links: list[Link] = []
     for (plane, su, rail), leaf in leaves.items():
         first = su * plan.servers_per_su
-        for slot, server in enumerate(servers[first:first + plan.servers_per_su]):
+        for slot, server in enumerate(servers[first : first + plan.servers_per_su]):
             links.append((SERVER_LEAF, leaf, slot, server, plane * plan.rails + rail))
     server_link_count = len(links)
 
@@ -184,14 +234,14 @@ def wire(intent: Intent, plan: Plan) -> Fabric:
                     spine, port = stripes.place(uplink, local_su * plan.rails + rail)
                     links.append((LEAF_SPINE, spines[plane, pod, spine], port, leaf, plan.leaf_downlinks + uplink))
 
-    stripes = Stripes(plan.spine_super_parallel, intent.spine.breakout(speed), plan.supers_per_group,
-                      plan.super_radix)
+    stripes = Stripes(plan.spine_super_parallel, intent.spine.breakout(speed), plan.supers_per_group, plan.super_radix)
     for plane in range(plan.planes):
         for pod in range(plan.pods):
             for group in range(plan.groups):
                 spine = spines[plane, pod, group]
                 for uplink in range(plan.spine_uplinks):
                     index, port = stripes.place(uplink, pod)
-                    links.append((SPINE_SUPER, supers[plane, group, index], port, spine,
-                                  plan.spine_radix // 2 + uplink))
+                    links.append(
+                        (SPINE_SUPER, supers[plane, group, index], port, spine, plan.spine_radix // 2 + uplink)
+                    )
     return Fabric(plan, devices, links, switch_count, server_link_count)

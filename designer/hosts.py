@@ -48,8 +48,14 @@ NCCL_DEFAULT_QPS = 1
 SYSCTLS = (
     ("arp_ignore", 1, "answer ARP only for addresses on the NIC asked, never for a neighbour NIC's"),
     ("arp_announce", 2, "send ARP requests from the NIC's own address, the one in the leaf's /31"),
-    ("rp_filter", 2, ("loose reverse-path filter: a source reachable through any NIC is accepted; strict (1) "
-                      "would drop packets whenever a per-NIC table or rule is not installed yet")),
+    (
+        "rp_filter",
+        2,
+        (
+            "loose reverse-path filter: a source reachable through any NIC is accepted; strict (1) "
+            "would drop packets whenever a per-NIC table or rule is not installed yet"
+        ),
+    ),
 )
 """Per-NIC IPv4 sysctls (``net.ipv4.conf.<nic>.*``): setting, value, why. Linux applies the larger of the NIC's
 and ``all``'s value for each, so per-NIC values hold whatever ``all`` says."""
@@ -126,8 +132,9 @@ class HostConfig:
     nccl: Nccl
 
 
-def host_configs(intent: Intent, fabric: Fabric, allocation: Allocation,
-                 workloads: Sequence[WorkloadResult] = ()) -> tuple[HostConfig, ...]:
+def host_configs(
+    intent: Intent, fabric: Fabric, allocation: Allocation, workloads: Sequence[WorkloadResult] = ()
+) -> tuple[HostConfig, ...]:
     """One host configuration per server, in fabric device order."""
     devices, first = fabric.devices, fabric.switch_count
     spec, rails = intent.hosts, intent.rails
@@ -136,8 +143,16 @@ def host_configs(intent: Intent, fabric: Fabric, allocation: Allocation,
         _, _, _, server, nic = fabric.links[number]
         links[server - first][nic] = number
     qos = intent.qos
-    host_qos = HostQos(qos.profile, qos.roce_dscp, qos.roce_priority, qos.cnp_dscp, qos.cnp_priority,
-                       tuple(int(priority == qos.roce_priority) for priority in range(8)), qos.roce_dscp << 2, qos.ecn)
+    host_qos = HostQos(
+        qos.profile,
+        qos.roce_dscp,
+        qos.roce_priority,
+        qos.cnp_dscp,
+        qos.cnp_priority,
+        tuple(int(priority == qos.roce_priority) for priority in range(8)),
+        qos.roce_dscp << 2,
+        qos.ecn,
+    )
     qps, reason = qps_per_connection(workloads)
     nccl = Nccl(spec.rdma_devices, GID_INDEX, qos.roce_dscp << 2, qps, reason, 0)
     backend = (allocation.server_p2p.cidr,)
@@ -151,11 +166,22 @@ def host_configs(intent: Intent, fabric: Fabric, allocation: Allocation,
         nics = []
         for index, (number, name) in enumerate(zip(numbers, spec.nics, strict=True)):
             _, leaf, slot, _, _ = fabric.links[number]
-            nics.append(HostNic(name, spec.rdma_devices[index], names[first + offset][index], index // rails,
-                                index % rails, nic_ips[number], leaf_ips[number], devices[leaf].name, names[leaf][slot],
-                                TABLE_BASE + index,
-                                str(uuid.uuid5(CONNECTION_NAMESPACE, f"{intent.name}/{server.name}/{name}"))
-                                if keyfiles else "", prefixes[index]))
+            nics.append(
+                HostNic(
+                    name,
+                    spec.rdma_devices[index],
+                    names[first + offset][index],
+                    index // rails,
+                    index % rails,
+                    nic_ips[number],
+                    leaf_ips[number],
+                    devices[leaf].name,
+                    names[leaf][slot],
+                    TABLE_BASE + index,
+                    str(uuid.uuid5(CONNECTION_NAMESPACE, f"{intent.name}/{server.name}/{name}")) if keyfiles else "",
+                    prefixes[index],
+                )
+            )
         hosts.append(HostConfig(server.name, spec.format, qos.mtu, 31, backend, tuple(nics), SYSCTLS, host_qos, nccl))
     return tuple(hosts)
 
@@ -166,7 +192,9 @@ def qps_per_connection(workloads: Sequence[WorkloadResult]) -> tuple[int, str]:
     default without workloads."""
     if not workloads:
         return NCCL_DEFAULT_QPS, "NCCL's default (the intent has no workloads)"
-    needs = [(max(result.workload.qps_per_connection, result.qps_for_90pct or 0), result.workload.name)
-             for result in workloads]
+    needs = [
+        (max(result.workload.qps_per_connection, result.qps_for_90pct or 0), result.workload.name)
+        for result in workloads
+    ]
     qps, name = max(needs, key=lambda need: need[0])
     return qps, f"workload {name} (designer analyze: the most queue pairs any workload needs)"

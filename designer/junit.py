@@ -25,9 +25,14 @@ def junit_xml(suite_name: str, cases: Sequence[Case], output: str | None = None)
     """One ``testsuite`` inside ``testsuites``; ``output`` is the suite's own ``system-out``."""
     from xml.etree import ElementTree  # here, not at the top: every build imports this module, few write JUnit
 
-    suite = ElementTree.Element("testsuite", name=suite_name, tests=str(len(cases)),
-                                failures=str(sum(case.failure is not None for case in cases)), errors="0",
-                                skipped="0")
+    suite = ElementTree.Element(
+        "testsuite",
+        name=suite_name,
+        tests=str(len(cases)),
+        failures=str(sum(case.failure is not None for case in cases)),
+        errors="0",
+        skipped="0",
+    )
     for case in cases:
         element = ElementTree.SubElement(suite, "testcase", classname=case.classname, name=case.name)
         if case.seconds is not None:

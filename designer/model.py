@@ -181,22 +181,29 @@ class Qos:
     @property
     def queues(self) -> tuple[QueuePolicy, ...]:
         """The queues in use, in index order: other traffic and RoCE share DWRR, CNP goes strict."""
-        dwrr = [QueuePolicy(queue, False, weight, None, self.ecn and queue == self.lossless_priority,
-                            queue in self.pfc_priorities) for queue, weight in self.dwrr_weights]
+        dwrr = [
+            QueuePolicy(
+                queue, False, weight, None, self.ecn and queue == self.lossless_priority, queue in self.pfc_priorities
+            )
+            for queue, weight in self.dwrr_weights
+        ]
         strict = QueuePolicy(self.cnp_priority, True, 0, self.cnp_rate_percent, False, False)
         return tuple(sorted([*dwrr, strict], key=lambda queue: queue.index))
 
     @property
     def priority_queues(self) -> tuple[int, ...]:
         """The egress queue of each of the 8 priorities: RoCE and CNP their own, every other one queue 0."""
-        return tuple(priority if priority in (self.lossless_priority, self.cnp_priority) else 0
-                     for priority in range(8))
+        return tuple(
+            priority if priority in (self.lossless_priority, self.cnp_priority) else 0 for priority in range(8)
+        )
 
     @property
     def tc_dscps(self) -> tuple[tuple[int, tuple[int, ...]], ...]:
         """Each used traffic class with the DSCP values that map to it, in class order."""
-        return tuple((tc, tuple(dscp for dscp, mapped in enumerate(self.dscp_to_tc) if mapped == tc))
-                     for tc in sorted(set(self.dscp_to_tc)))
+        return tuple(
+            (tc, tuple(dscp for dscp, mapped in enumerate(self.dscp_to_tc) if mapped == tc))
+            for tc in sorted(set(self.dscp_to_tc))
+        )
 
 
 @dataclass(frozen=True)
@@ -243,8 +250,9 @@ class DeviceConfig:
     sku: SonicSku | None = None
 
 
-def headroom(spec: QosSpec, speed: int, cable_m: int, facts: SwitchFacts | None,
-             sku: SonicSku | None = None) -> Headroom:
+def headroom(
+    spec: QosSpec, speed: int, cable_m: int, facts: SwitchFacts | None, sku: SonicSku | None = None
+) -> Headroom:
     """The PFC headroom of one lossless port of ``speed`` Gb/s on a ``cable_m`` metre cable.
 
     With the vendor's lookup for that speed (the ``sku``'s own, else the switch's): its row for the shortest
@@ -265,8 +273,11 @@ def headroom(spec: QosSpec, speed: int, cable_m: int, facts: SwitchFacts | None,
 
 def seed_range() -> tuple[int, int]:
     """The seeds every target that takes a seed per switch accepts (the catalog's ``seed_range``, intersected)."""
-    ranges = [target.load_balancing.seed_range for target in catalog().targets.values()
-              if "per-switch" in target.load_balancing.seeds and target.load_balancing.seed_range]
+    ranges = [
+        target.load_balancing.seed_range
+        for target in catalog().targets.values()
+        if "per-switch" in target.load_balancing.seeds and target.load_balancing.seed_range
+    ]
     return max(low for low, _ in ranges), min(high for _, high in ranges)
 
 
@@ -286,17 +297,31 @@ def balancing(intent: Intent, device: Device) -> LoadBalancing:
 
 def build_qos(spec: QosSpec, link_speed: int) -> Qos:
     """The lossless profile every switch shares (PFC headroom is per port: :func:`headroom`)."""
-    dscp_to_tc = tuple(spec.roce_priority if dscp == spec.roce_dscp else spec.cnp_priority if dscp == spec.cnp_dscp
-                       else 0 for dscp in range(64))
+    dscp_to_tc = tuple(
+        spec.roce_priority if dscp == spec.roce_dscp else spec.cnp_priority if dscp == spec.cnp_dscp else 0
+        for dscp in range(64)
+    )
     return Qos(
-        profile=spec.profile, dscp_to_tc=dscp_to_tc, roce_dscp=spec.roce_dscp,
-        lossless_priority=spec.roce_priority, pfc_priorities=(spec.roce_priority,), cnp_dscp=spec.cnp_dscp,
-        cnp_priority=spec.cnp_priority, cnp_rate_percent=spec.cnp_rate_percent,
+        profile=spec.profile,
+        dscp_to_tc=dscp_to_tc,
+        roce_dscp=spec.roce_dscp,
+        lossless_priority=spec.roce_priority,
+        pfc_priorities=(spec.roce_priority,),
+        cnp_dscp=spec.cnp_dscp,
+        cnp_priority=spec.cnp_priority,
+        cnp_rate_percent=spec.cnp_rate_percent,
         dwrr_weights=((0, 100 - spec.roce_bandwidth_percent), (spec.roce_priority, spec.roce_bandwidth_percent)),
-        ecn=spec.ecn, ecn_unit=spec.ecn_unit, ecn_min=spec.ecn_min, ecn_max=spec.ecn_max,
-        ecn_min_bytes=spec.ecn_min_bytes, ecn_max_bytes=spec.ecn_max_bytes, ecn_probability=spec.ecn_probability,
-        pfc_watchdog=spec.pfc_watchdog, pfc_watchdog_detection_ms=spec.pfc_watchdog_detection_ms,
-        pfc_watchdog_restoration_ms=spec.pfc_watchdog_restoration_ms, pfc_watchdog_action=PFC_WATCHDOG_ACTION,
+        ecn=spec.ecn,
+        ecn_unit=spec.ecn_unit,
+        ecn_min=spec.ecn_min,
+        ecn_max=spec.ecn_max,
+        ecn_min_bytes=spec.ecn_min_bytes,
+        ecn_max_bytes=spec.ecn_max_bytes,
+        ecn_probability=spec.ecn_probability,
+        pfc_watchdog=spec.pfc_watchdog,
+        pfc_watchdog_detection_ms=spec.pfc_watchdog_detection_ms,
+        pfc_watchdog_restoration_ms=spec.pfc_watchdog_restoration_ms,
+        pfc_watchdog_action=PFC_WATCHDOG_ACTION,
         mtu=spec.mtu,
     )
 
@@ -310,12 +335,15 @@ class _Ports:
         self.serdes = max(SERDES_LANES.get(port_speed, 1), device.breakout)
         self.lanes = self.serdes // device.breakout
         self.names = names
-        self.places = tuple((self.names[port], port // self.breakout + 1, port % self.breakout,
-                             port % self.breakout * self.lanes) for port in range(device.ports))
+        self.places = tuple(
+            (self.names[port], port // self.breakout + 1, port % self.breakout, port % self.breakout * self.lanes)
+            for port in range(device.ports)
+        )
 
 
-def device_configs(intent: Intent, plan: Plan, fabric: Fabric, allocation: Allocation,
-                   cable_dm: Sequence[int] | None = None) -> list[DeviceConfig]:
+def device_configs(
+    intent: Intent, plan: Plan, fabric: Fabric, allocation: Allocation, cable_dm: Sequence[int] | None = None
+) -> list[DeviceConfig]:
     """One configuration model per switch, in fabric device order. ``cable_dm`` is every link's cable length in
     decimetres (the physical plan's); without it every port's headroom is sized for the profile's
     ``cable_length_m``."""
@@ -335,9 +363,16 @@ def device_configs(intent: Intent, plan: Plan, fabric: Fabric, allocation: Alloc
         key = (device.model, device.ports, device.breakout)
         if key not in skus:
             known = facts.get(device.model)
-            skus[key] = known.sonic.sku(device.ports // device.breakout, device.breakout,
-                                        intent.switch(device.role).speed // device.breakout,
-                                        hwsku) if known else None
+            skus[key] = (
+                known.sonic.sku(
+                    device.ports // device.breakout,
+                    device.breakout,
+                    intent.switch(device.role).speed // device.breakout,
+                    hwsku,
+                )
+                if known
+                else None
+            )
         return skus[key]
 
     def layout(index: int, device: Device) -> _Ports:
@@ -350,20 +385,23 @@ def device_configs(intent: Intent, plan: Plan, fabric: Fabric, allocation: Alloc
         """The headroom of a port of switch ``index`` on a ``cable_m`` metre cable (made once per switch model,
         SKU and length: every switch of a model shares one table)."""
         device = switches[index]
-        room = room_tables[index][cable_m] = headroom(intent.qos, speed, cable_m, facts.get(device.model),
-                                                      sku(device))
+        room = room_tables[index][cable_m] = headroom(intent.qos, speed, cable_m, facts.get(device.model), sku(device))
         return room
 
     names = fabric.port_names()
     ports = [layout(index, device) for index, device in enumerate(switches)]
-    room_tables = [rooms.setdefault((device.model, runs.hwsku if (runs := sku(device)) else ""), {})
-                   for device in switches]
+    room_tables = [
+        rooms.setdefault((device.model, runs.hwsku if (runs := sku(device)) else ""), {}) for device in switches
+    ]
     upper_ips, lower_ips = allocation.upper_ips, allocation.lower_ips
     interfaces: list[list[tuple[int, Interface, Neighbor | None]]] = [[] for _ in range(switch_count)]
     uplinks = [0] * switch_count
     downlinks: list[Counter[int]] = [Counter() for _ in range(switch_count)]
-    cables = ([max(1, -(-length // 10)) for length in cable_dm] if cable_dm is not None
-              else [intent.qos.cable_length_m] * len(fabric.links))
+    cables = (
+        [max(1, -(-length // 10)) for length in cable_dm]
+        if cable_dm is not None
+        else [intent.qos.cable_length_m] * len(fabric.links)
+    )
 
     for number, (tier, upper, upper_port, lower, lower_port) in enumerate(fabric.links):
         upper_ip, lower_ip = upper_ips[number], lower_ips[number]
@@ -372,21 +410,51 @@ def device_configs(intent: Intent, plan: Plan, fabric: Fabric, allocation: Alloc
         upper_layout, lower_name = ports[upper], names[lower][lower_port]
         upper_name, cage, lane, first_lane = upper_layout.places[upper_port]
         description = f"{lower_device.name} {lower_name}"
-        down = Interface(upper_name, description, upper_ip + "/31", lower_device.name, lower_name, lower_ip, speed,
-                         mtu, "server" if tier == SERVER_LEAF else "fabric", cage, lane, upper_layout.breakout,
-                         upper_layout.lanes, first_lane, room_tables[upper].get(cable_m) or sized(upper, cable_m))
+        down = Interface(
+            upper_name,
+            description,
+            upper_ip + "/31",
+            lower_device.name,
+            lower_name,
+            lower_ip,
+            speed,
+            mtu,
+            "server" if tier == SERVER_LEAF else "fabric",
+            cage,
+            lane,
+            upper_layout.breakout,
+            upper_layout.lanes,
+            first_lane,
+            room_tables[upper].get(cable_m) or sized(upper, cable_m),
+        )
         if tier == SERVER_LEAF:
             interfaces[upper].append((upper_port, down, None))
             continue
         lower_layout = ports[lower]
         _, cage, lane, first_lane = lower_layout.places[lower_port]
-        up = Interface(lower_name, f"{upper_device.name} {upper_name}", lower_ip + "/31", upper_device.name,
-                       upper_name, upper_ip, speed, mtu, "fabric", cage, lane, lower_layout.breakout,
-                       lower_layout.lanes, first_lane, room_tables[lower].get(cable_m) or sized(lower, cable_m))
-        interfaces[upper].append((upper_port, down, Neighbor(lower_ip, asns[lower], lower_device.name, upper_name,
-                                                             description, upper_ip)))
-        interfaces[lower].append((lower_port, up, Neighbor(upper_ip, asns[upper], upper_device.name, lower_name,
-                                                           up.description, lower_ip)))
+        up = Interface(
+            lower_name,
+            f"{upper_device.name} {upper_name}",
+            lower_ip + "/31",
+            upper_device.name,
+            upper_name,
+            upper_ip,
+            speed,
+            mtu,
+            "fabric",
+            cage,
+            lane,
+            lower_layout.breakout,
+            lower_layout.lanes,
+            first_lane,
+            room_tables[lower].get(cable_m) or sized(lower, cable_m),
+        )
+        interfaces[upper].append(
+            (upper_port, down, Neighbor(lower_ip, asns[lower], lower_device.name, upper_name, description, upper_ip))
+        )
+        interfaces[lower].append(
+            (lower_port, up, Neighbor(upper_ip, asns[upper], upper_device.name, lower_name, up.description, lower_ip))
+        )
         uplinks[lower] += 1
         downlinks[upper][lower] += 1
 
@@ -402,16 +470,42 @@ def device_configs(intent: Intent, plan: Plan, fabric: Fabric, allocation: Alloc
         widest_down = max(downlinks[index].values(), default=0)
         servers = tuple(row[1].address for row in rows if row[2] is None)
         aggregates = (allocation.server_subnet(index),) if servers and aggregate else ()
-        bgp = Bgp(asns[index], loopback, tuple(row[2] for row in rows if row[2] is not None),
-                  max(1, uplinks[index], widest_down), (f"{loopback}/32", *servers), True, bfd,
-                  timers.keepalive, timers.hold, aggregates,
-                  (f"{loopback}/32", *aggregates) if aggregates else (f"{loopback}/32", *servers))
+        bgp = Bgp(
+            asns[index],
+            loopback,
+            tuple(row[2] for row in rows if row[2] is not None),
+            max(1, uplinks[index], widest_down),
+            (f"{loopback}/32", *servers),
+            True,
+            bfd,
+            timers.keepalive,
+            timers.hold,
+            aggregates,
+            (f"{loopback}/32", *aggregates) if aggregates else (f"{loopback}/32", *servers),
+        )
         device_ports = ports[index]
-        configs.append(DeviceConfig(
-            hostname=device.name, role=device.role, plane=device.plane, pod=device.pod, model=device.model,
-            asn=asns[index], router_id=loopback, loopback=f"{loopback}/32", mtu=mtu, physical_ports=device.ports
-            // device_ports.breakout, port_speed_gbps=intent.switch(device.role).speed, breakout=device_ports.breakout,
-            serdes_lanes=device_ports.serdes, interfaces=tuple(row[1] for row in rows), bgp=bgp, qos=qos,
-            port_names=device_ports.names, facts=facts.get(device.model),
-            load_balancing=balancing(intent, device), sku=sku(device)))
+        configs.append(
+            DeviceConfig(
+                hostname=device.name,
+                role=device.role,
+                plane=device.plane,
+                pod=device.pod,
+                model=device.model,
+                asn=asns[index],
+                router_id=loopback,
+                loopback=f"{loopback}/32",
+                mtu=mtu,
+                physical_ports=device.ports // device_ports.breakout,
+                port_speed_gbps=intent.switch(device.role).speed,
+                breakout=device_ports.breakout,
+                serdes_lanes=device_ports.serdes,
+                interfaces=tuple(row[1] for row in rows),
+                bgp=bgp,
+                qos=qos,
+                port_names=device_ports.names,
+                facts=facts.get(device.model),
+                load_balancing=balancing(intent, device),
+                sku=sku(device),
+            )
+        )
     return configs

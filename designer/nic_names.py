@@ -14,13 +14,17 @@ import re
 PATTERN = r"^[a-z][a-z0-9_.-]{0,14}$"
 """At most 15 characters (IFNAMSIZ), nothing a shell or a file path could read as anything but a name."""
 RESERVED = {
-    "all": ("/proc/sys/net/ipv4/conf/all holds the settings of every interface, and Linux refuses an interface of "
-            "that name"),
-    "default": ("/proc/sys/net/ipv4/conf/default holds the settings of interfaces to come, and Linux refuses an "
-                "interface of that name"),
+    "all": (
+        "/proc/sys/net/ipv4/conf/all holds the settings of every interface, and Linux refuses an interface of that name"
+    ),
+    "default": (
+        "/proc/sys/net/ipv4/conf/default holds the settings of interfaces to come, and Linux refuses an "
+        "interface of that name"
+    ),
     "lo": "it is the loopback interface every Linux network namespace has",
-    "bonding_masters": ("it is the bonding driver's control file in /sys/class/net, which an interface of that name "
-                        "hides"),
+    "bonding_masters": (
+        "it is the bonding driver's control file in /sys/class/net, which an interface of that name hides"
+    ),
 }
 """Names that match :data:`PATTERN` but are no NIC's, with the reason: ``all`` and ``default`` are refused by the
 kernel (``sysctl_dev_name_is_allowed``, include/net/ip.h, checked in ``devinet_sysctl_register``: EINVAL), ``lo``

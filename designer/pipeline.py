@@ -42,16 +42,21 @@ def validated_intent(path: str | Path, raw: bytes | None = None, catalogs: SiteC
     loaded = read_intent(path, raw, catalogs)
     if loaded.problems or loaded.intent is None:
         later = _sized_problems(loaded.intent) if loaded.intent else []
-        raise InputError([*loaded.problems, *(problem for problem in later if loaded.intact(problem.path))],
-                         loaded.source)
+        raise InputError(
+            [*loaded.problems, *(problem for problem in later if loaded.intact(problem.path))], loaded.source
+        )
     if problems := _sized_problems(loaded.intent):
         raise InputError(problems, loaded.source)
     return loaded.intent
 
 
-def design(intent: Intent, progress: Progress | None = None, seeds: int = SEEDS,
-           modelled: Callable[[tuple[DeviceConfig, ...], tuple[HostConfig, ...]], None] | None = None,
-           hosts: bool = True) -> Design:
+def design(
+    intent: Intent,
+    progress: Progress | None = None,
+    seeds: int = SEEDS,
+    modelled: Callable[[tuple[DeviceConfig, ...], tuple[HostConfig, ...]], None] | None = None,
+    hosts: bool = True,
+) -> Design:
     """Run the stages after loading on an already validated intent, telling ``progress`` as each one starts
     from wiring on (sizing is arithmetic: an intent too big to size gets its errors and nothing else); the
     workloads are analyzed over ``seeds`` runs. ``modelled`` gets the switches' device models and the servers'
@@ -88,8 +93,9 @@ def design(intent: Intent, progress: Progress | None = None, seeds: int = SEEDS,
             modelled(configs, servers)
         say("waiting for the racks, cables, max-flows and the checks of the fabric")
         placed = beside.results()
-    built = Built(intent, plan, fabric, allocation, shared, placed["bisection"], placed["physical"], configs,
-                  analyzed, servers)
+    built = Built(
+        intent, plan, fabric, allocation, shared, placed["bisection"], placed["physical"], configs, analyzed, servers
+    )
     others = [module for module in CHECKS if module not in OF_THE_FABRIC]
     say(f"running {len(others)} more checks")
     return Design(**vars(built), findings=tuple(ordered([*placed["findings"], *run_checks(built, checks=others)])))
@@ -126,8 +132,9 @@ def _wired(intent: Intent, say: Progress) -> tuple[Plan, Fabric, Allocation]:
     return plan, fabric, allocation
 
 
-def _analyzed(intent: Intent, fabric: Fabric, allocation: Allocation, seeds: int,
-              say: Progress) -> tuple[WorkloadResult, ...]:
+def _analyzed(
+    intent: Intent, fabric: Fabric, allocation: Allocation, seeds: int, say: Progress
+) -> tuple[WorkloadResult, ...]:
     if intent.workloads:
         count = len(intent.workloads)
         say(f"analyzing {count} workload{'s' if count != 1 else ''} over at most {seeds} runs per hash")

@@ -18,4 +18,3 @@ def shipped_templates() -> Path:
 def sonic_yang_models() -> Path:
     """The folder of SONiC's YANG models that ship with designer (``designer/data/sonic-yang``)."""
     return Path(str(files("designer").joinpath("data", "sonic-yang")))
-

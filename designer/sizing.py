@@ -120,9 +120,11 @@ class Plan:
 
     def envelope_switch_counts(self) -> dict[str, int]:
         """Switch counts per role, all planes, once the envelope is built."""
-        return {"leaf": self.planes * self.envelope_leaves_per_plane,
-                "spine": self.planes * self.envelope_spines_per_plane,
-                "super_spine": self.planes * self.envelope_supers_per_plane}
+        return {
+            "leaf": self.planes * self.envelope_leaves_per_plane,
+            "spine": self.planes * self.envelope_spines_per_plane,
+            "super_spine": self.planes * self.envelope_supers_per_plane,
+        }
 
     def envelope_link_counts(self) -> dict[str, int]:
         """Logical links per tier, all planes, once the envelope is built."""
@@ -137,11 +139,13 @@ class Plan:
         the spines' ports (2 tiers) or the super-spines' ports (3 tiers)."""
         if self.tiers == 2:
             sus = (self.spine_radix // self.leaf_spine_parallel) // self.rails
-            return sus * self.servers_per_su, (f"{self.spine_radix}-port spines, {self.leaf_spine_parallel} "
-                                               "link(s) to each leaf")
+            return sus * self.servers_per_su, (
+                f"{self.spine_radix}-port spines, {self.leaf_spine_parallel} link(s) to each leaf"
+            )
         pods = self.super_radix // self.spine_super_parallel
         return pods * self.sus_per_pod * self.servers_per_su, (
-            f"{self.super_radix}-port super-spines, {self.spine_super_parallel} link(s) to each pod's spine")
+            f"{self.super_radix}-port super-spines, {self.spine_super_parallel} link(s) to each pod's spine"
+        )
 
     @property
     def supers_per_plane(self) -> int:
@@ -159,8 +163,11 @@ class Plan:
 
     def switch_counts(self) -> dict[str, int]:
         """Switch counts per role, all planes."""
-        return {"leaf": self.planes * self.leaves_per_plane, "spine": self.planes * self.spines_per_plane,
-                "super_spine": self.planes * self.supers_per_plane}
+        return {
+            "leaf": self.planes * self.leaves_per_plane,
+            "spine": self.planes * self.spines_per_plane,
+            "super_spine": self.planes * self.supers_per_plane,
+        }
 
     def link_counts(self) -> dict[str, int]:
         """Logical links per tier, all planes (one /31 each)."""
@@ -200,10 +207,20 @@ def size(intent: Intent) -> Plan:
         tiers = int(intent.tiers)
     if tiers == 2 and leaves > spine_radix:
         most = (spine_radix // rails) * servers_per_su
-        raise InputError([Problem(("fabric", "tiers") if field[0] == "compute" else field, (
-            f"2 tiers hold at most {spine_radix} leaves per plane ({most} servers, "
-            f"{most * rails:,} NIC ports per plane) with {spine_radix}-port spines; {_needs(intent)} {leaves} "
-            "leaves. Use tiers: 3 or auto, larger spines, or more planes"))], intent.source)
+        raise InputError(
+            [
+                Problem(
+                    ("fabric", "tiers") if field[0] == "compute" else field,
+                    (
+                        f"2 tiers hold at most {spine_radix} leaves per plane ({most} servers, "
+                        f"{most * rails:,} NIC ports per plane) with {spine_radix}-port spines; {_needs(intent)} "
+                        f"{leaves} "
+                        "leaves. Use tiers: 3 or auto, larger spines, or more planes"
+                    ),
+                )
+            ],
+            intent.source,
+        )
 
     if tiers == 2:
         sus_per_pod, pods = envelope_sus, 1
@@ -215,41 +232,82 @@ def size(intent: Intent) -> Plan:
         spines = uplinks
         sus_per_pod = (spine_radix // 2) // rails
         if sus_per_pod == 0:
-            raise InputError([Problem(("fabric", "spine"), (
-                f"a {spine_radix}-port spine has {spine_radix // 2} downlinks, fewer than the {rails} rails "
-                "of one scalable unit; use larger spines"))], intent.source)
+            raise InputError(
+                [
+                    Problem(
+                        ("fabric", "spine"),
+                        (
+                            f"a {spine_radix}-port spine has {spine_radix // 2} downlinks, fewer than the {rails} "
+                            "rails "
+                            "of one scalable unit; use larger spines"
+                        ),
+                    )
+                ],
+                intent.source,
+            )
         pods = math.ceil(sus / sus_per_pod)
         envelope_pods = math.ceil(envelope_sus / sus_per_pod)
         parallel = 1
         spine_uplinks = sus_per_pod * rails
         if envelope_pods > super_radix:
             most = super_radix * sus_per_pod * servers_per_su
-            raise InputError([Problem(field, (
-                f"3 tiers hold at most {super_radix} pods ({most:,} servers) with {super_radix}-port "
-                f"super-spines; {_needs(intent)} {envelope_pods:,} pods. Use larger switches or more planes"))],
-                intent.source)
+            raise InputError(
+                [
+                    Problem(
+                        field,
+                        (
+                            f"3 tiers hold at most {super_radix} pods ({most:,} servers) with {super_radix}-port "
+                            f"super-spines; {_needs(intent)} {envelope_pods:,} pods. Use larger switches or more planes"
+                        ),
+                    )
+                ],
+                intent.source,
+            )
         supers_per_group = _ecmp_divisor(spine_uplinks, math.ceil(envelope_pods * spine_uplinks / super_radix))
         super_parallel = spine_uplinks // supers_per_group
         super_tier = pods > 1 or envelope_pods == 1
         if sus % sus_per_pod:
             built = "spines and their uplinks are" if super_tier else "spines are"
-            warnings.append(f"pod {pods - 1} holds {sus % sus_per_pod} of {sus_per_pod} scalable units; its "
-                            f"{built} built in full so it can grow by leaves alone")
+            warnings.append(
+                f"pod {pods - 1} holds {sus % sus_per_pod} of {sus_per_pod} scalable units; its "
+                f"{built} built in full so it can grow by leaves alone"
+            )
 
     if intent.servers % servers_per_su:
-        warnings.append(f"scalable unit {sus - 1} holds {intent.servers % servers_per_su} of {servers_per_su} "
-                        "servers; its leaves and uplinks are built in full")
+        warnings.append(
+            f"scalable unit {sus - 1} holds {intent.servers % servers_per_su} of {servers_per_su} "
+            "servers; its leaves and uplinks are built in full"
+        )
     if spines < MIN_SPINES:
-        warnings.append(f"only {spines} spine{'s' if spines != 1 else ''} per "
-                        f"{'plane' if tiers == 2 else 'pod'}; at least {MIN_SPINES} keep a spine failure "
-                        "from concentrating traffic (PFC storm risk)")
+        warnings.append(
+            f"only {spines} spine{'s' if spines != 1 else ''} per "
+            f"{'plane' if tiers == 2 else 'pod'}; at least {MIN_SPINES} keep a spine failure "
+            "from concentrating traffic (PFC storm risk)"
+        )
     plan = Plan(
-        tiers=tiers, planes=intent.planes, rails=rails, servers=intent.servers, gpus_per_server=intent.server.gpus,
-        link_speed=speed, leaf_radix=leaf_radix, spine_radix=spine_radix, super_radix=super_radix,
-        servers_per_su=servers_per_su, sus=sus, sus_per_pod=sus_per_pod, pods=pods, spines_per_pod=spines,
-        leaf_spine_parallel=parallel, spine_uplinks=spine_uplinks, supers_per_group=supers_per_group,
-        spine_super_parallel=super_parallel, warnings=tuple(warnings), max_servers=intent.max_servers,
-        envelope_sus=envelope_sus, envelope_pods=envelope_pods, super_tier=super_tier,
+        tiers=tiers,
+        planes=intent.planes,
+        rails=rails,
+        servers=intent.servers,
+        gpus_per_server=intent.server.gpus,
+        link_speed=speed,
+        leaf_radix=leaf_radix,
+        spine_radix=spine_radix,
+        super_radix=super_radix,
+        servers_per_su=servers_per_su,
+        sus=sus,
+        sus_per_pod=sus_per_pod,
+        pods=pods,
+        spines_per_pod=spines,
+        leaf_spine_parallel=parallel,
+        spine_uplinks=spine_uplinks,
+        supers_per_group=supers_per_group,
+        spine_super_parallel=super_parallel,
+        warnings=tuple(warnings),
+        max_servers=intent.max_servers,
+        envelope_sus=envelope_sus,
+        envelope_pods=envelope_pods,
+        super_tier=super_tier,
     )
     problems = [*_bound_problems(plan, _count_field(intent)), *target_problems(intent, plan)]
     if problems:
@@ -264,25 +322,42 @@ def target_problems(intent: Intent, plan: Plan) -> list[Problem]:
     for target in sorted(intent.targets):
         limit = intent.catalog.targets[target].max_ecmp_paths
         if limit is not None and plan.ecmp_width > limit:
-            problems.append(Problem(("targets",), (
-                f"{target} takes at most {limit} equal-cost BGP paths, but the design spreads over "
-                f"{plan.ecmp_width} (a switch's uplinks or parallel links to one switch); fewer paths would leave "
-                f"links idle, so drop {target} from targets or use switches with fewer uplinks")))
+            problems.append(
+                Problem(
+                    ("targets",),
+                    (
+                        f"{target} takes at most {limit} equal-cost BGP paths, but the design spreads over "
+                        f"{plan.ecmp_width} (a switch's uplinks or parallel links to one switch); fewer paths would "
+                        "leave "
+                        f"links idle, so drop {target} from targets or use switches with fewer uplinks"
+                    ),
+                )
+            )
     return problems
 
 
 def _bound_problems(plan: Plan, field: tuple[str, str]) -> list[Problem]:
     """The fabric's size against ``MAX_LINKS`` and ``MAX_SWITCHES``, from the counts alone (nothing is built)."""
     units = f"{plan.sus:,} scalable unit{'s' if plan.sus > 1 else ''} of {plan.servers_per_su:,} servers"
-    pods = f" in {plan.pods:,} pod{'s' if plan.pods > 1 else ''} of {plan.spines_per_pod:,} spines" \
-        if plan.tiers == 3 else ""
-    built = (f"it builds {units}{pods} ({plan.planes} plane{'s' if plan.planes > 1 else ''}, {plan.tiers} tiers, "
-             f"{plan.leaf_radix:,}-port leaves); use fewer servers or fewer NIC ports per server (a partial unit or "
-             "pod is built whole, so switches with fewer logical ports build less for a small cluster)")
-    counts = (("links", sum(plan.link_counts().values()), MAX_LINKS), ("switches", sum(plan.switch_counts().values()),
-                                                                  MAX_SWITCHES))
-    return [Problem(field, f"this fabric needs {count:,} {what}, above the limit of {limit:,} {what} per design: "
-                           f"{built}") for what, count, limit in counts if count > limit]
+    pods = (
+        f" in {plan.pods:,} pod{'s' if plan.pods > 1 else ''} of {plan.spines_per_pod:,} spines"
+        if plan.tiers == 3
+        else ""
+    )
+    built = (
+        f"it builds {units}{pods} ({plan.planes} plane{'s' if plan.planes > 1 else ''}, {plan.tiers} tiers, "
+        f"{plan.leaf_radix:,}-port leaves); use fewer servers or fewer NIC ports per server (a partial unit or "
+        "pod is built whole, so switches with fewer logical ports build less for a small cluster)"
+    )
+    counts = (
+        ("links", sum(plan.link_counts().values()), MAX_LINKS),
+        ("switches", sum(plan.switch_counts().values()), MAX_SWITCHES),
+    )
+    return [
+        Problem(field, f"this fabric needs {count:,} {what}, above the limit of {limit:,} {what} per design: {built}")
+        for what, count, limit in counts
+        if count > limit
+    ]
 
 
 def _ecmp_divisor(uplinks: int, at_least: int) -> int:

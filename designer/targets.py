@@ -43,13 +43,28 @@ class Target:
 
 
 TARGETS: dict[str, Target] = {
-    "sonic": Target("sonic", "sonic/config_db.json.j2", "json", "sonic",
-                    needs=(("frr", "sonic runs BGP from the FRR configuration beside its config_db.json "
-                                   "(split-unified mode)"),)),
-    "frr": Target("frr", "frr/frr.conf.j2", "conf", "linux",
-                  companions=(Companion("sysctl", "frr/sysctl.conf.j2", "conf", "each FRR router's kernel settings "
-                                                                      "(multipath hash policy and seed)"),),
-                  lab=True),
+    "sonic": Target(
+        "sonic",
+        "sonic/config_db.json.j2",
+        "json",
+        "sonic",
+        needs=(("frr", "sonic runs BGP from the FRR configuration beside its config_db.json (split-unified mode)"),),
+    ),
+    "frr": Target(
+        "frr",
+        "frr/frr.conf.j2",
+        "conf",
+        "linux",
+        companions=(
+            Companion(
+                "sysctl",
+                "frr/sysctl.conf.j2",
+                "conf",
+                "each FRR router's kernel settings (multipath hash policy and seed)",
+            ),
+        ),
+        lab=True,
+    ),
     "eos": Target("eos", "eos/eos.cfg.j2", "cfg", "eos"),
     "nvue": Target("nvue", "nvue/startup.yaml.j2", "yaml", "nvue"),
 }
@@ -66,9 +81,13 @@ def config_files(target: str, hostname: str) -> list[tuple[str, str]]:
     """Every file of a device for ``target``, as (output path, template): its configuration, then its companions
     (the FRR router's kernel settings: ``configs/sysctl/<hostname>.conf``, a sysctl.d file)."""
     entry = TARGETS[target]
-    return [(config_path(target, hostname), entry.template),
-            *((f"configs/{companion.folder}/{hostname}.{companion.extension}", companion.template)
-              for companion in entry.companions)]
+    return [
+        (config_path(target, hostname), entry.template),
+        *(
+            (f"configs/{companion.folder}/{hostname}.{companion.extension}", companion.template)
+            for companion in entry.companions
+        ),
+    ]
 
 
 def with_lab(targets: tuple[str, ...] | list[str]) -> bool:

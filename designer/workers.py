@@ -42,8 +42,8 @@ def each_in_workers(count: int, jobs: int, do: Callable[[int], Any]) -> dict[int
     os.close(writer)
 
     def claimed(_worker: int, _count: int) -> dict[int, Any]:
-        return {job: do(job) for job in iter(lambda: int.from_bytes(os.read(reader, 2) or b"\xff\xff", "big"),
-                                             0xFFFF)}
+        return {job: do(job) for job in iter(lambda: int.from_bytes(os.read(reader, 2) or b"\xff\xff", "big"), 0xFFFF)}
+
     try:
         return in_workers(count, claimed)
     finally:
@@ -56,8 +56,9 @@ class Background:
     parts run in the parent when their results are asked for. Used as a context manager, children still running
     when the block raises are ended (SIGTERM) and reaped."""
 
-    def __init__(self, workers: Iterable[int], count: int, part: Callable[[int, int], dict[str, Any]],
-                 fork: bool = True):
+    def __init__(
+        self, workers: Iterable[int], count: int, part: Callable[[int, int], dict[str, Any]], fork: bool = True
+    ):
         self.children: list[tuple[int, int]] = []
         self.later: list[int] = []
         self.count, self.part = count, part

@@ -22,8 +22,11 @@ def need(condition: bool, reason: str) -> None:
 
 
 def pytest_addoption(parser: pytest.Parser) -> None:
-    parser.addoption("--update-golden", action="store_true",
-                     help="rewrite golden and snapshot files from the current output instead of comparing")
+    parser.addoption(
+        "--update-golden",
+        action="store_true",
+        help="rewrite golden and snapshot files from the current output instead of comparing",
+    )
 
 
 @pytest.fixture
@@ -41,5 +44,7 @@ def check_golden(path: Path, actual: str, update: bool) -> None:
         path.write_text(actual)
         return
     expected = path.read_text()
-    assert actual == expected, (f"{path.relative_to(ROOT)} differs from the output; if the change is intended, "
-                                "run 'pytest --update-golden' and review the diff")
+    assert actual == expected, (
+        f"{path.relative_to(ROOT)} differs from the output; if the change is intended, "
+        "run 'pytest --update-golden' and review the diff"
+    )

@@ -9,9 +9,17 @@ from designer.intent import parse_intent
 from designer.pipeline import design
 
 
-def intent_text(servers: int | None = None, gpus: int | None = None, server: str = "dgx-h100",
-                leaf: str = "{model: generic-64x400g}", spine: str | None = None, super_spine: str | None = None,
-                extra: str = "", fabric_extra: str = "", compute_extra: str = "") -> str:
+def intent_text(
+    servers: int | None = None,
+    gpus: int | None = None,
+    server: str = "dgx-h100",
+    leaf: str = "{model: generic-64x400g}",
+    spine: str | None = None,
+    super_spine: str | None = None,
+    extra: str = "",
+    fabric_extra: str = "",
+    compute_extra: str = "",
+) -> str:
     """An intent as YAML text; pools are wide enough for a 131k-GPU fabric."""
     count = f"servers: {servers}" if servers is not None else f"gpus: {gpus}"
     lines = [

@@ -27,13 +27,19 @@ NEED_PYAVD = "Arista's templates are needed: pip install pyavd (or pip install '
 DESIGNS = {
     "small-2tier": lambda: build(ROOT / "tests" / "intents" / "small-2tier.yaml"),
     "small-3tier": lambda: build(ROOT / "tests" / "intents" / "small-3tier.yaml"),
-    "juniper, 5% CNP cap": lambda: build_text(intent_text(servers=4, extra="qos: {profile: juniper, queue_bytes: "
-                                                                           "3145728}")),
-    "odd thresholds, 1 s watchdog": lambda: build_text(intent_text(servers=4, extra=(
-        "qos: {ecn_min: 150001, ecn_max: 1500001, pfc_watchdog_detection_ms: 1000, "
-        "pfc_watchdog_restoration_ms: 3000}\nrouting: {server_subnets: each}"))),
-    "watchdog and ecn off": lambda: build_text(intent_text(servers=4, extra="qos: {ecn: false, pfc_watchdog: "
-                                                                            "false}")),
+    "juniper, 5% CNP cap": lambda: build_text(
+        intent_text(servers=4, extra="qos: {profile: juniper, queue_bytes: 3145728}")
+    ),
+    "odd thresholds, 1 s watchdog": lambda: build_text(
+        intent_text(
+            servers=4,
+            extra=(
+                "qos: {ecn_min: 150001, ecn_max: 1500001, pfc_watchdog_detection_ms: 1000, "
+                "pfc_watchdog_restoration_ms: 3000}\nrouting: {server_subnets: each}"
+            ),
+        )
+    ),
+    "watchdog and ecn off": lambda: build_text(intent_text(servers=4, extra="qos: {ecn: false, pfc_watchdog: false}")),
 }
 
 
@@ -41,8 +47,7 @@ DESIGNS = {
 def eos_files(name: str) -> tuple[Design, dict[str, str]]:
     design = DESIGNS[name]()
     files = render_configs(design.configs, ["eos"])
-    return design, {device.hostname: files[f"configs/eos/{device.hostname}.cfg"].decode()
-                    for device in design.configs}
+    return design, {device.hostname: files[f"configs/eos/{device.hostname}.cfg"].decode() for device in design.configs}
 
 
 @pytest.mark.parametrize("name", DESIGNS)
@@ -59,15 +64,17 @@ def test_the_comparison_names_a_line_arista_would_not_write_and_one_it_would() -
     leaf = design.configs[0]
     lines = texts[leaf.hostname].splitlines()
     aggregate = next(number for number, line in enumerate(lines) if "aggregate-address" in line)
-    moved = lines[:aggregate] + lines[aggregate + 1:]
+    moved = lines[:aggregate] + lines[aggregate + 1 :]
     moved.append("      " + lines[aggregate].strip())  # under address-family ipv4, where EOS does not take it
     assert avd.compare(leaf, "\n".join(moved)) == [
         f"line {len(moved)}: router bgp {leaf.asn} > address-family ipv4 > {lines[aggregate].strip()} is not in "
         "Arista's rendering",
-        f"missing router bgp {leaf.asn} > {lines[aggregate].strip()} (Arista's rendering has it)"]
+        f"missing router bgp {leaf.asn} > {lines[aggregate].strip()} (Arista's rendering has it)",
+    ]
     without = "\n".join(line for line in lines if line != "   priority-flow-control pause watchdog")
-    assert avd.compare(leaf, without) == ["missing qos profile ROCE > priority-flow-control pause watchdog "
-                                          "(Arista's rendering has it)"]
+    assert avd.compare(leaf, without) == [
+        "missing qos profile ROCE > priority-flow-control pause watchdog (Arista's rendering has it)"
+    ]
 
 
 def test_the_structured_config_uses_only_keys_of_arista_schema() -> None:
@@ -82,13 +89,18 @@ def test_the_structured_config_uses_only_keys_of_arista_schema() -> None:
 
 
 def test_contexts_follow_eos_indentation() -> None:
-    text = "! comment\nrouter bgp 1\n   neighbor 1.1.1.1 remote-as 2\n   !\n   address-family ipv4\n" \
-           "      network 10.0.0.0/31\ninterface Ethernet1\n   mtu 9214\nend\n"
+    text = (
+        "! comment\nrouter bgp 1\n   neighbor 1.1.1.1 remote-as 2\n   !\n   address-family ipv4\n"
+        "      network 10.0.0.0/31\ninterface Ethernet1\n   mtu 9214\nend\n"
+    )
     assert list(avd.contexts(text)) == [
-        (2, (), "router bgp 1"), (3, ("router bgp 1",), "neighbor 1.1.1.1 remote-as 2"),
+        (2, (), "router bgp 1"),
+        (3, ("router bgp 1",), "neighbor 1.1.1.1 remote-as 2"),
         (5, ("router bgp 1",), "address-family ipv4"),
         (6, ("router bgp 1", "address-family ipv4"), "network 10.0.0.0/31"),
-        (7, (), "interface Ethernet1"), (8, ("interface Ethernet1",), "mtu 9214")]
+        (7, (), "interface Ethernet1"),
+        (8, ("interface Ethernet1",), "mtu 9214"),
+    ]
 
 
 def test_the_aggregate_is_announced_at_router_bgp_level() -> None:
@@ -96,7 +108,7 @@ def test_the_aggregate_is_announced_at_router_bgp_level() -> None:
     design, texts = eos_files("small-2tier")
     for device in design.configs:
         text = texts[device.hostname]
-        block = text[text.index("router bgp"):]
+        block = text[text.index("router bgp") :]
         aggregates = re.findall(r"^( *)aggregate-address (\S+) summary-only$", block, re.MULTILINE)
         assert aggregates == [("   ", prefix) for prefix in device.bgp.aggregates], device.hostname
         if aggregates:
@@ -108,13 +120,14 @@ def test_the_pfc_watchdog_is_on_for_every_port_through_the_qos_profile() -> None
         design, texts = eos_files(name)
         for device in design.configs:
             text = texts[device.hostname]
-            profile = text[text.index("qos profile ROCE"):].split("\n!\n")[0]
+            profile = text[text.index("qos profile ROCE") :].split("\n!\n")[0]
             assert ("\n   priority-flow-control pause watchdog\n" in profile) is on, device.hostname
             assert text.count("   service-profile ROCE\n") == len(device.interfaces)
 
 
 def test_validate_configs_compares_eos_files_with_the_design_of_the_folders_intent(
-        tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch) -> None:
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
     intent = ROOT / "tests" / "intents" / "small-2tier.yaml"
     output = tmp_path / "out"
     assert main(["build", str(intent), "-o", str(output)]) == 0
@@ -123,8 +136,10 @@ def test_validate_configs_compares_eos_files_with_the_design_of_the_folders_inte
     monkeypatch.setitem(sys.modules, "pyavd", None)  # pyavd not installed: counted, not failed
     capsys.readouterr()
     main(["validate-configs", str(output)])
-    assert f"not checked: {switches} eos files (pyavd is not installed; comparing them with Arista's own rendering " \
-           "needs it: pip install pyavd)" in capsys.readouterr().out
+    assert (
+        f"not checked: {switches} eos files (pyavd is not installed; comparing them with Arista's own rendering "
+        "needs it: pip install pyavd)" in capsys.readouterr().out
+    )
     monkeypatch.undo()
     need(HAVE_PYAVD, NEED_PYAVD)
     (output / "configs" / "sonic").rename(tmp_path / "sonic")  # this test is about EOS; no libyang or vtysh needed
@@ -137,9 +152,12 @@ def test_validate_configs_compares_eos_files_with_the_design_of_the_folders_inte
     leaf.write_text(original.replace("   service-profile ROCE\n", "   service-profile ROCEV2\n", 1))
     assert main(["validate-configs", str(output)]) == 1
     out = capsys.readouterr().out
-    assert re.search(r"INVALID configs/eos/p0-su0-r0-leaf\.cfg \(pyavd\): line \d+: interface Ethernet1/1 > "
-                     r"service-profile ROCEV2 is not in Arista's rendering; missing interface Ethernet1/1 > "
-                     r"service-profile ROCE \(Arista's rendering has it\)", out), out
+    assert re.search(
+        r"INVALID configs/eos/p0-su0-r0-leaf\.cfg \(pyavd\): line \d+: interface Ethernet1/1 > "
+        r"service-profile ROCEV2 is not in Arista's rendering; missing interface Ethernet1/1 > "
+        r"service-profile ROCE \(Arista's rendering has it\)",
+        out,
+    ), out
     leaf.write_text(original)
     copy = output / "intent.yaml"
     copy.write_bytes(copy.read_bytes().replace(b"servers:", b"servers: ", 1))  # edited after the build: refused
@@ -151,13 +169,16 @@ def test_validate_configs_compares_eos_files_with_the_design_of_the_folders_inte
     assert "is a symbolic link" in capsys.readouterr().err
     copy.unlink()  # a folder built before designer kept its intent: said, not failed
     assert main(["validate-configs", str(output)]) == 0
-    assert f"not checked: {switches} eos files ({output} has no intent.yaml (an older designer built it); rebuild " \
-           "it with 'designer build INTENT')" in capsys.readouterr().out
+    assert (
+        f"not checked: {switches} eos files ({output} has no intent.yaml (an older designer built it); rebuild "
+        "it with 'designer build INTENT')" in capsys.readouterr().out
+    )
 
 
 RAW_FORMS = {
     "ip load-sharing trident fields ip": re.compile(
-        r"ip load-sharing trident fields ip( (source-ip|destination-ip|source-port|destination-port))+"),
+        r"ip load-sharing trident fields ip( (source-ip|destination-ip|source-port|destination-port))+"
+    ),
 }
 """Lines pyavd cannot render, by the form a public Arista source documents: the ``fields`` form of EOS's selectable
 hashing fields (Arista TOI "Selectable hashing fields", EOS-4.20.1F, arista.com/en/support/toi/tag/hashing)."""

@@ -40,8 +40,7 @@ asks for a random seed; NVUE's system forwarding hash-seed takes 0-4294967295 (t
 
 
 def test_a_gpu_fabric_hashes_five_tuples_with_a_seed_per_tier_by_default() -> None:
-    design = build_text(intent_text(servers=64, spine="{model: generic-64x400g}",
-                                    fabric_extra="tiers: 3"))
+    design = build_text(intent_text(servers=64, spine="{model: generic-64x400g}", fabric_extra="tiers: 3"))
     by_role = {config.role: config.load_balancing for config in design.configs}
     assert set(by_role) == {"leaf", "spine", "super_spine"}
     for role, balancing in by_role.items():
@@ -54,8 +53,11 @@ def test_every_switch_row_of_design_json_carries_its_load_balancing() -> None:
     design = build_text(intent_text(servers=8, extra="targets: [frr, nvue]\nload_balancing: {seeds: per-switch}"))
     rows = {row["name"]: row for row in json.loads(design_json(design))["devices"]}
     for config in design.configs:
-        assert rows[config.hostname]["load_balancing"] == {"mode": "ecmp", "hash": "five-tuple",
-                                                           "seed": switch_seed(config.hostname)}
+        assert rows[config.hostname]["load_balancing"] == {
+            "mode": "ecmp",
+            "hash": "five-tuple",
+            "seed": switch_seed(config.hostname),
+        }
     assert all("load_balancing" not in row for row in rows.values() if row["role"] == "server")
 
 
@@ -82,9 +84,11 @@ def test_per_tier_seeds_are_inside_every_target_range_that_writes_a_seed() -> No
 
 def test_a_switch_keeps_its_seed_as_the_fabric_grows_inside_its_envelope() -> None:
     def seeds(servers: int) -> dict[str, int]:
-        design = build_text(f"name: growth\ncompute: {{servers: {servers}, server: dgx-h100}}\n"
-                            "growth: {max_servers: 1024}\nfabric: {leaf: {model: generic-64x400g}}\n"
-                            "targets: [frr, nvue]\nload_balancing: {seeds: per-switch}\n")
+        design = build_text(
+            f"name: growth\ncompute: {{servers: {servers}, server: dgx-h100}}\n"
+            "growth: {max_servers: 1024}\nfabric: {leaf: {model: generic-64x400g}}\n"
+            "targets: [frr, nvue]\nload_balancing: {seeds: per-switch}\n"
+        )
         return {config.hostname: config.load_balancing.seed for config in design.configs}
 
     for small, large in pairwise(H100_STEPS[:4]):
@@ -101,8 +105,9 @@ def test_hash_fields_name_layer_4_for_every_hash_choice() -> None:
 @pytest.mark.parametrize("command", ["plan", "check", "build"])
 def test_what_a_target_cannot_express_is_an_input_error_for_every_command(command: str, tmp_path) -> None:
     intent = tmp_path / "lb.yaml"
-    intent.write_text(intent_text(servers=4, extra="targets: [frr, eos]\nload_balancing:\n  mode: dynamic\n"
-                                                   "  seeds: per-switch\n"))
+    intent.write_text(
+        intent_text(servers=4, extra="targets: [frr, eos]\nload_balancing:\n  mode: dynamic\n  seeds: per-switch\n")
+    )
     code, out, err = run_cli(command, str(intent))
     assert code == 2 and out == ""
     lines = err.splitlines()
@@ -113,15 +118,21 @@ def test_what_a_target_cannot_express_is_an_input_error_for_every_command(comman
 
 
 def test_dynamic_load_balancing_is_accepted_where_the_platform_has_it() -> None:
-    design = build_text(intent_text(servers=4, leaf="{model: nvidia-sn5600, speed: 400G}",
-                                    extra="targets: [nvue]\nload_balancing: {mode: dynamic}"))
+    design = build_text(
+        intent_text(
+            servers=4,
+            leaf="{model: nvidia-sn5600, speed: 400G}",
+            extra="targets: [nvue]\nload_balancing: {mode: dynamic}",
+        )
+    )
     assert {config.load_balancing.mode for config in design.configs} == {"dynamic"}
 
 
 def with_balancing(design: Design, **changes: object) -> Built:
     """The design as checks read it, with every switch's load balancing changed."""
-    configs = tuple(replace(config, load_balancing=replace(config.load_balancing, **changes))
-                    for config in design.configs)
+    configs = tuple(
+        replace(config, load_balancing=replace(config.load_balancing, **changes)) for config in design.configs
+    )
     return Built(**{**{field.name: getattr(design, field.name) for field in fields(Built)}, "configs": configs})
 
 
@@ -135,11 +146,14 @@ def three_tier() -> Design:
 
 
 def test_the_check_passes_on_shipped_and_per_switch_designs() -> None:
-    for design in (three_tier(), build(ROOT / "intents" / "cluster.yaml"),
-                   build_text(intent_text(servers=64, extra="targets: [frr, nvue]\nload_balancing: {seeds: "
-                                                            "per-switch}"))):
-        assert [finding for finding in design.findings
-                if finding.check == balancing_check.ID and finding.severity != "info"] == []
+    for design in (
+        three_tier(),
+        build(ROOT / "intents" / "cluster.yaml"),
+        build_text(intent_text(servers=64, extra="targets: [frr, nvue]\nload_balancing: {seeds: per-switch}")),
+    ):
+        assert [
+            finding for finding in design.findings if finding.check == balancing_check.ID and finding.severity != "info"
+        ] == []
         assert status(design.findings)[balancing_check.ID] == "passed"
 
 
@@ -148,8 +162,9 @@ def test_one_seed_on_every_tier_polarizes_and_fails_the_check() -> None:
     findings = errors(with_balancing(design, seed=7))
     links = {tier: sum(1 for link in design.fabric.links if link[0] == tier) for tier in (LEAF_SPINE, SPINE_SUPER)}
     assert [finding.severity for finding in findings] == ["error", "error"]
-    assert findings[0].message.startswith(f"{links[LEAF_SPINE]:,} leaf-spine links join two switches hashing with "
-                                          "seed 7")
+    assert findings[0].message.startswith(
+        f"{links[LEAF_SPINE]:,} leaf-spine links join two switches hashing with seed 7"
+    )
     assert findings[1].message.startswith(f"{links[SPINE_SUPER]:,} spine-super_spine links join")
     assert balancing_check.SEVERITY == "error"
 
@@ -165,8 +180,12 @@ def test_a_layer_3_hash_fails_the_check_on_every_switch() -> None:
 
 YANG = ROOT / "designer" / "data" / "sonic-yang"
 """SONiC's YANG models (sonic-net/sonic-buildimage 086b03bd, src/sonic-yang-models/yang-models; Apache-2.0)."""
-OS_FIELDS = {"frr": None, "sonic": sonic.ECMP_HASH_FIELDS, "nvue": nvue.ECMP_HASH_FIELDS,
-             "eos": {**eos.LOAD_SHARING_FIELDS, "ip-protocol": None}}
+OS_FIELDS = {
+    "frr": None,
+    "sonic": sonic.ECMP_HASH_FIELDS,
+    "nvue": nvue.ECMP_HASH_FIELDS,
+    "eos": {**eos.LOAD_SHARING_FIELDS, "ip-protocol": None},
+}
 """Each OS's spelling of the hash fields (EOS hashes the protocol without naming it; the kernel's policy 1 is the
 five-tuple as a whole)."""
 
@@ -174,8 +193,8 @@ five-tuple as a whole)."""
 def yang_enums(module: str, typedef: str) -> set[str]:
     """The enum values of ``typedef`` in one of the shipped SONiC YANG models."""
     text = (YANG / f"{module}.yang").read_text()
-    body = text[text.index(f"typedef {typedef} {{"):]
-    body = body[:body.index("\n    }\n")]
+    body = text[text.index(f"typedef {typedef} {{") :]
+    body = body[: body.index("\n    }\n")]
     return set(re.findall(r"enum (\w+);", body))
 
 
@@ -199,8 +218,12 @@ def test_every_config_db_sets_the_five_tuple_hash_and_libyang_refuses_a_field_th
     design = three_tier()
     configs = sonic_configs(design)
     for config in configs.values():
-        assert config["SWITCH_HASH"] == {"GLOBAL": {"ecmp_hash": ["SRC_IP", "DST_IP", "IP_PROTOCOL", "L4_SRC_PORT",
-                                                                  "L4_DST_PORT"], "ecmp_hash_algorithm": "CRC"}}
+        assert config["SWITCH_HASH"] == {
+            "GLOBAL": {
+                "ecmp_hash": ["SRC_IP", "DST_IP", "IP_PROTOCOL", "L4_SRC_PORT", "L4_DST_PORT"],
+                "ecmp_hash_algorithm": "CRC",
+            }
+        }
         yang.check(config)
     config = next(iter(configs.values()))
     config["SWITCH_HASH"]["GLOBAL"]["ecmp_hash"].append("ROCE_QP")
@@ -242,16 +265,20 @@ def test_every_frr_router_gets_a_sysctl_file_of_this_kernels_settings(tmp_path: 
         path.write_bytes(files[f"configs/sysctl/{device.hostname}.conf"])
         paths.append((path, path.name))
         settings = dict(line.split(" = ") for line in path.read_text().splitlines() if not line.startswith("#"))
-        assert settings == {"net.ipv4.fib_multipath_hash_policy": "1",
-                            "net.ipv4.fib_multipath_hash_seed": str(TIER_SEEDS[device.role])}
+        assert settings == {
+            "net.ipv4.fib_multipath_hash_policy": "1",
+            "net.ipv4.fib_multipath_hash_seed": str(TIER_SEEDS[device.role]),
+        }
     assert [verdict.error for verdict in check_sysctls(paths)] == [""] * len(paths)
     broken = tmp_path / "broken.conf"
     broken.write_text("net.ipv4.fib_multipath_hash_seed = one\n")
-    assert check_sysctls([(broken, "broken.conf")])[0].error == ("broken.conf:1: net.ipv4.fib_multipath_hash_seed: "
-                                                                  "'one' is not an integer from 0 to 4294967295")
+    assert check_sysctls([(broken, "broken.conf")])[0].error == (
+        "broken.conf:1: net.ipv4.fib_multipath_hash_seed: 'one' is not an integer from 0 to 4294967295"
+    )
     broken.write_text("net.ipv4.fib_multipath_hash_sed = 1\n")  # a key verify would not apply: the file is invalid
     assert check_sysctls([(broken, "broken.conf")])[0].error.startswith(
-        "broken.conf:1: (top-level): 'net.ipv4.fib_multipath_hash_sed = 1': verify applies only ")
+        "broken.conf:1: (top-level): 'net.ipv4.fib_multipath_hash_sed = 1': verify applies only "
+    )
     broken.write_text("net.ipv4.fib_multipath_hash_seed = 5\n")  # a kernel without the seed (before Linux 6.11)
     with pytest.raises(PrerequisiteError, match=r"needs a kernel with net\.ipv4\.fib_multipath_hash_seed"):
         check_sysctls([(broken, "broken.conf")], proc=tmp_path / "older-kernel")
@@ -285,5 +312,7 @@ def test_summary_says_which_targets_pick_their_own_hash_seed() -> None:
     from designer.outputs.summary import summary_markdown
 
     text = summary_markdown(build_text(intent_text(servers=8, extra="targets: [frr, eos, nvue]")))
-    assert ("Hash seeds (per-tier): written for FRR, NVUE; EOS picks its own (designer writes no seed for it), so "
-            "the load-balancing check's seeds hold for FRR, NVUE.") in text
+    assert (
+        "Hash seeds (per-tier): written for FRR, NVUE; EOS picks its own (designer writes no seed for it), so "
+        "the load-balancing check's seeds hold for FRR, NVUE."
+    ) in text

@@ -20,14 +20,27 @@ from designer.verify.parsers import INSTALL
 from tests import conftest
 from tests.conftest import ROOT, need
 
-SIZED = ["bench_analyze", "bench_build", "bench_checks", "bench_physical", "bench_reads", "bench_render",
-         "bench_validate"]
+SIZED = [
+    "bench_analyze",
+    "bench_build",
+    "bench_checks",
+    "bench_physical",
+    "bench_reads",
+    "bench_render",
+    "bench_validate",
+]
 
 
 def need_parsers() -> None:
     """bench_validate runs validate-configs, which needs the libyang binding and FRR's vtysh."""
-    missing = [name for name, present in (("the libyang binding", importlib.util.find_spec("libyang") is not None),
-                                          ("FRR's vtysh", shutil.which("vtysh") is not None)) if not present]
+    missing = [
+        name
+        for name, present in (
+            ("the libyang binding", importlib.util.find_spec("libyang") is not None),
+            ("FRR's vtysh", shutil.which("vtysh") is not None),
+        )
+        if not present
+    ]
     need(not missing, f"bench_validate needs {' and '.join(missing)}: {INSTALL}")
 
 
@@ -37,8 +50,13 @@ PREREQUISITES: dict[str, Callable[[], None]] = {"bench_validate": need_parsers}
 @pytest.mark.parametrize("script", SIZED)
 def test_sized_benchmark_prints_a_row_for_the_smallest_size(script: str) -> None:
     PREREQUISITES.get(script, lambda: None)()
-    result = subprocess.run([sys.executable, str(ROOT / "benchmarks" / f"{script}.py"), "--runs", "1",
-                             "--sizes", "1024"], capture_output=True, text=True, cwd=ROOT, timeout=300)
+    result = subprocess.run(
+        [sys.executable, str(ROOT / "benchmarks" / f"{script}.py"), "--runs", "1", "--sizes", "1024"],
+        capture_output=True,
+        text=True,
+        cwd=ROOT,
+        timeout=300,
+    )
     assert result.returncode == 0, result.stderr
     rows = [line for line in result.stdout.splitlines() if line.startswith("| 1,024 |")]
     assert len(rows) == 1, result.stdout
@@ -46,13 +64,15 @@ def test_sized_benchmark_prints_a_row_for_the_smallest_size(script: str) -> None
 
 @pytest.mark.parametrize("missing", ["libyang", "vtysh"])
 def test_bench_validate_without_a_parser_skips_saying_what_to_install_and_fails_under_ci(
-        missing: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    missing: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     if missing == "vtysh":
         monkeypatch.setenv("PATH", str(tmp_path))
     else:
         find_spec = importlib.util.find_spec
-        monkeypatch.setattr(importlib.util, "find_spec", lambda name, *rest: None if name == missing
-                            else find_spec(name, *rest))
+        monkeypatch.setattr(
+            importlib.util, "find_spec", lambda name, *rest: None if name == missing else find_spec(name, *rest)
+        )
     for in_ci, outcome in ((False, pytest.skip.Exception), (True, pytest.fail.Exception)):
         monkeypatch.setattr(conftest, "IN_CI", in_ci)
         with pytest.raises(outcome, match=f"needs .*{missing}.*: apt-get install frr libyang2-dev"):
@@ -60,8 +80,13 @@ def test_bench_validate_without_a_parser_skips_saying_what_to_install_and_fails_
 
 
 def test_verify_benchmark_parses_its_options() -> None:
-    result = subprocess.run([sys.executable, str(ROOT / "benchmarks" / "bench_verify.py"), "--help"],
-                            capture_output=True, text=True, cwd=ROOT, timeout=60)
+    result = subprocess.run(
+        [sys.executable, str(ROOT / "benchmarks" / "bench_verify.py"), "--help"],
+        capture_output=True,
+        text=True,
+        cwd=ROOT,
+        timeout=60,
+    )
     assert result.returncode == 0 and "--labs" in result.stdout
 
 
@@ -70,15 +95,21 @@ NEED_PYAVD = "bench_avd needs Arista's pyavd: pip install pyavd (or pip install 
 
 def test_avd_benchmark_prints_a_row_at_a_tiny_size() -> None:
     need(importlib.util.find_spec("pyavd") is not None, NEED_PYAVD)
-    result = subprocess.run([sys.executable, str(ROOT / "benchmarks" / "bench_avd.py"), "--runs", "1",
-                             "--sizes", "256"], capture_output=True, text=True, cwd=ROOT, timeout=300)
+    result = subprocess.run(
+        [sys.executable, str(ROOT / "benchmarks" / "bench_avd.py"), "--runs", "1", "--sizes", "256"],
+        capture_output=True,
+        text=True,
+        cwd=ROOT,
+        timeout=300,
+    )
     assert result.returncode == 0, result.stderr
     rows = [line for line in result.stdout.splitlines() if line.startswith("| 256 | 12 |")]
     assert len(rows) == 1 and rows[0].endswith("x |"), result.stdout
 
 
 def test_the_avd_inventory_builds_the_same_fabric_through_aristas_pipeline(
-        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     """bench_avd's claim: its AVD inventory, run through Arista's own pipeline (pyavd, Apache-2.0, Arista Networks,
     https://github.com/aristanetworks/avd: validate_inputs, get_avd_facts, get_device_structured_config, then
     eos_cli_config_gen), gives every switch of a 256-GPU design the routed interfaces, BGP neighbors and ASN of the
@@ -93,15 +124,25 @@ def test_the_avd_inventory_builds_the_same_fabric_through_aristas_pipeline(
     inventory.write_text(json.dumps(bench_avd.inventory(design)))
     arista, ours = tmp_path / "avd", tmp_path / "eos"
     steps = bench_avd.pyavd_run(inventory, arista)
-    assert set(steps) == {"validate_inputs", "get_avd_facts", "get_device_structured_config",
-                          "validate_structured_config", "get_device_config", "total"}
+    assert set(steps) == {
+        "validate_inputs",
+        "get_avd_facts",
+        "get_device_structured_config",
+        "validate_structured_config",
+        "get_device_config",
+        "total",
+    }
     for device in design.configs:  # pyavd's configuration against the design model itself
         view = eos.view(device)
         assert bench_avd.fabric_of((arista / f"{device.hostname}.cfg").read_text()) == {
             "asn": str(device.asn),
-            "routed": {"Loopback0": {"ip": device.loopback}, **{
-                name: {"ip": interface.address, "mtu": str(view["mtu"]), "speed": speed, "service-profile": "ROCE"}
-                for name, speed, interface in view["interfaces"]}},
+            "routed": {
+                "Loopback0": {"ip": device.loopback},
+                **{
+                    name: {"ip": interface.address, "mtu": str(view["mtu"]), "speed": speed, "service-profile": "ROCE"}
+                    for name, speed, interface in view["interfaces"]
+                },
+            },
             "neighbors": {neighbor.address: str(neighbor.remote_asn) for neighbor in device.bgp.neighbors},
         }, device.hostname
     ours.mkdir()
@@ -110,19 +151,24 @@ def test_the_avd_inventory_builds_the_same_fabric_through_aristas_pipeline(
     assert bench_avd.differences(ours, arista) == []
     leaf = ours / "p0-su0-r0-leaf.cfg"
     text = leaf.read_text()
-    leaf.write_text(text.replace("   neighbor 10.0.0.0 remote-as 4201000000\n", "")
-                    .replace("ip address 10.16.0.2/31", "ip address 10.16.0.4/31"))
+    leaf.write_text(
+        text.replace("   neighbor 10.0.0.0 remote-as 4201000000\n", "").replace(
+            "ip address 10.16.0.2/31", "ip address 10.16.0.4/31"
+        )
+    )
     (ours / "p0-spine0.cfg").unlink()
     assert bench_avd.differences(ours, arista) == [
         "p0-spine0.cfg: only pyavd wrote it",
         "p0-su0-r0-leaf.cfg: neighbors: designer {}, pyavd {'10.0.0.0': '4201000000'}",
         "p0-su0-r0-leaf.cfg: routed: designer {'Ethernet1/5': {'ip': '10.16.0.4/31', 'mtu': '9214', 'speed': "
         "'400g-4', 'service-profile': 'ROCE'}}, pyavd {'Ethernet1/5': {'ip': '10.16.0.2/31', 'mtu': '9214', "
-        "'speed': '400g-4', 'service-profile': 'ROCE'}}"]
+        "'speed': '400g-4', 'service-profile': 'ROCE'}}",
+    ]
 
 
 def test_the_avd_benchmark_refuses_an_inventory_arista_would_not_take(
-        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     need(importlib.util.find_spec("pyavd") is not None, NEED_PYAVD)
     monkeypatch.syspath_prepend(str(ROOT / "benchmarks"))
     bench_avd = importlib.import_module("bench_avd")
@@ -132,6 +178,9 @@ def test_the_avd_benchmark_refuses_an_inventory_arista_would_not_take(
     inputs["p0-su0-r0-leaf"]["l3leaf"]["nodes"][0]["uplink_switchs"] = ["p0-spine0"]  # not a key of AVD's schema
     inventory = tmp_path / "inventory.json"
     inventory.write_text(json.dumps(inputs))
-    with pytest.raises(SystemExit, match=r"(?s)the pyavd driver failed:.*p0-su0-r0-leaf: not valid AVD design input: "
-                                         r"l3leaf\.nodes\.0\.uplink_switchs: "):
+    with pytest.raises(
+        SystemExit,
+        match=r"(?s)the pyavd driver failed:.*p0-su0-r0-leaf: not valid AVD design input: "
+        r"l3leaf\.nodes\.0\.uplink_switchs: ",
+    ):
         bench_avd.pyavd_run(inventory, tmp_path / "avd")

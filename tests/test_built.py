@@ -18,30 +18,39 @@ from tests.helpers import build_design, build_text, intent_text
 from tests.test_intent_errors import run_cli
 
 
-@pytest.mark.parametrize("fields", [
-    {"servers": 32},                                             # 2 tiers
-    {"servers": 512},                                            # 3 tiers: pods, super-spine groups
-    {"servers": 64, "server": "dgx-b300"},                       # 2 planes
-    {"servers": 32, "leaf": "{model: generic-64x800g}"},         # 800G cages broken out: swpNsL
-], ids=["2-tier", "3-tier", "2-planes", "breakout"])
+@pytest.mark.parametrize(
+    "fields",
+    [
+        {"servers": 32},  # 2 tiers
+        {"servers": 512},  # 3 tiers: pods, super-spine groups
+        {"servers": 64, "server": "dgx-b300"},  # 2 planes
+        {"servers": 32, "leaf": "{model: generic-64x800g}"},  # 800G cages broken out: swpNsL
+    ],
+    ids=["2-tier", "3-tier", "2-planes", "breakout"],
+)
 def test_every_design_build_writes_passes_and_its_names_and_ports_match_the_patterns(fields: dict) -> None:
     design = build_design(**fields)
     data = json.loads(design_json(design))
     assert design_problems(data) == []
     for device in design.fabric.devices:
         assert NAMES[device.role][0].fullmatch(device.name), device.name
-    ports = {device.port_name(port) for device in design.fabric.devices[:design.fabric.switch_count]
-             for port in range(device.ports)}
+    ports = {
+        device.port_name(port)
+        for device in design.fabric.devices[: design.fabric.switch_count]
+        for port in range(device.ports)
+    }
     assert all(SWITCH_PORT.fullmatch(port) and len(port) <= 15 for port in ports)
     assert any("s" in port.removeprefix("swp") for port in ports) == (fields.get("leaf") is not None)
-    assert all(SERVER_PORT.fullmatch(design.fabric.devices[server].port_name(port))
-               for _, _, _, server, port in design.fabric.links[:design.fabric.server_link_count])
+    assert all(
+        SERVER_PORT.fullmatch(design.fabric.devices[server].port_name(port))
+        for _, _, _, server, port in design.fabric.links[: design.fabric.server_link_count]
+    )
 
 
 def test_problems_point_at_the_line_and_field_and_stop_after_twenty(tmp_path: Path) -> None:
     text = design_json(build_text(intent_text(servers=32, leaf="{model: generic-32x400g}")))
     lines = text.splitlines()
-    broken = text.replace('"asn": 42', '"asn": -42')              # every switch: 24 problems
+    broken = text.replace('"asn": 42', '"asn": -42')  # every switch: 24 problems
     with pytest.raises(InputError) as caught:
         parse_design("x/design.json", broken.encode())
     rendered = str(caught.value).splitlines()
@@ -69,12 +78,15 @@ def test_design_json_nic_names_are_read_with_the_intents_rule() -> None:
     assert servers[0]["nics"] == EDGE_NICS and design_problems(data) == []
     first = next(number for number, row in enumerate(data["devices"]) if row["role"] == "server")
     for names, says in (
-            (["all", *EDGE_NICS[1:]], "'all' is not a NIC's name: /proc/sys/net/ipv4/conf/all holds the settings of "
-                                      "every interface"),
-            (["a/b", *EDGE_NICS[1:]], "'a/b' is not a Linux interface name the server files can carry"),
-            ([EDGE_NICS[1], *EDGE_NICS[1:]], '"enp220s0f1np1.9" is listed twice'),
-            ([7, *EDGE_NICS[1:]], "7 is not a Linux interface name"),
-            ("enp1s0", '"enp1s0" is not a list of interface names')):
+        (
+            ["all", *EDGE_NICS[1:]],
+            "'all' is not a NIC's name: /proc/sys/net/ipv4/conf/all holds the settings of every interface",
+        ),
+        (["a/b", *EDGE_NICS[1:]], "'a/b' is not a Linux interface name the server files can carry"),
+        ([EDGE_NICS[1], *EDGE_NICS[1:]], '"enp220s0f1np1.9" is listed twice'),
+        ([7, *EDGE_NICS[1:]], "7 is not a Linux interface name"),
+        ("enp1s0", '"enp1s0" is not a list of interface names'),
+    ):
         servers[0]["nics"] = names
         [problem] = design_problems(data)
         assert problem.path == ("devices", first, "nics") and problem.message.startswith(says), problem

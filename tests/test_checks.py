@@ -24,8 +24,12 @@ from designer.fabric import LEAF_SPINE, SERVER_LEAF, SPINE_SUPER, Device
 from designer.findings import Finding
 from tests.helpers import build_design
 
-THREE_TIER = {"servers": 64, "leaf": "{ports: 16, speed: 400G}", "fabric_extra": "tiers: 3",
-              "compute_extra": "gpus_per_server: 4\nnics_per_server: 4"}
+THREE_TIER = {
+    "servers": 64,
+    "leaf": "{ports: 16, speed: 400G}",
+    "fabric_extra": "tiers: 3",
+    "compute_extra": "gpus_per_server: 4\nnics_per_server: 4",
+}
 """4 rails, k = 16: 8 SUs of 8 servers in 4 pods of 8 spines, 8 groups of 2 super-spines with 4 parallel links."""
 
 
@@ -66,7 +70,7 @@ def test_generated_fabrics_pass_every_check(make) -> None:
     design = make()
     assert [f for f in design.findings if f.severity != "info"] == []
     assert counts(design.findings) == {"passed": len(CHECKS), "failed": 0, "warnings": 0}
-    assert {f.check for f in design.findings} == {module.ID for module in CHECKS}   # each reports evidence
+    assert {f.check for f in design.findings} == {module.ID for module in CHECKS}  # each reports evidence
     assert list(design.findings) == run(design)
 
 
@@ -97,6 +101,7 @@ def test_checks_shared_among_workers_find_what_one_process_finds() -> None:
 
 # oversubscription ---------------------------------------------------------------------------------
 
+
 def oversubscribed_leaf(design: Design) -> Design:
     """An extra leaf with 16 server links and 4 uplinks (4:1), inserted after the switches."""
     fabric = design.fabric
@@ -120,8 +125,9 @@ def test_oversubscription_catches_an_extra_oversubscribed_leaf() -> None:
 
 def test_oversubscription_allowed_by_the_intent_is_a_warning() -> None:
     base = two_tier()
-    lenient = replace(base, intent=replace(base.intent, checks=base.intent.checks.model_copy(
-        update={"oversubscription": 4.0})))
+    lenient = replace(
+        base, intent=replace(base.intent, checks=base.intent.checks.model_copy(update={"oversubscription": 4.0}))
+    )
     broken = oversubscribed_leaf(lenient)
     assert found(broken, "oversubscription") == []
     assert [f.subject for f in found(broken, "oversubscription", "warning")] == ["p0-su9-r0-leaf"]
@@ -135,12 +141,13 @@ def test_oversubscription_catches_a_removed_uplink() -> None:
 
 # ecmp-balance -------------------------------------------------------------------------------------
 
+
 def test_ecmp_path_counts_from_structure_match_networkx() -> None:
     design = three_tier()
     infos = {f.subject: f.evidence for f in design.findings if f.check == "ecmp-balance"}
     plan = design.plan
-    assert infos["one pod"]["paths"] == plan.spines_per_pod * plan.leaf_spine_parallel ** 2 == 8
-    assert infos["different pods"]["paths"] == 8 * 2 * 4 ** 2
+    assert infos["one pod"]["paths"] == plan.spines_per_pod * plan.leaf_spine_parallel**2 == 8
+    assert infos["different pods"]["paths"] == 8 * 2 * 4**2
     graph = nx.Graph()
     for tier, upper, _, lower, _ in design.fabric.links:
         if tier != SERVER_LEAF:
@@ -180,8 +187,14 @@ def test_path_counts_met_from_both_ends_match_networkx_on_a_miswired_fabric() ->
     switches = sorted(graph)
     for number, a in enumerate(switches):
         for b in switches[number:]:
-            expected = sum(math.prod(graph[u][v]["links"] for u, v in pairwise(path))
-                           for path in nx.all_shortest_paths(graph, a, b)) if a != b else 1
+            expected = (
+                sum(
+                    math.prod(graph[u][v]["links"] for u, v in pairwise(path))
+                    for path in nx.all_shortest_paths(graph, a, b)
+                )
+                if a != b
+                else 1
+            )
             assert ecmp.shortest_path_count(adjacency, a, b) == expected, (devices[a].name, devices[b].name)
     assert ecmp.shortest_path_count(adjacency, switches[0], len(devices) - 1) == 0  # a server: no switch links
 
@@ -199,31 +212,36 @@ def test_ecmp_balance_catches_a_removed_link(make, tier) -> None:
 
 def test_ecmp_balance_flags_groups_wider_than_the_hardware_and_short_maximum_paths() -> None:
     design = two_tier()
-    narrow = replace(design, intent=replace(design.intent, checks=design.intent.checks.model_copy(
-        update={"ecmp_max_width": 8})))
+    narrow = replace(
+        design, intent=replace(design.intent, checks=design.intent.checks.model_copy(update={"ecmp_max_width": 8}))
+    )
     errors = found(narrow, "ecmp-balance")
     assert errors[0].message == "ECMP group of 16 next hops exceeds the hardware limit of 8 (checks.ecmp_max_width)"
-    assert len([f for f in errors if "exceeds" in f.message]) == 16           # the 16 leaves, spines have 2
+    assert len([f for f in errors if "exceeds" in f.message]) == 16  # the 16 leaves, spines have 2
     config = design.configs[3]
     short = replace(config, bgp=replace(config.bgp, maximum_paths=4))
     devices = [*design.configs[:3], short, *design.configs[4:]]
     errors = found(replace(design, configs=devices), "ecmp-balance")
     assert [(f.subject, f.message) for f in errors] == [
-        (config.hostname, "BGP maximum-paths 4 is below its ECMP width 16")]
+        (config.hostname, "BGP maximum-paths 4 is below its ECMP width 16")
+    ]
 
 
 def test_ecmp_balance_catches_a_link_the_structure_does_not_expect() -> None:
     design = two_tier()
     links = list(design.fabric.links)
     leaves = [index for index, device in enumerate(design.fabric.switches()) if device.role == "leaf"]
-    links.append((LEAF_SPINE, leaves[0], 60, leaves[5], 63))          # a leaf wired to another leaf
+    links.append((LEAF_SPINE, leaves[0], 60, leaves[5], 63))  # a leaf wired to another leaf
     errors = found(with_links(design, links), "ecmp-balance")
     assert any("uplinks go outside" in f.message for f in errors)
-    assert ("p0-su0-r0-leaf to p0-su0-r5-leaf", "1 equal-cost shortest paths on the graph, 32 from the structure: "
-            "links the design does not expect") in [(f.subject, f.message) for f in errors]
+    assert (
+        "p0-su0-r0-leaf to p0-su0-r5-leaf",
+        "1 equal-cost shortest paths on the graph, 32 from the structure: links the design does not expect",
+    ) in [(f.subject, f.message) for f in errors]
 
 
 # bisection ----------------------------------------------------------------------------------------
+
 
 def reference_bisection(design: Design) -> int:
     """Max-flow on the uncontracted graph with networkx: every NIC port its own node, parallel links summed,
@@ -250,15 +268,23 @@ def reference_bisection(design: Design) -> int:
     return min(totals)
 
 
-@pytest.mark.parametrize("fields", [
-    {"servers": 32, "leaf": "{model: generic-32x400g}"},
-    {"servers": 20, "leaf": "{model: generic-32x400g}"},                       # a partial scalable unit
-    {"servers": 128},
-    THREE_TIER,
-    {"servers": 24, "server": "dgx-b300", "leaf": "{model: generic-32x400g}"},   # 2 planes
-    {"servers": 40, "leaf": "{ports: 16, speed: 800G}", "fabric_extra": "tiers: 3",
-     "compute_extra": "gpus_per_server: 4\nnics_per_server: 4"},               # breakout, a partial pod
-], ids=["2-tier", "partial-su", "cluster-a", "3-tier", "2-planes", "3-tier-breakout"])
+@pytest.mark.parametrize(
+    "fields",
+    [
+        {"servers": 32, "leaf": "{model: generic-32x400g}"},
+        {"servers": 20, "leaf": "{model: generic-32x400g}"},  # a partial scalable unit
+        {"servers": 128},
+        THREE_TIER,
+        {"servers": 24, "server": "dgx-b300", "leaf": "{model: generic-32x400g}"},  # 2 planes
+        {
+            "servers": 40,
+            "leaf": "{ports: 16, speed: 800G}",
+            "fabric_extra": "tiers: 3",
+            "compute_extra": "gpus_per_server: 4\nnics_per_server: 4",
+        },  # breakout, a partial pod
+    ],
+    ids=["2-tier", "partial-su", "cluster-a", "3-tier", "2-planes", "3-tier-breakout"],
+)
 def test_bisection_is_exactly_n_s_over_2_on_1_to_1_fabrics(fields) -> None:
     design = build_design(**fields)
     plan = design.plan
@@ -272,7 +298,7 @@ def test_bisection_is_exactly_n_s_over_2_on_1_to_1_fabrics(fields) -> None:
 def test_bisection_drops_by_one_link_per_removed_uplink() -> None:
     design = two_tier()
     first = first_link(design, LEAF_SPINE)
-    other = first_link(design, LEAF_SPINE, first + 16 * 3)                      # a link of another leaf
+    other = first_link(design, LEAF_SPINE, first + 16 * 3)  # a link of another leaf
     for removed, lost in (((first,), 1), ((first, other), 2)):
         broken = without(design, *removed)
         result = broken.bisection
@@ -285,7 +311,7 @@ def test_bisection_drops_by_one_link_per_removed_uplink() -> None:
 def test_bisection_drops_in_three_tiers_at_both_tiers() -> None:
     design = three_tier()
     leaf_link = first_link(design, LEAF_SPINE)
-    super_link = first_link(design, SPINE_SUPER, len(design.fabric.links) - 8)   # the last pod's spine
+    super_link = first_link(design, SPINE_SUPER, len(design.fabric.links) - 8)  # the last pod's spine
     broken = without(design, leaf_link, super_link)
     result = broken.bisection
     assert result.full == 128
@@ -294,14 +320,16 @@ def test_bisection_drops_in_three_tiers_at_both_tiers() -> None:
 
 def test_bisection_within_an_allowed_oversubscription_is_a_warning() -> None:
     design = two_tier()
-    lenient = replace(design, intent=replace(design.intent, checks=design.intent.checks.model_copy(
-        update={"oversubscription": 1.5})))
+    lenient = replace(
+        design, intent=replace(design.intent, checks=design.intent.checks.model_copy(update={"oversubscription": 1.5}))
+    )
     broken = without(lenient, first_link(design, LEAF_SPINE))
     assert found(broken, "bisection-bandwidth") == []
     assert len(found(broken, "bisection-bandwidth", "warning")) == 1
 
 
 # addressing ---------------------------------------------------------------------------------------
+
 
 class ShiftedLink(Allocation):
     """An allocation that gives link ``number`` the odd/even pair starting one address too late."""
@@ -328,17 +356,21 @@ def test_addressing_catches_a_split_31_and_the_address_it_takes() -> None:
     fields = {name: getattr(design.allocation, name) for name in design.allocation.__dataclass_fields__}
     broken = replace(design, allocation=ShiftedLink(**fields))
     assert [(f.subject, f.message) for f in found(broken, "addressing")] == [
-        ("p0-su0-r2-leaf:swp9", "10.16.0.81 and 10.16.0.82 (to su0-srv8) are not the two ends of one /31 "
-                                "(upper end even, lower end odd)"),
+        (
+            "p0-su0-r2-leaf:swp9",
+            "10.16.0.81 and 10.16.0.82 (to su0-srv8) are not the two ends of one /31 (upper end even, lower end odd)",
+        ),
         ("su0-srv8:nic2", "10.16.0.82 is assigned 2 times"),
-        ("p0-su0-r2-leaf:swp10", "10.16.0.82 is assigned 2 times")]
+        ("p0-su0-r2-leaf:swp10", "10.16.0.82 is assigned 2 times"),
+    ]
 
 
 def test_addressing_catches_overlapping_pools_and_reports_utilisation() -> None:
     design = two_tier()
     pools = design.allocation
-    overlapping = replace(pools, loopback_pool=replace(pools.loopback_pool, cidr="10.0.0.0/16",
-                                                       first=pools.fabric_p2p.first))
+    overlapping = replace(
+        pools, loopback_pool=replace(pools.loopback_pool, cidr="10.0.0.0/16", first=pools.fabric_p2p.first)
+    )
     messages = [f.message for f in found(replace(design, allocation=overlapping), "addressing")]
     assert "fabric_p2p 10.0.0.0/12 overlaps loopbacks 10.0.0.0/16" in messages
     use = {f.subject: f.evidence for f in design.findings if f.check == "addressing" and "utilisation" in f.evidence}
@@ -346,6 +378,7 @@ def test_addressing_catches_overlapping_pools_and_reports_utilisation() -> None:
 
 
 # asn ----------------------------------------------------------------------------------------------
+
 
 def with_asn(design: Design, index: int, asn: int) -> Design:
     asns = list(design.allocation.asns)
@@ -372,18 +405,21 @@ def test_asn_catches_a_broken_scheme_and_a_public_asn() -> None:
 
 # ports --------------------------------------------------------------------------------------------
 
+
 def test_ports_catches_a_port_used_twice_and_one_beyond_the_hardware() -> None:
     design = two_tier()
     links = list(design.fabric.links)
     number = first_link(design, LEAF_SPINE)
     tier, upper, _, lower, lower_port = links[number]
     twin = next(other for other in range(number + 1, len(links)) if links[other][1:4:2] == (upper, lower))
-    links[number] = (tier, upper, links[twin][2], lower, lower_port)              # the spine port of its twin
-    links[number + 2] = (*links[number + 2][:4], 32)                                 # beyond 32 logical ports
+    links[number] = (tier, upper, links[twin][2], lower, lower_port)  # the spine port of its twin
+    links[number + 2] = (*links[number + 2][:4], 32)  # beyond 32 logical ports
     messages = [(f.subject, f.message) for f in found(with_links(design, links), "ports")]
     port = design.fabric.devices[upper].port_name(links[twin][2])
-    assert messages == [("p0-su0-r0-leaf:swp33", "port 33 is beyond the 32 logical ports of generic-32x400g"),
-                        (f"p0-spine0:{port}", f"used by two links (#{number} and #{twin})")]
+    assert messages == [
+        ("p0-su0-r0-leaf:swp33", "port 33 is beyond the 32 logical ports of generic-32x400g"),
+        (f"p0-spine0:{port}", f"used by two links (#{number} and #{twin})"),
+    ]
 
 
 def test_ports_catches_an_inconsistent_breakout() -> None:
@@ -391,30 +427,44 @@ def test_ports_catches_an_inconsistent_breakout() -> None:
     devices = list(design.fabric.devices)
     devices[0] = devices[0]._replace(breakout=2, ports=64)
     errors = found(with_links(design, list(design.fabric.links), devices), "ports")
-    assert [(f.subject, f.message) for f in errors] == [(devices[0].name, (
-        "64 logical ports at breakout 2, but 32 x 400G ports give 32 x 400G at breakout 1"))]
+    assert [(f.subject, f.message) for f in errors] == [
+        (devices[0].name, ("64 logical ports at breakout 2, but 32 x 400G ports give 32 x 400G at breakout 1"))
+    ]
 
 
 # sessions -----------------------------------------------------------------------------------------
+
 
 def test_sessions_catch_a_changed_peer_asn_and_a_missing_neighbor() -> None:
     design = two_tier()
     config = design.configs[0]
     neighbor = config.bgp.neighbors[0]
-    changed = replace(config, bgp=replace(config.bgp, neighbors=(neighbor._replace(remote_asn=4_200_000_100),
-                                                                  *config.bgp.neighbors[1:])))
+    changed = replace(
+        config,
+        bgp=replace(config.bgp, neighbors=(neighbor._replace(remote_asn=4_200_000_100), *config.bgp.neighbors[1:])),
+    )
     errors = found(replace(design, configs=[changed, *design.configs[1:]]), "sessions")
     assert [(f.subject, f.message) for f in errors] == [
-        (f"{config.hostname} neighbor {neighbor.address}", f"remote-as 4200000100, but {neighbor.peer_device} has ASN "
-                                                           f"{design.allocation.asns[16]}"),
-        (f"{neighbor.peer_device} neighbor {neighbor.local_address}", (
-            f"{config.hostname}'s neighbor {neighbor.address} says remote-as 4200000100 from {neighbor.local_address}; "
-            f"expected remote-as {design.allocation.asns[16]} from {neighbor.local_address}"))]
+        (
+            f"{config.hostname} neighbor {neighbor.address}",
+            f"remote-as 4200000100, but {neighbor.peer_device} has ASN {design.allocation.asns[16]}",
+        ),
+        (
+            f"{neighbor.peer_device} neighbor {neighbor.local_address}",
+            (
+                f"{config.hostname}'s neighbor {neighbor.address} says remote-as 4200000100 from "
+                f"{neighbor.local_address}; "
+                f"expected remote-as {design.allocation.asns[16]} from {neighbor.local_address}"
+            ),
+        ),
+    ]
     dropped = replace(config, bgp=replace(config.bgp, neighbors=config.bgp.neighbors[1:]))
     messages = [f.message for f in found(replace(design, configs=[dropped, *design.configs[1:]]), "sessions")]
-    assert messages == ["15 BGP neighbors for 16 switch links",
-                        f"fabric interface {neighbor.local_address}/31 to {neighbor.peer_device} has no BGP session",
-                        f"{config.hostname} has no neighbor {neighbor.address} back"]
+    assert messages == [
+        "15 BGP neighbors for 16 switch links",
+        f"fabric interface {neighbor.local_address}/31 to {neighbor.peer_device} has no BGP session",
+        f"{config.hostname} has no neighbor {neighbor.address} back",
+    ]
 
 
 def test_sessions_catch_a_link_missing_from_the_model_on_both_ends() -> None:
@@ -423,14 +473,21 @@ def test_sessions_catch_a_link_missing_from_the_model_on_both_ends() -> None:
     neighbor = leaf.bgp.neighbors[0]
     assert neighbor.peer_device == spine.hostname
     devices = list(design.configs)
-    devices[0] = replace(leaf, bgp=replace(leaf.bgp, neighbors=leaf.bgp.neighbors[1:]), interfaces=tuple(
-        interface for interface in leaf.interfaces if interface.ip != neighbor.local_address))
-    devices[16] = replace(spine, bgp=replace(spine.bgp, neighbors=tuple(
-        n for n in spine.bgp.neighbors if n.address != neighbor.local_address)), interfaces=tuple(
-        interface for interface in spine.interfaces if interface.ip != neighbor.address))
+    devices[0] = replace(
+        leaf,
+        bgp=replace(leaf.bgp, neighbors=leaf.bgp.neighbors[1:]),
+        interfaces=tuple(interface for interface in leaf.interfaces if interface.ip != neighbor.local_address),
+    )
+    devices[16] = replace(
+        spine,
+        bgp=replace(spine.bgp, neighbors=tuple(n for n in spine.bgp.neighbors if n.address != neighbor.local_address)),
+        interfaces=tuple(interface for interface in spine.interfaces if interface.ip != neighbor.address),
+    )
     errors = found(replace(design, configs=devices), "sessions")
-    assert [(f.subject, f.message) for f in errors] == [(leaf.hostname, "15 BGP neighbors for 16 switch links"),
-                                                        (spine.hostname, "31 BGP neighbors for 32 switch links")]
+    assert [(f.subject, f.message) for f in errors] == [
+        (leaf.hostname, "15 BGP neighbors for 16 switch links"),
+        (spine.hostname, "31 BGP neighbors for 32 switch links"),
+    ]
 
 
 def test_addressing_catches_an_address_configured_twice_in_the_model() -> None:
@@ -442,10 +499,12 @@ def test_addressing_catches_an_address_configured_twice_in_the_model() -> None:
     address = clash.address
     assert [(f.subject, f.message) for f in errors] == [
         (f"{design.configs[0].hostname}:{design.configs[0].interfaces[0].name}", f"{address} is configured 2 times"),
-        (f"{config.hostname}:{clash.name}", f"{address} is configured 2 times")]
+        (f"{config.hostname}:{clash.name}", f"{address} is configured 2 times"),
+    ]
 
 
 # qos ----------------------------------------------------------------------------------------------
+
 
 def test_qos_catches_a_pfc_priority_flipped_on_one_end() -> None:
     design = two_tier()
@@ -469,15 +528,26 @@ def test_qos_catches_inverted_ecn_thresholds_and_a_cnp_queue_that_is_not_strict(
 
 # failure-impact -----------------------------------------------------------------------------------
 
+
 def test_failure_impact_reports_and_enforces_thresholds() -> None:
     design = two_tier()
     impact = {f.subject: f.evidence for f in design.findings if f.check == "failure-impact"}
-    assert impact["spine"] == {"bisection_fraction": 0.875, "bisection_tbps": 44.8, "ecmp_width": 14,
-                               "ecmp_width_intact": 16, "gpus_losing_a_rail": 0}
+    assert impact["spine"] == {
+        "bisection_fraction": 0.875,
+        "bisection_tbps": 44.8,
+        "ecmp_width": 14,
+        "ecmp_width_intact": 16,
+        "gpus_losing_a_rail": 0,
+    }
     assert impact["leaf"]["gpus_losing_a_rail"] == 16 and impact["leaf"]["bisection_fraction"] == 0.875
     assert impact["link"]["ecmp_width"] == 15 and impact["link"]["bisection_fraction"] == pytest.approx(127 / 128)
-    strict = replace(design, intent=replace(design.intent, checks=design.intent.checks.model_copy(
-        update={"failure_min_bisection": 0.9, "failure_max_gpus": 8})))
+    strict = replace(
+        design,
+        intent=replace(
+            design.intent,
+            checks=design.intent.checks.model_copy(update={"failure_min_bisection": 0.9, "failure_max_gpus": 8}),
+        ),
+    )
     errors = {f.subject: f.message for f in found(strict, "failure-impact")}
     assert set(errors) == {"spine", "leaf"}
     assert errors["leaf"].endswith("below checks.failure_min_bisection 0.9; above checks.failure_max_gpus 8")
@@ -485,24 +555,33 @@ def test_failure_impact_reports_and_enforces_thresholds() -> None:
 
 def test_failure_impact_of_a_super_spine_in_three_tiers() -> None:
     impact = {f.subject: f.evidence for f in three_tier().findings if f.check == "failure-impact"}
-    assert impact["super-spine"]["ecmp_width"] == 8 - 4             # a spine loses its 4 links to it
+    assert impact["super-spine"]["ecmp_width"] == 8 - 4  # a spine loses its 4 links to it
     assert impact["super-spine"]["gpus_losing_a_rail"] == 0
     assert impact["leaf"]["gpus_losing_a_rail"] == 8
 
 
-@pytest.mark.parametrize("make", [
-    two_tier, three_tier,
-    lambda: without(two_tier(), first_link(two_tier(), LEAF_SPINE), first_link(two_tier(), LEAF_SPINE, 40)),
-    lambda: without(three_tier(), *range(first_link(three_tier(), SPINE_SUPER), first_link(three_tier(), SPINE_SUPER)
-                                         + 24, 3)),
-    lambda: build_design(servers=24, server="dgx-b300", leaf="{model: generic-32x400g}"),
-], ids=["2-tier", "3-tier", "2-tier-broken", "3-tier-broken", "2-planes"])
+@pytest.mark.parametrize(
+    "make",
+    [
+        two_tier,
+        three_tier,
+        lambda: without(two_tier(), first_link(two_tier(), LEAF_SPINE), first_link(two_tier(), LEAF_SPINE, 40)),
+        lambda: without(
+            three_tier(), *range(first_link(three_tier(), SPINE_SUPER), first_link(three_tier(), SPINE_SUPER) + 24, 3)
+        ),
+        lambda: build_design(servers=24, server="dgx-b300", leaf="{model: generic-32x400g}"),
+    ],
+    ids=["2-tier", "3-tier", "2-tier-broken", "3-tier-broken", "2-planes"],
+)
 def test_a_failure_solved_from_the_intact_flow_is_the_max_flow_solved_afresh(make) -> None:
     """Taking back the flow through what is down and adding what the rest carries gives what solving the
     network without it from nothing gives: for every switch, and for links of every bundle, in every split."""
     design = make()
-    for network, links in zip((PlaneNetwork(design.fabric, links) for links in design.facts.plane_links),
-                              design.facts.plane_links, strict=True):
+    for network, links in zip(
+        (PlaneNetwork(design.fabric, links) for links in design.facts.plane_links),
+        design.facts.plane_links,
+        strict=True,
+    ):
         pairs = sorted({(link[1], link[3]) for link in links if link[0] != SERVER_LEAF})
         for in_a in splits(design.fabric).values():
             split = network.split(in_a)
@@ -532,15 +611,16 @@ def test_taking_back_the_flow_through_a_link_cancels_a_cycle_of_the_flow_met_on_
         arcs[to].append(len(head) + 1)
         head += [to, tail]
         split += [forward, backward]
-    carried = [1, 1, 1, 1, 1]                                               # one unit on every arc, forward
+    carried = [1, 1, 1, 1, 1]  # one unit on every arc, forward
     cap = [capacity - (carried[arc // 2] if arc % 2 == 0 else -carried[arc // 2]) for arc, capacity in enumerate(split)]
     flow = _Flow(SimpleNamespace(head=head, arcs=arcs), split, cap)
-    flow.reduce(8, 0, 0)                                                    # a -> t down
+    flow.reduce(8, 0, 0)  # a -> t down
     assert flow.taken == 1
     assert [flow.split[arc] - flow.cap[arc] for arc in range(0, 10, 2)] == [0, 0, 0, 0, 0]
 
 
 # runner -------------------------------------------------------------------------------------------
+
 
 def test_runner_orders_findings_by_check_then_severity_and_counts_outcomes() -> None:
     broken = without(two_tier(), first_link(two_tier(), LEAF_SPINE))
@@ -570,19 +650,29 @@ def test_fabric_copies_do_not_share_findings() -> None:
 
 # any generated fabric -----------------------------------------------------------------------------
 
+
 @settings(max_examples=30, deadline=None, suppress_health_check=[HealthCheck.too_slow])
-@given(servers=st.integers(1, 80), leaf=st.sampled_from(["{ports: 16, speed: 400G}", "{ports: 8, speed: 800G}",
-                                                          "{model: generic-32x400g}"]),
-       tiers=st.sampled_from(["auto", "3"]), server=st.sampled_from(["dgx-h100", "dgx-b300"]),
-       four_nics=st.booleans())
+@given(
+    servers=st.integers(1, 80),
+    leaf=st.sampled_from(["{ports: 16, speed: 400G}", "{ports: 8, speed: 800G}", "{model: generic-32x400g}"]),
+    tiers=st.sampled_from(["auto", "3"]),
+    server=st.sampled_from(["dgx-h100", "dgx-b300"]),
+    four_nics=st.booleans(),
+)
 def test_every_generated_fabric_passes_with_full_bisection(servers, leaf, tiers, server, four_nics) -> None:
     try:
-        design = build_design(servers=servers, leaf=leaf, server=server, fabric_extra=f"tiers: {tiers}",
-                              compute_extra="gpus_per_server: 4\nnics_per_server: 4" if four_nics else "")
+        design = build_design(
+            servers=servers,
+            leaf=leaf,
+            server=server,
+            fabric_extra=f"tiers: {tiers}",
+            compute_extra="gpus_per_server: 4\nnics_per_server: 4" if four_nics else "",
+        )
     except InputError as error:
         assert "3 tiers hold at most" in str(error) or "fewer than the" in str(error), str(error)
-        assume(False)                                             # a shape the sizing refuses, with a reason
+        assume(False)  # a shape the sizing refuses, with a reason
     assert [f for f in design.findings if f.severity != "info"] == []
     plan = design.plan
     assert evidence(design.findings, "bisection-bandwidth", "bisection_tbps") == (
-        plan.planes * (plan.servers * plan.rails // 2) * plan.link_speed / 1000)
+        plan.planes * (plan.servers * plan.rails // 2) * plan.link_speed / 1000
+    )

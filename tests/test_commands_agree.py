@@ -16,8 +16,9 @@ INTENTS = {
     "ecmp wider than nvue": intent_text(servers=4, leaf="{model: generic-144x800g}", extra="targets: [frr, nvue]"),
     "ecmp fits frr": intent_text(servers=4, leaf="{model: generic-144x800g}", extra="targets: [frr]"),
     # A 288-uplink chassis spine is wider than FRR's 256 paths.
-    "ecmp wider than frr": intent_text(servers=2048, leaf="{model: generic-32x400g}",
-                                       spine="{model: generic-576x400g-chassis}", extra="targets: [frr]"),
+    "ecmp wider than frr": intent_text(
+        servers=2048, leaf="{model: generic-32x400g}", spine="{model: generic-576x400g-chassis}", extra="targets: [frr]"
+    ),
     "pool too small": intent_text(servers=32).replace("loopbacks: 10.255.0.0/16", "loopbacks: 10.255.0.0/30"),
 }
 
@@ -26,13 +27,16 @@ INTENTS = {
 def test_plan_check_and_build_agree(name: str, tmp_path: Path) -> None:
     intent = tmp_path / "intent.yaml"
     intent.write_text(INTENTS[name])
-    results = {command: run_cli(command, str(intent), *extra) for command, extra in
-               (("plan", ()), ("check", ()), ("build", ("-o", str(tmp_path / "out"))))}
+    results = {
+        command: run_cli(command, str(intent), *extra)
+        for command, extra in (("plan", ()), ("check", ()), ("build", ("-o", str(tmp_path / "out"))))
+    }
     refused = {command: code == 2 for command, (code, _, _) in results.items()}
     assert len(set(refused.values())) == 1, f"commands disagree on {name}: {results}"
     if refused["plan"]:
-        problems = {command: [line for line in err.splitlines() if ": " in line]
-                    for command, (_, _, err) in results.items()}
+        problems = {
+            command: [line for line in err.splitlines() if ": " in line] for command, (_, _, err) in results.items()
+        }
         assert problems["plan"] == problems["check"] == problems["build"]
         assert not (tmp_path / "out").exists()
     expected_refused = name.startswith(("ecmp wider", "pool"))

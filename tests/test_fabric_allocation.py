@@ -32,7 +32,7 @@ def test_no_port_is_used_twice_or_beyond_the_hardware(design) -> None:
         ends[upper, upper_port] += 1
         ends[lower, lower_port] += 1
     assert max(ends.values()) == 1
-    for (device, port) in ends:
+    for device, port in ends:
         assert 0 <= port < devices[device].ports
 
 
@@ -67,12 +67,18 @@ def test_ecmp_balance_from_the_graph(design) -> None:
     pairs = Counter((upper, lower) for tier, upper, _, lower, _ in design.fabric.links if tier != SERVER_LEAF)
     for index, device in enumerate(devices):
         if device.role == "leaf":
-            spines = [s for s, d in enumerate(devices) if d.role == "spine" and d.plane == device.plane
-                      and d.pod == device.pod]
+            spines = [
+                s
+                for s, d in enumerate(devices)
+                if d.role == "spine" and d.plane == device.plane and d.pod == device.pod
+            ]
             assert {pairs[spine, index] for spine in spines} == {design.plan.leaf_spine_parallel}
         if device.role == "spine" and design.plan.tiers == 3:
-            supers = [s for s, d in enumerate(devices) if d.role == "super_spine" and d.plane == device.plane
-                      and d.group == device.group]
+            supers = [
+                s
+                for s, d in enumerate(devices)
+                if d.role == "super_spine" and d.plane == device.plane and d.group == device.group
+            ]
             assert {pairs[s, index] for s in supers} == {design.plan.spine_super_parallel}
 
 
@@ -106,8 +112,8 @@ def test_rfc7938_asns(design) -> None:
     for device, asn in zip(switches, asns, strict=True):
         by_role[device.role].add(asn)
     leaves = [d for d in switches if d.role == "leaf"]
-    assert len(by_role["leaf"]) == len(leaves)                                 # every leaf its own
-    assert len(by_role["spine"]) == design.plan.planes * design.plan.pods      # a pod's spines share one
+    assert len(by_role["leaf"]) == len(leaves)  # every leaf its own
+    assert len(by_role["spine"]) == design.plan.planes * design.plan.pods  # a pod's spines share one
     assert len(by_role["super_spine"]) == (design.plan.planes if design.plan.tiers == 3 else 0)
     assert not by_role["leaf"] & by_role["spine"] and not by_role["spine"] & by_role["super_spine"]
     assert all(4_200_000_000 <= asn <= 4_294_967_294 for asn in asns)
@@ -129,8 +135,9 @@ def test_unique_scheme_gives_every_switch_its_own_asn() -> None:
 
 def test_pinned_spine_asns_and_two_byte_range() -> None:
     design = build_text(intent_text(servers=128, extra="routing: {leaf_asn_start: 64512, spine_asn_start: 65534}"))
-    spine_asns = {asn for d, asn in zip(design.fabric.switches(), design.allocation.asns, strict=True)
-                  if d.role == "spine"}
+    spine_asns = {
+        asn for d, asn in zip(design.fabric.switches(), design.allocation.asns, strict=True) if d.role == "spine"
+    }
     assert spine_asns == {65534}
     with pytest.raises(InputError, match="leave the private ASN ranges"):
         build_text(intent_text(gpus=65536, leaf="{model: generic-64x800g}", extra="routing: {leaf_asn_start: 64512}"))
@@ -158,11 +165,18 @@ def test_the_example_cabling_first_rows() -> None:
     design = build_design(servers=128)
     devices, allocation = design.fabric.devices, design.allocation
     _, leaf, port, server, nic = design.fabric.links[0]
-    assert (devices[leaf].name, devices[leaf].port_name(port), devices[server].name, devices[server].port_name(nic)) \
-        == ("p0-su0-r0-leaf", "swp1", "su0-srv0", "nic0")
+    assert (
+        devices[leaf].name,
+        devices[leaf].port_name(port),
+        devices[server].name,
+        devices[server].port_name(nic),
+    ) == ("p0-su0-r0-leaf", "swp1", "su0-srv0", "nic0")
     assert [ip(a) for a in allocation.link_addresses(0)] == ["10.16.0.0", "10.16.0.1"]
     first_uplink = design.fabric.server_link_count
     _, spine, spine_port, leaf, leaf_port = design.fabric.links[first_uplink]
-    assert (devices[spine].name, devices[spine].port_name(spine_port), devices[leaf].port_name(leaf_port)) \
-        == ("p0-spine0", "swp1", "swp33")
+    assert (devices[spine].name, devices[spine].port_name(spine_port), devices[leaf].port_name(leaf_port)) == (
+        "p0-spine0",
+        "swp1",
+        "swp33",
+    )
     assert [ip(a) for a in allocation.link_addresses(first_uplink)] == ["10.0.0.0", "10.0.0.1"]

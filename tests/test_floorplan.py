@@ -31,7 +31,13 @@ def svg(design: Design) -> str:
 
 def test_shade_bands_are_shares_of_the_budget() -> None:
     assert [shade(kw, 40) for kw in (0, 10, 10.01, 20, 30, 40)] == [
-        SHADES[0][1], SHADES[0][1], SHADES[1][1], SHADES[1][1], SHADES[2][1], SHADES[3][1]]
+        SHADES[0][1],
+        SHADES[0][1],
+        SHADES[1][1],
+        SHADES[1][1],
+        SHADES[2][1],
+        SHADES[3][1],
+    ]
     assert shade(40.01, 40) == OVER
 
 

@@ -26,14 +26,70 @@ CASE_SECONDS = 20
 CASE_MEMORY = 2 << 30
 COUNT_LINE = re.compile(r"^\d+ errors? in the intent; nothing was written\.$")
 
-VALUES = [b"[]", b"{}", b"''", b"-1", b"0", b"1.5", b"1e308", b".nan", b"-.inf", b"true", b"null", b"~",
-          b"99999999999999999999999999", b"2024-01-01", b"0x7fffffff", b"0o777", b"400T", b"'400G'",
-          b"&a [*a]", b"*nowhere", b"!!python/object/apply:os.getpid []", b"!!binary aGVsbG8=",
-          b'"\\ud800"', b'"\\x00"', b'"a\\nb"', b"|\n  text", b"[1, [2, [3]]]", b"{a: {b: {c: 1}}}",
-          b"generic-64x400g", b"dgx-h100", b"10.0.0.0/8", b"10.0.0.1/31", b"- 1\n- 2"]
-NOISE = [b"\x00", b"\x0c", b"\x15", b"\x7f", b"\xff", b"\xc3", b"\xed\xa0\x80", b"\t", b":", b": ", b"- ", b"[",
-         b"{", b"}", b"'", b'"', b"&x ", b"*x", b"<<: ", b"? ", b"---\n", b"...\n", b"%YAML 1.1\n", b"#", b"\r",
-         b"\xe2\x80\xa8", b"\xef\xbb\xbf"]
+VALUES = [
+    b"[]",
+    b"{}",
+    b"''",
+    b"-1",
+    b"0",
+    b"1.5",
+    b"1e308",
+    b".nan",
+    b"-.inf",
+    b"true",
+    b"null",
+    b"~",
+    b"99999999999999999999999999",
+    b"2024-01-01",
+    b"0x7fffffff",
+    b"0o777",
+    b"400T",
+    b"'400G'",
+    b"&a [*a]",
+    b"*nowhere",
+    b"!!python/object/apply:os.getpid []",
+    b"!!binary aGVsbG8=",
+    b'"\\ud800"',
+    b'"\\x00"',
+    b'"a\\nb"',
+    b"|\n  text",
+    b"[1, [2, [3]]]",
+    b"{a: {b: {c: 1}}}",
+    b"generic-64x400g",
+    b"dgx-h100",
+    b"10.0.0.0/8",
+    b"10.0.0.1/31",
+    b"- 1\n- 2",
+]
+NOISE = [
+    b"\x00",
+    b"\x0c",
+    b"\x15",
+    b"\x7f",
+    b"\xff",
+    b"\xc3",
+    b"\xed\xa0\x80",
+    b"\t",
+    b":",
+    b": ",
+    b"- ",
+    b"[",
+    b"{",
+    b"}",
+    b"'",
+    b'"',
+    b"&x ",
+    b"*x",
+    b"<<: ",
+    b"? ",
+    b"---\n",
+    b"...\n",
+    b"%YAML 1.1\n",
+    b"#",
+    b"\r",
+    b"\xe2\x80\xa8",
+    b"\xef\xbb\xbf",
+]
 
 
 def mutate(text: bytes, rng: random.Random) -> bytes:
@@ -82,8 +138,11 @@ def problems_of(outcome: Outcome, text: bytes, target: Path | None) -> list[str]
     lines = outcome.stderr.splitlines()
     wrong = [f"not in the error format: {line!r}" for line in lines[:-1] if not ERROR_LINE.match(line)]
     last = max(1, text.count(b"\n") + (not text.endswith(b"\n")))
-    wrong += [f"beyond the last line ({last}): {line!r}" for line in lines[:-1]
-              if (number := re.match(r"[^:]+:(\d+):", line)) and int(number.group(1)) > last]
+    wrong += [
+        f"beyond the last line ({last}): {line!r}"
+        for line in lines[:-1]
+        if (number := re.match(r"[^:]+:(\d+):", line)) and int(number.group(1)) > last
+    ]
     if not lines or not COUNT_LINE.match(lines[-1]):
         wrong.append(f"no count line at the end: {lines[-1:]!r}")
     if outcome.stdout:
@@ -107,10 +166,12 @@ def test_mutated_intents_exit_0_or_2_with_every_error_in_the_format(tmp_path: Pa
         folder.mkdir()
         (folder / "intent.yaml").write_bytes(text)
         target = folder / "out" if number % BUILD_EVERY == 0 else None
-        args = ["build", str(folder / "intent.yaml"), "-o", str(target)] if target else \
-            ["plan", str(folder / "intent.yaml")]
+        args = (
+            ["build", str(folder / "intent.yaml"), "-o", str(target)]
+            if target
+            else ["plan", str(folder / "intent.yaml")]
+        )
         wrong = problems_of(run_forked(args, folder, CASE_SECONDS, CASE_MEMORY), text, target)
         if wrong:
             failures.append(f"case {number} ({folder / 'intent.yaml'}): " + "; ".join(wrong))
     assert not failures, f"{len(failures)} of {CASES} mutated intents:\n" + "\n".join(failures)
-

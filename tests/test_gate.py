@@ -71,7 +71,7 @@ def test_check_junit_is_one_test_case_per_check(tmp_path: Path) -> None:
     assert list(cases) == [module.ID for module in CHECKS]
     failure = cases["ecmp-balance"].find("failure")
     assert failure is not None and "exceeds the hardware limit of 8" in failure.get("message")
-    assert len(failure.text.splitlines()) == 16                            # one per leaf
+    assert len(failure.text.splitlines()) == 16  # one per leaf
     assert cases["oversubscription"].find("failure") is None
 
 
@@ -113,7 +113,7 @@ def test_build_check_lists_a_short_list_of_differing_files(tmp_path: Path) -> No
     code, _, err = run_cli("build", "--check", str(path), "-o", str(target))
     lines = err.splitlines()[1:]
     assert code == 1 and len(lines) == 21
-    assert lines[-1] == f"  and {len(configs) + 1 - 20:,} more"                # the configs, and summary.md
+    assert lines[-1] == f"  and {len(configs) + 1 - 20:,} more"  # the configs, and summary.md
 
 
 def test_workflow_example_runs_the_gate() -> None:
@@ -122,7 +122,7 @@ def test_workflow_example_runs_the_gate() -> None:
     scripts = "\n".join(step.get("run", "") for step in steps)
     assert "designer check" in scripts and "--format junit" in scripts
     assert "designer build --check" in scripts and "designer diff" in scripts
-    assert 'HEAD --fail-on existing-change' in scripts
+    assert "HEAD --fail-on existing-change" in scripts
 
 
 def test_junit_counts_every_failing_rack_when_the_list_is_capped() -> None:
@@ -144,8 +144,10 @@ def test_build_exits_1_when_a_check_fails_and_still_writes_the_outputs(tmp_path:
     assert out.splitlines()[-1] == f"wrote {written} files to {target}; read {target / 'summary.md'} first"
     lines = err.splitlines()
     assert len(lines) == 17 and all(line.startswith("ecmp-balance error: ") for line in lines[:16])
-    assert lines[-1] == (f"designer build: 1 check failed (ecmp-balance); the outputs were written to {target}: read "
-                         f"{target / 'summary.md'} first")
+    assert lines[-1] == (
+        f"designer build: 1 check failed (ecmp-balance); the outputs were written to {target}: read "
+        f"{target / 'summary.md'} first"
+    )
     assert run_cli("build", "--check", str(path), "-o", str(target))[0] == 0
     code, _, err = run_cli("build", str(intent_file(tmp_path)), "-o", str(target))
     assert (code, err) == (0, "")
@@ -154,8 +156,15 @@ def test_build_exits_1_when_a_check_fails_and_still_writes_the_outputs(tmp_path:
 def _command(*args: str, stdout: int = subprocess.PIPE) -> subprocess.CompletedProcess[str]:
     """The ``designer`` command as installed (``designer.cli:console``), in its own process."""
     env = {name: value for name, value in os.environ.items() if name != "PYTHONPATH"}
-    return subprocess.run([sys.executable, "-c", "from designer.cli import console; console()", *args], env=env,
-                          stdout=stdout, stderr=subprocess.PIPE, text=True, timeout=300, check=False)
+    return subprocess.run(
+        [sys.executable, "-c", "from designer.cli import console; console()", *args],
+        env=env,
+        stdout=stdout,
+        stderr=subprocess.PIPE,
+        text=True,
+        timeout=300,
+        check=False,
+    )
 
 
 def test_the_command_ends_with_the_exit_code_and_every_line_it_printed(tmp_path: Path) -> None:

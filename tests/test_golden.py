@@ -41,8 +41,7 @@ def test_rendered_configs_match_the_golden_files(intent: str, os: str, update_go
     devices, files = representatives(intent)
     for device in devices:
         for relative, _ in config_files(os, device.hostname):
-            check_golden(GOLDEN / intent / relative.removeprefix("configs/"), files[relative].decode(),
-                         update_golden)
+            check_golden(GOLDEN / intent / relative.removeprefix("configs/"), files[relative].decode(), update_golden)
 
 
 def model_json(device: DeviceConfig) -> str:

@@ -33,11 +33,18 @@ GAINING = ("frr", "eos")
 """Targets whose configuration of an existing switch may only gain lines as the fabric grows."""
 
 
-def intent(servers: int, server: str = "dgx-h100", envelope: int | None = 1024, leaf: str = "generic-64x400g",
-           name: str = "growth") -> str:
+def intent(
+    servers: int,
+    server: str = "dgx-h100",
+    envelope: int | None = 1024,
+    leaf: str = "generic-64x400g",
+    name: str = "growth",
+) -> str:
     growth = f"growth: {{max_servers: {envelope}}}\n" if envelope else ""
-    return (f"name: {name}\ncompute: {{servers: {servers}, server: {server}}}\n{growth}"
-            f"fabric: {{leaf: {{model: {leaf}}}}}\ntargets: [frr, eos]\n")
+    return (
+        f"name: {name}\ncompute: {{servers: {servers}, server: {server}}}\n{growth}"
+        f"fabric: {{leaf: {{model: {leaf}}}}}\ntargets: [frr, eos]\n"
+    )
 
 
 @cache
@@ -55,8 +62,12 @@ def devices(design: Design) -> dict[str, dict[str, Any]]:
     physical, allocation = design.physical, design.allocation
     rows = {}
     for index, device in enumerate(design.fabric.devices):
-        row: dict[str, Any] = {"coordinates": device[1:8], "rack": physical.racks[physical.device_rack[index]].name,
-                               "unit": physical.device_unit[index], "model": device.model}
+        row: dict[str, Any] = {
+            "coordinates": device[1:8],
+            "rack": physical.racks[physical.device_rack[index]].name,
+            "unit": physical.device_unit[index],
+            "model": device.model,
+        }
         if index < design.fabric.switch_count:
             row.update(loopback=ip(allocation.loopbacks[index]), asn=allocation.asns[index])
         rows[device.name] = row
@@ -70,8 +81,11 @@ def cables(design: Design) -> dict[tuple[str, str], tuple[str, str, str, float]]
     for number, (_, upper, upper_port, lower, lower_port) in enumerate(design.fabric.links):
         even, _ = design.allocation.link_addresses(number)
         result[names[upper].name, names[upper].port_name(upper_port)] = (
-            names[lower].name, names[lower].port_name(lower_port), ip(even),
-            design.physical.link_length_dm[number] / 10)
+            names[lower].name,
+            names[lower].port_name(lower_port),
+            ip(even),
+            design.physical.link_length_dm[number] / 10,
+        )
     return result
 
 
@@ -100,14 +114,19 @@ def test_h100_growth_inside_the_envelope_only_adds(old: int, new: int) -> None:
 
 @pytest.mark.parametrize(("old", "new"), list(pairwise(B300_STEPS)))
 def test_b300_two_planes_growth_inside_the_envelope_only_adds(old: int, new: int) -> None:
-    assert_only_added(built(old, "dgx-b300", 512), built(new, "dgx-b300", 512),
-                      configs(old, "dgx-b300", 512), configs(new, "dgx-b300", 512))
+    assert_only_added(
+        built(old, "dgx-b300", 512),
+        built(new, "dgx-b300", 512),
+        configs(old, "dgx-b300", 512),
+        configs(new, "dgx-b300", 512),
+    )
 
 
 @pytest.mark.parametrize(("old", "new"), list(pairwise(TWO_TIER_STEPS)))
 def test_two_tier_growth_inside_the_envelope_only_adds(old: int, new: int) -> None:
-    assert_only_added(built(old, envelope=256), built(new, envelope=256),
-                      configs(old, envelope=256), configs(new, envelope=256))
+    assert_only_added(
+        built(old, envelope=256), built(new, envelope=256), configs(old, envelope=256), configs(new, envelope=256)
+    )
     assert built(new, envelope=256).plan.spines_per_plane == 32
 
 
@@ -117,12 +136,15 @@ def test_the_path_crosses_from_pod_0_to_super_spines() -> None:
     assert "p0-pod0-spine31" in names and not any("-ss" in name for name in names)
     assert built(128).plan.switch_counts() == {"leaf": 32, "spine": 32, "super_spine": 0}
     assert built(256).plan.switch_counts() == {"leaf": 64, "spine": 64, "super_spine": 128}
-    assert built(32).plan.warnings == ("pod 0 holds 1 of 4 scalable units; its spines are built in full so it can "
-                                       "grow by leaves alone",)
+    assert built(32).plan.warnings == (
+        "pod 0 holds 1 of 4 scalable units; its spines are built in full so it can grow by leaves alone",
+    )
     summary = summary_markdown(built(32))
     assert "| Tiers | 3 (non-blocking, 1:1 at every tier; pod 0 built, super-spines with the second pod) |" in summary
-    assert ("No super-spines yet: each spine's 32 up-ports are reserved for the 128 super-spines per plane (32 groups "
-            "of 4) that come with the second pod.") in summary
+    assert (
+        "No super-spines yet: each spine's 32 up-ports are reserved for the 128 super-spines per plane (32 groups "
+        "of 4) that come with the second pod."
+    ) in summary
 
 
 @pytest.mark.parametrize(("server", "envelope"), [("dgx-h100", 1024), ("dgx-b300", 512)])
@@ -147,8 +169,11 @@ def test_the_envelope_in_gpus() -> None:
 def test_envelope_errors_name_the_field_and_the_limit() -> None:
     with pytest.raises(InputError, match=r"growth\.max_servers: 64 servers is below the 128 servers of compute"):
         build_text(intent(128, envelope=64))
-    with pytest.raises(InputError, match=r"growth\.max_servers: 3 tiers hold at most 64 pods \(8,192 servers\) with "
-                                         r"64-port super-spines; the envelope of 8,320 servers needs 65 pods"):
+    with pytest.raises(
+        InputError,
+        match=r"growth\.max_servers: 3 tiers hold at most 64 pods \(8,192 servers\) with "
+        r"64-port super-spines; the envelope of 8,320 servers needs 65 pods",
+    ):
         build_text(intent(128, envelope=8320))
 
 
@@ -167,24 +192,32 @@ def test_pod_0_of_a_three_tier_envelope_converges_in_frr() -> None:
 def patch(design: Design, tier: int) -> dict[tuple[str, str], tuple[str, str]]:
     """The cables of one tier: upper end to lower end, by device and port name."""
     names = design.fabric.devices
-    return {(names[upper].name, names[upper].port_name(upper_port)): (names[lower].name, names[lower].port_name(port))
-            for kind, upper, upper_port, lower, port in design.fabric.links if kind == tier}
+    return {
+        (names[upper].name, names[upper].port_name(upper_port)): (names[lower].name, names[lower].port_name(port))
+        for kind, upper, upper_port, lower, port in design.fabric.links
+        if kind == tier
+    }
 
 
 def kept(old: dict[tuple[str, str], tuple[str, str]], new: dict[tuple[str, str], tuple[str, str]]) -> int:
     return sum(1 for end, peer in old.items() if new.get(end) == peer)
 
 
-@pytest.mark.parametrize(("envelope", "tier", "kept_cables"), [
-    (256, LEAF_SPINE, 512),          # 16 spines with 2 links to each leaf become 32 with one: half stay
-    (512, LEAF_SPINE, 512),          # and crossing to 3 tiers (pod 0 of 32 spines, renamed) keeps them too
-])
+@pytest.mark.parametrize(
+    ("envelope", "tier", "kept_cables"),
+    [
+        (256, LEAF_SPINE, 512),  # 16 spines with 2 links to each leaf become 32 with one: half stay
+        (512, LEAF_SPINE, 512),  # and crossing to 3 tiers (pod 0 of 32 spines, renamed) keeps them too
+    ],
+)
 def test_growing_the_envelope_moves_the_fewest_cables(envelope: int, tier: int, kept_cables: int) -> None:
     old, new = built(128, envelope=None), built(128, envelope=envelope)
     renamed = {device.name: device.name for device in new.fabric.devices}
     renamed.update({f"p0-spine{index}": f"p0-pod0-spine{index}" for index in range(32)} if envelope == 512 else {})
-    before = {(renamed[upper], port): (renamed[lower], lower_port)
-              for (upper, port), (lower, lower_port) in patch(old, tier).items()}
+    before = {
+        (renamed[upper], port): (renamed[lower], lower_port)
+        for (upper, port), (lower, lower_port) in patch(old, tier).items()
+    }
     assert len(before) == 1024 and kept(before, patch(new, tier)) == kept_cables
 
 

@@ -57,8 +57,7 @@ def addressing(files: dict[str, bytes]) -> list[dict[str, str]]:
 
 def server_nics(files: dict[str, bytes]) -> dict[str, list[str]]:
     """Each server's NIC OS names in port order, from design.json."""
-    return {row["name"]: row["nics"] for row in json.loads(files["design.json"])["devices"]
-            if row["role"] == "server"}
+    return {row["name"]: row["nics"] for row in json.loads(files["design.json"])["devices"] if row["role"] == "server"}
 
 
 def frr_interfaces(files: dict[str, bytes]) -> dict[str, tuple[str, str, str]]:
@@ -81,8 +80,11 @@ def qos_commands(script: str) -> dict[str, dict[str, object]]:
     for line in script.splitlines():
         if match := re.fullmatch(r"mlnx_qos -i (\S+) --trust (\S+) --pfc ([0-9,]+)", line):
             order.append(match.group(1))
-            nics[match.group(1)] = {"trust": match.group(2), "pfc": [int(x) for x in match.group(3).split(",")],
-                                    "dscp2prio": {}}
+            nics[match.group(1)] = {
+                "trust": match.group(2),
+                "pfc": [int(x) for x in match.group(3).split(",")],
+                "dscp2prio": {},
+            }
         elif match := re.fullmatch(r"mlnx_qos -i (\S+) --dscp2prio set,(\d+),(\d+)", line):
             nics[match.group(1)]["dscp2prio"][int(match.group(2))] = int(match.group(3))  # type: ignore[index]
         elif match := re.fullmatch(r"cma_roce_tos -d (\S+) -t (\d+)", line):
@@ -228,8 +230,11 @@ def test_sysctls_set_arp_and_reverse_path_per_nic() -> None:
     for server, found in servers_of(files).items():
         lines = [line for line in found["sysctl.conf"].decode().splitlines() if line and not line.startswith("#")]
         settings = dict(line.split(" = ") for line in lines)
-        assert settings == {f"net.ipv4.conf.{nic}.{key}": value for nic in names[server]
-                            for key, value in (("arp_ignore", "1"), ("arp_announce", "2"), ("rp_filter", "2"))}
+        assert settings == {
+            f"net.ipv4.conf.{nic}.{key}": value
+            for nic in names[server]
+            for key, value in (("arp_ignore", "1"), ("arp_announce", "2"), ("rp_filter", "2"))
+        }
 
 
 def test_nmconnection_keyfiles_use_only_documented_keys_and_match_netplan() -> None:
@@ -317,7 +322,8 @@ def write_intent(folder: Path, extra: str = "") -> Path:
 def test_user_templates_override_the_host_files(tmp_path: Path) -> None:
     (tmp_path / "templates" / "hosts").mkdir(parents=True)
     (tmp_path / "templates" / "hosts" / "nccl.env.j2").write_text(
-        "NCCL_IB_HCA={{ host.nccl.hca | join(',') }}\nNCCL_SOCKET_IFNAME={{ host.nics[0].name }}\n")
+        "NCCL_IB_HCA={{ host.nccl.hca | join(',') }}\nNCCL_SOCKET_IFNAME={{ host.nics[0].name }}\n"
+    )
     intent = write_intent(tmp_path)
     code, err = run_cli("build", str(intent), "-o", str(tmp_path / "out"))
     assert code == 0, err

@@ -37,8 +37,9 @@ def run_cli(*args: str) -> tuple[int, str, str]:
 
 
 @pytest.mark.parametrize("case", CASES, ids=[case.stem for case in CASES])
-def test_bad_intent_is_explained_and_nothing_is_written(case: Path, tmp_path: Path, update_golden: bool,
-                                                        monkeypatch: pytest.MonkeyPatch) -> None:
+def test_bad_intent_is_explained_and_nothing_is_written(
+    case: Path, tmp_path: Path, update_golden: bool, monkeypatch: pytest.MonkeyPatch
+) -> None:
     monkeypatch.chdir(case.parent)
     target = tmp_path / "out"
     code, out, err = run_cli("build", case.name, "-o", str(target))
@@ -109,8 +110,12 @@ def run_forked(args: list[str], folder: Path, seconds: int = 20, memory: int = 2
         try:
             resource.setrlimit(resource.RLIMIT_AS, (memory, memory))
             signal.alarm(seconds)
-            with open(out, "w") as stdout, open(err, "w") as stderr, \
-                    contextlib.redirect_stdout(stdout), contextlib.redirect_stderr(stderr):
+            with (
+                open(out, "w") as stdout,
+                open(err, "w") as stderr,
+                contextlib.redirect_stdout(stdout),
+                contextlib.redirect_stderr(stderr),
+            ):
                 try:
                     code = main(args)
                 except BaseException:
@@ -140,22 +145,29 @@ VALID = (Path(__file__).parent / "errors" / "duplicate_key.yaml").read_text().re
 @pytest.mark.parametrize("character", ["\0", "\x0c", "\x15", "\x7f"])
 def test_control_characters_are_errors_at_their_line(character: str, tmp_path: Path) -> None:
     text = VALID.replace("server: dgx-h100", f"server: dgx{character}h100")
-    assert refused(text, tmp_path) == [f"4: (top-level): the character {character!r} (U+{ord(character):04X}) at "
-                                       "column 14 is not allowed in YAML; use printable text (tabs and line breaks "
-                                       "are fine)"]
+    assert refused(text, tmp_path) == [
+        f"4: (top-level): the character {character!r} (U+{ord(character):04X}) at "
+        "column 14 is not allowed in YAML; use printable text (tabs and line breaks "
+        "are fine)"
+    ]
 
 
 def test_invalid_utf8_names_the_line_and_the_byte(tmp_path: Path) -> None:
     text = VALID.encode().replace(b"dgx-h100", b"dgx-h\xff100")
-    assert refused(text, tmp_path) == ["4: (top-level): byte 0xff at column 16 is not UTF-8 text; save the intent as "
-                                       "UTF-8 (plain ASCII is UTF-8)"]
+    assert refused(text, tmp_path) == [
+        "4: (top-level): byte 0xff at column 16 is not UTF-8 text; save the intent as UTF-8 (plain ASCII is UTF-8)"
+    ]
 
 
 def test_a_missing_file_is_an_error_at_line_1(tmp_path: Path) -> None:
     outcome = run_forked(["plan", str(tmp_path / "nowhere.yaml")], tmp_path)
-    assert (outcome.code, outcome.stderr.splitlines()[0]) == (2, (
-        f"{tmp_path}/nowhere.yaml:1: (top-level): no such file; give the path of an intent YAML file, for example "
-        "intents/cluster.yaml"))
+    assert (outcome.code, outcome.stderr.splitlines()[0]) == (
+        2,
+        (
+            f"{tmp_path}/nowhere.yaml:1: (top-level): no such file; give the path of an intent YAML file, for example "
+            "intents/cluster.yaml"
+        ),
+    )
 
 
 @pytest.mark.parametrize("kind", ["directory", "fifo", "device"])
@@ -167,20 +179,25 @@ def test_what_is_not_a_regular_file_is_refused_without_reading_it(kind: str, tmp
         os.mkfifo(path)  # nothing ever writes: opening it to read would wait forever
     outcome = run_forked(["plan", str(path)], tmp_path, seconds=10, memory=1 << 30)
     expected = {"directory": "a directory", "fifo": "a named pipe", "device": "a device"}[kind]
-    assert (outcome.code, outcome.stderr.splitlines()[0]) == (2, (
-        f"{path}:1: (top-level): is {expected}, not a file; give the path of an intent YAML file"))
+    assert (outcome.code, outcome.stderr.splitlines()[0]) == (
+        2,
+        (f"{path}:1: (top-level): is {expected}, not a file; give the path of an intent YAML file"),
+    )
 
 
 def test_a_file_above_the_size_limit_is_refused(tmp_path: Path) -> None:
     assert refused(VALID + "#" * (1 << 20), tmp_path) == [
-        "1: (top-level): the file is larger than 1024 KiB; an intent is a few dozen lines"]
+        "1: (top-level): the file is larger than 1024 KiB; an intent is a few dozen lines"
+    ]
 
 
 def test_a_long_intent_without_aliases_is_not_called_an_alias_bomb(tmp_path: Path) -> None:
     """8,000 workloads of 7 values each ran past the 50,000-values limit, and the error blamed aliases the file did
     not have."""
-    workloads = "".join(f"  - {{name: w{number}, gpus: 16, bytes: 1GB, placement: packed, channels: 1, "
-                        "qps_per_connection: 1}\n" for number in range(8000))
+    workloads = "".join(
+        f"  - {{name: w{number}, gpus: 16, bytes: 1GB, placement: packed, channels: 1, qps_per_connection: 1}}\n"
+        for number in range(8000)
+    )
     errors = refused(VALID + "workloads:\n" + workloads, tmp_path)
     assert not any("alias" in error for error in errors), errors
     assert any("the intent holds more than 50,000 values" in error for error in errors), errors
@@ -188,26 +205,32 @@ def test_a_long_intent_without_aliases_is_not_called_an_alias_bomb(tmp_path: Pat
 
 def test_a_lone_surrogate_is_refused_at_load(tmp_path: Path) -> None:
     """It passed ``plan`` and broke ``build`` when summary.md was written (UnicodeEncodeError)."""
-    text = VALID.replace("name: cluster-a\n", "name: cluster-a\ndescription: \"\\udc80\"\n")
+    text = VALID.replace("name: cluster-a\n", 'name: cluster-a\ndescription: "\\udc80"\n')
     assert refused(text, tmp_path)[0].startswith("2: description: the text holds '\\udc80' (U+DC80)")
 
 
 def test_keys_that_are_not_plain_words_keep_their_line_and_one_line_each(tmp_path: Path) -> None:
-    text = VALID.replace("  server: dgx-h100\n", "  server: dgx-h100\n  2: two\n  \"x\\ny\": 1\n")
+    text = VALID.replace("  server: dgx-h100\n", '  server: dgx-h100\n  2: two\n  "x\\ny": 1\n')
     assert refused(text, tmp_path) == [
         "5: compute.2: the key '2' is read as a number; keys are strings, so quote it ('2') if that is the name you "
         "mean",
         "6: compute: unknown key 'x\\ny'. Valid keys here: servers, gpus, server, gpus_per_server, nics_per_server, "
-        "nic_speed, server_power_kw, server_rack_units"]
+        "nic_speed, server_power_kw, server_rack_units",
+    ]
 
 
-@pytest.mark.parametrize(("text", "expected"), [
-    ("name: x\nfabric: {leaf: {model: generic-64x400g}", "2: fabric: YAML syntax error at column 9"),
-    ("name: x\ncompute: 5\rfabric: 6\r", "2: fabric: should be a mapping"),
-    ("name: 'x\n\n\n", "1: name: YAML syntax error at column 7"),
-    ("name: x\nbase: &b\n  servers: 1\ncompute:\n  servers: 2\n  <<: *b\n  servers: 3\n",
-     "7: compute.servers: duplicate key 'servers' (first given on line 5)"),
-])
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("name: x\nfabric: {leaf: {model: generic-64x400g}", "2: fabric: YAML syntax error at column 9"),
+        ("name: x\ncompute: 5\rfabric: 6\r", "2: fabric: should be a mapping"),
+        ("name: 'x\n\n\n", "1: name: YAML syntax error at column 7"),
+        (
+            "name: x\nbase: &b\n  servers: 1\ncompute:\n  servers: 2\n  <<: *b\n  servers: 3\n",
+            "7: compute.servers: duplicate key 'servers' (first given on line 5)",
+        ),
+    ],
+)
 def test_error_lines_are_where_the_problem_is(text: str, expected: str, tmp_path: Path) -> None:
     """An unclosed '{' at the end of a file without a final line break, a lone carriage return (a line break
     to YAML, not to grep or sed), an unclosed quote and a duplicate key beside a merge."""
@@ -223,15 +246,27 @@ def errors_of(case: str) -> list[str]:
 
 def test_cross_field_rules_run_beside_type_errors() -> None:
     fields = [line.split(": ")[1] for line in errors_of("every_problem")]
-    assert fields == ["compute.server_power_kw", "fabric.tiers", "addressing.server_p2p", "routing.timers.hold",
-                      "targets[0]", "qos.ecn_min"]
+    assert fields == [
+        "compute.server_power_kw",
+        "fabric.tiers",
+        "addressing.server_p2p",
+        "routing.timers.hold",
+        "targets[0]",
+        "qos.ecn_min",
+    ]
 
 
-@pytest.mark.parametrize(("case", "first", "hidden"), [
-    ("hidden_behind_model", "compute.server: unknown server model", "addressing.loopbacks: 10.255.0.0/28 holds 16"),
-    ("hidden_behind_overlap", "addressing.server_p2p: 10.1.0.0/20 overlaps",
-     "addressing.server_p2p: 10.1.0.0/20 holds 4,096 addresses"),
-])
+@pytest.mark.parametrize(
+    ("case", "first", "hidden"),
+    [
+        ("hidden_behind_model", "compute.server: unknown server model", "addressing.loopbacks: 10.255.0.0/28 holds 16"),
+        (
+            "hidden_behind_overlap",
+            "addressing.server_p2p: 10.1.0.0/20 overlaps",
+            "addressing.server_p2p: 10.1.0.0/20 holds 4,096 addresses",
+        ),
+    ],
+)
 def test_a_pool_too_small_is_reported_beside_other_problems(case: str, first: str, hidden: str) -> None:
     errors = errors_of(case)
     assert any(first in line for line in errors) and any(hidden in line for line in errors)
@@ -253,7 +288,8 @@ def test_an_indentation_error_gives_line_column_and_what_to_check() -> None:
     assert errors_of("indentation") == [
         "4: compute: YAML syntax error at column 10: mapping values are not allowed here; a ':' follows a value on "
         "the same line; check the indentation of this line and the one above (a key lines up with the keys beside "
-        "it), or quote a value that holds ': '"]
+        "it), or quote a value that holds ': '"
+    ]
 
 
 def test_a_nic_faster_than_the_switches_is_reported_once() -> None:
@@ -261,10 +297,13 @@ def test_a_nic_faster_than_the_switches_is_reported_once() -> None:
     assert [line.split(": ")[1] for line in errors_of("nic_faster")] == ["fabric.leaf.speed"]
 
 
-@pytest.mark.parametrize(("case", "expected"), [
-    ("breakout", "fabric.leaf.speed: 800G ports would break out into 80 x 10G links, above the limit of 8"),
-    ("fabric_too_big", "compute.gpus: this fabric needs 3,177,472 links, above the limit of 1,048,576 links"),
-])
+@pytest.mark.parametrize(
+    ("case", "expected"),
+    [
+        ("breakout", "fabric.leaf.speed: 800G ports would break out into 80 x 10G links, above the limit of 8"),
+        ("fabric_too_big", "compute.gpus: this fabric needs 3,177,472 links, above the limit of 1,048,576 links"),
+    ],
+)
 def test_a_fabric_beyond_the_limits_is_refused_before_it_is_built(case: str, expected: str, tmp_path: Path) -> None:
     """Both once ran for minutes into gigabytes (the first with wider pools) before a pool error or MemoryError;
     refused now from the counts alone, well inside 1 GiB and 10 s."""

@@ -33,9 +33,15 @@ def test_every_address_and_asn_follows_the_documented_formulas() -> None:
     U = V = 32 uplinks."""
     fabric, allocation = addressed(intent_text(servers=512, server="dgx-b300"))
     plan, devices = fabric.plan, fabric.devices
-    assert (plan.tiers, plan.planes, plan.envelope_leaves_per_plane, plan.envelope_spines_per_plane,
-            plan.envelope_supers_per_plane, plan.envelope_pods) == (3, 2, 128, 128, 64, 4)
-    loopbacks, p2p, server = 0x0AFF0000, 0x0A000000, 0x0A100000      # 10.255.0.0, 10.0.0.0, 10.16.0.0
+    assert (
+        plan.tiers,
+        plan.planes,
+        plan.envelope_leaves_per_plane,
+        plan.envelope_spines_per_plane,
+        plan.envelope_supers_per_plane,
+        plan.envelope_pods,
+    ) == (3, 2, 128, 128, 64, 4)
+    loopbacks, p2p, server = 0x0AFF0000, 0x0A000000, 0x0A100000  # 10.255.0.0, 10.0.0.0, 10.16.0.0
     by_name = {device.name: index for index, device in enumerate(devices)}
 
     def switch(name: str) -> tuple[str, int]:
@@ -53,20 +59,26 @@ def test_every_address_and_asn_follows_the_documented_formulas() -> None:
         elif tier == LEAF_SPINE:
             expected = p2p + 2 * ((low.plane * 128 + low.su * 8 + low.rail) * 32 + lower_port - 32)
         else:
-            expected = p2p + 2 * 2 * 128 * 32 + 2 * ((low.plane * 128 + low.pod * 32 + low.index) * 32
-                                                     + lower_port - 32)
+            expected = (
+                p2p + 2 * 2 * 128 * 32 + 2 * ((low.plane * 128 + low.pod * 32 + low.index) * 32 + lower_port - 32)
+            )
         assert allocation.link_addresses(number) == (expected, expected + 1)
 
 
 def test_default_asn_starts_are_fixed_offsets_not_after_the_leaves() -> None:
     for servers in (32, 64, 256):
         design = build_design(servers=servers)
-        spines = {asn for device, asn in zip(design.fabric.switches(), design.allocation.asns, strict=True)
-                  if device.role == "spine"}
+        spines = {
+            asn
+            for device, asn in zip(design.fabric.switches(), design.allocation.asns, strict=True)
+            if device.role == "spine"
+        }
         assert spines == {4_201_000_000}
     unique = build_text(intent_text(servers=512, extra="routing: {asn_scheme: unique, leaf_asn_start: 4210000000}"))
-    first = {device.role: asn for device, asn in reversed(list(zip(unique.fabric.switches(), unique.allocation.asns,
-                                                                  strict=True)))}
+    first = {
+        device.role: asn
+        for device, asn in reversed(list(zip(unique.fabric.switches(), unique.allocation.asns, strict=True)))
+    }
     assert first == {"leaf": 4_210_000_000, "spine": 4_211_000_000, "super_spine": 4_212_000_000}
 
 
@@ -79,8 +91,10 @@ def test_two_byte_leaf_asns_need_pinned_spine_asns() -> None:
 def test_a_131072_gpu_intent_without_addressing_gets_disjoint_pools_sized_for_it() -> None:
     fabric, allocation = addressed(bare(131072, "generic-64x800g"))
     assert [(pool.name, pool.cidr, pool.given) for pool in allocation.pools()] == [
-        ("fabric_p2p", "10.0.0.0/13", False), ("server_p2p", "10.8.0.0/14", False),
-        ("loopbacks", "10.255.0.0/19", False)]
+        ("fabric_p2p", "10.0.0.0/13", False),
+        ("server_p2p", "10.8.0.0/14", False),
+        ("loopbacks", "10.255.0.0/19", False),
+    ]
     assert [pool.used for pool in allocation.pools()] == [524_288, 262_144, 5_120]
     networks = {pool.name: ipaddress.ip_network(pool.cidr) for pool in allocation.pools()}
     last = allocation.link_addresses(len(fabric.links) - 1)[1]
@@ -105,7 +119,9 @@ def test_default_pools_avoid_the_pools_the_intent_gives() -> None:
 def test_default_pools_need_room_in_ten_slash_eight() -> None:
     needed = {"fabric_p2p": 1 << 23, "server_p2p": 1 << 23, "loopbacks": 1 << 12}
     assert default_pools(needed, {"fabric_p2p": (0x0A000000, 1 << 20)}) == {
-        "server_p2p": (0x0A800000, 1 << 23), "loopbacks": (0x0A100000, 1 << 12)}   # 10.255.0.0 is taken
+        "server_p2p": (0x0A800000, 1 << 23),
+        "loopbacks": (0x0A100000, 1 << 12),
+    }  # 10.255.0.0 is taken
     with pytest.raises(InputError, match=r"no free block of 10\.0\.0\.0/8 holds a default fabric_p2p"):
         addressed(bare(1024, extra="addressing: {server_p2p: 10.0.0.0/9, loopbacks: 10.128.0.0/9}\n"))
 

@@ -84,8 +84,9 @@ def _tokens(path: str) -> tuple[str, ...]:
 @cache
 def table() -> tuple[Row, ...]:
     with PATHS.open() as handle:
-        return tuple(Row(_tokens(row["path"]), row["value_form"], *_releases(row["releases"]))
-                     for row in csv.DictReader(handle))
+        return tuple(
+            Row(_tokens(row["path"]), row["value_form"], *_releases(row["releases"])) for row in csv.DictReader(handle)
+        )
 
 
 def accepts(form: str, value: str | None) -> bool:
@@ -175,8 +176,11 @@ def unknown_paths(text: str, release: str) -> list[str]:
         candidates = rows.get((len(path), path[0]), ()) + rows.get((len(path) - 1, path[0]), ())
         return any(row_accepts(row, path, value) for row in candidates)
 
-    return [" ".join((*path, *([value] if value is not None else [])))
-            for path, value in set_paths(text) if not known(path, value)]
+    return [
+        " ".join((*path, *([value] if value is not None else [])))
+        for path, value in set_paths(text)
+        if not known(path, value)
+    ]
 
 
 def nvue_files(design: Design, release: str | None = None) -> dict[str, str]:
@@ -188,12 +192,17 @@ JUNIPER = "qos: {profile: juniper, queue_bytes: 3145728}"
 DESIGNS = {
     "small-2tier": lambda: build(ROOT / "tests" / "intents" / "small-2tier.yaml"),
     "small-3tier": lambda: build(ROOT / "tests" / "intents" / "small-3tier.yaml"),
-    "juniper on sn5600": lambda: build_text(intent_text(servers=4, leaf="{model: nvidia-sn5600}",
-                                                        extra=f"{JUNIPER}\nrouting: {{bfd: {{enabled: true}}}}")),
+    "juniper on sn5600": lambda: build_text(
+        intent_text(servers=4, leaf="{model: nvidia-sn5600}", extra=f"{JUNIPER}\nrouting: {{bfd: {{enabled: true}}}}")
+    ),
     "watchdog and ecn off": lambda: build_text(intent_text(servers=4, extra="qos: {ecn: false, pfc_watchdog: false}")),
-    "adaptive routing, seed per switch": lambda: build_text(intent_text(
-        servers=4, leaf="{model: nvidia-sn5600, speed: 400G}",
-        extra="targets: [nvue]\nload_balancing: {mode: dynamic, seeds: per-switch}")),
+    "adaptive routing, seed per switch": lambda: build_text(
+        intent_text(
+            servers=4,
+            leaf="{model: nvidia-sn5600, speed: 400G}",
+            extra="targets: [nvue]\nload_balancing: {mode: dynamic, seeds: per-switch}",
+        )
+    ),
 }
 
 
@@ -222,13 +231,13 @@ def test_the_path_check_refuses_what_the_reference_does_not_have() -> None:
     text = next(iter(nvue_files(design_of("small-2tier"), "5.14").values()))
     assert unknown_paths(text, "5.14") == []
     assert "qos roce enable on" in unknown_paths(text, "5.15")  # 5.15 renamed it
-    broken = re.sub(r"robustness: \d+", "robustness: 0", re.sub(r"polling-interval: \d+", "polling-interval: 75",
-                                                                 text))
+    broken = re.sub(r"robustness: \d+", "robustness: 0", re.sub(r"polling-interval: \d+", "polling-interval: 75", text))
     broken = re.sub(r"min-threshold: \d+", "min-threshold: 150KB", broken)
-    assert set(unknown_paths(broken, "5.14")) >= {"qos pfc-watchdog polling-interval 75",
-                                                  "qos pfc-watchdog robustness 0",
-                                                  "qos congestion-control default-global traffic-class 3 "
-                                                  "min-threshold 150KB"}
+    assert set(unknown_paths(broken, "5.14")) >= {
+        "qos pfc-watchdog polling-interval 75",
+        "qos pfc-watchdog robustness 0",
+        "qos congestion-control default-global traffic-class 3 min-threshold 150KB",
+    }
     assert "interface swp1s0 link speed 450G" in unknown_paths(text.replace("400G", "450G", 1), "5.14")
 
 
@@ -257,10 +266,18 @@ def test_ecn_thresholds_are_plain_byte_counts() -> None:
     assert design_of("juniper on sn5600").configs[0].qos.ecn_min_bytes % 1024  # once written "1730150B"
 
 
-@pytest.mark.parametrize(("detection", "restoration", "expected"), [
-    (200, 200, (200, 1)), (150, 200, (150, 1)), (200, 100, (100, 2)), (300, 100, (100, 3)), (5000, 200, (200, 25)),
-    (100, 60_000, (100, 1)), (4999, 100, (4999, 1)),
-])
+@pytest.mark.parametrize(
+    ("detection", "restoration", "expected"),
+    [
+        (200, 200, (200, 1)),
+        (150, 200, (150, 1)),
+        (200, 100, (100, 2)),
+        (300, 100, (100, 3)),
+        (5000, 200, (200, 25)),
+        (100, 60_000, (100, 1)),
+        (4999, 100, (4999, 1)),
+    ],
+)
 def test_the_watchdog_polls_within_nvues_range(detection: int, restoration: int, expected: tuple[int, int]) -> None:
     assert watchdog_polls(detection, restoration) == expected
 
@@ -284,17 +301,25 @@ def test_a_watchdog_nvue_cannot_poll_is_refused_naming_the_field_and_range(tmp_p
     for command, extra in (("plan", ()), ("check", ()), ("build", ("-o", str(tmp_path / "out")))):
         code, out, err = run_cli(command, str(intent), *extra)
         assert (code, out) == (2, ""), command
-        assert (f"{intent}:9: qos.pfc_watchdog_detection_ms: 60 ms is below NVUE's PFC watchdog minimum of 100 ms; "
-                "use 100-5000 ms or drop nvue from targets") in err
+        assert (
+            f"{intent}:9: qos.pfc_watchdog_detection_ms: 60 ms is below NVUE's PFC watchdog minimum of 100 ms; "
+            "use 100-5000 ms or drop nvue from targets"
+        ) in err
     assert not (tmp_path / "out").exists()
     intent.write_text(intent_text(servers=4, extra="targets: [frr, eos]\nqos: {pfc_watchdog_detection_ms: 60}"))
     assert run_cli("plan", str(intent))[0] == 0
 
 
-@pytest.mark.parametrize(("release", "on", "state", "ip"), [
-    ("5.6", "on", "enable", "ip"), ("5.14", "on", "enable", "ip"),
-    ("5.15", "enabled", "state", "ipv4"), ("5.18", "enabled", "state", "ipv4"), ("5.19", "enabled", "state", "ipv4"),
-])
+@pytest.mark.parametrize(
+    ("release", "on", "state", "ip"),
+    [
+        ("5.6", "on", "enable", "ip"),
+        ("5.14", "on", "enable", "ip"),
+        ("5.15", "enabled", "state", "ipv4"),
+        ("5.18", "enabled", "state", "ipv4"),
+        ("5.19", "enabled", "state", "ipv4"),
+    ],
+)
 def test_each_release_gets_its_own_key_forms(release: str, on: str, state: str, ip: str) -> None:
     design = design_of("small-2tier")
     config = _document(nvue_files(design, release)[f"configs/nvue/{design.configs[0].hostname}.yaml"])
@@ -306,11 +331,17 @@ def test_each_release_gets_its_own_key_forms(release: str, on: str, state: str, 
     neighbor = next(iter(bgp["neighbor"].values()))
     if state == "state":  # 5.15 moved BFD timers into a profile
         assert neighbor["bfd"] == {"profile": "fabric"}  # no state here: the 5.15+ schema has only the profile
-        assert config["router"]["bfd"] == {"state": "enabled", "profile": {"fabric": {
-            "detect-multiplier": "3", "min-rx-interval": "300", "min-tx-interval": "300"}}}
+        assert config["router"]["bfd"] == {
+            "state": "enabled",
+            "profile": {"fabric": {"detect-multiplier": "3", "min-rx-interval": "300", "min-tx-interval": "300"}},
+        }
     else:
-        assert neighbor["bfd"] == {"enable": "on", "detect-multiplier": "3", "min-rx-interval": "300",
-                                   "min-tx-interval": "300"}
+        assert neighbor["bfd"] == {
+            "enable": "on",
+            "detect-multiplier": "3",
+            "min-rx-interval": "300",
+            "min-tx-interval": "300",
+        }
         assert "bfd" not in config["router"]
 
 
@@ -319,10 +350,18 @@ def test_the_release_is_an_intent_choice_with_a_default(tmp_path: Any) -> None:
     design = build_text(intent_text(servers=4, extra='target_options: {nvue: {release: "5.10"}}'))
     assert design.intent.target_options.nvue.release == "5.10"
     intent = tmp_path / "intent.yaml"
-    for value, message in (("5.10", 'write the release as text in quotes, for example release: "5.10"; unquoted, '
-                                    "YAML reads it as the number 5.1"),
-                           ('"6.0"', f"'6.0' is not a Cumulus Linux release designer writes NVUE files for; use one "
-                                     f"of {RELEASES[0]} to {RELEASES[-1]}")):
+    for value, message in (
+        (
+            "5.10",
+            'write the release as text in quotes, for example release: "5.10"; unquoted, '
+            "YAML reads it as the number 5.1",
+        ),
+        (
+            '"6.0"',
+            f"'6.0' is not a Cumulus Linux release designer writes NVUE files for; use one "
+            f"of {RELEASES[0]} to {RELEASES[-1]}",
+        ),
+    ):
         intent.write_text(intent_text(servers=4, extra=f"target_options: {{nvue: {{release: {value}}}}}"))
         code, _, err = run_cli("plan", str(intent))
         assert code == 2 and f"{intent}:8: target_options.nvue.release: {message}" in err
@@ -345,11 +384,15 @@ def test_the_juniper_cnp_cap_is_a_shaper_on_every_port() -> None:
     for device in design.configs:
         config = _document(files[f"configs/nvue/{device.hostname}.yaml"])
         speed_kbps = device.interfaces[0].speed_gbps * 1_000_000
-        assert config["qos"]["egress-shaper"] == {"cnp-cap": {
-            "port-max-rate": str(speed_kbps), "traffic-class": {str(qos.cnp_priority): {
-                "max-rate": str(speed_kbps * 5 // 100)}}}}
-        links = [body for name, body in config["interface"].items() if "address" in body.get("ipv4", {})
-                 and name != "lo"]
+        assert config["qos"]["egress-shaper"] == {
+            "cnp-cap": {
+                "port-max-rate": str(speed_kbps),
+                "traffic-class": {str(qos.cnp_priority): {"max-rate": str(speed_kbps * 5 // 100)}},
+            }
+        }
+        links = [
+            body for name, body in config["interface"].items() if "address" in body.get("ipv4", {}) and name != "lo"
+        ]
         assert len(links) == len(device.interfaces)
         assert all(body["qos"]["egress-shaper"] == {"profile": "cnp-cap"} for body in links)
     plain = design_of("small-2tier")
@@ -360,37 +403,50 @@ def test_the_juniper_cnp_cap_is_a_shaper_on_every_port() -> None:
 def test_a_bfd_interval_the_nvue_release_cannot_configure_is_refused(tmp_path: Any) -> None:
     intent = tmp_path / "intent.yaml"
     bfd = "routing: {bfd: {enabled: true, interval_ms: 20}}"
-    intent.write_text(intent_text(servers=4, extra=f"targets: [frr, nvue]\ntarget_options: {{nvue: {{release: "
-                                                    f"\"5.12\"}}}}\n{bfd}"))
+    intent.write_text(
+        intent_text(servers=4, extra=f'targets: [frr, nvue]\ntarget_options: {{nvue: {{release: "5.12"}}}}\n{bfd}')
+    )
     for command, extra in (("plan", ()), ("check", ()), ("build", ("-o", str(tmp_path / "out")))):
         code, out, err = run_cli(command, str(intent), *extra)
         assert (code, out) == (2, ""), command
-        assert (f"{intent}:10: routing.bfd.interval_ms: 20 ms is outside the BFD intervals NVUE 5.12 can configure "
-                "(50-60000 ms); use 50-60000 ms, set target_options.nvue.release: \"5.15\" or later, or drop nvue "
-                "from targets") in err, err
+        assert (
+            f"{intent}:10: routing.bfd.interval_ms: 20 ms is outside the BFD intervals NVUE 5.12 can configure "
+            '(50-60000 ms); use 50-60000 ms, set target_options.nvue.release: "5.15" or later, or drop nvue '
+            "from targets"
+        ) in err, err
     assert not (tmp_path / "out").exists()
     for release, code in (("5.14", 2), ("5.15", 0), ("5.18", 0)):
-        intent.write_text(intent_text(servers=4, extra=f"targets: [frr, nvue]\ntarget_options: {{nvue: {{release: "
-                                                        f"\"{release}\"}}}}\n{bfd}"))
+        intent.write_text(
+            intent_text(
+                servers=4, extra=f'targets: [frr, nvue]\ntarget_options: {{nvue: {{release: "{release}"}}}}\n{bfd}'
+            )
+        )
         assert run_cli("plan", str(intent))[0] == code, release
     intent.write_text(intent_text(servers=4, extra=f"targets: [frr, nvue]\n{bfd.replace('20', '50')}"))
     assert run_cli("plan", str(intent))[0] == 0
     intent.write_text(intent_text(servers=4, extra=f"targets: [frr, eos]\n{bfd}"))
     assert run_cli("plan", str(intent))[0] == 0
+
+
 @pytest.mark.parametrize(("release", "on", "state"), [("5.14", "on", "enable"), ("5.18", "enabled", "state")])
 def test_the_hash_reads_the_five_tuple_with_the_switch_seed_and_adaptive_routing_runs_on_the_fabric_ports(
-        release: str, on: str, state: str) -> None:
+    release: str, on: str, state: str
+) -> None:
     design = design_of("adaptive routing, seed per switch")
     on = yaml.safe_load(on)  # YAML 1.1 reads the 5.14 form as a boolean, as it reads every other "on" we write
     for device, text in zip(design.configs, nvue_files(design, release).values(), strict=True):
         document = yaml.safe_load(text)[0]["set"]
         forwarding = document["system"]["forwarding"]
-        assert forwarding["ecmp-hash"] == {field: on for field in ("source-ip", "destination-ip", "ip-protocol",
-                                                                   "source-port", "destination-port")}
+        assert forwarding["ecmp-hash"] == {
+            field: on for field in ("source-ip", "destination-ip", "ip-protocol", "source-port", "destination-port")
+        }
         assert forwarding["hash-seed"] == device.load_balancing.seed
         assert document["router"]["adaptive-routing"] == {state: on}
-        adaptive = {name for name, interface in document["interface"].items()
-                    if interface.get("router", {}).get("adaptive-routing") == {state: on}}
+        adaptive = {
+            name
+            for name, interface in document["interface"].items()
+            if interface.get("router", {}).get("adaptive-routing") == {state: on}
+        }
         assert adaptive == {interface.name for interface in device.interfaces if interface.role == "fabric"}
         assert adaptive
 
@@ -443,8 +499,9 @@ def test_numbers_nvue_keeps_as_text_are_quoted() -> None:
     for table in ("congestion-control", "egress-scheduler"):
         assert all(isinstance(key, str) for key in qos[table]["default-global"]["traffic-class"]), table
     assert all(isinstance(key, str) for key in qos["egress-shaper"]["cnp-cap"]["traffic-class"])
-    breakout = next(body["link"]["breakout"] for body in document["interface"].values()
-                    if "breakout" in body.get("link", {}))
+    breakout = next(
+        body["link"]["breakout"] for body in document["interface"].values() if "breakout" in body.get("link", {})
+    )
     assert breakout == {"2x": {"lanes-per-port": "4"}}
     assert qos["mapping"]["default-global"]["dscp"]["26"] == {"switch-priority": 3}  # values stay integers
 
@@ -468,7 +525,8 @@ def test_the_shipped_nvue_files_pass_nvidias_openapi_schema_of_their_release() -
     files = sorted((folder / "configs" / "nvue").glob("*.yaml"))
     assert len(files) == 64
     assert {path.name: schema_problems(path.read_text(), release) for path in files} == {
-        path.name: [] for path in files}
+        path.name: [] for path in files
+    }
 
 
 def test_the_schema_check_names_the_line_and_path_of_a_wrong_type_and_of_an_unknown_key() -> None:
@@ -489,9 +547,11 @@ def test_the_schema_check_names_the_line_and_path_of_a_wrong_type_and_of_an_unkn
     assert '(found "9216")' in found[1]
     assert schema_problems(text.replace("aspath-ignore: enabled", "aspath-ignore: on"), "5.18") == [
         f"line {lines.index('                aspath-ignore: enabled') + 1}: vrf default router bgp path-selection "
-        "multipath aspath-ignore: Input should be 'enabled' or 'disabled' (found \"on\")"]
+        "multipath aspath-ignore: Input should be 'enabled' or 'disabled' (found \"on\")"
+    ]
     assert schema_problems(text.replace("- set:", "- sett:"), "5.18") == [
-        "line 1: not a list of one '- set:' tree (optionally after a '- header:'); found sett"]
+        "line 1: not a list of one '- set:' tree (optionally after a '- header:'); found sett"
+    ]
     (not_yaml,) = schema_problems("- set:\n    system:\n      hostname: x\n     bad: 2\n", "5.18")
     assert not_yaml.startswith("line 4: not YAML: "), not_yaml
 
@@ -504,4 +564,5 @@ def test_on_and_off_are_text_as_in_nvidias_own_startup_files() -> None:
     text = nvue_files(design, "5.14")[f"configs/nvue/{design.configs[0].hostname}.yaml"]
     assert "enable: on" in text and schema_problems(text, "5.14") == []
     assert schema_problems(text.replace("enable: on", "enable: true", 1), "5.14")[0].endswith(
-        "Input should be 'on' or 'off' (found true)")
+        "Input should be 'on' or 'off' (found true)"
+    )

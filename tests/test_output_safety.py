@@ -37,8 +37,9 @@ def intent_file(folder: Path, name: str = "intent.yaml", **changes: object) -> P
 
 def snapshot(folder: Path) -> dict[str, bytes]:
     """Every file under ``folder`` (hidden ones and symbolic links' targets included), by relative path."""
-    return {path.relative_to(folder).as_posix(): path.read_bytes()
-            for path in sorted(folder.rglob("*")) if path.is_file()}
+    return {
+        path.relative_to(folder).as_posix(): path.read_bytes() for path in sorted(folder.rglob("*")) if path.is_file()
+    }
 
 
 def built(files: dict[str, bytes]) -> dict[str, bytes]:
@@ -50,6 +51,7 @@ def built(files: dict[str, bytes]) -> dict[str, bytes]:
 @pytest.fixture
 def no_design(monkeypatch: pytest.MonkeyPatch) -> None:
     """Fail the test if the command line starts building the design: a refusal must come before any work."""
+
     def refuse(*_: object) -> None:
         raise AssertionError("the design was built before the output folder was checked")
 
@@ -57,7 +59,8 @@ def no_design(monkeypatch: pytest.MonkeyPatch) -> None:
 
 
 def test_refuses_the_current_folder_holding_the_intent_and_a_repository(
-        tmp_path: Path, monkeypatch: pytest.MonkeyPatch, no_design: None) -> None:
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, no_design: None
+) -> None:
     intent_file(tmp_path)
     (tmp_path / "notes.txt").write_text("mine\n")
     subprocess.run(["git", "init", "-q", str(tmp_path)], check=True)
@@ -106,7 +109,8 @@ def test_refuses_a_file_and_a_path_through_a_file(tmp_path: Path, no_design: Non
 
 
 def test_a_folder_with_a_git_repository_or_extra_files_in_a_previous_build_is_refused(
-        tmp_path: Path, no_design: None) -> None:
+    tmp_path: Path, no_design: None
+) -> None:
     """Files a user added to a built folder are never deleted: the build stops and asks to move them."""
     target = tmp_path / "out"
     write(design_files(build_design(**SMALL)), target)
@@ -117,9 +121,11 @@ def test_a_folder_with_a_git_repository_or_extra_files_in_a_previous_build_is_re
     before = snapshot(target)
     code, _, err = run_cli("build", str(intent_file(tmp_path)), "-o", str(target))
     assert code == 2
-    assert err == (f"refusing to replace {target}: it holds .git/, configs/frr/mine/, review-notes.md, which the "
-                   "build that wrote it did not (they are not in its manifest.json); a build replaces its whole "
-                   "folder, so move them elsewhere first\n")
+    assert err == (
+        f"refusing to replace {target}: it holds .git/, configs/frr/mine/, review-notes.md, which the "
+        "build that wrote it did not (they are not in its manifest.json); a build replaces its whole "
+        "folder, so move them elsewhere first\n"
+    )
     assert snapshot(target) == before
 
 
@@ -132,9 +138,9 @@ def test_links_fifos_and_unlisted_files_deep_in_a_previous_build_are_refused(tmp
     configs = target / "configs"
     listed_file = next((configs / "frr").iterdir())
     listed_file.unlink()
-    listed_file.symlink_to(tmp_path / "elsewhere")                          # a link where a listed file was
+    listed_file.symlink_to(tmp_path / "elsewhere")  # a link where a listed file was
     shutil.rmtree(configs / "eos")
-    (configs / "eos").symlink_to(tmp_path / "elsewhere")                     # a link where a listed folder was
+    (configs / "eos").symlink_to(tmp_path / "elsewhere")  # a link where a listed folder was
     os.mkfifo(configs / "nvue" / "pipe")
     (configs / "sonic" / "extra" / "deeper").mkdir(parents=True)
     (configs / "sonic" / "extra" / "deeper" / "file").write_text("mine\n")
@@ -209,7 +215,7 @@ def test_another_build_of_the_same_folder_is_turned_away(tmp_path: Path) -> None
         assert code == 2 and "another build is writing this folder" in err
         assert not target.exists()
     assert run_cli("build", str(intent), "-o", str(target))[0] == 0
-    assert sorted(path.name for path in tmp_path.iterdir()) == ["intent.yaml", "out"]   # the lock file went
+    assert sorted(path.name for path in tmp_path.iterdir()) == ["intent.yaml", "out"]  # the lock file went
 
 
 def test_files_added_while_the_build_ran_are_kept(tmp_path: Path) -> None:
@@ -232,13 +238,23 @@ def test_a_failed_build_leaves_no_folder_it_created(tmp_path: Path) -> None:
 
 
 def test_leftovers_of_interrupted_builds_of_the_same_folder_are_cleared(tmp_path: Path) -> None:
-    for leftover in (".out.new-abcd_123/configs", ".out.old-zz99zz99/previous", ".other.new-abcd1234",
-                     ".out.new-toolong123", "out.new-abcd1234"):
+    for leftover in (
+        ".out.new-abcd_123/configs",
+        ".out.old-zz99zz99/previous",
+        ".other.new-abcd1234",
+        ".out.new-toolong123",
+        "out.new-abcd1234",
+    ):
         (tmp_path / leftover).mkdir(parents=True)
     (tmp_path / ".out.new-file0000").write_text("a file of the same pattern is not ours\n")
     write(built({"summary.md": b"new\n"}), tmp_path / "out")
     assert sorted(path.name for path in tmp_path.iterdir()) == [
-        ".other.new-abcd1234", ".out.new-file0000", ".out.new-toolong123", "out", "out.new-abcd1234"]
+        ".other.new-abcd1234",
+        ".out.new-file0000",
+        ".out.new-toolong123",
+        "out",
+        "out.new-abcd1234",
+    ]
 
 
 def test_removing_a_replaced_build_never_follows_a_link(tmp_path: Path) -> None:
@@ -261,8 +277,7 @@ def test_removing_a_replaced_build_never_follows_a_link(tmp_path: Path) -> None:
     assert not old.exists() and (outside / "keep" / "file").read_text() == "mine\n"
 
 
-def test_the_folder_is_a_whole_build_at_every_step_of_the_swap(tmp_path: Path,
-                                                                 monkeypatch: pytest.MonkeyPatch) -> None:
+def test_the_folder_is_a_whole_build_at_every_step_of_the_swap(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """Every rename and removal during a rebuild finds the output folder whole, before and after."""
     target = tmp_path / "out"
     old = built({"summary.md": b"old\n", "configs/frr/leaf.conf": b"old\n"})
@@ -280,18 +295,20 @@ def test_the_folder_is_a_whole_build_at_every_step_of_the_swap(tmp_path: Path,
             assert whole(), f"the output folder is not whole after {name}{args}"
             steps.append(name)
             return result
+
         return step
 
     for name in ("rename", "replace"):
         monkeypatch.setattr(os, name, watched(name, getattr(os, name)))
     monkeypatch.setattr(shutil, "rmtree", watched("rmtree", shutil.rmtree))
     write(new, target)
-    assert drift(new, target) == [] and set(steps) == {"rmtree"}    # the exchange, then the old build removed
+    assert drift(new, target) == [] and set(steps) == {"rmtree"}  # the exchange, then the old build removed
     assert sorted(path.name for path in tmp_path.iterdir()) == ["out"]
 
 
-def test_where_the_exchange_is_missing_two_renames_replace_the_folder(tmp_path: Path,
-                                                                      monkeypatch: pytest.MonkeyPatch) -> None:
+def test_where_the_exchange_is_missing_two_renames_replace_the_folder(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     monkeypatch.setattr(designer.outputs.folder, "_exchange", lambda first, second: False)
     target = tmp_path / "out"
     write(built({"summary.md": b"old\n", "stale.csv": b"old\n"}), target)
@@ -326,12 +343,17 @@ def test_a_build_killed_at_the_swap_leaves_a_whole_folder(tmp_path: Path, when: 
     old_intent, new_intent = intent_file(tmp_path, "old.yaml"), intent_file(tmp_path, "new.yaml", servers=64)
     target = tmp_path / "out"
     assert run_cli("build", str(old_intent), "-o", str(target))[0] == 0
-    previous = Previous.of(target)                     # the new build lists what it moves of the old one
+    previous = Previous.of(target)  # the new build lists what it moves of the old one
     assert previous is not None
     old_files = snapshot(target)
     new_files = design_files(build_design(**{**SMALL, "servers": 64}), since=previous.section)
-    build = subprocess.Popen([sys.executable, "-c", KILLED_BUILD, when, "build", str(new_intent), "-o", str(target)],
-                             cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    build = subprocess.Popen(
+        [sys.executable, "-c", KILLED_BUILD, when, "build", str(new_intent), "-o", str(target)],
+        cwd=ROOT,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
     try:
         assert build.stdout is not None and build.stdout.readline() == "at the swap\n"
     finally:
@@ -342,7 +364,7 @@ def test_a_build_killed_at_the_swap_leaves_a_whole_folder(tmp_path: Path, when: 
     else:
         assert drift(new_files, target) == []
     left = sorted(path.name for path in tmp_path.iterdir() if path.name.startswith("."))
-    assert len(left) == 2 and left[0] == ".out.lock" and left[1].startswith(".out.new-")   # SIGKILL skips cleanup
+    assert len(left) == 2 and left[0] == ".out.lock" and left[1].startswith(".out.new-")  # SIGKILL skips cleanup
     assert run_cli("build", str(new_intent), "-o", str(target))[0] == 0
     assert drift(new_files, target) == []
     assert sorted(path.name for path in tmp_path.iterdir()) == ["new.yaml", "old.yaml", "out"]
@@ -352,26 +374,40 @@ def user_namespaces() -> bool:
     """Whether this machine lets us mount file systems in a private user and mount namespace."""
     if not shutil.which("unshare"):
         return False
-    probe = subprocess.run(["unshare", "--user", "--map-root-user", "--mount", "true"], capture_output=True,
-                           check=False)
+    probe = subprocess.run(
+        ["unshare", "--user", "--map-root-user", "--mount", "true"], capture_output=True, check=False
+    )
     return probe.returncode == 0
 
 
-@pytest.mark.parametrize("setup, output, expected", [
-    ("mount -t tmpfs -o ro tmpfs {dir}", "{dir}/out", "Read-only file system ({dir}/.out.lock); the file system is "
-                                                      "read-only; choose a folder on a writable one"),
-    ("mount --bind {dir} {dir} && mount -o remount,bind,ro {dir}", "{dir}/out", "Read-only file system"),
-    ("mount -t tmpfs tmpfs {dir}", "{dir}", "it is a mount point, which a build cannot replace"),
-], ids=["read-only-file-system", "read-only-parent", "mount-point"])
-def test_folders_the_system_will_not_let_us_replace_are_explained(tmp_path: Path, setup: str, output: str,
-                                                                  expected: str) -> None:
+@pytest.mark.parametrize(
+    "setup, output, expected",
+    [
+        (
+            "mount -t tmpfs -o ro tmpfs {dir}",
+            "{dir}/out",
+            "Read-only file system ({dir}/.out.lock); the file system is read-only; choose a folder on a writable one",
+        ),
+        ("mount --bind {dir} {dir} && mount -o remount,bind,ro {dir}", "{dir}/out", "Read-only file system"),
+        ("mount -t tmpfs tmpfs {dir}", "{dir}", "it is a mount point, which a build cannot replace"),
+    ],
+    ids=["read-only-file-system", "read-only-parent", "mount-point"],
+)
+def test_folders_the_system_will_not_let_us_replace_are_explained(
+    tmp_path: Path, setup: str, output: str, expected: str
+) -> None:
     need(user_namespaces(), "needs unshare (util-linux) and user namespaces to mount a private file system")
     folder = tmp_path / "mounted"
     folder.mkdir()
     intent = intent_file(tmp_path)
     script = f"{setup} && exec {sys.executable} -m designer.cli build {intent} -o {output}".format(dir=folder)
-    result = subprocess.run(["unshare", "--user", "--map-root-user", "--mount", "sh", "-c", script], cwd=ROOT,
-                            capture_output=True, text=True, check=False)
+    result = subprocess.run(
+        ["unshare", "--user", "--map-root-user", "--mount", "sh", "-c", script],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        check=False,
+    )
     assert result.returncode == 2, result.stderr
     assert result.stdout == "" and "Traceback" not in result.stderr
     assert expected.format(dir=folder) in result.stderr

@@ -32,14 +32,31 @@ from tests.helpers import build_design, build_text, intent_text
 from tests.test_intent_errors import run_cli
 
 EXAMPLE = ROOT / "intents" / "cluster.yaml"
-PLAN_KEYS = {"name", "tiers", "planes", "rails", "servers", "gpus", "nic_ports", "switches", "links",
-             "bandwidth_tbps", "p2p_subnets", "asns", "warnings"}
+PLAN_KEYS = {
+    "name",
+    "tiers",
+    "planes",
+    "rails",
+    "servers",
+    "gpus",
+    "nic_ports",
+    "switches",
+    "links",
+    "bandwidth_tbps",
+    "p2p_subnets",
+    "asns",
+    "warnings",
+}
 
 
 def build_in_subprocess(target: Path, seed: str) -> None:
     env = {**os.environ, "PYTHONHASHSEED": seed}
-    subprocess.run([sys.executable, "-m", "designer.cli", "build", str(EXAMPLE), "-o", str(target)],
-                   check=True, env=env, capture_output=True)
+    subprocess.run(
+        [sys.executable, "-m", "designer.cli", "build", str(EXAMPLE), "-o", str(target)],
+        check=True,
+        env=env,
+        capture_output=True,
+    )
 
 
 def test_same_intent_same_bytes_under_any_hash_seed(tmp_path: Path) -> None:
@@ -70,7 +87,7 @@ def test_cabling_and_addressing_tables_agree_with_the_design() -> None:
     addressing = list(csv.DictReader(files["addressing.csv"].decode().splitlines()))
     assert len(addressing) == design.fabric.switch_count + 2 * len(design.fabric.links)
     interfaces = {(row["device"], row["interface"]): row for row in addressing}
-    assert len(interfaces) == len(addressing)                       # each interface addressed once
+    assert len(interfaces) == len(addressing)  # each interface addressed once
     for row in cabling[:50] + cabling[-50:]:
         a, z = interfaces[row["a_device"], row["a_port"]], interfaces[row["z_device"], row["z_port"]]
         assert a["peer_address"] == z["address"].split("/")[0] and z["peer_address"] == a["address"].split("/")[0]
@@ -84,14 +101,23 @@ def test_cabling_and_addressing_tables_agree_with_the_design() -> None:
 
 def test_csv_bytes_is_what_the_csv_module_writes() -> None:
     values = ["a", "", "b,c", 'say "hi"', "two\nlines", "cr\rhere", None, 7, 2.5, True, " spaced ", "caf\u00e9"]
-    tables = [([values[(seed * 7 + column) % len(values)] for column in range(width)],
-               [[values[(seed * row + column * 5) % len(values)] for column in range(width)] for row in range(rows)])
-              for seed in range(60) for width in (1, 2, 4) for rows in (0, 3)]
+    tables = [
+        (
+            [values[(seed * 7 + column) % len(values)] for column in range(width)],
+            [[values[(seed * row + column * 5) % len(values)] for column in range(width)] for row in range(rows)],
+        )
+        for seed in range(60)
+        for width in (1, 2, 4)
+        for rows in (0, 3)
+    ]
     plain = [[f"r{row}", row, 2.5] for row in range(2 * CHUNK_ROWS + 5)]  # chunks of rows with nothing to quote,
-    tables += [(["a", "b", "c"], plain),                                    # then one value each that needs quoting
-               (["a", "b", "c"], [*plain, ["x,y", "z"]]),                  # (a short row whose comma makes it look
-               (["a", "b", "c"], [*plain[:CHUNK_ROWS], ["", "", None], *plain]),  # as wide as the others)
-               (["a", "b", "c"], [*plain, ['"q"', 1, 2]]), (["a", "b"], [["x", "None"], ["y", "two\nlines"]])]
+    tables += [
+        (["a", "b", "c"], plain),  # then one value each that needs quoting
+        (["a", "b", "c"], [*plain, ["x,y", "z"]]),  # (a short row whose comma makes it look
+        (["a", "b", "c"], [*plain[:CHUNK_ROWS], ["", "", None], *plain]),  # as wide as the others)
+        (["a", "b", "c"], [*plain, ['"q"', 1, 2]]),
+        (["a", "b"], [["x", "None"], ["y", "two\nlines"]]),
+    ]
     for header, rows in tables:
         expected = io.StringIO()
         writer = csv.writer(expected, lineterminator="\n")
@@ -112,7 +138,7 @@ def test_write_replaces_the_folder_and_drift_sees_every_difference(tmp_path: Pat
     (target / "cabling.csv").unlink()
     (target / "notes.txt").write_text("extra")
     assert drift(files, target) == ["missing: cabling.csv", "changed: summary.md", "extra: notes.txt"]
-    assert [p.name for p in tmp_path.iterdir()] == ["cluster"]     # no staging folders left behind
+    assert [p.name for p in tmp_path.iterdir()] == ["cluster"]  # no staging folders left behind
 
 
 def test_builds_last_line_says_to_read_summary_md_first(tmp_path: Path) -> None:
@@ -150,15 +176,22 @@ def test_plan_json_contract() -> None:
     code, out, _ = run_cli("plan", str(EXAMPLE), "--format", "json")
     data = json.loads(out)
     assert code == 0 and set(data) >= PLAN_KEYS
-    assert data["switches"] == {"leaf": 32, "spine": 32, "super_spine": 0}      # the spines of the envelope
+    assert data["switches"] == {"leaf": 32, "spine": 32, "super_spine": 0}  # the spines of the envelope
     assert data["links"] == {"server_leaf": 1024, "leaf_spine": 1024, "spine_super_spine": 0}
     assert data["bandwidth_tbps"]["leaf_spine"] == pytest.approx(409.6)
     assert (data["gpus"], data["nic_ports"], data["p2p_subnets"], data["asns"]) == (1024, 1024, 2048, 33)
     assert data["growth"] == {
-        "max_servers": 256, "max_gpus": 2048, "tiers": 2, "scalable_units": 8, "pods": 1,
+        "max_servers": 256,
+        "max_gpus": 2048,
+        "tiers": 2,
+        "scalable_units": 8,
+        "pods": 1,
         "switches": {"leaf": 64, "spine": 32, "super_spine": 0},
-        "links": {"server_leaf": 2048, "leaf_spine": 2048, "spine_super_spine": 0}, "spine_up_ports_reserved": False,
-        "cabling_limit_servers": 256, "cabling_limit": "64-port spines, 1 link(s) to each leaf"}
+        "links": {"server_leaf": 2048, "leaf_spine": 2048, "spine_super_spine": 0},
+        "spine_up_ports_reserved": False,
+        "cabling_limit_servers": 256,
+        "cabling_limit": "64-port spines, 1 link(s) to each leaf",
+    }
     assert data["pools"]["fabric_p2p"] == {"cidr": "10.0.0.0/15", "size": 131072, "used": 2048, "planned": 4096}
 
 
@@ -210,8 +243,11 @@ def test_build_check_lists_what_drift_lists_of_the_files_made_in_memory(tmp_path
     (target / "configs-old" / "x.cfg").write_text("mine\n")
     listed = check_design(design, target, workers=2)
     assert listed == drift(files, target) == build_and_check(design.intent, target, workers=2)[1]
-    extra = [f"extra: {path.relative_to(target)}" for path in sorted(target.rglob("*"))
-             if path.is_file() and str(path.relative_to(target)) not in files]
+    extra = [
+        f"extra: {path.relative_to(target)}"
+        for path in sorted(target.rglob("*"))
+        if path.is_file() and str(path.relative_to(target)) not in files
+    ]
     assert listed[-3:] == extra == ["extra: configs/eos/extra.cfg", "extra: configs-old/x.cfg", "extra: notes/a.md"]
     changed = [f"changed: {config}", f"missing: {server}", "changed: cabling.csv", "changed: manifest.json"]
     assert listed[:-3] == sorted(changed, key=lambda line: line.split(": ")[1])
@@ -233,7 +269,8 @@ DESCRIPTION = (
     "[x]: /not-a-definition\n"
     "<div>a second paragraph, not HTML</div>\n"
     "```\n"
-    "www.example.com and ops@example.com show their own address, 1,024 GPUs, rail-optimized")
+    "www.example.com and ops@example.com show their own address, 1,024 GPUs, rail-optimized"
+)
 
 
 class _Shown(HTMLParser):
@@ -292,15 +329,54 @@ def paragraphs_of(text: str) -> list[str]:
     return [block for block in blocks if block]
 
 
-MARKDOWN_PIECES = ("\n", "\n\n", "    ", "\t", "0.", "9)", "#", "> ", "- ", "+ ", "* ", "---", "===", "***", "|", "|-|",
-                   ":-:", "```", "~~~", "~~", "`", "**", "_", "[a](b)", "![a](b)", "[a]: b", "[^1]", "<b>", "<div>",
-                   "<!--", "-->", "<a@b>", "&amp;", "&#42;", "\\", "[ ]", "[!NOTE]")
+MARKDOWN_PIECES = (
+    "\n",
+    "\n\n",
+    "    ",
+    "\t",
+    "0.",
+    "9)",
+    "#",
+    "> ",
+    "- ",
+    "+ ",
+    "* ",
+    "---",
+    "===",
+    "***",
+    "|",
+    "|-|",
+    ":-:",
+    "```",
+    "~~~",
+    "~~",
+    "`",
+    "**",
+    "_",
+    "[a](b)",
+    "![a](b)",
+    "[a]: b",
+    "[^1]",
+    "<b>",
+    "<div>",
+    "<!--",
+    "-->",
+    "<a@b>",
+    "&amp;",
+    "&#42;",
+    "\\",
+    "[ ]",
+    "[!NOTE]",
+)
 """Pieces of Markdown and HTML syntax (no letters that could spell an address GitHub links by itself)."""
 
 
 @settings(max_examples=300, deadline=None)
-@given(st.lists(st.sampled_from(MARKDOWN_PIECES) | st.text(string.punctuation + " \t\n\r09ab", max_size=3),
-                max_size=12).map("".join))
+@given(
+    st.lists(
+        st.sampled_from(MARKDOWN_PIECES) | st.text(string.punctuation + " \t\n\r09ab", max_size=3), max_size=12
+    ).map("".join)
+)
 def test_any_text_of_markdowns_characters_is_shown_as_written(text: str) -> None:
     """Pieces of Markdown and HTML, ASCII punctuation, digits, spaces and line breaks in any order: rendered as GitHub
     renders it, only paragraphs and line breaks, showing the text as written."""

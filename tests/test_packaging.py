@@ -42,7 +42,7 @@ def test_the_shipped_data_is_found_through_the_package() -> None:
 def test_the_distribution_name_is_not_the_unrelated_designer_project() -> None:
     assert NAME == "gpu-fabric-designer"
     assert PYPROJECT["project"]["scripts"] == {"designer": "designer.cli:console"}
-    assert f"pip install {NAME}" not in (ROOT / "README.md").read_text()        # not published: from the repository
+    assert f"pip install {NAME}" not in (ROOT / "README.md").read_text()  # not published: from the repository
 
 
 def test_the_workflow_example_installs_this_project_pinned_from_its_repository() -> None:
@@ -50,15 +50,22 @@ def test_the_workflow_example_installs_this_project_pinned_from_its_repository()
     variables = workflow["env"]
     assert set(variables) >= {"DESIGNER_REPOSITORY", "DESIGNER_REF"} and variables["DESIGNER_REF"]
     installs = [step["run"] for step in workflow["jobs"]["gate"]["steps"] if "pip install" in step.get("run", "")]
-    assert installs == [f'pip install "{NAME} @ git+https://github.com/${{{{ env.DESIGNER_REPOSITORY }}}}'
-                        f'@${{{{ env.DESIGNER_REF }}}}"']
+    assert installs == [
+        f'pip install "{NAME} @ git+https://github.com/${{{{ env.DESIGNER_REPOSITORY }}}}@${{{{ env.DESIGNER_REF }}}}"'
+    ]
 
 
 def test_an_install_builds_from_another_directory(tmp_path: Path) -> None:
     """Run as the installed command would be, outside the repository: templates and data come from the package."""
     env = {name: value for name, value in os.environ.items() if name != "PYTHONPATH"}
-    result = subprocess.run([sys.executable, "-m", "designer.cli", "build", str(ROOT / "intents" / "cluster.yaml"),
-                             "-o", "out"], cwd=tmp_path, env=env, capture_output=True, text=True, timeout=300)
+    result = subprocess.run(
+        [sys.executable, "-m", "designer.cli", "build", str(ROOT / "intents" / "cluster.yaml"), "-o", "out"],
+        cwd=tmp_path,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
     assert result.returncode == 0, result.stderr
     committed = ROOT / "outputs" / "cluster-a" / "configs" / "frr" / "p0-su0-r0-leaf.conf"
     assert (tmp_path / "out" / "configs" / "frr" / "p0-su0-r0-leaf.conf").read_bytes() == committed.read_bytes()
@@ -68,8 +75,12 @@ def test_an_install_builds_from_another_directory(tmp_path: Path) -> None:
 def test_the_sdist_and_wheel_carry_templates_data_models_and_licenses(tmp_path: Path) -> None:
     source = tmp_path / "source"
     shutil.copytree(ROOT, source, ignore=build_ignore)
-    result = subprocess.run([sys.executable, "-m", "build", "-o", str(tmp_path / "dist"), str(source)],
-                            capture_output=True, text=True, timeout=600)
+    result = subprocess.run(
+        [sys.executable, "-m", "build", "-o", str(tmp_path / "dist"), str(source)],
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
     assert result.returncode == 0, result.stdout + result.stderr
     (wheel,) = (tmp_path / "dist").glob("*.whl")
     (sdist,) = (tmp_path / "dist").glob("*.tar.gz")
@@ -79,13 +90,18 @@ def test_the_sdist_and_wheel_carry_templates_data_models_and_licenses(tmp_path: 
         names = set(archive.namelist())
         (metadata,) = [name for name in names if name.endswith(".dist-info/METADATA")]
         info = Parser().parsestr(archive.read(metadata).decode())
-        licenses = {name.split(".dist-info/licenses/", 1)[1]: archive.read(name)
-                    for name in names if ".dist-info/licenses/" in name}
+        licenses = {
+            name.split(".dist-info/licenses/", 1)[1]: archive.read(name)
+            for name in names
+            if ".dist-info/licenses/" in name
+        }
     expected = {path.relative_to(ROOT).as_posix() for path in files_under(ROOT / "designer", "*.py")}
     expected |= {"designer/catalog.yaml", "designer/qos_profiles.yaml"}
     expected |= {path.relative_to(ROOT).as_posix() for path in files_under(sonic_yang_models())}
-    expected |= {f"designer/_templates/{path.relative_to(ROOT / 'templates').as_posix()}"
-                 for path in files_under(ROOT / "templates")}
+    expected |= {
+        f"designer/_templates/{path.relative_to(ROOT / 'templates').as_posix()}"
+        for path in files_under(ROOT / "templates")
+    }
     assert not expected - names, sorted(expected - names)
     assert "designer/data/sonic-yang/LICENSE" in names and "designer/data/sonic-yang/README.md" in names
     assert licenses["LICENSE"] == (ROOT / "LICENSE").read_bytes()
@@ -106,8 +122,11 @@ def test_a_build_does_not_import_what_it_does_not_use(tmp_path: Path) -> None:
     EOS against Arista's renderer: these 20 modules took about 48 ms), so none of UNUSED_BY_A_BUILD is loaded."""
     intent = tmp_path / "intent.yaml"
     intent.write_text("name: t\ncompute: {servers: 4, server: dgx-h100}\nfabric: {leaf: {model: generic-64x400g}}\n")
-    script = ("import sys\nfrom designer.cli import main\ncode = main(['build', sys.argv[1], '-o', sys.argv[2]])\n"
-              f"print(code, [name for name in {UNUSED_BY_A_BUILD!r} if name in sys.modules])")
-    result = subprocess.run([sys.executable, "-c", script, str(intent), str(tmp_path / "out")], capture_output=True,
-                            text=True, check=True)
+    script = (
+        "import sys\nfrom designer.cli import main\ncode = main(['build', sys.argv[1], '-o', sys.argv[2]])\n"
+        f"print(code, [name for name in {UNUSED_BY_A_BUILD!r} if name in sys.modules])"
+    )
+    result = subprocess.run(
+        [sys.executable, "-c", script, str(intent), str(tmp_path / "out")], capture_output=True, text=True, check=True
+    )
     assert result.stdout.splitlines()[-1] == "0 []"

@@ -52,8 +52,11 @@ def test_128_dgx_h100_at_41_kw_is_4_a_rack_32_racks_and_1305_6_kw(h100: Design) 
 
 
 def test_rack_units_limit_servers_when_power_allows_more() -> None:
-    design = build_design(servers=16, compute_extra="server_power_kw: 5\nserver_rack_units: 20",
-                          extra="facility: {rack_power_kw: 100, cooling: liquid}")
+    design = build_design(
+        servers=16,
+        compute_extra="server_power_kw: 5\nserver_rack_units: 20",
+        extra="facility: {rack_power_kw: 100, cooling: liquid}",
+    )
     assert design.physical.servers_per_rack == 2  # floor(48 / 20) = 2, while 100 / 5 = 20
 
 
@@ -66,8 +69,7 @@ def test_every_device_has_one_rack_unit_and_row_and_units_never_overlap(h100: De
         taken: set[int] = set()
         for index in rack.devices:
             assert physical.device_rack[index] == number
-            height = (h100.intent.server.rack_units if devices[index].role == "server"
-                      else h100.intent.leaf.rack_units)
+            height = h100.intent.server.rack_units if devices[index].role == "server" else h100.intent.leaf.rack_units
             span = set(range(physical.device_unit[index], physical.device_unit[index] + height))
             assert span <= set(range(1, units + 1)) and not span & taken, rack.name
             taken |= span
@@ -112,9 +114,11 @@ def test_a_server_link_length_by_hand(h100: Design) -> None:
     """su0-srv0 sits at U1-U8 of the first rack of row 0; the rail-0 leaf at U47-U48 of the leaf rack four
     positions along. Up 2 x 48U minus both device middles, 4 x 0.6 m along the row, 1 m slack."""
     devices, physical = h100.fabric.devices, h100.physical
-    number = next(number for number, (tier, upper, _, lower, _) in enumerate(h100.fabric.links)
-                  if tier == SERVER_LEAF and devices[upper].name == "p0-su0-r0-leaf"
-                  and devices[lower].name == "su0-srv0")
+    number = next(
+        number
+        for number, (tier, upper, _, lower, _) in enumerate(h100.fabric.links)
+        if tier == SERVER_LEAF and devices[upper].name == "p0-su0-r0-leaf" and devices[lower].name == "su0-srv0"
+    )
     _, leaf, _, server, _ = h100.fabric.links[number]
     assert (physical.device_unit[server], physical.device_unit[leaf]) == (1, 47)
     run = 2 * 48 * UNIT_M - 4 * UNIT_M - 47 * UNIT_M + 4 * 0.6 + 1.0
@@ -125,11 +129,15 @@ def test_a_server_link_length_by_hand(h100: Design) -> None:
 
 def test_length_inside_one_rack_is_the_vertical_distance() -> None:
     """Spines and super-spines share the central racks, so some of their links stay inside one rack."""
-    design = build_design(servers=64, leaf="{model: generic-32x400g}", fabric_extra="tiers: 3",
-                          extra="facility: {slack_m: 0}")
+    design = build_design(
+        servers=64, leaf="{model: generic-32x400g}", fabric_extra="tiers: 3", extra="facility: {slack_m: 0}"
+    )
     devices, physical = design.fabric.devices, design.physical
-    inside = [number for number, (_, upper, _, lower, _) in enumerate(design.fabric.links)
-              if physical.device_rack[upper] == physical.device_rack[lower]]
+    inside = [
+        number
+        for number, (_, upper, _, lower, _) in enumerate(design.fabric.links)
+        if physical.device_rack[upper] == physical.device_rack[lower]
+    ]
     assert inside
     for number in inside:
         _, upper, _, lower, _ = design.fabric.links[number]
@@ -146,7 +154,16 @@ def test_decimetres_round_up_and_ignore_float_noise() -> None:
 def test_medium_selection_exactly_at_the_thresholds() -> None:
     reach = (30, 70, 500, 20000)  # DAC 3 m, AEC 7 m, multimode 50 m, single-mode 2 km
     assert [medium_for(length, reach) for length in (1, 30, 31, 70, 71, 500, 501, 20000, 20001)] == [
-        0, 0, 1, 1, 2, 2, 3, 3, 4]
+        0,
+        0,
+        1,
+        1,
+        2,
+        2,
+        3,
+        3,
+        4,
+    ]
 
 
 def test_a_link_exactly_at_the_dac_reach_is_dac_and_a_decimetre_more_is_not() -> None:
@@ -161,8 +178,9 @@ def test_a_link_exactly_at_the_dac_reach_is_dac_and_a_decimetre_more_is_not() ->
 def test_reach_depends_on_the_link_speed() -> None:
     dac = catalog().media["dac"]
     assert (dac.reach_at(400), dac.reach_at(800)) == (3, 2)
-    design = build_design(servers=16, server="dgx-b200", compute_extra="nic_speed: 800G",
-                          leaf="{model: generic-64x800g}")
+    design = build_design(
+        servers=16, server="dgx-b200", compute_extra="nic_speed: 800G", leaf="{model: generic-64x800g}"
+    )
     assert dict(design.intent.facility.reach_m)["dac"] == 2
 
 
@@ -211,8 +229,9 @@ def test_twin_port_modules_serve_two_links_and_splitters_two_servers() -> None:
         single = len(used) - twin
         assert counts["transceiver", f"800G {medium} module, twin-port 2 x 400G"] == twin
         assert counts["transceiver", f"400G {medium} module"] == single
-    splitters = sum(count for (category, item), count in counts.items()
-                    if category == "cable" and item.endswith("800G to 2 x 400G"))
+    splitters = sum(
+        count for (category, item), count in counts.items() if category == "cable" and item.endswith("800G to 2 x 400G")
+    )
     assert splitters == len(copper_ports) > 0
 
 
@@ -233,7 +252,16 @@ def test_a_switch_draws_its_base_power_plus_its_optics(h100: Design) -> None:
 
 def test_cables_are_ordered_in_standard_lengths() -> None:
     assert [ordered_length(length) for length in (1, 5, 30, 31, 55, 70, 71, 20000, 20001)] == [
-        5, 5, 30, 40, 70, 70, 100, 20000, 20010]
+        5,
+        5,
+        30,
+        40,
+        70,
+        70,
+        100,
+        20000,
+        20010,
+    ]
     for line in build_design(**H100_128).physical.bom:
         if line.category == "cable":
             assert line.length_m is not None and line.length_m * 10 == ordered_length(round(line.length_m * 10))
@@ -272,14 +300,17 @@ def test_power_md_totals_and_flags() -> None:
     assert "| r00-00 | 0 | 0 | compute | 0 | 4 | 40.80 | 99.5% | 53.04 |  |" in clean  # 40.8 kW x PUE 1.3
 
 
-@pytest.mark.parametrize(("facility", "path", "words"), [
-    ("{rack_power_kw: 60}", "facility.rack_power_kw", "air cooling is refused above 50 kW"),
-    ("{rack_power_kw: 60, air_limit_kw: 55}", "facility.rack_power_kw", "refused above 55 kW"),
-    ("{reach_m: {dac: 8}}", "facility.reach_m.aec", "not beyond dac"),
-    ("{rack_units: 6}", "facility.rack_units", "dgx-h100 takes 8U and does not fit in a 6U rack"),
-    ("{cooling: water}", "facility.cooling", "air"),
-    ("{pue: 0.9}", "facility.pue", "greater than or equal to 1"),
-])
+@pytest.mark.parametrize(
+    ("facility", "path", "words"),
+    [
+        ("{rack_power_kw: 60}", "facility.rack_power_kw", "air cooling is refused above 50 kW"),
+        ("{rack_power_kw: 60, air_limit_kw: 55}", "facility.rack_power_kw", "refused above 55 kW"),
+        ("{reach_m: {dac: 8}}", "facility.reach_m.aec", "not beyond dac"),
+        ("{rack_units: 6}", "facility.rack_units", "dgx-h100 takes 8U and does not fit in a 6U rack"),
+        ("{cooling: water}", "facility.cooling", "air"),
+        ("{pue: 0.9}", "facility.pue", "greater than or equal to 1"),
+    ],
+)
 def test_bad_facility_is_refused_with_the_field(facility: str, path: str, words: str) -> None:
     with pytest.raises(InputError) as error:
         build_design(servers=8, extra=f"facility: {facility}")
@@ -353,7 +384,8 @@ def test_cabling_csv_and_design_json_carry_lengths_media_and_racks(h100: Design)
     assert header[-2:] == ["length_m", "medium"]
     physical = h100.physical
     assert [(row[-2], row[-1]) for row in rows] == [
-        (f"{length / 10:.1f}", physical.medium_name(number)) for number, length in enumerate(physical.link_length_dm)]
+        (f"{length / 10:.1f}", physical.medium_name(number)) for number, length in enumerate(physical.link_length_dm)
+    ]
     data = json.loads(design_json(h100))
     assert [rack["name"] for rack in data["racks"]] == [rack.name for rack in physical.racks]
     assert data["links"][0]["length_m"] == physical.link_length_dm[0] / 10
@@ -365,8 +397,9 @@ def test_the_cable_lengths_the_models_read_are_the_physical_plans(h100: Design) 
     assert cable_lengths(h100.intent, h100.plan, h100.fabric) == h100.physical.link_length_dm
 
 
-def test_one_core_plans_and_models_what_a_worker_beside_the_models_does(h100: Design,
-                                                                         monkeypatch: pytest.MonkeyPatch) -> None:
+def test_one_core_plans_and_models_what_a_worker_beside_the_models_does(
+    h100: Design, monkeypatch: pytest.MonkeyPatch
+) -> None:
     monkeypatch.setattr("designer.pipeline.os.cpu_count", lambda: 1)
     alone = run_stages(h100.intent)
     assert alone.physical == h100.physical and alone.configs == h100.configs

@@ -58,8 +58,9 @@ def test_air_limit_alone_and_liquid_cooling() -> None:
     roomy = replace(design, intent=replace(design.intent, facility=facility))
     assert not errors(list(rack_power.check(roomy)), "rack-power")
     assert len(errors(list(air_cooling.check(roomy)), "air-cooling")) == 8
-    liquid = build_design(servers=8, compute_extra="server_power_kw: 55",
-                          extra="facility: {cooling: liquid, rack_power_kw: 60}")
+    liquid = build_design(
+        servers=8, compute_extra="server_power_kw: 55", extra="facility: {cooling: liquid, rack_power_kw: 60}"
+    )
     assert status(liquid.findings)["air-cooling"] == "passed"
     assert status(liquid.findings)["rack-power"] == "passed"
 

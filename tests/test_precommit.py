@@ -23,18 +23,23 @@ class Repo:
 
     def __init__(self, path: Path):
         self.path = path
-        self.env = {**os.environ, "PATH": f"{Path(sys.executable).parent}{os.pathsep}{os.environ['PATH']}",
-                    "GIT_CONFIG_GLOBAL": os.devnull, "GIT_CONFIG_NOSYSTEM": "1",
-                    "GIT_AUTHOR_NAME": "t", "GIT_AUTHOR_EMAIL": "t@example.com",
-                    "GIT_COMMITTER_NAME": "t", "GIT_COMMITTER_EMAIL": "t@example.com"}
+        self.env = {
+            **os.environ,
+            "PATH": f"{Path(sys.executable).parent}{os.pathsep}{os.environ['PATH']}",
+            "GIT_CONFIG_GLOBAL": os.devnull,
+            "GIT_CONFIG_NOSYSTEM": "1",
+            "GIT_AUTHOR_NAME": "t",
+            "GIT_AUTHOR_EMAIL": "t@example.com",
+            "GIT_COMMITTER_NAME": "t",
+            "GIT_COMMITTER_EMAIL": "t@example.com",
+        }
         path.mkdir(parents=True)
         self.git("init", "-q")
         shutil.copy(HOOK, path / ".git" / "hooks" / "pre-commit")
         (path / "intents").mkdir()
 
     def git(self, *args: str) -> subprocess.CompletedProcess[str]:
-        return subprocess.run(["git", *args], cwd=self.path, env=self.env, capture_output=True, text=True,
-                              check=False)
+        return subprocess.run(["git", *args], cwd=self.path, env=self.env, capture_output=True, text=True, check=False)
 
     def intent(self, **changes: object) -> None:
         """Write ``intents/small.yaml``, with ``changes`` to the test intent."""
@@ -42,8 +47,13 @@ class Repo:
         (self.path / "intents" / "small.yaml").write_text(text)
 
     def build(self) -> int:
-        return subprocess.run([sys.executable, "-m", "designer.cli", "build", "intents/small.yaml"], cwd=self.path,
-                              env=self.env, capture_output=True, check=False).returncode
+        return subprocess.run(
+            [sys.executable, "-m", "designer.cli", "build", "intents/small.yaml"],
+            cwd=self.path,
+            env=self.env,
+            capture_output=True,
+            check=False,
+        ).returncode
 
     def commit(self, message: str) -> subprocess.CompletedProcess[str]:
         return self.git("commit", "-q", "-m", message)
@@ -63,8 +73,8 @@ def repo(tmp_path: Path) -> Repo:
 
 def test_staged_drift_is_refused_even_when_the_working_tree_matches(repo: Repo) -> None:
     repo.intent(servers=64)
-    assert repo.build() == 0                        # the working tree is up to date ...
-    repo.git("add", "intents")                      # ... but only the intent is staged
+    assert repo.build() == 0  # the working tree is up to date ...
+    repo.git("add", "intents")  # ... but only the intent is staged
     result = repo.commit("grow to 64 servers")
     assert result.returncode != 0
     assert "outputs/small is out of date with intents/small.yaml" in result.stderr
@@ -76,17 +86,19 @@ def test_staged_drift_is_refused_even_when_the_working_tree_matches(repo: Repo) 
 def test_drift_only_in_the_working_tree_does_not_matter(repo: Repo) -> None:
     (repo.path / "README.md").write_text("the design of the small cluster\n")
     repo.git("add", "README.md")
-    repo.intent(servers=64)                         # edited, not built, not staged
+    repo.intent(servers=64)  # edited, not built, not staged
     (repo.path / "outputs" / "small" / "summary.md").write_text("edited, not staged\n")
     result = repo.commit("a readme")
     assert result.returncode == 0, result.stderr
-    assert repo.git("status", "--porcelain").stdout.splitlines() == [" M intents/small.yaml",
-                                                                      " M outputs/small/summary.md"]
+    assert repo.git("status", "--porcelain").stdout.splitlines() == [
+        " M intents/small.yaml",
+        " M outputs/small/summary.md",
+    ]
 
 
 def test_a_staged_intent_whose_checks_fail_is_refused(repo: Repo) -> None:
     repo.intent(extra="checks: {ecmp_max_width: 8}")
-    assert repo.build() == 1                        # the outputs are written, the gate fails
+    assert repo.build() == 1  # the outputs are written, the gate fails
     repo.git("add", "intents", "outputs")
     result = repo.commit("narrow ECMP")
     assert result.returncode != 0

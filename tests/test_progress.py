@@ -33,8 +33,9 @@ def run(args: list[str], err: io.StringIO) -> tuple[int, str, str]:
     return code, out.getvalue(), err.getvalue()
 
 
-@pytest.mark.parametrize("args", [["plan", str(EXAMPLE), "--format", "json"], ["check", str(EXAMPLE)]],
-                         ids=["plan", "check"])
+@pytest.mark.parametrize(
+    "args", [["plan", str(EXAMPLE), "--format", "json"], ["check", str(EXAMPLE)]], ids=["plan", "check"]
+)
 def test_a_terminal_sees_the_stages_and_stdout_is_unchanged(args: list[str]) -> None:
     code, piped, quiet = run(args, io.StringIO())
     assert (code, quiet) == (0, "")
@@ -43,11 +44,14 @@ def test_a_terminal_sees_the_stages_and_stdout_is_unchanged(args: list[str]) -> 
     lines = err.splitlines()
     assert all(STAGE.fullmatch(line) for line in lines), lines
     assert [line.split("] ", 1)[1] for line in lines] == [
-        "wiring 2,048 links", "allocating addresses and ASNs",
+        "wiring 2,048 links",
+        "allocating addresses and ASNs",
         "placing racks, power and cables, solving the bisection max-flows and checking the fabric",
-        "modelling 64 switches", "analyzing 2 workloads over at most 32 runs per hash",
-        "waiting for the racks, cables, max-flows and the checks of "
-        "the fabric", f"running {len(CHECKS) - len(OF_THE_FABRIC)} more checks"]
+        "modelling 64 switches",
+        "analyzing 2 workloads over at most 32 runs per hash",
+        "waiting for the racks, cables, max-flows and the checks of the fabric",
+        f"running {len(CHECKS) - len(OF_THE_FABRIC)} more checks",
+    ]
     if args[0] == "plan":
         json.loads(out)
 
@@ -55,13 +59,17 @@ def test_a_terminal_sees_the_stages_and_stdout_is_unchanged(args: list[str]) -> 
 def test_a_large_build_reports_its_stages_even_in_a_pipe(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     code, piped, quiet = run(["build", str(EXAMPLE), "-o", str(tmp_path / "quiet")], io.StringIO())
     assert (code, quiet) == (0, "")
-    monkeypatch.setattr("designer.cli.PROGRESS_GPUS", 1024)       # cluster-a has 1,024 GPUs: large from here on
+    monkeypatch.setattr("designer.cli.PROGRESS_GPUS", 1024)  # cluster-a has 1,024 GPUs: large from here on
     target = tmp_path / "loud"
     code, out, err = run(["build", str(EXAMPLE), "-o", str(target)], io.StringIO())
     assert code == 0 and out == piped.replace(str(tmp_path / "quiet"), str(target))
     stages = [line.split("] ", 1)[1] for line in err.splitlines() if STAGE.fullmatch(line)]
     assert len(stages) == len(err.splitlines()) == 11
-    assert stages[6] == ("rendering and writing the configurations of 64 switches for sonic, frr, eos, nvue "
-                         "and the backend NIC files of 128 servers beside the checks")
-    assert stages[-2:] == ["writing the summary, design.json and tables",
-                           "waiting for the configurations and server files"]
+    assert stages[6] == (
+        "rendering and writing the configurations of 64 switches for sonic, frr, eos, nvue "
+        "and the backend NIC files of 128 servers beside the checks"
+    )
+    assert stages[-2:] == [
+        "writing the summary, design.json and tables",
+        "waiting for the configurations and server files",
+    ]

@@ -26,8 +26,15 @@ from designer.errors import InputError
 ROOT = Path(__file__).resolve().parent.parent
 INTENT = ROOT / "tests" / "intents" / "small-2tier.yaml"
 MiB, GB3, GB20 = 1 << 20, 3 << 30, 20 << 30
-CAPS = {"a design.json": 512, "a table or report of a build": 512, "a manifest.json": 128,
-        "a switch configuration": 16, "a server's file": 1, "an intent": 1, "a template": 1}
+CAPS = {
+    "a design.json": 512,
+    "a table or report of a build": 512,
+    "a manifest.json": 128,
+    "a switch configuration": 16,
+    "a server's file": 1,
+    "an intent": 1,
+    "a template": 1,
+}
 """MiB designer reads of each kind of file at most (the README's table)."""
 MEMORY = 384 * MiB
 """Address space of each command: a few times what designer needs for a small design, far below the files."""
@@ -49,11 +56,20 @@ def copy(built: Path, tmp_path: Path) -> Path:
 
 def run(args: list[str], cwd: Path, memory: int = MEMORY) -> subprocess.CompletedProcess[str]:
     """``designer ARGS`` in a fresh process limited to ``memory`` bytes of address space (and 60 s of CPU)."""
+
     def limit() -> None:
         resource.setrlimit(resource.RLIMIT_AS, (memory, memory))
         resource.setrlimit(resource.RLIMIT_CPU, (60, 60))
-    return subprocess.run([sys.executable, "-m", "designer.cli", *args], cwd=cwd, capture_output=True, text=True,
-                          preexec_fn=limit, check=False, timeout=120)
+
+    return subprocess.run(
+        [sys.executable, "-m", "designer.cli", *args],
+        cwd=cwd,
+        capture_output=True,
+        text=True,
+        preexec_fn=limit,
+        check=False,
+        timeout=120,
+    )
 
 
 def refused(result: subprocess.CompletedProcess[str], where: str, size: int, kind: str) -> None:
@@ -62,7 +78,8 @@ def refused(result: subprocess.CompletedProcess[str], where: str, size: int, kin
     assert result.returncode == 2, result
     assert "Traceback" not in result.stderr and "MemoryError" not in result.stderr, result.stderr
     assert f"{where}: {size:,} bytes, larger than the {CAPS[kind]:,} MiB {kind} may hold" in result.stderr, (
-        result.stderr)
+        result.stderr
+    )
     assert result.stdout == ""
 
 
@@ -92,8 +109,9 @@ def test_diff_refuses_a_huge_design_json_and_manifest_json(built: Path, tmp_path
     refused(run(["diff", str(built), str(folder)], tmp_path), f"{folder}/manifest.json", GB3, "a manifest.json")
 
 
-def test_verify_refuses_a_huge_design_json_frr_conf_and_server_file_before_it_needs_root(built: Path,
-                                                                                      tmp_path: Path) -> None:
+def test_verify_refuses_a_huge_design_json_frr_conf_and_server_file_before_it_needs_root(
+    built: Path, tmp_path: Path
+) -> None:
     """``verify`` reads the folder before it asks for root or FRR, so these run anywhere."""
     folder = copy(built, tmp_path)
     config = folder / "configs" / "frr" / "p0-spine1.conf"
@@ -104,8 +122,12 @@ def test_verify_refuses_a_huge_design_json_frr_conf_and_server_file_before_it_ne
         grow(server / "netplan.yaml", GB3)
     result = run(["verify", "--traffic", str(folder)], tmp_path)
     assert result.returncode == 2 and "Traceback" not in result.stderr, result
-    assert re.search(rf"^{folder}/servers/su[01]-srv[0-3]/netplan.yaml: {GB3:,} bytes, larger than the 1 MiB a "
-                     "server's file may hold", result.stderr, re.MULTILINE), result.stderr
+    assert re.search(
+        rf"^{folder}/servers/su[01]-srv[0-3]/netplan.yaml: {GB3:,} bytes, larger than the 1 MiB a "
+        "server's file may hold",
+        result.stderr,
+        re.MULTILINE,
+    ), result.stderr
     grow(folder / "design.json", GB20)
     refused(run(["verify", str(folder)], tmp_path), f"{folder}/design.json", GB20, "a design.json")
 
@@ -145,8 +167,11 @@ def test_a_huge_template_override_is_refused(tmp_path: Path) -> None:
     templates.mkdir(parents=True)
     (templates / "bgp.j2").write_text("x")
     grow(templates / "bgp.j2", GB3)
-    result = run(["build", str(INTENT), "-o", str(tmp_path / "out"), "--templates", str(tmp_path / "templates")],
-                 tmp_path, memory=768 * MiB)
+    result = run(
+        ["build", str(INTENT), "-o", str(tmp_path / "out"), "--templates", str(tmp_path / "templates")],
+        tmp_path,
+        memory=768 * MiB,
+    )
     assert result.returncode == 2, result
     assert f"{templates / 'bgp.j2'}: {GB3:,} bytes, larger than the 1 MiB a template may hold" in result.stderr
     assert "Traceback" not in result.stderr and not (tmp_path / "out").exists()
@@ -163,14 +188,18 @@ def test_each_file_of_a_build_has_the_cap_of_its_kind(built: Path) -> None:
     """What kind each file of a build is."""
     from designer.files import output_cap
 
-    kinds = {path.relative_to(built).as_posix(): output_cap(path.relative_to(built).parts).kind
-             for path in built.rglob("*") if path.is_file()}
+    kinds = {
+        path.relative_to(built).as_posix(): output_cap(path.relative_to(built).parts).kind
+        for path in built.rglob("*")
+        if path.is_file()
+    }
     assert kinds["design.json"] == "a design.json" and kinds["manifest.json"] == "a manifest.json"
     assert kinds["intent.yaml"] == "an intent"
     assert {kinds[path] for path in kinds if path.startswith("configs/")} == {"a switch configuration"}
     assert {kinds[path] for path in kinds if path.startswith("servers/")} == {"a server's file"}
     assert {kinds[path] for path in ("summary.md", "cabling.csv", "floorplan.svg", "lab/clab.yml")} == {
-        "a table or report of a build"}
+        "a table or report of a build"
+    }
 
 
 def commit(repo: Path, message: str) -> None:
@@ -180,7 +209,8 @@ def commit(repo: Path, message: str) -> None:
 
 
 def test_diff_of_git_revisions_refuses_a_committed_file_above_its_cap_before_git_prints_it(
-        built: Path, tmp_path: Path) -> None:
+    built: Path, tmp_path: Path
+) -> None:
     """The sizes come from ``git ls-tree -l``: the blob is never read (real git, a 20 MiB configuration)."""
     repo = tmp_path / "repo"
     subprocess.run(["git", "init", "-q", str(repo)], check=True)
@@ -193,11 +223,11 @@ def test_diff_of_git_revisions_refuses_a_committed_file_above_its_cap_before_git
     assert result.stderr.splitlines() == [
         f"outputs/small-2tier/configs/frr/p0-spine0.conf: {20 * MiB:,} bytes, larger than the 16 MiB a switch "
         "configuration may hold; it was not read",
-        "1 error in HEAD:outputs/small-2tier/configs/frr/p0-spine0.conf; nothing was written."]
+        "1 error in HEAD:outputs/small-2tier/configs/frr/p0-spine0.conf; nothing was written.",
+    ]
 
 
-def test_diff_stops_git_at_the_cap_of_its_listing(built: Path, tmp_path: Path,
-                                                  monkeypatch: pytest.MonkeyPatch) -> None:
+def test_diff_stops_git_at_the_cap_of_its_listing(built: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """A listing larger than its cap (here lowered to 1,000 bytes; the small build's is 20 times that) stops git."""
     from designer import diff
     from designer.files import Cap
@@ -207,8 +237,11 @@ def test_diff_stops_git_at_the_cap_of_its_listing(built: Path, tmp_path: Path,
     copy(built, repo / "outputs")
     commit(repo, "built")
     monkeypatch.setattr(diff, "GIT_LISTING", Cap("the git listing of a revision's designs", 1000))
-    with pytest.raises(InputError, match="git ls-tree -r -l HEAD -- outputs printed more than 1,000 bytes, larger "
-                                         "than the git listing of a revision's designs may be"):
+    with pytest.raises(
+        InputError,
+        match="git ls-tree -r -l HEAD -- outputs printed more than 1,000 bytes, larger "
+        "than the git listing of a revision's designs may be",
+    ):
         diff.load_revision("HEAD", repo=repo)
     monkeypatch.undo()
     assert diff.load_revision("HEAD", repo=repo).designs.keys() == {"small-2tier"}

@@ -122,19 +122,27 @@ def parse_nvue(text: str, device: DeviceConfig) -> View:
     qos = config["qos"]
     pfc = tuple(sorted(int(priority) for priority in qos["pfc"]["default-global"]["switch-priority"]))
     # the IPv4 container is "ip" up to Cumulus Linux 5.14, "ipv4" from 5.15; broken-out parents have none
-    interfaces = {name: next(iter((body.get("ipv4") or body["ip"])["address"]))
-                  for name, body in config["interface"].items() if body["type"] == "swp" and "link" in body
-                  and "breakout" not in body["link"]}
+    interfaces = {
+        name: next(iter((body.get("ipv4") or body["ip"])["address"]))
+        for name, body in config["interface"].items()
+        if body["type"] == "swp" and "link" in body and "breakout" not in body["link"]
+    }
     return View(
-        hostname=config["system"]["hostname"], asn=config["router"]["bgp"]["autonomous-system"],
+        hostname=config["system"]["hostname"],
+        asn=config["router"]["bgp"]["autonomous-system"],
         interfaces=interfaces,
         sessions={(address, body["remote-as"]) for address, body in bgp["neighbor"].items()},
         maximum_paths=bgp["address-family"]["ipv4-unicast"]["multipaths"]["ebgp"],
         networks=list(bgp["address-family"]["ipv4-unicast"]["network"]),
-        aggregates=[prefix for prefix, body in bgp["address-family"]["ipv4-unicast"].get("aggregate-route", {}).items()
-                    if body["summary-only"] in (True, "enabled")],  # on (5.14 and earlier), enabled (5.15 on)
-        dscp_to_tc={int(dscp): body["switch-priority"]  # NVUE's map keys are text ('26'), as nvued saves them
-                    for dscp, body in qos["mapping"]["default-global"]["dscp"].items()},
+        aggregates=[
+            prefix
+            for prefix, body in bgp["address-family"]["ipv4-unicast"].get("aggregate-route", {}).items()
+            if body["summary-only"] in (True, "enabled")
+        ],  # on (5.14 and earlier), enabled (5.15 on)
+        dscp_to_tc={
+            int(dscp): body["switch-priority"]  # NVUE's map keys are text ('26'), as nvued saves them
+            for dscp, body in qos["mapping"]["default-global"]["dscp"].items()
+        },
         pfc=dict.fromkeys(interfaces, pfc),
         mtu={name: config["interface"][name]["link"]["mtu"] for name in interfaces},
     )
@@ -144,16 +152,24 @@ def parse_sonic(text: str, device: DeviceConfig) -> View:
     """The cabled (admin up) ports by the designer's name, which opens their description. BGP sessions are in
     SONiC's FRR file (split-unified mode), not in config_db.json."""
     config = json.loads(text)
-    alias = {name: port["description"].split(" to ")[0] for name, port in config["PORT"].items()
-             if port["admin_status"] == "up"}
+    alias = {
+        name: port["description"].split(" to ")[0]
+        for name, port in config["PORT"].items()
+        if port["admin_status"] == "up"
+    }
     interfaces = {alias[key.split("|")[0]]: key.split("|")[1] for key in config["INTERFACE"] if "|" in key}
     (dscp_map,) = config["DSCP_TO_TC_MAP"].values()
     return View(
         hostname=config["DEVICE_METADATA"]["localhost"]["hostname"],
-        asn=int(config["DEVICE_METADATA"]["localhost"]["bgp_asn"]), interfaces=interfaces, sessions=set(),
+        asn=int(config["DEVICE_METADATA"]["localhost"]["bgp_asn"]),
+        interfaces=interfaces,
+        sessions=set(),
         dscp_to_tc={int(dscp): int(tc) for dscp, tc in dscp_map.items()},
-        pfc={alias[name]: tuple(int(p) for p in body["pfc_enable"].split(",") if p)
-             for name, body in config["PORT_QOS_MAP"].items() if name in alias},
+        pfc={
+            alias[name]: tuple(int(p) for p in body["pfc_enable"].split(",") if p)
+            for name, body in config["PORT_QOS_MAP"].items()
+            if name in alias
+        },
         mtu={alias[name]: int(port["mtu"]) for name, port in config["PORT"].items() if name in alias},
     )
 
@@ -172,10 +188,17 @@ class Rendered:
 def rendered(request: pytest.FixtureRequest) -> Rendered:
     design = build(INTENTS / f"{request.param}.yaml")
     files = render_configs(design.configs, OSES)
-    texts = {os: {device.hostname: files[f"configs/{os}/{device.hostname}.{TARGETS[os].extension}"].decode()
-                  for device in design.configs} for os in OSES}
-    views = {os: {device.hostname: PARSERS[os](texts[os][device.hostname], device) for device in design.configs}
-             for os in OSES}
+    texts = {
+        os: {
+            device.hostname: files[f"configs/{os}/{device.hostname}.{TARGETS[os].extension}"].decode()
+            for device in design.configs
+        }
+        for os in OSES
+    }
+    views = {
+        os: {device.hostname: PARSERS[os](texts[os][device.hostname], device) for device in design.configs}
+        for os in OSES
+    }
     return Rendered(design, texts, views)
 
 
@@ -196,8 +219,9 @@ def test_every_cabling_row_is_two_interfaces_with_the_two_ends_of_its_31(rendere
 @pytest.mark.parametrize("os", ["frr", "eos", "nvue"])  # SONiC's sessions are its FRR file's
 def test_every_session_has_a_reciprocal_with_swapped_addresses_and_asns(rendered: Rendered, os: str) -> None:
     views = rendered.views[os]
-    address_owner = {address.split("/")[0]: (host, view.asn) for host, view in views.items()
-                     for address in view.interfaces.values()}
+    address_owner = {
+        address.split("/")[0]: (host, view.asn) for host, view in views.items() for address in view.interfaces.values()
+    }
     sessions = 0
     for host, view in views.items():
         local_addresses = {address.split("/")[0] for address in view.interfaces.values()}
@@ -214,6 +238,7 @@ def test_every_session_has_a_reciprocal_with_swapped_addresses_and_asns(rendered
 def _same_31(first: str, second: str) -> bool:
     def number(address: str) -> int:
         return int.from_bytes(bytes(int(part) for part in address.split(".")))
+
     return number(first) >> 1 == number(second) >> 1 and first != second
 
 
@@ -223,15 +248,19 @@ def test_bgp_ecmp_and_advertised_networks(rendered: Rendered, os: str) -> None:
         view = rendered.views[os][device.hostname]
         assert view.asn == device.asn
         assert view.maximum_paths == device.bgp.maximum_paths >= 1
-        servers = sorted(address for port, address in view.interfaces.items()
-                         if any(i.name == port and i.role == "server" for i in device.interfaces))
+        servers = sorted(
+            address
+            for port, address in view.interfaces.items()
+            if any(i.name == port and i.role == "server" for i in device.interfaces)
+        )
         assert sorted(view.networks) == sorted([device.loopback, *servers])
         assert view.aggregates == list(device.bgp.aggregates)
         assert len(view.aggregates) == (1 if device.role == "leaf" else 0)
         if device.role == "leaf":
             (block,) = view.aggregates
-            assert all(ipaddress.ip_interface(server).network.subnet_of(ipaddress.ip_network(block))
-                       for server in servers)
+            assert all(
+                ipaddress.ip_interface(server).network.subnet_of(ipaddress.ip_network(block)) for server in servers
+            )
 
 
 @pytest.mark.parametrize("os", ["eos", "nvue", "sonic"])
@@ -242,8 +271,10 @@ def test_lossless_priority_dscp_map_and_pfc_identical_on_both_ends(rendered: Ren
     for tier, upper, upper_port, lower, lower_port in design.fabric.links:
         if tier == SERVER_LEAF:
             continue
-        ends = [(views[devices[index].name], devices[index].port_name(port))
-                for index, port in ((upper, upper_port), (lower, lower_port))]
+        ends = [
+            (views[devices[index].name], devices[index].port_name(port))
+            for index, port in ((upper, upper_port), (lower, lower_port))
+        ]
         facts = [(view.dscp_to_tc, view.pfc[port], view.mtu[port]) for view, port in ends]
         assert facts[0] == facts[1]
         dscp_to_tc, pfc, _ = facts[0]
@@ -257,31 +288,54 @@ def test_eos_and_nvue_carry_the_profile(rendered: Rendered) -> None:
     qos = rendered.design.configs[0].qos
     eos = rendered.texts["eos"][rendered.design.configs[0].hostname]
     kbytes = (qos.ecn_min_bytes // 1024, qos.ecn_max_bytes // 1024)
-    assert (f"random-detect ecn minimum-threshold {kbytes[0]} kbytes maximum-threshold {kbytes[1]} kbytes "
-            f"max-mark-probability {qos.ecn_probability}") in eos
+    assert (
+        f"random-detect ecn minimum-threshold {kbytes[0]} kbytes maximum-threshold {kbytes[1]} kbytes "
+        f"max-mark-probability {qos.ecn_probability}"
+    ) in eos
     assert "mtu 9214" in eos and "priority-flow-control pause watchdog default timeout 0.2\n" in eos
     assert "priority-flow-control pause watchdog default polling-interval 0.1\n" in eos
     (document,) = yaml.safe_load(rendered.texts["nvue"][rendered.design.configs[0].hostname])
     nvue_qos = document["set"]["qos"]
     assert nvue_qos["roce"] == {"state": "enabled", "mode": "lossless"}
-    assert nvue_qos["congestion-control"]["default-global"]["traffic-class"] == {"3": {
-        "ecn": "enable", "red": "disable", "min-threshold": qos.ecn_min_bytes, "max-threshold": qos.ecn_max_bytes,
-        "probability": qos.ecn_probability}}
-    queues = {int(priority): body["traffic-class"]
-              for priority, body in nvue_qos["egress-queue-mapping"]["default-global"]["switch-priority"].items()}
+    assert nvue_qos["congestion-control"]["default-global"]["traffic-class"] == {
+        "3": {
+            "ecn": "enable",
+            "red": "disable",
+            "min-threshold": qos.ecn_min_bytes,
+            "max-threshold": qos.ecn_max_bytes,
+            "probability": qos.ecn_probability,
+        }
+    }
+    queues = {
+        int(priority): body["traffic-class"]
+        for priority, body in nvue_qos["egress-queue-mapping"]["default-global"]["switch-priority"].items()
+    }
     assert queues == {0: 0, 1: 0, 2: 0, 3: 3, 4: 0, 5: 0, 6: 0, 7: 0, qos.cnp_priority: qos.cnp_priority}
-    interface = next(iter(body for name, body in document["set"]["interface"].items()
-                          if name != "lo" and "breakout" not in body["link"]))
+    interface = next(
+        iter(
+            body
+            for name, body in document["set"]["interface"].items()
+            if name != "lo" and "breakout" not in body["link"]
+        )
+    )
     assert interface["qos"] == {"pfc-watchdog": {"state": "enable"}}
     schedule = nvue_qos["egress-scheduler"]["default-global"]["traffic-class"]
-    assert schedule == {"0": {"mode": "dwrr", "bw-percent": 50}, "3": {"mode": "dwrr", "bw-percent": 50},
-                        str(qos.cnp_priority): {"mode": "strict"}}
+    assert schedule == {
+        "0": {"mode": "dwrr", "bw-percent": 50},
+        "3": {"mode": "dwrr", "bw-percent": 50},
+        str(qos.cnp_priority): {"mode": "strict"},
+    }
 
 
 def _vtysh_check(folder: Path, config: Path) -> subprocess.CompletedProcess[str]:
     (folder / "vtysh.conf").touch()
-    return subprocess.run(["vtysh", "--config_dir", str(folder), "-C", "-f", str(config)],
-                          capture_output=True, text=True, timeout=60, check=False)
+    return subprocess.run(
+        ["vtysh", "--config_dir", str(folder), "-C", "-f", str(config)],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=False,
+    )
 
 
 def test_every_frr_conf_passes_vtysh(rendered: Rendered, tmp_path: Path) -> None:

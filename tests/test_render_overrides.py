@@ -30,7 +30,8 @@ def intent_with_templates(tmp_path: Path) -> Path:
 def test_a_user_template_replaces_one_file_and_the_rest_stay_shipped(intent_with_templates: Path) -> None:
     folder = intent_with_templates.parent
     (folder / "templates" / "frr" / "bfd.j2").write_text(
-        "bfd\n profile fabric\n  detect-multiplier {{ device.bgp.bfd.multiplier * 2 }}\n exit\nexit\n!\n")
+        "bfd\n profile fabric\n  detect-multiplier {{ device.bgp.bfd.multiplier * 2 }}\n exit\nexit\n!\n"
+    )
     assert main(["build", str(intent_with_templates), "-o", str(folder / "out")]) == 0
     text = (folder / "out" / "configs" / "frr" / "p0-spine0.conf").read_text()
     assert "  detect-multiplier 6\n" in text and "receive-interval" not in text
@@ -50,8 +51,9 @@ def test_templates_option_wins_over_the_folder_beside_the_intent(intent_with_tem
     assert "! chosen\n" in text and "! beside" not in text
 
 
-def test_a_misspelt_variable_names_the_template_and_line(intent_with_templates: Path,
-                                                          capsys: pytest.CaptureFixture[str]) -> None:
+def test_a_misspelt_variable_names_the_template_and_line(
+    intent_with_templates: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     folder = intent_with_templates.parent
     template = folder / "templates" / "frr" / "bfd.j2"
     template.write_text("bfd\n profile fabric\n  detect-multiplier {{ device.bgp.bfd.multiplyer }}\n")
@@ -86,8 +88,9 @@ def test_shipped_templates_are_strict_too() -> None:
         template.render(device=build(INTENT).configs[0])
 
 
-def test_missing_shipped_templates_are_a_missing_prerequisite(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
-                                                             capsys: pytest.CaptureFixture[str]) -> None:
+def test_missing_shipped_templates_are_a_missing_prerequisite(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
     monkeypatch.setattr("designer.render.environment.SHIPPED_TEMPLATES", tmp_path / "gone")
     code = main(["build", str(ROOT / "intents" / "cluster.yaml"), "-o", str(tmp_path / "out")])
     assert code == 2
@@ -96,6 +99,7 @@ def test_missing_shipped_templates_are_a_missing_prerequisite(tmp_path: Path, mo
 
 
 # ---- hostile override folders ---------------------------------------------------------------------------------
+
 
 def _build(intent: Path, out: Path, *extra: str) -> tuple[int, str]:
     code, _, err = run_cli("build", str(intent), "-o", str(out), *extra)
@@ -106,7 +110,7 @@ def test_a_linked_template_is_refused_and_nothing_leaks(intent_with_templates: P
     secret = tmp_path / "secret.txt"
     secret.write_text("SECRET-VALUE\n")
     link = intent_with_templates.parent / "templates" / "frr" / "bgp.j2"
-    link.symlink_to(secret)                            # a templates/ folder beside the intent is picked up as is
+    link.symlink_to(secret)  # a templates/ folder beside the intent is picked up as is
     code, err = _build(intent_with_templates, tmp_path / "out")
     assert code == 2 and f"{link}: is a symbolic link; template folders may hold only regular files" in err
     assert "SECRET-VALUE" not in err and not (tmp_path / "out").exists()
@@ -130,7 +134,7 @@ def test_a_linked_templates_folder_beside_the_intent_is_refused(tmp_path: Path) 
 
 def test_special_files_and_non_utf8_templates_are_refused(tmp_path: Path) -> None:
     (tmp_path / "frr").mkdir()
-    os.mkfifo(tmp_path / "frr" / "bgp.j2")             # reading it would block the build forever
+    os.mkfifo(tmp_path / "frr" / "bgp.j2")  # reading it would block the build forever
     code, err = _build(INTENT, tmp_path / "out", "--templates", str(tmp_path))
     assert code == 2 and f"{tmp_path / 'frr' / 'bgp.j2'}: is a special file" in err
     (tmp_path / "frr" / "bgp.j2").unlink()
@@ -146,21 +150,27 @@ def test_a_templates_folder_that_does_not_exist_is_refused(tmp_path: Path) -> No
     assert not (tmp_path / "out").exists()
 
 
-@pytest.mark.parametrize(("body", "says"), [
-    ("{% macro m(n) %}{{ m(n + 1) }}{% endmacro %}{{ m(0) }}\n", "RecursionError"),
-    ("router-id {{ 1 // 0 }}\n", "ZeroDivisionError"),
-    ("{% if device.hostname %}{{ device.hostname | no_such_filter }}{% endif %}\n", "No filter named"),
-    ("{{ device.hostname | no_such_filter }}\n", "No filter named 'no_such_filter'"),
-    ("{{ 'x' * 300000000 }}\n", "SecurityError: '*' would make 300,000,000 items"),
-    ("{{ [0] * 2000000 }}\n", "would make 2,000,000 items"),
-    ("{{ 10 ** 100000 }}\n", "would make a 400,000-bit number"),
-    ("{% set ns = namespace(s='x' * 1000) %}{% for i in range(20) %}{% set ns.s = ns.s + ns.s %}{% endfor %}\n",
-     "SecurityError: '+' would make 2,048,000 items"),
-    ("{% for a in range(100000) %}{% for b in range(100000) %}x{% endfor %}{% endfor %}\n",
-     "larger than 16,777,216 characters or 4,194,304 pieces"),
-])
-def test_a_failing_or_runaway_template_is_exit_2_naming_template_and_line(body: str, says: str,
-                                                                          tmp_path: Path) -> None:
+@pytest.mark.parametrize(
+    ("body", "says"),
+    [
+        ("{% macro m(n) %}{{ m(n + 1) }}{% endmacro %}{{ m(0) }}\n", "RecursionError"),
+        ("router-id {{ 1 // 0 }}\n", "ZeroDivisionError"),
+        ("{% if device.hostname %}{{ device.hostname | no_such_filter }}{% endif %}\n", "No filter named"),
+        ("{{ device.hostname | no_such_filter }}\n", "No filter named 'no_such_filter'"),
+        ("{{ 'x' * 300000000 }}\n", "SecurityError: '*' would make 300,000,000 items"),
+        ("{{ [0] * 2000000 }}\n", "would make 2,000,000 items"),
+        ("{{ 10 ** 100000 }}\n", "would make a 400,000-bit number"),
+        (
+            "{% set ns = namespace(s='x' * 1000) %}{% for i in range(20) %}{% set ns.s = ns.s + ns.s %}{% endfor %}\n",
+            "SecurityError: '+' would make 2,048,000 items",
+        ),
+        (
+            "{% for a in range(100000) %}{% for b in range(100000) %}x{% endfor %}{% endfor %}\n",
+            "larger than 16,777,216 characters or 4,194,304 pieces",
+        ),
+    ],
+)
+def test_a_failing_or_runaway_template_is_exit_2_naming_template_and_line(body: str, says: str, tmp_path: Path) -> None:
     (tmp_path / "frr").mkdir()
     template = tmp_path / "frr" / "bgp.j2"
     template.write_text("! first line\n" + body)

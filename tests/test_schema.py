@@ -29,8 +29,9 @@ def validator() -> Any:
 def test_the_committed_schema_is_what_designer_schema_prints() -> None:
     code, out, err = run_cli("schema")
     assert (code, err) == (0, "")
-    assert out == SCHEMA.read_text(), "intents/intent.schema.json is stale: run 'designer schema > " \
-                                      "intents/intent.schema.json' and commit it"
+    assert out == SCHEMA.read_text(), (
+        "intents/intent.schema.json is stale: run 'designer schema > intents/intent.schema.json' and commit it"
+    )
 
 
 def test_the_schema_is_valid_and_every_field_has_a_description() -> None:
@@ -48,8 +49,9 @@ def test_the_schema_is_valid_and_every_field_has_a_description() -> None:
     assert all(model.get("additionalProperties") is False for model in schema["$defs"].values())
 
 
-@pytest.mark.parametrize("intent", [path for path in INTENTS if path.parent == ROOT / "intents"],
-                         ids=lambda path: path.name)
+@pytest.mark.parametrize(
+    "intent", [path for path in INTENTS if path.parent == ROOT / "intents"], ids=lambda path: path.name
+)
 def test_shipped_intents_name_the_schema_in_their_first_line(intent: Path) -> None:
     first = intent.read_text().splitlines()[0]
     assert first == "# yaml-language-server: $schema=intent.schema.json"
@@ -62,11 +64,14 @@ def test_every_shipped_and_test_intent_is_valid_against_the_schema(intent: Path)
     assert errors == []
 
 
-@pytest.mark.parametrize(("case", "fragment"), [
-    ("unknown_keys", "'spien' was unexpected"),
-    ("wrong_types", "'many' is not valid"),
-    ("absurd_size", "8000000 is not valid"),
-])
+@pytest.mark.parametrize(
+    ("case", "fragment"),
+    [
+        ("unknown_keys", "'spien' was unexpected"),
+        ("wrong_types", "'many' is not valid"),
+        ("absurd_size", "8000000 is not valid"),
+    ],
+)
 def test_an_editor_flags_what_the_loader_refuses(case: str, fragment: str) -> None:
     data = yaml.safe_load((ROOT / "tests" / "errors" / f"{case}.yaml").read_text())
     assert any(fragment in error.message for error in validator().iter_errors(data))
@@ -76,4 +81,8 @@ def test_an_editor_flags_nic_names_linux_keeps_for_itself() -> None:
     data = yaml.safe_load((ROOT / "tests" / "errors" / "hosts_reserved.yaml").read_text())
     said = [inner.message for error in validator().iter_errors(data) for inner in error.context or ()]
     assert [message.split(" should")[0] for message in said if "should not be valid" in message] == [
-        "'all'", "'default'", "'lo'", "'bonding_masters'"]
+        "'all'",
+        "'default'",
+        "'lo'",
+        "'bonding_masters'",
+    ]

@@ -64,9 +64,17 @@ def test_a_site_switch_server_and_medium_design_end_to_end(tmp_path: Path) -> No
     design = build(write_site(tmp_path))
     leaf = design.intent.leaf
     assert (leaf.model, leaf.ports, leaf.speed, leaf.power_w, leaf.power_w_optics) == (
-        "acme-th5-32x800g", 32, 800, 900, 1900)  # the later file's power_w_optics wins, the rest is kept
+        "acme-th5-32x800g",
+        32,
+        800,
+        900,
+        1900,
+    )  # the later file's power_w_optics wins, the rest is kept
     assert (design.intent.server.model, design.intent.server.power_kw, design.intent.server.rack_units) == (
-        "acme-gpu-8x400", 11.5, 6)
+        "acme-gpu-8x400",
+        11.5,
+        6,
+    )
     assert design.intent.hosts.nics[0] == "ens1np0"
     assert (design.intent.facility.rack_power_kw, design.intent.facility.cooling) == (25, "liquid")
     assert [name for name, _ in design.intent.facility.reach_m] == ["dac", "aec", "aoc", "multimode", "singlemode"]
@@ -102,7 +110,8 @@ def test_the_folder_carries_the_site_entries_and_reproduces_the_design_alone(tmp
     devices = built_devices(moved)
     built = build(write_site(tmp_path / "again"))
     assert {name: device.interfaces for name, device in devices.items()} == {
-        config.hostname: config.interfaces for config in built.configs}
+        config.hostname: config.interfaces for config in built.configs
+    }
     code, report, err = run_cli("validate-configs", str(moved))
     assert code == 0, report + err
     assert "pyavd:" in report and "nvue-openapi:" in report  # both read the release and models from the folder
@@ -134,27 +143,36 @@ def test_a_huge_site_catalog_in_a_folder_is_refused_unread(tmp_path: Path) -> No
 
 
 def test_a_shipped_entry_is_overridden_field_by_field(tmp_path: Path) -> None:
-    intent = write_site(tmp_path, intent="""\
+    intent = write_site(
+        tmp_path,
+        intent="""\
 name: override
 catalog: hw/switches.yaml
 compute: {servers: 32, server: dgx-h100}
 fabric: {leaf: {model: generic-64x400g}}
-""", switches="switches:\n  generic-64x400g: {power_w_optics: 1234}\n")
-    shipped = parse_intent("name: o\ncompute: {servers: 32, server: dgx-h100}\nfabric: {leaf: {model: "
-                           "generic-64x400g}}\n").leaf
+""",
+        switches="switches:\n  generic-64x400g: {power_w_optics: 1234}\n",
+    )
+    shipped = parse_intent(
+        "name: o\ncompute: {servers: 32, server: dgx-h100}\nfabric: {leaf: {model: generic-64x400g}}\n"
+    ).leaf
     leaf = build(intent).intent.leaf
     assert (leaf.ports, leaf.speed, leaf.power_w) == (shipped.ports, shipped.speed, shipped.power_w)
     assert (shipped.power_w_optics, leaf.power_w_optics) == (1650, 1234)
 
 
 def test_every_problem_of_every_site_file_is_reported_at_its_line(tmp_path: Path) -> None:
-    intent = write_site(tmp_path, switches="""\
+    intent = write_site(
+        tmp_path,
+        switches="""\
 switches:
   acme-th5-32x800g: {ports: 0, speed: 800G, rack_units: 1, power_w: 900, power_w_optics: 2100}
   half-known: {ports: 64}
 servers:
   acme-gpu-8x400: {gpus: 8, nics: 8, nic_speed: 333G, planes: 1, power_kw: 11.5, rack_units: 6, colour: red}
-""", overrides="facility: {cooling: water}\n")
+""",
+        overrides="facility: {cooling: water}\n",
+    )
     out = tmp_path / "out"
     code, stdout, err = run_cli("build", str(intent), "-o", str(out))
     assert (code, stdout, out.exists()) == (2, "", False)
@@ -162,25 +180,30 @@ servers:
     lines = err.splitlines()
     switches, overrides = str(tmp_path / "hw" / "switches.yaml"), str(tmp_path / "hw" / "overrides.yaml")
     assert f"{switches}:2: switches.acme-th5-32x800g.ports: Input should be greater than 0 (got 0)" in lines
-    assert any(line.startswith(f"{switches}:5: servers.acme-gpu-8x400.nic_speed: 333G is not a link speed")
-               for line in lines)
+    assert any(
+        line.startswith(f"{switches}:5: servers.acme-gpu-8x400.nic_speed: 333G is not a link speed") for line in lines
+    )
     assert any(line.startswith(f"{switches}:5: servers.acme-gpu-8x400.colour: unknown key") for line in lines)
-    assert any(line.startswith(f"{overrides}:1: facility.cooling: Input should be 'air' or 'liquid'")
-               for line in lines)
+    assert any(line.startswith(f"{overrides}:1: facility.cooling: Input should be 'air' or 'liquid'") for line in lines)
     assert lines[-1].endswith("nothing was written.")
 
 
 def test_a_new_entry_must_be_whole_and_a_missing_file_is_named(tmp_path: Path) -> None:
-    intent = write_site(tmp_path, intent=INTENT.replace("hw/overrides.yaml", "hw/missing.yaml"),
-                        switches=SWITCHES + "  half-known: {ports: 64}\n".replace("  half", "  half"))
+    intent = write_site(
+        tmp_path,
+        intent=INTENT.replace("hw/overrides.yaml", "hw/missing.yaml"),
+        switches=SWITCHES + "  half-known: {ports: 64}\n".replace("  half", "  half"),
+    )
     code, _, err = run_cli("plan", str(intent))
     assert code == 2
     assert f"{tmp_path / 'hw' / 'missing.yaml'}:1: (top-level): no such file; give the path of a site catalog" in err
     intent = write_site(tmp_path, switches=SWITCHES.replace("switches:\n", "switches:\n  half-known: {ports: 64}\n"))
     code, _, err = run_cli("plan", str(intent))
     assert code == 2
-    assert "site.yaml:2: catalog: switches.half-known: a new switch needs speed, rack_units, power_w, power_w_optics" \
+    assert (
+        "site.yaml:2: catalog: switches.half-known: a new switch needs speed, rack_units, power_w, power_w_optics"
         in err
+    )
     assert len(err.splitlines()) == 2  # the models the broken catalog defines are not reported unknown
 
 
@@ -203,8 +226,9 @@ fabric: {leaf: {model: site-sn5600}}
 targets: [nvue]
 load_balancing: {mode: dynamic}
 """
-    switches = ("switches:\n  site-sn5600: {ports: 64, speed: 800G, rack_units: 2, power_w: 1200, "
-                "power_w_optics: 2950}\n")
+    switches = (
+        "switches:\n  site-sn5600: {ports: 64, speed: 800G, rack_units: 2, power_w: 1200, power_w_optics: 2950}\n"
+    )
     code, _, err = run_cli("plan", str(write_site(tmp_path, intent=intent, switches=switches)))
     assert code == 2 and "dynamic (only on nvidia-sn5600 with 200G/400G links)" in err
     switches += "targets:\n  nvue: {load_balancing: {dynamic_models: [nvidia-sn5600, site-sn5600]}}\n"
@@ -227,4 +251,5 @@ def test_the_committed_site_catalog_schema_is_what_designer_prints() -> None:
     code, out, err = run_cli("schema", "--catalog")
     assert (code, err) == (0, "")
     assert out == (ROOT / "intents" / "catalog.schema.json").read_text(), (
-        "intents/catalog.schema.json is stale: run 'designer schema --catalog > intents/catalog.schema.json'")
+        "intents/catalog.schema.json is stale: run 'designer schema --catalog > intents/catalog.schema.json'"
+    )

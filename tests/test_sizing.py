@@ -37,21 +37,28 @@ def test_published_row_512_servers_three_tiers() -> None:
     assert (plan.pods, plan.spines_per_pod, plan.groups, plan.supers_per_group) == (4, 32, 32, 2)
 
 
-@pytest.mark.parametrize(("leaf", "nic_ports_2_tier", "nic_ports_3_tier"), [
-    ("{model: generic-64x400g}", 2048, 65536),        # k = 64: k^2/2 and k^3/4
-    ("{model: generic-64x800g}", 8192, 524288),       # 64 x 800G run as 128 x 400G
-])
-def test_maximum_sizes_match_closed_forms(leaf: str, nic_ports_2_tier: int, nic_ports_3_tier: int,
-                                          monkeypatch: pytest.MonkeyPatch) -> None:
+@pytest.mark.parametrize(
+    ("leaf", "nic_ports_2_tier", "nic_ports_3_tier"),
+    [
+        ("{model: generic-64x400g}", 2048, 65536),  # k = 64: k^2/2 and k^3/4
+        ("{model: generic-64x800g}", 8192, 524288),  # 64 x 800G run as 128 x 400G
+    ],
+)
+def test_maximum_sizes_match_closed_forms(
+    leaf: str, nic_ports_2_tier: int, nic_ports_3_tier: int, monkeypatch: pytest.MonkeyPatch
+) -> None:
     monkeypatch.setattr(sizing, "MAX_LINKS", 4 * nic_ports_3_tier)  # the arithmetic beyond what a build accepts
     biggest_two = plan_of(servers=nic_ports_2_tier // 8, leaf=leaf)
     assert (biggest_two.tiers, biggest_two.nic_ports_per_plane) == (2, nic_ports_2_tier)
-    assert biggest_two.switch_counts()["spine"] == biggest_two.leaf_radix // 2   # S = N/k
+    assert biggest_two.switch_counts()["spine"] == biggest_two.leaf_radix // 2  # S = N/k
     assert plan_of(servers=nic_ports_2_tier // 8 + 1, leaf=leaf).tiers == 3
     biggest_three = plan_of(servers=nic_ports_3_tier // 8, leaf=leaf)
     k = biggest_three.leaf_radix
-    assert biggest_three.switch_counts() == {"leaf": 2 * nic_ports_3_tier // k, "spine": 2 * nic_ports_3_tier // k,
-                                        "super_spine": nic_ports_3_tier // k}
+    assert biggest_three.switch_counts() == {
+        "leaf": 2 * nic_ports_3_tier // k,
+        "spine": 2 * nic_ports_3_tier // k,
+        "super_spine": nic_ports_3_tier // k,
+    }
     with pytest.raises(InputError, match="3 tiers hold at most"):
         plan_of(servers=nic_ports_3_tier // 8 + 1, leaf=leaf)
 
@@ -82,8 +89,9 @@ def test_ecmp_divisor_rule_picks_a_divisor_of_the_uplinks() -> None:
 
 def test_heterogeneous_tiers_small_leaves_under_chassis_spines() -> None:
     # A chassis spine's 288 uplinks are more equal-cost paths than FRR and NVUE take: EOS and SONiC only.
-    plan = plan_of(servers=2048, leaf="{model: generic-32x400g}", spine="{model: generic-576x400g-chassis}",
-                   extra="targets: [eos]")
+    plan = plan_of(
+        servers=2048, leaf="{model: generic-32x400g}", spine="{model: generic-576x400g-chassis}", extra="targets: [eos]"
+    )
     # 16 servers per SU, 128 SUs x 8 rails = 1,024 leaves > 576: three tiers with chassis spines.
     assert plan.tiers == 3 and plan.leaf_radix == 32 and plan.spine_radix == 576
     assert plan.spines_per_pod == 16 and plan.sus_per_pod == 36
@@ -110,8 +118,12 @@ def test_few_spines_are_warned() -> None:
     assert plan.spines_per_plane == 4 and not any("spine" in w for w in plan.warnings)
     plan = plan_of(servers=16, leaf="{ports: 16, speed: 400G}")
     assert plan.spines_per_plane == 8
-    tiny = plan_of(servers=4, leaf="{ports: 8, speed: 400G}", server="dgx-h100",
-                   compute_extra="nics_per_server: 2\ngpus_per_server: 2")
+    tiny = plan_of(
+        servers=4,
+        leaf="{ports: 8, speed: 400G}",
+        server="dgx-h100",
+        compute_extra="nics_per_server: 2\ngpus_per_server: 2",
+    )
     assert tiny.spines_per_plane == 1
     assert any("only 1 spine per plane" in warning for warning in tiny.warnings)
 
@@ -136,13 +148,17 @@ def test_tiers_three_on_request_for_growth() -> None:
     planes=st.sampled_from([1, 2]),
     servers=st.integers(1, 3000),
 )
-def test_every_sized_fabric_is_one_to_one_and_fits_its_ports(leaf_ports: int, spine_ports: int, super_ports: int,
-                                                             rails: int, planes: int, servers: int) -> None:
-    text = intent_text(servers=servers, leaf=f"{{ports: {leaf_ports}, speed: 400G}}",
-                       spine=f"{{ports: {spine_ports}, speed: 400G}}",
-                       super_spine=f"{{ports: {super_ports}, speed: 400G}}",
-                       compute_extra=f"nics_per_server: {rails * planes}\ngpus_per_server: {rails * planes}",
-                       fabric_extra=f"planes: {planes}")
+def test_every_sized_fabric_is_one_to_one_and_fits_its_ports(
+    leaf_ports: int, spine_ports: int, super_ports: int, rails: int, planes: int, servers: int
+) -> None:
+    text = intent_text(
+        servers=servers,
+        leaf=f"{{ports: {leaf_ports}, speed: 400G}}",
+        spine=f"{{ports: {spine_ports}, speed: 400G}}",
+        super_spine=f"{{ports: {super_ports}, speed: 400G}}",
+        compute_extra=f"nics_per_server: {rails * planes}\ngpus_per_server: {rails * planes}",
+        fabric_extra=f"planes: {planes}",
+    )
     try:
         plan = size(parse_intent(text))
     except InputError as error:
@@ -150,11 +166,11 @@ def test_every_sized_fabric_is_one_to_one_and_fits_its_ports(leaf_ports: int, sp
         assert "3 tiers hold at most" in str(error) or "fewer than the" in str(error), str(error)
         assume(False)
     assert plan.sus == math.ceil(servers / (leaf_ports // 2))
-    assert plan.leaf_uplinks % plan.spines_per_pod == 0                     # ECMP divisor rule
+    assert plan.leaf_uplinks % plan.spines_per_pod == 0  # ECMP divisor rule
     spine_down = plan.leaves_per_pod * plan.leaf_spine_parallel
     assert spine_down <= (spine_ports if plan.tiers == 2 else spine_ports // 2)
     if plan.tiers == 3:
-        assert plan.spine_uplinks == spine_down                              # 1:1 at the spine
+        assert plan.spine_uplinks == spine_down  # 1:1 at the spine
         assert plan.spine_uplinks % plan.supers_per_group == 0
         assert plan.pods * plan.spine_super_parallel <= super_ports
         uplinks_per_su = plan.planes * plan.rails * plan.leaf_uplinks

@@ -36,21 +36,26 @@ INTENTS = ("small-2tier", "small-3tier")
 VENDOR = ROOT / "tests" / "vendor" / "sonic"
 SKUS = {  # intent switches -> the SONiC SKU the catalog runs them as
     "Mellanox-SN5600-O128": dict(servers=64, leaf="{model: nvidia-sn5600}", spine="{model: nvidia-sn5600}"),
-    "ACS-SN5600": dict(servers=4, leaf="{model: nvidia-sn5600}", spine="{model: nvidia-sn5600}",
-                       compute_extra="nic_speed: 800G"),
+    "ACS-SN5600": dict(
+        servers=4, leaf="{model: nvidia-sn5600}", spine="{model: nvidia-sn5600}", compute_extra="nic_speed: 800G"
+    ),
     "ACS-MSN4700": dict(servers=4, leaf="{model: nvidia-sn4700}", spine="{model: nvidia-sn4700}"),
-    "Mellanox-SN5600-V256": dict(servers=4, leaf="{model: nvidia-sn5600}", spine="{model: nvidia-sn5600}",
-                                 compute_extra="nic_speed: 200G"),
-    "Mellanox-SN4700-O32": dict(servers=4, leaf="{model: nvidia-sn4700}", spine="{model: nvidia-sn4700}",
-                                extra="target_options: {sonic: {hwsku: Mellanox-SN4700-O32}}"),
+    "Mellanox-SN5600-V256": dict(
+        servers=4, leaf="{model: nvidia-sn5600}", spine="{model: nvidia-sn5600}", compute_extra="nic_speed: 200G"
+    ),
+    "Mellanox-SN4700-O32": dict(
+        servers=4,
+        leaf="{model: nvidia-sn4700}",
+        spine="{model: nvidia-sn4700}",
+        extra="target_options: {sonic: {hwsku: Mellanox-SN4700-O32}}",
+    ),
 }
 
 
 def sonic_configs(design: Design) -> dict[str, dict[str, Any]]:
     """Every switch's rendered config_db.json, parsed back, by hostname."""
     files = render_configs(design.configs, ["sonic"])
-    return {path.removeprefix("configs/sonic/").removesuffix(".json"): json.loads(data)
-            for path, data in files.items()}
+    return {path.removeprefix("configs/sonic/").removesuffix(".json"): json.loads(data) for path, data in files.items()}
 
 
 @cache
@@ -61,8 +66,10 @@ def small(name: str) -> tuple[Design, dict[str, dict[str, Any]]]:
 
 def sonic_yang() -> SonicYang:
     """SONiC's YANG models loaded with libyang (skipped without them, a failure under CI)."""
-    need(importlib.util.find_spec("libyang") is not None, "libyang binding missing: apt-get install libyang2-dev "
-                                                         "&& pip install libyang==2.8.0")
+    need(
+        importlib.util.find_spec("libyang") is not None,
+        "libyang binding missing: apt-get install libyang2-dev && pip install libyang==2.8.0",
+    )
     return SonicYang(sonic_yang_models())
 
 
@@ -96,8 +103,11 @@ def vendor_json(name: str) -> dict[str, Any]:
 def vendor_headroom(hwsku: str) -> dict[tuple[str, str], tuple[int, int, int]]:
     """(speed Mb/s, cable) -> (size, xon, xoff) of ``hwsku``'s pg_profile_lookup.ini (pg_profile_lookup.csv)."""
     with (VENDOR / "pg_profile_lookup.csv").open() as rows:
-        return {(row["speed_mbps"], row["cable"]): (int(row["size"]), int(row["xon"]), int(row["xoff"]))
-                for row in csv.DictReader(rows) if hwsku in row["hwskus"].split()}
+        return {
+            (row["speed_mbps"], row["cable"]): (int(row["size"]), int(row["xon"]), int(row["xoff"]))
+            for row in csv.DictReader(rows)
+            if hwsku in row["hwskus"].split()
+        }
 
 
 @pytest.mark.parametrize("name", INTENTS)
@@ -114,16 +124,31 @@ def test_ports_follow_sonic_lane_numbering_on_a_broken_out_800g_cage() -> None:
     ports = configs["p0-su0-r0-leaf"]["PORT"]
     assert list(ports)[:3] == ["Ethernet0", "Ethernet4", "Ethernet8"]
     assert ports["Ethernet0"] == {
-        "alias": "swp1s0", "description": "swp1s0 to su0-srv0 nic0", "index": "1", "subport": "1",
-        "lanes": "0,1,2,3", "speed": "400000", "fec": "rs", "mtu": "9216", "admin_status": "up"}
-    assert (ports["Ethernet4"]["alias"], ports["Ethernet4"]["index"], ports["Ethernet4"]["subport"],
-            ports["Ethernet4"]["lanes"]) == ("swp1s1", "1", "2", "4,5,6,7")
+        "alias": "swp1s0",
+        "description": "swp1s0 to su0-srv0 nic0",
+        "index": "1",
+        "subport": "1",
+        "lanes": "0,1,2,3",
+        "speed": "400000",
+        "fec": "rs",
+        "mtu": "9216",
+        "admin_status": "up",
+    }
+    assert (
+        ports["Ethernet4"]["alias"],
+        ports["Ethernet4"]["index"],
+        ports["Ethernet4"]["subport"],
+        ports["Ethernet4"]["lanes"],
+    ) == ("swp1s1", "1", "2", "4,5,6,7")
     assert ports["Ethernet8"]["index"] == "2"
     lanes = [int(lane) for fields in ports.values() for lane in fields["lanes"].split(",")]
     assert sorted(lanes) == list(range(32))
     spine = configs["p0-spine0"]["PORT"]  # spines: 8 x 400G, not broken out
     assert (spine["Ethernet8"]["alias"], spine["Ethernet8"]["subport"], spine["Ethernet8"]["lanes"]) == (
-        "swp2", "0", "8,9,10,11,12,13,14,15")
+        "swp2",
+        "0",
+        "8,9,10,11,12,13,14,15",
+    )
 
 
 @pytest.mark.parametrize("hwsku", sorted(SKUS))
@@ -143,7 +168,11 @@ def test_every_port_is_the_skus_own_with_its_lanes_alias_index_and_speed(yang: S
         for name, row in vendor.items():
             port = ports[name]
             assert (port["lanes"], port["alias"], port["index"], port["speed"]) == (
-                row["lanes"], row["alias"], row["index"], row["speed_mbps"]), name
+                row["lanes"],
+                row["alias"],
+                row["index"],
+                row["speed_mbps"],
+            ), name
             assert port.get("autoneg", "") == row["autoneg"], name
     leaf = configs["p0-su0-r0-leaf"]["PORT"]
     cabled = {iface.name: iface for iface in design.configs[0].interfaces}
@@ -176,29 +205,64 @@ def test_a_complete_configuration_for_config_reload(yang: SonicYang) -> None:
     configs = on_sku("Mellanox-SN5600-O128")[1]
     for hostname, config in configs.items():
         metadata = config["DEVICE_METADATA"]["localhost"]
-        assert {"hostname", "hwsku", "platform", "type", "bgp_asn", "docker_routing_config_mode",
-                "buffer_model"} <= set(metadata)
+        assert {
+            "hostname",
+            "hwsku",
+            "platform",
+            "type",
+            "bgp_asn",
+            "docker_routing_config_mode",
+            "buffer_model",
+        } <= set(metadata)
         assert metadata["buffer_model"] == "traditional"
-        assert metadata["type"] == {"leaf": "ToRRouter", "spine": "LeafRouter"}[hostname.rpartition("-")[2]
-                                                                              if "leaf" in hostname else "spine"]
-        assert {"PORT", "INTERFACE", "LOOPBACK_INTERFACE", "CABLE_LENGTH", "BUFFER_POOL", "BUFFER_PROFILE",
-                "BUFFER_PG", "BUFFER_QUEUE", "BUFFER_PORT_INGRESS_PROFILE_LIST", "BUFFER_PORT_EGRESS_PROFILE_LIST",
-                "DSCP_TO_TC_MAP", "TC_TO_PRIORITY_GROUP_MAP", "TC_TO_QUEUE_MAP", "MAP_PFC_PRIORITY_TO_QUEUE",
-                "PFC_PRIORITY_TO_PRIORITY_GROUP_MAP", "PORT_QOS_MAP", "SCHEDULER", "WRED_PROFILE", "QUEUE",
-                "PFC_WD"} <= set(config)
+        assert (
+            metadata["type"]
+            == {"leaf": "ToRRouter", "spine": "LeafRouter"}[
+                hostname.rpartition("-")[2] if "leaf" in hostname else "spine"
+            ]
+        )
+        assert {
+            "PORT",
+            "INTERFACE",
+            "LOOPBACK_INTERFACE",
+            "CABLE_LENGTH",
+            "BUFFER_POOL",
+            "BUFFER_PROFILE",
+            "BUFFER_PG",
+            "BUFFER_QUEUE",
+            "BUFFER_PORT_INGRESS_PROFILE_LIST",
+            "BUFFER_PORT_EGRESS_PROFILE_LIST",
+            "DSCP_TO_TC_MAP",
+            "TC_TO_PRIORITY_GROUP_MAP",
+            "TC_TO_QUEUE_MAP",
+            "MAP_PFC_PRIORITY_TO_QUEUE",
+            "PFC_PRIORITY_TO_PRIORITY_GROUP_MAP",
+            "PORT_QOS_MAP",
+            "SCHEDULER",
+            "WRED_PROFILE",
+            "QUEUE",
+            "PFC_WD",
+        } <= set(config)
         assert set(config["CABLE_LENGTH"]["AZURE"]) == set(config["PORT"])
         # Every name a table points at exists: profiles, pools, maps, schedulers, WRED profiles.
         profiles, pools = config["BUFFER_PROFILE"], config["BUFFER_POOL"]
         assert {profile["pool"] for profile in profiles.values()} <= set(pools)
         named = [entry["profile"] for table in ("BUFFER_PG", "BUFFER_QUEUE") for entry in config[table].values()]
-        named += [name for table in ("BUFFER_PORT_INGRESS_PROFILE_LIST", "BUFFER_PORT_EGRESS_PROFILE_LIST")
-                  for entry in config[table].values() for name in entry["profile_list"].split(",")]
+        named += [
+            name
+            for table in ("BUFFER_PORT_INGRESS_PROFILE_LIST", "BUFFER_PORT_EGRESS_PROFILE_LIST")
+            for entry in config[table].values()
+            for name in entry["profile_list"].split(",")
+        ]
         assert set(named) <= set(profiles)
         for port, fields in config["PORT_QOS_MAP"].items():
-            for field, table in (("dscp_to_tc_map", "DSCP_TO_TC_MAP"), ("tc_to_queue_map", "TC_TO_QUEUE_MAP"),
-                                 ("tc_to_pg_map", "TC_TO_PRIORITY_GROUP_MAP"),
-                                 ("pfc_to_pg_map", "PFC_PRIORITY_TO_PRIORITY_GROUP_MAP"),
-                                 ("pfc_to_queue_map", "MAP_PFC_PRIORITY_TO_QUEUE")):
+            for field, table in (
+                ("dscp_to_tc_map", "DSCP_TO_TC_MAP"),
+                ("tc_to_queue_map", "TC_TO_QUEUE_MAP"),
+                ("tc_to_pg_map", "TC_TO_PRIORITY_GROUP_MAP"),
+                ("pfc_to_pg_map", "PFC_PRIORITY_TO_PRIORITY_GROUP_MAP"),
+                ("pfc_to_queue_map", "MAP_PFC_PRIORITY_TO_QUEUE"),
+            ):
                 assert port == "global" or fields[field] in config[table], (port, field)
         for queue in config["QUEUE"].values():
             assert queue["scheduler"] in config["SCHEDULER"]
@@ -219,8 +283,10 @@ def test_the_qos_tables_sonics_own_template_writes_with_the_same_meaning() -> No
         assert set(tables) <= set(config)
         for table in ("TC_TO_QUEUE_MAP", "MAP_PFC_PRIORITY_TO_QUEUE"):
             assert list(config[table].values()) == list(tables[table].values())  # identity 0..7 in both
-        pfc_to_pg, vendor_pfc_to_pg = (*config["PFC_PRIORITY_TO_PRIORITY_GROUP_MAP"].values(),
-                                       *tables["PFC_PRIORITY_TO_PRIORITY_GROUP_MAP"].values())
+        pfc_to_pg, vendor_pfc_to_pg = (
+            *config["PFC_PRIORITY_TO_PRIORITY_GROUP_MAP"].values(),
+            *tables["PFC_PRIORITY_TO_PRIORITY_GROUP_MAP"].values(),
+        )
         assert pfc_to_pg == {priority: vendor_pfc_to_pg[priority] for priority in lossless}
         tc_to_pg = next(iter(config["TC_TO_PRIORITY_GROUP_MAP"].values()))
         vendor_tc_to_pg = tables["TC_TO_PRIORITY_GROUP_MAP"]["AZURE"]
@@ -236,10 +302,16 @@ def test_the_qos_tables_sonics_own_template_writes_with_the_same_meaning() -> No
                 assert "wred_profile" in config["QUEUE"][f"{port}|{priority}"]
 
 
-@pytest.mark.parametrize(("hwsku", "variant"), [
-    ("ACS-SN5600", "separate_lossy_pool"), ("Mellanox-SN5600-O128", "separate_lossy_pool"),
-    ("ACS-MSN4700", "separate_lossy_pool"), ("Mellanox-SN5600-V256", "shared_headroom_pool"),
-    ("Mellanox-SN4700-O32", "shared_headroom_pool")])
+@pytest.mark.parametrize(
+    ("hwsku", "variant"),
+    [
+        ("ACS-SN5600", "separate_lossy_pool"),
+        ("Mellanox-SN5600-O128", "separate_lossy_pool"),
+        ("ACS-MSN4700", "separate_lossy_pool"),
+        ("Mellanox-SN5600-V256", "shared_headroom_pool"),
+        ("Mellanox-SN4700-O32", "shared_headroom_pool"),
+    ],
+)
 def test_buffers_are_the_skus_own_layout_and_pools(hwsku: str, variant: str) -> None:
     """Old files put the lossy priority group in the lossless pool and had no lossy ingress pool; then every SKU
     got a lossy ingress pool, where the shared-headroom SKUs (V256, O32) have none. The SKU's
@@ -255,10 +327,17 @@ def test_buffers_are_the_skus_own_layout_and_pools(hwsku: str, variant: str) -> 
         sizes = sku["t0" if hostname.endswith("-leaf") else "t1"]["pool_sizes_bytes"]
         unused = any(port["admin_status"] == "down" for port in config["PORT"].values())
         assert config["BUFFER_POOL"] == {
-            **{name: {"type": pool["type"], "mode": pool["mode"], "size": sizes[pool["size_from"]],
-                      **({"xoff": sizes[pool["xoff_from"]]} if "xoff_from" in pool else {})}
-               for name, pool in layout["pools"].items()},
-            **(inactive["pools"] if unused else {})}
+            **{
+                name: {
+                    "type": pool["type"],
+                    "mode": pool["mode"],
+                    "size": sizes[pool["size_from"]],
+                    **({"xoff": sizes[pool["xoff_from"]]} if "xoff_from" in pool else {}),
+                }
+                for name, pool in layout["pools"].items()
+            },
+            **(inactive["pools"] if unused else {}),
+        }
         expected = {**layout["profiles"], **(inactive["profiles"] if unused else {})}
         profiles = config["BUFFER_PROFILE"]
         assert {name for name in profiles if not name.startswith("pg_lossless_")} == set(expected)
@@ -267,9 +346,10 @@ def test_buffers_are_the_skus_own_layout_and_pools(hwsku: str, variant: str) -> 
         for name, port in config["PORT"].items():
             state = layout if port["admin_status"] == "up" else inactive
             assert config["BUFFER_PG"][f"{name}|0"]["profile"] == state["buffer_pg"]["0"]
-            assert (config["BUFFER_PORT_INGRESS_PROFILE_LIST"][name]["profile_list"],
-                    config["BUFFER_PORT_EGRESS_PROFILE_LIST"][name]["profile_list"]) == (
-                state["port_ingress_profile_list"], state["port_egress_profile_list"])
+            assert (
+                config["BUFFER_PORT_INGRESS_PROFILE_LIST"][name]["profile_list"],
+                config["BUFFER_PORT_EGRESS_PROFILE_LIST"][name]["profile_list"],
+            ) == (state["port_ingress_profile_list"], state["port_egress_profile_list"])
             if state is inactive:
                 assert config["CABLE_LENGTH"]["AZURE"][name] == "0m"  # buffermgrd: no lossless buffer
 
@@ -286,8 +366,9 @@ def test_lossless_headroom_is_at_least_the_vendors_for_the_speed_and_cable(hwsku
     lengths = {}
     for number, (_, upper, upper_port, lower, lower_port) in enumerate(design.fabric.links):
         for device, port in ((upper, upper_port), (lower, lower_port)):
-            lengths[design.fabric.devices[device].name, design.fabric.devices[device].port_name(port)] = (
-                math.ceil(design.physical.link_length_dm[number] / 10))
+            lengths[design.fabric.devices[device].name, design.fabric.devices[device].port_name(port)] = math.ceil(
+                design.physical.link_length_dm[number] / 10
+            )
     for hostname, config in configs.items():
         for name, port in config["PORT"].items():
             if port["admin_status"] != "up":
@@ -304,10 +385,13 @@ def test_lossless_headroom_is_at_least_the_vendors_for_the_speed_and_cable(hwsku
                 assert int(profile["size"]) >= size and int(profile["xon"]) >= xon and int(profile["xoff"]) >= xoff
 
 
-@pytest.mark.parametrize(("name", "cnp_tc", "ecn_max", "probability"), [
-    ("small-2tier", "6", "1536000", "100"),  # nvidia profile
-    ("small-3tier", "7", "3072000", "7"),  # cisco profile
-])
+@pytest.mark.parametrize(
+    ("name", "cnp_tc", "ecn_max", "probability"),
+    [
+        ("small-2tier", "6", "1536000", "100"),  # nvidia profile
+        ("small-3tier", "7", "3072000", "7"),  # cisco profile
+    ],
+)
 def test_lossless_qos_is_the_profile_on_every_port(name: str, cnp_tc: str, ecn_max: str, probability: str) -> None:
     _, configs = small(name)
     for config in configs.values():
@@ -318,8 +402,12 @@ def test_lossless_qos_is_the_profile_on_every_port(name: str, cnp_tc: str, ecn_m
         assert set(config["TC_TO_PRIORITY_GROUP_MAP"]["ROCE"].values()) == {"0", "3"}
         assert config["PFC_PRIORITY_TO_PRIORITY_GROUP_MAP"]["ROCE"] == {"3": "3"}
         wred = config["WRED_PROFILE"]["ROCE_ECN"]
-        assert (wred["ecn"], wred["green_min_threshold"], wred["green_max_threshold"],
-                wred["green_drop_probability"]) == ("ecn_all", "153600", ecn_max, probability)
+        assert (
+            wred["ecn"],
+            wred["green_min_threshold"],
+            wred["green_max_threshold"],
+            wred["green_drop_probability"],
+        ) == ("ecn_all", "153600", ecn_max, probability)
         assert config["PORT_QOS_MAP"]["global"] == {"dscp_to_tc_map": "ROCE"}
         up = [port for port, fields in config["PORT"].items() if fields["admin_status"] == "up"]
         assert set(config["PORT_QOS_MAP"]) == {"global", *up}
@@ -343,42 +431,59 @@ def test_generic_switches_estimate_the_pools_less_the_headroom_of_their_ports() 
         total = device.physical_ports * device.port_speed_gbps * BUFFER_BYTES_PER_GBPS
         reserved = 0
         for interface in device.interfaces:  # each port's lossless group holds its own (first-order) headroom
-            name = next(port for port, fields in config["PORT"].items()
-                        if fields["description"].startswith(f"{interface.name} to "))
+            name = next(
+                port
+                for port, fields in config["PORT"].items()
+                if fields["description"].startswith(f"{interface.name} to ")
+            )
             profile = config["BUFFER_PROFILE"][config["BUFFER_PG"][f"{name}|3"]["profile"]]
             room = interface.headroom
             assert not room.vendor and config["CABLE_LENGTH"]["AZURE"][name] == f"{room.cable_m}m"
-            assert (profile["size"], profile["xon"], profile["xoff"]) == (str(room.size), str(room.xon),
-                                                                         str(room.xoff))
+            assert (profile["size"], profile["xon"], profile["xoff"]) == (str(room.size), str(room.xon), str(room.xoff))
             reserved += room.size
         pools = config["BUFFER_POOL"]
         assert pools["egress_lossless_pool"]["size"] == str(total)
         shared = (total - reserved) // 2
-        assert {pools[name]["size"] for name in ("ingress_lossless_pool", "ingress_lossy_pool",
-                                                 "egress_lossy_pool")} == {str(shared)}
+        assert {
+            pools[name]["size"] for name in ("ingress_lossless_pool", "ingress_lossy_pool", "egress_lossy_pool")
+        } == {str(shared)}
         assert int(device.qos.ecn_max_bytes) < shared  # ECN marks long before the shared buffer runs out
 
 
 def test_profile_switches_turn_tables_off_and_stay_valid(yang: SonicYang) -> None:
     extra = "qos: {profile: juniper, queue_bytes: 3145728, ecn: false, pfc_watchdog: false}"
-    design = build_text(intent_text(servers=4, leaf="{ports: 4, speed: 800G}", spine="{ports: 8, speed: 400G}",
-                                    compute_extra="nics_per_server: 2", extra=extra))
+    design = build_text(
+        intent_text(
+            servers=4,
+            leaf="{ports: 4, speed: 800G}",
+            spine="{ports: 8, speed: 400G}",
+            compute_extra="nics_per_server: 2",
+            extra=extra,
+        )
+    )
     for config in sonic_configs(design).values():
         yang.check(config)
         assert "WRED_PROFILE" not in config and "PFC_WD" not in config
         assert config["DEVICE_METADATA"]["localhost"]["default_pfcwd_status"] == "disable"
         assert all("wred_profile" not in queue for queue in config["QUEUE"].values())
         # Juniper caps CNP at 5% of a 400G port: 400e9 / 8 * 5% bytes per second.
-        assert config["SCHEDULER"]["STRICT_CNP"] == {"type": "STRICT", "meter_type": "bytes",
-                                                     "cir": "2500000000", "pir": "2500000000"}
+        assert config["SCHEDULER"]["STRICT_CNP"] == {
+            "type": "STRICT",
+            "meter_type": "bytes",
+            "cir": "2500000000",
+            "pir": "2500000000",
+        }
 
 
 def test_lossy_queues_are_compact_ranges_around_the_lossless_ones() -> None:
     assert _ranges([0, 1, 2, 4, 5, 6, 7]) == ("0-2", "4-7")
     assert _ranges([1, 3]) == ("1", "3")
     device = small("small-2tier")[0].configs[0]
-    queues = {key.partition("|")[2]: entry["profile"] for key, entry in config_db(device)["BUFFER_QUEUE"].items()
-              if key.startswith("Ethernet0|")}
+    queues = {
+        key.partition("|")[2]: entry["profile"]
+        for key, entry in config_db(device)["BUFFER_QUEUE"].items()
+        if key.startswith("Ethernet0|")
+    }
     assert queues == {"0-2": "q_lossy_profile", "3": "egress_lossless_profile", "4-7": "q_lossy_profile"}
 
 
@@ -391,13 +496,20 @@ def test_the_sku_is_an_intent_choice_checked_against_the_switches(tmp_path: Path
     intent = tmp_path / "intent.yaml"
     switches = dict(servers=4, leaf="{model: nvidia-sn4700}", spine="{model: nvidia-sn4700}")
     for hwsku, message in (
-            ("Mellanox-SN4700-O33", "'Mellanox-SN4700-O33' is not a SONiC SKU the catalog knows; known SKUs: "
-                                    "ACS-MSN4700 (nvidia-sn4700); Mellanox-SN4700-O32 (nvidia-sn4700); ACS-SN5600 "
-                                    "(nvidia-sn5600); Mellanox-SN5600-O128 (nvidia-sn5600); Mellanox-SN5600-V256 "
-                                    "(nvidia-sn5600)"),
-            ("Mellanox-SN5600-V256", "Mellanox-SN5600-V256 runs nvidia-sn5600 with 64 cages as 4 x 200G, which no "
-                                     "switch of this intent is (leaf, spine, super_spine: nvidia-sn4700, 32 ports "
-                                     "as 1 x 400G); use one of ACS-MSN4700, Mellanox-SN4700-O32")):
+        (
+            "Mellanox-SN4700-O33",
+            "'Mellanox-SN4700-O33' is not a SONiC SKU the catalog knows; known SKUs: "
+            "ACS-MSN4700 (nvidia-sn4700); Mellanox-SN4700-O32 (nvidia-sn4700); ACS-SN5600 "
+            "(nvidia-sn5600); Mellanox-SN5600-O128 (nvidia-sn5600); Mellanox-SN5600-V256 "
+            "(nvidia-sn5600)",
+        ),
+        (
+            "Mellanox-SN5600-V256",
+            "Mellanox-SN5600-V256 runs nvidia-sn5600 with 64 cages as 4 x 200G, which no "
+            "switch of this intent is (leaf, spine, super_spine: nvidia-sn4700, 32 ports "
+            "as 1 x 400G); use one of ACS-MSN4700, Mellanox-SN4700-O32",
+        ),
+    ):
         intent.write_text(intent_text(**switches, extra=f"target_options: {{sonic: {{hwsku: {hwsku}}}}}"))
         for command in ("plan", "check", "build"):
             code, _, err = run_cli(command, str(intent), *(["-o", str(tmp_path / "out")] if command == "build" else []))
@@ -405,8 +517,9 @@ def test_the_sku_is_an_intent_choice_checked_against_the_switches(tmp_path: Path
         assert not (tmp_path / "out").exists()
 
 
-def test_validate_configs_passes_a_build_on_a_shared_headroom_sku(tmp_path: Path,
-                                                                   capsys: pytest.CaptureFixture[str]) -> None:
+def test_validate_configs_passes_a_build_on_a_shared_headroom_sku(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     """``designer validate-configs`` (SONiC's YANG models and vtysh) passes a whole build of Mellanox-SN4700-O32
     switches: the lossless pool's xoff and the lossy priority group in the lossless pool are valid CONFIG_DB."""
     sonic_yang()
@@ -427,7 +540,7 @@ def test_a_table_is_written_again_only_when_its_entries_and_their_order_repeat()
     order; every file must read back as its own tables and equal what a writer without memory writes."""
     design, _ = small("small-2tier")
     first, second = (config_db(device) for device in design.configs[:2])
-    turned = {**second, "QUEUE": dict(reversed(second["QUEUE"].items()))}   # same entries, other order
+    turned = {**second, "QUEUE": dict(reversed(second["QUEUE"].items()))}  # same entries, other order
     changed = {**second, "QUEUE": {**second["QUEUE"], next(iter(second["QUEUE"])): {"scheduler": "DWRR_Q1"}}}
     writer = ConfigDbWriter()
     for tables in (first, second, turned, changed, first):

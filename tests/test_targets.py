@@ -66,7 +66,11 @@ def test_no_stage_decides_by_an_os_name() -> None:
     the views, the lab (which runs FRR) and the parsers of validate-configs name an OS."""
     allowed = {"targets.py", "render", "verify"}
     pattern = re.compile(r"""["'](sonic|frr|eos|nvue)["']\s+(not\s+)?in\b""")
-    found = [f"{path.relative_to(ROOT)}:{number}" for path in sorted((ROOT / "designer").rglob("*.py"))
-             if path.relative_to(ROOT / "designer").parts[0] not in allowed
-             for number, line in enumerate(Path(path).read_text().splitlines(), 1) if pattern.search(line)]
+    found = [
+        f"{path.relative_to(ROOT)}:{number}"
+        for path in sorted((ROOT / "designer").rglob("*.py"))
+        if path.relative_to(ROOT / "designer").parts[0] not in allowed
+        for number, line in enumerate(Path(path).read_text().splitlines(), 1)
+        if pattern.search(line)
+    ]
     assert found == []

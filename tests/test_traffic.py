@@ -67,6 +67,7 @@ def host(files: dict[str, bytes], netplan: bytes | None = None, sysctl: bytes | 
 
 # ---- host files read back -------------------------------------------------------------------------------------
 
+
 def test_the_built_host_files_read_back_as_the_design_addresses_them(three_tier: dict[str, bytes]) -> None:
     config = host(three_tier)
     design = json.loads(three_tier["design.json"])
@@ -81,20 +82,24 @@ def test_the_built_host_files_read_back_as_the_design_addresses_them(three_tier:
     assert ("net.ipv4.conf.nic0.rp_filter", 2) in config.sysctls
 
 
-@pytest.mark.parametrize(("old", "new", "says"), [
-    (b"nic1:", b"'eth0;reboot':", "'eth0;reboot' is not a NIC of this server; its NICs are nic0, nic1"),
-    (b"nic1:", b"eth9:", "'eth9' is not a NIC of this server"),
-    (b"[10.2.0.5/31]", b"['10.2.0.5/31 dev lo']", "is not an IPv4 address with a /31 or /30 prefix"),
-    (b"[10.2.0.5/31]", b"[10.2.0.5/8]", "is not an IPv4 address with a /31 or /30 prefix"),
-    (b"via: 10.2.0.4", b"via: 10.2.0.4 table 5", "is not {to: <network or default>, via: <IPv4"),
-    (b"table: 101\n        ", b"table: 254\n        ", "table: <1-252 or 256-4294967295>"),
-    (b"mtu: 9216\n      routes", b"mtu: 100000\n      routes", "100000 is not an MTU from 68 to 9216"),
-    (b"priority: 101", b"priority: '101; ip link del'", "priority: <1-32765> (optional)"),
-    (b"mtu: 9216\n      routes", b"mtu: 9216\n      macaddress: x\n      routes", "unknown key(s) 'macaddress'"),
-    (b"version: 2", b"version: !!python/object:os.system 2", "tag"),
-])
-def test_hostile_netplan_values_are_refused_at_their_line(three_tier: dict[str, bytes], old: bytes, new: bytes,
-                                                          says: str) -> None:
+@pytest.mark.parametrize(
+    ("old", "new", "says"),
+    [
+        (b"nic1:", b"'eth0;reboot':", "'eth0;reboot' is not a NIC of this server; its NICs are nic0, nic1"),
+        (b"nic1:", b"eth9:", "'eth9' is not a NIC of this server"),
+        (b"[10.2.0.5/31]", b"['10.2.0.5/31 dev lo']", "is not an IPv4 address with a /31 or /30 prefix"),
+        (b"[10.2.0.5/31]", b"[10.2.0.5/8]", "is not an IPv4 address with a /31 or /30 prefix"),
+        (b"via: 10.2.0.4", b"via: 10.2.0.4 table 5", "is not {to: <network or default>, via: <IPv4"),
+        (b"table: 101\n        ", b"table: 254\n        ", "table: <1-252 or 256-4294967295>"),
+        (b"mtu: 9216\n      routes", b"mtu: 100000\n      routes", "100000 is not an MTU from 68 to 9216"),
+        (b"priority: 101", b"priority: '101; ip link del'", "priority: <1-32765> (optional)"),
+        (b"mtu: 9216\n      routes", b"mtu: 9216\n      macaddress: x\n      routes", "unknown key(s) 'macaddress'"),
+        (b"version: 2", b"version: !!python/object:os.system 2", "tag"),
+    ],
+)
+def test_hostile_netplan_values_are_refused_at_their_line(
+    three_tier: dict[str, bytes], old: bytes, new: bytes, says: str
+) -> None:
     netplan = three_tier[NETPLAN]
     assert old in netplan
     with pytest.raises(InputError) as caught:
@@ -104,15 +109,18 @@ def test_hostile_netplan_values_are_refused_at_their_line(three_tier: dict[str, 
     assert "nothing was written" in message
 
 
-@pytest.mark.parametrize(("line", "says"), [
-    (b"kernel.core_pattern = |/bin/sh", "verify applies only"),
-    (b"net.ipv4.conf.nic0.arp_ignore = 1; reboot", "verify applies only"),
-    (b"net.ipv4.conf.nic0.arp_ignore = 9", "'9' is not an integer from 0 to 8"),
-    (b"net.ipv4.conf.nic0.arp_announce = 3", "3' is not an integer from 0 to 2"),
-    (b"net.ipv4.conf.eth9.arp_ignore = 1", "verify applies only"),
-    (b"net.ipv4.conf.nic0/../../../../kernel.arp_ignore = 1", "verify applies only"),
-    (b"net.ipv4.conf.nic0.arp_ignore", "verify applies only"),
-])
+@pytest.mark.parametrize(
+    ("line", "says"),
+    [
+        (b"kernel.core_pattern = |/bin/sh", "verify applies only"),
+        (b"net.ipv4.conf.nic0.arp_ignore = 1; reboot", "verify applies only"),
+        (b"net.ipv4.conf.nic0.arp_ignore = 9", "'9' is not an integer from 0 to 8"),
+        (b"net.ipv4.conf.nic0.arp_announce = 3", "3' is not an integer from 0 to 2"),
+        (b"net.ipv4.conf.eth9.arp_ignore = 1", "verify applies only"),
+        (b"net.ipv4.conf.nic0/../../../../kernel.arp_ignore = 1", "verify applies only"),
+        (b"net.ipv4.conf.nic0.arp_ignore", "verify applies only"),
+    ],
+)
 def test_hostile_sysctl_lines_are_refused_at_their_line(three_tier: dict[str, bytes], line: bytes, says: str) -> None:
     with pytest.raises(InputError) as caught:
         host(three_tier, sysctl=three_tier[SYSCTL] + line + b"\n")
@@ -124,20 +132,27 @@ def test_hostile_sysctl_lines_are_refused_at_their_line(three_tier: dict[str, by
 def test_a_netplan_that_is_not_netplan_v2_and_comments_in_sysctl() -> None:
     _, _, problems = parse_netplan("n.yaml", b"network:\n  version: 1\n", ("nic0",))
     assert [problem.message for problem in problems] == [
-        "a netplan file is {network: {version: 2, ethernets: {<nic>: ...}}}"]
+        "a netplan file is {network: {version: 2, ethernets: {<nic>: ...}}}"
+    ]
     settings, problems = parse_sysctl(b"# comment\n; other\n\n-net.ipv4.conf.all.rp_filter=0\n", ("nic0",))
     assert settings == (("net.ipv4.conf.all.rp_filter", 0),) and not problems
 
 
 def test_keyfiles_and_netplan_of_one_design_give_identical_host_configs(
-        three_tier: dict[str, bytes], three_tier_keyfiles: dict[str, bytes]) -> None:
+    three_tier: dict[str, bytes], three_tier_keyfiles: dict[str, bytes]
+) -> None:
     design_data = parse_design("design.json", three_tier["design.json"])
     servers = [device["name"] for device in design_data["devices"] if device["role"] == "server"]
     assert not any(path.endswith("netplan.yaml") for path in three_tier_keyfiles)
     for server in servers:
         names = ("nic0", "nic1")
-        from_netplan = parse_host({f"servers/{server}/{name}": three_tier[f"servers/{server}/{name}"]
-                                   for name in ("netplan.yaml", "sysctl.conf")}, names)
+        from_netplan = parse_host(
+            {
+                f"servers/{server}/{name}": three_tier[f"servers/{server}/{name}"]
+                for name in ("netplan.yaml", "sysctl.conf")
+            },
+            names,
+        )
         keyfiles = [f"servers/{server}/{name}.nmconnection" for name in names] + [f"servers/{server}/sysctl.conf"]
         from_keyfiles = parse_host({path: three_tier_keyfiles[path] for path in keyfiles}, names)
         assert from_keyfiles == from_netplan
@@ -149,36 +164,55 @@ def test_keyfiles_and_netplan_of_one_design_give_identical_host_configs(
         host_configs({**three_tier, KEYFILE: three_tier_keyfiles[KEYFILE]}, nics)
 
 
-@pytest.mark.parametrize(("old", "new", "says"), [
-    (b"interface-name=nic1", b"interface-name=nic0", "connection.interface-name: 'nic0' is not 'nic1'"),
-    (b"type=ethernet", b"type=vpn", "connection.type: 'vpn' is not 'ethernet'"),
-    (b"uuid=", b"uuid=x;reboot", "connection.uuid: 'x;reboot"),
-    (b"autoconnect=true", b"autoconnect=yes please", "connection.autoconnect: 'yes please' is not true or false"),
-    (b"address1=10.2.0.5/31", b"address1=10.2.0.5/31 dev lo", "ipv4.address1: '10.2.0.5/31 dev lo' is not an IPv4"),
-    (b"address1=10.2.0.5/31", b"address1=10.2.0.5/8", "is not an IPv4 address with a /31 or /30 prefix"),
-    (b"route1=10.2.0.0/15,10.2.0.4", b"route1=10.2.0.0/15,10.2.0.4 table 5", "ipv4.route1: '10.2.0.0/15,10.2.0."),
-    (b"route1_options=table=101", b"route1_options=table=254", "ipv4.route1_options: 'table=254' is not table=<1-252"),
-    (b"route1_options=table=101", b"route1_options=table=101,src=10.0.0.1", "is not table=<1-252 or 256-4294967295>"),
-    (b"routing-rule1=priority 101", b"routing-rule1=priority 101 from 0.0.0.0/0 table 101\n#", "is not priority"),
-    (b"table 101\n", b"table 101; ip link del\n", "ipv4.routing-rule1: 'priority 101 from 10.2.0.5 table 101; ip"),
-    (b"method=manual", b"method=auto", "ipv4.method: 'auto' is not 'manual'"),
-    (b"method=disabled", b"method=auto", "ipv6.method: the backend NIC has no IPv6 routes"),
-    (b"mtu=9216", b"mtu=100000", "ethernet.mtu: '100000' is not an MTU from 68 to 9216"),
-    (b"mtu=9216", b"mtu=9216\ncloned-mac-address=x", "ethernet.cloned-mac-address: unknown key; [ethernet] may have"),
-    (b"never-default=true", b"never-default=true\nroute1=10.0.0.0/8,10.2.0.4", "ipv4.route1: written twice"),
-    (b"never-default=true", b"never-default=true\naddress2=10.9.0.1/31", "ipv4.address2: unknown key"),
-    (b"id=backend-nic1", b"id=backend\\nnic1", "not a key=value line of a known section"),
-    (b"[ipv6]", b"[vpn]", "'[vpn]': section; a NIC's keyfile has [connection], [ethernet], [ipv4], [ipv6] once"),
-    (b"[ipv6]", b"[ipv4]", "'[ipv4]': a second section"),
-])
-def test_hostile_keyfile_values_are_refused_at_their_line(three_tier_keyfiles: dict[str, bytes], old: bytes,
-                                                          new: bytes, says: str) -> None:
+@pytest.mark.parametrize(
+    ("old", "new", "says"),
+    [
+        (b"interface-name=nic1", b"interface-name=nic0", "connection.interface-name: 'nic0' is not 'nic1'"),
+        (b"type=ethernet", b"type=vpn", "connection.type: 'vpn' is not 'ethernet'"),
+        (b"uuid=", b"uuid=x;reboot", "connection.uuid: 'x;reboot"),
+        (b"autoconnect=true", b"autoconnect=yes please", "connection.autoconnect: 'yes please' is not true or false"),
+        (b"address1=10.2.0.5/31", b"address1=10.2.0.5/31 dev lo", "ipv4.address1: '10.2.0.5/31 dev lo' is not an IPv4"),
+        (b"address1=10.2.0.5/31", b"address1=10.2.0.5/8", "is not an IPv4 address with a /31 or /30 prefix"),
+        (b"route1=10.2.0.0/15,10.2.0.4", b"route1=10.2.0.0/15,10.2.0.4 table 5", "ipv4.route1: '10.2.0.0/15,10.2.0."),
+        (
+            b"route1_options=table=101",
+            b"route1_options=table=254",
+            "ipv4.route1_options: 'table=254' is not table=<1-252",
+        ),
+        (
+            b"route1_options=table=101",
+            b"route1_options=table=101,src=10.0.0.1",
+            "is not table=<1-252 or 256-4294967295>",
+        ),
+        (b"routing-rule1=priority 101", b"routing-rule1=priority 101 from 0.0.0.0/0 table 101\n#", "is not priority"),
+        (b"table 101\n", b"table 101; ip link del\n", "ipv4.routing-rule1: 'priority 101 from 10.2.0.5 table 101; ip"),
+        (b"method=manual", b"method=auto", "ipv4.method: 'auto' is not 'manual'"),
+        (b"method=disabled", b"method=auto", "ipv6.method: the backend NIC has no IPv6 routes"),
+        (b"mtu=9216", b"mtu=100000", "ethernet.mtu: '100000' is not an MTU from 68 to 9216"),
+        (
+            b"mtu=9216",
+            b"mtu=9216\ncloned-mac-address=x",
+            "ethernet.cloned-mac-address: unknown key; [ethernet] may have",
+        ),
+        (b"never-default=true", b"never-default=true\nroute1=10.0.0.0/8,10.2.0.4", "ipv4.route1: written twice"),
+        (b"never-default=true", b"never-default=true\naddress2=10.9.0.1/31", "ipv4.address2: unknown key"),
+        (b"id=backend-nic1", b"id=backend\\nnic1", "not a key=value line of a known section"),
+        (b"[ipv6]", b"[vpn]", "'[vpn]': section; a NIC's keyfile has [connection], [ethernet], [ipv4], [ipv6] once"),
+        (b"[ipv6]", b"[ipv4]", "'[ipv4]': a second section"),
+    ],
+)
+def test_hostile_keyfile_values_are_refused_at_their_line(
+    three_tier_keyfiles: dict[str, bytes], old: bytes, new: bytes, says: str
+) -> None:
     keyfile = three_tier_keyfiles[KEYFILE]
     assert old in keyfile, keyfile
     changed = keyfile.replace(old, new, 1)
-    line = changed[:keyfile.index(old) + len(new.rstrip(b"\n#"))].count(b"\n") + 1
-    files = {"servers/su0-srv0/nic0.nmconnection": three_tier_keyfiles["servers/su0-srv0/nic0.nmconnection"],
-             KEYFILE: changed, SYSCTL: three_tier_keyfiles[SYSCTL]}
+    line = changed[: keyfile.index(old) + len(new.rstrip(b"\n#"))].count(b"\n") + 1
+    files = {
+        "servers/su0-srv0/nic0.nmconnection": three_tier_keyfiles["servers/su0-srv0/nic0.nmconnection"],
+        KEYFILE: changed,
+        SYSCTL: three_tier_keyfiles[SYSCTL],
+    }
     with pytest.raises(InputError) as caught:
         parse_host(files, ("nic0", "nic1"))
     rows = str(caught.value).splitlines()
@@ -187,10 +221,12 @@ def test_hostile_keyfile_values_are_refused_at_their_line(three_tier_keyfiles: d
 
 
 def test_a_keyfile_must_be_named_for_a_nic_of_its_server(three_tier_keyfiles: dict[str, bytes]) -> None:
-    nic, _, problems = parse_keyfile("servers/su0-srv0/eth9.nmconnection", three_tier_keyfiles[KEYFILE],
-                                     ("nic0", "nic1"))
+    nic, _, problems = parse_keyfile(
+        "servers/su0-srv0/eth9.nmconnection", three_tier_keyfiles[KEYFILE], ("nic0", "nic1")
+    )
     assert nic is None and [problem.message for problem in problems] == [
-        "'eth9' is not a NIC of this server; its NICs are nic0, nic1"]
+        "'eth9' is not a NIC of this server; its NICs are nic0, nic1"
+    ]
 
 
 def test_missing_host_files_are_a_prerequisite_and_nic_names_are_checked(three_tier: dict[str, bytes]) -> None:
@@ -215,17 +251,23 @@ def test_dotted_nic_names_are_read_back_as_build_writes_them() -> None:
     assert nic_names({"name": "su0-srv0", "nics": list(names)}, 2) == names
     with pytest.raises(InputError, match="'all' is not a NIC's name"):
         nic_names({"name": "su0-srv0", "nics": ["all", "a"]}, 2)
-    sysctl = (b"net/ipv4/conf/enp1s0.100/rp_filter = 2\nnet/ipv4/conf/a..b/arp_ignore = 1\n"
-              b"net.ipv4.conf.enp1s0/100.arp_announce = 2\nnet.ipv4.conf.all.rp_filter = 2\n")
+    sysctl = (
+        b"net/ipv4/conf/enp1s0.100/rp_filter = 2\nnet/ipv4/conf/a..b/arp_ignore = 1\n"
+        b"net.ipv4.conf.enp1s0/100.arp_announce = 2\nnet.ipv4.conf.all.rp_filter = 2\n"
+    )
     settings, problems = parse_sysctl(sysctl, names)
     assert problems == [] and [sysctl_path(key) for key, _ in settings] == [
-        ("net", "ipv4", "conf", "enp1s0.100", "rp_filter"), ("net", "ipv4", "conf", "a..b", "arp_ignore"),
-        ("net", "ipv4", "conf", "enp1s0.100", "arp_announce"), ("net", "ipv4", "conf", "all", "rp_filter")]
+        ("net", "ipv4", "conf", "enp1s0.100", "rp_filter"),
+        ("net", "ipv4", "conf", "a..b", "arp_ignore"),
+        ("net", "ipv4", "conf", "enp1s0.100", "arp_announce"),
+        ("net", "ipv4", "conf", "all", "rp_filter"),
+    ]
     # a dotted key without the slash form names another folder (enp1s0/100): not a NIC of this server
     _, problems = parse_sysctl(b"net.ipv4.conf.enp1s0.100.rp_filter = 2\n", names)
     assert [problem.message.split(":")[0] for problem in problems] == ["'net.ipv4.conf.enp1s0.100.rp_filter = 2'"]
-    netplan = (b"network:\n  version: 2\n  ethernets:\n    enp1s0.100:\n      addresses: [10.2.0.1/31]\n"
-               b"      mtu: 9216\n")
+    netplan = (
+        b"network:\n  version: 2\n  ethernets:\n    enp1s0.100:\n      addresses: [10.2.0.1/31]\n      mtu: 9216\n"
+    )
     nics, _, problems = parse_netplan("n.yaml", netplan, names)
     assert problems == [] and [(nic.name, nic.address) for nic in nics] == [("enp1s0.100", "10.2.0.1")]
     # a build's own keyfiles (enp1s0.100.nmconnection) and sysctl files read back for every sampled server
@@ -242,11 +284,14 @@ def test_tool_answers_are_parsed() -> None:
     with pytest.raises(RuntimeError):
         parse_class_packets("Cannot find device")
     assert parse_route_get('[{"dst":"10.2.0.9","gateway":"10.2.0.0","dev":"nic0","table":"100"}]') == (
-        "10.2.0.0", "nic0")
+        "10.2.0.0",
+        "nic0",
+    )
     assert parse_route_get("") == ("", "")
 
 
 # ---- the sample and the model ---------------------------------------------------------------------------------
+
 
 def test_the_sample_covers_every_rail_of_two_units_or_two_pods(three_tier: dict[str, bytes]) -> None:
     two = design_files(build(TWO_TIER))
@@ -270,7 +315,7 @@ def test_the_model_routes_every_sampled_flow_across_the_units(three_tier: dict[s
     # 2 servers in each pod, both ways, 2 rails, 16 QPs per connection: 2 x 2 x 2 x 2 x 16
     assert len(flows.src) == 256
     assert all(a != b for a, b in zip(flows.src_leaf, flows.dst_leaf, strict=True))
-    assert len({five[3] for five in flows.five_tuples(0)}) > 200          # source ports from QP numbers
+    assert len({five[3] for five in flows.five_tuples(0)}) > 200  # source ports from QP numbers
     assert {five[4] for five in flows.five_tuples(0)} == {4791}
 
 
@@ -285,11 +330,14 @@ def test_design_hashing_is_the_routers_own_sysctl_files(three_tier: dict[str, by
     assert design_hashing(topology(three_tier)) == 1
     lab = topology({path: data for path, data in three_tier.items() if path != "configs/sysctl/p0-g0-ss1.conf"})
     assert lab.sysctls[[router.name for router in lab.routers].index("p0-g0-ss1")] is None
-    assert design_hashing(lab) == ("traffic with the design's hashing: no configs/sysctl/p0-g0-ss1.conf (1 router(s) "
-                                   "without one); build with frr among the targets")
+    assert design_hashing(lab) == (
+        "traffic with the design's hashing: no configs/sysctl/p0-g0-ss1.conf (1 router(s) "
+        "without one); build with frr among the targets"
+    )
     layer3 = three_tier["configs/sysctl/p0-g0-ss1.conf"].replace(b"policy = 1", b"policy = 0")
     assert design_hashing(topology({**three_tier, "configs/sysctl/p0-g0-ss1.conf": layer3})).startswith(
-        "traffic with the design's hashing: the routers' sysctl files set different hash policies (0, 1)")
+        "traffic with the design's hashing: the routers' sysctl files set different hash policies (0, 1)"
+    )
 
 
 def test_a_two_tier_report_says_what_polarization_is_and_is_not_covered() -> None:
@@ -307,10 +355,14 @@ def test_a_two_tier_report_says_what_polarization_is_and_is_not_covered() -> Non
     report.not_covered += two_tier_polarization(lab, "equal seeds", spreads)
     assert two_tier_polarization(lab, "seed per tier", spreads) == []
     said = " ".join(text(report).split())
-    assert ("polarization, 2 tiers, equal seeds: not asserted. The only second hash decision is a spine's among its "
-            "2 parallel links to the destination leaf;") in said
-    assert (f"Measured: spine parallel downlinks X² {downlinks.measured:.1f} against the model's 99.9% quantile "
-            f"{downlinks.limit():.1f} (as even as independent hashing).") in said
+    assert (
+        "polarization, 2 tiers, equal seeds: not asserted. The only second hash decision is a spine's among its "
+        "2 parallel links to the destination leaf;"
+    ) in said
+    assert (
+        f"Measured: spine parallel downlinks X² {downlinks.measured:.1f} against the model's 99.9% quantile "
+        f"{downlinks.limit():.1f} (as even as independent hashing)."
+    ) in said
     assert "With a seed per tier the same class is held to the model ('matches the model')" in said
     single = dataclasses.replace(lab, sizing={**lab.sizing, "leaf_spine_parallel_links": 1})
     assert two_tier_polarization(single, "seed per tier", spreads) == []
@@ -320,8 +372,8 @@ def test_a_two_tier_report_says_what_polarization_is_and_is_not_covered() -> Non
 
 # ---- a real lab -----------------------------------------------------------------------------------------------
 
-def test_three_tier_traffic_proves_hosts_conservation_the_model_and_polarization(
-        three_tier: dict[str, bytes]) -> None:
+
+def test_three_tier_traffic_proves_hosts_conservation_the_model_and_polarization(three_tier: dict[str, bytes]) -> None:
     need_lab()
     need(seeds_supported(), "the per-namespace net.ipv4.fib_multipath_hash_seed needs Linux 6.11 or later")
     report = verify(three_tier, failures=False, traffic=True, progress=lambda _: None)
@@ -383,7 +435,8 @@ def test_a_keyfile_build_configures_its_servers_in_a_two_tier_lab(tmp_path: Path
     if seeds_supported():
         assert [experiment["name"] for experiment in report["traffic"]][:1] == ["design hashing"]
         assert [item[:52] for item in report["not_covered"] if "polarization" in item] == [
-            "polarization, 2 tiers, equal seeds: not asserted. Th"]
+            "polarization, 2 tiers, equal seeds: not asserted. Th"
+        ]
 
 
 EDGE_NICS = ("e0123456789abcd", "enp220s0f1np1.9", "x-y_z..1.", "help")
@@ -410,5 +463,7 @@ def test_nic_names_at_the_edges_of_the_rule_run_in_a_real_lab(tmp_path: Path) ->
     assert checks["healthy", "server NICs reach their rail"].startswith("48 of 48 NIC pairs of 4 rails")
     assert checks["healthy", "server first hop"].startswith("48 of 48 NIC pairs routed out of the source NIC")
     assert checks["healthy", "ARP only for a NIC's own address"].startswith("48 ARP requests for another NIC")
-    assert re.search(r"flows su0-srv0 (e0123456789abcd|enp220s0f1np1\.9|x-y_z\.\.1\.|help) -> ",
-                     checks["traffic: layer-3 only", "one path per NIC pair"])
+    assert re.search(
+        r"flows su0-srv0 (e0123456789abcd|enp220s0f1np1\.9|x-y_z\.\.1\.|help) -> ",
+        checks["traffic: layer-3 only", "one path per NIC pair"],
+    )

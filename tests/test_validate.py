@@ -42,12 +42,14 @@ Mutation = Callable[[dict[str, Any]], None]
 def _set(table: str, key: str, field: str, value: str) -> Mutation:
     def mutate(config: dict[str, Any]) -> None:
         config[table][key][field] = value
+
     return mutate
 
 
 def _add(table: str, key: str, fields: dict[str, str]) -> Mutation:
     def mutate(config: dict[str, Any]) -> None:
         config.setdefault(table, {})[key] = fields
+
     return mutate
 
 
@@ -58,31 +60,85 @@ def _interface_on_a_missing_port(config: dict[str, Any]) -> None:
 
 MUTATIONS: dict[str, tuple[Mutation, str, str, str, str]] = {
     # name: (mutation, table, key, field, fragment of libyang's message)
-    "interface on a port not in PORT": (_interface_on_a_missing_port, "INTERFACE", "Ethernet996|10.9.9.0/31", "name",
-                                        "leafref"),
+    "interface on a port not in PORT": (
+        _interface_on_a_missing_port,
+        "INTERFACE",
+        "Ethernet996|10.9.9.0/31",
+        "name",
+        "leafref",
+    ),
     "MTU above 9216": (_set("PORT", "Ethernet0", "mtu", "9217"), "PORT", "Ethernet0", "mtu", "range"),
-    "unknown ECN mode": (_set("WRED_PROFILE", "ROCE_ECN", "ecn", "ecn_sometimes"), "WRED_PROFILE", "ROCE_ECN", "ecn",
-                         "enumeration"),
-    "unknown scheduler type": (_set("SCHEDULER", "STRICT_CNP", "type", "FAST"), "SCHEDULER", "STRICT_CNP", "type",
-                               "enumeration"),
-    "QoS map that does not exist": (_set("PORT_QOS_MAP", "Ethernet0", "dscp_to_tc_map", "NOPE"), "PORT_QOS_MAP",
-                                    "Ethernet0", "dscp_to_tc_map", "leafref"),
-    "ECN max below min": (_set("WRED_PROFILE", "ROCE_ECN", "green_max_threshold", "1024"), "WRED_PROFILE",
-                          "ROCE_ECN", "green_max_threshold", "greater than or equal"),
-    "PFC on priority 8": (_set("PORT_QOS_MAP", "Ethernet0", "pfc_enable", "3,8"), "PORT_QOS_MAP", "Ethernet0",
-                          "pfc_enable", "pattern"),
-    "traffic class 16": (_set("DSCP_TO_TC_MAP", "ROCE", "26", "16"), "DSCP_TO_TC_MAP", "ROCE", "26",
-                         "Invalid Traffic Class"),
-    "watchdog faster than SONiC allows": (_set("PFC_WD", "Ethernet0", "detection_time", "50"), "PFC_WD",
-                                          "Ethernet0", "detection_time", "range"),
-    "buffer profile in no pool": (_set("BUFFER_PROFILE", "ingress_lossy_profile", "pool", "nowhere"),
-                                  "BUFFER_PROFILE", "ingress_lossy_profile", "pool", "leafref"),
-    "neighbor that is not an address": (_add("BGP_NEIGHBOR", "spine0", {"asn": "65000"}), "BGP_NEIGHBOR", "",
-                                        "neighbor", 'Invalid union value "spine0"'),
-    "field SONiC does not know": (_set("PORT", "Ethernet0", "speeed", "400000"), "PORT", "Ethernet0", "",
-                                  "speeed"),
-    "key with too many parts": (_add("INTERFACE", "Ethernet0|10.0.0.1/31|extra", {}), "INTERFACE",
-                                "Ethernet0|10.0.0.1/31|extra", "", "name or name|ip-prefix"),
+    "unknown ECN mode": (
+        _set("WRED_PROFILE", "ROCE_ECN", "ecn", "ecn_sometimes"),
+        "WRED_PROFILE",
+        "ROCE_ECN",
+        "ecn",
+        "enumeration",
+    ),
+    "unknown scheduler type": (
+        _set("SCHEDULER", "STRICT_CNP", "type", "FAST"),
+        "SCHEDULER",
+        "STRICT_CNP",
+        "type",
+        "enumeration",
+    ),
+    "QoS map that does not exist": (
+        _set("PORT_QOS_MAP", "Ethernet0", "dscp_to_tc_map", "NOPE"),
+        "PORT_QOS_MAP",
+        "Ethernet0",
+        "dscp_to_tc_map",
+        "leafref",
+    ),
+    "ECN max below min": (
+        _set("WRED_PROFILE", "ROCE_ECN", "green_max_threshold", "1024"),
+        "WRED_PROFILE",
+        "ROCE_ECN",
+        "green_max_threshold",
+        "greater than or equal",
+    ),
+    "PFC on priority 8": (
+        _set("PORT_QOS_MAP", "Ethernet0", "pfc_enable", "3,8"),
+        "PORT_QOS_MAP",
+        "Ethernet0",
+        "pfc_enable",
+        "pattern",
+    ),
+    "traffic class 16": (
+        _set("DSCP_TO_TC_MAP", "ROCE", "26", "16"),
+        "DSCP_TO_TC_MAP",
+        "ROCE",
+        "26",
+        "Invalid Traffic Class",
+    ),
+    "watchdog faster than SONiC allows": (
+        _set("PFC_WD", "Ethernet0", "detection_time", "50"),
+        "PFC_WD",
+        "Ethernet0",
+        "detection_time",
+        "range",
+    ),
+    "buffer profile in no pool": (
+        _set("BUFFER_PROFILE", "ingress_lossy_profile", "pool", "nowhere"),
+        "BUFFER_PROFILE",
+        "ingress_lossy_profile",
+        "pool",
+        "leafref",
+    ),
+    "neighbor that is not an address": (
+        _add("BGP_NEIGHBOR", "spine0", {"asn": "65000"}),
+        "BGP_NEIGHBOR",
+        "",
+        "neighbor",
+        'Invalid union value "spine0"',
+    ),
+    "field SONiC does not know": (_set("PORT", "Ethernet0", "speeed", "400000"), "PORT", "Ethernet0", "", "speeed"),
+    "key with too many parts": (
+        _add("INTERFACE", "Ethernet0|10.0.0.1/31|extra", {}),
+        "INTERFACE",
+        "Ethernet0|10.0.0.1/31|extra",
+        "",
+        "name or name|ip-prefix",
+    ),
     "table without a model": (_add("ROCE_MAGIC", "x", {}), "ROCE_MAGIC", "", "", "no SONiC YANG model"),
 }
 
@@ -137,15 +193,29 @@ def test_a_file_verdict_points_at_the_line(yang: SonicYang, tmp_path: Path) -> N
     assert "not JSON" in check_config_db(yang, path, path.name).error
 
 
-@pytest.mark.parametrize(("location", "where"), [
-    ("""/sonic-port:sonic-port/PORT/PORT_LIST[name='Ethernet8']/mtu", line number 1.""", ("PORT", "Ethernet8", "mtu")),
-    ("""/sonic-interface:sonic-interface/INTERFACE/INTERFACE_IPPREFIX_LIST[name='Ethernet0'][ip-prefix='10.0.0.0/31']\
-/family\"""", ("INTERFACE", "Ethernet0|10.0.0.0/31", "family")),
-    ("""/sonic-device_metadata:sonic-device_metadata/DEVICE_METADATA/localhost/hostname\"""",
-     ("DEVICE_METADATA", "localhost", "hostname")),
-    ("""/sonic-dscp-tc-map:sonic-dscp-tc-map/DSCP_TO_TC_MAP/DSCP_TO_TC_MAP_LIST[name='ROCE']/DSCP_TO_TC_MAP\
-[dscp='26']/tc\"""", ("DSCP_TO_TC_MAP", "ROCE", "26")),
-])
+@pytest.mark.parametrize(
+    ("location", "where"),
+    [
+        (
+            """/sonic-port:sonic-port/PORT/PORT_LIST[name='Ethernet8']/mtu", line number 1.""",
+            ("PORT", "Ethernet8", "mtu"),
+        ),
+        (
+            """/sonic-interface:sonic-interface/INTERFACE/INTERFACE_IPPREFIX_LIST[name='Ethernet0'][ip-prefix='10.0.0.0/31']\
+/family\"""",
+            ("INTERFACE", "Ethernet0|10.0.0.0/31", "family"),
+        ),
+        (
+            """/sonic-device_metadata:sonic-device_metadata/DEVICE_METADATA/localhost/hostname\"""",
+            ("DEVICE_METADATA", "localhost", "hostname"),
+        ),
+        (
+            """/sonic-dscp-tc-map:sonic-dscp-tc-map/DSCP_TO_TC_MAP/DSCP_TO_TC_MAP_LIST[name='ROCE']/DSCP_TO_TC_MAP\
+[dscp='26']/tc\"""",
+            ("DSCP_TO_TC_MAP", "ROCE", "26"),
+        ),
+    ],
+)
 def test_libyang_data_paths_map_back_to_config_db_names(location: str, where: tuple[str, str, str]) -> None:
     error = _located(f'failed to parse data tree: Something is wrong.: Data location "{location}')
     assert (error.table, error.key, error.field, error.message) == (*where, "Something is wrong")
@@ -193,8 +263,9 @@ def build_output(tmp_path: Path) -> Path:
     return output
 
 
-def test_validate_configs_passes_a_build_and_fails_a_tampered_one(yang: SonicYang, tmp_path: Path,
-                                                                  capsys: pytest.CaptureFixture[str]) -> None:
+def test_validate_configs_passes_a_build_and_fails_a_tampered_one(
+    yang: SonicYang, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     need(shutil.which("vtysh") is not None, "FRR's vtysh missing: apt-get install frr")
     output = build_output(tmp_path)
     design = build(ROOT / "tests" / "intents" / "small-2tier.yaml")
@@ -223,8 +294,8 @@ def test_validate_configs_passes_a_build_and_fails_a_tampered_one(yang: SonicYan
 
 
 def test_validate_configs_says_what_to_install_when_a_parser_is_missing(
-        yang: SonicYang, tmp_path: Path, capsys: pytest.CaptureFixture[str],
-        monkeypatch: pytest.MonkeyPatch) -> None:
+    yang: SonicYang, tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
     output = build_output(tmp_path)
     capsys.readouterr()
     assert main(["validate-configs", str(output), "--yang-dir", str(tmp_path)]) == 2
@@ -259,9 +330,9 @@ def test_leaf_lists_and_booleans_take_sonic_config_db_spelling(yang: SonicYang) 
         yang.check(config)
 
 
-def test_yang_dir_option_wins_over_the_environment(yang: SonicYang, tmp_path: Path,
-                                                   capsys: pytest.CaptureFixture[str],
-                                                   monkeypatch: pytest.MonkeyPatch) -> None:
+def test_yang_dir_option_wins_over_the_environment(
+    yang: SonicYang, tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
     need(shutil.which("vtysh") is not None, "FRR's vtysh missing: apt-get install frr")
     output = build_output(tmp_path)
     models = sonic_yang_models()
@@ -286,7 +357,8 @@ def test_config_dbs_checked_in_worker_processes_give_the_same_verdicts(yang: Son
 
 
 def test_validate_configs_checks_nvue_files_against_nvidias_schema_of_their_release(
-        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     """Every NVUE file of a build passes NVIDIA's NVUE OpenAPI schema of the release the folder's intent names
     (5.18 by default; PyPI nvueschema's models of it); a value of the wrong type and a key the schema does not
     have fail the file (exit 1), each named by line and ``nv set`` path."""
@@ -310,15 +382,20 @@ def test_validate_configs_checks_nvue_files_against_nvidias_schema_of_their_rele
     capsys.readouterr()
     assert main(["validate-configs", str(output)]) == 1
     out = capsys.readouterr().out
-    assert (f"INVALID configs/nvue/{LEAF}.yaml (nvue-openapi): line {mtu}: interface swp1s0 link mtu: Input should "
-            'be a valid integer (found "9216")') in out, out
-    assert (f"INVALID configs/nvue/p0-spine0.yaml (nvue-openapi): line {speed}: interface swp1 link sped: not in "
-            "NVIDIA's NVUE schema (here it has: ") in out, out
+    assert (
+        f"INVALID configs/nvue/{LEAF}.yaml (nvue-openapi): line {mtu}: interface swp1s0 link mtu: Input should "
+        'be a valid integer (found "9216")'
+    ) in out, out
+    assert (
+        f"INVALID configs/nvue/p0-spine0.yaml (nvue-openapi): line {speed}: interface swp1 link sped: not in "
+        "NVIDIA's NVUE schema (here it has: "
+    ) in out, out
     assert f"nvue-openapi: {switches - 2} of {switches} files valid" in out
 
 
 def test_validate_configs_says_what_to_install_for_nvue_and_which_releases_have_no_schema(
-        tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch) -> None:
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
     """Without nvueschema the NVUE files are a missing prerequisite (exit 2 with the install line), as without
     libyang or vtysh; a release nvueschema 0.1.0 has no schema for (5.19) leaves them counted as not checked."""
     output = build_output(tmp_path)
@@ -327,13 +404,16 @@ def test_validate_configs_says_what_to_install_for_nvue_and_which_releases_have_
     monkeypatch.setitem(sys.modules, "nvueschema.models", None)
     monkeypatch.setitem(sys.modules, "nvueschema.models._versions", None)
     assert main(["validate-configs", str(output)]) == 2
-    assert ("checking NVUE files against NVIDIA's NVUE OpenAPI schema needs nvueschema: pip install "
-            "'nvueschema>=0.1,<0.2'") in capsys.readouterr().err
+    assert (
+        "checking NVUE files against NVIDIA's NVUE OpenAPI schema needs nvueschema: pip install 'nvueschema>=0.1,<0.2'"
+    ) in capsys.readouterr().err
     monkeypatch.undo()
     need(importlib.util.find_spec("nvueschema") is not None, "nvueschema missing: pip install -e '.[test]'")
     intent = tmp_path / "intent.yaml"
-    intent.write_text((ROOT / "tests" / "intents" / "small-2tier.yaml").read_text()
-                      + 'targets: [nvue]\ntarget_options: {nvue: {release: "5.19"}}\n')
+    intent.write_text(
+        (ROOT / "tests" / "intents" / "small-2tier.yaml").read_text()
+        + 'targets: [nvue]\ntarget_options: {nvue: {release: "5.19"}}\n'
+    )
     assert main(["build", str(intent), "-o", str(tmp_path / "out519")]) == 0
     report = validate_output(tmp_path / "out519")
     count, why = report.unchecked["nvue"]

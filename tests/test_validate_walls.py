@@ -71,8 +71,15 @@ def test_validate_configs_as_root_lets_no_config_write_a_file(shared: Path, caps
 def as_nobody(command: list[str], stdin: str = "") -> subprocess.CompletedProcess[str]:
     """``command`` run as :data:`USER`, without supplementary groups."""
     user = pwd.getpwnam(USER)
-    return subprocess.run(["setpriv", f"--reuid={user.pw_uid}", f"--regid={user.pw_gid}", "--clear-groups", "--",
-                           *command], input=stdin, capture_output=True, text=True, check=False, cwd="/", timeout=300)
+    return subprocess.run(
+        ["setpriv", f"--reuid={user.pw_uid}", f"--regid={user.pw_gid}", "--clear-groups", "--", *command],
+        input=stdin,
+        capture_output=True,
+        text=True,
+        check=False,
+        cwd="/",
+        timeout=300,
+    )
 
 
 def python_for_nobody() -> str:
@@ -80,10 +87,15 @@ def python_for_nobody() -> str:
     skipping unless root with setpriv, vtysh and a kernel that lets an ordinary user make user namespaces."""
     need(shutil.which("vtysh") is not None, "FRR's vtysh missing: apt-get install frr")
     need(os.geteuid() == 0 and shutil.which("setpriv") is not None, "switches to the nobody user (root, setpriv)")
-    need(as_nobody(["unshare", "--user", "--map-root-user", "--mount", "--", "true"]).returncode == 0,
-         "this kernel lets no ordinary user make a user namespace")
-    found = [python for python in (sys.executable, "/usr/bin/python3")
-             if as_nobody(["unshare", "--user", "--map-root-user", "--", python, "-c", "pass"]).returncode == 0]
+    need(
+        as_nobody(["unshare", "--user", "--map-root-user", "--mount", "--", "true"]).returncode == 0,
+        "this kernel lets no ordinary user make a user namespace",
+    )
+    found = [
+        python
+        for python in (sys.executable, "/usr/bin/python3")
+        if as_nobody(["unshare", "--user", "--map-root-user", "--", python, "-c", "pass"]).returncode == 0
+    ]
     need(bool(found), f"{USER} may start no Python in a user namespace")
     return found[0]
 
@@ -93,8 +105,10 @@ def test_an_ordinary_users_sandbox_lets_no_config_write_a_file(shared: Path) -> 
     python = python_for_nobody()
     output, targets = tampered_output(shared)
     frr = output / "configs" / "frr"
-    configs = [(frr / f"{LEAF}.conf").read_text(), *(path.read_text() for path in sorted(frr.iterdir())
-                                                     if "not-a-number" in path.read_text())]
+    configs = [
+        (frr / f"{LEAF}.conf").read_text(),
+        *(path.read_text() for path in sorted(frr.iterdir()) if "not-a-number" in path.read_text()),
+    ]
     run = as_nobody(walled_check(True, python), json.dumps(configs))
     assert run.returncode == 0, run.stderr
     (accepted, *_), (refused, _, says) = json.loads(run.stdout)
@@ -111,7 +125,8 @@ def test_validate_configs_as_an_ordinary_user_lets_no_config_write_a_file(shared
 
 
 def test_without_walls_vtysh_never_runs_and_validate_configs_says_what_to_allow(
-        shared: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch) -> None:
+    shared: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
     """An ordinary user on a kernel that keeps user namespaces from ordinary users (an ``unshare`` that fails as
     it then does): exit 2 naming the setting, after the other parsers ran; no vtysh ran on the configs."""
     vtysh = shutil.which("vtysh")
@@ -120,23 +135,27 @@ def test_without_walls_vtysh_never_runs_and_validate_configs_says_what_to_allow(
     programs = shared / "bin"
     programs.mkdir()
     (programs / "vtysh").symlink_to(str(vtysh))
-    (programs / "unshare").write_text("#!/bin/sh\necho 'unshare: write failed /proc/self/uid_map: Operation not "
-                                      "permitted' >&2\nexit 1\n")
+    (programs / "unshare").write_text(
+        "#!/bin/sh\necho 'unshare: write failed /proc/self/uid_map: Operation not permitted' >&2\nexit 1\n"
+    )
     (programs / "unshare").chmod(0o755)
     monkeypatch.setenv("PATH", str(programs))
     monkeypatch.setattr(os, "geteuid", lambda: 1000)
     capsys.readouterr()
     assert main(["validate-configs", str(output)]) == 2
     captured = capsys.readouterr()
-    assert "runs vtysh behind read-only walls (designer/verify/sandbox.py), which could not be built: unshare: " \
-           "write failed /proc/self/uid_map: Operation not permitted; as an ordinary user they need an " \
-           "unprivileged user namespace (Debian: sysctl kernel.unprivileged_userns_clone=1" in captured.err
+    assert (
+        "runs vtysh behind read-only walls (designer/verify/sandbox.py), which could not be built: unshare: "
+        "write failed /proc/self/uid_map: Operation not permitted; as an ordinary user they need an "
+        "unprivileged user namespace (Debian: sysctl kernel.unprivileged_userns_clone=1" in captured.err
+    )
     assert "(vtysh)" not in captured.out
     assert [target for target in targets if target.exists()] == []
 
 
 def test_a_sandbox_that_never_answers_is_a_prerequisite_error_not_a_traceback(
-        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     """The sandbox bounds each vtysh itself; should the sandbox hang as a whole, the check stops at its limit and
     says so (exit 2 through PrerequisiteError), leaving no process behind."""
     vtysh = shutil.which("vtysh")
@@ -158,7 +177,8 @@ def test_a_sandbox_that_never_answers_is_a_prerequisite_error_not_a_traceback(
 
 
 def test_as_root_without_the_frr_user_the_check_says_what_to_install(
-        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     """vtysh drops to FRR's own user (Debian's frr package creates it) before it reads a config."""
     vtysh = shutil.which("vtysh")
     need(vtysh is not None, "FRR's vtysh missing: apt-get install frr")

@@ -74,8 +74,9 @@ def named(lab: Topology, name: str) -> int:
 
 # ---- expected ECMP widths, from the wiring, held to the plan -------------------------------------------------
 
+
 def test_two_tier_widths_are_the_leaf_uplinks_and_shrink_by_the_parallel_links() -> None:
-    design = build_design(servers=128)                      # 32 leaves, 16 spines, 2 parallel links each
+    design = build_design(servers=128)  # 32 leaves, 16 spines, 2 parallel links each
     plan = design.plan
     lab = skeleton(128)
     assert lab.design_width() == plan.leaf_uplinks == plan.spines_per_pod * plan.leaf_spine_parallel == 32
@@ -88,11 +89,12 @@ def test_two_tier_widths_are_the_leaf_uplinks_and_shrink_by_the_parallel_links()
         assert width[spine] == plan.leaf_spine_parallel and distance[spine] == 1
         _, degraded = widths_to(lab, destination, frozenset({spine}))
         assert {degraded[leaf] for leaf in leaves if leaf != destination} == {
-            plan.leaf_uplinks - plan.leaf_spine_parallel}
+            plan.leaf_uplinks - plan.leaf_spine_parallel
+        }
 
 
 def test_three_tier_widths_follow_the_plan_under_spine_and_super_spine_failure() -> None:
-    design = build_design(servers=512)                      # 4 pods of 32 leaves and 32 spines, 64 super-spines
+    design = build_design(servers=512)  # 4 pods of 32 leaves and 32 spines, 64 super-spines
     plan = design.plan
     assert plan.tiers == 3 and plan.pods == 4
     lab = skeleton(512)
@@ -123,7 +125,7 @@ def test_expected_routes_hold_every_other_leafs_loopback_and_server_subnets() ->
     routes = expected_routes(lab)
     first, last = lab.leaves()[0], lab.leaves()[-1]
     assert set(routes[first]) == {prefix for leaf in lab.leaves() if leaf != first for prefix in lab.prefixes(leaf)}
-    loopback, block = lab.prefixes(last)                     # the server /31s are announced as one block
+    loopback, block = lab.prefixes(last)  # the server /31s are announced as one block
     assert loopback == f"{lab.routers[last].loopback}/32"
     servers = [ipaddress.ip_address(address) for _, address in lab.server_ports[last]]
     assert len(servers) == 4 and all(address in ipaddress.ip_network(block) for address in servers)
@@ -134,6 +136,7 @@ def test_expected_routes_hold_every_other_leafs_loopback_and_server_subnets() ->
 
 
 # ---- slices, memory, prerequisites -----------------------------------------------------------------------------
+
 
 def test_three_tier_slice_is_one_pod_whole_plus_one_leaf_per_rail_of_the_next() -> None:
     design = build_design(servers=512)
@@ -160,9 +163,12 @@ def test_memory_estimate_and_refusal(monkeypatch: pytest.MonkeyPatch) -> None:
     # 6 routers at 20 MiB, 32 peers (4 per leaf, 8 per spine) at 0.75 MiB; 10 prefixes (6 loopbacks, 4 leaf
     # server blocks) held once per peer, twice on the leaves: (4 x 8 + 2 x 8) x 10 paths at 0.25 KiB
     assert lab.memory_mib() == round(6 * 20 + 32 * 0.75 + 480 * 0.25 / 1024) == 144
-    bigger = skeleton(128)                    # 32 leaves of 32 uplinks, 16 spines; 48 loopbacks, 32 server blocks
-    assert bigger.memory_mib() == round(48 * 20 + (32 * 32 + 16 * 64) * 0.75
-                                        + (32 * 64 + 16 * 64) * 80 * 0.25 / 1024) == 2_556
+    bigger = skeleton(128)  # 32 leaves of 32 uplinks, 16 spines; 48 loopbacks, 32 server blocks
+    assert (
+        bigger.memory_mib()
+        == round(48 * 20 + (32 * 32 + 16 * 64) * 0.75 + (32 * 64 + 16 * 64) * 80 * 0.25 / 1024)
+        == 2_556
+    )
     monkeypatch.setattr(run_module, "check_prerequisites", lambda: None)
     monkeypatch.setattr(run_module, "available_mib", lambda: 100)
     with pytest.raises(PrerequisiteError, match=r"needs about 144 MiB but only 100 MiB .* use --slice"):
@@ -186,12 +192,15 @@ def test_a_kernel_without_mount_setattr_is_a_missing_prerequisite(monkeypatch: p
     monkeypatch.setattr(os, "uname", lambda: older)
     code, out, err = run_cli("verify", str(TWO_TIER))
     assert (code, out) == (2, "")
-    assert "needs Linux 5.12 or later to wall FRR off from the machine's files (mount_setattr); this kernel is " \
-           "5.10.0-28-amd64" in err
+    assert (
+        "needs Linux 5.12 or later to wall FRR off from the machine's files (mount_setattr); this kernel is "
+        "5.10.0-28-amd64" in err
+    )
 
 
-def test_a_lab_test_skips_naming_a_missing_program_and_fails_under_ci(tmp_path: Path,
-                                                                     monkeypatch: pytest.MonkeyPatch) -> None:
+def test_a_lab_test_skips_naming_a_missing_program_and_fails_under_ci(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     """Root, FRR and every program but ping present: the lab tests skip (fail under CI) saying to install ping."""
     for folder, names in ((tmp_path / "bin", lab_module.PROGRAMS), (tmp_path / "frr", ("zebra", "bgpd"))):
         folder.mkdir()
@@ -218,14 +227,17 @@ def test_an_output_without_frr_configs_is_refused(tmp_path: Path) -> None:
 
 # ---- a tampered output folder is refused before anything starts ------------------------------------------------
 
+
 def signed(folder: Path) -> Path:
     """``folder`` with its manifest.json listing every file's sha256 as the file is now: an edit signed into the
     manifest (anyone who may edit a folder may rewrite it), which only verify's own checks of what it reads and the
     lab's walls can stop."""
     manifest = json.loads((folder / "manifest.json").read_text())
-    manifest["files"] = {path.relative_to(folder).as_posix(): hashlib.sha256(path.read_bytes()).hexdigest()
-                         for path in sorted(folder.rglob("*"))
-                         if path.is_file() and not path.is_symlink() and path.name != "manifest.json"}
+    manifest["files"] = {
+        path.relative_to(folder).as_posix(): hashlib.sha256(path.read_bytes()).hexdigest()
+        for path in sorted(folder.rglob("*"))
+        if path.is_file() and not path.is_symlink() and path.name != "manifest.json"
+    }
     (folder / "manifest.json").write_text(json.dumps(manifest, indent=2))
     return folder
 
@@ -257,11 +269,14 @@ def _traces_of(marker: str, folder: Path) -> list[str]:
     return found
 
 
-@pytest.mark.parametrize(("edited", "added"), [
-    ("configs/frr/p0-su0-r0-leaf.conf", "log file {log} debugging\n"),
-    ("configs/sysctl/p0-spine1.conf", "# a comment\n"),
-    ("design.json", "\n"),
-])
+@pytest.mark.parametrize(
+    ("edited", "added"),
+    [
+        ("configs/frr/p0-su0-r0-leaf.conf", "log file {log} debugging\n"),
+        ("configs/sysctl/p0-spine1.conf", "# a comment\n"),
+        ("design.json", "\n"),
+    ],
+)
 def test_a_file_edited_after_the_build_is_refused_naming_it(edited: str, added: str, tmp_path: Path) -> None:
     """Every file verify reads must have the sha256 the folder's manifest.json records, as 'designer check' holds the
     whole folder to it. Before, a ``log file`` line appended to a leaf's frr.conf ran: exit 0, "configs loaded 6 of
@@ -272,8 +287,11 @@ def test_a_file_edited_after_the_build_is_refused_naming_it(edited: str, added: 
     path.write_bytes(path.read_bytes() + added.format(log=log).encode())
     code, out, err = run_cli("verify", str(folder))
     assert (code, out) == (2, ""), err
-    assert re.match(rf"{re.escape(str(folder))}/manifest\.json:\d+: files\.{re.escape(edited)}: the file's sha256 "
-                    r"differs: it was changed after 'designer build'", err), err
+    assert re.match(
+        rf"{re.escape(str(folder))}/manifest\.json:\d+: files\.{re.escape(edited)}: the file's sha256 "
+        r"differs: it was changed after 'designer build'",
+        err,
+    ), err
     assert err.rstrip().endswith(f"1 error in {folder}/manifest.json; nothing was written.")
     assert "creating" not in err and not log.exists()
 
@@ -288,15 +306,25 @@ def test_a_file_the_manifest_does_not_list_or_a_folder_without_one_is_refused(tm
     assert code == 2 and "files.configs/frr/p0-spine0.conf: not listed: the build did not write it" in err, err
     (folder / "manifest.json").unlink()
     code, _, err = run_cli("verify", str(folder))
-    assert code == 2 and err.startswith(f"{folder}/manifest.json: missing: the folder was not written by 'designer "
-                                        "build'"), err
+    assert code == 2 and err.startswith(
+        f"{folder}/manifest.json: missing: the folder was not written by 'designer build'"
+    ), err
 
 
-@pytest.mark.parametrize("bad", ["p0-spine1;id>PWNED;true", "p0-spine1\nnetns del dv-victim", "p0-spine1 ",
-                                 "p\u0661-spine1", "../../../../tmp/PWNED"])
-def test_a_tampered_device_name_is_refused_before_anything_starts(bad: str, tmp_path: Path,
-                                                                  monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.chdir(tmp_path)                     # where a shell injection would have written PWNED
+@pytest.mark.parametrize(
+    "bad",
+    [
+        "p0-spine1;id>PWNED;true",
+        "p0-spine1\nnetns del dv-victim",
+        "p0-spine1 ",
+        "p\u0661-spine1",
+        "../../../../tmp/PWNED",
+    ],
+)
+def test_a_tampered_device_name_is_refused_before_anything_starts(
+    bad: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.chdir(tmp_path)  # where a shell injection would have written PWNED
     folder = _tampered(tmp_path / "out", "p0-spine1", bad, rename_config="/" not in bad)
     code, out, err = run_cli("verify", str(folder))
     assert (code, out) == (2, "")
@@ -311,15 +339,19 @@ def test_a_tampered_device_name_is_refused_before_anything_starts(bad: str, tmp_
     assert not (tmp_path / "PWNED").exists() and not Path("/tmp/PWNED").exists()
 
 
-@pytest.mark.parametrize(("old", "new", "field", "says"), [
-    ("swp1", "swp1;reboot", ".a[1]", "is not a switch port name"),
-    ("10.0.0.4", "-c1", ".a[2]", "is not a dotted IPv4 address"),
-    ("10.255.0.5", "127.0.0.1", ".loopback", "outside 0/8, 127/8 and 224/3"),
-    ("10.255.0.5/32", "10.255.0.5/32 -x", ".announces", "is not an IPv4 prefix"),
-    ("spine", "spine\n", ".role", "is not a role"),
-])
-def test_tampered_ports_addresses_and_roles_are_refused(old: str, new: str, field: str, says: str,
-                                                       tmp_path: Path) -> None:
+@pytest.mark.parametrize(
+    ("old", "new", "field", "says"),
+    [
+        ("swp1", "swp1;reboot", ".a[1]", "is not a switch port name"),
+        ("10.0.0.4", "-c1", ".a[2]", "is not a dotted IPv4 address"),
+        ("10.255.0.5", "127.0.0.1", ".loopback", "outside 0/8, 127/8 and 224/3"),
+        ("10.255.0.5/32", "10.255.0.5/32 -x", ".announces", "is not an IPv4 prefix"),
+        ("spine", "spine\n", ".role", "is not a role"),
+    ],
+)
+def test_tampered_ports_addresses_and_roles_are_refused(
+    old: str, new: str, field: str, says: str, tmp_path: Path
+) -> None:
     folder = _tampered(tmp_path / "out", old, new)
     code, _, err = run_cli("verify", str(folder))
     assert code == 2 and "Traceback" not in err
@@ -340,13 +372,16 @@ def test_an_asn_that_is_not_an_integer_and_a_link_that_is_not_a_31_are_refused(t
     assert err.rstrip().splitlines()[-1] == f"2 errors in {folder}/design.json; nothing was written."
 
 
-@pytest.mark.parametrize(("content", "says"), [
-    (b"{", "design.json:1: (top-level): not valid JSON: Expecting property name enclosed in double quotes"),
-    (b"{}", "design.json:1: (top-level): devices is missing"),
-    (b"[]", "a design.json is a JSON object with name, summary, devices and links, not a list"),
-    (b"\xff\xfe", "design.json:1: (top-level): not UTF-8 text (byte 0xff)"),
-    (b"[" * 100_000 + b"]" * 100_000, "nested too deeply"),
-])
+@pytest.mark.parametrize(
+    ("content", "says"),
+    [
+        (b"{", "design.json:1: (top-level): not valid JSON: Expecting property name enclosed in double quotes"),
+        (b"{}", "design.json:1: (top-level): devices is missing"),
+        (b"[]", "a design.json is a JSON object with name, summary, devices and links, not a list"),
+        (b"\xff\xfe", "design.json:1: (top-level): not UTF-8 text (byte 0xff)"),
+        (b"[" * 100_000 + b"]" * 100_000, "nested too deeply"),
+    ],
+)
 def test_a_design_json_that_is_not_a_design_is_exit_2(content: bytes, says: str, tmp_path: Path) -> None:
     folder = tmp_path / "out"
     write(design_files(build(TWO_TIER)), folder)
@@ -364,7 +399,7 @@ def test_links_and_special_files_in_an_output_folder_are_refused(tmp_path: Path)
     code, _, err = run_cli("verify", str(folder))
     assert code == 2 and f"{config}: is a symbolic link; a built output holds regular files only" in err
     config.unlink()
-    os.mkfifo(config)                               # reading it would block forever
+    os.mkfifo(config)  # reading it would block forever
     code, _, err = run_cli("verify", str(folder))
     assert code == 2 and f"{config}: is a special file" in err
     config.unlink()
@@ -383,20 +418,29 @@ def test_a_config_that_is_not_utf8_is_exit_2(tmp_path: Path) -> None:
     assert err.rstrip().endswith("1 error in the FRR configs; nothing was written.")
 
 
-@pytest.mark.parametrize(("line", "says"), [
-    (b"kernel.core_pattern = |/bin/sh", "'kernel.core_pattern = |/bin/sh': verify applies only "
-                                        "net.ipv4.fib_multipath_hash_policy and net.ipv4.fib_multipath_hash_seed"),
-    (b"net.ipv4.fib_multipath_hash_policy = 4", "net.ipv4.fib_multipath_hash_policy: '4' is not an integer from 0 "
-                                                "to 3"),
-    (b"net.ipv4.fib_multipath_hash_seed = 4294967296", "'4294967296' is not an integer from 0 to 4294967295"),
-    (b"net.ipv4.fib_multipath_hash_seed = -1", "'-1' is not an integer from 0 to 4294967295"),
-    (b"net.ipv4.fib_multipath_hash_seed = 1;reboot", "'1;reboot' is not an integer"),
-    (b"net.ipv4.fib_multipath_hash_seed = $(reboot)", "'$(reboot)' is not an integer"),
-    (b"net.ipv4.fib_multipath_hash_seed = 7", "net.ipv4.fib_multipath_hash_seed: written twice; each setting once"),
-    (b"net/ipv4/../../kernel/modprobe = 1", "verify applies only"),
-])
-def test_a_tampered_router_sysctl_file_is_exit_2_at_its_line_before_anything_starts(line: bytes, says: str,
-                                                                                    tmp_path: Path) -> None:
+@pytest.mark.parametrize(
+    ("line", "says"),
+    [
+        (
+            b"kernel.core_pattern = |/bin/sh",
+            "'kernel.core_pattern = |/bin/sh': verify applies only "
+            "net.ipv4.fib_multipath_hash_policy and net.ipv4.fib_multipath_hash_seed",
+        ),
+        (
+            b"net.ipv4.fib_multipath_hash_policy = 4",
+            "net.ipv4.fib_multipath_hash_policy: '4' is not an integer from 0 to 3",
+        ),
+        (b"net.ipv4.fib_multipath_hash_seed = 4294967296", "'4294967296' is not an integer from 0 to 4294967295"),
+        (b"net.ipv4.fib_multipath_hash_seed = -1", "'-1' is not an integer from 0 to 4294967295"),
+        (b"net.ipv4.fib_multipath_hash_seed = 1;reboot", "'1;reboot' is not an integer"),
+        (b"net.ipv4.fib_multipath_hash_seed = $(reboot)", "'$(reboot)' is not an integer"),
+        (b"net.ipv4.fib_multipath_hash_seed = 7", "net.ipv4.fib_multipath_hash_seed: written twice; each setting once"),
+        (b"net/ipv4/../../kernel/modprobe = 1", "verify applies only"),
+    ],
+)
+def test_a_tampered_router_sysctl_file_is_exit_2_at_its_line_before_anything_starts(
+    line: bytes, says: str, tmp_path: Path
+) -> None:
     files = design_files(build(TWO_TIER))
     path = "configs/sysctl/p0-spine1.conf"
     files[path] += line + b"\n"
@@ -430,7 +474,7 @@ def test_every_stopping_signal_interrupts_the_lab_so_it_is_torn_down(number: int
         assert set(running._previous_handlers) == {signal.SIGINT, signal.SIGTERM, signal.SIGHUP, signal.SIGQUIT}
         with pytest.raises(KeyboardInterrupt, match=f"signal {int(number)}"):
             os.kill(os.getpid(), number)
-            time.sleep(5)                          # the handler raises as soon as the signal arrives
+            time.sleep(5)  # the handler raises as soon as the signal arrives
     finally:
         for trapped, handler in running._previous_handlers.items():
             signal.signal(trapped, handler)  # type: ignore[arg-type]
@@ -441,7 +485,7 @@ def test_arp_thresholds_are_raised_for_the_lab_and_restored(tmp_path: Path, monk
     for name, value in (("gc_thresh1", 128), ("gc_thresh2", 512), ("gc_thresh3", 1024)):
         (tmp_path / name).write_text(f"{value}\n")
     monkeypatch.setattr(lab_module, "SYSCTL", tmp_path)
-    lab = skeleton(512)                                      # 8,192 wires: 16,384 ARP entries
+    lab = skeleton(512)  # 8,192 wires: 16,384 ARP entries
     running = Lab(lab, lambda _: None)
     running.folder = tmp_path / "run"
     running.folder.mkdir()
@@ -454,22 +498,25 @@ def test_arp_thresholds_are_raised_for_the_lab_and_restored(tmp_path: Path, monk
 
 # ---- containerlab topology --------------------------------------------------------------------------------------
 
+
 def test_clab_topology_mounts_each_config_and_wires_the_cabling() -> None:
     files = design_files(build(INTENTS / "small-2tier.yaml"))
     clab = yaml.safe_load(files["lab/clab.yml"])
     nodes = clab["topology"]["nodes"]
     cabling = [line.split(",") for line in files["cabling.csv"].decode().splitlines()[1:]]
     switch_links = [row for row in cabling if row[0] != "server_leaf"]
-    assert set(nodes) == {path.removeprefix("configs/frr/").removesuffix(".conf")
-                          for path in files if path.startswith("configs/frr/")}
+    assert set(nodes) == {
+        path.removeprefix("configs/frr/").removesuffix(".conf") for path in files if path.startswith("configs/frr/")
+    }
     for name, node in nodes.items():
         source, target = node["binds"][0].split(":")
         assert target == "/etc/frr/frr.conf" and source == f"../configs/frr/{name}.conf"
         assert source.removeprefix("../") in files
         assert node["binds"][1] == "daemons:/etc/frr/daemons"
     assert [link["endpoints"] for link in clab["topology"]["links"]] == [
-        [f"{row[2]}:{row[3]}", f"{row[4]}:{row[5]}"] for row in switch_links]
-    assert "bfdd=yes" in files["lab/daemons"].decode()     # small-2tier asks for BFD
+        [f"{row[2]}:{row[3]}", f"{row[4]}:{row[5]}"] for row in switch_links
+    ]
+    assert "bfdd=yes" in files["lab/daemons"].decode()  # small-2tier asks for BFD
     leaf_exec = nodes["p0-su0-r0-leaf"]["exec"][0]
     assert "for port in swp1s0 swp1s1 swp2s0 swp2s1;" in leaf_exec and "type bridge" in leaf_exec
     assert "bfdd=no" in design_files(build(TWO_TIER))["lab/daemons"].decode()
@@ -481,28 +528,33 @@ def test_clab_topology_mounts_each_config_and_wires_the_cabling() -> None:
     seeds: dict[str, set[int]] = {}
     for name, node in nodes.items():
         seeds.setdefault(name.rsplit("-", 1)[-1].rstrip("0123456789"), set()).add(
-            node["sysctls"]["net.ipv4.fib_multipath_hash_seed"])
-    assert seeds == {"leaf": {1}, "spine": {2}}      # the default seed rule: one seed per tier
+            node["sysctls"]["net.ipv4.fib_multipath_hash_seed"]
+        )
+    assert seeds == {"leaf": {1}, "spine": {2}}  # the default seed rule: one seed per tier
 
 
 def test_clab_topology_is_valid_against_containerlabs_schema() -> None:
     need(importlib.util.find_spec("jsonschema") is not None, "needs jsonschema: pip install -e '.[test]'")
     import jsonschema
+
     validator = jsonschema.Draft7Validator(json.loads((VENDOR / "containerlab" / "clab.schema.json").read_text()))
     for intent in (INTENTS / "small-2tier.yaml", THREE_TIER):
         clab = yaml.safe_load(design_files(build(intent))["lab/clab.yml"])
         assert [error.message for error in validator.iter_errors(clab)] == []
         node = next(iter(clab["topology"]["nodes"].values()))
-        node["sysctl"] = node.pop("sysctls")                 # a misspelt node option is caught
+        node["sysctl"] = node.pop("sysctls")  # a misspelt node option is caught
         assert list(validator.iter_errors(clab))
 
 
 # ---- reports --------------------------------------------------------------------------------------------------
 
+
 def sample_report() -> VerifyReport:
     report = VerifyReport("lab", "whole fabric: 6 switches", 6, 32, 136, 4)
-    report.checks += [Check("healthy", "bgp sessions", True, "32 of 32"),
-                      Check("p0-spine0 down", "kernel routes", False, "4 of 5", ("leaf: 10.255.0.3/32 missing",))]
+    report.checks += [
+        Check("healthy", "bgp sessions", True, "32 of 32"),
+        Check("p0-spine0 down", "kernel routes", False, "4 of 5", ("leaf: 10.255.0.3/32 missing",)),
+    ]
     report.converged_seconds.update({"healthy": 2.5, "p0-spine0 down": None})
     return report
 
@@ -530,6 +582,7 @@ def test_a_check_keeps_a_thousand_problems_and_counts_the_rest() -> None:
 
 # ---- real FRR labs --------------------------------------------------------------------------------------------
 
+
 def test_two_tier_lab_converges_and_survives_a_spine_failure() -> None:
     need_lab()
     report = verify(design_files(build(TWO_TIER)), progress=lambda _: None)
@@ -538,8 +591,9 @@ def test_two_tier_lab_converges_and_survives_a_spine_failure() -> None:
     assert phases == ["healthy", "p0-spine0 down", "p0-spine0 restored"]
     assert all(seconds is not None for seconds in report.converged_seconds.values())
     summaries = {(check.phase, check.name): check.summary for check in report.checks}
-    assert summaries["healthy", "bgp sessions"] == ("32 of 32 session ends Established with the designed peer ASNs "
-                                                   "(16 sessions, seen from both routers)")
+    assert summaries["healthy", "bgp sessions"] == (
+        "32 of 32 session ends Established with the designed peer ASNs (16 sessions, seen from both routers)"
+    )
     assert report.sessions == 16 and report.measured_mib and report.measured_mib > 6
     assert summaries["healthy", "kernel routes"].endswith("leaf widths 4")
     assert summaries["healthy", "kernel settings loaded"].startswith("6 of 6 routers run their configs/sysctl file")
@@ -554,7 +608,8 @@ def test_each_router_runs_its_own_sysctl_file_and_a_changed_value_is_caught() ->
     files = design_files(build(TWO_TIER))
     seed = "net.ipv4.fib_multipath_hash_seed"
     files["configs/sysctl/p0-spine1.conf"] = files["configs/sysctl/p0-spine1.conf"].replace(
-        f"{seed} = 2".encode(), f"{seed} = 4242".encode())
+        f"{seed} = 2".encode(), f"{seed} = 4242".encode()
+    )
     lab = topology(files)
     spine = [router.name for router in lab.routers].index("p0-spine1")
     parts = tuple(seed.split("."))
@@ -564,10 +619,11 @@ def test_each_router_runs_its_own_sysctl_file_and_a_changed_value_is_caught() ->
         assert running.kernel_problems() == []
         if lab_module.seeds_supported():
             assert lab_module.read_sysctls(running.namespaces[spine], [parts]) == [4242]
-            assert Path("/proc/sys", *parts).read_text() == machine   # the machine's own value is untouched
+            assert Path("/proc/sys", *parts).read_text() == machine  # the machine's own value is untouched
         lab_module.set_sysctls(running.namespaces[spine], [(("net", "ipv4", "fib_multipath_hash_policy"), 0)])
-        assert running.kernel_problems() == ["p0-spine1: net.ipv4.fib_multipath_hash_policy reads 0 in its "
-                                             "namespace, its configs/sysctl file says 1"]
+        assert running.kernel_problems() == [
+            "p0-spine1: net.ipv4.fib_multipath_hash_policy reads 0 in its namespace, its configs/sysctl file says 1"
+        ]
 
 
 def test_three_tier_lab_with_spine_and_super_spine_failure_from_the_command_line() -> None:
@@ -577,8 +633,7 @@ def test_three_tier_lab_with_spine_and_super_spine_failure_from_the_command_line
     suite = ElementTree.fromstring(out).find("testsuite")
     assert suite is not None and suite.get("failures") == "0"
     names = [case.get("name") for case in suite.findall("testcase")]
-    for phase in ("healthy", "p0-pod0-spine0 down", "p0-pod0-spine0 restored", "p0-g0-ss0 down",
-                  "p0-g0-ss0 restored"):
+    for phase in ("healthy", "p0-pod0-spine0 down", "p0-pod0-spine0 restored", "p0-g0-ss0 down", "p0-g0-ss0 restored"):
         assert f"{phase}: kernel routes" in names and f"{phase}: ping" in names
     outputs = {case.get("name"): case.findtext("system-out") for case in suite.findall("testcase")}
     # a spine of pod 0 down: each of the 4 leaves loses one of 2 next hops towards pod 0's leaves (or from them)
@@ -594,13 +649,16 @@ def test_a_wrong_peer_asn_fails_naming_the_session(tmp_path: Path) -> None:
     leaf = "configs/frr/p0-su0-r0-leaf.conf"
     config = files[leaf].decode()
     assert " neighbor 10.0.0.0 remote-as 4201000000\n" in config
-    files[leaf] = config.replace(" neighbor 10.0.0.0 remote-as 4201000000\n",
-                                 " neighbor 10.0.0.0 remote-as 4200000099\n").encode()
+    files[leaf] = config.replace(
+        " neighbor 10.0.0.0 remote-as 4201000000\n", " neighbor 10.0.0.0 remote-as 4200000099\n"
+    ).encode()
     code, out, _ = run_cli("verify", str(_written(files, tmp_path / "broken")), "--timeout", "8")
     assert code == 1
     assert "FAIL bgp sessions: 30 of 32 session ends Established" in out
-    assert ("p0-su0-r0-leaf swp5 -> p0-spine0 (10.0.0.0, AS 4201000000): configured with remote-as 4200000099, "
-            "the design says 4201000000") in out
+    assert (
+        "p0-su0-r0-leaf swp5 -> p0-spine0 (10.0.0.0, AS 4201000000): configured with remote-as 4200000099, "
+        "the design says 4201000000"
+    ) in out
     assert "p0-spine0 swp1 -> p0-su0-r0-leaf (10.0.0.1, AS 4200000000): " in out
     assert "failure injection: skipped because the healthy fabric did not converge" in out
     assert out.rstrip().splitlines()[-1].startswith("result: FAIL")
@@ -646,13 +704,40 @@ def test_the_sandbox_leaves_only_the_routers_folder_writable(tmp_path: Path) -> 
     script = "".join(f"(echo x > {target}) 2>/dev/null && echo wrote {target}; " for target in targets)
     script += f"echo x > {folder}/inside && ls /dev && hostname"
     try:
-        result = subprocess.run(["unshare", "--uts", "--mount", "--", sys.executable, "-I", "-S",
-                                 str(lab_module.SANDBOX), "start", "p0-spine0", str(folder),
-                                 json.dumps([["sh", "-c", script]])], capture_output=True, text=True, timeout=60)
+        result = subprocess.run(
+            [
+                "unshare",
+                "--uts",
+                "--mount",
+                "--",
+                sys.executable,
+                "-I",
+                "-S",
+                str(lab_module.SANDBOX),
+                "start",
+                "p0-spine0",
+                str(folder),
+                json.dumps([["sh", "-c", script]]),
+            ],
+            capture_output=True,
+            text=True,
+            timeout=60,
+        )
         assert result.returncode == 0, result.stderr
-        assert result.stdout.split("\n") == [*(f"wrote {target}" for target in targets[1:4] + targets[5:]), "fd",
-                                             "full", "null", "random", "stderr", "stdin", "stdout", "urandom", "zero",
-                                             "p0-spine0", ""]
+        assert result.stdout.split("\n") == [
+            *(f"wrote {target}" for target in targets[1:4] + targets[5:]),
+            "fd",
+            "full",
+            "null",
+            "random",
+            "stderr",
+            "stdin",
+            "stdout",
+            "urandom",
+            "zero",
+            "p0-spine0",
+            "",
+        ]
         assert [target for target in targets if target.exists()] == []
         assert (folder / "inside").read_text() == "x\n"
     finally:
@@ -679,8 +764,9 @@ def test_a_signed_config_that_writes_outside_the_lab_leaves_the_machine_unchange
         with Lab(lab, lambda _: None) as running:
             refused = running.load_configs()
             assert [path for path in (log, output, etc) if path.exists()] == []
-            logging = subprocess.run([*running.vtysh(leaf), "-c", "show logging"], capture_output=True, text=True,
-                                     check=True).stdout
+            logging = subprocess.run(
+                [*running.vtysh(leaf), "-c", "show logging"], capture_output=True, text=True, check=True
+            ).stdout
             zebra = (running.dirs[leaf] / "zebra.pid").read_text().split()[0]
             inside = subprocess.run(["nsenter", "-t", zebra, "-m", "cat", str(log)], capture_output=True, text=True)
         assert f"filename {log}" in logging and "ZEBRA" in inside.stdout, (logging, inside)
@@ -697,8 +783,12 @@ def test_interrupt_tears_down_every_namespace_and_daemon() -> None:
     with pytest.raises(KeyboardInterrupt), Lab(lab, lambda _: None) as running:
         pids = [int((folder / "bgpd.pid").read_text()) for folder in running.dirs]
         assert set(running.namespaces) <= set(_namespaces())
-        hostnames = [subprocess.run(["nsenter", "-t", str(pid), "-u", "hostname"], capture_output=True, text=True,
-                                    check=True).stdout.strip() for pid in pids]
+        hostnames = [
+            subprocess.run(
+                ["nsenter", "-t", str(pid), "-u", "hostname"], capture_output=True, text=True, check=True
+            ).stdout.strip()
+            for pid in pids
+        ]
         assert hostnames == [router.name for router in lab.routers]
         raise KeyboardInterrupt
     assert not set(running.namespaces) & set(_namespaces())
@@ -713,8 +803,11 @@ def test_teardown_stops_daemons_whose_pid_files_were_overwritten() -> None:
     need_lab()
     lab = topology(design_files(build(TWO_TIER)))
     with Lab(lab, lambda _: None) as running:
-        pids = [int((folder / f"{daemon}.pid").read_text().split()[0]) for folder in running.dirs
-                for daemon in ("zebra", "bgpd")]
+        pids = [
+            int((folder / f"{daemon}.pid").read_text().split()[0])
+            for folder in running.dirs
+            for daemon in ("zebra", "bgpd")
+        ]
         for folder in running.dirs:
             (folder / "bgpd.pid").write_bytes(b"\x00\x00\x00\x0cMRT")
     alive = [pid for pid in pids if Path(f"/proc/{pid}").exists()]
@@ -752,8 +845,9 @@ def _dead_pid() -> int:
 
 def test_a_slice_runs_one_pod_whole_and_lists_what_it_leaves_out() -> None:
     need_lab()
-    code, out, err = run_cli("verify", str(INTENTS / "verify-slice.yaml"), "--slice", "--no-failures",
-                             "--format", "json")
+    code, out, err = run_cli(
+        "verify", str(INTENTS / "verify-slice.yaml"), "--slice", "--no-failures", "--format", "json"
+    )
     report = json.loads(out)
     assert code == 0, out + err
     assert report["coverage"].startswith("slice: pod 0 of plane 0 complete (4 leaves)")
@@ -776,13 +870,14 @@ def test_sampled_pairs_stay_in_one_plane_and_reach_the_next_pod() -> None:
 
 
 def test_two_tier_slice_keeps_every_spine_and_two_scalable_units() -> None:
-    design = build_design(servers=128)                      # 4 scalable units of 8 leaves, 16 spines
+    design = build_design(servers=128)  # 4 scalable units of 8 leaves, 16 spines
     part = skeleton_of(design, whole=False)
     assert sorted({router.su for router in part.routers if router.role == "leaf"}) == [0, 1]
     assert sum(router.role == "leaf" for router in part.routers) == 2 * design.plan.rails
     assert sum(router.role == "spine" for router in part.routers) == design.plan.spines_per_plane
-    assert part.coverage == ("slice: scalable unit(s) 0, 1 of plane 0 with every spine; 32 of 48 switches "
-                             "(16 leaves, 16 spines)")
+    assert part.coverage == (
+        "slice: scalable unit(s) 0, 1 of plane 0 with every spine; 32 of 48 switches (16 leaves, 16 spines)"
+    )
     _, width = widths_to(part, part.leaves()[0])
     assert width[part.leaves()[-1]] == design.plan.leaf_uplinks
 
@@ -790,8 +885,13 @@ def test_two_tier_slice_keeps_every_spine_and_two_scalable_units() -> None:
 @pytest.mark.parametrize("number", [signal.SIGINT, signal.SIGHUP, signal.SIGQUIT])
 def test_ctrl_c_hangup_or_quit_on_the_command_line_tears_the_lab_down_and_exits_130(number: int) -> None:
     need_lab()
-    process = subprocess.Popen([sys.executable, "-m", "designer.cli", "verify", str(TWO_TIER)],
-                               stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, cwd=ROOT)
+    process = subprocess.Popen(
+        [sys.executable, "-m", "designer.cli", "verify", str(TWO_TIER)],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        cwd=ROOT,
+    )
     assert process.stderr is not None
     prefix = ""
     for line in process.stderr:

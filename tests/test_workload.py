@@ -46,25 +46,42 @@ from tests.helpers import build_design, build_text, intent_text
 from tests.test_intent_errors import run_cli
 
 EXAMPLE = ROOT / "intents" / "cluster.yaml"
-CONTRACT = {"name", "gpus", "servers", "placement", "collective", "algorithm", "bytes", "ideal", "fabric_bytes", "ecmp",
-            "failures", "cost"}
+CONTRACT = {
+    "name",
+    "gpus",
+    "servers",
+    "placement",
+    "collective",
+    "algorithm",
+    "bytes",
+    "ideal",
+    "fabric_bytes",
+    "ecmp",
+    "failures",
+    "cost",
+}
 SIGMAS = 4
 """Statistical tests accept a simulated mean within 4 standard errors of the exact value (99.99% two-sided)."""
 
 
 def jobs(*lines: str, servers: int = 128, **fields: object) -> Design:
     """A DGX H100 fabric (2 tiers of 64 x 400G by default) with the given workload lines."""
-    return build_text(intent_text(servers=servers, extra="workloads:\n" + "\n".join(f"  - {line}" for line in lines),
-                                  **fields))
+    return build_text(
+        intent_text(servers=servers, extra="workloads:\n" + "\n".join(f"  - {line}" for line in lines), **fields)
+    )
 
 
 @cache
 def cluster() -> Design:
     """The hand-computed case: 1,024 H100 on 128 servers, 8 x 400G, 700 GB ring AllReduce, and smaller jobs."""
-    return jobs("{name: dp, bytes: 700GB}", "{name: server, gpus: 8, bytes: 700GB}",
-                "{name: su, gpus: 256, bytes: 700GB}", "{name: tree, bytes: 700GB, algorithm: tree}",
-                "{name: a2a, gpus: 64, collective: alltoall, bytes: 1GB}",
-                "{name: gather, collective: allgather, bytes: 700GB, placement: random}")
+    return jobs(
+        "{name: dp, bytes: 700GB}",
+        "{name: server, gpus: 8, bytes: 700GB}",
+        "{name: su, gpus: 256, bytes: 700GB}",
+        "{name: tree, bytes: 700GB, algorithm: tree}",
+        "{name: a2a, gpus: 64, collective: alltoall, bytes: 1GB}",
+        "{name: gather, collective: allgather, bytes: 700GB, placement: random}",
+    )
 
 
 def result(design: Design, name: str) -> WorkloadResult:
@@ -123,7 +140,7 @@ def test_nccls_trees_span_every_node_once_each() -> None:
     assert [tree_parent(rank, 16) for rank in range(16)] == [-1, 2, 4, 2, 8, 6, 4, 6, 0, 10, 12, 10, 8, 14, 12, 14]
     for servers in (2, 3, 7, 16, 33):
         edges = tree_edges(servers)
-        first, second = edges[: servers - 1], edges[servers - 1:]
+        first, second = edges[: servers - 1], edges[servers - 1 :]
         for tree in (first, second):
             children = [child for child, _ in tree]
             graph = nx.Graph(tree)
@@ -146,8 +163,11 @@ def test_a_packed_job_inside_one_su_never_crosses_a_spine() -> None:
 
 def test_a_packed_job_inside_one_pod_never_reaches_the_super_spines() -> None:
     # 3 tiers, k = 16, 4 rails: SUs of 8 servers, 2 SUs per pod. 16 servers fill pod 0; 24 spill into pod 1.
-    three = {"leaf": "{ports: 16, speed: 400G}", "fabric_extra": "tiers: 3",
-             "compute_extra": "gpus_per_server: 4\nnics_per_server: 4"}
+    three = {
+        "leaf": "{ports: 16, speed: 400G}",
+        "fabric_extra": "tiers: 3",
+        "compute_extra": "gpus_per_server: 4\nnics_per_server: 4",
+    }
     design = jobs("{name: pod, gpus: 64, bytes: 1GB}", "{name: two, gpus: 96, bytes: 1GB}", servers=64, **three)
     pod, two = result(design, "pod"), result(design, "two")
     assert pod.fabric_bytes["leaf_spine"] > 0 and pod.fabric_bytes["spine_super_spine"] == 0
@@ -184,8 +204,14 @@ def test_placements() -> None:
 
 def test_every_flow_takes_a_shortest_up_down_path_of_real_links() -> None:
     # 3 tiers, k = 16, 4 rails: 24 servers fill 3 SUs in 2 pods, so an AllToAll crosses leaves, spines and pods.
-    design = build_text(intent_text(servers=24, leaf="{ports: 16, speed: 400G}", fabric_extra="tiers: 3",
-                                    compute_extra="gpus_per_server: 4\nnics_per_server: 4"))
+    design = build_text(
+        intent_text(
+            servers=24,
+            leaf="{ports: 16, speed: 400G}",
+            fabric_extra="tiers: 3",
+            compute_extra="gpus_per_server: 4\nnics_per_server: 4",
+        )
+    )
     top = topology(design.fabric)
     connections = job_connections(list(range(24)), collectives.pattern("alltoall", "ring", 24), 4)
     flows = flow_set(top, design.allocation, connections, 2)
@@ -230,10 +256,14 @@ def balls_in_bins(uplinks: int) -> Design:
     """Servers of one GPU and one NIC, 2 SUs in one pod of 3 tiers: a leaf's ``uplinks`` links each reach their own
     spine, and a spine has one link down to each leaf. A scattered ring of every server sends ``uplinks`` flows
     from each leaf to the other: two independent groups of n flows hashed on n paths."""
-    return build_text(intent_text(servers=2 * uplinks, leaf=f"{{ports: {2 * uplinks}, speed: 400G}}",
-                                  fabric_extra="tiers: 3",
-                                  compute_extra="gpus_per_server: 1\nnics_per_server: 1\nnic_speed: 400G\n"
-                                                "server_power_kw: 1"))
+    return build_text(
+        intent_text(
+            servers=2 * uplinks,
+            leaf=f"{{ports: {2 * uplinks}, speed: 400G}}",
+            fabric_extra="tiers: 3",
+            compute_extra="gpus_per_server: 1\nnics_per_server: 1\nnic_speed: 400G\nserver_power_kw: 1",
+        )
+    )
 
 
 def worst_loads(uplinks: int, runs: int, hash_kind: str, qps: int = 1) -> list[int]:
@@ -259,8 +289,10 @@ def max_load_cdf(balls: int, bins: int, up_to: int = 16) -> list[Fraction]:
         poly = [Fraction(1)]
         term = [Fraction(1, math.factorial(i)) for i in range(most + 1)]
         for _ in range(bins):
-            poly = [sum(poly[j] * term[k - j] for j in range(max(0, k - most), min(k, len(poly) - 1) + 1))
-                    for k in range(min(balls, len(poly) - 1 + most) + 1)]
+            poly = [
+                sum(poly[j] * term[k - j] for j in range(max(0, k - most), min(k, len(poly) - 1) + 1))
+                for k in range(min(balls, len(poly) - 1 + most) + 1)
+            ]
         coefficient = poly[balls] if balls < len(poly) else Fraction(0)
         cdf.append(coefficient * math.factorial(balls) / Fraction(bins) ** balls)
     return cdf
@@ -305,8 +337,10 @@ def test_more_qps_never_raise_the_expected_worst_load(hash_kind: str) -> None:
 
 
 def test_collisions_slow_a_scattered_job_and_qps_win_it_back() -> None:
-    design = jobs("{name: scattered, gpus: 512, bytes: 350GB, placement: scattered}",
-                  "{name: more, gpus: 512, bytes: 350GB, placement: scattered, qps_per_connection: 16}")
+    design = jobs(
+        "{name: scattered, gpus: 512, bytes: 350GB, placement: scattered}",
+        "{name: more, gpus: 512, bytes: 350GB, placement: scattered, qps_per_connection: 16}",
+    )
     scattered, more = result(design, "scattered"), result(design, "more")
     assert scattered.switch is not None and more.switch is not None
     p50 = scattered.switch.time(0.5)
@@ -333,8 +367,9 @@ def test_a_spine_down_takes_its_links_out_of_every_group() -> None:
 
 def test_a_failure_that_cuts_every_path_never_finishes() -> None:
     # 2 SUs of 4 servers under one spine: with it down no flow leaves its leaf.
-    design = jobs("{name: cut, gpus: 64, bytes: 1GB}", servers=8, leaf="{ports: 8, speed: 400G}",
-                  spine="{ports: 64, speed: 400G}")
+    design = jobs(
+        "{name: cut, gpus: 64, bytes: 1GB}", servers=8, leaf="{ports: 8, speed: 400G}", spine="{ports: 64, speed: 400G}"
+    )
     cut = result(design, "cut")
     assert design.plan.spines_per_pod == 1
     assert math.isinf(cut.failures[0].spread.time(0.5))
@@ -357,8 +392,11 @@ def test_a_stall_costs_gpus_times_price_per_minute() -> None:
 
 
 def test_a_collective_over_its_step_budget_is_a_warning() -> None:
-    design = jobs("{name: slow, bytes: 700GB, step_budget_s: 2}", "{name: fine, bytes: 700GB, step_budget_s: 4}",
-                  "{name: collide, gpus: 512, bytes: 350GB, placement: scattered, step_budget_s: 3}")
+    design = jobs(
+        "{name: slow, bytes: 700GB, step_budget_s: 2}",
+        "{name: fine, bytes: 700GB, step_budget_s: 4}",
+        "{name: collide, gpus: 512, bytes: 350GB, placement: scattered, step_budget_s: 3}",
+    )
     findings = {finding.subject: finding for finding in design.findings if finding.check == "workload-budget"}
     assert findings["slow"].severity == "warning" and "even on an ideal fabric" in findings["slow"].message
     assert findings["fine"].severity == "info" and "within step_budget_s 4 s" in findings["fine"].message
@@ -374,8 +412,15 @@ def test_plan_json_has_the_workloads_contract() -> None:
         assert set(row) == CONTRACT
         assert set(row["ideal"]) == {"algbw_gbyte_s", "busbw_gbyte_s", "time_s"}
         assert set(row["fabric_bytes"]) == {"server_leaf", "leaf_spine", "spine_super_spine"}
-        assert set(row["ecmp"]) == {"flows", "worst_link_flows_p50", "time_s_p50", "time_s_p99", "efficiency_p50",
-                                    "efficiency_p99", "qps_for_90pct"}
+        assert set(row["ecmp"]) == {
+            "flows",
+            "worst_link_flows_p50",
+            "time_s_p50",
+            "time_s_p99",
+            "efficiency_p50",
+            "efficiency_p99",
+            "qps_for_90pct",
+        }
         assert all(set(failure) == {"failed", "time_s_p50", "efficiency_p50"} for failure in row["failures"])
         assert set(row["cost"]) == {"usd_per_minute_stall", "usd_per_step_lost_p50", "usd_per_day_lost_p50"}
     assert workloads[0]["ideal"]["time_s"] == pytest.approx(3.6, abs=0.05)
@@ -415,16 +460,24 @@ def test_analyze_without_workloads_or_with_bad_seeds_is_refused(tmp_path: Path) 
 
 
 def test_same_intent_and_seeds_same_bytes_under_any_hash_seed() -> None:
-    outputs = [subprocess.run([sys.executable, "-m", "designer.cli", "analyze", str(EXAMPLE), "--format", "json",
-                               "--seeds", "6"], capture_output=True, text=True, check=True,
-                              env={**os.environ, "PYTHONHASHSEED": seed}).stdout for seed in ("1", "777")]
+    outputs = [
+        subprocess.run(
+            [sys.executable, "-m", "designer.cli", "analyze", str(EXAMPLE), "--format", "json", "--seeds", "6"],
+            capture_output=True,
+            text=True,
+            check=True,
+            env={**os.environ, "PYTHONHASHSEED": seed},
+        ).stdout
+        for seed in ("1", "777")
+    ]
     assert outputs[0] == outputs[1]
     assert json.loads(outputs[0])["workloads"][1]["ecmp"]["runs"] == 6
 
 
 def test_the_svg_draws_every_workload_and_the_busiest_switch() -> None:
-    design = jobs("{name: scattered, gpus: 512, bytes: 350GB, placement: scattered}", "{name: alone, gpus: 8, "
-                  "bytes: 1GB}")
+    design = jobs(
+        "{name: scattered, gpus: 512, bytes: 350GB, placement: scattered}", "{name: alone, gpus: 8, bytes: 1GB}"
+    )
     picture = svg("test", design.workloads)
     scattered = result(design, "scattered")
     assert picture.startswith("<svg") and picture.endswith("</svg>\n")
@@ -447,10 +500,18 @@ def test_a_spine_down_never_speeds_a_scattered_ring_up() -> None:
 SMALL_FABRICS = (
     {"servers": 24, "leaf": "{ports: 16, speed: 400G}", "compute_extra": "gpus_per_server: 4\nnics_per_server: 4"},
     {"servers": 20, "leaf": "{ports: 8, speed: 400G}", "compute_extra": "gpus_per_server: 2\nnics_per_server: 2"},
-    {"servers": 24, "leaf": "{ports: 16, speed: 400G}", "fabric_extra": "tiers: 3",
-     "compute_extra": "gpus_per_server: 4\nnics_per_server: 4"},
-    {"servers": 40, "leaf": "{ports: 8, speed: 400G}", "fabric_extra": "tiers: 3",
-     "compute_extra": "gpus_per_server: 2\nnics_per_server: 2"},
+    {
+        "servers": 24,
+        "leaf": "{ports: 16, speed: 400G}",
+        "fabric_extra": "tiers: 3",
+        "compute_extra": "gpus_per_server: 4\nnics_per_server: 4",
+    },
+    {
+        "servers": 40,
+        "leaf": "{ports: 8, speed: 400G}",
+        "fabric_extra": "tiers: 3",
+        "compute_extra": "gpus_per_server: 2\nnics_per_server: 2",
+    },
 )
 """2 and 3 tiers, 2 or 4 rails, SUs of 4 or 8 servers, 2 to 8 spines per pod, partly filled."""
 
@@ -460,8 +521,9 @@ def small_fabric(index: int) -> Design:
     return build_design(**SMALL_FABRICS[index])
 
 
-def directed_loads(design: Design, sources: tuple[int, ...], paths: list[list[int]],
-                   chosen: list[bool]) -> Counter[int]:
+def directed_loads(
+    design: Design, sources: tuple[int, ...], paths: list[list[int]], chosen: list[bool]
+) -> Counter[int]:
     """Flows per link and direction (``2 * link`` up, ``2 * link + 1`` down) walked from the traced paths of the
     flows ``chosen``."""
     links, loads = design.fabric.links, Counter[int]()
@@ -474,10 +536,16 @@ def directed_loads(design: Design, sources: tuple[int, ...], paths: list[list[in
 
 
 @settings(max_examples=80, deadline=None)
-@given(data=st.data(), fabric=st.integers(0, len(SMALL_FABRICS) - 1),
-       collective=st.sampled_from(["ring", "tree", "alltoall"]), qps=st.integers(1, 3), seed=st.integers(0, 2**32 - 1))
+@given(
+    data=st.data(),
+    fabric=st.integers(0, len(SMALL_FABRICS) - 1),
+    collective=st.sampled_from(["ring", "tree", "alltoall"]),
+    qps=st.integers(1, 3),
+    seed=st.integers(0, 2**32 - 1),
+)
 def test_with_resilient_hashing_a_switch_down_only_moves_the_flows_it_carried(
-        data: st.DataObject, fabric: int, collective: str, qps: int, seed: int) -> None:
+    data: st.DataObject, fabric: int, collective: str, qps: int, seed: int
+) -> None:
     """Resilient ECMP as the failure model (Linux Documentation/networking/nexthop-group-resilient.rst and Cumulus
     Linux's "Equal Cost Multipath Load Sharing", resilient hashing: a next hop going away moves only the flows that
     hashed to it, where RFC 2992's hash-threshold remaps others too), checked flow by flow against both routings
@@ -489,12 +557,16 @@ def test_with_resilient_hashing_a_switch_down_only_moves_the_flows_it_carried(
     BGP withdraws that way at the switches below, and the flows rehash there."""
     design = small_fabric(fabric)
     top, switches = topology(design.fabric), design.fabric.switches()
-    order = data.draw(st.permutations(range(design.plan.servers)))[:data.draw(st.integers(2, design.plan.servers))]
-    edges = (collectives.ring_edges(len(order)) if collective == "ring" else
-             collectives.pattern("alltoall" if collective == "alltoall" else "allreduce", collective, len(order)))
+    order = data.draw(st.permutations(range(design.plan.servers)))[: data.draw(st.integers(2, design.plan.servers))]
+    edges = (
+        collectives.ring_edges(len(order))
+        if collective == "ring"
+        else collectives.pattern("alltoall" if collective == "alltoall" else "allreduce", collective, len(order))
+    )
     flows = flow_set(top, design.allocation, job_connections(order, edges, top.nics), qps)
-    dead = data.draw(st.sampled_from([index for index, device in enumerate(switches)
-                                      if device.role in ("spine", "super_spine")]))
+    dead = data.draw(
+        st.sampled_from([index for index, device in enumerate(switches) if device.role in ("spine", "super_spine")])
+    )
     links = design.fabric.links
     pick = SwitchHash(flows.keys(seed), seed)
     healthy, failed = Router(top), Router(top, frozenset({dead}))
@@ -509,8 +581,13 @@ def test_with_resilient_hashing_a_switch_down_only_moves_the_flows_it_carried(
     assert after.loads == kept + moved
     assert after.lost == rerouted.lost  # only a flow that crossed the failed switch can lose its way
     surviving = {key: flows for key, flows in before.loads.items() if dead not in links[key // 2][1:4:2]}
-    group = [device for device in switches if device.role == "super_spine" and device.plane == switches[dead].plane
-             and device.group == switches[dead].group]
+    group = [
+        device
+        for device in switches
+        if device.role == "super_spine"
+        and device.plane == switches[dead].plane
+        and device.group == switches[dead].group
+    ]
     if top.fabric.plan.tiers == 2 or (switches[dead].role == "super_spine" and len(group) > 1):
         assert after.lost == 0  # the other spines (or the other super-spines of the group) still lead there
         assert all(after.loads[key] >= flows for key, flows in surviving.items())
@@ -524,8 +601,13 @@ def test_an_intent_analyzes_at_most_16_workloads_and_says_so_without_blaming_ali
     """4,000 light workloads made ``plan`` take 568 s; 8,000 hit the YAML values limit and were called aliases."""
     for count in (17, 8000):
         intent = tmp_path / f"many-{count}.yaml"
-        intent.write_text(intent_text(servers=32, extra="workloads:\n" + "".join(
-            f"  - {{name: w{number}, gpus: 16, bytes: 1GB}}\n" for number in range(count))))
+        intent.write_text(
+            intent_text(
+                servers=32,
+                extra="workloads:\n"
+                + "".join(f"  - {{name: w{number}, gpus: 16, bytes: 1GB}}\n" for number in range(count)),
+            )
+        )
         code, out, err = run_cli("plan", str(intent))
         assert code == 2 and out == "" and "alias" not in err, err
         assert f"{intent}:8: workloads: {count:,} workloads; an intent holds at most 16" in err, err
@@ -540,20 +622,24 @@ def test_the_flows_of_all_workloads_are_bounded_before_anything_is_built(tmp_pat
     intent.write_text(intent_text(servers=1024, extra=f"workloads:\n  - {big}\n  - {big.replace('big', 'b2')}\n"))
     code, out, err = run_cli("plan", str(intent))
     assert code == 2 and out == "", err
-    assert ("workloads: the workloads have 8,388,608 flows in all (big 4,194,304, b2 4,194,304); an intent's "
-            "workloads have at most 4,194,304") in err, err
-    intent.write_text(intent_text(servers=1024, extra="workloads:\n  - {name: a2a, collective: alltoall, channels: 1, "
-                                                      "bytes: 1GB}\n"))
+    assert (
+        "workloads: the workloads have 8,388,608 flows in all (big 4,194,304, b2 4,194,304); an intent's "
+        "workloads have at most 4,194,304"
+    ) in err, err
+    intent.write_text(
+        intent_text(servers=1024, extra="workloads:\n  - {name: a2a, collective: alltoall, channels: 1, bytes: 1GB}\n")
+    )
     code, out, err = run_cli("plan", str(intent))
     assert code == 2 and "8,380,416 flows in all" in err, err
 
 
-@pytest.mark.parametrize(("collective", "algorithm"), [("allreduce", "ring"), ("allreduce", "tree"),
-                                                       ("allgather", "ring"), ("alltoall", "ring")])
+@pytest.mark.parametrize(
+    ("collective", "algorithm"),
+    [("allreduce", "ring"), ("allreduce", "tree"), ("allgather", "ring"), ("alltoall", "ring")],
+)
 def test_the_intent_counts_the_connections_the_analysis_opens(collective: str, algorithm: str) -> None:
     for servers in (1, 2, 3, 8, 33, 128):
-        assert pattern_edges(collective, algorithm, servers) == len(collectives.pattern(collective, algorithm,
-                                                                                        servers))
+        assert pattern_edges(collective, algorithm, servers) == len(collectives.pattern(collective, algorithm, servers))
 
 
 def test_runs_shrink_to_the_budget_and_below_3_the_workloads_get_ideal_times_only() -> None:

@@ -98,12 +98,22 @@ def nic_bytes(collective: str, algorithm: str, size: int, servers: int, gpus_per
     return (servers - 1) / servers * size / nics
 
 
-def ideal(collective: str, algorithm: str, size: int, servers: int, gpus_per_server: int, nics: int,
-          nic_speed_gbps: int, server_model: str) -> Ideal:
+def ideal(
+    collective: str,
+    algorithm: str,
+    size: int,
+    servers: int,
+    gpus_per_server: int,
+    nics: int,
+    nic_speed_gbps: int,
+    server_model: str,
+) -> Ideal:
     """The ideal time of one collective; ``algorithm`` ``auto`` takes the faster of ring and tree (AllReduce)."""
     if algorithm == "auto":
-        options = [ideal(collective, name, size, servers, gpus_per_server, nics, nic_speed_gbps, server_model)
-                   for name in (("ring", "tree") if collective == "allreduce" else ("ring",))]
+        options = [
+            ideal(collective, name, size, servers, gpus_per_server, nics, nic_speed_gbps, server_model)
+            for name in (("ring", "tree") if collective == "allreduce" else ("ring",))
+        ]
         return min(options, key=lambda option: option.time_s)
     ranks = servers * gpus_per_server
     rate = nic_gbyte_s(nic_speed_gbps) * (TREE_BANDWIDTH if algorithm == "tree" else 1)
@@ -120,8 +130,9 @@ def latency_us(collective: str, algorithm: str, servers: int, gpus_per_server: i
     """NCCL's latency of one collective (Simple protocol), microseconds."""
     ranks = servers * gpus_per_server
     if algorithm == "tree":
-        return BASE_LATENCY_US["tree"] + 2 * ((gpus_per_server - 1) * NVLINK_LATENCY_US["tree"]
-                                              + (servers.bit_length() - 1) * NET_LATENCY_US["tree"])
+        return BASE_LATENCY_US["tree"] + 2 * (
+            (gpus_per_server - 1) * NVLINK_LATENCY_US["tree"] + (servers.bit_length() - 1) * NET_LATENCY_US["tree"]
+        )
     twice = 2 if collective == "allreduce" else 1
     steps, net_steps = twice * (ranks - 1), twice * (servers - 1)
     intra = max(NVLINK_LATENCY_US["ring"], NET_OVERHEAD_US) if servers > 1 else NVLINK_LATENCY_US["ring"]
@@ -176,8 +187,9 @@ def pattern(collective: str, algorithm: str, servers: int) -> list[tuple[int, in
     return ring_edges(servers)
 
 
-def per_connection_bytes(collective: str, algorithm: str, size: int, servers: int, gpus_per_server: int,
-                         nics: int) -> float:
+def per_connection_bytes(
+    collective: str, algorithm: str, size: int, servers: int, gpus_per_server: int, nics: int
+) -> float:
     """Bytes one connection of :func:`pattern` carries in one collective (all its channels and QPs together)."""
     if servers < 2:
         return 0.0
@@ -186,4 +198,3 @@ def per_connection_bytes(collective: str, algorithm: str, size: int, servers: in
     if collective == "alltoall":
         return gpus_per_server * size / servers / nics
     return nic_bytes(collective, algorithm, size, servers, gpus_per_server, nics)
-

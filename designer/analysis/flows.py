@@ -107,8 +107,14 @@ def topology(fabric: Fabric) -> Topology:
     def ordered(group: list[int]) -> tuple[int, ...]:
         return tuple(sorted(group, key=lambda link: links[link][4]))
 
-    return Topology(fabric, nics, tuple(nic_link), {device: ordered(group) for device, group in up.items()},
-                    {pair: ordered(group) for pair, group in down.items()}, pod_spine)
+    return Topology(
+        fabric,
+        nics,
+        tuple(nic_link),
+        {device: ordered(group) for device, group in up.items()},
+        {pair: ordered(group) for pair, group in down.items()},
+        pod_spine,
+    )
 
 
 def place(servers: int, servers_per_su: int, count: int, placement: str, name: str) -> list[int]:
@@ -117,8 +123,9 @@ def place(servers: int, servers_per_su: int, count: int, placement: str, name: s
     if placement == "packed":
         return list(range(count))
     if placement == "scattered":
-        order = [su * servers_per_su + slot for slot in range(servers_per_su)
-                 for su in range(-(-servers // servers_per_su))]
+        order = [
+            su * servers_per_su + slot for slot in range(servers_per_su) for su in range(-(-servers // servers_per_su))
+        ]
         return [server for server in order if server < servers][:count]
     order = list(range(servers))
     random.Random(f"placement:{name}").shuffle(order)
@@ -170,22 +177,28 @@ class FlowSet:
     def five_tuples(self, seed: int) -> list[FiveTuple]:
         """Every flow's 5-tuple in the run ``seed`` (which sets each NIC's first QP number)."""
         addresses = self.addresses
-        return [(addresses[s], addresses[d], UDP, sport, ROCE_PORT)
-                for s, d, sport in zip(self.src, self.dst, self.sports(seed), strict=True)]
+        return [
+            (addresses[s], addresses[d], UDP, sport, ROCE_PORT)
+            for s, d, sport in zip(self.src, self.dst, self.sports(seed), strict=True)
+        ]
 
     def keys(self, seed: int) -> list[bytes]:
         """Every flow's 5-tuple in the run ``seed`` as the bytes a switch hashes (:func:`tuple_bytes`)."""
         addresses, pack = self.addresses, _TUPLE.pack
-        return [pack(addresses[s], addresses[d], UDP, sport, ROCE_PORT)
-                for s, d, sport in zip(self.src, self.dst, self.sports(seed), strict=True)]
+        return [
+            pack(addresses[s], addresses[d], UDP, sport, ROCE_PORT)
+            for s, d, sport in zip(self.src, self.dst, self.sports(seed), strict=True)
+        ]
 
     def sports(self, seed: int) -> list[int]:
         """Every flow's UDP source port in the run ``seed``: :func:`udp_sport` of its two QP numbers, inlined."""
         base = {nic: qpn_base(nic, seed) for nic in self.addresses}
         local = [(base[nic] + qp) & QPN_MASK for nic, qp in zip(self.src, self.src_qp, strict=True)]
         remote = [(base[nic] + qp) & QPN_MASK for nic, qp in zip(self.dst, self.dst_qp, strict=True)]
-        labels = [((folded := (product := a * b) ^ (product >> 20)) ^ (folded >> 40)) & FLOW_LABEL_MASK
-                  for a, b in zip(local, remote, strict=True)]
+        labels = [
+            ((folded := (product := a * b) ^ (product >> 20)) ^ (folded >> 40)) & FLOW_LABEL_MASK
+            for a, b in zip(local, remote, strict=True)
+        ]
         return [((label & 0x3FFF) ^ (label >> 14)) | ROCE_SPORT_MIN for label in labels]
 
 
@@ -204,8 +217,9 @@ def routed_flows(topology: Topology, address: Callable[[int], int], connections:
     """:func:`flow_set` with each NIC's IPv4 address (an integer) from ``address``: a lab reads them from the
     built ``design.json`` instead of an :class:`~designer.allocate.Allocation`."""
     leaf = topology.leaf
-    routed = [number for number, (s, d) in enumerate(zip(connections.src, connections.dst, strict=True))
-              if leaf(s) != leaf(d)]
+    routed = [
+        number for number, (s, d) in enumerate(zip(connections.src, connections.dst, strict=True)) if leaf(s) != leaf(d)
+    ]
     src = [connections.src[c] for c in routed for _ in range(qps)]
     dst = [connections.dst[c] for c in routed for _ in range(qps)]
     src_qp = [connections.src_rank[c] * qps + j for c in routed for j in range(qps)]
@@ -213,8 +227,15 @@ def routed_flows(topology: Topology, address: Callable[[int], int], connections:
     nics = sorted(set(src) | set(dst))
     addresses = {nic: address(nic) for nic in nics}
     leaves = {nic: leaf(nic) for nic in nics}
-    return FlowSet(tuple(src), tuple(dst), tuple(src_qp), tuple(dst_qp), tuple(leaves[nic] for nic in src),
-                   tuple(leaves[nic] for nic in dst), addresses)
+    return FlowSet(
+        tuple(src),
+        tuple(dst),
+        tuple(src_qp),
+        tuple(dst_qp),
+        tuple(leaves[nic] for nic in src),
+        tuple(leaves[nic] for nic in dst),
+        addresses,
+    )
 
 
 class UniformHash:
@@ -246,8 +267,9 @@ class SwitchHash:
         salt, keys, crc = self._salt, self._keys, zlib.crc32
         for switch in set(switches).difference(salt):
             salt[switch] = crc(switch.to_bytes(4, "big"), self._seed)
-        return [crc(keys[flow], salt[switch]) % width for flow, switch, width in zip(flows, switches, widths,
-                                                                                      strict=True)]
+        return [
+            crc(keys[flow], salt[switch]) % width for flow, switch, width in zip(flows, switches, widths, strict=True)
+        ]
 
 
 @dataclass(frozen=True)
@@ -320,8 +342,14 @@ class Router:
         members = tuple(link for link in self.topology.up.get(switch, ()) if leads(links[link][1]))
         return members, tuple(links[link][1] for link in members), 0
 
-    def route(self, sources: Sequence[int], targets: Sequence[int], pick: Pick, trace: bool = False,
-              watch: frozenset[int] = frozenset()) -> Routing:
+    def route(
+        self,
+        sources: Sequence[int],
+        targets: Sequence[int],
+        pick: Pick,
+        trace: bool = False,
+        watch: frozenset[int] = frozenset(),
+    ) -> Routing:
         """Send flow ``i`` from leaf ``sources[i]`` to leaf ``targets[i]``, one switch layer at a time, noting the
         flows that pass each switch of ``watch``."""
         devices, groups, fill = self._devices, self._groups, self._fill
@@ -362,8 +390,9 @@ class Router:
         return self.group(switch, leaf)
 
 
-def resilient(healthy: Router, routing: Routing, failed: Router, sources: Sequence[int], targets: Sequence[int],
-              pick: Pick) -> Routing:
+def resilient(
+    healthy: Router, routing: Routing, failed: Router, sources: Sequence[int], targets: Sequence[int], pick: Pick
+) -> Routing:
     """The flows ``healthy`` routed as ``routing`` (watching the switches ``failed`` has down), once those switches
     fail under resilient hashing, as switches with resilient ECMP do: a flow whose path avoided them keeps it, and
     only the flows that crossed one are hashed again over the surviving paths (routed from their leaf by

@@ -152,8 +152,9 @@ class PlaneNetwork:
         """The network's capacities with the leaves' source and sink arcs set for the split ``in_a``: each NIC port
         in ``A`` adds one to its leaf's source arc, each in ``B`` one to its sink arc."""
         cap = self.cap.copy()
-        for arc, count in Counter(self.source_arc[leaf] if in_a(server, rail) else self.sink_arc[leaf]
-                                  for leaf, server, rail in self.nics).items():
+        for arc, count in Counter(
+            self.source_arc[leaf] if in_a(server, rail) else self.sink_arc[leaf] for leaf, server, rail in self.nics
+        ).items():
             cap[arc] += count
         return cap
 
@@ -163,8 +164,13 @@ class PlaneNetwork:
         residual = split.copy()
         return Solved(_Dinic(self.head, self.arcs, residual).run(), residual)
 
-    def without(self, split: list[int], solved: Solved, dead_devices: Iterable[int] = (),
-                dead_links: Iterable[tuple[int, int]] = ()) -> int:
+    def without(
+        self,
+        split: list[int],
+        solved: Solved,
+        dead_devices: Iterable[int] = (),
+        dead_links: Iterable[tuple[int, int]] = (),
+    ) -> int:
         """The max-flow of ``split`` without the dead switches and links (a dead link is one ``(upper, lower)``
         link of a possibly parallel bundle), from its intact max-flow ``solved``: the flow through what is down is
         taken back along paths of the flow (from the source and to the sink), then Dinic's algorithm adds what the
@@ -228,9 +234,9 @@ class _Flow:
             node = head[step ^ 1] if backward else head[step]
             path.append(step)
             if node in seen:
-                cycle = path[seen[node]:]
+                cycle = path[seen[node] :]
                 self._cancel(cycle, min(split[one] - cap[one] for one in cycle))
-                del path[seen[node]:]
+                del path[seen[node] :]
                 seen = {key: at for key, at in seen.items() if at <= len(path)}
                 continue
             seen[node] = len(path)
@@ -297,17 +303,28 @@ def bisection(fabric: Fabric, facts: Facts) -> Bisection:
     """The max-flow of every split in every plane, and of the structured splits with each single failure."""
     networks = tuple(PlaneNetwork(fabric, links) for links in facts.plane_links)
     capacities = {name: [network.split(in_a) for network in networks] for name, in_a in splits(fabric).items()}
-    solved = {name: [network.solve(split) for network, split in zip(networks, planes, strict=True)]
-              for name, planes in capacities.items()}
+    solved = {
+        name: [network.solve(split) for network, split in zip(networks, planes, strict=True)]
+        for name, planes in capacities.items()
+    }
     flows = {name: tuple(plane.value for plane in planes) for name, planes in solved.items()}
     failed = []
     for failure in failures(fabric, facts):
         dead_devices = [failure.device] if failure.device != NONE else []
         dead_links = [(failure.link[1], failure.link[3])] if failure.link else []
         network, plane = networks[failure.plane], failure.plane
-        failed.append((failure, min(sum(flows[name]) - flows[name][plane]
-                                    + network.without(planes[plane], solved[name][plane], dead_devices, dead_links)
-                                    for name, planes in capacities.items() if name in STRUCTURED)))
+        failed.append(
+            (
+                failure,
+                min(
+                    sum(flows[name])
+                    - flows[name][plane]
+                    + network.without(planes[plane], solved[name][plane], dead_devices, dead_links)
+                    for name, planes in capacities.items()
+                    if name in STRUCTURED
+                ),
+            )
+        )
     plan = fabric.plan
     return Bisection(plan.link_speed, plan.planes * (plan.servers * plan.rails // 2), flows, tuple(failed))
 
@@ -323,6 +340,10 @@ def failures(fabric: Fabric, facts: Facts) -> Iterator[Failure]:
     link = next((link for link in fabric.links if link[0] == LEAF_SPINE), None)
     if link is not None:
         _, upper, upper_port, lower, lower_port = link
-        yield Failure("link", devices[upper].plane, f"{devices[lower].name}:{devices[lower].port_name(lower_port)} - "
-                                                    f"{devices[upper].name}:{devices[upper].port_name(upper_port)}",
-                      link=link)
+        yield Failure(
+            "link",
+            devices[upper].plane,
+            f"{devices[lower].name}:{devices[lower].port_name(lower_port)} - "
+            f"{devices[upper].name}:{devices[upper].port_name(upper_port)}",
+            link=link,
+        )

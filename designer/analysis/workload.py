@@ -157,9 +157,11 @@ def workload_runs(seeds: int, routed: int) -> int:
 def not_analyzed(results: Sequence[WorkloadResult]) -> str:
     """Why the workloads have ideal times only: the flows leaving their leaves are beyond the analysis budget."""
     routed = sum(result.routed for result in results)
-    return (f"the workloads send {routed:,} flows out of their leaves in all, more than the "
-            f"{RUN_BUDGET // MIN_RUNS:,} the analysis hashes ({MIN_RUNS} runs within its budget); ideal times only "
-            "(fewer channels or QPs per connection, a packed placement or fewer workloads would fit)")
+    return (
+        f"the workloads send {routed:,} flows out of their leaves in all, more than the "
+        f"{RUN_BUDGET // MIN_RUNS:,} the analysis hashes ({MIN_RUNS} runs within its budget); ideal times only "
+        "(fewer channels or QPs per connection, a packed placement or fewer workloads would fit)"
+    )
 
 
 def _routed(intent: Intent, top: Topology, workload: Workload) -> int:
@@ -169,40 +171,71 @@ def _routed(intent: Intent, top: Topology, workload: Workload) -> int:
 
 
 def _ideal(intent: Intent, top: Topology, workload: Workload) -> Ideal:
-    return ideal(workload.collective, workload.algorithm, workload.bytes, workload.servers, workload.gpus_per_server,
-                 top.nics, top.fabric.plan.link_speed, intent.server.model)
+    return ideal(
+        workload.collective,
+        workload.algorithm,
+        workload.bytes,
+        workload.servers,
+        workload.gpus_per_server,
+        top.nics,
+        top.fabric.plan.link_speed,
+        intent.server.model,
+    )
 
 
-def _analyze(intent: Intent, top: Topology, allocation: Allocation, workload: Workload, seeds: int,
-             search: int) -> WorkloadResult:
+def _analyze(
+    intent: Intent, top: Topology, allocation: Allocation, workload: Workload, seeds: int, search: int
+) -> WorkloadResult:
     fabric = top.fabric
     best = _ideal(intent, top, workload)
     order, connections = job(top, workload, best.algorithm)
     per_connection = workload.channels * workload.qps_per_connection
     nic_connections = _nic_connections(connections)
     cross_leaf, cross_pod = _crossings(top, connections)
-    flow_bytes = per_connection_bytes(workload.collective, best.algorithm, workload.bytes, workload.servers,
-                                      workload.gpus_per_server, top.nics) / per_connection
+    flow_bytes = (
+        per_connection_bytes(
+            workload.collective, best.algorithm, workload.bytes, workload.servers, workload.gpus_per_server, top.nics
+        )
+        / per_connection
+    )
     flows = len(connections.src) * per_connection
-    fabric_bytes = {"server_leaf": round(2 * flows * flow_bytes),
-                    "leaf_spine": round(2 * cross_leaf * per_connection * flow_bytes),
-                    "spine_super_spine": round(2 * cross_pod * per_connection * flow_bytes)}
+    fabric_bytes = {
+        "server_leaf": round(2 * flows * flow_bytes),
+        "leaf_spine": round(2 * cross_leaf * per_connection * flow_bytes),
+        "spine_super_spine": round(2 * cross_pod * per_connection * flow_bytes),
+    }
     routed, baseline = cross_leaf * per_connection, nic_connections * per_connection
     if not seeds:
-        return WorkloadResult(workload, best, 0, flows, routed, baseline, fabric_bytes, None, None, (), None, 0, "",
-                              ())
+        return WorkloadResult(workload, best, 0, flows, routed, baseline, fabric_bytes, None, None, (), None, 0, "", ())
     down = _failures(top, order[0] if order else 0)
     flowset = flow_set(top, allocation, connections, per_connection)
     healthy = Router(top)
     runs = _runs(healthy, [Router(top, frozenset({device})) for _, device in down], flowset, baseline, seeds)
     uniform, switch, *failed = (_spread(best, worst, baseline, lost) for worst, lost in runs)
-    failures = tuple(FailureResult(kind, fabric.devices[device].name, spread)
-                     for (kind, device), spread in zip(down, failed, strict=True))
-    qps, searched = _qps_search(healthy, allocation, connections, workload, best, cross_leaf, nic_connections,
-                                seeds, switch, search)
+    failures = tuple(
+        FailureResult(kind, fabric.devices[device].name, spread)
+        for (kind, device), spread in zip(down, failed, strict=True)
+    )
+    qps, searched = _qps_search(
+        healthy, allocation, connections, workload, best, cross_leaf, nic_connections, seeds, switch, search
+    )
     name, histogram = _worst_switch(top, healthy, flowset, list(switch.worst_link_flows), seeds)
-    return WorkloadResult(workload, best, seeds, flows, routed, baseline, fabric_bytes, uniform, switch, failures, qps,
-                          searched, name, histogram)
+    return WorkloadResult(
+        workload,
+        best,
+        seeds,
+        flows,
+        routed,
+        baseline,
+        fabric_bytes,
+        uniform,
+        switch,
+        failures,
+        qps,
+        searched,
+        name,
+        histogram,
+    )
 
 
 Runs = tuple[list[int], list[bool]]
@@ -218,8 +251,11 @@ def _runs(healthy: Router, failed: list[Router], flowset: FlowSet, baseline: int
     for seed in range(seeds):
         pick = SwitchHash(flowset.keys(seed), seed)
         routing = healthy.route(sources, targets, pick, watch=watch)
-        routings = [healthy.route(sources, targets, UniformHash(seed)), routing,
-                    *(resilient(healthy, routing, router, sources, targets, pick) for router in failed)]
+        routings = [
+            healthy.route(sources, targets, UniformHash(seed)),
+            routing,
+            *(resilient(healthy, routing, router, sources, targets, pick) for router in failed),
+        ]
         for (worst, lost), done in zip(runs, routings, strict=True):
             worst.append(_worst(done.loads, baseline))
             lost.append(done.lost > 0)
@@ -261,8 +297,14 @@ def _failures(top: Topology, first_server: int) -> list[tuple[str, int]]:
     pod = fabric.devices[fabric.switch_count + first_server].pod
     chosen = []
     for kind, role, wanted in (("spine", "spine", pod), ("super-spine", "super_spine", -1)):
-        device = next((index for index, device in enumerate(fabric.switches())
-                       if device.role == role and device.plane == 0 and device.pod == wanted), None)
+        device = next(
+            (
+                index
+                for index, device in enumerate(fabric.switches())
+                if device.role == role and device.plane == 0 and device.pod == wanted
+            ),
+            None,
+        )
         if device is not None:
             chosen.append((kind, device))
     return chosen
@@ -283,13 +325,23 @@ def _time(best: Ideal, worst: int, baseline: int, lost: bool = False) -> float:
 
 
 def _spread(best: Ideal, worst: list[int], baseline: int, lost: list[bool]) -> Spread:
-    return Spread(tuple(worst), tuple(_time(best, flows, baseline, gone) for flows, gone in zip(worst, lost,
-                                                                                               strict=True)))
+    return Spread(
+        tuple(worst), tuple(_time(best, flows, baseline, gone) for flows, gone in zip(worst, lost, strict=True))
+    )
 
 
-def _qps_search(router: Router, allocation: Allocation, connections: Connections, workload: Workload, best: Ideal,
-                cross_leaf: int, nic_connections: int, seeds: int, current: Spread,
-                limit: int) -> tuple[int | None, int]:
+def _qps_search(
+    router: Router,
+    allocation: Allocation,
+    connections: Connections,
+    workload: Workload,
+    best: Ideal,
+    cross_leaf: int,
+    nic_connections: int,
+    seeds: int,
+    current: Spread,
+    limit: int,
+) -> tuple[int | None, int]:
     """The fewest QPs per connection on :data:`QPS_LADDER` whose switch-hash p50 efficiency reaches 90%, and the
     largest count tried; the search stops before its flow-runs would pass ``limit``."""
     top = router.topology
@@ -306,9 +358,13 @@ def _qps_search(router: Router, allocation: Allocation, connections: Connections
                 return None, searched
             flowset = flow_set(top, allocation, connections, per_connection)
             baseline = nic_connections * per_connection
-            worst = [_worst(router.route(flowset.src_leaf, flowset.dst_leaf,
-                                         SwitchHash(flowset.keys(seed), seed)).loads, baseline)
-                     for seed in range(runs)]
+            worst = [
+                _worst(
+                    router.route(flowset.src_leaf, flowset.dst_leaf, SwitchHash(flowset.keys(seed), seed)).loads,
+                    baseline,
+                )
+                for seed in range(runs)
+            ]
             spread = _spread(best, worst, baseline, [False] * len(worst))
         searched = qps
         if best.time_s / spread.time(0.5) >= TARGET_EFFICIENCY - 1e-12:
@@ -316,8 +372,9 @@ def _qps_search(router: Router, allocation: Allocation, connections: Connections
     return None, searched
 
 
-def _worst_switch(top: Topology, router: Router, flowset: FlowSet, worst: list[int],
-                  seeds: int) -> tuple[str, tuple[tuple[int, int], ...]]:
+def _worst_switch(
+    top: Topology, router: Router, flowset: FlowSet, worst: list[int], seeds: int
+) -> tuple[str, tuple[tuple[int, int], ...]]:
     """The switch with the busiest uplink in the median run of the switch hash, and its uplinks by load."""
     if not flowset.src:
         return "", ()

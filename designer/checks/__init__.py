@@ -63,8 +63,9 @@ def run(design: Wired, workers: int | None = None, checks: Sequence[ModuleType] 
     in :func:`ordered` order. The checks are shared among ``workers`` forked processes (default: one per core),
     each taking the next check when free, the last registered first (the long ones are late in the registry)."""
     last_first = tuple(checks)[::-1]
-    found = each_in_workers(workers or os.cpu_count() or 1, len(last_first),
-                            lambda job: list(last_first[job].check(design)))
+    found = each_in_workers(
+        workers or os.cpu_count() or 1, len(last_first), lambda job: list(last_first[job].check(design))
+    )
     return ordered(finding for job in range(len(last_first) - 1, -1, -1) for finding in found[job])
 
 
@@ -89,8 +90,11 @@ def status(findings: Iterable[Finding]) -> dict[str, str]:
 def counts(findings: Iterable[Finding]) -> dict[str, int]:
     """How many checks ``passed``, ``failed`` (an error) or gave ``warnings`` (no error): the plan contract."""
     outcomes = list(status(findings).values())
-    return {"passed": outcomes.count("passed"), "failed": outcomes.count("failed"),
-            "warnings": outcomes.count("warning")}
+    return {
+        "passed": outcomes.count("passed"),
+        "failed": outcomes.count("failed"),
+        "warnings": outcomes.count("warning"),
+    }
 
 
 def evidence(findings: Iterable[Finding], check: str, key: str) -> object:

@@ -36,31 +36,56 @@ def check(design: Built) -> Iterable[Finding]:
         pool = server_pool if tier == SERVER_LEAF else fabric_pool
         if even % 2 or odd != even + 1 or not pool.first <= even < odd < pool.first + pool.size:
             if even % 2 or odd != even + 1:
-                problems.append((_name(devices, upper, upper_port), f"{ip(even)} and {ip(odd)} (to "
-                                                                    f"{devices[lower].name}) are not the two ends of "
-                                                                    "one /31 (upper end even, lower end odd)"))
+                problems.append(
+                    (
+                        _name(devices, upper, upper_port),
+                        f"{ip(even)} and {ip(odd)} (to "
+                        f"{devices[lower].name}) are not the two ends of "
+                        "one /31 (upper end even, lower end odd)",
+                    )
+                )
             if not (pool.first <= even < pool.first + pool.size and pool.first <= odd < pool.first + pool.size):
-                problems.append((_name(devices, upper, upper_port), f"{ip(even)}/31 is outside {pool.name} "
-                                                                    f"{pool.cidr}"))
+                problems.append(
+                    (_name(devices, upper, upper_port), f"{ip(even)}/31 is outside {pool.name} {pool.cidr}")
+                )
     yield from capped(ID, "error", problems)
 
     addresses = [*allocation.loopbacks, *(address for pair in ends for address in pair)]
     duplicated = _duplicated(addresses)
     if duplicated:
-        owners = [*((index, -1) for index in range(len(allocation.loopbacks))),
-                  *(end for _, upper, upper_port, lower, lower_port in links
-                    for end in ((upper, upper_port), (lower, lower_port)))]
-        yield from capped(ID, "error", [(_name(devices, device, port), f"{ip(address)} is assigned "
-                                                                       f"{duplicated[address]} times")
-                                        for address, (device, port) in zip(addresses, owners, strict=True)
-                                        if address in duplicated])
+        owners = [
+            *((index, -1) for index in range(len(allocation.loopbacks))),
+            *(
+                end
+                for _, upper, upper_port, lower, lower_port in links
+                for end in ((upper, upper_port), (lower, lower_port))
+            ),
+        ]
+        yield from capped(
+            ID,
+            "error",
+            [
+                (_name(devices, device, port), f"{ip(address)} is assigned {duplicated[address]} times")
+                for address, (device, port) in zip(addresses, owners, strict=True)
+                if address in duplicated
+            ],
+        )
 
     configured = [interface.address.partition("/")[0] for config in design.configs for interface in config.interfaces]
     configured += (config.loopback.partition("/")[0] for config in design.configs)
     twice = _duplicated(configured)
-    yield from capped(ID, "error", [
-        (f"{config.hostname}:{interface.name}", f"{interface.address} is configured {twice[interface.ip]} times")
-        for config in design.configs for interface in config.interfaces if interface.ip in twice] if twice else [])
+    yield from capped(
+        ID,
+        "error",
+        [
+            (f"{config.hostname}:{interface.name}", f"{interface.address} is configured {twice[interface.ip]} times")
+            for config in design.configs
+            for interface in config.interfaces
+            if interface.ip in twice
+        ]
+        if twice
+        else [],
+    )
 
     ordered = sorted(pools.values(), key=lambda pool: pool.first)
     for low, high in pairwise(ordered):
@@ -68,13 +93,27 @@ def check(design: Built) -> Iterable[Finding]:
             yield Finding(ID, "error", f"{low.name} {low.cidr} overlaps {high.name} {high.cidr}", high.name)
     for pool in allocation.pools():
         severity = "error" if pool.used > pool.size else "info"
-        yield Finding(ID, severity, f"{pool.name} {pool.cidr}: {pool.used:,} of {pool.size:,} addresses used "
-                                    f"({pool.utilisation():.1%})", pool.name,
-                      evidence={"cidr": pool.cidr, "used": pool.used, "size": pool.size,
-                                "utilisation": round(pool.utilisation(), 6)})
-    yield Finding(ID, "info", f"{len(addresses):,} addresses, all unique" if not duplicated
-                  else f"{len(addresses):,} addresses, {len(duplicated):,} assigned more than once", "addresses",
-                  evidence={"addresses": len(addresses), "duplicated": len(duplicated)})
+        yield Finding(
+            ID,
+            severity,
+            f"{pool.name} {pool.cidr}: {pool.used:,} of {pool.size:,} addresses used ({pool.utilisation():.1%})",
+            pool.name,
+            evidence={
+                "cidr": pool.cidr,
+                "used": pool.used,
+                "size": pool.size,
+                "utilisation": round(pool.utilisation(), 6),
+            },
+        )
+    yield Finding(
+        ID,
+        "info",
+        f"{len(addresses):,} addresses, all unique"
+        if not duplicated
+        else f"{len(addresses):,} addresses, {len(duplicated):,} assigned more than once",
+        "addresses",
+        evidence={"addresses": len(addresses), "duplicated": len(duplicated)},
+    )
 
 
 def _duplicated(values: list[Hashable]) -> Counter[Hashable]:

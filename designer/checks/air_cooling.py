@@ -21,12 +21,23 @@ SEVERITY = "error"
 def check(design: Built) -> Iterable[Finding]:
     facility = design.intent.facility
     hot = too_hot_for_air(design.physical.racks, facility)
-    problems = [(rack.name, f"air-cooled rack draws {rack.kw:,.2f} kW, above the {facility.air_limit_kw:g} kW "
-                            "air-cooling limit; cool it with liquid or spread its devices")
-                for rack in hot]
+    problems = [
+        (
+            rack.name,
+            f"air-cooled rack draws {rack.kw:,.2f} kW, above the {facility.air_limit_kw:g} kW "
+            "air-cooling limit; cool it with liquid or spread its devices",
+        )
+        for rack in hot
+    ]
     if problems:
         return capped(ID, SEVERITY, problems)
     if facility.cooling == "liquid":
         return [Finding(ID, "info", "liquid-cooled: no air-cooling limit applies", evidence={"cooling": "liquid"})]
-    return [Finding(ID, "info", f"every rack is within the {facility.air_limit_kw:g} kW air-cooling limit",
-                    evidence={"cooling": "air", "limit_kw": facility.air_limit_kw})]
+    return [
+        Finding(
+            ID,
+            "info",
+            f"every rack is within the {facility.air_limit_kw:g} kW air-cooling limit",
+            evidence={"cooling": "air", "limit_kw": facility.air_limit_kw},
+        )
+    ]

@@ -47,21 +47,40 @@ def check(design: Wired) -> Iterable[Finding]:
             names = ", ".join(switches[member].name for member in members[:4])
             more = f" and {len(members) - 4} more" if len(members) > 4 else ""
             roles = sorted({switches[member].role.replace("_", "-") for member in members})
-            problems.append((switches[members[0]].name, f"ASN {asn} is held by {len(members)} switches that must "
-                                                        f"not share it ({'/'.join(roles)}): {names}{more}"))
+            problems.append(
+                (
+                    switches[members[0]].name,
+                    f"ASN {asn} is held by {len(members)} switches that must "
+                    f"not share it ({'/'.join(roles)}): {names}{more}",
+                )
+            )
     yield from capped(ID, "error", problems)
-    same_ends = [(f"{switches[upper].name} - {switches[lower].name}", f"both ends have ASN {asns[upper]}: the "
-                                                                    "session would be iBGP")
-                 for tier, upper, _, lower, _ in fabric.links if tier != SERVER_LEAF and asns[upper] == asns[lower]]
+    same_ends = [
+        (
+            f"{switches[upper].name} - {switches[lower].name}",
+            f"both ends have ASN {asns[upper]}: the session would be iBGP",
+        )
+        for tier, upper, _, lower, _ in fabric.links
+        if tier != SERVER_LEAF and asns[upper] == asns[lower]
+    ]
     yield from capped(ID, "error", sorted(set(same_ends)))
     roles = defaultdict(set)
     for device, asn in zip(switches, asns, strict=True):
         roles[device.role].add(asn)
-    yield Finding(ID, "info", f"scheme {design.intent.routing.asn_scheme}: " + ", ".join(
-        f"{role.replace('_', '-')} {min(numbers)}-{max(numbers)} ({len(numbers):,} ASNs)"
-        for role, numbers in roles.items()), "asns",
-        evidence={role: {"first": min(numbers), "last": max(numbers), "count": len(numbers)}
-                  for role, numbers in roles.items()})
+    yield Finding(
+        ID,
+        "info",
+        f"scheme {design.intent.routing.asn_scheme}: "
+        + ", ".join(
+            f"{role.replace('_', '-')} {min(numbers)}-{max(numbers)} ({len(numbers):,} ASNs)"
+            for role, numbers in roles.items()
+        ),
+        "asns",
+        evidence={
+            role: {"first": min(numbers), "last": max(numbers), "count": len(numbers)}
+            for role, numbers in roles.items()
+        },
+    )
 
 
 def _sharers(switches: list, index: int, shared: bool) -> tuple[object, ...]:

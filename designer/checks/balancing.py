@@ -25,9 +25,15 @@ SEVERITY = "error"
 
 def check(design: Built) -> Iterable[Finding]:
     configs, devices = design.configs, design.fabric.devices
-    problems = [(config.hostname, f"the ECMP hash reads {', '.join(config.load_balancing.fields)}: without both "
-                                  "layer-4 ports every flow between two NICs takes one path")
-                for config in configs if not config.load_balancing.layer4]
+    problems = [
+        (
+            config.hostname,
+            f"the ECMP hash reads {', '.join(config.load_balancing.fields)}: without both "
+            "layer-4 ports every flow between two NICs takes one path",
+        )
+        for config in configs
+        if not config.load_balancing.layer4
+    ]
     polarized: Counter[tuple[str, str, int]] = Counter()
     example: dict[tuple[str, str, int], str] = {}
     for tier, upper, _, lower, _ in design.fabric.links:
@@ -39,20 +45,35 @@ def check(design: Built) -> Iterable[Finding]:
             polarized[key] += 1
             example.setdefault(key, f"{devices[lower].name} - {devices[upper].name}")
     for (lower, upper, seed), count in sorted(polarized.items()):
-        problems.append((example[lower, upper, seed], (
-            f"{count:,} {lower}-{upper} link{'s' if count != 1 else ''} join two switches hashing with seed {seed}: "
-            f"the {upper} sends the {lower}'s flows down one choice again (polarization); give each tier its own "
-            "seed (load_balancing.seeds)")))
+        problems.append(
+            (
+                example[lower, upper, seed],
+                (
+                    f"{count:,} {lower}-{upper} link{'s' if count != 1 else ''} join two switches hashing with seed "
+                    f"{seed}: "
+                    f"the {upper} sends the {lower}'s flows down one choice again (polarization); give each tier its "
+                    "own "
+                    "seed (load_balancing.seeds)"
+                ),
+            )
+        )
     yield from capped(ID, SEVERITY, problems)
     seeds: dict[str, set[int]] = {}
     for config in configs:
         seeds.setdefault(config.role, set()).add(config.load_balancing.seed)
     modes = sorted({(config.load_balancing.mode, config.load_balancing.hash) for config in configs})
-    yield Finding(ID, "info", f"{', '.join(f'{mode} on {hashed}' for mode, hashed in modes)}; seeds "
-                              + ", ".join(f"{role} {_seeds(values)}" for role, values in seeds.items())
-                              + f"; {len(polarized):,} polarized tier pairs",
-                  evidence={"hash": [hashed for _, hashed in modes], "polarized_links": sum(polarized.values()),
-                            "distinct_seeds": {role: len(values) for role, values in seeds.items()}})
+    yield Finding(
+        ID,
+        "info",
+        f"{', '.join(f'{mode} on {hashed}' for mode, hashed in modes)}; seeds "
+        + ", ".join(f"{role} {_seeds(values)}" for role, values in seeds.items())
+        + f"; {len(polarized):,} polarized tier pairs",
+        evidence={
+            "hash": [hashed for _, hashed in modes],
+            "polarized_links": sum(polarized.values()),
+            "distinct_seeds": {role: len(values) for role, values in seeds.items()},
+        },
+    )
 
 
 def _seeds(values: set[int]) -> str:

@@ -14,8 +14,14 @@ def capped(check: str, severity: str, problems: list[tuple[str, str]], limit: in
     """Findings for ``(subject, message)`` problems, the first ``limit`` in full, then one line counting the rest."""
     findings = [Finding(check, severity, message, subject) for subject, message in problems[:limit]]
     if len(problems) > limit:
-        findings.append(Finding(check, severity, f"and {len(problems) - limit:,} more like the above",
-                                evidence={"more": len(problems) - limit}))
+        findings.append(
+            Finding(
+                check,
+                severity,
+                f"and {len(problems) - limit:,} more like the above",
+                evidence={"more": len(problems) - limit},
+            )
+        )
     return findings
 
 

@@ -29,14 +29,18 @@ def check(design: Wired) -> Iterable[Finding]:
         "worst_split": result.worst,
         "splits_tbps": {name: result.tbps(result.total(name)) for name in result.flows},
     }
-    text = (f"{result.tbps(worst):,.1f} Tb/s of {result.tbps(result.full):,.1f} Tb/s full bisection "
-            f"({fraction:.2%}), worst split by {result.worst}; "
-            + ", ".join(f"{name} {result.tbps(result.total(name)):,.1f}" for name in result.flows))
+    text = (
+        f"{result.tbps(worst):,.1f} Tb/s of {result.tbps(result.full):,.1f} Tb/s full bisection "
+        f"({fraction:.2%}), worst split by {result.worst}; "
+        + ", ".join(f"{name} {result.tbps(result.total(name)):,.1f}" for name in result.flows)
+    )
     if worst >= result.full:
         yield Finding(ID, "info", text, "fabric", evidence=evidence)
     elif fraction * allowed >= 1 - 1e-9:
-        yield Finding(ID, "warning", f"{text}; within checks.oversubscription {allowed:g}:1", "fabric",
-                      evidence=evidence)
+        yield Finding(
+            ID, "warning", f"{text}; within checks.oversubscription {allowed:g}:1", "fabric", evidence=evidence
+        )
     else:
-        yield Finding(ID, "error", f"{text}; a non-blocking fabric gives the full bisection", "fabric",
-                      evidence=evidence)
+        yield Finding(
+            ID, "error", f"{text}; a non-blocking fabric gives the full bisection", "fabric", evidence=evidence
+        )

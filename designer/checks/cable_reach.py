@@ -24,13 +24,23 @@ def check(design: Built) -> Iterable[Finding]:
     problems = []
     for number in physical.unreachable():
         _, upper, upper_port, lower, lower_port = fabric.links[number]
-        problems.append((f"{devices[upper].name}:{devices[upper].port_name(upper_port)}",
-                         f"{physical.link_length_dm[number] / 10:.1f} m run to {devices[lower].name}:"
-                         f"{devices[lower].port_name(lower_port)}; it, or a link sharing its ports, is beyond the "
-                         f"{reach:g} m of {longest_medium}: move the racks closer or raise "
-                         f"facility.reach_m.{longest_medium}"))
+        problems.append(
+            (
+                f"{devices[upper].name}:{devices[upper].port_name(upper_port)}",
+                f"{physical.link_length_dm[number] / 10:.1f} m run to {devices[lower].name}:"
+                f"{devices[lower].port_name(lower_port)}; it, or a link sharing its ports, is beyond the "
+                f"{reach:g} m of {longest_medium}: move the racks closer or raise "
+                f"facility.reach_m.{longest_medium}",
+            )
+        )
     if problems:
         return capped(ID, SEVERITY, problems)
     longest = max(physical.link_length_dm, default=0) / 10
-    return [Finding(ID, "info", f"every link has a medium; the longest run is {longest:.1f} m",
-                    evidence={"links": len(fabric.links), "longest_m": longest})]
+    return [
+        Finding(
+            ID,
+            "info",
+            f"every link has a medium; the longest run is {longest:.1f} m",
+            evidence={"links": len(fabric.links), "longest_m": longest},
+        )
+    ]

@@ -64,8 +64,10 @@ def check(design: Built) -> Iterable[Finding]:
             continue
         vector = tuple(pairs[upper, index] for upper in above)
         if len(set(vector)) > 1 or 0 in vector:
-            shape = ", ".join(f"{n} x {links} link{'s' if links != 1 else ''}"
-                              for links, n in sorted(Counter(vector).items(), reverse=True))
+            shape = ", ".join(
+                f"{n} x {links} link{'s' if links != 1 else ''}"
+                for links, n in sorted(Counter(vector).items(), reverse=True)
+            )
             uneven.append((device.name, f"unequal links to each {what}: {shape}"))
         if sum(vector) != up[index]:
             uneven.append((device.name, f"{up[index] - sum(vector)} uplinks go outside its {what.split(' of ')[0]}s"))
@@ -76,34 +78,60 @@ def check(design: Built) -> Iterable[Finding]:
     yield from capped(ID, "error", uneven)
 
     same_pod, cross_pod = _path_counts(fabric, leaf_vectors, spine_vectors, pod_spines)
-    expected = {"one pod": plan.spines_per_pod * plan.leaf_spine_parallel ** 2,
-                "different pods": plan.spines_per_pod * plan.supers_per_group * plan.spine_super_parallel ** 2}
+    expected = {
+        "one pod": plan.spines_per_pod * plan.leaf_spine_parallel**2,
+        "different pods": plan.spines_per_pod * plan.supers_per_group * plan.spine_super_parallel**2,
+    }
     for scope, found in (("one pod", same_pod), ("different pods", cross_pod)):
         if not found:
             continue
         if len(found) > 1 or expected[scope] not in found:
             detail = "; ".join(f"{count} paths between {a} and {b}" for count, (a, b) in sorted(found.items()))
-            yield Finding(ID, "error", f"leaf pairs in {scope} have unequal equal-cost path counts (the plan gives "
-                                       f"{expected[scope]}): {detail}", scope, evidence={"paths": sorted(found)})
+            yield Finding(
+                ID,
+                "error",
+                f"leaf pairs in {scope} have unequal equal-cost path counts (the plan gives "
+                f"{expected[scope]}): {detail}",
+                scope,
+                evidence={"paths": sorted(found)},
+            )
         else:
-            yield Finding(ID, "info", f"every leaf pair in {scope} has {expected[scope]} equal-cost shortest paths",
-                          scope, evidence={"paths": expected[scope]})
+            yield Finding(
+                ID,
+                "info",
+                f"every leaf pair in {scope} has {expected[scope]} equal-cost shortest paths",
+                scope,
+                evidence={"paths": expected[scope]},
+            )
 
     yield from _confirm_on_graph(fabric, pairs, leaf_vectors, spine_vectors, pod_spines)
 
     width = _widths(fabric, pairs, up)
     limit = design.intent.checks.ecmp_max_width
-    too_wide = [(devices[index].name, f"ECMP group of {links} next hops exceeds the hardware limit of {limit} "
-                                      "(checks.ecmp_max_width)")
-                for index, links in enumerate(width) if links > limit]
+    too_wide = [
+        (
+            devices[index].name,
+            f"ECMP group of {links} next hops exceeds the hardware limit of {limit} (checks.ecmp_max_width)",
+        )
+        for index, links in enumerate(width)
+        if links > limit
+    ]
     yield from capped(ID, "error", too_wide)
     paths = {config.hostname: config.bgp.maximum_paths for config in design.configs}
-    short = [(devices[index].name, f"BGP maximum-paths {paths[devices[index].name]} is below its ECMP width {links}")
-             for index, links in enumerate(width) if paths.get(devices[index].name, links) < links]
+    short = [
+        (devices[index].name, f"BGP maximum-paths {paths[devices[index].name]} is below its ECMP width {links}")
+        for index, links in enumerate(width)
+        if paths.get(devices[index].name, links) < links
+    ]
     yield from capped(ID, "error", short)
     widest = max(width, default=0)
-    yield Finding(ID, "info", f"widest ECMP group {widest} (hardware limit {limit})", "ecmp width",
-                  evidence={"max_width": widest, "limit": limit})
+    yield Finding(
+        ID,
+        "info",
+        f"widest ECMP group {widest} (hardware limit {limit})",
+        "ecmp width",
+        evidence={"max_width": widest, "limit": limit},
+    )
 
 
 def _widths(fabric: Fabric, pairs: Counter[tuple[int, int]], up: tuple[int, ...]) -> list[int]:
@@ -115,9 +143,12 @@ def _widths(fabric: Fabric, pairs: Counter[tuple[int, int]], up: tuple[int, ...]
     return width
 
 
-def _path_counts(fabric: Fabric, leaf_vectors: dict[int, Vector], spine_vectors: dict[int, tuple[tuple[int, int], ...]],
-                 pod_spines: dict[tuple[int, int], list[int]]
-                 ) -> tuple[dict[int, tuple[str, str]], dict[int, tuple[str, str]]]:
+def _path_counts(
+    fabric: Fabric,
+    leaf_vectors: dict[int, Vector],
+    spine_vectors: dict[int, tuple[tuple[int, int], ...]],
+    pod_spines: dict[tuple[int, int], list[int]],
+) -> tuple[dict[int, tuple[str, str]], dict[int, tuple[str, str]]]:
     """Distinct path counts between leaf pairs, in one pod and across pods, each with an example pair."""
     devices = fabric.devices
     pod_signature = {key: tuple(spine_vectors.get(spine, ()) for spine in spines) for key, spines in pod_spines.items()}
@@ -168,9 +199,13 @@ def _cross_count(vector_a: Vector, signature_a: tuple, vector_b: Vector, signatu
     return total
 
 
-def _confirm_on_graph(fabric: Fabric, pairs: Counter[tuple[int, int]], leaf_vectors: dict[int, Vector],
-                      spine_vectors: dict[int, tuple[tuple[int, int], ...]],
-                      pod_spines: dict[tuple[int, int], list[int]]) -> Iterable[Finding]:
+def _confirm_on_graph(
+    fabric: Fabric,
+    pairs: Counter[tuple[int, int]],
+    leaf_vectors: dict[int, Vector],
+    spine_vectors: dict[int, tuple[tuple[int, int], ...]],
+    pod_spines: dict[tuple[int, int], list[int]],
+) -> Iterable[Finding]:
     """Count the shortest paths between leaves of different rails on the switch graph itself: every pair
     when a plane has at most ``ALL_PAIRS_LEAVES`` leaves, else a seeded sample; each count must match the
     structure."""
@@ -180,12 +215,13 @@ def _confirm_on_graph(fabric: Fabric, pairs: Counter[tuple[int, int]], leaf_vect
     for (upper, lower), links in pairs.items():  # path counts are sums: the order adds nothing
         adjacency[upper].append((lower, links))
         adjacency[lower].append((upper, links))
+
     def eligible(a: int, b: int) -> bool:
         return devices[a].plane == devices[b].plane and devices[a].rail != devices[b].rail
 
     everything = len(leaves) <= ALL_PAIRS_LEAVES * fabric.plan.planes
     if everything:
-        chosen = [(a, b) for number, a in enumerate(leaves) for b in leaves[number + 1:] if eligible(a, b)]
+        chosen = [(a, b) for number, a in enumerate(leaves) for b in leaves[number + 1 :] if eligible(a, b)]
     else:
         chooser = random.Random(SEED)
         drawn = (sorted(chooser.sample(leaves, 2)) for _ in range(SAMPLE_PAIRS * 8))
@@ -196,22 +232,41 @@ def _confirm_on_graph(fabric: Fabric, pairs: Counter[tuple[int, int]], leaf_vect
         if devices[a].pod == devices[b].pod:
             structure = sum(x * y for x, y in zip(leaf_vectors[a], leaf_vectors[b], strict=True))
         else:
-            signature = {pod: tuple(spine_vectors.get(spine, ()) for spine in pod_spines[devices[a].plane, pod])
-                         for pod in (devices[a].pod, devices[b].pod)}
-            structure = _cross_count(leaf_vectors[a], signature[devices[a].pod], leaf_vectors[b],
-                                     signature[devices[b].pod])
+            signature = {
+                pod: tuple(spine_vectors.get(spine, ()) for spine in pod_spines[devices[a].plane, pod])
+                for pod in (devices[a].pod, devices[b].pod)
+            }
+            structure = _cross_count(
+                leaf_vectors[a], signature[devices[a].pod], leaf_vectors[b], signature[devices[b].pod]
+            )
         if counted != structure:
-            wrong.append((f"{devices[a].name} to {devices[b].name}", f"{counted} equal-cost shortest paths on the "
-                                                                     f"graph, {structure} from the structure: links "
-                                                                     "the design does not expect"))
+            wrong.append(
+                (
+                    f"{devices[a].name} to {devices[b].name}",
+                    f"{counted} equal-cost shortest paths on the "
+                    f"graph, {structure} from the structure: links "
+                    "the design does not expect",
+                )
+            )
     yield from capped(ID, "error", wrong)
     if chosen:
-        scope = f"all {len(chosen):,} leaf pairs of different rails" if everything else (
-            f"a sample of {len(chosen)} leaf pairs of different rails")
-        yield Finding(ID, "info", f"path counts confirmed on the graph for {scope}", "graph",
-                      evidence={"pairs": len(chosen), "all": everything, "wrong": len(wrong),
-                                **({} if everything else {"sample": [[devices[a].name, devices[b].name]
-                                                                     for a, b in chosen]})})
+        scope = (
+            f"all {len(chosen):,} leaf pairs of different rails"
+            if everything
+            else (f"a sample of {len(chosen)} leaf pairs of different rails")
+        )
+        yield Finding(
+            ID,
+            "info",
+            f"path counts confirmed on the graph for {scope}",
+            "graph",
+            evidence={
+                "pairs": len(chosen),
+                "all": everything,
+                "wrong": len(wrong),
+                **({} if everything else {"sample": [[devices[a].name, devices[b].name] for a, b in chosen]}),
+            },
+        )
 
 
 def shortest_path_count(adjacency: list[list[tuple[int, int]]], source: int, target: int) -> int:

@@ -41,17 +41,25 @@ def check(design: Wired) -> Iterable[Finding]:
         if failure.plane not in counted:
             counted[failure.plane] = _count(plane)
         width, gpus = _width_and_gpus(fabric, plane, counted[failure.plane], failure, up, top, full_width)
-        evidence = {"bisection_fraction": round(fraction, 6), "bisection_tbps": intact.tbps(remaining),
-                    "ecmp_width": width, "ecmp_width_intact": full_width, "gpus_losing_a_rail": gpus}
-        text = (f"{failure.kind} {failure.subject} down: {fraction:.2%} of full bisection left, narrowest ECMP group "
-                f"{width} of {full_width}, {gpus:,} GPU{'s' if gpus != 1 else ''} lose a rail")
+        evidence = {
+            "bisection_fraction": round(fraction, 6),
+            "bisection_tbps": intact.tbps(remaining),
+            "ecmp_width": width,
+            "ecmp_width_intact": full_width,
+            "gpus_losing_a_rail": gpus,
+        }
+        text = (
+            f"{failure.kind} {failure.subject} down: {fraction:.2%} of full bisection left, narrowest ECMP group "
+            f"{width} of {full_width}, {gpus:,} GPU{'s' if gpus != 1 else ''} lose a rail"
+        )
         problems = []
         if fraction < thresholds.failure_min_bisection - 1e-9:
             problems.append(f"below checks.failure_min_bisection {thresholds.failure_min_bisection:g}")
         if thresholds.failure_max_gpus is not None and gpus > thresholds.failure_max_gpus:
             problems.append(f"above checks.failure_max_gpus {thresholds.failure_max_gpus}")
-        yield Finding(ID, "error" if problems else "info", "; ".join([text, *problems]), failure.kind,
-                      evidence=evidence)
+        yield Finding(
+            ID, "error" if problems else "info", "; ".join([text, *problems]), failure.kind, evidence=evidence
+        )
 
 
 class _Counted(NamedTuple):
@@ -65,24 +73,38 @@ class _Counted(NamedTuple):
 
 def _count(plane: tuple[Link, ...]) -> _Counted:
     lower = Counter(map(itemgetter(3), plane))
-    return _Counted(lower, lower + Counter(map(itemgetter(1), plane)),
-                    {link[1] for link in plane if link[0] == SERVER_LEAF})
+    return _Counted(
+        lower, lower + Counter(map(itemgetter(1), plane)), {link[1] for link in plane if link[0] == SERVER_LEAF}
+    )
 
 
-def _width_and_gpus(fabric: Fabric, plane: tuple[Link, ...], counted: _Counted, failure: Failure,
-                    up: tuple[int, ...], top: str, full_width: int) -> tuple[int, int]:
+def _width_and_gpus(
+    fabric: Fabric,
+    plane: tuple[Link, ...],
+    counted: _Counted,
+    failure: Failure,
+    up: tuple[int, ...],
+    top: str,
+    full_width: int,
+) -> tuple[int, int]:
     """Narrowest ECMP group among the plane's switches that lost uplinks, and the GPUs whose rail is cut off (their
     link is down, or their leaf has no uplink left): the plane's counts less the links that went down."""
     plan, devices = fabric.plan, fabric.devices
-    dead = [link for link in plane if link == failure.link or link[1] == failure.device or link[3] == failure.device
-            ] if failure.device != NONE else [link for link in plane if link == failure.link]
+    dead = (
+        [link for link in plane if link == failure.link or link[1] == failure.device or link[3] == failure.device]
+        if failure.device != NONE
+        else [link for link in plane if link == failure.link]
+    )
     now, ends = counted.lower.copy(), counted.ends.copy()
     for _, upper, _, lower, _ in dead:
         now[lower] -= 1
         ends[upper] -= 1
         ends[lower] -= 1
-    narrowed = [now[index] for index in range(fabric.switch_count)
-                if ends[index] > 0 and now[index] < up[index] and devices[index].role != top]
+    narrowed = [
+        now[index]
+        for index in range(fabric.switch_count)
+        if ends[index] > 0 and now[index] < up[index] and devices[index].role != top
+    ]
     stranded = {index for index in counted.serving if now[index] == 0}
     cut = [link for link in dead if link[0] == SERVER_LEAF]
     if stranded:

@@ -16,8 +16,16 @@ from designer.junit import Case, junit_xml
 
 def rows(findings: Sequence[Finding]) -> list[dict[str, Any]]:
     """One JSON object per finding: check, severity, subject, message and evidence (when there is some)."""
-    return [{"check": f.check, "severity": f.severity, "subject": f.subject, "message": f.message,
-             **({"evidence": f.evidence} if f.evidence else {})} for f in findings]
+    return [
+        {
+            "check": f.check,
+            "severity": f.severity,
+            "subject": f.subject,
+            "message": f.message,
+            **({"evidence": f.evidence} if f.evidence else {}),
+        }
+        for f in findings
+    ]
 
 
 def text(findings: Sequence[Finding], name: str) -> str:
@@ -32,8 +40,9 @@ def text(findings: Sequence[Finding], name: str) -> str:
 
 def json_report(findings: Sequence[Finding], name: str) -> str:
     """The counts, each check's outcome and every finding, as one JSON document."""
-    return json.dumps({"name": name, "checks": counts(findings), "status": status(findings),
-                       "findings": rows(findings)}, indent=2)
+    return json.dumps(
+        {"name": name, "checks": counts(findings), "status": status(findings), "findings": rows(findings)}, indent=2
+    )
 
 
 def junit(findings: Sequence[Finding], name: str) -> str:
@@ -44,10 +53,16 @@ def junit(findings: Sequence[Finding], name: str) -> str:
         errors = [f for f in mine if f.severity == "error"]
         more = _problems(errors) - 1
         others = [f for f in mine if f.severity != "error"]
-        cases.append(Case(f"designer.{name}", module.ID,
-                          failure=_line(errors[0]) + (f" (+{more:,} more)" if more > 0 else "") if errors else None,
-                          detail="\n".join(_line(f) for f in errors), kind=module.SEVERITY,
-                          output="\n".join([module.DESCRIPTION, *(f"{f.severity}: {_line(f)}" for f in others)])))
+        cases.append(
+            Case(
+                f"designer.{name}",
+                module.ID,
+                failure=_line(errors[0]) + (f" (+{more:,} more)" if more > 0 else "") if errors else None,
+                detail="\n".join(_line(f) for f in errors),
+                kind=module.SEVERITY,
+                output="\n".join([module.DESCRIPTION, *(f"{f.severity}: {_line(f)}" for f in others)]),
+            )
+        )
     return junit_xml(f"designer check {name}", cases)
 
 

@@ -38,8 +38,10 @@ def check(design: Wired) -> Iterable[Finding]:
         ratio = down[index] / up[index] if up[index] else float("inf")
         totals[2] = max(totals[2], ratio) if down[index] else totals[2]
         if down[index] > up[index]:
-            text = (f"{_ratio(ratio)} downlink to uplink ({down[index] * speed / 1000:g} Tb/s down, "
-                    f"{up[index] * speed / 1000:g} Tb/s up)")
+            text = (
+                f"{_ratio(ratio)} downlink to uplink ({down[index] * speed / 1000:g} Tb/s down, "
+                f"{up[index] * speed / 1000:g} Tb/s up)"
+            )
             if ratio > allowed + 1e-9:
                 over.append((device.name, f"{text}; the intent allows {_ratio(allowed)}"))
             else:
@@ -48,11 +50,22 @@ def check(design: Wired) -> Iterable[Finding]:
     yield from capped(ID, "warning", allowed_over)
     for role, (total_down, total_up, worst) in tiers.items():
         ratio = total_down / total_up if total_up else float("inf")
-        yield Finding(ID, "info", (f"{role.replace('_', '-')} tier: {total_down * speed / 1000:g} Tb/s down, "
-                                   f"{total_up * speed / 1000:g} Tb/s up ({_ratio(ratio)}); worst switch "
-                                   f"{_ratio(worst)}"), role,
-                      evidence={"down_tbps": total_down * speed / 1000, "up_tbps": total_up * speed / 1000,
-                                "ratio": _finite(ratio), "worst_switch_ratio": _finite(worst)})
+        yield Finding(
+            ID,
+            "info",
+            (
+                f"{role.replace('_', '-')} tier: {total_down * speed / 1000:g} Tb/s down, "
+                f"{total_up * speed / 1000:g} Tb/s up ({_ratio(ratio)}); worst switch "
+                f"{_ratio(worst)}"
+            ),
+            role,
+            evidence={
+                "down_tbps": total_down * speed / 1000,
+                "up_tbps": total_up * speed / 1000,
+                "ratio": _finite(ratio),
+                "worst_switch_ratio": _finite(worst),
+            },
+        )
 
 
 def _ratio(value: float) -> str:

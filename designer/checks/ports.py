@@ -29,9 +29,14 @@ def check(design: Wired) -> Iterable[Finding]:
     for device in fabric.switches():
         spec = intent.switch(device.role)
         if device.breakout != spec.breakout(speed) or device.ports != spec.radix(speed):
-            problems.append((device.name, f"{device.ports} logical ports at breakout {device.breakout}, but "
-                                          f"{spec.ports} x {spec.speed}G ports give {spec.radix(speed)} x {speed}G "
-                                          f"at breakout {spec.breakout(speed)}"))
+            problems.append(
+                (
+                    device.name,
+                    f"{device.ports} logical ports at breakout {device.breakout}, but "
+                    f"{spec.ports} x {spec.speed}G ports give {spec.radix(speed)} x {speed}G "
+                    f"at breakout {spec.breakout(speed)}",
+                )
+            )
     links, sizes = fabric.links, [device.ports for device in devices]
     width = max(sizes, default=0) + 1
     columns = [list(map(itemgetter(column), links)) for column in range(1, 5)]
@@ -48,14 +53,19 @@ def check(design: Wired) -> Iterable[Finding]:
     else:
         used = len(_problems(fabric, width, problems))
     yield from capped(ID, "error", problems)
-    busiest = max(range(fabric.switch_count), key=lambda index: (per_device[index] / devices[index].ports, -index),
-                  default=None)
+    busiest = max(
+        range(fabric.switch_count), key=lambda index: (per_device[index] / devices[index].ports, -index), default=None
+    )
     if busiest is not None:
         device = devices[busiest]
-        yield Finding(ID, "info", f"{used:,} link ends on distinct ports; fullest switch {device.name} uses "
-                                  f"{per_device[busiest]} of {device.ports}", "ports",
-                      evidence={"link_ends": used, "fullest": device.name, "used": per_device[busiest],
-                                "ports": device.ports})
+        yield Finding(
+            ID,
+            "info",
+            f"{used:,} link ends on distinct ports; fullest switch {device.name} uses "
+            f"{per_device[busiest]} of {device.ports}",
+            "ports",
+            evidence={"link_ends": used, "fullest": device.name, "used": per_device[busiest], "ports": device.ports},
+        )
 
 
 def _problems(fabric: Fabric, width: int, problems: list[tuple[str, str]]) -> dict[int, int]:
@@ -63,13 +73,20 @@ def _problems(fabric: Fabric, width: int, problems: list[tuple[str, str]]) -> di
     first); returns the link of each port used once at least."""
     devices = fabric.devices
     used: dict[int, int] = {}
-    ends = ((number, end) for number, (_, upper, upper_port, lower, lower_port) in enumerate(fabric.links)
-            for end in ((upper, upper_port), (lower, lower_port)))
+    ends = (
+        (number, end)
+        for number, (_, upper, upper_port, lower, lower_port) in enumerate(fabric.links)
+        for end in ((upper, upper_port), (lower, lower_port))
+    )
     for number, (device, port) in ends:
         name = f"{devices[device].name}:{devices[device].port_name(port)}"
         if not 0 <= port < devices[device].ports:
-            problems.append((name, f"port {port + 1} is beyond the {devices[device].ports} logical ports of "
-                                   f"{devices[device].model}"))
+            problems.append(
+                (
+                    name,
+                    f"port {port + 1} is beyond the {devices[device].ports} logical ports of {devices[device].model}",
+                )
+            )
             continue
         key = device * width + port
         if key in used:

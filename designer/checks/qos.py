@@ -20,8 +20,21 @@ from designer.model import Qos
 ID = "qos"
 DESCRIPTION = "same lossless priority, DSCP map, PFC and ECN on both ends of every link; ECN min < max; CNP strict"
 SEVERITY = "error"
-COMPARED = ("lossless_priority", "dscp_to_tc", "pfc_priorities", "roce_dscp", "cnp_dscp", "cnp_priority", "ecn",
-            "ecn_unit", "ecn_min", "ecn_max", "ecn_probability", "pfc_watchdog", "mtu")
+COMPARED = (
+    "lossless_priority",
+    "dscp_to_tc",
+    "pfc_priorities",
+    "roce_dscp",
+    "cnp_dscp",
+    "cnp_priority",
+    "ecn",
+    "ecn_unit",
+    "ecn_min",
+    "ecn_max",
+    "ecn_probability",
+    "pfc_watchdog",
+    "mtu",
+)
 """The settings both ends of a link must share."""
 
 
@@ -32,8 +45,10 @@ def check(design: Built) -> Iterable[Finding]:
         profiles.setdefault(id(config.qos), (config.qos, []))[1].append(config.hostname)
     problems: list[tuple[str, str]] = []
     for qos, holders in profiles.values():
-        problems.extend((holders[0], f"{problem} (on {len(holders):,} switch{'es' if len(holders) > 1 else ''})")
-                        for problem in _unsound(qos))
+        problems.extend(
+            (holders[0], f"{problem} (on {len(holders):,} switch{'es' if len(holders) > 1 else ''})")
+            for problem in _unsound(qos)
+        )
     yield from capped(ID, "error", problems)
 
     differences: dict[tuple[int, int], list[str]] = {}
@@ -49,33 +64,48 @@ def check(design: Built) -> Iterable[Finding]:
             differences[key] = [field for field in COMPARED if getattr(a, field) != getattr(b, field)]
         if differences[key]:
             devices = fabric.devices
-            mismatched.append((f"{devices[upper].name}:{devices[upper].port_name(upper_port)} - "
-                               f"{devices[lower].name}:{devices[lower].port_name(lower_port)}",
-                               "ends differ in " + ", ".join(f"{field} ({getattr(a, field)} vs {getattr(b, field)})"
-                                                             for field in differences[key])))
+            mismatched.append(
+                (
+                    f"{devices[upper].name}:{devices[upper].port_name(upper_port)} - "
+                    f"{devices[lower].name}:{devices[lower].port_name(lower_port)}",
+                    "ends differ in "
+                    + ", ".join(f"{field} ({getattr(a, field)} vs {getattr(b, field)})" for field in differences[key]),
+                )
+            )
     yield from capped(ID, "error", mismatched)
     for qos, holders in profiles.values():
-        yield Finding(ID, "info", f"profile {qos.profile}: RoCE DSCP {qos.roce_dscp} -> lossless priority "
-                                  f"{qos.lossless_priority} (PFC {','.join(map(str, qos.pfc_priorities))}), CNP DSCP "
-                                  f"{qos.cnp_dscp} -> strict queue {qos.cnp_priority}, ECN {qos.ecn_min}-{qos.ecn_max} "
-                                  f"{qos.ecn_unit}, on {len(holders):,} switches", qos.profile,
-                      evidence={"profile": qos.profile, "switches": len(holders),
-                                **{field: _plain(getattr(qos, field)) for field in COMPARED if field != "dscp_to_tc"},
-                                "dscp_to_tc": {str(dscp): tc for dscp, tc in enumerate(qos.dscp_to_tc) if tc}})
+        yield Finding(
+            ID,
+            "info",
+            f"profile {qos.profile}: RoCE DSCP {qos.roce_dscp} -> lossless priority "
+            f"{qos.lossless_priority} (PFC {','.join(map(str, qos.pfc_priorities))}), CNP DSCP "
+            f"{qos.cnp_dscp} -> strict queue {qos.cnp_priority}, ECN {qos.ecn_min}-{qos.ecn_max} "
+            f"{qos.ecn_unit}, on {len(holders):,} switches",
+            qos.profile,
+            evidence={
+                "profile": qos.profile,
+                "switches": len(holders),
+                **{field: _plain(getattr(qos, field)) for field in COMPARED if field != "dscp_to_tc"},
+                "dscp_to_tc": {str(dscp): tc for dscp, tc in enumerate(qos.dscp_to_tc) if tc},
+            },
+        )
 
 
 def _unsound(qos: Qos) -> list[str]:
     """What is wrong with one lossless profile on its own."""
     problems = []
     if qos.dscp_to_tc[qos.roce_dscp] != qos.lossless_priority:
-        problems.append(f"RoCE DSCP {qos.roce_dscp} maps to priority {qos.dscp_to_tc[qos.roce_dscp]}, not the "
-                        f"lossless priority {qos.lossless_priority}")
+        problems.append(
+            f"RoCE DSCP {qos.roce_dscp} maps to priority {qos.dscp_to_tc[qos.roce_dscp]}, not the "
+            f"lossless priority {qos.lossless_priority}"
+        )
     if qos.lossless_priority not in qos.pfc_priorities:
-        problems.append(f"lossless priority {qos.lossless_priority} has no PFC (PFC on "
-                        f"{list(qos.pfc_priorities)})")
+        problems.append(f"lossless priority {qos.lossless_priority} has no PFC (PFC on {list(qos.pfc_priorities)})")
     if qos.dscp_to_tc[qos.cnp_dscp] != qos.cnp_priority:
-        problems.append(f"CNP DSCP {qos.cnp_dscp} maps to priority {qos.dscp_to_tc[qos.cnp_dscp]}, not the CNP "
-                        f"priority {qos.cnp_priority}")
+        problems.append(
+            f"CNP DSCP {qos.cnp_dscp} maps to priority {qos.dscp_to_tc[qos.cnp_dscp]}, not the CNP "
+            f"priority {qos.cnp_priority}"
+        )
     if qos.cnp_priority == qos.lossless_priority:
         problems.append(f"CNP shares priority {qos.cnp_priority} with RoCE data")
     if not any(queue.strict for queue in qos.queues if queue.index == qos.cnp_priority):

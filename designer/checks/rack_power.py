@@ -24,13 +24,24 @@ def check(design: Built) -> Iterable[Finding]:
     facility = design.intent.facility
     racks = design.physical.racks
     over = over_budget(racks, facility)
-    problems = [(rack.name, f"{rack.role} rack of {len(rack.devices)} device{'s' if len(rack.devices) != 1 else ''} "
-                            f"draws {rack.kw:,.2f} kW, over its {facility.rack_power_kw:g} kW budget "
-                            "(facility.rack_power_kw)")
-                for rack in over]
+    problems = [
+        (
+            rack.name,
+            f"{rack.role} rack of {len(rack.devices)} device{'s' if len(rack.devices) != 1 else ''} "
+            f"draws {rack.kw:,.2f} kW, over its {facility.rack_power_kw:g} kW budget "
+            "(facility.rack_power_kw)",
+        )
+        for rack in over
+    ]
     if problems:
         return capped(ID, SEVERITY, problems)
     peak = max(racks, key=lambda rack: rack.kw)
-    return [Finding(ID, "info", f"{len(racks):,} racks within {facility.rack_power_kw:g} kW; the highest, "
-                                f"{peak.name}, draws {peak.kw:,.2f} kW",
-                    evidence={"racks": len(racks), "peak_kw": peak.kw, "budget_kw": facility.rack_power_kw})]
+    return [
+        Finding(
+            ID,
+            "info",
+            f"{len(racks):,} racks within {facility.rack_power_kw:g} kW; the highest, "
+            f"{peak.name}, draws {peak.kw:,.2f} kW",
+            evidence={"racks": len(racks), "peak_kw": peak.kw, "budget_kw": facility.rack_power_kw},
+        )
+    ]

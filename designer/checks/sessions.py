@@ -27,8 +27,9 @@ def check(design: Built) -> Iterable[Finding]:
     by_name = {config.hostname: config for config in configs}
     sessions: dict[str, dict[str, Neighbor]] = {}
     for config in configs:
-        sessions.setdefault(config.hostname, {}).update((neighbor.address, neighbor)
-                                                        for neighbor in config.bgp.neighbors)
+        sessions.setdefault(config.hostname, {}).update(
+            (neighbor.address, neighbor) for neighbor in config.bgp.neighbors
+        )
     links: Counter[int] = Counter()  # switch links per switch, from the shared count of links per switch pair
     for (upper, lower), count in design.facts.switch_pairs.items():
         links[upper] += count
@@ -37,7 +38,8 @@ def check(design: Built) -> Iterable[Finding]:
     problems: list[tuple[str, str]] = [
         (config.hostname, f"{len(config.bgp.neighbors)} BGP neighbors for {links[index]} switch links")
         for index, config in enumerate(configs)
-        if config.hostname == devices[index].name and len(config.bgp.neighbors) != links[index]]
+        if config.hostname == devices[index].name and len(config.bgp.neighbors) != links[index]
+    ]
     for config in configs:
         addresses = [interface.address.partition("/")[0] for interface in config.interfaces]
         local = set(addresses)
@@ -46,25 +48,42 @@ def check(design: Built) -> Iterable[Finding]:
         for neighbor in config.bgp.neighbors:
             peer = by_name.get(neighbor.peer_device)
             back = sessions[peer.hostname].get(neighbor.local_address) if peer is not None else None
-            if (back is not None and neighbor.local_address in local and neighbor.remote_asn == peer.bgp.asn
-                    and back.remote_asn == asn and back.local_address == neighbor.address):
+            if (
+                back is not None
+                and neighbor.local_address in local
+                and neighbor.remote_asn == peer.bgp.asn
+                and back.remote_asn == asn
+                and back.local_address == neighbor.address
+            ):
                 continue  # the usual case, told apart without formatting any text
             problems.extend(_unmatched(config, neighbor, peer, back, local))
-        if not speaking.issuperset(address for address, interface in zip(addresses, config.interfaces, strict=True)
-                                   if interface.role == "fabric"):
-            problems.extend((f"{config.hostname}:{interface.name}", f"fabric interface {interface.address} to "
-                                                                    f"{interface.peer_device} has no BGP session")
-                            for address, interface in zip(addresses, config.interfaces, strict=True)
-                            if interface.role == "fabric" and address not in speaking)
+        if not speaking.issuperset(
+            address
+            for address, interface in zip(addresses, config.interfaces, strict=True)
+            if interface.role == "fabric"
+        ):
+            problems.extend(
+                (
+                    f"{config.hostname}:{interface.name}",
+                    f"fabric interface {interface.address} to {interface.peer_device} has no BGP session",
+                )
+                for address, interface in zip(addresses, config.interfaces, strict=True)
+                if interface.role == "fabric" and address not in speaking
+            )
     yield from capped(ID, "error", problems)
     count = sum(map(len, sessions.values()))
-    yield Finding(ID, "info", f"{count:,} neighbor statements on {len(configs):,} switches, "
-                              f"{count // 2:,} sessions", "bgp",
-                  evidence={"neighbors": count, "switches": len(configs)})
+    yield Finding(
+        ID,
+        "info",
+        f"{count:,} neighbor statements on {len(configs):,} switches, {count // 2:,} sessions",
+        "bgp",
+        evidence={"neighbors": count, "switches": len(configs)},
+    )
 
 
-def _unmatched(config: DeviceConfig, neighbor: Neighbor, peer: DeviceConfig | None, back: Neighbor | None,
-               local: set[str]) -> list[tuple[str, str]]:
+def _unmatched(
+    config: DeviceConfig, neighbor: Neighbor, peer: DeviceConfig | None, back: Neighbor | None, local: set[str]
+) -> list[tuple[str, str]]:
     """What is wrong with one neighbor statement of ``config`` whose peer (``peer``, with ``back`` its statement
     towards ``config``) does not answer it as it should."""
     subject = f"{config.hostname} neighbor {neighbor.address}"
@@ -78,7 +97,12 @@ def _unmatched(config: DeviceConfig, neighbor: Neighbor, peer: DeviceConfig | No
     if back is None:
         problems.append((subject, f"{peer.hostname} has no neighbor {neighbor.local_address} back"))
     elif back.remote_asn != config.bgp.asn or back.local_address != neighbor.address:
-        problems.append((subject, f"{peer.hostname}'s neighbor {neighbor.local_address} says remote-as "
-                                  f"{back.remote_asn} from {back.local_address}; expected remote-as "
-                                  f"{config.bgp.asn} from {neighbor.address}"))
+        problems.append(
+            (
+                subject,
+                f"{peer.hostname}'s neighbor {neighbor.local_address} says remote-as "
+                f"{back.remote_asn} from {back.local_address}; expected remote-as "
+                f"{config.bgp.asn} from {neighbor.address}",
+            )
+        )
     return problems

@@ -21,29 +21,56 @@ SEVERITY = "warning"
 
 def check(design: Built) -> Iterable[Finding]:
     if not design.workloads:
-        yield Finding(ID, "info", "no workloads in the intent: a workloads section times a training job's collective "
-                                  "on this fabric (designer analyze)", "workloads", evidence={"workloads": 0})
+        yield Finding(
+            ID,
+            "info",
+            "no workloads in the intent: a workloads section times a training job's collective "
+            "on this fabric (designer analyze)",
+            "workloads",
+            evidence={"workloads": 0},
+        )
     for result in design.workloads:
         work, spread, ideal = result.workload, result.switch, result.ideal.time_s
         if spread is None:
-            yield Finding(ID, "info", f"ideal {ideal:.3f} s per {work.collective}; ECMP not analyzed: "
-                                      f"{not_analyzed(design.workloads)}", work.name,
-                          evidence={"ideal_s": round(ideal, 6)})
+            yield Finding(
+                ID,
+                "info",
+                f"ideal {ideal:.3f} s per {work.collective}; ECMP not analyzed: {not_analyzed(design.workloads)}",
+                work.name,
+                evidence={"ideal_s": round(ideal, 6)},
+            )
             continue
         p50 = spread.time(0.5)
-        evidence = {"ideal_s": round(ideal, 6), "time_s_p50": round(p50, 6),
-                    "efficiency_p50": round(ideal / p50, 4), "step_budget_s": work.step_budget_s}
+        evidence = {
+            "ideal_s": round(ideal, 6),
+            "time_s_p50": round(p50, 6),
+            "efficiency_p50": round(ideal / p50, 4),
+            "step_budget_s": work.step_budget_s,
+        }
         text = f"{p50:.3f} s per {work.collective} at ECMP p50 ({ideal / p50:.1%} of ideal {ideal:.3f} s)"
         budget = work.step_budget_s
         if budget is None or p50 <= budget:
             within = "" if budget is None else f", within step_budget_s {budget:g} s"
             yield Finding(ID, "info", text + within, work.name, evidence=evidence)
         elif ideal > budget:
-            yield Finding(ID, "warning", f"{text}: over step_budget_s {budget:g} s even on an ideal fabric; the job "
-                                         "needs more bandwidth per server or a smaller collective", work.name,
-                          evidence=evidence)
+            yield Finding(
+                ID,
+                "warning",
+                f"{text}: over step_budget_s {budget:g} s even on an ideal fabric; the job "
+                "needs more bandwidth per server or a smaller collective",
+                work.name,
+                evidence=evidence,
+            )
         else:
-            fix = (f"{result.qps_for_90pct} QPs per connection reach 90% of ideal" if result.qps_for_90pct
-                   else "more QPs per connection or a packed placement would help")
-            yield Finding(ID, "warning", f"{text}: over step_budget_s {budget:g} s because of ECMP collisions; {fix}",
-                          work.name, evidence=evidence)
+            fix = (
+                f"{result.qps_for_90pct} QPs per connection reach 90% of ideal"
+                if result.qps_for_90pct
+                else "more QPs per connection or a packed placement would help"
+            )
+            yield Finding(
+                ID,
+                "warning",
+                f"{text}: over step_budget_s {budget:g} s because of ECMP collisions; {fix}",
+                work.name,
+                evidence=evidence,
+            )

@@ -71,37 +71,66 @@ def resolve_qos(doc: QosDoc, targets: list[str], problems: list[Problem]) -> Qos
         return ("qos", field if field in written else "profile")
 
     if spec.roce_dscp == spec.cnp_dscp:
-        problems.append(Problem(where("cnp_dscp"), f"CNP and RoCE data share DSCP {spec.cnp_dscp}; CNP needs its "
-                                                   "own DSCP (48 in every profile)"))
+        problems.append(
+            Problem(
+                where("cnp_dscp"),
+                f"CNP and RoCE data share DSCP {spec.cnp_dscp}; CNP needs its own DSCP (48 in every profile)",
+            )
+        )
     if spec.roce_priority == spec.cnp_priority:
-        problems.append(Problem(where("cnp_priority"), (
-            f"CNP and RoCE data share priority {spec.cnp_priority}; CNP must not wait behind paused lossless "
-            "data, so give it its own strict-priority queue (6 or 7)")))
+        problems.append(
+            Problem(
+                where("cnp_priority"),
+                (
+                    f"CNP and RoCE data share priority {spec.cnp_priority}; CNP must not wait behind paused lossless "
+                    "data, so give it its own strict-priority queue (6 or 7)"
+                ),
+            )
+        )
     for field in ("roce_priority", "cnp_priority"):
         if getattr(spec, field) == 0:
             problems.append(Problem(where(field), "priority 0 carries all other (lossy) traffic; use 1-7"))
     if spec.ecn_min >= spec.ecn_max:
-        problems.append(Problem(where("ecn_min"), (
-            f"the ECN start threshold ({spec.ecn_min}) must be below ecn_max ({spec.ecn_max}) so that marking "
-            "ramps up before the queue fills")))
+        problems.append(
+            Problem(
+                where("ecn_min"),
+                (
+                    f"the ECN start threshold ({spec.ecn_min}) must be below ecn_max ({spec.ecn_max}) so that marking "
+                    "ramps up before the queue fills"
+                ),
+            )
+        )
     if spec.ecn_unit == "percent":
         if spec.ecn_max > 100:
-            problems.append(Problem(where("ecn_max"), f"{spec.ecn_max} is not a percentage; use 1-100 or set "
-                                                      "ecn_unit: bytes"))
+            problems.append(
+                Problem(where("ecn_max"), f"{spec.ecn_max} is not a percentage; use 1-100 or set ecn_unit: bytes")
+            )
         if spec.queue_bytes is None:
-            problems.append(Problem(where("queue_bytes"), (
-                f"the {spec.profile} profile gives ECN thresholds in percent of the RoCE queue's buffer, but "
-                "switch configurations take bytes; give qos.queue_bytes (your switch's per-queue limit, for "
-                "example 3145728) or ecn_unit: bytes with ecn_min and ecn_max in bytes")))
+            problems.append(
+                Problem(
+                    where("queue_bytes"),
+                    (
+                        f"the {spec.profile} profile gives ECN thresholds in percent of the RoCE queue's buffer, but "
+                        "switch configurations take bytes; give qos.queue_bytes (your switch's per-queue limit, for "
+                        "example 3145728) or ecn_unit: bytes with ecn_min and ecn_max in bytes"
+                    ),
+                )
+            )
     for target in targets if spec.pfc_watchdog else ():
         capability = catalog().targets[target]
         minimum = capability.min_pfc_watchdog_ms
         for field in ("pfc_watchdog_detection_ms", "pfc_watchdog_restoration_ms"):
             if minimum is not None and getattr(spec, field) < minimum:
                 upper = next(rule.le for rule in QosDoc.model_fields[field].metadata if hasattr(rule, "le"))
-                problems.append(Problem(where(field), (
-                    f"{getattr(spec, field)} ms is below {capability.label}'s PFC watchdog minimum of "
-                    f"{minimum} ms; use {minimum}-{upper} ms or drop {target} from targets")))
+                problems.append(
+                    Problem(
+                        where(field),
+                        (
+                            f"{getattr(spec, field)} ms is below {capability.label}'s PFC watchdog minimum of "
+                            f"{minimum} ms; use {minimum}-{upper} ms or drop {target} from targets"
+                        ),
+                    )
+                )
     return spec
 
 
@@ -109,9 +138,16 @@ def routing_problems(routing: RoutingDoc) -> list[Problem]:
     """Cross-field rules of the BGP session options."""
     timers = routing.timers
     if timers.hold < 3 * timers.keepalive:
-        return [Problem(("routing", "timers", "hold"), (
-            f"a hold time of {timers.hold}s with {timers.keepalive}s keepalives drops a session after fewer than "
-            f"three lost keepalives; use hold >= {3 * timers.keepalive} or a shorter keepalive"))]
+        return [
+            Problem(
+                ("routing", "timers", "hold"),
+                (
+                    f"a hold time of {timers.hold}s with {timers.keepalive}s keepalives drops a session after fewer "
+                    "than "
+                    f"three lost keepalives; use hold >= {3 * timers.keepalive} or a shorter keepalive"
+                ),
+            )
+        ]
     return []
 
 
@@ -125,29 +161,50 @@ def bfd_problems(routing: RoutingDoc, targets: list[str], releases: dict[str, st
         if limits is None or limits[0] <= bfd.interval_ms <= limits[1]:
             continue
         release = releases.get(target) or capability.default_release
-        later = [name for name in capability.releases[capability.releases.index(release or ""):]
-                 if (bounds := capability.bfd_range(name)) and bounds[0] <= bfd.interval_ms <= bounds[1]]
+        later = [
+            name
+            for name in capability.releases[capability.releases.index(release or "") :]
+            if (bounds := capability.bfd_range(name)) and bounds[0] <= bfd.interval_ms <= bounds[1]
+        ]
         instead = f', set target_options.{target}.release: "{later[0]}" or later,' if later else ""
-        problems.append(Problem(("routing", "bfd", "interval_ms"), (
-            f"{bfd.interval_ms} ms is outside the BFD intervals {capability.label} {release} can configure "
-            f"({limits[0]}-{limits[1]} ms); use {limits[0]}-{limits[1]} ms{instead} or drop {target} from targets")))
+        problems.append(
+            Problem(
+                ("routing", "bfd", "interval_ms"),
+                (
+                    f"{bfd.interval_ms} ms is outside the BFD intervals {capability.label} {release} can configure "
+                    f"({limits[0]}-{limits[1]} ms); use {limits[0]}-{limits[1]} ms{instead} or drop {target} from "
+                    "targets"
+                ),
+            )
+        )
     return problems
 
 
 def target_problems(targets: list[str]) -> list[Problem]:
     """A target listed twice is a typo worth pointing at; a target that needs another (SONiC runs BGP from the FRR
     file, split-unified mode) needs it listed too."""
-    problems = [Problem(("targets", index), f"{target!r} is listed twice; list each network OS once")
-                for index, target in enumerate(targets) if target in targets[:index]]
+    problems = [
+        Problem(("targets", index), f"{target!r} is listed twice; list each network OS once")
+        for index, target in enumerate(targets)
+        if target in targets[:index]
+    ]
     for index, target in enumerate(targets):
-        problems.extend(Problem(("targets", index), f"{why}; add {needed} to targets")
-                        for needed, why in TARGETS[target].needs
-                        if needed not in targets and target not in targets[:index])
+        problems.extend(
+            Problem(("targets", index), f"{why}; add {needed} to targets")
+            for needed, why in TARGETS[target].needs
+            if needed not in targets and target not in targets[:index]
+        )
     return problems
 
 
-def balancing_problems(doc: LoadBalancingDoc, targets: list[str], models: set[str], speed: int | None,
-                       hardware: Catalog, fields: tuple[str, ...] = ("mode", "hash", "seeds")) -> list[Problem]:
+def balancing_problems(
+    doc: LoadBalancingDoc,
+    targets: list[str],
+    models: set[str],
+    speed: int | None,
+    hardware: Catalog,
+    fields: tuple[str, ...] = ("mode", "hash", "seeds"),
+) -> list[Problem]:
     """The load-balancing choices some target cannot express (catalog ``targets``: modes, hashes, seed rules):
     one problem per field of ``fields`` (those read as written), naming the targets that lack it and what each
     target accepts. Dynamic load balancing also needs every switch of ``models`` on a platform that has it, at
@@ -158,16 +215,31 @@ def balancing_problems(doc: LoadBalancingDoc, targets: list[str], models: set[st
         if field not in fields:
             continue
         value = getattr(doc, field)
-        lacking = [target for target, capability in capabilities.items()
-                   if value not in getattr(capability.load_balancing, choices) or (field == "mode"
-                   and value == "dynamic" and not _dynamic_platform(capability.load_balancing, models, speed))]
+        lacking = [
+            target
+            for target, capability in capabilities.items()
+            if value not in getattr(capability.load_balancing, choices)
+            or (
+                field == "mode"
+                and value == "dynamic"
+                and not _dynamic_platform(capability.load_balancing, models, speed)
+            )
+        ]
         if lacking:
-            accepted = "; ".join(f"{capability.label} {_accepted(capability.load_balancing, choices)}"
-                                 for capability in capabilities.values())
+            accepted = "; ".join(
+                f"{capability.label} {_accepted(capability.load_balancing, choices)}"
+                for capability in capabilities.values()
+            )
             names = ", ".join(lacking)
-            problems.append(Problem(("load_balancing", field), (
-                f"{value} is not something {names} can express here (each target accepts: {accepted}); choose "
-                f"what every target accepts or drop {names} from targets")))
+            problems.append(
+                Problem(
+                    ("load_balancing", field),
+                    (
+                        f"{value} is not something {names} can express here (each target accepts: {accepted}); choose "
+                        f"what every target accepts or drop {names} from targets"
+                    ),
+                )
+            )
     return problems
 
 
@@ -190,20 +262,38 @@ def sku_problems(hwsku: str | None, switches: dict[str, tuple[str, int, int, int
     physical ports, breakout and link speed in Gb/s)."""
     if hwsku is None:
         return []
-    fitting = {sku.hwsku: tier for tier, (model, cages, breakout, speed) in switches.items()
-               if model in catalog().switch_facts
-               for sku in catalog().switch_facts[model].sonic.fitting(cages, breakout, speed)}
+    fitting = {
+        sku.hwsku: tier
+        for tier, (model, cages, breakout, speed) in switches.items()
+        if model in catalog().switch_facts
+        for sku in catalog().switch_facts[model].sonic.fitting(cages, breakout, speed)
+    }
     if hwsku in fitting:
         return []
-    model, sku = next((model, sku) for model, facts in catalog().switch_facts.items()
-                      for sku in facts.sonic.skus if sku.hwsku == hwsku)
+    model, sku = next(
+        (model, sku)
+        for model, facts in catalog().switch_facts.items()
+        for sku in facts.sonic.skus
+        if sku.hwsku == hwsku
+    )
     tiers: dict[tuple[str, int, int, int], list[str]] = {}
     for tier, layout in switches.items():
         tiers.setdefault(layout, []).append(tier)
-    runs = "; ".join(f"{', '.join(names)}: {model_}, {cages} ports as {breakout} x {speed}G"
-                     for (model_, cages, breakout, speed), names in tiers.items())
-    instead = (f"use one of {', '.join(fitting)}" if fitting
-               else "the catalog has no SONiC SKU for these switches, so leave hwsku out")
-    return [Problem(("target_options", "sonic", "hwsku"), (
-        f"{hwsku} runs {model} with {catalog().switch_facts[model].sonic.cages} cages as {sku.breakout} x "
-        f"{sku.speed}G, which no switch of this intent is ({runs}); {instead}"))]
+    runs = "; ".join(
+        f"{', '.join(names)}: {model_}, {cages} ports as {breakout} x {speed}G"
+        for (model_, cages, breakout, speed), names in tiers.items()
+    )
+    instead = (
+        f"use one of {', '.join(fitting)}"
+        if fitting
+        else "the catalog has no SONiC SKU for these switches, so leave hwsku out"
+    )
+    return [
+        Problem(
+            ("target_options", "sonic", "hwsku"),
+            (
+                f"{hwsku} runs {model} with {catalog().switch_facts[model].sonic.cages} cages as {sku.breakout} x "
+                f"{sku.speed}G, which no switch of this intent is ({runs}); {instead}"
+            ),
+        )
+    ]

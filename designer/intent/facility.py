@@ -15,8 +15,17 @@ from designer.catalog import Catalog
 from designer.errors import Problem
 from designer.intent.schema import FacilityDoc
 
-FIELDS = ("rack_power_kw", "rack_units", "cooling", "air_limit_kw", "racks_per_row", "rack_width_m", "row_pitch_m",
-          "pue", "slack_m")
+FIELDS = (
+    "rack_power_kw",
+    "rack_units",
+    "cooling",
+    "air_limit_kw",
+    "racks_per_row",
+    "rack_width_m",
+    "row_pitch_m",
+    "pue",
+    "slack_m",
+)
 
 
 @dataclass(frozen=True)
@@ -37,34 +46,58 @@ class Facility:
 
 def resolve_facility(doc: FacilityDoc, link_speed: int, hardware: Catalog) -> Facility:
     """Fill ``doc`` from the catalog ``hardware``."""
-    return Facility(**_values(doc, hardware),
-                    reach_m=tuple((name, _reach(doc, name, link_speed, hardware)) for name in hardware.media))
+    return Facility(
+        **_values(doc, hardware),
+        reach_m=tuple((name, _reach(doc, name, link_speed, hardware)) for name in hardware.media),
+    )
 
 
-def facility_problems(doc: FacilityDoc, link_speed: int | None, equipment: dict[str, int],
-                      hardware: Catalog) -> list[Problem]:
+def facility_problems(
+    doc: FacilityDoc, link_speed: int | None, equipment: dict[str, int], hardware: Catalog
+) -> list[Problem]:
     """A problem for each rule ``doc`` breaks. ``equipment`` maps each server and switch model of the design to
     its rack units; without the ``link_speed`` only the reaches the intent gives are compared."""
     facility = _values(doc, hardware)
     problems = []
     if facility["cooling"] == "air" and facility["rack_power_kw"] > facility["air_limit_kw"]:
         where = ("facility", "rack_power_kw") if doc.rack_power_kw is not None else ("facility", "cooling")
-        problems.append(Problem(where, (
-            f"air cooling is refused above {facility['air_limit_kw']:g} kW per rack (facility.air_limit_kw) and the "
-            f"racks are budgeted at {facility['rack_power_kw']:g} kW; use cooling: liquid or a rack_power_kw of at "
-            f"most {facility['air_limit_kw']:g}")))
+        problems.append(
+            Problem(
+                where,
+                (
+                    f"air cooling is refused above {facility['air_limit_kw']:g} kW per rack (facility.air_limit_kw) "
+                    "and the "
+                    f"racks are budgeted at {facility['rack_power_kw']:g} kW; use cooling: liquid or a rack_power_kw "
+                    "of at "
+                    f"most {facility['air_limit_kw']:g}"
+                ),
+            )
+        )
     reach = [(name, _reach(doc, name, link_speed, hardware)) for name in hardware.media]
     known = [(name, metres) for name, metres in reach if metres is not None]
     for (shorter, short_reach), (name, longer_reach) in pairwise(known):
         if longer_reach <= short_reach:
-            problems.append(Problem(("facility", "reach_m", name), (
-                f"{name} reaches {longer_reach:g} m, not beyond {shorter} ({short_reach:g} m); each medium must "
-                f"reach further than the one before it ({' < '.join(name for name, _ in known)})")))
+            problems.append(
+                Problem(
+                    ("facility", "reach_m", name),
+                    (
+                        f"{name} reaches {longer_reach:g} m, not beyond {shorter} ({short_reach:g} m); each medium "
+                        "must "
+                        f"reach further than the one before it ({' < '.join(name for name, _ in known)})"
+                    ),
+                )
+            )
     for model, units in sorted(equipment.items()):
         if units > facility["rack_units"]:
-            problems.append(Problem(("facility", "rack_units"), (
-                f"{model} takes {units}U and does not fit in a {facility['rack_units']}U rack; use racks of at "
-                f"least {units} units")))
+            problems.append(
+                Problem(
+                    ("facility", "rack_units"),
+                    (
+                        f"{model} takes {units}U and does not fit in a {facility['rack_units']}U rack; use racks of at "
+                        f"least {units} units"
+                    ),
+                )
+            )
     return problems
 
 

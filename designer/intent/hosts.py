@@ -27,14 +27,17 @@ class HostSpec:
     """Some names are placeholders (neither the intent nor the catalog gave them)."""
 
 
-def resolve_hosts(doc: HostsDoc, known: ServerModel | None, nics: int | None, intact: Callable[..., bool],
-                  problems: list[Problem]) -> HostSpec:
+def resolve_hosts(
+    doc: HostsDoc, known: ServerModel | None, nics: int | None, intact: Callable[..., bool], problems: list[Problem]
+) -> HostSpec:
     """The names of the ``nics`` NIC ports of a server of catalog model ``known`` (None: not a catalog model or
     not known), with a problem for each list of the intent that does not name every port once."""
     count = nics or 0
     names = []
-    for field, placeholder, listed in (("nics", "nic{}", known.nic_names if known else ()),
-                                       ("rdma_devices", "mlx5_{}", known.rdma_devices if known else ())):
+    for field, placeholder, listed in (
+        ("nics", "nic{}", known.nic_names if known else ()),
+        ("rdma_devices", "mlx5_{}", known.rdma_devices if known else ()),
+    ):
         given = getattr(doc, field)
         if given is not None and intact(("hosts", field)) and nics is not None:
             problems.extend(_list_problems(field, given, count))
@@ -52,9 +55,18 @@ def _list_problems(field: str, given: list[str], count: int) -> list[Problem]:
     what = {"nics": "Linux interface name", "rdma_devices": "RDMA device name"}[field]
     problems = []
     if len(given) != count:
-        problems.append(Problem(("hosts", field), (
-            f"{len(given)} names for a server with {count} backend NIC ports; give one {what} per NIC port, "
-            f"{count} in all, in NIC (rail) order")))
-    problems.extend(Problem(("hosts", field, index), f"{name!r} is listed twice; each NIC port has its own {what}")
-                    for index, name in enumerate(given) if name in given[:index])
+        problems.append(
+            Problem(
+                ("hosts", field),
+                (
+                    f"{len(given)} names for a server with {count} backend NIC ports; give one {what} per NIC port, "
+                    f"{count} in all, in NIC (rail) order"
+                ),
+            )
+        )
+    problems.extend(
+        Problem(("hosts", field, index), f"{name!r} is listed twice; each NIC port has its own {what}")
+        for index, name in enumerate(given)
+        if name in given[:index]
+    )
     return problems

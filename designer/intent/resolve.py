@@ -205,8 +205,9 @@ def _load(text: str, filename: str, sha256: str, catalogs: SiteCatalogs | None =
     return Loaded(intent, tuple(problems), document.source, frozenset(broken))
 
 
-def _validated(data: dict[str, Any], broken: set[Path], problems: list[Problem],
-               hardware: Catalog | None) -> IntentDoc | None:
+def _validated(
+    data: dict[str, Any], broken: set[Path], problems: list[Problem], hardware: Catalog | None
+) -> IntentDoc | None:
     """Validate ``data`` with pydantic, reporting every error; a field in error is then left out (its default,
     or for a required field the smallest valid stand-in, takes its place) and added to ``broken``, until the
     rest validates, so that the cross-field rules can run on every field that is right."""
@@ -262,8 +263,15 @@ def _without(data: dict[str, Any], path: Path) -> dict[str, Any]:
     return {**kept, head: _stand_in(field)} if field is not None and field.is_required() else kept
 
 
-def _resolve(doc: IntentDoc, broken: frozenset[Path], source: Source, sha256: str, text: str,
-             problems: list[Problem], catalogs: SiteCatalogs) -> Intent | None:
+def _resolve(
+    doc: IntentDoc,
+    broken: frozenset[Path],
+    source: Source,
+    sha256: str,
+    text: str,
+    problems: list[Problem],
+    catalogs: SiteCatalogs,
+) -> Intent | None:
     """Apply the catalog and every cross-field rule whose inputs were read as written; the intent when the
     fabric can be sized (its compute and fabric hold), else None."""
 
@@ -277,17 +285,29 @@ def _resolve(doc: IntentDoc, broken: frozenset[Path], source: Source, sha256: st
     server = _server(doc.compute, intact, sizing, hardware)
     planes = _planes(doc, intact, hardware)
     switches = _switches(doc.fabric, intact, sizing, hardware)
-    servers = (_server_count(doc.compute, server, sizing)
-               if server and intact(("compute", "servers"), ("compute", "gpus")) else None)
-    max_servers = (_envelope(doc, server, servers, sizing)
-                   if server and servers is not None and intact(("growth",)) else servers)
+    servers = (
+        _server_count(doc.compute, server, sizing)
+        if server and intact(("compute", "servers"), ("compute", "gpus"))
+        else None
+    )
+    max_servers = (
+        _envelope(doc, server, servers, sizing) if server and servers is not None and intact(("growth",)) else servers
+    )
     if server and planes and server.nics % planes:
         where = ("fabric", "planes") if doc.fabric.planes else ("compute", "nics_per_server")
-        sizing.append(Problem(where, f"{server.nics} NIC ports per server cannot split evenly into {planes} "
-                                     f"planes; use a plane count that divides {server.nics}"))
+        sizing.append(
+            Problem(
+                where,
+                f"{server.nics} NIC ports per server cannot split evenly into {planes} "
+                f"planes; use a plane count that divides {server.nics}",
+            )
+        )
     if server and switches:
-        given = {"leaf": True, "spine": doc.fabric.spine is not None,
-                 "super_spine": doc.fabric.super_spine is not None and doc.fabric.tiers != 2}
+        given = {
+            "leaf": True,
+            "spine": doc.fabric.spine is not None,
+            "super_spine": doc.fabric.super_spine is not None and doc.fabric.tiers != 2,
+        }
         for tier, spec in zip(TIERS, switches, strict=True):
             if given[tier]:  # an inherited tier repeats the problems of the tier it copies
                 sizing.extend(_speed_problems(tier, spec, server.nic_speed))
@@ -301,17 +321,30 @@ def _resolve(doc: IntentDoc, broken: frozenset[Path], source: Source, sha256: st
     if intact(("routing", "bfd"), ("target_options",)):
         problems.extend(bfd_problems(doc.routing, targets, {"nvue": doc.target_options.nvue.release}))
     if server and switches and not sizing and intact(("target_options",), ("fabric",)):
-        problems.extend(sku_problems(doc.target_options.sonic.hwsku, {
-            tier: (spec.model, spec.ports, spec.breakout(server.nic_speed), server.nic_speed)
-            for tier, spec in zip(TIERS, switches, strict=True)}))
+        problems.extend(
+            sku_problems(
+                doc.target_options.sonic.hwsku,
+                {
+                    tier: (spec.model, spec.ports, spec.breakout(server.nic_speed), server.nic_speed)
+                    for tier, spec in zip(TIERS, switches, strict=True)
+                },
+            )
+        )
     qos_problems: list[Problem] = []
     qos = resolve_qos(doc.qos, targets, qos_problems)
     if intact(("qos",)):
         problems.extend(qos_problems)
     if switches:
-        problems.extend(balancing_problems(
-            doc.load_balancing, targets, {spec.model for spec in switches}, server.nic_speed if server else None,
-            hardware, tuple(field for field in ("mode", "hash", "seeds") if intact(("load_balancing", field)))))
+        problems.extend(
+            balancing_problems(
+                doc.load_balancing,
+                targets,
+                {spec.model for spec in switches},
+                server.nic_speed if server else None,
+                hardware,
+                tuple(field for field in ("mode", "hash", "seeds") if intact(("load_balancing", field))),
+            )
+        )
     equipment = {}
     if server and intact(("compute", "server"), ("compute", "server_rack_units")):
         equipment[server.model] = server.rack_units
@@ -321,25 +354,54 @@ def _resolve(doc: IntentDoc, broken: frozenset[Path], source: Source, sha256: st
     if intact(("facility",)):
         problems.extend(facility_problems(doc.facility, server.nic_speed if server else None, equipment, hardware))
     model = doc.compute.server if intact(("compute", "server")) else None
-    hosts = resolve_hosts(doc.hosts, hardware.servers.get(model) if model else None,
-                          server.nics if server else None, intact, problems)
-    workloads = (resolve_workloads(doc.workloads, servers * server.gpus, server.gpus, server.nics,
-                                   problems)
-                 if server and servers is not None and intact(("workloads",)) else ())
-    if server is None or switches is None or servers is None or planes is None or sizing \
-            or not intact(("fabric", "tiers")):
+    hosts = resolve_hosts(
+        doc.hosts, hardware.servers.get(model) if model else None, server.nics if server else None, intact, problems
+    )
+    workloads = (
+        resolve_workloads(doc.workloads, servers * server.gpus, server.gpus, server.nics, problems)
+        if server and servers is not None and intact(("workloads",))
+        else ()
+    )
+    if (
+        server is None
+        or switches is None
+        or servers is None
+        or planes is None
+        or sizing
+        or not intact(("fabric", "tiers"))
+    ):
         return None
-    return Intent(name=doc.name, description=doc.description, servers=servers, server=server, planes=planes,
-                  tiers=doc.fabric.tiers, leaf=switches[0], spine=switches[1], super_spine=switches[2],
-                  addressing=doc.addressing, routing=doc.routing, targets=tuple(doc.targets),
-                  target_options=doc.target_options, qos=qos, load_balancing=doc.load_balancing,
-                  facility=resolve_facility(doc.facility, server.nic_speed, hardware), checks=doc.checks, hosts=hosts,
-                  source=source, sha256=sha256, text=text, max_servers=max_servers or servers, workloads=workloads,
-                  catalogs=catalogs)
+    return Intent(
+        name=doc.name,
+        description=doc.description,
+        servers=servers,
+        server=server,
+        planes=planes,
+        tiers=doc.fabric.tiers,
+        leaf=switches[0],
+        spine=switches[1],
+        super_spine=switches[2],
+        addressing=doc.addressing,
+        routing=doc.routing,
+        targets=tuple(doc.targets),
+        target_options=doc.target_options,
+        qos=qos,
+        load_balancing=doc.load_balancing,
+        facility=resolve_facility(doc.facility, server.nic_speed, hardware),
+        checks=doc.checks,
+        hosts=hosts,
+        source=source,
+        sha256=sha256,
+        text=text,
+        max_servers=max_servers or servers,
+        workloads=workloads,
+        catalogs=catalogs,
+    )
 
 
-def _server(compute: ComputeDoc, intact: Callable[..., bool], problems: list[Problem],
-            hardware: Catalog) -> ServerSpec | None:
+def _server(
+    compute: ComputeDoc, intact: Callable[..., bool], problems: list[Problem], hardware: Catalog
+) -> ServerSpec | None:
     """The server from the catalog model and the explicit fields; None (quietly) when a field it needs is in
     error, since that error is reported already."""
     base = hardware.servers.get(compute.server) if compute.server else None
@@ -354,14 +416,22 @@ def _server(compute: ComputeDoc, intact: Callable[..., bool], problems: list[Pro
     missing = [name for name, value in fields.items() if value is None]
     if missing and intact(("compute", "server")):
         for name in missing:
-            problems.append(Problem(("compute", name), "is required unless compute.server names a catalog model "
-                                                       f"({', '.join(hardware.servers)})"))
+            problems.append(
+                Problem(
+                    ("compute", name),
+                    f"is required unless compute.server names a catalog model ({', '.join(hardware.servers)})",
+                )
+            )
     if missing:
         return None
-    return ServerSpec(model=compute.server or "custom", gpus=fields["gpus_per_server"],
-                      nics=fields["nics_per_server"], nic_speed=fields["nic_speed"],
-                      power_kw=fields["server_power_kw"],
-                      rack_units=compute.server_rack_units or (base.rack_units if base else 8))
+    return ServerSpec(
+        model=compute.server or "custom",
+        gpus=fields["gpus_per_server"],
+        nics=fields["nics_per_server"],
+        nic_speed=fields["nic_speed"],
+        power_kw=fields["server_power_kw"],
+        rack_units=compute.server_rack_units or (base.rack_units if base else 8),
+    )
 
 
 def _planes(doc: IntentDoc, intact: Callable[..., bool], hardware: Catalog) -> int | None:
@@ -381,13 +451,23 @@ def _server_count(compute: ComputeDoc, server: ServerSpec, problems: list[Proble
         return None
     if compute.gpus is not None:
         if compute.gpus % server.gpus:
-            problems.append(Problem(("compute", "gpus"), f"{compute.gpus} GPUs do not fill whole servers of "
-                                                         f"{server.gpus} GPUs; use a multiple of {server.gpus}"))
+            problems.append(
+                Problem(
+                    ("compute", "gpus"),
+                    f"{compute.gpus} GPUs do not fill whole servers of "
+                    f"{server.gpus} GPUs; use a multiple of {server.gpus}",
+                )
+            )
         return compute.gpus // server.gpus
     if compute.servers * server.gpus > MAX_GPUS:
-        problems.append(Problem(("compute", "servers"), f"{compute.servers} servers hold "
-                                                        f"{compute.servers * server.gpus:,} GPUs, above the "
-                                                        f"limit of {MAX_GPUS:,}"))
+        problems.append(
+            Problem(
+                ("compute", "servers"),
+                f"{compute.servers} servers hold "
+                f"{compute.servers * server.gpus:,} GPUs, above the "
+                f"limit of {MAX_GPUS:,}",
+            )
+        )
     return compute.servers
 
 
@@ -397,11 +477,20 @@ def _envelope(doc: IntentDoc, server: ServerSpec, servers: int, problems: list[P
     if growth is None:
         return servers
     if growth.max_gpus is not None and growth.max_gpus % server.gpus:
-        problems.append(Problem(("growth", "max_gpus"), f"{growth.max_gpus} GPUs do not fill whole servers of "
-                                                        f"{server.gpus} GPUs; use a multiple of {server.gpus}"))
+        problems.append(
+            Problem(
+                ("growth", "max_gpus"),
+                f"{growth.max_gpus} GPUs do not fill whole servers of "
+                f"{server.gpus} GPUs; use a multiple of {server.gpus}",
+            )
+        )
     if (growth.max_servers is None) == (growth.max_gpus is None):
-        problems.append(Problem(("growth",), "give exactly one of growth.max_servers or growth.max_gpus: the size "
-                                             "the fabric is planned for"))
+        problems.append(
+            Problem(
+                ("growth",),
+                "give exactly one of growth.max_servers or growth.max_gpus: the size the fabric is planned for",
+            )
+        )
         return servers
     if growth.max_gpus is not None:
         field, most = ("growth", "max_gpus"), growth.max_gpus // server.gpus
@@ -410,16 +499,19 @@ def _envelope(doc: IntentDoc, server: ServerSpec, servers: int, problems: list[P
         field, most = ("growth", "max_servers"), growth.max_servers
         below = f"{most:,} servers is below the {servers:,} servers of compute"
         if most * server.gpus > MAX_GPUS:
-            problems.append(Problem(field, f"{most:,} servers hold {most * server.gpus:,} GPUs, above the limit of "
-                                           f"{MAX_GPUS:,}"))
+            problems.append(
+                Problem(field, f"{most:,} servers hold {most * server.gpus:,} GPUs, above the limit of {MAX_GPUS:,}")
+            )
     if servers and most < servers:
-        problems.append(Problem(field, f"{below}; the envelope is the size the fabric is planned for, at least what "
-                                       "is built now"))
+        problems.append(
+            Problem(field, f"{below}; the envelope is the size the fabric is planned for, at least what is built now")
+        )
     return max(most, servers)
 
 
-def _switches(fabric: FabricDoc, intact: Callable[..., bool], problems: list[Problem],
-              hardware: Catalog) -> tuple[SwitchSpec, SwitchSpec, SwitchSpec] | None:
+def _switches(
+    fabric: FabricDoc, intact: Callable[..., bool], problems: list[Problem], hardware: Catalog
+) -> tuple[SwitchSpec, SwitchSpec, SwitchSpec] | None:
     """Resolve the three tiers; the spine defaults to the leaf's hardware, the super-spine to the spine's."""
     specs: list[SwitchSpec | None] = []
     for tier in TIERS:
@@ -434,8 +526,9 @@ def _switches(fabric: FabricDoc, intact: Callable[..., bool], problems: list[Pro
     return leaf, spine, super_spine
 
 
-def _switch(switch: SwitchDoc | None, path: Path, intact: Callable[..., bool], problems: list[Problem],
-            hardware: Catalog) -> SwitchSpec | None:
+def _switch(
+    switch: SwitchDoc | None, path: Path, intact: Callable[..., bool], problems: list[Problem], hardware: Catalog
+) -> SwitchSpec | None:
     """One tier from its catalog model and explicit fields; None (quietly) when a field it needs is in error."""
     if switch is None or not intact((*path, "ports"), (*path, "speed")):
         return None
@@ -444,9 +537,14 @@ def _switch(switch: SwitchDoc | None, path: Path, intact: Callable[..., bool], p
     speed = switch.speed or (base.speed if base else None)
     if ports is None or speed is None:
         if intact((*path, "model")):
-            problems.append(Problem(path, "give a catalog model or both ports and speed, for example "
-                                          "{model: generic-64x400g} or {ports: 64, speed: 400G}; known models: "
-                                          f"{', '.join(hardware.switches)}"))
+            problems.append(
+                Problem(
+                    path,
+                    "give a catalog model or both ports and speed, for example "
+                    "{model: generic-64x400g} or {ports: 64, speed: 400G}; known models: "
+                    f"{', '.join(hardware.switches)}",
+                )
+            )
         return None
     power_w = switch.power_w or (base.power_w if base else round(ports * speed * 0.023))
     return SwitchSpec(
@@ -463,36 +561,71 @@ def _speed_problems(tier: str, spec: SwitchSpec, nic_speed: int) -> list[Problem
     """Whether the tier's ports break out into NIC-speed links, within ``MAX_BREAKOUT`` and ``MAX_RADIX``."""
     path = ("fabric", tier)
     if spec.speed < nic_speed:
-        return [Problem((*path, "speed"), f"{spec.model} ports run at {spec.speed}G, slower than the "
-                                          f"{nic_speed}G NICs; every fabric link runs at the NIC speed, so use "
-                                          f"ports of {nic_speed}G or faster")]
+        return [
+            Problem(
+                (*path, "speed"),
+                f"{spec.model} ports run at {spec.speed}G, slower than the "
+                f"{nic_speed}G NICs; every fabric link runs at the NIC speed, so use "
+                f"ports of {nic_speed}G or faster",
+            )
+        ]
     if spec.speed % nic_speed:
-        return [Problem((*path, "speed"), f"{spec.speed}G ports cannot break out into {nic_speed}G links; use "
-                                          f"a port speed that is a multiple of {nic_speed}G")]
+        return [
+            Problem(
+                (*path, "speed"),
+                f"{spec.speed}G ports cannot break out into {nic_speed}G links; use "
+                f"a port speed that is a multiple of {nic_speed}G",
+            )
+        ]
     if spec.breakout(nic_speed) > MAX_BREAKOUT:
-        return [Problem((*path, "speed"), (
-            f"{spec.speed}G ports would break out into {spec.breakout(nic_speed)} x {nic_speed}G links, above "
-            f"the limit of {MAX_BREAKOUT} (a port has at most {MAX_BREAKOUT} lanes); use ports of at most "
-            f"{MAX_BREAKOUT * nic_speed}G or NICs of at least {-(-spec.speed // MAX_BREAKOUT)}G"))]
+        return [
+            Problem(
+                (*path, "speed"),
+                (
+                    f"{spec.speed}G ports would break out into {spec.breakout(nic_speed)} x {nic_speed}G links, above "
+                    f"the limit of {MAX_BREAKOUT} (a port has at most {MAX_BREAKOUT} lanes); use ports of at most "
+                    f"{MAX_BREAKOUT * nic_speed}G or NICs of at least {-(-spec.speed // MAX_BREAKOUT)}G"
+                ),
+            )
+        ]
     if spec.radix(nic_speed) > MAX_RADIX:
-        return [Problem((*path, "ports"), (
-            f"{spec.ports} ports of {spec.speed}G give {spec.radix(nic_speed):,} logical {nic_speed}G ports, above "
-            f"the limit of {MAX_RADIX:,} per switch; use fewer ports, or NICs as fast as the ports"))]
+        return [
+            Problem(
+                (*path, "ports"),
+                (
+                    f"{spec.ports} ports of {spec.speed}G give {spec.radix(nic_speed):,} logical {nic_speed}G ports, "
+                    "above "
+                    f"the limit of {MAX_RADIX:,} per switch; use fewer ports, or NICs as fast as the ports"
+                ),
+            )
+        ]
     if spec.radix(nic_speed) % 2:
-        return [Problem((*path, "ports"), f"{spec.radix(nic_speed)} logical ports cannot split evenly into "
-                                          "downlinks and uplinks; use an even number")]
+        return [
+            Problem(
+                (*path, "ports"),
+                f"{spec.radix(nic_speed)} logical ports cannot split evenly into "
+                "downlinks and uplinks; use an even number",
+            )
+        ]
     return []
 
 
 def _pool_overlaps(addressing: AddressingDoc, intact: Callable[..., bool]) -> list[Problem]:
-    pools = [(name, IPNetwork(value)) for name, value in addressing.model_dump().items()
-             if value is not None and intact(("addressing", name))]
+    pools = [
+        (name, IPNetwork(value))
+        for name, value in addressing.model_dump().items()
+        if value is not None and intact(("addressing", name))
+    ]
     problems = []
     for index, (name, network) in enumerate(pools):
         for other, other_network in pools[:index]:
             if network.first <= other_network.last and other_network.first <= network.last:
-                problems.append(Problem(("addressing", name), f"{network} overlaps addressing.{other} "
-                                                              f"({other_network}); pools must be disjoint"))
+                problems.append(
+                    Problem(
+                        ("addressing", name),
+                        f"{network} overlaps addressing.{other} ({other_network}); pools must be disjoint",
+                    )
+                )
     return problems
 
 
@@ -501,8 +634,12 @@ def _asn_start_problems(routing: RoutingDoc) -> list[Problem]:
     for field in ("leaf_asn_start", "spine_asn_start", "super_spine_asn_start"):
         asn = getattr(routing, field)
         if asn is not None and not private_asns(asn):
-            problems.append(Problem(("routing", field), f"{asn} is not a private ASN; use 64512-65534 "
-                                                        "(2-byte) or 4200000000-4294967294 (4-byte)"))
+            problems.append(
+                Problem(
+                    ("routing", field),
+                    f"{asn} is not a private ASN; use 64512-65534 (2-byte) or 4200000000-4294967294 (4-byte)",
+                )
+            )
     return problems
 
 
@@ -530,8 +667,15 @@ def _pydantic_problem(error: Any) -> Problem:
     if kind in {"model_type", "dict_type"}:
         return Problem(path, f"should be a mapping of keys to values (got {short(error['input'])})")
     message = error["msg"].removeprefix("Value error, ")
-    if kind.endswith("_type") or kind in {"literal_error", "int_parsing", "int_from_float", "greater_than",
-                                          "greater_than_equal", "less_than", "less_than_equal"}:
+    if kind.endswith("_type") or kind in {
+        "literal_error",
+        "int_parsing",
+        "int_from_float",
+        "greater_than",
+        "greater_than_equal",
+        "less_than",
+        "less_than_equal",
+    }:
         message = f"{message} (got {short(error['input'])})"
     return Problem(path, message)
 

@@ -66,8 +66,10 @@ def check_ipv4_pool(value: str) -> str:
 def safe_name(name: str) -> str:
     """The design's name becomes a folder name, so it must be a safe file name."""
     if not re.fullmatch(NAME_PATTERN, name) or ".." in name:
-        raise ValueError(f"{name!r} is not a safe file name; use 1-63 letters, digits, '.', '_' or '-', "
-                         "starting with a letter or digit")
+        raise ValueError(
+            f"{name!r} is not a safe file name; use 1-63 letters, digits, '.', '_' or '-', "
+            "starting with a letter or digit"
+        )
     return name
 
 
@@ -85,19 +87,32 @@ def _known(kind: str, what: str) -> AfterValidator:
         hardware = designing_with(info)
         models = getattr(hardware, kind) if hardware else {name: None}
         if name not in models:
-            raise ValueError(f"unknown {what} model {name!r}; known models: {', '.join(models)} (a site catalog, "
-                             "named by the intent's catalog field, can add one)")
+            raise ValueError(
+                f"unknown {what} model {name!r}; known models: {', '.join(models)} (a site catalog, "
+                "named by the intent's catalog field, can add one)"
+            )
         return name
+
     return AfterValidator(check)
 
 
 SPEED_PATTERN = r"^\s*\d+(\.\d+)?\s*[GgTt]?(b(ps|/s)?|bps)?\s*$"
-Speed = Annotated[int, BeforeValidator(parse_speed), WithJsonSchema({
-    "anyOf": [{"enum": list(SPEEDS)}, {"type": "string", "pattern": SPEED_PATTERN}],
-    "examples": ["400G", "1.6T", 800]})]
+Speed = Annotated[
+    int,
+    BeforeValidator(parse_speed),
+    WithJsonSchema(
+        {
+            "anyOf": [{"enum": list(SPEEDS)}, {"type": "string", "pattern": SPEED_PATTERN}],
+            "examples": ["400G", "1.6T", 800],
+        }
+    ),
+]
 """A link speed in Gb/s: a number, or text such as ``400G`` or ``1.6T``."""
-Pool = Annotated[str, AfterValidator(check_ipv4_pool), WithJsonSchema({
-    "type": "string", "pattern": r"^\d{1,3}(\.\d{1,3}){3}/\d{1,2}$", "examples": ["10.0.0.0/15"]})]
+Pool = Annotated[
+    str,
+    AfterValidator(check_ipv4_pool),
+    WithJsonSchema({"type": "string", "pattern": r"^\d{1,3}(\.\d{1,3}){3}/\d{1,2}$", "examples": ["10.0.0.0/15"]}),
+]
 Asn = Annotated[int, Field(ge=1, le=4_294_967_294)]
 
 
@@ -115,49 +130,82 @@ class Section(BaseModel):
 class ComputeDoc(Section):
     """The GPU servers: how many, and what each has."""
 
-    servers: int | None = Field(None, gt=0, le=MAX_GPUS, description=(
-        "Number of GPU servers; give exactly one of servers or gpus."))
-    gpus: int | None = Field(None, gt=0, le=MAX_GPUS, description=(
-        "Number of GPUs, a multiple of gpus_per_server; give exactly one of servers or gpus."))
-    server: Annotated[str, _known("servers", "server"), _catalog_names("servers")] | None = Field(None, description=(
-        "A catalog server model (designer/catalog.yaml or a site catalog); it fills gpus_per_server, "
-        "nics_per_server, nic_speed, server_power_kw, server_rack_units and the default plane count."))
+    servers: int | None = Field(
+        None, gt=0, le=MAX_GPUS, description=("Number of GPU servers; give exactly one of servers or gpus.")
+    )
+    gpus: int | None = Field(
+        None,
+        gt=0,
+        le=MAX_GPUS,
+        description=("Number of GPUs, a multiple of gpus_per_server; give exactly one of servers or gpus."),
+    )
+    server: Annotated[str, _known("servers", "server"), _catalog_names("servers")] | None = Field(
+        None,
+        description=(
+            "A catalog server model (designer/catalog.yaml or a site catalog); it fills gpus_per_server, "
+            "nics_per_server, nic_speed, server_power_kw, server_rack_units and the default plane count."
+        ),
+    )
     gpus_per_server: int | None = Field(None, gt=0, le=144, description="GPUs in one server.")
-    nics_per_server: int | None = Field(None, gt=0, le=64, description=(
-        "Backend NIC ports of one server, all planes together (one rail each per plane)."))
-    nic_speed: Speed | None = Field(None, description=(
-        "Speed of a backend NIC port; every fabric link runs at it and switch ports break out to it."))
+    nics_per_server: int | None = Field(
+        None,
+        gt=0,
+        le=64,
+        description=("Backend NIC ports of one server, all planes together (one rail each per plane)."),
+    )
+    nic_speed: Speed | None = Field(
+        None,
+        description=("Speed of a backend NIC port; every fabric link runs at it and switch ports break out to it."),
+    )
     server_power_kw: float | None = Field(None, gt=0, le=500, description="Maximum power of one server, in kW.")
-    server_rack_units: int | None = Field(None, gt=0, le=60, description=(
-        "Rack units of one server (default: the catalog model's, else 8)."))
+    server_rack_units: int | None = Field(
+        None, gt=0, le=60, description=("Rack units of one server (default: the catalog model's, else 8).")
+    )
 
 
 class SwitchDoc(Section):
     """One switch tier's hardware: a catalog model, explicit fields, or both (fields win)."""
 
-    model: Annotated[str, _known("switches", "switch"), _catalog_names("switches")] | None = Field(None, description=(
-        "A catalog switch model (designer/catalog.yaml or a site catalog); explicit fields override it."))
+    model: Annotated[str, _known("switches", "switch"), _catalog_names("switches")] | None = Field(
+        None,
+        description=("A catalog switch model (designer/catalog.yaml or a site catalog); explicit fields override it."),
+    )
     ports: int | None = Field(None, gt=0, le=MAX_SWITCH_PORTS, description="Physical ports.")
-    speed: Speed | None = Field(None, description=(
-        f"Speed of a physical port; a multiple of the NIC speed, breaking out into at most {MAX_BREAKOUT} links."))
-    rack_units: int | None = Field(None, gt=0, le=60, description=(
-        "Rack units (default: the catalog model's, else one per 32 ports)."))
+    speed: Speed | None = Field(
+        None,
+        description=(
+            f"Speed of a physical port; a multiple of the NIC speed, breaking out into at most {MAX_BREAKOUT} links."
+        ),
+    )
+    rack_units: int | None = Field(
+        None, gt=0, le=60, description=("Rack units (default: the catalog model's, else one per 32 ports).")
+    )
     power_w: int | None = Field(None, gt=0, le=100_000, description="Power with no optics plugged, in watts.")
-    power_w_optics: int | None = Field(None, gt=0, le=100_000, description=(
-        "Typical power with every optic plugged, in watts."))
+    power_w_optics: int | None = Field(
+        None, gt=0, le=100_000, description=("Typical power with every optic plugged, in watts.")
+    )
 
 
 class FabricDoc(Section):
     """The backend fabric's shape: planes, tiers and the switch of each tier."""
 
-    planes: int | None = Field(None, gt=0, le=MAX_PLANES, description=(
-        "Separate identical fabrics the NIC ports split across evenly (default: the server model's, else 1)."))
-    tiers: Literal["auto", 2, 3] = Field("auto", description=(
-        "Switch tiers: 2 (leaf, spine), 3 (with super-spines) or auto, the fewest that hold the cluster."))
+    planes: int | None = Field(
+        None,
+        gt=0,
+        le=MAX_PLANES,
+        description=(
+            "Separate identical fabrics the NIC ports split across evenly (default: the server model's, else 1)."
+        ),
+    )
+    tiers: Literal["auto", 2, 3] = Field(
+        "auto",
+        description=("Switch tiers: 2 (leaf, spine), 3 (with super-spines) or auto, the fewest that hold the cluster."),
+    )
     leaf: SwitchDoc = Field(description="The leaf switches, one per rail of each scalable unit.")
     spine: SwitchDoc | None = Field(None, description="The spine switches (default: the leaf's hardware).")
-    super_spine: SwitchDoc | None = Field(None, description=(
-        "The super-spine switches of a 3-tier fabric (default: the spine's hardware)."))
+    super_spine: SwitchDoc | None = Field(
+        None, description=("The super-spine switches of a 3-tier fabric (default: the spine's hardware).")
+    )
 
 
 class GrowthDoc(Section):
@@ -171,15 +219,27 @@ class GrowthDoc(Section):
 class AddressingDoc(Section):
     """IPv4 pools: switch-to-switch /31s, leaf-to-NIC /31s and switch loopback /32s."""
 
-    fabric_p2p: Pool | None = Field(None, description=(
-        "Pool of the switch-to-switch /31s (default: laid out for the growth envelope, 10.0.0.0/15 while it "
-        "is large enough)."))
-    server_p2p: Pool | None = Field(None, description=(
-        "Pool of the leaf-to-NIC /31s: an aligned block per leaf, sized for a full scalable unit (default: laid "
-        "out for the envelope, 10.2.0.0/15 while it is large enough)."))
-    loopbacks: Pool | None = Field(None, description=(
-        "Pool of the switch loopback /32s (default: laid out for the envelope, 10.255.0.0/20 while it is large "
-        "enough)."))
+    fabric_p2p: Pool | None = Field(
+        None,
+        description=(
+            "Pool of the switch-to-switch /31s (default: laid out for the growth envelope, 10.0.0.0/15 while it "
+            "is large enough)."
+        ),
+    )
+    server_p2p: Pool | None = Field(
+        None,
+        description=(
+            "Pool of the leaf-to-NIC /31s: an aligned block per leaf, sized for a full scalable unit (default: laid "
+            "out for the envelope, 10.2.0.0/15 while it is large enough)."
+        ),
+    )
+    loopbacks: Pool | None = Field(
+        None,
+        description=(
+            "Pool of the switch loopback /32s (default: laid out for the envelope, 10.255.0.0/20 while it is large "
+            "enough)."
+        ),
+    )
 
 
 class BfdDoc(Section):
@@ -194,23 +254,32 @@ class TimersDoc(Section):
     """BGP keepalive and hold times in seconds; the hold time must be at least three keepalives."""
 
     keepalive: int = Field(3, ge=1, le=21_845, description="Seconds between keepalives.")
-    hold: int = Field(9, ge=3, le=65_535, description="Seconds without a keepalive before a session drops (>= 3 x "
-                                                       "keepalive).")
+    hold: int = Field(
+        9, ge=3, le=65_535, description="Seconds without a keepalive before a session drops (>= 3 x keepalive)."
+    )
 
 
 class RoutingDoc(Section):
     """eBGP underlay numbering (RFC 7938)."""
 
-    asn_scheme: Literal["rfc7938", "unique"] = Field("rfc7938", description=(
-        "rfc7938: every leaf its own ASN, a pod's spines one, a plane's super-spines one; unique: every switch "
-        "its own."))
+    asn_scheme: Literal["rfc7938", "unique"] = Field(
+        "rfc7938",
+        description=(
+            "rfc7938: every leaf its own ASN, a pod's spines one, a plane's super-spines one; unique: every switch "
+            "its own."
+        ),
+    )
     leaf_asn_start: Asn = Field(4_200_000_000, description="First leaf ASN, in a private range.")
-    spine_asn_start: Asn | None = Field(None, description=(
-        "First spine ASN (default: leaf_asn_start + 1,000,000, whatever the fabric's size)."))
-    super_spine_asn_start: Asn | None = Field(None, description=(
-        "First super-spine ASN (default: leaf_asn_start + 2,000,000)."))
-    server_subnets: Literal["aggregate", "each"] = Field("aggregate", description=(
-        "How a leaf announces its server /31s: one prefix per leaf (summary only), or every /31."))
+    spine_asn_start: Asn | None = Field(
+        None, description=("First spine ASN (default: leaf_asn_start + 1,000,000, whatever the fabric's size).")
+    )
+    super_spine_asn_start: Asn | None = Field(
+        None, description=("First super-spine ASN (default: leaf_asn_start + 2,000,000).")
+    )
+    server_subnets: Literal["aggregate", "each"] = Field(
+        "aggregate",
+        description=("How a leaf announces its server /31s: one prefix per leaf (summary only), or every /31."),
+    )
     bfd: BfdDoc = Field(BfdDoc(), description="BFD on the fabric BGP sessions.")
     timers: TimersDoc = Field(TimersDoc(), description="BGP keepalive and hold times.")
 
@@ -225,82 +294,137 @@ _PROFILE = "Default: the profile's value (designer/qos_profiles.yaml)."
 class QosDoc(Section):
     """RoCEv2 lossless QoS: a vendor profile (``designer/qos_profiles.yaml``), overridable field by field."""
 
-    profile: Literal["nvidia", "cisco", "juniper"] = Field("nvidia", description=(
-        "The vendor profile every other qos field defaults from."))
+    profile: Literal["nvidia", "cisco", "juniper"] = Field(
+        "nvidia", description=("The vendor profile every other qos field defaults from.")
+    )
     roce_dscp: Dscp | None = Field(None, description=f"DSCP of RoCE data. {_PROFILE}")
-    roce_priority: Priority | None = Field(None, description=(
-        f"Priority (traffic class and queue) of RoCE data, the only lossless one with PFC. {_PROFILE}"))
+    roce_priority: Priority | None = Field(
+        None,
+        description=(f"Priority (traffic class and queue) of RoCE data, the only lossless one with PFC. {_PROFILE}"),
+    )
     cnp_dscp: Dscp | None = Field(None, description=f"DSCP of congestion notification packets (CNP). {_PROFILE}")
     cnp_priority: Priority | None = Field(None, description=f"Strict-priority queue of CNP. {_PROFILE}")
-    cnp_rate_percent: int | None = Field(None, ge=1, le=100, description=(
-        f"Cap on the strict CNP queue, in percent of the port. {_PROFILE}"))
-    roce_bandwidth_percent: int | None = Field(None, ge=1, le=99, description=(
-        f"DWRR share of the RoCE queue; queue 0 (every other DSCP) gets the rest. {_PROFILE}"))
+    cnp_rate_percent: int | None = Field(
+        None, ge=1, le=100, description=(f"Cap on the strict CNP queue, in percent of the port. {_PROFILE}")
+    )
+    roce_bandwidth_percent: int | None = Field(
+        None,
+        ge=1,
+        le=99,
+        description=(f"DWRR share of the RoCE queue; queue 0 (every other DSCP) gets the rest. {_PROFILE}"),
+    )
     ecn: bool | None = Field(None, description=f"ECN marking (never dropping) on the RoCE queue. {_PROFILE}")
-    ecn_unit: Literal["bytes", "percent"] | None = Field(None, description=(
-        f"Unit of ecn_min and ecn_max: bytes, or percent of queue_bytes. {_PROFILE}"))
-    ecn_min: int | None = Field(None, ge=1, le=1 << 32, description=(
-        f"Queue depth where ECN marking starts; below ecn_max. {_PROFILE}"))
-    ecn_max: int | None = Field(None, ge=1, le=1 << 32, description=(
-        f"Queue depth where marking reaches ecn_probability. {_PROFILE}"))
-    ecn_probability: int | None = Field(None, ge=1, le=100, description=(
-        f"Percent of packets marked at ecn_max. {_PROFILE}"))
-    queue_bytes: int | None = Field(None, ge=1, le=1 << 32, description=(
-        f"Buffer limit of the RoCE queue that percent thresholds refer to. {_PROFILE}"))
-    pfc_watchdog: bool | None = Field(None, description=(
-        f"Drop on a queue paused longer than the detection time, until restored. {_PROFILE}"))
-    pfc_watchdog_detection_ms: int | None = Field(None, ge=10, le=5000, description=(
-        f"PFC watchdog detection time, in milliseconds (SONiC takes at least 100). {_PROFILE}"))
-    pfc_watchdog_restoration_ms: int | None = Field(None, ge=10, le=60_000, description=(
-        f"PFC watchdog restoration time, in milliseconds (SONiC takes at least 100). {_PROFILE}"))
+    ecn_unit: Literal["bytes", "percent"] | None = Field(
+        None, description=(f"Unit of ecn_min and ecn_max: bytes, or percent of queue_bytes. {_PROFILE}")
+    )
+    ecn_min: int | None = Field(
+        None, ge=1, le=1 << 32, description=(f"Queue depth where ECN marking starts; below ecn_max. {_PROFILE}")
+    )
+    ecn_max: int | None = Field(
+        None, ge=1, le=1 << 32, description=(f"Queue depth where marking reaches ecn_probability. {_PROFILE}")
+    )
+    ecn_probability: int | None = Field(
+        None, ge=1, le=100, description=(f"Percent of packets marked at ecn_max. {_PROFILE}")
+    )
+    queue_bytes: int | None = Field(
+        None,
+        ge=1,
+        le=1 << 32,
+        description=(f"Buffer limit of the RoCE queue that percent thresholds refer to. {_PROFILE}"),
+    )
+    pfc_watchdog: bool | None = Field(
+        None, description=(f"Drop on a queue paused longer than the detection time, until restored. {_PROFILE}")
+    )
+    pfc_watchdog_detection_ms: int | None = Field(
+        None,
+        ge=10,
+        le=5000,
+        description=(f"PFC watchdog detection time, in milliseconds (SONiC takes at least 100). {_PROFILE}"),
+    )
+    pfc_watchdog_restoration_ms: int | None = Field(
+        None,
+        ge=10,
+        le=60_000,
+        description=(f"PFC watchdog restoration time, in milliseconds (SONiC takes at least 100). {_PROFILE}"),
+    )
     mtu: int | None = Field(None, ge=1500, le=9216, description=f"MTU of every port. {_PROFILE}")
-    cable_length_m: int | None = Field(None, ge=1, le=10_000, description=(
-        f"Cable length a port's PFC headroom is sized for where the design has no cable length of its own, in "
-        f"metres (a build sizes every port for its cable in cabling.csv). {_PROFILE}"))
-    pfc_response_ns: int | None = Field(None, ge=0, le=100_000, description=(
-        f"PFC response time the headroom is sized for, in nanoseconds. {_PROFILE}"))
+    cable_length_m: int | None = Field(
+        None,
+        ge=1,
+        le=10_000,
+        description=(
+            f"Cable length a port's PFC headroom is sized for where the design has no cable length of its own, in "
+            f"metres (a build sizes every port for its cable in cabling.csv). {_PROFILE}"
+        ),
+    )
+    pfc_response_ns: int | None = Field(
+        None, ge=0, le=100_000, description=(f"PFC response time the headroom is sized for, in nanoseconds. {_PROFILE}")
+    )
 
 
 class LoadBalancingDoc(Section):
     """How the switches spread flows over their equal-cost paths; every target must be able to express it
     (``targets`` in designer/catalog.yaml)."""
 
-    mode: Literal["ecmp", "dynamic"] = Field("ecmp", description=(
-        "ecmp: each flow hashed onto one path; dynamic: the switch moves flows to less loaded paths (NVIDIA "
-        "adaptive routing, Arista dynamic load balancing), only on platforms that have it."))
-    hash: Literal["five-tuple"] = Field("five-tuple", description=(
-        "Header fields the ECMP hash reads: five-tuple is source and destination address, IP protocol and both "
-        "layer-4 ports, which includes the UDP source port RoCEv2 varies per queue pair for entropy (no target "
-        "writes a RoCE queue-pair hash: SONiC's and NVUE's hash fields have none, EOS has it only through UDF "
-        "fields)."))
-    seeds: Literal["per-tier", "per-switch"] = Field("per-tier", description=(
-        "Hash seeds: per-tier gives leaves, spines and super-spines different seeds (the same seed on two "
-        "consecutive tiers sends a leaf's flows down the same choice again: polarization); per-switch derives "
-        "a seed from each switch's name, so it never changes as the fabric grows."))
+    mode: Literal["ecmp", "dynamic"] = Field(
+        "ecmp",
+        description=(
+            "ecmp: each flow hashed onto one path; dynamic: the switch moves flows to less loaded paths (NVIDIA "
+            "adaptive routing, Arista dynamic load balancing), only on platforms that have it."
+        ),
+    )
+    hash: Literal["five-tuple"] = Field(
+        "five-tuple",
+        description=(
+            "Header fields the ECMP hash reads: five-tuple is source and destination address, IP protocol and both "
+            "layer-4 ports, which includes the UDP source port RoCEv2 varies per queue pair for entropy (no target "
+            "writes a RoCE queue-pair hash: SONiC's and NVUE's hash fields have none, EOS has it only through UDF "
+            "fields)."
+        ),
+    )
+    seeds: Literal["per-tier", "per-switch"] = Field(
+        "per-tier",
+        description=(
+            "Hash seeds: per-tier gives leaves, spines and super-spines different seeds (the same seed on two "
+            "consecutive tiers sends a leaf's flows down the same choice again: polarization); per-switch derives "
+            "a seed from each switch's name, so it never changes as the fabric grows."
+        ),
+    )
 
 
 def nvue_release(value: object) -> object:
     """A Cumulus Linux release the NVUE files can be written for, as text (YAML reads 5.10 as the number 5.1)."""
     releases = catalog().targets["nvue"].releases
     if isinstance(value, float | int) and not isinstance(value, bool):
-        raise ValueError(f"write the release as text in quotes, for example release: \"5.10\"; unquoted, YAML "
-                         f"reads it as the number {value}")
+        raise ValueError(
+            f'write the release as text in quotes, for example release: "5.10"; unquoted, YAML '
+            f"reads it as the number {value}"
+        )
     if isinstance(value, str) and value not in releases:
-        raise ValueError(f"{value!r} is not a Cumulus Linux release designer writes NVUE files for; use one of "
-                         f"{releases[0]} to {releases[-1]}")
+        raise ValueError(
+            f"{value!r} is not a Cumulus Linux release designer writes NVUE files for; use one of "
+            f"{releases[0]} to {releases[-1]}"
+        )
     return value
 
 
-NvueRelease = Annotated[str, BeforeValidator(nvue_release), WithJsonSchema({
-    "type": "string", "enum": list(catalog().targets["nvue"].releases)})]
+NvueRelease = Annotated[
+    str,
+    BeforeValidator(nvue_release),
+    WithJsonSchema({"type": "string", "enum": list(catalog().targets["nvue"].releases)}),
+]
 
 
 class NvueOptionsDoc(Section):
     """How the NVUE files are written."""
 
-    release: NvueRelease = Field(catalog().targets["nvue"].default_release, description=(
-        "Cumulus Linux release the startup.yaml files are for: 5.6-5.14 write enable: on and ip address, "
-        "5.15 and later state: enabled, ipv4 address and a BFD profile. Default: the catalog's."))
+    release: NvueRelease = Field(
+        catalog().targets["nvue"].default_release,
+        description=(
+            "Cumulus Linux release the startup.yaml files are for: 5.6-5.14 write enable: on and ip address, "
+            "5.15 and later state: enabled, ipv4 address and a BFD profile. Default: the catalog's."
+        ),
+    )
 
 
 def sonic_skus() -> dict[str, str]:
@@ -319,11 +443,17 @@ def known_sku(value: object) -> object:
 class SonicOptionsDoc(Section):
     """How the SONiC files are written."""
 
-    hwsku: Annotated[str, BeforeValidator(known_sku), WithJsonSchema({
-        "type": "string", "enum": list(sonic_skus())})] | None = Field(None, description=(
+    hwsku: (
+        Annotated[str, BeforeValidator(known_sku), WithJsonSchema({"type": "string", "enum": list(sonic_skus())})]
+        | None
+    ) = Field(
+        None,
+        description=(
             "SONiC SKU (DEVICE_METADATA hwsku) of the catalog switches it runs on, where their port layout has "
             "more than one, such as Mellanox-SN4700-O32 for 32 x 400G SN4700s. Default: the catalog's first SKU "
-            "for the layout."))
+            "for the layout."
+        ),
+    )
 
 
 class TargetOptionsDoc(Section):
@@ -341,47 +471,77 @@ class ReachDoc(Section):
 
     dac: float | None = Field(None, gt=0, le=100, description=f"Passive copper reach, in metres. {_CATALOG}")
     aec: float | None = Field(None, gt=0, le=100, description=f"Active copper reach, in metres. {_CATALOG}")
-    multimode: float | None = Field(None, gt=0, le=10_000, description=(
-        f"Multimode fibre reach, in metres. {_CATALOG}"))
-    singlemode: float | None = Field(None, gt=0, le=100_000, description=(
-        f"Single-mode fibre reach, in metres. {_CATALOG}"))
+    multimode: float | None = Field(
+        None, gt=0, le=10_000, description=(f"Multimode fibre reach, in metres. {_CATALOG}")
+    )
+    singlemode: float | None = Field(
+        None, gt=0, le=100_000, description=(f"Single-mode fibre reach, in metres. {_CATALOG}")
+    )
 
 
 class FacilityDoc(Section):
     """The data hall: rack power and size, cooling, row geometry and PUE; the catalog gives the defaults."""
 
-    rack_power_kw: float | None = Field(None, gt=0, le=1000, description=(
-        f"Usable power budget of every rack, in kW. {_CATALOG}"))
+    rack_power_kw: float | None = Field(
+        None, gt=0, le=1000, description=(f"Usable power budget of every rack, in kW. {_CATALOG}")
+    )
     rack_units: int | None = Field(None, ge=1, le=60, description=f"Rack height in units. {_CATALOG}")
-    cooling: Literal["air", "liquid"] | None = Field(None, description=(
-        f"Cooling; air is refused for racks budgeted above air_limit_kw. {_CATALOG}"))
-    air_limit_kw: float | None = Field(None, gt=0, le=1000, description=(
-        f"Most power an air-cooled rack may take, in kW. {_CATALOG}"))
+    cooling: Literal["air", "liquid"] | None = Field(
+        None, description=(f"Cooling; air is refused for racks budgeted above air_limit_kw. {_CATALOG}")
+    )
+    air_limit_kw: float | None = Field(
+        None, gt=0, le=1000, description=(f"Most power an air-cooled rack may take, in kW. {_CATALOG}")
+    )
     racks_per_row: int | None = Field(None, ge=1, le=1000, description=f"Racks in one row. {_CATALOG}")
     rack_width_m: float | None = Field(None, gt=0, le=5, description=f"Rack width, in metres. {_CATALOG}")
-    row_pitch_m: float | None = Field(None, gt=0, le=100, description=(
-        f"Distance between the centres of two rows, in metres. {_CATALOG}"))
+    row_pitch_m: float | None = Field(
+        None, gt=0, le=100, description=(f"Distance between the centres of two rows, in metres. {_CATALOG}")
+    )
     pue: float | None = Field(None, ge=1, le=5, description=f"Power usage effectiveness of the hall. {_CATALOG}")
-    slack_m: float | None = Field(None, ge=0, le=100, description=(
-        f"Length added to every cable run, in metres. {_CATALOG}"))
+    slack_m: float | None = Field(
+        None, ge=0, le=100, description=(f"Length added to every cable run, in metres. {_CATALOG}")
+    )
     reach_m: ReachDoc = Field(ReachDoc(), description="Longest cable run per medium at the link speed.")
 
 
 class ChecksDoc(Section):
     """Thresholds of the checks (``designer check``): what the design must meet to pass."""
 
-    oversubscription: float = Field(1.0, ge=1.0, le=64, description=(
-        "Downlink to uplink ratio allowed per switch; above 1 such switches are warnings, beyond it errors."))
-    ecmp_max_width: int = Field(256, ge=1, le=65_536, description=(
-        "Next hops one ECMP group may hold in the switch hardware."))
-    failure_min_bisection: float = Field(0.5, ge=0, le=1, description=(
-        "Fraction of full bisection that must remain with any one spine, super-spine, leaf or link down."))
-    failure_max_gpus: int | None = Field(None, ge=0, description=(
-        "GPUs that may lose a rail through one failure (null: reported only)."))
+    oversubscription: float = Field(
+        1.0,
+        ge=1.0,
+        le=64,
+        description=(
+            "Downlink to uplink ratio allowed per switch; above 1 such switches are warnings, beyond it errors."
+        ),
+    )
+    ecmp_max_width: int = Field(
+        256, ge=1, le=65_536, description=("Next hops one ECMP group may hold in the switch hardware.")
+    )
+    failure_min_bisection: float = Field(
+        0.5,
+        ge=0,
+        le=1,
+        description=("Fraction of full bisection that must remain with any one spine, super-spine, leaf or link down."),
+    )
+    failure_max_gpus: int | None = Field(
+        None, ge=0, description=("GPUs that may lose a rail through one failure (null: reported only).")
+    )
 
 
-BYTE_UNITS = {"": 1, "K": 10**3, "M": 10**6, "G": 10**9, "T": 10**12, "P": 10**15,
-              "Ki": 2**10, "Mi": 2**20, "Gi": 2**30, "Ti": 2**40, "Pi": 2**50}
+BYTE_UNITS = {
+    "": 1,
+    "K": 10**3,
+    "M": 10**6,
+    "G": 10**9,
+    "T": 10**12,
+    "P": 10**15,
+    "Ki": 2**10,
+    "Mi": 2**20,
+    "Gi": 2**30,
+    "Ti": 2**40,
+    "Pi": 2**50,
+}
 """Prefixes of a byte count: decimal (``GB`` = 10^9 bytes, as nccl-tests reports) or binary (``GiB``)."""
 MAX_BYTES = 10**16
 """The largest collective the analysis takes (10PB); anything bigger is a typo."""
@@ -398,8 +558,9 @@ def parse_bytes(value: object) -> object:
     elif isinstance(value, int | float) and not isinstance(value, bool):
         number = float(value)
     if number is None or not number.is_integer() or not 1 <= number <= MAX_BYTES:
-        raise ValueError(f"{value!r} is not a byte count; write 700GB, 1.5TB, 64GiB or a whole number of bytes "
-                         "(1 byte to 10PB)")
+        raise ValueError(
+            f"{value!r} is not a byte count; write 700GB, 1.5TB, 64GiB or a whole number of bytes (1 byte to 10PB)"
+        )
     return int(number)
 
 
@@ -414,12 +575,29 @@ def parse_count(value: object) -> object:
     return value
 
 
-Bytes = Annotated[int, BeforeValidator(parse_bytes), WithJsonSchema({
-    "anyOf": [{"type": "integer", "minimum": 1}, {"type": "string", "pattern": r"^\s*\d+(\.\d+)?\s*[kKMGTP]?B\s*$"}],
-    "description": "Bytes per collective: an integer, or with a unit (700GB, 1.5TB; 10^3 multiples)."})]
-Count = Annotated[int, BeforeValidator(parse_count), WithJsonSchema({
-    "anyOf": [{"type": "integer", "minimum": 1}, {"type": "number", "minimum": 1}, {"type": "string"}],
-    "description": "A count: an integer or a number such as 175e9."})]
+Bytes = Annotated[
+    int,
+    BeforeValidator(parse_bytes),
+    WithJsonSchema(
+        {
+            "anyOf": [
+                {"type": "integer", "minimum": 1},
+                {"type": "string", "pattern": r"^\s*\d+(\.\d+)?\s*[kKMGTP]?B\s*$"},
+            ],
+            "description": "Bytes per collective: an integer, or with a unit (700GB, 1.5TB; 10^3 multiples).",
+        }
+    ),
+]
+Count = Annotated[
+    int,
+    BeforeValidator(parse_count),
+    WithJsonSchema(
+        {
+            "anyOf": [{"type": "integer", "minimum": 1}, {"type": "number", "minimum": 1}, {"type": "string"}],
+            "description": "A count: an integer or a number such as 175e9.",
+        }
+    ),
+]
 
 
 class ModelDoc(Section):
@@ -434,20 +612,33 @@ class WorkloadDoc(Section):
 
     name: Annotated[str, AfterValidator(safe_name)] = Field(description="The job's name in reports.")
     gpus: int | None = Field(None, ge=2, le=MAX_GPUS, description="GPUs of the job (default: every GPU).")
-    placement: Literal["packed", "scattered", "random"] = Field("packed", description=(
-        "packed: scalable unit by scalable unit; scattered: one server per unit in turn; random: seeded."))
+    placement: Literal["packed", "scattered", "random"] = Field(
+        "packed",
+        description=("packed: scalable unit by scalable unit; scattered: one server per unit in turn; random: seeded."),
+    )
     collective: Literal["allreduce", "allgather", "reducescatter", "alltoall"] = Field(
-        "allreduce", description="The collective every step ends with.")
-    bytes: Bytes | None = Field(None, description=(
-        "Bytes per collective as nccl-tests counts them (the per-rank buffer; for allgather the output)."))
+        "allreduce", description="The collective every step ends with."
+    )
+    bytes: Bytes | None = Field(
+        None,
+        description=("Bytes per collective as nccl-tests counts them (the per-rank buffer; for allgather the output)."),
+    )
     model: ModelDoc | None = Field(None, description="Or the model whose gradient is the collective.")
     algorithm: Literal["ring", "tree", "auto"] = Field("ring", description="NCCL's algorithm.")
-    qps_per_connection: int = Field(1, ge=1, le=128, description=(
-        "RoCE queue pairs per connection (NCCL_IB_QPS_PER_CONNECTION; NCCL takes at most 128)."))
+    qps_per_connection: int = Field(
+        1,
+        ge=1,
+        le=128,
+        description=("RoCE queue pairs per connection (NCCL_IB_QPS_PER_CONNECTION; NCCL takes at most 128)."),
+    )
     channels: int = Field(2, ge=1, le=64, description="Connections per rail and neighbour (NCCL channels).")
     gpu_hour_usd: float = Field(30.0, ge=0, le=10_000, description="What one GPU-hour costs, in US dollars.")
-    step_budget_s: float | None = Field(None, gt=0, le=86_400, description=(
-        "The collective time the team can afford per step; above it designer check warns."))
+    step_budget_s: float | None = Field(
+        None,
+        gt=0,
+        le=86_400,
+        description=("The collective time the team can afford per step; above it designer check warns."),
+    )
 
 
 RDMA_NAME_PATTERN = r"^[a-z][a-z0-9_]{0,62}$"
@@ -461,6 +652,7 @@ def _named(pattern: str, what: str, example: str) -> Any:
         if not re.fullmatch(pattern, name):
             raise ValueError(f"{name!r} is not {what}; use {example}")
         return name
+
     return Annotated[str, AfterValidator(check), WithJsonSchema({"type": "string", "pattern": pattern})]
 
 
@@ -470,24 +662,40 @@ def _nic_name(name: str) -> str:
     return name
 
 
-NicName = Annotated[str, AfterValidator(_nic_name), WithJsonSchema({
-    "type": "string", "pattern": NIC_NAME_PATTERN, "not": {"enum": sorted(RESERVED_NIC_NAMES)}})]
-RdmaName = _named(RDMA_NAME_PATTERN, "an RDMA device name", (
-    "lower-case letters, digits and '_', starting with a letter (mlx5_0)"))
+NicName = Annotated[
+    str,
+    AfterValidator(_nic_name),
+    WithJsonSchema({"type": "string", "pattern": NIC_NAME_PATTERN, "not": {"enum": sorted(RESERVED_NIC_NAMES)}}),
+]
+RdmaName = _named(
+    RDMA_NAME_PATTERN, "an RDMA device name", ("lower-case letters, digits and '_', starting with a letter (mlx5_0)")
+)
 
 
 class HostsDoc(Section):
     """The server side of every backend link: the files written per server under ``servers/``."""
 
-    format: Literal["netplan", "nmconnection"] = Field("netplan", description=(
-        "How the NIC addresses, routes and rules are written: netplan (one netplan.yaml per server) or "
-        "nmconnection (one NetworkManager keyfile per NIC)."))
-    nics: list[NicName] | None = Field(None, description=(
-        "The backend NICs' Linux interface names in NIC order (rail order), one per NIC port of the server. "
-        "Default: the catalog server model's, else nic0, nic1, ..."))
-    rdma_devices: list[RdmaName] | None = Field(None, description=(
-        "The backend NICs' RDMA device names in NIC order (NCCL_IB_HCA), one per NIC port. Default: the catalog "
-        "server model's, else mlx5_0, mlx5_1, ..."))
+    format: Literal["netplan", "nmconnection"] = Field(
+        "netplan",
+        description=(
+            "How the NIC addresses, routes and rules are written: netplan (one netplan.yaml per server) or "
+            "nmconnection (one NetworkManager keyfile per NIC)."
+        ),
+    )
+    nics: list[NicName] | None = Field(
+        None,
+        description=(
+            "The backend NICs' Linux interface names in NIC order (rail order), one per NIC port of the server. "
+            "Default: the catalog server model's, else nic0, nic1, ..."
+        ),
+    )
+    rdma_devices: list[RdmaName] | None = Field(
+        None,
+        description=(
+            "The backend NICs' RDMA device names in NIC order (NCCL_IB_HCA), one per NIC port. Default: the catalog "
+            "server model's, else mlx5_0, mlx5_1, ..."
+        ),
+    )
 
 
 class IntentDoc(Section):
@@ -495,35 +703,58 @@ class IntentDoc(Section):
 
     model_config = ConfigDict(title="designer intent")
 
-    name: Annotated[str, AfterValidator(safe_name)] = Field(examples=["cluster-a"], json_schema_extra={
-        "pattern": NAME_PATTERN}, description=(
-        "The design's name and its output folder: 1-63 letters, digits, '.', '_' or '-', starting with a "
-        "letter or digit."))
+    name: Annotated[str, AfterValidator(safe_name)] = Field(
+        examples=["cluster-a"],
+        json_schema_extra={"pattern": NAME_PATTERN},
+        description=(
+            "The design's name and its output folder: 1-63 letters, digits, '.', '_' or '-', starting with a "
+            "letter or digit."
+        ),
+    )
     description: str = Field("", description="Free text shown in summary.md, as text (its Markdown and HTML escaped).")
-    catalog: str | list[str] | None = Field(None, description=(
-        "Site catalog files (a path or a list, relative to the intent) in designer/catalog.yaml's format: "
-        "switches, servers, media, target limits and facility defaults that add to or override the shipped "
-        "catalog by name, field by field; later files win."))
+    catalog: str | list[str] | None = Field(
+        None,
+        description=(
+            "Site catalog files (a path or a list, relative to the intent) in designer/catalog.yaml's format: "
+            "switches, servers, media, target limits and facility defaults that add to or override the shipped "
+            "catalog by name, field by field; later files win."
+        ),
+    )
     compute: ComputeDoc = Field(description="The GPU servers built now.")
-    growth: GrowthDoc | None = Field(None, description=(
-        "The envelope: the size the fabric is planned for; growing inside it only adds devices, links and "
-        "lines, nothing existing moves."))
+    growth: GrowthDoc | None = Field(
+        None,
+        description=(
+            "The envelope: the size the fabric is planned for; growing inside it only adds devices, links and "
+            "lines, nothing existing moves."
+        ),
+    )
     fabric: FabricDoc = Field(description="The backend fabric's shape and switches.")
     addressing: AddressingDoc = Field(AddressingDoc(), description="IPv4 pools; each large enough and disjoint.")
     routing: RoutingDoc = Field(RoutingDoc(), description="eBGP underlay (RFC 7938) numbering and sessions.")
     facility: FacilityDoc = Field(FacilityDoc(), description="The data hall.")
-    targets: list[Literal[NAMES]] = Field(list(NAMES), min_length=1, description=(  # type: ignore[valid-type]
-        "Network operating systems to render switch configurations for; sonic needs frr."))
-    target_options: TargetOptionsDoc = Field(TargetOptionsDoc(), description=(
-        "Per network OS choices, such as the Cumulus Linux release of the NVUE files."))
+    targets: list[Literal[NAMES]] = Field(
+        list(NAMES),
+        min_length=1,
+        description=(  # type: ignore[valid-type]
+            "Network operating systems to render switch configurations for; sonic needs frr."
+        ),
+    )
+    target_options: TargetOptionsDoc = Field(
+        TargetOptionsDoc(), description=("Per network OS choices, such as the Cumulus Linux release of the NVUE files.")
+    )
     qos: QosDoc = Field(QosDoc(), description="RoCEv2 lossless QoS.")
-    hosts: HostsDoc = Field(HostsDoc(), description=(
-        "The server files (servers/<server>/): NIC addressing format, NIC and RDMA device names."))
-    load_balancing: LoadBalancingDoc = Field(LoadBalancingDoc(), description=(
-        "ECMP hashing and seeds, or dynamic load balancing, on every switch."))
+    hosts: HostsDoc = Field(
+        HostsDoc(),
+        description=("The server files (servers/<server>/): NIC addressing format, NIC and RDMA device names."),
+    )
+    load_balancing: LoadBalancingDoc = Field(
+        LoadBalancingDoc(), description=("ECMP hashing and seeds, or dynamic load balancing, on every switch.")
+    )
     checks: ChecksDoc = Field(ChecksDoc(), description="Thresholds of the checks.")
-    workloads: list[WorkloadDoc] = Field(default_factory=list, description=(
-        "Training jobs to analyze on the fabric (designer analyze): collective, size, placement, price."))
+    workloads: list[WorkloadDoc] = Field(
+        default_factory=list,
+        description=("Training jobs to analyze on the fabric (designer analyze): collective, size, placement, price."),
+    )
 
 
 def json_schema() -> dict[str, Any]:

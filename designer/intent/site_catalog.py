@@ -105,10 +105,13 @@ class SiteCatalogDoc(Section):
 
     switches: dict[ModelName, SwitchEntryDoc] = Field(default_factory=dict, description="Switch models.")
     servers: dict[ModelName, ServerEntryDoc] = Field(default_factory=dict, description="GPU server models.")
-    media: dict[ModelName, MediumEntryDoc] = Field(default_factory=dict, description=(
-        "Cable and optic families; every medium is tried in order of its default reach, shortest first."))
+    media: dict[ModelName, MediumEntryDoc] = Field(
+        default_factory=dict,
+        description=("Cable and optic families; every medium is tried in order of its default reach, shortest first."),
+    )
     targets: dict[Literal[NAMES], TargetEntryDoc] = Field(  # type: ignore[valid-type]
-        default_factory=dict, description="Limits of the shipped network OSes on the site's platforms.")
+        default_factory=dict, description="Limits of the shipped network OSes on the site's platforms."
+    )
     facility: FacilityDefaultsDoc = Field(FacilityDefaultsDoc(), description="Facility defaults.")
 
 
@@ -133,8 +136,9 @@ class SiteCatalogs:
         return yaml.safe_dump(self.overlay, sort_keys=True, default_flow_style=False)
 
 
-def site_catalogs(named: Any, intent_file: str, problems: list[Problem], catalog_path: tuple[str, ...] = ()
-                  ) -> SiteCatalogs:
+def site_catalogs(
+    named: Any, intent_file: str, problems: list[Problem], catalog_path: tuple[str, ...] = ()
+) -> SiteCatalogs:
     """The catalog of an intent whose ``catalog`` field holds ``named`` (a path or a list, relative to
     ``intent_file``), adding every problem of those files to ``problems``. ``catalog_path`` is where ``named``
     sits in the intent (for problems of the field itself)."""
@@ -142,8 +146,13 @@ def site_catalogs(named: Any, intent_file: str, problems: list[Problem], catalog
         return SiteCatalogs.shipped()
     paths = named if isinstance(named, list) else [named]
     if not paths or len(paths) > MAX_FILES or not all(isinstance(path, str) and path.strip() for path in paths):
-        problems.append(Problem(catalog_path, f"should be a path or a list of 1 to {MAX_FILES} paths of site "
-                                              f"catalog files, relative to the intent (got {short(named)})"))
+        problems.append(
+            Problem(
+                catalog_path,
+                f"should be a path or a list of 1 to {MAX_FILES} paths of site "
+                f"catalog files, relative to the intent (got {short(named)})",
+            )
+        )
         return SiteCatalogs.shipped()
     base = FilePath(intent_file).parent
     data = shipped_data("catalog.yaml")
@@ -184,8 +193,9 @@ def _read(path: FilePath, problems: list[Problem]) -> tuple[dict[str, Any], str]
     """One site file's entries (as the catalog writes them, fields left out where not given) and its sha256, or
     None with its problems added."""
     try:
-        raw = read_bytes(path, "a site catalog in designer/catalog.yaml's format, relative to the intent",
-                         "../hw/site.yaml")
+        raw = read_bytes(
+            path, "a site catalog in designer/catalog.yaml's format, relative to the intent", "../hw/site.yaml"
+        )
         document = load_yaml(decode(raw, str(path)), str(path), number_keys=True)
     except InputError as error:
         problems.extend(_located(problem, error.source) for problem in error.problems)
@@ -197,15 +207,20 @@ def _read(path: FilePath, problems: list[Problem]) -> tuple[dict[str, Any], str]
 def _entries(document: Any, problems: list[Problem]) -> dict[str, Any] | None:
     """The entries of a parsed site catalog, checked, with only the fields it gives; None with its problems added."""
     if not isinstance(document.data, dict):
-        problems.append(_located(Problem((), "a site catalog is a YAML mapping of switches, servers, media, targets "
-                                             "and facility", line=1), document.source))
+        problems.append(
+            _located(
+                Problem(
+                    (), "a site catalog is a YAML mapping of switches, servers, media, targets and facility", line=1
+                ),
+                document.source,
+            )
+        )
         return None
     own = [_located(problem, document.source) for problem in document.problems]
     try:
         doc = SiteCatalogDoc.model_validate(document.data)
     except ValidationError as error:
-        own.extend(_located(Problem(tuple(item["loc"]), _message(item)), document.source)
-                   for item in error.errors())
+        own.extend(_located(Problem(tuple(item["loc"]), _message(item)), document.source) for item in error.errors())
     if own or document.broken:
         problems.extend(own)
         return None
@@ -223,8 +238,10 @@ def _located(problem: Problem, source: Source | None) -> Problem:
 def _message(item: Any) -> str:
     kind = item["type"]
     if kind == "extra_forbidden":
-        return ("unknown key; a site catalog holds switches, servers, media, targets and facility, with the fields "
-                "of the shipped catalog's entries")
+        return (
+            "unknown key; a site catalog holds switches, servers, media, targets and facility, with the fields "
+            "of the shipped catalog's entries"
+        )
     if kind == "missing":
         return "is required"
     message = item["msg"].removeprefix("Value error, ")
@@ -250,17 +267,26 @@ def _incomplete(merged: dict[str, Any], overlay: dict[str, Any], shipped: dict[s
             missing = [field for field in fields if field not in merged[section][name]]
             if missing:
                 kind = {"switches": "switch", "servers": "server", "media": "medium"}[section]
-                problems.append(f"{section}.{name}: a new {kind} needs {', '.join(missing)} in a site catalog (only "
-                                "an entry that overrides a shipped one may leave fields out)")
+                problems.append(
+                    f"{section}.{name}: a new {kind} needs {', '.join(missing)} in a site catalog (only "
+                    "an entry that overrides a shipped one may leave fields out)"
+                )
     for name, entry in sorted(overlay.get("media", {}).items()):
         if "reach_m" in entry and "default" not in merged["media"][name]["reach_m"]:
-            problems.append(f"media.{name}.reach_m: needs a default reach for the speeds it does not list, e.g. "
-                            "{default: 30, 800: 20}")
+            problems.append(
+                f"media.{name}.reach_m: needs a default reach for the speeds it does not list, e.g. "
+                "{default: 30, 800: 20}"
+            )
     for target, entry in sorted(overlay.get("targets", {}).items()):
-        unknown = [model for model in entry.get("load_balancing", {}).get("dynamic_models", [])
-                   if model not in merged["switches"]]
+        unknown = [
+            model
+            for model in entry.get("load_balancing", {}).get("dynamic_models", [])
+            if model not in merged["switches"]
+        ]
         if unknown:
-            problems.append(f"targets.{target}.load_balancing.dynamic_models: {', '.join(unknown)} "
-                            f"{'is' if len(unknown) == 1 else 'are'} not a switch of the catalog; known: "
-                            f"{', '.join(sorted(merged['switches']))}")
+            problems.append(
+                f"targets.{target}.load_balancing.dynamic_models: {', '.join(unknown)} "
+                f"{'is' if len(unknown) == 1 else 'are'} not a switch of the catalog; known: "
+                f"{', '.join(sorted(merged['switches']))}"
+            )
     return problems

@@ -68,49 +68,100 @@ def pattern_edges(collective: str, algorithm: str, servers: int) -> int:
     return servers
 
 
-def resolve_workloads(docs: list[WorkloadDoc], fabric_gpus: int, per_server: int, nics: int,
-                      problems: list[Problem]) -> tuple[Workload, ...]:
+def resolve_workloads(
+    docs: list[WorkloadDoc], fabric_gpus: int, per_server: int, nics: int, problems: list[Problem]
+) -> tuple[Workload, ...]:
     """Fill each workload's defaults and append a problem for each rule it breaks."""
     if len(docs) > MAX_WORKLOADS:
-        problems.append(Problem(("workloads",), f"{len(docs):,} workloads; an intent holds at most {MAX_WORKLOADS} "
-                                                "(each is analyzed on its own: split them over intents of the same "
-                                                "fabric)"))
+        problems.append(
+            Problem(
+                ("workloads",),
+                f"{len(docs):,} workloads; an intent holds at most {MAX_WORKLOADS} "
+                "(each is analyzed on its own: split them over intents of the same "
+                "fabric)",
+            )
+        )
     workloads = []
     seen: set[str] = set()
     for number, doc in enumerate(docs):
         where = ("workloads", number)
         if doc.name in seen:
-            problems.append(Problem((*where, "name"), f"{doc.name!r} names an earlier workload too; give each "
-                                                      "workload its own name"))
+            problems.append(
+                Problem(
+                    (*where, "name"), f"{doc.name!r} names an earlier workload too; give each workload its own name"
+                )
+            )
         seen.add(doc.name)
         gpus = fabric_gpus if doc.gpus is None else doc.gpus
         if gpus > fabric_gpus:
-            problems.append(Problem((*where, "gpus"), f"{gpus:,} GPUs are more than the fabric's {fabric_gpus:,}; "
-                                                      f"use 2 to {fabric_gpus:,}"))
+            problems.append(
+                Problem(
+                    (*where, "gpus"),
+                    f"{gpus:,} GPUs are more than the fabric's {fabric_gpus:,}; use 2 to {fabric_gpus:,}",
+                )
+            )
         elif gpus > per_server and gpus % per_server:
-            problems.append(Problem((*where, "gpus"), f"{gpus:,} GPUs do not fill whole servers of {per_server}; "
-                                                      f"use at most {per_server} or a multiple of {per_server}"))
+            problems.append(
+                Problem(
+                    (*where, "gpus"),
+                    f"{gpus:,} GPUs do not fill whole servers of {per_server}; "
+                    f"use at most {per_server} or a multiple of {per_server}",
+                )
+            )
         if (doc.bytes is None) == (doc.model is None):
-            problems.append(Problem(where, "give exactly one of bytes (700GB, 1.5TB or a number of bytes) or model "
-                                           "({parameters: 175e9, bytes_per_parameter: 4})"))
+            problems.append(
+                Problem(
+                    where,
+                    "give exactly one of bytes (700GB, 1.5TB or a number of bytes) or model "
+                    "({parameters: 175e9, bytes_per_parameter: 4})",
+                )
+            )
         if doc.algorithm == "tree" and doc.collective != "allreduce":
-            problems.append(Problem((*where, "algorithm"), f"NCCL runs {doc.collective} on rings only; use ring or "
-                                                           "auto (tree is for allreduce)"))
+            problems.append(
+                Problem(
+                    (*where, "algorithm"),
+                    f"NCCL runs {doc.collective} on rings only; use ring or auto (tree is for allreduce)",
+                )
+            )
         size = doc.bytes or 0
         if doc.model is not None and doc.bytes is None:
             size = max(1, round(doc.model.parameters * doc.model.bytes_per_parameter))
-        workloads.append(Workload(
-            name=doc.name, gpus=gpus, servers=max(1, gpus // per_server), gpus_per_server=min(gpus, per_server),
-            placement=doc.placement, collective=doc.collective, bytes=size, algorithm=doc.algorithm,
-            qps_per_connection=doc.qps_per_connection, channels=doc.channels, gpu_hour_usd=doc.gpu_hour_usd,
-            step_budget_s=doc.step_budget_s))
-    flows = {work.name: pattern_edges(work.collective, work.algorithm, work.servers) * nics * work.channels
-             * work.qps_per_connection for work in workloads}
+        workloads.append(
+            Workload(
+                name=doc.name,
+                gpus=gpus,
+                servers=max(1, gpus // per_server),
+                gpus_per_server=min(gpus, per_server),
+                placement=doc.placement,
+                collective=doc.collective,
+                bytes=size,
+                algorithm=doc.algorithm,
+                qps_per_connection=doc.qps_per_connection,
+                channels=doc.channels,
+                gpu_hour_usd=doc.gpu_hour_usd,
+                step_budget_s=doc.step_budget_s,
+            )
+        )
+    flows = {
+        work.name: pattern_edges(work.collective, work.algorithm, work.servers)
+        * nics
+        * work.channels
+        * work.qps_per_connection
+        for work in workloads
+    }
     if sum(flows.values()) > MAX_FLOWS:
-        each = f" ({', '.join(f'{name} {count:,}' for name, count in flows.items())})" if len(flows) <= MAX_WORKLOADS \
+        each = (
+            f" ({', '.join(f'{name} {count:,}' for name, count in flows.items())})"
+            if len(flows) <= MAX_WORKLOADS
             else ""
-        problems.append(Problem(("workloads",), f"the workloads have {sum(flows.values()):,} flows in all{each}; an "
-                                                f"intent's workloads have at most {MAX_FLOWS:,} (connections x "
-                                                "channels x qps_per_connection): use fewer channels, QPs per "
-                                                "connection or GPUs, or split them over intents"))
+        )
+        problems.append(
+            Problem(
+                ("workloads",),
+                f"the workloads have {sum(flows.values()):,} flows in all{each}; an "
+                f"intent's workloads have at most {MAX_FLOWS:,} (connections x "
+                "channels x qps_per_connection): use fewer channels, QPs per "
+                "connection or GPUs, or split them over intents",
+            )
+        )
     return tuple(workloads)

@@ -33,34 +33,61 @@ MAX_DEPTH = 64
 
 _TAG = "tag:yaml.org,2002:"
 _SCALAR_TAGS = {f"{_TAG}{name}" for name in ("str", "int", "float", "bool", "null")}
-_KINDS = {f"{_TAG}int": "a number", f"{_TAG}float": "a number", f"{_TAG}bool": "a boolean",
-          f"{_TAG}null": "null", f"{_TAG}timestamp": "a date"}
+_KINDS = {
+    f"{_TAG}int": "a number",
+    f"{_TAG}float": "a number",
+    f"{_TAG}bool": "a boolean",
+    f"{_TAG}null": "null",
+    f"{_TAG}timestamp": "a date",
+}
 _MERGE_TAG = f"{_TAG}merge"
-_FILE_KINDS = ((stat.S_ISDIR, "a directory"), (stat.S_ISFIFO, "a named pipe"), (stat.S_ISCHR, "a device"),
-               (stat.S_ISBLK, "a device"), (stat.S_ISSOCK, "a socket"))
+_FILE_KINDS = (
+    (stat.S_ISDIR, "a directory"),
+    (stat.S_ISFIFO, "a named pipe"),
+    (stat.S_ISCHR, "a device"),
+    (stat.S_ISBLK, "a device"),
+    (stat.S_ISSOCK, "a socket"),
+)
 _HINTS = (
-    ("mapping values are not allowed", "a ':' follows a value on the same line; check the indentation of this "
-                                       "line and the one above (a key lines up with the keys beside it), or "
-                                       "quote a value that holds ': '"),
-    ("expected <block end>", "check the indentation of this line and the one above: keys of one mapping (and "
-                             "the '-' of one list) line up exactly"),
-    ("did not find expected key", "check the indentation of this line and the one above: keys of one mapping "
-                                  "line up exactly"),
-    ("did not find expected '-'", "check the indentation of this line and the one above: the '-' of one list "
-                                  "line up exactly"),
+    (
+        "mapping values are not allowed",
+        "a ':' follows a value on the same line; check the indentation of this "
+        "line and the one above (a key lines up with the keys beside it), or "
+        "quote a value that holds ': '",
+    ),
+    (
+        "expected <block end>",
+        "check the indentation of this line and the one above: keys of one mapping (and "
+        "the '-' of one list) line up exactly",
+    ),
+    (
+        "did not find expected key",
+        "check the indentation of this line and the one above: keys of one mapping line up exactly",
+    ),
+    (
+        "did not find expected '-'",
+        "check the indentation of this line and the one above: the '-' of one list line up exactly",
+    ),
     ("could not find expected ':'", "a key needs ': ' after it; check this line and the one above"),
-    ("cannot start any token", "YAML indents with spaces, never tabs, and '@' or '`' cannot start a value; "
-                               "quote such a value"),
+    (
+        "cannot start any token",
+        "YAML indents with spaces, never tabs, and '@' or '`' cannot start a value; quote such a value",
+    ),
     ("found undefined alias", "an alias (*name) can only repeat an anchor (&name) given before it"),
     ("found duplicate anchor", "give each anchor (&name) once"),
-    ("expected a single document", "an intent is one YAML document; remove the '---' line and what follows "
-                                   "it, or split the file"),
+    (
+        "expected a single document",
+        "an intent is one YAML document; remove the '---' line and what follows it, or split the file",
+    ),
     ("unexpected end of stream", "a quote is not closed"),
     ("expected ',' or ']'", "a '[' list is not closed with ']' (or a ',' is missing)"),
     ("expected ',' or '}'", "a '{' mapping is not closed with '}' (or a ',' is missing)"),
     ("'<stream end>'", "the file ends before a '[' or '{' is closed or a value is given"),
-    ("sequence entries are not allowed", "a '- ' list item cannot follow a value on the same level; check the "
-                                         "indentation of this line and the one above"),
+    (
+        "sequence entries are not allowed",
+        "a '- ' list item cannot follow a value on the same level; check the "
+        "indentation of this line and the one above",
+    ),
 )
 """What to do about the syntax errors people make, by a fragment of PyYAML's message."""
 
@@ -117,9 +144,17 @@ def decode(raw: bytes, filename: str) -> str:
         start = error.start
         line = raw.count(b"\n", 0, start) + 1
         column = start - raw.rfind(b"\n", 0, start)
-        raise InputError([Problem((), f"byte 0x{raw[start]:02x} at column {column} is not UTF-8 text; save the "
-                                      "intent as UTF-8 (plain ASCII is UTF-8)", line=line)],
-                         Source(filename, {})) from None
+        raise InputError(
+            [
+                Problem(
+                    (),
+                    f"byte 0x{raw[start]:02x} at column {column} is not UTF-8 text; save the "
+                    "intent as UTF-8 (plain ASCII is UTF-8)",
+                    line=line,
+                )
+            ],
+            Source(filename, {}),
+        ) from None
 
 
 def load_yaml(text: str, filename: str, number_keys: bool = False) -> Document:
@@ -169,9 +204,14 @@ class _Lines:
 
 def _unprintable(text: str, position: int, lines: _Lines) -> Problem:
     character = text[position]
-    return Problem((), (f"the character {character!r} (U+{ord(character):04X}) at column {lines.column(position)} "
-                        "is not allowed in YAML; use printable text (tabs and line breaks are fine)"),
-                   line=lines.line(position))
+    return Problem(
+        (),
+        (
+            f"the character {character!r} (U+{ord(character):04X}) at column {lines.column(position)} "
+            "is not allowed in YAML; use printable text (tabs and line breaks are fine)"
+        ),
+        line=lines.line(position),
+    )
 
 
 def _syntax_problem(error: yaml.MarkedYAMLError, path: list[Any], lines: _Lines) -> Problem:
@@ -185,8 +225,10 @@ def _syntax_problem(error: yaml.MarkedYAMLError, path: list[Any], lines: _Lines)
     if isinstance(error, _TooDeep):
         return Problem(field, f"{error.problem} at column {column}; an intent nests 4 levels deep", line=line)
     reason = " ".join(part for part in (error.context, error.problem) if part)
-    hint = next((hint for fragment, hint in _HINTS if fragment in reason),
-                "check the indentation of this line and the one above")
+    hint = next(
+        (hint for fragment, hint in _HINTS if fragment in reason),
+        "check the indentation of this line and the one above",
+    )
     return Problem(field, f"YAML syntax error at column {column}: {reason}; {hint}", line=line)
 
 
@@ -207,8 +249,9 @@ class _Loader(yaml.SafeLoader):
 
     def compose_node(self, parent: yaml.Node | None, index: Any) -> yaml.Node:
         if len(self.path) >= MAX_DEPTH:
-            raise _TooDeep(None, None, f"lists and mappings nest deeper than {MAX_DEPTH} levels",
-                           self.peek_event().start_mark)
+            raise _TooDeep(
+                None, None, f"lists and mappings nest deeper than {MAX_DEPTH} levels", self.peek_event().start_mark
+            )
         if parent is None:
             return super().compose_node(parent, index)
         self.path.append(index.value if isinstance(index, yaml.ScalarNode) else index)
@@ -247,10 +290,15 @@ class _Builder:
         self.visited += 1
         if self.visited > MAX_NODES:  # reported once, where it happens; every value after it is left out
             if self.visited == MAX_NODES + 1:
-                self.problems.append(Problem(path, f"aliases expand to more than {MAX_NODES} values; an intent never "
-                                                   "needs that many (alias bomb?)" if self.aliased else
-                                                   f"the intent holds more than {MAX_NODES:,} values (this one is "
-                                                   f"past them); an intent needs a few hundred"))
+                self.problems.append(
+                    Problem(
+                        path,
+                        f"aliases expand to more than {MAX_NODES} values; an intent never needs that many (alias bomb?)"
+                        if self.aliased
+                        else f"the intent holds more than {MAX_NODES:,} values (this one is "
+                        f"past them); an intent needs a few hundred",
+                    )
+                )
             self.broken.append(path)
             return None
         self.lines.setdefault(path, self.line(node))
@@ -258,8 +306,11 @@ class _Builder:
             self.refuse(path, f"aliases nest lists and mappings deeper than {MAX_DEPTH} levels; an intent needs 4")
             return None
         if id(node) in self.open:
-            self.refuse(path, "this alias repeats a list or mapping that contains it (a recursive alias); an alias "
-                              "can only repeat a value that is complete")
+            self.refuse(
+                path,
+                "this alias repeats a list or mapping that contains it (a recursive alias); an alias "
+                "can only repeat a value that is complete",
+            )
             return None
         if isinstance(node, yaml.ScalarNode):
             return self._scalar(node, path)
@@ -278,18 +329,26 @@ class _Builder:
         if node.tag == f"{_TAG}timestamp":
             return node.value
         if node.tag not in _SCALAR_TAGS:
-            self.refuse(path, f"the YAML tag {node.tag!r} is not allowed; use plain strings, numbers, booleans, "
-                              "lists and mappings")
+            self.refuse(
+                path,
+                f"the YAML tag {node.tag!r} is not allowed; use plain strings, numbers, booleans, lists and mappings",
+            )
             return None
         try:
             value = self.constructor.yaml_constructors[node.tag](self.constructor, node)
         except (ValueError, KeyError):  # '!!int abc', '!!bool maybe' or a number of more than 4,300 digits
-            self.refuse(path, f"{short(node.value)} cannot be read as {_KINDS[node.tag]}; write a number of at "
-                              "most 4,300 digits, true or false, or quote the text")
+            self.refuse(
+                path,
+                f"{short(node.value)} cannot be read as {_KINDS[node.tag]}; write a number of at "
+                "most 4,300 digits, true or false, or quote the text",
+            )
             return None
         if isinstance(value, str) and (bad := yaml.reader.Reader.NON_PRINTABLE.search(value)):
-            self.refuse(path, f"the text holds {bad.group()!r} (U+{ord(bad.group()):04X}), which is not printable "
-                              "(a control character or half of a UTF-16 pair); remove that escape")
+            self.refuse(
+                path,
+                f"the text holds {bad.group()!r} (U+{ord(bad.group()):04X}), which is not printable "
+                "(a control character or half of a UTF-16 pair); remove that escape",
+            )
             return None
         return value
 
@@ -306,8 +365,9 @@ class _Builder:
                 merged.update(self._merge_source(value_node, path, depth))
                 continue
             if not isinstance(key_node, yaml.ScalarNode):
-                self.problems.append(Problem(path, "a list or mapping cannot be a key; keys are plain strings",
-                                             line=self.line(key_node)))
+                self.problems.append(
+                    Problem(path, "a list or mapping cannot be a key; keys are plain strings", line=self.line(key_node))
+                )
                 continue
             key = key_node.value
             if self.number_keys and key_node.tag == f"{_TAG}int" and key.isdigit():
@@ -315,13 +375,23 @@ class _Builder:
             child = (*path, key)
             if key_node.tag != f"{_TAG}str" and not isinstance(key, int):
                 kind = _KINDS.get(key_node.tag, f"tagged {key_node.tag}")
-                self.problems.append(Problem(child, f"the key {short(key)} is read as {kind}; keys are strings, so "
-                                                    f"quote it ({short(key)}) if that is the name you mean",
-                                             line=self.line(key_node)))
+                self.problems.append(
+                    Problem(
+                        child,
+                        f"the key {short(key)} is read as {kind}; keys are strings, so "
+                        f"quote it ({short(key)}) if that is the name you mean",
+                        line=self.line(key_node),
+                    )
+                )
                 continue
             if key in result:
-                self.problems.append(Problem(child, f"duplicate key {short(key)} (first given on line "
-                                                    f"{own[child]}); give each key once", line=self.line(key_node)))
+                self.problems.append(
+                    Problem(
+                        child,
+                        f"duplicate key {short(key)} (first given on line {own[child]}); give each key once",
+                        line=self.line(key_node),
+                    )
+                )
                 continue
             own[child] = self.line(key_node)
             result[key] = self.build(value_node, child, depth + 1)

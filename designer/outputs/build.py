@@ -35,8 +35,9 @@ Since = Callable[[str], list[str]]
 """From a new design.json, summary.md's lines on what changed since the build it replaces."""
 
 
-def design_files(design: Design, templates: Path | None = None, progress: Progress | None = None,
-                 since: Since | None = None) -> dict[str, bytes]:
+def design_files(
+    design: Design, templates: Path | None = None, progress: Progress | None = None, since: Since | None = None
+) -> dict[str, bytes]:
     """Every output file of the design, by relative path, ending with the manifest of their hashes.
 
     ``templates`` is a folder of user templates searched before the shipped ones (default: a
@@ -54,34 +55,61 @@ def design_files(design: Design, templates: Path | None = None, progress: Progre
     return dict(sorted(files.items()))
 
 
-def build_and_write(intent: Intent, folder: Path, templates: Path | None = None, progress: Progress | None = None,
-                    since: Since | None = None, workers: int | None = None) -> tuple[Design, int]:
+def build_and_write(
+    intent: Intent,
+    folder: Path,
+    templates: Path | None = None,
+    progress: Progress | None = None,
+    since: Since | None = None,
+    workers: int | None = None,
+) -> tuple[Design, int]:
     """Run every stage on ``intent`` and write its files into the empty ``folder`` (the bytes of
     :func:`design_files`); returns the design and how many files. The switch configurations and the server files
     are rendered and written by ``workers`` forked processes (default: one per core) from the moment the device
     models and host settings are made, while this process runs the checks and writes the review files."""
     with contextlib.ExitStack() as stack:
         built, rendering = _stages_beside(
-            intent, progress, stack, workers, "rendering and writing",
-            lambda configs, hosts: _files_part(configs, hosts, intent, folder, templates))
+            intent,
+            progress,
+            stack,
+            workers,
+            "rendering and writing",
+            lambda configs, hosts: _files_part(configs, hosts, intent, folder, templates),
+        )
         return built, write_design(built, folder, templates, progress, since, workers, rendering)
 
 
-def build_and_check(intent: Intent, folder: Path, templates: Path | None = None, progress: Progress | None = None,
-                    since: Since | None = None, workers: int | None = None) -> tuple[Design, list[str]]:
+def build_and_check(
+    intent: Intent,
+    folder: Path,
+    templates: Path | None = None,
+    progress: Progress | None = None,
+    since: Since | None = None,
+    workers: int | None = None,
+) -> tuple[Design, list[str]]:
     """Run every stage on ``intent`` and list what differs between its files and the folder ``folder``
     (:func:`check_design`); the switch configurations and the server files are rendered and compared by ``workers``
     forked processes from the moment the device models and host settings are made, beside the checks."""
     with contextlib.ExitStack() as stack:
         built, comparing = _stages_beside(
-            intent, progress, stack, workers, "rendering and comparing",
-            lambda configs, hosts: _compare_part(configs, hosts, intent, folder, templates))
+            intent,
+            progress,
+            stack,
+            workers,
+            "rendering and comparing",
+            lambda configs, hosts: _compare_part(configs, hosts, intent, folder, templates),
+        )
         return built, check_design(built, folder, templates, progress, since, workers, comparing)
 
 
-def _stages_beside(intent: Intent, progress: Progress | None, stack: contextlib.ExitStack, workers: int | None,
-                   doing: str, part_for: Callable[[Sequence[DeviceConfig], Sequence[HostConfig]],
-                                                  Callable[[int, int], dict[str, Any]]]) -> tuple[Design, Background]:
+def _stages_beside(
+    intent: Intent,
+    progress: Progress | None,
+    stack: contextlib.ExitStack,
+    workers: int | None,
+    doing: str,
+    part_for: Callable[[Sequence[DeviceConfig], Sequence[HostConfig]], Callable[[int, int], dict[str, Any]]],
+) -> tuple[Design, Background]:
     """Every stage on ``intent``, with ``part_for(configs, hosts)`` started in ``workers`` forked processes (default:
     one per core) as soon as the device models and host settings exist; the design and those workers (their
     clean-up entered into ``stack``)."""
@@ -89,16 +117,25 @@ def _stages_beside(intent: Intent, progress: Progress | None, stack: contextlib.
     started: list[Background] = []
 
     def modelled(configs: tuple[DeviceConfig, ...], hosts: tuple[HostConfig, ...]) -> None:
-        say(f"{doing} the configurations of {len(configs):,} switches for {', '.join(intent.targets)} and the "
-            f"backend NIC files of {len(hosts):,} servers beside the checks")
+        say(
+            f"{doing} the configurations of {len(configs):,} switches for {', '.join(intent.targets)} and the "
+            f"backend NIC files of {len(hosts):,} servers beside the checks"
+        )
         count = workers or os.cpu_count() or 1
         started.append(stack.enter_context(Background(range(count), count, part_for(configs, hosts))))
 
     return run_stages(intent, progress, modelled=modelled), started[0]
 
 
-def write_design(design: Design, folder: Path, templates: Path | None = None, progress: Progress | None = None,
-                 since: Since | None = None, workers: int | None = None, rendering: Background | None = None) -> int:
+def write_design(
+    design: Design,
+    folder: Path,
+    templates: Path | None = None,
+    progress: Progress | None = None,
+    since: Since | None = None,
+    workers: int | None = None,
+    rendering: Background | None = None,
+) -> int:
     """Write every output file of the design into the empty ``folder``, the same bytes as :func:`design_files`;
     returns how many. The switch configurations and the server files are rendered by ``workers`` processes
     (default: one per core), each writing its own share of the files and reporting only their hashes, or were
@@ -108,10 +145,16 @@ def write_design(design: Design, folder: Path, templates: Path | None = None, pr
     write_files(files, folder)
     hashes = {path: _sha256(data) for path, data in files.items()}
     if rendering is None:
-        say(f"rendering and writing the configurations of {len(design.configs):,} switches for "
-            f"{', '.join(design.intent.targets)} and the backend NIC files of {len(design.hosts):,} servers")
-        hashes.update(in_workers(workers or os.cpu_count() or 1, _files_part(
-            design.configs, design.hosts, design.intent, folder, templates)))
+        say(
+            f"rendering and writing the configurations of {len(design.configs):,} switches for "
+            f"{', '.join(design.intent.targets)} and the backend NIC files of {len(design.hosts):,} servers"
+        )
+        hashes.update(
+            in_workers(
+                workers or os.cpu_count() or 1,
+                _files_part(design.configs, design.hosts, design.intent, folder, templates),
+            )
+        )
     else:
         say("waiting for the configurations and server files")
         hashes.update(rendering.results())
@@ -131,14 +174,14 @@ def review_files(design: Design, say: Progress, since: Since | None = None) -> d
         "cabling.csv": csv_bytes(*cabling_rows(design)),
         "addressing.csv": csv_bytes(*addressing_rows(design)),
         "asn.csv": csv_bytes(*asn_rows(design)),
-        "racks.csv": csv_bytes(*racks_rows(design.physical, design.fabric.devices,
-                                           design.intent.facility.rack_power_kw)),
+        "racks.csv": csv_bytes(
+            *racks_rows(design.physical, design.fabric.devices, design.intent.facility.rack_power_kw)
+        ),
         "power.md": power_markdown(design.intent.name, design.physical, design.intent.facility).encode(),
         "bom.csv": csv_bytes(*bom_rows(design.physical)),
         "floorplan.svg": floorplan_svg(design.intent, design.fabric.devices, design.physical).encode(),
         **(lab_files(design) if with_lab(design.intent.targets) else {}),
-        **({"workloads.svg": workloads_svg(design.intent.name, design.workloads).encode()} if design.workloads
-           else {}),
+        **({"workloads.svg": workloads_svg(design.intent.name, design.workloads).encode()} if design.workloads else {}),
     }
 
 
@@ -167,9 +210,15 @@ def _write(files: Iterable[tuple[str, bytes]], folder: Path) -> dict[str, str]:
     return hashes
 
 
-def check_design(design: Design, folder: Path, templates: Path | None = None, progress: Progress | None = None,
-                 since: Since | None = None, workers: int | None = None,
-                 comparing: Background | None = None) -> list[str]:
+def check_design(
+    design: Design,
+    folder: Path,
+    templates: Path | None = None,
+    progress: Progress | None = None,
+    since: Since | None = None,
+    workers: int | None = None,
+    comparing: Background | None = None,
+) -> list[str]:
     """What differs between the files of the design (:func:`design_files`) and the folder ``folder``, as
     :func:`~designer.outputs.folder.drift` lists it. The switch configurations and the server files are rendered and
     compared with the folder's by ``workers`` processes (default: one per core), each reporting only its files'
@@ -177,11 +226,15 @@ def check_design(design: Design, folder: Path, templates: Path | None = None, pr
     say = progress or quiet
     files = review_files(design, say, since)
     if comparing is None:
-        say(f"rendering the configurations of {len(design.configs):,} switches for "
+        say(
+            f"rendering the configurations of {len(design.configs):,} switches for "
             f"{', '.join(design.intent.targets)} and the backend NIC files of {len(design.hosts):,} servers and "
-            f"comparing them with {folder}")
-        compared = in_workers(workers or os.cpu_count() or 1, _compare_part(
-            design.configs, design.hosts, design.intent, folder, templates))
+            f"comparing them with {folder}"
+        )
+        compared = in_workers(
+            workers or os.cpu_count() or 1,
+            _compare_part(design.configs, design.hosts, design.intent, folder, templates),
+        )
     else:
         say("waiting for the configurations and server files")
         compared = comparing.results()
@@ -193,33 +246,38 @@ def check_design(design: Design, folder: Path, templates: Path | None = None, pr
     return differences(matches, folder)
 
 
-def _compare_part(configs: Sequence[DeviceConfig], hosts: Sequence[HostConfig], intent: Intent, folder: Path,
-                  templates: Path | None) -> Callable[[int, int], dict[str, tuple[str, bool]]]:
+def _compare_part(
+    configs: Sequence[DeviceConfig], hosts: Sequence[HostConfig], intent: Intent, folder: Path, templates: Path | None
+) -> Callable[[int, int], dict[str, tuple[str, bool]]]:
     """``part(worker, count)``: render every ``count``-th of ``configs`` (for the intent's targets), then of
     ``hosts``, from the ``worker``-th, and compare each file with the one below ``folder``; each file's hash and
     whether it matches, by relative path."""
     share = _each_share(configs, hosts, intent, templates)
-    return lambda worker, count: {path: (_sha256(data), file_matches(folder, path, data))
-                                  for path, data in share(worker, count)}
+    return lambda worker, count: {
+        path: (_sha256(data), file_matches(folder, path, data)) for path, data in share(worker, count)
+    }
 
 
-def _files_part(configs: Sequence[DeviceConfig], hosts: Sequence[HostConfig], intent: Intent, folder: Path,
-                templates: Path | None) -> Callable[[int, int], dict[str, str]]:
+def _files_part(
+    configs: Sequence[DeviceConfig], hosts: Sequence[HostConfig], intent: Intent, folder: Path, templates: Path | None
+) -> Callable[[int, int], dict[str, str]]:
     """``part(worker, count)``: render and write every ``count``-th of ``configs`` (for the intent's targets), then
     of ``hosts``, from the ``worker``-th, below ``folder``; the files' hashes by relative path."""
     share = _each_share(configs, hosts, intent, templates)
     return lambda worker, count: _write(share(worker, count), folder)
 
 
-def _each_share(configs: Sequence[DeviceConfig], hosts: Sequence[HostConfig], intent: Intent,
-                templates: Path | None) -> Callable[[int, int], Iterator[tuple[str, bytes]]]:
+def _each_share(
+    configs: Sequence[DeviceConfig], hosts: Sequence[HostConfig], intent: Intent, templates: Path | None
+) -> Callable[[int, int], Iterator[tuple[str, bytes]]]:
     """``share(worker, count)``: every ``count``-th of ``configs`` rendered (for the intent's targets), then of
     ``hosts``, from the ``worker``-th, one (relative path, bytes) at a time. The templates are compiled here, once,
     before the workers are forked."""
     renderer = _renderer(intent, templates)
     renderer.compile_templates(intent.targets, HOSTS_FOLDER)
-    return lambda worker, count: itertools.chain(rendered(configs[worker::count], intent.targets, renderer),
-                                                 rendered_hosts(hosts[worker::count], renderer))
+    return lambda worker, count: itertools.chain(
+        rendered(configs[worker::count], intent.targets, renderer), rendered_hosts(hosts[worker::count], renderer)
+    )
 
 
 def _renderer(intent: Intent, templates: Path | None) -> Renderer:

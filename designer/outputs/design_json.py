@@ -25,26 +25,45 @@ def design_json(design: Design) -> str:
     device_rows = []
     for index, device in enumerate(devices):
         row: dict[str, Any] = {"name": device.name, "role": device.role, "model": device.model}
-        row.update({key: value for key in ("plane", "pod", "su", "rail", "group", "index")
-                    if (value := getattr(device, key)) >= 0})
+        row.update(
+            {
+                key: value
+                for key in ("plane", "pod", "su", "rail", "group", "index")
+                if (value := getattr(device, key)) >= 0
+            }
+        )
         if index < fabric.switch_count:
             balancing = design.configs[index].load_balancing
-            row.update(loopback=allocation.loopback_ips[index], asn=allocation.asns[index],
-                       announces=list(design.configs[index].bgp.announced),
-                       load_balancing={"mode": balancing.mode, "hash": balancing.hash, "seed": balancing.seed})
+            row.update(
+                loopback=allocation.loopback_ips[index],
+                asn=allocation.asns[index],
+                announces=list(design.configs[index].bgp.announced),
+                load_balancing={"mode": balancing.mode, "hash": balancing.hash, "seed": balancing.seed},
+            )
         else:
             row.update(nics=nics)
-        row.update(rack=design.physical.racks[design.physical.device_rack[index]].name,
-                   unit=design.physical.device_unit[index])
+        row.update(
+            rack=design.physical.racks[design.physical.device_rack[index]].name, unit=design.physical.device_unit[index]
+        )
         device_rows.append(row)
-    head = {"name": design.intent.name, "tool_version": __version__, "intent_sha256": design.intent.sha256,
-            **({"site_catalogs": [{"file": name, "sha256": sha256} for name, sha256 in design.intent.catalogs.files]}
-               if design.intent.catalogs.files else {}),
-            "summary": summary(design)}
+    head = {
+        "name": design.intent.name,
+        "tool_version": __version__,
+        "intent_sha256": design.intent.sha256,
+        **(
+            {"site_catalogs": [{"file": name, "sha256": sha256} for name, sha256 in design.intent.catalogs.files]}
+            if design.intent.catalogs.files
+            else {}
+        ),
+        "summary": summary(design),
+    }
     encode = json.JSONEncoder(separators=SEPARATORS).encode
-    tables = {"findings": list(map(encode, checks_format.rows(design.findings))),
-              "devices": list(map(encode, device_rows)), "links": _link_rows(design),
-              "racks": list(map(encode, rack_rows(design)))}
+    tables = {
+        "findings": list(map(encode, checks_format.rows(design.findings))),
+        "devices": list(map(encode, device_rows)),
+        "links": _link_rows(design),
+        "racks": list(map(encode, rack_rows(design))),
+    }
     if design.workloads:
         tables["workloads"] = [encode(detail(result)) for result in design.workloads]
     return _json_document(head, tables)
@@ -66,24 +85,37 @@ def _link_rows(design: Design) -> list[str]:
     rows = []
     for number, (tier, upper, upper_port, lower, lower_port) in enumerate(fabric.links):
         upper_ip, lower_ip = upper_ips[number], lower_ips[number]
-        rows.append(f'{{"tier": {tiers[tier]}, "a": [{devices[upper]}, {ports[upper][upper_port]}, "{upper_ip}"], '
-                    f'"z": [{devices[lower]}, {ports[lower][lower_port]}, "{lower_ip}"], "subnet": "{upper_ip}/31", '
-                    f'"length_m": {lengths[length_of[number]]}, "medium": {media[medium_of[number]]}}}')
+        rows.append(
+            f'{{"tier": {tiers[tier]}, "a": [{devices[upper]}, {ports[upper][upper_port]}, "{upper_ip}"], '
+            f'"z": [{devices[lower]}, {ports[lower][lower_port]}, "{lower_ip}"], "subnet": "{upper_ip}/31", '
+            f'"length_m": {lengths[length_of[number]]}, "medium": {media[medium_of[number]]}}}'
+        )
     return rows
 
 
 def rack_rows(design: Design) -> list[dict[str, Any]]:
     """Every rack for design.json: where it stands, role, SU (-1 central), draw in kW and devices (units: devices)."""
     devices = design.fabric.devices
-    return [{"name": rack.name, "row": rack.row, "position": rack.position, "role": rack.role, "su": rack.su,
-             "kw": rack.kw, "devices": [devices[index].name for index in rack.devices]}
-            for rack in design.physical.racks]
+    return [
+        {
+            "name": rack.name,
+            "row": rack.row,
+            "position": rack.position,
+            "role": rack.role,
+            "su": rack.su,
+            "kw": rack.kw,
+            "devices": [devices[index].name for index in rack.devices],
+        }
+        for rack in design.physical.racks
+    ]
 
 
 def _json_document(head: dict[str, Any], tables: dict[str, list[str]]) -> str:
     """Pretty JSON for ``head``, then each table as a list with one compact object (encoded already) per line."""
-    parts = [f"  {json.dumps(key)}: {json.dumps(value, indent=2).replace(chr(10), chr(10) + '  ')}"
-             for key, value in head.items()]
+    parts = [
+        f"  {json.dumps(key)}: {json.dumps(value, indent=2).replace(chr(10), chr(10) + '  ')}"
+        for key, value in head.items()
+    ]
     for key, rows in tables.items():
         body = ",\n    ".join(rows)
         parts.append(f"  {json.dumps(key)}: [\n    {body}\n  ]" if rows else f"  {json.dumps(key)}: []")

@@ -48,13 +48,16 @@ def floorplan_svg(intent: Intent, devices: list[Device], physical: Physical) -> 
         f'<rect width="{width}" height="{height}" fill="#ffffff"/>',
         f'<text x="10" y="22" font-size="16" font-weight="bold">{escape(intent.name)}: floor plan</text>',
         f'<text x="10" y="40">{counts["compute"]:,} compute and {counts["network"]:,} network racks in '
-        f'{counts["rows"]:,} rows of {per_row}; {power["total"]:,.1f} kW IT, {power["facility"]:,.1f} kW with '
-        f'PUE {facility.pue:g}; budget {facility.rack_power_kw:g} kW per rack, {facility.cooling}-cooled</text>',
+        f"{counts['rows']:,} rows of {per_row}; {power['total']:,.1f} kW IT, {power['facility']:,.1f} kW with "
+        f"PUE {facility.pue:g}; budget {facility.rack_power_kw:g} kW per rack, {facility.cooling}-cooled</text>",
     ]
     parts += _legend(facility.rack_power_kw)
     step = 1 if per_row <= 24 else 4
-    parts += [f'<text x="{LEFT + position * CELL_W + CELL_W / 2:g}" y="{TOP - 6}" text-anchor="middle" font-size="9" '
-              f'fill="#666666">{position}</text>' for position in range(0, per_row, step)]
+    parts += [
+        f'<text x="{LEFT + position * CELL_W + CELL_W / 2:g}" y="{TOP - 6}" text-anchor="middle" font-size="9" '
+        f'fill="#666666">{position}</text>'
+        for position in range(0, per_row, step)
+    ]
     by_row: dict[int, list[Rack]] = {}
     for rack in physical.racks:
         by_row.setdefault(rack.row, []).append(rack)
@@ -63,8 +66,12 @@ def floorplan_svg(intent: Intent, devices: list[Device], physical: Physical) -> 
         racks = by_row.get(row, [])
         parts.append(f'<text x="{LEFT - 8}" y="{y + CELL_H / 2 + 4:g}" text-anchor="end">row {row}</text>')
         taken = {rack.position for rack in racks}
-        parts += [f'<rect x="{LEFT + position * CELL_W + 1}" y="{y}" width="{CELL_W - 2}" height="{CELL_H}" '
-                  'fill="none" stroke="#dddddd"/>' for position in range(per_row) if position not in taken]
+        parts += [
+            f'<rect x="{LEFT + position * CELL_W + 1}" y="{y}" width="{CELL_W - 2}" height="{CELL_H}" '
+            'fill="none" stroke="#dddddd"/>'
+            for position in range(per_row)
+            if position not in taken
+        ]
         parts += [_rack_cell(rack, LEFT + rack.position * CELL_W, y, facility.rack_power_kw) for rack in racks]
         sus = sorted({rack.su for rack in racks})
         label = "central network" if sus == [-1] else "SU " + ", ".join(str(su) for su in sus if su >= 0)
@@ -88,22 +95,29 @@ def _legend(budget_kw: float) -> list[str]:
         x, low = x + 110, bound
     parts.append(f'<rect x="{x}" y="54" width="14" height="12" fill="{OVER}" stroke="#666666"/>')
     parts.append(f'<text x="{x + 18}" y="64">over budget</text>')
-    parts.append(f'<rect x="{x + 110}" y="54" width="14" height="12" fill="#ffffff" stroke="{NETWORK_STROKE}" '
-                 'stroke-width="2"/>')
+    parts.append(
+        f'<rect x="{x + 110}" y="54" width="14" height="12" fill="#ffffff" stroke="{NETWORK_STROKE}" stroke-width="2"/>'
+    )
     parts.append(f'<text x="{x + 128}" y="64">N leaf racks, C central spine racks</text>')
     return parts
 
 
 def _rack_cell(rack: Rack, x: int, y: int, budget_kw: float) -> str:
-    title = (f"{rack.name}: {rack.role}, {'SU ' + str(rack.su) if rack.su >= 0 else 'central'}, "
-             f"{len(rack.devices)} devices, {rack.kw:,.2f} kW")
+    title = (
+        f"{rack.name}: {rack.role}, {'SU ' + str(rack.su) if rack.su >= 0 else 'central'}, "
+        f"{len(rack.devices)} devices, {rack.kw:,.2f} kW"
+    )
     stroke = f'stroke="{NETWORK_STROKE}" stroke-width="2"' if rack.role == NETWORK else 'stroke="#888888"'
-    cell = (f'<g><title>{escape(title)}</title><rect x="{x + 1}" y="{y}" width="{CELL_W - 2}" height="{CELL_H}" '
-            f'fill="{shade(rack.kw, budget_kw)}" {stroke}/>')
+    cell = (
+        f'<g><title>{escape(title)}</title><rect x="{x + 1}" y="{y}" width="{CELL_W - 2}" height="{CELL_H}" '
+        f'fill="{shade(rack.kw, budget_kw)}" {stroke}/>'
+    )
     if rack.role == NETWORK:
         mark = "N" if rack.su >= 0 else "C"
-        cell += (f'<text x="{x + CELL_W / 2:g}" y="{y + CELL_H / 2 + 4:g}" text-anchor="middle" font-weight="bold" '
-                 f'fill="{NETWORK_STROKE}">{mark}</text>')
+        cell += (
+            f'<text x="{x + CELL_W / 2:g}" y="{y + CELL_H / 2 + 4:g}" text-anchor="middle" font-weight="bold" '
+            f'fill="{NETWORK_STROKE}">{mark}</text>'
+        )
     return cell + "</g>"
 
 
@@ -111,22 +125,28 @@ def _elevation(intent: Intent, devices: list[Device], physical: Physical, rack: 
     """One rack drawn unit by unit, top unit at the top, each device labelled with its name."""
     units = intent.facility.rack_units
     body_x, body_w = x + 34, ELEVATION_W - 60
-    parts = [f'<text x="{x}" y="{y - 24}" font-weight="bold">{escape(rack.role)} rack {escape(rack.name)}</text>',
-             f'<text x="{x}" y="{y - 10}">{len(rack.devices)} devices, {rack.kw:,.2f} kW</text>',
-             f'<rect x="{body_x}" y="{y}" width="{body_w}" height="{units * UNIT_PX}" fill="#f4f4f4" '
-             'stroke="#333333"/>']
+    parts = [
+        f'<text x="{x}" y="{y - 24}" font-weight="bold">{escape(rack.role)} rack {escape(rack.name)}</text>',
+        f'<text x="{x}" y="{y - 10}">{len(rack.devices)} devices, {rack.kw:,.2f} kW</text>',
+        f'<rect x="{body_x}" y="{y}" width="{body_w}" height="{units * UNIT_PX}" fill="#f4f4f4" stroke="#333333"/>',
+    ]
     for unit in range(1, units + 1, 4):
-        parts.append(f'<text x="{body_x - 4}" y="{y + (units - unit + 1) * UNIT_PX - 2}" text-anchor="end" '
-                     f'font-size="9" fill="#666666">U{unit}</text>')
+        parts.append(
+            f'<text x="{body_x - 4}" y="{y + (units - unit + 1) * UNIT_PX - 2}" text-anchor="end" '
+            f'font-size="9" fill="#666666">U{unit}</text>'
+        )
     for index in rack.devices:
         device = devices[index]
         bottom = physical.device_unit[index]
         height = device_units(intent, device)
         top_y = y + (units - (bottom + height - 1)) * UNIT_PX
         fill = "#c6dbef" if device.role == "server" else "#9ecae1"
-        parts.append(f'<rect x="{body_x + 2}" y="{top_y + 1}" width="{body_w - 4}" height="{height * UNIT_PX - 2}" '
-                     f'fill="{fill}" stroke="#3182bd"/>')
-        parts.append(f'<text x="{body_x + body_w / 2:g}" y="{top_y + height * UNIT_PX / 2 + 4:g}" '
-                     f'text-anchor="middle" font-size="{9 if height < 2 else 10}">{escape(device.name)}</text>')
+        parts.append(
+            f'<rect x="{body_x + 2}" y="{top_y + 1}" width="{body_w - 4}" height="{height * UNIT_PX - 2}" '
+            f'fill="{fill}" stroke="#3182bd"/>'
+        )
+        parts.append(
+            f'<text x="{body_x + body_w / 2:g}" y="{top_y + height * UNIT_PX / 2 + 4:g}" '
+            f'text-anchor="middle" font-size="{9 if height < 2 else 10}">{escape(device.name)}</text>'
+        )
     return parts
-

@@ -107,21 +107,27 @@ def refusal(folder: Path) -> str | None:
     if not folder.is_dir():
         return f"cannot write {folder}: it is a file, not a folder; choose another folder with -o"
     if os.path.ismount(folder):
-        return (f"cannot write {folder}: it is a mount point, which a build cannot replace; choose a folder "
-                f"inside it with -o {folder / 'NAME'}")
+        return (
+            f"cannot write {folder}: it is a mount point, which a build cannot replace; choose a folder "
+            f"inside it with -o {folder / 'NAME'}"
+        )
     entries = sorted(folder.iterdir())
     if not entries:
         return None
     listed = _listed(folder)
     if listed is None:
-        return (f"refusing to replace {folder}: it is not an output folder of designer (no manifest.json written "
-                f"by designer) and holds {_few(entries, folder)}; a build replaces its whole folder, so choose a "
-                "new or empty one with -o")
+        return (
+            f"refusing to replace {folder}: it is not an output folder of designer (no manifest.json written "
+            f"by designer) and holds {_few(entries, folder)}; a build replaces its whole folder, so choose a "
+            "new or empty one with -o"
+        )
     foreign = _unlisted(folder, listed)
     if foreign:
-        return (f"refusing to replace {folder}: it holds {_few(foreign, folder)}, which the build that wrote it did "
-                "not (they are not in its manifest.json); a build replaces its whole folder, so move them elsewhere "
-                "first")
+        return (
+            f"refusing to replace {folder}: it holds {_few(foreign, folder)}, which the build that wrote it did "
+            "not (they are not in its manifest.json); a build replaces its whole folder, so move them elsewhere "
+            "first"
+        )
     return None
 
 
@@ -132,8 +138,11 @@ def _listed(folder: Path) -> set[str] | None:
         manifest = json.loads(read_below(folder, (MANIFEST,), MANIFEST_CAP))
     except (OSError, ValueError, Refused):
         return None
-    if not isinstance(manifest, dict) or manifest.get("tool") != "designer" or not isinstance(
-            manifest.get("files"), dict):
+    if (
+        not isinstance(manifest, dict)
+        or manifest.get("tool") != "designer"
+        or not isinstance(manifest.get("files"), dict)
+    ):
         return None
     return {*manifest["files"], MANIFEST}
 
@@ -146,8 +155,11 @@ def _unlisted(folder: Path, listed: set[str]) -> list[Path]:
         while path not in parents:
             parents.add(path)
             path = path.rpartition("/")[0]
-    return sorted(folder / path for path, entry in _walk(folder, parents.__contains__)
-                  if entry.is_symlink() or path not in (parents if entry.is_dir() else listed))
+    return sorted(
+        folder / path
+        for path, entry in _walk(folder, parents.__contains__)
+        if entry.is_symlink() or path not in (parents if entry.is_dir() else listed)
+    )
 
 
 def _walk(folder: Path, enter: Callable[[str], bool]) -> Iterator[tuple[str, os.DirEntry[str]]]:
@@ -166,8 +178,10 @@ def _walk(folder: Path, enter: Callable[[str], bool]) -> Iterator[tuple[str, os.
 
 def _few(paths: list[Path], folder: Path, shown: int = 5) -> str:
     """A handful of ``paths`` inside ``folder`` (folders end in ``/``), then how many more."""
-    names = [path.relative_to(folder).as_posix() + ("/" if path.is_dir() and not path.is_symlink() else "")
-             for path in paths[:shown]]
+    names = [
+        path.relative_to(folder).as_posix() + ("/" if path.is_dir() and not path.is_symlink() else "")
+        for path in paths[:shown]
+    ]
     more = [f"{len(paths) - shown:,} more"] if len(paths) > shown else []
     return ", ".join([*names, *more])
 
@@ -202,8 +216,9 @@ def _lock(folder: Path) -> IO[bytes]:
             fcntl.flock(lock, fcntl.LOCK_EX | fcntl.LOCK_NB)
         except BlockingIOError:
             lock.close()
-            raise OutputError(f"cannot write {folder}: another build is writing this folder (it holds {path}); "
-                              "wait for it to finish") from None
+            raise OutputError(
+                f"cannot write {folder}: another build is writing this folder (it holds {path}); wait for it to finish"
+            ) from None
         except OSError:
             lock.close()
             raise
@@ -241,7 +256,7 @@ def write_files(files: Mapping[str, bytes] | Iterable[tuple[str, bytes]], folder
         try:
             view = memoryview(data)
             while view:
-                view = view[os.write(descriptor, view):]
+                view = view[os.write(descriptor, view) :]
         finally:
             os.close(descriptor)
 
@@ -354,8 +369,12 @@ def differences(matches: dict[str, bool], target: Path) -> list[str]:
     """The drift lines of the folder ``target`` from whether each expected file matches (:func:`file_matches`):
     the changed and missing files in path order, then the files in ``target`` that none is (extra). A file (or a
     link to one) is there when a walk of the folder finds it, not through a linked folder."""
-    on_disk = sorted((path for path, entry in _walk(target, lambda _: True) if entry.is_file()),
-                     key=lambda path: path.split("/"))  # in the order of their parts, as paths sort
+    on_disk = sorted(
+        (path for path, entry in _walk(target, lambda _: True) if entry.is_file()), key=lambda path: path.split("/")
+    )  # in the order of their parts, as paths sort
     there = set(on_disk)
-    return [f"{'changed' if path in there else 'missing'}: {path}" for path in sorted(matches)
-            if path not in there or not matches[path]] + [f"extra: {path}" for path in on_disk if path not in matches]
+    return [
+        f"{'changed' if path in there else 'missing'}: {path}"
+        for path in sorted(matches)
+        if path not in there or not matches[path]
+    ] + [f"extra: {path}" for path in on_disk if path not in matches]

@@ -13,18 +13,30 @@ from designer.physical import COMPUTE, Physical, Rack, over_budget, too_hot_for_
 def racks_rows(physical: Physical, devices: list[Device], budget: float) -> tuple[list[str], Iterable[list[Any]]]:
     """One row per rack: where it stands, its role and SU, its draw and ``budget``, its devices (``name@unit``)."""
     header = ["rack", "row", "position", "role", "su", "kw", "budget_kw", "device_count", "devices"]
-    rows = ([rack.name, rack.row, rack.position, rack.role, _su(rack), f"{rack.kw:.3f}", f"{budget:g}",
-             len(rack.devices), " ".join(f"{devices[index].name}@{physical.device_unit[index]}"
-                                         for index in rack.devices)]
-            for rack in physical.racks)
+    rows = (
+        [
+            rack.name,
+            rack.row,
+            rack.position,
+            rack.role,
+            _su(rack),
+            f"{rack.kw:.3f}",
+            f"{budget:g}",
+            len(rack.devices),
+            " ".join(f"{devices[index].name}@{physical.device_unit[index]}" for index in rack.devices),
+        ]
+        for rack in physical.racks
+    )
     return header, rows
 
 
 def bom_rows(physical: Physical) -> tuple[list[str], Iterable[list[Any]]]:
     """One row per item to order: switches by model, servers, transceivers by type, cables by type and length."""
     header = ["category", "item", "length_m", "count"]
-    rows = ([line.category, line.item, "" if line.length_m is None else f"{line.length_m:g}", line.count]
-            for line in physical.bom)
+    rows = (
+        [line.category, line.item, "" if line.length_m is None else f"{line.length_m:g}", line.count]
+        for line in physical.bom
+    )
     return header, rows
 
 
@@ -38,36 +50,55 @@ def power_markdown(name: str, physical: Physical, facility: Facility) -> str:
     for rack in too_hot_for_air(racks, facility):
         flags[rack.name].append(f"above the {facility.air_limit_kw:g} kW air-cooling limit")
     lines = [
-        f"# Power: {name}", "",
+        f"# Power: {name}",
+        "",
         f"Racks of {facility.rack_units}U with a {facility.rack_power_kw:g} kW budget, {facility.cooling}-cooled"
         + (f" (limit {facility.air_limit_kw:g} kW)" if facility.cooling == "air" else "")
         + f"; PUE {facility.pue:g}. {physical.servers_per_rack} servers per compute rack. Servers at their "
         "maximum power; switches at their power without optics plus the optics and active cables chosen "
-        "for their ports.", "",
-        "| | kW |", "|---|---:|",
+        "for their ports.",
+        "",
+        "| | kW |",
+        "|---|---:|",
         f"| compute (servers) | {total['compute']:,.1f} |",
         f"| network (switches and their optics) | {total['network']:,.1f} |",
         f"| IT total | {total['total']:,.1f} |",
         f"| facility (IT x PUE {facility.pue:g}) | {total['facility']:,.1f} |",
-        "", "## Flags", "",
+        "",
+        "## Flags",
+        "",
     ]
     flagged = [f"- {name}: {'; '.join(reasons)}" for name, reasons in flags.items() if reasons]
     lines += flagged or ["None: every rack is within its budget and cooling."]
-    lines += ["", "## By scalable unit", "",
-              "| SU | compute racks | network racks | compute kW | network kW | total kW | facility kW |",
-              "|---|---:|---:|---:|---:|---:|---:|"]
+    lines += [
+        "",
+        "## By scalable unit",
+        "",
+        "| SU | compute racks | network racks | compute kW | network kW | total kW | facility kW |",
+        "|---|---:|---:|---:|---:|---:|---:|",
+    ]
     lines += _grouped(racks, lambda rack: rack.su, facility.pue, _su)
-    lines += ["", "## By row", "",
-              "| row | compute racks | network racks | compute kW | network kW | total kW | facility kW |",
-              "|---|---:|---:|---:|---:|---:|---:|"]
+    lines += [
+        "",
+        "## By row",
+        "",
+        "| row | compute racks | network racks | compute kW | network kW | total kW | facility kW |",
+        "|---|---:|---:|---:|---:|---:|---:|",
+    ]
     lines += _grouped(racks, lambda rack: rack.row, facility.pue, lambda rack: str(rack.row))
-    lines += ["", "## By rack", "",
-              "| rack | row | position | role | SU | devices | kW | budget use | facility kW | flags |",
-              "|---|---:|---:|---|---|---:|---:|---:|---:|---|"]
-    lines += [f"| {rack.name} | {rack.row} | {rack.position} | {rack.role} | {_su(rack)} | {len(rack.devices)} | "
-              f"{rack.kw:,.2f} | {rack.kw / facility.rack_power_kw:.1%} | {rack.kw * facility.pue:,.2f} | "
-              f"{'; '.join(flags[rack.name])} |"
-              for rack in racks]
+    lines += [
+        "",
+        "## By rack",
+        "",
+        "| rack | row | position | role | SU | devices | kW | budget use | facility kW | flags |",
+        "|---|---:|---:|---|---|---:|---:|---:|---:|---|",
+    ]
+    lines += [
+        f"| {rack.name} | {rack.row} | {rack.position} | {rack.role} | {_su(rack)} | {len(rack.devices)} | "
+        f"{rack.kw:,.2f} | {rack.kw / facility.rack_power_kw:.1%} | {rack.kw * facility.pue:,.2f} | "
+        f"{'; '.join(flags[rack.name])} |"
+        for rack in racks
+    ]
     return "\n".join(lines) + "\n"
 
 
@@ -86,6 +117,8 @@ def _grouped(racks: list[Rack], key: Callable[[Rack], int], pue: float, label: C
         compute = [rack for rack in members if rack.role == COMPUTE]
         network = [rack for rack in members if rack.role != COMPUTE]
         compute_kw, network_kw = sum(rack.kw for rack in compute), sum(rack.kw for rack in network)
-        lines.append(f"| {label(members[0])} | {len(compute)} | {len(network)} | {compute_kw:,.1f} | "
-                     f"{network_kw:,.1f} | {compute_kw + network_kw:,.1f} | {(compute_kw + network_kw) * pue:,.1f} |")
+        lines.append(
+            f"| {label(members[0])} | {len(compute)} | {len(network)} | {compute_kw:,.1f} | "
+            f"{network_kw:,.1f} | {compute_kw + network_kw:,.1f} | {(compute_kw + network_kw) * pue:,.1f} |"
+        )
     return lines

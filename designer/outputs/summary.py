@@ -58,8 +58,10 @@ def summary(design: Design) -> dict[str, Any]:
             "super_spines_per_group": plan.supers_per_group,
             "spine_super_spine_parallel_links": plan.spine_super_parallel,
         },
-        "pools": {pool.name: {"cidr": pool.cidr, "size": pool.size, "used": pool.used, "planned": pool.planned}
-                  for pool in allocation.pools()},
+        "pools": {
+            pool.name: {"cidr": pool.cidr, "size": pool.size, "used": pool.used, "planned": pool.planned}
+            for pool in allocation.pools()
+        },
         "power_kw": design.physical.power_kw(design.intent.facility.pue),
         "racks": design.physical.rack_counts(),
         "warnings": list(plan.warnings),
@@ -73,11 +75,18 @@ def summary(design: Design) -> dict[str, Any]:
 def growth(plan: Plan) -> dict[str, Any]:
     """The envelope the design is planned for and how far its cabling holds."""
     limit, reason = plan.cabling_limit()
-    return {"max_servers": plan.max_servers, "max_gpus": plan.max_servers * plan.gpus_per_server,
-            "tiers": plan.tiers, "scalable_units": plan.envelope_sus, "pods": plan.envelope_pods,
-            "switches": plan.envelope_switch_counts(), "links": plan.envelope_link_counts(),
-            "spine_up_ports_reserved": plan.tiers == 3 and not plan.super_tier,
-            "cabling_limit_servers": limit, "cabling_limit": reason}
+    return {
+        "max_servers": plan.max_servers,
+        "max_gpus": plan.max_servers * plan.gpus_per_server,
+        "tiers": plan.tiers,
+        "scalable_units": plan.envelope_sus,
+        "pods": plan.envelope_pods,
+        "switches": plan.envelope_switch_counts(),
+        "links": plan.envelope_link_counts(),
+        "spine_up_ports_reserved": plan.tiers == 3 and not plan.super_tier,
+        "cabling_limit_servers": limit,
+        "cabling_limit": reason,
+    }
 
 
 def summary_text(data: dict[str, Any]) -> str:
@@ -88,27 +97,42 @@ def summary_text(data: dict[str, Any]) -> str:
         f"{data['rails']} rails at {data['nic_speed_gbps']}G, {data['tiers']} tiers",
         f"switches: {switches['leaf']:,} leaf, {switches['spine']:,} spine, {switches['super_spine']:,} super-spine",
     ]
-    lines += [f"{tier.replace('_', '-')} links: {count:,} ({bandwidth[tier]:,.1f} Tb/s one way)"
-              for tier, count in links.items() if count]
+    lines += [
+        f"{tier.replace('_', '-')} links: {count:,} ({bandwidth[tier]:,.1f} Tb/s one way)"
+        for tier, count in links.items()
+        if count
+    ]
     lines.append(f"/31 subnets: {data['p2p_subnets']:,}; ASNs: {data['asns']:,}")
     racks, power = data["racks"], data["power_kw"]
-    lines.append(f"racks: {racks['compute']:,} compute + {racks['network']:,} network in {racks['rows']:,} rows; "
-                 f"power: {power['total']:,.1f} kW IT, {power['facility']:,.1f} kW facility")
+    lines.append(
+        f"racks: {racks['compute']:,} compute + {racks['network']:,} network in {racks['rows']:,} rows; "
+        f"power: {power['total']:,.1f} kW IT, {power['facility']:,.1f} kW facility"
+    )
     checks = data["checks"]
-    lines.append(f"checks: {checks['passed']} passed, {checks['failed']} failed, {checks['warnings']} with warnings; "
-                 f"bisection {data['bisection_tbps']:,.1f} Tb/s")
+    lines.append(
+        f"checks: {checks['passed']} passed, {checks['failed']} failed, {checks['warnings']} with warnings; "
+        f"bisection {data['bisection_tbps']:,.1f} Tb/s"
+    )
     envelope = data["growth"]
     if envelope["max_servers"] > data["servers"]:
-        lines.append(f"growth: planned for {envelope['max_servers']:,} servers ({envelope['max_gpus']:,} GPUs, "
-                     f"{envelope['tiers']} tiers); growing inside that only adds")
-    lines.append(f"growth: this cabling holds up to {envelope['cabling_limit_servers']:,} servers "
-                 f"({envelope['cabling_limit']})")
+        lines.append(
+            f"growth: planned for {envelope['max_servers']:,} servers ({envelope['max_gpus']:,} GPUs, "
+            f"{envelope['tiers']} tiers); growing inside that only adds"
+        )
+    lines.append(
+        f"growth: this cabling holds up to {envelope['cabling_limit_servers']:,} servers ({envelope['cabling_limit']})"
+    )
     for row in data["workloads"]:
         ecmp = row["ecmp"]
-        at_p50 = ("" if ecmp["time_s_p50"] is None else
-                  f", {ecmp['time_s_p50']:,.3f} s at ECMP p50 ({ecmp['efficiency_p50']:.1%})")
-        lines.append(f"workload {row['name']}: {row['collective']} on {row['gpus']:,} GPUs, "
-                     f"{row['ideal']['time_s']:,.3f} s ideal{at_p50} (designer analyze)")
+        at_p50 = (
+            ""
+            if ecmp["time_s_p50"] is None
+            else f", {ecmp['time_s_p50']:,.3f} s at ECMP p50 ({ecmp['efficiency_p50']:.1%})"
+        )
+        lines.append(
+            f"workload {row['name']}: {row['collective']} on {row['gpus']:,} GPUs, "
+            f"{row['ideal']['time_s']:,.3f} s ideal{at_p50} (designer analyze)"
+        )
     lines += [f"warning: {warning}" for warning in data["warnings"]]
     return "\n".join(lines)
 
@@ -123,7 +147,8 @@ def summary_markdown(design: Design, moved: Sequence[str] = ()) -> str:
     if text := markdown_text(intent.description):
         lines += [text, ""]
     lines += [
-        "| | |", "|---|---|",
+        "| | |",
+        "|---|---|",
         f"| GPUs | {data['gpus']:,} ({data['servers']:,} x {intent.server.model}, {plan.gpus_per_server} GPUs each) |",
         f"| Backend NIC ports | {data['nic_ports']:,} at {plan.link_speed}G |",
         f"| Planes x rails | {plan.planes} x {plan.rails} |",
@@ -139,72 +164,128 @@ def summary_markdown(design: Design, moved: Sequence[str] = ()) -> str:
     for role, count in data["switches"].items():
         if count:
             spec = intent.switch(role)
-            lines.append(f"| {role.replace('_', '-')} | {count:,} | {spec.model} ({spec.ports} x {spec.speed}G) | "
-                         f"{radix[role]} | {spec.breakout(plan.link_speed)} x {plan.link_speed}G |")
-    lines += ["", "## Links", "", "| tier | links | Tb/s one way | parallel links per switch pair |",
-              "|---|---:|---:|---:|"]
-    parallel = {"server_leaf": 1, "leaf_spine": plan.leaf_spine_parallel,
-                "spine_super_spine": plan.spine_super_parallel}
+            lines.append(
+                f"| {role.replace('_', '-')} | {count:,} | {spec.model} ({spec.ports} x {spec.speed}G) | "
+                f"{radix[role]} | {spec.breakout(plan.link_speed)} x {plan.link_speed}G |"
+            )
+    lines += [
+        "",
+        "## Links",
+        "",
+        "| tier | links | Tb/s one way | parallel links per switch pair |",
+        "|---|---:|---:|---:|",
+    ]
+    parallel = {
+        "server_leaf": 1,
+        "leaf_spine": plan.leaf_spine_parallel,
+        "spine_super_spine": plan.spine_super_parallel,
+    }
     for tier, count in data["links"].items():
         if count:
-            lines.append(f"| {tier.replace('_', '-')} | {count:,} | {data['bandwidth_tbps'][tier]:,.1f} | "
-                         f"{parallel[tier]} |")
-    lines += ["", f"Spines per {'plane' if plan.tiers == 2 else 'pod'}: {plan.spines_per_pod}; each leaf has "
-                  f"{plan.leaf_uplinks} uplinks."]
+            lines.append(
+                f"| {tier.replace('_', '-')} | {count:,} | {data['bandwidth_tbps'][tier]:,.1f} | {parallel[tier]} |"
+            )
+    lines += [
+        "",
+        f"Spines per {'plane' if plan.tiers == 2 else 'pod'}: {plan.spines_per_pod}; each leaf has "
+        f"{plan.leaf_uplinks} uplinks.",
+    ]
     if plan.super_tier:
-        lines.append(f"Super-spines per plane: {plan.supers_per_plane} in {plan.groups} groups of "
-                     f"{plan.supers_per_group}; each spine has {plan.spine_uplinks} uplinks.")
+        lines.append(
+            f"Super-spines per plane: {plan.supers_per_plane} in {plan.groups} groups of "
+            f"{plan.supers_per_group}; each spine has {plan.spine_uplinks} uplinks."
+        )
     elif plan.tiers == 3:
-        lines.append(f"No super-spines yet: each spine's {plan.spine_uplinks} up-ports are reserved for the "
-                     f"{plan.envelope_supers_per_plane} super-spines per plane ({plan.spines_per_pod} groups of "
-                     f"{plan.supers_per_group}) that come with the second pod.")
-    lines += ["", "## Address pools", "", "| pool | prefix | used | planned | size | use |",
-              "|---|---|---:|---:|---:|---:|"]
+        lines.append(
+            f"No super-spines yet: each spine's {plan.spine_uplinks} up-ports are reserved for the "
+            f"{plan.envelope_supers_per_plane} super-spines per plane ({plan.spines_per_pod} groups of "
+            f"{plan.supers_per_group}) that come with the second pod."
+        )
+    lines += [
+        "",
+        "## Address pools",
+        "",
+        "| pool | prefix | used | planned | size | use |",
+        "|---|---|---:|---:|---:|---:|",
+    ]
     for pool in design.allocation.pools():
         default = "" if pool.given else " (default)"
-        lines.append(f"| {pool.name} | {pool.cidr}{default} | {pool.used:,} | {pool.planned:,} | {pool.size:,} | "
-                     f"{pool.utilisation():.1%} |")
+        lines.append(
+            f"| {pool.name} | {pool.cidr}{default} | {pool.used:,} | {pool.planned:,} | {pool.size:,} | "
+            f"{pool.utilisation():.1%} |"
+        )
     lines += ["", "Planned: what the envelope needs once built in full; a default pool is sized for it."]
-    lines += ["", "## ASNs", "", f"Scheme: {intent.routing.asn_scheme}; {data['asns']:,} ASNs in use.", "",
-              "| role | first | last |", "|---|---:|---:|"]
+    lines += [
+        "",
+        "## ASNs",
+        "",
+        f"Scheme: {intent.routing.asn_scheme}; {data['asns']:,} ASNs in use.",
+        "",
+        "| role | first | last |",
+        "|---|---:|---:|",
+    ]
     for role in ("leaf", "spine", "super_spine"):
-        numbers = [asn for device, asn in zip(design.fabric.switches(), design.allocation.asns, strict=True)
-                   if device.role == role]
+        numbers = [
+            asn
+            for device, asn in zip(design.fabric.switches(), design.allocation.asns, strict=True)
+            if device.role == role
+        ]
         if numbers:
             lines.append(f"| {role.replace('_', '-')} | {min(numbers)} | {max(numbers)} |")
     lines += ["", *_numbering_lines(design)]
     power, racks = data["power_kw"], data["racks"]
-    lines += ["", "## Racks and power", "",
-              f"{racks['compute']:,} compute racks of {design.physical.servers_per_rack} servers and "
-              f"{racks['network']:,} network racks in {racks['rows']:,} rows; {power['compute']:,.1f} kW compute + "
-              f"{power['network']:,.1f} kW network = {power['total']:,.1f} kW IT, {power['facility']:,.1f} kW with PUE "
-              f"{intent.facility.pue:g} (`power.md`, `floorplan.svg`, `bom.csv`)."]
+    lines += [
+        "",
+        "## Racks and power",
+        "",
+        f"{racks['compute']:,} compute racks of {design.physical.servers_per_rack} servers and "
+        f"{racks['network']:,} network racks in {racks['rows']:,} rows; {power['compute']:,.1f} kW compute + "
+        f"{power['network']:,.1f} kW network = {power['total']:,.1f} kW IT, {power['facility']:,.1f} kW with PUE "
+        f"{intent.facility.pue:g} (`power.md`, `floorplan.svg`, `bom.csv`).",
+    ]
     lines += ["", *_growth_lines(design)]
     lines += ["", *moved] if moved else []
-    lines += ["", "## Checks", "", f"{data['checks']['passed']} passed, {data['checks']['failed']} failed, "
-              f"{data['checks']['warnings']} with warnings; bisection {data['bisection_tbps']:,.1f} Tb/s "
-              "(`designer check` lists every finding; `design.json` has them with their evidence).", ""]
+    lines += [
+        "",
+        "## Checks",
+        "",
+        f"{data['checks']['passed']} passed, {data['checks']['failed']} failed, "
+        f"{data['checks']['warnings']} with warnings; bisection {data['bisection_tbps']:,.1f} Tb/s "
+        "(`designer check` lists every finding; `design.json` has them with their evidence).",
+        "",
+    ]
     lines += checks_format.markdown(design.findings)
     lines += workloads.markdown(design.workloads)
     lines += ["", "## Warnings", ""]
     lines += [f"- {warning}" for warning in data["warnings"]] or ["None."]
     lines += ["", "## Switch configurations", "", *_configs_lines(design)]
-    lines += ["", "## Files", "",
-              "- `design.json`: the whole design for scripts",
-              "- `cabling.csv`: one row per link, both ends, estimated length and medium",
-              "- `racks.csv`: every rack: row, position, role, kW and its devices (`name@unit`)",
-              "- `power.md`: power per rack, row, scalable unit and in total, with PUE; flagged racks",
-              "- `bom.csv`: switches, servers, transceivers by type, cables by type and length",
-              "- `floorplan.svg`: the rows of racks colored by kW, and one compute and one network rack elevation",
-              *(["- `workloads.svg`: time per collective of every workload, and the busiest switch's uplinks"]
-                if design.workloads else []),
-              "- `addressing.csv`: every interface address",
-              "- `asn.csv`: every switch's ASN",
-              f"- `configs/<os>/<hostname>.<ext>`: every switch's configuration for {', '.join(design.intent.targets)}",
-              "- `intent.yaml`: the intent this folder was built from, byte for byte",
-              *(f"- `configs/{companion.folder}/<hostname>.{companion.extension}`: {companion.about}"
-                for target in design.intent.targets for companion in TARGETS[target].companions),
-              "- `manifest.json`: intent hash, tool version and sha256 of every file", ""]
+    lines += [
+        "",
+        "## Files",
+        "",
+        "- `design.json`: the whole design for scripts",
+        "- `cabling.csv`: one row per link, both ends, estimated length and medium",
+        "- `racks.csv`: every rack: row, position, role, kW and its devices (`name@unit`)",
+        "- `power.md`: power per rack, row, scalable unit and in total, with PUE; flagged racks",
+        "- `bom.csv`: switches, servers, transceivers by type, cables by type and length",
+        "- `floorplan.svg`: the rows of racks colored by kW, and one compute and one network rack elevation",
+        *(
+            ["- `workloads.svg`: time per collective of every workload, and the busiest switch's uplinks"]
+            if design.workloads
+            else []
+        ),
+        "- `addressing.csv`: every interface address",
+        "- `asn.csv`: every switch's ASN",
+        f"- `configs/<os>/<hostname>.<ext>`: every switch's configuration for {', '.join(design.intent.targets)}",
+        "- `intent.yaml`: the intent this folder was built from, byte for byte",
+        *(
+            f"- `configs/{companion.folder}/<hostname>.{companion.extension}`: {companion.about}"
+            for target in design.intent.targets
+            for companion in TARGETS[target].companions
+        ),
+        "- `manifest.json`: intent hash, tool version and sha256 of every file",
+        "",
+    ]
     return "\n".join(lines)
 
 
@@ -225,9 +306,14 @@ def markdown_text(text: str) -> str:
 
 def _literal(line: str) -> str:
     digits = len(line) - len(line.lstrip(string.digits))
-    return "".join("\\" + character if character in MARKDOWN_INLINE or (index == 0 and character in string.punctuation)
-                   or (index == digits > 0 and character in ".)") else character
-                   for index, character in enumerate(line))
+    return "".join(
+        "\\" + character
+        if character in MARKDOWN_INLINE
+        or (index == 0 and character in string.punctuation)
+        or (index == digits > 0 and character in ".)")
+        else character
+        for index, character in enumerate(line)
+    )
 
 
 def _growth_lines(design: Design) -> list[str]:
@@ -235,26 +321,41 @@ def _growth_lines(design: Design) -> list[str]:
     plan, data = design.plan, growth(design.plan)
     built = plan.servers / plan.max_servers
     if plan.max_servers > plan.servers:
-        lines = [f"Planned for {plan.max_servers:,} servers ({data['max_gpus']:,} GPUs, `growth`): "
-                 f"{plan.envelope_sus:,} scalable units per plane"
-                 + (f" in {plan.envelope_pods:,} pods" if plan.tiers == 3 else "") + f", {plan.tiers} tiers; "
-                 f"{built:.1%} of it is built. Spine counts, super-spine groups, pools, ASN ranges and the hall come "
-                 "from the envelope, so growing up to it only adds devices, links, ports and BGP neighbors: no name, "
-                 "loopback, ASN, /31, cable or rack of what exists moves."]
+        lines = [
+            f"Planned for {plan.max_servers:,} servers ({data['max_gpus']:,} GPUs, `growth`): "
+            f"{plan.envelope_sus:,} scalable units per plane"
+            + (f" in {plan.envelope_pods:,} pods" if plan.tiers == 3 else "")
+            + f", {plan.tiers} tiers; "
+            f"{built:.1%} of it is built. Spine counts, super-spine groups, pools, ASN ranges and the hall come "
+            "from the envelope, so growing up to it only adds devices, links, ports and BGP neighbors: no name, "
+            "loopback, ASN, /31, cable or rack of what exists moves."
+        ]
     else:
-        lines = ["No `growth` envelope: the design is planned for its own size. Set `growth: {max_servers: N}` "
-                 "before growing, so that adding scalable units moves nothing that exists."]
+        lines = [
+            "No `growth` envelope: the design is planned for its own size. Set `growth: {max_servers: N}` "
+            "before growing, so that adding scalable units moves nothing that exists."
+        ]
     if plan.tiers == 3 and not plan.super_tier:
-        lines += ["", f"Only pod 0 of {plan.envelope_pods} is built: the {plan.spine_uplinks} up-ports of each spine "
-                      "are reserved for the super-spines, which come with the second pod."]
-    beyond = ("leaves re-patch to more spines, or the fabric crosses to 3 tiers." if plan.tiers == 2
-              else "spines re-patch to more super-spines.")
-    holds = (f"This cabling (every cable between the same two ports) holds up to {data['cabling_limit_servers']:,} "
-             f"servers ({data['cabling_limit']}).")
+        lines += [
+            "",
+            f"Only pod 0 of {plan.envelope_pods} is built: the {plan.spine_uplinks} up-ports of each spine "
+            "are reserved for the super-spines, which come with the second pod.",
+        ]
+    beyond = (
+        "leaves re-patch to more spines, or the fabric crosses to 3 tiers."
+        if plan.tiers == 2
+        else "spines re-patch to more super-spines."
+    )
+    holds = (
+        f"This cabling (every cable between the same two ports) holds up to {data['cabling_limit_servers']:,} "
+        f"servers ({data['cabling_limit']})."
+    )
     if data["cabling_limit_servers"] > plan.max_servers:
-        holds += (" Growing the envelope up to that re-patches no cable but renumbers what sits after the leaves "
-                  "(spine and super-spine loopbacks, the spine-super-spine /31s, planes after the first) and "
-                  "re-plans the hall; beyond it, " + beyond)
+        holds += (
+            " Growing the envelope up to that re-patches no cable but renumbers what sits after the leaves "
+            "(spine and super-spine loopbacks, the spine-super-spine /31s, planes after the first) and "
+            "re-plans the hall; beyond it, " + beyond
+        )
     else:
         holds += " That is the envelope: beyond it, " + beyond
     lines += ["", holds]
@@ -268,33 +369,60 @@ def _numbering_lines(design: Design) -> list[str]:
     numbers, starts = allocation.numbering, allocation.asn_starts
     loopback, server, fabric = allocation.loopback_pool.first, allocation.server_p2p.first, allocation.fabric_p2p.first
     shared = design.intent.routing.asn_scheme == "rfc7938"
-    rows = [("leaf ordinal", f"plane x {numbers.leaves} + SU x {numbers.rails} + rail"),
-            ("spine ordinal", f"plane x {numbers.spines} + pod x {numbers.spines_per_pod} + i")]
+    rows = [
+        ("leaf ordinal", f"plane x {numbers.leaves} + SU x {numbers.rails} + rail"),
+        ("spine ordinal", f"plane x {numbers.spines} + pod x {numbers.spines_per_pod} + i"),
+    ]
     if plan.tiers == 3:
         rows.append(("super-spine ordinal", f"plane x {numbers.supers} + group x {numbers.supers_per_group} + i"))
-    rows += [("leaf loopback", f"{ip(loopback)} + leaf ordinal"),
-             ("spine loopback", f"{ip(loopback + numbers.planes * numbers.leaves)} + spine ordinal")]
+    rows += [
+        ("leaf loopback", f"{ip(loopback)} + leaf ordinal"),
+        ("spine loopback", f"{ip(loopback + numbers.planes * numbers.leaves)} + spine ordinal"),
+    ]
     if plan.tiers == 3:
-        rows.append(("super-spine loopback",
-                     f"{ip(loopback + numbers.planes * (numbers.leaves + numbers.spines))} + super-spine ordinal"))
-    rows += [("server /31 (leaf even, NIC odd)", f"{ip(server)} + leaf ordinal x {numbers.server_block} + 2 x slot"),
-             ("leaf-spine /31 (spine even)", f"{ip(fabric)} + 2 x (leaf ordinal x {numbers.leaf_uplinks} + uplink)")]
+        rows.append(
+            (
+                "super-spine loopback",
+                f"{ip(loopback + numbers.planes * (numbers.leaves + numbers.spines))} + super-spine ordinal",
+            )
+        )
+    rows += [
+        ("server /31 (leaf even, NIC odd)", f"{ip(server)} + leaf ordinal x {numbers.server_block} + 2 x slot"),
+        ("leaf-spine /31 (spine even)", f"{ip(fabric)} + 2 x (leaf ordinal x {numbers.leaf_uplinks} + uplink)"),
+    ]
     if plan.tiers == 3:
-        rows.append(("spine-super-spine /31 (super-spine even)",
-                     f"{ip(fabric + numbers.spine_super_base)} + 2 x (spine ordinal x {numbers.spine_uplinks} "
-                     "+ uplink)"))
-    rows += [("leaf ASN", f"{starts['leaf']} + leaf ordinal"),
-             ("spine ASN", f"{starts['spine']} + plane x {numbers.pods} + pod" if shared
-              else f"{starts['spine']} + spine ordinal")]
+        rows.append(
+            (
+                "spine-super-spine /31 (super-spine even)",
+                f"{ip(fabric + numbers.spine_super_base)} + 2 x (spine ordinal x {numbers.spine_uplinks} + uplink)",
+            )
+        )
+    rows += [
+        ("leaf ASN", f"{starts['leaf']} + leaf ordinal"),
+        (
+            "spine ASN",
+            f"{starts['spine']} + plane x {numbers.pods} + pod" if shared else f"{starts['spine']} + spine ordinal",
+        ),
+    ]
     if plan.tiers == 3:
-        rows.append(("super-spine ASN", f"{starts['super_spine']} + plane" if shared
-                     else f"{starts['super_spine']} + super-spine ordinal"))
-    return ["## Numbering", "",
-            f"Every loopback, /31 and ASN follows from the switch's or link's coordinates, with the strides of the "
-            f"envelope ({plan.max_servers:,} servers); growth inside it moves none of them. A leaf uplink is its port "
-            "counted from its first spine-facing port, a spine uplink likewise from its first super-spine-facing "
-            "port, a slot the server's index in its scalable unit.", "",
-            "| what | from |", "|---|---|", *(f"| {what} | {formula} |" for what, formula in rows)]
+        rows.append(
+            (
+                "super-spine ASN",
+                f"{starts['super_spine']} + plane" if shared else f"{starts['super_spine']} + super-spine ordinal",
+            )
+        )
+    return [
+        "## Numbering",
+        "",
+        f"Every loopback, /31 and ASN follows from the switch's or link's coordinates, with the strides of the "
+        f"envelope ({plan.max_servers:,} servers); growth inside it moves none of them. A leaf uplink is its port "
+        "counted from its first spine-facing port, a spine uplink likewise from its first super-spine-facing "
+        "port, a slot the server's index in its scalable unit.",
+        "",
+        "| what | from |",
+        "|---|---|",
+        *(f"| {what} | {formula} |" for what, formula in rows),
+    ]
 
 
 def _configs_lines(design: Design) -> list[str]:
@@ -304,8 +432,11 @@ def _configs_lines(design: Design) -> list[str]:
     paths = f"{widths[0]} to {widths[-1]}" if len(widths) > 1 else f"{widths[0]}"
     unit = "%" if qos.ecn_unit == "percent" else " bytes"
     bfd = f"every {routing.bfd.interval_ms} ms" if routing.bfd.enabled else "off"
-    ecn = (f"ECN marking from {qos.ecn_min:,}{unit} to {qos.ecn_max:,}{unit} ({qos.ecn_probability}% at the top)"
-           if qos.ecn else "ECN off")
+    ecn = (
+        f"ECN marking from {qos.ecn_min:,}{unit} to {qos.ecn_max:,}{unit} ({qos.ecn_probability}% at the top)"
+        if qos.ecn
+        else "ECN off"
+    )
     watchdog = f"{qos.pfc_watchdog_detection_ms} ms" if qos.pfc_watchdog else "off"
     return [
         f"Targets: {', '.join(design.intent.targets)}. BGP: eBGP on every switch-to-switch /31, maximum-paths "
@@ -331,9 +462,11 @@ def _seeds_line(design: Design) -> str:
     if written:
         line += f": written for {written}"
     if own:
-        line += (f"; {', '.join(own)} {'picks its' if len(own) == 1 else 'pick their'} own (designer writes no seed "
-                 f"for {'it' if len(own) == 1 else 'them'}), so the load-balancing check's seeds hold for "
-                 f"{written or 'none of the targets'}")
+        line += (
+            f"; {', '.join(own)} {'picks its' if len(own) == 1 else 'pick their'} own (designer writes no seed "
+            f"for {'it' if len(own) == 1 else 'them'}), so the load-balancing check's seeds hold for "
+            f"{written or 'none of the targets'}"
+        )
     return line + "."
 
 
@@ -349,13 +482,16 @@ def _headroom_line(design: Design) -> str:
     for model, found in sorted(rooms.items()):
         vendor = sorted({(room.cable_m, room.xoff) for room in found.values() if room.vendor})
         if vendor:
-            parts.append(f"{model} from its vendor's lookup (catalog `switch_facts`): " + ", ".join(
-                f"{xoff:,} bytes at {cable} m" for cable, xoff in vendor))
+            parts.append(
+                f"{model} from its vendor's lookup (catalog `switch_facts`): "
+                + ", ".join(f"{xoff:,} bytes at {cable} m" for cable, xoff in vendor)
+            )
         estimated = sorted({(room.cable_m, room.xoff) for room in found.values() if not room.vendor})
         if estimated:
             parts.append(
                 f"{model} first-order estimate, not a vendor figure (2 x (5 ns/m x cable + "
                 f"{design.intent.qos.pfc_response_ns:,} ns) x line rate + 2 x MTU): "
                 f"{min(x for _, x in estimated):,}-{max(x for _, x in estimated):,} bytes for cables of "
-                f"{estimated[0][0]}-{estimated[-1][0]} m")
+                f"{estimated[0][0]}-{estimated[-1][0]} m"
+            )
     return f"PFC headroom (xoff) per lossless {design.plan.link_speed}G port: {'; '.join(parts) or 'none'}."

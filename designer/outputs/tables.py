@@ -22,10 +22,22 @@ def cabling_rows(design: Design) -> tuple[list[str], Iterable[list[Any]]]:
     header = ["tier", "plane", "a_device", "a_port", "z_device", "z_port", "speed_gbps", "length_m", "medium"]
     media = physical.medium_names()
     lengths = {length: f"{length / 10:.1f}" for length in set(physical.link_length_dm)}  # few lengths repeat
-    rows = ([TIERS[tier], devices[upper].plane, devices[upper].name, names[upper][upper_port],
-             devices[lower].name, names[lower][lower_port], speed, lengths[length], media[medium]]
-            for (tier, upper, upper_port, lower, lower_port), length, medium in zip(
-                design.fabric.links, physical.link_length_dm, physical.link_medium, strict=True))
+    rows = (
+        [
+            TIERS[tier],
+            devices[upper].plane,
+            devices[upper].name,
+            names[upper][upper_port],
+            devices[lower].name,
+            names[lower][lower_port],
+            speed,
+            lengths[length],
+            media[medium],
+        ]
+        for (tier, upper, upper_port, lower, lower_port), length, medium in zip(
+            design.fabric.links, physical.link_length_dm, physical.link_medium, strict=True
+        )
+    )
     return header, rows
 
 
@@ -52,8 +64,10 @@ def addressing_rows(design: Design) -> tuple[list[str], Iterable[list[Any]]]:
 def asn_rows(design: Design) -> tuple[list[str], Iterable[list[Any]]]:
     """One row per switch: its ASN and where it sits."""
     header = ["device", "role", "plane", "pod", "asn"]
-    rows = ([device.name, device.role, device.plane, device.pod if device.pod >= 0 else "", asn]
-            for device, asn in zip(design.fabric.switches(), design.allocation.asns, strict=True))
+    rows = (
+        [device.name, device.role, device.plane, device.pod if device.pod >= 0 else "", asn]
+        for device, asn in zip(design.fabric.switches(), design.allocation.asns, strict=True)
+    )
     return header, rows
 
 
@@ -67,8 +81,15 @@ def csv_bytes(header: list[str], rows: Iterable[list[Any]]) -> bytes:
     chunks = []
     for chunk in chain(([header],), iter(lambda: list(islice(rows, CHUNK_ROWS)), [])):
         text = "\n".join([",".join(map(str, row)) for row in chunk])
-        if (width < 2 or set(map(len, chunk)) != {width} or text.count(",") != (width - 1) * len(chunk)
-                or text.count("\n") != len(chunk) - 1 or '"' in text or "\r" in text or "None" in text):
+        if (
+            width < 2
+            or set(map(len, chunk)) != {width}
+            or text.count(",") != (width - 1) * len(chunk)
+            or text.count("\n") != len(chunk) - 1
+            or '"' in text
+            or "\r" in text
+            or "None" in text
+        ):
             buffer = io.StringIO()
             csv.writer(buffer, lineterminator="\n").writerows(chunk)
             text = buffer.getvalue()[:-1]

@@ -36,34 +36,55 @@ def contract(result: WorkloadResult) -> dict[str, Any]:
     """One workload in ``designer plan --format json``: exactly the keys of the public contract."""
     work, best, spread = result.workload, result.ideal, result.switch
     return {
-        "name": work.name, "gpus": work.gpus, "servers": work.servers, "placement": work.placement,
-        "collective": work.collective, "algorithm": best.algorithm, "bytes": work.bytes,
-        "ideal": {"algbw_gbyte_s": round(best.algbw_gbyte_s, RATE_DIGITS),
-                  "busbw_gbyte_s": round(best.busbw_gbyte_s, RATE_DIGITS), "time_s": _seconds(best.time_s)},
+        "name": work.name,
+        "gpus": work.gpus,
+        "servers": work.servers,
+        "placement": work.placement,
+        "collective": work.collective,
+        "algorithm": best.algorithm,
+        "bytes": work.bytes,
+        "ideal": {
+            "algbw_gbyte_s": round(best.algbw_gbyte_s, RATE_DIGITS),
+            "busbw_gbyte_s": round(best.busbw_gbyte_s, RATE_DIGITS),
+            "time_s": _seconds(best.time_s),
+        },
         "fabric_bytes": dict(result.fabric_bytes),
-        "ecmp": {"flows": result.flows,
-                 "worst_link_flows_p50": spread.worst(0.5) if spread else None,
-                 "time_s_p50": _seconds(spread.time(0.5)) if spread else None,
-                 "time_s_p99": _seconds(spread.time(0.99)) if spread else None,
-                 "efficiency_p50": _share(best.time_s, spread.time(0.5)) if spread else None,
-                 "efficiency_p99": _share(best.time_s, spread.time(0.99)) if spread else None,
-                 "qps_for_90pct": result.qps_for_90pct},
-        "failures": [{"failed": failure.failed, "time_s_p50": _seconds(failure.spread.time(0.5)),
-                      "efficiency_p50": _share(best.time_s, failure.spread.time(0.5))}
-                     for failure in result.failures],
-        "cost": {"usd_per_minute_stall": _usd(result.stall_usd_per_minute),
-                 "usd_per_step_lost_p50": _usd(result.lost_usd_per_step()),
-                 "usd_per_day_lost_p50": _usd(result.lost_usd_per_day())},
+        "ecmp": {
+            "flows": result.flows,
+            "worst_link_flows_p50": spread.worst(0.5) if spread else None,
+            "time_s_p50": _seconds(spread.time(0.5)) if spread else None,
+            "time_s_p99": _seconds(spread.time(0.99)) if spread else None,
+            "efficiency_p50": _share(best.time_s, spread.time(0.5)) if spread else None,
+            "efficiency_p99": _share(best.time_s, spread.time(0.99)) if spread else None,
+            "qps_for_90pct": result.qps_for_90pct,
+        },
+        "failures": [
+            {
+                "failed": failure.failed,
+                "time_s_p50": _seconds(failure.spread.time(0.5)),
+                "efficiency_p50": _share(best.time_s, failure.spread.time(0.5)),
+            }
+            for failure in result.failures
+        ],
+        "cost": {
+            "usd_per_minute_stall": _usd(result.stall_usd_per_minute),
+            "usd_per_step_lost_p50": _usd(result.lost_usd_per_step()),
+            "usd_per_day_lost_p50": _usd(result.lost_usd_per_day()),
+        },
     }
 
 
 def _hash(best_s: float, spread: Spread | None) -> dict[str, Any] | None:
     if spread is None:
         return None
-    return {"worst_link_flows_p50": spread.worst(0.5),
-            "worst_link_flows_p99": spread.worst(0.99),
-            "time_s_p50": _seconds(spread.time(0.5)), "time_s_p99": _seconds(spread.time(0.99)),
-            "efficiency_p50": _share(best_s, spread.time(0.5)), "efficiency_p99": _share(best_s, spread.time(0.99))}
+    return {
+        "worst_link_flows_p50": spread.worst(0.5),
+        "worst_link_flows_p99": spread.worst(0.99),
+        "time_s_p50": _seconds(spread.time(0.5)),
+        "time_s_p99": _seconds(spread.time(0.99)),
+        "efficiency_p50": _share(best_s, spread.time(0.5)),
+        "efficiency_p99": _share(best_s, spread.time(0.99)),
+    }
 
 
 def detail(result: WorkloadResult) -> dict[str, Any]:
@@ -71,16 +92,25 @@ def detail(result: WorkloadResult) -> dict[str, Any]:
     switch's uplinks."""
     work, best = result.workload, result.ideal
     row = contract(result)
-    row["ideal"].update(network_s=_seconds(best.network_s), nvlink_s=_seconds(best.nvlink_s),
-                        latency_s=_seconds(best.latency_s))
-    row["ecmp"].update(routed_flows=result.routed, nic_link_flows=result.nic_flows, runs=result.seeds,
-                       channels=work.channels, qps_per_connection=work.qps_per_connection,
-                       qps_searched_up_to=result.qps_searched, switch_crc32=_hash(best.time_s, result.switch),
-                       uniform=_hash(best.time_s, result.uniform))
+    row["ideal"].update(
+        network_s=_seconds(best.network_s), nvlink_s=_seconds(best.nvlink_s), latency_s=_seconds(best.latency_s)
+    )
+    row["ecmp"].update(
+        routed_flows=result.routed,
+        nic_link_flows=result.nic_flows,
+        runs=result.seeds,
+        channels=work.channels,
+        qps_per_connection=work.qps_per_connection,
+        qps_searched_up_to=result.qps_searched,
+        switch_crc32=_hash(best.time_s, result.switch),
+        uniform=_hash(best.time_s, result.uniform),
+    )
     for entry, failure in zip(row["failures"], result.failures, strict=True):
         entry.update(kind=failure.kind, worst_link_flows_p50=failure.spread.worst(0.5))
-    row["worst_switch"] = {"name": result.worst_switch,
-                           "uplink_histogram": [list(pair) for pair in result.uplink_histogram]}
+    row["worst_switch"] = {
+        "name": result.worst_switch,
+        "uplink_histogram": [list(pair) for pair in result.uplink_histogram],
+    }
     row["cost"].update(gpu_hour_usd=work.gpu_hour_usd)
     row["step_budget_s"] = work.step_budget_s
     return row
@@ -102,15 +132,19 @@ def _time_text(value: float) -> str:
 
 def _spread_text(best_s: float, spread: Spread) -> str:
     p50, p99 = spread.time(0.5), spread.time(0.99)
-    return (f"{_time_text(p50)} p50 ({_share(best_s, p50):.1%}), {_time_text(p99)} p99 ({_share(best_s, p99):.1%}); "
-            f"busiest link {spread.worst(0.5)} flows at p50")
+    return (
+        f"{_time_text(p50)} p50 ({_share(best_s, p50):.1%}), {_time_text(p99)} p99 ({_share(best_s, p99):.1%}); "
+        f"busiest link {spread.worst(0.5)} flows at p50"
+    )
 
 
 def text(name: str, results: Sequence[WorkloadResult], seeds: int) -> str:
     """What ``designer analyze`` prints: every workload, a few lines each."""
-    lines = [f"{name}: {len(results)} workload{'s' if len(results) != 1 else ''}, each alone on the fabric, "
-             f"{seeds} run{'s' if seeds != 1 else ''} per hash; a switch down moves only the flows that crossed it "
-             "(resilient hashing)"]
+    lines = [
+        f"{name}: {len(results)} workload{'s' if len(results) != 1 else ''}, each alone on the fabric, "
+        f"{seeds} run{'s' if seeds != 1 else ''} per hash; a switch down moves only the flows that crossed it "
+        "(resilient hashing)"
+    ]
     for result in results:
         work, best = result.workload, result.ideal
         lines += [
@@ -120,31 +154,44 @@ def text(name: str, results: Sequence[WorkloadResult], seeds: int) -> str:
             f"  ideal: {_time_text(best.time_s)} (algbw {best.algbw_gbyte_s:,.1f} GB/s, busbw "
             f"{best.busbw_gbyte_s:,.1f} GB/s; network {_time_text(best.network_s)}, NVLink "
             f"{_time_text(best.nvlink_s)}, latency {_time_text(best.latency_s)})",
-            "  fabric bytes: " + ", ".join(f"{tier.replace('_', '-')} {size_text(count)}"
-                                           for tier, count in result.fabric_bytes.items()),
+            "  fabric bytes: "
+            + ", ".join(f"{tier.replace('_', '-')} {size_text(count)}" for tier, count in result.fabric_bytes.items()),
             f"  flows: {result.flows:,} ({work.channels} channels x {work.qps_per_connection} QPs per connection), "
             f"{result.routed:,} leave their leaf; a NIC link carries {result.nic_flows:,}",
         ]
         if result.switch is None or result.uniform is None:
             lines.append(f"  ECMP: not analyzed: {not_analyzed(results)}")
         else:
-            qps = (f"{result.qps_for_90pct}" if result.qps_for_90pct is not None
-                   else f"not reached up to {result.qps_searched}")
-            lines += [f"  switch hash (CRC-32): {_spread_text(best.time_s, result.switch)}",
-                      f"  uniform hash:         {_spread_text(best.time_s, result.uniform)}",
-                      f"  QPs per connection for 90% at p50: {qps}"]
-        lines += [f"  {failure.failed} down: {_spread_text(best.time_s, failure.spread)}"
-                  for failure in result.failures]
+            qps = (
+                f"{result.qps_for_90pct}"
+                if result.qps_for_90pct is not None
+                else f"not reached up to {result.qps_searched}"
+            )
+            lines += [
+                f"  switch hash (CRC-32): {_spread_text(best.time_s, result.switch)}",
+                f"  uniform hash:         {_spread_text(best.time_s, result.uniform)}",
+                f"  QPs per connection for 90% at p50: {qps}",
+            ]
+        lines += [
+            f"  {failure.failed} down: {_spread_text(best.time_s, failure.spread)}" for failure in result.failures
+        ]
         lost, day = result.lost_usd_per_step(), result.lost_usd_per_day()
-        lines.append(f"  cost: ${result.stall_usd_per_minute:,.2f} a minute of stall"
-                     + (f"; ${lost:,.2f} lost per step and ${day:,.2f} per day at p50" if lost is not None
-                        and day is not None else ""))
+        lines.append(
+            f"  cost: ${result.stall_usd_per_minute:,.2f} a minute of stall"
+            + (
+                f"; ${lost:,.2f} lost per step and ${day:,.2f} per day at p50"
+                if lost is not None and day is not None
+                else ""
+            )
+        )
         if result.worst_switch:
             histogram = result.uplink_histogram
-            spread = (", ".join(f"{uplinks} with {flows}" for flows, uplinks in histogram) + " flows"
-                      if len(histogram) <= HISTOGRAM_TEXT else
-                      f"{sum(uplinks for _, uplinks in histogram)} uplinks carry {histogram[0][0]:,} to "
-                      f"{histogram[-1][0]:,} flows")
+            spread = (
+                ", ".join(f"{uplinks} with {flows}" for flows, uplinks in histogram) + " flows"
+                if len(histogram) <= HISTOGRAM_TEXT
+                else f"{sum(uplinks for _, uplinks in histogram)} uplinks carry {histogram[0][0]:,} to "
+                f"{histogram[-1][0]:,} flows"
+            )
             lines.append(f"  busiest uplinks: {result.worst_switch}: {spread}")
         if work.step_budget_s is not None and result.switch is not None:
             over = result.switch.time(0.5) > work.step_budget_s
@@ -156,13 +203,18 @@ def markdown(results: Sequence[WorkloadResult]) -> list[str]:
     """The workloads section of ``summary.md`` (empty without workloads)."""
     if not results:
         return []
-    lines = ["", "## Workloads", "",
-             f"Each job alone on the fabric; ECMP by the switch hash (CRC-32 per switch) over {results[0].seeds} runs "
-             "(`designer analyze` also shows the uniform hash; `workloads.svg` draws the times and the busiest "
-             "switch's uplinks).", "",
-             "| workload | GPUs | collective | ideal | busbw | ECMP p50 | ECMP p99 | efficiency p50 | one spine down | "
-             "QPs for 90% | $ lost per step |",
-             "|---|---:|---|---:|---:|---:|---:|---:|---:|---:|---:|"]
+    lines = [
+        "",
+        "## Workloads",
+        "",
+        f"Each job alone on the fabric; ECMP by the switch hash (CRC-32 per switch) over {results[0].seeds} runs "
+        "(`designer analyze` also shows the uniform hash; `workloads.svg` draws the times and the busiest "
+        "switch's uplinks).",
+        "",
+        "| workload | GPUs | collective | ideal | busbw | ECMP p50 | ECMP p99 | efficiency p50 | one spine down | "
+        "QPs for 90% | $ lost per step |",
+        "|---|---:|---|---:|---:|---:|---:|---:|---:|---:|---:|",
+    ]
     for result in results:
         row = contract(result)
         ecmp, cost = row["ecmp"], row["cost"]
@@ -177,13 +229,19 @@ def markdown(results: Sequence[WorkloadResult]) -> list[str]:
             f"{show(ecmp['time_s_p50'])} | {show(ecmp['time_s_p99'])} | "
             f"{'-' if ecmp['efficiency_p50'] is None else format(ecmp['efficiency_p50'], '.1%')} | "
             f"{show(spine.spread.time(0.5)) if spine else '-'} | {ecmp['qps_for_90pct'] or '-'} | "
-            f"{'-' if cost['usd_per_step_lost_p50'] is None else format(cost['usd_per_step_lost_p50'], ',.2f')} |")
+            f"{'-' if cost['usd_per_step_lost_p50'] is None else format(cost['usd_per_step_lost_p50'], ',.2f')} |"
+        )
     return lines
 
 
 BAR_H, GAP, LEFT, CHART_W, HIST_W = 18, 4, 150, 420, 300
-COLOURS = {"ideal": "#2c7fb8", "ECMP p50": "#7fcdbb", "ECMP p99": "#fdae61", "spine down": "#d7191c",
-           "super-spine down": "#984ea3"}
+COLOURS = {
+    "ideal": "#2c7fb8",
+    "ECMP p50": "#7fcdbb",
+    "ECMP p99": "#fdae61",
+    "spine down": "#d7191c",
+    "super-spine down": "#984ea3",
+}
 
 
 def svg(name: str, results: Sequence[WorkloadResult]) -> str:
@@ -197,14 +255,19 @@ def svg(name: str, results: Sequence[WorkloadResult]) -> str:
         blocks += _workload_block(result, bars, top)
         top += height + 20
     width = LEFT + CHART_W + 120 + HIST_W + 20
-    return "\n".join([
-        f'<svg xmlns="http://www.w3.org/2000/svg" width="{width}" height="{top}" viewBox="0 0 {width} {top}" '
-        'font-family="sans-serif" font-size="11">',
-        f'<rect width="{width}" height="{top}" fill="#ffffff"/>',
-        f'<text x="10" y="22" font-size="16" font-weight="bold">{escape(name)}: time per collective</text>',
-        '<text x="10" y="40">Bars: seconds per collective (switch hash, CRC-32 per switch). Right: uplinks of the '
-        'busiest switch by the flows they carry (median run).</text>',
-        *blocks, "</svg>", ""])
+    return "\n".join(
+        [
+            f'<svg xmlns="http://www.w3.org/2000/svg" width="{width}" height="{top}" viewBox="0 0 {width} {top}" '
+            'font-family="sans-serif" font-size="11">',
+            f'<rect width="{width}" height="{top}" fill="#ffffff"/>',
+            f'<text x="10" y="22" font-size="16" font-weight="bold">{escape(name)}: time per collective</text>',
+            '<text x="10" y="40">Bars: seconds per collective (switch hash, CRC-32 per switch). Right: uplinks of the '
+            "busiest switch by the flows they carry (median run).</text>",
+            *blocks,
+            "</svg>",
+            "",
+        ]
+    )
 
 
 def _bars(result: WorkloadResult) -> list[tuple[str, float]]:
@@ -219,15 +282,19 @@ def _workload_block(result: WorkloadResult, bars: list[tuple[str, float]], top: 
     finite = [value for _, value in bars if not math.isinf(value)]
     scale = CHART_W / max(finite) if finite and max(finite) > 0 else 0
     work = result.workload
-    parts = [f'<text x="10" y="{top}" font-weight="bold">{escape(work.name)}: {work.collective} of '
-             f'{escape(size_text(work.bytes))} on {work.gpus:,} GPUs ({work.placement}, '
-             f'{result.ideal.algorithm})</text>']
+    parts = [
+        f'<text x="10" y="{top}" font-weight="bold">{escape(work.name)}: {work.collective} of '
+        f"{escape(size_text(work.bytes))} on {work.gpus:,} GPUs ({work.placement}, "
+        f"{result.ideal.algorithm})</text>"
+    ]
     for number, (label, value) in enumerate(bars):
         y = top + 12 + number * (BAR_H + GAP)
         length = CHART_W if math.isinf(value) else value * scale
-        parts += [f'<text x="{LEFT - 6}" y="{y + BAR_H - 5}" text-anchor="end">{escape(label)}</text>',
-                  f'<rect x="{LEFT}" y="{y}" width="{length:.1f}" height="{BAR_H}" fill="{COLOURS[label]}"/>',
-                  f'<text x="{LEFT + length + 4:.1f}" y="{y + BAR_H - 5}">{escape(_time_text(value))}</text>']
+        parts += [
+            f'<text x="{LEFT - 6}" y="{y + BAR_H - 5}" text-anchor="end">{escape(label)}</text>',
+            f'<rect x="{LEFT}" y="{y}" width="{length:.1f}" height="{BAR_H}" fill="{COLOURS[label]}"/>',
+            f'<text x="{LEFT + length + 4:.1f}" y="{y + BAR_H - 5}">{escape(_time_text(value))}</text>',
+        ]
     parts += _histogram(result, LEFT + CHART_W + 120, top)
     return parts
 
@@ -243,12 +310,16 @@ def _histogram(result: WorkloadResult, left: int, top: int) -> list[str]:
     for number, (flows, uplinks) in enumerate(columns):
         x = left + number * step
         h = uplinks / most * chart_h
-        parts += [f'<rect x="{x + 1:.1f}" y="{top + 12 + chart_h - h:.1f}" width="{max(step - 2, 1):.1f}" '
-                  f'height="{h:.1f}" fill="#636363"/>',
-                  f'<text x="{x + step / 2:.1f}" y="{top + 12 + chart_h - h - 2:.1f}" text-anchor="middle" '
-                  f'font-size="9">{uplinks}</text>',
-                  f'<text x="{x + step / 2:.1f}" y="{top + 24 + chart_h:.1f}" text-anchor="middle" '
-                  f'font-size="9">{flows}</text>']
-    parts.append(f'<text x="{left}" y="{top + 38 + chart_h}" font-size="9">flows on an uplink (below), uplinks '
-                 'carrying that many (above the bars)</text>')
+        parts += [
+            f'<rect x="{x + 1:.1f}" y="{top + 12 + chart_h - h:.1f}" width="{max(step - 2, 1):.1f}" '
+            f'height="{h:.1f}" fill="#636363"/>',
+            f'<text x="{x + step / 2:.1f}" y="{top + 12 + chart_h - h - 2:.1f}" text-anchor="middle" '
+            f'font-size="9">{uplinks}</text>',
+            f'<text x="{x + step / 2:.1f}" y="{top + 24 + chart_h:.1f}" text-anchor="middle" '
+            f'font-size="9">{flows}</text>',
+        ]
+    parts.append(
+        f'<text x="{left}" y="{top + 38 + chart_h}" font-size="9">flows on an uplink (below), uplinks '
+        "carrying that many (above the bars)</text>"
+    )
     return parts

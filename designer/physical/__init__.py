@@ -18,8 +18,17 @@ from designer.physical.cables import NO_LENGTH, BomKey, lay_cables, lengths
 from designer.physical.placement import COMPUTE, NETWORK, place
 from designer.sizing import Plan
 
-__all__ = ["COMPUTE", "NETWORK", "BomLine", "Physical", "Rack", "cable_lengths", "over_budget", "plan_physical",
-           "too_hot_for_air"]
+__all__ = [
+    "COMPUTE",
+    "NETWORK",
+    "BomLine",
+    "Physical",
+    "Rack",
+    "cable_lengths",
+    "over_budget",
+    "plan_physical",
+    "too_hot_for_air",
+]
 
 CATEGORIES = ("switch", "server", "transceiver", "cable")
 
@@ -79,14 +88,17 @@ class Physical:
         compute = sum(rack.kw for rack in self.racks if rack.role == COMPUTE)
         network = sum(rack.kw for rack in self.racks if rack.role == NETWORK)
         total = compute + network
-        return {"compute": round(compute, 3), "network": round(network, 3), "total": round(total, 3),
-                "facility": round(total * pue, 3)}
+        return {
+            "compute": round(compute, 3),
+            "network": round(network, 3),
+            "total": round(total, 3),
+            "facility": round(total * pue, 3),
+        }
 
     def rack_counts(self) -> dict[str, int]:
         """Racks by role, their total and the rows they stand in."""
         compute = sum(1 for rack in self.racks if rack.role == COMPUTE)
-        return {"compute": compute, "network": len(self.racks) - compute, "total": len(self.racks),
-                "rows": self.rows}
+        return {"compute": compute, "network": len(self.racks) - compute, "total": len(self.racks), "rows": self.rows}
 
 
 def over_budget(racks: list[Rack], facility: Facility) -> list[Rack]:
@@ -111,14 +123,37 @@ def plan_physical(intent: Intent, plan: Plan, fabric: Fabric) -> Physical:
     cabling = lay_cables(intent, fabric, layout)
     watts = cabling.switch_w + [intent.server.power_kw * 1000] * plan.servers
     digits = max(2, len(str(layout.rows - 1)))
-    racks = [Rack(f"r{rack.row:0{digits}d}-{rack.position:02d}", rack.row, rack.position, rack.role, rack.su,
-                  rack.devices, round(sum(watts[index] for index in rack.devices) / 1000, 3))
-             for rack in layout.racks]
+    racks = [
+        Rack(
+            f"r{rack.row:0{digits}d}-{rack.position:02d}",
+            rack.row,
+            rack.position,
+            rack.role,
+            rack.su,
+            rack.devices,
+            round(sum(watts[index] for index in rack.devices) / 1000, 3),
+        )
+        for rack in layout.racks
+    ]
     counts: Counter[BomKey] = Counter(cabling.bom)
     for device in fabric.devices:
         counts["server" if device.role == "server" else "switch", device.model, NO_LENGTH] += 1
-    bom = [BomLine(category, item, None if length == NO_LENGTH else length / 10, count)
-           for (category, item, length), count in sorted(counts.items(),
-                                                         key=lambda line: (CATEGORIES.index(line[0][0]), line[0]))]
-    return Physical(racks, layout.rows, layout.servers_per_rack, layout.device_rack, layout.device_unit,
-                    cabling.length_dm, cabling.medium, cabling.media, cabling.reach_dm, cabling.switch_w, bom)
+    bom = [
+        BomLine(category, item, None if length == NO_LENGTH else length / 10, count)
+        for (category, item, length), count in sorted(
+            counts.items(), key=lambda line: (CATEGORIES.index(line[0][0]), line[0])
+        )
+    ]
+    return Physical(
+        racks,
+        layout.rows,
+        layout.servers_per_rack,
+        layout.device_rack,
+        layout.device_unit,
+        cabling.length_dm,
+        cabling.medium,
+        cabling.media,
+        cabling.reach_dm,
+        cabling.switch_w,
+        bom,
+    )

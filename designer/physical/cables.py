@@ -80,8 +80,10 @@ def lengths(intent: Intent, fabric: Fabric, layout: Layout) -> list[int]:
     places = [layout.racks[rack] for rack in layout.device_rack]
     x = [(rack.position + 0.5) * facility.rack_width_m for rack in places]
     y = [rack.row * facility.row_pitch_m for rack in places]
-    z = [(unit - 1 + device_units(intent, device) / 2) * UNIT_M
-         for unit, device in zip(layout.device_unit, fabric.devices, strict=True)]
+    z = [
+        (unit - 1 + device_units(intent, device) / 2) * UNIT_M
+        for unit, device in zip(layout.device_unit, fabric.devices, strict=True)
+    ]
     top = 2 * facility.rack_units * UNIT_M
     rack_of, slack = layout.device_rack, facility.slack_m
     result = []
@@ -118,8 +120,11 @@ def lay_cables(intent: Intent, fabric: Fabric, layout: Layout) -> Cabling:
         """The bill's line of an optical module of ``lanes`` links."""
         key = modules.get((model.name, lanes))
         if key is None:
-            key = modules[model.name, lanes] = ("transceiver", module_name(model, lanes * speed, lanes, speed),
-                                                NO_LENGTH)
+            key = modules[model.name, lanes] = (
+                "transceiver",
+                module_name(model, lanes * speed, lanes, speed),
+                NO_LENGTH,
+            )
         return key
 
     def plug(device: int, model: MediumModel, lanes: int) -> None:
@@ -186,8 +191,9 @@ def lay_cables(intent: Intent, fabric: Fabric, layout: Layout) -> Cabling:
     return Cabling(length_dm, medium, media, reach_dm, switch_w, bom)
 
 
-def choose_media(links: list[Link], breakout: list[int], length_dm: list[int],
-                 reach_dm: tuple[int, ...]) -> tuple[list[int], dict[int, int]]:
+def choose_media(
+    links: list[Link], breakout: list[int], length_dm: list[int], reach_dm: tuple[int, ...]
+) -> tuple[list[int], dict[int, int]]:
     """Each link's medium, the same for every link joined to it through a shared physical port, chosen for the
     longest run among them; and the first link through each shared (broken-out) physical port."""
     parent = list(range(len(links)))

@@ -98,9 +98,14 @@ def place(intent: Intent, plan: Plan, fabric: Fabric) -> Layout:
 
     blocks: list[list[Slot]] = []
     for su in range(plan.envelope_sus):
-        compute = [(COMPUTE, su, tuple(("server", su, slot) for slot in range(first, min(first + per_rack,
-                                                                                          plan.servers_per_su))))
-                   for first in range(0, plan.servers_per_su, per_rack)]
+        compute = [
+            (
+                COMPUTE,
+                su,
+                tuple(("server", su, slot) for slot in range(first, min(first + per_rack, plan.servers_per_su))),
+            )
+            for first in range(0, plan.servers_per_su, per_rack)
+        ]
         leaves = [("leaf", plane, su, rail) for plane in range(plan.planes) for rail in range(plan.rails)]
         network = [(NETWORK, su, rack) for rack in _pack(facility, heights, draws, leaves)]
         half = len(compute) // 2
@@ -145,8 +150,9 @@ def _core(plan: Plan) -> list[Member]:
     return members
 
 
-def _pack(facility: Facility, heights: dict[str, int], draws: dict[str, int],
-          members: list[Member]) -> list[tuple[Member, ...]]:
+def _pack(
+    facility: Facility, heights: dict[str, int], draws: dict[str, int], members: list[Member]
+) -> list[tuple[Member, ...]]:
     """Switches into network racks, in order, while rack units and the budget (at ``power_w_optics``) allow."""
     racks: list[list[Member]] = []
     units = watts = 0.0
@@ -176,8 +182,10 @@ def _rows(blocks: list[list[Slot]], core: list[Slot], width: int) -> list[list[t
                 su_rows.append([])
             taken = len(su_rows[-1])
             su_rows[-1].append((taken if len(su_rows) % 2 else width - 1 - taken, rack))
-    core_rows = [[((width - len(chunk)) // 2 + offset, rack) for offset, rack in enumerate(chunk)]
-                 for chunk in (core[start:start + width] for start in range(0, len(core), width))]
+    core_rows = [
+        [((width - len(chunk)) // 2 + offset, rack) for offset, rack in enumerate(chunk)]
+        for chunk in (core[start : start + width] for start in range(0, len(core), width))
+    ]
     clean.add(len(su_rows))
     middle = min(clean, key=lambda boundary: (abs(2 * boundary - len(su_rows)), boundary))
     return su_rows[:middle] + core_rows + su_rows[middle:]

@@ -15,19 +15,32 @@ from designer.model import DeviceConfig
 from designer.render.environment import Renderer, TemplateError, user_templates_for
 from designer.render.targets import TARGETS, config_files, config_path
 
-__all__ = ["TARGETS", "Renderer", "TemplateError", "config_files", "config_path", "render_configs", "rendered",
-           "user_templates_for"]
+__all__ = [
+    "TARGETS",
+    "Renderer",
+    "TemplateError",
+    "config_files",
+    "config_path",
+    "render_configs",
+    "rendered",
+    "user_templates_for",
+]
 
 
-def render_configs(devices: Iterable[DeviceConfig], targets: Iterable[str], user_templates: Path | None = None,
-                   options: Mapping[str, Mapping[str, Any]] | None = None) -> dict[str, bytes]:
+def render_configs(
+    devices: Iterable[DeviceConfig],
+    targets: Iterable[str],
+    user_templates: Path | None = None,
+    options: Mapping[str, Mapping[str, Any]] | None = None,
+) -> dict[str, bytes]:
     """Every device's configuration for every target, by output path; ``options`` are the intent's
     ``target_options`` (per target, its view's keyword arguments)."""
     return dict(rendered(devices, targets, Renderer(user_templates, options)))
 
 
-def rendered(devices: Iterable[DeviceConfig], targets: Iterable[str],
-             renderer: Renderer) -> Iterator[tuple[str, bytes]]:
+def rendered(
+    devices: Iterable[DeviceConfig], targets: Iterable[str], renderer: Renderer
+) -> Iterator[tuple[str, bytes]]:
     """What :func:`render_configs` returns, one (output path, bytes) at a time, so that a writer holds one file."""
     devices = list(devices)
     for target in sorted(targets):

@@ -48,6 +48,7 @@ MAX_ITEMS = 1 << 20
 MAX_INT_BITS = 4096
 """Largest integer a sandboxed ``*`` or ``**`` may make."""
 
+
 class RenderTimeout(Exception):
     """A rendering ran past :data:`RENDER_SECONDS` (raised from SIGALRM inside the template's code)."""
 
@@ -60,21 +61,28 @@ class Sandbox(SandboxedEnvironment):
     def call_binop(self, context: jinja2.runtime.Context, operator: str, left: Any, right: Any) -> Any:
         size = _result_size(operator, left, right)
         if size is not None:
-            raise SecurityError(f"{operator!r} would make {size}; templates may make at most {MAX_ITEMS:,} items "
-                                f"or {MAX_INT_BITS:,}-bit numbers")
+            raise SecurityError(
+                f"{operator!r} would make {size}; templates may make at most {MAX_ITEMS:,} items "
+                f"or {MAX_INT_BITS:,}-bit numbers"
+            )
         return super().call_binop(context, operator, left, right)
 
 
 def _result_size(operator: str, left: Any, right: Any) -> str | None:
     """How large the result of ``left operator right`` would be, when that is above the limits; else None."""
     if isinstance(left, int) and isinstance(right, int):
-        bits = {"*": left.bit_length() + right.bit_length(), "+": max(left.bit_length(), right.bit_length()) + 1,
-                "**": right * left.bit_length() if abs(left) > 1 and right > 0 else 1}[operator]
+        bits = {
+            "*": left.bit_length() + right.bit_length(),
+            "+": max(left.bit_length(), right.bit_length()) + 1,
+            "**": right * left.bit_length() if abs(left) > 1 and right > 0 else 1,
+        }[operator]
         return f"a {bits:,}-bit number" if bits > MAX_INT_BITS else None
     if operator == "**" or (isinstance(left, Number) and isinstance(right, Number)):
         return None
-    sizes = [len(side) if isinstance(side, str | list | tuple) else side if isinstance(side, int) else 1
-             for side in (left, right)]
+    sizes = [
+        len(side) if isinstance(side, str | list | tuple) else side if isinstance(side, int) else 1
+        for side in (left, right)
+    ]
     items = sizes[0] * sizes[1] if operator == "*" else sizes[0] + sizes[1]
     return f"{items:,} items" if items > MAX_ITEMS else None
 
@@ -97,16 +105,18 @@ class FolderLoader(jinja2.BaseLoader):
             except InputError as error:
                 raise TemplateError(path, error.problems[0].message) from None
             except Refused as error:
-                raise TemplateError(str(error.path), f"{error.reason}; template folders may hold only regular "
-                                                     "files and folders") from None
+                raise TemplateError(
+                    str(error.path), f"{error.reason}; template folders may hold only regular files and folders"
+                ) from None
             except OSError as error:
                 raise TemplateError(path, f"cannot be read: {error.strerror or error}") from None
             try:
                 return data.decode(), path, lambda: True
             except UnicodeDecodeError as error:
-                line = data[:error.start].count(b"\n") + 1
-                raise TemplateError(f"{path}:{line}", f"not UTF-8 text (byte 0x{data[error.start]:02x}); "
-                                                      "templates are UTF-8") from None
+                line = data[: error.start].count(b"\n") + 1
+                raise TemplateError(
+                    f"{path}:{line}", f"not UTF-8 text (byte 0x{data[error.start]:02x}); templates are UTF-8"
+                ) from None
         raise jinja2.TemplateNotFound(template)
 
 
@@ -138,8 +148,10 @@ class Renderer:
 
     def __init__(self, user_templates: Path | None = None, options: Mapping[str, Mapping[str, Any]] | None = None):
         if not SHIPPED_TEMPLATES.is_dir():
-            raise PrerequisiteError(f"the shipped templates are not at {SHIPPED_TEMPLATES}; install designer from "
-                                    "its repository with 'pip install -e .' so that templates/ stays beside it")
+            raise PrerequisiteError(
+                f"the shipped templates are not at {SHIPPED_TEMPLATES}; install designer from "
+                "its repository with 'pip install -e .' so that templates/ stays beside it"
+            )
         folders = [SHIPPED_TEMPLATES]
         if user_templates is not None and user_templates.resolve() != SHIPPED_TEMPLATES:
             folders.insert(0, user_templates)
@@ -148,8 +160,14 @@ class Renderer:
         """Whether user templates are searched first: then the build renders in the sandbox, against the clock."""
         environment = Sandbox if self.overridden else jinja2.Environment
         self.environment = environment(
-            loader=FolderLoader(folders), undefined=jinja2.StrictUndefined,
-            autoescape=False, trim_blocks=True, lstrip_blocks=True, keep_trailing_newline=True, auto_reload=False)
+            loader=FolderLoader(folders),
+            undefined=jinja2.StrictUndefined,
+            autoescape=False,
+            trim_blocks=True,
+            lstrip_blocks=True,
+            keep_trailing_newline=True,
+            auto_reload=False,
+        )
         self.templates: dict[str, jinja2.Template] = {}
         self.views: dict[str, View] = {}
         """Per target, its view in this rendering (made on first use)."""
@@ -176,8 +194,9 @@ class Renderer:
             except jinja2.TemplateSyntaxError as error:
                 raise _syntax_error(error) from None
             except jinja2.TemplateNotFound as error:
-                raise TemplateError(name, f"template {error.name} not found in "
-                                            f"{', '.join(map(str, self.folders))}") from None
+                raise TemplateError(
+                    name, f"template {error.name} not found in {', '.join(map(str, self.folders))}"
+                ) from None
             # Jinja keeps a template's globals as a ChainMap over the environment's, read key by key in Python at
             # every rendering and include; this build never changes them, so each template gets them as one dict.
             template.globals = dict(template.globals)
@@ -202,11 +221,12 @@ class Renderer:
                 text = _render_bounded(template, variables)
         except TemplateError:
             raise
-        except jinja2.TemplateSyntaxError as error:               # an included template, compiled on first use
+        except jinja2.TemplateSyntaxError as error:  # an included template, compiled on first use
             raise _syntax_error(error) from None
         except Exception as error:
-            raise TemplateError(self._where(template), f"{type(error).__name__}: {error} "
-                                                       f"(rendering {subject})") from None
+            raise TemplateError(
+                self._where(template), f"{type(error).__name__}: {error} (rendering {subject})"
+            ) from None
         return text
 
     def _where(self, template: jinja2.Template) -> str:
@@ -230,8 +250,12 @@ def _render_bounded(template: jinja2.Template, variables: dict[str, Any]) -> str
         text = "".join(islice(chunks, MAX_CHUNKS))
         if next(chunks, None) is not None or len(text) > MAX_FILE_CHARS:
             # thrown into the template's code where it stopped, so that the error names that template and line
-            _innermost(chunks).throw(SecurityError(f"the rendered file is larger than {MAX_FILE_CHARS:,} characters "
-                                                   f"or {MAX_CHUNKS:,} pieces; a switch configuration is far smaller"))
+            _innermost(chunks).throw(
+                SecurityError(
+                    f"the rendered file is larger than {MAX_FILE_CHARS:,} characters "
+                    f"or {MAX_CHUNKS:,} pieces; a switch configuration is far smaller"
+                )
+            )
         return text
     except Exception:
         template.environment.handle_exception()  # re-raises, with the template's own lines in the traceback
@@ -254,13 +278,18 @@ def user_templates_for(intent_file: str, explicit: Path | None) -> Path | None:
     intent file if both exist (an intent given as text has no folder); a linked ``templates/`` is refused."""
     if explicit is not None:
         if not explicit.is_dir():
-            raise TemplateError(str(explicit), "--templates names no folder; give a folder of template overrides "
-                                               "laid out like the shipped templates/ (frr/bgp.j2, ...)")
+            raise TemplateError(
+                str(explicit),
+                "--templates names no folder; give a folder of template overrides "
+                "laid out like the shipped templates/ (frr/bgp.j2, ...)",
+            )
         return explicit
     if not Path(intent_file).is_file():
         return None
     beside = Path(intent_file).parent / "templates"
     if beside.is_symlink():
-        raise TemplateError(str(beside), "is a symbolic link; put the override folder itself beside the intent, "
-                                         "or pass it with --templates")
+        raise TemplateError(
+            str(beside),
+            "is a symbolic link; put the override folder itself beside the intent, or pass it with --templates",
+        )
     return beside if beside.is_dir() else None

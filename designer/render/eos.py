@@ -15,8 +15,12 @@ QOS_PROFILE = "ROCE"
 """The EOS ``qos profile`` (trust, PFC, queues, ECN) every fabric and server port applies as its service profile."""
 LOAD_SHARING = "trident"
 """The ``ip load-sharing`` platform keyword of Arista's Broadcom Strata switches (Trident, Tomahawk)."""
-LOAD_SHARING_FIELDS = {"source-ip": "source-ip", "destination-ip": "destination-ip", "source-port": "source-port",
-                       "destination-port": "destination-port"}
+LOAD_SHARING_FIELDS = {
+    "source-ip": "source-ip",
+    "destination-ip": "destination-ip",
+    "source-port": "source-port",
+    "destination-port": "destination-port",
+}
 """``ip load-sharing trident fields ip`` keyword of each hash field; the IP protocol has none (it is not a field of
 that command) and the RoCE queue pair neither (the catalog's ``targets.eos`` does not offer it)."""
 DSCPS_PER_LINE = 8
@@ -40,10 +44,15 @@ def view(device: DeviceConfig) -> dict[str, Any]:
     qos = device.qos
     return {
         "device": device,
-        "interfaces": [(interface_name(interface), f"{interface.speed_gbps}g-{interface.lanes}", interface)
-                       for interface in device.interfaces],
-        "dscp_map": [(dscps[start:start + DSCPS_PER_LINE], tc) for tc, dscps in qos.tc_dscps
-                     for start in range(0, len(dscps), DSCPS_PER_LINE)],
+        "interfaces": [
+            (interface_name(interface), f"{interface.speed_gbps}g-{interface.lanes}", interface)
+            for interface in device.interfaces
+        ],
+        "dscp_map": [
+            (dscps[start : start + DSCPS_PER_LINE], tc)
+            for tc, dscps in qos.tc_dscps
+            for start in range(0, len(dscps), DSCPS_PER_LINE)
+        ],
         "mtu": min(device.mtu, catalog().targets["eos"].max_mtu),
         "qos_profile": QOS_PROFILE,
         "ecn_min": threshold(qos.ecn_min_bytes),
@@ -51,9 +60,12 @@ def view(device: DeviceConfig) -> dict[str, Any]:
         "watchdog_timeout": seconds(qos.pfc_watchdog_detection_ms),
         "watchdog_recovery": seconds(qos.pfc_watchdog_restoration_ms),
         # EOS wants the poll at most half the shorter of the two times.
-        "load_sharing": (f"ip load-sharing {LOAD_SHARING} fields ip "
-                         + " ".join(LOAD_SHARING_FIELDS[field] for field in device.load_balancing.fields
-                                    if field in LOAD_SHARING_FIELDS),),
+        "load_sharing": (
+            f"ip load-sharing {LOAD_SHARING} fields ip "
+            + " ".join(
+                LOAD_SHARING_FIELDS[field] for field in device.load_balancing.fields if field in LOAD_SHARING_FIELDS
+            ),
+        ),
         "watchdog_polling": seconds(min(qos.pfc_watchdog_detection_ms, qos.pfc_watchdog_restoration_ms) / 2),
     }
 

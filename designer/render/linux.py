@@ -21,8 +21,10 @@ HASH_POLICY = {"five-tuple": 1}
 def sysctls(device: DeviceConfig) -> list[tuple[str, int]]:
     """The kernel settings of one router, as (key, value)."""
     balancing = device.load_balancing
-    return [("net.ipv4.fib_multipath_hash_policy", HASH_POLICY[balancing.hash]),
-            ("net.ipv4.fib_multipath_hash_seed", balancing.seed)]
+    return [
+        ("net.ipv4.fib_multipath_hash_policy", HASH_POLICY[balancing.hash]),
+        ("net.ipv4.fib_multipath_hash_seed", balancing.seed),
+    ]
 
 
 def view(device: DeviceConfig) -> dict[str, Any]:

@@ -33,8 +33,13 @@ BFD_PROFILE = "fabric"
 CNP_SHAPER = "cnp-cap"
 """The egress shaper profile that caps the CNP queue when the QoS profile asks for it."""
 KBPS_PER_GBPS = 1_000_000
-ECMP_HASH_FIELDS = {"source-ip": "source-ip", "destination-ip": "destination-ip", "ip-protocol": "ip-protocol",
-                    "source-port": "source-port", "destination-port": "destination-port"}
+ECMP_HASH_FIELDS = {
+    "source-ip": "source-ip",
+    "destination-ip": "destination-ip",
+    "ip-protocol": "ip-protocol",
+    "source-port": "source-port",
+    "destination-port": "destination-port",
+}
 """NVUE's ``system forwarding ecmp-hash`` leaf of each hash field (tests/vendor/nvue/paths-5.x.csv); NVUE has
 none for the RoCE queue pair, which the catalog's ``targets.nvue`` therefore does not offer."""
 
@@ -71,10 +76,15 @@ def watchdog_polls(detection_ms: int, restoration_ms: int) -> tuple[int, int]:
     """NVUE's polling interval (ms) and robustness (polls) for a detection time: their product is the detection
     time, each within NVUE's range, the poll as close to the restoration time as that allows (the longer of two
     equally close). Intent validation refuses detection times below the shortest poll."""
-    (shortest, longest), (fewest, most) = (catalog().targets["nvue"].pfc_watchdog_poll_ms,
-                                           catalog().targets["nvue"].pfc_watchdog_polls)
-    pairs = [(detection_ms // polls, polls) for polls in range(fewest, most + 1)
-             if detection_ms % polls == 0 and shortest <= detection_ms // polls <= longest]
+    (shortest, longest), (fewest, most) = (
+        catalog().targets["nvue"].pfc_watchdog_poll_ms,
+        catalog().targets["nvue"].pfc_watchdog_polls,
+    )
+    pairs = [
+        (detection_ms // polls, polls)
+        for polls in range(fewest, most + 1)
+        if detection_ms % polls == 0 and shortest <= detection_ms // polls <= longest
+    ]
     return min(pairs, key=lambda pair: (abs(pair[0] - restoration_ms), -pair[0]))
 
 
@@ -91,8 +101,11 @@ def view(device: DeviceConfig, release: str | None = None) -> dict[str, Any]:
     """The variables of ``templates/nvue/`` for Cumulus Linux ``release`` (default: the catalog's)."""
     release = release or catalog().targets["nvue"].default_release
     qos = device.qos
-    polling, robustness = (watchdog_polls(qos.pfc_watchdog_detection_ms, qos.pfc_watchdog_restoration_ms)
-                           if qos.pfc_watchdog else (None, None))
+    polling, robustness = (
+        watchdog_polls(qos.pfc_watchdog_detection_ms, qos.pfc_watchdog_restoration_ms)
+        if qos.pfc_watchdog
+        else (None, None)
+    )
     speed_kbps = device.interfaces[0].speed_gbps * KBPS_PER_GBPS if device.interfaces else 0
     return {
         "device": device,

@@ -64,8 +64,13 @@ MAP = "ROCE"
 """Name of every QoS map (DSCP_TO_TC_MAP, TC_TO_QUEUE_MAP, ...)."""
 ECN_PROFILE = "ROCE_ECN"
 """Name of the WRED profile that marks ECN on the lossless queue."""
-ECMP_HASH_FIELDS = {"source-ip": "SRC_IP", "destination-ip": "DST_IP", "ip-protocol": "IP_PROTOCOL",
-                    "source-port": "L4_SRC_PORT", "destination-port": "L4_DST_PORT"}
+ECMP_HASH_FIELDS = {
+    "source-ip": "SRC_IP",
+    "destination-ip": "DST_IP",
+    "ip-protocol": "IP_PROTOCOL",
+    "source-port": "L4_SRC_PORT",
+    "destination-port": "L4_DST_PORT",
+}
 """``SWITCH_HASH|GLOBAL`` ``ecmp_hash`` value of each hash field (the hash-field enum of sonic-hash.yang). The models
 have no RoCE queue pair field, so the catalog's ``targets.sonic`` does not offer that hash."""
 ECMP_HASH_ALGORITHM = "CRC"
@@ -123,34 +128,62 @@ def config_db(device: DeviceConfig, layouts: dict[tuple[Any, ...], PortLayout] |
     metadata = {"hostname": device.hostname, "type": DEVICE_TYPES[device.role]}
     if sonic and sku:
         metadata.update(platform=sonic.platform, hwsku=sku.hwsku)
-    metadata.update(bgp_asn=str(device.asn), bgp_router_id=device.router_id,
-                    docker_routing_config_mode="split-unified", buffer_model="traditional",
-                    default_pfcwd_status="enable" if qos.pfc_watchdog else "disable")
+    metadata.update(
+        bgp_asn=str(device.asn),
+        bgp_router_id=device.router_id,
+        docker_routing_config_mode="split-unified",
+        buffer_model="traditional",
+        default_pfcwd_status="enable" if qos.pfc_watchdog else "disable",
+    )
     no_fields: dict[str, Any] = {}  # an entry that exists by its key alone (an interface, an address on it)
 
     # What a port's entries share, by whether it is cabled (True) or unused (False: the zero profiles).
     ingress, lossy_pool, shared_xoff = _ingress_layout(device)
     lossy_pg = {True: {"profile": "ingress_lossy_profile"}, False: {"profile": "ingress_lossy_pg_zero_profile"}}
-    ingress_lists = {cabled: {"profile_list": ",".join(f"{name}_{suffix}" for name in ingress)}
-                     for cabled, suffix in ((True, "profile"), (False, "zero_profile"))}
-    egress_lists = {True: {"profile_list": "egress_lossless_profile,egress_lossy_profile"},
-                    False: {"profile_list": "egress_lossless_zero_profile,egress_lossy_zero_profile"}}
+    ingress_lists = {
+        cabled: {"profile_list": ",".join(f"{name}_{suffix}" for name in ingress)}
+        for cabled, suffix in ((True, "profile"), (False, "zero_profile"))
+    }
+    egress_lists = {
+        True: {"profile_list": "egress_lossless_profile,egress_lossy_profile"},
+        False: {"profile_list": "egress_lossless_zero_profile,egress_lossy_zero_profile"},
+    }
     lossy_queues = _ranges([queue for queue in range(QUEUES) if queue not in lossless])
-    buffer_queues = {cabled: sorted([(str(queue), {"profile": lossless_queue}) for queue in lossless]
-                                    + [(run, {"profile": lossy_queue}) for run in lossy_queues], key=lambda row: row[0])
-                     for cabled, lossless_queue, lossy_queue in (
-                         (True, "egress_lossless_profile", "q_lossy_profile"),
-                         (False, "egress_lossless_zero_profile", "egress_lossy_zero_profile"))}
-    queues = {queue: {"scheduler": f"DWRR_Q{queue}", **({"wred_profile": ECN_PROFILE}
-                                                        if qos.ecn and queue in lossless else {})}
-              for queue, _ in qos.dwrr_weights}
+    buffer_queues = {
+        cabled: sorted(
+            [(str(queue), {"profile": lossless_queue}) for queue in lossless]
+            + [(run, {"profile": lossy_queue}) for run in lossy_queues],
+            key=lambda row: row[0],
+        )
+        for cabled, lossless_queue, lossy_queue in (
+            (True, "egress_lossless_profile", "q_lossy_profile"),
+            (False, "egress_lossless_zero_profile", "egress_lossy_zero_profile"),
+        )
+    }
+    queues = {
+        queue: {
+            "scheduler": f"DWRR_Q{queue}",
+            **({"wred_profile": ECN_PROFILE} if qos.ecn and queue in lossless else {}),
+        }
+        for queue, _ in qos.dwrr_weights
+    }
     queues[qos.cnp_priority] = {"scheduler": "STRICT_CNP"}
     queue_order = sorted(queues)
     pfc = ",".join(map(str, lossless))
-    port_qos = {"dscp_to_tc_map": MAP, "tc_to_queue_map": MAP, "tc_to_pg_map": MAP, "pfc_to_pg_map": MAP,
-                "pfc_to_queue_map": MAP, "pfc_enable": pfc, **({"pfcwd_sw_enable": pfc} if qos.pfc_watchdog else {})}
-    watchdog = {"action": qos.pfc_watchdog_action, "detection_time": str(qos.pfc_watchdog_detection_ms),
-                "restoration_time": str(qos.pfc_watchdog_restoration_ms)}
+    port_qos = {
+        "dscp_to_tc_map": MAP,
+        "tc_to_queue_map": MAP,
+        "tc_to_pg_map": MAP,
+        "pfc_to_pg_map": MAP,
+        "pfc_to_queue_map": MAP,
+        "pfc_enable": pfc,
+        **({"pfcwd_sw_enable": pfc} if qos.pfc_watchdog else {}),
+    }
+    watchdog = {
+        "action": qos.pfc_watchdog_action,
+        "detection_time": str(qos.pfc_watchdog_detection_ms),
+        "restoration_time": str(qos.pfc_watchdog_restoration_ms),
+    }
     mtu = str(qos.mtu)
 
     # Every port in lane order: each sub-port of each cage, then the SKU's extra ports (never cabled), with its
@@ -158,10 +191,23 @@ def config_db(device: DeviceConfig, layouts: dict[tuple[Any, ...], PortLayout] |
     # cable length (0m unused: no lossless buffer); a cabled one also its lossless priority groups on the headroom
     # profile of its speed and cable length, its addresses, QoS maps, queues and watchdog.
     alias_prefix = sonic.alias_prefix if sonic and sku else None
-    arguments = (alias_prefix, sonic.extra_ports if sonic and sku else (), sku.autoneg if sku else None, mtu,
-                 lossless, tuple(queue_order), tuple(run for run, _ in buffer_queues[True]))
-    key = (device.physical_ports, device.breakout, device.serdes_lanes, device.port_speed_gbps, device.port_names,
-           *arguments)  # everything _port_layout reads
+    arguments = (
+        alias_prefix,
+        sonic.extra_ports if sonic and sku else (),
+        sku.autoneg if sku else None,
+        mtu,
+        lossless,
+        tuple(queue_order),
+        tuple(run for run, _ in buffer_queues[True]),
+    )
+    key = (
+        device.physical_ports,
+        device.breakout,
+        device.serdes_lanes,
+        device.port_speed_gbps,
+        device.port_names,
+        *arguments,
+    )  # everything _port_layout reads
     layouts = {} if layouts is None else layouts
     if key not in layouts:
         layouts[key] = _port_layout(device, *arguments)
@@ -179,7 +225,8 @@ def config_db(device: DeviceConfig, layouts: dict[tuple[Any, ...], PortLayout] |
     headrooms: dict[tuple[int, int], tuple[dict[str, str], str]] = {}  # (Gb/s, cable m) -> BUFFER_PG entry, length
     reserved = 0  # the cabled ports' headroom
     for (name, designer_name, alias, index, subport, lanes, pg_keys, unused), interface in zip(
-            layout.ports, interfaces, strict=True):
+        layout.ports, interfaces, strict=True
+    ):
         if interface is None:
             port_table[name] = dict(unused)
             buffer_pg[pg_keys[0]] = lossy_pg[False]
@@ -189,16 +236,30 @@ def config_db(device: DeviceConfig, layouts: dict[tuple[Any, ...], PortLayout] |
         if gbps not in speeds:
             speeds[gbps] = (str(gbps * 1000), _fec(gbps * 1000))
         speed, fec = speeds[gbps]
-        port_table[name] = {"alias": alias, "description": f"{designer_name} to {interface.description}",
-                            "index": index, "subport": subport, "lanes": lanes, "speed": speed, "fec": fec,
-                            "mtu": mtu, **autoneg, "admin_status": "up"}
+        port_table[name] = {
+            "alias": alias,
+            "description": f"{designer_name} to {interface.description}",
+            "index": index,
+            "subport": subport,
+            "lanes": lanes,
+            "speed": speed,
+            "fec": fec,
+            "mtu": mtu,
+            **autoneg,
+            "admin_status": "up",
+        }
         room = interface.headroom
         reserved += room.size
         headroom = headrooms.get((gbps, room.cable_m))
         if headroom is None:
             profile = f"pg_lossless_{speed}_{room.cable_m}m_profile"
-            profiles[profile] = {"pool": "ingress_lossless_pool", "xon": str(room.xon), "xoff": str(room.xoff),
-                                 "size": str(room.size), "dynamic_th": LOSSLESS_DYNAMIC_TH}
+            profiles[profile] = {
+                "pool": "ingress_lossless_pool",
+                "xon": str(room.xon),
+                "xoff": str(room.xoff),
+                "size": str(room.size),
+                "dynamic_th": LOSSLESS_DYNAMIC_TH,
+            }
             headroom = headrooms[gbps, room.cable_m] = ({"profile": profile}, f"{room.cable_m}m")
         buffer_pg[pg_keys[0]] = lossy_pg[True]
         for key in pg_keys[1:]:
@@ -210,11 +271,15 @@ def config_db(device: DeviceConfig, layouts: dict[tuple[Any, ...], PortLayout] |
     egress = dict(zip(layout.names, map(egress_lists.__getitem__, cabled), strict=True))
     ingress_table = dict(zip(layout.names, map(ingress_lists.__getitem__, cabled), strict=True))
     run_entries = {up: tuple(entry for _, entry in rows) for up, rows in buffer_queues.items()}
-    buffer_queue = dict(zip(chain.from_iterable(layout.run_keys),
-                            chain.from_iterable(map(run_entries.__getitem__, cabled)), strict=True))
+    buffer_queue = dict(
+        zip(
+            chain.from_iterable(layout.run_keys), chain.from_iterable(map(run_entries.__getitem__, cabled)), strict=True
+        )
+    )
     qos_table = {"global": {"dscp_to_tc_map": MAP}, **dict.fromkeys(used, port_qos)}
-    queue_table = dict(zip(chain.from_iterable(compress(layout.queue_keys, cabled)),
-                           cycle([queues[queue] for queue in queue_order])))
+    queue_table = dict(
+        zip(chain.from_iterable(compress(layout.queue_keys, cabled)), cycle([queues[queue] for queue in queue_order]))
+    )
     watchdog_table = dict.fromkeys(used, watchdog)
 
     # Buffers: pools, the shared profiles, one lossless priority-group profile per (speed, cable length).
@@ -223,29 +288,46 @@ def config_db(device: DeviceConfig, layouts: dict[tuple[Any, ...], PortLayout] |
     else:
         total = device.physical_ports * device.port_speed_gbps * BUFFER_BYTES_PER_GBPS
         shared = (total - reserved * len(lossless)) // 2
-        pools = {"egress_lossless_pool": total, "egress_lossy_pool": shared, "ingress_lossless_pool": shared,
-                 "ingress_lossy_pool": shared}
-    buffer_pools = {name: {"type": name.partition("_")[0], "mode": "dynamic", "size": str(size)}
-                    for name, size in pools.items()}
+        pools = {
+            "egress_lossless_pool": total,
+            "egress_lossy_pool": shared,
+            "ingress_lossless_pool": shared,
+            "ingress_lossy_pool": shared,
+        }
+    buffer_pools = {
+        name: {"type": name.partition("_")[0], "mode": "dynamic", "size": str(size)} for name, size in pools.items()
+    }
     if shared_xoff is not None:
         buffer_pools["ingress_lossless_pool"]["xoff"] = shared_xoff
-    profiles.update({
-        "egress_lossless_profile": {"pool": "egress_lossless_pool", "size": "0", "dynamic_th": "7"},
-        "egress_lossy_profile": {"pool": "egress_lossy_pool", "size": str(qos.mtu), "dynamic_th": "7"},
-        "ingress_lossless_profile": {"pool": "ingress_lossless_pool", "size": "0", "dynamic_th": "7"},
-        "ingress_lossy_profile": {"pool": lossy_pool, "size": "0", "dynamic_th": "3"},
-        "q_lossy_profile": {"pool": "egress_lossy_pool", "size": "0", "dynamic_th": "3"}})
+    profiles.update(
+        {
+            "egress_lossless_profile": {"pool": "egress_lossless_pool", "size": "0", "dynamic_th": "7"},
+            "egress_lossy_profile": {"pool": "egress_lossy_pool", "size": str(qos.mtu), "dynamic_th": "7"},
+            "ingress_lossless_profile": {"pool": "ingress_lossless_pool", "size": "0", "dynamic_th": "7"},
+            "ingress_lossy_profile": {"pool": lossy_pool, "size": "0", "dynamic_th": "3"},
+            "q_lossy_profile": {"pool": "egress_lossy_pool", "size": "0", "dynamic_th": "3"},
+        }
+    )
     if len(used) < len(port_table):
         buffer_pools["ingress_zero_pool"] = {"type": "ingress", "mode": "static", "size": "0"}
         profiles["ingress_lossy_pg_zero_profile"] = {"pool": "ingress_zero_pool", "size": "0", "static_th": "0"}
-        profiles.update({f"{name}_zero_profile": {"pool": f"{name}_pool", "size": "0", "dynamic_th": "-8"}
-                         for name in ("egress_lossless", "egress_lossy", *ingress)})
+        profiles.update(
+            {
+                f"{name}_zero_profile": {"pool": f"{name}_pool", "size": "0", "dynamic_th": "-8"}
+                for name in ("egress_lossless", "egress_lossy", *ingress)
+            }
+        )
 
-    rate = (device.interfaces[0].speed_gbps * 125_000_000 * qos.cnp_rate_percent // 100
-            if qos.cnp_rate_percent and device.interfaces else 0)
+    rate = (
+        device.interfaces[0].speed_gbps * 125_000_000 * qos.cnp_rate_percent // 100
+        if qos.cnp_rate_percent and device.interfaces
+        else 0
+    )
     schedulers = {f"DWRR_Q{queue}": {"type": "DWRR", "weight": str(weight)} for queue, weight in qos.dwrr_weights}
-    schedulers["STRICT_CNP"] = {"type": "STRICT", **({"meter_type": "bytes", "cir": str(rate), "pir": str(rate)}
-                                                     if rate else {})}
+    schedulers["STRICT_CNP"] = {
+        "type": "STRICT",
+        **({"meter_type": "bytes", "cir": str(rate), "pir": str(rate)} if rate else {}),
+    }
     tables: Tables = {
         "BUFFER_PG": buffer_pg,
         "BUFFER_POOL": dict(sorted(buffer_pools.items())),
@@ -264,20 +346,39 @@ def config_db(device: DeviceConfig, layouts: dict[tuple[Any, ...], PortLayout] |
         "PORT_QOS_MAP": qos_table,
         "QUEUE": queue_table,
         "SCHEDULER": dict(sorted(schedulers.items())),
-        "SWITCH_HASH": {"GLOBAL": {"ecmp_hash": [ECMP_HASH_FIELDS[field] for field in device.load_balancing.fields],
-                                   "ecmp_hash_algorithm": ECMP_HASH_ALGORITHM}},
+        "SWITCH_HASH": {
+            "GLOBAL": {
+                "ecmp_hash": [ECMP_HASH_FIELDS[field] for field in device.load_balancing.fields],
+                "ecmp_hash_algorithm": ECMP_HASH_ALGORITHM,
+            }
+        },
         "TC_TO_PRIORITY_GROUP_MAP": {MAP: {str(tc): str(tc if tc in lossless else 0) for tc in range(QUEUES)}},
         "TC_TO_QUEUE_MAP": {MAP: {str(tc): str(tc) for tc in range(QUEUES)}},
     }
     if qos.pfc_watchdog:
-        tables["PFC_WD"] = {"GLOBAL": {"POLL_INTERVAL": str(min(PFC_WD_POLL_MS, qos.pfc_watchdog_detection_ms))},
-                            **watchdog_table}
+        tables["PFC_WD"] = {
+            "GLOBAL": {"POLL_INTERVAL": str(min(PFC_WD_POLL_MS, qos.pfc_watchdog_detection_ms))},
+            **watchdog_table,
+        }
     if qos.ecn:
-        thresholds = {f"{color}_{field}": str(value) for color in ("green", "yellow", "red") for field, value in (
-            ("min_threshold", qos.ecn_min_bytes), ("max_threshold", qos.ecn_max_bytes),
-            ("drop_probability", qos.ecn_probability))}
-        tables["WRED_PROFILE"] = {ECN_PROFILE: {"ecn": "ecn_all", "wred_green_enable": "true",
-                                                "wred_yellow_enable": "true", "wred_red_enable": "true", **thresholds}}
+        thresholds = {
+            f"{color}_{field}": str(value)
+            for color in ("green", "yellow", "red")
+            for field, value in (
+                ("min_threshold", qos.ecn_min_bytes),
+                ("max_threshold", qos.ecn_max_bytes),
+                ("drop_probability", qos.ecn_probability),
+            )
+        }
+        tables["WRED_PROFILE"] = {
+            ECN_PROFILE: {
+                "ecn": "ecn_all",
+                "wred_green_enable": "true",
+                "wred_yellow_enable": "true",
+                "wred_red_enable": "true",
+                **thresholds,
+            }
+        }
     return dict(sorted(tables.items()))
 
 
@@ -333,9 +434,16 @@ def _ingress_layout(device: DeviceConfig) -> tuple[tuple[str, ...], str, str | N
     return ("ingress_lossless",), "ingress_lossless_pool", str(device.sku.shared_headroom[BUFFER_TOPOLOGY[device.role]])
 
 
-def _port_layout(device: DeviceConfig, alias_prefix: str | None, extra_ports: tuple[ExtraPort, ...],
-                 autoneg: str | None, mtu: str, lossless: tuple[int, ...], queues: tuple[int, ...],
-                 runs: tuple[str, ...]) -> PortLayout:
+def _port_layout(
+    device: DeviceConfig,
+    alias_prefix: str | None,
+    extra_ports: tuple[ExtraPort, ...],
+    autoneg: str | None,
+    mtu: str,
+    lossless: tuple[int, ...],
+    queues: tuple[int, ...],
+    runs: tuple[str, ...],
+) -> PortLayout:
     """Every port of ``device`` in lane order, then the SKU's ``extra_ports``, with what its entries need from its
     place alone (:class:`PortLayout`)."""
     breakout, serdes = device.breakout, device.serdes_lanes
@@ -347,27 +455,69 @@ def _port_layout(device: DeviceConfig, alias_prefix: str | None, extra_ports: tu
         for lane in range(breakout):
             first = (cage - 1) * serdes + lane * lanes
             name, designer_name = f"Ethernet{first}", device.port_names[(cage - 1) * breakout + lane]
-            alias = (f"{alias_prefix}{cage}{'abcdefgh'[lane] if breakout > 1 else ''}" if alias_prefix is not None
-                     else designer_name)
+            alias = (
+                f"{alias_prefix}{cage}{'abcdefgh'[lane] if breakout > 1 else ''}"
+                if alias_prefix is not None
+                else designer_name
+            )
             index, subport = str(cage), str(lane + 1 if breakout > 1 else 0)
             lane_list = ",".join(map(str, range(first, first + lanes)))
-            unused = {"alias": alias, "description": designer_name, "index": index, "subport": subport,
-                      "lanes": lane_list, "speed": str(unused_speed), "fec": _fec(unused_speed), "mtu": mtu,
-                      **({"autoneg": autoneg} if autoneg else {}), "admin_status": "down"}
-            ports.append((name, designer_name, alias, index, subport, lane_list, (f"{name}|0", *(
-                f"{name}|{pg}" for pg in lossless)), unused))
+            unused = {
+                "alias": alias,
+                "description": designer_name,
+                "index": index,
+                "subport": subport,
+                "lanes": lane_list,
+                "speed": str(unused_speed),
+                "fec": _fec(unused_speed),
+                "mtu": mtu,
+                **({"autoneg": autoneg} if autoneg else {}),
+                "admin_status": "down",
+            }
+            ports.append(
+                (
+                    name,
+                    designer_name,
+                    alias,
+                    index,
+                    subport,
+                    lane_list,
+                    (f"{name}|0", *(f"{name}|{pg}" for pg in lossless)),
+                    unused,
+                )
+            )
             places.append((cage, lane))
     for extra in extra_ports:
-        ports.append((extra.name, None, extra.alias, str(extra.index), "0", ",".join(map(str, extra.lanes)),
-                      (f"{extra.name}|0",), {
-                          "alias": extra.alias, "index": str(extra.index), "subport": "0",
-                          "lanes": ",".join(map(str, extra.lanes)), "speed": str(extra.speed * 1000),
-                          "fec": _fec(extra.speed * 1000), "mtu": mtu, "admin_status": "down"}))
+        ports.append(
+            (
+                extra.name,
+                None,
+                extra.alias,
+                str(extra.index),
+                "0",
+                ",".join(map(str, extra.lanes)),
+                (f"{extra.name}|0",),
+                {
+                    "alias": extra.alias,
+                    "index": str(extra.index),
+                    "subport": "0",
+                    "lanes": ",".join(map(str, extra.lanes)),
+                    "speed": str(extra.speed * 1000),
+                    "fec": _fec(extra.speed * 1000),
+                    "mtu": mtu,
+                    "admin_status": "down",
+                },
+            )
+        )
         places.append(None)
     names = tuple(port[0] for port in ports)
-    return PortLayout(tuple(ports), tuple(places), names,
-                      tuple(tuple(f"{name}|{queue}" for queue in queues) for name in names),
-                      tuple(tuple(f"{name}|{run}" for run in runs) for name in names))
+    return PortLayout(
+        tuple(ports),
+        tuple(places),
+        names,
+        tuple(tuple(f"{name}|{queue}" for queue in queues) for name in names),
+        tuple(tuple(f"{name}|{run}" for run in runs) for name in names),
+    )
 
 
 def _fec(speed_mbps: int) -> str:

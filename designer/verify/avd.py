@@ -34,36 +34,57 @@ def structured_config(device: DeviceConfig) -> dict[str, Any]:
     view = eos.view(device)
     qos, bgp = device.qos, device.bgp
     profile: dict[str, Any] = {
-        "name": view["qos_profile"], "trust": "dscp",
-        "priority_flow_control": {"enabled": True, "priorities": [
-            {"priority": priority, "no_drop": True} for priority in qos.pfc_priorities]},
+        "name": view["qos_profile"],
+        "trust": "dscp",
+        "priority_flow_control": {
+            "enabled": True,
+            "priorities": [{"priority": priority, "no_drop": True} for priority in qos.pfc_priorities],
+        },
         "tx_queues": [_tx_queue(queue, view, qos.ecn_probability) for queue in qos.queues],
     }
     config: dict[str, Any] = {
         "hostname": device.hostname,
         "service_routing_protocols_model": "multi-agent",
         "ip_routing": True,
-        "qos": {"map": {"dscp": [f"{' '.join(map(str, dscps))} to traffic-class {tc}"
-                                 for dscps, tc in view["dscp_map"]]}},
+        "qos": {
+            "map": {"dscp": [f"{' '.join(map(str, dscps))} to traffic-class {tc}" for dscps, tc in view["dscp_map"]]}
+        },
         "qos_profiles": [profile],
         "loopback_interfaces": [{"name": "Loopback0", "description": "router-id", "ip_address": device.loopback}],
-        "ethernet_interfaces": [{
-            "name": name, "description": interface.description, "mtu": view["mtu"], "speed": speed,
-            "switchport": {"enabled": False}, "ip_address": interface.address, "service_profile": view["qos_profile"],
-        } for name, speed, interface in view["interfaces"]],
+        "ethernet_interfaces": [
+            {
+                "name": name,
+                "description": interface.description,
+                "mtu": view["mtu"],
+                "speed": speed,
+                "switchport": {"enabled": False},
+                "ip_address": interface.address,
+                "service_profile": view["qos_profile"],
+            }
+            for name, speed, interface in view["interfaces"]
+        ],
         "router_bgp": {
-            "as": str(bgp.asn), "router_id": bgp.router_id,
+            "as": str(bgp.asn),
+            "router_id": bgp.router_id,
             "bgp": {"default": {"ipv4_unicast": False}},
             "timers": {"keepalive_time": bgp.keepalive, "hold_time": bgp.hold},
             "maximum_paths": {"paths": bgp.maximum_paths, "ecmp": bgp.maximum_paths},
             "bgp_defaults": ["bgp bestpath as-path multipath-relax"] if bgp.multipath_relax else [],
-            "neighbors": [{"ip_address": neighbor.address, "remote_as": str(neighbor.remote_asn),
-                           "description": neighbor.description, "maximum_routes": 0,
-                           **({"bfd": True} if bgp.bfd else {})} for neighbor in bgp.neighbors],
+            "neighbors": [
+                {
+                    "ip_address": neighbor.address,
+                    "remote_as": str(neighbor.remote_asn),
+                    "description": neighbor.description,
+                    "maximum_routes": 0,
+                    **({"bfd": True} if bgp.bfd else {}),
+                }
+                for neighbor in bgp.neighbors
+            ],
             "aggregate_addresses": [{"prefix": prefix, "summary_only": True} for prefix in bgp.aggregates],
             "address_family_ipv4": {
                 "neighbors": [{"ip_address": neighbor.address, "activate": True} for neighbor in bgp.neighbors],
-                "networks": [{"prefix": prefix} for prefix in bgp.networks]},
+                "networks": [{"prefix": prefix} for prefix in bgp.networks],
+            },
         },
     }
     # eos_cli_config_gen (pyavd 6.4) has no key for ``ip load-sharing``: the lines go in as raw root-level CLI, so
@@ -71,12 +92,20 @@ def structured_config(device: DeviceConfig) -> dict[str, Any]:
     config["eos_cli"] = "\n".join(view["load_sharing"])
     if qos.pfc_watchdog:
         profile["priority_flow_control"]["watchdog"] = {"enabled": True}
-        config["priority_flow_control"] = {"watchdog": {
-            "action": qos.pfc_watchdog_action, "timeout": view["watchdog_timeout"],
-            "recovery_time": view["watchdog_recovery"], "polling_interval": view["watchdog_polling"]}}
+        config["priority_flow_control"] = {
+            "watchdog": {
+                "action": qos.pfc_watchdog_action,
+                "timeout": view["watchdog_timeout"],
+                "recovery_time": view["watchdog_recovery"],
+                "polling_interval": view["watchdog_polling"],
+            }
+        }
     if bgp.bfd:
-        config["router_bfd"] = {"interval": bgp.bfd.interval_ms, "min_rx": bgp.bfd.interval_ms,
-                                "multiplier": bgp.bfd.multiplier}
+        config["router_bfd"] = {
+            "interval": bgp.bfd.interval_ms,
+            "min_rx": bgp.bfd.interval_ms,
+            "multiplier": bgp.bfd.multiplier,
+        }
     return config
 
 
@@ -89,8 +118,9 @@ def _tx_queue(queue: QueuePolicy, view: dict[str, Any], probability: int) -> dic
         entry["shape"] = {"rate": f"{queue.rate_percent} percent"}
     if queue.ecn:
         (low, unit), (high, _) = view["ecn_min"], view["ecn_max"]
-        entry["random_detect"] = {"ecn": {"threshold": {"units": unit, "min": low, "max": high,
-                                                        "max_probability": probability}}}
+        entry["random_detect"] = {
+            "ecn": {"threshold": {"units": unit, "min": low, "max": high, "max_probability": probability}}
+        }
     return entry
 
 
@@ -99,8 +129,9 @@ def pyavd() -> ModuleType:
     try:
         return importlib.import_module("pyavd")
     except ImportError:
-        raise PrerequisiteError(f"pyavd is not installed; comparing them with Arista's own rendering needs it: "
-                                f"{INSTALL}") from None
+        raise PrerequisiteError(
+            f"pyavd is not installed; comparing them with Arista's own rendering needs it: {INSTALL}"
+        ) from None
 
 
 def arista_rendering(device: DeviceConfig) -> str:
@@ -131,15 +162,19 @@ def contexts(text: str) -> Iterator[tuple[int, tuple[str, ...], str]]:
 def stray_lines(ours: str, arista: str) -> list[tuple[int, str]]:
     """Our lines (number, and the line with its parents) that Arista's rendering lacks in the same place."""
     known = {(parents, line) for _, parents, line in contexts(arista)}
-    return [(number, " > ".join((*parents, line))) for number, parents, line in contexts(ours)
-            if (parents, line) not in known]
+    return [
+        (number, " > ".join((*parents, line)))
+        for number, parents, line in contexts(ours)
+        if (parents, line) not in known
+    ]
 
 
 def differences(ours: str, arista: str) -> list[str]:
     """Every line of ours that Arista's rendering lacks in the same place, then every line of Arista's rendering
     that ours lacks (a part of the design our file leaves out)."""
-    return ([f"line {number}: {line} is not in Arista's rendering" for number, line in stray_lines(ours, arista)]
-            + [f"missing {line} (Arista's rendering has it)" for _, line in stray_lines(arista, ours)])
+    return [f"line {number}: {line} is not in Arista's rendering" for number, line in stray_lines(ours, arista)] + [
+        f"missing {line} (Arista's rendering has it)" for _, line in stray_lines(arista, ours)
+    ]
 
 
 def compare(device: DeviceConfig, text: str) -> list[str]:

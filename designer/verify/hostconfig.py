@@ -29,20 +29,38 @@ MTU_RANGE = (68, 9216)
 RESERVED_TABLES = frozenset((0, 253, 254, 255))
 """unspec, default, main and local: a NIC's own table is none of them."""
 MAX_TABLE = 2**32 - 1
-PER_INTERFACE = {"arp_ignore": (0, 8), "arp_announce": (0, 2), "rp_filter": (0, 2), "arp_filter": (0, 1),
-                 "accept_local": (0, 1)}
+PER_INTERFACE = {
+    "arp_ignore": (0, 8),
+    "arp_announce": (0, 2),
+    "rp_filter": (0, 2),
+    "arp_filter": (0, 1),
+    "accept_local": (0, 1),
+}
 """``net.ipv4.conf.<all|default|nic>.<key>`` keys verify applies, with the kernel's value range."""
 GLOBAL = {"net.ipv4.fib_multipath_hash_policy": (0, 3), "net.ipv4.ip_forward": (0, 1)}
 ROUTER = {"net.ipv4.fib_multipath_hash_policy": (0, 3), "net.ipv4.fib_multipath_hash_seed": (0, 2**32 - 1)}
 """The keys of an FRR router's sysctl file (:mod:`designer.render.linux`), with the kernel's range."""
 SYSCTL_LINE = re.compile(r"\s*(?P<key>[^=\s]+)\s*=\s*(?P<value>\S*)\s*")
-NETPLAN_NIC_KEYS = {"addresses", "mtu", "routes", "routing-policy", "dhcp4", "dhcp6", "optional", "match",
-                    "set-name", "link-local", "accept-ra"}
+NETPLAN_NIC_KEYS = {
+    "addresses",
+    "mtu",
+    "routes",
+    "routing-policy",
+    "dhcp4",
+    "dhcp6",
+    "optional",
+    "match",
+    "set-name",
+    "link-local",
+    "accept-ra",
+}
 """Keys a NIC may have; verify applies the first four (the others do not change routing between NICs)."""
-KEYFILE_KEYS = {"connection": {"id", "uuid", "type", "interface-name", "autoconnect", "autoconnect-priority"},
-                "ethernet": {"mtu"},
-                "ipv4": {"method", "address1", "never-default", "may-fail", "ignore-auto-routes", "ignore-auto-dns"},
-                "ipv6": {"method"}}
+KEYFILE_KEYS = {
+    "connection": {"id", "uuid", "type", "interface-name", "autoconnect", "autoconnect-priority"},
+    "ethernet": {"mtu"},
+    "ipv4": {"method", "address1", "never-default", "may-fail", "ignore-auto-routes", "ignore-auto-dns"},
+    "ipv6": {"method"},
+}
 """Sections and keys a NIC's keyfile may have besides ``routeN``, ``routeN_options`` and ``routing-ruleN`` (names
 from NetworkManager's keyfile format); verify applies the address, MTU, routes and rules, and the rest must not
 change routing between NICs (IPv4 method ``manual``, IPv6 off)."""
@@ -113,16 +131,16 @@ def parse_netplan(where: str, data: bytes, names: tuple[str, ...]) -> tuple[tupl
     document = load_yaml(decode(data, where), where)
     problems = list(document.problems)
     network = document.data.get("network") if isinstance(document.data, dict) else None
-    if not isinstance(network, dict) or network.get("version") != 2 or not isinstance(network.get("ethernets"),
-                                                                                       dict):
+    if not isinstance(network, dict) or network.get("version") != 2 or not isinstance(network.get("ethernets"), dict):
         problems.append(Problem(("network",), "a netplan file is {network: {version: 2, ethernets: {<nic>: ...}}}"))
         return (), document.source, problems
     nics = []
     for name, body in network["ethernets"].items():
         path: ErrorPath = ("network", "ethernets", name)
         if nic_name_problem(name) or name not in names:
-            problems.append(Problem(path, f"{_shown(name)} is not a NIC of this server; its NICs are "
-                                          f"{', '.join(names) or 'none'}"))
+            problems.append(
+                Problem(path, f"{_shown(name)} is not a NIC of this server; its NICs are {', '.join(names) or 'none'}")
+            )
             continue
         if not isinstance(body, dict):
             problems.append(Problem(path, "a NIC's settings are a mapping"))
@@ -137,8 +155,13 @@ def _nic(name: str, body: dict[str, Any], path: ErrorPath, problems: list[Proble
     before = len(problems)
     unknown = sorted(str(key) for key in body if key not in NETPLAN_NIC_KEYS)
     if unknown:
-        problems.append(Problem(path, f"unknown key(s) {', '.join(map(_shown, unknown))}; a NIC may have "
-                                      f"{', '.join(sorted(NETPLAN_NIC_KEYS))}"))
+        problems.append(
+            Problem(
+                path,
+                f"unknown key(s) {', '.join(map(_shown, unknown))}; a NIC may have "
+                f"{', '.join(sorted(NETPLAN_NIC_KEYS))}",
+            )
+        )
     addresses = body.get("addresses")
     interface = None
     if not (isinstance(addresses, list) and len(addresses) == 1 and isinstance(addresses[0], str)):
@@ -146,8 +169,12 @@ def _nic(name: str, body: dict[str, Any], path: ErrorPath, problems: list[Proble
     else:
         interface = _interface(addresses[0])
         if interface is None:
-            problems.append(Problem((*path, "addresses"), f"{_shown(addresses[0])} is not an IPv4 address with "
-                                                          "a /31 or /30 prefix, e.g. 10.2.0.1/31"))
+            problems.append(
+                Problem(
+                    (*path, "addresses"),
+                    f"{_shown(addresses[0])} is not an IPv4 address with a /31 or /30 prefix, e.g. 10.2.0.1/31",
+                )
+            )
     mtu = body.get("mtu")
     if mtu is not None and not (type(mtu) is int and MTU_RANGE[0] <= mtu <= MTU_RANGE[1]):
         problems.append(Problem((*path, "mtu"), f"{_shown(mtu)} is not an MTU from {MTU_RANGE[0]} to {MTU_RANGE[1]}"))
@@ -157,8 +184,13 @@ def _nic(name: str, body: dict[str, Any], path: ErrorPath, problems: list[Proble
         fields = route if isinstance(route, dict) else {}
         to, via, table = _network(fields.get("to")), _address(fields.get("via")), _table(fields.get("table"))
         if set(fields) - {"to", "via", "table", "on-link", "metric"} or None in (to, via, table):
-            problems.append(Problem(where, f"{_shown(route)} is not {{to: <network or default>, via: <IPv4 "
-                                           "address>, table: <1-252 or 256-4294967295>}"))
+            problems.append(
+                Problem(
+                    where,
+                    f"{_shown(route)} is not {{to: <network or default>, via: <IPv4 "
+                    "address>, table: <1-252 or 256-4294967295>}",
+                )
+            )
         else:
             routes.append(Route(str(to), str(via), int(table or 0)))
     rules = []
@@ -166,10 +198,19 @@ def _nic(name: str, body: dict[str, Any], path: ErrorPath, problems: list[Proble
         where = (*path, "routing-policy", number)
         fields = rule if isinstance(rule, dict) else {}
         source, table, priority = _source(fields.get("from")), _table(fields.get("table")), fields.get("priority")
-        if set(fields) - {"from", "table", "priority"} or source is None or table is None or not (
-                priority is None or (type(priority) is int and 1 <= priority <= 32765)):
-            problems.append(Problem(where, f"{_shown(rule)} is not {{from: <IPv4 address>, table: <1-252 or "
-                                           "256-4294967295>, priority: <1-32765> (optional)}"))
+        if (
+            set(fields) - {"from", "table", "priority"}
+            or source is None
+            or table is None
+            or not (priority is None or (type(priority) is int and 1 <= priority <= 32765))
+        ):
+            problems.append(
+                Problem(
+                    where,
+                    f"{_shown(rule)} is not {{from: <IPv4 address>, table: <1-252 or "
+                    "256-4294967295>, priority: <1-32765> (optional)}",
+                )
+            )
         else:
             rules.append((source, table, priority))
     if len(problems) > before or interface is None:
@@ -184,13 +225,14 @@ def parse_keyfile(where: str, data: bytes, names: tuple[str, ...]) -> tuple[Nic 
     try:
         text = data.decode()
     except UnicodeDecodeError as error:
-        return None, source, [Problem((), "not UTF-8 text", data[:error.start].count(b"\n") + 1)]
+        return None, source, [Problem((), "not UTF-8 text", data[: error.start].count(b"\n") + 1)]
     sections, lines, problems = _keyfile(text)
     source = Source(where, lines)
     name = where.rsplit("/", 1)[-1].removesuffix(".nmconnection")
     if name not in names or nic_name_problem(name):
-        problems.append(Problem((), f"{_shown(name)} is not a NIC of this server; its NICs are "
-                                    f"{', '.join(names) or 'none'}", 1))
+        problems.append(
+            Problem((), f"{_shown(name)} is not a NIC of this server; its NICs are {', '.join(names) or 'none'}", 1)
+        )
         return None, source, problems
     connection, ipv4 = sections.get("connection", {}), sections.get("ipv4", {})
     wanted = {("connection", "type"): "ethernet", ("connection", "interface-name"): name, ("ipv4", "method"): "manual"}
@@ -200,10 +242,13 @@ def parse_keyfile(where: str, data: bytes, names: tuple[str, ...]) -> tuple[Nic 
     if "uuid" in connection and not UUID.fullmatch(connection["uuid"]):
         problems.append(Problem(("connection", "uuid"), f"{_shown(connection['uuid'])} is not a UUID"))
     if sections.get("ipv6", {}).get("method", "disabled") not in ("disabled", "ignore", "link-local"):
-        problems.append(Problem(("ipv6", "method"), "the backend NIC has no IPv6 routes: disabled, ignore or "
-                                                    "link-local"))
-    for section, key in (("connection", "autoconnect"), *(("ipv4", key) for key in (
-            "never-default", "may-fail", "ignore-auto-routes", "ignore-auto-dns"))):
+        problems.append(
+            Problem(("ipv6", "method"), "the backend NIC has no IPv6 routes: disabled, ignore or link-local")
+        )
+    for section, key in (
+        ("connection", "autoconnect"),
+        *(("ipv4", key) for key in ("never-default", "may-fail", "ignore-auto-routes", "ignore-auto-dns")),
+    ):
         if sections.get(section, {}).get(key, "true") not in ("true", "false"):
             problems.append(Problem((section, key), f"{_shown(sections[section][key])} is not true or false"))
     priority = connection.get("autoconnect-priority", "0")
@@ -211,13 +256,18 @@ def parse_keyfile(where: str, data: bytes, names: tuple[str, ...]) -> tuple[Nic 
         problems.append(Problem(("connection", "autoconnect-priority"), f"{_shown(priority)} is not -999 to 999"))
     interface = _interface(ipv4.get("address1", ""))
     if interface is None:
-        problems.append(Problem(("ipv4", "address1"), f"{_shown(ipv4.get('address1'))} is not an IPv4 address "
-                                                      "with a /31 or /30 prefix, e.g. 10.2.0.1/31"))
+        problems.append(
+            Problem(
+                ("ipv4", "address1"),
+                f"{_shown(ipv4.get('address1'))} is not an IPv4 address with a /31 or /30 prefix, e.g. 10.2.0.1/31",
+            )
+        )
     mtu_text = sections.get("ethernet", {}).get("mtu")
     mtu = int(mtu_text) if mtu_text is not None and re.fullmatch(r"[0-9]{1,5}", mtu_text) else None
     if mtu_text is not None and not (mtu is not None and MTU_RANGE[0] <= mtu <= MTU_RANGE[1]):
-        problems.append(Problem(("ethernet", "mtu"), f"{_shown(mtu_text)} is not an MTU from {MTU_RANGE[0]} to "
-                                                     f"{MTU_RANGE[1]}"))
+        problems.append(
+            Problem(("ethernet", "mtu"), f"{_shown(mtu_text)} is not an MTU from {MTU_RANGE[0]} to {MTU_RANGE[1]}")
+        )
     routes, rules = _keyfile_routes(ipv4, problems), _keyfile_rules(ipv4, problems)
     if problems or interface is None:
         return None, source, problems
@@ -237,9 +287,14 @@ def _keyfile(text: str) -> tuple[dict[str, dict[str, str]], dict[ErrorPath, int]
         if line.startswith("[") and line.rstrip().endswith("]"):
             section = line.strip()[1:-1]
             if section not in KEYFILE_KEYS or section in sections:
-                problems.append(Problem((), f"{_shown(line.strip())}: {'a second ' if section in sections else ''}"
-                                            f"section; a NIC's keyfile has [{'], ['.join(KEYFILE_KEYS)}] once each",
-                                        number))
+                problems.append(
+                    Problem(
+                        (),
+                        f"{_shown(line.strip())}: {'a second ' if section in sections else ''}"
+                        f"section; a NIC's keyfile has [{'], ['.join(KEYFILE_KEYS)}] once each",
+                        number,
+                    )
+                )
                 section = None
                 continue
             sections[section], lines[(section,)] = {}, number
@@ -250,13 +305,19 @@ def _keyfile(text: str) -> tuple[dict[str, dict[str, str]], dict[ErrorPath, int]
             continue
         key, value = match["key"], match["value"]
         listed = KEYFILE_LISTS.fullmatch(key)
-        known = key in KEYFILE_KEYS[section] or (section == "ipv4" and listed is not None and not (
-            listed["list"] == "routing-rule" and listed["options"]))
+        known = key in KEYFILE_KEYS[section] or (
+            section == "ipv4" and listed is not None and not (listed["list"] == "routing-rule" and listed["options"])
+        )
         if not known or key in sections[section]:
-            problems.append(Problem((section, key), f"{'written twice' if known else 'unknown key'}; [{section}] may "
-                                                    f"have {', '.join(sorted(KEYFILE_KEYS[section]))}" + (
-                                                        ", routeN, routeN_options, routing-ruleN"
-                                                        if section == "ipv4" else ""), number))
+            problems.append(
+                Problem(
+                    (section, key),
+                    f"{'written twice' if known else 'unknown key'}; [{section}] may "
+                    f"have {', '.join(sorted(KEYFILE_KEYS[section]))}"
+                    + (", routeN, routeN_options, routing-ruleN" if section == "ipv4" else ""),
+                    number,
+                )
+            )
             continue
         sections[section][key], lines[(section, key)] = value, number
     return sections, lines, problems
@@ -265,8 +326,9 @@ def _keyfile(text: str) -> tuple[dict[str, dict[str, str]], dict[ErrorPath, int]
 def _keyfile_routes(ipv4: dict[str, str], problems: list[Problem]) -> tuple[Route, ...]:
     """``routeN=<network>,<gateway>[,<metric>]`` with ``routeN_options=table=<n>[,onlink=true|false]``, by N."""
     routes = []
-    numbers = sorted({int(match["number"]) for key in ipv4 if (match := KEYFILE_LISTS.fullmatch(key))
-                      and match["list"] == "route"})
+    numbers = sorted(
+        {int(match["number"]) for key in ipv4 if (match := KEYFILE_LISTS.fullmatch(key)) and match["list"] == "route"}
+    )
     for number in numbers:
         key = f"route{number}"
         match = KEYFILE_ROUTE.fullmatch(ipv4.get(key, ""))
@@ -275,10 +337,17 @@ def _keyfile_routes(ipv4: dict[str, str], problems: list[Problem]) -> tuple[Rout
         table = _table(int(options["table"])) if re.fullmatch(r"[0-9]{1,10}", options.get("table", "")) else None
         if to is None or via is None:
             problems.append(Problem(("ipv4", key), f"{_shown(ipv4.get(key))} is not <network>,<IPv4 gateway>"))
-        elif table is None or set(options) - {"table", "onlink"} or options.get("onlink", "true") not in (
-                "true", "false"):
-            problems.append(Problem(("ipv4", f"{key}_options"), f"{_shown(ipv4.get(key + '_options'))} is not "
-                                    "table=<1-252 or 256-4294967295>[,onlink=true|false]"))
+        elif (
+            table is None
+            or set(options) - {"table", "onlink"}
+            or options.get("onlink", "true") not in ("true", "false")
+        ):
+            problems.append(
+                Problem(
+                    ("ipv4", f"{key}_options"),
+                    f"{_shown(ipv4.get(key + '_options'))} is not table=<1-252 or 256-4294967295>[,onlink=true|false]",
+                )
+            )
         else:
             routes.append(Route(to, via, table))
     return tuple(routes)
@@ -287,8 +356,13 @@ def _keyfile_routes(ipv4: dict[str, str], problems: list[Problem]) -> tuple[Rout
 def _keyfile_rules(ipv4: dict[str, str], problems: list[Problem]) -> tuple[tuple[str, int, int | None], ...]:
     """``routing-ruleN=priority <p> from <address> table <n>``, by N."""
     rules = []
-    numbers = sorted({int(match["number"]) for key in ipv4 if (match := KEYFILE_LISTS.fullmatch(key))
-                      and match["list"] == "routing-rule"})
+    numbers = sorted(
+        {
+            int(match["number"])
+            for key in ipv4
+            if (match := KEYFILE_LISTS.fullmatch(key)) and match["list"] == "routing-rule"
+        }
+    )
     for number in numbers:
         key = f"routing-rule{number}"
         match = KEYFILE_RULE.fullmatch(ipv4[key])
@@ -296,8 +370,13 @@ def _keyfile_rules(ipv4: dict[str, str], problems: list[Problem]) -> tuple[tuple
         table = _table(int(match["table"])) if match else None
         priority = int(match["priority"]) if match else 0
         if source is None or table is None or not 1 <= priority <= 32765:
-            problems.append(Problem(("ipv4", key), f"{_shown(ipv4[key])} is not priority <1-32765> from <IPv4 "
-                                                   "address> table <1-252 or 256-4294967295>"))
+            problems.append(
+                Problem(
+                    ("ipv4", key),
+                    f"{_shown(ipv4[key])} is not priority <1-32765> from <IPv4 "
+                    "address> table <1-252 or 256-4294967295>",
+                )
+            )
         else:
             rules.append((source, table, priority))
     return tuple(rules)
@@ -306,8 +385,11 @@ def _keyfile_rules(ipv4: dict[str, str], problems: list[Problem]) -> tuple[tuple
 def parse_sysctl(data: bytes, names: tuple[str, ...]) -> tuple[tuple[tuple[str, int], ...], list[Problem]]:
     """The ``key = value`` lines of a server's sysctl.d file (``#`` and ``;`` start comments) and every problem
     found."""
-    settings, problems = _sysctl_lines(data, lambda key: _limits(key, names), f"{', '.join(GLOBAL)} and "
-                                       f"net.ipv4.conf.<all|default|nic>.<{'|'.join(PER_INTERFACE)}>")
+    settings, problems = _sysctl_lines(
+        data,
+        lambda key: _limits(key, names),
+        f"{', '.join(GLOBAL)} and net.ipv4.conf.<all|default|nic>.<{'|'.join(PER_INTERFACE)}>",
+    )
     return tuple((key, value) for key, value, _ in settings), problems
 
 
@@ -326,14 +408,15 @@ def parse_router_sysctl(where: str, data: bytes) -> tuple[tuple[str, int], ...]:
     return tuple((key, value) for key, value, _ in settings)
 
 
-def _sysctl_lines(data: bytes, limits_of: Callable[[str], tuple[int, int] | None],
-                  accepted: str) -> tuple[list[tuple[str, int, int]], list[Problem]]:
+def _sysctl_lines(
+    data: bytes, limits_of: Callable[[str], tuple[int, int] | None], accepted: str
+) -> tuple[list[tuple[str, int, int]], list[Problem]]:
     """The settings (key, value, line) of a sysctl.d file whose keys ``limits_of`` knows (their value range), and
     every problem."""
     try:
         text = data.decode()
     except UnicodeDecodeError as error:
-        return [], [Problem((), "not UTF-8 text", data[:error.start].count(b"\n") + 1)]
+        return [], [Problem((), "not UTF-8 text", data[: error.start].count(b"\n") + 1)]
     settings, problems = [], []
     for number, line in enumerate(text.splitlines(), 1):
         if not line.strip() or line.lstrip()[0] in "#;":
@@ -342,13 +425,15 @@ def _sysctl_lines(data: bytes, limits_of: Callable[[str], tuple[int, int] | None
         key = match["key"].lstrip("-") if match else ""
         limits = limits_of(key)
         if match is None or limits is None:
-            problems.append(Problem((), f"{_shown(line.strip())[:80]}: verify applies only {accepted} = <integer>",
-                                    number))
+            problems.append(
+                Problem((), f"{_shown(line.strip())[:80]}: verify applies only {accepted} = <integer>", number)
+            )
             continue
         value = match["value"]
         if not re.fullmatch(r"[0-9]{1,10}", value) or not limits[0] <= int(value) <= limits[1]:
-            problems.append(Problem((key,), f"{_shown(value)} is not an integer from {limits[0]} to {limits[1]}",
-                                    number))
+            problems.append(
+                Problem((key,), f"{_shown(value)} is not an integer from {limits[0]} to {limits[1]}", number)
+            )
             continue
         settings.append((key, int(value), number))
     return settings, problems
@@ -359,8 +444,12 @@ def _limits(key: str, names: tuple[str, ...]) -> tuple[int, int] | None:
     if key in GLOBAL:
         return GLOBAL[key]
     parts = sysctl_path(key)
-    if len(parts) == 5 and parts[:3] == ("net", "ipv4", "conf") and parts[4] in PER_INTERFACE and (
-            parts[3] in ("all", "default") or parts[3] in names):
+    if (
+        len(parts) == 5
+        and parts[:3] == ("net", "ipv4", "conf")
+        and parts[4] in PER_INTERFACE
+        and (parts[3] in ("all", "default") or parts[3] in names)
+    ):
         return PER_INTERFACE[parts[4]]
     return None
 

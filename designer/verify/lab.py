@@ -55,18 +55,22 @@ SANDBOX = Path(sandbox.__file__)
 """The program every daemon and vtysh of the lab starts through (:mod:`designer.verify.sandbox`)."""
 SANDBOX_KERNEL = (5, 12)
 """The first Linux with ``mount_setattr``, which the sandbox makes the machine's file systems read-only with."""
-SYSCTLS = ("import json, sys\n"
-           "for parts, value in json.loads(sys.argv[1]):\n"
-           "    with open('/proc/sys/' + '/'.join(parts), 'w') as handle:\n"
-           "        handle.write(str(value))\n")
+SYSCTLS = (
+    "import json, sys\n"
+    "for parts, value in json.loads(sys.argv[1]):\n"
+    "    with open('/proc/sys/' + '/'.join(parts), 'w') as handle:\n"
+    "        handle.write(str(value))\n"
+)
 """Run in a namespace: write each checked (path parts below /proc/sys, integer) pair. /proc/sys/net is the
 namespace's own, so a router's or a server's settings never reach the machine's."""
-READ_SYSCTLS = ("import json, sys\n"
-                "values = []\n"
-                "for parts in json.loads(sys.argv[1]):\n"
-                "    with open('/proc/sys/' + '/'.join(parts)) as handle:\n"
-                "        values.append(int(handle.read()))\n"
-                "print(json.dumps(values))\n")
+READ_SYSCTLS = (
+    "import json, sys\n"
+    "values = []\n"
+    "for parts in json.loads(sys.argv[1]):\n"
+    "    with open('/proc/sys/' + '/'.join(parts)) as handle:\n"
+    "        values.append(int(handle.read()))\n"
+    "print(json.dumps(values))\n"
+)
 """Run in a namespace: the integer in each checked path below /proc/sys."""
 HASH_SEED = Path("/proc/sys/net/ipv4/fib_multipath_hash_seed")
 """Present from Linux 6.11 (per namespace; the file of this process's namespace says whether the kernel has it)."""
@@ -86,8 +90,10 @@ def check_prerequisites() -> None:
         problems.append("it needs root to create network namespaces: run it as root (sudo designer verify ...)")
     release = tuple(int(part) for part in re.findall(r"[0-9]+", os.uname().release)[:2])
     if release < SANDBOX_KERNEL:
-        problems.append(f"it needs Linux {'.'.join(map(str, SANDBOX_KERNEL))} or later to wall FRR off from the "
-                        f"machine's files (mount_setattr); this kernel is {os.uname().release}")
+        problems.append(
+            f"it needs Linux {'.'.join(map(str, SANDBOX_KERNEL))} or later to wall FRR off from the "
+            f"machine's files (mount_setattr); this kernel is {os.uname().release}"
+        )
     if missing:
         problems.append(f"missing {', '.join(missing)}: install them with '{INSTALL}' (Debian/Ubuntu)")
     if problems:
@@ -134,8 +140,13 @@ def in_namespace(namespace: str, code: str, argument: object, timeout: float = 6
     its standard output. Values are arguments, never code or shell text."""
     if not TOKEN.fullmatch(namespace):
         raise ValueError(f"refusing namespace {namespace!r}")
-    result = subprocess.run(["ip", "netns", "exec", namespace, sys.executable, "-I", "-c", code,
-                             json.dumps(argument)], capture_output=True, text=True, check=False, timeout=timeout)
+    result = subprocess.run(
+        ["ip", "netns", "exec", namespace, sys.executable, "-I", "-c", code, json.dumps(argument)],
+        capture_output=True,
+        text=True,
+        check=False,
+        timeout=timeout,
+    )
     if result.returncode:
         raise RuntimeError(f"in {namespace}: {result.stderr.strip().splitlines()[-1:] or ['failed']}")
     return result.stdout
@@ -194,8 +205,11 @@ def _own_pid(pid_file: Path, folder: Path) -> int | None:
 def _namespaces(run: str) -> list[str]:
     """This run's namespaces that exist now (this designer never makes a name ``TOKEN`` refuses)."""
     listing = subprocess.run(["ip", "netns", "list"], capture_output=True, text=True, check=False).stdout
-    return sorted(name for line in listing.splitlines()
-                  if (name := line.split(" ")[0]).startswith(f"{PREFIX}{run}-") and TOKEN.fullmatch(name))
+    return sorted(
+        name
+        for line in listing.splitlines()
+        if (name := line.split(" ")[0]).startswith(f"{PREFIX}{run}-") and TOKEN.fullmatch(name)
+    )
 
 
 def _members(run: str) -> list[int]:
@@ -218,8 +232,9 @@ def _members(run: str) -> list[int]:
 def _stop(folder: Path) -> None:
     """SIGTERM every daemon started under ``folder`` (by pid file) and every process in the run's namespaces, then
     SIGKILL what is left."""
-    pids = sorted({pid for pid_file in folder.glob("*/*.pid") if (pid := _own_pid(pid_file, folder))}
-                  | set(_members(folder.name)))
+    pids = sorted(
+        {pid for pid_file in folder.glob("*/*.pid") if (pid := _own_pid(pid_file, folder))} | set(_members(folder.name))
+    )
     for pid in pids:
         _signal(pid, signal.SIGTERM)
     deadline = time.monotonic() + STOP_SECONDS
@@ -286,8 +301,9 @@ class Lab:
         self.namespaces = [f"{PREFIX}{self.run}-{router.name}" for router in topology.routers]
         self.servers = {nic.server: f"{PREFIX}{self.run}-{nic.server}" for nic in self.hosts}
         self.dirs = [self.folder / router.name for router in topology.routers]
-        self.daemons = [("zebra", "bgpd", "bfdd") if BFD.search(config) else ("zebra", "bgpd")
-                        for config in topology.configs]
+        self.daemons = [
+            ("zebra", "bgpd", "bfdd") if BFD.search(config) else ("zebra", "bgpd") for config in topology.configs
+        ]
         self._previous_handlers: dict[int, object] = {}
 
     def __enter__(self) -> Lab:
@@ -307,8 +323,10 @@ class Lab:
         for number in self._previous_handlers:
             signal.signal(number, signal.SIG_IGN)
         try:
-            self.progress(f"tearing down {len(self.namespaces)} routers" +
-                      (f" and {len(self.servers)} servers" if self.servers else ""))
+            self.progress(
+                f"tearing down {len(self.namespaces)} routers"
+                + (f" and {len(self.servers)} servers" if self.servers else "")
+            )
             _remove_run(self.folder)
         finally:
             for number, handler in self._previous_handlers.items():
@@ -317,8 +335,10 @@ class Lab:
 
     def _trap_signals(self) -> None:
         """Every signal in :data:`TRAPPED` raises KeyboardInterrupt, so the teardown in ``__exit__`` always runs."""
+
         def interrupt(number: int, _frame: object) -> None:
             raise KeyboardInterrupt(f"signal {number}")
+
         try:
             for number in TRAPPED:
                 self._previous_handlers[number] = signal.signal(number, interrupt)
@@ -338,19 +358,29 @@ class Lab:
             rows.append(f"{name} {current[name]} {value}\n")
             (SYSCTL / name).write_text(str(value))
         (self.folder / "gc_thresh").write_text("".join(rows))
-        self.progress(f"raised net.ipv4.neigh.default.gc_thresh1-3 to "
-                      f"{', '.join(row.split()[2] for row in rows)} (restored afterwards)")
+        self.progress(
+            f"raised net.ipv4.neigh.default.gc_thresh1-3 to "
+            f"{', '.join(row.split()[2] for row in rows)} (restored afterwards)"
+        )
 
     def _wire(self) -> None:
         """Namespaces, a veth pair per wire named after both ports, a bridge per server port, all up."""
         topology, spaces = self.topology, self.namespaces
-        self.progress(f"creating {len(spaces) + len(self.servers)} namespaces ({PREFIX}{self.run}-*) and "
-                      f"{len(topology.wires) + len(self.hosts)} links")
+        self.progress(
+            f"creating {len(spaces) + len(self.servers)} namespaces ({PREFIX}{self.run}-*) and "
+            f"{len(topology.wires) + len(self.hosts)} links"
+        )
         ip_batch(f"netns add {name}" for name in [*spaces, *self.servers.values()])
-        ip_batch(f"link add {wire.upper_port} netns {spaces[wire.upper]} type veth peer name {wire.lower_port} "
-                 f"netns {spaces[wire.lower]}" for wire in topology.wires)
-        ip_batch(f"link add {nic.leaf_port} netns {spaces[nic.leaf]} type veth peer name {nic.name} "
-                 f"netns {self.servers[nic.server]}" for nic in self.hosts)
+        ip_batch(
+            f"link add {wire.upper_port} netns {spaces[wire.upper]} type veth peer name {wire.lower_port} "
+            f"netns {spaces[wire.lower]}"
+            for wire in topology.wires
+        )
+        ip_batch(
+            f"link add {nic.leaf_port} netns {spaces[nic.leaf]} type veth peer name {nic.name} "
+            f"netns {self.servers[nic.server]}"
+            for nic in self.hosts
+        )
         ports: list[list[str]] = [[] for _ in spaces]
         for wire in topology.wires:
             ports[wire.upper].append(wire.upper_port)
@@ -362,9 +392,14 @@ class Lab:
             ip_batch(["link set lo up"], server)
         for router, name in enumerate(spaces):
             bridges = [port for port, _ in topology.server_ports[router] if (router, port) not in wired]
-            ip_batch(["link set lo up",
-                      *(f"link add {port} type bridge" for port in bridges),
-                      *(f"link set {port} up" for port in ports[router] + bridges)], name)
+            ip_batch(
+                [
+                    "link set lo up",
+                    *(f"link add {port} type bridge" for port in bridges),
+                    *(f"link set {port} up" for port in ports[router] + bridges),
+                ],
+                name,
+            )
 
     def _start(self) -> None:
         """Start FRR in every namespace under its own hostname (forwarding is the frr.conf's own business)."""
@@ -376,25 +411,67 @@ class Lab:
             shutil.chown(folder, "frr", "frr")
             for file in folder.iterdir():
                 shutil.chown(file, "frr", "frr")
-            common = ["-d", "-P", "0", "-f", "/dev/null", "-u", "frr", "-g", "frr", "--vty_socket", str(folder),
-                      "-z", f"{folder}/zserv.api"]
-            daemons = [[str(FRR_BIN / daemon), *common, "-i", f"{folder}/{daemon}.pid", "--log",
-                        f"file:{folder}/{daemon}.log"] for daemon in self.daemons[router]]
-            started = subprocess.run(["ip", "netns", "exec", name, "unshare", "--uts", "--mount", "--", sys.executable,
-                                      "-I", "-S", str(SANDBOX), "start", self.topology.routers[router].name,
-                                      str(folder), json.dumps(daemons)], capture_output=True, text=True, check=False)
+            common = [
+                "-d",
+                "-P",
+                "0",
+                "-f",
+                "/dev/null",
+                "-u",
+                "frr",
+                "-g",
+                "frr",
+                "--vty_socket",
+                str(folder),
+                "-z",
+                f"{folder}/zserv.api",
+            ]
+            daemons = [
+                [str(FRR_BIN / daemon), *common, "-i", f"{folder}/{daemon}.pid", "--log", f"file:{folder}/{daemon}.log"]
+                for daemon in self.daemons[router]
+            ]
+            started = subprocess.run(
+                [
+                    "ip",
+                    "netns",
+                    "exec",
+                    name,
+                    "unshare",
+                    "--uts",
+                    "--mount",
+                    "--",
+                    sys.executable,
+                    "-I",
+                    "-S",
+                    str(SANDBOX),
+                    "start",
+                    self.topology.routers[router].name,
+                    str(folder),
+                    json.dumps(daemons),
+                ],
+                capture_output=True,
+                text=True,
+                check=False,
+            )
             if started.returncode:
-                raise RuntimeError(f"FRR could not start on {folder.name}: "
-                                   f"{(started.stderr.strip().splitlines() or ['no message'])[-1]}")
+                raise RuntimeError(
+                    f"FRR could not start on {folder.name}: "
+                    f"{(started.stderr.strip().splitlines() or ['no message'])[-1]}"
+                )
         deadline = time.monotonic() + START_SECONDS
         waiting = list(range(len(self.dirs)))
         while waiting and time.monotonic() < deadline:
-            waiting = [router for router in waiting
-                       if not all((self.dirs[router] / f"{daemon}.vty").exists() for daemon in self.daemons[router])]
+            waiting = [
+                router
+                for router in waiting
+                if not all((self.dirs[router] / f"{daemon}.vty").exists() for daemon in self.daemons[router])
+            ]
             time.sleep(0.05 if waiting else 0)
         if waiting:
-            raise RuntimeError(f"FRR did not start in {START_SECONDS:.0f} s on {self.dirs[waiting[0]].name}; "
-                               f"see the logs in {self.dirs[waiting[0]]}")
+            raise RuntimeError(
+                f"FRR did not start in {START_SECONDS:.0f} s on {self.dirs[waiting[0]].name}; "
+                f"see the logs in {self.dirs[waiting[0]]}"
+            )
 
     def load_configs(self) -> list[str]:
         """Push the lab-only lines, then every frr.conf unchanged with ``vtysh -b``; returns one problem per
@@ -404,12 +481,12 @@ class Lab:
 
         def load(router: int) -> str:
             for step in (lab_only, ["-b"]):
-                result = subprocess.run(self.vtysh(router) + step, capture_output=True, text=True, check=False,
-                                        timeout=120)
+                result = subprocess.run(
+                    self.vtysh(router) + step, capture_output=True, text=True, check=False, timeout=120
+                )
                 output = (result.stdout + result.stderr).strip()
                 if result.returncode or "% " in output:
-                    return (f"{self.dirs[router].name}: vtysh exit {result.returncode}: "
-                            f"{' '.join(output.split())[:300]}")
+                    return f"{self.dirs[router].name}: vtysh exit {result.returncode}: {' '.join(output.split())[:300]}"
             return ""
 
         with ThreadPoolExecutor(max_workers=4) as pool:
@@ -419,8 +496,24 @@ class Lab:
         """The command line that runs vtysh on ``router``'s daemons, arguments to follow: in the router's network
         namespace, a mount namespace sealed by :mod:`~designer.verify.sandbox` and a PID namespace of its own, as
         the frr user (vtysh runs commands of a config file itself, ``output file`` among them)."""
-        return ["ip", "netns", "exec", self.namespaces[router], "unshare", "--mount", "--pid", "--fork",
-                "--kill-child", "--", sys.executable, "-I", "-S", str(SANDBOX), "vtysh", str(self.dirs[router])]
+        return [
+            "ip",
+            "netns",
+            "exec",
+            self.namespaces[router],
+            "unshare",
+            "--mount",
+            "--pid",
+            "--fork",
+            "--kill-child",
+            "--",
+            sys.executable,
+            "-I",
+            "-S",
+            str(SANDBOX),
+            "vtysh",
+            str(self.dirs[router]),
+        ]
 
     def apply_kernel(self) -> None:
         """Write every router's own kernel settings file (checked: :attr:`Topology.sysctls`) under its namespace's
@@ -434,15 +527,24 @@ class Lab:
         problems = []
         for router, settings in enumerate(self._kernel()):
             found = read_sysctls(self.namespaces[router], [parts for parts, _ in settings])
-            problems += [f"{self.topology.routers[router].name}: {'.'.join(parts)} reads {value} in its namespace, "
-                         f"its configs/sysctl file says {want}"
-                         for (parts, want), value in zip(settings, found, strict=True) if value != want]
+            problems += [
+                f"{self.topology.routers[router].name}: {'.'.join(parts)} reads {value} in its namespace, "
+                f"its configs/sysctl file says {want}"
+                for (parts, want), value in zip(settings, found, strict=True)
+                if value != want
+            ]
         return problems
 
     def _kernel(self) -> list[list[tuple[tuple[str, ...], int]]]:
         seeds = seeds_supported()
-        return [[(tuple(key.split(".")), value) for key, value in settings or ()
-                 if seeds or key != "net.ipv4.fib_multipath_hash_seed"] for settings in self.topology.sysctls]
+        return [
+            [
+                (tuple(key.split(".")), value)
+                for key, value in settings or ()
+                if seeds or key != "net.ipv4.fib_multipath_hash_seed"
+            ]
+            for settings in self.topology.sysctls
+        ]
 
     def memory_mib(self) -> int:
         """Memory of the lab's FRR daemons now, in MiB: their proportional set size (shared libraries counted
@@ -477,19 +579,34 @@ class Lab:
         for namespace, port in self.ports():
             by_namespace.setdefault(namespace, []).append(port)
         for namespace, ports in by_namespace.items():
-            ip_batch([line for port in ports for line in (
-                f"qdisc add dev {port} root handle 1 htb",
-                f"class add dev {port} parent 10000 classid {COUNTED} htb rate 400gbit quantum 60000",
-                f"filter add dev {port} parent 10000 protocol ip u32 match ip protocol 17 0xff match ip dport 4791 "
-                f"0xffff classid {COUNTED}")], namespace, program="tc")
+            ip_batch(
+                [
+                    line
+                    for port in ports
+                    for line in (
+                        f"qdisc add dev {port} root handle 1 htb",
+                        f"class add dev {port} parent 10000 classid {COUNTED} htb rate 400gbit quantum 60000",
+                        f"filter add dev {port} parent 10000 protocol ip u32 match ip protocol 17 0xff match ip "
+                        "dport 4791 "
+                        f"0xffff classid {COUNTED}",
+                    )
+                ],
+                namespace,
+                program="tc",
+            )
 
     def roce_packets(self) -> dict[tuple[str, str], int]:
         """RoCEv2 packets sent so far out of every port: (namespace, interface) -> packets."""
         ends = self.ports()
 
         def read(end: tuple[str, str]) -> int:
-            result = subprocess.run(["tc", "-s", "-n", end[0], "class", "show", "dev", end[1], "classid", COUNTED],
-                                    capture_output=True, text=True, check=False, timeout=30)
+            result = subprocess.run(
+                ["tc", "-s", "-n", end[0], "class", "show", "dev", end[1], "classid", COUNTED],
+                capture_output=True,
+                text=True,
+                check=False,
+                timeout=30,
+            )
             return parse_class_packets(result.stdout)
 
         with ThreadPoolExecutor(max_workers=4) as pool:

@@ -42,7 +42,8 @@ class Yaml12Loader(getattr(yaml, "CSafeLoader", yaml.SafeLoader)):  # type: igno
 
 Yaml12Loader.yaml_implicit_resolvers = {
     first: [(tag, pattern) for tag, pattern in resolvers if tag != "tag:yaml.org,2002:bool"]
-    for first, resolvers in yaml.SafeLoader.yaml_implicit_resolvers.items()}
+    for first, resolvers in yaml.SafeLoader.yaml_implicit_resolvers.items()
+}
 Yaml12Loader.add_implicit_resolver("tag:yaml.org,2002:bool", re.compile(r"^(?:true|false)$"), list("tf"))
 
 
@@ -51,8 +52,9 @@ def nvueschema_releases() -> tuple[str, ...]:
     try:
         versions = importlib.import_module("nvueschema.models._versions")
     except ImportError:
-        raise PrerequisiteError(f"checking NVUE files against NVIDIA's NVUE OpenAPI schema needs nvueschema: "
-                                f"{INSTALL}") from None
+        raise PrerequisiteError(
+            f"checking NVUE files against NVIDIA's NVUE OpenAPI schema needs nvueschema: {INSTALL}"
+        ) from None
     return tuple(versions.VERSIONS)
 
 
@@ -134,8 +136,10 @@ def _shapes(annotation: Any) -> tuple[Any, Any]:
         return _shapes(args[0])
     if origin in (Union, types.UnionType):
         shapes = [_shapes(arg) for arg in args]
-        return (next((model for model, _ in shapes if model is not None), None),
-                next((values for _, values in shapes if values is not None), None))
+        return (
+            next((model for model, _ in shapes if model is not None), None),
+            next((values for _, values in shapes if values is not None), None),
+        )
     if origin is dict:
         return None, args[1]
     if isinstance(annotation, type) and hasattr(annotation, "model_fields"):

@@ -116,8 +116,10 @@ class SonicYang:
             raise PrerequisiteError(f"validating SONiC config_db.json needs the libyang binding: {INSTALL}") from None
         files = sorted(Path(yang_dir).glob("*.yang"))
         if not files:
-            raise PrerequisiteError(f"no SONiC YANG models (*.yang) in {yang_dir}; pass --yang-dir DIR or set "
-                                    f"{YANG_ENV} to the sonic-yang folder")
+            raise PrerequisiteError(
+                f"no SONiC YANG models (*.yang) in {yang_dir}; pass --yang-dir DIR or set "
+                f"{YANG_ENV} to the sonic-yang folder"
+            )
         libyang.configure_logging(True)  # errors then carry the data path of the offending node
         self._ly = libyang
         self._context = libyang.Context(str(yang_dir))
@@ -140,8 +142,11 @@ class SonicYang:
                 raise ConfigDbError("no SONiC YANG model describes this table", table)
             top, container = self._containers[table]
             kinds = self._ly.SNode
-            shape = _Table(top, tuple(self._node(item) for item in container.children(types=(kinds.LIST,))),
-                           {item.name(): self._node(item) for item in container.children(types=(kinds.CONTAINER,))})
+            shape = _Table(
+                top,
+                tuple(self._node(item) for item in container.children(types=(kinds.LIST,))),
+                {item.name(): self._node(item) for item in container.children(types=(kinds.CONTAINER,))},
+            )
             self._tables[table] = shape
             self._lists.update(node.name for node in shape.lists)
         return self._tables[table]
@@ -150,8 +155,10 @@ class SonicYang:
         kinds = self._ly.SNode
         key_leaves = schema.keys() if schema.keyword() == "list" else ()
         keys = tuple((leaf.name(), _kind(leaf.type())) for leaf in key_leaves)
-        leaves = {child.name(): (child.nodetype() == kinds.LEAFLIST, _kind(child.type()))
-                  for child in schema.children(types=(kinds.LEAF, kinds.LEAFLIST))}
+        leaves = {
+            child.name(): (child.nodetype() == kinds.LEAFLIST, _kind(child.type()))
+            for child in schema.children(types=(kinds.LEAF, kinds.LEAFLIST))
+        }
         inner = list(schema.children(types=(kinds.LIST,)))
         pairs = None
         if keys and len(inner) == 1 and set(leaves) == {name for name, _ in keys}:
@@ -191,13 +198,15 @@ def _entries(table: str, shape: _Table, entries: Mapping[str, Any]) -> dict[str,
         node = next((node for node in shape.lists if len(node.keys) == len(values)), None)
         if node is None:
             shapes = " or ".join("|".join(name for name, _ in node.keys) for node in shape.lists)
-            raise ConfigDbError(f"the key has {len(values)} part(s); the model takes {shapes or 'no keyed entries'}",
-                                table, key)
+            raise ConfigDbError(
+                f"the key has {len(values)} part(s); the model takes {shapes or 'no keyed entries'}", table, key
+            )
         entry = {name: _convert(kind, value) for (name, kind), value in zip(node.keys, values, strict=True)}
         if node.pairs is not None:
             inner, (name, name_kind), (value, value_kind) = node.pairs
-            entry[inner] = [{name: _convert(name_kind, field), value: _convert(value_kind, data)}
-                            for field, data in fields.items()]
+            entry[inner] = [
+                {name: _convert(name_kind, field), value: _convert(value_kind, data)} for field, data in fields.items()
+            ]
         else:
             entry.update(_fields(node, fields, table, key))
         out.setdefault(node.name, []).append(entry)
@@ -217,8 +226,9 @@ def _fields(node: _Node, fields: Mapping[str, Any], table: str, key: str) -> dic
             continue
         items = data.split(",") if isinstance(data, str) else data
         if not isinstance(items, list):
-            raise ConfigDbError(f"expected a list or a comma-separated string, not {json.dumps(data)}",
-                                table, key, field)
+            raise ConfigDbError(
+                f"expected a list or a comma-separated string, not {json.dumps(data)}", table, key, field
+            )
         out[field] = [_convert(kind, item) for item in items]
     return out
 
@@ -301,8 +311,7 @@ def check_config_dbs(paths: list[tuple[Path, str]], yang_dir: Path, workers: int
     if workers < 2:
         return [check_config_db(yang, path, label) for path, label in paths]
     with ProcessPoolExecutor(workers) as pool:
-        return list(pool.map(partial(_check_in_worker, yang_dir), paths,
-                             chunksize=max(1, len(paths) // (4 * workers))))
+        return list(pool.map(partial(_check_in_worker, yang_dir), paths, chunksize=max(1, len(paths) // (4 * workers))))
 
 
 def _check_in_worker(yang_dir: Path, item: tuple[Path, str]) -> Verdict:
@@ -321,8 +330,10 @@ def vtysh() -> str:
 
 VTYSH_TIMEOUT_S = 60
 """vtysh parses a switch's frr.conf in tens of milliseconds; a minute means it hangs."""
-USERNS = ("Debian: sysctl kernel.unprivileged_userns_clone=1; Ubuntu 23.10 or later: sysctl "
-          "kernel.apparmor_restrict_unprivileged_userns=0")
+USERNS = (
+    "Debian: sysctl kernel.unprivileged_userns_clone=1; Ubuntu 23.10 or later: sysctl "
+    "kernel.apparmor_restrict_unprivileged_userns=0"
+)
 """Where a distribution keeps ordinary users from making user namespaces, and the setting that allows it."""
 
 
@@ -337,11 +348,13 @@ def check_frr(paths: Iterable[tuple[Path, str]], workers: int | None = None) -> 
         try:
             pwd.getpwnam(FRR_USER)
         except KeyError:
-            raise PrerequisiteError(f"checking frr.conf files as root runs vtysh as the {FRR_USER} user, which this "
-                                    "machine lacks; Debian's frr package creates it: apt-get install frr") from None
+            raise PrerequisiteError(
+                f"checking frr.conf files as root runs vtysh as the {FRR_USER} user, which this "
+                "machine lacks; Debian's frr package creates it: apt-get install frr"
+            ) from None
     items = list(paths)
     count = max(1, min(workers or os.cpu_count() or 1, len(items)))
-    shares = [items[len(items) * share // count:len(items) * (share + 1) // count] for share in range(count)]
+    shares = [items[len(items) * share // count : len(items) * (share + 1) // count] for share in range(count)]
     with ThreadPoolExecutor(max_workers=count) as pool:
         return [verdict for verdicts in pool.map(_check_frr_walled, shares) for verdict in verdicts]
 
@@ -351,8 +364,22 @@ def walled_check(ordinary_user: bool, python: str | None = None) -> list[str]:
     stdin): in mount, PID and network namespaces of its own and, for an ordinary user, a user namespace in which
     it is root; run by ``python`` (default: this one)."""
     user = ["--user", "--map-root-user"] if ordinary_user else []
-    return ["unshare", *user, "--mount", "--pid", "--net", "--fork", "--kill-child", "--", python or sys.executable,
-            "-I", "-S", str(SANDBOX), "check", str(VTYSH_TIMEOUT_S)]
+    return [
+        "unshare",
+        *user,
+        "--mount",
+        "--pid",
+        "--net",
+        "--fork",
+        "--kill-child",
+        "--",
+        python or sys.executable,
+        "-I",
+        "-S",
+        str(SANDBOX),
+        "check",
+        str(VTYSH_TIMEOUT_S),
+    ]
 
 
 def _check_frr_walled(items: list[tuple[Path, str]]) -> list[Verdict]:
@@ -360,27 +387,37 @@ def _check_frr_walled(items: list[tuple[Path, str]]) -> list[Verdict]:
     if not items:
         return []
     if shutil.which("unshare") is None:
-        raise PrerequisiteError("checking frr.conf files runs vtysh behind read-only walls, which need util-linux's "
-                                "unshare: apt-get install util-linux")
+        raise PrerequisiteError(
+            "checking frr.conf files runs vtysh behind read-only walls, which need util-linux's "
+            "unshare: apt-get install util-linux"
+        )
     configs = json.dumps([read_file(path, CONFIG).decode("latin-1") for path, _ in items])
     limit = VTYSH_TIMEOUT_S * (len(items) + 1)
     try:
-        run = subprocess.run(walled_check(os.geteuid() != 0), input=configs, capture_output=True, text=True,
-                             check=False, timeout=limit)
+        run = subprocess.run(
+            walled_check(os.geteuid() != 0), input=configs, capture_output=True, text=True, check=False, timeout=limit
+        )
     except subprocess.TimeoutExpired:
-        raise PrerequisiteError(f"checking frr.conf files runs vtysh behind read-only walls (designer/verify/"
-                                f"sandbox.py), which did not answer within {limit:g} s for {len(items)} files; "
-                                "run it again, and if it hangs again, check FRR's vtysh by hand") from None
+        raise PrerequisiteError(
+            f"checking frr.conf files runs vtysh behind read-only walls (designer/verify/"
+            f"sandbox.py), which did not answer within {limit:g} s for {len(items)} files; "
+            "run it again, and if it hangs again, check FRR's vtysh by hand"
+        ) from None
     try:
         results = json.loads(run.stdout) if run.returncode == 0 else None
     except json.JSONDecodeError:
         results = None
     if not isinstance(results, list) or len(results) != len(items):
         why = (run.stderr.strip().splitlines() or [f"exit code {run.returncode}"])[-1]
-        hint = "" if os.geteuid() == 0 else (f"; as an ordinary user they need an unprivileged user namespace "
-                                              f"({USERNS}), else run it as root")
-        raise PrerequisiteError(f"checking frr.conf files runs vtysh behind read-only walls "
-                                f"(designer/verify/sandbox.py), which could not be built: {why}{hint}")
+        hint = (
+            ""
+            if os.geteuid() == 0
+            else (f"; as an ordinary user they need an unprivileged user namespace ({USERNS}), else run it as root")
+        )
+        raise PrerequisiteError(
+            f"checking frr.conf files runs vtysh behind read-only walls "
+            f"(designer/verify/sandbox.py), which could not be built: {why}{hint}"
+        )
     return [_frr_verdict(label, *result) for (_, label), result in zip(items, results, strict=True)]
 
 
@@ -407,8 +444,10 @@ def check_sysctls(paths: Iterable[tuple[Path, str]], proc: Path = Path("/proc/sy
             continue
         for key, _ in settings:
             if not (proc.joinpath(*sysctl_path(key))).is_file():
-                raise PrerequisiteError(f"checking {label} needs a kernel with {key} (this one, "
-                                        f"{os.uname().release}, has no {proc.joinpath(*sysctl_path(key))})")
+                raise PrerequisiteError(
+                    f"checking {label} needs a kernel with {key} (this one, "
+                    f"{os.uname().release}, has no {proc.joinpath(*sysctl_path(key))})"
+                )
         verdicts.append(Verdict(label, SYSCTL, ""))
     return verdicts
 
@@ -418,8 +457,9 @@ MAX_STRAY_LINES = 5
 rejects); the rest are counted."""
 
 
-def check_eos(paths: list[tuple[Path, str]], devices: Mapping[str, DeviceConfig],
-              workers: int | None = None) -> list[Verdict]:
+def check_eos(
+    paths: list[tuple[Path, str]], devices: Mapping[str, DeviceConfig], workers: int | None = None
+) -> list[Verdict]:
     """Compare each (EOS file, label) with pyavd's rendering of its switch (by file name) from the design
     (:mod:`designer.verify.avd`); a large set is shared among processes. Verdicts keep the input order."""
     avd.pyavd()  # raises PrerequisiteError here, before any worker starts
@@ -481,8 +521,11 @@ class Report:
 
     def text(self) -> str:
         """One line per file, then a count per parser and what was left unchecked."""
-        lines = [f"{'ok' if verdict.ok else 'INVALID':8}{verdict.path} ({verdict.parser})"
-                 + ("" if verdict.ok else f": {verdict.error}") for verdict in self.verdicts]
+        lines = [
+            f"{'ok' if verdict.ok else 'INVALID':8}{verdict.path} ({verdict.parser})"
+            + ("" if verdict.ok else f": {verdict.error}")
+            for verdict in self.verdicts
+        ]
         for parser in (SONIC, FRR, AVD, NVUE, SYSCTL):
             checked = [verdict for verdict in self.verdicts if verdict.parser == parser]
             if checked:
@@ -501,16 +544,20 @@ def validate_output(folder: Path, yang_dir: Path | None = None) -> Report:
     configs = folder / "configs"
     if not configs.is_dir():
         raise PrerequisiteError(f"{folder} has no configs/ folder; build it first with 'designer build INTENT'")
-    by_os = {child.name: sorted(path for path in child.iterdir() if path.is_file())
-             for child in sorted(configs.iterdir()) if child.is_dir()}
+    by_os = {
+        child.name: sorted(path for path in child.iterdir() if path.is_file())
+        for child in sorted(configs.iterdir())
+        if child.is_dir()
+    }
     if too_large := oversized((path for paths in by_os.values() for path in paths), CONFIG):
         raise InputError(too_large, about=str(configs))
     verdicts: list[Verdict] = []
     missing: list[str] = []
     if sonic := by_os.pop("sonic", []):
         try:
-            verdicts += check_config_dbs([(path, str(path.relative_to(folder))) for path in sonic],
-                                         yang_dir or default_yang_dir())
+            verdicts += check_config_dbs(
+                [(path, str(path.relative_to(folder))) for path in sonic], yang_dir or default_yang_dir()
+            )
         except PrerequisiteError as error:
             missing.append(str(error))
     if frr := by_os.pop("frr", []):
@@ -552,8 +599,11 @@ def nvue_release(folder: Path) -> tuple[str, str]:
     releases = nvue.nvueschema_releases()
     intent = folder_intent(folder)
     if intent is None:
-        return "", f"{folder} has no {INTENT_FILE} naming their release (an older designer built it); rebuild it " \
-                   "with 'designer build INTENT'"
+        return (
+            "",
+            f"{folder} has no {INTENT_FILE} naming their release (an older designer built it); rebuild it "
+            "with 'designer build INTENT'",
+        )
     release = intent.target_options.nvue.release
     if release not in releases:
         return "", f"nvueschema has no NVUE schema for Cumulus Linux {release} (it has {releases[0]}-{releases[-1]})"
@@ -567,8 +617,9 @@ def built_devices(folder: Path) -> dict[str, DeviceConfig]:
     avd.pyavd()
     intent = folder_intent(folder)
     if intent is None:
-        raise PrerequisiteError(f"{folder} has no {INTENT_FILE} (an older designer built it); rebuild it with "
-                                "'designer build INTENT'")
+        raise PrerequisiteError(
+            f"{folder} has no {INTENT_FILE} (an older designer built it); rebuild it with 'designer build INTENT'"
+        )
     return {device.hostname: device for device in device_models(intent)}
 
 

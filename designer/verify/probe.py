@@ -31,8 +31,9 @@ class Peer:
 
 def bgp_peers(vtysh: Sequence[str]) -> dict[str, Peer]:
     """``show bgp summary json`` of a router, asked with its ``vtysh`` command line: address -> peer."""
-    result = subprocess.run([*vtysh, "-c", "show bgp summary json"], capture_output=True, text=True, check=False,
-                            timeout=QUERY_SECONDS)
+    result = subprocess.run(
+        [*vtysh, "-c", "show bgp summary json"], capture_output=True, text=True, check=False, timeout=QUERY_SECONDS
+    )
     return parse_bgp_summary(result.stdout)
 
 
@@ -48,8 +49,13 @@ def parse_bgp_summary(text: str) -> dict[str, Peer]:
 
 def kernel_routes(namespace: str) -> dict[str, int]:
     """BGP routes installed in the kernel of ``namespace``: prefix -> number of next hops."""
-    result = subprocess.run(["ip", "-n", namespace, "-j", "route", "show", "proto", "bgp"],
-                            capture_output=True, text=True, check=False, timeout=QUERY_SECONDS)
+    result = subprocess.run(
+        ["ip", "-n", namespace, "-j", "route", "show", "proto", "bgp"],
+        capture_output=True,
+        text=True,
+        check=False,
+        timeout=QUERY_SECONDS,
+    )
     return parse_routes(result.stdout)
 
 
@@ -64,16 +70,42 @@ def parse_routes(text: str) -> dict[str, int]:
 
 def ping(namespace: str, source: str, destination: str) -> bool:
     """One loopback-to-loopback ping, up to 3 tries."""
-    result = subprocess.run(["ip", "netns", "exec", namespace, "ping", "-n", "-q", "-c", "3", "-i", "0.2", "-W", "1",
-                             "-I", source, destination], capture_output=True, check=False, timeout=QUERY_SECONDS)
+    result = subprocess.run(
+        [
+            "ip",
+            "netns",
+            "exec",
+            namespace,
+            "ping",
+            "-n",
+            "-q",
+            "-c",
+            "3",
+            "-i",
+            "0.2",
+            "-W",
+            "1",
+            "-I",
+            source,
+            destination,
+        ],
+        capture_output=True,
+        check=False,
+        timeout=QUERY_SECONDS,
+    )
     return result.returncode == 0
 
 
 def route_via(namespace: str, source: str, destination: str) -> tuple[str, str]:
     """The gateway and interface ``namespace`` routes ``destination`` through when sending from ``source``
     (its policy rules applied): ``ip route get``; empty strings when there is no route."""
-    result = subprocess.run(["ip", "-n", namespace, "-j", "route", "get", destination, "from", source],
-                            capture_output=True, text=True, check=False, timeout=QUERY_SECONDS)
+    result = subprocess.run(
+        ["ip", "-n", namespace, "-j", "route", "get", destination, "from", source],
+        capture_output=True,
+        text=True,
+        check=False,
+        timeout=QUERY_SECONDS,
+    )
     return parse_route_get(result.stdout)
 
 
@@ -89,9 +121,29 @@ def parse_route_get(text: str) -> tuple[str, str]:
 
 def traceroute(namespace: str, source: str, destination: str, max_hops: int) -> list[str]:
     """The address answering at each hop (``*`` for none), up to ``destination``."""
-    result = subprocess.run(["ip", "netns", "exec", namespace, "traceroute", "-n", "-q", "1", "-w", "1",
-                             "-m", str(max_hops), "-s", source, destination],
-                            capture_output=True, text=True, check=False, timeout=QUERY_SECONDS)
+    result = subprocess.run(
+        [
+            "ip",
+            "netns",
+            "exec",
+            namespace,
+            "traceroute",
+            "-n",
+            "-q",
+            "1",
+            "-w",
+            "1",
+            "-m",
+            str(max_hops),
+            "-s",
+            source,
+            destination,
+        ],
+        capture_output=True,
+        text=True,
+        check=False,
+        timeout=QUERY_SECONDS,
+    )
     return parse_traceroute(result.stdout)
 
 
@@ -111,8 +163,9 @@ def gather(items: Iterable[T], read: Callable[[T], R]) -> list[R]:
         return list(pool.map(read, items))
 
 
-def session_problems(lab: Topology, sessions: list[Session], peers: dict[int, dict[str, Peer]],
-                     failed: frozenset[int]) -> tuple[int, list[tuple[int, str]]]:
+def session_problems(
+    lab: Topology, sessions: list[Session], peers: dict[int, dict[str, Peer]], failed: frozenset[int]
+) -> tuple[int, list[tuple[int, str]]]:
     """Compare bgpd's view with the design: sessions up with the designed ASN, or down next to a failed router.
 
     Returns how many session ends are as expected and (router, line) for each one that is not; ``peers``
@@ -130,8 +183,10 @@ def session_problems(lab: Topology, sessions: list[Session], peers: dict[int, di
         if seen is None:
             problem = f"{where}: no such neighbor in {name}'s BGP configuration"
         elif seen.remote_asn != session.peer_asn:
-            problem = (f"{where}: configured with remote-as {seen.remote_asn}, the design says {session.peer_asn}; "
-                       f"state {seen.state}")
+            problem = (
+                f"{where}: configured with remote-as {seen.remote_asn}, the design says {session.peer_asn}; "
+                f"state {seen.state}"
+            )
         elif session.peer in failed and seen.state == "Established":
             problem = f"{where}: still Established though {peer_name} is down"
         elif session.peer not in failed and seen.state != "Established":
@@ -143,8 +198,9 @@ def session_problems(lab: Topology, sessions: list[Session], peers: dict[int, di
     return good, problems
 
 
-def extra_peers(lab: Topology, sessions: list[Session],
-                peers: dict[int, dict[str, Peer]]) -> tuple[list[str], list[str]]:
+def extra_peers(
+    lab: Topology, sessions: list[Session], peers: dict[int, dict[str, Peer]]
+) -> tuple[list[str], list[str]]:
     """Neighbors configured beyond the lab's wires: (not covered because the lab leaves them out, unexpected)."""
     expected = {(session.router, session.peer_address) for session in sessions}
     not_covered, unexpected = [], []
@@ -156,37 +212,57 @@ def extra_peers(lab: Topology, sessions: list[Session],
             if address in lab.outside:
                 not_covered.append(f"{name} -> {lab.outside[address]} ({address}): peer outside the slice")
             elif address in lab.servers:
-                not_covered.append(f"{name} -> {lab.servers[address]} ({address}): BGP with a server is not "
-                                   "emulated (servers are bridges in the leaf's namespace)")
+                not_covered.append(
+                    f"{name} -> {lab.servers[address]} ({address}): BGP with a server is not "
+                    "emulated (servers are bridges in the leaf's namespace)"
+                )
             else:
                 unexpected.append(f"{name} -> {address}: neighbor not in the design's cabling")
     return not_covered, unexpected
 
 
-def route_problems(lab: Topology, expected: dict[int, dict[str, int]],
-                   installed: dict[int, dict[str, int]]) -> tuple[int, list[tuple[int, str]]]:
+def route_problems(
+    lab: Topology, expected: dict[int, dict[str, int]], installed: dict[int, dict[str, int]]
+) -> tuple[int, list[tuple[int, str]]]:
     """Every expected prefix installed with exactly the expected number of next hops: how many routers are
     complete, and (router, line) for each prefix that is not right. A router not read yet has no routes."""
     complete, problems = 0, []
     for router, table in expected.items():
         name = lab.routers[router].name
         have = installed.get(router, {})
-        wrong = [(router, f"{name}: {prefix} " + (f"has {have[prefix]} next hops, expected {width}"
-                                                   if prefix in have else f"missing, expected {width} next hops"))
-                 for prefix, width in table.items() if have.get(prefix) != width]
+        wrong = [
+            (
+                router,
+                f"{name}: {prefix} "
+                + (
+                    f"has {have[prefix]} next hops, expected {width}"
+                    if prefix in have
+                    else f"missing, expected {width} next hops"
+                ),
+            )
+            for prefix, width in table.items()
+            if have.get(prefix) != width
+        ]
         complete += not wrong
         problems += wrong
     return complete, problems
 
 
-def read_routes(namespaces: list[str], pending: list[int], expected: dict[int, dict[str, int]],
-                installed: dict[int, dict[str, int]], everything: bool) -> None:
+def read_routes(
+    namespaces: list[str],
+    pending: list[int],
+    expected: dict[int, dict[str, int]],
+    installed: dict[int, dict[str, int]],
+    everything: bool,
+) -> None:
     """Read the kernel routes of ``pending`` routers into ``installed``, a few at a time; unless ``everything``,
     stop after the first few that include a router not right yet (while a lab converges, that keeps the reads
     to a handful per poll instead of one per router)."""
     for first in range(0, len(pending), WORKERS):
-        chunk = pending[first:first + WORKERS]
+        chunk = pending[first : first + WORKERS]
         installed.update(zip(chunk, gather([namespaces[router] for router in chunk], kernel_routes), strict=True))
-        if not everything and any(any(installed[router].get(prefix) != width for prefix, width in
-                                      expected[router].items()) for router in chunk):
+        if not everything and any(
+            any(installed[router].get(prefix) != width for prefix, width in expected[router].items())
+            for router in chunk
+        ):
             return

@@ -71,14 +71,21 @@ class VerifyReport:
 
 def text(report: VerifyReport) -> str:
     """Readable report: coverage, then each phase with its time to converge and its checks."""
-    lines = [f"designer verify {report.name}: {report.coverage}",
-             f"{report.routers} FRR routers, {report.sessions} BGP sessions; memory estimated {report.memory_mib:,} "
-             f"MiB, used {'-' if report.measured_mib is None else f'{report.measured_mib:,}'} MiB; a leaf's ECMP "
-             f"width by design: {report.design_width}"]
+    lines = [
+        f"designer verify {report.name}: {report.coverage}",
+        f"{report.routers} FRR routers, {report.sessions} BGP sessions; memory estimated {report.memory_mib:,} "
+        f"MiB, used {'-' if report.measured_mib is None else f'{report.measured_mib:,}'} MiB; a leaf's ECMP "
+        f"width by design: {report.design_width}",
+    ]
     for phase in dict.fromkeys(check.phase for check in report.checks):
         seconds = report.converged_seconds.get(phase, 0.0)
-        took = ("" if phase not in report.converged_seconds else f": converged in {seconds:.1f} s"
-                if seconds is not None else ": did not converge in time")
+        took = (
+            ""
+            if phase not in report.converged_seconds
+            else f": converged in {seconds:.1f} s"
+            if seconds is not None
+            else ": did not converge in time"
+        )
         lines += ["", f"{phase}{took}"]
         for check in (check for check in report.checks if check.phase == phase):
             lines.append(f"  {'PASS' if check.passed else 'FAIL'} {check.name}: {check.summary}")
@@ -86,8 +93,11 @@ def text(report: VerifyReport) -> str:
             if len(check.problems) > SHOWN:
                 lines.append(f"      ... and {len(check.problems) - SHOWN} more")
     for experiment in report.traffic:
-        lines += ["", f"traffic, {experiment.name} (fib_multipath_hash_policy={experiment.policy}): "
-                      f"{experiment.flows} flows; RoCEv2 packets per link:"]
+        lines += [
+            "",
+            f"traffic, {experiment.name} (fib_multipath_hash_policy={experiment.policy}): "
+            f"{experiment.flows} flows; RoCEv2 packets per link:",
+        ]
         lines += [f"  {count:6d}  {link}" for link, count in list(experiment.links.items())[:SHOWN]]
         if len(experiment.links) > SHOWN:
             lines.append(f"  ... and {len(experiment.links) - SHOWN} more links (all in --format json)")
@@ -97,8 +107,11 @@ def text(report: VerifyReport) -> str:
         if len(report.not_covered) > SHOWN:
             lines.append(f"  ... and {len(report.not_covered) - SHOWN} more")
     failed = report.failed()
-    lines += ["", f"result: {'PASS' if report.passed else 'FAIL'} ({len(report.checks) - len(failed)} of "
-                  f"{len(report.checks)} checks passed)"]
+    lines += [
+        "",
+        f"result: {'PASS' if report.passed else 'FAIL'} ({len(report.checks) - len(failed)} of "
+        f"{len(report.checks)} checks passed)",
+    ]
     return "\n".join(lines) + "\n"
 
 
@@ -111,12 +124,22 @@ def as_json(report: VerifyReport) -> str:
 
 def junit(report: VerifyReport) -> str:
     """One JUnit test case per check, named ``phase: check``; failures carry every problem."""
-    cases = [Case(f"verify.{report.name}", f"{check.phase}: {check.name}",
-                  failure=None if check.passed else check.summary, detail="\n".join(check.problems),
-                  output=check.summary if check.passed else None,
-                  seconds=report.converged_seconds.get(check.phase) or 0) for check in report.checks]
-    return junit_xml(f"designer verify {report.name}", cases,
-                     "not covered:\n" + "\n".join(report.not_covered) if report.not_covered else None)
+    cases = [
+        Case(
+            f"verify.{report.name}",
+            f"{check.phase}: {check.name}",
+            failure=None if check.passed else check.summary,
+            detail="\n".join(check.problems),
+            output=check.summary if check.passed else None,
+            seconds=report.converged_seconds.get(check.phase) or 0,
+        )
+        for check in report.checks
+    ]
+    return junit_xml(
+        f"designer verify {report.name}",
+        cases,
+        "not covered:\n" + "\n".join(report.not_covered) if report.not_covered else None,
+    )
 
 
 FORMATS = {"text": text, "json": as_json, "junit": junit}

@@ -45,22 +45,40 @@ def read_output(target: Path, traffic: bool = False, whole: bool = True) -> dict
     files = {DESIGN_FILE: read_regular(target / DESIGN_FILE)}
     manifest.check(files)
     design = parse_design(str(target / DESIGN_FILE), files[DESIGN_FILE])
-    files.update(_read_listed(target, manifest, [relative for device in design["devices"] if device["role"] != "server"
-                                                 for relative, _ in config_files("frr", device["name"])]))
+    files.update(
+        _read_listed(
+            target,
+            manifest,
+            [
+                relative
+                for device in design["devices"]
+                if device["role"] != "server"
+                for relative, _ in config_files("frr", device["name"])
+            ],
+        )
+    )
     if traffic:
         servers: dict[str, list[str]] = {}
         for nic in sample(design, topology(files, whole)):
             servers.setdefault(nic.server, []).append(nic.name)
-        files.update(_read_listed(target, manifest, [path for server, names in sorted(servers.items())
-                                                     for path in host_files(server, names)]))
+        files.update(
+            _read_listed(
+                target,
+                manifest,
+                [path for server, names in sorted(servers.items()) for path in host_files(server, names)],
+            )
+        )
     return files
 
 
 def _read_listed(target: Path, manifest: Manifest, relatives: list[str]) -> dict[str, bytes]:
     """Each of ``relatives`` that exists below ``target``, read without following links, once all have the sha256
     ``manifest`` records."""
-    files = {relative: read_inside(target, tuple(relative.split("/")))
-             for relative in relatives if os.path.lexists(target / relative)}
+    files = {
+        relative: read_inside(target, tuple(relative.split("/")))
+        for relative in relatives
+        if os.path.lexists(target / relative)
+    }
     manifest.check(files)
     return files
 
@@ -71,6 +89,7 @@ def stderr_progress() -> Progress:
 
     def show(message: str) -> None:
         print(f"[{time.monotonic() - start:6.1f}s] {message}", file=sys.stderr, flush=True)
+
     return show
 
 
@@ -79,8 +98,14 @@ def default_timeout(lab: Topology) -> float:
     return 60.0 + 1.0 * len(lab.routers)
 
 
-def verify(files: dict[str, bytes], whole: bool = True, failures: bool = True, timeout: float | None = None,
-           progress: Progress | None = None, traffic: bool = False) -> VerifyReport:
+def verify(
+    files: dict[str, bytes],
+    whole: bool = True,
+    failures: bool = True,
+    timeout: float | None = None,
+    progress: Progress | None = None,
+    traffic: bool = False,
+) -> VerifyReport:
     """Verify the build in ``files`` in a lab of real FRR routers; the report says what passed and failed. With
     ``traffic``, sampled servers get namespaces of their own and RoCEv2 flows prove hosts and hashing
     (:mod:`designer.verify.traffic`)."""
@@ -97,20 +122,34 @@ def verify(files: dict[str, bytes], whole: bool = True, failures: bool = True, t
     needed, available = lab.memory_mib(), available_mib()
     if needed > MEMORY_SHARE * available:
         hint = "" if not whole else "; use --slice to verify a representative part of the fabric"
-        raise PrerequisiteError(f"the lab of {lab.coverage} needs about {needed:,} MiB but only {available:,} MiB "
-                                f"are available (at most {MEMORY_SHARE:.0%} may be used){hint}")
+        raise PrerequisiteError(
+            f"the lab of {lab.coverage} needs about {needed:,} MiB but only {available:,} MiB "
+            f"are available (at most {MEMORY_SHARE:.0%} may be used){hint}"
+        )
     report = VerifyReport(lab.name, lab.coverage, len(lab.routers), len(lab.wires), needed, lab.design_width())
     sweep_orphans(progress)
     limit = timeout or default_timeout(lab)
     with Lab(lab, progress, hosts) as running:
         if traffic:
             progress(f"configuring {len(configs)} servers ({len(hosts)} NICs) from their host files")
-            report.checks.append(check("healthy", "server host files applied", f"{len(hosts)} NICs of "
-                                       f"{len(configs)} servers", configure_hosts(running, configs)))
+            report.checks.append(
+                check(
+                    "healthy",
+                    "server host files applied",
+                    f"{len(hosts)} NICs of {len(configs)} servers",
+                    configure_hosts(running, configs),
+                )
+            )
             running.count_roce()
         refused = running.load_configs()
-        report.checks.append(check("healthy", "configs loaded", f"{len(lab.routers) - len(refused)} of "
-                                   f"{len(lab.routers)} routers took their frr.conf", refused))
+        report.checks.append(
+            check(
+                "healthy",
+                "configs loaded",
+                f"{len(lab.routers) - len(refused)} of {len(lab.routers)} routers took their frr.conf",
+                refused,
+            )
+        )
         _kernel_settings(running, report)
         healthy = _phase(running, report, "healthy", frozenset(), limit)
         report.measured_mib = running.memory_mib()
@@ -143,17 +182,28 @@ def _kernel_settings(running: Lab, report: VerifyReport) -> None:
     lab = running.topology
     missing = [router.name for router, settings in zip(lab.routers, lab.sysctls, strict=True) if settings is None]
     if missing:
-        report.not_covered.append(f"kernel settings: {len(missing)} router(s) have no configs/sysctl file, e.g. "
-                                  f"{missing[0]}; they hash with the kernel's defaults")
+        report.not_covered.append(
+            f"kernel settings: {len(missing)} router(s) have no configs/sysctl file, e.g. "
+            f"{missing[0]}; they hash with the kernel's defaults"
+        )
     if not seeds_supported():
-        report.not_covered.append(f"kernel settings: this kernel ({os.uname().release}) has no "
-                                  "net.ipv4.fib_multipath_hash_seed (Linux 6.11+); the files' seeds were not applied")
+        report.not_covered.append(
+            f"kernel settings: this kernel ({os.uname().release}) has no "
+            "net.ipv4.fib_multipath_hash_seed (Linux 6.11+); the files' seeds were not applied"
+        )
     applied = len(lab.routers) - len(missing)
     if applied:
         running.apply_kernel()
-        report.checks.append(check("healthy", "kernel settings loaded", f"{applied} of {len(lab.routers)} routers "
-                                   "run their configs/sysctl file: every value read back from /proc/sys in the "
-                                   "router's namespace equals the file's", running.kernel_problems()))
+        report.checks.append(
+            check(
+                "healthy",
+                "kernel settings loaded",
+                f"{applied} of {len(lab.routers)} routers "
+                "run their configs/sysctl file: every value read back from /proc/sys in the "
+                "router's namespace equals the file's",
+                running.kernel_problems(),
+            )
+        )
 
 
 def failure_targets(lab: Topology) -> list[int]:
@@ -200,13 +250,20 @@ def _phase(running: Lab, report: VerifyReport, phase: str, failed: frozenset[int
         read_routes(running.namespaces, route_pending, expected, installed, out_of_time or converged is not None)
         complete, route_issues = route_problems(lab, expected, installed)
         if not route_issues or out_of_time:
-            peers.update(zip(session_pending, gather([running.vtysh(router) for router in session_pending],
-                                                     bgp_peers), strict=True))
+            peers.update(
+                zip(
+                    session_pending,
+                    gather([running.vtysh(router) for router in session_pending], bgp_peers),
+                    strict=True,
+                )
+            )
             good, session_issues = session_problems(lab, sessions, peers, failed)
         elapsed = time.monotonic() - start
-        progress(f"{phase}: {complete}/{len(live)} routing tables complete, " + (
-            f"{good}/{counted} session ends as designed" if session_issues is not None else
-            "BGP read once they are") + f" ({elapsed:.1f} s)")
+        progress(
+            f"{phase}: {complete}/{len(live)} routing tables complete, "
+            + (f"{good}/{counted} session ends as designed" if session_issues is not None else "BGP read once they are")
+            + f" ({elapsed:.1f} s)"
+        )
         if route_issues or session_issues is None or session_issues:
             converged = None
             route_pending = sorted({router for router, _ in route_issues})
@@ -221,39 +278,64 @@ def _phase(running: Lab, report: VerifyReport, phase: str, failed: frozenset[int
             break
         time.sleep(POLL_SECONDS)
     report.converged_seconds[phase] = converged if confirmed else None
-    report.checks.append(check(phase, "bgp sessions", _session_summary(lab, sessions, failed, good, counted),
-                               [problem for _, problem in session_issues or []]))
-    report.checks.append(check(phase, "kernel routes", _route_summary(lab, expected, failed, complete),
-                               [problem for _, problem in route_issues]))
+    report.checks.append(
+        check(
+            phase,
+            "bgp sessions",
+            _session_summary(lab, sessions, failed, good, counted),
+            [problem for _, problem in session_issues or []],
+        )
+    )
+    report.checks.append(
+        check(
+            phase,
+            "kernel routes",
+            _route_summary(lab, expected, failed, complete),
+            [problem for _, problem in route_issues],
+        )
+    )
     if not failed and phase == "healthy":
         not_covered, unexpected = extra_peers(lab, sessions, peers)
         report.not_covered.extend(not_covered)
-        report.checks.append(check(phase, "neighbors match the cabling",
-                                   f"{len(unexpected)} BGP neighbors configured beyond the design's links", unexpected))
+        report.checks.append(
+            check(
+                phase,
+                "neighbors match the cabling",
+                f"{len(unexpected)} BGP neighbors configured beyond the design's links",
+                unexpected,
+            )
+        )
     _reachability(running, report, phase, failed)
     return confirmed
 
 
 def _session_summary(lab: Topology, sessions: list[Session], failed: frozenset[int], good: int, counted: int) -> str:
     if not failed:
-        return (f"{good} of {counted} session ends Established with the designed peer ASNs ({counted // 2} "
-                "sessions, seen from both routers)")
+        return (
+            f"{good} of {counted} session ends Established with the designed peer ASNs ({counted // 2} "
+            "sessions, seen from both routers)"
+        )
     names = ", ".join(lab.routers[router].name for router in sorted(failed))
     towards = sum(session.peer in failed and session.router not in failed for session in sessions)
-    return (f"{good} of {counted} session ends as designed: {towards} towards {names} down, the others "
-            "Established")
+    return f"{good} of {counted} session ends as designed: {towards} towards {names} down, the others Established"
 
 
 def _route_summary(lab: Topology, expected: dict[int, dict[str, int]], failed: frozenset[int], complete: int) -> str:
     leaves = [router for router in lab.leaves() if router not in failed]
-    text = (f"{complete} of {len(expected)} routers hold every other leaf's loopback and server subnets with "
-            "the expected ECMP width")
+    text = (
+        f"{complete} of {len(expected)} routers hold every other leaf's loopback and server subnets with "
+        "the expected ECMP width"
+    )
     if not failed:
         widths = sorted({width for leaf in leaves for width in expected[leaf].values()})
         return f"{text}; leaf widths {'/'.join(map(str, widths))}"
     healthy = expected_routes(lab)
-    shrink = Counter((healthy[router][prefix], width) for router, table in expected.items()
-                     for prefix, width in table.items() if healthy[router].get(prefix) != width)
+    shrink = Counter(
+        (healthy[router][prefix], width)
+        for router, table in expected.items()
+        for prefix, width in table.items()
+        if healthy[router].get(prefix) != width
+    )
     changes = ", ".join(f"{before} -> {after} on {count} routes" for (before, after), count in sorted(shrink.items()))
     return f"{text}; ECMP shrinks {changes or 'nowhere'}"
 
@@ -272,9 +354,17 @@ def _reachability(running: Lab, report: VerifyReport, phase: str, failed: frozen
         hops_expected = paths_to(lab, target, failed, up, down)[0][source]
         hops = traceroute(running.namespaces[source], a.loopback, b.loopback, (hops_expected or 4) + 2)
         if not hops or hops[-1] != b.loopback or len(hops) != hops_expected:
-            traces.append(f"{where}: {len(hops)} hops ({' '.join(hops)}), expected {hops_expected} ending at "
-                          f"{b.loopback}")
-    report.checks.append(check(phase, "ping", f"{len(pairs) - len(pings)} of {len(pairs)} sampled leaf loopback "
-                               "pairs answer", pings))
-    report.checks.append(check(phase, "traceroute", f"{len(pairs) - len(traces)} of {len(pairs)} sampled paths have "
-                               "the expected hop count", traces))
+            traces.append(
+                f"{where}: {len(hops)} hops ({' '.join(hops)}), expected {hops_expected} ending at {b.loopback}"
+            )
+    report.checks.append(
+        check(phase, "ping", f"{len(pairs) - len(pings)} of {len(pairs)} sampled leaf loopback pairs answer", pings)
+    )
+    report.checks.append(
+        check(
+            phase,
+            "traceroute",
+            f"{len(pairs) - len(traces)} of {len(pairs)} sampled paths have the expected hop count",
+            traces,
+        )
+    )

@@ -58,8 +58,12 @@ CHECKED = "/run/designer-vtysh"
 class MountAttr(ctypes.Structure):
     """``struct mount_attr`` of <linux/mount.h>."""
 
-    _fields_ = [("attr_set", ctypes.c_uint64), ("attr_clr", ctypes.c_uint64), ("propagation", ctypes.c_uint64),
-                ("userns_fd", ctypes.c_uint64)]
+    _fields_ = [
+        ("attr_set", ctypes.c_uint64),
+        ("attr_clr", ctypes.c_uint64),
+        ("propagation", ctypes.c_uint64),
+        ("userns_fd", ctypes.c_uint64),
+    ]
 
 
 def seal(folder: str | None, writable_net: bool, own_proc: bool = False) -> None:
@@ -103,23 +107,29 @@ def _devices(libc: ctypes.CDLL) -> None:
         os.close(os.open(f"/dev/{name}", os.O_CREAT | os.O_WRONLY | os.O_CLOEXEC, 0o666))
         _mount(libc, f"/proc/self/fd/{descriptor}", f"/dev/{name}", None, MS_BIND, None)
         os.close(descriptor)
-    for name, target in (("fd", "/proc/self/fd"), ("stdin", "/proc/self/fd/0"), ("stdout", "/proc/self/fd/1"),
-                         ("stderr", "/proc/self/fd/2")):
+    for name, target in (
+        ("fd", "/proc/self/fd"),
+        ("stdin", "/proc/self/fd/0"),
+        ("stdout", "/proc/self/fd/1"),
+        ("stderr", "/proc/self/fd/2"),
+    ):
         os.symlink(target, f"/dev/{name}")
     _set_attributes(libc, "/dev", MOUNT_ATTR_RDONLY, 0, 0)
 
 
 def _mount(libc: ctypes.CDLL, source: str, target: str, kind: str | None, flags: int, data: str | None) -> None:
-    if libc.mount(source.encode(), target.encode(), kind.encode() if kind else None, flags,
-                  data.encode() if data else None):
+    if libc.mount(
+        source.encode(), target.encode(), kind.encode() if kind else None, flags, data.encode() if data else None
+    ):
         number = ctypes.get_errno()
         raise OSError(number, f"mount {source} on {target}: {os.strerror(number)}")
 
 
 def _set_attributes(libc: ctypes.CDLL, path: str, add: int, clear: int, flags: int) -> None:
     attributes = MountAttr(add, clear, 0, 0)
-    if libc.syscall(SYSCALL_MOUNT_SETATTR, AT_FDCWD, path.encode(), flags, ctypes.byref(attributes),
-                    ctypes.sizeof(attributes)):
+    if libc.syscall(
+        SYSCALL_MOUNT_SETATTR, AT_FDCWD, path.encode(), flags, ctypes.byref(attributes), ctypes.sizeof(attributes)
+    ):
         number = ctypes.get_errno()
         raise OSError(number, f"mount_setattr {path}: {os.strerror(number)} (Linux 5.12 or later is needed)")
 
@@ -165,9 +175,15 @@ def check(seconds: float) -> None:
     results: list[list[object]] = []
     for number in range(len(configs)):
         try:
-            run = subprocess.run([program, "--config_dir", CHECKED, "-C", "-f", f"{CHECKED}/{number}.conf"],
-                                 stdin=subprocess.DEVNULL, capture_output=True, text=True, errors="replace",
-                                 timeout=seconds, check=False)
+            run = subprocess.run(
+                [program, "--config_dir", CHECKED, "-C", "-f", f"{CHECKED}/{number}.conf"],
+                stdin=subprocess.DEVNULL,
+                capture_output=True,
+                text=True,
+                errors="replace",
+                timeout=seconds,
+                check=False,
+            )
         except subprocess.TimeoutExpired:
             results.append([None, "", ""])
         else:
@@ -177,8 +193,9 @@ def check(seconds: float) -> None:
 
 def _vtysh() -> str:
     """The path of vtysh, found before privileges are given up."""
-    return next(path for directory in os.get_exec_path() if os.access(path := os.path.join(directory, "vtysh"),
-                                                                       os.X_OK))
+    return next(
+        path for directory in os.get_exec_path() if os.access(path := os.path.join(directory, "vtysh"), os.X_OK)
+    )
 
 
 def drop() -> None:

@@ -113,10 +113,12 @@ class Topology:
         """Both ends of every wire, in wire order."""
         result = []
         for wire in self.wires:
-            result.append(Session(wire.upper, wire.upper_port, wire.lower, wire.lower_address,
-                                  self.routers[wire.lower].asn))
-            result.append(Session(wire.lower, wire.lower_port, wire.upper, wire.upper_address,
-                                  self.routers[wire.upper].asn))
+            result.append(
+                Session(wire.upper, wire.upper_port, wire.lower, wire.lower_address, self.routers[wire.lower].asn)
+            )
+            result.append(
+                Session(wire.lower, wire.lower_port, wire.upper, wire.upper_address, self.routers[wire.upper].asn)
+            )
         return result
 
     def prefixes(self, router: int) -> list[str]:
@@ -165,8 +167,9 @@ def topology(files: Mapping[str, bytes], whole: bool = True, where: str = DESIGN
     ``design.json`` and the FRR configs are checked before anything is derived from them (names, ports,
     addresses and ASNs: see :mod:`designer.built`); ``where`` names the design.json in error messages."""
     if DESIGN_FILE not in files:
-        raise PrerequisiteError("no design.json: point 'designer verify' at an intent file or at a folder "
-                                "written by 'designer build'")
+        raise PrerequisiteError(
+            "no design.json: point 'designer verify' at an intent file or at a folder written by 'designer build'"
+        )
     data = parse_design(where, files[DESIGN_FILE])
     summary = data["summary"]
     tiers = summary["tiers"]
@@ -178,11 +181,22 @@ def topology(files: Mapping[str, bytes], whole: bool = True, where: str = DESIGN
     if missing:
         raise PrerequisiteError(
             f"no FRR config for {len(missing)} switch(es), e.g. configs/frr/{missing[0]}.conf; build the design "
-            "with frr among its targets (intent key targets) and run 'designer verify' again")
-    routers = [Router(device["name"], device["role"], ROLES.index(device["role"]), device["plane"],
-                      device.get("pod", -1), device.get("su", -1), device["asn"], device["loopback"],
-                      tuple(device["announces"]))
-               for device in keep]
+            "with frr among its targets (intent key targets) and run 'designer verify' again"
+        )
+    routers = [
+        Router(
+            device["name"],
+            device["role"],
+            ROLES.index(device["role"]),
+            device["plane"],
+            device.get("pod", -1),
+            device.get("su", -1),
+            device["asn"],
+            device["loopback"],
+            tuple(device["announces"]),
+        )
+        for device in keep
+    ]
     wires: list[Wire] = []
     server_ports: list[list[tuple[str, str]]] = [[] for _ in routers]
     outside: dict[str, str] = {}
@@ -201,8 +215,19 @@ def topology(files: Mapping[str, bytes], whole: bool = True, where: str = DESIGN
         elif z is not None:
             outside[a_address] = a_name
     configs = _configs(files, [router.name for router in routers])
-    return Topology(data["name"], tiers, sizing, routers, wires, server_ports, configs, outside, servers,
-                    _coverage(routers, len(switches), tiers, whole), _sysctls(files, routers))
+    return Topology(
+        data["name"],
+        tiers,
+        sizing,
+        routers,
+        wires,
+        server_ports,
+        configs,
+        outside,
+        servers,
+        _coverage(routers, len(switches), tiers, whole),
+        _sysctls(files, routers),
+    )
 
 
 def _sysctls(files: Mapping[str, bytes], routers: list[Router]) -> list[tuple[tuple[str, int], ...] | None]:
@@ -219,7 +244,7 @@ def _configs(files: Mapping[str, bytes], names: list[str]) -> list[str]:
         try:
             configs.append(files[path].decode())
         except UnicodeDecodeError as error:
-            line = files[path][:error.start].count(b"\n") + 1
+            line = files[path][: error.start].count(b"\n") + 1
             problems.append(Problem((path,), f"line {line}: not UTF-8 text (byte 0x{files[path][error.start]:02x})"))
     if problems:
         raise InputError(problems, about="the FRR configs")
@@ -244,8 +269,9 @@ def _in_slice(device: dict[str, Any], tiers: int, sizing: dict[str, Any]) -> boo
 
 def _coverage(routers: list[Router], total: int, tiers: int, whole: bool) -> str:
     counts = {role: sum(router.role == role for router in routers) for role in ROLES}
-    held = ", ".join(f"{count} {PLURAL[role] if count != 1 else role.replace('_', '-')}"
-                     for role, count in counts.items() if count)
+    held = ", ".join(
+        f"{count} {PLURAL[role] if count != 1 else role.replace('_', '-')}" for role, count in counts.items() if count
+    )
     if whole:
         return f"whole fabric: {len(routers)} switches ({held})"
     pods = sorted({router.pod for router in routers if router.role == "leaf"})
@@ -254,8 +280,9 @@ def _coverage(routers: list[Router], total: int, tiers: int, whole: bool) -> str
         sus = sorted({router.su for router in routers if router.role == "leaf"})
         what = f"scalable unit(s) {', '.join(map(str, sus))} of plane 0 with every spine"
     else:
-        what = (f"pod {pods[0]} of plane 0 complete ({len(first)} leaves) with its spines and every super-spine"
-                + (f", plus one leaf per rail of pod {pods[1]} with that pod's spines" if len(pods) > 1 else ""))
+        what = f"pod {pods[0]} of plane 0 complete ({len(first)} leaves) with its spines and every super-spine" + (
+            f", plus one leaf per rail of pod {pods[1]} with that pod's spines" if len(pods) > 1 else ""
+        )
     return f"slice: {what}; {len(routers)} of {total} switches ({held})"
 
 
@@ -278,8 +305,9 @@ def expected_routes(lab: Topology, failed: frozenset[int] = frozenset()) -> dict
     return routes
 
 
-def paths_to(lab: Topology, destination: int, failed: frozenset[int], up: list[list[int]],
-             down: list[list[int]]) -> tuple[list[int | None], list[int]]:
+def paths_to(
+    lab: Topology, destination: int, failed: frozenset[int], up: list[list[int]], down: list[list[int]]
+) -> tuple[list[int | None], list[int]]:
     """Hop count of the shortest valley-free path from every router to ``destination`` and its ECMP width."""
     count = len(lab.routers)
     below: list[int | None] = [None] * count

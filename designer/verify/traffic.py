@@ -62,36 +62,41 @@ one experiment of a thousand when the kernel hashes as evenly as the model)."""
 RUN_SEED = 0
 """The workload model's run whose QP numbers (and so UDP source ports) the flows use."""
 SEEDS = {"equal seeds": lambda tier, router: 0x5EED, "seed per tier": lambda tier, router: 0x5EED + 1 + tier}
-SEND = ("import json, socket, sys\n"
-        "for source, sport, destination, dport in json.loads(sys.argv[1]):\n"
-        "    with socket.socket(socket.AF_INET, socket.SOCK_DGRAM) as udp:\n"
-        "        udp.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)\n"
-        "        udp.bind((source, sport))\n"
-        "        udp.sendto(b'RoCEv2 flow probe', (destination, dport))\n")
+SEND = (
+    "import json, socket, sys\n"
+    "for source, sport, destination, dport in json.loads(sys.argv[1]):\n"
+    "    with socket.socket(socket.AF_INET, socket.SOCK_DGRAM) as udp:\n"
+    "        udp.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)\n"
+    "        udp.bind((source, sport))\n"
+    "        udp.sendto(b'RoCEv2 flow probe', (destination, dport))\n"
+)
 """Run in a server's namespace: one UDP datagram per flow, from its bound source address and port."""
-ARP_PROBE = ("import json, socket, struct, sys, time\n"
-             "answers = []\n"
-             "for interface, sender, target in json.loads(sys.argv[1]):\n"
-             "    with socket.socket(socket.AF_PACKET, socket.SOCK_RAW, socket.htons(0x0806)) as raw:\n"
-             "        raw.bind((interface, 0x0806))\n"
-             "        mac = raw.getsockname()[4]\n"
-             "        raw.send(b'\\xff' * 6 + mac + struct.pack('!HHHBBH', 0x0806, 1, 0x0800, 6, 4, 1) + mac\n"
-             "                 + socket.inet_aton(sender) + bytes(6) + socket.inet_aton(target))\n"
-             "        raw.settimeout(0.05)\n"
-             "        deadline, answered = time.monotonic() + 0.5, False\n"
-             "        while not answered and time.monotonic() < deadline:\n"
-             "            try:\n"
-             "                frame = raw.recv(128)\n"
-             "            except TimeoutError:\n"
-             "                continue\n"
-             "            answered = frame[12:14] == b'\\x08\\x06' and frame[20:22] == b'\\x00\\x02' \\\n"
-             "                and frame[28:32] == socket.inet_aton(target)\n"
-             "    answers.append(answered)\n"
-             "print(json.dumps(answers))\n")
+ARP_PROBE = (
+    "import json, socket, struct, sys, time\n"
+    "answers = []\n"
+    "for interface, sender, target in json.loads(sys.argv[1]):\n"
+    "    with socket.socket(socket.AF_PACKET, socket.SOCK_RAW, socket.htons(0x0806)) as raw:\n"
+    "        raw.bind((interface, 0x0806))\n"
+    "        mac = raw.getsockname()[4]\n"
+    "        raw.send(b'\\xff' * 6 + mac + struct.pack('!HHHBBH', 0x0806, 1, 0x0800, 6, 4, 1) + mac\n"
+    "                 + socket.inet_aton(sender) + bytes(6) + socket.inet_aton(target))\n"
+    "        raw.settimeout(0.05)\n"
+    "        deadline, answered = time.monotonic() + 0.5, False\n"
+    "        while not answered and time.monotonic() < deadline:\n"
+    "            try:\n"
+    "                frame = raw.recv(128)\n"
+    "            except TimeoutError:\n"
+    "                continue\n"
+    "            answered = frame[12:14] == b'\\x08\\x06' and frame[20:22] == b'\\x00\\x02' \\\n"
+    "                and frame[28:32] == socket.inet_aton(target)\n"
+    "    answers.append(answered)\n"
+    "print(json.dumps(answers))\n"
+)
 """Run in a leaf's namespace: an ARP who-has for ``target`` out of ``interface``; whether anyone answered."""
 
 
 # ---- the sample and its host files ----------------------------------------------------------------------------
+
 
 def sample(data: Mapping[str, Any], lab: Topology) -> list[HostNic]:
     """The NICs of the first and last server of two scalable units of the lab (with 3 tiers, in two pods when the
@@ -106,8 +111,9 @@ def sample(data: Mapping[str, Any], lab: Topology) -> list[HostNic]:
     servers = [device for device in data["devices"] if device["role"] == "server"]
     picked: dict[str, int] = {}
     for unit in sorted(chosen):
-        members = [number for number, device in enumerate(servers)
-                   if (device.get("pod", 0), device.get("su", -1)) == unit]
+        members = [
+            number for number, device in enumerate(servers) if (device.get("pod", 0), device.get("su", -1)) == unit
+        ]
         picked.update({servers[number]["name"]: number for number in dict.fromkeys(members[:1] + members[-1:])})
     ports: dict[str, int] = Counter(link["z"][0] for link in data["links"] if link["tier"] == "server_leaf")
     names = {name: nic_names(servers[number], ports[name]) for name, number in picked.items()}
@@ -116,8 +122,18 @@ def sample(data: Mapping[str, Any], lab: Topology) -> list[HostNic]:
         (leaf, leaf_port, leaf_address), (server, port, address) = link["a"], link["z"]
         if link["tier"] == "server_leaf" and server in picked and leaf in index:
             number = int(port[3:])
-            nics.append(HostNic(server, port, names[server][number], picked[server] * ports[server] + number,
-                                address, index[leaf], leaf_port, leaf_address))
+            nics.append(
+                HostNic(
+                    server,
+                    port,
+                    names[server][number],
+                    picked[server] * ports[server] + number,
+                    address,
+                    index[leaf],
+                    leaf_port,
+                    leaf_address,
+                )
+            )
     return nics
 
 
@@ -129,15 +145,27 @@ def nic_names(device: Mapping[str, Any], count: int) -> tuple[str, ...]:
         return tuple(f"nic{number}" for number in range(count))
     wrong = [problem for name in names if (problem := nic_name_problem(name))] if isinstance(names, list) else []
     if wrong or not (isinstance(names, list) and len(names) == count and len(set(names)) == count):
-        raise InputError([Problem(("devices", device["name"], "nics"), wrong[0] if wrong else (
-            f"{repr(names)[:80]} is not a list of {count} different NIC names, one per port"))], about="design.json")
+        raise InputError(
+            [
+                Problem(
+                    ("devices", device["name"], "nics"),
+                    wrong[0]
+                    if wrong
+                    else (f"{repr(names)[:80]} is not a list of {count} different NIC names, one per port"),
+                )
+            ],
+            about="design.json",
+        )
     return tuple(names)
 
 
 def host_files(server: str, names: Sequence[str]) -> list[str]:
     """The host files a sampled server may have: its netplan file, a keyfile per NIC (``names``) and its sysctls."""
-    return [f"servers/{server}/netplan.yaml", *(f"servers/{server}/{name}.nmconnection" for name in names),
-            f"servers/{server}/sysctl.conf"]
+    return [
+        f"servers/{server}/netplan.yaml",
+        *(f"servers/{server}/{name}.nmconnection" for name in names),
+        f"servers/{server}/sysctl.conf",
+    ]
 
 
 def host_configs(files: Mapping[str, bytes], nics: Sequence[HostNic]) -> dict[str, HostConfig]:
@@ -151,19 +179,25 @@ def host_configs(files: Mapping[str, bytes], nics: Sequence[HostNic]) -> dict[st
         netplan, *keyfiles, sysctl = host_files(server, names)
         have = [path in files for path in keyfiles]
         if netplan in files and any(have):
-            raise PrerequisiteError(f"servers/{server} holds both netplan.yaml and NetworkManager keyfiles; a build "
-                                    "writes one format: build the design into an empty folder and run again")
+            raise PrerequisiteError(
+                f"servers/{server} holds both netplan.yaml and NetworkManager keyfiles; a build "
+                "writes one format: build the design into an empty folder and run again"
+            )
         chosen[server] = [netplan, sysctl] if netplan in files or not any(have) else [*keyfiles, sysctl]
     missing = [path for paths in chosen.values() for path in paths if path not in files]
     if missing:
-        raise PrerequisiteError(f"--traffic needs the server host files, e.g. {missing[0]} is missing: build the "
-                                "design with host files (intent hosts: {format: netplan | nmconnection}) and run "
-                                "again")
-    return {server: parse_host({path: files[path] for path in chosen[server]}, tuple(servers[server]))
-            for server in servers}
+        raise PrerequisiteError(
+            f"--traffic needs the server host files, e.g. {missing[0]} is missing: build the "
+            "design with host files (intent hosts: {format: netplan | nmconnection}) and run "
+            "again"
+        )
+    return {
+        server: parse_host({path: files[path] for path in chosen[server]}, tuple(servers[server])) for server in servers
+    }
 
 
 # ---- hosts in the lab -----------------------------------------------------------------------------------------
+
 
 def configure_hosts(running: Lab, configs: Mapping[str, HostConfig]) -> list[str]:
     """Apply each server's checked settings in its namespace; one problem per sampled NIC its netplan leaves out."""
@@ -172,8 +206,11 @@ def configure_hosts(running: Lab, configs: Mapping[str, HostConfig]) -> list[str
         namespace = running.servers[server]
         set_sysctls(namespace, [(sysctl_path(key), value) for key, value in config.sysctls])
         configured = {nic.name for nic in config.nics}
-        problems += [f"{nic.server} {nic.port} ({nic.name}): not in its host files" for nic in running.hosts
-                     if nic.server == server and nic.name not in configured]
+        problems += [
+            f"{nic.server} {nic.port} ({nic.name}): not in its host files"
+            for nic in running.hosts
+            if nic.server == server and nic.name not in configured
+        ]
         for nic in config.nics:
             if nic.mtu is not None:
                 ip(namespace, "link", "set", "dev", nic.name, "mtu", str(nic.mtu))
@@ -182,8 +219,16 @@ def configure_hosts(running: Lab, configs: Mapping[str, HostConfig]) -> list[str
             for route in nic.routes:
                 ip(namespace, "route", "add", route.to, "via", route.via, "table", str(route.table))
             for source, table, priority in nic.rules:
-                ip(namespace, "rule", "add", "from", source, "table", str(table),
-                   *(("priority", str(priority)) if priority is not None else ()))
+                ip(
+                    namespace,
+                    "rule",
+                    "add",
+                    "from",
+                    source,
+                    "table",
+                    str(table),
+                    *(("priority", str(priority)) if priority is not None else ()),
+                )
     return problems
 
 
@@ -199,8 +244,7 @@ def host_checks(running: Lab, phase: str) -> list[Check]:
     """Every sampled NIC reaches every other of its rail, routed out of its own NIC to its own leaf; no NIC
     answers ARP for another NIC of its server (and each answers for its own address)."""
     lab = running.topology
-    pairs = [(a, b) for group in rails(running.hosts).values() for a in group for b in group
-             if a.server != b.server]
+    pairs = [(a, b) for group in rails(running.hosts).values() for a in group for b in group if a.server != b.server]
     namespaces = running.servers
 
     def probe(pair: tuple[HostNic, HostNic]) -> list[str]:
@@ -209,8 +253,10 @@ def host_checks(running: Lab, phase: str) -> list[Check]:
         gateway, device = route_via(namespaces[a.server], a.address, b.address)
         found = []
         if (gateway, device) != (a.leaf_address, a.name):
-            found.append(f"{where}: routed via {gateway or 'nothing'} on {device or '-'}, expected its leaf "
-                         f"{lab.routers[a.leaf].name} ({a.leaf_address}) on {a.name}")
+            found.append(
+                f"{where}: routed via {gateway or 'nothing'} on {device or '-'}, expected its leaf "
+                f"{lab.routers[a.leaf].name} ({a.leaf_address}) on {a.name}"
+            )
         if not ping(namespaces[a.server], a.address, b.address):
             found.append(f"{where}: no reply")
         return found
@@ -218,10 +264,21 @@ def host_checks(running: Lab, phase: str) -> list[Check]:
     results = gather(pairs, probe)
     routed = [line for lines in results for line in lines if "routed via" in line]
     lost = [line for lines in results for line in lines if line.endswith("no reply")]
-    checks = [check(phase, "server NICs reach their rail", f"{len(pairs) - len(lost)} of {len(pairs)} NIC pairs of "
-                    f"{len(rails(running.hosts))} rails answer ping from the NIC's own address", lost),
-              check(phase, "server first hop", f"{len(pairs) - len(routed)} of {len(pairs)} NIC pairs routed out "
-                    "of the source NIC to its own leaf", routed)]
+    checks = [
+        check(
+            phase,
+            "server NICs reach their rail",
+            f"{len(pairs) - len(lost)} of {len(pairs)} NIC pairs of "
+            f"{len(rails(running.hosts))} rails answer ping from the NIC's own address",
+            lost,
+        ),
+        check(
+            phase,
+            "server first hop",
+            f"{len(pairs) - len(routed)} of {len(pairs)} NIC pairs routed out of the source NIC to its own leaf",
+            routed,
+        ),
+    ]
     return [*checks, _arp_check(running, phase)]
 
 
@@ -234,11 +291,21 @@ def _arp_check(running: Lab, phase: str) -> Check:
         by_server.setdefault(nic.server, []).append(nic)
     for nic in running.hosts:
         for other in by_server[nic.server]:
-            probes.setdefault(nic.leaf, []).append((nic.leaf_port, nic.leaf_address, other.address,
-                                                    f"{nic.server} {other.name}" if other is not nic else ""))
+            probes.setdefault(nic.leaf, []).append(
+                (
+                    nic.leaf_port,
+                    nic.leaf_address,
+                    other.address,
+                    f"{nic.server} {other.name}" if other is not nic else "",
+                )
+            )
     leaves = sorted(probes)
-    answers = gather(leaves, lambda leaf: json.loads(in_namespace(
-        running.namespaces[leaf], ARP_PROBE, [list(probe[:3]) for probe in probes[leaf]])))
+    answers = gather(
+        leaves,
+        lambda leaf: json.loads(
+            in_namespace(running.namespaces[leaf], ARP_PROBE, [list(probe[:3]) for probe in probes[leaf]])
+        ),
+    )
     problems, foreign = [], 0
     for leaf, replies in zip(leaves, answers, strict=True):
         for (port, _, target, other), answered in zip(probes[leaf], replies, strict=True):
@@ -248,11 +315,16 @@ def _arp_check(running: Lab, phase: str) -> Check:
                 problems.append(f"{name}: ARP for {target} ({other}) was answered by the NIC on this port")
             elif not other and not answered:
                 problems.append(f"{name}: ARP for its own NIC's address {target} got no answer")
-    return check(phase, "ARP only for a NIC's own address", f"{foreign} ARP requests for another NIC's address "
-                 f"unanswered, {len(running.hosts)} NICs answer for their own", problems)
+    return check(
+        phase,
+        "ARP only for a NIC's own address",
+        f"{foreign} ARP requests for another NIC's address unanswered, {len(running.hosts)} NICs answer for their own",
+        problems,
+    )
 
 
 # ---- flows and the model --------------------------------------------------------------------------------------
+
 
 @dataclass(frozen=True)
 class Model:
@@ -285,10 +357,17 @@ def model(data: Mapping[str, Any], nics: Sequence[HostNic], qps: int | None = No
     edges = [(i, j) for i, a in enumerate(servers) for j, b in enumerate(servers) if unit[a] != unit[b]]
     connections = job_connections(servers, edges, top.nics)
     sampled = {nic.number for nic in nics}
-    keep = [number for number, (s, d) in enumerate(zip(connections.src, connections.dst, strict=True))
-            if s in sampled and d in sampled]
-    connections = Connections(*(tuple(column[number] for number in keep) for column in (
-        connections.src, connections.dst, connections.src_rank, connections.dst_rank)))
+    keep = [
+        number
+        for number, (s, d) in enumerate(zip(connections.src, connections.dst, strict=True))
+        if s in sampled and d in sampled
+    ]
+    connections = Connections(
+        *(
+            tuple(column[number] for number in keep)
+            for column in (connections.src, connections.dst, connections.src_rank, connections.dst_rank)
+        )
+    )
     qps = qps or max(1, min(QPS, MAX_FLOWS // max(1, len(keep))))
     address = {nic.number: int(ipaddress.IPv4Address(nic.address)) for nic in nics}
     flows = routed_flows(top, address.__getitem__, connections, qps)
@@ -301,9 +380,22 @@ def _devices(data: Mapping[str, Any]) -> tuple[list[Device], dict[str, int]]:
     """design.json's devices as the fabric's (switches first) and their numbers by name."""
     rows = sorted(data["devices"], key=lambda row: row["role"] == "server")
     ports = Counter(link["z"][0] for link in data["links"] if link["tier"] == "server_leaf")
-    devices = [Device(row["name"], row["role"], row.get("plane", -1), row.get("pod", -1), row.get("su", -1),
-                      row.get("rail", -1), row.get("group", -1), row.get("index", -1), row["model"],
-                      ports[row["name"]], 1) for row in rows]
+    devices = [
+        Device(
+            row["name"],
+            row["role"],
+            row.get("plane", -1),
+            row.get("pod", -1),
+            row.get("su", -1),
+            row.get("rail", -1),
+            row.get("group", -1),
+            row.get("index", -1),
+            row["model"],
+            ports[row["name"]],
+            1,
+        )
+        for row in rows
+    ]
     return devices, {device.name: number for number, device in enumerate(devices)}
 
 
@@ -338,8 +430,9 @@ def send(running: Lab, flows: FlowSet, link_index: Mapping[tuple[str, str], int]
     return _measured(running, {end: after[end] - before[end] for end in after}, link_index)
 
 
-def _measured(running: Lab, delta: Mapping[tuple[str, str], int],
-              link_index: Mapping[tuple[str, str], int]) -> Measured:
+def _measured(
+    running: Lab, delta: Mapping[tuple[str, str], int], link_index: Mapping[tuple[str, str], int]
+) -> Measured:
     lab, spaces = running.topology, running.namespaces
     result = Measured()
     for wire in lab.wires:
@@ -403,24 +496,29 @@ def compare(top: ModelTopology, flows: FlowSet, measured: Measured) -> tuple[lis
     for tier in (1, 2):
         for direction, word in ((0, "up"), (1, "down")):
             want = sum(count for key, count in runs[0].items() if key % 2 == direction and tier_of[key // 2] == tier)
-            have = sum(count for key, count in measured.links.items()
-                       if key % 2 == direction and tier_of[key // 2] == tier)
+            have = sum(
+                count for key, count in measured.links.items() if key % 2 == direction and tier_of[key // 2] == tier
+            )
             if want != have:
                 problems.append(f"{TIERS[tier]} {word}: {have} packets measured, the model routes {want} flows")
-    spreads = [Spread(name, chi_square(measured.links, groups), tuple(chi_square(run, groups) for run in runs))
-               for name, groups in group_classes(top).items()]
+    spreads = [
+        Spread(name, chi_square(measured.links, groups), tuple(chi_square(run, groups) for run in runs))
+        for name, groups in group_classes(top).items()
+    ]
     return problems, [spread for spread in spreads if any(spread.model) or spread.measured]
 
 
 # ---- experiments ----------------------------------------------------------------------------------------------
+
 
 def set_hashing(running: Lab, policy: int, seed: Callable[[int, int], int] | None) -> None:
     """Every router's multipath hash policy and (``seed`` by tier and router, kernel 6.11+) its seed."""
     for router, namespace in enumerate(running.namespaces):
         settings = [(("net", "ipv4", "fib_multipath_hash_policy"), policy)]
         if seed is not None:
-            settings.append((("net", "ipv4", "fib_multipath_hash_seed"), seed(running.topology.routers[router].tier,
-                                                                              router)))
+            settings.append(
+                (("net", "ipv4", "fib_multipath_hash_seed"), seed(running.topology.routers[router].tier, router))
+            )
         set_sysctls(namespace, settings)
 
 
@@ -430,12 +528,16 @@ def design_hashing(lab: Topology) -> int | str:
     compares one hash for the whole fabric)."""
     missing = [router.name for router, settings in zip(lab.routers, lab.sysctls, strict=True) if settings is None]
     if missing or not lab.sysctls:
-        return (f"traffic with the design's hashing: no configs/sysctl/{(missing or ['<hostname>'])[0]}.conf "
-                f"({len(missing)} router(s) without one); build with frr among the targets")
+        return (
+            f"traffic with the design's hashing: no configs/sysctl/{(missing or ['<hostname>'])[0]}.conf "
+            f"({len(missing)} router(s) without one); build with frr among the targets"
+        )
     policies = {dict(settings or ()).get("net.ipv4.fib_multipath_hash_policy", 0) for settings in lab.sysctls}
     if len(policies) > 1:
-        return (f"traffic with the design's hashing: the routers' sysctl files set different hash policies "
-                f"({', '.join(map(str, sorted(policies)))}); the model compares one hash for the whole fabric")
+        return (
+            f"traffic with the design's hashing: the routers' sysctl files set different hash policies "
+            f"({', '.join(map(str, sorted(policies)))}); the model compares one hash for the whole fabric"
+        )
     return policies.pop()
 
 
@@ -455,8 +557,10 @@ def experiments(running: Lab, measure_model: Model) -> tuple[list[Check], list[E
     if seeds:
         plan += [(name, 1, lambda rule=rule: set_hashing(running, 1, rule)) for name, rule in SEEDS.items()]
     else:
-        skipped.append("per-router hash seeds: this kernel has no net.ipv4.fib_multipath_hash_seed (Linux 6.11+); "
-                       "the design's seeds, the seed experiments and polarization were not run")
+        skipped.append(
+            "per-router hash seeds: this kernel has no net.ipv4.fib_multipath_hash_seed (Linux 6.11+); "
+            "the design's seeds, the seed experiments and polarization were not run"
+        )
         plan.append(("layer-4 hash", 1, lambda: set_hashing(running, 1, None)))
     flows = measure_model.flows
     top = measure_model.top
@@ -466,10 +570,22 @@ def experiments(running: Lab, measure_model: Model) -> tuple[list[Check], list[E
         problems, spreads = compare(top, flows, measured)
         delivered = _delivery(running, flows, measured)
         results.append(_experiment(name, policy, measure_model, measured, spreads))
-        checks.append(check(f"traffic: {name}", "every flow delivered", f"{len(flows.src)} flows sent, each "
-                            "counted leaving its NIC and arriving at its destination NIC's port", delivered))
-        checks.append(check(f"traffic: {name}", "conservation", "packets per tier and direction equal the model's "
-                            "flows exactly", problems))
+        checks.append(
+            check(
+                f"traffic: {name}",
+                "every flow delivered",
+                f"{len(flows.src)} flows sent, each counted leaving its NIC and arriving at its destination NIC's port",
+                delivered,
+            )
+        )
+        checks.append(
+            check(
+                f"traffic: {name}",
+                "conservation",
+                "packets per tier and direction equal the model's flows exactly",
+                problems,
+            )
+        )
         if name in SEEDS and lab.tiers == 2:
             skipped += two_tier_polarization(lab, name, spreads)
         elif name in SEEDS:
@@ -479,12 +595,24 @@ def experiments(running: Lab, measure_model: Model) -> tuple[list[Check], list[E
             else:
                 checks.append(polarization)
         if name != "equal seeds":
-            uneven = [f"{spread.name}: X² {spread.measured:.1f} above the model's {LEVEL:.1%} quantile "
-                      f"{spread.limit():.1f}" for spread in spreads if not spread.even]
-            checks.append(check(f"traffic: {name}", "matches the model", "; ".join(
-                f"{spread.name} X² {spread.measured:.1f} (model median {percentile(spread.model, 0.5):.1f}, "
-                f"{LEVEL:.1%} {spread.limit():.1f})" for spread in spreads) or "no ECMP group with two members",
-                uneven))
+            uneven = [
+                f"{spread.name}: X² {spread.measured:.1f} above the model's {LEVEL:.1%} quantile {spread.limit():.1f}"
+                for spread in spreads
+                if not spread.even
+            ]
+            checks.append(
+                check(
+                    f"traffic: {name}",
+                    "matches the model",
+                    "; ".join(
+                        f"{spread.name} X² {spread.measured:.1f} (model median {percentile(spread.model, 0.5):.1f}, "
+                        f"{LEVEL:.1%} {spread.limit():.1f})"
+                        for spread in spreads
+                    )
+                    or "no ECMP group with two members",
+                    uneven,
+                )
+            )
     checks.append(_layer3(running, measure_model))
     return checks, results, skipped
 
@@ -496,12 +624,14 @@ def _polarization(name: str, spreads: list[Spread], polarized: bool) -> Check | 
     phase = f"traffic: {name}"
     if second is None:
         return None
-    summary = (f"spine uplinks X² {second.measured:.1f}, the model's {LEVEL:.1%} quantile {second.limit():.1f}: "
-               + ("polarized" if not second.even else "as even as independent hashing"))
+    summary = f"spine uplinks X² {second.measured:.1f}, the model's {LEVEL:.1%} quantile {second.limit():.1f}: " + (
+        "polarized" if not second.even else "as even as independent hashing"
+    )
     wrong = second.even if polarized else not second.even
     expected = "polarized (equal seeds repeat the leaf's choice)" if polarized else "even (independent per tier)"
-    return check(phase, "polarization" if polarized else "no polarization", summary,
-                 [f"expected {expected}"] if wrong else [])
+    return check(
+        phase, "polarization" if polarized else "no polarization", summary, [f"expected {expected}"] if wrong else []
+    )
 
 
 def two_tier_polarization(lab: Topology, name: str, spreads: list[Spread]) -> list[str]:
@@ -514,21 +644,33 @@ def two_tier_polarization(lab: Topology, name: str, spreads: list[Spread]) -> li
     kernel lists the leaf's next hops, not on the design: measured and shown, not asserted."""
     parallel = lab.sizing["leaf_spine_parallel_links"]
     if parallel < 2:
-        return [] if name != "equal seeds" else [
-            "polarization, 2 tiers: does not arise here: with one link from each spine to each leaf a flow meets one "
-            "hash decision (its leaf's uplink) and no later router repeats it; the seed experiments hold the leaves' "
-            "uplinks to the model (seed per tier) and count delivery and conservation (both)"]
+        return (
+            []
+            if name != "equal seeds"
+            else [
+                "polarization, 2 tiers: does not arise here: with one link from each spine to each leaf a flow meets "
+                "one "
+                "hash decision (its leaf's uplink) and no later router repeats it; the seed experiments hold the "
+                "leaves' "
+                "uplinks to the model (seed per tier) and count delivery and conservation (both)"
+            ]
+        )
     if name != "equal seeds":
         return []
     second = next((spread for spread in spreads if spread.name == "spine parallel downlinks"), None)
-    measured = ("the sampled flows met no spine with parallel links to their leaf" if second is None else
-                f"spine parallel downlinks X² {second.measured:.1f} against the model's {LEVEL:.1%} quantile "
-                f"{second.limit():.1f} ({'skewed' if not second.even else 'as even as independent hashing'})")
-    return [f"polarization, 2 tiers, equal seeds: not asserted. The only second hash decision is a spine's among its "
-            f"{parallel} parallel links to the destination leaf; with one seed on both tiers it hashes the value the "
-            f"leaf hashed, so whether it skews depends on the order the kernel lists the leaf's next hops, not on the "
-            f"design. Measured: {measured}. With a seed per tier the same class is held to the model ('matches the "
-            "model'); the leaves' uplinks, the first decision, cannot polarize"]
+    measured = (
+        "the sampled flows met no spine with parallel links to their leaf"
+        if second is None
+        else f"spine parallel downlinks X² {second.measured:.1f} against the model's {LEVEL:.1%} quantile "
+        f"{second.limit():.1f} ({'skewed' if not second.even else 'as even as independent hashing'})"
+    )
+    return [
+        f"polarization, 2 tiers, equal seeds: not asserted. The only second hash decision is a spine's among its "
+        f"{parallel} parallel links to the destination leaf; with one seed on both tiers it hashes the value the "
+        f"leaf hashed, so whether it skews depends on the order the kernel lists the leaf's next hops, not on the "
+        f"design. Measured: {measured}. With a seed per tier the same class is held to the model ('matches the "
+        "model'); the leaves' uplinks, the first decision, cannot polarize"
+    ]
 
 
 def _layer3(running: Lab, measure_model: Model) -> Check:
@@ -538,8 +680,13 @@ def _layer3(running: Lab, measure_model: Model) -> Check:
         return check("traffic: layer-3 only", "one path per NIC pair", "no flows", ["the sample has no flows"])
     pair = (flows.src[0], flows.dst[0])
     chosen = [number for number, key in enumerate(zip(flows.src, flows.dst, strict=True)) if key == pair]
-    single = FlowSet(*(tuple(column[number] for number in chosen) for column in (
-        flows.src, flows.dst, flows.src_qp, flows.dst_qp, flows.src_leaf, flows.dst_leaf)), flows.addresses)
+    single = FlowSet(
+        *(
+            tuple(column[number] for number in chosen)
+            for column in (flows.src, flows.dst, flows.src_qp, flows.dst_qp, flows.src_leaf, flows.dst_leaf)
+        ),
+        flows.addresses,
+    )
     paths = {}
     for policy in (0, 1):
         set_hashing(running, policy, None)
@@ -554,28 +701,45 @@ def _layer3(running: Lab, measure_model: Model) -> Check:
     if len(paths[1]) <= hops:
         problems.append(f"layer 4: the {len(chosen)} flows still took one path")
     route = ", ".join(measure_model.link_names[key // 2] for key in paths[0])
-    return check("traffic: layer-3 only", "one path per NIC pair", f"{len(chosen)} flows {a.server} {a.name} -> "
-                 f"{b.server} {b.name}: one path with policy 0 ({route}); {len(paths[1])} links with policy 1",
-                 problems)
+    return check(
+        "traffic: layer-3 only",
+        "one path per NIC pair",
+        f"{len(chosen)} flows {a.server} {a.name} -> "
+        f"{b.server} {b.name}: one path with policy 0 ({route}); {len(paths[1])} links with policy 1",
+        problems,
+    )
 
 
 def _delivery(running: Lab, flows: FlowSet, measured: Measured) -> list[str]:
     by_number = {nic.number: nic for nic in running.hosts}
     sent = Counter(by_number[src].server + " " + by_number[src].name for src in flows.src)
     received = Counter(by_number[dst].server + " " + by_number[dst].name for dst in flows.dst)
-    problems = [f"{nic}: {measured.sent[nic]} sent, {count} flows" for nic, count in sorted(sent.items())
-                if measured.sent[nic] != count]
-    problems += [f"{nic}: {measured.received[nic]} arrived, {count} flows" for nic, count in sorted(received.items())
-                 if measured.received[nic] != count]
+    problems = [
+        f"{nic}: {measured.sent[nic]} sent, {count} flows"
+        for nic, count in sorted(sent.items())
+        if measured.sent[nic] != count
+    ]
+    problems += [
+        f"{nic}: {measured.received[nic]} arrived, {count} flows"
+        for nic, count in sorted(received.items())
+        if measured.received[nic] != count
+    ]
     return problems
 
 
 def _experiment(name: str, policy: int, measure_model: Model, measured: Measured, spreads: list[Spread]) -> Experiment:
-    return Experiment(name, policy, len(measure_model.flows.src),
-                      {f"{measure_model.link_names[key // 2]} {'up' if key % 2 == 0 else 'down'}": count
-                       for key, count in sorted(measured.links.items()) if count},
-                      {spread.name: round(spread.measured, 2) for spread in spreads},
-                      {spread.name: round(spread.limit(), 2) for spread in spreads})
+    return Experiment(
+        name,
+        policy,
+        len(measure_model.flows.src),
+        {
+            f"{measure_model.link_names[key // 2]} {'up' if key % 2 == 0 else 'down'}": count
+            for key, count in sorted(measured.links.items())
+            if count
+        },
+        {spread.name: round(spread.measured, 2) for spread in spreads},
+        {spread.name: round(spread.limit(), 2) for spread in spreads},
+    )
 
 
 def prerequisites() -> None:
