@@ -26,7 +26,7 @@ from __future__ import annotations
 import math
 import socket
 import struct
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from functools import cached_property
 
@@ -294,8 +294,7 @@ def _pools(
                 ("addressing",),
                 (
                     f"no free block of 10.0.0.0/8 holds a default {name} of {needed[name]:,} addresses beside the "
-                    "pools "
-                    f"given; give addressing.{name}"
+                    f"pools given; give addressing.{name}"
                 ),
             )
         )
@@ -324,7 +323,7 @@ def default_pools(needed: dict[str, int], given: dict[str, tuple[int, int]]) -> 
         if name in given:
             continue
         size = max(1 << (32 - DEFAULT_PREFIX[name]), 1 << max(0, math.ceil(math.log2(max(1, needed[name])))))
-        candidates = range(space_first, space_first + space_size, size)
+        candidates: Sequence[int] = range(space_first, space_first + space_size, size)
         if name == "loopbacks":
             candidates = [LOOPBACK_HOME - LOOPBACK_HOME % size, *candidates]
         for first in candidates:

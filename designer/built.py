@@ -21,7 +21,7 @@ import socket
 from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
-from typing import Any
+from typing import Any, cast
 
 from designer.checks import CHECKS
 from designer.errors import InputError, Problem, Source
@@ -93,7 +93,7 @@ def parse_design(where: str, data: bytes) -> dict[str, Any]:
     problems = design_problems(value)
     if problems:
         raise _error(where, text, problems)
-    return value
+    return cast(dict[str, Any], value)  # design_problems refuses anything but a JSON object
 
 
 def output_findings(folder: Path) -> tuple[list[Finding], str]:
@@ -417,7 +417,7 @@ def _fields(
 
 
 def _is(kind: type) -> Rule:
-    names = {dict: "a JSON object", list: "a list", str: "a string"}
+    names: dict[type, str] = {dict: "a JSON object", list: "a list", str: "a string"}
     return lambda value: "" if isinstance(value, kind) else f"{_shown(value)} is not {names[kind]}"
 
 
@@ -625,7 +625,7 @@ def _lines(text: str) -> Iterator[tuple[tuple[str | int, ...], int]]:
         while text[position] not in "}]":
             key: str | int = number
             if opening == "{":
-                key, position = json.decoder.scanstring(text, position + 1)
+                key, position = json.decoder.scanstring(text, position + 1)  # type: ignore[attr-defined]
                 position = skip(skip(position) + 1)
             yield from walk(position, (*path, key))
             _, position = decoder.raw_decode(text, position)

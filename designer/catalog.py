@@ -195,10 +195,7 @@ def make_catalog(data: dict[str, Any]) -> Catalog:
     return Catalog(
         switches={name: SwitchModel(name, **fields) for name, fields in sorted(data["switches"].items())},
         servers={
-            name: ServerModel(
-                name, **{key: tuple(value) if isinstance(value, list) else value for key, value in fields.items()}
-            )
-            for name, fields in sorted(data["servers"].items())
+            name: ServerModel(name, **_lists_as_tuples(fields)) for name, fields in sorted(data["servers"].items())
         },
         media={name: MediumModel(name, **fields) for name, fields in data["media"].items()},
         targets={
@@ -275,3 +272,8 @@ def _switch_facts(model: str, fields: dict[str, Any]) -> SwitchFacts:
 def _lookup(table: dict[int, dict[int, list[int]]]) -> Lookup:
     """A headroom lookup as the catalog writes it, with (size, xon, xoff) tuples."""
     return {speed: {cable: (row[0], row[1], row[2]) for cable, row in rows.items()} for speed, rows in table.items()}
+
+
+def _lists_as_tuples(fields: dict[str, Any]) -> dict[str, Any]:
+    """A catalog entry's fields with its lists made tuples, as a frozen model holds them."""
+    return {key: tuple(value) if isinstance(value, list) else value for key, value in fields.items()}

@@ -36,7 +36,7 @@ import tempfile
 from collections import Counter, defaultdict
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
-from functools import cached_property
+from functools import cached_property, partial
 from pathlib import Path, PurePosixPath
 from typing import IO, Any, NamedTuple
 
@@ -100,7 +100,7 @@ class Group(NamedTuple):
     """Existing items (or configurations) changed for one cause: a title, how many, and a few lines of detail."""
 
     title: str
-    count: int
+    count: int  # type: ignore[assignment]  # a field, as NamedTuple allows; tuple.count is not used here
     lines: tuple[str, ...] = ()
 
 
@@ -108,7 +108,7 @@ class Changes(NamedTuple):
     """What changed of what existed, grouped by cause, and how many in all."""
 
     groups: list[Group]
-    count: int
+    count: int  # type: ignore[assignment]  # a field, as NamedTuple allows; tuple.count is not used here
 
     @classmethod
     def of(cls, groups: list[Group]) -> Changes:
@@ -148,7 +148,7 @@ def load_dir(folder: Path) -> Side:
         ]
         files[data["name"]] = Files(
             (str(relative) for relative in relatives),
-            lambda relative, built=path.parent: read_inside(built, tuple(relative.split("/"))),
+            partial(_read_relative, path.parent),
         )
     return Side(str(folder), designs, files)
 
@@ -161,9 +161,9 @@ def load_revision(revision: str, under: str = "outputs", repo: Path = Path()) ->
     listing = _git(repo, GIT_LISTING, "ls-tree", "-r", "-l", revision, "--", under)
     for line in listing.decode(errors="replace").splitlines():
         meta, _, path = line.partition("\t")
-        kind, sha, size = meta.split()[1:4]
+        kind, sha, length = meta.split()[1:4]
         if kind == "blob":
-            blobs[PurePosixPath(path)] = sha, int(size)
+            blobs[PurePosixPath(path)] = sha, int(length)
     folders = sorted(path.parent for path in blobs if path.name == DESIGN_FILE)
     members = {
         folder: {
@@ -185,7 +185,7 @@ def load_revision(revision: str, under: str = "outputs", repo: Path = Path()) ->
         data = parse_design(f"{revision}:{folder / DESIGN_FILE}", texts[listed[DESIGN_FILE][0]])
         designs[data["name"]] = data
         shas = {path: sha for path, (sha, _) in sorted(listed.items()) if path != DESIGN_FILE}
-        files[data["name"]] = Files(shas, lambda path, shas=shas: texts[shas[path]])
+        files[data["name"]] = Files(shas, partial(_blob, texts, shas))
     return Side(revision, designs, files)
 
 
@@ -518,11 +518,14 @@ class _Comparison:
             upper, lower = self._ends(link, self.old_ids)
             tier = link["tier"].replace("_", "-")
             at_upper, at_lower = self.new_links.get(upper), self.new_links.get(lower)
-            if at_upper is None and at_lower is None:
-                removed[tier] += 1
-                continue
             if at_upper is None or at_upper[0] != lower:
-                end, was, now = (lower, upper, at_lower[0]) if at_lower is not None else (upper, lower, at_upper[0])
+                if at_lower is not None:
+                    end, was, now = lower, upper, at_lower[0]
+                elif at_upper is not None:
+                    end, was, now = upper, lower, at_upper[0]
+                else:
+                    removed[tier] += 1
+                    continue
                 repatched[tier].append(
                     f"{self._end(end)}: {self._end(was)} -> " + (self._end(now) if now[0] in self.new else "nothing")
                 )
@@ -865,6 +868,16 @@ def _git(repo: Path, cap: Cap, *args: str) -> bytes:
             )
         _finished(process, errors, args)
     return b"".join(chunks)
+
+
+def _read_relative(built: Path, relative: str) -> bytes:
+    """The bytes of the file at the slash-separated ``relative`` path inside the folder ``built``."""
+    return read_inside(built, tuple(relative.split("/")))
+
+
+def _blob(texts: dict[str, bytes], shas: dict[str, str], path: str) -> bytes:
+    """The bytes of the blob at ``path`` of a listing (``shas``: path to blob)."""
+    return texts[shas[path]]
 
 
 def _git_blobs(repo: Path, shas: list[str]) -> dict[str, bytes]:

@@ -47,7 +47,7 @@ class Device(NamedTuple):
     su: int
     rail: int
     group: int
-    index: int
+    index: int  # type: ignore[assignment]  # a field, as NamedTuple allows; tuple.index is not used here
     model: str
     ports: int
     breakout: int
@@ -98,7 +98,7 @@ class Fabric:
         """The fabric as a networkx multigraph: one edge per link, capacity in Gb/s, for analysis."""
         import networkx as nx  # only analyses that want a graph library pay for importing it
 
-        graph = nx.MultiGraph()
+        graph: nx.MultiGraph[int] = nx.MultiGraph()
         for index, device in enumerate(self.devices):
             graph.add_node(index, name=device.name, role=device.role, plane=device.plane)
         speed = self.plan.link_speed

@@ -140,8 +140,8 @@ def host_configs(
     spec, rails = intent.hosts, intent.rails
     links: list[list[int]] = [[0] * intent.server.nics for _ in range(len(devices) - first)]
     for number in range(fabric.server_link_count):
-        _, _, _, server, nic = fabric.links[number]
-        links[server - first][nic] = number
+        _, _, _, lower, nic = fabric.links[number]
+        links[lower - first][nic] = number
     qos = intent.qos
     host_qos = HostQos(
         qos.profile,

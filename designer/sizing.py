@@ -238,8 +238,7 @@ def size(intent: Intent) -> Plan:
                         ("fabric", "spine"),
                         (
                             f"a {spine_radix}-port spine has {spine_radix // 2} downlinks, fewer than the {rails} "
-                            "rails "
-                            "of one scalable unit; use larger spines"
+                            "rails of one scalable unit; use larger spines"
                         ),
                     )
                 ],
@@ -328,8 +327,7 @@ def target_problems(intent: Intent, plan: Plan) -> list[Problem]:
                     (
                         f"{target} takes at most {limit} equal-cost BGP paths, but the design spreads over "
                         f"{plan.ecmp_width} (a switch's uplinks or parallel links to one switch); fewer paths would "
-                        "leave "
-                        f"links idle, so drop {target} from targets or use switches with fewer uplinks"
+                        f"leave links idle, so drop {target} from targets or use switches with fewer uplinks"
                     ),
                 )
             )

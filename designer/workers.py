@@ -9,6 +9,7 @@ forked); ``Background`` runs every part in a child while the parent does other w
 from __future__ import annotations
 
 import contextlib
+import functools
 import os
 import pickle
 import signal
@@ -70,7 +71,7 @@ class Background:
             pid = os.fork()
             if pid == 0:  # the child: do one part, report, and leave without running the parent's clean-ups
                 os.close(reader)
-                os._exit(_report(writer, lambda worker=worker: part(worker, count)))
+                os._exit(_report(writer, functools.partial(part, worker, count)))
             os.close(writer)
             self.children.append((pid, reader))
 
@@ -116,11 +117,12 @@ def _report(writer: int, work: Callable[[], dict[str, Any]]) -> int:
     return status
 
 
-def _collect(pid: int, reader: int) -> object:
+def _collect(pid: int, reader: int) -> dict[str, Any] | BaseException:
     """What the child ``pid`` reported through ``reader``, after it exited."""
     with os.fdopen(reader, "rb") as pipe:
         data = pipe.read()
     _, status = os.waitpid(pid, 0)
     if not data:
         return WorkerFailed(f"a worker process ended without a result (wait status {status})")
-    return pickle.loads(data)
+    outcome: dict[str, Any] | BaseException = pickle.loads(data)
+    return outcome

@@ -318,17 +318,17 @@ class Router:
         """The group of ``switch`` toward a leaf of ``pod`` it has no link to: the same for every leaf of that pod,
         since each spine of a pod has links to every leaf of its pod (``ecmp-balance`` checks it)."""
         key = (switch, pod)
-        found = self._pods.get(key)
-        if found is not None:
-            return found
+        if (known := self._pods.get(key)) is not None:
+            return known
         top = self.topology
         device = top.fabric.devices[switch]
+        found: Group
         if switch in self.dead:
             found = ((), (), 0)
         elif device.role == "super_spine":
             spine = top.pod_spine.get((switch, pod))
             members = () if spine is None or spine in self.dead else top.down[switch, spine]
-            found = (members, (spine,) * len(members), 1)
+            found = (members, (spine,) * len(members) if spine is not None else (), 1)
         elif device.role == "leaf" and device.pod == pod:
             found = self._up(switch, lambda spine: spine not in self.dead)
         else:

@@ -130,7 +130,7 @@ class WorkloadResult:
         return None if per_step is None or self.switch is None else per_step * 86_400 / self.switch.time(0.5)
 
 
-def percentile(values: tuple[float, ...] | list[float], share: float) -> float:
+def percentile(values: Sequence[float], share: float) -> float:
     """Nearest rank: the smallest value with at least ``share`` of the values at or below it."""
     ordered = sorted(values)
     return ordered[max(0, math.ceil(share * len(ordered)) - 1)]

@@ -8,7 +8,7 @@ Pool utilisation is reported as evidence.
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Hashable, Iterable
+from collections.abc import Hashable, Iterable, Sequence
 from itertools import pairwise
 
 from designer.allocate import ip
@@ -116,7 +116,7 @@ def check(design: Built) -> Iterable[Finding]:
     )
 
 
-def _duplicated(values: list[Hashable]) -> Counter[Hashable]:
+def _duplicated(values: Sequence[Hashable]) -> Counter[Hashable]:
     """The values found more than once, with their counts (a set proves the usual case: no value twice)."""
     if len(set(values)) == len(values):
         return Counter()

@@ -64,21 +64,21 @@ def check(design: Wired) -> Iterable[Finding]:
         if tier != SERVER_LEAF and asns[upper] == asns[lower]
     ]
     yield from capped(ID, "error", sorted(set(same_ends)))
-    roles = defaultdict(set)
+    by_role: defaultdict[str, set[int]] = defaultdict(set)
     for device, asn in zip(switches, asns, strict=True):
-        roles[device.role].add(asn)
+        by_role[device.role].add(asn)
     yield Finding(
         ID,
         "info",
         f"scheme {design.intent.routing.asn_scheme}: "
         + ", ".join(
             f"{role.replace('_', '-')} {min(numbers)}-{max(numbers)} ({len(numbers):,} ASNs)"
-            for role, numbers in roles.items()
+            for role, numbers in by_role.items()
         ),
         "asns",
         evidence={
             role: {"first": min(numbers), "last": max(numbers), "count": len(numbers)}
-            for role, numbers in roles.items()
+            for role, numbers in by_role.items()
         },
     )
 

@@ -44,16 +44,14 @@ def check(design: Built) -> Iterable[Finding]:
             key = (devices[lower].role, devices[upper].role, seed)
             polarized[key] += 1
             example.setdefault(key, f"{devices[lower].name} - {devices[upper].name}")
-    for (lower, upper, seed), count in sorted(polarized.items()):
+    for (lower_role, upper_role, seed), count in sorted(polarized.items()):
         problems.append(
             (
-                example[lower, upper, seed],
+                example[lower_role, upper_role, seed],
                 (
-                    f"{count:,} {lower}-{upper} link{'s' if count != 1 else ''} join two switches hashing with seed "
-                    f"{seed}: "
-                    f"the {upper} sends the {lower}'s flows down one choice again (polarization); give each tier its "
-                    "own "
-                    "seed (load_balancing.seeds)"
+                    f"{count:,} {lower_role}-{upper_role} link{'s' if count != 1 else ''} join two switches hashing "
+                    f"with seed {seed}: the {upper_role} sends the {lower_role}'s flows down one choice again "
+                    "(polarization); give each tier its own seed (load_balancing.seeds)"
                 ),
             )
         )

@@ -21,6 +21,7 @@ from __future__ import annotations
 import random
 from collections import Counter, defaultdict
 from collections.abc import Iterable
+from typing import Any
 
 from designer.analysis.maxflow import SEED
 from designer.checks.base import capped
@@ -158,7 +159,7 @@ def _path_counts(
         classes.setdefault((device.plane, device.pod, vector), []).append(leaf)
     same: dict[int, tuple[str, str]] = {}
     cross: dict[int, tuple[str, str]] = {}
-    by_shape: dict[tuple[int, object, Vector], list[int]] = {}
+    by_shape: dict[tuple[int, tuple[Any, ...], Vector], list[int]] = {}
     for (plane, pod, vector), leaves in classes.items():
         by_shape.setdefault((plane, pod_signature[plane, pod], vector), []).append(leaves[0])
     keys = list(classes)
@@ -171,14 +172,14 @@ def _path_counts(
             same.setdefault(count, (devices[a].name, devices[b].name))
     shapes = list(by_shape)
     for number, shape in enumerate(shapes):
-        for other in shapes[number:]:
-            if shape[0] != other[0]:
+        for other_shape in shapes[number:]:
+            if shape[0] != other_shape[0]:
                 continue
-            a, b = _different_pods(devices, by_shape[shape], by_shape[other])
-            if a is None or b is None:
+            first, second = _different_pods(devices, by_shape[shape], by_shape[other_shape])
+            if first is None or second is None:
                 continue
-            count = _cross_count(shape[2], shape[1], other[2], other[1])
-            cross.setdefault(count, (devices[a].name, devices[b].name))
+            count = _cross_count(shape[2], shape[1], other_shape[2], other_shape[1])
+            cross.setdefault(count, (devices[first].name, devices[second].name))
     return same, cross
 
 

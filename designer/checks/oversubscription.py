@@ -28,7 +28,7 @@ def check(design: Wired) -> Iterable[Finding]:
         down[upper] += 1
     over: list[tuple[str, str]] = []
     allowed_over: list[tuple[str, str]] = []
-    tiers: dict[str, list[int]] = {}
+    tiers: dict[str, list[float]] = {}
     for index, device in enumerate(fabric.switches()):
         if device.role == top:
             continue

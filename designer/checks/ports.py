@@ -43,10 +43,12 @@ def check(design: Wired) -> Iterable[Finding]:
     keys: list[int] = []
     per_device = [0] * len(devices)
     in_range = True
-    for device, port in ((columns[0], columns[1]), (columns[2], columns[3])):  # counted in C, not end by end
-        keys += map(add, map(mul, device, repeat(width)), port)
-        in_range = in_range and min(port, default=0) >= 0 and all(map(lt, port, map(sizes.__getitem__, device)))
-        for index, count in Counter(device).items():
+    for end_devices, end_ports in ((columns[0], columns[1]), (columns[2], columns[3])):  # counted in C, not one by one
+        keys += map(add, map(mul, end_devices, repeat(width)), end_ports)
+        in_range = (
+            in_range and min(end_ports, default=0) >= 0 and all(map(lt, end_ports, map(sizes.__getitem__, end_devices)))
+        )
+        for index, count in Counter(end_devices).items():
             per_device[index] += count
     if in_range and len(set(keys)) == len(keys):
         used = len(keys)  # the usual case: every port within its device, none used twice

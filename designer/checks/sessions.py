@@ -49,7 +49,8 @@ def check(design: Built) -> Iterable[Finding]:
             peer = by_name.get(neighbor.peer_device)
             back = sessions[peer.hostname].get(neighbor.local_address) if peer is not None else None
             if (
-                back is not None
+                peer is not None
+                and back is not None
                 and neighbor.local_address in local
                 and neighbor.remote_asn == peer.bgp.asn
                 and back.remote_asn == asn

@@ -143,8 +143,7 @@ def routing_problems(routing: RoutingDoc) -> list[Problem]:
                 ("routing", "timers", "hold"),
                 (
                     f"a hold time of {timers.hold}s with {timers.keepalive}s keepalives drops a session after fewer "
-                    "than "
-                    f"three lost keepalives; use hold >= {3 * timers.keepalive} or a shorter keepalive"
+                    f"than three lost keepalives; use hold >= {3 * timers.keepalive} or a shorter keepalive"
                 ),
             )
         ]

@@ -48,7 +48,7 @@ def resolve_facility(doc: FacilityDoc, link_speed: int, hardware: Catalog) -> Fa
     """Fill ``doc`` from the catalog ``hardware``."""
     return Facility(
         **_values(doc, hardware),
-        reach_m=tuple((name, _reach(doc, name, link_speed, hardware)) for name in hardware.media),
+        reach_m=tuple((name, _reach_at(doc, name, link_speed, hardware)) for name in hardware.media),
     )
 
 
@@ -66,10 +66,8 @@ def facility_problems(
                 where,
                 (
                     f"air cooling is refused above {facility['air_limit_kw']:g} kW per rack (facility.air_limit_kw) "
-                    "and the "
-                    f"racks are budgeted at {facility['rack_power_kw']:g} kW; use cooling: liquid or a rack_power_kw "
-                    "of at "
-                    f"most {facility['air_limit_kw']:g}"
+                    f"and the racks are budgeted at {facility['rack_power_kw']:g} kW; use cooling: liquid or a "
+                    f"rack_power_kw of at most {facility['air_limit_kw']:g}"
                 ),
             )
         )
@@ -82,8 +80,7 @@ def facility_problems(
                     ("facility", "reach_m", name),
                     (
                         f"{name} reaches {longer_reach:g} m, not beyond {shorter} ({short_reach:g} m); each medium "
-                        "must "
-                        f"reach further than the one before it ({' < '.join(name for name, _ in known)})"
+                        f"must reach further than the one before it ({' < '.join(name for name, _ in known)})"
                     ),
                 )
             )
@@ -109,7 +106,13 @@ def _values(doc: FacilityDoc, hardware: Catalog) -> dict[str, Any]:
 
 def _reach(doc: FacilityDoc, medium: str, link_speed: int | None, hardware: Catalog) -> float | None:
     """Metres ``medium`` reaches: as the intent gives it, else the catalog's at ``link_speed`` (if known)."""
+    if link_speed:
+        return _reach_at(doc, medium, link_speed, hardware)
     given = getattr(doc.reach_m, medium, None)
-    if given:
-        return float(given)
-    return float(hardware.media[medium].reach_at(link_speed)) if link_speed else None
+    return float(given) if given else None
+
+
+def _reach_at(doc: FacilityDoc, medium: str, link_speed: int, hardware: Catalog) -> float:
+    """Metres ``medium`` reaches at ``link_speed``: as the intent gives it, else the catalog's."""
+    given = getattr(doc.reach_m, medium, None)
+    return float(given) if given else float(hardware.media[medium].reach_at(link_speed))

@@ -251,7 +251,7 @@ def _field_path(path: Path) -> Path | None:
     return path
 
 
-def _without(data: dict[str, Any], path: Path) -> dict[str, Any]:
+def _without(data: Any, path: Path) -> Any:
     """A copy of ``data`` with the value at ``path`` removed, or replaced by a stand-in if it is required."""
     if not path or not isinstance(data, dict):
         return data
@@ -405,12 +405,11 @@ def _server(
     """The server from the catalog model and the explicit fields; None (quietly) when a field it needs is in
     error, since that error is reported already."""
     base = hardware.servers.get(compute.server) if compute.server else None
-    fields = {
-        "gpus_per_server": compute.gpus_per_server or (base.gpus if base else None),
-        "nics_per_server": compute.nics_per_server or (base.nics if base else None),
-        "nic_speed": compute.nic_speed or (base.nic_speed if base else None),
-        "server_power_kw": compute.server_power_kw or (base.power_kw if base else None),
-    }
+    gpus = compute.gpus_per_server or (base.gpus if base else None)
+    nics = compute.nics_per_server or (base.nics if base else None)
+    nic_speed = compute.nic_speed or (base.nic_speed if base else None)
+    power_kw = compute.server_power_kw or (base.power_kw if base else None)
+    fields = {"gpus_per_server": gpus, "nics_per_server": nics, "nic_speed": nic_speed, "server_power_kw": power_kw}
     if not intact(*(("compute", name) for name in fields)):
         return None
     missing = [name for name, value in fields.items() if value is None]
@@ -422,14 +421,14 @@ def _server(
                     f"is required unless compute.server names a catalog model ({', '.join(hardware.servers)})",
                 )
             )
-    if missing:
+    if gpus is None or nics is None or nic_speed is None or power_kw is None:
         return None
     return ServerSpec(
         model=compute.server or "custom",
-        gpus=fields["gpus_per_server"],
-        nics=fields["nics_per_server"],
-        nic_speed=fields["nic_speed"],
-        power_kw=fields["server_power_kw"],
+        gpus=gpus,
+        nics=nics,
+        nic_speed=nic_speed,
+        power_kw=power_kw,
         rack_units=compute.server_rack_units or (base.rack_units if base else 8),
     )
 
@@ -446,10 +445,7 @@ def _planes(doc: IntentDoc, intact: Callable[..., bool], hardware: Catalog) -> i
 
 
 def _server_count(compute: ComputeDoc, server: ServerSpec, problems: list[Problem]) -> int | None:
-    if (compute.servers is None) == (compute.gpus is None):
-        problems.append(Problem(("compute",), "give exactly one of compute.servers or compute.gpus"))
-        return None
-    if compute.gpus is not None:
+    if compute.servers is None and compute.gpus is not None:
         if compute.gpus % server.gpus:
             problems.append(
                 Problem(
@@ -459,6 +455,9 @@ def _server_count(compute: ComputeDoc, server: ServerSpec, problems: list[Proble
                 )
             )
         return compute.gpus // server.gpus
+    if compute.servers is None or compute.gpus is not None:
+        problems.append(Problem(("compute",), "give exactly one of compute.servers or compute.gpus"))
+        return None
     if compute.servers * server.gpus > MAX_GPUS:
         problems.append(
             Problem(
@@ -484,7 +483,17 @@ def _envelope(doc: IntentDoc, server: ServerSpec, servers: int, problems: list[P
                 f"{server.gpus} GPUs; use a multiple of {server.gpus}",
             )
         )
-    if (growth.max_servers is None) == (growth.max_gpus is None):
+    if growth.max_gpus is not None and growth.max_servers is None:
+        field, most = ("growth", "max_gpus"), growth.max_gpus // server.gpus
+        below = f"{growth.max_gpus:,} GPUs is below the {servers * server.gpus:,} GPUs of compute"
+    elif growth.max_servers is not None and growth.max_gpus is None:
+        field, most = ("growth", "max_servers"), growth.max_servers
+        below = f"{most:,} servers is below the {servers:,} servers of compute"
+        if most * server.gpus > MAX_GPUS:
+            problems.append(
+                Problem(field, f"{most:,} servers hold {most * server.gpus:,} GPUs, above the limit of {MAX_GPUS:,}")
+            )
+    else:
         problems.append(
             Problem(
                 ("growth",),
@@ -492,16 +501,6 @@ def _envelope(doc: IntentDoc, server: ServerSpec, servers: int, problems: list[P
             )
         )
         return servers
-    if growth.max_gpus is not None:
-        field, most = ("growth", "max_gpus"), growth.max_gpus // server.gpus
-        below = f"{growth.max_gpus:,} GPUs is below the {servers * server.gpus:,} GPUs of compute"
-    else:
-        field, most = ("growth", "max_servers"), growth.max_servers
-        below = f"{most:,} servers is below the {servers:,} servers of compute"
-        if most * server.gpus > MAX_GPUS:
-            problems.append(
-                Problem(field, f"{most:,} servers hold {most * server.gpus:,} GPUs, above the limit of {MAX_GPUS:,}")
-            )
     if servers and most < servers:
         problems.append(
             Problem(field, f"{below}; the envelope is the size the fabric is planned for, at least what is built now")
@@ -594,8 +593,7 @@ def _speed_problems(tier: str, spec: SwitchSpec, nic_speed: int) -> list[Problem
                 (*path, "ports"),
                 (
                     f"{spec.ports} ports of {spec.speed}G give {spec.radix(nic_speed):,} logical {nic_speed}G ports, "
-                    "above "
-                    f"the limit of {MAX_RADIX:,} per switch; use fewer ports, or NICs as fast as the ports"
+                    f"above the limit of {MAX_RADIX:,} per switch; use fewer ports, or NICs as fast as the ports"
                 ),
             )
         ]

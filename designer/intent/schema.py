@@ -7,7 +7,7 @@ which turns this document into the fully specified :class:`~designer.intent.reso
 from __future__ import annotations
 
 import re
-from typing import Annotated, Any, Literal
+from typing import TYPE_CHECKING, Annotated, Any, Literal
 
 from netaddr import AddrFormatError, IPNetwork
 from pydantic import AfterValidator, BaseModel, BeforeValidator, ConfigDict, Field, ValidationInfo, WithJsonSchema
@@ -667,9 +667,12 @@ NicName = Annotated[
     AfterValidator(_nic_name),
     WithJsonSchema({"type": "string", "pattern": NIC_NAME_PATTERN, "not": {"enum": sorted(RESERVED_NIC_NAMES)}}),
 ]
-RdmaName = _named(
-    RDMA_NAME_PATTERN, "an RDMA device name", ("lower-case letters, digits and '_', starting with a letter (mlx5_0)")
-)
+if TYPE_CHECKING:
+    RdmaName = str
+else:
+    RdmaName = _named(
+        RDMA_NAME_PATTERN, "an RDMA device name", "lower-case letters, digits and '_', starting with a letter (mlx5_0)"
+    )
 
 
 class HostsDoc(Section):
@@ -732,12 +735,10 @@ class IntentDoc(Section):
     addressing: AddressingDoc = Field(AddressingDoc(), description="IPv4 pools; each large enough and disjoint.")
     routing: RoutingDoc = Field(RoutingDoc(), description="eBGP underlay (RFC 7938) numbering and sessions.")
     facility: FacilityDoc = Field(FacilityDoc(), description="The data hall.")
-    targets: list[Literal[NAMES]] = Field(
+    targets: list[Literal[NAMES]] = Field(  # type: ignore[valid-type]  # the registry's names, read at import
         list(NAMES),
         min_length=1,
-        description=(  # type: ignore[valid-type]
-            "Network operating systems to render switch configurations for; sonic needs frr."
-        ),
+        description="Network operating systems to render switch configurations for; sonic needs frr.",
     )
     target_options: TargetOptionsDoc = Field(
         TargetOptionsDoc(), description=("Per network OS choices, such as the Cumulus Linux release of the NVUE files.")

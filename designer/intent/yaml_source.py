@@ -247,7 +247,7 @@ class _Loader(yaml.SafeLoader):
         self.aliases = 0
         """Aliases (``*name``) met so far."""
 
-    def compose_node(self, parent: yaml.Node | None, index: Any) -> yaml.Node:
+    def compose_node(self, parent: yaml.Node | None, index: Any) -> yaml.Node | None:
         if len(self.path) >= MAX_DEPTH:
             raise _TooDeep(
                 None, None, f"lists and mappings nest deeper than {MAX_DEPTH} levels", self.peek_event().start_mark

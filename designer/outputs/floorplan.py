@@ -78,9 +78,9 @@ def floorplan_svg(intent: Intent, devices: list[Device], physical: Physical) -> 
         parts.append(f'<text x="{LEFT + per_row * CELL_W + 8}" y="{y + CELL_H / 2 + 4:g}">{escape(label)}</text>')
     x = floor_w
     for role in (COMPUTE, NETWORK):
-        rack = next((rack for rack in physical.racks if rack.role == role), None)
-        if rack is not None:
-            parts += _elevation(intent, devices, physical, rack, x, TOP)
+        shown = next((rack for rack in physical.racks if rack.role == role), None)
+        if shown is not None:
+            parts += _elevation(intent, devices, physical, shown, x, TOP)
             x += ELEVATION_W
     parts.append("</svg>")
     return "\n".join(parts) + "\n"

@@ -188,7 +188,7 @@ def _few(paths: list[Path], folder: Path, shown: int = 5) -> str:
 
 def _make_folders(folder: Path) -> list[Path]:
     """Create ``folder`` and its missing parents; the ones created, outermost first."""
-    missing = []
+    missing: list[Path] = []
     for path in (folder, *folder.parents):
         if path.is_dir():
             break

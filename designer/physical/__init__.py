@@ -51,7 +51,7 @@ class BomLine(NamedTuple):
     category: str
     item: str
     length_m: float | None
-    count: int
+    count: int  # type: ignore[assignment]  # a field, as NamedTuple allows; tuple.count is not used here
 
 
 @dataclass(frozen=True)

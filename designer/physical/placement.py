@@ -98,7 +98,7 @@ def place(intent: Intent, plan: Plan, fabric: Fabric) -> Layout:
 
     blocks: list[list[Slot]] = []
     for su in range(plan.envelope_sus):
-        compute = [
+        compute: list[Slot] = [
             (
                 COMPUTE,
                 su,
@@ -106,8 +106,8 @@ def place(intent: Intent, plan: Plan, fabric: Fabric) -> Layout:
             )
             for first in range(0, plan.servers_per_su, per_rack)
         ]
-        leaves = [("leaf", plane, su, rail) for plane in range(plan.planes) for rail in range(plan.rails)]
-        network = [(NETWORK, su, rack) for rack in _pack(facility, heights, draws, leaves)]
+        leaves: list[Member] = [("leaf", plane, su, rail) for plane in range(plan.planes) for rail in range(plan.rails)]
+        network: list[Slot] = [(NETWORK, su, rack) for rack in _pack(facility, heights, draws, leaves)]
         half = len(compute) // 2
         blocks.append(compute[:half] + network + compute[half:])
     core_racks = [(NETWORK, -1, rack) for rack in _pack(facility, heights, draws, _core(plan))]

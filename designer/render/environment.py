@@ -19,11 +19,12 @@ import signal
 import sys
 import threading
 import time
-from collections.abc import Callable, Generator, Iterable, Iterator, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from itertools import islice
 from numbers import Number
 from pathlib import Path
-from typing import Any
+from types import GeneratorType
+from typing import Any, cast
 
 import jinja2
 from jinja2.exceptions import SecurityError
@@ -261,12 +262,13 @@ def _render_bounded(template: jinja2.Template, variables: dict[str, Any]) -> str
         template.environment.handle_exception()  # re-raises, with the template's own lines in the traceback
 
 
-def _innermost(chunks: Generator[str, None, None]) -> Generator[str, None, None]:
-    """The output generator of the innermost template being rendered: Jinja runs an ``{% include %}`` as the
-    generator ``gen`` of the including template's code."""
-    while chunks.gi_frame is not None and isinstance(inner := chunks.gi_frame.f_locals.get("gen"), Generator):
-        chunks = inner
-    return chunks
+def _innermost(chunks: Iterator[str]) -> GeneratorType[str, None, None]:
+    """The output generator of the innermost template being rendered (Jinja's render functions are generators):
+    Jinja runs an ``{% include %}`` as the generator ``gen`` of the including template's code."""
+    innermost = cast(GeneratorType[str, None, None], chunks)
+    while innermost.gi_frame is not None and isinstance(inner := innermost.gi_frame.f_locals.get("gen"), GeneratorType):
+        innermost = inner
+    return innermost
 
 
 def _syntax_error(error: jinja2.TemplateSyntaxError) -> TemplateError:

@@ -42,12 +42,12 @@ from __future__ import annotations
 import json
 from collections.abc import Callable
 from itertools import chain, compress, cycle
-from json.encoder import c_make_encoder
+from json.encoder import c_make_encoder  # type: ignore[attr-defined]  # CPython's C encoder
 from json.encoder import encode_basestring_ascii as quote
 from typing import Any, NamedTuple
 
 from designer.catalog import ExtraPort
-from designer.model import DeviceConfig
+from designer.model import DeviceConfig, Interface
 
 DEVICE_TYPES = {"leaf": "ToRRouter", "spine": "LeafRouter", "super_spine": "SpineRouter"}
 """DEVICE_METADATA ``type`` by role: SONiC's tiers, T0 (the switches servers plug into), T1 and T2."""
@@ -213,7 +213,9 @@ def config_db(device: DeviceConfig, layouts: dict[tuple[Any, ...], PortLayout] |
         layouts[key] = _port_layout(device, *arguments)
     layout = layouts[key]
     autoneg = {"autoneg": sku.autoneg} if sku and sku.autoneg else {}
-    cabled_ports = {(interface.port, interface.lane): interface for interface in device.interfaces}
+    cabled_ports: dict[tuple[int, int] | None, Interface] = {
+        (interface.port, interface.lane): interface for interface in device.interfaces
+    }
     interfaces = list(map(cabled_ports.get, layout.places))  # each port's interface, None where unused
     cabled = list(map(cabled_ports.__contains__, layout.places))
     speeds: dict[int, tuple[str, str]] = {}  # Gb/s -> PORT speed and fec

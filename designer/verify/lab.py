@@ -65,8 +65,7 @@ SYSCTLS = (
 namespace's own, so a router's or a server's settings never reach the machine's."""
 READ_SYSCTLS = (
     "import json, sys\n"
-    "values = []\n"
-    "for parts in json.loads(sys.argv[1]):\n"
+    "values = []\nfor parts in json.loads(sys.argv[1]):\n"
     "    with open('/proc/sys/' + '/'.join(parts)) as handle:\n"
     "        values.append(int(handle.read()))\n"
     "print(json.dumps(values))\n"
@@ -223,8 +222,8 @@ def _members(run: str) -> list[int]:
     members = []
     for entry in Path("/proc").iterdir():
         with contextlib.suppress(OSError):
-            found = os.stat(entry / "ns" / "net") if entry.name.isdigit() else None
-            if found and (found.st_dev, found.st_ino) in spaces:
+            space = os.stat(entry / "ns" / "net") if entry.name.isdigit() else None
+            if space and (space.st_dev, space.st_ino) in spaces:
                 members.append(int(entry.name))
     return sorted(members)
 
@@ -301,7 +300,7 @@ class Lab:
         self.namespaces = [f"{PREFIX}{self.run}-{router.name}" for router in topology.routers]
         self.servers = {nic.server: f"{PREFIX}{self.run}-{nic.server}" for nic in self.hosts}
         self.dirs = [self.folder / router.name for router in topology.routers]
-        self.daemons = [
+        self.daemons: list[tuple[str, ...]] = [
             ("zebra", "bgpd", "bfdd") if BFD.search(config) else ("zebra", "bgpd") for config in topology.configs
         ]
         self._previous_handlers: dict[int, object] = {}
@@ -403,7 +402,8 @@ class Lab:
 
     def _start(self) -> None:
         """Start FRR in every namespace under its own hostname (forwarding is the frr.conf's own business)."""
-        self.progress(f"starting FRR ({' + '.join(max(self.daemons, key=len))}) in {len(self.namespaces)} namespaces")
+        most: tuple[str, ...] = max(self.daemons, key=len)
+        self.progress(f"starting FRR ({' + '.join(most)}) in {len(self.namespaces)} namespaces")
         for router, (name, folder) in enumerate(zip(self.namespaces, self.dirs, strict=True)):
             folder.mkdir()
             (folder / "frr.conf").write_text(self.topology.configs[router])

@@ -27,7 +27,7 @@ from functools import cache
 from typing import Annotated, Any, Union, get_args, get_origin
 
 import yaml
-from pydantic import ValidationError
+from pydantic import BaseModel, ValidationError
 
 from designer.errors import PrerequisiteError
 
@@ -148,7 +148,7 @@ def _shapes(annotation: Any) -> tuple[Any, Any]:
 
 
 @cache
-def _fields(model: type) -> dict[str, Any]:
+def _fields(model: type[BaseModel]) -> dict[str, Any]:
     """A model's fields by the key NVUE writes (the alias where there is one)."""
     return {field.alias or name: field for name, field in model.model_fields.items()}
 

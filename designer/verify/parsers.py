@@ -128,7 +128,7 @@ class SonicYang:
         self._containers: dict[str, tuple[str, Any]] = {}
         for name in modules:
             module = self._context.get_module(name)
-            top = next(iter(module.children(types=(libyang.SNode.CONTAINER,))), None)
+            top: Any = next(iter(module.children(types=(libyang.SNode.CONTAINER,))), None)
             if top is not None:
                 for table in top.children(types=(libyang.SNode.CONTAINER,)):
                     self._containers[table.name()] = (f"{module.name()}:{top.name()}", table)

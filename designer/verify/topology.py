@@ -310,30 +310,29 @@ def paths_to(
 ) -> tuple[list[int | None], list[int]]:
     """Hop count of the shortest valley-free path from every router to ``destination`` and its ECMP width."""
     count = len(lab.routers)
-    below: list[int | None] = [None] * count
-    below[destination] = 0
+    below = {destination: 0}
     frontier = [destination]
     while frontier:
         following = []
         for router in frontier:
             for upper in up[router]:
-                if upper not in failed and below[upper] is None:
+                if upper not in failed and upper not in below:
                     below[upper] = below[router] + 1
                     following.append(upper)
         frontier = following
-    distance = list(below)
+    distance = [below.get(router) for router in range(count)]
     for router in sorted(range(count), key=lambda number: -lab.routers[number].tier):
         if router in failed or distance[router] is not None:
             continue
-        reachable = [distance[upper] for upper in up[router] if upper not in failed and distance[upper] is not None]
+        reachable = [hops for upper in up[router] if upper not in failed and (hops := distance[upper]) is not None]
         distance[router] = 1 + min(reachable) if reachable else None
     width = [0] * count
     for router in range(count):
         hops = distance[router]
         if router in failed or router == destination or hops is None:
             continue
-        if below[router] is not None:
-            width[router] = sum(1 for lower in down[router] if lower not in failed and below[lower] == hops - 1)
+        if router in below:
+            width[router] = sum(1 for lower in down[router] if lower not in failed and below.get(lower) == hops - 1)
         else:
             width[router] = sum(1 for upper in up[router] if upper not in failed and distance[upper] == hops - 1)
     return distance, width

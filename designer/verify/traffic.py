@@ -28,7 +28,8 @@ import json
 import shutil
 from collections import Counter
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
+from functools import partial
 from typing import Any
 
 from designer.analysis.flows import (
@@ -73,8 +74,7 @@ SEND = (
 """Run in a server's namespace: one UDP datagram per flow, from its bound source address and port."""
 ARP_PROBE = (
     "import json, socket, struct, sys, time\n"
-    "answers = []\n"
-    "for interface, sender, target in json.loads(sys.argv[1]):\n"
+    "answers = []\nfor interface, sender, target in json.loads(sys.argv[1]):\n"
     "    with socket.socket(socket.AF_PACKET, socket.SOCK_RAW, socket.htons(0x0806)) as raw:\n"
     "        raw.bind((interface, 0x0806))\n"
     "        mac = raw.getsockname()[4]\n"
@@ -308,13 +308,13 @@ def _arp_check(running: Lab, phase: str) -> Check:
     )
     problems, foreign = [], 0
     for leaf, replies in zip(leaves, answers, strict=True):
-        for (port, _, target, other), answered in zip(probes[leaf], replies, strict=True):
-            name = f"{running.topology.routers[leaf].name} {port}"
-            foreign += bool(other)
-            if other and answered:
-                problems.append(f"{name}: ARP for {target} ({other}) was answered by the NIC on this port")
-            elif not other and not answered:
-                problems.append(f"{name}: ARP for its own NIC's address {target} got no answer")
+        for (port, _, target, owner), answered in zip(probes[leaf], replies, strict=True):
+            port_name = f"{running.topology.routers[leaf].name} {port}"
+            foreign += bool(owner)
+            if owner and answered:
+                problems.append(f"{port_name}: ARP for {target} ({owner}) was answered by the NIC on this port")
+            elif not owner and not answered:
+                problems.append(f"{port_name}: ARP for its own NIC's address {target} got no answer")
     return check(
         phase,
         "ARP only for a NIC's own address",
@@ -555,7 +555,7 @@ def experiments(running: Lab, measure_model: Model) -> tuple[list[Check], list[E
     elif seeds:
         plan.append(("design hashing", design, running.apply_kernel))
     if seeds:
-        plan += [(name, 1, lambda rule=rule: set_hashing(running, 1, rule)) for name, rule in SEEDS.items()]
+        plan += [(name, 1, partial(set_hashing, running, 1, rule)) for name, rule in SEEDS.items()]
     else:
         skipped.append(
             "per-router hash seeds: this kernel has no net.ipv4.fib_multipath_hash_seed (Linux 6.11+); "
@@ -649,10 +649,8 @@ def two_tier_polarization(lab: Topology, name: str, spreads: list[Spread]) -> li
             if name != "equal seeds"
             else [
                 "polarization, 2 tiers: does not arise here: with one link from each spine to each leaf a flow meets "
-                "one "
-                "hash decision (its leaf's uplink) and no later router repeats it; the seed experiments hold the "
-                "leaves' "
-                "uplinks to the model (seed per tier) and count delivery and conservation (both)"
+                "one hash decision (its leaf's uplink) and no later router repeats it; the seed experiments hold the "
+                "leaves' uplinks to the model (seed per tier) and count delivery and conservation (both)"
             ]
         )
     if name != "equal seeds":
@@ -680,12 +678,18 @@ def _layer3(running: Lab, measure_model: Model) -> Check:
         return check("traffic: layer-3 only", "one path per NIC pair", "no flows", ["the sample has no flows"])
     pair = (flows.src[0], flows.dst[0])
     chosen = [number for number, key in enumerate(zip(flows.src, flows.dst, strict=True)) if key == pair]
-    single = FlowSet(
-        *(
-            tuple(column[number] for number in chosen)
-            for column in (flows.src, flows.dst, flows.src_qp, flows.dst_qp, flows.src_leaf, flows.dst_leaf)
-        ),
-        flows.addresses,
+
+    def kept(column: tuple[int, ...]) -> tuple[int, ...]:
+        return tuple(column[number] for number in chosen)
+
+    single = replace(
+        flows,
+        src=kept(flows.src),
+        dst=kept(flows.dst),
+        src_qp=kept(flows.src_qp),
+        dst_qp=kept(flows.dst_qp),
+        src_leaf=kept(flows.src_leaf),
+        dst_leaf=kept(flows.dst_leaf),
     )
     paths = {}
     for policy in (0, 1):
