@@ -1,5 +1,5 @@
 """Command line: ``designer build``, ``designer plan``, ``designer check``, ``designer analyze``, ``designer diff``,
-``designer verify``.
+``designer verify``, ``designer init``.
 Exit 0 success, 1 a check failed, 2 bad input."""
 
 from __future__ import annotations
@@ -21,6 +21,7 @@ from designer.errors import InputError, OutputError, PrerequisiteError, Template
 if TYPE_CHECKING:
     from designer.design import Design, Progress
     from designer.intent import Intent
+    from designer.starter import Choices
 
 # Each command imports the stages it runs when it runs (pydantic, networkx, Jinja2 and libyang are not
 # free to import), so `designer schema` or `designer diff` does not pay for rendering or the lab.
@@ -223,6 +224,25 @@ def _parser() -> argparse.ArgumentParser:
         ),
     )
     verify_cmd.set_defaults(run=_verify)
+
+    init_cmd = commands.add_parser(
+        "init",
+        help=(
+            "write a commented starter intent that builds as written (asks on a terminal; flags; else the default "
+            "1,024-GPU DGX H100 cluster), or a shipped example; never overwrites a file"
+        ),
+    )
+    init_cmd.add_argument(
+        "path", nargs="?", type=Path, help="the file to write (default: cluster.yaml, or <example>.yaml)"
+    )
+    init_cmd.add_argument("--gpus", type=int, metavar="N", help="GPUs in the cluster (default 1024)")
+    init_cmd.add_argument("--server", metavar="MODEL", help="a catalog server model (default dgx-h100)")
+    init_cmd.add_argument("--switch", metavar="MODEL", help="a catalog switch model (default generic-64x400g)")
+    init_cmd.add_argument("--target", metavar="OS", help="the network OS to write configurations for (default frr)")
+    init_cmd.add_argument("--name", help="the design's name (default cluster)")
+    init_cmd.add_argument("--list", action="store_true", help="list the shipped examples")
+    init_cmd.add_argument("--example", metavar="NAME", help="write the shipped example NAME (see --list)")
+    init_cmd.set_defaults(run=_init)
 
     schema_cmd = commands.add_parser(
         "schema", help=("print the intent's JSON Schema (for editors: intents/intent.schema.json is this output)")
@@ -438,3 +458,58 @@ def _schema(args: argparse.Namespace) -> int:
 
 if __name__ == "__main__":
     console()
+
+
+def _init(args: argparse.Namespace) -> int:
+    from designer.catalog import catalog
+    from designer.errors import Problem
+    from designer.starter import DEFAULT_FILE, Choices, choice_problems, example_text, examples, free_path, starter
+
+    shipped = examples()
+    if args.list:
+        width = max(map(len, shipped))
+        print("\n".join(f"{name:<{width}}  {about}" for name, about in shipped.items()))
+        return EXIT_OK
+    if args.example is not None:
+        if args.example not in shipped:
+            unknown = Problem(("example",), f"unknown example {args.example!r}; use one of {', '.join(shipped)}")
+            raise InputError([unknown], about="designer init")
+        path = args.path or Path(f"{args.example}.yaml")
+        text = example_text(args.example)
+    else:
+        given = {key: getattr(args, key) for key in ("gpus", "server", "switch", "target", "name")}
+        flags = {key: value for key, value in given.items() if value is not None}
+        choices = Choices(**flags) if flags or not sys.stdin.isatty() else _ask(Choices())
+        hardware = catalog()
+        if problems := choice_problems(choices, hardware):
+            raise InputError(problems, about="designer init's choices")
+        path = args.path or Path(DEFAULT_FILE)
+        text = starter(choices, hardware, path.name)
+    if problem := free_path(path):
+        raise InputError([problem], about="designer init")
+    with open(path, "x", encoding="utf-8") as file:  # "x": a file that appeared meanwhile is not overwritten
+        file.write(text)
+    print(f"wrote {path}; next: designer build {path}")
+    return EXIT_OK
+
+
+def _ask(defaults: Choices) -> Choices:
+    """The starter's choices asked on the terminal, each answered by Enter with its default."""
+    from designer.catalog import catalog
+    from designer.starter import Choices
+    from designer.targets import NAMES
+
+    hardware = catalog()
+
+    def ask(question: str, default: str, among: Sequence[str] = ()) -> str:
+        listed = f" ({', '.join(among)})" if among else ""
+        return input(f"{question}{listed} [{default}]: ").strip() or default
+
+    gpus = ask("GPUs", str(defaults.gpus))
+    return Choices(
+        gpus=int(gpus) if gpus.isdigit() else -1,
+        server=ask("server model", defaults.server, list(hardware.servers)),
+        switch=ask("switch model", defaults.switch, list(hardware.switches)),
+        target=ask("network OS", defaults.target, NAMES),
+        name=ask("design name", defaults.name),
+    )

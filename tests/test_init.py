@@ -1,0 +1,114 @@
+"""``designer init``: a starter intent that builds as written, the shipped examples, and what it refuses."""
+
+from __future__ import annotations
+
+import io
+from pathlib import Path
+
+import pytest
+
+from designer.catalog import catalog
+from designer.cli import main
+from designer.pipeline import design, validated_intent
+from designer.starter import Choices, examples
+from designer.targets import NAMES
+
+
+def _builds(path: Path) -> None:
+    """The intent at ``path`` validates and designs with no error-level finding."""
+    built = design(validated_intent(path), hosts=False)
+    assert [finding for finding in built.findings if finding.severity == "error"] == []
+
+
+def test_without_a_terminal_or_flags_init_writes_the_default_starter_and_it_builds(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setattr("sys.stdin", io.StringIO(""))
+    assert main(["init"]) == 0
+    text = (tmp_path / "cluster.yaml").read_text()
+    assert "servers: 128" in text and "server: dgx-h100" in text and "targets: [frr]" in text
+    assert "designer build cluster.yaml" in capsys.readouterr().out
+    intent = validated_intent(tmp_path / "cluster.yaml")
+    assert (intent.gpus, intent.targets) == (1024, ("frr",)) or (intent.gpus, list(intent.targets)) == (1024, ["frr"])
+    _builds(tmp_path / "cluster.yaml")
+
+
+@pytest.mark.parametrize("server", sorted(catalog().servers))
+def test_the_starter_builds_for_every_catalog_server(tmp_path: Path, server: str) -> None:
+    path = tmp_path / "intent.yaml"
+    assert main(["init", str(path), "--server", server, "--switch", "nvidia-sn5600", "--gpus", "512"]) == 0
+    _builds(path)
+
+
+@pytest.mark.parametrize("target", NAMES)
+def test_the_starter_builds_for_every_target_with_what_it_needs(tmp_path: Path, target: str) -> None:
+    path = tmp_path / "intent.yaml"
+    assert main(["init", str(path), "--target", target, "--gpus", "256"]) == 0
+    intent = validated_intent(path)
+    assert target in intent.targets
+    _builds(path)
+
+
+def test_on_a_terminal_init_asks_and_enter_takes_each_default(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    answers = iter(["2048", "dgx-b300", "", "nvue", "two-planes"])
+    asked: list[str] = []
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setattr("sys.stdin.isatty", lambda: True, raising=False)
+    monkeypatch.setattr("builtins.input", lambda prompt: asked.append(prompt) or next(answers))
+    assert main(["init"]) == 0
+    assert [prompt.split(" (")[0].split(" [")[0] for prompt in asked] == [
+        "GPUs",
+        "server model",
+        "switch model",
+        "network OS",
+        "design name",
+    ]
+    intent = validated_intent(tmp_path / "cluster.yaml")
+    assert (intent.name, intent.gpus, intent.planes, list(intent.targets)) == ("two-planes", 2048, 2, ["nvue"])
+
+
+@pytest.mark.parametrize("name", sorted(examples()))
+def test_every_shipped_example_is_written_as_shipped_and_builds(tmp_path: Path, name: str) -> None:
+    path = tmp_path / f"{name}.yaml"
+    assert main(["init", "--example", name, str(path)]) == 0
+    shipped = Path(__file__).parents[1] / "designer" / "examples" / f"{name}.yaml"
+    assert path.read_bytes() == shipped.read_bytes()
+    assert validated_intent(path).name == name
+    _builds(path)
+
+
+def test_list_names_every_example_with_its_header(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["init", "--list"]) == 0
+    out = capsys.readouterr().out
+    assert {line.split()[0] for line in out.splitlines()} == set(examples()) >= {"dgx-h100", "dgx-b300-two-planes"}
+
+
+def test_init_never_overwrites_a_file(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    path = tmp_path / "cluster.yaml"
+    path.write_text("mine\n")
+    assert main(["init", str(path), "--gpus", "1024"]) == 2
+    assert path.read_text() == "mine\n"
+    assert "exists; designer init never overwrites a file" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize(
+    ("argv", "expected"),
+    [
+        (["--server", "dgx-x"], "server: unknown server model 'dgx-x'; use one of dgx-b200, dgx-b300"),
+        (["--switch", "sn9999"], "switch: unknown switch model 'sn9999'; use one of"),
+        (["--target", "ios"], f"target: unknown network OS 'ios'; use one of {', '.join(NAMES)}"),
+        (["--gpus", "1001"], "gpus: 1001 GPUs do not fill whole dgx-h100 servers of 8 GPUs"),
+        (["--example", "nope"], "example: unknown example 'nope'; use one of dgx-b300-two-planes, dgx-h100"),
+    ],
+)
+def test_bad_choices_exit_2_with_what_would_be_valid_and_write_nothing(
+    tmp_path: Path, argv: list[str], expected: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    assert main(["init", str(tmp_path / "x.yaml"), *argv]) == 2
+    assert expected in capsys.readouterr().err
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_choices_default_to_the_documented_starter() -> None:
+    assert Choices() == Choices(gpus=1024, server="dgx-h100", switch="generic-64x400g", target="frr", name="cluster")
