@@ -40,6 +40,8 @@ class Target:
     """Targets it cannot be written without, each with the reason."""
     lab: bool = False
     """Its files run in ``designer verify``'s FRR lab and the containerlab export (``lab/``)."""
+    fixed_port_names: str = ""
+    """Why a site catalog may not change how it names ports (its ``port_names`` in the catalog); empty: it may."""
 
 
 TARGETS: dict[str, Target] = {
@@ -64,9 +66,16 @@ TARGETS: dict[str, Target] = {
             ),
         ),
         lab=True,
+        fixed_port_names="the FRR lab's interfaces are the designer's own swpN and swpNsL (design.json's ports)",
     ),
     "eos": Target("eos", "eos/eos.cfg.j2", "cfg", "eos"),
-    "nvue": Target("nvue", "nvue/startup.yaml.j2", "yaml", "nvue"),
+    "nvue": Target(
+        "nvue",
+        "nvue/startup.yaml.j2",
+        "yaml",
+        "nvue",
+        fixed_port_names="Cumulus Linux names a broken-out port's links after their parent, swpNs0 to swpNs<n-1>",
+    ),
 }
 """Every network OS designer writes for, by the name an intent's ``targets`` uses, in the order of the default."""
 NAMES = tuple(TARGETS)

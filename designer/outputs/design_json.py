@@ -12,6 +12,7 @@ from designer.design import Design
 from designer.fabric import TIERS
 from designer.outputs.summary import summary
 from designer.outputs.workloads import detail
+from designer.ports import os_port_names
 
 SEPARATORS = (", ", ": ")
 """How a row of design.json separates items and keys from values: one compact object per line."""
@@ -70,13 +71,13 @@ def design_json(design: Design) -> str:
 
 
 def _link_rows(design: Design) -> list[str]:
-    """Each link's line of design.json: tier, both ends (device, port, address), subnet, length and medium, as the
-    JSON encoder writes such an object, with every name quoted once instead of once per link end."""
+    """Each link's line of design.json: tier, both ends (device, canonical port, address), subnet, length, medium and
+    ``os_ports`` (each target's names of both ends' ports, a then z), as the JSON encoder writes such an object,
+    with every name quoted once instead of once per link end."""
     fabric, allocation, physical = design.fabric, design.allocation, design.physical
     devices = [quote(device.name) for device in fabric.devices]
-    names = fabric.port_names()
-    layouts = {id(layout): tuple(map(quote, layout)) for layout in {id(layout): layout for layout in names}.values()}
-    ports = [layouts[id(layout)] for layout in names]
+    ports = _quoted(fabric.port_names())
+    by_os = [(quote(target), _quoted(names)) for target, names in os_port_names(design.intent, fabric).items()]
     tiers = [quote(tier) for tier in TIERS]
     media = list(map(quote, physical.medium_names()))
     lengths = {length: repr(length / 10) for length in set(physical.link_length_dm)}  # few lengths repeat
@@ -85,12 +86,22 @@ def _link_rows(design: Design) -> list[str]:
     rows = []
     for number, (tier, upper, upper_port, lower, lower_port) in enumerate(fabric.links):
         upper_ip, lower_ip = upper_ips[number], lower_ips[number]
+        os_ports = ", ".join(
+            f"{target}: [{names[upper][upper_port]}, {names[lower][lower_port]}]" for target, names in by_os
+        )
         rows.append(
             f'{{"tier": {tiers[tier]}, "a": [{devices[upper]}, {ports[upper][upper_port]}, "{upper_ip}"], '
             f'"z": [{devices[lower]}, {ports[lower][lower_port]}, "{lower_ip}"], "subnet": "{upper_ip}/31", '
-            f'"length_m": {lengths[length_of[number]]}, "medium": {media[medium_of[number]]}}}'
+            f'"length_m": {lengths[length_of[number]]}, "medium": {media[medium_of[number]]}, '
+            f'"os_ports": {{{os_ports}}}}}'
         )
     return rows
+
+
+def _quoted(names: list[tuple[str, ...]]) -> list[tuple[str, ...]]:
+    """Every device's port names as JSON strings, each layout shared by its devices quoted once."""
+    layouts = {id(layout): tuple(map(quote, layout)) for layout in {id(layout): layout for layout in names}.values()}
+    return [layouts[id(layout)] for layout in names]
 
 
 def rack_rows(design: Design) -> list[dict[str, Any]]:
