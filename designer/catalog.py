@@ -9,6 +9,8 @@ from typing import Any
 
 import yaml
 
+from designer.targets import TARGETS
+
 
 @dataclass(frozen=True)
 class PortNaming:
@@ -90,7 +92,6 @@ class TargetModel:
     """What one network OS's configuration can express (``None``: no known limit)."""
 
     name: str
-    label: str
     max_ecmp_paths: int | None
     max_mtu: int
     min_pfc_watchdog_ms: int | None
@@ -118,6 +119,11 @@ class TargetModel:
         return low, high
 
     load_balancing: Balancing = Balancing(("ecmp",), ("five-tuple",), ("per-tier",), None)
+
+    @property
+    def label(self) -> str:
+        """The OS's name in messages: its record's (:mod:`designer.targets`)."""
+        return TARGETS[self.name].label
 
 
 @dataclass(frozen=True)
