@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import json
 from json.encoder import encode_basestring_ascii as quote
 from typing import Any
@@ -10,6 +11,7 @@ from designer import __version__
 from designer.checks import formats as checks_format
 from designer.design import Design
 from designer.fabric import TIERS
+from designer.model import DeviceConfig
 from designer.outputs.summary import summary
 from designer.outputs.workloads import detail
 from designer.ports import os_port_names
@@ -40,6 +42,7 @@ def design_json(design: Design) -> str:
                 asn=allocation.asns[index],
                 announces=list(design.configs[index].bgp.announced),
                 load_balancing={"mode": balancing.mode, "hash": balancing.hash, "seed": balancing.seed},
+                config=device_model(design.configs[index]),
             )
         else:
             row.update(nics=nics)
@@ -57,6 +60,7 @@ def design_json(design: Design) -> str:
             else {}
         ),
         "summary": summary(design),
+        **({"qos": dataclasses.asdict(design.configs[0].qos)} if design.configs else {}),
     }
     encode = json.JSONEncoder(separators=SEPARATORS).encode
     tables = {
@@ -96,6 +100,35 @@ def _link_rows(design: Design) -> list[str]:
             f'"os_ports": {{{os_ports}}}}}'
         )
     return rows
+
+
+def device_model(config: DeviceConfig) -> dict[str, Any]:
+    """A switch's device model (:class:`~designer.model.DeviceConfig`) for design.json, as other tools start from
+    it, without what design.json holds elsewhere: its interfaces and BGP sessions are its ends of the links (a
+    port's name per OS in ``os_ports``), the QoS profile every switch shares is the top-level ``qos``. A port's PFC
+    headroom is the first ``headroom`` row (``[cable_m, size, xon, xoff, vendor]``, bytes) whose ``cable_m`` is at
+    least its link's ``length_m`` rounded up to a whole metre."""
+    bgp = config.bgp
+    rooms = {interface.headroom.cable_m: interface.headroom for interface in config.interfaces}
+    return {
+        "mtu": config.mtu,
+        "physical_ports": config.physical_ports,
+        "port_speed_gbps": config.port_speed_gbps,
+        "breakout": config.breakout,
+        "serdes_lanes": config.serdes_lanes,
+        "sonic_sku": config.sku.hwsku if config.sku else None,
+        "bgp": {
+            "router_id": bgp.router_id,
+            "maximum_paths": bgp.maximum_paths,
+            "networks": list(bgp.networks),
+            "aggregates": list(bgp.aggregates),
+            "multipath_relax": bgp.multipath_relax,
+            "bfd": dataclasses.asdict(bgp.bfd) if bgp.bfd else None,
+            "keepalive": bgp.keepalive,
+            "hold": bgp.hold,
+        },
+        "headroom": [[cable, room.size, room.xon, room.xoff, room.vendor] for cable, room in sorted(rooms.items())],
+    }
 
 
 def _quoted(names: list[tuple[str, ...]]) -> list[tuple[str, ...]]:
