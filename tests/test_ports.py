@@ -147,18 +147,12 @@ def test_the_device_models_name_ports_for_every_view() -> None:
     assert "interface Ethernet1/5\n" in files[f"configs/eos/{leaf.hostname}.cfg"].decode()
 
 
-SITE_SWITCH = """\
-switches:
-  acme-th5-32x800g:
-    ports: 32
-    speed: 800G
-    rack_units: 1
-    power_w: 900
-    power_w_optics: 2100
-    port_names:
-      eos: {whole: "Ethernet{cage}/1", broken_out: "Ethernet{cage}/{lane}"}
-      sonic: {whole: "Ethernet{serdes}", broken_out: "Eth{cage}-{subport}"}
-"""
+def site_switch(port_names: str) -> str:
+    """A site catalog with one switch of 32 x 800G whose ports its platform names by ``port_names`` (YAML lines)."""
+    return (
+        "switches:\n  acme-th5-32x800g:\n    ports: 32\n    speed: 800G\n    rack_units: 1\n    power_w: 900\n"
+        "    power_w_optics: 2100\n    port_names:\n" + port_names
+    )
 
 
 def test_a_site_catalog_names_its_own_platforms_ports_end_to_end(tmp_path: Path) -> None:
@@ -167,7 +161,12 @@ def test_a_site_catalog_names_its_own_platforms_ports_end_to_end(tmp_path: Path)
     intent = write_site(
         tmp_path, intent=BROKEN_OUT.replace("TARGETS", "eos").replace("nvidia-sn5600", "acme-th5-32x800g")
     )
-    (tmp_path / "hw" / "switches.yaml").write_text(SITE_SWITCH)
+    (tmp_path / "hw" / "switches.yaml").write_text(
+        site_switch(
+            '      eos: {whole: "Ethernet{cage}/1", broken_out: "Ethernet{cage}/{lane}"}\n'
+            '      sonic: {whole: "Ethernet{serdes}", broken_out: "Eth{cage}-{subport}"}\n'
+        )
+    )
     intent.write_text(intent.read_text().replace("name: ports\n", "name: ports\ncatalog: hw/switches.yaml\n"))
     out = tmp_path / "out"
     code, _, err = run_cli("build", str(intent), "-o", str(out))
@@ -178,21 +177,14 @@ def test_a_site_catalog_names_its_own_platforms_ports_end_to_end(tmp_path: Path)
 
 
 def test_a_bad_port_naming_is_reported_at_its_line(tmp_path: Path) -> None:
-    switches = """\
-switches:
-  acme-th5-32x800g:
-    ports: 32
-    speed: 800G
-    rack_units: 1
-    power_w: 900
-    power_w_optics: 2100
-    port_names:
-      eos: {whole: "Ethernet{port}", broken_out: "Ethernet{cage}/{lane}"}
-      frr: {whole: "eth{cage}", broken_out: "eth{cage}.{subport}"}
-targets:
-  sonic: {port_names: {whole: "Ethernet0", broken_out: "Ethernet{cage}"}}
-  eos: {port_names: {whole: "Et {cage}", broken_out: "Et{cage}/{lane!r}"}}
-"""
+    switches = site_switch(
+        '      eos: {whole: "Ethernet{port}", broken_out: "Ethernet{cage}/{lane}"}\n'
+        '      frr: {whole: "eth{cage}", broken_out: "eth{cage}.{subport}"}\n'
+    ) + (
+        "targets:\n"
+        '  sonic: {port_names: {whole: "Ethernet0", broken_out: "Ethernet{cage}"}}\n'
+        '  eos: {port_names: {whole: "Et {cage}", broken_out: "Et{cage}/{lane!r}"}}\n'
+    )
     intent = write_site(tmp_path, switches=switches)
     out = tmp_path / "out"
     code, stdout, err = run_cli("build", str(intent), "-o", str(out))
