@@ -80,3 +80,10 @@ def port_columns(targets: tuple[str, ...] | list[str]) -> tuple[tuple[str, str |
     if len(targets) == 1:
         return (("", targets[0]),)
     return (("", None), *((f"_{target}", target) for target in targets))
+
+
+def named_ports(intent: Intent, fabric: Fabric) -> list[tuple[str, ...]]:
+    """Every device's port names as a file that gives one name per port says them: the design's one target's, or
+    with several the canonical names (the first of :func:`port_columns`)."""
+    _, target = port_columns(intent.targets)[0]
+    return fabric.port_names() if target is None else os_port_names(intent, fabric)[target]

@@ -87,6 +87,8 @@ def test_one_target_names_every_table_as_that_os() -> None:
     header, rows = addressing_rows(design)
     interfaces = {row[1] for row in rows}
     assert "lo" in interfaces and not any(name.startswith("swp") for name in interfaces)
+    nic = design.hosts[0].nics[1]  # the server files say which leaf port each NIC is cabled to
+    assert (nic.leaf, nic.leaf_port) == ("p0-su0-r1-leaf", "Ethernet1/1")
 
 
 def test_several_targets_give_the_canonical_name_and_each_os_in_its_own_column() -> None:
