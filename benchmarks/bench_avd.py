@@ -108,7 +108,7 @@ def inventory(design: Design) -> dict[str, dict[str, Any]]:
     gives every link the design's own /31; the comparison after the run proves it did."""
     configs = design.configs
     names = {
-        (device.hostname, interface.name): eos.interface_name(interface)
+        (device.hostname, interface.name): device.os_port_name("eos", interface)
         for device in configs
         for interface in device.interfaces
     }

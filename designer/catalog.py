@@ -2,17 +2,35 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from functools import cache
 from pathlib import Path
 from typing import Any
 
 import yaml
 
+from designer.targets import TARGETS
+
+
+@dataclass(frozen=True)
+class PortNaming:
+    """How a network OS names the front-panel ports of a switch: ``whole`` for a port run as one link,
+    ``broken_out`` for each link of a port split into several, as ``str.format`` patterns of the fields
+    :data:`PORT_FIELDS`."""
+
+    whole: str
+    broken_out: str
+
+
+PORT_FIELDS = ("cage", "subport", "lane", "serdes")
+"""The fields a port naming pattern may use: the front-panel port (from 1), the link in it (from 0), the port's
+first lane the link takes (from 1) and the switch's first SerDes lane it takes (from 0)."""
+
 
 @dataclass(frozen=True)
 class SwitchModel:
-    """A switch as the catalog knows it."""
+    """A switch as the catalog knows it; ``port_names`` is how an OS names its ports where this platform differs
+    from the OS's own rule (the target's ``port_names``), by OS."""
 
     name: str
     ports: int
@@ -20,6 +38,7 @@ class SwitchModel:
     rack_units: int
     power_w: int
     power_w_optics: int
+    port_names: dict[str, PortNaming] = field(default_factory=dict)
 
 
 @dataclass(frozen=True)
@@ -73,10 +92,11 @@ class TargetModel:
     """What one network OS's configuration can express (``None``: no known limit)."""
 
     name: str
-    label: str
     max_ecmp_paths: int | None
     max_mtu: int
     min_pfc_watchdog_ms: int | None
+    port_names: PortNaming
+    """How the OS names a switch's ports, unless the switch model says otherwise (:meth:`Catalog.port_naming`)."""
     pfc_watchdog_poll_ms: tuple[int, int] | None = None
     """Shortest and longest PFC watchdog polling interval, when the OS configures polls rather than times."""
     pfc_watchdog_polls: tuple[int, int] | None = None
@@ -99,6 +119,11 @@ class TargetModel:
         return low, high
 
     load_balancing: Balancing = Balancing(("ecmp",), ("five-tuple",), ("per-tier",), None)
+
+    @property
+    def label(self) -> str:
+        """The OS's name in messages: its record's (:mod:`designer.targets`)."""
+        return TARGETS[self.name].label
 
 
 @dataclass(frozen=True)
@@ -176,6 +201,13 @@ class Catalog:
     cable_lengths_m: tuple[float, ...]
     switch_facts: dict[str, SwitchFacts]
 
+    def port_naming(self, target: str, model: str) -> PortNaming:
+        """How ``target`` names the ports of switch ``model``: the model's own rule for it, else the target's."""
+        known = self.switches.get(model)
+        return (
+            known.port_names.get(target, self.targets[target].port_names) if known else self.targets[target].port_names
+        )
+
 
 def shipped_data(name: str) -> Any:
     """A YAML data file shipped in the package (``catalog.yaml``, ``qos_profiles.yaml``), read with libyaml's
@@ -193,14 +225,32 @@ def catalog() -> Catalog:
 def make_catalog(data: dict[str, Any]) -> Catalog:
     """A catalog from data in ``catalog.yaml``'s format (the shipped file, or it overlaid by site catalogs)."""
     return Catalog(
-        switches={name: SwitchModel(name, **fields) for name, fields in sorted(data["switches"].items())},
+        switches={
+            name: SwitchModel(
+                name,
+                **{
+                    **fields,
+                    "port_names": {
+                        target: PortNaming(**naming) for target, naming in fields.get("port_names", {}).items()
+                    },
+                },
+            )
+            for name, fields in sorted(data["switches"].items())
+        },
         servers={
             name: ServerModel(name, **_lists_as_tuples(fields)) for name, fields in sorted(data["servers"].items())
         },
         media={name: MediumModel(name, **fields) for name, fields in data["media"].items()},
         targets={
-            name: TargetModel(name, **_tuples(fields), load_balancing=Balancing(**_tuples(balancing)))
-            for name, (fields, balancing) in ((name, _split(fields)) for name, fields in data["targets"].items())
+            name: TargetModel(
+                name,
+                **_tuples(fields),
+                port_names=PortNaming(**port_names),
+                load_balancing=Balancing(**_tuples(balancing)),
+            )
+            for name, (fields, balancing, port_names) in (
+                (name, _split(fields)) for name, fields in data["targets"].items()
+            )
         },
         facility=data["facility"],
         cable_lengths_m=tuple(data["cable_lengths_m"]),
@@ -241,9 +291,10 @@ def overlaid(data: dict[str, Any], site: dict[str, Any]) -> dict[str, Any]:
     return merged
 
 
-def _split(fields: dict[str, Any]) -> tuple[dict[str, Any], dict[str, Any]]:
-    """A target's fields without its ``load_balancing`` mapping, and that mapping."""
-    return {key: value for key, value in fields.items() if key != "load_balancing"}, fields["load_balancing"]
+def _split(fields: dict[str, Any]) -> tuple[dict[str, Any], dict[str, Any], dict[str, str]]:
+    """A target's fields without its ``load_balancing`` and ``port_names`` mappings, and those mappings."""
+    rest = {key: value for key, value in fields.items() if key not in ("load_balancing", "port_names")}
+    return rest, fields["load_balancing"], fields["port_names"]
 
 
 def _tuples(fields: dict[str, Any]) -> dict[str, Any]:

@@ -34,10 +34,12 @@ class Cap:
         return f"{size:,} bytes, larger than the {self.limit // MiB:,} MiB {self.kind} may hold; it was not read"
 
 
-DESIGN = Cap("a design.json", 512 * MiB)
-"""159 MiB at 131,072 GPUs (DGX B300, 786,432 links); it grows with the links."""
-TABLE = Cap("a table or report of a build", 512 * MiB)
-"""summary.md, the CSV tables, power.md, the SVGs and lab/: addressing.csv, the largest, 130 MiB at 131,072 GPUs."""
+DESIGN = Cap("a design.json", 1024 * MiB)
+"""289 MiB at 131,072 GPUs (DGX B300, 786,432 links, four targets: each link's os_ports about 150 bytes); it grows
+with the links."""
+TABLE = Cap("a table or report of a build", 1024 * MiB)
+"""summary.md, the CSV tables, power.md, the SVGs and lab/: addressing.csv, the largest, 242 MiB at 131,072 GPUs
+(each OS's port names in its own columns)."""
 MANIFEST = Cap("a manifest.json", 128 * MiB)
 """11.9 MiB for 116,749 files at 131,072 GPUs (DGX B300); 60 to 70 MiB at the link limit with a NetworkManager file
 per NIC."""

@@ -33,6 +33,7 @@ from designer.allocate import Allocation
 from designer.analysis.workload import WorkloadResult
 from designer.fabric import Fabric
 from designer.intent import Intent
+from designer.ports import named_ports
 
 TABLE_BASE = 100
 """NIC ``i``'s routing table and rule priority are ``TABLE_BASE + i``: clear of the kernel's reserved tables
@@ -158,7 +159,7 @@ def host_configs(
     backend = (allocation.server_p2p.cidr,)
     keyfiles = spec.format == "nmconnection"
     prefixes = tuple(f"net/ipv4/conf/{name}/" if "." in name else f"net.ipv4.conf.{name}." for name in spec.nics)
-    names = fabric.port_names()  # one tuple per port layout: naming a port costs an index
+    names = named_ports(intent, fabric)  # one tuple per port layout: naming a port costs an index
     leaf_ips, nic_ips = allocation.upper_ips, allocation.lower_ips  # a server link's leaf is its upper end
     hosts = []
     for offset, numbers in enumerate(links):

@@ -45,10 +45,9 @@ from designer.catalog import SonicSku, SwitchFacts, catalog
 from designer.fabric import SERVER_LEAF, Device, Fabric
 from designer.intent import Intent
 from designer.intent.configs import QosSpec
+from designer.ports import serdes_lanes, switch_port_names
 from designer.sizing import Plan
 
-SERDES_LANES = {10: 1, 25: 1, 40: 4, 50: 2, 100: 4, 200: 4, 400: 8, 800: 8, 1600: 8}
-"""Electrical lanes of one physical port at each port speed (QSFP28/QSFP56 4, QSFP-DD/OSFP 8)."""
 HASH_FIELDS = {
     "five-tuple": ("source-ip", "destination-ip", "ip-protocol", "source-port", "destination-port"),
 }
@@ -224,9 +223,10 @@ class LoadBalancing:
 
 @dataclass(frozen=True)
 class DeviceConfig:
-    """Everything one switch's configuration says. ``port_names`` names every logical port, cabled or not;
-    ``facts`` are the vendor's facts about the switch model, when the catalog has them, and ``sku`` the SONiC SKU
-    the switch runs, when the vendor ships one for its port layout."""
+    """Everything one switch's configuration says. ``port_names`` names every logical port, cabled or not, as the
+    fabric does (``swpN``, ``swpNsL``), and ``os_port_names`` as each target of the catalog does
+    (:mod:`designer.ports`), in the same order; ``facts`` are the vendor's facts about the switch model, when the
+    catalog has them, and ``sku`` the SONiC SKU the switch runs, when the vendor ships one for its port layout."""
 
     hostname: str
     role: str
@@ -245,9 +245,14 @@ class DeviceConfig:
     bgp: Bgp
     qos: Qos
     port_names: tuple[str, ...]
+    os_port_names: dict[str, tuple[str, ...]]
     facts: SwitchFacts | None
     load_balancing: LoadBalancing
     sku: SonicSku | None = None
+
+    def os_port_name(self, target: str, interface: Interface) -> str:
+        """The name ``target`` gives the port of ``interface``."""
+        return self.os_port_names[target][(interface.port - 1) * interface.breakout + interface.lane]
 
 
 def headroom(
@@ -332,7 +337,7 @@ class _Ports:
 
     def __init__(self, device: Device, port_speed: int, names: tuple[str, ...]) -> None:
         self.breakout = device.breakout
-        self.serdes = max(SERDES_LANES.get(port_speed, 1), device.breakout)
+        self.serdes = serdes_lanes(port_speed, device.breakout)
         self.lanes = self.serdes // device.breakout
         self.names = names
         self.places = tuple(
@@ -358,6 +363,20 @@ def device_configs(
     skus: dict[tuple[str, int, int], SonicSku | None] = {}
     rooms: dict[tuple[str, str], dict[int, Headroom]] = {}
     layouts: dict[tuple[str, int, int], _Ports] = {}
+    os_names: dict[tuple[str, str, int, int], dict[str, tuple[str, ...]]] = {}
+
+    def os_layout(device: Device) -> dict[str, tuple[str, ...]]:
+        key = (device.role, device.model, device.ports, device.breakout)
+        if key not in os_names:
+            os_names[key] = switch_port_names(
+                intent.catalog,
+                tuple(intent.catalog.targets),
+                device.model,
+                device.ports,
+                device.breakout,
+                intent.switch(device.role).speed,
+            )
+        return os_names[key]
 
     def sku(device: Device) -> SonicSku | None:
         key = (device.model, device.ports, device.breakout)
@@ -503,6 +522,7 @@ def device_configs(
                 bgp=bgp,
                 qos=qos,
                 port_names=device_ports.names,
+                os_port_names=os_layout(device),
                 facts=facts.get(device.model),
                 load_balancing=balancing(intent, device),
                 sku=sku(device),

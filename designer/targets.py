@@ -1,10 +1,11 @@
 """The network OSes designer writes configurations for: one record each.
 
-The intent's schema and rules, the renderer, the build and the summary read these records; no stage decides by an
-OS's name. An OS is its record here, its view (``designer/render/<view>.py``), its templates (``templates/<os>/``)
-and its entry in ``designer/catalog.yaml``'s ``targets`` (what its configuration can express: ECMP width, MTU,
-watchdog times, load balancing), which site catalogs may adjust; its options (``target_options``) and its offline
-check (``validate-configs``) are still written beside the schema and the other parsers.
+The intent's schema and rules, the renderer, the build, the summary and ``validate-configs`` read these records; no
+stage decides by an OS's name. An OS is its record here, its view (``designer/render/<view>.py``), its templates
+(``templates/<os>/``) and its entry in ``designer/catalog.yaml``'s ``targets`` (what its configuration can express:
+ECMP width, MTU, watchdog times, load balancing, how it names ports), which site catalogs may adjust. A record names
+its options section (``target_options.<os>``, a model of the intent's schema) and its offline check (a function of
+``designer.verify.parsers``) by name.
 This module is data only: it imports nothing of the stages, so the intent's schema can read it.
 """
 
@@ -22,14 +23,18 @@ class Companion:
     template: str
     extension: str
     about: str
+    validator: str = ""
+    """Its offline check, as :attr:`Target.validator`."""
 
 
 @dataclass(frozen=True)
 class Target:
-    """One network OS: its entry template and file extension, the module of its view, the companion files beside
-    each configuration, the targets it needs beside it (and why), and whether its files run the FRR lab."""
+    """One network OS: its name in messages, its entry template and file extension, the module of its view, the
+    companion files beside each configuration, the targets it needs beside it (and why), whether its files run the
+    FRR lab, its offline check, its options section and whether a site may rename its ports."""
 
     name: str
+    label: str
     template: str
     extension: str
     view: str
@@ -40,18 +45,31 @@ class Target:
     """Targets it cannot be written without, each with the reason."""
     lab: bool = False
     """Its files run in ``designer verify``'s FRR lab and the containerlab export (``lab/``)."""
+    fixed_port_names: str = ""
+    """Why a site catalog may not change how it names ports (its ``port_names`` in the catalog); empty: it may."""
+    validator: str = ""
+    """The function of ``designer.verify.parsers`` that checks its files offline (``validate-configs``): given the
+    output folder, its files as (path, label) and the SONiC YANG folder asked for, it returns a verdict per file,
+    raises ``PrerequisiteError`` for a missing tool and ``Unchecked`` when the files cannot be checked. Empty: no
+    offline check."""
+    options: str = ""
+    """The model of its ``target_options.<name>`` section in ``designer.intent.schema`` (empty: it takes none)."""
 
 
 TARGETS: dict[str, Target] = {
     "sonic": Target(
         "sonic",
+        "SONiC",
         "sonic/config_db.json.j2",
         "json",
         "sonic",
         needs=(("frr", "sonic runs BGP from the FRR configuration beside its config_db.json (split-unified mode)"),),
+        validator="sonic_files",
+        options="SonicOptionsDoc",
     ),
     "frr": Target(
         "frr",
+        "FRR",
         "frr/frr.conf.j2",
         "conf",
         "linux",
@@ -61,12 +79,24 @@ TARGETS: dict[str, Target] = {
                 "frr/sysctl.conf.j2",
                 "conf",
                 "each FRR router's kernel settings (multipath hash policy and seed)",
+                validator="sysctl_files",
             ),
         ),
         lab=True,
+        fixed_port_names="the FRR lab's interfaces are the designer's own swpN and swpNsL (design.json's ports)",
+        validator="frr_files",
     ),
-    "eos": Target("eos", "eos/eos.cfg.j2", "cfg", "eos"),
-    "nvue": Target("nvue", "nvue/startup.yaml.j2", "yaml", "nvue"),
+    "eos": Target("eos", "EOS", "eos/eos.cfg.j2", "cfg", "eos", validator="eos_files"),
+    "nvue": Target(
+        "nvue",
+        "NVUE",
+        "nvue/startup.yaml.j2",
+        "yaml",
+        "nvue",
+        fixed_port_names="Cumulus Linux names a broken-out port's links after their parent, swpNs0 to swpNs<n-1>",
+        validator="nvue_files",
+        options="NvueOptionsDoc",
+    ),
 }
 """Every network OS designer writes for, by the name an intent's ``targets`` uses, in the order of the default."""
 NAMES = tuple(TARGETS)
@@ -93,3 +123,17 @@ def config_files(target: str, hostname: str) -> list[tuple[str, str]]:
 def with_lab(targets: tuple[str, ...] | list[str]) -> bool:
     """Whether any of ``targets`` runs the FRR lab (then a build writes ``lab/``)."""
     return any(TARGETS[target].lab for target in targets)
+
+
+def validators() -> dict[str, str]:
+    """Each folder under ``configs/`` that has an offline check, with the check's name: every target's and every
+    companion's, in record order."""
+    return {
+        folder: validator
+        for target in TARGETS.values()
+        for folder, validator in (
+            (target.name, target.validator),
+            *((companion.folder, companion.validator) for companion in target.companions),
+        )
+        if validator
+    }

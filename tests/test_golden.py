@@ -1,6 +1,7 @@
 """Golden files: the device model and the rendered configuration of representative switches, per OS, and the
 files of the first server in both addressing formats (``servers/``), for a small 2-tier and 3-tier intent. A model
-change shows in ``model/``, a template change only in the OS folders.
+change shows in ``model/``, a template change only in the OS folders. An EOS-only design's cable plan and addresses
+(``small-eos/``) name every port as EOS does.
 
 After an intended change to a template or the device model, regenerate them with
 ``python -m pytest tests/test_golden.py --update-golden`` and review the diff like any other change.
@@ -16,6 +17,7 @@ import pytest
 
 from designer.intent import parse_intent
 from designer.model import DeviceConfig
+from designer.outputs.tables import addressing_rows, cabling_rows, csv_bytes
 from designer.pipeline import build, design
 from designer.render import TARGETS, config_files, render_configs
 from designer.render.hosts import render_hosts
@@ -91,3 +93,19 @@ def test_no_stale_golden_files(intent: str) -> None:
     expected |= set(server_files(intent))
     on_disk = {str(path.relative_to(GOLDEN / intent)) for path in (GOLDEN / intent).rglob("*") if path.is_file()}
     assert on_disk == expected, "remove golden files no test produces any more"
+
+
+EOS_ONLY = "small-eos"
+
+
+@pytest.mark.parametrize("table", ["cabling", "addressing"])
+def test_an_eos_only_design_names_its_ports_as_eos(table: str, update_golden: bool) -> None:
+    design = build(ROOT / "tests" / "intents" / f"{EOS_ONLY}.yaml")
+    header, rows = {"cabling": cabling_rows, "addressing": addressing_rows}[table](design)
+    text = csv_bytes(header, rows).decode()
+    assert "swp" not in text and "Ethernet1/5," in text
+    check_golden(GOLDEN / EOS_ONLY / f"{table}.csv", text, update_golden)
+    devices, files = representatives(EOS_ONLY)
+    for device in devices:
+        relative = config_files("eos", device.hostname)[0][0]
+        check_golden(GOLDEN / EOS_ONLY / relative.removeprefix("configs/"), files[relative].decode(), update_golden)

@@ -19,6 +19,7 @@ from designer.diff import lost_lines
 from designer.errors import InputError
 from designer.fabric import LEAF_SPINE, SPINE_SUPER
 from designer.outputs.summary import summary_markdown
+from designer.outputs.tables import cabling_rows
 from designer.pipeline import build
 from designer.render import render_configs
 from tests.conftest import ROOT
@@ -101,6 +102,9 @@ def assert_only_added(old: Design, new: Design, old_files: dict[str, bytes], new
     moved = {end: (link, links_after.get(end)) for end, link in links_before.items() if links_after.get(end) != link}
     assert not moved, f"{len(moved)} existing links changed, e.g. {next(iter(moved.items()))}"
     assert set(racks(old).items()) <= set(racks(new).items())
+    header, old_rows = cabling_rows(old)
+    assert header[3:6] == ["a_port", "a_port_frr", "a_port_eos"]  # every OS's port names stay where they were
+    assert set(map(tuple, old_rows)) <= set(map(tuple, cabling_rows(new)[1]))
     for path, data in old_files.items():
         lost = lost_lines(data.decode(), new_files[path].decode(), path)
         assert not lost, f"{path} lost or changed {len(lost)} lines, e.g. {lost[:3]}"

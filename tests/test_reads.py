@@ -27,8 +27,8 @@ ROOT = Path(__file__).resolve().parent.parent
 INTENT = ROOT / "tests" / "intents" / "small-2tier.yaml"
 MiB, GB3, GB20 = 1 << 20, 3 << 30, 20 << 30
 CAPS = {
-    "a design.json": 512,
-    "a table or report of a build": 512,
+    "a design.json": 1024,
+    "a table or report of a build": 1024,
     "a manifest.json": 128,
     "a switch configuration": 16,
     "a server's file": 1,

@@ -74,3 +74,43 @@ def test_no_stage_decides_by_an_os_name() -> None:
         if pattern.search(line)
     ]
     assert found == []
+
+
+def test_each_record_names_its_check_and_options_and_the_schema_and_validate_configs_read_them() -> None:
+    """validate-configs checks a configs/ folder with the function its record names, and target_options has a
+    section exactly for the records that name an options model."""
+    from designer.intent import schema
+    from designer.targets import validators
+    from designer.verify import parsers
+
+    for folder, validator in validators().items():
+        assert callable(getattr(parsers, validator)), (folder, validator)
+    assert set(validators()) == {*NAMES, "sysctl"}
+    with_options = {name: target.options for name, target in TARGETS.items() if target.options}
+    assert set(schema.TargetOptionsDoc.model_fields) == set(with_options)
+    for name, model in with_options.items():
+        assert schema.TargetOptionsDoc.model_fields[name].annotation is getattr(schema, model)
+    assert all(catalog().targets[name].label == target.label for name, target in TARGETS.items())
+
+
+def test_an_os_is_named_only_by_its_record_view_check_and_options() -> None:
+    """Adding a target means adding its record, view, templates, catalog entry and, if it has them, its check and
+    options model: an OS's name as a string appears nowhere else in the package. Beside the records, views and
+    checks, only the options models of the intent's schema and their cross-field rules name one, and the catalog
+    reads its switches' SONiC device facts by that section's name."""
+    allowed_folders = {"targets.py", "render", "verify"}
+    allowed_lines = {
+        ("intent/schema.py", "nvue"),
+        ("intent/configs.py", "sonic"),
+        ("catalog.py", "sonic"),
+    }
+    pattern = re.compile(r"""["'](sonic|frr|eos|nvue)["']""")
+    found = [
+        f"{path.relative_to(ROOT)}:{number}: {line.strip()}"
+        for path in sorted((ROOT / "designer").rglob("*.py"))
+        if path.relative_to(ROOT / "designer").parts[0] not in allowed_folders
+        for number, line in enumerate(Path(path).read_text().splitlines(), 1)
+        for match in pattern.finditer(line)
+        if (str(path.relative_to(ROOT / "designer")), match.group(1)) not in allowed_lines
+    ]
+    assert found == []

@@ -319,7 +319,8 @@ def _resolve(
     targets = doc.targets if intact(("targets",)) else []
     problems.extend(target_problems(targets))
     if intact(("routing", "bfd"), ("target_options",)):
-        problems.extend(bfd_problems(doc.routing, targets, {"nvue": doc.target_options.nvue.release}))
+        releases = {name: options.release for name, options in doc.target_options if hasattr(options, "release")}
+        problems.extend(bfd_problems(doc.routing, targets, releases))
     if server and switches and not sizing and intact(("target_options",), ("fabric",)):
         problems.extend(
             sku_problems(

@@ -10,13 +10,22 @@ import re
 from typing import TYPE_CHECKING, Annotated, Any, Literal
 
 from netaddr import AddrFormatError, IPNetwork
-from pydantic import AfterValidator, BaseModel, BeforeValidator, ConfigDict, Field, ValidationInfo, WithJsonSchema
+from pydantic import (
+    AfterValidator,
+    BaseModel,
+    BeforeValidator,
+    ConfigDict,
+    Field,
+    ValidationInfo,
+    WithJsonSchema,
+    create_model,
+)
 
 from designer.catalog import Catalog, catalog
 from designer.nic_names import PATTERN as NIC_NAME_PATTERN
 from designer.nic_names import RESERVED as RESERVED_NIC_NAMES
 from designer.nic_names import nic_name_problem
-from designer.targets import NAMES
+from designer.targets import NAMES, TARGETS
 
 MAX_GPUS = 1_048_576
 """The largest cluster the designer accepts (1M GPUs); anything bigger is a typo, refused at once."""
@@ -456,11 +465,21 @@ class SonicOptionsDoc(Section):
     )
 
 
-class TargetOptionsDoc(Section):
-    """Per network OS choices of how its files are written."""
+def target_options_doc() -> type[Section]:
+    """The ``target_options`` section: one field per target whose record names an options model of this module
+    (:attr:`designer.targets.Target.options`), in record order."""
+    models: dict[str, type[Section]] = {
+        target.name: globals()[target.options] for target in TARGETS.values() if target.options
+    }
+    fields: dict[str, Any] = {
+        name: (model, Field(model(), description=f"{TARGETS[name].label}.")) for name, model in models.items()
+    }
+    return create_model(
+        "TargetOptionsDoc", __base__=Section, __doc__="Per network OS choices of how its files are written.", **fields
+    )
 
-    nvue: NvueOptionsDoc = Field(NvueOptionsDoc(), description="NVIDIA Cumulus Linux NVUE.")
-    sonic: SonicOptionsDoc = Field(SonicOptionsDoc(), description="SONiC.")
+
+TargetOptionsDoc = target_options_doc()
 
 
 _CATALOG = "Default: the catalog's (designer/catalog.yaml)."

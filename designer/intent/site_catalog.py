@@ -11,21 +11,78 @@ is wrong``. A new entry must give every field the shipped entries have; an overr
 from __future__ import annotations
 
 import hashlib
+import re
 from dataclasses import dataclass
 from pathlib import Path as FilePath
+from string import Formatter
 from typing import Annotated, Any, Literal
 
 import yaml
-from pydantic import Field, ValidationError
+from pydantic import AfterValidator, Field, ValidationError, model_validator
 
-from designer.catalog import Catalog, catalog, laid_over, make_catalog, overlaid, shipped_data
+from designer.catalog import PORT_FIELDS, Catalog, catalog, laid_over, make_catalog, overlaid, shipped_data
 from designer.errors import InputError, Problem, Source
 from designer.intent.schema import MAX_SWITCH_PORTS, NicName, RdmaName, Section, Speed
 from designer.intent.yaml_source import decode, load_yaml, read_bytes, short
-from designer.targets import NAMES
+from designer.targets import NAMES, TARGETS
 
 MAX_FILES = 16
 """Site catalogs one intent may name."""
+
+
+INTERFACE_NAME = re.compile(r"[A-Za-z][A-Za-z0-9/._:-]{0,62}")
+"""What a port naming pattern must give: an interface name a network OS could have."""
+
+
+def port_pattern(value: str) -> str:
+    """A port naming pattern: text with the fields of :data:`PORT_FIELDS` in braces, no format spec or conversion,
+    giving an interface name."""
+    try:
+        parts = list(Formatter().parse(value))
+    except ValueError as error:
+        raise ValueError(f"{error}; write the fields in single braces, for example Ethernet{{cage}}/{{lane}}") from None
+    for _, field, spec, conversion in parts:
+        if field is not None and (field not in PORT_FIELDS or spec or conversion):
+            written = field + (f"!{conversion}" if conversion else "") + (f":{spec}" if spec else "")
+            raise ValueError(
+                f"{{{written}}} is not a field of a port name; use {', '.join(f'{{{f}}}' for f in PORT_FIELDS)}"
+            )
+    if not INTERFACE_NAME.fullmatch(value.format(cage=1, subport=0, lane=1, serdes=0)):
+        raise ValueError("gives no interface name (a letter, then up to 62 letters, digits and / . _ : -)")
+    return value
+
+
+PortPattern = Annotated[str, Field(min_length=1, max_length=64), AfterValidator(port_pattern)]
+
+
+class PortNamingDoc(Section):
+    """How a network OS names a switch's ports: ``whole`` for a port run as one link, ``broken_out`` for each link
+    of a port split into several, from the fields {cage} (the port, from 1), {subport} (the link in it, from 0),
+    {lane} (its first lane in the port, from 1) and {serdes} (its first SerDes lane on the switch, from 0)."""
+
+    whole: PortPattern = Field(description="A port run as one link, e.g. Ethernet{cage}.")
+    broken_out: PortPattern = Field(description="A link of a broken-out port, e.g. Ethernet{cage}/{lane}.")
+
+    @model_validator(mode="after")
+    def distinct(self) -> PortNamingDoc:
+        """Every port of a switch must get its own name."""
+        fields = {name: {part[1] for part in Formatter().parse(pattern)} for name, pattern in vars(self).items()}
+        if not fields["whole"] & {"cage", "serdes"}:
+            raise ValueError("whole: names every port alike; use {cage} or {serdes}")
+        broken = fields["broken_out"]
+        if "serdes" not in broken and not ("cage" in broken and broken & {"subport", "lane"}):
+            raise ValueError("broken_out: names two links alike; use {serdes}, or {cage} with {subport} or {lane}")
+        return self
+
+
+def site_named(target: str) -> str:
+    """An OS whose port names are the site's to choose (:attr:`Target.fixed_port_names`)."""
+    if TARGETS[target].fixed_port_names:
+        raise ValueError(f"{target}'s port names are not a site's to choose: {TARGETS[target].fixed_port_names}")
+    return target
+
+
+SiteNamed = Annotated[Literal[NAMES], AfterValidator(site_named)]  # type: ignore[valid-type]
 
 
 class SwitchEntryDoc(Section):
@@ -36,6 +93,9 @@ class SwitchEntryDoc(Section):
     rack_units: int | None = Field(None, gt=0, le=60, description="Rack units.")
     power_w: int | None = Field(None, gt=0, le=100_000, description="Power with no optics plugged, in watts.")
     power_w_optics: int | None = Field(None, gt=0, le=100_000, description="Typical power with optics, in watts.")
+    port_names: dict[SiteNamed, PortNamingDoc] | None = Field(
+        None, description="How a network OS names this model's ports, where it differs from the OS's rule."
+    )
 
 
 class ServerEntryDoc(Section):
@@ -78,6 +138,7 @@ class TargetEntryDoc(Section):
     OS needs its view and templates)."""
 
     max_ecmp_paths: int | None = Field(None, gt=0, le=4096, description="Most equal-cost BGP paths.")
+    port_names: PortNamingDoc | None = Field(None, description="How the OS names a switch's ports.")
     load_balancing: BalancingEntryDoc | None = Field(None, description="Where dynamic load balancing runs.")
 
 
@@ -258,7 +319,8 @@ REQUIRED = {
 
 def _incomplete(merged: dict[str, Any], overlay: dict[str, Any], shipped: dict[str, Any]) -> list[str]:
     """What is wrong with the site entries once laid over the shipped ones: new entries that leave out a field, a
-    new medium's reach without a default, a target's dynamic models that are no catalog switch."""
+    new medium's reach without a default, a target's dynamic models that are no catalog switch, port names of an
+    OS whose names are fixed."""
     problems = []
     for section, fields in REQUIRED.items():
         for name in sorted(overlay.get(section, {})):
@@ -278,6 +340,11 @@ def _incomplete(merged: dict[str, Any], overlay: dict[str, Any], shipped: dict[s
                 "{default: 30, 800: 20}"
             )
     for target, entry in sorted(overlay.get("targets", {}).items()):
+        if "port_names" in entry and TARGETS[target].fixed_port_names:
+            problems.append(
+                f"targets.{target}.port_names: {target}'s port names are not a site's to choose: "
+                f"{TARGETS[target].fixed_port_names}"
+            )
         unknown = [
             model
             for model in entry.get("load_balancing", {}).get("dynamic_models", [])

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import json
 from json.encoder import encode_basestring_ascii as quote
 from typing import Any
@@ -10,8 +11,10 @@ from designer import __version__
 from designer.checks import formats as checks_format
 from designer.design import Design
 from designer.fabric import TIERS
+from designer.model import DeviceConfig
 from designer.outputs.summary import summary
 from designer.outputs.workloads import detail
+from designer.ports import os_port_names
 
 SEPARATORS = (", ", ": ")
 """How a row of design.json separates items and keys from values: one compact object per line."""
@@ -39,6 +42,7 @@ def design_json(design: Design) -> str:
                 asn=allocation.asns[index],
                 announces=list(design.configs[index].bgp.announced),
                 load_balancing={"mode": balancing.mode, "hash": balancing.hash, "seed": balancing.seed},
+                config=device_model(design.configs[index]),
             )
         else:
             row.update(nics=nics)
@@ -56,6 +60,7 @@ def design_json(design: Design) -> str:
             else {}
         ),
         "summary": summary(design),
+        **({"qos": dataclasses.asdict(design.configs[0].qos)} if design.configs else {}),
     }
     encode = json.JSONEncoder(separators=SEPARATORS).encode
     tables = {
@@ -70,13 +75,13 @@ def design_json(design: Design) -> str:
 
 
 def _link_rows(design: Design) -> list[str]:
-    """Each link's line of design.json: tier, both ends (device, port, address), subnet, length and medium, as the
-    JSON encoder writes such an object, with every name quoted once instead of once per link end."""
+    """Each link's line of design.json: tier, both ends (device, canonical port, address), subnet, length, medium and
+    ``os_ports`` (each target's names of both ends' ports, a then z), as the JSON encoder writes such an object,
+    with every name quoted once instead of once per link end."""
     fabric, allocation, physical = design.fabric, design.allocation, design.physical
     devices = [quote(device.name) for device in fabric.devices]
-    names = fabric.port_names()
-    layouts = {id(layout): tuple(map(quote, layout)) for layout in {id(layout): layout for layout in names}.values()}
-    ports = [layouts[id(layout)] for layout in names]
+    ports = _quoted(fabric.port_names())
+    by_os = [(quote(target), _quoted(names)) for target, names in os_port_names(design.intent, fabric).items()]
     tiers = [quote(tier) for tier in TIERS]
     media = list(map(quote, physical.medium_names()))
     lengths = {length: repr(length / 10) for length in set(physical.link_length_dm)}  # few lengths repeat
@@ -85,12 +90,51 @@ def _link_rows(design: Design) -> list[str]:
     rows = []
     for number, (tier, upper, upper_port, lower, lower_port) in enumerate(fabric.links):
         upper_ip, lower_ip = upper_ips[number], lower_ips[number]
+        os_ports = ", ".join(
+            f"{target}: [{names[upper][upper_port]}, {names[lower][lower_port]}]" for target, names in by_os
+        )
         rows.append(
             f'{{"tier": {tiers[tier]}, "a": [{devices[upper]}, {ports[upper][upper_port]}, "{upper_ip}"], '
             f'"z": [{devices[lower]}, {ports[lower][lower_port]}, "{lower_ip}"], "subnet": "{upper_ip}/31", '
-            f'"length_m": {lengths[length_of[number]]}, "medium": {media[medium_of[number]]}}}'
+            f'"length_m": {lengths[length_of[number]]}, "medium": {media[medium_of[number]]}, '
+            f'"os_ports": {{{os_ports}}}}}'
         )
     return rows
+
+
+def device_model(config: DeviceConfig) -> dict[str, Any]:
+    """A switch's device model (:class:`~designer.model.DeviceConfig`) for design.json, as other tools start from
+    it, without what design.json holds elsewhere: its interfaces and BGP sessions are its ends of the links (a
+    port's name per OS in ``os_ports``), the QoS profile every switch shares is the top-level ``qos``. A port's PFC
+    headroom is the first ``headroom`` row (``[cable_m, size, xon, xoff, vendor]``, bytes) whose ``cable_m`` is at
+    least its link's ``length_m`` rounded up to a whole metre."""
+    bgp = config.bgp
+    rooms = {interface.headroom.cable_m: interface.headroom for interface in config.interfaces}
+    return {
+        "mtu": config.mtu,
+        "physical_ports": config.physical_ports,
+        "port_speed_gbps": config.port_speed_gbps,
+        "breakout": config.breakout,
+        "serdes_lanes": config.serdes_lanes,
+        "sonic_sku": config.sku.hwsku if config.sku else None,
+        "bgp": {
+            "router_id": bgp.router_id,
+            "maximum_paths": bgp.maximum_paths,
+            "networks": list(bgp.networks),
+            "aggregates": list(bgp.aggregates),
+            "multipath_relax": bgp.multipath_relax,
+            "bfd": dataclasses.asdict(bgp.bfd) if bgp.bfd else None,
+            "keepalive": bgp.keepalive,
+            "hold": bgp.hold,
+        },
+        "headroom": [[cable, room.size, room.xon, room.xoff, room.vendor] for cable, room in sorted(rooms.items())],
+    }
+
+
+def _quoted(names: list[tuple[str, ...]]) -> list[tuple[str, ...]]:
+    """Every device's port names as JSON strings, each layout shared by its devices quoted once."""
+    layouts = {id(layout): tuple(map(quote, layout)) for layout in {id(layout): layout for layout in names}.values()}
+    return [layouts[id(layout)] for layout in names]
 
 
 def rack_rows(design: Design) -> list[dict[str, Any]]:

@@ -10,16 +10,37 @@ from typing import Any
 
 from designer.design import Design
 from designer.fabric import TIERS
+from designer.ports import os_port_names, port_columns
 
 CHUNK_ROWS = 4096
 """Rows a CSV table is made of at a time: a few MiB of text, whatever the table's length."""
 
 
+def port_layouts(design: Design) -> tuple[list[str], list[list[tuple[str, ...]]]]:
+    """The suffixes of a table's port columns (:func:`designer.ports.port_columns`) and, per column, every device's
+    port names: one target's names alone, or the canonical names and then each target's."""
+    canonical = design.fabric.port_names()
+    by_os = os_port_names(design.intent, design.fabric)
+    columns = port_columns(design.intent.targets)
+    return [suffix for suffix, _ in columns], [canonical if target is None else by_os[target] for _, target in columns]
+
+
 def cabling_rows(design: Design) -> tuple[list[str], Iterable[list[Any]]]:
-    """One row per link: both ends, speed, tier, estimated length and medium (see designer.physical.cables)."""
+    """One row per link: both ends, speed, tier, estimated length and medium (see designer.physical.cables). Ports
+    are named as the design's one target names them; with several, the canonical name and then each OS's."""
     devices, speed, physical = design.fabric.devices, design.plan.link_speed, design.physical
-    names = design.fabric.port_names()
-    header = ["tier", "plane", "a_device", "a_port", "z_device", "z_port", "speed_gbps", "length_m", "medium"]
+    suffixes, layouts = port_layouts(design)
+    header = [
+        "tier",
+        "plane",
+        "a_device",
+        *(f"a_port{suffix}" for suffix in suffixes),
+        "z_device",
+        *(f"z_port{suffix}" for suffix in suffixes),
+        "speed_gbps",
+        "length_m",
+        "medium",
+    ]
     media = physical.medium_names()
     lengths = {length: f"{length / 10:.1f}" for length in set(physical.link_length_dm)}  # few lengths repeat
     rows = (
@@ -27,9 +48,9 @@ def cabling_rows(design: Design) -> tuple[list[str], Iterable[list[Any]]]:
             TIERS[tier],
             devices[upper].plane,
             devices[upper].name,
-            names[upper][upper_port],
+            *(names[upper][upper_port] for names in layouts),
             devices[lower].name,
-            names[lower][lower_port],
+            *(names[lower][lower_port] for names in layouts),
             speed,
             lengths[length],
             media[medium],
@@ -42,21 +63,32 @@ def cabling_rows(design: Design) -> tuple[list[str], Iterable[list[Any]]]:
 
 
 def addressing_rows(design: Design) -> tuple[list[str], Iterable[list[Any]]]:
-    """One row per addressed interface: loopbacks first, then both ends of every link."""
+    """One row per addressed interface: loopbacks first, then both ends of every link, with the ports named as in
+    ``cabling.csv``."""
     fabric, allocation = design.fabric, design.allocation
-    devices, names = fabric.devices, fabric.port_names()
-    header = ["device", "interface", "address", "peer_device", "peer_interface", "peer_address", "use"]
+    devices = fabric.devices
+    suffixes, layouts = port_layouts(design)
+    header = [
+        "device",
+        *(f"interface{suffix}" for suffix in suffixes),
+        "address",
+        "peer_device",
+        *(f"peer_interface{suffix}" for suffix in suffixes),
+        "peer_address",
+        "use",
+    ]
+    blank = [""] * len(layouts)
 
     def rows() -> Iterable[list[Any]]:
         for device, loopback in zip(fabric.switches(), allocation.loopback_ips, strict=True):
-            yield [device.name, "lo", f"{loopback}/32", "", "", "", "loopback"]
+            yield [device.name, *(["lo"] * len(layouts)), f"{loopback}/32", "", *blank, "", "loopback"]
         upper_ips, lower_ips = allocation.upper_ips, allocation.lower_ips
         for number, (tier, upper, upper_port, lower, lower_port) in enumerate(fabric.links):
             use, up_ip, low_ip = TIERS[tier], upper_ips[number], lower_ips[number]
-            up_name, up_port = devices[upper].name, names[upper][upper_port]
-            low_name, low_port = devices[lower].name, names[lower][lower_port]
-            yield [up_name, up_port, f"{up_ip}/31", low_name, low_port, low_ip, use]
-            yield [low_name, low_port, f"{low_ip}/31", up_name, up_port, up_ip, use]
+            up_name, up_ports = devices[upper].name, [names[upper][upper_port] for names in layouts]
+            low_name, low_ports = devices[lower].name, [names[lower][lower_port] for names in layouts]
+            yield [up_name, *up_ports, f"{up_ip}/31", low_name, *low_ports, low_ip, use]
+            yield [low_name, *low_ports, f"{low_ip}/31", up_name, *up_ports, up_ip, use]
 
     return header, rows()
 

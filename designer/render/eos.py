@@ -9,7 +9,7 @@ from __future__ import annotations
 from typing import Any
 
 from designer.catalog import catalog
-from designer.model import DeviceConfig, Interface
+from designer.model import DeviceConfig
 
 QOS_PROFILE = "ROCE"
 """The EOS ``qos profile`` (trust, PFC, queues, ECN) every fabric and server port applies as its service profile."""
@@ -27,13 +27,6 @@ DSCPS_PER_LINE = 8
 """DSCP values per ``qos map dscp`` line; all 64 are mapped so no DSCP keeps EOS's default class."""
 
 
-def interface_name(interface: Interface) -> str:
-    """``Ethernet{port}`` or, on a broken-out port, ``Ethernet{port}/{first lane from 1}`` (EOS numbering)."""
-    if interface.breakout == 1:
-        return f"Ethernet{interface.port}"
-    return f"Ethernet{interface.port}/{interface.first_lane + 1}"
-
-
 def threshold(size: int) -> tuple[int, str]:
     """An ECN threshold in EOS's units: whole ``kbytes`` (1,024 bytes) when exact, else ``bytes``."""
     return (size // 1024, "kbytes") if size % 1024 == 0 else (size, "bytes")
@@ -45,7 +38,7 @@ def view(device: DeviceConfig) -> dict[str, Any]:
     return {
         "device": device,
         "interfaces": [
-            (interface_name(interface), f"{interface.speed_gbps}g-{interface.lanes}", interface)
+            (device.os_port_name("eos", interface), f"{interface.speed_gbps}g-{interface.lanes}", interface)
             for interface in device.interfaces
         ],
         "dscp_map": [

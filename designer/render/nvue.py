@@ -112,6 +112,7 @@ def view(device: DeviceConfig, release: str | None = None) -> dict[str, Any]:
         "release": release,
         "forms": forms(release),
         "breakouts": breakouts(device),
+        "interfaces": [(device.os_port_name("nvue", interface), interface) for interface in device.interfaces],
         "watchdog_polling_ms": polling,
         "watchdog_robustness": robustness,
         "cnp_shaper": CNP_SHAPER if qos.cnp_rate_percent else None,

@@ -10,13 +10,13 @@ needs is here (sonic-utilities ``config/main.py``). BGP runs from the FRR file b
 (``split`` would delete it at start: sonic-buildimage ``dockers/docker-fpm-frr/docker_init.sh``), so there
 is no BGP_NEIGHBOR table for bgpcfgd to push a second BGP configuration from.
 
-* Ports: every port of the switch, cabled ones up and unused ones admin down. SONiC names a port after its
-  first SerDes lane, ``Ethernet{lane}``, counting the lanes of every cage in order (the vendors'
-  ``port_config.ini`` layout): an 8-lane 800G cage run as 2 x 400G gives ``Ethernet0`` (lanes 0-3) and
-  ``Ethernet4`` (lanes 4-7). ``index`` is the cage, ``subport`` the sub-port from 1 (0 when the cage is not
-  broken out). Where the catalog knows the switch's SONiC SKU (``switch_facts``) the file names it
-  (``platform``, ``hwsku``) with the SKU's aliases (``etp1a``), autoneg and extra ports; elsewhere the alias is
-  the designer's port name. The designer's name always opens the ``description``.
+* Ports: every port of the switch, cabled ones up and unused ones admin down, named as the catalog's SONiC
+  naming says (``DeviceConfig.os_port_names``): after its first SerDes lane, ``Ethernet{lane}``, counting the
+  lanes of every cage in order (the vendors' ``port_config.ini`` layout): an 8-lane 800G cage run as 2 x 400G
+  gives ``Ethernet0`` (lanes 0-3) and ``Ethernet4`` (lanes 4-7). ``index`` is the cage, ``subport`` the
+  sub-port from 1 (0 when the cage is not broken out). Where the catalog knows the switch's SONiC SKU
+  (``switch_facts``) the file names it (``platform``, ``hwsku``) with the SKU's aliases (``etp1a``), autoneg and
+  extra ports; elsewhere the alias is the designer's port name. The designer's name always opens the ``description``.
 * QoS: one set of named maps shared by every cabled port (the DSCP map also switch-wide,
   ``PORT_QOS_MAP|global``): DSCP to traffic class from the model, traffic class ``i`` to queue ``i``, the
   lossless classes to their own priority group and every other class to priority group 0, PFC priority ``i``
@@ -456,7 +456,8 @@ def _port_layout(
     for cage in range(1, device.physical_ports + 1):
         for lane in range(breakout):
             first = (cage - 1) * serdes + lane * lanes
-            name, designer_name = f"Ethernet{first}", device.port_names[(cage - 1) * breakout + lane]
+            port = (cage - 1) * breakout + lane
+            name, designer_name = device.os_port_names["sonic"][port], device.port_names[port]
             alias = (
                 f"{alias_prefix}{cage}{'abcdefgh'[lane] if breakout > 1 else ''}"
                 if alias_prefix is not None

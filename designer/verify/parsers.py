@@ -30,7 +30,7 @@ import re
 import shutil
 import subprocess
 import sys
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from concurrent.futures import ProcessPoolExecutor, ThreadPoolExecutor
 from dataclasses import dataclass
 from functools import partial
@@ -45,6 +45,7 @@ from designer.model import DeviceConfig
 from designer.outputs.folder import INTENT_FILE
 from designer.pipeline import device_models, validated_intent
 from designer.resources import sonic_yang_models
+from designer.targets import validators
 from designer.verify import avd, nvue
 from designer.verify.hostconfig import parse_router_sysctl, sysctl_path
 from designer.verify.lab import SANDBOX
@@ -553,43 +554,61 @@ def validate_output(folder: Path, yang_dir: Path | None = None) -> Report:
         raise InputError(too_large, about=str(configs))
     verdicts: list[Verdict] = []
     missing: list[str] = []
-    if sonic := by_os.pop("sonic", []):
-        try:
-            verdicts += check_config_dbs(
-                [(path, str(path.relative_to(folder))) for path in sonic], yang_dir or default_yang_dir()
-            )
-        except PrerequisiteError as error:
-            missing.append(str(error))
-    if frr := by_os.pop("frr", []):
-        try:
-            verdicts += check_frr((path, str(path.relative_to(folder))) for path in frr)
-        except PrerequisiteError as error:
-            missing.append(str(error))
-    if sysctls := by_os.pop("sysctl", []):
-        try:
-            verdicts += check_sysctls((path, str(path.relative_to(folder))) for path in sysctls)
-        except PrerequisiteError as error:
-            missing.append(str(error))
     unchecked: dict[str, tuple[int, str]] = {}
-    if eos := by_os.pop("eos", []):
-        try:
-            devices = built_devices(folder)
-        except PrerequisiteError as error:
-            unchecked["eos"] = (len(eos), str(error))
-        else:
-            verdicts += check_eos([(path, str(path.relative_to(folder))) for path in eos], devices)
-    if nvue_files := by_os.pop("nvue", []):
-        try:
-            release, why = nvue_release(folder)
-        except PrerequisiteError as error:
-            missing.append(str(error))
-        else:
-            if release:
-                verdicts += check_nvue([(path, str(path.relative_to(folder))) for path in nvue_files], release)
-            else:
-                unchecked["nvue"] = (len(nvue_files), why)
+    for name, validator in validators().items():
+        if paths := by_os.pop(name, []):
+            check: Validator = globals()[validator]
+            try:
+                verdicts += check(folder, [(path, str(path.relative_to(folder))) for path in paths], yang_dir)
+            except PrerequisiteError as error:
+                missing.append(str(error))
+            except Unchecked as error:
+                unchecked[name] = (len(paths), str(error))
     unchecked.update({name: (len(paths), "no offline parser") for name, paths in by_os.items() if paths})
     return Report(verdicts, unchecked, missing)
+
+
+class Unchecked(Exception):
+    """Files that cannot be checked offline, and why (their check's tool is there; something else is not)."""
+
+
+Validator = Callable[[Path, list[tuple[Path, str]], Path | None], list[Verdict]]
+"""A target's offline check (:attr:`designer.targets.Target.validator`): the output folder, its files as (path,
+label) and the SONiC YANG folder asked for (None: the packaged models) to a verdict per file."""
+
+
+def sonic_files(folder: Path, paths: list[tuple[Path, str]], yang_dir: Path | None) -> list[Verdict]:
+    """SONiC's config_db.json files against SONiC's YANG models."""
+    return check_config_dbs(paths, yang_dir or default_yang_dir())
+
+
+def frr_files(folder: Path, paths: list[tuple[Path, str]], yang_dir: Path | None) -> list[Verdict]:
+    """FRR's files through vtysh (:func:`check_frr`)."""
+    return check_frr(paths)
+
+
+def sysctl_files(folder: Path, paths: list[tuple[Path, str]], yang_dir: Path | None) -> list[Verdict]:
+    """The FRR routers' sysctl.d files against the running kernel's settings (:func:`check_sysctls`)."""
+    return check_sysctls(paths)
+
+
+def eos_files(folder: Path, paths: list[tuple[Path, str]], yang_dir: Path | None) -> list[Verdict]:
+    """EOS files against pyavd's rendering of the design rebuilt from the folder (:func:`built_devices`);
+    :class:`Unchecked` without pyavd or an intent.yaml."""
+    try:
+        devices = built_devices(folder)
+    except PrerequisiteError as error:
+        raise Unchecked(str(error)) from None
+    return check_eos(paths, devices)
+
+
+def nvue_files(folder: Path, paths: list[tuple[Path, str]], yang_dir: Path | None) -> list[Verdict]:
+    """NVUE files against NVIDIA's schema of the release they are written for; :class:`Unchecked` when nvueschema
+    has no schema of it or the folder does not say it."""
+    release, why = nvue_release(folder)
+    if not release:
+        raise Unchecked(why)
+    return check_nvue(paths, release)
 
 
 def nvue_release(folder: Path) -> tuple[str, str]:
