@@ -28,10 +28,15 @@ DSCPS_PER_LINE = 8
 
 
 def interface_name(interface: Interface) -> str:
-    """``Ethernet{port}`` or, on a broken-out port, ``Ethernet{port}/{first lane from 1}`` (EOS numbering)."""
-    if interface.breakout == 1:
-        return f"Ethernet{interface.port}"
-    return f"Ethernet{interface.port}/{interface.first_lane + 1}"
+    """The EOS name of ``interface`` (:func:`port_name`)."""
+    return port_name(interface.port, interface.breakout, interface.first_lane)
+
+
+def port_name(cage: int, breakout: int, first_lane: int) -> str:
+    """``Ethernet{cage}`` or, on a broken-out cage, ``Ethernet{cage}/{first lane from 1}`` (EOS numbering)."""
+    if breakout == 1:
+        return f"Ethernet{cage}"
+    return f"Ethernet{cage}/{first_lane + 1}"
 
 
 def threshold(size: int) -> tuple[int, str]:

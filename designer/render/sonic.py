@@ -434,6 +434,12 @@ def _ingress_layout(device: DeviceConfig) -> tuple[tuple[str, ...], str, str | N
     return ("ingress_lossless",), "ingress_lossless_pool", str(device.sku.shared_headroom[BUFFER_TOPOLOGY[device.role]])
 
 
+def port_name(serdes_lanes: int, cage: int, first_lane: int) -> str:
+    """SONiC's name of a logical port: ``Ethernet{lane}`` after its first SerDes lane, counting the ``serdes_lanes``
+    of every cage (from 1) before it."""
+    return f"Ethernet{(cage - 1) * serdes_lanes + first_lane}"
+
+
 def _port_layout(
     device: DeviceConfig,
     alias_prefix: str | None,
@@ -454,7 +460,7 @@ def _port_layout(
     for cage in range(1, device.physical_ports + 1):
         for lane in range(breakout):
             first = (cage - 1) * serdes + lane * lanes
-            name, designer_name = f"Ethernet{first}", device.port_names[(cage - 1) * breakout + lane]
+            name, designer_name = port_name(serdes, cage, lane * lanes), device.port_names[(cage - 1) * breakout + lane]
             alias = (
                 f"{alias_prefix}{cage}{'abcdefgh'[lane] if breakout > 1 else ''}"
                 if alias_prefix is not None
