@@ -1,5 +1,5 @@
 """Command line: ``designer build``, ``designer plan``, ``designer check``, ``designer analyze``, ``designer diff``,
-``designer verify``.
+``designer verify``, ``designer audit``.
 Exit 0 success, 1 a check failed, 2 bad input."""
 
 from __future__ import annotations
@@ -224,6 +224,27 @@ def _parser() -> argparse.ArgumentParser:
     )
     verify_cmd.set_defaults(run=_verify)
 
+    audit_cmd = commands.add_parser(
+        "audit",
+        help=(
+            "compare the cabling the devices report (LLDP) with a built design: every missing, extra and miswired "
+            "cable by name, and the swaps that fix crossed pairs; writes nothing"
+        ),
+    )
+    audit_cmd.add_argument("output", type=Path, metavar="OUTPUT_DIR", help="a folder written by 'designer build'")
+    audit_cmd.add_argument(
+        "files",
+        type=Path,
+        nargs="+",
+        metavar="FILE",
+        help=(
+            "what one device printed, named after the device as the design names it (leaf1.json holds leaf1's): "
+            "EOS 'show lldp neighbors | json' or lldpd 'lldpcli -f json0 show neighbors' (switches and servers)"
+        ),
+    )
+    audit_cmd.add_argument("--format", choices=("text", "json"), default="text")
+    audit_cmd.set_defaults(run=_audit)
+
     schema_cmd = commands.add_parser(
         "schema", help=("print the intent's JSON Schema (for editors: intents/intent.schema.json is this output)")
     )
@@ -426,6 +447,15 @@ def _verify(args: argparse.Namespace) -> int:
         return 130  # the shell's code for a run stopped by Ctrl-C
     print(FORMATS[args.format](report), end="")
     return EXIT_OK if report.passed else EXIT_CHECK_FAILED
+
+
+def _audit(args: argparse.Namespace) -> int:
+    from designer.audit.report import FORMATS
+    from designer.audit.run import audit_output
+
+    name, found = audit_output(args.output, args.files)
+    print(FORMATS[args.format](name, found), end="")
+    return EXIT_OK if found.clean else EXIT_CHECK_FAILED
 
 
 def _schema(args: argparse.Namespace) -> int:

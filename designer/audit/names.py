@@ -1,0 +1,74 @@
+"""The port names each device reports over LLDP, mapped to the design's (``swpN``, ``swpNsL``, ``nicN``).
+
+A switch reports its own OS's names: EOS ``Ethernet{port}`` or ``Ethernet{port}/{lane}``; under lldpd (SONiC,
+Cumulus Linux, the FRR lab) the kernel's interface names, SONiC's ``Ethernet{first lane}`` or Cumulus's ``swpN``
+and ``swpNsL`` (the design's own), and a SONiC peer's description (which opens with the design's name). A server
+reports its backend NICs' Linux names (``nics`` in design.json, in port order). :func:`switch_port_names` is the one
+place that reads the switches' OS names from the render views.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+FAMILIES = ("eos", "lldpd")
+"""The name families a discovery format reports (:attr:`designer.audit.readers.Format.names`)."""
+
+
+def switch_port_names(folder: Path) -> dict[str, dict[str, dict[str, str]]]:
+    """Each family's names of every logical port of every switch, by switch, mapping the reported name to the
+    design's, from the device models of the folder's intent as the EOS and SONiC views name their ports."""
+    from designer.pipeline import device_models
+    from designer.render import eos, sonic
+    from designer.verify.parsers import folder_intent
+
+    tables: dict[str, dict[str, dict[str, str]]] = {family: {} for family in FAMILIES}
+    intent = folder_intent(folder)
+    for device in device_models(intent) if intent else ():
+        lanes = device.serdes_lanes // device.breakout
+        places = [
+            (name, number // device.breakout + 1, number % device.breakout * lanes)
+            for number, name in enumerate(device.port_names)
+        ]
+        tables["eos"][device.hostname] = {
+            eos.port_name(cage, device.breakout, first_lane): name for name, cage, first_lane in places
+        }
+        tables["lldpd"][device.hostname] = {name: name for name in device.port_names} | {
+            sonic.port_name(device.serdes_lanes, cage, first_lane): name for name, cage, first_lane in places
+        }
+    return tables
+
+
+@dataclass(frozen=True)
+class PortNames:
+    """Reported port names to the design's, per family and device (switches) or per device (servers)."""
+
+    switches: Mapping[str, Mapping[str, Mapping[str, str]]]
+    servers: Mapping[str, Mapping[str, str]]
+
+    def design_port(self, family: str, device: str, reported: str) -> str | None:
+        """The design's name of the port ``device`` reports as ``reported`` in ``family``'s names, or None. A
+        description (a SONiC peer's) is known by its first word."""
+        names = self.servers[device] if device in self.servers else self.switches[family].get(device, {})
+        return names.get(reported) or names.get(reported.partition(" ")[0])
+
+    def reported_name(self, family: str, device: str, design_port: str) -> str | None:
+        """The name ``device`` reports in ``family``'s names for the design's ``design_port`` (the first it has)."""
+        names = self.servers[device] if device in self.servers else self.switches[family].get(device, {})
+        return next((name for name, port in names.items() if port == design_port and name != port), None)
+
+
+def port_names(folder: Path, devices: Sequence[dict[str, Any]]) -> PortNames:
+    """The names of the design built in ``folder`` (``devices``: its design.json rows)."""
+    servers = {
+        row["name"]: {
+            **{f"nic{number}": f"nic{number}" for number in range(len(row.get("nics", ())))},
+            **{name: f"nic{number}" for number, name in enumerate(row.get("nics", ()))},
+        }
+        for row in devices
+        if row["role"] == "server"
+    }
+    return PortNames(switch_port_names(folder), servers)
