@@ -7,6 +7,7 @@ lldpd 1.0.16 (``tests/vendor/lldp/``, with their sources) and, where lldpd is in
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import re
 import shutil
@@ -22,8 +23,16 @@ import pytest
 from designer.audit.compare import audit
 from designer.audit.names import PortNames
 from designer.audit.readers import read_eos, read_lldpd
+from designer.built import parse_design
+from designer.outputs.build import design_files
+from designer.pipeline import build
+from designer.verify.cabling import Lldp, audit_lab, cabling_check, lab_cables
+from designer.verify.lab import Lab, ip_batch
+from designer.verify.topology import HostNic, topology
+from designer.verify.traffic import sample
 from tests.conftest import ROOT, need
 from tests.test_intent_errors import run_cli
+from tests.test_verify import need_lab
 
 VENDOR = ROOT / "tests" / "vendor" / "lldp"
 INTENT = ROOT / "tests" / "intents" / "small-2tier.yaml"
@@ -412,3 +421,55 @@ def test_real_lldpd_reports_are_audited(built: Path, tmp_path: Path, crossed: bo
                 1,  # the leaves' other cables are not in the lab: missing
                 {"in_scope": len(scope), "matched": 2, "missing": len(scope) - 2, "extra": 0, "miswired": 0},
             )
+
+
+# designer verify's lab: lldpd in every namespace of a real FRR lab with sampled servers.
+
+VERIFY_TWO_TIER = ROOT / "tests" / "intents" / "verify-2tier.yaml"
+
+
+def crossed_at_the_server(hosts: list[HostNic]) -> list[HostNic]:
+    """The sampled NICs with the first server's first two NICs plugged into each other's leaf ports."""
+    first = hosts[0]
+    second = next(nic for nic in hosts if nic.server == first.server and nic.port == "nic1")
+    assert first.port == "nic0"
+    crossed = {
+        first: dataclasses.replace(first, leaf=second.leaf, leaf_port=second.leaf_port),
+        second: dataclasses.replace(second, leaf=first.leaf, leaf_port=first.leaf_port),
+    }
+    return [crossed.get(nic, nic) for nic in hosts]
+
+
+@pytest.mark.parametrize("crossed", [False, True], ids=["as-designed", "crossed-at-the-server"])
+def test_the_verify_lab_audits_what_lldpd_reports(crossed: bool) -> None:
+    """The lab of verify-2tier with its sampled servers (as ``designer verify --traffic`` wires them): lldpd in
+    all 10 namespaces reports the 16 fabric and 8 server cables as designed, or, with two NICs of one server
+    crossed, those two cables miswired and the swap of the server's plugs."""
+    need_lab()
+    need(LLDPD is not None and LLDPCLI is not None, "lldpd is not installed: apt-get install lldpd")
+    files = design_files(build(VERIFY_TWO_TIER))
+    design = parse_design("design.json", files["design.json"])
+    lab = topology(files)
+    hosts = sample(design, lab)
+    lldp = None
+    with Lab(lab, lambda _: None, crossed_at_the_server(hosts) if crossed else hosts) as running:
+        for nic in running.hosts:  # as the server's netplan file would (designer verify --traffic applies it)
+            ip_batch([f"link set {nic.name} up"], running.servers[nic.server])
+        lldp = Lldp(running)
+        lldp.start()
+        cables = lab_cables(running, design)
+        found = audit_lab(lldp, cables, 60)
+        assert Path(lldp.folder).is_dir()
+    lldp.reap()
+    assert not lldp.folder.exists()  # the teardown removed the run's folder, lldpd's sockets with it
+    assert (len(cables), found.in_scope, len(found.devices)) == (24, 24, 10)
+    if not crossed:
+        assert (found.matched, found.clean) == (24, True), found
+        return
+    server = hosts[0].server
+    leaves = [lab.routers[nic.leaf].name for nic in hosts if nic.server == server]
+    assert (found.matched, len(found.miswired), found.missing, found.extra) == (22, 2, (), ())
+    assert found.swaps[0].ends == ((server, "nic0"), (server, "nic1"))
+    assert {device for device, _ in found.swaps[0].other_end} == set(leaves)
+    check = cabling_check(lab.name, found)
+    assert not check.passed and check.problems[0].startswith(f"swap: the plugs in {server} nic0 and {server} nic1")
