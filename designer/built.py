@@ -21,7 +21,7 @@ import socket
 from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from designer.checks import CHECKS
 from designer.errors import InputError, Problem, Source
@@ -33,6 +33,9 @@ from designer.intent.site_catalog import SiteCatalogs, folder_catalogs
 from designer.model import HASH_FIELDS
 from designer.nic_names import nic_name_problem
 from designer.outputs.folder import INTENT_FILE, SITE_CATALOG_FILE
+
+if TYPE_CHECKING:
+    from designer.intent import Intent
 
 DESIGN_FILE = "design.json"
 MANIFEST_FILE = "manifest.json"
@@ -94,6 +97,16 @@ def parse_design(where: str, data: bytes) -> dict[str, Any]:
     if problems:
         raise _error(where, text, problems)
     return value
+
+
+def folder_intent(folder: Path) -> Intent | None:
+    """The intent ``folder`` was built from: its ``intent.yaml`` with the site catalog entries the build kept
+    beside it (:func:`built_catalogs`), each as the manifest records it; None without an intent.yaml.
+    :class:`InputError` for a file changed after the build, or an intent this designer refuses."""
+    from designer.pipeline import validated_intent
+
+    raw = built_intent(folder)
+    return None if raw is None else validated_intent(folder / INTENT_FILE, raw, built_catalogs(folder))
 
 
 def output_findings(folder: Path) -> tuple[list[Finding], str]:

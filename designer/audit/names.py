@@ -21,9 +21,9 @@ FAMILIES = ("eos", "lldpd")
 def switch_port_names(folder: Path) -> dict[str, dict[str, dict[str, str]]]:
     """Each family's names of every logical port of every switch, by switch, mapping the reported name to the
     design's, from the device models of the folder's intent as the EOS and SONiC views name their ports."""
+    from designer.built import folder_intent
     from designer.pipeline import device_models
     from designer.render import eos, sonic
-    from designer.verify.parsers import folder_intent
 
     tables: dict[str, dict[str, dict[str, str]]] = {family: {} for family in FAMILIES}
     intent = folder_intent(folder)
