@@ -1,5 +1,5 @@
 """Command line: ``designer build``, ``designer plan``, ``designer check``, ``designer analyze``, ``designer diff``,
-``designer verify``, ``designer audit``.
+``designer verify``, ``designer audit``, ``designer export``.
 Exit 0 success, 1 a check failed, 2 bad input."""
 
 from __future__ import annotations
@@ -245,6 +245,21 @@ def _parser() -> argparse.ArgumentParser:
     audit_cmd.add_argument("--format", choices=("text", "json"), default="text")
     audit_cmd.set_defaults(run=_audit)
 
+    export_cmd = commands.add_parser(
+        "export", help="write a built design in another tool's input format (avd: Arista AVD's eos_designs inputs)"
+    )
+    export_cmd.add_argument("format", choices=("avd",), help="avd: an Ansible inventory with group and host variables")
+    export_cmd.add_argument("output", type=Path, metavar="OUTPUT_DIR", help="a folder written by 'designer build'")
+    export_cmd.add_argument(
+        "-o",
+        "--to",
+        type=Path,
+        required=True,
+        metavar="DIR",
+        help="the export folder (new, empty or an earlier export)",
+    )
+    export_cmd.set_defaults(run=_export)
+
     schema_cmd = commands.add_parser(
         "schema", help=("print the intent's JSON Schema (for editors: intents/intent.schema.json is this output)")
     )
@@ -456,6 +471,14 @@ def _audit(args: argparse.Namespace) -> int:
     name, found = audit_output(args.output, args.files)
     print(FORMATS[args.format](name, found), end="")
     return EXIT_OK if found.clean else EXIT_CHECK_FAILED
+
+
+def _export(args: argparse.Namespace) -> int:
+    from designer.export.avd import built_design, write_export
+
+    written = write_export(built_design(args.output), args.to)
+    print(f"wrote {written} files to {args.to} (Arista AVD eos_designs inputs)")
+    return EXIT_OK
 
 
 def _schema(args: argparse.Namespace) -> int:
