@@ -246,9 +246,17 @@ def _parser() -> argparse.ArgumentParser:
     audit_cmd.set_defaults(run=_audit)
 
     export_cmd = commands.add_parser(
-        "export", help="write a built design in another tool's input format (avd: Arista AVD's eos_designs inputs)"
+        "export",
+        help=(
+            "write a built design in another tool's input format (avd: Arista AVD's eos_designs inputs; anta: "
+            "ANTA's test catalog and inventory, made by pyavd)"
+        ),
     )
-    export_cmd.add_argument("format", choices=("avd",), help="avd: an Ansible inventory with group and host variables")
+    export_cmd.add_argument(
+        "format",
+        choices=("avd", "anta"),
+        help="avd: an Ansible inventory with group and host variables; anta: catalog.yml and inventory.yml",
+    )
     export_cmd.add_argument("output", type=Path, metavar="OUTPUT_DIR", help="a folder written by 'designer build'")
     export_cmd.add_argument(
         "-o",
@@ -474,10 +482,14 @@ def _audit(args: argparse.Namespace) -> int:
 
 
 def _export(args: argparse.Namespace) -> int:
-    from designer.export.avd import built_design, write_export
+    from designer.export.anta import anta_files
+    from designer.export.avd import built_design, export_files, write_export
 
-    written = write_export(built_design(args.output), args.to)
-    print(f"wrote {written} files to {args.to} (Arista AVD eos_designs inputs)")
+    built = built_design(args.output)
+    makers = {"avd": (export_files, "Arista AVD eos_designs inputs"), "anta": (anta_files, "an ANTA catalog")}
+    make, what = makers[args.format]
+    written = write_export(built, args.to, args.format, make(built))
+    print(f"wrote {written} files to {args.to} ({what})")
     return EXIT_OK
 
 

@@ -106,3 +106,42 @@ def test_a_three_tier_design_and_a_foreign_folder_are_refused(exported: tuple[Pa
     code, _, err = run_cli("export", "avd", str(exported[0]), "-o", str(foreign))
     assert code == 2 and "refusing to replace" in err
     assert (foreign / "notes.txt").read_text() == "mine"
+
+
+def test_the_anta_catalog_made_by_pyavd_loads_in_anta_and_expects_the_designed_cables(
+    exported: tuple[Path, Path], tmp_path: Path
+) -> None:
+    """``designer export anta``: pyavd's catalog and the inventory load with the real ``anta`` package (AntaCatalog,
+    AntaInventory), every switch gets its tests by its tag, and the LLDP neighbours ANTA will expect are the design's
+    fabric cables under the EOS names of designer's configurations (tests/test_audit.py reads the same names)."""
+    need(importlib.util.find_spec("pyavd") is not None and importlib.util.find_spec("anta") is not None, NEED_PYAVD)
+    from anta.catalog import AntaCatalog
+    from anta.inventory import AntaInventory
+
+    from tests.test_audit import designed_peers, eos_names
+
+    built, _ = exported
+    target = tmp_path / "anta"
+    code, out, err = run_cli("export", "anta", str(built), "-o", str(target))
+    assert (code, out, err) == (0, f"wrote 3 files to {target} (an ANTA catalog)\n", "")
+    catalog = AntaCatalog.parse(target / "catalog.yml")
+    catalog.build_indexes()
+    inventory = AntaInventory.parse(target / "inventory.yml", username="admin", password="admin")
+    switches = sorted(path.stem for path in (built / "configs" / "eos").glob("*.cfg"))
+    assert sorted(inventory) == switches
+    for switch in switches:
+        names = {test.test.__name__ for test in catalog.get_tests_by_tags({switch})}
+        assert {"VerifyLLDPNeighbors", "VerifyBGPPeerSession", "VerifyReachability"} <= names, switch
+    peers, eos = designed_peers(built), eos_names(built)
+    expected = {
+        (device, eos[(device, port)], peer, eos[(peer, peer_port)])
+        for (device, port), (peer, peer_port) in peers.items()
+        if (device, port) in eos and (peer, peer_port) in eos
+    }
+    found = {
+        (next(iter(test.inputs.filters.tags)), neighbor.port, neighbor.neighbor_device, neighbor.neighbor_port)
+        for test in catalog.tests
+        if test.test.__name__ == "VerifyLLDPNeighbors"
+        for neighbor in test.inputs.neighbors
+    }
+    assert found == expected and len(found) == 32

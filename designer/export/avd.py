@@ -189,18 +189,18 @@ def built_design(folder: Path) -> Design:
     return design(intent, hosts=False)
 
 
-def write_export(design: Design, target: Path) -> int:
-    """Replace ``target`` (new, empty or an earlier export) with the export and its manifest; the number of files."""
-    files = export_files(design)
+def write_export(design: Design, target: Path, kind: str, files: dict[str, bytes]) -> int:
+    """Replace ``target`` (new, empty or an earlier export) with the ``kind`` export's ``files`` and its manifest;
+    the number of files."""
     record = {
         "name": design.intent.name,
         "tool": "designer",
         "version": __version__,
-        "export": "avd",
+        "export": kind,
         "intent_sha256": design.intent.sha256,
         "files": {path: hashlib.sha256(data).hexdigest() for path, data in sorted(files.items())},
     }
-    files["manifest.json"] = (json.dumps(record, indent=2) + "\n").encode()
+    written = {**files, "manifest.json": (json.dumps(record, indent=2) + "\n").encode()}
     with claim(target) as folder:
-        folder.write(files)
-    return len(files)
+        folder.write(written)
+    return len(written)
