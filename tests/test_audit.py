@@ -473,3 +473,20 @@ def test_the_verify_lab_audits_what_lldpd_reports(crossed: bool) -> None:
     assert {device for device, _ in found.swaps[0].other_end} == set(leaves)
     check = cabling_check(lab.name, found)
     assert not check.passed and check.problems[0].startswith(f"swap: the plugs in {server} nic0 and {server} nic1")
+
+
+def test_a_discovery_file_too_large_or_a_link_is_not_read(built: Path, tmp_path: Path) -> None:
+    """Each file is capped before its first byte is read (64 MiB, README's table) and read only as a regular file."""
+    folder = tmp_path / "lldp"
+    folder.mkdir()
+    with open(folder / "p0-spine0.json", "wb") as sparse:
+        sparse.truncate(65 << 20)
+    (folder / "p0-spine1.json").symlink_to("/etc/hostname")
+    code, out, err = run_cli("audit", str(built), str(folder / "p0-spine0.json"), str(folder / "p0-spine1.json"))
+    assert (code, out) == (2, "")
+    assert err.splitlines() == [
+        f"{folder}/p0-spine0.json:1: (top-level): 68,157,440 bytes, larger than the 64 MiB a discovery file may hold; "
+        "it was not read",
+        f"{folder}/p0-spine1.json:1: (top-level): is a symbolic link",
+        "2 errors in the discovery files; nothing was written.",
+    ]
