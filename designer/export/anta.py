@@ -17,10 +17,12 @@ from designer.design import Design
 from designer.export.avd import inputs
 from designer.verify.avd import pyavd
 
+PURPOSE = "making ANTA's catalog (AVD's own test generation)"
+
 
 def structured_configs(design: Design) -> dict[str, dict[str, Any]]:
     """Each switch's structured configuration as AVD's eos_designs makes it from the export's inputs."""
-    avd = pyavd()
+    avd = pyavd(PURPOSE)
     validated = {}
     for hostname, variables in inputs(design).items():
         result = avd.validate_inputs(variables)
@@ -37,7 +39,7 @@ def structured_configs(design: Design) -> dict[str, dict[str, Any]]:
 
 def anta_files(design: Design) -> dict[str, bytes]:
     """``catalog.yml`` and ``inventory.yml`` of the design's switches."""
-    pyavd()  # asked first: the message says how to install it
+    pyavd(PURPOSE)  # asked first: the message says how to install it
     from anta.catalog import AntaCatalog
     from pyavd import get_device_test_catalog
     from pyavd.api.anta import AVDFabricData

@@ -126,14 +126,12 @@ def _tx_queue(queue: QueuePolicy, view: dict[str, Any], probability: int) -> dic
     return entry
 
 
-def pyavd() -> ModuleType:
-    """The pyavd package, or :class:`PrerequisiteError` saying how to install it."""
+def pyavd(purpose: str = "comparing them with Arista's own rendering") -> ModuleType:
+    """The pyavd package, or :class:`PrerequisiteError` saying how to install it and what ``purpose`` needs it."""
     try:
         return importlib.import_module("pyavd")
     except ImportError:
-        raise PrerequisiteError(
-            f"pyavd is not installed; comparing them with Arista's own rendering needs it: {INSTALL}"
-        ) from None
+        raise PrerequisiteError(f"pyavd is not installed; {purpose} needs it: {INSTALL}") from None
 
 
 def arista_rendering(device: DeviceConfig) -> str:
