@@ -21,7 +21,7 @@ import socket
 from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
-from typing import Any, cast
+from typing import TYPE_CHECKING, Any, cast
 
 from designer.checks import CHECKS
 from designer.errors import InputError, Problem, Source
@@ -33,6 +33,9 @@ from designer.intent.site_catalog import SiteCatalogs, folder_catalogs
 from designer.model import HASH_FIELDS
 from designer.nic_names import nic_name_problem
 from designer.outputs.folder import INTENT_FILE, SITE_CATALOG_FILE
+
+if TYPE_CHECKING:
+    from designer.intent import Intent
 
 DESIGN_FILE = "design.json"
 MANIFEST_FILE = "manifest.json"
@@ -96,6 +99,16 @@ def parse_design(where: str, data: bytes) -> dict[str, Any]:
     return cast(dict[str, Any], value)  # design_problems refuses anything but a JSON object
 
 
+def folder_intent(folder: Path) -> Intent | None:
+    """The intent ``folder`` was built from: its ``intent.yaml`` with the site catalog entries the build kept
+    beside it (:func:`built_catalogs`), each as the manifest records it; None without an intent.yaml.
+    :class:`InputError` for a file changed after the build, or an intent this designer refuses."""
+    from designer.pipeline import validated_intent
+
+    raw = built_intent(folder)
+    return None if raw is None else validated_intent(folder / INTENT_FILE, raw, built_catalogs(folder))
+
+
 def output_findings(folder: Path) -> tuple[list[Finding], str]:
     """The findings the build recorded in ``folder/design.json`` and the design's name, after checking every
     file against ``manifest.json`` (a folder edited after ``designer build`` is refused)."""
@@ -122,7 +135,7 @@ def output_findings(folder: Path) -> tuple[list[Finding], str]:
     unknown = [
         Problem(
             ("findings", number, "check"),
-            f"{_shown(row['check'])} is not a check of this designer; known checks: {', '.join(sorted(known))}",
+            f"{shown(row['check'])} is not a check of this designer; known checks: {', '.join(sorted(known))}",
         )
         for number, row in enumerate(rows)
         if row["check"] not in known
@@ -152,7 +165,7 @@ def built_intent(folder: Path) -> bytes | None:
                 Problem(
                     ("intent_sha256",),
                     (
-                        f"{_shown(recorded)} is not a sha256 (64 hexadecimal digits); rebuild the folder with "
+                        f"{shown(recorded)} is not a sha256 (64 hexadecimal digits); rebuild the folder with "
                         "'designer build INTENT'"
                     ),
                 )
@@ -254,9 +267,9 @@ def _listed(manifest: object) -> tuple[dict[str, str], list[Problem]]:
         path = ("files", relative)
         parts = PurePosixPath(relative).parts
         if not relative or PurePosixPath(relative).is_absolute() or ".." in parts or "\\" in relative:
-            problems.append(Problem(path, f"{_shown(relative)} is not a path inside the folder"))
+            problems.append(Problem(path, f"{shown(relative)} is not a path inside the folder"))
         elif not (isinstance(digest, str) and re.fullmatch(r"[0-9a-f]{64}", digest)):
-            problems.append(Problem(path, f"{_shown(digest)} is not a sha256 (64 hexadecimal digits)"))
+            problems.append(Problem(path, f"{shown(digest)} is not a sha256 (64 hexadecimal digits)"))
         else:
             hashes[relative] = digest
     return hashes, problems
@@ -315,7 +328,7 @@ def _devices(rows: list[Any], roles: dict[str, str]) -> list[Problem]:
         role = row.get("role")
         if role not in NAMES:
             problems.append(
-                Problem((*path, "role"), f"{_shown(role)} is not a role; expected leaf, spine, super_spine or server")
+                Problem((*path, "role"), f"{shown(role)} is not a role; expected leaf, spine, super_spine or server")
             )
             continue
         required: dict[str, Rule] = {"name": _device_name(role), "model": _is(str)}
@@ -331,7 +344,7 @@ def _devices(rows: list[Any], roles: dict[str, str]) -> list[Problem]:
         name = row.get("name")
         if isinstance(name, str) and not _device_name(role)(name):
             if name in roles:
-                problems.append(Problem((*path, "name"), f"{_shown(name)} is a second device of that name"))
+                problems.append(Problem((*path, "name"), f"{shown(name)} is a second device of that name"))
             roles[name] = role
     return problems
 
@@ -364,13 +377,13 @@ def _links(rows: list[Any], roles: dict[str, str]) -> list[Problem]:
             role = roles.get(name)
             if role is None or (role == "server") != server:
                 wanted = "server" if server else "switch"
-                problems.append(Problem((*path, side, 0), f"{_shown(name)} is not a {wanted} of this design's devices"))
+                problems.append(Problem((*path, side, 0), f"{shown(name)} is not a {wanted} of this design's devices"))
             elif (server, port) not in ports:
                 pattern, scheme = PORTS[server]
                 if pattern.fullmatch(port):
                     ports.add((server, port))
                 else:
-                    problems.append(Problem((*path, side, 1), f"{_shown(port)} is not a {scheme}"))
+                    problems.append(Problem((*path, side, 1), f"{shown(port)} is not a {scheme}"))
         upper, lower = addresses
         if (
             upper is not None
@@ -380,7 +393,7 @@ def _links(rows: list[Any], roles: dict[str, str]) -> list[Problem]:
             problems.append(
                 Problem(
                     path,
-                    f"{row['a'][2]} - {row['z'][2]} ({_shown(row['subnet'])}) is not one /31 "
+                    f"{row['a'][2]} - {row['z'][2]} ({shown(row['subnet'])}) is not one /31 "
                     "with the upper end (a) even and subnet a/31",
                 )
             )
@@ -418,21 +431,21 @@ def _fields(
 
 def _is(kind: type) -> Rule:
     names: dict[type, str] = {dict: "a JSON object", list: "a list", str: "a string"}
-    return lambda value: "" if isinstance(value, kind) else f"{_shown(value)} is not {names[kind]}"
+    return lambda value: "" if isinstance(value, kind) else f"{shown(value)} is not {names[kind]}"
 
 
 def _choice(allowed: tuple[object, ...]) -> Rule:
     return lambda value: (
         ""
         if value in allowed and type(value) in {type(item) for item in allowed}
-        else (f"{_shown(value)} is not one of {', '.join(map(str, allowed))}")
+        else (f"{shown(value)} is not one of {', '.join(map(str, allowed))}")
     )
 
 
 def _balancing(value: object) -> str:
     """A switch's ``load_balancing``: mode, hash and a seed (what the traffic proof and scripts read)."""
     if not isinstance(value, dict):
-        return f"{_shown(value)} is not a JSON object"
+        return f"{shown(value)} is not a JSON object"
     rules = {"mode": _choice(("ecmp", "dynamic")), "hash": _choice(tuple(HASH_FIELDS)), "seed": _count}
     return "; ".join(
         f"{key} is missing" if key not in value else f"{key}: {wrong}"
@@ -444,20 +457,20 @@ def _balancing(value: object) -> str:
 def _nic_names(value: object) -> str:
     """A server's ``nics``: its NICs' Linux interface names in port order, each valid and no two alike."""
     if not isinstance(value, list):
-        return f"{_shown(value)} is not a list of interface names"
+        return f"{shown(value)} is not a list of interface names"
     wrong = next((problem for name in value if (problem := nic_name_problem(name))), "")
     twice = next((name for number, name in enumerate(value) if name in value[:number]), None)
-    return wrong or (f"{_shown(twice)} is listed twice; each NIC port has its own name" if twice else "")
+    return wrong or (f"{shown(twice)} is listed twice; each NIC port has its own name" if twice else "")
 
 
 def _count(value: object) -> str:
-    return "" if type(value) is int and value >= 0 else f"{_shown(value)} is not a whole number >= 0"
+    return "" if type(value) is int and value >= 0 else f"{shown(value)} is not a whole number >= 0"
 
 
 def _counts(keys: tuple[str, ...]) -> Rule:
     def rule(value: object) -> str:
         if not isinstance(value, dict):
-            return f"{_shown(value)} is not a JSON object with {', '.join(keys)}"
+            return f"{shown(value)} is not a JSON object with {', '.join(keys)}"
         wrong = [key for key in keys if _count(value.get(key))]
         return f"{', '.join(wrong)}: missing or not a whole number >= 0" if wrong else ""
 
@@ -465,7 +478,7 @@ def _counts(keys: tuple[str, ...]) -> Rule:
 
 
 def _number_or_null(value: object) -> str:
-    return "" if value is None or type(value) in (int, float) else f"{_shown(value)} is not a number"
+    return "" if value is None or type(value) in (int, float) else f"{shown(value)} is not a number"
 
 
 def _asn(value: object) -> str:
@@ -473,7 +486,7 @@ def _asn(value: object) -> str:
     return (
         ""
         if type(value) is int and low <= value <= high
-        else (f"{_shown(value)} is not an ASN (an integer from {low} to {high})")
+        else (f"{shown(value)} is not an ASN (an integer from {low} to {high})")
     )
 
 
@@ -481,7 +494,7 @@ def _design_name(value: object) -> str:
     try:
         safe_name(value if isinstance(value, str) else "")
     except ValueError:
-        return f"{_shown(value)} is not a design name (1-63 letters, digits, '.', '_' or '-')"
+        return f"{shown(value)} is not a design name (1-63 letters, digits, '.', '_' or '-')"
     return ""
 
 
@@ -490,7 +503,7 @@ def _device_name(role: str) -> Rule:
     return lambda value: (
         ""
         if isinstance(value, str) and pattern.fullmatch(value)
-        else (f"{_shown(value)} is not a {role.replace('_', '-')} name ({scheme})")
+        else (f"{shown(value)} is not a {role.replace('_', '-')} name ({scheme})")
     )
 
 
@@ -498,31 +511,31 @@ def _address(value: object) -> str:
     return (
         ""
         if _ipv4(value) is not None
-        else (f"{_shown(value)} is not a dotted IPv4 address outside 0/8, 127/8 and 224/3")
+        else (f"{shown(value)} is not a dotted IPv4 address outside 0/8, 127/8 and 224/3")
     )
 
 
 def _networks(value: object) -> str:
     if not isinstance(value, list):
-        return f"{_shown(value)} is not a list of IPv4 prefixes"
+        return f"{shown(value)} is not a list of IPv4 prefixes"
     for item in value:
         address, _, length = item.partition("/") if isinstance(item, str) else ("", "", "")
         first = _ipv4(address)
         bits = int(length) if length.isascii() and length.isdigit() and len(length) <= 2 else -1
         if first is None or not 8 <= bits <= 32 or first & ((1 << (32 - bits)) - 1):
-            return f"{_shown(item)} is not an IPv4 prefix a.b.c.d/8-32 without host bits, outside 0/8, 127/8 and 224/3"
+            return f"{shown(item)} is not an IPv4 prefix a.b.c.d/8-32 without host bits, outside 0/8, 127/8 and 224/3"
     return ""
 
 
 def _end(value: object) -> str:
     if isinstance(value, list) and len(value) == 3 and all(isinstance(item, str) for item in value):
         return ""
-    return f"{_shown(value)} is not [device, port, address]"
+    return f"{shown(value)} is not [device, port, address]"
 
 
 def _evidence(value: object) -> str:
     if not isinstance(value, dict):
-        return f"{_shown(value)} is not a JSON object"
+        return f"{shown(value)} is not a JSON object"
     return "" if _depth(value) <= MAX_DEPTH else f"is nested deeper than {MAX_DEPTH} levels"
 
 
@@ -583,7 +596,7 @@ def _json(where: str, data: bytes) -> tuple[str, object]:
 def _error(where: str, text: str, problems: list[Problem]) -> InputError:
     """The first :data:`MAX_PROBLEMS` problems located in the file, then how many more there are (at its last
     line)."""
-    source = Source(where, dict(_lines(text)))
+    source = Source(where, dict(json_lines(text)))
     shown = sorted(problems, key=lambda problem: problem.line or source.line_of(problem.path))[:MAX_PROBLEMS]
     if len(problems) > MAX_PROBLEMS:
         shown.append(
@@ -598,9 +611,9 @@ def _file_error(path: Path, message: str) -> InputError:
     return InputError([Problem((str(path),), message)], about=str(path))
 
 
-def _lines(text: str) -> Iterator[tuple[tuple[str | int, ...], int]]:
-    """The line of each key down to three levels and of each row of a list (design.json keeps one row per
-    line); deeper paths take their parent's line. ``text`` is valid JSON."""
+def json_lines(text: str, depth: int = 3) -> Iterator[tuple[tuple[str | int, ...], int]]:
+    """The line of each key down to ``depth`` levels and of each row of a list above that (design.json keeps one
+    row per line); deeper paths take their parent's line. ``text`` is valid JSON."""
     decoder = json.JSONDecoder()
     counted, line = 0, 1
 
@@ -619,7 +632,11 @@ def _lines(text: str) -> Iterator[tuple[tuple[str | int, ...], int]]:
         """Yield the lines inside the value at ``position``; the caller reads on from the value's end."""
         yield path, at(position)
         opening = text[position]
-        if opening not in "{[" or (opening == "{" and len(path) >= 3) or (opening == "[" and len(path) >= 2):
+        if (
+            opening not in "{["
+            or (opening == "{" and len(path) >= depth)
+            or (opening == "[" and len(path) >= depth - 1)
+        ):
             return
         position, number = skip(position + 1), 0
         while text[position] not in "}]":
@@ -648,7 +665,7 @@ def _kind(value: object) -> str:
     }.get(type(value), type(value).__name__)
 
 
-def _shown(value: object) -> str:
+def shown(value: object) -> str:
     """A value as JSON (control characters and non-ASCII escaped, so a message cannot rewrite the terminal),
     cut at 60 characters."""
     try:

@@ -1,5 +1,5 @@
 """Command line: ``designer build``, ``designer plan``, ``designer check``, ``designer analyze``, ``designer diff``,
-``designer verify``, ``designer init``.
+``designer verify``, ``designer audit``, ``designer export``, ``designer init``.
 Exit 0 success, 1 a check failed, 2 bad input."""
 
 from __future__ import annotations
@@ -244,6 +244,50 @@ def _parser() -> argparse.ArgumentParser:
     init_cmd.add_argument("--example", metavar="NAME", help="write the shipped example NAME (see --list)")
     init_cmd.set_defaults(run=_init)
 
+    audit_cmd = commands.add_parser(
+        "audit",
+        help=(
+            "compare the cabling the devices report (LLDP) with a built design: every missing, extra and miswired "
+            "cable by name, and the swaps that fix crossed pairs; writes nothing"
+        ),
+    )
+    audit_cmd.add_argument("output", type=Path, metavar="OUTPUT_DIR", help="a folder written by 'designer build'")
+    audit_cmd.add_argument(
+        "files",
+        type=Path,
+        nargs="+",
+        metavar="FILE",
+        help=(
+            "what one device printed, named after the device as the design names it (leaf1.json holds leaf1's): "
+            "EOS 'show lldp neighbors | json' or lldpd 'lldpcli -f json0 show neighbors' (switches and servers)"
+        ),
+    )
+    audit_cmd.add_argument("--format", choices=("text", "json"), default="text")
+    audit_cmd.set_defaults(run=_audit)
+
+    export_cmd = commands.add_parser(
+        "export",
+        help=(
+            "write a built design in another tool's input format (avd: Arista AVD's eos_designs inputs; anta: "
+            "ANTA's test catalog and inventory, made by pyavd)"
+        ),
+    )
+    export_cmd.add_argument(
+        "format",
+        choices=("avd", "anta"),
+        help="avd: an Ansible inventory with group and host variables; anta: catalog.yml and inventory.yml",
+    )
+    export_cmd.add_argument("output", type=Path, metavar="OUTPUT_DIR", help="a folder written by 'designer build'")
+    export_cmd.add_argument(
+        "-o",
+        "--to",
+        type=Path,
+        required=True,
+        metavar="DIR",
+        help="the export folder (new, empty or an earlier export)",
+    )
+    export_cmd.set_defaults(run=_export)
+
     schema_cmd = commands.add_parser(
         "schema", help=("print the intent's JSON Schema (for editors: intents/intent.schema.json is this output)")
     )
@@ -448,16 +492,33 @@ def _verify(args: argparse.Namespace) -> int:
     return EXIT_OK if report.passed else EXIT_CHECK_FAILED
 
 
+def _audit(args: argparse.Namespace) -> int:
+    from designer.audit.report import FORMATS
+    from designer.audit.run import audit_output
+
+    name, found = audit_output(args.output, args.files)
+    print(FORMATS[args.format](name, found), end="")
+    return EXIT_OK if found.clean else EXIT_CHECK_FAILED
+
+
+def _export(args: argparse.Namespace) -> int:
+    from designer.export.anta import anta_files
+    from designer.export.avd import built_design, export_files, write_export
+
+    built = built_design(args.output)
+    makers = {"avd": (export_files, "Arista AVD eos_designs inputs"), "anta": (anta_files, "an ANTA catalog")}
+    make, what = makers[args.format]
+    written = write_export(built, args.to, args.format, make(built))
+    print(f"wrote {written} files to {args.to} ({what})")
+    return EXIT_OK
+
+
 def _schema(args: argparse.Namespace) -> int:
     from designer.intent import schema, site_catalog
 
     json_schema = site_catalog.json_schema if args.catalog else schema.json_schema
     print(json.dumps(json_schema(), indent=2, ensure_ascii=False))
     return EXIT_OK
-
-
-if __name__ == "__main__":
-    console()
 
 
 def _init(args: argparse.Namespace) -> int:
@@ -513,3 +574,7 @@ def _ask(defaults: Choices) -> Choices:
         target=ask("network OS", defaults.target, NAMES),
         name=ask("design name", defaults.name),
     )
+
+
+if __name__ == "__main__":
+    console()

@@ -54,9 +54,12 @@ CATALOG = Cap("a site catalog", 1 * MiB)
 """A site catalog's entries, as a build writes them beside its intent (read as strictly as an intent)."""
 TEMPLATE = Cap("a template", 1 * MiB)
 """The shipped templates are 2 KiB at most."""
+DISCOVERY = Cap("a discovery file", 64 * MiB)
+"""What a device printed for ``designer audit``: lldpd's json0 output, the largest, about 1.6 KiB per neighbour,
+13 MiB for a switch of 8,192 ports."""
 GIT_LISTING = Cap("the git listing of a revision's designs", 256 * MiB)
 """``git ls-tree -r -l`` of the designs' folder: about a manifest.json per design."""
-CAPS = (DESIGN, TABLE, MANIFEST, CONFIG, SERVER, INTENT, CATALOG, TEMPLATE, GIT_LISTING)
+CAPS = (DESIGN, TABLE, MANIFEST, CONFIG, SERVER, INTENT, CATALOG, TEMPLATE, DISCOVERY, GIT_LISTING)
 _TOP = {"design.json": DESIGN, "manifest.json": MANIFEST, "intent.yaml": INTENT, "site-catalog.yaml": CATALOG}
 _BELOW = {"configs": CONFIG, "servers": SERVER}
 

@@ -54,6 +54,9 @@ class Target:
     offline check."""
     options: str = ""
     """The model of its ``target_options.<name>`` section in ``designer.intent.schema`` (empty: it takes none)."""
+    discovery: str = "lldpd"
+    """Whose LLDP report names its ports (``designer audit``'s name family): ``lldpd``, which runs on the OS and
+    reports the kernel's interface names, or ``eos``, EOS's own LLDP agent."""
 
 
 TARGETS: dict[str, Target] = {
@@ -86,7 +89,7 @@ TARGETS: dict[str, Target] = {
         fixed_port_names="the FRR lab's interfaces are the designer's own swpN and swpNsL (design.json's ports)",
         validator="frr_files",
     ),
-    "eos": Target("eos", "EOS", "eos/eos.cfg.j2", "cfg", "eos", validator="eos_files"),
+    "eos": Target("eos", "EOS", "eos/eos.cfg.j2", "cfg", "eos", validator="eos_files", discovery="eos"),
     "nvue": Target(
         "nvue",
         "NVUE",

@@ -14,8 +14,10 @@ from pathlib import Path
 import pytest
 
 from benchmarks.common import INTENT
+from designer.export import avd as avd_export
 from designer.pipeline import build
 from designer.render import eos, render_configs
+from designer.verify.avd import fabric_differences, fabric_of
 from designer.verify.parsers import INSTALL
 from tests import conftest
 from tests.conftest import ROOT, need
@@ -110,10 +112,11 @@ def test_avd_benchmark_prints_a_row_at_a_tiny_size() -> None:
 def test_the_avd_inventory_builds_the_same_fabric_through_aristas_pipeline(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """bench_avd's claim: its AVD inventory, run through Arista's own pipeline (pyavd, Apache-2.0, Arista Networks,
-    https://github.com/aristanetworks/avd: validate_inputs, get_avd_facts, get_device_structured_config, then
-    eos_cli_config_gen), gives every switch of a 256-GPU design the routed interfaces, BGP neighbors and ASN of the
-    design and of designer's EOS file; and the comparison names what differs."""
+    """bench_avd's claim: its AVD inventory (``designer export avd``'s inputs), run through Arista's own pipeline
+    (pyavd, Apache-2.0, Arista Networks, https://github.com/aristanetworks/avd: validate_inputs, get_avd_facts,
+    get_device_structured_config, then eos_cli_config_gen), gives every switch of a 256-GPU design the routed
+    interfaces, BGP neighbors and ASN of the design and of designer's EOS file; and the comparison names what
+    differs."""
     need(importlib.util.find_spec("pyavd") is not None, NEED_PYAVD)
     monkeypatch.syspath_prepend(str(ROOT / "benchmarks"))
     bench_avd = importlib.import_module("bench_avd")
@@ -121,7 +124,7 @@ def test_the_avd_inventory_builds_the_same_fabric_through_aristas_pipeline(
     intent.write_text(INTENT.format(gpus=256) + "targets: [eos]\n")
     design = build(intent)
     inventory = tmp_path / "inventory.json"
-    inventory.write_text(json.dumps(bench_avd.inventory(design)))
+    inventory.write_text(json.dumps(avd_export.inputs(design)))
     arista, ours = tmp_path / "avd", tmp_path / "eos"
     steps = bench_avd.pyavd_run(inventory, arista)
     assert set(steps) == {
@@ -134,7 +137,7 @@ def test_the_avd_inventory_builds_the_same_fabric_through_aristas_pipeline(
     }
     for device in design.configs:  # pyavd's configuration against the design model itself
         view = eos.view(device)
-        assert bench_avd.fabric_of((arista / f"{device.hostname}.cfg").read_text()) == {
+        assert fabric_of((arista / f"{device.hostname}.cfg").read_text()) == {
             "asn": str(device.asn),
             "routed": {
                 "Loopback0": {"ip": device.loopback},
@@ -148,7 +151,7 @@ def test_the_avd_inventory_builds_the_same_fabric_through_aristas_pipeline(
     ours.mkdir()
     for path, data in render_configs(design.configs, ["eos"]).items():
         (ours / Path(path).name).write_bytes(data)
-    assert bench_avd.differences(ours, arista) == []
+    assert fabric_differences(ours, arista) == []
     leaf = ours / "p0-su0-r0-leaf.cfg"
     text = leaf.read_text()
     leaf.write_text(
@@ -157,7 +160,7 @@ def test_the_avd_inventory_builds_the_same_fabric_through_aristas_pipeline(
         )
     )
     (ours / "p0-spine0.cfg").unlink()
-    assert bench_avd.differences(ours, arista) == [
+    assert fabric_differences(ours, arista) == [
         "p0-spine0.cfg: only pyavd wrote it",
         "p0-su0-r0-leaf.cfg: neighbors: designer {}, pyavd {'10.0.0.0': '4201000000'}",
         "p0-su0-r0-leaf.cfg: routed: designer {'Ethernet1/5': {'ip': '10.16.0.4/31', 'mtu': '9214', 'speed': "
@@ -174,7 +177,7 @@ def test_the_avd_benchmark_refuses_an_inventory_arista_would_not_take(
     bench_avd = importlib.import_module("bench_avd")
     intent = tmp_path / "bench-256.yaml"
     intent.write_text(INTENT.format(gpus=256) + "targets: [eos]\n")
-    inputs = bench_avd.inventory(build(intent))
+    inputs = avd_export.inputs(build(intent))
     inputs["p0-su0-r0-leaf"]["l3leaf"]["nodes"][0]["uplink_switchs"] = ["p0-spine0"]  # not a key of AVD's schema
     inventory = tmp_path / "inventory.json"
     inventory.write_text(json.dumps(inputs))

@@ -7,6 +7,7 @@ then super-spines with the second pod), and 64 -> 256 DGX B300 (2 planes) planne
 
 from __future__ import annotations
 
+import shutil
 from functools import cache
 from itertools import pairwise
 from typing import Any
@@ -190,7 +191,8 @@ def test_pod_0_of_a_three_tier_envelope_converges_in_frr() -> None:
     code, out, err = run_cli("verify", str(intent), "--no-failures")
     assert code == 0, out + err
     assert "PASS kernel settings loaded: 8 of 8 routers" in out
-    assert out.rstrip().endswith("result: PASS (7 of 7 checks passed)")
+    checks = 8 if shutil.which("lldpd") else 7  # the cabling (LLDP) is not covered without lldpd
+    assert out.rstrip().endswith(f"result: PASS ({checks} of {checks} checks passed)")
 
 
 def patch(design: Design, tier: int) -> dict[tuple[str, str], tuple[str, str]]:

@@ -100,11 +100,14 @@ def nccl(data: bytes) -> dict[str, str]:
     return {key: value.strip('"') for key, _, value in (line.partition("=") for line in lines)}
 
 
-def test_every_server_gets_the_five_files() -> None:
+def test_every_server_gets_its_five_files() -> None:
     design, files = built()
     servers = servers_of(files)
     assert sorted(servers) == sorted(device.name for device in design.fabric.devices if device.role == "server")
-    assert all(set(found) == {"netplan.yaml", "sysctl.conf", "nic-qos.sh", "nccl.env"} for found in servers.values())
+    assert all(
+        set(found) == {"netplan.yaml", "sysctl.conf", "nic-qos.sh", "nccl.env", "lldpd.conf"}
+        for found in servers.values()
+    )
     manifest = json.loads(files["manifest.json"])["files"]
     assert {path for path in files if path.startswith("servers/")} <= set(manifest)
 
@@ -246,7 +249,12 @@ def test_nmconnection_keyfiles_use_only_documented_keys_and_match_netplan() -> N
     uuids = set()
     for server, found in servers_of(files).items():
         ethernets = yaml.safe_load(netplan[server]["netplan.yaml"])["network"]["ethernets"]
-        assert set(found) == {f"{nic}.nmconnection" for nic in ethernets} | {"sysctl.conf", "nic-qos.sh", "nccl.env"}
+        assert set(found) == {f"{nic}.nmconnection" for nic in ethernets} | {
+            "sysctl.conf",
+            "nic-qos.sh",
+            "nccl.env",
+            "lldpd.conf",
+        }
         for nic, settings in ethernets.items():
             keyfile = configparser.ConfigParser(interpolation=None, delimiters=("=",))
             keyfile.optionxform = str  # type: ignore[assignment,method-assign]
@@ -267,7 +275,7 @@ def test_nmconnection_keyfiles_use_only_documented_keys_and_match_netplan() -> N
             options = dict(option.split("=") for option in ipv4["route1_options"].split(","))
             assert set(options) <= set(NM["route_attributes"]) and options["table"] == str(route["table"])
             assert ipv4["routing-rule1"] == f"priority {rule['priority']} from {rule['from']} table {rule['table']}"
-    assert len(uuids) == sum(len(found) - 3 for found in servers_of(files).values()), "every connection its own UUID"
+    assert len(uuids) == sum(len(found) - 4 for found in servers_of(files).values()), "every connection its own UUID"
 
 
 def test_intent_names_override_the_catalog_and_reach_design_json() -> None:

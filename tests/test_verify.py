@@ -597,6 +597,10 @@ def test_two_tier_lab_converges_and_survives_a_spine_failure() -> None:
     assert report.sessions == 16 and report.measured_mib and report.measured_mib > 6
     assert summaries["healthy", "kernel routes"].endswith("leaf widths 4")
     assert summaries["healthy", "kernel settings loaded"].startswith("6 of 6 routers run their configs/sysctl file")
+    need(shutil.which("lldpd") is not None, "lldpd is not installed: apt-get install lldpd")
+    assert summaries["healthy", "cabling as designed (LLDP)"] == (
+        "16 of 16 cables reported by lldpd in 6 namespaces as designed"
+    )
     assert "8 towards p0-spine0 down" in summaries["p0-spine0 down", "bgp sessions"]
     # 4 leaves x 3 other leaves x 2 prefixes (loopback, server block) shrink from 4 to 2 next hops
     assert summaries["p0-spine0 down", "kernel routes"].endswith("ECMP shrinks 4 -> 2 on 24 routes")

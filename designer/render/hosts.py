@@ -1,7 +1,8 @@
 """Render every server's backend files from its :class:`~designer.hosts.HostConfig`, one template per feature.
 
 Files go to ``servers/<server>/``: ``netplan.yaml`` (format netplan) or ``<nic>.nmconnection`` per NIC (format
-nmconnection), ``sysctl.conf``, ``nic-qos.sh`` and ``nccl.env``. Templates are found like the switch templates
+nmconnection), ``sysctl.conf``, ``nic-qos.sh``, ``nccl.env`` and ``lldpd.conf`` (LLDP on the backend NICs, for
+``designer audit``). Templates are found like the switch templates
 (user overrides first, under ``hosts/``) and get ``host`` (and ``nic`` for a per-NIC file).
 """
 
@@ -20,6 +21,7 @@ SERVER_FILES = {
     "sysctl.conf": f"{HOSTS_FOLDER}/sysctl.conf.j2",
     "nic-qos.sh": f"{HOSTS_FOLDER}/nic-qos.sh.j2",
     "nccl.env": f"{HOSTS_FOLDER}/nccl.env.j2",
+    "lldpd.conf": f"{HOSTS_FOLDER}/lldpd.conf.j2",
 }
 """Files every server gets whatever the format, by file name: their templates."""
 FORMAT_TEMPLATES = {"netplan": f"{HOSTS_FOLDER}/netplan.yaml.j2", "nmconnection": f"{HOSTS_FOLDER}/nmconnection.j2"}

@@ -16,7 +16,9 @@ for, go in as raw CLI (``eos_cli``): for them the proof is only that they are al
 from __future__ import annotations
 
 import importlib
+import re
 from collections.abc import Iterator
+from pathlib import Path
 from types import ModuleType
 from typing import Any
 
@@ -124,14 +126,12 @@ def _tx_queue(queue: QueuePolicy, view: dict[str, Any], probability: int) -> dic
     return entry
 
 
-def pyavd() -> ModuleType:
-    """The pyavd package, or :class:`PrerequisiteError` saying how to install it."""
+def pyavd(purpose: str = "comparing them with Arista's own rendering") -> ModuleType:
+    """The pyavd package, or :class:`PrerequisiteError` saying how to install it and what ``purpose`` needs it."""
     try:
         return importlib.import_module("pyavd")
     except ImportError:
-        raise PrerequisiteError(
-            f"pyavd is not installed; comparing them with Arista's own rendering needs it: {INSTALL}"
-        ) from None
+        raise PrerequisiteError(f"pyavd is not installed; {purpose} needs it: {INSTALL}") from None
 
 
 def arista_rendering(device: DeviceConfig) -> str:
@@ -180,3 +180,62 @@ def differences(ours: str, arista: str) -> list[str]:
 def compare(device: DeviceConfig, text: str) -> list[str]:
     """How ``text`` (our EOS file for ``device``) differs from Arista's rendering of the same design."""
     return differences(text, arista_rendering(device))
+
+
+INTERFACE_SETTINGS = ("ip", "mtu", "speed", "service-profile")
+"""The settings of a routed interface :func:`fabric_of` reads (``ip`` is ``ip address``), in this order."""
+
+
+def fabric_of(text: str) -> dict[str, Any]:
+    """What makes a switch's EOS configuration part of a fabric: its BGP ASN, every routed interface (name:
+    address, MTU, speed and QoS service profile) and every BGP neighbor (address: remote ASN). Descriptions,
+    order, peer groups and other defaults are left out."""
+    routed: dict[str, dict[str, str]] = {}
+    neighbors: dict[str, str] = {}
+    asn = None
+    for _, parents, line in contexts(text):
+        words = line.split()
+        if (
+            parents
+            and parents[0].startswith("interface ")
+            and words[0] in INTERFACE_SETTINGS
+            and (words[0] != "ip" or words[1] == "address")
+        ):
+            routed.setdefault(parents[0].removeprefix("interface "), {})[words[0]] = words[-1]
+        elif parents and parents[0].startswith("router bgp "):
+            asn = parents[0].split()[2]
+            if len(parents) == 1 and (match := re.fullmatch(r"neighbor (\S+) remote-as (\S+)", line)):
+                neighbors[match[1]] = match[2]
+    return {
+        "asn": asn,
+        "neighbors": neighbors,
+        "routed": {
+            name: {key: settings[key] for key in INTERFACE_SETTINGS if key in settings}
+            for name, settings in routed.items()
+            if "ip" in settings
+        },
+    }
+
+
+def fabric_differences(ours: Path, arista: Path) -> list[str]:
+    """Each switch whose configuration in ``arista`` (pyavd's) is not the same part of the same fabric as its
+    file in ``ours`` (designer's ``configs/eos``), with what differs; a switch only one side wrote is one too."""
+    found = []
+    for name in sorted({path.name for path in ours.glob("*.cfg")} | {path.name for path in arista.glob("*.cfg")}):
+        if not (ours / name).is_file() or not (arista / name).is_file():
+            found.append(f"{name}: only {'pyavd' if (arista / name).is_file() else 'designer'} wrote it")
+            continue
+        mine, theirs = fabric_of((ours / name).read_text()), fabric_of((arista / name).read_text())
+        found += [
+            f"{name}: {part}: designer {_only(mine[part], theirs[part])}, pyavd {_only(theirs[part], mine[part])}"
+            for part in mine
+            if mine[part] != theirs[part]
+        ]
+    return found
+
+
+def _only(these: Any, those: Any) -> Any:
+    """What ``these`` has that ``those`` lacks (dictionaries: the differing entries)."""
+    if isinstance(these, dict):
+        return {key: value for key, value in these.items() if those.get(key) != value}
+    return these

@@ -37,13 +37,12 @@ from functools import partial
 from pathlib import Path
 from typing import Any
 
-from designer.built import built_catalogs, built_intent
+from designer.built import folder_intent
 from designer.errors import InputError, PrerequisiteError
 from designer.files import CONFIG, oversized, read_file
-from designer.intent import Intent
 from designer.model import DeviceConfig
 from designer.outputs.folder import INTENT_FILE
-from designer.pipeline import device_models, validated_intent
+from designer.pipeline import device_models
 from designer.resources import sonic_yang_models
 from designer.targets import validators
 from designer.verify import avd, nvue
@@ -640,11 +639,3 @@ def built_devices(folder: Path) -> dict[str, DeviceConfig]:
             f"{folder} has no {INTENT_FILE} (an older designer built it); rebuild it with 'designer build INTENT'"
         )
     return {device.hostname: device for device in device_models(intent)}
-
-
-def folder_intent(folder: Path) -> Intent | None:
-    """The intent ``folder`` was built from: its ``intent.yaml`` with the site catalog entries the build kept
-    beside it (:func:`~designer.built.built_catalogs`), each as the manifest records it; None without an
-    intent.yaml. :class:`InputError` for a file changed after the build, or an intent this designer refuses."""
-    raw = built_intent(folder)
-    return None if raw is None else validated_intent(folder / INTENT_FILE, raw, built_catalogs(folder))

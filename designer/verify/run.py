@@ -11,6 +11,8 @@ from pathlib import Path
 from designer.built import DESIGN_FILE, Manifest, parse_design, read_inside, read_manifest, read_regular
 from designer.errors import PrerequisiteError
 from designer.targets import config_files
+from designer.verify import cabling
+from designer.verify.cabling import Lldp, audit_lab, cabling_check, lab_cables
 from designer.verify.lab import Lab, Progress, available_mib, check_prerequisites, seeds_supported, sweep_orphans
 from designer.verify.probe import (
     Peer,
@@ -112,10 +114,10 @@ def verify(
     progress = progress or stderr_progress()
     lab = topology(files, whole)
     check_prerequisites()
-    hosts, configs, flow_model, design = [], {}, None, {}
+    hosts, configs, flow_model = [], {}, None
+    design = parse_design(DESIGN_FILE, files[DESIGN_FILE])
     if traffic:
         traffic_prerequisites()
-        design = parse_design(DESIGN_FILE, files[DESIGN_FILE])
         hosts = sample(design, lab)
         configs = host_configs(files, hosts)
         flow_model = model(design, hosts)
@@ -129,7 +131,13 @@ def verify(
     report = VerifyReport(lab.name, lab.coverage, len(lab.routers), len(lab.wires), needed, lab.design_width())
     sweep_orphans(progress)
     limit = timeout or default_timeout(lab)
+    lldp: Lldp | None = None
     with Lab(lab, progress, hosts) as running:
+        if cabling.installed():
+            lldp = Lldp(running)
+            lldp.start()
+        else:
+            report.not_covered.append(f"cabling: lldpd is not installed ({cabling.INSTALL})")
         if traffic:
             progress(f"configuring {len(configs)} servers ({len(hosts)} NICs) from their host files")
             report.checks.append(
@@ -153,6 +161,10 @@ def verify(
         _kernel_settings(running, report)
         healthy = _phase(running, report, "healthy", frozenset(), limit)
         report.measured_mib = running.memory_mib()
+        if lldp:
+            cables = lab_cables(running, design)
+            progress(f"cabling: {len(cables)} cables as lldpd reports them in {len(lldp.spaces)} namespaces")
+            report.checks.append(cabling_check(lab.name, audit_lab(lldp, cables, limit)))
         if traffic and flow_model is not None and not healthy:
             report.not_covered.append("traffic: skipped because the healthy fabric did not converge")
         elif traffic and flow_model is not None:
@@ -172,6 +184,8 @@ def verify(
                 _phase(running, report, f"{name} down", frozenset({target}), limit)
                 running.set_links(target, up=True)
                 _phase(running, report, f"{name} restored", frozenset(), limit)
+    if lldp:
+        lldp.reap()
     progress("verification " + ("passed" if report.passed else "FAILED"))
     return report
 

@@ -1,0 +1,69 @@
+"""The port names each device reports over LLDP, mapped to the design's (``swpN``, ``swpNsL``, ``nicN``).
+
+A switch reports its own OS's names: EOS ``Ethernet{port}`` or ``Ethernet{port}/{lane}``; under lldpd (SONiC,
+Cumulus Linux, the FRR lab) the kernel's interface names, SONiC's ``Ethernet{first lane}`` or Cumulus's ``swpN``
+and ``swpNsL`` (the design's own), and a SONiC peer's description (which opens with the design's name). A server
+reports its backend NICs' Linux names (``nics`` in design.json, in port order). :func:`switch_port_names` is the one
+place that reads the switches' OS names, from the device models, each OS's under the name family of its record
+(:attr:`designer.targets.Target.discovery`).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from designer.targets import TARGETS
+
+FAMILIES = tuple(sorted({target.discovery for target in TARGETS.values()}))
+"""The name families a discovery format reports (:attr:`designer.audit.readers.Format.names`)."""
+
+
+def switch_port_names(folder: Path) -> dict[str, dict[str, dict[str, str]]]:
+    """Each family's names of every logical port of every switch, by switch, mapping the reported name to the
+    design's, from the device models of the folder's intent (their ``os_port_names``, each OS's under its record's
+    family)."""
+    from designer.built import folder_intent
+    from designer.pipeline import device_models
+
+    tables: dict[str, dict[str, dict[str, str]]] = {family: {} for family in FAMILIES}
+    intent = folder_intent(folder)
+    for device in device_models(intent) if intent else ():
+        for name, target in TARGETS.items():
+            names = tables[target.discovery].setdefault(device.hostname, {})
+            names |= dict(zip(device.os_port_names[name], device.port_names, strict=True))
+    return tables
+
+
+@dataclass(frozen=True)
+class PortNames:
+    """Reported port names to the design's, per family and device (switches) or per device (servers)."""
+
+    switches: Mapping[str, Mapping[str, Mapping[str, str]]]
+    servers: Mapping[str, Mapping[str, str]]
+
+    def design_port(self, family: str, device: str, reported: str) -> str | None:
+        """The design's name of the port ``device`` reports as ``reported`` in ``family``'s names, or None. A
+        description (a SONiC peer's) is known by its first word."""
+        names = self.servers[device] if device in self.servers else self.switches[family].get(device, {})
+        return names.get(reported) or names.get(reported.partition(" ")[0])
+
+    def reported_name(self, family: str, device: str, design_port: str) -> str | None:
+        """The name ``device`` reports in ``family``'s names for the design's ``design_port`` (the first it has)."""
+        names = self.servers[device] if device in self.servers else self.switches[family].get(device, {})
+        return next((name for name, port in names.items() if port == design_port and name != port), None)
+
+
+def port_names(folder: Path, devices: Sequence[dict[str, Any]]) -> PortNames:
+    """The names of the design built in ``folder`` (``devices``: its design.json rows)."""
+    servers = {
+        row["name"]: {
+            **{f"nic{number}": f"nic{number}" for number in range(len(row.get("nics", ())))},
+            **{name: f"nic{number}" for number, name in enumerate(row.get("nics", ()))},
+        }
+        for row in devices
+        if row["role"] == "server"
+    }
+    return PortNames(switch_port_names(folder), servers)
