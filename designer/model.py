@@ -57,6 +57,19 @@ OS's view spells them); the UDP source port is the entropy RoCEv2 gives each que
 LAYER4_FIELDS = frozenset({"source-port", "destination-port"})
 TIER_SEEDS = {"leaf": 1, "spine": 2, "super_spine": 3}
 """The seed of each tier under ``seeds: per-tier``: its position from the servers up."""
+PEER_GROUPS = {"leaf": "LEAVES", "spine": "SPINES", "super_spine": "SUPER-SPINES"}
+"""The peer group of a session, by the peer's role: one per role and direction on every switch."""
+GROUP_ROLES = {group: role for role, group in PEER_GROUPS.items()}
+ROLES_UP = ("leaf", "spine", "super_spine")
+"""The roles from the servers up: a session towards a later role is an uplink."""
+FABRIC_POOLS = "FABRIC-POOLS"
+"""The prefix list of everything a fabric session may carry: the loopback pool and the server pool."""
+LEAF_OWN = "LEAF-OWN"
+"""The prefix list of a leaf's own loopback and server block: all a leaf exports."""
+FROM_BELOW = "FROM-BELOW"
+"""The AS-path list of routes a switch originated (empty path) or learned from the one switch below (one AS)."""
+FROM_BELOW_PATH = "^[0-9]*$"
+"""At most one ASN: the regular expression, in the POSIX form FRR, EOS and NVUE all take."""
 PFC_WATCHDOG_ACTION = "drop"
 """A queue stuck in PFC pause longer than the detection time drops its packets until restored."""
 
@@ -111,6 +124,57 @@ class Neighbor(NamedTuple):
     interface: str
     description: str
     local_address: str
+    peer_group: str
+
+
+class PrefixRule(NamedTuple):
+    """A permitted prefix and every longer one inside it up to ``longest`` bits."""
+
+    prefix: str
+    longest: int
+
+    @property
+    def le(self) -> int | None:
+        """The ``le`` bound prefix lists write, or None when only the prefix itself is permitted."""
+        return self.longest if self.longest > int(self.prefix.rpartition("/")[2]) else None
+
+
+@dataclass(frozen=True)
+class PrefixList:
+    """A named list of permitted prefixes; anything else is denied."""
+
+    name: str
+    rules: tuple[PrefixRule, ...]
+
+
+@dataclass(frozen=True)
+class RouteMap:
+    """Permit a route when its prefix is in ``prefix_list`` and, when one is named, its AS path matches
+    ``as_path_list``; deny every other route."""
+
+    name: str
+    prefix_list: str
+    as_path_list: str | None
+
+
+@dataclass(frozen=True)
+class PeerGroup:
+    """The sessions towards one role: their shared import and export route maps."""
+
+    name: str
+    peer_role: str
+    import_map: str
+    export_map: str
+
+
+@dataclass(frozen=True)
+class RoutePolicy:
+    """Every filter a switch's sessions apply (:func:`route_policy`)."""
+
+    prefix_lists: tuple[PrefixList, ...]
+    as_path_lists: tuple[tuple[str, str], ...]
+    """(name, regular expression) of each AS-path list; each permits what its expression matches."""
+    route_maps: tuple[RouteMap, ...]
 
 
 @dataclass(frozen=True)
@@ -138,6 +202,8 @@ class Bgp:
     """Prefixes announced summary-only in place of the networks they cover (a leaf's server block)."""
     announced: tuple[str, ...] = ()
     """What the device announces to its peers: the aggregates and the networks no aggregate covers."""
+    peer_groups: tuple[PeerGroup, ...] = ()
+    policy: RoutePolicy = RoutePolicy((), (), ())
 
 
 @dataclass(frozen=True, slots=True)
@@ -295,6 +361,29 @@ def balancing(intent: Intent, device: Device) -> LoadBalancing:
     return LoadBalancing(spec.mode, spec.hash, HASH_FIELDS[spec.hash], seed)
 
 
+def route_policy(
+    role: str, peer_roles: Sequence[str], pools: tuple[PrefixRule, ...], own: tuple[PrefixRule, ...]
+) -> tuple[tuple[PeerGroup, ...], RoutePolicy]:
+    """The peer groups of a switch of ``role`` with sessions towards ``peer_roles``, and the filters they apply.
+
+    Every group imports ``pools`` only. A leaf exports ``own`` (its loopback and server block) only; a spine
+    exports up only the pools' routes it originated or learned from a leaf (:data:`FROM_BELOW`); every export
+    down carries the pools."""
+    groups, maps = [], []
+    for peer_role in sorted(set(peer_roles), key=ROLES_UP.index):
+        name = PEER_GROUPS[peer_role]
+        up = ROLES_UP.index(peer_role) > ROLES_UP.index(role)
+        groups.append(PeerGroup(name, peer_role, f"{name}-IN", f"{name}-OUT"))
+        maps.append(RouteMap(f"{name}-IN", FABRIC_POOLS, None))
+        if up and role == "leaf":
+            maps.append(RouteMap(f"{name}-OUT", LEAF_OWN, None))
+        else:
+            maps.append(RouteMap(f"{name}-OUT", FABRIC_POOLS, FROM_BELOW if up else None))
+    prefix_lists = (PrefixList(FABRIC_POOLS, pools), *((PrefixList(LEAF_OWN, own),) if role == "leaf" else ()))
+    as_paths = ((FROM_BELOW, FROM_BELOW_PATH),) if any(entry.as_path_list for entry in maps) else ()
+    return tuple(groups), RoutePolicy(prefix_lists, as_paths, tuple(maps))
+
+
 def build_qos(spec: QosSpec, link_speed: int) -> Qos:
     """The lossless profile every switch shares (PFC headroom is per port: :func:`headroom`)."""
     dscp_to_tc = tuple(
@@ -450,10 +539,34 @@ def device_configs(
             room_tables[lower].get(cable_m) or sized(lower, cable_m),
         )
         interfaces[upper].append(
-            (upper_port, down, Neighbor(lower_ip, asns[lower], lower_device.name, upper_name, description, upper_ip))
+            (
+                upper_port,
+                down,
+                Neighbor(
+                    lower_ip,
+                    asns[lower],
+                    lower_device.name,
+                    upper_name,
+                    description,
+                    upper_ip,
+                    PEER_GROUPS[lower_device.role],
+                ),
+            )
         )
         interfaces[lower].append(
-            (lower_port, up, Neighbor(upper_ip, asns[upper], upper_device.name, lower_name, up.description, lower_ip))
+            (
+                lower_port,
+                up,
+                Neighbor(
+                    upper_ip,
+                    asns[upper],
+                    upper_device.name,
+                    lower_name,
+                    up.description,
+                    lower_ip,
+                    PEER_GROUPS[upper_device.role],
+                ),
+            )
         )
         uplinks[lower] += 1
         downlinks[upper][lower] += 1
@@ -462,6 +575,8 @@ def device_configs(
     timers = intent.routing.timers
     aggregate = intent.routing.server_subnets == "aggregate"
     loopbacks = allocation.loopback_ips
+    pools = (PrefixRule(allocation.loopback_pool.cidr, 32), PrefixRule(allocation.server_p2p.cidr, 31))
+    policies: dict[tuple[str, tuple[str, ...]], tuple[tuple[PeerGroup, ...], RoutePolicy]] = {}
     by_port = itemgetter(0)
     configs = []
     for index, device in enumerate(switches):
@@ -470,10 +585,19 @@ def device_configs(
         widest_down = max(downlinks[index].values(), default=0)
         servers = tuple(row[1].address for row in rows if row[2] is None)
         aggregates = (allocation.server_subnet(index),) if servers and aggregate else ()
+        neighbors = tuple(row[2] for row in rows if row[2] is not None)
+        peer_roles = tuple(sorted({GROUP_ROLES[neighbor.peer_group] for neighbor in neighbors}))
+        if device.role == "leaf":
+            own = (PrefixRule(f"{loopback}/32", 32), PrefixRule(allocation.server_subnet(index), 31))
+            groups, policy = route_policy(device.role, peer_roles, pools, own)
+        else:
+            groups, policy = policies.get((device.role, peer_roles)) or policies.setdefault(
+                (device.role, peer_roles), route_policy(device.role, peer_roles, pools, ())
+            )
         bgp = Bgp(
             asns[index],
             loopback,
-            tuple(row[2] for row in rows if row[2] is not None),
+            neighbors,
             max(1, uplinks[index], widest_down),
             (f"{loopback}/32", *servers),
             True,
@@ -482,6 +606,8 @@ def device_configs(
             timers.hold,
             aggregates,
             (f"{loopback}/32", *aggregates) if aggregates else (f"{loopback}/32", *servers),
+            groups,
+            policy,
         )
         device_ports = ports[index]
         configs.append(
