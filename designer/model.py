@@ -66,10 +66,11 @@ FABRIC_POOLS = "FABRIC-POOLS"
 """The prefix list of everything a fabric session may carry: the loopback pool and the server pool."""
 LEAF_OWN = "LEAF-OWN"
 """The prefix list of a leaf's own loopback and server block: all a leaf exports."""
-FROM_BELOW = "FROM-BELOW"
-"""The AS-path list of routes a switch originated (empty path) or learned from the one switch below (one AS)."""
-FROM_BELOW_PATH = "^[0-9]*$"
-"""At most one ASN: the regular expression, in the POSIX form FRR, EOS and NVUE all take."""
+FROM_ABOVE = "FROM-ABOVE"
+"""The community list of the routes a spine learned from a super-spine (:data:`FROM_ABOVE_COMMUNITY`)."""
+FROM_ABOVE_COMMUNITY = "65534:1"
+"""The standard community (RFC 1997: a private ASN, then a value) a spine sets on every route a super-spine sends
+it, so that it never sends one back up. It means nothing outside the spine that sets it."""
 PFC_WATCHDOG_ACTION = "drop"
 """A queue stuck in PFC pause longer than the detection time drops its packets until restored."""
 
@@ -147,14 +148,23 @@ class PrefixList:
     rules: tuple[PrefixRule, ...]
 
 
+class RouteMapEntry(NamedTuple):
+    """One entry of a route map, in order: a route it matches is permitted or denied, and evaluation stops. It
+    matches a route in ``prefix_list`` or carrying a community of ``community_list`` (whichever is named); a
+    permitted route gets ``set_community`` when one is given."""
+
+    permit: bool
+    prefix_list: str | None
+    community_list: str | None
+    set_community: str | None
+
+
 @dataclass(frozen=True)
 class RouteMap:
-    """Permit a route when its prefix is in ``prefix_list`` and, when one is named, its AS path matches
-    ``as_path_list``; deny every other route."""
+    """A named route map: its entries in order; a route no entry matches is denied."""
 
     name: str
-    prefix_list: str
-    as_path_list: str | None
+    entries: tuple[RouteMapEntry, ...]
 
 
 @dataclass(frozen=True)
@@ -172,8 +182,8 @@ class RoutePolicy:
     """Every filter a switch's sessions apply (:func:`route_policy`)."""
 
     prefix_lists: tuple[PrefixList, ...]
-    as_path_lists: tuple[tuple[str, str], ...]
-    """(name, regular expression) of each AS-path list; each permits what its expression matches."""
+    community_lists: tuple[tuple[str, str], ...]
+    """(name, community) of each community list; each matches the routes that carry its community."""
     route_maps: tuple[RouteMap, ...]
 
 
@@ -366,22 +376,27 @@ def route_policy(
 ) -> tuple[tuple[PeerGroup, ...], RoutePolicy]:
     """The peer groups of a switch of ``role`` with sessions towards ``peer_roles``, and the filters they apply.
 
-    Every group imports ``pools`` only. A leaf exports ``own`` (its loopback and server block) only; a spine
-    exports up only the pools' routes it originated or learned from a leaf (:data:`FROM_BELOW`); every export
-    down carries the pools."""
+    Every group imports ``pools`` only. A leaf exports ``own`` (its loopback and server block) only. A spine marks
+    every route from a super-spine with :data:`FROM_ABOVE_COMMUNITY` and exports up nothing so marked; every other
+    export carries the pools."""
     groups, maps = [], []
     for peer_role in sorted(set(peer_roles), key=ROLES_UP.index):
         name = PEER_GROUPS[peer_role]
         up = ROLES_UP.index(peer_role) > ROLES_UP.index(role)
+        transit = up and role != "leaf"
         groups.append(PeerGroup(name, peer_role, f"{name}-IN", f"{name}-OUT"))
-        maps.append(RouteMap(f"{name}-IN", FABRIC_POOLS, None))
-        if up and role == "leaf":
-            maps.append(RouteMap(f"{name}-OUT", LEAF_OWN, None))
-        else:
-            maps.append(RouteMap(f"{name}-OUT", FABRIC_POOLS, FROM_BELOW if up else None))
+        maps.append(
+            RouteMap(
+                f"{name}-IN", (RouteMapEntry(True, FABRIC_POOLS, None, FROM_ABOVE_COMMUNITY if transit else None),)
+            )
+        )
+        exported = RouteMapEntry(True, LEAF_OWN if up and role == "leaf" else FABRIC_POOLS, None, None)
+        refused = (RouteMapEntry(False, None, FROM_ABOVE, None),) if transit else ()
+        maps.append(RouteMap(f"{name}-OUT", (*refused, exported)))
     prefix_lists = (PrefixList(FABRIC_POOLS, pools), *((PrefixList(LEAF_OWN, own),) if role == "leaf" else ()))
-    as_paths = ((FROM_BELOW, FROM_BELOW_PATH),) if any(entry.as_path_list for entry in maps) else ()
-    return tuple(groups), RoutePolicy(prefix_lists, as_paths, tuple(maps))
+    marked = any(entry.community_list for route_map in maps for entry in route_map.entries)
+    communities = ((FROM_ABOVE, FROM_ABOVE_COMMUNITY),) if marked else ()
+    return tuple(groups), RoutePolicy(prefix_lists, communities, tuple(maps))
 
 
 def build_qos(spec: QosSpec, link_speed: int) -> Qos:
