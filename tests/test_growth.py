@@ -186,7 +186,8 @@ def test_pod_0_of_a_three_tier_envelope_converges_in_frr() -> None:
     code, out, err = run_cli("verify", str(intent), "--no-failures")
     assert code == 0, out + err
     assert "PASS kernel settings loaded: 8 of 8 routers" in out
-    assert out.rstrip().endswith("result: PASS (7 of 7 checks passed)")
+    assert "PASS foreign prefix refused" in out
+    assert out.rstrip().endswith("result: PASS (8 of 8 checks passed)")
 
 
 def patch(design: Design, tier: int) -> dict[tuple[str, str], tuple[str, str]]:
