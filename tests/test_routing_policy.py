@@ -21,8 +21,9 @@ from designer.model import (
     RouteMapEntry,
 )
 from designer.outputs.build import design_files
+from designer.verify.probe import parse_advertised
 from designer.verify.report import text
-from designer.verify.run import verify
+from designer.verify.run import foreign_prefix, verify
 from designer.verify.topology import expected_routes, topology
 from tests.conftest import ROOT
 from tests.helpers import build_design, build_text
@@ -118,6 +119,20 @@ def test_expected_routes_hold_no_valley_under_either_scheme() -> None:
             assert not any(f"{lab.routers[other].loopback}/32" in routes[spine] for other in spines if other != spine)
         for leaf in lab.leaves():
             assert {f"{lab.routers[spine].loopback}/32" for spine in spines} <= set(routes[leaf])
+
+
+def test_the_leaked_prefix_is_clear_of_every_pool_and_address_of_the_design() -> None:
+    text = TWO_TIER.read_text()
+    lab = topology(design_files(build_text(text)))
+    assert foreign_prefix(lab) == "198.51.100.0/24"
+    wide = text + "addressing: {fabric_p2p: 10.0.0.0/15, server_p2p: 198.51.0.0/16, loopbacks: 10.255.0.0/20}\n"
+    assert foreign_prefix(topology(design_files(build_text(wide)))) == "203.0.113.0/24"
+
+
+def test_advertised_routes_are_read_from_frrs_json_and_nothing_readable_is_none() -> None:
+    answer = '{"bgpLocalRouterId":"10.255.0.0","advertisedRoutes":{"10.255.0.0/32":{},"198.51.100.0/24":{}}}'
+    assert parse_advertised(answer) == {"10.255.0.0/32", "198.51.100.0/24"}
+    assert parse_advertised("% No such neighbor") == set() == parse_advertised("")
 
 
 # ---- real FRR labs --------------------------------------------------------------------------------------------
