@@ -21,12 +21,15 @@ from designer.model import (
     RouteMapEntry,
 )
 from designer.outputs.build import design_files
+from designer.render import render_configs
+from designer.verify import avd
 from designer.verify.probe import parse_advertised
 from designer.verify.report import text
 from designer.verify.run import foreign_prefix, verify
 from designer.verify.topology import expected_routes, topology
-from tests.conftest import ROOT
+from tests.conftest import ROOT, need
 from tests.helpers import build_design, build_text
+from tests.test_avd import HAVE_PYAVD, NEED_PYAVD
 from tests.test_verify import need_lab
 
 INTENTS = ROOT / "tests" / "intents"
@@ -106,6 +109,27 @@ def test_frr_keeps_ebgp_requires_policy_and_writes_each_sessions_policy_once_per
     for address in re.findall(r" neighbor (\S+) remote-as", leaf):
         lines = re.findall(rf"^ +neighbor {re.escape(address)} (\S+)", leaf, re.MULTILINE)
         assert sorted(lines) == ["description", "peer-group", "remote-as"]
+
+
+def test_the_eos_policy_is_what_aristas_templates_render_for_it() -> None:
+    """pyavd's eos_cli_config_gen (``prefix_lists``, ``ip_community_lists``, ``route_maps``, ``router_bgp``
+    ``peer_groups``) renders the same peer groups and policy, line for line, as our file of a 3-tier spine."""
+    need(HAVE_PYAVD, NEED_PYAVD)
+    design = build_text((ROOT / "tests" / "intents" / "small-3tier.yaml").read_text())
+    spine = by_name(design, "p0-pod0-spine0")
+    ours = render_configs([spine], ["eos"])["configs/eos/p0-pod0-spine0.cfg"].decode()
+    arista = avd.arista_rendering(spine)
+    for line in (
+        "route-map SUPER-SPINES-IN permit 10",
+        "   set community 65534:1",
+        "route-map SUPER-SPINES-OUT deny 10",
+        "   match community FROM-ABOVE",
+        "ip community-list FROM-ABOVE permit 65534:1",
+        "   neighbor SUPER-SPINES route-map SUPER-SPINES-OUT out",
+        "      neighbor LEAVES activate",
+    ):
+        assert line in ours.splitlines() and line in arista.splitlines(), line
+    assert avd.differences(ours, arista) == []
 
 
 def test_expected_routes_hold_no_valley_under_either_scheme() -> None:
