@@ -29,12 +29,16 @@ class Peer:
     remote_asn: int
 
 
+def ask(vtysh: Sequence[str], command: str) -> str:
+    """What a router's daemons answer ``command``, asked with its ``vtysh`` command line."""
+    return subprocess.run(
+        [*vtysh, "-c", command], capture_output=True, text=True, check=False, timeout=QUERY_SECONDS
+    ).stdout
+
+
 def bgp_peers(vtysh: Sequence[str]) -> dict[str, Peer]:
     """``show bgp summary json`` of a router, asked with its ``vtysh`` command line: address -> peer."""
-    result = subprocess.run(
-        [*vtysh, "-c", "show bgp summary json"], capture_output=True, text=True, check=False, timeout=QUERY_SECONDS
-    )
-    return parse_bgp_summary(result.stdout)
+    return parse_bgp_summary(ask(vtysh, "show bgp summary json"))
 
 
 def parse_bgp_summary(text: str) -> dict[str, Peer]:
@@ -49,14 +53,7 @@ def parse_bgp_summary(text: str) -> dict[str, Peer]:
 
 def advertised(vtysh: Sequence[str], peer: str) -> set[str]:
     """The prefixes a router sends ``peer`` after its export policy (FRR's ``advertised-routes``)."""
-    result = subprocess.run(
-        [*vtysh, "-c", f"show bgp ipv4 unicast neighbors {peer} advertised-routes json"],
-        capture_output=True,
-        text=True,
-        check=False,
-        timeout=QUERY_SECONDS,
-    )
-    return parse_advertised(result.stdout)
+    return parse_advertised(ask(vtysh, f"show bgp ipv4 unicast neighbors {peer} advertised-routes json"))
 
 
 def parse_advertised(text: str) -> set[str]:
