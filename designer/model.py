@@ -56,6 +56,20 @@ OS's view spells them); the UDP source port is the entropy RoCEv2 gives each que
 LAYER4_FIELDS = frozenset({"source-port", "destination-port"})
 TIER_SEEDS = {"leaf": 1, "spine": 2, "super_spine": 3}
 """The seed of each tier under ``seeds: per-tier``: its position from the servers up."""
+PEER_GROUPS = {"leaf": "LEAVES", "spine": "SPINES", "super_spine": "SUPER-SPINES"}
+"""The peer group of a session, by the peer's role: one per role and direction on every switch."""
+GROUP_ROLES = {group: role for role, group in PEER_GROUPS.items()}
+ROLES_UP = ("leaf", "spine", "super_spine")
+"""The roles from the servers up: a session towards a later role is an uplink."""
+FABRIC_POOLS = "FABRIC-POOLS"
+"""The prefix list of everything a fabric session may carry: the loopback pool and the server pool."""
+LEAF_OWN = "LEAF-OWN"
+"""The prefix list of a leaf's own loopback and server block: all a leaf exports."""
+FROM_ABOVE = "FROM-ABOVE"
+"""The community list of the routes a spine learned from a super-spine (:data:`FROM_ABOVE_COMMUNITY`)."""
+FROM_ABOVE_COMMUNITY = "65534:1"
+"""The standard community (RFC 1997: a private ASN, then a value) a spine sets on every route a super-spine sends
+it, so that it never sends one back up. It means nothing outside the spine that sets it."""
 PFC_WATCHDOG_ACTION = "drop"
 """A queue stuck in PFC pause longer than the detection time drops its packets until restored."""
 
@@ -110,6 +124,66 @@ class Neighbor(NamedTuple):
     interface: str
     description: str
     local_address: str
+    peer_group: str
+
+
+class PrefixRule(NamedTuple):
+    """A permitted prefix and every longer one inside it up to ``longest`` bits."""
+
+    prefix: str
+    longest: int
+
+    @property
+    def le(self) -> int | None:
+        """The ``le`` bound prefix lists write, or None when only the prefix itself is permitted."""
+        return self.longest if self.longest > int(self.prefix.rpartition("/")[2]) else None
+
+
+@dataclass(frozen=True)
+class PrefixList:
+    """A named list of permitted prefixes; anything else is denied."""
+
+    name: str
+    rules: tuple[PrefixRule, ...]
+
+
+class RouteMapEntry(NamedTuple):
+    """One entry of a route map, in order: a route it matches is permitted or denied, and evaluation stops. It
+    matches a route in ``prefix_list`` or carrying a community of ``community_list`` (whichever is named); a
+    permitted route gets ``set_community`` when one is given."""
+
+    permit: bool
+    prefix_list: str | None
+    community_list: str | None
+    set_community: str | None
+
+
+@dataclass(frozen=True)
+class RouteMap:
+    """A named route map: its entries in order; a route no entry matches is denied."""
+
+    name: str
+    entries: tuple[RouteMapEntry, ...]
+
+
+@dataclass(frozen=True)
+class PeerGroup:
+    """The sessions towards one role: their shared import and export route maps."""
+
+    name: str
+    peer_role: str
+    import_map: str
+    export_map: str
+
+
+@dataclass(frozen=True)
+class RoutePolicy:
+    """Every filter a switch's sessions apply (:func:`route_policy`)."""
+
+    prefix_lists: tuple[PrefixList, ...]
+    community_lists: tuple[tuple[str, str], ...]
+    """(name, community) of each community list; each matches the routes that carry its community."""
+    route_maps: tuple[RouteMap, ...]
 
 
 @dataclass(frozen=True)
@@ -137,6 +211,8 @@ class Bgp:
     """Prefixes announced summary-only in place of the networks they cover (a leaf's server block)."""
     announced: tuple[str, ...] = ()
     """What the device announces to its peers: the aggregates and the networks no aggregate covers."""
+    peer_groups: tuple[PeerGroup, ...] = ()
+    policy: RoutePolicy = RoutePolicy((), (), ())
 
 
 @dataclass(frozen=True, slots=True)
@@ -298,6 +374,34 @@ def balancing(intent: Intent, device: Device) -> LoadBalancing:
     spec = intent.load_balancing
     seed = switch_seed(device.name) if spec.seeds == "per-switch" else TIER_SEEDS[device.role]
     return LoadBalancing(spec.mode, spec.hash, HASH_FIELDS[spec.hash], seed)
+
+
+def route_policy(
+    role: str, peer_roles: Sequence[str], pools: tuple[PrefixRule, ...], own: tuple[PrefixRule, ...]
+) -> tuple[tuple[PeerGroup, ...], RoutePolicy]:
+    """The peer groups of a switch of ``role`` with sessions towards ``peer_roles``, and the filters they apply.
+
+    Every group imports ``pools`` only. A leaf exports ``own`` (its loopback and server block) only. A spine marks
+    every route from a super-spine with :data:`FROM_ABOVE_COMMUNITY` and exports up nothing so marked; every other
+    export carries the pools."""
+    groups, maps = [], []
+    for peer_role in sorted(set(peer_roles), key=ROLES_UP.index):
+        name = PEER_GROUPS[peer_role]
+        up = ROLES_UP.index(peer_role) > ROLES_UP.index(role)
+        transit = up and role != "leaf"
+        groups.append(PeerGroup(name, peer_role, f"{name}-IN", f"{name}-OUT"))
+        maps.append(
+            RouteMap(
+                f"{name}-IN", (RouteMapEntry(True, FABRIC_POOLS, None, FROM_ABOVE_COMMUNITY if transit else None),)
+            )
+        )
+        exported = RouteMapEntry(True, LEAF_OWN if up and role == "leaf" else FABRIC_POOLS, None, None)
+        refused = (RouteMapEntry(False, None, FROM_ABOVE, None),) if transit else ()
+        maps.append(RouteMap(f"{name}-OUT", (*refused, exported)))
+    prefix_lists = (PrefixList(FABRIC_POOLS, pools), *((PrefixList(LEAF_OWN, own),) if role == "leaf" else ()))
+    marked = any(entry.community_list for route_map in maps for entry in route_map.entries)
+    communities = ((FROM_ABOVE, FROM_ABOVE_COMMUNITY),) if marked else ()
+    return tuple(groups), RoutePolicy(prefix_lists, communities, tuple(maps))
 
 
 def build_qos(spec: QosSpec, link_speed: int) -> Qos:
@@ -469,10 +573,34 @@ def device_configs(
             room_tables[lower].get(cable_m) or sized(lower, cable_m),
         )
         interfaces[upper].append(
-            (upper_port, down, Neighbor(lower_ip, asns[lower], lower_device.name, upper_name, description, upper_ip))
+            (
+                upper_port,
+                down,
+                Neighbor(
+                    lower_ip,
+                    asns[lower],
+                    lower_device.name,
+                    upper_name,
+                    description,
+                    upper_ip,
+                    PEER_GROUPS[lower_device.role],
+                ),
+            )
         )
         interfaces[lower].append(
-            (lower_port, up, Neighbor(upper_ip, asns[upper], upper_device.name, lower_name, up.description, lower_ip))
+            (
+                lower_port,
+                up,
+                Neighbor(
+                    upper_ip,
+                    asns[upper],
+                    upper_device.name,
+                    lower_name,
+                    up.description,
+                    lower_ip,
+                    PEER_GROUPS[upper_device.role],
+                ),
+            )
         )
         uplinks[lower] += 1
         downlinks[upper][lower] += 1
@@ -481,6 +609,8 @@ def device_configs(
     timers = intent.routing.timers
     aggregate = intent.routing.server_subnets == "aggregate"
     loopbacks = allocation.loopback_ips
+    pools = (PrefixRule(allocation.loopback_pool.cidr, 32), PrefixRule(allocation.server_p2p.cidr, 31))
+    policies: dict[tuple[str, tuple[str, ...]], tuple[tuple[PeerGroup, ...], RoutePolicy]] = {}
     by_port = itemgetter(0)
     configs = []
     for index, device in enumerate(switches):
@@ -489,10 +619,19 @@ def device_configs(
         widest_down = max(downlinks[index].values(), default=0)
         servers = tuple(row[1].address for row in rows if row[2] is None)
         aggregates = (allocation.server_subnet(index),) if servers and aggregate else ()
+        neighbors = tuple(row[2] for row in rows if row[2] is not None)
+        peer_roles = tuple(sorted({GROUP_ROLES[neighbor.peer_group] for neighbor in neighbors}))
+        if device.role == "leaf":
+            own = (PrefixRule(f"{loopback}/32", 32), PrefixRule(allocation.server_subnet(index), 31))
+            groups, policy = route_policy(device.role, peer_roles, pools, own)
+        else:
+            groups, policy = policies.get((device.role, peer_roles)) or policies.setdefault(
+                (device.role, peer_roles), route_policy(device.role, peer_roles, pools, ())
+            )
         bgp = Bgp(
             asns[index],
             loopback,
-            tuple(row[2] for row in rows if row[2] is not None),
+            neighbors,
             max(1, uplinks[index], widest_down),
             (f"{loopback}/32", *servers),
             True,
@@ -501,6 +640,8 @@ def device_configs(
             timers.hold,
             aggregates,
             (f"{loopback}/32", *aggregates) if aggregates else (f"{loopback}/32", *servers),
+            groups,
+            policy,
         )
         device_ports = ports[index]
         configs.append(

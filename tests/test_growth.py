@@ -191,7 +191,8 @@ def test_pod_0_of_a_three_tier_envelope_converges_in_frr() -> None:
     code, out, err = run_cli("verify", str(intent), "--no-failures")
     assert code == 0, out + err
     assert "PASS kernel settings loaded: 8 of 8 routers" in out
-    checks = 8 if shutil.which("lldpd") else 7  # the cabling (LLDP) is not covered without lldpd
+    assert "PASS foreign prefix refused" in out
+    checks = 9 if shutil.which("lldpd") else 8  # the cabling (LLDP) is not covered without lldpd
     assert out.rstrip().endswith(f"result: PASS ({checks} of {checks} checks passed)")
 
 

@@ -328,15 +328,16 @@ def test_each_release_gets_its_own_key_forms(release: str, on: str, state: str, 
     assert config["qos"]["roce"][state] == bgp["path-selection"]["multipath"]["aspath-ignore"] == on
     assert {body["summary-only"] for body in bgp["address-family"]["ipv4-unicast"]["aggregate-route"].values()} == {on}
     assert set(config["interface"]["lo"]) == {"type", ip}
-    neighbor = next(iter(bgp["neighbor"].values()))
+    group = next(iter(bgp["peer-group"].values()))  # BFD is the peer group's, shared by its sessions
+    assert not any("bfd" in neighbor for neighbor in bgp["neighbor"].values())
     if state == "state":  # 5.15 moved BFD timers into a profile
-        assert neighbor["bfd"] == {"profile": "fabric"}  # no state here: the 5.15+ schema has only the profile
+        assert group["bfd"] == {"profile": "fabric"}  # no state here: the 5.15+ schema has only the profile
         assert config["router"]["bfd"] == {
             "state": "enabled",
             "profile": {"fabric": {"detect-multiplier": "3", "min-rx-interval": "300", "min-tx-interval": "300"}},
         }
     else:
-        assert neighbor["bfd"] == {
+        assert group["bfd"] == {
             "enable": "on",
             "detect-multiplier": "3",
             "min-rx-interval": "300",

@@ -371,9 +371,9 @@ def test_each_template_is_compiled_once_per_build(monkeypatch: pytest.MonkeyPatc
 
     monkeypatch.setattr(renderer.environment, "compile", counting)
     first = [renderer.render("frr", device) for device in design.configs]
-    assert sorted(compiled) == ["frr/bfd.j2", "frr/bgp.j2", "frr/frr.conf.j2", "frr/interfaces.j2"]
+    assert sorted(compiled) == ["frr/bfd.j2", "frr/bgp.j2", "frr/frr.conf.j2", "frr/interfaces.j2", "frr/policy.j2"]
     assert [renderer.render("frr", device) for device in design.configs] == first
-    assert len(compiled) == 4
+    assert len(compiled) == 5
 
 
 def test_ecn_and_watchdog_off_leave_them_out_everywhere() -> None:

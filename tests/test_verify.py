@@ -124,13 +124,18 @@ def test_expected_routes_hold_every_other_leafs_loopback_and_server_subnets() ->
     lab = topology(design_files(build(TWO_TIER)))
     routes = expected_routes(lab)
     first, last = lab.leaves()[0], lab.leaves()[-1]
-    assert set(routes[first]) == {prefix for leaf in lab.leaves() if leaf != first for prefix in lab.prefixes(leaf)}
+    spines = [index for index, router in enumerate(lab.routers) if router.role == "spine"]
+    assert set(routes[first]) == {prefix for leaf in lab.leaves() if leaf != first for prefix in lab.prefixes(leaf)} | {
+        f"{lab.routers[spine].loopback}/32" for spine in spines
+    }
+    # each spine directly: one next hop per parallel link
+    assert {routes[first][f"{lab.routers[spine].loopback}/32"] for spine in spines} == {2}
     loopback, block = lab.prefixes(last)  # the server /31s are announced as one block
     assert loopback == f"{lab.routers[last].loopback}/32"
     servers = [ipaddress.ip_address(address) for _, address in lab.server_ports[last]]
     assert len(servers) == 4 and all(address in ipaddress.ip_network(block) for address in servers)
     assert ipaddress.ip_network(block).num_addresses == 8
-    assert set(routes[first].values()) == {4}
+    assert {routes[first][prefix] for leaf in lab.leaves() if leaf != first for prefix in lab.prefixes(leaf)} == {4}
     assert f"{lab.routers[last].loopback}/32" in routes[first]
     assert expected_routes(lab, frozenset({named(lab, "p0-spine0")}))[first][lab.prefixes(last)[0]] == 2
 

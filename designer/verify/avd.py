@@ -4,7 +4,8 @@
 device model, never from our EOS text; pyavd (Apache-2.0, Arista Networks; ``pip install pyavd``) validates it
 and renders the EOS CLI with Arista's templates. :func:`compare` then reads our file: every line must appear
 in Arista's rendering under the same parents (the top level, ``interface``, ``qos profile`` and its
-``tx-queue``, ``router bgp`` and its ``address-family``, ``router bfd``), in any order. A line Arista's
+``tx-queue``, ``ip prefix-list``, ``route-map``, ``router bgp`` with its peer groups and its ``address-family``,
+``router bfd``), in any order. A line Arista's
 templates do not produce is a defect, reported with its line number; so is a line of Arista's rendering that
 our file lacks (a part of the design left out). Comment (``!``) lines and the final ``end`` are not
 configuration. The values come from the EOS view (:mod:`designer.render.eos`), so the proof
@@ -72,23 +73,65 @@ def structured_config(device: DeviceConfig) -> dict[str, Any]:
             "timers": {"keepalive_time": bgp.keepalive, "hold_time": bgp.hold},
             "maximum_paths": {"paths": bgp.maximum_paths, "ecmp": bgp.maximum_paths},
             "bgp_defaults": ["bgp bestpath as-path multipath-relax"] if bgp.multipath_relax else [],
+            "peer_groups": [
+                {
+                    "name": group.name,
+                    "maximum_routes": 0,
+                    "route_map_in": group.import_map,
+                    "route_map_out": group.export_map,
+                    **({"bfd": True} if bgp.bfd else {}),
+                }
+                for group in bgp.peer_groups
+            ],
             "neighbors": [
                 {
                     "ip_address": neighbor.address,
+                    "peer_group": neighbor.peer_group,
                     "remote_as": str(neighbor.remote_asn),
                     "description": neighbor.description,
-                    "maximum_routes": 0,
-                    **({"bfd": True} if bgp.bfd else {}),
                 }
                 for neighbor in bgp.neighbors
             ],
             "aggregate_addresses": [{"prefix": prefix, "summary_only": True} for prefix in bgp.aggregates],
             "address_family_ipv4": {
-                "neighbors": [{"ip_address": neighbor.address, "activate": True} for neighbor in bgp.neighbors],
+                "peer_groups": [{"name": group.name, "activate": True} for group in bgp.peer_groups],
                 "networks": [{"prefix": prefix} for prefix in bgp.networks],
             },
         },
     }
+    policy = bgp.policy
+    config["prefix_lists"] = [
+        {
+            "name": prefix_list.name,
+            "sequence_numbers": [
+                {"sequence": 10 * number, "action": f"permit {rule.prefix}" + (f" le {rule.le}" if rule.le else "")}
+                for number, rule in enumerate(prefix_list.rules, 1)
+            ],
+        }
+        for prefix_list in policy.prefix_lists
+    ]
+    config["ip_community_lists"] = [
+        {"name": name, "entries": [{"action": "permit", "communities": [community]}]}
+        for name, community in policy.community_lists
+    ]
+    config["route_maps"] = [
+        {
+            "name": route_map.name,
+            "sequence_numbers": [
+                {
+                    "sequence": 10 * number,
+                    "type": "permit" if entry.permit else "deny",
+                    "match": [
+                        *([f"ip address prefix-list {entry.prefix_list}"] if entry.prefix_list else []),
+                        *([f"community {entry.community_list}"] if entry.community_list else []),
+                    ],
+                    **({"set": [f"community {entry.set_community}"]} if entry.set_community else {}),
+                }
+                for number, entry in enumerate(route_map.entries, 1)
+            ],
+        }
+        for route_map in policy.route_maps
+    ]
     # eos_cli_config_gen (pyavd 6.4) has no key for ``ip load-sharing``: the lines go in as raw root-level CLI, so
     # the comparison proves their place and that none is missing, not their syntax.
     config["eos_cli"] = "\n".join(view["load_sharing"])

@@ -492,6 +492,19 @@ class Lab:
         with ThreadPoolExecutor(max_workers=4) as pool:
             return [problem for problem in pool.map(load, range(len(self.dirs))) if problem]
 
+    def configure(self, router: int, lines: Sequence[str]) -> str:
+        """Enter ``lines`` in configuration mode on ``router``; the problem bgpd or vtysh reported, or nothing."""
+        arguments = [argument for line in ("configure terminal", *lines) for argument in ("-c", line)]
+        result = subprocess.run(
+            self.vtysh(router) + arguments, capture_output=True, text=True, check=False, timeout=120
+        )
+        output = (result.stdout + result.stderr).strip()
+        return (
+            f"vtysh exit {result.returncode}: {' '.join(output.split())[:300]}"
+            if result.returncode or "% " in output
+            else ""
+        )
+
     def vtysh(self, router: int) -> list[str]:
         """The command line that runs vtysh on ``router``'s daemons, arguments to follow: in the router's network
         namespace, a mount namespace sealed by :mod:`~designer.verify.sandbox` and a PID namespace of its own, as

@@ -29,12 +29,16 @@ class Peer:
     remote_asn: int
 
 
+def ask(vtysh: Sequence[str], command: str) -> str:
+    """What a router's daemons answer ``command``, asked with its ``vtysh`` command line."""
+    return subprocess.run(
+        [*vtysh, "-c", command], capture_output=True, text=True, check=False, timeout=QUERY_SECONDS
+    ).stdout
+
+
 def bgp_peers(vtysh: Sequence[str]) -> dict[str, Peer]:
     """``show bgp summary json`` of a router, asked with its ``vtysh`` command line: address -> peer."""
-    result = subprocess.run(
-        [*vtysh, "-c", "show bgp summary json"], capture_output=True, text=True, check=False, timeout=QUERY_SECONDS
-    )
-    return parse_bgp_summary(result.stdout)
+    return parse_bgp_summary(ask(vtysh, "show bgp summary json"))
 
 
 def parse_bgp_summary(text: str) -> dict[str, Peer]:
@@ -45,6 +49,20 @@ def parse_bgp_summary(text: str) -> dict[str, Peer]:
         return {}
     peers = data.get("ipv4Unicast", {}).get("peers", {})
     return {address: Peer(peer.get("state", "?"), int(peer.get("remoteAs", 0))) for address, peer in peers.items()}
+
+
+def advertised(vtysh: Sequence[str], peer: str) -> set[str]:
+    """The prefixes a router sends ``peer`` after its export policy (FRR's ``advertised-routes``)."""
+    return parse_advertised(ask(vtysh, f"show bgp ipv4 unicast neighbors {peer} advertised-routes json"))
+
+
+def parse_advertised(text: str) -> set[str]:
+    """The prefixes of FRR's ``show bgp ... advertised-routes json``; empty when bgpd said nothing readable."""
+    try:
+        data = json.loads(text or "{}")
+    except json.JSONDecodeError:
+        return set()
+    return set(data.get("advertisedRoutes", {}))
 
 
 def kernel_routes(namespace: str) -> dict[str, int]:
@@ -224,12 +242,14 @@ def extra_peers(
 def route_problems(
     lab: Topology, expected: dict[int, dict[str, int]], installed: dict[int, dict[str, int]]
 ) -> tuple[int, list[tuple[int, str]]]:
-    """Every expected prefix installed with exactly the expected number of next hops: how many routers are
+    """Every expected prefix installed with exactly the expected number of next hops, and no other BGP route than
+    the router's own (an aggregate it announces is a discard route in its own kernel): how many routers are
     complete, and (router, line) for each prefix that is not right. A router not read yet has no routes."""
     complete, problems = 0, []
     for router, table in expected.items():
         name = lab.routers[router].name
         have = installed.get(router, {})
+        own = lab.prefixes(router)
         wrong = [
             (
                 router,
@@ -242,6 +262,10 @@ def route_problems(
             )
             for prefix, width in table.items()
             if have.get(prefix) != width
+        ] + [
+            (router, f"{name}: {prefix} installed with {have[prefix]} next hops, the design has no such route")
+            for prefix in sorted(have)
+            if prefix not in table and prefix not in own
         ]
         complete += not wrong
         problems += wrong

@@ -6,6 +6,7 @@ import os
 import sys
 import time
 from collections import Counter
+from ipaddress import ip_network
 from pathlib import Path
 
 from designer.built import DESIGN_FILE, Manifest, parse_design, read_inside, read_manifest, read_regular
@@ -16,9 +17,11 @@ from designer.verify.cabling import Lldp, audit_lab, cabling_check, lab_cables
 from designer.verify.lab import Lab, Progress, available_mib, check_prerequisites, seeds_supported, sweep_orphans
 from designer.verify.probe import (
     Peer,
+    advertised,
     bgp_peers,
     extra_peers,
     gather,
+    kernel_routes,
     ping,
     read_routes,
     route_problems,
@@ -31,6 +34,13 @@ from designer.verify.traffic import configure_hosts, experiments, host_checks, h
 from designer.verify.traffic import prerequisites as traffic_prerequisites
 
 POLL_SECONDS = 0.5
+FOREIGN_PREFIXES = ("198.51.100.0/24", "203.0.113.0/24", "192.0.2.0/24")
+"""RFC 5737's documentation networks: the first outside the design's pools is the prefix a leaf is made to leak."""
+LEAK_MAP = "VERIFY-LEAK"
+"""The lab-only prefix list and route map that let the leaf send the foreign prefix beside its own, in place of its
+own export policy (never anything it learned: the leaf stays no transit)."""
+SETTLE_SECONDS = 2.0
+"""How long the spines get to take or refuse the leaked prefix once the leaf has sent it."""
 MEMORY_SHARE = 0.8
 """The lab may use at most this share of the memory available when it starts."""
 
@@ -174,6 +184,8 @@ def verify(
             report.checks += checks
             report.traffic += experiments_run
             report.not_covered += skipped
+        if healthy:
+            _foreign_prefix(running, report, limit)
         if failures and not healthy:
             report.not_covered.append("failure injection: skipped because the healthy fabric did not converge")
         elif failures:
@@ -218,6 +230,65 @@ def _kernel_settings(running: Lab, report: VerifyReport) -> None:
                 running.kernel_problems(),
             )
         )
+
+
+def foreign_prefix(lab: Topology) -> str:
+    """A prefix outside every pool of the design (and every address of the lab)."""
+    taken = [ip_network(prefix) for prefix in lab.pools]
+    taken += [ip_network(prefix) for router in lab.routers for prefix in (*router.announces, f"{router.loopback}/32")]
+    return next(prefix for prefix in FOREIGN_PREFIXES if not any(ip_network(prefix).overlaps(other) for other in taken))
+
+
+def _foreign_prefix(running: Lab, report: VerifyReport, limit: float) -> None:
+    """Make the first leaf announce a prefix outside the design's pools past its own export policy (a lab-only
+    route map in place of it, on every session, that adds the prefix to the leaf's own), wait until it has sent
+    the prefix to each spine, then check that no other router installed it: the spines' import policy refused
+    it. The leak stays for the phases after, so their routing tables prove it stays refused while spines and
+    super-spines fail."""
+    lab, progress = running.topology, running.progress
+    leaf = lab.leaves()[0]
+    name, prefix = lab.routers[leaf].name, foreign_prefix(lab)
+    peers = [session.peer_address for session in lab.sessions() if session.router == leaf]
+    progress(f"route policy: {name} announces {prefix}, outside the design's pools, on its {len(peers)} sessions")
+    refused = running.configure(
+        leaf,
+        [
+            *(
+                f"ip prefix-list {LEAK_MAP} seq {number * 10} permit {leaked}"
+                for number, leaked in enumerate((prefix, *lab.prefixes(leaf)), 1)
+            ),
+            f"route-map {LEAK_MAP} permit 10",
+            f"match ip address prefix-list {LEAK_MAP}",
+            "exit",
+            f"router bgp {lab.routers[leaf].asn}",
+            "no bgp network import-check",
+            "address-family ipv4 unicast",
+            f"network {prefix}",
+            *(f"neighbor {peer} route-map {LEAK_MAP} out" for peer in peers),
+        ],
+    )
+    start, unsent = time.monotonic(), peers
+    while not refused and unsent and time.monotonic() - start < limit:
+        time.sleep(POLL_SECONDS)
+        unsent = [peer for peer in peers if prefix not in advertised(running.vtysh(leaf), peer)]
+    time.sleep(SETTLE_SECONDS)
+    holders = [
+        lab.routers[router].name
+        for router, routes in enumerate(gather(running.namespaces, kernel_routes))
+        if router != leaf and prefix in routes
+    ]
+    problems = [f"{name}: the leak was not configured: {refused}"] if refused else []
+    problems += [f"{name} never sent {prefix} to {peer}" for peer in unsent]
+    problems += [f"{holder} installed {prefix}, which its import policy should refuse" for holder in holders]
+    report.checks.append(
+        check(
+            "healthy",
+            "foreign prefix refused",
+            f"{name} sent {prefix} (outside the pools) on {len(peers) - len(unsent)} of its {len(peers)} sessions "
+            f"to spines; {len(holders)} routers installed it",
+            problems,
+        )
+    )
 
 
 def failure_targets(lab: Topology) -> list[int]:
@@ -337,11 +408,14 @@ def _session_summary(lab: Topology, sessions: list[Session], failed: frozenset[i
 def _route_summary(lab: Topology, expected: dict[int, dict[str, int]], failed: frozenset[int], complete: int) -> str:
     leaves = [router for router in lab.leaves() if router not in failed]
     text = (
-        f"{complete} of {len(expected)} routers hold every other leaf's loopback and server subnets with "
-        "the expected ECMP width"
+        f"{complete} of {len(expected)} routers hold every other leaf's loopback and server subnets and the "
+        "switch loopbacks a valley-free path leads to, with the expected ECMP width, and no other BGP route"
     )
     if not failed:
-        widths = sorted({width for leaf in leaves for width in expected[leaf].values()})
+        towards_leaves = {prefix for leaf in lab.leaves() for prefix in lab.prefixes(leaf)}
+        widths = sorted(
+            {width for leaf in leaves for prefix, width in expected[leaf].items() if prefix in towards_leaves}
+        )
         return f"{text}; leaf widths {'/'.join(map(str, widths))}"
     healthy = expected_routes(lab)
     shrink = Counter(

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass, field
+from ipaddress import IPv4Network
 from typing import Any
 
 from designer.built import DESIGN_FILE, parse_design
@@ -106,6 +107,8 @@ class Topology:
     """Server NIC addresses (the odd end of server links): address -> server name."""
     coverage: str
     sysctls: list[tuple[tuple[str, int], ...] | None] = field(default_factory=list)
+    pools: tuple[str, ...] = ()
+    """The design's address pools (design.json's summary), those that read as IPv4 networks."""
     """Per router: the checked settings of its kernel settings file (``configs/sysctl/<hostname>.conf``), or None
     when the build has none."""
 
@@ -227,7 +230,20 @@ def topology(files: Mapping[str, bytes], whole: bool = True, where: str = DESIGN
         servers,
         _coverage(routers, len(switches), tiers, whole),
         _sysctls(files, routers),
+        _pools(summary.get("pools")),
     )
+
+
+def _pools(pools: object) -> tuple[str, ...]:
+    """The CIDR of every pool in design.json's summary that reads as an IPv4 network; anything else is left out."""
+    cidrs = [pool.get("cidr") for pool in pools.values() if isinstance(pool, dict)] if isinstance(pools, dict) else []
+    readable = []
+    for cidr in cidrs:
+        try:
+            readable.append(str(IPv4Network(cidr)))
+        except (ValueError, TypeError):
+            continue
+    return tuple(readable)
 
 
 def _sysctls(files: Mapping[str, bytes], routers: list[Router]) -> list[tuple[tuple[str, int], ...] | None]:
@@ -287,20 +303,27 @@ def _coverage(routers: list[Router], total: int, tiers: int, whole: bool) -> str
 
 
 def expected_routes(lab: Topology, failed: frozenset[int] = frozenset()) -> dict[int, dict[str, int]]:
-    """Per running router, every other leaf's prefixes with the number of next hops BGP must install.
+    """Per running router, every prefix BGP must install with its number of next hops, and nothing else: every
+    other switch's announced prefixes (a leaf's loopback and server subnets, another switch's loopback).
 
     Routers in ``failed`` are down with all their links. A destination without a valley-free path from a
-    router is left out (nothing is asserted about it there).
+    router is left out (the route policy keeps a route from taking a valley), and so is one that shares the
+    router's ASN (AS-path loop detection refuses it: another spine of the pod under the rfc7938 scheme).
     """
     up, down = lab.neighbors()
     routes: dict[int, dict[str, int]] = {router: {} for router in range(len(lab.routers)) if router not in failed}
-    for destination in lab.leaves():
+    for destination, announcer in enumerate(lab.routers):
         if destination in failed:
             continue
         distance, width = paths_to(lab, destination, failed, up, down)
         prefixes = lab.prefixes(destination)
         for router, table in routes.items():
-            if router != destination and distance[router] is not None and width[router]:
+            if (
+                router != destination
+                and distance[router] is not None
+                and width[router]
+                and lab.routers[router].asn != announcer.asn
+            ):
                 table.update(dict.fromkeys(prefixes, width[router]))
     return routes
 
