@@ -17,7 +17,7 @@ CHUNK_ROWS = 4096
 
 def cabling_rows(design: Design) -> tuple[list[str], Iterable[list[Any]]]:
     """One row per link: both ends, speed, tier, estimated length and medium (see designer.physical.cables)."""
-    devices, speed, physical = design.fabric.devices, design.plan.link_speed, design.physical
+    devices, speeds, physical = design.fabric.devices, design.plan.link_speeds, design.physical
     names = design.fabric.port_names()
     header = ["tier", "plane", "a_device", "a_port", "z_device", "z_port", "speed_gbps", "length_m", "medium"]
     media = physical.medium_names()
@@ -30,7 +30,7 @@ def cabling_rows(design: Design) -> tuple[list[str], Iterable[list[Any]]]:
             names[upper][upper_port],
             devices[lower].name,
             names[lower][lower_port],
-            speed,
+            speeds[tier],
             lengths[length],
             media[medium],
         ]
