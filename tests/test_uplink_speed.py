@@ -20,6 +20,7 @@ import pytest
 from designer.analysis.maxflow import PlaneNetwork, splits
 from designer.analysis.workload import _worst
 from designer.design import Design
+from designer.errors import InputError
 from designer.fabric import LEAF_SPINE, SERVER_LEAF, SPINE_SUPER
 from designer.outputs.tables import cabling_rows
 from designer.pipeline import build
@@ -221,3 +222,34 @@ def test_an_800g_uplink_fabric_converges_and_carries_traffic_in_frr() -> None:
     code, out, err = run_cli("verify", str(SMALL), "--no-failures")
     assert code == 0, out + err
     assert out.rstrip().endswith("checks passed)") and "result: PASS" in out
+
+
+def test_every_switch_that_runs_an_uplink_speed_must_run_it() -> None:
+    """The spines' uplinks follow the leaves' (800G), so 64 x 400G super-spines cannot take them: the problem is
+    named at the field that set the speed, with the speeds every switch involved runs."""
+    with pytest.raises(InputError) as raised:
+        build_design(
+            servers=128,
+            leaf=UPLINKS_800G,
+            spine="{model: generic-64x800g}",
+            super_spine="{model: generic-64x400g}",
+            fabric_extra="tiers: 3",
+        )
+    assert [(problem.path, problem.message) for problem in raised.value.problems] == [
+        (
+            ("fabric", "leaf", "uplink_speed"),
+            "generic-64x400g ports run at 400G, slower than 800G; a speed every port at both ends runs: 100G, 200G, "
+            "400G",
+        )
+    ]
+
+
+def test_an_uplink_speed_equal_to_the_downlinks_is_the_default() -> None:
+    """800G NICs and 800G leaf uplinks: the same design as without ``uplink_speed``, and its errors the same."""
+    fields = {"servers": 128, "server": "dgx-b200", "compute_extra": "nic_speed: 800G"}
+    plain = build_design(leaf="{model: generic-64x800g}", **fields)
+    given = build_design(leaf="{model: generic-64x800g, uplink_speed: 800G}", **fields)
+    assert given.plan == plain.plan and given.fabric.links == plain.fabric.links
+    with pytest.raises(InputError) as raised:
+        build_design(leaf="{model: generic-64x800g, uplink_speed: 800G}", spine="{model: generic-64x400g}", **fields)
+    assert [problem.path for problem in raised.value.problems] == [("fabric", "spine", "speed")]

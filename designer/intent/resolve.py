@@ -658,21 +658,22 @@ def _uplink_problems(
                 Problem(("fabric", tier, "uplink_speed"), f"{why} and have no uplinks; remove uplink_speed there")
             )
     leaf, spine, super_spine = switches
-    spine_given = fabric.spine is not None and fabric.spine.uplink_speed is not None
+    downs = {"leaf": speeds[0], "spine": speeds[1]}
+    spine_own = fabric.spine is not None and fabric.spine.uplink_speed not in (None, speeds[1])
     runs = {
         "leaf": [("leaf", leaf, speeds[0]), ("spine", spine, speeds[1])]
-        + ([] if spine_given else [("super-spine", super_spine, speeds[2])]),
+        + ([] if spine_own else [("super-spine", super_spine, speeds[2])]),
         "spine": [("spine", spine, speeds[1]), ("super-spine", super_spine, speeds[2])],
     }
     for tier in ("leaf", "spine"):
         switch = getattr(fabric, tier)
-        if switch is None or switch.uplink_speed is None or (tier == "spine" and fabric.tiers == 2):
-            continue
+        if switch is None or switch.uplink_speed in (None, downs[tier]) or (tier == "spine" and fabric.tiers == 2):
+            continue  # an uplink speed equal to the downlinks' is the default, which the tiers' own rules cover
         field, speed = ("fabric", tier, "uplink_speed"), switch.uplink_speed
         ends = runs[tier]
         wrong = [what for _, spec, _ in ends if (what := _cannot_run(spec, speed))]
         if wrong:
-            valid = [f"{value}G" for value in SPEEDS if not any(_cannot_run(spec, value) for _, spec, _ in ends[:2])]
+            valid = [f"{value}G" for value in SPEEDS if not any(_cannot_run(spec, value) for _, spec, _ in ends)]
             problems.append(
                 Problem(
                     field,
