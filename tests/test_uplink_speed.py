@@ -27,6 +27,7 @@ from designer.pipeline import build
 from designer.render import render_configs
 from tests.conftest import ROOT
 from tests.helpers import build_design, build_text
+from tests.test_checks import found, with_links
 from tests.test_growth import assert_only_added
 from tests.test_intent_errors import run_cli
 from tests.test_verify import need_lab
@@ -253,3 +254,20 @@ def test_an_uplink_speed_equal_to_the_downlinks_is_the_default() -> None:
     with pytest.raises(InputError) as raised:
         build_design(leaf="{model: generic-64x800g, uplink_speed: 800G}", spine="{model: generic-64x400g}", **fields)
     assert [problem.path for problem in raised.value.problems] == [("fabric", "spine", "speed")]
+
+
+def test_ports_catches_uplinks_broken_out_as_the_downlinks() -> None:
+    """A leaf whose 800G uplinks were laid out at the downlinks' breakout (2 x 400G) is not what its hardware and
+    speeds give."""
+    design = build(SMALL)
+    devices = list(design.fabric.devices)
+    devices[0] = devices[0]._replace(uplink_breakout=2)
+    errors = found(with_links(design, list(design.fabric.links), devices), "ports")
+    assert [(finding.subject, finding.message) for finding in errors] == [
+        (
+            devices[0].name,
+            "4 logical ports down at breakout 2 and 2 up at breakout 2, but 4 x 800G ports give 4 x 400G down and "
+            "2 x 800G up",
+        )
+    ]
+    assert not found(design, "ports")
