@@ -62,25 +62,33 @@ def _links(printed: str) -> int:
 
 
 def table(rows: list[dict[str, Any]], runs: int, baseline: Path | None) -> str:
+    """One row per size: each variant's links, build time, CPU and peak memory (medians), and this tree's build
+    against the baseline's (wall time and CPU)."""
     lines = [
         f"Median of {runs} runs in turns, each a fresh process building into a new folder, on "
         f"{os.uname().machine} with Python {sys.version.split()[0]} and {os.cpu_count()} CPUs, writing to "
         f"{storage()}"
         + (f"; the baseline is the designer of {baseline.name}" if baseline else "")
-        + "; ratios against 400G everywhere on this tree.",
+        + "; each variant: links, build time, its CPU and peak memory.",
         "",
-        "| GPUs | links | tree and speeds | build (s) | build CPU (s) | peak memory (MiB) | / 400G everywhere |",
-        "|---:|---:|---|---:|---:|---:|---:|",
+        "| GPUs | 400G everywhere | 400G down, 800G up | 400G everywhere, baseline | build / baseline "
+        "| CPU / baseline |",
+        "|---:|---:|---:|---:|---:|---:|",
     ]
     for row in rows:
-        first = statistics.median(sample["seconds"] for sample in row["samples"]["400G everywhere"])
-        for label, samples in row["samples"].items():
-            seconds = statistics.median(sample["seconds"] for sample in samples)
-            lines.append(
-                f"| {row['gpus']:,} | {row['links'][label]:,} | {label} | {seconds:.2f} | "
-                f"{statistics.median(sample['cpu'] for sample in samples):.2f} | "
-                f"{statistics.median(sample['peak_mib'] for sample in samples):.0f} | {seconds / first:.2f}x |"
-            )
+        cells, medians = [], {}
+        for label, _, _ in variants(baseline):
+            samples = row["samples"][label]
+            medians[label] = [statistics.median(sample[key] for sample in samples) for key in ("seconds", "cpu")]
+            peak = statistics.median(sample["peak_mib"] for sample in samples)
+            seconds, cpu = medians[label]
+            cells.append(f"{row['links'][label]:,} links: {seconds:.2f} s, {cpu:.2f} s CPU, {peak:.0f} MiB")
+        if baseline is None:
+            cells += ["-", "-", "-"]
+        else:
+            ours, theirs = medians["400G everywhere"], medians["400G everywhere, baseline"]
+            cells += [f"{ours[0] / theirs[0]:.2f}x", f"{ours[1] / theirs[1]:.2f}x"]
+        lines.append(f"| {row['gpus']:,} | " + " | ".join(cells) + " |")
     return "\n".join(lines)
 
 
