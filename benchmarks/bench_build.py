@@ -47,15 +47,16 @@ RUN = textwrap.dedent(f"""\
 """)
 
 
-def measure(args: list[str]) -> dict[str, Any]:
-    """One fresh process running the ``designer`` command as installed (it ends without freeing what it built):
-    its wall time from start to exit, its CPU (its workers' included) and peak memory (the largest of those
-    processes), the start time of each stage it reports, and what it printed on stdout."""
+def measure(args: list[str], env: dict[str, str] | None = None) -> dict[str, Any]:
+    """One fresh process running the ``designer`` command as installed (it ends without freeing what it built), in
+    the environment ``env`` (default: this one's): its wall time from start to exit, its CPU (its workers'
+    included) and peak memory (the largest of those processes), the start time of each stage it reports, and what
+    it printed on stdout."""
     start = time.perf_counter()
     with (
         tempfile.TemporaryFile("w+") as printed,
         subprocess.Popen(
-            [sys.executable, "-c", RUN, *args], stdout=printed, stderr=subprocess.PIPE, text=True
+            [sys.executable, "-c", RUN, *args], stdout=printed, stderr=subprocess.PIPE, text=True, env=env
         ) as command,
     ):
         assert command.stderr is not None

@@ -229,7 +229,7 @@ def allocate(intent: Intent, fabric: Fabric) -> Allocation:
     asns = _asns(intent.routing, numbering, switches, ordinals, starts)
     server, fabric_pool, loopback = pools["server_p2p"], pools["fabric_p2p"], pools["loopbacks"]
     blocks = {leaf: server.first + ordinals[leaf] * numbering.server_block for leaf in leaves}
-    downlinks, spine_down = plan.leaf_downlinks, plan.spine_radix // 2
+    downlinks, spine_down = plan.leaf_downlinks, plan.spine_downlinks
     leaf_base, spine_base = fabric_pool.first, fabric_pool.first + numbering.spine_super_base
     up, spine_up = numbering.leaf_uplinks, numbering.spine_uplinks
     evens = []

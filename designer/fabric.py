@@ -8,7 +8,9 @@ Naming (stable across runs, documented in the README):
   server ``su{su}-srv{i}``. Indices start at 0; scalable units (SUs) are numbered across pods.
 * Switch ports ``swp{N}`` counted from 1, or ``swp{N}s{L}`` for lane ``L`` of a broken-out port.
   A leaf's first half of logical ports faces servers, the second half faces spines; a 3-tier
-  spine's first half faces leaves, the second half super-spines. Server ports are ``nic{i}``,
+  spine's first half faces leaves, the second half super-spines. When a tier's uplinks run another
+  speed than its downlinks the halves are of physical ports, each broken out to its own speed (a 64 x
+  800G leaf with 400G NICs: ``swp1s0``-``swp32s1`` down, ``swp33``-``swp64`` up). Server ports are ``nic{i}``,
   NIC ``i`` in plane ``i // rails``, rail ``i % rails``.
 * Uplinks are striped over the switches above (:class:`Stripes`): leaf uplink ``u`` goes to spine
   ``u % S`` (in chunks of the lanes of one broken-out port where the parallel links allow), so that
@@ -51,14 +53,32 @@ class Device(NamedTuple):
     model: str
     ports: int
     breakout: int
+    """Logical links per physical port facing down (every port when the uplinks run the same speed)."""
+    downlinks: int
+    """Logical ports facing down; the uplinks follow them."""
+    uplink_breakout: int
+    """Logical links per physical port facing up."""
+
+    def place(self, port: int) -> tuple[int, int, int]:
+        """(physical port from 0, lane in it, its breakout) of logical port ``port`` (0-based)."""
+        if port < self.downlinks or self.uplink_breakout == self.breakout:
+            return port // self.breakout, port % self.breakout, self.breakout
+        cage, lane = divmod(port - self.downlinks, self.uplink_breakout)
+        return self.downlinks // self.breakout + cage, lane, self.uplink_breakout
+
+    @property
+    def physical_ports(self) -> int:
+        """Physical ports the logical ones take."""
+        return self.place(self.ports - 1)[0] + 1 if self.ports else 0
 
     def port_name(self, port: int) -> str:
         """The name of logical port ``port`` (0-based) on this device."""
         if self.role == "server":
             return f"nic{port}"
-        if self.breakout == 1:
-            return f"swp{port + 1}"
-        return f"swp{port // self.breakout + 1}s{port % self.breakout}"
+        cage, lane, breakout = self.place(port)
+        if breakout == 1:
+            return f"swp{cage + 1}"
+        return f"swp{cage + 1}s{lane}"
 
 
 Link = tuple[int, int, int, int, int]
@@ -85,10 +105,10 @@ class Fabric:
     def port_names(self) -> list[tuple[str, ...]]:
         """Every device's logical port names (``Device.port_name``), by device index; devices that share a port
         layout share one tuple, so naming the ends of every link costs an index, not a format."""
-        layouts: dict[tuple[bool, int, int], tuple[str, ...]] = {}
+        layouts: dict[tuple[bool, int, int, int, int], tuple[str, ...]] = {}
         names = []
         for device in self.devices:
-            key = (device.role == "server", device.ports, device.breakout)
+            key = (device.role == "server", device.ports, device.breakout, device.downlinks, device.uplink_breakout)
             if key not in layouts:
                 layouts[key] = tuple(device.port_name(port) for port in range(device.ports))
             names.append(layouts[key])
@@ -101,9 +121,9 @@ class Fabric:
         graph: nx.MultiGraph[int] = nx.MultiGraph()
         for index, device in enumerate(self.devices):
             graph.add_node(index, name=device.name, role=device.role, plane=device.plane)
-        speed = self.plan.link_speed
+        speeds = self.plan.link_speeds
         graph.add_edges_from(
-            (upper, lower, {"tier": tier, "capacity": speed}) for tier, upper, _, lower, _ in self.links
+            (upper, lower, {"tier": tier, "capacity": speeds[tier]}) for tier, upper, _, lower, _ in self.links
         )
         return graph
 
@@ -137,7 +157,7 @@ def wire(intent: Intent, plan: Plan) -> Fabric:
     leaves: dict[tuple[int, int, int], int] = {}
     spines: dict[tuple[int, int, int], int] = {}
     supers: dict[tuple[int, int, int], int] = {}
-    speed = plan.link_speed
+    speed, up_speed, super_speed = plan.link_speeds
 
     def add(device: Device) -> int:
         devices.append(device)
@@ -160,6 +180,8 @@ def wire(intent: Intent, plan: Plan) -> Fabric:
                         intent.leaf.model,
                         plan.leaf_radix,
                         intent.leaf.breakout(speed),
+                        plan.leaf_downlinks,
+                        intent.leaf.breakout(up_speed),
                     )
                 )
         for pod in range(plan.pods):
@@ -177,7 +199,9 @@ def wire(intent: Intent, plan: Plan) -> Fabric:
                         index,
                         intent.spine.model,
                         plan.spine_radix,
-                        intent.spine.breakout(speed),
+                        intent.spine.breakout(up_speed),
+                        plan.spine_downlinks,
+                        intent.spine.breakout(super_speed),
                     )
                 )
         for group in range(plan.groups):
@@ -194,7 +218,9 @@ def wire(intent: Intent, plan: Plan) -> Fabric:
                         index,
                         intent.super_spine.model,
                         plan.super_radix,
-                        intent.super_spine.breakout(speed),
+                        intent.super_spine.breakout(super_speed),
+                        plan.super_radix,
+                        intent.super_spine.breakout(super_speed),
                     )
                 )
     switch_count = len(devices)
@@ -212,6 +238,8 @@ def wire(intent: Intent, plan: Plan) -> Fabric:
                 intent.server.model,
                 intent.server.nics,
                 1,
+                intent.server.nics,
+                1,
             )
         )
         for number in range(plan.servers)
@@ -224,7 +252,9 @@ def wire(intent: Intent, plan: Plan) -> Fabric:
             links.append((SERVER_LEAF, leaf, slot, server, plane * plan.rails + rail))
     server_link_count = len(links)
 
-    stripes = Stripes(plan.leaf_spine_parallel, intent.leaf.breakout(speed), plan.spines_per_pod, plan.spine_radix)
+    stripes = Stripes(
+        plan.leaf_spine_parallel, intent.leaf.breakout(up_speed), plan.spines_per_pod, plan.spine_downlinks
+    )
     for plane in range(plan.planes):
         for su in range(plan.sus):
             pod, local_su = divmod(su, plan.sus_per_pod)
@@ -234,14 +264,14 @@ def wire(intent: Intent, plan: Plan) -> Fabric:
                     spine, port = stripes.place(uplink, local_su * plan.rails + rail)
                     links.append((LEAF_SPINE, spines[plane, pod, spine], port, leaf, plan.leaf_downlinks + uplink))
 
-    stripes = Stripes(plan.spine_super_parallel, intent.spine.breakout(speed), plan.supers_per_group, plan.super_radix)
+    stripes = Stripes(
+        plan.spine_super_parallel, intent.spine.breakout(super_speed), plan.supers_per_group, plan.super_radix
+    )
     for plane in range(plan.planes):
         for pod in range(plan.pods):
             for group in range(plan.groups):
                 spine = spines[plane, pod, group]
                 for uplink in range(plan.spine_uplinks):
                     index, port = stripes.place(uplink, pod)
-                    links.append(
-                        (SPINE_SUPER, supers[plane, group, index], port, spine, plan.spine_radix // 2 + uplink)
-                    )
+                    links.append((SPINE_SUPER, supers[plane, group, index], port, spine, plan.spine_downlinks + uplink))
     return Fabric(plan, devices, links, switch_count, server_link_count)

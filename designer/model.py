@@ -316,6 +316,11 @@ class DeviceConfig:
     physical_ports: int
     port_speed_gbps: int
     breakout: int
+    """Logical ports per physical port facing down."""
+    uplink_breakout: int
+    """Logical ports per physical port facing up (the same as ``breakout`` unless the uplinks run another speed)."""
+    first_uplink_cage: int
+    """The first physical port (from 1) broken out at ``uplink_breakout``; past the last one when none is."""
     serdes_lanes: int
     interfaces: tuple[Interface, ...]
     bgp: Bgp
@@ -328,7 +333,16 @@ class DeviceConfig:
 
     def os_port_name(self, target: str, interface: Interface) -> str:
         """The name ``target`` gives the port of ``interface``."""
-        return self.os_port_names[target][(interface.port - 1) * interface.breakout + interface.lane]
+        return self.os_port_names[target][self.logical_port(interface.port, interface.lane)]
+
+    def logical_port(self, cage: int, lane: int) -> int:
+        """The index among ``port_names`` of link ``lane`` of physical port ``cage`` (from 1): the cages facing down
+        first, then those from ``first_uplink_cage`` on, each broken out its own way."""
+        if cage < self.first_uplink_cage:
+            return (cage - 1) * self.breakout + lane
+        return (
+            (self.first_uplink_cage - 1) * self.breakout + (cage - self.first_uplink_cage) * self.uplink_breakout + lane
+        )
 
 
 def headroom(
@@ -437,17 +451,22 @@ def build_qos(spec: QosSpec, link_speed: int) -> Qos:
 
 class _Ports:
     """Port names (the fabric's, :meth:`Fabric.port_names`) and lane positions of one port layout, computed once and
-    shared by every device: for each logical port its name, cage (from 1), lane in the cage and first SerDes lane."""
+    shared by every device: for each logical port its name, cage (from 1), lane in the cage, first SerDes lane,
+    the cage's breakout and SerDes lanes per logical port."""
 
     def __init__(self, device: Device, port_speed: int, names: tuple[str, ...]) -> None:
-        self.breakout = device.breakout
-        self.serdes = serdes_lanes(port_speed, device.breakout)
-        self.lanes = self.serdes // device.breakout
+        self.breakout, self.uplink_breakout = device.breakout, device.uplink_breakout
+        self.serdes = serdes_lanes(port_speed, max(device.breakout, device.uplink_breakout))
+        self.physical = device.physical_ports
+        mixed = device.uplink_breakout != device.breakout and device.downlinks < device.ports
+        self.first_uplink_cage = device.place(device.downlinks)[0] + 1 if mixed else self.physical + 1
         self.names = names
-        self.places = tuple(
-            (self.names[port], port // self.breakout + 1, port % self.breakout, port % self.breakout * self.lanes)
-            for port in range(device.ports)
-        )
+        places = []
+        for port in range(device.ports):
+            cage, lane, breakout = device.place(port)
+            lanes = self.serdes // breakout
+            places.append((names[port], cage + 1, lane, lane * lanes, breakout, lanes))
+        self.places = tuple(places)
 
 
 def device_configs(
@@ -459,30 +478,25 @@ def device_configs(
     devices, asns = fabric.devices, allocation.asns
     switch_count = fabric.switch_count
     switches = devices[:switch_count]
-    speed = plan.link_speed
+    speed, speeds = plan.link_speed, plan.link_speeds
     qos = build_qos(intent.qos, speed)
     mtu = qos.mtu
     facts = catalog().switch_facts
     hwsku = intent.target_options.sonic.hwsku
     skus: dict[tuple[str, int, int], SonicSku | None] = {}
-    rooms: dict[tuple[str, str], dict[int, Headroom]] = {}
+    rooms: dict[tuple[str, str], dict[tuple[int, int], Headroom]] = {}
     layouts: dict[tuple[str, int, int], _Ports] = {}
-    os_names: dict[tuple[str, str, int, int], dict[str, tuple[str, ...]]] = {}
+    os_names: dict[tuple[str, str, int, int, int, int], dict[str, tuple[str, ...]]] = {}
 
     def os_layout(device: Device) -> dict[str, tuple[str, ...]]:
-        key = (device.role, device.model, device.ports, device.breakout)
+        key = (device.role, device.model, device.ports, device.breakout, device.downlinks, device.uplink_breakout)
         if key not in os_names:
-            os_names[key] = switch_port_names(
-                intent.catalog,
-                tuple(intent.catalog.targets),
-                device.model,
-                device.ports,
-                device.breakout,
-                intent.switch(device.role).speed,
-            )
+            targets = tuple(intent.catalog.targets)
+            os_names[key] = switch_port_names(intent.catalog, targets, device, intent.switch(device.role).speed)
         return os_names[key]
 
     def sku(device: Device) -> SonicSku | None:
+        """The SONiC SKU of the device's port layout; none runs ports broken out two ways."""
         key = (device.model, device.ports, device.breakout)
         if key not in skus:
             known = facts.get(device.model)
@@ -493,7 +507,7 @@ def device_configs(
                     intent.switch(device.role).speed // device.breakout,
                     hwsku,
                 )
-                if known
+                if known and device.uplink_breakout == device.breakout
                 else None
             )
         return skus[key]
@@ -504,11 +518,13 @@ def device_configs(
             layouts[key] = _Ports(device, intent.switch(device.role).speed, names[index])
         return layouts[key]
 
-    def sized(index: int, cable_m: int) -> Headroom:
-        """The headroom of a port of switch ``index`` on a ``cable_m`` metre cable (made once per switch model,
-        SKU and length: every switch of a model shares one table)."""
+    def sized(index: int, link_speed: int, cable_m: int) -> Headroom:
+        """The headroom of a ``link_speed`` port of switch ``index`` on a ``cable_m`` metre cable (made once per
+        switch model, SKU, speed and length: every switch of a model shares one table)."""
         device = switches[index]
-        room = room_tables[index][cable_m] = headroom(intent.qos, speed, cable_m, facts.get(device.model), sku(device))
+        room = room_tables[index][link_speed, cable_m] = headroom(
+            intent.qos, link_speed, cable_m, facts.get(device.model), sku(device)
+        )
         return room
 
     names = fabric.port_names()
@@ -529,9 +545,9 @@ def device_configs(
     for number, (tier, upper, upper_port, lower, lower_port) in enumerate(fabric.links):
         upper_ip, lower_ip = upper_ips[number], lower_ips[number]
         upper_device, lower_device = devices[upper], devices[lower]
-        cable_m = cables[number]
-        upper_layout, lower_name = ports[upper], names[lower][lower_port]
-        upper_name, cage, lane, first_lane = upper_layout.places[upper_port]
+        cable_m, link_speed = cables[number], speeds[tier]
+        lower_name = names[lower][lower_port]
+        upper_name, cage, lane, first_lane, breakout, lanes = ports[upper].places[upper_port]
         description = f"{lower_device.name} {lower_name}"
         down = Interface(
             upper_name,
@@ -540,21 +556,20 @@ def device_configs(
             lower_device.name,
             lower_name,
             lower_ip,
-            speed,
+            link_speed,
             mtu,
             "server" if tier == SERVER_LEAF else "fabric",
             cage,
             lane,
-            upper_layout.breakout,
-            upper_layout.lanes,
+            breakout,
+            lanes,
             first_lane,
-            room_tables[upper].get(cable_m) or sized(upper, cable_m),
+            room_tables[upper].get((link_speed, cable_m)) or sized(upper, link_speed, cable_m),
         )
         if tier == SERVER_LEAF:
             interfaces[upper].append((upper_port, down, None))
             continue
-        lower_layout = ports[lower]
-        _, cage, lane, first_lane = lower_layout.places[lower_port]
+        _, cage, lane, first_lane, breakout, lanes = ports[lower].places[lower_port]
         up = Interface(
             lower_name,
             f"{upper_device.name} {upper_name}",
@@ -562,15 +577,15 @@ def device_configs(
             upper_device.name,
             upper_name,
             upper_ip,
-            speed,
+            link_speed,
             mtu,
             "fabric",
             cage,
             lane,
-            lower_layout.breakout,
-            lower_layout.lanes,
+            breakout,
+            lanes,
             first_lane,
-            room_tables[lower].get(cable_m) or sized(lower, cable_m),
+            room_tables[lower].get((link_speed, cable_m)) or sized(lower, link_speed, cable_m),
         )
         interfaces[upper].append(
             (
@@ -655,9 +670,11 @@ def device_configs(
                 router_id=loopback,
                 loopback=f"{loopback}/32",
                 mtu=mtu,
-                physical_ports=device.ports // device_ports.breakout,
+                physical_ports=device_ports.physical,
                 port_speed_gbps=intent.switch(device.role).speed,
                 breakout=device_ports.breakout,
+                uplink_breakout=device_ports.uplink_breakout,
+                first_uplink_cage=device_ports.first_uplink_cage,
                 serdes_lanes=device_ports.serdes,
                 interfaces=tuple(row[1] for row in rows),
                 bgp=bgp,

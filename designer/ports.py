@@ -10,8 +10,10 @@ design.json give these names (:func:`os_port_names`), the device models carry th
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 from designer.catalog import Catalog, PortNaming
-from designer.fabric import Fabric
+from designer.fabric import Device, Fabric
 from designer.intent import Intent
 
 SERDES_LANES = {10: 1, 25: 1, 40: 4, 50: 2, 100: 4, 200: 4, 400: 8, 800: 8, 1600: 8}
@@ -24,29 +26,33 @@ def serdes_lanes(port_speed: int, breakout: int) -> int:
     return max(SERDES_LANES.get(port_speed, 1), breakout)
 
 
-def layout_names(naming: PortNaming, ports: int, breakout: int, serdes: int) -> tuple[str, ...]:
-    """The names of a switch's ``ports`` logical ports, in the fabric's port order, by ``naming``: ``breakout``
-    links per physical port of ``serdes`` lanes."""
-    lanes = serdes // breakout
-    pattern = naming.whole if breakout == 1 else naming.broken_out
-    return tuple(
-        pattern.format(
-            cage=port // breakout + 1,
-            subport=port % breakout,
-            lane=port % breakout * lanes + 1,
-            serdes=port // breakout * serdes + port % breakout * lanes,
+def uniform_places(ports: int, breakout: int) -> list[tuple[int, int, int]]:
+    """Every logical port's place when each physical port is split alike: (cage from 0, link in the cage,
+    ``breakout``)."""
+    return [(port // breakout, port % breakout, breakout) for port in range(ports)]
+
+
+def layout_names(naming: PortNaming, places: Sequence[tuple[int, int, int]], serdes: int) -> tuple[str, ...]:
+    """The names of a switch's logical ports, in the fabric's port order, by ``naming``: each port's place as
+    (cage from 0, link in the cage, the cage's breakout), physical ports of ``serdes`` lanes."""
+    names = []
+    for cage, link, breakout in places:
+        lanes = serdes // breakout
+        pattern = naming.whole if breakout == 1 else naming.broken_out
+        names.append(
+            pattern.format(cage=cage + 1, subport=link, lane=link * lanes + 1, serdes=cage * serdes + link * lanes)
         )
-        for port in range(ports)
-    )
+    return tuple(names)
 
 
 def switch_port_names(
-    catalog: Catalog, targets: tuple[str, ...], model: str, ports: int, breakout: int, port_speed: int
+    catalog: Catalog, targets: tuple[str, ...], device: Device, port_speed: int
 ) -> dict[str, tuple[str, ...]]:
-    """Each target's names of the logical ports of one switch layout: ``ports`` logical ports of ``model``,
-    ``breakout`` to a physical port of ``port_speed`` Gb/s."""
-    serdes = serdes_lanes(port_speed, breakout)
-    return {target: layout_names(catalog.port_naming(target, model), ports, breakout, serdes) for target in targets}
+    """Each target's names of the logical ports of ``device``'s layout (its ports placed by
+    :meth:`Device.place`), on physical ports of ``port_speed`` Gb/s."""
+    places = [device.place(port) for port in range(device.ports)]
+    serdes = serdes_lanes(port_speed, max(device.breakout, device.uplink_breakout))
+    return {target: layout_names(catalog.port_naming(target, device.model), places, serdes) for target in targets}
 
 
 def os_port_names(intent: Intent, fabric: Fabric) -> dict[str, list[tuple[str, ...]]]:
@@ -62,12 +68,9 @@ def os_port_names(intent: Intent, fabric: Fabric) -> dict[str, list[tuple[str, .
             for target in targets:
                 names[target].append(canonical[index])
             continue
-        key = (device.role, device.model, device.ports, device.breakout)
+        key = (device.role, device.model, device.ports, device.breakout, device.downlinks, device.uplink_breakout)
         if key not in layouts:
-            speed = intent.switch(device.role).speed
-            layouts[key] = switch_port_names(
-                intent.catalog, targets, device.model, device.ports, device.breakout, speed
-            )
+            layouts[key] = switch_port_names(intent.catalog, targets, device, intent.switch(device.role).speed)
         for target in targets:
             names[target].append(layouts[key][target])
     return names

@@ -4,12 +4,15 @@ The structure is sized for the growth envelope (``intent.max_servers``, ``comput
 ``growth``); only what exists now (``compute.servers``) is counted as built, so growing inside the
 envelope adds leaves, pods and super-spines and re-patches nothing.
 
-Notation follows DOMAIN.md section 2. Every fabric link runs at the NIC speed ``s``, so a switch of
-``P`` ports at ``S`` has the logical radix ``k = P * S / s``. Each plane is sized alone (planes are
-identical, separate fabrics).
+Notation follows DOMAIN.md section 2. Server links run at the NIC speed ``s``, leaf-spine links at the leaves'
+``uplink_speed`` and spine-super-spine links at the spines' (each by default the speed of the links below), so a
+switch of ``P`` ports at ``S`` running links of ``l`` has the logical radix ``k = P * S / l``. A tier whose
+uplinks run faster or slower than its downlinks splits its physical ports in half instead, each half broken
+out to its own speed: 1:1 in bandwidth (a 64 x 800G leaf with 400G NICs: 64 x 400G down, 32 x 800G up). Each
+plane is sized alone (planes are identical, separate fabrics).
 
-* Leaf: ``k_leaf / 2`` ports down to servers (one per server of its scalable unit, SU), the same
-  number up. An SU is ``k_leaf / 2`` servers and one leaf per rail; a partial SU is built whole.
+* Leaf: ``k_leaf / 2`` ports down to servers (one per server of its scalable unit, SU), as much bandwidth
+  up. An SU is ``k_leaf / 2`` servers and one leaf per rail; a partial SU is built whole.
 * 2 tiers: every leaf reaches every spine with ``m = up / S`` parallel links. ``S`` is the smallest
   count that both divides the leaf's uplinks (equal ECMP weight on every spine) and gives the
   spines enough ports. It fits while the leaves number at most ``k_spine``.
@@ -29,6 +32,7 @@ from dataclasses import dataclass
 
 from designer.errors import InputError, Problem
 from designer.intent import Intent
+from designer.intent.schema import MAX_BREAKOUT, SPEEDS
 
 MIN_SPINES = 4
 """Fewer spines per plane than this risks PFC storms when one fails (DOMAIN.md section 2)."""
@@ -49,9 +53,17 @@ class Plan:
     servers: int
     gpus_per_server: int
     link_speed: int
+    """Gb/s of the server links (the NIC speed)."""
+    leaf_spine_speed: int
+    spine_super_speed: int
     leaf_radix: int
+    """Logical ports of a leaf: its downlinks and uplinks."""
     spine_radix: int
+    """Logical ports of a spine: all down with 2 tiers, its downlinks and uplinks with 3."""
     super_radix: int
+    leaf_downlinks: int
+    leaf_uplinks: int
+    spine_downlinks: int
     servers_per_su: int
     sus: int
     sus_per_pod: int
@@ -77,12 +89,9 @@ class Plan:
         return self.servers * self.gpus_per_server
 
     @property
-    def leaf_downlinks(self) -> int:
-        return self.leaf_radix // 2
-
-    @property
-    def leaf_uplinks(self) -> int:
-        return self.leaf_radix // 2
+    def link_speeds(self) -> tuple[int, int, int]:
+        """Gb/s of each tier's links, in ``fabric.TIERS`` order."""
+        return self.link_speed, self.leaf_spine_speed, self.spine_super_speed
 
     @property
     def leaves_per_plane(self) -> int:
@@ -138,7 +147,7 @@ class Plan:
         """The most servers this cabling holds (every existing cable staying where it is) and what limits it:
         the spines' ports (2 tiers) or the super-spines' ports (3 tiers)."""
         if self.tiers == 2:
-            sus = (self.spine_radix // self.leaf_spine_parallel) // self.rails
+            sus = (self.spine_downlinks // self.leaf_spine_parallel) // self.rails
             return sus * self.servers_per_su, (
                 f"{self.spine_radix}-port spines, {self.leaf_spine_parallel} link(s) to each leaf"
             )
@@ -179,7 +188,10 @@ class Plan:
 
     def bandwidth_tbps(self) -> dict[str, float]:
         """One-direction bandwidth per tier, all planes, in Tb/s."""
-        return {tier: count * self.link_speed / 1000 for tier, count in self.link_counts().items()}
+        return {
+            tier: count * speed / 1000
+            for (tier, count), speed in zip(self.link_counts().items(), self.link_speeds, strict=True)
+        }
 
 
 def size(intent: Intent) -> Plan:
@@ -188,13 +200,11 @@ def size(intent: Intent) -> Plan:
     The structure (tiers, spines, pods, super-spine groups, parallel links) comes from the envelope,
     ``intent.max_servers``; the counts built now from ``intent.servers``.
     """
-    speed = intent.server.nic_speed
-    leaf_radix = intent.leaf.radix(speed)
-    spine_radix = intent.spine.radix(speed)
-    super_radix = intent.super_spine.radix(speed)
+    speed, up_speed, super_speed = intent.link_speeds
+    servers_per_su, uplinks = intent.leaf.split(speed, up_speed)
+    spine_radix = intent.spine.radix(up_speed)
+    super_radix = intent.super_spine.radix(super_speed)
     rails = intent.rails
-    servers_per_su = leaf_radix // 2
-    uplinks = leaf_radix // 2
     sus = math.ceil(intent.servers / servers_per_su)
     envelope_sus = math.ceil(intent.max_servers / servers_per_su)
     leaves = envelope_sus * rails
@@ -228,16 +238,19 @@ def size(intent: Intent) -> Plan:
         parallel = uplinks // spines
         spine_uplinks = supers_per_group = super_parallel = 0
         envelope_pods, super_tier = 1, False
+        spine_downlinks = spine_radix
     else:
         spines = uplinks
-        sus_per_pod = (spine_radix // 2) // rails
+        spine_downlinks, spine_up_ports = intent.spine.split(up_speed, super_speed)
+        spine_radix = spine_downlinks + spine_up_ports
+        sus_per_pod = spine_downlinks // rails
         if sus_per_pod == 0:
             raise InputError(
                 [
                     Problem(
                         ("fabric", "spine"),
                         (
-                            f"a {spine_radix}-port spine has {spine_radix // 2} downlinks, fewer than the {rails} "
+                            f"a {spine_radix}-port spine has {spine_downlinks} downlinks, fewer than the {rails} "
                             "rails of one scalable unit; use larger spines"
                         ),
                     )
@@ -247,7 +260,9 @@ def size(intent: Intent) -> Plan:
         pods = math.ceil(sus / sus_per_pod)
         envelope_pods = math.ceil(envelope_sus / sus_per_pod)
         parallel = 1
-        spine_uplinks = sus_per_pod * rails
+        spine_uplinks, left = divmod(sus_per_pod * rails * up_speed, super_speed)
+        if left:
+            raise InputError([_spine_split_problem(intent, sus_per_pod * rails)], intent.source)
         if envelope_pods > super_radix:
             most = super_radix * sus_per_pod * servers_per_su
             raise InputError(
@@ -290,7 +305,12 @@ def size(intent: Intent) -> Plan:
         servers=intent.servers,
         gpus_per_server=intent.server.gpus,
         link_speed=speed,
-        leaf_radix=leaf_radix,
+        leaf_spine_speed=up_speed,
+        spine_super_speed=super_speed,
+        leaf_radix=servers_per_su + uplinks,
+        leaf_downlinks=servers_per_su,
+        leaf_uplinks=uplinks,
+        spine_downlinks=spine_downlinks,
         spine_radix=spine_radix,
         super_radix=super_radix,
         servers_per_su=servers_per_su,
@@ -356,6 +376,26 @@ def _bound_problems(plan: Plan, field: tuple[str, str]) -> list[Problem]:
         for what, count, limit in counts
         if count > limit
     ]
+
+
+def _spine_split_problem(intent: Intent, downlinks: int) -> Problem:
+    """The spines' ``uplink_speed`` cannot carry exactly the bandwidth of the ``downlinks`` a pod's spine uses."""
+    down, up = intent.link_speeds[1:]
+    spine, super_spine = intent.spine, intent.super_spine
+    valid = [
+        f"{speed}G"
+        for speed in SPEEDS
+        if downlinks * down % speed == 0
+        and downlinks * down // speed <= intent.spine.split(down, speed)[1]
+        and all(spec.speed % speed == 0 and spec.speed // speed <= MAX_BREAKOUT for spec in (spine, super_spine))
+    ]
+    field = ("fabric", "spine", "uplink_speed")
+    return Problem(
+        field if field in intent.source.lines else ("fabric", "leaf", "uplink_speed"),
+        f"a pod's spine uses {downlinks} x {down}G downlinks ({downlinks * down:,}G), which no whole number of {up}G "
+        f"uplinks matches, so it would not be 1:1 in bandwidth; a spine uplink speed that keeps 1:1: "
+        f"{', '.join(valid) or 'none, use other switches'}",
+    )
 
 
 def _ecmp_divisor(uplinks: int, at_least: int) -> int:

@@ -428,7 +428,13 @@ def test_ports_catches_an_inconsistent_breakout() -> None:
     devices[0] = devices[0]._replace(breakout=2, ports=64)
     errors = found(with_links(design, list(design.fabric.links), devices), "ports")
     assert [(f.subject, f.message) for f in errors] == [
-        (devices[0].name, ("64 logical ports at breakout 2, but 32 x 400G ports give 32 x 400G at breakout 1"))
+        (
+            devices[0].name,
+            (
+                "16 logical ports down at breakout 2 and 48 up at breakout 1, but 32 x 400G ports give 16 x 400G "
+                "down and 16 x 400G up"
+            ),
+        )
     ]
 
 

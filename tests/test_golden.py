@@ -24,7 +24,7 @@ from designer.render.hosts import render_hosts
 from tests.conftest import ROOT, check_golden
 
 GOLDEN = ROOT / "tests" / "golden"
-INTENTS = ("small-2tier", "small-3tier")
+INTENTS = ("small-2tier", "small-3tier", "small-800g-uplinks")
 
 
 def representatives(intent: str) -> tuple[list[DeviceConfig], dict[str, bytes]]:

@@ -373,9 +373,20 @@ def test_links_sharing_a_physical_port_share_the_medium_of_the_longest() -> None
     """Device 0 breaks its ports out 2 ways: its lanes 0 and 1 (one physical port) reach devices 2 and 3; lane 2
     (the next port) reaches device 2 again; device 1 has no breakout."""
     links = [(0, 0, 0, 2, 0), (0, 0, 1, 3, 0), (0, 0, 2, 2, 1), (0, 1, 0, 3, 1)]
-    media, shared = choose_media(links, [2, 1, 1, 1], [20, 60, 20, 20], (30, 70))
+    media, shared = choose_media(links, ([2, 1, 1, 1], [2, 1, 1, 1], [0] * 4), [20, 60, 20, 20], ((30, 70),))
     assert media == [1, 1, 0, 0]
-    assert shared == {0: 0, 1: 2}
+    assert shared == {0: (0, 2), 1: (2, 2)}
+
+
+def test_uplinks_broken_out_otherwise_share_their_own_physical_port_at_their_own_reach() -> None:
+    """Device 0 (a leaf) breaks its 2 down ports out 2 ways (logical 0-3) and runs its up ports whole (logical 4-5,
+    physical 2-3); device 1 (a spine) runs whole ports. Tier 0 links reach 30 or 70 dm, tier 1 links (a faster speed)
+    only 20 or 50: the 25 dm uplink needs the second medium, the 25 dm downlinks the first."""
+    links = [(0, 0, 0, 2, 0), (0, 0, 1, 3, 0), (1, 1, 0, 0, 4), (1, 1, 1, 0, 5)]
+    lanes = ([2, 1, 1, 1], [1, 1, 1, 1], [-2, 0, 0, 0])
+    media, shared = choose_media(links, lanes, [25, 25, 25, 10], ((30, 70), (20, 50)))
+    assert media == [0, 0, 1, 0]
+    assert shared == {0: (0, 2)}
 
 
 def test_cabling_csv_and_design_json_carry_lengths_media_and_racks(h100: Design) -> None:

@@ -13,7 +13,7 @@ import pytest
 
 from designer.catalog import catalog
 from designer.outputs.tables import addressing_rows, cabling_rows
-from designer.ports import layout_names, serdes_lanes
+from designer.ports import layout_names, serdes_lanes, uniform_places
 from designer.render import render_configs
 from tests.conftest import ROOT
 from tests.helpers import build_text
@@ -58,8 +58,7 @@ def test_sonic_names_every_port_as_the_vendors_port_config(hwsku: str) -> None:
     switch = catalog().switches[model]
     names = layout_names(
         catalog().port_naming("sonic", model),
-        switch.ports * breakout,
-        breakout,
+        uniform_places(switch.ports * breakout, breakout),
         serdes_lanes(switch.speed, breakout),
     )
     assert list(names) == sonic_sku_ports()[hwsku]
@@ -70,11 +69,16 @@ def test_eos_and_nvue_name_broken_out_ports_as_their_vendors() -> None:
     port); NVUE numbers the links of swpN from 0 (NVIDIA's NVUE reference: a 4x breakout of swp1 gives swp1s0 to
     swp1s3)."""
     eos, nvue = catalog().port_naming("eos", "nvidia-sn5600"), catalog().port_naming("nvue", "nvidia-sn5600")
-    assert layout_names(eos, 4, 2, 8) == ("Ethernet1/1", "Ethernet1/5", "Ethernet2/1", "Ethernet2/5")
-    assert layout_names(eos, 8, 4, 8)[:4] == ("Ethernet1/1", "Ethernet1/3", "Ethernet1/5", "Ethernet1/7")
-    assert layout_names(eos, 2, 1, 8) == ("Ethernet1", "Ethernet2")
-    assert layout_names(nvue, 8, 4, 8)[4:] == ("swp2s0", "swp2s1", "swp2s2", "swp2s3")
-    assert layout_names(nvue, 2, 1, 8) == ("swp1", "swp2")
+    assert layout_names(eos, uniform_places(4, 2), 8) == ("Ethernet1/1", "Ethernet1/5", "Ethernet2/1", "Ethernet2/5")
+    assert layout_names(eos, uniform_places(8, 4), 8)[:4] == (
+        "Ethernet1/1",
+        "Ethernet1/3",
+        "Ethernet1/5",
+        "Ethernet1/7",
+    )
+    assert layout_names(eos, uniform_places(2, 1), 8) == ("Ethernet1", "Ethernet2")
+    assert layout_names(nvue, uniform_places(8, 4), 8)[4:] == ("swp2s0", "swp2s1", "swp2s2", "swp2s3")
+    assert layout_names(nvue, uniform_places(2, 1), 8) == ("swp1", "swp2")
 
 
 def test_one_target_names_every_table_as_that_os() -> None:

@@ -32,7 +32,7 @@ from tests.conftest import ROOT, need
 from tests.helpers import build_text, intent_text
 from tests.test_intent_errors import run_cli
 
-INTENTS = ("small-2tier", "small-3tier")
+INTENTS = ("small-2tier", "small-3tier", "small-800g-uplinks")
 VENDOR = ROOT / "tests" / "vendor" / "sonic"
 SKUS = {  # intent switches -> the SONiC SKU the catalog runs them as
     "Mellanox-SN5600-O128": dict(servers=64, leaf="{model: nvidia-sn5600}", spine="{model: nvidia-sn5600}"),

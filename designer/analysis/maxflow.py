@@ -18,7 +18,8 @@ servers are taken out (a NIC link is in series with its endpoint, so a leaf gets
 source with the capacity of its ``A`` links and one to the sink with its ``B`` links), and the
 parallel links between two switches become one edge of summed capacity. What remains (about 2.5k
 nodes and 50k edges per plane at 32k GPUs) is solved exactly with Dinic's algorithm, in units of one
-link (the tests confirm it against networkx on the uncontracted graph); a 1:1 fabric gives exactly
+link (the tests confirm it against networkx on the uncontracted graph; when the tiers run different speeds, the
+unit is their greatest common divisor and a link weighs its speed in units); a 1:1 fabric gives exactly
 ``N * s / 2`` for every split. Each plane's network is built once; a split only sets the capacities of
 the leaves' source and sink arcs in a copy, and a failure zeroes the arcs of what is down, so the
 single failures are solved on the same networks (about 0.1 s per max-flow at 32k GPUs).
@@ -35,6 +36,7 @@ failure-impact check reads the result; only numbers leave this module, never a n
 
 from __future__ import annotations
 
+import math
 import random
 from collections import Counter
 from collections.abc import Callable, Iterable, Iterator
@@ -67,8 +69,9 @@ class Failure(NamedTuple):
 
 @dataclass(frozen=True)
 class Bisection:
-    """Max-flow per split and plane, in links; ``full`` is half the NIC ports (``N / 2`` summed over planes);
-    ``failed`` each single failure with the bisection left with it down (in links, all planes)."""
+    """Max-flow per split and plane, in links of ``link_speed`` (:func:`flow_unit`); ``full`` is half the NIC ports'
+    (``N / 2`` summed over planes); ``failed`` each single failure with the bisection left with it down (all
+    planes)."""
 
     link_speed: int
     full: int
@@ -113,13 +116,19 @@ class PlaneNetwork:
 
     def __init__(self, fabric: Fabric, links: Iterable[Link]):
         switch_count, rails = fabric.switch_count, fabric.plan.rails
+        unit = flow_unit(fabric)
+        weights = [speed // unit for speed in fabric.plan.link_speeds]
+        self.nic_weight = weights[SERVER_LEAF]
         pairs: Counter[tuple[int, int]] = Counter()
+        self.pair_weight: dict[tuple[int, int], int] = {}
+        """Units of one link between each pair of switches."""
         self.nics: list[tuple[int, int, int]] = []
         for tier, upper, _, lower, port in links:
             if tier == SERVER_LEAF:
                 self.nics.append((upper, lower - switch_count, port % rails))
             else:
-                pairs[upper, lower] += 1
+                pairs[upper, lower] += weights[tier]
+                self.pair_weight[upper, lower] = weights[tier]
         self.ids: dict[int, int] = {SOURCE: 0, SINK: 1}
         self.head: list[int] = []
         self.cap: list[int] = []
@@ -150,12 +159,12 @@ class PlaneNetwork:
 
     def split(self, in_a: Split) -> list[int]:
         """The network's capacities with the leaves' source and sink arcs set for the split ``in_a``: each NIC port
-        in ``A`` adds one to its leaf's source arc, each in ``B`` one to its sink arc."""
+        in ``A`` adds its weight to its leaf's source arc, each in ``B`` to its sink arc."""
         cap = self.cap.copy()
         for arc, count in Counter(
             self.source_arc[leaf] if in_a(server, rail) else self.sink_arc[leaf] for leaf, server, rail in self.nics
         ).items():
-            cap[arc] += count
+            cap[arc] += count * self.nic_weight
         return cap
 
     def solve(self, split: list[int]) -> Solved:
@@ -181,8 +190,8 @@ class PlaneNetwork:
             for arc in self.arcs[node] if node is not None else ():
                 flow.reduce(arc, 0, 0)
         for pair in dead_links:
-            arc = self.pair_arc[pair]
-            flow.reduce(arc, split[arc] - 1, split[arc ^ 1] - 1)
+            arc, weight = self.pair_arc[pair], self.pair_weight[pair]
+            flow.reduce(arc, split[arc] - weight, split[arc ^ 1] - weight)
         return solved.value - flow.taken + _Dinic(self.head, self.arcs, flow.cap).run()
 
 
@@ -325,8 +334,15 @@ def bisection(fabric: Fabric, facts: Facts) -> Bisection:
                 ),
             )
         )
-    plan = fabric.plan
-    return Bisection(plan.link_speed, plan.planes * (plan.servers * plan.rails // 2), flows, tuple(failed))
+    plan, unit = fabric.plan, flow_unit(fabric)
+    full = plan.planes * (plan.servers * plan.rails // 2) * (plan.link_speed // unit)
+    return Bisection(unit, full, flows, tuple(failed))
+
+
+def flow_unit(fabric: Fabric) -> int:
+    """The Gb/s max-flows are counted in: the greatest common divisor of the tiers' link speeds (the NIC speed when
+    every link runs it)."""
+    return math.gcd(*fabric.plan.link_speeds)
 
 
 def failures(fabric: Fabric, facts: Facts) -> Iterator[Failure]:

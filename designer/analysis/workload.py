@@ -257,7 +257,7 @@ def _runs(healthy: Router, failed: list[Router], flowset: FlowSet, baseline: int
             *(resilient(healthy, routing, router, sources, targets, pick) for router in failed),
         ]
         for (worst, lost), done in zip(runs, routings, strict=True):
-            worst.append(_worst(done.loads, baseline))
+            worst.append(_worst(done.loads, baseline, healthy.topology.fabric))
             lost.append(done.lost > 0)
     return runs
 
@@ -310,9 +310,15 @@ def _failures(top: Topology, first_server: int) -> list[tuple[str, int]]:
     return chosen
 
 
-def _worst(loads: Counter[int], baseline: int) -> int:
-    """Flows on the busiest link: a fabric link, or a NIC link (``baseline``)."""
-    return max(baseline, max(loads.values(), default=0))
+def _worst(loads: Counter[int], baseline: int, fabric: Fabric) -> int:
+    """Flows on the busiest link: a fabric link, or a NIC link (``baseline``). A link faster than the NICs counts
+    its flows at the NIC speed (rounded up): an 800G link carrying 8 flows is as busy as a 400G link carrying 4."""
+    speeds = fabric.plan.link_speeds
+    if speeds.count(speeds[0]) == len(speeds):
+        return max(baseline, max(loads.values(), default=0))
+    links, nic = fabric.links, speeds[0]
+    busiest = max((-(-flows * nic // speeds[links[key // 2][0]]) for key, flows in loads.items()), default=0)
+    return max(baseline, busiest)
 
 
 def _time(best: Ideal, worst: int, baseline: int, lost: bool = False) -> float:
@@ -362,6 +368,7 @@ def _qps_search(
                 _worst(
                     router.route(flowset.src_leaf, flowset.dst_leaf, SwitchHash(flowset.keys(seed), seed)).loads,
                     baseline,
+                    top.fabric,
                 )
                 for seed in range(runs)
             ]

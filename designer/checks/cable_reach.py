@@ -20,10 +20,11 @@ SEVERITY = "error"
 def check(design: Built) -> Iterable[Finding]:
     physical, fabric = design.physical, design.fabric
     devices = fabric.devices
-    longest_medium, reach = physical.media[-1].name, physical.reach_dm[-1] / 10
+    longest_medium = physical.media[-1].name
     problems = []
     for number in physical.unreachable():
-        _, upper, upper_port, lower, lower_port = fabric.links[number]
+        tier, upper, upper_port, lower, lower_port = fabric.links[number]
+        reach = physical.reach_dm[tier][-1] / 10
         problems.append(
             (
                 f"{devices[upper].name}:{devices[upper].port_name(upper_port)}",

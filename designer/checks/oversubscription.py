@@ -1,8 +1,9 @@
 """oversubscription: every switch below the top tier has as much uplink as downlink bandwidth (1:1).
 
-Downlinks are the links to the tier below (servers for a leaf), uplinks the links to the tier above;
-every fabric link runs at the NIC speed. A ratio above 1:1 fails unless the intent allows it with
-``checks.oversubscription`` (then it is a warning that states the ratio).
+Downlinks are the links to the tier below (servers for a leaf), uplinks the links to the tier above; each
+counts at its tier's speed (``uplink_speed``), so a leaf of 64 x 400G down and 32 x 800G up is 1:1. A ratio
+above 1:1 fails unless the intent allows it with ``checks.oversubscription`` (then it is a warning that states
+the ratio).
 """
 
 from __future__ import annotations
@@ -11,6 +12,7 @@ from collections.abc import Iterable
 
 from designer.checks.base import capped
 from designer.design import Wired
+from designer.fabric import LEAF_SPINE, SPINE_SUPER
 from designer.findings import Finding
 
 ID = "oversubscription"
@@ -19,13 +21,15 @@ SEVERITY = "error"
 
 
 def check(design: Wired) -> Iterable[Finding]:
-    fabric, speed = design.fabric, design.plan.link_speed
+    fabric, speeds = design.fabric, design.plan.link_speeds
     allowed = design.intent.checks.oversubscription
     top = design.plan.top_role
-    up = design.facts.uplinks
+    up_speed = {"leaf": speeds[LEAF_SPINE], "spine": speeds[SPINE_SUPER]}
+    uplinks = zip(design.facts.uplinks, fabric.devices, strict=True)
+    up = [count * up_speed.get(device.role, 0) for count, device in uplinks]
     down = [0] * len(fabric.devices)
-    for _, upper, _, _, _ in fabric.links:
-        down[upper] += 1
+    for tier, upper, _, _, _ in fabric.links:
+        down[upper] += speeds[tier]
     over: list[tuple[str, str]] = []
     allowed_over: list[tuple[str, str]] = []
     tiers: dict[str, list[float]] = {}
@@ -39,8 +43,7 @@ def check(design: Wired) -> Iterable[Finding]:
         totals[2] = max(totals[2], ratio) if down[index] else totals[2]
         if down[index] > up[index]:
             text = (
-                f"{_ratio(ratio)} downlink to uplink ({down[index] * speed / 1000:g} Tb/s down, "
-                f"{up[index] * speed / 1000:g} Tb/s up)"
+                f"{_ratio(ratio)} downlink to uplink ({down[index] / 1000:g} Tb/s down, {up[index] / 1000:g} Tb/s up)"
             )
             if ratio > allowed + 1e-9:
                 over.append((device.name, f"{text}; the intent allows {_ratio(allowed)}"))
@@ -54,14 +57,14 @@ def check(design: Wired) -> Iterable[Finding]:
             ID,
             "info",
             (
-                f"{role.replace('_', '-')} tier: {total_down * speed / 1000:g} Tb/s down, "
-                f"{total_up * speed / 1000:g} Tb/s up ({_ratio(ratio)}); worst switch "
+                f"{role.replace('_', '-')} tier: {total_down / 1000:g} Tb/s down, "
+                f"{total_up / 1000:g} Tb/s up ({_ratio(ratio)}); worst switch "
                 f"{_ratio(worst)}"
             ),
             role,
             evidence={
-                "down_tbps": total_down * speed / 1000,
-                "up_tbps": total_up * speed / 1000,
+                "down_tbps": total_down / 1000,
+                "up_tbps": total_up / 1000,
                 "ratio": _finite(ratio),
                 "worst_switch_ratio": _finite(worst),
             },

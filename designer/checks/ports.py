@@ -1,8 +1,9 @@
 """ports: no port used twice or beyond the hardware, breakout consistent with the switch and link speed.
 
-A switch's logical ports are its physical ports times its breakout (``port speed / link speed``);
-every link end must name a logical port below that count, and no two link ends the same port. A
-server's NIC ports are numbered below its NIC count, each used once.
+A switch's logical ports are its physical ports times its breakout (``port speed / link speed``), or, when its
+uplinks run another speed than its downlinks, half its physical ports at each breakout; every link end must name
+a logical port below that count, and no two link ends the same port. A server's NIC ports are numbered below its
+NIC count, each used once.
 """
 
 from __future__ import annotations
@@ -23,18 +24,26 @@ SEVERITY = "error"
 
 
 def check(design: Wired) -> Iterable[Finding]:
-    fabric, intent, speed = design.fabric, design.intent, design.plan.link_speed
+    fabric, intent, plan = design.fabric, design.intent, design.plan
     devices = fabric.devices
     problems: list[tuple[str, str]] = []
+    speeds = dict(zip(("leaf", "spine", "super_spine"), plan.link_speeds[:3], strict=True))
+    ups = {"leaf": plan.leaf_spine_speed, "spine": plan.spine_super_speed, "super_spine": plan.spine_super_speed}
     for device in fabric.switches():
-        spec = intent.switch(device.role)
-        if device.breakout != spec.breakout(speed) or device.ports != spec.radix(speed):
+        spec, down, up = intent.switch(device.role), speeds[device.role], ups[device.role]
+        downlinks, uplinks = spec.split(down, up) if device.downlinks < device.ports else (spec.radix(down), 0)
+        if (device.breakout, device.uplink_breakout, device.downlinks, device.ports) != (
+            spec.breakout(down),
+            spec.breakout(up),
+            downlinks,
+            downlinks + uplinks,
+        ):
             problems.append(
                 (
                     device.name,
-                    f"{device.ports} logical ports at breakout {device.breakout}, but "
-                    f"{spec.ports} x {spec.speed}G ports give {spec.radix(speed)} x {speed}G "
-                    f"at breakout {spec.breakout(speed)}",
+                    f"{device.downlinks} logical ports down at breakout {device.breakout} and "
+                    f"{device.ports - device.downlinks} up at breakout {device.uplink_breakout}, but "
+                    f"{spec.ports} x {spec.speed}G ports give {downlinks} x {down}G down and {uplinks} x {up}G up",
                 )
             )
     links, sizes = fabric.links, [device.ports for device in devices]

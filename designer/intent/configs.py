@@ -200,14 +200,15 @@ def balancing_problems(
     doc: LoadBalancingDoc,
     targets: list[str],
     models: set[str],
-    speed: int | None,
+    speeds: tuple[int, ...],
     hardware: Catalog,
     fields: tuple[str, ...] = ("mode", "hash", "seeds"),
 ) -> list[Problem]:
     """The load-balancing choices some target cannot express (catalog ``targets``: modes, hashes, seed rules):
     one problem per field of ``fields`` (those read as written), naming the targets that lack it and what each
     target accepts. Dynamic load balancing also needs every switch of ``models`` on a platform that has it, at
-    link ``speed`` Gb/s (None: not known, not checked); ``hardware`` is the catalog the intent designs with."""
+    every link speed of ``speeds`` in Gb/s (empty: not known, not checked); ``hardware`` is the catalog the intent
+    designs with."""
     capabilities = {target: hardware.targets[target] for target in sorted(targets)}
     problems = []
     for field, choices in (("mode", "modes"), ("hash", "hashes"), ("seeds", "seeds")):
@@ -221,7 +222,7 @@ def balancing_problems(
             or (
                 field == "mode"
                 and value == "dynamic"
-                and not _dynamic_platform(capability.load_balancing, models, speed)
+                and not _dynamic_platform(capability.load_balancing, models, speeds)
             )
         ]
         if lacking:
@@ -242,9 +243,9 @@ def balancing_problems(
     return problems
 
 
-def _dynamic_platform(balancing: Balancing, models: set[str], speed: int | None) -> bool:
-    """Whether every switch model runs dynamic load balancing under this OS, at the link speed."""
-    return models <= set(balancing.dynamic_models) and (speed is None or speed in balancing.dynamic_speeds)
+def _dynamic_platform(balancing: Balancing, models: set[str], speeds: tuple[int, ...]) -> bool:
+    """Whether every switch model runs dynamic load balancing under this OS, at every link speed."""
+    return models <= set(balancing.dynamic_models) and set(speeds) <= set(balancing.dynamic_speeds)
 
 
 def _accepted(balancing: Balancing, choices: str) -> str:

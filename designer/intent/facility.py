@@ -30,7 +30,8 @@ FIELDS = (
 
 @dataclass(frozen=True)
 class Facility:
-    """The data hall every rack stands in; ``reach_m`` is (medium, metres at the link speed), shortest first."""
+    """The data hall every rack stands in; ``reach_m`` is (medium, metres at the NIC speed), shortest first, and
+    ``reach_by_speed`` the same at each speed the fabric's links run."""
 
     rack_power_kw: float
     rack_units: int
@@ -42,13 +43,21 @@ class Facility:
     pue: float
     slack_m: float
     reach_m: tuple[tuple[str, float], ...]
+    reach_by_speed: tuple[tuple[int, tuple[tuple[str, float], ...]], ...]
+
+    def reach_at(self, speed: int) -> tuple[tuple[str, float], ...]:
+        """(medium, metres) at links of ``speed`` Gb/s, shortest first."""
+        return dict(self.reach_by_speed)[speed]
 
 
-def resolve_facility(doc: FacilityDoc, link_speed: int, hardware: Catalog) -> Facility:
-    """Fill ``doc`` from the catalog ``hardware``."""
+def resolve_facility(doc: FacilityDoc, link_speeds: tuple[int, ...], hardware: Catalog) -> Facility:
+    """Fill ``doc`` from the catalog ``hardware``; ``link_speeds`` are the fabric's, the NIC speed first."""
+    reach = {
+        speed: tuple((name, _reach_at(doc, name, speed, hardware)) for name in hardware.media)
+        for speed in sorted(set(link_speeds))
+    }
     return Facility(
-        **_values(doc, hardware),
-        reach_m=tuple((name, _reach_at(doc, name, link_speed, hardware)) for name in hardware.media),
+        **_values(doc, hardware), reach_m=reach[link_speeds[0]], reach_by_speed=tuple(sorted(reach.items()))
     )
 
 

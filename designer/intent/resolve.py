@@ -41,6 +41,7 @@ from designer.intent.schema import (
     MAX_BREAKOUT,
     MAX_GPUS,
     MAX_RADIX,
+    SPEEDS,
     AddressingDoc,
     ChecksDoc,
     ComputeDoc,
@@ -69,6 +70,8 @@ class SwitchSpec:
     rack_units: int
     power_w: int
     power_w_optics: int
+    uplink_speed: int | None = None
+    """The speed of the tier's uplinks as the intent gives it (None: its downlink speed)."""
 
     def radix(self, link_speed: int) -> int:
         """Logical ports when every physical port breaks out into links of ``link_speed``."""
@@ -77,6 +80,15 @@ class SwitchSpec:
     def breakout(self, link_speed: int) -> int:
         """Logical links per physical port."""
         return self.speed // link_speed
+
+    def split(self, down_speed: int, up_speed: int) -> tuple[int, int]:
+        """Logical downlinks and uplinks, as much bandwidth each way (1:1). At one speed the logical ports split in
+        half (a port's lanes may face both ways); at two, the physical ports do, each half broken out to its speed."""
+        if down_speed == up_speed:
+            half = self.radix(down_speed) // 2
+            return half, half
+        half = self.ports // 2
+        return half * self.breakout(down_speed), half * self.breakout(up_speed)
 
 
 @dataclass(frozen=True)
@@ -140,9 +152,21 @@ class Intent:
         """NIC ports per server in one plane: one rail each."""
         return self.server.nics // self.planes
 
+    @property
+    def link_speeds(self) -> tuple[int, int, int]:
+        """Gb/s of the server-leaf, leaf-spine and spine-super-spine links: the NIC speed, then each tier's
+        ``uplink_speed`` (default: the speed of the links below it)."""
+        return tier_speeds(self.server.nic_speed, self.leaf, self.spine)
+
     def switch(self, role: str) -> SwitchSpec:
         """The hardware of the switches of ``role`` (``leaf``, ``spine`` or ``super_spine``)."""
         return {"leaf": self.leaf, "spine": self.spine, "super_spine": self.super_spine}[role]
+
+
+def tier_speeds(nic_speed: int, leaf: SwitchSpec, spine: SwitchSpec) -> tuple[int, int, int]:
+    """Gb/s of the server-leaf, leaf-spine and spine-super-spine links (see :attr:`Intent.link_speeds`)."""
+    leaf_spine = leaf.uplink_speed or nic_speed
+    return nic_speed, leaf_spine, spine.uplink_speed or leaf_spine
 
 
 @dataclass(frozen=True)
@@ -308,9 +332,11 @@ def _resolve(
             "spine": doc.fabric.spine is not None,
             "super_spine": doc.fabric.super_spine is not None and doc.fabric.tiers != 2,
         }
-        for tier, spec in zip(TIERS, switches, strict=True):
-            if given[tier]:  # an inherited tier repeats the problems of the tier it copies
+        speeds = tier_speeds(server.nic_speed, switches[0], switches[1])
+        for tier, spec, down in zip(TIERS, switches, speeds, strict=True):
+            if given[tier] and down == server.nic_speed:  # an inherited tier repeats the problems of the one it copies
                 sizing.extend(_speed_problems(tier, spec, server.nic_speed))
+        sizing.extend(_uplink_problems(doc.fabric, switches, speeds))
     problems.extend(sizing)
     problems.extend(_pool_overlaps(doc.addressing, intact))
     problems.extend(_asn_start_problems(doc.routing))
@@ -322,12 +348,15 @@ def _resolve(
         releases = {name: options.release for name, options in doc.target_options if hasattr(options, "release")}
         problems.extend(bfd_problems(doc.routing, targets, releases))
     if server and switches and not sizing and intact(("target_options",), ("fabric",)):
+        speeds = tier_speeds(server.nic_speed, switches[0], switches[1])
+        ups = (speeds[1], speeds[2], speeds[2])
         problems.extend(
             sku_problems(
                 doc.target_options.sonic.hwsku,
                 {
-                    tier: (spec.model, spec.ports, spec.breakout(server.nic_speed), server.nic_speed)
-                    for tier, spec in zip(TIERS, switches, strict=True)
+                    tier: (spec.model, spec.ports, spec.breakout(down), down)
+                    for tier, spec, down, up in zip(TIERS, switches, speeds, ups, strict=True)
+                    if up == down  # no SKU runs ports broken out two ways
                 },
             )
         )
@@ -341,7 +370,7 @@ def _resolve(
                 doc.load_balancing,
                 targets,
                 {spec.model for spec in switches},
-                server.nic_speed if server else None,
+                tier_speeds(server.nic_speed, *switches[:2]) if server else (),
                 hardware,
                 tuple(field for field in ("mode", "hash", "seeds") if intact(("load_balancing", field))),
             )
@@ -388,7 +417,7 @@ def _resolve(
         target_options=doc.target_options,
         qos=qos,
         load_balancing=doc.load_balancing,
-        facility=resolve_facility(doc.facility, server.nic_speed, hardware),
+        facility=resolve_facility(doc.facility, tier_speeds(server.nic_speed, *switches[:2]), hardware),
         checks=doc.checks,
         hosts=hosts,
         source=source,
@@ -548,6 +577,7 @@ def _switch(
         return None
     power_w = switch.power_w or (base.power_w if base else round(ports * speed * 0.023))
     return SwitchSpec(
+        uplink_speed=switch.uplink_speed,
         model=switch.model or f"custom-{ports}x{speed}g",
         ports=ports,
         speed=speed,
@@ -607,6 +637,83 @@ def _speed_problems(tier: str, spec: SwitchSpec, nic_speed: int) -> list[Problem
             )
         ]
     return []
+
+
+def _uplink_problems(
+    fabric: FabricDoc, switches: tuple[SwitchSpec, SwitchSpec, SwitchSpec], speeds: tuple[int, int, int]
+) -> list[Problem]:
+    """The tiers' ``uplink_speed``: every switch whose ports run it, at either end, must run it within
+    ``MAX_BREAKOUT`` and ``MAX_RADIX``, and a tier whose uplinks run another speed than its downlinks splits its
+    physical ports in half, so it needs an even count of them to stay 1:1 in bandwidth (at one speed the logical
+    ports split, as they always have). The top tier has no uplinks."""
+    problems = []
+    tops = [("super_spine", "super-spines are the top tier")]
+    if fabric.tiers == 2:
+        tops.append(("spine", "with tiers: 2 the spines are the top tier"))
+    for tier, why in tops:
+        switch = getattr(fabric, tier)
+        if switch is not None and switch.uplink_speed is not None:
+            problems.append(
+                Problem(("fabric", tier, "uplink_speed"), f"{why} and have no uplinks; remove uplink_speed there")
+            )
+    leaf, spine, super_spine = switches
+    downs = {"leaf": speeds[0], "spine": speeds[1]}
+    spine_own = fabric.spine is not None and fabric.spine.uplink_speed not in (None, speeds[1])
+    runs = {
+        "leaf": [("leaf", leaf, speeds[0]), ("spine", spine, speeds[1])]
+        + ([] if spine_own else [("super-spine", super_spine, speeds[2])]),
+        "spine": [("spine", spine, speeds[1]), ("super-spine", super_spine, speeds[2])],
+    }
+    for tier in ("leaf", "spine"):
+        switch = getattr(fabric, tier)
+        if switch is None or switch.uplink_speed in (None, downs[tier]) or (tier == "spine" and fabric.tiers == 2):
+            continue  # an uplink speed equal to the downlinks' is the default, which the tiers' own rules cover
+        field, speed = ("fabric", tier, "uplink_speed"), switch.uplink_speed
+        ends = runs[tier]
+        wrong = [what for _, spec, _ in ends if (what := _cannot_run(spec, speed))]
+        if wrong:
+            valid = [f"{value}G" for value in SPEEDS if not any(_cannot_run(spec, value) for _, spec, _ in ends)]
+            problems.append(
+                Problem(
+                    field,
+                    f"{'; '.join(dict.fromkeys(wrong))}; a speed every port at both ends runs: "
+                    f"{', '.join(valid) or 'none, use other switches'}",
+                )
+            )
+            continue
+        for role, spec, down in ends:
+            if spec.radix(speed) > MAX_RADIX:
+                problems.append(
+                    Problem(
+                        field,
+                        f"{spec.ports} ports of {spec.speed}G give {spec.radix(speed):,} logical {speed}G ports, "
+                        f"above the limit of {MAX_RADIX:,} per switch; use a faster uplink_speed",
+                    )
+                )
+            elif down != speed and spec.ports % 2 and role != "super-spine":
+                problems.append(
+                    Problem(
+                        field,
+                        f"the {spec.ports} ports of a {role} ({spec.model}) cannot split in half between {down}G "
+                        f"downlinks and {speed}G uplinks, so it would not be 1:1 in bandwidth; use {down}G (the "
+                        "downlink speed) or a switch with an even number of ports",
+                    )
+                )
+    return problems
+
+
+def _cannot_run(spec: SwitchSpec, speed: int) -> str | None:
+    """Why ``spec``'s ports cannot run links of ``speed`` Gb/s (None: they can)."""
+    if spec.speed < speed:
+        return f"{spec.model} ports run at {spec.speed}G, slower than {speed}G"
+    if spec.speed % speed:
+        return f"{spec.model}'s {spec.speed}G ports cannot break out into {speed}G links"
+    if spec.breakout(speed) > MAX_BREAKOUT:
+        return (
+            f"{spec.model}'s {spec.speed}G ports would break out into {spec.breakout(speed)} x {speed}G links, above "
+            f"the limit of {MAX_BREAKOUT}"
+        )
+    return None
 
 
 def _pool_overlaps(addressing: AddressingDoc, intact: Callable[..., bool]) -> list[Problem]:

@@ -164,7 +164,10 @@ class ComputeDoc(Section):
     )
     nic_speed: Speed | None = Field(
         None,
-        description=("Speed of a backend NIC port; every fabric link runs at it and switch ports break out to it."),
+        description=(
+            "Speed of a backend NIC port; the server links run at it, and every fabric link too unless a tier's "
+            "uplink_speed says otherwise."
+        ),
     )
     server_power_kw: float | None = Field(None, gt=0, le=500, description="Maximum power of one server, in kW.")
     server_rack_units: int | None = Field(
@@ -183,7 +186,16 @@ class SwitchDoc(Section):
     speed: Speed | None = Field(
         None,
         description=(
-            f"Speed of a physical port; a multiple of the NIC speed, breaking out into at most {MAX_BREAKOUT} links."
+            f"Speed of a physical port; a multiple of the speed of the links it runs, breaking out into at most "
+            f"{MAX_BREAKOUT} links."
+        ),
+    )
+    uplink_speed: Speed | None = Field(
+        None,
+        description=(
+            "Speed of the tier's uplinks (leaf to spine, spine to super-spine; default: its downlink speed). With "
+            "another speed than the downlinks, half the physical ports face down and half up, so the tier stays "
+            "1:1 in bandwidth: a 64 x 800G leaf with 400G NICs runs 64 x 400G down and 32 x 800G up."
         ),
     )
     rack_units: int | None = Field(

@@ -161,12 +161,18 @@ def summary_markdown(design: Design, moved: Sequence[str] = ()) -> str:
         lines.append(f"| Pods per plane | {plan.pods} of {sizing['scalable_units_per_pod']} scalable units |")
     lines += ["", "## Switches", "", "| role | count | model | logical ports | breakout |", "|---|---:|---|---:|---:|"]
     radix = {"leaf": plan.leaf_radix, "spine": plan.spine_radix, "super_spine": plan.super_radix}
+    speeds = dict(zip(("leaf", "spine", "super_spine"), plan.link_speeds, strict=True))
+    ups = {"leaf": plan.leaf_spine_speed, "spine": plan.spine_super_speed if plan.tiers == 3 else plan.leaf_spine_speed}
     for role, count in data["switches"].items():
         if count:
-            spec = intent.switch(role)
+            spec, down = intent.switch(role), speeds[role]
+            up = ups.get(role, down)
+            breakout = f"{spec.breakout(down)} x {down}G" + (
+                f" down, {spec.breakout(up)} x {up}G up" if up != down else ""
+            )
             lines.append(
                 f"| {role.replace('_', '-')} | {count:,} | {spec.model} ({spec.ports} x {spec.speed}G) | "
-                f"{radix[role]} | {spec.breakout(plan.link_speed)} x {plan.link_speed}G |"
+                f"{radix[role]} | {breakout} |"
             )
     lines += [
         "",
@@ -473,13 +479,15 @@ def _seeds_line(design: Design) -> str:
 def _headroom_line(design: Design) -> str:
     """Where each switch model's PFC headroom comes from (its vendor's lookup or the first-order estimate), with
     the cable lengths it is sized for and the xoff it reserves."""
-    rooms: dict[str, dict[int, Headroom]] = {}
+    rooms: dict[tuple[str, int], dict[int, Headroom]] = {}
     for config in design.configs:
-        found = rooms.setdefault(config.model, {})
         for interface in config.interfaces:
+            found = rooms.setdefault((config.model, interface.speed_gbps), {})
             found.setdefault(id(interface.headroom), interface.headroom)
+    speeds = sorted({speed for _, speed in rooms})
     parts = []
-    for model, found in sorted(rooms.items()):
+    for (switch, speed), found in sorted(rooms.items()):
+        model = switch if len(speeds) == 1 else f"{switch} at {speed}G"
         vendor = sorted({(room.cable_m, room.xoff) for room in found.values() if room.vendor})
         if vendor:
             parts.append(
@@ -494,4 +502,5 @@ def _headroom_line(design: Design) -> str:
                 f"{min(x for _, x in estimated):,}-{max(x for _, x in estimated):,} bytes for cables of "
                 f"{estimated[0][0]}-{estimated[-1][0]} m"
             )
-    return f"PFC headroom (xoff) per lossless {design.plan.link_speed}G port: {'; '.join(parts) or 'none'}."
+    ports = "/".join(f"{speed}G" for speed in speeds) or f"{design.plan.link_speed}G"
+    return f"PFC headroom (xoff) per lossless {ports} port: {'; '.join(parts) or 'none'}."

@@ -28,7 +28,7 @@ def port_layouts(design: Design) -> tuple[list[str], list[list[tuple[str, ...]]]
 def cabling_rows(design: Design) -> tuple[list[str], Iterable[list[Any]]]:
     """One row per link: both ends, speed, tier, estimated length and medium (see designer.physical.cables). Ports
     are named as the design's one target names them; with several, the canonical name and then each OS's."""
-    devices, speed, physical = design.fabric.devices, design.plan.link_speed, design.physical
+    devices, speeds, physical = design.fabric.devices, design.plan.link_speeds, design.physical
     suffixes, layouts = port_layouts(design)
     header = [
         "tier",
@@ -51,7 +51,7 @@ def cabling_rows(design: Design) -> tuple[list[str], Iterable[list[Any]]]:
             *(names[upper][upper_port] for names in layouts),
             devices[lower].name,
             *(names[lower][lower_port] for names in layouts),
-            speed,
+            speeds[tier],
             lengths[length],
             media[medium],
         ]

@@ -66,7 +66,8 @@ class Physical:
     link_length_dm: list[int]
     link_medium: list[int]
     media: tuple[MediumModel, ...]
-    reach_dm: tuple[int, ...]
+    reach_dm: tuple[tuple[int, ...], ...]
+    """Per tier (``fabric.TIERS``), each medium's reach at that tier's link speed."""
     switch_w: list[float]
     bom: list[BomLine]
 

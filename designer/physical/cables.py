@@ -5,8 +5,9 @@
   ``|dx|`` between rack centres plus ``|dy|`` between rows (no diagonals); plus ``facility.slack_m``.
 * Medium: links that share a physical port (the lanes of a broken-out port, and through them every
   link joined to those lanes) must use one medium, so each such group takes the first medium, in
-  catalog order, whose reach at the link speed covers the group's longest run. A group longer than
-  every reach gets no medium; the cable-reach check fails it.
+  catalog order, whose reach at the link speed covers the group's longest run (a physical port runs one
+  speed, so a group does too). A group longer than every reach gets no medium; the cable-reach check
+  fails it.
 * Optics: one module in every physical port of an optical link, sized to the port (a twin-port
   800G module carries two 400G links); one fiber per link.
 * Copper: one cable per cable assembly, keyed by the end with the larger breakout: a straight cable,
@@ -25,7 +26,7 @@ from functools import cache, partial
 from typing import NamedTuple
 
 from designer.catalog import MediumModel, catalog
-from designer.fabric import Fabric, Link
+from designer.fabric import Device, Fabric, Link
 from designer.intent import Intent
 from designer.physical.placement import Layout, device_units
 
@@ -41,13 +42,13 @@ BomKey = tuple[str, str, int]
 
 
 class Cabling(NamedTuple):
-    """Per link: length in decimetres and medium (index into ``media``; ``len(media)`` is none).
-    Per switch: its draw in watts. Transceivers and cables counted by BOM key."""
+    """Per link: length in decimetres and medium (index into ``media``; ``len(media)`` is none); per tier the
+    media's reach at its link speed. Per switch: its draw in watts. Transceivers and cables counted by BOM key."""
 
     length_dm: list[int]
     medium: list[int]
     media: tuple[MediumModel, ...]
-    reach_dm: tuple[int, ...]
+    reach_dm: tuple[tuple[int, ...], ...]
     switch_w: list[float]
     bom: Counter[BomKey]
 
@@ -103,36 +104,42 @@ def lengths(intent: Intent, fabric: Fabric, layout: Layout) -> list[int]:
 
 def lay_cables(intent: Intent, fabric: Fabric, layout: Layout) -> Cabling:
     """Lengths, media, switch power and the transceiver and cable counts of every link."""
-    devices, links, speed = fabric.devices, fabric.links, fabric.plan.link_speed
+    devices, links, speeds = fabric.devices, fabric.links, fabric.plan.link_speeds
     media = tuple(intent.catalog.media[name] for name, _ in intent.facility.reach_m)
-    reach_dm = tuple(math.floor(round(reach * 10, 5)) for _, reach in intent.facility.reach_m)
+    reach_dm = tuple(
+        tuple(math.floor(round(reach * 10, 5)) for _, reach in intent.facility.reach_at(speed)) for speed in speeds
+    )
     length_dm = lengths(intent, fabric, layout)
     breakout = [device.breakout for device in devices]
+    """Lanes of each device's ports facing down: a link's upper end."""
+    up_breakout = [device.uplink_breakout for device in devices]
+    """Lanes of each device's ports facing up: a link's lower end."""
+    up_offset = [_uplink_offset(device) for device in devices]
 
-    medium, shared = choose_media(links, breakout, length_dm, reach_dm)
+    medium, shared = choose_media(links, (breakout, up_breakout, up_offset), length_dm, reach_dm)
 
     switch_w = [float(intent.switch(device.role).power_w) for device in fabric.switches()]
     switch_count = fabric.switch_count
     bom: Counter[BomKey] = Counter()
-    modules: dict[tuple[str, int], BomKey] = {}
+    modules: dict[tuple[str, int, int], BomKey] = {}
 
-    def module(model: MediumModel, lanes: int) -> BomKey:
-        """The bill's line of an optical module of ``lanes`` links."""
-        key = modules.get((model.name, lanes))
+    def module(model: MediumModel, lanes: int, speed: int) -> BomKey:
+        """The bill's line of an optical module of ``lanes`` links of ``speed``."""
+        key = modules.get((model.name, lanes, speed))
         if key is None:
-            key = modules[model.name, lanes] = (
+            key = modules[model.name, lanes, speed] = (
                 "transceiver",
                 module_name(model, lanes * speed, lanes, speed),
                 NO_LENGTH,
             )
         return key
 
-    def plug(device: int, model: MediumModel, lanes: int) -> None:
-        """One module or active-cable end in a physical port of ``lanes`` links."""
+    def plug(device: int, model: MediumModel, lanes: int, speed: int) -> None:
+        """One module or active-cable end in a physical port of ``lanes`` links of ``speed``."""
         if device < switch_count:
             switch_w[device] += model.power_w.get(lanes * speed, 0.0)
         if model.optical:
-            bom[module(model, lanes)] += 1
+            bom[module(model, lanes, speed)] += 1
 
     for (chosen, length), count in Counter(zip(medium, length_dm, strict=True)).items():  # by medium and length, in C
         if chosen == len(media):
@@ -140,62 +147,76 @@ def lay_cables(intent: Intent, fabric: Fabric, layout: Layout) -> Cabling:
         elif media[chosen].optical:
             bom["cable", f"{media[chosen].label} fiber", ordered_length(length)] += count
 
-    single_w = [model.power_w.get(speed, 0.0) for model in media]
-    singles = [0] * len(media)
-    """Modules of one link (in unbroken ports) by medium: their power is added to their switch at once, their
-    count to the bill at the end."""
+    single_w = [[model.power_w.get(speed, 0.0) for model in media] for speed in speeds]
+    singles: Counter[tuple[int, int]] = Counter()
+    """Modules of one link (in unbroken ports) by medium and tier: their power is added to their switch at once,
+    their count to the bill at the end."""
     assemblies: dict[int, list] = {}
-    for number, (_, upper, upper_port, lower, lower_port) in enumerate(links):
+    """Copper assemblies by the physical port that keys them: longest run, medium, far ports, lanes of the keyed
+    port and of a far one, and the link speed."""
+    for number, (tier, upper, upper_port, lower, lower_port) in enumerate(links):
         chosen = medium[number]
         if chosen == len(media):
             continue
         model = media[chosen]
+        upper_lanes, lower_lanes = breakout[upper], up_breakout[lower]
         if model.optical:
-            for device in (upper, lower):
-                if breakout[device] == 1:
-                    singles[chosen] += 1
+            for device, lanes in ((upper, upper_lanes), (lower, lower_lanes)):
+                if lanes == 1:
+                    singles[chosen, tier] += 1
                     if device < switch_count:
-                        switch_w[device] += single_w[chosen]
+                        switch_w[device] += single_w[tier][chosen]
             continue
-        if breakout[upper] >= breakout[lower]:
-            key = upper * PORT_SPACE + upper_port // breakout[upper]
-            far = lower * PORT_SPACE + lower_port // breakout[lower]
+        upper_key = upper * PORT_SPACE + upper_port // upper_lanes
+        lower_key = lower * PORT_SPACE + (lower_port + up_offset[lower]) // lower_lanes
+        if upper_lanes >= lower_lanes:
+            key, far, lanes, far_lanes = upper_key, lower_key, upper_lanes, lower_lanes
         else:
-            key = lower * PORT_SPACE + lower_port // breakout[lower]
-            far = upper * PORT_SPACE + upper_port // breakout[upper]
+            key, far, lanes, far_lanes = lower_key, upper_key, lower_lanes, upper_lanes
         assembly = assemblies.get(key)
         if assembly is None:
-            assemblies[key] = [length_dm[number], model, {far}]
+            assemblies[key] = [length_dm[number], model, {far}, lanes, far_lanes, speeds[tier]]
         else:
             assembly[0] = max(assembly[0], length_dm[number])
             assembly[2].add(far)
-    for chosen, count in enumerate(singles):
-        if count:
-            bom[module(media[chosen], 1)] += count
+    for (chosen, tier), count in sorted(singles.items()):
+        bom[module(media[chosen], 1, speeds[tier])] += count
 
-    for key, first in sorted(shared.items()):
+    for key, (first, lanes) in sorted(shared.items()):
         group_medium = medium[first]
         if group_medium < len(media) and media[group_medium].optical:
-            plug(key // PORT_SPACE, media[group_medium], breakout[key // PORT_SPACE])
-    copper: Counter[tuple[str, int, int, int, int]] = Counter()
-    for key, (run, model, far) in sorted(assemblies.items()):
-        keyed = key // PORT_SPACE
-        lanes = breakout[keyed]
-        copper[model.label, lanes, len(far), breakout[min(far) // PORT_SPACE], run] += 1
-        plug(keyed, model, lanes)
+            plug(key // PORT_SPACE, media[group_medium], lanes, speeds[links[first][0]])
+    copper: Counter[tuple[str, int, int, int, int, int]] = Counter()
+    for key, (run, model, far, lanes, far_lanes, speed) in sorted(assemblies.items()):
+        copper[model.label, lanes, len(far), far_lanes, speed, run] += 1
+        plug(key // PORT_SPACE, model, lanes, speed)
         for port in sorted(far):
-            plug(port // PORT_SPACE, model, breakout[port // PORT_SPACE])
-    for (label, lanes, ends, far_lanes, run), count in copper.items():  # each kind of assembly named once
+            plug(port // PORT_SPACE, model, far_lanes, speed)
+    for (label, lanes, ends, far_lanes, speed, run), count in copper.items():  # each kind of assembly named once
         item = f"{label} {lanes * speed}G" + (f" to {ends} x {far_lanes * speed}G" if ends > 1 else "")
         bom["cable", item, ordered_length(run)] += count
     return Cabling(length_dm, medium, media, reach_dm, switch_w, bom)
 
 
+def _uplink_offset(device: Device) -> int:
+    """What to add to one of the device's uplink ports before dividing by its ``uplink_breakout`` to get its
+    physical port (0 when the uplinks break out as the downlinks do; see :meth:`Device.place`)."""
+    if device.uplink_breakout == device.breakout:
+        return 0
+    return device.downlinks // device.breakout * device.uplink_breakout - device.downlinks
+
+
 def choose_media(
-    links: list[Link], breakout: list[int], length_dm: list[int], reach_dm: tuple[int, ...]
-) -> tuple[list[int], dict[int, int]]:
+    links: list[Link],
+    lanes: tuple[list[int], list[int], list[int]],
+    length_dm: list[int],
+    reach_dm: tuple[tuple[int, ...], ...],
+) -> tuple[list[int], dict[int, tuple[int, int]]]:
     """Each link's medium, the same for every link joined to it through a shared physical port, chosen for the
-    longest run among them; and the first link through each shared (broken-out) physical port."""
+    longest run among them at the reach of its tier's speed; and the first link through each shared (broken-out)
+    physical port with that port's lanes. ``lanes`` is per device its down ports' breakout, its up ports' and
+    their offset (``_uplink_offset``): a link's upper end is a down port, its lower end an up port."""
+    down_lanes, up_lanes, up_offset = lanes
     parent = list(range(len(links)))
 
     def root(link: int) -> int:
@@ -204,16 +225,17 @@ def choose_media(
             link = parent[link]
         return link
 
-    shared: dict[int, int] = {}
+    shared: dict[int, tuple[int, int]] = {}
     for number, (_, upper, upper_port, lower, lower_port) in enumerate(links):
-        lanes = breakout[upper]
-        if lanes > 1:  # the upper end comes first: this link is still alone, its own root
-            first = shared.setdefault(upper * PORT_SPACE + upper_port // lanes, number)
+        count = down_lanes[upper]
+        if count > 1:  # the upper end comes first: this link is still alone, its own root
+            first = shared.setdefault(upper * PORT_SPACE + upper_port // count, (number, count))[0]
             if first != number:
                 parent[number] = root(first)
-        lanes = breakout[lower]
-        if lanes > 1:
-            first = shared.setdefault(lower * PORT_SPACE + lower_port // lanes, number)
+        count = up_lanes[lower]
+        if count > 1:
+            key = lower * PORT_SPACE + (lower_port + up_offset[lower]) // count
+            first = shared.setdefault(key, (number, count))[0]
             if first != number:  # a port seen before: join this link's group to the first link's
                 first, mine = root(first), root(number)
                 parent[max(first, mine)] = min(first, mine)
@@ -224,7 +246,10 @@ def choose_media(
     for group, length in zip(groups, length_dm, strict=True):
         if length > longest[group]:
             longest[group] = length
-    media = list(map(partial(medium_for, reach_dm=reach_dm), map(longest.__getitem__, groups)))
+    if len(set(reach_dm)) == 1:  # one reach for every tier: one lookup per link, in C
+        media = list(map(partial(medium_for, reach_dm=reach_dm[0]), map(longest.__getitem__, groups)))
+    else:
+        media = [medium_for(longest[group], reach_dm[link[0]]) for group, link in zip(groups, links, strict=True)]
     return media, shared
 
 

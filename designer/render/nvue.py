@@ -97,6 +97,21 @@ def breakouts(device: DeviceConfig) -> list[tuple[str, str, int]]:
     return [parents[port] for port in sorted(parents)]
 
 
+def cnp_shapers(device: DeviceConfig) -> dict[int, tuple[str, int, int]]:
+    """The egress shaper profile capping the CNP queue for each port speed the device runs: its name (one speed:
+    ``cnp-cap``; several: ``cnp-cap-400g`` and so on), the port's rate and the cap, in kb/s."""
+    speeds = sorted({interface.speed_gbps for interface in device.interfaces})
+    percent = device.qos.cnp_rate_percent or 0
+    return {
+        speed: (
+            CNP_SHAPER if len(speeds) == 1 else f"{CNP_SHAPER}-{speed}g",
+            speed * KBPS_PER_GBPS,
+            speed * KBPS_PER_GBPS * percent // 100,
+        )
+        for speed in speeds
+    }
+
+
 def view(device: DeviceConfig, release: str | None = None) -> dict[str, Any]:
     """The variables of ``templates/nvue/`` for Cumulus Linux ``release`` (default: the catalog's)."""
     release = release or catalog().targets["nvue"].default_release
@@ -106,7 +121,7 @@ def view(device: DeviceConfig, release: str | None = None) -> dict[str, Any]:
         if qos.pfc_watchdog
         else (None, None)
     )
-    speed_kbps = device.interfaces[0].speed_gbps * KBPS_PER_GBPS if device.interfaces else 0
+    shapers = cnp_shapers(device) if qos.cnp_rate_percent else {}
     return {
         "device": device,
         "release": release,
@@ -115,9 +130,7 @@ def view(device: DeviceConfig, release: str | None = None) -> dict[str, Any]:
         "interfaces": [(device.os_port_name("nvue", interface), interface) for interface in device.interfaces],
         "watchdog_polling_ms": polling,
         "watchdog_robustness": robustness,
-        "cnp_shaper": CNP_SHAPER if qos.cnp_rate_percent else None,
-        "port_max_kbps": speed_kbps,
-        "cnp_max_kbps": speed_kbps * (qos.cnp_rate_percent or 0) // 100,
+        "cnp_shapers": shapers,
         "ecmp_hash": [ECMP_HASH_FIELDS[field] for field in device.load_balancing.fields],
         "hash_seed": device.load_balancing.seed,
         "adaptive_routing": device.load_balancing.mode == "dynamic",

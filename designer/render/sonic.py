@@ -203,6 +203,8 @@ def config_db(device: DeviceConfig, layouts: dict[tuple[Any, ...], PortLayout] |
     key = (
         device.physical_ports,
         device.breakout,
+        device.uplink_breakout,
+        device.first_uplink_cage,
         device.serdes_lanes,
         device.port_speed_gbps,
         device.port_names,
@@ -448,15 +450,18 @@ def _port_layout(
 ) -> PortLayout:
     """Every port of ``device`` in lane order, then the SKU's ``extra_ports``, with what its entries need from its
     place alone (:class:`PortLayout`)."""
-    breakout, serdes = device.breakout, device.serdes_lanes
-    lanes = serdes // breakout
-    unused_speed = device.port_speed_gbps // breakout * 1000
+    serdes, first_up = device.serdes_lanes, device.first_uplink_cage
+    downlinks = (first_up - 1) * device.breakout
     ports: list[tuple[Any, ...]] = []
     places: list[tuple[int, int] | None] = []
     for cage in range(1, device.physical_ports + 1):
+        breakout = device.breakout if cage < first_up else device.uplink_breakout
+        lanes = serdes // breakout
+        unused_speed = device.port_speed_gbps // breakout * 1000
+        logical = (cage - 1) * breakout if cage < first_up else downlinks + (cage - first_up) * breakout
         for lane in range(breakout):
             first = (cage - 1) * serdes + lane * lanes
-            port = (cage - 1) * breakout + lane
+            port = logical + lane
             name, designer_name = device.os_port_names["sonic"][port], device.port_names[port]
             alias = (
                 f"{alias_prefix}{cage}{'abcdefgh'[lane] if breakout > 1 else ''}"

@@ -393,6 +393,8 @@ def _devices(data: Mapping[str, Any]) -> tuple[list[Device], dict[str, int]]:
             row["model"],
             ports[row["name"]],
             1,
+            ports[row["name"]],
+            1,
         )
         for row in rows
     ]
