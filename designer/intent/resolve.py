@@ -89,6 +89,8 @@ class ServerSpec:
     nic_speed: int
     power_kw: float
     rack_units: int
+    nic_modes: tuple[str, ...] = ()
+    """Load-balancing modes its backend NICs take part in beyond hashing (catalog ``nic_modes``)."""
 
 
 @dataclass(frozen=True)
@@ -343,6 +345,7 @@ def _resolve(
                 server.nic_speed if server else None,
                 hardware,
                 tuple(field for field in ("mode", "hash", "seeds") if intact(("load_balancing", field))),
+                server.nic_modes if server else None,
             )
         )
     equipment = {}
@@ -431,6 +434,7 @@ def _server(
         nic_speed=fields["nic_speed"],
         power_kw=fields["server_power_kw"],
         rack_units=compute.server_rack_units or (base.rack_units if base else 8),
+        nic_modes=base.nic_modes if base else (),
     )
 
 

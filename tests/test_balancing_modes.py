@@ -1,0 +1,101 @@
+"""Load-balancing modes in the configurations: each rendered only where the OS and the switch run it, proven
+against the vendor's own artifacts, and refused elsewhere with the reason (exit 2, file:line)."""
+
+from __future__ import annotations
+
+import importlib.util
+from functools import cache
+from pathlib import Path
+
+import pytest
+
+from designer.design import Design
+from designer.render import render_configs
+from designer.verify import avd
+from tests.conftest import need
+from tests.helpers import build_text, intent_text
+from tests.test_intent_errors import run_cli
+
+HAVE_PYAVD = importlib.util.find_spec("pyavd") is not None
+NEED_PYAVD = "Arista's templates are needed: pip install pyavd (or pip install '.[test]')"
+ARISTA_LEAF = "{model: arista-7060x6-64pe, speed: 400G}"
+DLB = "ip hardware fib load-balance distribution dynamic"
+"""Arista TOI EOS-4.24.2F "Support for dynamic load balancing on ECMP groups"; pyavd's eos/ip-hardware.j2."""
+
+
+@cache
+def eos_design(mode: str) -> tuple[Design, dict[str, str]]:
+    server = "dgx-b300" if mode == "spray" else "dgx-h100"  # spraying needs NICs that spray
+    design = build_text(
+        intent_text(
+            servers=8, server=server, leaf=ARISTA_LEAF, extra=f"targets: [eos]\nload_balancing: {{mode: {mode}}}"
+        )
+    )
+    files = render_configs(design.configs, ["eos"])
+    return design, {device.hostname: files[f"configs/eos/{device.hostname}.cfg"].decode() for device in design.configs}
+
+
+@pytest.mark.parametrize("mode", ["ecmp", "adaptive", "cluster", "spray"])
+def test_every_eos_mode_is_what_aristas_templates_render(mode: str) -> None:
+    """pyavd's ip_hardware (DLB, AVD issue 4920) and load_balance cluster (CLB, AVD issue 5004) templates render
+    the same lines from the design's device model: every line of ours is in Arista's rendering and every line of
+    it in ours."""
+    need(HAVE_PYAVD, NEED_PYAVD)
+    design, texts = eos_design(mode)
+    for device in design.configs:
+        assert avd.compare(device, texts[device.hostname]) == [], device.hostname
+
+
+def test_eos_runs_dynamic_load_balancing_on_every_switch_in_adaptive_mode_only() -> None:
+    for mode in ("ecmp", "adaptive", "cluster", "spray"):
+        _, texts = eos_design(mode)
+        assert all((DLB in text.splitlines()) == (mode == "adaptive") for text in texts.values()), mode
+
+
+def test_cluster_load_balancing_groups_a_leafs_server_ports_and_leaves_spines_hashing() -> None:
+    """Arista TOI EOS-4.32.2F "Cluster load balancing": CLB learns flows on the host-facing ports of a leaf."""
+    design, texts = eos_design("cluster")
+    for device in design.configs:
+        lines = texts[device.hostname].splitlines()
+        servers = [interface for interface in device.interfaces if interface.role == "server"]
+        assert ("load-balance cluster" in lines) == bool(servers), device.hostname
+        if servers:
+            group = lines[lines.index("   port group host GPU-NICS") + 1].split()
+            assert group[0] == "interface" and len(group[1].split(",")) == len(servers)
+            assert "   forwarding type routed ipv4" in lines and "   load-balance method flow round-robin" in lines
+
+
+def refusal(tmp_path: Path, text: str) -> tuple[int, str, str]:
+    intent = tmp_path / "lb.yaml"
+    intent.write_text(text)
+    code, out, err = run_cli("plan", str(intent))
+    return code, out, err.replace(str(intent), "lb.yaml")
+
+
+@pytest.mark.parametrize(
+    ("targets", "leaf", "mode", "why"),
+    [
+        ("nvue", "{model: nvidia-sn5600, speed: 400G}", "cluster", "cluster is not something nvue can express"),
+        ("frr, sonic", "{model: nvidia-sn5600, speed: 400G}", "adaptive", "adaptive is not something frr, sonic can"),
+        ("eos", "{model: generic-64x800g, speed: 400G}", "adaptive", "adaptive (only on arista-7060x6-64pe)"),
+        ("eos, nvue", ARISTA_LEAF, "cluster", "cluster is not something nvue can express"),
+    ],
+)
+def test_a_mode_where_the_os_or_the_switch_does_not_run_it_is_refused(
+    tmp_path: Path, targets: str, leaf: str, mode: str, why: str
+) -> None:
+    text = intent_text(servers=8, leaf=leaf, extra=f"targets: [{targets}]\nload_balancing: {{mode: {mode}}}")
+    code, out, err = refusal(tmp_path, text)
+    assert code == 2 and out == ""
+    assert err.startswith("lb.yaml:9: load_balancing.mode: ") and why in err
+    assert "choose what every target accepts" in err
+
+
+def test_spraying_needs_nics_that_spray(tmp_path: Path) -> None:
+    """DGX H100's ConnectX-7 ports hash; DGX B300's ConnectX-8 SuperNICs spray (catalog servers nic_modes)."""
+    text = intent_text(servers=8, extra="targets: [frr, sonic]\nload_balancing: {mode: spray}")
+    code, _, err = refusal(tmp_path, text)
+    assert code == 2
+    assert err.startswith("lb.yaml:9: load_balancing.mode: spray needs NICs that spray") and "(dgx-b300)" in err
+    sprays = build_text(text.replace("server: dgx-h100", "server: dgx-b300"))
+    assert {config.load_balancing.mode for config in sprays.configs} == {"spray"}
