@@ -19,6 +19,10 @@ CRC is affine over GF(2): two seeds change the hash of one 5-tuple by a constant
 a switch's choice for a flow follows the choice of the switch before it (hash polarization), which the uniform
 hash does not have; comparing the two shows what it costs.
 
+**Spreading.** Adaptive routing, cluster load balancing and packet spraying move traffic at flowlet or packet
+granularity, not flow by flow: :func:`even_spread` splits each flow evenly over every member of each group it meets
+(the same groups), so the busiest link carries about the average load of its tier.
+
 A lab that measures real ECMP (the kernel's multipath hash on the same flows) calls
 :func:`designer.analysis.workload.job` and :func:`flow_set`, :meth:`FlowSet.five_tuples` for the 5-tuples to send,
 and :meth:`Router.route` with a pick computing the kernel's choice from those 5-tuples and ``trace=True`` for every
@@ -411,3 +415,31 @@ def resilient(
     loads.subtract(healthy.route(moved_sources, moved_targets, moved_pick).loads)
     loads.update(rerouted.loads)
     return Routing(+loads, routing.lost + rerouted.lost)
+
+
+def even_spread(
+    router: Router, sources: Sequence[int], targets: Sequence[int], weight: float = 1.0
+) -> tuple[dict[int, float], float]:
+    """``weight`` flows from leaf ``sources[i]`` to leaf ``targets[i]`` for every ``i``, each split evenly over
+    every member of each ECMP group on its way: the flows per link and direction (keys as :attr:`Routing.loads`),
+    and the flows with no way."""
+    here: dict[tuple[int, int], float] = {}
+    for source, target in zip(sources, targets, strict=True):
+        if source != target:
+            here[source, target] = here.get((source, target), 0.0) + weight
+    loads: dict[int, float] = {}
+    lost = 0.0
+    while here:
+        after: dict[tuple[int, int], float] = {}
+        for (switch, target), flows in here.items():
+            members, hops, down = router.group(switch, target)
+            if not members:
+                lost += flows
+                continue
+            share = flows / len(members)
+            for link, hop in zip(members, hops, strict=True):
+                loads[link + link + down] = loads.get(link + link + down, 0.0) + share
+                if hop != target:
+                    after[hop, target] = after.get((hop, target), 0.0) + share
+        here = after
+    return loads, lost
