@@ -4,6 +4,7 @@ against the vendor's own artifacts, and refused elsewhere with the reason (exit 
 from __future__ import annotations
 
 import importlib.util
+import subprocess
 from functools import cache
 from pathlib import Path
 
@@ -11,6 +12,7 @@ import pytest
 
 from designer.design import Design
 from designer.render import render_configs
+from designer.render.hosts import render_hosts
 from designer.verify import avd
 from tests.conftest import need
 from tests.helpers import build_text, intent_text
@@ -99,3 +101,40 @@ def test_spraying_needs_nics_that_spray(tmp_path: Path) -> None:
     assert err.startswith("lb.yaml:9: load_balancing.mode: spray needs NICs that spray") and "(dgx-b300)" in err
     sprays = build_text(text.replace("server: dgx-h100", "server: dgx-b300"))
     assert {config.load_balancing.mode for config in sprays.configs} == {"spray"}
+
+
+def nic_scripts(server: str, mode: str) -> list[str]:
+    design = build_text(
+        intent_text(
+            servers=4,
+            server=server,
+            leaf="{model: nvidia-sn5600, speed: 400G}",
+            extra=f"targets: [nvue]\nload_balancing: {{mode: {mode}}}",
+        )
+    )
+    files = render_hosts(design.hosts)
+    return [text.decode() for name, text in sorted(files.items()) if name.endswith("/nic-qos.sh")]
+
+
+def test_supernics_accept_what_adaptive_routing_moves_and_other_nics_are_left_alone(tmp_path: Path) -> None:
+    """DGX B300's ConnectX-8 SuperNICs get ROCE_ACCL adaptive_routing_forced_en (NVIDIA "Adaptive Retransmission:
+    Parameters Control" names the register's fields; NVIDIA's NIC Configuration Operator writes them with mlxreg
+    --set "<field>=0x1,<field>_field_select=0x1"), one line per NIC, and the script still parses; DGX H100's
+    ConnectX-7, and any mode but adaptive, get none."""
+    (script, *_) = scripts = nic_scripts("dgx-b300", "adaptive")
+    lines = [line for line in script.splitlines() if line.startswith("mlxreg ")]
+    assert len(lines) == script.count("\nmlnx_qos -i ") // 3 == 16
+    assert all(
+        line.endswith(
+            '--reg_name ROCE_ACCL --set "adaptive_routing_forced_en=0x1,adaptive_routing_forced_en_field_select=0x1" '
+            "--yes"
+        )
+        and "/sys/class/infiniband/mlx5_" in line
+        for line in lines
+    )
+    path = tmp_path / "nic-qos.sh"
+    path.write_text(script)
+    assert subprocess.run(["sh", "-n", str(path)], capture_output=True).returncode == 0
+    assert len(scripts) == 4
+    for server, mode in (("dgx-h100", "adaptive"), ("dgx-b300", "ecmp"), ("dgx-b300", "spray")):
+        assert all("mlxreg" not in text for text in nic_scripts(server, mode)), (server, mode)
