@@ -4,6 +4,7 @@ against the vendor's own artifacts, and refused elsewhere with the reason (exit 
 from __future__ import annotations
 
 import importlib.util
+import json
 import subprocess
 from functools import cache
 from pathlib import Path
@@ -11,9 +12,11 @@ from pathlib import Path
 import pytest
 
 from designer.design import Design
+from designer.outputs.design_json import design_json
 from designer.render import render_configs
 from designer.render.hosts import render_hosts
 from designer.verify import avd
+from designer.verify.traffic import modes_not_run
 from tests.conftest import need
 from tests.helpers import build_text, intent_text
 from tests.test_intent_errors import run_cli
@@ -103,8 +106,9 @@ def test_spraying_needs_nics_that_spray(tmp_path: Path) -> None:
     assert {config.load_balancing.mode for config in sprays.configs} == {"spray"}
 
 
-def nic_scripts(server: str, mode: str) -> list[str]:
-    design = build_text(
+@cache
+def nic_design(server: str, mode: str) -> Design:
+    return build_text(
         intent_text(
             servers=4,
             server=server,
@@ -112,7 +116,10 @@ def nic_scripts(server: str, mode: str) -> list[str]:
             extra=f"targets: [nvue]\nload_balancing: {{mode: {mode}}}",
         )
     )
-    files = render_hosts(design.hosts)
+
+
+def nic_scripts(server: str, mode: str) -> list[str]:
+    files = render_hosts(nic_design(server, mode).hosts)
     return [text.decode() for name, text in sorted(files.items()) if name.endswith("/nic-qos.sh")]
 
 
@@ -138,3 +145,38 @@ def test_supernics_accept_what_adaptive_routing_moves_and_other_nics_are_left_al
     assert len(scripts) == 4
     for server, mode in (("dgx-h100", "adaptive"), ("dgx-b300", "ecmp"), ("dgx-b300", "spray")):
         assert all("mlxreg" not in text for text in nic_scripts(server, mode)), (server, mode)
+
+
+def test_verify_traffic_says_the_lab_runs_no_mode_but_hashing() -> None:
+    """Linux has no adaptive routing: for any other mode the report's "not covered" says so, once per mode."""
+    adaptive = json.loads(design_json(nic_design("dgx-h100", "adaptive")))
+    (line,) = modes_not_run(adaptive)
+    assert line.startswith("traffic: load balancing adaptive is not run here: Linux has no adaptive routing")
+    assert modes_not_run(json.loads(design_json(nic_design("dgx-h100", "ecmp")))) == []
+
+
+def test_a_leafs_host_port_group_only_gains_the_ports_of_new_servers_as_the_fabric_grows() -> None:
+    """Growth inside the envelope: every leaf of the smaller fabric keeps its cluster load-balancing lines, and its
+    host port group keeps every port it had."""
+
+    def groups(servers: int) -> dict[str, tuple[list[str], set[str]]]:
+        design = build_text(
+            f"name: growth\ncompute: {{servers: {servers}, server: dgx-h100}}\ngrowth: {{max_servers: 64}}\n"
+            f"fabric: {{leaf: {ARISTA_LEAF}}}\ntargets: [eos]\nload_balancing: {{mode: cluster}}\n"
+        )
+        files = render_configs(design.configs, ["eos"])
+        result = {}
+        for device in design.configs:
+            lines = files[f"configs/eos/{device.hostname}.cfg"].decode().splitlines()
+            block = lines[lines.index("load-balance cluster") :] if "load-balance cluster" in lines else []
+            members = [
+                line.split()[1].removeprefix("Ethernet") for line in block if line.startswith("      interface ")
+            ]
+            result[device.hostname] = (block[: block.index("   !")] if block else [], set(",".join(members).split(",")))
+        return result
+
+    small, large = groups(16), groups(32)
+    assert set(small) <= set(large)
+    for name, (lines, ports) in small.items():
+        assert large[name][0] == lines and ports <= large[name][1], name
+    assert any(ports < large[name][1] for name, (_, ports) in small.items())
