@@ -135,6 +135,7 @@ class WorkloadResult:
     spread: Spread | None = None
     """The spreading model's one run (:data:`SPREAD_EFFICIENCY`); ``None`` without flows to spread."""
     spread_failures: tuple[FailureResult, ...] = ()
+    """The spreading model with each switch down; only under a spreading mode (empty under ``ecmp``)."""
 
     @property
     def model(self) -> str:
@@ -259,12 +260,13 @@ def _analyze(
     healthy = Router(top)
     failed = [Router(top, frozenset({device})) for _, device in down]
     spread = _even(best, healthy, connections, per_connection, baseline) if flows else None
+    mode = intent.load_balancing.mode
+    # the spread's failures count only where the fabric spreads: under ecmp the hashed ones are the mode's
     spread_failures = tuple(
         FailureResult(kind, fabric.devices[device].name, _even(best, router, connections, per_connection, baseline))
         for (kind, device), router in zip(down, failed, strict=True)
-        if flows
+        if flows and mode != "ecmp"
     )
-    mode = intent.load_balancing.mode
     if not seeds:
         return WorkloadResult(
             workload,
