@@ -131,3 +131,55 @@ def test_analyze_shows_the_hashed_and_the_spread_figure(tmp_path: Path) -> None:
     assert "  switch hash (CRC-32): " in out and "  adaptive (even spread): " in out and "(95.0%)" in out
     code, out, _ = run_cli("plan", str(intent), "--format", "json")
     assert code == 0 and json.loads(out)["workloads"][0]["ecmp"]["model"] == SPREAD
+
+
+def hop_by_hop(router: Router, sources: list[int], targets: list[int]) -> tuple[dict[int, float], float]:
+    """The definition, one group at a time: every flow split evenly over each group it meets until it reaches its
+    leaf (what even_spread computes once per destination block)."""
+    here: dict[tuple[int, int], float] = {}
+    for source, target in zip(sources, targets, strict=True):
+        if source != target:
+            here[source, target] = here.get((source, target), 0.0) + 1.0
+    loads: dict[int, float] = {}
+    lost = 0.0
+    while here:
+        after: dict[tuple[int, int], float] = {}
+        for (switch, target), flows in here.items():
+            members, hops, down = router.group(switch, target)
+            if not members:
+                lost += flows
+                continue
+            for link, hop in zip(members, hops, strict=True):
+                loads[2 * link + down] = loads.get(2 * link + down, 0.0) + flows / len(members)
+                if hop != target:
+                    after[hop, target] = after.get((hop, target), 0.0) + flows / len(members)
+        here = after
+    return loads, lost
+
+
+@pytest.mark.parametrize("server", ["dgx-h100", "dgx-b300"])
+def test_even_spread_is_the_hop_by_hop_split_on_three_tiers_with_switches_down(server: str) -> None:
+    design = build_text(
+        intent_text(
+            servers=64,
+            server=server,
+            leaf="{model: generic-32x400g}",
+            spine="{model: generic-32x400g}",
+            fabric_extra="tiers: 3",
+        )
+    )
+    top = topology(design.fabric)
+    switches = design.fabric.switches()
+    leaves = [index for index, device in enumerate(switches) if device.role == "leaf"]
+    spines = [index for index, device in enumerate(switches) if device.role == "spine"]
+    supers = [index for index, device in enumerate(switches) if device.role == "super_spine"]
+    # every leaf to every leaf of its plane (flows never leave their plane: each rail stays on its own)
+    pairs = [(a, b) for a in leaves for b in leaves if switches[a].plane == switches[b].plane]
+    sources, targets = [a for a, _ in pairs], [b for _, b in pairs]
+    assert len({switches[leaf].pod for leaf in leaves}) > 1
+    for dead in (frozenset(), frozenset(spines[:1]), frozenset(spines[:2]), frozenset(supers[:1])):
+        router = Router(top, dead)
+        loads, lost = even_spread(router, sources, targets)
+        expected, expected_lost = hop_by_hop(router, sources, targets)
+        assert lost == pytest.approx(expected_lost) and set(loads) == set(expected)
+        assert all(loads[key] == pytest.approx(expected[key], rel=1e-9) for key in expected)
