@@ -28,7 +28,7 @@ from designer.errors import InputError, Problem, Source
 from designer.fabric import TIERS
 from designer.files import Refused, output_cap, read_below
 from designer.findings import SEVERITIES, Finding
-from designer.intent.schema import safe_name
+from designer.intent.schema import BALANCING_ALIASES, BALANCING_MODES, safe_name
 from designer.intent.site_catalog import SiteCatalogs, folder_catalogs
 from designer.model import HASH_FIELDS
 from designer.nic_names import nic_name_problem
@@ -446,7 +446,11 @@ def _balancing(value: object) -> str:
     """A switch's ``load_balancing``: mode, hash and a seed (what the traffic proof and scripts read)."""
     if not isinstance(value, dict):
         return f"{shown(value)} is not a JSON object"
-    rules = {"mode": _choice(("ecmp", "dynamic")), "hash": _choice(tuple(HASH_FIELDS)), "seed": _count}
+    rules = {
+        "mode": _choice((*BALANCING_MODES, *BALANCING_ALIASES)),
+        "hash": _choice(tuple(HASH_FIELDS)),
+        "seed": _count,
+    }
     return "; ".join(
         f"{key} is missing" if key not in value else f"{key}: {wrong}"
         for key, rule in rules.items()

@@ -56,6 +56,8 @@ class ServerModel:
     """The backend NIC ports' Linux interface names in NIC order (empty: the catalog does not know them)."""
     rdma_devices: tuple[str, ...] = ()
     """The backend NIC ports' RDMA device names in NIC order."""
+    nic_modes: tuple[str, ...] = ()
+    """Load-balancing modes the backend NICs take part in beyond hashing (``adaptive``, ``spray``)."""
 
 
 @dataclass(frozen=True)
@@ -76,15 +78,23 @@ class MediumModel:
 @dataclass(frozen=True)
 class Balancing:
     """What one network OS can say about load balancing: modes, hash choices and seed rules (the intent's
-    words), where dynamic load balancing runs, and the seeds it takes (``None``: designer writes no seed, the OS
-    picks its own)."""
+    words), the seeds it takes (``None``: designer writes no seed, the OS picks its own), and per mode the switch
+    models that run it and the link speeds it runs at (a mode absent there needs nothing of the switch)."""
 
     modes: tuple[str, ...]
     hashes: tuple[str, ...]
     seeds: tuple[str, ...]
     seed_range: tuple[int, int] | None
-    dynamic_models: tuple[str, ...] = ()
-    dynamic_speeds: tuple[int, ...] = ()
+    platforms: dict[str, tuple[str, ...]] = field(default_factory=dict)
+    speeds: dict[str, tuple[int, ...]] = field(default_factory=dict)
+
+    def runs(self, mode: str, models: set[str], speed: int | None) -> bool:
+        """Whether this OS runs ``mode`` on every switch of ``models`` at link ``speed`` Gb/s (None: not known)."""
+        return (
+            mode in self.modes
+            and (mode not in self.platforms or models <= set(self.platforms[mode]))
+            and (speed is None or mode not in self.speeds or speed in self.speeds[mode])
+        )
 
 
 @dataclass(frozen=True)
@@ -246,7 +256,7 @@ def make_catalog(data: dict[str, Any]) -> Catalog:
                 name,
                 **_tuples(fields),
                 port_names=PortNaming(**port_names),
-                load_balancing=Balancing(**_tuples(balancing)),
+                load_balancing=_balancing(balancing),
             )
             for name, (fields, balancing, port_names) in (
                 (name, _split(fields)) for name, fields in data["targets"].items()
@@ -295,6 +305,14 @@ def _split(fields: dict[str, Any]) -> tuple[dict[str, Any], dict[str, Any], dict
     """A target's fields without its ``load_balancing`` and ``port_names`` mappings, and those mappings."""
     rest = {key: value for key, value in fields.items() if key not in ("load_balancing", "port_names")}
     return rest, fields["load_balancing"], fields["port_names"]
+
+
+def _balancing(fields: dict[str, Any]) -> Balancing:
+    """A target's ``load_balancing`` entry, lists as tuples."""
+    per_mode = {
+        key: {mode: tuple(values) for mode, values in fields.get(key, {}).items()} for key in ("platforms", "speeds")
+    }
+    return Balancing(**{**_tuples(fields), **per_mode})
 
 
 def _tuples(fields: dict[str, Any]) -> dict[str, Any]:

@@ -17,6 +17,11 @@ netplan or NetworkManager files, a sysctl.d file, the NIC vendor's QoS commands 
 * QoS: the NIC trusts DSCP, runs PFC on the profile's lossless priority only, maps the RoCE and CNP DSCPs to the
   same priorities as the switches, marks RDMA-CM traffic with the RoCE DSCP and sends CNPs with the CNP DSCP
   and priority; ECN (both congestion-control roles) on the lossless priority when the profile marks ECN.
+* Adaptive routing (``load_balancing.mode: adaptive`` with NICs whose catalog ``nic_modes`` has it): the NIC's
+  ``ROCE_ACCL`` register gets ``adaptive_routing_forced_en`` (NVIDIA "Adaptive Retransmission: Parameters
+  Control" lists the register's fields; NVIDIA's NIC Configuration Operator sets ``ROCE_ACCL`` fields with
+  ``mlxreg -d <PCI address> --reg_name ROCE_ACCL --set "<field>=0x1,<field>_field_select=0x1" --yes`` for its
+  Spectrum-X adaptive-routing profile), so the NIC accepts packets the switches moved out of order.
 * NCCL: the RDMA devices in NIC order (rail order), exact names; RoCEv2 over IPv4 (GID index 3); traffic class
   DSCP << 2; no cross-NIC rings (each rail stays on its own leaves); queue pairs per connection from the workload
   analysis when the intent has workloads (:func:`qps_per_connection`), else NCCL's default of 1.
@@ -131,6 +136,9 @@ class HostConfig:
     sysctls: tuple[tuple[str, int, str], ...]
     qos: HostQos
     nccl: Nccl
+    adaptive_routing: bool = False
+    """Whether the NICs accept the packets adaptive routing moves (``load_balancing.mode: adaptive`` on a server
+    whose NICs take part in it, catalog ``nic_modes``)."""
 
 
 def host_configs(
@@ -154,6 +162,7 @@ def host_configs(
         qos.roce_dscp << 2,
         qos.ecn,
     )
+    adaptive = intent.load_balancing.mode == "adaptive" and "adaptive" in intent.server.nic_modes
     qps, reason = qps_per_connection(workloads)
     nccl = Nccl(spec.rdma_devices, GID_INDEX, qos.roce_dscp << 2, qps, reason, 0)
     backend = (allocation.server_p2p.cidr,)
@@ -183,7 +192,9 @@ def host_configs(
                     prefixes[index],
                 )
             )
-        hosts.append(HostConfig(server.name, spec.format, qos.mtu, 31, backend, tuple(nics), SYSCTLS, host_qos, nccl))
+        hosts.append(
+            HostConfig(server.name, spec.format, qos.mtu, 31, backend, tuple(nics), SYSCTLS, host_qos, nccl, adaptive)
+        )
     return tuple(hosts)
 
 

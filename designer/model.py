@@ -17,9 +17,9 @@ sessions and the lossless QoS profile. Every decision lives here; templates only
   spines differ in ASNs under the ``unique`` scheme, hence ``bgp bestpath as-path multipath-relax``.
 * One :class:`Qos` object is shared by every switch (the fabric runs one link speed), so both ends
   of every link carry the same lossless priority, DSCP map and PFC settings by construction.
-* Load balancing (:func:`balancing`) is the intent's: ECMP (or dynamic) over the hash fields of its ``hash``,
-  with a seed per tier (its position from the servers up: 1, 2, 3, inside every target's seed range) or per
-  switch (a hash of the switch's name, so growth never changes an existing switch's seed).
+* Load balancing (:func:`balancing`) is the intent's: its mode (ECMP hashing, adaptive, cluster or spray) over the
+  hash fields of its ``hash``, with a seed per tier (its position from the servers up: 1, 2, 3, inside every
+  target's seed range) or per switch (a hash of the switch's name, so growth never changes an existing switch's seed).
 * PFC headroom is per port (:func:`headroom`): it depends on the switch, the port speed and the cable. A
   switch whose vendor publishes a headroom lookup (``switch_facts`` in the catalog) takes the vendor's
   value for the next tabulated cable length at or above the port's cable; any other switch, or a cable
@@ -283,7 +283,8 @@ class Qos:
 
 @dataclass(frozen=True)
 class LoadBalancing:
-    """How one switch spreads flows over its equal-cost paths: ``mode`` (``ecmp`` or ``dynamic``), the intent's
+    """How one switch spreads flows over its equal-cost paths: ``mode`` (``ecmp``, ``adaptive``, ``cluster`` or
+    ``spray``: the intent's ``load_balancing.mode``), the intent's
     ``hash`` choice and its ``fields``, and the hash ``seed``."""
 
     mode: str

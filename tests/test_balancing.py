@@ -111,21 +111,27 @@ def test_what_a_target_cannot_express_is_an_input_error_for_every_command(comman
     code, out, err = run_cli(command, str(intent))
     assert code == 2 and out == ""
     lines = err.splitlines()
-    assert lines[0].startswith(f"{intent}:10: load_balancing.mode: dynamic is not something eos, frr can express")
-    assert "NVUE" not in lines[0] and "EOS ecmp; FRR ecmp" in lines[0]
+    # the older name dynamic is adaptive's, and the message says where each mode runs
+    assert lines[0].startswith(f"{intent}:10: load_balancing.mode: adaptive is not something eos, frr can express")
+    assert "NVUE" not in lines[0]
+    assert (
+        "EOS ecmp, adaptive (only on arista-7060x6-64pe), cluster (only on arista-7060x6-64pe), spray; FRR ecmp, spray"
+        in lines[0]
+    )
     assert lines[1].startswith(f"{intent}:11: load_balancing.seeds: per-switch is not something eos can express")
     assert lines[-1] == "2 errors in the intent; nothing was written."
 
 
-def test_dynamic_load_balancing_is_accepted_where_the_platform_has_it() -> None:
-    design = build_text(
-        intent_text(
-            servers=4,
-            leaf="{model: nvidia-sn5600, speed: 400G}",
-            extra="targets: [nvue]\nload_balancing: {mode: dynamic}",
+def test_adaptive_load_balancing_is_accepted_where_the_platform_has_it_by_its_older_name_too() -> None:
+    for mode in ("dynamic", "adaptive"):
+        design = build_text(
+            intent_text(
+                servers=4,
+                leaf="{model: nvidia-sn5600, speed: 400G}",
+                extra=f"targets: [nvue]\nload_balancing: {{mode: {mode}}}",
+            )
         )
-    )
-    assert {config.load_balancing.mode for config in design.configs} == {"dynamic"}
+        assert {config.load_balancing.mode for config in design.configs} == {"adaptive"}
 
 
 def with_balancing(design: Design, **changes: object) -> Built:

@@ -224,14 +224,14 @@ catalog: hw/switches.yaml
 compute: {servers: 32, server: dgx-h100}
 fabric: {leaf: {model: site-sn5600}}
 targets: [nvue]
-load_balancing: {mode: dynamic}
+load_balancing: {mode: adaptive}
 """
     switches = (
         "switches:\n  site-sn5600: {ports: 64, speed: 800G, rack_units: 2, power_w: 1200, power_w_optics: 2950}\n"
     )
     code, _, err = run_cli("plan", str(write_site(tmp_path, intent=intent, switches=switches)))
-    assert code == 2 and "dynamic (only on nvidia-sn5600 with 200G/400G links)" in err
-    switches += "targets:\n  nvue: {load_balancing: {dynamic_models: [nvidia-sn5600, site-sn5600]}}\n"
+    assert code == 2 and "adaptive (only on nvidia-sn5600 with 200G/400G links)" in err
+    switches += "targets:\n  nvue: {load_balancing: {platforms: {adaptive: [nvidia-sn5600, site-sn5600]}}}\n"
     code, _, err = run_cli("plan", str(write_site(tmp_path, intent=intent, switches=switches)))
     assert code == 0, err
 

@@ -413,6 +413,7 @@ def test_plan_json_has_the_workloads_contract() -> None:
         assert set(row["ideal"]) == {"algbw_gbyte_s", "busbw_gbyte_s", "time_s"}
         assert set(row["fabric_bytes"]) == {"server_leaf", "leaf_spine", "spine_super_spine"}
         assert set(row["ecmp"]) == {
+            "model",
             "flows",
             "worst_link_flows_p50",
             "time_s_p50",

@@ -19,6 +19,10 @@ CRC is affine over GF(2): two seeds change the hash of one 5-tuple by a constant
 a switch's choice for a flow follows the choice of the switch before it (hash polarization), which the uniform
 hash does not have; comparing the two shows what it costs.
 
+**Spreading.** Adaptive routing, cluster load balancing and packet spraying move traffic at flowlet or packet
+granularity, not flow by flow: :func:`even_spread` splits each flow evenly over every member of each group it meets
+(the same groups), so the busiest link carries about the average load of its tier.
+
 A lab that measures real ECMP (the kernel's multipath hash on the same flows) calls
 :func:`designer.analysis.workload.job` and :func:`flow_set`, :meth:`FlowSet.five_tuples` for the 5-tuples to send,
 and :meth:`Router.route` with a pick computing the kernel's choice from those 5-tuples and ``trace=True`` for every
@@ -411,3 +415,81 @@ def resilient(
     loads.subtract(healthy.route(moved_sources, moved_targets, moved_pick).loads)
     loads.update(rerouted.loads)
     return Routing(+loads, routing.lost + rerouted.lost)
+
+
+CLIMB = 4
+"""Group hops a flow takes before it reaches a switch above its leaf: up to the super-spines and down to a spine."""
+
+
+def even_spread(
+    router: Router, sources: Sequence[int], targets: Sequence[int], weight: float = 1.0
+) -> tuple[dict[int, float], float]:
+    """``weight`` flows from leaf ``sources[i]`` to leaf ``targets[i]`` for every ``i``, each split evenly over
+    every member of each ECMP group on its way: the flows per link and direction (keys as :attr:`Routing.loads`),
+    and the flows with no way.
+
+    While a flow climbs, its groups depend only on the pod and plane of its destination (:meth:`Router.group`), so
+    the climb is spread once per switch and destination block, and each flow then goes down from the switches it
+    arrives at above its leaf (those with links down to it) in the shares :func:`_arrivals` works out."""
+    top, dead = router.topology, router.dead
+    devices = top.fabric.devices
+    pairs: dict[tuple[int, int], float] = {}
+    for source, target in zip(sources, targets, strict=True):
+        if source != target:
+            pairs[source, target] = pairs.get((source, target), 0.0) + weight
+    # a leaf of each destination block (pod and plane): what the climbing groups are asked for
+    leaf_of = {(devices[target].pod, devices[target].plane): target for _, target in sorted(pairs, reverse=True)}
+    memo: dict[tuple[int, int], dict[int, float]] = {}
+    climbing: dict[tuple[int, int], float] = {}
+    descending: dict[tuple[int, int], float] = {}
+    for (source, target), flows in pairs.items():
+        leaf = leaf_of[devices[target].pod, devices[target].plane]
+        climbing[source, leaf] = climbing.get((source, leaf), 0.0) + flows
+        for above, share in _arrivals(router, source, leaf, memo).items():
+            descending[above, target] = descending.get((above, target), 0.0) + flows * share
+    loads: dict[int, float] = {}
+    lost = 0.0
+    for _ in range(CLIMB):
+        after: dict[tuple[int, int], float] = {}
+        for (switch, leaf), flows in climbing.items():
+            if switch not in dead and (switch, leaf) in top.down:
+                continue
+            members, hops, down = router.group(switch, leaf)
+            if not members:
+                lost += flows
+                continue
+            share = flows / len(members)
+            for link, hop in zip(members, hops, strict=True):
+                loads[link + link + down] = loads.get(link + link + down, 0.0) + share
+                after[hop, leaf] = after.get((hop, leaf), 0.0) + share
+        climbing = after
+    lost += sum(climbing.values())  # still climbing: a way that leads back up (to another plane), never down
+    for (switch, target), flows in descending.items():
+        members, _, down = router.group(switch, target)
+        if not members:
+            lost += flows
+            continue
+        share = flows / len(members)
+        for link in members:
+            loads[link + link + down] = loads.get(link + link + down, 0.0) + share
+    return loads, lost
+
+
+def _arrivals(
+    router: Router, switch: int, leaf: int, memo: dict[tuple[int, int], dict[int, float]]
+) -> dict[int, float]:
+    """Where one flow climbing from ``switch`` toward the block of ``leaf`` (its pod and plane) arrives, split
+    evenly at every group: the switches with links down to that block's leaves and the share each receives (the
+    shares of flows with no way are missing)."""
+    found = memo.get((switch, leaf))
+    if found is None:
+        if switch not in router.dead and (switch, leaf) in router.topology.down:
+            found = {switch: 1.0}
+        else:
+            found = memo[switch, leaf] = {}  # a way back to a switch on the way arrives nowhere
+            _, hops, _ = router.group(switch, leaf)
+            for hop in hops:
+                for above, share in _arrivals(router, hop, leaf, memo).items():
+                    found[above] = found.get(above, 0.0) + share / len(hops)
+        memo[switch, leaf] = found
+    return found

@@ -18,8 +18,16 @@ For each workload, alone on an idle fabric:
 * **cost**: a stall costs ``GPUs x $/GPU-hour / 60`` a minute; the time lost to collisions at p50, per step and
   per day of back-to-back steps of one collective each (an upper bound: real steps also compute).
 
-The contract numbers (``designer plan --format json``) are the switch hash's; both hashes are in
-``designer analyze`` and ``design.json``. Percentiles are nearest-rank over the seeds.
+* **spreading**: adaptive routing, cluster load balancing and packet spraying (``load_balancing.mode`` adaptive,
+  cluster, spray) move flowlets or packets rather than whole flows: each flow is split evenly over every path
+  (:func:`designer.analysis.flows.even_spread`), so the busiest link carries about its tier's average load, and
+  the fabric links deliver :data:`SPREAD_EFFICIENCY` of their line rate (the NIC links all of it): the collective
+  runs ``max(1, fabric / efficiency / c)`` times slower than the NICs allow, where ``fabric`` is the busiest fabric
+  link's load; the same with each switch down. It needs no seeds: one deterministic run.
+
+The contract numbers (``designer plan --format json``) follow the intent's mode: the switch hash's for ``ecmp``,
+the spreading model's otherwise, with ``ecmp.model`` naming which; ``designer analyze`` and ``design.json`` show
+both, so a reader sees what the mode buys. Percentiles are nearest-rank over the seeds.
 """
 
 from __future__ import annotations
@@ -38,6 +46,7 @@ from designer.analysis.flows import (
     SwitchHash,
     Topology,
     UniformHash,
+    even_spread,
     flow_set,
     job_connections,
     place,
@@ -57,19 +66,28 @@ SEARCH_RUN_FLOWS = 1 << 16
 """Flows times runs one step of the QP search aims at: a step with many flows (where the busiest link varies little
 from run to run) takes fewer runs than the workload's, but at least :data:`~designer.intent.workloads.MIN_RUNS`."""
 TIERS = ("server_leaf", "leaf_spine", "spine_super_spine")
+SPREAD_EFFICIENCY = 0.95
+"""The share of line rate links deliver when traffic is spread at flowlet or packet granularity: NVIDIA reports 95%
+effective data throughput for Spectrum-X (adaptive routing with SuperNIC reordering) at 100,000-GPU scale, against
+about 60% for standard Ethernet's per-flow hashing ("NVIDIA Ethernet Networking Accelerates World's Largest AI
+Supercomputer, Built by xAI", NVIDIA newsroom, 28 October 2024). No published figure for Arista's DLB and CLB or
+for NIC spraying was at hand: designer takes the same loss for them."""
+HASHED, SPREAD = "per-flow hash", "even spread"
+"""``ecmp.model`` in the contract: which model produced its numbers."""
 
 
 @dataclass(frozen=True)
 class Spread:
     """One hash over every seed: the flows on the busiest link and the collective's time, run by run."""
 
-    worst_link_flows: tuple[int, ...]
+    worst_link_flows: tuple[float, ...]
+    """Per run; whole flows under hashing, shares of flows when spread."""
     time_s: tuple[float, ...]
     """Per run; infinite when some flow had no way to its destination."""
 
     def worst(self, share: float) -> int:
-        """Flows on the busiest link at percentile ``share`` of the runs."""
-        return int(percentile(self.worst_link_flows, share))
+        """Flows on the busiest link at percentile ``share`` of the runs (a share of a flow counts as one)."""
+        return math.ceil(percentile(self.worst_link_flows, share) - 1e-9)
 
     def time(self, share: float) -> float:
         """The collective's time at percentile ``share`` of the runs."""
@@ -78,7 +96,7 @@ class Spread:
 
 @dataclass(frozen=True)
 class FailureResult:
-    """The job with one switch down, under the switch hash."""
+    """The job with one switch down, under the switch hash or spread."""
 
     kind: str
     failed: str
@@ -112,22 +130,55 @@ class WorkloadResult:
     """The switch holding the busiest uplink in the median run of the switch hash (empty: none loaded)."""
     uplink_histogram: tuple[tuple[int, int], ...]
     """Its uplinks by load: ``(flows, uplinks carrying that many)``, fewest flows first."""
+    mode: str = "ecmp"
+    """The intent's ``load_balancing.mode``: which model the contract numbers come from."""
+    spread: Spread | None = None
+    """The spreading model's one run (:data:`SPREAD_EFFICIENCY`); ``None`` without flows to spread."""
+    spread_failures: tuple[FailureResult, ...] = ()
+    """The spreading model with each switch down; only under a spreading mode (empty under ``ecmp``)."""
+
+    @property
+    def model(self) -> str:
+        """The model of the intent's mode: :data:`HASHED` for ``ecmp``, else :data:`SPREAD`."""
+        return HASHED if self.mode == "ecmp" else SPREAD
+
+    @property
+    def label(self) -> str:
+        """How the findings and tables name the mode's numbers: ``ECMP``, or the mode (``adaptive``...)."""
+        return "ECMP" if self.mode == "ecmp" else self.mode
+
+    @property
+    def chosen(self) -> Spread | None:
+        """The runs of the intent's mode: the switch hash's for ``ecmp``, else the spreading model's."""
+        return self.switch if self.mode == "ecmp" else self.spread
+
+    @property
+    def chosen_failures(self) -> tuple[FailureResult, ...]:
+        return self.failures if self.mode == "ecmp" else self.spread_failures
+
+    @property
+    def chosen_qps_for_90pct(self) -> int | None:
+        """QPs per connection for 90% under the intent's mode: spreading does not depend on them, so 1 when it
+        reaches 90% at all."""
+        if self.mode == "ecmp" or self.spread is None:
+            return self.qps_for_90pct
+        return 1 if self.ideal.time_s / self.spread.time(0.5) >= TARGET_EFFICIENCY - 1e-12 else None
 
     @property
     def stall_usd_per_minute(self) -> float:
         return self.workload.gpus * self.workload.gpu_hour_usd / 60
 
     def lost_usd_per_step(self) -> float | None:
-        """Dollars of idle GPUs per step at the switch hash's p50 time versus ideal (``None``: not computed or
-        never finishing)."""
-        if self.switch is None or math.isinf(self.switch.time(0.5)):
+        """Dollars of idle GPUs per step at the mode's p50 time versus ideal (``None``: not computed or never
+        finishing)."""
+        if self.chosen is None or math.isinf(self.chosen.time(0.5)):
             return None
-        lost = max(0.0, self.switch.time(0.5) - self.ideal.time_s)
+        lost = max(0.0, self.chosen.time(0.5) - self.ideal.time_s)
         return lost * self.workload.gpus * self.workload.gpu_hour_usd / 3600
 
     def lost_usd_per_day(self) -> float | None:
         per_step = self.lost_usd_per_step()
-        return None if per_step is None or self.switch is None else per_step * 86_400 / self.switch.time(0.5)
+        return None if per_step is None or self.chosen is None else per_step * 86_400 / self.chosen.time(0.5)
 
 
 def percentile(values: Sequence[float], share: float) -> float:
@@ -205,12 +256,39 @@ def _analyze(
         "spine_super_spine": round(2 * cross_pod * per_connection * flow_bytes),
     }
     routed, baseline = cross_leaf * per_connection, nic_connections * per_connection
-    if not seeds:
-        return WorkloadResult(workload, best, 0, flows, routed, baseline, fabric_bytes, None, None, (), None, 0, "", ())
     down = _failures(top, order[0] if order else 0)
-    flowset = flow_set(top, allocation, connections, per_connection)
     healthy = Router(top)
-    runs = _runs(healthy, [Router(top, frozenset({device})) for _, device in down], flowset, baseline, seeds)
+    failed = [Router(top, frozenset({device})) for _, device in down]
+    spread = _even(best, healthy, connections, per_connection, baseline) if flows else None
+    mode = intent.load_balancing.mode
+    # the spread's failures count only where the fabric spreads: under ecmp the hashed ones are the mode's
+    spread_failures = tuple(
+        FailureResult(kind, fabric.devices[device].name, _even(best, router, connections, per_connection, baseline))
+        for (kind, device), router in zip(down, failed, strict=True)
+        if flows and mode != "ecmp"
+    )
+    if not seeds:
+        return WorkloadResult(
+            workload,
+            best,
+            0,
+            flows,
+            routed,
+            baseline,
+            fabric_bytes,
+            None,
+            None,
+            (),
+            None,
+            0,
+            "",
+            (),
+            mode,
+            spread,
+            spread_failures,
+        )
+    flowset = flow_set(top, allocation, connections, per_connection)
+    runs = _runs(healthy, failed, flowset, baseline, seeds)
     uniform, switch, *failed = (_spread(best, worst, baseline, lost) for worst, lost in runs)
     failures = tuple(
         FailureResult(kind, fabric.devices[device].name, spread)
@@ -235,7 +313,25 @@ def _analyze(
         searched,
         name,
         histogram,
+        mode,
+        spread,
+        spread_failures,
     )
+
+
+def _even(best: Ideal, router: Router, connections: Connections, per_connection: int, baseline: int) -> Spread:
+    """The job's flows spread evenly over every path (adaptive, cluster, spray): its one run. A NIC link runs at line
+    rate, a fabric link at :data:`SPREAD_EFFICIENCY` of it, so the busiest fabric link slows the collective only when
+    its load over that share passes a NIC link's."""
+    leaf = router.topology.leaf
+    sources, targets = [leaf(nic) for nic in connections.src], [leaf(nic) for nic in connections.dst]
+    loads, lost = even_spread(router, sources, targets, per_connection)
+    fabric = round(max(loads.values(), default=0.0), 6)
+    worst = max(float(baseline), fabric)
+    if lost > 1e-9:
+        return Spread((worst,), (math.inf,))
+    network = best.network_s * max(1.0, fabric / SPREAD_EFFICIENCY / baseline)
+    return Spread((worst,), (max(network, best.nvlink_s) + best.latency_s,))
 
 
 Runs = tuple[list[int], list[bool]]

@@ -1,7 +1,8 @@
 """workload-budget: every workload's collective fits the time its team can afford per step.
 
 The workload analysis (:mod:`designer.analysis.workload`) times each workload's collective on the fabric; a
-collective slower at p50 (switch hash) than the workload's ``step_budget_s`` is a warning, saying whether the
+collective slower at p50 (the switch hash, or the spreading model under load_balancing.mode adaptive, cluster or
+spray) than the workload's ``step_budget_s`` is a warning, saying whether the
 ideal fabric would meet the budget (then ECMP collisions are to blame: more QPs per connection help) or not (the
 job needs more bandwidth or a smaller collective). Each workload's numbers are reported as evidence.
 """
@@ -10,12 +11,12 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
-from designer.analysis.workload import not_analyzed
+from designer.analysis.workload import SPREAD_EFFICIENCY, not_analyzed
 from designer.design import Built
 from designer.findings import Finding
 
 ID = "workload-budget"
-DESCRIPTION = "every workload's collective (ECMP p50) fits its step_budget_s"
+DESCRIPTION = "every workload's collective (p50 under the intent's load balancing) fits its step_budget_s"
 SEVERITY = "warning"
 
 
@@ -30,7 +31,7 @@ def check(design: Built) -> Iterable[Finding]:
             evidence={"workloads": 0},
         )
     for result in design.workloads:
-        work, spread, ideal = result.workload, result.switch, result.ideal.time_s
+        work, spread, ideal = result.workload, result.chosen, result.ideal.time_s
         if spread is None:
             yield Finding(
                 ID,
@@ -47,7 +48,7 @@ def check(design: Built) -> Iterable[Finding]:
             "efficiency_p50": round(ideal / p50, 4),
             "step_budget_s": work.step_budget_s,
         }
-        text = f"{p50:.3f} s per {work.collective} at ECMP p50 ({ideal / p50:.1%} of ideal {ideal:.3f} s)"
+        text = f"{p50:.3f} s per {work.collective} at {result.label} p50 ({ideal / p50:.1%} of ideal {ideal:.3f} s)"
         budget = work.step_budget_s
         if budget is None or p50 <= budget:
             within = "" if budget is None else f", within step_budget_s {budget:g} s"
@@ -58,6 +59,16 @@ def check(design: Built) -> Iterable[Finding]:
                 "warning",
                 f"{text}: over step_budget_s {budget:g} s even on an ideal fabric; the job "
                 "needs more bandwidth per server or a smaller collective",
+                work.name,
+                evidence=evidence,
+            )
+        elif result.mode != "ecmp":
+            yield Finding(
+                ID,
+                "warning",
+                f"{text}: over step_budget_s {budget:g} s because spreading delivers "
+                f"{SPREAD_EFFICIENCY:.0%} of line rate and the busiest link carries more than a NIC link; more "
+                "bandwidth per server or a packed placement would help",
                 work.name,
                 evidence=evidence,
             )

@@ -203,12 +203,14 @@ def balancing_problems(
     speeds: tuple[int, ...],
     hardware: Catalog,
     fields: tuple[str, ...] = ("mode", "hash", "seeds"),
+    nic_modes: tuple[str, ...] | None = None,
 ) -> list[Problem]:
     """The load-balancing choices some target cannot express (catalog ``targets``: modes, hashes, seed rules):
     one problem per field of ``fields`` (those read as written), naming the targets that lack it and what each
-    target accepts. Dynamic load balancing also needs every switch of ``models`` on a platform that has it, at
-    every link speed of ``speeds`` in Gb/s (empty: not known, not checked); ``hardware`` is the catalog the intent
-    designs with."""
+    target accepts. A mode also needs every switch of ``models`` on a platform that runs it under each target, at
+    every link speed of ``speeds`` in Gb/s (empty: not known, not checked), and spraying needs NICs that spray
+    (``nic_modes``, the server's; None: not known, not checked); ``hardware`` is the catalog the intent designs
+    with."""
     capabilities = {target: hardware.targets[target] for target in sorted(targets)}
     problems = []
     for field, choices in (("mode", "modes"), ("hash", "hashes"), ("seeds", "seeds")):
@@ -221,8 +223,7 @@ def balancing_problems(
             if value not in getattr(capability.load_balancing, choices)
             or (
                 field == "mode"
-                and value == "dynamic"
-                and not _dynamic_platform(capability.load_balancing, models, speeds)
+                and not all(capability.load_balancing.runs(value, models, speed) for speed in speeds or (None,))
             )
         ]
         if lacking:
@@ -240,21 +241,34 @@ def balancing_problems(
                     ),
                 )
             )
+    if "mode" in fields and doc.mode == "spray" and nic_modes is not None and "spray" not in nic_modes:
+        spraying = ", ".join(name for name, server in hardware.servers.items() if "spray" in server.nic_modes)
+        problems.append(
+            Problem(
+                ("load_balancing", "mode"),
+                (
+                    "spray needs NICs that spray each connection's packets over many paths, and this server's do "
+                    f"not (catalog nic_modes); choose a server whose NICs spray ({spraying or 'none in the catalog'}), "
+                    "state nic_modes: [spray] for yours in a site catalog, or use another mode"
+                ),
+            )
+        )
     return problems
 
 
-def _dynamic_platform(balancing: Balancing, models: set[str], speeds: tuple[int, ...]) -> bool:
-    """Whether every switch model runs dynamic load balancing under this OS, at every link speed."""
-    return models <= set(balancing.dynamic_models) and set(speeds) <= set(balancing.dynamic_speeds)
-
-
 def _accepted(balancing: Balancing, choices: str) -> str:
-    """What one target accepts for a field, with where dynamic load balancing runs."""
-    values = ", ".join(getattr(balancing, choices))
-    if choices == "modes" and "dynamic" in balancing.modes:
-        speeds = "/".join(f"{speed}G" for speed in balancing.dynamic_speeds)
-        values += f" (only on {', '.join(balancing.dynamic_models)} with {speeds} links)"
-    return values
+    """What one target accepts for a field, with where each mode that needs the platform runs."""
+    if choices != "modes":
+        return ", ".join(getattr(balancing, choices))
+    return ", ".join(mode + _where(balancing, mode) for mode in balancing.modes)
+
+
+def _where(balancing: Balancing, mode: str) -> str:
+    """`` (only on <models> with <speeds> links)`` for a mode that needs the platform, else nothing."""
+    if mode not in balancing.platforms:
+        return ""
+    speeds = "/".join(f"{speed}G" for speed in balancing.speeds.get(mode, ()))
+    return f" (only on {', '.join(balancing.platforms[mode])}{f' with {speeds} links' if speeds else ''})"
 
 
 def sku_problems(hwsku: str | None, switches: dict[str, tuple[str, int, int, int]]) -> list[Problem]:

@@ -101,6 +101,8 @@ class ServerSpec:
     nic_speed: int
     power_kw: float
     rack_units: int
+    nic_modes: tuple[str, ...] = ()
+    """Load-balancing modes its backend NICs take part in beyond hashing (catalog ``nic_modes``)."""
 
 
 @dataclass(frozen=True)
@@ -373,6 +375,7 @@ def _resolve(
                 tier_speeds(server.nic_speed, *switches[:2]) if server else (),
                 hardware,
                 tuple(field for field in ("mode", "hash", "seeds") if intact(("load_balancing", field))),
+                server.nic_modes if server else None,
             )
         )
     equipment = {}
@@ -460,6 +463,7 @@ def _server(
         nic_speed=nic_speed,
         power_kw=power_kw,
         rack_units=compute.server_rack_units or (base.rack_units if base else 8),
+        nic_modes=base.nic_modes if base else (),
     )
 
 

@@ -383,15 +383,36 @@ class QosDoc(Section):
     )
 
 
+BALANCING_MODES = ("ecmp", "adaptive", "cluster", "spray")
+"""The intent's load-balancing modes, hashing first."""
+BALANCING_ALIASES = {"dynamic": "adaptive"}
+"""Older names of a mode, still accepted."""
+
+
+def balancing_mode(value: object) -> object:
+    """A load-balancing mode by its current name (``dynamic`` was ``adaptive``'s name)."""
+    return BALANCING_ALIASES.get(value, value) if isinstance(value, str) else value
+
+
+BalancingMode = Annotated[
+    Literal["ecmp", "adaptive", "cluster", "spray"],
+    BeforeValidator(balancing_mode),
+    WithJsonSchema({"type": "string", "enum": [*BALANCING_MODES, *BALANCING_ALIASES]}),
+]
+
+
 class LoadBalancingDoc(Section):
     """How the switches spread flows over their equal-cost paths; every target must be able to express it
     (``targets`` in designer/catalog.yaml)."""
 
-    mode: Literal["ecmp", "dynamic"] = Field(
+    mode: BalancingMode = Field(
         "ecmp",
         description=(
-            "ecmp: each flow hashed onto one path; dynamic: the switch moves flows to less loaded paths (NVIDIA "
-            "adaptive routing, Arista dynamic load balancing), only on platforms that have it."
+            "ecmp: each flow hashed onto one path; adaptive: the switch moves flowlets or packets to less loaded "
+            "paths (NVIDIA adaptive routing on Spectrum-4, Arista dynamic load balancing; the older name dynamic "
+            "means the same); cluster: Arista cluster load balancing, which places RoCE flows on the leaf uplinks; "
+            "spray: the NICs spray each connection's packets over all paths and the switches forward them by hash. "
+            "Each only where the target and the switch run it (catalog targets), spray only with NICs that spray."
         ),
     )
     hash: Literal["five-tuple"] = Field(
@@ -780,7 +801,8 @@ class IntentDoc(Section):
         description=("The server files (servers/<server>/): NIC addressing format, NIC and RDMA device names."),
     )
     load_balancing: LoadBalancingDoc = Field(
-        LoadBalancingDoc(), description=("ECMP hashing and seeds, or dynamic load balancing, on every switch.")
+        LoadBalancingDoc(),
+        description="How traffic spreads over the fabric's paths (hashing, adaptive, cluster or spraying), and seeds.",
     )
     checks: ChecksDoc = Field(ChecksDoc(), description="Thresholds of the checks.")
     workloads: list[WorkloadDoc] = Field(

@@ -110,6 +110,9 @@ class ServerEntryDoc(Section):
     rack_units: int | None = Field(None, gt=0, le=60, description="Rack units.")
     nic_names: list[NicName] | None = Field(None, description="Backend NICs' Linux interface names, NIC order.")
     rdma_devices: list[RdmaName] | None = Field(None, description="Backend NICs' RDMA device names, NIC order.")
+    nic_modes: list[Literal["adaptive", "spray"]] | None = Field(
+        None, description="Load-balancing modes the backend NICs take part in beyond hashing."
+    )
 
 
 Reach = Annotated[float, Field(gt=0, le=100_000)]
@@ -127,10 +130,14 @@ class MediumEntryDoc(Section):
 
 
 class BalancingEntryDoc(Section):
-    """Where a target's dynamic load balancing runs: catalog switch models and link speeds."""
+    """Where a target's load-balancing modes run: per mode, catalog switch models and link speeds."""
 
-    dynamic_models: list[str] | None = Field(None, description="Switch models that run dynamic load balancing.")
-    dynamic_speeds: list[Speed] | None = Field(None, description="Link speeds it runs at.")
+    platforms: dict[Literal["adaptive", "cluster"], list[str]] | None = Field(
+        None, description="Per mode, the switch models that run it."
+    )
+    speeds: dict[Literal["adaptive", "cluster"], list[Speed]] | None = Field(
+        None, description="Per mode, the link speeds it runs at."
+    )
 
 
 class TargetEntryDoc(Section):
@@ -139,7 +146,7 @@ class TargetEntryDoc(Section):
 
     max_ecmp_paths: int | None = Field(None, gt=0, le=4096, description="Most equal-cost BGP paths.")
     port_names: PortNamingDoc | None = Field(None, description="How the OS names a switch's ports.")
-    load_balancing: BalancingEntryDoc | None = Field(None, description="Where dynamic load balancing runs.")
+    load_balancing: BalancingEntryDoc | None = Field(None, description="Where its load-balancing modes run.")
 
 
 class FacilityDefaultsDoc(Section):
@@ -345,15 +352,12 @@ def _incomplete(merged: dict[str, Any], overlay: dict[str, Any], shipped: dict[s
                 f"targets.{target}.port_names: {target}'s port names are not a site's to choose: "
                 f"{TARGETS[target].fixed_port_names}"
             )
-        unknown = [
-            model
-            for model in entry.get("load_balancing", {}).get("dynamic_models", [])
-            if model not in merged["switches"]
-        ]
-        if unknown:
-            problems.append(
-                f"targets.{target}.load_balancing.dynamic_models: {', '.join(unknown)} "
-                f"{'is' if len(unknown) == 1 else 'are'} not a switch of the catalog; known: "
-                f"{', '.join(sorted(merged['switches']))}"
-            )
+        for mode, models in sorted(entry.get("load_balancing", {}).get("platforms", {}).items()):
+            unknown = [model for model in models if model not in merged["switches"]]
+            if unknown:
+                problems.append(
+                    f"targets.{target}.load_balancing.platforms.{mode}: {', '.join(unknown)} "
+                    f"{'is' if len(unknown) == 1 else 'are'} not a switch of the catalog; known: "
+                    f"{', '.join(sorted(merged['switches']))}"
+                )
     return problems

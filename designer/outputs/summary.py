@@ -11,6 +11,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from designer.allocate import ip
+from designer.analysis.workload import HASHED
 from designer.checks import counts, evidence
 from designer.checks import formats as checks_format
 from designer.design import Design
@@ -127,7 +128,8 @@ def summary_text(data: dict[str, Any]) -> str:
         at_p50 = (
             ""
             if ecmp["time_s_p50"] is None
-            else f", {ecmp['time_s_p50']:,.3f} s at ECMP p50 ({ecmp['efficiency_p50']:.1%})"
+            else f", {ecmp['time_s_p50']:,.3f} s at {'ECMP p50' if ecmp['model'] == HASHED else 'p50 spread'} "
+            f"({ecmp['efficiency_p50']:.1%})"
         )
         lines.append(
             f"workload {row['name']}: {row['collective']} on {row['gpus']:,} GPUs, "

@@ -13,7 +13,7 @@ from collections.abc import Sequence
 from html import escape
 from typing import Any
 
-from designer.analysis.workload import Spread, WorkloadResult, not_analyzed
+from designer.analysis.workload import SPREAD_EFFICIENCY, Spread, WorkloadResult, not_analyzed
 
 TIME_DIGITS, RATE_DIGITS, SHARE_DIGITS = 6, 3, 4
 HISTOGRAM_TEXT = 8
@@ -33,8 +33,9 @@ def _usd(value: float | None) -> float | None:
 
 
 def contract(result: WorkloadResult) -> dict[str, Any]:
-    """One workload in ``designer plan --format json``: exactly the keys of the public contract."""
-    work, best, spread = result.workload, result.ideal, result.switch
+    """One workload in ``designer plan --format json``: exactly the keys of the public contract, the numbers of the
+    intent's load-balancing mode (``ecmp.model`` says which model made them)."""
+    work, best, spread = result.workload, result.ideal, result.chosen
     return {
         "name": work.name,
         "gpus": work.gpus,
@@ -50,13 +51,14 @@ def contract(result: WorkloadResult) -> dict[str, Any]:
         },
         "fabric_bytes": dict(result.fabric_bytes),
         "ecmp": {
+            "model": result.model,
             "flows": result.flows,
             "worst_link_flows_p50": spread.worst(0.5) if spread else None,
             "time_s_p50": _seconds(spread.time(0.5)) if spread else None,
             "time_s_p99": _seconds(spread.time(0.99)) if spread else None,
             "efficiency_p50": _share(best.time_s, spread.time(0.5)) if spread else None,
             "efficiency_p99": _share(best.time_s, spread.time(0.99)) if spread else None,
-            "qps_for_90pct": result.qps_for_90pct,
+            "qps_for_90pct": result.chosen_qps_for_90pct,
         },
         "failures": [
             {
@@ -64,7 +66,7 @@ def contract(result: WorkloadResult) -> dict[str, Any]:
                 "time_s_p50": _seconds(failure.spread.time(0.5)),
                 "efficiency_p50": _share(best.time_s, failure.spread.time(0.5)),
             }
-            for failure in result.failures
+            for failure in result.chosen_failures
         ],
         "cost": {
             "usd_per_minute_stall": _usd(result.stall_usd_per_minute),
@@ -87,9 +89,21 @@ def _hash(best_s: float, spread: Spread | None) -> dict[str, Any] | None:
     }
 
 
+def _even(best_s: float, spread: Spread | None) -> dict[str, Any] | None:
+    """The spreading model's figures (adaptive, cluster, spray), whatever the intent's mode."""
+    if spread is None:
+        return None
+    return {
+        "worst_link_flows": round(spread.worst_link_flows[0], 3),
+        "time_s": _seconds(spread.time(0.5)),
+        "efficiency": _share(best_s, spread.time(0.5)),
+        "link_efficiency": SPREAD_EFFICIENCY,
+    }
+
+
 def detail(result: WorkloadResult) -> dict[str, Any]:
-    """Everything about one workload: the contract, then both hashes, the inputs of the model and the busiest
-    switch's uplinks."""
+    """Everything about one workload: the contract, then both hashes and the spreading model, the inputs of the
+    model and the busiest switch's uplinks."""
     work, best = result.workload, result.ideal
     row = contract(result)
     row["ideal"].update(
@@ -104,8 +118,9 @@ def detail(result: WorkloadResult) -> dict[str, Any]:
         qps_searched_up_to=result.qps_searched,
         switch_crc32=_hash(best.time_s, result.switch),
         uniform=_hash(best.time_s, result.uniform),
+        even_spread=_even(best.time_s, result.spread),
     )
-    for entry, failure in zip(row["failures"], result.failures, strict=True):
+    for entry, failure in zip(row["failures"], result.chosen_failures, strict=True):
         entry.update(kind=failure.kind, worst_link_flows_p50=failure.spread.worst(0.5))
     row["worst_switch"] = {
         "name": result.worst_switch,
@@ -138,12 +153,31 @@ def _spread_text(best_s: float, spread: Spread) -> str:
     )
 
 
+def _even_label(result: WorkloadResult) -> str:
+    """What the spreading line is: the intent's mode, or what adaptive load balancing would give."""
+    return f"{result.mode} (even spread)" if result.mode != "ecmp" else "adaptive would give (even spread)"
+
+
+def _even_text(best_s: float, spread: Spread) -> str:
+    time = spread.time(0.5)
+    return (
+        f"{_time_text(time)} ({_share(best_s, time):.1%}); busiest link {spread.worst_link_flows[0]:,.2f} flows, "
+        f"fabric links at {SPREAD_EFFICIENCY:.0%} of line rate"
+    )
+
+
 def text(name: str, results: Sequence[WorkloadResult], seeds: int) -> str:
     """What ``designer analyze`` prints: every workload, a few lines each."""
+    mode = results[0].mode if results else "ecmp"
     lines = [
         f"{name}: {len(results)} workload{'s' if len(results) != 1 else ''}, each alone on the fabric, "
-        f"{seeds} run{'s' if seeds != 1 else ''} per hash; a switch down moves only the flows that crossed it "
-        "(resilient hashing)"
+        f"{seeds} run{'s' if seeds != 1 else ''} per hash; "
+        + (
+            "a switch down moves only the flows that crossed it (resilient hashing)"
+            if mode == "ecmp"
+            else f"load balancing {mode}: the fabric spreads every flow over all paths (a switch down: over what "
+            "is left), the hashes show what per-flow ECMP would give"
+        )
     ]
     for result in results:
         work, best = result.workload, result.ideal
@@ -172,8 +206,11 @@ def text(name: str, results: Sequence[WorkloadResult], seeds: int) -> str:
                 f"  uniform hash:         {_spread_text(best.time_s, result.uniform)}",
                 f"  QPs per connection for 90% at p50: {qps}",
             ]
+        if result.spread is not None:
+            lines.append(f"  {_even_label(result)}: {_even_text(best.time_s, result.spread)}")
         lines += [
-            f"  {failure.failed} down: {_spread_text(best.time_s, failure.spread)}" for failure in result.failures
+            f"  {failure.failed} down: {_spread_text(best.time_s, failure.spread)}"
+            for failure in result.chosen_failures
         ]
         lost, day = result.lost_usd_per_step(), result.lost_usd_per_day()
         lines.append(
@@ -203,22 +240,29 @@ def markdown(results: Sequence[WorkloadResult]) -> list[str]:
     """The workloads section of ``summary.md`` (empty without workloads)."""
     if not results:
         return []
+    label = results[0].label
+    how = (
+        f"ECMP by the switch hash (CRC-32 per switch) over {results[0].seeds} runs (`designer analyze` also shows "
+        "the uniform hash; `workloads.svg` draws the times and the busiest switch's uplinks)."
+        if results[0].mode == "ecmp"
+        else f"load balancing {label}: every flow spread over all paths, fabric links at {SPREAD_EFFICIENCY:.0%} of "
+        "line rate (`designer analyze` also shows per-flow ECMP hashing; `workloads.svg` draws its times and the "
+        "busiest switch's uplinks)."
+    )
     lines = [
         "",
         "## Workloads",
         "",
-        f"Each job alone on the fabric; ECMP by the switch hash (CRC-32 per switch) over {results[0].seeds} runs "
-        "(`designer analyze` also shows the uniform hash; `workloads.svg` draws the times and the busiest "
-        "switch's uplinks).",
+        f"Each job alone on the fabric; {how}",
         "",
-        "| workload | GPUs | collective | ideal | busbw | ECMP p50 | ECMP p99 | efficiency p50 | one spine down | "
-        "QPs for 90% | $ lost per step |",
+        f"| workload | GPUs | collective | ideal | busbw | {label} p50 | {label} p99 | efficiency p50 | "
+        "one spine down | QPs for 90% | $ lost per step |",
         "|---|---:|---|---:|---:|---:|---:|---:|---:|---:|---:|",
     ]
     for result in results:
         row = contract(result)
         ecmp, cost = row["ecmp"], row["cost"]
-        spine = next((failure for failure in result.failures if failure.kind == "spine"), None)
+        spine = next((failure for failure in result.chosen_failures if failure.kind == "spine"), None)
 
         def show(value: float | None) -> str:
             return "-" if value is None else _time_text(value)

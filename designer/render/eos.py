@@ -2,6 +2,16 @@
 times and the ECMP hash fields (``ip load-sharing ... fields``). No seed line: no public Arista source documents a
 seed command (pyavd's eos_cli_config_gen has no key for ``ip load-sharing``), and a line EOS rejects fails the whole
 configuration push, so EOS picks its own seed.
+
+The load-balancing mode (catalog ``targets.eos``, which says on which platforms each runs):
+
+* ``adaptive`` is dynamic load balancing on the ECMP groups, ``ip hardware fib load-balance distribution dynamic``
+  (Arista TOI EOS-4.24.2F; pyavd's ``ip_hardware`` template);
+* ``cluster`` is cluster load balancing (Arista TOI EOS-4.32.2F; pyavd's ``load_balance`` cluster template): a
+  ``load-balance cluster`` block with routed forwarding, flows placed round-robin on the uplinks, and on a leaf the
+  server ports as its host port group (CLB learns RoCE flows where they enter from the hosts; a spine keeps its
+  hash);
+* ``spray`` and ``ecmp`` add nothing: the switch hashes what the NICs send.
 ``designer.verify.avd`` reads the same values to build Arista's own rendering of the device."""
 
 from __future__ import annotations
@@ -23,6 +33,8 @@ LOAD_SHARING_FIELDS = {
 }
 """``ip load-sharing trident fields ip`` keyword of each hash field; the IP protocol has none (it is not a field of
 that command) and the RoCE queue pair neither (the catalog's ``targets.eos`` does not offer it)."""
+HOST_PORT_GROUP = "GPU-NICS"
+"""The cluster load balancing port group of a leaf's server ports."""
 DSCPS_PER_LINE = 8
 """DSCP values per ``qos map dscp`` line; all 64 are mapped so no DSCP keeps EOS's default class."""
 
@@ -60,6 +72,20 @@ def view(device: DeviceConfig) -> dict[str, Any]:
             ),
         ),
         "watchdog_polling": seconds(min(qos.pfc_watchdog_detection_ms, qos.pfc_watchdog_restoration_ms) / 2),
+        "dynamic_load_balancing": device.load_balancing.mode == "adaptive",
+        "cluster": cluster(device),
+    }
+
+
+def cluster(device: DeviceConfig) -> dict[str, str] | None:
+    """Cluster load balancing on a leaf (mode ``cluster``): the host port group's name and its server ports as one
+    EOS range (``Ethernet1/1,2/1``); None in any other mode and on a switch without server ports."""
+    hosts = [device.os_port_name("eos", interface) for interface in device.interfaces if interface.role == "server"]
+    if device.load_balancing.mode != "cluster" or not hosts:
+        return None
+    return {
+        "group": HOST_PORT_GROUP,
+        "interfaces": "Ethernet" + ",".join(name.removeprefix("Ethernet") for name in hosts),
     }
 
 

@@ -133,5 +133,5 @@ def view(device: DeviceConfig, release: str | None = None) -> dict[str, Any]:
         "cnp_shapers": shapers,
         "ecmp_hash": [ECMP_HASH_FIELDS[field] for field in device.load_balancing.fields],
         "hash_seed": device.load_balancing.seed,
-        "adaptive_routing": device.load_balancing.mode == "dynamic",
+        "adaptive_routing": device.load_balancing.mode == "adaptive",
     }

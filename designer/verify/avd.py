@@ -135,6 +135,16 @@ def structured_config(device: DeviceConfig) -> dict[str, Any]:
     # eos_cli_config_gen (pyavd 6.4) has no key for ``ip load-sharing``: the lines go in as raw root-level CLI, so
     # the comparison proves their place and that none is missing, not their syntax.
     config["eos_cli"] = "\n".join(view["load_sharing"])
+    if view["dynamic_load_balancing"]:
+        config["ip_hardware"] = {"fib": {"load_balance_distribution": {"dynamic": {"enabled": True}}}}
+    if view["cluster"]:
+        config["load_balance"] = {
+            "cluster": {
+                "forwarding_type": "routed ipv4",
+                "load_balance_method_flow_round_robin": True,
+                "port_groups": [{"group": view["cluster"]["group"], "interface": view["cluster"]["interfaces"]}],
+            }
+        }
     if qos.pfc_watchdog:
         profile["priority_flow_control"]["watchdog"] = {"enabled": True}
         config["priority_flow_control"] = {

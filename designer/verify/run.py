@@ -30,7 +30,16 @@ from designer.verify.probe import (
 )
 from designer.verify.report import VerifyReport, check
 from designer.verify.topology import Session, Topology, expected_routes, paths_to, topology
-from designer.verify.traffic import configure_hosts, experiments, host_checks, host_configs, host_files, model, sample
+from designer.verify.traffic import (
+    configure_hosts,
+    experiments,
+    host_checks,
+    host_configs,
+    host_files,
+    model,
+    modes_not_run,
+    sample,
+)
 from designer.verify.traffic import prerequisites as traffic_prerequisites
 
 POLL_SECONDS = 0.5
@@ -183,7 +192,7 @@ def verify(
             checks, experiments_run, skipped = experiments(running, flow_model)
             report.checks += checks
             report.traffic += experiments_run
-            report.not_covered += skipped
+            report.not_covered += skipped + modes_not_run(design)
         if healthy:
             _foreign_prefix(running, report, limit)
         if failures and not healthy:
