@@ -1,0 +1,214 @@
+"""The InfiniBand reader and the subnet manager's GUID-keyed files, proven on the fabric the design describes as ibsim
+simulates it, discovered by the real ``ibnetdiscover`` and routed by the real OpenSM.
+
+Sources: ibsim's net file format and console commands (linux-rdma/ibsim, ibsim/sim_net.c, ibsim/sim_cmd.c);
+ibnetdiscover(8) of infiniband-diags; OpenSM's ``root_guid_file`` and the fat-tree routing engine's fallback to
+min-hop when it cannot find the roots of a fat tree that is no longer pure (OpenSM's manual, "Fat-tree Routing
+Algorithm"; linux-rdma/opensm, opensm/osm_ucast_ftree.c ``fabric_load_roots``, opensm/osm_ucast_mgr.c prints
+"<engine> tables configured on all switches").
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import os
+import re
+import shutil
+import subprocess
+import time
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+
+import pytest
+
+from designer.built import read_design
+from designer.cli import main
+from designer.ibnetdiscover import DesignNames, design_names, named, parse
+from designer.sm_files import NAME_MAP, ROOTS, sm_files
+from designer.verify.ibsim import first_hca, net_file
+from tests.conftest import ROOT, need
+
+CANNED = ROOT / "tests" / "canned" / "infiniband-diags-44-ibnetdiscover-small-2tier.txt"
+INSTALL = (
+    "install Debian's ibsim-utils, opensm and infiniband-diags (apt-get install ibsim-utils opensm infiniband-diags)"
+)
+
+
+@pytest.fixture(scope="module")
+def built(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """tests/intents/small-2tier.yaml built: 4 leaves of 8 ports (4 x 800G broken out), 2 spines, 8 servers with
+    two NICs each, so two parallel cables from each leaf to each spine."""
+    folder = tmp_path_factory.mktemp("ib") / "small-2tier"
+    assert main(["build", str(ROOT / "tests" / "intents" / "small-2tier.yaml"), "-o", str(folder)]) == 0
+    return folder
+
+
+def designed_cables(folder: Path) -> list[tuple[str, str, str, str]]:
+    """The cables of design.json, upper end first, as cabling.csv lists them."""
+    return sorted((*link["a"][:2], *link["z"][:2]) for link in read_design(folder / "design.json")["links"])
+
+
+def test_canned_discovery_names_every_cable_as_the_design(built: Path) -> None:
+    design = design_names(built)
+    found = named(parse(str(CANNED), CANNED.read_text()), design)
+    assert found.cables == tuple(designed_cables(built))
+    assert sorted(found.switches.values()) == sorted(name for name, role in design.roles.items() if role != "server")
+    assert len(found.hcas) == 16
+
+
+def test_switches_are_named_by_where_they_sit_not_by_description(built: Path) -> None:
+    """Every switch of the discovery reports the same description, so only its place can name it; the names hold
+    whatever order the records come in."""
+    records = CANNED.read_text().split("\n\n")
+    reversed_text = "\n\n".join(records[::-1])
+    design = design_names(built)
+    assert named(parse("reversed", reversed_text), design).cables == tuple(designed_cables(built))
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ('{"lldp": {"interface": []}}\n', 'x.txt:1: line: \'{"lldp": {"interface": []}}\' is not a line of'),
+        ("# only a comment\n\n", "x.txt:1: line: holds no Switch or Ca record"),
+        ('[1]\t"S-0000000000000001"[2]\n', "x.txt:1: line: a port line before any Switch or Ca record"),
+        (
+            'Switch\t4 "S-0000000000000001"\n[1]\t"S-0000000000000002"[1]\n[1]\t"S-0000000000000003"[1]\n',
+            "x.txt:3: line: port 1 of 0x0000000000000001 is cabled to a second peer (line 2 gives another)",
+        ),
+    ],
+)
+def test_text_that_is_not_ibnetdiscover_output_is_refused_with_its_line(
+    built: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str], text: str, expected: str
+) -> None:
+    discovery = tmp_path / "x.txt"
+    discovery.write_text(text)
+    target = tmp_path / "sm"
+    os.chdir(tmp_path)
+    assert main(["sm-files", str(built), "x.txt", "-o", str(target)]) == 2
+    error = capsys.readouterr().err
+    assert error.startswith(expected), error
+    assert "give the output of 'ibnetdiscover > FILE'" in error
+    assert not target.exists()
+
+
+def test_sm_files_command_writes_the_root_guids_and_the_name_map(
+    built: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    target = tmp_path / "sm"
+    assert main(["sm-files", str(built), str(CANNED), "-o", str(target)]) == 0
+    roots = (target / ROOTS).read_text().splitlines()
+    # the spines' GUIDs as the canned discovery gives them (S-0002c90300000000 and ...01 are p0-spine0 and 1)
+    assert roots[1:] == ["0x0002c90300000000  # p0-spine0", "0x0002c90300000001  # p0-spine1"]
+    names = (target / NAME_MAP).read_text().splitlines()
+    assert '0x0002c90300000002 "p0-su0-r0-leaf"' in names
+    assert '0x0002c90400000000 "su0-srv0 mlx5_0"' in names
+    assert len(names) == 1 + 6 + 16
+    assert main(["sm-files", str(built), str(CANNED), "-o", str(target)]) == 0  # its own folder: replaced
+    (target / "mine.txt").write_text("not designer's")
+    assert main(["sm-files", str(built), str(CANNED), "-o", str(target)]) == 2
+    assert "mine.txt" in capsys.readouterr().err
+    assert (target / "mine.txt").read_text() == "not designer's"
+
+
+# ---- the live fabric: ibsim, ibnetdiscover, OpenSM -------------------------------------------------------------
+
+
+@contextmanager
+def simulated(design: DesignNames, folder: Path) -> Iterator[tuple[dict[str, str], subprocess.Popen[str]]]:
+    """ibsim running the net file of ``design`` (written into ``folder``): the environment under which
+    ``ibsim-run`` reaches it, and the simulator (its console on stdin)."""
+    need(all(shutil.which(tool) for tool in ("ibsim", "ibsim-run", "ibnetdiscover", "opensm", "ibtracert")), INSTALL)
+    (folder / "net").write_text(net_file(design))
+    env = dict(
+        os.environ, IBSIM_SOCKNAME=f"designer-test-{os.getpid()}", SIM_HOST=first_hca(design), OSM_CACHE_DIR=str(folder)
+    )
+    simulator = subprocess.Popen(
+        ["ibsim", "-s", str(folder / "net")],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+        env=env,
+        text=True,
+    )
+    try:
+        yield env, simulator
+    finally:
+        simulator.terminate()
+        simulator.wait(10)
+
+
+def run(env: dict[str, str], *command: str) -> str:
+    """``command`` under ibsim-run, retried while the simulator is starting."""
+    for _ in range(50):
+        done = subprocess.run(["ibsim-run", *command], capture_output=True, text=True, env=env, timeout=120)
+        if done.returncode == 0:
+            return done.stdout
+        time.sleep(0.1)
+    raise AssertionError(f"{' '.join(command)} failed under ibsim: {done.stderr}")
+
+
+def test_discovered_fabric_is_the_design(built: Path, tmp_path: Path) -> None:
+    design = design_names(built)
+    with simulated(design, tmp_path) as (env, _):
+        found = named(parse("ibnetdiscover", run(env, "ibnetdiscover")), design)
+    assert found.cables == tuple(designed_cables(built))
+
+
+def test_two_swapped_cables_differ_at_exactly_their_ends(built: Path, tmp_path: Path) -> None:
+    """Swap the spine ends of two leaves' first uplinks (p0-su0-r0-leaf swp3s0 and p0-su1-r1-leaf swp3s0, 800G
+    cages broken out): the discovery differs from the design in those two cables and nothing else."""
+    design = design_names(built)
+    first, second = ("p0-su0-r0-leaf", "swp3s0"), ("p0-su1-r1-leaf", "swp3s0")
+    first_peer, second_peer = design.peers[first], design.peers[second]
+    swapped = {**design.peers, first: second_peer, second_peer: first, second: first_peer, first_peer: second}
+    with simulated(dataclasses.replace(design, peers=swapped), tmp_path) as (env, _):
+        found = named(parse("ibnetdiscover", run(env, "ibnetdiscover")), design)
+    expected = set(designed_cables(built))
+    assert expected - set(found.cables) == {(*first_peer, *first), (*second_peer, *second)}
+    assert set(found.cables) - expected == {(*second_peer, *first), (*first_peer, *second)}
+
+
+def test_root_guid_file_keeps_ftree_routing_after_failures(built: Path, tmp_path: Path) -> None:
+    """With the root GUID file written from the discovery, OpenSM routes the fabric with ftree, then again with a
+    spine removed and a leaf uplink cut, and every HCA reaches every other; without the file the cut uplink makes
+    ftree give up and OpenSM falls back to min-hop (why the file exists)."""
+    design = design_names(built)
+    with simulated(design, tmp_path) as (env, simulator):
+        files = sm_files(named(parse("ibnetdiscover", run(env, "ibnetdiscover")), design), design)
+        for name, text in files.items():
+            (tmp_path / name).write_text(text)
+        with_roots, without = tmp_path / "with-roots.conf", tmp_path / "without.conf"
+        with_roots.write_text(f"routing_engine ftree\nroot_guid_file {tmp_path / ROOTS}\n")
+        without.write_text("routing_engine ftree\n")
+
+        def engine(conf: Path, log: str) -> str:
+            run(env, "opensm", "-F", str(conf), "-o", "-f", str(tmp_path / log))
+            lines = [line for line in (tmp_path / log).read_text().splitlines() if "tables configured" in line]
+            return lines[-1].split("-> osm_ucast_mgr_process: ")[1].split()[0]
+
+        assert engine(with_roots, "whole.log") == "ftree"
+        every_hca_reaches_every_other(env, design)
+        simulator.stdin.write('Unlink "p0-spine1"\nUnlink "p0-su0-r0-leaf"[5]\n')  # type: ignore[union-attr]
+        simulator.stdin.flush()  # type: ignore[union-attr]
+        time.sleep(0.5)
+        assert engine(without, "without.log") == "minhop"
+        assert engine(with_roots, "failed.log") == "ftree"
+        every_hca_reaches_every_other(env, design)
+
+
+def every_hca_reaches_every_other(env: dict[str, str], design: DesignNames) -> None:
+    """``ibtracert`` from every HCA's LID to every other's ends at that HCA (its last line, ``To ca {guid} portnum 1
+    lid <lid>-<lid> "<description>"``)."""
+    lids = {
+        match.group(1): int(match.group(2))
+        for match in re.finditer(
+            r'^Ca\s+\d+ "H-[0-9a-f]+"\s+# "([^"]+)"\n\[1\].*# lid (\d+) lmc', run(env, "ibnetdiscover"), re.M
+        )
+    }
+    assert len(lids) == sum(role == "server" for role in design.roles.values()) * len(design.rdma_devices)
+    pairs = [(source, target) for source in lids.items() for target in lids.items() if source != target]
+    script = "".join(f"ibtracert {source} {target} 2>&1 | tail -n 1; " for (_, source), (_, target) in pairs)
+    ends = run(env, "sh", "-c", script).splitlines()
+    reached = [re.sub(r"\{0x[0-9a-f]+\} ", "", end) for end in ends]
+    assert reached == [f'To ca portnum 1 lid {lid}-{lid} "{name}"' for _, (name, lid) in pairs]
