@@ -198,17 +198,25 @@ def test_root_guid_file_keeps_ftree_routing_after_failures(built: Path, tmp_path
 
 
 def every_hca_reaches_every_other(env: dict[str, str], design: DesignNames) -> None:
-    """``ibtracert`` from every HCA's LID to every other's ends at that HCA (its last line, ``To ca {guid} portnum 1
-    lid <lid>-<lid> "<description>"``)."""
-    lids = {
-        match.group(1): int(match.group(2))
-        for match in re.finditer(
-            r'^Ca\s+\d+ "H-[0-9a-f]+"\s+# "([^"]+)"\n\[1\].*# lid (\d+) lmc', run(env, "ibnetdiscover"), re.M
-        )
+    """Every HCA reaches every other: followed hop by hop through the linear forwarding tables OpenSM set, as
+    ``ibroute`` reads them from each switch, over the cables ``ibnetdiscover`` finds."""
+    text = run(env, "ibnetdiscover")
+    discovery = parse("ibnetdiscover", text)
+    switch_lids = dict(re.findall(r'^Switch\s+\d+ "S-([0-9a-f]+)".* base port 0 lid (\d+)', text, re.M))
+    hca_lids = {
+        int(guid, 16): int(lid)
+        for guid, lid in re.findall(r'^Ca\s+\d+ "H-([0-9a-f]+)".*\n\[1\].*# lid (\d+) lmc', text, re.M)
     }
-    assert len(lids) == sum(role == "server" for role in design.roles.values()) * len(design.rdma_devices)
-    pairs = [(source, target) for source in lids.items() for target in lids.items() if source != target]
-    script = "".join(f"ibtracert {source} {target} 2>&1 | tail -n 1; " for (_, source), (_, target) in pairs)
-    ends = run(env, "sh", "-c", script).splitlines()
-    reached = [re.sub(r"\{0x[0-9a-f]+\} ", "", end) for end in ends]
-    assert reached == [f'To ca portnum 1 lid {lid}-{lid} "{name}"' for _, (name, lid) in pairs]
+    assert len(hca_lids) == sum(role == "server" for role in design.roles.values()) * len(design.rdma_devices)
+    tables: dict[int, dict[int, int]] = {}
+    for table in run(env, "sh", "-c", "".join(f"ibroute {lid}; " for lid in switch_lids.values())).split("Unicast")[1:]:
+        guid = int(re.search(r"guid (0x[0-9a-f]+)", table).group(1), 16)  # type: ignore[union-attr]
+        tables[guid] = {int(lid, 16): int(port) for lid, port in re.findall(r"^0x([0-9a-f]+) (\d+) :", table, re.M)}
+    assert len(tables) == len(switch_lids)
+    peers = {end: peer for pair in discovery.cables for end, peer in (pair, pair[::-1])}
+    for source in hca_lids:
+        for target, lid in hca_lids.items():
+            node, hops = peers[source, 1][0], 0
+            while node in tables and hops < 8:
+                node, hops = peers[node, tables[node][lid]][0], hops + 1
+            assert node == target or source == target, f"LID {lid} is not reached from HCA 0x{source:016x}"
