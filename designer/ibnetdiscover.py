@@ -19,13 +19,9 @@ import re
 from collections import Counter
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from pathlib import Path
 
-from designer.built import DESIGN_FILE, read_design
 from designer.errors import InputError, Problem
 from designer.fabric import natural
-from designer.pipeline import device_models
-from designer.verify.parsers import folder_intent
 
 Cable = tuple[str, str, str, str]
 """``(device, port, peer_device, peer_port)`` in the design's names, the upper end first as in ``cabling.csv``."""
@@ -186,28 +182,6 @@ def _end_name(
 
 def _rank(device: str, design: DesignNames) -> int:
     return RANKS.get(design.roles.get(device, ""), 0)
-
-
-def design_names(folder: Path) -> DesignNames:
-    """The names of the design built in ``folder``: its ``design.json`` (checked), and from its intent the switches'
-    logical port names and the servers' RDMA devices."""
-    design = read_design(folder / DESIGN_FILE)
-    intent = folder_intent(folder)
-    if intent is None:
-        raise InputError(
-            [Problem(("intent.yaml",), "is missing; rebuild the folder with 'designer build INTENT'")],
-            about=str(folder),
-        )
-    peers: dict[tuple[str, str], tuple[str, str]] = {}
-    for link in design["links"]:
-        a, z = (link["a"][0], link["a"][1]), (link["z"][0], link["z"][1])
-        peers[a], peers[z] = z, a
-    return DesignNames(
-        {row["name"]: row["role"] for row in design["devices"]},
-        {model.hostname: model.port_names for model in device_models(intent)},
-        peers,
-        intent.hosts.rdma_devices,
-    )
 
 
 def _problem(where: str, line: int, message: str) -> Problem:

@@ -9,7 +9,8 @@ the hardware, so a build never writes them.
   ``node_name_map_name`` and the diagnostics' ``--node-name-map`` (``ibnetdiscover``, ``iblinkinfo``,
   ``ibtracert``), so their output speaks the design's names.
 
-Both are read by OpenSM's ``parse_node_map`` (complib/cl_nodenamemap.c), which skips ``#`` comments.
+:func:`design_names` reads what a built folder calls things (design.json, the switches' port names, the servers'
+RDMA devices) for :func:`designer.ibnetdiscover.named`. Both files are read by OpenSM's ``parse_node_map`` (complib/cl_nodenamemap.c), which skips ``#`` comments.
 ``manifest.json`` beside them marks the folder as designer's, so a second run replaces it and nothing else.
 """
 
@@ -21,11 +22,14 @@ from collections.abc import Mapping
 from pathlib import Path
 
 from designer import __version__
+from designer.built import DESIGN_FILE, read_design
 from designer.errors import InputError, Problem
 from designer.fabric import natural
 from designer.files import TABLE, Refused, read_file
-from designer.ibnetdiscover import DesignNames, Named, design_names, named, parse
+from designer.ibnetdiscover import DesignNames, Named, named, parse
 from designer.outputs.folder import write
+from designer.pipeline import device_models
+from designer.verify.parsers import folder_intent
 
 ROOTS, NAME_MAP = "root_guids.conf", "node-name-map"
 TOP = ("super_spine", "spine")
@@ -58,6 +62,28 @@ def sm_files(found: Named, design: DesignNames) -> dict[str, str]:
             ]
         ),
     }
+
+
+def design_names(folder: Path) -> DesignNames:
+    """The names of the design built in ``folder``: its ``design.json`` (checked), and from its intent the switches'
+    logical port names and the servers' RDMA devices."""
+    design = read_design(folder / DESIGN_FILE)
+    intent = folder_intent(folder)
+    if intent is None:
+        raise InputError(
+            [Problem(("intent.yaml",), "is missing; rebuild the folder with 'designer build INTENT'")],
+            about=str(folder),
+        )
+    peers: dict[tuple[str, str], tuple[str, str]] = {}
+    for link in design["links"]:
+        a, z = (link["a"][0], link["a"][1]), (link["z"][0], link["z"][1])
+        peers[a], peers[z] = z, a
+    return DesignNames(
+        {row["name"]: row["role"] for row in design["devices"]},
+        {model.hostname: model.port_names for model in device_models(intent)},
+        peers,
+        intent.hosts.rdma_devices,
+    )
 
 
 def write_sm_files(folder: Path, discovery: Path, target: Path) -> dict[str, str]:

@@ -24,8 +24,8 @@ import pytest
 
 from designer.built import read_design
 from designer.cli import main
-from designer.ibnetdiscover import DesignNames, design_names, named, parse
-from designer.sm_files import NAME_MAP, ROOTS, sm_files
+from designer.ibnetdiscover import DesignNames, named, parse
+from designer.sm_files import NAME_MAP, ROOTS, design_names, sm_files
 from designer.verify.ibsim import first_hca, net_file
 from tests.conftest import ROOT, need
 
