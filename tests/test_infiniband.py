@@ -35,13 +35,23 @@ INSTALL = (
 )
 
 
+def build(tmp_path_factory: pytest.TempPathFactory, intent: str) -> Path:
+    folder = tmp_path_factory.mktemp("ib") / intent
+    assert main(["build", str(ROOT / "tests" / "intents" / f"{intent}.yaml"), "-o", str(folder)]) == 0
+    return folder
+
+
 @pytest.fixture(scope="module")
 def built(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """tests/intents/small-2tier.yaml built: 4 leaves of 8 ports (4 x 800G broken out), 2 spines, 8 servers with
     two NICs each, so two parallel cables from each leaf to each spine."""
-    folder = tmp_path_factory.mktemp("ib") / "small-2tier"
-    assert main(["build", str(ROOT / "tests" / "intents" / "small-2tier.yaml"), "-o", str(folder)]) == 0
-    return folder
+    return build(tmp_path_factory, "small-2tier")
+
+
+@pytest.fixture(scope="module")
+def built_3tier(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """tests/intents/small-3tier.yaml built: 2 pods of 4 leaves and 4 spines, 4 super-spines, 16 servers."""
+    return build(tmp_path_factory, "small-3tier")
 
 
 def designed_cables(folder: Path) -> list[tuple[str, str, str, str]]:
@@ -182,19 +192,46 @@ def test_root_guid_file_keeps_ftree_routing_after_failures(built: Path, tmp_path
         with_roots.write_text(f"routing_engine ftree\nroot_guid_file {tmp_path / ROOTS}\n")
         without.write_text("routing_engine ftree\n")
 
-        def engine(conf: Path, log: str) -> str:
-            run(env, "opensm", "-F", str(conf), "-o", "-f", str(tmp_path / log))
-            lines = [line for line in (tmp_path / log).read_text().splitlines() if "tables configured" in line]
-            return lines[-1].split("-> osm_ucast_mgr_process: ")[1].split()[0]
-
-        assert engine(with_roots, "whole.log") == "ftree"
+        assert engine(env, with_roots, tmp_path / "whole.log") == "ftree"
         every_hca_reaches_every_other(env, design)
         simulator.stdin.write('Unlink "p0-spine1"\nUnlink "p0-su0-r0-leaf"[5]\n')  # type: ignore[union-attr]
         simulator.stdin.flush()  # type: ignore[union-attr]
         time.sleep(0.5)
-        assert engine(without, "without.log") == "minhop"
-        assert engine(with_roots, "failed.log") == "ftree"
+        assert engine(env, without, tmp_path / "without.log") == "minhop"
+        assert engine(env, with_roots, tmp_path / "failed.log") == "ftree"
         every_hca_reaches_every_other(env, design)
+
+
+def test_three_tiers_are_named_up_to_the_super_spines_which_root_the_fat_tree(
+    built_3tier: Path, tmp_path: Path
+) -> None:
+    """In three tiers the spines are named by their leaves and the super-spines by their spines; the root GUID file
+    holds the super-spines, and with it OpenSM routes with ftree after a super-spine is removed."""
+    design = design_names(built_3tier)
+    with simulated(design, tmp_path) as (env, simulator):
+        found = named(parse("ibnetdiscover", run(env, "ibnetdiscover")), design)
+        assert found.cables == tuple(designed_cables(built_3tier))
+        files = sm_files(found, design)
+        roots = [line.split("# ")[1] for line in files[ROOTS].splitlines()[1:]]
+        assert roots == ["p0-g0-ss0", "p0-g1-ss0", "p0-g2-ss0", "p0-g3-ss0"]  # design.json's super-spines
+        assert roots == [name for name, role in design.roles.items() if role == "super_spine"]
+        (tmp_path / ROOTS).write_text(files[ROOTS])
+        with_roots = tmp_path / "with-roots.conf"
+        with_roots.write_text(f"routing_engine ftree\nroot_guid_file {tmp_path / ROOTS}\n")
+        assert engine(env, with_roots, tmp_path / "whole.log") == "ftree"
+        every_hca_reaches_every_other(env, design)
+        simulator.stdin.write('Unlink "p0-g0-ss0"\n')  # type: ignore[union-attr]
+        simulator.stdin.flush()  # type: ignore[union-attr]
+        time.sleep(0.5)
+        assert engine(env, with_roots, tmp_path / "failed.log") == "ftree"
+        every_hca_reaches_every_other(env, design)
+
+
+def engine(env: dict[str, str], conf: Path, log: Path) -> str:
+    """The routing engine OpenSM routed the simulated fabric with, in one sweep (``opensm -o``) with ``conf``."""
+    run(env, "opensm", "-F", str(conf), "-o", "-f", str(log))
+    lines = [line for line in log.read_text().splitlines() if "tables configured on all switches" in line]
+    return lines[-1].split("-> osm_ucast_mgr_process: ")[1].split()[0]
 
 
 def every_hca_reaches_every_other(env: dict[str, str], design: DesignNames) -> None:
