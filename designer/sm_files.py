@@ -9,9 +9,10 @@ the hardware, so a build never writes them.
   ``node_name_map_name`` and the diagnostics' ``--node-name-map`` (``ibnetdiscover``, ``iblinkinfo``,
   ``ibtracert``), so their output speaks the design's names.
 
-:func:`design_names` reads what a built folder calls things (design.json, the switches' port names, the servers'
-RDMA devices) for :func:`designer.ibnetdiscover.named`. Both files are read by OpenSM's ``parse_node_map`` (complib/cl_nodenamemap.c), which skips ``#`` comments.
+Both are read by OpenSM's ``parse_node_map`` (complib/cl_nodenamemap.c), which skips ``#`` comments;
 ``manifest.json`` beside them marks the folder as designer's, so a second run replaces it and nothing else.
+:func:`design_names` reads what a built folder calls things (design.json; the switches' logical port names and
+the servers' RDMA devices from its intent) for :func:`designer.ibnetdiscover.named`.
 """
 
 from __future__ import annotations
@@ -24,11 +25,11 @@ from pathlib import Path
 from designer import __version__
 from designer.built import DESIGN_FILE, read_design
 from designer.errors import InputError, Problem
-from designer.fabric import natural
+from designer.fabric import natural, wire
 from designer.files import TABLE, Refused, read_file
 from designer.ibnetdiscover import DesignNames, Named, named, parse
 from designer.outputs.folder import write
-from designer.pipeline import device_models
+from designer.sizing import size
 from designer.verify.parsers import folder_intent
 
 ROOTS, NAME_MAP = "root_guids.conf", "node-name-map"
@@ -78,9 +79,10 @@ def design_names(folder: Path) -> DesignNames:
     for link in design["links"]:
         a, z = (link["a"][0], link["a"][1]), (link["z"][0], link["z"][1])
         peers[a], peers[z] = z, a
+    fabric = wire(intent, size(intent))  # the port names only: nothing is allocated or modelled
     return DesignNames(
         {row["name"]: row["role"] for row in design["devices"]},
-        {model.hostname: model.port_names for model in device_models(intent)},
+        {device.name: names for device, names in zip(fabric.devices, fabric.port_names(), strict=True)},
         peers,
         intent.hosts.rdma_devices,
     )
