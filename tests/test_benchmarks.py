@@ -27,6 +27,7 @@ SIZED = [
     "bench_physical",
     "bench_reads",
     "bench_render",
+    "bench_sm_files",
     "bench_validate",
 ]
 

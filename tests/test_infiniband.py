@@ -76,6 +76,16 @@ def test_switches_are_named_by_where_they_sit_not_by_description(built: Path) ->
     assert named(parse("reversed", reversed_text), design).cables == tuple(designed_cables(built))
 
 
+def test_what_the_design_cannot_name_keeps_its_guid_and_port(built: Path) -> None:
+    """An HCA whose description names no server of the design (a host renamed, rdma-ndd not running) is shown by
+    its node GUID; the leaf above it is still named by its other HCAs."""
+    text = CANNED.read_text().replace('"su1-srv3 mlx5_1"', '"localhost mlx5_1"')
+    found = named(parse(str(CANNED), text), design_names(built))
+    expected = set(designed_cables(built))
+    assert expected - set(found.cables) == {("p0-su1-r1-leaf", "swp2s1", "su1-srv3", "nic1")}
+    assert set(found.cables) - expected == {("p0-su1-r1-leaf", "swp2s1", "0x0002c9040000001e", "1")}
+
+
 @pytest.mark.parametrize(
     ("text", "expected"),
     [
