@@ -21,7 +21,6 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
 from designer.errors import InputError, Problem
-from designer.fabric import natural
 
 Cable = tuple[str, str, str, str]
 """``(device, port, peer_device, peer_port)`` in the design's names, the upper end first as in ``cabling.csv``."""
@@ -64,13 +63,9 @@ def parse(where: str, text: str) -> Discovery:
     current: Node | None = None
     for number, raw in enumerate(text.splitlines(), 1):
         line = raw.strip()
-        if not line or line.startswith("#") or _SETTING.fullmatch(line):
+        if not line:
             continue
-        if header := _HEADER.match(line):
-            kind, _ports, _letter, guid, description = header.groups()
-            current = Node(int(guid, 16), _KINDS[kind], description or "")
-            nodes[current.guid] = current
-        elif port := _PORT.match(line):
+        if line[0] == "[" and (port := _PORT.match(line)):
             local, _letter, peer_guid, peer_port = port.groups()
             if current is None:
                 problems.append(_problem(where, number, "a port line before any Switch or Ca record"))
@@ -86,13 +81,19 @@ def parse(where: str, text: str) -> Discovery:
                     )
                 )
             peers[end] = (peer, number)
+        elif header := _HEADER.match(line):
+            kind, _ports, _letter, guid, description = header.groups()
+            current = Node(int(guid, 16), _KINDS[kind], description or "")
+            nodes[current.guid] = current
+        elif line.startswith("#") or _SETTING.fullmatch(line):
+            continue
         else:
             problems.append(_problem(where, number, f"{_shown(line)} is not a line of ibnetdiscover output"))
     if not nodes and not problems:
         problems.append(_problem(where, 1, "holds no Switch or Ca record"))
     if problems:
         raise _error(where, problems)
-    cables = {(min(end, peer), max(end, peer)) for end, (peer, _) in peers.items()}
+    cables = {(end, peer) if end < peer else (peer, end) for end, (peer, _) in peers.items()}
     return Discovery(nodes, tuple(sorted(cables)))
 
 
@@ -136,11 +137,12 @@ def named(discovery: Discovery, design: DesignNames) -> Named:
                 taken.add(name)
         if len(switches) == named_before:
             break
-    ends = [(_end_name(a, design, hcas, switches), _end_name(b, design, hcas, switches)) for a, b in discovery.cables]
-    cables = sorted(
-        (*upper, *lower)
-        for upper, lower in (sorted(pair, key=lambda end: (-_rank(end[0], design), natural(end[0]))) for pair in ends)
-    )
+    cables = []
+    for pair in discovery.cables:
+        a, b = (_end_name(end, design, hcas, switches) for end in pair)
+        upper_first = (-_rank(a[0], design), a) <= (-_rank(b[0], design), b)
+        cables.append((*a, *b) if upper_first else (*b, *a))
+    cables.sort()
     return Named(switches, hcas, tuple(cables))
 
 

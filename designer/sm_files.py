@@ -11,8 +11,8 @@ the hardware, so a build never writes them.
 
 Both are read by OpenSM's ``parse_node_map`` (complib/cl_nodenamemap.c), which skips ``#`` comments;
 ``manifest.json`` beside them marks the folder as designer's, so a second run replaces it and nothing else.
-:func:`design_names` reads what a built folder calls things (design.json; the switches' logical port names and
-the servers' RDMA devices from its intent) for :func:`designer.ibnetdiscover.named`.
+:func:`design_names` reads what a built folder calls things (devices, cables, the switches' logical port names and
+the servers' RDMA devices, from its intent) for :func:`designer.ibnetdiscover.named`.
 """
 
 from __future__ import annotations
@@ -23,7 +23,6 @@ from collections.abc import Mapping
 from pathlib import Path
 
 from designer import __version__
-from designer.built import DESIGN_FILE, read_design
 from designer.errors import InputError, Problem
 from designer.fabric import natural, wire
 from designer.files import TABLE, Refused, read_file
@@ -66,23 +65,22 @@ def sm_files(found: Named, design: DesignNames) -> dict[str, str]:
 
 
 def design_names(folder: Path) -> DesignNames:
-    """The names of the design built in ``folder``: its ``design.json`` (checked), and from its intent the switches'
-    logical port names and the servers' RDMA devices."""
-    design = read_design(folder / DESIGN_FILE)
+    """The names of the design built in ``folder``, from its intent (checked against the manifest): the fabric it
+    wires is the one the build wrote, so design.json need not be read."""
     intent = folder_intent(folder)
     if intent is None:
-        raise InputError(
-            [Problem(("intent.yaml",), "is missing; rebuild the folder with 'designer build INTENT'")],
-            about=str(folder),
-        )
+        missing = Problem(("intent.yaml",), "is missing; rebuild the folder with 'designer build INTENT'")
+        raise InputError([missing], about=str(folder))
+    fabric = wire(intent, size(intent))  # names only: nothing is allocated or modelled
+    ports = fabric.port_names()
     peers: dict[tuple[str, str], tuple[str, str]] = {}
-    for link in design["links"]:
-        a, z = (link["a"][0], link["a"][1]), (link["z"][0], link["z"][1])
+    for _tier, upper, upper_port, lower, lower_port in fabric.links:
+        a = (fabric.devices[upper].name, ports[upper][upper_port])
+        z = (fabric.devices[lower].name, ports[lower][lower_port])
         peers[a], peers[z] = z, a
-    fabric = wire(intent, size(intent))  # the port names only: nothing is allocated or modelled
     return DesignNames(
-        {row["name"]: row["role"] for row in design["devices"]},
-        {device.name: names for device, names in zip(fabric.devices, fabric.port_names(), strict=True)},
+        {device.name: device.role for device in fabric.devices},
+        {device.name: names for device, names in zip(fabric.devices, ports, strict=True)},
         peers,
         intent.hosts.rdma_devices,
     )
