@@ -21,8 +21,6 @@ HCA_GUIDS = 0x0002C90400000000
 """The first HCA's node GUID; ibsim gives each node two GUIDs (node, then port), so HCAs step by two."""
 UNMANAGED = "MF0;switch:MQM9790/U1"
 """The node description every simulated switch reports: the same for all, as an unmanaged switch's firmware sets."""
-LIMITS = {"switches": 256, "ports": 13_312}
-"""ibsim's limits per simulated fabric (``MaxNetSwitches``, ``MaxNetPorts`` it prints at start)."""
 
 
 def net_file(design: DesignNames, leave_out: Iterable[str] = (), description: str = UNMANAGED) -> str:
