@@ -99,12 +99,17 @@ def test_what_the_design_cannot_name_keeps_its_guid_and_port(built: Path) -> Non
     ],
 )
 def test_text_that_is_not_ibnetdiscover_output_is_refused_with_its_line(
-    built: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str], text: str, expected: str
+    built: Path,
+    tmp_path: Path,
+    capsys: pytest.CaptureFixture[str],
+    monkeypatch: pytest.MonkeyPatch,
+    text: str,
+    expected: str,
 ) -> None:
     discovery = tmp_path / "x.txt"
     discovery.write_text(text)
     target = tmp_path / "sm"
-    os.chdir(tmp_path)
+    monkeypatch.chdir(tmp_path)
     assert main(["sm-files", str(built), "x.txt", "-o", str(target)]) == 2
     error = capsys.readouterr().err
     assert error.startswith(expected), error
@@ -138,7 +143,7 @@ def test_sm_files_command_writes_the_root_guids_and_the_name_map(
 def simulated(design: DesignNames, folder: Path) -> Iterator[tuple[dict[str, str], subprocess.Popen[str]]]:
     """ibsim running the net file of ``design`` (written into ``folder``): the environment under which
     ``ibsim-run`` reaches it, and the simulator (its console on stdin)."""
-    need(all(shutil.which(tool) for tool in ("ibsim", "ibsim-run", "ibnetdiscover", "opensm", "ibtracert")), INSTALL)
+    need(all(shutil.which(tool) for tool in ("ibsim", "ibsim-run", "ibnetdiscover", "opensm", "ibroute")), INSTALL)
     (folder / "net").write_text(net_file(design))
     env = dict(
         os.environ, IBSIM_SOCKNAME=f"designer-test-{os.getpid()}", SIM_HOST=first_hca(design), OSM_CACHE_DIR=str(folder)
@@ -152,6 +157,10 @@ def simulated(design: DesignNames, folder: Path) -> Iterator[tuple[dict[str, str
         text=True,
     )
     try:
+        for _ in range(100):  # until the simulator answers
+            if subprocess.run(["ibsim-run", "ibnetdiscover"], capture_output=True, env=env, timeout=60).returncode == 0:
+                break
+            time.sleep(0.1)
         yield env, simulator
     finally:
         simulator.terminate()
@@ -159,13 +168,10 @@ def simulated(design: DesignNames, folder: Path) -> Iterator[tuple[dict[str, str
 
 
 def run(env: dict[str, str], *command: str) -> str:
-    """``command`` under ibsim-run, retried while the simulator is starting."""
-    for _ in range(50):
-        done = subprocess.run(["ibsim-run", *command], capture_output=True, text=True, env=env, timeout=120)
-        if done.returncode == 0:
-            return done.stdout
-        time.sleep(0.1)
-    raise AssertionError(f"{' '.join(command)} failed under ibsim: {done.stderr}")
+    """What ``command`` prints under ibsim-run; it must succeed."""
+    done = subprocess.run(["ibsim-run", *command], capture_output=True, text=True, env=env, timeout=120)
+    assert done.returncode == 0, f"{' '.join(command)} failed under ibsim: {done.stderr}"
+    return done.stdout
 
 
 def test_discovered_fabric_is_the_design(built: Path, tmp_path: Path) -> None:
