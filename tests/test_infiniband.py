@@ -202,17 +202,10 @@ def test_root_guid_file_keeps_ftree_routing_after_failures(built: Path, tmp_path
     design = design_names(built)
     with simulated(design, tmp_path) as (env, simulator):
         files = sm_files(named(parse("ibnetdiscover", run(env, "ibnetdiscover")), design), design)
-        for name, text in files.items():
-            (tmp_path / name).write_text(text)
-        with_roots, without = tmp_path / "with-roots.conf", tmp_path / "without.conf"
-        with_roots.write_text(f"routing_engine ftree\nroot_guid_file {tmp_path / ROOTS}\n")
-        without.write_text("routing_engine ftree\n")
-
+        with_roots, without = ftree_conf(tmp_path, files[ROOTS]), ftree_conf(tmp_path / "none", "")
         assert engine(env, with_roots, tmp_path / "whole.log") == "ftree"
         every_hca_reaches_every_other(env, design)
-        simulator.stdin.write('Unlink "p0-spine1"\nUnlink "p0-su0-r0-leaf"[5]\n')  # type: ignore[union-attr]
-        simulator.stdin.flush()  # type: ignore[union-attr]
-        time.sleep(0.5)
+        console(simulator, 'Unlink "p0-spine1"', 'Unlink "p0-su0-r0-leaf"[5]')
         assert engine(env, without, tmp_path / "without.log") == "minhop"
         assert engine(env, with_roots, tmp_path / "failed.log") == "ftree"
         every_hca_reaches_every_other(env, design)
@@ -231,16 +224,33 @@ def test_three_tiers_are_named_up_to_the_super_spines_which_root_the_fat_tree(
         roots = [line.split("# ")[1] for line in files[ROOTS].splitlines()[1:]]
         assert roots == ["p0-g0-ss0", "p0-g1-ss0", "p0-g2-ss0", "p0-g3-ss0"]  # design.json's super-spines
         assert roots == [name for name, role in design.roles.items() if role == "super_spine"]
-        (tmp_path / ROOTS).write_text(files[ROOTS])
-        with_roots = tmp_path / "with-roots.conf"
-        with_roots.write_text(f"routing_engine ftree\nroot_guid_file {tmp_path / ROOTS}\n")
+        with_roots = ftree_conf(tmp_path, files[ROOTS])
         assert engine(env, with_roots, tmp_path / "whole.log") == "ftree"
         every_hca_reaches_every_other(env, design)
-        simulator.stdin.write('Unlink "p0-g0-ss0"\n')  # type: ignore[union-attr]
-        simulator.stdin.flush()  # type: ignore[union-attr]
-        time.sleep(0.5)
+        console(simulator, 'Unlink "p0-g0-ss0"')
         assert engine(env, with_roots, tmp_path / "failed.log") == "ftree"
         every_hca_reaches_every_other(env, design)
+
+
+def ftree_conf(folder: Path, roots: str) -> Path:
+    """An OpenSM configuration in ``folder`` routing with ftree, with ``roots`` as its root GUID file (none when
+    empty)."""
+    folder.mkdir(exist_ok=True)
+    conf = folder / "opensm.conf"
+    conf.write_text("routing_engine ftree\n")
+    if roots:
+        (folder / ROOTS).write_text(roots)
+        conf.write_text(f"routing_engine ftree\nroot_guid_file {folder / ROOTS}\n")
+    return conf
+
+
+def console(simulator: subprocess.Popen[str], *commands: str) -> None:
+    """Type ``commands`` at ibsim's console (``Unlink "<node>"`` takes a switch out, ``Unlink "<node>"[<port>]``
+    one cable), then give it a moment."""
+    assert simulator.stdin is not None
+    simulator.stdin.write("".join(f"{command}\n" for command in commands))
+    simulator.stdin.flush()
+    time.sleep(0.5)
 
 
 def engine(env: dict[str, str], conf: Path, log: Path) -> str:
