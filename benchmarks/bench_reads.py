@@ -37,7 +37,8 @@ topology."""
 
 
 def measure(argv: list[str]) -> dict[str, float]:
-    """Seconds and peak resident MiB of one fresh process running ``argv``; it must exit 0."""
+    """Seconds, CPU seconds (user and system) and peak resident MiB of one fresh process running ``argv``; it must
+    exit 0."""
     start = time.perf_counter()
     with subprocess.Popen(argv, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE) as process:
         assert process.stderr is not None
@@ -46,7 +47,11 @@ def measure(argv: list[str]) -> dict[str, float]:
         process.returncode = os.waitstatus_to_exitcode(status)
     if process.returncode:
         raise SystemExit(f"{' '.join(argv)} failed:\n{complaint.decode(errors='replace')}")
-    return {"seconds": time.perf_counter() - start, "peak_mib": usage.ru_maxrss / 1024}
+    return {
+        "seconds": time.perf_counter() - start,
+        "cpu_seconds": usage.ru_utime + usage.ru_stime,
+        "peak_mib": usage.ru_maxrss / 1024,
+    }
 
 
 def bench(gpus: int, runs: int, work: Path) -> dict[str, Any]:

@@ -1,5 +1,5 @@
 """Command line: ``designer build``, ``designer plan``, ``designer check``, ``designer analyze``, ``designer diff``,
-``designer verify``, ``designer audit``, ``designer export``, ``designer init``.
+``designer verify``, ``designer audit``, ``designer export``, ``designer sm-files``, ``designer init``.
 Exit 0 success, 1 a check failed, 2 bad input."""
 
 from __future__ import annotations
@@ -288,6 +288,25 @@ def _parser() -> argparse.ArgumentParser:
     )
     export_cmd.set_defaults(run=_export)
 
+    sm_files_cmd = commands.add_parser(
+        "sm-files",
+        help=(
+            "write the InfiniBand subnet manager's GUID-keyed files (OpenSM's root GUID file of the design's top "
+            "switches, a node-name map) from ibnetdiscover output of the built fabric"
+        ),
+    )
+    sm_files_cmd.add_argument("output", type=Path, metavar="OUTPUT_DIR", help="a folder written by 'designer build'")
+    sm_files_cmd.add_argument("discovery", type=Path, metavar="DISCOVERY", help="what 'ibnetdiscover > FILE' wrote")
+    sm_files_cmd.add_argument(
+        "-o",
+        dest="target",
+        type=Path,
+        required=True,
+        metavar="DIR",
+        help="write the files into this folder (new, empty, or written by sm-files before)",
+    )
+    sm_files_cmd.set_defaults(run=_sm_files)
+
     schema_cmd = commands.add_parser(
         "schema", help=("print the intent's JSON Schema (for editors: intents/intent.schema.json is this output)")
     )
@@ -510,6 +529,13 @@ def _export(args: argparse.Namespace) -> int:
     make, what = makers[args.format]
     written = write_export(built, args.to, args.format, make(built))
     print(f"wrote {written} files to {args.to} ({what})")
+
+
+def _sm_files(args: argparse.Namespace) -> int:
+    from designer.sm_files import write_sm_files
+
+    for name in write_sm_files(args.output, args.discovery, args.target):
+        print(args.target / name)
     return EXIT_OK
 
 

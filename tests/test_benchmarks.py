@@ -29,6 +29,7 @@ SIZED = [
     "bench_physical",
     "bench_reads",
     "bench_render",
+    "bench_sm_files",
     "bench_uplinks",
     "bench_validate",
 ]

@@ -1,0 +1,206 @@
+"""Read ``ibnetdiscover`` output (infiniband-diags) and name what it found as the design names it.
+
+``ibnetdiscover`` prints one record per node: ``Switch <ports> "S-<guid>" # "<node description>" ...`` or ``Ca
+<ports> "H-<guid>" # "<node description>"``, then one line per connected port, ``[<port>](<port guid>)
+"<peer id>"[<peer port>] ...``, between ``vendid=``, ``devid=``, ``sysimgguid=``, ``switchguid=`` and ``caguid=``
+lines and ``#`` comments (ibnetdiscover(8); ibsim reads the same format as its net file).
+
+A host channel adapter is known by its node description, ``<hostname> <rdma device>`` (rdma-ndd's default); its
+RDMA device's place in the design's list (``hosts.rdma_devices``) gives its NIC port ``nic<i>``. A switch is known
+by where it sits, never by its description (an unmanaged switch such as the QM9790 has none the design can set): a
+leaf is the design's peer of most of its HCAs' cables, a spine the design's peer of most of its named leaves'
+cables, and so on up, so one miswired cable does not rename a switch. A switch's IB port ``n`` is the design's
+logical port ``n - 1``. What the design cannot name keeps its GUID (``0x<16 hex digits>``) and port number.
+"""
+
+from __future__ import annotations
+
+import re
+from collections import Counter
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+
+from designer.errors import InputError, Problem
+
+Cable = tuple[str, str, str, str]
+"""``(device, port, peer_device, peer_port)`` in the design's names, the upper end first as in ``cabling.csv``."""
+End = tuple[int, int]
+"""A discovered port: ``(node guid, port number)``."""
+
+MAX_PROBLEMS = 20
+"""Problems listed for one file; the rest are counted."""
+_HEADER = re.compile(r'(Switch|Ca|Hca|Rt)\s+(\d+)\s+"([SHR])-([0-9A-Fa-f]{1,16})"(?:\s+#\s*"([^"]*)")?')
+_PORT = re.compile(r'\[(\d+)\](?:\([0-9A-Fa-f]+\))?\s+"([SHR])-([0-9A-Fa-f]{1,16})"\[(\d+)\]')
+_SETTING = re.compile(r"(vendid|devid|sysimgguid|switchguid|caguid|hcaguids|rtguid)=\S+")
+_KINDS = {"Switch": "switch", "Ca": "ca", "Hca": "ca", "Rt": "router"}
+RANKS = {"super_spine": 3, "spine": 2, "leaf": 1, "server": 0}
+"""How high a role sits: a cable names its upper end first."""
+
+
+@dataclass(frozen=True)
+class Node:
+    """One node ``ibnetdiscover`` found: switch, channel adapter or router, with its node description."""
+
+    guid: int
+    kind: str
+    description: str
+
+
+@dataclass(frozen=True)
+class Discovery:
+    """What ``ibnetdiscover`` printed: every node by GUID and every cable once, its lower end first."""
+
+    nodes: Mapping[int, Node]
+    cables: tuple[tuple[End, End], ...]
+
+
+def parse(where: str, text: str) -> Discovery:
+    """The nodes and cables of ``ibnetdiscover`` output ``text``; :class:`InputError` naming ``where`` and the line
+    of every line that is no part of it, or when it holds no node at all."""
+    nodes: dict[int, Node] = {}
+    peers: dict[End, tuple[End, int]] = {}
+    problems: list[Problem] = []
+    current: Node | None = None
+    for number, raw in enumerate(text.splitlines(), 1):
+        line = raw.strip()
+        if not line:
+            continue
+        if line[0] == "[" and (port := _PORT.match(line)):
+            local, _letter, peer_guid, peer_port = port.groups()
+            if current is None:
+                problems.append(_problem(where, number, "a port line before any Switch or Ca record"))
+                continue
+            end, peer = (current.guid, int(local)), (int(peer_guid, 16), int(peer_port))
+            if end in peers and peers[end][0] != peer:
+                problems.append(
+                    _problem(
+                        where,
+                        number,
+                        f"port {end[1]} of 0x{end[0]:016x} is cabled to a second peer (line {peers[end][1]} gives "
+                        "another); each port has one cable",
+                    )
+                )
+            peers[end] = (peer, number)
+        elif header := _HEADER.match(line):
+            kind, _ports, _letter, guid, description = header.groups()
+            current = Node(int(guid, 16), _KINDS[kind], description or "")
+            nodes[current.guid] = current
+        elif line.startswith("#") or _SETTING.fullmatch(line):
+            continue
+        else:
+            problems.append(_problem(where, number, f"{_shown(line)} is not a line of ibnetdiscover output"))
+    if not nodes and not problems:
+        problems.append(_problem(where, 1, "holds no Switch or Ca record"))
+    if problems:
+        raise _error(where, problems)
+    cables = {(end, peer) if end < peer else (peer, end) for end, (peer, _) in peers.items()}
+    return Discovery(nodes, tuple(sorted(cables)))
+
+
+@dataclass(frozen=True)
+class DesignNames:
+    """What the design calls things: each device's role, each switch's logical port names (IB port ``n`` is
+    ``ports[n - 1]``), each cable's two ends, and the servers' RDMA devices in NIC order."""
+
+    roles: Mapping[str, str]
+    ports: Mapping[str, Sequence[str]]
+    peers: Mapping[tuple[str, str], tuple[str, str]]
+    rdma_devices: Sequence[str]
+
+
+@dataclass(frozen=True)
+class Named:
+    """A discovery in the design's names: the switches and HCAs it could name, by GUID, and every cable."""
+
+    switches: Mapping[int, str]
+    hcas: Mapping[int, tuple[str, int]]
+    """An HCA's server and NIC index."""
+    cables: tuple[Cable, ...]
+
+
+def named(discovery: Discovery, design: DesignNames) -> Named:
+    """Name the HCAs by their node descriptions, then the switches by where they sit, tier by tier upwards, then
+    every cable."""
+    devices = {name: index for index, name in enumerate(design.rdma_devices)}
+    hcas: dict[int, tuple[str, int]] = {}
+    for node in discovery.nodes.values():
+        host, _, device = node.description.partition(" ")
+        if node.kind == "ca" and design.roles.get(host) == "server" and device in devices:
+            hcas[node.guid] = (host, devices[device])
+    switches: dict[int, str] = {}
+    while True:  # one tier more each round: leaves from their HCAs, spines from their leaves, ...
+        named_before = len(switches)
+        taken = set(switches.values())
+        for _count, guid, name in sorted(_votes(discovery, design, hcas, switches)):
+            if guid not in switches and name not in taken:
+                switches[guid] = name
+                taken.add(name)
+        if len(switches) == named_before:
+            break
+    cables = []
+    for pair in discovery.cables:
+        a, b = (_end_name(end, design, hcas, switches) for end in pair)
+        upper_first = (-_rank(a[0], design), a) <= (-_rank(b[0], design), b)
+        cables.append((*a, *b) if upper_first else (*b, *a))
+    cables.sort()
+    return Named(switches, hcas, tuple(cables))
+
+
+def _votes(
+    discovery: Discovery, design: DesignNames, hcas: Mapping[int, tuple[str, int]], switches: Mapping[int, str]
+) -> list[tuple[int, int, str]]:
+    """For each unnamed switch cabled to a named node, each design switch that the design cables to those named
+    ports, with the number of such cables: ``(-count, guid, name)``, strongest first."""
+    count: Counter[tuple[int, str]] = Counter()
+    for pair in discovery.cables:
+        for (guid, _port), (peer, peer_port) in (pair, pair[::-1]):
+            node = discovery.nodes.get(guid)
+            if guid in switches or node is None or node.kind != "switch":
+                continue
+            if peer in hcas:
+                known = (hcas[peer][0], f"nic{hcas[peer][1]}")
+            elif peer in switches and 0 < peer_port <= len(design.ports.get(switches[peer], ())):
+                known = (switches[peer], design.ports[switches[peer]][peer_port - 1])
+            else:
+                continue
+            if known in design.peers:
+                count[guid, design.peers[known][0]] += 1
+    return [(-votes, guid, name) for (guid, name), votes in count.items()]
+
+
+def _end_name(
+    end: End, design: DesignNames, hcas: Mapping[int, tuple[str, int]], switches: Mapping[int, str]
+) -> tuple[str, str]:
+    """A discovered port in the design's names, or by GUID and port number where the design has no name for it."""
+    guid, port = end
+    if guid in hcas and port == 1:
+        host, index = hcas[guid]
+        return host, f"nic{index}"
+    if guid in switches:
+        names = design.ports.get(switches[guid], ())
+        return switches[guid], names[port - 1] if 0 < port <= len(names) else str(port)
+    return f"0x{guid:016x}", str(port)
+
+
+def _rank(device: str, design: DesignNames) -> int:
+    return RANKS.get(design.roles.get(device, ""), 0)
+
+
+def _problem(where: str, line: int, message: str) -> Problem:
+    return Problem(("line",), message, line=line, file=where)
+
+
+def _error(where: str, problems: list[Problem]) -> InputError:
+    shown = problems[:MAX_PROBLEMS]
+    if len(problems) > MAX_PROBLEMS:
+        shown.append(_problem(where, problems[MAX_PROBLEMS].line or 1, f"and {len(problems) - MAX_PROBLEMS} more"))
+    hint = "give the output of 'ibnetdiscover > FILE' (infiniband-diags), unedited"
+    return InputError(
+        [Problem(p.path, f"{p.message}; {hint}", p.line, p.file) for p in shown],
+        about=f"{where} (not ibnetdiscover output)",
+    )
+
+
+def _shown(line: str) -> str:
+    text = repr(line)
+    return text if len(text) <= 60 else text[:57] + "..."

@@ -1,0 +1,121 @@
+"""The subnet manager's files that only a discovered fabric can give: they are keyed by GUIDs, which exist only on
+the hardware, so a build never writes them.
+
+* ``root_guids.conf``: the node GUIDs of the switches at the top of the design (its spines, or super-spines in
+  three tiers), one a line, for OpenSM's ``root_guid_file``. With it ``routing_engine ftree`` keeps routing the fat
+  tree after a cable or switch fails; without it ftree needs a pure fat tree to find the roots itself and falls
+  back to min-hop when one fails (OpenSM's manual, "Fat-tree Routing Algorithm").
+* ``node-name-map``: ``0x<guid> "<name>"`` for every switch and HCA the design names, for OpenSM's
+  ``node_name_map_name`` and the diagnostics' ``--node-name-map`` (``ibnetdiscover``, ``iblinkinfo``,
+  ``ibtracert``), so their output speaks the design's names.
+
+Both are read by OpenSM's ``parse_node_map`` (complib/cl_nodenamemap.c), which skips ``#`` comments;
+``manifest.json`` beside them marks the folder as designer's, so a second run replaces it and nothing else.
+:func:`design_names` reads what a built folder calls things (devices, cables, the switches' logical port names and
+the servers' RDMA devices, from its intent) for :func:`designer.ibnetdiscover.named`.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from collections.abc import Mapping
+from pathlib import Path
+
+from designer import __version__
+from designer.errors import InputError, Problem
+from designer.fabric import natural, wire
+from designer.files import TABLE, Refused, read_file
+from designer.ibnetdiscover import DesignNames, Named, named, parse
+from designer.outputs.folder import write
+from designer.sizing import size
+from designer.verify.parsers import folder_intent
+
+ROOTS, NAME_MAP = "root_guids.conf", "node-name-map"
+TOP = ("super_spine", "spine")
+"""The roles that can be a fat tree's top, highest first: the top is the highest the design has."""
+
+
+def sm_files(found: Named, design: DesignNames) -> dict[str, str]:
+    """The root GUID file and the node-name map of the discovery ``found``, named after ``design``."""
+    roles = set(design.roles.values())
+    top = next((role for role in TOP if role in roles), "leaf")
+    roots = sorted(
+        ((guid, name) for guid, name in found.switches.items() if design.roles[name] == top),
+        key=lambda item: natural(item[1]),
+    )
+    nodes = [(guid, name) for guid, name in found.switches.items()] + [
+        (guid, f"{host} {design.rdma_devices[index]}") for guid, (host, index) in found.hcas.items()
+    ]
+    return {
+        ROOTS: "".join(
+            [
+                f"# The {len(roots)} {top.replace('_', '-')} switches at the top of the fat tree, by node GUID as "
+                "discovered: OpenSM's root_guid_file for routing_engine ftree.\n",
+                *(f"0x{guid:016x}  # {name}\n" for guid, name in roots),
+            ]
+        ),
+        NAME_MAP: "".join(
+            [
+                "# Node GUID to the design's name: OpenSM's node_name_map_name and the diagnostics' --node-name-map.\n",
+                *(f'0x{guid:016x} "{name}"\n' for guid, name in sorted(nodes, key=lambda item: natural(item[1]))),
+            ]
+        ),
+    }
+
+
+def design_names(folder: Path) -> DesignNames:
+    """The names of the design built in ``folder``, from its intent (checked against the manifest): the fabric it
+    wires is the one the build wrote, so design.json need not be read."""
+    intent = folder_intent(folder)
+    if intent is None:
+        missing = Problem(("intent.yaml",), "is missing; rebuild the folder with 'designer build INTENT'")
+        raise InputError([missing], about=str(folder))
+    fabric = wire(intent, size(intent))  # names only: nothing is allocated or modelled
+    ports = fabric.port_names()
+    peers: dict[tuple[str, str], tuple[str, str]] = {}
+    for _tier, upper, upper_port, lower, lower_port in fabric.links:
+        a = (fabric.devices[upper].name, ports[upper][upper_port])
+        z = (fabric.devices[lower].name, ports[lower][lower_port])
+        peers[a], peers[z] = z, a
+    return DesignNames(
+        {device.name: device.role for device in fabric.devices},
+        {device.name: names for device, names in zip(fabric.devices, ports, strict=True)},
+        peers,
+        intent.hosts.rdma_devices,
+    )
+
+
+def write_sm_files(folder: Path, discovery: Path, target: Path) -> dict[str, str]:
+    """Read the design built in ``folder`` and the ``ibnetdiscover`` output at ``discovery``, write the subnet
+    manager's files into ``target`` (new, empty, or written by this command before) and return them. Raises
+    :class:`InputError` when the discovery names none of the design's top switches."""
+    design = design_names(folder)
+    try:
+        text = read_file(discovery, TABLE).decode("utf-8", errors="replace")
+    except Refused as error:
+        raise InputError([Problem((str(discovery),), f"{error.reason}, not a file")], about=str(discovery)) from None
+    except OSError as error:
+        raise InputError(
+            [Problem((str(discovery),), f"cannot be read: {error.strerror or error}")], about=str(discovery)
+        ) from None
+    files = sm_files(named(parse(str(discovery), text), design), design)
+    if files[ROOTS].count("\n") == 1:
+        raise InputError(
+            [
+                Problem(
+                    (str(discovery),),
+                    "names none of the design's top switches (they are known by the HCAs and leaves below them); "
+                    f"give ibnetdiscover output of the fabric built from {folder}",
+                )
+            ],
+            about=str(discovery),
+        )
+    data = {name: text.encode() for name, text in files.items()}
+    write({**data, "manifest.json": _manifest(data)}, target)
+    return files
+
+
+def _manifest(files: Mapping[str, bytes]) -> bytes:
+    hashes = {name: hashlib.sha256(data).hexdigest() for name, data in sorted(files.items())}
+    return (json.dumps({"tool": "designer", "version": __version__, "files": hashes}, indent=2) + "\n").encode()

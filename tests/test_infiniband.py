@@ -1,0 +1,285 @@
+"""The InfiniBand reader and the subnet manager's GUID-keyed files, proven on the fabric the design describes as ibsim
+simulates it, discovered by the real ``ibnetdiscover`` and routed by the real OpenSM.
+
+Sources: ibsim's net file format and console commands (linux-rdma/ibsim, ibsim/sim_net.c, ibsim/sim_cmd.c);
+ibnetdiscover(8) of infiniband-diags; OpenSM's ``root_guid_file`` and the fat-tree routing engine's fallback to
+min-hop when it cannot find the roots of a fat tree that is no longer pure (OpenSM's manual, "Fat-tree Routing
+Algorithm"; linux-rdma/opensm, opensm/osm_ucast_ftree.c ``fabric_load_roots``, opensm/osm_ucast_mgr.c prints
+"<engine> tables configured on all switches").
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import os
+import re
+import shutil
+import subprocess
+import time
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+
+import pytest
+
+from designer.built import read_design
+from designer.cli import main
+from designer.ibnetdiscover import DesignNames, named, parse
+from designer.sm_files import NAME_MAP, ROOTS, design_names, sm_files
+from designer.verify.ibsim import first_hca, net_file
+from tests.conftest import ROOT, need
+
+CANNED = ROOT / "tests" / "canned" / "infiniband-diags-44-ibnetdiscover-small-2tier.txt"
+INSTALL = (
+    "install Debian's ibsim-utils, opensm and infiniband-diags (apt-get install ibsim-utils opensm infiniband-diags)"
+)
+
+
+def build(tmp_path_factory: pytest.TempPathFactory, intent: str) -> Path:
+    folder = tmp_path_factory.mktemp("ib") / intent
+    assert main(["build", str(ROOT / "tests" / "intents" / f"{intent}.yaml"), "-o", str(folder)]) == 0
+    return folder
+
+
+@pytest.fixture(scope="module")
+def built(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """tests/intents/small-2tier.yaml built: 4 leaves of 8 ports (4 x 800G broken out), 2 spines, 8 servers with
+    two NICs each, so two parallel cables from each leaf to each spine."""
+    return build(tmp_path_factory, "small-2tier")
+
+
+@pytest.fixture(scope="module")
+def built_3tier(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """tests/intents/small-3tier.yaml built: 2 pods of 4 leaves and 4 spines, 4 super-spines, 16 servers."""
+    return build(tmp_path_factory, "small-3tier")
+
+
+def designed_cables(folder: Path) -> list[tuple[str, str, str, str]]:
+    """The cables of design.json, upper end first, as cabling.csv lists them."""
+    return sorted((*link["a"][:2], *link["z"][:2]) for link in read_design(folder / "design.json")["links"])
+
+
+def test_canned_discovery_names_every_cable_as_the_design(built: Path) -> None:
+    design = design_names(built)
+    found = named(parse(str(CANNED), CANNED.read_text()), design)
+    assert found.cables == tuple(designed_cables(built))
+    assert sorted(found.switches.values()) == sorted(name for name, role in design.roles.items() if role != "server")
+    assert len(found.hcas) == 16
+
+
+def test_switches_are_named_by_where_they_sit_not_by_description(built: Path) -> None:
+    """Every switch of the discovery reports the same description, so only its place can name it; the names hold
+    whatever order the records come in."""
+    records = CANNED.read_text().split("\n\n")
+    reversed_text = "\n\n".join(records[::-1])
+    design = design_names(built)
+    assert named(parse("reversed", reversed_text), design).cables == tuple(designed_cables(built))
+
+
+def test_what_the_design_cannot_name_keeps_its_guid_and_port(built: Path) -> None:
+    """An HCA whose description names no server of the design (a host renamed, rdma-ndd not running) is shown by
+    its node GUID; the leaf above it is still named by its other HCAs."""
+    text = CANNED.read_text().replace('"su1-srv3 mlx5_1"', '"localhost mlx5_1"')
+    found = named(parse(str(CANNED), text), design_names(built))
+    expected = set(designed_cables(built))
+    assert expected - set(found.cables) == {("p0-su1-r1-leaf", "swp2s1", "su1-srv3", "nic1")}
+    assert set(found.cables) - expected == {("p0-su1-r1-leaf", "swp2s1", "0x0002c9040000001e", "1")}
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ('{"lldp": {"interface": []}}\n', 'x.txt:1: line: \'{"lldp": {"interface": []}}\' is not a line of'),
+        ("# only a comment\n\n", "x.txt:1: line: holds no Switch or Ca record"),
+        ('[1]\t"S-0000000000000001"[2]\n', "x.txt:1: line: a port line before any Switch or Ca record"),
+        (
+            'Switch\t4 "S-0000000000000001"\n[1]\t"S-0000000000000002"[1]\n[1]\t"S-0000000000000003"[1]\n',
+            "x.txt:3: line: port 1 of 0x0000000000000001 is cabled to a second peer (line 2 gives another)",
+        ),
+    ],
+)
+def test_text_that_is_not_ibnetdiscover_output_is_refused_with_its_line(
+    built: Path,
+    tmp_path: Path,
+    capsys: pytest.CaptureFixture[str],
+    monkeypatch: pytest.MonkeyPatch,
+    text: str,
+    expected: str,
+) -> None:
+    discovery = tmp_path / "x.txt"
+    discovery.write_text(text)
+    target = tmp_path / "sm"
+    monkeypatch.chdir(tmp_path)
+    assert main(["sm-files", str(built), "x.txt", "-o", str(target)]) == 2
+    error = capsys.readouterr().err
+    assert error.startswith(expected), error
+    assert "give the output of 'ibnetdiscover > FILE'" in error
+    assert not target.exists()
+
+
+def test_sm_files_command_writes_the_root_guids_and_the_name_map(
+    built: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    target = tmp_path / "sm"
+    assert main(["sm-files", str(built), str(CANNED), "-o", str(target)]) == 0
+    roots = (target / ROOTS).read_text().splitlines()
+    # the spines' GUIDs as the canned discovery gives them (S-0002c90300000000 and ...01 are p0-spine0 and 1)
+    assert roots[1:] == ["0x0002c90300000000  # p0-spine0", "0x0002c90300000001  # p0-spine1"]
+    names = (target / NAME_MAP).read_text().splitlines()
+    assert '0x0002c90300000002 "p0-su0-r0-leaf"' in names
+    assert '0x0002c90400000000 "su0-srv0 mlx5_0"' in names
+    assert len(names) == 1 + 6 + 16
+    assert main(["sm-files", str(built), str(CANNED), "-o", str(target)]) == 0  # its own folder: replaced
+    (target / "mine.txt").write_text("not designer's")
+    assert main(["sm-files", str(built), str(CANNED), "-o", str(target)]) == 2
+    assert "mine.txt" in capsys.readouterr().err
+    assert (target / "mine.txt").read_text() == "not designer's"
+
+
+# ---- the live fabric: ibsim, ibnetdiscover, OpenSM -------------------------------------------------------------
+
+
+@contextmanager
+def simulated(design: DesignNames, folder: Path) -> Iterator[tuple[dict[str, str], subprocess.Popen[str]]]:
+    """ibsim running the net file of ``design`` (written into ``folder``): the environment under which
+    ``ibsim-run`` reaches it, and the simulator (its console on stdin)."""
+    need(all(shutil.which(tool) for tool in ("ibsim", "ibsim-run", "ibnetdiscover", "opensm", "ibroute")), INSTALL)
+    (folder / "net").write_text(net_file(design))
+    env = dict(
+        os.environ, IBSIM_SOCKNAME=f"designer-test-{os.getpid()}", SIM_HOST=first_hca(design), OSM_CACHE_DIR=str(folder)
+    )
+    simulator = subprocess.Popen(
+        ["ibsim", "-s", str(folder / "net")],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+        env=env,
+        text=True,
+    )
+    try:
+        for _ in range(100):  # until the simulator answers
+            if subprocess.run(["ibsim-run", "ibnetdiscover"], capture_output=True, env=env, timeout=60).returncode == 0:
+                break
+            time.sleep(0.1)
+        yield env, simulator
+    finally:
+        simulator.terminate()
+        simulator.wait(10)
+
+
+def run(env: dict[str, str], *command: str) -> str:
+    """What ``command`` prints under ibsim-run; it must succeed."""
+    done = subprocess.run(["ibsim-run", *command], capture_output=True, text=True, env=env, timeout=120)
+    assert done.returncode == 0, f"{' '.join(command)} failed under ibsim: {done.stderr}"
+    return done.stdout
+
+
+def test_discovered_fabric_is_the_design(built: Path, tmp_path: Path) -> None:
+    design = design_names(built)
+    with simulated(design, tmp_path) as (env, _):
+        found = named(parse("ibnetdiscover", run(env, "ibnetdiscover")), design)
+    assert found.cables == tuple(designed_cables(built))
+
+
+def test_two_swapped_cables_differ_at_exactly_their_ends(built: Path, tmp_path: Path) -> None:
+    """Swap the spine ends of two leaves' first uplinks (p0-su0-r0-leaf swp3s0 and p0-su1-r1-leaf swp3s0, 800G
+    cages broken out): the discovery differs from the design in those two cables and nothing else."""
+    design = design_names(built)
+    first, second = ("p0-su0-r0-leaf", "swp3s0"), ("p0-su1-r1-leaf", "swp3s0")
+    first_peer, second_peer = design.peers[first], design.peers[second]
+    swapped = {**design.peers, first: second_peer, second_peer: first, second: first_peer, first_peer: second}
+    with simulated(dataclasses.replace(design, peers=swapped), tmp_path) as (env, _):
+        found = named(parse("ibnetdiscover", run(env, "ibnetdiscover")), design)
+    expected = set(designed_cables(built))
+    assert expected - set(found.cables) == {(*first_peer, *first), (*second_peer, *second)}
+    assert set(found.cables) - expected == {(*second_peer, *first), (*first_peer, *second)}
+
+
+def test_root_guid_file_keeps_ftree_routing_after_failures(built: Path, tmp_path: Path) -> None:
+    """With the root GUID file written from the discovery, OpenSM routes the fabric with ftree, then again with a
+    spine removed and a leaf uplink cut, and every HCA reaches every other; without the file the cut uplink makes
+    ftree give up and OpenSM falls back to min-hop (why the file exists)."""
+    design = design_names(built)
+    with simulated(design, tmp_path) as (env, simulator):
+        files = sm_files(named(parse("ibnetdiscover", run(env, "ibnetdiscover")), design), design)
+        with_roots, without = ftree_conf(tmp_path, files[ROOTS]), ftree_conf(tmp_path / "none", "")
+        assert engine(env, with_roots, tmp_path / "whole.log") == "ftree"
+        every_hca_reaches_every_other(env, design)
+        console(simulator, 'Unlink "p0-spine1"', 'Unlink "p0-su0-r0-leaf"[5]')
+        assert engine(env, without, tmp_path / "without.log") == "minhop"
+        assert engine(env, with_roots, tmp_path / "failed.log") == "ftree"
+        every_hca_reaches_every_other(env, design)
+
+
+def test_three_tiers_are_named_up_to_the_super_spines_which_root_the_fat_tree(
+    built_3tier: Path, tmp_path: Path
+) -> None:
+    """In three tiers the spines are named by their leaves and the super-spines by their spines; the root GUID file
+    holds the super-spines, and with it OpenSM routes with ftree after a super-spine is removed."""
+    design = design_names(built_3tier)
+    with simulated(design, tmp_path) as (env, simulator):
+        found = named(parse("ibnetdiscover", run(env, "ibnetdiscover")), design)
+        assert found.cables == tuple(designed_cables(built_3tier))
+        files = sm_files(found, design)
+        roots = [line.split("# ")[1] for line in files[ROOTS].splitlines()[1:]]
+        assert roots == ["p0-g0-ss0", "p0-g1-ss0", "p0-g2-ss0", "p0-g3-ss0"]  # design.json's super-spines
+        assert roots == [name for name, role in design.roles.items() if role == "super_spine"]
+        with_roots = ftree_conf(tmp_path, files[ROOTS])
+        assert engine(env, with_roots, tmp_path / "whole.log") == "ftree"
+        every_hca_reaches_every_other(env, design)
+        console(simulator, 'Unlink "p0-g0-ss0"')
+        assert engine(env, with_roots, tmp_path / "failed.log") == "ftree"
+        every_hca_reaches_every_other(env, design)
+
+
+def ftree_conf(folder: Path, roots: str) -> Path:
+    """An OpenSM configuration in ``folder`` routing with ftree, with ``roots`` as its root GUID file (none when
+    empty)."""
+    folder.mkdir(exist_ok=True)
+    conf = folder / "opensm.conf"
+    conf.write_text("routing_engine ftree\n")
+    if roots:
+        (folder / ROOTS).write_text(roots)
+        conf.write_text(f"routing_engine ftree\nroot_guid_file {folder / ROOTS}\n")
+    return conf
+
+
+def console(simulator: subprocess.Popen[str], *commands: str) -> None:
+    """Type ``commands`` at ibsim's console (``Unlink "<node>"`` takes a switch out, ``Unlink "<node>"[<port>]``
+    one cable), then give it a moment."""
+    assert simulator.stdin is not None
+    simulator.stdin.write("".join(f"{command}\n" for command in commands))
+    simulator.stdin.flush()
+    time.sleep(0.5)
+
+
+def engine(env: dict[str, str], conf: Path, log: Path) -> str:
+    """The routing engine OpenSM routed the simulated fabric with, in one sweep (``opensm -o``) with ``conf``."""
+    run(env, "opensm", "-F", str(conf), "-o", "-f", str(log))
+    lines = [line for line in log.read_text().splitlines() if "tables configured on all switches" in line]
+    return lines[-1].split("-> osm_ucast_mgr_process: ")[1].split()[0]
+
+
+def every_hca_reaches_every_other(env: dict[str, str], design: DesignNames) -> None:
+    """Every HCA reaches every other: followed hop by hop through the linear forwarding tables OpenSM set, as
+    ``ibroute`` reads them from each switch, over the cables ``ibnetdiscover`` finds."""
+    text = run(env, "ibnetdiscover")
+    discovery = parse("ibnetdiscover", text)
+    switch_lids = dict(re.findall(r'^Switch\s+\d+ "S-([0-9a-f]+)".* base port 0 lid (\d+)', text, re.M))
+    hca_lids = {
+        int(guid, 16): int(lid)
+        for guid, lid in re.findall(r'^Ca\s+\d+ "H-([0-9a-f]+)".*\n\[1\].*# lid (\d+) lmc', text, re.M)
+    }
+    assert len(hca_lids) == sum(role == "server" for role in design.roles.values()) * len(design.rdma_devices)
+    tables: dict[int, dict[int, int]] = {}
+    for table in run(env, "sh", "-c", "".join(f"ibroute {lid}; " for lid in switch_lids.values())).split("Unicast")[1:]:
+        guid = int(re.search(r"guid (0x[0-9a-f]+)", table).group(1), 16)  # type: ignore[union-attr]
+        tables[guid] = {int(lid, 16): int(port) for lid, port in re.findall(r"^0x([0-9a-f]+) (\d+) :", table, re.M)}
+    assert len(tables) == len(switch_lids)
+    peers = {end: peer for pair in discovery.cables for end, peer in (pair, pair[::-1])}
+    for source in hca_lids:
+        for target, lid in hca_lids.items():
+            node, hops = peers[source, 1][0], 0
+            while node in tables and hops < 8:
+                node, hops = peers[node, tables[node][lid]][0], hops + 1
+            assert node == target or source == target, f"LID {lid} is not reached from HCA 0x{source:016x}"
