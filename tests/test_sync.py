@@ -1,0 +1,239 @@
+"""``designer sync nautobot``: the design's objects, and a real Nautobot (PyPI ``nautobot`` with the
+``nautobot-bgp-models`` app, on Debian's PostgreSQL and Redis: tests/nautobot_lab.py) holding them.
+
+The proof is Nautobot's own: its API serves back what the sync wrote (read with ``pynautobot``, Network to Code's
+client), its validation accepts every object, and its change log (``/api/extras/object-changes/``) shows that a
+second sync changes nothing and a sync after growth only creates."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from designer.cli import main
+from designer.sync import nautobot
+from designer.sync.inventory import Inventory, folder_inventory
+from tests.conftest import need
+from tests.nautobot_lab import NautobotLab, missing, start_lab
+
+TODAY, GROWN = 8, 16
+"""Servers of the design before and after growth inside its envelope (16 servers)."""
+
+
+def intent(servers: int, targets: str = "eos, frr") -> str:
+    return (
+        f"name: sync-a\ncompute: {{servers: {servers}, server: dgx-h100}}\ngrowth: {{max_servers: {GROWN}}}\n"
+        f"fabric: {{leaf: {{model: generic-64x400g}}}}\ntargets: [{targets}]\n"
+    )
+
+
+def build(folder: Path, servers: int, targets: str = "eos, frr") -> Path:
+    """Build the test design with ``servers`` servers into ``folder``/sync-a."""
+    folder.mkdir(parents=True, exist_ok=True)
+    (folder / "intent.yaml").write_text(intent(servers, targets))
+    assert main(["build", str(folder / "intent.yaml"), "-o", str(folder / "sync-a")]) in (0, 1)
+    return folder / "sync-a"
+
+
+@pytest.fixture(scope="module")
+def designs(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
+    root = tmp_path_factory.mktemp("designs")
+    return {
+        "today": build(root / "today", TODAY),
+        "grown": build(root / "grown", GROWN),
+        "sonic": build(root / "sonic", TODAY, "sonic, frr"),
+    }
+
+
+def keys(objects: Inventory) -> dict[tuple[str, tuple[object, ...]], dict[str, object]]:
+    return {(item.kind, item.key): item.fields for item in objects.items if item.kind != "site"}
+
+
+def test_growth_inside_the_envelope_only_adds_objects(designs: dict[str, Path]) -> None:
+    today, grown = keys(folder_inventory(designs["today"])), keys(folder_inventory(designs["grown"]))
+    assert len(grown) > len(today)
+    assert {key: grown.get(key) for key in today} == today
+
+
+def test_every_pointer_names_an_earlier_object(designs: dict[str, Path]) -> None:
+    seen: set[object] = set()
+    for item in folder_inventory(designs["grown"]).items:
+        for value in item.fields.values():
+            if isinstance(value, tuple) and len(value) == 2 and isinstance(value[1], tuple):
+                assert value in seen, (item.kind, item.key, value)
+        seen.add(item.ref)
+
+
+def test_eos_ports_are_the_names_of_the_eos_configuration(designs: dict[str, Path]) -> None:
+    """Every cable end on a switch is an interface that the switch's rendered EOS file configures."""
+    objects = folder_inventory(designs["today"])
+    for device in (item.key[1] for item in objects.of("device") if "srv" not in item.key[1]):
+        text = (designs["today"] / "configs" / "eos" / f"{device}.cfg").read_text()
+        configured = set(re.findall(r"^interface (Ethernet\S+)$", text, re.MULTILINE))
+        cabled = {
+            end[1] for cable in objects.of("cable") for end in (cable.key[1:3], cable.key[3:5]) if end[0] == device
+        }
+        assert cabled and cabled == configured, device
+
+
+def test_sonic_ports_are_the_ports_of_config_db(designs: dict[str, Path]) -> None:
+    """On a SONiC design, a switch's interfaces are the PORT table of its config_db.json, in lane order."""
+    import json
+
+    objects = folder_inventory(designs["sonic"])
+    switch_type = next(item for item in objects.of("device_type") if item.key[1] == "generic-64x400g")
+    names = [port.name for port in switch_type.fields["ports"] if not port.virtual]
+    config = json.loads((designs["sonic"] / "configs" / "sonic" / "p0-su0-r0-leaf.json").read_text())
+    assert names == list(config["PORT"])
+
+
+# A real Nautobot from here on.
+
+
+@pytest.fixture(scope="module")
+def lab() -> Iterator[NautobotLab]:
+    need(missing() is None, f"Nautobot tests need {missing()}")
+    started = start_lab()
+    try:
+        yield started
+    finally:
+        started.stop()
+
+
+def sync(lab: NautobotLab, folder: Path, *options: str) -> int:
+    return main(["sync", "nautobot", str(folder), "--url", lab.url, "--token", lab.token, *options])
+
+
+def client(lab: NautobotLab):  # type: ignore[no-untyped-def]
+    import pynautobot
+
+    return pynautobot.api(lab.url, token=lab.token)
+
+
+def changes(lab: NautobotLab) -> list[str]:
+    """Every entry of Nautobot's change log, oldest first, as ``action kind``."""
+    rows = nautobot.Api(lab.url, lab.token).every("extras/object-changes")
+    rows.sort(key=lambda row: row["time"])
+    return [f"{row['action']['value']} {row['changed_object_type']}" for row in rows]
+
+
+def test_sync_writes_the_design_and_a_second_sync_changes_nothing(
+    lab: NautobotLab, designs: dict[str, Path], capsys: pytest.CaptureFixture[str]
+) -> None:
+    assert sync(lab, designs["today"], "--dry-run") == 0
+    assert "would create" in capsys.readouterr().out
+    assert changes(lab) == []
+    assert sync(lab, designs["today"]) == 0
+    api = client(lab)
+    objects = folder_inventory(designs["today"])
+    site = api.dcim.locations.get(name="sync-a")
+    assert objects.design_sha256 in site.description
+    devices = {device.name: device for device in api.dcim.devices.filter(location=site.id)}
+    assert set(devices) == {item.key[1] for item in objects.of("device")}
+    leaf = devices["p0-su0-r0-leaf"]
+    assert leaf.platform.name == "eos" and leaf.role.name == "leaf" and leaf.position == 47
+    interfaces = {row.name: row for row in api.dcim.interfaces.filter(device_id=leaf.id)}
+    assert {"Ethernet1", "Ethernet64", "Loopback0"} <= set(interfaces)
+    assert interfaces["Ethernet1"].speed == 400_000_000 and interfaces["Ethernet1"].type.value == "400gbase-x-osfp"
+    cable = interfaces["Ethernet1"].cable
+    assert cable is not None
+    assert len(api.dcim.cables.filter(location_id=site.id)) == len(list(objects.of("cable")))
+    loopback = api.ipam.ip_addresses.get(address="10.255.0.0/32", namespace="sync-a")
+    assert [row.interface.id for row in api.ipam.ip_address_to_interface.filter(ip_address=loopback.id)] == [
+        interfaces["Loopback0"].id
+    ]
+    instance = api.plugins.bgp.routing_instances.get(device_id=leaf.id)
+    assert instance.autonomous_system.asn == 4200000000 and instance.router_id.id == loopback.id
+    written = changes(lab)
+    assert sync(lab, designs["today"]) == 0
+    assert capsys.readouterr().out.endswith("no change\n")
+    assert changes(lab) == written
+
+
+def test_growth_only_creates_and_prune_deletes_what_the_design_lost(
+    lab: NautobotLab, designs: dict[str, Path], capsys: pytest.CaptureFixture[str]
+) -> None:
+    assert sync(lab, designs["today"]) == 0
+    before = len(changes(lab))
+    assert sync(lab, designs["grown"]) == 0
+    added = changes(lab)[before:]
+    assert added and all(entry.startswith("create ") for entry in added), sorted(set(added))
+    assert sync(lab, designs["today"]) == 0  # back to 8 servers: without --prune nothing goes
+    assert "kept" in capsys.readouterr().out
+    assert len(client(lab).dcim.devices.filter(location="sync-a", name="su0-srv15")) == 1
+    assert sync(lab, designs["today"], "--prune") == 0
+    assert len(client(lab).dcim.devices.filter(location="sync-a", name="su0-srv15")) == 0
+    after = len(changes(lab))
+    assert sync(lab, designs["today"]) == 0
+    assert len(changes(lab)) == after
+
+
+def test_an_interrupted_sync_completes_on_the_next_run(lab: NautobotLab, designs: dict[str, Path]) -> None:
+    """A sync stopped after a few bulk writes (as a killed process would be) leaves a half-written design that the
+    next run completes: it creates what is missing and changes nothing that is there."""
+    objects = folder_inventory(designs["grown"])
+    objects = Inventory("sync-b", objects.design_sha256, tuple(_renamed(item) for item in objects.items))
+
+    class Stopping(nautobot.Api):
+        def call(self, method: str, path: str, body: object = None) -> object:
+            if method != "GET" and self.writes >= 6:
+                raise KeyboardInterrupt
+            return super().call(method, path, body)
+
+    with pytest.raises(KeyboardInterrupt):
+        nautobot.sync(objects, Stopping(lab.url, lab.token), dry_run=False, prune=False)
+    plan = nautobot.sync(objects, nautobot.Api(lab.url, lab.token), dry_run=False, prune=False)
+    assert plan.creates and not plan.updates and not plan.conflicts
+    again = nautobot.sync(objects, nautobot.Api(lab.url, lab.token), dry_run=True, prune=False)
+    assert again.report(True, False) == "no change"
+
+
+def _renamed(item: nautobot.Item) -> nautobot.Item:
+    """``item`` of a second cluster, sync-b: its own location, racks, devices, cables and namespace."""
+    from designer.sync.inventory import Item, Ref
+
+    def rename(value: object) -> object:
+        if isinstance(value, Ref):
+            return Ref(value.kind, tuple(rename(part) for part in value.key))
+        return "sync-b" if value == "sync-a" else value
+
+    return Item(item.kind, tuple(rename(part) for part in item.key), {k: rename(v) for k, v in item.fields.items()})
+
+
+def test_an_incompatible_device_type_stops_the_sync_before_it_writes(
+    lab: NautobotLab, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A device type of the same model whose interfaces are named otherwise (as a devicetype-library import of
+    another OS would be) is shown and left alone, and nothing is written."""
+    api = client(lab)
+    maker = api.dcim.manufacturers.get(name="generic") or api.dcim.manufacturers.create(name="generic")
+    other = api.dcim.device_types.create(manufacturer=maker.id, model="generic-32x400g", u_height=1)
+    api.dcim.interface_templates.create(device_type=other.id, name="eth1", type="400gbase-x-osfp")
+    folder = tmp_path / "c"
+    folder.mkdir()
+    (folder / "intent.yaml").write_text(
+        "name: sync-c\ncompute: {servers: 4, server: dgx-h100}\nfabric: {leaf: {model: generic-32x400g}}\n"
+        "targets: [eos]\n"
+    )
+    assert main(["build", str(folder / "intent.yaml"), "-o", str(folder / "out")]) in (0, 1)
+    before = len(changes(lab))
+    assert sync(lab, folder / "out") == 2
+    error = capsys.readouterr().err
+    assert "device_type generic/generic-32x400g exists in Nautobot but its interfaces differ" in error
+    assert "Nautobot has eth1" in error and "Ethernet1" in error and "nothing was written" in error
+    assert len(changes(lab)) == before
+
+
+def test_a_bad_token_or_an_unreachable_server_is_an_input_error(
+    lab: NautobotLab, designs: dict[str, Path], capsys: pytest.CaptureFixture[str]
+) -> None:
+    bad = main(["sync", "nautobot", str(designs["today"]), "--url", lab.url, "--token", "0" * 40])
+    assert bad == 2 and "refused the token" in capsys.readouterr().err
+    from tests.nautobot_lab import free_port
+
+    gone = main(["sync", "nautobot", str(designs["today"]), "--url", f"http://127.0.0.1:{free_port()}", "--token", "x"])
+    error = capsys.readouterr().err
+    assert gone == 2 and "cannot reach Nautobot" in error and "Traceback" not in error
