@@ -36,6 +36,8 @@ CABLE_TYPES = {"dac": "dac-passive", "aec": "dac-active", "multimode": "mmf", "s
 """Nautobot's cable type (CableTypeChoices) of each of the design's media; an AEC is an active copper cable."""
 STATUS = {"cable": "Connected"}
 """The status each kind's objects get; every other kind's is ``Active``."""
+WRITE_ONLY = {"ip_address": ("tags", "namespace")}
+"""Fields the sync writes but does not compare: tags (checked apart), an address's namespace (served as its parent)."""
 PATHS = {
     "site": "dcim/locations",
     "rack": "dcim/racks",
@@ -54,9 +56,6 @@ PATHS = {
 TAGGED_TYPES = [
     "dcim.location",
     "dcim.rack",
-    "dcim.manufacturer",
-    "dcim.platform",
-    "extras.role",
     "dcim.devicetype",
     "dcim.device",
     "dcim.cable",
@@ -66,7 +65,8 @@ TAGGED_TYPES = [
     "nautobot_bgp_models.autonomoussystem",
     "nautobot_bgp_models.bgproutinginstance",
 ]
-"""The content types of every object the sync tags."""
+"""The content types of every object the sync tags (manufacturers, platforms and roles take no tags in Nautobot:
+the sync only ever creates them)."""
 
 
 class Api:
@@ -314,9 +314,13 @@ class _State:
         return ""
 
     def _differs(self, item: Item, there: dict[str, Any]) -> bool:
-        """Whether a tagged object differs from what the design says."""
+        """Whether a tagged object differs from what the design says (in the fields Nautobot serves back)."""
         body = self._body(item, dry=True)
-        return any(_plain(there.get(name)) != _plain(value) for name, value in body.items() if name != "tags")
+        return any(
+            not _same(there.get(name), value)
+            for name, value in body.items()
+            if name not in WRITE_ONLY.get(item.kind, ("tags",))
+        )
 
     def _body(self, item: Item, dry: bool = False) -> dict[str, Any]:
         """The object's fields as Nautobot's API takes them (ids for pointers)."""
@@ -342,9 +346,9 @@ class _State:
                 "tags": tags,
             }
         if kind in ("manufacturer", "platform"):
-            return {"name": item.key[0], "tags": tags}
+            return {"name": item.key[0]}
         if kind == "role":
-            return {"name": item.key[0], "content_types": ["dcim.device"], "tags": tags}
+            return {"name": item.key[0], "content_types": ["dcim.device"]}
         if kind == "device_type":
             return {
                 "manufacturer": ref(fields["manufacturer"]),
@@ -531,12 +535,13 @@ def _id(value: Any) -> Any:
     return value["id"] if isinstance(value, dict) else value
 
 
-def _plain(value: Any) -> Any:
-    """A field's value as the sync compares it: references by id, numbers as numbers."""
-    if isinstance(value, dict):
-        return value.get("id", value.get("value"))
-    if isinstance(value, list):
-        return [_plain(entry) for entry in value]
-    if isinstance(value, float) and value.is_integer():
-        return int(value)
-    return value
+def _same(there: Any, wanted: Any) -> bool:
+    """Whether Nautobot's value of a field (a reference, a choice, a decimal as text) is the wanted one."""
+    if isinstance(there, dict):
+        there = there.get("id", there.get("value"))
+    if isinstance(wanted, (int, float)) and not isinstance(wanted, bool) and isinstance(there, (str, int, float)):
+        try:
+            return float(there) == float(wanted)
+        except ValueError:
+            return False
+    return there == wanted
