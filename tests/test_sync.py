@@ -7,6 +7,7 @@ second sync changes nothing and a sync after growth only creates."""
 
 from __future__ import annotations
 
+import os
 import re
 from collections.abc import Iterator
 from pathlib import Path
@@ -19,23 +20,25 @@ from designer.sync.inventory import Inventory, folder_inventory
 from tests.conftest import need
 from tests.nautobot_lab import NautobotLab, missing, start_lab
 
+NAME = f"sync-{os.getpid()}"
+"""The test design's name: its own location and namespace in the Nautobot, whichever run wrote there before."""
 TODAY, GROWN = 8, 16
 """Servers of the design before and after growth inside its envelope (16 servers)."""
 
 
 def intent(servers: int, targets: str = "eos, frr") -> str:
     return (
-        f"name: sync-a\ncompute: {{servers: {servers}, server: dgx-h100}}\ngrowth: {{max_servers: {GROWN}}}\n"
+        f"name: {NAME}\ncompute: {{servers: {servers}, server: dgx-h100}}\ngrowth: {{max_servers: {GROWN}}}\n"
         f"fabric: {{leaf: {{model: generic-64x400g}}}}\ntargets: [{targets}]\n"
     )
 
 
 def build(folder: Path, servers: int, targets: str = "eos, frr") -> Path:
-    """Build the test design with ``servers`` servers into ``folder``/sync-a."""
+    """Build the test design with ``servers`` servers into ``folder``/NAME."""
     folder.mkdir(parents=True, exist_ok=True)
     (folder / "intent.yaml").write_text(intent(servers, targets))
-    assert main(["build", str(folder / "intent.yaml"), "-o", str(folder / "sync-a")]) in (0, 1)
-    return folder / "sync-a"
+    assert main(["build", str(folder / "intent.yaml"), "-o", str(folder / NAME)]) in (0, 1)
+    return folder / NAME
 
 
 @pytest.fixture(scope="module")
@@ -95,6 +98,11 @@ def test_sonic_ports_are_the_ports_of_config_db(designs: dict[str, Path]) -> Non
 
 @pytest.fixture(scope="module")
 def lab() -> Iterator[NautobotLab]:
+    """A Nautobot of this module's own, or the one at $DESIGNER_NAUTOBOT_URL (with $DESIGNER_NAUTOBOT_TOKEN): a
+    throwaway test instance that a previous run may have written to (each run syncs designs of its own names)."""
+    if os.environ.get("DESIGNER_NAUTOBOT_URL"):
+        yield NautobotLab(Path(), os.environ["DESIGNER_NAUTOBOT_URL"], os.environ["DESIGNER_NAUTOBOT_TOKEN"])
+        return
     need(missing() is None, f"Nautobot tests need {missing()}")
     started = start_lab()
     try:
@@ -123,13 +131,14 @@ def changes(lab: NautobotLab) -> list[str]:
 def test_sync_writes_the_design_and_a_second_sync_changes_nothing(
     lab: NautobotLab, designs: dict[str, Path], capsys: pytest.CaptureFixture[str]
 ) -> None:
+    before = changes(lab)
     assert sync(lab, designs["today"], "--dry-run") == 0
     assert "would create" in capsys.readouterr().out
-    assert changes(lab) == []
+    assert changes(lab) == before
     assert sync(lab, designs["today"]) == 0
     api = client(lab)
     objects = folder_inventory(designs["today"])
-    site = api.dcim.locations.get(name="sync-a")
+    site = api.dcim.locations.get(name=NAME)
     assert objects.design_sha256 in site.description
     devices = {device.name: device for device in api.dcim.devices.filter(location=site.id)}
     assert set(devices) == {item.key[1] for item in objects.of("device")}
@@ -141,7 +150,7 @@ def test_sync_writes_the_design_and_a_second_sync_changes_nothing(
     cable = interfaces["Ethernet1"].cable
     assert cable is not None
     assert len(api.dcim.cables.filter(location_id=site.id)) == len(list(objects.of("cable")))
-    loopback = api.ipam.ip_addresses.get(address="10.255.0.0/32", namespace="sync-a")
+    loopback = api.ipam.ip_addresses.get(address="10.255.0.0/32", namespace=NAME)
     assert [row.interface.id for row in api.ipam.ip_address_to_interface.filter(ip_address=loopback.id)] == [
         interfaces["Loopback0"].id
     ]
@@ -163,9 +172,9 @@ def test_growth_only_creates_and_prune_deletes_what_the_design_lost(
     assert added and all(entry.startswith("create ") for entry in added), sorted(set(added))
     assert sync(lab, designs["today"]) == 0  # back to 8 servers: without --prune nothing goes
     assert "kept" in capsys.readouterr().out
-    assert len(client(lab).dcim.devices.filter(location="sync-a", name="su0-srv15")) == 1
+    assert len(client(lab).dcim.devices.filter(location=NAME, name="su0-srv15")) == 1
     assert sync(lab, designs["today"], "--prune") == 0
-    assert len(client(lab).dcim.devices.filter(location="sync-a", name="su0-srv15")) == 0
+    assert len(client(lab).dcim.devices.filter(location=NAME, name="su0-srv15")) == 0
     after = len(changes(lab))
     assert sync(lab, designs["today"]) == 0
     assert len(changes(lab)) == after
@@ -175,7 +184,7 @@ def test_an_interrupted_sync_completes_on_the_next_run(lab: NautobotLab, designs
     """A sync stopped after a few bulk writes (as a killed process would be) leaves a half-written design that the
     next run completes: it creates what is missing and changes nothing that is there."""
     objects = folder_inventory(designs["grown"])
-    objects = Inventory("sync-b", objects.design_sha256, tuple(_renamed(item) for item in objects.items))
+    objects = Inventory(f"{NAME}-b", objects.design_sha256, tuple(_renamed(item) for item in objects.items))
 
     class Stopping(nautobot.Api):
         def call(self, method: str, path: str, body: object = None) -> object:
@@ -192,13 +201,13 @@ def test_an_interrupted_sync_completes_on_the_next_run(lab: NautobotLab, designs
 
 
 def _renamed(item: nautobot.Item) -> nautobot.Item:
-    """``item`` of a second cluster, sync-b: its own location, racks, devices, cables and namespace."""
+    """``item`` of a second cluster, NAME-b: its own location, racks, devices, cables and namespace."""
     from designer.sync.inventory import Item, Ref
 
     def rename(value: object) -> object:
         if isinstance(value, Ref):
             return Ref(value.kind, tuple(rename(part) for part in value.key))
-        return "sync-b" if value == "sync-a" else value
+        return f"{NAME}-b" if value == NAME else value
 
     return Item(item.kind, tuple(rename(part) for part in item.key), {k: rename(v) for k, v in item.fields.items()})
 
@@ -210,12 +219,15 @@ def test_an_incompatible_device_type_stops_the_sync_before_it_writes(
     another OS would be) is shown and left alone, and nothing is written."""
     api = client(lab)
     maker = api.dcim.manufacturers.get(name="generic") or api.dcim.manufacturers.create(name="generic")
-    other = api.dcim.device_types.create(manufacturer=maker.id, model="generic-32x400g", u_height=1)
-    api.dcim.interface_templates.create(device_type=other.id, name="eth1", type="400gbase-x-osfp")
+    other = api.dcim.device_types.get(model="generic-32x400g") or api.dcim.device_types.create(
+        manufacturer=maker.id, model="generic-32x400g", u_height=1
+    )
+    if not api.dcim.interface_templates.filter(device_type=other.id):
+        api.dcim.interface_templates.create(device_type=other.id, name="eth1", type="400gbase-x-osfp")
     folder = tmp_path / "c"
     folder.mkdir()
     (folder / "intent.yaml").write_text(
-        "name: sync-c\ncompute: {servers: 4, server: dgx-h100}\nfabric: {leaf: {model: generic-32x400g}}\n"
+        f"name: {NAME}-c\ncompute: {{servers: 4, server: dgx-h100}}\nfabric: {{leaf: {{model: generic-32x400g}}}}\n"
         "targets: [eos]\n"
     )
     assert main(["build", str(folder / "intent.yaml"), "-o", str(folder / "out")]) in (0, 1)

@@ -177,6 +177,10 @@ class _State:
         self.statuses: dict[str, str] = {}
         self.tag_id = ""
         self.location_type = ""
+        self.templates_made: dict[tuple[Any, ...], set[str]] = {}
+        """Device types of the sync's own that a stopped sync left without all their interface templates."""
+        self.interfaces: dict[str, tuple[dict[str, Any], str]] = {}
+        self.interface_ids: dict[tuple[str, str], str] = {}
 
     def plan(self) -> Plan:
         plan = Plan()
@@ -303,6 +307,9 @@ class _State:
             templates = self.api.every("dcim/interface-templates", device_type=there["id"])
             have = sorted(row["name"] for row in templates)
             want = sorted(port.name for port in item.fields["ports"])
+            if self._ours(there) and set(have) < set(want):  # a sync stopped between the type and its interfaces
+                self.templates_made[item.key] = set(have)
+                return ""
             if have != want:
                 only_there = sorted(set(have) - set(want))[:5]
                 only_here = sorted(set(want) - set(have))[:5]
@@ -430,13 +437,11 @@ class _State:
                 made = self.api.bulk("POST", PATHS[kind], [self._body(items[key]) for key in creates])
                 for key, row in zip(creates, made, strict=True):
                     self.ids[Ref(kind, key)] = row["id"]
-                if kind == "device_type":
-                    self._create_templates([items[key] for key in creates])
+            if kind == "device_type":
+                self._create_templates([items[key] for key in [*creates, *self.templates_made]])
             updates = plan.updates.get(kind, [])
             if updates:
                 bodies = [{"id": self.ids[Ref(kind, key)], **self._body(items[key])} for key in updates]
-                if kind == "cable":
-                    bodies = [{"id": body["id"], **_cable_fields(body)} for body in bodies]
                 self.api.bulk("PATCH", PATHS[kind], bodies)
             if kind == "ip_address":
                 self._assign_addresses()
@@ -447,6 +452,7 @@ class _State:
                     self.api.bulk("DELETE", PATHS[kind], [{"id": self.existing[kind][key]["id"]} for key in stale])
 
     def _ensure_tag(self) -> None:
+        """The tag (for every kind the sync tags) and the location type, made when Nautobot lacks them."""
         if not self.tag_id:
             made = self.api.call(
                 "POST",
@@ -454,7 +460,6 @@ class _State:
                 {"name": TAG, "content_types": TAGGED_TYPES, "description": "written by designer sync"},
             )
             self.tag_id = made["id"]
-            return
         there = self.api.call("GET", f"extras/tags/{self.tag_id}/")
         if set(TAGGED_TYPES) - set(there["content_types"]):
             self.api.call(
@@ -469,9 +474,11 @@ class _State:
             self.location_type = made["id"]
 
     def _create_templates(self, device_types: Iterable[Item]) -> None:
+        """The interface templates of new device types, and those missing from the sync's own device types."""
         bodies = []
         for item in device_types:
-            for port in item.fields["ports"]:
+            made = self.templates_made.get(item.key, set())
+            for port in (port for port in item.fields["ports"] if port.name not in made):
                 body = {
                     "device_type": self.ids[item.ref],
                     "name": port.name,
@@ -524,10 +531,6 @@ class _State:
             if (address_id, interface) not in assigned:
                 bodies.append({"ip_address": address_id, "interface": interface})
         self.api.bulk("POST", "ipam/ip-address-to-interface", bodies)
-
-
-def _cable_fields(body: dict[str, Any]) -> dict[str, Any]:
-    return {key: value for key, value in body.items() if not key.startswith("termination")}
 
 
 def _id(value: Any) -> Any:
