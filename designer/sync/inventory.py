@@ -26,6 +26,7 @@ from designer.verify.parsers import folder_intent
 
 KINDS = (
     "site",
+    "design_record",
     "rack",
     "manufacturer",
     "platform",
@@ -40,9 +41,10 @@ KINDS = (
     "routing_instance",
 )
 """Every kind of object, each after the kinds its objects point at."""
-SHARED = frozenset(("manufacturer", "platform", "role", "device_type", "autonomous_system"))
+SHARED = frozenset(("design_record", "manufacturer", "platform", "role", "device_type", "autonomous_system"))
 """Kinds a source of truth may hold already (a device type from the devicetype-library, a role, a private ASN that
-other clusters use too): reused by natural key when present, never changed or deleted."""
+other clusters use too) and the record of each design synced (history): reused by natural key when present, never
+changed or deleted."""
 LOOPBACK = {"eos": "Loopback0", "sonic": "Loopback0", "frr": "lo", "nvue": "lo"}
 """The loopback interface's name on each OS (templates/eos/interfaces.j2, designer/render/sonic.py's
 LOOPBACK_INTERFACE, templates/frr/interfaces.j2, templates/nvue/interfaces.j2)."""
@@ -136,21 +138,20 @@ def inventory(folder: Path, intent: Intent, devices: tuple[DeviceConfig, ...]) -
         raise PrerequisiteError(f"{folder / DESIGN_FILE} was not built from {folder / INTENT_FILE}; rebuild the folder")
     name, platform = design["name"], intent.targets[0]
     catalog = intent.catalog
-    site = Item("site", (name,), {"description": f"designer design {name}, design.json sha256 {design_sha256}"})
-    items: list[Item] = [site]
+    site = Item("site", (name,), {"description": f"GPU backend fabric {name}, designed by designer"})
+    record = f"designer design {name}: design.json sha256 {design_sha256} (designer {design['tool_version']})"
+    items: list[Item] = [site, Item("design_record", (name, design_sha256), {"site": site.ref, "text": record})]
     items += [
         Item("rack", (name, rack["name"]), {"site": site.ref, "units": intent.facility.rack_units})
         for rack in design["racks"]
     ]
     switch_ports = {device.hostname: device for device in devices}
-    device_types: dict[str, Item] = {}
+    device_types: dict[str, Item] = {}  # by device
     for row in design["devices"]:
-        if row["model"] in device_types:
-            continue
         if row["role"] == "server":
             model = catalog.servers[row["model"]]
             ports = tuple(Port(nic, model.nic_speed) for nic in row["nics"])
-            units = model.rack_units
+            units, type_name = model.rack_units, row["model"]
         else:
             switch = switch_ports[row["name"]]
             lane_speed = switch.port_speed_gbps // switch.breakout
@@ -159,15 +160,18 @@ def inventory(folder: Path, intent: Intent, devices: tuple[DeviceConfig, ...]) -
                 Port(LOOPBACK[platform], 0, virtual=True),
             )
             units = catalog.switches[row["model"]].rack_units
-        device_types[row["model"]] = Item(
+            type_name = row["model"] if switch.breakout == 1 else f"{row['model']} {switch.breakout}x{lane_speed}G"
+        maker = manufacturer_of(row["model"])
+        device_types[row["name"]] = Item(
             "device_type",
-            (manufacturer_of(row["model"]), row["model"]),
-            {"manufacturer": Ref("manufacturer", (manufacturer_of(row["model"]),)), "units": units, "ports": ports},
+            (maker, type_name),
+            {"manufacturer": Ref("manufacturer", (maker,)), "units": units, "ports": ports},
         )
-    items += [Item("manufacturer", (maker,), {}) for maker in sorted({key[0] for key in _keys(device_types)})]
+    types = {item.key: item for item in device_types.values()}
+    items += [Item("manufacturer", (maker,), {}) for maker in sorted({key[0] for key in types})]
     items.append(Item("platform", (platform,), {}))
     items += [Item("role", (role,), {}) for role in sorted({row["role"] for row in design["devices"]})]
-    items += sorted(device_types.values(), key=lambda item: item.key)
+    items += sorted(types.values(), key=lambda item: item.key)
     names: dict[str, dict[str, str]] = {}  # device -> design port name -> OS port name
     for row in design["devices"]:
         switch = row["role"] != "server"
@@ -177,7 +181,7 @@ def inventory(folder: Path, intent: Intent, devices: tuple[DeviceConfig, ...]) -
                 (name, row["name"]),
                 {
                     "site": site.ref,
-                    "device_type": device_types[row["model"]].ref,
+                    "device_type": device_types[row["name"]].ref,
                     "role": Ref("role", (row["role"],)),
                     "platform": Ref("platform", (platform,)) if switch else None,
                     "rack": Ref("rack", (name, row["rack"])),
@@ -221,10 +225,6 @@ def inventory(folder: Path, intent: Intent, devices: tuple[DeviceConfig, ...]) -
         for row in switches
     ]
     return Inventory(name, design_sha256, tuple(items))
-
-
-def _keys(items: dict[str, Item]) -> Iterator[tuple[Any, ...]]:
-    return (item.key for item in items.values())
 
 
 def _address(namespace: Item, address: str, device: tuple[str, str], interface: str) -> Item:

@@ -13,6 +13,7 @@ prefix per pool, IP addresses assigned to interfaces; ASNs and routing instances
 from __future__ import annotations
 
 import json
+import re
 import urllib.error
 import urllib.parse
 import urllib.request
@@ -25,6 +26,8 @@ from designer.sync.inventory import KINDS, SHARED, Inventory, Item, Ref
 
 TAG = "designer"
 LOCATION_TYPE = "Site"
+RECORD = re.compile(r"design\.json sha256 ([0-9a-f]{64})")
+"""What names a design in the note recording that it was synced (:mod:`designer.sync.inventory`'s record)."""
 BATCH = 500
 """Objects per bulk request."""
 QUERY_IDS = 100
@@ -40,6 +43,7 @@ WRITE_ONLY = {"ip_address": ("tags", "namespace")}
 """Fields the sync writes but does not compare: tags (checked apart), an address's namespace (served as its parent)."""
 PATHS = {
     "site": "dcim/locations",
+    "design_record": "extras/notes",
     "rack": "dcim/racks",
     "manufacturer": "dcim/manufacturers",
     "platform": "dcim/platforms",
@@ -239,6 +243,9 @@ class _State:
         namespace = self.ids.get(Ref("namespace", (name,)))
         if kind == "site":
             return {(row["name"],): row for row in self.api.every(PATHS[kind], name=name)}
+        if kind == "design_record":  # the location's notes, by the design.json hash each records
+            rows = self.api.every(f"dcim/locations/{site}/notes") if site else []
+            return {(name, match[1]): row for row in rows if (match := RECORD.search(row["note"]))}
         if kind in ("manufacturer", "platform", "role"):
             rows = self.api.every(PATHS[kind])
             return {(row["name"],): row for row in rows}
@@ -343,6 +350,12 @@ class _State:
                 "status": active,
                 "description": fields["description"],
                 "tags": tags,
+            }
+        if kind == "design_record":
+            return {
+                "assigned_object_type": "dcim.location",
+                "assigned_object_id": ref(fields["site"]),
+                "note": fields["text"],
             }
         if kind == "rack":
             return {
