@@ -11,20 +11,26 @@ import contextlib
 import os
 import pwd
 import shutil
+import signal
 import socket
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 import urllib.request
 from dataclasses import dataclass, field
 from pathlib import Path
+
+import pytest
 
 POSTGRES_BIN = sorted(Path("/usr/lib/postgresql").glob("*/bin"))
 POSTGRES_USER = "postgres"
 """PostgreSQL refuses to run as root: its server runs as Debian's ``postgres`` account."""
 SPEED = ("-c", "listen_addresses=127.0.0.1", "-c", "fsync=off", "-c", "synchronous_commit=off")
 """A throwaway database: only 127.0.0.1, and no waiting for the disk."""
+EARLY: pytest.StashKey[EarlyLab] = pytest.StashKey()
+"""Where tests/conftest.py keeps the lab it started early, in the run's stash."""
 TOKEN = "0123456789abcdef0123456789abcdef01234567"
 CONFIG = """\
 from nautobot.core.settings import *  # noqa: F403
@@ -72,13 +78,13 @@ class NautobotLab:
         account = pwd.getpwnam(POSTGRES_USER)
         os.chown(self.folder, account.pw_uid, account.pw_gid)
         os.chown(database, account.pw_uid, account.pw_gid)
-        run_as = ["runuser", "-u", POSTGRES_USER, "--"]
         binaries = POSTGRES_BIN[-1]
-        self._run([*run_as, str(binaries / "initdb"), "-D", str(database), "-A", "trust", "-U", "nautobot"])
+        self._run([str(binaries / "initdb"), "-D", str(database), "-A", "trust", "-U", "nautobot"], user=POSTGRES_USER)
         pg_port, redis_port, web_port = free_port(), free_port(), free_port()
         self._spawn(
-            [*run_as, str(binaries / "postgres"), "-D", str(database), "-p", str(pg_port), "-k", str(database), *SPEED],
+            [str(binaries / "postgres"), "-D", str(database), "-p", str(pg_port), "-k", str(database), *SPEED],
             "postgres.log",
+            user=POSTGRES_USER,
         )
         self._spawn(
             ["redis-server", "--port", str(redis_port), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no"],
@@ -86,7 +92,8 @@ class NautobotLab:
         )
         self._wait_for_port(pg_port, 60)
         self._run(
-            [*run_as, str(binaries / "createdb"), "-h", "127.0.0.1", "-p", str(pg_port), "-U", "nautobot", "nautobot"]
+            [str(binaries / "createdb"), "-h", "127.0.0.1", "-p", str(pg_port), "-U", "nautobot", "nautobot"],
+            user=POSTGRES_USER,
         )
         config = self.folder / "nautobot_config.py"
         config.write_text(CONFIG.format(secret=os.urandom(16).hex()))
@@ -117,7 +124,7 @@ class NautobotLab:
         """End the processes this lab started, newest first, and delete its folder."""
         for process in reversed(self.processes):
             with contextlib.suppress(ProcessLookupError):
-                process.terminate()
+                process.send_signal(signal.SIGINT)  # PostgreSQL's fast shutdown; the others stop on it too
             try:
                 process.wait(30)
             except subprocess.TimeoutExpired:
@@ -126,15 +133,22 @@ class NautobotLab:
         self.processes.clear()
         shutil.rmtree(self.folder, ignore_errors=True)
 
-    def _run(self, command: list[str], env: dict[str, str] | None = None) -> None:
-        result = subprocess.run(command, env=env, cwd=self.folder, capture_output=True, text=True)
-        if result.returncode:
-            raise RuntimeError(f"{' '.join(command[:6])} failed:\n{result.stdout[-3000:]}\n{result.stderr[-3000:]}")
+    def _run(self, command: list[str], env: dict[str, str] | None = None, user: str | None = None) -> None:
+        """Run ``command`` to its end (listed among the lab's processes meanwhile, so :meth:`stop` ends it too)."""
+        with (self.folder / "commands.log").open("ab") as output:
+            process = subprocess.Popen(
+                command, env=env, cwd=self.folder, stdout=output, stderr=subprocess.STDOUT, user=user
+            )
+            self.processes.append(process)
+            code = process.wait()
+        if code:
+            log = (self.folder / "commands.log").read_text(errors="replace")[-3000:]
+            raise RuntimeError(f"{' '.join(command[:6])} failed ({code}):\n{log}")
 
-    def _spawn(self, command: list[str], log: str, env: dict[str, str] | None = None) -> None:
+    def _spawn(self, command: list[str], log: str, env: dict[str, str] | None = None, user: str | None = None) -> None:
         with (self.folder / log).open("wb") as output:
             self.processes.append(
-                subprocess.Popen(command, env=env, cwd=self.folder, stdout=output, stderr=subprocess.STDOUT)
+                subprocess.Popen(command, env=env, cwd=self.folder, stdout=output, stderr=subprocess.STDOUT, user=user)
             )
 
     def _wait_for_port(self, port: int, seconds: float) -> None:
@@ -165,6 +179,34 @@ Token.objects.get_or_create(user=user, key="{token}")
 def start_lab() -> NautobotLab:
     """A started :class:`NautobotLab` in a new temporary folder."""
     return NautobotLab(Path(tempfile.mkdtemp(prefix="designer-nautobot-"))).start()
+
+
+class EarlyLab:
+    """A lab started in a thread as soon as a test run knows it will need one (migrating takes minutes, which the
+    tests before it then cover); :meth:`wait` returns it, started, or raises what stopped it."""
+
+    def __init__(self) -> None:
+        self.lab = NautobotLab(Path(tempfile.mkdtemp(prefix="designer-nautobot-")))
+        self.error: BaseException | None = None
+        self.thread = threading.Thread(target=self._start, name="nautobot-lab", daemon=True)
+        self.thread.start()
+
+    def _start(self) -> None:
+        try:
+            self.lab.start()
+        except BaseException as error:  # handed to the test that waits for the lab
+            self.error = error
+
+    def wait(self) -> NautobotLab:
+        self.thread.join()
+        if self.error is not None:
+            raise self.error
+        return self.lab
+
+    def stop(self) -> None:
+        """End whatever the lab started, finished or not."""
+        self.lab.stop()
+        self.thread.join(60)
 
 
 if __name__ == "__main__":  # a lab to try things against by hand: prints its URL and token, runs until killed

@@ -18,7 +18,7 @@ from designer.cli import main
 from designer.sync import nautobot
 from designer.sync.inventory import Inventory, folder_inventory
 from tests.conftest import need
-from tests.nautobot_lab import NautobotLab, missing, start_lab
+from tests.nautobot_lab import EARLY, NautobotLab, missing, start_lab
 
 NAME = f"sync-{os.getpid()}"
 """The test design's name: its own location and namespace in the Nautobot, whichever run wrote there before."""
@@ -98,14 +98,15 @@ def test_sonic_ports_are_the_ports_of_config_db(designs: dict[str, Path]) -> Non
 
 
 @pytest.fixture(scope="module")
-def lab() -> Iterator[NautobotLab]:
+def lab(request: pytest.FixtureRequest) -> Iterator[NautobotLab]:
     """A Nautobot of this module's own, or the one at $DESIGNER_NAUTOBOT_URL (with $DESIGNER_NAUTOBOT_TOKEN): a
     throwaway test instance that a previous run may have written to (each run syncs designs of its own names)."""
     if os.environ.get("DESIGNER_NAUTOBOT_URL"):
         yield NautobotLab(Path(), os.environ["DESIGNER_NAUTOBOT_URL"], os.environ["DESIGNER_NAUTOBOT_TOKEN"])
         return
     need(missing() is None, f"Nautobot tests need {missing()}")
-    started = start_lab()
+    early = request.config.stash.get(EARLY, None)
+    started = early.wait() if early else start_lab()
     try:
         yield started
     finally:
