@@ -183,7 +183,6 @@ class _State:
         self.location_type = ""
         self.templates_made: dict[tuple[Any, ...], set[str]] = {}
         """Device types of the sync's own that a stopped sync left without all their interface templates."""
-        self.interfaces: dict[str, tuple[dict[str, Any], str]] = {}
         self.interface_ids: dict[tuple[str, str], str] = {}
 
     def plan(self) -> Plan:
@@ -282,26 +281,19 @@ class _State:
         raise ValueError(kind)
 
     def _read_cables(self, site: str | None) -> dict[tuple[Any, ...], dict[str, Any]]:
+        """The location's cables between two of its interfaces, by the ends' device and interface names."""
         if site is None:
             return {}
-        self.interfaces = {
-            row["id"]: (row, self._device_name(_id(row["device"])))
+        devices = {there["id"]: key[1] for key, there in self.existing["device"].items()}
+        ends = {
+            row["id"]: (devices.get(_id(row["device"]), ""), row["name"])
             for row in self.api.every("dcim/interfaces", location=site)
         }
-        found = {}
-        for row in self.api.every(PATHS["cable"], location_id=site):
-            ends = [self.interfaces.get(row["termination_a_id"]), self.interfaces.get(row["termination_b_id"])]
-            if None in ends:
-                continue
-            (a, a_device), (z, z_device) = ends  # type: ignore[misc]
-            found[(self.inventory.name, a_device, a["name"], z_device, z["name"])] = row
-        return found
-
-    def _device_name(self, device_id: str) -> str:
-        for key, row in self.existing["device"].items():
-            if row["id"] == device_id:
-                return key[1]
-        return ""
+        return {
+            (self.inventory.name, *ends[row["termination_a_id"]], *ends[row["termination_b_id"]]): row
+            for row in self.api.every(PATHS["cable"], location_id=site)
+            if row["termination_a_id"] in ends and row["termination_b_id"] in ends
+        }
 
     def _keys(self, kind: str) -> list[tuple[Any, ...]]:
         return [item.key for item in self.inventory.of(kind)]
