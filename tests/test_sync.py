@@ -7,6 +7,7 @@ second sync changes nothing and a sync after growth only creates."""
 
 from __future__ import annotations
 
+import json
 import os
 import re
 from collections.abc import Iterator
@@ -22,14 +23,16 @@ from tests.nautobot_lab import EARLY, NautobotLab, missing, start_lab
 
 NAME = f"sync-{os.getpid()}"
 """The test design's name: its own location and namespace in the Nautobot, whichever run wrote there before."""
-TODAY, GROWN = 8, 16
-"""Servers of the design before and after growth inside its envelope (16 servers)."""
+TODAY, GROWN = 4, 8
+"""Servers of the design before and after growth inside its envelope (8 servers): small, as a busy 2-core machine
+writes a few hundred objects a minute into Nautobot."""
 
 
 def intent(servers: int, targets: str = "eos, frr") -> str:
     return (
-        f"name: {NAME}\ncompute: {{servers: {servers}, server: dgx-h100}}\ngrowth: {{max_servers: {GROWN}}}\n"
-        f"fabric: {{leaf: {{model: generic-64x400g}}}}\ntargets: [{targets}]\n"
+        f"name: {NAME}\ncompute: {{servers: {servers}, gpus_per_server: 8, nics_per_server: 2, nic_speed: 400G, "
+        f"server_power_kw: 10.2}}\ngrowth: {{max_servers: {GROWN}}}\nfabric: {{tiers: 2, leaf: {{ports: 8, speed: "
+        f"400G}}}}\ntargets: [{targets}]\n"
     )
 
 
@@ -85,10 +88,8 @@ def test_eos_ports_are_the_names_of_the_eos_configuration(designs: dict[str, Pat
 
 def test_sonic_ports_are_the_ports_of_config_db(designs: dict[str, Path]) -> None:
     """On a SONiC design, a switch's interfaces are the PORT table of its config_db.json, in lane order."""
-    import json
-
     objects = folder_inventory(designs["sonic"])
-    switch_type = next(item for item in objects.of("device_type") if item.key[1] == "generic-64x400g")
+    switch_type = next(item for item in objects.of("device_type") if item.key[1] != "custom")
     names = [port.name for port in switch_type.fields["ports"] if not port.virtual]
     config = json.loads((designs["sonic"] / "configs" / "sonic" / "p0-su0-r0-leaf.json").read_text())
     assert names == list(config["PORT"])
@@ -147,19 +148,23 @@ def test_sync_writes_the_design_and_a_second_sync_changes_nothing(
     devices = {device.name: device for device in api.dcim.devices.filter(location=site.id)}
     assert set(devices) == {item.key[1] for item in objects.of("device")}
     leaf = devices["p0-su0-r0-leaf"]
-    assert leaf.platform.name == "eos" and leaf.role.name == "leaf" and leaf.position == 47
+    row = next(
+        row for row in json.loads((designs["today"] / "design.json").read_text())["devices"] if row["name"] == leaf.name
+    )
+    assert leaf.platform.name == "eos" and leaf.role.name == "leaf" and leaf.position == row["unit"]
+    assert leaf.rack.name == row["rack"]
     interfaces = {row.name: row for row in api.dcim.interfaces.filter(device_id=leaf.id)}
-    assert {"Ethernet1", "Ethernet64", "Loopback0"} <= set(interfaces)
+    assert set(interfaces) == {*(f"Ethernet{port}" for port in range(1, 9)), "Loopback0"}
     assert interfaces["Ethernet1"].speed == 400_000_000 and interfaces["Ethernet1"].type.value == "400gbase-x-osfp"
     cable = interfaces["Ethernet1"].cable
     assert cable is not None
     assert len(api.dcim.cables.filter(location_id=site.id)) == len(list(objects.of("cable")))
-    loopback = api.ipam.ip_addresses.get(address="10.255.0.0/32", namespace=NAME)
+    loopback = api.ipam.ip_addresses.get(address=f"{row['loopback']}/32", namespace=NAME)
     assert [row.interface.id for row in api.ipam.ip_address_to_interface.filter(ip_address=loopback.id)] == [
         interfaces["Loopback0"].id
     ]
     instance = api.plugins.bgp.routing_instances.get(device_id=leaf.id)
-    assert instance.autonomous_system.asn == 4200000000 and instance.router_id.id == loopback.id
+    assert instance.autonomous_system.asn == row["asn"] and instance.router_id.id == loopback.id
     written = changes(lab)
     assert sync(lab, designs["today"]) == 0
     assert capsys.readouterr().out.endswith("no change\n")
@@ -174,11 +179,15 @@ def test_growth_only_creates_and_prune_deletes_what_the_design_lost(
     assert sync(lab, designs["grown"]) == 0
     added = changes(lab)[before:]
     assert added and all(entry.startswith("create ") for entry in added), sorted(set(added))
-    assert sync(lab, designs["today"]) == 0  # back to 8 servers: without --prune nothing goes
+    gone = sorted(
+        {item.key[1] for item in folder_inventory(designs["grown"]).of("device")}
+        - {item.key[1] for item in folder_inventory(designs["today"]).of("device")}
+    )
+    assert sync(lab, designs["today"]) == 0  # back to today's servers: without --prune nothing goes
     assert "kept" in capsys.readouterr().out
-    assert len(client(lab).dcim.devices.filter(location=NAME, name="su0-srv15")) == 1
+    assert len(client(lab).dcim.devices.filter(location=NAME, name=gone)) == len(gone) > 0
     assert sync(lab, designs["today"], "--prune") == 0
-    assert len(client(lab).dcim.devices.filter(location=NAME, name="su0-srv15")) == 0
+    assert len(client(lab).dcim.devices.filter(location=NAME, name=gone)) == 0
     after = len(changes(lab))
     assert sync(lab, designs["today"]) == 0
     assert len(changes(lab)) == after
@@ -249,7 +258,7 @@ def test_a_bad_token_is_an_input_error(
     before = len(changes(lab))
     assert main(["sync", "nautobot", str(designs["today"]), "--url", lab.url, "--token", "0" * 40]) == 2
     error = capsys.readouterr().err
-    assert "refused the token (403)" in error and "Traceback" not in error
+    assert "refused the token (40" in error and "--token" in error and "Traceback" not in error
     assert len(changes(lab)) == before
 
 

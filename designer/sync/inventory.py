@@ -137,7 +137,6 @@ def inventory(folder: Path, intent: Intent, devices: tuple[DeviceConfig, ...]) -
     if design["intent_sha256"] != intent.sha256:
         raise PrerequisiteError(f"{folder / DESIGN_FILE} was not built from {folder / INTENT_FILE}; rebuild the folder")
     name, platform = design["name"], intent.targets[0]
-    catalog = intent.catalog
     site = Item("site", (name,), {"description": f"GPU backend fabric {name}, designed by designer"})
     record = f"designer design {name}: design.json sha256 {design_sha256} (designer {design['tool_version']})"
     items: list[Item] = [site, Item("design_record", (name, design_sha256), {"site": site.ref, "text": record})]
@@ -148,10 +147,10 @@ def inventory(folder: Path, intent: Intent, devices: tuple[DeviceConfig, ...]) -
     switch_ports = {device.hostname: device for device in devices}
     device_types: dict[str, Item] = {}  # by device
     for row in design["devices"]:
+        spec = getattr(intent, row["role"])  # the role's resolved model (a catalog entry or the intent's own numbers)
         if row["role"] == "server":
-            model = catalog.servers[row["model"]]
-            ports = tuple(Port(nic, model.nic_speed) for nic in row["nics"])
-            units, type_name = model.rack_units, row["model"]
+            ports = tuple(Port(nic, spec.nic_speed) for nic in row["nics"])
+            units, type_name = spec.rack_units, row["model"]
         else:
             switch = switch_ports[row["name"]]
             lane_speed = switch.port_speed_gbps // switch.breakout
@@ -159,7 +158,7 @@ def inventory(folder: Path, intent: Intent, devices: tuple[DeviceConfig, ...]) -
                 *(Port(port, lane_speed) for port in port_names(platform, switch)),
                 Port(LOOPBACK[platform], 0, virtual=True),
             )
-            units = catalog.switches[row["model"]].rack_units
+            units = spec.rack_units
             type_name = row["model"] if switch.breakout == 1 else f"{row['model']} {switch.breakout}x{lane_speed}G"
         maker = manufacturer_of(row["model"])
         device_types[row["name"]] = Item(

@@ -28,11 +28,12 @@ TAG = "designer"
 LOCATION_TYPE = "Site"
 RECORD = re.compile(r"design\.json sha256 ([0-9a-f]{64})")
 """What names a design in the note recording that it was synced (:mod:`designer.sync.inventory`'s record)."""
-BATCH = 500
+BATCH = 250
 """Objects per bulk request."""
 QUERY_IDS = 100
 """Ids per filtered read (a URL holds about 100 of them comfortably)."""
-TIMEOUT_S = 120
+TIMEOUT_S = 900
+"""Longest wait for one answer: a bulk write of a few hundred objects takes Nautobot minutes on a busy server."""
 INTERFACE_TYPES = {100: "100gbase-x-qsfp28", 200: "200gbase-x-qsfp56", 400: "400gbase-x-osfp", 800: "800gbase-x-osfp"}
 """Nautobot's interface type (nautobot/dcim/choices.py, InterfaceTypeChoices) of a port of each speed in Gb/s."""
 CABLE_TYPES = {"dac": "dac-passive", "aec": "dac-active", "multimode": "mmf", "singlemode": "smf"}
@@ -108,6 +109,11 @@ class Api:
                     "(a user who may add, change and delete these objects)"
                 ) from None
             raise PrerequisiteError(f"Nautobot refused {method} {path} ({error.code}): {detail}") from None
+        except TimeoutError:
+            raise PrerequisiteError(
+                f"Nautobot at {self.base} did not answer {method} {path} within {TIMEOUT_S} s; what it wrote meanwhile "
+                "stays, and the next sync completes it"
+            ) from None
         except (urllib.error.URLError, OSError) as error:
             reason = getattr(error, "reason", error)
             raise PrerequisiteError(
@@ -384,8 +390,8 @@ class _State:
         if kind == "cable":
             return {
                 "status": self.statuses.get(STATUS["cable"], ""),
-                "length": fields["length_m"],
-                "length_unit": "m",
+                "length": round(fields["length_m"] * 100),  # Nautobot keeps whole numbers: centimetres
+                "length_unit": "cm",
                 "type": CABLE_TYPES[fields["medium"]],
                 "tags": tags,
             }
