@@ -526,6 +526,8 @@ class _State:
         made = self.api.bulk("POST", PATHS["cable"], bodies)
         for item, row in zip(cables, made, strict=True):
             self.ids[item.ref] = row["id"]
+        # Nautobot 3.2 answers a new cable with its tags but stores it without them: a second request sets them
+        self.api.bulk("PATCH", PATHS["cable"], [{"id": row["id"], "tags": [{"id": self.tag_id}]} for row in made])
 
     def _assign_addresses(self) -> None:
         """Put every address on its interface (``ip-address-to-interface``), those not there yet."""
