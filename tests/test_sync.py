@@ -183,7 +183,9 @@ def test_growth_only_creates_and_prune_deletes_what_the_design_lost(
     added = changes(lab, ids=True)[before:]
     created = {entry.rpartition(" ")[2] for entry in added if entry.startswith("create ")}
     touched = sorted({entry for entry in added if entry.rpartition(" ")[2] not in created})
-    assert created and touched == [], touched  # nothing that existed before the growth changed
+    # Nothing that existed before the growth changed but interfaces a new cable plugs into, which Nautobot itself
+    # logs as updated (their cable): the spines' free ports and the new devices' ports, made with their device.
+    assert created and all(entry.startswith("update dcim.interface ") for entry in touched), touched
     gone = sorted(
         {item.key[1] for item in folder_inventory(designs["grown"]).of("device")}
         - {item.key[1] for item in folder_inventory(designs["today"]).of("device")}
