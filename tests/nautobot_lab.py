@@ -209,7 +209,8 @@ class EarlyLab:
         self.thread.join(60)
 
 
-if __name__ == "__main__":  # a lab to try things against by hand: prints its URL and token, runs until killed
+if __name__ == "__main__":  # a lab to try things against by hand: prints its URL and token, runs until SIGTERM
+    signal.signal(signal.SIGTERM, lambda *_: sys.exit(0))  # then the lab stops (a background job ignores SIGINT)
     lab = start_lab()
     print(lab.url, lab.token, lab.folder, flush=True)
     try:
