@@ -1,5 +1,6 @@
 """Command line: ``designer build``, ``designer plan``, ``designer check``, ``designer analyze``, ``designer diff``,
-``designer verify``, ``designer audit``, ``designer export``, ``designer sm-files``, ``designer init``.
+``designer verify``, ``designer audit``, ``designer export``, ``designer sm-files``, ``designer sync``,
+``designer init``.
 Exit 0 success, 1 a check failed, 2 bad input."""
 
 from __future__ import annotations
@@ -307,6 +308,27 @@ def _parser() -> argparse.ArgumentParser:
     )
     sm_files_cmd.set_defaults(run=_sm_files)
 
+    sync_cmd = commands.add_parser(
+        "sync",
+        help="write a built design into a source of truth (Nautobot): racks, device types, devices, cables, "
+        "prefixes, addresses, ASNs; only objects it tagged are ever changed",
+    )
+    sync_cmd.add_argument("backend", choices=("nautobot",), help="the source of truth")
+    sync_cmd.add_argument("output", type=Path, help="a built output folder, e.g. outputs/cluster-a")
+    sync_cmd.add_argument("--url", required=True, help="the server, e.g. https://nautobot.example.com")
+    sync_cmd.add_argument(
+        "--token",
+        default=os.environ.get("NAUTOBOT_TOKEN"),
+        help="an API token (default: $NAUTOBOT_TOKEN, which keeps it out of the process list)",
+    )
+    sync_cmd.add_argument(
+        "--dry-run", action="store_true", help="print what would be created, updated and deleted; change nothing"
+    )
+    sync_cmd.add_argument(
+        "--prune", action="store_true", help="delete the tagged objects of this design that the design no longer has"
+    )
+    sync_cmd.set_defaults(run=_sync)
+
     schema_cmd = commands.add_parser(
         "schema", help=("print the intent's JSON Schema (for editors: intents/intent.schema.json is this output)")
     )
@@ -478,6 +500,25 @@ def _diff(args: argparse.Namespace) -> int:
     text, changed = review(load(args.old, args.path), load(args.new, args.path))
     print(text, end="")
     return EXIT_CHECK_FAILED if args.fail_on == "existing-change" and changed else EXIT_OK
+
+
+def _sync(args: argparse.Namespace) -> int:
+    from designer.sync import nautobot
+    from designer.sync.inventory import folder_inventory
+
+    if not args.token:
+        raise PrerequisiteError("designer sync: give the API token with --token or in $NAUTOBOT_TOKEN")
+    objects = folder_inventory(args.output)
+    plan = nautobot.sync(objects, nautobot.Api(args.url, args.token), dry_run=args.dry_run, prune=args.prune)
+    if plan.conflicts:
+        print("\n".join(plan.conflicts), file=sys.stderr)
+        print(
+            f"designer sync: {len(plan.conflicts)} conflict(s) with what Nautobot holds; nothing was written",
+            file=sys.stderr,
+        )
+        return EXIT_INPUT
+    print(plan.report(args.dry_run, args.prune))
+    return EXIT_OK
 
 
 def _validate_configs(args: argparse.Namespace) -> int:

@@ -54,6 +54,8 @@ class Target:
     offline check."""
     options: str = ""
     """The model of its ``target_options.<name>`` section in ``designer.intent.schema`` (empty: it takes none)."""
+    loopback: str = "lo"
+    """The name its configuration gives the loopback interface (templates/<os>/, SONiC's LOOPBACK_INTERFACE)."""
     discovery: str = "lldpd"
     """Whose LLDP report names its ports (``designer audit``'s name family): ``lldpd``, which runs on the OS and
     reports the kernel's interface names, or ``eos``, EOS's own LLDP agent."""
@@ -69,6 +71,7 @@ TARGETS: dict[str, Target] = {
         needs=(("frr", "sonic runs BGP from the FRR configuration beside its config_db.json (split-unified mode)"),),
         validator="sonic_files",
         options="SonicOptionsDoc",
+        loopback="Loopback0",
     ),
     "frr": Target(
         "frr",
@@ -89,7 +92,9 @@ TARGETS: dict[str, Target] = {
         fixed_port_names="the FRR lab's interfaces are the designer's own swpN and swpNsL (design.json's ports)",
         validator="frr_files",
     ),
-    "eos": Target("eos", "EOS", "eos/eos.cfg.j2", "cfg", "eos", validator="eos_files", discovery="eos"),
+    "eos": Target(
+        "eos", "EOS", "eos/eos.cfg.j2", "cfg", "eos", validator="eos_files", loopback="Loopback0", discovery="eos"
+    ),
     "nvue": Target(
         "nvue",
         "NVUE",

@@ -48,3 +48,26 @@ def check_golden(path: Path, actual: str, update: bool) -> None:
         f"{path.relative_to(ROOT)} differs from the output; if the change is intended, "
         "run 'pytest --update-golden' and review the diff"
     )
+
+
+def pytest_collection_finish(session: pytest.Session) -> None:
+    """Start the Nautobot of tests/test_sync.py at once when the run holds any test that needs it (it migrates
+    for minutes while the tests before it run); tests/test_sync.py's ``lab`` fixture waits for it."""
+    from tests import nautobot_lab
+
+    if session.config.option.collectonly or os.environ.get("DESIGNER_NAUTOBOT_URL") or nautobot_lab.missing():
+        return
+    if any(
+        "lab" in getattr(item, "fixturenames", ()) and item.nodeid.startswith("tests/test_sync.py")
+        for item in session.items
+    ):
+        session.config.stash[nautobot_lab.EARLY] = nautobot_lab.EarlyLab()
+
+
+def pytest_sessionfinish(session: pytest.Session) -> None:
+    """Stop the Nautobot started early, whether its tests ran or not."""
+    from tests import nautobot_lab
+
+    early = session.config.stash.get(nautobot_lab.EARLY, None)
+    if early is not None:
+        early.stop()

@@ -116,3 +116,13 @@ def test_an_os_is_named_only_by_its_record_view_check_and_options() -> None:
         if (str(path.relative_to(ROOT / "designer")), match.group(1)) not in allowed_lines
     ]
     assert found == []
+
+
+def test_each_records_loopback_is_the_one_its_configuration_names() -> None:
+    """The loopback name a record gives (what a source of truth is told) is the interface its golden
+    configuration puts the router's /32 on."""
+    golden = ROOT / "tests" / "golden" / "small-2tier"
+    for name, target in TARGETS.items():
+        (config,) = sorted((golden / name).glob("p0-spine0.*"))
+        text = config.read_text()
+        assert re.search(rf"(interface |\"|^\s+){re.escape(target.loopback)}\b", text, re.M), (name, target.loopback)

@@ -1,0 +1,563 @@
+"""Nautobot as a consumer of the design's objects (:mod:`designer.sync.inventory`), through its REST API.
+
+Safe on a production Nautobot: every object the sync creates carries the tag :data:`TAG`; an object it needs that
+already exists (a manufacturer, a device type, a role, a platform, an ASN) is reused by its natural key and never
+changed, and one that does not fit (a device type with other interfaces, a role not for devices) stops the sync
+before it writes anything. Only tagged objects of this design's location and namespace are updated, and deleted
+only with ``prune``. Objects are read and written in bulk (one list per request), so a second sync of the same
+design only reads. Nautobot's objects: locations (of the location type :data:`LOCATION_TYPE`), racks, device
+types with interface templates (a device gets its interfaces from them), devices, cables, a namespace with a
+prefix per pool, IP addresses assigned to interfaces; ASNs and routing instances through the BGP Models app
+(``nautobot-bgp-models``)."""
+
+from __future__ import annotations
+
+import json
+import re
+import urllib.error
+import urllib.parse
+import urllib.request
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass, field
+from typing import Any
+
+from designer.errors import PrerequisiteError
+from designer.sync.inventory import KINDS, SHARED, Inventory, Item, Ref
+
+TAG = "designer"
+LOCATION_TYPE = "Site"
+RECORD = re.compile(r"design\.json sha256 ([0-9a-f]{64})")
+"""What names a design in the note recording that it was synced (:mod:`designer.sync.inventory`'s record)."""
+BATCH = 250
+"""Objects per bulk request."""
+QUERY_IDS = 100
+"""Ids per filtered read (a URL holds about 100 of them comfortably)."""
+TIMEOUT_S = 900
+"""Longest wait for one answer: a bulk write of a few hundred objects takes Nautobot minutes on a busy server."""
+INTERFACE_TYPES = {100: "100gbase-x-qsfp28", 200: "200gbase-x-qsfp56", 400: "400gbase-x-osfp", 800: "800gbase-x-osfp"}
+"""Nautobot's interface type (nautobot/dcim/choices.py, InterfaceTypeChoices) of a port of each speed in Gb/s."""
+CABLE_TYPES = {"dac": "dac-passive", "aec": "dac-active", "multimode": "mmf", "singlemode": "smf"}
+"""Nautobot's cable type (CableTypeChoices) of each of the design's media; an AEC is an active copper cable."""
+STATUS = {"cable": "Connected"}
+"""The status each kind's objects get; every other kind's is ``Active``."""
+WRITE_ONLY = {"ip_address": ("tags", "namespace")}
+"""Fields the sync writes but does not compare: tags (checked apart), an address's namespace (served as its parent)."""
+PATHS = {
+    "site": "dcim/locations",
+    "design_record": "extras/notes",
+    "rack": "dcim/racks",
+    "manufacturer": "dcim/manufacturers",
+    "platform": "dcim/platforms",
+    "role": "extras/roles",
+    "device_type": "dcim/device-types",
+    "device": "dcim/devices",
+    "cable": "dcim/cables",
+    "namespace": "ipam/namespaces",
+    "prefix": "ipam/prefixes",
+    "ip_address": "ipam/ip-addresses",
+    "autonomous_system": "plugins/bgp/autonomous-systems",
+    "routing_instance": "plugins/bgp/routing-instances",
+}
+TAGGED_TYPES = [
+    "dcim.location",
+    "dcim.rack",
+    "dcim.devicetype",
+    "dcim.device",
+    "dcim.cable",
+    "ipam.namespace",
+    "ipam.prefix",
+    "ipam.ipaddress",
+    "nautobot_bgp_models.autonomoussystem",
+    "nautobot_bgp_models.bgproutinginstance",
+]
+"""The content types of every object the sync tags (manufacturers, platforms and roles take no tags in Nautobot:
+the sync only ever creates them)."""
+
+
+class Api:
+    """Nautobot's REST API at ``url`` with ``token``: JSON in and out; an unreachable server, a refused token or a
+    refused request is a :class:`PrerequisiteError` naming what went wrong."""
+
+    def __init__(self, url: str, token: str):
+        self.base = url.rstrip("/") + "/api/"
+        self.token = token
+        self.writes = 0
+
+    def call(self, method: str, path: str, body: Any = None) -> Any:
+        """One request; the decoded answer (None when empty)."""
+        data = None if body is None else json.dumps(body).encode()
+        request = urllib.request.Request(
+            path if path.startswith("http") else self.base + path,
+            data=data,
+            method=method,
+            headers={
+                "Authorization": f"Token {self.token}",
+                "Content-Type": "application/json",
+                "Accept": "application/json",
+            },
+        )
+        if method != "GET":
+            self.writes += 1
+        try:
+            with urllib.request.urlopen(request, timeout=TIMEOUT_S) as answer:
+                text = answer.read()
+        except urllib.error.HTTPError as error:
+            detail = error.read().decode(errors="replace")[:2000]
+            if error.code in (401, 403):
+                raise PrerequisiteError(
+                    f"Nautobot at {self.base} refused the token ({error.code}): give a valid API token with --token "
+                    "(a user who may add, change and delete these objects)"
+                ) from None
+            raise PrerequisiteError(f"Nautobot refused {method} {path} ({error.code}): {detail}") from None
+        except TimeoutError:
+            raise PrerequisiteError(
+                f"Nautobot at {self.base} did not answer {method} {path} within {TIMEOUT_S} s; what it wrote meanwhile "
+                "stays, and the next sync completes it"
+            ) from None
+        except (urllib.error.URLError, OSError) as error:
+            reason = getattr(error, "reason", error)
+            raise PrerequisiteError(
+                f"cannot reach Nautobot at {self.base}: {reason}; check --url (http[s]://HOST[:PORT])"
+            ) from None
+        return json.loads(text) if text else None
+
+    def every(self, path: str, **query: str) -> list[dict[str, Any]]:
+        """Every object at ``path`` matching ``query``, page by page."""
+        query = {**query, "limit": "1000", "depth": "0", "exclude_m2m": "false"}
+        page: str | None = f"{path}/?{urllib.parse.urlencode(query, doseq=True)}"
+        found: list[dict[str, Any]] = []
+        while page:
+            answer = self.call("GET", page)
+            found += answer["results"]
+            page = answer.get("next")
+        return found
+
+    def bulk(self, method: str, path: str, bodies: list[dict[str, Any]]) -> list[dict[str, Any]]:
+        """``bodies`` in requests of :data:`BATCH`; what Nautobot answers for them."""
+        answers: list[dict[str, Any]] = []
+        for start in range(0, len(bodies), BATCH):
+            answers += self.call(method, f"{path}/", bodies[start : start + BATCH]) or []
+        return answers
+
+
+@dataclass
+class Plan:
+    """What a sync creates, updates and deletes, per kind (natural keys), and what stops it."""
+
+    creates: dict[str, list[tuple[Any, ...]]] = field(default_factory=dict)
+    updates: dict[str, list[tuple[Any, ...]]] = field(default_factory=dict)
+    deletes: dict[str, list[tuple[Any, ...]]] = field(default_factory=dict)
+    conflicts: list[str] = field(default_factory=list)
+
+    def report(self, dry_run: bool, prune: bool) -> str:
+        """Counts and a few examples of each change, kind by kind (``dry_run``: what would change)."""
+        lines = []
+        for verb, changes in (("create", self.creates), ("update", self.updates), ("delete", self.deletes)):
+            for kind in KINDS:
+                keys = changes.get(kind, [])
+                if keys:
+                    examples = ", ".join("/".join(map(str, key)) for key in keys[:3])
+                    more = f" and {len(keys) - 3:,} more" if len(keys) > 3 else ""
+                    label = f"would {verb}" if dry_run else f"{verb}d"
+                    if verb == "delete" and not prune:
+                        label = "kept (gone from the design; --prune deletes them)"
+                    lines.append(f"{label} {len(keys):,} {kind}: {examples}{more}")
+        return "\n".join(lines) or "no change"
+
+
+def sync(inventory: Inventory, api: Api, *, dry_run: bool, prune: bool) -> Plan:
+    """Bring Nautobot to ``inventory``: plan every change first (read only), stop on a conflict, then write in
+    kind order (``dry_run``: only plan). Returns the plan."""
+    state = _State(api, inventory)
+    plan = state.plan()
+    if plan.conflicts or dry_run:
+        return plan
+    state.write(plan, prune)
+    return plan
+
+
+class _State:
+    """What Nautobot holds for one design, read once, and the ids of the design's objects there."""
+
+    def __init__(self, api: Api, inventory: Inventory):
+        self.api = api
+        self.inventory = inventory
+        self.ids: dict[Ref, str] = {}
+        self.existing: dict[str, dict[tuple[Any, ...], dict[str, Any]]] = {}
+        self.statuses: dict[str, str] = {}
+        self.tag_id = ""
+        self.location_type = ""
+        self.templates_made: dict[tuple[Any, ...], set[str]] = {}
+        """Device types of the sync's own that a stopped sync left without all their interface templates."""
+        self.interface_ids: dict[tuple[str, str], str] = {}
+
+    def plan(self) -> Plan:
+        plan = Plan()
+        statuses = {status["name"]: status for status in self.api.every("extras/statuses")}
+        for name in sorted({"Active", *STATUS.values()}):
+            if name not in statuses:
+                plan.conflicts.append(f"Nautobot has no status {name!r}: add it (for every kind of object)")
+            else:
+                self.statuses[name] = statuses[name]["id"]
+        tags = self.api.every("extras/tags", name=TAG)
+        self.tag_id = tags[0]["id"] if tags else ""
+        types = self.api.every("dcim/location-types", name=LOCATION_TYPE)
+        if types:
+            self.location_type = types[0]["id"]
+            missing = {"dcim.rack", "dcim.device"} - set(types[0]["content_types"])
+            if missing:
+                plan.conflicts.append(
+                    f"location type {LOCATION_TYPE!r} does not allow {', '.join(sorted(missing))}: allow them or "
+                    "rename that location type"
+                )
+        for kind in KINDS:
+            self._plan_kind(kind, plan)
+        return plan
+
+    def _plan_kind(self, kind: str, plan: Plan) -> None:
+        found = self._read(kind)
+        self.existing[kind] = found
+        wanted = {item.key: item for item in self.inventory.of(kind)}
+        for key, item in wanted.items():
+            there = found.get(key)
+            if there is None:
+                plan.creates.setdefault(kind, []).append(key)
+                continue
+            self.ids[item.ref] = there["id"]
+            if kind in SHARED:
+                problem = self._incompatible(item, there)
+                if problem:
+                    plan.conflicts.append(f"{kind} {'/'.join(map(str, key))} exists in Nautobot but {problem}")
+            elif not self._ours(there):
+                plan.conflicts.append(
+                    f"{kind} {'/'.join(map(str, key))} exists in Nautobot without the tag {TAG!r}: the sync never "
+                    "changes what it did not create; rename or remove it"
+                )
+            elif self._differs(item, there):
+                plan.updates.setdefault(kind, []).append(key)
+        if kind not in SHARED:
+            plan.deletes[kind] = sorted(key for key, there in found.items() if key not in wanted and self._ours(there))
+
+    def _ours(self, there: dict[str, Any]) -> bool:
+        return any(_id(tag) == self.tag_id for tag in there.get("tags", ()))
+
+    def _read(self, kind: str) -> dict[tuple[Any, ...], dict[str, Any]]:
+        """What Nautobot holds of ``kind`` for this design, by natural key (empty before its location exists)."""
+        name = self.inventory.name
+        site = self.ids.get(Ref("site", (name,)))
+        namespace = self.ids.get(Ref("namespace", (name,)))
+        if kind == "site":
+            return {(row["name"],): row for row in self.api.every(PATHS[kind], name=name)}
+        if kind == "design_record":  # the location's notes, by the design.json hash each records
+            rows = self.api.every(f"dcim/locations/{site}/notes") if site else []
+            return {(name, match[1]): row for row in rows if (match := RECORD.search(row["note"]))}
+        if kind in ("manufacturer", "platform", "role"):
+            rows = self.api.every(PATHS[kind])
+            return {(row["name"],): row for row in rows}
+        if kind == "device_type":
+            makers = {
+                self.ids[Ref("manufacturer", key)]: key[0]
+                for key in self._keys("manufacturer")
+                if Ref("manufacturer", key) in self.ids
+            }
+            rows = self.api.every(PATHS[kind], manufacturer=list(makers)) if makers else []
+            return {(makers[_id(row["manufacturer"])], row["model"]): row for row in rows}
+        if kind == "autonomous_system":
+            return {(row["asn"],): row for row in self.api.every(PATHS[kind])}
+        if kind == "namespace":
+            return {(row["name"],): row for row in self.api.every(PATHS[kind], name=name)}
+        if kind in ("rack", "device"):
+            if site is None:
+                return {}
+            rows = self.api.every(PATHS[kind], location=site)
+            return {(name, row["name"]): row for row in rows}
+        if kind == "cable":
+            return self._read_cables(site)
+        if kind in ("prefix", "ip_address"):
+            if namespace is None:
+                return {}
+            rows = self.api.every(PATHS[kind], namespace=namespace)
+            if kind == "prefix":
+                return {(name, row["prefix"]): row for row in rows}
+            return {(name, row["address"]): row for row in rows}
+        if kind == "routing_instance":
+            devices = {there["id"]: key for key, there in self.existing["device"].items()}
+            rows = self.api.every(PATHS[kind]) if devices else []
+            return {devices[_id(row["device"])]: row for row in rows if _id(row["device"]) in devices}
+        raise ValueError(kind)
+
+    def _read_cables(self, site: str | None) -> dict[tuple[Any, ...], dict[str, Any]]:
+        """The location's cables between two of its interfaces, by the ends' device and interface names."""
+        if site is None:
+            return {}
+        devices = {there["id"]: key[1] for key, there in self.existing["device"].items()}
+        ends = {
+            row["id"]: (devices.get(_id(row["device"]), ""), row["name"])
+            for row in self.api.every("dcim/interfaces", location=site)
+        }
+        return {
+            (self.inventory.name, *ends[row["termination_a_id"]], *ends[row["termination_b_id"]]): row
+            for row in self.api.every(PATHS["cable"], location_id=site)
+            if row["termination_a_id"] in ends and row["termination_b_id"] in ends
+        }
+
+    def _keys(self, kind: str) -> list[tuple[Any, ...]]:
+        return [item.key for item in self.inventory.of(kind)]
+
+    def _incompatible(self, item: Item, there: dict[str, Any]) -> str:
+        """Why an existing shared object cannot serve as ``item`` ("" when it can)."""
+        if item.kind == "role" and "dcim.device" not in there.get("content_types", ()):
+            return "is not a role for devices; add dcim.device to its content types"
+        if item.kind == "device_type":
+            templates = self.api.every("dcim/interface-templates", device_type=there["id"])
+            have = sorted(row["name"] for row in templates)
+            want = sorted(port.name for port in item.fields["ports"])
+            if self._ours(there) and set(have) < set(want):  # a sync stopped between the type and its interfaces
+                self.templates_made[item.key] = set(have)
+                return ""
+            if have != want:
+                only_there = sorted(set(have) - set(want))[:5]
+                only_here = sorted(set(want) - set(have))[:5]
+                return (
+                    f"its interfaces differ from the design's: Nautobot has {', '.join(only_there) or 'none else'}, "
+                    f"the design has {', '.join(only_here) or 'none else'} "
+                    f"({len(have)} interfaces there, {len(want)} in the design)"
+                )
+        return ""
+
+    def _differs(self, item: Item, there: dict[str, Any]) -> bool:
+        """Whether a tagged object differs from what the design says (in the fields Nautobot serves back)."""
+        body = self._body(item, dry=True)
+        return any(
+            not _same(there.get(name), value)
+            for name, value in body.items()
+            if name not in WRITE_ONLY.get(item.kind, ("tags",))
+        )
+
+    def _body(self, item: Item, dry: bool = False) -> dict[str, Any]:
+        """The object's fields as Nautobot's API takes them (ids for pointers)."""
+        ref = self._resolver(dry)
+        fields, name = item.fields, self.inventory.name
+        tags = [{"id": self.tag_id}]
+        active = self.statuses.get("Active", "")
+        kind = item.kind
+        if kind == "site":
+            return {
+                "name": name,
+                "location_type": self.location_type,
+                "status": active,
+                "description": fields["description"],
+                "tags": tags,
+            }
+        if kind == "design_record":
+            return {
+                "assigned_object_type": "dcim.location",
+                "assigned_object_id": ref(fields["site"]),
+                "note": fields["text"],
+            }
+        if kind == "rack":
+            return {
+                "name": item.key[1],
+                "location": ref(fields["site"]),
+                "status": active,
+                "u_height": fields["units"],
+                "tags": tags,
+            }
+        if kind in ("manufacturer", "platform"):
+            return {"name": item.key[0]}
+        if kind == "role":
+            return {"name": item.key[0], "content_types": ["dcim.device"]}
+        if kind == "device_type":
+            return {
+                "manufacturer": ref(fields["manufacturer"]),
+                "model": item.key[1],
+                "u_height": fields["units"],
+                "tags": tags,
+            }
+        if kind == "device":
+            return {
+                "name": item.key[1],
+                "device_type": ref(fields["device_type"]),
+                "role": ref(fields["role"]),
+                "location": ref(fields["site"]),
+                "rack": ref(fields["rack"]),
+                "position": fields["position"],
+                "face": "front",
+                "status": active,
+                "platform": ref(fields["platform"]) if fields["platform"] else None,
+                "tags": tags,
+            }
+        if kind == "cable":
+            return {
+                "status": self.statuses.get(STATUS["cable"], ""),
+                "length": round(fields["length_m"] * 100),  # Nautobot keeps whole numbers: centimetres
+                "length_unit": "cm",
+                "type": CABLE_TYPES[fields["medium"]],
+                "tags": tags,
+            }
+        if kind == "namespace":
+            return {"name": name, "tags": tags}
+        if kind == "prefix":
+            return {
+                "prefix": item.key[1],
+                "namespace": ref(fields["namespace"]),
+                "type": "network",
+                "status": active,
+                "description": fields["description"],
+                "tags": tags,
+            }
+        if kind == "ip_address":
+            return {
+                "address": item.key[1],
+                "namespace": ref(fields["namespace"]),
+                "type": "host",
+                "status": active,
+                "tags": tags,
+            }
+        if kind == "autonomous_system":
+            return {"asn": item.key[0], "status": active, "tags": tags}
+        if kind == "routing_instance":
+            return {
+                "device": ref(fields["device"]),
+                "autonomous_system": ref(fields["asn"]),
+                "router_id": ref(fields["router_id"]),
+                "status": active,
+                "tags": tags,
+            }
+        raise ValueError(kind)
+
+    def _resolver(self, dry: bool) -> Callable[[Ref], str | None]:
+        def resolve(ref: Ref) -> str | None:
+            if ref in self.ids or not dry:
+                return self.ids[ref]
+            return None
+
+        return resolve
+
+    def write(self, plan: Plan, prune: bool) -> None:
+        """Create the tag when missing, then every kind's creates and updates in order, then (``prune``) the
+        deletes in reverse order."""
+        self._ensure_tag()
+        for kind in KINDS:
+            items = {item.key: item for item in self.inventory.of(kind)}
+            creates = plan.creates.get(kind, [])
+            if kind == "cable":
+                self._read_interfaces()
+                self._create_cables([items[key] for key in creates])
+            elif creates:
+                made = self.api.bulk("POST", PATHS[kind], [self._body(items[key]) for key in creates])
+                for key, row in zip(creates, made, strict=True):
+                    self.ids[Ref(kind, key)] = row["id"]
+            if kind == "device_type":
+                self._create_templates([items[key] for key in [*creates, *self.templates_made]])
+            updates = plan.updates.get(kind, [])
+            if updates:
+                bodies = [{"id": self.ids[Ref(kind, key)], **self._body(items[key])} for key in updates]
+                self.api.bulk("PATCH", PATHS[kind], bodies)
+            if kind == "ip_address":
+                self._assign_addresses()
+        if prune:
+            for kind in reversed(KINDS):
+                stale = plan.deletes.get(kind, [])
+                if stale:
+                    self.api.bulk("DELETE", PATHS[kind], [{"id": self.existing[kind][key]["id"]} for key in stale])
+
+    def _ensure_tag(self) -> None:
+        """The tag (for every kind the sync tags) and the location type, made when Nautobot lacks them."""
+        if not self.tag_id:
+            made = self.api.call(
+                "POST",
+                "extras/tags/",
+                {"name": TAG, "content_types": TAGGED_TYPES, "description": "written by designer sync"},
+            )
+            self.tag_id = made["id"]
+        there = self.api.call("GET", f"extras/tags/{self.tag_id}/")
+        if set(TAGGED_TYPES) - set(there["content_types"]):
+            self.api.call(
+                "PATCH",
+                f"extras/tags/{self.tag_id}/",
+                {"content_types": sorted(set(TAGGED_TYPES) | set(there["content_types"]))},
+            )
+        if not self.location_type:
+            made = self.api.call(
+                "POST", "dcim/location-types/", {"name": LOCATION_TYPE, "content_types": ["dcim.rack", "dcim.device"]}
+            )
+            self.location_type = made["id"]
+
+    def _create_templates(self, device_types: Iterable[Item]) -> None:
+        """The interface templates of new device types, and those missing from the sync's own device types."""
+        bodies = []
+        for item in device_types:
+            made = self.templates_made.get(item.key, set())
+            for port in (port for port in item.fields["ports"] if port.name not in made):
+                body = {
+                    "device_type": self.ids[item.ref],
+                    "name": port.name,
+                    "type": "virtual" if port.virtual else INTERFACE_TYPES[port.speed_gbps],
+                }
+                if not port.virtual:
+                    body["speed"] = port.speed_gbps * 1_000_000
+                bodies.append(body)
+        self.api.bulk("POST", "dcim/interface-templates", bodies)
+
+    def _read_interfaces(self) -> None:
+        site = self.ids[Ref("site", (self.inventory.name,))]
+        devices = {
+            row_id: key[1] for key, row_id in ((ref.key, i) for ref, i in self.ids.items() if ref.kind == "device")
+        }
+        self.interface_ids = {
+            (devices.get(_id(row["device"]), ""), row["name"]): row["id"]
+            for row in self.api.every("dcim/interfaces", location=site)
+        }
+
+    def _create_cables(self, cables: list[Item]) -> None:
+        bodies = []
+        for item in cables:
+            _, a_device, a_port, z_device, z_port = item.key
+            bodies.append(
+                {
+                    "termination_a_type": "dcim.interface",
+                    "termination_a_id": self.interface_ids[(a_device, a_port)],
+                    "termination_b_type": "dcim.interface",
+                    "termination_b_id": self.interface_ids[(z_device, z_port)],
+                    **self._body(item),
+                }
+            )
+        made = self.api.bulk("POST", PATHS["cable"], bodies)
+        for item, row in zip(cables, made, strict=True):
+            self.ids[item.ref] = row["id"]
+        # Nautobot 3.2 answers a new cable with its tags but stores it without them: a second request sets them
+        self.api.bulk("PATCH", PATHS["cable"], [{"id": row["id"], "tags": [{"id": self.tag_id}]} for row in made])
+
+    def _assign_addresses(self) -> None:
+        """Put every address on its interface (``ip-address-to-interface``), those not there yet."""
+        addresses = {self.ids[item.ref]: item for item in self.inventory.of("ip_address")}
+        interfaces = sorted(set(self.interface_ids.values()))
+        assigned = {
+            (_id(row["ip_address"]), _id(row["interface"]))
+            for start in range(0, len(interfaces) if addresses else 0, QUERY_IDS)
+            for row in self.api.every("ipam/ip-address-to-interface", interface=interfaces[start : start + QUERY_IDS])
+        }
+        bodies = []
+        for address_id, item in addresses.items():
+            interface = self.interface_ids[(item.fields["device"].key[1], item.fields["interface"])]
+            if (address_id, interface) not in assigned:
+                bodies.append({"ip_address": address_id, "interface": interface})
+        self.api.bulk("POST", "ipam/ip-address-to-interface", bodies)
+
+
+def _id(value: Any) -> Any:
+    """An object's id from the API's reference to it (a dict with ``id``, or the id itself)."""
+    return value["id"] if isinstance(value, dict) else value
+
+
+def _same(there: Any, wanted: Any) -> bool:
+    """Whether Nautobot's value of a field (a reference, a choice, a decimal as text) is the wanted one."""
+    if isinstance(there, dict):
+        there = there.get("id", there.get("value"))
+    if isinstance(wanted, (int, float)) and not isinstance(wanted, bool) and isinstance(there, (str, int, float)):
+        try:
+            return float(there) == float(wanted)
+        except ValueError:
+            return False
+    return there == wanted

@@ -1,0 +1,279 @@
+"""``designer sync nautobot``: the design's objects, and a real Nautobot (PyPI ``nautobot`` with the
+``nautobot-bgp-models`` app, on Debian's PostgreSQL and Redis: tests/nautobot_lab.py) holding them.
+
+The proof is Nautobot's own: its API serves back what the sync wrote (read with ``pynautobot``, Network to Code's
+client), its validation accepts every object, and its change log (``/api/extras/object-changes/``) shows that a
+second sync changes nothing and a sync after growth only creates."""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from designer.cli import main
+from designer.sync import nautobot
+from designer.sync.inventory import Inventory, folder_inventory
+from tests.conftest import need
+from tests.nautobot_lab import EARLY, NautobotLab, missing, start_lab
+
+NAME = f"sync-{os.getpid()}"
+"""The test design's name: its own location and namespace in the Nautobot, whichever run wrote there before."""
+TODAY, GROWN = 4, 8
+"""Servers of the design before and after growth inside its envelope (8 servers): small, as a busy 2-core machine
+writes a few hundred objects a minute into Nautobot."""
+
+
+def intent(servers: int, targets: str = "eos, frr") -> str:
+    return (
+        f"name: {NAME}\ncompute: {{servers: {servers}, gpus_per_server: 8, nics_per_server: 2, nic_speed: 400G, "
+        f"server_power_kw: 10.2}}\ngrowth: {{max_servers: {GROWN}}}\nfabric: {{tiers: 2, leaf: {{ports: 8, speed: "
+        f"400G}}}}\ntargets: [{targets}]\n"
+    )
+
+
+def build(folder: Path, servers: int, targets: str = "eos, frr") -> Path:
+    """Build the test design with ``servers`` servers into ``folder``/NAME."""
+    folder.mkdir(parents=True, exist_ok=True)
+    (folder / "intent.yaml").write_text(intent(servers, targets))
+    assert main(["build", str(folder / "intent.yaml"), "-o", str(folder / NAME)]) in (0, 1)
+    return folder / NAME
+
+
+@pytest.fixture(scope="module")
+def designs(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
+    root = tmp_path_factory.mktemp("designs")
+    return {
+        "today": build(root / "today", TODAY),
+        "grown": build(root / "grown", GROWN),
+        "sonic": build(root / "sonic", TODAY, "sonic, frr"),
+    }
+
+
+def keys(objects: Inventory) -> dict[tuple[str, tuple[object, ...]], dict[str, object]]:
+    """Every object but the record of the design's hash (a new one for each design), by kind and key."""
+    return {(item.kind, item.key): item.fields for item in objects.items if item.kind != "design_record"}
+
+
+def test_growth_inside_the_envelope_only_adds_objects(designs: dict[str, Path]) -> None:
+    today, grown = keys(folder_inventory(designs["today"])), keys(folder_inventory(designs["grown"]))
+    assert len(grown) > len(today)
+    assert {key: grown.get(key) for key in today} == today
+
+
+def test_every_pointer_names_an_earlier_object(designs: dict[str, Path]) -> None:
+    seen: set[object] = set()
+    for item in folder_inventory(designs["grown"]).items:
+        for value in item.fields.values():
+            if isinstance(value, tuple) and len(value) == 2 and isinstance(value[1], tuple):
+                assert value in seen, (item.kind, item.key, value)
+        seen.add(item.ref)
+
+
+def test_eos_ports_are_the_names_of_the_eos_configuration(designs: dict[str, Path]) -> None:
+    """Every cable end on a switch is an interface that the switch's rendered EOS file configures."""
+    objects = folder_inventory(designs["today"])
+    for device in (item.key[1] for item in objects.of("device") if "srv" not in item.key[1]):
+        text = (designs["today"] / "configs" / "eos" / f"{device}.cfg").read_text()
+        configured = set(re.findall(r"^interface (Ethernet\S+)$", text, re.MULTILINE))
+        cabled = {
+            end[1] for cable in objects.of("cable") for end in (cable.key[1:3], cable.key[3:5]) if end[0] == device
+        }
+        assert cabled and cabled == configured, device
+
+
+def test_sonic_ports_are_the_ports_of_config_db(designs: dict[str, Path]) -> None:
+    """On a SONiC design, a switch's interfaces are the PORT table of its config_db.json, in lane order."""
+    objects = folder_inventory(designs["sonic"])
+    switch_type = next(item for item in objects.of("device_type") if item.key[1] != "custom")
+    names = [port.name for port in switch_type.fields["ports"] if not port.virtual]
+    config = json.loads((designs["sonic"] / "configs" / "sonic" / "p0-su0-r0-leaf.json").read_text())
+    assert names == list(config["PORT"])
+
+
+# A real Nautobot from here on.
+
+
+@pytest.fixture(scope="module")
+def lab(request: pytest.FixtureRequest) -> Iterator[NautobotLab]:
+    """A Nautobot of this module's own, or the one at $DESIGNER_NAUTOBOT_URL (with $DESIGNER_NAUTOBOT_TOKEN): a
+    throwaway test instance that a previous run may have written to (each run syncs designs of its own names)."""
+    if os.environ.get("DESIGNER_NAUTOBOT_URL"):
+        yield NautobotLab(Path(), os.environ["DESIGNER_NAUTOBOT_URL"], os.environ["DESIGNER_NAUTOBOT_TOKEN"])
+        return
+    need(missing() is None, f"Nautobot tests need {missing()}")
+    early = request.config.stash.get(EARLY, None)
+    started = early.wait() if early else start_lab()
+    try:
+        yield started
+    finally:
+        started.stop()
+
+
+def sync(lab: NautobotLab, folder: Path, *options: str) -> int:
+    return main(["sync", "nautobot", str(folder), "--url", lab.url, "--token", lab.token, *options])
+
+
+def client(lab: NautobotLab):  # type: ignore[no-untyped-def]
+    import pynautobot
+
+    return pynautobot.api(lab.url, token=lab.token)
+
+
+def changes(lab: NautobotLab, ids: bool = False) -> list[str]:
+    """Every entry of Nautobot's change log, oldest first, as ``action kind`` (``ids``: and the object's id)."""
+    rows = nautobot.Api(lab.url, lab.token).every("extras/object-changes")
+    rows.sort(key=lambda row: row["time"])
+    return [
+        f"{row['action']['value']} {row['changed_object_type']}" + (f" {row['changed_object_id']}" if ids else "")
+        for row in rows
+    ]
+
+
+def test_sync_writes_the_design_and_a_second_sync_changes_nothing(
+    lab: NautobotLab, designs: dict[str, Path], capsys: pytest.CaptureFixture[str]
+) -> None:
+    before = changes(lab)
+    assert sync(lab, designs["today"], "--dry-run") == 0
+    assert "would create" in capsys.readouterr().out
+    assert changes(lab) == before
+    assert sync(lab, designs["today"]) == 0
+    api = client(lab)
+    objects = folder_inventory(designs["today"])
+    site = api.dcim.locations.get(name=NAME)
+    assert [objects.design_sha256 in note.note for note in api.extras.notes.filter(assigned_object_id=site.id)] == [
+        True
+    ]
+    devices = {device.name: device for device in api.dcim.devices.filter(location=site.id)}
+    assert set(devices) == {item.key[1] for item in objects.of("device")}
+    leaf = devices["p0-su0-r0-leaf"]
+    row = next(
+        row for row in json.loads((designs["today"] / "design.json").read_text())["devices"] if row["name"] == leaf.name
+    )
+    assert leaf.platform.name == "eos" and leaf.role.name == "leaf" and leaf.position == row["unit"]
+    assert leaf.rack.name == row["rack"]
+    interfaces = {row.name: row for row in api.dcim.interfaces.filter(device_id=leaf.id)}
+    assert set(interfaces) == {*(f"Ethernet{port}" for port in range(1, 9)), "Loopback0"}
+    assert interfaces["Ethernet1"].speed == 400_000_000 and interfaces["Ethernet1"].type.value == "400gbase-x-osfp"
+    cable = interfaces["Ethernet1"].cable
+    assert cable is not None
+    assert len(api.dcim.cables.filter(location_id=site.id)) == len(list(objects.of("cable")))
+    loopback = api.ipam.ip_addresses.get(address=f"{row['loopback']}/32", namespace=NAME)
+    assert [row.interface.id for row in api.ipam.ip_address_to_interface.filter(ip_address=loopback.id)] == [
+        interfaces["Loopback0"].id
+    ]
+    instance = api.plugins.bgp.routing_instances.get(device_id=leaf.id)
+    assert instance.autonomous_system.asn == row["asn"] and instance.router_id.id == loopback.id
+    written = changes(lab)
+    assert sync(lab, designs["today"]) == 0
+    assert capsys.readouterr().out.endswith("no change\n")
+    assert changes(lab) == written
+
+
+def test_growth_only_creates_and_prune_deletes_what_the_design_lost(
+    lab: NautobotLab, designs: dict[str, Path], capsys: pytest.CaptureFixture[str]
+) -> None:
+    assert sync(lab, designs["today"]) == 0
+    before = len(changes(lab))
+    assert sync(lab, designs["grown"]) == 0
+    added = changes(lab, ids=True)[before:]
+    created = {entry.rpartition(" ")[2] for entry in added if entry.startswith("create ")}
+    touched = sorted({entry for entry in added if entry.rpartition(" ")[2] not in created})
+    # Nothing that existed before the growth changed but interfaces a new cable plugs into, which Nautobot itself
+    # logs as updated (their cable): the spines' free ports and the new devices' ports, made with their device.
+    assert created and all(entry.startswith("update dcim.interface ") for entry in touched), touched
+    gone = sorted(
+        {item.key[1] for item in folder_inventory(designs["grown"]).of("device")}
+        - {item.key[1] for item in folder_inventory(designs["today"]).of("device")}
+    )
+    assert sync(lab, designs["today"]) == 0  # back to today's servers: without --prune nothing goes
+    assert "kept" in capsys.readouterr().out
+    assert len(client(lab).dcim.devices.filter(location=NAME, name=gone)) == len(gone) > 0
+    assert sync(lab, designs["today"], "--prune") == 0
+    assert len(client(lab).dcim.devices.filter(location=NAME, name=gone)) == 0
+    after = len(changes(lab))
+    assert sync(lab, designs["today"]) == 0
+    assert len(changes(lab)) == after
+
+
+def test_an_interrupted_sync_completes_on_the_next_run(lab: NautobotLab, designs: dict[str, Path]) -> None:
+    """A sync stopped after a few bulk writes (as a killed process would be) leaves a half-written design that the
+    next run completes: it creates what is missing and changes nothing that is there."""
+    objects = folder_inventory(designs["grown"])
+    objects = Inventory(f"{NAME}-b", objects.design_sha256, tuple(_renamed(item) for item in objects.items))
+
+    class Stopping(nautobot.Api):
+        def call(self, method: str, path: str, body: object = None) -> object:
+            if method != "GET" and self.writes >= 6:
+                raise KeyboardInterrupt
+            return super().call(method, path, body)
+
+    with pytest.raises(KeyboardInterrupt):
+        nautobot.sync(objects, Stopping(lab.url, lab.token), dry_run=False, prune=False)
+    plan = nautobot.sync(objects, nautobot.Api(lab.url, lab.token), dry_run=False, prune=False)
+    assert plan.creates and not plan.updates and not plan.conflicts
+    again = nautobot.sync(objects, nautobot.Api(lab.url, lab.token), dry_run=True, prune=False)
+    assert again.report(True, False) == "no change"
+
+
+def _renamed(item: nautobot.Item) -> nautobot.Item:
+    """``item`` of a second cluster, NAME-b: its own location, racks, devices, cables and namespace."""
+    from designer.sync.inventory import Item, Ref
+
+    def rename(value: object) -> object:
+        if isinstance(value, Ref):
+            return Ref(value.kind, tuple(rename(part) for part in value.key))
+        return f"{NAME}-b" if value == NAME else value
+
+    return Item(item.kind, tuple(rename(part) for part in item.key), {k: rename(v) for k, v in item.fields.items()})
+
+
+def test_an_incompatible_device_type_stops_the_sync_before_it_writes(
+    lab: NautobotLab, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A device type of the same model whose interfaces are named otherwise (as a devicetype-library import of
+    another OS would be) is shown and left alone, and nothing is written."""
+    api = client(lab)
+    maker = api.dcim.manufacturers.get(name="generic") or api.dcim.manufacturers.create(name="generic")
+    other = api.dcim.device_types.get(model="generic-32x400g") or api.dcim.device_types.create(
+        manufacturer=maker.id, model="generic-32x400g", u_height=1
+    )
+    if not api.dcim.interface_templates.filter(device_type=other.id):
+        api.dcim.interface_templates.create(device_type=other.id, name="eth1", type="400gbase-x-osfp")
+    folder = tmp_path / "c"
+    folder.mkdir()
+    (folder / "intent.yaml").write_text(
+        f"name: {NAME}-c\ncompute: {{servers: 4, server: dgx-h100}}\nfabric: {{leaf: {{model: generic-32x400g}}}}\n"
+        "targets: [eos]\n"
+    )
+    assert main(["build", str(folder / "intent.yaml"), "-o", str(folder / "out")]) in (0, 1)
+    before = len(changes(lab))
+    assert sync(lab, folder / "out") == 2
+    error = capsys.readouterr().err
+    assert "device_type generic/generic-32x400g exists in Nautobot but its interfaces differ" in error
+    assert "Nautobot has eth1" in error and "Ethernet1" in error and "nothing was written" in error
+    assert len(changes(lab)) == before
+
+
+def test_a_bad_token_is_an_input_error(
+    lab: NautobotLab, designs: dict[str, Path], capsys: pytest.CaptureFixture[str]
+) -> None:
+    before = len(changes(lab))
+    assert main(["sync", "nautobot", str(designs["today"]), "--url", lab.url, "--token", "0" * 40]) == 2
+    error = capsys.readouterr().err
+    assert "refused the token (40" in error and "--token" in error and "Traceback" not in error
+    assert len(changes(lab)) == before
+
+
+def test_an_unreachable_server_is_an_input_error(designs: dict[str, Path], capsys: pytest.CaptureFixture[str]) -> None:
+    from tests.nautobot_lab import free_port
+
+    url = f"http://127.0.0.1:{free_port()}"
+    assert main(["sync", "nautobot", str(designs["today"]), "--url", url, "--token", "x"]) == 2
+    error = capsys.readouterr().err
+    assert f"cannot reach Nautobot at {url}/api/" in error and "Connection refused" in error
+    assert "Traceback" not in error
