@@ -570,6 +570,7 @@ def _export(args: argparse.Namespace) -> int:
     make, what = makers[args.format]
     written = write_export(built, args.to, args.format, make(built))
     print(f"wrote {written} files to {args.to} ({what})")
+    return EXIT_OK
 
 
 def _sm_files(args: argparse.Namespace) -> int:

@@ -61,7 +61,7 @@ def os_port_names(intent: Intent, fabric: Fabric) -> dict[str, list[tuple[str, .
     tuple."""
     targets = tuple(intent.targets)
     canonical = fabric.port_names()
-    layouts: dict[tuple[str, str, int, int], dict[str, tuple[str, ...]]] = {}
+    layouts: dict[tuple[str, str, int, int, int, int], dict[str, tuple[str, ...]]] = {}
     names: dict[str, list[tuple[str, ...]]] = {target: [] for target in targets}
     for index, device in enumerate(fabric.devices):
         if device.role == "server":

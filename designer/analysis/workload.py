@@ -289,10 +289,10 @@ def _analyze(
         )
     flowset = flow_set(top, allocation, connections, per_connection)
     runs = _runs(healthy, failed, flowset, baseline, seeds)
-    uniform, switch, *failed = (_spread(best, worst, baseline, lost) for worst, lost in runs)
+    uniform, switch, *under_failures = (_spread(best, worst, baseline, lost) for worst, lost in runs)
     failures = tuple(
         FailureResult(kind, fabric.devices[device].name, spread)
-        for (kind, device), spread in zip(down, failed, strict=True)
+        for (kind, device), spread in zip(down, under_failures, strict=True)
     )
     qps, searched = _qps_search(
         healthy, allocation, connections, workload, best, cross_leaf, nic_connections, seeds, switch, search
@@ -476,7 +476,7 @@ def _qps_search(
 
 
 def _worst_switch(
-    top: Topology, router: Router, flowset: FlowSet, worst: list[int], seeds: int
+    top: Topology, router: Router, flowset: FlowSet, worst: list[float], seeds: int
 ) -> tuple[str, tuple[tuple[int, int], ...]]:
     """The switch with the busiest uplink in the median run of the switch hash, and its uplinks by load."""
     if not flowset.src:

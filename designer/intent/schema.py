@@ -7,7 +7,7 @@ which turns this document into the fully specified :class:`~designer.intent.reso
 from __future__ import annotations
 
 import re
-from typing import TYPE_CHECKING, Annotated, Any, Literal
+from typing import TYPE_CHECKING, Annotated, Any, Literal, cast
 
 from netaddr import AddrFormatError, IPNetwork
 from pydantic import (
@@ -461,7 +461,7 @@ class NvueOptionsDoc(Section):
     """How the NVUE files are written."""
 
     release: NvueRelease = Field(
-        catalog().targets["nvue"].default_release,
+        cast(str, catalog().targets["nvue"].default_release),  # the shipped catalog gives one
         description=(
             "Cumulus Linux release the startup.yaml files are for: 5.6-5.14 write enable: on and ip address, "
             "5.15 and later state: enabled, ipv4 address and a BFD profile. Default: the catalog's."
@@ -512,7 +512,10 @@ def target_options_doc() -> type[Section]:
     )
 
 
-TargetOptionsDoc = target_options_doc()
+if TYPE_CHECKING:
+    TargetOptionsDoc = Any  # made from the target records at import; typed by its fields' own models
+else:
+    TargetOptionsDoc = target_options_doc()
 
 
 _CATALOG = "Default: the catalog's (designer/catalog.yaml)."

@@ -21,7 +21,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from functools import cache
-from typing import Any
+from typing import Any, cast
 
 from designer.catalog import catalog
 from designer.model import DeviceConfig
@@ -76,10 +76,10 @@ def watchdog_polls(detection_ms: int, restoration_ms: int) -> tuple[int, int]:
     """NVUE's polling interval (ms) and robustness (polls) for a detection time: their product is the detection
     time, each within NVUE's range, the poll as close to the restoration time as that allows (the longer of two
     equally close). Intent validation refuses detection times below the shortest poll."""
-    (shortest, longest), (fewest, most) = (
-        catalog().targets["nvue"].pfc_watchdog_poll_ms,
-        catalog().targets["nvue"].pfc_watchdog_polls,
-    )
+    nvue = catalog().targets["nvue"]
+    if nvue.pfc_watchdog_poll_ms is None or nvue.pfc_watchdog_polls is None:
+        raise ValueError("the catalog's nvue target needs pfc_watchdog_poll_ms and pfc_watchdog_polls")
+    (shortest, longest), (fewest, most) = nvue.pfc_watchdog_poll_ms, nvue.pfc_watchdog_polls
     pairs = [
         (detection_ms // polls, polls)
         for polls in range(fewest, most + 1)
@@ -114,7 +114,7 @@ def cnp_shapers(device: DeviceConfig) -> dict[int, tuple[str, int, int]]:
 
 def view(device: DeviceConfig, release: str | None = None) -> dict[str, Any]:
     """The variables of ``templates/nvue/`` for Cumulus Linux ``release`` (default: the catalog's)."""
-    release = release or catalog().targets["nvue"].default_release
+    release = release or cast(str, catalog().targets["nvue"].default_release)  # the shipped catalog gives one
     qos = device.qos
     polling, robustness = (
         watchdog_polls(qos.pfc_watchdog_detection_ms, qos.pfc_watchdog_restoration_ms)

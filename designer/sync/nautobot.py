@@ -121,7 +121,7 @@ class Api:
             ) from None
         return json.loads(text) if text else None
 
-    def every(self, path: str, **query: str) -> list[dict[str, Any]]:
+    def every(self, path: str, **query: str | list[str]) -> list[dict[str, Any]]:
         """Every object at ``path`` matching ``query``, page by page."""
         query = {**query, "limit": "1000", "depth": "0", "exclude_m2m": "false"}
         page: str | None = f"{path}/?{urllib.parse.urlencode(query, doseq=True)}"
