@@ -232,6 +232,18 @@ def size(intent: Intent) -> Plan:
             intent.source,
         )
 
+    spine_speed_field = ("fabric", "spine", "uplink_speed")
+    if tiers == 2 and intent.tiers == "auto" and spine_speed_field in intent.source.lines:
+        raise InputError(
+            [
+                Problem(
+                    spine_speed_field,
+                    f"tiers: auto gives 2 tiers here ({leaves} leaves per plane fit {spine_radix}-port spines), so "
+                    "the spines are the top tier and have no uplinks; remove uplink_speed there, or use tiers: 3",
+                )
+            ],
+            intent.source,
+        )
     if tiers == 2:
         sus_per_pod, pods = envelope_sus, 1
         spines = _ecmp_divisor(uplinks, math.ceil(leaves * uplinks / spine_radix))
