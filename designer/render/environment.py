@@ -265,7 +265,7 @@ def _render_bounded(template: jinja2.Template, variables: dict[str, Any]) -> str
 def _innermost(chunks: Iterator[str]) -> GeneratorType[str, None, None]:
     """The output generator of the innermost template being rendered (Jinja's render functions are generators):
     Jinja runs an ``{% include %}`` as the generator ``gen`` of the including template's code."""
-    innermost = cast(GeneratorType[str, None, None], chunks)
+    innermost = cast("GeneratorType[str, None, None]", chunks)
     while innermost.gi_frame is not None and isinstance(inner := innermost.gi_frame.f_locals.get("gen"), GeneratorType):
         innermost = inner
     return innermost
