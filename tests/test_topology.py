@@ -97,12 +97,21 @@ def wired_tier(wired: dict[tuple[str, str], int], tier: int) -> bool:
     return any(key[0] == TIERS[tier] for key in wired)
 
 
-def test_the_header_says_one_panel_stands_for_every_plane() -> None:
-    design = plain_two_tier()
-    text = " ".join(t.text or "" for t in parsed(design.plan).iter(f"{SVG}text"))
-    planes = len({device.plane for device in design.fabric.switches()})
-    assert f"x {planes} planes" in text
-    assert f"{design.plan.gpus:,} GPUs" in text
+def test_one_panel_stands_for_every_plane_of_a_two_plane_design() -> None:
+    """DGX B300 (16 NICs in 2 planes): one panel marked x 2 planes, per-plane counts those of plane 0 of the
+    wired fabric, the header's totals those of both planes."""
+    design = build_design(servers=64, server="dgx-b300")
+    planes = {device.plane for device in design.fabric.switches()}
+    assert planes == {0, 1}
+    root = parsed(design.plan)
+    text = " ".join(t.text or "" for t in root.iter(f"{SVG}text"))
+    assert "one plane drawn, x 2 planes" in text
+    leaves = sum(device.role == "leaf" for device in design.fabric.switches())
+    assert f"all 2 planes: {leaves:,} leaves" in text
+    assert tier_counts(root)["leaf"] == leaves // 2
+    assert {key: links for key, (links, _) in bundles(root).items()} == {
+        key: links for key, links in wired_bundles(design).items() if key in bundles(root)
+    }
 
 
 def test_the_picture_is_written_beside_the_floor_plan_and_listed() -> None:

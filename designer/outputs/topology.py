@@ -30,11 +30,7 @@ def topology_svg(name: str, plan: Plan) -> str:
         f'<svg xmlns="http://www.w3.org/2000/svg" width="{WIDTH}" height="{height}" viewBox="0 0 {WIDTH} {height}" '
         'font-family="sans-serif" font-size="11">',
         f'<rect width="{WIDTH}" height="{height}" fill="#ffffff"/>',
-        f'<text x="10" y="22" font-size="16" font-weight="bold">{escape(name)}: logical topology, one plane '
-        f"x {plan.planes} planes</text>",
-        f'<text x="10" y="40">{plan.gpus:,} GPUs on {plan.servers:,} servers, {plan.tiers} tiers, {plan.rails} '
-        f"rails; the planes are identical, each a separate fabric; counts below are per plane</text>",
-        f'<text x="10" y="56">all {plan.planes} planes: {_all_planes(plan)}</text>',
+        *_header(name, plan),
     ]
     y_of = {role: TOP + index * ROW_H for index, (role, _) in enumerate(rows)}
     for role, boxes in rows:
@@ -42,6 +38,19 @@ def topology_svg(name: str, plan: Plan) -> str:
     parts += _bundles(plan, y_of)
     parts.append("</svg>")
     return "\n".join(parts) + "\n"
+
+
+def _header(name: str, plan: Plan) -> list[str]:
+    """The title (one plane drawn, "x N planes") and the totals of every plane."""
+    planes = f"one plane drawn, x {plan.planes} planes" if plan.planes > 1 else "1 plane"
+    alike = "; the planes are identical, each a separate fabric" if plan.planes > 1 else ""
+    return [
+        f'<text x="10" y="22" font-size="16" font-weight="bold">{escape(name)}: logical topology, {planes}</text>',
+        f'<text x="10" y="40">{plan.gpus:,} GPUs on {plan.servers:,} servers, {plan.tiers} tiers, {plan.rails} '
+        f"rails{alike}; counts below are per plane</text>",
+        f'<text x="10" y="56">{"all " if plan.planes > 1 else ""}{_counted(plan.planes, "plane")}: '
+        f"{_all_planes(plan)}</text>",
+    ]
 
 
 def _all_planes(plan: Plan) -> str:
@@ -54,6 +63,11 @@ def _all_planes(plan: Plan) -> str:
     )
 
 
+def _counted(count: int, one: str, many: str = "") -> str:
+    """``1 plane``, ``8 planes`` (``many``: the plural when it is not ``one`` with an s)."""
+    return f"{count:,} {one if count == 1 else many or one + 's'}"
+
+
 def _servers_in_su(plan: Plan, su: int) -> int:
     """Servers of scalable unit ``su`` (the last one may be partial)."""
     return min(plan.servers_per_su, plan.servers - su * plan.servers_per_su)
@@ -64,32 +78,40 @@ def _rows(plan: Plan) -> list[tuple[str, list[tuple[str, str]]]]:
     rows: list[tuple[str, list[tuple[str, str]]]] = []
     if plan.tiers == 3:
         groups = [(f"group {group}", f"{plan.supers_per_group} super-spines") for group in range(plan.groups)]
-        rows.append(("super_spine", _capped(groups, "groups", plan.groups - SHOWN, plan.supers_per_group)))
+        rows.append(("super_spine", _capped(groups, ("group", "groups"), plan.groups - SHOWN, plan.supers_per_group)))
     if plan.tiers == 2:
         spines = [("spines", f"{plan.spines_per_pod}, every leaf to every spine")]
     else:
         spines = _capped(
             [(f"pod {pod}", f"{plan.spines_per_pod} spines") for pod in range(plan.pods)],
-            "pods",
+            ("pod", "pods"),
             plan.pods - SHOWN,
             plan.spines_per_pod,
         )
     rows.append(("spine", spines))
     sus = [(f"SU {su}", f"{plan.rails} leaves, one per rail") for su in range(plan.sus)]
-    rows.append(("leaf", _capped(sus, "SUs", plan.sus - SHOWN, plan.rails)))
-    servers = [(f"SU {su}", f"{_servers_in_su(plan, su)} servers") for su in range(min(plan.sus, SHOWN))]
+    rows.append(("leaf", _capped(sus, ("SU", "SUs"), plan.sus - SHOWN, plan.rails)))
+    servers = [(f"SU {su}", _counted(_servers_in_su(plan, su), "server")) for su in range(min(plan.sus, SHOWN))]
     if plan.sus > SHOWN:
         rest = plan.servers - SHOWN * plan.servers_per_su
-        servers.append((f"... {plan.sus - SHOWN:,} more SUs", f"{rest:,} servers"))
+        servers.append((f"... {_counted(plan.sus - SHOWN, 'more SU')}", _counted(rest, "server")))
     rows.append(("server", servers))
     return rows
 
 
-def _capped(boxes: list[tuple[str, str]], what: str, more: int, switches_each: int) -> list[tuple[str, str]]:
+def _capped(
+    boxes: list[tuple[str, str]], what: tuple[str, str], more: int, switches_each: int
+) -> list[tuple[str, str]]:
     """The first :data:`SHOWN` boxes, then one for the ``more`` left (``switches_each`` switches in each)."""
     if more <= 0:
         return boxes
-    return [*boxes[:SHOWN], (f"... {more:,} more {what}", f"{more * switches_each:,} switches")]
+    return [
+        *boxes[:SHOWN],
+        (
+            f"... {_counted(more, 'more ' + what[0], 'more ' + what[1])}",
+            _counted(more * switches_each, "switch", "switches"),
+        ),
+    ]
 
 
 def _tier(plan: Plan, role: str, boxes: list[tuple[str, str]], y: int) -> list[str]:
@@ -100,11 +122,12 @@ def _tier(plan: Plan, role: str, boxes: list[tuple[str, str]], y: int) -> list[s
         "leaf": plan.leaves_per_plane,
         "server": plan.servers,
     }
+    where = f"in all, {plan.rails} NICs in each plane" if role == "server" else "per plane"
     label = {"super_spine": "super-spines", "spine": "spines", "leaf": "leaves", "server": "servers"}[role]
     parts = [
         f'<g class="tier" data-role="{role}" data-count="{counts[role]}">',
         f'<text x="10" y="{y + 20}" font-weight="bold">{label}</text>',
-        f'<text x="10" y="{y + 36}">{counts[role]:,} per plane</text>',
+        f'<text x="10" y="{y + 36}">{counts[role]:,} {where}</text>',
     ]
     if role == "super_spine" and not plan.super_tier:
         parts.append(
