@@ -15,9 +15,11 @@ import platform
 import statistics
 import subprocess
 import sys
+from pathlib import Path
+from typing import Any
 
 from bench_build import SIZES
-from common import INTENT, arguments, publish
+from common import INTENT, arguments, each_size, publish
 
 RUN = """\
 import json, sys, time
@@ -41,7 +43,7 @@ def measure(gpus: int) -> dict[str, float]:
     return json.loads(result.stdout)
 
 
-def table(rows: list[dict[str, float]], runs: int) -> str:
+def table(rows: list[dict[str, Any]], runs: int) -> str:
     base = rows[0]
     lines = [
         f"Median of {runs} runs, each a fresh process, on {platform.machine()} with Python "
@@ -59,20 +61,15 @@ def table(rows: list[dict[str, float]], runs: int) -> str:
     return "\n".join(lines)
 
 
+def row(gpus: int, runs: int, _work: Path) -> dict[str, Any]:
+    """The median of ``runs`` fresh processes at ``gpus`` GPUs."""
+    samples = [measure(gpus) for _ in range(runs)]
+    return {**samples[0], "gpus": gpus, "seconds": statistics.median(sample["seconds"] for sample in samples)}
+
+
 def main() -> None:
     args = arguments(__doc__, SIZES)
-    rows = []
-    for gpus in args.sizes:
-        samples = [measure(gpus) for _ in range(args.runs)]
-        rows.append(
-            {
-                "gpus": gpus,
-                "tiers": samples[0]["tiers"],
-                "bytes": samples[0]["bytes"],
-                "seconds": statistics.median(sample["seconds"] for sample in samples),
-            }
-        )
-        print(f"{gpus:,} GPUs: {rows[-1]['seconds'] * 1000:.2f} ms", file=sys.stderr)
+    rows = each_size(row, args, lambda done: f"{done['seconds'] * 1000:.2f} ms")
     publish(table(rows, args.runs), "bench_topology", args.write)
 
 
