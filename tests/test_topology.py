@@ -151,3 +151,26 @@ def test_a_three_tier_envelope_with_only_pod_0_built_shows_the_super_spines_to_c
     text = " ".join(t.text or "" for t in root.iter(f"{SVG}text"))
     assert "none yet" in text and f"{plan.envelope_supers_per_plane:,} per plane planned" in text
     assert not any(tier == "spine_super_spine" for tier, _ in bundles(root))
+
+
+def test_growing_inside_the_plan_keeps_every_bundle_already_drawn() -> None:
+    """256 to 512 DGX H100 in an envelope of 2,048 (the 3-tier design above): the first pod's bundles keep their
+    links and speeds; the second pod brings its own and the super-spines' first bundles."""
+
+    def drawn(servers: int) -> dict[tuple[str, str], tuple[int, int]]:
+        text = intent_text(
+            servers=servers,
+            spine="{model: generic-64x800g, uplink_speed: 800G}",
+            super_spine="{model: generic-64x800g}",
+            fabric_extra="tiers: 3",
+            extra="growth: {max_servers: 2048}",
+        )
+        return bundles(parsed(size(parse_intent(text, "test.yaml"))))
+
+    before, after = drawn(256), drawn(512)
+    assert before.items() <= after.items()
+    assert not any(tier == "spine_super_spine" for tier, _ in before)
+    assert {key for key in after if key[0] == "spine_super_spine"} == {
+        ("spine_super_spine", "pod 0"),
+        ("spine_super_spine", "pod 1"),
+    }
