@@ -19,6 +19,11 @@ SHOWN = 3
 LEFT, SLOT_W, BOX_W, BOX_H = 170, 230, 200, 46
 TOP, ROW_H = 96, 150
 WIDTH = LEFT + (SHOWN + 1) * SLOT_W + 10
+BETWEEN = {
+    "server_leaf": "servers to leaves",
+    "leaf_spine": "leaves to spines",
+    "spine_super_spine": "spines to super-spines",
+}
 FILLS = {"super_spine": "#9ecae1", "spine": "#c6dbef", "leaf": "#deebf7", "server": "#f0f0f0"}
 
 
@@ -56,6 +61,11 @@ def _header(name: str, plan: Plan) -> list[str]:
 def _all_planes(plan: Plan) -> str:
     switches = plan.switch_counts()
     links = plan.link_counts()
+    if plan.tiers == 2:
+        return (
+            f"{switches['leaf']:,} leaves, {switches['spine']:,} spines; {links['server_leaf']:,} server links, "
+            f"{links['leaf_spine']:,} leaf-spine links"
+        )
     return (
         f"{switches['leaf']:,} leaves, {switches['spine']:,} spines, {switches['super_spine']:,} super-spines; "
         f"{links['server_leaf']:,} server links, {links['leaf_spine']:,} leaf-spine links, "
@@ -200,7 +210,7 @@ def _bundle(
     label = f"{links:,} x {speed}G"
     return (
         f'<g class="bundle" data-tier="{tier}" data-from="{escape(source)}" data-links="{links}" '
-        f'data-speed="{speed}"><title>{escape(source)}: {label}</title>'
+        f'data-speed="{speed}"><title>{escape(source)}, {BETWEEN[tier]}: {label}</title>'
         f'<line x1="{x1:g}" y1="{y1}" x2="{x2:g}" y2="{y2}" stroke="#08519c" stroke-width="3"/>'
         f'<text x="{(x1 + x2) / 2 + 6:g}" y="{(y1 + y2) / 2 + 4:g}" fill="#08519c">{label}</text></g>'
     )
