@@ -30,6 +30,7 @@ SIZED = [
     "bench_reads",
     "bench_render",
     "bench_sm_files",
+    "bench_topology",
     "bench_uplinks",
     "bench_validate",
 ]

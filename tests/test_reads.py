@@ -197,7 +197,7 @@ def test_each_file_of_a_build_has_the_cap_of_its_kind(built: Path) -> None:
     assert kinds["intent.yaml"] == "an intent"
     assert {kinds[path] for path in kinds if path.startswith("configs/")} == {"a switch configuration"}
     assert {kinds[path] for path in kinds if path.startswith("servers/")} == {"a server's file"}
-    assert {kinds[path] for path in ("summary.md", "cabling.csv", "floorplan.svg", "lab/clab.yml")} == {
+    assert {kinds[path] for path in ("summary.md", "cabling.csv", "floorplan.svg", "topology.svg", "lab/clab.yml")} == {
         "a table or report of a build"
     }
 

@@ -24,6 +24,7 @@ from designer.outputs.lab import lab_files
 from designer.outputs.physical import bom_rows, power_markdown, racks_rows
 from designer.outputs.summary import summary_markdown
 from designer.outputs.tables import addressing_rows, asn_rows, cabling_rows, csv_bytes
+from designer.outputs.topology import topology_svg
 from designer.outputs.workloads import svg as workloads_svg
 from designer.pipeline import design as run_stages
 from designer.render import Renderer, rendered, user_templates_for
@@ -180,6 +181,7 @@ def review_files(design: Design, say: Progress, since: Since | None = None) -> d
         "power.md": power_markdown(design.intent.name, design.physical, design.intent.facility).encode(),
         "bom.csv": csv_bytes(*bom_rows(design.physical)),
         "floorplan.svg": floorplan_svg(design.intent, design.fabric.devices, design.physical).encode(),
+        "topology.svg": topology_svg(design.intent.name, design.plan).encode(),
         **(lab_files(design) if with_lab(design.intent.targets) else {}),
         **({"workloads.svg": workloads_svg(design.intent.name, design.workloads).encode()} if design.workloads else {}),
     }

@@ -277,6 +277,7 @@ def summary_markdown(design: Design, moved: Sequence[str] = ()) -> str:
         "- `power.md`: power per rack, row, scalable unit and in total, with PUE; flagged racks",
         "- `bom.csv`: switches, servers, transceivers by type, cables by type and length",
         "- `floorplan.svg`: the rows of racks colored by kW, and one compute and one network rack elevation",
+        "- `topology.svg`: one plane's tiers and the bundles between them, with their links and speeds",
         *(
             ["- `workloads.svg`: time per collective of every workload, and the busiest switch's uplinks"]
             if design.workloads
