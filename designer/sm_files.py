@@ -24,12 +24,12 @@ from collections.abc import Mapping
 from pathlib import Path
 
 from designer import __version__
+from designer.built import folder_intent
 from designer.errors import InputError, Problem
 from designer.fabric import natural, wire
 from designer.ibnetdiscover import DesignNames, Named
 from designer.outputs.folder import write
 from designer.sizing import size
-from designer.verify.parsers import folder_intent
 
 ROOTS, NAME_MAP = "root_guids.conf", "node-name-map"
 TOP = ("super_spine", "spine")
