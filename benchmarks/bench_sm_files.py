@@ -91,7 +91,7 @@ def table(rows: list[dict[str, Any]], runs: int) -> str:
     head = (
         f"Median of {runs} runs, each a fresh process, on {platform.machine()} with Python "
         f"{platform.python_version()} and {os.cpu_count()} CPUs, writing to {storage()}.\n\n"
-        "| GPUs | switches | cables | discovery (MiB) | sm-files (s) | sm-files CPU (s) | peak memory (MiB) |\n"
+        "| GPUs | switches | cables | discovery (MiB) | audit --sm-files (s) | CPU (s) | peak memory (MiB) |\n"
         "|---:|---:|---:|---:|---:|---:|---:|"
     )
     body = [
