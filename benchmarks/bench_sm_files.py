@@ -1,6 +1,6 @@
-"""``designer sm-files`` on a discovery of the whole fabric: reading ``ibnetdiscover`` output, naming every switch by
-where it sits and every cable in the design's names, and writing OpenSM's root GUID file and node-name map. Target:
-a 131,072-GPU discovery in at most 10 s.
+"""``designer audit --sm-files`` on a discovery of the whole fabric: reading ``ibnetdiscover`` output, naming every
+switch by where it sits and every cable in the design's names, comparing them with the design's cables and writing
+OpenSM's root GUID file and node-name map. Target: a 131,072-GPU discovery in at most 10 s.
 
 The discovery is the built design's own fabric in ``ibnetdiscover``'s format (a record per node, each switch with the
 same node description, as unmanaged switches report; GUIDs numbered in design order): ibsim, which writes the real
@@ -74,7 +74,7 @@ def bench(gpus: int, runs: int, work: Path) -> dict[str, Any]:
     subprocess.run([*designer, "build", str(intent), "-o", str(output)], check=True, capture_output=True)
     design = design_names(output)
     found.write_text(discovery(design))
-    timings = [measure([*designer, "sm-files", str(output), str(found), "-o", str(target)]) for _ in range(runs)]
+    timings = [measure([*designer, "audit", str(output), str(found), "--sm-files", str(target)]) for _ in range(runs)]
     shutil.rmtree(output)
     return {
         "gpus": gpus,
@@ -91,7 +91,7 @@ def table(rows: list[dict[str, Any]], runs: int) -> str:
     head = (
         f"Median of {runs} runs, each a fresh process, on {platform.machine()} with Python "
         f"{platform.python_version()} and {os.cpu_count()} CPUs, writing to {storage()}.\n\n"
-        "| GPUs | switches | cables | discovery (MiB) | sm-files (s) | sm-files CPU (s) | peak memory (MiB) |\n"
+        "| GPUs | switches | cables | discovery (MiB) | audit --sm-files (s) | CPU (s) | peak memory (MiB) |\n"
         "|---:|---:|---:|---:|---:|---:|---:|"
     )
     body = [

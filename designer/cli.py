@@ -1,5 +1,5 @@
 """Command line: ``designer build``, ``designer plan``, ``designer check``, ``designer analyze``, ``designer diff``,
-``designer verify``, ``designer audit``, ``designer export``, ``designer sm-files``, ``designer sync``,
+``designer verify``, ``designer audit``, ``designer export``, ``designer sync``,
 ``designer init``.
 Exit 0 success, 1 a check failed, 2 bad input."""
 
@@ -248,8 +248,9 @@ def _parser() -> argparse.ArgumentParser:
     audit_cmd = commands.add_parser(
         "audit",
         help=(
-            "compare the cabling the devices report (LLDP) with a built design: every missing, extra and miswired "
-            "cable by name, and the swaps that fix crossed pairs; writes nothing"
+            "compare the cabling the devices report (LLDP, or InfiniBand's ibnetdiscover) with a built design: every "
+            "missing, extra and miswired cable by name, and the swaps that fix crossed pairs; writes nothing but "
+            "--sm-files"
         ),
     )
     audit_cmd.add_argument("output", type=Path, metavar="OUTPUT_DIR", help="a folder written by 'designer build'")
@@ -260,10 +261,20 @@ def _parser() -> argparse.ArgumentParser:
         metavar="FILE",
         help=(
             "what one device printed, named after the device as the design names it (leaf1.json holds leaf1's): "
-            "EOS 'show lldp neighbors | json' or lldpd 'lldpcli -f json0 show neighbors' (switches and servers)"
+            "EOS 'show lldp neighbors | json' or lldpd 'lldpcli -f json0 show neighbors' (switches and servers); "
+            "or, for an InfiniBand fabric, one file of what 'ibnetdiscover > FILE' wrote"
         ),
     )
     audit_cmd.add_argument("--format", choices=("text", "json"), default="text")
+    audit_cmd.add_argument(
+        "--sm-files",
+        type=Path,
+        metavar="DIR",
+        help=(
+            "also write OpenSM's GUID-keyed files from the ibnetdiscover file into DIR (new, empty, or written here "
+            "before): the root GUID file of the design's top switches and a node-name map"
+        ),
+    )
     audit_cmd.set_defaults(run=_audit)
 
     export_cmd = commands.add_parser(
@@ -288,25 +299,6 @@ def _parser() -> argparse.ArgumentParser:
         help="the export folder (new, empty or an earlier export)",
     )
     export_cmd.set_defaults(run=_export)
-
-    sm_files_cmd = commands.add_parser(
-        "sm-files",
-        help=(
-            "write the InfiniBand subnet manager's GUID-keyed files (OpenSM's root GUID file of the design's top "
-            "switches, a node-name map) from ibnetdiscover output of the built fabric"
-        ),
-    )
-    sm_files_cmd.add_argument("output", type=Path, metavar="OUTPUT_DIR", help="a folder written by 'designer build'")
-    sm_files_cmd.add_argument("discovery", type=Path, metavar="DISCOVERY", help="what 'ibnetdiscover > FILE' wrote")
-    sm_files_cmd.add_argument(
-        "-o",
-        dest="target",
-        type=Path,
-        required=True,
-        metavar="DIR",
-        help="write the files into this folder (new, empty, or written by sm-files before)",
-    )
-    sm_files_cmd.set_defaults(run=_sm_files)
 
     sync_cmd = commands.add_parser(
         "sync",
@@ -556,7 +548,9 @@ def _audit(args: argparse.Namespace) -> int:
     from designer.audit.report import FORMATS
     from designer.audit.run import audit_output
 
-    name, found = audit_output(args.output, args.files)
+    name, found = audit_output(args.output, args.files, args.sm_files)
+    if args.sm_files is not None:
+        print(f"wrote OpenSM's root GUID file and node-name map to {args.sm_files}", file=sys.stderr)
     print(FORMATS[args.format](name, found), end="")
     return EXIT_OK if found.clean else EXIT_CHECK_FAILED
 
@@ -570,14 +564,6 @@ def _export(args: argparse.Namespace) -> int:
     make, what = makers[args.format]
     written = write_export(built, args.to, args.format, make(built))
     print(f"wrote {written} files to {args.to} ({what})")
-    return EXIT_OK
-
-
-def _sm_files(args: argparse.Namespace) -> int:
-    from designer.sm_files import write_sm_files
-
-    for name in write_sm_files(args.output, args.discovery, args.target):
-        print(args.target / name)
     return EXIT_OK
 
 

@@ -97,6 +97,13 @@ def parse(where: str, text: str) -> Discovery:
     return Discovery(nodes, tuple(sorted(cables)))
 
 
+def looks_like(text: str) -> bool:
+    """Whether ``text`` opens as ``ibnetdiscover`` output does (a ``#`` comment, a node record, a port line or a
+    node's setting), so a discovery file can be told from JSON before it is read as either."""
+    line = next((line.strip() for line in text.splitlines() if line.strip()), "")
+    return line.startswith("#") or any(pattern.match(line) for pattern in (_HEADER, _PORT, _SETTING))
+
+
 @dataclass(frozen=True)
 class DesignNames:
     """What the design calls things: each device's role, each switch's logical port names (IB port ``n`` is

@@ -11,6 +11,7 @@ the hardware, so a build never writes them.
 
 Both are read by OpenSM's ``parse_node_map`` (complib/cl_nodenamemap.c), which skips ``#`` comments;
 ``manifest.json`` beside them marks the folder as designer's, so a second run replaces it and nothing else.
+``designer audit OUTPUT DISCOVERY --sm-files DIR`` writes them (:mod:`designer.audit.run`).
 :func:`design_names` reads what a built folder calls things (devices, cables, the switches' logical port names and
 the servers' RDMA devices, from its intent) for :func:`designer.ibnetdiscover.named`.
 """
@@ -23,13 +24,12 @@ from collections.abc import Mapping
 from pathlib import Path
 
 from designer import __version__
+from designer.built import folder_intent
 from designer.errors import InputError, Problem
 from designer.fabric import natural, wire
-from designer.files import TABLE, Refused, read_file
-from designer.ibnetdiscover import DesignNames, Named, named, parse
+from designer.ibnetdiscover import DesignNames, Named
 from designer.outputs.folder import write
 from designer.sizing import size
-from designer.verify.parsers import folder_intent
 
 ROOTS, NAME_MAP = "root_guids.conf", "node-name-map"
 TOP = ("super_spine", "spine")
@@ -86,30 +86,21 @@ def design_names(folder: Path) -> DesignNames:
     )
 
 
-def write_sm_files(folder: Path, discovery: Path, target: Path) -> dict[str, str]:
-    """Read the design built in ``folder`` and the ``ibnetdiscover`` output at ``discovery``, write the subnet
-    manager's files into ``target`` (new, empty, or written by this command before) and return them. Raises
+def write_sm_files(found: Named, design: DesignNames, where: str, folder: Path, target: Path) -> dict[str, str]:
+    """Write the subnet manager's files of the discovery ``found`` (read from ``where``, named after ``design``,
+    built in ``folder``) into ``target`` (new, empty, or written here before) and return them. Raises
     :class:`InputError` when the discovery names none of the design's top switches."""
-    design = design_names(folder)
-    try:
-        text = read_file(discovery, TABLE).decode("utf-8", errors="replace")
-    except Refused as error:
-        raise InputError([Problem((str(discovery),), f"{error.reason}, not a file")], about=str(discovery)) from None
-    except OSError as error:
-        raise InputError(
-            [Problem((str(discovery),), f"cannot be read: {error.strerror or error}")], about=str(discovery)
-        ) from None
-    files = sm_files(named(parse(str(discovery), text), design), design)
+    files = sm_files(found, design)
     if files[ROOTS].count("\n") == 1:
         raise InputError(
             [
                 Problem(
-                    (str(discovery),),
+                    (where,),
                     "names none of the design's top switches (they are known by the HCAs and leaves below them); "
                     f"give ibnetdiscover output of the fabric built from {folder}",
                 )
             ],
-            about=str(discovery),
+            about=where,
         )
     data = {name: text.encode() for name, text in files.items()}
     write({**data, "manifest.json": _manifest(data)}, target)

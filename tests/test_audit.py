@@ -251,7 +251,9 @@ def test_bad_discovery_files_are_explained_at_once(built: Path, tmp_path: Path) 
     assert err.splitlines() == [
         f'{folder}/leaf9.json:1: (top-level): the design has no device "leaf9"; name each file after the device '
         "that printed it, as the design names it (e.g. p0-su0-r0-leaf.json)",
-        f"{folder}/p0-spine0.json:1: (top-level): not JSON: Expecting value; give what the device printed",
+        f"{folder}/p0-spine0.json:1: (top-level): in no known format: neither JSON (EOS 'show lldp neighbors | json' "
+        "or lldpd 'lldpcli -f json0 show neighbors') nor ibnetdiscover output ('ibnetdiscover > FILE'); give what "
+        "the device printed, unedited",
         f"{folder}/p0-spine1.json:1: (top-level): not in a known format (EOS 'show lldp neighbors | json' or lldpd "
         "'lldpcli -f json0 show neighbors'): found an object with keys \"interfaces\"",
         f"{folder}/p0-su0-r0-leaf.json:3: lldpNeighbors[0].neighborDevice: expected a name (a string of 1 to 255 "

@@ -1,5 +1,6 @@
-"""The InfiniBand reader and the subnet manager's GUID-keyed files, proven on the fabric the design describes as ibsim
-simulates it, discovered by the real ``ibnetdiscover`` and routed by the real OpenSM.
+"""The InfiniBand reader, ``designer audit`` of ``ibnetdiscover`` output and the subnet manager's GUID-keyed files
+(``designer audit --sm-files``), proven on the fabric the design describes as ibsim simulates it, discovered by the
+real ``ibnetdiscover`` and routed by the real OpenSM, and offline on a capture of ``ibnetdiscover`` under ibsim.
 
 Sources: ibsim's net file format and console commands (linux-rdma/ibsim, ibsim/sim_net.c, ibsim/sim_cmd.c);
 ibnetdiscover(8) of infiniband-diags; OpenSM's ``root_guid_file`` and the fat-tree routing engine's fallback to
@@ -11,6 +12,7 @@ Algorithm"; linux-rdma/opensm, opensm/osm_ucast_ftree.c ``fabric_load_roots``, o
 from __future__ import annotations
 
 import dataclasses
+import json
 import os
 import re
 import shutil
@@ -28,6 +30,7 @@ from designer.ibnetdiscover import DesignNames, named, parse
 from designer.sm_files import NAME_MAP, ROOTS, design_names, sm_files
 from designer.verify.ibsim import first_hca, net_file
 from tests.conftest import ROOT, need
+from tests.test_intent_errors import run_cli
 
 CANNED = ROOT / "tests" / "canned" / "infiniband-diags-44-ibnetdiscover-small-2tier.txt"
 INSTALL = (
@@ -89,7 +92,7 @@ def test_what_the_design_cannot_name_keeps_its_guid_and_port(built: Path) -> Non
 @pytest.mark.parametrize(
     ("text", "expected"),
     [
-        ('{"lldp": {"interface": []}}\n', 'x.txt:1: line: \'{"lldp": {"interface": []}}\' is not a line of'),
+        ('#\n{"lldp": {"interface": []}}\n', 'x.txt:2: line: \'{"lldp": {"interface": []}}\' is not a line of'),
         ("# only a comment\n\n", "x.txt:1: line: holds no Switch or Ca record"),
         ('[1]\t"S-0000000000000001"[2]\n', "x.txt:1: line: a port line before any Switch or Ca record"),
         (
@@ -110,18 +113,17 @@ def test_text_that_is_not_ibnetdiscover_output_is_refused_with_its_line(
     discovery.write_text(text)
     target = tmp_path / "sm"
     monkeypatch.chdir(tmp_path)
-    assert main(["sm-files", str(built), "x.txt", "-o", str(target)]) == 2
+    assert main(["audit", str(built), "x.txt", "--sm-files", str(target)]) == 2
     error = capsys.readouterr().err
     assert error.startswith(expected), error
     assert "give the output of 'ibnetdiscover > FILE'" in error
     assert not target.exists()
 
 
-def test_sm_files_command_writes_the_root_guids_and_the_name_map(
-    built: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
-) -> None:
+def test_audit_sm_files_writes_the_root_guids_and_the_name_map(built: Path, tmp_path: Path) -> None:
     target = tmp_path / "sm"
-    assert main(["sm-files", str(built), str(CANNED), "-o", str(target)]) == 0
+    code, out, err = run_cli("audit", str(built), str(CANNED), "--sm-files", str(target))
+    assert (code, out.splitlines()[-1]) == (0, "the cabling matches the design"), err
     roots = (target / ROOTS).read_text().splitlines()
     # the spines' GUIDs as the canned discovery gives them (S-0002c90300000000 and ...01 are p0-spine0 and 1)
     assert roots[1:] == ["0x0002c90300000000  # p0-spine0", "0x0002c90300000001  # p0-spine1"]
@@ -129,11 +131,81 @@ def test_sm_files_command_writes_the_root_guids_and_the_name_map(
     assert '0x0002c90300000002 "p0-su0-r0-leaf"' in names
     assert '0x0002c90400000000 "su0-srv0 mlx5_0"' in names
     assert len(names) == 1 + 6 + 16
-    assert main(["sm-files", str(built), str(CANNED), "-o", str(target)]) == 0  # its own folder: replaced
+    assert run_cli("audit", str(built), str(CANNED), "--sm-files", str(target))[0] == 0  # its own folder: replaced
     (target / "mine.txt").write_text("not designer's")
-    assert main(["sm-files", str(built), str(CANNED), "-o", str(target)]) == 2
-    assert "mine.txt" in capsys.readouterr().err
+    code, out, err = run_cli("audit", str(built), str(CANNED), "--sm-files", str(target))
+    assert (code, out) == (2, "") and "mine.txt" in err
     assert (target / "mine.txt").read_text() == "not designer's"
+
+
+def test_audit_of_the_canned_discovery_matches_the_design(built: Path) -> None:
+    """The capture of ibnetdiscover under ibsim running the design (tests/canned/): every designed cable found, by
+    the 6 switches and 8 servers it names; the JSON report counts the same."""
+    code, out, err = run_cli("audit", str(built), str(CANNED))
+    assert (code, err) == (0, "")
+    assert out == (
+        "audit of small-2tier: 14 devices reported, 32 designed cables in scope: 32 match, 0 missing, 0 extra, "
+        "0 miswired\nthe cabling matches the design\n"
+    )
+    code, out, _ = run_cli("audit", str(built), str(CANNED), "--format", "json")
+    report = json.loads(out)
+    assert code == 0
+    assert report["cables"] == {"in_scope": 32, "matched": 32, "missing": 0, "extra": 0, "miswired": 0}
+    assert len(report["devices"]) == 14
+
+
+def test_audit_names_two_hcas_cabled_into_each_others_leaf_ports(built: Path, tmp_path: Path) -> None:
+    """Two HCAs' node descriptions exchanged in the capture is two cables crossed at the leaf (each HCA is known
+    by its description): exit 1, both cables miswired by name and the swap that fixes them."""
+    text = CANNED.read_text()
+    crossed = text.replace('"su0-srv0 mlx5_0"', '"swapped"').replace('"su1-srv3 mlx5_0"', '"su0-srv0 mlx5_0"')
+    discovery = tmp_path / "fabric.txt"
+    discovery.write_text(crossed.replace('"swapped"', '"su1-srv3 mlx5_0"'))
+    design = design_names(built)
+    first, second = ("su0-srv0", "nic0"), ("su1-srv3", "nic0")
+    first_leaf, second_leaf = design.peers[first], design.peers[second]
+    assert crossed_pair(built, discovery) == (
+        f"swap: the plugs in {' '.join(first_leaf)} and {' '.join(second_leaf)} (or, at the other end, in "
+        f"su0-srv0 nic0 and su1-srv3 nic0) fixes {' '.join(first_leaf)} -- su1-srv3 nic0 and "
+        f"{' '.join(second_leaf)} -- su0-srv0 nic0"
+    )
+
+
+def crossed_pair(built: Path, discovery: Path) -> str:
+    """The swap line of ``designer audit`` of a discovery with one crossed pair: exit 1, two cables miswired."""
+    code, out, err = run_cli("audit", str(built), str(discovery))
+    assert (code, err) == (1, "")
+    lines = out.splitlines()
+    assert lines[0].endswith("30 match, 0 missing, 0 extra, 2 miswired")
+    assert lines[-1] == "2 cables to fix"
+    return lines[1]
+
+
+def test_ibnetdiscover_output_is_audited_alone_and_sm_files_needs_it(built: Path, tmp_path: Path) -> None:
+    lldp = tmp_path / "p0-spine0.json"
+    lldp.write_text('{"lldpNeighbors": []}\n')
+    code, out, err = run_cli("audit", str(built), str(CANNED), str(lldp))
+    assert (code, out) == (2, "")
+    assert err.splitlines()[0] == (
+        f"{CANNED}:1: (top-level): ibnetdiscover output covers the whole fabric: give it as the only discovery file, "
+        "not with 1 other"
+    )
+    code, out, err = run_cli("audit", str(built), str(lldp), "--sm-files", str(tmp_path / "sm"))
+    assert (code, out) == (2, "")
+    assert "--sm-files: needs ibnetdiscover output of an InfiniBand fabric" in err
+    assert not (tmp_path / "sm").exists()
+
+
+def test_a_file_in_no_known_format_is_refused(built: Path, tmp_path: Path) -> None:
+    text = tmp_path / "p0-spine0.json"
+    text.write_text("Switch ports: 8\n")
+    code, out, err = run_cli("audit", str(built), str(text))
+    assert (code, out) == (2, "")
+    assert err.splitlines()[0] == (
+        f"{text}:1: (top-level): in no known format: neither JSON (EOS 'show lldp neighbors | json' or lldpd "
+        "'lldpcli -f json0 show neighbors') nor ibnetdiscover output ('ibnetdiscover > FILE'); give what the device "
+        "printed, unedited"
+    )
 
 
 # ---- the live fabric: ibsim, ibnetdiscover, OpenSM -------------------------------------------------------------
@@ -177,8 +249,11 @@ def run(env: dict[str, str], *command: str) -> str:
 def test_discovered_fabric_is_the_design(built: Path, tmp_path: Path) -> None:
     design = design_names(built)
     with simulated(design, tmp_path) as (env, _):
-        found = named(parse("ibnetdiscover", run(env, "ibnetdiscover")), design)
+        (tmp_path / "fabric.txt").write_text(run(env, "ibnetdiscover"))
+    found = named(parse("ibnetdiscover", (tmp_path / "fabric.txt").read_text()), design)
     assert found.cables == tuple(designed_cables(built))
+    code, out, err = run_cli("audit", str(built), str(tmp_path / "fabric.txt"))
+    assert (code, err, out.splitlines()[-1]) == (0, "", "the cabling matches the design")
 
 
 def test_two_swapped_cables_differ_at_exactly_their_ends(built: Path, tmp_path: Path) -> None:
@@ -189,10 +264,17 @@ def test_two_swapped_cables_differ_at_exactly_their_ends(built: Path, tmp_path: 
     first_peer, second_peer = design.peers[first], design.peers[second]
     swapped = {**design.peers, first: second_peer, second_peer: first, second: first_peer, first_peer: second}
     with simulated(dataclasses.replace(design, peers=swapped), tmp_path) as (env, _):
-        found = named(parse("ibnetdiscover", run(env, "ibnetdiscover")), design)
+        (tmp_path / "fabric.txt").write_text(run(env, "ibnetdiscover"))
+    found = named(parse("ibnetdiscover", (tmp_path / "fabric.txt").read_text()), design)
     expected = set(designed_cables(built))
     assert expected - set(found.cables) == {(*first_peer, *first), (*second_peer, *second)}
     assert set(found.cables) - expected == {(*second_peer, *first), (*first_peer, *second)}
+    assert first_peer[0] == second_peer[0]  # both on one spine: the plugs to swap there
+    assert crossed_pair(built, tmp_path / "fabric.txt") == (
+        f"swap: the plugs in {' '.join(first_peer)} and {' '.join(second_peer)} (or, at the other end, in "
+        f"{' '.join(first)} and {' '.join(second)}) fixes {' '.join(first_peer)} -- {' '.join(second)} "
+        f"and {' '.join(second_peer)} -- {' '.join(first)}"
+    )
 
 
 def test_root_guid_file_keeps_ftree_routing_after_failures(built: Path, tmp_path: Path) -> None:

@@ -1,4 +1,10 @@
-"""An audit of a built folder against discovery files: the design's cables, the devices' names, the reports."""
+"""An audit of a built folder against discovery files: the design's cables, the devices' names, the reports.
+
+LLDP files are read in each OS's port names (:mod:`designer.audit.names`); an ``ibnetdiscover`` file is named by
+:func:`designer.ibnetdiscover.named` (HCAs by node description, switches by where they sit), so its cables arrive in
+the design's own names and are compared as one more name family, ``ibnetdiscover``. With ``sm_target`` the same
+discovery also gives OpenSM's GUID-keyed files (:mod:`designer.sm_files`).
+"""
 
 from __future__ import annotations
 
@@ -8,8 +14,15 @@ from typing import Any
 
 from designer.audit.compare import Audit, Link, audit, link
 from designer.audit.inputs import reports
-from designer.audit.names import port_names
+from designer.audit.names import FAMILIES, PortNames, port_names
+from designer.audit.readers import Cable
 from designer.built import DESIGN_FILE, read_design
+from designer.errors import InputError, Problem
+from designer.ibnetdiscover import DesignNames, Named, named, parse
+from designer.sm_files import design_names, write_sm_files
+
+FABRIC = "ibnetdiscover"
+"""The name family of an ``ibnetdiscover`` file's cables: the design's own port names."""
 
 
 def designed_links(design: dict[str, Any]) -> list[Link]:
@@ -17,9 +30,49 @@ def designed_links(design: dict[str, Any]) -> list[Link]:
     return [link((row["a"][0], row["a"][1]), (row["z"][0], row["z"][1])) for row in design["links"]]
 
 
-def audit_output(folder: Path, files: Sequence[Path]) -> tuple[str, Audit]:
-    """The design's name and the audit of ``files`` (one discovery file per device) against ``folder``."""
+def fabric_reports(found: Named) -> dict[str, tuple[str, list[Cable]]]:
+    """A named discovery as reports: every switch and server it named, each cable under an end the design names
+    (its upper end first); a cable between two ends it cannot name stays under the first, whose GUID the audit
+    shows outside the design."""
+    devices = [*found.switches.values(), *(host for host, _ in found.hcas.values())]
+    cables: dict[str, tuple[str, list[Cable]]] = {device: (FABRIC, []) for device in devices}
+    for device, port, peer, peer_port in found.cables:
+        if device.startswith("0x") and not peer.startswith("0x"):
+            device, port, peer, peer_port = peer, peer_port, device, port
+        cables.setdefault(device, (FABRIC, []))[1].append((device, port, peer, peer_port))
+    return cables
+
+
+def fabric_port_names(design: DesignNames) -> PortNames:
+    """Port names for a named discovery: every device's ports under their own names in the ``ibnetdiscover``
+    family, the LLDP families empty."""
+    own = {device: {port: port for port in ports} for device, ports in design.ports.items()}
+    return PortNames({**{family: {} for family in FAMILIES}, FABRIC: own}, {})
+
+
+def audit_output(folder: Path, files: Sequence[Path], sm_target: Path | None = None) -> tuple[str, Audit]:
+    """The design's name and the audit of ``files`` (one LLDP file per device, or one ``ibnetdiscover`` file)
+    against ``folder``; with ``sm_target``, the subnet manager's files from the ``ibnetdiscover`` file written
+    there first."""
     design = read_design(folder / DESIGN_FILE)
     devices = design["devices"]
     found = reports(files, {row["name"] for row in devices})
-    return design["name"], audit(designed_links(design), found, port_names(folder, devices))
+    if found.fabric is None:
+        if sm_target is not None:
+            raise InputError(
+                [
+                    Problem(
+                        ("--sm-files",),
+                        "needs ibnetdiscover output of an InfiniBand fabric ('ibnetdiscover > FILE'), "
+                        "not LLDP files; drop --sm-files to audit these",
+                    )
+                ],
+                about="the command line",
+            )
+        return design["name"], audit(designed_links(design), found.devices, port_names(folder, devices))
+    where, text = found.fabric
+    names = design_names(folder)
+    discovered = named(parse(where, text), names)
+    if sm_target is not None:
+        write_sm_files(discovered, names, where, folder, sm_target)
+    return design["name"], audit(designed_links(design), fabric_reports(discovered), fabric_port_names(names))
