@@ -5,12 +5,15 @@ from __future__ import annotations
 from collections import Counter
 from functools import cache
 from html.parser import HTMLParser
+from itertools import islice
 from typing import Any
 
 from designer.design import Design
 from designer.outputs.labels import HTML_LABELS, LABELS_PER_SHEET, label_rows, label_text, labels_html
 from designer.outputs.physical import racks_rows
 from designer.outputs.tables import cabling_rows
+from designer.pipeline import build
+from tests.conftest import ROOT
 from tests.helpers import build_text, intent_text
 
 
@@ -75,12 +78,20 @@ def test_both_ends_of_every_cable_stand_where_racks_csv_puts_their_devices() -> 
             assert (row[column[f"{end}_rack"]], row[column[f"{end}_unit"]]) == where[device], (device, row)
 
 
-def test_a_cable_id_is_its_upper_ends_device_and_canonical_port_and_unique() -> None:
+def test_a_cable_id_is_its_upper_ends_device_and_front_panel_port_and_unique() -> None:
     header, rows = cabling()
     assert header[3:5] == ["a_port", "a_port_sonic"]  # two targets: the canonical names come first
     ids = [row[header.index("cable_id")] for row in rows]
     assert len(set(ids)) == len(ids) == len(design_1024().fabric.links)
-    assert ids[0] == "p0-su0-r0-leaf/swp1" and rows[0][header.index("a_port_sonic")] == "Ethernet0"
+    assert ids[0] == "p0-su0-r0-leaf/1" and rows[0][header.index("a_port_sonic")] == "Ethernet0"
+
+
+def test_a_cable_id_numbers_a_broken_out_port_by_cage_and_lane_whatever_the_os() -> None:
+    header, rows = cabling_rows(build(ROOT / "tests" / "intents" / "small-eos.yaml"))
+    first, second = islice(rows, 2)
+    port, cable = header.index("a_port"), header.index("cable_id")
+    assert (first[port], first[cable]) == ("Ethernet1/1", "p0-su0-r0-leaf/1.0")  # EOS numbers the lanes 1 and 5
+    assert (second[port], second[cable]) == ("Ethernet1/5", "p0-su0-r0-leaf/1.1")
 
 
 def test_every_cable_has_two_labels_one_per_end_each_naming_the_far_end() -> None:

@@ -9,7 +9,7 @@ from itertools import chain, islice
 from typing import Any
 
 from designer.design import Design
-from designer.fabric import TIERS
+from designer.fabric import TIERS, Device
 from designer.ports import os_port_names, port_columns
 
 CHUNK_ROWS = 4096
@@ -31,7 +31,7 @@ def cabling_rows(design: Design) -> tuple[list[str], Iterable[list[Any]]]:
     with several, the canonical name and then each OS's."""
     devices, speeds, physical = design.fabric.devices, design.plan.link_speeds, design.physical
     suffixes, layouts = port_layouts(design)
-    canonical = design.fabric.port_names()
+    faceplate = design.fabric.port_names(Device.faceplate_name)
     rack_names = [rack.name for rack in physical.racks]
     device_rack, device_unit = physical.device_rack, physical.device_unit
     header = [
@@ -63,7 +63,7 @@ def cabling_rows(design: Design) -> tuple[list[str], Iterable[list[Any]]]:
             speeds[tier],
             lengths[length],
             media[medium],
-            cable_id(devices[upper].name, canonical[upper][upper_port]),
+            cable_id(devices[upper].name, faceplate[upper][upper_port]),
             rack_names[device_rack[upper]],
             device_unit[upper],
             rack_names[device_rack[lower]],
@@ -77,9 +77,9 @@ def cabling_rows(design: Design) -> tuple[list[str], Iterable[list[Any]]]:
 
 
 def cable_id(upper_device: str, upper_port: str) -> str:
-    """A cable's ID: its upper end's device and canonical port (``p0-su0-r0-leaf/swp1``). A port holds one cable and
-    names stay put when the fabric grows inside its envelope, so the ID does too, and the label on a cable already
-    patched stays true."""
+    """A cable's ID: its upper end's device and port as the front panel numbers it (``p0-su0-r0-leaf/3.1``, see
+    :meth:`Device.faceplate_name`), whatever the OS. A port holds one cable and names stay put when the fabric grows
+    inside its envelope, so the ID does too, and the label on a cable already patched stays true."""
     return f"{upper_device}/{upper_port}"
 
 
