@@ -11,6 +11,7 @@ from typing import Any
 from designer.design import Design
 from designer.outputs.labels import HTML_LABELS, LABELS_PER_SHEET, label_rows, label_text, labels_html
 from designer.outputs.physical import racks_rows
+from designer.outputs.summary import summary_markdown
 from designer.outputs.tables import cabling_rows
 from designer.pipeline import build
 from tests.conftest import ROOT
@@ -131,3 +132,11 @@ def test_the_html_stops_at_its_cap_and_says_where_the_rest_are() -> None:
 def test_label_text_is_escaped_in_the_html() -> None:
     label = ["p0/<x>&", "a", "r", 1, "d", "p", "r2", 2, "d2", "p2"]
     assert parsed(labels_html("<n>", iter([label]), 1)).labels == ["\n".join(label_text(label))]
+
+
+def test_summary_says_when_the_html_holds_only_the_first_labels() -> None:
+    small, large = design_1024(), build_text(intent_text(servers=512))
+    assert 2 * len(large.fabric.links) > HTML_LABELS
+    assert "labels.html`: the labels to print, 21 to an A4 sheet\n" in summary_markdown(small, [])
+    line = f"(the first {HTML_LABELS:,} of {2 * len(large.fabric.links):,}; every label is in `labels.csv`)"
+    assert line in summary_markdown(large, [])
