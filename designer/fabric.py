@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import math
 import re
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, NamedTuple
 
@@ -80,6 +81,14 @@ class Device(NamedTuple):
             return f"swp{cage + 1}"
         return f"swp{cage + 1}s{lane}"
 
+    def faceplate_name(self, port: int) -> str:
+        """Logical port ``port`` as the front panel numbers it, whatever the OS: the cage from 1 (``3``), and with a
+        breakout the lane in it (``3.1``), as in :meth:`port_name`."""
+        if self.role == "server":
+            return f"nic{port}"
+        cage, lane, breakout = self.place(port)
+        return f"{cage + 1}" if breakout == 1 else f"{cage + 1}.{lane}"
+
 
 Link = tuple[int, int, int, int, int]
 
@@ -102,15 +111,16 @@ class Fabric:
     def switches(self) -> list[Device]:
         return self.devices[: self.switch_count]
 
-    def port_names(self) -> list[tuple[str, ...]]:
-        """Every device's logical port names (``Device.port_name``), by device index; devices that share a port
-        layout share one tuple, so naming the ends of every link costs an index, not a format."""
+    def port_names(self, name: Callable[[Device, int], str] = Device.port_name) -> list[tuple[str, ...]]:
+        """Every device's logical port names (``name``: :meth:`Device.port_name` unless told), by device index;
+        devices that share a port layout share one tuple, so naming the ends of every link costs an index, not a
+        format."""
         layouts: dict[tuple[bool, int, int, int, int], tuple[str, ...]] = {}
         names = []
         for device in self.devices:
             key = (device.role == "server", device.ports, device.breakout, device.downlinks, device.uplink_breakout)
             if key not in layouts:
-                layouts[key] = tuple(device.port_name(port) for port in range(device.ports))
+                layouts[key] = tuple(name(device, port) for port in range(device.ports))
             names.append(layouts[key])
         return names
 

@@ -95,6 +95,16 @@ def racks(design: Design) -> dict[str, tuple[int, int]]:
     return {rack.name: (rack.row, rack.position) for rack in design.physical.racks}
 
 
+def cable_ids(design: Design) -> dict[str, tuple[Any, ...]]:
+    """Every cable by its ID: both ends' device, port, rack and unit (the text of its labels)."""
+    header, rows = cabling_rows(design)
+    fields = [header.index(name) for name in ("a_device", "a_port", "a_rack", "a_unit", "z_device", "z_port")]
+    fields += [header.index(name) for name in ("z_rack", "z_unit")]
+    by_id = {row[header.index("cable_id")]: tuple(row[field] for field in fields) for row in rows}
+    assert len(by_id) == len(design.fabric.links)  # one ID per cable
+    return by_id
+
+
 def assert_only_added(old: Design, new: Design, old_files: dict[str, bytes], new_files: dict[str, bytes]) -> None:
     before, after = devices(old), devices(new)
     changed = {name: (row, after.get(name)) for name, row in before.items() if after.get(name) != row}
@@ -105,7 +115,13 @@ def assert_only_added(old: Design, new: Design, old_files: dict[str, bytes], new
     assert set(racks(old).items()) <= set(racks(new).items())
     header, old_rows = cabling_rows(old)
     assert header[3:6] == ["a_port", "a_port_frr", "a_port_eos"]  # every OS's port names stay where they were
-    assert set(map(tuple, old_rows)) <= set(map(tuple, cabling_rows(new)[1]))
+    new_rows = cabling_rows(new)[1]
+    assert set(map(tuple, old_rows)) <= set(map(tuple, new_rows))
+    ids_before, ids_after = cable_ids(old), cable_ids(new)
+    renumbered = {
+        cable: (row, ids_after.get(cable)) for cable, row in ids_before.items() if ids_after.get(cable) != row
+    }
+    assert not renumbered, f"{len(renumbered)} existing cable IDs moved, e.g. {next(iter(renumbered.items()))}"
     for path, data in old_files.items():
         lost = lost_lines(data.decode(), new_files[path].decode(), path)
         assert not lost, f"{path} lost or changed {len(lost)} lines, e.g. {lost[:3]}"

@@ -392,9 +392,10 @@ def test_uplinks_broken_out_otherwise_share_their_own_physical_port_at_their_own
 def test_cabling_csv_and_design_json_carry_lengths_media_and_racks(h100: Design) -> None:
     header, rows = cabling_rows(h100)
     rows = list(rows)
-    assert header[-2:] == ["length_m", "medium"]
+    length_at, medium_at = header.index("length_m"), header.index("medium")
+    assert header[medium_at + 1 :] == ["cable_id", "a_rack", "a_unit", "z_rack", "z_unit"]  # added after the old ones
     physical = h100.physical
-    assert [(row[-2], row[-1]) for row in rows] == [
+    assert [(row[length_at], row[medium_at]) for row in rows] == [
         (f"{length / 10:.1f}", physical.medium_name(number)) for number, length in enumerate(physical.link_length_dm)
     ]
     data = json.loads(design_json(h100))

@@ -21,6 +21,7 @@ from designer.outputs.design_json import design_json
 from designer.outputs.floorplan import floorplan_svg
 from designer.outputs.folder import INTENT_FILE, MANIFEST, SITE_CATALOG_FILE, differences, file_matches, write_files
 from designer.outputs.lab import lab_files
+from designer.outputs.labels import label_rows, labels_html
 from designer.outputs.physical import bom_rows, power_markdown, racks_rows
 from designer.outputs.summary import summary_markdown
 from designer.outputs.tables import addressing_rows, asn_rows, cabling_rows, csv_bytes
@@ -173,6 +174,10 @@ def review_files(design: Design, say: Progress, since: Since | None = None) -> d
         **({SITE_CATALOG_FILE: design.intent.catalogs.text().encode()} if design.intent.catalogs.files else {}),
         "design.json": document.encode(),
         "cabling.csv": csv_bytes(*cabling_rows(design)),
+        "labels.csv": csv_bytes(*label_rows(cabling_rows(design))),
+        "labels.html": labels_html(
+            design.intent.name, label_rows(cabling_rows(design))[1], 2 * len(design.fabric.links)
+        ).encode(),
         "addressing.csv": csv_bytes(*addressing_rows(design)),
         "asn.csv": csv_bytes(*asn_rows(design)),
         "racks.csv": csv_bytes(

@@ -17,6 +17,7 @@ from designer.checks import formats as checks_format
 from designer.design import Design
 from designer.model import Headroom
 from designer.outputs import workloads
+from designer.outputs.labels import HTML_LABELS
 from designer.sizing import Plan
 from designer.targets import TARGETS
 
@@ -272,7 +273,15 @@ def summary_markdown(design: Design, moved: Sequence[str] = ()) -> str:
         "## Files",
         "",
         "- `design.json`: the whole design for scripts",
-        "- `cabling.csv`: one row per link, both ends, estimated length and medium",
+        "- `cabling.csv`: one row per link, both ends, estimated length and medium, its cable ID and both ends' "
+        "rack and unit",
+        "- `labels.csv`: the text of both ends' labels of every cable",
+        "- `labels.html`: the labels to print, 21 to an A4 sheet"
+        + (
+            f" (the first {HTML_LABELS:,} of {labels:,}; every label is in `labels.csv`)"
+            if (labels := 2 * len(design.fabric.links)) > HTML_LABELS
+            else ""
+        ),
         "- `racks.csv`: every rack: row, position, role, kW and its devices (`name@unit`)",
         "- `power.md`: power per rack, row, scalable unit and in total, with PUE; flagged racks",
         "- `bom.csv`: switches, servers, transceivers by type, cables by type and length",

@@ -9,7 +9,7 @@ from itertools import chain, islice
 from typing import Any
 
 from designer.design import Design
-from designer.fabric import TIERS
+from designer.fabric import TIERS, Device
 from designer.ports import os_port_names, port_columns
 
 CHUNK_ROWS = 4096
@@ -26,10 +26,14 @@ def port_layouts(design: Design) -> tuple[list[str], list[list[tuple[str, ...]]]
 
 
 def cabling_rows(design: Design) -> tuple[list[str], Iterable[list[Any]]]:
-    """One row per link: both ends, speed, tier, estimated length and medium (see designer.physical.cables). Ports
-    are named as the design's one target names them; with several, the canonical name and then each OS's."""
+    """One row per link: both ends, speed, tier, estimated length and medium (see designer.physical.cables), its
+    cable ID (:func:`cable_id`) and both ends' rack and unit. Ports are named as the design's one target names them;
+    with several, the canonical name and then each OS's."""
     devices, speeds, physical = design.fabric.devices, design.plan.link_speeds, design.physical
     suffixes, layouts = port_layouts(design)
+    faceplate = design.fabric.port_names(Device.faceplate_name)
+    rack_names = [rack.name for rack in physical.racks]
+    device_rack, device_unit = physical.device_rack, physical.device_unit
     header = [
         "tier",
         "plane",
@@ -40,6 +44,11 @@ def cabling_rows(design: Design) -> tuple[list[str], Iterable[list[Any]]]:
         "speed_gbps",
         "length_m",
         "medium",
+        "cable_id",
+        "a_rack",
+        "a_unit",
+        "z_rack",
+        "z_unit",
     ]
     media = physical.medium_names()
     lengths = {length: f"{length / 10:.1f}" for length in set(physical.link_length_dm)}  # few lengths repeat
@@ -54,12 +63,24 @@ def cabling_rows(design: Design) -> tuple[list[str], Iterable[list[Any]]]:
             speeds[tier],
             lengths[length],
             media[medium],
+            cable_id(devices[upper].name, faceplate[upper][upper_port]),
+            rack_names[device_rack[upper]],
+            device_unit[upper],
+            rack_names[device_rack[lower]],
+            device_unit[lower],
         ]
         for (tier, upper, upper_port, lower, lower_port), length, medium in zip(
             design.fabric.links, physical.link_length_dm, physical.link_medium, strict=True
         )
     )
     return header, rows
+
+
+def cable_id(upper_device: str, upper_port: str) -> str:
+    """A cable's ID: its upper end's device and port as the front panel numbers it (``p0-su0-r0-leaf/3.1``, see
+    :meth:`Device.faceplate_name`), whatever the OS. A port holds one cable and names stay put when the fabric grows
+    inside its envelope, so the ID does too, and the label on a cable already patched stays true."""
+    return f"{upper_device}/{upper_port}"
 
 
 def addressing_rows(design: Design) -> tuple[list[str], Iterable[list[Any]]]:
