@@ -4,8 +4,10 @@ config, the walls around FRR and vtysh, teardown)."""
 
 from __future__ import annotations
 
+import csv
 import hashlib
 import importlib.util
+import io
 import ipaddress
 import json
 import os
@@ -508,8 +510,8 @@ def test_clab_topology_mounts_each_config_and_wires_the_cabling() -> None:
     files = design_files(build(INTENTS / "small-2tier.yaml"))
     clab = yaml.safe_load(files["lab/clab.yml"])
     nodes = clab["topology"]["nodes"]
-    cabling = [line.split(",") for line in files["cabling.csv"].decode().splitlines()[1:]]
-    switch_links = [row for row in cabling if row[0] != "server_leaf"]
+    cabling = list(csv.DictReader(io.StringIO(files["cabling.csv"].decode())))
+    switch_links = [row for row in cabling if row["tier"] != "server_leaf"]
     assert set(nodes) == {
         path.removeprefix("configs/frr/").removesuffix(".conf") for path in files if path.startswith("configs/frr/")
     }
@@ -519,7 +521,7 @@ def test_clab_topology_mounts_each_config_and_wires_the_cabling() -> None:
         assert source.removeprefix("../") in files
         assert node["binds"][1] == "daemons:/etc/frr/daemons"
     assert [link["endpoints"] for link in clab["topology"]["links"]] == [
-        [f"{row[2]}:{row[3]}", f"{row[4]}:{row[5]}"] for row in switch_links
+        [f"{row['a_device']}:{row['a_port']}", f"{row['z_device']}:{row['z_port']}"] for row in switch_links
     ]
     assert "bfdd=yes" in files["lab/daemons"].decode()  # small-2tier asks for BFD
     leaf_exec = nodes["p0-su0-r0-leaf"]["exec"][0]
