@@ -45,7 +45,7 @@ from designer.catalog import SonicSku, SwitchFacts, catalog
 from designer.fabric import SERVER_LEAF, Device, Fabric
 from designer.intent import Intent
 from designer.intent.configs import QosSpec
-from designer.ports import serdes_lanes, switch_port_names
+from designer.ports import serdes_lanes, switch_namer
 from designer.sizing import Plan
 
 HASH_FIELDS = {
@@ -487,14 +487,7 @@ def device_configs(
     skus: dict[tuple[str, int, int], SonicSku | None] = {}
     rooms: dict[tuple[str, str], dict[tuple[int, int], Headroom]] = {}
     layouts: dict[tuple[str, int, int], _Ports] = {}
-    os_names: dict[tuple[str, str, int, int, int, int], dict[str, tuple[str, ...]]] = {}
-
-    def os_layout(device: Device) -> dict[str, tuple[str, ...]]:
-        key = (device.role, device.model, device.ports, device.breakout, device.downlinks, device.uplink_breakout)
-        if key not in os_names:
-            targets = tuple(intent.catalog.targets)
-            os_names[key] = switch_port_names(intent.catalog, targets, device, intent.switch(device.role).speed)
-        return os_names[key]
+    os_layout = switch_namer(intent, tuple(intent.catalog.targets))
 
     def sku(device: Device) -> SonicSku | None:
         """The SONiC SKU of the device's port layout; none runs ports broken out two ways."""

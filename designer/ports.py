@@ -10,7 +10,7 @@ design.json give these names (:func:`os_port_names`), the device models carry th
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 
 from designer.catalog import Catalog, PortNaming
 from designer.fabric import Device, Fabric
@@ -55,24 +55,36 @@ def switch_port_names(
     return {target: layout_names(catalog.port_naming(target, device.model), places, serdes) for target in targets}
 
 
+def switch_namer(intent: Intent, targets: tuple[str, ...]) -> Callable[[Device], dict[str, tuple[str, ...]]]:
+    """:func:`switch_port_names` for each switch of ``intent`` under ``targets``, made once per port layout (role,
+    model and how its ports break out) and shared by every switch of that layout."""
+    layouts: dict[tuple[str, str, int, int, int, int], dict[str, tuple[str, ...]]] = {}
+
+    def named(device: Device) -> dict[str, tuple[str, ...]]:
+        key = (device.role, device.model, device.ports, device.breakout, device.downlinks, device.uplink_breakout)
+        if key not in layouts:
+            layouts[key] = switch_port_names(intent.catalog, targets, device, intent.switch(device.role).speed)
+        return layouts[key]
+
+    return named
+
+
 def os_port_names(intent: Intent, fabric: Fabric) -> dict[str, list[tuple[str, ...]]]:
     """Every device's logical port names as each of the intent's targets names them, by target and then device
     index (as :meth:`Fabric.port_names`); a server's ports keep their ``nicN`` names. Switches alike share one
     tuple."""
     targets = tuple(intent.targets)
     canonical = fabric.port_names()
-    layouts: dict[tuple[str, str, int, int, int, int], dict[str, tuple[str, ...]]] = {}
+    named = switch_namer(intent, targets)
     names: dict[str, list[tuple[str, ...]]] = {target: [] for target in targets}
     for index, device in enumerate(fabric.devices):
         if device.role == "server":
             for target in targets:
                 names[target].append(canonical[index])
             continue
-        key = (device.role, device.model, device.ports, device.breakout, device.downlinks, device.uplink_breakout)
-        if key not in layouts:
-            layouts[key] = switch_port_names(intent.catalog, targets, device, intent.switch(device.role).speed)
+        layout = named(device)
         for target in targets:
-            names[target].append(layouts[key][target])
+            names[target].append(layout[target])
     return names
 
 
