@@ -129,12 +129,15 @@ def config_files(target: str, hostname: str) -> list[tuple[str, str]]:
 class LabKind:
     """A containerlab node kind the lab export (``lab/clab.yml``) can run every switch as: the target whose files
     its nodes boot, its image when containerlab's users share one (empty: each team brings its own, the intent names
-    it), as containerlab's ``docs/manual/kinds/<kind>.md`` describes the kind."""
+    it) and the port names of the target its image has interfaces for (``ports``, a regular expression, described
+    by ``port_names``), as containerlab's ``docs/manual/kinds/<kind>.md`` describes the kind."""
 
     kind: str
     label: str
     target: str
     image: str
+    ports: str
+    port_names: str
 
 
 LAB_KINDS: dict[str, LabKind] = {
@@ -143,9 +146,15 @@ LAB_KINDS: dict[str, LabKind] = {
         "FRR in a Linux container",
         "frr",
         "quay.io/frrouting/frr:8.4.1",  # FRR 8.4, the release the configs are proven against (Debian 12's 8.4.4)
+        r"swp\d+(s\d+)?",
+        "swpN or swpNsL",
     ),
-    "arista_ceos": LabKind("arista_ceos", "Arista cEOS", "eos", ""),
-    "nvidia_cumulusvx": LabKind("nvidia_cumulusvx", "NVIDIA Cumulus VX", "nvue", ""),
+    "arista_ceos": LabKind(
+        "arista_ceos", "Arista cEOS", "eos", "", r"Ethernet\d+(/\d+)*", "EthernetN or EthernetN/L (as ethN, ethN_L)"
+    ),
+    "nvidia_cumulusvx": LabKind(
+        "nvidia_cumulusvx", "NVIDIA Cumulus VX", "nvue", "", r"swp\d+", "swpN only (one per virtual NIC, no breakout)"
+    ),
 }
 """Every containerlab kind the lab export writes, by the name containerlab's topology files use; ``linux`` (FRR,
 the routers ``designer verify`` runs) is the default."""

@@ -14,6 +14,7 @@ import io
 import json
 import re
 from functools import cache
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -28,6 +29,8 @@ from designer.verify.run import verify
 from tests.conftest import ROOT, need
 from tests.helpers import build_text
 from tests.test_growth import intent as growth_intent
+from tests.test_intent_errors import run_cli
+from tests.test_site_catalog import INTENT, SWITCHES, write_site
 from tests.test_verify import need_lab
 
 CONTAINERLAB = ROOT / "tests" / "vendor" / "containerlab"
@@ -172,3 +175,26 @@ def test_the_lab_only_gains_lines_as_the_fabric_grows(lab: str) -> None:
     assert all("type bridge" in line for line in lost), lost[:3]
     if lab:
         assert lost == []
+
+
+def test_a_site_catalog_naming_ports_the_image_has_no_interface_for_is_refused_at_load(tmp_path: Path) -> None:
+    """A site's platform may name its EOS ports its own way (catalog ``port_names``); cEOS only has interfaces for
+    EthernetN and EthernetN/L, so such a lab is refused (exit 2, nothing written), and accepted once named so."""
+    switches = SWITCHES.replace(
+        "power_w_optics: 2100}",
+        'power_w_optics: 2100, port_names: {eos: {whole: "Et{cage}", broken_out: "Et{cage}/{lane}"}}}',
+    )
+    intent = write_site(tmp_path, INTENT + CEOS, switches)
+    code, _, err = run_cli("build", str(intent), "-o", str(tmp_path / "out"))
+    assert code == 2 and not (tmp_path / "out").exists()
+    assert (
+        "lab.kind: Arista cEOS has interfaces for ports named EthernetN or EthernetN/L (as ethN, ethN_L), not " in err
+    )
+    assert "the leaves' Et1/5 or the spines' Et1/5;" in err
+    write_site(tmp_path, INTENT + CEOS, switches.replace('"Et{cage}', '"Ethernet{cage}'))
+    code, _, err = run_cli("build", str(intent), "-o", str(tmp_path / "out"))
+    assert code == 0, err
+    clab = yaml.safe_load((tmp_path / "out" / "lab" / "clab.yml").read_text())
+    assert {end.split(":")[1] for end in clab["topology"]["links"][0]["endpoints"]} <= {
+        f"eth{n}_{k}" for n in range(1, 33) for k in (1, 5)
+    }

@@ -1,21 +1,20 @@
 """The intent's ``lab`` section resolved: the containerlab kind and image of every switch of ``lab/clab.yml``.
 
 Its rules run at load time, so a lab the kind cannot run is refused before anything is written: the kind boots one
-target's files, so that target must be built; a kind without a shared image needs the team's own; and NVIDIA Cumulus
-VX, a virtual machine whose ports are whole ``swpN`` NICs, cannot run a switch whose ports break out.
+target's files, so that target must be built; a kind without a shared image needs the team's own; and every port
+the target's files name must be one the kind's image has an interface for (NVIDIA Cumulus VX, a virtual machine
+with one NIC per ``swpN``, has no broken-out ``swpNsL``).
 """
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 
+from designer.catalog import Catalog
 from designer.errors import Problem
 from designer.intent.schema import LabDoc
 from designer.targets import LAB_KINDS
-
-WHOLE_PORTS_ONLY = ("nvidia_cumulusvx",)
-"""Kinds whose nodes have one interface per physical port: no ``swpNsL`` sub-ports (containerlab's
-``nodes/nvidia_cumulusvx``: an interface is ``swp<port>``, mapped to the VM's NIC ``eth<port>``)."""
 
 TIER_NAMES = {"leaf": "leaves", "spine": "spines", "super_spine": "super-spines"}
 
@@ -34,11 +33,15 @@ class LabSpec:
 
 
 def resolve_lab(
-    doc: LabDoc | None, targets: list[str], breakouts: dict[str, int], problems: list[Problem]
+    doc: LabDoc | None,
+    targets: list[str],
+    tiers: dict[str, tuple[str, tuple[int, ...]]],
+    hardware: Catalog,
+    problems: list[Problem],
 ) -> LabSpec | None:
     """The lab of ``doc`` (None: FRR ``linux`` nodes when ``frr`` is among ``targets``, else no lab), adding to
-    ``problems`` what it cannot run; ``breakouts`` is the largest breakout (links per physical port) of each tier
-    known to be built."""
+    ``problems`` what it cannot run; ``tiers`` gives each tier known to be built as its switch model and the
+    breakouts (links per physical port) its ports run at."""
     if doc is None:
         default = LAB_KINDS["linux"]
         return LabSpec(default.kind, default.image) if default.target in targets else None
@@ -60,20 +63,38 @@ def resolve_lab(
                 "lab host (a tag such as name:version)",
             )
         )
-    broken_out = [
-        f"{TIER_NAMES[tier]} run each port as {links} links" for tier, links in breakouts.items() if links > 1
+    unfit = [
+        f"the {TIER_NAMES[tier]}' {name}"
+        for tier, (model, breakouts) in tiers.items()
+        for name in _sample_ports(hardware, entry.target, model, breakouts)
+        if not re.fullmatch(entry.ports, name)
     ]
-    if doc.kind in WHOLE_PORTS_ONLY and broken_out:
+    if unfit:
         problems.append(
             Problem(
                 ("lab", "kind"),
-                f"{entry.label} has whole ports only (swpN), but the {' and the '.join(broken_out)}; use kind "
-                "linux or arista_ceos, or links at the ports' own speed",
+                f"{entry.label} has interfaces for ports named {entry.port_names}, not {' or '.join(unfit)}; use "
+                f"another kind ({', '.join(kind for kind in LAB_KINDS if kind != doc.kind)}), or for a breakout "
+                "links at the ports' own speed",
             )
         )
     if len(problems) > before:
         return None
     return LabSpec(doc.kind, doc.image or entry.image)
+
+
+def _sample_ports(hardware: Catalog, target: str, model: str, breakouts: tuple[int, ...]) -> list[str]:
+    """The name ``target`` gives the first port of switch ``model`` at each of ``breakouts``: run whole, or its
+    second link when broken out."""
+    naming = hardware.port_naming(target, model)
+    return sorted(
+        {
+            naming.whole.format(cage=1, subport=0, lane=1, serdes=0)
+            if breakout == 1
+            else naming.broken_out.format(cage=1, subport=1, lane=1 + 8 // breakout, serdes=8 // breakout)
+            for breakout in breakouts
+        }
+    )
 
 
 def _kinds_of(targets: list[str]) -> str:

@@ -527,7 +527,7 @@ def image_reference(value: str) -> str:
     if not re.fullmatch(IMAGE_PATTERN, value):
         raise ValueError(
             f"{value!r} is not a container image reference; write it as docker images lists it, such as "
-            "ceos:4.32.0F or registry.example.com/sonic-vs:202405 (letters, digits and ._/:@+-, at most 255)"
+            "ceos:4.32.0F or registry.example.com/ceos:4.32.0F (letters, digits and ._/:@+-, at most 255)"
         )
     return value
 
