@@ -368,7 +368,7 @@ def _resolve(
     built: dict[str, tuple[str, tuple[int, ...]]] = {}  # each tier's model and breakouts, down and up
     if server and switches and not sizing:
         speeds = tier_speeds(server.nic_speed, switches[0], switches[1])
-        for index, tier in enumerate(TIERS[: 3 if doc.fabric.tiers == 3 else 2]):  # auto: super-spines may not be
+        for index, tier in enumerate(TIERS[: 3 if doc.fabric.tiers == 3 else 2]):  # with tiers auto, maybe none
             spec = switches[index]
             built[tier] = (spec.model, tuple(spec.breakout(speed) for speed in speeds[index : index + 2]))
     lab = resolve_lab(doc.lab, targets, built, hardware, problems) if intact(("lab",)) else None
