@@ -43,8 +43,6 @@ class Target:
     companions: tuple[Companion, ...] = ()
     needs: tuple[tuple[str, str], ...] = ()
     """Targets it cannot be written without, each with the reason."""
-    lab: bool = False
-    """Its files run in ``designer verify``'s FRR lab and the containerlab export (``lab/``)."""
     fixed_port_names: str = ""
     """Why a site catalog may not change how it names ports (its ``port_names`` in the catalog); empty: it may."""
     validator: str = ""
@@ -88,7 +86,6 @@ TARGETS: dict[str, Target] = {
                 validator="sysctl_files",
             ),
         ),
-        lab=True,
         fixed_port_names="the FRR lab's interfaces are the designer's own swpN and swpNsL (design.json's ports)",
         validator="frr_files",
     ),
@@ -128,9 +125,39 @@ def config_files(target: str, hostname: str) -> list[tuple[str, str]]:
     ]
 
 
-def with_lab(targets: tuple[str, ...] | list[str]) -> bool:
-    """Whether any of ``targets`` runs the FRR lab (then a build writes ``lab/``)."""
-    return any(TARGETS[target].lab for target in targets)
+@dataclass(frozen=True)
+class LabKind:
+    """A containerlab node kind the lab export (``lab/clab.yml``) can run every switch as: the target whose files
+    its nodes boot, its image when containerlab's users share one (empty: each team brings its own, the intent names
+    it) and the port names of the target its image has interfaces for (``ports``, a regular expression, described
+    by ``port_names``), as containerlab's ``docs/manual/kinds/<kind>.md`` describes the kind."""
+
+    kind: str
+    label: str
+    target: str
+    image: str
+    ports: str
+    port_names: str
+
+
+LAB_KINDS: dict[str, LabKind] = {
+    "linux": LabKind(
+        "linux",
+        "FRR in a Linux container",
+        "frr",
+        "quay.io/frrouting/frr:8.4.1",  # FRR 8.4, the release the configs are proven against (Debian 12's 8.4.4)
+        r"swp\d+(s\d+)?",
+        "swpN or swpNsL",
+    ),
+    "arista_ceos": LabKind(
+        "arista_ceos", "Arista cEOS", "eos", "", r"Ethernet\d+(/\d+)*", "EthernetN or EthernetN/L (as ethN, ethN_L)"
+    ),
+    "nvidia_cumulusvx": LabKind(
+        "nvidia_cumulusvx", "NVIDIA Cumulus VX", "nvue", "", r"swp\d+", "swpN only (one per virtual NIC, no breakout)"
+    ),
+}
+"""Every containerlab kind the lab export writes, by the name containerlab's topology files use; ``linux`` (FRR,
+the routers ``designer verify`` runs) is the default."""
 
 
 def validators() -> dict[str, str]:

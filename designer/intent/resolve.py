@@ -37,6 +37,7 @@ from designer.intent.configs import (
 )
 from designer.intent.facility import Facility, facility_problems, resolve_facility
 from designer.intent.hosts import HostSpec, resolve_hosts
+from designer.intent.lab import LabSpec, resolve_lab
 from designer.intent.schema import (
     MAX_BREAKOUT,
     MAX_GPUS,
@@ -129,6 +130,8 @@ class Intent:
     checks: ChecksDoc
     hosts: HostSpec
     """The server files' format and the backend NICs' names (``hosts``)."""
+    lab: LabSpec | None
+    """The containerlab export's kind and image (``lab``); None: the build writes no ``lab/``."""
     source: Source
     sha256: str
     text: str
@@ -362,6 +365,13 @@ def _resolve(
                 },
             )
         )
+    built: dict[str, tuple[str, tuple[int, ...]]] = {}  # each tier's model and breakouts, down and up
+    if server and switches and not sizing:
+        speeds = tier_speeds(server.nic_speed, switches[0], switches[1])
+        for index, tier in enumerate(TIERS[: 3 if doc.fabric.tiers == 3 else 2]):  # with tiers auto, maybe none
+            spec = switches[index]
+            built[tier] = (spec.model, tuple(spec.breakout(speed) for speed in speeds[index : index + 2]))
+    lab = resolve_lab(doc.lab, targets, built, hardware, problems) if intact(("lab",)) else None
     qos_problems: list[Problem] = []
     qos = resolve_qos(doc.qos, targets, qos_problems)
     if intact(("qos",)):
@@ -423,6 +433,7 @@ def _resolve(
         facility=resolve_facility(doc.facility, tier_speeds(server.nic_speed, *switches[:2]), hardware),
         checks=doc.checks,
         hosts=hosts,
+        lab=lab,
         source=source,
         sha256=sha256,
         text=text,

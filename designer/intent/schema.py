@@ -25,7 +25,7 @@ from designer.catalog import Catalog, catalog
 from designer.nic_names import PATTERN as NIC_NAME_PATTERN
 from designer.nic_names import RESERVED as RESERVED_NIC_NAMES
 from designer.nic_names import nic_name_problem
-from designer.targets import NAMES, TARGETS
+from designer.targets import LAB_KINDS, NAMES, TARGETS
 
 MAX_GPUS = 1_048_576
 """The largest cluster the designer accepts (1M GPUs); anything bigger is a typo, refused at once."""
@@ -518,6 +518,44 @@ else:
     TargetOptionsDoc = target_options_doc()
 
 
+IMAGE_PATTERN = r"^[A-Za-z0-9][A-Za-z0-9._/:@+-]{0,254}$"
+"""A container image reference as Docker takes it (``registry/name:tag`` or ``name@sha256:...``)."""
+
+
+def image_reference(value: str) -> str:
+    """An image reference as ``docker images`` lists it: letters, digits and ``._/:@+-``, at most 255."""
+    if not re.fullmatch(IMAGE_PATTERN, value):
+        raise ValueError(
+            f"{value!r} is not a container image reference; write it as docker images lists it, such as "
+            "ceos:4.32.0F or registry.example.com/ceos:4.32.0F (letters, digits and ._/:@+-, at most 255)"
+        )
+    return value
+
+
+class LabDoc(Section):
+    """The containerlab export (``lab/clab.yml``): which network OS image every switch runs in it."""
+
+    kind: Literal[tuple(LAB_KINDS)] = Field(  # type: ignore[valid-type]  # the registry's kinds, read at import
+        "linux",
+        description=(
+            "containerlab node kind of every switch: "
+            + "; ".join(f"{kind} ({entry.label}, boots the {entry.target} files)" for kind, entry in LAB_KINDS.items())
+            + ". Its target must be in targets."
+        ),
+    )
+    image: (
+        Annotated[str, AfterValidator(image_reference), WithJsonSchema({"type": "string", "pattern": IMAGE_PATTERN})]
+        | None
+    ) = Field(
+        None,
+        examples=["ceos:4.32.0F"],
+        description=(
+            "The container image of the nodes, as imported on the lab host (docker images). Default for linux: "
+            f"{LAB_KINDS['linux'].image}; every other kind needs the team's own image named here."
+        ),
+    )
+
+
 _CATALOG = "Default: the catalog's (designer/catalog.yaml)."
 
 
@@ -797,6 +835,13 @@ class IntentDoc(Section):
     )
     target_options: TargetOptionsDoc = Field(
         TargetOptionsDoc(), description=("Per network OS choices, such as the Cumulus Linux release of the NVUE files.")
+    )
+    lab: LabDoc | None = Field(
+        None,
+        description=(
+            "The containerlab topology (lab/clab.yml) and the images its switches run. Default: FRR linux nodes, "
+            "written when frr is a target."
+        ),
     )
     qos: QosDoc = Field(QosDoc(), description="RoCEv2 lossless QoS.")
     hosts: HostsDoc = Field(

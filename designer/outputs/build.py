@@ -30,7 +30,6 @@ from designer.outputs.workloads import svg as workloads_svg
 from designer.pipeline import design as run_stages
 from designer.render import Renderer, rendered, user_templates_for
 from designer.render.hosts import HOSTS_FOLDER, rendered_hosts
-from designer.targets import with_lab
 from designer.workers import Background, in_workers
 
 Since = Callable[[str], list[str]]
@@ -187,7 +186,7 @@ def review_files(design: Design, say: Progress, since: Since | None = None) -> d
         "bom.csv": csv_bytes(*bom_rows(design.physical)),
         "floorplan.svg": floorplan_svg(design.intent, design.fabric.devices, design.physical).encode(),
         "topology.svg": topology_svg(design.intent.name, design.plan).encode(),
-        **(lab_files(design) if with_lab(design.intent.targets) else {}),
+        **lab_files(design),
         **({"workloads.svg": workloads_svg(design.intent.name, design.workloads).encode()} if design.workloads else {}),
     }
 
