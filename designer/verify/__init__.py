@@ -9,5 +9,6 @@
   (read strictly by :mod:`~designer.verify.hostconfig`), RoCEv2 flows counted per link and compared with the
   workload model.
 * :mod:`~designer.verify.report` renders the result as text, JSON or JUnit XML.
-* :mod:`~designer.verify.clab` writes the same lab as a containerlab topology for Docker hosts.
+
+The same lab as a containerlab topology for Docker hosts is an output of the build (:mod:`designer.outputs.lab`).
 """
