@@ -40,6 +40,9 @@ MAX_CANDIDATES = 256
 """The most candidates one exploration builds (about 10 minutes at 32,768 GPUs on two cores); a larger space is
 refused with its size by dimension, so the user narrows it."""
 VARY_SOURCE = "--vary"
+MAX_NAME = 63
+"""The longest design name (``designer.intent.schema.NAME_PATTERN``)."""
+_NAME_UNSAFE = re.compile(r"[^A-Za-z0-9.-]+")
 WORKERS = 2
 """Candidates built at once; each build forks its own helpers beside it."""
 LOWER_IS_BETTER = ("switches", "power_kw", "racks", "cables", "optics")
@@ -84,7 +87,7 @@ def dimensions(vary: Sequence[str], hardware: Catalog) -> tuple[Dimension, ...]:
     for line, option in enumerate(vary, start=1):
         path_text, equals, values_text = option.partition("=")
         path = tuple(part.strip() for part in path_text.split("."))
-        values = tuple(yaml.safe_load(value) if value.strip() else None for value in values_text.split(","))
+        values = tuple(_value(text) for text in values_text.split(","))
         where = {"file": VARY_SOURCE, "line": line}
         if not equals or not all(path) or not values_text.strip():
             problems.append(Problem(path, f"{option!r} should be PATH=V1,V2,... such as fabric.planes=1,2", **where))
@@ -147,9 +150,9 @@ def explore(path: Path, vary: Sequence[str]) -> Exploration:
             ],
             about="the --vary options",
         )
-    combinations = list(itertools.product(*(dimension.values for dimension in varied)))
-    width = len(str(len(combinations)))
-    names = [f"{intent.name[: 62 - width]}-{index:0{width}d}" for index in range(1, len(combinations) + 1)]
+    picks = list(itertools.product(*(range(len(dimension.values)) for dimension in varied)))
+    combinations = [tuple(d.values[place] for d, place in zip(varied, pick, strict=True)) for pick in picks]
+    names = candidate_names(intent.name, varied, picks)
     texts = [
         _candidate_text(data, intent.name, name, varied, values)
         for name, values in zip(names, combinations, strict=True)
@@ -188,6 +191,22 @@ def explore(path: Path, vary: Sequence[str]) -> Exploration:
         {row["name"]: texts[names.index(row["name"])] for row in candidates},
         tuple(sorted(failures.items(), key=lambda item: (-item[1], item[0]))),
     )
+
+
+def candidate_names(base: str, varied: Sequence[Dimension], picks: Sequence[tuple[int, ...]]) -> list[str]:
+    """Each candidate's name from the place of its value in each dimension (``picks``): the base name and the values,
+    joined by ``_`` (``cluster-a_nvidia-sn5600_2``), or, when those would be too long or alike, the places counted
+    from 1 (``cluster-a_3_2``). Either way a candidate keeps its name when values are added at the end of a list."""
+    if not varied:
+        return [base]
+    spelled = [[_spelled(value) for value in dimension.values] for dimension in varied]
+    counted = [[str(place + 1) for place in range(len(dimension.values))] for dimension in varied]
+    for parts in (spelled, counted):
+        suffixes = ["_" + "_".join(parts[axis][place] for axis, place in enumerate(pick)) for pick in picks]
+        names = [base[: MAX_NAME - len(suffix)] + suffix for suffix in suffixes]
+        if len(set(names)) == len(names) and all(len(suffix) < MAX_NAME // 2 for suffix in suffixes):
+            return names
+    return names
 
 
 def measures(built: Design) -> dict[str, Any]:
@@ -306,6 +325,19 @@ def _candidate_text(
     return header + yaml.safe_dump(document, sort_keys=False, allow_unicode=True)
 
 
+def _value(text: str) -> Any:
+    """One ``--vary`` value as YAML reads it (``2`` a number, ``auto`` text), or the text itself."""
+    try:
+        return yaml.safe_load(text)
+    except yaml.YAMLError:
+        return text
+
+
+def _spelled(value: Any) -> str:
+    """A value as a part of a design name: letters, digits, '.' and '-'."""
+    return _NAME_UNSAFE.sub("-", str(value)).replace("..", ".").strip("-.") or "x"
+
+
 def _reason(problem: Problem) -> str:
     """A failure reason shared by candidates: the field and the first clause of its message."""
     first = re.split(r"; |\. ", problem.message, maxsplit=1)[0]
@@ -314,4 +346,4 @@ def _reason(problem: Problem) -> str:
 
 def _check_reason(check: str) -> str:
     descriptions = {module.ID: module.DESCRIPTION for module in CHECKS}
-    return f"fail the {check} check ({descriptions[check]})"
+    return f"fail the {check} check (it requires: {descriptions[check]})"
