@@ -431,7 +431,7 @@ def _plan(args: argparse.Namespace) -> int:
 
 def _explore(args: argparse.Namespace) -> int:
     from designer.explore import explore
-    from designer.outputs import exploration as formats
+    from designer.explore import report as formats
     from designer.outputs.folder import claim
 
     found = explore(args.intent, args.vary)

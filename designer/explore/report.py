@@ -12,7 +12,7 @@ from xml.sax.saxutils import escape
 
 import yaml
 
-from designer.explore import Exploration
+from designer.explore.run import Exploration
 
 CHART_WIDTH, CHART_HEIGHT, MARGIN = 640, 400, 60
 CHART_FILE = "explore.svg"

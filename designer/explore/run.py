@@ -88,19 +88,17 @@ def dimensions(vary: Sequence[str], hardware: Catalog) -> tuple[Dimension, ...]:
         path_text, equals, values_text = option.partition("=")
         path = tuple(part.strip() for part in path_text.split("."))
         values = tuple(_value(text) for text in values_text.split(","))
-        where = {"file": VARY_SOURCE, "line": line}
         if not equals or not all(path) or not values_text.strip():
-            problems.append(Problem(path, f"{option!r} should be PATH=V1,V2,... such as fabric.planes=1,2", **where))
-            continue
-        problem = _path_problem(path)
-        if problem:
-            problems.append(Problem(path, problem, **where))
-            continue
-        if any(dimension.path == path for dimension in found):
-            problems.append(Problem(path, "is varied twice; give all its values in one --vary", **where))
-            continue
-        problems += [Problem(path, message, **where) for message in _value_problems(path, values, hardware)]
-        found.append(Dimension(path, values))
+            messages = [f"{option!r} should be PATH=V1,V2,... such as fabric.planes=1,2"]
+        elif problem := _path_problem(path):
+            messages = [problem]
+        elif any(dimension.path == path for dimension in found):
+            messages = ["is varied twice; give all its values in one --vary"]
+        else:
+            messages = _value_problems(path, values, hardware)
+        problems += [Problem(path, message, line, VARY_SOURCE) for message in messages]
+        if not messages:
+            found.append(Dimension(path, values))
     if problems:
         raise InputError(problems, about="the --vary options")
     return tuple(found)
@@ -219,7 +217,7 @@ def measures(built: Design) -> dict[str, Any]:
     }
     media = physical.medium_names()
     cables = Counter(media[medium] for medium in physical.link_medium)
-    optics = Counter()
+    optics: Counter[str] = Counter()
     for line in physical.bom:
         if line.category == "transceiver":
             optics[line.item] += line.count
@@ -295,7 +293,7 @@ def _value_problems(path: tuple[str, ...], values: tuple[Any, ...], hardware: Ca
     field = _field_at(path)
     if field is None:
         return []
-    kind = Annotated[(field.annotation, *field.metadata)] if field.metadata else field.annotation
+    kind: Any = Annotated[(field.annotation, *field.metadata)] if field.metadata else field.annotation
     adapter: TypeAdapter[Any] = TypeAdapter(kind)
     problems = []
     for value in values:
