@@ -193,8 +193,9 @@ def explore(path: Path, vary: Sequence[str]) -> Exploration:
 
 def candidate_names(base: str, varied: Sequence[Dimension], picks: Sequence[tuple[int, ...]]) -> list[str]:
     """Each candidate's name from the place of its value in each dimension (``picks``): the base name and the values,
-    joined by ``_`` (``cluster-a_nvidia-sn5600_2``), or, when those would be too long or alike, the places counted
-    from 1 (``cluster-a_3_2``). Either way a candidate keeps its name when values are added at the end of a list."""
+    joined by ``_`` (``cluster-a_nvidia-sn5600_2``), or, when those would be longer than a name may be or alike, the
+    places counted from 1 (``cluster-a_3_2``, the base name cut short if need be). Values added at the end of a
+    list leave the names of the candidates before them as they were, unless they make the first form too long."""
     if not varied:
         return [base]
     spelled = [[_spelled(value) for value in dimension.values] for dimension in varied]
@@ -202,7 +203,7 @@ def candidate_names(base: str, varied: Sequence[Dimension], picks: Sequence[tupl
     for parts in (spelled, counted):
         suffixes = ["_" + "_".join(parts[axis][place] for axis, place in enumerate(pick)) for pick in picks]
         names = [base[: MAX_NAME - len(suffix)] + suffix for suffix in suffixes]
-        if len(set(names)) == len(names) and all(len(suffix) < MAX_NAME // 2 for suffix in suffixes):
+        if len(set(names)) == len(names) and all(len(base) + len(suffix) <= MAX_NAME for suffix in suffixes):
             return names
     return names
 
