@@ -248,3 +248,31 @@ def test_a_folder_designer_did_not_write_is_never_replaced(tmp_path: Path) -> No
     assert code == 2
     assert "refusing to replace" in err
     assert (folder / "notes.txt").read_text() == "keep me"
+
+
+def test_site_catalog_models_are_explored_and_written_candidates_still_find_the_catalog(tmp_path: Path) -> None:
+    site = tmp_path / "site"
+    site.mkdir()
+    (site / "catalog.yaml").write_text(
+        "switches:\n  site-64x800g: {ports: 64, speed: 800, rack_units: 2, power_w: 900, power_w_optics: 2000}\n"
+    )
+    (site / "small.yaml").write_text(SMALL.replace("name: small\n", "name: small\ncatalog: catalog.yaml\n"))
+    folder = tmp_path / "elsewhere" / "explored"
+    code, out, err = run_cli(
+        "explore",
+        str(site / "small.yaml"),
+        "--vary",
+        "fabric.leaf.model=generic-64x800g,site-64x800g",
+        "--format",
+        "json",
+        "-o",
+        str(folder),
+    )
+    assert code == 0, err
+    candidates = {candidate["name"]: candidate for candidate in json.loads(out)["candidates"]}
+    assert set(candidates) == {"small_generic-64x800g", "small_site-64x800g"}
+    written = folder / "small_site-64x800g.yaml"
+    assert "catalog: ../../site/catalog.yaml" in written.read_text()
+    code, plan, err = run_cli("plan", str(written), "--format", "json")
+    assert code == 0, err
+    assert json.loads(plan)["power_kw"]["total"] == candidates["small_site-64x800g"]["power_kw"]
