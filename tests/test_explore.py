@@ -179,17 +179,19 @@ def test_an_empty_space_is_explained_and_exits_1(tmp_path: Path) -> None:
             ["fabric.leaf.modle=x"],
             "--vary:1: fabric.leaf.modle: unknown field 'modle' in fabric.leaf; valid keys there: model, ports, speed,",
         ),
-        (["fabric.planes=1,9"], "--vary:1: fabric.planes: 9 is refused: Input should be less than or equal to 8"),
+        (["fabric.planes=1,9"], "--vary:1: fabric.planes: '9' is refused: Input should be less than or equal to 8"),
         (
             ["fabric.planes=1", "fabric.leaf.model=nvidia-sn5600,nope"],
             "--vary:2: fabric.leaf.model: 'nope' is refused: unknown switch model 'nope'; known models: "
             "arista-7060x6-64pe,",
         ),
-        (["fabric.tiers=2,4"], "--vary:1: fabric.tiers: 4 is refused: Input should be 'auto', 2 or 3"),
+        (["fabric.tiers=2,4"], "--vary:1: fabric.tiers: '4' is refused: Input should be 'auto', 2 or 3"),
         (["fabric=1"], "--vary:1: fabric: is a section; vary one of its fields: planes, tiers, leaf, spine"),
         (["workloads.gpus=8"], "workloads is a list of sections; explore varies single values"),
         (["fabric.planes"], "'fabric.planes' should be PATH=V1,V2,... such as fabric.planes=1,2"),
         (["fabric.planes=1", "fabric.planes=2"], "--vary:2: fabric.planes: is varied twice"),
+        (["name=a,b"], "--vary:1: name: explore names each candidate itself"),
+        (["description=2024-01-01"], "--vary:1: description: '2024-01-01' is refused: Input should be a valid string"),
         (
             [
                 "fabric.planes=1,2,3,4,5,6,7,8",

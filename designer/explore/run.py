@@ -87,15 +87,18 @@ def dimensions(vary: Sequence[str], hardware: Catalog) -> tuple[Dimension, ...]:
     for line, option in enumerate(vary, start=1):
         path_text, equals, values_text = option.partition("=")
         path = tuple(part.strip() for part in path_text.split("."))
-        values = tuple(_value(text) for text in values_text.split(","))
+        texts = values_text.split(",")
+        values = tuple(_value(text) for text in texts)
         if not equals or not all(path) or not values_text.strip():
             messages = [f"{option!r} should be PATH=V1,V2,... such as fabric.planes=1,2"]
         elif problem := _path_problem(path):
             messages = [problem]
+        elif path == ("name",):
+            messages = ["explore names each candidate itself (the intent's name and its values); vary another field"]
         elif any(dimension.path == path for dimension in found):
             messages = ["is varied twice; give all its values in one --vary"]
         else:
-            messages = _value_problems(path, values, hardware)
+            messages = _value_problems(path, texts, values, hardware)
         problems += [Problem(path, message, line, VARY_SOURCE) for message in messages]
         if not messages:
             found.append(Dimension(path, values))
@@ -289,20 +292,20 @@ def _path_problem(path: tuple[str, ...]) -> str | None:
     return None
 
 
-def _value_problems(path: tuple[str, ...], values: tuple[Any, ...], hardware: Catalog) -> list[str]:
-    """The values of ``path`` its schema field refuses, each with the field's message."""
+def _value_problems(path: tuple[str, ...], texts: list[str], values: tuple[Any, ...], hardware: Catalog) -> list[str]:
+    """The values of ``path`` its schema field refuses, each as written (``texts``) with the field's message."""
     field = _field_at(path)
     if field is None:
         return []
     kind: Any = Annotated[(field.annotation, *field.metadata)] if field.metadata else field.annotation
     adapter: TypeAdapter[Any] = TypeAdapter(kind)
     problems = []
-    for value in values:
+    for text, value in zip(texts, values, strict=True):
         try:
             adapter.validate_python(value, context={"catalog": hardware})
         except ValidationError as error:
             message = error.errors()[0]["msg"].removeprefix("Value error, ")
-            problems.append(f"{value!r} is refused: {message}")
+            problems.append(f"{text.strip()!r} is refused: {message}")
     return problems
 
 
@@ -340,7 +343,7 @@ def _spelled(value: Any) -> str:
 def _reason(problem: Problem) -> str:
     """A failure reason shared by candidates: the field and the first clause of its message."""
     first = re.split(r"; |\. ", problem.message, maxsplit=1)[0]
-    return f"{dotted(problem.path)}: {first}"
+    return f"{problem.file}: {first}" if problem.file else f"{dotted(problem.path)}: {first}"
 
 
 def _check_reason(check: str) -> str:
