@@ -37,7 +37,7 @@ from designer.pipeline import design, validated_intent
 from designer.workers import each_in_workers
 
 MAX_CANDIDATES = 256
-"""The most candidates one exploration builds (about 10 minutes at 32,768 GPUs on two cores); a larger space is
+"""The most candidates one exploration builds (several minutes at 32,768 GPUs on two cores); a larger space is
 refused with its size by dimension, so the user narrows it."""
 VARY_SOURCE = "--vary"
 MAX_NAME = 63
@@ -162,10 +162,9 @@ def explore(path: Path, vary: Sequence[str]) -> Exploration:
 
     def evaluate(job: int) -> dict[str, Any]:
         try:
-            candidate = validated_intent(path, texts[job].encode(), shared_catalogs)
+            built = design(validated_intent(path, texts[job].encode(), shared_catalogs), hosts=False)
         except InputError as error:
             return {"failed": [_reason(problem) for problem in error.problems]}
-        built = design(candidate, hosts=False)
         errors = sorted({finding.check for finding in built.findings if finding.severity == "error"})
         if errors:
             return {"failed": [_check_reason(check) for check in errors]}
