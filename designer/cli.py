@@ -1,5 +1,5 @@
-"""Command line: ``designer build``, ``designer plan``, ``designer check``, ``designer analyze``, ``designer diff``,
-``designer verify``, ``designer audit``, ``designer export``, ``designer sync``,
+"""Command line: ``designer build``, ``designer plan``, ``designer explore``, ``designer check``, ``designer analyze``,
+``designer diff``, ``designer verify``, ``designer audit``, ``designer export``, ``designer sync``,
 ``designer init``.
 Exit 0 success, 1 a check failed, 2 bad input."""
 
@@ -105,6 +105,26 @@ def _parser() -> argparse.ArgumentParser:
     plan_cmd.add_argument("intent", type=Path, help="the intent YAML file")
     plan_cmd.add_argument("--format", choices=("text", "json"), default="text")
     plan_cmd.set_defaults(run=_plan)
+
+    explore_cmd = commands.add_parser(
+        "explore",
+        help="compare the designs an intent allows (switches, power, cables, optics, job time); writes nothing "
+        "unless -o",
+    )
+    explore_cmd.add_argument("intent", type=Path, help="the intent YAML file")
+    explore_cmd.add_argument(
+        "--vary",
+        action="append",
+        default=[],
+        metavar="PATH=V1,V2",
+        help="try each value at this dotted intent path, e.g. fabric.leaf.model=nvidia-sn5600,generic-64x800g "
+        "(repeatable; default: what the intent leaves open)",
+    )
+    explore_cmd.add_argument("--format", choices=("table", "json"), default="table")
+    explore_cmd.add_argument(
+        "-o", "--output", type=Path, metavar="DIR", help="write each passing candidate's intent and explore.svg here"
+    )
+    explore_cmd.set_defaults(run=_explore)
 
     check_cmd = commands.add_parser(
         "check",
@@ -407,6 +427,19 @@ def _plan(args: argparse.Namespace) -> int:
     data = summary(built)
     print(json.dumps(data, indent=2) if args.format == "json" else summary_text(data))
     return EXIT_OK
+
+
+def _explore(args: argparse.Namespace) -> int:
+    from designer.explore import explore
+    from designer.explore import report as formats
+    from designer.outputs.folder import claim
+
+    found = explore(args.intent, args.vary)
+    if args.output:
+        with claim(args.output) as folder:
+            folder.write(formats.written(found, args.output, args.intent))
+    print(formats.as_json(found) if args.format == "json" else formats.table(found))
+    return EXIT_OK if found.candidates else EXIT_CHECK_FAILED
 
 
 def _check(args: argparse.Namespace) -> int:

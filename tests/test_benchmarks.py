@@ -26,6 +26,7 @@ SIZED = [
     "bench_analyze",
     "bench_build",
     "bench_checks",
+    "bench_explore",
     "bench_physical",
     "bench_reads",
     "bench_render",

@@ -29,7 +29,12 @@ def test_plan_check_and_build_agree(name: str, tmp_path: Path) -> None:
     intent.write_text(INTENTS[name])
     results = {
         command: run_cli(command, str(intent), *extra)
-        for command, extra in (("plan", ()), ("check", ()), ("build", ("-o", str(tmp_path / "out"))))
+        for command, extra in (
+            ("plan", ()),
+            ("check", ()),
+            ("build", ("-o", str(tmp_path / "out"))),
+            ("explore", ("--vary", "fabric.planes=1")),
+        )
     }
     refused = {command: code == 2 for command, (code, _, _) in results.items()}
     assert len(set(refused.values())) == 1, f"commands disagree on {name}: {results}"
@@ -37,7 +42,7 @@ def test_plan_check_and_build_agree(name: str, tmp_path: Path) -> None:
         problems = {
             command: [line for line in err.splitlines() if ": " in line] for command, (_, _, err) in results.items()
         }
-        assert problems["plan"] == problems["check"] == problems["build"]
+        assert problems["plan"] == problems["check"] == problems["build"] == problems["explore"]
         assert not (tmp_path / "out").exists()
     expected_refused = name.startswith(("ecmp wider", "pool"))
     assert refused["plan"] == expected_refused

@@ -1,0 +1,280 @@
+"""designer explore: the Pareto front, candidates that build as reported, failure reasons and bad --vary input."""
+
+from __future__ import annotations
+
+import csv
+import json
+from collections import Counter
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from designer.explore import MAX_CANDIDATES, Dimension, candidate_names, pareto
+from tests.test_intent_errors import run_cli
+
+SMALL = """\
+name: small
+compute: {servers: 16, server: dgx-h100}
+fabric: {leaf: {model: generic-64x400g}}
+workloads:
+  - {name: ring, bytes: 10GB, placement: scattered}
+"""
+"""128 GPUs on 16 servers: every candidate builds in well under a second."""
+MID = """\
+name: mid
+compute: {servers: 128, server: dgx-h100}
+fabric: {leaf: {model: generic-32x400g}}
+"""
+"""1,024 GPUs on 32-port leaves: two tiers hold only 64 servers, so tiers: 2 fails."""
+
+
+def row(switches: int = 10, power: float = 100.0, time: float | None = 1.0, bisection: float = 0.9) -> dict[str, Any]:
+    return {
+        "switches": switches,
+        "power_kw": power,
+        "racks": 4,
+        "cables": 100,
+        "optics": 50,
+        "failure_bisection": bisection,
+        "workloads": [{"name": "job", "time_s_p50": time}],
+    }
+
+
+def test_the_front_keeps_what_no_other_candidate_beats_everywhere() -> None:
+    rows = [
+        row(switches=10, power=100),  # beaten by the next one: as good everywhere, fewer watts
+        row(switches=10, power=90),
+        row(switches=8, power=120),  # fewer switches, more power: a trade-off, on the front
+        row(switches=10, power=90, time=0.5),  # beats row 1 on job time
+        row(switches=10, power=90, time=0.5, bisection=0.95),  # and this one beats it on the failure left
+        row(switches=12, power=200, time=None),  # no job time (infinite) and worse elsewhere
+    ]
+    assert pareto(rows) == [False, False, True, False, True, False]
+
+
+def test_equal_candidates_are_both_on_the_front() -> None:
+    assert pareto([row(), row()]) == [True, True]
+    assert pareto([]) == []
+
+
+def test_higher_failure_bisection_is_better() -> None:
+    assert pareto([row(bisection=0.5), row(bisection=0.75)]) == [False, True]
+
+
+def test_names_come_from_the_values_and_stay_when_a_list_grows() -> None:
+    models = Dimension(("fabric", "leaf", "model"), ("generic-64x400g", "nvidia-sn5600"))
+    planes = Dimension(("fabric", "planes"), (1, 2))
+    picks = [(0, 0), (0, 1), (1, 0), (1, 1)]
+    names = candidate_names("cluster-a", [models, planes], picks)
+    assert names == [
+        "cluster-a_generic-64x400g_1",
+        "cluster-a_generic-64x400g_2",
+        "cluster-a_nvidia-sn5600_1",
+        "cluster-a_nvidia-sn5600_2",
+    ]
+    grown = Dimension(("fabric", "planes"), (1, 2, 4))
+    assert candidate_names("cluster-a", [models, grown], [(1, 1), (1, 2)]) == [
+        "cluster-a_nvidia-sn5600_2",
+        "cluster-a_nvidia-sn5600_4",
+    ]
+    # Values that spell alike fall back to their places in the list, still structural.
+    alike = Dimension(("description",), ("a b", "a/b"))
+    assert candidate_names("c", [alike], [(0,), (1,)]) == ["c_1", "c_2"]
+    assert candidate_names("x" * 63, [planes], [(0,)]) == ["x" * 61 + "_1"]
+
+
+def test_every_written_candidate_builds_with_the_reported_counts(tmp_path: Path) -> None:
+    intent = tmp_path / "small.yaml"
+    intent.write_text(SMALL)
+    folder = tmp_path / "explored"
+    code, out, err = run_cli(
+        "explore",
+        str(intent),
+        "--vary",
+        "fabric.leaf.model=generic-64x400g,generic-64x800g",
+        "--vary",
+        "fabric.planes=1,2",
+        "--format",
+        "json",
+        "-o",
+        str(folder),
+    )
+    assert code == 0, err
+    report = json.loads(out)
+    assert report["tried"] == 4
+    candidates = report["candidates"]
+    assert len(candidates) == 4
+    assert sorted(path.name for path in folder.iterdir()) == sorted(
+        [*(f"{candidate['name']}.yaml" for candidate in candidates), "explore.svg", "manifest.json"]
+    )
+    assert "<svg" in (folder / "explore.svg").read_text()
+    for candidate in candidates:
+        written = folder / f"{candidate['name']}.yaml"
+        built = tmp_path / "built" / candidate["name"]
+        code, _, err = run_cli("build", str(written), "-o", str(built))
+        assert code == 0, err
+        design = json.loads((built / "design.json").read_text())
+        summary = design["summary"]
+        assert summary["name"] == candidate["name"]
+        assert summary["planes"] == candidate["values"]["fabric.planes"] == candidate["planes"]
+        assert summary["tiers"] == candidate["tiers"]
+        assert sum(summary["switches"].values()) == candidate["switches"]
+        assert summary["power_kw"]["total"] == candidate["power_kw"]
+        assert summary["power_kw"]["facility"] == candidate["facility_kw"]
+        assert summary["racks"]["total"] == candidate["racks"]
+        with (built / "cabling.csv").open() as handle:
+            cabling = list(csv.DictReader(handle))
+        assert len(cabling) == candidate["cables"]
+        assert dict(Counter(link["medium"] for link in cabling)) == candidate["cables_by_medium"]
+        with (built / "bom.csv").open() as handle:
+            bom = list(csv.DictReader(handle))
+        switches = {line["item"]: int(line["count"]) for line in bom if line["category"] == "switch"}
+        by_model = Counter[str]()
+        for tier in candidate["switches_by_tier"].values():
+            by_model[tier["model"]] += tier["count"]
+        assert switches == dict(by_model)
+        optics = sum(int(line["count"]) for line in bom if line["category"] == "transceiver")
+        assert optics == candidate["optics"]
+        job = summary["workloads"][0]
+        assert job["ecmp"]["time_s_p50"] == candidate["workloads"][0]["time_s_p50"]
+        assert job["ecmp"]["efficiency_p50"] == candidate["workloads"][0]["efficiency_p50"]
+        fractions = [f["evidence"]["bisection_fraction"] for f in design["findings"] if f["check"] == "failure-impact"]
+        assert min(fractions) == candidate["failure_bisection"]
+
+
+def test_failed_candidates_are_counted_by_reason(tmp_path: Path) -> None:
+    intent = tmp_path / "mid.yaml"
+    intent.write_text(MID)
+    code, out, err = run_cli(
+        "explore", str(intent), "--vary", "fabric.tiers=2,3", "--vary", "facility.rack_power_kw=8,50"
+    )
+    assert code == 0, err
+    assert "4 candidates over fabric.tiers (2), facility.rack_power_kw (2); 1 pass every check" in out
+    assert (
+        "  2 fabric.tiers: 2 tiers hold at most 32 leaves per plane (64 servers, 512 NIC ports per plane) with "
+        "32-port spines" in out
+    )
+    assert "  1 fail the rack-power check (it requires: no rack draws more than its power budget)" in out
+    assert "* mid_3_50 " in out.replace("*  ", "* ")
+
+
+def test_an_empty_space_is_explained_and_exits_1(tmp_path: Path) -> None:
+    intent = tmp_path / "mid.yaml"
+    intent.write_text(MID)
+    code, out, _ = run_cli("explore", str(intent), "--vary", "fabric.tiers=2", "--format", "json")
+    assert code == 1
+    report = json.loads(out)
+    assert report["candidates"] == []
+    assert [failure["count"] for failure in report["failed"]] == [1]
+    code, out, _ = run_cli("explore", str(intent), "--vary", "fabric.tiers=2")
+    assert code == 1
+    assert "no candidate passes; the reasons below say why the space is empty" in out
+
+
+@pytest.mark.parametrize(
+    ("vary", "expected"),
+    [
+        (
+            ["fabric.leaf.modle=x"],
+            "--vary:1: fabric.leaf.modle: unknown field 'modle' in fabric.leaf; valid keys there: model, ports, speed,",
+        ),
+        (["fabric.planes=1,9"], "--vary:1: fabric.planes: '9' is refused: Input should be less than or equal to 8"),
+        (
+            ["fabric.planes=1", "fabric.leaf.model=nvidia-sn5600,nope"],
+            "--vary:2: fabric.leaf.model: 'nope' is refused: unknown switch model 'nope'; known models: "
+            "arista-7060x6-64pe,",
+        ),
+        (["fabric.tiers=2,4"], "--vary:1: fabric.tiers: '4' is refused: Input should be 'auto', 2 or 3"),
+        (["fabric=1"], "--vary:1: fabric: is a section; vary one of its fields: planes, tiers, leaf, spine"),
+        (["workloads.gpus=8"], "workloads is a list of sections; explore varies single values"),
+        (["fabric.planes"], "'fabric.planes' should be PATH=V1,V2,... such as fabric.planes=1,2"),
+        (["fabric.planes=1", "fabric.planes=2"], "--vary:2: fabric.planes: is varied twice"),
+        (["name=a,b"], "--vary:1: name: explore names each candidate itself"),
+        (["description=2024-01-01"], "--vary:1: description: '2024-01-01' is refused: Input should be a valid string"),
+        (
+            [
+                "fabric.planes=1,2,3,4,5,6,7,8",
+                "fabric.tiers=2,3,auto",
+                "routing.leaf_asn_start=" + ",".join(str(4_200_000_000 + n) for n in range(11)),
+            ],
+            f"264 candidates (fabric.planes 8, fabric.tiers 3, routing.leaf_asn_start 11 values) is more than the "
+            f"{MAX_CANDIDATES} one exploration builds; narrow it",
+        ),
+    ],
+)
+def test_bad_vary_exits_2_with_what_would_be_valid_and_writes_nothing(
+    tmp_path: Path, vary: list[str], expected: str
+) -> None:
+    intent = tmp_path / "small.yaml"
+    intent.write_text(SMALL)
+    folder = tmp_path / "explored"
+    options = [part for option in vary for part in ("--vary", option)]
+    code, out, err = run_cli("explore", str(intent), *options, "-o", str(folder))
+    assert code == 2
+    assert out == ""
+    assert expected in err
+    assert err.rstrip().endswith("nothing was written.")
+    assert "Traceback" not in err
+    assert not folder.exists()
+
+
+def test_without_vary_it_varies_what_the_intent_leaves_open(tmp_path: Path) -> None:
+    intent = tmp_path / "open.yaml"
+    intent.write_text(
+        "name: open\ncompute: {servers: 16, server: dgx-h100}\nfabric: {planes: 1, leaf: {model: generic-64x800g}}\n"
+    )
+    code, out, err = run_cli("explore", str(intent), "--format", "json")
+    assert code == 0, err
+    report = json.loads(out)
+    assert [(dimension["path"], dimension["values"]) for dimension in report["varied"]] == [
+        ("fabric.tiers", [2, 3]),
+        ("fabric.leaf.uplink_speed", [400, 800]),
+    ]
+    assert report["tried"] == 4
+    assert {candidate["name"] for candidate in report["candidates"]} <= {
+        "open_2_400",
+        "open_2_800",
+        "open_3_400",
+        "open_3_800",
+    }
+
+
+def test_a_folder_designer_did_not_write_is_never_replaced(tmp_path: Path) -> None:
+    intent = tmp_path / "small.yaml"
+    intent.write_text(SMALL)
+    folder = tmp_path / "mine"
+    folder.mkdir()
+    (folder / "notes.txt").write_text("keep me")
+    code, _, err = run_cli("explore", str(intent), "--vary", "fabric.planes=1", "-o", str(folder))
+    assert code == 2
+    assert "refusing to replace" in err
+    assert (folder / "notes.txt").read_text() == "keep me"
+
+
+def test_site_catalog_models_are_explored_and_written_candidates_still_find_the_catalog(tmp_path: Path) -> None:
+    site = tmp_path / "site"
+    site.mkdir()
+    (site / "catalog.yaml").write_text(
+        "switches:\n  site-64x800g: {ports: 64, speed: 800, rack_units: 2, power_w: 900, power_w_optics: 2000}\n"
+    )
+    (site / "small.yaml").write_text(SMALL.replace("name: small\n", "name: small\ncatalog: catalog.yaml\n"))
+    folder = tmp_path / "elsewhere" / "explored"
+    code, out, err = run_cli(
+        "explore",
+        str(site / "small.yaml"),
+        "--vary",
+        "fabric.leaf.model=generic-64x800g,site-64x800g",
+        "--format",
+        "json",
+        "-o",
+        str(folder),
+    )
+    assert code == 0, err
+    candidates = {candidate["name"]: candidate for candidate in json.loads(out)["candidates"]}
+    assert set(candidates) == {"small_generic-64x800g", "small_site-64x800g"}
+    written = folder / "small_site-64x800g.yaml"
+    assert "catalog: ../../site/catalog.yaml" in written.read_text()
+    code, plan, err = run_cli("plan", str(written), "--format", "json")
+    assert code == 0, err
+    assert json.loads(plan)["power_kw"]["total"] == candidates["small_site-64x800g"]["power_kw"]
