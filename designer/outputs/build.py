@@ -176,7 +176,9 @@ def review_files(design: Design, say: Progress, since: Since | None = None) -> d
         "cabling.csv": csv_bytes(*cabling_rows(design)),
         "labels.csv": csv_bytes(*label_rows(cabling_rows(design))),
         "labels.html": labels_html(
-            design.intent.name, label_rows(cabling_rows(design))[1], 2 * len(design.fabric.links)
+            design.intent.name,
+            lambda: label_rows(cabling_rows(design))[1],
+            (rack.name for rack in design.physical.racks),
         ).encode(),
         "addressing.csv": csv_bytes(*addressing_rows(design)),
         "asn.csv": csv_bytes(*asn_rows(design)),

@@ -276,9 +276,9 @@ def summary_markdown(design: Design, moved: Sequence[str] = ()) -> str:
         "- `cabling.csv`: one row per link, both ends, estimated length and medium, its cable ID and both ends' "
         "rack and unit",
         "- `labels.csv`: the text of both ends' labels of every cable",
-        "- `labels.html`: the labels to print, 21 to an A4 sheet"
+        "- `labels.html`: the labels to print, rack by rack (each rack from a new page), 21 to an A4 sheet"
         + (
-            f" (the first {HTML_LABELS:,} of {labels:,}; every label is in `labels.csv`)"
+            f" (the racks whose labels fit in {HTML_LABELS:,}, of {labels:,}; every label is in `labels.csv`)"
             if (labels := 2 * len(design.fabric.links)) > HTML_LABELS
             else ""
         ),
