@@ -48,6 +48,7 @@ from designer.intent.schema import (
     FabricDoc,
     IntentDoc,
     LoadBalancingDoc,
+    OutputsDoc,
     RoutingDoc,
     SwitchDoc,
     TargetOptionsDoc,
@@ -129,6 +130,8 @@ class Intent:
     checks: ChecksDoc
     hosts: HostSpec
     """The server files' format and the backend NICs' names (``hosts``)."""
+    outputs: OutputsDoc
+    """Which optional parts a build writes: the server files, the lab (``outputs``)."""
     source: Source
     sha256: str
     text: str
@@ -423,6 +426,7 @@ def _resolve(
         facility=resolve_facility(doc.facility, tier_speeds(server.nic_speed, *switches[:2]), hardware),
         checks=doc.checks,
         hosts=hosts,
+        outputs=doc.outputs,
         source=source,
         sha256=sha256,
         text=text,
