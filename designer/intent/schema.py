@@ -774,7 +774,7 @@ class OutputsDoc(Section):
 
 
 class IntentDoc(Section):
-    """An intent: the GPU training cluster whose backend network the designer builds (README.md, The intent)."""
+    """An intent: the GPU training cluster whose backend network the designer builds (docs/intent.md)."""
 
     model_config = ConfigDict(title="designer intent")
 
