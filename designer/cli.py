@@ -358,8 +358,8 @@ def _build(args: argparse.Namespace) -> int:
     from designer.checks import status
     from designer.diff import Previous
     from designer.outputs.build import build_and_check, build_and_write
-    from designer.outputs.folder import claim
-    from designer.outputs.summary import summary, summary_text
+    from designer.outputs.folder import claim, part_sizes
+    from designer.outputs.summary import summary, summary_text, written_lines
     from designer.pipeline import design, validated_intent
 
     intent = validated_intent(args.intent)
@@ -393,7 +393,7 @@ def _build(args: argparse.Namespace) -> int:
                 build_and_write(intent, staging, args.templates, progress, previous.section if previous else None)
             )
         )
-    built, written = done[0]
+    built, _ = done[0]
     args.kept.append(built)
     print(summary_text(summary(built)))
     if previous and previous.moved:
@@ -403,7 +403,7 @@ def _build(args: argparse.Namespace) -> int:
             + "; summary.md lists them"
         )
     first = f"read {target / 'summary.md'} first"
-    print(f"wrote {written} files to {target}; {first}")
+    print(written_lines(part_sizes(target), target, first))
     errors = [finding for finding in built.findings if finding.severity == "error"]
     if errors:
         failed = [check for check, result in status(errors).items() if result == "failed"]

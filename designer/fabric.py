@@ -1,6 +1,6 @@
 """Wire the planned fabric: every device with its name, every link with both ends.
 
-Naming (stable across runs, documented in the README):
+Naming (stable across runs, documented in docs/sizing.md):
 
 * leaf ``p{plane}-su{su}-r{rail}-leaf``; spine ``p{plane}-spine{i}`` (2 tiers) or
   ``p{plane}-pod{pod}-spine{i}`` (3 tiers, and pod 0 of a 3-tier envelope before its second pod, when no

@@ -24,7 +24,7 @@ MiB = 1 << 20
 @dataclass(frozen=True)
 class Cap:
     """The most bytes designer reads of one kind of file. Each cap is a power of two at least three times the
-    largest file of its kind that a 131,072-GPU build writes (the README's table has the measured sizes)."""
+    largest file of its kind that a 131,072-GPU build writes (docs/outputs.md's table has the measured sizes)."""
 
     kind: str
     limit: int

@@ -478,7 +478,7 @@ def test_the_verify_lab_audits_what_lldpd_reports(crossed: bool) -> None:
 
 
 def test_a_discovery_file_too_large_or_a_link_is_not_read(built: Path, tmp_path: Path) -> None:
-    """Each file is capped before its first byte is read (64 MiB, README's table) and read only as a regular file."""
+    """Each file is capped before its first byte is read (64 MiB, docs/outputs.md) and read only as a regular file."""
     folder = tmp_path / "lldp"
     folder.mkdir()
     with open(folder / "p0-spine0.json", "wb") as sparse:

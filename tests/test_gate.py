@@ -140,8 +140,11 @@ def test_build_exits_1_when_a_check_fails_and_still_writes_the_outputs(tmp_path:
     target = tmp_path / "out"
     code, out, err = run_cli("build", str(path), "-o", str(target))
     assert code == 1
-    written = sum(1 for path in target.rglob("*") if path.is_file())
-    assert out.splitlines()[-1] == f"wrote {written} files to {target}; read {target / 'summary.md'} first"
+    files = [path for path in target.rglob("*") if path.is_file()]
+    megabytes = sum(path.stat().st_size for path in files) / 1e6
+    assert out.splitlines()[-1] == (
+        f"wrote {len(files):,} files, {megabytes:,.1f} MB, to {target}; read {target / 'summary.md'} first"
+    )
     lines = err.splitlines()
     assert len(lines) == 17 and all(line.startswith("ecmp-balance error: ") for line in lines[:16])
     assert lines[-1] == (

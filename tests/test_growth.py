@@ -19,6 +19,7 @@ from designer.design import Design
 from designer.diff import lost_lines
 from designer.errors import InputError
 from designer.fabric import LEAF_SPINE, SPINE_SUPER
+from designer.outputs.labels import label_rows, labels_html
 from designer.outputs.summary import summary_markdown
 from designer.outputs.tables import cabling_rows
 from designer.pipeline import build
@@ -26,6 +27,7 @@ from designer.render import render_configs
 from tests.conftest import ROOT
 from tests.helpers import build_text
 from tests.test_intent_errors import run_cli
+from tests.test_labels import parsed
 from tests.test_verify import need_lab
 
 H100_STEPS = (32, 64, 96, 128, 256, 288, 512, 1024)
@@ -105,6 +107,14 @@ def cable_ids(design: Design) -> dict[str, tuple[Any, ...]]:
     return by_id
 
 
+def rack_labels(design: Design) -> dict[str, set[str]]:
+    """The text of every label ``labels.html`` prints, by the rack whose section holds it."""
+    html = labels_html(
+        design.intent.name, lambda: label_rows(cabling_rows(design))[1], (rack.name for rack in design.physical.racks)
+    )
+    return {rack: {label for sheet in sheets for label in sheet} for rack, sheets in parsed(html).sections}
+
+
 def assert_only_added(old: Design, new: Design, old_files: dict[str, bytes], new_files: dict[str, bytes]) -> None:
     before, after = devices(old), devices(new)
     changed = {name: (row, after.get(name)) for name, row in before.items() if after.get(name) != row}
@@ -122,6 +132,9 @@ def assert_only_added(old: Design, new: Design, old_files: dict[str, bytes], new
         cable: (row, ids_after.get(cable)) for cable, row in ids_before.items() if ids_after.get(cable) != row
     }
     assert not renumbered, f"{len(renumbered)} existing cable IDs moved, e.g. {next(iter(renumbered.items()))}"
+    labels_before, labels_after = rack_labels(old), rack_labels(new)
+    for rack in labels_before.keys() & labels_after.keys():  # both sheets print it (whole racks up to the cap)
+        assert labels_before[rack] <= labels_after[rack], f"a label printed for {rack} changed or moved"
     for path, data in old_files.items():
         lost = lost_lines(data.decode(), new_files[path].decode(), path)
         assert not lost, f"{path} lost or changed {len(lost)} lines, e.g. {lost[:3]}"

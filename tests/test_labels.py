@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections import Counter
+from collections.abc import Iterator
 from functools import cache
 from html.parser import HTMLParser
 from itertools import islice
@@ -36,10 +37,15 @@ class Labels(HTMLParser):
         self.labels: list[str] = []
         self.sheets = 0
         self.depth = 0
+        self.sections: list[tuple[str, list[list[str]]]] = []
+        """Each ``<section class="rack">``'s rack and its sheets' labels."""
 
     def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
+        if tag == "section" and ("class", "rack") in attrs:
+            self.sections.append((dict(attrs)["data-rack"] or "", []))
         if tag == "div" and ("class", "sheet") in attrs:
             self.sheets += 1
+            self.sections[-1][1].append([])
         if tag == "div" and ("class", "label") in attrs:
             self.labels.append("")
             self.depth = 1
@@ -49,8 +55,9 @@ class Labels(HTMLParser):
     def handle_endtag(self, tag: str) -> None:
         if tag == "b" and self.depth:
             self.labels[-1] += "\n"
-        if tag == "div":
+        if tag == "div" and self.depth:
             self.depth = 0
+            self.sections[-1][1][-1].append(self.labels[-1])
 
     def handle_data(self, data: str) -> None:
         if self.depth:
@@ -110,33 +117,64 @@ def test_every_cable_has_two_labels_one_per_end_each_naming_the_far_end() -> Non
     assert label_header[:2] == ["cable_id", "end"]
 
 
+def racks_1024() -> list[str]:
+    return [rack.name for rack in design_1024().physical.racks]
+
+
 def test_the_html_parses_and_holds_every_label_at_1024_gpus_in_little_space() -> None:
     labels = list(label_rows(cabling())[1])
     assert len(labels) < HTML_LABELS  # every label fits at this size
-    html = labels_html("test", iter(labels), len(labels))
+    html = labels_html("test", lambda: iter(labels), racks_1024())
     sheet = parsed(html)
-    assert sheet.labels == ["\n".join(label_text(label)) for label in labels]
-    assert sheet.sheets == -(-len(labels) // LABELS_PER_SHEET)
+    assert sorted(sheet.labels) == sorted("\n".join(label_text(label)) for label in labels)
     assert len(html.encode()) < 160 * len(labels) + 2000
-    assert f"{len(labels):,} labels." in html and "@media print" in html
+    assert f"{len(labels):,} labels in " in html and "@media print" in html
 
 
-def test_the_html_stops_at_its_cap_and_says_where_the_rest_are() -> None:
-    total = HTML_LABELS + 5000
-    labels = ([f"c{number}", "a", "r00-00", 1, "leaf", "swp1", "r00-01", 2, "srv", "nic0"] for number in range(total))
-    html = labels_html("big", labels, total)
-    assert len(parsed(html).labels) == HTML_LABELS
-    assert f"the first {HTML_LABELS:,} of {total:,} labels; every label is in labels.csv" in html
+def test_the_html_has_one_section_per_rack_in_racks_csv_order_each_on_its_own_sheets() -> None:
+    labels = list(label_rows(cabling())[1])
+    sheet = parsed(labels_html("test", lambda: iter(labels), racks_1024()))
+    by_rack = {rack: ["\n".join(label_text(label)) for label in labels if label[2] == rack] for rack in racks_1024()}
+    with_labels = [rack for rack in racks_1024() if by_rack[rack]]
+    assert [rack for rack, _ in sheet.sections] == with_labels  # every rack holding a cable end, in order
+    assert len(with_labels) > 1  # compute, leaf and spine racks: the test splits something
+    for rack, sheets in sheet.sections:
+        # a rack's labels in cable order, on sheets of its own (a sheet is a printed page), full but the last
+        assert [label for page in sheets for label in page] == by_rack[rack]
+        assert all(len(page) == LABELS_PER_SHEET for page in sheets[:-1]) and 0 < len(sheets[-1]) <= LABELS_PER_SHEET
+        assert all(label.split("\n")[1].startswith(f"{rack} U") for page in sheets for label in page)
+    assert sheet.sheets == sum(-(-len(by_rack[rack]) // LABELS_PER_SHEET) for rack in with_labels)
+
+
+def test_the_html_stops_at_its_cap_at_a_rack_boundary_and_says_where_the_rest_are() -> None:
+    racks = [f"r00-{number:02}" for number in range(30)]
+    per_rack = 1000  # 8 racks fit in 8,400 labels, the ninth would not
+    total = per_rack * len(racks)
+
+    def labels() -> Iterator[list[Any]]:
+        for number in range(total):
+            yield [f"c{number}", "a", racks[number % len(racks)], 1, "leaf", "swp1", "r01-00", 2, "srv", "nic0"]
+
+    sheet = parsed(labels_html("big", labels, racks))
+    assert [rack for rack, _ in sheet.sections] == racks[:8]
+    assert len(sheet.labels) == 8 * per_rack <= HTML_LABELS
+    assert f"the {8 * per_rack:,} labels of the first 8 racks, of {total:,} labels; every label is in labels.csv" in (
+        labels_html("big", labels, racks)
+    )
 
 
 def test_label_text_is_escaped_in_the_html() -> None:
-    label = ["p0/<x>&", "a", "r", 1, "d", "p", "r2", 2, "d2", "p2"]
-    assert parsed(labels_html("<n>", iter([label]), 1)).labels == ["\n".join(label_text(label))]
+    label = ["p0/<x>&", "a", "r<1>", 1, "d", "p", "r2", 2, "d2", "p2"]
+    sheet = parsed(labels_html("<n>", lambda: iter([label]), ["r<1>"]))
+    assert sheet.labels == ["\n".join(label_text(label))] and sheet.sections[0][0] == "r<1>"
 
 
 def test_summary_says_when_the_html_holds_only_the_first_labels() -> None:
     small, large = design_1024(), build_text(intent_text(servers=512))
     assert 2 * len(large.fabric.links) > HTML_LABELS
-    assert "labels.html`: the labels to print, 21 to an A4 sheet\n" in summary_markdown(small, [])
-    line = f"(the first {HTML_LABELS:,} of {2 * len(large.fabric.links):,}; every label is in `labels.csv`)"
+    assert "labels.html`: the labels to print, rack by rack (each rack from a new page), 21 to an A4 sheet\n" in (
+        summary_markdown(small, [])
+    )
+    links = 2 * len(large.fabric.links)
+    line = f"(the racks whose labels fit in {HTML_LABELS:,}, of {links:,}; every label is in `labels.csv`)"
     assert line in summary_markdown(large, [])

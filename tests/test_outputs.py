@@ -145,8 +145,11 @@ def test_builds_last_line_says_to_read_summary_md_first(tmp_path: Path) -> None:
     target = tmp_path / "out"
     code, out, err = run_cli("build", str(EXAMPLE), "-o", str(target))
     assert (code, err) == (0, "")
-    written = sum(1 for path in target.rglob("*") if path.is_file())
-    assert out.splitlines()[-1] == f"wrote {written} files to {target}; read {target / 'summary.md'} first"
+    files = [path for path in target.rglob("*") if path.is_file()]
+    megabytes = sum(path.stat().st_size for path in files) / 1e6
+    assert out.splitlines()[-1] == (
+        f"wrote {len(files):,} files, {megabytes:,.1f} MB, to {target}; read {target / 'summary.md'} first"
+    )
     assert (target / "summary.md").is_file()
 
 

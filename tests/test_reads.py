@@ -5,7 +5,7 @@ The huge files are sparse: ``os.truncate`` (truncate(2): a file extended this wa
 makes 3 GB or 20 GB in no time. Each command runs in a fresh process whose address space is limited (setrlimit(2),
 ``RLIMIT_AS``) far below the file's size, so reading the file whole, as designer did, fails there with a MemoryError
 traceback (exit 1). The sizes of committed files come from real git (git-ls-tree(1): ``--long`` shows the size of
-each blob). The caps and the sizes they come from are in the README ("Reading built files back").
+each blob). The caps and the sizes they come from are in docs/outputs.md ("Reading built files back").
 """
 
 from __future__ import annotations
@@ -35,7 +35,7 @@ CAPS = {
     "an intent": 1,
     "a template": 1,
 }
-"""MiB designer reads of each kind of file at most (the README's table)."""
+"""MiB designer reads of each kind of file at most (docs/outputs.md's table)."""
 MEMORY = 384 * MiB
 """Address space of each command: a few times what designer needs for a small design, far below the files."""
 

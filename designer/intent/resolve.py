@@ -49,6 +49,7 @@ from designer.intent.schema import (
     FabricDoc,
     IntentDoc,
     LoadBalancingDoc,
+    OutputsDoc,
     RoutingDoc,
     SwitchDoc,
     TargetOptionsDoc,
@@ -132,6 +133,8 @@ class Intent:
     """The server files' format and the backend NICs' names (``hosts``)."""
     lab: LabSpec | None
     """The containerlab export's kind and image (``lab``); None: the build writes no ``lab/``."""
+    outputs: OutputsDoc
+    """Which optional parts a build writes: the server files, the lab (``outputs``)."""
     source: Source
     sha256: str
     text: str
@@ -434,6 +437,7 @@ def _resolve(
         checks=doc.checks,
         hosts=hosts,
         lab=lab,
+        outputs=doc.outputs,
         source=source,
         sha256=sha256,
         text=text,

@@ -794,8 +794,25 @@ class HostsDoc(Section):
     )
 
 
+class OutputsDoc(Section):
+    """What a build writes beside the review files (summary, design.json, tables, pictures) and the switch
+    configurations of ``targets``: the parts a large design may leave out to keep its pull requests reviewable."""
+
+    servers: bool = Field(
+        True,
+        description=(
+            "Write servers/<server>/, every GPU server's backend NIC files (one folder per server: most of a large "
+            "build's files). designer verify --traffic needs them."
+        ),
+    )
+    lab: bool = Field(
+        True,
+        description="Write lab/, designer verify's FRR lab as a containerlab topology (when frr is a target).",
+    )
+
+
 class IntentDoc(Section):
-    """An intent: the GPU training cluster whose backend network the designer builds (README.md, The intent)."""
+    """An intent: the GPU training cluster whose backend network the designer builds (docs/intent.md)."""
 
     model_config = ConfigDict(title="designer intent")
 
@@ -853,6 +870,10 @@ class IntentDoc(Section):
         description="How traffic spreads over the fabric's paths (hashing, adaptive, cluster or spraying), and seeds.",
     )
     checks: ChecksDoc = Field(ChecksDoc(), description="Thresholds of the checks.")
+    outputs: OutputsDoc = Field(
+        OutputsDoc(),
+        description="What a build writes beside the review files and the configurations of targets: server files, lab.",
+    )
     workloads: list[WorkloadDoc] = Field(
         default_factory=list,
         description=("Training jobs to analyze on the fabric (designer analyze): collective, size, placement, price."),

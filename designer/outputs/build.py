@@ -47,11 +47,11 @@ def design_files(
     """
     say = progress or quiet
     files = review_files(design, say, since)
-    say(f"rendering the configurations of {len(design.configs):,} switches for {', '.join(design.intent.targets)}")
-    renderer = _renderer(design.intent, templates)
-    files.update(rendered(design.configs, design.intent.targets, renderer))
-    say(f"rendering the backend NIC files of {len(design.hosts):,} servers")
-    files.update(rendered_hosts(design.hosts, renderer))
+    say(
+        f"rendering the configurations of {len(design.configs):,} switches for {', '.join(design.intent.targets)} "
+        f"and the backend NIC files of {len(design.hosts):,} servers"
+    )
+    files.update(_each_share(design.configs, design.hosts, design.intent, templates)(0, 1))
     files[MANIFEST] = manifest(design, {path: _sha256(data) for path, data in files.items()})
     return dict(sorted(files.items()))
 
@@ -175,7 +175,9 @@ def review_files(design: Design, say: Progress, since: Since | None = None) -> d
         "cabling.csv": csv_bytes(*cabling_rows(design)),
         "labels.csv": csv_bytes(*label_rows(cabling_rows(design))),
         "labels.html": labels_html(
-            design.intent.name, label_rows(cabling_rows(design))[1], 2 * len(design.fabric.links)
+            design.intent.name,
+            lambda: label_rows(cabling_rows(design))[1],
+            (rack.name for rack in design.physical.racks),
         ).encode(),
         "addressing.csv": csv_bytes(*addressing_rows(design)),
         "asn.csv": csv_bytes(*asn_rows(design)),
@@ -186,7 +188,7 @@ def review_files(design: Design, say: Progress, since: Since | None = None) -> d
         "bom.csv": csv_bytes(*bom_rows(design.physical)),
         "floorplan.svg": floorplan_svg(design.intent, design.fabric.devices, design.physical).encode(),
         "topology.svg": topology_svg(design.intent.name, design.plan).encode(),
-        **lab_files(design),
+        **(lab_files(design) if design.intent.outputs.lab else {}),
         **({"workloads.svg": workloads_svg(design.intent.name, design.workloads).encode()} if design.workloads else {}),
     }
 
@@ -277,12 +279,13 @@ def _each_share(
     configs: Sequence[DeviceConfig], hosts: Sequence[HostConfig], intent: Intent, templates: Path | None
 ) -> Callable[[int, int], Iterator[tuple[str, bytes]]]:
     """``share(worker, count)``: every ``count``-th of ``configs`` rendered (for the intent's targets), then of
-    ``hosts``, from the ``worker``-th, one (relative path, bytes) at a time. The templates are compiled here, once,
-    before the workers are forked."""
+    ``hosts`` (none when the intent's ``outputs.servers`` is off), from the ``worker``-th, one (relative path, bytes)
+    at a time. The templates are compiled here, once, before the workers are forked."""
     renderer = _renderer(intent, templates)
     renderer.compile_templates(intent.targets, HOSTS_FOLDER)
     return lambda worker, count: itertools.chain(
-        rendered(configs[worker::count], intent.targets, renderer), rendered_hosts(hosts[worker::count], renderer)
+        rendered(configs[worker::count], intent.targets, renderer),
+        rendered_hosts(hosts[worker::count] if intent.outputs.servers else (), renderer),
     )
 
 

@@ -147,6 +147,18 @@ def _listed(folder: Path) -> set[str] | None:
     return {*manifest["files"], MANIFEST}
 
 
+def part_sizes(folder: Path) -> dict[str, tuple[int, int]]:
+    """How many files and bytes a build wrote into ``folder``, by part: each ``configs/<os>``, ``servers``, ``lab``
+    and ``review files`` (everything else), as its manifest lists them; empty for a folder designer did not write."""
+    sizes: dict[str, tuple[int, int]] = {}
+    for path in sorted(_listed(folder) or ()):
+        parts = path.split("/")
+        part = "/".join(parts[:2]) if parts[0] == "configs" else parts[0] if len(parts) > 1 else "review files"
+        files, size = sizes.get(part, (0, 0))
+        sizes[part] = (files + 1, size + (folder / path).stat().st_size)
+    return sizes
+
+
 def _unlisted(folder: Path, listed: set[str]) -> list[Path]:
     """Everything in ``folder`` that is neither a listed file nor a folder on the way to one (symbolic links
     included: a build writes none); a foreign folder counts once, without its contents."""

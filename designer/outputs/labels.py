@@ -1,15 +1,16 @@
 """The cable label sheet made from ``cabling.csv``'s rows: ``labels.csv`` (both ends of every cable) and a
-printable ``labels.html``."""
+printable ``labels.html``, rack by rack."""
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator
+from collections import Counter
+from collections.abc import Callable, Iterable, Iterator
 from html import escape
-from itertools import islice
 from typing import Any
 
 HTML_LABELS = 8400
-"""The most labels ``labels.html`` holds: 400 A4 sheets of 21; the rest are in ``labels.csv`` alone."""
+"""The most labels ``labels.html`` holds (about 400 A4 sheets of 21), whole racks only; the rest are in
+``labels.csv`` alone."""
 
 LABELS_PER_SHEET = 21
 """Labels of 63.5 x 38.1 mm, three across and seven down an A4 sheet (the common L7160 layout)."""
@@ -40,14 +41,30 @@ def label_text(label: list[Any]) -> tuple[str, str, str]:
     return cable, f"{rack} U{unit} {device} {port}", f"to {far_rack} U{far_unit} {far_device} {far_port}"
 
 
-def labels_html(name: str, labels: Iterable[list[Any]], total: int) -> str:
-    """A printable page of the first :data:`HTML_LABELS` of ``labels`` (``total`` in all), in sheets of
-    :data:`LABELS_PER_SHEET`, with print CSS that puts each sheet on its own A4 page."""
-    shown = min(total, HTML_LABELS)
+def labels_html(name: str, labels: Callable[[], Iterable[list[Any]]], racks: Iterable[str]) -> str:
+    """A printable page of the labels, one section per rack (``racks`` in their order; a label belongs to the rack
+    of its end), each rack's labels in sheets of :data:`LABELS_PER_SHEET` that start on a page of their own. Whole
+    racks, in order, while they fit in :data:`HTML_LABELS`; the rest are in ``labels.csv`` alone. ``labels`` gives
+    the labels afresh each call: once to count them by rack, once to lay out those shown."""
+    per_rack = Counter(label[2] for label in labels())
+    total = sum(per_rack.values())
+    shown: dict[str, list[list[Any]]] = {}
+    room = HTML_LABELS
+    for rack in racks:
+        if per_rack[rack] > room:
+            break
+        if per_rack[rack]:
+            shown[rack] = []
+            room -= per_rack[rack]
+    for label in labels():
+        if label[2] in shown:
+            shown[label[2]].append(label)
+    count = HTML_LABELS - room
     note = (
-        f"{total:,} labels"
-        if shown == total
-        else f"the first {shown:,} of {total:,} labels; every label is in labels.csv"
+        f"{total:,} labels in {len(shown):,} racks"
+        if count == total
+        else f"the {count:,} labels of the first {len(shown):,} racks, of {total:,} labels; every label is in "
+        "labels.csv"
     )
     parts = [
         '<!DOCTYPE html>\n<html lang="en">\n<head>\n<meta charset="utf-8">\n',
@@ -55,23 +72,28 @@ def labels_html(name: str, labels: Iterable[list[Any]], total: int) -> str:
         "<style>\n"
         "@page { size: A4; margin: 15.1mm 7.2mm; }\n"
         "body { font-family: monospace; margin: 0; }\n"
+        ".rack { break-before: page; }\n"
+        ".rack h2 { font-size: 10pt; margin: 4mm 0 2mm; }\n"
         ".sheet { display: grid; grid-template-columns: repeat(3, 63.5mm); grid-auto-rows: 38.1mm;"
         " column-gap: 2.5mm; break-after: page; }\n"
         ".label { box-sizing: border-box; padding: 2mm; overflow: hidden; border: 0.2mm dotted #999;"
         " font-size: 7.5pt; line-height: 1.3; }\n"
         ".label b { display: block; font-size: 9pt; }\n"
-        "@media print { .note { display: none; } .label { border: none; } }\n"
+        "@media print { .note, .rack h2 { display: none; } .label { border: none; } }\n"
         "</style>\n</head>\n<body>\n",
-        f'<p class="note">Cable labels: {escape(name)}: {note}.</p>\n',
+        f'<p class="note">Cable labels: {escape(name)}: {note}. Each rack starts on a new page.</p>\n',
     ]
-    sheet: list[str] = []
-    for label in islice(labels, shown):
-        cable, here, there = (escape(str(line)) for line in label_text(label))
-        sheet.append(f'<div class="label"><b>{cable}</b>{here}<br>{there}</div>\n')
-        if len(sheet) == LABELS_PER_SHEET:
-            parts += ['<div class="sheet">\n', *sheet, "</div>\n"]
-            sheet = []
-    if sheet:
-        parts += ['<div class="sheet">\n', *sheet, "</div>\n"]
+    for rack, rack_labels in shown.items():
+        parts.append(
+            f'<section class="rack" data-rack="{escape(rack)}">\n'
+            f"<h2>Rack {escape(rack)}: {len(rack_labels):,} labels</h2>\n"
+        )
+        for first in range(0, len(rack_labels), LABELS_PER_SHEET):
+            parts.append('<div class="sheet">\n')
+            for label in rack_labels[first : first + LABELS_PER_SHEET]:
+                cable, here, there = (escape(str(line)) for line in label_text(label))
+                parts.append(f'<div class="label"><b>{cable}</b>{here}<br>{there}</div>\n')
+            parts.append("</div>\n")
+        parts.append("</section>\n")
     parts.append("</body>\n</html>\n")
     return "".join(parts)

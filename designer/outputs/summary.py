@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import string
 from collections.abc import Sequence
+from pathlib import Path
 from typing import Any
 
 from designer.allocate import ip
@@ -276,9 +277,9 @@ def summary_markdown(design: Design, moved: Sequence[str] = ()) -> str:
         "- `cabling.csv`: one row per link, both ends, estimated length and medium, its cable ID and both ends' "
         "rack and unit",
         "- `labels.csv`: the text of both ends' labels of every cable",
-        "- `labels.html`: the labels to print, 21 to an A4 sheet"
+        "- `labels.html`: the labels to print, rack by rack (each rack from a new page), 21 to an A4 sheet"
         + (
-            f" (the first {HTML_LABELS:,} of {labels:,}; every label is in `labels.csv`)"
+            f" (the racks whose labels fit in {HTML_LABELS:,}, of {labels:,}; every label is in `labels.csv`)"
             if (labels := 2 * len(design.fabric.links)) > HTML_LABELS
             else ""
         ),
@@ -302,9 +303,36 @@ def summary_markdown(design: Design, moved: Sequence[str] = ()) -> str:
             for companion in TARGETS[target].companions
         ),
         "- `manifest.json`: intent hash, tool version and sha256 of every file",
+        *_left_out(design),
         "",
     ]
     return "\n".join(lines)
+
+
+def _left_out(design: Design) -> list[str]:
+    """The line naming the optional parts the intent's ``outputs`` section leaves out, if any."""
+    chosen = design.intent.outputs
+    left = [
+        *(["the server files (`servers/`)"] if not chosen.servers else []),
+        *(["the containerlab lab (`lab/`)"] if not chosen.lab and design.intent.lab is not None else []),
+    ]
+    return [f"- not written, as the intent's `outputs` says: {' and '.join(left)}"] if left else []
+
+
+def written_lines(sizes: dict[str, tuple[int, int]], folder: Path, first: str) -> str:
+    """What ``designer build`` says it wrote: the files and megabytes (10^6 bytes) of each part, largest first
+    (``sizes``: files and bytes by part, as :func:`designer.outputs.folder.part_sizes` gives them), then of all."""
+    files, size = sum(count for count, _ in sizes.values()), sum(size for _, size in sizes.values())
+    width = max((len(part) for part in sizes), default=0)
+    return "\n".join(
+        [
+            *(
+                f"  {part:<{width}}  {count:>7,} files  {part_size / 1e6:>7,.1f} MB"
+                for part, (count, part_size) in sorted(sizes.items(), key=lambda item: (-item[1][1], item[0]))
+            ),
+            f"wrote {files:,} files, {size / 1e6:,.1f} MB, to {folder}; {first}",
+        ]
+    )
 
 
 def markdown_text(text: str) -> str:

@@ -188,8 +188,7 @@ def host_configs(files: Mapping[str, bytes], nics: Sequence[HostNic]) -> dict[st
     if missing:
         raise PrerequisiteError(
             f"--traffic needs the server host files, e.g. {missing[0]} is missing: build the "
-            "design with host files (intent hosts: {format: netplan | nmconnection}) and run "
-            "again"
+            "design with host files (intent outputs: {servers: true}, the default) and run again"
         )
     return {
         server: parse_host({path: files[path] for path in chosen[server]}, tuple(servers[server])) for server in servers
