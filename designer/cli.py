@@ -611,8 +611,7 @@ def _init(args: argparse.Namespace) -> int:
 def _ask(defaults: Choices) -> Choices:
     """The starter's choices asked on the terminal, each answered by Enter with its default."""
     from designer.catalog import catalog
-    from designer.starter import Choices
-    from designer.targets import NAMES
+    from designer.starter import SWITCH_OSES, Choices
 
     hardware = catalog()
 
@@ -625,7 +624,7 @@ def _ask(defaults: Choices) -> Choices:
         gpus=int(gpus) if gpus.isdigit() else -1,
         server=ask("server model", defaults.server, list(hardware.servers)),
         switch=ask("switch model", defaults.switch, list(hardware.switches)),
-        target=ask("network OS", defaults.target, NAMES),
+        target=ask("network OS", defaults.target, SWITCH_OSES),
         name=ask("design name", defaults.name),
     )
 

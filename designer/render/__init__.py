@@ -13,7 +13,7 @@ from typing import Any
 
 from designer.model import DeviceConfig
 from designer.render.environment import Renderer, TemplateError, user_templates_for
-from designer.render.targets import TARGETS, config_files, config_path
+from designer.render.targets import TARGETS, config_files, config_path, view_of
 
 __all__ = [
     "TARGETS",
@@ -23,6 +23,7 @@ __all__ = [
     "config_path",
     "render_configs",
     "rendered",
+    "rendered_fabric",
     "user_templates_for",
 ]
 
@@ -48,3 +49,14 @@ def rendered(
         for device in devices:
             for path, template in config_files(target, device.hostname):
                 yield path, renderer.render(target, device, template).encode()
+
+
+def rendered_fabric(
+    targets: Iterable[str], fabric: Mapping[str, Any], renderer: Renderer
+) -> Iterator[tuple[str, bytes]]:
+    """The files of each of ``targets`` that configures the fabric as a whole (a subnet manager), by output path:
+    its view is given ``fabric`` (its shape: ``tiers``, ``planes``) and the target's options from the intent."""
+    for target in sorted(targets):
+        variables = view_of(target)(**fabric, **renderer.options.get(target, {}))
+        for path, template in TARGETS[target].fabric_files:
+            yield path, renderer.render_template(template, variables, target).encode()
