@@ -411,22 +411,24 @@ def _plan(args: argparse.Namespace) -> int:
 
 def _check(args: argparse.Namespace) -> int:
     from designer.built import output_findings
+    from designer.checks import CHECKS, applicable
     from designer.checks import formats as check_formats
     from designer.pipeline import design, validated_intent
 
+    checks = CHECKS
     if args.intent.is_dir():
         findings, name = output_findings(args.intent)
     else:
         intent = validated_intent(args.intent)
         built = design(intent, _progress(intent), hosts=False)
         args.kept.append(built)
-        findings, name = list(built.findings), built.intent.name
+        findings, name, checks = list(built.findings), built.intent.name, applicable(intent.technology)
     if args.format == "json":
-        print(check_formats.json_report(findings, name))
+        print(check_formats.json_report(findings, name, checks))
     elif args.format == "junit":
-        print(check_formats.junit(findings, name), end="")
+        print(check_formats.junit(findings, name, checks), end="")
     else:
-        print(check_formats.text(findings, name))
+        print(check_formats.text(findings, name, checks))
     return EXIT_CHECK_FAILED if any(finding.severity == "error" for finding in findings) else EXIT_OK
 
 

@@ -185,8 +185,11 @@ def review_files(
         "labels.html": labels_html(
             design.intent.name, label_rows(cabling_rows(design))[1], 2 * len(design.fabric.links)
         ).encode(),
-        "addressing.csv": csv_bytes(*addressing_rows(design)),
-        "asn.csv": csv_bytes(*asn_rows(design)),
+        **(
+            {"addressing.csv": csv_bytes(*addressing_rows(design)), "asn.csv": csv_bytes(*asn_rows(design))}
+            if design.intent.technology == "ethernet"  # an InfiniBand fabric has neither
+            else {}
+        ),
         "racks.csv": csv_bytes(
             *racks_rows(design.physical, design.fabric.devices, design.intent.facility.rack_power_kw)
         ),
