@@ -506,21 +506,39 @@ class SonicOptionsDoc(Section):
     )
 
 
-PartitionName = Annotated[str, Field(pattern=r"^[A-Za-z][A-Za-z0-9_-]{0,31}$")]
+PARTITION_NAME = r"^[A-Za-z][A-Za-z0-9_-]{0,31}$"
 MAX_PKEY = 0x7FFE
 """The highest partition key an intent may give: keys are 15 bits, and 0x7fff is the default partition's."""
+
+
+def partition_name(name: str) -> str:
+    """A partition name partitions.conf holds as one word (its parser splits at '=', ',', ':' and ';')."""
+    if not re.fullmatch(PARTITION_NAME, name):
+        raise ValueError(
+            f"{name!r} is not a partition name; use 1-32 letters, digits, '_' or '-', starting with a letter"
+        )
+    return name
+
+
+def partition_key(pkey: int) -> int:
+    """A partition key of 15 bits other than the default partition's."""
+    if not 1 <= pkey <= MAX_PKEY:
+        raise ValueError(
+            f"0x{pkey:x} is not a partition key an intent can give; use 0x0001 to 0x{MAX_PKEY:04x} (keys are 15 bits "
+            "and 0x7fff is the default partition's)"
+        )
+    return pkey
 
 
 class PartitionDoc(Section):
     """One InfiniBand partition beside the default: its name, its key and how every HCA is a member."""
 
-    name: PartitionName = Field(description="The partition's name in partitions.conf and OpenSM's log.")
-    pkey: int = Field(
-        ge=1,
-        le=MAX_PKEY,
-        description="Its partition key, 0x0001 to 0x7ffe, in hex or decimal (0x7fff is the default partition's).",
-        json_schema_extra={"examples": [2]},
-    )
+    name: Annotated[
+        str, AfterValidator(partition_name), WithJsonSchema({"type": "string", "pattern": PARTITION_NAME})
+    ] = Field(description="The partition's name in partitions.conf and OpenSM's log.")
+    pkey: Annotated[
+        int, AfterValidator(partition_key), WithJsonSchema({"type": "integer", "minimum": 1, "maximum": MAX_PKEY})
+    ] = Field(description="Its partition key, 0x0001 to 0x7ffe, in hex or decimal (0x7fff is the default partition's).")
     membership: Literal["full", "limited"] = Field(
         "full", description="Every HCA's membership: full members talk to all, limited ones only to full members."
     )

@@ -14,6 +14,7 @@ from typing import Any
 from designer.model import DeviceConfig
 from designer.render.environment import Renderer, TemplateError, user_templates_for
 from designer.render.targets import TARGETS, config_files, config_path, view_of
+from designer.targets import per_switch
 
 __all__ = [
     "TARGETS",
@@ -34,8 +35,8 @@ def render_configs(
     user_templates: Path | None = None,
     options: Mapping[str, Mapping[str, Any]] | None = None,
 ) -> dict[str, bytes]:
-    """Every device's configuration for every target, by output path; ``options`` are the intent's
-    ``target_options`` (per target, its view's keyword arguments)."""
+    """Every device's configuration for every network OS of ``targets`` (a subnet manager has none), by output
+    path; ``options`` are the intent's ``target_options`` (per target, its view's keyword arguments)."""
     return dict(rendered(devices, targets, Renderer(user_templates, options)))
 
 
@@ -44,7 +45,7 @@ def rendered(
 ) -> Iterator[tuple[str, bytes]]:
     """What :func:`render_configs` returns, one (output path, bytes) at a time, so that a writer holds one file."""
     devices = list(devices)
-    for target in sorted(targets):
+    for target in sorted(per_switch(tuple(targets))):
         renderer.template(target)
         for device in devices:
             for path, template in config_files(target, device.hostname):
