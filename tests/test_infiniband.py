@@ -335,16 +335,20 @@ def console(simulator: subprocess.Popen[str], *commands: str) -> None:
     time.sleep(0.5)
 
 
-def engine(env: dict[str, str], conf: Path, log: Path) -> str:
-    """The routing engine OpenSM routed the simulated fabric with, in one sweep (``opensm -o``) with ``conf``."""
-    run(env, "opensm", "-F", str(conf), "-o", "-f", str(log))
+def engine(env: dict[str, str], conf: Path, log: Path, *options: str) -> str:
+    """The routing engine OpenSM routed the simulated fabric with, in one sweep (``opensm -o``) with ``conf`` and
+    any more command-line ``options``."""
+    run(env, "opensm", "-F", str(conf), *options, "-o", "-f", str(log))
     lines = [line for line in log.read_text().splitlines() if "tables configured on all switches" in line]
     return lines[-1].split("-> osm_ucast_mgr_process: ")[1].split()[0]
 
 
-def every_hca_reaches_every_other(env: dict[str, str], design: DesignNames) -> None:
-    """Every HCA reaches every other: followed hop by hop through the linear forwarding tables OpenSM set, as
-    ``ibroute`` reads them from each switch, over the cables ``ibnetdiscover`` finds."""
+def forwarding(
+    env: dict[str, str],
+) -> tuple[dict[tuple[int, int], tuple[int, int]], dict[int, int], dict[int, dict[int, int]]]:
+    """The fabric as OpenSM set it up, read back from the switches: each cable end's peer (node GUID, port) over
+    the cables ``ibnetdiscover`` finds, each HCA's LID by node GUID, and each switch's linear forwarding table
+    (destination LID to port) as ``ibroute`` reads it, by node GUID."""
     text = run(env, "ibnetdiscover")
     discovery = parse("ibnetdiscover", text)
     switch_lids = dict(re.findall(r'^Switch\s+\d+ "S-([0-9a-f]+)".* base port 0 lid (\d+)', text, re.M))
@@ -352,13 +356,20 @@ def every_hca_reaches_every_other(env: dict[str, str], design: DesignNames) -> N
         int(guid, 16): int(lid)
         for guid, lid in re.findall(r'^Ca\s+\d+ "H-([0-9a-f]+)".*\n\[1\].*# lid (\d+) lmc', text, re.M)
     }
-    assert len(hca_lids) == sum(role == "server" for role in design.roles.values()) * len(design.rdma_devices)
     tables: dict[int, dict[int, int]] = {}
     for table in run(env, "sh", "-c", "".join(f"ibroute {lid}; " for lid in switch_lids.values())).split("Unicast")[1:]:
         guid = int(re.search(r"guid (0x[0-9a-f]+)", table).group(1), 16)  # type: ignore[union-attr]
         tables[guid] = {int(lid, 16): int(port) for lid, port in re.findall(r"^0x([0-9a-f]+) (\d+) :", table, re.M)}
     assert len(tables) == len(switch_lids)
     peers = {end: peer for pair in discovery.cables for end, peer in (pair, pair[::-1])}
+    return peers, hca_lids, tables
+
+
+def every_hca_reaches_every_other(env: dict[str, str], design: DesignNames) -> None:
+    """Every HCA reaches every other: followed hop by hop through the linear forwarding tables OpenSM set, as
+    ``ibroute`` reads them from each switch, over the cables ``ibnetdiscover`` finds."""
+    peers, hca_lids, tables = forwarding(env)
+    assert len(hca_lids) == sum(role == "server" for role in design.roles.values()) * len(design.rdma_devices)
     for source in hca_lids:
         for target, lid in hca_lids.items():
             node, hops = peers[source, 1][0], 0

@@ -1,0 +1,163 @@
+"""InfiniBand designs (``fabric.technology: infiniband``) and the ``opensm`` target: what a build writes (golden files
+of an NDR SuperPOD-shaped design, no addressing, the servers' NCCL environment), and the generated ``opensm.conf``
+and ``partitions.conf`` run as written by the real OpenSM on the fabric the design describes as ibsim simulates it,
+read back with infiniband-diags.
+
+Sources: OpenSM's option names (``opensm -c FILE`` writes every option; linux-rdma/opensm, opensm/osm_subnet.c), its
+partition file format (linux-rdma/opensm, doc/partition-config.txt: P_Keys are 15 bits, 0x7fff the default
+partition's, a full member's key read back with the high bit set), its log line "<engine> tables configured on all
+switches" (opensm/osm_ucast_mgr.c) and "SUBNET UP"; ``ibroute``, ``smpquery pkeys`` and ``ibnetdiscover`` of
+infiniband-diags; NVIDIA's QM97XX user manual (each OSFP cage is 2 logical InfiniBand ports of up to 400G).
+"""
+
+from __future__ import annotations
+
+import re
+from collections import Counter
+from pathlib import Path
+
+import pytest
+
+from designer.cli import main
+from designer.ibnetdiscover import named, parse
+from designer.sm_files import ROOTS, design_names, sm_files
+from tests.conftest import ROOT, check_golden
+from tests.test_infiniband import console, engine, every_hca_reaches_every_other, forwarding, run, simulated
+
+GOLDEN = ROOT / "tests" / "golden" / "superpod-ndr"
+SUPERPOD = ROOT / "intents" / "superpod-ndr.yaml"
+
+
+def built_folder(tmp_path_factory: pytest.TempPathFactory, intent: Path) -> Path:
+    folder = tmp_path_factory.mktemp("opensm") / intent.stem
+    assert main(["build", str(intent), "-o", str(folder)]) == 0
+    return folder
+
+
+@pytest.fixture(scope="module")
+def superpod(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """intents/superpod-ndr.yaml built: 128 DGX H100 in 4 scalable units, 32 QM9790 leaves and 16 spines."""
+    return built_folder(tmp_path_factory, SUPERPOD)
+
+
+@pytest.fixture(scope="module")
+def small(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """tests/intents/small-ib.yaml built: 4 leaves with 4 HCAs and 4 uplinks each, 2 spines, one partition."""
+    return built_folder(tmp_path_factory, ROOT / "tests" / "intents" / "small-ib.yaml")
+
+
+@pytest.mark.parametrize(
+    "relative",
+    ["configs/opensm/opensm.conf", "configs/opensm/partitions.conf", "servers/su0-srv0/nccl.env", "summary.md"],
+)
+def test_an_ndr_design_writes_its_golden_files(superpod: Path, relative: str, update_golden: bool) -> None:
+    check_golden(GOLDEN / relative, (superpod / relative).read_text(), update_golden)
+
+
+def test_an_infiniband_design_has_no_addressing_and_its_servers_only_nccl(superpod: Path) -> None:
+    """No addresses, ASNs or switch configurations: the subnet manager's two files; each server gets only its NCCL
+    environment, its HCAs in rail order (the DGX H100's RDMA devices of its OSFP ports, in the catalog)."""
+    files = {str(path.relative_to(superpod)) for path in superpod.rglob("*") if path.is_file()}
+    assert not {"addressing.csv", "asn.csv"} & files
+    assert sorted(path for path in files if path.startswith("configs/")) == [
+        "configs/opensm/opensm.conf",
+        "configs/opensm/partitions.conf",
+    ]
+    servers = [path for path in files if path.startswith("servers/")]
+    assert len(servers) == 128 and all(path.endswith("/nccl.env") for path in servers)
+    nccl = (superpod / "servers" / "su3-srv31" / "nccl.env").read_text()
+    assert 'NCCL_IB_HCA="=mlx5_0:1,mlx5_3:1,mlx5_4:1,mlx5_5:1,mlx5_6:1,mlx5_9:1,mlx5_10:1,mlx5_11:1"' in nccl
+    assert "GID_INDEX" not in nccl and "NCCL_IB_TC" not in nccl  # RoCE's: an IB HCA is reached by its LID
+    summary = (superpod / "summary.md").read_text()
+    assert "## Address pools" not in summary and "## ASNs" not in summary
+    assert "| `configs/opensm/partitions.conf` | partitions.conf | partitions.conf |" in summary
+
+
+def test_the_published_superpod_counts_hold(superpod: Path) -> None:
+    """NVIDIA's DGX SuperPOD scalable unit: 32 DGX, one QM9700-class leaf per rail (8), every leaf's 32 downlinks
+    matched by 32 uplinks; four SUs in two tiers need 16 spines of 64 ports."""
+    summary = (superpod / "summary.md").read_text()
+    assert "| leaf | 32 | nvidia-qm9790 (32 x 800G) | 64 | 2 x 400G |" in summary
+    assert "| spine | 16 | nvidia-qm9790 (32 x 800G) | 64 | 2 x 400G |" in summary
+    assert "| Scalable units | 4 of 32 servers |" in summary
+
+
+# ---- the generated files under the real OpenSM ------------------------------------------------------------------
+
+
+def sweep(env: dict[str, str], folder: Path, conf: Path, log: Path) -> str:
+    """One sweep of OpenSM (``opensm -o``) with ``conf`` and the build's partitions.conf (``-P``: the file
+    opensm.conf names by its installed path); the routing engine it routed with, once the subnet is up."""
+    partitions = folder / "configs" / "opensm" / "partitions.conf"
+    routed = engine(env, conf, log, "-P", str(partitions))
+    assert "SUBNET UP" in log.read_text()
+    return routed
+
+
+def test_the_generated_configuration_routes_the_fabric_with_ftree(small: Path, tmp_path: Path) -> None:
+    """As written: ftree, the subnet up, every HCA a LID, every leaf's forwarding table spreading the other leaves'
+    HCAs evenly over all its uplinks, every HCA in the intent's partition as a full member, every pair routed."""
+    design = design_names(small)
+    conf = small / "configs" / "opensm" / "opensm.conf"
+    with simulated(design, tmp_path) as (env, _):
+        assert sweep(env, small, conf, tmp_path / "opensm.log") == "ftree"
+        peers, hca_lids, tables = forwarding(env)
+        assert len(hca_lids) == 16 and len(set(hca_lids.values())) == 16
+        spread = uplink_spread(peers, hca_lids, tables)
+        assert len(spread) == 4  # the leaves
+        for leaf, counts in spread.items():
+            assert sorted(counts.values()) == [3, 3, 3, 3], (hex(leaf), counts)  # 12 remote HCAs on 4 uplinks
+        for lid in sorted(hca_lids.values()):
+            table = run(env, "smpquery", "pkeys", str(lid))
+            assert re.search(r"0xffff 0x8002", table), table  # default and training (0x0002), full members
+        every_hca_reaches_every_other(env, design)
+
+
+def test_with_the_root_guid_file_ftree_outlives_a_spine(small: Path, tmp_path: Path) -> None:
+    """The generated opensm.conf with its root_guid_file line uncommented, pointing at the file written from the
+    discovery: after a spine fails the re-sweep is still ftree and every pair is still routed."""
+    design = design_names(small)
+    with simulated(design, tmp_path) as (env, simulator):
+        roots = sm_files(named(parse("ibnetdiscover", run(env, "ibnetdiscover")), design), design)[ROOTS]
+        (tmp_path / ROOTS).write_text(roots)
+        text = (small / "configs" / "opensm" / "opensm.conf").read_text()
+        assert "# root_guid_file /etc/opensm/root_guids.conf\n" in text
+        conf = tmp_path / "with-roots.conf"
+        conf.write_text(
+            text.replace("# root_guid_file /etc/opensm/root_guids.conf", f"root_guid_file {tmp_path / ROOTS}")
+        )
+        assert sweep(env, small, conf, tmp_path / "whole.log") == "ftree"
+        console(simulator, 'Unlink "p0-spine1"')
+        assert sweep(env, small, conf, tmp_path / "failed.log") == "ftree"
+        every_hca_reaches_every_other(env, design)
+
+
+def test_the_ndr_superpod_is_routed_and_balanced(superpod: Path, tmp_path: Path) -> None:
+    """The whole NDR design (48 switches, 1,024 HCAs, within ibsim's 256 switches and 13,312 ports): ftree, every
+    leaf's 992 remote HCAs spread 31 to each of its 32 uplinks."""
+    design = design_names(superpod)
+    with simulated(design, tmp_path) as (env, _):
+        assert sweep(env, superpod, superpod / "configs" / "opensm" / "opensm.conf", tmp_path / "opensm.log") == "ftree"
+        peers, hca_lids, tables = forwarding(env)
+        assert len(hca_lids) == 1024
+        spread = uplink_spread(peers, hca_lids, tables)
+        assert len(spread) == 32
+        assert {count for counts in spread.values() for count in counts.values()} == {31}
+        assert all(len(counts) == 32 for counts in spread.values())
+
+
+def uplink_spread(
+    peers: dict[tuple[int, int], tuple[int, int]], hca_lids: dict[int, int], tables: dict[int, dict[int, int]]
+) -> dict[int, Counter[int]]:
+    """Each leaf's (a switch with HCAs) destinations that are not its own HCAs, counted by the port its forwarding
+    table sends them out of; every such port must face a switch (an uplink)."""
+    below: dict[int, set[int]] = {}
+    for (node, _), (peer, _) in peers.items():
+        if node in hca_lids and peer in tables:
+            below.setdefault(peer, set()).add(node)
+    spread = {}
+    for leaf, own in below.items():
+        counts = Counter(tables[leaf][lid] for hca, lid in hca_lids.items() if hca not in own)
+        assert all(peers[leaf, port][0] in tables for port in counts), hex(leaf)
+        spread[leaf] = counts
+    return spread
