@@ -20,8 +20,13 @@ import pytest
 
 from designer.cli import main
 from designer.ibnetdiscover import named, parse
+from designer.outputs.build import review_files
+from designer.outputs.tables import cabling_rows
+from designer.render.hosts import render_hosts
 from designer.sm_files import ROOTS, design_names, sm_files
 from tests.conftest import ROOT, check_golden
+from tests.helpers import build_text
+from tests.test_growth import cable_ids, cables, devices
 from tests.test_infiniband import console, engine, every_hca_reaches_every_other, forwarding, run, simulated
 
 GOLDEN = ROOT / "tests" / "golden" / "superpod-ndr"
@@ -161,3 +166,26 @@ def uplink_spread(
         assert all(peers[leaf, port][0] in tables for port in counts), hex(leaf)
         spread[leaf] = counts
     return spread
+
+
+def superpod_of(servers: int) -> str:
+    """intents/superpod-ndr.yaml with ``servers`` built now, planned for its 128 (growth by scalable unit)."""
+    text = SUPERPOD.read_text().replace("  servers: 128\n", f"  servers: {servers}\n") + "growth: {max_servers: 128}\n"
+    assert f"servers: {servers}" in text
+    return text
+
+
+@pytest.mark.parametrize(("old", "new"), [(32, 64), (64, 128)])
+def test_an_infiniband_fabric_grows_by_scalable_units_and_only_adds(old: int, new: int) -> None:
+    """Every existing switch and server keeps its name, rack and unit, every cable its ends and ID, every cabling
+    row stays; the subnet manager's files do not change (nothing in them counts the fabric) and an existing server's
+    NCCL environment neither."""
+    before, after = build_text(superpod_of(old)), build_text(superpod_of(new))
+    assert {name: row for name, row in devices(after).items() if name in devices(before)} == devices(before)
+    assert {end: link for end, link in cables(after).items() if end in cables(before)} == cables(before)
+    assert set(cable_ids(before).items()) <= set(cable_ids(after).items())
+    assert set(map(tuple, cabling_rows(before)[1])) <= set(map(tuple, cabling_rows(after)[1]))
+    files_before, files_after = (review_files(design, lambda _: None) for design in (before, after))
+    for path in ("configs/opensm/opensm.conf", "configs/opensm/partitions.conf"):
+        assert files_before[path] == files_after[path]
+    assert render_hosts(before.hosts[:8]) == render_hosts(after.hosts[:8])
