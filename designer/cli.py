@@ -528,17 +528,31 @@ def _validate_configs(args: argparse.Namespace) -> int:
 
 
 def _verify(args: argparse.Namespace) -> int:
+    from designer.built import folder_intent
     from designer.outputs.build import design_files
     from designer.pipeline import design, validated_intent
+    from designer.sm_files import names_of
     from designer.verify.report import FORMATS
     from designer.verify.run import read_output, verify
+    from designer.verify.subnet import read_subnet_files, verify_subnet
 
     try:
-        if args.target.is_dir():
-            files = read_output(args.target, args.traffic, not args.slice)
+        intent = folder_intent(args.target) if args.target.is_dir() else validated_intent(args.target)
+        if intent is not None and intent.subnet_managers:
+            files = (
+                read_subnet_files(args.target)
+                if args.target.is_dir()
+                else design_files(design(intent, _progress(intent), hosts=False))
+            )
+            report = verify_subnet(intent.name, names_of(intent), files, intent.planes)
         else:
-            files = design_files(design(validated_intent(args.target)))
-        report = verify(files, whole=not args.slice, failures=args.failures, timeout=args.timeout, traffic=args.traffic)
+            if args.target.is_dir():
+                files = read_output(args.target, args.traffic, not args.slice)
+            else:
+                files = design_files(design(validated_intent(args.target)))
+            report = verify(
+                files, whole=not args.slice, failures=args.failures, timeout=args.timeout, traffic=args.traffic
+            )
     except KeyboardInterrupt:
         print("designer verify: interrupted; the lab was torn down", file=sys.stderr)
         return 130  # the shell's code for a run stopped by Ctrl-C

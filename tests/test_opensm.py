@@ -12,19 +12,24 @@ infiniband-diags; NVIDIA's QM97XX user manual (each OSFP cage is 2 logical Infin
 
 from __future__ import annotations
 
+import dataclasses
+import json
 import re
+import shutil
 from collections import Counter
 from pathlib import Path
 
 import pytest
 
 from designer.cli import main
+from designer.errors import PrerequisiteError
 from designer.ibnetdiscover import named, parse
 from designer.outputs.build import review_files
 from designer.outputs.tables import cabling_rows
 from designer.render.hosts import render_hosts
 from designer.sm_files import ROOTS, design_names, sm_files
-from tests.conftest import ROOT, check_golden
+from designer.verify.subnet import INSTALL, MAX_SWITCHES, TOOLS, read_subnet_files, verify_subnet
+from tests.conftest import ROOT, check_golden, need
 from tests.helpers import build_text
 from tests.test_growth import cable_ids, cables, devices
 from tests.test_infiniband import console, engine, every_hca_reaches_every_other, forwarding, run, simulated
@@ -189,3 +194,46 @@ def test_an_infiniband_fabric_grows_by_scalable_units_and_only_adds(old: int, ne
     for path in ("configs/opensm/opensm.conf", "configs/opensm/partitions.conf"):
         assert files_before[path] == files_after[path]
     assert render_hosts(before.hosts[:8]) == render_hosts(after.hosts[:8])
+
+
+# ---- designer verify of an InfiniBand design ---------------------------------------------------------------------
+
+
+def test_verify_runs_the_design_under_ibsim_and_opensm(small: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    need_ibsim()
+    assert main(["verify", str(small), "--format", "json"]) == 0
+    report = json.loads(capsys.readouterr().out)
+    assert [(check["phase"], check["name"], check["passed"]) for check in report["checks"]] == [
+        ("healthy", "subnet up", True),
+        ("healthy", "every HCA has a LID", True),
+        ("healthy", "leaf forwarding tables balanced over the uplinks", True),
+        ("p0-spine0 down", "re-sweep with the root GUID file", True),
+        ("p0-spine0 down", "every HCA pair routed", True),
+    ]
+    assert report["coverage"] == "the whole fabric: 6 switches, 16 HCAs"
+
+
+def test_verify_fails_a_configuration_that_does_not_route_with_ftree(small: Path) -> None:
+    """The same fabric with opensm.conf asking for up/down routing: the subnet comes up, but not by ftree, in both
+    sweeps, and the report says so (exit 1 from the command)."""
+    need_ibsim()
+    files = read_subnet_files(small)
+    files["configs/opensm/opensm.conf"] = files["configs/opensm/opensm.conf"].replace(
+        b"routing_engine ftree", b"routing_engine updn"
+    )
+    report = verify_subnet("small-ib", design_names(small), files, 1)
+    assert not report.passed
+    assert [check.problems for check in report.failed()] == [("OpenSM routed with updn, not ftree",)] * 2
+
+
+def test_a_plane_beyond_ibsims_limits_is_refused_before_anything_runs(small: Path) -> None:
+    design = design_names(small)
+    many = {**design.roles, **{f"p0-extra{index}": "spine" for index in range(MAX_SWITCHES)}}
+    with pytest.raises(PrerequisiteError, match="beyond what ibsim simulates"):
+        verify_subnet(
+            "big", dataclasses.replace(design, roles=many, ports={**design.ports, **dict.fromkeys(many, ())}), {}, 1
+        )
+
+
+def need_ibsim() -> None:
+    need(all(shutil.which(tool) for tool in TOOLS), INSTALL)
