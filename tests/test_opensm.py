@@ -16,7 +16,6 @@ import dataclasses
 import json
 import re
 import shutil
-from collections import Counter
 from pathlib import Path
 
 import pytest
@@ -28,11 +27,20 @@ from designer.outputs.build import review_files
 from designer.outputs.tables import cabling_rows
 from designer.render.hosts import render_hosts
 from designer.sm_files import ROOTS, design_names, sm_files
-from designer.verify.subnet import INSTALL, MAX_SWITCHES, TOOLS, read_subnet_files, verify_subnet
+from designer.verify.subnet import (
+    INSTALL,
+    MAX_SWITCHES,
+    TOOLS,
+    forwarding,
+    read_subnet_files,
+    run,
+    uplink_spread,
+    verify_subnet,
+)
 from tests.conftest import ROOT, check_golden, need
 from tests.helpers import build_text
 from tests.test_growth import cable_ids, cables, devices
-from tests.test_infiniband import console, engine, every_hca_reaches_every_other, forwarding, run, simulated
+from tests.test_infiniband import engine, every_hca_reaches_every_other, simulated
 
 GOLDEN = ROOT / "tests" / "golden" / "superpod-ndr"
 SUPERPOD = ROOT / "intents" / "superpod-ndr.yaml"
@@ -127,7 +135,7 @@ def test_with_the_root_guid_file_ftree_outlives_a_spine(small: Path, tmp_path: P
     """The generated opensm.conf with its root_guid_file line uncommented, pointing at the file written from the
     discovery: after a spine fails the re-sweep is still ftree and every pair is still routed."""
     design = design_names(small)
-    with simulated(design, tmp_path) as (env, simulator):
+    with simulated(design, tmp_path) as (env, console):
         roots = sm_files(named(parse("ibnetdiscover", run(env, "ibnetdiscover")), design), design)[ROOTS]
         (tmp_path / ROOTS).write_text(roots)
         text = (small / "configs" / "opensm" / "opensm.conf").read_text()
@@ -137,7 +145,7 @@ def test_with_the_root_guid_file_ftree_outlives_a_spine(small: Path, tmp_path: P
             text.replace("# root_guid_file /etc/opensm/root_guids.conf", f"root_guid_file {tmp_path / ROOTS}")
         )
         assert sweep(env, small, conf, tmp_path / "whole.log") == "ftree"
-        console(simulator, 'Unlink "p0-spine1"')
+        console('Unlink "p0-spine1"')
         assert sweep(env, small, conf, tmp_path / "failed.log") == "ftree"
         every_hca_reaches_every_other(env, design)
 
@@ -154,23 +162,6 @@ def test_the_ndr_superpod_is_routed_and_balanced(superpod: Path, tmp_path: Path)
         assert len(spread) == 32
         assert {count for counts in spread.values() for count in counts.values()} == {31}
         assert all(len(counts) == 32 for counts in spread.values())
-
-
-def uplink_spread(
-    peers: dict[tuple[int, int], tuple[int, int]], hca_lids: dict[int, int], tables: dict[int, dict[int, int]]
-) -> dict[int, Counter[int]]:
-    """Each leaf's (a switch with HCAs) destinations that are not its own HCAs, counted by the port its forwarding
-    table sends them out of; every such port must face a switch (an uplink)."""
-    below: dict[int, set[int]] = {}
-    for (node, _), (peer, _) in peers.items():
-        if node in hca_lids and peer in tables:
-            below.setdefault(peer, set()).add(node)
-    spread = {}
-    for leaf, own in below.items():
-        counts = Counter(tables[leaf][lid] for hca, lid in hca_lids.items() if hca not in own)
-        assert all(peers[leaf, port][0] in tables for port in counts), hex(leaf)
-        spread[leaf] = counts
-    return spread
 
 
 def superpod_of(servers: int) -> str:
