@@ -33,6 +33,7 @@ def summary(design: Design) -> dict[str, Any]:
     links = plan.link_counts()
     return {
         "name": design.intent.name,
+        **({"subnet_managers": list(design.intent.subnet_managers)} if design.intent.subnet_managers else {}),
         "tiers": plan.tiers,
         "planes": plan.planes,
         "rails": plan.rails,
@@ -104,7 +105,10 @@ def summary_text(data: dict[str, Any]) -> str:
         for tier, count in links.items()
         if count
     ]
-    lines.append(f"/31 subnets: {data['p2p_subnets']:,}; ASNs: {data['asns']:,}")
+    if managers := data.get("subnet_managers"):
+        lines.append(f"routed by the subnet manager ({', '.join(managers)}): no /31s, ASNs or BGP")
+    else:
+        lines.append(f"/31 subnets: {data['p2p_subnets']:,}; ASNs: {data['asns']:,}")
     racks, power = data["racks"], data["power_kw"]
     lines.append(
         f"racks: {racks['compute']:,} compute + {racks['network']:,} network in {racks['rows']:,} rows; "
