@@ -529,8 +529,10 @@ def _validate_configs(args: argparse.Namespace) -> int:
 
 def _verify(args: argparse.Namespace) -> int:
     from designer.built import folder_intent
+    from designer.fabric import wire
     from designer.outputs.build import design_files
     from designer.pipeline import design, validated_intent
+    from designer.sizing import size
     from designer.sm_files import names_of
     from designer.verify.report import FORMATS
     from designer.verify.run import read_output, verify
@@ -544,7 +546,8 @@ def _verify(args: argparse.Namespace) -> int:
                 if args.target.is_dir()
                 else design_files(design(intent, _progress(intent), hosts=False))
             )
-            report = verify_subnet(intent.name, names_of(intent), files, intent.planes)
+            fabric = wire(intent, size(intent))
+            report = verify_subnet(intent.name, names_of(intent, fabric), fabric.devices, files)
         else:
             if args.target.is_dir():
                 files = read_output(args.target, args.traffic, not args.slice)

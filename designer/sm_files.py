@@ -26,7 +26,7 @@ from pathlib import Path
 from designer import __version__
 from designer.built import folder_intent
 from designer.errors import InputError, Problem
-from designer.fabric import natural, wire
+from designer.fabric import Fabric, natural, wire
 from designer.ibnetdiscover import DesignNames, Named
 from designer.intent import Intent
 from designer.outputs.folder import write
@@ -75,9 +75,10 @@ def design_names(folder: Path) -> DesignNames:
     return names_of(intent)
 
 
-def names_of(intent: Intent) -> DesignNames:
-    """The names of the design of ``intent``: its fabric wired, nothing allocated or modelled."""
-    fabric = wire(intent, size(intent))
+def names_of(intent: Intent, fabric: Fabric | None = None) -> DesignNames:
+    """The names of the design of ``intent`` (its ``fabric``, wired here when not given): nothing is allocated or
+    modelled."""
+    fabric = fabric or wire(intent, size(intent))
     ports = fabric.port_names()
     peers: dict[tuple[str, str], tuple[str, str]] = {}
     for _tier, upper, upper_port, lower, lower_port in fabric.links:

@@ -12,7 +12,6 @@ infiniband-diags; NVIDIA's QM97XX user manual (each OSFP cage is 2 logical Infin
 
 from __future__ import annotations
 
-import dataclasses
 import json
 import re
 import shutil
@@ -20,16 +19,17 @@ from pathlib import Path
 
 import pytest
 
+from designer.built import folder_intent
 from designer.cli import main
-from designer.errors import PrerequisiteError
+from designer.fabric import Device, wire
 from designer.ibnetdiscover import named, parse
 from designer.outputs.build import review_files
 from designer.outputs.tables import cabling_rows
 from designer.render.hosts import render_hosts
+from designer.sizing import size
 from designer.sm_files import ROOTS, design_names, sm_files
 from designer.verify.subnet import (
     INSTALL,
-    MAX_SWITCHES,
     TOOLS,
     forwarding,
     read_subnet_files,
@@ -212,18 +212,57 @@ def test_verify_fails_a_configuration_that_does_not_route_with_ftree(small: Path
     files["configs/opensm/opensm.conf"] = files["configs/opensm/opensm.conf"].replace(
         b"routing_engine ftree", b"routing_engine updn"
     )
-    report = verify_subnet("small-ib", design_names(small), files, 1)
+    report = verify_subnet("small-ib", design_names(small), devices_of(small), files)
     assert not report.passed
     assert [check.problems for check in report.failed()] == [("OpenSM routed with updn, not ftree",)] * 2
 
 
-def test_a_plane_beyond_ibsims_limits_is_refused_before_anything_runs(small: Path) -> None:
-    design = design_names(small)
-    many = {**design.roles, **{f"p0-extra{index}": "spine" for index in range(MAX_SWITCHES)}}
-    with pytest.raises(PrerequisiteError, match="beyond what ibsim simulates"):
-        verify_subnet(
-            "big", dataclasses.replace(design, roles=many, ports={**design.ports, **dict.fromkeys(many, ())}), {}, 1
-        )
+@pytest.mark.parametrize(
+    ("intent", "limits", "coverage", "left"),
+    [
+        (
+            "small-ib",
+            (4, 1000),
+            "a slice: 4 switches, 8 HCAs",
+            ["scalable units 1 to 1: beyond ibsim's 4 switches and 1,000 ports"],
+        ),
+        (
+            "small-ib-3tier",
+            (8, 1000),
+            "a slice: 8 switches, 16 HCAs",
+            ["pods 1 to 1 and the super-spines: beyond ibsim's 8 switches and 1,000 ports"],
+        ),
+    ],
+)
+def test_a_fabric_beyond_ibsims_limits_is_verified_as_a_slice(
+    small: Path, tmp_path: Path, intent: str, limits: tuple[int, int], coverage: str, left: list[str]
+) -> None:
+    """With limits this small, the 2-tier fabric is cut to its first scalable unit under every spine, the 3-tier
+    one to pod 0 without the super-spines: each still a fat tree that OpenSM routes with ftree, every check passing,
+    and the report names what was left out."""
+    need_ibsim()
+    folder = small if intent == "small-ib" else built_3tier_ib(tmp_path)
+    report = verify_subnet(intent, design_names(folder), devices_of(folder), read_subnet_files(folder), limits)
+    assert (report.coverage, report.not_covered) == (coverage, left)
+    assert report.passed, report.failed()
+
+
+def built_3tier_ib(tmp_path: Path) -> Path:
+    """tests/intents/small-3tier.yaml (2 pods of 4 leaves and 4 spines, 4 super-spines) as an InfiniBand fabric
+    (without its qos section, which only an Ethernet fabric has)."""
+    text = (ROOT / "tests" / "intents" / "small-3tier.yaml").read_text().split("qos:")[0]
+    intent = tmp_path / "small-ib-3tier.yaml"
+    intent.write_text(text.replace("fabric:\n", "fabric:\n  technology: infiniband\n", 1))
+    folder = tmp_path / "built"
+    assert main(["build", str(intent), "-o", str(folder)]) == 0
+    return folder
+
+
+def devices_of(folder: Path) -> tuple[Device, ...]:
+    """The devices of the fabric built in ``folder``."""
+    intent = folder_intent(folder)
+    assert intent is not None
+    return wire(intent, size(intent)).devices
 
 
 def need_ibsim() -> None:

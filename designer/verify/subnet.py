@@ -6,7 +6,8 @@ Healthy: the subnet up and routed by ``ftree`` (OpenSM's log, opensm/osm_ucast_m
 uplinks evenly, as the Ethernet ECMP check asks. Then the root GUID file written from the simulated discovery (as
 ``designer audit --sm-files`` writes it), the first top switch removed, a new sweep still by ``ftree`` and every HCA
 pair routed hop by hop through the tables. Each plane is a subnet of its own, run by its own subnet manager: plane 0
-is verified, and a plane beyond ibsim's limits (:data:`MAX_SWITCHES`, :data:`MAX_PORTS`) is not run at all.
+is verified, sliced when it is beyond ibsim's limits (:data:`MAX_SWITCHES`, :data:`MAX_PORTS`), and the report says
+what was left out.
 """
 
 from __future__ import annotations
@@ -18,13 +19,14 @@ import subprocess
 import tempfile
 import time
 from collections import Counter
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import replace
 from pathlib import Path
 
 from designer.built import read_manifest, read_regular
 from designer.errors import PrerequisiteError
+from designer.fabric import Device
 from designer.ibnetdiscover import DesignNames, named, parse
 from designer.sm_files import ROOTS, TOP, sm_files
 from designer.verify.ibsim import first_hca, net_file
@@ -54,45 +56,85 @@ def read_subnet_files(folder: Path) -> dict[str, bytes]:
     return files
 
 
-def plane_zero(design: DesignNames) -> DesignNames:
-    """The devices and cables of plane 0 (a subnet of its own); its servers keep only their plane-0 HCAs, which the
-    net file gives every server by its RDMA devices, so the servers' other HCAs are left uncabled."""
-    inside = {name for name, role in design.roles.items() if role == "server" or name.startswith("p0-")}
-    return replace(
-        design,
-        roles={name: role for name, role in design.roles.items() if name in inside},
-        ports={name: ports for name, ports in design.ports.items() if name in inside},
-        peers={end: peer for end, peer in design.peers.items() if end[0] in inside and peer[0] in inside},
+def sliced(devices: Sequence[Device], design: DesignNames, limits: tuple[int, int]) -> tuple[DesignNames, list[str]]:
+    """The part of the design ibsim runs within ``limits`` (switches, ports) and what it leaves out, in words: plane
+    0 (each plane is a subnet of its own), whole if it fits; else pod 0 without the super-spines (a fat tree of its
+    own, its spines the roots), with as many of its first scalable units as fit, every spine of the pod kept."""
+    planes = max(device.plane for device in devices) + 1
+    others = "plane 1" if planes == 2 else f"planes 1 to {planes - 1}"
+    left = [f"{others}: the same fabric as plane 0, each a subnet of its own"] if planes > 1 else []
+    whole = {device.name for device in devices if device.role == "server" or device.plane == 0}
+    part = _kept(design, whole)
+    if _fits(part, limits):
+        return part, left
+    sus = sorted({device.su for device in devices if device.role == "leaf" and device.plane == 0 and device.pod == 0})
+    pods = max(device.pod for device in devices) + 1
+    for count in range(len(sus), 0, -1):
+        keep = {
+            device.name
+            for device in devices
+            if (device.role == "server" and device.su < count)
+            or (device.plane == 0 and device.pod == 0 and device.role == "spine")
+            or (device.plane == 0 and device.role == "leaf" and device.su < count)
+        }
+        part = _kept(design, keep)
+        if _fits(part, limits):
+            beyond = [f"pods 1 to {pods - 1} and the super-spines" if pods > 1 else ""]
+            beyond += [f"scalable units {count} to {len(sus) - 1}" if count < len(sus) else ""]
+            what = " and ".join(filter(None, beyond))
+            return part, [*left, f"{what}: beyond ibsim's {limits[0]} switches and {limits[1]:,} ports"]
+    raise PrerequisiteError(
+        f"not even one scalable unit of one plane fits ibsim's {limits[0]} switches and {limits[1]:,} ports"
     )
 
 
-def verify_subnet(name: str, design: DesignNames, files: dict[str, bytes], planes: int) -> VerifyReport:
-    """Verify plane 0 of the InfiniBand design ``name`` (``design``'s names, its built ``files``) under ibsim and
-    OpenSM; raises :class:`PrerequisiteError` when a tool is missing or the plane is beyond ibsim's limits."""
+def _kept(design: DesignNames, keep: set[str]) -> DesignNames:
+    return replace(
+        design,
+        roles={name: role for name, role in design.roles.items() if name in keep},
+        ports={name: ports for name, ports in design.ports.items() if name in keep},
+        peers={end: peer for end, peer in design.peers.items() if end[0] in keep and peer[0] in keep},
+    )
+
+
+def _fits(design: DesignNames, limits: tuple[int, int]) -> bool:
+    switches = [name for name, role in design.roles.items() if role != "server"]
+    return (
+        len(switches) <= limits[0]
+        and sum(map(len, (design.ports[name] for name in switches))) + _hcas(design) <= limits[1]
+    )
+
+
+def _hcas(design: DesignNames) -> int:
+    """The HCAs cabled in ``design``: each server end of a cable."""
+    return sum(design.roles[device] == "server" for device, _ in design.peers)
+
+
+def verify_subnet(
+    name: str,
+    design: DesignNames,
+    devices: Sequence[Device],
+    files: dict[str, bytes],
+    limits: tuple[int, int] = (MAX_SWITCHES, MAX_PORTS),
+) -> VerifyReport:
+    """Verify the InfiniBand design ``name`` (``design``'s names, its fabric's ``devices``, its built ``files``)
+    under ibsim and OpenSM, as much of it as fits ``limits`` (:func:`sliced`); raises :class:`PrerequisiteError`
+    when a tool is missing."""
     if missing := [tool for tool in TOOLS if shutil.which(tool) is None]:
         raise PrerequisiteError(f"designer verify of an InfiniBand design needs {', '.join(missing)}: {INSTALL}")
-    plane = plane_zero(design) if planes > 1 else design
-    switches = [device for device, role in plane.roles.items() if role != "server"]
-    hcas = sum(plane.roles[device] == "server" for device, _ in plane.peers)
-    ports = sum(len(plane.ports[switch]) for switch in switches) + hcas
-    if len(switches) > MAX_SWITCHES or ports > MAX_PORTS:
-        raise PrerequisiteError(
-            f"one plane of {name} has {len(switches):,} switches and {ports:,} ports, beyond what ibsim simulates "
-            f"({MAX_SWITCHES} switches, {MAX_PORTS:,} ports); nothing was run"
-        )
-    coverage = f"plane 0 of {planes} (each plane its own subnet)" if planes > 1 else "the whole fabric"
+    plane, left = sliced(devices, design, limits)
+    switches = sum(role != "server" for role in plane.roles.values())
+    hcas = _hcas(plane)
     report = VerifyReport(
         name,
-        f"{coverage}: {len(switches)} switches, {hcas:,} HCAs",
-        len(switches),
+        f"{'the whole fabric' if not left else 'a slice'}: {switches} switches, {hcas:,} HCAs",
+        switches,
         len(plane.peers) // 2,
         0,
         0,
         lab="InfiniBand under ibsim, routed by OpenSM with configs/opensm/opensm.conf and partitions.conf",
+        not_covered=left,
     )
-    if planes > 1:
-        others = "plane 1" if planes == 2 else f"planes 1 to {planes - 1}"
-        report.not_covered.append(f"{others}: the same fabric as plane 0, each a subnet of its own")
     with tempfile.TemporaryDirectory(prefix="designer-ib-") as work, simulated(plane, Path(work)) as (env, console):
         folder = Path(work)
         for relative in FILES:
