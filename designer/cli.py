@@ -410,7 +410,7 @@ def _plan(args: argparse.Namespace) -> int:
 
 
 def _check(args: argparse.Namespace) -> int:
-    from designer.built import output_findings
+    from designer.built import folder_intent, output_findings
     from designer.checks import CHECKS, applicable
     from designer.checks import formats as check_formats
     from designer.pipeline import design, validated_intent
@@ -418,6 +418,8 @@ def _check(args: argparse.Namespace) -> int:
     checks = CHECKS
     if args.intent.is_dir():
         findings, name = output_findings(args.intent)
+        if built := folder_intent(args.intent):
+            checks = applicable(built.technology)
     else:
         intent = validated_intent(args.intent)
         built = design(intent, _progress(intent), hosts=False)

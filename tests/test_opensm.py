@@ -41,6 +41,7 @@ from tests.conftest import ROOT, check_golden, need
 from tests.helpers import build_text
 from tests.test_growth import cable_ids, cables, devices
 from tests.test_infiniband import engine, every_hca_reaches_every_other, simulated
+from tests.test_intent_errors import run_cli
 
 GOLDEN = ROOT / "tests" / "golden" / "superpod-ndr"
 SUPERPOD = ROOT / "intents" / "superpod-ndr.yaml"
@@ -267,3 +268,17 @@ def devices_of(folder: Path) -> tuple[Device, ...]:
 
 def need_ibsim() -> None:
     need(all(shutil.which(tool) for tool in TOOLS), INSTALL)
+
+
+def test_check_and_plan_of_an_infiniband_design_leave_out_what_it_has_not(superpod: Path) -> None:
+    """``designer check`` of the folder and of the intent list only the checks that prove something of an
+    InfiniBand fabric (no addressing, ASN, BGP session, QoS or hashing check), and ``designer plan`` says who routes
+    it instead of counting /31s and ASNs."""
+    for source in (superpod, SUPERPOD):
+        code, out, _ = run_cli("check", str(source))
+        outcomes = [line.split(":")[0] for line in out.splitlines() if line.endswith(": passed")]
+        assert code == 0 and out.splitlines()[-1] == "superpod-ndr: 9 passed, 0 failed, 0 with warnings"
+        assert not {"addressing", "asn", "sessions", "qos", "load-balancing"} & set(outcomes)
+        assert {"oversubscription", "bisection-bandwidth", "failure-impact", "cable-reach"} <= set(outcomes)
+    code, out, _ = run_cli("plan", str(SUPERPOD))
+    assert code == 0 and "routed by the subnet manager (opensm): no /31s, ASNs or BGP" in out
