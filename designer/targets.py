@@ -116,6 +116,7 @@ TARGETS: dict[str, Target] = {
         "",
         "",
         "opensm",
+        validator="opensm_files",
         options="OpensmOptionsDoc",
         technology="infiniband",
         fabric_files=(

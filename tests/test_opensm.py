@@ -282,3 +282,26 @@ def test_check_and_plan_of_an_infiniband_design_leave_out_what_it_has_not(superp
         assert {"oversubscription", "bisection-bandwidth", "failure-impact", "cable-reach"} <= set(outcomes)
     code, out, _ = run_cli("plan", str(SUPERPOD))
     assert code == 0 and "routed by the subnet manager (opensm): no /31s, ASNs or BGP" in out
+
+
+def test_validate_configs_reads_the_opensm_files_with_opensms_own_parsers(superpod: Path, tmp_path: Path) -> None:
+    """The build's files pass OpenSM's option and partition parsers; an unknown option, a value out of range, an
+    unknown partition flag and a line that defines no partition are each named as OpenSM words them."""
+    need_ibsim()
+    code, out, _ = run_cli("validate-configs", str(superpod))
+    assert code == 0, out
+    assert out.splitlines() == [
+        "ok      configs/opensm/opensm.conf (opensm)",
+        "ok      configs/opensm/partitions.conf (opensm)",
+    ]
+    folder = tmp_path / "edited"
+    shutil.copytree(superpod, folder)
+    with (folder / "configs" / "opensm" / "opensm.conf").open("a") as conf:
+        conf.write("routing_engin ftree\nlmc 9\n")
+    with (folder / "configs" / "opensm" / "partitions.conf").open("a") as partitions:
+        partitions.write("storage=0x0005, ipob : ALL_CAS=full ;\nnot a partition\n")
+    code, out, _ = run_cli("validate-configs", str(folder))
+    assert code == 1
+    assert 'Unrecognized token: "routing_engin"; Invalid Cached Option Value:lmc = 9' in out
+    assert "PARSE WARN: line 5: unrecognized partition flag 'ipob' - ignored" in out
+    assert "PARSE ERROR: line 6: no partition definition found" in out
