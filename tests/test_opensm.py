@@ -305,3 +305,21 @@ def test_validate_configs_reads_the_opensm_files_with_opensms_own_parsers(superp
     assert 'Unrecognized token: "routing_engin"; Invalid Cached Option Value:lmc = 9' in out
     assert "PARSE WARN: line 5: unrecognized partition flag 'ipob' - ignored" in out
     assert "PARSE ERROR: line 6: no partition definition found" in out
+
+
+@pytest.mark.parametrize(
+    ("command", "said"),
+    [
+        (["export", "avd", "{folder}", "-o", "{target}"], "AVD and ANTA take Ethernet fabrics of EOS switches"),
+        (["sync", "nautobot", "{folder}", "--url", "http://127.0.0.1:9", "--token", "t", "--dry-run"], "sync for now"),
+    ],
+)
+def test_what_takes_ethernet_designs_only_refuses_an_infiniband_one(
+    superpod: Path, tmp_path: Path, command: list[str], said: str
+) -> None:
+    """Exit 2 with the reason, and nothing written."""
+    target = tmp_path / "export"
+    words = [word.format(folder=superpod, target=target) for word in command]
+    code, out, err = run_cli(*words)
+    assert (code, out) == (2, "") and said in err, err
+    assert not target.exists()
