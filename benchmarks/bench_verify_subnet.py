@@ -12,16 +12,13 @@ fabric simulated, swept twice and read back); the table shows the median wall ti
 from __future__ import annotations
 
 import argparse
-import json
 import os
 import platform
 import statistics
-import subprocess
-import sys
 import tempfile
-import time
 from pathlib import Path
 
+from bench_verify import run
 from common import HERE, publish
 
 SU = """\
@@ -32,21 +29,6 @@ fabric:
   leaf: {model: nvidia-qm9790}
 """
 SUPERPOD = HERE.parent / "intents" / "superpod-ndr.yaml"
-
-
-def run(intent: Path) -> dict:
-    """One verification in a fresh process: its report plus the wall time."""
-    start = time.perf_counter()
-    result = subprocess.run(
-        [sys.executable, "-m", "designer.cli", "verify", str(intent), "--format", "json"],
-        capture_output=True,
-        text=True,
-        check=False,
-    )
-    seconds = time.perf_counter() - start
-    if result.returncode not in (0, 1):
-        raise SystemExit(f"designer verify {intent} exited {result.returncode}:\n{result.stderr}")
-    return {**json.loads(result.stdout), "wall_s": seconds}
 
 
 def table(rows: list[list[dict]]) -> str:
