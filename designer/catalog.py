@@ -39,6 +39,10 @@ class SwitchModel:
     power_w: int
     power_w_optics: int
     port_names: dict[str, PortNaming] = field(default_factory=dict)
+    technology: str = "ethernet"
+    """The fabric it switches: ``ethernet`` or ``infiniband``."""
+    link_speeds: tuple[int, ...] = ()
+    """The link speeds (Gb/s) its ports run at, where it runs fewer than its ports' breakouts give (empty: any)."""
 
 
 @dataclass(frozen=True)
@@ -240,6 +244,7 @@ def make_catalog(data: dict[str, Any]) -> Catalog:
                 name,
                 **{
                     **fields,
+                    "link_speeds": tuple(fields.get("link_speeds", ())),
                     "port_names": {
                         target: PortNaming(**naming) for target, naming in fields.get("port_names", {}).items()
                     },

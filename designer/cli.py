@@ -443,23 +443,27 @@ def _explore(args: argparse.Namespace) -> int:
 
 
 def _check(args: argparse.Namespace) -> int:
-    from designer.built import output_findings
+    from designer.built import folder_intent, output_findings
+    from designer.checks import CHECKS, applicable
     from designer.checks import formats as check_formats
     from designer.pipeline import design, validated_intent
 
+    checks = CHECKS
     if args.intent.is_dir():
         findings, name = output_findings(args.intent)
+        if folder := folder_intent(args.intent):
+            checks = applicable(folder.technology)
     else:
         intent = validated_intent(args.intent)
         built = design(intent, _progress(intent), hosts=False)
         args.kept.append(built)
-        findings, name = list(built.findings), built.intent.name
+        findings, name, checks = list(built.findings), built.intent.name, applicable(intent.technology)
     if args.format == "json":
-        print(check_formats.json_report(findings, name))
+        print(check_formats.json_report(findings, name, checks))
     elif args.format == "junit":
-        print(check_formats.junit(findings, name), end="")
+        print(check_formats.junit(findings, name, checks), end="")
     else:
-        print(check_formats.text(findings, name))
+        print(check_formats.text(findings, name, checks))
     return EXIT_CHECK_FAILED if any(finding.severity == "error" for finding in findings) else EXIT_OK
 
 
@@ -559,17 +563,34 @@ def _validate_configs(args: argparse.Namespace) -> int:
 
 
 def _verify(args: argparse.Namespace) -> int:
+    from designer.built import folder_intent
+    from designer.fabric import wire
     from designer.outputs.build import design_files
     from designer.pipeline import design, validated_intent
+    from designer.sizing import size
+    from designer.sm_files import names_of
     from designer.verify.report import FORMATS
     from designer.verify.run import read_output, verify
+    from designer.verify.subnet import read_subnet_files, verify_subnet
 
     try:
-        if args.target.is_dir():
-            files = read_output(args.target, args.traffic, not args.slice)
+        intent = folder_intent(args.target) if args.target.is_dir() else validated_intent(args.target)
+        if intent is not None and intent.subnet_managers:
+            files = (
+                read_subnet_files(args.target)
+                if args.target.is_dir()
+                else design_files(design(intent, _progress(intent), hosts=False))
+            )
+            fabric = wire(intent, size(intent))
+            report = verify_subnet(intent.name, names_of(intent, fabric), fabric.devices, files)
         else:
-            files = design_files(design(validated_intent(args.target)))
-        report = verify(files, whole=not args.slice, failures=args.failures, timeout=args.timeout, traffic=args.traffic)
+            if args.target.is_dir():
+                files = read_output(args.target, args.traffic, not args.slice)
+            else:
+                files = design_files(design(validated_intent(args.target)))
+            report = verify(
+                files, whole=not args.slice, failures=args.failures, timeout=args.timeout, traffic=args.traffic
+            )
     except KeyboardInterrupt:
         print("designer verify: interrupted; the lab was torn down", file=sys.stderr)
         return 130  # the shell's code for a run stopped by Ctrl-C
@@ -644,8 +665,7 @@ def _init(args: argparse.Namespace) -> int:
 def _ask(defaults: Choices) -> Choices:
     """The starter's choices asked on the terminal, each answered by Enter with its default."""
     from designer.catalog import catalog
-    from designer.starter import Choices
-    from designer.targets import NAMES
+    from designer.starter import SWITCH_OSES, Choices
 
     hardware = catalog()
 
@@ -658,7 +678,7 @@ def _ask(defaults: Choices) -> Choices:
         gpus=int(gpus) if gpus.isdigit() else -1,
         server=ask("server model", defaults.server, list(hardware.servers)),
         switch=ask("switch model", defaults.switch, list(hardware.switches)),
-        target=ask("network OS", defaults.target, NAMES),
+        target=ask("network OS", defaults.target, SWITCH_OSES),
         name=ask("design name", defaults.name),
     )
 

@@ -139,6 +139,9 @@ class HostConfig:
     adaptive_routing: bool = False
     """Whether the NICs accept the packets adaptive routing moves (``load_balancing.mode: adaptive`` on a server
     whose NICs take part in it, catalog ``nic_modes``)."""
+    technology: str = "ethernet"
+    """The backend's technology (``fabric.technology``): on ``infiniband`` the NICs are HCAs with no IP address,
+    route or PFC, and the server's only backend file is NCCL's environment."""
 
 
 def host_configs(
@@ -193,7 +196,19 @@ def host_configs(
                 )
             )
         hosts.append(
-            HostConfig(server.name, spec.format, qos.mtu, 31, backend, tuple(nics), SYSCTLS, host_qos, nccl, adaptive)
+            HostConfig(
+                server.name,
+                spec.format,
+                qos.mtu,
+                31,
+                backend,
+                tuple(nics),
+                SYSCTLS,
+                host_qos,
+                nccl,
+                adaptive,
+                intent.technology,
+            )
         )
     return tuple(hosts)
 

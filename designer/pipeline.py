@@ -16,7 +16,7 @@ from designer.allocate import Allocation, address_problems, allocate
 from designer.analysis.facts import facts
 from designer.analysis.maxflow import bisection
 from designer.analysis.workload import SEEDS, WorkloadResult, analyze
-from designer.checks import CHECKS, OF_THE_FABRIC, ordered
+from designer.checks import OF_THE_FABRIC, applicable, ordered
 from designer.checks import run as run_checks
 from designer.design import Built, Design, Progress, Wired, quiet
 from designer.errors import InputError, Problem
@@ -72,12 +72,13 @@ def design(
     say = progress or quiet
     plan, fabric, allocation = _wired(intent, say)
     shared = facts(fabric)
+    fabric_checks = applicable(intent.technology, OF_THE_FABRIC)
 
     def beside_the_models(worker: int, _count: int) -> dict[str, Any]:
         if worker == 0:
             return {"physical": plan_physical(intent, plan, fabric)}
         wired = Wired(intent, plan, fabric, allocation, shared, bisection(fabric, shared))
-        return {"bisection": wired.bisection, "findings": run_checks(wired, 1, OF_THE_FABRIC)}
+        return {"bisection": wired.bisection, "findings": run_checks(wired, 1, fabric_checks)}
 
     say("placing racks, power and cables, solving the bisection max-flows and checking the fabric")
     with Background([0, 1], 2, beside_the_models, fork=(os.cpu_count() or 1) > 1) as beside:
@@ -96,7 +97,7 @@ def design(
     built = Built(
         intent, plan, fabric, allocation, shared, placed["bisection"], placed["physical"], configs, analyzed, servers
     )
-    others = [module for module in CHECKS if module not in OF_THE_FABRIC]
+    others = [module for module in applicable(intent.technology) if module not in OF_THE_FABRIC]
     say(f"running {len(others)} more checks")
     return Design(**vars(built), findings=tuple(ordered([*placed["findings"], *run_checks(built, checks=others)])))
 

@@ -26,8 +26,9 @@ from pathlib import Path
 from designer import __version__
 from designer.built import folder_intent
 from designer.errors import InputError, Problem
-from designer.fabric import natural, wire
+from designer.fabric import Fabric, natural, wire
 from designer.ibnetdiscover import DesignNames, Named
+from designer.intent import Intent
 from designer.outputs.folder import write
 from designer.sizing import size
 
@@ -71,7 +72,13 @@ def design_names(folder: Path) -> DesignNames:
     if intent is None:
         missing = Problem(("intent.yaml",), "is missing; rebuild the folder with 'designer build INTENT'")
         raise InputError([missing], about=str(folder))
-    fabric = wire(intent, size(intent))  # names only: nothing is allocated or modelled
+    return names_of(intent)
+
+
+def names_of(intent: Intent, fabric: Fabric | None = None) -> DesignNames:
+    """The names of the design of ``intent`` (its ``fabric``, wired here when not given): nothing is allocated or
+    modelled."""
+    fabric = fabric or wire(intent, size(intent))
     ports = fabric.port_names()
     peers: dict[tuple[str, str], tuple[str, str]] = {}
     for _tier, upper, upper_port, lower, lower_port in fabric.links:

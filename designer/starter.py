@@ -11,7 +11,10 @@ from pathlib import Path
 
 from designer.catalog import Catalog
 from designer.errors import Problem
-from designer.targets import NAMES, TARGETS
+from designer.targets import TARGETS, of_technology
+
+SWITCH_OSES = of_technology("ethernet")
+"""The network OSes a starter intent can name: it designs an Ethernet fabric."""
 
 DEFAULT_GPUS = 1024
 DEFAULT_SERVER = "dgx-h100"
@@ -60,8 +63,9 @@ def choice_problems(choices: Choices, hardware: Catalog) -> list[Problem]:
         problems.append(
             Problem(("switch",), f"unknown switch model {choices.switch!r}; use one of {', '.join(hardware.switches)}")
         )
-    if choices.target not in NAMES:
-        problems.append(Problem(("target",), f"unknown network OS {choices.target!r}; use one of {', '.join(NAMES)}"))
+    if choices.target not in SWITCH_OSES:
+        known = ", ".join(SWITCH_OSES)
+        problems.append(Problem(("target",), f"unknown network OS {choices.target!r}; use one of {known}"))
     if server is not None and not (0 < choices.gpus <= MAX_STARTER_GPUS and choices.gpus % server.gpus == 0):
         problems.append(
             Problem(
@@ -105,7 +109,7 @@ def starter(choices: Choices, hardware: Catalog, file_name: str) -> str:
         "routing:",
         "  # RFC 7938: every leaf its own ASN, the spines of a pod share one, the super-spines of a plane one",
         "  asn_scheme: rfc7938",
-        f"# the network OSes to write configurations for: any of {', '.join(NAMES)}",
+        f"# the network OSes to write configurations for: any of {', '.join(SWITCH_OSES)}",
         *(f"# {choices.target} needs {need}: {why}" for need, why in needs),
         f"targets: [{targets}]",
         "# what a build writes beside the review files and the configurations: servers: false leaves out the",

@@ -57,6 +57,11 @@ class Target:
     discovery: str = "lldpd"
     """Whose LLDP report names its ports (``designer audit``'s name family): ``lldpd``, which runs on the OS and
     reports the kernel's interface names, or ``eos``, EOS's own LLDP agent."""
+    technology: str = "ethernet"
+    """The fabric it configures (the intent's ``fabric.technology``): ``ethernet`` or ``infiniband``."""
+    fabric_files: tuple[tuple[str, str], ...] = ()
+    """For a target that configures the fabric as a whole rather than each switch (a subnet manager): its files, as
+    (output path, template), written once per design; it then has no per-switch ``template``."""
 
 
 TARGETS: dict[str, Target] = {
@@ -102,9 +107,40 @@ TARGETS: dict[str, Target] = {
         validator="nvue_files",
         options="NvueOptionsDoc",
     ),
+    "opensm": Target(
+        "opensm",
+        "OpenSM",
+        "",
+        "",
+        "opensm",
+        validator="opensm_files",
+        options="OpensmOptionsDoc",
+        technology="infiniband",
+        fabric_files=(
+            ("configs/opensm/opensm.conf", "opensm/opensm.conf.j2"),
+            ("configs/opensm/partitions.conf", "opensm/partitions.conf.j2"),
+        ),
+    ),
 }
-"""Every network OS designer writes for, by the name an intent's ``targets`` uses, in the order of the default."""
+"""Every network OS and subnet manager designer writes for, by the name an intent's ``targets`` uses."""
 NAMES = tuple(TARGETS)
+TECHNOLOGIES = ("ethernet", "infiniband")
+"""The fabrics designer designs (``fabric.technology``), the default first."""
+
+
+def of_technology(technology: str) -> tuple[str, ...]:
+    """The targets that configure a fabric of ``technology``, in record order: an intent's default ``targets``."""
+    return tuple(name for name, target in TARGETS.items() if target.technology == technology)
+
+
+def per_switch(targets: tuple[str, ...] | list[str]) -> tuple[str, ...]:
+    """Those of ``targets`` that write a configuration per switch (the network OSes), in their order."""
+    return tuple(target for target in targets if TARGETS[target].template)
+
+
+def per_fabric(targets: tuple[str, ...] | list[str]) -> tuple[str, ...]:
+    """Those of ``targets`` that configure the fabric as a whole (the subnet managers), in their order."""
+    return tuple(target for target in targets if TARGETS[target].fabric_files)
 
 
 def config_path(target: str, hostname: str) -> str:

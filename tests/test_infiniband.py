@@ -13,12 +13,8 @@ from __future__ import annotations
 
 import dataclasses
 import json
-import os
-import re
 import shutil
-import subprocess
-import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
@@ -28,14 +24,12 @@ from designer.built import read_design
 from designer.cli import main
 from designer.ibnetdiscover import DesignNames, named, parse
 from designer.sm_files import NAME_MAP, ROOTS, design_names, sm_files
-from designer.verify.ibsim import first_hca, net_file
+from designer.verify import subnet
+from designer.verify.subnet import INSTALL, TOOLS, forwarding, run, unreached
 from tests.conftest import ROOT, need
 from tests.test_intent_errors import run_cli
 
 CANNED = ROOT / "tests" / "canned" / "infiniband-diags-44-ibnetdiscover-small-2tier.txt"
-INSTALL = (
-    "install Debian's ibsim-utils, opensm and infiniband-diags (apt-get install ibsim-utils opensm infiniband-diags)"
-)
 
 
 def build(tmp_path_factory: pytest.TempPathFactory, intent: str) -> Path:
@@ -212,38 +206,13 @@ def test_a_file_in_no_known_format_is_refused(built: Path, tmp_path: Path) -> No
 
 
 @contextmanager
-def simulated(design: DesignNames, folder: Path) -> Iterator[tuple[dict[str, str], subprocess.Popen[str]]]:
-    """ibsim running the net file of ``design`` (written into ``folder``): the environment under which
-    ``ibsim-run`` reaches it, and the simulator (its console on stdin)."""
-    need(all(shutil.which(tool) for tool in ("ibsim", "ibsim-run", "ibnetdiscover", "opensm", "ibroute")), INSTALL)
-    (folder / "net").write_text(net_file(design))
-    env = dict(
-        os.environ, IBSIM_SOCKNAME=f"designer-test-{os.getpid()}", SIM_HOST=first_hca(design), OSM_CACHE_DIR=str(folder)
-    )
-    simulator = subprocess.Popen(
-        ["ibsim", "-s", str(folder / "net")],
-        stdin=subprocess.PIPE,
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.DEVNULL,
-        env=env,
-        text=True,
-    )
-    try:
-        for _ in range(100):  # until the simulator answers
-            if subprocess.run(["ibsim-run", "ibnetdiscover"], capture_output=True, env=env, timeout=60).returncode == 0:
-                break
-            time.sleep(0.1)
-        yield env, simulator
-    finally:
-        simulator.terminate()
-        simulator.wait(10)
-
-
-def run(env: dict[str, str], *command: str) -> str:
-    """What ``command`` prints under ibsim-run; it must succeed."""
-    done = subprocess.run(["ibsim-run", *command], capture_output=True, text=True, env=env, timeout=120)
-    assert done.returncode == 0, f"{' '.join(command)} failed under ibsim: {done.stderr}"
-    return done.stdout
+def simulated(design: DesignNames, folder: Path) -> Iterator[tuple[dict[str, str], Callable[[str], None]]]:
+    """ibsim running the net file of ``design`` (written into ``folder``), as ``designer verify`` runs it: the
+    environment under which ``ibsim-run`` reaches it, and a function typing a command at its console (``Unlink
+    "<node>"`` takes a switch out, ``Unlink "<node>"[<port>]`` one cable)."""
+    need(all(shutil.which(tool) for tool in TOOLS), INSTALL)
+    with subnet.simulated(design, folder) as simulation:
+        yield simulation
 
 
 def test_discovered_fabric_is_the_design(built: Path, tmp_path: Path) -> None:
@@ -282,12 +251,13 @@ def test_root_guid_file_keeps_ftree_routing_after_failures(built: Path, tmp_path
     spine removed and a leaf uplink cut, and every HCA reaches every other; without the file the cut uplink makes
     ftree give up and OpenSM falls back to min-hop (why the file exists)."""
     design = design_names(built)
-    with simulated(design, tmp_path) as (env, simulator):
+    with simulated(design, tmp_path) as (env, console):
         files = sm_files(named(parse("ibnetdiscover", run(env, "ibnetdiscover")), design), design)
         with_roots, without = ftree_conf(tmp_path, files[ROOTS]), ftree_conf(tmp_path / "none", "")
         assert engine(env, with_roots, tmp_path / "whole.log") == "ftree"
         every_hca_reaches_every_other(env, design)
-        console(simulator, 'Unlink "p0-spine1"', 'Unlink "p0-su0-r0-leaf"[5]')
+        console('Unlink "p0-spine1"')
+        console('Unlink "p0-su0-r0-leaf"[5]')
         assert engine(env, without, tmp_path / "without.log") == "minhop"
         assert engine(env, with_roots, tmp_path / "failed.log") == "ftree"
         every_hca_reaches_every_other(env, design)
@@ -299,7 +269,7 @@ def test_three_tiers_are_named_up_to_the_super_spines_which_root_the_fat_tree(
     """In three tiers the spines are named by their leaves and the super-spines by their spines; the root GUID file
     holds the super-spines, and with it OpenSM routes with ftree after a super-spine is removed."""
     design = design_names(built_3tier)
-    with simulated(design, tmp_path) as (env, simulator):
+    with simulated(design, tmp_path) as (env, console):
         found = named(parse("ibnetdiscover", run(env, "ibnetdiscover")), design)
         assert found.cables == tuple(designed_cables(built_3tier))
         files = sm_files(found, design)
@@ -309,7 +279,7 @@ def test_three_tiers_are_named_up_to_the_super_spines_which_root_the_fat_tree(
         with_roots = ftree_conf(tmp_path, files[ROOTS])
         assert engine(env, with_roots, tmp_path / "whole.log") == "ftree"
         every_hca_reaches_every_other(env, design)
-        console(simulator, 'Unlink "p0-g0-ss0"')
+        console('Unlink "p0-g0-ss0"')
         assert engine(env, with_roots, tmp_path / "failed.log") == "ftree"
         every_hca_reaches_every_other(env, design)
 
@@ -326,42 +296,17 @@ def ftree_conf(folder: Path, roots: str) -> Path:
     return conf
 
 
-def console(simulator: subprocess.Popen[str], *commands: str) -> None:
-    """Type ``commands`` at ibsim's console (``Unlink "<node>"`` takes a switch out, ``Unlink "<node>"[<port>]``
-    one cable), then give it a moment."""
-    assert simulator.stdin is not None
-    simulator.stdin.write("".join(f"{command}\n" for command in commands))
-    simulator.stdin.flush()
-    time.sleep(0.5)
-
-
-def engine(env: dict[str, str], conf: Path, log: Path) -> str:
-    """The routing engine OpenSM routed the simulated fabric with, in one sweep (``opensm -o``) with ``conf``."""
-    run(env, "opensm", "-F", str(conf), "-o", "-f", str(log))
+def engine(env: dict[str, str], conf: Path, log: Path, *options: str) -> str:
+    """The routing engine OpenSM routed the simulated fabric with, in one sweep (``opensm -o``) with ``conf`` and
+    any more command-line ``options``."""
+    run(env, "opensm", "-F", str(conf), *options, "-o", "-f", str(log))
     lines = [line for line in log.read_text().splitlines() if "tables configured on all switches" in line]
     return lines[-1].split("-> osm_ucast_mgr_process: ")[1].split()[0]
 
 
 def every_hca_reaches_every_other(env: dict[str, str], design: DesignNames) -> None:
     """Every HCA reaches every other: followed hop by hop through the linear forwarding tables OpenSM set, as
-    ``ibroute`` reads them from each switch, over the cables ``ibnetdiscover`` finds."""
-    text = run(env, "ibnetdiscover")
-    discovery = parse("ibnetdiscover", text)
-    switch_lids = dict(re.findall(r'^Switch\s+\d+ "S-([0-9a-f]+)".* base port 0 lid (\d+)', text, re.M))
-    hca_lids = {
-        int(guid, 16): int(lid)
-        for guid, lid in re.findall(r'^Ca\s+\d+ "H-([0-9a-f]+)".*\n\[1\].*# lid (\d+) lmc', text, re.M)
-    }
+    ``dump_fts`` reads them from each switch, over the cables ``ibnetdiscover`` finds."""
+    peers, hca_lids, tables = forwarding(env)
     assert len(hca_lids) == sum(role == "server" for role in design.roles.values()) * len(design.rdma_devices)
-    tables: dict[int, dict[int, int]] = {}
-    for table in run(env, "sh", "-c", "".join(f"ibroute {lid}; " for lid in switch_lids.values())).split("Unicast")[1:]:
-        guid = int(re.search(r"guid (0x[0-9a-f]+)", table).group(1), 16)  # type: ignore[union-attr]
-        tables[guid] = {int(lid, 16): int(port) for lid, port in re.findall(r"^0x([0-9a-f]+) (\d+) :", table, re.M)}
-    assert len(tables) == len(switch_lids)
-    peers = {end: peer for pair in discovery.cables for end, peer in (pair, pair[::-1])}
-    for source in hca_lids:
-        for target, lid in hca_lids.items():
-            node, hops = peers[source, 1][0], 0
-            while node in tables and hops < 8:
-                node, hops = peers[node, tables[node][lid]][0], hops + 1
-            assert node == target or source == target, f"LID {lid} is not reached from HCA 0x{source:016x}"
+    assert unreached(peers, hca_lids, tables) == []

@@ -10,8 +10,7 @@ import pytest
 from designer.catalog import catalog
 from designer.cli import main
 from designer.pipeline import design, validated_intent
-from designer.starter import Choices, examples
-from designer.targets import NAMES
+from designer.starter import SWITCH_OSES, Choices, examples
 
 
 def _builds(path: Path) -> None:
@@ -41,7 +40,7 @@ def test_the_starter_builds_for_every_catalog_server(tmp_path: Path, server: str
     _builds(path)
 
 
-@pytest.mark.parametrize("target", NAMES)
+@pytest.mark.parametrize("target", SWITCH_OSES)
 def test_the_starter_builds_for_every_target_with_what_it_needs(tmp_path: Path, target: str) -> None:
     path = tmp_path / "intent.yaml"
     assert main(["init", str(path), "--target", target, "--gpus", "256"]) == 0
@@ -97,7 +96,7 @@ def test_init_never_overwrites_a_file(tmp_path: Path, capsys: pytest.CaptureFixt
     [
         (["--server", "dgx-x"], "server: unknown server model 'dgx-x'; use one of dgx-b200, dgx-b300"),
         (["--switch", "sn9999"], "switch: unknown switch model 'sn9999'; use one of"),
-        (["--target", "ios"], f"target: unknown network OS 'ios'; use one of {', '.join(NAMES)}"),
+        (["--target", "ios"], f"target: unknown network OS 'ios'; use one of {', '.join(SWITCH_OSES)}"),
         (["--gpus", "1001"], "gpus: 1001 GPUs do not fill whole dgx-h100 servers of 8 GPUs"),
         (["--example", "nope"], "example: unknown example 'nope'; use one of dgx-b300-two-planes, dgx-h100"),
     ],

@@ -14,28 +14,35 @@ from designer.outputs.build import review_files
 from designer.pipeline import design
 from designer.render.targets import view_of
 from designer.resources import shipped_templates
-from designer.targets import NAMES, TARGETS
+from designer.targets import NAMES, TARGETS, TECHNOLOGIES, per_switch
 from tests.conftest import ROOT
 
 INTENT = "name: t\ncompute: {servers: 8, server: dgx-h100}\nfabric: {leaf: {model: generic-64x400g}}\n"
 
 
 def test_every_record_has_its_view_templates_and_catalog_entry() -> None:
+    """A network OS has a template per switch and a catalog entry (what its configuration can express); a subnet
+    manager has templates for the fabric as a whole instead, and no catalog entry."""
     for name, target in TARGETS.items():
         module = importlib.import_module(f"designer.render.{target.view}")
         assert callable(getattr(module, "View", None) or module.view), name
         assert callable(view_of(name)), name
-        for template in (target.template, *(companion.template for companion in target.companions)):
+        assert bool(target.template) != bool(target.fabric_files), name
+        templates = (target.template, *(companion.template for companion in target.companions))
+        for template in (*filter(None, templates), *(template for _, template in target.fabric_files)):
             assert (shipped_templates() / template).is_file(), template
-        assert catalog().targets[name].name == name
+        if target.template:
+            assert catalog().targets[name].name == name
         assert all(needed in TARGETS for needed, _ in target.needs)
-    assert set(catalog().targets) == set(NAMES)
+        assert target.technology in TECHNOLOGIES
+    assert set(catalog().targets) == set(per_switch(NAMES))
 
 
-def test_the_intent_offers_exactly_the_registered_targets_and_defaults_to_all() -> None:
+def test_the_intent_offers_exactly_the_registered_targets_and_defaults_to_its_technologys() -> None:
     schema = json.loads((ROOT / "intents" / "intent.schema.json").read_text())
-    assert tuple(schema["properties"]["targets"]["items"]["enum"]) == NAMES
-    assert parse_intent(INTENT).targets == NAMES
+    assert tuple(schema["properties"]["targets"]["anyOf"][0]["items"]["enum"]) == NAMES
+    assert parse_intent(INTENT).targets == ("sonic", "frr", "eos", "nvue")
+    assert parse_intent(INTENT).subnet_managers == ()
 
 
 def test_a_target_that_needs_another_says_why() -> None:
@@ -90,7 +97,7 @@ def test_each_record_names_its_check_and_options_and_the_schema_and_validate_con
     assert set(schema.TargetOptionsDoc.model_fields) == set(with_options)
     for name, model in with_options.items():
         assert schema.TargetOptionsDoc.model_fields[name].annotation is getattr(schema, model)
-    assert all(catalog().targets[name].label == target.label for name, target in TARGETS.items())
+    assert all(catalog().targets[name].label == target.label for name, target in TARGETS.items() if target.template)
 
 
 def test_an_os_is_named_only_by_its_record_view_check_and_options() -> None:
@@ -122,7 +129,8 @@ def test_each_records_loopback_is_the_one_its_configuration_names() -> None:
     """The loopback name a record gives (what a source of truth is told) is the interface its golden
     configuration puts the router's /32 on."""
     golden = ROOT / "tests" / "golden" / "small-2tier"
-    for name, target in TARGETS.items():
+    for name in per_switch(NAMES):
+        target = TARGETS[name]
         (config,) = sorted((golden / name).glob("p0-spine0.*"))
         text = config.read_text()
         assert re.search(rf"(interface |\"|^\s+){re.escape(target.loopback)}\b", text, re.M), (name, target.loopback)

@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from designer.targets import TARGETS
+from designer.targets import TARGETS, per_switch
 
 FAMILIES = tuple(sorted({target.discovery for target in TARGETS.values()}))
 """The name families a discovery format reports (:attr:`designer.audit.readers.Format.names`)."""
@@ -31,7 +31,8 @@ def switch_port_names(folder: Path) -> dict[str, dict[str, dict[str, str]]]:
     tables: dict[str, dict[str, dict[str, str]]] = {family: {} for family in FAMILIES}
     intent = folder_intent(folder)
     for device in device_models(intent) if intent else ():
-        for name, target in TARGETS.items():
+        for name in per_switch(tuple(TARGETS)):  # the network OSes: a subnet manager names no port
+            target = TARGETS[name]
             names = tables[target.discovery].setdefault(device.hostname, {})
             names |= dict(zip(device.os_port_names[name], device.port_names, strict=True))
     return tables

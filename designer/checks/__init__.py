@@ -1,7 +1,8 @@
 """Checks: each proves one property of a built design and reports the evidence it found.
 
 A check is a module with ``ID`` (kebab-case), ``DESCRIPTION`` (one line), ``SEVERITY`` (what a
-failure of the check is: ``error`` fails the gate) and ``check(design: Built) -> Iterable[Finding]``. It
+failure of the check is: ``error`` fails the gate), optionally ``TECHNOLOGIES`` (the fabrics it applies to; default:
+every one) and ``check(design: Built) -> Iterable[Finding]``. It
 reads the design and never edits it. To add a check, write such a module and append it to
 :data:`CHECKS`; the runner, ``designer check``, the JUnit report and the counts pick it up. A check that reads
 only the wired fabric and its max-flows takes a ``Wired`` record and belongs in :data:`OF_THE_FABRIC` too: it then
@@ -32,6 +33,7 @@ from designer.checks import (
 )
 from designer.design import Wired
 from designer.findings import SEVERITIES, Finding
+from designer.targets import TECHNOLOGIES
 from designer.workers import each_in_workers
 
 CHECKS: tuple[ModuleType, ...] = (
@@ -58,6 +60,12 @@ OF_THE_FABRIC: tuple[ModuleType, ...] = (oversubscription, bisection, asn, ports
 physical plan and no device models): the pipeline runs them beside the device models."""
 
 
+def applicable(technology: str, checks: Sequence[ModuleType] = CHECKS) -> tuple[ModuleType, ...]:
+    """Those of ``checks`` that prove something of a fabric of ``technology`` (``fabric.technology``): an InfiniBand
+    fabric has no addresses, ASNs, BGP sessions, PFC or ECMP hashing to check."""
+    return tuple(module for module in checks if technology in getattr(module, "TECHNOLOGIES", TECHNOLOGIES))
+
+
 def run(design: Wired, workers: int | None = None, checks: Sequence[ModuleType] = CHECKS) -> list[Finding]:
     """The findings of ``checks`` (default: every check; a ``Wired`` record is enough for :data:`OF_THE_FABRIC`),
     in :func:`ordered` order. The checks are shared among ``workers`` forked processes (default: one per core),
@@ -76,9 +84,10 @@ def ordered(findings: Iterable[Finding]) -> list[Finding]:
     return sorted(findings, key=lambda f: (position.get(f.check, len(CHECKS)), f.check, SEVERITIES.index(f.severity)))
 
 
-def status(findings: Iterable[Finding]) -> dict[str, str]:
-    """Each check's outcome, in registry order: ``failed`` (an error), ``warning`` (a warning) or ``passed``."""
-    worst = {module.ID: "passed" for module in CHECKS}
+def status(findings: Iterable[Finding], checks: Sequence[ModuleType] = CHECKS) -> dict[str, str]:
+    """Each of ``checks``' outcome, in registry order: ``failed`` (an error), ``warning`` (a warning) or
+    ``passed``."""
+    worst = {module.ID: "passed" for module in checks}
     for finding in findings:
         if finding.severity == "error":
             worst[finding.check] = "failed"
@@ -87,9 +96,10 @@ def status(findings: Iterable[Finding]) -> dict[str, str]:
     return worst
 
 
-def counts(findings: Iterable[Finding]) -> dict[str, int]:
-    """How many checks ``passed``, ``failed`` (an error) or gave ``warnings`` (no error): the plan contract."""
-    outcomes = list(status(findings).values())
+def counts(findings: Iterable[Finding], checks: Sequence[ModuleType] = CHECKS) -> dict[str, int]:
+    """How many of ``checks`` ``passed``, ``failed`` (an error) or gave ``warnings`` (no error): the plan
+    contract."""
+    outcomes = list(status(findings, checks).values())
     return {
         "passed": outcomes.count("passed"),
         "failed": outcomes.count("failed"),

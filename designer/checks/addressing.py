@@ -20,6 +20,8 @@ from designer.findings import Finding
 ID = "addressing"
 DESCRIPTION = "addresses unique, both ends of every /31 in one subnet, pools disjoint, utilisation"
 SEVERITY = "error"
+TECHNOLOGIES = ("ethernet",)
+"""The fabrics it proves something of: an InfiniBand fabric has no IP addresses."""
 
 
 def check(design: Built) -> Iterable[Finding]:

@@ -20,6 +20,8 @@ from designer.intent.schema import private_asns
 ID = "asn"
 DESCRIPTION = "ASN scheme respected, no leaf/spine ASN collision, every ASN private"
 SEVERITY = "error"
+TECHNOLOGIES = ("ethernet",)
+"""The fabrics it proves something of: an InfiniBand fabric has no ASNs."""
 
 
 def check(design: Wired) -> Iterable[Finding]:

@@ -21,6 +21,8 @@ from designer.findings import Finding
 ID = "load-balancing"
 DESCRIPTION = "different hash seeds on the two ends of every switch link, and a hash that reads layer 4"
 SEVERITY = "error"
+TECHNOLOGIES = ("ethernet",)
+"""The fabrics it proves something of: an InfiniBand fabric has no ECMP hashing."""
 
 
 def check(design: Built) -> Iterable[Finding]:

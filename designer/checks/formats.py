@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Sequence
+from types import ModuleType
 from typing import Any
 
 from designer.checks import CHECKS, counts, status
@@ -28,27 +29,34 @@ def rows(findings: Sequence[Finding]) -> list[dict[str, Any]]:
     ]
 
 
-def text(findings: Sequence[Finding], name: str) -> str:
-    """``check severity: subject: message`` per finding, then each check's outcome and the totals."""
+def text(findings: Sequence[Finding], name: str, checks: Sequence[ModuleType] = CHECKS) -> str:
+    """``check severity: subject: message`` per finding, then each of ``checks``' outcome and the totals."""
     lines = [line(f) for f in findings]
-    outcome = status(findings)
+    outcome = status(findings, checks)
     lines += [f"{check}: {result}" for check, result in outcome.items()]
-    total = counts(findings)
+    total = counts(findings, checks)
     lines.append(f"{name}: {total['passed']} passed, {total['failed']} failed, {total['warnings']} with warnings")
     return "\n".join(lines)
 
 
-def json_report(findings: Sequence[Finding], name: str) -> str:
-    """The counts, each check's outcome and every finding, as one JSON document."""
+def json_report(findings: Sequence[Finding], name: str, checks: Sequence[ModuleType] = CHECKS) -> str:
+    """The counts, each of ``checks``' outcome and every finding, as one JSON document."""
     return json.dumps(
-        {"name": name, "checks": counts(findings), "status": status(findings), "findings": rows(findings)}, indent=2
+        {
+            "name": name,
+            "checks": counts(findings, checks),
+            "status": status(findings, checks),
+            "findings": rows(findings),
+        },
+        indent=2,
     )
 
 
-def junit(findings: Sequence[Finding], name: str) -> str:
-    """JUnit XML: one test case per check, failed by its errors, its warnings and evidence in system-out."""
+def junit(findings: Sequence[Finding], name: str, checks: Sequence[ModuleType] = CHECKS) -> str:
+    """JUnit XML: one test case per check of ``checks``, failed by its errors, its warnings and evidence in
+    system-out."""
     cases = []
-    for module in CHECKS:
+    for module in checks:
         mine = [f for f in findings if f.check == module.ID]
         errors = [f for f in mine if f.severity == "error"]
         more = _problems(errors) - 1
@@ -66,11 +74,11 @@ def junit(findings: Sequence[Finding], name: str) -> str:
     return junit_xml(f"designer check {name}", cases)
 
 
-def markdown(findings: Sequence[Finding]) -> list[str]:
-    """The checks section of ``summary.md``: each check's outcome, then every error and warning."""
-    outcome = status(findings)
+def markdown(findings: Sequence[Finding], checks: Sequence[ModuleType] = CHECKS) -> list[str]:
+    """The checks section of ``summary.md``: each of ``checks``' outcome, then every error and warning."""
+    outcome = status(findings, checks)
     lines = ["| check | result | what it proves |", "|---|---|---|"]
-    lines += [f"| {module.ID} | {outcome[module.ID]} | {module.DESCRIPTION} |" for module in CHECKS]
+    lines += [f"| {module.ID} | {outcome[module.ID]} | {module.DESCRIPTION} |" for module in checks]
     problems = [f for f in findings if f.severity != "info"]
     lines += ["", *(f"- **{f.severity}** `{f.check}` {f.subject}: {f.message}" for f in problems)] if problems else []
     return lines

@@ -20,6 +20,8 @@ from designer.model import Qos
 ID = "qos"
 DESCRIPTION = "same lossless priority, DSCP map, PFC and ECN on both ends of every link; ECN min < max; CNP strict"
 SEVERITY = "error"
+TECHNOLOGIES = ("ethernet",)
+"""The fabrics it proves something of: an InfiniBand fabric has no PFC and ECN."""
 COMPARED = (
     "lossless_priority",
     "dscp_to_tc",

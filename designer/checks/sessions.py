@@ -20,6 +20,8 @@ from designer.model import DeviceConfig, Neighbor
 ID = "sessions"
 DESCRIPTION = "every BGP neighbor has its reciprocal (addresses and ASNs match) in the device model"
 SEVERITY = "error"
+TECHNOLOGIES = ("ethernet",)
+"""The fabrics it proves something of: an InfiniBand fabric has no BGP sessions."""
 
 
 def check(design: Built) -> Iterable[Finding]:

@@ -188,6 +188,11 @@ def built_design(folder: Path) -> Design:
         raise PrerequisiteError(
             f"{folder} has no {INTENT_FILE} (an older designer built it); rebuild it with 'designer build INTENT'"
         )
+    if intent.technology != "ethernet":
+        raise PrerequisiteError(
+            f"{folder} is an {intent.technology} design: AVD and ANTA take Ethernet fabrics of EOS switches; its "
+            "subnet manager's files are in configs/opensm/"
+        )
     return design(intent, hosts=False)
 
 

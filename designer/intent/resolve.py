@@ -56,8 +56,10 @@ from designer.intent.schema import (
     private_asns,
 )
 from designer.intent.site_catalog import SiteCatalogs, site_catalogs
+from designer.intent.technology import default_targets, link_speed_problems, technology_problems
 from designer.intent.workloads import Workload, resolve_workloads
 from designer.intent.yaml_source import decode, load_yaml, read_bytes, short
+from designer.targets import per_fabric, per_switch
 
 TIERS = ("leaf", "spine", "super_spine")
 
@@ -145,6 +147,11 @@ class Intent:
     """Training jobs to analyze on the fabric (``designer analyze``), each alone on an idle fabric."""
     catalogs: SiteCatalogs = dataclasses.field(default_factory=SiteCatalogs.shipped, compare=False)
     """The catalog the intent designs with (the shipped one overlaid by its site catalogs) and what made it."""
+    technology: str = "ethernet"
+    """The fabric's technology (``fabric.technology``): ``ethernet`` or ``infiniband``."""
+    subnet_managers: tuple[str, ...] = ()
+    """The targets that configure the fabric as a whole (an InfiniBand fabric's ``opensm``); ``targets`` holds
+    only the network OSes, which write a configuration per switch."""
 
     @property
     def catalog(self) -> Catalog:
@@ -345,13 +352,22 @@ def _resolve(
             if given[tier] and down == server.nic_speed:  # an inherited tier repeats the problems of the one it copies
                 sizing.extend(_speed_problems(tier, spec, server.nic_speed))
         sizing.extend(_uplink_problems(doc.fabric, switches, speeds))
+        ups = (speeds[1], speeds[2], speeds[2])
+        for tier, spec, down, up in zip(TIERS, switches, speeds, ups, strict=True):
+            if given[tier] and intact(("fabric", tier)):
+                sizing.extend(
+                    link_speed_problems(tier, spec.model, (down, up) if tier != "super_spine" else (down,), hardware)
+                )
     problems.extend(sizing)
     problems.extend(_pool_overlaps(doc.addressing, intact))
     problems.extend(_asn_start_problems(doc.routing))
     if intact(("routing", "timers")):
         problems.extend(routing_problems(doc.routing))
-    targets = doc.targets if intact(("targets",)) else []
-    problems.extend(target_problems(targets))
+    listed = default_targets(doc) if intact(("targets",)) else []
+    problems.extend(target_problems(listed))
+    if intact(("fabric", "technology")):
+        problems.extend(technology_problems(doc, listed, hardware, intact))
+    targets = list(per_switch(listed))  # the network OSes: what the Ethernet-only rules below read
     if intact(("routing", "bfd"), ("target_options",)):
         releases = {name: options.release for name, options in doc.target_options if hasattr(options, "release")}
         problems.extend(bfd_problems(doc.routing, targets, releases))
@@ -429,7 +445,9 @@ def _resolve(
         super_spine=switches[2],
         addressing=doc.addressing,
         routing=doc.routing,
-        targets=tuple(doc.targets),
+        targets=tuple(targets),
+        technology=doc.fabric.technology,
+        subnet_managers=per_fabric(listed),
         target_options=doc.target_options,
         qos=qos,
         load_balancing=doc.load_balancing,

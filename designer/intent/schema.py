@@ -25,7 +25,7 @@ from designer.catalog import Catalog, catalog
 from designer.nic_names import PATTERN as NIC_NAME_PATTERN
 from designer.nic_names import RESERVED as RESERVED_NIC_NAMES
 from designer.nic_names import nic_name_problem
-from designer.targets import LAB_KINDS, NAMES, TARGETS
+from designer.targets import LAB_KINDS, NAMES, TARGETS, TECHNOLOGIES
 
 MAX_GPUS = 1_048_576
 """The largest cluster the designer accepts (1M GPUs); anything bigger is a typo, refused at once."""
@@ -209,6 +209,14 @@ class SwitchDoc(Section):
 
 class FabricDoc(Section):
     """The backend fabric's shape: planes, tiers and the switch of each tier."""
+
+    technology: Literal[TECHNOLOGIES] = Field(  # type: ignore[valid-type]  # the registry's, read at import
+        "ethernet",
+        description=(
+            "ethernet: a routed fabric (/31 links, eBGP, RoCEv2 PFC and ECN) for switch OSes; infiniband: credit-based "
+            "flow control and a subnet manager that routes (target opensm), with no IP addressing, BGP, PFC or ECN."
+        ),
+    )
 
     planes: int | None = Field(
         None,
@@ -495,6 +503,62 @@ class SonicOptionsDoc(Section):
             "more than one, such as Mellanox-SN4700-O32 for 32 x 400G SN4700s. Default: the catalog's first SKU "
             "for the layout."
         ),
+    )
+
+
+PARTITION_NAME = r"^[A-Za-z][A-Za-z0-9_-]{0,31}$"
+MAX_PKEY = 0x7FFE
+"""The highest partition key an intent may give: keys are 15 bits, and 0x7fff is the default partition's."""
+
+
+def partition_name(name: str) -> str:
+    """A partition name partitions.conf holds as one word (its parser splits at '=', ',', ':' and ';')."""
+    if not re.fullmatch(PARTITION_NAME, name):
+        raise ValueError(
+            f"{name!r} is not a partition name; use 1-32 letters, digits, '_' or '-', starting with a letter"
+        )
+    return name
+
+
+def partition_key(pkey: int) -> int:
+    """A partition key of 15 bits other than the default partition's."""
+    if not 1 <= pkey <= MAX_PKEY:
+        raise ValueError(
+            f"0x{pkey:x} is not a partition key an intent can give; use 0x0001 to 0x{MAX_PKEY:04x} (keys are 15 bits "
+            "and 0x7fff is the default partition's)"
+        )
+    return pkey
+
+
+class PartitionDoc(Section):
+    """One InfiniBand partition beside the default: its name, its key and how every HCA is a member."""
+
+    name: Annotated[
+        str, AfterValidator(partition_name), WithJsonSchema({"type": "string", "pattern": PARTITION_NAME})
+    ] = Field(description="The partition's name in partitions.conf and OpenSM's log.")
+    pkey: Annotated[
+        int, AfterValidator(partition_key), WithJsonSchema({"type": "integer", "minimum": 1, "maximum": MAX_PKEY})
+    ] = Field(description="Its partition key, 0x0001 to 0x7ffe, in hex or decimal (0x7fff is the default partition's).")
+    membership: Literal["full", "limited"] = Field(
+        "full", description="Every HCA's membership: full members talk to all, limited ones only to full members."
+    )
+
+
+class OpensmOptionsDoc(Section):
+    """How the OpenSM files are written: LMC, sweeps, QoS and the partitions beside the default one."""
+
+    lmc: int = Field(0, ge=0, le=7, description="LIDs per HCA port as a power of two (2^lmc); 0: one path per pair.")
+    sweep_interval_s: int = Field(
+        10, ge=0, le=3600, description="Seconds between light sweeps of the subnet (0: only on a trap)."
+    )
+    qos: bool = Field(
+        False,
+        description="Enable OpenSM's QoS manager (service levels to virtual lanes from qos-policy.conf); off: one "
+        "traffic class, as one training job's collectives need.",
+    )
+    partitions: list[PartitionDoc] = Field(
+        default_factory=list,
+        description="Partitions beside the default one (0x7fff, every port a full member), each key and name once.",
     )
 
 
@@ -845,10 +909,13 @@ class IntentDoc(Section):
     addressing: AddressingDoc = Field(AddressingDoc(), description="IPv4 pools; each large enough and disjoint.")
     routing: RoutingDoc = Field(RoutingDoc(), description="eBGP underlay (RFC 7938) numbering and sessions.")
     facility: FacilityDoc = Field(FacilityDoc(), description="The data hall.")
-    targets: list[Literal[NAMES]] = Field(  # type: ignore[valid-type]  # the registry's names, read at import
-        list(NAMES),
+    targets: list[Literal[NAMES]] | None = Field(  # type: ignore[valid-type]  # the registry's names, read at import
+        None,
         min_length=1,
-        description="Network operating systems to render switch configurations for; sonic needs frr.",
+        description=(
+            "Network operating systems to render switch configurations for (sonic needs frr), or the subnet manager "
+            "of an InfiniBand fabric (opensm). Default: every one of the fabric's technology."
+        ),
     )
     target_options: TargetOptionsDoc = Field(
         TargetOptionsDoc(), description=("Per network OS choices, such as the Cumulus Linux release of the NVUE files.")

@@ -24,7 +24,7 @@ from designer.catalog import PORT_FIELDS, Catalog, catalog, laid_over, make_cata
 from designer.errors import InputError, Problem, Source
 from designer.intent.schema import MAX_SWITCH_PORTS, NicName, RdmaName, Section, Speed
 from designer.intent.yaml_source import decode, load_yaml, read_bytes, short
-from designer.targets import NAMES, TARGETS
+from designer.targets import NAMES, TARGETS, TECHNOLOGIES, per_switch
 
 MAX_FILES = 16
 """Site catalogs one intent may name."""
@@ -82,7 +82,9 @@ def site_named(target: str) -> str:
     return target
 
 
-SiteNamed = Annotated[Literal[NAMES], AfterValidator(site_named)]  # type: ignore[valid-type]
+SWITCH_OSES = per_switch(NAMES)
+"""The targets a site catalog can say something of: the network OSes (a subnet manager has no catalog entry)."""
+SiteNamed = Annotated[Literal[SWITCH_OSES], AfterValidator(site_named)]  # type: ignore[valid-type]
 
 
 class SwitchEntryDoc(Section):
@@ -95,6 +97,12 @@ class SwitchEntryDoc(Section):
     power_w_optics: int | None = Field(None, gt=0, le=100_000, description="Typical power with optics, in watts.")
     port_names: dict[SiteNamed, PortNamingDoc] | None = Field(
         None, description="How a network OS names this model's ports, where it differs from the OS's rule."
+    )
+    technology: Literal[TECHNOLOGIES] | None = Field(  # type: ignore[valid-type]
+        None, description="The fabric it switches: ethernet (the default) or infiniband."
+    )
+    link_speeds: list[Speed] | None = Field(
+        None, description="The link speeds its ports run at, where fewer than their breakouts give (default: any)."
     )
 
 
@@ -177,7 +185,7 @@ class SiteCatalogDoc(Section):
         default_factory=dict,
         description=("Cable and optic families; every medium is tried in order of its default reach, shortest first."),
     )
-    targets: dict[Literal[NAMES], TargetEntryDoc] = Field(  # type: ignore[valid-type]
+    targets: dict[Literal[SWITCH_OSES], TargetEntryDoc] = Field(  # type: ignore[valid-type]
         default_factory=dict, description="Limits of the shipped network OSes on the site's platforms."
     )
     facility: FacilityDefaultsDoc = Field(FacilityDefaultsDoc(), description="Facility defaults.")

@@ -28,7 +28,7 @@ from designer.outputs.tables import addressing_rows, asn_rows, cabling_rows, csv
 from designer.outputs.topology import topology_svg
 from designer.outputs.workloads import svg as workloads_svg
 from designer.pipeline import design as run_stages
-from designer.render import Renderer, rendered, user_templates_for
+from designer.render import Renderer, rendered, rendered_fabric, user_templates_for
 from designer.render.hosts import HOSTS_FOLDER, rendered_hosts
 from designer.workers import Background, in_workers
 
@@ -46,7 +46,7 @@ def design_files(
     ``since`` gives, from the new design.json, summary.md's lines on what changed since the build being replaced.
     """
     say = progress or quiet
-    files = review_files(design, say, since)
+    files = review_files(design, say, since, templates)
     say(
         f"rendering the configurations of {len(design.configs):,} switches for {', '.join(design.intent.targets)} "
         f"and the backend NIC files of {len(design.hosts):,} servers"
@@ -142,7 +142,7 @@ def write_design(
     (default: one per core), each writing its own share of the files and reporting only their hashes, or were
     started already (``rendering``, from :func:`build_and_write`)."""
     say = progress or quiet
-    files = review_files(design, say, since)
+    files = review_files(design, say, since, templates)
     write_files(files, folder)
     hashes = {path: _sha256(data) for path, data in files.items()}
     if rendering is None:
@@ -163,11 +163,18 @@ def write_design(
     return len(hashes) + 1
 
 
-def review_files(design: Design, say: Progress, since: Since | None = None) -> dict[str, bytes]:
-    """The files a reviewer reads beside the configurations: summary, design.json, tables, plan, lab."""
+def review_files(
+    design: Design, say: Progress, since: Since | None = None, templates: Path | None = None
+) -> dict[str, bytes]:
+    """The files a reviewer reads beside the configurations: summary, design.json, tables, plan, lab, and the
+    subnet manager's files of an InfiniBand fabric (from ``templates`` first, as the configurations)."""
     say("writing the summary, design.json and tables")
     document = design_json(design)
+    subnet_managers = design.intent.subnet_managers
+    fabric = {"tiers": design.plan.tiers, "planes": design.intent.planes}
+    renderer = _renderer(design.intent, templates) if subnet_managers else None
     return {
+        **(dict(rendered_fabric(subnet_managers, fabric, renderer)) if renderer else {}),
         "summary.md": summary_markdown(design, since(document) if since else []).encode(),
         INTENT_FILE: design.intent.text.encode("utf-8", "surrogatepass"),
         **({SITE_CATALOG_FILE: design.intent.catalogs.text().encode()} if design.intent.catalogs.files else {}),
@@ -179,8 +186,11 @@ def review_files(design: Design, say: Progress, since: Since | None = None) -> d
             lambda: label_rows(cabling_rows(design))[1],
             (rack.name for rack in design.physical.racks),
         ).encode(),
-        "addressing.csv": csv_bytes(*addressing_rows(design)),
-        "asn.csv": csv_bytes(*asn_rows(design)),
+        **(
+            {"addressing.csv": csv_bytes(*addressing_rows(design)), "asn.csv": csv_bytes(*asn_rows(design))}
+            if design.intent.technology == "ethernet"  # an InfiniBand fabric has neither
+            else {}
+        ),
         "racks.csv": csv_bytes(
             *racks_rows(design.physical, design.fabric.devices, design.intent.facility.rack_power_kw)
         ),
@@ -232,7 +242,7 @@ def check_design(
     compared with the folder's by ``workers`` processes (default: one per core), each reporting only its files'
     hashes and whether they match, or were started already (``comparing``, from :func:`build_and_check`)."""
     say = progress or quiet
-    files = review_files(design, say, since)
+    files = review_files(design, say, since, templates)
     if comparing is None:
         say(
             f"rendering the configurations of {len(design.configs):,} switches for "

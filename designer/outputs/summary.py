@@ -13,7 +13,7 @@ from typing import Any
 
 from designer.allocate import ip
 from designer.analysis.workload import HASHED
-from designer.checks import counts, evidence
+from designer.checks import applicable, counts, evidence
 from designer.checks import formats as checks_format
 from designer.design import Design
 from designer.model import Headroom
@@ -34,6 +34,7 @@ def summary(design: Design) -> dict[str, Any]:
     links = plan.link_counts()
     return {
         "name": design.intent.name,
+        **({"subnet_managers": list(design.intent.subnet_managers)} if design.intent.subnet_managers else {}),
         "tiers": plan.tiers,
         "planes": plan.planes,
         "rails": plan.rails,
@@ -69,7 +70,7 @@ def summary(design: Design) -> dict[str, Any]:
         "racks": design.physical.rack_counts(),
         "warnings": list(plan.warnings),
         "growth": growth(plan),
-        "checks": counts(design.findings),
+        "checks": counts(design.findings, applicable(design.intent.technology)),
         "bisection_tbps": evidence(design.findings, "bisection-bandwidth", "bisection_tbps"),
         "workloads": [workloads.contract(result) for result in design.workloads],
     }
@@ -105,7 +106,10 @@ def summary_text(data: dict[str, Any]) -> str:
         for tier, count in links.items()
         if count
     ]
-    lines.append(f"/31 subnets: {data['p2p_subnets']:,}; ASNs: {data['asns']:,}")
+    if managers := data.get("subnet_managers"):
+        lines.append(f"routed by the subnet manager ({', '.join(managers)}): no /31s, ASNs or BGP")
+    else:
+        lines.append(f"/31 subnets: {data['p2p_subnets']:,}; ASNs: {data['asns']:,}")
     racks, power = data["racks"], data["power_kw"]
     lines.append(
         f"racks: {racks['compute']:,} compute + {racks['network']:,} network in {racks['rows']:,} rows; "
@@ -211,38 +215,41 @@ def summary_markdown(design: Design, moved: Sequence[str] = ()) -> str:
             f"{plan.envelope_supers_per_plane} super-spines per plane ({plan.spines_per_pod} groups of "
             f"{plan.supers_per_group}) that come with the second pod."
         )
-    lines += [
-        "",
-        "## Address pools",
-        "",
-        "| pool | prefix | used | planned | size | use |",
-        "|---|---|---:|---:|---:|---:|",
-    ]
-    for pool in design.allocation.pools():
-        default = "" if pool.given else " (default)"
-        lines.append(
-            f"| {pool.name} | {pool.cidr}{default} | {pool.used:,} | {pool.planned:,} | {pool.size:,} | "
-            f"{pool.utilisation():.1%} |"
-        )
-    lines += ["", "Planned: what the envelope needs once built in full; a default pool is sized for it."]
-    lines += [
-        "",
-        "## ASNs",
-        "",
-        f"Scheme: {intent.routing.asn_scheme}; {data['asns']:,} ASNs in use.",
-        "",
-        "| role | first | last |",
-        "|---|---:|---:|",
-    ]
-    for role in ("leaf", "spine", "super_spine"):
-        numbers = [
-            asn
-            for device, asn in zip(design.fabric.switches(), design.allocation.asns, strict=True)
-            if device.role == role
+    if intent.technology == "infiniband":
+        lines += ["", *_subnet_manager_lines(design)]
+    else:
+        lines += [
+            "",
+            "## Address pools",
+            "",
+            "| pool | prefix | used | planned | size | use |",
+            "|---|---|---:|---:|---:|---:|",
         ]
-        if numbers:
-            lines.append(f"| {role.replace('_', '-')} | {min(numbers)} | {max(numbers)} |")
-    lines += ["", *_numbering_lines(design)]
+        for pool in design.allocation.pools():
+            default = "" if pool.given else " (default)"
+            lines.append(
+                f"| {pool.name} | {pool.cidr}{default} | {pool.used:,} | {pool.planned:,} | {pool.size:,} | "
+                f"{pool.utilisation():.1%} |"
+            )
+        lines += ["", "Planned: what the envelope needs once built in full; a default pool is sized for it."]
+        lines += [
+            "",
+            "## ASNs",
+            "",
+            f"Scheme: {intent.routing.asn_scheme}; {data['asns']:,} ASNs in use.",
+            "",
+            "| role | first | last |",
+            "|---|---:|---:|",
+        ]
+        for role in ("leaf", "spine", "super_spine"):
+            numbers = [
+                asn
+                for device, asn in zip(design.fabric.switches(), design.allocation.asns, strict=True)
+                if device.role == role
+            ]
+            if numbers:
+                lines.append(f"| {role.replace('_', '-')} | {min(numbers)} | {max(numbers)} |")
+        lines += ["", *_numbering_lines(design)]
     power, racks = data["power_kw"], data["racks"]
     lines += [
         "",
@@ -264,11 +271,12 @@ def summary_markdown(design: Design, moved: Sequence[str] = ()) -> str:
         "(`designer check` lists every finding; `design.json` has them with their evidence).",
         "",
     ]
-    lines += checks_format.markdown(design.findings)
+    lines += checks_format.markdown(design.findings, applicable(intent.technology))
     lines += workloads.markdown(design.workloads)
     lines += ["", "## Warnings", ""]
     lines += [f"- {warning}" for warning in data["warnings"]] or ["None."]
-    lines += ["", "## Switch configurations", "", *_configs_lines(design)]
+    if intent.targets:
+        lines += ["", "## Switch configurations", "", *_configs_lines(design)]
     lines += [
         "",
         "## Files",
@@ -293,9 +301,20 @@ def summary_markdown(design: Design, moved: Sequence[str] = ()) -> str:
             if design.workloads
             else []
         ),
-        "- `addressing.csv`: every interface address",
-        "- `asn.csv`: every switch's ASN",
-        f"- `configs/<os>/<hostname>.<ext>`: every switch's configuration for {', '.join(design.intent.targets)}",
+        *(
+            [
+                "- `addressing.csv`: every interface address",
+                "- `asn.csv`: every switch's ASN",
+                f"- `configs/<os>/<hostname>.<ext>`: every switch's configuration for {', '.join(intent.targets)}",
+            ]
+            if intent.targets
+            else []
+        ),
+        *(
+            f"- `{path}`: the subnet manager's configuration ({TARGETS[target].label}, and UFM, which embeds it)"
+            for target in intent.subnet_managers
+            for path, _ in TARGETS[target].fabric_files
+        ),
         "- `intent.yaml`: the intent this folder was built from, byte for byte",
         *(
             f"- `configs/{companion.folder}/<hostname>.{companion.extension}`: {companion.about}"
@@ -544,3 +563,31 @@ def _headroom_line(design: Design) -> str:
             )
     ports = "/".join(f"{speed}G" for speed in speeds) or f"{design.plan.link_speed}G"
     return f"PFC headroom (xoff) per lossless {ports} port: {'; '.join(parts) or 'none'}."
+
+
+SUBNET_MANAGER_FILES = (
+    ("configs/opensm/opensm.conf", "opensm.conf", "opensm.conf"),
+    ("configs/opensm/partitions.conf", "partitions.conf", "partitions.conf"),
+    ("root_guids.conf (designer audit --sm-files)", "root_guids.conf", "the file root_guid_file names"),
+    ("node-name-map (designer audit --sm-files)", "node-name-map", "ib-node-name-map"),
+)
+"""Each subnet manager file of an InfiniBand design, its name under OpenSM's /etc/opensm/ and under NVIDIA UFM
+Enterprise's /opt/ufm/files/conf/opensm/ (UFM Enterprise User Manual, "Appendix - SM Default Files")."""
+
+
+def _subnet_manager_lines(design: Design) -> list[str]:
+    """The section of an InfiniBand design: no addresses or ASNs, the subnet manager's files and where OpenSM and
+    UFM, which embeds OpenSM, read them."""
+    return [
+        "## Subnet manager",
+        "",
+        "InfiniBand: no IP addressing, BGP, PFC or ECN; the subnet manager assigns every port a LID and routes the "
+        f"fat tree with ftree. {design.intent.planes} plane{'s' if design.intent.planes != 1 else ''}, each its own "
+        "subnet with its own subnet manager and the same files.",
+        "",
+        "| file | OpenSM: /etc/opensm/ | NVIDIA UFM Enterprise: /opt/ufm/files/conf/opensm/ |",
+        "|---|---|---|",
+        *(f"| `{file}` | {opensm} | {ufm} |" for file, opensm, ufm in SUBNET_MANAGER_FILES),
+        "",
+        "The GUID-keyed files come from the fabric as discovered (`ibnetdiscover > FILE`), never from the design.",
+    ]

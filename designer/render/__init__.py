@@ -13,7 +13,8 @@ from typing import Any
 
 from designer.model import DeviceConfig
 from designer.render.environment import Renderer, TemplateError, user_templates_for
-from designer.render.targets import TARGETS, config_files, config_path
+from designer.render.targets import TARGETS, config_files, config_path, view_of
+from designer.targets import per_switch
 
 __all__ = [
     "TARGETS",
@@ -23,6 +24,7 @@ __all__ = [
     "config_path",
     "render_configs",
     "rendered",
+    "rendered_fabric",
     "user_templates_for",
 ]
 
@@ -33,8 +35,8 @@ def render_configs(
     user_templates: Path | None = None,
     options: Mapping[str, Mapping[str, Any]] | None = None,
 ) -> dict[str, bytes]:
-    """Every device's configuration for every target, by output path; ``options`` are the intent's
-    ``target_options`` (per target, its view's keyword arguments)."""
+    """Every device's configuration for every network OS of ``targets`` (a subnet manager has none), by output
+    path; ``options`` are the intent's ``target_options`` (per target, its view's keyword arguments)."""
     return dict(rendered(devices, targets, Renderer(user_templates, options)))
 
 
@@ -43,8 +45,19 @@ def rendered(
 ) -> Iterator[tuple[str, bytes]]:
     """What :func:`render_configs` returns, one (output path, bytes) at a time, so that a writer holds one file."""
     devices = list(devices)
-    for target in sorted(targets):
+    for target in sorted(per_switch(tuple(targets))):
         renderer.template(target)
         for device in devices:
             for path, template in config_files(target, device.hostname):
                 yield path, renderer.render(target, device, template).encode()
+
+
+def rendered_fabric(
+    targets: Iterable[str], fabric: Mapping[str, Any], renderer: Renderer
+) -> Iterator[tuple[str, bytes]]:
+    """The files of each of ``targets`` that configures the fabric as a whole (a subnet manager), by output path:
+    its view is given ``fabric`` (its shape: ``tiers``, ``planes``) and the target's options from the intent."""
+    for target in sorted(targets):
+        variables = view_of(target)(**fabric, **renderer.options.get(target, {}))
+        for path, template in TARGETS[target].fabric_files:
+            yield path, renderer.render_template(template, variables, target).encode()

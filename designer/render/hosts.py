@@ -2,7 +2,7 @@
 
 Files go to ``servers/<server>/``: ``netplan.yaml`` (format netplan) or ``<nic>.nmconnection`` per NIC (format
 nmconnection), ``sysctl.conf``, ``nic-qos.sh``, ``nccl.env`` and ``lldpd.conf`` (LLDP on the backend NICs, for
-``designer audit``). Templates are found like the switch templates
+``designer audit``); on an InfiniBand backend only ``nccl.env``. Templates are found like the switch templates
 (user overrides first, under ``hosts/``) and get ``host`` (and ``nic`` for a per-NIC file).
 """
 
@@ -24,6 +24,9 @@ SERVER_FILES = {
     "lldpd.conf": f"{HOSTS_FOLDER}/lldpd.conf.j2",
 }
 """Files every server gets whatever the format, by file name: their templates."""
+INFINIBAND_FILES = {"nccl.env": f"{HOSTS_FOLDER}/nccl-infiniband.env.j2"}
+"""A server's only file on an InfiniBand backend: its HCAs have no address, route, sysctl or PFC to set (the subnet
+manager assigns LIDs and routes), and rdma-ndd's node descriptions name them to ``designer audit``, not LLDP."""
 FORMAT_TEMPLATES = {"netplan": f"{HOSTS_FOLDER}/netplan.yaml.j2", "nmconnection": f"{HOSTS_FOLDER}/nmconnection.j2"}
 """The template of each addressing format (netplan: one file per server; nmconnection: one per NIC)."""
 
@@ -36,6 +39,10 @@ def host_folder(hostname: str) -> str:
 def host_files(host: HostConfig) -> Iterator[tuple[str, str, dict[str, Any]]]:
     """(output path, template, variables) of each file of ``host``."""
     folder = host_folder(host.hostname)
+    if host.technology == "infiniband":
+        for name, template in INFINIBAND_FILES.items():
+            yield f"{folder}/{name}", template, {"host": host}
+        return
     if host.format == "netplan":
         yield f"{folder}/netplan.yaml", FORMAT_TEMPLATES["netplan"], {"host": host}
     else:

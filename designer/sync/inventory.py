@@ -103,6 +103,11 @@ def folder_inventory(folder: Path) -> Inventory:
         raise PrerequisiteError(
             f"{folder} has no {INTENT_FILE} (an older designer built it); rebuild it with 'designer build INTENT'"
         )
+    if not intent.targets:
+        raise PrerequisiteError(
+            f"{folder} is an {intent.technology} design with no switch configurations: the inventory names the "
+            "switches' interfaces as their network OS does, so only Ethernet designs sync for now"
+        )
     return inventory(folder, intent, device_models(intent))
 
 

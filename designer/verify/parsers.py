@@ -48,11 +48,13 @@ from designer.targets import validators
 from designer.verify import avd, nvue
 from designer.verify.hostconfig import parse_router_sysctl, sysctl_path
 from designer.verify.lab import SANDBOX
+from designer.verify.opensm_check import opensm_problems
 from designer.verify.sandbox import USER as FRR_USER
 
 INSTALL = "apt-get install frr libyang2-dev && pip install libyang==2.8.0"
 YANG_ENV = "DESIGNER_SONIC_YANG"
 SONIC, FRR, AVD, SYSCTL, NVUE = "sonic-yang", "vtysh", "pyavd", "/proc/sys", "nvue-openapi"
+OPENSM = "opensm"
 _NUMBERS = frozenset({"int8", "int16", "int32", "uint8", "uint16", "uint32"})
 _LOCATION = re.compile(r"^/[^/]+/(?P<table>[^/\[]+)(?:/(?P<node>[^/\[]+)(?P<keys>(?:\[[^\]]*\])*))?(?:/(?P<rest>.*))?$")
 _INTEGER = re.compile(r"-?\d+")
@@ -608,6 +610,11 @@ def nvue_files(folder: Path, paths: list[tuple[Path, str]], yang_dir: Path | Non
     if not release:
         raise Unchecked(why)
     return check_nvue(paths, release)
+
+
+def opensm_files(folder: Path, paths: list[tuple[Path, str]], yang_dir: Path | None) -> list[Verdict]:
+    """The subnet manager's files through OpenSM's own parsers (:func:`opensm_problems`)."""
+    return [Verdict(label, OPENSM, error) for label, error in opensm_problems(paths)]
 
 
 def nvue_release(folder: Path) -> tuple[str, str]:

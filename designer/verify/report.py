@@ -60,6 +60,8 @@ class VerifyReport:
     converged_seconds: dict[str, float | None] = field(default_factory=dict)
     not_covered: list[str] = field(default_factory=list)
     traffic: list[Experiment] = field(default_factory=list)
+    lab: str = ""
+    """What ran the fabric, when not FRR routers (an InfiniBand fabric under ibsim and OpenSM)."""
 
     @property
     def passed(self) -> bool:
@@ -73,7 +75,8 @@ def text(report: VerifyReport) -> str:
     """Readable report: coverage, then each phase with its time to converge and its checks."""
     lines = [
         f"designer verify {report.name}: {report.coverage}",
-        f"{report.routers} FRR routers, {report.sessions} BGP sessions; memory estimated {report.memory_mib:,} "
+        report.lab
+        or f"{report.routers} FRR routers, {report.sessions} BGP sessions; memory estimated {report.memory_mib:,} "
         f"MiB, used {'-' if report.measured_mib is None else f'{report.measured_mib:,}'} MiB; a leaf's ECMP "
         f"width by design: {report.design_width}",
     ]

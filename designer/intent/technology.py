@@ -1,0 +1,117 @@
+"""The rules of the fabric's technology (``fabric.technology``): an Ethernet fabric is routed by its switches, an
+InfiniBand fabric by its subnet manager, so each takes its own targets and switches, and an InfiniBand intent has no
+use for the Ethernet-only sections (IP addressing, BGP, PFC and ECN, ECMP hashing). Its partitions are checked here
+too: each key and name once, the default partition's key left to the default."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from designer.catalog import Catalog
+from designer.errors import Problem
+from designer.intent.schema import IntentDoc, PartitionDoc
+from designer.targets import TARGETS, of_technology
+
+TIERS = ("leaf", "spine", "super_spine")
+ETHERNET_ONLY = {
+    "addressing": "an InfiniBand fabric has no IP addressing: the subnet manager assigns every port a LID",
+    "routing": "an InfiniBand fabric runs no BGP: the subnet manager computes every switch's forwarding table",
+    "qos": "an InfiniBand fabric has no PFC or ECN: its links are lossless by credit-based flow control",
+    "load_balancing": "an InfiniBand fabric has no ECMP hashing: the subnet manager's routing engine spreads the "
+    "destinations over the uplinks",
+}
+"""The intent's sections that only an Ethernet fabric reads, each with the reason an InfiniBand fabric does not."""
+
+
+def default_targets(doc: IntentDoc) -> list[str]:
+    """The intent's targets, or every target of its fabric's technology when it names none."""
+    return list(doc.targets) if doc.targets is not None else list(of_technology(doc.fabric.technology))
+
+
+def technology_problems(
+    doc: IntentDoc, targets: list[str], hardware: Catalog, intact: Callable[..., bool]
+) -> list[Problem]:
+    """Every target, catalog switch and section that does not fit the fabric's technology, and the partitions'
+    keys and names given twice."""
+    technology = doc.fabric.technology
+    label = _label(technology)
+    problems = [
+        Problem(
+            ("targets", index),
+            f"{target!r} configures an {_label(TARGETS[target].technology)} fabric and this fabric is {label} "
+            f"(fabric.technology); use {', '.join(of_technology(technology))}",
+        )
+        for index, target in enumerate(targets)
+        if TARGETS[target].technology != technology
+    ]
+    for tier in TIERS:
+        switch = getattr(doc.fabric, tier)
+        model = hardware.switches.get(switch.model) if switch is not None and switch.model else None
+        if model is not None and model.technology != technology and intact(("fabric", tier, "model")):
+            fitting = [name for name, known in hardware.switches.items() if known.technology == technology]
+            examples = ", ".join(fitting) or "a site catalog entry"
+            problems.append(
+                Problem(
+                    ("fabric", tier, "model"),
+                    f"{model.name} is an {_label(model.technology)} switch and this fabric is {label} "
+                    f"(fabric.technology); use an {label} switch such as {examples}",
+                )
+            )
+    if technology == "infiniband":
+        problems.extend(
+            Problem((section,), f"{why}; remove the {section} section, or set fabric.technology: ethernet")
+            for section, why in ETHERNET_ONLY.items()
+            if section in doc.model_fields_set
+        )
+    problems.extend(
+        Problem(
+            ("target_options", name),
+            f"configures {TARGETS[name].label}, which this {label} fabric does not run; remove it",
+        )
+        for name in doc.target_options.model_fields_set
+        if TARGETS[name].technology != technology
+    )
+    if intact(("target_options", "opensm")):
+        problems.extend(partition_problems(doc.target_options.opensm.partitions))
+    return problems
+
+
+def partition_problems(partitions: list[PartitionDoc]) -> list[Problem]:
+    """A partition key or name given twice (OpenSM merges two definitions of one key under the first one's name), or
+    the default partition's name taken."""
+    problems = []
+    for field in ("pkey", "name"):
+        first: dict[object, str] = {"default": "the default partition's"} if field == "name" else {}
+        for index, partition in enumerate(partitions):
+            value = partition.pkey if field == "pkey" else partition.name.lower()
+            if value in first:
+                shown = f"0x{partition.pkey:04x}" if field == "pkey" else repr(partition.name)
+                problems.append(
+                    Problem(
+                        ("target_options", "opensm", "partitions", index, field),
+                        f"{shown} is {first[value]} {field} already; give each partition its own",
+                    )
+                )
+            else:
+                first[value] = f"partitions[{index}]'s"
+    return problems
+
+
+def link_speed_problems(tier: str, model: str, speeds: tuple[int, ...], hardware: Catalog) -> list[Problem]:
+    """A link speed of ``tier`` (Gb/s, down and up) that its catalog switch ``model`` does not run."""
+    known = hardware.switches.get(model)
+    if known is None or not known.link_speeds:
+        return []
+    runs = ", ".join(f"{speed}G" for speed in known.link_speeds)
+    return [
+        Problem(
+            ("fabric", tier),
+            f"{model} runs its ports at {runs}, not {speed}G; use NICs or uplinks of one of those speeds",
+        )
+        for speed in sorted(set(speeds))
+        if speed not in known.link_speeds
+    ]
+
+
+def _label(technology: str) -> str:
+    return {"ethernet": "Ethernet", "infiniband": "InfiniBand"}[technology]
