@@ -330,7 +330,12 @@ def _resolve(
     hardware = catalogs.catalog
     sizing: list[Problem] = []
     system = hardware.systems.get(doc.compute.system) if doc.compute.system and intact(("compute", "system")) else None
-    server = _tray(doc.compute, system, sizing) if system else _server(doc.compute, intact, sizing, hardware)
+    if system:
+        server: ServerSpec | None = _tray(doc.compute, system, sizing)
+    elif intact(("compute", "system")):
+        server = _server(doc.compute, intact, sizing, hardware)
+    else:
+        server = None  # an unknown system is reported; no server fields stand in for it
     if server and intact(("compute", "nic")):
         server = _with_nic(doc.compute, server, system, sizing, hardware)
     planes = _planes(doc, intact, hardware)
@@ -555,8 +560,8 @@ def _with_nic(
         problems.append(
             Problem(
                 ("compute", "nic"),
-                f"{server.model} does not ship with {compute.nic}; its NICs: {', '.join(offered)} (a site catalog "
-                "can add a server model with others)",
+                f"{system.name if system else server.model} does not ship with {compute.nic}; its NICs: "
+                f"{', '.join(offered)} (a site catalog can add a {'system' if system else 'server model'} with others)",
             )
         )
         return server

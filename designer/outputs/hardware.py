@@ -73,7 +73,7 @@ def _vendor_qos_lines(intent: Intent, nic: NicModel) -> list[str]:
     qos = intent.qos
     return [
         f"Not confirmed from a source designer holds: the exact commands of {nic.qos_tools} for {nic.label}, "
-        f"so no `nic-qos.sh` is written (NVIDIA's `mlnx_qos` stops at its first line on a {nic.vendor} NIC). Set "
+        f"so no `nic-qos.sh` is written (NVIDIA's `mlnx_qos` stops at its first line on {nic.label}). Set "
         f"with the vendor's tools, on every backend NIC: trust DSCP; PFC on priority {qos.roce_priority} only; "
         f"RoCE DSCP {qos.roce_dscp} -> priority {qos.roce_priority}; CNP DSCP {qos.cnp_dscp} -> priority "
         f"{qos.cnp_priority}; ECN {'on' if qos.ecn else 'off'} for priority {qos.roce_priority} (the switches' "
