@@ -25,9 +25,11 @@ from designer.outputs.physical import bom_rows, racks_rows
 from designer.outputs.summary import summary_markdown
 from designer.outputs.tables import csv_bytes
 from designer.pipeline import build
+from designer.render import render_configs
 from designer.render.hosts import render_hosts
 from tests.conftest import ROOT, check_golden
 from tests.helpers import build_text
+from tests.test_growth import GAINING, assert_only_added
 from tests.test_intent_errors import run_cli
 
 GOLDEN = ROOT / "tests" / "golden"
@@ -225,3 +227,19 @@ def test_the_shipped_gb300_intent_plans() -> None:
     code, out, err = run_cli("plan", str(ROOT / "intents" / "gb300-nvl72.yaml"))
     assert (code, err) == (0, "")
     assert "576 GPUs on 144 servers" in out and "8 compute" in out
+
+
+@cache
+def grown(systems: int) -> Design:
+    """GB300 racks inside an envelope of 12 systems, on 16 x 800G leaves (scalable units of 4 systems)."""
+    return build_text(
+        f"name: growth\ncompute: {{system: gb300-nvl72, systems: {systems}}}\ngrowth: {{max_systems: 12}}\n"
+        "fabric: {leaf: {ports: 16, speed: 800G}, spine: {ports: 64, speed: 800G}}\ntargets: [frr, eos]\n"
+    )
+
+
+@pytest.mark.parametrize(("old", "new"), [(1, 3), (3, 4), (4, 9), (9, 12)])
+def test_racks_added_inside_the_envelope_only_add(old: int, new: int) -> None:
+    before, after = grown(old), grown(new)
+    assert_only_added(before, after, render_configs(before.configs, GAINING), render_configs(after.configs, GAINING))
+    assert after.intent.systems == new
