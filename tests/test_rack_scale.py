@@ -21,7 +21,7 @@ from designer.analysis.collectives import NVLINK_EFFICIENCY
 from designer.catalog import catalog
 from designer.design import Design
 from designer.outputs.build import design_files
-from designer.outputs.physical import bom_rows, racks_rows
+from designer.outputs.physical import bom_rows, power_markdown, racks_rows
 from designer.outputs.summary import summary_markdown
 from designer.outputs.tables import csv_bytes
 from designer.pipeline import build
@@ -122,6 +122,8 @@ def test_the_bom_and_summary_show_what_a_rack_holds() -> None:
     text = summary_markdown(design)
     assert "lcm(18, 8) = 72 trays" in text and "9 leaves per plane" in text
     assert "142 kW per rack at most (NVIDIA Enterprise RA NVL72 AI factory" in text
+    power = power_markdown(design.intent.name, design.physical, design.intent.facility, design.intent.system)
+    assert "One gb300-nvl72 per compute rack: 18 compute trays, 9 NVLink switch trays, 8 power shelves" in power
 
 
 @pytest.mark.parametrize("name", ["gb300-nvl72-small", "amd-mi355x-small"])
