@@ -780,7 +780,8 @@ class HostsDoc(Section):
         None,
         description=(
             "The backend NICs' RDMA device names in NIC order (NCCL_IB_HCA), one per NIC port. Default: the catalog "
-            "server model's, else mlx5_0, mlx5_1, ..."
+            "server model's, else the NIC driver's names: mlx5_0, ... (NVIDIA), ionic_0, ... (AMD), bnxt_re0, ... "
+            "(Broadcom)"
         ),
     )
 
