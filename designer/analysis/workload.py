@@ -217,7 +217,7 @@ def not_analyzed(results: Sequence[WorkloadResult]) -> str:
 
 def _routed(intent: Intent, top: Topology, workload: Workload) -> int:
     """Flows of ``workload`` that leave their leaf, with the algorithm its ideal time picks."""
-    _, connections = job(top, workload, _ideal(intent, top, workload).algorithm, intent.domain_servers)
+    _, connections = job(top, workload, _ideal(intent, top, workload).algorithm)
     return _crossings(top, connections)[0] * workload.channels * workload.qps_per_connection
 
 
@@ -228,16 +228,15 @@ def _ideal(intent: Intent, top: Topology, workload: Workload) -> Ideal:
         workload.bytes,
         workload.servers,
         workload.gpus_per_server,
-        domain_nics(intent, top),
+        domain_nics(top),
         top.fabric.plan.link_speed,
         intent.server.nvlink_gbyte_s or 0.0,  # known whenever the intent has workloads (an input rule)
     )
 
 
-def domain_nics(intent: Intent, top: Topology) -> int:
-    """NIC ports of one NVLink domain: a server's, or every tray's of a rack-scale system. A domain's servers are
-    numbered one after another, so its NICs are too: the analysis takes a domain for a server of that many NICs."""
-    return top.nics * intent.domain_servers
+def domain_nics(top: Topology) -> int:
+    """NIC ports of one NVLink domain: a server's, or every tray's of a rack-scale system."""
+    return top.nics * top.fabric.plan.servers_per_system
 
 
 def _analyze(
@@ -245,7 +244,7 @@ def _analyze(
 ) -> WorkloadResult:
     fabric = top.fabric
     best = _ideal(intent, top, workload)
-    order, connections = job(top, workload, best.algorithm, intent.domain_servers)
+    order, connections = job(top, workload, best.algorithm)
     per_connection = workload.channels * workload.qps_per_connection
     nic_connections = _nic_connections(connections)
     cross_leaf, cross_pod = _crossings(top, connections)
@@ -256,7 +255,7 @@ def _analyze(
             workload.bytes,
             workload.servers,
             workload.gpus_per_server,
-            domain_nics(intent, top),
+            domain_nics(top),
         )
         / per_connection
     )
@@ -267,7 +266,7 @@ def _analyze(
         "spine_super_spine": round(2 * cross_pod * per_connection * flow_bytes),
     }
     routed, baseline = cross_leaf * per_connection, nic_connections * per_connection
-    down = _failures(top, order[0] * intent.domain_servers if order else 0)
+    down = _failures(top, order[0] * top.fabric.plan.servers_per_system if order else 0)
     healthy = Router(top)
     failed = [Router(top, frozenset({device})) for _, device in down]
     spread = _even(best, healthy, connections, per_connection, baseline) if flows else None
@@ -369,17 +368,16 @@ def _runs(healthy: Router, failed: list[Router], flowset: FlowSet, baseline: int
     return runs
 
 
-def job(top: Topology, workload: Workload, algorithm: str, domain_servers: int = 1) -> tuple[list[int], Connections]:
-    """The workload's NVLink domains (servers, or rack-scale systems of ``domain_servers`` servers each) in rank
-    order and its connections on every rail, the collective run by ``algorithm`` (``ring`` or ``tree``): with
-    :func:`designer.analysis.flows.flow_set` the flows a lab sends to measure ECMP."""
+def job(top: Topology, workload: Workload, algorithm: str) -> tuple[list[int], Connections]:
+    """The workload's NVLink domains (servers, or rack-scale systems) in rank order and its connections on every
+    rail, the collective run by ``algorithm`` (``ring`` or ``tree``): with :func:`designer.analysis.flows.flow_set`
+    the flows a lab sends to measure ECMP. A domain's servers are numbered one after another, so a domain is taken
+    for one server with all their NICs."""
     plan = top.fabric.plan
-    domains, per_su = plan.servers // domain_servers, max(1, plan.servers_per_su // domain_servers)
-    if domain_servers > 1:
-        per_su = plan.systems_per_su
-    order = place(domains, per_su, workload.servers, workload.placement, workload.name)
+    domains = plan.servers // plan.servers_per_system
+    order = place(domains, plan.systems_per_su, workload.servers, workload.placement, workload.name)
     edges = pattern(workload.collective, algorithm, workload.servers)
-    return order, job_connections(order, edges, top.nics * domain_servers)
+    return order, job_connections(order, edges, top.nics * plan.servers_per_system)
 
 
 def _nic_connections(connections: Connections) -> int:

@@ -157,18 +157,13 @@ class Intent:
 
     @property
     def servers_per_system(self) -> int:
-        """Servers (compute trays) of one system: 1 without a rack-scale system."""
+        """Servers (compute trays) of one system, its NVLink (scale-up) domain: 1 without a rack-scale system."""
         return self.system.trays if self.system else 1
 
     @property
     def systems(self) -> int:
         """Rack-scale systems built now (servers without one)."""
         return self.servers // self.servers_per_system
-
-    @property
-    def domain_servers(self) -> int:
-        """Servers of one NVLink (scale-up) domain: a whole system, or one server."""
-        return self.servers_per_system
 
     @property
     def rails(self) -> int:

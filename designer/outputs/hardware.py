@@ -34,7 +34,7 @@ def hardware_lines(intent: Intent, plan: Plan) -> list[str]:
             f"`su<n>` of {plan.servers_per_su} trays each; a system's trays may sit on two of them).",
             "",
         ]
-    domain_gpus = intent.server.gpus * intent.domain_servers
+    domain_gpus = intent.server.gpus * intent.servers_per_system
     where = f"one {system.name}" if system else "one server"
     lines.append(
         f"NVLink (scale-up) domain: {domain_gpus} GPUs ({where}), "
