@@ -245,3 +245,16 @@ def test_racks_added_inside_the_envelope_only_add(old: int, new: int) -> None:
     before, after = grown(old), grown(new)
     assert_only_added(before, after, render_configs(before.configs, GAINING), render_configs(after.configs, GAINING))
     assert after.intent.systems == new
+
+
+def test_diff_reads_a_system_build_and_shows_only_the_added_rack(tmp_path: Path) -> None:
+    old, new = tmp_path / "old", tmp_path / "new"
+    intent = (INTENTS / "gb300-nvl72-small.yaml").read_text()
+    for folder, systems in ((old, 3), (new, 4)):
+        path = tmp_path / f"{folder.name}.yaml"
+        text = intent.replace("systems: 4}", f"systems: {systems}}}").replace("[frr, sonic, eos, nvue]", "[frr, eos]")
+        path.write_text(text + "growth: {max_systems: 4}\n")  # SONiC rewrites a port's buffers once it is used
+        assert run_cli("build", str(path), "-o", str(folder))[0] == 0
+    code, out, err = run_cli("diff", str(old), str(new), "--fail-on", "existing-change")
+    assert (code, err) == (0, ""), err
+    assert "| GPUs | 216 | 288 | +72 |" in out
