@@ -46,7 +46,10 @@ NAMES = {
         "p{plane}-spine{i} or p{plane}-pod{pod}-spine{i}",
     ),
     "super_spine": (re.compile(r"p[0-9]{1,4}-g[0-9]{1,6}-ss[0-9]{1,6}"), "p{plane}-g{group}-ss{i}"),
-    "server": (re.compile(r"su[0-9]{1,6}-srv[0-9]{1,6}"), "su{su}-srv{i}"),
+    "server": (
+        re.compile(r"su[0-9]{1,6}-srv[0-9]{1,6}|sys[0-9]{1,6}-tray[0-9]{1,3}"),
+        "su{su}-srv{i}, or sys{system}-tray{tray} for a rack-scale system's tray",
+    ),
 }
 """Device names by role, as :func:`designer.fabric.wire` makes them (ASCII digits; at most 25 characters)."""
 SWITCH_PORT = re.compile(r"swp[1-9][0-9]{0,3}(s[0-9]{1,2})?")

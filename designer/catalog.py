@@ -62,6 +62,64 @@ class ServerModel:
     """The backend NIC ports' RDMA device names in NIC order."""
     nic_modes: tuple[str, ...] = ()
     """Load-balancing modes the backend NICs take part in beyond hashing (``adaptive``, ``spray``)."""
+    nic: str | None = None
+    """The backend NIC model it ships with (the catalog's ``nics``), None when the catalog does not know it."""
+    nic_options: tuple[str, ...] = ()
+    """Other NIC models it can be ordered with (``compute.nic`` picks one)."""
+    nvlink_gbyte_s: float | None = None
+    """Scale-up (NVLink) bandwidth per GPU and direction inside the server, GB/s (None: not known)."""
+    cooling: str | None = None
+    """``liquid`` when the server must be liquid cooled (None: either)."""
+
+
+@dataclass(frozen=True)
+class NicModel:
+    """A backend NIC: its vendor, ports and speed, the planes one port can serve and the host modes for several,
+    its Linux driver and RDMA device names, how its RoCE QoS is set on the host, and where that comes from."""
+
+    name: str
+    vendor: str
+    label: str
+    ports: int
+    speed: int
+    planes: tuple[int, ...]
+    driver: str
+    rdma_names: str
+    """The RDMA device naming pattern, ``{}`` counting from 0 (``mlx5_{}``)."""
+    host_qos: str
+    """``mlnx_qos`` (designer writes nic-qos.sh) or ``vendor`` (the vendor's own tools, not written)."""
+    qos_tools: str
+    source: str
+    plane_modes: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
+class SystemModel:
+    """A rack-scale system: one rack of compute trays (each a server of the fabric), NVLink switch trays, power
+    shelves and management switches, one NVLink domain, its maximum power with the source of that figure."""
+
+    name: str
+    trays: int
+    tray_gpus: int
+    tray_nics: int
+    nic: str
+    nic_speed: int
+    planes: int
+    north_south_nics: int
+    north_south_nic: str
+    tray_rack_units: int
+    nvlink_switch_trays: int
+    power_shelves: int
+    management_switches: int
+    power_kw: float
+    power_source: str
+    cooling: str
+    nvlink_gbyte_s: float
+
+    @property
+    def gpus(self) -> int:
+        """GPUs of the whole system: its NVLink domain."""
+        return self.trays * self.tray_gpus
 
 
 @dataclass(frozen=True)
@@ -209,6 +267,8 @@ class Catalog:
 
     switches: dict[str, SwitchModel]
     servers: dict[str, ServerModel]
+    nics: dict[str, NicModel]
+    systems: dict[str, SystemModel]
     media: dict[str, MediumModel]
     targets: dict[str, TargetModel]
     facility: dict[str, Any]
@@ -255,6 +315,8 @@ def make_catalog(data: dict[str, Any]) -> Catalog:
         servers={
             name: ServerModel(name, **_lists_as_tuples(fields)) for name, fields in sorted(data["servers"].items())
         },
+        nics={name: NicModel(name, **_lists_as_tuples(fields)) for name, fields in sorted(data["nics"].items())},
+        systems={name: SystemModel(name, **fields) for name, fields in sorted(data["systems"].items())},
         media={name: MediumModel(name, **fields) for name, fields in data["media"].items()},
         targets={
             name: TargetModel(
@@ -273,7 +335,7 @@ def make_catalog(data: dict[str, Any]) -> Catalog:
     )
 
 
-ENTRIES = ("switches", "servers", "media", "targets")
+ENTRIES = ("switches", "servers", "nics", "systems", "media", "targets")
 """The sections of a catalog whose entries a site catalog adds or overrides by name."""
 
 

@@ -506,7 +506,7 @@ def _analyze(args: argparse.Namespace) -> int:
             )
         )
     else:
-        print(workload_formats.text(intent.name, results, runs))
+        print(workload_formats.text(intent.name, results, runs, intent.system.name if intent.system else "server"))
     return EXIT_OK
 
 

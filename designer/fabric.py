@@ -5,7 +5,8 @@ Naming (stable across runs, documented in docs/sizing.md):
 * leaf ``p{plane}-su{su}-r{rail}-leaf``; spine ``p{plane}-spine{i}`` (2 tiers) or
   ``p{plane}-pod{pod}-spine{i}`` (3 tiers, and pod 0 of a 3-tier envelope before its second pod, when no
   super-spine is built yet); super-spine ``p{plane}-g{group}-ss{i}``;
-  server ``su{su}-srv{i}``. Indices start at 0; scalable units (SUs) are numbered across pods.
+  server ``su{su}-srv{i}``, or ``sys{s}-tray{t}`` for tray ``t`` of rack-scale system ``s``. Indices start at 0;
+  scalable units (SUs) are numbered across pods.
 * Switch ports ``swp{N}`` counted from 1, or ``swp{N}s{L}`` for lane ``L`` of a broken-out port.
   A leaf's first half of logical ports faces servers, the second half faces spines; a 3-tier
   spine's first half faces leaves, the second half super-spines. When a tier's uplinks run another
@@ -161,6 +162,14 @@ class Stripes(NamedTuple):
         return upper, (round_ * (self.radix // self.parallel) + lower) * chunk + lane
 
 
+def server_name(plan: Plan, number: int) -> str:
+    """Server ``number``'s name: ``su{su}-srv{slot}``, or for the compute trays of rack-scale systems
+    ``sys{system}-tray{tray}`` (a system's trays may sit in two scalable units of leaves)."""
+    if plan.servers_per_system > 1:
+        return f"sys{number // plan.servers_per_system}-tray{number % plan.servers_per_system}"
+    return f"su{number // plan.servers_per_su}-srv{number % plan.servers_per_su}"
+
+
 def wire(intent: Intent, plan: Plan) -> Fabric:
     """Create every device and link of the plan, rail-aligned and deterministic."""
     devices: list[Device] = []
@@ -237,7 +246,7 @@ def wire(intent: Intent, plan: Plan) -> Fabric:
     servers = [
         add(
             Device(
-                f"su{number // plan.servers_per_su}-srv{number % plan.servers_per_su}",
+                server_name(plan, number),
                 "server",
                 NONE,
                 (number // plan.servers_per_su) // plan.sus_per_pod,

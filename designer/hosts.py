@@ -14,9 +14,11 @@ netplan or NetworkManager files, a sysctl.d file, the NIC vendor's QoS commands 
 * ARP (:data:`SYSCTLS`): every NIC of a server sits in its own /31 on its own leaf, and Linux by default answers
   ARP for any local address on any interface and picks the ARP source address from any interface, so a NIC
   could answer for its neighbours and a leaf would learn the wrong MAC for an address.
-* QoS: the NIC trusts DSCP, runs PFC on the profile's lossless priority only, maps the RoCE and CNP DSCPs to the
-  same priorities as the switches, marks RDMA-CM traffic with the RoCE DSCP and sends CNPs with the CNP DSCP
-  and priority; ECN (both congestion-control roles) on the lossless priority when the profile marks ECN.
+* QoS (NVIDIA NICs, and servers the catalog does not know: ``mlnx_qos``; another vendor's NIC gets no QoS file,
+  summary.md says what to set with the vendor's tools): the NIC trusts DSCP, runs PFC on the profile's lossless
+  priority only, maps the RoCE and CNP DSCPs to the same priorities as the switches, marks RDMA-CM traffic with the
+  RoCE DSCP and sends CNPs with the CNP DSCP and priority; ECN (both congestion-control roles) on the lossless
+  priority when the profile marks ECN.
 * Adaptive routing (``load_balancing.mode: adaptive`` with NICs whose catalog ``nic_modes`` has it): the NIC's
   ``ROCE_ACCL`` register gets ``adaptive_routing_forced_en`` (NVIDIA "Adaptive Retransmission: Parameters
   Control" lists the register's fields; NVIDIA's NIC Configuration Operator sets ``ROCE_ACCL`` fields with
@@ -142,6 +144,26 @@ class HostConfig:
     technology: str = "ethernet"
     """The backend's technology (``fabric.technology``): on ``infiniband`` the NICs are HCAs with no IP address,
     route or PFC, and the server's only backend file is NCCL's environment."""
+    nic: HostNicModel | None = None
+    """The backend NICs' model as the catalog knows it (None: a server the catalog does not know, taken to carry
+    NVIDIA ConnectX NICs, as its placeholder names ``mlx5_<i>`` say)."""
+
+    @property
+    def nvidia_qos(self) -> bool:
+        """Whether the NICs take NVIDIA's QoS tools (``mlnx_qos``, the mlx5 sysfs files): nic-qos.sh is written
+        only then, never for another vendor's NIC."""
+        return self.nic is None or self.nic.host_qos == "mlnx_qos"
+
+
+class HostNicModel(NamedTuple):
+    """What the server files say of the NIC model: its names, vendor, driver and host QoS method and tools."""
+
+    name: str
+    label: str
+    vendor: str
+    driver: str
+    host_qos: str
+    qos_tools: str
 
 
 def host_configs(
@@ -166,6 +188,12 @@ def host_configs(
         qos.ecn,
     )
     adaptive = intent.load_balancing.mode == "adaptive" and "adaptive" in intent.server.nic_modes
+    known = intent.catalog.nics.get(intent.server.nic or "")
+    nic_model = (
+        HostNicModel(known.name, known.label, known.vendor, known.driver, known.host_qos, known.qos_tools)
+        if known
+        else None
+    )
     qps, reason = qps_per_connection(workloads)
     nccl = Nccl(spec.rdma_devices, GID_INDEX, qos.roce_dscp << 2, qps, reason, 0)
     backend = (allocation.server_p2p.cidr,)
@@ -208,6 +236,7 @@ def host_configs(
                 nccl,
                 adaptive,
                 intent.technology,
+                nic_model,
             )
         )
     return tuple(hosts)

@@ -83,6 +83,20 @@ class Plan:
     super_tier: bool
     """The super-spines are built: 3 tiers with a second pod built, or an envelope of one pod. A 3-tier envelope
     with only pod 0 built has no super-spines yet, its spines' up-ports reserved."""
+    servers_per_system: int = 1
+    """Servers (compute trays) of one rack-scale system; 1 for servers."""
+
+    @property
+    def system_sus(self) -> int:
+        """Scalable units of whole systems: leaf groups (``servers_per_su`` servers, one leaf per rail each) of
+        one such unit. A unit is the fewest systems whose trays fill whole leaf groups: lcm(trays, downlinks)
+        trays, so each rail has lcm / downlinks leaves in it (1 for servers)."""
+        return self.servers_per_system // math.gcd(self.servers_per_system, self.servers_per_su)
+
+    @property
+    def systems_per_su(self) -> int:
+        """Whole systems of one scalable unit of systems (servers per leaf group for servers)."""
+        return self.system_sus * self.servers_per_su // self.servers_per_system
 
     @property
     def gpus(self) -> int:
@@ -339,6 +353,7 @@ def size(intent: Intent) -> Plan:
         envelope_sus=envelope_sus,
         envelope_pods=envelope_pods,
         super_tier=super_tier,
+        servers_per_system=intent.servers_per_system,
     )
     problems = [*_bound_problems(plan, _count_field(intent)), *target_problems(intent, plan)]
     if problems:

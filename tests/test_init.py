@@ -94,11 +94,17 @@ def test_init_never_overwrites_a_file(tmp_path: Path, capsys: pytest.CaptureFixt
 @pytest.mark.parametrize(
     ("argv", "expected"),
     [
-        (["--server", "dgx-x"], "server: unknown server model 'dgx-x'; use one of dgx-b200, dgx-b300"),
+        (
+            ["--server", "dgx-x"],
+            "server: unknown server model 'dgx-x'; use one of amd-mi300x, amd-mi355x, dgx-b200, dgx-b300",
+        ),
         (["--switch", "sn9999"], "switch: unknown switch model 'sn9999'; use one of"),
         (["--target", "ios"], f"target: unknown network OS 'ios'; use one of {', '.join(SWITCH_OSES)}"),
         (["--gpus", "1001"], "gpus: 1001 GPUs do not fill whole dgx-h100 servers of 8 GPUs"),
-        (["--example", "nope"], "example: unknown example 'nope'; use one of dgx-b300-two-planes, dgx-h100"),
+        (
+            ["--example", "nope"],
+            "example: unknown example 'nope'; use one of amd-mi355x, dgx-b300-two-planes, dgx-h100, gb300-nvl72",
+        ),
     ],
 )
 def test_bad_choices_exit_2_with_what_would_be_valid_and_write_nothing(

@@ -128,9 +128,9 @@ def test_constants_match_the_vendored_nccl_tuning_table() -> None:
 
 
 def test_auto_takes_the_faster_algorithm() -> None:
-    args = ("allreduce", 700 * 10**9, 128, 8, 8, 400, "dgx-h100")
+    args = ("allreduce", 700 * 10**9, 128, 8, 8, 400, 450.0)
     ring, tree = ideal(args[0], "ring", *args[1:]), ideal(args[0], "tree", *args[1:])
-    small = ideal("allreduce", "auto", 10**6, 128, 8, 8, 400, "dgx-h100")
+    small = ideal("allreduce", "auto", 10**6, 128, 8, 8, 400, 450.0)
     assert ideal("allreduce", "auto", *args[1:]) == min(ring, tree, key=lambda option: option.time_s)
     assert small.algorithm == "tree"  # a small buffer is latency-bound: the tree's log2(N) steps win
 

@@ -5,9 +5,10 @@ buffer (for AllGather the gathered output), ``algbw = bytes / time`` and ``busbw
 ``2(n-1)/n`` for AllReduce and ``(n-1)/n`` for AllGather, ReduceScatter and AllToAll (``n`` ranks = GPUs).
 GB/s are 10^9 bytes per second.
 
-The ideal time is hierarchical, the way NCCL runs a job on a rail-optimized fabric: inside a server the GPUs
-reduce-scatter and all-gather over NVLink; across servers each NIC (one rail) runs its own ring (or double
-binary tree) carrying ``1/nics`` of the data, all rails in parallel, and PXN moves AllToAll data to the NIC of
+The ideal time is hierarchical, the way NCCL runs a job on a rail-optimized fabric: inside an NVLink domain (a
+server, or a whole rack-scale system such as an NVL72: every "server" below is one domain, with all its GPUs and
+NICs) the GPUs reduce-scatter and all-gather over NVLink; across domains each NIC (one rail) runs its own ring (or
+double binary tree) carrying ``1/nics`` of the data, all rails in parallel, and PXN moves AllToAll data to the NIC of
 the destination's rail over NVLink first, so no byte changes rail in the fabric. With ``N`` servers of ``g``
 GPUs, each NIC sends per collective
 
@@ -37,9 +38,6 @@ NIC_EFFICIENCY = 0.96
 """Share of a NIC's line rate a collective reaches (48 GB/s of a 400G NIC, as nccl-tests reports on H100)."""
 NVLINK_EFFICIENCY = 0.8
 """Share of the NVLink bandwidth a ring reaches inside a server (about 360 GB/s busbw on 8 H100)."""
-NVLINK_GBYTE_S = {"dgx-h100": 450.0, "dgx-h200": 450.0, "dgx-b200": 900.0, "dgx-b300": 900.0}
-"""NVLink bandwidth per GPU and direction by server model (NVLink 4: 18 x 25 GB/s; NVLink 5: twice that)."""
-DEFAULT_NVLINK_GBYTE_S = 450.0
 TREE_BANDWIDTH = 0.92
 """NCCL's tuning model gives a tree AllReduce 92% of the ring's bus bandwidth (``busBw * 0.92``)."""
 
@@ -80,9 +78,10 @@ def nic_gbyte_s(nic_speed_gbps: int) -> float:
     return nic_speed_gbps / 8 * NIC_EFFICIENCY
 
 
-def nvlink_gbyte_s(server_model: str) -> float:
-    """What one GPU moves over NVLink in a collective, GB/s."""
-    return NVLINK_GBYTE_S.get(server_model, DEFAULT_NVLINK_GBYTE_S) * NVLINK_EFFICIENCY
+def nvlink_gbyte_s(line_gbyte_s: float) -> float:
+    """What one GPU moves over NVLink in a collective, GB/s, from its NVLink bandwidth per direction (the catalog's
+    ``nvlink_gbyte_s`` of the server or system)."""
+    return line_gbyte_s * NVLINK_EFFICIENCY
 
 
 def nic_bytes(collective: str, algorithm: str, size: int, servers: int, gpus_per_server: int, nics: int) -> float:
@@ -106,12 +105,12 @@ def ideal(
     gpus_per_server: int,
     nics: int,
     nic_speed_gbps: int,
-    server_model: str,
+    nvlink_line_gbyte_s: float,
 ) -> Ideal:
     """The ideal time of one collective; ``algorithm`` ``auto`` takes the faster of ring and tree (AllReduce)."""
     if algorithm == "auto":
         options = [
-            ideal(collective, name, size, servers, gpus_per_server, nics, nic_speed_gbps, server_model)
+            ideal(collective, name, size, servers, gpus_per_server, nics, nic_speed_gbps, nvlink_line_gbyte_s)
             for name in (("ring", "tree") if collective == "allreduce" else ("ring",))
         ]
         return min(options, key=lambda option: option.time_s)
@@ -119,7 +118,7 @@ def ideal(
     rate = nic_gbyte_s(nic_speed_gbps) * (TREE_BANDWIDTH if algorithm == "tree" else 1)
     network = nic_bytes(collective, algorithm, size, servers, gpus_per_server, nics) / (rate * 1e9)
     inside = (2 if collective == "allreduce" else 1) * (gpus_per_server - 1) / gpus_per_server
-    nvlink = inside * size / (nvlink_gbyte_s(server_model) * 1e9)
+    nvlink = inside * size / (nvlink_gbyte_s(nvlink_line_gbyte_s) * 1e9)
     latency = latency_us(collective, algorithm, servers, gpus_per_server) / 1e6
     time = max(network, nvlink) + latency
     algbw = size / time / 1e9

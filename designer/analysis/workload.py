@@ -228,10 +228,15 @@ def _ideal(intent: Intent, top: Topology, workload: Workload) -> Ideal:
         workload.bytes,
         workload.servers,
         workload.gpus_per_server,
-        top.nics,
+        domain_nics(top),
         top.fabric.plan.link_speed,
-        intent.server.model,
+        intent.server.nvlink_gbyte_s or 0.0,  # known whenever the intent has workloads (an input rule)
     )
+
+
+def domain_nics(top: Topology) -> int:
+    """NIC ports of one NVLink domain: a server's, or every tray's of a rack-scale system."""
+    return top.nics * top.fabric.plan.servers_per_system
 
 
 def _analyze(
@@ -245,7 +250,12 @@ def _analyze(
     cross_leaf, cross_pod = _crossings(top, connections)
     flow_bytes = (
         per_connection_bytes(
-            workload.collective, best.algorithm, workload.bytes, workload.servers, workload.gpus_per_server, top.nics
+            workload.collective,
+            best.algorithm,
+            workload.bytes,
+            workload.servers,
+            workload.gpus_per_server,
+            domain_nics(top),
         )
         / per_connection
     )
@@ -256,7 +266,7 @@ def _analyze(
         "spine_super_spine": round(2 * cross_pod * per_connection * flow_bytes),
     }
     routed, baseline = cross_leaf * per_connection, nic_connections * per_connection
-    down = _failures(top, order[0] if order else 0)
+    down = _failures(top, order[0] * top.fabric.plan.servers_per_system if order else 0)
     healthy = Router(top)
     failed = [Router(top, frozenset({device})) for _, device in down]
     spread = _even(best, healthy, connections, per_connection, baseline) if flows else None
@@ -359,11 +369,15 @@ def _runs(healthy: Router, failed: list[Router], flowset: FlowSet, baseline: int
 
 
 def job(top: Topology, workload: Workload, algorithm: str) -> tuple[list[int], Connections]:
-    """The workload's servers in rank order and its connections on every rail, the collective run by ``algorithm``
-    (``ring`` or ``tree``): with :func:`designer.analysis.flows.flow_set` the flows a lab sends to measure ECMP."""
+    """The workload's NVLink domains (servers, or rack-scale systems) in rank order and its connections on every
+    rail, the collective run by ``algorithm`` (``ring`` or ``tree``): with :func:`designer.analysis.flows.flow_set`
+    the flows a lab sends to measure ECMP. A domain's servers are numbered one after another, so a domain is taken
+    for one server with all their NICs."""
     plan = top.fabric.plan
-    order = place(plan.servers, plan.servers_per_su, workload.servers, workload.placement, workload.name)
-    return order, job_connections(order, pattern(workload.collective, algorithm, workload.servers), top.nics)
+    domains = plan.servers // plan.servers_per_system
+    order = place(domains, plan.systems_per_su, workload.servers, workload.placement, workload.name)
+    edges = pattern(workload.collective, algorithm, workload.servers)
+    return order, job_connections(order, edges, top.nics * plan.servers_per_system)
 
 
 def _nic_connections(connections: Connections) -> int:

@@ -50,25 +50,71 @@ class Facility:
         return dict(self.reach_by_speed)[speed]
 
 
-def resolve_facility(doc: FacilityDoc, link_speeds: tuple[int, ...], hardware: Catalog) -> Facility:
-    """Fill ``doc`` from the catalog ``hardware``; ``link_speeds`` are the fabric's, the NIC speed first."""
+@dataclass(frozen=True)
+class FacilityNeeds:
+    """What the equipment asks of its racks: a rack-scale system's own maximum power (with its source) and
+    cooling, or a server model's cooling; ``model`` names it (empty: nothing asked)."""
+
+    model: str
+    rack_power_kw: float | None
+    cooling: str | None
+    source: str
+
+    def defaults(self) -> dict[str, Any]:
+        """The facility fields the equipment sets unless the intent gives them."""
+        given = {"rack_power_kw": self.rack_power_kw, "cooling": self.cooling}
+        return {name: value for name, value in given.items() if value is not None}
+
+
+NO_NEEDS = FacilityNeeds("", None, None, "")
+
+
+def resolve_facility(
+    doc: FacilityDoc, link_speeds: tuple[int, ...], hardware: Catalog, needs: FacilityNeeds = NO_NEEDS
+) -> Facility:
+    """Fill ``doc`` from the equipment's ``needs``, then the catalog ``hardware``; ``link_speeds`` are the
+    fabric's, the NIC speed first."""
     reach = {
         speed: tuple((name, _reach_at(doc, name, speed, hardware)) for name in hardware.media)
         for speed in sorted(set(link_speeds))
     }
     return Facility(
-        **_values(doc, hardware), reach_m=reach[link_speeds[0]], reach_by_speed=tuple(sorted(reach.items()))
+        **_values(doc, hardware, needs), reach_m=reach[link_speeds[0]], reach_by_speed=tuple(sorted(reach.items()))
     )
 
 
 def facility_problems(
-    doc: FacilityDoc, link_speed: int | None, equipment: dict[str, int], hardware: Catalog
+    doc: FacilityDoc,
+    link_speed: int | None,
+    equipment: dict[str, int],
+    hardware: Catalog,
+    needs: FacilityNeeds = NO_NEEDS,
 ) -> list[Problem]:
     """A problem for each rule ``doc`` breaks. ``equipment`` maps each server and switch model of the design to
-    its rack units; without the ``link_speed`` only the reaches the intent gives are compared."""
-    facility = _values(doc, hardware)
+    its rack units; without the ``link_speed`` only the reaches the intent gives are compared; ``needs`` is what
+    a rack-scale system or a liquid-cooled server asks of its racks."""
+    facility = _values(doc, hardware, needs)
     problems = []
-    if facility["cooling"] == "air" and facility["rack_power_kw"] > facility["air_limit_kw"]:
+    if needs.rack_power_kw is not None and facility["rack_power_kw"] < needs.rack_power_kw:
+        problems.append(
+            Problem(
+                ("facility", "rack_power_kw"),
+                (
+                    f"{facility['rack_power_kw']:g} kW is below the {needs.rack_power_kw:g} kW one {needs.model} "
+                    f"rack draws at most ({needs.source}); a system is never split across racks, so use at least "
+                    f"{needs.rack_power_kw:g} (or leave rack_power_kw out: it defaults to the system's)"
+                ),
+            )
+        )
+    if needs.cooling == "liquid" and facility["cooling"] == "air":
+        problems.append(
+            Problem(
+                ("facility", "cooling"),
+                f"{needs.model} is liquid cooled; use cooling: liquid (or leave cooling out: it defaults to liquid)",
+            )
+        )
+    air_too_hot = facility["cooling"] == "air" and facility["rack_power_kw"] > facility["air_limit_kw"]
+    if air_too_hot and needs.cooling != "liquid":  # for a liquid system the rule above says it already
         where = ("facility", "rack_power_kw") if doc.rack_power_kw is not None else ("facility", "cooling")
         problems.append(
             Problem(
@@ -107,9 +153,9 @@ def facility_problems(
     return problems
 
 
-def _values(doc: FacilityDoc, hardware: Catalog) -> dict[str, Any]:
-    """Every field of ``FIELDS``, from ``doc`` or else the catalog."""
-    defaults = hardware.facility
+def _values(doc: FacilityDoc, hardware: Catalog, needs: FacilityNeeds = NO_NEEDS) -> dict[str, Any]:
+    """Every field of ``FIELDS``, from ``doc``, else what the equipment ``needs``, else the catalog."""
+    defaults = {**hardware.facility, **needs.defaults()}
     return {name: value if (value := getattr(doc, name)) is not None else defaults[name] for name in FIELDS}
 
 

@@ -1,7 +1,8 @@
 """The ``hosts:`` section resolved: the format of the server files and every backend NIC's names.
 
-Names come from the intent, else from the catalog's server model, else are placeholders (``nic<i>``,
-``mlx5_<i>``); a list the intent gives must name every NIC port of the server once.
+Names come from the intent, else from the catalog's server model, else are placeholders (``nic<i>``, and the RDMA
+device names of the NIC's driver: ``mlx5_<i>``, ``ionic_<i>``, ``bnxt_re<i>``); a list the intent gives must name
+every NIC port of the server once.
 """
 
 from __future__ import annotations
@@ -28,15 +29,21 @@ class HostSpec:
 
 
 def resolve_hosts(
-    doc: HostsDoc, known: ServerModel | None, nics: int | None, intact: Callable[..., bool], problems: list[Problem]
+    doc: HostsDoc,
+    known: ServerModel | None,
+    nics: int | None,
+    intact: Callable[..., bool],
+    problems: list[Problem],
+    rdma_names: str = "mlx5_{}",
 ) -> HostSpec:
-    """The names of the ``nics`` NIC ports of a server of catalog model ``known`` (None: not a catalog model or
-    not known), with a problem for each list of the intent that does not name every port once."""
+    """The names of the ``nics`` NIC ports of a server of catalog model ``known`` (None: not a catalog model, not
+    known, or carrying another NIC than the one its names are for), with a problem for each list of the intent
+    that does not name every port once; ``rdma_names`` is the NIC driver's RDMA device naming (catalog ``nics``)."""
     count = nics or 0
     names = []
     for field, placeholder, listed in (
         ("nics", "nic{}", known.nic_names if known else ()),
-        ("rdma_devices", "mlx5_{}", known.rdma_devices if known else ()),
+        ("rdma_devices", rdma_names, known.rdma_devices if known else ()),
     ):
         given = getattr(doc, field)
         if given is not None and intact(("hosts", field)) and nics is not None:
@@ -47,8 +54,8 @@ def resolve_hosts(
             names.append((tuple(listed), False))
         else:
             names.append((tuple(placeholder.format(index) for index in range(count)), True))
-    (nic_names, nic_placeholders), (rdma_names, rdma_placeholders) = names
-    return HostSpec(doc.format, nic_names, rdma_names, nic_placeholders or rdma_placeholders)
+    (nic_names, nic_placeholders), (rdma_devices, rdma_placeholders) = names
+    return HostSpec(doc.format, nic_names, rdma_devices, nic_placeholders or rdma_placeholders)
 
 
 def _list_problems(field: str, given: list[str], count: int) -> list[Problem]:

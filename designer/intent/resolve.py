@@ -24,7 +24,7 @@ from netaddr import IPNetwork
 from pydantic import BaseModel, ValidationError
 from pydantic.fields import FieldInfo
 
-from designer.catalog import Catalog
+from designer.catalog import Catalog, ServerModel, SystemModel
 from designer.errors import InputError, Path, Problem, Source
 from designer.intent.configs import (
     QosSpec,
@@ -35,7 +35,7 @@ from designer.intent.configs import (
     sku_problems,
     target_problems,
 )
-from designer.intent.facility import Facility, facility_problems, resolve_facility
+from designer.intent.facility import Facility, FacilityNeeds, facility_problems, resolve_facility
 from designer.intent.hosts import HostSpec, resolve_hosts
 from designer.intent.lab import LabSpec, resolve_lab
 from designer.intent.schema import (
@@ -107,6 +107,10 @@ class ServerSpec:
     rack_units: int
     nic_modes: tuple[str, ...] = ()
     """Load-balancing modes its backend NICs take part in beyond hashing (catalog ``nic_modes``)."""
+    nic: str | None = None
+    """Its backend NIC model (the catalog's ``nics``; None: not known, a custom server)."""
+    nvlink_gbyte_s: float | None = None
+    """Scale-up (NVLink) bandwidth per GPU and direction in its NVLink domain, GB/s (None: not known)."""
 
 
 @dataclass(frozen=True)
@@ -145,6 +149,8 @@ class Intent:
     """The envelope: the servers the fabric is planned for (``growth``); ``servers`` when the intent has none."""
     workloads: tuple[Workload, ...] = ()
     """Training jobs to analyze on the fabric (``designer analyze``), each alone on an idle fabric."""
+    system: SystemModel | None = None
+    """The rack-scale system the servers are the compute trays of (``compute.system``), None for servers."""
     catalogs: SiteCatalogs = dataclasses.field(default_factory=SiteCatalogs.shipped, compare=False)
     """The catalog the intent designs with (the shipped one overlaid by its site catalogs) and what made it."""
     technology: str = "ethernet"
@@ -161,6 +167,16 @@ class Intent:
     @property
     def gpus(self) -> int:
         return self.servers * self.server.gpus
+
+    @property
+    def servers_per_system(self) -> int:
+        """Servers (compute trays) of one system, its NVLink (scale-up) domain: 1 without a rack-scale system."""
+        return self.system.trays if self.system else 1
+
+    @property
+    def systems(self) -> int:
+        """Rack-scale systems built now (servers without one)."""
+        return self.servers // self.servers_per_system
 
     @property
     def rails(self) -> int:
@@ -321,16 +337,26 @@ def _resolve(
         return None  # the site catalog's problems are reported; without it no model can be looked up
     hardware = catalogs.catalog
     sizing: list[Problem] = []
-    server = _server(doc.compute, intact, sizing, hardware)
+    system = hardware.systems.get(doc.compute.system) if doc.compute.system and intact(("compute", "system")) else None
+    if system:
+        server: ServerSpec | None = _tray(doc.compute, system, sizing)
+    elif intact(("compute", "system")):
+        server = _server(doc.compute, intact, sizing, hardware)
+    else:
+        server = None  # an unknown system is reported; no server fields stand in for it
+    if server and intact(("compute", "nic")):
+        server = _with_nic(doc.compute, server, system, sizing, hardware)
     planes = _planes(doc, intact, hardware)
     switches = _switches(doc.fabric, intact, sizing, hardware)
     servers = (
-        _server_count(doc.compute, server, sizing)
-        if server and intact(("compute", "servers"), ("compute", "gpus"))
+        (_system_count(doc.compute, system, sizing) if system else _server_count(doc.compute, server, sizing))
+        if server and intact(("compute", "servers"), ("compute", "gpus"), ("compute", "systems"))
         else None
     )
     max_servers = (
-        _envelope(doc, server, servers, sizing) if server and servers is not None and intact(("growth",)) else servers
+        (_system_envelope(doc, system, servers, sizing) if system else _envelope(doc, server, servers, sizing))
+        if server and servers is not None and intact(("growth",))
+        else servers
     )
     if server and planes and server.nics % planes:
         where = ("fabric", "planes") if doc.fabric.planes else ("compute", "nics_per_server")
@@ -413,17 +439,36 @@ def _resolve(
     for tier, spec in zip(TIERS, switches or (), strict=False):
         if intact(("fabric", tier)):
             equipment[spec.model] = spec.rack_units
+    needs = _facility_needs(system, hardware.servers.get(doc.compute.server or "") if not system else None)
     if intact(("facility",)):
-        problems.extend(facility_problems(doc.facility, server.nic_speed if server else None, equipment, hardware))
-    model = doc.compute.server if intact(("compute", "server")) else None
+        problems.extend(
+            facility_problems(doc.facility, server.nic_speed if server else None, equipment, hardware, needs)
+        )
+    model = hardware.servers.get(doc.compute.server or "") if intact(("compute", "server")) else None
+    nic = hardware.nics.get(server.nic or "") if server else None
     hosts = resolve_hosts(
-        doc.hosts, hardware.servers.get(model) if model else None, server.nics if server else None, intact, problems
+        doc.hosts,
+        model if model and (nic is None or model.nic == nic.name) else None,  # its names are its own NIC's
+        server.nics if server else None,
+        intact,
+        problems,
+        nic.rdma_names if nic else "mlx5_{}",
     )
+    domain = system.trays if system else 1
     workloads = (
-        resolve_workloads(doc.workloads, servers * server.gpus, server.gpus, server.nics, problems)
+        resolve_workloads(doc.workloads, servers * server.gpus, server.gpus * domain, server.nics * domain, problems)
         if server and servers is not None and intact(("workloads",))
         else ()
     )
+    if workloads and server and server.nvlink_gbyte_s is None:
+        problems.append(
+            Problem(
+                ("compute", "nvlink_gbyte_s"),
+                f"the workloads need the NVLink (scale-up) bandwidth of {server.model}, which the catalog does not "
+                "give; add nvlink_gbyte_s (GB/s per GPU and direction, 450 for H100, 900 for Blackwell) to compute, "
+                "or name a catalog server model",
+            )
+        )
     if (
         server is None
         or switches is None
@@ -451,7 +496,7 @@ def _resolve(
         target_options=doc.target_options,
         qos=qos,
         load_balancing=doc.load_balancing,
-        facility=resolve_facility(doc.facility, tier_speeds(server.nic_speed, *switches[:2]), hardware),
+        facility=resolve_facility(doc.facility, tier_speeds(server.nic_speed, *switches[:2]), hardware, needs),
         checks=doc.checks,
         hosts=hosts,
         lab=lab,
@@ -462,6 +507,7 @@ def _resolve(
         max_servers=max_servers or servers,
         workloads=workloads,
         catalogs=catalogs,
+        system=system,
     )
 
 
@@ -497,7 +543,147 @@ def _server(
         power_kw=power_kw,
         rack_units=compute.server_rack_units or (base.rack_units if base else 8),
         nic_modes=base.nic_modes if base else (),
+        nic=base.nic if base else None,
+        nvlink_gbyte_s=compute.nvlink_gbyte_s or (base.nvlink_gbyte_s if base else None),
     )
+
+
+def _tray(compute: ComputeDoc, system: SystemModel, problems: list[Problem]) -> ServerSpec:
+    """A compute tray of ``system`` as the fabric's server; the server fields of ``compute`` do not apply."""
+    given = [
+        name
+        for name in ("servers", "server", "gpus_per_server", "nics_per_server", "nic_speed", "server_power_kw")
+        if getattr(compute, name) is not None
+    ]
+    if given:
+        problems.append(
+            Problem(
+                ("compute", given[0]),
+                f"{', '.join(f'compute.{name}' for name in given)} cannot go with compute.system ({system.name}: "
+                f"{system.trays} trays of {system.tray_gpus} GPUs and {system.tray_nics} x {system.nic_speed}G NICs); "
+                "give compute.systems or compute.gpus, and a site catalog system for other trays",
+            )
+        )
+    return ServerSpec(
+        model=f"{system.name}-tray",
+        gpus=system.tray_gpus,
+        nics=system.tray_nics,
+        nic_speed=system.nic_speed,
+        power_kw=round(system.power_kw / system.trays, 6),
+        rack_units=system.tray_rack_units,
+        nic=system.nic,
+        nvlink_gbyte_s=system.nvlink_gbyte_s,
+    )
+
+
+def _with_nic(
+    compute: ComputeDoc, server: ServerSpec, system: SystemModel | None, problems: list[Problem], hardware: Catalog
+) -> ServerSpec:
+    """``server`` with the NIC ``compute.nic`` picks, where its model ships with it."""
+    if compute.nic is None:
+        return server
+    model = hardware.servers.get(compute.server or "")
+    offered = (system.nic,) if system else ((model.nic, *model.nic_options) if model and model.nic else (compute.nic,))
+    if compute.nic not in offered:
+        problems.append(
+            Problem(
+                ("compute", "nic"),
+                f"{system.name if system else server.model} does not ship with {compute.nic}; its NICs: "
+                f"{', '.join(offered)} (a site catalog can add a {'system' if system else 'server model'} with others)",
+            )
+        )
+        return server
+    nic = hardware.nics[compute.nic]
+    if nic.speed < server.nic_speed:
+        problems.append(
+            Problem(
+                ("compute", "nic"),
+                f"{compute.nic} ports run at {nic.speed}G, slower than the {server.nic_speed}G of compute.nic_speed; "
+                f"use a NIC of at least {server.nic_speed}G or nic_speed: {nic.speed}G",
+            )
+        )
+    return dataclasses.replace(server, nic=compute.nic)
+
+
+def _system_count(compute: ComputeDoc, system: SystemModel, problems: list[Problem]) -> int | None:
+    """Servers (trays) of the systems built now: ``compute.systems``, or ``compute.gpus`` in whole systems."""
+    if (compute.systems is None) == (compute.gpus is None):
+        problems.append(
+            Problem(("compute",), "give exactly one of compute.systems or compute.gpus with compute.system")
+        )
+        return None
+    if compute.gpus is not None and compute.gpus % system.gpus:
+        low = compute.gpus // system.gpus * system.gpus
+        problems.append(
+            Problem(
+                ("compute", "gpus"),
+                f"{compute.gpus:,} GPUs do not fill whole {system.name} systems of {system.gpus} GPUs (a system is "
+                f"never split); use a multiple of {system.gpus}, such as {max(low, system.gpus):,} or "
+                f"{low + system.gpus:,}",
+            )
+        )
+        return None
+    systems = compute.systems if compute.systems is not None else (compute.gpus or 0) // system.gpus
+    if systems * system.gpus > MAX_GPUS:
+        problems.append(
+            Problem(
+                ("compute", "systems" if compute.systems else "gpus"),
+                f"{systems:,} systems hold {systems * system.gpus:,} GPUs, above the limit of {MAX_GPUS:,}",
+            )
+        )
+        return None
+    return systems * system.trays
+
+
+def _system_envelope(doc: IntentDoc, system: SystemModel, servers: int, problems: list[Problem]) -> int:
+    """The trays the fabric is planned for: ``growth.max_systems`` or ``growth.max_gpus`` in whole systems."""
+    growth = doc.growth
+    if growth is None:
+        return servers
+    if growth.max_servers is not None or (growth.max_systems is None) == (growth.max_gpus is None):
+        problems.append(
+            Problem(
+                ("growth",),
+                "give exactly one of growth.max_systems or growth.max_gpus with compute.system: the size the fabric "
+                "is planned for, in whole systems",
+            )
+        )
+        return servers
+    if growth.max_gpus is not None and growth.max_gpus % system.gpus:
+        problems.append(
+            Problem(
+                ("growth", "max_gpus"),
+                f"{growth.max_gpus:,} GPUs do not fill whole {system.name} systems of {system.gpus} GPUs; use a "
+                f"multiple of {system.gpus}",
+            )
+        )
+        return servers
+    systems = growth.max_systems if growth.max_systems is not None else (growth.max_gpus or 0) // system.gpus
+    field = ("growth", "max_systems" if growth.max_systems is not None else "max_gpus")
+    if systems * system.gpus > MAX_GPUS:
+        problems.append(
+            Problem(field, f"{systems:,} systems hold {systems * system.gpus:,} GPUs, above the limit of {MAX_GPUS:,}")
+        )
+        return servers
+    if systems * system.trays < servers:
+        problems.append(
+            Problem(
+                field,
+                f"{systems:,} systems is below the {servers // system.trays:,} systems of compute; the envelope is "
+                "the size the fabric is planned for, at least what is built now",
+            )
+        )
+        return servers
+    return systems * system.trays
+
+
+def _facility_needs(system: SystemModel | None, server: ServerModel | None) -> FacilityNeeds:
+    """What the racks must give the equipment: a system's own rack power and cooling, or a server's cooling."""
+    if system:
+        return FacilityNeeds(system.name, system.power_kw, system.cooling, system.power_source)
+    if server and server.cooling:
+        return FacilityNeeds(server.name, None, server.cooling, "")
+    return FacilityNeeds("", None, None, "")
 
 
 def _planes(doc: IntentDoc, intact: Callable[..., bool], hardware: Catalog) -> int | None:
@@ -506,12 +692,19 @@ def _planes(doc: IntentDoc, intact: Callable[..., bool], hardware: Catalog) -> i
         return None
     if doc.fabric.planes:
         return doc.fabric.planes
+    if doc.compute.system and doc.compute.system in hardware.systems:
+        return hardware.systems[doc.compute.system].planes
     if doc.compute.server:
         return hardware.servers[doc.compute.server].planes
     return 1 if intact(("compute", "server")) else None
 
 
 def _server_count(compute: ComputeDoc, server: ServerSpec, problems: list[Problem]) -> int | None:
+    if compute.systems is not None:
+        problems.append(
+            Problem(("compute", "systems"), "needs compute.system (a rack-scale system); use compute.servers")
+        )
+        return None
     if compute.servers is None and compute.gpus is not None:
         if compute.gpus % server.gpus:
             problems.append(
@@ -541,6 +734,11 @@ def _envelope(doc: IntentDoc, server: ServerSpec, servers: int, problems: list[P
     """The servers the fabric is planned for: ``growth.max_servers`` or ``growth.max_gpus``, else ``servers``."""
     growth = doc.growth
     if growth is None:
+        return servers
+    if growth.max_systems is not None:
+        problems.append(
+            Problem(("growth", "max_systems"), "needs compute.system (a rack-scale system); use growth.max_servers")
+        )
         return servers
     if growth.max_gpus is not None and growth.max_gpus % server.gpus:
         problems.append(

@@ -173,6 +173,32 @@ class ComputeDoc(Section):
     server_rack_units: int | None = Field(
         None, gt=0, le=60, description=("Rack units of one server (default: the catalog model's, else 8).")
     )
+    nvlink_gbyte_s: float | None = Field(
+        None,
+        gt=0,
+        le=100_000,
+        description=(
+            "NVLink (scale-up) bandwidth per GPU and direction inside the server, GB/s, for the workload analysis "
+            "(default: the catalog model's; required for workloads on a server the catalog does not know)."
+        ),
+    )
+    system: Annotated[str, _known("systems", "system"), _catalog_names("systems")] | None = Field(
+        None,
+        description=(
+            "A catalog rack-scale system (gb200-nvl72, gb300-nvl72 or a site catalog's): the fabric's servers are "
+            "its compute trays, placed a whole system to a rack; give systems or gpus, not servers."
+        ),
+    )
+    systems: int | None = Field(
+        None, gt=0, le=MAX_GPUS, description="Number of rack-scale systems (with system); or give gpus."
+    )
+    nic: Annotated[str, _known("nics", "NIC"), _catalog_names("nics")] | None = Field(
+        None,
+        description=(
+            "The backend NIC model where the server model ships with several (amd-mi355x: amd-pollara-400, "
+            "nvidia-cx7 or broadcom-thor2). Default: the model's own."
+        ),
+    )
 
 
 class SwitchDoc(Section):
@@ -243,6 +269,9 @@ class GrowthDoc(Section):
 
     max_servers: int | None = Field(None, gt=0, le=MAX_GPUS, description="Servers the fabric is planned for.")
     max_gpus: int | None = Field(None, gt=0, le=MAX_GPUS, description="Or: GPUs the fabric is planned for.")
+    max_systems: int | None = Field(
+        None, gt=0, le=MAX_GPUS, description="Or, with compute.system: rack-scale systems the fabric is planned for."
+    )
 
 
 class AddressingDoc(Section):
@@ -853,7 +882,8 @@ class HostsDoc(Section):
         None,
         description=(
             "The backend NICs' RDMA device names in NIC order (NCCL_IB_HCA), one per NIC port. Default: the catalog "
-            "server model's, else mlx5_0, mlx5_1, ..."
+            "server model's, else the NIC driver's names: mlx5_0, ... (NVIDIA), ionic_0, ... (AMD), bnxt_re0, ... "
+            "(Broadcom)"
         ),
     )
 

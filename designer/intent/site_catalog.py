@@ -121,6 +121,55 @@ class ServerEntryDoc(Section):
     nic_modes: list[Literal["adaptive", "spray"]] | None = Field(
         None, description="Load-balancing modes the backend NICs take part in beyond hashing."
     )
+    nic: str | None = Field(None, description="The backend NIC model it ships with (a catalog NIC).")
+    nic_options: list[str] | None = Field(None, description="Other NIC models it can be ordered with.")
+    nvlink_gbyte_s: float | None = Field(
+        None, gt=0, le=100_000, description="Scale-up (NVLink) bandwidth per GPU and direction, GB/s."
+    )
+    cooling: Literal["air", "liquid"] | None = Field(None, description="liquid when it must be liquid cooled.")
+
+
+class NicEntryDoc(Section):
+    """A backend NIC model: vendor, ports, speed, planes per port and their host modes, driver, RDMA device names,
+    how its QoS is set on the host (mlnx_qos, or vendor: its own tools, not written by designer) and the source."""
+
+    vendor: str | None = Field(None, min_length=1, max_length=40, description="The NIC's vendor.")
+    label: str | None = Field(None, min_length=1, max_length=80, description="Name in summary.md.")
+    ports: int | None = Field(None, gt=0, le=8, description="Ports of one NIC.")
+    speed: Speed | None = Field(None, description="Speed of a port.")
+    planes: list[Annotated[int, Field(gt=0, le=8)]] | None = Field(None, description="Planes one port can serve.")
+    plane_modes: list[Literal["swplb", "hwplb"]] | None = Field(None, description="Host modes of several planes.")
+    driver: str | None = Field(None, min_length=1, max_length=40, description="The Linux driver.")
+    rdma_names: str | None = Field(
+        None, pattern=r"^[a-z][a-z0-9_]*\{\}$", description="RDMA device naming pattern, e.g. mlx5_{}."
+    )
+    host_qos: Literal["mlnx_qos", "vendor"] | None = Field(None, description="How its RoCE QoS is set on the host.")
+    qos_tools: str | None = Field(None, min_length=1, max_length=200, description="The host QoS tools, named.")
+    source: str | None = Field(None, min_length=1, max_length=400, description="Where these facts come from.")
+
+
+class SystemEntryDoc(Section):
+    """A rack-scale system: compute trays and what each holds, NVLink switch trays, power shelves, management
+    switches, its maximum rack power with the source of that figure, cooling and NVLink bandwidth."""
+
+    trays: int | None = Field(None, gt=0, le=64, description="Compute trays, each a server of the fabric.")
+    tray_gpus: int | None = Field(None, gt=0, le=16, description="GPUs of one tray.")
+    tray_nics: int | None = Field(None, gt=0, le=16, description="Scale-out NIC ports of one tray.")
+    nic: str | None = Field(None, description="The scale-out NIC model (a catalog NIC).")
+    nic_speed: Speed | None = Field(None, description="Speed of a scale-out NIC port.")
+    planes: int | None = Field(None, gt=0, le=8, description="Planes the NIC ports split into.")
+    north_south_nics: int | None = Field(None, ge=0, le=8, description="Storage and in-band NICs of one tray.")
+    north_south_nic: str | None = Field(None, description="Their model (a catalog NIC).")
+    tray_rack_units: int | None = Field(None, gt=0, le=8, description="Rack units of one compute tray.")
+    nvlink_switch_trays: int | None = Field(None, ge=0, le=64, description="NVLink switch trays in the rack.")
+    power_shelves: int | None = Field(None, ge=0, le=64, description="Power shelves in the rack.")
+    management_switches: int | None = Field(None, ge=0, le=8, description="Management switches in the rack.")
+    power_kw: float | None = Field(None, gt=0, le=1000, description="Maximum power of the rack, in kW.")
+    power_source: str | None = Field(None, min_length=1, max_length=400, description="Where power_kw comes from.")
+    cooling: Literal["air", "liquid"] | None = Field(None, description="Cooling the system needs.")
+    nvlink_gbyte_s: float | None = Field(
+        None, gt=0, le=100_000, description="Scale-up (NVLink) bandwidth per GPU and direction, GB/s."
+    )
 
 
 Reach = Annotated[float, Field(gt=0, le=100_000)]
@@ -181,6 +230,8 @@ class SiteCatalogDoc(Section):
 
     switches: dict[ModelName, SwitchEntryDoc] = Field(default_factory=dict, description="Switch models.")
     servers: dict[ModelName, ServerEntryDoc] = Field(default_factory=dict, description="GPU server models.")
+    nics: dict[ModelName, NicEntryDoc] = Field(default_factory=dict, description="Backend NIC models.")
+    systems: dict[ModelName, SystemEntryDoc] = Field(default_factory=dict, description="Rack-scale systems.")
     media: dict[ModelName, MediumEntryDoc] = Field(
         default_factory=dict,
         description=("Cable and optic families; every medium is tried in order of its default reach, shortest first."),
@@ -328,6 +379,8 @@ REQUIRED = {
     "switches": ("ports", "speed", "rack_units", "power_w", "power_w_optics"),
     "servers": ("gpus", "nics", "nic_speed", "planes", "power_kw", "rack_units"),
     "media": ("label", "optical", "reach_m", "power_w"),
+    "nics": ("vendor", "label", "ports", "speed", "planes", "driver", "rdma_names", "host_qos", "qos_tools", "source"),
+    "systems": tuple(SystemEntryDoc.model_fields),
 }
 """The fields a new entry of each section must give (an override of a shipped entry may give any)."""
 
@@ -343,10 +396,25 @@ def _incomplete(merged: dict[str, Any], overlay: dict[str, Any], shipped: dict[s
                 continue
             missing = [field for field in fields if field not in merged[section][name]]
             if missing:
-                kind = {"switches": "switch", "servers": "server", "media": "medium"}[section]
+                kind = {
+                    "switches": "switch",
+                    "servers": "server",
+                    "media": "medium",
+                    "nics": "NIC",
+                    "systems": "system",
+                }[section]
                 problems.append(
                     f"{section}.{name}: a new {kind} needs {', '.join(missing)} in a site catalog (only "
                     "an entry that overrides a shipped one may leave fields out)"
+                )
+    for section in ("servers", "systems"):
+        for name, entry in sorted(overlay.get(section, {}).items()):
+            named = [entry.get("nic"), entry.get("north_south_nic"), *entry.get("nic_options", ())]
+            unknown = [nic for nic in named if nic is not None and nic not in merged["nics"]]
+            if unknown:
+                problems.append(
+                    f"{section}.{name}: {', '.join(unknown)} {'is' if len(unknown) == 1 else 'are'} not a NIC of the "
+                    f"catalog; known: {', '.join(sorted(merged['nics']))}"
                 )
     for name, entry in sorted(overlay.get("media", {}).items()):
         if "reach_m" in entry and "default" not in merged["media"][name]["reach_m"]:

@@ -43,9 +43,10 @@ class Workload:
     name: str
     gpus: int
     servers: int
-    """Servers the job spans; a job of fewer GPUs than a server has sits inside one."""
+    """NVLink domains the job spans (servers, or rack-scale systems such as an NVL72); a job of fewer GPUs than a
+    domain has sits inside one."""
     gpus_per_server: int
-    """GPUs of the job in each of its servers."""
+    """GPUs of the job in each of its NVLink domains."""
     placement: str
     collective: str
     bytes: int
@@ -71,7 +72,8 @@ def pattern_edges(collective: str, algorithm: str, servers: int) -> int:
 def resolve_workloads(
     docs: list[WorkloadDoc], fabric_gpus: int, per_server: int, nics: int, problems: list[Problem]
 ) -> tuple[Workload, ...]:
-    """Fill each workload's defaults and append a problem for each rule it breaks."""
+    """Fill each workload's defaults and append a problem for each rule it breaks; ``per_server`` and ``nics`` are
+    the GPUs and NIC ports of one NVLink domain (a server, or a whole rack-scale system)."""
     if len(docs) > MAX_WORKLOADS:
         problems.append(
             Problem(
@@ -104,8 +106,8 @@ def resolve_workloads(
             problems.append(
                 Problem(
                     (*where, "gpus"),
-                    f"{gpus:,} GPUs do not fill whole servers of {per_server}; "
-                    f"use at most {per_server} or a multiple of {per_server}",
+                    f"{gpus:,} GPUs do not fill whole NVLink domains of {per_server} (a server, or a rack-scale "
+                    f"system); use at most {per_server} or a multiple of {per_server}",
                 )
             )
         if (doc.bytes is None) == (doc.model is None):

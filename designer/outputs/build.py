@@ -194,7 +194,9 @@ def review_files(
         "racks.csv": csv_bytes(
             *racks_rows(design.physical, design.fabric.devices, design.intent.facility.rack_power_kw)
         ),
-        "power.md": power_markdown(design.intent.name, design.physical, design.intent.facility).encode(),
+        "power.md": power_markdown(
+            design.intent.name, design.physical, design.intent.facility, design.intent.system
+        ).encode(),
         "bom.csv": csv_bytes(*bom_rows(design.physical)),
         "floorplan.svg": floorplan_svg(design.intent, design.fabric.devices, design.physical).encode(),
         "topology.svg": topology_svg(design.intent.name, design.plan).encode(),

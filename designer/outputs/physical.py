@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable
 from typing import Any
 
+from designer.catalog import SystemModel
 from designer.fabric import Device
 from designer.intent.facility import Facility
 from designer.physical import COMPUTE, Physical, Rack, over_budget, too_hot_for_air
@@ -40,8 +41,9 @@ def bom_rows(physical: Physical) -> tuple[list[str], Iterable[list[Any]]]:
     return header, rows
 
 
-def power_markdown(name: str, physical: Physical, facility: Facility) -> str:
-    """Power per rack, row, scalable unit and in total, with PUE; racks over budget or too hot for air flagged."""
+def power_markdown(name: str, physical: Physical, facility: Facility, system: SystemModel | None = None) -> str:
+    """Power per rack, row, scalable unit and in total, with PUE; racks over budget or too hot for air flagged;
+    ``system`` is the rack-scale system each compute rack holds (None: servers)."""
     total = physical.power_kw(facility.pue)
     racks = physical.racks
     flags: dict[str, list[str]] = {rack.name: [] for rack in racks}
@@ -54,9 +56,16 @@ def power_markdown(name: str, physical: Physical, facility: Facility) -> str:
         "",
         f"Racks of {facility.rack_units}U with a {facility.rack_power_kw:g} kW budget, {facility.cooling}-cooled"
         + (f" (limit {facility.air_limit_kw:g} kW)" if facility.cooling == "air" else "")
-        + f"; PUE {facility.pue:g}. {physical.servers_per_rack} servers per compute rack. Servers at their "
-        "maximum power; switches at their power without optics plus the optics and active cables chosen "
-        "for their ports.",
+        + f"; PUE {facility.pue:g}. "
+        + (
+            f"One {system.name} per compute rack: {system.trays} compute trays, {system.nvlink_switch_trays} NVLink "
+            f"switch trays, {system.power_shelves} power shelves and {system.management_switches} management "
+            f"switches, at the system's maximum power ({system.power_kw:g} kW: {system.power_source}), shared "
+            "evenly by its trays"
+            if system
+            else f"{physical.servers_per_rack} servers per compute rack. Servers at their maximum power"
+        )
+        + "; switches at their power without optics plus the optics and active cables chosen for their ports.",
         "",
         "| | kW |",
         "|---|---:|",

@@ -18,6 +18,7 @@ from designer.checks import formats as checks_format
 from designer.design import Design
 from designer.model import Headroom
 from designer.outputs import workloads
+from designer.outputs.hardware import hardware_lines
 from designer.outputs.labels import HTML_LABELS
 from designer.sizing import Plan
 from designer.targets import TARGETS
@@ -167,7 +168,8 @@ def summary_markdown(design: Design, moved: Sequence[str] = ()) -> str:
     ]
     if plan.tiers == 3:
         lines.append(f"| Pods per plane | {plan.pods} of {sizing['scalable_units_per_pod']} scalable units |")
-    lines += ["", "## Switches", "", "| role | count | model | logical ports | breakout |", "|---|---:|---|---:|---:|"]
+    lines += ["", *hardware_lines(intent, plan)]
+    lines += ["## Switches", "", "| role | count | model | logical ports | breakout |", "|---|---:|---|---:|---:|"]
     radix = {"leaf": plan.leaf_radix, "spine": plan.spine_radix, "super_spine": plan.super_radix}
     speeds = dict(zip(("leaf", "spine", "super_spine"), plan.link_speeds, strict=True))
     ups = {"leaf": plan.leaf_spine_speed, "spine": plan.spine_super_speed if plan.tiers == 3 else plan.leaf_spine_speed}

@@ -166,8 +166,9 @@ def _even_text(best_s: float, spread: Spread) -> str:
     )
 
 
-def text(name: str, results: Sequence[WorkloadResult], seeds: int) -> str:
-    """What ``designer analyze`` prints: every workload, a few lines each."""
+def text(name: str, results: Sequence[WorkloadResult], seeds: int, domain: str = "server") -> str:
+    """What ``designer analyze`` prints: every workload, a few lines each; ``domain`` names one NVLink domain
+    (``server``, or the rack-scale system's model)."""
     mode = results[0].mode if results else "ecmp"
     lines = [
         f"{name}: {len(results)} workload{'s' if len(results) != 1 else ''}, each alone on the fabric, "
@@ -184,7 +185,7 @@ def text(name: str, results: Sequence[WorkloadResult], seeds: int) -> str:
         lines += [
             "",
             f"{work.name}: {work.collective} of {size_text(work.bytes)} ({best.algorithm}) on {work.gpus:,} GPUs in "
-            f"{work.servers:,} server{'s' if work.servers != 1 else ''}, {work.placement}",
+            f"{work.servers:,} {domain}{'s' if work.servers != 1 else ''}, {work.placement}",
             f"  ideal: {_time_text(best.time_s)} (algbw {best.algbw_gbyte_s:,.1f} GB/s, busbw "
             f"{best.busbw_gbyte_s:,.1f} GB/s; network {_time_text(best.network_s)}, NVLink "
             f"{_time_text(best.nvlink_s)}, latency {_time_text(best.latency_s)})",

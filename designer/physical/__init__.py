@@ -30,7 +30,7 @@ __all__ = [
     "too_hot_for_air",
 ]
 
-CATEGORIES = ("switch", "server", "transceiver", "cable")
+CATEGORIES = ("system", "switch", "server", "nic", "transceiver", "cable")
 
 
 class Rack(NamedTuple):
@@ -118,6 +118,27 @@ def cable_lengths(intent: Intent, plan: Plan, fabric: Fabric) -> list[int]:
     return lengths(intent, fabric, place(intent, plan, fabric))
 
 
+def _system_lines(intent: Intent, servers: int) -> Counter[BomKey]:
+    """What the rack-scale systems add to the bill of materials beyond their trays (the servers): the systems and,
+    in them, NVLink switch trays, power shelves, management switches and the trays' north-south NICs."""
+    system = intent.system
+    lines: Counter[BomKey] = Counter()
+    if system is None:
+        return lines
+    systems = servers // system.trays
+    lines["system", f"{system.name} rack", NO_LENGTH] = systems
+    for item, each in (
+        (f"{system.name} NVLink switch tray", system.nvlink_switch_trays),
+        (f"{system.name} power shelf", system.power_shelves),
+        (f"{system.name} management switch", system.management_switches),
+    ):
+        if each:
+            lines["system", item, NO_LENGTH] = systems * each
+    if system.north_south_nics:
+        lines["nic", f"{system.north_south_nic} (north-south)", NO_LENGTH] = servers * system.north_south_nics
+    return lines
+
+
 def plan_physical(intent: Intent, plan: Plan, fabric: Fabric) -> Physical:
     """Place every device, estimate every cable, pick media, add up power and the bill of materials."""
     layout = place(intent, plan, fabric)
@@ -139,6 +160,7 @@ def plan_physical(intent: Intent, plan: Plan, fabric: Fabric) -> Physical:
     counts: Counter[BomKey] = Counter(cabling.bom)
     for device in fabric.devices:
         counts["server" if device.role == "server" else "switch", device.model, NO_LENGTH] += 1
+    counts.update(_system_lines(intent, plan.servers))
     bom = [
         BomLine(category, item, None if length == NO_LENGTH else length / 10, count)
         for (category, item, length), count in sorted(

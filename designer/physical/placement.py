@@ -13,6 +13,9 @@ units never moves a rack or changes an existing cable's length. Racks with nothi
   planning figure, because its real optics are only known once the cables are chosen.
 * An SU is one block of racks: half its compute racks, its leaf racks (every plane and rail of the
   SU: rail-optimized cabling runs from every server to every leaf), then the other half.
+* Rack-scale systems: a system is one rack holding all its trays, never split. A block is a scalable unit of
+  whole systems (:attr:`Plan.systems_per_su`) with the leaves of its leaf groups; the rack's power and cooling
+  are the system's (the intent may give more).
 * Blocks follow one another along a serpentine through rows of ``racks_per_row`` (left to right,
   then right to left on the next row, so a wrap stays short). A block that fits in a row but not in
   what is left of the current one starts the next row; a block wider than a row follows on directly
@@ -57,6 +60,8 @@ class Layout(NamedTuple):
 
 def servers_per_rack(intent: Intent) -> int:
     """Servers a compute rack holds within its power budget and rack units (at least one)."""
+    if intent.system:
+        return intent.system.trays
     facility, server = intent.facility, intent.server
     by_power = math.floor(round(facility.rack_power_kw / server.power_kw, 9))
     return max(1, min(by_power, facility.rack_units // server.rack_units))
@@ -96,20 +101,11 @@ def place(intent: Intent, plan: Plan, fabric: Fabric) -> Layout:
     heights["server"] = intent.server.rack_units
     draws = {role: intent.switch(role).power_w_optics for role in ("leaf", "spine", "super_spine")}
 
-    blocks: list[list[Slot]] = []
-    for su in range(plan.envelope_sus):
-        compute: list[Slot] = [
-            (
-                COMPUTE,
-                su,
-                tuple(("server", su, slot) for slot in range(first, min(first + per_rack, plan.servers_per_su))),
-            )
-            for first in range(0, plan.servers_per_su, per_rack)
-        ]
-        leaves: list[Member] = [("leaf", plane, su, rail) for plane in range(plan.planes) for rail in range(plan.rails)]
-        network: list[Slot] = [(NETWORK, su, rack) for rack in _pack(facility, heights, draws, leaves)]
-        half = len(compute) // 2
-        blocks.append(compute[:half] + network + compute[half:])
+    blocks = (
+        _system_blocks(plan, facility, heights, draws)
+        if plan.servers_per_system > 1
+        else _server_blocks(plan, facility, heights, draws, per_rack)
+    )
     core_racks = [(NETWORK, -1, rack) for rack in _pack(facility, heights, draws, _core(plan))]
 
     built = {member(device): index for index, device in enumerate(devices)}
@@ -135,6 +131,64 @@ def place(intent: Intent, plan: Plan, fabric: Fabric) -> Layout:
                 if role == COMPUTE:
                     unit += height
     return Layout(racks, device_rack, device_unit, per_rack, len(rows))
+
+
+def _server_blocks(
+    plan: Plan, facility: Facility, heights: dict[str, int], draws: dict[str, int], per_rack: int
+) -> list[list[Slot]]:
+    """One block of racks per scalable unit of the envelope: half its compute racks, its leaf racks, the rest."""
+    blocks: list[list[Slot]] = []
+    for su in range(plan.envelope_sus):
+        compute: list[Slot] = [
+            (
+                COMPUTE,
+                su,
+                tuple(("server", su, slot) for slot in range(first, min(first + per_rack, plan.servers_per_su))),
+            )
+            for first in range(0, plan.servers_per_su, per_rack)
+        ]
+        leaves: list[Member] = [("leaf", plane, su, rail) for plane in range(plan.planes) for rail in range(plan.rails)]
+        blocks.append(_block(compute, leaves, su, facility, heights, draws))
+    return blocks
+
+
+def _system_blocks(plan: Plan, facility: Facility, heights: dict[str, int], draws: dict[str, int]) -> list[list[Slot]]:
+    """One block of racks per scalable unit of whole systems (:attr:`Plan.systems_per_su`) of the envelope: half
+    its systems, a rack each holding every tray, the leaf racks of its leaf groups, then the other systems."""
+    trays = plan.servers_per_system
+    systems = plan.max_servers // trays
+    blocks: list[list[Slot]] = []
+    for unit in range(-(-systems // plan.systems_per_su)):
+        first = unit * plan.systems_per_su
+        compute: list[Slot] = [
+            (COMPUTE, unit, tuple(_tray(plan, system * trays + tray) for tray in range(trays)))
+            for system in range(first, min(first + plan.systems_per_su, systems))
+        ]
+        groups = range(unit * plan.system_sus, min((unit + 1) * plan.system_sus, plan.envelope_sus))
+        leaves: list[Member] = [
+            ("leaf", plane, su, rail) for su in groups for plane in range(plan.planes) for rail in range(plan.rails)
+        ]
+        blocks.append(_block(compute, leaves, unit, facility, heights, draws))
+    return blocks
+
+
+def _block(
+    compute: list[Slot],
+    leaves: list[Member],
+    su: int,
+    facility: Facility,
+    heights: dict[str, int],
+    draws: dict[str, int],
+) -> list[Slot]:
+    """Half the compute racks, the leaf racks, then the other half."""
+    network: list[Slot] = [(NETWORK, su, rack) for rack in _pack(facility, heights, draws, leaves)]
+    half = len(compute) // 2
+    return compute[:half] + network + compute[half:]
+
+
+def _tray(plan: Plan, number: int) -> Member:
+    """The envelope coordinates of server (tray) ``number``: its scalable unit of leaves and its slot there."""
+    return ("server", number // plan.servers_per_su, number % plan.servers_per_su)
 
 
 def _core(plan: Plan) -> list[Member]:

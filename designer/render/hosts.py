@@ -1,9 +1,9 @@
 """Render every server's backend files from its :class:`~designer.hosts.HostConfig`, one template per feature.
 
 Files go to ``servers/<server>/``: ``netplan.yaml`` (format netplan) or ``<nic>.nmconnection`` per NIC (format
-nmconnection), ``sysctl.conf``, ``nic-qos.sh``, ``nccl.env`` and ``lldpd.conf`` (LLDP on the backend NICs, for
-``designer audit``); on an InfiniBand backend only ``nccl.env``. Templates are found like the switch templates
-(user overrides first, under ``hosts/``) and get ``host`` (and ``nic`` for a per-NIC file).
+nmconnection), ``sysctl.conf``, ``nic-qos.sh`` (NVIDIA NICs only), ``nccl.env`` and ``lldpd.conf`` (LLDP on the
+backend NICs, for ``designer audit``); on an InfiniBand backend only ``nccl.env``. Templates are found like the
+switch templates (user overrides first, under ``hosts/``) and get ``host`` (and ``nic`` for a per-NIC file).
 """
 
 from __future__ import annotations
@@ -27,6 +27,8 @@ SERVER_FILES = {
 INFINIBAND_FILES = {"nccl.env": f"{HOSTS_FOLDER}/nccl-infiniband.env.j2"}
 """A server's only file on an InfiniBand backend: its HCAs have no address, route, sysctl or PFC to set (the subnet
 manager assigns LIDs and routes), and rdma-ndd's node descriptions name them to ``designer audit``, not LLDP."""
+NVIDIA_FILES = ("nic-qos.sh",)
+"""Files written with NVIDIA's NIC tools (``mlnx_qos``, mlx5 sysfs): only for NICs that take them."""
 FORMAT_TEMPLATES = {"netplan": f"{HOSTS_FOLDER}/netplan.yaml.j2", "nmconnection": f"{HOSTS_FOLDER}/nmconnection.j2"}
 """The template of each addressing format (netplan: one file per server; nmconnection: one per NIC)."""
 
@@ -49,6 +51,8 @@ def host_files(host: HostConfig) -> Iterator[tuple[str, str, dict[str, Any]]]:
         for nic in host.nics:
             yield f"{folder}/{nic.name}.nmconnection", FORMAT_TEMPLATES["nmconnection"], {"host": host, "nic": nic}
     for name, template in SERVER_FILES.items():
+        if name in NVIDIA_FILES and not host.nvidia_qos:
+            continue  # never NVIDIA's tools on another vendor's NIC
         yield f"{folder}/{name}", template, {"host": host}
 
 

@@ -1,0 +1,83 @@
+"""summary.md's words on the hardware: the rack-scale system and its scalable units, the NVLink domain and the
+backend NIC model, with what the server files leave to the NIC vendor's own tools."""
+
+from __future__ import annotations
+
+from designer.catalog import Catalog, NicModel
+from designer.intent import Intent
+from designer.sizing import Plan
+
+
+def hardware_lines(intent: Intent, plan: Plan) -> list[str]:
+    """The ``## Systems, NVLink and NICs`` section of summary.md, for a rack-scale system or a NIC whose QoS is
+    left to its vendor's tools (empty for servers with NVIDIA's or unknown NICs: nothing to add there)."""
+    nic = intent.catalog.nics.get(intent.server.nic or "")
+    if intent.system is None and (nic is None or nic.host_qos == "mlnx_qos"):
+        return []
+    lines = ["## Systems, NVLink and NICs", ""]
+    system = intent.system
+    if system:
+        trays = plan.servers_per_system
+        lines += [
+            f"{intent.systems:,} x {system.name}, one rack each, never split: {system.trays} compute trays of "
+            f"{system.tray_gpus} GPUs and {system.tray_nics} x {system.nic} at {system.nic_speed}G (the fabric's "
+            f"servers, `sys<s>-tray<t>`), {system.north_south_nics} x {system.north_south_nic} per tray for storage "
+            f"and in-band, {system.nvlink_switch_trays} NVLink switch trays, {system.power_shelves} power shelves, "
+            f"{system.management_switches} management switches; {system.power_kw:g} kW per rack at most "
+            f"({system.power_source}), {system.cooling} cooled.",
+            "",
+            f"Scalable units of whole systems: {plan.systems_per_su} systems ({plan.systems_per_su * trays:,} trays) "
+            f"each. A leaf's {plan.servers_per_su} downlinks hold {plan.servers_per_su} trays of one rail, and "
+            f"lcm({trays}, {plan.servers_per_su}) = {plan.systems_per_su * trays:,} trays is the fewest whole "
+            f"systems that fill whole leaves, so each rail has {plan.system_sus} lea"
+            f"{'f' if plan.system_sus == 1 else 'ves'} per plane in a scalable unit (the leaf groups "
+            f"`su<n>` of {plan.servers_per_su} trays each; a system's trays may sit on two of them).",
+            "",
+        ]
+    domain_gpus = intent.server.gpus * intent.servers_per_system
+    where = f"one {system.name}" if system else "one server"
+    lines.append(
+        f"NVLink (scale-up) domain: {domain_gpus} GPUs ({where}), "
+        + (
+            f"{intent.server.nvlink_gbyte_s:g} GB/s per GPU each way"
+            if intent.server.nvlink_gbyte_s
+            else "bandwidth not known (compute.nvlink_gbyte_s)"
+        )
+        + f": collectives stay inside it first, so a job of at most {domain_gpus} GPUs in one domain sends nothing "
+        "to this fabric."
+    )
+    lines += ["", *_nic_lines(intent, intent.catalog), ""]
+    return lines
+
+
+def _nic_lines(intent: Intent, hardware: Catalog) -> list[str]:
+    """What the server files say for the backend NIC model, and what they leave to its vendor's tools."""
+    nic = hardware.nics.get(intent.server.nic or "")
+    if nic is None:
+        return [
+            "Backend NICs: not a catalog model; taken to be NVIDIA ConnectX (`mlnx_qos` in `nic-qos.sh`, RDMA "
+            "devices `mlx5_<i>` unless hosts.rdma_devices says otherwise). Name compute.nic for another vendor's."
+        ]
+    lines = [
+        f"Backend NICs: {nic.label} ({nic.name}), driver `{nic.driver}`, RDMA devices "
+        f"`{nic.rdma_names.replace('{}', '<i>')}`; source: {nic.source}."
+    ]
+    if nic.host_qos == "mlnx_qos":
+        lines += ["", f"Host QoS: `servers/<server>/nic-qos.sh` with NVIDIA's tools ({nic.qos_tools})."]
+        return lines
+    return [*lines, "", *_vendor_qos_lines(intent, nic)]
+
+
+def _vendor_qos_lines(intent: Intent, nic: NicModel) -> list[str]:
+    """What a reviewer must set by hand on a NIC whose QoS designer does not write."""
+    qos = intent.qos
+    return [
+        f"Not confirmed from a source designer holds: the exact commands of {nic.qos_tools} for {nic.label}, "
+        f"so no `nic-qos.sh` is written (NVIDIA's `mlnx_qos` stops at its first line on {nic.label}). Set "
+        f"with the vendor's tools, on every backend NIC: trust DSCP; PFC on priority {qos.roce_priority} only; "
+        f"RoCE DSCP {qos.roce_dscp} -> priority {qos.roce_priority}; CNP DSCP {qos.cnp_dscp} -> priority "
+        f"{qos.cnp_priority}; ECN {'on' if qos.ecn else 'off'} for priority {qos.roce_priority} (the switches' "
+        "values). The server files hold the rest: addresses, routes, rules, sysctls and the NCCL/RCCL "
+        f"environment; check `NCCL_IB_GID_INDEX` against the NIC's RoCEv2 IPv4 GID (`ibv_devinfo -v`), not "
+        f"confirmed here for `{nic.driver}`.",
+    ]
