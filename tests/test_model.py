@@ -303,7 +303,7 @@ def test_percent_profile_converts_with_queue_bytes() -> None:
         ("routing: {timers: {keepalive: 5, hold: 9}}", "routing.timers.hold", "hold >= 15"),
         ("routing: {bfd: {enabled: yes, interval: 100}}", "routing.bfd.interval", "did you mean 'interval_ms'"),
         ("targets: [frr, eos, frr]", "targets[2]", "listed twice"),
-        ("targets: [frr, junos]", "targets[1]", "'sonic', 'frr', 'eos' or 'nvue'"),
+        ("targets: [frr, junos]", "targets[1]", "'sonic', 'frr', 'eos', 'nvue' or 'opensm'"),
         ("targets: []", "targets", "at least 1 item"),
         ("targets: [eos, sonic]", "targets[1]", "add frr to targets"),
     ],
