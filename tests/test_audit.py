@@ -58,13 +58,24 @@ def designed_peers(folder: Path) -> dict[tuple[str, str], tuple[str, str]]:
 
 
 def eos_names(folder: Path) -> dict[tuple[str, str], str]:
-    """Each switch port's EOS name, read from the EOS configurations the build wrote: an interface whose
-    description names its peer ``P p`` is the port the design cables to ``(P, p)``."""
-    peers = designed_peers(folder)
-    names = {}
-    for config in sorted((folder / "configs" / "eos").glob("*.cfg")):
-        for name, peer_device, peer_port in DESCRIPTION.findall(config.read_text()):
-            names[peers[(peer_device, peer_port)]] = name
+    """Each switch port's EOS name, from design.json's links (``os_ports``), checked against the EOS configurations
+    the build wrote: the interface at each switch end of a link describes the other end as ``P p``, its device and
+    the name it has there (its EOS name; a server's ``nicN``)."""
+    design = json.loads((folder / "design.json").read_text())
+    described = {
+        (config.stem, *found)
+        for config in sorted((folder / "configs" / "eos").glob("*.cfg"))
+        for found in DESCRIPTION.findall(config.read_text())
+    }
+    names, expected = {}, set()
+    for row in design["links"]:
+        (a, a_port, _), (z, z_port, _), (a_eos, z_eos) = row["a"], row["z"], row["os_ports"]["eos"]
+        names[a, a_port] = a_eos
+        expected.add((a, a_eos, z, z_eos))
+        if row["tier"] != "server_leaf":
+            names[z, z_port] = z_eos
+            expected.add((z, z_eos, a, a_eos))
+    assert described == expected
     return names
 
 
