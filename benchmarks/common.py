@@ -57,6 +57,11 @@ def fresh_runs(runs: int) -> str:
     )
 
 
+def seconds_and_cpu(row: dict[str, Any]) -> str:
+    """A row's wall and CPU seconds, as :func:`each_size` says each result."""
+    return f"{row['seconds']:.2f} s, {row['cpu_seconds']:.2f} s CPU"
+
+
 def storage() -> str:
     """The file system the runs write to (the temporary folder's: ``TMPDIR`` chooses it), as ``ext4 (/tmp)``, from
     the longest mount point above it in /proc/mounts (Linux); ``unknown`` elsewhere."""

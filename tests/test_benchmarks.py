@@ -24,6 +24,7 @@ from tests.conftest import ROOT, need
 
 SIZED = [
     "bench_analyze",
+    "bench_audit",
     "bench_build",
     "bench_checks",
     "bench_physical",
