@@ -71,6 +71,14 @@ def pytest_collection_finish(session: pytest.Session) -> None:
         session.config.stash[nautobot_lab.EARLY] = nautobot_lab.EarlyLab()
 
 
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    """In a pytest-xdist worker, tests/test_sync.py first (every worker sorts alike, so the collections still agree):
+    the worker that takes it starts its Nautobot at once, and the other works through the rest meanwhile, as the
+    early start does in a run of one process."""
+    if os.environ.get("PYTEST_XDIST_WORKER"):
+        items.sort(key=lambda item: not item.nodeid.startswith("tests/test_sync.py"))
+
+
 def pytest_sessionfinish(session: pytest.Session) -> None:
     """Stop the Nautobot started early, whether its tests ran or not."""
     from tests import nautobot_lab
