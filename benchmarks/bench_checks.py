@@ -10,14 +10,11 @@ every registered check once more on it; the table reports the median of
 
 from __future__ import annotations
 
-import json
-import platform
 import statistics
-import subprocess
 import sys
 
 from bench_build import SIZES
-from common import INTENT, arguments, publish
+from common import arguments, fresh_process, fresh_runs, publish
 
 SHOWN = ("facts", "bisection-bandwidth", "failure-impact", "ecmp-balance", "sessions", "addressing")
 
@@ -40,18 +37,9 @@ print(json.dumps({"seconds": seconds, "switches": built.fabric.switch_count, "li
 """
 
 
-def measure(gpus: int) -> dict:
-    """One fresh process: each check's time on the built design, with the fabric's switch and link counts."""
-    result = subprocess.run(
-        [sys.executable, "-c", RUN, INTENT.format(gpus=gpus)], capture_output=True, text=True, check=True
-    )
-    return json.loads(result.stdout)
-
-
 def table(rows: list[dict], runs: int) -> str:
     lines = [
-        f"Median of {runs} runs, each a fresh process, on {platform.machine()} with Python "
-        f"{platform.python_version()}; seconds on an already built design: the shared facts (link counts and "
+        f"{fresh_runs(runs)}; seconds on an already built design: the shared facts (link counts and "
         "the bisection's max-flows, 3 splits per plane), then each check (failure impact solves 2 splits for each "
         "of 4 failures).",
         "",
@@ -74,7 +62,7 @@ def main() -> None:
     args = arguments(__doc__, SIZES)
     rows = []
     for gpus in args.sizes:
-        samples = [measure(gpus) for _ in range(args.runs)]
+        samples = [fresh_process(RUN, gpus) for _ in range(args.runs)]
         checks = samples[0]["seconds"]
         rows.append(
             {

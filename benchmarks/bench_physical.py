@@ -10,14 +10,11 @@ table in benchmarks/README.md between its bench_physical markers.
 
 from __future__ import annotations
 
-import json
-import platform
-import statistics
-import subprocess
-import sys
+from pathlib import Path
+from typing import Any
 
 from bench_build import SIZES
-from common import INTENT, arguments, publish
+from common import arguments, each_size, fresh_process, fresh_runs, medians, publish
 
 RUN = """\
 import json, resource, sys, time
@@ -37,19 +34,10 @@ print(json.dumps({"seconds": elapsed, "links": len(fabric.links), "racks": len(p
 """
 
 
-def measure(gpus: int) -> dict[str, float]:
-    """One fresh process: the physical stage's time, the fabric's links and racks, and how much peak RSS grew."""
-    result = subprocess.run(
-        [sys.executable, "-c", RUN, INTENT.format(gpus=gpus)], capture_output=True, text=True, check=True
-    )
-    return json.loads(result.stdout)
-
-
-def table(rows: list[dict[str, float]], runs: int) -> str:
+def table(rows: list[dict[str, Any]], runs: int) -> str:
     base = rows[0]
     lines = [
-        f"Median of {runs} runs, each a fresh process, on {platform.machine()} with Python "
-        f"{platform.python_version()}; the stage alone (sizing and wiring are not timed); ratios against the "
+        f"{fresh_runs(runs)}; the stage alone (sizing and wiring are not timed); ratios against the "
         f"{base['gpus']:,}-GPU row.",
         "",
         "| GPUs | links | racks | physical plan (s) | per link (us) | / smallest | peak growth (MiB) |",
@@ -64,21 +52,15 @@ def table(rows: list[dict[str, float]], runs: int) -> str:
     return "\n".join(lines)
 
 
+def row(gpus: int, runs: int, _work: Path) -> dict[str, Any]:
+    """The median of ``runs`` fresh processes at ``gpus`` GPUs."""
+    samples = [fresh_process(RUN, gpus) for _ in range(runs)]
+    return {**medians(samples, ("seconds", "peak_growth_mib")), "gpus": gpus}
+
+
 def main() -> None:
     args = arguments(__doc__, SIZES)
-    rows = []
-    for gpus in args.sizes:
-        samples = [measure(gpus) for _ in range(args.runs)]
-        rows.append(
-            {
-                "gpus": gpus,
-                "links": samples[0]["links"],
-                "racks": samples[0]["racks"],
-                "seconds": statistics.median(sample["seconds"] for sample in samples),
-                "peak_growth_mib": statistics.median(sample["peak_growth_mib"] for sample in samples),
-            }
-        )
-        print(f"{gpus:,} GPUs: {rows[-1]['seconds']:.2f}s", file=sys.stderr)
+    rows = each_size(row, args, lambda done: f"{done['seconds']:.2f}s")
     publish(table(rows, args.runs), "bench_physical", args.write)
 
 

@@ -22,7 +22,7 @@ from pathlib import Path
 from typing import Any
 
 from bench_reads import measure
-from common import INTENT, arguments, compile_designer, each_size, publish, storage
+from common import INTENT, arguments, compile_designer, each_size, publish, seconds_and_cpu, storage
 
 from designer.fabric import natural
 from designer.ibnetdiscover import DesignNames
@@ -105,8 +105,7 @@ def table(rows: list[dict[str, Any]], runs: int) -> str:
 def main() -> None:
     args = arguments(__doc__ or "", SIZES)
     compile_designer()
-    rows = each_size(bench, args, lambda row: f"{row['seconds']:.2f} s, {row['cpu_seconds']:.2f} s CPU")
-    publish(table(rows, args.runs), "bench_sm_files", args.write)
+    publish(table(each_size(bench, args, seconds_and_cpu), args.runs), "bench_sm_files", args.write)
 
 
 if __name__ == "__main__":

@@ -10,16 +10,11 @@ bench_topology markers.
 
 from __future__ import annotations
 
-import json
-import platform
-import statistics
-import subprocess
-import sys
 from pathlib import Path
 from typing import Any
 
 from bench_build import SIZES
-from common import INTENT, arguments, each_size, publish
+from common import arguments, each_size, fresh_process, fresh_runs, medians, publish
 
 RUN = """\
 import json, sys, time
@@ -35,20 +30,11 @@ print(json.dumps({"seconds": elapsed, "bytes": len(picture.encode()), "tiers": p
 """
 
 
-def measure(gpus: int) -> dict[str, float]:
-    """One fresh process: the picture's time, its bytes and the fabric's tiers."""
-    result = subprocess.run(
-        [sys.executable, "-c", RUN, INTENT.format(gpus=gpus)], capture_output=True, text=True, check=True
-    )
-    return json.loads(result.stdout)
-
-
 def table(rows: list[dict[str, Any]], runs: int) -> str:
     base = rows[0]
     lines = [
-        f"Median of {runs} runs, each a fresh process, on {platform.machine()} with Python "
-        f"{platform.python_version()}; the picture alone (sizing is not timed); ratios against the "
-        f"{base['gpus']:,}-GPU row. Target: under 2 s at 131,072 GPUs.",
+        f"{fresh_runs(runs)}; the picture alone (sizing is not timed); ratios against the {base['gpus']:,}-GPU row. "
+        "Target: under 2 s at 131,072 GPUs.",
         "",
         "| GPUs | tiers | topology.svg (ms) | / smallest | bytes |",
         "|---:|---:|---:|---:|---:|",
@@ -63,8 +49,7 @@ def table(rows: list[dict[str, Any]], runs: int) -> str:
 
 def row(gpus: int, runs: int, _work: Path) -> dict[str, Any]:
     """The median of ``runs`` fresh processes at ``gpus`` GPUs."""
-    samples = [measure(gpus) for _ in range(runs)]
-    return {**samples[0], "gpus": gpus, "seconds": statistics.median(sample["seconds"] for sample in samples)}
+    return {**medians([fresh_process(RUN, gpus) for _ in range(runs)], ("seconds",)), "gpus": gpus}
 
 
 def main() -> None:

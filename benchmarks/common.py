@@ -4,6 +4,9 @@ from __future__ import annotations
 
 import argparse
 import importlib.util
+import json
+import platform
+import statistics
 import subprocess
 import sys
 import tempfile
@@ -31,6 +34,32 @@ def compile_designer() -> None:
     if spec is None or spec.origin is None:
         raise SystemExit("designer is not installed: pip install -e .")
     subprocess.run([sys.executable, "-m", "compileall", "-q", str(Path(spec.origin).parent)], check=True)
+
+
+def fresh_process(script: str, gpus: int) -> dict[str, Any]:
+    """Run ``script`` in a fresh Python process with the benchmark intent at ``gpus`` GPUs as its first argument,
+    and return the JSON object it prints."""
+    result = subprocess.run(
+        [sys.executable, "-c", script, INTENT.format(gpus=gpus)], capture_output=True, text=True, check=True
+    )
+    return json.loads(result.stdout)
+
+
+def medians(samples: Sequence[dict[str, Any]], timed: Sequence[str]) -> dict[str, Any]:
+    """The first of ``samples`` (counts are alike in every run) with the median of each of the ``timed`` figures."""
+    return {**samples[0], **{key: statistics.median(sample[key] for sample in samples) for key in timed}}
+
+
+def fresh_runs(runs: int) -> str:
+    """How a table of :func:`fresh_process` medians was measured, its caption's opening."""
+    return (
+        f"Median of {runs} runs, each a fresh process, on {platform.machine()} with Python {platform.python_version()}"
+    )
+
+
+def seconds_and_cpu(row: dict[str, Any]) -> str:
+    """A row's wall and CPU seconds, as :func:`each_size` says each result."""
+    return f"{row['seconds']:.2f} s, {row['cpu_seconds']:.2f} s CPU"
 
 
 def storage() -> str:

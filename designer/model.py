@@ -35,7 +35,7 @@ from __future__ import annotations
 
 import hashlib
 from collections import Counter
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from operator import itemgetter
 from typing import NamedTuple
@@ -108,11 +108,17 @@ class Interface(NamedTuple):
     lanes: int
     first_lane: int
     headroom: Headroom
+    peer_os_port_names: Mapping[str, str]
+    """The peer's port as each target names it (``nicN`` for a server's); shared by the ports alike."""
 
     @property
     def ip(self) -> str:
         """The interface's own address without the prefix length."""
         return self.address.partition("/")[0]
+
+    def peer_os_port_name(self, target: str) -> str:
+        """The name ``target`` gives the peer's port."""
+        return self.peer_os_port_names[target]
 
 
 class Neighbor(NamedTuple):
@@ -487,7 +493,8 @@ def device_configs(
     skus: dict[tuple[str, int, int], SonicSku | None] = {}
     rooms: dict[tuple[str, str], dict[tuple[int, int], Headroom]] = {}
     layouts: dict[tuple[str, int, int], _Ports] = {}
-    os_layout = switch_namer(intent, tuple(intent.catalog.targets))
+    targets = tuple(intent.catalog.targets)
+    os_layout = switch_namer(intent, targets)
 
     def sku(device: Device) -> SonicSku | None:
         """The SONiC SKU of the device's port layout; none runs ports broken out two ways."""
@@ -523,6 +530,15 @@ def device_configs(
 
     names = fabric.port_names()
     ports = [layout(index, device) for index, device in enumerate(switches)]
+    os_names = [os_layout(device) for device in switches]
+    layout_ports: dict[int, tuple[dict[str, str], ...]] = {}
+    for by_target in os_names:  # each port's names by target, made once per layout (its switches share its names)
+        if id(by_target) not in layout_ports:
+            layout_ports[id(by_target)] = tuple(
+                dict(zip(by_target, port, strict=True)) for port in zip(*by_target.values(), strict=True)
+            )
+    port_os_names = [layout_ports[id(by_target)] for by_target in os_names]
+    server_port_names: dict[str, dict[str, str]] = {}
     room_tables = [
         rooms.setdefault((device.model, runs.hwsku if (runs := sku(device)) else ""), {}) for device in switches
     ]
@@ -559,6 +575,10 @@ def device_configs(
             lanes,
             first_lane,
             room_tables[upper].get((link_speed, cable_m)) or sized(upper, link_speed, cable_m),
+            server_port_names.get(lower_name)
+            or server_port_names.setdefault(lower_name, dict.fromkeys(targets, lower_name))
+            if tier == SERVER_LEAF
+            else port_os_names[lower][lower_port],
         )
         if tier == SERVER_LEAF:
             interfaces[upper].append((upper_port, down, None))
@@ -580,6 +600,7 @@ def device_configs(
             lanes,
             first_lane,
             room_tables[lower].get((link_speed, cable_m)) or sized(lower, link_speed, cable_m),
+            port_os_names[upper][upper_port],
         )
         interfaces[upper].append(
             (
@@ -674,7 +695,7 @@ def device_configs(
                 bgp=bgp,
                 qos=qos,
                 port_names=device_ports.names,
-                os_port_names=os_layout(device),
+                os_port_names=os_names[index],
                 facts=facts.get(device.model),
                 load_balancing=balancing(intent, device),
                 sku=sku(device),

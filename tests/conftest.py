@@ -52,16 +52,31 @@ def check_golden(path: Path, actual: str, update: bool) -> None:
 
 def pytest_collection_finish(session: pytest.Session) -> None:
     """Start the Nautobot of tests/test_sync.py at once when the run holds any test that needs it (it migrates
-    for minutes while the tests before it run); tests/test_sync.py's ``lab`` fixture waits for it."""
+    for minutes while the tests before it run); tests/test_sync.py's ``lab`` fixture waits for it. Not in a
+    pytest-xdist worker: every worker collects every test, only one runs tests/test_sync.py, and it starts its lab
+    when it comes to it while the other worker goes on."""
     from tests import nautobot_lab
 
-    if session.config.option.collectonly or os.environ.get("DESIGNER_NAUTOBOT_URL") or nautobot_lab.missing():
+    if (
+        session.config.option.collectonly
+        or os.environ.get("PYTEST_XDIST_WORKER")
+        or os.environ.get("DESIGNER_NAUTOBOT_URL")
+        or nautobot_lab.missing()
+    ):
         return
     if any(
         "lab" in getattr(item, "fixturenames", ()) and item.nodeid.startswith("tests/test_sync.py")
         for item in session.items
     ):
         session.config.stash[nautobot_lab.EARLY] = nautobot_lab.EarlyLab()
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    """In a pytest-xdist worker, tests/test_sync.py first (every worker sorts alike, so the collections still agree):
+    the worker that takes it starts its Nautobot at once, and the other works through the rest meanwhile, as the
+    early start does in a run of one process."""
+    if os.environ.get("PYTEST_XDIST_WORKER"):
+        items.sort(key=lambda item: not item.nodeid.startswith("tests/test_sync.py"))
 
 
 def pytest_sessionfinish(session: pytest.Session) -> None:

@@ -21,7 +21,7 @@ from typing import Any
 import pytest
 
 from designer.audit.compare import audit
-from designer.audit.names import PortNames
+from designer.audit.names import PortNames, switch_port_names
 from designer.audit.readers import read_eos, read_lldpd
 from designer.built import parse_design
 from designer.outputs.build import design_files
@@ -58,13 +58,24 @@ def designed_peers(folder: Path) -> dict[tuple[str, str], tuple[str, str]]:
 
 
 def eos_names(folder: Path) -> dict[tuple[str, str], str]:
-    """Each switch port's EOS name, read from the EOS configurations the build wrote: an interface whose
-    description names its peer ``P p`` is the port the design cables to ``(P, p)``."""
-    peers = designed_peers(folder)
-    names = {}
-    for config in sorted((folder / "configs" / "eos").glob("*.cfg")):
-        for name, peer_device, peer_port in DESCRIPTION.findall(config.read_text()):
-            names[peers[(peer_device, peer_port)]] = name
+    """Each switch port's EOS name, from design.json's links (``os_ports``), checked against the EOS configurations
+    the build wrote: the interface at each switch end of a link describes the other end as ``P p``, its device and
+    the name it has there (its EOS name; a server's ``nicN``)."""
+    design = json.loads((folder / "design.json").read_text())
+    described = {
+        (config.stem, *found)
+        for config in sorted((folder / "configs" / "eos").glob("*.cfg"))
+        for found in DESCRIPTION.findall(config.read_text())
+    }
+    names, expected = {}, set()
+    for row in design["links"]:
+        (a, a_port, _), (z, z_port, _), (a_eos, z_eos) = row["a"], row["z"], row["os_ports"]["eos"]
+        names[a, a_port] = a_eos
+        expected.add((a, a_eos, z, z_eos))
+        if row["tier"] != "server_leaf":
+            names[z, z_port] = z_eos
+            expected.add((z, z_eos, a, a_eos))
+    assert described == expected
     return names
 
 
@@ -202,6 +213,23 @@ def test_a_cable_nobody_reports_is_missing(built: Path, tmp_path: Path) -> None:
         rf"missing: p0-spine1 swp\d+ \({gone['neighborPort']}\) -- p0-su0-r0-leaf swp\d+s\d \({gone['port']}\)",
         missing[0],
     ), missing
+
+
+def test_port_name_tables_are_made_once_per_port_layout(built: Path) -> None:
+    """Every switch of one port layout (the leaves, the spines) shares one table per name family, and each table
+    maps every EOS or Linux name the layout's ports have to the design's."""
+    design = json.loads((built / "design.json").read_text())
+    roles = {row["name"]: row["role"] for row in design["devices"] if row["role"] != "server"}
+    tables = switch_port_names(built)
+    for family, by_switch in tables.items():
+        assert set(by_switch) == set(roles), family
+        for role in set(roles.values()):
+            shared = {id(by_switch[name]) for name, its_role in roles.items() if its_role == role}
+            assert len(shared) == 1, (family, role)
+    for row in design["links"]:
+        for (device, port, _), eos in zip((row["a"], row["z"]), row["os_ports"]["eos"], strict=True):
+            if device in roles:
+                assert tables["eos"][device][eos] == port
 
 
 def names(switches: dict[str, dict[str, str]], servers: dict[str, dict[str, str]] | None = None) -> PortNames:

@@ -24,6 +24,7 @@ from tests.conftest import ROOT, need
 
 SIZED = [
     "bench_analyze",
+    "bench_audit",
     "bench_build",
     "bench_checks",
     "bench_explore",
@@ -147,7 +148,7 @@ def test_the_avd_inventory_builds_the_same_fabric_through_aristas_pipeline(
                 "Loopback0": {"ip": device.loopback},
                 **{
                     name: {"ip": interface.address, "mtu": str(view["mtu"]), "speed": speed, "service-profile": "ROCE"}
-                    for name, speed, interface in view["interfaces"]
+                    for name, speed, _, interface in view["interfaces"]
                 },
             },
             "neighbors": {neighbor.address: str(neighbor.remote_asn) for neighbor in device.bgp.neighbors},

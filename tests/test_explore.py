@@ -186,7 +186,10 @@ def test_an_empty_space_is_explained_and_exits_1(tmp_path: Path) -> None:
             "arista-7060x6-64pe,",
         ),
         (["fabric.tiers=2,4"], "--vary:1: fabric.tiers: '4' is refused: Input should be 'auto', 2 or 3"),
-        (["fabric=1"], "--vary:1: fabric: is a section; vary one of its fields: technology, planes, tiers, leaf, spine"),
+        (
+            ["fabric=1"],
+            "--vary:1: fabric: is a section; vary one of its fields: technology, planes, tiers, leaf, spine",
+        ),
         (["workloads.gpus=8"], "workloads is a list of sections; explore varies single values"),
         (["fabric.planes"], "'fabric.planes' should be PATH=V1,V2,... such as fabric.planes=1,2"),
         (["fabric.planes=1", "fabric.planes=2"], "--vary:2: fabric.planes: is varied twice"),

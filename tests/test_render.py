@@ -23,6 +23,7 @@ from designer.design import Design
 from designer.fabric import SERVER_LEAF
 from designer.model import DeviceConfig
 from designer.pipeline import build
+from designer.ports import os_port_names
 from designer.render import TARGETS, Renderer, render_configs
 from tests.conftest import ROOT, need
 from tests.helpers import build_text, intent_text
@@ -282,6 +283,37 @@ def test_lossless_priority_dscp_map_and_pfc_identical_on_both_ends(rendered: Ren
         assert dscp_to_tc[qos.cnp_dscp] == qos.cnp_priority
         assert set(dscp_to_tc) == set(range(64))
         assert pfc == (3,)
+
+
+EOS_DESCRIBED = re.compile(r"^interface (\S+)\n   description (\S+) (\S+)$", re.MULTILINE)
+EOS_SESSION = re.compile(r"^   neighbor (\S+) description (\S+) (\S+)$", re.MULTILINE)
+
+
+def test_eos_descriptions_name_the_peer_port_as_the_peer_names_it_on_eos(rendered: Rendered) -> None:
+    """Issue #23: an EOS interface's and BGP session's description names the peer's port by its EOS name (the one
+    the peer's own configuration and ``show lldp neighbors`` give it: ``Ethernet1/5``), a server's by ``nicN``,
+    never by the design's ``swpN``."""
+    design = rendered.design
+    devices, texts = design.fabric.devices, rendered.texts["eos"]
+    eos = os_port_names(design.intent, design.fabric)["eos"]
+    interfaces: dict[str, dict[str, tuple[str, str]]] = {host: {} for host in texts}
+    sessions: dict[str, dict[str, tuple[str, str]]] = {host: {} for host in texts}
+    for number, (tier, upper, upper_port, lower, lower_port) in enumerate(design.fabric.links):
+        up, down = devices[upper].name, devices[lower].name
+        interfaces[up][eos[upper][upper_port]] = (down, eos[lower][lower_port])
+        if tier != SERVER_LEAF:
+            interfaces[down][eos[lower][lower_port]] = (up, eos[upper][upper_port])
+            even, odd = design.allocation.link_addresses(number)
+            sessions[up][ip(odd)] = (down, eos[lower][lower_port])
+            sessions[down][ip(even)] = (up, eos[upper][upper_port])
+    assert {
+        host: {name: (peer, port) for name, peer, port in EOS_DESCRIBED.findall(text)} for host, text in texts.items()
+    } == interfaces
+    assert {
+        host: {address: (peer, port) for address, peer, port in EOS_SESSION.findall(text)}
+        for host, text in texts.items()
+    } == sessions
+    assert not any("swp" in text for text in texts.values())
 
 
 def test_eos_and_nvue_carry_the_profile(rendered: Rendered) -> None:

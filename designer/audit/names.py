@@ -24,17 +24,28 @@ FAMILIES = tuple(sorted({target.discovery for target in TARGETS.values()}))
 def switch_port_names(folder: Path) -> dict[str, dict[str, dict[str, str]]]:
     """Each family's names of every logical port of every switch, by switch, mapping the reported name to the
     design's, from the device models of the folder's intent (their ``os_port_names``, each OS's under its record's
-    family)."""
+    family). One table per port layout, shared by the switches of that layout (their models share its names)."""
     from designer.built import folder_intent
     from designer.pipeline import device_models
 
     tables: dict[str, dict[str, dict[str, str]]] = {family: {} for family in FAMILIES}
+    layouts: dict[tuple[int, int], dict[str, dict[str, str]]] = {}
     intent = folder_intent(folder)
     for device in device_models(intent) if intent else ():
-        for name in per_switch(tuple(TARGETS)):  # the network OSes: a subnet manager names no port
-            target = TARGETS[name]
-            names = tables[target.discovery].setdefault(device.hostname, {})
-            names |= dict(zip(device.os_port_names[name], device.port_names, strict=True))
+        layout = (id(device.os_port_names), id(device.port_names))
+        if layout not in layouts:
+            layouts[layout] = layout_tables(device.os_port_names, device.port_names)
+        for family, names in layouts[layout].items():
+            tables[family][device.hostname] = names
+    return tables
+
+
+def layout_tables(os_port_names: Mapping[str, Sequence[str]], port_names: Sequence[str]) -> dict[str, dict[str, str]]:
+    """Each family's names of one port layout's logical ports (``os_port_names`` by OS, ``port_names`` the
+    design's, in the same order), mapping the reported name to the design's."""
+    tables: dict[str, dict[str, str]] = {family: {} for family in FAMILIES}
+    for name in per_switch(tuple(TARGETS)):  # the network OSes: a subnet manager names no port
+        tables[TARGETS[name].discovery] |= dict(zip(os_port_names[name], port_names, strict=True))
     return tables
 
 

@@ -106,7 +106,7 @@ def nodes(design: Design) -> dict[str, dict[str, Any]]:
 
 def _speed(device: DeviceConfig, name: str) -> str:
     """EOS's speed of ``device``'s interface named ``name`` in the design (``400g-4``)."""
-    return next(speed for _, speed, interface in eos.view(device)["interfaces"] if interface.name == name)
+    return next(speed for _, speed, _, interface in eos.view(device)["interfaces"] if interface.name == name)
 
 
 def _peer_interface(by_name: dict[str, DeviceConfig], link: Interface) -> Interface:
@@ -141,13 +141,13 @@ def _leaf(device: DeviceConfig, by_name: dict[str, DeviceConfig], design: Design
         "l3_interfaces": [
             {
                 "name": name,
-                "description": interface.description,
+                "description": description,
                 "ip_address": interface.address,
                 "speed": speed,
                 "qos_profile": view["qos_profile"],
                 "structured_config": {"mtu": view["mtu"]},
             }
-            for name, speed, interface in view["interfaces"]
+            for name, speed, description, interface in view["interfaces"]
             if interface.role == "server"
         ],
     }

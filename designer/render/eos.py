@@ -19,7 +19,7 @@ from __future__ import annotations
 from typing import Any
 
 from designer.catalog import catalog
-from designer.model import DeviceConfig
+from designer.model import DeviceConfig, Interface
 
 QOS_PROFILE = "ROCE"
 """The EOS ``qos profile`` (trust, PFC, queues, ECN) every fabric and server port applies as its service profile."""
@@ -44,15 +44,29 @@ def threshold(size: int) -> tuple[int, str]:
     return (size // 1024, "kbytes") if size % 1024 == 0 else (size, "bytes")
 
 
+def description(interface: Interface) -> str:
+    """An interface's or BGP session's description: the peer and its port as the peer names it on EOS
+    (``leaf-p0-0 Ethernet1/5``; a server's port by its ``nicN`` name)."""
+    return f"{interface.peer_device} {interface.peer_os_port_name('eos')}"
+
+
 def view(device: DeviceConfig) -> dict[str, Any]:
-    """The variables of ``templates/eos/``."""
+    """The variables of ``templates/eos/``: each interface as (EOS name, EOS speed, description, interface), each
+    BGP session as (neighbor, description)."""
     qos = device.qos
+    by_name = {interface.name: interface for interface in device.interfaces}
     return {
         "device": device,
         "interfaces": [
-            (device.os_port_name("eos", interface), f"{interface.speed_gbps}g-{interface.lanes}", interface)
+            (
+                device.os_port_name("eos", interface),
+                f"{interface.speed_gbps}g-{interface.lanes}",
+                description(interface),
+                interface,
+            )
             for interface in device.interfaces
         ],
+        "neighbors": [(neighbor, description(by_name[neighbor.interface])) for neighbor in device.bgp.neighbors],
         "dscp_map": [
             (dscps[start : start + DSCPS_PER_LINE], tc)
             for tc, dscps in qos.tc_dscps

@@ -57,14 +57,14 @@ def structured_config(device: DeviceConfig) -> dict[str, Any]:
         "ethernet_interfaces": [
             {
                 "name": name,
-                "description": interface.description,
+                "description": description,
                 "mtu": view["mtu"],
                 "speed": speed,
                 "switchport": {"enabled": False},
                 "ip_address": interface.address,
                 "service_profile": view["qos_profile"],
             }
-            for name, speed, interface in view["interfaces"]
+            for name, speed, description, interface in view["interfaces"]
         ],
         "router_bgp": {
             "as": str(bgp.asn),
@@ -88,9 +88,9 @@ def structured_config(device: DeviceConfig) -> dict[str, Any]:
                     "ip_address": neighbor.address,
                     "peer_group": neighbor.peer_group,
                     "remote_as": str(neighbor.remote_asn),
-                    "description": neighbor.description,
+                    "description": description,
                 }
-                for neighbor in bgp.neighbors
+                for neighbor, description in view["neighbors"]
             ],
             "aggregate_addresses": [{"prefix": prefix, "summary_only": True} for prefix in bgp.aggregates],
             "address_family_ipv4": {
