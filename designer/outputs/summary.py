@@ -312,6 +312,7 @@ def summary_markdown(design: Design, moved: Sequence[str] = ()) -> str:
             f"- `configs/{companion.folder}/<hostname>.{companion.extension}`: {companion.about}"
             for target in design.intent.targets
             for companion in TARGETS[target].companions
+            if design.intent.routing.underlay == "unnumbered" or not companion.unnumbered_only
         ),
         "- `manifest.json`: intent hash, tool version and sha256 of every file",
         "",

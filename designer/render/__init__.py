@@ -46,5 +46,5 @@ def rendered(
     for target in sorted(targets):
         renderer.template(target)
         for device in devices:
-            for path, template in config_files(target, device.hostname):
+            for path, template in config_files(target, device.hostname, device.bgp.unnumbered):
                 yield path, renderer.render(target, device, template).encode()
