@@ -530,7 +530,7 @@ def test_numbers_nvue_keeps_as_text_are_quoted() -> None:
     assert qos["mapping"]["default-global"]["dscp"]["26"] == {"switch-priority": 3}  # values stay integers
 
 
-@pytest.mark.parametrize("intent", ["small-2tier", "small-3tier"])
+@pytest.mark.parametrize("intent", ["small-2tier", "small-3tier", "small-unnumbered"])
 def test_every_golden_nvue_file_passes_nvidias_openapi_schema(intent: str) -> None:
     """The golden files (tests/golden/, the default release) against NVIDIA's NVUE schema of that release."""
     release = catalog().targets["nvue"].default_release

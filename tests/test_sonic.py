@@ -32,7 +32,7 @@ from tests.conftest import ROOT, need
 from tests.helpers import build_text, intent_text
 from tests.test_intent_errors import run_cli
 
-INTENTS = ("small-2tier", "small-3tier", "small-800g-uplinks")
+INTENTS = ("small-2tier", "small-3tier", "small-800g-uplinks", "small-unnumbered")
 VENDOR = ROOT / "tests" / "vendor" / "sonic"
 SKUS = {  # intent switches -> the SONiC SKU the catalog runs them as
     "Mellanox-SN5600-O128": dict(servers=64, leaf="{model: nvidia-sn5600}", spine="{model: nvidia-sn5600}"),
@@ -55,7 +55,11 @@ SKUS = {  # intent switches -> the SONiC SKU the catalog runs them as
 def sonic_configs(design: Design) -> dict[str, dict[str, Any]]:
     """Every switch's rendered config_db.json, parsed back, by hostname."""
     files = render_configs(design.configs, ["sonic"])
-    return {path.removeprefix("configs/sonic/").removesuffix(".json"): json.loads(data) for path, data in files.items()}
+    return {
+        path.removeprefix("configs/sonic/").removesuffix(".json"): json.loads(data)
+        for path, data in files.items()
+        if path.startswith("configs/sonic/")  # not SONiC's own FRR files (configs/sonic-frr/, unnumbered)
+    }
 
 
 @cache
