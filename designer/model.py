@@ -353,6 +353,13 @@ class DeviceConfig:
         """The name ``target`` gives the port of ``interface``."""
         return self.os_port_names[target][self.logical_port(interface.port, interface.lane)]
 
+    def unnumbered_ports(self, target: str) -> dict[str, str]:
+        """The name ``target`` gives each interface, by the designer's name, for the neighbors of an unnumbered
+        underlay (each is a port); empty when numbered (neighbors are addresses)."""
+        if not self.bgp.unnumbered:
+            return {}
+        return {interface.name: self.os_port_name(target, interface) for interface in self.interfaces}
+
     def logical_port(self, cage: int, lane: int) -> int:
         """The index among ``port_names`` of link ``lane`` of physical port ``cage`` (from 1): the cages facing down
         first, then those from ``first_uplink_cage`` on, each broken out its own way."""

@@ -53,13 +53,7 @@ def view(device: DeviceConfig) -> dict[str, Any]:
             (device.os_port_name("eos", interface), f"{interface.speed_gbps}g-{interface.lanes}", interface)
             for interface in device.interfaces
         ],
-        "neighbor_ports": {
-            interface.name: device.os_port_name("eos", interface)
-            for interface in device.interfaces
-            if interface.role == "fabric"
-        }
-        if device.bgp.unnumbered
-        else {},
+        "neighbor_ports": device.unnumbered_ports("eos"),
         "dscp_map": [
             (dscps[start : start + DSCPS_PER_LINE], tc)
             for tc, dscps in qos.tc_dscps

@@ -119,16 +119,8 @@ class View:
             "tables": config_db(device, self.layouts),
             "config_db_json": self.writer,
             "device": device,
-            "ports": frr_ports(device),
+            "ports": device.unnumbered_ports("sonic"),  # SONiC's FRR file (configs/sonic-frr/) names SONiC's ports
         }
-
-
-def frr_ports(device: DeviceConfig) -> dict[str, str]:
-    """The SONiC name of each cabled port, by the designer's, for SONiC's FRR file of an unnumbered underlay (empty
-    when numbered: SONiC then runs the FRR target's file, whose neighbors are addresses)."""
-    if not device.bgp.unnumbered:
-        return {}
-    return {interface.name: device.os_port_name("sonic", interface) for interface in device.interfaces}
 
 
 def config_db(device: DeviceConfig, layouts: dict[tuple[Any, ...], PortLayout] | None = None) -> Tables:

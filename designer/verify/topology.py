@@ -119,24 +119,11 @@ class Topology:
         """Both ends of every wire, in wire order."""
         result = []
         for wire in self.wires:
-            result.append(
-                Session(
-                    wire.upper,
-                    wire.upper_port,
-                    wire.lower,
-                    wire.lower_address or wire.upper_port,
-                    self.routers[wire.lower].asn,
-                )
-            )
-            result.append(
-                Session(
-                    wire.lower,
-                    wire.lower_port,
-                    wire.upper,
-                    wire.upper_address or wire.lower_port,
-                    self.routers[wire.upper].asn,
-                )
-            )
+            for router, port, peer, address in (
+                (wire.upper, wire.upper_port, wire.lower, wire.lower_address),
+                (wire.lower, wire.lower_port, wire.upper, wire.upper_address),
+            ):
+                result.append(Session(router, port, peer, address or port, self.routers[peer].asn))
         return result
 
     def prefixes(self, router: int) -> list[str]:
