@@ -5,7 +5,8 @@
 regular file (not a link, a folder or a device), UTF-8 JSON, the keys they read have the expected types,
 switch and server names are those :mod:`designer.fabric` makes, ports are ``swpN``/``swpNsL``/``nicN``, a server's
 ``nics`` are names :mod:`designer.nic_names` accepts, every
-address is a dotted IPv4 address outside 0/8, 127/8 and 224/3 with each link one /31 (the upper end even),
+address is a dotted IPv4 address outside 0/8, 127/8 and 224/3 with each link one /31 (the upper end even) or, on a
+switch-to-switch link of an unnumbered underlay, null at both ends and in the subnet,
 ASNs are integers from 1 to 4294967294. ``designer verify`` turns names into namespace, folder and host names
 and runs as root, so nothing reaches it unchecked.
 
@@ -356,7 +357,7 @@ def _links(rows: list[Any], roles: dict[str, str]) -> list[Problem]:
     """Every link row: both ends known devices with valid ports, one /31 with the upper end even. Written for
     speed (a 131k-GPU design has 400k links): ports already seen are not matched again."""
     problems: list[Problem] = []
-    rules: dict[str, Rule] = {"tier": _choice(TIERS), "a": _end, "z": _end, "subnet": _is(str)}
+    rules: dict[str, Rule] = {"tier": _choice(TIERS), "a": _end, "z": _end, "subnet": _subnet}
     ports: set[tuple[bool, str]] = set()
     for number, row in enumerate(rows):
         path: tuple[str | int, ...] = ("links", number)
@@ -367,15 +368,16 @@ def _links(rows: list[Any], roles: dict[str, str]) -> list[Problem]:
             row.get("tier") in TIERS
             and not _end(row.get("a"))
             and not _end(row.get("z"))
-            and isinstance(row.get("subnet"), str)
+            and not _subnet(row.get("subnet"))
         ):
             problems += _fields(row, path, rules)
             continue
+        unnumbered = row["tier"] != "server_leaf" and (row["a"][2], row["z"][2], row["subnet"]) == (None, None, None)
         addresses = []
         for side, server in (("a", False), ("z", row["tier"] == "server_leaf")):
             name, port, address = row[side]
-            addresses.append(_ipv4(address))
-            if addresses[-1] is None:
+            addresses.append(None if unnumbered else _ipv4(address))
+            if addresses[-1] is None and not unnumbered:
                 problems.append(Problem((*path, side, 2), _address(address)))
             role = roles.get(name)
             if role is None or (role == "server") != server:
@@ -535,9 +537,20 @@ def _networks(value: object) -> str:
 
 
 def _end(value: object) -> str:
-    if isinstance(value, list) and len(value) == 3 and all(isinstance(item, str) for item in value):
+    if (
+        isinstance(value, list)
+        and len(value) == 3
+        and isinstance(value[0], str)
+        and isinstance(value[1], str)
+        and (value[2] is None or isinstance(value[2], str))
+    ):
         return ""
     return f"{shown(value)} is not [device, port, address]"
+
+
+def _subnet(value: object) -> str:
+    """A link's subnet: its /31 as text, or null (an unnumbered switch-to-switch link)."""
+    return "" if value is None or isinstance(value, str) else f"{shown(value)} is not a /31 as text or null"
 
 
 def _evidence(value: object) -> str:

@@ -191,6 +191,8 @@ class TargetModel:
         return low, high
 
     load_balancing: Balancing = Balancing(("ecmp",), ("five-tuple",), ("per-tier",), None)
+    underlays: tuple[str, ...] = ("numbered",)
+    """The underlays (``routing.underlay``) its configuration can express on the site's platforms."""
 
     @property
     def label(self) -> str:

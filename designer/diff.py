@@ -512,6 +512,7 @@ class _Comparison:
         repatched: dict[str, list[str]] = defaultdict(list)
         removed: Counter[str] = Counter()
         readdressed: dict[tuple[str, int], list[str]] = defaultdict(list)
+        renumbered: dict[str, list[str]] = defaultdict(list)  # a /31 given or taken by routing.underlay
         length: dict[str, list[str]] = defaultdict(list)
         media: Counter[tuple[str, str, str]] = Counter()
         for link in self.before["links"]:
@@ -531,7 +532,12 @@ class _Comparison:
                 )
                 continue
             new_link = at_upper[1]
-            if new_link["subnet"] != link["subnet"]:
+            if new_link["subnet"] != link["subnet"] and None in (new_link["subnet"], link["subnet"]):
+                renumbered[tier].append(
+                    f"{self._end(upper)} - {self._end(lower)}: {link['subnet'] or 'unnumbered'} -> "
+                    f"{new_link['subnet'] or 'unnumbered'}"
+                )
+            elif new_link["subnet"] != link["subnet"]:
                 shift = _number(new_link["subnet"]) - _number(link["subnet"])
                 readdressed[tier, shift].append(
                     f"{self._end(upper)} - {self._end(lower)}: {link['subnet']} -> {new_link['subnet']}"
@@ -571,6 +577,14 @@ class _Comparison:
                 rest = sum(len(items) for _, items in ordered[GROUPS:])
                 lines.append(f"and {len(ordered) - GROUPS:,} more shifts ({rest:,} links)")
             groups.append(Group("links readdressed", sum(len(items) for items in readdressed.values()), tuple(lines)))
+        if renumbered:
+            groups.append(
+                Group(
+                    "links changing underlay (a /31 given or taken away: every session on them restarts)",
+                    sum(len(items) for items in renumbered.values()),
+                    tuple(f"{tier}: {len(items):,}, e.g. {items[0]}" for tier, items in sorted(renumbered.items())),
+                )
+            )
         if length:
             groups.append(
                 Group(

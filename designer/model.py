@@ -4,7 +4,10 @@
 :class:`DeviceConfig` per switch (fabric device order): its interfaces with both /31 ends, its eBGP
 sessions and the lossless QoS profile. Every decision lives here; templates only lay the values out in an OS's syntax.
 
-* Every fabric link is one eBGP single-hop session between the two /31 ends; servers speak no BGP,
+* Every fabric link is one eBGP single-hop session between the two /31 ends (``routing.underlay: numbered``) or,
+  unnumbered, between the two ports themselves: each end names its interface as the neighbor, the session runs
+  over IPv6 link-local addresses and carries IPv4 routes with IPv6 next hops (RFC 8950), and switch-to-switch
+  interfaces have no address (their ``address`` and a neighbor's ``address`` are empty). Servers speak no BGP,
   so a leaf's server ports are addressed interfaces whose /31 subnets the leaf advertises, with its
   loopback. Every other switch advertises its loopback only.
 * ``maximum_paths`` is the device's ECMP width: the larger of its uplink count (all equal-cost towards
@@ -122,7 +125,8 @@ class Interface(NamedTuple):
 
 
 class Neighbor(NamedTuple):
-    """One eBGP session, seen from this device: the peer's address and ASN, over ``interface``."""
+    """One eBGP session, seen from this device: the peer's address (empty: unnumbered, the session is named by
+    ``interface``) and ASN, over ``interface`` towards the peer's ``peer_interface``."""
 
     address: str
     remote_asn: int
@@ -131,6 +135,17 @@ class Neighbor(NamedTuple):
     description: str
     local_address: str
     peer_group: str
+    peer_interface: str
+
+    @property
+    def near(self) -> str:
+        """This end of the session: the local address, or the interface when unnumbered."""
+        return self.local_address or self.interface
+
+    @property
+    def far(self) -> str:
+        """The peer's end of the session: its address, or its interface when unnumbered."""
+        return self.address or self.peer_interface
 
 
 class PrefixRule(NamedTuple):
@@ -213,6 +228,8 @@ class Bgp:
     bfd: Bfd | None
     keepalive: int
     hold: int
+    unnumbered: bool = False
+    """Sessions run over the links' IPv6 link-local addresses, each neighbor named by its interface (RFC 8950)."""
     aggregates: tuple[str, ...] = ()
     """Prefixes announced summary-only in place of the networks they cover (a leaf's server block)."""
     announced: tuple[str, ...] = ()
@@ -341,6 +358,13 @@ class DeviceConfig:
     def os_port_name(self, target: str, interface: Interface) -> str:
         """The name ``target`` gives the port of ``interface``."""
         return self.os_port_names[target][self.logical_port(interface.port, interface.lane)]
+
+    def unnumbered_ports(self, target: str) -> dict[str, str]:
+        """The name ``target`` gives each interface, by the designer's name, for the neighbors of an unnumbered
+        underlay (each is a port); empty when numbered (neighbors are addresses)."""
+        if not self.bgp.unnumbered:
+            return {}
+        return {interface.name: self.os_port_name(target, interface) for interface in self.interfaces}
 
     def logical_port(self, cage: int, lane: int) -> int:
         """The index among ``port_names`` of link ``lane`` of physical port ``cage`` (from 1): the cages facing down
@@ -552,8 +576,12 @@ def device_configs(
         else [intent.qos.cable_length_m] * len(fabric.links)
     )
 
+    unnumbered = intent.routing.underlay == "unnumbered"
     for number, (tier, upper, upper_port, lower, lower_port) in enumerate(fabric.links):
         upper_ip, lower_ip = upper_ips[number], lower_ips[number]
+        numbered = tier == SERVER_LEAF or not unnumbered
+        if not numbered:
+            upper_ip = lower_ip = ""
         upper_device, lower_device = devices[upper], devices[lower]
         cable_m, link_speed = cables[number], speeds[tier]
         lower_name = names[lower][lower_port]
@@ -562,7 +590,7 @@ def device_configs(
         down = Interface(
             upper_name,
             description,
-            upper_ip + "/31",
+            upper_ip + "/31" if numbered else "",
             lower_device.name,
             lower_name,
             lower_ip,
@@ -587,7 +615,7 @@ def device_configs(
         up = Interface(
             lower_name,
             f"{upper_device.name} {upper_name}",
-            lower_ip + "/31",
+            lower_ip + "/31" if numbered else "",
             upper_device.name,
             upper_name,
             upper_ip,
@@ -614,6 +642,7 @@ def device_configs(
                     description,
                     upper_ip,
                     PEER_GROUPS[lower_device.role],
+                    lower_name,
                 ),
             )
         )
@@ -629,6 +658,7 @@ def device_configs(
                     up.description,
                     lower_ip,
                     PEER_GROUPS[upper_device.role],
+                    upper_name,
                 ),
             )
         )
@@ -668,6 +698,7 @@ def device_configs(
             bfd,
             timers.keepalive,
             timers.hold,
+            unnumbered,
             aggregates,
             (f"{loopback}/32", *aggregates) if aggregates else (f"{loopback}/32", *servers),
             groups,

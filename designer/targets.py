@@ -25,6 +25,8 @@ class Companion:
     about: str
     validator: str = ""
     """Its offline check, as :attr:`Target.validator`."""
+    unnumbered_only: bool = False
+    """Written only for a device of an unnumbered underlay (``routing.underlay``)."""
 
 
 @dataclass(frozen=True)
@@ -71,6 +73,17 @@ TARGETS: dict[str, Target] = {
         "sonic/config_db.json.j2",
         "json",
         "sonic",
+        companions=(
+            Companion(
+                "sonic-frr",
+                "frr/frr.conf.j2",
+                "conf",
+                "each SONiC switch's FRR configuration with SONiC's port names, for an unnumbered underlay (its "
+                "neighbors are ports)",
+                validator="frr_files",
+                unnumbered_only=True,
+            ),
+        ),
         needs=(("frr", "sonic runs BGP from the FRR configuration beside its config_db.json (split-unified mode)"),),
         validator="sonic_files",
         options="SonicOptionsDoc",
@@ -148,15 +161,17 @@ def config_path(target: str, hostname: str) -> str:
     return f"configs/{target}/{hostname}.{TARGETS[target].extension}"
 
 
-def config_files(target: str, hostname: str) -> list[tuple[str, str]]:
+def config_files(target: str, hostname: str, unnumbered: bool = False) -> list[tuple[str, str]]:
     """Every file of a device for ``target``, as (output path, template): its configuration, then its companions
-    (the FRR router's kernel settings: ``configs/sysctl/<hostname>.conf``, a sysctl.d file)."""
+    (the FRR router's kernel settings: ``configs/sysctl/<hostname>.conf``, a sysctl.d file), those of an
+    ``unnumbered`` underlay only for one."""
     entry = TARGETS[target]
     return [
         (config_path(target, hostname), entry.template),
         *(
             (f"configs/{companion.folder}/{hostname}.{companion.extension}", companion.template)
             for companion in entry.companions
+            if unnumbered or not companion.unnumbered_only
         ),
     ]
 

@@ -40,6 +40,11 @@ DESIGNS = {
         )
     ),
     "watchdog and ecn off": lambda: build_text(intent_text(servers=4, extra="qos: {ecn: false, pfc_watchdog: false}")),
+    # BGP unnumbered, as AVD's underlay_rfc5549 renders it: ``ip routing ipv6 interfaces``, ``ipv6 enable`` on the
+    # fabric ports, ``neighbor interface EthernetN peer-group ... remote-as ...`` and IPv6 next hops for IPv4.
+    "unnumbered, 3 tiers": lambda: build_text(
+        (ROOT / "tests" / "intents" / "small-3tier.yaml").read_text() + "routing: {underlay: unnumbered}\n"
+    ),
 }
 
 
@@ -56,6 +61,21 @@ def test_every_eos_file_is_what_aristas_templates_render_for_the_design(name: st
     design, texts = eos_files(name)
     for device in design.configs:
         assert avd.compare(device, texts[device.hostname]) == [], device.hostname
+
+
+def test_an_unnumbered_eos_switch_peers_by_interface_with_no_fabric_address() -> None:
+    """The unnumbered lines themselves, so the comparison above cannot pass on a file without them."""
+    need(HAVE_PYAVD, NEED_PYAVD)
+    design, texts = eos_files("unnumbered, 3 tiers")
+    spine = next(device for device in design.configs if device.role == "spine")
+    text = texts[spine.hostname]
+    assert "ip routing ipv6 interfaces\n" in text and "\nip routing\n" not in text
+    neighbors = re.findall(r"^   neighbor interface (Ethernet\S+) peer-group (\S+) remote-as (\d+)$", text, re.M)
+    assert len(neighbors) == len(spine.bgp.neighbors) > 0
+    assert {group for _, group, _ in neighbors} == {"LEAVES", "SUPER-SPINES"}
+    assert "      neighbor SUPER-SPINES next-hop address-family ipv6 originate\n" in text
+    fabric_ports = [interface for interface in spine.interfaces if interface.role == "fabric"]
+    assert text.count("   ipv6 enable\n") == len(fabric_ports) and "ip address 10.0." not in text
 
 
 def test_the_comparison_names_a_line_arista_would_not_write_and_one_it_would() -> None:

@@ -93,6 +93,21 @@ def test_aristas_pipeline_builds_designers_fabric_from_the_export(exported: tupl
     assert fabric_differences(built / "configs" / "eos", arista) == []
 
 
+def test_an_unnumbered_design_is_refused_with_the_reason(tmp_path: Path) -> None:
+    intent = tmp_path / "unnumbered.yaml"
+    intent.write_text(
+        (ROOT / "tests" / "intents" / "small-2tier.yaml")
+        .read_text()
+        .replace("routing:\n", "routing:\n  underlay: unnumbered\n")
+    )
+    built = tmp_path / "built"
+    assert run_cli("build", str(intent), "-o", str(built))[0] == 0
+    code, out, err = run_cli("export", "avd", str(built), "-o", str(tmp_path / "avd"))
+    assert (code, out) == (2, "")
+    assert "routing.underlay: the AVD export places each leaf's uplinks by their /31s" in err
+    assert not (tmp_path / "avd").exists()
+
+
 def test_a_three_tier_design_and_a_foreign_folder_are_refused(exported: tuple[Path, Path], tmp_path: Path) -> None:
     built = tmp_path / "small-3tier"
     assert run_cli("build", str(ROOT / "tests" / "intents" / "small-3tier.yaml"), "-o", str(built))[0] == 0

@@ -1,7 +1,8 @@
 """Golden files: the device model and the rendered configuration of representative switches, per OS, and the
 files of the first server in both addressing formats (``servers/``), for a small 2-tier and 3-tier intent. A model
 change shows in ``model/``, a template change only in the OS folders. An EOS-only design's cable plan and addresses
-(``small-eos/``) name every port as EOS does.
+(``small-eos/``) name every port as EOS does. ``small-unnumbered`` is small-3tier with a BGP-unnumbered underlay
+(SONiC's own FRR file in ``sonic-frr/``).
 
 After an intended change to a template or the device model, regenerate them with
 ``python -m pytest tests/test_golden.py --update-golden`` and review the diff like any other change.
@@ -25,7 +26,7 @@ from designer.targets import NAMES, per_switch
 from tests.conftest import ROOT, check_golden
 
 GOLDEN = ROOT / "tests" / "golden"
-INTENTS = ("small-2tier", "small-3tier", "small-800g-uplinks")
+INTENTS = ("small-2tier", "small-3tier", "small-800g-uplinks", "small-unnumbered")
 
 
 def representatives(intent: str) -> tuple[list[DeviceConfig], dict[str, bytes]]:
@@ -43,7 +44,7 @@ def representatives(intent: str) -> tuple[list[DeviceConfig], dict[str, bytes]]:
 def test_rendered_configs_match_the_golden_files(intent: str, os: str, update_golden: bool) -> None:
     devices, files = representatives(intent)
     for device in devices:
-        for relative, _ in config_files(os, device.hostname):
+        for relative, _ in config_files(os, device.hostname, device.bgp.unnumbered):
             check_golden(GOLDEN / intent / relative.removeprefix("configs/"), files[relative].decode(), update_golden)
 
 

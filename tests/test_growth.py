@@ -2,7 +2,8 @@
 rack and unit is unchanged, and existing switches' FRR and EOS configurations only gain lines.
 
 Two growth paths: 32 -> 1,024 DGX H100 on 64 x 400G switches planned for 1,024 (3 tiers from the start: pod 0,
-then super-spines with the second pod), and 64 -> 256 DGX B300 (2 planes) planned for 512.
+then super-spines with the second pod), and 64 -> 256 DGX B300 (2 planes) planned for 512; and the H100 path again
+with an unnumbered underlay, where SONiC's own FRR file (interface neighbors by SONiC's port names) only gains too.
 """
 
 from __future__ import annotations
@@ -33,8 +34,10 @@ from tests.test_verify import need_lab
 H100_STEPS = (32, 64, 96, 128, 256, 288, 512, 1024)
 B300_STEPS = (64, 128, 256)
 TWO_TIER_STEPS = (32, 64, 128)
+UNNUMBERED_STEPS = (32, 64, 288, 1024)
 GAINING = ("frr", "eos")
 """Targets whose configuration of an existing switch may only gain lines as the fabric grows."""
+UNNUMBERED = "routing: {underlay: unnumbered}\n"
 
 
 def intent(
@@ -43,22 +46,31 @@ def intent(
     envelope: int | None = 1024,
     leaf: str = "generic-64x400g",
     name: str = "growth",
+    extra: str = "",
 ) -> str:
     growth = f"growth: {{max_servers: {envelope}}}\n" if envelope else ""
     return (
         f"name: {name}\ncompute: {{servers: {servers}, server: {server}}}\n{growth}"
-        f"fabric: {{leaf: {{model: {leaf}}}}}\ntargets: [frr, eos]\n"
+        f"fabric: {{leaf: {{model: {leaf}}}}}\ntargets: [frr, eos]\n{extra}"
     )
 
 
 @cache
-def built(servers: int, server: str = "dgx-h100", envelope: int | None = 1024) -> Design:
-    return build_text(intent(servers, server, envelope))
+def built(servers: int, server: str = "dgx-h100", envelope: int | None = 1024, extra: str = "") -> Design:
+    return build_text(intent(servers, server, envelope, extra=extra))
 
 
 @cache
 def configs(servers: int, server: str = "dgx-h100", envelope: int | None = 1024) -> dict[str, bytes]:
     return render_configs(built(servers, server, envelope).configs, GAINING)
+
+
+@cache
+def unnumbered_configs(servers: int) -> dict[str, bytes]:
+    """The FRR, EOS and SONiC FRR files of the unnumbered H100 path (SONiC's config_db.json is one JSON line per
+    table, so its growth is not a matter of lines)."""
+    files = render_configs(built(servers, extra=UNNUMBERED).configs, (*GAINING, "sonic"))
+    return {path: data for path, data in files.items() if not path.startswith("configs/sonic/")}
 
 
 def devices(design: Design) -> dict[str, dict[str, Any]]:
@@ -144,6 +156,17 @@ def assert_only_added(old: Design, new: Design, old_files: dict[str, bytes], new
 def test_h100_growth_inside_the_envelope_only_adds(old: int, new: int) -> None:
     assert_only_added(built(old), built(new), configs(old), configs(new))
     assert built(new).plan.servers == new and not [f for f in built(new).findings if f.severity == "error"]
+
+
+@pytest.mark.parametrize(("old", "new"), list(pairwise(UNNUMBERED_STEPS)))
+def test_unnumbered_growth_inside_the_envelope_only_adds(old: int, new: int) -> None:
+    """Interface neighbors come from ports, which growth never moves: an existing switch's sessions and files only
+    gain, across the second pod and its super-spines too."""
+    before, after = unnumbered_configs(old), unnumbered_configs(new)
+    assert any(path.startswith("configs/sonic-frr/") for path in before)
+    assert_only_added(built(old, extra=UNNUMBERED), built(new, extra=UNNUMBERED), before, after)
+    assert all(config.bgp.unnumbered for config in built(new, extra=UNNUMBERED).configs)
+    assert not [f for f in built(new, extra=UNNUMBERED).findings if f.severity == "error"]
 
 
 @pytest.mark.parametrize(("old", "new"), list(pairwise(B300_STEPS)))

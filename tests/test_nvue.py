@@ -196,6 +196,12 @@ DESIGNS = {
         intent_text(servers=4, leaf="{model: nvidia-sn5600}", extra=f"{JUNIPER}\nrouting: {{bfd: {{enabled: true}}}}")
     ),
     "watchdog and ecn off": lambda: build_text(intent_text(servers=4, extra="qos: {ecn: false, pfc_watchdog: false}")),
+    # BGP unnumbered: each fabric port is the neighbor (type unnumbered), with no address (NVIDIA Cumulus Linux user
+    # guide, "Border Gateway Protocol - BGP", BGP unnumbered: nv set vrf default router bgp neighbor swp51
+    # remote-as ...); 3 tiers with broken-out leaf ports (swpNs0).
+    "unnumbered, 3 tiers": lambda: build_text(
+        (ROOT / "tests" / "intents" / "small-3tier.yaml").read_text() + "routing: {underlay: unnumbered}\n"
+    ),
     "adaptive routing, seed per switch": lambda: build_text(
         intent_text(
             servers=4,
@@ -483,6 +489,23 @@ def test_every_startup_yaml_passes_nvidias_openapi_schema_of_its_release(name: s
         assert schema_problems(data.decode(), release) == [], path
 
 
+def test_an_unnumbered_nvue_switch_peers_by_port_and_its_fabric_ports_have_no_address() -> None:
+    design = design_of("unnumbered, 3 tiers")
+    leaf = next(device for device in design.configs if device.role == "leaf")
+    document = yaml.safe_load(nvue_files(design)[f"configs/nvue/{leaf.hostname}.yaml"])[0]["set"]
+    neighbors = document["vrf"]["default"]["router"]["bgp"]["neighbor"]
+    uplinks = [interface for interface in leaf.interfaces if interface.role == "fabric"]
+    assert sorted(neighbors) == sorted(leaf.os_port_name("nvue", interface) for interface in uplinks)
+    assert all(re.fullmatch(r"swp\d+s\d", name) for name in neighbors)  # the leaf's 800G ports run 2 x 400G
+    assert {(body["type"], body["peer-group"]) for body in neighbors.values()} == {("unnumbered", "SPINES")}
+    spine_asns = {device.asn for device in design.configs if device.role == "spine"}
+    assert {body["remote-as"] for body in neighbors.values()} <= spine_asns
+    interfaces = document["interface"]
+    assert all("ipv4" not in interfaces[name] for name in neighbors)  # 5.18's key (before 5.15: ip)
+    servers = [leaf.os_port_name("nvue", interface) for interface in leaf.interfaces if interface.role == "server"]
+    assert all(interfaces[name]["ipv4"]["address"] for name in servers)
+
+
 def test_numbers_nvue_keeps_as_text_are_quoted() -> None:
     """The form nvued writes itself: ``nv config save`` quotes numeric map keys in /etc/nvue.d/startup.yaml
     (CumulusNetworks/docs content/cumulus-linux-514/Network-Virtualization/VXLAN-Devices.md: ``vlan: '10':``,
@@ -507,7 +530,7 @@ def test_numbers_nvue_keeps_as_text_are_quoted() -> None:
     assert qos["mapping"]["default-global"]["dscp"]["26"] == {"switch-priority": 3}  # values stay integers
 
 
-@pytest.mark.parametrize("intent", ["small-2tier", "small-3tier"])
+@pytest.mark.parametrize("intent", ["small-2tier", "small-3tier", "small-unnumbered"])
 def test_every_golden_nvue_file_passes_nvidias_openapi_schema(intent: str) -> None:
     """The golden files (tests/golden/, the default release) against NVIDIA's NVUE schema of that release."""
     release = catalog().targets["nvue"].default_release

@@ -236,6 +236,29 @@ load_balancing: {mode: adaptive}
     assert code == 0, err
 
 
+def test_a_site_whose_release_lacks_bgp_unnumbered_has_the_underlay_refused(tmp_path: Path) -> None:
+    """Every shipped target runs routing.underlay: unnumbered; a site catalog that lists only numbered for one (an
+    older release on its switches) has an unnumbered intent refused at the field, with what each target runs."""
+    intent = """\
+name: un
+catalog: hw/switches.yaml
+compute: {servers: 32, server: dgx-h100}
+fabric: {leaf: {model: generic-64x400g}}
+targets: [frr, nvue]
+routing: {underlay: unnumbered}
+"""
+    code, _, err = run_cli("plan", str(write_site(tmp_path, intent=intent, switches="switches: {}\n")))
+    assert code == 0, err
+    switches = "switches: {}\ntargets:\n  nvue: {underlays: [numbered]}\n"
+    code, _, err = run_cli("plan", str(write_site(tmp_path, intent=intent, switches=switches)))
+    assert code == 2
+    assert (
+        "site.yaml:6: routing.underlay: nvue cannot run a unnumbered underlay on this site's platforms (catalog "
+        "targets.<os>.underlays; each target runs: FRR numbered, unnumbered; NVUE numbered); choose an underlay every "
+        "target runs or drop nvue from targets"
+    ) in err
+
+
 def test_the_intent_schema_lets_an_editor_take_a_site_model() -> None:
     """Model names are open in the intent's JSON Schema (the shipped ones are its examples): only the loader knows
     the site catalogs an intent names, and it refuses an unknown model at its line

@@ -27,12 +27,12 @@ from designer.pipeline import build
 from designer.render import render_configs
 from designer.render.sonic import BUFFER_BYTES_PER_GBPS, ConfigDbWriter, _ranges, config_db
 from designer.resources import sonic_yang_models
-from designer.verify.parsers import SonicYang
+from designer.verify.parsers import SonicYang, check_frr
 from tests.conftest import ROOT, need
 from tests.helpers import build_text, intent_text
 from tests.test_intent_errors import run_cli
 
-INTENTS = ("small-2tier", "small-3tier", "small-800g-uplinks")
+INTENTS = ("small-2tier", "small-3tier", "small-800g-uplinks", "small-unnumbered")
 VENDOR = ROOT / "tests" / "vendor" / "sonic"
 SKUS = {  # intent switches -> the SONiC SKU the catalog runs them as
     "Mellanox-SN5600-O128": dict(servers=64, leaf="{model: nvidia-sn5600}", spine="{model: nvidia-sn5600}"),
@@ -55,7 +55,11 @@ SKUS = {  # intent switches -> the SONiC SKU the catalog runs them as
 def sonic_configs(design: Design) -> dict[str, dict[str, Any]]:
     """Every switch's rendered config_db.json, parsed back, by hostname."""
     files = render_configs(design.configs, ["sonic"])
-    return {path.removeprefix("configs/sonic/").removesuffix(".json"): json.loads(data) for path, data in files.items()}
+    return {
+        path.removeprefix("configs/sonic/").removesuffix(".json"): json.loads(data)
+        for path, data in files.items()
+        if path.startswith("configs/sonic/")  # not SONiC's own FRR files (configs/sonic-frr/, unnumbered)
+    }
 
 
 @cache
@@ -182,6 +186,41 @@ def test_every_port_is_the_skus_own_with_its_lanes_alias_index_and_speed(yang: S
         if designer_name in cabled:
             assert port["description"] == f"{designer_name} to {cabled[designer_name].description}"
     assert sum(port["admin_status"] == "up" for port in leaf.values()) == len(cabled)
+
+
+def test_an_unnumbered_switch_runs_link_local_ports_and_its_own_frr_file_names_them(
+    yang: SonicYang, tmp_path: Path
+) -> None:
+    """routing.underlay: unnumbered: each fabric port's INTERFACE entry is ``ipv6_use_link_local_only: enable``
+    with no address (sonic-interface.yang, vendored: the YANG check proves the field and its value), server ports
+    keep their /31s, and SONiC's FRR file (configs/sonic-frr/) names its neighbors by SONiC's port names, since
+    the FRR target's file names the lab's (swpN): vtysh takes it."""
+    need(shutil.which("vtysh") is not None, "FRR's vtysh missing: apt-get install frr")
+    design = build_text(
+        (ROOT / "tests" / "intents" / "small-3tier.yaml").read_text() + "routing: {underlay: unnumbered}\n"
+    )
+    files = render_configs(design.configs, ["sonic"])
+    leaf = next(device for device in design.configs if device.role == "leaf")
+    config = json.loads(files[f"configs/sonic/{leaf.hostname}.json"])
+    yang.check(config)
+    fabric = [leaf.os_port_name("sonic", interface) for interface in leaf.interfaces if interface.role == "fabric"]
+    servers = [interface for interface in leaf.interfaces if interface.role == "server"]
+    assert all(config["INTERFACE"][name] == {"ipv6_use_link_local_only": "enable"} for name in fabric)
+    assert not [key for key in config["INTERFACE"] if "|" in key and key.partition("|")[0] in fabric]
+    assert all(
+        f"{leaf.os_port_name('sonic', interface)}|{interface.address}" in config["INTERFACE"] for interface in servers
+    )
+    text = files[f"configs/sonic-frr/{leaf.hostname}.conf"].decode()
+    assert re.findall(r"^ neighbor (\S+) interface peer-group SPINES$", text, re.M) == fabric
+    assert "swp" not in "".join(line for line in text.splitlines() if " description " not in line)
+    paths = []
+    for hostname in (leaf.hostname, design.configs[-1].hostname):
+        path = tmp_path / f"{hostname}.conf"
+        path.write_bytes(files[f"configs/sonic-frr/{hostname}.conf"])
+        paths.append((path, str(path)))
+    assert [verdict.error for verdict in check_frr(paths)] == ["", ""]
+    numbered = render_configs(small("small-3tier")[0].configs[:1], ["sonic"])
+    assert not [path for path in numbered if path.startswith("configs/sonic-frr/")]
 
 
 def test_frr_container_keeps_the_one_frr_conf_split_unified() -> None:

@@ -92,7 +92,7 @@ def test_each_record_names_its_check_and_options_and_the_schema_and_validate_con
 
     for folder, validator in validators().items():
         assert callable(getattr(parsers, validator)), (folder, validator)
-    assert set(validators()) == {*NAMES, "sysctl"}
+    assert set(validators()) == {*NAMES, "sysctl", "sonic-frr"}
     with_options = {name: target.options for name, target in TARGETS.items() if target.options}
     assert set(schema.TargetOptionsDoc.model_fields) == set(with_options)
     for name, model in with_options.items():

@@ -33,6 +33,7 @@ from designer.pipeline import build
 from designer.verify import lab as lab_module
 from designer.verify import run as run_module
 from designer.verify.lab import Lab, check_prerequisites, sweep_orphans
+from designer.verify.probe import kernel_routes
 from designer.verify.report import Check, VerifyReport, as_json, check, junit, text
 from designer.verify.run import verify
 from designer.verify.topology import Topology, expected_routes, paths_to, topology
@@ -652,6 +653,66 @@ def test_three_tier_lab_with_spine_and_super_spine_failure_from_the_command_line
     assert "ECMP shrinks 2 -> 1" in outputs["p0-g0-ss0 down: kernel routes"]
     assert "2 of 2 sampled paths have the expected hop count" in outputs["healthy: traceroute"]
     assert "verification passed" in err
+
+
+def unnumbered(intent: Path, tmp_path: Path, extra: str = "") -> Path:
+    """``intent`` with an unnumbered underlay (and ``extra`` routing keys), written beside the test."""
+    path = tmp_path / f"{intent.stem}-unnumbered.yaml"
+    path.write_text(intent.read_text() + f"routing: {{underlay: unnumbered{extra}}}\n")
+    return path
+
+
+def test_unnumbered_three_tier_lab_converges_and_survives_spine_and_super_spine_failure(tmp_path: Path) -> None:
+    """RFC 8950 in the lab: no IPv4 address on any switch-to-switch veth, sessions over IPv6 link-local addresses,
+    every expected IPv4 route installed with its full ECMP width through IPv6 next hops, the foreign prefix refused,
+    and the same failures as the numbered lab."""
+    need_lab()
+    code, out, err = run_cli("verify", str(unnumbered(THREE_TIER, tmp_path)), "--format", "junit")
+    assert code == 0, out + err
+    suite = ElementTree.fromstring(out).find("testsuite")
+    assert suite is not None and suite.get("failures") == "0"
+    outputs = {case.get("name"): case.findtext("system-out") for case in suite.findall("testcase")}
+    assert "Established with the designed peer ASNs" in outputs["healthy: bgp sessions"]
+    assert "foreign prefix refused" in " ".join(outputs)
+    assert "ECMP shrinks 2 -> 1" in outputs["p0-pod0-spine0 down: kernel routes"]
+    assert "ECMP shrinks 2 -> 1" in outputs["p0-g0-ss0 down: kernel routes"]
+    files = design_files(build(unnumbered(THREE_TIER, tmp_path)))
+    leaf = files["configs/frr/p0-su0-r0-leaf.conf"].decode()
+    assert " neighbor swp3 interface peer-group SPINES\n" in leaf and "10.0." not in leaf
+
+
+def test_unnumbered_two_tier_lab_with_unique_asns_routes_through_ipv6_next_hops(tmp_path: Path) -> None:
+    """The unique ASN scheme leaves the policy alone to keep routes valley-free. FRR 8.4's zebra installs an IPv4
+    route learnt over an IPv6 link-local next hop as ``via 169.254.0.1 dev <port> onlink``, with a permanent
+    neighbor entry holding the peer's MAC (FRR user guide, "BGP", RFC 5549 / interface peers): every next hop of
+    the leaf's routes is that, one per uplink port."""
+    need_lab()
+    lab = topology(design_files(build(unnumbered(TWO_TIER, tmp_path, ", asn_scheme: unique"))))
+    assert all(wire.upper_address is None and wire.lower_address is None for wire in lab.wires)
+    with Lab(lab, lambda _: None) as running:
+        assert running.load_configs() == []
+        leaf = [router.name for router in lab.routers].index("p0-su0-r0-leaf")
+        expected, own = expected_routes(lab)[leaf], set(lab.prefixes(leaf))  # its aggregate is a blackhole route
+
+        def learnt() -> dict[str, int]:
+            return {
+                prefix: hops for prefix, hops in kernel_routes(running.namespaces[leaf]).items() if prefix not in own
+            }
+
+        deadline = time.monotonic() + 60
+        while time.monotonic() < deadline and learnt() != expected:
+            time.sleep(1)
+        assert learnt() == expected and set(expected.values()) == {2, 4}  # a spine's loopback: its 2 links
+        shown = subprocess.run(
+            ["ip", "-n", running.namespaces[leaf], "-j", "route", "show", "proto", "bgp"],
+            capture_output=True,
+            text=True,
+            check=True,
+        ).stdout
+        hops = [hop for route in json.loads(shown) if route["dst"] not in own for hop in route.get("nexthops", [])]
+        assert len(hops) == sum(expected.values())
+        assert {(hop["gateway"], "onlink" in hop["flags"]) for hop in hops} == {("169.254.0.1", True)}
+        assert {hop["dev"] for hop in hops} == {"swp5", "swp6", "swp7", "swp8"}
 
 
 def test_a_wrong_peer_asn_fails_naming_the_session(tmp_path: Path) -> None:

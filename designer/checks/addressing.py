@@ -1,8 +1,9 @@
 """addressing: every address unique, both ends of each /31 in one subnet, pools disjoint and wide enough.
 
 Reads the allocation (what the configs are rendered from): the loopback of every switch and both ends
-of every link; then the device model, so that no address is configured twice on the switches either.
-Pool utilisation is reported as evidence.
+of every link (every server link only, with an unnumbered underlay: switch-to-switch links have no addresses
+then, and the fabric_p2p pool is reported unused); then the device model, so that no address is configured twice
+on the switches either. Pool utilisation is reported as evidence.
 """
 
 from __future__ import annotations
@@ -33,7 +34,14 @@ def check(design: Built) -> Iterable[Finding]:
         if not _inside(pools["loopbacks"], address):
             problems.append((devices[index].name, f"loopback {ip(address)} is outside {pools['loopbacks'].cidr}"))
     server_pool, fabric_pool = pools["server_p2p"], pools["fabric_p2p"]
-    ends = list(map(allocation.link_addresses, range(len(links))))
+    unnumbered = design.intent.routing.underlay == "unnumbered"
+    if unnumbered:
+        links = [link for link in links if link[0] == SERVER_LEAF]
+        numbers = [number for number, link in enumerate(fabric.links) if link[0] == SERVER_LEAF]
+        pools.pop("fabric_p2p")
+    else:
+        numbers = list(range(len(links)))
+    ends = list(map(allocation.link_addresses, numbers))
     for (tier, upper, upper_port, lower, _), (even, odd) in zip(links, ends, strict=True):
         pool = server_pool if tier == SERVER_LEAF else fabric_pool
         if even % 2 or odd != even + 1 or not pool.first <= even < odd < pool.first + pool.size:
@@ -73,7 +81,7 @@ def check(design: Built) -> Iterable[Finding]:
             ],
         )
 
-    configured = [interface.address.partition("/")[0] for config in design.configs for interface in config.interfaces]
+    configured = [interface.ip for config in design.configs for interface in config.interfaces if interface.address]
     configured += (config.loopback.partition("/")[0] for config in design.configs)
     twice = _duplicated(configured)
     yield from capped(
@@ -83,7 +91,7 @@ def check(design: Built) -> Iterable[Finding]:
             (f"{config.hostname}:{interface.name}", f"{interface.address} is configured {twice[interface.ip]} times")
             for config in design.configs
             for interface in config.interfaces
-            if interface.ip in twice
+            if interface.address and interface.ip in twice
         ]
         if twice
         else [],
@@ -93,7 +101,16 @@ def check(design: Built) -> Iterable[Finding]:
     for low, high in pairwise(ordered):
         if high.first < low.first + low.size:
             yield Finding(ID, "error", f"{low.name} {low.cidr} overlaps {high.name} {high.cidr}", high.name)
-    for pool in allocation.pools():
+    if unnumbered:
+        yield Finding(
+            ID,
+            "info",
+            f"fabric_p2p {fabric_pool.cidr}: unused, the underlay is unnumbered (switch-to-switch links take no "
+            "addresses)",
+            "fabric_p2p",
+            evidence={"cidr": fabric_pool.cidr, "used": 0, "size": fabric_pool.size, "utilisation": 0.0},
+        )
+    for pool in pools.values():
         severity = "error" if pool.used > pool.size else "info"
         yield Finding(
             ID,

@@ -2,7 +2,9 @@
 
 For a neighbor ``n`` on device ``D`` with peer ``P``: ``n.remote_asn`` is ``P``'s ASN, ``P`` has a
 neighbor at ``D``'s local address whose ``remote_asn`` is ``D``'s ASN and whose local address is
-``n.address``, and the local address is one of ``D``'s interfaces. Every fabric interface carries a
+``n.address``, and the local address is one of ``D``'s interfaces. Unnumbered, the ends are the two ports in place of
+the two addresses (:attr:`~designer.model.Neighbor.near`, :attr:`~designer.model.Neighbor.far`). Every fabric
+interface carries a
 session (an interface without one would receive ECMP traffic it cannot route), and every switch has
 one neighbor per switch link of the fabric.
 """
@@ -27,10 +29,10 @@ TECHNOLOGIES = ("ethernet",)
 def check(design: Built) -> Iterable[Finding]:
     configs = design.configs
     by_name = {config.hostname: config for config in configs}
-    sessions: dict[str, dict[str, Neighbor]] = {}
+    sessions: dict[str, dict[tuple[str, str], Neighbor]] = {}
     for config in configs:
         sessions.setdefault(config.hostname, {}).update(
-            (neighbor.address, neighbor) for neighbor in config.bgp.neighbors
+            ((neighbor.peer_device, neighbor.far), neighbor) for neighbor in config.bgp.neighbors
         )
     links: Counter[int] = Counter()  # switch links per switch, from the shared count of links per switch pair
     for (upper, lower), count in design.facts.switch_pairs.items():
@@ -43,20 +45,20 @@ def check(design: Built) -> Iterable[Finding]:
         if config.hostname == devices[index].name and len(config.bgp.neighbors) != links[index]
     ]
     for config in configs:
-        addresses = [interface.address.partition("/")[0] for interface in config.interfaces]
+        addresses = [interface.address.partition("/")[0] or interface.name for interface in config.interfaces]
         local = set(addresses)
-        speaking = {neighbor.local_address for neighbor in config.bgp.neighbors}
+        speaking = {neighbor.near for neighbor in config.bgp.neighbors}
         asn = config.bgp.asn
         for neighbor in config.bgp.neighbors:
             peer = by_name.get(neighbor.peer_device)
-            back = sessions[peer.hostname].get(neighbor.local_address) if peer is not None else None
+            back = sessions[peer.hostname].get((config.hostname, neighbor.near)) if peer is not None else None
             if (
                 peer is not None
                 and back is not None
-                and neighbor.local_address in local
+                and neighbor.near in local
                 and neighbor.remote_asn == peer.bgp.asn
                 and back.remote_asn == asn
-                and back.local_address == neighbor.address
+                and back.near == neighbor.far
             ):
                 continue  # the usual case, told apart without formatting any text
             problems.extend(_unmatched(config, neighbor, peer, back, local))
@@ -68,7 +70,8 @@ def check(design: Built) -> Iterable[Finding]:
             problems.extend(
                 (
                     f"{config.hostname}:{interface.name}",
-                    f"fabric interface {interface.address} to {interface.peer_device} has no BGP session",
+                    f"fabric interface {interface.address or interface.name} to {interface.peer_device} has no BGP "
+                    "session",
                 )
                 for address, interface in zip(addresses, config.interfaces, strict=True)
                 if interface.role == "fabric" and address not in speaking
@@ -89,23 +92,23 @@ def _unmatched(
 ) -> list[tuple[str, str]]:
     """What is wrong with one neighbor statement of ``config`` whose peer (``peer``, with ``back`` its statement
     towards ``config``) does not answer it as it should."""
-    subject = f"{config.hostname} neighbor {neighbor.address}"
+    subject = f"{config.hostname} neighbor {neighbor.far}"
     if peer is None:
         return [(subject, f"peer {neighbor.peer_device!r} is not a switch of the design")]
     problems = []
-    if neighbor.local_address not in local:
-        problems.append((subject, f"local address {neighbor.local_address} is on none of its interfaces"))
+    if neighbor.near not in local:
+        problems.append((subject, f"local end {neighbor.near} is none of its interfaces"))
     if neighbor.remote_asn != peer.bgp.asn:
         problems.append((subject, f"remote-as {neighbor.remote_asn}, but {peer.hostname} has ASN {peer.bgp.asn}"))
     if back is None:
-        problems.append((subject, f"{peer.hostname} has no neighbor {neighbor.local_address} back"))
-    elif back.remote_asn != config.bgp.asn or back.local_address != neighbor.address:
+        problems.append((subject, f"{peer.hostname} has no neighbor {neighbor.near} back"))
+    elif back.remote_asn != config.bgp.asn or back.near != neighbor.far:
         problems.append(
             (
                 subject,
-                f"{peer.hostname}'s neighbor {neighbor.local_address} says remote-as "
-                f"{back.remote_asn} from {back.local_address}; expected remote-as "
-                f"{config.bgp.asn} from {neighbor.address}",
+                f"{peer.hostname}'s neighbor {neighbor.near} says remote-as "
+                f"{back.remote_asn} from {back.near}; expected remote-as "
+                f"{config.bgp.asn} from {neighbor.far}",
             )
         )
     return problems

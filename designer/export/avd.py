@@ -76,6 +76,18 @@ def nodes(design: Design) -> dict[str, dict[str, Any]]:
             ],
             design.intent.source,
         )
+    if design.intent.routing.underlay == "unnumbered":
+        raise InputError(
+            [
+                Problem(
+                    ("routing", "underlay"),
+                    "the AVD export places each leaf's uplinks by their /31s (eos_designs' uplink_ipv4_pool and node "
+                    "id), and an unnumbered design has none; export a numbered design (the EOS files of this one are "
+                    "proven against pyavd's underlay_rfc5549 rendering by validate-configs)",
+                )
+            ],
+            design.intent.source,
+        )
     spine_ids = {
         device.hostname: number
         for number, device in enumerate((device for device in configs if device.role == "spine"), 1)

@@ -13,7 +13,7 @@ from typing import Any
 
 from designer.catalog import Balancing, Catalog, catalog, shipped_data
 from designer.errors import Problem
-from designer.intent.schema import LoadBalancingDoc, QosDoc, RoutingDoc
+from designer.intent.schema import AddressingDoc, LoadBalancingDoc, QosDoc, RoutingDoc
 from designer.targets import TARGETS
 
 
@@ -173,6 +173,41 @@ def bfd_problems(routing: RoutingDoc, targets: list[str], releases: dict[str, st
                     f"{bfd.interval_ms} ms is outside the BFD intervals {capability.label} {release} can configure "
                     f"({limits[0]}-{limits[1]} ms); use {limits[0]}-{limits[1]} ms{instead} or drop {target} from "
                     "targets"
+                ),
+            )
+        )
+    return problems
+
+
+def underlay_problems(
+    routing: RoutingDoc, addressing: AddressingDoc, targets: list[str], hardware: Catalog
+) -> list[Problem]:
+    """An unnumbered underlay gives switch-to-switch links no addresses, so a pool for them is a contradiction; and
+    every target must be able to run the chosen underlay (catalog ``targets.<os>.underlays``)."""
+    problems = []
+    if routing.underlay == "unnumbered" and addressing.fabric_p2p is not None:
+        problems.append(
+            Problem(
+                ("addressing", "fabric_p2p"),
+                (
+                    "switch-to-switch links take no addresses with routing.underlay: unnumbered, so this pool would "
+                    "go unused; remove addressing.fabric_p2p, or set routing.underlay: numbered to give the links /31s"
+                ),
+            )
+        )
+    lacking = [target for target in targets if routing.underlay not in hardware.targets[target].underlays]
+    if lacking:
+        runs = "; ".join(
+            f"{hardware.targets[target].label} {', '.join(hardware.targets[target].underlays)}" for target in targets
+        )
+        names = ", ".join(lacking)
+        problems.append(
+            Problem(
+                ("routing", "underlay"),
+                (
+                    f"{names} cannot run a {routing.underlay} underlay on this site's platforms (catalog "
+                    f"targets.<os>.underlays; each target runs: {runs}); choose an underlay every target runs or drop "
+                    f"{names} from targets"
                 ),
             )
         )

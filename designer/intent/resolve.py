@@ -34,6 +34,7 @@ from designer.intent.configs import (
     routing_problems,
     sku_problems,
     target_problems,
+    underlay_problems,
 )
 from designer.intent.facility import Facility, FacilityNeeds, facility_problems, resolve_facility
 from designer.intent.hosts import HostSpec, resolve_hosts
@@ -397,6 +398,8 @@ def _resolve(
     if intact(("routing", "bfd"), ("target_options",)):
         releases = {name: options.release for name, options in doc.target_options if hasattr(options, "release")}
         problems.extend(bfd_problems(doc.routing, targets, releases))
+    if intact(("routing", "underlay"), ("addressing", "fabric_p2p")):
+        problems.extend(underlay_problems(doc.routing, doc.addressing, targets, hardware))
     if server and switches and not sizing and intact(("target_options",), ("fabric",)):
         speeds = tier_speeds(server.nic_speed, switches[0], switches[1])
         ups = (speeds[1], speeds[2], speeds[2])

@@ -281,7 +281,7 @@ class AddressingDoc(Section):
         None,
         description=(
             "Pool of the switch-to-switch /31s (default: laid out for the growth envelope, 10.0.0.0/15 while it "
-            "is large enough)."
+            "is large enough); unused, and refused, with routing.underlay: unnumbered."
         ),
     )
     server_p2p: Pool | None = Field(
@@ -333,6 +333,14 @@ class RoutingDoc(Section):
     )
     super_spine_asn_start: Asn | None = Field(
         None, description=("First super-spine ASN (default: leaf_asn_start + 2,000,000).")
+    )
+    underlay: Literal["numbered", "unnumbered"] = Field(
+        "numbered",
+        description=(
+            "numbered: a /31 on every switch-to-switch link (RFC 3021); unnumbered: each session runs over the link's "
+            "IPv6 link-local address and carries IPv4 routes with IPv6 next hops (RFC 8950), so switch-to-switch "
+            "links take no addresses (loopbacks and server links keep theirs)."
+        ),
     )
     server_subnets: Literal["aggregate", "each"] = Field(
         "aggregate",

@@ -204,6 +204,12 @@ class TargetEntryDoc(Section):
     max_ecmp_paths: int | None = Field(None, gt=0, le=4096, description="Most equal-cost BGP paths.")
     port_names: PortNamingDoc | None = Field(None, description="How the OS names a switch's ports.")
     load_balancing: BalancingEntryDoc | None = Field(None, description="Where its load-balancing modes run.")
+    underlays: list[Literal["numbered", "unnumbered"]] | None = Field(
+        None,
+        min_length=1,
+        description="The routing.underlay choices it runs on the site's platforms (e.g. [numbered] on a release "
+        "without BGP unnumbered).",
+    )
 
 
 class FacilityDefaultsDoc(Section):

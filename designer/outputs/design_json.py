@@ -10,7 +10,7 @@ from typing import Any
 from designer import __version__
 from designer.checks import formats as checks_format
 from designer.design import Design
-from designer.fabric import TIERS
+from designer.fabric import SERVER_LEAF, TIERS
 from designer.model import DeviceConfig
 from designer.outputs.summary import summary
 from designer.outputs.workloads import detail
@@ -75,7 +75,8 @@ def design_json(design: Design) -> str:
 
 
 def _link_rows(design: Design) -> list[str]:
-    """Each link's line of design.json: tier, both ends (device, canonical port, address), subnet, length, medium and
+    """Each link's line of design.json: tier, both ends (device, canonical port, address: null on a switch-to-switch
+    link of an unnumbered underlay, and so is its subnet), subnet, length, medium and
     ``os_ports`` (each target's names of both ends' ports, a then z), as the JSON encoder writes such an object,
     with every name quoted once instead of once per link end."""
     fabric, allocation, physical = design.fabric, design.allocation, design.physical
@@ -87,15 +88,20 @@ def _link_rows(design: Design) -> list[str]:
     lengths = {length: repr(length / 10) for length in set(physical.link_length_dm)}  # few lengths repeat
     length_of, medium_of = physical.link_length_dm, physical.link_medium
     upper_ips, lower_ips = allocation.upper_ips, allocation.lower_ips
+    unnumbered = design.intent.routing.underlay == "unnumbered"
     rows = []
     for number, (tier, upper, upper_port, lower, lower_port) in enumerate(fabric.links):
-        upper_ip, lower_ip = upper_ips[number], lower_ips[number]
+        if unnumbered and tier != SERVER_LEAF:
+            upper_ip = lower_ip = subnet = "null"
+        else:
+            upper_ip, lower_ip = f'"{upper_ips[number]}"', f'"{lower_ips[number]}"'
+            subnet = f'"{upper_ips[number]}/31"'
         os_ports = ", ".join(
             f"{target}: [{names[upper][upper_port]}, {names[lower][lower_port]}]" for target, names in by_os
         )
         rows.append(
-            f'{{"tier": {tiers[tier]}, "a": [{devices[upper]}, {ports[upper][upper_port]}, "{upper_ip}"], '
-            f'"z": [{devices[lower]}, {ports[lower][lower_port]}, "{lower_ip}"], "subnet": "{upper_ip}/31", '
+            f'{{"tier": {tiers[tier]}, "a": [{devices[upper]}, {ports[upper][upper_port]}, {upper_ip}], '
+            f'"z": [{devices[lower]}, {ports[lower][lower_port]}, {lower_ip}], "subnet": {subnet}, '
             f'"length_m": {lengths[length_of[number]]}, "medium": {media[medium_of[number]]}, '
             f'"os_ports": {{{os_ports}}}}}'
         )

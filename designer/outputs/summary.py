@@ -33,6 +33,8 @@ def summary(design: Design) -> dict[str, Any]:
     """Headline numbers of a design, all planes together."""
     plan, allocation = design.plan, design.allocation
     links = plan.link_counts()
+    underlay = design.intent.routing.underlay
+    unused = {"fabric_p2p"} if underlay == "unnumbered" else set()
     return {
         "name": design.intent.name,
         **({"subnet_managers": list(design.intent.subnet_managers)} if design.intent.subnet_managers else {}),
@@ -46,7 +48,8 @@ def summary(design: Design) -> dict[str, Any]:
         "switches": plan.switch_counts(),
         "links": links,
         "bandwidth_tbps": plan.bandwidth_tbps(),
-        "p2p_subnets": sum(links.values()),
+        "underlay": underlay,
+        "p2p_subnets": sum(count for tier, count in links.items() if tier == "server_leaf" or not unused),
         "loopbacks": allocation.loopback_pool.used,
         "asns": len(set(allocation.asns)),
         "sizing": {
@@ -64,7 +67,12 @@ def summary(design: Design) -> dict[str, Any]:
             "spine_super_spine_parallel_links": plan.spine_super_parallel,
         },
         "pools": {
-            pool.name: {"cidr": pool.cidr, "size": pool.size, "used": pool.used, "planned": pool.planned}
+            pool.name: {
+                "cidr": pool.cidr,
+                "size": pool.size,
+                "used": 0 if pool.name in unused else pool.used,
+                "planned": 0 if pool.name in unused else pool.planned,
+            }
             for pool in allocation.pools()
         },
         "power_kw": design.physical.power_kw(design.intent.facility.pue),
@@ -227,8 +235,14 @@ def summary_markdown(design: Design, moved: Sequence[str] = ()) -> str:
             "| pool | prefix | used | planned | size | use |",
             "|---|---|---:|---:|---:|---:|",
         ]
+        unnumbered = intent.routing.underlay == "unnumbered"
         for pool in design.allocation.pools():
             default = "" if pool.given else " (default)"
+            if unnumbered and pool.name == "fabric_p2p":
+                lines.append(
+                    f"| {pool.name} | {pool.cidr}{default} | unused: unnumbered underlay | | {pool.size:,} | |"
+                )
+                continue
             lines.append(
                 f"| {pool.name} | {pool.cidr}{default} | {pool.used:,} | {pool.planned:,} | {pool.size:,} | "
                 f"{pool.utilisation():.1%} |"
@@ -322,6 +336,7 @@ def summary_markdown(design: Design, moved: Sequence[str] = ()) -> str:
             f"- `configs/{companion.folder}/<hostname>.{companion.extension}`: {companion.about}"
             for target in design.intent.targets
             for companion in TARGETS[target].companions
+            if design.intent.routing.underlay == "unnumbered" or not companion.unnumbered_only
         ),
         "- `manifest.json`: intent hash, tool version and sha256 of every file",
         *_left_out(design),
@@ -453,11 +468,13 @@ def _numbering_lines(design: Design) -> list[str]:
                 f"{ip(loopback + numbers.planes * (numbers.leaves + numbers.spines))} + super-spine ordinal",
             )
         )
-    rows += [
-        ("server /31 (leaf even, NIC odd)", f"{ip(server)} + leaf ordinal x {numbers.server_block} + 2 x slot"),
-        ("leaf-spine /31 (spine even)", f"{ip(fabric)} + 2 x (leaf ordinal x {numbers.leaf_uplinks} + uplink)"),
-    ]
-    if plan.tiers == 3:
+    rows.append(("server /31 (leaf even, NIC odd)", f"{ip(server)} + leaf ordinal x {numbers.server_block} + 2 x slot"))
+    numbered = design.intent.routing.underlay == "numbered"
+    if numbered:
+        rows.append(
+            ("leaf-spine /31 (spine even)", f"{ip(fabric)} + 2 x (leaf ordinal x {numbers.leaf_uplinks} + uplink)")
+        )
+    if plan.tiers == 3 and numbered:
         rows.append(
             (
                 "spine-super-spine /31 (super-spine even)",
@@ -506,7 +523,14 @@ def _configs_lines(design: Design) -> list[str]:
     )
     watchdog = f"{qos.pfc_watchdog_detection_ms} ms" if qos.pfc_watchdog else "off"
     return [
-        f"Targets: {', '.join(design.intent.targets)}. BGP: eBGP on every switch-to-switch /31, maximum-paths "
+        f"Targets: {', '.join(design.intent.targets)}. BGP: eBGP on every switch-to-switch "
+        + (
+            "link, unnumbered (over the link's IPv6 link-local address, IPv4 routes with IPv6 next hops, RFC 8950; "
+            "no switch-to-switch addresses)"
+            if routing.underlay == "unnumbered"
+            else "/31 (numbered underlay)"
+        )
+        + f", maximum-paths "
         f"{paths} (the ECMP width), multipath-relax, timers {routing.timers.keepalive}/{routing.timers.hold} s, "
         f"BFD {bfd}.",
         "",

@@ -9,9 +9,11 @@ from itertools import chain, islice
 from typing import Any
 
 from designer.design import Design
-from designer.fabric import TIERS, Device
+from designer.fabric import SERVER_LEAF, TIERS, Device
 from designer.ports import os_port_names, port_columns
 
+UNNUMBERED = "unnumbered (IPv6 link-local)"
+"""What addressing.csv says for each end of a switch-to-switch link of an unnumbered underlay."""
 CHUNK_ROWS = 4096
 """Rows a CSV table is made of at a time: a few MiB of text, whatever the table's length."""
 
@@ -85,7 +87,7 @@ def cable_id(upper_device: str, upper_port: str) -> str:
 
 def addressing_rows(design: Design) -> tuple[list[str], Iterable[list[Any]]]:
     """One row per addressed interface: loopbacks first, then both ends of every link, with the ports named as in
-    ``cabling.csv``."""
+    ``cabling.csv``; with an unnumbered underlay a switch-to-switch end's address is :data:`UNNUMBERED`."""
     fabric, allocation = design.fabric, design.allocation
     devices = fabric.devices
     suffixes, layouts = port_layouts(design)
@@ -104,10 +106,15 @@ def addressing_rows(design: Design) -> tuple[list[str], Iterable[list[Any]]]:
         for device, loopback in zip(fabric.switches(), allocation.loopback_ips, strict=True):
             yield [device.name, *(["lo"] * len(layouts)), f"{loopback}/32", "", *blank, "", "loopback"]
         upper_ips, lower_ips = allocation.upper_ips, allocation.lower_ips
+        unnumbered = design.intent.routing.underlay == "unnumbered"
         for number, (tier, upper, upper_port, lower, lower_port) in enumerate(fabric.links):
             use, up_ip, low_ip = TIERS[tier], upper_ips[number], lower_ips[number]
             up_name, up_ports = devices[upper].name, [names[upper][upper_port] for names in layouts]
             low_name, low_ports = devices[lower].name, [names[lower][lower_port] for names in layouts]
+            if unnumbered and tier != SERVER_LEAF:
+                yield [up_name, *up_ports, UNNUMBERED, low_name, *low_ports, UNNUMBERED, use]
+                yield [low_name, *low_ports, UNNUMBERED, up_name, *up_ports, UNNUMBERED, use]
+                continue
             yield [up_name, *up_ports, f"{up_ip}/31", low_name, *low_ports, low_ip, use]
             yield [low_name, *low_ports, f"{low_ip}/31", up_name, *up_ports, up_ip, use]
 

@@ -48,7 +48,7 @@ def rendered(
     for target in sorted(per_switch(tuple(targets))):
         renderer.template(target)
         for device in devices:
-            for path, template in config_files(target, device.hostname):
+            for path, template in config_files(target, device.hostname, device.bgp.unnumbered):
                 yield path, renderer.render(target, device, template).encode()
 
 

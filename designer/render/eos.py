@@ -67,6 +67,7 @@ def view(device: DeviceConfig) -> dict[str, Any]:
             for interface in device.interfaces
         ],
         "neighbors": [(neighbor, description(by_name[neighbor.interface])) for neighbor in device.bgp.neighbors],
+        "neighbor_ports": device.unnumbered_ports("eos"),
         "dscp_map": [
             (dscps[start : start + DSCPS_PER_LINE], tc)
             for tc, dscps in qos.tc_dscps

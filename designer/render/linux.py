@@ -28,5 +28,6 @@ def sysctls(device: DeviceConfig) -> list[tuple[str, int]]:
 
 
 def view(device: DeviceConfig) -> dict[str, Any]:
-    """The variables of ``templates/frr/``: the device model, and its kernel settings for ``sysctl.conf.j2``."""
-    return {"device": device, "sysctls": sysctls(device)}
+    """The variables of ``templates/frr/``: the device model, its kernel settings for ``sysctl.conf.j2``, and no port
+    names of another OS (``ports``: FRR's are the designer's own)."""
+    return {"device": device, "sysctls": sysctls(device), "ports": {}}

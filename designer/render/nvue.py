@@ -128,6 +128,7 @@ def view(device: DeviceConfig, release: str | None = None) -> dict[str, Any]:
         "forms": forms(release),
         "breakouts": breakouts(device),
         "interfaces": [(device.os_port_name("nvue", interface), interface) for interface in device.interfaces],
+        "neighbor_ports": device.unnumbered_ports("nvue"),
         "watchdog_polling_ms": polling,
         "watchdog_robustness": robustness,
         "cnp_shapers": shapers,

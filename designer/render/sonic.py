@@ -8,7 +8,9 @@ The file is a whole configuration for ``config reload``, which flushes CONFIG_DB
 needs is here (sonic-utilities ``config/main.py``). BGP runs from the FRR file beside it:
 ``docker_routing_config_mode: split-unified`` makes SONiC's FRR container load one user ``frr.conf``
 (``split`` would delete it at start: sonic-buildimage ``dockers/docker-fpm-frr/docker_init.sh``), so there
-is no BGP_NEIGHBOR table for bgpcfgd to push a second BGP configuration from.
+is no BGP_NEIGHBOR table for bgpcfgd to push a second BGP configuration from. With an unnumbered underlay the FRR file
+must name SONiC's ports, so SONiC has its own (``configs/sonic-frr/``, :data:`designer.targets.TARGETS`), and each
+fabric port's INTERFACE entry is ``ipv6_use_link_local_only: enable`` (sonic-interface.yang) with no address.
 
 * Ports: every port of the switch, cabled ones up and unused ones admin down, named as the catalog's SONiC
   naming says (``DeviceConfig.os_port_names``): after its first SerDes lane, ``Ethernet{lane}``, counting the
@@ -113,7 +115,12 @@ class View:
     def __call__(self, device: DeviceConfig, hwsku: str | None = None) -> dict[str, Any]:
         """The variables of ``templates/sonic/`` for ``device``. ``hwsku`` is the intent's SKU choice
         (``target_options.sonic``), which the device model has already applied: ``device.sku``."""
-        return {"tables": config_db(device, self.layouts), "config_db_json": self.writer}
+        return {
+            "tables": config_db(device, self.layouts),
+            "config_db_json": self.writer,
+            "device": device,
+            "ports": device.unnumbered_ports("sonic"),  # SONiC's FRR file (configs/sonic-frr/) names SONiC's ports
+        }
 
 
 def config_db(device: DeviceConfig, layouts: dict[tuple[Any, ...], PortLayout] | None = None) -> Tables:
@@ -136,6 +143,7 @@ def config_db(device: DeviceConfig, layouts: dict[tuple[Any, ...], PortLayout] |
         default_pfcwd_status="enable" if qos.pfc_watchdog else "disable",
     )
     no_fields: dict[str, Any] = {}  # an entry that exists by its key alone (an interface, an address on it)
+    link_local_only = {"ipv6_use_link_local_only": "enable"}
 
     # What a port's entries share, by whether it is cabled (True) or unused (False: the zero profiles).
     ingress, lossy_pool, shared_xoff = _ingress_layout(device)
@@ -269,7 +277,10 @@ def config_db(device: DeviceConfig, layouts: dict[tuple[Any, ...], PortLayout] |
         for key in pg_keys[1:]:
             buffer_pg[key] = headroom[0]
         cable_lengths[name] = headroom[1]
-        interface_table[name] = interface_table[f"{name}|{interface.address}"] = no_fields
+        if interface.address:
+            interface_table[name] = interface_table[f"{name}|{interface.address}"] = no_fields
+        else:  # unnumbered: BGP runs over the port's IPv6 link-local address (sonic-interface.yang)
+            interface_table[name] = link_local_only
     # The tables whose entries depend only on whether a port is cabled, made from the layout's keys in one go.
     used = list(compress(layout.names, cabled))
     egress = dict(zip(layout.names, map(egress_lists.__getitem__, cabled), strict=True))

@@ -188,6 +188,8 @@ def inventory(folder: Path, intent: Intent, devices: tuple[DeviceConfig, ...]) -
         for pool in sorted(pools)
     ]
     for link in design["links"]:
+        if link["subnet"] is None:
+            continue  # an unnumbered switch-to-switch link: no address on either end
         length = link["subnet"].partition("/")[2]
         for device, port, address in (link["a"], link["z"]):
             items.append(_address(namespace, f"{address}/{length}", (name, device), names[device][port]))

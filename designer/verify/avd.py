@@ -48,7 +48,12 @@ def structured_config(device: DeviceConfig) -> dict[str, Any]:
     config: dict[str, Any] = {
         "hostname": device.hostname,
         "service_routing_protocols_model": "multi-agent",
-        "ip_routing": True,
+        # AVD's underlay_rfc5549 (eos_designs' base ip_routing): IPv4 routes over IPv6 next hops.
+        **(
+            {"ip_routing_ipv6_interfaces": True, "ipv6_unicast_routing": True}
+            if bgp.unnumbered
+            else {"ip_routing": True}
+        ),
         "qos": {
             "map": {"dscp": [f"{' '.join(map(str, dscps))} to traffic-class {tc}" for dscps, tc in view["dscp_map"]]}
         },
@@ -61,7 +66,7 @@ def structured_config(device: DeviceConfig) -> dict[str, Any]:
                 "mtu": view["mtu"],
                 "speed": speed,
                 "switchport": {"enabled": False},
-                "ip_address": interface.address,
+                **({"ip_address": interface.address} if interface.address else {"ipv6_enable": True}),
                 "service_profile": view["qos_profile"],
             }
             for name, speed, description, interface in view["interfaces"]
@@ -83,18 +88,47 @@ def structured_config(device: DeviceConfig) -> dict[str, Any]:
                 }
                 for group in bgp.peer_groups
             ],
-            "neighbors": [
+            # AVD's underlay_rfc5549 (eos_designs' underlay router_bgp): one neighbor interface per link.
+            **(
                 {
-                    "ip_address": neighbor.address,
-                    "peer_group": neighbor.peer_group,
-                    "remote_as": str(neighbor.remote_asn),
-                    "description": description,
+                    "neighbor_interfaces": [
+                        {
+                            "name": view["neighbor_ports"][neighbor.interface],
+                            "peer_group": neighbor.peer_group,
+                            "remote_as": str(neighbor.remote_asn),
+                            "description": description,
+                        }
+                        for neighbor, description in view["neighbors"]
+                    ]
                 }
-                for neighbor, description in view["neighbors"]
-            ],
+                if bgp.unnumbered
+                else {
+                    "neighbors": [
+                        {
+                            "ip_address": neighbor.address,
+                            "peer_group": neighbor.peer_group,
+                            "remote_as": str(neighbor.remote_asn),
+                            "description": description,
+                        }
+                        for neighbor, description in view["neighbors"]
+                    ]
+                }
+            ),
             "aggregate_addresses": [{"prefix": prefix, "summary_only": True} for prefix in bgp.aggregates],
             "address_family_ipv4": {
-                "peer_groups": [{"name": group.name, "activate": True} for group in bgp.peer_groups],
+                "peer_groups": [
+                    {
+                        "name": group.name,
+                        "activate": True,
+                        # AVD's underlay_rfc5549 (structured_config_utils underlay): IPv6 next hops for IPv4.
+                        **(
+                            {"next_hop": {"address_family_ipv6": {"enabled": True, "originate": True}}}
+                            if bgp.unnumbered
+                            else {}
+                        ),
+                    }
+                    for group in bgp.peer_groups
+                ],
                 "networks": [{"prefix": prefix} for prefix in bgp.networks],
             },
         },

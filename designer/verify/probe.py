@@ -227,8 +227,9 @@ def extra_peers(
         for address in sorted(table):
             if (router, address) in expected:
                 continue
-            if address in lab.outside:
-                not_covered.append(f"{name} -> {lab.outside[address]} ({address}): peer outside the slice")
+            beyond = lab.outside.get(address) or lab.outside.get(f"{name} {address}")
+            if beyond:
+                not_covered.append(f"{name} -> {beyond} ({address}): peer outside the slice")
             elif address in lab.servers:
                 not_covered.append(
                     f"{name} -> {lab.servers[address]} ({address}): BGP with a server is not "

@@ -50,19 +50,21 @@ class Router:
 
 @dataclass(frozen=True, slots=True)
 class Wire:
-    """One switch-to-switch link of the lab: both ends as (router index, port, address)."""
+    """One switch-to-switch link of the lab: both ends as (router index, port, address); the addresses are None on
+    an unnumbered underlay (the session runs over the ports' IPv6 link-local addresses)."""
 
     upper: int
     upper_port: str
-    upper_address: str
+    upper_address: str | None
     lower: int
     lower_port: str
-    lower_address: str
+    lower_address: str | None
 
 
 @dataclass(frozen=True, slots=True)
 class Session:
-    """A BGP session the design asks for, seen from ``router``."""
+    """A BGP session the design asks for, seen from ``router``: ``peer_address`` is how bgpd names the neighbor,
+    its address or, unnumbered, ``router``'s own port."""
 
     router: int
     port: str
@@ -102,7 +104,8 @@ class Topology:
     """Per router: (port, leaf-side address/31) of every server link, announced by the leaf."""
     configs: list[str]
     outside: dict[str, str]
-    """Peer addresses configured in the lab whose router is left out of a slice: address -> peer name."""
+    """Peers configured in the lab whose router is left out of a slice: address (unnumbered: ``<router> <port>``,
+    the lab router and its port) -> peer name."""
     servers: dict[str, str]
     """Server NIC addresses (the odd end of server links): address -> server name."""
     coverage: str
@@ -116,12 +119,11 @@ class Topology:
         """Both ends of every wire, in wire order."""
         result = []
         for wire in self.wires:
-            result.append(
-                Session(wire.upper, wire.upper_port, wire.lower, wire.lower_address, self.routers[wire.lower].asn)
-            )
-            result.append(
-                Session(wire.lower, wire.lower_port, wire.upper, wire.upper_address, self.routers[wire.upper].asn)
-            )
+            for router, port, peer, address in (
+                (wire.upper, wire.upper_port, wire.lower, wire.lower_address),
+                (wire.lower, wire.lower_port, wire.upper, wire.upper_address),
+            ):
+                result.append(Session(router, port, peer, address or port, self.routers[peer].asn))
         return result
 
     def prefixes(self, router: int) -> list[str]:
@@ -214,9 +216,9 @@ def topology(files: Mapping[str, bytes], whole: bool = True, where: str = DESIGN
         elif a is not None and z is not None:
             wires.append(Wire(a, a_port, a_address, z, z_port, z_address))
         elif a is not None:
-            outside[z_address] = z_name
+            outside[z_address or f"{a_name} {a_port}"] = z_name
         elif z is not None:
-            outside[a_address] = a_name
+            outside[a_address or f"{z_name} {z_port}"] = a_name
     configs = _configs(files, [router.name for router in routers])
     return Topology(
         data["name"],
