@@ -59,6 +59,8 @@ class Target:
     discovery: str = "lldpd"
     """Whose LLDP report names its ports (``designer audit``'s name family): ``lldpd``, which runs on the OS and
     reports the kernel's interface names, or ``eos``, EOS's own LLDP agent."""
+    qos: bool = True
+    """Its configuration writes the RoCE QoS (PFC, ECN, queues): a network that must be lossless needs it."""
 
 
 TARGETS: dict[str, Target] = {
@@ -89,6 +91,7 @@ TARGETS: dict[str, Target] = {
             ),
         ),
         lab=True,
+        qos=False,
         fixed_port_names="the FRR lab's interfaces are the designer's own swpN and swpNsL (design.json's ports)",
         validator="frr_files",
     ),

@@ -37,6 +37,7 @@ from designer.intent.configs import (
 )
 from designer.intent.facility import Facility, facility_problems, resolve_facility
 from designer.intent.hosts import HostSpec, resolve_hosts
+from designer.intent.networks import Networks, resolve_networks
 from designer.intent.schema import (
     MAX_BREAKOUT,
     MAX_GPUS,
@@ -139,6 +140,9 @@ class Intent:
     """Training jobs to analyze on the fabric (``designer analyze``), each alone on an idle fabric."""
     catalogs: SiteCatalogs = dataclasses.field(default_factory=SiteCatalogs.shipped, compare=False)
     """The catalog the intent designs with (the shipped one overlaid by its site catalogs) and what made it."""
+    networks: Networks = dataclasses.field(default_factory=Networks)
+    """The networks beside the backend (frontend, storage, in-band, out-of-band) and every switch's management
+    side; none declared: the backend alone."""
 
     @property
     def catalog(self) -> Catalog:
@@ -386,6 +390,18 @@ def _resolve(
             equipment[spec.model] = spec.rack_units
     if intact(("facility",)):
         problems.extend(facility_problems(doc.facility, server.nic_speed if server else None, equipment, hardware))
+    networks = resolve_networks(
+        doc.networks,
+        doc.management,
+        doc.addressing,
+        targets,
+        switches[0] if switches else None,
+        lambda section, path: _switch(section, path, intact, problems, hardware),
+        _cannot_run,
+        intact,
+        problems,
+        hardware,
+    )
     model = doc.compute.server if intact(("compute", "server")) else None
     hosts = resolve_hosts(
         doc.hosts, hardware.servers.get(model) if model else None, server.nics if server else None, intact, problems
@@ -429,6 +445,7 @@ def _resolve(
         max_servers=max_servers or servers,
         workloads=workloads,
         catalogs=catalogs,
+        networks=networks or Networks(),
     )
 
 
