@@ -9,6 +9,8 @@ from designer.errors import InputError
 from designer.intent import parse_intent
 from designer.intent.networks import Networks
 from designer.intent.schema import parse_ratio
+from designer.networks.sizing import size_network
+from designer.networks.wiring import NetworkFabric, wire_network
 
 BACKEND = """
 name: four
@@ -94,3 +96,77 @@ def test_lossless_storage_is_refused_where_a_target_writes_no_qos_but_frr_beside
     with pytest.raises(InputError, match=r"networks\.storage\.lossless: FRR configurations write no QoS"):
         parse_intent(BACKEND.replace("[sonic, frr]", "[frr, eos]") + lossless)
     assert parse_intent(BACKEND.replace("[sonic, frr]", "[frr]") + "networks: {storage: {}}\n").networks.storage
+
+
+def _network(text: str, name: str, servers: int, max_servers: int, per_rack: int = 4) -> NetworkFabric:
+    spec = getattr(parse_intent(text).networks, name)
+    plan = size_network(spec, servers, max_servers, per_rack)
+    return wire_network(spec, plan, [f"srv{number}" for number in range(servers)])
+
+
+def _cables(fabric: NetworkFabric) -> set[tuple[str, str, str, str]]:
+    devices = fabric.devices
+    return {
+        (devices[upper].name, devices[upper].port_name(up), devices[lower].name, devices[lower].port_name(down))
+        for _, upper, up, lower, down in fabric.links
+    }
+
+
+def test_the_frontend_is_sized_from_its_own_ports_and_ratio() -> None:
+    plan = _network(FOUR, "frontend", 32, 32).plan
+    # 64 x 400G leaves at 3:1: 16 ports up, 48 down broken out into 96 x 200G; one NIC port of each server on each
+    # leaf of the pair, so a pair holds 96 servers: 24 racks of 4.
+    assert (plan.leaf_uplinks, plan.leaf_down_ports, plan.leaf_downlinks, plan.ratio) == (16, 48, 96, 3.0)
+    assert (plan.servers_per_group, plan.groups, plan.leaves_per_group, plan.nics_per_leaf) == (96, 1, 2, 1)
+    # 2 border leaves and one pair: 4 leaves x 16 uplinks fit one 64-port spine; at least 2 spines, dividing 16.
+    assert (plan.leaves, plan.spines, plan.leaf_spine_parallel) == (4, 2, 8)
+    assert (plan.core_uplinks, plan.core_downlinks, plan.core_uplink_speed) == (4, 48, 400)
+
+
+def test_a_declared_ratio_is_never_exceeded_and_a_group_holds_whole_racks() -> None:
+    for ratio in ("1", "2:1", "3:1", "2.5", "7:2"):
+        text = FOUR.replace('oversubscription: "3:1"', f'oversubscription: "{ratio}"')
+        plan = _network(text, "frontend", 32, 32, per_rack=5).plan
+        assert plan.ratio <= parse_ratio(ratio)
+        assert plan.servers_per_group % 5 == 0
+        assert plan.servers_per_group * plan.nics_per_leaf <= plan.leaf_downlinks
+
+
+def test_every_dual_homed_server_reaches_both_leaves_of_its_pair_and_every_port_is_used_once() -> None:
+    fabric = _network(FOUR, "frontend", 200, 200)
+    devices = fabric.devices
+    ends = [(upper, up) for _, upper, up, _, _ in fabric.links] + [(lower, down) for *_, lower, down in fabric.links]
+    assert len(ends) == len(set(ends))
+    assert all(port < devices[device].ports for device, port in ends)
+    leaves: dict[str, set[str]] = {}
+    for _, upper, _, lower, _ in fabric.links[: fabric.server_link_count]:
+        leaves.setdefault(devices[lower].name, set()).add(devices[upper].name)
+    assert len(leaves) == 200
+    assert all(len(pair) == 2 and len({name.rsplit("-", 1)[0] for name in pair}) == 1 for pair in leaves.values())
+    spines = {devices[upper].name for tier, upper, *_ in fabric.links if tier == 1}
+    assert spines == {f"fe-spine{index}" for index in range(fabric.plan.spines)}
+
+
+def test_storage_servers_get_leaf_groups_of_their_own() -> None:
+    fabric = _network(FOUR, "storage", 32, 32)
+    plan = fabric.plan
+    # 1:1 on 64 x 400G: 32 ports down; 2 x 400G storage NICs on one leaf take 2 ports: 16 storage servers a leaf.
+    assert (plan.storage_per_group, plan.storage_groups, plan.leaves_per_group) == (16, 1, 1)
+    storage = [device for device in fabric.devices if device.role == "storage"]
+    assert [device.name for device in storage] == [f"storage{number}" for number in range(16)]
+    assert {name for name, *_ in _cables(fabric) if name.startswith("st-sg")} == {"st-sg0-leaf0"}
+
+
+def test_growing_inside_the_envelope_moves_no_cable_of_the_frontend_or_storage() -> None:
+    for name in ("frontend", "storage"):
+        text = FOUR.replace('oversubscription: "3:1"', 'oversubscription: "1:1"')  # small groups: several of them
+        small, large = _network(text, name, 100, 400), _network(text, name, 400, 400)
+        assert small.plan.spines == large.plan.spines and small.plan.groups < large.plan.groups
+        assert _cables(small) <= _cables(large)
+        assert {device.name for device in small.devices} <= {device.name for device in large.devices}
+
+
+def test_an_envelope_beyond_two_tiers_of_the_network_is_refused_with_what_would_fit() -> None:
+    text = FOUR.replace('oversubscription: "3:1"', "oversubscription: 1")
+    with pytest.raises(InputError, match="leaves of the envelope need more than the 64 ports"):
+        _network(text, "frontend", 32, 4000)

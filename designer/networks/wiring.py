@@ -1,0 +1,160 @@
+"""Wire one sized leaf-spine network beside the backend: every device with its name, every link with both ends.
+
+Naming, from structure only (``fe``, ``st`` or ``ib`` first, :data:`~designer.networks.sizing.PREFIXES`):
+
+* border leaf ``fe-border{b}``; leaf ``fe-g{group}-leaf{i}`` (``i`` of the group's leaves, a top-of-rack pair when
+  dual-homed); a storage servers' leaf ``st-sg{group}-leaf{i}``; spine ``fe-spine{j}``; storage server
+  ``storage{n}``. GPU servers keep the backend's names. Indices start at 0.
+* Leaf ports as the backend's (``swpN``, ``swpNsL`` broken out): the server-facing ports first, slot by slot (a
+  server's NIC ports on that leaf side by side), then the spine uplinks, whole. A server's NIC port ``i * q + k`` is
+  its ``k``-th on leaf ``i`` of its group (``q`` ports on each).
+* Every leaf has a structural number: border leaves first, then the server groups of the envelope, then the storage
+  groups; its uplinks are striped over the spines by that number (:class:`~designer.fabric.Stripes`), so a leaf
+  group added inside the envelope takes spine ports no existing cable uses.
+
+Links are the backend's tuples ``(tier, upper device, upper port, lower device, lower port)``, server links first.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from designer.fabric import LEAF_SPINE, NONE, SERVER_LEAF, Device, Link, Stripes
+from designer.intent.networks import DataNetworkSpec
+from designer.networks.sizing import NetworkPlan
+
+
+@dataclass(frozen=True)
+class NetworkFabric:
+    """One wired network: devices (switches first, then GPU and storage servers) and links, server links first."""
+
+    plan: NetworkPlan
+    devices: list[Device]
+    links: list[Link]
+    switch_count: int
+    server_link_count: int
+
+    def switches(self) -> list[Device]:
+        return self.devices[: self.switch_count]
+
+
+def wire_network(spec: DataNetworkSpec, plan: NetworkPlan, server_names: Sequence[str]) -> NetworkFabric:
+    """Every device and link of ``plan``; ``server_names`` are the GPU servers built now, in the backend's order."""
+    devices: list[Device] = []
+    prefix, leaf, per_group = plan.prefix, spec.leaf, plan.leaves_per_group
+
+    def add(device: Device) -> int:
+        devices.append(device)
+        return len(devices) - 1
+
+    def leaf_device(name: str, role: str, group: int, index: int, link_speed: int, downlinks: int) -> Device:
+        return Device(
+            name,
+            role,
+            NONE,
+            NONE,
+            group,
+            NONE,
+            NONE,
+            index,
+            leaf.model,
+            downlinks + plan.leaf_uplinks,
+            leaf.breakout(link_speed) if downlinks else 1,
+            downlinks,
+            1,
+        )
+
+    ordinals: dict[int, int] = {}
+    for border in range(plan.border_leaves):
+        device = leaf_device(
+            f"{prefix}-border{border}", "border_leaf", NONE, border, plan.core_uplink_speed, plan.core_downlinks
+        )
+        ordinals[add(device)] = border
+    server_leaves = {}
+    for group in range(plan.groups):
+        for index in range(per_group):
+            device = leaf_device(
+                f"{prefix}-g{group}-leaf{index}", "leaf", group, index, plan.nic_speed, plan.leaf_downlinks
+            )
+            server_leaves[group, index] = add(device)
+            ordinals[server_leaves[group, index]] = plan.border_leaves + group * per_group + index
+    storage_leaves = {}
+    nodes = spec.storage_nodes
+    for group in range(plan.storage_groups):
+        for index in range(per_group):
+            device = leaf_device(
+                f"{prefix}-sg{group}-leaf{index}",
+                "leaf",
+                group,
+                index,
+                nodes.nic_speed if nodes else plan.nic_speed,
+                plan.storage_downlinks,
+            )
+            storage_leaves[group, index] = add(device)
+            ordinals[storage_leaves[group, index]] = (
+                plan.border_leaves + (plan.envelope_groups + group) * per_group + index
+            )
+    spines = [
+        add(
+            Device(
+                f"{prefix}-spine{index}",
+                "spine",
+                NONE,
+                NONE,
+                NONE,
+                NONE,
+                NONE,
+                index,
+                spec.spine.model,
+                plan.spine_radix,
+                spec.spine.breakout(plan.uplink_speed),
+                plan.spine_radix,
+                spec.spine.breakout(plan.uplink_speed),
+            )
+        )
+        for index in range(plan.spines)
+    ]
+    switch_count = len(devices)
+
+    def server(name: str, role: str, group: int, slot: int, nics: int) -> int:
+        return add(Device(name, role, NONE, NONE, group, NONE, NONE, slot, role, nics, 1, nics, 1))
+
+    links: list[Link] = []
+    for number, name in enumerate(server_names):
+        group, slot = divmod(number, plan.servers_per_group)
+        lower = server(name, "server", group, slot, spec.nics_per_server)
+        links.extend(
+            (
+                SERVER_LEAF,
+                server_leaves[group, index],
+                slot * plan.nics_per_leaf + port,
+                lower,
+                index * plan.nics_per_leaf + port,
+            )
+            for index in range(per_group)
+            for port in range(plan.nics_per_leaf)
+        )
+    for number in range(plan.storage_nodes):
+        group, slot = divmod(number, plan.storage_per_group)
+        lower = server(f"storage{number}", "storage", group, slot, nodes.nics if nodes else 0)
+        links.extend(
+            (
+                SERVER_LEAF,
+                storage_leaves[group, index],
+                slot * plan.storage_nics_per_leaf + port,
+                lower,
+                index * plan.storage_nics_per_leaf + port,
+            )
+            for index in range(per_group)
+            for port in range(plan.storage_nics_per_leaf)
+        )
+    server_link_count = len(links)
+
+    stripes = Stripes(plan.leaf_spine_parallel, 1, plan.spines, plan.spine_radix)
+    for device, ordinal in ordinals.items():
+        downlinks = devices[device].downlinks
+        for uplink in range(plan.leaf_uplinks):
+            spine, port = stripes.place(uplink, ordinal)
+            links.append((LEAF_SPINE, spines[spine], port, device, downlinks + uplink))
+    return NetworkFabric(plan, devices, links, switch_count, server_link_count)
