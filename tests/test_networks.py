@@ -5,12 +5,16 @@ from __future__ import annotations
 
 import pytest
 
+from designer.allocate import allocate
 from designer.errors import InputError
+from designer.fabric import wire
 from designer.intent import parse_intent
 from designer.intent.networks import Networks
 from designer.intent.schema import parse_ratio
+from designer.networks.allocate import NetworkAllocation, allocate_network, overlapping
 from designer.networks.sizing import size_network
 from designer.networks.wiring import NetworkFabric, wire_network
+from designer.sizing import size
 
 BACKEND = """
 name: four
@@ -170,3 +174,62 @@ def test_an_envelope_beyond_two_tiers_of_the_network_is_refused_with_what_would_
     text = FOUR.replace('oversubscription: "3:1"', "oversubscription: 1")
     with pytest.raises(InputError, match="leaves of the envelope need more than the 64 ports"):
         _network(text, "frontend", 32, 4000)
+
+
+def _allocated(text: str, servers: int, max_servers: int) -> dict[str, tuple[NetworkFabric, NetworkAllocation]]:
+    """Every data network of ``text`` wired and allocated beside the backend, each clear of the pools before it."""
+    intent = parse_intent(text)
+    backend = allocate(intent, wire(intent, size(intent)))
+    taken = list(backend.pools())
+    done = {}
+    for spec in intent.networks.data_networks:
+        plan = size_network(spec, servers, max_servers, 4)
+        fabric = wire_network(spec, plan, [f"srv{number}" for number in range(servers)])
+        done[spec.name] = (fabric, allocate_network(spec, fabric, taken, intent.routing.leaf_asn_start))
+        taken.extend(done[spec.name][1].pools)
+    return done
+
+
+def test_every_network_has_its_own_pools_beside_the_backend_and_none_overlap() -> None:
+    intent = parse_intent(FOUR)
+    backend = allocate(intent, wire(intent, size(intent)))
+    networks = _allocated(FOUR, 32, 32)
+    pools = [("backend", pool) for pool in backend.pools()]
+    pools += [(name, pool) for name, (_, allocation) in networks.items() for pool in allocation.pools]
+    assert len(pools) == 9 and overlapping(pools) == []
+    assert [pool.cidr for pool in networks["frontend"][1].pools] == ["10.4.0.0/15", "10.6.0.0/15", "10.8.0.0/20"]
+    assert overlapping([("a", pools[0][1]), ("b", pools[0][1])])  # the check itself sees an overlap
+
+
+def test_addresses_and_asns_come_from_structure() -> None:
+    fabric, allocation = _allocated(FOUR, 200, 200)["frontend"]
+    assert len(set(allocation.evens)) == len(fabric.links) and all(even % 2 == 0 for even in allocation.evens)
+    assert len(set(allocation.loopbacks)) == fabric.switch_count
+    leaves = [asn for device, asn in zip(fabric.switches(), allocation.asns, strict=True) if device.role != "spine"]
+    spines = {asn for device, asn in zip(fabric.switches(), allocation.asns, strict=True) if device.role == "spine"}
+    assert len(set(leaves)) == len(leaves) and min(leaves) == 4_203_000_000  # backend leaf_asn_start + 3 million
+    assert spines == {4_204_000_000}
+
+
+def test_growing_inside_the_envelope_moves_no_address_or_asn_of_any_network() -> None:
+    def by_cable(done: dict[str, tuple[NetworkFabric, NetworkAllocation]]) -> dict[tuple[str, ...], int]:
+        found = {}
+        for name, (fabric, allocation) in done.items():
+            devices = fabric.devices
+            for (_, upper, port, lower, _), even in zip(fabric.links, allocation.evens, strict=True):
+                found[name, devices[upper].name, devices[upper].port_name(port), devices[lower].name] = even
+            for device, loopback, asn in zip(fabric.switches(), allocation.loopbacks, allocation.asns, strict=False):
+                found[name, device.name, "lo", str(asn)] = loopback
+        return found
+
+    text = FOUR.replace('oversubscription: "3:1"', "oversubscription: 1").replace("servers: 32", "servers: 100")
+    text = text.replace("targets:", "growth: {max_servers: 400}\ntargets:")
+    small, large = by_cable(_allocated(text, 100, 400)), by_cable(_allocated(text, 400, 400))
+    assert len(small) < len(large)
+    assert {key: large.get(key) for key in small} == small
+
+
+def test_a_given_pool_too_small_for_the_network_is_refused() -> None:
+    text = FOUR.replace("oversubscription: 1,", "oversubscription: 1, addressing: {loopbacks: 10.200.0.0/31},")
+    with pytest.raises(InputError, match=r"10\.200\.0\.0/31 holds 2 addresses but the network's envelope needs"):
+        _allocated(text, 32, 32)

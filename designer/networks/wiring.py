@@ -39,6 +39,14 @@ class NetworkFabric:
         return self.devices[: self.switch_count]
 
 
+def ordinal(plan: NetworkPlan, device: Device) -> int:
+    """A switch's structural number: a leaf's among its network's leaves of the envelope, a spine's index."""
+    if device.role in ("border_leaf", "spine"):
+        return device.index
+    group = device.su + (plan.envelope_groups if device.role == "storage_leaf" else 0)
+    return plan.border_leaves + group * plan.leaves_per_group + device.index
+
+
 def wire_network(spec: DataNetworkSpec, plan: NetworkPlan, server_names: Sequence[str]) -> NetworkFabric:
     """Every device and link of ``plan``; ``server_names`` are the GPU servers built now, in the backend's order."""
     devices: list[Device] = []
@@ -65,12 +73,11 @@ def wire_network(spec: DataNetworkSpec, plan: NetworkPlan, server_names: Sequenc
             1,
         )
 
-    ordinals: dict[int, int] = {}
     for border in range(plan.border_leaves):
         device = leaf_device(
             f"{prefix}-border{border}", "border_leaf", NONE, border, plan.core_uplink_speed, plan.core_downlinks
         )
-        ordinals[add(device)] = border
+        add(device)
     server_leaves = {}
     for group in range(plan.groups):
         for index in range(per_group):
@@ -78,23 +85,19 @@ def wire_network(spec: DataNetworkSpec, plan: NetworkPlan, server_names: Sequenc
                 f"{prefix}-g{group}-leaf{index}", "leaf", group, index, plan.nic_speed, plan.leaf_downlinks
             )
             server_leaves[group, index] = add(device)
-            ordinals[server_leaves[group, index]] = plan.border_leaves + group * per_group + index
     storage_leaves = {}
     nodes = spec.storage_nodes
     for group in range(plan.storage_groups):
         for index in range(per_group):
             device = leaf_device(
                 f"{prefix}-sg{group}-leaf{index}",
-                "leaf",
+                "storage_leaf",
                 group,
                 index,
                 nodes.nic_speed if nodes else plan.nic_speed,
                 plan.storage_downlinks,
             )
             storage_leaves[group, index] = add(device)
-            ordinals[storage_leaves[group, index]] = (
-                plan.border_leaves + (plan.envelope_groups + group) * per_group + index
-            )
     spines = [
         add(
             Device(
@@ -152,9 +155,9 @@ def wire_network(spec: DataNetworkSpec, plan: NetworkPlan, server_names: Sequenc
     server_link_count = len(links)
 
     stripes = Stripes(plan.leaf_spine_parallel, 1, plan.spines, plan.spine_radix)
-    for device, ordinal in ordinals.items():
-        downlinks = devices[device].downlinks
+    for device in range(switch_count - plan.spines):
+        number, downlinks = ordinal(plan, devices[device]), devices[device].downlinks
         for uplink in range(plan.leaf_uplinks):
-            spine, port = stripes.place(uplink, ordinal)
+            spine, port = stripes.place(uplink, number)
             links.append((LEAF_SPINE, spines[spine], port, device, downlinks + uplink))
     return NetworkFabric(plan, devices, links, switch_count, server_link_count)
