@@ -5,13 +5,14 @@ from __future__ import annotations
 
 import pytest
 
-from designer.allocate import allocate
+from designer.allocate import allocate, ip
 from designer.errors import InputError
 from designer.fabric import wire
 from designer.intent import parse_intent
 from designer.intent.networks import Networks
 from designer.intent.schema import parse_ratio
 from designer.networks.allocate import NetworkAllocation, allocate_network, overlapping
+from designer.networks.oob import Managed, RackPorts, design_oob
 from designer.networks.sizing import size_network
 from designer.networks.wiring import NetworkFabric, wire_network
 from designer.sizing import size
@@ -233,3 +234,61 @@ def test_a_given_pool_too_small_for_the_network_is_refused() -> None:
     text = FOUR.replace("oversubscription: 1,", "oversubscription: 1, addressing: {loopbacks: 10.200.0.0/31},")
     with pytest.raises(InputError, match=r"10\.200\.0\.0/31 holds 2 addresses but the network's envelope needs"):
         _allocated(text, 32, 32)
+
+
+def _racks(built: int, per_rack: int = 4, racks: int = 3) -> list[RackPorts]:
+    """Compute racks of ``per_rack`` server slots, the first ``built`` servers built: each slot a BMC position."""
+    return [
+        RackPorts(
+            f"r00-{rack:02d}",
+            rack,
+            tuple(
+                Managed(f"srv{number}", "bmc") if number < built else None
+                for number in range(rack * per_rack, (rack + 1) * per_rack)
+            ),
+        )
+        for rack in range(racks)
+    ]
+
+
+def test_every_management_port_gets_a_cable_and_one_address_from_structure() -> None:
+    spec = parse_intent(FOUR).networks.oob
+    assert spec is not None
+    oob = design_oob(spec, _racks(12), 3, [])
+    # 4 BMCs a rack fit one 48-port SN2201; its 4 x 100G uplinks over 2 OOB spines (64 x 400G broken out: 256 ports).
+    assert (oob.switches_per_rack, oob.spines, oob.block) == (1, 2, 64)
+    assert oob.switches == ("r00-00-mgmt0", "r00-01-mgmt0", "r00-02-mgmt0", "oob-spine0", "oob-spine1")
+    addresses = [access.address for access in oob.access] + list(oob.gateways)
+    assert len(oob.access) == 12 and len(set(addresses)) == len(addresses)
+    assert all(oob.pool.first <= address < oob.pool.first + oob.pool.size for address in addresses)
+    first = oob.access[0]
+    assert (first.managed.device, first.port, ip(first.address), oob.subnet(0)) == (
+        "srv0",
+        0,
+        "10.0.0.2",
+        "10.0.0.0/26",
+    )
+    assert ip(oob.gateways[0]) == "10.0.0.1"
+    ends = [(spine, port) for spine, port, _, _ in oob.uplinks]
+    assert len(oob.uplinks) == 12 and len(set(ends)) == 12
+
+
+def test_a_management_network_filling_up_moves_nothing() -> None:
+    spec = parse_intent(FOUR).networks.oob
+    assert spec is not None
+    small, large = design_oob(spec, _racks(5), 3, []), design_oob(spec, _racks(12), 3, [])
+    cables = {(small.switches[a.switch], a.port, a.managed, a.address) for a in small.access}
+    assert cables < {(large.switches[a.switch], a.port, a.managed, a.address) for a in large.access}
+    assert small.uplinks == large.uplinks and small.uplink_evens == large.uplink_evens
+
+
+def test_the_management_pool_lies_beside_the_others_or_is_refused_when_too_small() -> None:
+    intent = parse_intent(FOUR)
+    backend = allocate(intent, wire(intent, size(intent)))
+    assert intent.networks.oob is not None
+    oob = design_oob(intent.networks.oob, _racks(12), 3, backend.pools())
+    assert overlapping([("backend", pool) for pool in backend.pools()] + [("oob", oob.pool)]) == []
+    small = parse_intent(FOUR.replace("oob: {}", "oob: {pool: 192.168.0.0/28}")).networks.oob
+    assert small is not None
+    with pytest.raises(InputError, match=r"192\.168\.0\.0/28 holds 16 addresses but the management network"):
+        design_oob(small, _racks(12), 3, [])
