@@ -67,6 +67,8 @@ class StorageNodes:
     count: int
     nics: int
     nic_speed: int
+    rack_units: int
+    power_kw: float
 
 
 @dataclass(frozen=True)
@@ -129,6 +131,16 @@ class Networks:
     def data_networks(self) -> tuple[DataNetworkSpec, ...]:
         """The declared leaf-spine networks, in :data:`DATA_NETWORKS` order."""
         return tuple(spec for name in DATA_NETWORKS if (spec := getattr(self, name)) is not None)
+
+    @property
+    def speeds(self) -> tuple[int, ...]:
+        """Every link speed of the declared networks (the cable reach of each is looked up at it)."""
+        speeds = set()
+        for spec in self.data_networks:
+            speeds.update({spec.nic_speed, spec.leaf.speed, spec.core_uplink_speed or spec.leaf.speed})
+            speeds.update({spec.storage_nodes.nic_speed} if spec.storage_nodes else ())
+        speeds.update({self.oob.switch.uplink_speed} if self.oob else ())
+        return tuple(sorted(speeds))
 
     @property
     def declared(self) -> tuple[str, ...]:
@@ -262,7 +274,13 @@ def _data_network(
         core_uplinks=doc.core_uplinks if isinstance(doc, FrontendDoc) else 0,
         core_uplink_speed=(doc.core_uplink_speed or leaf.speed) if isinstance(doc, FrontendDoc) else 0,
         storage_nodes=(
-            StorageNodes(doc.storage_nodes.count, doc.storage_nodes.nics_per_server, doc.storage_nodes.nic_speed)
+            StorageNodes(
+                doc.storage_nodes.count,
+                doc.storage_nodes.nics_per_server,
+                doc.storage_nodes.nic_speed,
+                doc.storage_nodes.rack_units,
+                doc.storage_nodes.power_kw,
+            )
             if isinstance(doc, StorageDoc) and doc.storage_nodes
             else None
         ),

@@ -436,7 +436,9 @@ def _resolve(
         target_options=doc.target_options,
         qos=qos,
         load_balancing=doc.load_balancing,
-        facility=resolve_facility(doc.facility, tier_speeds(server.nic_speed, *switches[:2]), hardware),
+        facility=resolve_facility(
+            doc.facility, (*tier_speeds(server.nic_speed, *switches[:2]), *(networks or Networks()).speeds), hardware
+        ),
         checks=doc.checks,
         hosts=hosts,
         source=source,

@@ -863,6 +863,8 @@ class StorageNodesDoc(Section):
     count: int = Field(ge=1, le=100_000, description="Storage servers.")
     nics_per_server: int = Field(2, ge=1, le=16, description="Storage network NIC ports of one storage server.")
     nic_speed: Speed = Field(400, description="Speed of those NIC ports.")
+    rack_units: int = Field(2, gt=0, le=60, description="Rack units of one storage server.")
+    power_kw: float = Field(1.5, gt=0, le=100, description="Maximum power of one storage server, in kW.")
 
 
 class StorageDoc(DataNetworkDoc):

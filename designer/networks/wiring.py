@@ -38,6 +38,13 @@ class NetworkFabric:
     def switches(self) -> list[Device]:
         return self.devices[: self.switch_count]
 
+    def port_name(self, device: Device, port: int) -> str:
+        """A port's name: a switch's as the backend names it, a server's NIC port in this network ``fe0``, ``st1``
+        (the network's prefix and the port's number)."""
+        if device.role in ("server", "storage"):
+            return f"{self.plan.prefix}{port}"
+        return device.port_name(port)
+
 
 def ordinal(plan: NetworkPlan, device: Device) -> int:
     """A switch's structural number: a leaf's among its network's leaves of the envelope, a spine's index."""

@@ -22,6 +22,8 @@ from designer.outputs.floorplan import floorplan_svg
 from designer.outputs.folder import INTENT_FILE, MANIFEST, SITE_CATALOG_FILE, differences, file_matches, write_files
 from designer.outputs.lab import lab_files
 from designer.outputs.labels import label_rows, labels_html
+from designer.outputs.networks import addressing_rows as network_addressing_rows
+from designer.outputs.networks import bom_with_networks, cabling_with_networks, oob_rows, racks_with_networks
 from designer.outputs.physical import bom_rows, power_markdown, racks_rows
 from designer.outputs.summary import summary_markdown
 from designer.outputs.tables import addressing_rows, asn_rows, cabling_rows, csv_bytes
@@ -165,10 +167,11 @@ def write_design(
 
 
 def review_files(design: Design, say: Progress, since: Since | None = None) -> dict[str, bytes]:
-    """The files a reviewer reads beside the configurations: summary, design.json, tables, plan, lab."""
+    """The files a reviewer reads beside the configurations: summary, design.json, tables, plan, lab; with networks
+    beside the backend, the tables hold them too (:mod:`designer.outputs.networks`)."""
     say("writing the summary, design.json and tables")
     document = design_json(design)
-    return {
+    files = {
         "summary.md": summary_markdown(design, since(document) if since else []).encode(),
         INTENT_FILE: design.intent.text.encode("utf-8", "surrogatepass"),
         **({SITE_CATALOG_FILE: design.intent.catalogs.text().encode()} if design.intent.catalogs.files else {}),
@@ -189,6 +192,27 @@ def review_files(design: Design, say: Progress, since: Since | None = None) -> d
         "topology.svg": topology_svg(design.intent.name, design.plan).encode(),
         **(lab_files(design) if with_lab(design.intent.targets) else {}),
         **({"workloads.svg": workloads_svg(design.intent.name, design.workloads).encode()} if design.workloads else {}),
+    }
+    return {**files, **network_files(design)} if design.networks else files
+
+
+def network_files(design: Design) -> dict[str, bytes]:
+    """The tables that hold the networks beside the backend: every cable, rack and part, and their addresses."""
+    networks = design.networks
+    assert networks is not None  # only called with networks declared
+    cables = 2 * (len(design.fabric.links) + len(networks.physical.cables))
+    budget = design.intent.facility.rack_power_kw
+    racks = racks_rows(design.physical, design.fabric.devices, budget)
+    return {
+        "cabling.csv": csv_bytes(*cabling_with_networks(networks, cabling_rows(design))),
+        "labels.csv": csv_bytes(*label_rows(cabling_with_networks(networks, cabling_rows(design)))),
+        "labels.html": labels_html(
+            design.intent.name, label_rows(cabling_with_networks(networks, cabling_rows(design)))[1], cables
+        ).encode(),
+        "racks.csv": csv_bytes(*racks_with_networks(networks, racks, budget)),
+        "bom.csv": csv_bytes(*bom_with_networks(networks, bom_rows(design.physical))),
+        "network-addressing.csv": csv_bytes(*network_addressing_rows(networks)),
+        **({"oob.csv": csv_bytes(*oob_rows(networks))} if networks.physical.oob else {}),
     }
 
 
