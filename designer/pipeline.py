@@ -17,6 +17,7 @@ from designer.analysis.facts import facts
 from designer.analysis.maxflow import bisection
 from designer.analysis.workload import SEEDS, WorkloadResult, analyze
 from designer.checks import CHECKS, OF_THE_FABRIC, ordered
+from designer.checks import networks as networks_check
 from designer.checks import run as run_checks
 from designer.design import Built, Design, Progress, Wired, quiet
 from designer.errors import InputError, Problem
@@ -112,6 +113,8 @@ def design(
     )
     others = [module for module in CHECKS if module not in OF_THE_FABRIC]
     say(f"running {len(others)} more checks")
+    if networks:
+        others.append(networks_check)
     return Design(**vars(built), findings=tuple(ordered([*placed["findings"], *run_checks(built, checks=others)])))
 
 
