@@ -292,3 +292,19 @@ def test_the_management_pool_lies_beside_the_others_or_is_refused_when_too_small
     assert small is not None
     with pytest.raises(InputError, match=r"192\.168\.0\.0/28 holds 16 addresses but the management network"):
         design_oob(small, _racks(12), 3, [])
+
+
+def test_a_hall_beyond_one_spines_ports_gets_groups_of_oob_spines() -> None:
+    spec = parse_intent(FOUR.replace("oob: {}", "oob: {spine: {ports: 4, speed: 100G}}")).networks.oob
+    assert spec is not None
+    oob = design_oob(spec, _racks(40, racks=10), 10, [])
+    # 10 management switches, 4 ports a spine: 3 groups of 4 spines (one per uplink), 4 switches a group.
+    assert oob.spines == 12
+    ends = [(spine, port) for spine, port, _, _ in oob.uplinks]
+    assert len(set(ends)) == len(ends) == 40 and all(port < 4 for _, port in ends)
+    managers = len(oob.switches) - oob.spines
+    groups = {
+        switch: {(spine - managers) // 4 for spine, _, own, _ in oob.uplinks if own == switch} for switch in range(10)
+    }
+    assert all(len(group) == 1 for group in groups.values())
+    assert [groups[switch].pop() for switch in range(10)] == [0, 0, 0, 0, 1, 1, 1, 1, 2, 2]

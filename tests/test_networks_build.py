@@ -12,7 +12,7 @@ import pytest
 
 from designer.design import Design, quiet
 from designer.intent import parse_intent
-from designer.outputs.build import network_files
+from designer.outputs.build import review_files
 from designer.pipeline import build, design
 from tests.conftest import ROOT, check_golden
 
@@ -27,14 +27,19 @@ def built() -> Design:
 
 
 @cache
+def tables() -> dict[str, bytes]:
+    return review_files(built(), quiet)
+
+
+@cache
 def grown(servers: int) -> dict[str, bytes]:
     text = EXAMPLE.read_text().replace("servers: 32", f"servers: {servers}")
-    return network_files(design(parse_intent(text, str(EXAMPLE)), quiet))
+    return review_files(design(parse_intent(text, str(EXAMPLE)), quiet), quiet)
 
 
 @pytest.mark.parametrize("table", TABLES)
 def test_the_tables_of_all_four_networks_match_the_golden_files(table: str, update_golden: bool) -> None:
-    check_golden(GOLDEN / table, network_files(built())[table].decode(), update_golden)
+    check_golden(GOLDEN / table, tables()[table].decode(), update_golden)
 
 
 def test_the_example_passes_every_check_with_every_network_in_its_tables() -> None:
@@ -42,10 +47,10 @@ def test_the_example_passes_every_check_with_every_network_in_its_tables() -> No
     assert design.networks is not None
     assert not [finding for finding in design.findings if finding.severity == "error"]
     assert [finding.check for finding in design.findings if finding.check == "networks"] == ["networks"]
-    rows = list(csv.DictReader(io.StringIO(network_files(design)["cabling.csv"].decode())))
+    rows = list(csv.DictReader(io.StringIO(tables()["cabling.csv"].decode())))
     assert {row["network"] for row in rows} == {"backend", "frontend", "storage", "oob"}
     assert len({row["cable_id"] for row in rows}) == len(rows)
-    oob = list(csv.DictReader(io.StringIO(network_files(design)["oob.csv"].decode())))
+    oob = list(csv.DictReader(io.StringIO(tables()["oob.csv"].decode())))
     assert len({row["address"] for row in oob}) == len(oob)
     managed = {row["device"] for row in oob}
     switches = {device.name for device in design.fabric.switches()}

@@ -6,7 +6,9 @@
   management switch ``p // ports``, named ``{rack}-mgmt{k}``.
 * Every management switch sends all its uplinks to the OOB spines ``oob-spine{j}``, striped by the switch's
   structural number ``rack ordinal * switches per rack + k``; the spine count is the smallest that divides the
-  uplinks and gives the spines ports for every management switch of the envelope.
+  uplinks and gives the spines ports for every management switch of the envelope. A hall with more management
+  switches than a spine has ports gets groups of as many spines as a switch has uplinks, each group serving as
+  many switches as a spine has ports (switch ``n`` in group ``n // ports``).
 * Addresses, one per device: management switch ``n`` owns the aligned block ``pool + n*block`` (``block`` the power
   of two holding its ports, its gateway and the block's network and broadcast addresses); its gateway is the
   block's first host, position ``p`` the host ``2 + p``. The switch-to-spine /31s follow every block of the
@@ -88,19 +90,26 @@ def design_oob(spec: OobSpec, racks: Sequence[RackPorts], envelope_racks: int, t
     per_rack = max(1, math.ceil(positions / switch.ports))
     envelope_switches = envelope_racks * per_rack
     radix = spec.spine.radix(switch.uplink_speed)
-    if envelope_switches > radix:
+    if radix == 0:
         raise InputError(
             [
                 Problem(
                     ("networks", "oob", "spine"),
-                    f"{envelope_switches} management switches of the envelope need more than the {radix} "
-                    f"{switch.uplink_speed}G ports of one OOB spine; use a spine with more ports",
+                    f"{spec.spine.model} ports cannot run the management switches' {switch.uplink_speed}G uplinks; "
+                    "give networks.oob.spine a switch whose ports run them",
                 )
             ]
         )
-    spines = _ecmp_divisor(
-        switch.uplinks, max(min(2, switch.uplinks), math.ceil(envelope_switches * switch.uplinks / radix))
+    groups = math.ceil(envelope_switches / radix)
+    per_group = (
+        switch.uplinks
+        if groups > 1
+        else _ecmp_divisor(
+            switch.uplinks, max(min(2, switch.uplinks), math.ceil(envelope_switches * switch.uplinks / radix))
+        )
     )
+    held = radix // (switch.uplinks // per_group)
+    spines = groups * per_group
     block = 1 << math.ceil(math.log2(switch.ports + 3))
     needed = envelope_switches * block + 2 * envelope_switches * switch.uplinks + spines
     pool = _pool(spec, needed, taken)
@@ -119,14 +128,14 @@ def design_oob(spec: OobSpec, racks: Sequence[RackPorts], envelope_racks: int, t
                     access.append(Access(len(names) - 1, port, managed, pool.first + number * block + 2 + port))
     managers = len(names)
     names.extend(f"oob-spine{index}" for index in range(spines))
-    parallel = switch.uplinks // spines
-    stripes = Stripes(parallel, 1, spines, radix)
+    stripes = Stripes(switch.uplinks // per_group, 1, per_group, radix)
     uplink_base = pool.first + envelope_switches * block
     uplinks, evens = [], []
     for index, number in enumerate(numbers):
         for uplink in range(switch.uplinks):
-            spine, port = stripes.place(uplink, number)
-            uplinks.append((managers + spine, port, index, uplink))
+            group, local = divmod(number, held)
+            spine, port = stripes.place(uplink, local)
+            uplinks.append((managers + group * per_group + spine, port, index, uplink))
             evens.append(uplink_base + 2 * (number * switch.uplinks + uplink))
     loopback_base = uplink_base + 2 * envelope_switches * switch.uplinks
     gateways = [pool.first + number * block + 1 for number in numbers] + [

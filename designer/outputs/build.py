@@ -17,6 +17,7 @@ from designer.design import Design, Progress, quiet
 from designer.hosts import HostConfig
 from designer.intent import Intent
 from designer.model import DeviceConfig
+from designer.networks.cluster import ClusterNetworks
 from designer.outputs.design_json import design_json
 from designer.outputs.floorplan import floorplan_svg
 from designer.outputs.folder import INTENT_FILE, MANIFEST, SITE_CATALOG_FILE, differences, file_matches, write_files
@@ -171,46 +172,50 @@ def review_files(design: Design, say: Progress, since: Since | None = None) -> d
     beside the backend, the tables hold them too (:mod:`designer.outputs.networks`)."""
     say("writing the summary, design.json and tables")
     document = design_json(design)
-    files = {
+    cables = 2 * (len(design.fabric.links) + (len(design.networks.physical.cables) if design.networks else 0))
+    return {
         "summary.md": summary_markdown(design, since(document) if since else []).encode(),
         INTENT_FILE: design.intent.text.encode("utf-8", "surrogatepass"),
         **({SITE_CATALOG_FILE: design.intent.catalogs.text().encode()} if design.intent.catalogs.files else {}),
         "design.json": document.encode(),
-        "cabling.csv": csv_bytes(*cabling_rows(design)),
-        "labels.csv": csv_bytes(*label_rows(cabling_rows(design))),
-        "labels.html": labels_html(
-            design.intent.name, label_rows(cabling_rows(design))[1], 2 * len(design.fabric.links)
-        ).encode(),
+        "cabling.csv": csv_bytes(*cabling_table(design)),
+        "labels.csv": csv_bytes(*label_rows(cabling_table(design))),
+        "labels.html": labels_html(design.intent.name, label_rows(cabling_table(design))[1], cables).encode(),
         "addressing.csv": csv_bytes(*addressing_rows(design)),
         "asn.csv": csv_bytes(*asn_rows(design)),
-        "racks.csv": csv_bytes(
-            *racks_rows(design.physical, design.fabric.devices, design.intent.facility.rack_power_kw)
-        ),
+        "racks.csv": csv_bytes(*racks_table(design)),
         "power.md": power_markdown(design.intent.name, design.physical, design.intent.facility).encode(),
-        "bom.csv": csv_bytes(*bom_rows(design.physical)),
+        "bom.csv": csv_bytes(*bom_table(design)),
         "floorplan.svg": floorplan_svg(design.intent, design.fabric.devices, design.physical).encode(),
         "topology.svg": topology_svg(design.intent.name, design.plan).encode(),
         **(lab_files(design) if with_lab(design.intent.targets) else {}),
         **({"workloads.svg": workloads_svg(design.intent.name, design.workloads).encode()} if design.workloads else {}),
+        **(network_files(design.networks) if design.networks else {}),
     }
-    return {**files, **network_files(design)} if design.networks else files
 
 
-def network_files(design: Design) -> dict[str, bytes]:
-    """The tables that hold the networks beside the backend: every cable, rack and part, and their addresses."""
-    networks = design.networks
-    assert networks is not None  # only called with networks declared
-    cables = 2 * (len(design.fabric.links) + len(networks.physical.cables))
+def cabling_table(design: Design) -> tuple[list[str], Iterable[list[Any]]]:
+    """``cabling.csv``: the backend's cables, and with networks beside it every network's under a network column."""
+    rows = cabling_rows(design)
+    return cabling_with_networks(design.networks, rows) if design.networks else rows
+
+
+def racks_table(design: Design) -> tuple[list[str], Iterable[list[Any]]]:
+    """``racks.csv``: the backend's racks, with what the networks beside it add."""
     budget = design.intent.facility.rack_power_kw
-    racks = racks_rows(design.physical, design.fabric.devices, budget)
+    rows = racks_rows(design.physical, design.fabric.devices, budget)
+    return racks_with_networks(design.networks, rows, budget) if design.networks else rows
+
+
+def bom_table(design: Design) -> tuple[list[str], Iterable[list[Any]]]:
+    """``bom.csv``: the backend's parts, with a network column and the networks' parts when they are declared."""
+    rows = bom_rows(design.physical)
+    return bom_with_networks(design.networks, rows) if design.networks else rows
+
+
+def network_files(networks: ClusterNetworks) -> dict[str, bytes]:
+    """The tables of the networks beside the backend alone: their addresses, and the management addresses."""
     return {
-        "cabling.csv": csv_bytes(*cabling_with_networks(networks, cabling_rows(design))),
-        "labels.csv": csv_bytes(*label_rows(cabling_with_networks(networks, cabling_rows(design)))),
-        "labels.html": labels_html(
-            design.intent.name, label_rows(cabling_with_networks(networks, cabling_rows(design)))[1], cables
-        ).encode(),
-        "racks.csv": csv_bytes(*racks_with_networks(networks, racks, budget)),
-        "bom.csv": csv_bytes(*bom_with_networks(networks, bom_rows(design.physical))),
         "network-addressing.csv": csv_bytes(*network_addressing_rows(networks)),
         **({"oob.csv": csv_bytes(*oob_rows(networks))} if networks.physical.oob else {}),
     }
