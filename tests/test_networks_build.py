@@ -77,3 +77,13 @@ def test_growing_inside_the_envelope_moves_nothing_in_any_network(table: str, ke
     assert len(small) < len(large)
     changed = {name: (row, large.get(name)) for name, row in small.items() if large.get(name) != row}
     assert changed == {}
+
+
+def test_managed_power_parts_and_host_ports_get_their_own_management_cable() -> None:
+    text = EXAMPLE.read_text().replace("oob: {}", "oob: {host_management: true, managed_per_rack: 2}")
+    files = review_files(design(parse_intent(text, str(EXAMPLE)), quiet), quiet)
+    rows = [row for row in csv.DictReader(io.StringIO(files["cabling.csv"].decode())) if row["network"] == "oob"]
+    ends = {(row["z_device"], row["z_port"]) for row in rows}
+    assert {("r00-00-pdu0", "mgmt"), ("r00-00-pdu1", "mgmt"), ("su0-srv0", "mgmt"), ("su0-srv0", "bmc")} <= ends
+    pdu = next(row for row in rows if row["z_device"] == "r00-00-pdu0")
+    assert (pdu["a_rack"], pdu["z_rack"], pdu["medium"]) == ("r00-00", "r00-00", "cat6")

@@ -347,76 +347,38 @@ def _cables(
     places: dict[str, Place],
 ) -> list[Cable]:
     facility = hall.facility
+
+    def cable(
+        network: str, tier: str, a: tuple[str, str], z: tuple[str, str], speed: int, medium: str = "", near: str = ""
+    ) -> Cable:
+        """A cable between the devices and ports ``a`` and ``z`` (the upper end first), its length from where they
+        stand (``z`` where ``near`` stands when it has no place of its own) and the first medium that reaches
+        (unless given)."""
+        at, to = places[a[0]], places.get(z[0]) or places[near]
+        length = _run_dm(at, to, facility)
+        medium = medium if length <= ACCESS_REACH_M * 10 or not medium else "none"
+        chosen = medium or _medium(length, speed, facility)
+        return Cable(network, tier, *a, *z, speed, length, chosen, at.rack, at.unit, to.rack, to.unit)
+
     cables = []
     for spec, fabric in networks:
         devices = fabric.devices
         for tier, upper, upper_port, lower, lower_port in fabric.links:
             up, low = devices[upper], devices[lower]
             speed = spec.leaf.speed if TIERS[tier] == "leaf_spine" else _server_speed(spec, low)
-            a, z = places[up.name], places[low.name]
-            length = _run_dm(a, z, facility)
-            cables.append(
-                Cable(
-                    spec.name,
-                    TIERS[tier],
-                    up.name,
-                    fabric.port_name(up, upper_port),
-                    low.name,
-                    fabric.port_name(low, lower_port),
-                    speed,
-                    length,
-                    _medium(length, speed, facility),
-                    a.rack,
-                    a.unit,
-                    z.rack,
-                    z.unit,
-                )
-            )
+            ends = (up.name, fabric.port_name(up, upper_port)), (low.name, fabric.port_name(low, lower_port))
+            cables.append(cable(spec.name, TIERS[tier], *ends, speed))
     if oob_design is not None and oob is not None:
         for access in oob_design.access:
             switch = oob_design.switches[access.switch]
-            a, z = places[switch], places.get(access.managed.device) or places[switch]
-            length = _run_dm(a, z, facility)
-            cables.append(
-                Cable(
-                    "oob",
-                    "access",
-                    switch,
-                    f"swp{access.port + 1}",
-                    access.managed.device,
-                    access.managed.port,
-                    1,
-                    length,
-                    ACCESS_MEDIUM if length <= ACCESS_REACH_M * 10 else "none",
-                    a.rack,
-                    a.unit,
-                    z.rack,
-                    z.unit,
-                )
-            )
+            ends = (switch, f"swp{access.port + 1}"), (access.managed.device, access.managed.port)
+            cables.append(cable("oob", "access", *ends, 1, ACCESS_MEDIUM, near=switch))  # a PDU: in the switch's rack
         first_uplink = oob.switch.ports + 1
+        speed, breakout = oob.switch.uplink_speed, oob.spine.breakout(oob.switch.uplink_speed)
         for spine, spine_port, switch, uplink in oob_design.uplinks:
-            a, z = places[oob_design.switches[spine]], places[oob_design.switches[switch]]
-            length = _run_dm(a, z, facility)
-            speed = oob.switch.uplink_speed
-            breakout = oob.spine.breakout(speed)
-            cables.append(
-                Cable(
-                    "oob",
-                    "oob_uplink",
-                    oob_design.switches[spine],
-                    f"swp{spine_port // breakout + 1}" + (f"s{spine_port % breakout}" if breakout > 1 else ""),
-                    oob_design.switches[switch],
-                    f"swp{first_uplink + uplink}",
-                    speed,
-                    length,
-                    _medium(length, speed, facility),
-                    a.rack,
-                    a.unit,
-                    z.rack,
-                    z.unit,
-                )
-            )
+            spine_if = f"swp{spine_port // breakout + 1}" + (f"s{spine_port % breakout}" if breakout > 1 else "")
+            ends = (oob_design.switches[spine], spine_if), (oob_design.switches[switch], f"swp{first_uplink + uplink}")
+            cables.append(cable("oob", "oob_uplink", *ends, speed))
     return cables
 
 

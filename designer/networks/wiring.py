@@ -127,38 +127,27 @@ def wire_network(spec: DataNetworkSpec, plan: NetworkPlan, server_names: Sequenc
     ]
     switch_count = len(devices)
 
-    def server(name: str, role: str, group: int, slot: int, nics: int) -> int:
-        return add(Device(name, role, NONE, NONE, group, NONE, NONE, slot, role, nics, 1, nics, 1))
-
     links: list[Link] = []
-    for number, name in enumerate(server_names):
-        group, slot = divmod(number, plan.servers_per_group)
-        lower = server(name, "server", group, slot, spec.nics_per_server)
-        links.extend(
-            (
-                SERVER_LEAF,
-                server_leaves[group, index],
-                slot * plan.nics_per_leaf + port,
-                lower,
-                index * plan.nics_per_leaf + port,
+
+    def attach(
+        names: Sequence[str], role: str, per_leaf_group: int, nics: int, leaves: dict[tuple[int, int], int]
+    ) -> None:
+        """Servers ``names`` in groups of ``per_leaf_group``, each server's ``nics`` ports split over its group's
+        leaves, slot by slot."""
+        per_leaf = nics // per_group
+        for number, name in enumerate(names):
+            group, slot = divmod(number, per_leaf_group)
+            lower = add(Device(name, role, NONE, NONE, group, NONE, NONE, slot, role, nics, 1, nics, 1))
+            links.extend(
+                (SERVER_LEAF, leaves[group, index], slot * per_leaf + port, lower, index * per_leaf + port)
+                for index in range(per_group)
+                for port in range(per_leaf)
             )
-            for index in range(per_group)
-            for port in range(plan.nics_per_leaf)
-        )
-    for number in range(plan.storage_nodes):
-        group, slot = divmod(number, plan.storage_per_group)
-        lower = server(f"storage{number}", "storage", group, slot, nodes.nics if nodes else 0)
-        links.extend(
-            (
-                SERVER_LEAF,
-                storage_leaves[group, index],
-                slot * plan.storage_nics_per_leaf + port,
-                lower,
-                index * plan.storage_nics_per_leaf + port,
-            )
-            for index in range(per_group)
-            for port in range(plan.storage_nics_per_leaf)
-        )
+
+    attach(server_names, "server", plan.servers_per_group, spec.nics_per_server, server_leaves)
+    if nodes:
+        names = [f"storage{number}" for number in range(plan.storage_nodes)]
+        attach(names, "storage", plan.storage_per_group, nodes.nics, storage_leaves)
     server_link_count = len(links)
 
     stripes = Stripes(plan.leaf_spine_parallel, 1, plan.spines, plan.spine_radix)
