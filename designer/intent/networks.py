@@ -11,7 +11,6 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
 
 from netaddr import IPNetwork
 
@@ -29,10 +28,8 @@ from designer.intent.schema import (
     SwitchDoc,
     private_asns,
 )
+from designer.intent.switch_spec import SwitchSpec
 from designer.targets import TARGETS
-
-if TYPE_CHECKING:
-    from designer.intent.resolve import SwitchSpec
 
 DATA_NETWORKS = ("frontend", "storage", "inband")
 """The leaf-spine networks beside the backend, in the order they are designed and listed."""
@@ -45,9 +42,9 @@ REFUSED_DUAL_HOMING = {
 }
 """Dual-homing values the intent reads but no target renders yet, each with the reason."""
 
-SwitchOf = Callable[[SwitchDoc | None, Path], "SwitchSpec | None"]
+SwitchOf = Callable[[SwitchDoc | None, Path], SwitchSpec | None]
 """Resolves a switch section at a path to its hardware (None, its problem reported, when it cannot be)."""
-CannotRun = Callable[["SwitchSpec", int], "str | None"]
+CannotRun = Callable[[SwitchSpec, int], str | None]
 """Why a switch's ports cannot run links of a speed (None: they can)."""
 
 
