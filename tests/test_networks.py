@@ -186,7 +186,7 @@ def _allocated(text: str, servers: int, max_servers: int) -> dict[str, tuple[Net
     for spec in intent.networks.data_networks:
         plan = size_network(spec, servers, max_servers, 4)
         fabric = wire_network(spec, plan, [f"srv{number}" for number in range(servers)])
-        done[spec.name] = (fabric, allocate_network(spec, fabric, taken, intent.routing.leaf_asn_start))
+        done[spec.name] = (fabric, allocate_network(spec, fabric, taken, intent.routing.leaf_asn_start, max_servers))
         taken.extend(done[spec.name][1].pools)
     return done
 

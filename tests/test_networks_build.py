@@ -6,15 +6,19 @@ from __future__ import annotations
 
 import csv
 import io
+import shutil
 from functools import cache
+from pathlib import Path
 
 import pytest
+import yaml
 
 from designer.design import Design, quiet
 from designer.intent import parse_intent
 from designer.outputs.build import review_files
 from designer.pipeline import build, design
-from tests.conftest import ROOT, check_golden
+from designer.verify.parsers import check_frr
+from tests.conftest import ROOT, check_golden, need
 
 EXAMPLE = ROOT / "intents" / "enterprise-four-networks.yaml"
 GOLDEN = ROOT / "tests" / "golden" / "four-networks"
@@ -87,3 +91,28 @@ def test_managed_power_parts_and_host_ports_get_their_own_management_cable() -> 
     assert {("r00-00-pdu0", "mgmt"), ("r00-00-pdu1", "mgmt"), ("su0-srv0", "mgmt"), ("su0-srv0", "bmc")} <= ends
     pdu = next(row for row in rows if row["z_device"] == "r00-00-pdu0")
     assert (pdu["a_rack"], pdu["z_rack"], pdu["medium"]) == ("r00-00", "r00-00", "cat6")
+
+
+def test_every_server_gets_its_ports_in_every_network_and_bgp_from_the_host_that_frr_reads(tmp_path: Path) -> None:
+    files = tables()
+    netplan = yaml.safe_load(files["servers/su0-srv0/networks.yaml"])["network"]["ethernets"]
+    assert sorted(netplan) == ["fe0", "fe1", "st0", "st1"]
+    addressing = list(csv.DictReader(io.StringIO(files["network-addressing.csv"].decode())))
+    for port, settings in netplan.items():
+        (row,) = [row for row in addressing if row["device"] == "su0-srv0" and row["interface"] == port]
+        assert settings["addresses"] == [row["address"]]
+    assert [route["to"] for route in netplan["st0"]["routes"]] == ["10.12.0.0/15"]  # the storage servers' /31s
+    assert "routes" not in netplan["fe0"]  # dual-homed: the routes come from BGP
+    configs = [path for path in files if path.startswith("servers/") and path.endswith("/frr.conf")]
+    assert len(configs) == 32
+    text = files["servers/su0-srv0/frr.conf"].decode()
+    assert "neighbor 10.6.1.0 remote-as 4203000002" in text and "neighbor 10.6.1.128 remote-as 4203000003" in text
+    # Proof from outside: FRR's own parser (vtysh -C, behind the validate-configs walls) takes every host's file.
+    need(shutil.which("vtysh") is not None, "FRR's vtysh missing: apt-get install frr")
+    paths = []
+    for relative in configs[:4]:
+        path = tmp_path / relative.replace("/", "-")
+        path.write_bytes(files[relative])
+        paths.append((path, relative))
+    verdicts = check_frr(paths)
+    assert [verdict.error for verdict in verdicts if not verdict.ok] == [] and len(verdicts) == 4

@@ -6,8 +6,10 @@ each leaf's number as in :mod:`designer.networks.wiring`), ``U`` uplinks per lea
 * Server /31s: leaf ``n`` owns the aligned block ``server_p2p + n*block`` (``block`` the power of two holding a /31
   per downlink of the leaf); downlink ``p`` is the /31 at ``block start + 2p``, the leaf the even end.
 * Leaf-spine /31s: uplink ``u`` of leaf ``n`` at ``fabric_p2p + 2*(n*U + u)``, the spine the even end.
-* Loopbacks: leaf ``loopbacks + n``, spine ``j`` at ``loopbacks + L + j``.
-* ASNs (RFC 7938): leaf ``leaf_asn_start + n``; the spines share ``leaf_asn_start + 1,000,000``. Unless the intent
+* Loopbacks: leaf ``loopbacks + n``, spine ``j`` at ``loopbacks + L + j``; with dual-homing (BGP from the host)
+  GPU server ``k`` of the envelope at ``loopbacks + L + S + k``, the address it announces over both links.
+* ASNs (RFC 7938): leaf ``leaf_asn_start + n``; the spines share ``leaf_asn_start + 1,000,000``; a dual-homed GPU
+  server ``k`` has ``leaf_asn_start + 1,500,000 + k`` (below the next network's default range). Unless the intent
   pins it, a network's ``leaf_asn_start`` lies above every backend range: the backend's ``leaf_asn_start`` plus
   3, 5 or 7 million for the frontend, storage and in-band networks.
 * Pools the intent leaves out take the lowest free aligned blocks of 10.0.0.0/8 beside every pool laid out before
@@ -30,6 +32,7 @@ from designer.intent.schema import private_asns
 from designer.networks.wiring import NetworkFabric, ordinal
 
 SPINE_ASN_OFFSET = 1_000_000
+SERVER_ASN_OFFSET = 1_500_000
 NETWORK_ASN_OFFSET = {"frontend": 3_000_000, "storage": 5_000_000, "inband": 7_000_000}
 """Where a network's default leaf ASNs start above the backend's ``leaf_asn_start``: past its super-spines'."""
 
@@ -47,10 +50,14 @@ class NetworkAllocation:
     """Every switch's loopback, in device order."""
     asns: list[int]
     """Every switch's ASN, in device order."""
+    leaf_asn_start: int
+    server_loopbacks: int
+    """Where the GPU servers' loopbacks start (a dual-homed network's: each server's at this plus its number)."""
 
 
-def needed(fabric: NetworkFabric) -> tuple[dict[str, int], int]:
-    """Addresses each pool of the network needs for its envelope, and the server block of one leaf."""
+def needed(fabric: NetworkFabric, max_servers: int) -> tuple[dict[str, int], int]:
+    """Addresses each pool of the network needs for its envelope of ``max_servers`` GPU servers, and the server block
+    of one leaf."""
     plan = fabric.plan
     widest = max(plan.leaf_downlinks, plan.storage_downlinks, plan.core_downlinks, 1)
     block = 1 << math.ceil(math.log2(2 * widest))
@@ -58,17 +65,17 @@ def needed(fabric: NetworkFabric) -> tuple[dict[str, int], int]:
     return {
         "fabric_p2p": 2 * leaves * plan.leaf_uplinks,
         "server_p2p": leaves * block,
-        "loopbacks": leaves + plan.spines,
+        "loopbacks": leaves + plan.spines + (max_servers if plan.leaves_per_group > 1 else 0),
     }, block
 
 
 def allocate_network(
-    spec: DataNetworkSpec, fabric: NetworkFabric, taken: Sequence[Pool], backend_leaf_asn: int
+    spec: DataNetworkSpec, fabric: NetworkFabric, taken: Sequence[Pool], backend_leaf_asn: int, max_servers: int
 ) -> NetworkAllocation:
     """Every /31, loopback and ASN of the network; its default pools clear of ``taken`` (every pool laid out before
     it). :class:`InputError` names a pool too small or an ASN range out of the private ones."""
     path = ("networks", spec.name)
-    need, block = needed(fabric)
+    need, block = needed(fabric, max_servers)
     given = {name: IPNetwork(cidr) for name in POOLS if (cidr := getattr(spec.pools, name)) is not None}
     problems = [
         Problem(
@@ -91,13 +98,13 @@ def allocate_network(
             )
         pools.append(Pool(name, f"{ip(first)}/{33 - size.bit_length()}", first, size, 0, need[name], name in given))
     leaf_start = spec.leaf_asn_start or backend_leaf_asn + NETWORK_ASN_OFFSET[spec.name]
-    last = leaf_start + SPINE_ASN_OFFSET
+    last = leaf_start + SERVER_ASN_OFFSET + max_servers
     if not private_asns(leaf_start, last):
         problems.append(
             Problem(
                 (*path, "leaf_asn_start"),
                 f"its ASNs {leaf_start}-{last} leave the private ranges; start them at 4200000000 or above, at most "
-                f"{4_294_967_294 - SPINE_ASN_OFFSET}",
+                f"{4_294_967_294 - SERVER_ASN_OFFSET - max_servers}",
             )
         )
     if problems:
@@ -132,6 +139,8 @@ def allocate_network(
         evens,
         loopbacks,
         asns,
+        leaf_start,
+        loopback_pool.first + plan.envelope_leaves + plan.spines,
     )
 
 

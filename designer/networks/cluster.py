@@ -66,7 +66,7 @@ def design_networks(
     for spec in networks.data_networks:
         plan = size_network(spec, len(server_names), max_servers, hall.servers_per_rack)
         fabric = wire_network(spec, plan, server_names)
-        allocation = allocate_network(spec, fabric, taken, backend_leaf_asn)
+        allocation = allocate_network(spec, fabric, taken, backend_leaf_asn, max_servers)
         taken.extend(allocation.pools)
         data.append(DataNetwork(spec, fabric, allocation))
     physical = plan_networks_physical(hall, [(network.spec, network.fabric) for network in data], networks.oob, taken)

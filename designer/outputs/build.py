@@ -18,6 +18,7 @@ from designer.hosts import HostConfig
 from designer.intent import Intent
 from designer.model import DeviceConfig
 from designer.networks.cluster import ClusterNetworks
+from designer.networks.hosts import network_hosts
 from designer.outputs.design_json import design_json
 from designer.outputs.floorplan import floorplan_svg
 from designer.outputs.folder import INTENT_FILE, MANIFEST, SITE_CATALOG_FILE, differences, file_matches, write_files
@@ -33,6 +34,7 @@ from designer.outputs.workloads import svg as workloads_svg
 from designer.pipeline import design as run_stages
 from designer.render import Renderer, rendered, user_templates_for
 from designer.render.hosts import HOSTS_FOLDER, rendered_hosts
+from designer.render.network_hosts import rendered_network_hosts
 from designer.targets import with_lab
 from designer.workers import Background, in_workers
 
@@ -190,7 +192,7 @@ def review_files(design: Design, say: Progress, since: Since | None = None) -> d
         "topology.svg": topology_svg(design.intent.name, design.plan).encode(),
         **(lab_files(design) if with_lab(design.intent.targets) else {}),
         **({"workloads.svg": workloads_svg(design.intent.name, design.workloads).encode()} if design.workloads else {}),
-        **(network_files(design.networks) if design.networks else {}),
+        **(network_files(design.networks, _renderer(design.intent, None)) if design.networks else {}),
     }
 
 
@@ -213,11 +215,13 @@ def bom_table(design: Design) -> tuple[list[str], Iterable[list[Any]]]:
     return bom_with_networks(design.networks, rows) if design.networks else rows
 
 
-def network_files(networks: ClusterNetworks) -> dict[str, bytes]:
-    """The tables of the networks beside the backend alone: their addresses, and the management addresses."""
+def network_files(networks: ClusterNetworks, renderer: Renderer) -> dict[str, bytes]:
+    """The files of the networks beside the backend alone: their addresses, the management addresses, and every
+    server's ports (and BGP from the host) in them."""
     return {
         "network-addressing.csv": csv_bytes(*network_addressing_rows(networks)),
         **({"oob.csv": csv_bytes(*oob_rows(networks))} if networks.physical.oob else {}),
+        **dict(rendered_network_hosts(network_hosts(networks), renderer)),
     }
 
 
