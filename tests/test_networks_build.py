@@ -14,6 +14,7 @@ import pytest
 import yaml
 
 from designer.design import Design, quiet
+from designer.diff import _bom_counts
 from designer.intent import parse_intent
 from designer.outputs.build import review_files
 from designer.pipeline import build, design
@@ -116,3 +117,12 @@ def test_every_server_gets_its_ports_in_every_network_and_bgp_from_the_host_that
         paths.append((path, relative))
     verdicts = check_frr(paths)
     assert [verdict.error for verdict in verdicts if not verdict.ok] == [] and len(verdicts) == 4
+
+
+def test_diff_reads_the_bill_of_materials_with_its_network_column() -> None:
+    """bom.csv gains a network column with networks declared; designer diff counted four columns and broke."""
+    counts = _bom_counts(grown(32)["bom.csv"].decode())
+    grown_counts = _bom_counts(grown(64)["bom.csv"].decode())
+    assert counts["networks switch nvidia-sn2201"] < grown_counts["networks switch nvidia-sn2201"]
+    assert counts["switch generic-64x400g"] < grown_counts["switch generic-64x400g"]  # the backend's own line
+    assert all(grown_counts[item] >= count for item, count in counts.items())  # growth only adds
