@@ -133,10 +133,11 @@ def plan_networks_physical(
     for spec, fabric in networks:
         plan = fabric.plan
         per_rack = plan.leaves_per_group * max(1, math.ceil(hall.servers_per_rack / plan.servers_per_group))
+        servers = _server_names(fabric)
         for device in fabric.switches():
             if device.role != "leaf":
                 continue
-            first = _server_names(fabric)[device.su * plan.servers_per_group]
+            first = servers[device.su * plan.servers_per_group]
             rack = hall.racks[hall.device_rack[names[first]]]
             local = (device.su * plan.servers_per_group % hall.servers_per_rack) // plan.servers_per_group
             offset = reserved + local * plan.leaves_per_group + device.index
@@ -172,9 +173,7 @@ def plan_networks_physical(
         envelope = (last_row + 2) * facility.racks_per_row
         oob_design = design_oob(oob, rack_ports, envelope, taken)
         for rack in [*hall.racks, *new_racks]:
-            added[rack.name] += sum(
-                oob.switch.power_w / 1000 for name in oob_design.switches if name.startswith(f"{rack.name}-mgmt")
-            )
+            added[rack.name] += oob_design.switches_per_rack * oob.switch.power_w / 1000
         spine_rack = _pack(
             [
                 (name, oob.spine.rack_units, oob.spine.power_w_optics / 1000, False)
@@ -221,6 +220,7 @@ def plan_networks_physical(
 
 
 def _server_names(fabric: NetworkFabric) -> list[str]:
+    """The GPU servers of a network, in the backend's order."""
     return [device.name for device in fabric.devices[fabric.switch_count :] if device.role == "server"]
 
 
