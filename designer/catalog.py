@@ -46,6 +46,18 @@ class SwitchModel:
 
 
 @dataclass(frozen=True)
+class ManagementSwitchModel:
+    """A management switch as the catalog knows it: 1G access ports (management ports, BMCs) and fast uplinks."""
+
+    name: str
+    ports: int
+    uplinks: int
+    uplink_speed: int
+    rack_units: int
+    power_w: int
+
+
+@dataclass(frozen=True)
 class ServerModel:
     """A GPU server as the catalog knows it."""
 
@@ -276,6 +288,8 @@ class Catalog:
     facility: dict[str, Any]
     cable_lengths_m: tuple[float, ...]
     switch_facts: dict[str, SwitchFacts]
+    management_switches: dict[str, ManagementSwitchModel] = field(default_factory=dict)
+    """Management switches of the out-of-band network, by name."""
 
     def port_naming(self, target: str, model: str) -> PortNaming:
         """How ``target`` names the ports of switch ``model``: the model's own rule for it, else the target's."""
@@ -334,6 +348,10 @@ def make_catalog(data: dict[str, Any]) -> Catalog:
         facility=data["facility"],
         cable_lengths_m=tuple(data["cable_lengths_m"]),
         switch_facts={name: _switch_facts(name, fields) for name, fields in sorted(data["switch_facts"].items())},
+        management_switches={
+            name: ManagementSwitchModel(name, **fields)
+            for name, fields in sorted(data.get("management_switches", {}).items())
+        },
     )
 
 

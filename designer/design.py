@@ -19,6 +19,7 @@ from designer.findings import Finding
 from designer.hosts import HostConfig
 from designer.intent import Intent
 from designer.model import DeviceConfig
+from designer.networks.cluster import ClusterNetworks
 from designer.physical import Physical
 from designer.sizing import Plan
 
@@ -58,6 +59,8 @@ class Built(Wired):
     hosts: tuple[HostConfig, ...] = ()
     """Every server's backend NIC settings, in fabric device order (:mod:`designer.hosts`); empty where they are left
     out (``plan`` and ``check``: only the server files read them)."""
+    networks: ClusterNetworks | None = None
+    """The frontend, storage, in-band and out-of-band networks beside the backend (None: none declared)."""
 
 
 @dataclass(frozen=True)

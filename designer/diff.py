@@ -823,11 +823,15 @@ def _bom(before: Mapping[str, str], after: Mapping[str, str]) -> list[tuple[str,
 
 
 def _bom_counts(text: str) -> dict[str, int]:
-    rows = list(csv.reader(text.splitlines()))[1:]
-    return {
-        " ".join(part for part in (category, item, f"{length} m" if length else "") if part): int(count)
-        for category, item, length, count in rows
-    }
+    """Each ``bom.csv`` line's count by its words (``switch generic-64x400g``); with networks beside the backend the
+    file has a ``network`` column, and their lines are named ``networks ...``."""
+    counts = {}
+    for row in csv.DictReader(text.splitlines()):
+        network = row.get("network", "backend")
+        length = row["length_m"]
+        words = ("" if network == "backend" else network, row["category"], row["item"], f"{length} m" if length else "")
+        counts[" ".join(part for part in words if part)] = int(row["count"])
+    return counts
 
 
 def _plural(role: str) -> str:

@@ -17,6 +17,7 @@ from designer.analysis.facts import facts
 from designer.analysis.maxflow import bisection
 from designer.analysis.workload import SEEDS, WorkloadResult, analyze
 from designer.checks import OF_THE_FABRIC, applicable, ordered
+from designer.checks import networks as networks_check
 from designer.checks import run as run_checks
 from designer.design import Built, Design, Progress, Wired, quiet
 from designer.errors import InputError, Problem
@@ -24,7 +25,10 @@ from designer.fabric import Fabric, wire
 from designer.hosts import HostConfig, host_configs
 from designer.intent import Intent, SiteCatalogs, read_intent
 from designer.model import DeviceConfig, device_configs
-from designer.physical import cable_lengths, plan_physical
+from designer.networks.cluster import ClusterNetworks, design_networks, network_problems
+from designer.networks.physical import Hall
+from designer.physical import Physical, cable_lengths, plan_physical
+from designer.physical.placement import device_units, servers_per_rack
 from designer.sizing import Plan, size
 from designer.workers import Background
 
@@ -94,11 +98,24 @@ def design(
             modelled(configs, servers)
         say("waiting for the racks, cables, max-flows and the checks of the fabric")
         placed = beside.results()
+    networks = _networks(intent, fabric, allocation, placed["physical"], say) if intent.networks.declared else None
     built = Built(
-        intent, plan, fabric, allocation, shared, placed["bisection"], placed["physical"], configs, analyzed, servers
+        intent,
+        plan,
+        fabric,
+        allocation,
+        shared,
+        placed["bisection"],
+        placed["physical"],
+        configs,
+        analyzed,
+        servers,
+        networks,
     )
     others = [module for module in applicable(intent.technology) if module not in OF_THE_FABRIC]
     say(f"running {len(others)} more checks")
+    if networks:
+        others.append(networks_check)
     return Design(**vars(built), findings=tuple(ordered([*placed["findings"], *run_checks(built, checks=others)])))
 
 
@@ -133,6 +150,35 @@ def _wired(intent: Intent, say: Progress) -> tuple[Plan, Fabric, Allocation]:
     return plan, fabric, allocation
 
 
+def _networks(
+    intent: Intent, fabric: Fabric, allocation: Allocation, physical: Physical, say: Progress
+) -> ClusterNetworks:
+    """The networks beside the backend, each from its own spec, placed in the backend's hall; their errors tied to
+    the intent file."""
+    say(
+        f"designing the {', '.join(intent.networks.declared)} network{'s' if len(intent.networks.declared) > 1 else ''}"
+    )
+    hall = Hall(
+        physical.racks,
+        physical.rows,
+        fabric.devices,
+        physical.device_rack,
+        physical.device_unit,
+        [device_units(intent, device) for device in fabric.devices],
+        physical.servers_per_rack,
+        intent.server.rack_units,
+        intent.facility,
+        intent.catalog,
+    )
+    servers = [device.name for device in fabric.devices[fabric.switch_count :]]
+    try:
+        return design_networks(
+            intent.networks, hall, servers, intent.max_servers, allocation.pools(), intent.routing.leaf_asn_start
+        )
+    except InputError as error:
+        raise error.located(intent.source) from None
+
+
 def _analyzed(
     intent: Intent, fabric: Fabric, allocation: Allocation, seeds: int, say: Progress
 ) -> tuple[WorkloadResult, ...]:
@@ -149,4 +195,5 @@ def _sized_problems(intent: Intent) -> list[Problem]:
         plan = size(intent)
     except InputError as error:
         return list(error.problems)
-    return address_problems(intent, plan)
+    networks = network_problems(intent.networks, intent.servers, intent.max_servers, servers_per_rack(intent))
+    return [*address_problems(intent, plan), *networks]

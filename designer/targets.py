@@ -64,6 +64,8 @@ class Target:
     fabric_files: tuple[tuple[str, str], ...] = ()
     """For a target that configures the fabric as a whole rather than each switch (a subnet manager): its files, as
     (output path, template), written once per design; it then has no per-switch ``template``."""
+    qos: bool = True
+    """Its configuration writes the RoCE QoS (PFC, ECN, queues): a network that must be lossless needs it."""
 
 
 TARGETS: dict[str, Target] = {
@@ -104,6 +106,7 @@ TARGETS: dict[str, Target] = {
                 validator="sysctl_files",
             ),
         ),
+        qos=False,
         fixed_port_names="the FRR lab's interfaces are the designer's own swpN and swpNsL (design.json's ports)",
         validator="frr_files",
     ),

@@ -39,6 +39,7 @@ from designer.intent.configs import (
 from designer.intent.facility import Facility, FacilityNeeds, facility_problems, resolve_facility
 from designer.intent.hosts import HostSpec, resolve_hosts
 from designer.intent.lab import LabSpec, resolve_lab
+from designer.intent.networks import Networks, resolve_networks
 from designer.intent.schema import (
     MAX_BREAKOUT,
     MAX_GPUS,
@@ -57,43 +58,13 @@ from designer.intent.schema import (
     private_asns,
 )
 from designer.intent.site_catalog import SiteCatalogs, site_catalogs
+from designer.intent.switch_spec import SwitchSpec
 from designer.intent.technology import default_targets, link_speed_problems, technology_problems
 from designer.intent.workloads import Workload, resolve_workloads
 from designer.intent.yaml_source import decode, load_yaml, read_bytes, short
 from designer.targets import per_fabric, per_switch
 
 TIERS = ("leaf", "spine", "super_spine")
-
-
-@dataclass(frozen=True)
-class SwitchSpec:
-    """The hardware of one switch tier, every field known."""
-
-    model: str
-    ports: int
-    speed: int
-    rack_units: int
-    power_w: int
-    power_w_optics: int
-    uplink_speed: int | None = None
-    """The speed of the tier's uplinks as the intent gives it (None: its downlink speed)."""
-
-    def radix(self, link_speed: int) -> int:
-        """Logical ports when every physical port breaks out into links of ``link_speed``."""
-        return self.ports * self.breakout(link_speed)
-
-    def breakout(self, link_speed: int) -> int:
-        """Logical links per physical port."""
-        return self.speed // link_speed
-
-    def split(self, down_speed: int, up_speed: int) -> tuple[int, int]:
-        """Logical downlinks and uplinks, as much bandwidth each way (1:1). At one speed the logical ports split in
-        half (a port's lanes may face both ways); at two, the physical ports do, each half broken out to its speed."""
-        if down_speed == up_speed:
-            half = self.radix(down_speed) // 2
-            return half, half
-        half = self.ports // 2
-        return half * self.breakout(down_speed), half * self.breakout(up_speed)
 
 
 @dataclass(frozen=True)
@@ -159,6 +130,9 @@ class Intent:
     subnet_managers: tuple[str, ...] = ()
     """The targets that configure the fabric as a whole (an InfiniBand fabric's ``opensm``); ``targets`` holds
     only the network OSes, which write a configuration per switch."""
+    networks: Networks = dataclasses.field(default_factory=Networks)
+    """The networks beside the backend (frontend, storage, in-band, out-of-band) and every switch's management
+    side; none declared: the backend alone."""
 
     @property
     def catalog(self) -> Catalog:
@@ -447,6 +421,18 @@ def _resolve(
         problems.extend(
             facility_problems(doc.facility, server.nic_speed if server else None, equipment, hardware, needs)
         )
+    networks = resolve_networks(
+        doc.networks,
+        doc.management,
+        doc.addressing,
+        targets,
+        switches[0] if switches else None,
+        lambda section, path: _switch(section, path, intact, problems, hardware),
+        _cannot_run,
+        intact,
+        problems,
+        hardware,
+    )
     model = hardware.servers.get(doc.compute.server or "") if intact(("compute", "server")) else None
     nic = hardware.nics.get(server.nic or "") if server else None
     hosts = resolve_hosts(
@@ -499,7 +485,12 @@ def _resolve(
         target_options=doc.target_options,
         qos=qos,
         load_balancing=doc.load_balancing,
-        facility=resolve_facility(doc.facility, tier_speeds(server.nic_speed, *switches[:2]), hardware, needs),
+        facility=resolve_facility(
+            doc.facility,
+            (*tier_speeds(server.nic_speed, *switches[:2]), *(networks or Networks()).speeds),
+            hardware,
+            needs,
+        ),
         checks=doc.checks,
         hosts=hosts,
         lab=lab,
@@ -511,6 +502,7 @@ def _resolve(
         workloads=workloads,
         catalogs=catalogs,
         system=system,
+        networks=networks or Networks(),
     )
 
 

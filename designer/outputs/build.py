@@ -17,11 +17,15 @@ from designer.design import Design, Progress, quiet
 from designer.hosts import HostConfig
 from designer.intent import Intent
 from designer.model import DeviceConfig
+from designer.networks.cluster import ClusterNetworks
+from designer.networks.hosts import network_hosts
 from designer.outputs.design_json import design_json
 from designer.outputs.floorplan import floorplan_svg
 from designer.outputs.folder import INTENT_FILE, MANIFEST, SITE_CATALOG_FILE, differences, file_matches, write_files
 from designer.outputs.lab import lab_files
 from designer.outputs.labels import label_rows, labels_html
+from designer.outputs.networks import addressing_rows as network_addressing_rows
+from designer.outputs.networks import bom_with_networks, cabling_with_networks, oob_rows, racks_with_networks
 from designer.outputs.physical import bom_rows, power_markdown, racks_rows
 from designer.outputs.summary import summary_markdown
 from designer.outputs.tables import addressing_rows, asn_rows, cabling_rows, csv_bytes
@@ -30,6 +34,7 @@ from designer.outputs.workloads import svg as workloads_svg
 from designer.pipeline import design as run_stages
 from designer.render import Renderer, rendered, rendered_fabric, user_templates_for
 from designer.render.hosts import HOSTS_FOLDER, rendered_hosts
+from designer.render.network_hosts import rendered_network_hosts
 from designer.workers import Background, in_workers
 
 Since = Callable[[str], list[str]]
@@ -166,8 +171,9 @@ def write_design(
 def review_files(
     design: Design, say: Progress, since: Since | None = None, templates: Path | None = None
 ) -> dict[str, bytes]:
-    """The files a reviewer reads beside the configurations: summary, design.json, tables, plan, lab, and the
-    subnet manager's files of an InfiniBand fabric (from ``templates`` first, as the configurations)."""
+    """The files a reviewer reads beside the configurations: summary, design.json, tables, plan, lab, the subnet
+    manager's files of an InfiniBand fabric (from ``templates`` first, as the configurations); with networks beside
+    the backend, the tables hold them too (:mod:`designer.outputs.networks`)."""
     say("writing the summary, design.json and tables")
     document = design_json(design)
     subnet_managers = design.intent.subnet_managers
@@ -179,29 +185,61 @@ def review_files(
         INTENT_FILE: design.intent.text.encode("utf-8", "surrogatepass"),
         **({SITE_CATALOG_FILE: design.intent.catalogs.text().encode()} if design.intent.catalogs.files else {}),
         "design.json": document.encode(),
-        "cabling.csv": csv_bytes(*cabling_rows(design)),
-        "labels.csv": csv_bytes(*label_rows(cabling_rows(design))),
+        "cabling.csv": csv_bytes(*cabling_table(design)),
+        "labels.csv": csv_bytes(*label_rows(cabling_table(design))),
         "labels.html": labels_html(
             design.intent.name,
-            lambda: label_rows(cabling_rows(design))[1],
-            (rack.name for rack in design.physical.racks),
+            lambda: label_rows(cabling_table(design))[1],
+            (row[0] for row in racks_table(design)[1]),
         ).encode(),
         **(
             {"addressing.csv": csv_bytes(*addressing_rows(design)), "asn.csv": csv_bytes(*asn_rows(design))}
             if design.intent.technology == "ethernet"  # an InfiniBand fabric has neither
             else {}
         ),
-        "racks.csv": csv_bytes(
-            *racks_rows(design.physical, design.fabric.devices, design.intent.facility.rack_power_kw)
-        ),
+        "racks.csv": csv_bytes(*racks_table(design)),
         "power.md": power_markdown(
             design.intent.name, design.physical, design.intent.facility, design.intent.system
         ).encode(),
-        "bom.csv": csv_bytes(*bom_rows(design.physical)),
+        "bom.csv": csv_bytes(*bom_table(design)),
         "floorplan.svg": floorplan_svg(design.intent, design.fabric.devices, design.physical).encode(),
         "topology.svg": topology_svg(design.intent.name, design.plan).encode(),
         **(lab_files(design) if design.intent.outputs.lab else {}),
         **({"workloads.svg": workloads_svg(design.intent.name, design.workloads).encode()} if design.workloads else {}),
+        **(
+            network_files(design.networks, _renderer(design.intent, templates), design.intent.outputs.servers)
+            if design.networks
+            else {}
+        ),
+    }
+
+
+def cabling_table(design: Design) -> tuple[list[str], Iterable[list[Any]]]:
+    """``cabling.csv``: the backend's cables, and with networks beside it every network's under a network column."""
+    rows = cabling_rows(design)
+    return cabling_with_networks(design.networks, rows) if design.networks else rows
+
+
+def racks_table(design: Design) -> tuple[list[str], Iterable[list[Any]]]:
+    """``racks.csv``: the backend's racks, with what the networks beside it add."""
+    budget = design.intent.facility.rack_power_kw
+    rows = racks_rows(design.physical, design.fabric.devices, budget)
+    return racks_with_networks(design.networks, rows, budget) if design.networks else rows
+
+
+def bom_table(design: Design) -> tuple[list[str], Iterable[list[Any]]]:
+    """``bom.csv``: the backend's parts, with a network column and the networks' parts when they are declared."""
+    rows = bom_rows(design.physical)
+    return bom_with_networks(design.networks, rows) if design.networks else rows
+
+
+def network_files(networks: ClusterNetworks, renderer: Renderer, servers: bool = True) -> dict[str, bytes]:
+    """The files of the networks beside the backend alone: their addresses, the management addresses, and (unless
+    ``servers`` is false, as the intent's ``outputs`` may say) every server's ports (and BGP from the host) in them."""
+    return {
+        "network-addressing.csv": csv_bytes(*network_addressing_rows(networks)),
+        **({"oob.csv": csv_bytes(*oob_rows(networks))} if networks.physical.oob else {}),
+        **(dict(rendered_network_hosts(network_hosts(networks), renderer)) if servers else {}),
     }
 
 

@@ -1,0 +1,395 @@
+"""The networks beside the backend (``networks``) and the management side of every switch (``management``),
+resolved into specs a network's stages read on their own: each network's ports, ratio, dual-homing, switches and
+pools, never the whole intent.
+
+The rules here are those of one network and those across networks (pools disjoint from each other and from the
+backend's, lossless storage only where every target writes QoS); the backend's own rules stay in
+:mod:`designer.intent.resolve`, which hands in how a switch section is resolved.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+
+from netaddr import IPNetwork
+
+from designer.catalog import Catalog, ManagementSwitchModel
+from designer.errors import Path, Problem
+from designer.intent.schema import (
+    AddressingDoc,
+    DataNetworkDoc,
+    FrontendDoc,
+    ManagementDoc,
+    ManagementSwitchDoc,
+    NetworksDoc,
+    OobDoc,
+    StorageDoc,
+    SwitchDoc,
+    private_asns,
+)
+from designer.intent.switch_spec import SwitchSpec
+from designer.targets import TARGETS
+
+DATA_NETWORKS = ("frontend", "storage", "inband")
+"""The leaf-spine networks beside the backend, in the order they are designed and listed."""
+NETWORKS = ("backend", *DATA_NETWORKS, "oob")
+"""Every network of a cluster, by the name cabling.csv's ``network`` column gives it."""
+DEFAULT_MANAGEMENT_SWITCH = "nvidia-sn2201"
+REFUSED_DUAL_HOMING = {
+    "evpn-mh": "EVPN multihoming needs a bonded host and EVPN on the leaves, which no target writes yet",
+    "mlag": "MLAG needs a peer link and a bonded host, which no target writes yet",
+}
+"""Dual-homing values the intent reads but no target renders yet, each with the reason."""
+
+SwitchOf = Callable[[SwitchDoc | None, Path], SwitchSpec | None]
+"""Resolves a switch section at a path to its hardware (None, its problem reported, when it cannot be)."""
+CannotRun = Callable[[SwitchSpec, int], str | None]
+"""Why a switch's ports cannot run links of a speed (None: they can)."""
+
+
+@dataclass(frozen=True)
+class NetworkPools:
+    """A network's pools as the intent gives them (None: laid out beside the backend's when allocated)."""
+
+    fabric_p2p: str | None = None
+    server_p2p: str | None = None
+    loopbacks: str | None = None
+
+
+@dataclass(frozen=True)
+class StorageNodes:
+    """The storage servers a storage network also serves."""
+
+    count: int
+    nics: int
+    nic_speed: int
+    rack_units: int
+    power_kw: float
+
+
+@dataclass(frozen=True)
+class DataNetworkSpec:
+    """One rack-local leaf-spine network (frontend, storage or in-band), every field known."""
+
+    name: str
+    nics_per_server: int
+    nic_speed: int
+    oversubscription: float
+    dual_homing: str
+    leaves_per_rack: int
+    leaf: SwitchSpec
+    spine: SwitchSpec
+    pools: NetworkPools
+    leaf_asn_start: int | None
+    """None: laid out after the backend's ASN ranges when allocated."""
+    border_leaves: int = 0
+    core_uplinks: int = 0
+    """Uplinks of each border leaf toward the data-centre core."""
+    core_uplink_speed: int = 0
+    storage_nodes: StorageNodes | None = None
+    lossless: bool = False
+
+
+@dataclass(frozen=True)
+class OobSpec:
+    """The out-of-band network: the management switch of every rack, the OOB spine, what each rack plugs in."""
+
+    switch: ManagementSwitchModel
+    spine: SwitchSpec
+    bmcs_per_server: int
+    host_management: bool
+    managed_per_rack: int
+    pool: str | None
+
+
+@dataclass(frozen=True)
+class ManagementSpec:
+    """The management side of every switch: its VRF and the NTP, syslog and DNS servers it uses."""
+
+    vrf: str = "mgmt"
+    ntp: tuple[str, ...] = ()
+    syslog: tuple[str, ...] = ()
+    dns: tuple[str, ...] = ()
+    domain: str | None = None
+
+
+@dataclass(frozen=True)
+class Networks:
+    """Every declared network beside the backend (None: not declared) and the management side."""
+
+    frontend: DataNetworkSpec | None = None
+    storage: DataNetworkSpec | None = None
+    inband: DataNetworkSpec | None = None
+    oob: OobSpec | None = None
+    management: ManagementSpec = ManagementSpec()
+
+    @property
+    def data_networks(self) -> tuple[DataNetworkSpec, ...]:
+        """The declared leaf-spine networks, in :data:`DATA_NETWORKS` order."""
+        return tuple(spec for name in DATA_NETWORKS if (spec := getattr(self, name)) is not None)
+
+    @property
+    def speeds(self) -> tuple[int, ...]:
+        """Every link speed of the declared networks (the cable reach of each is looked up at it)."""
+        speeds = set()
+        for spec in self.data_networks:
+            speeds.update({spec.nic_speed, spec.leaf.speed, spec.core_uplink_speed or spec.leaf.speed})
+            speeds.update({spec.storage_nodes.nic_speed} if spec.storage_nodes else ())
+        speeds.update({self.oob.switch.uplink_speed} if self.oob else ())
+        return tuple(sorted(speeds))
+
+    @property
+    def declared(self) -> tuple[str, ...]:
+        """The names of every declared network beside the backend."""
+        return (*(spec.name for spec in self.data_networks), *(("oob",) if self.oob else ()))
+
+
+def resolve_networks(
+    doc: NetworksDoc,
+    management: ManagementDoc,
+    backend: AddressingDoc,
+    targets: list[str],
+    backend_leaf: SwitchSpec | None,
+    switch_of: SwitchOf,
+    cannot_run: CannotRun,
+    intact: Callable[..., bool],
+    problems: list[Problem],
+    hardware: Catalog,
+) -> Networks | None:
+    """Every declared network as its spec, reporting its problems and those across networks into ``problems``;
+    None when a network cannot be resolved (its problem is reported)."""
+    found = len(problems)
+    data = {
+        name: _data_network(name, section, backend_leaf, switch_of, cannot_run, intact, problems)
+        for name in DATA_NETWORKS
+        if (section := getattr(doc, name)) is not None
+    }
+    oob = (
+        _oob(doc.oob, backend_leaf, switch_of, cannot_run, intact, problems, hardware) if doc.oob is not None else None
+    )
+    problems.extend(_pool_overlaps(doc, backend, intact))
+    if doc.storage is not None and doc.storage.lossless and intact(("networks", "storage", "lossless"), ("targets",)):
+        problems.extend(_lossless_problems(targets))
+    if len(problems) > found or None in data.values() or (doc.oob is not None and oob is None):
+        return None
+    return Networks(
+        frontend=data.get("frontend"),
+        storage=data.get("storage"),
+        inband=data.get("inband"),
+        oob=oob,
+        management=ManagementSpec(
+            vrf=management.vrf,
+            ntp=tuple(management.ntp),
+            syslog=tuple(management.syslog),
+            dns=tuple(management.dns),
+            domain=management.domain,
+        ),
+    )
+
+
+def _data_network(
+    name: str,
+    doc: DataNetworkDoc,
+    backend_leaf: SwitchSpec | None,
+    switch_of: SwitchOf,
+    cannot_run: CannotRun,
+    intact: Callable[..., bool],
+    problems: list[Problem],
+) -> DataNetworkSpec | None:
+    """One leaf-spine network from its section: its switches (the backend leaf's hardware by default), the ports
+    the servers plug into them and the rules between them."""
+    path: Path = ("networks", name)
+
+    def sound(*fields: str) -> bool:
+        return intact(*((*path, field) for field in fields))
+
+    leaf = switch_of(doc.leaf, (*path, "leaf")) if doc.leaf else backend_leaf
+    spine = switch_of(doc.spine, (*path, "spine")) if doc.spine else leaf
+    leaves = doc.leaves_per_rack or (1 if doc.dual_homing == "none" else 2)
+    if not sound("dual_homing", "leaves_per_rack"):
+        return None
+    if doc.dual_homing in REFUSED_DUAL_HOMING:
+        problems.append(
+            Problem(
+                (*path, "dual_homing"),
+                f"{REFUSED_DUAL_HOMING[doc.dual_homing]}; use bgp (the server routes over two links) or none",
+            )
+        )
+    if doc.dual_homing != "none" and leaves < 2:
+        problems.append(
+            Problem(
+                (*path, "leaves_per_rack"),
+                f"dual_homing: {doc.dual_homing} needs two leaves per rack so that one can fail; use 2 or more, "
+                "or dual_homing: none",
+            )
+        )
+    if sound("nics_per_server") and doc.nics_per_server % leaves:
+        problems.append(
+            Problem(
+                (*path, "nics_per_server"),
+                f"{doc.nics_per_server} NIC ports per server cannot split evenly over {leaves} leaves per rack; "
+                f"use a multiple of {leaves}",
+            )
+        )
+    if doc.leaf_asn_start is not None and not private_asns(doc.leaf_asn_start):
+        problems.append(
+            Problem(
+                (*path, "leaf_asn_start"),
+                f"{doc.leaf_asn_start} is not a private ASN; use 64512-65534 (2-byte) or 4200000000-4294967294 "
+                "(4-byte)",
+            )
+        )
+    if leaf is None or spine is None:
+        return None
+    where = (*path, "leaf") if doc.leaf else path
+    for speed, field, what in _speeds(doc):
+        if sound(field[0]) and (why := cannot_run(leaf, speed)):
+            problems.append(Problem((*path, *field), f"{why}: the {what} do not fit the leaf {_at(where)}"))
+    if doc.spine and sound("nic_speed") and (why := cannot_run(spine, doc.nic_speed)):
+        problems.append(Problem((*path, "spine"), f"{why}: the spine cannot run the leaves' uplinks"))
+    if isinstance(doc, FrontendDoc) and sound("core_uplinks") and doc.core_uplinks * 2 > leaf.ports:
+        problems.append(
+            Problem(
+                (*path, "core_uplinks"),
+                f"{doc.core_uplinks} core uplinks take more than half of a border leaf's {leaf.ports} ports; use at "
+                f"most {leaf.ports // 2}",
+            )
+        )
+    return DataNetworkSpec(
+        name=name,
+        nics_per_server=doc.nics_per_server,
+        nic_speed=doc.nic_speed,
+        oversubscription=doc.oversubscription,
+        dual_homing=doc.dual_homing,
+        leaves_per_rack=leaves,
+        leaf=leaf,
+        spine=spine,
+        pools=NetworkPools(**doc.addressing.model_dump()),
+        leaf_asn_start=doc.leaf_asn_start,
+        border_leaves=doc.border_leaves if isinstance(doc, FrontendDoc) else 0,
+        core_uplinks=doc.core_uplinks if isinstance(doc, FrontendDoc) else 0,
+        core_uplink_speed=(doc.core_uplink_speed or leaf.speed) if isinstance(doc, FrontendDoc) else 0,
+        storage_nodes=(
+            StorageNodes(
+                doc.storage_nodes.count,
+                doc.storage_nodes.nics_per_server,
+                doc.storage_nodes.nic_speed,
+                doc.storage_nodes.rack_units,
+                doc.storage_nodes.power_kw,
+            )
+            if isinstance(doc, StorageDoc) and doc.storage_nodes
+            else None
+        ),
+        lossless=isinstance(doc, StorageDoc) and doc.lossless,
+    )
+
+
+def _speeds(doc: DataNetworkDoc) -> list[tuple[int, tuple[str, ...], str]]:
+    """Every link speed a network's leaves run, with the field that sets it and what the links are."""
+    speeds: list[tuple[int, tuple[str, ...], str]] = [
+        (doc.nic_speed, ("nic_speed",), f"{doc.nic_speed}G server NIC ports")
+    ]
+    if isinstance(doc, FrontendDoc) and doc.core_uplink_speed:
+        speeds.append((doc.core_uplink_speed, ("core_uplink_speed",), f"{doc.core_uplink_speed}G core uplinks"))
+    if isinstance(doc, StorageDoc) and doc.storage_nodes:
+        speed = doc.storage_nodes.nic_speed
+        speeds.append((speed, ("storage_nodes", "nic_speed"), f"{speed}G storage server NIC ports"))
+    return speeds
+
+
+def _at(path: Path) -> str:
+    """Where a network's leaf hardware comes from, for a message."""
+    return f"({'.'.join(map(str, path))})" if path[-1] == "leaf" else "(the backend leaf's hardware; set its leaf)"
+
+
+def _oob(
+    doc: OobDoc,
+    backend_leaf: SwitchSpec | None,
+    switch_of: SwitchOf,
+    cannot_run: CannotRun,
+    intact: Callable[..., bool],
+    problems: list[Problem],
+    hardware: Catalog,
+) -> OobSpec | None:
+    """The out-of-band network: the management switch from the catalog and its fields, and the OOB spine."""
+    path: Path = ("networks", "oob")
+    switch = _management_switch(doc.switch, hardware) if intact((*path, "switch")) else None
+    spine = switch_of(doc.spine, (*path, "spine")) if doc.spine else backend_leaf
+    if switch is None or spine is None:
+        return None
+    if why := cannot_run(spine, switch.uplink_speed):
+        problems.append(
+            Problem(
+                (*path, "spine") if doc.spine else (*path, "switch", "uplink_speed"),
+                f"{why}: the OOB spine cannot take the management switches' {switch.uplink_speed}G uplinks; give "
+                "networks.oob.spine a switch whose ports run them",
+            )
+        )
+    return OobSpec(
+        switch=switch,
+        spine=spine,
+        bmcs_per_server=doc.bmcs_per_server,
+        host_management=doc.host_management,
+        managed_per_rack=doc.managed_per_rack,
+        pool=doc.pool,
+    )
+
+
+def _management_switch(doc: ManagementSwitchDoc, hardware: Catalog) -> ManagementSwitchModel | None:
+    """The management switch: the catalog model (``nvidia-sn2201`` by default) with the section's fields over it."""
+    base = hardware.management_switches.get(doc.model or DEFAULT_MANAGEMENT_SWITCH)
+    if base is None:
+        return None
+    given = {field: value for field, value in doc.model_dump(exclude={"model"}).items() if value is not None}
+    return ManagementSwitchModel(**{**vars(base), **given})
+
+
+def _pool_overlaps(doc: NetworksDoc, backend: AddressingDoc, intact: Callable[..., bool]) -> list[Problem]:
+    """Every pool the intent gives, of every network, disjoint from those of the other networks (a network's own
+    pools too; the backend's among themselves are the backend's rule)."""
+    pools: list[tuple[str, Path, IPNetwork]] = [
+        ("backend", ("addressing", field), IPNetwork(value))
+        for field, value in backend.model_dump().items()
+        if value is not None and intact(("addressing", field))
+    ]
+    for name in DATA_NETWORKS:
+        section = getattr(doc, name)
+        if section is not None:
+            pools.extend(
+                (name, ("networks", name, "addressing", field), IPNetwork(value))
+                for field, value in section.addressing.model_dump().items()
+                if value is not None and intact(("networks", name, "addressing", field))
+            )
+    if doc.oob is not None and doc.oob.pool is not None and intact(("networks", "oob", "pool")):
+        pools.append(("oob", ("networks", "oob", "pool"), IPNetwork(doc.oob.pool)))
+    problems = []
+    for index, (network, path, pool) in enumerate(pools):
+        for other_network, other_path, other in pools[:index]:
+            if network == "backend" and other_network == "backend":
+                continue
+            if pool.first <= other.last and other.first <= pool.last:
+                problems.append(
+                    Problem(
+                        path,
+                        f"{pool} overlaps {'.'.join(map(str, other_path))} ({other}); every network's pools must be "
+                        "disjoint from every other pool",
+                    )
+                )
+    return problems
+
+
+def _lossless_problems(targets: list[str]) -> list[Problem]:
+    """Lossless storage runs the backend's QoS on the storage switches: every target must write it, unless the
+    target only carries another's routing (FRR beside SONiC)."""
+    carried = {needed for target in targets for needed, _ in TARGETS[target].needs}
+    without = [target for target in targets if not TARGETS[target].qos and target not in carried]
+    writing = [target.name for target in TARGETS.values() if target.qos]
+    return [
+        Problem(
+            ("networks", "storage", "lossless"),
+            f"{TARGETS[target].label} configurations write no QoS (PFC, ECN), so its storage switches could not be "
+            f"lossless; render for targets that write it ({', '.join(writing)}) or set lossless: false",
+        )
+        for target in without
+    ]

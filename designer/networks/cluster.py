@@ -1,0 +1,73 @@
+"""Run the networks beside the backend through their stages, each from its own spec: size, wire and allocate every
+leaf-spine network (its pools beside those laid out before it), then place and cable them all with the
+out-of-band network in the backend's hall."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from designer.allocate import Pool
+from designer.errors import InputError, Problem
+from designer.intent.networks import DataNetworkSpec, Networks
+from designer.networks.allocate import NetworkAllocation, allocate_network
+from designer.networks.physical import Hall, NetworksPhysical, plan_networks_physical
+from designer.networks.sizing import size_network
+from designer.networks.wiring import NetworkFabric, wire_network
+
+
+@dataclass(frozen=True)
+class DataNetwork:
+    """One leaf-spine network beside the backend through its stages."""
+
+    spec: DataNetworkSpec
+    fabric: NetworkFabric
+    allocation: NetworkAllocation
+
+
+@dataclass(frozen=True)
+class ClusterNetworks:
+    """Every declared network beside the backend, and what they add to the hall."""
+
+    data: tuple[DataNetwork, ...]
+    physical: NetworksPhysical
+
+    def pools(self) -> list[tuple[str, Pool]]:
+        """Every pool of the networks, with its network's name."""
+        pools = [(network.spec.name, pool) for network in self.data for pool in network.allocation.pools]
+        oob = self.physical.oob
+        return [*pools, *((("oob", oob.pool),) if oob else ())]
+
+
+def network_problems(networks: Networks, servers: int, max_servers: int, servers_per_rack: int) -> list[Problem]:
+    """The problems of sizing each declared network (its leaves and spines against the envelope), from the counts
+    alone."""
+    problems: list[Problem] = []
+    for spec in networks.data_networks:
+        try:
+            size_network(spec, servers, max_servers, servers_per_rack)
+        except InputError as error:
+            problems.extend(error.problems)
+    return problems
+
+
+def design_networks(
+    networks: Networks,
+    hall: Hall,
+    server_names: Sequence[str],
+    max_servers: int,
+    backend_pools: Sequence[Pool],
+    backend_leaf_asn: int,
+) -> ClusterNetworks:
+    """Every declared network of ``networks`` for the ``server_names`` built now of ``max_servers`` planned, beside
+    the backend's pools and in its hall; :class:`InputError` names a network that cannot be built."""
+    taken = list(backend_pools)
+    data = []
+    for spec in networks.data_networks:
+        plan = size_network(spec, len(server_names), max_servers, hall.servers_per_rack)
+        fabric = wire_network(spec, plan, server_names)
+        allocation = allocate_network(spec, fabric, taken, backend_leaf_asn, max_servers)
+        taken.extend(allocation.pools)
+        data.append(DataNetwork(spec, fabric, allocation))
+    physical = plan_networks_physical(hall, [(network.spec, network.fabric) for network in data], networks.oob, taken)
+    return ClusterNetworks(tuple(data), physical)

@@ -1,0 +1,106 @@
+"""Every GPU server's side of the networks beside the backend: its ports in each network with their /31s, the
+routes it needs and, where the network is dual-homed with ``bgp``, the BGP it runs from the host (routing on the
+host: a session to each leaf of its pair, announcing its own loopback, ECMP over both links).
+
+A server's port ``k`` in a network is named ``fe<k>``, ``st<k>`` or ``ib<k>`` (the network's prefix). Without BGP
+routes go via each port's leaf, metric ``100 + k``: the frontend's default route, the storage and in-band
+networks' server /31 pool (the storage servers' addresses among them).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from designer.allocate import ip
+from designer.networks.allocate import SERVER_ASN_OFFSET
+from designer.networks.cluster import ClusterNetworks
+
+HOST_MAXIMUM_PATHS = 8
+"""Equal-cost paths the host's BGP installs: at least one per leaf of its group."""
+
+
+@dataclass(frozen=True)
+class HostPort:
+    """One port of a server in a network: its name, /31 address, the leaf's address, where it plugs in and the
+    prefixes routed via its leaf with their metric (each port its own, so two ports may route one prefix)."""
+
+    network: str
+    name: str
+    address: str
+    gateway: str
+    leaf: str
+    leaf_port: str
+    routes: tuple[tuple[str, int], ...] = ()
+
+
+@dataclass(frozen=True)
+class HostNeighbor:
+    """A BGP session of the host: the leaf's address and ASN, and the leaf's name."""
+
+    address: str
+    remote_asn: int
+    description: str
+
+
+@dataclass(frozen=True)
+class HostBgp:
+    """The host's BGP in a dual-homed network: its ASN, loopback (the router ID and the prefix it announces) and a
+    session to each leaf."""
+
+    network: str
+    asn: int
+    loopback: str
+    neighbors: tuple[HostNeighbor, ...]
+    maximum_paths: int = HOST_MAXIMUM_PATHS
+
+
+@dataclass(frozen=True)
+class NetworkHost:
+    """One GPU server's ports and BGP in every network beside the backend."""
+
+    hostname: str
+    ports: tuple[HostPort, ...]
+    bgp: HostBgp | None
+
+
+def network_hosts(networks: ClusterNetworks) -> list[NetworkHost]:
+    """Every GPU server's side of the networks, in the backend's server order."""
+    ports: dict[str, list[HostPort]] = {}
+    bgp: dict[str, HostBgp] = {}
+    for data in networks.data:
+        fabric, allocation, spec = data.fabric, data.allocation, data.spec
+        devices = fabric.devices
+        switch_asns = allocation.asns
+        sessions: dict[int, list[HostNeighbor]] = {}
+        for link in range(fabric.server_link_count):
+            _, leaf, leaf_port, server, port = fabric.links[link]
+            if devices[server].role != "server":
+                continue
+            name, even = devices[server].name, allocation.evens[link]
+            if spec.dual_homing == "bgp":
+                sessions.setdefault(server, []).append(HostNeighbor(ip(even), switch_asns[leaf], devices[leaf].name))
+                routed: tuple[tuple[str, int], ...] = ()
+            elif spec.name == "frontend":
+                routed = (("0.0.0.0/0", 100 + port),)
+            else:
+                routed = tuple((pool.cidr, 100 + port) for pool in allocation.pools if pool.name == "server_p2p")
+            ports.setdefault(name, []).append(
+                HostPort(
+                    spec.name,
+                    fabric.port_name(devices[server], port),
+                    f"{ip(even + 1)}/31",
+                    ip(even),
+                    devices[leaf].name,
+                    devices[leaf].port_name(leaf_port),
+                    routed,
+                )
+            )
+        for server, neighbors in sessions.items():
+            number = fabric.devices[server].su * fabric.plan.servers_per_group + fabric.devices[server].index
+            bgp[devices[server].name] = HostBgp(
+                spec.name,
+                allocation.leaf_asn_start + SERVER_ASN_OFFSET + number,
+                ip(allocation.server_loopbacks + number),
+                tuple(neighbors),
+            )
+    return [NetworkHost(name, tuple(found), bgp.get(name)) for name, found in ports.items()]

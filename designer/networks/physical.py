@@ -1,0 +1,421 @@
+"""Place the switches and storage servers of the networks beside the backend, cable them and the out-of-band network,
+and count what they add to the racks, power and bill of materials. The backend's physical plan is an input and
+is never edited: what the networks add is listed beside it.
+
+* Top of rack: a compute rack keeps its top units for its management switches (one unit each), then, network by
+  network, the leaves of every leaf group that starts in it; the units are reserved by structure (the most groups
+  of a network that can start in one rack, times its leaves per group), so a group built later takes its own units
+  and moves none. A rack whose servers reach into those units is listed as crowded.
+* Networks row: the border leaves, spines and storage servers' leaves of every network, then the storage servers,
+  stand in network racks of a row after the backend's hall (``rN-MM`` as the backend names racks), stacked from
+  below the management switches down while the units and the power budget allow; the OOB spines follow in a rack
+  of their own.
+* Management ports: every server's BMCs (and host port when declared) slot by slot, the managed parts of the rack,
+  then the reserved top-of-rack leaves; in a network rack, every switch in unit order.
+* Cable lengths follow the backend's rule (:mod:`designer.physical.cables`): within a rack the vertical distance,
+  between racks up to the tray, along it and down, plus the slack; the medium is the first whose reach at the
+  link speed covers it. Management access cables are 1000BASE-T copper (``cat6``, 100 m).
+"""
+
+from __future__ import annotations
+
+import math
+from collections import Counter, defaultdict
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from designer.allocate import Pool
+from designer.catalog import Catalog
+from designer.fabric import TIERS, Device
+from designer.intent.facility import Facility
+from designer.intent.networks import DataNetworkSpec, OobSpec
+from designer.networks.oob import Managed, OobDesign, RackPorts, design_oob
+from designer.networks.wiring import NetworkFabric
+from designer.physical import BomLine, Rack
+from designer.physical.cables import UNIT_M, decimetres, module_name, ordered_length
+
+ACCESS_MEDIUM, ACCESS_REACH_M = "cat6", 100.0
+"""The management access cables: 1000BASE-T over twisted pair, 100 m (IEEE 802.3ab)."""
+
+
+@dataclass(frozen=True)
+class Place:
+    """Where a device stands: its rack's name, row and position, its lowest unit and its height in units."""
+
+    rack: str
+    row: int
+    position: int
+    unit: int
+    height: int
+
+
+@dataclass(frozen=True)
+class Cable:
+    """One cable of a network beside the backend, as cabling.csv lists it."""
+
+    network: str
+    tier: str
+    a_device: str
+    a_port: str
+    z_device: str
+    z_port: str
+    speed_gbps: int
+    length_dm: int
+    medium: str
+    a_rack: str
+    a_unit: int
+    z_rack: str
+    z_unit: int
+
+
+@dataclass(frozen=True)
+class NetworkRack:
+    """A rack the networks add: where it stands, its role, what it holds (device names, top down) and its draw."""
+
+    name: str
+    row: int
+    position: int
+    role: str
+    members: tuple[tuple[str, int], ...]
+    """Every device in it with its lowest unit."""
+    kw: float
+
+
+@dataclass(frozen=True)
+class NetworksPhysical:
+    """What the networks add to the hall: racks, the draw added to the backend's racks, every cable, the out-of-band
+    network, the bill of materials and the racks too full for their top-of-rack switches."""
+
+    racks: tuple[NetworkRack, ...]
+    added_kw: dict[str, float]
+    added_devices: dict[str, tuple[tuple[str, int], ...]]
+    """The devices the networks add to racks beyond their members (top-of-rack leaves, management switches) and
+    their lowest units, by rack."""
+    cables: tuple[Cable, ...]
+    oob: OobDesign | None
+    bom: tuple[BomLine, ...]
+    crowded: tuple[str, ...]
+
+
+@dataclass(frozen=True)
+class Hall:
+    """The backend's hall as the networks read it: its racks, every device's name, rack and unit and height, the
+    servers' index offset, and the facility and catalog."""
+
+    racks: Sequence[Rack]
+    rows: int
+    devices: Sequence[Device]
+    device_rack: Sequence[int]
+    device_unit: Sequence[int]
+    device_height: Sequence[int]
+    servers_per_rack: int
+    server_height: int
+    facility: Facility
+    catalog: Catalog
+
+
+def plan_networks_physical(
+    hall: Hall,
+    networks: Sequence[tuple[DataNetworkSpec, NetworkFabric]],
+    oob: OobSpec | None,
+    taken: Sequence[Pool],
+) -> NetworksPhysical:
+    """Place, cable and count every network beside the backend in ``hall``; the management pool clear of
+    ``taken``."""
+    facility = hall.facility
+    names = {device.name: index for index, device in enumerate(hall.devices)}
+    mgmt_units = _management_units(hall, networks, oob)
+    places: dict[str, Place] = {}
+    added: dict[str, float] = defaultdict(float)
+    crowded: set[str] = set()
+    reserved = 0
+    tor_positions: dict[str, list[Managed | None]] = {}
+    for spec, fabric in networks:
+        plan = fabric.plan
+        per_rack = plan.leaves_per_group * max(1, math.ceil(hall.servers_per_rack / plan.servers_per_group))
+        servers = _server_names(fabric)
+        for device in fabric.switches():
+            if device.role != "leaf":
+                continue
+            first = servers[device.su * plan.servers_per_group]
+            rack = hall.racks[hall.device_rack[names[first]]]
+            local = (device.su * plan.servers_per_group % hall.servers_per_rack) // plan.servers_per_group
+            offset = reserved + local * plan.leaves_per_group + device.index
+            unit = facility.rack_units - mgmt_units - (offset + 1) * spec.leaf.rack_units + 1
+            places[device.name] = Place(rack.name, rack.row, rack.position, unit, spec.leaf.rack_units)
+            added[rack.name] += spec.leaf.power_w_optics / 1000
+            if unit <= hall.servers_per_rack * hall.server_height:
+                crowded.add(rack.name)
+            slots = tor_positions.setdefault(rack.name, [])
+            slots.extend([None] * (reserved + per_rack - len(slots)))
+            slots[offset] = Managed(device.name, "mgmt")
+        reserved += per_rack
+    for rack_positions in tor_positions.values():
+        rack_positions.extend([None] * (reserved - len(rack_positions)))
+
+    row_members: list[tuple[str, int, float, bool]] = []
+    for spec, fabric in networks:
+        for device in fabric.switches():
+            if device.role != "leaf":
+                model = spec.spine if device.role == "spine" else spec.leaf
+                row_members.append((device.name, model.rack_units, model.power_w_optics / 1000, False))
+    for spec, fabric in networks:
+        nodes = spec.storage_nodes
+        for device in fabric.devices[fabric.switch_count :]:
+            if device.role == "storage" and nodes:
+                row_members.append((device.name, nodes.rack_units, nodes.power_kw, True))
+    new_racks = _pack(row_members, hall.rows, facility, mgmt_units, places)
+
+    rack_ports = _rack_ports(hall, oob, tor_positions, new_racks)
+    oob_design = None
+    if oob is not None:
+        last_row = max((rack.row for rack in new_racks), default=hall.rows - 1)
+        envelope = (last_row + 2) * facility.racks_per_row
+        oob_design = design_oob(oob, rack_ports, envelope, taken)
+        for name in [*(rack.name for rack in hall.racks), *(rack.name for rack in new_racks)]:
+            added[name] += oob_design.switches_per_rack * oob.switch.power_w / 1000
+        spine_rack = _pack(
+            [
+                (name, oob.spine.rack_units, oob.spine.power_w_optics / 1000, False)
+                for name in oob_design.switches[-oob_design.spines :]
+            ],
+            hall.rows,
+            facility,
+            mgmt_units,
+            places,
+            after=new_racks[-1] if new_racks else None,
+        )
+        new_racks = [*new_racks, *spine_rack]
+        every: list[Rack | NetworkRack] = [*hall.racks, *new_racks]
+        for placed in every:
+            height = oob.switch.rack_units
+            for local in range(oob_design.switches_per_rack):
+                unit = facility.rack_units - (local + 1) * height + 1
+                places[f"{placed.name}-mgmt{local}"] = Place(placed.name, placed.row, placed.position, unit, height)
+
+    for number, device in enumerate(hall.devices):
+        rack = hall.racks[hall.device_rack[number]]
+        places.setdefault(
+            device.name,
+            Place(rack.name, rack.row, rack.position, hall.device_unit[number], hall.device_height[number]),
+        )
+    standing = {device.name for device in hall.devices} | {name for rack in new_racks for name, _ in rack.members}
+    added_devices: dict[str, list[tuple[str, int]]] = {}
+    for name, place in places.items():
+        if name not in standing:
+            added_devices.setdefault(place.rack, []).append((name, place.unit))
+    cables = _cables(hall, networks, oob_design, oob, places)
+    bom = _bom(networks, oob_design, oob, cables, hall.catalog)
+    return NetworksPhysical(
+        tuple(new_racks),
+        {name: round(kw, 3) for name, kw in sorted(added.items())},
+        {
+            rack: tuple(sorted(devices, key=lambda device: -device[1]))
+            for rack, devices in sorted(added_devices.items())
+        },
+        tuple(cables),
+        oob_design,
+        bom,
+        tuple(sorted(crowded)),
+    )
+
+
+def _server_names(fabric: NetworkFabric) -> list[str]:
+    """The GPU servers of a network, in the backend's order."""
+    return [device.name for device in fabric.devices[fabric.switch_count :] if device.role == "server"]
+
+
+def _management_units(
+    hall: Hall, networks: Sequence[tuple[DataNetworkSpec, NetworkFabric]], oob: OobSpec | None
+) -> int:
+    """Units a rack keeps at its top for management switches: enough for a compute rack's management ports."""
+    if oob is None:
+        return 0
+    ports = hall.servers_per_rack * (oob.bmcs_per_server + oob.host_management) + oob.managed_per_rack
+    ports += sum(
+        fabric.plan.leaves_per_group * max(1, math.ceil(hall.servers_per_rack / fabric.plan.servers_per_group))
+        for _, fabric in networks
+    )
+    return max(1, math.ceil(ports / oob.switch.ports)) * oob.switch.rack_units
+
+
+def _pack(
+    members: Sequence[tuple[str, int, float, bool]],
+    row: int,
+    facility: Facility,
+    top: int,
+    places: dict[str, Place],
+    after: NetworkRack | None = None,
+) -> list[NetworkRack]:
+    """Stack ``members`` (name, units, kW, storage server) into new racks from ``row`` on (after the rack
+    ``after``), below ``top`` management units, while the units and power allow; storage servers in racks of
+    their own."""
+    racks: list[NetworkRack] = []
+    position = after.position + 1 if after else 0
+    row = after.row if after else row
+    current: list[str] = []
+    unit, kw, storage = facility.rack_units - top + 1, 0.0, False
+
+    def close() -> None:
+        nonlocal position, row, current, unit, kw
+        if current:
+            role = "storage" if storage else "network"
+            name = _rack_name(row, position)
+            members = tuple((member, places[member].unit) for member in current)
+            racks.append(NetworkRack(name, row, position, role, members, round(kw, 3)))
+            position += 1
+            if position == facility.racks_per_row:
+                row, position = row + 1, 0
+        current, unit, kw = [], facility.rack_units - top + 1, 0.0
+
+    for name, height, draw, is_storage in members:
+        if current and (unit - height < 1 or kw + draw > facility.rack_power_kw or is_storage != storage):
+            close()
+        storage = is_storage
+        unit -= height
+        kw += draw
+        current.append(name)
+        places[name] = Place(_rack_name(row, position), row, position, unit, height)
+    close()
+    return racks
+
+
+def _rack_name(row: int, position: int) -> str:
+    return f"r{row:02d}-{position:02d}"
+
+
+def _rack_ports(
+    hall: Hall,
+    oob: OobSpec | None,
+    tor_positions: dict[str, list[Managed | None]],
+    new_racks: Sequence[NetworkRack],
+) -> list[RackPorts]:
+    """Every rack's management port positions (see the module notes), racks numbered by where they stand."""
+    if oob is None:
+        return []
+    width = hall.facility.racks_per_row
+    reserved = max((len(positions) for positions in tor_positions.values()), default=0)
+    result = []
+    for rack in hall.racks:
+        positions: list[Managed | None] = []
+        if rack.role == "compute":
+            servers = [hall.devices[index].name for index in rack.devices]
+            for slot in range(hall.servers_per_rack):
+                name = servers[slot] if slot < len(servers) else None
+                positions.extend(
+                    Managed(name, f"bmc{bmc}" if oob.bmcs_per_server > 1 else "bmc") if name else None
+                    for bmc in range(oob.bmcs_per_server)
+                )
+                if oob.host_management:
+                    positions.append(Managed(name, "mgmt") if name else None)
+            positions.extend(Managed(f"{rack.name}-pdu{part}", "mgmt") for part in range(oob.managed_per_rack))
+            positions.extend(tor_positions.get(rack.name, [None] * reserved))
+        else:
+            positions.extend(Managed(hall.devices[index].name, "mgmt") for index in rack.devices)
+        result.append(RackPorts(rack.name, rack.row * width + rack.position, tuple(positions)))
+    for new in new_racks:
+        result.append(
+            RackPorts(
+                new.name,
+                new.row * width + new.position,
+                tuple(Managed(name, "bmc" if new.role == "storage" else "mgmt") for name, _ in new.members),
+            )
+        )
+    return result
+
+
+def _run_dm(a: Place, b: Place, facility: Facility) -> int:
+    """A cable's length between two places, in decimetres (the backend's rule, see the module notes)."""
+    za, zb = (a.unit - 1 + a.height / 2) * UNIT_M, (b.unit - 1 + b.height / 2) * UNIT_M
+    if a.rack == b.rack:
+        run = abs(za - zb)
+    else:
+        run = 2 * facility.rack_units * UNIT_M - za - zb
+        run += abs(a.position - b.position) * facility.rack_width_m + abs(a.row - b.row) * facility.row_pitch_m
+    return decimetres(run + facility.slack_m)
+
+
+def _medium(length_dm: int, speed: int, facility: Facility) -> str:
+    """The first medium whose reach at ``speed`` covers ``length_dm``, else ``none``."""
+    return next((name for name, reach in facility.reach_at(speed) if length_dm <= reach * 10), "none")
+
+
+def _cables(
+    hall: Hall,
+    networks: Sequence[tuple[DataNetworkSpec, NetworkFabric]],
+    oob_design: OobDesign | None,
+    oob: OobSpec | None,
+    places: dict[str, Place],
+) -> list[Cable]:
+    facility = hall.facility
+
+    def cable(
+        network: str, tier: str, a: tuple[str, str], z: tuple[str, str], speed: int, medium: str = "", near: str = ""
+    ) -> Cable:
+        """A cable between the devices and ports ``a`` and ``z`` (the upper end first), its length from where they
+        stand (``z`` where ``near`` stands when it has no place of its own) and the first medium that reaches
+        (unless given)."""
+        at, to = places[a[0]], places.get(z[0]) or places[near]
+        length = _run_dm(at, to, facility)
+        medium = medium if length <= ACCESS_REACH_M * 10 or not medium else "none"
+        chosen = medium or _medium(length, speed, facility)
+        return Cable(network, tier, *a, *z, speed, length, chosen, at.rack, at.unit, to.rack, to.unit)
+
+    cables = []
+    for spec, fabric in networks:
+        devices = fabric.devices
+        for tier, upper, upper_port, lower, lower_port in fabric.links:
+            up, low = devices[upper], devices[lower]
+            speed = spec.leaf.speed if TIERS[tier] == "leaf_spine" else _server_speed(spec, low)
+            ends = (up.name, fabric.port_name(up, upper_port)), (low.name, fabric.port_name(low, lower_port))
+            cables.append(cable(spec.name, TIERS[tier], *ends, speed))
+    if oob_design is not None and oob is not None:
+        for access in oob_design.access:
+            access_switch = oob_design.switches[access.switch]
+            ends = (access_switch, f"swp{access.port + 1}"), (access.managed.device, access.managed.port)
+            cables.append(
+                cable("oob", "access", *ends, 1, ACCESS_MEDIUM, near=access_switch)
+            )  # a PDU: in the switch's rack
+        first_uplink = oob.switch.ports + 1
+        speed, breakout = oob.switch.uplink_speed, oob.spine.breakout(oob.switch.uplink_speed)
+        for spine, spine_port, switch, uplink in oob_design.uplinks:
+            spine_if = f"swp{spine_port // breakout + 1}" + (f"s{spine_port % breakout}" if breakout > 1 else "")
+            ends = (oob_design.switches[spine], spine_if), (oob_design.switches[switch], f"swp{first_uplink + uplink}")
+            cables.append(cable("oob", "oob_uplink", *ends, speed))
+    return cables
+
+
+def _server_speed(spec: DataNetworkSpec, device: Device) -> int:
+    return spec.storage_nodes.nic_speed if device.role == "storage" and spec.storage_nodes else spec.nic_speed
+
+
+def _bom(
+    networks: Sequence[tuple[DataNetworkSpec, NetworkFabric]],
+    oob_design: OobDesign | None,
+    oob: OobSpec | None,
+    cables: Sequence[Cable],
+    hardware: Catalog,
+) -> tuple[BomLine, ...]:
+    """What the networks add to order: switches, storage servers, an optic at each end of every optical cable (one
+    per link, at its speed) and the cables by medium and ordered length."""
+    counts: Counter[tuple[str, str, float | None]] = Counter()
+    for spec, fabric in networks:
+        for device in fabric.switches():
+            counts["switch", (spec.spine if device.role == "spine" else spec.leaf).model, None] += 1
+        if spec.storage_nodes:
+            counts["server", "storage server", None] += spec.storage_nodes.count
+    if oob_design is not None and oob is not None:
+        counts["switch", oob.switch.name, None] += len(oob_design.switches) - oob_design.spines
+        counts["switch", oob.spine.model, None] += oob_design.spines
+    for cable in cables:
+        medium = hardware.media.get(cable.medium)
+        if medium is not None and medium.optical:
+            counts["transceiver", module_name(medium, cable.speed_gbps, 1, cable.speed_gbps), None] += 2
+        counts["cable", f"{cable.medium} {cable.speed_gbps}G", ordered_length(cable.length_dm) / 10] += 1
+    order = ("switch", "server", "transceiver", "cable")
+    return tuple(
+        BomLine(category, item, length, count)
+        for (category, item, length), count in sorted(
+            counts.items(), key=lambda line: (order.index(line[0][0]), line[0][1], line[0][2] or 0)
+        )
+    )

@@ -1,0 +1,159 @@
+"""Wire one sized leaf-spine network beside the backend: every device with its name, every link with both ends.
+
+Naming, from structure only (``fe``, ``st`` or ``ib`` first, :data:`~designer.networks.sizing.PREFIXES`):
+
+* border leaf ``fe-border{b}``; leaf ``fe-g{group}-leaf{i}`` (``i`` of the group's leaves, a top-of-rack pair when
+  dual-homed); a storage servers' leaf ``st-sg{group}-leaf{i}``; spine ``fe-spine{j}``; storage server
+  ``storage{n}``. GPU servers keep the backend's names. Indices start at 0.
+* Leaf ports as the backend's (``swpN``, ``swpNsL`` broken out): the server-facing ports first, slot by slot (a
+  server's NIC ports on that leaf side by side), then the spine uplinks, whole. A server's NIC port ``i * q + k`` is
+  its ``k``-th on leaf ``i`` of its group (``q`` ports on each).
+* Every leaf has a structural number: border leaves first, then the server groups of the envelope, then the storage
+  groups; its uplinks are striped over the spines by that number (:class:`~designer.fabric.Stripes`), so a leaf
+  group added inside the envelope takes spine ports no existing cable uses.
+
+Links are the backend's tuples ``(tier, upper device, upper port, lower device, lower port)``, server links first.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from designer.fabric import LEAF_SPINE, NONE, SERVER_LEAF, Device, Link, Stripes
+from designer.intent.networks import DataNetworkSpec
+from designer.networks.sizing import NetworkPlan
+
+
+@dataclass(frozen=True)
+class NetworkFabric:
+    """One wired network: devices (switches first, then GPU and storage servers) and links, server links first."""
+
+    plan: NetworkPlan
+    devices: list[Device]
+    links: list[Link]
+    switch_count: int
+    server_link_count: int
+
+    def switches(self) -> list[Device]:
+        return self.devices[: self.switch_count]
+
+    def port_name(self, device: Device, port: int) -> str:
+        """A port's name: a switch's as the backend names it, a server's NIC port in this network ``fe0``, ``st1``
+        (the network's prefix and the port's number)."""
+        if device.role in ("server", "storage"):
+            return f"{self.plan.prefix}{port}"
+        return device.port_name(port)
+
+
+def ordinal(plan: NetworkPlan, device: Device) -> int:
+    """A switch's structural number: a leaf's among its network's leaves of the envelope, a spine's index."""
+    if device.role in ("border_leaf", "spine"):
+        return device.index
+    group = device.su + (plan.envelope_groups if device.role == "storage_leaf" else 0)
+    return plan.border_leaves + group * plan.leaves_per_group + device.index
+
+
+def wire_network(spec: DataNetworkSpec, plan: NetworkPlan, server_names: Sequence[str]) -> NetworkFabric:
+    """Every device and link of ``plan``; ``server_names`` are the GPU servers built now, in the backend's order."""
+    devices: list[Device] = []
+    prefix, leaf, per_group = plan.prefix, spec.leaf, plan.leaves_per_group
+
+    def add(device: Device) -> int:
+        devices.append(device)
+        return len(devices) - 1
+
+    def leaf_device(name: str, role: str, group: int, index: int, link_speed: int, downlinks: int) -> Device:
+        return Device(
+            name,
+            role,
+            NONE,
+            NONE,
+            group,
+            NONE,
+            NONE,
+            index,
+            leaf.model,
+            downlinks + plan.leaf_uplinks,
+            leaf.breakout(link_speed) if downlinks else 1,
+            downlinks,
+            1,
+        )
+
+    for border in range(plan.border_leaves):
+        device = leaf_device(
+            f"{prefix}-border{border}", "border_leaf", NONE, border, plan.core_uplink_speed, plan.core_downlinks
+        )
+        add(device)
+    server_leaves = {}
+    for group in range(plan.groups):
+        for index in range(per_group):
+            device = leaf_device(
+                f"{prefix}-g{group}-leaf{index}", "leaf", group, index, plan.nic_speed, plan.leaf_downlinks
+            )
+            server_leaves[group, index] = add(device)
+    storage_leaves = {}
+    nodes = spec.storage_nodes
+    for group in range(plan.storage_groups):
+        for index in range(per_group):
+            device = leaf_device(
+                f"{prefix}-sg{group}-leaf{index}",
+                "storage_leaf",
+                group,
+                index,
+                nodes.nic_speed if nodes else plan.nic_speed,
+                plan.storage_downlinks,
+            )
+            storage_leaves[group, index] = add(device)
+    spines = [
+        add(
+            Device(
+                f"{prefix}-spine{index}",
+                "spine",
+                NONE,
+                NONE,
+                NONE,
+                NONE,
+                NONE,
+                index,
+                spec.spine.model,
+                plan.spine_radix,
+                spec.spine.breakout(plan.uplink_speed),
+                plan.spine_radix,
+                spec.spine.breakout(plan.uplink_speed),
+            )
+        )
+        for index in range(plan.spines)
+    ]
+    switch_count = len(devices)
+
+    links: list[Link] = []
+
+    def attach(
+        names: Sequence[str], role: str, per_leaf_group: int, nics: int, leaves: dict[tuple[int, int], int]
+    ) -> None:
+        """Servers ``names`` in groups of ``per_leaf_group``, each server's ``nics`` ports split over its group's
+        leaves, slot by slot."""
+        per_leaf = nics // per_group
+        for number, name in enumerate(names):
+            group, slot = divmod(number, per_leaf_group)
+            lower = add(Device(name, role, NONE, NONE, group, NONE, NONE, slot, role, nics, 1, nics, 1))
+            links.extend(
+                (SERVER_LEAF, leaves[group, index], slot * per_leaf + port, lower, index * per_leaf + port)
+                for index in range(per_group)
+                for port in range(per_leaf)
+            )
+
+    attach(server_names, "server", plan.servers_per_group, spec.nics_per_server, server_leaves)
+    if nodes:
+        names = [f"storage{number}" for number in range(plan.storage_nodes)]
+        attach(names, "storage", plan.storage_per_group, nodes.nics, storage_leaves)
+    server_link_count = len(links)
+
+    stripes = Stripes(plan.leaf_spine_parallel, 1, plan.spines, plan.spine_radix)
+    for lower_switch in range(switch_count - plan.spines):
+        number, downlinks = ordinal(plan, devices[lower_switch]), devices[lower_switch].downlinks
+        for uplink in range(plan.leaf_uplinks):
+            spine, port = stripes.place(uplink, number)
+            links.append((LEAF_SPINE, spines[spine], port, lower_switch, downlinks + uplink))
+    return NetworkFabric(plan, devices, links, switch_count, server_link_count)

@@ -1,0 +1,128 @@
+"""The four-network example built end to end: golden tables holding every network, the checks passing, and
+growth inside the envelope moving nothing in any network (the backend's own goldens prove that a design without
+other networks is unchanged)."""
+
+from __future__ import annotations
+
+import csv
+import io
+import shutil
+from functools import cache
+from pathlib import Path
+
+import pytest
+import yaml
+
+from designer.design import Design, quiet
+from designer.diff import _bom_counts
+from designer.intent import parse_intent
+from designer.outputs.build import review_files
+from designer.pipeline import build, design
+from designer.verify.parsers import check_frr
+from tests.conftest import ROOT, check_golden, need
+
+EXAMPLE = ROOT / "intents" / "enterprise-four-networks.yaml"
+GOLDEN = ROOT / "tests" / "golden" / "four-networks"
+TABLES = ("cabling.csv", "racks.csv", "bom.csv", "oob.csv", "network-addressing.csv")
+
+
+@cache
+def built() -> Design:
+    return build(EXAMPLE)
+
+
+@cache
+def tables() -> dict[str, bytes]:
+    return review_files(built(), quiet)
+
+
+@cache
+def grown(servers: int) -> dict[str, bytes]:
+    text = EXAMPLE.read_text().replace("servers: 32", f"servers: {servers}")
+    return review_files(design(parse_intent(text, str(EXAMPLE)), quiet), quiet)
+
+
+@pytest.mark.parametrize("table", TABLES)
+def test_the_tables_of_all_four_networks_match_the_golden_files(table: str, update_golden: bool) -> None:
+    check_golden(GOLDEN / table, tables()[table].decode(), update_golden)
+
+
+def test_the_example_passes_every_check_with_every_network_in_its_tables() -> None:
+    design = built()
+    assert design.networks is not None
+    assert not [finding for finding in design.findings if finding.severity == "error"]
+    assert [finding.check for finding in design.findings if finding.check == "networks"] == ["networks"]
+    rows = list(csv.DictReader(io.StringIO(tables()["cabling.csv"].decode())))
+    assert {row["network"] for row in rows} == {"backend", "frontend", "storage", "oob"}
+    assert len({row["cable_id"] for row in rows}) == len(rows)
+    oob = list(csv.DictReader(io.StringIO(tables()["oob.csv"].decode())))
+    assert len({row["address"] for row in oob}) == len(oob)
+    managed = {row["device"] for row in oob}
+    switches = {device.name for device in design.fabric.switches()}
+    switches |= {device.name for network in design.networks.data for device in network.fabric.switches()}
+    servers = {device.name for device in design.fabric.devices[design.fabric.switch_count :]}
+    assert switches | servers <= managed  # every switch of every network, every server's BMC
+
+
+def _rows(files: dict[str, bytes], table: str, key: tuple[str, ...]) -> dict[tuple[str, ...], tuple[str, ...]]:
+    reader = csv.DictReader(io.StringIO(files[table].decode()))
+    return {tuple(row[name] for name in key): tuple(row.values()) for row in reader}
+
+
+@pytest.mark.parametrize(
+    ("table", "key"),
+    [
+        ("cabling.csv", ("cable_id",)),
+        ("oob.csv", ("device", "port")),
+        ("network-addressing.csv", ("network", "device", "interface", "use")),
+    ],
+)
+def test_growing_inside_the_envelope_moves_nothing_in_any_network(table: str, key: tuple[str, ...]) -> None:
+    small, large = _rows(grown(32), table, key), _rows(grown(64), table, key)
+    assert len(small) < len(large)
+    changed = {name: (row, large.get(name)) for name, row in small.items() if large.get(name) != row}
+    assert changed == {}
+
+
+def test_managed_power_parts_and_host_ports_get_their_own_management_cable() -> None:
+    text = EXAMPLE.read_text().replace("oob: {}", "oob: {host_management: true, managed_per_rack: 2}")
+    files = review_files(design(parse_intent(text, str(EXAMPLE)), quiet), quiet)
+    rows = [row for row in csv.DictReader(io.StringIO(files["cabling.csv"].decode())) if row["network"] == "oob"]
+    ends = {(row["z_device"], row["z_port"]) for row in rows}
+    assert {("r00-00-pdu0", "mgmt"), ("r00-00-pdu1", "mgmt"), ("su0-srv0", "mgmt"), ("su0-srv0", "bmc")} <= ends
+    pdu = next(row for row in rows if row["z_device"] == "r00-00-pdu0")
+    assert (pdu["a_rack"], pdu["z_rack"], pdu["medium"]) == ("r00-00", "r00-00", "cat6")
+
+
+def test_every_server_gets_its_ports_in_every_network_and_bgp_from_the_host_that_frr_reads(tmp_path: Path) -> None:
+    files = tables()
+    netplan = yaml.safe_load(files["servers/su0-srv0/networks.yaml"])["network"]["ethernets"]
+    assert sorted(netplan) == ["fe0", "fe1", "st0", "st1"]
+    addressing = list(csv.DictReader(io.StringIO(files["network-addressing.csv"].decode())))
+    for port, settings in netplan.items():
+        (row,) = [row for row in addressing if row["device"] == "su0-srv0" and row["interface"] == port]
+        assert settings["addresses"] == [row["address"]]
+    assert [route["to"] for route in netplan["st0"]["routes"]] == ["10.12.0.0/15"]  # the storage servers' /31s
+    assert "routes" not in netplan["fe0"]  # dual-homed: the routes come from BGP
+    configs = [path for path in files if path.startswith("servers/") and path.endswith("/frr.conf")]
+    assert len(configs) == 32
+    text = files["servers/su0-srv0/frr.conf"].decode()
+    assert "neighbor 10.6.1.0 remote-as 4203000002" in text and "neighbor 10.6.1.128 remote-as 4203000003" in text
+    # Proof from outside: FRR's own parser (vtysh -C, behind the validate-configs walls) takes every host's file.
+    need(shutil.which("vtysh") is not None, "FRR's vtysh missing: apt-get install frr")
+    paths = []
+    for relative in configs[:4]:
+        path = tmp_path / relative.replace("/", "-")
+        path.write_bytes(files[relative])
+        paths.append((path, relative))
+    verdicts = check_frr(paths)
+    assert [verdict.error for verdict in verdicts if not verdict.ok] == [] and len(verdicts) == 4
+
+
+def test_diff_reads_the_bill_of_materials_with_its_network_column() -> None:
+    """bom.csv gains a network column with networks declared; designer diff counted four columns and broke."""
+    counts = _bom_counts(grown(32)["bom.csv"].decode())
+    grown_counts = _bom_counts(grown(64)["bom.csv"].decode())
+    assert counts["networks switch nvidia-sn2201"] < grown_counts["networks switch nvidia-sn2201"]
+    assert counts["switch generic-64x400g"] < grown_counts["switch generic-64x400g"]  # the backend's own line
+    assert all(grown_counts[item] >= count for item, count in counts.items())  # growth only adds
