@@ -29,7 +29,7 @@ from designer.checks import CHECKS
 from designer.design import Design
 from designer.errors import InputError, Problem, dotted
 from designer.intent import Intent
-from designer.intent.resolve import _field_at, _submodel
+from designer.intent.resolve import field_at, submodel
 from designer.intent.schema import MAX_PLANES, SPEEDS, IntentDoc
 from designer.intent.yaml_source import decode, load_yaml, read_bytes
 from designer.outputs.workloads import contract
@@ -283,9 +283,9 @@ def _path_problem(path: tuple[str, ...]) -> str | None:
                 f"unknown field {part!r} in {dotted(path[:depth])}; valid keys there: {', '.join(model.model_fields)}"
             )
         annotation = model.model_fields[part].annotation
-        if "list[" in str(annotation) and _submodel(annotation) is not None:
+        if "list[" in str(annotation) and submodel(annotation) is not None:
             return f"{dotted(path[: depth + 1])} is a list of sections; explore varies single values"
-        model = _submodel(annotation)
+        model = submodel(annotation)
     if model is not None:
         return f"is a section; vary one of its fields: {', '.join(model.model_fields)}"
     return None
@@ -293,7 +293,7 @@ def _path_problem(path: tuple[str, ...]) -> str | None:
 
 def _value_problems(path: tuple[str, ...], texts: list[str], values: tuple[Any, ...], hardware: Catalog) -> list[str]:
     """The values of ``path`` its schema field refuses, each as written (``texts``) with the field's message."""
-    field = _field_at(path)
+    field = field_at(path)
     if field is None:
         return []
     kind: Any = Annotated[(field.annotation, *field.metadata)] if field.metadata else field.annotation

@@ -277,7 +277,7 @@ def _field_path(path: Path) -> Path | None:
         field = model.model_fields.get(part)
         if field is None:
             return None
-        model = _submodel(field.annotation)
+        model = submodel(field.annotation)
     return path
 
 
@@ -288,7 +288,7 @@ def _without(data: Any, path: Path) -> Any:
     head, rest = path[0], path[1:]
     if rest:
         return {**data, head: _without(data[head], rest)} if head in data else data
-    field = _field_at(path)
+    field = field_at(path)
     kept = {key: value for key, value in data.items() if key != head}
     return {**kept, head: _stand_in(field)} if field is not None and field.is_required() else kept
 
@@ -979,7 +979,8 @@ def _asn_start_problems(routing: RoutingDoc) -> list[Problem]:
     return problems
 
 
-def _field_at(path: Path) -> FieldInfo | None:
+def field_at(path: Path) -> FieldInfo | None:
+    """The schema's field at the intent path ``path`` (None: no such field)."""
     model = _model_at(path[:-1])
     return model.model_fields.get(path[-1]) if model and isinstance(path[-1], str) else None
 
@@ -987,7 +988,7 @@ def _field_at(path: Path) -> FieldInfo | None:
 def _stand_in(field: FieldInfo) -> Any:
     """The smallest valid value of a required field: a mapping of its required fields' stand-ins, or its first
     example."""
-    model = _submodel(field.annotation)
+    model = submodel(field.annotation)
     if model is None:
         return field.examples[0] if field.examples else None
     return {name: _stand_in(sub) for name, sub in model.model_fields.items() if sub.is_required()}
@@ -1031,18 +1032,19 @@ def _model_at(path: Path) -> type[BaseModel] | None:
         if isinstance(part, int):
             continue  # an item of a list keeps the list's model
         field = model.model_fields.get(str(part)) if model else None
-        model = _submodel(field.annotation) if field else None
+        model = submodel(field.annotation) if field else None
     return model
 
 
-def _submodel(annotation: Any) -> type[BaseModel] | None:
+def submodel(annotation: Any) -> type[BaseModel] | None:
+    """The section model an annotation holds, directly or inside an optional, a union or a list (None: a value)."""
     if isinstance(annotation, type) and issubclass(annotation, BaseModel):
         return annotation
     if isinstance(annotation, types.UnionType) or typing.get_origin(annotation) is typing.Union:
         for arg in typing.get_args(annotation):
-            found = _submodel(arg)
+            found = submodel(arg)
             if found:
                 return found
     if typing.get_origin(annotation) is list:
-        return _submodel(typing.get_args(annotation)[0])
+        return submodel(typing.get_args(annotation)[0])
     return None
