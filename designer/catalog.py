@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from functools import cache
 from pathlib import Path
@@ -43,6 +44,21 @@ class SwitchModel:
     """The fabric it switches: ``ethernet`` or ``infiniband``."""
     link_speeds: tuple[int, ...] = ()
     """The link speeds (Gb/s) its ports run at, where it runs fewer than its ports' breakouts give (empty: any)."""
+
+
+@dataclass(frozen=True)
+class Prices:
+    """A site's unit prices of the parts a bill of materials lists (switch, server and management switch models,
+    transceivers, cables), by the item's name in ``bom.csv``, in one currency. Prices are the site's data: the
+    shipped catalog has none."""
+
+    currency: str
+    items: dict[str, float]
+
+    def cost(self, counts: Iterable[tuple[str, int]]) -> tuple[float, tuple[str, ...]]:
+        """The cost of ``counts`` (item, count) at these prices, and the items without a price, sorted."""
+        unpriced = sorted({item for item, _ in counts if item not in self.items})
+        return sum(self.items.get(item, 0.0) * count for item, count in counts), tuple(unpriced)
 
 
 @dataclass(frozen=True)
@@ -290,6 +306,8 @@ class Catalog:
     switch_facts: dict[str, SwitchFacts]
     management_switches: dict[str, ManagementSwitchModel] = field(default_factory=dict)
     """Management switches of the out-of-band network, by name."""
+    prices: Prices | None = None
+    """The site's unit prices (site catalogs' ``prices``; None: no prices, and no cost is ever reported)."""
 
     def port_naming(self, target: str, model: str) -> PortNaming:
         """How ``target`` names the ports of switch ``model``: the model's own rule for it, else the target's."""
@@ -352,6 +370,9 @@ def make_catalog(data: dict[str, Any]) -> Catalog:
             name: ManagementSwitchModel(name, **fields)
             for name, fields in sorted(data.get("management_switches", {}).items())
         },
+        prices=Prices(data["prices"]["currency"], dict(sorted(data["prices"]["items"].items())))
+        if data.get("prices")
+        else None,
     )
 
 
@@ -362,13 +383,18 @@ ENTRIES = ("switches", "servers", "nics", "systems", "media", "targets")
 def laid_over(data: dict[str, Any], site: dict[str, Any]) -> dict[str, Any]:
     """``data`` (catalog.yaml's format, or a site catalog) with a site catalog's entries laid over it: a new entry is
     added, an entry of the same name keeps the fields the site leaves out and takes those it gives (a target's
-    ``load_balancing`` field by field too); ``facility`` defaults field by field."""
+    ``load_balancing`` field by field too); ``facility`` defaults field by field; ``prices`` take the later currency
+    and add or override prices item by item."""
     merged = dict(data)
-    for section in (*ENTRIES, "facility"):
+    for section in (*ENTRIES, "facility", "prices"):
         if section not in site:
             continue
         if section == "facility":
             merged[section] = {**data.get(section, {}), **site[section]}
+            continue
+        if section == "prices":
+            earlier = data.get(section) or {"items": {}}
+            merged[section] = {**site[section], "items": {**earlier["items"], **site[section]["items"]}}
             continue
         entries = dict(data.get(section, {}))
         for name, fields in site[section].items():

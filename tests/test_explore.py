@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import csv
 import json
+import shutil
 from collections import Counter
 from pathlib import Path
 from typing import Any
@@ -281,3 +282,54 @@ def test_site_catalog_models_are_explored_and_written_candidates_still_find_the_
     code, plan, err = run_cli("plan", str(written), "--format", "json")
     assert code == 0, err
     assert json.loads(plan)["power_kw"]["total"] == candidates["small_site-64x800g"]["power_kw"]
+
+
+def test_capital_cost_is_a_measure_only_when_every_row_is_wholly_priced() -> None:
+    cheap, dear = {**row(power=120), "capital_cost": 1.0}, {**row(power=100), "capital_cost": 2.0}
+    assert pareto([{**cheap, "unpriced": []}, {**dear, "unpriced": []}]) == [True, True]  # a trade-off
+    assert pareto([{**cheap, "unpriced": ["x"]}, {**dear, "unpriced": []}]) == [False, True]  # cost ignored
+
+
+def test_capital_cost_comes_from_the_site_prices_and_the_built_bill_of_materials(tmp_path: Path) -> None:
+    """Cost is reported only from prices a site catalog gives, as count x unit price over what bom.csv lists;
+    items without a price are named, never priced by designer."""
+    code, out, err = run_cli("explore", str(_intent(tmp_path, SMALL)), "--format", "json")
+    assert code == 0, err
+    assert all("capital_cost" not in candidate for candidate in json.loads(out)["candidates"])
+
+    (tmp_path / "prices.yaml").write_text(
+        "prices:\n  currency: EUR\n  items: {generic-64x400g: 20000, generic-64x800g: 30000, dgx-h100: 250000}\n"
+    )
+    intent = _intent(tmp_path, SMALL.replace("name: small\n", "name: small\ncatalog: prices.yaml\n"))
+    folder = tmp_path / "explored"
+    vary = "fabric.leaf.model=generic-64x400g,generic-64x800g"
+    code, out, err = run_cli("explore", str(intent), "--vary", vary, "--format", "json", "-o", str(folder))
+    assert code == 0, err
+    prices = {"generic-64x400g": 20000, "generic-64x800g": 30000, "dgx-h100": 250000}
+    for candidate in json.loads(out)["candidates"]:
+        assert candidate["currency"] == "EUR"
+        code, _, err = run_cli("build", str(folder / f"{candidate['name']}.yaml"), "-o", str(tmp_path / "b"))
+        assert code == 0, err
+        with (tmp_path / "b" / "bom.csv").open() as handle:
+            bom = list(csv.DictReader(handle))
+        assert candidate["capital_cost"] == sum(prices.get(line["item"], 0) * int(line["count"]) for line in bom)
+        assert candidate["unpriced"] == sorted({line["item"] for line in bom} - set(prices))
+        assert candidate["unpriced"]  # transceivers and cables have no price here: named, not invented
+        shutil.rmtree(tmp_path / "b")
+    code, text, err = run_cli("explore", str(intent), "--vary", vary)
+    assert "cost EUR" in text and "capital cost is no measure of the front" in text
+
+
+def test_prices_in_a_site_catalog_are_checked_like_the_rest_of_it(tmp_path: Path) -> None:
+    (tmp_path / "prices.yaml").write_text("prices:\n  currency: euro\n  items: {dgx-h100: -1}\n")
+    code, _, err = run_cli(
+        "plan", str(_intent(tmp_path, SMALL.replace("name: small\n", "name: small\ncatalog: prices.yaml\n")))
+    )
+    assert code == 2
+    assert "prices.yaml:2: prices.currency:" in err and "prices.yaml:3: prices.items.dgx-h100:" in err
+
+
+def _intent(folder: Path, text: str) -> Path:
+    path = folder / "small.yaml"
+    path.write_text(text)
+    return path

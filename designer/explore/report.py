@@ -48,8 +48,10 @@ def table(exploration: Exploration) -> str:
     ]
     if rows:
         jobs = [job["name"] for job in rows[0]["workloads"]]
+        priced = "capital_cost" in rows[0]
         header = ["", "name", *varied, "tiers", "switches", "power kW", "racks", "cables", "optics", "1 failure"]
         header += [f"{job} p50 s" for job in jobs]
+        header += [f"cost {rows[0]['currency']}"] if priced else []
         body = [
             [
                 "*" if row["pareto"] else "",
@@ -63,6 +65,7 @@ def table(exploration: Exploration) -> str:
                 f"{row['optics']:,}",
                 f"{row['failure_bisection']:.1%}",
                 *(_seconds(job["time_s_p50"]) for job in row["workloads"]),
+                *([_cost(row)] if priced else []),
             ]
             for row in rows
         ]
@@ -73,6 +76,12 @@ def table(exploration: Exploration) -> str:
             for cells in [header, *body]
         ]
         lines.append("'1 failure': the bisection left after the worst single switch or link failure")
+        unpriced = sorted({item for row in rows for item in row.get("unpriced", ())})
+        if unpriced:
+            lines.append(
+                f"'cost ...+': the site catalog's prices leave out {', '.join(unpriced)}; capital cost is no measure "
+                "of the front until every item has a price"
+            )
     else:
         lines.append("no candidate passes; the reasons below say why the space is empty")
     if exploration.failures:
@@ -80,6 +89,13 @@ def table(exploration: Exploration) -> str:
         lines.append(f"failed ({exploration.tried - len(rows):,}; a candidate may fail for several reasons):")
         lines += [f"  {count:,} {reason}" for reason, count in exploration.failures]
     return "\n".join(lines)
+
+
+def _cost(row: dict[str, Any]) -> str:
+    """A row's capital cost, ``+`` when some of its items have no price (empty: no prices in its catalog)."""
+    if "capital_cost" not in row:
+        return ""
+    return f"{row['capital_cost']:,.0f}" + ("+" if row["unpriced"] else "")
 
 
 def chart(exploration: Exploration) -> str:

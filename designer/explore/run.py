@@ -227,6 +227,8 @@ def measures(built: Design) -> dict[str, Any]:
     failures = [finding.evidence for finding in built.findings if finding.check == "failure-impact"]
     power = physical.power_kw(built.intent.facility.pue)
     jobs = [contract(result) for result in built.workloads]
+    prices = built.intent.catalogs.catalog.prices
+    cost = prices.cost([(line.item, line.count) for line in physical.bom]) if prices else None
     return {
         "tiers": plan.tiers,
         "planes": plan.planes,
@@ -251,12 +253,19 @@ def measures(built: Design) -> dict[str, Any]:
             }
             for job in jobs
         ],
+        **(
+            {"capital_cost": round(cost[0], 2), "currency": prices.currency, "unpriced": list(cost[1])}
+            if prices and cost
+            else {}
+        ),
     }
 
 
 def pareto(rows: Sequence[dict[str, Any]]) -> list[bool]:
-    """For each row, whether no other row is at least as good in every measure and better in one."""
-    keys = [_costs(row) for row in rows]
+    """For each row, whether no other row is at least as good in every measure and better in one; capital cost is
+    a measure only when every row's bill of materials is wholly priced."""
+    priced = bool(rows) and all("capital_cost" in row and not row["unpriced"] for row in rows)
+    keys = [(*_costs(row), *((float(row["capital_cost"]),) if priced else ())) for row in rows]
     return [
         not any(all(o <= m for o, m in zip(other, mine, strict=True)) and other != mine for other in keys)
         for mine in keys

@@ -229,6 +229,18 @@ class FacilityDefaultsDoc(Section):
 ModelName = Annotated[str, Field(pattern=r"^[a-z0-9][a-z0-9._-]{0,62}$")]
 
 
+class PricesDoc(Section):
+    """The site's unit prices, for ``designer explore``'s capital cost: one currency, a price per item as
+    ``bom.csv`` names it."""
+
+    currency: str = Field(pattern=r"^[A-Z]{3}$", description="ISO 4217 currency code, such as USD or EUR.")
+    items: dict[Annotated[str, Field(min_length=1, max_length=200)], Annotated[float, Field(ge=0, le=1e9)]] = Field(
+        min_length=1,
+        description="Unit price of each item, by its name in bom.csv's item column (a switch or server model, a "
+        "transceiver, a cable).",
+    )
+
+
 class SiteCatalogDoc(Section):
     """A site catalog file: entries by name in the shipped catalog's sections."""
 
@@ -246,6 +258,9 @@ class SiteCatalogDoc(Section):
         default_factory=dict, description="Limits of the shipped network OSes on the site's platforms."
     )
     facility: FacilityDefaultsDoc = Field(FacilityDefaultsDoc(), description="Facility defaults.")
+    prices: PricesDoc | None = Field(
+        None, description="Unit prices of the parts of a bill of materials (designer explore reports capital cost)."
+    )
 
 
 @dataclass(frozen=True)
