@@ -100,16 +100,23 @@ class Outcome:
     stderr: str
 
 
+HANG_FACTOR = 6
+"""How many times its CPU-time bound a forked case may take on the wall clock before it counts as hung."""
+
+
 def run_forked(args: list[str], folder: Path, seconds: int = 20, memory: int = 2 << 30) -> Outcome:
-    """``designer ARGS`` in a forked child limited to ``seconds`` and ``memory`` bytes, its output captured in
-    files of ``folder``: a case that hangs or runs away fails alone (exit -14 or 1) instead of taking the run down."""
+    """``designer ARGS`` in a forked child limited to ``seconds`` of CPU time and ``memory`` bytes, its output
+    captured in files of ``folder``: a case that runs away (exit -24 or 1) or hangs (exit -14, after
+    :data:`HANG_FACTOR` times ``seconds`` of wall time) fails alone instead of taking the run down. The bound is on
+    CPU time, so a machine busy with other work does not fail a case that stays within it."""
     out, err = folder / "stdout", folder / "stderr"
     pid = os.fork()
     if pid == 0:  # the child: never returns into pytest
         code = 3
         try:
             resource.setrlimit(resource.RLIMIT_AS, (memory, memory))
-            signal.alarm(seconds)
+            resource.setrlimit(resource.RLIMIT_CPU, (seconds, seconds + 1))
+            signal.alarm(seconds * HANG_FACTOR)
             with (
                 open(out, "w") as stdout,
                 open(err, "w") as stderr,
