@@ -159,6 +159,8 @@ def built_intent(folder: Path) -> bytes | None:
     if not (folder / INTENT_FILE).exists() and not (folder / INTENT_FILE).is_symlink():
         return None
     manifest_path = folder / MANIFEST_FILE
+    if not manifest_path.exists() and not manifest_path.is_symlink():
+        read_manifest(folder)  # the input error of a folder designer build did not write
     text, manifest = _json(str(manifest_path), read_regular(manifest_path))
     recorded = manifest.get("intent_sha256") if isinstance(manifest, dict) else None
     if not (isinstance(recorded, str) and re.fullmatch(r"[0-9a-f]{64}", recorded)):
