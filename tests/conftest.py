@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+from collections import Counter
 from pathlib import Path
 
 import pytest
@@ -72,11 +73,19 @@ def pytest_collection_finish(session: pytest.Session) -> None:
 
 
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
-    """In a pytest-xdist worker, tests/test_sync.py first (every worker sorts alike, so the collections still agree):
-    the worker that takes it starts its Nautobot at once, and the other works through the rest meanwhile, as the
-    early start does in a run of one process."""
+    """In a pytest-xdist worker, tests/test_sync.py first, then the other files by their number of tests, the most
+    first (every worker sorts alike, so the collections still agree; pyproject turns xdist's own reordering, which
+    would put the largest file first, off): the worker that takes tests/test_sync.py starts its Nautobot at once,
+    and the other works through the rest meanwhile, as the early start does in a run of one process."""
     if os.environ.get("PYTEST_XDIST_WORKER"):
-        items.sort(key=lambda item: not item.nodeid.startswith("tests/test_sync.py"))
+        per_file = Counter(item.nodeid.split("::", 1)[0] for item in items)
+        items.sort(
+            key=lambda item: (
+                not item.nodeid.startswith("tests/test_sync.py"),
+                -per_file[item.nodeid.split("::", 1)[0]],
+                item.nodeid.split("::", 1)[0],
+            )
+        )
 
 
 def pytest_sessionfinish(session: pytest.Session) -> None:
