@@ -209,6 +209,9 @@ LAB_KINDS: dict[str, LabKind] = {
     "nvidia_cumulusvx": LabKind(
         "nvidia_cumulusvx", "NVIDIA Cumulus VX", "nvue", "", r"swp\d+", "swpN only (one per virtual NIC, no breakout)"
     ),
+    "sonic-vs": LabKind(
+        "sonic-vs", "SONiC-VS", "sonic", "", r"Ethernet\d+", "EthernetN (each as ethN, in the PORT table's lane order)"
+    ),
 }
 """Every containerlab kind the lab export writes, by the name containerlab's topology files use; ``linux`` (FRR,
 the routers ``designer verify`` runs) is the default."""

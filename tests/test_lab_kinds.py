@@ -3,7 +3,9 @@ valid against containerlab's own schema, boots designer's startup configuration 
 port as containerlab's documentation of the kind says the image names it, and only gains lines as the fabric grows.
 
 Sources (tests/vendor/containerlab/, BSD-3-Clause, srl-labs/containerlab): ``clab.schema.json``, the kinds'
-documentation ``ceos.md``, ``nvidia_cumulusvx.md`` and the Cumulus VX node's ``cumulusvx.go``.
+documentation ``ceos.md``, ``nvidia_cumulusvx.md``, ``sonic-vs.md`` and the Cumulus VX node's ``cumulusvx.go``;
+(tests/vendor/sonic-vs/, Apache-2.0, sonic-net/sonic-buildimage) the virtual switch's ``lanemap.ini`` and
+``sai.profile``, and (tests/vendor/sonic/) the SN5600 SKUs' ports in ``port_config.ini`` order.
 """
 
 from __future__ import annotations
@@ -37,6 +39,13 @@ CONTAINERLAB = ROOT / "tests" / "vendor" / "containerlab"
 INTENTS = ROOT / "tests" / "intents"
 CEOS = 'lab: {kind: arista_ceos, image: "ceos:4.32.0F"}\n'
 CUMULUS_VX = 'lab: {kind: nvidia_cumulusvx, image: "vrnetlab/nvidia_cumulusvx:5.12.1"}\n'
+SONIC_VS = 'lab: {kind: sonic-vs, image: "docker-sonic-vs:202505"}\n'
+SONIC_VS_SKU_INTENT = """\
+name: sonic-vs-sn5600
+compute: {servers: 16, server: dgx-h100}
+fabric: {tiers: 2, leaf: {model: nvidia-sn5600}, spine: {model: nvidia-sn5600}}
+targets: [frr, sonic]
+"""
 
 
 def with_lab(path: str, targets: str, lab: str) -> str:
@@ -91,6 +100,8 @@ def test_every_kind_is_one_containerlab_knows_and_each_topology_is_valid_against
         with_lab("small-3tier.yaml", "[eos]", CEOS),
         with_lab("verify-2tier.yaml", "[nvue]", CUMULUS_VX),
         with_lab("verify-3tier.yaml", "[frr, nvue]", CUMULUS_VX),
+        with_lab("small-2tier.yaml", "[frr, sonic]", SONIC_VS),
+        with_lab("small-unnumbered.yaml", "[frr, sonic]", SONIC_VS),
     ):
         clab = topology(intent)
         assert [error.message for error in check.iter_errors(clab)] == []
@@ -155,6 +166,74 @@ def test_cumulus_vx_nodes_boot_their_nvue_file_on_whole_swp_ports() -> None:
         assert match and int(match.group("port")) >= 1, interface
 
 
+def lane_map_lines(text: str) -> list[tuple[str, str]]:
+    """A lane map's (interface, lanes), as the virtual switch's ``lanemap.ini`` lines are: ``ethN:<lanes>``."""
+    return [tuple(line.split(":")) for line in text.splitlines()]  # type: ignore[misc]
+
+
+def test_sonic_vs_lane_maps_are_the_virtual_switchs_own_format_and_order_for_a_known_sku() -> None:
+    """sonic-buildimage's device data copies every SKU into the virtual platform with a ``lanemap.ini`` giving
+    ``ethN`` the lanes of the N-th port of the SKU's ``port_config.ini`` (``generate_vs_hwsku.py``); the switches of
+    an SN5600 design on the O128 SKU get exactly that map, read from the SKU's ports (tests/vendor/sonic/ports.csv,
+    in port_config.ini order), and the format of the image's own map (tests/vendor/sonic-vs/lanemap.ini)."""
+    line = re.compile(r"eth[1-9]\d*:\d+(,\d+)*")
+    vendored = (ROOT / "tests" / "vendor" / "sonic-vs" / "lanemap.ini").read_text().splitlines()
+    assert vendored and all(line.fullmatch(row) for row in vendored)
+    assert (
+        "SAI_VS_INTERFACE_LANE_MAP_FILE=/usr/share/sonic/hwsku/lanemap.ini"
+        in (ROOT / "tests" / "vendor" / "sonic-vs" / "sai.profile").read_text()
+    )
+    with (ROOT / "tests" / "vendor" / "sonic" / "ports.csv").open() as table:
+        o128 = [row["lanes"] for row in csv.DictReader(table) if row["hwsku"] == "Mellanox-SN5600-O128"]
+    expected = "".join(f"eth{n}:{lanes}\n" for n, lanes in enumerate(o128, start=1))
+    built = files(SONIC_VS_SKU_INTENT + SONIC_VS)
+    maps = {path: text.decode() for path, text in built.items() if path.startswith("lab/sonic-vs/")}
+    assert maps and all(text == expected for text in maps.values()), sorted(maps)
+    clab = topology(SONIC_VS_SKU_INTENT + SONIC_VS)
+    for name, node in clab["topology"]["nodes"].items():
+        assert node["env"] == {"HWSKU": "Mellanox-SN5600-O128"}
+        db = json.loads(built[f"configs/sonic/{name}.json"])
+        assert db["DEVICE_METADATA"]["localhost"]["hwsku"] == "Mellanox-SN5600-O128"
+        lane_map = next(bind.split(":")[0] for bind in node["binds"] if bind.endswith("lanemap.ini.orig:ro"))
+        assert maps[f"lab/{lane_map}"] == expected
+
+
+def test_sonic_vs_nodes_mount_their_files_where_the_image_reads_them_and_every_cabled_port_is_its_eth() -> None:
+    """docker-sonic-vs's ``start.sh`` (sonic-buildimage ``platform/vs/docker-sonic-vs/start.sh``) loads
+    ``/var/sonic/config_db.json`` and keeps ``<SKU>/lanemap.ini.orig``; containerlab's sonic-vs kind has no startup
+    configuration (sonic-vs.md: ``eth1`` is the first front-panel port, configured by hand). Each node mounts its
+    config_db.json, its FRR file (SONiC's own when unnumbered) and its lane map; ``ethN`` of every cabled port is
+    the place of that port in the PORT table of its config_db.json, the order the lane map follows."""
+    assert "Data interface `eth1` mapped to `Ethernet0` port" in (CONTAINERLAB / "sonic-vs.md").read_text()
+    for intent, frr in (
+        (with_lab("small-2tier.yaml", "[frr, sonic]", SONIC_VS), "frr"),
+        (with_lab("small-unnumbered.yaml", "[frr, sonic]", SONIC_VS), "sonic-frr"),
+    ):
+        built, clab = files(intent), topology(intent)
+        nodes = clab["topology"]["nodes"]
+        assert set(nodes) == {
+            path[len("configs/sonic/") : -len(".json")] for path in built if path.startswith("configs/sonic/")
+        }
+        interfaces: dict[str, dict[str, str]] = {}
+        for name, node in nodes.items():
+            assert node["kind"] == "sonic-vs" and "env" not in node  # a generic switch: the image's own SKU
+            config_db, bgpd, lane_map = node["binds"]
+            assert config_db == f"../configs/sonic/{name}.json:/var/sonic/config_db.json:ro"
+            assert bgpd == f"../configs/{frr}/{name}.conf:/etc/frr/bgpd.conf:ro"
+            assert f"configs/{frr}/{name}.conf" in built
+            path, target, mode = lane_map.split(":")
+            assert target == "/usr/share/sonic/device/x86_64-kvm_x86_64-r0/Force10-S6000/lanemap.ini.orig"
+            assert mode == "ro"
+            ports = json.loads(built[f"configs/sonic/{name}.json"])["PORT"]
+            rows = lane_map_lines(built[f"lab/{path}"].decode())
+            assert [lanes for _, lanes in rows] == [entry["lanes"] for entry in ports.values()]
+            assert [eth for eth, _ in rows] == [f"eth{n}" for n in range(1, len(ports) + 1)]
+            interfaces[name] = dict(zip(ports, (eth for eth, _ in rows), strict=True))
+        ends = topology_ends(clab)
+        assert len(ends) == len(set(ends))
+        assert set(ends) == {(device, interfaces[device][port]) for device, port in cabled_ends(built, "port_sonic")}
+
+
 def test_the_linux_kind_is_still_the_default_and_still_runs_in_designer_verify() -> None:
     need_lab()
     intent = with_lab("verify-2tier.yaml", "[frr, eos]", CEOS)
@@ -166,11 +245,15 @@ def test_the_linux_kind_is_still_the_default_and_still_runs_in_designer_verify()
     assert {node["kind"] for node in default["topology"]["nodes"].values()} == {"linux"}
 
 
-@pytest.mark.parametrize("lab", [CEOS, ""])
+@pytest.mark.parametrize("lab", [CEOS, SONIC_VS, ""])
 def test_the_lab_only_gains_lines_as_the_fabric_grows(lab: str) -> None:
     """Nodes keep their names, files and links as the fabric grows inside its envelope; the FRR nodes' bridge line
     of a leaf whose scalable unit fills is the one line that grows (it lists the leaf's server ports)."""
-    before, after = (files(growth_intent(servers) + lab)["lab/clab.yml"].decode() for servers in (32, 64))
+    targets = "targets: [frr, sonic]" if lab == SONIC_VS else "targets: [frr, eos]"
+    before, after = (
+        files(growth_intent(servers).replace("targets: [frr, eos]", targets) + lab)["lab/clab.yml"].decode()
+        for servers in (32, 64)
+    )
     lost = lost_lines(before, after, "lab/clab.yml")
     assert all("type bridge" in line for line in lost), lost[:3]
     if lab:

@@ -42,7 +42,7 @@ fabric port's INTERFACE entry is ``ipv6_use_link_local_only: enable`` (sonic-int
 from __future__ import annotations
 
 import json
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from itertools import chain, compress, cycle
 from json.encoder import c_make_encoder  # type: ignore[attr-defined]  # CPython's C encoder
 from json.encoder import encode_basestring_ascii as quote
@@ -461,51 +461,42 @@ def _port_layout(
 ) -> PortLayout:
     """Every port of ``device`` in lane order, then the SKU's ``extra_ports``, with what its entries need from its
     place alone (:class:`PortLayout`)."""
-    serdes, first_up = device.serdes_lanes, device.first_uplink_cage
-    downlinks = (first_up - 1) * device.breakout
     ports: list[tuple[Any, ...]] = []
     places: list[tuple[int, int] | None] = []
-    for cage in range(1, device.physical_ports + 1):
-        breakout = device.breakout if cage < first_up else device.uplink_breakout
-        lanes = serdes // breakout
+    for cage, lane, breakout, port, lane_list in _cage_ports(device):
         unused_speed = device.port_speed_gbps // breakout * 1000
-        logical = (cage - 1) * breakout if cage < first_up else downlinks + (cage - first_up) * breakout
-        for lane in range(breakout):
-            first = (cage - 1) * serdes + lane * lanes
-            port = logical + lane
-            name, designer_name = device.os_port_names["sonic"][port], device.port_names[port]
-            alias = (
-                f"{alias_prefix}{cage}{'abcdefgh'[lane] if breakout > 1 else ''}"
-                if alias_prefix is not None
-                else designer_name
+        name, designer_name = device.os_port_names["sonic"][port], device.port_names[port]
+        alias = (
+            f"{alias_prefix}{cage}{'abcdefgh'[lane] if breakout > 1 else ''}"
+            if alias_prefix is not None
+            else designer_name
+        )
+        index, subport = str(cage), str(lane + 1 if breakout > 1 else 0)
+        unused = {
+            "alias": alias,
+            "description": designer_name,
+            "index": index,
+            "subport": subport,
+            "lanes": lane_list,
+            "speed": str(unused_speed),
+            "fec": _fec(unused_speed),
+            "mtu": mtu,
+            **({"autoneg": autoneg} if autoneg else {}),
+            "admin_status": "down",
+        }
+        ports.append(
+            (
+                name,
+                designer_name,
+                alias,
+                index,
+                subport,
+                lane_list,
+                (f"{name}|0", *(f"{name}|{pg}" for pg in lossless)),
+                unused,
             )
-            index, subport = str(cage), str(lane + 1 if breakout > 1 else 0)
-            lane_list = ",".join(map(str, range(first, first + lanes)))
-            unused = {
-                "alias": alias,
-                "description": designer_name,
-                "index": index,
-                "subport": subport,
-                "lanes": lane_list,
-                "speed": str(unused_speed),
-                "fec": _fec(unused_speed),
-                "mtu": mtu,
-                **({"autoneg": autoneg} if autoneg else {}),
-                "admin_status": "down",
-            }
-            ports.append(
-                (
-                    name,
-                    designer_name,
-                    alias,
-                    index,
-                    subport,
-                    lane_list,
-                    (f"{name}|0", *(f"{name}|{pg}" for pg in lossless)),
-                    unused,
-                )
-            )
-            places.append((cage, lane))
+        )
+        places.append((cage, lane))
     for extra in extra_ports:
         ports.append(
             (
@@ -536,6 +527,31 @@ def _port_layout(
         names,
         tuple(tuple(f"{name}|{queue}" for queue in queues) for name in names),
         tuple(tuple(f"{name}|{run}" for run in runs) for name in names),
+    )
+
+
+def _cage_ports(device: DeviceConfig) -> Iterator[tuple[int, int, int, int, str]]:
+    """Every port of ``device`` in lane order: its cage, its sub-port in the cage, the cage's breakout, its logical
+    port and its lanes (SONiC's ``lanes``, each cage's serdes lanes shared out among its sub-ports)."""
+    serdes, first_up = device.serdes_lanes, device.first_uplink_cage
+    downlinks = (first_up - 1) * device.breakout
+    for cage in range(1, device.physical_ports + 1):
+        breakout = device.breakout if cage < first_up else device.uplink_breakout
+        lanes = serdes // breakout
+        logical = (cage - 1) * breakout if cage < first_up else downlinks + (cage - first_up) * breakout
+        for lane in range(breakout):
+            first = (cage - 1) * serdes + lane * lanes
+            yield cage, lane, breakout, logical + lane, ",".join(map(str, range(first, first + lanes)))
+
+
+def port_lanes(device: DeviceConfig) -> tuple[tuple[str, str], ...]:
+    """Each port of ``device``'s ``config_db.json`` with its lanes, in the PORT table's lane order: the cages'
+    ports, then the SKU's extra ports."""
+    sonic = device.facts.sonic if device.facts else None
+    extra = sonic.extra_ports if sonic and device.sku else ()
+    return (
+        *((device.os_port_names["sonic"][port], lanes) for _, _, _, port, lanes in _cage_ports(device)),
+        *((port.name, ",".join(map(str, port.lanes))) for port in extra),
     )
 
 
