@@ -176,6 +176,10 @@ def review_files(
     the backend, the tables hold them too (:mod:`designer.outputs.networks`)."""
     say("writing the summary, design.json and tables")
     document = design_json(design)
+    cabling_header, cables = cabling_table(design)
+    cabling = (cabling_header, list(cables))  # made once: cabling.csv and both label files read it
+    racks_header, racks = racks_table(design)
+    rack_rows = list(racks)
     subnet_managers = design.intent.subnet_managers
     fabric = {"tiers": design.plan.tiers, "planes": design.intent.planes}
     renderer = _renderer(design.intent, templates) if subnet_managers else None
@@ -185,19 +189,17 @@ def review_files(
         INTENT_FILE: design.intent.text.encode("utf-8", "surrogatepass"),
         **({SITE_CATALOG_FILE: design.intent.catalogs.text().encode()} if design.intent.catalogs.files else {}),
         "design.json": document.encode(),
-        "cabling.csv": csv_bytes(*cabling_table(design)),
-        "labels.csv": csv_bytes(*label_rows(cabling_table(design))),
+        "cabling.csv": csv_bytes(*cabling),
+        "labels.csv": csv_bytes(*label_rows(cabling)),
         "labels.html": labels_html(
-            design.intent.name,
-            lambda: label_rows(cabling_table(design))[1],
-            (row[0] for row in racks_table(design)[1]),
+            design.intent.name, lambda: label_rows(cabling)[1], (row[0] for row in rack_rows)
         ).encode(),
         **(
             {"addressing.csv": csv_bytes(*addressing_rows(design)), "asn.csv": csv_bytes(*asn_rows(design))}
             if design.intent.technology == "ethernet"  # an InfiniBand fabric has neither
             else {}
         ),
-        "racks.csv": csv_bytes(*racks_table(design)),
+        "racks.csv": csv_bytes(racks_header, rack_rows),
         "power.md": power_markdown(
             design.intent.name, design.physical, design.intent.facility, design.intent.system
         ).encode(),
