@@ -29,6 +29,7 @@ from designer.verify.nvue import problems as schema_problems
 from designer.verify.parsers import check_frr
 from tests.conftest import ROOT, check_golden, need
 from tests.test_diff import review, section
+from tests.test_intent_errors import run_cli
 from tests.test_sonic import sonic_yang
 
 EXAMPLE = ROOT / "intents" / "enterprise-four-networks.yaml"
@@ -262,3 +263,16 @@ def test_diff_names_a_network_switch_whose_configuration_loses_lines(
     frontend = [config.hostname for config in design(parse_intent(text, str(EXAMPLE)), quiet).network_configs]
     count = sum(name.startswith("fe-") for name in frontend)
     assert lines[1].startswith(f"frr: {count} files, e.g. configs/frr/fe-"), out  # the frontend's switches alone
+
+
+def test_build_check_names_a_hand_edited_network_switch_configuration(tmp_path: Path) -> None:
+    """The manifest lists the network switches' files, so ``build --check`` compares them like the backend's."""
+    target = tmp_path / "out"
+    assert run_cli("build", str(EXAMPLE), "-o", str(target))[0] == 0
+    manifest = json.loads((target / "manifest.json").read_text())["files"]
+    assert "configs/frr/fe-g0-leaf0.conf" in manifest and "configs/sysctl/st-spine0.conf" in manifest
+    assert run_cli("build", "--check", str(EXAMPLE), "-o", str(target))[0] == 0
+    config = target / "configs" / "frr" / "fe-g0-leaf0.conf"
+    config.write_text(config.read_text().replace("peer-group SERVERS", "peer-group SPINES", 1))
+    code, _, err = run_cli("build", "--check", str(EXAMPLE), "-o", str(target))
+    assert code == 1 and err.splitlines()[1:] == ["  changed: configs/frr/fe-g0-leaf0.conf"]
