@@ -61,6 +61,8 @@ class Built(Wired):
     out (``plan`` and ``check``: only the server files read them)."""
     networks: ClusterNetworks | None = None
     """The frontend, storage, in-band and out-of-band networks beside the backend (None: none declared)."""
+    network_configs: tuple[DeviceConfig, ...] = ()
+    """One configuration model per switch of the leaf-spine networks beside the backend, network by network."""
 
 
 @dataclass(frozen=True)

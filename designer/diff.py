@@ -44,6 +44,7 @@ from designer.built import DESIGN_FILE, parse_design, read_design, read_inside, 
 from designer.errors import InputError, Problem
 from designer.fabric import natural
 from designer.files import GIT_LISTING, Cap, MiB, output_cap, too_large
+from designer.targets import TARGETS
 
 MANIFEST_FILE = "manifest.json"
 BOM_FILE = "bom.csv"
@@ -627,13 +628,19 @@ class _Comparison:
         ]
 
     def _config_pairs(self) -> Iterable[tuple[str, str]]:
-        """(old path, new path) of every configuration file of a switch that exists on both sides."""
+        """(old path, new path) of every configuration file of a switch that exists on both sides: a switch of
+        design.json by its structural identity, any other (a switch of a network beside the backend) by its path; a
+        subnet manager's files are not a switch's."""
         for path in sorted(self.before_files, key=natural):
             parts = PurePosixPath(path).parts
             if parts[0] != "configs" or len(parts) != 3:
                 continue
             host, _, extension = parts[2].rpartition(".")
             key = self.old_ids.get(host)
+            per_switch = not (parts[1] in TARGETS and TARGETS[parts[1]].fabric_files)
+            if key is None and per_switch and path in self.after_files:
+                yield path, path
+                continue
             if key is None or key not in self.new:
                 continue
             new_path = f"configs/{parts[1]}/{self.new[key]['name']}.{extension}"

@@ -1,8 +1,12 @@
 """The vendor-neutral device model: what each switch's configuration says, whatever its network OS.
 
-``device_configs(intent, plan, fabric, allocation)`` turns the wired, addressed fabric into one
+``device_configs(intent, plan, fabric, allocation)`` turns the wired, addressed backend into one
 :class:`DeviceConfig` per switch (fabric device order): its interfaces with both /31 ends, its eBGP
 sessions and the lossless QoS profile. Every decision lives here; templates only lay the values out in an OS's syntax.
+:func:`switch_configs` does the work from a network's own :class:`SwitchSettings`, :class:`Wiring` and
+:class:`Addressing`, so the networks beside the backend (:mod:`designer.networks.model`) get their switches from it
+too: their border and storage leaves are leaves (:func:`tier`), a leaf peers with the servers that run BGP
+(:attr:`Addressing.server_asns`), and a network that is not lossless runs no RoCE QoS (``DeviceConfig.roce_qos``).
 
 * Every fabric link is one eBGP single-hop session between the two /31 ends (``routing.underlay: numbered``) or,
   unnumbered, between the two ports themselves: each end names its interface as the neighbor, the session runs
@@ -38,17 +42,18 @@ from __future__ import annotations
 
 import hashlib
 from collections import Counter
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from operator import itemgetter
 from typing import NamedTuple
 
 from designer.allocate import Allocation
-from designer.catalog import SonicSku, SwitchFacts, catalog
-from designer.fabric import SERVER_LEAF, Device, Fabric
+from designer.catalog import Catalog, SonicSku, SwitchFacts, catalog
+from designer.fabric import SERVER_LEAF, Device, Fabric, Link
 from designer.intent import Intent
 from designer.intent.configs import QosSpec
-from designer.ports import serdes_lanes, switch_namer
+from designer.intent.schema import LoadBalancingDoc, RoutingDoc
+from designer.ports import port_speeds, serdes_lanes, switch_namer
 from designer.sizing import Plan
 
 HASH_FIELDS = {
@@ -59,11 +64,14 @@ OS's view spells them); the UDP source port is the entropy RoCEv2 gives each que
 LAYER4_FIELDS = frozenset({"source-port", "destination-port"})
 TIER_SEEDS = {"leaf": 1, "spine": 2, "super_spine": 3}
 """The seed of each tier under ``seeds: per-tier``: its position from the servers up."""
-PEER_GROUPS = {"leaf": "LEAVES", "spine": "SPINES", "super_spine": "SUPER-SPINES"}
-"""The peer group of a session, by the peer's role: one per role and direction on every switch."""
+PEER_GROUPS = {"server": "SERVERS", "leaf": "LEAVES", "spine": "SPINES", "super_spine": "SUPER-SPINES"}
+"""The peer group of a session, by the peer's role: one per role and direction on every switch (servers only where
+they run BGP, in a network dual-homed with ``bgp``)."""
 GROUP_ROLES = {group: role for role, group in PEER_GROUPS.items()}
-ROLES_UP = ("leaf", "spine", "super_spine")
+ROLES_UP = ("server", "leaf", "spine", "super_spine")
 """The roles from the servers up: a session towards a later role is an uplink."""
+TIERS_OF_ROLES = {"border_leaf": "leaf", "storage_leaf": "leaf"}
+"""The tier of each role that is not a tier of its own: a network's border and storage leaves are leaves."""
 FABRIC_POOLS = "FABRIC-POOLS"
 """The prefix list of everything a fabric session may carry: the loopback pool and the server pool."""
 LEAF_OWN = "LEAF-OWN"
@@ -73,6 +81,13 @@ FROM_ABOVE = "FROM-ABOVE"
 FROM_ABOVE_COMMUNITY = "65534:1"
 """The standard community (RFC 1997: a private ASN, then a value) a spine sets on every route a super-spine sends
 it, so that it never sends one back up. It means nothing outside the spine that sets it."""
+HOSTS = "HOSTS"
+"""The prefix list of what a server running BGP may announce to its leaf: loopbacks of the network's pool."""
+FROM_HOSTS = "FROM-HOSTS"
+"""The community list of the routes a leaf learned from its servers (:data:`FROM_HOSTS_COMMUNITY`)."""
+FROM_HOSTS_COMMUNITY = "65534:2"
+"""The community a leaf sets on every route its servers send it, so that it passes those (the servers' loopbacks)
+up beside its own prefixes and nothing else. Like :data:`FROM_ABOVE_COMMUNITY`, it means nothing elsewhere."""
 PFC_WATCHDOG_ACTION = "drop"
 """A queue stuck in PFC pause longer than the detection time drops its packets until restored."""
 
@@ -111,6 +126,7 @@ class Interface(NamedTuple):
     lanes: int
     first_lane: int
     headroom: Headroom
+    """Sized for the port's cable whether or not the switch runs the lossless profile (``roce_qos``)."""
     peer_os_port_names: Mapping[str, str]
     """The peer's port as each target names it (``nicN`` for a server's); shared by the ports alike."""
 
@@ -195,6 +211,12 @@ class PeerGroup:
     peer_role: str
     import_map: str
     export_map: str
+    unnumbered: bool = False
+    """Its sessions run over the links' IPv6 link-local addresses and carry IPv4 routes with IPv6 next hops (RFC 8950):
+    the switches' sessions of an unnumbered underlay; a server's session always runs over its /31."""
+    bfd: bool = True
+    """BFD runs on its sessions where the routing asks for it (``routing.bfd``): every session between switches,
+    never a server's (the server's FRR configuration runs no BFD)."""
 
 
 @dataclass(frozen=True)
@@ -354,6 +376,9 @@ class DeviceConfig:
     facts: SwitchFacts | None
     load_balancing: LoadBalancing
     sku: SonicSku | None = None
+    roce_qos: bool = True
+    """Whether the switch runs ``qos``, the RoCE lossless profile (PFC, ECN, queues): every backend switch and a
+    lossless network's; a network beside the backend that is not lossless runs none (its ``qos`` unused)."""
 
     def os_port_name(self, target: str, interface: Interface) -> str:
         """The name ``target`` gives the port of ``interface``."""
@@ -414,42 +439,64 @@ def switch_seed(name: str) -> int:
     return low + int.from_bytes(hashlib.sha256(name.encode()).digest()[:8], "big") % (high - low + 1)
 
 
-def balancing(intent: Intent, device: Device) -> LoadBalancing:
+def tier(role: str) -> str:
+    """The tier of a switch of ``role``: ``leaf``, ``spine`` or ``super_spine`` (:data:`TIERS_OF_ROLES`)."""
+    return TIERS_OF_ROLES.get(role, role)
+
+
+def balancing(spec: LoadBalancingDoc, device: Device) -> LoadBalancing:
     """The load balancing of one switch, from the intent's ``load_balancing`` section."""
-    spec = intent.load_balancing
-    seed = switch_seed(device.name) if spec.seeds == "per-switch" else TIER_SEEDS[device.role]
+    seed = switch_seed(device.name) if spec.seeds == "per-switch" else TIER_SEEDS[tier(device.role)]
     return LoadBalancing(spec.mode, spec.hash, HASH_FIELDS[spec.hash], seed)
 
 
 def route_policy(
-    role: str, peer_roles: Sequence[str], pools: tuple[PrefixRule, ...], own: tuple[PrefixRule, ...]
+    role: str,
+    peer_roles: Sequence[str],
+    pools: tuple[PrefixRule, ...],
+    own: tuple[PrefixRule, ...],
+    unnumbered: bool = False,
 ) -> tuple[tuple[PeerGroup, ...], RoutePolicy]:
-    """The peer groups of a switch of ``role`` with sessions towards ``peer_roles``, and the filters they apply.
+    """The peer groups of a switch of ``role`` with sessions towards ``peer_roles`` (between switches
+    ``unnumbered`` or not), and the filters they apply.
 
     Every group imports ``pools`` only. A leaf exports ``own`` (its loopback and server block) only. A spine marks
     every route from a super-spine with :data:`FROM_ABOVE_COMMUNITY` and exports up nothing so marked; every other
-    export carries the pools."""
+    export carries the pools. A leaf with servers running BGP takes from them the loopbacks of the pools' first
+    prefix only (:data:`HOSTS`), marks them with :data:`FROM_HOSTS_COMMUNITY` and exports them up beside ``own``."""
     groups, maps = [], []
+    hosts = "server" in peer_roles
     for peer_role in sorted(set(peer_roles), key=ROLES_UP.index):
         name = PEER_GROUPS[peer_role]
         up = ROLES_UP.index(peer_role) > ROLES_UP.index(role)
         transit = up and role != "leaf"
-        groups.append(PeerGroup(name, peer_role, f"{name}-IN", f"{name}-OUT"))
-        maps.append(
-            RouteMap(
-                f"{name}-IN", (RouteMapEntry(True, FABRIC_POOLS, None, FROM_ABOVE_COMMUNITY if transit else None),)
-            )
+        switch = peer_role != "server"
+        groups.append(PeerGroup(name, peer_role, f"{name}-IN", f"{name}-OUT", unnumbered and switch, switch))
+        imported = (
+            RouteMapEntry(True, HOSTS, None, FROM_HOSTS_COMMUNITY)
+            if peer_role == "server"
+            else RouteMapEntry(True, FABRIC_POOLS, None, FROM_ABOVE_COMMUNITY if transit else None)
         )
+        maps.append(RouteMap(f"{name}-IN", (imported,)))
         exported = RouteMapEntry(True, LEAF_OWN if up and role == "leaf" else FABRIC_POOLS, None, None)
         refused = (RouteMapEntry(False, None, FROM_ABOVE, None),) if transit else ()
-        maps.append(RouteMap(f"{name}-OUT", (*refused, exported)))
-    prefix_lists = (PrefixList(FABRIC_POOLS, pools), *((PrefixList(LEAF_OWN, own),) if role == "leaf" else ()))
-    marked = any(entry.community_list for route_map in maps for entry in route_map.entries)
-    communities = ((FROM_ABOVE, FROM_ABOVE_COMMUNITY),) if marked else ()
+        relayed = (RouteMapEntry(True, None, FROM_HOSTS, None),) if hosts and up else ()
+        maps.append(RouteMap(f"{name}-OUT", (*refused, exported, *relayed)))
+    prefix_lists = (
+        PrefixList(FABRIC_POOLS, pools),
+        *((PrefixList(HOSTS, pools[:1]),) if hosts else ()),
+        *((PrefixList(LEAF_OWN, own),) if role == "leaf" else ()),
+    )
+    used = {entry.community_list for route_map in maps for entry in route_map.entries}
+    communities = tuple(
+        (name, community)
+        for name, community in ((FROM_ABOVE, FROM_ABOVE_COMMUNITY), (FROM_HOSTS, FROM_HOSTS_COMMUNITY))
+        if name in used
+    )
     return tuple(groups), RoutePolicy(prefix_lists, communities, tuple(maps))
 
 
-def build_qos(spec: QosSpec, link_speed: int) -> Qos:
+def build_qos(spec: QosSpec) -> Qos:
     """The lossless profile every switch shares (PFC headroom is per port: :func:`headroom`)."""
     dscp_to_tc = tuple(
         spec.roce_priority if dscp == spec.roce_dscp else spec.cnp_priority if dscp == spec.cnp_dscp else 0
@@ -480,6 +527,66 @@ def build_qos(spec: QosSpec, link_speed: int) -> Qos:
     )
 
 
+@dataclass(frozen=True)
+class SwitchSettings:
+    """What the switch configurations of one network take from its spec: the RoCE profile and whether its switches
+    run it, its routing and load balancing, the SONiC SKU asked for, the catalog and the targets that name its
+    ports, the port speed of each role's switches and the speed of each link (by tier and upper device)."""
+
+    qos: QosSpec
+    """The cluster's RoCE profile (and MTU), which also sizes every port's headroom."""
+    lossless: bool
+    routing: RoutingDoc
+    load_balancing: LoadBalancingDoc
+    hwsku: str | None
+    catalog: Catalog
+    targets: tuple[str, ...]
+    port_speeds: Mapping[str, int]
+    link_speed: Callable[[int, Device], int]
+
+
+@dataclass(frozen=True)
+class Wiring:
+    """The devices (switches first) and links of one network, with every device's logical port names."""
+
+    devices: Sequence[Device]
+    links: Sequence[Link]
+    switch_count: int
+    port_names: Sequence[tuple[str, ...]]
+
+
+@dataclass(frozen=True)
+class Addressing:
+    """Every address and ASN of one network as the switch configurations read them: both ends of every link, every
+    switch's loopback and ASN, the pools, each leaf's server block (by device index) and the ASN of every server
+    that runs BGP with its leaves (by device index; none in the backend)."""
+
+    upper_ips: Sequence[str]
+    lower_ips: Sequence[str]
+    loopbacks: Sequence[str]
+    asns: Sequence[int]
+    loopback_pool: str
+    server_pool: str
+    server_subnet: Callable[[int], str]
+    server_asns: Mapping[int, int]
+
+
+def backend_settings(intent: Intent, plan: Plan) -> SwitchSettings:
+    """The backend's :class:`SwitchSettings`: lossless, every tier's links at the plan's speeds."""
+    speeds = plan.link_speeds
+    return SwitchSettings(
+        intent.qos,
+        True,
+        intent.routing,
+        intent.load_balancing,
+        intent.target_options.sonic.hwsku,
+        intent.catalog,
+        tuple(intent.catalog.targets),
+        port_speeds(intent),
+        lambda link_tier, _upper: speeds[link_tier],
+    )
+
+
 class _Ports:
     """Port names (the fabric's, :meth:`Fabric.port_names`) and lane positions of one port layout, computed once and
     shared by every device: for each logical port its name, cage (from 1), lane in the cage, first SerDes lane,
@@ -503,22 +610,41 @@ class _Ports:
 def device_configs(
     intent: Intent, plan: Plan, fabric: Fabric, allocation: Allocation, cable_dm: Sequence[int] | None = None
 ) -> list[DeviceConfig]:
-    """One configuration model per switch, in fabric device order. ``cable_dm`` is every link's cable length in
-    decimetres (the physical plan's); without it every port's headroom is sized for the profile's
+    """One configuration model per backend switch, in fabric device order. ``cable_dm`` is every link's cable length
+    in decimetres (the physical plan's); without it every port's headroom is sized for the profile's
     ``cable_length_m``."""
-    devices, asns = fabric.devices, allocation.asns
-    switch_count = fabric.switch_count
+    addressing = Addressing(
+        allocation.upper_ips,
+        allocation.lower_ips,
+        allocation.loopback_ips,
+        allocation.asns,
+        allocation.loopback_pool.cidr,
+        allocation.server_p2p.cidr,
+        allocation.server_subnet,
+        {},
+    )
+    wiring = Wiring(fabric.devices, fabric.links, fabric.switch_count, fabric.port_names())
+    return switch_configs(backend_settings(intent, plan), wiring, addressing, cable_dm)
+
+
+def switch_configs(
+    settings: SwitchSettings, wiring: Wiring, addressing: Addressing, cable_dm: Sequence[int] | None = None
+) -> list[DeviceConfig]:
+    """One configuration model per switch of a network, in device order, from its settings, wiring and addresses;
+    ``cable_dm`` as :func:`device_configs` reads it."""
+    devices, asns = wiring.devices, addressing.asns
+    switch_count = wiring.switch_count
     switches = devices[:switch_count]
-    speed, speeds = plan.link_speed, plan.link_speeds
-    qos = build_qos(intent.qos, speed)
+    qos = build_qos(settings.qos)
     mtu = qos.mtu
     facts = catalog().switch_facts
-    hwsku = intent.target_options.sonic.hwsku
+    hwsku = settings.hwsku
     skus: dict[tuple[str, int, int], SonicSku | None] = {}
     rooms: dict[tuple[str, str], dict[tuple[int, int], Headroom]] = {}
     layouts: dict[tuple[str, int, int], _Ports] = {}
-    targets = tuple(intent.catalog.targets)
-    os_layout = switch_namer(intent, targets)
+    targets = settings.targets
+    os_layout = switch_namer(settings.catalog, settings.port_speeds, targets)
+    server_asns = addressing.server_asns
 
     def sku(device: Device) -> SonicSku | None:
         """The SONiC SKU of the device's port layout; none runs ports broken out two ways."""
@@ -529,7 +655,7 @@ def device_configs(
                 known.sonic.sku(
                     device.ports // device.breakout,
                     device.breakout,
-                    intent.switch(device.role).speed // device.breakout,
+                    settings.port_speeds[device.role] // device.breakout,
                     hwsku,
                 )
                 if known and device.uplink_breakout == device.breakout
@@ -540,7 +666,7 @@ def device_configs(
     def layout(index: int, device: Device) -> _Ports:
         key = (device.role, device.ports, device.breakout)
         if key not in layouts:
-            layouts[key] = _Ports(device, intent.switch(device.role).speed, names[index])
+            layouts[key] = _Ports(device, settings.port_speeds[device.role], names[index])
         return layouts[key]
 
     def sized(index: int, link_speed: int, cable_m: int) -> Headroom:
@@ -548,11 +674,11 @@ def device_configs(
         switch model, SKU, speed and length: every switch of a model shares one table)."""
         device = switches[index]
         room = room_tables[index][link_speed, cable_m] = headroom(
-            intent.qos, link_speed, cable_m, facts.get(device.model), sku(device)
+            settings.qos, link_speed, cable_m, facts.get(device.model), sku(device)
         )
         return room
 
-    names = fabric.port_names()
+    names = wiring.port_names
     ports = [layout(index, device) for index, device in enumerate(switches)]
     os_names = [os_layout(device) for device in switches]
     layout_ports: dict[int, tuple[dict[str, str], ...]] = {}
@@ -566,24 +692,24 @@ def device_configs(
     room_tables = [
         rooms.setdefault((device.model, runs.hwsku if (runs := sku(device)) else ""), {}) for device in switches
     ]
-    upper_ips, lower_ips = allocation.upper_ips, allocation.lower_ips
+    upper_ips, lower_ips = addressing.upper_ips, addressing.lower_ips
     interfaces: list[list[tuple[int, Interface, Neighbor | None]]] = [[] for _ in range(switch_count)]
     uplinks = [0] * switch_count
     downlinks: list[Counter[int]] = [Counter() for _ in range(switch_count)]
     cables = (
         [max(1, -(-length // 10)) for length in cable_dm]
         if cable_dm is not None
-        else [intent.qos.cable_length_m] * len(fabric.links)
+        else [settings.qos.cable_length_m] * len(wiring.links)
     )
 
-    unnumbered = intent.routing.underlay == "unnumbered"
-    for number, (tier, upper, upper_port, lower, lower_port) in enumerate(fabric.links):
+    unnumbered = settings.routing.underlay == "unnumbered"
+    for number, (link_tier, upper, upper_port, lower, lower_port) in enumerate(wiring.links):
         upper_ip, lower_ip = upper_ips[number], lower_ips[number]
-        numbered = tier == SERVER_LEAF or not unnumbered
+        numbered = link_tier == SERVER_LEAF or not unnumbered
         if not numbered:
             upper_ip = lower_ip = ""
         upper_device, lower_device = devices[upper], devices[lower]
-        cable_m, link_speed = cables[number], speeds[tier]
+        cable_m, link_speed = cables[number], settings.link_speed(link_tier, upper_device)
         lower_name = names[lower][lower_port]
         upper_name, cage, lane, first_lane, breakout, lanes = ports[upper].places[upper_port]
         description = f"{lower_device.name} {lower_name}"
@@ -596,7 +722,7 @@ def device_configs(
             lower_ip,
             link_speed,
             mtu,
-            "server" if tier == SERVER_LEAF else "fabric",
+            "server" if link_tier == SERVER_LEAF else "fabric",
             cage,
             lane,
             breakout,
@@ -605,11 +731,26 @@ def device_configs(
             room_tables[upper].get((link_speed, cable_m)) or sized(upper, link_speed, cable_m),
             server_port_names.get(lower_name)
             or server_port_names.setdefault(lower_name, dict.fromkeys(targets, lower_name))
-            if tier == SERVER_LEAF
+            if link_tier == SERVER_LEAF
             else port_os_names[lower][lower_port],
         )
-        if tier == SERVER_LEAF:
-            interfaces[upper].append((upper_port, down, None))
+        if link_tier == SERVER_LEAF:
+            asn = server_asns.get(lower)
+            peer = (
+                Neighbor(
+                    lower_ip,
+                    asn,
+                    lower_device.name,
+                    upper_name,
+                    description,
+                    upper_ip,
+                    PEER_GROUPS["server"],
+                    lower_name,
+                )
+                if asn is not None
+                else None
+            )
+            interfaces[upper].append((upper_port, down, peer))
             continue
         _, cage, lane, first_lane, breakout, lanes = ports[lower].places[lower_port]
         up = Interface(
@@ -641,7 +782,7 @@ def device_configs(
                     upper_name,
                     description,
                     upper_ip,
-                    PEER_GROUPS[lower_device.role],
+                    PEER_GROUPS[tier(lower_device.role)],
                     lower_name,
                 ),
             )
@@ -657,7 +798,7 @@ def device_configs(
                     lower_name,
                     up.description,
                     lower_ip,
-                    PEER_GROUPS[upper_device.role],
+                    PEER_GROUPS[tier(upper_device.role)],
                     upper_name,
                 ),
             )
@@ -665,11 +806,12 @@ def device_configs(
         uplinks[lower] += 1
         downlinks[upper][lower] += 1
 
-    bfd = Bfd(intent.routing.bfd.interval_ms, intent.routing.bfd.multiplier) if intent.routing.bfd.enabled else None
-    timers = intent.routing.timers
-    aggregate = intent.routing.server_subnets == "aggregate"
-    loopbacks = allocation.loopback_ips
-    pools = (PrefixRule(allocation.loopback_pool.cidr, 32), PrefixRule(allocation.server_p2p.cidr, 31))
+    routing = settings.routing
+    bfd = Bfd(routing.bfd.interval_ms, routing.bfd.multiplier) if routing.bfd.enabled else None
+    timers = routing.timers
+    aggregate = routing.server_subnets == "aggregate"
+    loopbacks = addressing.loopbacks
+    pools = (PrefixRule(addressing.loopback_pool, 32), PrefixRule(addressing.server_pool, 31))
     policies: dict[tuple[str, tuple[str, ...]], tuple[tuple[PeerGroup, ...], RoutePolicy]] = {}
     by_port = itemgetter(0)
     configs = []
@@ -677,16 +819,17 @@ def device_configs(
         rows = sorted(interfaces[index], key=by_port)
         loopback = loopbacks[index]
         widest_down = max(downlinks[index].values(), default=0)
-        servers = tuple(row[1].address for row in rows if row[2] is None)
-        aggregates = (allocation.server_subnet(index),) if servers and aggregate else ()
+        servers = tuple(row[1].address for row in rows if row[1].role == "server")
+        aggregates = (addressing.server_subnet(index),) if servers and aggregate else ()
         neighbors = tuple(row[2] for row in rows if row[2] is not None)
         peer_roles = tuple(sorted({GROUP_ROLES[neighbor.peer_group] for neighbor in neighbors}))
-        if device.role == "leaf":
-            own = (PrefixRule(f"{loopback}/32", 32), PrefixRule(allocation.server_subnet(index), 31))
-            groups, policy = route_policy(device.role, peer_roles, pools, own)
+        role = tier(device.role)
+        if role == "leaf":
+            own = (PrefixRule(f"{loopback}/32", 32), PrefixRule(addressing.server_subnet(index), 31))
+            groups, policy = route_policy(role, peer_roles, pools, own, unnumbered)
         else:
-            groups, policy = policies.get((device.role, peer_roles)) or policies.setdefault(
-                (device.role, peer_roles), route_policy(device.role, peer_roles, pools, ())
+            groups, policy = policies.get((role, peer_roles)) or policies.setdefault(
+                (role, peer_roles), route_policy(role, peer_roles, pools, (), unnumbered)
             )
         bgp = Bgp(
             asns[index],
@@ -708,7 +851,7 @@ def device_configs(
         configs.append(
             DeviceConfig(
                 hostname=device.name,
-                role=device.role,
+                role=role,
                 plane=device.plane,
                 pod=device.pod,
                 model=device.model,
@@ -717,7 +860,7 @@ def device_configs(
                 loopback=f"{loopback}/32",
                 mtu=mtu,
                 physical_ports=device_ports.physical,
-                port_speed_gbps=intent.switch(device.role).speed,
+                port_speed_gbps=settings.port_speeds[device.role],
                 breakout=device_ports.breakout,
                 uplink_breakout=device_ports.uplink_breakout,
                 first_uplink_cage=device_ports.first_uplink_cage,
@@ -728,8 +871,9 @@ def device_configs(
                 port_names=device_ports.names,
                 os_port_names=os_names[index],
                 facts=facts.get(device.model),
-                load_balancing=balancing(intent, device),
+                load_balancing=balancing(settings.load_balancing, device),
                 sku=sku(device),
+                roce_qos=settings.lossless,
             )
         )
     return configs

@@ -24,8 +24,9 @@ from designer.errors import InputError, Problem
 from designer.fabric import Fabric, wire
 from designer.hosts import HostConfig, host_configs
 from designer.intent import Intent, SiteCatalogs, read_intent
-from designer.model import DeviceConfig, device_configs
+from designer.model import DeviceConfig, backend_settings, device_configs
 from designer.networks.cluster import ClusterNetworks, design_networks, network_problems
+from designer.networks.model import network_switch_configs
 from designer.networks.physical import Hall
 from designer.physical import Physical, cable_lengths, plan_physical
 from designer.physical.placement import device_units, servers_per_rack
@@ -99,6 +100,7 @@ def design(
         say("waiting for the racks, cables, max-flows and the checks of the fabric")
         placed = beside.results()
     networks = _networks(intent, fabric, allocation, placed["physical"], say) if intent.networks.declared else None
+    network_configs = tuple(network_switch_configs(networks, backend_settings(intent, plan))) if networks else ()
     built = Built(
         intent,
         plan,
@@ -111,6 +113,7 @@ def design(
         analyzed,
         servers,
         networks,
+        network_configs,
     )
     others = [module for module in applicable(intent.technology) if module not in OF_THE_FABRIC]
     say(f"running {len(others)} more checks")

@@ -10,7 +10,7 @@ design.json give these names (:func:`os_port_names`), the device models carry th
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 
 from designer.catalog import Catalog, PortNaming
 from designer.fabric import Device, Fabric
@@ -55,15 +55,22 @@ def switch_port_names(
     return {target: layout_names(catalog.port_naming(target, device.model), places, serdes) for target in targets}
 
 
-def switch_namer(intent: Intent, targets: tuple[str, ...]) -> Callable[[Device], dict[str, tuple[str, ...]]]:
-    """:func:`switch_port_names` for each switch of ``intent`` under ``targets``, made once per port layout (role,
-    model and how its ports break out) and shared by every switch of that layout."""
+def port_speeds(intent: Intent) -> dict[str, int]:
+    """The port speed (Gb/s) of the backend's switches of each role."""
+    return {role: intent.switch(role).speed for role in ("leaf", "spine", "super_spine")}
+
+
+def switch_namer(
+    catalog: Catalog, port_speeds: Mapping[str, int], targets: tuple[str, ...]
+) -> Callable[[Device], dict[str, tuple[str, ...]]]:
+    """:func:`switch_port_names` for each switch under ``targets``, its ports of ``port_speeds`` Gb/s (by role), made
+    once per port layout (role, model and how its ports break out) and shared by every switch of that layout."""
     layouts: dict[tuple[str, str, int, int, int, int], dict[str, tuple[str, ...]]] = {}
 
     def named(device: Device) -> dict[str, tuple[str, ...]]:
         key = (device.role, device.model, device.ports, device.breakout, device.downlinks, device.uplink_breakout)
         if key not in layouts:
-            layouts[key] = switch_port_names(intent.catalog, targets, device, intent.switch(device.role).speed)
+            layouts[key] = switch_port_names(catalog, targets, device, port_speeds[device.role])
         return layouts[key]
 
     return named
@@ -75,7 +82,7 @@ def os_port_names(intent: Intent, fabric: Fabric) -> dict[str, list[tuple[str, .
     tuple."""
     targets = tuple(intent.targets)
     canonical = fabric.port_names()
-    named = switch_namer(intent, targets)
+    named = switch_namer(intent.catalog, port_speeds(intent), targets)
     names: dict[str, list[tuple[str, ...]]] = {target: [] for target in targets}
     for index, device in enumerate(fabric.devices):
         if device.role == "server":

@@ -53,6 +53,16 @@ class NetworkAllocation:
     leaf_asn_start: int
     server_loopbacks: int
     """Where the GPU servers' loopbacks start (a dual-homed network's: each server's at this plus its number)."""
+    server_blocks: list[int]
+    """The first address of every switch's server block, in device order (a spine's is unused)."""
+
+    def host_asn(self, number: int) -> int:
+        """The ASN of GPU server ``number`` (:func:`~designer.networks.wiring.server_number`) where it runs BGP."""
+        return self.leaf_asn_start + SERVER_ASN_OFFSET + number
+
+    def server_subnet(self, switch: int) -> str:
+        """The prefix holding every server /31 of switch ``switch`` (a leaf)."""
+        return f"{ip(self.server_blocks[switch])}/{33 - self.server_block.bit_length()}"
 
 
 def needed(fabric: NetworkFabric, max_servers: int) -> tuple[dict[str, int], int]:
@@ -113,10 +123,11 @@ def allocate_network(
     switches = fabric.switches()
     plan = fabric.plan
     ordinals = [ordinal(plan, device) for device in switches]
+    server_blocks = [server_pool.first + number * block for number in ordinals]
     evens = []
     for tier, upper, upper_port, lower, lower_port in fabric.links:
         if tier == SERVER_LEAF:
-            evens.append(server_pool.first + ordinals[upper] * block + 2 * upper_port)
+            evens.append(server_blocks[upper] + 2 * upper_port)
         else:
             uplink = lower_port - switches[lower].downlinks
             evens.append(fabric_pool.first + 2 * (ordinals[lower] * plan.leaf_uplinks + uplink))
@@ -141,6 +152,7 @@ def allocate_network(
         asns,
         leaf_start,
         loopback_pool.first + plan.envelope_leaves + plan.spines,
+        server_blocks,
     )
 
 

@@ -12,8 +12,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from designer.allocate import ip
-from designer.networks.allocate import SERVER_ASN_OFFSET
 from designer.networks.cluster import ClusterNetworks
+from designer.networks.wiring import server_number
 
 HOST_MAXIMUM_PATHS = 8
 """Equal-cost paths the host's BGP installs: at least one per leaf of its group."""
@@ -96,10 +96,10 @@ def network_hosts(networks: ClusterNetworks) -> list[NetworkHost]:
                 )
             )
         for server, neighbors in sessions.items():
-            number = fabric.devices[server].su * fabric.plan.servers_per_group + fabric.devices[server].index
+            number = server_number(fabric.plan, fabric.devices[server])
             bgp[devices[server].name] = HostBgp(
                 spec.name,
-                allocation.leaf_asn_start + SERVER_ASN_OFFSET + number,
+                allocation.host_asn(number),
                 ip(allocation.server_loopbacks + number),
                 tuple(neighbors),
             )

@@ -54,6 +54,11 @@ def ordinal(plan: NetworkPlan, device: Device) -> int:
     return plan.border_leaves + group * plan.leaves_per_group + device.index
 
 
+def server_number(plan: NetworkPlan, device: Device) -> int:
+    """A GPU server's structural number in the network's envelope: its group's first slot plus its slot."""
+    return device.su * plan.servers_per_group + device.index
+
+
 def wire_network(spec: DataNetworkSpec, plan: NetworkPlan, server_names: Sequence[str]) -> NetworkFabric:
     """Every device and link of ``plan``; ``server_names`` are the GPU servers built now, in the backend's order."""
     devices: list[Device] = []

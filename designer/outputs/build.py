@@ -209,7 +209,13 @@ def review_files(
         **(lab_files(design) if design.intent.outputs.lab else {}),
         **({"workloads.svg": workloads_svg(design.intent.name, design.workloads).encode()} if design.workloads else {}),
         **(
-            network_files(design.networks, _renderer(design.intent, templates), design.intent.outputs.servers)
+            network_files(
+                design.networks,
+                design.network_configs,
+                design.intent.targets,
+                _renderer(design.intent, templates),
+                design.intent.outputs.servers,
+            )
             if design.networks
             else {}
         ),
@@ -235,10 +241,19 @@ def bom_table(design: Design) -> tuple[list[str], Iterable[list[Any]]]:
     return bom_with_networks(design.networks, rows) if design.networks else rows
 
 
-def network_files(networks: ClusterNetworks, renderer: Renderer, servers: bool = True) -> dict[str, bytes]:
-    """The files of the networks beside the backend alone: their addresses, the management addresses, and (unless
-    ``servers`` is false, as the intent's ``outputs`` may say) every server's ports (and BGP from the host) in them."""
+def network_files(
+    networks: ClusterNetworks,
+    configs: Sequence[DeviceConfig],
+    targets: Sequence[str],
+    renderer: Renderer,
+    servers: bool = True,
+) -> dict[str, bytes]:
+    """The files of the networks beside the backend alone: their addresses, the management addresses, the
+    configurations of their switches (``configs``) for every one of ``targets`` beside the backend's
+    (``configs/<target>/<switch>.<ext>``: the switches' names start with their network's), and (unless ``servers``
+    is false, as the intent's ``outputs`` may say) every server's ports (and BGP from the host) in them."""
     return {
+        **dict(rendered(configs, targets, renderer)),
         "network-addressing.csv": csv_bytes(*network_addressing_rows(networks)),
         **({"oob.csv": csv_bytes(*oob_rows(networks))} if networks.physical.oob else {}),
         **(dict(rendered_network_hosts(network_hosts(networks), renderer)) if servers else {}),

@@ -26,6 +26,8 @@ fabric port's INTERFACE entry is ``ipv6_use_link_local_only: enable`` (sonic-int
   ``qos_config.j2`` writes). Queues: the lossless queue gets the ECN (WRED) profile and its DWRR weight, the
   CNP queue strict priority (capped when the profile says so), queue 0 (all other traffic) the remaining
   DWRR weight.
+* A switch that runs no RoCE QoS (a network beside the backend that is not lossless) gets only
+  :data:`ROUTED_TABLES`, no QoS, buffer or watchdog table: its traffic is best effort.
 * Buffers: SONiC's traditional model (``buffer_model: traditional``, explicit: Mellanox images default to the
   dynamic one), laid out as NVIDIA's own buffer templates do: separate lossless and lossy ingress pools, the
   lossy priority group in the lossy pool, unused ports on zero profiles. A SKU with a shared headroom pool
@@ -82,6 +84,11 @@ CABLE_KEY = "AZURE"
 """The CABLE_LENGTH entry's name, as SONiC's templates and ``config interface cable-length`` write it."""
 LOSSLESS_DYNAMIC_TH = "0"
 """Threshold of the lossless priority groups: the threshold column of NVIDIA's headroom lookups."""
+ROUTED_TABLES = ("DEVICE_METADATA", "INTERFACE", "LOOPBACK_INTERFACE", "PORT", "SWITCH_HASH")
+"""The tables of a switch that runs no RoCE QoS (``DeviceConfig.roce_qos``: a network beside the backend that is not
+lossless): its ports, addresses and hash, and none of the QoS, buffer and watchdog tables."""
+QOS_METADATA = ("buffer_model", "default_pfcwd_status")
+"""DEVICE_METADATA fields such a switch leaves to the image."""
 
 
 class PortLayout(NamedTuple):
@@ -394,6 +401,10 @@ def config_db(device: DeviceConfig, layouts: dict[tuple[Any, ...], PortLayout] |
                 **thresholds,
             }
         }
+    if not device.roce_qos:
+        for field in QOS_METADATA:
+            del metadata[field]
+        return {name: entries for name, entries in sorted(tables.items()) if name in ROUTED_TABLES}
     return dict(sorted(tables.items()))
 
 

@@ -1,0 +1,79 @@
+"""Model the switches of the leaf-spine networks beside the backend with the backend's device model
+(:func:`designer.model.switch_configs`), each network from its own spec, wiring and addresses.
+
+* Each network's switches take the backend's routing (``routing``: numbered /31s or unnumbered, BFD, timers, how
+  server subnets are announced) and its hash fields and seeds, but plain ECMP hashing: adaptive, cluster and spray
+  load balancing are the backend's RoCE traffic's. Their ports run their own switches' speeds, their addresses
+  and ASNs are the network's (:mod:`designer.networks.allocate`).
+* A leaf of a network dual-homed with ``bgp`` peers with each GPU server on each of its links, the server's ASN
+  as the server's own FRR configuration has it (:mod:`designer.networks.hosts`); storage servers do not run BGP.
+* A lossless network (``storage.lossless``) runs the backend's RoCE QoS on its switches, every port's headroom
+  sized for its cable; any other runs none.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Sequence
+
+from designer.allocate import ips
+from designer.fabric import Device
+from designer.model import Addressing, DeviceConfig, SwitchSettings, Wiring, switch_configs
+from designer.networks.cluster import ClusterNetworks, DataNetwork
+from designer.networks.wiring import server_number
+
+LEAF_ROLES = ("leaf", "border_leaf", "storage_leaf")
+"""Every role of a network's leaves; their ports run the leaf's speed."""
+
+
+def network_switch_configs(networks: ClusterNetworks, backend: SwitchSettings) -> list[DeviceConfig]:
+    """Every switch model of every leaf-spine network, network by network in device order; ``backend`` is the
+    backend's :class:`SwitchSettings`, whose routing, QoS profile, catalog and targets they share."""
+    configs = []
+    for network in networks.data:
+        cable_dm = [cable.length_dm for cable in networks.physical.cables if cable.network == network.spec.name]
+        configs.extend(data_network_configs(network, backend, cable_dm))
+    return configs
+
+
+def data_network_configs(network: DataNetwork, backend: SwitchSettings, cable_dm: Sequence[int]) -> list[DeviceConfig]:
+    """The switch models of one network, in device order; ``cable_dm`` is every link's cable length in link order."""
+    spec, fabric, allocation = network.spec, network.fabric, network.allocation
+    speeds = {**dict.fromkeys(LEAF_ROLES, spec.leaf.speed), "spine": spec.spine.speed}
+
+    def link_speed(_tier: int, upper: Device) -> int:
+        """A link's speed: the upper switch's port speed over the lanes of its port (a broken-out server port)."""
+        return speeds[upper.role] // upper.breakout
+
+    settings = dataclasses.replace(
+        backend,
+        lossless=spec.lossless,
+        load_balancing=backend.load_balancing.model_copy(update={"mode": "ecmp"}),
+        hwsku=None,
+        port_speeds=speeds,
+        link_speed=link_speed,
+    )
+    devices = fabric.devices
+    names = [tuple(fabric.port_name(device, port) for port in range(device.ports)) for device in devices]
+    server_asns = (
+        {
+            index: allocation.host_asn(server_number(fabric.plan, device))
+            for index, device in enumerate(devices)
+            if device.role == "server"
+        }
+        if spec.dual_homing == "bgp"
+        else {}
+    )
+    pools = {pool.name: pool.cidr for pool in allocation.pools}
+    addressing = Addressing(
+        ips(allocation.evens),
+        ips(even + 1 for even in allocation.evens),
+        ips(allocation.loopbacks),
+        allocation.asns,
+        pools["loopbacks"],
+        pools["server_p2p"],
+        allocation.server_subnet,
+        server_asns,
+    )
+    wiring = Wiring(devices, fabric.links, fabric.switch_count, names)
+    return switch_configs(settings, wiring, addressing, cable_dm)
