@@ -11,6 +11,8 @@ documentation (``NCCL_IB_MERGE_NICS`` fuses the ports of one NIC into one NCCL d
 from __future__ import annotations
 
 import json
+import re
+import shutil
 from collections import defaultdict
 from functools import cache
 from pathlib import Path
@@ -26,10 +28,12 @@ from designer.outputs.tables import addressing_rows, cabling_rows, csv_bytes
 from designer.pipeline import build
 from designer.render import render_configs
 from designer.render.hosts import render_hosts
-from tests.conftest import ROOT, check_golden
+from designer.verify.parsers import check_frr
+from tests.conftest import ROOT, check_golden, need
 from tests.helpers import build_text
 from tests.test_growth import GAINING, assert_only_added
 from tests.test_intent_errors import run_cli
+from tests.test_sonic import sonic_configs, sonic_yang
 
 GOLDEN = ROOT / "tests" / "golden"
 INTENTS = ROOT / "tests" / "intents"
@@ -179,6 +183,29 @@ def test_multiplane_designs_match_the_golden_files(mode: str, update_golden: boo
     check_golden(folder / "cabling-sys0-tray0.csv", csv_bytes(header, rows).decode(), update_golden)
     for relative, data in render_hosts(design.hosts[:1]).items():
         check_golden(folder / relative, data.decode(), update_golden)
+
+
+def test_the_leaves_of_both_planes_pass_sonic_yang_and_frr(tmp_path: Path) -> None:
+    """Each plane's leaves carry the same server /31s (hwplb); every switch's config_db.json validates against
+    SONiC's YANG models (designer/data/sonic-yang, sonic-buildimage) and the first leaf of each plane's FRR file
+    passes FRR's own parser (``vtysh -C``)."""
+    need(shutil.which("vtysh") is not None, "FRR's vtysh missing: apt-get install frr")
+    design = multiplane("hwplb")
+    yang = sonic_yang()
+    for config in sonic_configs(design).values():
+        yang.check(config)
+    files = render_configs(design.configs, ["frr"])
+    paths = []
+    for leaf in ("p0-su0-r0-leaf", "p1-su0-r0-leaf"):
+        path = tmp_path / f"{leaf}.conf"
+        path.write_bytes(files[f"configs/frr/{leaf}.conf"])
+        paths.append((path, str(path)))
+    texts = [path.read_text() for path, _ in paths]
+    towards_trays = [
+        re.findall(r"^interface \S+\n description sys\S+ nic\S+\n ip address (\S+)$", text, re.M) for text in texts
+    ]
+    assert len(towards_trays[0]) == 16 and towards_trays[0] == towards_trays[1]  # the same /31s, a plane each
+    assert [verdict.error for verdict in check_frr(paths)] == ["", ""]
 
 
 @cache
