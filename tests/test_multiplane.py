@@ -225,3 +225,17 @@ def test_multiplane_racks_added_inside_the_envelope_only_add(mode: str, old: int
     assert_only_added(before, after, render_configs(before.configs, GAINING), render_configs(after.configs, GAINING))
     old_files, new_files = render_hosts(before.hosts), render_hosts(after.hosts)
     assert {path: new_files[path] for path in old_files} == old_files  # no existing server's files change
+
+
+def test_diff_reads_a_multiplane_build_and_shows_only_the_added_rack(tmp_path: Path) -> None:
+    """design.json names a tray's plane links nic<i>s<plane>; diff validates them as it reads the folder."""
+    old, new = tmp_path / "old", tmp_path / "new"
+    intent = (INTENTS / "gb300-nvl72-hwplb.yaml").read_text().replace("[frr, sonic, eos, nvue]", "[frr, eos]")
+    for folder, systems in ((old, 3), (new, 4)):
+        path = tmp_path / f"{folder.name}.yaml"
+        path.write_text(intent.replace("systems: 4,", f"systems: {systems},"))
+        assert run_cli("build", str(path), "-o", str(folder))[0] == 0
+    code, out, err = run_cli("diff", str(old), str(new), "--fail-on", "existing-change")
+    assert (code, err) == (0, ""), err
+    assert "| GPUs | 216 | 288 | +72 |" in out
+    assert '"nic0s1"' in (new / "design.json").read_text()
