@@ -10,6 +10,7 @@ documentation (``NCCL_IB_MERGE_NICS`` fuses the ports of one NIC into one NCCL d
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import re
 import shutil
@@ -20,6 +21,7 @@ from pathlib import Path
 import pytest
 
 from designer.catalog import catalog
+from designer.checks import addressing
 from designer.design import Design
 from designer.fabric import SERVER_LEAF
 from designer.outputs.physical import bom_rows
@@ -239,3 +241,15 @@ def test_diff_reads_a_multiplane_build_and_shows_only_the_added_rack(tmp_path: P
     assert (code, err) == (0, ""), err
     assert "| GPUs | 216 | 288 | +72 |" in out
     assert '"nic0s1"' in (new / "design.json").read_text()
+
+
+def test_the_addressing_check_still_finds_a_31_used_twice_inside_one_plane() -> None:
+    design = multiplane("hwplb")
+    assert not [finding for finding in addressing.check(design) if finding.severity == "error"]
+    links, devices = design.fabric.links, design.fabric.devices
+    plane1 = [n for n, link in enumerate(links) if link[0] == SERVER_LEAF and devices[link[1]].plane == 1]
+    evens = list(design.allocation.evens)
+    evens[plane1[1]] = evens[plane1[0]]  # two trays' links in plane 1 on one /31
+    broken = dataclasses.replace(design, allocation=dataclasses.replace(design.allocation, evens=evens))
+    errors = [finding.message for finding in addressing.check(broken) if finding.severity == "error"]
+    assert errors and all("is assigned 2 times" in message for message in errors)

@@ -90,11 +90,12 @@ def check(design: Built) -> Iterable[Finding]:
         )
 
     def configured_key(plane: int, address: str) -> Hashable:
-        """An address configured on a switch, scoped to its plane when it is a server link's shared by the planes."""
-        return (plane, address) if shared and _within(address, server_pool) else address
+        """An address configured on a switch of a design whose planes share the server /31s: scoped to its plane
+        when it is a server link's."""
+        return (plane, address) if _within(address, server_pool) else address
 
-    configured = [
-        configured_key(config.plane, interface.ip)
+    configured: list[Hashable] = [
+        configured_key(config.plane, interface.ip) if shared else interface.ip
         for config in design.configs
         for interface in config.interfaces
         if interface.address
@@ -108,7 +109,8 @@ def check(design: Built) -> Iterable[Finding]:
             (f"{config.hostname}:{interface.name}", f"{interface.address} is configured {twice[key]} times")
             for config in design.configs
             for interface in config.interfaces
-            if interface.address and (key := configured_key(config.plane, interface.ip)) in twice
+            if interface.address
+            and (key := configured_key(config.plane, interface.ip) if shared else interface.ip) in twice
         ]
         if twice
         else [],
