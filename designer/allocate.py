@@ -10,7 +10,9 @@ super-spines per plane in the envelope, ``U`` leaf uplinks and ``V`` spine uplin
   ``loopbacks + P*L + P*S + ordinal``.
 * Server /31s: leaf ordinal ``n`` owns the aligned block ``server_p2p + n*block`` (``block`` the power of
   two holding a /31 per server slot of a full SU); slot ``s`` is the /31 at ``block start + 2s``, the
-  leaf the even end, the NIC the odd one.
+  leaf the even end, the NIC the odd one. With hwplb multiplane (one address per rail, the NIC balancing the
+  planes) every plane's leaf takes the block of the plane-0 leaf of its SU and rail: the same /31 in every plane,
+  each plane a separate fabric.
 * Switch /31s: leaf-spine uplink ``u`` of leaf ``n`` at ``fabric_p2p + 2*(n*U + u)``; spine-super-spine
   uplink ``v`` of spine ``m`` in its own sub-range after every envelope leaf-spine link,
   ``fabric_p2p + 2*P*L*U + 2*(m*V + v)``. The upper end takes the even address (RFC 3021).
@@ -90,9 +92,11 @@ class Numbering:
     leaf_uplinks: int
     spine_uplinks: int
     server_block: int
+    address_planes: int
+    """Planes whose leaves have server /31s of their own: every plane, or 1 when the planes share them (hwplb)."""
 
     @classmethod
-    def of(cls, plan: Plan) -> Numbering:
+    def of(cls, plan: Plan, address_planes: int | None = None) -> Numbering:
         block = 1 << math.ceil(math.log2(2 * plan.servers_per_su))
         return cls(
             plan.planes,
@@ -106,6 +110,7 @@ class Numbering:
             plan.leaf_uplinks,
             plan.spine_uplinks,
             block,
+            plan.planes if address_planes is None else address_planes,
         )
 
     def ordinal(self, device: Device) -> int:
@@ -115,6 +120,11 @@ class Numbering:
         if device.role == "spine":
             return device.plane * self.spines + device.pod * self.spines_per_pod + device.index
         return device.plane * self.supers + device.group * self.supers_per_group + device.index
+
+    def server_block_ordinal(self, device: Device) -> int:
+        """The leaf's number among the envelope's server /31 blocks: its ordinal, or with shared planes that of
+        the plane-0 leaf of its SU and rail."""
+        return (device.plane % self.address_planes) * self.leaves + device.su * self.rails + device.rail
 
     def loopback_offset(self, device: Device) -> int:
         """Offset of the switch's loopback in the loopback pool: leaves, then spines, then super-spines."""
@@ -134,7 +144,7 @@ class Numbering:
         """Addresses each pool needs for the envelope."""
         return {
             "fabric_p2p": self.spine_super_base + 2 * self.planes * self.spines * self.spine_uplinks,
-            "server_p2p": self.planes * self.leaves * self.server_block,
+            "server_p2p": self.address_planes * self.leaves * self.server_block,
             "loopbacks": self.planes * (self.leaves + self.spines + self.supers),
         }
 
@@ -212,13 +222,13 @@ def allocate(intent: Intent, fabric: Fabric) -> Allocation:
     """Allocate every /31, loopback and ASN, or raise :class:`InputError` naming the pool or range at fault."""
     problems: list[Problem] = []
     plan = fabric.plan
-    numbering = Numbering.of(plan)
+    numbering = Numbering.of(plan, address_planes(intent))
     switches = fabric.switches()
     ordinals = [numbering.ordinal(device) for device in switches]
     leaves = [index for index, device in enumerate(switches) if device.role == "leaf"]
     links = fabric.links
     used = {
-        "server_p2p": numbering.server_block * len(leaves),
+        "server_p2p": numbering.server_block * len(leaves) * numbering.address_planes // plan.planes,
         "fabric_p2p": 2 * (len(links) - fabric.server_link_count),
         "loopbacks": fabric.switch_count,
     }
@@ -228,7 +238,9 @@ def allocate(intent: Intent, fabric: Fabric) -> Allocation:
         raise InputError(problems, intent.source)
     asns = _asns(intent.routing, numbering, switches, ordinals, starts)
     server, fabric_pool, loopback = pools["server_p2p"], pools["fabric_p2p"], pools["loopbacks"]
-    blocks = {leaf: server.first + ordinals[leaf] * numbering.server_block for leaf in leaves}
+    blocks = {
+        leaf: server.first + numbering.server_block_ordinal(switches[leaf]) * numbering.server_block for leaf in leaves
+    }
     downlinks, spine_down = plan.leaf_downlinks, plan.spine_downlinks
     leaf_base, spine_base = fabric_pool.first, fabric_pool.first + numbering.spine_super_base
     up, spine_up = numbering.leaf_uplinks, numbering.spine_uplinks
@@ -244,6 +256,14 @@ def allocate(intent: Intent, fabric: Fabric) -> Allocation:
     return Allocation(server, fabric_pool, loopback, numbering, blocks, evens, loopbacks, asns, starts)
 
 
+def address_planes(intent: Intent) -> int:
+    """Planes whose server links have /31s of their own: every plane, but one with hwplb multiplane, where a NIC
+    port has one address in all its planes (NVIDIA Network Operator, "Hardware Multiplane Spectrum-X Quick Start":
+    one address pool per rail)."""
+    multiplane = intent.server.multiplane
+    return 1 if multiplane and multiplane.mode == "hwplb" else intent.planes
+
+
 WHAT = {
     "fabric_p2p": "switch-to-switch /31s",
     "server_p2p": "leaf-to-NIC /31s (a block of {block} addresses per leaf)",
@@ -255,7 +275,7 @@ def address_problems(intent: Intent, plan: Plan) -> list[Problem]:
     """The pools too small for the envelope of ``plan`` and the ASN ranges that leave the private ranges or
     overlap, from the counts alone (before anything is wired)."""
     problems: list[Problem] = []
-    numbering = Numbering.of(plan)
+    numbering = Numbering.of(plan, address_planes(intent))
     _pools(intent, plan, numbering, dict.fromkeys(POOLS, 0), problems)
     _asn_starts(intent.routing, numbering, problems)
     return problems

@@ -54,8 +54,11 @@ NAMES = {
 }
 """Device names by role, as :func:`designer.fabric.wire` makes them (ASCII digits; at most 25 characters)."""
 SWITCH_PORT = re.compile(r"swp[1-9][0-9]{0,3}(s[0-9]{1,2})?")
-SERVER_PORT = re.compile(r"nic[0-9]{1,3}")
-PORTS = {False: (SWITCH_PORT, "switch port name (swpN or swpNsL)"), True: (SERVER_PORT, "server port name (nicN)")}
+SERVER_PORT = re.compile(r"nic[0-9]{1,3}(s[0-9])?")
+PORTS = {
+    False: (SWITCH_PORT, "switch port name (swpN or swpNsL)"),
+    True: (SERVER_PORT, "server port name (nicN, or nicNsP for plane P of a multiplane NIC port)"),
+}
 """Port names by end (server or not): at most 10 characters, within Linux's 15 for an interface name."""
 REFUSED_FIRST_OCTETS = frozenset((0, 127, *range(224, 256)))
 """Addresses refused anywhere in a design: 0.0.0.0/8, 127.0.0.0/8 (loopback), 224.0.0.0/3 (multicast, reserved)."""

@@ -143,6 +143,9 @@ class SystemModel:
     power_source: str
     cooling: str
     nvlink_gbyte_s: float
+    multiplane: tuple[int, ...] = ()
+    """Plane counts one of its scale-out NIC ports may serve in this system (``compute.multiplane.planes``; empty:
+    whatever the NIC's catalog entry allows)."""
 
     @property
     def gpus(self) -> int:
@@ -350,7 +353,9 @@ def make_catalog(data: dict[str, Any]) -> Catalog:
             name: ServerModel(name, **_lists_as_tuples(fields)) for name, fields in sorted(data["servers"].items())
         },
         nics={name: NicModel(name, **_lists_as_tuples(fields)) for name, fields in sorted(data["nics"].items())},
-        systems={name: SystemModel(name, **fields) for name, fields in sorted(data["systems"].items())},
+        systems={
+            name: SystemModel(name, **_lists_as_tuples(fields)) for name, fields in sorted(data["systems"].items())
+        },
         media={name: MediumModel(name, **fields) for name, fields in data["media"].items()},
         targets={
             name: TargetModel(

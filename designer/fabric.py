@@ -12,7 +12,9 @@ Naming (stable across runs, documented in docs/sizing.md):
   spine's first half faces leaves, the second half super-spines. When a tier's uplinks run another
   speed than its downlinks the halves are of physical ports, each broken out to its own speed (a 64 x
   800G leaf with 400G NICs: ``swp1s0``-``swp32s1`` down, ``swp33``-``swp64`` up). Server ports are ``nic{i}``,
-  NIC ``i`` in plane ``i // rails``, rail ``i % rails``.
+  NIC ``i`` in plane ``i // rails``, rail ``i % rails``; when one NIC port serves several planes
+  (``compute.multiplane``) its plane links are ``nic{rail}s{plane}``, the server's port ``i`` still in plane
+  ``i // rails``.
 * Uplinks are striped over the switches above (:class:`Stripes`): leaf uplink ``u`` goes to spine
   ``u % S`` (in chunks of the lanes of one broken-out port where the parallel links allow), so that
   when the envelope doubles the spines (or super-spines), half of the cables stay where they are.
@@ -59,10 +61,14 @@ class Device(NamedTuple):
     downlinks: int
     """Logical ports facing down; the uplinks follow them."""
     uplink_breakout: int
-    """Logical links per physical port facing up."""
+    """Logical links per physical port facing up (a server's: the planes one NIC port serves)."""
 
     def place(self, port: int) -> tuple[int, int, int]:
-        """(physical port from 0, lane in it, its breakout) of logical port ``port`` (0-based)."""
+        """(physical port from 0, lane in it, its breakout) of logical port ``port`` (0-based); a multiplane
+        server's port ``i`` is lane ``i // rails`` (its plane) of NIC port ``i % rails``."""
+        if self.role == "server":
+            rails = self.ports // self.uplink_breakout
+            return port % rails, port // rails, self.uplink_breakout
         if port < self.downlinks or self.uplink_breakout == self.breakout:
             return port // self.breakout, port % self.breakout, self.breakout
         cage, lane = divmod(port - self.downlinks, self.uplink_breakout)
@@ -75,9 +81,11 @@ class Device(NamedTuple):
 
     def port_name(self, port: int) -> str:
         """The name of logical port ``port`` (0-based) on this device."""
-        if self.role == "server":
+        if self.role == "server" and self.uplink_breakout == 1:
             return f"nic{port}"
         cage, lane, breakout = self.place(port)
+        if self.role == "server":
+            return f"nic{cage}s{lane}"
         if breakout == 1:
             return f"swp{cage + 1}"
         return f"swp{cage + 1}s{lane}"
@@ -86,9 +94,14 @@ class Device(NamedTuple):
         """Logical port ``port`` as the front panel numbers it, whatever the OS: the cage from 1 (``3``), and with a
         breakout the lane in it (``3.1``), as in :meth:`port_name`."""
         if self.role == "server":
-            return f"nic{port}"
+            return self.port_name(port)
         cage, lane, breakout = self.place(port)
         return f"{cage + 1}" if breakout == 1 else f"{cage + 1}.{lane}"
+
+    def nic_port_name(self, port: int) -> str:
+        """The physical NIC port of a server's port ``port``: ``nic{i}``, the port itself unless it is one plane
+        link of a multiplane NIC port."""
+        return f"nic{self.place(port)[0]}"
 
 
 Link = tuple[int, int, int, int, int]
@@ -258,7 +271,7 @@ def wire(intent: Intent, plan: Plan) -> Fabric:
                 intent.server.nics,
                 1,
                 intent.server.nics,
-                1,
+                intent.server.ports_per_nic_port,
             )
         )
         for number in range(plan.servers)

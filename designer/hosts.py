@@ -27,6 +27,12 @@ netplan or NetworkManager files, a sysctl.d file, the NIC vendor's QoS commands 
 * NCCL: the RDMA devices in NIC order (rail order), exact names; RoCEv2 over IPv4 (GID index 3); traffic class
   DSCP << 2; no cross-NIC rings (each rail stays on its own leaves); queue pairs per connection from the workload
   analysis when the intent has workloads (:func:`qps_per_connection`), else NCCL's default of 1.
+* Multiplane NIC ports (``compute.multiplane``; NVIDIA Network Operator 26.7, "Software Multiplane" and "Hardware
+  Multiplane Spectrum-X Quick Start"): with swplb each plane of a port is a PF of its own, so the server has one
+  interface, address, table and RDMA device per plane, and NCCL fuses the PFs of one NIC into one device and
+  balances them (``NCCL_IB_MERGE_NICS=1``, NCCL's environment variables documentation); with hwplb the NIC joins
+  its plane PFs in a LAG and balances them itself, so the server has one interface, address and RDMA device per
+  rail, its /31 the same in every plane (``designer.allocate``), and NCCL sees one device per rail.
 """
 
 from __future__ import annotations
@@ -78,21 +84,35 @@ class HostNic(NamedTuple):
     rdma: str
     """RDMA device name."""
     port: str
-    """The design's name of the port (``nic<i>``, as in cabling.csv and design.json)."""
-    plane: int
+    """The design's name of the port (``nic<i>``, as in cabling.csv and design.json); with hwplb, the names of
+    its plane links."""
+    planes: tuple[int, ...]
+    """The planes the interface sends to: one, or every plane of its port with hwplb."""
     rail: int
     address: str
     """The NIC's end of the /31 (the odd address)."""
     gateway: str
-    """The leaf's end of the /31."""
-    leaf: str
-    leaf_port: str
+    """The leaf's end of the /31 (every plane's leaf's, with hwplb)."""
+    leaves: tuple[tuple[str, str], ...]
+    """(leaf, leaf port) of each plane link of the interface."""
     table: int
     """Routing table and rule priority."""
     uuid: str
     """The NetworkManager connection's UUID (format nmconnection; empty otherwise)."""
     sysctl: str
     """The sysctl key prefix of the NIC (``net.ipv4.conf.<nic>.``; with '/' separators when the name has a dot)."""
+
+    @property
+    def place(self) -> str:
+        """Where the interface sits in the fabric: ``plane 0 rail 1``, or ``planes 0-1 rail 1`` with hwplb."""
+        if len(self.planes) == 1:
+            return f"plane {self.planes[0]} rail {self.rail}"
+        return f"planes {'-'.join(map(str, self.planes))} rail {self.rail}"
+
+    @property
+    def peers(self) -> str:
+        """The leaf port of each plane link: ``p0-su0-r1-leaf swp2``."""
+        return ", ".join(f"{leaf} {port}" for leaf, port in self.leaves)
 
 
 @dataclass(frozen=True)
@@ -122,6 +142,8 @@ class Nccl:
     qps_per_connection: int
     qps_reason: str
     cross_nic: int
+    merge_nics: bool = False
+    """NCCL fuses the plane PFs of one NIC port into one device (swplb multiplane): ``NCCL_IB_MERGE_NICS=1``."""
 
 
 @dataclass(frozen=True)
@@ -172,6 +194,10 @@ def host_configs(
     """One host configuration per server, in fabric device order."""
     devices, first = fabric.devices, fabric.switch_count
     spec, rails = intent.hosts, intent.rails
+    multiplane = intent.server.multiplane
+    per_rail = multiplane is not None and multiplane.mode == "hwplb"
+    every_plane = tuple(range(intent.planes))
+    one_plane = [(plane,) for plane in every_plane]
     links: list[list[int]] = [[0] * intent.server.nics for _ in range(len(devices) - first)]
     for number in range(fabric.server_link_count):
         _, _, _, lower, nic = fabric.links[number]
@@ -195,7 +221,8 @@ def host_configs(
         else None
     )
     qps, reason = qps_per_connection(workloads)
-    nccl = Nccl(spec.rdma_devices, GID_INDEX, qos.roce_dscp << 2, qps, reason, 0)
+    swplb = multiplane is not None and multiplane.mode == "swplb"
+    nccl = Nccl(spec.rdma_devices, GID_INDEX, qos.roce_dscp << 2, qps, reason, 0, swplb)
     backend = (allocation.server_p2p.cidr,)
     keyfiles = spec.format == "nmconnection"
     prefixes = tuple(f"net/ipv4/conf/{name}/" if "." in name else f"net.ipv4.conf.{name}." for name in spec.nics)
@@ -205,19 +232,28 @@ def host_configs(
     for offset, numbers in enumerate(links):
         server = devices[first + offset]
         nics = []
-        for index, (number, name) in enumerate(zip(numbers, spec.nics, strict=True)):
-            _, leaf, slot, _, _ = fabric.links[number]
+        ports = names[first + offset]
+        for index, name in enumerate(spec.nics):
+            number = numbers[index]
+            if per_rail:  # the interface of a rail sends over the port's link in every plane
+                plane_ports = [index + plane * rails for plane in every_plane]
+                port, planes = "+".join(ports[each] for each in plane_ports), every_plane
+                ends = [fabric.links[numbers[each]][1:3] for each in plane_ports]
+                leaves = tuple((devices[leaf].name, names[leaf][slot]) for leaf, slot in ends)
+            else:
+                _, leaf, slot, _, _ = fabric.links[number]
+                port, planes = ports[index], one_plane[index // rails]
+                leaves = ((devices[leaf].name, names[leaf][slot]),)
             nics.append(
                 HostNic(
                     name,
                     spec.rdma_devices[index],
-                    names[first + offset][index],
-                    index // rails,
+                    port,
+                    planes,
                     index % rails,
                     nic_ips[number],
                     leaf_ips[number],
-                    devices[leaf].name,
-                    names[leaf][slot],
+                    leaves,
                     TABLE_BASE + index,
                     str(uuid.uuid5(CONNECTION_NAMESPACE, f"{intent.name}/{server.name}/{name}")) if keyfiles else "",
                     prefixes[index],

@@ -110,13 +110,23 @@ def racks(design: Design) -> dict[str, tuple[int, int]]:
 
 
 def cable_ids(design: Design) -> dict[str, tuple[Any, ...]]:
-    """Every cable by its ID: both ends' device, port, rack and unit (the text of its labels)."""
+    """Every cable by its ID: both ends' device, port, rack and unit (the text of its labels), of each of its legs
+    (a multiplane NIC port's cable has one leg per plane)."""
     header, rows = cabling_rows(design)
     fields = [header.index(name) for name in ("a_device", "a_port", "a_rack", "a_unit", "z_device", "z_port")]
     fields += [header.index(name) for name in ("z_rack", "z_unit")]
-    by_id = {row[header.index("cable_id")]: tuple(row[field] for field in fields) for row in rows}
-    assert len(by_id) == len(design.fabric.links)  # one ID per cable
-    return by_id
+    legs: dict[str, list[tuple[Any, ...]]] = {}
+    for row in rows:
+        legs.setdefault(row[header.index("cable_id")], []).append(tuple(row[field] for field in fields))
+    devices = design.fabric.devices
+    plane_links = [
+        (lower, port)
+        for _, _, _, lower, port in design.fabric.links
+        if devices[lower].role == "server" and devices[lower].uplink_breakout > 1
+    ]
+    nic_ports = {(lower, devices[lower].place(port)[0]) for lower, port in plane_links}
+    assert len(legs) == len(design.fabric.links) - len(plane_links) + len(nic_ports)  # one ID per cable
+    return {cable: tuple(sorted(ends)) for cable, ends in legs.items()}
 
 
 def rack_labels(design: Design) -> dict[str, set[str]]:

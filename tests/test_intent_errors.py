@@ -222,7 +222,7 @@ def test_keys_that_are_not_plain_words_keep_their_line_and_one_line_each(tmp_pat
         "5: compute.2: the key '2' is read as a number; keys are strings, so quote it ('2') if that is the name you "
         "mean",
         "6: compute: unknown key 'x\\ny'. Valid keys here: servers, gpus, server, gpus_per_server, nics_per_server, "
-        "nic_speed, server_power_kw, server_rack_units, nvlink_gbyte_s, system, systems, nic",
+        "nic_speed, server_power_kw, server_rack_units, nvlink_gbyte_s, system, systems, nic, multiplane",
     ]
 
 

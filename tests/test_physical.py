@@ -18,7 +18,7 @@ from designer.outputs.design_json import design_json
 from designer.outputs.physical import bom_rows, power_markdown, racks_rows
 from designer.outputs.tables import cabling_rows
 from designer.physical import COMPUTE, NETWORK, cable_lengths, plan_physical
-from designer.physical.cables import UNIT_M, choose_media, decimetres, medium_for, ordered_length
+from designer.physical.cables import PORT_SPACE, UNIT_M, choose_media, decimetres, medium_for, ordered_length
 from designer.pipeline import design as run_stages
 from tests.conftest import ROOT
 from tests.helpers import build_design, intent_text
@@ -373,7 +373,7 @@ def test_links_sharing_a_physical_port_share_the_medium_of_the_longest() -> None
     """Device 0 breaks its ports out 2 ways: its lanes 0 and 1 (one physical port) reach devices 2 and 3; lane 2
     (the next port) reaches device 2 again; device 1 has no breakout."""
     links = [(0, 0, 0, 2, 0), (0, 0, 1, 3, 0), (0, 0, 2, 2, 1), (0, 1, 0, 3, 1)]
-    media, shared = choose_media(links, ([2, 1, 1, 1], [2, 1, 1, 1], [0] * 4), [20, 60, 20, 20], ((30, 70),))
+    media, shared = choose_media(links, ([2, 1, 1, 1], [2, 1, 1, 1], [0] * 4, [0] * 4), [20, 60, 20, 20], ((30, 70),))
     assert media == [1, 1, 0, 0]
     assert shared == {0: (0, 2), 1: (2, 2)}
 
@@ -383,10 +383,22 @@ def test_uplinks_broken_out_otherwise_share_their_own_physical_port_at_their_own
     physical 2-3); device 1 (a spine) runs whole ports. Tier 0 links reach 30 or 70 dm, tier 1 links (a faster speed)
     only 20 or 50: the 25 dm uplink needs the second medium, the 25 dm downlinks the first."""
     links = [(0, 0, 0, 2, 0), (0, 0, 1, 3, 0), (1, 1, 0, 0, 4), (1, 1, 1, 0, 5)]
-    lanes = ([2, 1, 1, 1], [1, 1, 1, 1], [-2, 0, 0, 0])
+    lanes = ([2, 1, 1, 1], [1, 1, 1, 1], [-2, 0, 0, 0], [0] * 4)
     media, shared = choose_media(links, lanes, [25, 25, 25, 10], ((30, 70), (20, 50)))
     assert media == [0, 0, 1, 0]
     assert shared == {0: (0, 2)}
+
+
+def test_a_multiplane_nic_port_meeting_a_broken_out_leaf_port_takes_optics_only() -> None:
+    """Devices 0 and 1 are leaves of planes 0 and 1 whose down ports break out 2 ways; devices 2 and 3 are servers
+    whose one NIC port serves both planes (ports 0 and 1 its plane links). Leaf 0's first port reaches both servers,
+    each server's port both leaves: no copper cable splits at both ends, so the short links take the first optical
+    medium (index 1 of copper, optics, optics) though copper reaches them."""
+    links = [(0, 0, 0, 2, 0), (0, 0, 1, 3, 0), (0, 1, 0, 2, 1), (0, 1, 1, 3, 1)]
+    lanes = ([2, 2, 1, 1], [1, 1, 2, 2], [0] * 4, [0, 0, 1, 1])
+    media, shared = choose_media(links, lanes, [10, 10, 10, 10], ((30, 70, 500),), (False, True, True))
+    assert media == [1, 1, 1, 1]
+    assert shared == {0: (0, 2), 2 * PORT_SPACE: (0, 2), 3 * PORT_SPACE: (1, 2), PORT_SPACE: (2, 2)}
 
 
 def test_cabling_csv_and_design_json_carry_lengths_media_and_racks(h100: Design) -> None:

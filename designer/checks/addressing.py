@@ -1,5 +1,8 @@
 """addressing: every address unique, both ends of each /31 in one subnet, pools disjoint and wide enough.
 
+With hwplb multiplane every plane repeats the server /31s of plane 0 (one address per NIC port in all its planes,
+each plane a separate fabric), so a server link's addresses need only be unique within its plane.
+
 Reads the allocation (what the configs are rendered from): the loopback of every switch and both ends
 of every link (every server link only, with an unnumbered underlay: switch-to-switch links have no addresses
 then, and the fabric_p2p pool is reported unused); then the device model, so that no address is configured twice
@@ -60,7 +63,12 @@ def check(design: Built) -> Iterable[Finding]:
                 )
     yield from capped(ID, "error", problems)
 
-    addresses = [*allocation.loopbacks, *(address for pair in ends for address in pair)]
+    shared = allocation.numbering.address_planes < fabric.plan.planes
+    addresses: list[Hashable] = [*allocation.loopbacks, *(address for pair in ends for address in pair)]
+    if shared:  # a server link's two addresses count within its plane only: (plane, address)
+        scopes = [devices[upper].plane if tier == SERVER_LEAF else -1 for tier, upper, *_ in links]
+        ends_from = len(allocation.loopbacks)
+        addresses[ends_from:] = [(scopes[index // 2], address) for index, address in enumerate(addresses[ends_from:])]
     duplicated = _duplicated(addresses)
     if duplicated:
         owners = [
@@ -75,23 +83,34 @@ def check(design: Built) -> Iterable[Finding]:
             ID,
             "error",
             [
-                (_name(devices, device, port), f"{ip(address)} is assigned {duplicated[address]} times")
+                (_name(devices, device, port), f"{ip(_address(address))} is assigned {duplicated[address]} times")
                 for address, (device, port) in zip(addresses, owners, strict=True)
                 if address in duplicated
             ],
         )
 
-    configured = [interface.ip for config in design.configs for interface in config.interfaces if interface.address]
+    def configured_key(plane: int, address: str) -> Hashable:
+        """An address configured on a switch of a design whose planes share the server /31s: scoped to its plane
+        when it is a server link's."""
+        return (plane, address) if _within(address, server_pool) else address
+
+    configured: list[Hashable] = [
+        configured_key(config.plane, interface.ip) if shared else interface.ip
+        for config in design.configs
+        for interface in config.interfaces
+        if interface.address
+    ]
     configured += (config.loopback.partition("/")[0] for config in design.configs)
     twice = _duplicated(configured)
     yield from capped(
         ID,
         "error",
         [
-            (f"{config.hostname}:{interface.name}", f"{interface.address} is configured {twice[interface.ip]} times")
+            (f"{config.hostname}:{interface.name}", f"{interface.address} is configured {twice[key]} times")
             for config in design.configs
             for interface in config.interfaces
-            if interface.address and interface.ip in twice
+            if interface.address
+            and (key := configured_key(config.plane, interface.ip) if shared else interface.ip) in twice
         ]
         if twice
         else [],
@@ -140,6 +159,17 @@ def _duplicated(values: Sequence[Hashable]) -> Counter[Hashable]:
     if len(set(values)) == len(values):
         return Counter()
     return Counter({value: count for value, count in Counter(values).items() if count > 1})
+
+
+def _address(address: Hashable) -> int:
+    """The integer address of an entry of the address list: itself, or the second of (plane, address)."""
+    return address[1] if isinstance(address, tuple) else address  # type: ignore[return-value]
+
+
+def _within(address: str, pool) -> bool:
+    """Whether the dotted-quad ``address`` is in ``pool``."""
+    a, b, c, d = map(int, address.split("."))
+    return _inside(pool, (a << 24) | (b << 16) | (c << 8) | d)
 
 
 def _inside(pool, address: int) -> bool:

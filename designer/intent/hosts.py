@@ -1,8 +1,8 @@
 """The ``hosts:`` section resolved: the format of the server files and every backend NIC's names.
 
-Names come from the intent, else from the catalog's server model, else are placeholders (``nic<i>``, and the RDMA
-device names of the NIC's driver: ``mlx5_<i>``, ``ionic_<i>``, ``bnxt_re<i>``); a list the intent gives must name
-every NIC port of the server once.
+Names come from the intent, else from the catalog's server model, else are placeholders (``nic<i>``, or
+``nic<i>s<plane>`` with swplb multiplane, and the RDMA device names of the NIC's driver: ``mlx5_<i>``, ``ionic_<i>``,
+``bnxt_re<i>``); a list the intent gives must name every NIC port of the server once.
 """
 
 from __future__ import annotations
@@ -35,15 +35,26 @@ def resolve_hosts(
     intact: Callable[..., bool],
     problems: list[Problem],
     rdma_names: str = "mlx5_{}",
+    planes_per_port: int = 1,
 ) -> HostSpec:
     """The names of the ``nics`` NIC ports of a server of catalog model ``known`` (None: not a catalog model, not
     known, or carrying another NIC than the one its names are for), with a problem for each list of the intent
-    that does not name every port once; ``rdma_names`` is the NIC driver's RDMA device naming (catalog ``nics``)."""
+    that does not name every port once; ``rdma_names`` is the NIC driver's RDMA device naming (catalog ``nics``).
+    With ``planes_per_port`` interfaces to each NIC port (swplb multiplane), the placeholders are the design's names
+    of the plane links, ``nic<port>s<plane>``."""
     count = nics or 0
+    rails = count // planes_per_port
     names = []
-    for field, placeholder, listed in (
-        ("nics", "nic{}", known.nic_names if known else ()),
-        ("rdma_devices", rdma_names, known.rdma_devices if known else ()),
+    for field, placeholders, listed in (
+        (
+            "nics",
+            [
+                f"nic{index % rails}s{index // rails}" if planes_per_port > 1 else f"nic{index}"
+                for index in range(count)
+            ],
+            known.nic_names if known else (),
+        ),
+        ("rdma_devices", [rdma_names.format(index) for index in range(count)], known.rdma_devices if known else ()),
     ):
         given = getattr(doc, field)
         if given is not None and intact(("hosts", field)) and nics is not None:
@@ -53,7 +64,7 @@ def resolve_hosts(
         elif len(listed) == count:
             names.append((tuple(listed), False))
         else:
-            names.append((tuple(placeholder.format(index) for index in range(count)), True))
+            names.append((tuple(placeholders), True))
     (nic_names, nic_placeholders), (rdma_devices, rdma_placeholders) = names
     return HostSpec(doc.format, nic_names, rdma_devices, nic_placeholders or rdma_placeholders)
 

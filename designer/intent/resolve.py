@@ -51,6 +51,7 @@ from designer.intent.schema import (
     FabricDoc,
     IntentDoc,
     LoadBalancingDoc,
+    MultiplaneDoc,
     OutputsDoc,
     RoutingDoc,
     SwitchDoc,
@@ -65,6 +66,18 @@ from designer.intent.yaml_source import decode, load_yaml, read_bytes, short
 from designer.targets import per_fabric, per_switch
 
 TIERS = ("leaf", "spine", "super_spine")
+
+
+@dataclass(frozen=True)
+class Multiplane:
+    """One backend NIC port serving several planes (``compute.multiplane``)."""
+
+    planes: int
+    mode: str
+    """``hwplb``: the NIC balances the planes, one interface and address per rail (the same /31 in every plane);
+    ``swplb``: one interface and address per plane, NCCL balances them."""
+    port_speed: int
+    """Gb/s of the physical port; each plane's link runs at ``port_speed / planes``."""
 
 
 @dataclass(frozen=True)
@@ -83,6 +96,14 @@ class ServerSpec:
     """Its backend NIC model (the catalog's ``nics``; None: not known, a custom server)."""
     nvlink_gbyte_s: float | None = None
     """Scale-up (NVLink) bandwidth per GPU and direction in its NVLink domain, GB/s (None: not known)."""
+    multiplane: Multiplane | None = None
+    """Each physical NIC port serves several planes: ``nics`` counts one port per plane (the fabric's server
+    ports) and ``nic_speed`` is the plane speed; None: one plane per port."""
+
+    @property
+    def ports_per_nic_port(self) -> int:
+        """Server ports (plane links) of one physical NIC port: its planes, 1 without multiplane."""
+        return self.multiplane.planes if self.multiplane else 1
 
 
 @dataclass(frozen=True)
@@ -167,6 +188,13 @@ class Intent:
     def switch(self, role: str) -> SwitchSpec:
         """The hardware of the switches of ``role`` (``leaf``, ``spine`` or ``super_spine``)."""
         return {"leaf": self.leaf, "spine": self.spine, "super_spine": self.super_spine}[role]
+
+
+def host_interfaces(server: ServerSpec) -> int:
+    """Backend interfaces of one server: one per port and plane, but one per rail (physical port) with hwplb."""
+    if server.multiplane and server.multiplane.mode == "hwplb":
+        return server.nics // server.multiplane.planes
+    return server.nics
 
 
 def tier_speeds(nic_speed: int, leaf: SwitchSpec, spine: SwitchSpec) -> tuple[int, int, int]:
@@ -321,6 +349,8 @@ def _resolve(
         server = None  # an unknown system is reported; no server fields stand in for it
     if server and intact(("compute", "nic")):
         server = _with_nic(doc.compute, server, system, sizing, hardware)
+    if server and doc.compute.multiplane and intact(("compute", "nic"), ("compute", "multiplane")):
+        server = _with_multiplane(doc, doc.compute.multiplane, server, system, sizing, hardware)
     planes = _planes(doc, intact, hardware)
     switches = _switches(doc.fabric, intact, sizing, hardware)
     servers = (
@@ -333,7 +363,7 @@ def _resolve(
         if server and servers is not None and intact(("growth",))
         else servers
     )
-    if server and planes and server.nics % planes:
+    if server and planes and server.nics % planes and not doc.compute.multiplane:  # multiplane: its own rule
         where = ("fabric", "planes") if doc.fabric.planes else ("compute", "nics_per_server")
         sizing.append(
             Problem(
@@ -438,10 +468,11 @@ def _resolve(
     hosts = resolve_hosts(
         doc.hosts,
         model if model and (nic is None or model.nic == nic.name) else None,  # its names are its own NIC's
-        server.nics if server else None,
+        host_interfaces(server) if server else None,
         intact,
         problems,
         nic.rdma_names if nic else "mlx5_{}",
+        server.multiplane.planes if server and server.multiplane and server.multiplane.mode == "swplb" else 1,
     )
     domain = system.trays if system else 1
     workloads = (
@@ -681,12 +712,107 @@ def _facility_needs(system: SystemModel | None, server: ServerModel | None) -> F
     return FacilityNeeds("", None, None, "")
 
 
+def _with_multiplane(
+    doc: IntentDoc,
+    asked: MultiplaneDoc,
+    server: ServerSpec,
+    system: SystemModel | None,
+    problems: list[Problem],
+    hardware: Catalog,
+) -> ServerSpec:
+    """``server`` with each NIC port split into the planes ``asked`` (``compute.multiplane``), where its NIC (and
+    its system) can serve them; else ``server`` unchanged and the problems recorded."""
+    nic = hardware.nics.get(server.nic or "")
+    field = ("compute", "multiplane")
+    found = len(problems)
+    if nic is None:
+        problems.append(
+            Problem(
+                field,
+                f"{server.model}'s backend NIC is not a catalog NIC, so the planes one port serves are not known; "
+                "name a catalog server or system whose NIC serves several planes (nvidia-cx8), or remove multiplane",
+            )
+        )
+        return server
+    counts = [count for count in nic.planes if count > 1]
+    if system and system.multiplane:
+        counts = [count for count in counts if count in system.multiplane]
+    model = hardware.servers.get(doc.compute.server or "")
+    where = f" in a {system.name}" if system else ""
+    if model and model.planes > 1:
+        problems.append(
+            Problem(
+                field,
+                f"{model.name}'s {model.nics} NIC ports already serve {model.planes} planes (its catalog entry counts "
+                "one port per plane); remove compute.multiplane, or use fabric.planes",
+            )
+        )
+    elif not counts:
+        problems.append(
+            Problem(
+                field,
+                f"{nic.name} ({nic.label}) serves one plane per port{where}; multiplane needs a NIC whose ports "
+                "serve several (nvidia-cx8: 2 planes of 400G, or 4 of 200G on B300); remove compute.multiplane",
+            )
+        )
+    elif asked.planes not in counts:
+        problems.append(
+            Problem(
+                (*field, "planes"),
+                f"{nic.name} ({nic.label}) ports{where} cannot serve {asked.planes} planes; valid: "
+                f"{' or '.join(map(str, counts))}",
+            )
+        )
+    elif asked.mode not in nic.plane_modes:
+        problems.append(
+            Problem(
+                (*field, "mode"),
+                f"{nic.name} has no {asked.mode} multiplane mode; valid: {', '.join(nic.plane_modes) or 'none'}",
+            )
+        )
+    elif server.nic_speed % asked.planes or server.nic_speed // asked.planes not in SPEEDS:
+        problems.append(
+            Problem(
+                (*field, "planes"),
+                f"{server.nic_speed}G ports do not split into {asked.planes} planes of a link speed; valid speeds: "
+                f"{', '.join(f'{speed}G' for speed in SPEEDS)}",
+            )
+        )
+    if doc.fabric.technology != "ethernet":
+        problems.append(
+            Problem(
+                field,
+                "multiplane NIC ports are NVIDIA Spectrum-X, an Ethernet fabric; remove compute.multiplane or use "
+                "fabric.technology: ethernet",
+            )
+        )
+    if doc.fabric.planes is not None and doc.fabric.planes != asked.planes:
+        problems.append(
+            Problem(
+                ("fabric", "planes"),
+                f"compute.multiplane gives every NIC port {asked.planes} planes, so the fabric has {asked.planes}; "
+                f"remove fabric.planes or make it {asked.planes}",
+            )
+        )
+    if len(problems) > found:
+        return server
+    return dataclasses.replace(
+        server,
+        nics=server.nics * asked.planes,
+        nic_speed=server.nic_speed // asked.planes,
+        multiplane=Multiplane(asked.planes, asked.mode, server.nic_speed),
+    )
+
+
 def _planes(doc: IntentDoc, intact: Callable[..., bool], hardware: Catalog) -> int | None:
-    """Planes as given, else the server model's, else 1; None when what decides it is in error."""
+    """Planes as given, else the multiplane NIC ports', else the server model's, else 1; None when what decides it
+    is in error."""
     if not intact(("fabric", "planes")):
         return None
     if doc.fabric.planes:
         return doc.fabric.planes
+    if doc.compute.multiplane:
+        return doc.compute.multiplane.planes if intact(("compute", "multiplane")) else None
     if doc.compute.system and doc.compute.system in hardware.systems:
         return hardware.systems[doc.compute.system].planes
     if doc.compute.server:

@@ -136,6 +136,28 @@ class Section(BaseModel):
     model_config = ConfigDict(extra="forbid", strict=True, frozen=True)
 
 
+class MultiplaneDoc(Section):
+    """One backend NIC port serving several planes (NVIDIA Spectrum-X multiplane on ConnectX-8): one physical port
+    and one cable, one link at the plane speed to a leaf of each plane."""
+
+    planes: int = Field(
+        gt=1,
+        le=MAX_PLANES,
+        description=(
+            "Planes each NIC port serves, as the NIC's catalog entry allows (ConnectX-8 800G: 2 x 400G or 4 x 200G); "
+            "the fabric gets as many planes, each link running at the port speed divided by it."
+        ),
+    )
+    mode: Literal["hwplb", "swplb"] = Field(
+        "hwplb",
+        description=(
+            "hwplb (default; generally available from Spectrum-X RA 2.3): the NIC balances the planes, the host has "
+            "one interface and address per rail, the same /31 in every plane; swplb: one interface and address per "
+            "plane, NCCL balances the planes."
+        ),
+    )
+
+
 class ComputeDoc(Section):
     """The GPU servers: how many, and what each has."""
 
@@ -197,6 +219,13 @@ class ComputeDoc(Section):
         description=(
             "The backend NIC model where the server model ships with several (amd-mi355x: amd-pollara-400, "
             "nvidia-cx7 or broadcom-thor2). Default: the model's own."
+        ),
+    )
+    multiplane: MultiplaneDoc | None = Field(
+        None,
+        description=(
+            "Each backend NIC port serves several planes (planes: 2 or 4 as the NIC allows; mode: hwplb, the "
+            "default, or swplb). Default: one plane per port."
         ),
     )
 

@@ -170,6 +170,9 @@ class SystemEntryDoc(Section):
     nvlink_gbyte_s: float | None = Field(
         None, gt=0, le=100_000, description="Scale-up (NVLink) bandwidth per GPU and direction, GB/s."
     )
+    multiplane: list[Annotated[int, Field(gt=1, le=8)]] | None = Field(
+        None, description="Plane counts one NIC port may serve in this system (default: what the NIC allows)."
+    )
 
 
 Reach = Annotated[float, Field(gt=0, le=100_000)]
@@ -401,7 +404,7 @@ REQUIRED = {
     "servers": ("gpus", "nics", "nic_speed", "planes", "power_kw", "rack_units"),
     "media": ("label", "optical", "reach_m", "power_w"),
     "nics": ("vendor", "label", "ports", "speed", "planes", "driver", "rdma_names", "host_qos", "qos_tools", "source"),
-    "systems": tuple(SystemEntryDoc.model_fields),
+    "systems": tuple(name for name in SystemEntryDoc.model_fields if name != "multiplane"),
 }
 """The fields a new entry of each section must give (an override of a shipped entry may give any)."""
 

@@ -12,7 +12,8 @@ def hardware_lines(intent: Intent, plan: Plan) -> list[str]:
     """The ``## Systems, NVLink and NICs`` section of summary.md, for a rack-scale system or a NIC whose QoS is
     left to its vendor's tools (empty for servers with NVIDIA's or unknown NICs: nothing to add there)."""
     nic = intent.catalog.nics.get(intent.server.nic or "")
-    if intent.system is None and (nic is None or nic.host_qos == "mlnx_qos"):
+    multiplane = intent.server.multiplane
+    if intent.system is None and multiplane is None and (nic is None or nic.host_qos == "mlnx_qos"):
         return []
     lines = ["## Systems, NVLink and NICs", ""]
     system = intent.system
@@ -34,6 +35,8 @@ def hardware_lines(intent: Intent, plan: Plan) -> list[str]:
             f"`su<n>` of {plan.servers_per_su} trays each; a system's trays may sit on two of them).",
             "",
         ]
+    if multiplane:
+        lines += [_multiplane_line(intent, multiplane.planes, multiplane.mode, multiplane.port_speed), ""]
     domain_gpus = intent.server.gpus * intent.servers_per_system
     where = f"one {system.name}" if system else "one server"
     lines.append(
@@ -48,6 +51,28 @@ def hardware_lines(intent: Intent, plan: Plan) -> list[str]:
     )
     lines += ["", *_nic_lines(intent, intent.catalog), ""]
     return lines
+
+
+def _multiplane_line(intent: Intent, planes: int, mode: str, port_speed: int) -> str:
+    """How a multiplane NIC port is cabled, addressed and balanced in ``mode``."""
+    rails, speed = intent.rails, intent.server.nic_speed
+    cabled = (
+        f"Multiplane ({mode}): each of the {rails} {port_speed}G NIC ports of a server serves {planes} planes of "
+        f"{speed}G: one physical port and one cable (a twin-port module with a fiber to each plane's leaf, or a "
+        f"splitter; `cabling.csv` gives its plane links `nic<i>s<plane>` one cable ID, `<server>/nic<i>`), and one "
+        f"link per plane to the leaf of its rail in that plane, so the fabric has {planes} planes of {rails} rails. "
+    )
+    if mode == "hwplb":
+        return cabled + (
+            "The NIC joins its plane PFs in a LAG and balances the planes itself: the server has one interface, "
+            "address, routing table and RDMA device per rail, and a NIC port's /31 is the same in every plane (each "
+            "plane a fabric of its own; NVIDIA Network Operator, Hardware Multiplane Spectrum-X Quick Start)."
+        )
+    return cabled + (
+        "Each plane of a NIC port is a PF of its own: the server has one interface, address, routing table and RDMA "
+        "device per plane, and NCCL fuses the PFs of one NIC and balances the planes (`NCCL_IB_MERGE_NICS=1`; NVIDIA "
+        "Network Operator, Software Multiplane Spectrum-X Quick Start)."
+    )
 
 
 def _nic_lines(intent: Intent, hardware: Catalog) -> list[str]:

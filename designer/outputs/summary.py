@@ -49,7 +49,11 @@ def summary(design: Design) -> dict[str, Any]:
         "links": links,
         "bandwidth_tbps": plan.bandwidth_tbps(),
         "underlay": underlay,
-        "p2p_subnets": sum(count for tier, count in links.items() if tier == "server_leaf" or not unused),
+        "p2p_subnets": sum(
+            count // (plan.planes // allocation.numbering.address_planes) if tier == "server_leaf" else count
+            for tier, count in links.items()
+            if tier == "server_leaf" or not unused
+        ),
         "loopbacks": allocation.loopback_pool.used,
         "asns": len(set(allocation.asns)),
         "sizing": {

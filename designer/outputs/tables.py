@@ -54,6 +54,7 @@ def cabling_rows(design: Design) -> tuple[list[str], Iterable[list[Any]]]:
     ]
     media = physical.medium_names()
     lengths = {length: f"{length / 10:.1f}" for length in set(physical.link_length_dm)}  # few lengths repeat
+    nic_ports = design.fabric.port_names(Device.nic_port_name)
     rows = (
         [
             TIERS[tier],
@@ -65,7 +66,9 @@ def cabling_rows(design: Design) -> tuple[list[str], Iterable[list[Any]]]:
             speeds[tier],
             lengths[length],
             media[medium],
-            cable_id(devices[upper].name, faceplate[upper][upper_port]),
+            cable_id(devices[lower].name, nic_ports[lower][lower_port])
+            if tier == SERVER_LEAF and devices[lower].uplink_breakout > 1
+            else cable_id(devices[upper].name, faceplate[upper][upper_port]),
             rack_names[device_rack[upper]],
             device_unit[upper],
             rack_names[device_rack[lower]],
@@ -80,8 +83,10 @@ def cabling_rows(design: Design) -> tuple[list[str], Iterable[list[Any]]]:
 
 def cable_id(upper_device: str, upper_port: str) -> str:
     """A cable's ID: its upper end's device and port as the front panel numbers it (``p0-su0-r0-leaf/3.1``, see
-    :meth:`Device.faceplate_name`), whatever the OS. A port holds one cable and names stay put when the fabric grows
-    inside its envelope, so the ID does too, and the label on a cable already patched stays true."""
+    :meth:`Device.faceplate_name`), whatever the OS; for the plane links of a multiplane NIC port, that port's
+    (``sys0-tray0/nic1``): one cable, a splitter or the fibers of one twin-port module, on every plane. A port
+    holds one cable and names stay put when the fabric grows inside its envelope, so the ID does too, and the label
+    on a cable already patched stays true."""
     return f"{upper_device}/{upper_port}"
 
 

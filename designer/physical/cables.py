@@ -13,6 +13,10 @@
 * Copper: one cable per cable assembly, keyed by the end with the larger breakout: a straight cable,
   or a splitter when that port's lanes reach several ports at the other end. Active copper draws
   power at every end.
+* Multiplane NIC ports (``compute.multiplane``): a server's NIC port is one physical port whose lanes are its
+  plane links, each to a leaf of another plane: one twin-port (or quad) module with a fiber per plane link, or one
+  copper splitter keyed by the NIC port. Copper cannot join a NIC port fanning out to several leaves with a leaf
+  port fanning out to several NIC ports (no cable has two split ends), so such links take optics only.
 * A switch draws its power without optics (``power_w``) plus the modules and active-cable ends in its
   ports. A server's catalog power is its maximum, its own NIC modules included, so nothing is added.
 """
@@ -115,8 +119,12 @@ def lay_cables(intent: Intent, fabric: Fabric, layout: Layout) -> Cabling:
     up_breakout = [device.uplink_breakout for device in devices]
     """Lanes of each device's ports facing up: a link's lower end."""
     up_offset = [_uplink_offset(device) for device in devices]
+    up_stride = [_nic_ports(device) for device in devices]
+    """A multiplane server's NIC ports (its port ``i`` is a lane of NIC port ``i % rails``); 0 for the others."""
 
-    medium, shared = choose_media(links, (breakout, up_breakout, up_offset), length_dm, reach_dm)
+    medium, shared = choose_media(
+        links, (breakout, up_breakout, up_offset, up_stride), length_dm, reach_dm, tuple(m.optical for m in media)
+    )
 
     switch_w = [float(intent.switch(device.role).power_w) for device in fabric.switches()]
     switch_count = fabric.switch_count
@@ -168,8 +176,8 @@ def lay_cables(intent: Intent, fabric: Fabric, layout: Layout) -> Cabling:
                         switch_w[device] += single_w[tier][chosen]
             continue
         upper_key = upper * PORT_SPACE + upper_port // upper_lanes
-        lower_key = lower * PORT_SPACE + (lower_port + up_offset[lower]) // lower_lanes
-        if upper_lanes >= lower_lanes:
+        lower_key = lower * PORT_SPACE + _lower_port(lower_port, lower_lanes, up_offset[lower], up_stride[lower])
+        if upper_lanes >= lower_lanes and not up_stride[lower]:
             key, far, lanes, far_lanes = upper_key, lower_key, upper_lanes, lower_lanes
         else:
             key, far, lanes, far_lanes = lower_key, upper_key, lower_lanes, upper_lanes
@@ -200,24 +208,40 @@ def lay_cables(intent: Intent, fabric: Fabric, layout: Layout) -> Cabling:
 
 def _uplink_offset(device: Device) -> int:
     """What to add to one of the device's uplink ports before dividing by its ``uplink_breakout`` to get its
-    physical port (0 when the uplinks break out as the downlinks do; see :meth:`Device.place`)."""
-    if device.uplink_breakout == device.breakout:
+    physical port (0 when the uplinks break out as the downlinks do, and for servers; see :meth:`Device.place`)."""
+    if device.uplink_breakout == device.breakout or device.role == "server":
         return 0
     return device.downlinks // device.breakout * device.uplink_breakout - device.downlinks
 
 
+def _nic_ports(device: Device) -> int:
+    """The physical NIC ports of a multiplane server (its ports are their plane links); 0 for any other device."""
+    return device.ports // device.uplink_breakout if device.role == "server" and device.uplink_breakout > 1 else 0
+
+
+def _lower_port(port: int, lanes: int, offset: int, stride: int) -> int:
+    """The physical port of a link's lower end ``port``: a multiplane server's NIC port (``stride`` of them),
+    else the switch's up-facing port of ``lanes`` lanes (``offset``: :func:`_uplink_offset`)."""
+    return port % stride if stride else (port + offset) // lanes
+
+
 def choose_media(
     links: list[Link],
-    lanes: tuple[list[int], list[int], list[int]],
+    lanes: tuple[list[int], list[int], list[int], list[int]],
     length_dm: list[int],
     reach_dm: tuple[tuple[int, ...], ...],
+    optical: tuple[bool, ...] = (),
 ) -> tuple[list[int], dict[int, tuple[int, int]]]:
     """Each link's medium, the same for every link joined to it through a shared physical port, chosen for the
     longest run among them at the reach of its tier's speed; and the first link through each shared (broken-out)
-    physical port with that port's lanes. ``lanes`` is per device its down ports' breakout, its up ports' and
-    their offset (``_uplink_offset``): a link's upper end is a down port, its lower end an up port."""
-    down_lanes, up_lanes, up_offset = lanes
+    physical port with that port's lanes. ``lanes`` is per device its down ports' breakout, its up ports', their
+    offset (``_uplink_offset``) and a multiplane server's NIC ports (``_nic_ports``): a link's upper end is a down
+    port, its lower end an up port. A group where a multiplane NIC port meets a broken-out leaf port takes the first
+    medium ``optical`` says is optical (copper has no cable split at both ends)."""
+    down_lanes, up_lanes, up_offset, up_stride = lanes
     parent = list(range(len(links)))
+    split_both: list[int] = []
+    """Links from a multiplane NIC port to a broken-out leaf port."""
 
     def root(link: int) -> int:
         while parent[link] != link:
@@ -234,7 +258,9 @@ def choose_media(
                 parent[number] = root(first)
         count = up_lanes[lower]
         if count > 1:
-            key = lower * PORT_SPACE + (lower_port + up_offset[lower]) // count
+            key = lower * PORT_SPACE + _lower_port(lower_port, count, up_offset[lower], up_stride[lower])
+            if up_stride[lower] and down_lanes[upper] > 1:
+                split_both.append(number)
             first = shared.setdefault(key, (number, count))[0]
             if first != number:  # a port seen before: join this link's group to the first link's
                 first, mine = root(first), root(number)
@@ -250,7 +276,17 @@ def choose_media(
         media = list(map(partial(medium_for, reach_dm=reach_dm[0]), map(longest.__getitem__, groups)))
     else:
         media = [medium_for(longest[group], reach_dm[link[0]]) for group, link in zip(groups, links, strict=True)]
+    optics_only = {groups[number] for number in split_both}
+    if optics_only:
+        for number, group in enumerate(groups):
+            if group in optics_only:
+                media[number] = _optical_for(longest[group], reach_dm[links[number][0]], optical)
     return media, shared
+
+
+def _optical_for(length_dm: int, reach_dm: tuple[int, ...], optical: tuple[bool, ...]) -> int:
+    """Index of the first optical medium whose reach covers ``length_dm``; ``len(reach_dm)`` when none does."""
+    return next((index for index, reach in enumerate(reach_dm) if optical[index] and reach >= length_dm), len(reach_dm))
 
 
 def module_name(model: MediumModel, port_speed: int, lanes: int, link_speed: int) -> str:

@@ -1,0 +1,45 @@
+#!/bin/sh
+# sys3-tray14: RoCE QoS of the backend NICs, as on the switches (QoS profile nvidia): trust DSCP, PFC on
+# priority 3 only, RoCE DSCP 26 -> priority 3, CNP DSCP 48 -> priority 6.
+# NVIDIA ConnectX (MLNX_OFED / DOCA-OFED tools): run as root after every boot, e.g. from a systemd unit.
+set -eu
+
+# nic0 (mlx5_0), nic0s0+nic0s1: p0-su1-r0-leaf swp3s0, p1-su1-r0-leaf swp3s0
+mlnx_qos -i nic0 --trust dscp --pfc 0,0,0,1,0,0,0,0
+mlnx_qos -i nic0 --dscp2prio set,26,3
+mlnx_qos -i nic0 --dscp2prio set,48,6
+cma_roce_tos -d mlx5_0 -t 104
+echo 48 > /sys/class/net/nic0/ecn/roce_np/cnp_dscp
+echo 6 > /sys/class/net/nic0/ecn/roce_np/cnp_802p_prio
+echo 1 > /sys/class/net/nic0/ecn/roce_np/enable/3
+echo 1 > /sys/class/net/nic0/ecn/roce_rp/enable/3
+
+# nic1 (mlx5_1), nic1s0+nic1s1: p0-su1-r1-leaf swp3s0, p1-su1-r1-leaf swp3s0
+mlnx_qos -i nic1 --trust dscp --pfc 0,0,0,1,0,0,0,0
+mlnx_qos -i nic1 --dscp2prio set,26,3
+mlnx_qos -i nic1 --dscp2prio set,48,6
+cma_roce_tos -d mlx5_1 -t 104
+echo 48 > /sys/class/net/nic1/ecn/roce_np/cnp_dscp
+echo 6 > /sys/class/net/nic1/ecn/roce_np/cnp_802p_prio
+echo 1 > /sys/class/net/nic1/ecn/roce_np/enable/3
+echo 1 > /sys/class/net/nic1/ecn/roce_rp/enable/3
+
+# nic2 (mlx5_2), nic2s0+nic2s1: p0-su1-r2-leaf swp3s0, p1-su1-r2-leaf swp3s0
+mlnx_qos -i nic2 --trust dscp --pfc 0,0,0,1,0,0,0,0
+mlnx_qos -i nic2 --dscp2prio set,26,3
+mlnx_qos -i nic2 --dscp2prio set,48,6
+cma_roce_tos -d mlx5_2 -t 104
+echo 48 > /sys/class/net/nic2/ecn/roce_np/cnp_dscp
+echo 6 > /sys/class/net/nic2/ecn/roce_np/cnp_802p_prio
+echo 1 > /sys/class/net/nic2/ecn/roce_np/enable/3
+echo 1 > /sys/class/net/nic2/ecn/roce_rp/enable/3
+
+# nic3 (mlx5_3), nic3s0+nic3s1: p0-su1-r3-leaf swp3s0, p1-su1-r3-leaf swp3s0
+mlnx_qos -i nic3 --trust dscp --pfc 0,0,0,1,0,0,0,0
+mlnx_qos -i nic3 --dscp2prio set,26,3
+mlnx_qos -i nic3 --dscp2prio set,48,6
+cma_roce_tos -d mlx5_3 -t 104
+echo 48 > /sys/class/net/nic3/ecn/roce_np/cnp_dscp
+echo 6 > /sys/class/net/nic3/ecn/roce_np/cnp_802p_prio
+echo 1 > /sys/class/net/nic3/ecn/roce_np/enable/3
+echo 1 > /sys/class/net/nic3/ecn/roce_rp/enable/3
