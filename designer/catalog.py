@@ -146,11 +146,40 @@ class SystemModel:
     multiplane: tuple[int, ...] = ()
     """Plane counts one of its scale-out NIC ports may serve in this system (``compute.multiplane.planes``; empty:
     whatever the NIC's catalog entry allows)."""
+    rack_layout: tuple[tuple[str, int, int], ...] = ()
+    """What the rack holds from its top unit down, as (part, how many, rack units of one), the parts of
+    :data:`SYSTEM_PARTS` (empty: the catalog does not know where they stand; the trays stack from the bottom)."""
+    rack_layout_source: str = ""
 
     @property
     def gpus(self) -> int:
         """GPUs of the whole system: its NVLink domain."""
         return self.trays * self.tray_gpus
+
+    def rack_units(self) -> int:
+        """Rack units the system takes: its layout's, else its compute trays' alone."""
+        if self.rack_layout:
+            return sum(count * units for _, count, units in self.rack_layout)
+        return self.trays * self.tray_rack_units
+
+    def units(self, top: int) -> dict[str, tuple[tuple[int, int], ...]]:
+        """Each part's lowest rack unit and height, per part in its order from the top of a rack whose top unit is
+        ``top``, stacked down the layout without gaps (empty without a layout)."""
+        placed: dict[str, list[tuple[int, int]]] = {}
+        for part, count, units in self.rack_layout:
+            for _ in range(count):
+                top -= units
+                placed.setdefault(part, []).append((top + 1, units))
+        return {part: tuple(spots) for part, spots in placed.items()}
+
+
+SYSTEM_PARTS = {
+    "compute_tray": "trays",
+    "nvlink_switch_tray": "nvlink_switch_trays",
+    "power_shelf": "power_shelves",
+    "management_switch": "management_switches",
+}
+"""The parts of a rack-scale system's rack as its ``rack_layout`` names them, and the field counting each."""
 
 
 @dataclass(frozen=True)
@@ -354,7 +383,14 @@ def make_catalog(data: dict[str, Any]) -> Catalog:
         },
         nics={name: NicModel(name, **_lists_as_tuples(fields)) for name, fields in sorted(data["nics"].items())},
         systems={
-            name: SystemModel(name, **_lists_as_tuples(fields)) for name, fields in sorted(data["systems"].items())
+            name: SystemModel(
+                name,
+                **{
+                    **_lists_as_tuples(fields),
+                    "rack_layout": tuple(tuple(block) for block in fields.get("rack_layout", ())),
+                },
+            )
+            for name, fields in sorted(data["systems"].items())
         },
         media={name: MediumModel(name, **fields) for name, fields in data["media"].items()},
         targets={

@@ -44,6 +44,7 @@ import hashlib
 from collections import Counter
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
+from functools import cached_property
 from operator import itemgetter
 from typing import NamedTuple
 
@@ -298,7 +299,7 @@ class Qos:
     pfc_watchdog_action: str
     mtu: int
 
-    @property
+    @cached_property
     def queues(self) -> tuple[QueuePolicy, ...]:
         """The queues in use, in index order: other traffic and RoCE share DWRR, CNP goes strict."""
         dwrr = [
@@ -310,14 +311,14 @@ class Qos:
         strict = QueuePolicy(self.cnp_priority, True, 0, self.cnp_rate_percent, False, False)
         return tuple(sorted([*dwrr, strict], key=lambda queue: queue.index))
 
-    @property
+    @cached_property
     def priority_queues(self) -> tuple[int, ...]:
         """The egress queue of each of the 8 priorities: RoCE and CNP their own, every other one queue 0."""
         return tuple(
             priority if priority in (self.lossless_priority, self.cnp_priority) else 0 for priority in range(8)
         )
 
-    @property
+    @cached_property
     def tc_dscps(self) -> tuple[tuple[int, tuple[int, ...]], ...]:
         """Each used traffic class with the DSCP values that map to it, in class order."""
         return tuple(

@@ -11,6 +11,7 @@ ionic driver) and Broadcom's bnxt_re README (Thor2: bnxt_re RoCE driver).
 
 from __future__ import annotations
 
+import csv
 import math
 from functools import cache
 from pathlib import Path
@@ -124,6 +125,98 @@ def test_the_bom_and_summary_show_what_a_rack_holds() -> None:
     assert "142 kW per rack at most (NVIDIA Enterprise RA NVL72 AI factory" in text
     power = power_markdown(design.intent.name, design.physical, design.intent.facility, design.intent.system)
     assert "One gb300-nvl72 per compute rack: 18 compute trays, 9 NVLink switch trays, 8 power shelves" in power
+
+
+NVL72_RACK = {
+    # The shipped layout of a GB300 NVL72 rack in a 48U rack (designer/catalog.yaml, rack_layout): the two SN2201
+    # management switches and four power shelves on top, 10 compute trays, the 9 NVLink switch trays in the middle,
+    # 8 compute trays and the other four power shelves at the bottom; every part 1U (NVIDIA DGX GB Rack Scale Systems
+    # User Guide: 1RU compute and NVLink switch trays; NVIDIA Base Command Manager: 1U power shelves, 8 a rack),
+    # counted down from U48 without gaps.
+    "mgmt": [48, 47],
+    "powershelf": [46, 45, 44, 43, 15, 14, 13, 12],
+    "tray": [*range(42, 32, -1), *range(23, 15, -1)],
+    "nvswitch": list(range(32, 23, -1)),
+}
+
+
+def test_racks_csv_of_a_gb300_build_shows_every_tray_shelf_and_switch_at_its_unit(tmp_path: Path) -> None:
+    code, _, err = run_cli("build", str(INTENTS / "gb300-nvl72-small.yaml"), "-o", str(tmp_path / "out"))
+    assert code == 0, err
+    with (tmp_path / "out" / "racks.csv").open(newline="") as handle:
+        compute = [row for row in csv.DictReader(handle) if row["role"] == "compute"]
+    assert len(compute) == 4
+    for number, row in enumerate(compute):
+        entries = [entry.split("@") for entry in row["devices"].split()]
+        assert int(row["device_count"]) == len(entries) == 18 + 9 + 8 + 2
+        placed: dict[str, list[int]] = {}
+        for name, unit in entries:
+            system, part = name.split("-", 1)
+            assert system == f"sys{number}"  # one system a rack, never split
+            placed.setdefault(part.rstrip("0123456789"), []).append(int(unit))
+        assert placed == NVL72_RACK
+        units = sorted(unit for spots in placed.values() for unit in spots)
+        assert len(set(units)) == len(units) and units[0] >= 1 and units[-1] <= 48  # no two parts share a unit
+    power = (tmp_path / "out" / "power.md").read_text()
+    assert "| U32-U24 | 9 NVLink switch trays of 1U | nvswitch0 to nvswitch8 |" in power
+    assert "| U42-U33 | 10 compute trays of 1U | tray0 to tray9 |" in power
+    svg = (tmp_path / "out" / "floorplan.svg").read_text()
+    assert "18 devices and 19 system parts" in svg and ">sys0-nvswitch8</text>" in svg
+
+
+def test_a_system_that_does_not_fit_the_racks_is_refused(tmp_path: Path) -> None:
+    path = tmp_path / "short.yaml"
+    path.write_text(rack_intent(1, "facility: {rack_units: 36}\n"))
+    code, _, err = run_cli("build", str(path), "-o", str(tmp_path / "out"))
+    assert code == 2 and not (tmp_path / "out").exists() and "Traceback" not in err
+    assert "short.yaml:3: facility.rack_units: gb300-nvl72 takes 37U and does not fit in a 36U rack" in err
+
+
+def test_a_site_rack_layout_must_hold_every_part_of_the_system(tmp_path: Path) -> None:
+    (tmp_path / "intent.yaml").write_text(
+        "name: site\ncatalog: site.yaml\ncompute: {system: gb300-nvl72, systems: 1}\n"
+        "fabric: {leaf: {model: nvidia-sn5600}}\n"
+    )
+    site = tmp_path / "site.yaml"
+    site.write_text("systems:\n  gb300-nvl72:\n    rack_layout: [[compute_tray, 18, 1], [rack_door, 1, 1]]\n")
+    code, _, err = run_cli("plan", str(tmp_path / "intent.yaml"))
+    assert code == 2 and "Traceback" not in err
+    assert (
+        "site.yaml:3: systems.gb300-nvl72.rack_layout[1]: should be [part, how many (1 to 64), rack units of one "
+        "(1 to 8)] with the part one of compute_tray, nvlink_switch_tray, power_shelf, management_switch" in err
+    )
+    site.write_text(
+        "systems:\n  gb300-nvl72:\n    rack_layout: [[compute_tray, 17, 2], [nvlink_switch_tray, 9, 1],"
+        " [power_shelf, 8, 1], [management_switch, 2, 1]]\n"
+    )
+    code, _, err = run_cli("plan", str(tmp_path / "intent.yaml"))
+    assert code == 2 and "Traceback" not in err
+    assert (
+        "systems.gb300-nvl72.rack_layout: 17 x compute_tray where trays is 18; list each part as many times as the "
+        "system has it" in err
+    )
+    assert "systems.gb300-nvl72.rack_layout: compute trays of 2U, but tray_rack_units is 1" in err
+
+
+def test_a_site_system_without_a_layout_stacks_its_trays_from_the_bottom(tmp_path: Path) -> None:
+    (tmp_path / "site.yaml").write_text(
+        "systems:\n  mi355x-rack:\n    {trays: 4, tray_gpus: 8, tray_nics: 8, nic: amd-pollara-400, nic_speed: 400,"
+        " planes: 1, north_south_nics: 1, north_south_nic: nvidia-bluefield3, tray_rack_units: 4,"
+        " nvlink_switch_trays: 0, power_shelves: 2, management_switches: 1, power_kw: 60, power_source: site survey,"
+        " cooling: liquid, nvlink_gbyte_s: 537.6}\n"
+    )
+    (tmp_path / "intent.yaml").write_text(
+        "name: site\ncatalog: site.yaml\ncompute: {system: mi355x-rack, systems: 2}\n"
+        "fabric: {leaf: {model: generic-64x400g}}\ntargets: [frr]\n"
+    )
+    design = build(tmp_path / "intent.yaml")
+    _, rows = racks_rows(design.physical, design.fabric.devices, 60)
+    compute = [row for row in rows if row[3] == "compute"]
+    assert compute[0][-1] == (
+        "sys0-tray0@1 sys0-tray1@5 sys0-tray2@9 sys0-tray3@13 sys0-powershelf0 sys0-powershelf1 sys0-mgmt0"
+    )
+    power = power_markdown(design.intent.name, design.physical, design.intent.facility, design.intent.system)
+    assert "The catalog gives no rack layout for mi355x-rack" in power
 
 
 @pytest.mark.parametrize("name", ["gb300-nvl72-small", "amd-mi355x-small"])
@@ -245,6 +338,9 @@ def test_racks_added_inside_the_envelope_only_add(old: int, new: int) -> None:
     before, after = grown(old), grown(new)
     assert_only_added(before, after, render_configs(before.configs, GAINING), render_configs(after.configs, GAINING))
     assert after.intent.systems == new
+    parts = {rack.name: rack.parts for rack in after.physical.racks}
+    assert all(parts[rack.name] == rack.parts for rack in before.physical.racks)  # no shelf or switch tray moves
+    assert sum(len(rack.parts) for rack in after.physical.racks) == new * 19
 
 
 def test_diff_reads_a_system_build_and_shows_only_the_added_rack(tmp_path: Path) -> None:

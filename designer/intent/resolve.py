@@ -443,6 +443,8 @@ def _resolve(
     equipment = {}
     if server and intact(("compute", "server"), ("compute", "server_rack_units")):
         equipment[server.model] = server.rack_units
+    if system:
+        equipment[system.name] = system.rack_units()
     for tier, spec in zip(TIERS, switches or (), strict=False):
         if intact(("fabric", tier)):
             equipment[spec.model] = spec.rack_units

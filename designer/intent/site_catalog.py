@@ -20,7 +20,16 @@ from typing import Annotated, Any, Literal
 import yaml
 from pydantic import AfterValidator, Field, ValidationError, model_validator
 
-from designer.catalog import PORT_FIELDS, Catalog, catalog, laid_over, make_catalog, overlaid, shipped_data
+from designer.catalog import (
+    PORT_FIELDS,
+    SYSTEM_PARTS,
+    Catalog,
+    catalog,
+    laid_over,
+    make_catalog,
+    overlaid,
+    shipped_data,
+)
 from designer.errors import InputError, Problem, Source
 from designer.intent.schema import MAX_SWITCH_PORTS, NicName, RdmaName, Section, Speed
 from designer.intent.yaml_source import decode, load_yaml, read_bytes, short
@@ -148,6 +157,20 @@ class NicEntryDoc(Section):
     source: str | None = Field(None, min_length=1, max_length=400, description="Where these facts come from.")
 
 
+def rack_block(value: list[str | int]) -> list[str | int]:
+    """Parts of one kind in a system's rack layout: [part, how many (1 to 64), rack units of one (1 to 8)]."""
+    match value:
+        case [str(part), int(count), int(units)] if part in SYSTEM_PARTS and 0 < count <= 64 and 0 < units <= 8:
+            return value
+    raise ValueError(
+        f"should be [part, how many (1 to 64), rack units of one (1 to 8)] with the part one of "
+        f"{', '.join(SYSTEM_PARTS)}, e.g. [power_shelf, 4, 1]"
+    )
+
+
+RackBlock = Annotated[list[str | int], AfterValidator(rack_block)]
+
+
 class SystemEntryDoc(Section):
     """A rack-scale system: compute trays and what each holds, NVLink switch trays, power shelves, management
     switches, its maximum rack power with the source of that figure, cooling and NVLink bandwidth."""
@@ -172,6 +195,16 @@ class SystemEntryDoc(Section):
     )
     multiplane: list[Annotated[int, Field(gt=1, le=8)]] | None = Field(
         None, description="Plane counts one NIC port may serve in this system (default: what the NIC allows)."
+    )
+    rack_layout: list[RackBlock] | None = Field(
+        None,
+        min_length=1,
+        max_length=64,
+        description="Optional: the rack from its top unit down, as [part, how many, rack units of one], each part "
+        "as many times as the system has it, e.g. [[power_shelf, 2, 1], [compute_tray, 4, 4]].",
+    )
+    rack_layout_source: str | None = Field(
+        None, min_length=1, max_length=400, description="Where rack_layout comes from."
     )
 
 
@@ -404,7 +437,9 @@ REQUIRED = {
     "servers": ("gpus", "nics", "nic_speed", "planes", "power_kw", "rack_units"),
     "media": ("label", "optical", "reach_m", "power_w"),
     "nics": ("vendor", "label", "ports", "speed", "planes", "driver", "rdma_names", "host_qos", "qos_tools", "source"),
-    "systems": tuple(name for name in SystemEntryDoc.model_fields if name != "multiplane"),
+    "systems": tuple(
+        field for field in SystemEntryDoc.model_fields if field != "multiplane" and not field.startswith("rack_layout")
+    ),
 }
 """The fields a new entry of each section must give (an override of a shipped entry may give any)."""
 
@@ -440,6 +475,8 @@ def _incomplete(merged: dict[str, Any], overlay: dict[str, Any], shipped: dict[s
                     f"{section}.{name}: {', '.join(unknown)} {'is' if len(unknown) == 1 else 'are'} not a NIC of the "
                     f"catalog; known: {', '.join(sorted(merged['nics']))}"
                 )
+    for name in sorted(overlay.get("systems", {})):
+        problems += _layout_problems(name, merged["systems"][name])
     for name, entry in sorted(overlay.get("media", {}).items()):
         if "reach_m" in entry and "default" not in merged["media"][name]["reach_m"]:
             problems.append(
@@ -460,4 +497,32 @@ def _incomplete(merged: dict[str, Any], overlay: dict[str, Any], shipped: dict[s
                     f"{'is' if len(unknown) == 1 else 'are'} not a switch of the catalog; known: "
                     f"{', '.join(sorted(merged['switches']))}"
                 )
+    return problems
+
+
+def _layout_problems(name: str, system: dict[str, Any]) -> list[str]:
+    """What is wrong with a system's rack layout: a part given other than as many times as the system has it, compute
+    trays of another height than ``tray_rack_units``."""
+    layout = system.get("rack_layout")
+    if not layout:
+        return []
+    counts = dict.fromkeys(SYSTEM_PARTS, 0)
+    for part, count, _ in layout:
+        counts[part] += count
+    wrong = [
+        f"{counts[part]} x {part} where {field} is {system[field]}"
+        for part, field in SYSTEM_PARTS.items()
+        if counts[part] != system[field]
+    ]
+    problems = []
+    if wrong:
+        problems.append(
+            f"systems.{name}.rack_layout: {'; '.join(wrong)}; list each part as many times as the system has it"
+        )
+    heights = sorted({units for part, _, units in layout if part == "compute_tray"} - {system["tray_rack_units"]})
+    if heights:
+        problems.append(
+            f"systems.{name}.rack_layout: compute trays of {', '.join(f'{units}U' for units in heights)}, but "
+            f"tray_rack_units is {system['tray_rack_units']}; give the trays their own height"
+        )
     return problems

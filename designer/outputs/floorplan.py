@@ -3,7 +3,8 @@
 The floor plan draws one line per row, one cell per rack position: racks filled by their draw as a
 share of the rack budget, network racks outlined and marked ``N`` (leaf racks) or ``C`` (central
 spine racks), empty positions faint. No cable is drawn, so it stays readable at 32k GPUs and more.
-Beside it, the elevation of the first compute rack and the first network rack, unit by unit.
+Beside it, the elevation of the first compute rack and the first network rack, unit by unit (a rack-scale system's
+NVLink switch trays, power shelves and management switches too, where the catalog gives its rack layout).
 """
 
 from __future__ import annotations
@@ -23,6 +24,9 @@ SHADES = ((0.25, "#fff7bc"), (0.5, "#fec44f"), (0.75, "#fe9929"), (1.0, "#d95f0e
 """Fill by share of the rack budget (up to and including the bound); above the budget: OVER."""
 OVER = "#b10026"
 NETWORK_STROKE = "#08306b"
+PART_FILL = "#e5e5e5"
+"""Fill of a rack-scale system's parts beside its compute trays (NVLink switch trays, power shelves, management
+switches) in the elevation."""
 
 
 def shade(kw: float, budget_kw: float) -> str:
@@ -127,7 +131,9 @@ def _elevation(intent: Intent, devices: list[Device], physical: Physical, rack: 
     body_x, body_w = x + 34, ELEVATION_W - 60
     parts = [
         f'<text x="{x}" y="{y - 24}" font-weight="bold">{escape(rack.role)} rack {escape(rack.name)}</text>',
-        f'<text x="{x}" y="{y - 10}">{len(rack.devices)} devices, {rack.kw:,.2f} kW</text>',
+        f'<text x="{x}" y="{y - 10}">{len(rack.devices)} devices'
+        + (f" and {len(rack.parts)} system parts" if rack.parts else "")
+        + f", {rack.kw:,.2f} kW</text>",
         f'<rect x="{body_x}" y="{y}" width="{body_w}" height="{units * UNIT_PX}" fill="#f4f4f4" stroke="#333333"/>',
     ]
     for unit in range(1, units + 1, 4):
@@ -135,18 +141,24 @@ def _elevation(intent: Intent, devices: list[Device], physical: Physical, rack: 
             f'<text x="{body_x - 4}" y="{y + (units - unit + 1) * UNIT_PX - 2}" text-anchor="end" '
             f'font-size="9" fill="#666666">U{unit}</text>'
         )
-    for index in rack.devices:
-        device = devices[index]
-        bottom = physical.device_unit[index]
-        height = device_units(intent, device)
+    shown = [
+        (
+            devices[index].name,
+            physical.device_unit[index],
+            device_units(intent, devices[index]),
+            "#c6dbef" if devices[index].role == "server" else "#9ecae1",
+        )
+        for index in rack.devices
+    ]
+    shown += [(name, bottom, height, PART_FILL) for name, bottom, height in rack.parts if bottom]
+    for name, bottom, height, fill in shown:
         top_y = y + (units - (bottom + height - 1)) * UNIT_PX
-        fill = "#c6dbef" if device.role == "server" else "#9ecae1"
         parts.append(
             f'<rect x="{body_x + 2}" y="{top_y + 1}" width="{body_w - 4}" height="{height * UNIT_PX - 2}" '
             f'fill="{fill}" stroke="#3182bd"/>'
         )
         parts.append(
             f'<text x="{body_x + body_w / 2:g}" y="{top_y + height * UNIT_PX / 2 + 4:g}" '
-            f'text-anchor="middle" font-size="{9 if height < 2 else 10}">{escape(device.name)}</text>'
+            f'text-anchor="middle" font-size="{9 if height < 2 else 10}">{escape(name)}</text>'
         )
     return parts

@@ -5,14 +5,16 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable
 from typing import Any
 
-from designer.catalog import SystemModel
+from designer.catalog import SYSTEM_PARTS, SystemModel
 from designer.fabric import Device
 from designer.intent.facility import Facility
-from designer.physical import COMPUTE, Physical, Rack, over_budget, too_hot_for_air
+from designer.physical import COMPUTE, PART_NAMES, Physical, Rack, over_budget, too_hot_for_air
 
 
 def racks_rows(physical: Physical, devices: list[Device], budget: float) -> tuple[list[str], Iterable[list[Any]]]:
-    """One row per rack: where it stands, its role and SU, its draw and ``budget``, its devices (``name@unit``)."""
+    """One row per rack: where it stands, its role and SU, its draw and ``budget``, its devices (``name@unit``): a
+    rack-scale system's compute trays, then its NVLink switch trays, power shelves and management switches (a bare
+    name where the catalog gives no rack layout)."""
     header = ["rack", "row", "position", "role", "su", "kw", "budget_kw", "device_count", "devices"]
     rows = (
         [
@@ -23,8 +25,13 @@ def racks_rows(physical: Physical, devices: list[Device], budget: float) -> tupl
             _su(rack),
             f"{rack.kw:.3f}",
             f"{budget:g}",
-            len(rack.devices),
-            " ".join(f"{devices[index].name}@{physical.device_unit[index]}" for index in rack.devices),
+            len(rack.devices) + len(rack.parts),
+            " ".join(
+                [
+                    *(f"{devices[index].name}@{physical.device_unit[index]}" for index in rack.devices),
+                    *(f"{name}@{unit}" if unit else name for name, unit, _ in rack.parts),
+                ]
+            ),
         ]
         for rack in physical.racks
     )
@@ -74,6 +81,7 @@ def power_markdown(name: str, physical: Physical, facility: Facility, system: Sy
         f"| IT total | {total['total']:,.1f} |",
         f"| facility (IT x PUE {facility.pue:g}) | {total['facility']:,.1f} |",
         "",
+        *(_system_rack_lines(system, facility.rack_units) if system else []),
         "## Flags",
         "",
     ]
@@ -109,6 +117,38 @@ def power_markdown(name: str, physical: Physical, facility: Facility, system: Sy
         for rack in racks
     ]
     return "\n".join(lines) + "\n"
+
+
+PART_WORDS = {
+    "compute_tray": ("compute trays", "tray"),
+    "nvlink_switch_tray": ("NVLink switch trays", PART_NAMES["nvlink_switch_tray"]),
+    "power_shelf": ("power shelves", PART_NAMES["power_shelf"]),
+    "management_switch": ("management switches", PART_NAMES["management_switch"]),
+}
+"""Each part of a system's rack layout in words, and the name its ones have in ``racks.csv`` after ``sys<s>-``."""
+
+
+def _system_rack_lines(system: SystemModel, top: int) -> list[str]:
+    """The section of power.md that shows what every system rack holds, unit by unit from the top."""
+    lines = [f"## Each {system.name} rack, from the top", ""]
+    if not system.rack_layout:
+        return [
+            *lines,
+            f"The catalog gives no rack layout for {system.name}: its {system.trays} compute trays stack from U1, "
+            "its other parts are listed in racks.csv without a unit.",
+            "",
+        ]
+    lines += ["| units | parts | names in racks.csv (after sys<s>-) |", "|---|---|---|"]
+    numbered = dict.fromkeys(SYSTEM_PARTS, 0)
+    for part, count, units in system.rack_layout:
+        words, name = PART_WORDS[part]
+        first = numbered[part]
+        numbered[part] += count
+        lowest = top - count * units + 1
+        names = f"{name}{first}" + (f" to {name}{first + count - 1}" if count > 1 else "")
+        lines.append(f"| U{top}{f'-U{lowest}' if lowest < top else ''} | {count} {words} of {units}U | {names} |")
+        top = lowest - 1
+    return [*lines, "", f"Layout: {system.rack_layout_source}.", ""]
 
 
 def _su(rack: Rack) -> str:

@@ -10,12 +10,12 @@ from collections import Counter
 from dataclasses import dataclass
 from typing import NamedTuple
 
-from designer.catalog import MediumModel
+from designer.catalog import SYSTEM_PARTS, MediumModel
 from designer.fabric import Fabric
 from designer.intent import Intent
 from designer.intent.facility import Facility
 from designer.physical.cables import NO_LENGTH, BomKey, lay_cables, lengths
-from designer.physical.placement import COMPUTE, NETWORK, place
+from designer.physical.placement import COMPUTE, NETWORK, RackPlan, place
 from designer.sizing import Plan
 
 __all__ = [
@@ -43,6 +43,13 @@ class Rack(NamedTuple):
     su: int
     devices: tuple[int, ...]
     kw: float
+    parts: tuple[tuple[str, int, int], ...] = ()
+    """A rack-scale system's parts beside its compute trays (NVLink switch trays, power shelves, management
+    switches): name, lowest unit and height, both 0 where the catalog gives no rack layout."""
+
+
+PART_NAMES = {"nvlink_switch_tray": "nvswitch", "power_shelf": "powershelf", "management_switch": "mgmt"}
+"""How a system's parts beside its compute trays are named in its rack: ``sys<s>-<name><k>``, ``k`` from the top."""
 
 
 class BomLine(NamedTuple):
@@ -118,6 +125,24 @@ def cable_lengths(intent: Intent, plan: Plan, fabric: Fabric) -> list[int]:
     return lengths(intent, fabric, place(intent, plan, fabric))
 
 
+def _parts(
+    intent: Intent, plan: Plan, fabric: Fabric, rack: RackPlan, spots: dict[str, tuple[tuple[int, int], ...]]
+) -> tuple[tuple[str, int, int], ...]:
+    """What a compute rack of a rack-scale system holds beside its trays, named by :data:`PART_NAMES` for the system
+    of its first tray, with each one's lowest unit and height from ``spots`` (:meth:`SystemModel.units`; 0 where the
+    catalog gives no rack layout); nothing for any other rack."""
+    system = intent.system
+    if system is None or rack.role != COMPUTE:
+        return ()
+    first = fabric.devices[rack.devices[0]]
+    number = (first.su * plan.servers_per_su + first.index) // plan.servers_per_system
+    return tuple(
+        (f"sys{number}-{name}{k}", *(spots[part][k] if part in spots else (0, 0)))
+        for part, name in PART_NAMES.items()
+        for k in range(getattr(system, SYSTEM_PARTS[part]))
+    )
+
+
 def _system_lines(intent: Intent, servers: int) -> Counter[BomKey]:
     """What the rack-scale systems add to the bill of materials beyond their trays (the servers): the systems and,
     in them, NVLink switch trays, power shelves, management switches and the trays' north-south NICs."""
@@ -145,6 +170,7 @@ def plan_physical(intent: Intent, plan: Plan, fabric: Fabric) -> Physical:
     cabling = lay_cables(intent, fabric, layout)
     watts = cabling.switch_w + [intent.server.power_kw * 1000] * plan.servers
     digits = max(2, len(str(layout.rows - 1)))
+    spots = intent.system.units(intent.facility.rack_units) if intent.system else {}
     racks = [
         Rack(
             f"r{rack.row:0{digits}d}-{rack.position:02d}",
@@ -154,6 +180,7 @@ def plan_physical(intent: Intent, plan: Plan, fabric: Fabric) -> Physical:
             rack.su,
             rack.devices,
             round(sum(watts[index] for index in rack.devices) / 1000, 3),
+            _parts(intent, plan, fabric, rack, spots),
         )
         for rack in layout.racks
     ]

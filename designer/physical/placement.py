@@ -15,7 +15,9 @@ units never moves a rack or changes an existing cable's length. Racks with nothi
   SU: rail-optimized cabling runs from every server to every leaf), then the other half.
 * Rack-scale systems: a system is one rack holding all its trays, never split. A block is a scalable unit of
   whole systems (:attr:`Plan.systems_per_su`) with the leaves of its leaf groups; the rack's power and cooling
-  are the system's (the intent may give more).
+  are the system's (the intent may give more). Where the catalog gives the system's rack layout, tray ``t`` stands
+  at the unit of the layout's ``t``-th compute tray from the top (:meth:`SystemModel.units`); without one the trays
+  stack from the bottom.
 * Blocks follow one another along a serpentine through rows of ``racks_per_row`` (left to right,
   then right to left on the next row, so a wrap stays short). A block that fits in a row but not in
   what is left of the current one starts the next row; a block wider than a row follows on directly
@@ -108,6 +110,9 @@ def place(intent: Intent, plan: Plan, fabric: Fabric) -> Layout:
     )
     core_racks = [(NETWORK, -1, rack) for rack in _pack(facility, heights, draws, _core(plan))]
 
+    system = intent.system
+    trays = system.units(facility.rack_units).get("compute_tray", ()) if system else ()
+    tray_units = [lowest for lowest, _ in trays]
     built = {member(device): index for index, device in enumerate(devices)}
     racks: list[RackPlan] = []
     device_rack = [0] * len(devices)
@@ -121,13 +126,14 @@ def place(intent: Intent, plan: Plan, fabric: Fabric) -> Layout:
             rack = len(racks)
             racks.append(RackPlan(row, position, role, su, present))
             unit = 1 if role == COMPUTE else facility.rack_units + 1
-            for key in members:
+            for number, key in enumerate(members):
                 height = heights[str(key[0])]
                 if role == NETWORK:
                     unit -= height
                 index = built.get(key)
                 if index is not None:
-                    device_unit[index], device_rack[index] = unit, rack
+                    device_unit[index] = tray_units[number] if tray_units and role == COMPUTE else unit
+                    device_rack[index] = rack
                 if role == COMPUTE:
                     unit += height
     return Layout(racks, device_rack, device_unit, per_rack, len(rows))

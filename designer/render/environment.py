@@ -168,6 +168,7 @@ class Renderer:
             lstrip_blocks=True,
             keep_trailing_newline=True,
             auto_reload=False,
+            cache_size=-1,  # a plain dict: every {% include %} looks its template up without the LRU cache's lock
         )
         self.templates: dict[str, jinja2.Template] = {}
         self.views: dict[str, View] = {}
