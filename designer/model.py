@@ -314,6 +314,9 @@ class LoadBalancing:
     hash: str
     fields: tuple[str, ...]
     seed: int
+    hash_line_unknown: tuple[str, ...] = ()
+    """The targets whose hash-field line for this switch's platform no source gives, which write none (catalog
+    ``switches.<model>.hash_line_unknown``): the platform hashes as it does by default."""
 
     @property
     def layer4(self) -> bool:
@@ -418,7 +421,9 @@ def balancing(intent: Intent, device: Device) -> LoadBalancing:
     """The load balancing of one switch, from the intent's ``load_balancing`` section."""
     spec = intent.load_balancing
     seed = switch_seed(device.name) if spec.seeds == "per-switch" else TIER_SEEDS[device.role]
-    return LoadBalancing(spec.mode, spec.hash, HASH_FIELDS[spec.hash], seed)
+    known = intent.catalog.switches.get(device.model)
+    unknown = tuple(target for target in known.hash_line_unknown if target in intent.targets) if known else ()
+    return LoadBalancing(spec.mode, spec.hash, HASH_FIELDS[spec.hash], seed, unknown)
 
 
 def route_policy(
