@@ -386,7 +386,7 @@ def make_catalog(data: dict[str, Any]) -> Catalog:
             name: TargetModel(
                 name,
                 **_tuples(fields),
-                port_names=PortNaming(**port_names),
+                port_names=PortNaming(port_names["whole"], port_names["broken_out"]),
                 load_balancing=_balancing(balancing),
             )
             for name, (fields, balancing, port_names) in (
