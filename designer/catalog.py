@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Iterable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from functools import cache
 from pathlib import Path
 from typing import Any
@@ -17,15 +17,34 @@ from designer.targets import TARGETS
 class PortNaming:
     """How a network OS names the front-panel ports of a switch: ``whole`` for a port run as one link,
     ``broken_out`` for each link of a port split into several, as ``str.format`` patterns of the fields
-    :data:`PORT_FIELDS`."""
+    :data:`PORT_FIELDS`; on a chassis, ``card_ports`` ports to a line card, the first in slot ``first_card``."""
 
     whole: str
     broken_out: str
+    card_ports: int = 0
+    """Front-panel ports of one line card (0: not a chassis; {card} is then 1 and {card_port} the port)."""
+    first_card: int = 1
+    """The slot number of the first line card."""
+
+    def name(self, cage: int, subport: int, lane: int, serdes: int, broken_out: bool) -> str:
+        """The name of one link: of front-panel port ``cage`` (from 1), link ``subport`` in it (from 0), its first
+        lane in the port ``lane`` (from 1) and on the switch ``serdes`` (from 0); ``broken_out`` when the port is
+        split into several links."""
+        card, card_port = divmod(cage - 1, self.card_ports) if self.card_ports else (0, cage - 1)
+        return (self.broken_out if broken_out else self.whole).format(
+            cage=cage,
+            subport=subport,
+            lane=lane,
+            serdes=serdes,
+            card=self.first_card + card,
+            card_port=card_port + 1,
+        )
 
 
-PORT_FIELDS = ("cage", "subport", "lane", "serdes")
+PORT_FIELDS = ("cage", "subport", "lane", "serdes", "card", "card_port")
 """The fields a port naming pattern may use: the front-panel port (from 1), the link in it (from 0), the port's
-first lane the link takes (from 1) and the switch's first SerDes lane it takes (from 0)."""
+first lane the link takes (from 1), the switch's first SerDes lane it takes (from 0), and on a chassis the line
+card's slot and the port on that card (from 1)."""
 
 
 @dataclass(frozen=True)
@@ -44,6 +63,12 @@ class SwitchModel:
     """The fabric it switches: ``ethernet`` or ``infiniband``."""
     link_speeds: tuple[int, ...] = ()
     """The link speeds (Gb/s) its ports run at, where it runs fewer than its ports' breakouts give (empty: any)."""
+    line_card_ports: int = 0
+    """On a chassis, the front-panel ports of one line card (0: a fixed switch)."""
+    first_line_card: int = 1
+    """On a chassis, the slot number of its first line card."""
+    hash_line_unknown: tuple[str, ...] = ()
+    """The OSes whose hash-field line for this platform no source at hand gives: their configurations write none."""
 
 
 @dataclass(frozen=True)
@@ -89,7 +114,8 @@ class ServerModel:
     rdma_devices: tuple[str, ...] = ()
     """The backend NIC ports' RDMA device names in NIC order."""
     nic_modes: tuple[str, ...] = ()
-    """Load-balancing modes the backend NICs take part in beyond hashing (``adaptive``, ``spray``)."""
+    """Load-balancing modes the backend NICs take part in beyond hashing, where they differ from the NIC model's
+    ``modes`` (empty: the NIC model's)."""
     nic: str | None = None
     """The backend NIC model it ships with (the catalog's ``nics``), None when the catalog does not know it."""
     nic_options: tuple[str, ...] = ()
@@ -119,6 +145,8 @@ class NicModel:
     qos_tools: str
     source: str
     plane_modes: tuple[str, ...] = ()
+    modes: tuple[str, ...] = ()
+    """Load-balancing modes it takes part in beyond hashing (``adaptive``, ``spray``)."""
 
 
 @dataclass(frozen=True)
@@ -344,9 +372,10 @@ class Catalog:
     def port_naming(self, target: str, model: str) -> PortNaming:
         """How ``target`` names the ports of switch ``model``: the model's own rule for it, else the target's."""
         known = self.switches.get(model)
-        return (
-            known.port_names.get(target, self.targets[target].port_names) if known else self.targets[target].port_names
-        )
+        if known is None:
+            return self.targets[target].port_names
+        naming = known.port_names.get(target, self.targets[target].port_names)
+        return replace(naming, card_ports=known.line_card_ports, first_card=known.first_line_card)
 
 
 def shipped_data(name: str) -> Any:
@@ -371,6 +400,7 @@ def make_catalog(data: dict[str, Any]) -> Catalog:
                 **{
                     **fields,
                     "link_speeds": tuple(fields.get("link_speeds", ())),
+                    "hash_line_unknown": tuple(fields.get("hash_line_unknown", ())),
                     "port_names": {
                         target: PortNaming(**naming) for target, naming in fields.get("port_names", {}).items()
                     },
@@ -397,7 +427,7 @@ def make_catalog(data: dict[str, Any]) -> Catalog:
             name: TargetModel(
                 name,
                 **_tuples(fields),
-                port_names=PortNaming(**port_names),
+                port_names=PortNaming(port_names["whole"], port_names["broken_out"]),
                 load_balancing=_balancing(balancing),
             )
             for name, (fields, balancing, port_names) in (

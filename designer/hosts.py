@@ -19,11 +19,15 @@ netplan or NetworkManager files, a sysctl.d file, the NIC vendor's QoS commands 
   priority only, maps the RoCE and CNP DSCPs to the same priorities as the switches, marks RDMA-CM traffic with the
   RoCE DSCP and sends CNPs with the CNP DSCP and priority; ECN (both congestion-control roles) on the lossless
   priority when the profile marks ECN.
-* Adaptive routing (``load_balancing.mode: adaptive`` with NICs whose catalog ``nic_modes`` has it): the NIC's
-  ``ROCE_ACCL`` register gets ``adaptive_routing_forced_en`` (NVIDIA "Adaptive Retransmission: Parameters
-  Control" lists the register's fields; NVIDIA's NIC Configuration Operator sets ``ROCE_ACCL`` fields with
-  ``mlxreg -d <PCI address> --reg_name ROCE_ACCL --set "<field>=0x1,<field>_field_select=0x1" --yes`` for its
-  Spectrum-X adaptive-routing profile), so the NIC accepts packets the switches moved out of order.
+* Adaptive routing (``load_balancing.mode: adaptive`` with NICs whose catalog ``modes`` has it): what NVIDIA's NIC
+  Configuration Operator sets on ConnectX-8 for Spectrum-X (its profiles RA1.3 to RA2.2, tests/vendor/nvidia-nic/):
+  the non-volatile ``ROCE_ADAPTIVE_ROUTING_EN=1`` (``mlxconfig``, from the next firmware reset or reboot) and, at
+  run time, the adaptive-routing fields of the NIC's ``ROCE_ACCL`` register (:data:`ADAPTIVE_ROCE_ACCL`: adaptive
+  retransmission and the transmit window on, slow restart off, adaptive routing forced; the field names as NVIDIA's
+  "Adaptive Retransmission: Parameters Control" gives them, set with ``mlxreg``), so the NIC accepts and reorders
+  the packets the switches moved to other paths.
+* Spraying (``mode: spray``): no NIC setting is written, as none is in a vendor document at hand (ConnectX-8's
+  per-packet spraying, AMD's Pollara tools); nic-qos.sh and summary.md say so.
 * NCCL: the RDMA devices in NIC order (rail order), exact names; RoCEv2 over IPv4 (GID index 3); traffic class
   DSCP << 2; no cross-NIC rings (each rail stays on its own leaves); queue pairs per connection from the workload
   analysis when the intent has workloads (:func:`qps_per_connection`), else NCCL's default of 1.
@@ -57,6 +61,18 @@ the link-local IPv6 address, so a NIC with one IPv4 address has it at index 3 (`
 CONNECTION_NAMESPACE = uuid.UUID("6f1c7a52-3d0e-5b8e-9a41-0c2f6d8e1b73")
 """Namespace of the NetworkManager connection UUIDs: ``uuid5`` of ``<design>/<server>/<nic>``, the same in every
 build, different in every design."""
+ADAPTIVE_NVCONFIG = (("ROCE_ADAPTIVE_ROUTING_EN", 1),)
+"""The ``mlxconfig`` (non-volatile) settings of adaptive routing on a ConnectX-8, as NVIDIA's Spectrum-X profiles set
+them."""
+ADAPTIVE_ROCE_ACCL = (
+    ("roce_adp_retrans_en", "roce_adp_retrans_field_select", 1),
+    ("roce_tx_window_en", "roce_tx_window_field_select", 1),
+    ("roce_slow_restart_en", "roce_slow_restart_field_select", 0),
+    ("roce_slow_restart_idle_en", "roce_slow_restart_idle_field_select", 0),
+    ("adaptive_routing_forced_en", "adaptive_routing_forced_en_field_select", 1),
+)
+"""The ``ROCE_ACCL`` register fields of adaptive routing: (field, its field-select bit, value), as NVIDIA's
+Spectrum-X profiles set them at run time."""
 NCCL_DEFAULT_QPS = 1
 """NCCL_IB_QPS_PER_CONNECTION when nothing says otherwise: NCCL's own default."""
 SYSCTLS = (
@@ -162,13 +178,25 @@ class HostConfig:
     nccl: Nccl
     adaptive_routing: bool = False
     """Whether the NICs accept the packets adaptive routing moves (``load_balancing.mode: adaptive`` on a server
-    whose NICs take part in it, catalog ``nic_modes``)."""
+    whose NICs take part in it, catalog ``modes``)."""
+    spray: bool = False
+    """Whether the NICs spray (``load_balancing.mode: spray``): a setting no vendor document at hand gives."""
     technology: str = "ethernet"
     """The backend's technology (``fabric.technology``): on ``infiniband`` the NICs are HCAs with no IP address,
     route or PFC, and the server's only backend file is NCCL's environment."""
     nic: HostNicModel | None = None
     """The backend NICs' model as the catalog knows it (None: a server the catalog does not know, taken to carry
     NVIDIA ConnectX NICs, as its placeholder names ``mlx5_<i>`` say)."""
+
+    @property
+    def nvconfig(self) -> str:
+        """The ``mlxconfig set`` arguments of adaptive routing."""
+        return " ".join(f"{name}={value}" for name, value in ADAPTIVE_NVCONFIG)
+
+    @property
+    def roce_accl(self) -> str:
+        """The ``mlxreg --set`` argument of adaptive routing: each ``ROCE_ACCL`` field with its select bit."""
+        return ",".join(f"{field}={value:#x},{select}=0x1" for field, select, value in ADAPTIVE_ROCE_ACCL)
 
     @property
     def nvidia_qos(self) -> bool:
@@ -271,6 +299,7 @@ def host_configs(
                 host_qos,
                 nccl,
                 adaptive,
+                intent.load_balancing.mode == "spray",
                 intent.technology,
                 nic_model,
             )

@@ -337,6 +337,9 @@ class LoadBalancing:
     hash: str
     fields: tuple[str, ...]
     seed: int
+    hash_line_unknown: tuple[str, ...] = ()
+    """The targets whose hash-field line for this switch's platform no source gives, which write none (catalog
+    ``switches.<model>.hash_line_unknown``): the platform hashes as it does by default."""
 
     @property
     def layer4(self) -> bool:
@@ -445,10 +448,13 @@ def tier(role: str) -> str:
     return TIERS_OF_ROLES.get(role, role)
 
 
-def balancing(spec: LoadBalancingDoc, device: Device) -> LoadBalancing:
-    """The load balancing of one switch, from the intent's ``load_balancing`` section."""
+def balancing(spec: LoadBalancingDoc, device: Device, hardware: Catalog, targets: Sequence[str]) -> LoadBalancing:
+    """The load balancing of one switch, from the intent's ``load_balancing`` section; ``hardware`` tells which of
+    ``targets`` have no cited hash line for its model."""
     seed = switch_seed(device.name) if spec.seeds == "per-switch" else TIER_SEEDS[tier(device.role)]
-    return LoadBalancing(spec.mode, spec.hash, HASH_FIELDS[spec.hash], seed)
+    known = hardware.switches.get(device.model)
+    unknown = tuple(target for target in known.hash_line_unknown if target in targets) if known else ()
+    return LoadBalancing(spec.mode, spec.hash, HASH_FIELDS[spec.hash], seed, unknown)
 
 
 def route_policy(
@@ -872,7 +878,7 @@ def switch_configs(
                 port_names=device_ports.names,
                 os_port_names=os_names[index],
                 facts=facts.get(device.model),
-                load_balancing=balancing(settings.load_balancing, device),
+                load_balancing=balancing(settings.load_balancing, device, settings.catalog, targets),
                 sku=sku(device),
                 roce_qos=settings.lossless,
             )

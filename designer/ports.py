@@ -38,10 +38,7 @@ def layout_names(naming: PortNaming, places: Sequence[tuple[int, int, int]], ser
     names = []
     for cage, link, breakout in places:
         lanes = serdes // breakout
-        pattern = naming.whole if breakout == 1 else naming.broken_out
-        names.append(
-            pattern.format(cage=cage + 1, subport=link, lane=link * lanes + 1, serdes=cage * serdes + link * lanes)
-        )
+        names.append(naming.name(cage + 1, link, link * lanes + 1, cage * serdes + link * lanes, breakout > 1))
     return tuple(names)
 
 

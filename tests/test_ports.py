@@ -10,8 +10,10 @@ import re
 from pathlib import Path
 
 import pytest
+from pydantic import ValidationError
 
 from designer.catalog import catalog
+from designer.intent.site_catalog import PortNamingDoc
 from designer.outputs.tables import addressing_rows, cabling_rows
 from designer.ports import layout_names, serdes_lanes, uniform_places
 from designer.render import render_configs
@@ -211,3 +213,22 @@ def test_a_bad_port_naming_is_reported_at_its_line(tmp_path: Path) -> None:
     )
     assert any(line.startswith(f"{where}:13: targets.eos.port_names.whole: gives no interface name") for line in lines)
     assert any(line.startswith(f"{where}:13: targets.eos.port_names.broken_out: {{lane!r}} is not") for line in lines)
+
+
+def test_a_chassis_names_its_ports_by_line_card_slot_and_port_on_the_card() -> None:
+    """Arista's 7808R3: 36 ports to a line card (netbox-community devicetype-library DCS-7800R3A-36D-LC:
+    Ethernet<slot>/<port>/1), line cards from slot 3; a fixed switch's rule is untouched by the card fields."""
+    chassis = catalog().port_naming("eos", "arista-7808r3")
+    assert chassis.name(1, 0, 1, 0, False) == "Ethernet3/1/1"
+    assert chassis.name(36, 0, 1, 280, False) == "Ethernet3/36/1"
+    assert chassis.name(37, 0, 1, 288, False) == "Ethernet4/1/1"
+    assert chassis.name(288, 1, 5, 2300, True) == "Ethernet10/36/5"
+    assert catalog().port_naming("eos", "arista-7060x6-64pe").name(2, 1, 5, 12, True) == "Ethernet2/5"
+
+
+def test_a_site_rule_may_name_chassis_ports_by_card_but_not_every_port_alike() -> None:
+    PortNamingDoc(whole="Ethernet{card}/{card_port}/1", broken_out="Ethernet{card}/{card_port}/{lane}")
+    with pytest.raises(ValidationError, match="whole: names every port alike"):
+        PortNamingDoc(whole="Ethernet{card}/1", broken_out="Ethernet{card}/{card_port}/{lane}")
+    with pytest.raises(ValidationError, match="broken_out: names two links alike"):
+        PortNamingDoc(whole="Ethernet{card}/{card_port}/1", broken_out="Ethernet{card}/{lane}")

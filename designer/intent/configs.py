@@ -267,24 +267,32 @@ def balancing_problems(
                 for capability in capabilities.values()
             )
             names = ", ".join(lacking)
+            platforms = [capabilities[target].load_balancing.platforms for target in lacking]
+            missing = sorted({model for runs in platforms for model in models - set(runs.get(value, models))})
+            where = f"not on {', '.join(missing)}; " if field == "mode" and missing else ""
             problems.append(
                 Problem(
                     ("load_balancing", field),
                     (
-                        f"{value} is not something {names} can express here (each target accepts: {accepted}); choose "
-                        f"what every target accepts or drop {names} from targets"
+                        f"{value} is not something {names} can express here ({where}each target accepts: {accepted}); "
+                        f"choose what every target accepts or drop {names} from targets"
                     ),
                 )
             )
     if "mode" in fields and doc.mode == "spray" and nic_modes is not None and "spray" not in nic_modes:
-        spraying = ", ".join(name for name, server in hardware.servers.items() if "spray" in server.nic_modes)
+        spraying = ", ".join(
+            name
+            for name, server in hardware.servers.items()
+            if "spray" in (server.nic_modes or (hardware.nics[server.nic].modes if server.nic in hardware.nics else ()))
+        )
         problems.append(
             Problem(
                 ("load_balancing", "mode"),
                 (
                     "spray needs NICs that spray each connection's packets over many paths, and this server's do "
-                    f"not (catalog nic_modes); choose a server whose NICs spray ({spraying or 'none in the catalog'}), "
-                    "state nic_modes: [spray] for yours in a site catalog, or use another mode"
+                    f"not (catalog nics.<nic>.modes); choose a server whose NICs spray ({spraying or 'none'}) or "
+                    "pick such a NIC with compute.nic, state nic_modes: [spray] for yours in a site catalog, or use "
+                    "another mode"
                 ),
             )
         )

@@ -89,9 +89,9 @@ def _sample_ports(hardware: Catalog, target: str, model: str, breakouts: tuple[i
     naming = hardware.port_naming(target, model)
     return sorted(
         {
-            naming.whole.format(cage=1, subport=0, lane=1, serdes=0)
+            naming.name(1, 0, 1, 0, False)
             if breakout == 1
-            else naming.broken_out.format(cage=1, subport=1, lane=1 + 8 // breakout, serdes=8 // breakout)
+            else naming.name(1, 1, 1 + 8 // breakout, 8 // breakout, True)
             for breakout in breakouts
         }
     )

@@ -342,7 +342,7 @@ def _resolve(
     sizing: list[Problem] = []
     system = hardware.systems.get(doc.compute.system) if doc.compute.system and intact(("compute", "system")) else None
     if system:
-        server: ServerSpec | None = _tray(doc.compute, system, sizing)
+        server: ServerSpec | None = _tray(doc.compute, system, sizing, hardware)
     elif intact(("compute", "system")):
         server = _server(doc.compute, intact, sizing, hardware)
     else:
@@ -570,13 +570,13 @@ def _server(
         nic_speed=nic_speed,
         power_kw=power_kw,
         rack_units=compute.server_rack_units or (base.rack_units if base else 8),
-        nic_modes=base.nic_modes if base else (),
+        nic_modes=_nic_modes(base.nic_modes if base else (), base.nic if base else None, hardware),
         nic=base.nic if base else None,
         nvlink_gbyte_s=compute.nvlink_gbyte_s or (base.nvlink_gbyte_s if base else None),
     )
 
 
-def _tray(compute: ComputeDoc, system: SystemModel, problems: list[Problem]) -> ServerSpec:
+def _tray(compute: ComputeDoc, system: SystemModel, problems: list[Problem], hardware: Catalog) -> ServerSpec:
     """A compute tray of ``system`` as the fabric's server; the server fields of ``compute`` do not apply."""
     given = [
         name
@@ -599,6 +599,7 @@ def _tray(compute: ComputeDoc, system: SystemModel, problems: list[Problem]) -> 
         nic_speed=system.nic_speed,
         power_kw=round(system.power_kw / system.trays, 6),
         rack_units=system.tray_rack_units,
+        nic_modes=_nic_modes((), system.nic, hardware),
         nic=system.nic,
         nvlink_gbyte_s=system.nvlink_gbyte_s,
     )
@@ -630,7 +631,15 @@ def _with_nic(
                 f"use a NIC of at least {server.nic_speed}G or nic_speed: {nic.speed}G",
             )
         )
-    return dataclasses.replace(server, nic=compute.nic)
+    modes = server.nic_modes if compute.nic == server.nic else _nic_modes((), compute.nic, hardware)
+    return dataclasses.replace(server, nic=compute.nic, nic_modes=modes)
+
+
+def _nic_modes(given: tuple[str, ...], nic: str | None, hardware: Catalog) -> tuple[str, ...]:
+    """The load-balancing modes a server's backend NICs take part in: ``given`` by its catalog entry, else its NIC
+    model's ``modes`` (none for a NIC the catalog does not know)."""
+    known = hardware.nics.get(nic or "")
+    return given or (known.modes if known else ())
 
 
 def _system_count(compute: ComputeDoc, system: SystemModel, problems: list[Problem]) -> int | None:

@@ -24,6 +24,7 @@ from designer.catalog import (
     PORT_FIELDS,
     SYSTEM_PARTS,
     Catalog,
+    PortNaming,
     catalog,
     laid_over,
     make_catalog,
@@ -56,7 +57,7 @@ def port_pattern(value: str) -> str:
             raise ValueError(
                 f"{{{written}}} is not a field of a port name; use {', '.join(f'{{{f}}}' for f in PORT_FIELDS)}"
             )
-    if not INTERFACE_NAME.fullmatch(value.format(cage=1, subport=0, lane=1, serdes=0)):
+    if not INTERFACE_NAME.fullmatch(PortNaming(value, value).name(1, 0, 1, 0, False)):
         raise ValueError("gives no interface name (a letter, then up to 62 letters, digits and / . _ : -)")
     return value
 
@@ -67,7 +68,8 @@ PortPattern = Annotated[str, Field(min_length=1, max_length=64), AfterValidator(
 class PortNamingDoc(Section):
     """How a network OS names a switch's ports: ``whole`` for a port run as one link, ``broken_out`` for each link
     of a port split into several, from the fields {cage} (the port, from 1), {subport} (the link in it, from 0),
-    {lane} (its first lane in the port, from 1) and {serdes} (its first SerDes lane on the switch, from 0)."""
+    {lane} (its first lane in the port, from 1), {serdes} (its first SerDes lane on the switch, from 0) and on a
+    chassis {card} (the line card's slot) and {card_port} (the port on that card, from 1)."""
 
     whole: PortPattern = Field(description="A port run as one link, e.g. Ethernet{cage}.")
     broken_out: PortPattern = Field(description="A link of a broken-out port, e.g. Ethernet{cage}/{lane}.")
@@ -76,11 +78,15 @@ class PortNamingDoc(Section):
     def distinct(self) -> PortNamingDoc:
         """Every port of a switch must get its own name."""
         fields = {name: {part[1] for part in Formatter().parse(pattern)} for name, pattern in vars(self).items()}
-        if not fields["whole"] & {"cage", "serdes"}:
-            raise ValueError("whole: names every port alike; use {cage} or {serdes}")
+        if not (fields["whole"] & {"cage", "serdes"} or fields["whole"] >= {"card", "card_port"}):
+            raise ValueError("whole: names every port alike; use {cage}, {serdes}, or {card} with {card_port}")
         broken = fields["broken_out"]
-        if "serdes" not in broken and not ("cage" in broken and broken & {"subport", "lane"}):
-            raise ValueError("broken_out: names two links alike; use {serdes}, or {cage} with {subport} or {lane}")
+        port = "cage" in broken or broken >= {"card", "card_port"}
+        if "serdes" not in broken and not (port and broken & {"subport", "lane"}):
+            raise ValueError(
+                "broken_out: names two links alike; use {serdes}, or {cage} (or {card} with {card_port}) with "
+                "{subport} or {lane}"
+            )
         return self
 
 
@@ -112,6 +118,13 @@ class SwitchEntryDoc(Section):
     )
     link_speeds: list[Speed] | None = Field(
         None, description="The link speeds its ports run at, where fewer than their breakouts give (default: any)."
+    )
+    line_card_ports: int | None = Field(
+        None, gt=0, le=MAX_SWITCH_PORTS, description="On a chassis, the front-panel ports of one line card."
+    )
+    first_line_card: int | None = Field(None, ge=0, le=64, description="On a chassis, its first line card's slot.")
+    hash_line_unknown: list[Literal[SWITCH_OSES]] | None = Field(  # type: ignore[valid-type]
+        None, description="The OSes whose hash-field line for this platform is not known: they write none."
     )
 
 
@@ -148,6 +161,9 @@ class NicEntryDoc(Section):
     speed: Speed | None = Field(None, description="Speed of a port.")
     planes: list[Annotated[int, Field(gt=0, le=8)]] | None = Field(None, description="Planes one port can serve.")
     plane_modes: list[Literal["swplb", "hwplb"]] | None = Field(None, description="Host modes of several planes.")
+    modes: list[Literal["adaptive", "spray"]] | None = Field(
+        None, description="Load-balancing modes it takes part in beyond hashing."
+    )
     driver: str | None = Field(None, min_length=1, max_length=40, description="The Linux driver.")
     rdma_names: str | None = Field(
         None, pattern=r"^[a-z][a-z0-9_]*\{\}$", description="RDMA device naming pattern, e.g. mlx5_{}."

@@ -106,3 +106,28 @@ def _vendor_qos_lines(intent: Intent, nic: NicModel) -> list[str]:
         f"environment; check `NCCL_IB_GID_INDEX` against the NIC's RoCEv2 IPv4 GID (`ibv_devinfo -v`), not "
         f"confirmed here for `{nic.driver}`.",
     ]
+
+
+def nic_balancing_line(intent: Intent) -> str | None:
+    """What the server files set on the backend NICs for the load-balancing mode, and what they leave to the NIC
+    vendor's tools (None for a mode with no NIC side: ecmp, cluster)."""
+    mode = intent.load_balancing.mode
+    if mode not in ("adaptive", "spray") or intent.technology != "ethernet":
+        return None
+    nic = intent.catalog.nics.get(intent.server.nic or "")
+    label = f"the backend NICs ({nic.label})" if nic else "the backend NICs"
+    if mode not in intent.server.nic_modes:
+        return f"NIC side of {mode}: {label} take no part in it (catalog `modes`), so the server files set nothing."
+    if mode == "spray" or (nic and nic.host_qos != "mlnx_qos"):
+        what = "spray each connection's packets themselves" if mode == "spray" else "reorder what the switches move"
+        return (
+            f"NIC side of {mode}: {label} {what}, but no {nic.vendor.upper() if nic else 'vendor'} document at hand "
+            "gives the setting that turns it on, so the server files write none: enable it with the vendor's tools, "
+            f"or the analysis's {mode} figures do not hold."
+        )
+    return (
+        f"NIC side of adaptive: `nic-qos.sh` sets `ROCE_ADAPTIVE_ROUTING_EN=1` on {label} ("
+        "`mlxconfig`, non-volatile, from the next firmware reset or reboot) and the adaptive-routing fields of their "
+        "`ROCE_ACCL` register (`mlxreg`: adaptive retransmission and transmit window on, slow restart off, adaptive "
+        "routing forced), as NVIDIA's NIC Configuration Operator sets them in its Spectrum-X profiles."
+    )

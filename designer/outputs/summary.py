@@ -18,7 +18,7 @@ from designer.checks import formats as checks_format
 from designer.design import Design
 from designer.model import Headroom
 from designer.outputs import workloads
-from designer.outputs.hardware import hardware_lines
+from designer.outputs.hardware import hardware_lines, nic_balancing_line
 from designer.outputs.labels import HTML_LABELS
 from designer.sizing import Plan
 from designer.targets import TARGETS
@@ -543,6 +543,7 @@ def _configs_lines(design: Design) -> list[str]:
         "",
         _seeds_line(design),
         "",
+        *([nics, ""] if (nics := nic_balancing_line(design.intent)) else []),
         _headroom_line(design),
     ]
 
@@ -561,6 +562,15 @@ def _seeds_line(design: Design) -> str:
             f"; {', '.join(own)} {'picks its' if len(own) == 1 else 'pick their'} own (designer writes no seed "
             f"for {'it' if len(own) == 1 else 'them'}), so the load-balancing check's seeds hold for "
             f"{written or 'none of the targets'}"
+        )
+    unknown = sorted(
+        {(target, config.model) for config in design.configs for target in config.load_balancing.hash_line_unknown}
+    )
+    for target, model in unknown:
+        line += (
+            f". Hash fields: {design.intent.catalog.targets[target].label} writes none on {model}, as no source at "
+            "hand gives that platform's five-tuple hash line; it hashes as that OS does there by default, so "
+            "check that the default hash reads the UDP source port (a RoCE flow's only entropy)"
         )
     return line + "."
 

@@ -12,6 +12,9 @@ The load-balancing mode (catalog ``targets.eos``, which says on which platforms 
   server ports as its host port group (CLB learns RoCE flows where they enter from the hosts; a spine keeps its
   hash);
 * ``spray`` and ``ecmp`` add nothing: the switch hashes what the NICs send.
+
+A platform whose hash-field line no source gives (catalog ``switches.<model>.hash_line_unknown``: Arista's 7800R,
+Jericho) gets no ``ip load-sharing`` line and hashes as EOS does there by default; summary.md says so.
 ``designer.verify.avd`` reads the same values to build Arista's own rendering of the device."""
 
 from __future__ import annotations
@@ -80,7 +83,9 @@ def view(device: DeviceConfig) -> dict[str, Any]:
         "watchdog_timeout": seconds(qos.pfc_watchdog_detection_ms),
         "watchdog_recovery": seconds(qos.pfc_watchdog_restoration_ms),
         # EOS wants the poll at most half the shorter of the two times.
-        "load_sharing": (
+        "load_sharing": ()
+        if "eos" in device.load_balancing.hash_line_unknown
+        else (
             f"ip load-sharing {LOAD_SHARING} fields ip "
             + " ".join(
                 LOAD_SHARING_FIELDS[field] for field in device.load_balancing.fields if field in LOAD_SHARING_FIELDS
