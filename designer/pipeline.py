@@ -22,6 +22,7 @@ from designer.checks import run as run_checks
 from designer.design import Built, Design, Progress, Wired, quiet
 from designer.errors import InputError, Problem
 from designer.fabric import Fabric, wire
+from designer.findings import Finding
 from designer.hosts import HostConfig, host_configs
 from designer.intent import Intent, SiteCatalogs, read_intent
 from designer.model import DeviceConfig, backend_settings, device_configs
@@ -61,13 +62,19 @@ def design(
     seeds: int = SEEDS,
     modelled: Callable[[tuple[DeviceConfig, ...], tuple[HostConfig, ...]], None] | None = None,
     hosts: bool = True,
+    processes: int | None = None,
+    workload_detail: bool = True,
 ) -> Design:
     """Run the stages after loading on an already validated intent, telling ``progress`` as each one starts
     from wiring on (sizing is arithmetic: an intent too big to size gets its errors and nothing else); the
     workloads are analyzed over ``seeds`` runs. ``modelled`` gets the switches' device models and the servers'
     host settings as soon as both are made, before the checks (a build starts rendering them while the checks
     run). Without ``hosts`` the servers' host settings are left out (empty): only the server files read them, so
-    ``plan`` and ``check`` skip them.
+    ``plan`` and ``check`` skip them. ``processes``: how many to share the work among (default: one per core); with
+    one, every stage runs here, one after another (``designer explore`` runs candidates side by side instead).
+    Without ``workload_detail`` the workloads get only the numbers of the intent's mode on the healthy fabric
+    (:func:`~designer.analysis.workload.analyze`'s ``only_the_mode``; the workload check's warnings may then name no
+    QP count): what explore reports, the same as a whole analysis gives.
 
     Once the fabric is wired and counted, two forked workers (with more than one core) make the physical plan, and
     solve the bisection max-flows and run the checks of the fabric itself (:data:`OF_THE_FABRIC`: what neither the
@@ -86,11 +93,16 @@ def design(
         return {"bisection": wired.bisection, "findings": run_checks(wired, 1, fabric_checks)}
 
     say("placing racks, power and cables, solving the bisection max-flows and checking the fabric")
-    with Background([0, 1], 2, beside_the_models, fork=(os.cpu_count() or 1) > 1) as beside:
-        cable_dm = cable_lengths(intent, plan, fabric)
+    processes = processes or os.cpu_count() or 1
+    alone = processes == 1
+    # alone, the physical plan comes first and the models read its lengths; beside them, the lengths are estimated
+    # here again, as the plan is made in a worker
+    physical = plan_physical(intent, plan, fabric) if alone else None
+    with Background([1] if alone else [0, 1], 2, beside_the_models, fork=not alone) as beside:
+        cable_dm = physical.link_length_dm if physical else cable_lengths(intent, plan, fabric)
         say(f"modelling {fabric.switch_count:,} switches")
         configs = tuple(device_configs(intent, plan, fabric, allocation, cable_dm))
-        analyzed = _analyzed(intent, fabric, allocation, seeds, say)
+        analyzed = _analyzed(intent, fabric, allocation, seeds, say, workload_detail)
         servers: tuple[HostConfig, ...] = ()
         if hosts:
             say(f"setting up the backend NICs of {intent.servers:,} servers")
@@ -99,27 +111,56 @@ def design(
             modelled(configs, servers)
         say("waiting for the racks, cables, max-flows and the checks of the fabric")
         placed = beside.results()
-    networks = _networks(intent, fabric, allocation, placed["physical"], say) if intent.networks.declared else None
-    network_configs = tuple(network_switch_configs(networks, backend_settings(intent, plan))) if networks else ()
+    wired = Wired(intent, plan, fabric, allocation, shared, placed["bisection"])
+    physical = physical or placed["physical"]
+    return _finished(wired, physical, configs, analyzed, servers, placed["findings"], processes, say)
+
+
+def design_like(intent: Intent, like: Design, processes: int | None = None, progress: Progress | None = None) -> Design:
+    """The design of ``intent``, an intent that differs from ``like``'s in nothing but its name and
+    ``facility.media`` (which links take copper and which optics): the media move no device and change no cable's
+    length, so ``like``'s fabric, addresses, max-flows, device models (their headroom reads the lengths) and
+    workloads are taken as they are, with the findings of the checks of the fabric; the physical plan, the networks
+    beside the backend and the other checks are made anew. The servers' host settings are left out, as ``design``
+    does without ``hosts``. ``designer explore`` builds a candidate's other media this way."""
+    say = progress or quiet
+    say("placing racks, power and cables")
+    physical = plan_physical(intent, like.plan, like.fabric)
+    wired = Wired(intent, like.plan, like.fabric, like.allocation, like.facts, like.bisection)
+    of_the_fabric = {module.ID for module in OF_THE_FABRIC}
+    found = [finding for finding in like.findings if finding.check in of_the_fabric]
+    return _finished(wired, physical, like.configs, like.workloads, (), found, processes or os.cpu_count() or 1, say)
+
+
+def _finished(
+    wired: Wired,
+    physical: Physical,
+    configs: tuple[DeviceConfig, ...],
+    analyzed: tuple[WorkloadResult, ...],
+    servers: tuple[HostConfig, ...],
+    found: list[Finding],
+    processes: int,
+    say: Progress,
+) -> Design:
+    """The networks beside the backend (when declared) and the checks not run yet, shared among ``processes``:
+    the design, with ``found`` (the findings of the checks of the fabric) and theirs."""
+    intent = wired.intent
+    networks = _networks(intent, wired.fabric, wired.allocation, physical, say) if intent.networks.declared else None
+    network_configs = tuple(network_switch_configs(networks, backend_settings(intent, wired.plan))) if networks else ()
     built = Built(
-        intent,
-        plan,
-        fabric,
-        allocation,
-        shared,
-        placed["bisection"],
-        placed["physical"],
-        configs,
-        analyzed,
-        servers,
-        networks,
-        network_configs,
+        **vars(wired),
+        physical=physical,
+        configs=configs,
+        workloads=analyzed,
+        hosts=servers,
+        networks=networks,
+        network_configs=network_configs,
     )
     others = [module for module in applicable(intent.technology) if module not in OF_THE_FABRIC]
     say(f"running {len(others)} more checks")
     if networks:
         others.append(networks_check)
-    return Design(**vars(built), findings=tuple(ordered([*placed["findings"], *run_checks(built, checks=others)])))
+    return Design(**vars(built), findings=tuple(ordered([*found, *run_checks(built, processes, others)])))
 
 
 def device_models(intent: Intent) -> tuple[DeviceConfig, ...]:
@@ -183,12 +224,12 @@ def _networks(
 
 
 def _analyzed(
-    intent: Intent, fabric: Fabric, allocation: Allocation, seeds: int, say: Progress
+    intent: Intent, fabric: Fabric, allocation: Allocation, seeds: int, say: Progress, detail: bool = True
 ) -> tuple[WorkloadResult, ...]:
     if intent.workloads:
         count = len(intent.workloads)
         say(f"analyzing {count} workload{'s' if count != 1 else ''} over at most {seeds} runs per hash")
-    return analyze(intent, fabric, allocation, seeds)
+    return analyze(intent, fabric, allocation, seeds, only_the_mode=not detail)
 
 
 def _sized_problems(intent: Intent) -> list[Problem]:

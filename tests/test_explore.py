@@ -12,6 +12,9 @@ from typing import Any
 import pytest
 
 from designer.explore import MAX_CANDIDATES, Dimension, candidate_names, pareto
+from designer.intent import parse_intent
+from designer.intent.schema import MEDIA
+from designer.pipeline import design, design_like
 from tests.test_intent_errors import run_cli
 
 SMALL = """\
@@ -96,6 +99,8 @@ def test_every_written_candidate_builds_with_the_reported_counts(tmp_path: Path)
         "fabric.leaf.model=generic-64x400g,generic-64x800g",
         "--vary",
         "fabric.planes=1,2",
+        "--vary",
+        "facility.media=copper,optics",
         "--format",
         "json",
         "-o",
@@ -103,9 +108,10 @@ def test_every_written_candidate_builds_with_the_reported_counts(tmp_path: Path)
     )
     assert code == 0, err
     report = json.loads(out)
-    assert report["tried"] == 4
+    assert report["tried"] == 8
     candidates = report["candidates"]
-    assert len(candidates) == 4
+    assert len(candidates) == 8
+    assert {candidate["values"]["facility.media"] for candidate in candidates if candidate["pareto"]} == {"copper"}
     assert sorted(path.name for path in folder.iterdir()) == sorted(
         [*(f"{candidate['name']}.yaml" for candidate in candidates), "explore.svg", "manifest.json"]
     )
@@ -234,14 +240,22 @@ def test_without_vary_it_varies_what_the_intent_leaves_open(tmp_path: Path) -> N
     assert [(dimension["path"], dimension["values"]) for dimension in report["varied"]] == [
         ("fabric.tiers", [2, 3]),
         ("fabric.leaf.uplink_speed", [400, 800]),
+        ("facility.media", ["copper", "optics"]),
     ]
-    assert report["tried"] == 4
-    assert {candidate["name"] for candidate in report["candidates"]} <= {
-        "open_2_400",
-        "open_2_800",
-        "open_3_400",
-        "open_3_800",
-    }
+    assert report["tried"] == 8
+    names = {candidate["name"] for candidate in report["candidates"]}
+    every = {f"open_{tiers}_{speed}_{media}" for tiers in (2, 3) for speed in (400, 800) for media in MEDIA}
+    assert {"open_2_400_copper", "open_2_400_optics"} <= names <= every
+    # media set by the intent, or by a site catalog's facility defaults, are not varied
+    for where, text in (
+        ("intent", "facility: {media: optics}\n"),
+        ("site", "catalog: site.yaml\n"),
+    ):
+        (tmp_path / "site.yaml").write_text("facility: {media: optics}\n")
+        intent.write_text(intent.read_text().split("facility:")[0].split("catalog:")[0] + text)
+        code, out, err = run_cli("explore", str(intent), "--format", "json")
+        assert code == 0, err
+        assert "facility.media" not in [dimension["path"] for dimension in json.loads(out)["varied"]], where
 
 
 def test_a_folder_designer_did_not_write_is_never_replaced(tmp_path: Path) -> None:
@@ -333,3 +347,17 @@ def _intent(folder: Path, text: str) -> Path:
     path = folder / "small.yaml"
     path.write_text(text)
     return path
+
+
+def test_a_candidates_other_media_built_from_its_fabric_are_what_a_whole_design_gives() -> None:
+    """Explore builds the candidates that differ only in ``facility.media`` from one fabric, set of device models and
+    workloads (``design_like``): every stage's result and every finding is what designing it alone gives."""
+    copper = parse_intent(SMALL, "small.yaml")
+    optics = parse_intent(SMALL.replace("name: small", "name: small-optics") + "facility: {media: optics}\n", "o.yaml")
+    like = design(copper, hosts=False, processes=1, workload_detail=False)
+    shared = design_like(optics, like, processes=1)
+    alone = design(optics, hosts=False, processes=1, workload_detail=False)
+    assert shared.physical == alone.physical != like.physical
+    assert (shared.configs, shared.workloads, shared.bisection) == (alone.configs, alone.workloads, alone.bisection)
+    assert shared.findings == alone.findings
+    assert shared.intent is optics

@@ -197,6 +197,15 @@ def test_two_tier_growth_inside_the_envelope_only_adds(old: int, new: int) -> No
     assert built(new, envelope=256).plan.spines_per_plane == 32
 
 
+def test_optics_everywhere_growth_keeps_every_cable_its_medium_and_label() -> None:
+    """With ``facility.media: optics`` the cabling rows (media included), cable IDs, racks and labels of what exists
+    only gain when the fabric grows inside its envelope, as with copper."""
+    optics = "facility: {media: optics}\n"
+    old, new = built(32, envelope=256, extra=optics), built(64, envelope=256, extra=optics)
+    assert_only_added(old, new, {}, {})
+    assert {new.physical.medium_name(number) for number in range(len(new.fabric.links))} <= {"multimode", "singlemode"}
+
+
 def test_the_path_crosses_from_pod_0_to_super_spines() -> None:
     """32 to 128 servers are pod 0 of the 3-tier fabric (spine up-ports reserved), 256 adds the super-spines."""
     names = {name for name in devices(built(32))}

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 from collections import Counter
+from pathlib import Path
 
 import pytest
 
@@ -309,6 +310,7 @@ def test_power_md_totals_and_flags() -> None:
         ("{rack_units: 6}", "facility.rack_units", "dgx-h100 takes 8U and does not fit in a 6U rack"),
         ("{cooling: water}", "facility.cooling", "air"),
         ("{pue: 0.9}", "facility.pue", "greater than or equal to 1"),
+        ("{media: fiber}", "facility.media", "Input should be 'copper' or 'optics'"),
     ],
 )
 def test_bad_facility_is_refused_with_the_field(facility: str, path: str, words: str) -> None:
@@ -427,3 +429,46 @@ def test_one_core_plans_and_models_what_a_worker_beside_the_models_does(
     monkeypatch.setattr("designer.pipeline.os.cpu_count", lambda: 1)
     alone = run_stages(h100.intent)
     assert alone.physical == h100.physical and alone.configs == h100.configs
+
+
+def test_media_copper_is_the_default_and_optics_puts_a_module_in_every_port_without_moving_anything(
+    h100: Design,
+) -> None:
+    """``facility.media: optics`` changes the medium of the links copper reached and nothing the placement or the
+    lengths read: every link takes the first optical medium whose reach covers it, with a module at both ends."""
+    copper = build_design(**H100_128, extra="facility: {media: copper}")
+    assert copper.physical == h100.physical and h100.intent.facility.media == "copper"
+    optics = build_design(**H100_128, extra="facility: {media: optics}")
+    physical = optics.physical
+    assert [name for name, _ in optics.intent.facility.reach_m] == ["multimode", "singlemode"]
+    assert (physical.device_rack, physical.device_unit) == (h100.physical.device_rack, h100.physical.device_unit)
+    assert physical.link_length_dm == h100.physical.link_length_dm
+    expected = ["multimode" if length <= 500 else "singlemode" for length in physical.link_length_dm]
+    assert [physical.medium_name(number) for number in range(len(optics.fabric.links))] == expected
+    counts = bom(optics)
+    assert not any(category == "cable" and "copper" in item for category, item in counts)
+    assert sum(count for (category, _), count in counts.items() if category == "transceiver") == 2 * len(expected)
+    assert sum(physical.switch_w) > sum(h100.physical.switch_w)  # modules draw more than the copper they replace
+    assert optics.configs == h100.configs  # the headroom reads the length, not the medium
+
+
+def test_media_optics_needs_an_optical_medium(tmp_path: Path) -> None:
+    (tmp_path / "copper.yaml").write_text("media:\n  multimode: {optical: false}\n  singlemode: {optical: false}\n")
+    intent = tmp_path / "hall.yaml"
+    intent.write_text(intent_text(servers=8, extra="catalog: copper.yaml\nfacility: {media: optics}"))
+    code, out, err = run_cli("plan", str(intent))
+    assert code == 2 and out == ""
+    assert "facility.media: optics needs an optical medium and the catalog's media (dac, aec, multimode, " in err
+
+
+def test_a_site_catalog_may_set_the_media_and_the_intent_still_wins(tmp_path: Path) -> None:
+    (tmp_path / "site.yaml").write_text("facility: {media: optics}\n")
+    intent = tmp_path / "hall.yaml"
+    intent.write_text(intent_text(servers=8, extra="catalog: site.yaml"))
+    code, out, err = run_cli("plan", str(intent), "--format", "json")
+    assert code == 0, err
+    site = json.loads(out)
+    intent.write_text(intent_text(servers=8, extra="catalog: site.yaml\nfacility: {media: copper}"))
+    code, out, err = run_cli("plan", str(intent), "--format", "json")
+    assert code == 0, err
+    assert site["power_kw"]["total"] > json.loads(out)["power_kw"]["total"]

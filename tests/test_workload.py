@@ -34,7 +34,7 @@ from designer.analysis.flows import (
     tuple_bytes,
     udp_sport,
 )
-from designer.analysis.workload import WorkloadResult, job, workload_runs
+from designer.analysis.workload import WorkloadResult, analyze, job, workload_runs
 from designer.design import Design
 from designer.intent.workloads import pattern_edges
 from designer.outputs.build import design_files
@@ -64,10 +64,12 @@ SIGMAS = 4
 """Statistical tests accept a simulated mean within 4 standard errors of the exact value (99.99% two-sided)."""
 
 
-def jobs(*lines: str, servers: int = 128, **fields: object) -> Design:
-    """A DGX H100 fabric (2 tiers of 64 x 400G by default) with the given workload lines."""
+def jobs(*lines: str, servers: int = 128, extra_lines: str = "", **fields: object) -> Design:
+    """A DGX H100 fabric (2 tiers of 64 x 400G by default) with the given workload lines (and ``extra_lines`` of
+    the intent after them)."""
+    workloads = "workloads:\n" + "\n".join(f"  - {line}" for line in lines)
     return build_text(
-        intent_text(servers=servers, extra="workloads:\n" + "\n".join(f"  - {line}" for line in lines), **fields)
+        intent_text(servers=servers, extra=workloads + (f"\n{extra_lines}" if extra_lines else ""), **fields)
     )
 
 
@@ -349,6 +351,28 @@ def test_collisions_slow_a_scattered_job_and_qps_win_it_back() -> None:
     # One QP is never enough; with the CRC hash's polarization on this fabric 90% may lie beyond the search.
     assert scattered.qps_searched > 1 and (scattered.qps_for_90pct is None or scattered.qps_for_90pct > 1)
     assert more.ideal.time_s / more.switch.time(0.5) > 2 * scattered.ideal.time_s / p50
+
+
+@pytest.mark.parametrize("mode", ["ecmp", "adaptive"])
+def test_only_the_mode_gives_the_contracts_p50_numbers_of_a_whole_analysis(mode: str) -> None:
+    """What ``designer explore`` reads (each workload's p50 time and efficiency under the intent's mode) is the same
+    whether the analysis is whole or only the mode's healthy runs."""
+    design = jobs(
+        "{name: scattered, gpus: 512, bytes: 350GB, placement: scattered}",
+        "{name: dp, bytes: 700GB}",
+        leaf="{model: nvidia-sn5600, speed: 400G}",
+        extra_lines=f"targets: [nvue]\nload_balancing: {{mode: {mode}}}",  # NVUE runs adaptive routing on it
+    )
+    whole = analyze(design.intent, design.fabric, design.allocation)
+    lean = analyze(design.intent, design.fabric, design.allocation, only_the_mode=True)
+    assert [result.chosen for result in lean] == [result.chosen for result in whole]
+    assert all(result.chosen is not None for result in lean)
+    for lean_one, whole_one in zip(lean, whole, strict=True):
+        lean_numbers, whole_numbers = contract(lean_one), contract(whole_one)
+        assert lean_numbers["ideal"] == whole_numbers["ideal"]
+        for key in ("time_s_p50", "efficiency_p50", "time_s_p99", "worst_link_flows_p50"):
+            assert lean_numbers["ecmp"][key] == whole_numbers["ecmp"][key]
+    assert all(result.uniform is None and not result.failures and not result.spread_failures for result in lean)
 
 
 def test_a_spine_down_takes_its_links_out_of_every_group() -> None:

@@ -148,19 +148,23 @@ class Connections:
 
 
 def job_connections(order: Sequence[int], edges: Sequence[tuple[int, int]], nics: int) -> Connections:
-    """The connections of ``edges`` (pairs of positions in ``order``) on every rail."""
-    src, dst, src_rank, dst_rank = [], [], [], []
+    """The connections of ``edges`` (pairs of positions in ``order``) on every rail. A NIC serves one rail, so each
+    rail's connections are the first rail's, server for server, and so are the counts of connections each NIC had
+    opened before."""
+    sources, targets = [order[a] for a, _ in edges], [order[b] for _, b in edges]
+    src_rank, dst_rank = [], []
     opened: Counter[int] = Counter()
-    for rail in range(nics):
-        for a, b in edges:
-            s, d = order[a] * nics + rail, order[b] * nics + rail
-            src.append(s)
-            dst.append(d)
-            src_rank.append(opened[s])
-            dst_rank.append(opened[d])
-            opened[s] += 1
-            opened[d] += 1
-    return Connections(tuple(src), tuple(dst), tuple(src_rank), tuple(dst_rank))
+    for s, d in zip(sources, targets, strict=True):
+        src_rank.append(opened[s])
+        dst_rank.append(opened[d])
+        opened[s] += 1
+        opened[d] += 1
+    return Connections(
+        tuple(server * nics + rail for rail in range(nics) for server in sources),
+        tuple(server * nics + rail for rail in range(nics) for server in targets),
+        tuple(src_rank) * nics,
+        tuple(dst_rank) * nics,
+    )
 
 
 @dataclass(frozen=True)

@@ -187,14 +187,20 @@ def percentile(values: Sequence[float], share: float) -> float:
     return ordered[max(0, math.ceil(share * len(ordered)) - 1)]
 
 
-def analyze(intent: Intent, fabric: Fabric, allocation: Allocation, seeds: int = SEEDS) -> tuple[WorkloadResult, ...]:
-    """Every workload of ``intent`` on the wired fabric, over ``seeds`` runs or as many as the budget allows."""
+def analyze(
+    intent: Intent, fabric: Fabric, allocation: Allocation, seeds: int = SEEDS, only_the_mode: bool = False
+) -> tuple[WorkloadResult, ...]:
+    """Every workload of ``intent`` on the wired fabric, over ``seeds`` runs or as many as the budget allows. With
+    ``only_the_mode``, only what the contract's p50 numbers read (``designer explore``): the ideal and the intent's
+    mode on the healthy fabric (the switch hash under ``ecmp``, else the one spreading run), the same numbers as a
+    whole analysis gives; no uniform hash, no failures, no QP search and no busiest switch."""
     if not intent.workloads:
         return ()
     top = topology(fabric)
-    routed = sum(_routed(intent, top, workload) for workload in intent.workloads)
+    placed = [_placed(intent, top, workload) for workload in intent.workloads]
+    routed = sum(job.cross_leaf * job.workload.channels * job.workload.qps_per_connection for job in placed)
     runs, search = workload_runs(seeds, routed), SEARCH_BUDGET // len(intent.workloads)
-    return tuple(_analyze(intent, top, allocation, workload, runs, search) for workload in intent.workloads)
+    return tuple(_analyze(intent, top, allocation, job, runs, search, only_the_mode) for job in placed)
 
 
 def workload_runs(seeds: int, routed: int) -> int:
@@ -215,10 +221,23 @@ def not_analyzed(results: Sequence[WorkloadResult]) -> str:
     )
 
 
-def _routed(intent: Intent, top: Topology, workload: Workload) -> int:
-    """Flows of ``workload`` that leave their leaf, with the algorithm its ideal time picks."""
-    _, connections = job(top, workload, _ideal(intent, top, workload).algorithm)
-    return _crossings(top, connections)[0] * workload.channels * workload.qps_per_connection
+@dataclass(frozen=True)
+class _Placed:
+    """One workload placed on the fabric: its ideal (and the algorithm it picks), its NVLink domains in rank order,
+    its connections, and how many of them leave their leaf and their pod."""
+
+    workload: Workload
+    best: Ideal
+    order: list[int]
+    connections: Connections
+    cross_leaf: int
+    cross_pod: int
+
+
+def _placed(intent: Intent, top: Topology, workload: Workload) -> _Placed:
+    best = _ideal(intent, top, workload)
+    order, connections = job(top, workload, best.algorithm)
+    return _Placed(workload, best, order, connections, *_crossings(top, connections))
 
 
 def _ideal(intent: Intent, top: Topology, workload: Workload) -> Ideal:
@@ -240,14 +259,18 @@ def domain_nics(top: Topology) -> int:
 
 
 def _analyze(
-    intent: Intent, top: Topology, allocation: Allocation, workload: Workload, seeds: int, search: int
+    intent: Intent,
+    top: Topology,
+    allocation: Allocation,
+    placed: _Placed,
+    seeds: int,
+    search: int,
+    only_the_mode: bool = False,
 ) -> WorkloadResult:
-    fabric = top.fabric
-    best = _ideal(intent, top, workload)
-    order, connections = job(top, workload, best.algorithm)
+    fabric, workload, best, order = top.fabric, placed.workload, placed.best, placed.order
+    connections, cross_leaf, cross_pod = placed.connections, placed.cross_leaf, placed.cross_pod
     per_connection = workload.channels * workload.qps_per_connection
     nic_connections = _nic_connections(connections)
-    cross_leaf, cross_pod = _crossings(top, connections)
     flow_bytes = (
         per_connection_bytes(
             workload.collective,
@@ -266,18 +289,19 @@ def _analyze(
         "spine_super_spine": round(2 * cross_pod * per_connection * flow_bytes),
     }
     routed, baseline = cross_leaf * per_connection, nic_connections * per_connection
-    down = _failures(top, order[0] * top.fabric.plan.servers_per_system if order else 0)
+    down = [] if only_the_mode else _failures(top, order[0] * top.fabric.plan.servers_per_system if order else 0)
     healthy = Router(top)
     failed = [Router(top, frozenset({device})) for _, device in down]
-    spread = _even(best, healthy, connections, per_connection, baseline) if flows else None
     mode = intent.load_balancing.mode
+    spreading = flows and (mode != "ecmp" or not only_the_mode)
+    spread = _even(best, healthy, connections, per_connection, baseline) if spreading else None
     # the spread's failures count only where the fabric spreads: under ecmp the hashed ones are the mode's
     spread_failures = tuple(
         FailureResult(kind, fabric.devices[device].name, _even(best, router, connections, per_connection, baseline))
         for (kind, device), router in zip(down, failed, strict=True)
         if flows and mode != "ecmp"
     )
-    if not seeds:
+    if not seeds or (only_the_mode and mode != "ecmp"):
         return WorkloadResult(
             workload,
             best,
@@ -298,16 +322,22 @@ def _analyze(
             spread_failures,
         )
     flowset = flow_set(top, allocation, connections, per_connection)
-    runs = _runs(healthy, failed, flowset, baseline, seeds)
-    uniform, switch, *under_failures = (_spread(best, worst, baseline, lost) for worst, lost in runs)
+    runs = _runs(healthy, failed, flowset, baseline, seeds, uniform=not only_the_mode)
+    spreads = [_spread(best, worst, baseline, lost) for worst, lost in runs]
+    uniform = None if only_the_mode else spreads.pop(0)
+    switch, *under_failures = spreads
     failures = tuple(
         FailureResult(kind, fabric.devices[device].name, spread)
         for (kind, device), spread in zip(down, under_failures, strict=True)
     )
-    qps, searched = _qps_search(
-        healthy, allocation, connections, workload, best, cross_leaf, nic_connections, seeds, switch, search
-    )
-    name, histogram = _worst_switch(top, healthy, flowset, list(switch.worst_link_flows), seeds)
+    qps: int | None = None
+    searched, name = 0, ""
+    histogram: tuple[tuple[int, int], ...] = ()
+    if not only_the_mode:
+        qps, searched = _qps_search(
+            healthy, allocation, connections, workload, best, cross_leaf, nic_connections, seeds, switch, search
+        )
+        name, histogram = _worst_switch(top, healthy, flowset, list(switch.worst_link_flows), seeds)
     return WorkloadResult(
         workload,
         best,
@@ -348,17 +378,19 @@ Runs = tuple[list[int], list[bool]]
 """The busiest link's flows in every run, and whether some flow found no way."""
 
 
-def _runs(healthy: Router, failed: list[Router], flowset: FlowSet, baseline: int, seeds: int) -> list[Runs]:
-    """Every run of the uniform hash, then of the switch hash on the healthy fabric and with each switch down
-    (resilient hashing: :func:`designer.analysis.flows.resilient`)."""
-    runs: list[Runs] = [([], []) for _ in range(2 + len(failed))]
+def _runs(
+    healthy: Router, failed: list[Router], flowset: FlowSet, baseline: int, seeds: int, uniform: bool = True
+) -> list[Runs]:
+    """Every run of the uniform hash (unless not ``uniform``), then of the switch hash on the healthy fabric and
+    with each switch down (resilient hashing: :func:`designer.analysis.flows.resilient`)."""
+    runs: list[Runs] = [([], []) for _ in range(1 + uniform + len(failed))]
     sources, targets = flowset.src_leaf, flowset.dst_leaf
     watch = frozenset().union(*(router.dead for router in failed))
     for seed in range(seeds):
         pick = SwitchHash(flowset.keys(seed), seed)
         routing = healthy.route(sources, targets, pick, watch=watch)
         routings = [
-            healthy.route(sources, targets, UniformHash(seed)),
+            *([healthy.route(sources, targets, UniformHash(seed))] if uniform else []),
             routing,
             *(resilient(healthy, routing, router, sources, targets, pick) for router in failed),
         ]

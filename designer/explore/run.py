@@ -2,7 +2,9 @@
 
 A candidate is the intent with one value set at each varied dotted path (``fabric.leaf.model``). Each candidate
 runs the stages ``designer plan`` runs (load, size, wire, allocate, physical plan, models, workloads, checks; never
-rendering) in this process or a forked worker, so the imports, the catalog and the parsed intent are shared. A
+rendering) in one of two forked workers, one stage after another, so the imports, the catalog and the parsed intent
+are shared and the two cores each build a candidate; the workloads get only the numbers reported. Candidates that
+differ only in ``facility.media`` are built by one worker, from one fabric, set of device models and workloads. A
 candidate is kept when it loads and passes every error-level check (the facility's rack power and cooling among
 them); the others are counted by reason. The kept ones are compared on what they cost and what they give, and
 the Pareto front is marked.
@@ -30,10 +32,10 @@ from designer.design import Design
 from designer.errors import InputError, Problem, dotted
 from designer.intent import Intent
 from designer.intent.resolve import field_at, submodel
-from designer.intent.schema import MAX_PLANES, SPEEDS, IntentDoc
+from designer.intent.schema import MAX_PLANES, MEDIA, SPEEDS, IntentDoc
 from designer.intent.yaml_source import decode, load_yaml, read_bytes
 from designer.outputs.workloads import contract
-from designer.pipeline import design, validated_intent
+from designer.pipeline import design, design_like, validated_intent
 from designer.workers import each_in_workers
 
 MAX_CANDIDATES = 256
@@ -110,10 +112,12 @@ def dimensions(vary: Sequence[str], hardware: Catalog) -> tuple[Dimension, ...]:
 def open_dimensions(data: dict[str, Any], intent: Intent) -> tuple[Dimension, ...]:
     """What the intent leaves open, among a documented set: the leaf model (every catalog switch) when the leaf
     names no model and no ports, the plane count (each that divides the server's NIC ports) when ``fabric.planes``
-    is not given, the tiers (2 and 3) when ``auto``, and the leaf uplink speed (the NIC speed and twice it) when
-    not given. The spine follows the leaf unless the intent or a ``--vary`` says otherwise."""
+    is not given, the tiers (2 and 3) when ``auto``, the leaf uplink speed (the NIC speed and twice it) when not
+    given, and the media (copper, optics) when neither the intent nor a site catalog sets ``facility.media``. The
+    spine follows the leaf unless the intent or a ``--vary`` says otherwise."""
     fabric = data.get("fabric") or {}
     leaf = fabric.get("leaf") or {}
+    site_facility = intent.catalogs.overlay.get("facility") or {}
     nics, speed = intent.server.nics, intent.server.nic_speed
     found = []
     if "model" not in leaf and "ports" not in leaf:
@@ -124,6 +128,8 @@ def open_dimensions(data: dict[str, Any], intent: Intent) -> tuple[Dimension, ..
         found.append(Dimension(("fabric", "tiers"), (2, 3)))
     if "uplink_speed" not in leaf:
         found.append(Dimension(("fabric", "leaf", "uplink_speed"), tuple(s for s in (speed, 2 * speed) if s in SPEEDS)))
+    if "media" not in (data.get("facility") or {}) and "media" not in site_facility:
+        found.append(Dimension(("facility", "media"), MEDIA))
     return tuple(found)
 
 
@@ -160,17 +166,30 @@ def explore(path: Path, vary: Sequence[str]) -> Exploration:
     ]
     shared_catalogs = None if any(dimension.path[0] == "catalog" for dimension in varied) else intent.catalogs
 
-    def evaluate(job: int) -> dict[str, Any]:
-        try:
-            built = design(validated_intent(path, texts[job].encode(), shared_catalogs), hosts=False)
-        except InputError as error:
-            return {"failed": [_reason(problem) for problem in error.problems]}
-        errors = sorted({finding.check for finding in built.findings if finding.severity == "error"})
-        if errors:
-            return {"failed": [_check_reason(check) for check in errors]}
-        return measures(built)
+    def evaluate(batch: int) -> dict[int, dict[str, Any]]:
+        """The measures, or the failure reasons, of each candidate of one batch: the first is designed whole, the
+        others (its other media) take what the media leave alone from the first one built."""
+        outcomes: dict[int, dict[str, Any]] = {}
+        like: Design | None = None
+        for job in batches[batch]:
+            try:
+                candidate = validated_intent(path, texts[job].encode(), shared_catalogs)
+                if like is None:
+                    built = design(candidate, hosts=False, processes=1, workload_detail=False)
+                else:
+                    built = design_like(candidate, like, processes=1)
+            except InputError as error:
+                outcomes[job] = {"failed": [_reason(problem) for problem in error.problems]}
+                continue
+            like = like or built
+            errors = sorted({finding.check for finding in built.findings if finding.severity == "error"})
+            outcomes[job] = {"failed": [_check_reason(check) for check in errors]} if errors else measures(built)
+        return outcomes
 
-    results = each_in_workers(min(WORKERS, os.cpu_count() or 1), len(texts), evaluate)
+    batches = _batches(varied, picks)
+    results: dict[int, dict[str, Any]] = {}
+    for found in each_in_workers(min(WORKERS, os.cpu_count() or 1), len(batches), evaluate).values():
+        results.update(found)
     kept: list[dict[str, Any]] = []
     failures: Counter[str] = Counter()
     for job, name in enumerate(names):
@@ -191,6 +210,17 @@ def explore(path: Path, vary: Sequence[str]) -> Exploration:
         {row["name"]: texts[names.index(row["name"])] for row in candidates},
         tuple(sorted(failures.items(), key=lambda item: (-item[1], item[0]))),
     )
+
+
+def _batches(varied: Sequence[Dimension], picks: Sequence[tuple[int, ...]]) -> list[list[int]]:
+    """The candidates (by place in ``picks``) in batches a worker takes at once: those that differ only in
+    ``facility.media`` share a batch, so that the fabric, device models and workloads of one serve all of them
+    (:func:`designer.pipeline.design_like`); each batch in the order of its first candidate."""
+    media = [axis for axis, dimension in enumerate(varied) if dimension.path == ("facility", "media")]
+    batches: dict[tuple[int, ...], list[int]] = {}
+    for job, pick in enumerate(picks):
+        batches.setdefault(tuple(place for axis, place in enumerate(pick) if axis not in media), []).append(job)
+    return list(batches.values())
 
 
 def candidate_names(base: str, varied: Sequence[Dimension], picks: Sequence[tuple[int, ...]]) -> list[str]:

@@ -1,8 +1,8 @@
 """The ``facility:`` section resolved: every field set from the intent or the catalog defaults.
 
 Cross-field rules: air cooling is refused for racks budgeted above the air limit, the media reaches
-must grow in catalog order (each medium takes over where the shorter one stops), and every server
-and switch must fit in a rack.
+must grow in catalog order (each medium takes over where the shorter one stops), ``media: optics`` needs an
+optical medium in the catalog, and every server and switch must fit in a rack.
 """
 
 from __future__ import annotations
@@ -25,13 +25,15 @@ FIELDS = (
     "row_pitch_m",
     "pue",
     "slack_m",
+    "media",
 )
 
 
 @dataclass(frozen=True)
 class Facility:
     """The data hall every rack stands in; ``reach_m`` is (medium, metres at the NIC speed), shortest first, and
-    ``reach_by_speed`` the same at each speed the fabric's links run."""
+    ``reach_by_speed`` the same at each speed the fabric's links run: every medium of the catalog, or only the
+    optical ones when ``media`` is ``optics``."""
 
     rack_power_kw: float
     rack_units: int
@@ -42,6 +44,8 @@ class Facility:
     row_pitch_m: float
     pue: float
     slack_m: float
+    media: str
+    """``copper``: a link takes copper where its reach covers the run, optics beyond; ``optics``: optics always."""
     reach_m: tuple[tuple[str, float], ...]
     reach_by_speed: tuple[tuple[int, tuple[tuple[str, float], ...]], ...]
 
@@ -74,13 +78,13 @@ def resolve_facility(
 ) -> Facility:
     """Fill ``doc`` from the equipment's ``needs``, then the catalog ``hardware``; ``link_speeds`` are the
     fabric's, the NIC speed first."""
+    values = _values(doc, hardware, needs)
+    usable = [name for name, medium in hardware.media.items() if medium.optical or values["media"] == "copper"]
     reach = {
-        speed: tuple((name, _reach_at(doc, name, speed, hardware)) for name in hardware.media)
+        speed: tuple((name, _reach_at(doc, name, speed, hardware)) for name in usable)
         for speed in sorted(set(link_speeds))
     }
-    return Facility(
-        **_values(doc, hardware, needs), reach_m=reach[link_speeds[0]], reach_by_speed=tuple(sorted(reach.items()))
-    )
+    return Facility(**values, reach_m=reach[link_speeds[0]], reach_by_speed=tuple(sorted(reach.items())))
 
 
 def facility_problems(
@@ -139,6 +143,14 @@ def facility_problems(
                     ),
                 )
             )
+    if facility["media"] == "optics" and not any(medium.optical for medium in hardware.media.values()):
+        problems.append(
+            Problem(
+                ("facility", "media"),
+                f"optics needs an optical medium and the catalog's media ({', '.join(hardware.media)}) are all "
+                "copper; use media: copper, or add an optical medium to a site catalog",
+            )
+        )
     for model, units in sorted(equipment.items()):
         if units > facility["rack_units"]:
             problems.append(

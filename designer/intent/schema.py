@@ -36,6 +36,9 @@ MAX_BREAKOUT = 8
 MAX_RADIX = 8192
 """Logical (broken-out) ports of one switch; the largest catalog switch has 576 ports."""
 SPEEDS = (10, 25, 40, 50, 100, 200, 400, 800, 1600)
+MEDIA = ("copper", "optics")
+"""``facility.media``: copper where its reach covers a run and optics beyond (the shipped default), or optics on every
+link."""
 NAME_PATTERN = r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,62}$"
 PRIVATE_ASN_RANGES = ((64512, 65534), (4_200_000_000, 4_294_967_294))
 
@@ -725,6 +728,13 @@ class FacilityDoc(Section):
         None, ge=0, le=100, description=(f"Length added to every cable run, in metres. {_CATALOG}")
     )
     reach_m: ReachDoc = Field(ReachDoc(), description="Longest cable run per medium at the link speed.")
+    media: Literal[MEDIA] | None = Field(  # type: ignore[valid-type]
+        None,
+        description=(
+            "Which media the links take: copper, passive or active copper where its reach covers the run and "
+            f"optics beyond it; optics, optical modules on every link however short. {_CATALOG}"
+        ),
+    )
 
 
 class ChecksDoc(Section):

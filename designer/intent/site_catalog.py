@@ -32,7 +32,7 @@ from designer.catalog import (
     shipped_data,
 )
 from designer.errors import InputError, Problem, Source
-from designer.intent.schema import MAX_SWITCH_PORTS, NicName, RdmaName, Section, Speed
+from designer.intent.schema import MAX_SWITCH_PORTS, MEDIA, NicName, RdmaName, Section, Speed
 from designer.intent.yaml_source import decode, load_yaml, read_bytes, short
 from designer.targets import NAMES, TARGETS, TECHNOLOGIES, per_switch
 
@@ -276,6 +276,9 @@ class FacilityDefaultsDoc(Section):
     row_pitch_m: float | None = Field(None, gt=0, le=100, description="Centre to centre of two rows, in metres.")
     pue: float | None = Field(None, ge=1, le=5, description="Power usage effectiveness of the hall.")
     slack_m: float | None = Field(None, ge=0, le=100, description="Length added to every cable run, in metres.")
+    media: Literal[MEDIA] | None = Field(  # type: ignore[valid-type]
+        None, description="copper where its reach covers a run and optics beyond it, or optics on every link."
+    )
 
 
 ModelName = Annotated[str, Field(pattern=r"^[a-z0-9][a-z0-9._-]{0,62}$")]

@@ -6,8 +6,8 @@
 * Medium: links that share a physical port (the lanes of a broken-out port, and through them every
   link joined to those lanes) must use one medium, so each such group takes the first medium, in
   catalog order, whose reach at the link speed covers the group's longest run (a physical port runs one
-  speed, so a group does too). A group longer than every reach gets no medium; the cable-reach check
-  fails it.
+  speed, so a group does too), among the optical media only under ``facility.media: optics``. A group
+  longer than every reach gets no medium; the cable-reach check fails it.
 * Optics: one module in every physical port of an optical link, sized to the port (a twin-port
   800G module carries two 400G links); one fiber per link.
 * Copper: one cable per cable assembly, keyed by the end with the larger breakout: a straight cable,
