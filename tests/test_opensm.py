@@ -19,7 +19,7 @@ from pathlib import Path
 
 import pytest
 
-from designer.built import folder_intent
+from designer.built import folder_intent, read_design
 from designer.cli import main
 from designer.fabric import Device, wire
 from designer.ibnetdiscover import named, parse
@@ -90,6 +90,40 @@ def test_an_infiniband_design_has_no_addressing_and_its_servers_only_nccl(superp
     summary = (superpod / "summary.md").read_text()
     assert "## Address pools" not in summary and "## ASNs" not in summary
     assert "| `configs/opensm/partitions.conf` | partitions.conf | partitions.conf |" in summary
+
+
+NOT_ON_INFINIBAND = frozenset(
+    {"loopback", "loopbacks", "asn", "asns", "announces", "bgp", "load_balancing", "qos", "headroom"}
+    | {"underlay", "p2p_subnets", "pools", "subnet"}
+)
+"""What design.json says of an addressed, BGP-routed, lossless Ethernet fabric only."""
+
+
+def keys_of(value: object) -> set[str]:
+    """Every key of every object inside ``value``."""
+    if isinstance(value, dict):
+        return set(value).union(*map(keys_of, value.values()))
+    if isinstance(value, list):
+        return set().union(*map(keys_of, value))
+    return set()
+
+
+def test_an_infiniband_design_json_has_no_addresses_asns_or_bgp(
+    superpod: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The allocation stage allocates nothing for an InfiniBand fabric and the switches have no device model, so
+    design.json has no loopback, ASN, announcement, BGP, QoS or pool, and a cable's ends are only (device, port):
+    the subnet manager gives every port a LID. The folder still reads back: ``designer diff`` of it and a copy finds
+    nothing changed."""
+    design = read_design(superpod / "design.json")
+    assert not keys_of(design) & NOT_ON_INFINIBAND
+    assert {len(row["a"]) for row in design["links"]} == {len(row["z"]) for row in design["links"]} == {2}
+    switch = next(row for row in design["devices"] if row["role"] == "leaf")
+    assert set(switch) == {"name", "role", "model", "plane", "pod", "su", "rail", "index", "rack", "unit"}
+    shutil.copytree(superpod, tmp_path / "copy")
+    monkeypatch.chdir(superpod.parent)
+    code, out, _ = run_cli("diff", superpod.name, str(tmp_path / "copy"), "--fail-on", "existing-change")
+    assert code == 0 and "### Existing items changed: 0" in out and "ASNs" not in out
 
 
 def test_the_published_superpod_counts_hold(superpod: Path) -> None:

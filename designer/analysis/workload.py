@@ -187,8 +187,11 @@ def percentile(values: Sequence[float], share: float) -> float:
     return ordered[max(0, math.ceil(share * len(ordered)) - 1)]
 
 
-def analyze(intent: Intent, fabric: Fabric, allocation: Allocation, seeds: int = SEEDS) -> tuple[WorkloadResult, ...]:
-    """Every workload of ``intent`` on the wired fabric, over ``seeds`` runs or as many as the budget allows."""
+def analyze(
+    intent: Intent, fabric: Fabric, allocation: Allocation | None, seeds: int = SEEDS
+) -> tuple[WorkloadResult, ...]:
+    """Every workload of ``intent`` on the wired fabric, over ``seeds`` runs or as many as the budget allows (the
+    flows' addresses from ``allocation``: :func:`~designer.analysis.flows.flow_set`)."""
     if not intent.workloads:
         return ()
     top = topology(fabric)
@@ -240,7 +243,7 @@ def domain_nics(top: Topology) -> int:
 
 
 def _analyze(
-    intent: Intent, top: Topology, allocation: Allocation, workload: Workload, seeds: int, search: int
+    intent: Intent, top: Topology, allocation: Allocation | None, workload: Workload, seeds: int, search: int
 ) -> WorkloadResult:
     fabric = top.fabric
     best = _ideal(intent, top, workload)
@@ -448,7 +451,7 @@ def _spread(best: Ideal, worst: list[int], baseline: int, lost: list[bool]) -> S
 
 def _qps_search(
     router: Router,
-    allocation: Allocation,
+    allocation: Allocation | None,
     connections: Connections,
     workload: Workload,
     best: Ideal,

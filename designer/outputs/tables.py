@@ -87,8 +87,10 @@ def cable_id(upper_device: str, upper_port: str) -> str:
 
 def addressing_rows(design: Design) -> tuple[list[str], Iterable[list[Any]]]:
     """One row per addressed interface: loopbacks first, then both ends of every link, with the ports named as in
-    ``cabling.csv``; with an unnumbered underlay a switch-to-switch end's address is :data:`UNNUMBERED`."""
+    ``cabling.csv``; with an unnumbered underlay a switch-to-switch end's address is :data:`UNNUMBERED`. Only a
+    design with addresses has the table (not InfiniBand)."""
     fabric, allocation = design.fabric, design.allocation
+    assert allocation is not None  # the build writes addressing.csv for an allocated fabric only
     devices = fabric.devices
     suffixes, layouts = port_layouts(design)
     header = [
@@ -122,7 +124,8 @@ def addressing_rows(design: Design) -> tuple[list[str], Iterable[list[Any]]]:
 
 
 def asn_rows(design: Design) -> tuple[list[str], Iterable[list[Any]]]:
-    """One row per switch: its ASN and where it sits."""
+    """One row per switch: its ASN and where it sits (a design with ASNs only: not InfiniBand)."""
+    assert design.allocation is not None  # the build writes asn.csv for an allocated fabric only
     header = ["device", "role", "plane", "pod", "asn"]
     rows = (
         [device.name, device.role, device.plane, device.pod if device.pod >= 0 else "", asn]
