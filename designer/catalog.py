@@ -12,20 +12,40 @@ import yaml
 
 from designer.targets import TARGETS
 
+PORT_FIELDS = ("cage", "subport", "lane", "serdes", "link", "twin", "split", "number")
+"""The fields a port naming pattern may use: the front-panel port (from 1), the link in it (from 0), the port's
+first lane the link takes (from 1), the switch's first SerDes lane it takes (from 0), the link in the port again
+(from 1), for a twin-port cage (an OSFP cage of two InfiniBand ports) the port of the cage the link is in and the
+link in that port (both from 1), and the logical port's number on the switch (from 1, in the fabric's port order:
+the port number InfiniBand's tools report)."""
+
 
 @dataclass(frozen=True)
 class PortNaming:
     """How a network OS names the front-panel ports of a switch: ``whole`` for a port run as one link,
-    ``broken_out`` for each link of a port split into several, as ``str.format`` patterns of the fields
-    :data:`PORT_FIELDS`."""
+    ``broken_out`` for each link of a port split into several, and ``split`` (when given) for each link of a
+    twin-port cage split into more than two, as ``str.format`` patterns of the fields :data:`PORT_FIELDS`."""
 
     whole: str
     broken_out: str
+    split: str = ""
 
-
-PORT_FIELDS = ("cage", "subport", "lane", "serdes")
-"""The fields a port naming pattern may use: the front-panel port (from 1), the link in it (from 0), the port's
-first lane the link takes (from 1) and the switch's first SerDes lane it takes (from 0)."""
+    def name(self, cage: int, link: int, breakout: int, lanes: int, serdes: int, number: int) -> str:
+        """The name of link ``link`` (from 0) of physical port ``cage`` (from 0) broken out ``breakout`` ways, the
+        link taking ``lanes`` SerDes lanes from the switch's lane ``serdes``; ``number`` is the logical port's place
+        on the switch (from 0)."""
+        pattern = self.whole if breakout == 1 else self.split if self.split and breakout > 2 else self.broken_out
+        per_twin = max(1, breakout // 2)
+        return pattern.format(
+            cage=cage + 1,
+            subport=link,
+            lane=link * lanes + 1,
+            serdes=serdes,
+            link=link + 1,
+            twin=link // per_twin + 1,
+            split=link % per_twin + 1,
+            number=number + 1,
+        )
 
 
 @dataclass(frozen=True)
@@ -310,11 +330,14 @@ class Catalog:
     """The site's unit prices (site catalogs' ``prices``; None: no prices, and no cost is ever reported)."""
 
     def port_naming(self, target: str, model: str) -> PortNaming:
-        """How ``target`` names the ports of switch ``model``: the model's own rule for it, else the target's."""
+        """How ``target`` names the ports of switch ``model``: the model's own rule for it, else the target's (a
+        subnet manager, which has no catalog entry, its record's: the ports' numbers)."""
         known = self.switches.get(model)
-        return (
-            known.port_names.get(target, self.targets[target].port_names) if known else self.targets[target].port_names
-        )
+        if known and target in known.port_names:
+            return known.port_names[target]
+        if target in self.targets:
+            return self.targets[target].port_names
+        return PortNaming(*TARGETS[target].port_names)
 
 
 def shipped_data(name: str) -> Any:

@@ -10,7 +10,9 @@ RDMA device's place in the design's list (``hosts.rdma_devices``) gives its NIC 
 by where it sits, never by its description (an unmanaged switch such as the QM9790 has none the design can set): a
 leaf is the design's peer of most of its HCAs' cables, a spine the design's peer of most of its named leaves'
 cables, and so on up, so one miswired cable does not rename a switch. A switch's IB port ``n`` is the design's
-logical port ``n - 1``. What the design cannot name keeps its GUID (``0x<16 hex digits>``) and port number.
+logical port ``n - 1``, named as the switch's vendor names it where the catalog says (NVIDIA's Quantum-2: ports 1
+to 64 are ``1/1/1``, ``1/1/2``, ... ``1/32/2``). What the design cannot name keeps its GUID (``0x<16 hex
+digits>``) and port number.
 """
 
 from __future__ import annotations
@@ -18,7 +20,8 @@ from __future__ import annotations
 import re
 from collections import Counter
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
+from functools import cached_property
 
 from designer.errors import InputError, Problem
 
@@ -107,12 +110,38 @@ def looks_like(text: str) -> bool:
 @dataclass(frozen=True)
 class DesignNames:
     """What the design calls things: each device's role, each switch's logical port names (IB port ``n`` is
-    ``ports[n - 1]``), each cable's two ends, and the servers' RDMA devices in NIC order."""
+    ``ports[n - 1]``), each cable's two ends, and the servers' RDMA devices in NIC order; ``vendor_ports`` names
+    the same ports of the switches whose vendor names them otherwise, in the same order (a Quantum-2's ``1/1/1``
+    for the design's ``swp1s0``): a discovery's cables are named with those."""
 
     roles: Mapping[str, str]
     ports: Mapping[str, Sequence[str]]
     peers: Mapping[tuple[str, str], tuple[str, str]]
     rdma_devices: Sequence[str]
+    vendor_ports: Mapping[str, Sequence[str]] = field(default_factory=dict)
+
+    def port_name(self, switch: str, number: int) -> str:
+        """IB port ``number`` of ``switch`` as its vendor names it (the design's own name where the vendor's is not
+        known), or the number as text for a port the design does not have."""
+        names = self.vendor_ports.get(switch) or self.ports.get(switch, ())
+        return names[number - 1] if 0 < number <= len(names) else str(number)
+
+    def reported(self, end: tuple[str, str]) -> tuple[str, str]:
+        """A designed cable end ``(device, port)`` as a discovery names it: a switch port by its vendor's name."""
+        device, port = end
+        renamed = self._renamed.get(device)
+        return end if renamed is None else (device, renamed[port])
+
+    @cached_property
+    def _renamed(self) -> dict[str, dict[str, str]]:
+        """The vendor's name of each port by the design's, per switch with vendor names; one table per layout."""
+        layouts: dict[tuple[int, int], dict[str, str]] = {}
+        renamed = {}
+        for device, names in self.vendor_ports.items():
+            own = self.ports[device]
+            key = (id(own), id(names))
+            renamed[device] = layouts.get(key) or layouts.setdefault(key, dict(zip(own, names, strict=True)))
+        return renamed
 
 
 @dataclass(frozen=True)
@@ -184,8 +213,7 @@ def _end_name(
         host, index = hcas[guid]
         return host, f"nic{index}"
     if guid in switches:
-        names = design.ports.get(switches[guid], ())
-        return switches[guid], names[port - 1] if 0 < port <= len(names) else str(port)
+        return switches[guid], design.port_name(switches[guid], port)
     return f"0x{guid:016x}", str(port)
 
 

@@ -2,8 +2,9 @@
 
 LLDP files are read in each OS's port names (:mod:`designer.audit.names`); an ``ibnetdiscover`` file is named by
 :func:`designer.ibnetdiscover.named` (HCAs by node description, switches by where they sit), so its cables arrive in
-the design's own names and are compared as one more name family, ``ibnetdiscover``. With ``sm_target`` the same
-discovery also gives OpenSM's GUID-keyed files (:mod:`designer.sm_files`).
+the design's own names (an InfiniBand switch's ports in its vendor's, as cabling.csv gives them) and are
+compared with the design's cables from the folder's intent as one more name family, ``ibnetdiscover``. With
+``sm_target`` the same discovery also gives OpenSM's GUID-keyed files (:mod:`designer.sm_files`).
 """
 
 from __future__ import annotations
@@ -43,10 +44,18 @@ def fabric_reports(found: Named) -> dict[str, tuple[str, list[Cable]]]:
     return cables
 
 
+def fabric_links(design: DesignNames) -> list[Link]:
+    """Every cable of the design, its switch ends in their vendor's port names as a named discovery gives them."""
+    return [link(design.reported(end), design.reported(peer)) for end, peer in design.peers.items() if end < peer]
+
+
 def fabric_port_names(design: DesignNames) -> PortNames:
-    """Port names for a named discovery: every device's ports under their own names in the ``ibnetdiscover``
-    family, the LLDP families empty."""
-    own = {device: {port: port for port in ports} for device, ports in design.ports.items()}
+    """Port names for a named discovery: every device's ports under their own names (a switch's its vendor's) in
+    the ``ibnetdiscover`` family, the LLDP families empty."""
+    own = {
+        device: {port: port for port in design.vendor_ports.get(device, ports)}
+        for device, ports in design.ports.items()
+    }
     return PortNames({**{family: {} for family in FAMILIES}, FABRIC: own}, {})
 
 
@@ -75,4 +84,4 @@ def audit_output(folder: Path, files: Sequence[Path], sm_target: Path | None = N
     discovered = named(parse(where, text), names)
     if sm_target is not None:
         write_sm_files(discovered, names, where, folder, sm_target)
-    return design["name"], audit(designed_links(design), fabric_reports(discovered), fabric_port_names(names))
+    return design["name"], audit(fabric_links(names), fabric_reports(discovered), fabric_port_names(names))

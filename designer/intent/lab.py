@@ -89,9 +89,7 @@ def _sample_ports(hardware: Catalog, target: str, model: str, breakouts: tuple[i
     naming = hardware.port_naming(target, model)
     return sorted(
         {
-            naming.whole.format(cage=1, subport=0, lane=1, serdes=0)
-            if breakout == 1
-            else naming.broken_out.format(cage=1, subport=1, lane=1 + 8 // breakout, serdes=8 // breakout)
+            naming.name(0, 0 if breakout == 1 else 1, breakout, 8 // breakout, 0 if breakout == 1 else 8 // breakout, 1)
             for breakout in breakouts
         }
     )

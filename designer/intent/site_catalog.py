@@ -20,7 +20,7 @@ from typing import Annotated, Any, Literal
 import yaml
 from pydantic import AfterValidator, Field, ValidationError, model_validator
 
-from designer.catalog import PORT_FIELDS, Catalog, catalog, laid_over, make_catalog, overlaid, shipped_data
+from designer.catalog import PORT_FIELDS, Catalog, PortNaming, catalog, laid_over, make_catalog, overlaid, shipped_data
 from designer.errors import InputError, Problem, Source
 from designer.intent.schema import MAX_SWITCH_PORTS, NicName, RdmaName, Section, Speed
 from designer.intent.yaml_source import decode, load_yaml, read_bytes, short
@@ -47,7 +47,7 @@ def port_pattern(value: str) -> str:
             raise ValueError(
                 f"{{{written}}} is not a field of a port name; use {', '.join(f'{{{f}}}' for f in PORT_FIELDS)}"
             )
-    if not INTERFACE_NAME.fullmatch(value.format(cage=1, subport=0, lane=1, serdes=0)):
+    if not INTERFACE_NAME.fullmatch(PortNaming(value, value).name(0, 0, 1, 8, 0, 0)):
         raise ValueError("gives no interface name (a letter, then up to 62 letters, digits and / . _ : -)")
     return value
 
@@ -58,7 +58,9 @@ PortPattern = Annotated[str, Field(min_length=1, max_length=64), AfterValidator(
 class PortNamingDoc(Section):
     """How a network OS names a switch's ports: ``whole`` for a port run as one link, ``broken_out`` for each link
     of a port split into several, from the fields {cage} (the port, from 1), {subport} (the link in it, from 0),
-    {lane} (its first lane in the port, from 1) and {serdes} (its first SerDes lane on the switch, from 0)."""
+    {lane} (its first lane in the port, from 1), {serdes} (its first SerDes lane on the switch, from 0), {link} (the
+    link in the port, from 1), {twin} and {split} (on a twin-port cage, its port the link is in and the link in that
+    port, from 1) and {number} (the logical port's number on the switch, from 1)."""
 
     whole: PortPattern = Field(description="A port run as one link, e.g. Ethernet{cage}.")
     broken_out: PortPattern = Field(description="A link of a broken-out port, e.g. Ethernet{cage}/{lane}.")
@@ -67,11 +69,14 @@ class PortNamingDoc(Section):
     def distinct(self) -> PortNamingDoc:
         """Every port of a switch must get its own name."""
         fields = {name: {part[1] for part in Formatter().parse(pattern)} for name, pattern in vars(self).items()}
-        if not fields["whole"] & {"cage", "serdes"}:
-            raise ValueError("whole: names every port alike; use {cage} or {serdes}")
+        if not fields["whole"] & {"cage", "serdes", "number"}:
+            raise ValueError("whole: names every port alike; use {cage}, {serdes} or {number}")
         broken = fields["broken_out"]
-        if "serdes" not in broken and not ("cage" in broken and broken & {"subport", "lane"}):
-            raise ValueError("broken_out: names two links alike; use {serdes}, or {cage} with {subport} or {lane}")
+        if not broken & {"serdes", "number"} and not ("cage" in broken and broken & {"subport", "lane", "link"}):
+            raise ValueError(
+                "broken_out: names two links alike; use {serdes} or {number}, or {cage} with {subport}, {lane} or "
+                "{link}"
+            )
         return self
 
 

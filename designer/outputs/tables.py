@@ -10,7 +10,7 @@ from typing import Any
 
 from designer.design import Design
 from designer.fabric import SERVER_LEAF, TIERS, Device
-from designer.ports import os_port_names, port_columns
+from designer.ports import naming_targets, os_port_names, port_columns
 
 UNNUMBERED = "unnumbered (IPv6 link-local)"
 """What addressing.csv says for each end of a switch-to-switch link of an unnumbered underlay."""
@@ -23,7 +23,7 @@ def port_layouts(design: Design) -> tuple[list[str], list[list[tuple[str, ...]]]
     port names: one target's names alone, or the canonical names and then each target's."""
     canonical = design.fabric.port_names()
     by_os = os_port_names(design.intent, design.fabric)
-    columns = port_columns(design.intent.targets)
+    columns = port_columns(naming_targets(design.intent))
     return [suffix for suffix, _ in columns], [canonical if target is None else by_os[target] for _, target in columns]
 
 
