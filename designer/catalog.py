@@ -64,6 +64,9 @@ class SwitchModel:
     """The fabric it switches: ``ethernet`` or ``infiniband``."""
     link_speeds: tuple[int, ...] = ()
     """The link speeds (Gb/s) its ports run at, where it runs fewer than its ports' breakouts give (empty: any)."""
+    power_estimated: bool = False
+    """Its power figures are planning estimates: the vendor's published ones could not be cited (summary.md says
+    so for a design that uses it)."""
 
 
 @dataclass(frozen=True)

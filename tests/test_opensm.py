@@ -184,6 +184,15 @@ def test_the_audit_of_a_discovered_ndr_fabric_names_quantum_2_ports(superpod: Pa
     }
 
 
+def test_summary_says_the_quantum_2_power_is_an_estimate(superpod: Path) -> None:
+    """NVIDIA's published QM9700/QM9790 power could not be cited (designer/catalog.yaml says where it was looked
+    for): summary.md names the model whose power is the catalog's planning estimate, rather than pass it off as the
+    vendor's figure; a design of switches whose power the catalog does not flag says nothing of it."""
+    summary = (superpod / "summary.md").read_text()
+    assert "The power of nvidia-qm9790 is the catalog's planning estimate" in summary
+    assert "planning estimate" not in (ROOT / "outputs" / "reference-h100-512" / "summary.md").read_text()
+
+
 def test_the_published_superpod_counts_hold(superpod: Path) -> None:
     """NVIDIA's DGX SuperPOD scalable unit: 32 DGX, one QM9700-class leaf per rail (8), every leaf's 32 downlinks
     matched by 32 uplinks; four SUs in two tiers need 16 spines of 64 ports."""

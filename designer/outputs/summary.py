@@ -302,6 +302,7 @@ def summary_markdown(design: Design, moved: Sequence[str] = ()) -> str:
         f"{racks['network']:,} network racks in {racks['rows']:,} rows; {power['compute']:,.1f} kW compute + "
         f"{power['network']:,.1f} kW network = {power['total']:,.1f} kW IT, {power['facility']:,.1f} kW with PUE "
         f"{intent.facility.pue:g} (`power.md`, `floorplan.svg`, `bom.csv`).",
+        *_estimated_power_lines(design),
     ]
     lines += ["", *_growth_lines(design)]
     lines += ["", *moved] if moved else []
@@ -469,6 +470,26 @@ def _growth_lines(design: Design) -> list[str]:
         holds += " That is the envelope: beyond it, " + beyond
     lines += ["", holds]
     return ["## Growth", "", *lines]
+
+
+def _estimated_power_lines(design: Design) -> list[str]:
+    """A note naming the backend's switch models whose power is the catalog's estimate, not the vendor's figure."""
+    models = sorted(
+        {
+            model
+            for model in (
+                design.intent.switch(role).model for role, count in design.plan.switch_counts().items() if count
+            )
+            if (known := design.intent.catalog.switches.get(model)) is not None and known.power_estimated
+        }
+    )
+    if not models:
+        return []
+    return [
+        "",
+        f"The power of {', '.join(models)} is the catalog's planning estimate: the vendor's published typical and "
+        "maximum figures could not be cited (`designer/catalog.yaml` says where they were looked for).",
+    ]
 
 
 def _numbering_lines(design: Design, allocation: Allocation) -> list[str]:
