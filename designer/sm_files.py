@@ -94,6 +94,7 @@ def names_of(intent: Intent, fabric: Fabric | None = None) -> DesignNames:
         peers,
         intent.hosts.rdma_devices,
         {device.name: names for device, names in zip(fabric.switches(), vendor, strict=False)},
+        intent.name,
     )
 
 

@@ -10,6 +10,7 @@ compared with the design's cables from the folder's intent as one more name fami
 from __future__ import annotations
 
 from collections.abc import Sequence
+from functools import cache
 from pathlib import Path
 from typing import Any
 
@@ -52,20 +53,29 @@ def fabric_links(design: DesignNames) -> list[Link]:
 def fabric_port_names(design: DesignNames) -> PortNames:
     """Port names for a named discovery: every device's ports under their own names (a switch's its vendor's) in
     the ``ibnetdiscover`` family, the LLDP families empty."""
-    own = {
-        device: {port: port for port in design.vendor_ports.get(device, ports)}
-        for device, ports in design.ports.items()
-    }
+    layouts: dict[int, dict[str, str]] = {}  # devices of one port layout share their names' table
+    own = {}
+    for device, ports in design.ports.items():
+        names = design.vendor_ports.get(device, ports)
+        own[device] = layouts.get(id(names)) or layouts.setdefault(id(names), {port: port for port in names})
     return PortNames({**{family: {} for family in FAMILIES}, FABRIC: own}, {})
 
 
 def audit_output(folder: Path, files: Sequence[Path], sm_target: Path | None = None) -> tuple[str, Audit]:
     """The design's name and the audit of ``files`` (one LLDP file per device, or one ``ibnetdiscover`` file)
     against ``folder``; with ``sm_target``, the subnet manager's files from the ``ibnetdiscover`` file written
-    there first."""
-    design = read_design(folder / DESIGN_FILE)
-    devices = design["devices"]
-    found = reports(files, {row["name"] for row in devices})
+    there first. design.json is read for LLDP files only: a discovery's cables are compared with the design's
+    from the folder's intent (checked against the manifest)."""
+
+    @cache
+    def design() -> dict[str, Any]:
+        return read_design(folder / DESIGN_FILE)
+
+    @cache
+    def devices() -> set[str]:
+        return {row["name"] for row in design()["devices"]}
+
+    found = reports(files, devices)
     if found.fabric is None:
         if sm_target is not None:
             raise InputError(
@@ -78,10 +88,10 @@ def audit_output(folder: Path, files: Sequence[Path], sm_target: Path | None = N
                 ],
                 about="the command line",
             )
-        return design["name"], audit(designed_links(design), found.devices, port_names(folder, devices))
+        return design()["name"], audit(designed_links(design()), found.devices, port_names(folder, design()["devices"]))
     where, text = found.fabric
     names = design_names(folder)
     discovered = named(parse(where, text), names)
     if sm_target is not None:
         write_sm_files(discovered, names, where, folder, sm_target)
-    return design["name"], audit(fabric_links(names), fabric_reports(discovered), fabric_port_names(names))
+    return names.name, audit(fabric_links(names), fabric_reports(discovered), fabric_port_names(names))
