@@ -369,19 +369,7 @@ def _links(rows: list[Any], roles: dict[str, str], addressed: bool) -> list[Prob
     problems: list[Problem] = []
     rules: dict[str, Rule] = {"tier": _choice(TIERS), "a": _end, "z": _end, "subnet": _subnet}
     ports: set[tuple[bool, str]] = set()
-    for number, row in enumerate(rows):
-        path: tuple[str | int, ...] = ("links", number)
-        if not isinstance(row, dict):
-            problems.append(Problem(path, f"a link is a JSON object, not {_kind(row)}"))
-            continue
-        if not (
-            row.get("tier") in TIERS
-            and not _end(row.get("a"))
-            and not _end(row.get("z"))
-            and not _subnet(row.get("subnet"))
-        ):
-            problems += _fields(row, path, rules)
-            continue
+    for path, row in _well_formed(rows, rules, problems):
         unnumbered = row["tier"] != "server_leaf" and (row["a"][2], row["z"][2], row["subnet"]) == (None, None, None)
         addresses = []
         for side, server in (("a", False), ("z", row["tier"] == "server_leaf")):
@@ -412,18 +400,26 @@ def _unaddressed_links(rows: list[Any], roles: dict[str, str]) -> list[Problem]:
     problems: list[Problem] = []
     rules: dict[str, Rule] = {"tier": _choice(TIERS), "a": _port_end, "z": _port_end}
     ports: set[tuple[bool, str]] = set()
-    for number, row in enumerate(rows):
-        path: tuple[str | int, ...] = ("links", number)
-        if not isinstance(row, dict):
-            problems.append(Problem(path, f"a link is a JSON object, not {_kind(row)}"))
-            continue
-        if not (row.get("tier") in TIERS and not _port_end(row.get("a")) and not _port_end(row.get("z"))):
-            problems += _fields(row, path, rules)
-            continue
+    for path, row in _well_formed(rows, rules, problems):
         for side, server in (("a", False), ("z", row["tier"] == "server_leaf")):
             name, port = row[side]
             problems += _end_problems((*path, side), roles, ports, name, port, server)
     return problems
+
+
+def _well_formed(
+    rows: list[Any], rules: dict[str, Rule], problems: list[Problem]
+) -> Iterator[tuple[tuple[str | int, ...], dict[str, Any]]]:
+    """Each link row that is an object whose fields of ``rules`` are all well-formed, with its path; what is wrong
+    with every other row goes to ``problems``."""
+    for number, row in enumerate(rows):
+        path: tuple[str | int, ...] = ("links", number)
+        if not isinstance(row, dict):
+            problems.append(Problem(path, f"a link is a JSON object, not {_kind(row)}"))
+        elif any(rule(row.get(key)) for key, rule in rules.items()):
+            problems += _fields(row, path, rules)
+        else:
+            yield path, row
 
 
 def _end_problems(
