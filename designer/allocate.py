@@ -21,6 +21,9 @@ super-spines per plane in the envelope, ``U`` leaf uplinks and ``V`` spine uplin
   with ``unique`` every spine and super-spine has ``start + ordinal``. Unless pinned, spines start at
   ``leaf_asn_start + 1,000,000`` and super-spines at ``leaf_asn_start + 2,000,000``.
 * Pools left out of the intent are laid out for the envelope (:func:`default_pools`).
+
+An InfiniBand fabric gets no allocation at all: its subnet manager gives every port a LID and routes it, so it has
+no addresses, ASNs or pools (:func:`allocate` returns None, :func:`address_problems` finds nothing).
 """
 
 from __future__ import annotations
@@ -218,8 +221,11 @@ def ips(addresses: Iterable[int]) -> list[str]:
     return texts
 
 
-def allocate(intent: Intent, fabric: Fabric) -> Allocation:
-    """Allocate every /31, loopback and ASN, or raise :class:`InputError` naming the pool or range at fault."""
+def allocate(intent: Intent, fabric: Fabric) -> Allocation | None:
+    """Allocate every /31, loopback and ASN, or raise :class:`InputError` naming the pool or range at fault; None
+    for a fabric its subnet manager addresses (InfiniBand)."""
+    if not addressed(intent):
+        return None
     problems: list[Problem] = []
     plan = fabric.plan
     numbering = Numbering.of(plan, address_planes(intent))
@@ -264,6 +270,12 @@ def address_planes(intent: Intent) -> int:
     return 1 if multiplane and multiplane.mode == "hwplb" else intent.planes
 
 
+def addressed(intent: Intent) -> bool:
+    """Whether the fabric of ``intent`` is routed over IP addresses and ASNs (Ethernet), rather than by a subnet
+    manager that gives every port a LID (InfiniBand)."""
+    return intent.technology == "ethernet"
+
+
 WHAT = {
     "fabric_p2p": "switch-to-switch /31s",
     "server_p2p": "leaf-to-NIC /31s (a block of {block} addresses per leaf)",
@@ -273,7 +285,9 @@ WHAT = {
 
 def address_problems(intent: Intent, plan: Plan) -> list[Problem]:
     """The pools too small for the envelope of ``plan`` and the ASN ranges that leave the private ranges or
-    overlap, from the counts alone (before anything is wired)."""
+    overlap, from the counts alone (before anything is wired); none for a fabric without addresses."""
+    if not addressed(intent):
+        return []
     problems: list[Problem] = []
     numbering = Numbering.of(plan, address_planes(intent))
     _pools(intent, plan, numbering, dict.fromkeys(POOLS, 0), problems)

@@ -7,7 +7,8 @@ switch and server names are those :mod:`designer.fabric` makes, ports are ``swpN
 ``nics`` are names :mod:`designer.nic_names` accepts, every
 address is a dotted IPv4 address outside 0/8, 127/8 and 224/3 with each link one /31 (the upper end even) or, on a
 switch-to-switch link of an unnumbered underlay, null at both ends and in the subnet,
-ASNs are integers from 1 to 4294967294. ``designer verify`` turns names into namespace, folder and host names
+ASNs are integers from 1 to 4294967294; an InfiniBand design (its summary names ``subnet_managers``) has no
+addresses, subnets or ASNs at all. ``designer verify`` turns names into namespace, folder and host names
 and runs as root, so nothing reaches it unchecked.
 
 A bad file is an :class:`~designer.errors.InputError` (exit 2) naming the file, the line and the field.
@@ -294,13 +295,15 @@ def design_problems(data: object) -> list[Problem]:
         {"name": _design_name, "summary": _is(dict), "devices": _is(list), "links": _is(list)},
         optional={"findings": _is(list)},
     )
+    addressed = True
     if isinstance(data.get("summary"), dict):
-        problems += _summary(data["summary"])
+        addressed = "subnet_managers" not in data["summary"]  # an InfiniBand design has no addresses or ASNs
+        problems += _summary(data["summary"], addressed)
     roles: dict[str, str] = {}
     if isinstance(data.get("devices"), list):
-        problems += _devices(data["devices"], roles)
+        problems += _devices(data["devices"], roles, addressed)
     if isinstance(data.get("links"), list):
-        problems += _links(data["links"], roles)
+        problems += _links(data["links"], roles, addressed)
     if isinstance(data.get("findings"), list):
         problems += _findings(data["findings"])
     return problems
@@ -309,7 +312,7 @@ def design_problems(data: object) -> list[Problem]:
 # ---- the parts of design.json --------------------------------------------------------------------------------
 
 
-def _summary(summary: dict[str, Any]) -> list[Problem]:
+def _summary(summary: dict[str, Any], addressed: bool) -> list[Problem]:
     path = ("summary",)
     return _fields(
         summary,
@@ -317,7 +320,7 @@ def _summary(summary: dict[str, Any]) -> list[Problem]:
         {
             "tiers": _choice((2, 3)),
             "gpus": _count,
-            "asns": _count,
+            **({"asns": _count} if addressed else {}),
             "switches": _counts(("leaf", "spine", "super_spine")),
             "links": _counts(TIERS),
             "sizing": _counts(("spines_per_pod", "leaf_spine_parallel_links", "scalable_units_per_pod")),
@@ -326,8 +329,9 @@ def _summary(summary: dict[str, Any]) -> list[Problem]:
     )
 
 
-def _devices(rows: list[Any], roles: dict[str, str]) -> list[Problem]:
-    """Every device row; ``roles`` gets each valid name's role, for the links."""
+def _devices(rows: list[Any], roles: dict[str, str], addressed: bool) -> list[Problem]:
+    """Every device row (a switch with its ASN, loopback and announcements when the design is ``addressed``);
+    ``roles`` gets each valid name's role, for the links."""
     problems = []
     for number, row in enumerate(rows):
         path: tuple[str | int, ...] = ("devices", number)
@@ -342,7 +346,8 @@ def _devices(rows: list[Any], roles: dict[str, str]) -> list[Problem]:
             continue
         required: dict[str, Rule] = {"name": _device_name(role), "model": _is(str)}
         if role != "server":
-            required.update(plane=_count, asn=_asn, loopback=_address, announces=_networks)
+            required.update(plane=_count)
+            required.update(dict(asn=_asn, loopback=_address, announces=_networks) if addressed else {})
             required.update({key: _count for key in {"leaf": ("pod", "su"), "spine": ("pod",)}.get(role, ())})
         problems += _fields(
             row,
@@ -358,25 +363,16 @@ def _devices(rows: list[Any], roles: dict[str, str]) -> list[Problem]:
     return problems
 
 
-def _links(rows: list[Any], roles: dict[str, str]) -> list[Problem]:
-    """Every link row: both ends known devices with valid ports, one /31 with the upper end even. Written for
-    speed (a 131k-GPU design has 400k links): ports already seen are not matched again."""
+def _links(rows: list[Any], roles: dict[str, str], addressed: bool) -> list[Problem]:
+    """Every link row: both ends known devices with valid ports, one /31 with the upper end even (when the design
+    is ``addressed``; else each end is only [device, port] and there is no subnet). Written for speed (a 131k-GPU
+    design has 400k links): ports already seen are not matched again."""
+    if not addressed:
+        return _unaddressed_links(rows, roles)
     problems: list[Problem] = []
     rules: dict[str, Rule] = {"tier": _choice(TIERS), "a": _end, "z": _end, "subnet": _subnet}
     ports: set[tuple[bool, str]] = set()
-    for number, row in enumerate(rows):
-        path: tuple[str | int, ...] = ("links", number)
-        if not isinstance(row, dict):
-            problems.append(Problem(path, f"a link is a JSON object, not {_kind(row)}"))
-            continue
-        if not (
-            row.get("tier") in TIERS
-            and not _end(row.get("a"))
-            and not _end(row.get("z"))
-            and not _subnet(row.get("subnet"))
-        ):
-            problems += _fields(row, path, rules)
-            continue
+    for path, row in _well_formed(rows, rules, problems):
         unnumbered = row["tier"] != "server_leaf" and (row["a"][2], row["z"][2], row["subnet"]) == (None, None, None)
         addresses = []
         for side, server in (("a", False), ("z", row["tier"] == "server_leaf")):
@@ -384,16 +380,7 @@ def _links(rows: list[Any], roles: dict[str, str]) -> list[Problem]:
             addresses.append(None if unnumbered else _ipv4(address))
             if addresses[-1] is None and not unnumbered:
                 problems.append(Problem((*path, side, 2), _address(address)))
-            role = roles.get(name)
-            if role is None or (role == "server") != server:
-                wanted = "server" if server else "switch"
-                problems.append(Problem((*path, side, 0), f"{shown(name)} is not a {wanted} of this design's devices"))
-            elif (server, port) not in ports:
-                pattern, scheme = PORTS[server]
-                if pattern.fullmatch(port):
-                    ports.add((server, port))
-                else:
-                    problems.append(Problem((*path, side, 1), f"{shown(port)} is not a {scheme}"))
+            problems += _end_problems((*path, side), roles, ports, name, port, server)
         upper, lower = addresses
         if (
             upper is not None
@@ -408,6 +395,51 @@ def _links(rows: list[Any], roles: dict[str, str]) -> list[Problem]:
                 )
             )
     return problems
+
+
+def _unaddressed_links(rows: list[Any], roles: dict[str, str]) -> list[Problem]:
+    """Every link row of a design without addresses (InfiniBand): both ends ``[device, port]``, known devices with
+    valid ports."""
+    problems: list[Problem] = []
+    rules: dict[str, Rule] = {"tier": _choice(TIERS), "a": _port_end, "z": _port_end}
+    ports: set[tuple[bool, str]] = set()
+    for path, row in _well_formed(rows, rules, problems):
+        for side, server in (("a", False), ("z", row["tier"] == "server_leaf")):
+            name, port = row[side]
+            problems += _end_problems((*path, side), roles, ports, name, port, server)
+    return problems
+
+
+def _well_formed(
+    rows: list[Any], rules: dict[str, Rule], problems: list[Problem]
+) -> Iterator[tuple[tuple[str | int, ...], dict[str, Any]]]:
+    """Each link row that is an object whose fields of ``rules`` are all well-formed, with its path; what is wrong
+    with every other row goes to ``problems``."""
+    for number, row in enumerate(rows):
+        path: tuple[str | int, ...] = ("links", number)
+        if not isinstance(row, dict):
+            problems.append(Problem(path, f"a link is a JSON object, not {_kind(row)}"))
+        elif any(rule(row.get(key)) for key, rule in rules.items()):
+            problems += _fields(row, path, rules)
+        else:
+            yield path, row
+
+
+def _end_problems(
+    path: tuple[str | int, ...], roles: dict[str, str], ports: set[tuple[bool, str]], name: str, port: str, server: bool
+) -> list[Problem]:
+    """What is wrong with a link end: its device not one of the design's of its kind, or its port not a port name
+    (``ports`` gets each valid name, so it is matched once)."""
+    role = roles.get(name)
+    if role is None or (role == "server") != server:
+        wanted = "server" if server else "switch"
+        return [Problem((*path, 0), f"{shown(name)} is not a {wanted} of this design's devices")]
+    if (server, port) not in ports:
+        pattern, scheme = PORTS[server]
+        if not pattern.fullmatch(port):
+            return [Problem((*path, 1), f"{shown(port)} is not a {scheme}")]
+        ports.add((server, port))
+    return []
 
 
 def _findings(rows: list[Any]) -> list[Problem]:
@@ -551,6 +583,13 @@ def _end(value: object) -> str:
     ):
         return ""
     return f"{shown(value)} is not [device, port, address]"
+
+
+def _port_end(value: object) -> str:
+    """A link end of a design without addresses: ``[device, port]``."""
+    if isinstance(value, list) and len(value) == 2 and isinstance(value[0], str) and isinstance(value[1], str):
+        return ""
+    return f"{shown(value)} is not [device, port]"
 
 
 def _subnet(value: object) -> str:

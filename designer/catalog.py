@@ -12,39 +12,49 @@ import yaml
 
 from designer.targets import TARGETS
 
+PORT_FIELDS = ("cage", "subport", "lane", "serdes", "link", "twin", "split", "number", "card", "card_port")
+"""The fields a port naming pattern may use: the front-panel port (from 1), the link in it (from 0), the port's
+first lane the link takes (from 1), the switch's first SerDes lane it takes (from 0), the link in the port again
+(from 1), for a twin-port cage (an OSFP cage of two InfiniBand ports) the port of the cage the link is in and the
+link in that port (both from 1), the logical port's number on the switch (from 1, in the fabric's port order:
+the port number InfiniBand's tools report), and on a chassis the line card's slot and the port on that card (from
+1)."""
+
 
 @dataclass(frozen=True)
 class PortNaming:
     """How a network OS names the front-panel ports of a switch: ``whole`` for a port run as one link,
-    ``broken_out`` for each link of a port split into several, as ``str.format`` patterns of the fields
-    :data:`PORT_FIELDS`; on a chassis, ``card_ports`` ports to a line card, the first in slot ``first_card``."""
+    ``broken_out`` for each link of a port split into several, and ``split`` (when given) for each link of a
+    twin-port cage split into more than two, as ``str.format`` patterns of the fields :data:`PORT_FIELDS`; on a
+    chassis, ``card_ports`` ports to a line card, the first in slot ``first_card``."""
 
     whole: str
     broken_out: str
+    split: str = ""
     card_ports: int = 0
     """Front-panel ports of one line card (0: not a chassis; {card} is then 1 and {card_port} the port)."""
     first_card: int = 1
     """The slot number of the first line card."""
 
-    def name(self, cage: int, subport: int, lane: int, serdes: int, broken_out: bool) -> str:
-        """The name of one link: of front-panel port ``cage`` (from 1), link ``subport`` in it (from 0), its first
-        lane in the port ``lane`` (from 1) and on the switch ``serdes`` (from 0); ``broken_out`` when the port is
-        split into several links."""
-        card, card_port = divmod(cage - 1, self.card_ports) if self.card_ports else (0, cage - 1)
-        return (self.broken_out if broken_out else self.whole).format(
-            cage=cage,
-            subport=subport,
-            lane=lane,
+    def name(self, cage: int, link: int, breakout: int, lanes: int, serdes: int, number: int) -> str:
+        """The name of link ``link`` (from 0) of physical port ``cage`` (from 0) broken out ``breakout`` ways, the
+        link taking ``lanes`` SerDes lanes from the switch's lane ``serdes``; ``number`` is the logical port's place
+        on the switch (from 0)."""
+        pattern = self.whole if breakout == 1 else self.split if self.split and breakout > 2 else self.broken_out
+        per_twin = max(1, breakout // 2)
+        card, card_port = divmod(cage, self.card_ports) if self.card_ports else (0, cage)
+        return pattern.format(
+            cage=cage + 1,
+            subport=link,
+            lane=link * lanes + 1,
             serdes=serdes,
+            link=link + 1,
+            twin=link // per_twin + 1,
+            split=link % per_twin + 1,
+            number=number + 1,
             card=self.first_card + card,
             card_port=card_port + 1,
         )
-
-
-PORT_FIELDS = ("cage", "subport", "lane", "serdes", "card", "card_port")
-"""The fields a port naming pattern may use: the front-panel port (from 1), the link in it (from 0), the port's
-first lane the link takes (from 1), the switch's first SerDes lane it takes (from 0), and on a chassis the line
-card's slot and the port on that card (from 1)."""
 
 
 @dataclass(frozen=True)
@@ -69,6 +79,9 @@ class SwitchModel:
     """On a chassis, the slot number of its first line card."""
     hash_line_unknown: tuple[str, ...] = ()
     """The OSes whose hash-field line for this platform no source at hand gives: their configurations write none."""
+    power_estimated: bool = False
+    """Its power figures are planning estimates: the vendor's published ones could not be cited (summary.md says
+    so for a design that uses it)."""
 
 
 @dataclass(frozen=True)
@@ -370,12 +383,17 @@ class Catalog:
     """The site's unit prices (site catalogs' ``prices``; None: no prices, and no cost is ever reported)."""
 
     def port_naming(self, target: str, model: str) -> PortNaming:
-        """How ``target`` names the ports of switch ``model``: the model's own rule for it, else the target's."""
+        """How ``target`` names the ports of switch ``model``: the model's own rule for it, else the target's (a
+        subnet manager, which has no catalog entry, its record's: the ports' numbers)."""
         known = self.switches.get(model)
-        if known is None:
-            return self.targets[target].port_names
-        naming = known.port_names.get(target, self.targets[target].port_names)
-        return replace(naming, card_ports=known.line_card_ports, first_card=known.first_line_card)
+        naming = (
+            known.port_names[target]
+            if known and target in known.port_names
+            else self.targets[target].port_names
+            if target in self.targets
+            else PortNaming(TARGETS[target].port_names[0], TARGETS[target].port_names[1])
+        )
+        return replace(naming, card_ports=known.line_card_ports, first_card=known.first_line_card) if known else naming
 
 
 def shipped_data(name: str) -> Any:
@@ -427,7 +445,7 @@ def make_catalog(data: dict[str, Any]) -> Catalog:
             name: TargetModel(
                 name,
                 **_tuples(fields),
-                port_names=PortNaming(port_names["whole"], port_names["broken_out"]),
+                port_names=PortNaming(port_names["whole"], port_names["broken_out"], port_names.get("split", "")),
                 load_balancing=_balancing(balancing),
             )
             for name, (fields, balancing, port_names) in (

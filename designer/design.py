@@ -39,7 +39,8 @@ class Wired:
     intent: Intent
     plan: Plan
     fabric: Fabric
-    allocation: Allocation
+    allocation: Allocation | None
+    """Every address and ASN; None on an InfiniBand fabric, whose subnet manager gives every port a LID."""
     facts: Facts
     """Shared facts of the fabric (link counts, the links of each plane), computed once."""
     bisection: Bisection
@@ -53,7 +54,8 @@ class Built(Wired):
     physical: Physical
     """Racks, positions, power, cable lengths and media, and the bill of materials."""
     configs: tuple[DeviceConfig, ...]
-    """One vendor-neutral configuration model per switch, in fabric device order."""
+    """One vendor-neutral configuration model per switch, in fabric device order; none on an InfiniBand fabric,
+    whose switches take what the subnet manager sets."""
     workloads: tuple[WorkloadResult, ...] = ()
     """What the fabric does to each workload of the intent (:mod:`designer.analysis.workload`)."""
     hosts: tuple[HostConfig, ...] = ()

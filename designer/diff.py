@@ -533,16 +533,14 @@ class _Comparison:
                 )
                 continue
             new_link = at_upper[1]
-            if new_link["subnet"] != link["subnet"] and None in (new_link["subnet"], link["subnet"]):
+            subnet, new_subnet = link.get("subnet"), new_link.get("subnet")  # none on InfiniBand
+            if new_subnet != subnet and None in (new_subnet, subnet):
                 renumbered[tier].append(
-                    f"{self._end(upper)} - {self._end(lower)}: {link['subnet'] or 'unnumbered'} -> "
-                    f"{new_link['subnet'] or 'unnumbered'}"
+                    f"{self._end(upper)} - {self._end(lower)}: {subnet or 'unnumbered'} -> {new_subnet or 'unnumbered'}"
                 )
-            elif new_link["subnet"] != link["subnet"]:
-                shift = _number(new_link["subnet"]) - _number(link["subnet"])
-                readdressed[tier, shift].append(
-                    f"{self._end(upper)} - {self._end(lower)}: {link['subnet']} -> {new_link['subnet']}"
-                )
+            elif new_subnet != subnet:
+                shift = _number(new_subnet) - _number(subnet)
+                readdressed[tier, shift].append(f"{self._end(upper)} - {self._end(lower)}: {subnet} -> {new_subnet}")
             if "length_m" in link and new_link.get("length_m") != link["length_m"]:
                 length[tier].append(
                     f"{self._end(upper)} - {self._end(lower)}: {link['length_m']} m -> {new_link.get('length_m')} m"
@@ -972,7 +970,7 @@ def _counts(before: dict[str, Any], after: dict[str, Any]) -> list[str]:
         (f"{tier.replace('_', '-')} links", before["links"][tier], after["links"][tier]) for tier in after["links"]
     ]
     rows += [
-        ("ASNs", before["asns"], after["asns"]),
+        ("ASNs", before.get("asns"), after.get("asns")),
         ("bisection Tb/s", before.get("bisection_tbps"), after.get("bisection_tbps")),
     ]
     lines = ["| | before | after | change |", "|---|---:|---:|---:|"]

@@ -106,9 +106,9 @@ class HostNic(NamedTuple):
     """The planes the interface sends to: one, or every plane of its port with hwplb."""
     rail: int
     address: str
-    """The NIC's end of the /31 (the odd address)."""
+    """The NIC's end of the /31 (the odd address); empty on InfiniBand."""
     gateway: str
-    """The leaf's end of the /31 (every plane's leaf's, with hwplb)."""
+    """The leaf's end of the /31 (every plane's leaf's, with hwplb); empty on InfiniBand."""
     leaves: tuple[tuple[str, str], ...]
     """(leaf, leaf port) of each plane link of the interface."""
     table: int
@@ -217,9 +217,10 @@ class HostNicModel(NamedTuple):
 
 
 def host_configs(
-    intent: Intent, fabric: Fabric, allocation: Allocation, workloads: Sequence[WorkloadResult] = ()
+    intent: Intent, fabric: Fabric, allocation: Allocation | None, workloads: Sequence[WorkloadResult] = ()
 ) -> tuple[HostConfig, ...]:
-    """One host configuration per server, in fabric device order."""
+    """One host configuration per server, in fabric device order; without an ``allocation`` (an InfiniBand
+    fabric) the NICs have no address, gateway or backend route."""
     devices, first = fabric.devices, fabric.switch_count
     spec, rails = intent.hosts, intent.rails
     multiplane = intent.server.multiplane
@@ -251,11 +252,13 @@ def host_configs(
     qps, reason = qps_per_connection(workloads)
     swplb = multiplane is not None and multiplane.mode == "swplb"
     nccl = Nccl(spec.rdma_devices, GID_INDEX, qos.roce_dscp << 2, qps, reason, 0, swplb)
-    backend = (allocation.server_p2p.cidr,)
+    backend = (allocation.server_p2p.cidr,) if allocation is not None else ()
     keyfiles = spec.format == "nmconnection"
     prefixes = tuple(f"net/ipv4/conf/{name}/" if "." in name else f"net.ipv4.conf.{name}." for name in spec.nics)
     names = named_ports(intent, fabric)  # one tuple per port layout: naming a port costs an index
-    leaf_ips, nic_ips = allocation.upper_ips, allocation.lower_ips  # a server link's leaf is its upper end
+    unaddressed = [""] * fabric.server_link_count
+    # a server link's leaf is its upper end
+    leaf_ips, nic_ips = (allocation.upper_ips, allocation.lower_ips) if allocation is not None else (unaddressed,) * 2
     hosts = []
     for offset, numbers in enumerate(links):
         server = devices[first + offset]

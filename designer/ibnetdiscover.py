@@ -10,15 +10,18 @@ RDMA device's place in the design's list (``hosts.rdma_devices``) gives its NIC 
 by where it sits, never by its description (an unmanaged switch such as the QM9790 has none the design can set): a
 leaf is the design's peer of most of its HCAs' cables, a spine the design's peer of most of its named leaves'
 cables, and so on up, so one miswired cable does not rename a switch. A switch's IB port ``n`` is the design's
-logical port ``n - 1``. What the design cannot name keeps its GUID (``0x<16 hex digits>``) and port number.
+logical port ``n - 1``, named as the switch's vendor names it where the catalog says (NVIDIA's Quantum-2: ports 1
+to 64 are ``1/1/1``, ``1/1/2``, ... ``1/32/2``). What the design cannot name keeps its GUID (``0x<16 hex
+digits>``) and port number.
 """
 
 from __future__ import annotations
 
 import re
-from collections import Counter
-from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from collections import Counter, defaultdict
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
+from functools import cached_property
 
 from designer.errors import InputError, Problem
 
@@ -61,22 +64,24 @@ def parse(where: str, text: str) -> Discovery:
     peers: dict[End, tuple[End, int]] = {}
     problems: list[Problem] = []
     current: Node | None = None
+    port_line = _PORT.match
     for number, raw in enumerate(text.splitlines(), 1):
-        line = raw.strip()
+        line = raw if raw[:1] == "[" else raw.strip()  # a port line opens the line: most lines are
         if not line:
             continue
-        if line[0] == "[" and (port := _PORT.match(line)):
+        if line[0] == "[" and (port := port_line(line)):
             local, _letter, peer_guid, peer_port = port.groups()
             if current is None:
                 problems.append(_problem(where, number, "a port line before any Switch or Ca record"))
                 continue
             end, peer = (current.guid, int(local)), (int(peer_guid, 16), int(peer_port))
-            if end in peers and peers[end][0] != peer:
+            known = peers.get(end)
+            if known is not None and known[0] != peer:
                 problems.append(
                     _problem(
                         where,
                         number,
-                        f"port {end[1]} of 0x{end[0]:016x} is cabled to a second peer (line {peers[end][1]} gives "
+                        f"port {end[1]} of 0x{end[0]:016x} is cabled to a second peer (line {known[1]} gives "
                         "another); each port has one cable",
                     )
                 )
@@ -107,12 +112,40 @@ def looks_like(text: str) -> bool:
 @dataclass(frozen=True)
 class DesignNames:
     """What the design calls things: each device's role, each switch's logical port names (IB port ``n`` is
-    ``ports[n - 1]``), each cable's two ends, and the servers' RDMA devices in NIC order."""
+    ``ports[n - 1]``), each cable's two ends, and the servers' RDMA devices in NIC order; ``vendor_ports`` names
+    the same ports of the switches whose vendor names them otherwise, in the same order (a Quantum-2's ``1/1/1``
+    for the design's ``swp1s0``): a discovery's cables are named with those."""
 
     roles: Mapping[str, str]
     ports: Mapping[str, Sequence[str]]
     peers: Mapping[tuple[str, str], tuple[str, str]]
     rdma_devices: Sequence[str]
+    vendor_ports: Mapping[str, Sequence[str]] = field(default_factory=dict)
+    name: str = ""
+    """The design's name."""
+
+    def port_name(self, switch: str, number: int) -> str:
+        """IB port ``number`` of ``switch`` as its vendor names it (the design's own name where the vendor's is not
+        known), or the number as text for a port the design does not have."""
+        names = self.vendor_ports.get(switch) or self.ports.get(switch, ())
+        return names[number - 1] if 0 < number <= len(names) else str(number)
+
+    def reported(self, end: tuple[str, str]) -> tuple[str, str]:
+        """A designed cable end ``(device, port)`` as a discovery names it: a switch port by its vendor's name."""
+        device, port = end
+        renamed = self._renamed.get(device)
+        return end if renamed is None else (device, renamed[port])
+
+    @cached_property
+    def _renamed(self) -> dict[str, dict[str, str]]:
+        """The vendor's name of each port by the design's, per switch with vendor names; one table per layout."""
+        layouts: dict[tuple[int, int], dict[str, str]] = {}
+        renamed = {}
+        for device, names in self.vendor_ports.items():
+            own = self.ports[device]
+            key = (id(own), id(names))
+            renamed[device] = layouts.get(key) or layouts.setdefault(key, dict(zip(own, names, strict=True)))
+        return renamed
 
 
 @dataclass(frozen=True)
@@ -134,45 +167,79 @@ def named(discovery: Discovery, design: DesignNames) -> Named:
         host, _, device = node.description.partition(" ")
         if node.kind == "ca" and design.roles.get(host) == "server" and device in devices:
             hcas[node.guid] = (host, devices[device])
+    cabled = _switch_cables(discovery)
     switches: dict[int, str] = {}
-    while True:  # one tier more each round: leaves from their HCAs, spines from their leaves, ...
-        named_before = len(switches)
+    fresh: Iterable[int] = hcas
+    while fresh:  # one tier more each round: leaves from their HCAs, spines from their leaves, ...
         taken = set(switches.values())
-        for _count, guid, name in sorted(_votes(discovery, design, hcas, switches)):
+        before = set(switches)
+        for _count, guid, name in sorted(_votes(cabled, fresh, design, hcas, switches)):
             if guid not in switches and name not in taken:
                 switches[guid] = name
                 taken.add(name)
-        if len(switches) == named_before:
-            break
-    cables = []
+        fresh = set(switches) - before
+    return Named(switches, hcas, tuple(sorted(_cables(discovery, design, hcas, switches))))
+
+
+@dataclass(frozen=True)
+class _Cabled:
+    """Each switch's discovered cables as ``(peer guid, peer port)``, and the switches cabled to each node."""
+
+    peers: Mapping[int, list[tuple[int, int]]]
+    near: Mapping[int, list[int]]
+
+
+def _switch_cables(discovery: Discovery) -> _Cabled:
+    peers: defaultdict[int, list[tuple[int, int]]] = defaultdict(list)
+    near: defaultdict[int, list[int]] = defaultdict(list)
+    nodes = discovery.nodes
     for pair in discovery.cables:
-        a, b = (_end_name(end, design, hcas, switches) for end in pair)
-        upper_first = (-_rank(a[0], design), a) <= (-_rank(b[0], design), b)
-        cables.append((*a, *b) if upper_first else (*b, *a))
-    cables.sort()
-    return Named(switches, hcas, tuple(cables))
+        for (guid, _port), (peer, peer_port) in (pair, pair[::-1]):
+            node = nodes.get(guid)
+            if node is not None and node.kind == "switch":
+                peers[guid].append((peer, peer_port))
+                near[peer].append(guid)
+    return _Cabled(peers, near)
 
 
 def _votes(
-    discovery: Discovery, design: DesignNames, hcas: Mapping[int, tuple[str, int]], switches: Mapping[int, str]
+    cabled: _Cabled,
+    fresh: Iterable[int],
+    design: DesignNames,
+    hcas: Mapping[int, tuple[str, int]],
+    switches: Mapping[int, str],
 ) -> list[tuple[int, int, str]]:
-    """For each unnamed switch cabled to a named node, each design switch that the design cables to those named
-    ports, with the number of such cables: ``(-count, guid, name)``, strongest first."""
+    """For each unnamed switch cabled to a node named in the last round (``fresh``: a switch cabled to none has
+    voted already, and every name it could take is taken), each design switch that the design cables to the named
+    ports it is cabled to, with the number of such cables: ``(-count, guid, name)``, strongest first."""
+    candidates = {guid for node in fresh for guid in cabled.near.get(node, ()) if guid not in switches}
     count: Counter[tuple[int, str]] = Counter()
-    for pair in discovery.cables:
-        for (guid, _port), (peer, peer_port) in (pair, pair[::-1]):
-            node = discovery.nodes.get(guid)
-            if guid in switches or node is None or node.kind != "switch":
-                continue
+    peers, ports = design.peers, design.ports
+    for guid in candidates:
+        for peer, peer_port in cabled.peers[guid]:
             if peer in hcas:
-                known = (hcas[peer][0], f"nic{hcas[peer][1]}")
-            elif peer in switches and 0 < peer_port <= len(design.ports.get(switches[peer], ())):
-                known = (switches[peer], design.ports[switches[peer]][peer_port - 1])
+                host, index = hcas[peer]
+                known = (host, f"nic{index}")
+            elif peer in switches and 0 < peer_port <= len(ports.get(switches[peer], ())):
+                known = (switches[peer], ports[switches[peer]][peer_port - 1])
             else:
                 continue
-            if known in design.peers:
-                count[guid, design.peers[known][0]] += 1
+            if known in peers:
+                count[guid, peers[known][0]] += 1
     return [(-votes, guid, name) for (guid, name), votes in count.items()]
+
+
+def _cables(
+    discovery: Discovery, design: DesignNames, hcas: Mapping[int, tuple[str, int]], switches: Mapping[int, str]
+) -> list[Cable]:
+    """Every discovered cable in the design's names (:func:`_end_name`), the upper end first."""
+    ranks = {name: RANKS.get(role, 0) for name, role in design.roles.items()}
+    cables = []
+    for pair in discovery.cables:
+        a, b = (_end_name(end, design, hcas, switches) for end in pair)
+        upper_first = (-ranks.get(a[0], 0), a) <= (-ranks.get(b[0], 0), b)
+        cables.append((*a, *b) if upper_first else (*b, *a))
+    return cables
 
 
 def _end_name(
@@ -184,13 +251,8 @@ def _end_name(
         host, index = hcas[guid]
         return host, f"nic{index}"
     if guid in switches:
-        names = design.ports.get(switches[guid], ())
-        return switches[guid], names[port - 1] if 0 < port <= len(names) else str(port)
+        return switches[guid], design.port_name(switches[guid], port)
     return f"0x{guid:016x}", str(port)
-
-
-def _rank(device: str, design: DesignNames) -> int:
-    return RANKS.get(design.roles.get(device, ""), 0)
 
 
 def _problem(where: str, line: int, message: str) -> Problem:

@@ -12,7 +12,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from designer.allocate import Allocation, address_problems, allocate
+from designer.allocate import Allocation, address_problems, addressed, allocate
 from designer.analysis.facts import facts
 from designer.analysis.maxflow import bisection
 from designer.analysis.workload import SEEDS, WorkloadResult, analyze
@@ -100,8 +100,10 @@ def design(
     physical = plan_physical(intent, plan, fabric) if alone else None
     with Background([1] if alone else [0, 1], 2, beside_the_models, fork=not alone) as beside:
         cable_dm = physical.link_length_dm if physical else cable_lengths(intent, plan, fabric)
-        say(f"modelling {fabric.switch_count:,} switches")
-        configs = tuple(device_configs(intent, plan, fabric, allocation, cable_dm))
+        configs: tuple[DeviceConfig, ...] = ()
+        if allocation is not None:
+            say(f"modelling {fabric.switch_count:,} switches")
+            configs = tuple(device_configs(intent, plan, fabric, allocation, cable_dm))
         analyzed = _analyzed(intent, fabric, allocation, seeds, say, workload_detail)
         servers: tuple[HostConfig, ...] = ()
         if hosts:
@@ -165,8 +167,11 @@ def _finished(
 
 def device_models(intent: Intent) -> tuple[DeviceConfig, ...]:
     """Only the stages the switch configurations read (size, wire, allocate, cable lengths), then the device
-    models: what ``designer validate-configs`` compares the EOS files with."""
+    models: what ``designer validate-configs`` compares the EOS files with; none on a fabric without addresses
+    (InfiniBand: its switches take what the subnet manager sets)."""
     plan, fabric, allocation = _wired(intent, quiet)
+    if allocation is None:
+        return ()
     return tuple(device_configs(intent, plan, fabric, allocation, cable_lengths(intent, plan, fabric)))
 
 
@@ -178,16 +183,17 @@ def workloads(intent: Intent, progress: Progress | None = None, seeds: int = SEE
     return _analyzed(intent, fabric, allocation, seeds, say)
 
 
-def _wired(intent: Intent, say: Progress) -> tuple[Plan, Fabric, Allocation]:
-    """Size, wire and allocate: errors found on the way are tied to the intent file; the rules that need the
-    sized fabric's counts run before anything is wired."""
+def _wired(intent: Intent, say: Progress) -> tuple[Plan, Fabric, Allocation | None]:
+    """Size, wire and allocate (an InfiniBand fabric: nothing to allocate): errors found on the way are tied to the
+    intent file; the rules that need the sized fabric's counts run before anything is wired."""
     try:
         plan = size(intent)
         if problems := address_problems(intent, plan):
             raise InputError(problems)
         say(f"wiring {sum(plan.link_counts().values()):,} links")
         fabric = wire(intent, plan)
-        say("allocating addresses and ASNs")
+        if addressed(intent):
+            say("allocating addresses and ASNs")
         allocation = allocate(intent, fabric)
     except InputError as error:
         raise error.located(intent.source) from None
@@ -195,7 +201,7 @@ def _wired(intent: Intent, say: Progress) -> tuple[Plan, Fabric, Allocation]:
 
 
 def _networks(
-    intent: Intent, fabric: Fabric, allocation: Allocation, physical: Physical, say: Progress
+    intent: Intent, fabric: Fabric, allocation: Allocation | None, physical: Physical, say: Progress
 ) -> ClusterNetworks:
     """The networks beside the backend, each from its own spec, placed in the backend's hall; their errors tied to
     the intent file."""
@@ -217,14 +223,19 @@ def _networks(
     servers = [device.name for device in fabric.devices[fabric.switch_count :]]
     try:
         return design_networks(
-            intent.networks, hall, servers, intent.max_servers, allocation.pools(), intent.routing.leaf_asn_start
+            intent.networks,
+            hall,
+            servers,
+            intent.max_servers,
+            allocation.pools() if allocation is not None else [],
+            intent.routing.leaf_asn_start,
         )
     except InputError as error:
         raise error.located(intent.source) from None
 
 
 def _analyzed(
-    intent: Intent, fabric: Fabric, allocation: Allocation, seeds: int, say: Progress, detail: bool = True
+    intent: Intent, fabric: Fabric, allocation: Allocation | None, seeds: int, say: Progress, detail: bool = True
 ) -> tuple[WorkloadResult, ...]:
     if intent.workloads:
         count = len(intent.workloads)

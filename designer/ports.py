@@ -5,7 +5,8 @@ canonical name is the key growth, diff and the FRR lab use. Each target names th
 catalog's ``port_names`` rule of the OS (or of the switch model, where its platform differs): ``Ethernet1/5`` on
 EOS for the second 400G link of an 8-lane port, ``Ethernet4`` on SONiC, ``swp1s1`` on NVUE. The tables and
 design.json give these names (:func:`os_port_names`), the device models carry them for the views
-(``DeviceConfig.os_port_names``).
+(``DeviceConfig.os_port_names``). An InfiniBand switch's ports are named for the fabric's subnet manager, by the
+switch model's rule (NVIDIA's Quantum-2: ``1/<cage>/<port>``) or else by their port numbers.
 """
 
 from __future__ import annotations
@@ -36,9 +37,9 @@ def layout_names(naming: PortNaming, places: Sequence[tuple[int, int, int]], ser
     """The names of a switch's logical ports, in the fabric's port order, by ``naming``: each port's place as
     (cage from 0, link in the cage, the cage's breakout), physical ports of ``serdes`` lanes."""
     names = []
-    for cage, link, breakout in places:
+    for number, (cage, link, breakout) in enumerate(places):
         lanes = serdes // breakout
-        names.append(naming.name(cage + 1, link, link * lanes + 1, cage * serdes + link * lanes, breakout > 1))
+        names.append(naming.name(cage, link, breakout, lanes, cage * serdes + link * lanes, number))
     return tuple(names)
 
 
@@ -73,11 +74,17 @@ def switch_namer(
     return named
 
 
+def naming_targets(intent: Intent) -> tuple[str, ...]:
+    """The targets whose port names the tables and design.json give: the network OSes, then the subnet managers
+    (an InfiniBand switch's ports as its vendor and the subnet manager's tools name them)."""
+    return (*intent.targets, *intent.subnet_managers)
+
+
 def os_port_names(intent: Intent, fabric: Fabric) -> dict[str, list[tuple[str, ...]]]:
-    """Every device's logical port names as each of the intent's targets names them, by target and then device
-    index (as :meth:`Fabric.port_names`); a server's ports keep their ``nicN`` names. Switches alike share one
-    tuple."""
-    targets = tuple(intent.targets)
+    """Every device's logical port names as each of the intent's targets (:func:`naming_targets`) names them, by
+    target and then device index (as :meth:`Fabric.port_names`); a server's ports keep their ``nicN`` names.
+    Switches alike share one tuple."""
+    targets = naming_targets(intent)
     canonical = fabric.port_names()
     named = switch_namer(intent.catalog, port_speeds(intent), targets)
     names: dict[str, list[tuple[str, ...]]] = {target: [] for target in targets}
@@ -104,5 +111,5 @@ def port_columns(targets: tuple[str, ...] | list[str]) -> tuple[tuple[str, str |
 def named_ports(intent: Intent, fabric: Fabric) -> list[tuple[str, ...]]:
     """Every device's port names as a file that gives one name per port says them: the design's one target's, or
     with several the canonical names (the first of :func:`port_columns`)."""
-    _, target = port_columns(intent.targets)[0]
+    _, target = port_columns(naming_targets(intent))[0]
     return fabric.port_names() if target is None else os_port_names(intent, fabric)[target]

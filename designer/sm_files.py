@@ -30,6 +30,7 @@ from designer.fabric import Fabric, natural, wire
 from designer.ibnetdiscover import DesignNames, Named
 from designer.intent import Intent
 from designer.outputs.folder import write
+from designer.ports import os_port_names
 from designer.sizing import size
 
 ROOTS, NAME_MAP = "root_guids.conf", "node-name-map"
@@ -77,9 +78,11 @@ def design_names(folder: Path) -> DesignNames:
 
 def names_of(intent: Intent, fabric: Fabric | None = None) -> DesignNames:
     """The names of the design of ``intent`` (its ``fabric``, wired here when not given): nothing is allocated or
-    modelled."""
+    modelled. The switches' ports as their vendor names them are those the fabric's subnet manager's names give
+    (:func:`designer.ports.os_port_names`), when it has one."""
     fabric = fabric or wire(intent, size(intent))
     ports = fabric.port_names()
+    vendor = os_port_names(intent, fabric)[intent.subnet_managers[0]] if intent.subnet_managers else []
     peers: dict[tuple[str, str], tuple[str, str]] = {}
     for _tier, upper, upper_port, lower, lower_port in fabric.links:
         a = (fabric.devices[upper].name, ports[upper][upper_port])
@@ -90,6 +93,8 @@ def names_of(intent: Intent, fabric: Fabric | None = None) -> DesignNames:
         {device.name: names for device, names in zip(fabric.devices, ports, strict=True)},
         peers,
         intent.hosts.rdma_devices,
+        {device.name: names for device, names in zip(fabric.switches(), vendor, strict=False)},
+        intent.name,
     )
 
 

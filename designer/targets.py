@@ -66,6 +66,10 @@ class Target:
     (output path, template), written once per design; it then has no per-switch ``template``."""
     qos: bool = True
     """Its configuration writes the RoCE QoS (PFC, ECN, queues): a network that must be lossless needs it."""
+    port_names: tuple[str, ...] = ()
+    """How the ports of a switch it manages are named when neither the catalog's entry of the target (a subnet
+    manager has none) nor the switch model's (``switches.<model>.port_names.<target>``) says: the ``whole`` and
+    ``broken_out`` patterns of :class:`designer.catalog.PortNaming`."""
 
 
 TARGETS: dict[str, Target] = {
@@ -136,6 +140,7 @@ TARGETS: dict[str, Target] = {
             ("configs/opensm/opensm.conf", "opensm/opensm.conf.j2"),
             ("configs/opensm/partitions.conf", "opensm/partitions.conf.j2"),
         ),
+        port_names=("{number}", "{number}"),  # the switch's port numbers, as ibnetdiscover and OpenSM give them
     ),
 }
 """Every network OS and subnet manager designer writes for, by the name an intent's ``targets`` uses."""

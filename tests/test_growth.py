@@ -74,7 +74,7 @@ def unnumbered_configs(servers: int) -> dict[str, bytes]:
 
 
 def devices(design: Design) -> dict[str, dict[str, Any]]:
-    """Every device by name: its coordinates, loopback and ASN (switches), rack and unit."""
+    """Every device by name: its coordinates, loopback and ASN (switches of an addressed fabric), rack and unit."""
     physical, allocation = design.physical, design.allocation
     rows = {}
     for index, device in enumerate(design.fabric.devices):
@@ -84,22 +84,21 @@ def devices(design: Design) -> dict[str, dict[str, Any]]:
             "unit": physical.device_unit[index],
             "model": device.model,
         }
-        if index < design.fabric.switch_count:
+        if index < design.fabric.switch_count and allocation is not None:
             row.update(loopback=ip(allocation.loopbacks[index]), asn=allocation.asns[index])
         rows[device.name] = row
     return rows
 
 
 def cables(design: Design) -> dict[tuple[str, str], tuple[str, str, str, float]]:
-    """Every link by its upper end: the lower end, the /31 and the cable's length."""
-    names = design.fabric.devices
+    """Every link by its upper end: the lower end, the /31 (none on InfiniBand) and the cable's length."""
+    names, allocation = design.fabric.devices, design.allocation
     result = {}
     for number, (_, upper, upper_port, lower, lower_port) in enumerate(design.fabric.links):
-        even, _ = design.allocation.link_addresses(number)
         result[names[upper].name, names[upper].port_name(upper_port)] = (
             names[lower].name,
             names[lower].port_name(lower_port),
-            ip(even),
+            ip(allocation.link_addresses(number)[0]) if allocation is not None else "",
             design.physical.link_length_dm[number] / 10,
         )
     return result

@@ -12,6 +12,8 @@ infiniband-diags; NVIDIA's QM97XX user manual (each OSFP cage is 2 logical Infin
 
 from __future__ import annotations
 
+import csv
+import dataclasses
 import json
 import re
 import shutil
@@ -19,7 +21,7 @@ from pathlib import Path
 
 import pytest
 
-from designer.built import folder_intent
+from designer.built import folder_intent, read_design
 from designer.cli import main
 from designer.fabric import Device, wire
 from designer.ibnetdiscover import named, parse
@@ -90,6 +92,105 @@ def test_an_infiniband_design_has_no_addressing_and_its_servers_only_nccl(superp
     summary = (superpod / "summary.md").read_text()
     assert "## Address pools" not in summary and "## ASNs" not in summary
     assert "| `configs/opensm/partitions.conf` | partitions.conf | partitions.conf |" in summary
+
+
+NOT_ON_INFINIBAND = frozenset(
+    {"loopback", "loopbacks", "asn", "asns", "announces", "bgp", "load_balancing", "qos", "headroom"}
+    | {"underlay", "p2p_subnets", "pools", "subnet"}
+)
+"""What design.json says of an addressed, BGP-routed, lossless Ethernet fabric only."""
+
+
+def keys_of(value: object) -> set[str]:
+    """Every key of every object inside ``value``."""
+    if isinstance(value, dict):
+        return set(value).union(*map(keys_of, value.values()))
+    if isinstance(value, list):
+        return set().union(*map(keys_of, value))
+    return set()
+
+
+def test_an_infiniband_design_json_has_no_addresses_asns_or_bgp(
+    superpod: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The allocation stage allocates nothing for an InfiniBand fabric and the switches have no device model, so
+    design.json has no loopback, ASN, announcement, BGP, QoS or pool, and a cable's ends are only (device, port):
+    the subnet manager gives every port a LID. The folder still reads back: ``designer diff`` of it and a copy finds
+    nothing changed."""
+    design = read_design(superpod / "design.json")
+    assert not keys_of(design) & NOT_ON_INFINIBAND
+    assert {len(row["a"]) for row in design["links"]} == {len(row["z"]) for row in design["links"]} == {2}
+    switch = next(row for row in design["devices"] if row["role"] == "leaf")
+    assert set(switch) == {"name", "role", "model", "plane", "pod", "su", "rail", "index", "rack", "unit"}
+    shutil.copytree(superpod, tmp_path / "copy")
+    monkeypatch.chdir(superpod.parent)
+    code, out, _ = run_cli("diff", superpod.name, str(tmp_path / "copy"), "--fail-on", "existing-change")
+    assert code == 0 and "### Existing items changed: 0" in out and "ASNs" not in out
+
+
+QUANTUM_2_PORT = re.compile(r"1/([1-9]|[12][0-9]|3[0-2])/[12]")
+"""A Quantum-2 port as NVIDIA names it, 1/<cage 1-32>/<port 1-2> (NVIDIA MLNX-OS User Manual, InfiniBand Interface:
+Quantum-2 systems add the cage level, 2 ports a cage, "interface ib 1/3/1 and interface ib 1/3/2" being ports 1 and
+2 of cage 3)."""
+
+
+def test_an_ndr_design_names_its_switch_ports_as_nvidia_does(superpod: Path) -> None:
+    """cabling.csv and design.json's os_ports give a QM9790's ports as NVIDIA names them: every switch end is
+    1/<cage>/<port>, a leaf's 64 ports each once (its first HCA on 1/1/1), never the designer's own swpNsL, which
+    stays design.json's key of a cable's end."""
+    rows = list(csv.DictReader((superpod / "cabling.csv").read_text().splitlines()))
+    ends = [(row[f"{end}_device"], row[f"{end}_port"]) for row in rows for end in "az"]
+    switch_ports = [port for device, port in ends if not device.startswith("su")]
+    assert len(switch_ports) == 3 * 1024 and all(QUANTUM_2_PORT.fullmatch(port) for port in switch_ports)
+    assert (rows[0]["a_device"], rows[0]["a_port"], rows[0]["z_port"]) == ("p0-su0-r0-leaf", "1/1/1", "nic0")
+    leaf = [port for device, port in ends if device == "p0-su31-r7-leaf" or device == "p0-su3-r7-leaf"]
+    assert sorted(leaf) == sorted(f"1/{cage}/{port}" for cage in range(1, 33) for port in (1, 2))
+    first = read_design(superpod / "design.json")["links"][0]
+    assert first["a"] == ["p0-su0-r0-leaf", "swp1s0"] and first["os_ports"] == {"opensm": ["1/1/1", "nic0"]}
+
+
+def test_an_ibnetdiscover_port_number_is_read_as_nvidias_port_name(superpod: Path) -> None:
+    """ibnetdiscover numbers a Quantum-2's 64 ports 1 to 64, two a cage in cage order: port 1 is 1/1/1, 2 is 1/1/2,
+    64 is 1/32/2; a number the switch does not have stays a number. An HCA's port stays nic<i>."""
+    design = design_names(superpod)
+    names = [design.port_name("p0-su0-r0-leaf", number) for number in (1, 2, 3, 63, 64, 65)]
+    assert names == ["1/1/1", "1/1/2", "1/2/1", "1/32/1", "1/32/2", "65"]
+    assert design.reported(("p0-spine15", "swp32s1")) == ("p0-spine15", "1/32/2")
+    assert design.reported(("su0-srv0", "nic0")) == ("su0-srv0", "nic0")
+
+
+def test_the_audit_of_a_discovered_ndr_fabric_names_quantum_2_ports(superpod: Path, tmp_path: Path) -> None:
+    """The NDR design under ibsim, discovered by the real ibnetdiscover: as designed the audit matches every cable;
+    with the spine ends of two leaves' first uplinks swapped, it names the two cables by NVIDIA's port names at both
+    switches (the leaves' 1/17/1, where each leaf's uplinks start, and the spines' ports)."""
+    design = design_names(superpod)
+    with simulated(design, tmp_path) as (env, _):
+        (tmp_path / "fabric.txt").write_text(run(env, "ibnetdiscover"))
+    code, out, err = run_cli("audit", str(superpod), str(tmp_path / "fabric.txt"))
+    assert (code, err, out.splitlines()[-1]) == (0, "", "the cabling matches the design")
+    first, second = ("p0-su0-r0-leaf", "swp17s0"), ("p0-su0-r1-leaf", "swp17s0")
+    first_peer, second_peer = design.peers[first], design.peers[second]
+    swapped = {**design.peers, first: second_peer, second_peer: first, second: first_peer, first_peer: second}
+    (tmp_path / "swapped").mkdir()
+    with simulated(dataclasses.replace(design, peers=swapped), tmp_path / "swapped") as (env, _):
+        (tmp_path / "swapped.txt").write_text(run(env, "ibnetdiscover"))
+    code, out, err = run_cli("audit", str(superpod), str(tmp_path / "swapped.txt"))
+    assert (code, err) == (1, "")
+    miswired = {line.split(" (designed")[0] for line in out.splitlines() if line.startswith("miswired: ")}
+    assert all(QUANTUM_2_PORT.fullmatch(design.reported(peer)[1]) for peer in (first_peer, second_peer))
+    assert miswired == {
+        f"miswired: {' '.join(design.reported(second_peer))} -- p0-su0-r0-leaf 1/17/1",
+        f"miswired: {' '.join(design.reported(first_peer))} -- p0-su0-r1-leaf 1/17/1",
+    }
+
+
+def test_summary_says_the_quantum_2_power_is_an_estimate(superpod: Path) -> None:
+    """NVIDIA's published QM9700/QM9790 power could not be cited (designer/catalog.yaml says where it was looked
+    for): summary.md names the model whose power is the catalog's planning estimate, rather than pass it off as the
+    vendor's figure; a design of switches whose power the catalog does not flag says nothing of it."""
+    summary = (superpod / "summary.md").read_text()
+    assert "The power of nvidia-qm9790 is the catalog's planning estimate" in summary
+    assert "planning estimate" not in (ROOT / "outputs" / "reference-h100-512" / "summary.md").read_text()
 
 
 def test_the_published_superpod_counts_hold(superpod: Path) -> None:

@@ -215,9 +215,12 @@ def qpn_base(nic: int, seed: int) -> int:
     return zlib.crc32(nic.to_bytes(4, "big"), seed) & QPN_MASK
 
 
-def flow_set(topology: Topology, allocation: Allocation, connections: Connections, qps: int) -> FlowSet:
+def flow_set(topology: Topology, allocation: Allocation | None, connections: Connections, qps: int) -> FlowSet:
     """The flows of the connections whose two NICs sit on different leaves, ``qps`` per connection (channels
-    times QPs per connection), with the QP index each end gives them."""
+    times QPs per connection), with the QP index each end gives them. Without an ``allocation`` (an InfiniBand
+    fabric, which has no addresses) a NIC's server link number stands in for its address."""
+    if allocation is None:
+        return routed_flows(topology, lambda nic: topology.nic_link[nic], connections, qps)
     return routed_flows(topology, lambda nic: allocation.link_addresses(topology.nic_link[nic])[1], connections, qps)
 
 

@@ -188,9 +188,10 @@ def percentile(values: Sequence[float], share: float) -> float:
 
 
 def analyze(
-    intent: Intent, fabric: Fabric, allocation: Allocation, seeds: int = SEEDS, only_the_mode: bool = False
+    intent: Intent, fabric: Fabric, allocation: Allocation | None, seeds: int = SEEDS, only_the_mode: bool = False
 ) -> tuple[WorkloadResult, ...]:
-    """Every workload of ``intent`` on the wired fabric, over ``seeds`` runs or as many as the budget allows. With
+    """Every workload of ``intent`` on the wired fabric, over ``seeds`` runs or as many as the budget allows (the
+    flows' addresses from ``allocation``: :func:`~designer.analysis.flows.flow_set`). With
     ``only_the_mode``, only what the contract's p50 numbers read (``designer explore``): the ideal and the intent's
     mode on the healthy fabric (the switch hash under ``ecmp``, else the one spreading run), the same numbers as a
     whole analysis gives; no uniform hash, no failures, no QP search and no busiest switch."""
@@ -261,7 +262,7 @@ def domain_nics(top: Topology) -> int:
 def _analyze(
     intent: Intent,
     top: Topology,
-    allocation: Allocation,
+    allocation: Allocation | None,
     placed: _Placed,
     seeds: int,
     search: int,
@@ -480,7 +481,7 @@ def _spread(best: Ideal, worst: list[int], baseline: int, lost: list[bool]) -> S
 
 def _qps_search(
     router: Router,
-    allocation: Allocation,
+    allocation: Allocation | None,
     connections: Connections,
     workload: Workload,
     best: Ideal,

@@ -117,7 +117,7 @@ def audit(
             found.add(link(local, remote))
 
     seen = {one for pair in found for one in pair}
-    matched = sorted(pair for pair in found if peer.get(pair[0]) == pair[1])
+    matched = sum(peer.get(pair[0]) == pair[1] for pair in found)
     wrong = sorted(pair for pair in found if peer.get(pair[0]) != pair[1])
     extra = tuple(pair for pair in wrong if pair[0] not in peer and pair[1] not in peer)
     miswired = tuple(
@@ -125,19 +125,19 @@ def audit(
         for pair in wrong
         if pair[0] in peer or pair[1] in peer
     )
-    scope = sorted(
+    scope = [
         pair
         for pair in {link(one, other) for one, other in peer.items()}
         if pair[0][0] in reports or pair[1][0] in reports
-    )
-    missing = tuple(pair for pair in scope if pair[0] not in seen and pair[1] not in seen)
+    ]
+    missing = tuple(sorted(pair for pair in scope if pair[0] not in seen and pair[1] not in seen))
     for device, port in (one for pair in missing for one in pair if one[0] in reports):
         if name := names.reported_name(reports[device][0], device, port):
             reported_as[(device, port)] = name
     return Audit(
         tuple(sorted(reports)),
         len(scope),
-        len(matched),
+        matched,
         missing,
         extra,
         miswired,

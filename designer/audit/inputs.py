@@ -10,7 +10,7 @@ JSON or in no known format, or an ``ibnetdiscover`` file given with others is an
 from __future__ import annotations
 
 import json
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -33,8 +33,9 @@ class Reports:
     fabric: tuple[str, str] | None
 
 
-def reports(files: Sequence[Path], devices: set[str]) -> Reports:
-    """Read ``files``: one LLDP file per device of ``devices``, or one ``ibnetdiscover`` file."""
+def reports(files: Sequence[Path], devices: Callable[[], set[str]]) -> Reports:
+    """Read ``files``: one LLDP file per device of ``devices()`` (asked for only when an LLDP file is read), or one
+    ``ibnetdiscover`` file."""
     problems: list[Problem] = []
     found: dict[str, tuple[str, list[Cable]]] = {}
     fabric: list[tuple[str, str]] = []
@@ -59,7 +60,7 @@ def reports(files: Sequence[Path], devices: set[str]) -> Reports:
             fabric.append((str(path), text))
             continue
         device = path.name.removesuffix(".json")
-        if device not in devices:
+        if device not in devices():
             problems.append(
                 Problem(
                     (),

@@ -2,13 +2,15 @@
 
 LLDP files are read in each OS's port names (:mod:`designer.audit.names`); an ``ibnetdiscover`` file is named by
 :func:`designer.ibnetdiscover.named` (HCAs by node description, switches by where they sit), so its cables arrive in
-the design's own names and are compared as one more name family, ``ibnetdiscover``. With ``sm_target`` the same
-discovery also gives OpenSM's GUID-keyed files (:mod:`designer.sm_files`).
+the design's own names (an InfiniBand switch's ports in its vendor's, as cabling.csv gives them) and are
+compared with the design's cables from the folder's intent as one more name family, ``ibnetdiscover``. With
+``sm_target`` the same discovery also gives OpenSM's GUID-keyed files (:mod:`designer.sm_files`).
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
+from functools import cache
 from pathlib import Path
 from typing import Any
 
@@ -43,20 +45,37 @@ def fabric_reports(found: Named) -> dict[str, tuple[str, list[Cable]]]:
     return cables
 
 
+def fabric_links(design: DesignNames) -> list[Link]:
+    """Every cable of the design, its switch ends in their vendor's port names as a named discovery gives them."""
+    return [link(design.reported(end), design.reported(peer)) for end, peer in design.peers.items() if end < peer]
+
+
 def fabric_port_names(design: DesignNames) -> PortNames:
-    """Port names for a named discovery: every device's ports under their own names in the ``ibnetdiscover``
-    family, the LLDP families empty."""
-    own = {device: {port: port for port in ports} for device, ports in design.ports.items()}
+    """Port names for a named discovery: every device's ports under their own names (a switch's its vendor's) in
+    the ``ibnetdiscover`` family, the LLDP families empty."""
+    layouts: dict[int, dict[str, str]] = {}  # devices of one port layout share their names' table
+    own = {}
+    for device, ports in design.ports.items():
+        names = design.vendor_ports.get(device, ports)
+        own[device] = layouts.get(id(names)) or layouts.setdefault(id(names), {port: port for port in names})
     return PortNames({**{family: {} for family in FAMILIES}, FABRIC: own}, {})
 
 
 def audit_output(folder: Path, files: Sequence[Path], sm_target: Path | None = None) -> tuple[str, Audit]:
     """The design's name and the audit of ``files`` (one LLDP file per device, or one ``ibnetdiscover`` file)
     against ``folder``; with ``sm_target``, the subnet manager's files from the ``ibnetdiscover`` file written
-    there first."""
-    design = read_design(folder / DESIGN_FILE)
-    devices = design["devices"]
-    found = reports(files, {row["name"] for row in devices})
+    there first. design.json is read for LLDP files only: a discovery's cables are compared with the design's
+    from the folder's intent (checked against the manifest)."""
+
+    @cache
+    def design() -> dict[str, Any]:
+        return read_design(folder / DESIGN_FILE)
+
+    @cache
+    def devices() -> set[str]:
+        return {row["name"] for row in design()["devices"]}
+
+    found = reports(files, devices)
     if found.fabric is None:
         if sm_target is not None:
             raise InputError(
@@ -69,10 +88,10 @@ def audit_output(folder: Path, files: Sequence[Path], sm_target: Path | None = N
                 ],
                 about="the command line",
             )
-        return design["name"], audit(designed_links(design), found.devices, port_names(folder, devices))
+        return design()["name"], audit(designed_links(design()), found.devices, port_names(folder, design()["devices"]))
     where, text = found.fabric
     names = design_names(folder)
     discovered = named(parse(where, text), names)
     if sm_target is not None:
         write_sm_files(discovered, names, where, folder, sm_target)
-    return design["name"], audit(designed_links(design), fabric_reports(discovered), fabric_port_names(names))
+    return names.name, audit(fabric_links(names), fabric_reports(discovered), fabric_port_names(names))

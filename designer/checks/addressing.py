@@ -30,6 +30,8 @@ TECHNOLOGIES = ("ethernet",)
 
 def check(design: Built) -> Iterable[Finding]:
     fabric, allocation = design.fabric, design.allocation
+    if allocation is None:  # an InfiniBand fabric (TECHNOLOGIES): nothing addressed
+        return
     devices, links = fabric.devices, fabric.links
     problems: list[tuple[str, str]] = []
     pools = {pool.name: pool for pool in allocation.pools()}

@@ -25,6 +25,8 @@ TECHNOLOGIES = ("ethernet",)
 
 
 def check(design: Wired) -> Iterable[Finding]:
+    if design.allocation is None:  # an InfiniBand fabric (TECHNOLOGIES): no ASNs
+        return
     fabric, asns = design.fabric, design.allocation.asns
     switches = fabric.switches()
     shared = design.intent.routing.asn_scheme == "rfc7938"

@@ -28,7 +28,8 @@ def check(design: Built) -> Iterable[Finding]:
     if networks is None:
         return []
     problems: list[tuple[str, str]] = []
-    pools = [("backend", pool) for pool in design.allocation.pools()] + networks.pools()
+    backend = design.allocation.pools() if design.allocation is not None else []  # InfiniBand: no pools
+    pools = [("backend", pool) for pool in backend] + networks.pools()
     problems.extend(
         (network, f"{network} pool {pool.cidr} ({pool.name}) overlaps {other_network} pool {other.cidr}")
         for network, pool, other_network, other in overlapping(pools)

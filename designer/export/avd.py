@@ -93,6 +93,8 @@ def nodes(design: Design) -> dict[str, dict[str, Any]]:
         for number, device in enumerate((device for device in configs if device.role == "spine"), 1)
     }
     by_name = {device.hostname: device for device in configs}
+    assert design.allocation is not None  # an Ethernet design: built_design() refuses any other
+    loopbacks = design.allocation.loopback_pool.cidr
     hosts = {}
     for device in configs:
         structured = avd.structured_config(device)
@@ -101,7 +103,7 @@ def nodes(design: Design) -> dict[str, dict[str, Any]]:
             "name": device.hostname,
             "bgp_as": str(device.asn),
             "loopback_ipv4_address": device.router_id,
-            "loopback_ipv4_pool": design.allocation.loopback_pool.cidr,
+            "loopback_ipv4_pool": loopbacks,
             "structured_config": {
                 **{key: structured[key] for key in PASSED_THROUGH if key in structured},
                 "router_bgp": {key: bgp[key] for key in BGP_PASSED_THROUGH if bgp.get(key)},
@@ -128,6 +130,7 @@ def _peer_interface(by_name: dict[str, DeviceConfig], link: Interface) -> Interf
 
 def _leaf(device: DeviceConfig, by_name: dict[str, DeviceConfig], design: Design) -> dict[str, Any]:
     """A leaf's AVD node settings: its id, its uplinks in address order and its server ports."""
+    assert design.allocation is not None  # an Ethernet design: built_design() refuses any other
     pool = design.allocation.fabric_p2p
     view = eos.view(device)
     uplinks = sorted(

@@ -89,9 +89,7 @@ def _sample_ports(hardware: Catalog, target: str, model: str, breakouts: tuple[i
     naming = hardware.port_naming(target, model)
     return sorted(
         {
-            naming.name(1, 0, 1, 0, False)
-            if breakout == 1
-            else naming.name(1, 1, 1 + 8 // breakout, 8 // breakout, True)
+            naming.name(0, 0 if breakout == 1 else 1, breakout, 8 // breakout, 0 if breakout == 1 else 8 // breakout, 1)
             for breakout in breakouts
         }
     )

@@ -57,7 +57,7 @@ def port_pattern(value: str) -> str:
             raise ValueError(
                 f"{{{written}}} is not a field of a port name; use {', '.join(f'{{{f}}}' for f in PORT_FIELDS)}"
             )
-    if not INTERFACE_NAME.fullmatch(PortNaming(value, value).name(1, 0, 1, 0, False)):
+    if not INTERFACE_NAME.fullmatch(PortNaming(value, value).name(0, 0, 1, 8, 0, 0)):
         raise ValueError("gives no interface name (a letter, then up to 62 letters, digits and / . _ : -)")
     return value
 
@@ -68,8 +68,10 @@ PortPattern = Annotated[str, Field(min_length=1, max_length=64), AfterValidator(
 class PortNamingDoc(Section):
     """How a network OS names a switch's ports: ``whole`` for a port run as one link, ``broken_out`` for each link
     of a port split into several, from the fields {cage} (the port, from 1), {subport} (the link in it, from 0),
-    {lane} (its first lane in the port, from 1), {serdes} (its first SerDes lane on the switch, from 0) and on a
-    chassis {card} (the line card's slot) and {card_port} (the port on that card, from 1)."""
+    {lane} (its first lane in the port, from 1), {serdes} (its first SerDes lane on the switch, from 0), {link} (the
+    link in the port, from 1), {twin} and {split} (on a twin-port cage, its port the link is in and the link in that
+    port, from 1), {number} (the logical port's number on the switch, from 1) and on a chassis {card} (the line
+    card's slot) and {card_port} (the port on that card, from 1)."""
 
     whole: PortPattern = Field(description="A port run as one link, e.g. Ethernet{cage}.")
     broken_out: PortPattern = Field(description="A link of a broken-out port, e.g. Ethernet{cage}/{lane}.")
@@ -78,14 +80,17 @@ class PortNamingDoc(Section):
     def distinct(self) -> PortNamingDoc:
         """Every port of a switch must get its own name."""
         fields = {name: {part[1] for part in Formatter().parse(pattern)} for name, pattern in vars(self).items()}
-        if not (fields["whole"] & {"cage", "serdes"} or fields["whole"] >= {"card", "card_port"}):
-            raise ValueError("whole: names every port alike; use {cage}, {serdes}, or {card} with {card_port}")
+        whole = fields["whole"]
+        if not (whole & {"cage", "serdes", "number"} or whole >= {"card", "card_port"}):
+            raise ValueError(
+                "whole: names every port alike; use {cage}, {serdes}, {number}, or {card} with {card_port}"
+            )
         broken = fields["broken_out"]
         port = "cage" in broken or broken >= {"card", "card_port"}
-        if "serdes" not in broken and not (port and broken & {"subport", "lane"}):
+        if not broken & {"serdes", "number"} and not (port and broken & {"subport", "lane", "link"}):
             raise ValueError(
-                "broken_out: names two links alike; use {serdes}, or {cage} (or {card} with {card_port}) with "
-                "{subport} or {lane}"
+                "broken_out: names two links alike; use {serdes} or {number}, or {cage} (or {card} with "
+                "{card_port}) with {subport}, {lane} or {link}"
             )
         return self
 

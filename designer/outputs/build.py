@@ -196,7 +196,7 @@ def review_files(
         ).encode(),
         **(
             {"addressing.csv": csv_bytes(*addressing_rows(design)), "asn.csv": csv_bytes(*asn_rows(design))}
-            if design.intent.technology == "ethernet"  # an InfiniBand fabric has neither
+            if design.allocation is not None  # an InfiniBand fabric has neither
             else {}
         ),
         "racks.csv": csv_bytes(racks_header, rack_rows),

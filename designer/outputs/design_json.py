@@ -21,7 +21,9 @@ SEPARATORS = (", ", ": ")
 
 
 def design_json(design: Design) -> str:
-    """The whole design for scripts, one device or link per line so that diffs stay readable."""
+    """The whole design for scripts, one device or link per line so that diffs stay readable. A switch of a fabric
+    without addresses (InfiniBand) has no loopback, ASN, announcements, load balancing or device model, and its links
+    no addresses or subnet: the subnet manager gives every port a LID and routes it."""
     fabric, allocation = design.fabric, design.allocation
     devices = fabric.devices
     nics = list(design.intent.hosts.nics)  # a server's NIC names as its OS knows them, in port order (nic<i>)
@@ -35,7 +37,7 @@ def design_json(design: Design) -> str:
                 if (value := getattr(device, key)) >= 0
             }
         )
-        if index < fabric.switch_count:
+        if index < fabric.switch_count and allocation is not None:
             balancing = design.configs[index].load_balancing
             row.update(
                 loopback=allocation.loopback_ips[index],
@@ -44,7 +46,7 @@ def design_json(design: Design) -> str:
                 load_balancing={"mode": balancing.mode, "hash": balancing.hash, "seed": balancing.seed},
                 config=device_model(design.configs[index]),
             )
-        else:
+        elif index >= fabric.switch_count:
             row.update(nics=nics)
         row.update(
             rack=design.physical.racks[design.physical.device_rack[index]].name, unit=design.physical.device_unit[index]
@@ -76,9 +78,9 @@ def design_json(design: Design) -> str:
 
 def _link_rows(design: Design) -> list[str]:
     """Each link's line of design.json: tier, both ends (device, canonical port, address: null on a switch-to-switch
-    link of an unnumbered underlay, and so is its subnet), subnet, length, medium and
-    ``os_ports`` (each target's names of both ends' ports, a then z), as the JSON encoder writes such an object,
-    with every name quoted once instead of once per link end."""
+    link of an unnumbered underlay, and so is its subnet; no address and no subnet without an allocation), subnet,
+    length, medium and ``os_ports`` (each target's names of both ends' ports, a then z), as the JSON encoder writes
+    such an object, with every name quoted once instead of once per link end."""
     fabric, allocation, physical = design.fabric, design.allocation, design.physical
     devices = [quote(device.name) for device in fabric.devices]
     ports = _quoted(fabric.port_names())
@@ -87,21 +89,23 @@ def _link_rows(design: Design) -> list[str]:
     media = list(map(quote, physical.medium_names()))
     lengths = {length: repr(length / 10) for length in set(physical.link_length_dm)}  # few lengths repeat
     length_of, medium_of = physical.link_length_dm, physical.link_medium
-    upper_ips, lower_ips = allocation.upper_ips, allocation.lower_ips
+    upper_ips, lower_ips = (allocation.upper_ips, allocation.lower_ips) if allocation is not None else ([], [])
     unnumbered = design.intent.routing.underlay == "unnumbered"
     rows = []
     for number, (tier, upper, upper_port, lower, lower_port) in enumerate(fabric.links):
-        if unnumbered and tier != SERVER_LEAF:
-            upper_ip = lower_ip = subnet = "null"
+        if allocation is None:
+            upper_ip = lower_ip = subnet = ""
+        elif unnumbered and tier != SERVER_LEAF:
+            upper_ip, lower_ip, subnet = ", null", ", null", ' "subnet": null,'
         else:
-            upper_ip, lower_ip = f'"{upper_ips[number]}"', f'"{lower_ips[number]}"'
-            subnet = f'"{upper_ips[number]}/31"'
+            upper_ip, lower_ip = f', "{upper_ips[number]}"', f', "{lower_ips[number]}"'
+            subnet = f' "subnet": "{upper_ips[number]}/31",'
         os_ports = ", ".join(
             f"{target}: [{names[upper][upper_port]}, {names[lower][lower_port]}]" for target, names in by_os
         )
         rows.append(
-            f'{{"tier": {tiers[tier]}, "a": [{devices[upper]}, {ports[upper][upper_port]}, {upper_ip}], '
-            f'"z": [{devices[lower]}, {ports[lower][lower_port]}, {lower_ip}], "subnet": {subnet}, '
+            f'{{"tier": {tiers[tier]}, "a": [{devices[upper]}, {ports[upper][upper_port]}{upper_ip}], '
+            f'"z": [{devices[lower]}, {ports[lower][lower_port]}{lower_ip}],{subnet} '
             f'"length_m": {lengths[length_of[number]]}, "medium": {media[medium_of[number]]}, '
             f'"os_ports": {{{os_ports}}}}}'
         )

@@ -11,7 +11,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from designer.allocate import ip
+from designer.allocate import Allocation, ip
 from designer.analysis.workload import HASHED
 from designer.checks import applicable, counts, evidence
 from designer.checks import formats as checks_format
@@ -30,11 +30,10 @@ escaping a line's first character already stops that.)"""
 
 
 def summary(design: Design) -> dict[str, Any]:
-    """Headline numbers of a design, all planes together."""
-    plan, allocation = design.plan, design.allocation
+    """Headline numbers of a design, all planes together; the underlay, addresses and ASNs only for a fabric that
+    has them (not InfiniBand)."""
+    plan = design.plan
     links = plan.link_counts()
-    underlay = design.intent.routing.underlay
-    unused = {"fabric_p2p"} if underlay == "unnumbered" else set()
     return {
         "name": design.intent.name,
         **({"subnet_managers": list(design.intent.subnet_managers)} if design.intent.subnet_managers else {}),
@@ -48,14 +47,7 @@ def summary(design: Design) -> dict[str, Any]:
         "switches": plan.switch_counts(),
         "links": links,
         "bandwidth_tbps": plan.bandwidth_tbps(),
-        "underlay": underlay,
-        "p2p_subnets": sum(
-            count // (plan.planes // allocation.numbering.address_planes) if tier == "server_leaf" else count
-            for tier, count in links.items()
-            if tier == "server_leaf" or not unused
-        ),
-        "loopbacks": allocation.loopback_pool.used,
-        "asns": len(set(allocation.asns)),
+        **_addressing(design),
         "sizing": {
             "leaf_radix": plan.leaf_radix,
             "spine_radix": plan.spine_radix,
@@ -70,6 +62,43 @@ def summary(design: Design) -> dict[str, Any]:
             "super_spines_per_group": plan.supers_per_group,
             "spine_super_spine_parallel_links": plan.spine_super_parallel,
         },
+        **_pools(design),
+        "power_kw": design.physical.power_kw(design.intent.facility.pue),
+        "racks": design.physical.rack_counts(),
+        "warnings": list(plan.warnings),
+        "growth": growth(plan),
+        "checks": counts(design.findings, applicable(design.intent.technology)),
+        "bisection_tbps": evidence(design.findings, "bisection-bandwidth", "bisection_tbps"),
+        "workloads": [workloads.contract(result) for result in design.workloads],
+    }
+
+
+def _addressing(design: Design) -> dict[str, Any]:
+    """The summary's underlay and its counts of /31s, loopbacks and ASNs; nothing without an allocation."""
+    allocation = design.allocation
+    if allocation is None:
+        return {}
+    underlay = design.intent.routing.underlay
+    return {
+        "underlay": underlay,
+        "p2p_subnets": sum(  # with hwplb a NIC port's plane links share their /31
+            count // (design.plan.planes // allocation.numbering.address_planes) if tier == "server_leaf" else count
+            for tier, count in design.plan.link_counts().items()
+            if tier == "server_leaf" or underlay != "unnumbered"
+        ),
+        "loopbacks": allocation.loopback_pool.used,
+        "asns": len(set(allocation.asns)),
+    }
+
+
+def _pools(design: Design) -> dict[str, Any]:
+    """The summary's address pools (a switch-to-switch pool unused under an unnumbered underlay); nothing without an
+    allocation."""
+    allocation = design.allocation
+    if allocation is None:
+        return {}
+    unused = {"fabric_p2p"} if design.intent.routing.underlay == "unnumbered" else set()
+    return {
         "pools": {
             pool.name: {
                 "cidr": pool.cidr,
@@ -78,14 +107,7 @@ def summary(design: Design) -> dict[str, Any]:
                 "planned": 0 if pool.name in unused else pool.planned,
             }
             for pool in allocation.pools()
-        },
-        "power_kw": design.physical.power_kw(design.intent.facility.pue),
-        "racks": design.physical.rack_counts(),
-        "warnings": list(plan.warnings),
-        "growth": growth(plan),
-        "checks": counts(design.findings, applicable(design.intent.technology)),
-        "bisection_tbps": evidence(design.findings, "bisection-bandwidth", "bisection_tbps"),
-        "workloads": [workloads.contract(result) for result in design.workloads],
+        }
     }
 
 
@@ -229,7 +251,8 @@ def summary_markdown(design: Design, moved: Sequence[str] = ()) -> str:
             f"{plan.envelope_supers_per_plane} super-spines per plane ({plan.spines_per_pod} groups of "
             f"{plan.supers_per_group}) that come with the second pod."
         )
-    if intent.technology == "infiniband":
+    allocation = design.allocation
+    if allocation is None:
         lines += ["", *_subnet_manager_lines(design)]
     else:
         lines += [
@@ -240,7 +263,7 @@ def summary_markdown(design: Design, moved: Sequence[str] = ()) -> str:
             "|---|---|---:|---:|---:|---:|",
         ]
         unnumbered = intent.routing.underlay == "unnumbered"
-        for pool in design.allocation.pools():
+        for pool in allocation.pools():
             default = "" if pool.given else " (default)"
             if unnumbered and pool.name == "fabric_p2p":
                 lines.append(
@@ -264,12 +287,12 @@ def summary_markdown(design: Design, moved: Sequence[str] = ()) -> str:
         for role in ("leaf", "spine", "super_spine"):
             numbers = [
                 asn
-                for device, asn in zip(design.fabric.switches(), design.allocation.asns, strict=True)
+                for device, asn in zip(design.fabric.switches(), allocation.asns, strict=True)
                 if device.role == role
             ]
             if numbers:
                 lines.append(f"| {role.replace('_', '-')} | {min(numbers)} | {max(numbers)} |")
-        lines += ["", *_numbering_lines(design)]
+        lines += ["", *_numbering_lines(design, allocation)]
     power, racks = data["power_kw"], data["racks"]
     lines += [
         "",
@@ -279,6 +302,7 @@ def summary_markdown(design: Design, moved: Sequence[str] = ()) -> str:
         f"{racks['network']:,} network racks in {racks['rows']:,} rows; {power['compute']:,.1f} kW compute + "
         f"{power['network']:,.1f} kW network = {power['total']:,.1f} kW IT, {power['facility']:,.1f} kW with PUE "
         f"{intent.facility.pue:g} (`power.md`, `floorplan.svg`, `bom.csv`).",
+        *_estimated_power_lines(design),
     ]
     lines += ["", *_growth_lines(design)]
     lines += ["", *moved] if moved else []
@@ -448,10 +472,30 @@ def _growth_lines(design: Design) -> list[str]:
     return ["## Growth", "", *lines]
 
 
-def _numbering_lines(design: Design) -> list[str]:
+def _estimated_power_lines(design: Design) -> list[str]:
+    """A note naming the backend's switch models whose power is the catalog's estimate, not the vendor's figure."""
+    models = sorted(
+        {
+            model
+            for model in (
+                design.intent.switch(role).model for role, count in design.plan.switch_counts().items() if count
+            )
+            if (known := design.intent.catalog.switches.get(model)) is not None and known.power_estimated
+        }
+    )
+    if not models:
+        return []
+    return [
+        "",
+        f"The power of {', '.join(models)} is the catalog's planning estimate: the vendor's published typical and "
+        "maximum figures could not be cited (`designer/catalog.yaml` says where they were looked for).",
+    ]
+
+
+def _numbering_lines(design: Design, allocation: Allocation) -> list[str]:
     """The formulas that give every loopback, /31 and ASN from a switch's or link's coordinates, with this
-    design's strides and pool starts filled in, so a reviewer can compute any of them by hand."""
-    allocation, plan = design.allocation, design.plan
+    design's strides and pool starts (its ``allocation``) filled in, so a reviewer can compute any of them by hand."""
+    plan = design.plan
     numbers, starts = allocation.numbering, allocation.asn_starts
     loopback, server, fabric = allocation.loopback_pool.first, allocation.server_p2p.first, allocation.fabric_p2p.first
     shared = design.intent.routing.asn_scheme == "rfc7938"

@@ -10,7 +10,7 @@ from typing import Any
 
 from designer.design import Design
 from designer.fabric import SERVER_LEAF, TIERS, Device
-from designer.ports import os_port_names, port_columns
+from designer.ports import naming_targets, os_port_names, port_columns
 
 UNNUMBERED = "unnumbered (IPv6 link-local)"
 """What addressing.csv says for each end of a switch-to-switch link of an unnumbered underlay."""
@@ -23,7 +23,7 @@ def port_layouts(design: Design) -> tuple[list[str], list[list[tuple[str, ...]]]
     port names: one target's names alone, or the canonical names and then each target's."""
     canonical = design.fabric.port_names()
     by_os = os_port_names(design.intent, design.fabric)
-    columns = port_columns(design.intent.targets)
+    columns = port_columns(naming_targets(design.intent))
     return [suffix for suffix, _ in columns], [canonical if target is None else by_os[target] for _, target in columns]
 
 
@@ -92,8 +92,10 @@ def cable_id(upper_device: str, upper_port: str) -> str:
 
 def addressing_rows(design: Design) -> tuple[list[str], Iterable[list[Any]]]:
     """One row per addressed interface: loopbacks first, then both ends of every link, with the ports named as in
-    ``cabling.csv``; with an unnumbered underlay a switch-to-switch end's address is :data:`UNNUMBERED`."""
+    ``cabling.csv``; with an unnumbered underlay a switch-to-switch end's address is :data:`UNNUMBERED`. Only a
+    design with addresses has the table (not InfiniBand)."""
     fabric, allocation = design.fabric, design.allocation
+    assert allocation is not None  # the build writes addressing.csv for an allocated fabric only
     devices = fabric.devices
     suffixes, layouts = port_layouts(design)
     header = [
@@ -127,7 +129,8 @@ def addressing_rows(design: Design) -> tuple[list[str], Iterable[list[Any]]]:
 
 
 def asn_rows(design: Design) -> tuple[list[str], Iterable[list[Any]]]:
-    """One row per switch: its ASN and where it sits."""
+    """One row per switch: its ASN and where it sits (a design with ASNs only: not InfiniBand)."""
+    assert design.allocation is not None  # the build writes asn.csv for an allocated fabric only
     header = ["device", "role", "plane", "pod", "asn"]
     rows = (
         [device.name, device.role, device.plane, device.pod if device.pod >= 0 else "", asn]

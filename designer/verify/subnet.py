@@ -93,6 +93,7 @@ def _kept(design: DesignNames, keep: set[str]) -> DesignNames:
         design,
         roles={name: role for name, role in design.roles.items() if name in keep},
         ports={name: ports for name, ports in design.ports.items() if name in keep},
+        vendor_ports={name: ports for name, ports in design.vendor_ports.items() if name in keep},
         peers={end: peer for end, peer in design.peers.items() if end[0] in keep and peer[0] in keep},
     )
 
