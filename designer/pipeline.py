@@ -26,11 +26,16 @@ from designer.hosts import HostConfig, host_configs
 from designer.intent import Intent, SiteCatalogs, read_intent
 from designer.model import DeviceConfig, device_configs
 from designer.networks.cluster import ClusterNetworks, design_networks, network_problems
+from designer.networks.management import SwitchManagement, switch_management
 from designer.networks.physical import Hall
 from designer.physical import Physical, cable_lengths, plan_physical
 from designer.physical.placement import device_units, servers_per_rack
 from designer.sizing import Plan, size
 from designer.workers import Background
+
+Modelled = Callable[[tuple[DeviceConfig, ...], tuple[HostConfig, ...], SwitchManagement], None]
+"""Told the switches' device models, the servers' host settings and the switches' management side once all are
+made (a build renders them from then on)."""
 
 
 def build(path: str | Path, progress: Progress | None = None) -> Design:
@@ -58,14 +63,16 @@ def design(
     intent: Intent,
     progress: Progress | None = None,
     seeds: int = SEEDS,
-    modelled: Callable[[tuple[DeviceConfig, ...], tuple[HostConfig, ...]], None] | None = None,
+    modelled: Modelled | None = None,
     hosts: bool = True,
 ) -> Design:
     """Run the stages after loading on an already validated intent, telling ``progress`` as each one starts
     from wiring on (sizing is arithmetic: an intent too big to size gets its errors and nothing else); the
-    workloads are analyzed over ``seeds`` runs. ``modelled`` gets the switches' device models and the servers'
-    host settings as soon as both are made, before the checks (a build starts rendering them while the checks
-    run). Without ``hosts`` the servers' host settings are left out (empty): only the server files read them, so
+    workloads are analyzed over ``seeds`` runs. ``modelled`` gets the switches' device models, the servers'
+    host settings and the switches' management side as soon as all are made, before the checks (a build starts
+    rendering them while the checks run): with an out-of-band network, the management addresses wait for the
+    physical plan and the networks.
+    Without ``hosts`` the servers' host settings are left out (empty): only the server files read them, so
     ``plan`` and ``check`` skip them.
 
     Once the fabric is wired and counted, two forked workers (with more than one core) make the physical plan, and
@@ -94,11 +101,14 @@ def design(
         if hosts:
             say(f"setting up the backend NICs of {intent.servers:,} servers")
             servers = host_configs(intent, fabric, allocation, analyzed)
-        if modelled:
-            modelled(configs, servers)
+        if modelled and intent.networks.oob is None:
+            modelled(configs, servers, switch_management(intent.networks.management, None))
         say("waiting for the racks, cables, max-flows and the checks of the fabric")
         placed = beside.results()
     networks = _networks(intent, fabric, allocation, placed["physical"], say) if intent.networks.declared else None
+    management = switch_management(intent.networks.management, networks.physical.oob if networks else None)
+    if modelled and intent.networks.oob is not None:
+        modelled(configs, servers, management)
     built = Built(
         intent,
         plan,
@@ -111,12 +121,23 @@ def design(
         analyzed,
         servers,
         networks,
+        management,
     )
     others = [module for module in applicable(intent.technology) if module not in OF_THE_FABRIC]
     say(f"running {len(others)} more checks")
     if networks:
         others.append(networks_check)
     return Design(**vars(built), findings=tuple(ordered([*placed["findings"], *run_checks(built, checks=others)])))
+
+
+def management_of_switches(intent: Intent) -> SwitchManagement:
+    """Only the stages the management side of the switches reads (with an out-of-band network: the fabric, its
+    physical plan and the networks beside it): what ``designer validate-configs`` compares the EOS files with."""
+    if intent.networks.oob is None:
+        return switch_management(intent.networks.management, None)
+    plan, fabric, allocation = _wired(intent, quiet)
+    networks = _networks(intent, fabric, allocation, plan_physical(intent, plan, fabric), quiet)
+    return switch_management(intent.networks.management, networks.physical.oob)
 
 
 def device_models(intent: Intent) -> tuple[DeviceConfig, ...]:
