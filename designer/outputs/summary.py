@@ -561,19 +561,22 @@ def _management_lines(design: Design) -> list[str]:
         for what, servers in (("NTP", spec.ntp), ("syslog", spec.syslog), ("DNS", spec.dns))
         if servers
     ]
-    line = (
-        "Management: "
-        + (
-            f"the management port ({', '.join(f'{target.label} {target.management_port}' for target in ports)}) in "
-            f"VRF {spec.vrf}"
-            if ports
-            else f"VRF {spec.vrf}"
+    if ports:
+        named = ", ".join(f"{target.label} {target.management_port}" for target in ports)
+        line = (
+            f"Management: the management port ({named}) in VRF {spec.vrf}"
+            + (
+                ", with its address and gateway from `oob.csv`"
+                if oob
+                else ", addressed by DHCP (no out-of-band network)"
+            )
+            + (f"; {'; '.join(services)}" if services else "")
+            + (f" (search {spec.domain})" if spec.domain else "")
+            + "."
         )
-        + (", with its address and gateway from `oob.csv`" if oob else ", addressed by DHCP (no out-of-band network)")
-        + (f"; {'; '.join(services)}" if services else "")
-        + (f" (search {spec.domain})" if spec.domain else "")
-        + "."
-    )
+    else:
+        writing = ", ".join(target.name for target in TARGETS.values() if target.management_port)
+        line = f"Management: none written; only targets with a management port write it ({writing})."
     if others:
         line += (
             f" {', '.join(others)} configure{'s' if len(others) == 1 else ''} none of it: the management port, its "
