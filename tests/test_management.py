@@ -17,11 +17,13 @@ import json
 import re
 from functools import cache
 from ipaddress import ip_interface
+from pathlib import Path
 from typing import Any
 
 import pytest
 import yaml
 
+from designer.cli import main
 from designer.design import Design
 from designer.outputs.networks import oob_rows
 from designer.outputs.summary import summary_markdown
@@ -251,3 +253,25 @@ def test_frr_configurations_carry_no_management_side_and_the_summary_says_so() -
 @pytest.mark.parametrize("path", ["configs/eos/p0-su0-r0-leaf.cfg", "configs/nvue/p0-su0-r0-leaf.yaml"])
 def test_a_leaf_of_the_four_networks_matches_its_golden_configuration(path: str, update_golden: bool) -> None:
     check_golden(ROOT / "tests" / "golden" / "four-networks" / path, files()[path], update_golden)
+
+
+def test_validate_configs_proves_the_management_lines_of_a_built_folder(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """``designer validate-configs`` rebuilds the management side from the folder's intent (the out-of-band plan
+    included) and compares every EOS file with pyavd's rendering of it."""
+    need(HAVE_PYAVD, NEED_PYAVD)
+    intent = tmp_path / "four.yaml"
+    intent.write_text(FOUR_NETWORKS.replace("targets: [frr]", "targets: [eos]"))
+    output = tmp_path / "out"
+    assert main(["build", str(intent), "-o", str(output)]) == 0
+    switches = len(list((output / "configs" / "eos").glob("*.cfg")))
+    capsys.readouterr()
+    assert main(["validate-configs", str(output)]) == 0
+    assert f"pyavd: {switches} of {switches} files valid" in capsys.readouterr().out
+    leaf = output / "configs" / "eos" / "p0-su0-r0-leaf.cfg"
+    leaf.write_text(
+        leaf.read_text().replace("ip route vrf mgmt 0.0.0.0/0 10.14.1.65", "ip route vrf mgmt 0.0.0.0/0 10.14.1.1")
+    )
+    assert main(["validate-configs", str(output)]) == 1
+    assert "ip route vrf mgmt 0.0.0.0/0 10.14.1.1 is not in Arista's rendering" in capsys.readouterr().out
