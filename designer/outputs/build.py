@@ -40,6 +40,9 @@ from designer.workers import Background, in_workers
 
 Since = Callable[[str], list[str]]
 """From a new design.json, summary.md's lines on what changed since the build it replaces."""
+Share = Callable[[int, int], Iterator[tuple[str, bytes]]]
+"""``share(worker, count)``: the ``worker``-th of ``count`` shares of the switch and server files, rendered one
+(relative path, bytes) at a time."""
 
 
 def design_files(
@@ -81,7 +84,9 @@ def build_and_write(
             stack,
             workers,
             "rendering and writing",
-            lambda configs, hosts, management: _files_part(configs, hosts, management, intent, folder, templates),
+            lambda configs, hosts, management: _files_part(
+                _each_share(configs, hosts, management, intent, templates), folder
+            ),
         )
         return built, write_design(built, folder, templates, progress, since, workers, rendering)
 
@@ -104,7 +109,9 @@ def build_and_check(
             stack,
             workers,
             "rendering and comparing",
-            lambda configs, hosts, management: _compare_part(configs, hosts, management, intent, folder, templates),
+            lambda configs, hosts, management: _compare_part(
+                _each_share(configs, hosts, management, intent, templates), folder
+            ),
         )
         return built, check_design(built, folder, templates, progress, since, workers, comparing)
 
@@ -163,7 +170,9 @@ def write_design(
         hashes.update(
             in_workers(
                 workers or os.cpu_count() or 1,
-                _files_part(design.configs, design.hosts, design.management, design.intent, folder, templates),
+                _files_part(
+                    _each_share(design.configs, design.hosts, design.management, design.intent, templates), folder
+                ),
             )
         )
     else:
@@ -296,7 +305,9 @@ def check_design(
         )
         compared = in_workers(
             workers or os.cpu_count() or 1,
-            _compare_part(design.configs, design.hosts, design.management, design.intent, folder, templates),
+            _compare_part(
+                _each_share(design.configs, design.hosts, design.management, design.intent, templates), folder
+            ),
         )
     else:
         say("waiting for the configurations and server files")
@@ -309,35 +320,17 @@ def check_design(
     return differences(matches, folder)
 
 
-def _compare_part(
-    configs: Sequence[DeviceConfig],
-    hosts: Sequence[HostConfig],
-    management: SwitchManagement,
-    intent: Intent,
-    folder: Path,
-    templates: Path | None,
-) -> Callable[[int, int], dict[str, tuple[str, bool]]]:
-    """``part(worker, count)``: render every ``count``-th of ``configs`` (for the intent's targets, with their
-    ``management`` side), then of ``hosts``, from the ``worker``-th, and compare each file with the one below
-    ``folder``; each file's hash and whether it matches, by relative path."""
-    share = _each_share(configs, hosts, management, intent, templates)
+def _compare_part(share: Share, folder: Path) -> Callable[[int, int], dict[str, tuple[str, bool]]]:
+    """``part(worker, count)``: the ``worker``-th of ``count`` shares of the files (:func:`_each_share`), each
+    compared with the one below ``folder``; each file's hash and whether it matches, by relative path."""
     return lambda worker, count: {
         path: (_sha256(data), file_matches(folder, path, data)) for path, data in share(worker, count)
     }
 
 
-def _files_part(
-    configs: Sequence[DeviceConfig],
-    hosts: Sequence[HostConfig],
-    management: SwitchManagement,
-    intent: Intent,
-    folder: Path,
-    templates: Path | None,
-) -> Callable[[int, int], dict[str, str]]:
-    """``part(worker, count)``: render and write every ``count``-th of ``configs`` (for the intent's targets, with
-    their ``management`` side), then of ``hosts``, from the ``worker``-th, below ``folder``; the files' hashes by
-    relative path."""
-    share = _each_share(configs, hosts, management, intent, templates)
+def _files_part(share: Share, folder: Path) -> Callable[[int, int], dict[str, str]]:
+    """``part(worker, count)``: the ``worker``-th of ``count`` shares of the files (:func:`_each_share`), written
+    below ``folder``; the files' hashes by relative path."""
     return lambda worker, count: _write(share(worker, count), folder)
 
 
@@ -347,7 +340,7 @@ def _each_share(
     management: SwitchManagement,
     intent: Intent,
     templates: Path | None,
-) -> Callable[[int, int], Iterator[tuple[str, bytes]]]:
+) -> Share:
     """``share(worker, count)``: every ``count``-th of ``configs`` rendered (for the intent's targets, with their
     ``management`` side), then of ``hosts`` (none when the intent's ``outputs.servers`` is off), from the
     ``worker``-th, one (relative path, bytes) at a time. The templates are compiled here, once, before the workers
