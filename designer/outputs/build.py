@@ -221,7 +221,9 @@ def review_files(
         **(lab_files(design) if design.intent.outputs.lab else {}),
         **({"workloads.svg": workloads_svg(design.intent.name, design.workloads).encode()} if design.workloads else {}),
         **(
-            network_files(design.networks, _renderer(design.intent, templates), design.intent.outputs.servers)
+            network_files(
+                design.networks, _renderer(design.intent, templates, design.management), design.intent.outputs.servers
+            )
             if design.networks
             else {}
         ),
