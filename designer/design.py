@@ -8,7 +8,7 @@ stages themselves run in :mod:`designer.pipeline`.
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from designer.allocate import Allocation
 from designer.analysis.facts import Facts
@@ -18,8 +18,10 @@ from designer.fabric import Fabric
 from designer.findings import Finding
 from designer.hosts import HostConfig
 from designer.intent import Intent
+from designer.intent.networks import ManagementSpec
 from designer.model import DeviceConfig
 from designer.networks.cluster import ClusterNetworks
+from designer.networks.management import SwitchManagement, switch_management
 from designer.physical import Physical
 from designer.sizing import Plan
 
@@ -65,6 +67,8 @@ class Built(Wired):
     """The frontend, storage, in-band and out-of-band networks beside the backend (None: none declared)."""
     network_configs: tuple[DeviceConfig, ...] = ()
     """One configuration model per switch of the leaf-spine networks beside the backend, network by network."""
+    management: SwitchManagement = field(default_factory=lambda: switch_management(ManagementSpec(), None))
+    """The management side of every switch of every network, by its name (:mod:`designer.networks.management`)."""
 
 
 @dataclass(frozen=True)

@@ -27,12 +27,17 @@ from designer.hosts import HostConfig, host_configs
 from designer.intent import Intent, SiteCatalogs, read_intent
 from designer.model import DeviceConfig, backend_settings, device_configs
 from designer.networks.cluster import ClusterNetworks, design_networks, network_problems
+from designer.networks.management import SwitchManagement, switch_management
 from designer.networks.model import network_switch_configs
 from designer.networks.physical import Hall
 from designer.physical import Physical, cable_lengths, plan_physical
 from designer.physical.placement import device_units, servers_per_rack
 from designer.sizing import Plan, size
 from designer.workers import Background
+
+Modelled = Callable[[tuple[DeviceConfig, ...], tuple[HostConfig, ...], SwitchManagement], None]
+"""Told the switches' device models, the servers' host settings and the switches' management side once all are
+made (a build renders them from then on)."""
 
 
 def build(path: str | Path, progress: Progress | None = None) -> Design:
@@ -60,21 +65,22 @@ def design(
     intent: Intent,
     progress: Progress | None = None,
     seeds: int = SEEDS,
-    modelled: Callable[[tuple[DeviceConfig, ...], tuple[HostConfig, ...]], None] | None = None,
+    modelled: Modelled | None = None,
     hosts: bool = True,
     processes: int | None = None,
     workload_detail: bool = True,
 ) -> Design:
     """Run the stages after loading on an already validated intent, telling ``progress`` as each one starts
     from wiring on (sizing is arithmetic: an intent too big to size gets its errors and nothing else); the
-    workloads are analyzed over ``seeds`` runs. ``modelled`` gets the switches' device models and the servers'
-    host settings as soon as both are made, before the checks (a build starts rendering them while the checks
-    run). Without ``hosts`` the servers' host settings are left out (empty): only the server files read them, so
-    ``plan`` and ``check`` skip them. ``processes``: how many to share the work among (default: one per core); with
-    one, every stage runs here, one after another (``designer explore`` runs candidates side by side instead).
-    Without ``workload_detail`` the workloads get only the numbers of the intent's mode on the healthy fabric
-    (:func:`~designer.analysis.workload.analyze`'s ``only_the_mode``; the workload check's warnings may then name no
-    QP count): what explore reports, the same as a whole analysis gives.
+    workloads are analyzed over ``seeds`` runs. ``modelled`` gets the switches' device models, the servers'
+    host settings and the switches' management side as soon as all are made, before the checks (a build starts
+    rendering them while the checks run): with an out-of-band network, the management addresses wait for the
+    physical plan and the networks. Without ``hosts`` the servers' host settings are left out (empty): only the
+    server files read them, so ``plan`` and ``check`` skip them. ``processes``: how many to share the work among
+    (default: one per core); with one, every stage runs here, one after another (``designer explore`` runs
+    candidates side by side instead). Without ``workload_detail`` the workloads get only the numbers of the
+    intent's mode on the healthy fabric (:func:`~designer.analysis.workload.analyze`'s ``only_the_mode``; the
+    workload check's warnings may then name no QP count): what explore reports, the same as a whole analysis gives.
 
     Once the fabric is wired and counted, two forked workers (with more than one core) make the physical plan, and
     solve the bisection max-flows and run the checks of the fabric itself (:data:`OF_THE_FABRIC`: what neither the
@@ -109,13 +115,13 @@ def design(
         if hosts:
             say(f"setting up the backend NICs of {intent.servers:,} servers")
             servers = host_configs(intent, fabric, allocation, analyzed)
-        if modelled:
-            modelled(configs, servers)
+        if modelled and intent.networks.oob is None:
+            modelled(configs, servers, switch_management(intent.networks.management, None))
         say("waiting for the racks, cables, max-flows and the checks of the fabric")
         placed = beside.results()
     wired = Wired(intent, plan, fabric, allocation, shared, placed["bisection"])
     physical = physical or placed["physical"]
-    return _finished(wired, physical, configs, analyzed, servers, placed["findings"], processes, say)
+    return _finished(wired, physical, configs, analyzed, servers, placed["findings"], processes, say, modelled)
 
 
 def design_like(intent: Intent, like: Design, processes: int | None = None, progress: Progress | None = None) -> Design:
@@ -143,12 +149,17 @@ def _finished(
     found: list[Finding],
     processes: int,
     say: Progress,
+    modelled: Modelled | None = None,
 ) -> Design:
-    """The networks beside the backend (when declared) and the checks not run yet, shared among ``processes``:
-    the design, with ``found`` (the findings of the checks of the fabric) and theirs."""
+    """The networks beside the backend (when declared), the switches' management side (given to ``modelled``
+    here when it waits for an out-of-band network) and the checks not run yet, shared among ``processes``: the
+    design, with ``found`` (the findings of the checks of the fabric) and theirs."""
     intent = wired.intent
     networks = _networks(intent, wired.fabric, wired.allocation, physical, say) if intent.networks.declared else None
     network_configs = tuple(network_switch_configs(networks, backend_settings(intent, wired.plan))) if networks else ()
+    management = switch_management(intent.networks.management, networks.physical.oob if networks else None)
+    if modelled and intent.networks.oob is not None:
+        modelled(configs, servers, management)
     built = Built(
         **vars(wired),
         physical=physical,
@@ -157,12 +168,23 @@ def _finished(
         hosts=servers,
         networks=networks,
         network_configs=network_configs,
+        management=management,
     )
     others = [module for module in applicable(intent.technology) if module not in OF_THE_FABRIC]
     say(f"running {len(others)} more checks")
     if networks:
         others.append(networks_check)
     return Design(**vars(built), findings=tuple(ordered([*found, *run_checks(built, processes, others)])))
+
+
+def management_of_switches(intent: Intent) -> SwitchManagement:
+    """Only the stages the management side of the switches reads (with an out-of-band network: the fabric, its
+    physical plan and the networks beside it): what ``designer validate-configs`` compares the EOS files with."""
+    if intent.networks.oob is None:
+        return switch_management(intent.networks.management, None)
+    plan, fabric, allocation = _wired(intent, quiet)
+    networks = _networks(intent, fabric, allocation, plan_physical(intent, plan, fabric), quiet)
+    return switch_management(intent.networks.management, networks.physical.oob)
 
 
 def device_models(intent: Intent) -> tuple[DeviceConfig, ...]:

@@ -70,6 +70,11 @@ class Target:
     """How the ports of a switch it manages are named when neither the catalog's entry of the target (a subnet
     manager has none) nor the switch model's (``switches.<model>.port_names.<target>``) says: the ``whole`` and
     ``broken_out`` patterns of :class:`designer.catalog.PortNaming`."""
+    management_port: str = ""
+    """The name its configuration gives the switch's out-of-band management port (empty: it configures none, the
+    intent's ``management`` section is not its to write)."""
+    management_vrf: str = ""
+    """The one name the OS allows its management VRF (empty: any name the intent's ``management.vrf`` gives)."""
 
 
 TARGETS: dict[str, Target] = {
@@ -94,6 +99,8 @@ TARGETS: dict[str, Target] = {
         validator="sonic_files",
         options="SonicOptionsDoc",
         loopback="Loopback0",
+        management_port="eth0",
+        management_vrf="mgmt",
     ),
     "frr": Target(
         "frr",
@@ -115,7 +122,15 @@ TARGETS: dict[str, Target] = {
         validator="frr_files",
     ),
     "eos": Target(
-        "eos", "EOS", "eos/eos.cfg.j2", "cfg", "eos", validator="eos_files", loopback="Loopback0", discovery="eos"
+        "eos",
+        "EOS",
+        "eos/eos.cfg.j2",
+        "cfg",
+        "eos",
+        validator="eos_files",
+        loopback="Loopback0",
+        discovery="eos",
+        management_port="Management1",
     ),
     "nvue": Target(
         "nvue",
@@ -126,6 +141,8 @@ TARGETS: dict[str, Target] = {
         fixed_port_names="Cumulus Linux names a broken-out port's links after their parent, swpNs0 to swpNs<n-1>",
         validator="nvue_files",
         options="NvueOptionsDoc",
+        management_port="eth0",
+        management_vrf="mgmt",
     ),
     "opensm": Target(
         "opensm",

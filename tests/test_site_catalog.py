@@ -107,7 +107,7 @@ def test_the_folder_carries_the_site_entries_and_reproduces_the_design_alone(tmp
     shutil.rmtree(tmp_path / "repo")
     if importlib.util.find_spec("pyavd") is None:
         need(False, "pyavd missing: pip install -e '.[test]'")
-    devices = built_devices(moved)
+    devices, _ = built_devices(moved)
     built = build(write_site(tmp_path / "again"))
     assert {name: device.interfaces for name, device in devices.items()} == {
         config.hostname: config.interfaces for config in built.configs

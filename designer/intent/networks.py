@@ -171,6 +171,16 @@ def resolve_networks(
     problems.extend(_pool_overlaps(doc, backend, intact))
     if doc.storage is not None and doc.storage.lossless and intact(("networks", "storage", "lossless"), ("targets",)):
         problems.extend(_lossless_problems(targets))
+    if intact(("management", "vrf"), ("targets",)):
+        problems.extend(_management_vrf_problems(management.vrf, targets))
+    if management.domain and not management.dns and intact(("management", "dns")):
+        problems.append(
+            Problem(
+                ("management", "domain"),
+                f"a search domain ({management.domain}) is for a resolver, and no DNS server is given; add "
+                "management.dns (1 to 3 addresses) or leave domain out",
+            )
+        )
     if len(problems) > found or None in data.values() or (doc.oob is not None and oob is None):
         return None
     return Networks(
@@ -392,4 +402,28 @@ def _lossless_problems(targets: list[str]) -> list[Problem]:
             f"lossless; render for targets that write it ({', '.join(writing)}) or set lossless: false",
         )
         for target in without
+    ]
+
+
+def _management_vrf_problems(vrf: str, targets: list[str]) -> list[Problem]:
+    """The management VRF's name: not the default VRF (the fabric's routing table), and the one name a target allows
+    its management VRF, if it allows one only."""
+    free = [target.name for target in TARGETS.values() if target.management_port and not target.management_vrf]
+    if vrf == "default":
+        return [
+            Problem(
+                ("management", "vrf"),
+                "default is the VRF of the fabric's routes; the management port sits in a VRF of its own, such as "
+                "mgmt (the default)",
+            )
+        ]
+    return [
+        Problem(
+            ("management", "vrf"),
+            f"{TARGETS[target].label} names its management VRF {TARGETS[target].management_vrf}, not {vrf}; use "
+            f"vrf: {TARGETS[target].management_vrf} (the default), or render only for targets that take any name "
+            f"({', '.join(free)})",
+        )
+        for target in targets
+        if TARGETS[target].management_vrf not in ("", vrf)
     ]

@@ -1135,6 +1135,20 @@ Address = Annotated[
 ]
 
 
+DOMAIN_PATTERN = r"^[A-Za-z0-9]([A-Za-z0-9-]{0,61}[A-Za-z0-9])?(\.[A-Za-z0-9]([A-Za-z0-9-]{0,61}[A-Za-z0-9])?)*$"
+"""A DNS name as RFC 1123 writes a host name: dot-separated labels of 1-63 letters, digits and inner hyphens."""
+
+
+def check_domain(value: str) -> str:
+    """A DNS search domain: a host name's labels (it goes into every switch's configuration as it is)."""
+    if not re.fullmatch(DOMAIN_PATTERN, value):
+        raise ValueError(
+            f"{value!r} is not a DNS domain; use dot-separated labels of letters, digits and inner hyphens, such as "
+            "cluster.example.net"
+        )
+    return value
+
+
 class ManagementDoc(Section):
     """The management side of every switch of every network: its VRF and the services it uses."""
 
@@ -1144,7 +1158,12 @@ class ManagementDoc(Section):
     ntp: list[Address] = Field(default_factory=list, max_length=8, description="NTP servers.")
     syslog: list[Address] = Field(default_factory=list, max_length=8, description="Syslog servers.")
     dns: list[Address] = Field(default_factory=list, max_length=3, description="DNS servers (resolv.conf takes 3).")
-    domain: str | None = Field(None, max_length=253, description="DNS search domain.")
+    domain: Annotated[str, AfterValidator(check_domain)] | None = Field(
+        None,
+        max_length=253,
+        json_schema_extra={"pattern": DOMAIN_PATTERN, "examples": ["cluster.example.net"]},
+        description="DNS search domain.",
+    )
 
 
 class IntentDoc(Section):

@@ -29,6 +29,10 @@ from designer.fabric import Stripes
 from designer.intent.networks import OobSpec
 from designer.sizing import _ecmp_divisor
 
+MANAGEMENT_PORT = "mgmt"
+"""The name of a switch's management port (``oob.csv``'s ``port``); a server's host management port and a managed
+power part's port are named alike."""
+
 
 @dataclass(frozen=True)
 class Managed:

@@ -29,7 +29,7 @@ from designer.catalog import Catalog
 from designer.fabric import TIERS, Device
 from designer.intent.facility import Facility
 from designer.intent.networks import DataNetworkSpec, OobSpec
-from designer.networks.oob import Managed, OobDesign, RackPorts, design_oob
+from designer.networks.oob import MANAGEMENT_PORT, Managed, OobDesign, RackPorts, design_oob
 from designer.networks.wiring import NetworkFabric
 from designer.physical import BomLine, Rack
 from designer.physical.cables import UNIT_M, decimetres, module_name, ordered_length
@@ -148,7 +148,7 @@ def plan_networks_physical(
                 crowded.add(rack.name)
             slots = tor_positions.setdefault(rack.name, [])
             slots.extend([None] * (reserved + per_rack - len(slots)))
-            slots[offset] = Managed(device.name, "mgmt")
+            slots[offset] = Managed(device.name, MANAGEMENT_PORT)
         reserved += per_rack
     for rack_positions in tor_positions.values():
         rack_positions.extend([None] * (reserved - len(rack_positions)))
@@ -311,14 +311,14 @@ def _rack_ports(
             positions.extend(Managed(f"{rack.name}-pdu{part}", "mgmt") for part in range(oob.managed_per_rack))
             positions.extend(tor_positions.get(rack.name, [None] * reserved))
         else:
-            positions.extend(Managed(hall.devices[index].name, "mgmt") for index in rack.devices)
+            positions.extend(Managed(hall.devices[index].name, MANAGEMENT_PORT) for index in rack.devices)
         result.append(RackPorts(rack.name, rack.row * width + rack.position, tuple(positions)))
     for new in new_racks:
         result.append(
             RackPorts(
                 new.name,
                 new.row * width + new.position,
-                tuple(Managed(name, "bmc" if new.role == "storage" else "mgmt") for name, _ in new.members),
+                tuple(Managed(name, "bmc" if new.role == "storage" else MANAGEMENT_PORT) for name, _ in new.members),
             )
         )
     return result

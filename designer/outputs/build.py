@@ -19,6 +19,7 @@ from designer.intent import Intent
 from designer.model import DeviceConfig
 from designer.networks.cluster import ClusterNetworks
 from designer.networks.hosts import network_hosts
+from designer.networks.management import SwitchManagement
 from designer.outputs.design_json import design_json
 from designer.outputs.floorplan import floorplan_svg
 from designer.outputs.folder import INTENT_FILE, MANIFEST, SITE_CATALOG_FILE, differences, file_matches, write_files
@@ -39,6 +40,9 @@ from designer.workers import Background, in_workers
 
 Since = Callable[[str], list[str]]
 """From a new design.json, summary.md's lines on what changed since the build it replaces."""
+Share = Callable[[int, int], Iterator[tuple[str, bytes]]]
+"""``share(worker, count)``: the ``worker``-th of ``count`` shares of the switch and server files, rendered one
+(relative path, bytes) at a time."""
 
 
 def design_files(
@@ -56,7 +60,7 @@ def design_files(
         f"rendering the configurations of {len(design.configs):,} switches for {', '.join(design.intent.targets)} "
         f"and the backend NIC files of {len(design.hosts):,} servers"
     )
-    files.update(_each_share(design.configs, design.hosts, design.intent, templates)(0, 1))
+    files.update(_each_share(design.configs, design.hosts, design.management, design.intent, templates)(0, 1))
     files[MANIFEST] = manifest(design, {path: _sha256(data) for path, data in files.items()})
     return dict(sorted(files.items()))
 
@@ -80,7 +84,9 @@ def build_and_write(
             stack,
             workers,
             "rendering and writing",
-            lambda configs, hosts: _files_part(configs, hosts, intent, folder, templates),
+            lambda configs, hosts, management: _files_part(
+                _each_share(configs, hosts, management, intent, templates), folder
+            ),
         )
         return built, write_design(built, folder, templates, progress, since, workers, rendering)
 
@@ -103,7 +109,9 @@ def build_and_check(
             stack,
             workers,
             "rendering and comparing",
-            lambda configs, hosts: _compare_part(configs, hosts, intent, folder, templates),
+            lambda configs, hosts, management: _compare_part(
+                _each_share(configs, hosts, management, intent, templates), folder
+            ),
         )
         return built, check_design(built, folder, templates, progress, since, workers, comparing)
 
@@ -114,21 +122,25 @@ def _stages_beside(
     stack: contextlib.ExitStack,
     workers: int | None,
     doing: str,
-    part_for: Callable[[Sequence[DeviceConfig], Sequence[HostConfig]], Callable[[int, int], dict[str, Any]]],
+    part_for: Callable[
+        [Sequence[DeviceConfig], Sequence[HostConfig], SwitchManagement], Callable[[int, int], dict[str, Any]]
+    ],
 ) -> tuple[Design, Background]:
-    """Every stage on ``intent``, with ``part_for(configs, hosts)`` started in ``workers`` forked processes (default:
-    one per core) as soon as the device models and host settings exist; the design and those workers (their
-    clean-up entered into ``stack``)."""
+    """Every stage on ``intent``, with ``part_for(configs, hosts, management)`` started in ``workers`` forked
+    processes (default: one per core) as soon as the device models, host settings and the switches' management side
+    exist; the design and those workers (their clean-up entered into ``stack``)."""
     say = progress or quiet
     started: list[Background] = []
 
-    def modelled(configs: tuple[DeviceConfig, ...], hosts: tuple[HostConfig, ...]) -> None:
+    def modelled(
+        configs: tuple[DeviceConfig, ...], hosts: tuple[HostConfig, ...], management: SwitchManagement
+    ) -> None:
         say(
             f"{doing} the configurations of {len(configs):,} switches for {', '.join(intent.targets)} and the "
             f"backend NIC files of {len(hosts):,} servers beside the checks"
         )
         count = workers or os.cpu_count() or 1
-        started.append(stack.enter_context(Background(range(count), count, part_for(configs, hosts))))
+        started.append(stack.enter_context(Background(range(count), count, part_for(configs, hosts, management))))
 
     return run_stages(intent, progress, modelled=modelled), started[0]
 
@@ -158,7 +170,9 @@ def write_design(
         hashes.update(
             in_workers(
                 workers or os.cpu_count() or 1,
-                _files_part(design.configs, design.hosts, design.intent, folder, templates),
+                _files_part(
+                    _each_share(design.configs, design.hosts, design.management, design.intent, templates), folder
+                ),
             )
         )
     else:
@@ -213,7 +227,7 @@ def review_files(
                 design.networks,
                 design.network_configs,
                 design.intent.targets,
-                _renderer(design.intent, templates),
+                _renderer(design.intent, templates, design.management),
                 design.intent.outputs.servers,
             )
             if design.networks
@@ -308,7 +322,9 @@ def check_design(
         )
         compared = in_workers(
             workers or os.cpu_count() or 1,
-            _compare_part(design.configs, design.hosts, design.intent, folder, templates),
+            _compare_part(
+                _each_share(design.configs, design.hosts, design.management, design.intent, templates), folder
+            ),
         )
     else:
         say("waiting for the configurations and server files")
@@ -321,34 +337,32 @@ def check_design(
     return differences(matches, folder)
 
 
-def _compare_part(
-    configs: Sequence[DeviceConfig], hosts: Sequence[HostConfig], intent: Intent, folder: Path, templates: Path | None
-) -> Callable[[int, int], dict[str, tuple[str, bool]]]:
-    """``part(worker, count)``: render every ``count``-th of ``configs`` (for the intent's targets), then of
-    ``hosts``, from the ``worker``-th, and compare each file with the one below ``folder``; each file's hash and
-    whether it matches, by relative path."""
-    share = _each_share(configs, hosts, intent, templates)
+def _compare_part(share: Share, folder: Path) -> Callable[[int, int], dict[str, tuple[str, bool]]]:
+    """``part(worker, count)``: the ``worker``-th of ``count`` shares of the files (:func:`_each_share`), each
+    compared with the one below ``folder``; each file's hash and whether it matches, by relative path."""
     return lambda worker, count: {
         path: (_sha256(data), file_matches(folder, path, data)) for path, data in share(worker, count)
     }
 
 
-def _files_part(
-    configs: Sequence[DeviceConfig], hosts: Sequence[HostConfig], intent: Intent, folder: Path, templates: Path | None
-) -> Callable[[int, int], dict[str, str]]:
-    """``part(worker, count)``: render and write every ``count``-th of ``configs`` (for the intent's targets), then
-    of ``hosts``, from the ``worker``-th, below ``folder``; the files' hashes by relative path."""
-    share = _each_share(configs, hosts, intent, templates)
+def _files_part(share: Share, folder: Path) -> Callable[[int, int], dict[str, str]]:
+    """``part(worker, count)``: the ``worker``-th of ``count`` shares of the files (:func:`_each_share`), written
+    below ``folder``; the files' hashes by relative path."""
     return lambda worker, count: _write(share(worker, count), folder)
 
 
 def _each_share(
-    configs: Sequence[DeviceConfig], hosts: Sequence[HostConfig], intent: Intent, templates: Path | None
-) -> Callable[[int, int], Iterator[tuple[str, bytes]]]:
-    """``share(worker, count)``: every ``count``-th of ``configs`` rendered (for the intent's targets), then of
-    ``hosts`` (none when the intent's ``outputs.servers`` is off), from the ``worker``-th, one (relative path, bytes)
-    at a time. The templates are compiled here, once, before the workers are forked."""
-    renderer = _renderer(intent, templates)
+    configs: Sequence[DeviceConfig],
+    hosts: Sequence[HostConfig],
+    management: SwitchManagement,
+    intent: Intent,
+    templates: Path | None,
+) -> Share:
+    """``share(worker, count)``: every ``count``-th of ``configs`` rendered (for the intent's targets, with their
+    ``management`` side), then of ``hosts`` (none when the intent's ``outputs.servers`` is off), from the
+    ``worker``-th, one (relative path, bytes) at a time. The templates are compiled here, once, before the workers
+    are forked."""
+    renderer = _renderer(intent, templates, management)
     renderer.compile_templates(intent.targets, HOSTS_FOLDER)
     return lambda worker, count: itertools.chain(
         rendered(configs[worker::count], intent.targets, renderer),
@@ -356,10 +370,13 @@ def _each_share(
     )
 
 
-def _renderer(intent: Intent, templates: Path | None) -> Renderer:
+def _renderer(intent: Intent, templates: Path | None, management: SwitchManagement | None = None) -> Renderer:
     """The build's one Jinja environment: the user's templates (``templates``, else a ``templates/`` folder beside
-    the intent) searched before the shipped ones, and the intent's target options."""
-    return Renderer(user_templates_for(intent.source.filename, templates), intent.target_options.model_dump())
+    the intent) searched before the shipped ones, the intent's target options and the switches' ``management``
+    side."""
+    return Renderer(
+        user_templates_for(intent.source.filename, templates), intent.target_options.model_dump(), management
+    )
 
 
 def _sha256(data: bytes) -> str:

@@ -589,7 +589,49 @@ def _configs_lines(design: Design) -> list[str]:
         "",
         *([nics, ""] if (nics := nic_balancing_line(design.intent)) else []),
         _headroom_line(design),
+        *_management_lines(design),
     ]
+
+
+def _management_lines(design: Design) -> list[str]:
+    """Where each target puts the switches' management side (nothing when there is none: no server in the intent's
+    ``management`` section and no out-of-band network)."""
+    spec, oob = design.intent.networks.management, design.intent.networks.oob
+    if not (oob or spec.ntp or spec.syslog or spec.dns):
+        return []
+    ports = [TARGETS[name] for name in design.intent.targets if TARGETS[name].management_port]
+    others = [
+        TARGETS[name].label
+        for name in design.intent.targets
+        if TARGETS[name].template and not TARGETS[name].management_port
+    ]
+    services = [
+        f"{what} {', '.join(servers)}"
+        for what, servers in (("NTP", spec.ntp), ("syslog", spec.syslog), ("DNS", spec.dns))
+        if servers
+    ]
+    if ports:
+        named = ", ".join(f"{target.label} {target.management_port}" for target in ports)
+        line = (
+            f"Management: the management port ({named}) in VRF {spec.vrf}"
+            + (
+                ", with its address and gateway from `oob.csv`"
+                if oob
+                else ", addressed by DHCP (no out-of-band network)"
+            )
+            + (f"; {'; '.join(services)}" if services else "")
+            + (f" (search {spec.domain})" if spec.domain else "")
+            + "."
+        )
+    else:
+        writing = ", ".join(target.name for target in TARGETS.values() if target.management_port)
+        line = f"Management: none written; only targets with a management port write it ({writing})."
+    if others:
+        line += (
+            f" {', '.join(others)} configure{'s' if len(others) == 1 else ''} none of it: the management port, its "
+            "VRF, NTP, syslog and DNS of a Linux router are the host's, not the routing daemons'."
+        )
+    return ["", line]
 
 
 def _seeds_line(design: Design) -> str:

@@ -33,6 +33,7 @@ from jinja2.sandbox import SandboxedEnvironment
 from designer.errors import InputError, PrerequisiteError, TemplateError
 from designer.files import TEMPLATE, Refused, read_below
 from designer.model import DeviceConfig
+from designer.networks.management import Management
 from designer.render.targets import TARGETS, View, view_of
 from designer.resources import shipped_templates
 
@@ -147,7 +148,12 @@ def _deadline(seconds: float) -> Iterator[None]:
 class Renderer:
     """One build's Jinja2 environment: user templates first, then the shipped ones, each compiled once."""
 
-    def __init__(self, user_templates: Path | None = None, options: Mapping[str, Mapping[str, Any]] | None = None):
+    def __init__(
+        self,
+        user_templates: Path | None = None,
+        options: Mapping[str, Mapping[str, Any]] | None = None,
+        management: Callable[[str], Management | None] | None = None,
+    ):
         if not SHIPPED_TEMPLATES.is_dir():
             raise PrerequisiteError(
                 f"the shipped templates are not at {SHIPPED_TEMPLATES}; install designer from "
@@ -175,6 +181,9 @@ class Renderer:
         """Per target, its view in this rendering (made on first use)."""
         self.options = options or {}
         """Per target, the keyword arguments of its view (the intent's ``target_options``: the NVUE release)."""
+        self.management = management or _unmanaged
+        """A switch's management side by its name (:mod:`designer.networks.management`), which the view of a target
+        that configures a management port is given."""
 
     def template(self, target: str) -> jinja2.Template:
         """The compiled entry template of ``target`` (compiled on first use, then reused)."""
@@ -210,7 +219,10 @@ class Renderer:
         of :meth:`render_template`."""
         if target not in self.views:
             self.views[target] = view_of(target)
-        variables = self.views[target](device, **self.options.get(target, {}))
+        options = self.options.get(target, {})
+        if TARGETS[target].management_port:
+            options = {**options, "management": self.management(device.hostname)}
+        variables = self.views[target](device, **options)
         return self.render_template(name or TARGETS[target].template, variables, device.hostname)
 
     def render_template(self, name: str, variables: dict[str, Any], subject: str) -> str:
@@ -242,6 +254,10 @@ class Renderer:
                 where = f"{filename}:{traceback.tb_lineno}"
             traceback = traceback.tb_next
         return where
+
+
+def _unmanaged(_hostname: str) -> None:
+    """The management side of a switch of a rendering given none: nothing to configure."""
 
 
 def _render_bounded(template: jinja2.Template, variables: dict[str, Any]) -> str:

@@ -15,6 +15,11 @@ The load-balancing mode (catalog ``targets.eos``, which says on which platforms 
 
 A platform whose hash-field line no source gives (catalog ``switches.<model>.hash_line_unknown``: Arista's 7800R,
 Jericho) gets no ``ip load-sharing`` line and hashes as EOS does there by default; summary.md says so.
+
+The management side (:mod:`designer.networks.management`, when the design has one) puts ``Management1`` (the
+management port of Arista's fixed switches, AVD's default ``mgmt_interface``) in the management VRF with its address,
+the default route through the management gateway in that VRF, and the NTP, syslog and DNS servers reached through it.
+
 ``designer.verify.avd`` reads the same values to build Arista's own rendering of the device."""
 
 from __future__ import annotations
@@ -23,6 +28,8 @@ from typing import Any
 
 from designer.catalog import catalog
 from designer.model import DeviceConfig, Interface
+from designer.networks.management import Management
+from designer.targets import TARGETS
 
 QOS_PROFILE = "ROCE"
 """The EOS ``qos profile`` (trust, PFC, queues, ECN) every fabric and server port applies as its service profile."""
@@ -53,9 +60,10 @@ def description(interface: Interface) -> str:
     return f"{interface.peer_device} {interface.peer_os_port_name('eos')}"
 
 
-def view(device: DeviceConfig) -> dict[str, Any]:
+def view(device: DeviceConfig, management: Management | None = None) -> dict[str, Any]:
     """The variables of ``templates/eos/``: each interface as (EOS name, EOS speed, description, interface), each
-    BGP session as (neighbor, description)."""
+    BGP session as (neighbor, description), and the switch's ``management`` side (None: none to write) with the
+    name of its management port."""
     qos = device.qos
     by_name = {interface.name: interface for interface in device.interfaces}
     return {
@@ -94,6 +102,8 @@ def view(device: DeviceConfig) -> dict[str, Any]:
         "watchdog_polling": seconds(min(qos.pfc_watchdog_detection_ms, qos.pfc_watchdog_restoration_ms) / 2),
         "dynamic_load_balancing": device.load_balancing.mode == "adaptive",
         "cluster": cluster(device),
+        "management": management,
+        "management_port": TARGETS["eos"].management_port,
     }
 
 

@@ -12,6 +12,10 @@ watchdog's polls and the CNP shaper (facts from NVIDIA's documentation, ``tests/
   and restores PFC after a poll without pause frames. :func:`watchdog_polls` picks the pair whose product is
   the detection time, with the poll closest to the restoration time.
 * ECN thresholds and shaper rates are plain integers (bytes; kbit/s).
+* The management side (:mod:`designer.networks.management`): ``eth0`` with its address and gateway in the
+  management VRF (``interface eth0 ip vrf``, from 5.15 ``interface eth0 vrf``), and the NTP, syslog and DNS servers,
+  which moved from ``service <name> <vrf>`` to ``system <name>``: syslog in 5.13, NTP and DNS in 5.15 (NVIDIA's
+  NVUE command reference; the releases' schemas in nvueschema agree).
 * Load balancing: ``system forwarding ecmp-hash <field>`` turns each hash field on (the others keep NVUE's
   defaults), ``system forwarding hash-seed`` takes the switch's seed (0-4294967295), and dynamic load balancing
   is adaptive routing: ``router adaptive-routing`` and the same leaf on every fabric port of the ECMP groups.
@@ -21,13 +25,20 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from functools import cache
-from typing import Any, cast
+from typing import Any, NamedTuple, cast
 
 from designer.catalog import catalog
 from designer.model import DeviceConfig
+from designer.networks.management import Management
+from designer.targets import TARGETS
 
 STATE_RELEASE = (5, 15)
 """First Cumulus Linux release that writes ``state: enabled``, ``ipv4 address`` and BFD profiles."""
+SYSTEM_SYSLOG_RELEASE = (5, 13)
+"""First Cumulus Linux release that keeps the syslog servers under ``system syslog server`` (each naming its VRF)."""
+SYSTEM_NTP_DNS_RELEASE = (5, 15)
+"""First Cumulus Linux release that keeps NTP (``system ntp server``, ``system ntp vrf``) and DNS (``system dns
+server``, each naming its VRF; ``system dns search``) under ``system``."""
 BFD_PROFILE = "fabric"
 """The BFD profile every fabric session uses on releases with profiles."""
 CNP_SHAPER = "cnp-cap"
@@ -42,6 +53,18 @@ ECMP_HASH_FIELDS = {
 }
 """NVUE's ``system forwarding ecmp-hash`` leaf of each hash field (tests/vendor/nvue/paths-5.x.csv); NVUE has
 none for the RoCE queue pair, which the catalog's ``targets.nvue`` therefore does not offer."""
+
+
+class ManagedService(NamedTuple):
+    """One service of the management side as a release writes it: its name (``ntp``, ``syslog``, ``dns``), its
+    servers, the VRF each server names (empty: none), the VRF the service runs in or is keyed by (empty: none), and
+    its search domains."""
+
+    name: str
+    servers: tuple[str, ...]
+    server_vrf: str
+    vrf: str
+    search: tuple[str, ...]
 
 
 @dataclass(frozen=True)
@@ -112,8 +135,9 @@ def cnp_shapers(device: DeviceConfig) -> dict[int, tuple[str, int, int]]:
     }
 
 
-def view(device: DeviceConfig, release: str | None = None) -> dict[str, Any]:
-    """The variables of ``templates/nvue/`` for Cumulus Linux ``release`` (default: the catalog's)."""
+def view(device: DeviceConfig, release: str | None = None, management: Management | None = None) -> dict[str, Any]:
+    """The variables of ``templates/nvue/`` for Cumulus Linux ``release`` (default: the catalog's) and the switch's
+    ``management`` side (None: none to write)."""
     release = release or cast(str, catalog().targets["nvue"].default_release)  # the shipped catalog gives one
     qos = device.qos
     polling, robustness = (
@@ -135,4 +159,28 @@ def view(device: DeviceConfig, release: str | None = None) -> dict[str, Any]:
         "ecmp_hash": [ECMP_HASH_FIELDS[field] for field in device.load_balancing.fields],
         "hash_seed": device.load_balancing.seed,
         "adaptive_routing": device.load_balancing.mode == "adaptive",
+        "management": management,
+        "management_port": TARGETS["nvue"].management_port,
+        "management_vrf_in_ip": release_number(release) < STATE_RELEASE,
+        **management_services(management, release),
     }
+
+
+def management_services(management: Management | None, release: str) -> dict[str, list[ManagedService]]:
+    """The NTP, syslog and DNS servers of the management side in the places ``release`` keeps them (see the module
+    notes): ``system_services`` under ``system``, ``vrf_services`` under ``service``, each with servers only."""
+    found: dict[str, list[ManagedService]] = {"system_services": [], "vrf_services": []}
+    if management is None:
+        return found
+    number, vrf = release_number(release), management.vrf
+    search = (management.domain,) if management.domain else ()
+    for name, servers, moved, server_vrf, service_vrf, domains in (
+        ("ntp", management.ntp, SYSTEM_NTP_DNS_RELEASE, "", vrf, ()),
+        ("syslog", management.syslog, SYSTEM_SYSLOG_RELEASE, vrf, "", ()),
+        ("dns", management.dns, SYSTEM_NTP_DNS_RELEASE, vrf, "", search),
+    ):
+        if servers and number >= moved:
+            found["system_services"].append(ManagedService(name, servers, server_vrf, service_vrf, domains))
+        elif servers:
+            found["vrf_services"].append(ManagedService(name, servers, "", vrf, domains))
+    return found

@@ -12,6 +12,9 @@ is no BGP_NEIGHBOR table for bgpcfgd to push a second BGP configuration from. Wi
 must name SONiC's ports, so SONiC has its own (``configs/sonic-frr/``, :data:`designer.targets.TARGETS`), and each
 fabric port's INTERFACE entry is ``ipv6_use_link_local_only: enable`` (sonic-interface.yang) with no address.
 
+* Management (:mod:`designer.networks.management`, when the design has one): ``eth0`` (``MGMT_PORT``) in SONiC's
+  management VRF (``MGMT_VRF_CONFIG``, always named ``mgmt``) with its address and gateway (``MGMT_INTERFACE``), NTP
+  run in that VRF with its servers, the syslog servers reached through it, the DNS servers and search domain.
 * Ports: every port of the switch, cabled ones up and unused ones admin down, named as the catalog's SONiC
   naming says (``DeviceConfig.os_port_names``): after its first SerDes lane, ``Ethernet{lane}``, counting the
   lanes of every cage in order (the vendors' ``port_config.ini`` layout): an 8-lane 800G cage run as 2 x 400G
@@ -52,6 +55,8 @@ from typing import Any, NamedTuple
 
 from designer.catalog import ExtraPort
 from designer.model import DeviceConfig, Interface
+from designer.networks.management import Management
+from designer.targets import TARGETS
 
 DEVICE_TYPES = {"leaf": "ToRRouter", "spine": "LeafRouter", "super_spine": "SpineRouter"}
 """DEVICE_METADATA ``type`` by role: SONiC's tiers, T0 (the switches servers plug into), T1 and T2."""
@@ -119,11 +124,17 @@ class View:
         self.layouts: dict[tuple[Any, ...], PortLayout] = {}
         self.writer = ConfigDbWriter()
 
-    def __call__(self, device: DeviceConfig, hwsku: str | None = None) -> dict[str, Any]:
+    def __call__(
+        self, device: DeviceConfig, hwsku: str | None = None, management: Management | None = None
+    ) -> dict[str, Any]:
         """The variables of ``templates/sonic/`` for ``device``. ``hwsku`` is the intent's SKU choice
-        (``target_options.sonic``), which the device model has already applied: ``device.sku``."""
+        (``target_options.sonic``), which the device model has already applied: ``device.sku``; ``management`` is
+        the switch's management side (None: none to write)."""
+        tables = config_db(device, self.layouts)
+        if management is not None:
+            tables = dict(sorted({**tables, **management_tables(management)}.items()))
         return {
-            "tables": config_db(device, self.layouts),
+            "tables": tables,
             "config_db_json": self.writer,
             "device": device,
             "ports": device.unnumbered_ports("sonic"),  # SONiC's FRR file (configs/sonic-frr/) names SONiC's ports
@@ -406,6 +417,30 @@ def config_db(device: DeviceConfig, layouts: dict[tuple[Any, ...], PortLayout] |
             del metadata[field]
         return {name: entries for name, entries in sorted(tables.items()) if name in ROUTED_TABLES}
     return dict(sorted(tables.items()))
+
+
+def management_tables(management: Management) -> Tables:
+    """The CONFIG_DB tables of a switch's management side (sonic-mgmt_port, sonic-mgmt_vrf, sonic-mgmt_interface,
+    sonic-ntp, sonic-syslog and sonic-dns YANG): the management port up in the management VRF with its address and
+    gateway, NTP (in that VRF) and its servers, the syslog servers reached through that VRF, the DNS servers and the
+    search domain."""
+    port, vrf = TARGETS["sonic"].management_port, management.vrf
+    tables: Tables = {
+        "MGMT_PORT": {port: {"admin_status": "up", "alias": port}},
+        "MGMT_VRF_CONFIG": {"vrf_global": {"mgmtVrfEnabled": "true"}},
+    }
+    if management.address:
+        tables["MGMT_INTERFACE"] = {f"{port}|{management.address}": {"gwaddr": management.gateway}}
+    if management.ntp:
+        tables["NTP"] = {"global": {"vrf": vrf}}
+        tables["NTP_SERVER"] = {server: {"association_type": "server", "iburst": "on"} for server in management.ntp}
+    if management.syslog:
+        tables["SYSLOG_SERVER"] = {server: {"vrf": vrf} for server in management.syslog}
+    if management.dns:
+        tables["DNS_NAMESERVER"] = {server: {} for server in management.dns}
+        if management.domain:
+            tables["DNS_OPTIONS"] = {"GLOBAL": {"search": [management.domain]}}
+    return tables
 
 
 class ConfigDbWriter:

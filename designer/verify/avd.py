@@ -25,6 +25,7 @@ from typing import Any
 
 from designer.errors import PrerequisiteError
 from designer.model import DeviceConfig, QueuePolicy
+from designer.networks.management import Management
 from designer.render import eos
 
 INSTALL = "pip install pyavd"
@@ -32,9 +33,10 @@ INDENT = 3
 """Spaces per level in EOS's configuration text."""
 
 
-def structured_config(device: DeviceConfig) -> dict[str, Any]:
-    """The device as an AVD structured config (``eos_cli_config_gen`` keys), from the design's device model."""
-    view = eos.view(device)
+def structured_config(device: DeviceConfig, management: Management | None = None) -> dict[str, Any]:
+    """The device as an AVD structured config (``eos_cli_config_gen`` keys), from the design's device model and the
+    switch's management side (None: none)."""
+    view = eos.view(device, management)
     qos, bgp = device.qos, device.bgp
     profile: dict[str, Any] = {
         "name": view["qos_profile"],
@@ -195,6 +197,34 @@ def structured_config(device: DeviceConfig) -> dict[str, Any]:
             "min_rx": bgp.bfd.interval_ms,
             "multiplier": bgp.bfd.multiplier,
         }
+    if management is not None:
+        config |= _management(management, view["management_port"])
+    return config
+
+
+def _management(management: Management, port: str) -> dict[str, Any]:
+    """The management side as eos_cli_config_gen keys (pyavd 6.4's schema): the VRF, the management interface in it
+    (with its address), the default route through the management gateway, and the NTP, syslog and DNS servers
+    reached through it."""
+    vrf = management.vrf
+    config: dict[str, Any] = {
+        "vrfs": [{"name": vrf}],
+        "management_interfaces": [
+            {"name": port, "vrf": vrf, **({"ip_address": management.address} if management.address else {})}
+        ],
+    }
+    if management.gateway:
+        config["static_routes"] = [{"vrf": vrf, "prefix": "0.0.0.0/0", "next_hop": management.gateway}]
+    if management.ntp:
+        config["ntp"] = {"vrf": vrf, "servers": [{"name": server} for server in management.ntp]}
+    if management.syslog:
+        config["logging"] = {"vrfs": [{"name": vrf, "hosts": [{"name": server} for server in management.syslog]}]}
+    if management.dns:
+        config["ip_name_server"] = {
+            "vrfs": [{"name": vrf, "servers": [{"ip_address": server} for server in management.dns]}]
+        }
+    if management.domain:
+        config["dns_domain"] = management.domain
     return config
 
 
@@ -221,11 +251,12 @@ def pyavd(purpose: str = "comparing them with Arista's own rendering") -> Module
         raise PrerequisiteError(f"pyavd is not installed; {purpose} needs it: {INSTALL}") from None
 
 
-def arista_rendering(device: DeviceConfig) -> str:
-    """pyavd's EOS CLI for the device; :class:`PrerequisiteError` without pyavd, ``ValueError`` naming the
-    schema violations when the structured config is not valid AVD input (a bug here, not in the design)."""
+def arista_rendering(device: DeviceConfig, management: Management | None = None) -> str:
+    """pyavd's EOS CLI for the device and its management side; :class:`PrerequisiteError` without pyavd,
+    ``ValueError`` naming the schema violations when the structured config is not valid AVD input (a bug here, not
+    in the design)."""
     arista = pyavd()
-    result = arista.validate_structured_config(structured_config(device))
+    result = arista.validate_structured_config(structured_config(device, management))
     violations = result.validation_result.violations
     if violations or result.validated_data is None:
         raise ValueError("; ".join(f"{'.'.join(map(str, item.path))}: {item.message}" for item in violations))
@@ -264,9 +295,10 @@ def differences(ours: str, arista: str) -> list[str]:
     ]
 
 
-def compare(device: DeviceConfig, text: str) -> list[str]:
-    """How ``text`` (our EOS file for ``device``) differs from Arista's rendering of the same design."""
-    return differences(text, arista_rendering(device))
+def compare(device: DeviceConfig, text: str, management: Management | None = None) -> list[str]:
+    """How ``text`` (our EOS file for ``device``, with its ``management`` side) differs from Arista's rendering of
+    the same design."""
+    return differences(text, arista_rendering(device, management))
 
 
 INTERFACE_SETTINGS = ("ip", "mtu", "speed", "service-profile")
@@ -276,7 +308,8 @@ INTERFACE_SETTINGS = ("ip", "mtu", "speed", "service-profile")
 def fabric_of(text: str) -> dict[str, Any]:
     """What makes a switch's EOS configuration part of a fabric: its BGP ASN, every routed interface (name:
     address, MTU, speed and QoS service profile) and every BGP neighbor (address: remote ASN). Descriptions,
-    order, peer groups and other defaults are left out."""
+    order, peer groups, the management interface (out of band, not the fabric's) and other defaults are left
+    out."""
     routed: dict[str, dict[str, str]] = {}
     neighbors: dict[str, str] = {}
     asn = None
@@ -285,6 +318,7 @@ def fabric_of(text: str) -> dict[str, Any]:
         if (
             parents
             and parents[0].startswith("interface ")
+            and not parents[0].startswith("interface Management")
             and words[0] in INTERFACE_SETTINGS
             and (words[0] != "ip" or words[1] == "address")
         ):

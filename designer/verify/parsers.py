@@ -41,8 +41,9 @@ from designer.built import folder_intent
 from designer.errors import InputError, PrerequisiteError
 from designer.files import CONFIG, oversized, read_file
 from designer.model import DeviceConfig
+from designer.networks.management import Management, SwitchManagement
 from designer.outputs.folder import INTENT_FILE
-from designer.pipeline import device_models
+from designer.pipeline import device_models, management_of_switches
 from designer.resources import sonic_yang_models
 from designer.targets import validators
 from designer.verify import avd, nvue
@@ -460,12 +461,18 @@ rejects); the rest are counted."""
 
 
 def check_eos(
-    paths: list[tuple[Path, str]], devices: Mapping[str, DeviceConfig], workers: int | None = None
+    paths: list[tuple[Path, str]],
+    devices: Mapping[str, DeviceConfig],
+    management: Callable[[str], Management | None] | None = None,
+    workers: int | None = None,
 ) -> list[Verdict]:
-    """Compare each (EOS file, label) with pyavd's rendering of its switch (by file name) from the design
-    (:mod:`designer.verify.avd`); a large set is shared among processes. Verdicts keep the input order."""
+    """Compare each (EOS file, label) with pyavd's rendering of its switch (by file name) from the design and the
+    switch's ``management`` side (:mod:`designer.verify.avd`); a large set is shared among processes. Verdicts keep
+    the input order."""
     avd.pyavd()  # raises PrerequisiteError here, before any worker starts
-    items = [(path, label, devices.get(path.stem)) for path, label in paths]
+    items = [
+        (path, label, devices.get(path.stem), management(path.stem) if management else None) for path, label in paths
+    ]
     if workers is None:
         workers = min(os.cpu_count() or 1, len(items) // FILES_PER_WORKER)
     if workers < 2:
@@ -474,12 +481,12 @@ def check_eos(
         return list(pool.map(_eos_verdict, items, chunksize=max(1, len(items) // (4 * workers))))
 
 
-def _eos_verdict(item: tuple[Path, str, DeviceConfig | None]) -> Verdict:
-    path, label, device = item
+def _eos_verdict(item: tuple[Path, str, DeviceConfig | None, Management | None]) -> Verdict:
+    path, label, device, management = item
     if device is None:
         return Verdict(label, AVD, "the design has no switch of this name")
     try:
-        problems = avd.compare(device, read_file(path, CONFIG).decode())
+        problems = avd.compare(device, read_file(path, CONFIG).decode(), management)
     except ValueError as error:
         return Verdict(label, AVD, f"the design's AVD structured config is not valid input: {error}")
     return Verdict(label, AVD, _listed(problems))
@@ -597,10 +604,10 @@ def eos_files(folder: Path, paths: list[tuple[Path, str]], yang_dir: Path | None
     """EOS files against pyavd's rendering of the design rebuilt from the folder (:func:`built_devices`);
     :class:`Unchecked` without pyavd or an intent.yaml."""
     try:
-        devices = built_devices(folder)
+        devices, management = built_devices(folder)
     except PrerequisiteError as error:
         raise Unchecked(str(error)) from None
-    return check_eos(paths, devices)
+    return check_eos(paths, devices, management)
 
 
 def nvue_files(folder: Path, paths: list[tuple[Path, str]], yang_dir: Path | None) -> list[Verdict]:
@@ -635,14 +642,15 @@ def nvue_release(folder: Path) -> tuple[str, str]:
     return release, ""
 
 
-def built_devices(folder: Path) -> dict[str, DeviceConfig]:
-    """The device models, by name, of the design ``folder`` was built from, rebuilt from its ``intent.yaml``.
-    :class:`PrerequisiteError` without pyavd (asked first: rebuilding takes time) or without an intent.yaml;
-    :class:`InputError` for an intent.yaml changed after the build, or one this designer refuses."""
+def built_devices(folder: Path) -> tuple[dict[str, DeviceConfig], SwitchManagement]:
+    """The device models, by name, of the design ``folder`` was built from, rebuilt from its ``intent.yaml``, and
+    the switches' management side. :class:`PrerequisiteError` without pyavd (asked first: rebuilding takes time) or
+    without an intent.yaml; :class:`InputError` for an intent.yaml changed after the build, or one this designer
+    refuses."""
     avd.pyavd()
     intent = folder_intent(folder)
     if intent is None:
         raise PrerequisiteError(
             f"{folder} has no {INTENT_FILE} (an older designer built it); rebuild it with 'designer build INTENT'"
         )
-    return {device.hostname: device for device in device_models(intent)}
+    return {device.hostname: device for device in device_models(intent)}, management_of_switches(intent)
