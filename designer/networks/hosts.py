@@ -12,8 +12,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from designer.allocate import ip
+from designer.fabric import Device
 from designer.networks.allocate import SERVER_ASN_OFFSET
-from designer.networks.cluster import ClusterNetworks
+from designer.networks.cluster import ClusterNetworks, DataNetwork
 
 HOST_MAXIMUM_PATHS = 8
 """Equal-cost paths the host's BGP installs: at least one per leaf of its group."""
@@ -63,6 +64,14 @@ class NetworkHost:
     bgp: HostBgp | None
 
 
+def host_asn_and_loopback(network: DataNetwork, server: Device) -> tuple[int, str]:
+    """A GPU server's ASN and loopback in a network dual-homed with ``bgp``, from its number among the servers of
+    the envelope (its group's first server number plus its slot)."""
+    number = server.su * network.fabric.plan.servers_per_group + server.index
+    allocation = network.allocation
+    return allocation.leaf_asn_start + SERVER_ASN_OFFSET + number, ip(allocation.server_loopbacks + number)
+
+
 def network_hosts(networks: ClusterNetworks) -> list[NetworkHost]:
     """Every GPU server's side of the networks, in the backend's server order."""
     ports: dict[str, list[HostPort]] = {}
@@ -96,11 +105,6 @@ def network_hosts(networks: ClusterNetworks) -> list[NetworkHost]:
                 )
             )
         for server, neighbors in sessions.items():
-            number = fabric.devices[server].su * fabric.plan.servers_per_group + fabric.devices[server].index
-            bgp[devices[server].name] = HostBgp(
-                spec.name,
-                allocation.leaf_asn_start + SERVER_ASN_OFFSET + number,
-                ip(allocation.server_loopbacks + number),
-                tuple(neighbors),
-            )
+            asn, loopback = host_asn_and_loopback(data, devices[server])
+            bgp[devices[server].name] = HostBgp(spec.name, asn, loopback, tuple(neighbors))
     return [NetworkHost(name, tuple(found), bgp.get(name)) for name, found in ports.items()]
