@@ -394,6 +394,7 @@ def _cables(
     places: dict[str, Place],
 ) -> list[Cable]:
     facility = hall.facility
+    reaching: dict[tuple[int, int], str] = {}  # the medium of each (length, speed): a hall has few distinct lengths
 
     def cable(
         network: str, tier: str, a: tuple[str, str], z: tuple[str, str], speed: int, medium: str = "", near: str = ""
@@ -404,8 +405,11 @@ def _cables(
         at, to = places[a[0]], places.get(z[0]) or places[near]
         length = _run_dm(at, to, facility)
         medium = medium if length <= ACCESS_REACH_M * 10 or not medium else "none"
-        chosen = medium or _medium(length, speed, facility)
-        return Cable(network, tier, *a, *z, speed, length, chosen, at.rack, at.unit, to.rack, to.unit)
+        if not medium:
+            medium = reaching.get((length, speed)) or reaching.setdefault(
+                (length, speed), _medium(length, speed, facility)
+            )
+        return Cable(network, tier, *a, *z, speed, length, medium, at.rack, at.unit, to.rack, to.unit)
 
     cables = []
     for spec, fabric in networks:

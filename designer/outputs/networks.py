@@ -43,6 +43,7 @@ def cabling_with_networks(
 
     def others() -> Iterator[list[Any]]:
         blank = [""] * (ports - 1)
+        panel: dict[str, str] = {}  # each port name's faceplate number: a network has few distinct port names
         for cable in networks.physical.cables:
             yield [
                 cable.network,
@@ -57,7 +58,9 @@ def cabling_with_networks(
                 cable.speed_gbps,
                 f"{cable.length_dm / 10:.1f}",
                 cable.medium,
-                cable_id(cable.a_device, faceplate(cable.a_port)),
+                cable_id(
+                    cable.a_device, panel.get(cable.a_port) or panel.setdefault(cable.a_port, faceplate(cable.a_port))
+                ),
                 cable.a_rack,
                 cable.a_unit,
                 cable.z_rack,
