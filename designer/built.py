@@ -3,7 +3,8 @@
 ``designer diff``, ``designer verify`` and ``designer check OUTPUT`` read folders that anyone may have edited
 (a pull request can change committed outputs). Everything they use is checked here first: the file is a
 regular file (not a link, a folder or a device), UTF-8 JSON, the keys they read have the expected types,
-switch and server names are those :mod:`designer.fabric` makes, ports are ``swpN``/``swpNsL``/``nicN``, a server's
+switch and server names are those :mod:`designer.fabric` and :mod:`designer.networks` make, ports are
+``swpN``/``swpNsL``/``nicN`` (``feN``, ``stN``, ``ibN`` in the networks beside the backend), a server's
 ``nics`` are names :mod:`designer.nic_names` accepts, every
 address is a dotted IPv4 address outside 0/8, 127/8 and 224/3 with each link one /31 (the upper end even) or, on a
 switch-to-switch link of an unnumbered underlay, null at both ends and in the subnet,
@@ -33,6 +34,8 @@ from designer.findings import SEVERITIES, Finding
 from designer.intent.schema import BALANCING_ALIASES, BALANCING_MODES, safe_name
 from designer.intent.site_catalog import SiteCatalogs, folder_catalogs
 from designer.model import HASH_FIELDS
+from designer.networks.physical import CORE_TIER
+from designer.networks.sizing import PREFIXES as NETWORK_PREFIXES
 from designer.nic_names import nic_name_problem
 from designer.outputs.folder import INTENT_FILE, SITE_CATALOG_FILE
 
@@ -54,6 +57,25 @@ NAMES = {
     ),
 }
 """Device names by role, as :func:`designer.fabric.wire` makes them (ASCII digits; at most 25 characters)."""
+NETWORK_NAMES = {
+    **{
+        (network, role): re.compile(f"{prefix}-{pattern}")
+        for network, prefix in NETWORK_PREFIXES.items()
+        for role, pattern in (
+            ("leaf", "g[0-9]{1,6}-leaf[0-9]{1,2}"),
+            ("border_leaf", "border[0-9]{1,4}"),
+            ("storage_leaf", "sg[0-9]{1,6}-leaf[0-9]{1,2}"),
+            ("spine", "spine[0-9]{1,4}"),
+        )
+    },
+    **{(network, "server"): NAMES["server"][0] for network in NETWORK_PREFIXES},
+    **{(network, "storage"): re.compile("storage[0-9]{1,6}") for network in NETWORK_PREFIXES},
+    ("oob", "management"): re.compile("r[0-9]{1,4}-[0-9]{1,4}-mgmt[0-9]{1,3}"),
+    ("oob", "oob_spine"): re.compile("oob-spine[0-9]{1,4}"),
+}
+"""Device names of the networks beside the backend by network and role, as :mod:`designer.networks` makes them."""
+TOKEN = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]{0,63}")
+"""A device or port name of an out-of-band cable (a backend device, a PDU, a management switch)."""
 SWITCH_PORT = re.compile(r"swp[1-9][0-9]{0,3}(s[0-9]{1,2})?")
 SERVER_PORT = re.compile(r"nic[0-9]{1,3}(s[0-9])?")
 PORTS = {
@@ -293,7 +315,12 @@ def design_problems(data: object) -> list[Problem]:
         data,
         (),
         {"name": _design_name, "summary": _is(dict), "devices": _is(list), "links": _is(list)},
-        optional={"findings": _is(list)},
+        optional={
+            "findings": _is(list),
+            "networks": _is(dict),
+            "network_devices": _is(list),
+            "network_links": _is(list),
+        },
     )
     addressed = True
     if isinstance(data.get("summary"), dict):
@@ -306,6 +333,11 @@ def design_problems(data: object) -> list[Problem]:
         problems += _links(data["links"], roles, addressed)
     if isinstance(data.get("findings"), list):
         problems += _findings(data["findings"])
+    network_roles: dict[str, tuple[str, str]] = {}
+    if isinstance(data.get("network_devices"), list):
+        problems += _network_devices(data["network_devices"], network_roles)
+    if isinstance(data.get("network_links"), list):
+        problems += _network_links(data["network_links"], network_roles)
     return problems
 
 
@@ -381,19 +413,100 @@ def _links(rows: list[Any], roles: dict[str, str], addressed: bool) -> list[Prob
             if addresses[-1] is None and not unnumbered:
                 problems.append(Problem((*path, side, 2), _address(address)))
             problems += _end_problems((*path, side), roles, ports, name, port, server)
-        upper, lower = addresses
-        if (
-            upper is not None
-            and lower is not None
-            and (upper % 2 or lower != upper + 1 or row["subnet"] != f"{row['a'][2]}/31")
-        ):
+        problems += _pair(row, path, *addresses)
+    return problems
+
+
+def _pair(row: dict[str, Any], path: tuple[str | int, ...], upper: int | None, lower: int | None) -> list[Problem]:
+    """A link's two addresses (as integers, None when absent): one /31 with the upper end even and subnet a/31."""
+    if upper is None or lower is None or not (upper % 2 or lower != upper + 1 or row["subnet"] != f"{row['a'][2]}/31"):
+        return []
+    return [
+        Problem(
+            path,
+            f"{row['a'][2]} - {row['z'][2]} ({shown(row['subnet'])}) is not one /31 "
+            "with the upper end (a) even and subnet a/31",
+        )
+    ]
+
+
+def _network_devices(rows: list[Any], roles: dict[str, tuple[str, str]]) -> list[Problem]:
+    """Every row of ``network_devices``; ``roles`` gets each valid name's network and role, for the links."""
+    problems = []
+    for number, row in enumerate(rows):
+        path: tuple[str | int, ...] = ("network_devices", number)
+        if not isinstance(row, dict):
+            problems.append(Problem(path, f"a device is a JSON object, not {_kind(row)}"))
+            continue
+        network, role = row.get("network"), row.get("role")
+        if not isinstance(network, str) or not isinstance(role, str) or (network, role) not in NETWORK_NAMES:
             problems.append(
                 Problem(
                     path,
-                    f"{row['a'][2]} - {row['z'][2]} ({shown(row['subnet'])}) is not one /31 "
-                    "with the upper end (a) even and subnet a/31",
+                    f"{shown(network)} {shown(role)} is not a network and role of one; expected one of "
+                    + ", ".join(f"{known} {kind}" for known, kind in NETWORK_NAMES),
                 )
             )
+            continue
+        required: dict[str, Rule] = {"name": _matches(NETWORK_NAMES[network, role], f"{network} {role}")}
+        if role not in ("server", "storage", "management", "oob_spine"):
+            required.update(model=_is(str))
+        if network != "oob" and role != "storage":
+            required.update(asn=_asn, loopback=_address, announces=_networks)
+        if role != "server":
+            required.update(rack=_is(str), unit=_count)
+        if network == "oob":
+            required.update(address=_address)
+        problems += _fields(row, path, required, optional={"group": _count, "index": _count})
+        name = row.get("name")
+        if isinstance(name, str) and not required["name"](name):
+            if name in roles:
+                problems.append(Problem((*path, "name"), f"{shown(name)} is a second device of that name"))
+            roles[name] = (network, role)
+    return problems
+
+
+def _network_links(rows: list[Any], roles: dict[str, tuple[str, str]]) -> list[Problem]:
+    """Every row of ``network_links``: a leaf-spine network's ends devices of that network with valid ports and one
+    /31 (the upper end even); the ends of a core uplink or an out-of-band cable plain names and ports without
+    addresses."""
+    problems: list[Problem] = []
+    for number, row in enumerate(rows):
+        path: tuple[str | int, ...] = ("network_links", number)
+        if not isinstance(row, dict):
+            problems.append(Problem(path, f"a link is a JSON object, not {_kind(row)}"))
+            continue
+        wrong = _fields(
+            row,
+            path,
+            {"network": _choice((*NETWORK_PREFIXES, "oob")), "tier": _is(str), "a": _end, "z": _end},
+            optional={"subnet": _subnet},
+        )
+        if wrong:
+            problems += wrong
+            continue
+        network = row["network"]
+        addresses = []
+        for side in ("a", "z"):
+            name, port, address = row[side]
+            if network == "oob" or row["tier"] == CORE_TIER:
+                if not (TOKEN.fullmatch(name) and TOKEN.fullmatch(port)) or address is not None:
+                    problems.append(Problem((*path, side), f"{shown(row[side])} is not [device, port, null]"))
+                continue
+            addresses.append(_ipv4(address))
+            if addresses[-1] is None:
+                problems.append(Problem((*path, side, 2), _address(address)))
+            found = roles.get(name)
+            if found is None or found[0] != network:
+                problems.append(Problem((*path, side, 0), f"{shown(name)} is not a device of this design's {network}"))
+                continue
+            server = found[1] in ("server", "storage")
+            pattern = re.compile(f"{NETWORK_PREFIXES[network]}[0-9]{{1,3}}") if server else SWITCH_PORT
+            if not pattern.fullmatch(port):
+                wanted = f"{NETWORK_PREFIXES[network]}N" if server else "swpN or swpNsL"
+                problems.append(Problem((*path, side, 1), f"{shown(port)} is not a port name ({wanted})"))
+        if network != "oob" and row["tier"] != CORE_TIER:
+            problems += _pair(row, path, *addresses)
     return problems
 
 
@@ -550,6 +663,12 @@ def _device_name(role: str) -> Rule:
         ""
         if isinstance(value, str) and pattern.fullmatch(value)
         else (f"{shown(value)} is not a {role.replace('_', '-')} name ({scheme})")
+    )
+
+
+def _matches(pattern: re.Pattern[str], what: str) -> Rule:
+    return lambda value: (
+        "" if isinstance(value, str) and pattern.fullmatch(value) else f"{shown(value)} is not a {what} name"
     )
 
 

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import csv
 import io
+import json
 import shutil
 from functools import cache
 from pathlib import Path
@@ -82,6 +83,53 @@ def test_growing_inside_the_envelope_moves_nothing_in_any_network(table: str, ke
     assert len(small) < len(large)
     changed = {name: (row, large.get(name)) for name, row in small.items() if large.get(name) != row}
     assert changed == {}
+
+
+def _design_rows(files: dict[str, bytes], table: str) -> dict[tuple[str, ...], str]:
+    key = {"network_devices": lambda row: (row["name"],), "network_links": lambda row: tuple(row["a"][:2])}[table]
+    return {key(row): json.dumps(row) for row in json.loads(files["design.json"])[table]}
+
+
+@pytest.mark.parametrize("table", ["network_devices", "network_links"])
+def test_growing_inside_the_envelope_moves_nothing_of_the_networks_in_design_json(table: str) -> None:
+    small, large = _design_rows(grown(32), table), _design_rows(grown(64), table)
+    assert len(small) < len(large)
+    assert {name: (row, large.get(name)) for name, row in small.items() if large.get(name) != row} == {}
+
+
+def test_design_json_power_and_floor_plan_show_every_network() -> None:
+    files = tables()
+    data = json.loads(files["design.json"])
+    assert set(data["networks"]) == {"frontend", "storage", "oob"}
+    assert data["networks"]["frontend"]["pools"]["loopbacks"] == "10.8.0.0/20"
+    roles = {(row["network"], row["role"]) for row in data["network_devices"]}
+    assert {("frontend", "border_leaf"), ("storage", "storage"), ("oob", "management"), ("oob", "oob_spine")} <= roles
+    cables = list(csv.DictReader(io.StringIO(files["cabling.csv"].decode())))
+    non_backend = [row for row in cables if row["network"] != "backend"]
+    assert len(data["network_links"]) == len(non_backend)  # every cable of the networks, in cabling.csv's order
+    assert [(row["a"][0], row["z"][0]) for row in data["network_links"]] == [
+        (row["a_device"], row["z_device"]) for row in non_backend
+    ]
+    power = files["power.md"].decode()
+    assert "## The networks beside the backend" in power
+    drawn = {line.split(" | ")[0].lstrip("| ") for line in power.splitlines() if line.startswith("| ")}
+    assert {"backend", "frontend", "storage", "oob", "cluster"} <= drawn
+    svg = files["floorplan.svg"].decode()
+    for rack in {row["rack"] for row in data["network_devices"] if "rack" in row}:
+        assert f"<title>{rack}:" in svg
+
+
+def test_border_leaves_uplink_to_the_core_with_a_medium_and_optics() -> None:
+    files = tables()
+    cables = list(csv.DictReader(io.StringIO(files["cabling.csv"].decode())))
+    core = [row for row in cables if row["tier"] == "core_uplink"]
+    assert len(core) == 2 * 4  # two border leaves, four uplinks each
+    assert {row["z_device"] for row in core} == {"core"} and {row["network"] for row in core} == {"frontend"}
+    assert sorted({row["a_device"] for row in core}) == ["fe-border0", "fe-border1"]
+    assert all(row["medium"] not in ("", "none") for row in core)
+    bom = files["bom.csv"].decode()
+    medium = core[0]["medium"]
+    assert f"{medium} 400G" in bom
 
 
 def test_managed_power_parts_and_host_ports_get_their_own_management_cable() -> None:

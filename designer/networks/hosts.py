@@ -12,7 +12,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from designer.allocate import ip
-from designer.networks.cluster import ClusterNetworks
+from designer.fabric import Device
+from designer.networks.cluster import ClusterNetworks, DataNetwork
 from designer.networks.wiring import server_number
 
 HOST_MAXIMUM_PATHS = 8
@@ -63,6 +64,14 @@ class NetworkHost:
     bgp: HostBgp | None
 
 
+def host_asn_and_loopback(network: DataNetwork, server: Device) -> tuple[int, str]:
+    """A GPU server's ASN and loopback in a network dual-homed with ``bgp``, from its number among the servers of
+    the envelope (its group's first server number plus its slot)."""
+    number = server_number(network.fabric.plan, server)
+    allocation = network.allocation
+    return allocation.host_asn(number), ip(allocation.server_loopbacks + number)
+
+
 def network_hosts(networks: ClusterNetworks) -> list[NetworkHost]:
     """Every GPU server's side of the networks, in the backend's server order."""
     ports: dict[str, list[HostPort]] = {}
@@ -96,11 +105,6 @@ def network_hosts(networks: ClusterNetworks) -> list[NetworkHost]:
                 )
             )
         for server, neighbors in sessions.items():
-            number = server_number(fabric.plan, fabric.devices[server])
-            bgp[devices[server].name] = HostBgp(
-                spec.name,
-                allocation.host_asn(number),
-                ip(allocation.server_loopbacks + number),
-                tuple(neighbors),
-            )
+            asn, loopback = host_asn_and_loopback(data, devices[server])
+            bgp[devices[server].name] = HostBgp(spec.name, asn, loopback, tuple(neighbors))
     return [NetworkHost(name, tuple(found), bgp.get(name)) for name, found in ports.items()]

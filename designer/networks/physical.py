@@ -12,6 +12,8 @@ is never edited: what the networks add is listed beside it.
   of their own.
 * Management ports: every server's BMCs (and host port when declared) slot by slot, the managed parts of the rack,
   then the reserved top-of-rack leaves; in a network rack, every switch in unit order.
+* Core uplinks: each border leaf's declared uplinks to the data-centre core leave its first core-facing ports for
+  ``core`` (``uplink0``...), run to the end of its row; the core's own ports are the core team's.
 * Cable lengths follow the backend's rule (:mod:`designer.physical.cables`): within a rack the vertical distance,
   between racks up to the tray, along it and down, plus the slack; the medium is the first whose reach at the
   link speed covers it. Management access cables are 1000BASE-T copper (``cat6``, 100 m).
@@ -34,6 +36,9 @@ from designer.networks.wiring import NetworkFabric
 from designer.physical import BomLine, Rack
 from designer.physical.cables import UNIT_M, decimetres, module_name, ordered_length
 
+CORE, CORE_TIER = "core", "core_uplink"
+"""The far end of a border leaf's uplinks: the data-centre core, not a device designer designs. Its cable runs up to
+the tray, along the border leaf's row to its end (where the core's patch panel stands) and down to the top unit."""
 ACCESS_MEDIUM, ACCESS_REACH_M = "cat6", 100.0
 """The management access cables: 1000BASE-T over twisted pair, 100 m (IEEE 802.3ab)."""
 
@@ -82,6 +87,17 @@ class NetworkRack:
 
 
 @dataclass(frozen=True)
+class NetworkPower:
+    """What one network beside the backend draws: its switches (with their optics) and its storage servers."""
+
+    network: str
+    switches: int
+    switch_kw: float
+    servers: int
+    server_kw: float
+
+
+@dataclass(frozen=True)
 class NetworksPhysical:
     """What the networks add to the hall: racks, the draw added to the backend's racks, every cable, the out-of-band
     network, the bill of materials and the racks too full for their top-of-rack switches."""
@@ -95,6 +111,8 @@ class NetworksPhysical:
     oob: OobDesign | None
     bom: tuple[BomLine, ...]
     crowded: tuple[str, ...]
+    power: tuple[NetworkPower, ...] = ()
+    """Each network's draw, in the order they are designed (the out-of-band network last)."""
 
 
 @dataclass(frozen=True)
@@ -217,7 +235,35 @@ def plan_networks_physical(
         oob_design,
         bom,
         tuple(sorted(crowded)),
+        _power(networks, oob_design, oob),
     )
+
+
+def _power(
+    networks: Sequence[tuple[DataNetworkSpec, NetworkFabric]], oob_design: OobDesign | None, oob: OobSpec | None
+) -> tuple[NetworkPower, ...]:
+    """Each network's switches and storage servers with their draw, as the racks count it."""
+    power = []
+    for spec, fabric in networks:
+        watts = sum(
+            (spec.spine if device.role == "spine" else spec.leaf).power_w_optics for device in fabric.switches()
+        )
+        nodes = spec.storage_nodes
+        count = nodes.count if nodes else 0
+        power.append(
+            NetworkPower(
+                spec.name,
+                fabric.switch_count,
+                round(watts / 1000, 3),
+                count,
+                round(count * nodes.power_kw, 3) if nodes else 0.0,
+            )
+        )
+    if oob_design is not None and oob is not None:
+        managers = len(oob_design.switches) - oob_design.spines
+        watts = managers * oob.switch.power_w + oob_design.spines * oob.spine.power_w_optics
+        power.append(NetworkPower("oob", len(oob_design.switches), round(watts / 1000, 3), 0, 0.0))
+    return tuple(power)
 
 
 def _server_names(fabric: NetworkFabric) -> list[str]:
@@ -348,6 +394,7 @@ def _cables(
     places: dict[str, Place],
 ) -> list[Cable]:
     facility = hall.facility
+    reaching: dict[tuple[int, int], str] = {}  # the medium of each (length, speed): a hall has few distinct lengths
 
     def cable(
         network: str, tier: str, a: tuple[str, str], z: tuple[str, str], speed: int, medium: str = "", near: str = ""
@@ -358,8 +405,11 @@ def _cables(
         at, to = places[a[0]], places.get(z[0]) or places[near]
         length = _run_dm(at, to, facility)
         medium = medium if length <= ACCESS_REACH_M * 10 or not medium else "none"
-        chosen = medium or _medium(length, speed, facility)
-        return Cable(network, tier, *a, *z, speed, length, chosen, at.rack, at.unit, to.rack, to.unit)
+        if not medium:
+            medium = reaching.get((length, speed)) or reaching.setdefault(
+                (length, speed), _medium(length, speed, facility)
+            )
+        return Cable(network, tier, *a, *z, speed, length, medium, at.rack, at.unit, to.rack, to.unit)
 
     cables = []
     for spec, fabric in networks:
@@ -369,6 +419,29 @@ def _cables(
             speed = spec.leaf.speed if TIERS[tier] == "leaf_spine" else _server_speed(spec, low)
             ends = (up.name, fabric.port_name(up, upper_port)), (low.name, fabric.port_name(low, lower_port))
             cables.append(cable(spec.name, TIERS[tier], *ends, speed))
+        for border in fabric.switches():
+            if border.role == "border_leaf":
+                at = places[border.name]
+                core = Place(CORE, at.row, facility.racks_per_row, facility.rack_units, 1)
+                length = _run_dm(at, core, facility)
+                cables += [
+                    Cable(
+                        spec.name,
+                        CORE_TIER,
+                        border.name,
+                        border.port_name(uplink),
+                        CORE,
+                        f"uplink{uplink}",
+                        spec.core_uplink_speed,
+                        length,
+                        _medium(length, spec.core_uplink_speed, facility),
+                        at.rack,
+                        at.unit,
+                        CORE,
+                        0,
+                    )
+                    for uplink in range(spec.core_uplinks)
+                ]
     if oob_design is not None and oob is not None:
         for access in oob_design.access:
             access_switch = oob_design.switches[access.switch]

@@ -26,7 +26,13 @@ from designer.outputs.folder import INTENT_FILE, MANIFEST, SITE_CATALOG_FILE, di
 from designer.outputs.lab import lab_files
 from designer.outputs.labels import label_rows, labels_html
 from designer.outputs.networks import addressing_rows as network_addressing_rows
-from designer.outputs.networks import bom_with_networks, cabling_with_networks, oob_rows, racks_with_networks
+from designer.outputs.networks import (
+    bom_with_networks,
+    cabling_with_networks,
+    oob_rows,
+    power_section,
+    racks_with_networks,
+)
 from designer.outputs.physical import bom_rows, power_markdown, racks_rows
 from designer.outputs.summary import summary_markdown
 from designer.outputs.tables import addressing_rows, asn_rows, cabling_rows, csv_bytes
@@ -214,11 +220,17 @@ def review_files(
             else {}
         ),
         "racks.csv": csv_bytes(racks_header, rack_rows),
-        "power.md": power_markdown(
-            design.intent.name, design.physical, design.intent.facility, design.intent.system
+        "power.md": (
+            power_markdown(design.intent.name, design.physical, design.intent.facility, design.intent.system)
+            + (power_section(design.networks, design.physical, design.intent.facility) if design.networks else "")
         ).encode(),
         "bom.csv": csv_bytes(*bom_table(design)),
-        "floorplan.svg": floorplan_svg(design.intent, design.fabric.devices, design.physical).encode(),
+        "floorplan.svg": floorplan_svg(
+            design.intent,
+            design.fabric.devices,
+            design.physical,
+            design.networks.physical if design.networks else None,
+        ).encode(),
         "topology.svg": topology_svg(design.intent.name, design.plan).encode(),
         **(lab_files(design) if design.intent.outputs.lab else {}),
         **({"workloads.svg": workloads_svg(design.intent.name, design.workloads).encode()} if design.workloads else {}),

@@ -1,4 +1,5 @@
-"""``design.json``: the whole design for scripts, one device, link or rack per line so that diffs stay readable."""
+"""``design.json``: the whole design for scripts, one device, link or rack per line so that diffs stay readable; the
+networks beside the backend, when declared, in ``networks``, ``network_devices`` and ``network_links``."""
 
 from __future__ import annotations
 
@@ -12,6 +13,7 @@ from designer.checks import formats as checks_format
 from designer.design import Design
 from designer.fabric import SERVER_LEAF, TIERS
 from designer.model import DeviceConfig
+from designer.outputs.networks import network_device_rows, network_link_rows, networks_summary
 from designer.outputs.summary import summary
 from designer.outputs.workloads import detail
 from designer.ports import os_port_names
@@ -63,6 +65,7 @@ def design_json(design: Design) -> str:
         ),
         "summary": summary(design),
         **({"qos": dataclasses.asdict(design.configs[0].qos)} if design.configs else {}),
+        **({"networks": networks_summary(design.networks)} if design.networks else {}),
     }
     encode = json.JSONEncoder(separators=SEPARATORS).encode
     tables = {
@@ -71,6 +74,9 @@ def design_json(design: Design) -> str:
         "links": _link_rows(design),
         "racks": list(map(encode, rack_rows(design))),
     }
+    if design.networks:
+        tables["network_devices"] = list(map(encode, network_device_rows(design.networks)))
+        tables["network_links"] = list(map(encode, network_link_rows(design.networks)))
     if design.workloads:
         tables["workloads"] = [encode(detail(result)) for result in design.workloads]
     return _json_document(head, tables)

@@ -2,7 +2,9 @@
 
 The floor plan draws one line per row, one cell per rack position: racks filled by their draw as a
 share of the rack budget, network racks outlined and marked ``N`` (leaf racks) or ``C`` (central
-spine racks), empty positions faint. No cable is drawn, so it stays readable at 32k GPUs and more.
+spine racks), empty positions faint; the racks of the networks beside the backend outlined in violet (``X``
+their switches, ``S`` storage servers) and a violet corner on every rack they add switches to. No cable is drawn,
+so it stays readable at 32k GPUs and more.
 Beside it, the elevation of the first compute rack and the first network rack, unit by unit (a rack-scale system's
 NVLink switch trays, power shelves and management switches too, where the catalog gives its rack layout).
 """
@@ -13,6 +15,7 @@ from html import escape
 
 from designer.fabric import Device
 from designer.intent import Intent
+from designer.networks.physical import NetworkRack, NetworksPhysical
 from designer.physical import COMPUTE, NETWORK, Physical, Rack
 from designer.physical.placement import device_units
 
@@ -27,6 +30,8 @@ NETWORK_STROKE = "#08306b"
 PART_FILL = "#e5e5e5"
 """Fill of a rack-scale system's parts beside its compute trays (NVLink switch trays, power shelves, management
 switches) in the elevation."""
+OTHER_STROKE = "#54278f"
+"""Racks and marks of the networks beside the backend."""
 
 
 def shade(kw: float, budget_kw: float) -> str:
@@ -35,13 +40,18 @@ def shade(kw: float, budget_kw: float) -> str:
     return next((colour for bound, colour in SHADES if share <= bound + 1e-9), OVER)
 
 
-def floorplan_svg(intent: Intent, devices: list[Device], physical: Physical) -> str:
-    """The floor plan and two rack elevations as one SVG document."""
+def floorplan_svg(
+    intent: Intent, devices: list[Device], physical: Physical, networks: NetworksPhysical | None = None
+) -> str:
+    """The floor plan and two rack elevations as one SVG document; with ``networks`` (what the networks beside the
+    backend add), their racks too, and a corner mark on every rack they add switches to."""
     facility = intent.facility
     per_row = facility.racks_per_row
     floor_w = LEFT + per_row * CELL_W + 130
     row_h = CELL_H + ROW_GAP
-    floor_h = TOP + physical.rows * row_h
+    added = networks.racks if networks else ()
+    rows = max([physical.rows, *(rack.row + 1 for rack in added)])
+    floor_h = TOP + rows * row_h
     elevation_h = TOP + facility.rack_units * UNIT_PX + 60
     width, height = floor_w + 2 * ELEVATION_W + 20, max(floor_h, elevation_h) + 20
     power = physical.power_kw(facility.pue)
@@ -56,6 +66,8 @@ def floorplan_svg(intent: Intent, devices: list[Device], physical: Physical) -> 
         f"PUE {facility.pue:g}; budget {facility.rack_power_kw:g} kW per rack, {facility.cooling}-cooled</text>",
     ]
     parts += _legend(facility.rack_power_kw)
+    if networks:
+        parts += _networks_legend(networks)
     step = 1 if per_row <= 24 else 4
     parts += [
         f'<text x="{LEFT + position * CELL_W + CELL_W / 2:g}" y="{TOP - 6}" text-anchor="middle" font-size="9" '
@@ -65,11 +77,15 @@ def floorplan_svg(intent: Intent, devices: list[Device], physical: Physical) -> 
     by_row: dict[int, list[Rack]] = {}
     for rack in physical.racks:
         by_row.setdefault(rack.row, []).append(rack)
-    for row in range(physical.rows):
+    added_by_row: dict[int, list[NetworkRack]] = {}
+    for new in added:
+        added_by_row.setdefault(new.row, []).append(new)
+    marked = set(networks.added_devices) if networks else set()
+    for row in range(rows):
         y = TOP + row * row_h
         racks = by_row.get(row, [])
         parts.append(f'<text x="{LEFT - 8}" y="{y + CELL_H / 2 + 4:g}" text-anchor="end">row {row}</text>')
-        taken = {rack.position for rack in racks}
+        taken = {rack.position for rack in racks} | {new.position for new in added_by_row.get(row, [])}
         parts += [
             f'<rect x="{LEFT + position * CELL_W + 1}" y="{y}" width="{CELL_W - 2}" height="{CELL_H}" '
             'fill="none" stroke="#dddddd"/>'
@@ -77,8 +93,16 @@ def floorplan_svg(intent: Intent, devices: list[Device], physical: Physical) -> 
             if position not in taken
         ]
         parts += [_rack_cell(rack, LEFT + rack.position * CELL_W, y, facility.rack_power_kw) for rack in racks]
+        if networks:
+            parts += [
+                _added_cell(new, networks, LEFT + new.position * CELL_W, y, facility.rack_power_kw)
+                for new in added_by_row.get(row, [])
+            ]
+            parts += [_corner(LEFT + rack.position * CELL_W, y) for rack in racks if rack.name in marked]
         sus = sorted({rack.su for rack in racks})
         label = "central network" if sus == [-1] else "SU " + ", ".join(str(su) for su in sus if su >= 0)
+        if not racks and added_by_row.get(row):
+            label = "other networks"
         parts.append(f'<text x="{LEFT + per_row * CELL_W + 8}" y="{y + CELL_H / 2 + 4:g}">{escape(label)}</text>')
     x = floor_w
     for role in (COMPUTE, NETWORK):
@@ -104,6 +128,36 @@ def _legend(budget_kw: float) -> list[str]:
     )
     parts.append(f'<text x="{x + 128}" y="64">N leaf racks, C central spine racks</text>')
     return parts
+
+
+def _networks_legend(networks: NetworksPhysical) -> list[str]:
+    """What the marks of the networks beside the backend mean."""
+    racks = len(networks.racks)
+    return [
+        f'<rect x="10" y="76" width="14" height="12" fill="#ffffff" stroke="{OTHER_STROKE}" stroke-width="2"/>',
+        f'<text x="28" y="86">X racks of the other networks\' switches, S of storage servers ({racks} racks); '
+        f'<tspan fill="{OTHER_STROKE}">&#9698;</tspan> top-of-rack or management switches added '
+        f"({len(networks.added_devices)} racks)</text>",
+    ]
+
+
+def _added_cell(rack: NetworkRack, networks: NetworksPhysical, x: int, y: int, budget_kw: float) -> str:
+    """A rack the networks beside the backend add: its draw, ``S`` for storage servers, else ``X``."""
+    kw = rack.kw + networks.added_kw.get(rack.name, 0)
+    count = len(rack.members) + len(networks.added_devices.get(rack.name, ()))
+    title = f"{rack.name}: {rack.role} (other networks), {count} devices, {kw:,.2f} kW"
+    return (
+        f'<g><title>{escape(title)}</title><rect x="{x + 1}" y="{y}" width="{CELL_W - 2}" height="{CELL_H}" '
+        f'fill="{shade(kw, budget_kw)}" stroke="{OTHER_STROKE}" stroke-width="2"/>'
+        f'<text x="{x + CELL_W / 2:g}" y="{y + CELL_H / 2 + 4:g}" text-anchor="middle" font-weight="bold" '
+        f'fill="{OTHER_STROKE}">{"S" if rack.role == "storage" else "X"}</text></g>'
+    )
+
+
+def _corner(x: int, y: int) -> str:
+    """The mark of a backend rack the networks add switches to: its top right corner filled."""
+    right = x + CELL_W - 1
+    return f'<path d="M{right - 8} {y} L{right} {y} L{right} {y + 8} Z" fill="{OTHER_STROKE}"/>'
 
 
 def _rack_cell(rack: Rack, x: int, y: int, budget_kw: float) -> str:

@@ -1,6 +1,7 @@
 """The networks beside the backend in the review tables: a ``network`` column in front of ``cabling.csv`` with every
 cable of every network, their racks and devices in ``racks.csv``, their parts in ``bom.csv``, their addresses in
-``network-addressing.csv`` and the management addresses as ``oob.csv``, a table a DHCP server or ZTP loads.
+``network-addressing.csv``, the management addresses as ``oob.csv``, a table a DHCP server or ZTP loads, and their
+devices, links and pools in ``design.json``.
 
 None of this is written when no network beside the backend is declared: the backend's tables stay as they are."""
 
@@ -13,8 +14,13 @@ from typing import Any
 
 from designer.allocate import ip
 from designer.fabric import TIERS
-from designer.networks.cluster import ClusterNetworks
+from designer.intent.facility import Facility
+from designer.networks.cluster import ClusterNetworks, DataNetwork
+from designer.networks.hosts import host_asn_and_loopback
+from designer.networks.physical import CORE_TIER, Cable
+from designer.networks.wiring import ordinal
 from designer.outputs.tables import cable_id
+from designer.physical import Physical
 
 PORT = re.compile(r"swp(\d+)(?:s(\d+))?")
 
@@ -37,6 +43,7 @@ def cabling_with_networks(
 
     def others() -> Iterator[list[Any]]:
         blank = [""] * (ports - 1)
+        panel: dict[str, str] = {}  # each port name's faceplate number: a network has few distinct port names
         for cable in networks.physical.cables:
             yield [
                 cable.network,
@@ -51,7 +58,9 @@ def cabling_with_networks(
                 cable.speed_gbps,
                 f"{cable.length_dm / 10:.1f}",
                 cable.medium,
-                cable_id(cable.a_device, faceplate(cable.a_port)),
+                cable_id(
+                    cable.a_device, panel.get(cable.a_port) or panel.setdefault(cable.a_port, faceplate(cable.a_port))
+                ),
                 cable.a_rack,
                 cable.a_unit,
                 cable.z_rack,
@@ -163,3 +172,180 @@ def addressing_rows(networks: ClusterNetworks) -> tuple[list[str], Iterator[list
                 yield [name, low.name, low_if, f"{ip(even + 1)}/31", up.name, up_if, ip(even), TIERS[tier]]
 
     return header, rows()
+
+
+def announced(network: DataNetwork, switch: int) -> list[str]:
+    """What a switch of a leaf-spine network announces: its loopback and, for a leaf with servers or storage servers
+    cabled, its aligned server block (every /31 of its server ports inside it)."""
+    fabric, allocation = network.fabric, network.allocation
+    device = fabric.devices[switch]
+    prefixes = [f"{ip(allocation.loopbacks[switch])}/32"]
+    if device.role in ("leaf", "storage_leaf"):
+        pool = next(pool for pool in allocation.pools if pool.name == "server_p2p")
+        first = pool.first + ordinal(fabric.plan, device) * allocation.server_block
+        prefixes.append(f"{ip(first)}/{33 - allocation.server_block.bit_length()}")
+    return prefixes
+
+
+def networks_summary(networks: ClusterNetworks) -> dict[str, Any]:
+    """design.json's ``networks``: each network's counts, its design choices and its pools."""
+    summary: dict[str, Any] = {}
+    for network in networks.data:
+        spec, plan = network.spec, network.fabric.plan
+        summary[spec.name] = {
+            "leaves": plan.leaves - plan.border_leaves,
+            "border_leaves": plan.border_leaves,
+            "spines": plan.spines,
+            "servers": plan.servers,
+            "storage_nodes": plan.storage_nodes,
+            "oversubscription": spec.oversubscription,
+            "dual_homing": spec.dual_homing,
+            "leaf_asn_start": network.allocation.leaf_asn_start,
+            "pools": {pool.name: pool.cidr for pool in network.allocation.pools},
+        }
+    oob = networks.physical.oob
+    if oob is not None:
+        summary["oob"] = {"switches": len(oob.switches) - oob.spines, "spines": oob.spines, "pool": oob.pool.cidr}
+    return summary
+
+
+def network_device_rows(networks: ClusterNetworks) -> Iterator[dict[str, Any]]:
+    """design.json's ``network_devices``: every switch of every network beside the backend with its rack and unit
+    (a leaf-spine network's with its ASN, loopback and what it announces), the GPU servers' BGP where a network is
+    dual-homed with ``bgp``, the storage servers, and the management switches and OOB spines with their address."""
+    places = {name: (rack.name, unit) for rack in networks.physical.racks for name, unit in rack.members}
+    places.update(
+        {name: (rack, unit) for rack, members in networks.physical.added_devices.items() for name, unit in members}
+    )
+
+    def placed(name: str) -> dict[str, Any]:
+        rack, unit = places[name]
+        return {"rack": rack, "unit": unit}
+
+    for network in networks.data:
+        fabric, allocation, name = network.fabric, network.allocation, network.spec.name
+        for number, device in enumerate(fabric.switches()):
+            yield {
+                "network": name,
+                "name": device.name,
+                "role": device.role,
+                "model": device.model,
+                **({"group": device.su} if device.su >= 0 else {}),
+                "index": device.index,
+                "asn": allocation.asns[number],
+                "loopback": ip(allocation.loopbacks[number]),
+                "announces": announced(network, number),
+                **placed(device.name),
+            }
+        for device in fabric.devices[fabric.switch_count :]:
+            if device.role == "storage":
+                yield {"network": name, "name": device.name, "role": "storage", **placed(device.name)}
+            elif network.spec.dual_homing == "bgp":
+                asn, loopback = host_asn_and_loopback(network, device)
+                yield {
+                    "network": name,
+                    "name": device.name,
+                    "role": "server",
+                    "group": device.su,
+                    "index": device.index,
+                    "asn": asn,
+                    "loopback": loopback,
+                    "announces": [f"{loopback}/32"],
+                }
+    oob = networks.physical.oob
+    if oob is not None:
+        managers = len(oob.switches) - oob.spines
+        for number, name in enumerate(oob.switches):
+            yield {
+                "network": "oob",
+                "name": name,
+                "role": "management" if number < managers else "oob_spine",
+                "address": ip(oob.gateways[number]),
+                **placed(name),
+            }
+
+
+def network_link_rows(networks: ClusterNetworks) -> Iterator[dict[str, Any]]:
+    """design.json's ``network_links``: every cable of every network beside the backend in cabling.csv's order,
+    both ends ``[device, port, address]`` (a leaf-spine network's /31, the upper end even; null on a core uplink, whose
+    far end is the core's, and on the out-of-band network, whose addresses are in oob.csv), its subnet, speed,
+    length and medium."""
+    evens = {network.spec.name: iter(network.allocation.evens) for network in networks.data}
+    for cable in networks.physical.cables:
+        if cable.network in evens and cable.tier != CORE_TIER:
+            even = next(evens[cable.network])
+            yield _link_row(cable, ip(even), ip(even + 1), f"{ip(even)}/31")
+        else:
+            yield _link_row(cable, None, None, None)
+
+
+def _link_row(cable: Cable, upper: str | None, lower: str | None, subnet: str | None) -> dict[str, Any]:
+    return {
+        "network": cable.network,
+        "tier": cable.tier,
+        "a": [cable.a_device, cable.a_port, upper],
+        "z": [cable.z_device, cable.z_port, lower],
+        "subnet": subnet,
+        "speed_gbps": cable.speed_gbps,
+        "length_m": cable.length_dm / 10,
+        "medium": cable.medium,
+    }
+
+
+def power_section(networks: ClusterNetworks, physical: Physical, facility: Facility) -> str:
+    """``power.md``'s part for the networks beside the backend: each network's draw, the cluster's total with them,
+    and every rack they add to or stand in, with its draw against the budget."""
+    added = networks.physical
+    backend = physical.power_kw(facility.pue)["total"]
+    rows = [(power.network, power.switches, power.switch_kw, power.servers, power.server_kw) for power in added.power]
+    extra = sum(switch_kw + server_kw for _, _, switch_kw, _, server_kw in rows)
+    lines = [
+        "",
+        "## The networks beside the backend",
+        "",
+        "Their switches at their power with optics (management switches without: their ports are copper), storage "
+        "servers at their declared power; top-of-rack and management switches stand in the compute racks above.",
+        "",
+        "| network | switches | switch kW | storage servers | server kW | total kW | facility kW |",
+        "|---|---:|---:|---:|---:|---:|---:|",
+        f"| backend | | | | | {backend:,.1f} | {backend * facility.pue:,.1f} |",
+        *(
+            f"| {name} | {switches} | {switch_kw:,.1f} | {servers} | {server_kw:,.1f} | {switch_kw + server_kw:,.1f} | "
+            f"{(switch_kw + server_kw) * facility.pue:,.1f} |"
+            for name, switches, switch_kw, servers, server_kw in rows
+        ),
+        f"| cluster | | | | | {backend + extra:,.1f} | {(backend + extra) * facility.pue:,.1f} |",
+        "",
+        "### Racks with the networks",
+        "",
+        "| rack | role | devices added | backend kW | added kW | total kW | budget use |",
+        "|---|---|---:|---:|---:|---:|---:|",
+    ]
+    standing = {rack.name: rack for rack in physical.racks}
+    for rack in physical.racks:
+        if rack.name in added.added_kw:
+            lines.append(
+                _rack_power(
+                    rack.name,
+                    rack.role,
+                    len(added.added_devices.get(rack.name, ())),
+                    rack.kw,
+                    added.added_kw[rack.name],
+                    facility,
+                )
+            )
+    for new in added.racks:
+        if new.name not in standing:
+            count = len(new.members) + len(added.added_devices.get(new.name, ()))
+            lines.append(
+                _rack_power(new.name, new.role, count, 0.0, new.kw + added.added_kw.get(new.name, 0), facility)
+            )
+    return "\n".join(lines) + "\n"
+
+
+def _rack_power(name: str, role: str, devices: int, backend_kw: float, added_kw: float, facility: Facility) -> str:
+    total = backend_kw + added_kw
+    return (
+        f"| {name} | {role} | {devices} | {backend_kw:,.2f} | {added_kw:,.2f} | {total:,.2f} | "
+        f"{total / facility.rack_power_kw:.1%} |"
+    )

@@ -20,6 +20,7 @@ from designer.audit.compare import Audit, Link, audit, link
 from designer.audit.names import PortNames
 from designer.audit.readers import Cable, read_lldpd
 from designer.audit.report import text
+from designer.verify import frontend
 from designer.verify.lab import Lab
 from designer.verify.report import Check, check
 
@@ -34,14 +35,17 @@ def installed() -> bool:
 
 
 def lab_cables(running: Lab, design: Mapping[str, Any]) -> list[Link]:
-    """The design's cables between devices that have a namespace in the lab (routers, sampled servers' NICs)."""
-    routers = {router.name for router in running.topology.routers}
+    """The design's cables between devices that have a namespace in the lab (routers, the frontend's among them,
+    sampled servers' NICs)."""
+    backend = {router.name for router in running.topology.routers if not router.role.startswith(frontend.ROLE_PREFIX)}
+    front = {router.name for router in running.topology.routers} - backend
     nics = {(nic.server, nic.port) for nic in running.hosts}
     cables = []
-    for row in design["links"]:
-        one, other = (row["a"][0], row["a"][1]), (row["z"][0], row["z"][1])
-        if all(end[0] in routers or end in nics for end in (one, other)):
-            cables.append(link(one, other))
+    for rows, routers in ((design["links"], backend), (frontend.links(design), front)):
+        for row in rows:
+            one, other = (row["a"][0], row["a"][1]), (row["z"][0], row["z"][1])
+            if all(end[0] in routers or end in nics for end in (one, other)):
+                cables.append(link(one, other))
     return cables
 
 

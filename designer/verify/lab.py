@@ -299,6 +299,7 @@ class Lab:
         self.folder = RUN_ROOT / self.run
         self.namespaces = [f"{PREFIX}{self.run}-{router.name}" for router in topology.routers]
         self.servers = {nic.server: f"{PREFIX}{self.run}-{nic.server}" for nic in self.hosts}
+        """Each sampled server's namespace: its own, or the router's when the server is one (frontend BGP)."""
         self.dirs = [self.folder / router.name for router in topology.routers]
         self.daemons: list[tuple[str, ...]] = [
             ("zebra", "bgpd", "bfdd") if BFD.search(config) else ("zebra", "bgpd") for config in topology.configs
@@ -369,7 +370,7 @@ class Lab:
             f"creating {len(spaces) + len(self.servers)} namespaces ({PREFIX}{self.run}-*) and "
             f"{len(topology.wires) + len(self.hosts)} links"
         )
-        ip_batch(f"netns add {name}" for name in [*spaces, *self.servers.values()])
+        ip_batch(f"netns add {name}" for name in dict.fromkeys([*spaces, *self.servers.values()]))
         ip_batch(
             f"link add {wire.upper_port} netns {spaces[wire.upper]} type veth peer name {wire.lower_port} "
             f"netns {spaces[wire.lower]}"
@@ -387,7 +388,7 @@ class Lab:
         wired = {(nic.leaf, nic.leaf_port) for nic in self.hosts}
         for nic in self.hosts:
             ports[nic.leaf].append(nic.leaf_port)
-        for server in self.servers.values():
+        for server in set(self.servers.values()) - set(spaces):
             ip_batch(["link set lo up"], server)
         for router, name in enumerate(spaces):
             bridges = [port for port, _ in topology.server_ports[router] if (router, port) not in wired]
@@ -474,12 +475,14 @@ class Lab:
             )
 
     def load_configs(self) -> list[str]:
-        """Push the lab-only lines, then every frr.conf unchanged with ``vtysh -b``; returns one problem per
-        router whose configuration was refused."""
+        """Push the lab-only lines (and a router's own, :attr:`Topology.lab_lines`), then every frr.conf unchanged
+        with ``vtysh -b``; returns one problem per router whose configuration was refused."""
         self.progress(f"loading {len(self.dirs)} frr.conf files")
-        lab_only = [argument for line in ("configure terminal", *LAB_ONLY) for argument in ("-c", line)]
 
         def load(router: int) -> str:
+            own = self.topology.lab_lines[router] if self.topology.lab_lines else ()
+            lines = ("configure terminal", *LAB_ONLY, *own)
+            lab_only = [argument for line in lines for argument in ("-c", line)]
             for step in (lab_only, ["-b"]):
                 result = subprocess.run(
                     self.vtysh(router) + step, capture_output=True, text=True, check=False, timeout=120

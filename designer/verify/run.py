@@ -12,7 +12,7 @@ from pathlib import Path
 from designer.built import DESIGN_FILE, Manifest, parse_design, read_inside, read_manifest, read_regular
 from designer.errors import PrerequisiteError
 from designer.targets import config_files
-from designer.verify import cabling
+from designer.verify import cabling, frontend
 from designer.verify.cabling import Lldp, audit_lab, cabling_check, lab_cables
 from designer.verify.lab import Lab, Progress, available_mib, check_prerequisites, seeds_supported, sweep_orphans
 from designer.verify.probe import (
@@ -58,8 +58,9 @@ def read_output(target: Path, traffic: bool = False, whole: bool = True) -> dict
     """The files of an output folder that a lab needs, each one with the sha256 its ``manifest.json`` records (an
     edited file is an input error, as in ``designer check``). Only regular files are read (a link or a FIFO is an
     input error): ``design.json``, checked here where its path is known, the FRR files of every switch it names
-    (its frr.conf and its kernel settings, ``configs/sysctl/<hostname>.conf``) and, with ``traffic``, the host
-    files of the servers the lab samples."""
+    (its frr.conf and its kernel settings, ``configs/sysctl/<hostname>.conf``), the BGP of the frontend's servers
+    the lab runs (``servers/<server>/frr.conf``) and, with ``traffic``, the host files of the servers the lab
+    samples."""
     if not os.path.lexists(target / DESIGN_FILE):
         return {}
     manifest = read_manifest(target)
@@ -75,7 +76,8 @@ def read_output(target: Path, traffic: bool = False, whole: bool = True) -> dict
                 for device in design["devices"]
                 if device["role"] != "server"
                 for relative, _ in config_files("frr", device["name"])
-            ],
+            ]
+            + [frontend.host_config(row["name"]) for row in frontend.devices(design, whole) if row["role"] == "server"],
         )
     )
     if traffic:
@@ -301,13 +303,14 @@ def _foreign_prefix(running: Lab, report: VerifyReport, limit: float) -> None:
 
 
 def failure_targets(lab: Topology) -> list[int]:
-    """The routers failed one at a time: the lab's first spine and, with 3 tiers, its first super-spine."""
+    """The routers failed one at a time: the lab's first spine and, with 3 tiers, its first super-spine; with the
+    frontend in the lab, its first leaf (one of a dual-homed pair)."""
     targets = []
     for role in ("spine", "super_spine"):
         first = next((index for index, router in enumerate(lab.routers) if router.role == role), None)
         if first is not None:
             targets.append(first)
-    return targets
+    return targets + lab.frontend("leaf")[:1]
 
 
 def sample_pairs(lab: Topology) -> list[tuple[int, int]]:
@@ -400,7 +403,42 @@ def _phase(running: Lab, report: VerifyReport, phase: str, failed: frozenset[int
             )
         )
     _reachability(running, report, phase, failed)
+    if lab.frontend("server"):
+        _frontend_reachability(running, report, phase, failed)
     return confirmed
+
+
+def frontend_sources(lab: Topology, failed: frozenset[int] = frozenset()) -> list[int]:
+    """Where the frontend's servers are reached from: its border leaves (toward the core), or its first spine when
+    it declares none."""
+    return [router for router in lab.frontend("border_leaf") or lab.frontend("spine")[:1] if router not in failed]
+
+
+def _frontend_reachability(running: Lab, report: VerifyReport, phase: str, failed: frozenset[int]) -> None:
+    """Ping every frontend server's loopback (what it announces over both its links) from each source's loopback."""
+    lab = running.topology
+    sources = frontend_sources(lab, failed)
+    pairs = [(source, server) for source in sources for server in lab.frontend("server") if server not in failed]
+    answered = gather(
+        pairs,
+        lambda pair: ping(running.namespaces[pair[0]], lab.routers[pair[0]].loopback, lab.routers[pair[1]].loopback),
+    )
+    problems = [
+        f"{lab.routers[source].name} ({lab.routers[source].loopback}) -> {lab.routers[server].name} "
+        f"({lab.routers[server].loopback}): no reply"
+        for (source, server), answer in zip(pairs, answered, strict=True)
+        if not answer
+    ]
+    names = ", ".join(lab.routers[source].name for source in sources) or "nowhere"
+    report.checks.append(
+        check(
+            phase,
+            "frontend servers reachable",
+            f"{len(pairs) - len(problems)} of {len(pairs)} pings from {names} to every frontend server's loopback "
+            "answered",
+            problems if sources else ["no border leaf or spine of the frontend is up to ping from"],
+        )
+    )
 
 
 def _session_summary(lab: Topology, sessions: list[Session], failed: frozenset[int], good: int, counted: int) -> str:

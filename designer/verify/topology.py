@@ -1,7 +1,8 @@
 """The lab to build from a built design, and what a converged fabric must show in it.
 
 The input is the build's own files (``design.json`` and ``configs/frr/<hostname>.conf``), from an
-output folder or rendered in memory from an intent, so ``verify`` proves exactly what ``build`` wrote.
+output folder or rendered in memory from an intent, so ``verify`` proves exactly what ``build`` wrote. With the
+frontend in the design, its switches and BGP servers join the lab (:mod:`designer.verify.frontend`).
 
 Expected ECMP widths are counted on the lab's wiring: BGP on an RFC 7938 fabric installs, for every
 destination leaf, one next hop per link that starts a shortest valley-free path (up, then down). That
@@ -20,6 +21,7 @@ from typing import Any
 from designer.built import DESIGN_FILE, parse_design
 from designer.errors import InputError, PrerequisiteError, Problem
 from designer.targets import config_files
+from designer.verify import frontend
 from designer.verify.hostconfig import parse_router_sysctl
 
 ROLES = ("leaf", "spine", "super_spine")
@@ -110,10 +112,12 @@ class Topology:
     """Server NIC addresses (the odd end of server links): address -> server name."""
     coverage: str
     sysctls: list[tuple[tuple[str, int], ...] | None] = field(default_factory=list)
-    pools: tuple[str, ...] = ()
-    """The design's address pools (design.json's summary), those that read as IPv4 networks."""
     """Per router: the checked settings of its kernel settings file (``configs/sysctl/<hostname>.conf``), or None
     when the build has none."""
+    pools: tuple[str, ...] = ()
+    """The design's address pools (design.json's summary and networks), those that read as IPv4 networks."""
+    lab_lines: list[tuple[str, ...]] = field(default_factory=list)
+    """Per router: lab-only configuration pushed before its own file (a frontend server's port addresses)."""
 
     def sessions(self) -> list[Session]:
         """Both ends of every wire, in wire order."""
@@ -133,6 +137,10 @@ class Topology:
 
     def leaves(self) -> list[int]:
         return [index for index, router in enumerate(self.routers) if router.role == "leaf"]
+
+    def frontend(self, role: str) -> list[int]:
+        """The frontend's routers of a design role (``server``, ``leaf``, ``border_leaf``, ``spine``)."""
+        return [index for index, router in enumerate(self.routers) if router.role == frontend.ROLE_PREFIX + role]
 
     def neighbors(self) -> tuple[list[list[int]], list[list[int]]]:
         """Per router, the router at the far end of each of its up links and of each of its down links."""
@@ -188,6 +196,13 @@ def topology(files: Mapping[str, bytes], whole: bool = True, where: str = DESIGN
             f"no FRR config for {len(missing)} switch(es), e.g. configs/frr/{missing[0]}.conf; build the design "
             "with frr among its targets (intent key targets) and run 'designer verify' again"
         )
+    front = frontend.devices(data, whole)
+    hosts = [row["name"] for row in front if row["role"] == "server"]
+    if absent := [name for name in hosts if frontend.host_config(name) not in files]:
+        raise PrerequisiteError(
+            f"no BGP configuration for {len(absent)} frontend server(s), e.g. {frontend.host_config(absent[0])}; "
+            "build the design with its server files (outputs.servers) and run 'designer verify' again"
+        )
     routers = [
         Router(
             device["name"],
@@ -202,24 +217,50 @@ def topology(files: Mapping[str, bytes], whole: bool = True, where: str = DESIGN
         )
         for device in keep
     ]
+    front_index = {row["name"]: len(routers) + number for number, row in enumerate(front)}
+    routers += [
+        Router(
+            row["name"],
+            frontend.ROLE_PREFIX + row["role"],
+            frontend.TIERS[row["role"]],
+            -1,
+            -1,
+            row.get("group", -1),
+            row["asn"],
+            row["loopback"],
+            tuple(row["announces"]),
+        )
+        for row in front
+    ]
     wires: list[Wire] = []
     server_ports: list[list[tuple[str, str]]] = [[] for _ in routers]
     outside: dict[str, str] = {}
     servers: dict[str, str] = {}
-    for link in data["links"]:
-        (a_name, a_port, a_address), (z_name, z_port, z_address) = link["a"], link["z"]
-        a, z = index.get(a_name), index.get(z_name)
-        if link["tier"] == "server_leaf":
-            if a is not None:
-                server_ports[a].append((a_port, a_address))
-                servers[z_address] = z_name
-        elif a is not None and z is not None:
-            wires.append(Wire(a, a_port, a_address, z, z_port, z_address))
-        elif a is not None:
-            outside[z_address or f"{a_name} {a_port}"] = z_name
-        elif z is not None:
-            outside[a_address or f"{z_name} {z_port}"] = a_name
-    configs = _configs(files, [router.name for router in routers])
+    for rows, named in ((data["links"], index), (frontend.links(data), front_index)):
+        for link in rows:
+            (a_name, a_port, a_address), (z_name, z_port, z_address) = link["a"], link["z"]
+            a, z = named.get(a_name), named.get(z_name)
+            if link["tier"] == "server_leaf" and z is None:
+                if a is not None:
+                    server_ports[a].append((a_port, a_address))
+                    servers[z_address] = z_name
+            elif a is not None and z is not None:
+                wires.append(Wire(a, a_port, a_address, z, z_port, z_address))
+            elif a is not None:
+                outside[z_address or f"{a_name} {a_port}"] = z_name
+            elif z is not None:
+                outside[a_address or f"{z_name} {z_port}"] = a_name
+    hosted = dict(zip(hosts, _configs(files, [frontend.host_config(name) for name in hosts]), strict=True))
+    made = _frontend_configs(routers, wires, server_ports)
+    configs = _configs(files, [f"configs/frr/{router.name}.conf" for router in routers[: len(keep)]])
+    configs += [made.get(number) or hosted[router.name] for number, router in enumerate(routers) if number >= len(keep)]
+    lab_lines: list[tuple[str, ...]] = [() for _ in routers]
+    for wire in wires:
+        if routers[wire.lower].role == frontend.ROLE_PREFIX + "server":
+            lab_lines[wire.lower] += (f"interface {wire.lower_port}", f"ip address {wire.lower_address}/31", "exit")
+    coverage = _coverage(routers[: len(keep)], len(switches), tiers, whole)
+    if front:
+        coverage += f"; frontend: {len(front) - len(hosts)} switches and {len(hosts)} servers running BGP"
     return Topology(
         data["name"],
         tiers,
@@ -230,15 +271,48 @@ def topology(files: Mapping[str, bytes], whole: bool = True, where: str = DESIGN
         configs,
         outside,
         servers,
-        _coverage(routers, len(switches), tiers, whole),
+        coverage,
         _sysctls(files, routers),
-        _pools(summary.get("pools")),
+        _pools(summary.get("pools"), data.get("networks")),
+        lab_lines,
     )
 
 
-def _pools(pools: object) -> tuple[str, ...]:
-    """The CIDR of every pool in design.json's summary that reads as an IPv4 network; anything else is left out."""
+def _frontend_configs(
+    routers: list[Router], wires: list[Wire], server_ports: list[list[tuple[str, str]]]
+) -> dict[int, str]:
+    """The lab's own configuration of every frontend switch (:func:`designer.verify.frontend.switch_config`)."""
+    ports: dict[int, list[frontend.Port]] = {}
+    server = frontend.ROLE_PREFIX + "server"
+    for wire in wires:
+        upper, lower = routers[wire.upper], routers[wire.lower]
+        if upper.role.startswith(frontend.ROLE_PREFIX):
+            ports.setdefault(wire.upper, []).append(
+                frontend.Port(
+                    wire.upper_port, str(wire.upper_address), wire.lower_address, lower.asn, lower.role == server
+                )
+            )
+        if lower.role.startswith(frontend.ROLE_PREFIX) and lower.role != server:
+            ports.setdefault(wire.lower, []).append(
+                frontend.Port(wire.lower_port, str(wire.lower_address), wire.upper_address, upper.asn, False)
+            )
+    made = {}
+    for number, router in enumerate(routers):
+        if router.role.startswith(frontend.ROLE_PREFIX) and router.role != server:
+            bridges = [frontend.Port(port, address, None, None, True) for port, address in server_ports[number]]
+            made[number] = frontend.switch_config(
+                router.name, router.asn, router.loopback, router.announces, [*ports.get(number, []), *bridges]
+            )
+    return made
+
+
+def _pools(pools: object, networks: object) -> tuple[str, ...]:
+    """The CIDR of every pool in design.json's summary and its networks that reads as an IPv4 network; anything else
+    is left out."""
     cidrs = [pool.get("cidr") for pool in pools.values() if isinstance(pool, dict)] if isinstance(pools, dict) else []
+    for network in networks.values() if isinstance(networks, dict) else ():
+        held = network.get("pools") if isinstance(network, dict) else None
+        cidrs += list(held.values()) if isinstance(held, dict) else [network.get("pool")]
     readable = []
     for cidr in cidrs:
         try:
@@ -254,11 +328,10 @@ def _sysctls(files: Mapping[str, bytes], routers: list[Router]) -> list[tuple[tu
     return [parse_router_sysctl(path, files[path]) if path in files else None for path in paths]
 
 
-def _configs(files: Mapping[str, bytes], names: list[str]) -> list[str]:
-    """Each router's frr.conf as text; every one that is not UTF-8 is an input error."""
+def _configs(files: Mapping[str, bytes], paths: list[str]) -> list[str]:
+    """Each FRR configuration at ``paths`` as text; every one that is not UTF-8 is an input error."""
     configs, problems = [], []
-    for name in names:
-        path = f"configs/frr/{name}.conf"
+    for path in paths:
         try:
             configs.append(files[path].decode())
         except UnicodeDecodeError as error:
