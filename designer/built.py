@@ -337,7 +337,7 @@ def design_problems(data: object) -> list[Problem]:
     if isinstance(data.get("network_devices"), list):
         problems += _network_devices(data["network_devices"], network_roles)
     if isinstance(data.get("network_links"), list):
-        problems += _network_links(data["network_links"], network_roles)
+        problems += _network_links(data["network_links"], network_roles, roles)
     return problems
 
 
@@ -466,7 +466,7 @@ def _network_devices(rows: list[Any], roles: dict[str, tuple[str, str]]) -> list
     return problems
 
 
-def _network_links(rows: list[Any], roles: dict[str, tuple[str, str]]) -> list[Problem]:
+def _network_links(rows: list[Any], roles: dict[str, tuple[str, str]], backend: dict[str, str]) -> list[Problem]:
     """Every row of ``network_links``: a leaf-spine network's ends devices of that network with valid ports and one
     /31 (the upper end even); the ends of a core uplink or an out-of-band cable plain names and ports without
     addresses."""
@@ -498,8 +498,12 @@ def _network_links(rows: list[Any], roles: dict[str, tuple[str, str]]) -> list[P
                 problems.append(Problem((*path, side, 2), _address(address)))
             found = roles.get(name)
             if found is None or found[0] != network:
-                problems.append(Problem((*path, side, 0), f"{shown(name)} is not a device of this design's {network}"))
-                continue
+                if backend.get(name) != "server":  # a GPU server is in every network it has ports in
+                    problems.append(
+                        Problem((*path, side, 0), f"{shown(name)} is not a device of this design's {network}")
+                    )
+                    continue
+                found = (network, "server")
             server = found[1] in ("server", "storage")
             pattern = re.compile(f"{NETWORK_PREFIXES[network]}[0-9]{{1,3}}") if server else SWITCH_PORT
             if not pattern.fullmatch(port):

@@ -188,13 +188,18 @@ def management_of_switches(intent: Intent) -> SwitchManagement:
 
 
 def device_models(intent: Intent) -> tuple[DeviceConfig, ...]:
-    """Only the stages the switch configurations read (size, wire, allocate, cable lengths), then the device
-    models: what ``designer validate-configs`` compares the EOS files with; none on a fabric without addresses
+    """Only the stages the switch configurations read (size, wire, allocate, cable lengths; with networks beside
+    the backend, their physical plan), then the device models of every network's switches: what ``designer
+    validate-configs`` compares the EOS files with; none on a fabric without addresses
     (InfiniBand: its switches take what the subnet manager sets)."""
     plan, fabric, allocation = _wired(intent, quiet)
     if allocation is None:
         return ()
-    return tuple(device_configs(intent, plan, fabric, allocation, cable_lengths(intent, plan, fabric)))
+    configs = tuple(device_configs(intent, plan, fabric, allocation, cable_lengths(intent, plan, fabric)))
+    if not intent.networks.declared:
+        return configs
+    networks = _networks(intent, fabric, allocation, plan_physical(intent, plan, fabric), quiet)
+    return (*configs, *network_switch_configs(networks, backend_settings(intent, plan)))
 
 
 def workloads(intent: Intent, progress: Progress | None = None, seeds: int = SEEDS) -> tuple[WorkloadResult, ...]:

@@ -12,7 +12,6 @@ import re
 import shutil
 from functools import cache
 from pathlib import Path
-from typing import Any
 
 import pytest
 
@@ -23,7 +22,7 @@ from designer.model import DeviceConfig
 from designer.outputs.build import design_files, review_files
 from designer.outputs.folder import write
 from designer.pipeline import design
-from designer.render import eos, render_configs
+from designer.render import render_configs
 from designer.verify import avd
 from designer.verify.nvue import problems as schema_problems
 from designer.verify.parsers import check_frr
@@ -142,7 +141,9 @@ def test_lossless_storage_runs_the_backends_qos_and_the_frontend_none() -> None:
     for table in ("DSCP_TO_TC_MAP", "WRED_PROFILE", "SCHEDULER", "TC_TO_PRIORITY_GROUP_MAP"):
         assert storage[table] == backend[table], table
     assert {entry["pfc_enable"] for key, entry in storage["PORT_QOS_MAP"].items() if key != "global"} == {"3"}
-    assert set(frontend) == {"DEVICE_METADATA", "INTERFACE", "LOOPBACK_INTERFACE", "PORT", "SWITCH_HASH"}
+    management = {"MGMT_PORT", "MGMT_VRF_CONFIG", "MGMT_INTERFACE", "NTP", "NTP_SERVER", "SYSLOG_SERVER"}
+    management |= {"DNS_NAMESERVER", "DNS_OPTIONS"}  # the intent's management section (test_management.py)
+    assert set(frontend) - management == {"DEVICE_METADATA", "INTERFACE", "LOOPBACK_INTERFACE", "PORT", "SWITCH_HASH"}
     assert "buffer_model" not in frontend["DEVICE_METADATA"]["localhost"]
     eos_frontend, eos_storage = files["configs/eos/fe-g0-leaf0.cfg"].decode(), files["configs/eos/st-g0-leaf0.cfg"]
     assert "qos" not in eos_frontend and "service-profile" not in eos_frontend
@@ -176,49 +177,15 @@ def test_frr_reads_every_frontend_and_storage_switch_configuration(underlay: str
     assert [verdict.error for verdict in verdicts if not verdict.ok] == [] and len(verdicts) == len(paths)
 
 
-def arista_design(device: DeviceConfig) -> dict[str, Any]:
-    """pyavd's structured config of ``device`` (designer.verify.avd, which knows the backend's switches), with what a
-    network switch differs in: no QoS where it runs none, no BFD towards its servers and, unnumbered, its servers'
-    sessions by address (AVD's ``neighbors``) beside the switches' by interface (``neighbor_interfaces``)."""
-    config = BACKEND_STRUCTURED_CONFIG(device)
-    if not device.roce_qos:
-        for key in ("qos", "qos_profiles", "priority_flow_control"):
-            config.pop(key, None)
-        for interface in config["ethernet_interfaces"]:
-            del interface["service_profile"]
-    bgp, groups = config["router_bgp"], {group.name: group for group in device.bgp.peer_groups}
-    for group in bgp["peer_groups"]:
-        if not groups[group["name"]].bfd:
-            group.pop("bfd", None)
-    for group in bgp["address_family_ipv4"]["peer_groups"]:
-        if not groups[group["name"]].unnumbered:
-            group.pop("next_hop", None)
-    if device.bgp.unnumbered:
-        servers = [neighbor for neighbor in device.bgp.neighbors if neighbor.address]
-        bgp["neighbor_interfaces"] = [entry for entry in bgp["neighbor_interfaces"] if entry["peer_group"] != "SERVERS"]
-        descriptions = {interface.name: interface for interface in device.interfaces}
-        bgp["neighbors"] = [
-            {
-                "ip_address": neighbor.address,
-                "peer_group": neighbor.peer_group,
-                "remote_as": str(neighbor.remote_asn),
-                "description": eos.description(descriptions[neighbor.interface]),
-            }
-            for neighbor in servers
-        ]
-    return config
-
-
 @pytest.mark.parametrize("extra", ["", "routing: {underlay: unnumbered, bfd: {enabled: true}}\n"])
 def test_every_eos_file_is_what_aristas_templates_render_for_the_networks_design(
     extra: str, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     need(importlib.util.find_spec("pyavd") is not None, "Arista's templates are needed: pip install pyavd")
     result, files = built(extra=extra)
-    monkeypatch.setattr(avd, "structured_config", arista_design)
     for config in result.network_configs:
         text = files[f"configs/eos/{config.hostname}.cfg"].decode()
-        assert avd.compare(config, text) == [], config.hostname
+        assert avd.compare(config, text, result.management(config.hostname)) == [], config.hostname
 
 
 def test_every_nvue_file_passes_nvidias_openapi_schema() -> None:

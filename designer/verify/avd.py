@@ -199,6 +199,38 @@ def structured_config(device: DeviceConfig, management: Management | None = None
         }
     if management is not None:
         config |= _management(management, view["management_port"])
+    return _as_network_switch(device, config)
+
+
+def _as_network_switch(device: DeviceConfig, config: dict[str, Any]) -> dict[str, Any]:
+    """What a switch of a network beside the backend differs in (a backend switch has none of it): no QoS where it
+    runs none, no BFD in a peer group without it (a leaf's servers) and, unnumbered, its servers' sessions by
+    address (AVD's ``neighbors``) beside the switches' by interface (``neighbor_interfaces``)."""
+    if not device.roce_qos:
+        for key in ("qos", "qos_profiles", "priority_flow_control"):
+            config.pop(key, None)
+        for interface in config["ethernet_interfaces"]:
+            interface.pop("service_profile", None)
+    bgp, groups = config["router_bgp"], {group.name: group for group in device.bgp.peer_groups}
+    for group in bgp["peer_groups"]:
+        if not groups[group["name"]].bfd:
+            group.pop("bfd", None)
+    for group in bgp["address_family_ipv4"]["peer_groups"]:
+        if not groups[group["name"]].unnumbered:
+            group.pop("next_hop", None)
+    servers = [neighbor for neighbor in device.bgp.neighbors if neighbor.address] if device.bgp.unnumbered else []
+    if servers:
+        descriptions = {interface.name: interface for interface in device.interfaces}
+        bgp["neighbor_interfaces"] = [entry for entry in bgp["neighbor_interfaces"] if entry["peer_group"] != "SERVERS"]
+        bgp["neighbors"] = [
+            {
+                "ip_address": neighbor.address,
+                "peer_group": neighbor.peer_group,
+                "remote_as": str(neighbor.remote_asn),
+                "description": eos.description(descriptions[neighbor.interface]),
+            }
+            for neighbor in servers
+        ]
     return config
 
 
