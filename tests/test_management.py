@@ -198,7 +198,7 @@ def test_every_nvue_management_path_is_in_nvidias_schema_of_the_release(release:
         paths = nvue_paths(text)
         servers = {server for path in paths for server in path if server[:1].isdigit() and "/" not in server}
         assert {"192.0.2.123", "192.0.2.14", *FOUR_DNS} <= servers
-        assert any(path[-1] == "cluster.example.net" for path in paths)
+        assert any(path[-1:] == ("cluster.example.net",) for path in paths)
         management = design.management(device.hostname)
         assert management is not None
         ip = "ipv4" if system else "ip"

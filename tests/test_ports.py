@@ -94,7 +94,7 @@ def test_one_target_names_every_table_as_that_os() -> None:
     interfaces = {row[1] for row in rows}
     assert "lo" in interfaces and not any(name.startswith("swp") for name in interfaces)
     nic = design.hosts[0].nics[1]  # the server files say which leaf port each NIC is cabled to
-    assert (nic.leaf, nic.leaf_port) == ("p0-su0-r1-leaf", "Ethernet1/1")
+    assert nic.leaves == (("p0-su0-r1-leaf", "Ethernet1/1"),)
 
 
 def test_several_targets_give_the_canonical_name_and_each_os_in_its_own_column() -> None:
@@ -219,11 +219,11 @@ def test_a_chassis_names_its_ports_by_line_card_slot_and_port_on_the_card() -> N
     """Arista's 7808R3: 36 ports to a line card (netbox-community devicetype-library DCS-7800R3A-36D-LC:
     Ethernet<slot>/<port>/1), line cards from slot 3; a fixed switch's rule is untouched by the card fields."""
     chassis = catalog().port_naming("eos", "arista-7808r3")
-    assert chassis.name(1, 0, 1, 0, False) == "Ethernet3/1/1"
-    assert chassis.name(36, 0, 1, 280, False) == "Ethernet3/36/1"
-    assert chassis.name(37, 0, 1, 288, False) == "Ethernet4/1/1"
-    assert chassis.name(288, 1, 5, 2300, True) == "Ethernet10/36/5"
-    assert catalog().port_naming("eos", "arista-7060x6-64pe").name(2, 1, 5, 12, True) == "Ethernet2/5"
+    assert chassis.name(0, 0, 1, 8, 0, 0) == "Ethernet3/1/1"
+    assert chassis.name(35, 0, 1, 8, 280, 35) == "Ethernet3/36/1"
+    assert chassis.name(36, 0, 1, 8, 288, 36) == "Ethernet4/1/1"
+    assert chassis.name(287, 1, 2, 4, 2300, 575) == "Ethernet10/36/5"
+    assert catalog().port_naming("eos", "arista-7060x6-64pe").name(1, 1, 2, 4, 12, 3) == "Ethernet2/5"
 
 
 def test_a_site_rule_may_name_chassis_ports_by_card_but_not_every_port_alike() -> None:

@@ -36,7 +36,7 @@ from designer.model import DeviceConfig
 from designer.ports import os_port_names
 from designer.render.linux import sysctls
 from designer.render.sonic import port_lanes
-from designer.targets import config_files, config_path
+from designer.targets import TARGETS, config_files, config_path
 
 EOS_PORT = re.compile(r"Ethernet(\d+(?:/\d+)*)")
 SONIC_VS_PLATFORM = "/usr/share/sonic/device/x86_64-kvm_x86_64-r0"
@@ -114,14 +114,16 @@ def sonic_vs_lane_maps(design: Design) -> dict[str, tuple[str, str]]:
     return maps
 
 
-def _sonic_vs_node(config: DeviceConfig, lane_map: str) -> list[str]:
+def _sonic_vs_node(config: DeviceConfig, lane_map: str, target: str) -> list[str]:
     """A SONiC-VS node: its config_db.json, FRR file and lane map mounted where the image's ``start.sh`` and
     supervisord read them (read-only: the image writes its own copies), on the image's copy of the switch's SKU
-    when the design names one (its ``HWSKU``, whose folder the image's device data holds for every SKU)."""
+    when the design names one (its ``HWSKU``, whose folder the image's device data holds for every SKU); ``target``
+    is the kind's."""
     hwsku = config.sku.hwsku if config.sku and config.facts and config.facts.sonic else SONIC_VS_HWSKU
-    config_db = config_path("sonic", config.hostname)
-    companions = config_files("sonic", config.hostname, config.bgp.unnumbered)[1:]
-    frr = companions[0][0] if companions else config_path("frr", config.hostname)  # SONiC's FRR file, else FRR's
+    config_db = config_path(target, config.hostname)
+    companions = config_files(target, config.hostname, config.bgp.unnumbered)[1:]
+    # its own FRR file (unnumbered), else the one of the target it needs for BGP
+    frr = companions[0][0] if companions else config_path(TARGETS[target].needs[0][0], config.hostname)
     binds = (
         f"../{config_db}:/var/sonic/config_db.json:ro",
         f"../{frr}:/etc/frr/bgpd.conf:ro",
@@ -199,7 +201,7 @@ def clab_yaml(design: Design, lab: LabSpec, lane_maps: dict[str, tuple[str, str]
         if lab.kind == "linux":
             lines += _frr_node(device.name, configs[device.name], server_names.get(index, []))
         elif lane_maps:
-            lines += _sonic_vs_node(configs[device.name], lane_maps[device.name][0])
+            lines += _sonic_vs_node(configs[device.name], lane_maps[device.name][0], lab.target)
         else:
             lines += [
                 f"      kind: {lab.kind}",
