@@ -69,6 +69,7 @@ def design(
     hosts: bool = True,
     processes: int | None = None,
     workload_detail: bool = True,
+    alike: Design | None = None,
 ) -> Design:
     """Run the stages after loading on an already validated intent, telling ``progress`` as each one starts
     from wiring on (sizing is arithmetic: an intent too big to size gets its errors and nothing else); the
@@ -81,6 +82,11 @@ def design(
     candidates side by side instead). Without ``workload_detail`` the workloads get only the numbers of the
     intent's mode on the healthy fabric (:func:`~designer.analysis.workload.analyze`'s ``only_the_mode``; the
     workload check's warnings may then name no QP count): what explore reports, the same as a whole analysis gives.
+    ``alike``: the design of an intent that differs from this one in nothing but its name, media and switch models,
+    made with the same ``seeds`` and ``workload_detail``; when the fabric is wired as its fabric is
+    (:func:`wired_alike`), its addresses, facts, max-flows and workloads are taken as they are (none reads a switch's
+    model) and the rest is made anew (``designer explore`` builds the candidates that differ only in their switch
+    models this way).
 
     Once the fabric is wired and counted, two forked workers (with more than one core) make the physical plan, and
     solve the bisection max-flows and run the checks of the fabric itself (:data:`OF_THE_FABRIC`: what neither the
@@ -89,13 +95,16 @@ def design(
     idle. Only the physical plan, a few numbers and the findings come back. The other checks run last."""
     say = progress or quiet
     plan, fabric, allocation = _wired(intent, say)
-    shared = facts(fabric)
+    same = alike if alike is not None and wired_alike(fabric, alike.fabric) else None
+    if same is not None:
+        allocation = same.allocation
+    shared = same.facts if same else facts(fabric)
     fabric_checks = applicable(intent.technology, OF_THE_FABRIC)
 
     def beside_the_models(worker: int, _count: int) -> dict[str, Any]:
         if worker == 0:
             return {"physical": plan_physical(intent, plan, fabric)}
-        wired = Wired(intent, plan, fabric, allocation, shared, bisection(fabric, shared))
+        wired = Wired(intent, plan, fabric, allocation, shared, same.bisection if same else bisection(fabric, shared))
         return {"bisection": wired.bisection, "findings": run_checks(wired, 1, fabric_checks)}
 
     say("placing racks, power and cables, solving the bisection max-flows and checking the fabric")
@@ -110,7 +119,7 @@ def design(
         if allocation is not None:
             say(f"modelling {fabric.switch_count:,} switches")
             configs = tuple(device_configs(intent, plan, fabric, allocation, cable_dm))
-        analyzed = _analyzed(intent, fabric, allocation, seeds, say, workload_detail)
+        analyzed = same.workloads if same else _analyzed(intent, fabric, allocation, seeds, say, workload_detail)
         servers: tuple[HostConfig, ...] = ()
         if hosts:
             say(f"setting up the backend NICs of {intent.servers:,} servers")
@@ -122,6 +131,18 @@ def design(
     wired = Wired(intent, plan, fabric, allocation, shared, placed["bisection"])
     physical = physical or placed["physical"]
     return _finished(wired, physical, configs, analyzed, servers, placed["findings"], processes, say, modelled)
+
+
+def wired_alike(fabric: Fabric, other: Fabric) -> bool:
+    """Whether two fabrics are wired alike: the same plan, links and devices (names, places, ports and breakouts)
+    but for the switches' models, so that what reads only the wiring (the addresses, facts, max-flows and
+    workloads) is the same for both."""
+    if fabric.plan != other.plan or fabric.links != other.links or len(fabric.devices) != len(other.devices):
+        return False
+    return all(
+        mine._replace(model="") == theirs._replace(model="")
+        for mine, theirs in zip(fabric.devices, other.devices, strict=True)
+    )
 
 
 def design_like(intent: Intent, like: Design, processes: int | None = None, progress: Progress | None = None) -> Design:

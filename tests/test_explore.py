@@ -6,15 +6,17 @@ import csv
 import json
 import shutil
 from collections import Counter
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
 import pytest
 
 from designer.explore import MAX_CANDIDATES, Dimension, candidate_names, pareto
+from designer.explore.run import _batches
 from designer.intent import parse_intent
 from designer.intent.schema import MEDIA
-from designer.pipeline import design, design_like
+from designer.pipeline import design, design_like, wired_alike
 from tests.test_intent_errors import run_cli
 
 SMALL = """\
@@ -96,7 +98,7 @@ def test_every_written_candidate_builds_with_the_reported_counts(tmp_path: Path)
         "explore",
         str(intent),
         "--vary",
-        "fabric.leaf.model=generic-64x400g,generic-64x800g",
+        "fabric.leaf.model=generic-64x400g,generic-64x800g,arista-7060x6-64pe",
         "--vary",
         "fabric.planes=1,2",
         "--vary",
@@ -108,9 +110,9 @@ def test_every_written_candidate_builds_with_the_reported_counts(tmp_path: Path)
     )
     assert code == 0, err
     report = json.loads(out)
-    assert report["tried"] == 8
+    assert report["tried"] == 12
     candidates = report["candidates"]
-    assert len(candidates) == 8
+    assert len(candidates) == 12
     assert {candidate["values"]["facility.media"] for candidate in candidates if candidate["pareto"]} == {"copper"}
     assert sorted(path.name for path in folder.iterdir()) == sorted(
         [*(f"{candidate['name']}.yaml" for candidate in candidates), "explore.svg", "manifest.json"]
@@ -361,3 +363,53 @@ def test_a_candidates_other_media_built_from_its_fabric_are_what_a_whole_design_
     assert (shared.configs, shared.workloads, shared.bisection) == (alone.configs, alone.workloads, alone.bisection)
     assert shared.findings == alone.findings
     assert shared.intent is optics
+
+
+def test_candidates_wired_alike_share_what_no_switch_model_changes_and_are_what_a_whole_design_gives() -> None:
+    """Explore builds a candidate whose switch models differ from an earlier one's with that one's addresses, facts,
+    max-flows and workloads when both fabrics are wired alike (the Arista and the generic 64 x 800G switches have the
+    same ports): every stage's result and every finding is what designing it alone gives; a candidate wired
+    otherwise (64 x 400G leaves: no breakout) takes nothing from it."""
+    eight = SMALL.replace("generic-64x400g", "generic-64x800g")
+    like = design(parse_intent(eight, "a.yaml"), hosts=False, processes=1, workload_detail=False)
+    for model, wired_the_same in (("arista-7060x6-64pe", True), ("generic-64x400g", False)):
+        intent = parse_intent(eight.replace("generic-64x800g", model), "b.yaml")
+        shared = design(intent, hosts=False, processes=1, workload_detail=False, alike=like)
+        alone = design(intent, hosts=False, processes=1, workload_detail=False)
+        assert wired_alike(shared.fabric, like.fabric) is wired_the_same
+        assert (shared.bisection is like.bisection) is wired_the_same
+        assert (shared.allocation is like.allocation) is wired_the_same
+        assert (shared.workloads is like.workloads) is wired_the_same
+        assert shared.fabric == alone.fabric != like.fabric
+        assert shared.physical == alone.physical != like.physical
+        assert shared.configs == alone.configs != like.configs
+        assert (shared.allocation, shared.facts, shared.bisection) == (alone.allocation, alone.facts, alone.bisection)
+        assert shared.workloads == alone.workloads
+        assert shared.findings == alone.findings
+
+
+def test_a_fabric_with_one_link_moved_is_not_wired_alike() -> None:
+    fabric = design(parse_intent(SMALL, "a.yaml"), hosts=False, processes=1, workload_detail=False).fabric
+    assert wired_alike(fabric, fabric)
+    tier, upper, upper_port, lower, lower_port = fabric.links[-1]
+    moved = replace(fabric, links=[*fabric.links[:-1], (tier, upper, upper_port + 1, lower, lower_port)])
+    assert not wired_alike(moved, fabric)
+    renamed = replace(fabric, devices=[fabric.devices[0]._replace(name="x"), *fabric.devices[1:]])
+    assert not wired_alike(renamed, fabric)
+    other_model = replace(fabric, devices=[fabric.devices[0]._replace(model="x"), *fabric.devices[1:]])
+    assert wired_alike(other_model, fabric)
+
+
+def test_candidates_differing_only_in_switch_models_and_media_share_a_batch_media_in_a_row() -> None:
+    varied = (
+        Dimension(("facility", "media"), ("copper", "optics")),
+        Dimension(("fabric", "leaf", "model"), ("a", "b")),
+        Dimension(("fabric", "planes"), (1, 2)),
+    )
+    picks = [(media, model, planes) for media in range(2) for model in range(2) for planes in range(2)]
+    # picks: 0 (0,0,0) 1 (0,0,1) 2 (0,1,0) 3 (0,1,1) 4 (1,0,0) 5 (1,0,1) 6 (1,1,0) 7 (1,1,1)
+    assert _batches(varied, picks, 2) == [[0, 4, 2, 6], [1, 5, 3, 7]]
+    # one plane count: a single batch would leave a worker idle, so only the media share one
+    one = [pick for pick in picks if pick[2] == 0]
+    assert _batches(varied, one, 2) == [[0, 2], [1, 3]]
+    assert _batches(varied, one, 1) == [[0, 2, 1, 3]]

@@ -19,7 +19,7 @@ import os
 import re
 from collections import Counter
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Annotated, Any
 
@@ -47,6 +47,10 @@ MAX_NAME = 63
 _NAME_UNSAFE = re.compile(r"[^A-Za-z0-9.-]+")
 WORKERS = 2
 """Candidates built at once; each build forks its own helpers beside it."""
+MEDIA_PATH = ("facility", "media")
+MODEL_PATHS = (("fabric", "leaf", "model"), ("fabric", "spine", "model"), ("fabric", "super_spine", "model"))
+"""The fields whose values change no wiring when the models have the same ports: candidates that differ only in
+these (and the media) may be wired alike (:func:`designer.pipeline.wired_alike`)."""
 LOWER_IS_BETTER = ("switches", "power_kw", "racks", "cables", "optics")
 """The measures the Pareto front compares, with ``failure_bisection`` (higher is better) and each workload's p50
 collective time (lower is better)."""
@@ -167,26 +171,33 @@ def explore(path: Path, vary: Sequence[str]) -> Exploration:
     shared_catalogs = None if any(dimension.path[0] == "catalog" for dimension in varied) else intent.catalogs
 
     def evaluate(batch: int) -> dict[int, dict[str, Any]]:
-        """The measures, or the failure reasons, of each candidate of one batch: the first is designed whole, the
-        others (its other media) take what the media leave alone from the first one built."""
+        """The measures, or the failure reasons, of each candidate of one batch (its other media one after
+        another): the first of each set of switch models is designed whole, with what the models leave alone
+        taken from the last one designed whole when the two are wired alike; its other media take what the media
+        leave alone from it."""
         outcomes: dict[int, dict[str, Any]] = {}
-        like: Design | None = None
+        whole: Design | None = None
+        but_media: tuple[int, ...] | None = None
         for job in batches[batch]:
             try:
                 candidate = validated_intent(path, texts[job].encode(), shared_catalogs)
-                if like is None:
-                    built = design(candidate, hosts=False, processes=1, workload_detail=False)
+                if whole is not None and but_media == _but_media(varied, picks[job]):
+                    built = design_like(candidate, whole, processes=1)
                 else:
-                    built = design_like(candidate, like, processes=1)
+                    # the last whole design's device models are read no more: freed before the next are made
+                    alike = replace(whole, configs=()) if whole is not None else None
+                    whole = None
+                    built = design(candidate, hosts=False, processes=1, workload_detail=False, alike=alike)
+                    whole, but_media = built, _but_media(varied, picks[job])
             except InputError as error:
                 outcomes[job] = {"failed": [_reason(problem) for problem in error.problems]}
                 continue
-            like = like or built
             errors = sorted({finding.check for finding in built.findings if finding.severity == "error"})
             outcomes[job] = {"failed": [_check_reason(check) for check in errors]} if errors else measures(built)
+            del built
         return outcomes
 
-    batches = _batches(varied, picks)
+    batches = _batches(varied, picks, min(WORKERS, os.cpu_count() or 1))
     results: dict[int, dict[str, Any]] = {}
     for found in each_in_workers(min(WORKERS, os.cpu_count() or 1), len(batches), evaluate).values():
         results.update(found)
@@ -212,15 +223,28 @@ def explore(path: Path, vary: Sequence[str]) -> Exploration:
     )
 
 
-def _batches(varied: Sequence[Dimension], picks: Sequence[tuple[int, ...]]) -> list[list[int]]:
-    """The candidates (by place in ``picks``) in batches a worker takes at once: those that differ only in
-    ``facility.media`` share a batch, so that the fabric, device models and workloads of one serve all of them
-    (:func:`designer.pipeline.design_like`); each batch in the order of its first candidate."""
-    media = [axis for axis, dimension in enumerate(varied) if dimension.path == ("facility", "media")]
-    batches: dict[tuple[int, ...], list[int]] = {}
-    for job, pick in enumerate(picks):
-        batches.setdefault(tuple(place for axis, place in enumerate(pick) if axis not in media), []).append(job)
-    return list(batches.values())
+def _batches(varied: Sequence[Dimension], picks: Sequence[tuple[int, ...]], workers: int) -> list[list[int]]:
+    """The candidates (by place in ``picks``) in batches a worker takes at once, each batch in the order of its
+    first candidate: those that differ only in their switch models and ``facility.media`` share a batch, so that
+    one design's addresses, max-flows and workloads serve all those wired alike and one set of device models
+    serves its other media (:func:`designer.pipeline.design`'s ``alike``, :func:`designer.pipeline.design_like`),
+    in the order of the models, their media one after another. When that gives fewer batches than ``workers``,
+    only the media share a batch, so that every worker has one."""
+    media = {axis for axis, dimension in enumerate(varied) if dimension.path == MEDIA_PATH}
+    models = media | {axis for axis, dimension in enumerate(varied) if dimension.path in MODEL_PATHS}
+    for apart in (models, media):
+        batches: dict[tuple[int, ...], list[int]] = {}
+        for job, pick in enumerate(picks):
+            batches.setdefault(tuple(place for axis, place in enumerate(pick) if axis not in apart), []).append(job)
+        if len(batches) >= workers or apart == media:
+            break
+    return [sorted(jobs, key=lambda job: (_but_media(varied, picks[job]), job)) for jobs in batches.values()]
+
+
+def _but_media(varied: Sequence[Dimension], pick: tuple[int, ...]) -> tuple[int, ...]:
+    """The places of a candidate's values in every dimension but ``facility.media``: the same for the candidates that
+    differ only in their media."""
+    return tuple(place for dimension, place in zip(varied, pick, strict=True) if dimension.path != MEDIA_PATH)
 
 
 def candidate_names(base: str, varied: Sequence[Dimension], picks: Sequence[tuple[int, ...]]) -> list[str]:
