@@ -496,6 +496,40 @@ def test_sessions_catch_a_link_missing_from_the_model_on_both_ends() -> None:
     ]
 
 
+def test_sessions_catch_a_near_end_that_is_none_of_the_switchs_interfaces() -> None:
+    """Every statement still has its answer on the peer, but the leaf's interface towards the spine has moved to
+    another address."""
+    design = two_tier()
+    leaf = design.configs[0]
+    neighbor = leaf.bgp.neighbors[0]
+    interfaces = tuple(
+        interface._replace(address="10.254.0.0/31") if interface.ip == neighbor.local_address else interface
+        for interface in leaf.interfaces
+    )
+    errors = found(replace(design, configs=[replace(leaf, interfaces=interfaces), *design.configs[1:]]), "sessions")
+    assert [(f.subject, f.message) for f in errors] == [
+        (
+            f"{leaf.hostname} neighbor {neighbor.address}",
+            f"local end {neighbor.local_address} is none of its interfaces",
+        ),
+        (
+            f"{leaf.hostname}:{interfaces[[i.address for i in interfaces].index('10.254.0.0/31')].name}",
+            f"fabric interface 10.254.0.0/31 to {neighbor.peer_device} has no BGP session",
+        ),
+    ]
+
+
+def test_sessions_catch_two_switches_of_one_name_and_a_statement_made_twice() -> None:
+    design = two_tier()
+    leaf, other = design.configs[0], design.configs[1]
+    twin = replace(other, hostname=leaf.hostname)
+    errors = found(replace(design, configs=[leaf, twin, *design.configs[2:]]), "sessions")
+    assert errors and all(f.severity == "error" for f in errors)
+    doubled = replace(leaf, bgp=replace(leaf.bgp, neighbors=(*leaf.bgp.neighbors, leaf.bgp.neighbors[0])))
+    messages = [f.message for f in found(replace(design, configs=[doubled, *design.configs[1:]]), "sessions")]
+    assert messages == ["17 BGP neighbors for 16 switch links"]
+
+
 def test_addressing_catches_an_address_configured_twice_in_the_model() -> None:
     design = two_tier()
     config = design.configs[1]
