@@ -10,6 +10,7 @@ from __future__ import annotations
 import os
 from collections.abc import Callable
 from dataclasses import replace
+from operator import attrgetter
 from pathlib import Path
 from typing import Any
 
@@ -35,6 +36,11 @@ from designer.physical import Physical, cable_lengths, plan_physical
 from designer.physical.placement import device_units, servers_per_rack
 from designer.sizing import Plan, size
 from designer.workers import Background
+
+BESIDE_THE_WIRING = ("technology", "planes", "server", "addressing", "routing", "load_balancing", "workloads")
+"""The intent's fields that the addresses, max-flows and workload analysis read beside the wired fabric: two designs
+that agree on these and are wired alike (:func:`wired_alike`) have the same of each."""
+_beside = attrgetter(*BESIDE_THE_WIRING)
 
 Modelled = Callable[[tuple[DeviceConfig, ...], tuple[HostConfig, ...], SwitchManagement], None]
 """Told the switches' device models, the servers' host settings and the switches' management side once all are
@@ -85,8 +91,9 @@ def design(
     workload check's warnings may then name no QP count): what explore reports, the same as a whole analysis gives.
     ``alike``: the design of an intent that differs from this one in nothing but its name, media and switch models,
     made with the same ``seeds`` and ``workload_detail``; when the fabric is wired as its fabric is
-    (:func:`wired_alike`), its addresses, facts, max-flows and workloads are taken as they are (none reads a switch's
-    model) and the rest is made anew (``designer explore`` builds the candidates that differ only in their switch
+    (:func:`wired_alike`) and the intent's fields those read beside it are the same (:data:`BESIDE_THE_WIRING`), its
+    addresses, facts, max-flows and workloads are taken as they are (none reads a switch's model) and the rest is made
+    anew (``designer explore`` builds the candidates that differ only in their switch
     models this way).
 
     Once the fabric is wired and counted, two forked workers (with more than one core) make the physical plan, and
@@ -96,7 +103,11 @@ def design(
     idle. Only the physical plan, a few numbers and the findings come back. The other checks run last."""
     say = progress or quiet
     plan, fabric, allocation = _wired(intent, say)
-    same = alike if alike is not None and wired_alike(fabric, alike.fabric) else None
+    same = (
+        alike
+        if alike is not None and _beside(intent) == _beside(alike.intent) and wired_alike(fabric, alike.fabric)
+        else None
+    )
     if same is not None:
         allocation = same.allocation
     shared = same.facts if same else facts(fabric)

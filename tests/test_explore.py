@@ -388,6 +388,18 @@ def test_candidates_wired_alike_share_what_no_switch_model_changes_and_are_what_
         assert shared.findings == alone.findings
 
 
+def test_a_design_wired_alike_with_other_workloads_shares_nothing() -> None:
+    """The fabrics are wired alike, but the workloads (read beside the wiring) differ: nothing is taken."""
+    like = design(parse_intent(SMALL, "a.yaml"), hosts=False, processes=1, workload_detail=False)
+    intent = parse_intent(SMALL.replace("bytes: 10GB", "bytes: 40GB"), "b.yaml")
+    shared = design(intent, hosts=False, processes=1, workload_detail=False, alike=like)
+    alone = design(intent, hosts=False, processes=1, workload_detail=False)
+    assert wired_alike(shared.fabric, like.fabric)
+    assert shared.workloads is not like.workloads and shared.bisection is not like.bisection
+    assert shared.workloads == alone.workloads != like.workloads
+    assert shared.findings == alone.findings
+
+
 def test_a_fabric_with_one_link_moved_is_not_wired_alike() -> None:
     fabric = design(parse_intent(SMALL, "a.yaml"), hosts=False, processes=1, workload_detail=False).fabric
     assert wired_alike(fabric, fabric)
