@@ -4,10 +4,11 @@ A candidate is the intent with one value set at each varied dotted path (``fabri
 runs the stages ``designer plan`` runs (load, size, wire, allocate, physical plan, models, workloads, checks; never
 rendering) in one of two forked workers, one stage after another, so the imports, the catalog and the parsed intent
 are shared and the two cores each build a candidate; the workloads get only the numbers reported. Candidates that
-differ only in ``facility.media`` are built by one worker, from one fabric, set of device models and workloads. A
-candidate is kept when it loads and passes every error-level check (the facility's rack power and cooling among
-them); the others are counted by reason. The kept ones are compared on what they cost and what they give, and
-the Pareto front is marked.
+differ only in ``facility.media`` are built by one worker, from one fabric, set of device models and workloads;
+so are those that differ only in their switch models too, one after another, a candidate wired as the one before
+taking its addresses, max-flows and workloads. A candidate is kept when it loads and passes every error-level check
+(the facility's rack power and cooling among them); the others are counted by reason. The kept ones are compared
+on what they cost and what they give, and the Pareto front is marked.
 """
 
 from __future__ import annotations
