@@ -259,9 +259,8 @@ class Previous:
     """The build already in an output folder, which a new build replaces: what the new one moves is printed by
     ``designer build`` and listed in its summary.md. Rebuilding the same design keeps the list it had."""
 
-    def __init__(self, folder: Path, data: bytes) -> None:
-        self.where, self.data = str(folder / DESIGN_FILE), data
-        self.text = data.decode(errors="replace")
+    def __init__(self, folder: Path) -> None:
+        self.path = folder / DESIGN_FILE
         summary = read_inside(folder, ("summary.md",)) if (folder / "summary.md").is_file() else b""
         self.listed = _section(summary.decode(errors="replace"), SINCE_TITLE)
         self.moved = 0
@@ -270,25 +269,33 @@ class Previous:
 
     @classmethod
     def of(cls, folder: Path) -> Previous | None:
-        """The previous build in ``folder``, or None when there is none (or its design.json cannot be read)."""
+        """The previous build in ``folder``, or None when there is none (or its design.json cannot be read). Its
+        design.json is read again when :meth:`section` compares it (it is the largest file of a build: not held
+        while the new build runs)."""
         try:
-            return cls(folder, read_regular(folder / DESIGN_FILE))
+            read_regular(folder / DESIGN_FILE)
+            return cls(folder)
         except (OSError, InputError):
             return None
 
-    def section(self, text: str) -> list[str]:
-        """summary.md's lines about what the design whose design.json is ``text`` changes of this build. The
+    def section(self, data: bytes) -> list[str]:
+        """summary.md's lines about what the design whose design.json is ``data`` changes of this build. The
         previous design.json is parsed and checked only here, when it differs and is not only grown (none when it
-        is not a design)."""
-        if text == self.text:
+        is not a design, or can no longer be read)."""
+        try:
+            previous = read_regular(self.path)
+        except (OSError, InputError):
+            return []
+        if data == previous:
             return self.listed
-        if grown_only(self.text, text):
+        if grown_only(previous, data):
             return []
         try:
-            before = parse_design(self.where, self.data)
+            before = parse_design(str(self.path), previous)
         except InputError:
             return []
-        after = json.loads(text)
+        del previous
+        after = json.loads(data)
         groups, self.moved = existing_changes(before, after)
         if not self.moved:
             return []
@@ -316,27 +323,40 @@ class Previous:
         ][:-1]
 
 
-def grown_only(before: str, after: str) -> bool:
+def grown_only(before: bytes, after: bytes) -> bool:
     """Whether every device and link of the design.json ``before`` is in ``after``, row for row (both as designer
     lays them out, one row per line): then no item that existed changed (what ``existing_changes`` compares is all
     in those rows) and neither design needs parsing, which takes seconds at 131k GPUs. False when unsure."""
     for table in ("devices", "links"):
         old, new = _table_rows(before, table), _table_rows(after, table)
-        if old is None or new is None or not set(new).issuperset(old):
+        if old is None or new is None or not new.issuperset(old):
             return False
     return True
 
 
-def _table_rows(text: str, table: str) -> list[str] | None:
-    """The rows of ``table`` in a design.json as designer writes them (``"table": [``, then one object a line,
-    indented by four spaces, ``]`` indented by two); None unless the text holds that table once, in that layout.
-    A row holds no line break (JSON escapes it in strings), so the rows are what lies between ``,`` line breaks."""
-    start = f'\n  "{table}": [\n    '
-    if text.count(start) != 1:
+ROW_BREAK = b",\n    "
+"""What separates two rows of a design.json table as designer lays it out (a row holds no line break: JSON escapes
+it in strings)."""
+
+
+def _table_rows(data: bytes, table: str) -> set[bytes] | None:
+    """A digest of each row of ``table`` in a design.json as designer writes it (``"table": [``, then one object a
+    line, indented by four spaces, ``]`` indented by two); None unless the data holds that table once, in that
+    layout. Digests, not the rows: a 131k-GPU design's links are some 200 MB of text."""
+    start = f'\n  "{table}": [\n    '.encode()
+    if data.count(start) != 1:
         return None
-    first = text.index(start) + len(start)
-    end = text.find("\n  ]", first)
-    return text[first:end].split(",\n    ") if end >= 0 else None
+    first = data.index(start) + len(start)
+    end = data.find(b"\n  ]", first)
+    if end < 0:
+        return None
+    view, digests, at = memoryview(data), set(), first
+    while at <= end:
+        stop = data.find(ROW_BREAK, at, end)
+        stop = end if stop < 0 else stop
+        digests.add(hashlib.blake2b(view[at:stop], digest_size=16).digest())
+        at = stop + len(ROW_BREAK)
+    return digests
 
 
 def _section(text: str, title: str) -> list[str]:

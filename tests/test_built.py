@@ -48,7 +48,7 @@ def test_every_design_build_writes_passes_and_its_names_and_ports_match_the_patt
 
 
 def test_problems_point_at_the_line_and_field_and_stop_after_twenty(tmp_path: Path) -> None:
-    text = design_json(build_text(intent_text(servers=32, leaf="{model: generic-32x400g}")))
+    text = design_json(build_text(intent_text(servers=32, leaf="{model: generic-32x400g}"))).decode()
     lines = text.splitlines()
     broken = text.replace('"asn": 42', '"asn": -42')  # every switch: 24 problems
     with pytest.raises(InputError) as caught:
@@ -72,7 +72,9 @@ def test_design_json_nic_names_are_read_with_the_intents_rule() -> None:
     """What build writes for the intent's NIC names passes (dots included), and a name the intent would refuse
     (Linux's reserved ``all``, one with a '/', one listed twice, one that is not a string) is refused at its server's
     line, as the intent refuses it (designer.nic_names)."""
-    text = design_json(build_text(intent_text(servers=32, extra=f"hosts: {{nics: [{', '.join(EDGE_NICS)}]}}\n")))
+    text = design_json(
+        build_text(intent_text(servers=32, extra=f"hosts: {{nics: [{', '.join(EDGE_NICS)}]}}\n"))
+    ).decode()
     data = json.loads(text)
     servers = [row for row in data["devices"] if row["role"] == "server"]
     assert servers[0]["nics"] == EDGE_NICS and design_problems(data) == []

@@ -306,7 +306,7 @@ def test_only_grown_is_said_from_the_lines_where_the_full_comparison_finds_nothi
         "a device renamed": (small.replace("p0-su0-r0-leaf", "p0-su0-r0-leaf-old"), small),
         "another layout": (json.dumps(json.loads(small)), small),
     }
-    said = {case: grown_only(before, after) for case, (before, after) in pairs.items()}
+    said = {case: grown_only(before.encode(), after.encode()) for case, (before, after) in pairs.items()}
     assert said == {
         "grown inside the envelope": True,
         "grown past it": False,

@@ -283,7 +283,7 @@ def test_an_infiniband_fabric_grows_by_scalable_units_and_only_adds(old: int, ne
     assert {end: link for end, link in cables(after).items() if end in cables(before)} == cables(before)
     assert set(cable_ids(before).items()) <= set(cable_ids(after).items())
     assert set(map(tuple, cabling_rows(before)[1])) <= set(map(tuple, cabling_rows(after)[1]))
-    files_before, files_after = (review_files(design, lambda _: None) for design in (before, after))
+    files_before, files_after = (dict(review_files(design, lambda _: None)) for design in (before, after))
     for path in ("configs/opensm/opensm.conf", "configs/opensm/partitions.conf"):
         assert files_before[path] == files_after[path]
     assert render_hosts(before.hosts[:8]) == render_hosts(after.hosts[:8])

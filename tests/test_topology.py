@@ -115,7 +115,7 @@ def test_one_panel_stands_for_every_plane_of_a_two_plane_design() -> None:
 
 
 def test_the_picture_is_written_beside_the_floor_plan_and_listed() -> None:
-    files = review_files(plain_two_tier(), lambda _: None)
+    files = dict(review_files(plain_two_tier(), lambda _: None))
     assert files["topology.svg"] == topology_svg(plain_two_tier().intent.name, plain_two_tier().plan).encode()
     assert "`topology.svg`" in files["summary.md"].decode()
 

@@ -61,7 +61,7 @@ def skeleton(servers: int) -> Topology:
 
 
 def skeleton_of(design: Design, whole: bool = True) -> Topology:
-    files = {"design.json": design_json(design).encode()}
+    files = {"design.json": design_json(design)}
     files.update({f"configs/frr/{device.name}.conf": b"" for device in design.fabric.switches()})
     return topology(files, whole)
 

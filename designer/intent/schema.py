@@ -7,6 +7,7 @@ which turns this document into the fully specified :class:`~designer.intent.reso
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from typing import TYPE_CHECKING, Annotated, Any, Literal, cast
 
 from netaddr import AddrFormatError, IPNetwork
@@ -580,13 +581,22 @@ MAX_PKEY = 0x7FFE
 """The highest partition key an intent may give: keys are 15 bits, and 0x7fff is the default partition's."""
 
 
-def partition_name(name: str) -> str:
-    """A partition name partitions.conf holds as one word (its parser splits at '=', ',', ':' and ';')."""
-    if not re.fullmatch(PARTITION_NAME, name):
-        raise ValueError(
-            f"{name!r} is not a partition name; use 1-32 letters, digits, '_' or '-', starting with a letter"
-        )
-    return name
+def whole_match(pattern: str, refusal: str) -> Callable[[str], str]:
+    """A validator of strings that match ``pattern`` whole; any other value is refused as ``'value' is not``
+    ``refusal``."""
+
+    def check(value: str) -> str:
+        if not re.fullmatch(pattern, value):
+            raise ValueError(f"{value!r} is not {refusal}")
+        return value
+
+    return check
+
+
+partition_name = whole_match(
+    PARTITION_NAME, "a partition name; use 1-32 letters, digits, '_' or '-', starting with a letter"
+)
+"""A partition name partitions.conf holds as one word (its parser splits at '=', ',', ':' and ';')."""
 
 
 def partition_key(pkey: int) -> int:
@@ -655,14 +665,12 @@ IMAGE_PATTERN = r"^[A-Za-z0-9][A-Za-z0-9._/:@+-]{0,254}$"
 """A container image reference as Docker takes it (``registry/name:tag`` or ``name@sha256:...``)."""
 
 
-def image_reference(value: str) -> str:
-    """An image reference as ``docker images`` lists it: letters, digits and ``._/:@+-``, at most 255."""
-    if not re.fullmatch(IMAGE_PATTERN, value):
-        raise ValueError(
-            f"{value!r} is not a container image reference; write it as docker images lists it, such as "
-            "ceos:4.32.0F or registry.example.com/ceos:4.32.0F (letters, digits and ._/:@+-, at most 255)"
-        )
-    return value
+image_reference = whole_match(
+    IMAGE_PATTERN,
+    "a container image reference; write it as docker images lists it, such as ceos:4.32.0F or "
+    "registry.example.com/ceos:4.32.0F (letters, digits and ._/:@+-, at most 255)",
+)
+"""An image reference as ``docker images`` lists it: letters, digits and ``._/:@+-``, at most 255."""
 
 
 class LabDoc(Section):
@@ -1139,14 +1147,11 @@ DOMAIN_PATTERN = r"^[A-Za-z0-9]([A-Za-z0-9-]{0,61}[A-Za-z0-9])?(\.[A-Za-z0-9]([A
 """A DNS name as RFC 1123 writes a host name: dot-separated labels of 1-63 letters, digits and inner hyphens."""
 
 
-def check_domain(value: str) -> str:
-    """A DNS search domain: a host name's labels (it goes into every switch's configuration as it is)."""
-    if not re.fullmatch(DOMAIN_PATTERN, value):
-        raise ValueError(
-            f"{value!r} is not a DNS domain; use dot-separated labels of letters, digits and inner hyphens, such as "
-            "cluster.example.net"
-        )
-    return value
+check_domain = whole_match(
+    DOMAIN_PATTERN,
+    "a DNS domain; use dot-separated labels of letters, digits and inner hyphens, such as cluster.example.net",
+)
+"""A DNS search domain: a host name's labels (it goes into every switch's configuration as it is)."""
 
 
 class ManagementDoc(Section):

@@ -44,7 +44,7 @@ from designer.render.hosts import HOSTS_FOLDER, rendered_hosts
 from designer.render.network_hosts import rendered_network_hosts
 from designer.workers import Background, in_workers
 
-Since = Callable[[str], list[str]]
+Since = Callable[[bytes], list[str]]
 """From a new design.json, summary.md's lines on what changed since the build it replaces."""
 Share = Callable[[int, int], Iterator[tuple[str, bytes]]]
 """``share(worker, count)``: the ``worker``-th of ``count`` shares of the switch and server files, rendered one
@@ -61,7 +61,7 @@ def design_files(
     ``since`` gives, from the new design.json, summary.md's lines on what changed since the build being replaced.
     """
     say = progress or quiet
-    files = review_files(design, say, since, templates)
+    files = dict(review_files(design, say, since, templates))
     say(
         f"rendering the configurations of {len(design.configs):,} switches for {', '.join(design.intent.targets)} "
         f"and the backend NIC files of {len(design.hosts):,} servers"
@@ -165,9 +165,7 @@ def write_design(
     (default: one per core), each writing its own share of the files and reporting only their hashes, or were
     started already (``rendering``, from :func:`build_and_write`)."""
     say = progress or quiet
-    files = review_files(design, say, since, templates)
-    write_files(files, folder)
-    hashes = {path: _sha256(data) for path, data in files.items()}
+    hashes = _write(review_files(design, say, since, templates), folder)
     if rendering is None:
         say(
             f"rendering and writing the configurations of {len(design.configs):,} switches for "
@@ -190,62 +188,68 @@ def write_design(
 
 def review_files(
     design: Design, say: Progress, since: Since | None = None, templates: Path | None = None
-) -> dict[str, bytes]:
-    """The files a reviewer reads beside the configurations: summary, design.json, tables, plan, lab, the subnet
-    manager's files of an InfiniBand fabric (from ``templates`` first, as the configurations); with networks beside
-    the backend, the tables hold them too (:mod:`designer.outputs.networks`)."""
+) -> Iterator[tuple[str, bytes]]:
+    """The files a reviewer reads beside the configurations, one (relative path, bytes) at a time so that only one
+    is held at once: summary, design.json, tables, plan, lab, the subnet manager's files of an InfiniBand fabric
+    (from ``templates`` first, as the configurations); with networks beside the backend, the tables hold them too
+    (:mod:`designer.outputs.networks`), and their switches' and servers' files follow."""
     say("writing the summary, design.json and tables")
     document = design_json(design)
-    cabling_header, cables = cabling_table(design)
-    cabling = (cabling_header, list(cables))  # made once: cabling.csv and both label files read it
+    changes = since(document) if since else []
+    yield "design.json", document
+    del document
+    yield "summary.md", summary_markdown(design, changes).encode()
+    yield INTENT_FILE, design.intent.text.encode("utf-8", "surrogatepass")
+    if design.intent.catalogs.files:
+        yield SITE_CATALOG_FILE, design.intent.catalogs.text().encode()
+    subnet_managers = design.intent.subnet_managers
+    if subnet_managers:
+        fabric = {"tiers": design.plan.tiers, "planes": design.intent.planes}
+        yield from rendered_fabric(subnet_managers, fabric, _renderer(design.intent, templates))
     racks_header, racks = racks_table(design)
     rack_rows = list(racks)
-    subnet_managers = design.intent.subnet_managers
-    fabric = {"tiers": design.plan.tiers, "planes": design.intent.planes}
-    renderer = _renderer(design.intent, templates) if subnet_managers else None
-    return {
-        **(dict(rendered_fabric(subnet_managers, fabric, renderer)) if renderer else {}),
-        "summary.md": summary_markdown(design, since(document) if since else []).encode(),
-        INTENT_FILE: design.intent.text.encode("utf-8", "surrogatepass"),
-        **({SITE_CATALOG_FILE: design.intent.catalogs.text().encode()} if design.intent.catalogs.files else {}),
-        "design.json": document.encode(),
-        "cabling.csv": csv_bytes(*cabling),
-        "labels.csv": csv_bytes(*label_rows(cabling)),
-        "labels.html": labels_html(
-            design.intent.name, lambda: label_rows(cabling)[1], (row[0] for row in rack_rows)
-        ).encode(),
-        **(
-            {"addressing.csv": csv_bytes(*addressing_rows(design)), "asn.csv": csv_bytes(*asn_rows(design))}
-            if design.allocation is not None  # an InfiniBand fabric has neither
-            else {}
-        ),
-        "racks.csv": csv_bytes(racks_header, rack_rows),
-        "power.md": (
-            power_markdown(design.intent.name, design.physical, design.intent.facility, design.intent.system)
-            + (power_section(design.networks, design.physical, design.intent.facility) if design.networks else "")
-        ).encode(),
-        "bom.csv": csv_bytes(*bom_table(design)),
-        "floorplan.svg": floorplan_svg(
+    yield from _cable_files(design, [row[0] for row in rack_rows])
+    if design.allocation is not None:  # an InfiniBand fabric has neither
+        yield "addressing.csv", csv_bytes(*addressing_rows(design))
+        yield "asn.csv", csv_bytes(*asn_rows(design))
+    yield "racks.csv", csv_bytes(racks_header, rack_rows)
+    power = power_markdown(design.intent.name, design.physical, design.intent.facility, design.intent.system)
+    if design.networks:
+        power += power_section(design.networks, design.physical, design.intent.facility)
+    yield "power.md", power.encode()
+    yield "bom.csv", csv_bytes(*bom_table(design))
+    yield (
+        "floorplan.svg",
+        floorplan_svg(
             design.intent,
             design.fabric.devices,
             design.physical,
             design.networks.physical if design.networks else None,
         ).encode(),
-        "topology.svg": topology_svg(design.intent.name, design.plan).encode(),
-        **(lab_files(design) if design.intent.outputs.lab else {}),
-        **({"workloads.svg": workloads_svg(design.intent.name, design.workloads).encode()} if design.workloads else {}),
-        **(
-            network_files(
-                design.networks,
-                design.network_configs,
-                design.intent.targets,
-                _renderer(design.intent, templates, design.management),
-                design.intent.outputs.servers,
-            )
-            if design.networks
-            else {}
-        ),
-    }
+    )
+    yield "topology.svg", topology_svg(design.intent.name, design.plan).encode()
+    if design.intent.outputs.lab:
+        yield from lab_files(design).items()
+    if design.workloads:
+        yield "workloads.svg", workloads_svg(design.intent.name, design.workloads).encode()
+    if design.networks:
+        yield from network_files(
+            design.networks,
+            design.network_configs,
+            design.intent.targets,
+            _renderer(design.intent, templates, design.management),
+            design.intent.outputs.servers,
+        )
+
+
+def _cable_files(design: Design, racks: list[str]) -> Iterator[tuple[str, bytes]]:
+    """``cabling.csv`` and both label files, from one list of the cables (a 131k-GPU design has some 400,000),
+    freed once they are written; ``racks``: the rack names in order, for the printable labels."""
+    cabling_header, cables = cabling_table(design)
+    cabling = (cabling_header, list(cables))
+    yield "cabling.csv", csv_bytes(*cabling)
+    yield "labels.csv", csv_bytes(*label_rows(cabling))
+    yield "labels.html", labels_html(design.intent.name, lambda: label_rows(cabling)[1], racks).encode()
 
 
 def cabling_table(design: Design) -> tuple[list[str], Iterable[list[Any]]]:
@@ -273,17 +277,17 @@ def network_files(
     targets: Sequence[str],
     renderer: Renderer,
     servers: bool = True,
-) -> dict[str, bytes]:
-    """The files of the networks beside the backend alone: their addresses, the management addresses, the
-    configurations of their switches (``configs``) for every one of ``targets`` beside the backend's
-    (``configs/<target>/<switch>.<ext>``: the switches' names start with their network's), and (unless ``servers``
+) -> Iterator[tuple[str, bytes]]:
+    """The files of the networks beside the backend alone, one at a time: the configurations of their switches
+    (``configs``) for every one of ``targets`` beside the backend's (``configs/<target>/<switch>.<ext>``: the
+    switches' names start with their network's), their addresses, the management addresses, and (unless ``servers``
     is false, as the intent's ``outputs`` may say) every server's ports (and BGP from the host) in them."""
-    return {
-        **dict(rendered(configs, targets, renderer)),
-        "network-addressing.csv": csv_bytes(*network_addressing_rows(networks)),
-        **({"oob.csv": csv_bytes(*oob_rows(networks))} if networks.physical.oob else {}),
-        **(dict(rendered_network_hosts(network_hosts(networks), renderer)) if servers else {}),
-    }
+    yield from rendered(configs, targets, renderer)
+    yield "network-addressing.csv", csv_bytes(*network_addressing_rows(networks))
+    if networks.physical.oob:
+        yield "oob.csv", csv_bytes(*oob_rows(networks))
+    if servers:
+        yield from rendered_network_hosts(network_hosts(networks), renderer)
 
 
 def manifest(design: Design, hashes: dict[str, str]) -> bytes:
@@ -325,7 +329,10 @@ def check_design(
     compared with the folder's by ``workers`` processes (default: one per core), each reporting only its files'
     hashes and whether they match, or were started already (``comparing``, from :func:`build_and_check`)."""
     say = progress or quiet
-    files = review_files(design, say, since, templates)
+    reviewed = {
+        path: (_sha256(data), file_matches(folder, path, data))
+        for path, data in review_files(design, say, since, templates)
+    }
     if comparing is None:
         say(
             f"rendering the configurations of {len(design.configs):,} switches for "
@@ -341,11 +348,9 @@ def check_design(
     else:
         say("waiting for the configurations and server files")
         compared = comparing.results()
-    hashes = {path: _sha256(data) for path, data in files.items()}
-    hashes.update({path: digest for path, (digest, _) in compared.items()})
-    files[MANIFEST] = manifest(design, hashes)
-    matches = {path: same for path, (_, same) in compared.items()}
-    matches.update({path: file_matches(folder, path, data) for path, data in files.items()})
+    hashes = {path: digest for path, (digest, _) in (*reviewed.items(), *compared.items())}
+    matches = {path: same for path, (_, same) in (*reviewed.items(), *compared.items())}
+    matches[MANIFEST] = file_matches(folder, MANIFEST, manifest(design, hashes))
     return differences(matches, folder)
 
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import dataclasses
 import json
+from collections.abc import Callable
 from json.encoder import encode_basestring_ascii as quote
 from typing import Any
 
@@ -22,7 +23,7 @@ SEPARATORS = (", ", ": ")
 """How a row of design.json separates items and keys from values: one compact object per line."""
 
 
-def design_json(design: Design) -> str:
+def design_json(design: Design) -> bytes:
     """The whole design for scripts, one device or link per line so that diffs stay readable. A switch of a fabric
     without addresses (InfiniBand) has no loopback, ASN, announcements, load balancing or device model, and its links
     no addresses or subnet: the subnet manager gives every port a LID and routes it."""
@@ -68,17 +69,18 @@ def design_json(design: Design) -> str:
         **({"networks": networks_summary(design.networks)} if design.networks else {}),
     }
     encode = json.JSONEncoder(separators=SEPARATORS).encode
-    tables = {
-        "findings": list(map(encode, checks_format.rows(design.findings))),
-        "devices": list(map(encode, device_rows)),
-        "links": _link_rows(design),
-        "racks": list(map(encode, rack_rows(design))),
+    tables: dict[str, Callable[[], list[str]]] = {
+        "findings": lambda: list(map(encode, checks_format.rows(design.findings))),
+        "devices": lambda: list(map(encode, device_rows)),
+        "links": lambda: _link_rows(design),
+        "racks": lambda: list(map(encode, rack_rows(design))),
     }
     if design.networks:
-        tables["network_devices"] = list(map(encode, network_device_rows(design.networks)))
-        tables["network_links"] = list(map(encode, network_link_rows(design.networks)))
+        networks = design.networks
+        tables["network_devices"] = lambda: list(map(encode, network_device_rows(networks)))
+        tables["network_links"] = lambda: list(map(encode, network_link_rows(networks)))
     if design.workloads:
-        tables["workloads"] = [encode(detail(result)) for result in design.workloads]
+        tables["workloads"] = lambda: [encode(detail(result)) for result in design.workloads]
     return _json_document(head, tables)
 
 
@@ -170,13 +172,20 @@ def rack_rows(design: Design) -> list[dict[str, Any]]:
     ]
 
 
-def _json_document(head: dict[str, Any], tables: dict[str, list[str]]) -> str:
-    """Pretty JSON for ``head``, then each table as a list with one compact object (encoded already) per line."""
+def _json_document(head: dict[str, Any], tables: dict[str, Callable[[], list[str]]]) -> bytes:
+    """Pretty JSON for ``head``, then each table as a list with one compact object (encoded already) per line. The
+    tables' rows are made one table at a time and kept only as the table's encoded text (design.json is the
+    largest file of a build)."""
     parts = [
-        f"  {json.dumps(key)}: {json.dumps(value, indent=2).replace(chr(10), chr(10) + '  ')}"
+        f"  {json.dumps(key)}: {json.dumps(value, indent=2).replace(chr(10), chr(10) + '  ')}".encode()
         for key, value in head.items()
     ]
-    for key, rows in tables.items():
-        body = ",\n    ".join(rows)
-        parts.append(f"  {json.dumps(key)}: [\n    {body}\n  ]" if rows else f"  {json.dumps(key)}: []")
-    return "{\n" + ",\n".join(parts) + "\n}\n"
+    for key, made in tables.items():
+        rows = made()
+        parts.append(
+            f"  {json.dumps(key)}: [\n    ".encode() + ",\n    ".join(rows).encode() + b"\n  ]"
+            if rows
+            else f"  {json.dumps(key)}: []".encode()
+        )
+        del rows
+    return b"{\n" + b",\n".join(parts) + b"\n}\n"
