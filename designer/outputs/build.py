@@ -211,9 +211,7 @@ def review_files(
         "design.json": document.encode(),
         "cabling.csv": csv_bytes(*cabling),
         "labels.csv": csv_bytes(*label_rows(cabling)),
-        "labels.html": labels_html(
-            design.intent.name, lambda: label_rows(cabling)[1], (row[0] for row in rack_rows)
-        ).encode(),
+        "labels.html": labels_html(design.intent.name, cabling, (row[0] for row in rack_rows)).encode(),
         **(
             {"addressing.csv": csv_bytes(*addressing_rows(design)), "asn.csv": csv_bytes(*asn_rows(design))}
             if design.allocation is not None  # an InfiniBand fabric has neither
