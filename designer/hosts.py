@@ -18,7 +18,9 @@ netplan or NetworkManager files, a sysctl.d file, the NIC vendor's QoS commands 
   summary.md says what to set with the vendor's tools): the NIC trusts DSCP, runs PFC on the profile's lossless
   priority only, maps the RoCE and CNP DSCPs to the same priorities as the switches, marks RDMA-CM traffic with the
   RoCE DSCP and sends CNPs with the CNP DSCP and priority; ECN (both congestion-control roles) on the lossless
-  priority when the profile marks ECN.
+  priority when the profile marks ECN. With hwplb, as NVIDIA's NIC Configuration Operator does it (Spectrum-X profile
+  RA3.0, tests/vendor/nvidia-nic/): trust, PFC, the DSCP map and the CNP DSCP on every plane PF of the NIC, ECN on
+  the first PF alone (the other PFs share its RDMA device).
 * Adaptive routing (``load_balancing.mode: adaptive`` with NICs whose catalog ``modes`` has it): what NVIDIA's NIC
   Configuration Operator sets on ConnectX-8 for Spectrum-X (its profiles RA1.3 to RA2.2, tests/vendor/nvidia-nic/):
   the non-volatile ``ROCE_ADAPTIVE_ROUTING_EN=1`` (``mlxconfig``, from the next firmware reset or reboot) and, at
@@ -124,6 +126,13 @@ class HostNic(NamedTuple):
         if len(self.planes) == 1:
             return f"plane {self.planes[0]} rail {self.rail}"
         return f"planes {'-'.join(map(str, self.planes))} rail {self.rail}"
+
+    @property
+    def plane_functions(self) -> tuple[int, ...]:
+        """With hwplb, the PCI function of each plane PF the NIC joins behind the interface, counted from the
+        interface's own (PF0's): plane PF ``n`` is PF0's function plus ``n``, as NVIDIA's NIC Configuration Operator
+        names them; empty when the interface is one PF."""
+        return tuple(range(len(self.planes))) if len(self.planes) > 1 else ()
 
     @property
     def peers(self) -> str:

@@ -484,7 +484,7 @@ def test_the_verify_lab_audits_what_lldpd_reports(crossed: bool) -> None:
     lldp = None
     with Lab(lab, lambda _: None, crossed_at_the_server(hosts) if crossed else hosts) as running:
         for nic in running.hosts:  # as the server's netplan file would (designer verify --traffic applies it)
-            ip_batch([f"link set {nic.name} up"], running.servers[nic.server])
+            ip_batch([f"link set {nic.link} up"], running.servers[nic.server])
         lldp = Lldp(running)
         lldp.start()
         cables = lab_cables(running, design)

@@ -20,7 +20,7 @@ from designer.design import Design
 from designer.diff import lost_lines
 from designer.errors import InputError
 from designer.fabric import LEAF_SPINE, SPINE_SUPER
-from designer.outputs.labels import label_rows, labels_html
+from designer.outputs.labels import labels_html
 from designer.outputs.summary import summary_markdown
 from designer.outputs.tables import cabling_rows
 from designer.pipeline import build
@@ -130,9 +130,8 @@ def cable_ids(design: Design) -> dict[str, tuple[Any, ...]]:
 
 def rack_labels(design: Design) -> dict[str, set[str]]:
     """The text of every label ``labels.html`` prints, by the rack whose section holds it."""
-    html = labels_html(
-        design.intent.name, lambda: label_rows(cabling_rows(design))[1], (rack.name for rack in design.physical.racks)
-    )
+    header, rows = cabling_rows(design)
+    html = labels_html(design.intent.name, (header, list(rows)), (rack.name for rack in design.physical.racks))
     return {rack: {label for sheet in sheets for label in sheet} for rack, sheets in parsed(html).sections}
 
 

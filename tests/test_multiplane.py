@@ -14,6 +14,7 @@ import dataclasses
 import json
 import re
 import shutil
+import subprocess
 from collections import defaultdict
 from functools import cache
 from pathlib import Path
@@ -152,6 +153,78 @@ def test_hwplb_gives_a_rail_one_interface_and_the_same_31_in_every_plane() -> No
     files = render_hosts(design.hosts[:1])
     nccl = files["servers/sys0-tray0/nccl.env"].decode()
     assert 'NCCL_IB_HCA="=mlx5_0:1,mlx5_1:1,mlx5_2:1,mlx5_3:1"' in nccl and "MERGE_NICS" not in nccl
+
+
+HWPLB_QOS = json.loads((ROOT / "tests/vendor/nvidia-nic/spectrum-x-hwplb-qos.json").read_text())
+"""What NVIDIA's NIC Configuration Operator sets on every plane PF and on the first alone with hwplb (Spectrum-X
+profile RA3.0, commit 632f129; tests/vendor/nvidia-nic/README.md)."""
+
+
+def run_nic_qos(script: str, pcis: dict[str, list[str]], tmp_path: Path) -> tuple[list[str], Path]:
+    """Run ``script`` against a sysfs tree under ``tmp_path`` holding, per PCI function of ``pcis`` (address: its
+    network interfaces), the interface with its ``device`` link, as Linux lays them out; ``mlnx_qos``, ``cma_roce_tos``,
+    ``mlxconfig`` and ``mlxreg`` only log their arguments. The logged calls and the tree."""
+    sysfs, tools = tmp_path / "sys", tmp_path / "bin"
+    (sysfs / "class/net").mkdir(parents=True)
+    tools.mkdir()
+    for pci, interfaces in pcis.items():
+        for interface in interfaces:
+            folder = sysfs / "bus/pci/devices" / pci / "net" / interface
+            for role in ("roce_np/enable", "roce_rp/enable"):
+                (folder / "ecn" / role).mkdir(parents=True)
+            (folder / "device").symlink_to("../..")
+            (sysfs / "class/net" / interface).symlink_to(folder)
+    log = tmp_path / "calls"
+    for tool in ("mlnx_qos", "cma_roce_tos", "mlxconfig", "mlxreg"):
+        (tools / tool).write_text(f'#!/bin/sh\necho "{tool} $*" >> {log}\n')
+        (tools / tool).chmod(0o755)
+    path = tmp_path / "nic-qos.sh"
+    path.write_text(script.replace("/sys/", f"{sysfs}/"))
+    env = {"PATH": f"{tools}:/usr/bin:/bin"}
+    result = subprocess.run(["sh", str(path)], capture_output=True, text=True, env=env)
+    assert result.returncode == 0, result.stderr
+    return log.read_text().splitlines(), sysfs / "class/net"
+
+
+def test_hwplb_sets_qos_on_every_plane_pf_and_ecn_on_the_first_as_nvidia_does(tmp_path: Path) -> None:
+    """With hwplb a NIC's plane PFs are PCI functions beside the interface's own (PF0 + n), each with a netdev of its
+    own: the script finds them from the interface, sets trust DSCP, PFC and the CNP DSCP on each (NVIDIA's operator
+    sets them on every port) and the congestion control of both points on PF0 alone (``hwplbFirstPortOnly``)."""
+    design = multiplane("hwplb")
+    script = render_hosts(design.hosts[:1])["servers/sys0-tray0/nic-qos.sh"].decode()
+    nics = design.hosts[0].nics
+    pcis = {
+        f"0000:{0x1A + 16 * index:02x}:00.{function}": [nic.name if function == 0 else f"pf{index}p{function}"]
+        for index, nic in enumerate(nics)
+        for function in nic.plane_functions
+    }
+    calls, net = run_nic_qos(script, pcis, tmp_path)
+    pfc = ",".join(HWPLB_QOS["every_plane_pf"]["pfc"])
+    for index, nic in enumerate(nics):
+        pfs = [nic.name, *(f"pf{index}p{function}" for function in nic.plane_functions[1:])]
+        assert len(pfs) == len(nic.planes) == 2
+        for pf in pfs:
+            assert f"mlnx_qos -i {pf} --trust {HWPLB_QOS['every_plane_pf']['trust-mode']} --pfc {pfc}" in calls
+            assert (net / pf / "ecn/roce_np/cnp_dscp").read_text() == f"{design.intent.qos.cnp_dscp}\n"
+            enabled = {path.parent.parent.name for path in (net / pf / "ecn").glob("*/enable/*")}
+            assert enabled == ({"roce_np", "roce_rp"} if pf == nic.name else set())  # rp_enabled, np_enabled
+        assert calls.count(f"cma_roce_tos -d {nic.rdma} -t {design.intent.qos.roce_dscp << 2}") == 1
+    assert sorted(HWPLB_QOS["first_plane_pf_only"]) == ["np_enabled", "rp_enabled"]
+
+
+def test_swplb_sets_qos_and_ecn_on_each_plane_pf_of_its_own(tmp_path: Path) -> None:
+    """With swplb each plane PF is an interface of the design with its RDMA device: each gets every setting."""
+    design = multiplane("swplb")
+    script = render_hosts(design.hosts[:1])["servers/sys0-tray0/nic-qos.sh"].decode()
+    nics = design.hosts[0].nics
+    assert not any(nic.plane_functions for nic in nics)
+    calls, net = run_nic_qos(script, {f"0000:1a:00.{index}": [nic.name] for index, nic in enumerate(nics)}, tmp_path)
+    for nic in nics:
+        assert sum(call.startswith(f"mlnx_qos -i {nic.name} --trust dscp") for call in calls) == 1
+        assert {path.parent.parent.name for path in (net / nic.name / "ecn").glob("*/enable/*")} == {
+            "roce_np",
+            "roce_rp",
+        }
 
 
 def test_swplb_gives_every_plane_its_own_interface_and_31() -> None:

@@ -467,3 +467,72 @@ def test_nic_names_at_the_edges_of_the_rule_run_in_a_real_lab(tmp_path: Path) ->
         r"flows su0-srv0 (e0123456789abcd|enp220s0f1np1\.9|x-y_z\.\.1\.|help) -> ",
         checks["traffic: layer-3 only", "one path per NIC pair"],
     )
+
+
+MULTIPLANE_SITE = (
+    "systems:\n  mini-nvl:\n    {trays: 4, tray_gpus: 4, tray_nics: 1, nic: nvidia-cx8, nic_speed: 800, planes: 1,"
+    " north_south_nics: 1, north_south_nic: nvidia-bluefield3, tray_rack_units: 1, nvlink_switch_trays: 0,"
+    " power_shelves: 0, management_switches: 1, power_kw: 20, power_source: lab, cooling: liquid,"
+    " nvlink_gbyte_s: 900, multiplane: [2]}\n"
+)
+"""A site's rack-scale system small enough for a lab: 4 trays of one ConnectX-8 port in 2 planes of 400G."""
+
+
+def multiplane_build(folder: Path, mode: str) -> dict[str, bytes]:
+    """Two such racks in ``mode`` (hwplb, swplb): per plane 2 leaves, one per scalable unit, and a spine (6 FRR
+    routers), written to ``folder``/out; their files."""
+    folder.mkdir(exist_ok=True)
+    (folder / "site.yaml").write_text(MULTIPLANE_SITE)
+    (folder / "intent.yaml").write_text(
+        f"name: verify-{mode}\ncatalog: site.yaml\n"
+        f"compute: {{system: mini-nvl, systems: 2, multiplane: {{planes: 2, mode: {mode}}}}}\n"
+        "fabric: {tiers: 2, leaf: {ports: 8, speed: 400G}, spine: {ports: 8, speed: 400G}}\ntargets: [frr]\n"
+    )
+    files = design_files(build(folder / "intent.yaml"))
+    write(files, folder / "out")
+    return files
+
+
+@pytest.mark.parametrize("mode", ["hwplb", "swplb"])
+def test_the_sample_takes_each_plane_link_of_a_multiplane_nic_as_a_port(tmp_path: Path, mode: str) -> None:
+    """A tray's NIC port has a link per plane (``nic0s0``, ``nic0s1``): each is a sampled NIC of its own, numbered as
+    the fabric numbers its ports (plane x rails + rail). With swplb each plane link is an interface with its own /31;
+    with hwplb the rail's one interface (design.json gives one name per rail) holds the same /31 on each plane link,
+    and each plane link is a veth named after it."""
+    files = multiplane_build(tmp_path, mode)
+    design = parse_design("design.json", files["design.json"])
+    nics = [nic for nic in sample(design, topology(files)) if nic.server == "sys0-tray0"]
+    assert [(nic.port, nic.number) for nic in nics] == [("nic0s0", 0), ("nic0s1", 1)]
+    if mode == "hwplb":
+        assert [(nic.name, nic.link) for nic in nics] == [("nic0", "nic0s0"), ("nic0", "nic0s1")]
+        assert nics[0].address == nics[1].address
+    else:
+        assert [nic.name for nic in nics] == [nic.link for nic in nics] and len({nic.name for nic in nics}) == 2
+        assert nics[0].address != nics[1].address
+    assert len({nic.leaf for nic in nics}) == 2  # each plane link goes to its own plane's leaf
+
+
+@pytest.mark.parametrize("mode", ["hwplb", "swplb"])
+def test_multiplane_trays_run_each_plane_link_as_a_port_in_a_real_lab(tmp_path: Path, mode: str) -> None:
+    """verify --traffic on a multiplane design: every plane link of a sampled tray is a veth cabled to its plane's
+    leaf and configured from the tray's host files (hwplb: the rail's address on both, its routes over both, a socket
+    bound to a plane link taking that plane), lldpd reports each plane link as a cable of its own, and the flows of
+    each plane cross that plane's switches only."""
+    need_lab()
+    multiplane_build(tmp_path, mode)
+    code, out, err = run_cli("verify", str(tmp_path / "out"), "--traffic", "--no-failures", "--format", "json")
+    report = json.loads(out)
+    assert code == 0 and report["passed"], out + err
+    checks = {(check["phase"], check["name"]): check["summary"] for check in report["checks"]}
+    # 16 leaf-spine cables and 2 trays x 2 units x 2 plane links
+    assert (
+        checks["healthy", "cabling as designed (LLDP)"]
+        == "24 of 24 cables reported by lldpd in 10 namespaces as designed"
+    )
+    assert checks["healthy", "server host files applied"] == "8 NICs of 4 servers"
+    assert checks["healthy", "server first hop"].startswith("24 of 24 NIC pairs routed out of the source NIC")
+    design_hashing = report["traffic"][0]
+    assert checks["traffic: design hashing", "every flow delivered"].startswith(f"{design_hashing['flows']} flows")
+    for plane in (0, 1):  # half the flows in each plane, on that plane's spine alone
+        carried = sum(count for link, count in design_hashing["links"].items() if link.startswith(f"p{plane}-"))
+        assert carried == design_hashing["flows"]  # each flow: up one leaf-spine link and down another

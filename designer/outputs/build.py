@@ -249,7 +249,7 @@ def _cable_files(design: Design, racks: list[str]) -> Iterator[tuple[str, bytes]
     cabling = (cabling_header, list(cables))
     yield "cabling.csv", csv_bytes(*cabling)
     yield "labels.csv", csv_bytes(*label_rows(cabling))
-    yield "labels.html", labels_html(design.intent.name, lambda: label_rows(cabling)[1], racks).encode()
+    yield "labels.html", labels_html(design.intent.name, cabling, racks).encode()
 
 
 def cabling_table(design: Design) -> tuple[list[str], Iterable[list[Any]]]:

@@ -4,7 +4,7 @@ printable ``labels.html``, rack by rack."""
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Iterable, Iterator, Sequence
 from html import escape
 from typing import Any
 
@@ -22,17 +22,21 @@ def label_rows(cabling: tuple[list[str], Iterable[list[Any]]]) -> tuple[list[str
     """One row per label from ``cabling.csv``'s header and rows: the a end's, then the z end's, of every cable,
     each with where it is plugged and where the other end goes. Ports are named as in the first port columns."""
     header, rows = cabling
+    columns = _end_columns(header)
+    return LABEL_HEADER, (label for row in rows for label in _labels_of(row, *columns))
+
+
+def _end_columns(header: list[str]) -> tuple[int, list[int], list[int]]:
+    """The column of the cable ID and of each end's rack, unit, device and port (a, then z) in ``header``."""
     column = {name: number for number, name in enumerate(header)}
-    ends = {end: [column[f"{end}_{field}"] for field in ("rack", "unit", "device", "port")] for end in ("a", "z")}
-    cable = column["cable_id"]
+    a_end, z_end = ([column[f"{end}_{field}"] for field in ("rack", "unit", "device", "port")] for end in "az")
+    return column["cable_id"], a_end, z_end
 
-    def labels() -> Iterator[list[Any]]:
-        for row in rows:
-            a_end, z_end = [row[number] for number in ends["a"]], [row[number] for number in ends["z"]]
-            yield [row[cable], "a", *a_end, *z_end]
-            yield [row[cable], "z", *z_end, *a_end]
 
-    return LABEL_HEADER, labels()
+def _labels_of(row: list[Any], cable: int, a_columns: list[int], z_columns: list[int]) -> tuple[list[Any], ...]:
+    """The a end's and the z end's label of one cabling row."""
+    a_end, z_end = [row[number] for number in a_columns], [row[number] for number in z_columns]
+    return [row[cable], "a", *a_end, *z_end], [row[cable], "z", *z_end, *a_end]
 
 
 def label_text(label: list[Any]) -> tuple[str, str, str]:
@@ -41,12 +45,16 @@ def label_text(label: list[Any]) -> tuple[str, str, str]:
     return cable, f"{rack} U{unit} {device} {port}", f"to {far_rack} U{far_unit} {far_device} {far_port}"
 
 
-def labels_html(name: str, labels: Callable[[], Iterable[list[Any]]], racks: Iterable[str]) -> str:
-    """A printable page of the labels, one section per rack (``racks`` in their order; a label belongs to the rack
-    of its end), each rack's labels in sheets of :data:`LABELS_PER_SHEET` that start on a page of their own. Whole
-    racks, in order, while they fit in :data:`HTML_LABELS`; the rest are in ``labels.csv`` alone. ``labels`` gives
-    the labels afresh each call: once to count them by rack, once to lay out those shown."""
-    per_rack = Counter(label[2] for label in labels())
+def labels_html(name: str, cabling: tuple[list[str], Sequence[list[Any]]], racks: Iterable[str]) -> str:
+    """A printable page of the labels of ``cabling.csv``'s header and rows, one section per rack (``racks`` in their
+    order; a label belongs to the rack of its end), each rack's labels in sheets of :data:`LABELS_PER_SHEET` that
+    start on a page of their own. Whole racks, in order, while they fit in :data:`HTML_LABELS`; the rest are in
+    ``labels.csv`` alone. The labels are counted by rack from the rows' rack columns; only those shown are made."""
+    header, rows = cabling
+    cable, a_columns, z_columns = _end_columns(header)
+    a_rack, z_rack = a_columns[0], z_columns[0]
+    per_rack = Counter(row[a_rack] for row in rows)
+    per_rack.update(row[z_rack] for row in rows)
     total = sum(per_rack.values())
     shown: dict[str, list[list[Any]]] = {}
     room = HTML_LABELS
@@ -56,9 +64,11 @@ def labels_html(name: str, labels: Callable[[], Iterable[list[Any]]], racks: Ite
         if per_rack[rack]:
             shown[rack] = []
             room -= per_rack[rack]
-    for label in labels():
-        if label[2] in shown:
-            shown[label[2]].append(label)
+    for row in rows:
+        if row[a_rack] in shown or row[z_rack] in shown:
+            for label in _labels_of(row, cable, a_columns, z_columns):
+                if label[2] in shown:
+                    shown[label[2]].append(label)
     count = HTML_LABELS - room
     note = (
         f"{total:,} labels in {len(shown):,} racks"
@@ -91,8 +101,8 @@ def labels_html(name: str, labels: Callable[[], Iterable[list[Any]]], racks: Ite
         for first in range(0, len(rack_labels), LABELS_PER_SHEET):
             parts.append('<div class="sheet">\n')
             for label in rack_labels[first : first + LABELS_PER_SHEET]:
-                cable, here, there = (escape(str(line)) for line in label_text(label))
-                parts.append(f'<div class="label"><b>{cable}</b>{here}<br>{there}</div>\n')
+                cable_id, here, there = (escape(str(line)) for line in label_text(label))
+                parts.append(f'<div class="label"><b>{cable_id}</b>{here}<br>{there}</div>\n')
             parts.append("</div>\n")
         parts.append("</section>\n")
     parts.append("</body>\n</html>\n")

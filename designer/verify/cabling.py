@@ -57,9 +57,9 @@ class Lldp:
         self.spaces = dict(zip((router.name for router in running.topology.routers), running.namespaces, strict=True))
         self.spaces.update(running.servers)
         self.nics: dict[str, dict[str, str]] = {}
-        """Each server's NICs: OS name -> the design's port name."""
+        """Each server's NIC links: OS name (a plane link's own with hwplb) -> the design's port name."""
         for nic in running.hosts:
-            self.nics.setdefault(nic.server, {})[nic.name] = nic.port
+            self.nics.setdefault(nic.server, {})[nic.link] = nic.port
         self.daemons: list[subprocess.Popen[bytes]] = []
 
     def start(self) -> None:

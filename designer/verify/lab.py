@@ -377,7 +377,7 @@ class Lab:
             for wire in topology.wires
         )
         ip_batch(
-            f"link add {nic.leaf_port} netns {spaces[nic.leaf]} type veth peer name {nic.name} "
+            f"link add {nic.leaf_port} netns {spaces[nic.leaf]} type veth peer name {nic.link} "
             f"netns {self.servers[nic.server]}"
             for nic in self.hosts
         )
@@ -585,7 +585,7 @@ class Lab:
         ends = [(spaces[wire.upper], wire.upper_port) for wire in self.topology.wires]
         ends += [(spaces[wire.lower], wire.lower_port) for wire in self.topology.wires]
         ends += [(spaces[nic.leaf], nic.leaf_port) for nic in self.hosts]
-        ends += [(self.servers[nic.server], nic.name) for nic in self.hosts]
+        ends += [(self.servers[nic.server], nic.link) for nic in self.hosts]
         return ends
 
     def count_roce(self) -> None:

@@ -114,11 +114,23 @@ def ping(namespace: str, source: str, destination: str) -> bool:
     return result.returncode == 0
 
 
-def route_via(namespace: str, source: str, destination: str) -> tuple[str, str]:
-    """The gateway and interface ``namespace`` routes ``destination`` through when sending from ``source``
-    (its policy rules applied): ``ip route get``; empty strings when there is no route."""
+def route_via(namespace: str, source: str, destination: str, device: str | None = None) -> tuple[str, str]:
+    """The gateway and interface ``namespace`` routes ``destination`` through when sending from ``source`` (its
+    policy rules applied), by a socket bound to ``device`` when given: ``ip route get``; empty strings when there is
+    no route."""
     result = subprocess.run(
-        ["ip", "-n", namespace, "-j", "route", "get", destination, "from", source],
+        [
+            "ip",
+            "-n",
+            namespace,
+            "-j",
+            "route",
+            "get",
+            destination,
+            "from",
+            source,
+            *(("oif", device) if device else ()),
+        ],
         capture_output=True,
         text=True,
         check=False,

@@ -82,9 +82,12 @@ class HostNic:
 
     server: str
     port: str
-    """The design's port name (``nicN``)."""
+    """The design's port name (``nicN``; a plane link of a multiplane NIC port: ``nicNsP``)."""
     name: str
     """The NIC's OS name in the server (design.json's ``nics``)."""
+    link: str
+    """The veth of this link in the server's namespace: ``name``, or where one interface joins its NIC port's plane
+    links (hwplb) the plane link's port name, each plane link a veth of its own holding the interface's address."""
     number: int
     """The NIC's number in the workload model: server index (among the design's servers) x NICs + N."""
     address: str

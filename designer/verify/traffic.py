@@ -6,7 +6,10 @@
   :mod:`~designer.verify.hostconfig`, applied as ``ip`` argument vectors and writes under the namespace's
   ``/proc/sys``). Proven: every sampled NIC
   reaches every other sampled NIC of its rail, its route leaves through its own NIC to its own leaf, and a NIC
-  does not answer ARP for another NIC's address.
+  does not answer ARP for another NIC's address. A multiplane NIC port's plane links (``nic0s0``, ``nic0s1``) are
+  NICs of their own: with swplb each is an interface of the host files; with hwplb they are veths named after the
+  plane links, each holding the rail's one interface's address, with its routes over both (multipath) and each
+  flow sent out of its own plane link (``SO_BINDTODEVICE``).
 * **Flows.** The model's flows (:mod:`designer.analysis.flows`) between the sampled NICs: every server of one unit
   to every server of the other, both ways, on every rail, :data:`QPS` queue pairs per connection, UDP to port 4791
   from the source port Linux derives from the QP numbers. One datagram per flow, sent from its bound source port
@@ -27,7 +30,7 @@ import ipaddress
 import json
 import shutil
 from collections import Counter
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from functools import partial
 from typing import Any
@@ -65,13 +68,15 @@ RUN_SEED = 0
 SEEDS = {"equal seeds": lambda tier, router: 0x5EED, "seed per tier": lambda tier, router: 0x5EED + 1 + tier}
 SEND = (
     "import json, socket, sys\n"
-    "for source, sport, destination, dport in json.loads(sys.argv[1]):\n"
+    "for source, sport, destination, dport, device in json.loads(sys.argv[1]):\n"
     "    with socket.socket(socket.AF_INET, socket.SOCK_DGRAM) as udp:\n"
     "        udp.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)\n"
+    "        udp.setsockopt(socket.SOL_SOCKET, socket.SO_BINDTODEVICE, device.encode())\n"
     "        udp.bind((source, sport))\n"
     "        udp.sendto(b'RoCEv2 flow probe', (destination, dport))\n"
 )
-"""Run in a server's namespace: one UDP datagram per flow, from its bound source address and port."""
+"""Run in a server's namespace: one UDP datagram per flow, from its bound source address and port, out of its NIC's
+link (a plane link of its own when one interface joins the planes: its address is the same on each)."""
 ARP_PROBE = (
     "import json, socket, struct, sys, time\n"
     "answers = []\nfor interface, sender, target in json.loads(sys.argv[1]):\n"
@@ -116,17 +121,21 @@ def sample(data: Mapping[str, Any], lab: Topology) -> list[HostNic]:
         ]
         picked.update({servers[number]["name"]: number for number in dict.fromkeys(members[:1] + members[-1:])})
     ports: dict[str, int] = Counter(link["z"][0] for link in data["links"] if link["tier"] == "server_leaf")
-    names = {name: nic_names(servers[number], ports[name]) for name, number in picked.items()}
+    planes, rails = data["summary"]["planes"], data["summary"]["rails"]
+    names = {name: nic_names(servers[number], ports[name], planes) for name, number in picked.items()}
     nics = []
     for link in data["links"]:
         (leaf, leaf_port, leaf_address), (server, port, address) = link["a"], link["z"]
         if link["tier"] == "server_leaf" and server in picked and leaf in index:
-            number = int(port[3:])
+            number = nic_number(port, rails)
+            joined = len(names[server]) < ports[server]  # hwplb: one interface per rail joins its plane links
+            name = names[server][number % rails if joined else number]
             nics.append(
                 HostNic(
                     server,
                     port,
-                    names[server][number],
+                    name,
+                    port if joined else name,
                     picked[server] * ports[server] + number,
                     address,
                     index[leaf],
@@ -137,21 +146,24 @@ def sample(data: Mapping[str, Any], lab: Topology) -> list[HostNic]:
     return nics
 
 
-def nic_names(device: Mapping[str, Any], count: int) -> tuple[str, ...]:
-    """The OS name of each NIC port of a server device: design.json's ``nics`` when it has them (checked: NIC names
-    as the intent takes them, :mod:`designer.nic_names`, one per port, no two alike), else the port names."""
+def nic_names(device: Mapping[str, Any], count: int, planes: int = 1) -> tuple[str, ...]:
+    """The OS name of each interface of a server device's ``count`` NIC links: design.json's ``nics`` when it has
+    them (checked: NIC names as the intent takes them, :mod:`designer.nic_names`, no two alike, one per link or, with
+    ``planes`` planes joined behind one interface per rail (hwplb), one per rail), else the port names."""
     names = device.get("nics")
     if names is None:
         return tuple(f"nic{number}" for number in range(count))
     wrong = [problem for name in names if (problem := nic_name_problem(name))] if isinstance(names, list) else []
-    if wrong or not (isinstance(names, list) and len(names) == count and len(set(names)) == count):
+    counts = {count, count // planes} if planes > 1 and count % planes == 0 else {count}
+    if wrong or not (isinstance(names, list) and len(names) in counts and len(set(names)) == len(names)):
+        one_per = "one per link" + (f" or one per rail ({count // planes})" if len(counts) > 1 else "")
         raise InputError(
             [
                 Problem(
                     ("devices", device["name"], "nics"),
                     wrong[0]
                     if wrong
-                    else (f"{repr(names)[:80]} is not a list of {count} different NIC names, one per port"),
+                    else (f"{repr(names)[:80]} is not a list of {count} different NIC names, {one_per}"),
                 )
             ],
             about="design.json",
@@ -159,11 +171,19 @@ def nic_names(device: Mapping[str, Any], count: int) -> tuple[str, ...]:
     return tuple(names)
 
 
-def host_files(server: str, names: Sequence[str]) -> list[str]:
-    """The host files a sampled server may have: its netplan file, a keyfile per NIC (``names``) and its sysctls."""
+def nic_number(port: str, rails: int) -> int:
+    """The number of a server link among its server's, from its port name: ``nicN`` is N; the plane link ``nicRsP``
+    of a multiplane NIC port is P x ``rails`` + R (plane 0's rails first, as the fabric numbers them)."""
+    rail, _, plane = port[3:].partition("s")
+    return int(plane or 0) * rails + int(rail)
+
+
+def host_files(server: str, names: Iterable[str]) -> list[str]:
+    """The host files a sampled server may have: its netplan file, a keyfile per NIC (``names``, each once) and its
+    sysctls."""
     return [
         f"servers/{server}/netplan.yaml",
-        *(f"servers/{server}/{name}.nmconnection" for name in names),
+        *(f"servers/{server}/{name}.nmconnection" for name in dict.fromkeys(names)),
         f"servers/{server}/sysctl.conf",
     ]
 
@@ -171,9 +191,9 @@ def host_files(server: str, names: Sequence[str]) -> list[str]:
 def host_configs(files: Mapping[str, bytes], nics: Sequence[HostNic]) -> dict[str, HostConfig]:
     """Every sampled server's host files, checked: its netplan file or (format nmconnection) one keyfile per NIC,
     and its sysctl file. A server without them, or with both address formats, is a missing prerequisite."""
-    servers: dict[str, list[str]] = {}
+    servers: dict[str, dict[str, None]] = {}
     for nic in nics:
-        servers.setdefault(nic.server, []).append(nic.name)
+        servers.setdefault(nic.server, {})[nic.name] = None  # once, whatever its plane links (hwplb)
     chosen: dict[str, list[str]] = {}
     for server, names in servers.items():
         netplan, *keyfiles, sysctl = host_files(server, names)
@@ -199,24 +219,46 @@ def host_configs(files: Mapping[str, bytes], nics: Sequence[HostNic]) -> dict[st
 
 
 def configure_hosts(running: Lab, configs: Mapping[str, HostConfig]) -> list[str]:
-    """Apply each server's checked settings in its namespace; one problem per sampled NIC its netplan leaves out."""
+    """Apply each server's checked settings in its namespace; one problem per sampled NIC its netplan leaves out.
+    An interface joining its NIC port's plane links (hwplb) is set on each plane link: its address, MTU and
+    sysctls on each, its routes as multipath routes over them (the kernel's hash standing for the NIC's own balancing
+    of the planes; a socket bound to a plane link takes that plane), its rules once."""
     problems = []
     for server, config in configs.items():
         namespace = running.servers[server]
-        set_sysctls(namespace, [(sysctl_path(key), value) for key, value in config.sysctls])
+        links: dict[str, list[str]] = {}
+        for sampled in running.hosts:
+            if sampled.server == server:
+                links.setdefault(sampled.name, []).append(sampled.link)
+        set_sysctls(namespace, [(path, value) for key, value in config.sysctls for path in _on_links(key, links)])
         configured = {nic.name for nic in config.nics}
         problems += [
-            f"{nic.server} {nic.port} ({nic.name}): not in its host files"
-            for nic in running.hosts
-            if nic.server == server and nic.name not in configured
+            f"{sampled.server} {sampled.port} ({sampled.name}): not in its host files"
+            for sampled in running.hosts
+            if sampled.server == server and sampled.name not in configured
         ]
         for nic in config.nics:
-            if nic.mtu is not None:
-                ip(namespace, "link", "set", "dev", nic.name, "mtu", str(nic.mtu))
-            ip(namespace, "address", "add", f"{nic.address}/{nic.prefix}", "dev", nic.name)
-            ip(namespace, "link", "set", "dev", nic.name, "up")
+            devices = links.get(nic.name, [nic.name])
+            for device in devices:
+                if nic.mtu is not None:
+                    ip(namespace, "link", "set", "dev", device, "mtu", str(nic.mtu))
+                ip(namespace, "address", "add", f"{nic.address}/{nic.prefix}", "dev", device)
+                ip(namespace, "link", "set", "dev", device, "up")
             for route in nic.routes:
-                ip(namespace, "route", "add", route.to, "via", route.via, "table", str(route.table))
+                hops = (
+                    [("via", route.via)]
+                    if devices == [nic.name]
+                    else [("nexthop", "via", route.via, "dev", device) for device in devices]
+                )
+                ip(
+                    namespace,
+                    "route",
+                    "add",
+                    route.to,
+                    "table",
+                    str(route.table),
+                    *(word for hop in hops for word in hop),
+                )
             for source, table, priority in nic.rules:
                 ip(
                     namespace,
@@ -229,6 +271,15 @@ def configure_hosts(running: Lab, configs: Mapping[str, HostConfig]) -> list[str
                     *(("priority", str(priority)) if priority is not None else ()),
                 )
     return problems
+
+
+def _on_links(key: str, links: Mapping[str, Sequence[str]]) -> list[tuple[str, ...]]:
+    """The files below ``/proc/sys`` of the sysctl ``key`` in the lab: an interface's own setting goes to each of the
+    veths that stand for it (its plane links with hwplb), any other key to its one file."""
+    path = sysctl_path(key)
+    if path[:3] == ("net", "ipv4", "conf") and len(path) == 5 and path[3] in links:
+        return [(*path[:3], link, path[4]) for link in links[path[3]]]
+    return [path]
 
 
 def rails(nics: Sequence[HostNic]) -> dict[str, list[HostNic]]:
@@ -248,13 +299,13 @@ def host_checks(running: Lab, phase: str) -> list[Check]:
 
     def probe(pair: tuple[HostNic, HostNic]) -> list[str]:
         a, b = pair
-        where = f"{a.server} {a.name} ({a.address}) -> {b.server} {b.name} ({b.address})"
-        gateway, device = route_via(namespaces[a.server], a.address, b.address)
+        where = f"{a.server} {a.link} ({a.address}) -> {b.server} {b.link} ({b.address})"
+        gateway, device = route_via(namespaces[a.server], a.address, b.address, a.link)
         found = []
-        if (gateway, device) != (a.leaf_address, a.name):
+        if (gateway, device) != (a.leaf_address, a.link):
             found.append(
                 f"{where}: routed via {gateway or 'nothing'} on {device or '-'}, expected its leaf "
-                f"{lab.routers[a.leaf].name} ({a.leaf_address}) on {a.name}"
+                f"{lab.routers[a.leaf].name} ({a.leaf_address}) on {a.link}"
             )
         if not ping(namespaces[a.server], a.address, b.address):
             found.append(f"{where}: no reply")
@@ -290,6 +341,8 @@ def _arp_check(running: Lab, phase: str) -> Check:
         by_server.setdefault(nic.server, []).append(nic)
     for nic in running.hosts:
         for other in by_server[nic.server]:
+            if other.address == nic.address and other is not nic:
+                continue  # another plane link of the same interface (hwplb): the same address, asked once
             probes.setdefault(nic.leaf, []).append(
                 (
                     nic.leaf_port,
@@ -343,11 +396,11 @@ def model(data: Mapping[str, Any], nics: Sequence[HostNic], qps: int | None = No
     """The design as the workload model sees it and the flows of the sample (every server of one unit to every
     server of the other, both ways, every rail)."""
     devices, names = _devices(data)
-    links = []
+    links, rails = [], data["summary"]["rails"]
     for link in data["links"]:
         tier = TIERS.index(link["tier"])
         (a, a_port, _), (z, z_port, _) = link["a"], link["z"]
-        links.append((tier, names[a], _port_number(a_port), names[z], _port_number(z_port)))
+        links.append((tier, names[a], _port_number(a_port, rails), names[z], _port_number(z_port, rails)))
     switches = sum(device.role != "server" for device in devices)
     fabric = Fabric(None, devices, links, switches, sum(link[0] == 0 for link in links))  # type: ignore[arg-type]
     top = model_topology(fabric)  # routing reads devices and links only, never the plan
@@ -400,10 +453,11 @@ def _devices(data: Mapping[str, Any]) -> tuple[list[Device], dict[str, int]]:
     return devices, {device.name: number for number, device in enumerate(devices)}
 
 
-def _port_number(port: str) -> int:
-    """A sortable number of ``swpN``, ``swpNsL`` or ``nicN`` (the model orders parallel links by port)."""
+def _port_number(port: str, rails: int) -> int:
+    """A sortable number of ``swpN``, ``swpNsL``, ``nicN`` or ``nicRsP`` (the model orders parallel links by port; a
+    server's are its NIC numbers, :func:`nic_number`)."""
     if port.startswith("nic"):
-        return int(port[3:])
+        return nic_number(port, rails)
     base, _, lane = port[3:].partition("s")
     return int(base) * 100 + int(lane or 0)
 
@@ -424,7 +478,7 @@ def send(running: Lab, flows: FlowSet, link_index: Mapping[tuple[str, str], int]
     batches: dict[str, list[list[object]]] = {}
     for src, dst, sport in zip(flows.src, flows.dst, flows.sports(RUN_SEED), strict=True):
         a, b = by_number[src], by_number[dst]
-        batches.setdefault(a.server, []).append([a.address, sport, b.address, 4791])
+        batches.setdefault(a.server, []).append([a.address, sport, b.address, 4791, a.link])
     before = running.roce_packets()
     gather(list(batches.items()), lambda item: in_namespace(running.servers[item[0]], SEND, item[1]))
     after = running.roce_packets()
@@ -441,8 +495,8 @@ def _measured(
         result.links[2 * link + 1] += delta[spaces[wire.upper], wire.upper_port]
         result.links[2 * link] += delta[spaces[wire.lower], wire.lower_port]
     for nic in running.hosts:
-        result.sent[nic.server + " " + nic.name] = delta[running.servers[nic.server], nic.name]
-        result.received[nic.server + " " + nic.name] = delta[spaces[nic.leaf], nic.leaf_port]
+        result.sent[nic.server + " " + nic.link] = delta[running.servers[nic.server], nic.link]
+        result.received[nic.server + " " + nic.link] = delta[spaces[nic.leaf], nic.leaf_port]
     return result
 
 
@@ -721,16 +775,16 @@ def _layer3(running: Lab, measure_model: Model) -> Check:
     return check(
         "traffic: layer-3 only",
         "one path per NIC pair",
-        f"{len(chosen)} flows {a.server} {a.name} -> "
-        f"{b.server} {b.name}: one path with policy 0 ({route}); {len(paths[1])} links with policy 1",
+        f"{len(chosen)} flows {a.server} {a.link} -> "
+        f"{b.server} {b.link}: one path with policy 0 ({route}); {len(paths[1])} links with policy 1",
         problems,
     )
 
 
 def _delivery(running: Lab, flows: FlowSet, measured: Measured) -> list[str]:
     by_number = {nic.number: nic for nic in running.hosts}
-    sent = Counter(by_number[src].server + " " + by_number[src].name for src in flows.src)
-    received = Counter(by_number[dst].server + " " + by_number[dst].name for dst in flows.dst)
+    sent = Counter(by_number[src].server + " " + by_number[src].link for src in flows.src)
+    received = Counter(by_number[dst].server + " " + by_number[dst].link for dst in flows.dst)
     problems = [
         f"{nic}: {measured.sent[nic]} sent, {count} flows"
         for nic, count in sorted(sent.items())

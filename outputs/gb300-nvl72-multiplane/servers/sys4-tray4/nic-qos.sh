@@ -5,41 +5,65 @@
 set -eu
 
 # nic0 (mlx5_0), nic0s0+nic0s1: p0-su1-r0-leaf swp7s0, p1-su1-r0-leaf swp7s0
-mlnx_qos -i nic0 --trust dscp --pfc 0,0,0,1,0,0,0,0
-mlnx_qos -i nic0 --dscp2prio set,26,3
-mlnx_qos -i nic0 --dscp2prio set,48,6
+# hwplb: the NIC's 2 plane PFs (PCI functions nic0's + 0-1) each get trust, PFC,
+# the DSCP map and the CNP DSCP; ECN goes on nic0 alone (NVIDIA NIC Configuration Operator, Spectrum-X RA3.0)
+pf0=$(basename "$(readlink -f /sys/class/net/nic0/device)")
+for function in 0 1; do
+    pf=$(ls "/sys/bus/pci/devices/${pf0%.*}.$((${pf0##*.} + function))/net")
+    mlnx_qos -i "$pf" --trust dscp --pfc 0,0,0,1,0,0,0,0
+    mlnx_qos -i "$pf" --dscp2prio set,26,3
+    mlnx_qos -i "$pf" --dscp2prio set,48,6
+    echo 48 > "/sys/class/net/$pf/ecn/roce_np/cnp_dscp"
+    echo 6 > "/sys/class/net/$pf/ecn/roce_np/cnp_802p_prio"
+done
 cma_roce_tos -d mlx5_0 -t 104
-echo 48 > /sys/class/net/nic0/ecn/roce_np/cnp_dscp
-echo 6 > /sys/class/net/nic0/ecn/roce_np/cnp_802p_prio
 echo 1 > /sys/class/net/nic0/ecn/roce_np/enable/3
 echo 1 > /sys/class/net/nic0/ecn/roce_rp/enable/3
 
 # nic1 (mlx5_1), nic1s0+nic1s1: p0-su1-r1-leaf swp7s0, p1-su1-r1-leaf swp7s0
-mlnx_qos -i nic1 --trust dscp --pfc 0,0,0,1,0,0,0,0
-mlnx_qos -i nic1 --dscp2prio set,26,3
-mlnx_qos -i nic1 --dscp2prio set,48,6
+# hwplb: the NIC's 2 plane PFs (PCI functions nic1's + 0-1) each get trust, PFC,
+# the DSCP map and the CNP DSCP; ECN goes on nic1 alone (NVIDIA NIC Configuration Operator, Spectrum-X RA3.0)
+pf0=$(basename "$(readlink -f /sys/class/net/nic1/device)")
+for function in 0 1; do
+    pf=$(ls "/sys/bus/pci/devices/${pf0%.*}.$((${pf0##*.} + function))/net")
+    mlnx_qos -i "$pf" --trust dscp --pfc 0,0,0,1,0,0,0,0
+    mlnx_qos -i "$pf" --dscp2prio set,26,3
+    mlnx_qos -i "$pf" --dscp2prio set,48,6
+    echo 48 > "/sys/class/net/$pf/ecn/roce_np/cnp_dscp"
+    echo 6 > "/sys/class/net/$pf/ecn/roce_np/cnp_802p_prio"
+done
 cma_roce_tos -d mlx5_1 -t 104
-echo 48 > /sys/class/net/nic1/ecn/roce_np/cnp_dscp
-echo 6 > /sys/class/net/nic1/ecn/roce_np/cnp_802p_prio
 echo 1 > /sys/class/net/nic1/ecn/roce_np/enable/3
 echo 1 > /sys/class/net/nic1/ecn/roce_rp/enable/3
 
 # nic2 (mlx5_2), nic2s0+nic2s1: p0-su1-r2-leaf swp7s0, p1-su1-r2-leaf swp7s0
-mlnx_qos -i nic2 --trust dscp --pfc 0,0,0,1,0,0,0,0
-mlnx_qos -i nic2 --dscp2prio set,26,3
-mlnx_qos -i nic2 --dscp2prio set,48,6
+# hwplb: the NIC's 2 plane PFs (PCI functions nic2's + 0-1) each get trust, PFC,
+# the DSCP map and the CNP DSCP; ECN goes on nic2 alone (NVIDIA NIC Configuration Operator, Spectrum-X RA3.0)
+pf0=$(basename "$(readlink -f /sys/class/net/nic2/device)")
+for function in 0 1; do
+    pf=$(ls "/sys/bus/pci/devices/${pf0%.*}.$((${pf0##*.} + function))/net")
+    mlnx_qos -i "$pf" --trust dscp --pfc 0,0,0,1,0,0,0,0
+    mlnx_qos -i "$pf" --dscp2prio set,26,3
+    mlnx_qos -i "$pf" --dscp2prio set,48,6
+    echo 48 > "/sys/class/net/$pf/ecn/roce_np/cnp_dscp"
+    echo 6 > "/sys/class/net/$pf/ecn/roce_np/cnp_802p_prio"
+done
 cma_roce_tos -d mlx5_2 -t 104
-echo 48 > /sys/class/net/nic2/ecn/roce_np/cnp_dscp
-echo 6 > /sys/class/net/nic2/ecn/roce_np/cnp_802p_prio
 echo 1 > /sys/class/net/nic2/ecn/roce_np/enable/3
 echo 1 > /sys/class/net/nic2/ecn/roce_rp/enable/3
 
 # nic3 (mlx5_3), nic3s0+nic3s1: p0-su1-r3-leaf swp7s0, p1-su1-r3-leaf swp7s0
-mlnx_qos -i nic3 --trust dscp --pfc 0,0,0,1,0,0,0,0
-mlnx_qos -i nic3 --dscp2prio set,26,3
-mlnx_qos -i nic3 --dscp2prio set,48,6
+# hwplb: the NIC's 2 plane PFs (PCI functions nic3's + 0-1) each get trust, PFC,
+# the DSCP map and the CNP DSCP; ECN goes on nic3 alone (NVIDIA NIC Configuration Operator, Spectrum-X RA3.0)
+pf0=$(basename "$(readlink -f /sys/class/net/nic3/device)")
+for function in 0 1; do
+    pf=$(ls "/sys/bus/pci/devices/${pf0%.*}.$((${pf0##*.} + function))/net")
+    mlnx_qos -i "$pf" --trust dscp --pfc 0,0,0,1,0,0,0,0
+    mlnx_qos -i "$pf" --dscp2prio set,26,3
+    mlnx_qos -i "$pf" --dscp2prio set,48,6
+    echo 48 > "/sys/class/net/$pf/ecn/roce_np/cnp_dscp"
+    echo 6 > "/sys/class/net/$pf/ecn/roce_np/cnp_802p_prio"
+done
 cma_roce_tos -d mlx5_3 -t 104
-echo 48 > /sys/class/net/nic3/ecn/roce_np/cnp_dscp
-echo 6 > /sys/class/net/nic3/ecn/roce_np/cnp_802p_prio
 echo 1 > /sys/class/net/nic3/ecn/roce_np/enable/3
 echo 1 > /sys/class/net/nic3/ecn/roce_rp/enable/3
