@@ -35,6 +35,18 @@ MAX_PROBLEMS = 20
 _HEADER = re.compile(r'(Switch|Ca|Hca|Rt)\s+(\d+)\s+"([SHR])-([0-9A-Fa-f]{1,16})"(?:\s+#\s*"([^"]*)")?')
 _PORT = re.compile(r'\[(\d+)\](?:\([0-9A-Fa-f]+\))?\s+"([SHR])-([0-9A-Fa-f]{1,16})"\[(\d+)\]')
 _SETTING = re.compile(r"(vendid|devid|sysimgguid|switchguid|caguid|hcaguids|rtguid)=\S+")
+_LINE = re.compile(
+    r"^[^\S\n]*(?:"
+    r'\[(\d+)\](?:\([0-9A-Fa-f]+\))?[^\S\n]+"[SHR]-([0-9A-Fa-f]{1,16})"\[(\d+)\].*'
+    r'|(Switch|Ca|Hca|Rt)[^\S\n]+\d+[^\S\n]+"[SHR]-([0-9A-Fa-f]{1,16})"(?:[^\S\n]+#[^\S\n]*"([^"\n]*)")?.*'
+    r"|(?:#.*|(?:vendid|devid|sysimgguid|switchguid|caguid|hcaguids|rtguid)=\S+[^\S\n]*|)$"
+    r"|(.+))",
+    re.M,
+)
+"""Every line of ``ibnetdiscover`` output, one match a line (the lines joined by ``\\n``): a port line's local port,
+peer GUID and peer port; a record's kind, GUID and node description; nothing for a comment, a node's setting or a
+blank line; the line itself when it is none of these. The same lines as :data:`_PORT`, :data:`_HEADER` and
+:data:`_SETTING` read one at a time, in one pass over the text."""
 _KINDS = {"Switch": "switch", "Ca": "ca", "Hca": "ca", "Rt": "router"}
 RANKS = {"super_spine": 3, "spine": 2, "leaf": 1, "server": 0}
 """How high a role sits: a cable names its upper end first."""
@@ -51,7 +63,8 @@ class Node:
 
 @dataclass(frozen=True)
 class Discovery:
-    """What ``ibnetdiscover`` printed: every node by GUID and every cable once, its lower end first."""
+    """What ``ibnetdiscover`` printed: every node by GUID and every cable once, its lower end first, in the order the
+    text gives them."""
 
     nodes: Mapping[int, Node]
     cables: tuple[tuple[End, End], ...]
@@ -61,45 +74,47 @@ def parse(where: str, text: str) -> Discovery:
     """The nodes and cables of ``ibnetdiscover`` output ``text``; :class:`InputError` naming ``where`` and the line
     of every line that is no part of it, or when it holds no node at all."""
     nodes: dict[int, Node] = {}
-    peers: dict[End, tuple[End, int]] = {}
+    peers: dict[End, End] = {}
+    line_of: dict[End, int] = {}
     problems: list[Problem] = []
     current: Node | None = None
-    port_line = _PORT.match
-    for number, raw in enumerate(text.splitlines(), 1):
-        line = raw if raw[:1] == "[" else raw.strip()  # a port line opens the line: most lines are
-        if not line:
-            continue
-        if line[0] == "[" and (port := port_line(line)):
-            local, _letter, peer_guid, peer_port = port.groups()
+    guid = 0
+    rows = _LINE.findall("\n".join(text.splitlines()))
+    for number, (local, peer_guid, peer_port, kind, node_guid, description, other) in enumerate(rows, 1):
+        if local:
             if current is None:
                 problems.append(_problem(where, number, "a port line before any Switch or Ca record"))
                 continue
-            end, peer = (current.guid, int(local)), (int(peer_guid, 16), int(peer_port))
-            known = peers.get(end)
-            if known is not None and known[0] != peer:
+            end, peer = (guid, int(local)), (int(peer_guid, 16), int(peer_port))
+            known = peers.setdefault(end, peer)
+            if known != peer:
                 problems.append(
                     _problem(
                         where,
                         number,
-                        f"port {end[1]} of 0x{end[0]:016x} is cabled to a second peer (line {known[1]} gives "
+                        f"port {end[1]} of 0x{end[0]:016x} is cabled to a second peer (line {line_of[end]} gives "
                         "another); each port has one cable",
                     )
                 )
-            peers[end] = (peer, number)
-        elif header := _HEADER.match(line):
-            kind, _ports, _letter, guid, description = header.groups()
-            current = Node(int(guid, 16), _KINDS[kind], description or "")
-            nodes[current.guid] = current
-        elif line.startswith("#") or _SETTING.fullmatch(line):
-            continue
-        else:
-            problems.append(_problem(where, number, f"{_shown(line)} is not a line of ibnetdiscover output"))
+                peers[end] = peer
+            line_of[end] = number
+        elif kind:
+            current = Node(int(node_guid, 16), _KINDS[kind], description)
+            guid = current.guid
+            nodes[guid] = current
+        elif other:
+            problems.append(_problem(where, number, f"{_shown(other.strip())} is not a line of ibnetdiscover output"))
     if not nodes and not problems:
         problems.append(_problem(where, 1, "holds no Switch or Ca record"))
     if problems:
         raise _error(where, problems)
-    cables = {(end, peer) if end < peer else (peer, end) for end, (peer, _) in peers.items()}
-    return Discovery(nodes, tuple(sorted(cables)))
+    # each cable once, from its lower end or, when the peer's record does not name this end back, from this one
+    cables = tuple(
+        (end, peer) if end < peer else (peer, end)
+        for end, peer in peers.items()
+        if end < peer or peers.get(peer) != end
+    )
+    return Discovery(nodes, cables)
 
 
 def looks_like(text: str) -> bool:

@@ -56,16 +56,26 @@ class PortNames:
     switches: Mapping[str, Mapping[str, Mapping[str, str]]]
     servers: Mapping[str, Mapping[str, str]]
 
+    def table(self, family: str, device: str) -> Mapping[str, str]:
+        """``device``'s reported port names in ``family``'s names (a server's whatever the family), mapped to the
+        design's; empty for a device the family does not name."""
+        return self.servers[device] if device in self.servers else self.switches[family].get(device, {})
+
     def design_port(self, family: str, device: str, reported: str) -> str | None:
         """The design's name of the port ``device`` reports as ``reported`` in ``family``'s names, or None. A
         description (a SONiC peer's) is known by its first word."""
-        names = self.servers[device] if device in self.servers else self.switches[family].get(device, {})
-        return names.get(reported) or names.get(reported.partition(" ")[0])
+        return design_port(self.table(family, device), reported)
 
     def reported_name(self, family: str, device: str, design_port: str) -> str | None:
         """The name ``device`` reports in ``family``'s names for the design's ``design_port`` (the first it has)."""
-        names = self.servers[device] if device in self.servers else self.switches[family].get(device, {})
+        names = self.table(family, device)
         return next((name for name, port in names.items() if port == design_port and name != port), None)
+
+
+def design_port(table: Mapping[str, str], reported: str) -> str | None:
+    """The design's name of the port reported as ``reported`` in one device's ``table``, or None; a description (a
+    SONiC peer's) is known by its first word."""
+    return table.get(reported) or table.get(reported.partition(" ")[0])
 
 
 def port_names(folder: Path, devices: Sequence[dict[str, Any]]) -> PortNames:
