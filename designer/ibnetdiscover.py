@@ -35,6 +35,20 @@ MAX_PROBLEMS = 20
 _HEADER = re.compile(r'(Switch|Ca|Hca|Rt)\s+(\d+)\s+"([SHR])-([0-9A-Fa-f]{1,16})"(?:\s+#\s*"([^"]*)")?')
 _PORT = re.compile(r'\[(\d+)\](?:\([0-9A-Fa-f]+\))?\s+"([SHR])-([0-9A-Fa-f]{1,16})"\[(\d+)\]')
 _SETTING = re.compile(r"(vendid|devid|sysimgguid|switchguid|caguid|hcaguids|rtguid)=\S+")
+_LINE = re.compile(
+    r"^[^\S\n]*(?:"
+    r'\[(\d+)\](?:\([0-9A-Fa-f]+\))?[^\S\n]+"[SHR]-([0-9A-Fa-f]{1,16})"\[(\d+)\].*'
+    r'|(Switch|Ca|Hca|Rt)[^\S\n]+\d+[^\S\n]+"[SHR]-([0-9A-Fa-f]{1,16})"(?:[^\S\n]+#[^\S\n]*"([^"\n]*)")?.*'
+    r"|(?:#.*|(?:vendid|devid|sysimgguid|switchguid|caguid|hcaguids|rtguid)=\S+[^\S\n]*|)$"
+    r"|(.+))",
+    re.M,
+)
+"""Every line of ``ibnetdiscover`` output, one match a line (the lines joined by ``\\n``): a port line's local port,
+peer GUID and peer port; a record's kind, GUID and node description; nothing for a comment, a node's setting or a
+blank line; the line itself when it is none of these. The same lines as :data:`_PORT`, :data:`_HEADER` and
+:data:`_SETTING` read one at a time, in one pass over the text."""
+CHUNK = 1 << 16
+"""Lines read by one :data:`_LINE` pass: the matches of a whole 131k-GPU discovery at once would double its memory."""
 _KINDS = {"Switch": "switch", "Ca": "ca", "Hca": "ca", "Rt": "router"}
 RANKS = {"super_spine": 3, "spine": 2, "leaf": 1, "server": 0}
 """How high a role sits: a cable names its upper end first."""
@@ -51,7 +65,8 @@ class Node:
 
 @dataclass(frozen=True)
 class Discovery:
-    """What ``ibnetdiscover`` printed: every node by GUID and every cable once, its lower end first."""
+    """What ``ibnetdiscover`` printed: every node by GUID and every cable once, its lower end first, in the order the
+    text gives them."""
 
     nodes: Mapping[int, Node]
     cables: tuple[tuple[End, End], ...]
@@ -61,45 +76,50 @@ def parse(where: str, text: str) -> Discovery:
     """The nodes and cables of ``ibnetdiscover`` output ``text``; :class:`InputError` naming ``where`` and the line
     of every line that is no part of it, or when it holds no node at all."""
     nodes: dict[int, Node] = {}
-    peers: dict[End, tuple[End, int]] = {}
+    peers: dict[End, End] = {}
+    line_of: dict[End, int] = {}
     problems: list[Problem] = []
     current: Node | None = None
-    port_line = _PORT.match
-    for number, raw in enumerate(text.splitlines(), 1):
-        line = raw if raw[:1] == "[" else raw.strip()  # a port line opens the line: most lines are
-        if not line:
-            continue
-        if line[0] == "[" and (port := port_line(line)):
-            local, _letter, peer_guid, peer_port = port.groups()
+    guid = 0
+    lines = text.splitlines()
+    rows = (
+        row for start in range(0, len(lines), CHUNK) for row in _LINE.findall("\n".join(lines[start : start + CHUNK]))
+    )
+    for number, (local, peer_guid, peer_port, kind, node_guid, description, other) in enumerate(rows, 1):
+        if local:
             if current is None:
                 problems.append(_problem(where, number, "a port line before any Switch or Ca record"))
                 continue
-            end, peer = (current.guid, int(local)), (int(peer_guid, 16), int(peer_port))
-            known = peers.get(end)
-            if known is not None and known[0] != peer:
+            end, peer = (guid, int(local)), (int(peer_guid, 16), int(peer_port))
+            known = peers.setdefault(end, peer)
+            if known != peer:
                 problems.append(
                     _problem(
                         where,
                         number,
-                        f"port {end[1]} of 0x{end[0]:016x} is cabled to a second peer (line {known[1]} gives "
+                        f"port {end[1]} of 0x{end[0]:016x} is cabled to a second peer (line {line_of[end]} gives "
                         "another); each port has one cable",
                     )
                 )
-            peers[end] = (peer, number)
-        elif header := _HEADER.match(line):
-            kind, _ports, _letter, guid, description = header.groups()
-            current = Node(int(guid, 16), _KINDS[kind], description or "")
-            nodes[current.guid] = current
-        elif line.startswith("#") or _SETTING.fullmatch(line):
-            continue
-        else:
-            problems.append(_problem(where, number, f"{_shown(line)} is not a line of ibnetdiscover output"))
+                peers[end] = peer
+            line_of[end] = number
+        elif kind:
+            current = Node(int(node_guid, 16), _KINDS[kind], description)
+            guid = current.guid
+            nodes[guid] = current
+        elif other:
+            problems.append(_problem(where, number, f"{_shown(other.strip())} is not a line of ibnetdiscover output"))
     if not nodes and not problems:
         problems.append(_problem(where, 1, "holds no Switch or Ca record"))
     if problems:
         raise _error(where, problems)
-    cables = {(end, peer) if end < peer else (peer, end) for end, (peer, _) in peers.items()}
-    return Discovery(nodes, tuple(sorted(cables)))
+    # each cable once, from its lower end or, when the peer's record does not name this end back, from this one
+    cables = tuple(
+        (end, peer) if end < peer else (peer, end)
+        for end, peer in peers.items()
+        if end < peer or peers.get(peer) != end
+    )
+    return Discovery(nodes, cables)
 
 
 def looks_like(text: str) -> bool:
@@ -124,10 +144,15 @@ class DesignNames:
     name: str = ""
     """The design's name."""
 
+    def switch_ports(self, switch: str) -> Sequence[str]:
+        """The ports of ``switch`` as its vendor names them (the design's own names where the vendor's are not
+        known), IB port ``n`` at ``n - 1``."""
+        return self.vendor_ports.get(switch) or self.ports.get(switch, ())
+
     def port_name(self, switch: str, number: int) -> str:
-        """IB port ``number`` of ``switch`` as its vendor names it (the design's own name where the vendor's is not
-        known), or the number as text for a port the design does not have."""
-        names = self.vendor_ports.get(switch) or self.ports.get(switch, ())
+        """IB port ``number`` of ``switch`` as its vendor names it, or the number as text for a port the design
+        does not have."""
+        names = self.switch_ports(switch)
         return names[number - 1] if 0 < number <= len(names) else str(number)
 
     def reported(self, end: tuple[str, str]) -> tuple[str, str]:
@@ -168,17 +193,35 @@ def named(discovery: Discovery, design: DesignNames) -> Named:
         if node.kind == "ca" and design.roles.get(host) == "server" and device in devices:
             hcas[node.guid] = (host, devices[device])
     cabled = _switch_cables(discovery)
+    peers = design.peers
+    toward = _Toward({}, {})
+    for guid, (host, index) in hcas.items():
+        if (designed := peers.get((host, f"nic{index}"))) is not None:
+            toward.hcas[guid] = designed[0]
     switches: dict[int, str] = {}
     fresh: Iterable[int] = hcas
     while fresh:  # one tier more each round: leaves from their HCAs, spines from their leaves, ...
         taken = set(switches.values())
         before = set(switches)
-        for _count, guid, name in sorted(_votes(cabled, fresh, design, hcas, switches)):
+        for _count, guid, name in sorted(_votes(cabled, fresh, toward, switches)):
             if guid not in switches and name not in taken:
                 switches[guid] = name
                 taken.add(name)
         fresh = set(switches) - before
+        for guid in fresh:
+            for number, port in enumerate(design.ports.get(switches[guid], ()), 1):
+                if (designed := peers.get((switches[guid], port))) is not None:
+                    toward.ports[guid, number] = designed[0]
     return Named(switches, hcas, tuple(sorted(_cables(discovery, design, hcas, switches))))
+
+
+@dataclass(frozen=True)
+class _Toward:
+    """The device the design cables to each named node's port: to a named HCA (whatever its port), and to each
+    port ``(guid, IB port)`` of a named switch."""
+
+    hcas: dict[int, str]
+    ports: dict[tuple[int, int], str]
 
 
 @dataclass(frozen=True)
@@ -192,67 +235,59 @@ class _Cabled:
 def _switch_cables(discovery: Discovery) -> _Cabled:
     peers: defaultdict[int, list[tuple[int, int]]] = defaultdict(list)
     near: defaultdict[int, list[int]] = defaultdict(list)
-    nodes = discovery.nodes
-    for pair in discovery.cables:
-        for (guid, _port), (peer, peer_port) in (pair, pair[::-1]):
-            node = nodes.get(guid)
-            if node is not None and node.kind == "switch":
-                peers[guid].append((peer, peer_port))
-                near[peer].append(guid)
+    switches = {guid for guid, node in discovery.nodes.items() if node.kind == "switch"}
+    for (guid, port), (peer, peer_port) in discovery.cables:
+        if guid in switches:
+            peers[guid].append((peer, peer_port))
+            near[peer].append(guid)
+        if peer in switches:
+            peers[peer].append((guid, port))
+            near[guid].append(peer)
     return _Cabled(peers, near)
 
 
 def _votes(
-    cabled: _Cabled,
-    fresh: Iterable[int],
-    design: DesignNames,
-    hcas: Mapping[int, tuple[str, int]],
-    switches: Mapping[int, str],
+    cabled: _Cabled, fresh: Iterable[int], toward: _Toward, switches: Mapping[int, str]
 ) -> list[tuple[int, int, str]]:
     """For each unnamed switch cabled to a node named in the last round (``fresh``: a switch cabled to none has
     voted already, and every name it could take is taken), each design switch that the design cables to the named
     ports it is cabled to, with the number of such cables: ``(-count, guid, name)``, strongest first."""
     candidates = {guid for node in fresh for guid in cabled.near.get(node, ()) if guid not in switches}
     count: Counter[tuple[int, str]] = Counter()
-    peers, ports = design.peers, design.ports
+    hcas, ports = toward.hcas, toward.ports
     for guid in candidates:
-        for peer, peer_port in cabled.peers[guid]:
-            if peer in hcas:
-                host, index = hcas[peer]
-                known = (host, f"nic{index}")
-            elif peer in switches and 0 < peer_port <= len(ports.get(switches[peer], ())):
-                known = (switches[peer], ports[switches[peer]][peer_port - 1])
-            else:
-                continue
-            if known in peers:
-                count[guid, peers[known][0]] += 1
+        for end in cabled.peers[guid]:
+            name = hcas.get(end[0]) or ports.get(end)
+            if name is not None:
+                count[guid, name] += 1
     return [(-votes, guid, name) for (guid, name), votes in count.items()]
 
 
 def _cables(
     discovery: Discovery, design: DesignNames, hcas: Mapping[int, tuple[str, int]], switches: Mapping[int, str]
 ) -> list[Cable]:
-    """Every discovered cable in the design's names (:func:`_end_name`), the upper end first."""
+    """Every discovered cable in the design's names, the upper end first: a named switch's port as its vendor names
+    it (:meth:`DesignNames.port_name`), a named HCA's port 1 as its NIC, any other port by GUID and port number."""
     ranks = {name: RANKS.get(role, 0) for name, role in design.roles.items()}
+    nics = {guid: (-ranks.get(host, 0), host, f"nic{index}") for guid, (host, index) in hcas.items()}
+    ports = {guid: (-ranks.get(name, 0), name, design.switch_ports(name)) for guid, name in switches.items()}
+
+    def end_name(guid: int, port: int) -> tuple[int, str, str]:
+        """A port's rank (the higher the smaller) and name."""
+        nic = nics.get(guid)
+        if nic is not None and port == 1:
+            return nic
+        switch = ports.get(guid)
+        if switch is None:
+            return 0, f"0x{guid:016x}", str(port)
+        rank, name, names = switch
+        return rank, name, names[port - 1] if 0 < port <= len(names) else str(port)
+
     cables = []
-    for pair in discovery.cables:
-        a, b = (_end_name(end, design, hcas, switches) for end in pair)
-        upper_first = (-ranks.get(a[0], 0), a) <= (-ranks.get(b[0], 0), b)
-        cables.append((*a, *b) if upper_first else (*b, *a))
+    for (guid, port), (peer, peer_port) in discovery.cables:
+        a, b = end_name(guid, port), end_name(peer, peer_port)
+        cables.append((*a[1:], *b[1:]) if a <= b else (*b[1:], *a[1:]))
     return cables
-
-
-def _end_name(
-    end: End, design: DesignNames, hcas: Mapping[int, tuple[str, int]], switches: Mapping[int, str]
-) -> tuple[str, str]:
-    """A discovered port in the design's names, or by GUID and port number where the design has no name for it."""
-    guid, port = end
-    if guid in hcas and port == 1:
-        host, index = hcas[guid]
-        return host, f"nic{index}"
-    if guid in switches:
-        return switches[guid], design.port_name(switches[guid], port)
-    return f"0x{guid:016x}", str(port)
 
 
 def _problem(where: str, line: int, message: str) -> Problem:

@@ -21,7 +21,7 @@ from typing import Any
 import pytest
 
 from designer.audit.compare import audit
-from designer.audit.names import PortNames, switch_port_names
+from designer.audit.names import PortNames, server_ports, switch_port_names
 from designer.audit.readers import read_eos, read_lldpd
 from designer.built import parse_design
 from designer.outputs.build import design_files
@@ -97,19 +97,19 @@ def lldpd_entry(port: str, peer: str, peer_port: str, by_name: bool) -> dict[str
 
 def reports(folder: Path, crossed: tuple[str, str] = ("", "")) -> dict[str, dict[str, Any]]:
     """What every switch (EOS) and server (lldpd, as its lldpd.conf sets it up) prints when cabled as designed,
-    or with the plugs in ``crossed`` (two ports of one server, design names) swapped."""
+    or with the plugs in the two ends ``crossed`` (``device port``, design names) swapped."""
     peers, eos, nics = designed_peers(folder), eos_names(folder), nic_names(folder)
-    swapped = {(crossed[0], crossed[1]): None} if crossed[0] else {}
+    ports = server_ports(folder)
     cabled = dict(peers)
-    if swapped:
-        server, (first, second) = crossed[0].split()[0], (crossed[0].split()[1], crossed[1].split()[1])
-        a, b = (server, first), (server, second)
+    if crossed[0]:
+        (a_device, a_port), (b_device, b_port) = (end.split() for end in crossed)
+        a, b = (a_device, a_port), (b_device, b_port)
         cabled[a], cabled[b] = peers[b], peers[a]
         cabled[peers[a]], cabled[peers[b]] = b, a
 
     def os_name(end: tuple[str, str]) -> str:
         device, port = end
-        return nics[device][int(port[3:])] if device in nics else eos[end]
+        return nics[device][ports[device].index(port)] if device in nics else eos[end]
 
     files: dict[str, dict[str, Any]] = {}
     for (device, port), (peer, peer_port) in sorted(cabled.items()):
@@ -194,6 +194,54 @@ def test_the_server_side_alone_sees_the_server_end_miswire(built: Path, tmp_path
         "audit of small-2tier: 1 device reported, 2 designed cables in scope: 0 match, 0 missing, 0 extra, 2 miswired"
     )
     assert "swap: the plugs in su0-srv0 nic0 and su0-srv0 nic1" in out
+
+
+@pytest.fixture(scope="module")
+def swplb(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The shipped multiplane example (intents/gb300-nvl72-multiplane.yaml) with ``mode: swplb``: each tray's
+    ConnectX-8 ports serve two planes, each plane link its own PF and Linux interface (``nic0s0``, ``nic0s1``)."""
+    folder = tmp_path_factory.mktemp("audit-swplb")
+    intent = folder / "swplb.yaml"
+    text = (ROOT / "intents" / "gb300-nvl72-multiplane.yaml").read_text()
+    assert "multiplane: {planes: 2, mode: hwplb}" in text
+    intent.write_text(text.replace("mode: hwplb", "mode: swplb"))
+    code, _, err = run_cli("build", str(intent), "-o", str(folder / "out"))
+    assert code == 0, err
+    return folder / "out"
+
+
+def test_swplb_plane_links_are_audited_as_cables_of_their_own(swplb: Path, tmp_path: Path) -> None:
+    """As designed every plane link matches; plane 0 and plane 1 of one NIC port crossed at the tray (each plane's
+    PF reports its own leaf over LLDP) is two miswired cables and the swap of the tray's two plane plugs."""
+    ports = server_ports(swplb)["sys0-tray0"]
+    assert ports[:5] == ("nic0s0", "nic1s0", "nic2s0", "nic3s0", "nic0s1")
+    files = write(reports(swplb), tmp_path / "as-designed")
+    code, out, _ = run_cli("audit", str(swplb), *files)
+    links = len(json.loads((swplb / "design.json").read_text())["links"])
+    assert code == 0
+    assert f"{links} match, 0 missing, 0 extra, 0 miswired" in out.splitlines()[0]
+    files = write(reports(swplb, ("sys0-tray0 nic0s0", "sys0-tray0 nic0s1")), tmp_path / "crossed")
+    code, out, _ = run_cli("audit", str(swplb), *files)
+    assert code == 1
+    assert out.splitlines()[0].endswith("0 missing, 0 extra, 2 miswired")
+    assert (
+        "swap: the plugs in sys0-tray0 nic0s0 and sys0-tray0 nic0s1 (or, at the other end, in p0-su0-r0-leaf "
+        "swp1s0 (Ethernet1/1) and p1-su0-r0-leaf swp1s0 (Ethernet1/1)) fixes p0-su0-r0-leaf swp1s0 (Ethernet1/1) "
+        "-- sys0-tray0 nic0s1 and p1-su0-r0-leaf swp1s0 (Ethernet1/1) -- sys0-tray0 nic0s0" in out
+    )
+
+
+def test_swplb_plane_links_crossed_at_the_leaves_are_found(swplb: Path, tmp_path: Path) -> None:
+    """Two trays' plane links crossed at the leaf end (tray 0's plane 0 in tray 1's plane-1 leaf port and back):
+    both named, with the swap at the leaves."""
+    peers = designed_peers(swplb)
+    first, second = peers["sys0-tray0", "nic0s0"], peers["sys0-tray1", "nic0s1"]
+    assert first[0].startswith("p0-") and second[0].startswith("p1-")
+    crossed = (f"{first[0]} {first[1]}", f"{second[0]} {second[1]}")
+    code, out, _ = run_cli("audit", str(swplb), *write(reports(swplb, crossed), tmp_path / "lldp"))
+    assert code == 1
+    assert f"miswired: {first[0]} {first[1]} (Ethernet1/1) -- sys0-tray1 nic0s1 (designed: " in out
+    assert f"swap: the plugs in {first[0]} {first[1]} (Ethernet1/1) and {second[0]} {second[1]} (" in out
 
 
 def test_a_cable_nobody_reports_is_missing(built: Path, tmp_path: Path) -> None:

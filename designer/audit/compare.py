@@ -11,10 +11,10 @@ other end, in ``a`` and ``c``).
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass
 
-from designer.audit.names import FAMILIES, PortNames
+from designer.audit.names import FAMILIES, PortNames, design_port
 from designer.audit.readers import Cable
 
 End = tuple[str, str]
@@ -69,11 +69,12 @@ def link(one: End, other: End) -> Link:
 
 
 def audit(
-    designed: Iterable[Link],
+    designed: Collection[Link],
     reports: Mapping[str, tuple[str, Sequence[Cable]]],
     names: PortNames,
 ) -> Audit:
-    """Compare ``reports`` (each reporting device's name family and cables) with the ``designed`` cables."""
+    """Compare ``reports`` (each reporting device's name family and cables) with the ``designed`` cables (each a
+    :func:`link`)."""
     peer: dict[End, End] = {}
     for one, other in designed:
         peer[one], peer[other] = other, one
@@ -82,25 +83,29 @@ def audit(
         | set(names.servers)
         | {device for table in names.switches.values() for device in table}
     )
-    found: set[Link] = set()
+    tables = {device: names.table(family, device) for device, (family, _) in reports.items()}
+    matched_ends: set[End] = set()
+    """The lower end of each reported cable that is designed."""
+    wrong: set[Link] = set()
     outside: set[End] = set()
     reported_as: dict[End, str] = {}
 
     def end(family: str, device: str, port: str) -> tuple[End, bool]:
         """The end a device reports, in the design's port name when known; and whether the name is known. A peer
         that did not report is read in the reporter's names first, then in any other family's if they agree."""
-        if device in reports:
-            design_port = names.design_port(reports[device][0], device, port)
+        table = tables.get(device)
+        if table is not None:
+            known_port = design_port(table, port)
         else:
-            design_port = names.design_port(family, device, port)
-            if design_port is None:
+            known_port = names.design_port(family, device, port)
+            if known_port is None:
                 others = {names.design_port(other, device, port) for other in FAMILIES if other != family} - {None}
-                design_port = others.pop() if len(others) == 1 else None
-        if design_port is None:
+                known_port = others.pop() if len(others) == 1 else None
+        if known_port is None:
             return (device, port), False
-        if design_port != port:
-            reported_as[(device, design_port)] = port
-        return (device, design_port), True
+        if known_port != port:
+            reported_as[(device, known_port)] = port
+        return (device, known_port), True
 
     for device, (family, cables) in sorted(reports.items()):
         for _, port, peer_device, peer_port in cables:
@@ -114,30 +119,30 @@ def audit(
             designed_peer = peer.get(local)
             if not named and designed_peer and designed_peer[0] == peer_device:
                 remote = designed_peer  # the right device, under a port ID the design cannot name (a MAC address)
-            found.add(link(local, remote))
+            if remote == designed_peer:
+                matched_ends.add(local if local <= remote else remote)
+            else:
+                wrong.add(link(local, remote))
 
-    seen = {one for pair in found for one in pair}
-    matched = sum(peer.get(pair[0]) == pair[1] for pair in found)
-    wrong = sorted(pair for pair in found if peer.get(pair[0]) != pair[1])
-    extra = tuple(pair for pair in wrong if pair[0] not in peer and pair[1] not in peer)
+    found = sorted(wrong)
+    extra = tuple(pair for pair in found if pair[0] not in peer and pair[1] not in peer)
     miswired = tuple(
         Miswire(pair, tuple(sorted({link(one, peer[one]) for one in pair if one in peer})))
-        for pair in wrong
+        for pair in found
         if pair[0] in peer or pair[1] in peer
     )
-    scope = [
-        pair
-        for pair in {link(one, other) for one, other in peer.items()}
-        if pair[0][0] in reports or pair[1][0] in reports
-    ]
-    missing = tuple(sorted(pair for pair in scope if pair[0] not in seen and pair[1] not in seen))
+    scope = {pair for pair in designed if pair[0][0] in reports or pair[1][0] in reports}
+    missing: tuple[Link, ...] = ()
+    if len(matched_ends) < len(scope):  # a designed cable in scope that no report matched
+        seen = matched_ends | {peer[one] for one in matched_ends} | {one for pair in wrong for one in pair}
+        missing = tuple(sorted(pair for pair in scope if pair[0] not in seen and pair[1] not in seen))
     for device, port in (one for pair in missing for one in pair if one[0] in reports):
         if name := names.reported_name(reports[device][0], device, port):
             reported_as[(device, port)] = name
     return Audit(
         tuple(sorted(reports)),
         len(scope),
-        matched,
+        len(matched_ends),
         missing,
         extra,
         miswired,

@@ -56,26 +56,56 @@ class PortNames:
     switches: Mapping[str, Mapping[str, Mapping[str, str]]]
     servers: Mapping[str, Mapping[str, str]]
 
+    def table(self, family: str, device: str) -> Mapping[str, str]:
+        """``device``'s reported port names in ``family``'s names (a server's whatever the family), mapped to the
+        design's; empty for a device the family does not name."""
+        return self.servers[device] if device in self.servers else self.switches[family].get(device, {})
+
     def design_port(self, family: str, device: str, reported: str) -> str | None:
         """The design's name of the port ``device`` reports as ``reported`` in ``family``'s names, or None. A
         description (a SONiC peer's) is known by its first word."""
-        names = self.servers[device] if device in self.servers else self.switches[family].get(device, {})
-        return names.get(reported) or names.get(reported.partition(" ")[0])
+        return design_port(self.table(family, device), reported)
 
     def reported_name(self, family: str, device: str, design_port: str) -> str | None:
         """The name ``device`` reports in ``family``'s names for the design's ``design_port`` (the first it has)."""
-        names = self.servers[device] if device in self.servers else self.switches[family].get(device, {})
+        names = self.table(family, device)
         return next((name for name, port in names.items() if port == design_port and name != port), None)
 
 
+def design_port(table: Mapping[str, str], reported: str) -> str | None:
+    """The design's name of the port reported as ``reported`` in one device's ``table``, or None; a description (a
+    SONiC peer's) is known by its first word."""
+    return table.get(reported) or table.get(reported.partition(" ")[0])
+
+
+def server_ports(folder: Path) -> dict[str, tuple[str, ...]]:
+    """Each server's ports in the design's names, in port order, from the fabric of the folder's intent: ``nicN``,
+    or on a multiplane NIC one port per plane link, ``nic{port}s{plane}``."""
+    from designer.built import folder_intent
+    from designer.fabric import wire
+    from designer.sizing import size
+
+    intent = folder_intent(folder)
+    if intent is None:
+        return {}
+    fabric = wire(intent, size(intent))
+    first = fabric.switch_count
+    return dict(zip((device.name for device in fabric.devices[first:]), fabric.port_names()[first:], strict=True))
+
+
 def port_names(folder: Path, devices: Sequence[dict[str, Any]]) -> PortNames:
-    """The names of the design built in ``folder`` (``devices``: its design.json rows)."""
-    servers = {
-        row["name"]: {
-            **{f"nic{number}": f"nic{number}" for number in range(len(row.get("nics", ())))},
-            **{name: f"nic{number}" for number, name in enumerate(row.get("nics", ()))},
+    """The names of the design built in ``folder`` (``devices``: its design.json rows). A server's Linux names
+    (its row's ``nics``) are its ports' in port order when it has one a port (a multiplane swplb server has one per
+    plane link)."""
+    ports = server_ports(folder)
+    servers = {}
+    for row in devices:
+        if row["role"] != "server":
+            continue
+        nics = row.get("nics", ())
+        own = ports.get(row["name"]) or tuple(f"nic{number}" for number in range(len(nics)))
+        servers[row["name"]] = {
+            **{port: port for port in own},
+            **(dict(zip(nics, own, strict=True)) if len(nics) == len(own) else {}),
         }
-        for row in devices
-        if row["role"] == "server"
-    }
     return PortNames(switch_port_names(folder), servers)
