@@ -133,7 +133,7 @@ def oob_rows(networks: ClusterNetworks) -> tuple[list[str], Iterator[list[Any]]]
         length = 33 - oob.block.bit_length()
         for number, name in enumerate(oob.switches):
             if number < managers:
-                yield [name, "vlan", ip(oob.gateways[number]), length, "", "", "", name.rsplit("-mgmt", 1)[0]]
+                yield [name, "vlan", ip(oob.gateways[number]), length, "", "", "", oob.racks[number]]
             else:
                 yield [name, "lo", ip(oob.gateways[number]), 32, "", "", "", ""]
         for access in oob.access:
@@ -146,7 +146,7 @@ def oob_rows(networks: ClusterNetworks) -> tuple[list[str], Iterator[list[Any]]]
                 ip(oob.gateways[access.switch]),
                 switch,
                 f"swp{access.port + 1}",
-                switch.rsplit("-mgmt", 1)[0],
+                oob.racks[access.switch],
             ]
 
     return header, rows()
@@ -217,6 +217,7 @@ def network_device_rows(networks: ClusterNetworks) -> Iterator[dict[str, Any]]:
     places.update(
         {name: (rack, unit) for rack, members in networks.physical.added_devices.items() for name, unit in members}
     )
+    places.update({name: (rack, unit) for name, rack, unit in networks.physical.brought})
 
     def placed(name: str) -> dict[str, Any]:
         rack, unit = places[name]
