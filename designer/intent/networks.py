@@ -336,8 +336,9 @@ def _oob(
             problems.append(
                 Problem(
                     path,
-                    f"{system.name} racks hold {system.management_switches} management switches of their own, whose "
-                    f"model the catalog does not name; give systems.{system.name}.management_switch (a catalog "
+                    f"{system.name} racks hold {system.management_switches} management "
+                    f"switch{'es' if system.management_switches > 1 else ''} of their own, whose model the catalog "
+                    f"does not name; give systems.{system.name}.management_switch (a catalog "
                     f"management switch: {', '.join(hardware.management_switches)}) in a site catalog",
                 )
             )

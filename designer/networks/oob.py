@@ -108,7 +108,8 @@ def design_oob(spec: OobSpec, racks: Sequence[RackPorts], envelope_racks: int, t
                 Problem(
                     ("networks", "oob"),
                     f"rack {rack.rack} has {len(rack.ports)} management ports to cable, but its own "
-                    f"{len(rack.switches)} management switches have {len(rack.switches) * switch.ports} ports; "
+                    f"{len(rack.switches)} management switch{'es' if len(rack.switches) > 1 else ''} "
+                    f"{'have' if len(rack.switches) > 1 else 'has'} {len(rack.switches) * switch.ports} ports; "
                     "declare fewer (host_management, managed_per_rack) or give the system more management switches "
                     "in a site catalog",
                 )
