@@ -87,13 +87,15 @@ def test_the_system_racks_keep_their_units_power_and_order_lines() -> None:
     assert compute and all(row in with_oob for row in compute)  # no unit, device or kW added to a system's rack
     assert all(float(row["kw"]) == SYSTEM.power_kw for row in compute)
     bom = {(row["category"], row["item"]): int(row["count"]) for row in rows("bom.csv")}
-    added = [row for row in rows("oob.csv") if row["port"] == "vlan" and not row["device"].startswith("sys")]
-    assert bom["switch", "nvidia-sn2201"] == len(added)  # the network racks' own; the systems bring theirs
+    placed = [row for row in rows("oob.csv") if row["port"] == "vlan" and not row["device"].startswith("sys")]
+    assert bom["switch", "nvidia-sn2201"] == len(placed)  # the network racks' own; the systems bring theirs
     assert bom["system", "gb300-nvl72 management switch"] == 2 * SYSTEM.management_switches
     power = files()["power.md"].decode()
+    added = power[power.index("### Racks with the networks") :]
+    assert not any(f"| {row['rack']} |" in added for row in compute)  # nothing the networks add stands in them
     oob_line = next(line for line in power.splitlines() if line.startswith("| oob |"))
     spines = json.loads(files()["design.json"])["networks"]["oob"]["spines"]
-    assert oob_line.split("|")[2].strip() == str(len(added) + spines)
+    assert oob_line.split("|")[2].strip() == str(len(placed) + spines)
 
 
 def test_a_parts_cable_runs_between_its_units_in_the_rack() -> None:
