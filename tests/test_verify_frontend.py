@@ -186,3 +186,11 @@ def test_frontend_lab_keeps_every_server_reachable_from_the_border_with_a_leaf_d
     assert sum(leaf in (wire.upper, wire.lower) for wire in lab().wires) == 6
     assert "6 towards fe-g0-leaf0 down" in summaries["fe-g0-leaf0 down", "bgp sessions"]
     assert summaries["fe-g0-leaf0 down", "kernel routes"].endswith("ECMP shrinks 2 -> 1 on 64 routes")
+
+
+def test_a_spine_spreads_over_every_leaf_of_a_dual_homed_servers_pair() -> None:
+    rows = [row for row in design()["network_devices"] if row["network"] == "frontend"]
+    pair = sum(row["role"] == "leaf" and row["group"] == 0 for row in rows)
+    assert pair == 2
+    for spine in (row["name"] for row in rows if row["role"] == "spine"):
+        assert f"  maximum-paths {pair}\n" in files()[f"configs/frr/{spine}.conf"].decode()
