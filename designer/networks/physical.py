@@ -6,10 +6,14 @@ is never edited: what the networks add is listed beside it.
   network, the leaves of every leaf group that starts in it; the units are reserved by structure (the most groups
   of a network that can start in one rack, times its leaves per group), so a group built later takes its own units
   and moves none. A rack whose servers reach into those units is listed as crowded.
+* Beside rack-scale systems: a system's rack is full (its parts hold every unit and its budget), so every network's
+  server leaves stand in network racks of their own from the first rack after the backend's hall, each network's
+  racks reserved for its envelope's leaf groups, whole groups to a rack as the units and power allow; the trays'
+  NICs are cabled to them across the racks.
 * Networks row: the border leaves, spines and storage servers' leaves of every network, then the storage servers,
-  stand in network racks of a row after the backend's hall (``rN-MM`` as the backend names racks), stacked from
-  below the management switches down while the units and the power budget allow; the OOB spines follow in a rack
-  of their own.
+  stand in network racks of a row after the backend's hall (``rN-MM`` as the backend names racks; after the
+  reserved leaf racks beside rack-scale systems), stacked from below the management switches down while the units
+  and the power budget allow; the OOB spines follow in a rack of their own.
 * Management ports: every server's BMCs (and host port when declared) slot by slot, the managed parts of the rack,
   then the reserved top-of-rack leaves; in a network rack, every switch in unit order. A rack-scale system's rack
   cables its parts' management ports as its catalog entry lists them (``management_ports``: each compute tray's,
@@ -160,7 +164,9 @@ def plan_networks_physical(
     crowded: set[str] = set()
     reserved = 0
     tor_positions: dict[str, list[Managed | None]] = {}
-    for spec, fabric in networks:
+    width = facility.racks_per_row
+    leaf_racks, first_free = _leaf_racks(hall, networks, mgmt_units, places)
+    for spec, fabric in networks if hall.system is None else ():
         plan = fabric.plan
         per_rack = plan.leaves_per_group * max(1, math.ceil(hall.servers_per_rack / plan.servers_per_group))
         servers = _server_names(fabric)
@@ -194,7 +200,7 @@ def plan_networks_physical(
         for device in fabric.devices[fabric.switch_count :]:
             if device.role == "storage" and nodes:
                 row_members.append((device.name, nodes.rack_units, nodes.power_kw, True))
-    new_racks = _pack(row_members, hall.rows, facility, mgmt_units, places)
+    new_racks = [*leaf_racks, *_pack(row_members, first_free, facility, mgmt_units, places)]
 
     rack_ports = _rack_ports(hall, oob, tor_positions, new_racks)
     oob_design = None
@@ -212,11 +218,10 @@ def plan_networks_physical(
                 (name, oob.spine.rack_units, oob.spine.power_w_optics / 1000, False)
                 for name in oob_design.switches[-oob_design.spines :]
             ],
-            hall.rows,
+            max([first_free, *(rack.row * width + rack.position + 1 for rack in new_racks)]),
             facility,
             mgmt_units,
             places,
-            after=new_racks[-1] if new_racks else None,
         )
         new_racks = [*new_racks, *spine_rack]
         every: list[Rack | NetworkRack] = [rack for rack in hall.racks if not hall.brings_switches(rack)]
@@ -314,20 +319,55 @@ def _management_units(
     return max(1, math.ceil(ports / oob.switch.ports)) * oob.switch.rack_units
 
 
+def _leaf_racks(
+    hall: Hall, networks: Sequence[tuple[DataNetworkSpec, NetworkFabric]], top: int, places: dict[str, Place]
+) -> tuple[list[NetworkRack], int]:
+    """Beside rack-scale systems (whose racks are full), the GPU servers' leaves of every network in network racks
+    of their own from the first rack after the backend's hall, below ``top`` management units: each network's
+    racks reserved for the leaf groups of its envelope, as many whole groups to a rack as its units and power
+    allow, group ``g`` in the network's rack ``g // per_rack``; returns the racks built and the first rack slot
+    (row times racks per row plus position) after every reservation. Servers' halls: no racks, the first slot."""
+    facility = hall.facility
+    slot = hall.rows * facility.racks_per_row
+    if hall.system is None:
+        return [], slot
+    racks: list[NetworkRack] = []
+    for spec, fabric in networks:
+        plan, leaf = fabric.plan, spec.leaf
+        fit_units = (facility.rack_units - top) // (plan.leaves_per_group * leaf.rack_units)
+        fit_power = int(facility.rack_power_kw * 1000 // (plan.leaves_per_group * leaf.power_w_optics))
+        per_rack = max(1, min(fit_units, fit_power))
+        members: dict[int, list[str]] = defaultdict(list)
+        for device in fabric.switches():
+            if device.role != "leaf":
+                continue
+            rack_slot = slot + device.su // per_rack
+            row, position = divmod(rack_slot, facility.racks_per_row)
+            offset = (device.su % per_rack) * plan.leaves_per_group + device.index
+            unit = facility.rack_units - top - (offset + 1) * leaf.rack_units + 1
+            places[device.name] = Place(_rack_name(row, position), row, position, unit, leaf.rack_units)
+            members[rack_slot].append(device.name)
+        for rack_slot, names in sorted(members.items()):
+            row, position = divmod(rack_slot, facility.racks_per_row)
+            stacked = tuple(sorted(((name, places[name].unit) for name in names), key=lambda member: -member[1]))
+            kw = round(len(names) * leaf.power_w_optics / 1000, 3)
+            racks.append(NetworkRack(_rack_name(row, position), row, position, "network", stacked, kw))
+        slot += math.ceil(plan.envelope_groups / per_rack)
+    return racks, slot
+
+
 def _pack(
     members: Sequence[tuple[str, int, float, bool]],
-    row: int,
+    slot: int,
     facility: Facility,
     top: int,
     places: dict[str, Place],
-    after: NetworkRack | None = None,
 ) -> list[NetworkRack]:
-    """Stack ``members`` (name, units, kW, storage server) into new racks from ``row`` on (after the rack
-    ``after``), below ``top`` management units, while the units and power allow; storage servers in racks of
-    their own."""
+    """Stack ``members`` (name, units, kW, storage server) into new racks from the rack slot ``slot`` (row times
+    racks per row plus position) on, below ``top`` management units, while the units and power allow; storage
+    servers in racks of their own."""
     racks: list[NetworkRack] = []
-    position = after.position + 1 if after else 0
-    row = after.row if after else row
+    row, position = divmod(slot, facility.racks_per_row)
     current: list[str] = []
     unit, kw, storage = facility.rack_units - top + 1, 0.0, False
 
