@@ -10,6 +10,7 @@ import io
 import json
 from collections import Counter
 from functools import cache
+from pathlib import Path
 
 import pytest
 
@@ -20,6 +21,7 @@ from designer.outputs.build import review_files
 from designer.physical.cables import UNIT_M, decimetres
 from designer.pipeline import design
 from tests.conftest import ROOT, check_golden
+from tests.test_intent_errors import run_cli
 
 INTENT = ROOT / "tests" / "intents" / "gb300-nvl72-networks.yaml"
 GOLDEN = ROOT / "tests" / "golden" / "gb300-nvl72-networks"
@@ -27,26 +29,28 @@ SYSTEM = catalog().systems["gb300-nvl72"]
 NETWORKS = ("frontend", "storage")
 
 
-def text(systems: int = 2, networks: bool = True) -> str:
+def text(systems: int = 2, networks: bool = True, oob: bool = True) -> str:
     intent = INTENT.read_text().replace("systems: 2}", f"systems: {systems}}}")
+    intent = intent if oob else intent.replace("  oob: {}\n", "")
     return intent if networks else intent[: intent.index("networks:\n")]
 
 
 @cache
-def files(systems: int = 2, networks: bool = True) -> dict[str, bytes]:
-    return review_files(design(parse_intent(text(systems, networks), str(INTENT)), quiet), quiet)
+def files(systems: int = 2, networks: bool = True, oob: bool = True) -> dict[str, bytes]:
+    return review_files(design(parse_intent(text(systems, networks, oob), str(INTENT)), quiet), quiet)
 
 
-def rows(table: str, systems: int = 2, networks: bool = True) -> list[dict[str, str]]:
-    return list(csv.DictReader(io.StringIO(files(systems, networks)[table].decode())))
+def rows(table: str, systems: int = 2, networks: bool = True, oob: bool = True) -> list[dict[str, str]]:
+    return list(csv.DictReader(io.StringIO(files(systems, networks, oob)[table].decode())))
 
 
-def network_devices(systems: int = 2) -> dict[str, dict[str, object]]:
-    return {row["name"]: row for row in json.loads(files(systems)["design.json"])["network_devices"]}
+def network_devices(systems: int = 2, oob: bool = True) -> dict[str, dict[str, object]]:
+    return {row["name"]: row for row in json.loads(files(systems, oob=oob)["design.json"])["network_devices"]}
 
 
-def test_no_network_device_stands_at_a_unit_a_system_part_holds() -> None:
-    compute = {row["rack"]: row for row in rows("racks.csv") if row["role"] == "compute"}
+@pytest.mark.parametrize("oob", [True, False], ids=["with-oob", "without-oob"])
+def test_no_network_device_stands_at_a_unit_a_system_part_holds(oob: bool) -> None:
+    compute = {row["rack"]: row for row in rows("racks.csv", oob=oob) if row["role"] == "compute"}
     assert len(compute) == 2
     held = {  # every unit of every system part, from the catalog's rack layout
         (rack, unit + step)
@@ -56,23 +60,24 @@ def test_no_network_device_stands_at_a_unit_a_system_part_holds() -> None:
         for step in range(height)
     }
     parts = {device.split("@")[0] for row in rows("racks.csv", networks=False) for device in row["devices"].split()}
-    devices = {name: row for name, row in network_devices().items() if name not in parts}  # what the networks add
-    assert {row["network"] for row in devices.values()} >= {*NETWORKS, "oob"}
-    leaves = [row for row in devices.values() if row["network"] in NETWORKS and row["role"] == "leaf"]
+    added = {name: row for name, row in network_devices(oob=oob).items() if name not in parts}  # the networks'
+    assert {row["network"] for row in added.values()} == {*NETWORKS, *(["oob"] if oob else [])}
+    leaves = [row for row in added.values() if row["network"] in NETWORKS and row["role"] == "leaf"]
     assert leaves and all(row["rack"] not in compute for row in leaves)
-    assert [name for name, row in devices.items() if (row["rack"], row["unit"]) in held] == []
+    assert [name for name, row in added.items() if (row["rack"], row["unit"]) in held] == []
     for row in compute.values():  # a system's rack holds its own parts and nothing else
         assert all(device.split("@")[0].startswith("sys") for device in row["devices"].split())
 
 
-def test_every_system_rack_keeps_its_units_and_power() -> None:
-    with_networks, without = rows("racks.csv"), rows("racks.csv", networks=False)
+@pytest.mark.parametrize("oob", [True, False], ids=["with-oob", "without-oob"])
+def test_every_system_rack_keeps_its_units_and_power(oob: bool) -> None:
+    with_networks, without = rows("racks.csv", oob=oob), rows("racks.csv", networks=False)
     compute = [row for row in without if row["role"] == "compute"]
     assert compute and all(row in with_networks for row in compute)
     for row in with_networks:
         assert float(row["kw"]) <= float(row["budget_kw"])
     assert all(float(row["kw"]) == SYSTEM.power_kw for row in compute)
-    power = files()["power.md"].decode()
+    power = files(oob=oob)["power.md"].decode()
     added = power[power.index("### Racks with the networks") :]
     assert not any(f"| {row['rack']} |" in added for row in compute)
 
@@ -130,6 +135,15 @@ def test_systems_added_inside_the_envelope_change_nothing_that_exists() -> None:
             assert [row for row in before if row not in after] == []
     compute = [row for row in rows("racks.csv", 2) if row["role"] == "compute"]
     assert all(row in rows("racks.csv", 4) for row in compute)
+
+
+def test_diff_reads_a_grown_build_as_additions_only(tmp_path: Path) -> None:
+    for folder, systems in (("old", 2), ("new", 4)):
+        path = tmp_path / f"{folder}.yaml"
+        path.write_text(text(systems))
+        assert run_cli("build", str(path), "-o", str(tmp_path / folder))[0] == 0
+    code, _, err = run_cli("diff", str(tmp_path / "old"), str(tmp_path / "new"), "--fail-on", "existing-change")
+    assert (code, err) == (0, ""), err
 
 
 @pytest.mark.parametrize("table", ["racks.csv", "bom.csv", "cabling.csv"])
