@@ -80,6 +80,7 @@ def test_every_system_rack_keeps_its_units_and_power(oob: bool) -> None:
     power = files(oob=oob)["power.md"].decode()
     added = power[power.index("### Racks with the networks") :]
     assert not any(f"| {row['rack']} |" in added for row in compute)
+    assert "they add nothing to the compute racks: their own switches stand in network racks." in power
 
 
 def test_the_leaf_racks_hold_whole_groups_below_their_management_switch() -> None:

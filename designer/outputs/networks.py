@@ -300,12 +300,19 @@ def power_section(networks: ClusterNetworks, physical: Physical, facility: Facil
     backend = physical.power_kw(facility.pue)["total"]
     rows = [(power.network, power.switches, power.switch_kw, power.servers, power.server_kw) for power in added.power]
     extra = sum(switch_kw + server_kw for _, _, switch_kw, _, server_kw in rows)
+    standing = {rack.name: rack for rack in physical.racks}
+    in_compute = any(standing[name].role == "compute" for name in added.added_kw if name in standing)
     lines = [
         "",
         "## The networks beside the backend",
         "",
         "Their switches at their power with optics (management switches without: their ports are copper), storage "
-        "servers at their declared power; top-of-rack and management switches stand in the compute racks above.",
+        "servers at their declared power; "
+        + (
+            "top-of-rack and management switches stand in the compute racks above."
+            if in_compute
+            else "they add nothing to the compute racks: their own switches stand in network racks."
+        ),
         "",
         "| network | switches | switch kW | storage servers | server kW | total kW | facility kW |",
         "|---|---:|---:|---:|---:|---:|---:|",
@@ -322,7 +329,6 @@ def power_section(networks: ClusterNetworks, physical: Physical, facility: Facil
         "| rack | role | devices added | backend kW | added kW | total kW | budget use |",
         "|---|---|---:|---:|---:|---:|---:|",
     ]
-    standing = {rack.name: rack for rack in physical.racks}
     for rack in physical.racks:
         if rack.name in added.added_kw:
             lines.append(
