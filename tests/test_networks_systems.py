@@ -21,7 +21,7 @@ from designer.outputs.build import review_files
 from designer.physical.cables import UNIT_M, decimetres
 from designer.pipeline import design
 from tests.conftest import ROOT, check_golden
-from tests.test_intent_errors import run_cli
+from tests.test_oob_systems import diff_of_a_grown_build
 
 INTENT = ROOT / "tests" / "intents" / "gb300-nvl72-networks.yaml"
 GOLDEN = ROOT / "tests" / "golden" / "gb300-nvl72-networks"
@@ -139,12 +139,7 @@ def test_systems_added_inside_the_envelope_change_nothing_that_exists() -> None:
 
 
 def test_diff_reads_a_grown_build_as_additions_only(tmp_path: Path) -> None:
-    for folder, systems in (("old", 2), ("new", 4)):
-        path = tmp_path / f"{folder}.yaml"
-        path.write_text(text(systems))
-        assert run_cli("build", str(path), "-o", str(tmp_path / folder))[0] == 0
-    code, _, err = run_cli("diff", str(tmp_path / "old"), str(tmp_path / "new"), "--fail-on", "existing-change")
-    assert (code, err) == (0, ""), err
+    assert diff_of_a_grown_build(tmp_path, text(2), text(4)) == (0, "")
 
 
 @pytest.mark.parametrize("table", ["racks.csv", "bom.csv", "cabling.csv"])
