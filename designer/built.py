@@ -70,7 +70,7 @@ NETWORK_NAMES = {
     },
     **{(network, "server"): NAMES["server"][0] for network in NETWORK_PREFIXES},
     **{(network, "storage"): re.compile("storage[0-9]{1,6}") for network in NETWORK_PREFIXES},
-    ("oob", "management"): re.compile("r[0-9]{1,4}-[0-9]{1,4}-mgmt[0-9]{1,3}"),
+    ("oob", "management"): re.compile("(r[0-9]{1,4}-[0-9]{1,4}|sys[0-9]{1,6})-mgmt[0-9]{1,3}"),
     ("oob", "oob_spine"): re.compile("oob-spine[0-9]{1,4}"),
 }
 """Device names of the networks beside the backend by network and role, as :mod:`designer.networks` makes them."""

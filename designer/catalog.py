@@ -191,11 +191,20 @@ class SystemModel:
     """What the rack holds from its top unit down, as (part, how many, rack units of one), the parts of
     :data:`SYSTEM_PARTS` (empty: the catalog does not know where they stand; the trays stack from the bottom)."""
     rack_layout_source: str = ""
+    management_switch: str = ""
+    """The model of the rack's own management switches (a catalog management switch; empty: not named)."""
+    management_ports: tuple[tuple[str, tuple[str, ...]], ...] = ()
+    """Each part's management ports as (part of :data:`SYSTEM_PARTS`, port names), cabled to the rack's own
+    management switches by an out-of-band network."""
 
     @property
     def gpus(self) -> int:
         """GPUs of the whole system: its NVLink domain."""
         return self.trays * self.tray_gpus
+
+    def management_ports_of(self, part: str) -> tuple[str, ...]:
+        """The management ports of one ``part`` (:data:`SYSTEM_PARTS`), none when the catalog gives none."""
+        return dict(self.management_ports).get(part, ())
 
     def rack_units(self) -> int:
         """Rack units the system takes: its layout's, else its compute trays' alone."""
@@ -436,6 +445,9 @@ def make_catalog(data: dict[str, Any]) -> Catalog:
                 **{
                     **_lists_as_tuples(fields),
                     "rack_layout": tuple(tuple(block) for block in fields.get("rack_layout", ())),
+                    "management_ports": tuple(
+                        (part, tuple(ports)) for part, ports in fields.get("management_ports", {}).items()
+                    ),
                 },
             )
             for name, fields in sorted(data["systems"].items())

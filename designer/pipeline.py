@@ -279,6 +279,7 @@ def _networks(
         intent.server.rack_units,
         intent.facility,
         intent.catalog,
+        intent.system,
     )
     servers = [device.name for device in fabric.devices[fabric.switch_count :]]
     try:

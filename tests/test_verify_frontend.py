@@ -1,7 +1,7 @@
 """designer verify with the frontend: design.json's tables of the networks read back and held to their rules, the
-lab's frontend (its switches' configurations made by the lab from design.json, its servers running the frr.conf
-the build wrote), the routes expected with a frontend leaf down, and a real FRR lab in which every server stays
-reachable from the border leaf while one leaf of its pair is down."""
+lab's frontend (its switches running the configs/frr files the build wrote, its servers their
+servers/<server>/frr.conf), the routes expected with a frontend leaf down, and a real FRR lab in which every server
+stays reachable from the border leaf while one leaf of its pair is down."""
 
 from __future__ import annotations
 
@@ -17,9 +17,10 @@ from designer.outputs.build import design_files
 from designer.pipeline import build
 from designer.verify.parsers import check_frr
 from designer.verify.report import text
-from designer.verify.run import failure_targets, verify
+from designer.verify.run import failure_targets, read_output, verify
 from designer.verify.topology import Topology, expected_routes, topology
 from tests.conftest import ROOT, need
+from tests.test_intent_errors import run_cli
 from tests.test_verify import need_lab
 
 FRONTEND = ROOT / "tests" / "intents" / "verify-frontend.yaml"
@@ -134,10 +135,12 @@ def test_every_server_stays_reachable_from_the_border_with_one_leaf_of_its_pair_
     assert (healthy[spine][top.routers[first].announces[0]], down[spine][top.routers[first].announces[0]]) == (2, 1)
 
 
-def test_frrs_parser_takes_every_frontend_config_the_lab_makes(tmp_path: Path) -> None:
-    need(shutil.which("vtysh") is not None, "FRR's vtysh missing: apt-get install frr")
+def test_the_lab_runs_the_frontend_switches_frr_files_the_build_wrote_and_frr_reads_them(tmp_path: Path) -> None:
     top = lab()
     switches = [*top.frontend("leaf"), *top.frontend("border_leaf"), *top.frontend("spine")]
+    for router in switches:
+        assert top.configs[router] == files()[f"configs/frr/{top.routers[router].name}.conf"].decode()
+    need(shutil.which("vtysh") is not None, "FRR's vtysh missing: apt-get install frr")
     paths = []
     for router in switches:
         path = tmp_path / f"{top.routers[router].name}.conf"
@@ -145,6 +148,20 @@ def test_frrs_parser_takes_every_frontend_config_the_lab_makes(tmp_path: Path) -
         paths.append((path, top.routers[router].name))
     verdicts = check_frr(paths)
     assert [verdict.error for verdict in verdicts if not verdict.ok] == [] and len(verdicts) == len(switches)
+
+
+def test_a_frontend_switch_without_its_frr_file_is_a_missing_prerequisite() -> None:
+    partial = {path: data for path, data in files().items() if path != "configs/frr/fe-spine1.conf"}
+    with pytest.raises(PrerequisiteError, match=r"configs/frr/fe-spine1\.conf"):
+        topology(partial)
+
+
+def test_verify_reads_the_frontend_switches_files_from_an_output_folder(tmp_path: Path) -> None:
+    code, _, err = run_cli("build", str(FRONTEND), "-o", str(tmp_path / "out"))
+    assert code in (0, 1) and (tmp_path / "out" / "manifest.json").exists(), err  # written, whatever the checks say
+    read = read_output(tmp_path / "out")
+    assert {"configs/frr/fe-border0.conf", "configs/sysctl/fe-border0.conf"} <= set(read)
+    assert topology(read).configs == lab().configs
 
 
 def test_frontend_lab_keeps_every_server_reachable_from_the_border_with_a_leaf_down() -> None:
@@ -169,3 +186,11 @@ def test_frontend_lab_keeps_every_server_reachable_from_the_border_with_a_leaf_d
     assert sum(leaf in (wire.upper, wire.lower) for wire in lab().wires) == 6
     assert "6 towards fe-g0-leaf0 down" in summaries["fe-g0-leaf0 down", "bgp sessions"]
     assert summaries["fe-g0-leaf0 down", "kernel routes"].endswith("ECMP shrinks 2 -> 1 on 64 routes")
+
+
+def test_a_spine_spreads_over_every_leaf_of_a_dual_homed_servers_pair() -> None:
+    rows = [row for row in design()["network_devices"] if row["network"] == "frontend"]
+    pair = sum(row["role"] == "leaf" and row["group"] == 0 for row in rows)
+    assert pair == 2
+    for spine in (row["name"] for row in rows if row["role"] == "spine"):
+        assert f"  maximum-paths {pair}\n" in files()[f"configs/frr/{spine}.conf"].decode()

@@ -14,7 +14,7 @@ from dataclasses import dataclass
 
 from netaddr import IPNetwork
 
-from designer.catalog import Catalog, ManagementSwitchModel
+from designer.catalog import Catalog, ManagementSwitchModel, SystemModel
 from designer.errors import Path, Problem
 from designer.intent.schema import (
     AddressingDoc,
@@ -156,6 +156,7 @@ def resolve_networks(
     intact: Callable[..., bool],
     problems: list[Problem],
     hardware: Catalog,
+    system: SystemModel | None = None,
 ) -> Networks | None:
     """Every declared network as its spec, reporting its problems and those across networks into ``problems``;
     None when a network cannot be resolved (its problem is reported)."""
@@ -166,7 +167,9 @@ def resolve_networks(
         if (section := getattr(doc, name)) is not None
     }
     oob = (
-        _oob(doc.oob, backend_leaf, switch_of, cannot_run, intact, problems, hardware) if doc.oob is not None else None
+        _oob(doc.oob, backend_leaf, switch_of, cannot_run, intact, problems, hardware, system)
+        if doc.oob is not None
+        else None
     )
     problems.extend(_pool_overlaps(doc, backend, intact))
     if doc.storage is not None and doc.storage.lossless and intact(("networks", "storage", "lossless"), ("targets",)):
@@ -321,10 +324,36 @@ def _oob(
     intact: Callable[..., bool],
     problems: list[Problem],
     hardware: Catalog,
+    system: SystemModel | None,
 ) -> OobSpec | None:
-    """The out-of-band network: the management switch from the catalog and its fields, and the OOB spine."""
+    """The out-of-band network: the management switch from the catalog and its fields (beside a rack-scale system
+    with management switches of its own, their model), and the OOB spine."""
     path: Path = ("networks", "oob")
-    switch = _management_switch(doc.switch, hardware) if intact((*path, "switch")) else None
+    model = doc.switch.model
+    if system is not None and system.management_switches:
+        own = system.management_switch
+        if own not in hardware.management_switches:
+            problems.append(
+                Problem(
+                    path,
+                    f"{system.name} racks hold {system.management_switches} management "
+                    f"switch{'es' if system.management_switches > 1 else ''} of their own, whose model the catalog "
+                    f"does not name; give systems.{system.name}.management_switch (a catalog "
+                    f"management switch: {', '.join(hardware.management_switches)}) in a site catalog",
+                )
+            )
+            return None
+        if model not in (None, own):
+            problems.append(
+                Problem(
+                    (*path, "switch", "model"),
+                    f"{system.name} racks hold their own {own} management switches, which the out-of-band network "
+                    f"uses in those racks; leave networks.oob.switch.model out or give {own}",
+                )
+            )
+            return None
+        model = own
+    switch = _management_switch(doc.switch, hardware, model) if intact((*path, "switch")) else None
     spine = switch_of(doc.spine, (*path, "spine")) if doc.spine else backend_leaf
     if switch is None or spine is None:
         return None
@@ -346,9 +375,10 @@ def _oob(
     )
 
 
-def _management_switch(doc: ManagementSwitchDoc, hardware: Catalog) -> ManagementSwitchModel | None:
-    """The management switch: the catalog model (``nvidia-sn2201`` by default) with the section's fields over it."""
-    base = hardware.management_switches.get(doc.model or DEFAULT_MANAGEMENT_SWITCH)
+def _management_switch(doc: ManagementSwitchDoc, hardware: Catalog, model: str | None) -> ManagementSwitchModel | None:
+    """The management switch: the catalog ``model`` (``nvidia-sn2201`` by default) with the section's fields over
+    it."""
+    base = hardware.management_switches.get(model or DEFAULT_MANAGEMENT_SWITCH)
     if base is None:
         return None
     given = {field: value for field, value in doc.model_dump(exclude={"model"}).items() if value is not None}

@@ -464,17 +464,8 @@ def _resolve(
         intact,
         problems,
         hardware,
+        system,
     )
-    if system is not None and system.management_switches and doc.networks.oob is not None:
-        problems.append(
-            Problem(
-                ("networks", "oob"),
-                f"an out-of-band network beside {system.name} racks is not designed yet: each rack holds the "
-                f"system's own {system.management_switches} management switches, and its NVLink switch trays and "
-                "power shelves have management ports designer does not cable; leave networks.oob out and plan "
-                "these racks' management network with the system's documentation",
-            )
-        )
     model = hardware.servers.get(doc.compute.server or "") if intact(("compute", "server")) else None
     nic = hardware.nics.get(server.nic or "") if server else None
     hosts = resolve_hosts(

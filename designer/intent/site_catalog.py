@@ -227,6 +227,20 @@ class SystemEntryDoc(Section):
     rack_layout_source: str | None = Field(
         None, min_length=1, max_length=400, description="Where rack_layout comes from."
     )
+    management_switch: str | None = Field(
+        None, description="Optional: the model of the rack's management switches (a catalog management switch)."
+    )
+    management_ports: (
+        dict[
+            Literal["compute_tray", "nvlink_switch_tray", "power_shelf"],
+            list[Annotated[str, Field(pattern=r"^[a-z][a-z0-9]{0,9}$")]],
+        ]
+        | None
+    ) = Field(
+        None,
+        description="Optional: the 1G management ports of each part the out-of-band network cables to the rack's "
+        "management switches, e.g. {compute_tray: [bmc], power_shelf: [mgmt]}.",
+    )
 
 
 Reach = Annotated[float, Field(gt=0, le=100_000)]
@@ -462,7 +476,9 @@ REQUIRED = {
     "media": ("label", "optical", "reach_m", "power_w"),
     "nics": ("vendor", "label", "ports", "speed", "planes", "driver", "rdma_names", "host_qos", "qos_tools", "source"),
     "systems": tuple(
-        field for field in SystemEntryDoc.model_fields if field != "multiplane" and not field.startswith("rack_layout")
+        field
+        for field in SystemEntryDoc.model_fields
+        if field not in ("multiplane", "management_switch", "management_ports") and not field.startswith("rack_layout")
     ),
 }
 """The fields a new entry of each section must give (an override of a shipped entry may give any)."""

@@ -7,6 +7,8 @@
   and ASNs are the network's (:mod:`designer.networks.allocate`).
 * A leaf of a network dual-homed with ``bgp`` peers with each GPU server on each of its links, the server's ASN
   as the server's own FRR configuration has it (:mod:`designer.networks.hosts`); storage servers do not run BGP.
+  A spine reaches such a server's loopback through every leaf of its group at one AS-path length, so its ECMP width
+  is at least the group's leaves (the backend's rule counts only its links down to one switch).
 * A lossless network (``storage.lossless``) runs the backend's RoCE QoS on its switches, every port's headroom
   sized for its cable; any other runs none.
 """
@@ -76,4 +78,15 @@ def data_network_configs(network: DataNetwork, backend: SwitchSettings, cable_dm
         server_asns,
     )
     wiring = Wiring(devices, fabric.links, fabric.switch_count, names)
-    return switch_configs(settings, wiring, addressing, cable_dm)
+    configs = switch_configs(settings, wiring, addressing, cable_dm)
+    if not server_asns:
+        return configs
+    homed = fabric.plan.leaves_per_group
+    return [
+        dataclasses.replace(
+            config, bgp=dataclasses.replace(config.bgp, maximum_paths=max(config.bgp.maximum_paths, homed))
+        )
+        if config.role == "spine"
+        else config
+        for config in configs
+    ]

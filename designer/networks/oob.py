@@ -3,7 +3,9 @@
 * Every rack of the hall has the same number of management switches, enough for the most management ports a rack
   of its kind holds in the envelope (:attr:`RackPorts.ports` lists every position, built or not), so a rack filling
   up inside the envelope adds cables and moves none. Position ``p`` of a rack is port ``p % ports`` of its
-  management switch ``p // ports``, named ``{rack}-mgmt{k}``.
+  management switch ``p // ports``, named ``{rack}-mgmt{k}``. A rack-scale system's rack brings its own management
+  switches (:attr:`RackPorts.switches`): they are its access switches, and none is added to it. Rack ``r``'s
+  switch ``k`` has the structural number ``r * stride + k``, ``stride`` the most switches a rack has.
 * Every management switch sends all its uplinks to the OOB spines ``oob-spine{j}``, striped by the switch's
   structural number ``rack ordinal * switches per rack + k``; the spine count is the smallest that divides the
   uplinks and gives the spines ports for every management switch of the envelope. A hall with more management
@@ -50,6 +52,9 @@ class RackPorts:
     rack: str
     ordinal: int
     ports: tuple[Managed | None, ...]
+    switches: tuple[str, ...] = ()
+    """The rack's own management switches (a rack-scale system's), its access switches in that order; empty: the
+    network places its own, ``{rack}-mgmt{k}``."""
 
 
 @dataclass(frozen=True)
@@ -71,6 +76,7 @@ class OobDesign:
     """Management switches rack by rack, then the OOB spines."""
     spines: int
     switches_per_rack: int
+    """Management switches the network adds to a rack that brings none."""
     block: int
     pool: Pool
     access: tuple[Access, ...]
@@ -80,6 +86,8 @@ class OobDesign:
     """Each management switch's gateway address (its own management address), then each spine's loopback."""
     uplink_evens: tuple[int, ...]
     """The spine end's (even) address of every uplink /31, in uplink order."""
+    racks: tuple[str, ...] = ()
+    """The rack of each management switch, in :attr:`switches` order."""
 
     def subnet(self, switch: int) -> str:
         """The management subnet of management switch ``switch``."""
@@ -90,9 +98,24 @@ def design_oob(spec: OobSpec, racks: Sequence[RackPorts], envelope_racks: int, t
     """The out-of-band network of ``racks`` (the racks built now) in a hall of ``envelope_racks`` racks; its default
     pool clear of ``taken``. :class:`InputError` when the spine or the pool cannot hold the envelope."""
     switch = spec.switch
-    positions = max((len(rack.ports) for rack in racks), default=0)
+    positions = max((len(rack.ports) for rack in racks if not rack.switches), default=0)
     per_rack = max(1, math.ceil(positions / switch.ports))
-    envelope_switches = envelope_racks * per_rack
+    stride = max([per_rack, *(len(rack.switches) for rack in racks)])
+    if crowded := [rack for rack in racks if rack.switches and len(rack.ports) > len(rack.switches) * switch.ports]:
+        rack = crowded[0]
+        raise InputError(
+            [
+                Problem(
+                    ("networks", "oob"),
+                    f"rack {rack.rack} has {len(rack.ports)} management ports to cable, but its own "
+                    f"{len(rack.switches)} management switch{'es' if len(rack.switches) > 1 else ''} "
+                    f"{'have' if len(rack.switches) > 1 else 'has'} {len(rack.switches) * switch.ports} ports; "
+                    "declare fewer (host_management, managed_per_rack) or give the system more management switches "
+                    "in a site catalog",
+                )
+            ]
+        )
+    envelope_switches = envelope_racks * stride
     radix = spec.spine.radix(switch.uplink_speed)
     if radix == 0:
         raise InputError(
@@ -119,12 +142,14 @@ def design_oob(spec: OobSpec, racks: Sequence[RackPorts], envelope_racks: int, t
     pool = _pool(spec, needed, taken)
     names: list[str] = []
     numbers: list[int] = []
+    homes: list[str] = []
     access: list[Access] = []
     for rack in racks:
-        for local in range(per_rack):
-            number = rack.ordinal * per_rack + local
-            names.append(f"{rack.rack}-mgmt{local}")
+        for local in range(len(rack.switches) or per_rack):
+            number = rack.ordinal * stride + local
+            names.append(rack.switches[local] if rack.switches else f"{rack.rack}-mgmt{local}")
             numbers.append(number)
+            homes.append(rack.rack)
             for port in range(switch.ports):
                 position = local * switch.ports + port
                 managed = rack.ports[position] if position < len(rack.ports) else None
@@ -156,6 +181,7 @@ def design_oob(spec: OobSpec, racks: Sequence[RackPorts], envelope_racks: int, t
         tuple(uplinks),
         tuple(gateways),
         tuple(evens),
+        tuple(homes),
     )
 
 

@@ -6,12 +6,19 @@ is never edited: what the networks add is listed beside it.
   network, the leaves of every leaf group that starts in it; the units are reserved by structure (the most groups
   of a network that can start in one rack, times its leaves per group), so a group built later takes its own units
   and moves none. A rack whose servers reach into those units is listed as crowded.
+* Beside rack-scale systems: a system's rack is full (its parts hold every unit and its budget), so every network's
+  server leaves stand in network racks of their own from the first rack after the backend's hall, each network's
+  racks reserved for its envelope's leaf groups, whole groups to a rack as the units and power allow; the trays'
+  NICs are cabled to them across the racks.
 * Networks row: the border leaves, spines and storage servers' leaves of every network, then the storage servers,
-  stand in network racks of a row after the backend's hall (``rN-MM`` as the backend names racks), stacked from
-  below the management switches down while the units and the power budget allow; the OOB spines follow in a rack
-  of their own.
+  stand in network racks of a row after the backend's hall (``rN-MM`` as the backend names racks; after the
+  reserved leaf racks beside rack-scale systems), stacked from below the management switches down while the units
+  and the power budget allow; the OOB spines follow in a rack of their own.
 * Management ports: every server's BMCs (and host port when declared) slot by slot, the managed parts of the rack,
-  then the reserved top-of-rack leaves; in a network rack, every switch in unit order.
+  then the reserved top-of-rack leaves; in a network rack, every switch in unit order. A rack-scale system's rack
+  cables its parts' management ports as its catalog entry lists them (``management_ports``: each compute tray's,
+  then each NVLink switch tray's and power shelf's) through the system's own management switches, which take no
+  units, power or order line beyond the system's; the parts stand at their layout's units.
 * Core uplinks: each border leaf's declared uplinks to the data-centre core leave its first core-facing ports for
   ``core`` (``uplink0``...), run to the end of its row; the core's own ports are the core team's.
 * Cable lengths follow the backend's rule (:mod:`designer.physical.cables`): within a rack the vertical distance,
@@ -27,13 +34,13 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from designer.allocate import Pool
-from designer.catalog import Catalog
+from designer.catalog import Catalog, SystemModel
 from designer.fabric import TIERS, Device
 from designer.intent.facility import Facility
 from designer.intent.networks import DataNetworkSpec, OobSpec
 from designer.networks.oob import MANAGEMENT_PORT, Managed, OobDesign, RackPorts, design_oob
 from designer.networks.wiring import NetworkFabric
-from designer.physical import BomLine, Rack
+from designer.physical import PART_NAMES, BomLine, Rack
 from designer.physical.cables import UNIT_M, decimetres, module_name, ordered_length
 
 CORE, CORE_TIER = "core", "core_uplink"
@@ -113,6 +120,9 @@ class NetworksPhysical:
     crowded: tuple[str, ...]
     power: tuple[NetworkPower, ...] = ()
     """Each network's draw, in the order they are designed (the out-of-band network last)."""
+    brought: tuple[tuple[str, str, int], ...] = ()
+    """The management switches of rack-scale systems the out-of-band network uses as they stand: name, rack and
+    lowest unit (they are the systems' parts, neither added devices nor members)."""
 
 
 @dataclass(frozen=True)
@@ -130,6 +140,12 @@ class Hall:
     server_height: int
     facility: Facility
     catalog: Catalog
+    system: SystemModel | None = None
+    """The rack-scale system every compute rack holds (None: servers)."""
+
+    def brings_switches(self, rack: Rack) -> bool:
+        """Whether ``rack`` holds a rack-scale system with management switches of its own."""
+        return self.system is not None and self.system.management_switches > 0 and rack.role == "compute"
 
 
 def plan_networks_physical(
@@ -148,7 +164,9 @@ def plan_networks_physical(
     crowded: set[str] = set()
     reserved = 0
     tor_positions: dict[str, list[Managed | None]] = {}
-    for spec, fabric in networks:
+    width = facility.racks_per_row
+    leaf_racks, first_free = _leaf_racks(hall, networks, mgmt_units, places)
+    for spec, fabric in networks if hall.system is None else ():
         plan = fabric.plan
         per_rack = plan.leaves_per_group * max(1, math.ceil(hall.servers_per_rack / plan.servers_per_group))
         servers = _server_names(fabric)
@@ -182,7 +200,7 @@ def plan_networks_physical(
         for device in fabric.devices[fabric.switch_count :]:
             if device.role == "storage" and nodes:
                 row_members.append((device.name, nodes.rack_units, nodes.power_kw, True))
-    new_racks = _pack(row_members, hall.rows, facility, mgmt_units, places)
+    new_racks = [*leaf_racks, *_pack(row_members, first_free, facility, mgmt_units, places)]
 
     rack_ports = _rack_ports(hall, oob, tor_positions, new_racks)
     oob_design = None
@@ -190,22 +208,24 @@ def plan_networks_physical(
         last_row = max((rack.row for rack in new_racks), default=hall.rows - 1)
         envelope = (last_row + 2) * facility.racks_per_row
         oob_design = design_oob(oob, rack_ports, envelope, taken)
-        for name in [*(rack.name for rack in hall.racks), *(rack.name for rack in new_racks)]:
+        for name in [
+            *(rack.name for rack in hall.racks if not hall.brings_switches(rack)),
+            *(r.name for r in new_racks),
+        ]:
             added[name] += oob_design.switches_per_rack * oob.switch.power_w / 1000
         spine_rack = _pack(
             [
                 (name, oob.spine.rack_units, oob.spine.power_w_optics / 1000, False)
                 for name in oob_design.switches[-oob_design.spines :]
             ],
-            hall.rows,
+            max([first_free, *(rack.row * width + rack.position + 1 for rack in new_racks)]),
             facility,
             mgmt_units,
             places,
-            after=new_racks[-1] if new_racks else None,
         )
         new_racks = [*new_racks, *spine_rack]
-        every: list[Rack | NetworkRack] = [*hall.racks, *new_racks]
-        for placed in every:
+        every: list[Rack | NetworkRack] = [rack for rack in hall.racks if not hall.brings_switches(rack)]
+        for placed in [*every, *new_racks]:
             height = oob.switch.rack_units
             for local in range(oob_design.switches_per_rack):
                 unit = facility.rack_units - (local + 1) * height + 1
@@ -217,13 +237,19 @@ def plan_networks_physical(
             device.name,
             Place(rack.name, rack.row, rack.position, hall.device_unit[number], hall.device_height[number]),
         )
+    if oob is not None:
+        for rack in hall.racks:
+            for name, unit, height in rack.parts:
+                places[name] = Place(rack.name, rack.row, rack.position, unit, height)
     standing = {device.name for device in hall.devices} | {name for rack in new_racks for name, _ in rack.members}
+    standing |= {name for rack in hall.racks for name, _, _ in rack.parts}
+    brought = frozenset(name for rack in rack_ports for name in rack.switches)
     added_devices: dict[str, list[tuple[str, int]]] = {}
     for name, place in places.items():
         if name not in standing:
             added_devices.setdefault(place.rack, []).append((name, place.unit))
     cables = _cables(hall, networks, oob_design, oob, places)
-    bom = _bom(networks, oob_design, oob, cables, hall.catalog)
+    bom = _bom(networks, oob_design, oob, cables, hall.catalog, len(brought))
     return NetworksPhysical(
         tuple(new_racks),
         {name: round(kw, 3) for name, kw in sorted(added.items())},
@@ -235,14 +261,19 @@ def plan_networks_physical(
         oob_design,
         bom,
         tuple(sorted(crowded)),
-        _power(networks, oob_design, oob),
+        _power(networks, oob_design, oob, len(brought)),
+        tuple((name, places[name].rack, places[name].unit) for name in sorted(brought)),
     )
 
 
 def _power(
-    networks: Sequence[tuple[DataNetworkSpec, NetworkFabric]], oob_design: OobDesign | None, oob: OobSpec | None
+    networks: Sequence[tuple[DataNetworkSpec, NetworkFabric]],
+    oob_design: OobDesign | None,
+    oob: OobSpec | None,
+    brought: int,
 ) -> tuple[NetworkPower, ...]:
-    """Each network's switches and storage servers with their draw, as the racks count it."""
+    """Each network's switches and storage servers with their draw, as the racks count it: not the ``brought``
+    management switches of rack-scale systems, whose draw is the system's."""
     power = []
     for spec, fabric in networks:
         watts = sum(
@@ -260,9 +291,9 @@ def _power(
             )
         )
     if oob_design is not None and oob is not None:
-        managers = len(oob_design.switches) - oob_design.spines
+        managers = len(oob_design.switches) - oob_design.spines - brought
         watts = managers * oob.switch.power_w + oob_design.spines * oob.spine.power_w_optics
-        power.append(NetworkPower("oob", len(oob_design.switches), round(watts / 1000, 3), 0, 0.0))
+        power.append(NetworkPower("oob", managers + oob_design.spines, round(watts / 1000, 3), 0, 0.0))
     return tuple(power)
 
 
@@ -274,9 +305,12 @@ def _server_names(fabric: NetworkFabric) -> list[str]:
 def _management_units(
     hall: Hall, networks: Sequence[tuple[DataNetworkSpec, NetworkFabric]], oob: OobSpec | None
 ) -> int:
-    """Units a rack keeps at its top for management switches: enough for a compute rack's management ports."""
+    """Units a rack keeps at its top for management switches: enough for a compute rack's management ports (in a
+    hall of rack-scale systems that bring their own, one switch for a network rack's switches)."""
     if oob is None:
         return 0
+    if hall.system is not None and hall.system.management_switches:
+        return oob.switch.rack_units  # the compute racks bring their own; a network rack's switches fill one
     ports = hall.servers_per_rack * (oob.bmcs_per_server + oob.host_management) + oob.managed_per_rack
     ports += sum(
         fabric.plan.leaves_per_group * max(1, math.ceil(hall.servers_per_rack / fabric.plan.servers_per_group))
@@ -285,20 +319,55 @@ def _management_units(
     return max(1, math.ceil(ports / oob.switch.ports)) * oob.switch.rack_units
 
 
+def _leaf_racks(
+    hall: Hall, networks: Sequence[tuple[DataNetworkSpec, NetworkFabric]], top: int, places: dict[str, Place]
+) -> tuple[list[NetworkRack], int]:
+    """Beside rack-scale systems (whose racks are full), the GPU servers' leaves of every network in network racks
+    of their own from the first rack after the backend's hall, below ``top`` management units: each network's
+    racks reserved for the leaf groups of its envelope, as many whole groups to a rack as its units and power
+    allow, group ``g`` in the network's rack ``g // per_rack``; returns the racks built and the first rack slot
+    (row times racks per row plus position) after every reservation. Servers' halls: no racks, the first slot."""
+    facility = hall.facility
+    slot = hall.rows * facility.racks_per_row
+    if hall.system is None:
+        return [], slot
+    racks: list[NetworkRack] = []
+    for spec, fabric in networks:
+        plan, leaf = fabric.plan, spec.leaf
+        fit_units = (facility.rack_units - top) // (plan.leaves_per_group * leaf.rack_units)
+        fit_power = int(facility.rack_power_kw * 1000 // (plan.leaves_per_group * leaf.power_w_optics))
+        per_rack = max(1, min(fit_units, fit_power))
+        members: dict[int, list[str]] = defaultdict(list)
+        for device in fabric.switches():
+            if device.role != "leaf":
+                continue
+            rack_slot = slot + device.su // per_rack
+            row, position = divmod(rack_slot, facility.racks_per_row)
+            offset = (device.su % per_rack) * plan.leaves_per_group + device.index
+            unit = facility.rack_units - top - (offset + 1) * leaf.rack_units + 1
+            places[device.name] = Place(_rack_name(row, position), row, position, unit, leaf.rack_units)
+            members[rack_slot].append(device.name)
+        for rack_slot, names in sorted(members.items()):
+            row, position = divmod(rack_slot, facility.racks_per_row)
+            stacked = tuple(sorted(((name, places[name].unit) for name in names), key=lambda member: -member[1]))
+            kw = round(len(names) * leaf.power_w_optics / 1000, 3)
+            racks.append(NetworkRack(_rack_name(row, position), row, position, "network", stacked, kw))
+        slot += math.ceil(plan.envelope_groups / per_rack)
+    return racks, slot
+
+
 def _pack(
     members: Sequence[tuple[str, int, float, bool]],
-    row: int,
+    slot: int,
     facility: Facility,
     top: int,
     places: dict[str, Place],
-    after: NetworkRack | None = None,
 ) -> list[NetworkRack]:
-    """Stack ``members`` (name, units, kW, storage server) into new racks from ``row`` on (after the rack
-    ``after``), below ``top`` management units, while the units and power allow; storage servers in racks of
-    their own."""
+    """Stack ``members`` (name, units, kW, storage server) into new racks from the rack slot ``slot`` (row times
+    racks per row plus position) on, below ``top`` management units, while the units and power allow; storage
+    servers in racks of their own."""
     racks: list[NetworkRack] = []
-    position = after.position + 1 if after else 0
-    row = after.row if after else row
+    row, position = divmod(slot, facility.racks_per_row)
     current: list[str] = []
     unit, kw, storage = facility.rack_units - top + 1, 0.0, False
 
@@ -344,6 +413,12 @@ def _rack_ports(
     result = []
     for rack in hall.racks:
         positions: list[Managed | None] = []
+        if hall.system is not None and hall.brings_switches(rack):
+            positions = _system_positions(hall.system, oob, rack, [hall.devices[index].name for index in rack.devices])
+            positions.extend(tor_positions.get(rack.name, [None] * reserved))
+            switches = tuple(name for name, _, _ in rack.parts if _part_of(name) == "management_switch")
+            result.append(RackPorts(rack.name, rack.row * width + rack.position, tuple(positions), switches))
+            continue
         if rack.role == "compute":
             servers = [hall.devices[index].name for index in rack.devices]
             for slot in range(hall.servers_per_rack):
@@ -368,6 +443,27 @@ def _rack_ports(
             )
         )
     return result
+
+
+def _system_positions(system: SystemModel, oob: OobSpec, rack: Rack, trays: Sequence[str]) -> list[Managed | None]:
+    """The management ports of a rack-scale system's rack: each compute tray's in tray order (with its host
+    management port when declared), then each of its other parts' in their order, then the managed parts the
+    intent declares per rack."""
+    ports = (*system.management_ports_of("compute_tray"), *((MANAGEMENT_PORT,) if oob.host_management else ()))
+    positions: list[Managed | None] = [
+        Managed(trays[slot], port) if slot < len(trays) else None for slot in range(system.trays) for port in ports
+    ]
+    positions.extend(
+        Managed(name, port) for name, _, _ in rack.parts for port in system.management_ports_of(_part_of(name))
+    )
+    positions.extend(Managed(f"{rack.name}-pdu{part}", "mgmt") for part in range(oob.managed_per_rack))
+    return positions
+
+
+def _part_of(name: str) -> str:
+    """The kind of a system's part (:data:`designer.catalog.SYSTEM_PARTS`) from its name (``sys0-nvswitch3``)."""
+    short = name.rsplit("-", 1)[1].rstrip("0123456789")
+    return next(part for part, named in PART_NAMES.items() if named == short)
 
 
 def _run_dm(a: Place, b: Place, facility: Facility) -> int:
@@ -468,9 +564,11 @@ def _bom(
     oob: OobSpec | None,
     cables: Sequence[Cable],
     hardware: Catalog,
+    brought: int,
 ) -> tuple[BomLine, ...]:
-    """What the networks add to order: switches, storage servers, an optic at each end of every optical cable (one
-    per link, at its speed) and the cables by medium and ordered length."""
+    """What the networks add to order: switches (not the ``brought`` management switches of rack-scale systems,
+    which come with them), storage servers, an optic at each end of every optical cable (one per link, at its speed)
+    and the cables by medium and ordered length."""
     counts: Counter[tuple[str, str, float | None]] = Counter()
     for spec, fabric in networks:
         for device in fabric.switches():
@@ -478,7 +576,8 @@ def _bom(
         if spec.storage_nodes:
             counts["server", "storage server", None] += spec.storage_nodes.count
     if oob_design is not None and oob is not None:
-        counts["switch", oob.switch.name, None] += len(oob_design.switches) - oob_design.spines
+        if added := len(oob_design.switches) - oob_design.spines - brought:
+            counts["switch", oob.switch.name, None] += added
         counts["switch", oob.spine.model, None] += oob_design.spines
     for cable in cables:
         medium = hardware.media.get(cable.medium)

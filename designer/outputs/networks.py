@@ -133,7 +133,7 @@ def oob_rows(networks: ClusterNetworks) -> tuple[list[str], Iterator[list[Any]]]
         length = 33 - oob.block.bit_length()
         for number, name in enumerate(oob.switches):
             if number < managers:
-                yield [name, "vlan", ip(oob.gateways[number]), length, "", "", "", name.rsplit("-mgmt", 1)[0]]
+                yield [name, "vlan", ip(oob.gateways[number]), length, "", "", "", oob.racks[number]]
             else:
                 yield [name, "lo", ip(oob.gateways[number]), 32, "", "", "", ""]
         for access in oob.access:
@@ -146,7 +146,7 @@ def oob_rows(networks: ClusterNetworks) -> tuple[list[str], Iterator[list[Any]]]
                 ip(oob.gateways[access.switch]),
                 switch,
                 f"swp{access.port + 1}",
-                switch.rsplit("-mgmt", 1)[0],
+                oob.racks[access.switch],
             ]
 
     return header, rows()
@@ -217,6 +217,7 @@ def network_device_rows(networks: ClusterNetworks) -> Iterator[dict[str, Any]]:
     places.update(
         {name: (rack, unit) for rack, members in networks.physical.added_devices.items() for name, unit in members}
     )
+    places.update({name: (rack, unit) for name, rack, unit in networks.physical.brought})
 
     def placed(name: str) -> dict[str, Any]:
         rack, unit = places[name]
@@ -299,12 +300,19 @@ def power_section(networks: ClusterNetworks, physical: Physical, facility: Facil
     backend = physical.power_kw(facility.pue)["total"]
     rows = [(power.network, power.switches, power.switch_kw, power.servers, power.server_kw) for power in added.power]
     extra = sum(switch_kw + server_kw for _, _, switch_kw, _, server_kw in rows)
+    standing = {rack.name: rack for rack in physical.racks}
+    in_compute = any(standing[name].role == "compute" for name in added.added_kw if name in standing)
     lines = [
         "",
         "## The networks beside the backend",
         "",
         "Their switches at their power with optics (management switches without: their ports are copper), storage "
-        "servers at their declared power; top-of-rack and management switches stand in the compute racks above.",
+        "servers at their declared power; "
+        + (
+            "top-of-rack and management switches stand in the compute racks above."
+            if in_compute
+            else "they add nothing to the compute racks: their own switches stand in network racks."
+        ),
         "",
         "| network | switches | switch kW | storage servers | server kW | total kW | facility kW |",
         "|---|---:|---:|---:|---:|---:|---:|",
@@ -321,7 +329,6 @@ def power_section(networks: ClusterNetworks, physical: Physical, facility: Facil
         "| rack | role | devices added | backend kW | added kW | total kW | budget use |",
         "|---|---|---:|---:|---:|---:|---:|",
     ]
-    standing = {rack.name: rack for rack in physical.racks}
     for rack in physical.racks:
         if rack.name in added.added_kw:
             lines.append(

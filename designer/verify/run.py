@@ -58,9 +58,9 @@ def read_output(target: Path, traffic: bool = False, whole: bool = True) -> dict
     """The files of an output folder that a lab needs, each one with the sha256 its ``manifest.json`` records (an
     edited file is an input error, as in ``designer check``). Only regular files are read (a link or a FIFO is an
     input error): ``design.json``, checked here where its path is known, the FRR files of every switch it names
-    (its frr.conf and its kernel settings, ``configs/sysctl/<hostname>.conf``), the BGP of the frontend's servers
-    the lab runs (``servers/<server>/frr.conf``) and, with ``traffic``, the host files of the servers the lab
-    samples."""
+    (its frr.conf and its kernel settings, ``configs/sysctl/<hostname>.conf``), the frontend's switches' frr.conf
+    and its servers' BGP (``servers/<server>/frr.conf``) the lab runs and, with ``traffic``, the host files of the
+    servers the lab samples."""
     if not os.path.lexists(target / DESIGN_FILE):
         return {}
     manifest = read_manifest(target)
@@ -77,7 +77,15 @@ def read_output(target: Path, traffic: bool = False, whole: bool = True) -> dict
                 if device["role"] != "server"
                 for relative, _ in config_files("frr", device["name"])
             ]
-            + [frontend.host_config(row["name"]) for row in frontend.devices(design, whole) if row["role"] == "server"],
+            + [
+                relative
+                for row in frontend.devices(design, whole)
+                for relative in (
+                    [frontend.host_config(row["name"])]
+                    if row["role"] == "server"
+                    else [path for path, _ in config_files("frr", row["name"])]
+                )
+            ],
         )
     )
     if traffic:

@@ -2,7 +2,8 @@
 
 The input is the build's own files (``design.json`` and ``configs/frr/<hostname>.conf``), from an
 output folder or rendered in memory from an intent, so ``verify`` proves exactly what ``build`` wrote. With the
-frontend in the design, its switches and BGP servers join the lab (:mod:`designer.verify.frontend`).
+frontend in the design, its switches and BGP servers join the lab with their built files
+(:mod:`designer.verify.frontend`).
 
 Expected ECMP widths are counted on the lab's wiring: BGP on an RFC 7938 fabric installs, for every
 destination leaf, one next hop per link that starts a shortest valley-free path (up, then down). That
@@ -20,7 +21,7 @@ from typing import Any
 
 from designer.built import DESIGN_FILE, parse_design
 from designer.errors import InputError, PrerequisiteError, Problem
-from designer.targets import config_files
+from designer.targets import config_files, config_path
 from designer.verify import frontend
 from designer.verify.hostconfig import parse_router_sysctl
 
@@ -193,14 +194,14 @@ def topology(files: Mapping[str, bytes], whole: bool = True, where: str = DESIGN
     switches = [device for device in data["devices"] if device["role"] in ROLES]
     keep = [device for device in switches if whole or _in_slice(device, tiers, sizing)]
     index = {device["name"]: number for number, device in enumerate(keep)}
-    missing = [device["name"] for device in keep if f"configs/frr/{device['name']}.conf" not in files]
-    if missing:
-        raise PrerequisiteError(
-            f"no FRR config for {len(missing)} switch(es), e.g. configs/frr/{missing[0]}.conf; build the design "
-            "with frr among its targets (intent key targets) and run 'designer verify' again"
-        )
     front = frontend.devices(data, whole)
     hosts = [row["name"] for row in front if row["role"] == "server"]
+    named_switches = [device["name"] for device in keep] + [row["name"] for row in front if row["role"] != "server"]
+    if missing := [name for name in named_switches if config_path("frr", name) not in files]:
+        raise PrerequisiteError(
+            f"no FRR config for {len(missing)} switch(es), e.g. {config_path('frr', missing[0])}; build the "
+            "design with frr among its targets (intent key targets) and run 'designer verify' again"
+        )
     if absent := [name for name in hosts if frontend.host_config(name) not in files]:
         raise PrerequisiteError(
             f"no BGP configuration for {len(absent)} frontend server(s), e.g. {frontend.host_config(absent[0])}; "
@@ -253,10 +254,14 @@ def topology(files: Mapping[str, bytes], whole: bool = True, where: str = DESIGN
                 outside[z_address or f"{a_name} {a_port}"] = z_name
             elif z is not None:
                 outside[a_address or f"{z_name} {z_port}"] = a_name
-    hosted = dict(zip(hosts, _configs(files, [frontend.host_config(name) for name in hosts]), strict=True))
-    made = _frontend_configs(routers, wires, server_ports)
-    configs = _configs(files, [f"configs/frr/{router.name}.conf" for router in routers[: len(keep)]])
-    configs += [made.get(number) or hosted[router.name] for number, router in enumerate(routers) if number >= len(keep)]
+    hosted = set(hosts)
+    configs = _configs(
+        files,
+        [
+            frontend.host_config(router.name) if router.name in hosted else config_path("frr", router.name)
+            for router in routers
+        ],
+    )
     lab_lines: list[tuple[str, ...]] = [() for _ in routers]
     for wire in wires:
         if routers[wire.lower].role == frontend.ROLE_PREFIX + "server":
@@ -279,34 +284,6 @@ def topology(files: Mapping[str, bytes], whole: bool = True, where: str = DESIGN
         _pools(summary.get("pools"), data.get("networks")),
         lab_lines,
     )
-
-
-def _frontend_configs(
-    routers: list[Router], wires: list[Wire], server_ports: list[list[tuple[str, str]]]
-) -> dict[int, str]:
-    """The lab's own configuration of every frontend switch (:func:`designer.verify.frontend.switch_config`)."""
-    ports: dict[int, list[frontend.Port]] = {}
-    server = frontend.ROLE_PREFIX + "server"
-    for wire in wires:
-        upper, lower = routers[wire.upper], routers[wire.lower]
-        if upper.role.startswith(frontend.ROLE_PREFIX):
-            ports.setdefault(wire.upper, []).append(
-                frontend.Port(
-                    wire.upper_port, str(wire.upper_address), wire.lower_address, lower.asn, lower.role == server
-                )
-            )
-        if lower.role.startswith(frontend.ROLE_PREFIX) and lower.role != server:
-            ports.setdefault(wire.lower, []).append(
-                frontend.Port(wire.lower_port, str(wire.lower_address), wire.upper_address, upper.asn, False)
-            )
-    made = {}
-    for number, router in enumerate(routers):
-        if router.role.startswith(frontend.ROLE_PREFIX) and router.role != server:
-            bridges = [frontend.Port(port, address, None, None, True) for port, address in server_ports[number]]
-            made[number] = frontend.switch_config(
-                router.name, router.asn, router.loopback, router.announces, [*ports.get(number, []), *bridges]
-            )
-    return made
 
 
 def _pools(pools: object, networks: object) -> tuple[str, ...]:
