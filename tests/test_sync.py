@@ -174,6 +174,30 @@ def test_sync_writes_the_design_and_a_second_sync_changes_nothing(
     assert changes(lab) == written
 
 
+def test_an_unchanged_sync_reads_each_list_once_and_writes_nothing(lab: NautobotLab, designs: dict[str, Path]) -> None:
+    """Issue #28: a second sync only reads, one list per kind of object (filtered by the design's location or
+    namespace, in pages of 1,000, without nested objects), however large the design: the interfaces once (for the
+    cables' ends), the device types' interface templates together, the addresses with their interfaces (no read per
+    interface), nothing read twice."""
+    objects = folder_inventory(designs["today"])
+    nautobot.sync(objects, nautobot.Api(lab.url, lab.token), dry_run=False, prune=False)
+    requests: list[tuple[str, str]] = []
+
+    class Counting(nautobot.Api):
+        def call(self, method: str, path: str, body: object = None) -> object:
+            requests.append((method, path))
+            return super().call(method, path, body)
+
+    plan = nautobot.sync(objects, Counting(lab.url, lab.token), dry_run=False, prune=False)
+    assert plan.report(False, False) == "no change"
+    assert {method for method, _ in requests} == {"GET"}
+    lists = [path.partition("?")[0] for _, path in requests]
+    read_twice = sorted({path for path in lists if lists.count(path) > 1})
+    assert read_twice == [], read_twice
+    assert "ipam/ip-address-to-interface/" not in lists and lists.count("dcim/interfaces/") == 1
+    assert all("depth=0" in path and "limit=1000" in path for _, path in requests)
+
+
 def test_growth_only_creates_and_prune_deletes_what_the_design_lost(
     lab: NautobotLab, designs: dict[str, Path], capsys: pytest.CaptureFixture[str]
 ) -> None:
@@ -267,6 +291,19 @@ def test_a_bad_token_is_an_input_error(
     error = capsys.readouterr().err
     assert "refused the token (40" in error and "--token" in error and "Traceback" not in error
     assert len(changes(lab)) == before
+
+
+def test_a_multiplane_design_is_refused_before_any_request(capsys: pytest.CaptureFixture[str]) -> None:
+    """Issue #24: a ConnectX-8 multiplane design (outputs/gb300-nvl72-multiplane, hwplb: the same /31 in both
+    planes) is a clear exit 2 naming what stops it, not a traceback; the unreachable URL shows nothing was asked."""
+    from tests.nautobot_lab import free_port
+
+    folder = Path(__file__).parent.parent / "outputs" / "gb300-nvl72-multiplane"
+    url = f"http://127.0.0.1:{free_port()}"
+    assert main(["sync", "nautobot", str(folder), "--url", url, "--token", "x"]) == 2
+    error = capsys.readouterr().err
+    assert "multiplane design (compute.multiplane)" in error and "nic0s0" in error and "Traceback" not in error
+    assert "cannot reach" not in error
 
 
 def test_an_unreachable_server_is_an_input_error(designs: dict[str, Path], capsys: pytest.CaptureFixture[str]) -> None:
