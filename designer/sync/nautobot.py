@@ -240,6 +240,8 @@ class _State:
                 problem = self._incompatible(item, there)
                 if problem:
                     plan.conflicts.append(f"{kind} {'/'.join(map(str, key))} exists in Nautobot but {problem}")
+            elif kind == "cable" and not self._ours(there) and self._between_own_devices(key):
+                plan.updates.setdefault(kind, []).append(key)  # a sync stopped between making it and tagging it
             elif not self._ours(there):
                 plan.conflicts.append(
                     f"{kind} {'/'.join(map(str, key))} exists in Nautobot without the tag {TAG!r}: the sync never "
@@ -249,6 +251,11 @@ class _State:
                 plan.updates.setdefault(kind, []).append(key)
         if kind not in SHARED:
             plan.deletes[kind] = sorted(key for key, there in found.items() if key not in wanted and self._ours(there))
+
+    def _between_own_devices(self, cable: tuple[Any, ...]) -> bool:
+        """Whether both ends of the design's ``cable`` are on devices the sync made (tagged)."""
+        name, a_device, _, z_device, _ = cable
+        return all(self._ours(self.existing["device"].get((name, device), {})) for device in (a_device, z_device))
 
     def _ours(self, there: dict[str, Any]) -> bool:
         return any(_id(tag) == self.tag_id for tag in there.get("tags", ()))
