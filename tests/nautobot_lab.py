@@ -64,11 +64,13 @@ def free_port() -> int:
 
 @dataclass
 class NautobotLab:
-    """The running Nautobot: its URL and a superuser's API token."""
+    """The running Nautobot: its URL and a superuser's API token. ``workers``: served as in production, by
+    ``nautobot-server start`` (uWSGI) with that many processes, instead of by one ``runserver`` process."""
 
     folder: Path
     url: str = ""
     token: str = TOKEN
+    workers: int = 0
     processes: list[subprocess.Popen[bytes]] = field(default_factory=list)
 
     def start(self) -> NautobotLab:
@@ -111,11 +113,13 @@ class NautobotLab:
         server = str(Path(sys.executable).parent / "nautobot-server")
         self._run([server, "migrate", "--no-input"], env=self.environment)
         self._run([server, "nbshell", "--command", _TOKEN_SCRIPT.format(token=self.token)], env=self.environment)
-        self._spawn(
-            [server, "runserver", "--noreload", "--nothreading", f"127.0.0.1:{web_port}"],
-            "nautobot.log",
-            env=self.environment,
+        uwsgi = [f"--http=127.0.0.1:{web_port}", "--http-timeout=900", f"--processes={self.workers}", "--master"]
+        serve = (
+            ["start", *uwsgi, "--disable-logging"]  # uWSGI's router drops a request after 60 s unless told otherwise
+            if self.workers
+            else ["runserver", "--noreload", "--nothreading", f"127.0.0.1:{web_port}"]
         )
+        self._spawn([server, *serve], "nautobot.log", env=self.environment)
         self.url = f"http://127.0.0.1:{web_port}"
         self._wait_for_api(180)
         return self
@@ -176,9 +180,9 @@ Token.objects.get_or_create(user=user, key="{token}")
 """
 
 
-def start_lab() -> NautobotLab:
-    """A started :class:`NautobotLab` in a new temporary folder."""
-    return NautobotLab(Path(tempfile.mkdtemp(prefix="designer-nautobot-"))).start()
+def start_lab(workers: int = 0) -> NautobotLab:
+    """A started :class:`NautobotLab` in a new temporary folder (``workers``: uWSGI processes serving it)."""
+    return NautobotLab(Path(tempfile.mkdtemp(prefix="designer-nautobot-")), workers=workers).start()
 
 
 class EarlyLab:

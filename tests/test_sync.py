@@ -174,6 +174,30 @@ def test_sync_writes_the_design_and_a_second_sync_changes_nothing(
     assert changes(lab) == written
 
 
+def test_an_unchanged_sync_reads_each_list_once_and_writes_nothing(lab: NautobotLab, designs: dict[str, Path]) -> None:
+    """Issue #28: a second sync only reads, one list per kind of object (filtered by the design's location or
+    namespace, in pages of 1,000, without nested objects), however large the design: the interfaces once (for the
+    cables' ends), the device types' interface templates together, the addresses with their interfaces (no read per
+    interface), nothing read twice."""
+    objects = folder_inventory(designs["today"])
+    nautobot.sync(objects, nautobot.Api(lab.url, lab.token), dry_run=False, prune=False)
+    requests: list[tuple[str, str]] = []
+
+    class Counting(nautobot.Api):
+        def call(self, method: str, path: str, body: object = None) -> object:
+            requests.append((method, path))
+            return super().call(method, path, body)
+
+    plan = nautobot.sync(objects, Counting(lab.url, lab.token), dry_run=False, prune=False)
+    assert plan.report(False, False) == "no change"
+    assert {method for method, _ in requests} == {"GET"}
+    lists = [path.partition("?")[0] for _, path in requests]
+    read_twice = sorted({path for path in lists if lists.count(path) > 1})
+    assert read_twice == [], read_twice
+    assert "ipam/ip-address-to-interface/" not in lists and lists.count("dcim/interfaces/") == 1
+    assert all("depth=0" in path and "limit=1000" in path for _, path in requests)
+
+
 def test_growth_only_creates_and_prune_deletes_what_the_design_lost(
     lab: NautobotLab, designs: dict[str, Path], capsys: pytest.CaptureFixture[str]
 ) -> None:
@@ -200,34 +224,42 @@ def test_growth_only_creates_and_prune_deletes_what_the_design_lost(
     assert len(changes(lab)) == after
 
 
-def test_an_interrupted_sync_completes_on_the_next_run(lab: NautobotLab, designs: dict[str, Path]) -> None:
-    """A sync stopped after a few bulk writes (as a killed process would be) leaves a half-written design that the
-    next run completes: it creates what is missing and changes nothing that is there."""
+@pytest.mark.parametrize("stop", ["after six writes", "before the cables' tags"])
+def test_an_interrupted_sync_completes_on_the_next_run(lab: NautobotLab, designs: dict[str, Path], stop: str) -> None:
+    """A sync stopped after a few bulk writes (as a killed process would be), or between making the cables and
+    tagging them (Nautobot 3.2 stores a new cable without its tags: a second request sets them), leaves a
+    half-written design that the next run completes: it creates what is missing, tags its own cables between its
+    own devices, and changes nothing else that is there."""
+    suffix = "b" if stop == "after six writes" else "d"
     objects = folder_inventory(designs["grown"])
-    objects = Inventory(f"{NAME}-b", objects.design_sha256, tuple(_renamed(item) for item in objects.items))
+    objects = Inventory(
+        f"{NAME}-{suffix}", objects.design_sha256, tuple(_renamed(item, suffix) for item in objects.items)
+    )
 
     class Stopping(nautobot.Api):
         def call(self, method: str, path: str, body: object = None) -> object:
-            if method != "GET" and self.writes >= 6:
+            tags = method == "PATCH" and path.startswith("dcim/cables/")
+            if method != "GET" and (self.writes >= 6 if stop == "after six writes" else tags):
                 raise KeyboardInterrupt
             return super().call(method, path, body)
 
     with pytest.raises(KeyboardInterrupt):
         nautobot.sync(objects, Stopping(lab.url, lab.token), dry_run=False, prune=False)
     plan = nautobot.sync(objects, nautobot.Api(lab.url, lab.token), dry_run=False, prune=False)
-    assert plan.creates and not plan.updates and not plan.conflicts
+    assert plan.creates and not plan.conflicts
+    assert set(plan.updates) == (set() if stop == "after six writes" else {"cable"})
     again = nautobot.sync(objects, nautobot.Api(lab.url, lab.token), dry_run=True, prune=False)
     assert again.report(True, False) == "no change"
 
 
-def _renamed(item: nautobot.Item) -> nautobot.Item:
-    """``item`` of a second cluster, NAME-b: its own location, racks, devices, cables and namespace."""
+def _renamed(item: nautobot.Item, suffix: str) -> nautobot.Item:
+    """``item`` of another cluster, NAME-``suffix``: its own location, racks, devices, cables and namespace."""
     from designer.sync.inventory import Item, Ref
 
     def rename(value: object) -> object:
         if isinstance(value, Ref):
             return Ref(value.kind, tuple(rename(part) for part in value.key))
-        return f"{NAME}-b" if value == NAME else value
+        return f"{NAME}-{suffix}" if value == NAME else value
 
     return Item(item.kind, tuple(rename(part) for part in item.key), {k: rename(v) for k, v in item.fields.items()})
 
@@ -267,6 +299,19 @@ def test_a_bad_token_is_an_input_error(
     error = capsys.readouterr().err
     assert "refused the token (40" in error and "--token" in error and "Traceback" not in error
     assert len(changes(lab)) == before
+
+
+def test_a_multiplane_design_is_refused_before_any_request(capsys: pytest.CaptureFixture[str]) -> None:
+    """Issue #24: a ConnectX-8 multiplane design (outputs/gb300-nvl72-multiplane, hwplb: the same /31 in both
+    planes) is a clear exit 2 naming what stops it, not a traceback; the unreachable URL shows nothing was asked."""
+    from tests.nautobot_lab import free_port
+
+    folder = Path(__file__).parent.parent / "outputs" / "gb300-nvl72-multiplane"
+    url = f"http://127.0.0.1:{free_port()}"
+    assert main(["sync", "nautobot", str(folder), "--url", url, "--token", "x"]) == 2
+    error = capsys.readouterr().err
+    assert "multiplane design (compute.multiplane)" in error and "nic0s0" in error and "Traceback" not in error
+    assert "cannot reach" not in error
 
 
 def test_an_unreachable_server_is_an_input_error(designs: dict[str, Path], capsys: pytest.CaptureFixture[str]) -> None:

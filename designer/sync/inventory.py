@@ -97,7 +97,8 @@ class Inventory:
 
 def folder_inventory(folder: Path) -> Inventory:
     """The objects of the design built into ``folder``, its switch models rebuilt from the folder's intent.
-    :class:`InputError` for a folder changed after the build; :class:`PrerequisiteError` without an intent.yaml."""
+    :class:`InputError` for a folder changed after the build; :class:`PrerequisiteError` without an intent.yaml,
+    for a design without switch configurations and for a multiplane design."""
     intent = folder_intent(folder)
     if intent is None:
         raise PrerequisiteError(
@@ -107,6 +108,12 @@ def folder_inventory(folder: Path) -> Inventory:
         raise PrerequisiteError(
             f"{folder} is an {intent.technology} design with no switch configurations: the inventory names the "
             "switches' interfaces as their network OS does, so only Ethernet designs sync for now"
+        )
+    if intent.server.multiplane:
+        raise PrerequisiteError(
+            f"{folder} is a multiplane design (compute.multiplane): each NIC port's plane links (nic0s0, nic0s1, "
+            "...) would be interfaces of their own, and with hwplb every plane's link reuses the rail's /31, which "
+            "one Nautobot namespace cannot hold twice; multiplane designs do not sync yet"
         )
     return inventory(folder, intent, device_models(intent))
 

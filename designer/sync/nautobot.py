@@ -18,6 +18,7 @@ import urllib.error
 import urllib.parse
 import urllib.request
 from collections.abc import Callable, Iterable
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -30,8 +31,9 @@ RECORD = re.compile(r"design\.json sha256 ([0-9a-f]{64})")
 """What names a design in the note recording that it was synced (:mod:`designer.sync.inventory`'s record)."""
 BATCH = 250
 """Objects per bulk request."""
-QUERY_IDS = 100
-"""Ids per filtered read (a URL holds about 100 of them comfortably)."""
+PARALLEL = 2
+"""Bulk requests of one kind in flight at once: a Nautobot served by several processes (as in production) works on
+them together; one with a single process answers them in turn."""
 TIMEOUT_S = 900
 """Longest wait for one answer: a bulk write of a few hundred objects takes Nautobot minutes on a busy server."""
 INTERFACE_TYPES = {100: "100gbase-x-qsfp28", 200: "200gbase-x-qsfp56", 400: "400gbase-x-osfp", 800: "800gbase-x-osfp"}
@@ -121,9 +123,11 @@ class Api:
             ) from None
         return json.loads(text) if text else None
 
-    def every(self, path: str, **query: str | list[str]) -> list[dict[str, Any]]:
-        """Every object at ``path`` matching ``query``, page by page."""
-        query = {**query, "limit": "1000", "depth": "0", "exclude_m2m": "false"}
+    def every(self, path: str, *, relations: bool = False, **query: str | list[str]) -> list[dict[str, Any]]:
+        """Every object at ``path`` matching ``query``, page by page, without nested objects: ids for pointers,
+        and of the many-to-many fields only tags and content types (``relations``: every many-to-many field, each
+        a list of ids, e.g. an address's interfaces)."""
+        query = {**query, "limit": "1000", "depth": "0", **({"exclude_m2m": "false"} if relations else {})}
         page: str | None = f"{path}/?{urllib.parse.urlencode(query, doseq=True)}"
         found: list[dict[str, Any]] = []
         while page:
@@ -133,11 +137,12 @@ class Api:
         return found
 
     def bulk(self, method: str, path: str, bodies: list[dict[str, Any]]) -> list[dict[str, Any]]:
-        """``bodies`` in requests of :data:`BATCH`; what Nautobot answers for them."""
-        answers: list[dict[str, Any]] = []
-        for start in range(0, len(bodies), BATCH):
-            answers += self.call(method, f"{path}/", bodies[start : start + BATCH]) or []
-        return answers
+        """``bodies`` in requests of :data:`BATCH`, :data:`PARALLEL` at a time; what Nautobot answers for them, in
+        their order (each object without its many-to-many fields: the sync needs only the ids back)."""
+        batches = [bodies[start : start + BATCH] for start in range(0, len(bodies), BATCH)]
+        with ThreadPoolExecutor(PARALLEL) as requests:
+            answers = requests.map(lambda batch: self.call(method, f"{path}/?exclude_m2m=true", batch), batches)
+            return [row for answer in answers for row in answer or []]
 
 
 @dataclass
@@ -186,10 +191,16 @@ class _State:
         self.existing: dict[str, dict[tuple[Any, ...], dict[str, Any]]] = {}
         self.statuses: dict[str, str] = {}
         self.tag_id = ""
+        self.tag_types: set[str] = set()
         self.location_type = ""
+        self.template_names: dict[str, set[str]] = {}
+        """The interface templates of the design's device types that Nautobot has, by device type id."""
         self.templates_made: dict[tuple[Any, ...], set[str]] = {}
         """Device types of the sync's own that a stopped sync left without all their interface templates."""
         self.interface_ids: dict[tuple[str, str], str] = {}
+        """Every interface of the design's location, by device and interface name."""
+        self.assigned: set[tuple[str, str]] = set()
+        """Which address is on which interface already (address id, interface id)."""
 
     def plan(self) -> Plan:
         plan = Plan()
@@ -200,7 +211,8 @@ class _State:
             else:
                 self.statuses[name] = statuses[name]["id"]
         tags = self.api.every("extras/tags", name=TAG)
-        self.tag_id = tags[0]["id"] if tags else ""
+        if tags:
+            self.tag_id, self.tag_types = tags[0]["id"], set(tags[0]["content_types"])
         types = self.api.every("dcim/location-types", name=LOCATION_TYPE)
         if types:
             self.location_type = types[0]["id"]
@@ -228,6 +240,8 @@ class _State:
                 problem = self._incompatible(item, there)
                 if problem:
                     plan.conflicts.append(f"{kind} {'/'.join(map(str, key))} exists in Nautobot but {problem}")
+            elif kind == "cable" and not self._ours(there) and self._between_own_devices(key):
+                plan.updates.setdefault(kind, []).append(key)  # a sync stopped between making it and tagging it
             elif not self._ours(there):
                 plan.conflicts.append(
                     f"{kind} {'/'.join(map(str, key))} exists in Nautobot without the tag {TAG!r}: the sync never "
@@ -237,6 +251,11 @@ class _State:
                 plan.updates.setdefault(kind, []).append(key)
         if kind not in SHARED:
             plan.deletes[kind] = sorted(key for key, there in found.items() if key not in wanted and self._ours(there))
+
+    def _between_own_devices(self, cable: tuple[Any, ...]) -> bool:
+        """Whether both ends of the design's ``cable`` are on devices the sync made (tagged)."""
+        name, a_device, _, z_device, _ = cable
+        return all(self._ours(self.existing["device"].get((name, device), {})) for device in (a_device, z_device))
 
     def _ours(self, there: dict[str, Any]) -> bool:
         return any(_id(tag) == self.tag_id for tag in there.get("tags", ()))
@@ -261,7 +280,11 @@ class _State:
                 if Ref("manufacturer", key) in self.ids
             }
             rows = self.api.every(PATHS[kind], manufacturer=list(makers)) if makers else []
-            return {(makers[_id(row["manufacturer"])], row["model"]): row for row in rows}
+            found = {(makers[_id(row["manufacturer"])], row["model"]): row for row in rows}
+            wanted = sorted(found[key]["id"] for key in self._keys(kind) if key in found)
+            for row in self.api.every("dcim/interface-templates", device_type=wanted) if wanted else []:
+                self.template_names.setdefault(_id(row["device_type"]), set()).add(row["name"])
+            return found
         if kind == "autonomous_system":
             return {(row["asn"],): row for row in self.api.every(PATHS[kind])}
         if kind == "namespace":
@@ -276,9 +299,10 @@ class _State:
         if kind in ("prefix", "ip_address"):
             if namespace is None:
                 return {}
-            rows = self.api.every(PATHS[kind], namespace=namespace)
             if kind == "prefix":
-                return {(name, row["prefix"]): row for row in rows}
+                return {(name, row["prefix"]): row for row in self.api.every(PATHS[kind], namespace=namespace)}
+            rows = self.api.every(PATHS[kind], relations=True, namespace=namespace)  # with their interfaces
+            self.assigned = {(row["id"], _id(interface)) for row in rows for interface in row["interfaces"]}
             return {(name, row["address"]): row for row in rows}
         if kind == "routing_instance":
             devices = {there["id"]: key for key, there in self.existing["device"].items()}
@@ -290,11 +314,8 @@ class _State:
         """The location's cables between two of its interfaces, by the ends' device and interface names."""
         if site is None:
             return {}
-        devices = {there["id"]: key[1] for key, there in self.existing["device"].items()}
-        ends = {
-            row["id"]: (devices.get(_id(row["device"]), ""), row["name"])
-            for row in self.api.every("dcim/interfaces", location=site)
-        }
+        self._read_interfaces(site)
+        ends = {interface: end for end, interface in self.interface_ids.items()}
         return {
             (self.inventory.name, *ends[row["termination_a_id"]], *ends[row["termination_b_id"]]): row
             for row in self.api.every(PATHS["cable"], location_id=site)
@@ -309,8 +330,7 @@ class _State:
         if item.kind == "role" and "dcim.device" not in there.get("content_types", ()):
             return "is not a role for devices; add dcim.device to its content types"
         if item.kind == "device_type":
-            templates = self.api.every("dcim/interface-templates", device_type=there["id"])
-            have = sorted(row["name"] for row in templates)
+            have = sorted(self.template_names.get(there["id"], ()))
             want = sorted(port.name for port in item.fields["ports"])
             if self._ours(there) and set(have) < set(want):  # a sync stopped between the type and its interfaces
                 self.templates_made[item.key] = set(have)
@@ -442,7 +462,8 @@ class _State:
             items = {item.key: item for item in self.inventory.of(kind)}
             creates = plan.creates.get(kind, [])
             if kind == "cable":
-                self._read_interfaces()
+                if plan.creates.get("device"):  # their interfaces, made from their device types
+                    self._read_interfaces(self.ids[Ref("site", (self.inventory.name,))])
                 self._create_cables([items[key] for key in creates])
             elif creates:
                 made = self.api.bulk("POST", PATHS[kind], [self._body(items[key]) for key in creates])
@@ -471,12 +492,10 @@ class _State:
                 {"name": TAG, "content_types": TAGGED_TYPES, "description": "written by designer sync"},
             )
             self.tag_id = made["id"]
-        there = self.api.call("GET", f"extras/tags/{self.tag_id}/")
-        if set(TAGGED_TYPES) - set(there["content_types"]):
+            self.tag_types = set(made["content_types"])
+        if set(TAGGED_TYPES) - self.tag_types:
             self.api.call(
-                "PATCH",
-                f"extras/tags/{self.tag_id}/",
-                {"content_types": sorted(set(TAGGED_TYPES) | set(there["content_types"]))},
+                "PATCH", f"extras/tags/{self.tag_id}/", {"content_types": sorted(set(TAGGED_TYPES) | self.tag_types)}
             )
         if not self.location_type:
             made = self.api.call(
@@ -500,11 +519,10 @@ class _State:
                 bodies.append(body)
         self.api.bulk("POST", "dcim/interface-templates", bodies)
 
-    def _read_interfaces(self) -> None:
-        site = self.ids[Ref("site", (self.inventory.name,))]
-        devices = {
-            row_id: key[1] for key, row_id in ((ref.key, i) for ref, i in self.ids.items() if ref.kind == "device")
-        }
+    def _read_interfaces(self, site: str) -> None:
+        """Every interface of the location ``site``, by device and interface name."""
+        devices = {there["id"]: key[1] for key, there in self.existing["device"].items()}  # the design's and others
+        devices.update((row_id, ref.key[1]) for ref, row_id in self.ids.items() if ref.kind == "device")
         self.interface_ids = {
             (devices.get(_id(row["device"]), ""), row["name"]): row["id"]
             for row in self.api.every("dcim/interfaces", location=site)
@@ -532,16 +550,10 @@ class _State:
     def _assign_addresses(self) -> None:
         """Put every address on its interface (``ip-address-to-interface``), those not there yet."""
         addresses = {self.ids[item.ref]: item for item in self.inventory.of("ip_address")}
-        interfaces = sorted(set(self.interface_ids.values()))
-        assigned = {
-            (_id(row["ip_address"]), _id(row["interface"]))
-            for start in range(0, len(interfaces) if addresses else 0, QUERY_IDS)
-            for row in self.api.every("ipam/ip-address-to-interface", interface=interfaces[start : start + QUERY_IDS])
-        }
         bodies = []
         for address_id, item in addresses.items():
             interface = self.interface_ids[(item.fields["device"].key[1], item.fields["interface"])]
-            if (address_id, interface) not in assigned:
+            if (address_id, interface) not in self.assigned:
                 bodies.append({"ip_address": address_id, "interface": interface})
         self.api.bulk("POST", "ipam/ip-address-to-interface", bodies)
 
