@@ -18,13 +18,16 @@ import re
 from designer.allocate import ip
 from designer.design import Design, quiet
 from designer.intent import parse_intent
-from designer.outputs.build import review_files
+from designer.outputs.build import design_files, review_files
 from designer.pipeline import design
+from designer.verify.topology import topology
+from tests.conftest import ROOT
 from tests.test_networks_configs import EXAMPLE, built, example_text
 
 CORE_ASN = 65100
 """The core's ASN in the shipped example (intents/enterprise-four-networks.yaml)."""
 CORE_UPLINKS = 4
+FRONTEND = ROOT / "tests" / "intents" / "verify-frontend.yaml"
 CORE_LINE = "    core: {asn: 65100}"
 
 
@@ -124,3 +127,16 @@ def test_without_a_core_the_uplinks_are_only_cabled() -> None:
     for config in result.network_configs:
         assert all(neighbor.peer_group != "CORE" for neighbor in config.bgp.neighbors), config.hostname
         assert not config.bgp.pool_aggregates and all(iface.role != "core" for iface in config.interfaces)
+
+
+def test_the_lab_takes_a_border_leafs_core_sessions_for_peers_outside_it() -> None:
+    """designer verify runs no core: the border leaf's session to it is a peer outside the lab (reported as not
+    covered), not a neighbor beyond the design's cabling."""
+    text = FRONTEND.read_text().replace("    core_uplinks: 1\n", "    core_uplinks: 1\n    core: {asn: 65100}\n")
+    assert "core: {asn: 65100}" in text
+    files = design_files(design(parse_intent(text, str(FRONTEND)), quiet))
+    (border_end, _) = core_rows(files)  # one uplink: the border leaf's row, then the core's
+    core = border_end[6]
+    lab = topology(files)
+    assert lab.outside[core] == "core"
+    assert f" neighbor {core} remote-as 65100\n" in files["configs/frr/fe-border0.conf"].decode()
