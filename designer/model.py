@@ -864,20 +864,20 @@ def switch_configs(
         downlinks[upper][lower] += 1
 
     for index, peers in addressing.core_peers.items():
-        for peer in peers:
-            name, cage, lane, first_lane, breakout, lanes = ports[index].places[peer.port]
-            description = f"{CORE} {peer.peer_interface}"
+        for uplink in peers:
+            name, cage, lane, first_lane, breakout, lanes = ports[index].places[uplink.port]
+            description = f"{CORE} {uplink.peer_interface}"
             interfaces[index].append(
                 (
-                    peer.port,
+                    uplink.port,
                     Interface(
                         name,
                         description,
-                        peer.address + "/31",
+                        uplink.address + "/31",
                         CORE,
-                        peer.peer_interface,
-                        peer.peer_address,
-                        peer.speed_gbps,
+                        uplink.peer_interface,
+                        uplink.peer_address,
+                        uplink.speed_gbps,
                         mtu,
                         "core",
                         cage,
@@ -885,18 +885,18 @@ def switch_configs(
                         breakout,
                         lanes,
                         first_lane,
-                        sized(index, peer.speed_gbps, peer.cable_m),
-                        dict.fromkeys(targets, peer.peer_interface),
+                        sized(index, uplink.speed_gbps, uplink.cable_m),
+                        dict.fromkeys(targets, uplink.peer_interface),
                     ),
                     Neighbor(
-                        peer.peer_address,
-                        peer.peer_asn,
+                        uplink.peer_address,
+                        uplink.peer_asn,
                         CORE,
                         name,
                         description,
-                        peer.address,
+                        uplink.address,
                         PEER_GROUPS["core"],
-                        peer.peer_interface,
+                        uplink.peer_interface,
                     ),
                 )
             )

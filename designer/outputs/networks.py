@@ -284,8 +284,8 @@ def network_link_rows(networks: ClusterNetworks) -> Iterator[dict[str, Any]]:
         if cable.network in evens and cable.tier != CORE_TIER:
             even = next(evens[cable.network])
             yield _link_row(cable, ip(even), ip(even + 1), f"{ip(even)}/31")
-        elif cable.tier == CORE_TIER and (even := next(cores[cable.network], None)) is not None:
-            yield _link_row(cable, ip(even + 1), ip(even), f"{ip(even)}/31")
+        elif cable.tier == CORE_TIER and (core_end := next(cores[cable.network], None)) is not None:
+            yield _link_row(cable, ip(core_end + 1), ip(core_end), f"{ip(core_end)}/31")
         else:
             yield _link_row(cable, None, None, None)
 
