@@ -468,8 +468,8 @@ def _network_devices(rows: list[Any], roles: dict[str, tuple[str, str]]) -> list
 
 def _network_links(rows: list[Any], roles: dict[str, tuple[str, str]], backend: dict[str, str]) -> list[Problem]:
     """Every row of ``network_links``: a leaf-spine network's ends devices of that network with valid ports and one
-    /31 (the upper end even); the ends of a core uplink or an out-of-band cable plain names and ports without
-    addresses."""
+    /31 (the upper end even); the ends of an out-of-band cable plain names and ports without addresses, a core
+    uplink's the same or, peering with the core, one /31 (:func:`_core_pair`)."""
     problems: list[Problem] = []
     for number, row in enumerate(rows):
         path: tuple[str | int, ...] = ("network_links", number)
@@ -489,9 +489,17 @@ def _network_links(rows: list[Any], roles: dict[str, tuple[str, str]], backend: 
         addresses = []
         for side in ("a", "z"):
             name, port, address = row[side]
-            if network == "oob" or row["tier"] == CORE_TIER:
+            if network == "oob":
                 if not (TOKEN.fullmatch(name) and TOKEN.fullmatch(port)) or address is not None:
                     problems.append(Problem((*path, side), f"{shown(row[side])} is not [device, port, null]"))
+                continue
+            if row["tier"] == CORE_TIER:
+                if not (TOKEN.fullmatch(name) and TOKEN.fullmatch(port)) or (
+                    address is not None and _ipv4(address) is None
+                ):
+                    problems.append(
+                        Problem((*path, side), f"{shown(row[side])} is not [device, port, null or an IPv4 address]")
+                    )
                 continue
             addresses.append(_ipv4(address))
             if addresses[-1] is None:
@@ -511,7 +519,27 @@ def _network_links(rows: list[Any], roles: dict[str, tuple[str, str]], backend: 
                 problems.append(Problem((*path, side, 1), f"{shown(port)} is not a port name ({wanted})"))
         if network != "oob" and row["tier"] != CORE_TIER:
             problems += _pair(row, path, *addresses)
+        elif row["tier"] == CORE_TIER:
+            problems += _core_pair(row, path)
     return problems
+
+
+def _core_pair(row: dict[str, Any], path: tuple[str | int, ...]) -> list[Problem]:
+    """A core uplink's two addresses: both null (the frontend has no ``core``), or one /31 with the core's end (z)
+    even, the border leaf's (a) the next address and subnet z/31."""
+    border, core = (row[side][2] for side in ("a", "z"))
+    if border is None and core is None and row.get("subnet") is None:
+        return []
+    low, high = _ipv4(core), _ipv4(border)
+    if low is not None and high is not None and not low % 2 and high == low + 1 and row.get("subnet") == f"{core}/31":
+        return []
+    return [
+        Problem(
+            path,
+            f"{shown(border)} - {shown(core)} ({shown(row.get('subnet'))}) is not one /31 with the core's end (z) "
+            "even, the border leaf's (a) the next address and subnet z/31, nor three nulls",
+        )
+    ]
 
 
 def _unaddressed_links(rows: list[Any], roles: dict[str, str]) -> list[Problem]:

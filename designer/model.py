@@ -43,7 +43,7 @@ from __future__ import annotations
 import hashlib
 from collections import Counter
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from functools import cached_property
 from operator import itemgetter
 from typing import NamedTuple
@@ -62,14 +62,22 @@ HASH_FIELDS = {
 }
 """The header fields each ``load_balancing.hash`` choice feeds the ECMP hash, in the designer's own words (each
 OS's view spells them); the UDP source port is the entropy RoCEv2 gives each queue pair."""
+CORE = "core"
+"""The peer device of a border leaf's core uplinks: the data-centre core, which designer does not configure."""
 LAYER4_FIELDS = frozenset({"source-port", "destination-port"})
 TIER_SEEDS = {"leaf": 1, "spine": 2, "super_spine": 3}
 """The seed of each tier under ``seeds: per-tier``: its position from the servers up."""
-PEER_GROUPS = {"server": "SERVERS", "leaf": "LEAVES", "spine": "SPINES", "super_spine": "SUPER-SPINES"}
+PEER_GROUPS = {
+    "server": "SERVERS",
+    "leaf": "LEAVES",
+    "spine": "SPINES",
+    "super_spine": "SUPER-SPINES",
+    "core": "CORE",
+}
 """The peer group of a session, by the peer's role: one per role and direction on every switch (servers only where
-they run BGP, in a network dual-homed with ``bgp``)."""
+they run BGP, in a network dual-homed with ``bgp``; the data-centre core only on a border leaf peering with it)."""
 GROUP_ROLES = {group: role for role, group in PEER_GROUPS.items()}
-ROLES_UP = ("server", "leaf", "spine", "super_spine")
+ROLES_UP = ("server", "leaf", "spine", "super_spine", "core")
 """The roles from the servers up: a session towards a later role is an uplink."""
 TIERS_OF_ROLES = {"border_leaf": "leaf", "storage_leaf": "leaf"}
 """The tier of each role that is not a tier of its own: a network's border and storage leaves are leaves."""
@@ -89,6 +97,10 @@ FROM_HOSTS = "FROM-HOSTS"
 FROM_HOSTS_COMMUNITY = "65534:2"
 """The community a leaf sets on every route its servers send it, so that it passes those (the servers' loopbacks)
 up beside its own prefixes and nothing else. Like :data:`FROM_ABOVE_COMMUNITY`, it means nothing elsewhere."""
+NETWORK_POOLS = "NETWORK-POOLS"
+"""The prefix list of what a border leaf announces to the data-centre core: the network's pools, exactly."""
+DEFAULT_ROUTE = "DEFAULT-ROUTE"
+"""The prefix list of what a border leaf takes from the data-centre core: the default route only."""
 PFC_WATCHDOG_ACTION = "drop"
 """A queue stuck in PFC pause longer than the detection time drops its packets until restored."""
 
@@ -174,7 +186,7 @@ class PrefixRule(NamedTuple):
     @property
     def le(self) -> int | None:
         """The ``le`` bound prefix lists write, or None when only the prefix itself is permitted."""
-        return self.longest if self.longest > int(self.prefix.rpartition("/")[2]) else None
+        return self.longest if self.longest > prefix_length(self.prefix) else None
 
 
 @dataclass(frozen=True)
@@ -259,6 +271,9 @@ class Bgp:
     """What the device announces to its peers: the aggregates and the networks no aggregate covers."""
     peer_groups: tuple[PeerGroup, ...] = ()
     policy: RoutePolicy = RoutePolicy((), (), ())
+    pool_aggregates: tuple[str, ...] = ()
+    """The network's pools, aggregated without suppressing what they cover: what a border leaf announces to the
+    data-centre core (:data:`NETWORK_POOLS`)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -470,11 +485,18 @@ def route_policy(
     Every group imports ``pools`` only. A leaf exports ``own`` (its loopback and server block) only. A spine marks
     every route from a super-spine with :data:`FROM_ABOVE_COMMUNITY` and exports up nothing so marked; every other
     export carries the pools. A leaf with servers running BGP takes from them the loopbacks of the pools' first
-    prefix only (:data:`HOSTS`), marks them with :data:`FROM_HOSTS_COMMUNITY` and exports them up beside ``own``."""
+    prefix only (:data:`HOSTS`), marks them with :data:`FROM_HOSTS_COMMUNITY` and exports them up beside ``own``.
+    A border leaf peering with the data-centre core takes the default route from it (:data:`DEFAULT_ROUTE`) and
+    announces it the pools themselves (:data:`NETWORK_POOLS`), nothing longer."""
     groups, maps = [], []
     hosts = "server" in peer_roles
     for peer_role in sorted(set(peer_roles), key=ROLES_UP.index):
         name = PEER_GROUPS[peer_role]
+        if peer_role == "core":
+            groups.append(PeerGroup(name, peer_role, f"{name}-IN", f"{name}-OUT", False, False))
+            maps.append(RouteMap(f"{name}-IN", (RouteMapEntry(True, DEFAULT_ROUTE, None, None),)))
+            maps.append(RouteMap(f"{name}-OUT", (RouteMapEntry(True, NETWORK_POOLS, None, None),)))
+            continue
         up = ROLES_UP.index(peer_role) > ROLES_UP.index(role)
         transit = up and role != "leaf"
         switch = peer_role != "server"
@@ -493,6 +515,14 @@ def route_policy(
         PrefixList(FABRIC_POOLS, pools),
         *((PrefixList(HOSTS, pools[:1]),) if hosts else ()),
         *((PrefixList(LEAF_OWN, own),) if role == "leaf" else ()),
+        *(
+            (
+                PrefixList(NETWORK_POOLS, tuple(PrefixRule(rule.prefix, prefix_length(rule.prefix)) for rule in pools)),
+                PrefixList(DEFAULT_ROUTE, (PrefixRule("0.0.0.0/0", 0),)),
+            )
+            if "core" in peer_roles
+            else ()
+        ),
     )
     used = {entry.community_list for route_map in maps for entry in route_map.entries}
     communities = tuple(
@@ -501,6 +531,11 @@ def route_policy(
         if name in used
     )
     return tuple(groups), RoutePolicy(prefix_lists, communities, tuple(maps))
+
+
+def prefix_length(prefix: str) -> int:
+    """The length of ``prefix`` (``a.b.c.d/n``)."""
+    return int(prefix.rpartition("/")[2])
 
 
 def build_qos(spec: QosSpec) -> Qos:
@@ -566,7 +601,8 @@ class Wiring:
 class Addressing:
     """Every address and ASN of one network as the switch configurations read them: both ends of every link, every
     switch's loopback and ASN, the pools, each leaf's server block (by device index) and the ASN of every server
-    that runs BGP with its leaves (by device index; none in the backend)."""
+    that runs BGP with its leaves (by device index; none in the backend) and the core uplinks peering with the
+    data-centre core."""
 
     upper_ips: Sequence[str]
     lower_ips: Sequence[str]
@@ -576,6 +612,20 @@ class Addressing:
     server_pool: str
     server_subnet: Callable[[int], str]
     server_asns: Mapping[int, int]
+    core_peers: Mapping[int, Sequence[CorePeer]] = field(default_factory=dict)
+    """The data-centre core's sessions of each border leaf peering with it (by device index): none elsewhere."""
+
+
+class CorePeer(NamedTuple):
+    """One core uplink of a border leaf: its port (from 0), both ends of its /31 and the core's ASN."""
+
+    port: int
+    address: str
+    peer_address: str
+    peer_asn: int
+    peer_interface: str
+    speed_gbps: int
+    cable_m: int
 
 
 def backend_settings(intent: Intent, plan: Plan) -> SwitchSettings:
@@ -813,6 +863,45 @@ def switch_configs(
         uplinks[lower] += 1
         downlinks[upper][lower] += 1
 
+    for index, peers in addressing.core_peers.items():
+        for uplink in peers:
+            name, cage, lane, first_lane, breakout, lanes = ports[index].places[uplink.port]
+            description = f"{CORE} {uplink.peer_interface}"
+            interfaces[index].append(
+                (
+                    uplink.port,
+                    Interface(
+                        name,
+                        description,
+                        uplink.address + "/31",
+                        CORE,
+                        uplink.peer_interface,
+                        uplink.peer_address,
+                        uplink.speed_gbps,
+                        mtu,
+                        "core",
+                        cage,
+                        lane,
+                        breakout,
+                        lanes,
+                        first_lane,
+                        sized(index, uplink.speed_gbps, uplink.cable_m),
+                        dict.fromkeys(targets, uplink.peer_interface),
+                    ),
+                    Neighbor(
+                        uplink.peer_address,
+                        uplink.peer_asn,
+                        CORE,
+                        name,
+                        description,
+                        uplink.address,
+                        PEER_GROUPS["core"],
+                        uplink.peer_interface,
+                    ),
+                )
+            )
+            uplinks[index] += 1
+
     routing = settings.routing
     bfd = Bfd(routing.bfd.interval_ms, routing.bfd.multiplier) if routing.bfd.enabled else None
     timers = routing.timers
@@ -853,6 +942,7 @@ def switch_configs(
             (f"{loopback}/32", *aggregates) if aggregates else (f"{loopback}/32", *servers),
             groups,
             policy,
+            (addressing.loopback_pool, addressing.server_pool) if "core" in peer_roles else (),
         )
         device_ports = ports[index]
         configs.append(

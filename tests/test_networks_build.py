@@ -34,13 +34,13 @@ def built() -> Design:
 
 @cache
 def tables() -> dict[str, bytes]:
-    return review_files(built(), quiet)
+    return dict(review_files(built(), quiet))
 
 
 @cache
 def grown(servers: int) -> dict[str, bytes]:
     text = EXAMPLE.read_text().replace("servers: 32", f"servers: {servers}")
-    return review_files(design(parse_intent(text, str(EXAMPLE)), quiet), quiet)
+    return dict(review_files(design(parse_intent(text, str(EXAMPLE)), quiet), quiet))
 
 
 @pytest.mark.parametrize("table", TABLES)
@@ -134,7 +134,7 @@ def test_border_leaves_uplink_to_the_core_with_a_medium_and_optics() -> None:
 
 def test_managed_power_parts_and_host_ports_get_their_own_management_cable() -> None:
     text = EXAMPLE.read_text().replace("oob: {}", "oob: {host_management: true, managed_per_rack: 2}")
-    files = review_files(design(parse_intent(text, str(EXAMPLE)), quiet), quiet)
+    files = dict(review_files(design(parse_intent(text, str(EXAMPLE)), quiet), quiet))
     rows = [row for row in csv.DictReader(io.StringIO(files["cabling.csv"].decode())) if row["network"] == "oob"]
     ends = {(row["z_device"], row["z_port"]) for row in rows}
     assert {("r00-00-pdu0", "mgmt"), ("r00-00-pdu1", "mgmt"), ("su0-srv0", "mgmt"), ("su0-srv0", "bmc")} <= ends

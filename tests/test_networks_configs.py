@@ -60,7 +60,7 @@ def example_text(servers: int, extra: str, shipped: bool) -> str:
 def built(servers: int = 32, extra: str = "", shipped: bool = False) -> tuple[Design, dict[str, bytes]]:
     """The design of :func:`example_text` and the files a build writes beside the backend's configurations."""
     result = design(parse_intent(example_text(servers, extra, shipped), str(EXAMPLE)), quiet)
-    return result, review_files(result, quiet)
+    return result, dict(review_files(result, quiet))
 
 
 def network_switches(result: Design) -> list[str]:

@@ -87,6 +87,8 @@ class DataNetworkSpec:
     core_uplinks: int = 0
     """Uplinks of each border leaf toward the data-centre core."""
     core_uplink_speed: int = 0
+    core_asn: int | None = None
+    """The data-centre core's ASN: the border leaves peer with it on every core uplink (None: no sessions)."""
     storage_nodes: StorageNodes | None = None
     lossless: bool = False
 
@@ -269,6 +271,14 @@ def _data_network(
                 f"most {leaf.ports // 2}",
             )
         )
+    if isinstance(doc, FrontendDoc) and doc.core and not (doc.border_leaves and doc.core_uplinks):
+        problems.append(
+            Problem(
+                (*path, "core"),
+                "the core is peered with over the border leaves' core uplinks, and there are none; give "
+                "border_leaves and core_uplinks of 1 or more, or leave core out",
+            )
+        )
     return DataNetworkSpec(
         name=name,
         nics_per_server=doc.nics_per_server,
@@ -283,6 +293,7 @@ def _data_network(
         border_leaves=doc.border_leaves if isinstance(doc, FrontendDoc) else 0,
         core_uplinks=doc.core_uplinks if isinstance(doc, FrontendDoc) else 0,
         core_uplink_speed=(doc.core_uplink_speed or leaf.speed) if isinstance(doc, FrontendDoc) else 0,
+        core_asn=doc.core.asn if isinstance(doc, FrontendDoc) and doc.core else None,
         storage_nodes=(
             StorageNodes(
                 doc.storage_nodes.count,

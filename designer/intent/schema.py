@@ -1051,6 +1051,13 @@ class DataNetworkDoc(Section):
     )
 
 
+class CoreDoc(Section):
+    """The data-centre core the border leaves peer with: eBGP on every core uplink, the frontend's pools announced
+    to it and a default route taken from it."""
+
+    asn: Asn = Field(description="The core's ASN, none of the design's own.")
+
+
 class FrontendDoc(DataNetworkDoc):
     """The frontend (north-south, converged) network: its border leaves face the data-centre core."""
 
@@ -1058,6 +1065,13 @@ class FrontendDoc(DataNetworkDoc):
     core_uplinks: int = Field(4, ge=0, le=512, description="Uplinks of each border leaf toward the core.")
     core_uplink_speed: Speed | None = Field(
         None, description="Speed of the core uplinks (default: the border leaf's port speed)."
+    )
+    core: CoreDoc | None = Field(
+        None,
+        description=(
+            "The data-centre core's BGP: each core uplink a /31 and an eBGP session to it (default: none, the core "
+            "uplinks are only cabled)."
+        ),
     )
 
 

@@ -6,6 +6,9 @@ each leaf's number as in :mod:`designer.networks.wiring`), ``U`` uplinks per lea
 * Server /31s: leaf ``n`` owns the aligned block ``server_p2p + n*block`` (``block`` the power of two holding a /31
   per downlink of the leaf); downlink ``p`` is the /31 at ``block start + 2p``, the leaf the even end.
 * Leaf-spine /31s: uplink ``u`` of leaf ``n`` at ``fabric_p2p + 2*(n*U + u)``, the spine the even end.
+* Core uplink /31s (a frontend with ``core``): uplink ``u`` of border leaf ``n`` takes the /31 at ``block start +
+  2u`` of the border leaf's own server block (sized for its core-facing ports), the core the even end (the upper
+  end, as a spine's), the border leaf the odd one.
 * Loopbacks: leaf ``loopbacks + n``, spine ``j`` at ``loopbacks + L + j``; with dual-homing (BGP from the host)
   GPU server ``k`` of the envelope at ``loopbacks + L + S + k``, the address it announces over both links.
 * ASNs (RFC 7938): leaf ``leaf_asn_start + n``; the spines share ``leaf_asn_start + 1,000,000``; a dual-homed GPU
@@ -59,6 +62,15 @@ class NetworkAllocation:
     def host_asn(self, number: int) -> int:
         """The ASN of GPU server ``number`` (:func:`~designer.networks.wiring.server_number`) where it runs BGP."""
         return self.leaf_asn_start + SERVER_ASN_OFFSET + number
+
+    def core_uplink(self, switch: int, uplink: int) -> int:
+        """The core's (even) end of core uplink ``uplink`` of switch ``switch`` (a border leaf); the leaf's is the
+        next address."""
+        return self.server_blocks[switch] + 2 * uplink
+
+    def asn_span(self, max_servers: int) -> tuple[int, int]:
+        """The first and last ASN the network's envelope may use: its leaves', spines' and servers'."""
+        return self.leaf_asn_start, self.leaf_asn_start + SERVER_ASN_OFFSET + max_servers
 
     def server_subnet(self, switch: int) -> str:
         """The prefix holding every server /31 of switch ``switch`` (a leaf)."""

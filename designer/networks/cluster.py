@@ -4,13 +4,13 @@ out-of-band network in the backend's hall."""
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 
 from designer.allocate import Pool
 from designer.errors import InputError, Problem
 from designer.intent.networks import DataNetworkSpec, Networks
-from designer.networks.allocate import NetworkAllocation, allocate_network
+from designer.networks.allocate import NETWORK_ASN_OFFSET, NetworkAllocation, allocate_network
 from designer.networks.physical import Hall, NetworksPhysical, plan_networks_physical
 from designer.networks.sizing import size_network
 from designer.networks.wiring import NetworkFabric, wire_network
@@ -23,6 +23,17 @@ class DataNetwork:
     spec: DataNetworkSpec
     fabric: NetworkFabric
     allocation: NetworkAllocation
+
+    def core_uplinks(self) -> Iterator[tuple[int, int, int]]:
+        """Every core uplink of the border leaves that peers with the data-centre core (a frontend with ``core``), in
+        cabling order: the border leaf's device index, its port (the uplink's number) and the core's even end of the
+        /31."""
+        if self.spec.core_asn is None:
+            return
+        for number, device in enumerate(self.fabric.switches()):
+            if device.role == "border_leaf":
+                for uplink in range(self.spec.core_uplinks):
+                    yield number, uplink, self.allocation.core_uplink(number, uplink)
 
 
 @dataclass(frozen=True)
@@ -69,5 +80,27 @@ def design_networks(
         allocation = allocate_network(spec, fabric, taken, backend_leaf_asn, max_servers)
         taken.extend(allocation.pools)
         data.append(DataNetwork(spec, fabric, allocation))
+    _check_core_asns(data, backend_leaf_asn, max_servers)
     physical = plan_networks_physical(hall, [(network.spec, network.fabric) for network in data], networks.oob, taken)
     return ClusterNetworks(tuple(data), physical)
+
+
+def _check_core_asns(data: Sequence[DataNetwork], backend_leaf_asn: int, max_servers: int) -> None:
+    """:class:`InputError` when a network's core ASN lies in a range of the design's own: the backend's (its
+    leaves' start up to where the networks' default ranges begin) or any network's envelope."""
+    spans = [
+        ("the backend's", backend_leaf_asn, backend_leaf_asn + min(NETWORK_ASN_OFFSET.values()) - 1),
+        *((f"the {network.spec.name} network's", *network.allocation.asn_span(max_servers)) for network in data),
+    ]
+    problems = [
+        Problem(
+            ("networks", network.spec.name, "core", "asn"),
+            f"{asn} lies in {owner} ASNs {first}-{last}; give the core's own ASN, outside every range of the design",
+        )
+        for network in data
+        if (asn := network.spec.core_asn) is not None
+        for owner, first, last in spans
+        if first <= asn <= last
+    ]
+    if problems:
+        raise InputError(problems)

@@ -11,6 +11,9 @@
   is at least the group's leaves (the backend's rule counts only its links down to one switch).
 * A lossless network (``storage.lossless``) runs the backend's RoCE QoS on its switches, every port's headroom
   sized for its cable; any other runs none.
+* A frontend with ``core`` has each border leaf peer with the data-centre core on every core uplink, the leaf the
+  odd end of the uplink's /31 (:mod:`designer.networks.allocate`); it takes the default route and announces the
+  network's pools.
 """
 
 from __future__ import annotations
@@ -18,9 +21,9 @@ from __future__ import annotations
 import dataclasses
 from collections.abc import Sequence
 
-from designer.allocate import ips
+from designer.allocate import ip, ips
 from designer.fabric import Device
-from designer.model import Addressing, DeviceConfig, SwitchSettings, Wiring, switch_configs
+from designer.model import Addressing, CorePeer, DeviceConfig, SwitchSettings, Wiring, switch_configs
 from designer.networks.cluster import ClusterNetworks, DataNetwork
 from designer.networks.wiring import server_number
 
@@ -66,6 +69,20 @@ def data_network_configs(network: DataNetwork, backend: SwitchSettings, cable_dm
         if spec.dual_homing == "bgp"
         else {}
     )
+    core_cables = iter(cable_dm[len(fabric.links) :])
+    core_peers: dict[int, list[CorePeer]] = {}
+    for number, port, even in network.core_uplinks():
+        core_peers.setdefault(number, []).append(
+            CorePeer(
+                port,
+                ip(even + 1),
+                ip(even),
+                spec.core_asn or 0,
+                f"uplink{port}",
+                spec.core_uplink_speed,
+                max(1, -(-next(core_cables) // 10)),
+            )
+        )
     pools = {pool.name: pool.cidr for pool in allocation.pools}
     addressing = Addressing(
         ips(allocation.evens),
@@ -76,6 +93,7 @@ def data_network_configs(network: DataNetwork, backend: SwitchSettings, cable_dm
         pools["server_p2p"],
         allocation.server_subnet,
         server_asns,
+        core_peers,
     )
     wiring = Wiring(devices, fabric.links, fabric.switch_count, names)
     configs = switch_configs(settings, wiring, addressing, cable_dm)

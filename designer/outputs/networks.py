@@ -17,7 +17,7 @@ from designer.fabric import TIERS
 from designer.intent.facility import Facility
 from designer.networks.cluster import ClusterNetworks, DataNetwork
 from designer.networks.hosts import host_asn_and_loopback
-from designer.networks.physical import CORE_TIER, Cable
+from designer.networks.physical import CORE, CORE_TIER, Cable
 from designer.networks.wiring import ordinal
 from designer.outputs.tables import cable_id
 from designer.physical import Physical
@@ -170,6 +170,11 @@ def addressing_rows(networks: ClusterNetworks) -> tuple[list[str], Iterator[list
                 up_if, low_if = fabric.port_name(up, up_port), fabric.port_name(low, low_port)
                 yield [name, up.name, up_if, f"{ip(even)}/31", low.name, low_if, ip(even + 1), TIERS[tier]]
                 yield [name, low.name, low_if, f"{ip(even + 1)}/31", up.name, up_if, ip(even), TIERS[tier]]
+            for number, port, even in data.core_uplinks():
+                border = fabric.devices[number]
+                border_if, core_if = fabric.port_name(border, port), f"uplink{port}"
+                yield [name, border.name, border_if, f"{ip(even + 1)}/31", CORE, core_if, ip(even), CORE_TIER]
+                yield [name, CORE, core_if, f"{ip(even)}/31", border.name, border_if, ip(even + 1), CORE_TIER]
 
     return header, rows()
 
@@ -202,6 +207,7 @@ def networks_summary(networks: ClusterNetworks) -> dict[str, Any]:
             "dual_homing": spec.dual_homing,
             "leaf_asn_start": network.allocation.leaf_asn_start,
             "pools": {pool.name: pool.cidr for pool in network.allocation.pools},
+            **({"core": {"asn": spec.core_asn}} if spec.core_asn is not None else {}),
         }
     oob = networks.physical.oob
     if oob is not None:
@@ -268,14 +274,18 @@ def network_device_rows(networks: ClusterNetworks) -> Iterator[dict[str, Any]]:
 
 def network_link_rows(networks: ClusterNetworks) -> Iterator[dict[str, Any]]:
     """design.json's ``network_links``: every cable of every network beside the backend in cabling.csv's order,
-    both ends ``[device, port, address]`` (a leaf-spine network's /31, the upper end even; null on a core uplink, whose
-    far end is the core's, and on the out-of-band network, whose addresses are in oob.csv), its subnet, speed,
+    both ends ``[device, port, address]`` (a leaf-spine network's /31, the upper end even; on a core uplink the
+    border leaf's odd end and the core's even one, null when the frontend has no ``core``; null on the out-of-band
+    network, whose addresses are in oob.csv), its subnet, speed,
     length and medium."""
     evens = {network.spec.name: iter(network.allocation.evens) for network in networks.data}
+    cores = {network.spec.name: iter([even for *_, even in network.core_uplinks()]) for network in networks.data}
     for cable in networks.physical.cables:
         if cable.network in evens and cable.tier != CORE_TIER:
             even = next(evens[cable.network])
             yield _link_row(cable, ip(even), ip(even + 1), f"{ip(even)}/31")
+        elif cable.tier == CORE_TIER and (core_end := next(cores[cable.network], None)) is not None:
+            yield _link_row(cable, ip(core_end + 1), ip(core_end), f"{ip(core_end)}/31")
         else:
             yield _link_row(cable, None, None, None)
 

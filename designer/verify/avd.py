@@ -116,7 +116,10 @@ def structured_config(device: DeviceConfig, management: Management | None = None
                     ]
                 }
             ),
-            "aggregate_addresses": [{"prefix": prefix, "summary_only": True} for prefix in bgp.aggregates],
+            "aggregate_addresses": [
+                *({"prefix": prefix, "summary_only": True} for prefix in bgp.aggregates),
+                *({"prefix": prefix} for prefix in bgp.pool_aggregates),
+            ],
             "address_family_ipv4": {
                 "peer_groups": [
                     {
@@ -205,7 +208,8 @@ def structured_config(device: DeviceConfig, management: Management | None = None
 def _as_network_switch(device: DeviceConfig, config: dict[str, Any]) -> dict[str, Any]:
     """What a switch of a network beside the backend differs in (a backend switch has none of it): no QoS where it
     runs none, no BFD in a peer group without it (a leaf's servers) and, unnumbered, its servers' sessions by
-    address (AVD's ``neighbors``) beside the switches' by interface (``neighbor_interfaces``)."""
+    address (AVD's ``neighbors``), as a border leaf its core's, beside the switches' by interface
+    (``neighbor_interfaces``)."""
     if not device.roce_qos:
         for key in ("qos", "qos_profiles", "priority_flow_control"):
             config.pop(key, None)
@@ -221,7 +225,10 @@ def _as_network_switch(device: DeviceConfig, config: dict[str, Any]) -> dict[str
     servers = [neighbor for neighbor in device.bgp.neighbors if neighbor.address] if device.bgp.unnumbered else []
     if servers:
         descriptions = {interface.name: interface for interface in device.interfaces}
-        bgp["neighbor_interfaces"] = [entry for entry in bgp["neighbor_interfaces"] if entry["peer_group"] != "SERVERS"]
+        by_address = {neighbor.peer_group for neighbor in servers}
+        bgp["neighbor_interfaces"] = [
+            entry for entry in bgp["neighbor_interfaces"] if entry["peer_group"] not in by_address
+        ]
         bgp["neighbors"] = [
             {
                 "ip_address": neighbor.address,

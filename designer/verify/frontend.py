@@ -20,6 +20,8 @@ TIERS = {"server": -1, "leaf": 0, "border_leaf": 0, "spine": 1}
 below the leaves, a border leaf beside them."""
 LAB_TIERS = ("server_leaf", "leaf_spine")
 """The frontend's links the lab wires."""
+CORE_TIER = "core_uplink"
+"""A border leaf's uplink to the data-centre core (design.json's tier name), which the lab leaves out."""
 ROLE_PREFIX = "frontend_"
 """A frontend router's role in the lab is its design role after this (``frontend_leaf``), apart from the backend's."""
 SLICE_GROUPS = 2
@@ -44,5 +46,7 @@ def devices(data: Mapping[str, Any], whole: bool) -> list[dict[str, Any]]:
 
 
 def links(data: Mapping[str, Any]) -> list[dict[str, Any]]:
-    """The frontend rows of ``network_links`` between its devices (the core uplinks leave the lab)."""
-    return [row for row in data.get("network_links", ()) if row["network"] == NETWORK and row["tier"] in LAB_TIERS]
+    """The frontend rows of ``network_links`` between its devices, and its core uplinks: the core is no router of
+    the lab, so a border leaf's sessions to it are peers outside the lab, not neighbors beyond the design."""
+    tiers = (*LAB_TIERS, CORE_TIER)
+    return [row for row in data.get("network_links", ()) if row["network"] == NETWORK and row["tier"] in tiers]
