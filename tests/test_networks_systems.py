@@ -37,7 +37,7 @@ def text(systems: int = 2, networks: bool = True, oob: bool = True) -> str:
 
 @cache
 def files(systems: int = 2, networks: bool = True, oob: bool = True) -> dict[str, bytes]:
-    return review_files(design(parse_intent(text(systems, networks, oob), str(INTENT)), quiet), quiet)
+    return dict(review_files(design(parse_intent(text(systems, networks, oob), str(INTENT)), quiet), quiet))
 
 
 def rows(table: str, systems: int = 2, networks: bool = True, oob: bool = True) -> list[dict[str, str]]:

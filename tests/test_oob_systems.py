@@ -35,7 +35,7 @@ def files(systems: int = 2, oob: bool = True) -> dict[str, bytes]:
     text = INTENT.read_text().replace("systems: 2}", f"systems: {systems}}}")
     if not oob:
         text = text.replace("networks:\n  oob: {}\n", "")
-    return review_files(design(parse_intent(text, str(INTENT)), quiet), quiet)
+    return dict(review_files(design(parse_intent(text, str(INTENT)), quiet), quiet))
 
 
 def rows(table: str, systems: int = 2, oob: bool = True) -> list[dict[str, str]]:

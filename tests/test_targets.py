@@ -63,7 +63,7 @@ def test_the_lab_and_the_companions_follow_the_records() -> None:
     companion files."""
     for targets, lab in (("[eos]", False), ("[frr]", True)):
         built = design(parse_intent(INTENT + f"targets: {targets}\n"), hosts=False)
-        files = review_files(built, lambda _: None)
+        files = dict(review_files(built, lambda _: None))
         assert any(path.startswith("lab/") for path in files) == lab
         assert ("configs/sysctl/<hostname>.conf" in files["summary.md"].decode()) == lab
 
