@@ -92,8 +92,9 @@ def design(
     ``alike``: the design of an intent that differs from this one in nothing but its name, media and switch models,
     made with the same ``seeds`` and ``workload_detail``; when the fabric is wired as its fabric is
     (:func:`wired_alike`) and the intent's fields those read beside it are the same (:data:`BESIDE_THE_WIRING`), its
-    addresses, facts, max-flows and workloads are taken as they are (none reads a switch's model) and the rest is made
-    anew (``designer explore`` builds the candidates that differ only in their switch
+    addresses, facts, max-flows and workloads are taken as they are (none reads a switch's model), and so are its
+    cables' lengths and media when its devices stand where this one's do (:func:`~designer.physical.plan_physical`'s
+    ``like``); the rest is made anew (``designer explore`` builds the candidates that differ only in their switch
     models this way).
 
     Once the fabric is wired and counted, two forked workers (with more than one core) make the physical plan, and
@@ -111,11 +112,12 @@ def design(
     if same is not None:
         allocation = same.allocation
     shared = same.facts if same else facts(fabric)
+    like = (same.intent, same.physical) if same else None
     fabric_checks = applicable(intent.technology, OF_THE_FABRIC)
 
     def beside_the_models(worker: int, _count: int) -> dict[str, Any]:
         if worker == 0:
-            return {"physical": plan_physical(intent, plan, fabric)}
+            return {"physical": plan_physical(intent, plan, fabric, like)}
         wired = Wired(intent, plan, fabric, allocation, shared, same.bisection if same else bisection(fabric, shared))
         return {"bisection": wired.bisection, "findings": run_checks(wired, 1, fabric_checks)}
 
@@ -124,7 +126,7 @@ def design(
     alone = processes == 1
     # alone, the physical plan comes first and the models read its lengths; beside them, the lengths are estimated
     # here again, as the plan is made in a worker
-    physical = plan_physical(intent, plan, fabric) if alone else None
+    physical = plan_physical(intent, plan, fabric, like) if alone else None
     with Background([1] if alone else [0, 1], 2, beside_the_models, fork=not alone) as beside:
         cable_dm = physical.link_length_dm if physical else cable_lengths(intent, plan, fabric)
         configs: tuple[DeviceConfig, ...] = ()

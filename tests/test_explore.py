@@ -16,6 +16,7 @@ from designer.explore import MAX_CANDIDATES, Dimension, candidate_names, pareto
 from designer.explore.run import _batches
 from designer.intent import parse_intent
 from designer.intent.schema import MEDIA
+from designer.physical import plan_physical
 from designer.pipeline import design, design_like, wired_alike
 from tests.test_intent_errors import run_cli
 
@@ -425,3 +426,25 @@ def test_candidates_differing_only_in_switch_models_and_media_share_a_batch_medi
     one = [pick for pick in picks if pick[2] == 0]
     assert _batches(varied, one, 2) == [[0, 2], [1, 3]]
     assert _batches(varied, one, 1) == [[0, 2, 1, 3]]
+
+
+def test_a_candidate_wired_alike_whose_devices_stand_where_they_stood_takes_the_cables_lengths_and_media() -> None:
+    """The NVIDIA SN5600 stands where the generic 64 x 800G switch stands (same height, a layout alike): its physical
+    plan takes each link's length and medium from the earlier one and is what planning it alone gives. In a facility
+    with more slack the runs are longer: nothing is taken, and the plan is again what planning it alone gives."""
+    eight = SMALL.replace("generic-64x400g", "generic-64x800g")
+    like = design(parse_intent(eight, "a.yaml"), hosts=False, processes=1, workload_detail=False)
+    for extra, taken in (("", True), ("facility: {slack_m: 7}\n", False)):
+        intent = parse_intent(eight.replace("generic-64x800g", "nvidia-sn5600") + extra, "b.yaml")
+        shared = design(intent, hosts=False, processes=1, workload_detail=False, alike=like)
+        alone = design(intent, hosts=False, processes=1, workload_detail=False)
+        assert (shared.physical.link_length_dm is like.physical.link_length_dm) is taken
+        assert (shared.physical.link_medium is like.physical.link_medium) is taken
+        assert shared.physical == alone.physical
+        assert shared.findings == alone.findings
+    moved = replace(like.physical, device_unit=[unit + 1 for unit in like.physical.device_unit])
+    intent = parse_intent(eight.replace("generic-64x800g", "nvidia-sn5600"), "b.yaml")
+    alone = design(intent, hosts=False, processes=1, workload_detail=False)
+    replanned = plan_physical(intent, alone.plan, alone.fabric, (like.intent, moved))
+    assert replanned.link_length_dm is not like.physical.link_length_dm
+    assert replanned == alone.physical

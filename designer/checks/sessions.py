@@ -31,9 +31,10 @@ def check(design: Built) -> Iterable[Finding]:
     by_name = {config.hostname: config for config in configs}
     sessions: dict[str, dict[tuple[str, str], Neighbor]] = {}
     for config in configs:
-        sessions.setdefault(config.hostname, {}).update(
-            ((neighbor.peer_device, neighbor.far), neighbor) for neighbor in config.bgp.neighbors
-        )
+        statements = sessions.setdefault(config.hostname, {})
+        for neighbor in config.bgp.neighbors:
+            address, _, peer_device, _, _, _, _, peer_interface = neighbor
+            statements[peer_device, address or peer_interface] = neighbor
     links: Counter[int] = Counter()  # switch links per switch, from the shared count of links per switch pair
     for (upper, lower), count in design.facts.switch_pairs.items():
         links[upper] += count
@@ -45,20 +46,24 @@ def check(design: Built) -> Iterable[Finding]:
         if config.hostname == devices[index].name and len(config.bgp.neighbors) != links[index]
     ]
     for config in configs:
+        hostname, asn = config.hostname, config.bgp.asn
         addresses = [interface.address.partition("/")[0] or interface.name for interface in config.interfaces]
         local = set(addresses)
-        speaking = {neighbor.near for neighbor in config.bgp.neighbors}
-        asn = config.bgp.asn
+        speaking: set[str] = set()
         for neighbor in config.bgp.neighbors:
-            peer = by_name.get(neighbor.peer_device)
-            back = sessions[peer.hostname].get((config.hostname, neighbor.near)) if peer is not None else None
+            # the fields unpacked at once: a statement's ends (``near``, ``far``) without a property call each
+            address, remote_asn, peer_device, interface, _, local_address, _, peer_interface = neighbor
+            near = local_address or interface
+            speaking.add(near)
+            peer = by_name.get(peer_device)
+            back = sessions[peer_device].get((hostname, near)) if peer is not None else None
             if (
                 peer is not None
                 and back is not None
-                and neighbor.near in local
-                and neighbor.remote_asn == peer.bgp.asn
+                and near in local
+                and remote_asn == peer.bgp.asn
                 and back.remote_asn == asn
-                and back.near == neighbor.far
+                and (back.local_address or back.interface) == (address or peer_interface)
             ):
                 continue  # the usual case, told apart without formatting any text
             problems.extend(_unmatched(config, neighbor, peer, back, local))
@@ -69,7 +74,7 @@ def check(design: Built) -> Iterable[Finding]:
         ):
             problems.extend(
                 (
-                    f"{config.hostname}:{interface.name}",
+                    f"{hostname}:{interface.name}",
                     f"fabric interface {interface.address or interface.name} to {interface.peer_device} has no BGP "
                     "session",
                 )

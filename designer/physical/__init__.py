@@ -14,8 +14,8 @@ from designer.catalog import SYSTEM_PARTS, MediumModel
 from designer.fabric import Fabric
 from designer.intent import Intent
 from designer.intent.facility import Facility
-from designer.physical.cables import NO_LENGTH, BomKey, lay_cables, lengths
-from designer.physical.placement import COMPUTE, NETWORK, RackPlan, place
+from designer.physical.cables import NO_LENGTH, BomKey, Runs, lay_cables, lengths
+from designer.physical.placement import COMPUTE, NETWORK, Layout, RackPlan, place
 from designer.sizing import Plan
 
 __all__ = [
@@ -77,6 +77,9 @@ class Physical:
     """Per tier (``fabric.TIERS``), each medium's reach at that tier's link speed."""
     switch_w: list[float]
     bom: list[BomLine]
+    shared_ports: dict[int, tuple[int, int]]
+    """The first link through each broken-out physical port, with the port's lanes: with the lengths and media,
+    what a plan of the same links, layout and media takes from this one (:func:`plan_physical`'s ``like``)."""
 
     def unreachable(self) -> list[int]:
         """Links longer than every medium's reach."""
@@ -164,10 +167,14 @@ def _system_lines(intent: Intent, servers: int) -> Counter[BomKey]:
     return lines
 
 
-def plan_physical(intent: Intent, plan: Plan, fabric: Fabric) -> Physical:
-    """Place every device, estimate every cable, pick media, add up power and the bill of materials."""
+def plan_physical(intent: Intent, plan: Plan, fabric: Fabric, like: tuple[Intent, Physical] | None = None) -> Physical:
+    """Place every device, estimate every cable, pick media, add up power and the bill of materials. ``like``:
+    another intent and its physical plan of a fabric wired as this one (:func:`designer.pipeline.wired_alike`);
+    when the devices stand where they stand there, as tall, in the same facility, each link's length and medium are
+    taken from it (they read nothing else)."""
     layout = place(intent, plan, fabric)
-    cabling = lay_cables(intent, fabric, layout)
+    runs = _same_runs(intent, layout, *like) if like else None
+    cabling = lay_cables(intent, fabric, layout, runs)
     watts = cabling.switch_w + [intent.server.power_kw * 1000] * plan.servers
     digits = max(2, len(str(layout.rows - 1)))
     spots = intent.system.units(intent.facility.rack_units) if intent.system else {}
@@ -206,4 +213,26 @@ def plan_physical(intent: Intent, plan: Plan, fabric: Fabric) -> Physical:
         cabling.reach_dm,
         cabling.switch_w,
         bom,
+        cabling.shared,
     )
+
+
+def _same_runs(intent: Intent, layout: Layout, other: Intent, physical: Physical) -> Runs | None:
+    """The lengths, media and shared ports of ``physical`` (the plan of ``other``, wired alike) when ``layout``
+    gives the same runs: the same facility and device heights, each device in the same rack and unit and each rack
+    in the same place; else None."""
+    if (
+        intent.facility != other.facility
+        or tuple(intent.catalog.media[name] for name, _ in intent.facility.reach_m) != physical.media
+        or _heights(intent) != _heights(other)
+        or layout.device_rack != physical.device_rack
+        or layout.device_unit != physical.device_unit
+        or [(rack.row, rack.position) for rack in layout.racks] != [(row.row, row.position) for row in physical.racks]
+    ):
+        return None
+    return Runs(physical.link_length_dm, physical.link_medium, physical.shared_ports)
+
+
+def _heights(intent: Intent) -> tuple[int, ...]:
+    """The rack units of a server and of a switch of each tier."""
+    return (intent.server.rack_units, *(intent.switch(role).rack_units for role in ("leaf", "spine", "super_spine")))

@@ -55,6 +55,17 @@ class Cabling(NamedTuple):
     reach_dm: tuple[tuple[int, ...], ...]
     switch_w: list[float]
     bom: Counter[BomKey]
+    shared: dict[int, tuple[int, int]]
+    """The first link through each broken-out physical port, with the port's lanes (:func:`choose_media`)."""
+
+
+class Runs(NamedTuple):
+    """What :func:`lay_cables` takes from another cabling of the same links, layout and media: each link's length
+    and medium and the shared physical ports."""
+
+    length_dm: list[int]
+    medium: list[int]
+    shared: dict[int, tuple[int, int]]
 
 
 def decimetres(metres: float) -> int:
@@ -106,14 +117,15 @@ def lengths(intent: Intent, fabric: Fabric, layout: Layout) -> list[int]:
     return result
 
 
-def lay_cables(intent: Intent, fabric: Fabric, layout: Layout) -> Cabling:
-    """Lengths, media, switch power and the transceiver and cable counts of every link."""
+def lay_cables(intent: Intent, fabric: Fabric, layout: Layout, runs: Runs | None = None) -> Cabling:
+    """Lengths, media, switch power and the transceiver and cable counts of every link; ``runs``: the lengths, media
+    and shared ports of a cabling of the same links, layout and media, taken as they are."""
     devices, links, speeds = fabric.devices, fabric.links, fabric.plan.link_speeds
     media = tuple(intent.catalog.media[name] for name, _ in intent.facility.reach_m)
     reach_dm = tuple(
         tuple(math.floor(round(reach * 10, 5)) for _, reach in intent.facility.reach_at(speed)) for speed in speeds
     )
-    length_dm = lengths(intent, fabric, layout)
+    length_dm = runs.length_dm if runs else lengths(intent, fabric, layout)
     breakout = [device.breakout for device in devices]
     """Lanes of each device's ports facing down: a link's upper end."""
     up_breakout = [device.uplink_breakout for device in devices]
@@ -122,8 +134,12 @@ def lay_cables(intent: Intent, fabric: Fabric, layout: Layout) -> Cabling:
     up_stride = [_nic_ports(device) for device in devices]
     """A multiplane server's NIC ports (its port ``i`` is a lane of NIC port ``i % rails``); 0 for the others."""
 
-    medium, shared = choose_media(
-        links, (breakout, up_breakout, up_offset, up_stride), length_dm, reach_dm, tuple(m.optical for m in media)
+    medium, shared = (
+        (runs.medium, runs.shared)
+        if runs
+        else choose_media(
+            links, (breakout, up_breakout, up_offset, up_stride), length_dm, reach_dm, tuple(m.optical for m in media)
+        )
     )
 
     switch_w = [float(intent.switch(device.role).power_w) for device in fabric.switches()]
@@ -203,7 +219,7 @@ def lay_cables(intent: Intent, fabric: Fabric, layout: Layout) -> Cabling:
     for (label, lanes, ends, far_lanes, speed, run), count in copper.items():  # each kind of assembly named once
         item = f"{label} {lanes * speed}G" + (f" to {ends} x {far_lanes * speed}G" if ends > 1 else "")
         bom["cable", item, ordered_length(run)] += count
-    return Cabling(length_dm, medium, media, reach_dm, switch_w, bom)
+    return Cabling(length_dm, medium, media, reach_dm, switch_w, bom, shared)
 
 
 def _uplink_offset(device: Device) -> int:
