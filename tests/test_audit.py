@@ -80,8 +80,9 @@ def eos_names(folder: Path) -> dict[tuple[str, str], str]:
 
 
 def nic_names(folder: Path) -> dict[str, list[str]]:
+    """Each server's Linux names in port order: its ``nics``, or with hwplb its plane PFs' (``plane_nics``)."""
     design = json.loads((folder / "design.json").read_text())
-    return {row["name"]: row["nics"] for row in design["devices"] if row["role"] == "server"}
+    return {row["name"]: row.get("plane_nics", row["nics"]) for row in design["devices"] if row["role"] == "server"}
 
 
 def lldpd_entry(port: str, peer: str, peer_port: str, by_name: bool) -> dict[str, Any]:
@@ -241,6 +242,124 @@ def test_swplb_plane_links_crossed_at_the_leaves_are_found(swplb: Path, tmp_path
     code, out, _ = run_cli("audit", str(swplb), *write(reports(swplb, crossed), tmp_path / "lldp"))
     assert code == 1
     assert f"miswired: {first[0]} {first[1]} (Ethernet1/1) -- sys0-tray1 nic0s1 (designed: " in out
+    assert f"swap: the plugs in {first[0]} {first[1]} (Ethernet1/1) and {second[0]} {second[1]} (" in out
+
+
+@pytest.fixture(scope="module")
+def hwplb(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The shipped multiplane example (intents/gb300-nvl72-multiplane.yaml, ``mode: hwplb``) with its plane PFs
+    named as NVIDIA's NIC Configuration Operator's ``netDevicePrefix`` ``net_%nic_id%_%plane_id%_%rail_id%`` names
+    them (its README), the rails' interfaces being plane 0's PFs."""
+    folder = tmp_path_factory.mktemp("audit-hwplb")
+    intent = folder / "hwplb.yaml"
+    text = (ROOT / "intents" / "gb300-nvl72-multiplane.yaml").read_text()
+    assert "multiplane: {planes: 2, mode: hwplb}" in text
+    rails = [f"net_{rail}_0_{rail}" for rail in range(4)]
+    planes = rails + [f"net_{rail}_1_{rail}" for rail in range(4)]
+    intent.write_text(f"{text}hosts: {{nics: [{', '.join(rails)}], plane_nics: [{', '.join(planes)}]}}\n")
+    code, _, err = run_cli("build", str(intent), "-o", str(folder / "out"))
+    assert code == 0, err
+    return folder / "out"
+
+
+def test_hwplb_tray_runs_lldpd_on_every_plane_pf(hwplb: Path) -> None:
+    """The tray's lldpd.conf sends each plane PF's name as its port ID (the rail's interface being plane 0's)."""
+    conf = (hwplb / "servers" / "sys0-tray0" / "lldpd.conf").read_text()
+    lines = [line for line in conf.splitlines() if line.startswith("configure ports")]
+    assert lines[:2] == [
+        "configure ports net_0_0_0 lldp portidsubtype local net_0_0_0",
+        "configure ports net_0_1_0 lldp portidsubtype local net_0_1_0",
+    ]
+    assert len(lines) == 8
+
+
+def test_hwplb_plane_links_are_audited_as_cables_of_their_own(hwplb: Path, tmp_path: Path) -> None:
+    """As designed every plane link matches; plane 0 and plane 1 of one NIC port crossed at the tray (each plane PF
+    hears its own leaf over LLDP) is two miswired cables and the swap of the tray's two plane plugs."""
+    files = write(reports(hwplb), tmp_path / "as-designed")
+    code, out, _ = run_cli("audit", str(hwplb), *files)
+    links = len(json.loads((hwplb / "design.json").read_text())["links"])
+    assert code == 0, out
+    assert f"{links} match, 0 missing, 0 extra, 0 miswired" in out.splitlines()[0]
+    files = write(reports(hwplb, ("sys0-tray0 nic0s0", "sys0-tray0 nic0s1")), tmp_path / "crossed")
+    code, out, _ = run_cli("audit", str(hwplb), *files)
+    assert code == 1
+    assert out.splitlines()[0].endswith("0 missing, 0 extra, 2 miswired")
+    assert (
+        "swap: the plugs in sys0-tray0 nic0s0 (net_0_0_0) and sys0-tray0 nic0s1 (net_0_1_0) (or, at the other end, "
+        "in p0-su0-r0-leaf swp1s0 (Ethernet1/1) and p1-su0-r0-leaf swp1s0 (Ethernet1/1)) fixes p0-su0-r0-leaf "
+        "swp1s0 (Ethernet1/1) -- sys0-tray0 nic0s1 (net_0_1_0) and p1-su0-r0-leaf swp1s0 (Ethernet1/1) -- "
+        "sys0-tray0 nic0s0 (net_0_0_0)" in out
+    )
+
+
+def test_hwplb_tray_alone_finds_its_planes_crossed(hwplb: Path, tmp_path: Path) -> None:
+    """The tray's own report alone (lldpd on its plane PFs) names the crossing."""
+    files = reports(hwplb, ("sys0-tray0 nic0s0", "sys0-tray0 nic0s1"))
+    code, out, _ = run_cli("audit", str(hwplb), *write({"sys0-tray0": files["sys0-tray0"]}, tmp_path / "tray"))
+    assert code == 1
+    assert "swap: the plugs in sys0-tray0 nic0s0 (net_0_0_0) and sys0-tray0 nic0s1 (net_0_1_0)" in out
+
+
+def test_hwplb_default_names_the_plane_pfs_from_the_rails_interfaces(tmp_path: Path) -> None:
+    """The shipped example as it is: plane 0's PF is the rail's interface (nic0), the others placeholders (nic0s1);
+    its lldpd.conf runs on both and the audit finds plane 0 and plane 1 crossed at the tray."""
+    out = tmp_path / "out"
+    code, _, err = run_cli("build", str(ROOT / "intents" / "gb300-nvl72-multiplane.yaml"), "-o", str(out))
+    assert code == 0, err
+    assert nic_names(out)["sys0-tray0"] == ["nic0", "nic1", "nic2", "nic3", "nic0s1", "nic1s1", "nic2s1", "nic3s1"]
+    conf = (out / "servers" / "sys0-tray0" / "lldpd.conf").read_text()
+    assert "configure ports nic0 lldp portidsubtype local nic0\nconfigure ports nic0s1 lldp" in conf
+    code, text, _ = run_cli("audit", str(out), *write(reports(out), tmp_path / "as-designed"))
+    assert code == 0, text
+    crossed = reports(out, ("sys0-tray0 nic0s0", "sys0-tray0 nic0s1"))
+    code, text, _ = run_cli("audit", str(out), *write(crossed, tmp_path / "crossed"))
+    assert code == 1
+    assert "swap: the plugs in sys0-tray0 nic0s0 (nic0) and sys0-tray0 nic0s1 " in text
+
+
+@pytest.mark.parametrize(
+    ("hosts", "expected"),
+    [
+        (
+            "{plane_nics: [a0, a1]}",
+            "hosts.plane_nics: 2 names for a server with 8 backend NIC ports; give one plane PF's Linux name per",
+        ),
+        (
+            "{plane_nics: [nic0, nic1, nic2, pf3, nic0s1, nic1s1, nic2s1, nic3s1]}",
+            "hosts.plane_nics[3]: 'pf3' is plane 0 of NIC port 3, whose PF is the port's interface itself (PF0, "
+            "holding its address), 'nic3' in nics; give 'nic3'",
+        ),
+        (
+            "{plane_nics: [nic0]}",
+            "hosts.plane_nics: names the plane PFs of a NIC port with compute.multiplane mode hwplb, which this "
+            "intent does not have",
+        ),
+    ],
+)
+def test_bad_plane_pf_names_are_explained(tmp_path: Path, hosts: str, expected: str) -> None:
+    text = (ROOT / "intents" / "gb300-nvl72-multiplane.yaml").read_text()
+    if "[nic0]" in hosts:
+        text = text.replace("mode: hwplb", "mode: swplb")
+    intent = tmp_path / "intent.yaml"
+    intent.write_text(f"{text}hosts: {hosts}\n")
+    code, _, err = run_cli("build", str(intent), "-o", str(tmp_path / "out"))
+    assert code == 2
+    assert expected in err
+    assert f"intent.yaml:{len(text.splitlines()) + 1}:" in err
+    assert "Traceback" not in err and not (tmp_path / "out").exists()
+
+
+def test_hwplb_plane_links_crossed_at_the_leaves_are_found(hwplb: Path, tmp_path: Path) -> None:
+    """Two trays' plane links crossed at the leaf end (tray 0's plane 0 in tray 1's plane-1 leaf port and back):
+    both named, with the swap at the leaves."""
+    peers = designed_peers(hwplb)
+    first, second = peers["sys0-tray0", "nic0s0"], peers["sys0-tray1", "nic0s1"]
+    assert first[0].startswith("p0-") and second[0].startswith("p1-")
+    crossed = (f"{first[0]} {first[1]}", f"{second[0]} {second[1]}")
+    code, out, _ = run_cli("audit", str(hwplb), *write(reports(hwplb, crossed), tmp_path / "lldp"))
+    assert code == 1
+    assert f"miswired: {first[0]} {first[1]} (Ethernet1/1) -- sys0-tray1 nic0s1 (net_0_1_0) (designed: " in out
     assert f"swap: the plugs in {first[0]} {first[1]} (Ethernet1/1) and {second[0]} {second[1]} (" in out
 
 
