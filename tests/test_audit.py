@@ -197,69 +197,62 @@ def test_the_server_side_alone_sees_the_server_end_miswire(built: Path, tmp_path
     assert "swap: the plugs in su0-srv0 nic0 and su0-srv0 nic1" in out
 
 
-@pytest.fixture(scope="module")
-def swplb(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """The shipped multiplane example (intents/gb300-nvl72-multiplane.yaml) with ``mode: swplb``: each tray's
-    ConnectX-8 ports serve two planes, each plane link its own PF and Linux interface (``nic0s0``, ``nic0s1``)."""
-    folder = tmp_path_factory.mktemp("audit-swplb")
-    intent = folder / "swplb.yaml"
+def multiplane_example(factory: pytest.TempPathFactory, mode: str, hosts: str = "") -> Path:
+    """The shipped multiplane example (intents/gb300-nvl72-multiplane.yaml) built in ``mode``, with a ``hosts``
+    section when given."""
+    folder = factory.mktemp(f"audit-{mode}")
+    intent = folder / f"{mode}.yaml"
     text = (ROOT / "intents" / "gb300-nvl72-multiplane.yaml").read_text()
     assert "multiplane: {planes: 2, mode: hwplb}" in text
-    intent.write_text(text.replace("mode: hwplb", "mode: swplb"))
+    intent.write_text(text.replace("mode: hwplb", f"mode: {mode}") + (f"hosts: {hosts}\n" if hosts else ""))
     code, _, err = run_cli("build", str(intent), "-o", str(folder / "out"))
     assert code == 0, err
     return folder / "out"
 
 
-def test_swplb_plane_links_are_audited_as_cables_of_their_own(swplb: Path, tmp_path: Path) -> None:
-    """As designed every plane link matches; plane 0 and plane 1 of one NIC port crossed at the tray (each plane's
-    PF reports its own leaf over LLDP) is two miswired cables and the swap of the tray's two plane plugs."""
-    ports = server_ports(swplb)["sys0-tray0"]
-    assert ports[:5] == ("nic0s0", "nic1s0", "nic2s0", "nic3s0", "nic0s1")
-    files = write(reports(swplb), tmp_path / "as-designed")
-    code, out, _ = run_cli("audit", str(swplb), *files)
-    links = len(json.loads((swplb / "design.json").read_text())["links"])
-    assert code == 0
-    assert f"{links} match, 0 missing, 0 extra, 0 miswired" in out.splitlines()[0]
-    files = write(reports(swplb, ("sys0-tray0 nic0s0", "sys0-tray0 nic0s1")), tmp_path / "crossed")
-    code, out, _ = run_cli("audit", str(swplb), *files)
-    assert code == 1
-    assert out.splitlines()[0].endswith("0 missing, 0 extra, 2 miswired")
-    assert (
-        "swap: the plugs in sys0-tray0 nic0s0 and sys0-tray0 nic0s1 (or, at the other end, in p0-su0-r0-leaf "
-        "swp1s0 (Ethernet1/1) and p1-su0-r0-leaf swp1s0 (Ethernet1/1)) fixes p0-su0-r0-leaf swp1s0 (Ethernet1/1) "
-        "-- sys0-tray0 nic0s1 and p1-su0-r0-leaf swp1s0 (Ethernet1/1) -- sys0-tray0 nic0s0" in out
-    )
-
-
-def test_swplb_plane_links_crossed_at_the_leaves_are_found(swplb: Path, tmp_path: Path) -> None:
-    """Two trays' plane links crossed at the leaf end (tray 0's plane 0 in tray 1's plane-1 leaf port and back):
-    both named, with the swap at the leaves."""
-    peers = designed_peers(swplb)
-    first, second = peers["sys0-tray0", "nic0s0"], peers["sys0-tray1", "nic0s1"]
-    assert first[0].startswith("p0-") and second[0].startswith("p1-")
-    crossed = (f"{first[0]} {first[1]}", f"{second[0]} {second[1]}")
-    code, out, _ = run_cli("audit", str(swplb), *write(reports(swplb, crossed), tmp_path / "lldp"))
-    assert code == 1
-    assert f"miswired: {first[0]} {first[1]} (Ethernet1/1) -- sys0-tray1 nic0s1 (designed: " in out
-    assert f"swap: the plugs in {first[0]} {first[1]} (Ethernet1/1) and {second[0]} {second[1]} (" in out
+@pytest.fixture(scope="module")
+def swplb(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """Each tray's ConnectX-8 ports serve two planes, each plane link its own PF and Linux interface (``nic0s0``,
+    ``nic0s1``)."""
+    return multiplane_example(tmp_path_factory, "swplb")
 
 
 @pytest.fixture(scope="module")
 def hwplb(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """The shipped multiplane example (intents/gb300-nvl72-multiplane.yaml, ``mode: hwplb``) with its plane PFs
-    named as NVIDIA's NIC Configuration Operator's ``netDevicePrefix`` ``net_%nic_id%_%plane_id%_%rail_id%`` names
-    them (its README), the rails' interfaces being plane 0's PFs."""
-    folder = tmp_path_factory.mktemp("audit-hwplb")
-    intent = folder / "hwplb.yaml"
-    text = (ROOT / "intents" / "gb300-nvl72-multiplane.yaml").read_text()
-    assert "multiplane: {planes: 2, mode: hwplb}" in text
+    """``mode: hwplb`` with its plane PFs named as NVIDIA's NIC Configuration Operator's ``netDevicePrefix``
+    ``net_%nic_id%_%plane_id%_%rail_id%`` names them (its README), the rails' interfaces being plane 0's PFs."""
     rails = [f"net_{rail}_0_{rail}" for rail in range(4)]
     planes = rails + [f"net_{rail}_1_{rail}" for rail in range(4)]
-    intent.write_text(f"{text}hosts: {{nics: [{', '.join(rails)}], plane_nics: [{', '.join(planes)}]}}\n")
-    code, _, err = run_cli("build", str(intent), "-o", str(folder / "out"))
-    assert code == 0, err
-    return folder / "out"
+    return multiplane_example(
+        tmp_path_factory, "hwplb", f"{{nics: [{', '.join(rails)}], plane_nics: [{', '.join(planes)}]}}"
+    )
+
+
+@pytest.mark.parametrize(("mode", "plane0", "plane1"), [("swplb", "", ""), ("hwplb", " (net_0_0_0)", " (net_0_1_0)")])
+def test_plane_links_are_audited_as_cables_of_their_own(
+    mode: str, plane0: str, plane1: str, request: pytest.FixtureRequest, tmp_path: Path
+) -> None:
+    """As designed every plane link matches; plane 0 and plane 1 of one NIC port crossed at the tray (each plane's
+    PF reports its own leaf over LLDP: an interface of its own with swplb, a PF behind the rail's with hwplb) is two
+    miswired cables and the swap of the tray's two plane plugs."""
+    folder: Path = request.getfixturevalue(mode)
+    ports = server_ports(folder)["sys0-tray0"]
+    assert ports[:5] == ("nic0s0", "nic1s0", "nic2s0", "nic3s0", "nic0s1")
+    files = write(reports(folder), tmp_path / "as-designed")
+    code, out, _ = run_cli("audit", str(folder), *files)
+    links = len(json.loads((folder / "design.json").read_text())["links"])
+    assert code == 0, out
+    assert f"{links} match, 0 missing, 0 extra, 0 miswired" in out.splitlines()[0]
+    files = write(reports(folder, ("sys0-tray0 nic0s0", "sys0-tray0 nic0s1")), tmp_path / "crossed")
+    code, out, _ = run_cli("audit", str(folder), *files)
+    assert code == 1
+    assert out.splitlines()[0].endswith("0 missing, 0 extra, 2 miswired")
+    assert (
+        f"swap: the plugs in sys0-tray0 nic0s0{plane0} and sys0-tray0 nic0s1{plane1} (or, at the other end, in "
+        "p0-su0-r0-leaf swp1s0 (Ethernet1/1) and p1-su0-r0-leaf swp1s0 (Ethernet1/1)) fixes p0-su0-r0-leaf swp1s0 "
+        f"(Ethernet1/1) -- sys0-tray0 nic0s1{plane1} and p1-su0-r0-leaf swp1s0 (Ethernet1/1) -- sys0-tray0 "
+        f"nic0s0{plane0}" in out
+    )
 
 
 def test_hwplb_tray_runs_lldpd_on_every_plane_pf(hwplb: Path) -> None:
@@ -271,26 +264,6 @@ def test_hwplb_tray_runs_lldpd_on_every_plane_pf(hwplb: Path) -> None:
         "configure ports net_0_1_0 lldp portidsubtype local net_0_1_0",
     ]
     assert len(lines) == 8
-
-
-def test_hwplb_plane_links_are_audited_as_cables_of_their_own(hwplb: Path, tmp_path: Path) -> None:
-    """As designed every plane link matches; plane 0 and plane 1 of one NIC port crossed at the tray (each plane PF
-    hears its own leaf over LLDP) is two miswired cables and the swap of the tray's two plane plugs."""
-    files = write(reports(hwplb), tmp_path / "as-designed")
-    code, out, _ = run_cli("audit", str(hwplb), *files)
-    links = len(json.loads((hwplb / "design.json").read_text())["links"])
-    assert code == 0, out
-    assert f"{links} match, 0 missing, 0 extra, 0 miswired" in out.splitlines()[0]
-    files = write(reports(hwplb, ("sys0-tray0 nic0s0", "sys0-tray0 nic0s1")), tmp_path / "crossed")
-    code, out, _ = run_cli("audit", str(hwplb), *files)
-    assert code == 1
-    assert out.splitlines()[0].endswith("0 missing, 0 extra, 2 miswired")
-    assert (
-        "swap: the plugs in sys0-tray0 nic0s0 (net_0_0_0) and sys0-tray0 nic0s1 (net_0_1_0) (or, at the other end, "
-        "in p0-su0-r0-leaf swp1s0 (Ethernet1/1) and p1-su0-r0-leaf swp1s0 (Ethernet1/1)) fixes p0-su0-r0-leaf "
-        "swp1s0 (Ethernet1/1) -- sys0-tray0 nic0s1 (net_0_1_0) and p1-su0-r0-leaf swp1s0 (Ethernet1/1) -- "
-        "sys0-tray0 nic0s0 (net_0_0_0)" in out
-    )
 
 
 def test_hwplb_tray_alone_finds_its_planes_crossed(hwplb: Path, tmp_path: Path) -> None:
@@ -350,16 +323,21 @@ def test_bad_plane_pf_names_are_explained(tmp_path: Path, hosts: str, expected: 
     assert "Traceback" not in err and not (tmp_path / "out").exists()
 
 
-def test_hwplb_plane_links_crossed_at_the_leaves_are_found(hwplb: Path, tmp_path: Path) -> None:
+@pytest.mark.parametrize(("mode", "reported"), [("swplb", ""), ("hwplb", " (net_0_1_0)")])
+def test_plane_links_crossed_at_the_leaves_are_found(
+    mode: str, reported: str, request: pytest.FixtureRequest, tmp_path: Path
+) -> None:
     """Two trays' plane links crossed at the leaf end (tray 0's plane 0 in tray 1's plane-1 leaf port and back):
-    both named, with the swap at the leaves."""
-    peers = designed_peers(hwplb)
+    both named, with the swap at the leaves, whether each plane is an interface (swplb) or a PF behind the rail's
+    (hwplb, the plane PF's name beside the design's)."""
+    folder: Path = request.getfixturevalue(mode)
+    peers = designed_peers(folder)
     first, second = peers["sys0-tray0", "nic0s0"], peers["sys0-tray1", "nic0s1"]
     assert first[0].startswith("p0-") and second[0].startswith("p1-")
     crossed = (f"{first[0]} {first[1]}", f"{second[0]} {second[1]}")
-    code, out, _ = run_cli("audit", str(hwplb), *write(reports(hwplb, crossed), tmp_path / "lldp"))
+    code, out, _ = run_cli("audit", str(folder), *write(reports(folder, crossed), tmp_path / "lldp"))
     assert code == 1
-    assert f"miswired: {first[0]} {first[1]} (Ethernet1/1) -- sys0-tray1 nic0s1 (net_0_1_0) (designed: " in out
+    assert f"miswired: {first[0]} {first[1]} (Ethernet1/1) -- sys0-tray1 nic0s1{reported} (designed: " in out
     assert f"swap: the plugs in {first[0]} {first[1]} (Ethernet1/1) and {second[0]} {second[1]} (" in out
 
 
