@@ -529,25 +529,32 @@ class Namespaces:
         return shown.stdout if shown.returncode == 0 else None
 
 
-def lldpd_lab(built: Path, folder: Path, crossed: bool) -> Iterator[list[str]]:
-    """su0-srv0 and its two leaves with real lldpd, the server's NICs named as its files name them and cabled to
-    the leaves' first ports as designed, or crossed; yields the discovery files once every device has heard its
-    neighbours."""
-    nics = nic_names(built)["su0-srv0"]
-    leaves = [("p0-su0-r0-leaf", "swp1s0"), ("p0-su0-r1-leaf", "swp1s0")]
+def lldpd_lab(
+    built: Path,
+    folder: Path,
+    crossed: bool,
+    server: str = "su0-srv0",
+    leaves: tuple[tuple[str, str], ...] = (("p0-su0-r0-leaf", "swp1s0"), ("p0-su0-r1-leaf", "swp1s0")),
+) -> Iterator[list[str]]:
+    """``server`` and the two ``leaves`` of its first two Linux names (its NICs, or a hwplb tray's plane PFs) with
+    real lldpd, those interfaces named as its files name them and cabled to the leaves' ports as designed, or
+    crossed; yields the discovery files once every device has heard its neighbours."""
+    nics = (
+        nic_names(built)[server][:2] if server == "su0-srv0" else [nic_names(built)[server][index] for index in (0, 4)]
+    )
     with Namespaces() as lab:
-        for device in ("su0-srv0", *(leaf for leaf, _ in leaves)):
+        for device in (server, *(leaf for leaf, _ in leaves)):
             lab.add(device)
         for nic, leaf in zip(nics, reversed(leaves) if crossed else leaves, strict=True):
-            lab.cable(("su0-srv0", nic), leaf)
+            lab.cable((server, nic), leaf)
         for leaf, _ in leaves:
             lab.lldpd(leaf, f"configure system hostname {leaf}\n")
-        lab.lldpd("su0-srv0", (built / "servers" / "su0-srv0" / "lldpd.conf").read_text())
+        lab.lldpd(server, (built / "servers" / server / "lldpd.conf").read_text())
         deadline = time.monotonic() + 30
         while True:
             heard = {device: lab.neighbors(device) for device in lab.spaces}
             if all(
-                text and len(json.loads(text)["lldp"][0].get("interface", [])) == 2 - (device != "su0-srv0")
+                text and len(json.loads(text)["lldp"][0].get("interface", [])) == 2 - (device != server)
                 for device, text in heard.items()
             ):
                 break
@@ -596,6 +603,35 @@ def test_real_lldpd_reports_are_audited(built: Path, tmp_path: Path, crossed: bo
                 1,  # the leaves' other cables are not in the lab: missing
                 {"in_scope": len(scope), "matched": 2, "missing": len(scope) - 2, "extra": 0, "miswired": 0},
             )
+
+
+@pytest.mark.parametrize("crossed", [False, True], ids=["as-designed", "crossed-at-the-tray"])
+def test_real_lldpd_on_a_hwplb_trays_plane_pfs(hwplb: Path, tmp_path: Path, crossed: bool) -> None:
+    """A hwplb tray's lldpd.conf, loaded by a real lldpd, runs on nic0's two plane PFs (net_0_0_0, net_0_1_0, each
+    a veth to its plane's leaf) and sends their names as port IDs: the audit finds both plane links as designed, or
+    crossed with the swap of the tray's two plane plugs."""
+    need(
+        shutil.which("ip") is not None and LLDPD is not None and LLDPCLI is not None,
+        "lldpd is not installed: apt-get install lldpd iproute2",
+    )
+    need(
+        subprocess.run(["id", "-u"], capture_output=True, text=True).stdout.strip() == "0",
+        "network namespaces need root: run the tests as root",
+    )
+    leaves = (("p0-su0-r0-leaf", "swp1s0"), ("p1-su0-r0-leaf", "swp1s0"))
+    for files in lldpd_lab(hwplb, tmp_path, crossed, "sys0-tray0", leaves):
+        leaf = json.loads(Path(files[1]).read_text())["lldp"][0]["interface"]
+        assert leaf[0]["port"][0]["id"][0] == {"type": "local", "value": "net_0_1_0" if crossed else "net_0_0_0"}
+        code, out, _ = run_cli("audit", str(hwplb), *files, "--format", "json")
+        report = json.loads(out)
+        assert code == 1  # the tray's other plane links are not in the lab: missing
+        counts = (report["cables"]["matched"], report["cables"]["miswired"])
+        assert counts == ((0, 2) if crossed else (2, 0)), out
+        if crossed:
+            assert report["swaps"][0]["ends"] == [
+                {"device": "sys0-tray0", "port": "nic0s0", "reported_as": "net_0_0_0"},
+                {"device": "sys0-tray0", "port": "nic0s1", "reported_as": "net_0_1_0"},
+            ]
 
 
 # designer verify's lab: lldpd in every namespace of a real FRR lab with sampled servers.
