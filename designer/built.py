@@ -385,7 +385,13 @@ def _devices(rows: list[Any], roles: dict[str, str], addressed: bool) -> list[Pr
             row,
             path,
             required,
-            optional={"pod": _count, "su": _count, "load_balancing": _balancing, "nics": _nic_names},
+            optional={
+                "pod": _count,
+                "su": _count,
+                "load_balancing": _balancing,
+                "nics": _nic_names,
+                "plane_nics": _nic_names,
+            },
         )
         name = row.get("name")
         if isinstance(name, str) and not _device_name(role)(name):

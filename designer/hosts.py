@@ -119,6 +119,9 @@ class HostNic(NamedTuple):
     """The NetworkManager connection's UUID (format nmconnection; empty otherwise)."""
     sysctl: str
     """The sysctl key prefix of the NIC (``net.ipv4.conf.<nic>.``; with '/' separators when the name has a dot)."""
+    plane_pfs: tuple[str, ...] = ()
+    """With hwplb, the Linux name of each plane PF behind the interface, in plane order (``hosts.plane_nics``);
+    empty when the interface is one PF."""
 
     @property
     def place(self) -> str:
@@ -133,6 +136,12 @@ class HostNic(NamedTuple):
         interface's own (PF0's): plane PF ``n`` is PF0's function plus ``n``, as NVIDIA's NIC Configuration Operator
         names them; empty when the interface is one PF."""
         return tuple(range(len(self.planes))) if len(self.planes) > 1 else ()
+
+    @property
+    def lldp_interfaces(self) -> tuple[str, ...]:
+        """The interfaces lldpd sends on for this NIC: each plane PF with hwplb (each on its own plane link, to its
+        own leaf), else the interface itself."""
+        return self.plane_pfs or (self.name,)
 
     @property
     def peers(self) -> str:
@@ -278,11 +287,13 @@ def host_configs(
             if per_rail:  # the interface of a rail sends over the port's link in every plane
                 plane_ports = [index + plane * rails for plane in every_plane]
                 port, planes = "+".join(ports[each] for each in plane_ports), every_plane
+                plane_pfs = tuple(spec.plane_nics[each] for each in plane_ports)
                 ends = [fabric.links[numbers[each]][1:3] for each in plane_ports]
                 leaves = tuple((devices[leaf].name, names[leaf][slot]) for leaf, slot in ends)
             else:
                 _, leaf, slot, _, _ = fabric.links[number]
                 port, planes = ports[index], one_plane[index // rails]
+                plane_pfs = ()
                 leaves = ((devices[leaf].name, names[leaf][slot]),)
             nics.append(
                 HostNic(
@@ -297,6 +308,7 @@ def host_configs(
                     TABLE_BASE + index,
                     str(uuid.uuid5(CONNECTION_NAMESPACE, f"{intent.name}/{server.name}/{name}")) if keyfiles else "",
                     prefixes[index],
+                    plane_pfs,
                 )
             )
         hosts.append(

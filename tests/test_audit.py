@@ -80,8 +80,9 @@ def eos_names(folder: Path) -> dict[tuple[str, str], str]:
 
 
 def nic_names(folder: Path) -> dict[str, list[str]]:
+    """Each server's Linux names in port order: its ``nics``, or with hwplb its plane PFs' (``plane_nics``)."""
     design = json.loads((folder / "design.json").read_text())
-    return {row["name"]: row["nics"] for row in design["devices"] if row["role"] == "server"}
+    return {row["name"]: row.get("plane_nics", row["nics"]) for row in design["devices"] if row["role"] == "server"}
 
 
 def lldpd_entry(port: str, peer: str, peer_port: str, by_name: bool) -> dict[str, Any]:
@@ -196,51 +197,147 @@ def test_the_server_side_alone_sees_the_server_end_miswire(built: Path, tmp_path
     assert "swap: the plugs in su0-srv0 nic0 and su0-srv0 nic1" in out
 
 
-@pytest.fixture(scope="module")
-def swplb(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """The shipped multiplane example (intents/gb300-nvl72-multiplane.yaml) with ``mode: swplb``: each tray's
-    ConnectX-8 ports serve two planes, each plane link its own PF and Linux interface (``nic0s0``, ``nic0s1``)."""
-    folder = tmp_path_factory.mktemp("audit-swplb")
-    intent = folder / "swplb.yaml"
+def multiplane_example(factory: pytest.TempPathFactory, mode: str, hosts: str = "") -> Path:
+    """The shipped multiplane example (intents/gb300-nvl72-multiplane.yaml) built in ``mode``, with a ``hosts``
+    section when given."""
+    folder = factory.mktemp(f"audit-{mode}")
+    intent = folder / f"{mode}.yaml"
     text = (ROOT / "intents" / "gb300-nvl72-multiplane.yaml").read_text()
     assert "multiplane: {planes: 2, mode: hwplb}" in text
-    intent.write_text(text.replace("mode: hwplb", "mode: swplb"))
+    intent.write_text(text.replace("mode: hwplb", f"mode: {mode}") + (f"hosts: {hosts}\n" if hosts else ""))
     code, _, err = run_cli("build", str(intent), "-o", str(folder / "out"))
     assert code == 0, err
     return folder / "out"
 
 
-def test_swplb_plane_links_are_audited_as_cables_of_their_own(swplb: Path, tmp_path: Path) -> None:
-    """As designed every plane link matches; plane 0 and plane 1 of one NIC port crossed at the tray (each plane's
-    PF reports its own leaf over LLDP) is two miswired cables and the swap of the tray's two plane plugs."""
-    ports = server_ports(swplb)["sys0-tray0"]
-    assert ports[:5] == ("nic0s0", "nic1s0", "nic2s0", "nic3s0", "nic0s1")
-    files = write(reports(swplb), tmp_path / "as-designed")
-    code, out, _ = run_cli("audit", str(swplb), *files)
-    links = len(json.loads((swplb / "design.json").read_text())["links"])
-    assert code == 0
-    assert f"{links} match, 0 missing, 0 extra, 0 miswired" in out.splitlines()[0]
-    files = write(reports(swplb, ("sys0-tray0 nic0s0", "sys0-tray0 nic0s1")), tmp_path / "crossed")
-    code, out, _ = run_cli("audit", str(swplb), *files)
-    assert code == 1
-    assert out.splitlines()[0].endswith("0 missing, 0 extra, 2 miswired")
-    assert (
-        "swap: the plugs in sys0-tray0 nic0s0 and sys0-tray0 nic0s1 (or, at the other end, in p0-su0-r0-leaf "
-        "swp1s0 (Ethernet1/1) and p1-su0-r0-leaf swp1s0 (Ethernet1/1)) fixes p0-su0-r0-leaf swp1s0 (Ethernet1/1) "
-        "-- sys0-tray0 nic0s1 and p1-su0-r0-leaf swp1s0 (Ethernet1/1) -- sys0-tray0 nic0s0" in out
+@pytest.fixture(scope="module")
+def swplb(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """Each tray's ConnectX-8 ports serve two planes, each plane link its own PF and Linux interface (``nic0s0``,
+    ``nic0s1``)."""
+    return multiplane_example(tmp_path_factory, "swplb")
+
+
+@pytest.fixture(scope="module")
+def hwplb(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """``mode: hwplb`` with its plane PFs named as NVIDIA's NIC Configuration Operator's ``netDevicePrefix``
+    ``net_%nic_id%_%plane_id%_%rail_id%`` names them (its README), the rails' interfaces being plane 0's PFs."""
+    rails = [f"net_{rail}_0_{rail}" for rail in range(4)]
+    planes = rails + [f"net_{rail}_1_{rail}" for rail in range(4)]
+    return multiplane_example(
+        tmp_path_factory, "hwplb", f"{{nics: [{', '.join(rails)}], plane_nics: [{', '.join(planes)}]}}"
     )
 
 
-def test_swplb_plane_links_crossed_at_the_leaves_are_found(swplb: Path, tmp_path: Path) -> None:
+@pytest.mark.parametrize(("mode", "plane0", "plane1"), [("swplb", "", ""), ("hwplb", " (net_0_0_0)", " (net_0_1_0)")])
+def test_plane_links_are_audited_as_cables_of_their_own(
+    mode: str, plane0: str, plane1: str, request: pytest.FixtureRequest, tmp_path: Path
+) -> None:
+    """As designed every plane link matches; plane 0 and plane 1 of one NIC port crossed at the tray (each plane's
+    PF reports its own leaf over LLDP: an interface of its own with swplb, a PF behind the rail's with hwplb) is two
+    miswired cables and the swap of the tray's two plane plugs."""
+    folder: Path = request.getfixturevalue(mode)
+    ports = server_ports(folder)["sys0-tray0"]
+    assert ports[:5] == ("nic0s0", "nic1s0", "nic2s0", "nic3s0", "nic0s1")
+    files = write(reports(folder), tmp_path / "as-designed")
+    code, out, _ = run_cli("audit", str(folder), *files)
+    links = len(json.loads((folder / "design.json").read_text())["links"])
+    assert code == 0, out
+    assert f"{links} match, 0 missing, 0 extra, 0 miswired" in out.splitlines()[0]
+    files = write(reports(folder, ("sys0-tray0 nic0s0", "sys0-tray0 nic0s1")), tmp_path / "crossed")
+    code, out, _ = run_cli("audit", str(folder), *files)
+    assert code == 1
+    assert out.splitlines()[0].endswith("0 missing, 0 extra, 2 miswired")
+    assert (
+        f"swap: the plugs in sys0-tray0 nic0s0{plane0} and sys0-tray0 nic0s1{plane1} (or, at the other end, in "
+        "p0-su0-r0-leaf swp1s0 (Ethernet1/1) and p1-su0-r0-leaf swp1s0 (Ethernet1/1)) fixes p0-su0-r0-leaf swp1s0 "
+        f"(Ethernet1/1) -- sys0-tray0 nic0s1{plane1} and p1-su0-r0-leaf swp1s0 (Ethernet1/1) -- sys0-tray0 "
+        f"nic0s0{plane0}" in out
+    )
+
+
+def test_hwplb_tray_runs_lldpd_on_every_plane_pf(hwplb: Path) -> None:
+    """The tray's lldpd.conf sends each plane PF's name as its port ID (the rail's interface being plane 0's)."""
+    conf = (hwplb / "servers" / "sys0-tray0" / "lldpd.conf").read_text()
+    lines = [line for line in conf.splitlines() if line.startswith("configure ports")]
+    assert lines[:2] == [
+        "configure ports net_0_0_0 lldp portidsubtype local net_0_0_0",
+        "configure ports net_0_1_0 lldp portidsubtype local net_0_1_0",
+    ]
+    assert len(lines) == 8
+
+
+def test_hwplb_tray_alone_finds_its_planes_crossed(hwplb: Path, tmp_path: Path) -> None:
+    """The tray's own report alone (lldpd on its plane PFs) names the crossing."""
+    files = reports(hwplb, ("sys0-tray0 nic0s0", "sys0-tray0 nic0s1"))
+    code, out, _ = run_cli("audit", str(hwplb), *write({"sys0-tray0": files["sys0-tray0"]}, tmp_path / "tray"))
+    assert code == 1
+    assert "swap: the plugs in sys0-tray0 nic0s0 (net_0_0_0) and sys0-tray0 nic0s1 (net_0_1_0)" in out
+
+
+def test_hwplb_default_names_the_plane_pfs_from_the_rails_interfaces(tmp_path: Path) -> None:
+    """The shipped example as it is: plane 0's PF is the rail's interface (nic0), the others placeholders (nic0s1);
+    its lldpd.conf runs on both and the audit finds plane 0 and plane 1 crossed at the tray."""
+    out = tmp_path / "out"
+    code, _, err = run_cli("build", str(ROOT / "intents" / "gb300-nvl72-multiplane.yaml"), "-o", str(out))
+    assert code == 0, err
+    assert nic_names(out)["sys0-tray0"] == ["nic0", "nic1", "nic2", "nic3", "nic0s1", "nic1s1", "nic2s1", "nic3s1"]
+    conf = (out / "servers" / "sys0-tray0" / "lldpd.conf").read_text()
+    assert "configure ports nic0 lldp portidsubtype local nic0\nconfigure ports nic0s1 lldp" in conf
+    code, text, _ = run_cli("audit", str(out), *write(reports(out), tmp_path / "as-designed"))
+    assert code == 0, text
+    crossed = reports(out, ("sys0-tray0 nic0s0", "sys0-tray0 nic0s1"))
+    code, text, _ = run_cli("audit", str(out), *write(crossed, tmp_path / "crossed"))
+    assert code == 1
+    assert "swap: the plugs in sys0-tray0 nic0s0 (nic0) and sys0-tray0 nic0s1 " in text
+
+
+@pytest.mark.parametrize(
+    ("hosts", "expected"),
+    [
+        (
+            "{plane_nics: [a0, a1]}",
+            "hosts.plane_nics: 2 names for a server with 8 backend NIC ports; give one plane PF's Linux name per",
+        ),
+        (
+            "{plane_nics: [nic0, nic1, nic2, pf3, nic0s1, nic1s1, nic2s1, nic3s1]}",
+            "hosts.plane_nics[3]: 'pf3' is plane 0 of NIC port 3, whose PF is the port's interface itself (PF0, "
+            "holding its address), 'nic3' in nics; give 'nic3'",
+        ),
+        (
+            "{plane_nics: [nic0]}",
+            "hosts.plane_nics: names the plane PFs of a NIC port with compute.multiplane mode hwplb, which this "
+            "intent does not have",
+        ),
+    ],
+)
+def test_bad_plane_pf_names_are_explained(tmp_path: Path, hosts: str, expected: str) -> None:
+    text = (ROOT / "intents" / "gb300-nvl72-multiplane.yaml").read_text()
+    if "[nic0]" in hosts:
+        text = text.replace("mode: hwplb", "mode: swplb")
+    intent = tmp_path / "intent.yaml"
+    intent.write_text(f"{text}hosts: {hosts}\n")
+    code, _, err = run_cli("build", str(intent), "-o", str(tmp_path / "out"))
+    assert code == 2
+    assert expected in err
+    assert f"intent.yaml:{len(text.splitlines()) + 1}:" in err
+    assert "Traceback" not in err and not (tmp_path / "out").exists()
+
+
+@pytest.mark.parametrize(("mode", "reported"), [("swplb", ""), ("hwplb", " (net_0_1_0)")])
+def test_plane_links_crossed_at_the_leaves_are_found(
+    mode: str, reported: str, request: pytest.FixtureRequest, tmp_path: Path
+) -> None:
     """Two trays' plane links crossed at the leaf end (tray 0's plane 0 in tray 1's plane-1 leaf port and back):
-    both named, with the swap at the leaves."""
-    peers = designed_peers(swplb)
+    both named, with the swap at the leaves, whether each plane is an interface (swplb) or a PF behind the rail's
+    (hwplb, the plane PF's name beside the design's)."""
+    folder: Path = request.getfixturevalue(mode)
+    peers = designed_peers(folder)
     first, second = peers["sys0-tray0", "nic0s0"], peers["sys0-tray1", "nic0s1"]
     assert first[0].startswith("p0-") and second[0].startswith("p1-")
     crossed = (f"{first[0]} {first[1]}", f"{second[0]} {second[1]}")
-    code, out, _ = run_cli("audit", str(swplb), *write(reports(swplb, crossed), tmp_path / "lldp"))
+    code, out, _ = run_cli("audit", str(folder), *write(reports(folder, crossed), tmp_path / "lldp"))
     assert code == 1
-    assert f"miswired: {first[0]} {first[1]} (Ethernet1/1) -- sys0-tray1 nic0s1 (designed: " in out
+    assert f"miswired: {first[0]} {first[1]} (Ethernet1/1) -- sys0-tray1 nic0s1{reported} (designed: " in out
     assert f"swap: the plugs in {first[0]} {first[1]} (Ethernet1/1) and {second[0]} {second[1]} (" in out
 
 
@@ -432,25 +529,32 @@ class Namespaces:
         return shown.stdout if shown.returncode == 0 else None
 
 
-def lldpd_lab(built: Path, folder: Path, crossed: bool) -> Iterator[list[str]]:
-    """su0-srv0 and its two leaves with real lldpd, the server's NICs named as its files name them and cabled to
-    the leaves' first ports as designed, or crossed; yields the discovery files once every device has heard its
-    neighbours."""
-    nics = nic_names(built)["su0-srv0"]
-    leaves = [("p0-su0-r0-leaf", "swp1s0"), ("p0-su0-r1-leaf", "swp1s0")]
+def lldpd_lab(
+    built: Path,
+    folder: Path,
+    crossed: bool,
+    server: str = "su0-srv0",
+    leaves: tuple[tuple[str, str], ...] = (("p0-su0-r0-leaf", "swp1s0"), ("p0-su0-r1-leaf", "swp1s0")),
+) -> Iterator[list[str]]:
+    """``server`` and the two ``leaves`` of its first two Linux names (its NICs, or a hwplb tray's plane PFs) with
+    real lldpd, those interfaces named as its files name them and cabled to the leaves' ports as designed, or
+    crossed; yields the discovery files once every device has heard its neighbours."""
+    nics = (
+        nic_names(built)[server][:2] if server == "su0-srv0" else [nic_names(built)[server][index] for index in (0, 4)]
+    )
     with Namespaces() as lab:
-        for device in ("su0-srv0", *(leaf for leaf, _ in leaves)):
+        for device in (server, *(leaf for leaf, _ in leaves)):
             lab.add(device)
         for nic, leaf in zip(nics, reversed(leaves) if crossed else leaves, strict=True):
-            lab.cable(("su0-srv0", nic), leaf)
+            lab.cable((server, nic), leaf)
         for leaf, _ in leaves:
             lab.lldpd(leaf, f"configure system hostname {leaf}\n")
-        lab.lldpd("su0-srv0", (built / "servers" / "su0-srv0" / "lldpd.conf").read_text())
+        lab.lldpd(server, (built / "servers" / server / "lldpd.conf").read_text())
         deadline = time.monotonic() + 30
         while True:
             heard = {device: lab.neighbors(device) for device in lab.spaces}
             if all(
-                text and len(json.loads(text)["lldp"][0].get("interface", [])) == 2 - (device != "su0-srv0")
+                text and len(json.loads(text)["lldp"][0].get("interface", [])) == 2 - (device != server)
                 for device, text in heard.items()
             ):
                 break
@@ -499,6 +603,35 @@ def test_real_lldpd_reports_are_audited(built: Path, tmp_path: Path, crossed: bo
                 1,  # the leaves' other cables are not in the lab: missing
                 {"in_scope": len(scope), "matched": 2, "missing": len(scope) - 2, "extra": 0, "miswired": 0},
             )
+
+
+@pytest.mark.parametrize("crossed", [False, True], ids=["as-designed", "crossed-at-the-tray"])
+def test_real_lldpd_on_a_hwplb_trays_plane_pfs(hwplb: Path, tmp_path: Path, crossed: bool) -> None:
+    """A hwplb tray's lldpd.conf, loaded by a real lldpd, runs on nic0's two plane PFs (net_0_0_0, net_0_1_0, each
+    a veth to its plane's leaf) and sends their names as port IDs: the audit finds both plane links as designed, or
+    crossed with the swap of the tray's two plane plugs."""
+    need(
+        shutil.which("ip") is not None and LLDPD is not None and LLDPCLI is not None,
+        "lldpd is not installed: apt-get install lldpd iproute2",
+    )
+    need(
+        subprocess.run(["id", "-u"], capture_output=True, text=True).stdout.strip() == "0",
+        "network namespaces need root: run the tests as root",
+    )
+    leaves = (("p0-su0-r0-leaf", "swp1s0"), ("p1-su0-r0-leaf", "swp1s0"))
+    for files in lldpd_lab(hwplb, tmp_path, crossed, "sys0-tray0", leaves):
+        leaf = json.loads(Path(files[1]).read_text())["lldp"][0]["interface"]
+        assert leaf[0]["port"][0]["id"][0] == {"type": "local", "value": "net_0_1_0" if crossed else "net_0_0_0"}
+        code, out, _ = run_cli("audit", str(hwplb), *files, "--format", "json")
+        report = json.loads(out)
+        assert code == 1  # the tray's other plane links are not in the lab: missing
+        counts = (report["cables"]["matched"], report["cables"]["miswired"])
+        assert counts == ((0, 2) if crossed else (2, 0)), out
+        if crossed:
+            assert report["swaps"][0]["ends"] == [
+                {"device": "sys0-tray0", "port": "nic0s0", "reported_as": "net_0_0_0"},
+                {"device": "sys0-tray0", "port": "nic0s1", "reported_as": "net_0_1_0"},
+            ]
 
 
 # designer verify's lab: lldpd in every namespace of a real FRR lab with sampled servers.

@@ -3,7 +3,8 @@
 A switch reports its own OS's names: EOS ``Ethernet{port}`` or ``Ethernet{port}/{lane}``; under lldpd (SONiC,
 Cumulus Linux, the FRR lab) the kernel's interface names, SONiC's ``Ethernet{first lane}`` or Cumulus's ``swpN``
 and ``swpNsL`` (the design's own), and a SONiC peer's description (which opens with the design's name). A server
-reports its backend NICs' Linux names (``nics`` in design.json, in port order). :func:`switch_port_names` is the one
+reports its backend NICs' Linux names (``nics`` in design.json, in port order; with hwplb its plane PFs',
+``plane_nics``). :func:`switch_port_names` is the one
 place that reads the switches' OS names, from the device models, each OS's under the name family of its record
 (:attr:`designer.targets.Target.discovery`).
 """
@@ -95,14 +96,14 @@ def server_ports(folder: Path) -> dict[str, tuple[str, ...]]:
 
 def port_names(folder: Path, devices: Sequence[dict[str, Any]]) -> PortNames:
     """The names of the design built in ``folder`` (``devices``: its design.json rows). A server's Linux names
-    (its row's ``nics``) are its ports' in port order when it has one a port (a multiplane swplb server has one per
-    plane link)."""
+    are its ports' in port order when it has one a port: its row's ``nics`` (a multiplane swplb server has one per
+    plane link), or with hwplb its ``plane_nics``, one per plane PF."""
     ports = server_ports(folder)
     servers = {}
     for row in devices:
         if row["role"] != "server":
             continue
-        nics = row.get("nics", ())
+        nics = row.get("plane_nics") or row.get("nics", ())
         own = ports.get(row["name"]) or tuple(f"nic{number}" for number in range(len(nics)))
         servers[row["name"]] = {
             **{port: port for port in own},

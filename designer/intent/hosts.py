@@ -1,8 +1,9 @@
 """The ``hosts:`` section resolved: the format of the server files and every backend NIC's names.
 
 Names come from the intent, else from the catalog's server model, else are placeholders (``nic<i>``, or
-``nic<i>s<plane>`` with swplb multiplane, and the RDMA device names of the NIC's driver: ``mlx5_<i>``, ``ionic_<i>``,
-``bnxt_re<i>``); a list the intent gives must name every NIC port of the server once.
+``nic<i>s<plane>`` with swplb multiplane and for hwplb's plane PFs past PF0, and the RDMA device names of the NIC's
+driver: ``mlx5_<i>``, ``ionic_<i>``, ``bnxt_re<i>``); a list the intent gives must name every NIC port of the server
+once.
 """
 
 from __future__ import annotations
@@ -26,6 +27,9 @@ class HostSpec:
     """RDMA device name of each backend NIC port."""
     placeholders: bool
     """Some names are placeholders (neither the intent nor the catalog gave them)."""
+    plane_nics: tuple[str, ...] = ()
+    """With hwplb multiplane, the Linux interface name of each plane PF in port order (plane 0 of every rail first,
+    each the rail's interface itself, PF0); empty otherwise."""
 
 
 def resolve_hosts(
@@ -36,15 +40,26 @@ def resolve_hosts(
     problems: list[Problem],
     rdma_names: str = "mlx5_{}",
     planes_per_port: int = 1,
+    plane_pfs: int = 0,
 ) -> HostSpec:
     """The names of the ``nics`` NIC ports of a server of catalog model ``known`` (None: not a catalog model, not
     known, or carrying another NIC than the one its names are for), with a problem for each list of the intent
     that does not name every port once; ``rdma_names`` is the NIC driver's RDMA device naming (catalog ``nics``).
     With ``planes_per_port`` interfaces to each NIC port (swplb multiplane), the placeholders are the design's names
-    of the plane links, ``nic<port>s<plane>``."""
+    of the plane links, ``nic<port>s<plane>``; with ``plane_pfs`` plane PFs behind each NIC port's one interface
+    (hwplb), the plane PFs' names: plane 0's is the port's interface (PF0), the others' placeholders the plane links'
+    names (``nic<port>s<plane>``)."""
     count = nics or 0
     rails = count // planes_per_port
     names = []
+    if doc.plane_nics is not None and not plane_pfs and intact(("hosts", "plane_nics")):
+        problems.append(
+            Problem(
+                ("hosts", "plane_nics"),
+                "names the plane PFs of a NIC port with compute.multiplane mode hwplb, which this intent does not "
+                "have; remove it (with swplb, nics names each plane's interface)",
+            )
+        )
     for field, placeholders, listed in (
         (
             "nics",
@@ -66,11 +81,38 @@ def resolve_hosts(
         else:
             names.append((tuple(placeholders), True))
     (nic_names, nic_placeholders), (rdma_devices, rdma_placeholders) = names
-    return HostSpec(doc.format, nic_names, rdma_devices, nic_placeholders or rdma_placeholders)
+    plane_nics: tuple[str, ...] = ()
+    if plane_pfs:
+        links = count * plane_pfs
+        if doc.plane_nics is not None and intact(("hosts", "plane_nics")) and nics is not None:
+            problems.extend(_list_problems("plane_nics", doc.plane_nics, links))
+            problems.extend(
+                Problem(
+                    ("hosts", "plane_nics", index),
+                    f"{given!r} is plane 0 of NIC port {index}, whose PF is the port's interface itself (PF0, holding "
+                    f"its address), {nic_names[index]!r} in nics; give {nic_names[index]!r}",
+                )
+                for index, given in enumerate(doc.plane_nics[: min(count, len(nic_names))])
+                if given != nic_names[index]
+            )
+        plane_nics = (
+            tuple(doc.plane_nics)
+            if doc.plane_nics is not None
+            else (*nic_names, *(f"nic{index % count}s{index // count}" for index in range(count, links)))
+        )
+    return HostSpec(
+        doc.format,
+        nic_names,
+        rdma_devices,
+        nic_placeholders or rdma_placeholders or (plane_pfs > 0 and doc.plane_nics is None),
+        plane_nics,
+    )
 
 
 def _list_problems(field: str, given: list[str], count: int) -> list[Problem]:
-    what = {"nics": "Linux interface name", "rdma_devices": "RDMA device name"}[field]
+    what = {"nics": "Linux interface name", "rdma_devices": "RDMA device name", "plane_nics": "plane PF's Linux name"}[
+        field
+    ]
     problems = []
     if len(given) != count:
         problems.append(

@@ -476,6 +476,7 @@ def _resolve(
         problems,
         nic.rdma_names if nic else "mlx5_{}",
         server.multiplane.planes if server and server.multiplane and server.multiplane.mode == "swplb" else 1,
+        server.multiplane.planes if server and server.multiplane and server.multiplane.mode == "hwplb" else 0,
     )
     domain = system.trays if system else 1
     workloads = (

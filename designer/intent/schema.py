@@ -933,6 +933,15 @@ class HostsDoc(Section):
             "Default: the catalog server model's, else nic0, nic1, ..."
         ),
     )
+    plane_nics: list[NicName] | None = Field(
+        None,
+        description=(
+            "With compute.multiplane mode hwplb: the Linux interface names of every NIC port's plane PFs (PF n is "
+            "the rail interface's PCI function + n), in port order as swplb numbers them (plane 0 of every rail, "
+            "each the rail's interface of nics, then plane 1, ...), so that lldpd runs on each and designer audit "
+            "maps them to their plane links. Default: nics, then nic0s1, nic1s1, ..."
+        ),
+    )
     rdma_devices: list[RdmaName] | None = Field(
         None,
         description=(

@@ -30,6 +30,7 @@ def design_json(design: Design) -> bytes:
     fabric, allocation = design.fabric, design.allocation
     devices = fabric.devices
     nics = list(design.intent.hosts.nics)  # a server's NIC names as its OS knows them, in port order (nic<i>)
+    plane_nics = {"plane_nics": list(planes)} if (planes := design.intent.hosts.plane_nics) else {}  # hwplb's PFs
     device_rows = []
     for index, device in enumerate(devices):
         row: dict[str, Any] = {"name": device.name, "role": device.role, "model": device.model}
@@ -50,7 +51,7 @@ def design_json(design: Design) -> bytes:
                 config=device_model(design.configs[index]),
             )
         elif index >= fabric.switch_count:
-            row.update(nics=nics)
+            row.update(nics=nics, **plane_nics)
         row.update(
             rack=design.physical.racks[design.physical.device_rack[index]].name, unit=design.physical.device_unit[index]
         )
