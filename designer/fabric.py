@@ -107,9 +107,13 @@ class Device(NamedTuple):
 Link = tuple[int, int, int, int, int]
 
 
+_DIGITS = re.compile(r"(\d+)")
+"""A name's runs of digits, kept by ``split`` between the text around them."""
+
+
 def natural(name: str) -> tuple[object, ...]:
     """Sort key of device and port names that orders ``su2`` before ``su10`` and ``swp3s0`` before ``swp3s1``."""
-    return tuple(int(part) if part.isdigit() else part for part in re.split(r"(\d+)", name))
+    return tuple([int(part) if part.isdigit() else part for part in _DIGITS.split(name)])
 
 
 @dataclass(frozen=True)

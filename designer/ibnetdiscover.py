@@ -76,39 +76,31 @@ def parse(where: str, text: str) -> Discovery:
     """The nodes and cables of ``ibnetdiscover`` output ``text``; :class:`InputError` naming ``where`` and the line
     of every line that is no part of it, or when it holds no node at all."""
     nodes: dict[int, Node] = {}
-    peers: dict[End, End] = {}
-    line_of: dict[End, int] = {}
+    ends: list[End] = []
+    far: list[End] = []
+    numbers: list[int] = []
     problems: list[Problem] = []
-    current: Node | None = None
-    guid = 0
+    guid = -1
     lines = text.splitlines()
     rows = (
         row for start in range(0, len(lines), CHUNK) for row in _LINE.findall("\n".join(lines[start : start + CHUNK]))
     )
     for number, (local, peer_guid, peer_port, kind, node_guid, description, other) in enumerate(rows, 1):
         if local:
-            if current is None:
+            if guid < 0:
                 problems.append(_problem(where, number, "a port line before any Switch or Ca record"))
                 continue
-            end, peer = (guid, int(local)), (int(peer_guid, 16), int(peer_port))
-            known = peers.setdefault(end, peer)
-            if known != peer:
-                problems.append(
-                    _problem(
-                        where,
-                        number,
-                        f"port {end[1]} of 0x{end[0]:016x} is cabled to a second peer (line {line_of[end]} gives "
-                        "another); each port has one cable",
-                    )
-                )
-                peers[end] = peer
-            line_of[end] = number
+            ends.append((guid, int(local)))
+            far.append((int(peer_guid, 16), int(peer_port)))
+            numbers.append(number)
         elif kind:
-            current = Node(int(node_guid, 16), _KINDS[kind], description)
-            guid = current.guid
-            nodes[guid] = current
+            guid = int(node_guid, 16)
+            nodes[guid] = Node(guid, _KINDS[kind], description)
         elif other:
             problems.append(_problem(where, number, f"{_shown(other.strip())} is not a line of ibnetdiscover output"))
+    peers = dict(zip(ends, far, strict=True))
+    if len(peers) < len(ends):  # a port given twice: the same cable again, or a second one
+        problems = sorted([*problems, *_second_peers(where, ends, far, numbers)], key=lambda problem: problem.line or 0)
     if not nodes and not problems:
         problems.append(_problem(where, 1, "holds no Switch or Ca record"))
     if problems:
@@ -120,6 +112,26 @@ def parse(where: str, text: str) -> Discovery:
         if end < peer or peers.get(peer) != end
     )
     return Discovery(nodes, cables)
+
+
+def _second_peers(where: str, ends: list[End], far: list[End], numbers: list[int]) -> list[Problem]:
+    """A problem at each port line that cables a port to another peer than the line before it for that port."""
+    peers: dict[End, End] = {}
+    line_of: dict[End, int] = {}
+    problems = []
+    for end, peer, number in zip(ends, far, numbers, strict=True):
+        if peers.setdefault(end, peer) != peer:
+            problems.append(
+                _problem(
+                    where,
+                    number,
+                    f"port {end[1]} of 0x{end[0]:016x} is cabled to a second peer (line {line_of[end]} gives "
+                    "another); each port has one cable",
+                )
+            )
+            peers[end] = peer
+        line_of[end] = number
+    return problems
 
 
 def looks_like(text: str) -> bool:

@@ -22,6 +22,7 @@ import pytest
 
 from designer.built import read_design
 from designer.cli import main
+from designer.errors import InputError
 from designer.ibnetdiscover import DesignNames, named, parse
 from designer.sm_files import NAME_MAP, ROOTS, design_names, sm_files
 from designer.verify import subnet
@@ -112,6 +113,23 @@ def test_text_that_is_not_ibnetdiscover_output_is_refused_with_its_line(
     assert error.startswith(expected), error
     assert "give the output of 'ibnetdiscover > FILE'" in error
     assert not target.exists()
+
+
+def test_problems_are_listed_in_line_order_the_first_twenty_shown() -> None:
+    """A port cabled twice is reported at its line among the lines that are no part of the output, the first
+    twenty in line order (a port line repeated as it was is no problem)."""
+    text = (
+        'Switch\t4 "S-0000000000000001"\n[1]\t"S-0000000000000002"[1]\n[1]\t"S-0000000000000002"[1]\n'
+        + "".join(f"bogus {number}\n" for number in range(4, 9))
+        + '[1]\t"S-0000000000000003"[1]\n'
+        + "".join(f"bogus {number}\n" for number in range(10, 40))
+    )
+    with pytest.raises(InputError) as raised:
+        parse("x.txt", text)
+    lines = [problem.line for problem in raised.value.problems]
+    assert lines == [*range(4, 24), 24], lines
+    assert "line 3 gives another" in raised.value.problems[5].message
+    assert raised.value.problems[-1].message.startswith("and 16 more")
 
 
 def test_audit_sm_files_writes_the_root_guids_and_the_name_map(built: Path, tmp_path: Path) -> None:
