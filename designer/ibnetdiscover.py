@@ -199,13 +199,14 @@ def named(discovery: Discovery, design: DesignNames) -> Named:
     """Name the HCAs by their node descriptions, then the switches by where they sit, tier by tier upwards, then
     every cable."""
     devices = {name: index for index, name in enumerate(design.rdma_devices)}
+    roles, peers = design.roles, design.peers
     hcas: dict[int, tuple[str, int]] = {}
     for node in discovery.nodes.values():
-        host, _, device = node.description.partition(" ")
-        if node.kind == "ca" and design.roles.get(host) == "server" and device in devices:
-            hcas[node.guid] = (host, devices[device])
+        if node.kind == "ca":
+            host, _, device = node.description.partition(" ")
+            if device in devices and roles.get(host) == "server":
+                hcas[node.guid] = (host, devices[device])
     cabled = _switch_cables(discovery)
-    peers = design.peers
     toward = _Toward({}, {})
     for guid, (host, index) in hcas.items():
         if (designed := peers.get((host, f"nic{index}"))) is not None:
@@ -221,39 +222,44 @@ def named(discovery: Discovery, design: DesignNames) -> Named:
                 taken.add(name)
         fresh = set(switches) - before
         for guid in fresh:
-            for number, port in enumerate(design.ports.get(switches[guid], ()), 1):
-                if (designed := peers.get((switches[guid], port))) is not None:
-                    toward.ports[guid, number] = designed[0]
+            name = switches[guid]
+            toward.switches[guid] = tuple(
+                designed[0] if (designed := peers.get((name, port))) is not None else None
+                for port in design.ports.get(name, ())
+            )
     return Named(switches, hcas, tuple(sorted(_cables(discovery, design, hcas, switches))))
 
 
 @dataclass(frozen=True)
 class _Toward:
     """The device the design cables to each named node's port: to a named HCA (whatever its port), and to each
-    port ``(guid, IB port)`` of a named switch."""
+    port of a named switch, IB port ``n`` at ``n - 1`` (None where the design cables none)."""
 
     hcas: dict[int, str]
-    ports: dict[tuple[int, int], str]
+    switches: dict[int, tuple[str | None, ...]]
 
 
 @dataclass(frozen=True)
 class _Cabled:
     """Each switch's discovered cables as ``(peer guid, peer port)``, and the switches cabled to each node."""
 
-    peers: Mapping[int, list[tuple[int, int]]]
+    peers: Mapping[int, list[End]]
     near: Mapping[int, list[int]]
 
 
 def _switch_cables(discovery: Discovery) -> _Cabled:
-    peers: defaultdict[int, list[tuple[int, int]]] = defaultdict(list)
+    peers: dict[int, list[End]] = {}
     near: defaultdict[int, list[int]] = defaultdict(list)
-    switches = {guid for guid, node in discovery.nodes.items() if node.kind == "switch"}
-    for (guid, port), (peer, peer_port) in discovery.cables:
-        if guid in switches:
-            peers[guid].append((peer, peer_port))
+    for guid, node in discovery.nodes.items():
+        if node.kind == "switch":
+            peers[guid] = []
+    for end, far in discovery.cables:
+        guid, peer = end[0], far[0]
+        if (ports := peers.get(guid)) is not None:
+            ports.append(far)
             near[peer].append(guid)
-        if peer in switches:
-            peers[peer].append((guid, port))
+        if (ports := peers.get(peer)) is not None:
+            ports.append(end)
             near[guid].append(peer)
     return _Cabled(peers, near)
 
@@ -266,10 +272,12 @@ def _votes(
     ports it is cabled to, with the number of such cables: ``(-count, guid, name)``, strongest first."""
     candidates = {guid for node in fresh for guid in cabled.near.get(node, ()) if guid not in switches}
     count: Counter[tuple[int, str]] = Counter()
-    hcas, ports = toward.hcas, toward.ports
+    hcas, toward_switches = toward.hcas, toward.switches
     for guid in candidates:
-        for end in cabled.peers[guid]:
-            name = hcas.get(end[0]) or ports.get(end)
+        for peer, peer_port in cabled.peers[guid]:
+            name = hcas.get(peer)
+            if name is None and (designed := toward_switches.get(peer)) is not None and 0 < peer_port <= len(designed):
+                name = designed[peer_port - 1]
             if name is not None:
                 count[guid, name] += 1
     return [(-votes, guid, name) for (guid, name), votes in count.items()]
@@ -286,8 +294,7 @@ def _cables(
 
     def end_name(guid: int, port: int) -> tuple[int, str, str]:
         """A port's rank (the higher the smaller) and name."""
-        nic = nics.get(guid)
-        if nic is not None and port == 1:
+        if port == 1 and (nic := nics.get(guid)) is not None:
             return nic
         switch = ports.get(guid)
         if switch is None:
@@ -296,9 +303,10 @@ def _cables(
         return rank, name, names[port - 1] if 0 < port <= len(names) else str(port)
 
     cables = []
-    for (guid, port), (peer, peer_port) in discovery.cables:
-        a, b = end_name(guid, port), end_name(peer, peer_port)
-        cables.append((*a[1:], *b[1:]) if a <= b else (*b[1:], *a[1:]))
+    append = cables.append
+    for end, far in discovery.cables:
+        a, b = end_name(*end), end_name(*far)
+        append((a[1], a[2], b[1], b[2]) if a <= b else (b[1], b[2], a[1], a[2]))
     return cables
 
 
