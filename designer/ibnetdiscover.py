@@ -19,9 +19,10 @@ from __future__ import annotations
 
 import re
 from collections import Counter, defaultdict
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import cached_property
+from typing import NamedTuple
 
 from designer.errors import InputError, Problem
 
@@ -47,15 +48,19 @@ _LINE = re.compile(
 peer GUID and peer port; a record's kind, GUID and node description; nothing for a comment, a node's setting or a
 blank line; the line itself when it is none of these. The same lines as :data:`_PORT`, :data:`_HEADER` and
 :data:`_SETTING` read one at a time, in one pass over the text."""
-CHUNK = 1 << 16
-"""Lines read by one :data:`_LINE` pass: the matches of a whole 131k-GPU discovery at once would double its memory."""
+CHUNK = 1 << 21
+"""Characters read by one :data:`_LINE` pass: the matches of a whole 131k-GPU discovery at once would double its
+memory."""
+OTHER_BREAKS = "\r\x0b\x0c\x1c\x1d\x1e"
+"""The ASCII characters other than ``\\n`` that end a line for :meth:`str.splitlines`."""
+BLOCK = 1 << 12
+"""Characters :func:`looks_like` splits into lines at a time (to the end of the line they end in)."""
 _KINDS = {"Switch": "switch", "Ca": "ca", "Hca": "ca", "Rt": "router"}
 RANKS = {"super_spine": 3, "spine": 2, "leaf": 1, "server": 0}
 """How high a role sits: a cable names its upper end first."""
 
 
-@dataclass(frozen=True)
-class Node:
+class Node(NamedTuple):
     """One node ``ibnetdiscover`` found: switch, channel adapter or router, with its node description."""
 
     guid: int
@@ -76,31 +81,24 @@ def parse(where: str, text: str) -> Discovery:
     """The nodes and cables of ``ibnetdiscover`` output ``text``; :class:`InputError` naming ``where`` and the line
     of every line that is no part of it, or when it holds no node at all."""
     nodes: dict[int, Node] = {}
-    ends: list[End] = []
-    far: list[End] = []
-    numbers: list[int] = []
+    peers: dict[End, End] = {}
+    port_lines = 0
     problems: list[Problem] = []
     guid = -1
-    lines = text.splitlines()
-    rows = (
-        row for start in range(0, len(lines), CHUNK) for row in _LINE.findall("\n".join(lines[start : start + CHUNK]))
-    )
-    for number, (local, peer_guid, peer_port, kind, node_guid, description, other) in enumerate(rows, 1):
+    for number, (local, peer_guid, peer_port, kind, node_guid, description, other) in enumerate(_rows(text), 1):
         if local:
             if guid < 0:
                 problems.append(_problem(where, number, "a port line before any Switch or Ca record"))
                 continue
-            ends.append((guid, int(local)))
-            far.append((int(peer_guid, 16), int(peer_port)))
-            numbers.append(number)
+            peers[guid, int(local)] = (int(peer_guid, 16), int(peer_port))
+            port_lines += 1
         elif kind:
             guid = int(node_guid, 16)
             nodes[guid] = Node(guid, _KINDS[kind], description)
         elif other:
             problems.append(_problem(where, number, f"{_shown(other.strip())} is not a line of ibnetdiscover output"))
-    peers = dict(zip(ends, far, strict=True))
-    if len(peers) < len(ends):  # a port given twice: the same cable again, or a second one
-        problems = sorted([*problems, *_second_peers(where, ends, far, numbers)], key=lambda problem: problem.line or 0)
+    if len(peers) < port_lines:  # a port given twice: the same cable again, or a second one
+        problems = sorted([*problems, *_second_peers(where, text)], key=lambda problem: problem.line or 0)
     if not nodes and not problems:
         problems.append(_problem(where, 1, "holds no Switch or Ca record"))
     if problems:
@@ -114,12 +112,33 @@ def parse(where: str, text: str) -> Discovery:
     return Discovery(nodes, cables)
 
 
-def _second_peers(where: str, ends: list[End], far: list[End], numbers: list[int]) -> list[Problem]:
-    """A problem at each port line that cables a port to another peer than the line before it for that port."""
+def _rows(text: str) -> Iterator[tuple[str, ...]]:
+    """One :data:`_LINE` match a line of ``text``, its lines as :meth:`str.splitlines` gives them, read
+    :data:`CHUNK` characters at a time (to the end of a line): only a text with line breaks other than ``\\n`` is
+    split into lines and joined again."""
+    if not text.isascii() or any(other in text for other in OTHER_BREAKS):
+        text = "\n".join(text.splitlines())
+    start = 0
+    while start < len(text):
+        end = text.find("\n", start + CHUNK)
+        end = len(text) if end < 0 else end
+        yield from _LINE.findall(text, start, end)
+        start = end + 1
+
+
+def _second_peers(where: str, text: str) -> list[Problem]:
+    """A problem at each port line of ``text`` that cables a port to another peer than the line before it for that
+    port."""
     peers: dict[End, End] = {}
     line_of: dict[End, int] = {}
     problems = []
-    for end, peer, number in zip(ends, far, numbers, strict=True):
+    guid = -1
+    for number, (local, peer_guid, peer_port, kind, node_guid, *_) in enumerate(_rows(text), 1):
+        if kind:
+            guid = int(node_guid, 16)
+        if not local or guid < 0:
+            continue
+        end, peer = (guid, int(local)), (int(peer_guid, 16), int(peer_port))
         if peers.setdefault(end, peer) != peer:
             problems.append(
                 _problem(
@@ -137,8 +156,15 @@ def _second_peers(where: str, ends: list[End], far: list[End], numbers: list[int
 def looks_like(text: str) -> bool:
     """Whether ``text`` opens as ``ibnetdiscover`` output does (a ``#`` comment, a node record, a port line or a
     node's setting), so a discovery file can be told from JSON before it is read as either."""
-    line = next((line.strip() for line in text.splitlines() if line.strip()), "")
-    return line.startswith("#") or any(pattern.match(line) for pattern in (_HEADER, _PORT, _SETTING))
+    start = 0
+    while start < len(text):  # a block of whole lines at a time: the first line with text is near the top
+        end = text.find("\n", start + BLOCK)
+        end = len(text) if end < 0 else end + 1
+        line = next((line.strip() for line in text[start:end].splitlines() if line.strip()), "")
+        if line:
+            return line.startswith("#") or any(pattern.match(line) for pattern in (_HEADER, _PORT, _SETTING))
+        start = end
+    return False
 
 
 @dataclass(frozen=True)
