@@ -20,10 +20,11 @@ from pathlib import Path
 
 import pytest
 
+from designer import ibnetdiscover
 from designer.built import read_design
 from designer.cli import main
 from designer.errors import InputError
-from designer.ibnetdiscover import DesignNames, named, parse
+from designer.ibnetdiscover import DesignNames, looks_like, named, parse
 from designer.sm_files import NAME_MAP, ROOTS, design_names, sm_files
 from designer.verify import subnet
 from designer.verify.subnet import INSTALL, TOOLS, forwarding, run, unreached
@@ -72,6 +73,32 @@ def test_switches_are_named_by_where_they_sit_not_by_description(built: Path) ->
     reversed_text = "\n\n".join(records[::-1])
     design = design_names(built)
     assert named(parse("reversed", reversed_text), design).cables == tuple(designed_cables(built))
+
+
+def test_a_discovery_reads_the_same_whatever_its_line_breaks_and_spans(
+    built: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Windows or old Mac line breaks (a capture copied through another machine) read as the plain text does, as
+    str.splitlines splits them; a text read a few characters at a time (spans ending at a line's end) reads as
+    in one piece, its problems at the same lines; a file opening with more blank lines than looks_like reads at a
+    time is still told from JSON."""
+    text = CANNED.read_text()
+    whole = parse("plain", text)
+    assert parse("crlf", text.replace("\n", "\r\n")) == whole == parse("cr", text.replace("\n", "\r"))
+    broken = text.replace("[5]\t", "junk\n[5]\t", 2) + '\n[1]\t"S-0002c90300000001"[1]\n'
+    with pytest.raises(InputError) as raised:
+        parse("broken", broken)
+    problems = [(problem.line, problem.message) for problem in raised.value.problems]
+    monkeypatch.setattr(ibnetdiscover, "CHUNK", 7)
+    assert parse("spans", text) == whole
+    with pytest.raises(InputError) as raised:
+        parse("broken", broken)
+    assert [(problem.line, problem.message) for problem in raised.value.problems] == problems
+    junk = [number for number, line in enumerate(broken.splitlines(), 1) if line == "junk"]
+    assert [line for line, _ in problems] == [*junk, broken.count("\n")] and len(junk) == 2
+    assert looks_like("\n" * (ibnetdiscover.BLOCK * 3) + text)
+    assert not looks_like("\n" * (ibnetdiscover.BLOCK * 3) + '{"lldp": []}')
+    assert named(parse("spans", text), design_names(built)).cables == tuple(designed_cables(built))
 
 
 def test_what_the_design_cannot_name_keeps_its_guid_and_port(built: Path) -> None:
