@@ -21,6 +21,7 @@ from __future__ import annotations
 import hashlib
 import json
 from collections.abc import Mapping
+from operator import itemgetter
 from pathlib import Path
 
 from designer import __version__
@@ -42,13 +43,8 @@ def sm_files(found: Named, design: DesignNames) -> dict[str, str]:
     """The root GUID file and the node-name map of the discovery ``found``, named after ``design``."""
     roles = set(design.roles.values())
     top = next((role for role in TOP if role in roles), "leaf")
-    roots = sorted(
-        ((guid, name) for guid, name in found.switches.items() if design.roles[name] == top),
-        key=lambda item: natural(item[1]),
-    )
-    nodes = [(guid, name) for guid, name in found.switches.items()] + [
-        (guid, f"{host} {design.rdma_devices[index]}") for guid, (host, index) in found.hcas.items()
-    ]
+    nodes = sorted(_named_nodes(found, design), key=itemgetter(0))  # stable: a name found twice, in the order found
+    roots = [(guid, name) for _key, guid, name in nodes if design.roles.get(name) == top]
     return {
         ROOTS: "".join(
             [
@@ -60,10 +56,24 @@ def sm_files(found: Named, design: DesignNames) -> dict[str, str]:
         NAME_MAP: "".join(
             [
                 "# Node GUID to the design's name: OpenSM's node_name_map_name and the diagnostics' --node-name-map.\n",
-                *(f'0x{guid:016x} "{name}"\n' for guid, name in sorted(nodes, key=lambda item: natural(item[1]))),
+                *(f'0x{guid:016x} "{name}"\n' for _key, guid, name in nodes),
             ]
         ),
     }
+
+
+def _named_nodes(found: Named, design: DesignNames) -> list[tuple[tuple[object, ...], int, str]]:
+    """Every node ``found`` names as ``(natural key, guid, name)``, the switches first, in the order found: an
+    HCA is ``<host> <rdma device>``, whose key joins its host's and its device's (the space between them ends the
+    host's last part, so the key is that of the whole name), each computed once."""
+    nodes = [(natural(name), guid, name) for guid, name in found.switches.items()]
+    devices = [natural(f" {device}") for device in design.rdma_devices]
+    hosts: dict[str, tuple[object, ...]] = {}
+    for guid, (host, index) in found.hcas.items():
+        own = hosts.get(host) or hosts.setdefault(host, natural(host))
+        device = devices[index]
+        nodes.append(((*own[:-1], f"{own[-1]}{device[0]}", *device[1:]), guid, f"{host} {design.rdma_devices[index]}"))
+    return nodes
 
 
 def design_names(folder: Path) -> DesignNames:

@@ -16,6 +16,7 @@ import json
 import shutil
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
+from itertools import product
 from pathlib import Path
 
 import pytest
@@ -24,7 +25,8 @@ from designer import ibnetdiscover
 from designer.built import read_design
 from designer.cli import main
 from designer.errors import InputError
-from designer.ibnetdiscover import DesignNames, looks_like, named, parse
+from designer.fabric import natural
+from designer.ibnetdiscover import DesignNames, Named, looks_like, named, parse
 from designer.sm_files import NAME_MAP, ROOTS, design_names, sm_files
 from designer.verify import subnet
 from designer.verify.subnet import INSTALL, TOOLS, forwarding, run, unreached
@@ -175,6 +177,36 @@ def test_audit_sm_files_writes_the_root_guids_and_the_name_map(built: Path, tmp_
     code, out, err = run_cli("audit", str(built), str(CANNED), "--sm-files", str(target))
     assert (code, out) == (2, "") and "mine.txt" in err
     assert (target / "mine.txt").read_text() == "not designer's"
+
+
+def test_the_node_name_map_is_in_natural_order_of_the_whole_names() -> None:
+    """The map lists every node by its whole name in natural order (su1-srv9 before su1-srv10, mlx5_2 before
+    mlx5_10, whatever the order of hosts.rdma_devices), a name two GUIDs answer to in the order found; the root
+    GUID file the top switches in the same order."""
+    hosts = ["su1-srv10", "su1-srv9", "su10-srv0", "su1-srv9x"]
+    devices = ("mlx5_10", "mlx5_2", "ib0")
+    design = DesignNames(
+        {"p0-spine10": "spine", "p0-spine9": "spine", "p0-su1-leaf": "leaf", **{host: "server" for host in hosts}},
+        {},
+        {},
+        devices,
+    )
+    hcas = {0x100 + number: (host, index) for number, (host, index) in enumerate(product(hosts, range(3)))}
+    hcas[0x99] = ("su1-srv9", 1)  # a second HCA reporting the same description
+    found = Named({0x3: "p0-spine10", 0x2: "p0-su1-leaf", 0x1: "p0-spine9"}, hcas, ())
+    files = sm_files(found, design)
+    names = [line.split(" ", 1) for line in files[NAME_MAP].splitlines()[1:]]
+    expected = sorted(
+        [*((f"0x{guid:016x}", f'"{name}"') for guid, name in found.switches.items())]
+        + [(f"0x{guid:016x}", f'"{host} {devices[index]}"') for guid, (host, index) in hcas.items()],
+        key=lambda item: natural(item[1]),
+    )
+    assert names == [list(item) for item in expected]
+    assert names[names.index(["0x0000000000000104", '"su1-srv9 mlx5_2"']) + 1] == [
+        "0x0000000000000099",
+        '"su1-srv9 mlx5_2"',
+    ]
+    assert [line.split("# ")[1] for line in files[ROOTS].splitlines()[1:]] == ["p0-spine9", "p0-spine10"]
 
 
 def test_audit_of_the_canned_discovery_matches_the_design(built: Path) -> None:
