@@ -93,10 +93,11 @@ def names_of(intent: Intent, fabric: Fabric | None = None) -> DesignNames:
     fabric = fabric or wire(intent, size(intent))
     ports = fabric.port_names()
     vendor = os_port_names(intent, fabric)[intent.subnet_managers[0]] if intent.subnet_managers else []
+    device_names = [device.name for device in fabric.devices]
     peers: dict[tuple[str, str], tuple[str, str]] = {}
     for _tier, upper, upper_port, lower, lower_port in fabric.links:
-        a = (fabric.devices[upper].name, ports[upper][upper_port])
-        z = (fabric.devices[lower].name, ports[lower][lower_port])
+        a = (device_names[upper], ports[upper][upper_port])
+        z = (device_names[lower], ports[lower][lower_port])
         peers[a], peers[z] = z, a
     return DesignNames(
         {device.name: device.role for device in fabric.devices},

@@ -38,10 +38,13 @@ def fabric_reports(found: Named) -> dict[str, tuple[str, list[Cable]]]:
     shows outside the design."""
     devices = [*found.switches.values(), *(host for host, _ in found.hcas.values())]
     cables: dict[str, tuple[str, list[Cable]]] = {device: (FABRIC, []) for device in devices}
-    for device, port, peer, peer_port in found.cables:
+    for cable in found.cables:
+        device, port, peer, peer_port = cable
         if device.startswith("0x") and not peer.startswith("0x"):
-            device, port, peer, peer_port = peer, peer_port, device, port
-        cables.setdefault(device, (FABRIC, []))[1].append((device, port, peer, peer_port))
+            device, cable = peer, (peer, peer_port, device, port)
+        if (reported := cables.get(device)) is None:
+            reported = cables[device] = (FABRIC, [])
+        reported[1].append(cable)
     return cables
 
 
