@@ -328,7 +328,7 @@ def _cables(
         rank, name, names = switch
         return rank, name, names[port - 1] if 0 < port <= len(names) else str(port)
 
-    cables = []
+    cables: list[Cable] = []
     append = cables.append
     for end, far in discovery.cables:
         a, b = end_name(*end), end_name(*far)
