@@ -31,6 +31,7 @@ import hashlib
 import json
 import os
 import re
+import stat
 import subprocess
 import tempfile
 from collections import Counter, defaultdict
@@ -269,12 +270,11 @@ class Previous:
 
     @classmethod
     def of(cls, folder: Path) -> Previous | None:
-        """The previous build in ``folder``, or None when there is none (or its design.json cannot be read). Its
-        design.json is read again when :meth:`section` compares it (it is the largest file of a build: not held
+        """The previous build in ``folder``, or None when it holds no design.json as a regular file. The file is
+        read only when :meth:`section` compares it (it is the largest file of a build: neither read twice nor held
         while the new build runs)."""
         try:
-            read_regular(folder / DESIGN_FILE)
-            return cls(folder)
+            return cls(folder) if stat.S_ISREG(os.lstat(folder / DESIGN_FILE).st_mode) else None
         except (OSError, InputError):
             return None
 

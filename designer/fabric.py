@@ -30,7 +30,7 @@ import math
 import re
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, NamedTuple
+from typing import TYPE_CHECKING, Generic, NamedTuple, TypeVar
 
 from designer.intent import Intent
 from designer.sizing import Plan
@@ -105,6 +105,8 @@ class Device(NamedTuple):
 
 
 Link = tuple[int, int, int, int, int]
+PlanOf = TypeVar("PlanOf")
+"""What a wiring was sized from: the backend's :class:`~designer.sizing.Plan` or a network's."""
 
 
 _DIGITS = re.compile(r"(\d+)")
@@ -117,10 +119,11 @@ def natural(name: str) -> tuple[object, ...]:
 
 
 @dataclass(frozen=True)
-class Fabric:
-    """The wired fabric: devices (switches first, then servers) and links ordered by tier."""
+class Wiring(Generic[PlanOf]):
+    """A wired network of ``plan``: devices (switches first, then servers) and links, the ``server_link_count``
+    links down to servers first."""
 
-    plan: Plan
+    plan: PlanOf
     devices: list[Device]
     links: list[Link]
     switch_count: int
@@ -128,6 +131,11 @@ class Fabric:
 
     def switches(self) -> list[Device]:
         return self.devices[: self.switch_count]
+
+
+@dataclass(frozen=True)
+class Fabric(Wiring[Plan]):
+    """The wired backend fabric, its links ordered by tier."""
 
     def port_names(self, name: Callable[[Device, int], str] = Device.port_name) -> list[tuple[str, ...]]:
         """Every device's logical port names (``name``: :meth:`Device.port_name` unless told), by device index;

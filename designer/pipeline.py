@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import os
 from collections.abc import Callable
-from dataclasses import replace
+from dataclasses import fields, replace
 from operator import attrgetter
 from pathlib import Path
 from typing import Any
@@ -41,6 +41,9 @@ BESIDE_THE_WIRING = ("technology", "planes", "server", "addressing", "routing", 
 """The intent's fields that the addresses, max-flows and workload analysis read beside the wired fabric: two designs
 that agree on these and are wired alike (:func:`wired_alike`) have the same of each."""
 _beside = attrgetter(*BESIDE_THE_WIRING)
+NOT_DESIGNED_FROM = frozenset(("name", "description", "source", "sha256", "text"))
+"""The intent's fields that name and describe it: the host settings and the outputs read its name, no stage
+before them reads any of these."""
 
 Modelled = Callable[[tuple[DeviceConfig, ...], tuple[HostConfig, ...], SwitchManagement], None]
 """Told the switches' device models, the servers' host settings and the switches' management side once all are
@@ -89,13 +92,15 @@ def design(
     candidates side by side instead). Without ``workload_detail`` the workloads get only the numbers of the
     intent's mode on the healthy fabric (:func:`~designer.analysis.workload.analyze`'s ``only_the_mode``; the
     workload check's warnings may then name no QP count): what explore reports, the same as a whole analysis gives.
-    ``alike``: the design of an intent that differs from this one in nothing but its name, media and switch models,
-    made with the same ``seeds`` and ``workload_detail``; when the fabric is wired as its fabric is
-    (:func:`wired_alike`) and the intent's fields those read beside it are the same (:data:`BESIDE_THE_WIRING`), its
-    addresses, facts, max-flows and workloads are taken as they are (none reads a switch's model), and so are its
-    cables' lengths and media when its devices stand where this one's do (:func:`~designer.physical.plan_physical`'s
-    ``like``); the rest is made anew (``designer explore`` builds the candidates that differ only in their switch
-    models this way).
+    ``alike``: the design of another intent, made with the same ``seeds`` and ``workload_detail``, whose results
+    this one takes where they are bound to be the same (``designer explore`` builds its candidates this way):
+    when the intents differ in nothing before the physical plan but ``facility.media`` (:func:`_before_the_media`),
+    its fabric, addresses, facts, max-flows, workloads, device models (with ``alike``'s ``configs``) and findings of
+    the fabric; else, when the fabric is wired as its fabric is (:func:`wired_alike`: only the switch models
+    differ) and the intent's fields those read beside it are the same (:data:`BESIDE_THE_WIRING`), its addresses,
+    facts, max-flows and workloads (none reads a switch's model). Either way the physical plan takes its cables'
+    lengths (and media, when those are the same) where its devices stand where this one's do
+    (:func:`~designer.physical.plan_physical`'s ``like``); the rest is made anew.
 
     Once the fabric is wired and counted, two forked workers (with more than one core) make the physical plan, and
     solve the bisection max-flows and run the checks of the fabric itself (:data:`OF_THE_FABRIC`: what neither the
@@ -103,10 +108,17 @@ def design(
     and sets up the servers: three processes share the cores, so whichever part is longest does not leave a core
     idle. Only the physical plan, a few numbers and the findings come back. The other checks run last."""
     say = progress or quiet
-    plan, fabric, allocation = _wired(intent, say)
+    media_only = (
+        alike is not None and bool(alike.configs) and _before_the_media(intent) == _before_the_media(alike.intent)
+    )
+    if alike is not None and media_only:
+        plan, fabric, allocation = alike.plan, alike.fabric, alike.allocation
+    else:
+        plan, fabric, allocation = _wired(intent, say)
     same = (
         alike
-        if alike is not None and _beside(intent) == _beside(alike.intent) and wired_alike(fabric, alike.fabric)
+        if alike is not None
+        and (media_only or (_beside(intent) == _beside(alike.intent) and wired_alike(fabric, alike.fabric)))
         else None
     )
     if same is not None:
@@ -118,6 +130,12 @@ def design(
     def beside_the_models(worker: int, _count: int) -> dict[str, Any]:
         if worker == 0:
             return {"physical": plan_physical(intent, plan, fabric, like)}
+        if same is not None and media_only:
+            checked = {module.ID for module in fabric_checks}
+            return {
+                "bisection": same.bisection,
+                "findings": [finding for finding in same.findings if finding.check in checked],
+            }
         wired = Wired(intent, plan, fabric, allocation, shared, same.bisection if same else bisection(fabric, shared))
         return {"bisection": wired.bisection, "findings": run_checks(wired, 1, fabric_checks)}
 
@@ -129,8 +147,8 @@ def design(
     physical = plan_physical(intent, plan, fabric, like) if alone else None
     with Background([1] if alone else [0, 1], 2, beside_the_models, fork=not alone) as beside:
         cable_dm = physical.link_length_dm if physical else cable_lengths(intent, plan, fabric)
-        configs: tuple[DeviceConfig, ...] = ()
-        if allocation is not None:
+        configs: tuple[DeviceConfig, ...] = same.configs if same is not None and media_only else ()
+        if allocation is not None and not configs:
             say(f"modelling {fabric.switch_count:,} switches")
             configs = tuple(device_configs(intent, plan, fabric, allocation, cable_dm))
         analyzed = same.workloads if same else _analyzed(intent, fabric, allocation, seeds, say, workload_detail)
@@ -159,20 +177,19 @@ def wired_alike(fabric: Fabric, other: Fabric) -> bool:
     )
 
 
-def design_like(intent: Intent, like: Design, processes: int | None = None, progress: Progress | None = None) -> Design:
-    """The design of ``intent``, an intent that differs from ``like``'s in nothing but its name and
-    ``facility.media`` (which links take copper and which optics): the media move no device and change no cable's
-    length, so ``like``'s fabric, addresses, max-flows, device models (their headroom reads the lengths) and
-    workloads are taken as they are, with the findings of the checks of the fabric; the physical plan, the networks
-    beside the backend and the other checks are made anew. The servers' host settings are left out, as ``design``
-    does without ``hosts``. ``designer explore`` builds a candidate's other media this way."""
-    say = progress or quiet
-    say("placing racks, power and cables")
-    physical = plan_physical(intent, like.plan, like.fabric)
-    wired = Wired(intent, like.plan, like.fabric, like.allocation, like.facts, like.bisection)
-    of_the_fabric = {module.ID for module in OF_THE_FABRIC}
-    found = [finding for finding in like.findings if finding.check in of_the_fabric]
-    return _finished(wired, physical, like.configs, like.workloads, (), found, processes or os.cpu_count() or 1, say)
+def _before_the_media(intent: Intent) -> tuple[Any, ...]:
+    """What the stages before the physical plan read of ``intent``: every field but its name and text (the site
+    catalogs by their files) with ``facility.media`` left out: which links take copper and which optics moves no
+    device and changes no cable's length, so it first matters when the physical plan picks each link's medium."""
+    facility = replace(intent.facility, media="", reach_m=(), reach_by_speed=())
+    return (
+        intent.catalogs.files,
+        *(
+            facility if field.name == "facility" else getattr(intent, field.name)
+            for field in fields(intent)
+            if field.compare and field.name not in NOT_DESIGNED_FROM
+        ),
+    )
 
 
 def _finished(

@@ -17,7 +17,7 @@ from designer.explore.run import _batches
 from designer.intent import parse_intent
 from designer.intent.schema import MEDIA
 from designer.physical import plan_physical
-from designer.pipeline import design, design_like, wired_alike
+from designer.pipeline import design, wired_alike
 from tests.test_intent_errors import run_cli
 
 SMALL = """\
@@ -354,12 +354,15 @@ def _intent(folder: Path, text: str) -> Path:
 
 def test_a_candidates_other_media_built_from_its_fabric_are_what_a_whole_design_gives() -> None:
     """Explore builds the candidates that differ only in ``facility.media`` from one fabric, set of device models and
-    workloads (``design_like``): every stage's result and every finding is what designing it alone gives."""
+    workloads (``design``'s ``alike``): every stage's result and every finding is what designing it alone gives.
+    The cables' lengths are taken, their media chosen anew."""
     copper = parse_intent(SMALL, "small.yaml")
     optics = parse_intent(SMALL.replace("name: small", "name: small-optics") + "facility: {media: optics}\n", "o.yaml")
     like = design(copper, hosts=False, processes=1, workload_detail=False)
-    shared = design_like(optics, like, processes=1)
+    shared = design(optics, hosts=False, processes=1, workload_detail=False, alike=like)
     alone = design(optics, hosts=False, processes=1, workload_detail=False)
+    assert shared.fabric is like.fabric and shared.configs is like.configs and shared.workloads is like.workloads
+    assert shared.physical.link_length_dm is like.physical.link_length_dm
     assert shared.physical == alone.physical != like.physical
     assert (shared.configs, shared.workloads, shared.bisection) == (alone.configs, alone.workloads, alone.bisection)
     assert shared.findings == alone.findings

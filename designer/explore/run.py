@@ -36,7 +36,7 @@ from designer.intent.resolve import field_at, submodel
 from designer.intent.schema import MAX_PLANES, MEDIA, SPEEDS, IntentDoc
 from designer.intent.yaml_source import decode, load_yaml, read_bytes
 from designer.outputs.workloads import contract
-from designer.pipeline import design, design_like, validated_intent
+from designer.pipeline import design, validated_intent
 from designer.workers import each_in_workers
 
 MAX_CANDIDATES = 256
@@ -182,13 +182,11 @@ def explore(path: Path, vary: Sequence[str]) -> Exploration:
         for job in batches[batch]:
             try:
                 candidate = validated_intent(path, texts[job].encode(), shared_catalogs)
-                if whole is not None and but_media == _but_media(varied, picks[job]):
-                    built = design_like(candidate, whole, processes=1)
-                else:
-                    # the last whole design's device models are read no more: freed before the next are made
-                    alike = replace(whole, configs=()) if whole is not None else None
-                    whole = None
-                    built = design(candidate, hosts=False, processes=1, workload_detail=False, alike=alike)
+                anew = whole is None or but_media != _but_media(varied, picks[job])
+                if whole is not None and anew:
+                    whole = replace(whole, configs=())  # its device models are read no more: freed before the next
+                built = design(candidate, hosts=False, processes=1, workload_detail=False, alike=whole)
+                if anew:
                     whole, but_media = built, _but_media(varied, picks[job])
             except InputError as error:
                 outcomes[job] = {"failed": [_reason(problem) for problem in error.problems]}
@@ -228,7 +226,7 @@ def _batches(varied: Sequence[Dimension], picks: Sequence[tuple[int, ...]], work
     """The candidates (by place in ``picks``) in batches a worker takes at once, each batch in the order of its
     first candidate: those that differ only in their switch models and ``facility.media`` share a batch, so that
     one design's addresses, max-flows and workloads serve all those wired alike and one set of device models
-    serves its other media (:func:`designer.pipeline.design`'s ``alike``, :func:`designer.pipeline.design_like`),
+    serves its other media (:func:`designer.pipeline.design`'s ``alike``),
     in the order of the models, their media one after another. When that gives fewer batches than ``workers``,
     only the media share a batch, so that every worker has one."""
     media = {axis for axis, dimension in enumerate(varied) if dimension.path == MEDIA_PATH}

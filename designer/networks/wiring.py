@@ -20,23 +20,14 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from designer.fabric import LEAF_SPINE, NONE, SERVER_LEAF, Device, Link, Stripes
+from designer.fabric import LEAF_SPINE, NONE, SERVER_LEAF, Device, Link, Stripes, Wiring
 from designer.intent.networks import DataNetworkSpec
 from designer.networks.sizing import NetworkPlan
 
 
 @dataclass(frozen=True)
-class NetworkFabric:
-    """One wired network: devices (switches first, then GPU and storage servers) and links, server links first."""
-
-    plan: NetworkPlan
-    devices: list[Device]
-    links: list[Link]
-    switch_count: int
-    server_link_count: int
-
-    def switches(self) -> list[Device]:
-        return self.devices[: self.switch_count]
+class NetworkFabric(Wiring[NetworkPlan]):
+    """One wired network beside the backend: its servers are GPU and storage servers."""
 
     def port_name(self, device: Device, port: int) -> str:
         """A port's name: a switch's as the backend names it, a server's NIC port in this network ``fe0``, ``st1``

@@ -7,7 +7,7 @@ Placement rules are in :mod:`designer.physical.placement`, cable lengths, media 
 from __future__ import annotations
 
 from collections import Counter
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import NamedTuple
 
 from designer.catalog import SYSTEM_PARTS, MediumModel
@@ -170,8 +170,8 @@ def _system_lines(intent: Intent, servers: int) -> Counter[BomKey]:
 def plan_physical(intent: Intent, plan: Plan, fabric: Fabric, like: tuple[Intent, Physical] | None = None) -> Physical:
     """Place every device, estimate every cable, pick media, add up power and the bill of materials. ``like``:
     another intent and its physical plan of a fabric wired as this one (:func:`designer.pipeline.wired_alike`);
-    when the devices stand where they stand there, as tall, in the same facility, each link's length and medium are
-    taken from it (they read nothing else)."""
+    when the devices stand where they stand there, as tall, in the same facility but for its ``media``, each link's
+    length is taken from it, and so is its medium when the media are the same too (they read nothing else)."""
     layout = place(intent, plan, fabric)
     runs = _same_runs(intent, layout, *like) if like else None
     cabling = lay_cables(intent, fabric, layout, runs)
@@ -218,19 +218,22 @@ def plan_physical(intent: Intent, plan: Plan, fabric: Fabric, like: tuple[Intent
 
 
 def _same_runs(intent: Intent, layout: Layout, other: Intent, physical: Physical) -> Runs | None:
-    """The lengths, media and shared ports of ``physical`` (the plan of ``other``, wired alike) when ``layout``
-    gives the same runs: the same facility and device heights, each device in the same rack and unit and each rack
-    in the same place; else None."""
+    """The lengths of ``physical`` (the plan of ``other``, wired alike) when ``layout`` gives the same runs: the
+    same facility but for its media and the same device heights, each device in the same rack and unit and each
+    rack in the same place; with the same media also their media and shared ports; else None."""
     if (
-        intent.facility != other.facility
-        or tuple(intent.catalog.media[name] for name, _ in intent.facility.reach_m) != physical.media
+        replace(intent.facility, media="", reach_m=(), reach_by_speed=())
+        != replace(other.facility, media="", reach_m=(), reach_by_speed=())
         or _heights(intent) != _heights(other)
         or layout.device_rack != physical.device_rack
         or layout.device_unit != physical.device_unit
         or [(rack.row, rack.position) for rack in layout.racks] != [(row.row, row.position) for row in physical.racks]
     ):
         return None
-    return Runs(physical.link_length_dm, physical.link_medium, physical.shared_ports)
+    same_media = intent.facility == other.facility and (
+        tuple(intent.catalog.media[name] for name, _ in intent.facility.reach_m) == physical.media
+    )
+    return Runs(physical.link_length_dm, (physical.link_medium, physical.shared_ports) if same_media else None)
 
 
 def _heights(intent: Intent) -> tuple[int, ...]:

@@ -60,12 +60,11 @@ class Cabling(NamedTuple):
 
 
 class Runs(NamedTuple):
-    """What :func:`lay_cables` takes from another cabling of the same links, layout and media: each link's length
-    and medium and the shared physical ports."""
+    """What :func:`lay_cables` takes from another cabling of the same links and layout: each link's length, and
+    with the same media each link's medium and the shared physical ports (None: chosen anew)."""
 
     length_dm: list[int]
-    medium: list[int]
-    shared: dict[int, tuple[int, int]]
+    media: tuple[list[int], dict[int, tuple[int, int]]] | None
 
 
 def decimetres(metres: float) -> int:
@@ -118,8 +117,8 @@ def lengths(intent: Intent, fabric: Fabric, layout: Layout) -> list[int]:
 
 
 def lay_cables(intent: Intent, fabric: Fabric, layout: Layout, runs: Runs | None = None) -> Cabling:
-    """Lengths, media, switch power and the transceiver and cable counts of every link; ``runs``: the lengths, media
-    and shared ports of a cabling of the same links, layout and media, taken as they are."""
+    """Lengths, media, switch power and the transceiver and cable counts of every link; ``runs``: what another
+    cabling of the same links and layout gives, taken as it is."""
     devices, links, speeds = fabric.devices, fabric.links, fabric.plan.link_speeds
     media = tuple(intent.catalog.media[name] for name, _ in intent.facility.reach_m)
     reach_dm = tuple(
@@ -135,8 +134,8 @@ def lay_cables(intent: Intent, fabric: Fabric, layout: Layout, runs: Runs | None
     """A multiplane server's NIC ports (its port ``i`` is a lane of NIC port ``i % rails``); 0 for the others."""
 
     medium, shared = (
-        (runs.medium, runs.shared)
-        if runs
+        runs.media
+        if runs and runs.media
         else choose_media(
             links, (breakout, up_breakout, up_offset, up_stride), length_dm, reach_dm, tuple(m.optical for m in media)
         )
