@@ -408,6 +408,70 @@ def test_a_bad_token_is_an_input_error(
     assert len(changes(lab)) == before
 
 
+@pytest.mark.parametrize("mode", MODES)
+def test_a_multiplane_design_syncs_as_designed_and_a_second_sync_changes_nothing(
+    lab: NautobotLab, multiplane: dict[tuple[str, int], Path], mode: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Read back through pynautobot: every plane link a cable from the server's interface on it (400G) to its
+    plane's leaf, the pools' prefixes in the design's namespace (swplb) or in each plane's (hwplb), every address
+    of design.json on its interface in the namespace of its plane; a dry run and a second sync write nothing, and
+    a sync after growth only creates."""
+    folder, name = multiplane[mode, 2], f"{NAME}-{mode}"
+    before = changes(lab)
+    assert sync(lab, folder, "--dry-run") == 0
+    assert changes(lab) == before
+    assert sync(lab, folder) == 0
+    api = client(lab)
+    site = api.dcim.locations.get(name=name)
+    interfaces = {row.id: row for row in api.dcim.interfaces.filter(location=site.id)}
+    ends = {row_id: (row.device.name, row.name) for row_id, row in interfaces.items()}
+    cables = {
+        ends[cable.termination_b_id]: ends[cable.termination_a_id]
+        for cable in api.dcim.cables.filter(location_id=site.id)
+        if ends[cable.termination_b_id][0].startswith("su")
+    }
+    assert cables == plane_links(folder)
+    for server, port in cables:
+        interface = next(row for row in interfaces.values() if (row.device.name, row.name) == (server, port))
+        assert (interface.speed, interface.type.value) == (400_000_000, "400gbase-x-osfp")
+    design = json.loads((folder / "design.json").read_text())
+    plane = {row["name"]: row["plane"] for row in design["devices"] if row["role"] != "server"}
+    namespaces = {0: name, 1: name} if mode == "swplb" else {0: f"{name}-plane0", 1: f"{name}-plane1"}
+    pools = sorted(pool["cidr"] for pool in design["summary"]["pools"].values())
+    for namespace in set(namespaces.values()):
+        assert sorted(row.prefix for row in api.ipam.prefixes.filter(namespace=namespace)) == pools
+    assert len(api.ipam.namespaces.filter(name=name)) == (mode == "swplb")  # hwplb: only the planes'
+    server_end = {leaf_end: server_end for server_end, leaf_end in cables.items()}
+    wanted: dict[tuple[str, str, str], str] = {}
+    loopbacks: dict[str, set[str]] = {}
+    for link in design["links"]:  # both ends of every /31, in the namespace of the link's plane
+        namespace, (a_port, z_port) = namespaces[plane[link["a"][0]]], link["os_ports"]["eos"]
+        wanted[namespace, f"{link['a'][2]}/31", link["a"][0]] = a_port
+        z_device, z_port = server_end.get((link["a"][0], a_port), (link["z"][0], z_port))
+        wanted[namespace, f"{link['z'][2]}/31", z_device] = z_port
+    for row in design["devices"]:
+        if row["role"] != "server":
+            loopbacks.setdefault(namespaces[row["plane"]], set()).add(f"{row['loopback']}/32")
+    on: dict[tuple[str, str, str], str] = {}
+    for namespace in set(namespaces.values()):
+        for address in api.ipam.ip_addresses.filter(namespace=namespace, mask_length=31):
+            for row in api.ipam.ip_address_to_interface.filter(ip_address=address.id):
+                on[namespace, address.address, ends[row.interface.id][0]] = ends[row.interface.id][1]
+        found = api.ipam.ip_addresses.filter(namespace=namespace, mask_length=32)
+        assert {address.address for address in found} == loopbacks[namespace]
+    assert on == wanted
+    written = changes(lab)
+    capsys.readouterr()
+    assert sync(lab, folder) == 0
+    assert capsys.readouterr().out.endswith("no change\n")
+    assert changes(lab) == written
+    assert sync(lab, multiplane[mode, 4]) == 0  # grown: only creates (and the ports new cables plug into)
+    added = changes(lab, ids=True)[len(written) :]
+    created = {entry.rpartition(" ")[2] for entry in added if entry.startswith("create ")}
+    touched = sorted({entry for entry in added if entry.rpartition(" ")[2] not in created})
+    assert created and all(entry.startswith("update dcim.interface ") for entry in touched), touched
+
+
 def test_an_unreachable_server_is_an_input_error(designs: dict[str, Path], capsys: pytest.CaptureFixture[str]) -> None:
     from tests.nautobot_lab import free_port
 
