@@ -95,6 +95,113 @@ def test_sonic_ports_are_the_ports_of_config_db(designs: dict[str, Path]) -> Non
     assert names == list(config["PORT"])
 
 
+MODES = ("swplb", "hwplb")
+
+
+def multiplane_intent(mode: str, servers: int) -> str:
+    """Two servers of two ConnectX-8 800G ports, each port serving two planes of 400G (``mode``): the smallest
+    multiplane design, 2 leaves and a spine per plane, growing to 4 servers."""
+    return (
+        f"name: {NAME}-{mode}\ncompute: {{servers: {servers}, gpus_per_server: 4, nics_per_server: 2, nic: nvidia-cx8, "
+        f"nic_speed: 800G, server_power_kw: 6, multiplane: {{planes: 2, mode: {mode}}}}}\n"
+        "growth: {max_servers: 4}\nfabric: {tiers: 2, leaf: {ports: 8, speed: 400G}}\ntargets: [eos, frr]\n"
+    )
+
+
+@pytest.fixture(scope="module")
+def multiplane(tmp_path_factory: pytest.TempPathFactory) -> dict[tuple[str, int], Path]:
+    """Each mode's design with 2 servers and grown to 4, by (mode, servers)."""
+    root = tmp_path_factory.mktemp("multiplane")
+    built = {}
+    for mode in MODES:
+        for servers in (2, 4):
+            folder = root / f"{mode}-{servers}"
+            folder.mkdir()
+            (folder / "intent.yaml").write_text(multiplane_intent(mode, servers))
+            assert main(["build", str(folder / "intent.yaml"), "-o", str(folder / "out")]) in (0, 1)
+            built[mode, servers] = folder / "out"
+    return built
+
+
+def plane_links(folder: Path) -> dict[tuple[str, str], tuple[str, str]]:
+    """Every server link of a multiplane build as its cable in Nautobot would join it: (server, the server's
+    interface) to (leaf, the leaf's EOS port), the server's interface named as ``designer audit`` names it (the
+    fabric rebuilt: designer/audit/names.py) and as the tray's lldpd.conf configures it."""
+    from designer.audit.names import port_names
+
+    design = json.loads((folder / "design.json").read_text())
+    servers = port_names(folder, design["devices"]).servers
+    links = {}
+    for link in design["links"]:
+        if link["tier"] == "server_leaf":
+            server, port = link["z"][0], link["z"][1]
+            named = [name for name, design_port in servers[server].items() if design_port == port]
+            interface = next((name for name in named if name != port), port)  # its Linux name, when it has another
+            links[server, interface] = (link["a"][0], link["os_ports"]["eos"][0])
+    for server in {server for server, _ in links}:
+        lldpd = (folder / "servers" / server / "lldpd.conf").read_text()
+        assert set(re.findall(r"^configure ports (\S+) lldp", lldpd, re.M)) == {
+            interface for name, interface in links if name == server
+        }
+    return links
+
+
+@pytest.mark.parametrize("mode", MODES)
+def test_a_plane_link_is_a_cable_between_a_server_interface_and_its_planes_leaf(
+    multiplane: dict[tuple[str, int], Path], mode: str
+) -> None:
+    """Each plane link is a cable of its own from the server's interface on it (swplb: the plane's own interface;
+    hwplb: the plane PF) to the leaf of its plane, as the audit and the tray's lldpd.conf name them; the servers'
+    device type holds those interfaces at the plane speed."""
+    folder = multiplane[mode, 2]
+    objects = folder_inventory(folder)
+    cables = {(key[3], key[4]): (key[1], key[2]) for key in (item.key for item in objects.of("cable"))}
+    links = plane_links(folder)
+    assert {end: cables[end] for end in links} == links and len(links) == 2 * 2 * 2
+    server_type = next(item for item in objects.of("device_type") if item.key[1].startswith("custom "))
+    assert server_type.key[1] == f"custom 2x400G {mode}"
+    assert sorted(port.name for port in server_type.fields["ports"]) == sorted({port for _, port in links})
+    assert {port.speed_gbps for port in server_type.fields["ports"]} == {400}
+
+
+@pytest.mark.parametrize("mode", MODES)
+def test_a_server_interfaces_address_is_the_one_its_netplan_gives_the_interface_or_its_rail(
+    multiplane: dict[tuple[str, int], Path], mode: str
+) -> None:
+    """swplb: every plane interface has its own /31, in the design's namespace, as the server's netplan.yaml sets
+    it. hwplb: the rail's address (netplan.yaml's, on the rail's interface, PF0) is on every plane PF of the rail,
+    each in its plane's namespace, where that plane's leaf holds the other end of the same /31."""
+    import yaml
+
+    folder = multiplane[mode, 2]
+    objects = folder_inventory(folder)
+    addresses = [item for item in objects.of("ip_address") if item.fields["device"].key[1] == "su0-srv0"]
+    netplan = yaml.safe_load((folder / "servers" / "su0-srv0" / "netplan.yaml").read_text())["network"]["ethernets"]
+    rails = {name: settings["addresses"] for name, settings in netplan.items()}
+    found = {(item.key[0], item.fields["interface"]): item.key[1] for item in addresses}
+    if mode == "swplb":
+        assert found == {(f"{NAME}-swplb", name): address for name, (address,) in rails.items()}
+        assert [item.key for item in objects.of("namespace")] == [(f"{NAME}-swplb",)]
+    else:
+        assert found == {
+            (f"{NAME}-hwplb-plane{plane}", f"nic{rail}" if plane == 0 else f"nic{rail}s{plane}"): rails[f"nic{rail}"][0]
+            for rail in range(2)
+            for plane in range(2)
+        }
+        assert [item.key for item in objects.of("namespace")] == [(f"{NAME}-hwplb-plane0",), (f"{NAME}-hwplb-plane1",)]
+    keys = [(item.kind, item.key) for item in objects.items]
+    assert len(keys) == len(set(keys))  # one object a key: each namespace holds an address once
+
+
+@pytest.mark.parametrize("mode", MODES)
+def test_multiplane_growth_inside_the_envelope_only_adds_objects(
+    multiplane: dict[tuple[str, int], Path], mode: str
+) -> None:
+    today, grown = keys(folder_inventory(multiplane[mode, 2])), keys(folder_inventory(multiplane[mode, 4]))
+    assert len(grown) > len(today)
+    assert {key: grown.get(key) for key in today} == today
+
+
 # A real Nautobot from here on.
 
 
@@ -301,17 +408,68 @@ def test_a_bad_token_is_an_input_error(
     assert len(changes(lab)) == before
 
 
-def test_a_multiplane_design_is_refused_before_any_request(capsys: pytest.CaptureFixture[str]) -> None:
-    """Issue #24: a ConnectX-8 multiplane design (outputs/gb300-nvl72-multiplane, hwplb: the same /31 in both
-    planes) is a clear exit 2 naming what stops it, not a traceback; the unreachable URL shows nothing was asked."""
-    from tests.nautobot_lab import free_port
-
-    folder = Path(__file__).parent.parent / "outputs" / "gb300-nvl72-multiplane"
-    url = f"http://127.0.0.1:{free_port()}"
-    assert main(["sync", "nautobot", str(folder), "--url", url, "--token", "x"]) == 2
-    error = capsys.readouterr().err
-    assert "multiplane design (compute.multiplane)" in error and "nic0s0" in error and "Traceback" not in error
-    assert "cannot reach" not in error
+@pytest.mark.parametrize("mode", MODES)
+def test_a_multiplane_design_syncs_as_designed_and_a_second_sync_changes_nothing(
+    lab: NautobotLab, multiplane: dict[tuple[str, int], Path], mode: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Read back through pynautobot: every plane link a cable from the server's interface on it (400G) to its
+    plane's leaf, the pools' prefixes in the design's namespace (swplb) or in each plane's (hwplb), every address
+    of design.json on its interface in the namespace of its plane; a dry run and a second sync write nothing, and
+    a sync after growth only creates."""
+    folder, name = multiplane[mode, 2], f"{NAME}-{mode}"
+    before = changes(lab)
+    assert sync(lab, folder, "--dry-run") == 0
+    assert changes(lab) == before
+    assert sync(lab, folder) == 0
+    api = client(lab)
+    site = api.dcim.locations.get(name=name)
+    interfaces = {row.id: row for row in api.dcim.interfaces.filter(location=site.id)}
+    ends = {row_id: (row.device.name, row.name) for row_id, row in interfaces.items()}
+    cables = {
+        ends[cable.termination_b_id]: ends[cable.termination_a_id]
+        for cable in api.dcim.cables.filter(location_id=site.id)
+        if ends[cable.termination_b_id][0].startswith("su")
+    }
+    assert cables == plane_links(folder)
+    for server, port in cables:
+        interface = next(row for row in interfaces.values() if (row.device.name, row.name) == (server, port))
+        assert (interface.speed, interface.type.value) == (400_000_000, "400gbase-x-osfp")
+    design = json.loads((folder / "design.json").read_text())
+    plane = {row["name"]: row["plane"] for row in design["devices"] if row["role"] != "server"}
+    namespaces = {0: name, 1: name} if mode == "swplb" else {0: f"{name}-plane0", 1: f"{name}-plane1"}
+    pools = sorted(pool["cidr"] for pool in design["summary"]["pools"].values())
+    for namespace in set(namespaces.values()):
+        assert sorted(row.prefix for row in api.ipam.prefixes.filter(namespace=namespace)) == pools
+    assert len(api.ipam.namespaces.filter(name=name)) == (mode == "swplb")  # hwplb: only the planes'
+    server_end = {leaf_end: server_end for server_end, leaf_end in cables.items()}
+    wanted: dict[tuple[str, str, str], str] = {}
+    loopbacks: dict[str, set[str]] = {}
+    for link in design["links"]:  # both ends of every /31, in the namespace of the link's plane
+        namespace, (a_port, z_port) = namespaces[plane[link["a"][0]]], link["os_ports"]["eos"]
+        wanted[namespace, f"{link['a'][2]}/31", link["a"][0]] = a_port
+        z_device, z_port = server_end.get((link["a"][0], a_port), (link["z"][0], z_port))
+        wanted[namespace, f"{link['z'][2]}/31", z_device] = z_port
+    for row in design["devices"]:
+        if row["role"] != "server":
+            loopbacks.setdefault(namespaces[row["plane"]], set()).add(f"{row['loopback']}/32")
+    on: dict[tuple[str, str, str], str] = {}
+    for namespace in set(namespaces.values()):
+        for address in api.ipam.ip_addresses.filter(namespace=namespace, mask_length=31):
+            for row in api.ipam.ip_address_to_interface.filter(ip_address=address.id):
+                on[namespace, address.address, ends[row.interface.id][0]] = ends[row.interface.id][1]
+        found = api.ipam.ip_addresses.filter(namespace=namespace, mask_length=32)
+        assert {address.address for address in found} == loopbacks[namespace]
+    assert on == wanted
+    written = changes(lab)
+    capsys.readouterr()
+    assert sync(lab, folder) == 0
+    assert capsys.readouterr().out.endswith("no change\n")
+    assert changes(lab) == written
+    assert sync(lab, multiplane[mode, 4]) == 0  # grown: only creates (and the ports new cables plug into)
+    added = changes(lab, ids=True)[len(written) :]
+    created = {entry.rpartition(" ")[2] for entry in added if entry.startswith("create ")}
+    touched = sorted({entry for entry in added if entry.rpartition(" ")[2] not in created})
+    assert created and all(entry.startswith("update dcim.interface ") for entry in touched), touched
 
 
 def test_an_unreachable_server_is_an_input_error(designs: dict[str, Path], capsys: pytest.CaptureFixture[str]) -> None:

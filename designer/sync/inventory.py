@@ -17,6 +17,7 @@ from typing import Any, NamedTuple
 
 from designer.built import DESIGN_FILE, folder_intent, read_design, read_manifest
 from designer.errors import PrerequisiteError
+from designer.fabric import NONE, Device
 from designer.intent import Intent
 from designer.model import DeviceConfig
 from designer.outputs.folder import INTENT_FILE
@@ -44,6 +45,11 @@ SHARED = frozenset(("design_record", "manufacturer", "platform", "role", "device
 """Kinds a source of truth may hold already (a device type from the devicetype-library, a role, a private ASN that
 other clusters use too) and the record of each design synced (history): reused by natural key when present, never
 changed or deleted."""
+
+
+PLANE_NAMESPACE = "-plane"
+"""What joins the design's name and the plane's number in the name of a plane's namespace (hwplb: every plane
+repeats the server /31s, so each plane's addresses go in a namespace of their own)."""
 
 
 class Ref(NamedTuple):
@@ -97,8 +103,8 @@ class Inventory:
 
 def folder_inventory(folder: Path) -> Inventory:
     """The objects of the design built into ``folder``, its switch models rebuilt from the folder's intent.
-    :class:`InputError` for a folder changed after the build; :class:`PrerequisiteError` without an intent.yaml,
-    for a design without switch configurations and for a multiplane design."""
+    :class:`InputError` for a folder changed after the build; :class:`PrerequisiteError` without an intent.yaml
+    and for a design without switch configurations."""
     intent = folder_intent(folder)
     if intent is None:
         raise PrerequisiteError(
@@ -108,12 +114,6 @@ def folder_inventory(folder: Path) -> Inventory:
         raise PrerequisiteError(
             f"{folder} is an {intent.technology} design with no switch configurations: the inventory names the "
             "switches' interfaces as their network OS does, so only Ethernet designs sync for now"
-        )
-    if intent.server.multiplane:
-        raise PrerequisiteError(
-            f"{folder} is a multiplane design (compute.multiplane): each NIC port's plane links (nic0s0, nic0s1, "
-            "...) would be interfaces of their own, and with hwplb every plane's link reuses the rail's /31, which "
-            "one Nautobot namespace cannot hold twice; multiplane designs do not sync yet"
         )
     return inventory(folder, intent, device_models(intent))
 
@@ -127,6 +127,7 @@ def inventory(folder: Path, intent: Intent, devices: tuple[DeviceConfig, ...]) -
     if design["intent_sha256"] != intent.sha256:
         raise PrerequisiteError(f"{folder / DESIGN_FILE} was not built from {folder / INTENT_FILE}; rebuild the folder")
     name, platform = design["name"], intent.targets[0]
+    multiplane = intent.server.multiplane
     site = Item("site", (name,), {"description": f"GPU backend fabric {name}, designed by designer"})
     record = f"designer design {name}: design.json sha256 {design_sha256} (designer {design['tool_version']})"
     items: list[Item] = [site, Item("design_record", (name, design_sha256), {"site": site.ref, "text": record})]
@@ -139,8 +140,10 @@ def inventory(folder: Path, intent: Intent, devices: tuple[DeviceConfig, ...]) -
     for row in design["devices"]:
         spec = getattr(intent, row["role"])  # the role's resolved model (a catalog entry or the intent's own numbers)
         if row["role"] == "server":
-            ports = tuple(Port(nic, spec.nic_speed) for nic in row["nics"])
+            ports = tuple(Port(nic, spec.nic_speed) for nic in server_interfaces(row))
             units, type_name = spec.rack_units, row["model"]
+            if multiplane:  # its ports are plane links, named per mode: a type of its own
+                type_name = f"{row['model']} {multiplane.planes}x{spec.nic_speed}G {multiplane.mode}"
         else:
             switch = switch_ports[row["name"]]
             lane_speed = switch.port_speed_gbps // switch.breakout
@@ -182,29 +185,39 @@ def inventory(folder: Path, intent: Intent, devices: tuple[DeviceConfig, ...]) -
             model = switch_ports[row["name"]]
             names[row["name"]] = dict(zip(model.port_names, port_names(platform, model), strict=True))
         else:
-            names[row["name"]] = {f"nic{index}": nic for index, nic in enumerate(row["nics"])}
+            names[row["name"]] = server_port_names(row, intent.server.ports_per_nic_port)
     for link in design["links"]:
         (upper, upper_port, _), (lower, lower_port, _) = link["a"], link["z"]
         a, z = (upper, names[upper][upper_port]), (lower, names[lower][lower_port])
         items.append(Item("cable", (name, *a, *z), {"length_m": link["length_m"], "medium": link["medium"]}))
-    namespace = Item("namespace", (name,), {})
-    items.append(namespace)
+    switches = [row for row in design["devices"] if row["role"] != "server"]
+    hwplb = multiplane is not None and multiplane.mode == "hwplb"
+    namespace_of = switch_namespaces(name, switches, separate_planes=hwplb)
+    namespaces = {key: Item("namespace", (key,), {}) for key in sorted(set(namespace_of.values()))}
+    items += namespaces.values()
     pools = design["summary"]["pools"]
     items += [
-        Item("prefix", (name, pools[pool]["cidr"]), {"namespace": namespace.ref, "description": f"{name} {pool}"})
+        Item("prefix", (key, pools[pool]["cidr"]), {"namespace": namespace.ref, "description": f"{key} {pool}"})
+        for key, namespace in namespaces.items()
         for pool in sorted(pools)
     ]
     for link in design["links"]:
         if link["subnet"] is None:
             continue  # an unnumbered switch-to-switch link: no address on either end
         length = link["subnet"].partition("/")[2]
+        namespace = namespaces[namespace_of[link["a"][0]]]  # the upper end is a switch, of the link's plane
         for device, port, address in (link["a"], link["z"]):
             items.append(_address(namespace, f"{address}/{length}", (name, device), names[device][port]))
-    switches = [row for row in design["devices"] if row["role"] != "server"]
-    items += [
-        _address(namespace, f"{row['loopback']}/32", (name, row["name"]), TARGETS[platform].loopback)
+    loopbacks = {
+        row["name"]: _address(
+            namespaces[namespace_of[row["name"]]],
+            f"{row['loopback']}/32",
+            (name, row["name"]),
+            TARGETS[platform].loopback,
+        )
         for row in switches
-    ]
+    }
+    items += loopbacks.values()
     items += [Item("autonomous_system", (asn,), {}) for asn in sorted({row["asn"] for row in switches})]
     items += [
         Item(
@@ -213,7 +226,7 @@ def inventory(folder: Path, intent: Intent, devices: tuple[DeviceConfig, ...]) -
             {
                 "device": Ref("device", (name, row["name"])),
                 "asn": Ref("autonomous_system", (row["asn"],)),
-                "router_id": Ref("ip_address", (name, f"{row['loopback']}/32")),
+                "router_id": loopbacks[row["name"]].ref,
             },
         )
         for row in switches
@@ -228,6 +241,50 @@ def _address(namespace: Item, address: str, device: tuple[str, str], interface: 
         (namespace.key[0], address),
         {"namespace": namespace.ref, "device": Ref("device", device), "interface": interface},
     )
+
+
+def server_interfaces(row: dict[str, Any]) -> tuple[str, ...]:
+    """A server's backend interfaces as its OS names them, in port order: one per NIC port, or on a multiplane NIC
+    one per plane link (swplb: its ``nics``; hwplb: its plane PFs, ``plane_nics``, each on its own plane link)."""
+    return tuple(row.get("plane_nics") or row["nics"])
+
+
+def server_port_names(row: dict[str, Any], planes: int) -> dict[str, str]:
+    """A server's ports in the design's names (``nic0``, or with ``planes`` plane links a NIC port ``nic0s1``, as
+    the fabric names them) to its interfaces' (:func:`server_interfaces`)."""
+    interfaces = server_interfaces(row)
+    server = Device(
+        name=row["name"],
+        role="server",
+        plane=NONE,
+        pod=NONE,
+        su=NONE,
+        rail=NONE,
+        group=NONE,
+        index=NONE,
+        model=row["model"],
+        ports=len(interfaces),
+        breakout=1,
+        downlinks=0,
+        uplink_breakout=planes,
+    )
+    return {server.port_name(port): interface for port, interface in enumerate(interfaces)}
+
+
+def switch_namespaces(design: str, switches: list[dict[str, Any]], separate_planes: bool) -> dict[str, str]:
+    """The namespace of each switch's addresses (and of its links' ends): the design's, or with
+    ``separate_planes`` (hwplb: every plane repeats the server /31s) its plane's, ``DESIGN-plane1``."""
+    if not separate_planes:
+        return dict.fromkeys((row["name"] for row in switches), design)
+    return {row["name"]: f"{design}{PLANE_NAMESPACE}{row['plane']}" for row in switches}
+
+
+def is_design_namespace(design: str, namespace: str) -> bool:
+    """Whether ``namespace`` is one the design's addresses go in (:func:`switch_namespaces`)."""
+    if not namespace.startswith(design):
+        return False
+    tail = namespace.removeprefix(design)
+    return tail == "" or (tail.startswith(PLANE_NAMESPACE) and tail.removeprefix(PLANE_NAMESPACE).isdigit())
 
 
 def manufacturer_of(model: str) -> str:

@@ -23,7 +23,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from designer.errors import PrerequisiteError
-from designer.sync.inventory import KINDS, SHARED, Inventory, Item, Ref
+from designer.sync.inventory import KINDS, SHARED, Inventory, Item, Ref, is_design_namespace
 
 TAG = "designer"
 LOCATION_TYPE = "Site"
@@ -264,7 +264,6 @@ class _State:
         """What Nautobot holds of ``kind`` for this design, by natural key (empty before its location exists)."""
         name = self.inventory.name
         site = self.ids.get(Ref("site", (name,)))
-        namespace = self.ids.get(Ref("namespace", (name,)))
         if kind == "site":
             return {(row["name"],): row for row in self.api.every(PATHS[kind], name=name)}
         if kind == "design_record":  # the location's notes, by the design.json hash each records
@@ -287,8 +286,9 @@ class _State:
             return found
         if kind == "autonomous_system":
             return {(row["asn"],): row for row in self.api.every(PATHS[kind])}
-        if kind == "namespace":
-            return {(row["name"],): row for row in self.api.every(PATHS[kind], name=name)}
+        if kind == "namespace":  # the design's, and with hwplb one per plane (designer.sync.inventory)
+            rows = self.api.every(PATHS[kind], name__isw=name)
+            return {(row["name"],): row for row in rows if is_design_namespace(name, row["name"])}
         if kind in ("rack", "device"):
             if site is None:
                 return {}
@@ -296,14 +296,17 @@ class _State:
             return {(name, row["name"]): row for row in rows}
         if kind == "cable":
             return self._read_cables(site)
-        if kind in ("prefix", "ip_address"):
-            if namespace is None:
+        if kind in ("prefix", "ip_address"):  # in the design's namespaces, by namespace name
+            namespaces = {there["id"]: key[0] for key, there in self.existing["namespace"].items()}
+            if not namespaces:
                 return {}
             if kind == "prefix":
-                return {(name, row["prefix"]): row for row in self.api.every(PATHS[kind], namespace=namespace)}
-            rows = self.api.every(PATHS[kind], relations=True, namespace=namespace)  # with their interfaces
+                rows = self.api.every(PATHS[kind], namespace=sorted(namespaces))
+                return {(namespaces[_id(row["namespace"])], row["prefix"]): row for row in rows}
+            rows = self.api.every(PATHS[kind], relations=True, namespace=sorted(namespaces))  # with their interfaces
             self.assigned = {(row["id"], _id(interface)) for row in rows for interface in row["interfaces"]}
-            return {(name, row["address"]): row for row in rows}
+            parents = {there["id"]: key[0] for key, there in self.existing["prefix"].items()}  # an address's namespace
+            return {(parents[_id(row["parent"])], row["address"]): row for row in rows}
         if kind == "routing_instance":
             devices = {there["id"]: key for key, there in self.existing["device"].items()}
             rows = self.api.every(PATHS[kind]) if devices else []
@@ -416,7 +419,7 @@ class _State:
                 "tags": tags,
             }
         if kind == "namespace":
-            return {"name": name, "tags": tags}
+            return {"name": item.key[0], "tags": tags}
         if kind == "prefix":
             return {
                 "prefix": item.key[1],
