@@ -6,7 +6,7 @@ backend NICs, for ``designer audit``); on an InfiniBand backend only ``nccl.env`
 switch templates (user overrides first, under ``hosts/``) and get ``host`` (and ``nic`` for a per-NIC file).
 
 Every server of a design differs from the others only in its name and its NICs' ports, addresses, gateways, leaves
-and connection UUIDs (:data:`designer.hosts` builds the rest from the design alone). So with the shipped templates
+and connection UUIDs (:mod:`designer.hosts` builds the rest from the design alone). So with the shipped templates
 each file is rendered once per :class:`Shape` (one for every tray or server alike, with a marker in place of each
 of those values) and filled in for each server with its own values (:class:`HostShapes`); a build with user
 templates renders every server's files in full, as its templates may do anything with those values.
