@@ -201,3 +201,22 @@ def test_limits_leave_ordinary_arithmetic_alone(tmp_path: Path) -> None:
     assert _build(INTENT, tmp_path / "out", "--templates", str(tmp_path))[0] == 0
     text = (tmp_path / "out" / "configs" / "frr" / "p0-spine0.conf").read_text()
     assert f"! {'-' * 40} 18446744073709551616 [1, 2, 3] 3.0\n" in text
+
+
+def test_an_error_names_its_line_in_a_run_of_text_and_values(tmp_path: Path) -> None:
+    """Text and values between two tags are one piece of output (``JoinedOutput``): an error still names the line of
+    the value that failed, not the run's first line."""
+    (tmp_path / "frr").mkdir()
+    template = tmp_path / "frr" / "bgp.j2"
+    template.write_text("! {{ device.hostname }}\nrouter bgp {{ device.asn }}\n bgp router-id {{ device.bgp.nope }}\n")
+    code, err = _build(INTENT, tmp_path / "out", "--templates", str(tmp_path))
+    assert code == 2 and f"{template}:3:" in err and "nope" in err, err
+
+
+def test_a_run_of_text_and_values_is_one_piece_with_the_same_text() -> None:
+    source = "{% for n in numbers %}a {{ n }} b {{ n * 2 }}\n{% endfor %}{{ none }} {{ 1.5 }}{% if true %}x{% endif %}"
+    numbers = {"numbers": [1, 2]}
+    ours = render_module.Plain(trim_blocks=True).from_string(source)
+    jinja = render_module.jinja2.Environment(trim_blocks=True).from_string(source)
+    assert ours.render(numbers) == jinja.render(numbers) == "a 1 b 2\na 2 b 4\nNone 1.5x"
+    assert len(list(ours.generate(numbers))) == 4 < len(list(jinja.generate(numbers)))

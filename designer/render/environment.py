@@ -1,6 +1,9 @@
 """The Jinja2 environment of one build: the template search path, the sandbox and the bounds of a rendering.
 
 * One Jinja2 environment per build; each OS's templates are compiled once per build, not per device.
+* Each run of text and ``{{ ... }}`` between two tags is one piece of output (:class:`JoinedOutput`), where Jinja
+  yields every text and value apart: a piece passes through each ``{% include %}`` around it one at a time, so a
+  switch's configuration is made of a few hundred pieces rather than thousands; the text is the same.
 * User overrides: a folder of templates (``templates/`` beside the intent, or ``--templates DIR``) is
   searched first, file by file, before the shipped ``templates/``. Such a build renders in Jinja's
   sandbox. Every build uses ``StrictUndefined``, so a misspelt variable is an error naming the
@@ -27,6 +30,8 @@ from types import GeneratorType
 from typing import Any, cast
 
 import jinja2
+from jinja2 import nodes
+from jinja2.compiler import CodeGenerator, Frame
 from jinja2.exceptions import SecurityError
 from jinja2.sandbox import SandboxedEnvironment
 
@@ -51,6 +56,32 @@ MAX_INT_BITS = 4096
 """Largest integer a sandboxed ``*`` or ``**`` may make."""
 
 
+class JoinedOutput(CodeGenerator):
+    """Jinja's code generator, with each output node (text and ``{{ ... }}`` expressions up to the next tag) yielded
+    as one string, ``''.join`` of its parts, in place of one ``yield`` per part. Each expression keeps its own line
+    in the template's debug information, so an error still names the line it is on. Jinja's own code is kept where
+    output is buffered (macros, ``{% set %}`` blocks), after ``{% extends %}``, and with autoescaping or ``finalize``
+    (neither is used here)."""
+
+    def visit_Output(self, node: nodes.Output, frame: Frame) -> None:
+        plain = not (frame.eval_ctx.volatile or frame.eval_ctx.autoescape or self.environment.finalize)
+        if frame.buffer is not None or frame.require_output_check or not plain or len(node.nodes) < 2:
+            super().visit_Output(node, frame)
+            return
+        self.writeline("yield ''.join((", node)
+        self.indent()
+        for part in node.nodes:
+            if isinstance(part, nodes.TemplateData):
+                self.writeline(f"{part.data!r},")
+                continue
+            self.newline(part)
+            self.write("str(")
+            self.visit(part, frame)
+            self.write("),")
+        self.outdent()
+        self.writeline("))")
+
+
 class RenderTimeout(Exception):
     """A rendering ran past :data:`RENDER_SECONDS` (raised from SIGALRM inside the template's code)."""
 
@@ -58,6 +89,7 @@ class RenderTimeout(Exception):
 class Sandbox(SandboxedEnvironment):
     """Jinja's sandbox, with ``*``, ``**`` and ``+`` refusing results too large for a configuration file."""
 
+    code_generator_class = JoinedOutput
     intercepted_binops = frozenset(("*", "**", "+"))
 
     def call_binop(self, context: jinja2.runtime.Context, operator: str, left: Any, right: Any) -> Any:
@@ -68,6 +100,12 @@ class Sandbox(SandboxedEnvironment):
                 f"or {MAX_INT_BITS:,}-bit numbers"
             )
         return super().call_binop(context, operator, left, right)
+
+
+class Plain(jinja2.Environment):
+    """Jinja's environment for the shipped templates alone, each output node one piece (:class:`JoinedOutput`)."""
+
+    code_generator_class = JoinedOutput
 
 
 def _result_size(operator: str, left: Any, right: Any) -> str | None:
@@ -165,7 +203,7 @@ class Renderer:
         self.folders = folders
         self.overridden = len(folders) > 1
         """Whether user templates are searched first: then the build renders in the sandbox, against the clock."""
-        environment = Sandbox if self.overridden else jinja2.Environment
+        environment = Sandbox if self.overridden else Plain
         self.environment = environment(
             loader=FolderLoader(folders),
             undefined=jinja2.StrictUndefined,
