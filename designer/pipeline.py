@@ -45,9 +45,10 @@ NOT_DESIGNED_FROM = frozenset(("name", "description", "source", "sha256", "text"
 """The intent's fields that name and describe it: the host settings and the outputs read its name, no stage
 before them reads any of these."""
 
-Modelled = Callable[[tuple[DeviceConfig, ...], tuple[HostConfig, ...], SwitchManagement], None]
-"""Told the switches' device models, the servers' host settings and the switches' management side once all are
-made (a build renders them from then on)."""
+Modelled = Callable[[tuple[DeviceConfig, ...], tuple[HostConfig, ...], SwitchManagement, ClusterNetworks | None], None]
+"""Told the switches' device models (the backend's, then those of the networks beside it), the servers' host
+settings, the switches' management side and the networks beside the backend once all are made (a build renders
+them from then on)."""
 
 
 def build(path: str | Path, progress: Progress | None = None) -> Design:
@@ -84,12 +85,13 @@ def design(
     """Run the stages after loading on an already validated intent, telling ``progress`` as each one starts
     from wiring on (sizing is arithmetic: an intent too big to size gets its errors and nothing else); the
     workloads are analyzed over ``seeds`` runs. ``modelled`` gets the switches' device models, the servers'
-    host settings and the switches' management side as soon as all are made, before the checks (a build starts
-    rendering them while the checks run): with an out-of-band network, the management addresses wait for the
-    physical plan and the networks. Without ``hosts`` the servers' host settings are left out (empty): only the
-    server files read them, so ``plan`` and ``check`` skip them. ``processes``: how many to share the work among
-    (default: one per core); with one, every stage runs here, one after another (``designer explore`` runs
-    candidates side by side instead). Without ``workload_detail`` the workloads get only the numbers of the
+    host settings, the switches' management side and the networks beside the backend as soon as all are made,
+    before the checks (a build starts rendering them while the checks run): with networks beside the backend, they
+    wait for the physical plan and the networks (their switches and servers are rendered with the backend's, and an
+    out-of-band network sets the management addresses). Without ``hosts`` the servers' host settings are left out
+    (empty): only the server files read them, so ``plan`` and ``check`` skip them. ``processes``: how many to share
+    the work among (default: one per core); with one, every stage runs here, one after another (``designer explore``
+    runs candidates side by side instead). Without ``workload_detail`` the workloads get only the numbers of the
     intent's mode on the healthy fabric (:func:`~designer.analysis.workload.analyze`'s ``only_the_mode``; the
     workload check's warnings may then name no QP count): what explore reports, the same as a whole analysis gives.
     ``alike``: the design of another intent, made with the same ``seeds`` and ``workload_detail``, whose results
@@ -156,8 +158,8 @@ def design(
         if hosts:
             say(f"setting up the backend NICs of {intent.servers:,} servers")
             servers = host_configs(intent, fabric, allocation, analyzed)
-        if modelled and intent.networks.oob is None:
-            modelled(configs, servers, switch_management(intent.networks.management, None))
+        if modelled and not intent.networks.declared:
+            modelled(configs, servers, switch_management(intent.networks.management, None), None)
         say("waiting for the racks, cables, max-flows and the checks of the fabric")
         placed = beside.results()
     wired = Wired(intent, plan, fabric, allocation, shared, placed["bisection"])
@@ -203,15 +205,15 @@ def _finished(
     say: Progress,
     modelled: Modelled | None = None,
 ) -> Design:
-    """The networks beside the backend (when declared), the switches' management side (given to ``modelled``
-    here when it waits for an out-of-band network) and the checks not run yet, shared among ``processes``: the
-    design, with ``found`` (the findings of the checks of the fabric) and theirs."""
+    """The networks beside the backend (when declared), the switches' management side (given to ``modelled`` here,
+    with the networks and every switch's device model, when networks are declared) and the checks not run yet,
+    shared among ``processes``: the design, with ``found`` (the findings of the checks of the fabric) and theirs."""
     intent = wired.intent
     networks = _networks(intent, wired.fabric, wired.allocation, physical, say) if intent.networks.declared else None
     network_configs = tuple(network_switch_configs(networks, backend_settings(intent, wired.plan))) if networks else ()
     management = switch_management(intent.networks.management, networks.physical.oob if networks else None)
-    if modelled and intent.networks.oob is not None:
-        modelled(configs, servers, management)
+    if modelled and networks is not None:
+        modelled((*configs, *network_configs), servers, management, networks)
     built = Built(
         **vars(wired),
         physical=physical,

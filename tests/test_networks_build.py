@@ -17,7 +17,7 @@ import yaml
 from designer.design import Design, quiet
 from designer.diff import _bom_counts
 from designer.intent import parse_intent
-from designer.outputs.build import review_files
+from designer.outputs.build import build_and_write, design_files, review_files
 from designer.pipeline import build, design
 from designer.verify.parsers import check_frr
 from tests.conftest import ROOT, check_golden, need
@@ -34,7 +34,7 @@ def built() -> Design:
 
 @cache
 def tables() -> dict[str, bytes]:
-    return dict(review_files(built(), quiet))
+    return design_files(built())
 
 
 @cache
@@ -174,3 +174,26 @@ def test_diff_reads_the_bill_of_materials_with_its_network_column() -> None:
     assert counts["networks switch nvidia-sn2201"] < grown_counts["networks switch nvidia-sn2201"]
     assert counts["switch generic-64x400g"] < grown_counts["switch generic-64x400g"]  # the backend's own line
     assert all(grown_counts[item] >= count for item, count in counts.items())  # growth only adds
+
+
+@pytest.mark.parametrize("workers", [1, 3])
+@pytest.mark.parametrize("oob", [True, False], ids=["with-oob", "without-oob"])
+def test_the_rendering_workers_write_every_networks_file_of_the_in_memory_build(
+    tmp_path: Path, workers: int, oob: bool
+) -> None:
+    """The networks' switch and server files are rendered by the workers that render the backend's (each server's
+    from the worker of its backend files), whether the rendering waits for an out-of-band network or not: the same
+    bytes as design_files, and every GPU server's networks.yaml and frr.conf and every network switch's configuration
+    among them."""
+    text = EXAMPLE.read_text()
+    if not oob:
+        text = "\n".join(line for line in text.splitlines() if not line.startswith("  oob:")) + "\n"
+    built_now, count = build_and_write(parse_intent(text, str(EXAMPLE)), tmp_path, workers=workers)
+    on_disk = {str(path.relative_to(tmp_path)): path.read_bytes() for path in tmp_path.rglob("*") if path.is_file()}
+    assert count == len(on_disk) and on_disk == design_files(built_now)
+    servers = [device.name for device in built_now.fabric.devices[built_now.fabric.switch_count :]]
+    assert len(servers) == 32
+    for name in servers:
+        assert f"servers/{name}/networks.yaml" in on_disk and f"servers/{name}/frr.conf" in on_disk
+    assert all(f"configs/frr/{config.hostname}.conf" in on_disk for config in built_now.network_configs)
+    assert ("oob.csv" in on_disk) == oob

@@ -19,7 +19,7 @@ from designer.catalog import catalog
 from designer.design import Design, quiet
 from designer.intent import parse_intent
 from designer.model import DeviceConfig
-from designer.outputs.build import design_files, review_files
+from designer.outputs.build import design_files
 from designer.outputs.folder import write
 from designer.pipeline import design
 from designer.render import render_configs
@@ -58,9 +58,9 @@ def example_text(servers: int, extra: str, shipped: bool) -> str:
 
 @cache
 def built(servers: int = 32, extra: str = "", shipped: bool = False) -> tuple[Design, dict[str, bytes]]:
-    """The design of :func:`example_text` and the files a build writes beside the backend's configurations."""
+    """The design of :func:`example_text` and every file of its build."""
     result = design(parse_intent(example_text(servers, extra, shipped), str(EXAMPLE)), quiet)
-    return result, dict(review_files(result, quiet))
+    return result, design_files(result)
 
 
 def network_switches(result: Design) -> list[str]:

@@ -9,6 +9,7 @@ networks' server /31 pool (the storage servers' addresses among them).
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from dataclasses import dataclass
 
 from designer.allocate import ip
@@ -72,39 +73,42 @@ def host_asn_and_loopback(network: DataNetwork, server: Device) -> tuple[int, st
     return allocation.host_asn(number), ip(allocation.server_loopbacks + number)
 
 
-def network_hosts(networks: ClusterNetworks) -> list[NetworkHost]:
-    """Every GPU server's side of the networks, in the backend's server order."""
-    ports: dict[str, list[HostPort]] = {}
-    bgp: dict[str, HostBgp] = {}
-    for data in networks.data:
-        fabric, allocation, spec = data.fabric, data.allocation, data.spec
-        devices = fabric.devices
-        switch_asns = allocation.asns
-        sessions: dict[int, list[HostNeighbor]] = {}
-        for link in range(fabric.server_link_count):
-            _, leaf, leaf_port, server, port = fabric.links[link]
-            if devices[server].role != "server":
-                continue
-            name, even = devices[server].name, allocation.evens[link]
-            if spec.dual_homing == "bgp":
-                sessions.setdefault(server, []).append(HostNeighbor(ip(even), switch_asns[leaf], devices[leaf].name))
-                routed: tuple[tuple[str, int], ...] = ()
-            elif spec.name == "frontend":
-                routed = (("0.0.0.0/0", 100 + port),)
-            else:
-                routed = tuple((pool.cidr, 100 + port) for pool in allocation.pools if pool.name == "server_p2p")
-            ports.setdefault(name, []).append(
-                HostPort(
-                    spec.name,
-                    fabric.port_name(devices[server], port),
-                    f"{ip(even + 1)}/31",
-                    ip(even),
-                    devices[leaf].name,
-                    devices[leaf].port_name(leaf_port),
-                    routed,
+def network_hosts(networks: ClusterNetworks, first: int = 0, step: int = 1) -> Iterator[NetworkHost]:
+    """Every ``step``-th GPU server's side of the networks from the ``first``, in the backend's server order (a
+    rendering worker makes only its own servers'): each server's links are found by its number
+    (:meth:`~designer.networks.wiring.NetworkFabric.server_links`), not by walking every link."""
+    if not networks.data:
+        return
+    for number in range(first, networks.data[0].fabric.plan.servers, step):
+        ports: list[HostPort] = []
+        bgp: HostBgp | None = None
+        for data in networks.data:
+            fabric, allocation, spec = data.fabric, data.allocation, data.spec
+            devices = fabric.devices
+            server = devices[fabric.switch_count + number]
+            neighbors: list[HostNeighbor] = []
+            for link in fabric.server_links(number):
+                _, leaf, leaf_port, _, port = fabric.links[link]
+                even = allocation.evens[link]
+                if spec.dual_homing == "bgp":
+                    neighbors.append(HostNeighbor(ip(even), allocation.asns[leaf], devices[leaf].name))
+                    routed: tuple[tuple[str, int], ...] = ()
+                elif spec.name == "frontend":
+                    routed = (("0.0.0.0/0", 100 + port),)
+                else:
+                    routed = tuple((pool.cidr, 100 + port) for pool in allocation.pools if pool.name == "server_p2p")
+                ports.append(
+                    HostPort(
+                        spec.name,
+                        fabric.port_name(server, port),
+                        f"{ip(even + 1)}/31",
+                        ip(even),
+                        devices[leaf].name,
+                        devices[leaf].port_name(leaf_port),
+                        routed,
+                    )
                 )
-            )
-        for server, neighbors in sessions.items():
-            asn, loopback = host_asn_and_loopback(data, devices[server])
-            bgp[devices[server].name] = HostBgp(spec.name, asn, loopback, tuple(neighbors))
-    return [NetworkHost(name, tuple(found), bgp.get(name)) for name, found in ports.items()]
+            if neighbors:
+                asn, loopback = host_asn_and_loopback(data, server)
+                bgp = HostBgp(spec.name, asn, loopback, tuple(neighbors))
+        yield NetworkHost(server.name, tuple(ports), bgp)

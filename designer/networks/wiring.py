@@ -36,6 +36,12 @@ class NetworkFabric(Wiring[NetworkPlan]):
             return f"{self.plan.prefix}{port}"
         return device.port_name(port)
 
+    def server_links(self, number: int) -> range:
+        """The links of the GPU server ``number`` (in the backend's order), its NIC ports in order: the server links
+        come server by server, the GPU servers' first, each with its ports on every leaf of its group."""
+        per_server = self.plan.leaves_per_group * self.plan.nics_per_leaf
+        return range(number * per_server, (number + 1) * per_server)
+
 
 def ordinal(plan: NetworkPlan, device: Device) -> int:
     """A switch's structural number: a leaf's among its network's leaves of the envelope, a spine's index."""

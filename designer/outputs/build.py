@@ -66,7 +66,7 @@ def design_files(
         f"rendering the configurations of {len(design.configs):,} switches for {', '.join(design.intent.targets)} "
         f"and the backend NIC files of {len(design.hosts):,} servers"
     )
-    files.update(_each_share(design.configs, design.hosts, design.management, design.intent, templates)(0, 1))
+    files.update(_design_share(design, templates)(0, 1))
     files[MANIFEST] = manifest(design, {path: _sha256(data) for path, data in files.items()})
     return dict(sorted(files.items()))
 
@@ -90,8 +90,8 @@ def build_and_write(
             stack,
             workers,
             "rendering and writing",
-            lambda configs, hosts, management: _files_part(
-                _each_share(configs, hosts, management, intent, templates), folder
+            lambda configs, hosts, management, networks: _files_part(
+                _each_share(configs, hosts, management, networks, intent, templates), folder
             ),
         )
         return built, write_design(built, folder, templates, progress, since, workers, rendering)
@@ -115,8 +115,8 @@ def build_and_check(
             stack,
             workers,
             "rendering and comparing",
-            lambda configs, hosts, management: _compare_part(
-                _each_share(configs, hosts, management, intent, templates), folder
+            lambda configs, hosts, management, networks: _compare_part(
+                _each_share(configs, hosts, management, networks, intent, templates), folder
             ),
         )
         return built, check_design(built, folder, templates, progress, since, workers, comparing)
@@ -129,24 +129,31 @@ def _stages_beside(
     workers: int | None,
     doing: str,
     part_for: Callable[
-        [Sequence[DeviceConfig], Sequence[HostConfig], SwitchManagement], Callable[[int, int], dict[str, Any]]
+        [Sequence[DeviceConfig], Sequence[HostConfig], SwitchManagement, ClusterNetworks | None],
+        Callable[[int, int], dict[str, Any]],
     ],
 ) -> tuple[Design, Background]:
-    """Every stage on ``intent``, with ``part_for(configs, hosts, management)`` started in ``workers`` forked
-    processes (default: one per core) as soon as the device models, host settings and the switches' management side
-    exist; the design and those workers (their clean-up entered into ``stack``)."""
+    """Every stage on ``intent``, with ``part_for(configs, hosts, management, networks)`` started in ``workers``
+    forked processes (default: one per core) as soon as the device models, host settings, the switches' management
+    side and the networks beside the backend exist; the design and those workers (their clean-up entered into
+    ``stack``)."""
     say = progress or quiet
     started: list[Background] = []
 
     def modelled(
-        configs: tuple[DeviceConfig, ...], hosts: tuple[HostConfig, ...], management: SwitchManagement
+        configs: tuple[DeviceConfig, ...],
+        hosts: tuple[HostConfig, ...],
+        management: SwitchManagement,
+        networks: ClusterNetworks | None,
     ) -> None:
+        beside = ", with their files in the networks beside it," if networks else ""
         say(
             f"{doing} the configurations of {len(configs):,} switches for {', '.join(intent.targets)} and the "
-            f"backend NIC files of {len(hosts):,} servers beside the checks"
+            f"backend NIC files of {len(hosts):,} servers{beside} beside the checks"
         )
         count = workers or os.cpu_count() or 1
-        started.append(stack.enter_context(Background(range(count), count, part_for(configs, hosts, management))))
+        part = part_for(configs, hosts, management, networks)
+        started.append(stack.enter_context(Background(range(count), count, part)))
 
     return run_stages(intent, progress, modelled=modelled), started[0]
 
@@ -174,9 +181,7 @@ def write_design(
         hashes.update(
             in_workers(
                 workers or os.cpu_count() or 1,
-                _files_part(
-                    _each_share(design.configs, design.hosts, design.management, design.intent, templates), folder
-                ),
+                _files_part(_design_share(design, templates), folder),
             )
         )
     else:
@@ -192,7 +197,8 @@ def review_files(
     """The files a reviewer reads beside the configurations, one (relative path, bytes) at a time so that only one
     is held at once: summary, design.json, tables, plan, lab, the subnet manager's files of an InfiniBand fabric
     (from ``templates`` first, as the configurations); with networks beside the backend, the tables hold them too
-    (:mod:`designer.outputs.networks`), and their switches' and servers' files follow."""
+    (:mod:`designer.outputs.networks`) and their addresses follow (their switches' and servers' files are rendered
+    with the backend's, :func:`_each_share`)."""
     say("writing the summary, design.json and tables")
     document = design_json(design)
     changes = since(document) if since else []
@@ -233,13 +239,9 @@ def review_files(
     if design.workloads:
         yield "workloads.svg", workloads_svg(design.intent.name, design.workloads).encode()
     if design.networks:
-        yield from network_files(
-            design.networks,
-            design.network_configs,
-            design.intent.targets,
-            _renderer(design.intent, templates, design.management),
-            design.intent.outputs.servers,
-        )
+        yield "network-addressing.csv", csv_bytes(*network_addressing_rows(design.networks))
+        if design.networks.physical.oob:
+            yield "oob.csv", csv_bytes(*oob_rows(design.networks))
 
 
 def _cable_files(design: Design, racks: list[str]) -> Iterator[tuple[str, bytes]]:
@@ -269,25 +271,6 @@ def bom_table(design: Design) -> tuple[list[str], Iterable[list[Any]]]:
     """``bom.csv``: the backend's parts, with a network column and the networks' parts when they are declared."""
     rows = bom_rows(design.physical)
     return bom_with_networks(design.networks, rows) if design.networks else rows
-
-
-def network_files(
-    networks: ClusterNetworks,
-    configs: Sequence[DeviceConfig],
-    targets: Sequence[str],
-    renderer: Renderer,
-    servers: bool = True,
-) -> Iterator[tuple[str, bytes]]:
-    """The files of the networks beside the backend alone, one at a time: the configurations of their switches
-    (``configs``) for every one of ``targets`` beside the backend's (``configs/<target>/<switch>.<ext>``: the
-    switches' names start with their network's), their addresses, the management addresses, and (unless ``servers``
-    is false, as the intent's ``outputs`` may say) every server's ports (and BGP from the host) in them."""
-    yield from rendered(configs, targets, renderer)
-    yield "network-addressing.csv", csv_bytes(*network_addressing_rows(networks))
-    if networks.physical.oob:
-        yield "oob.csv", csv_bytes(*oob_rows(networks))
-    if servers:
-        yield from rendered_network_hosts(network_hosts(networks), renderer)
 
 
 def manifest(design: Design, hashes: dict[str, str]) -> bytes:
@@ -341,9 +324,7 @@ def check_design(
         )
         compared = in_workers(
             workers or os.cpu_count() or 1,
-            _compare_part(
-                _each_share(design.configs, design.hosts, design.management, design.intent, templates), folder
-            ),
+            _compare_part(_design_share(design, templates), folder),
         )
     else:
         say("waiting for the configurations and server files")
@@ -368,22 +349,31 @@ def _files_part(share: Share, folder: Path) -> Callable[[int, int], dict[str, st
     return lambda worker, count: _write(share(worker, count), folder)
 
 
+def _design_share(design: Design, templates: Path | None) -> Share:
+    """:func:`_each_share` of a whole design: every switch's (the backend's, then the networks'), every server's."""
+    configs = (*design.configs, *design.network_configs)
+    return _each_share(configs, design.hosts, design.management, design.networks, design.intent, templates)
+
+
 def _each_share(
     configs: Sequence[DeviceConfig],
     hosts: Sequence[HostConfig],
     management: SwitchManagement,
+    networks: ClusterNetworks | None,
     intent: Intent,
     templates: Path | None,
 ) -> Share:
     """``share(worker, count)``: every ``count``-th of ``configs`` rendered (for the intent's targets, with their
-    ``management`` side), then of ``hosts`` (none when the intent's ``outputs.servers`` is off), from the
-    ``worker``-th, one (relative path, bytes) at a time. The templates are compiled here, once, before the workers
-    are forked."""
+    ``management`` side), then of ``hosts`` with the same servers' files in the ``networks`` beside the backend (none
+    when the intent's ``outputs.servers`` is off), from the ``worker``-th, one (relative path, bytes) at a time. The
+    templates are compiled here, once, before the workers are forked."""
     renderer = _renderer(intent, templates, management)
     renderer.compile_templates(intent.targets, HOSTS_FOLDER)
+    servers = intent.outputs.servers
     return lambda worker, count: itertools.chain(
         rendered(configs[worker::count], intent.targets, renderer),
-        rendered_hosts(hosts[worker::count] if intent.outputs.servers else (), renderer),
+        rendered_hosts(hosts[worker::count] if servers else (), renderer),
+        rendered_network_hosts(network_hosts(networks, worker, count) if networks and servers else (), renderer),
     )
 
 
