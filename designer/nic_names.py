@@ -10,6 +10,8 @@ as more than one name.
 from __future__ import annotations
 
 import re
+from collections.abc import Mapping
+from typing import Any
 
 PATTERN = r"^[a-z][a-z0-9_.-]{0,14}$"
 """At most 15 characters (IFNAMSIZ), nothing a shell or a file path could read as anything but a name."""
@@ -48,3 +50,9 @@ def _shown(value: object) -> str:
     """``value`` as Python writes it (control characters escaped), cut at 60 characters."""
     text = repr(value)
     return text if len(text) <= 60 else text[:57] + "..."
+
+
+def server_interfaces(row: Mapping[str, Any]) -> tuple[str, ...]:
+    """A server's backend interfaces as its OS names them, from its ``design.json`` row, in port order: one per NIC
+    port, or on a multiplane NIC one per plane link (swplb: its ``nics``; hwplb: its plane PFs, ``plane_nics``)."""
+    return tuple(row.get("plane_nics") or row.get("nics", ()))

@@ -16,6 +16,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from designer.nic_names import server_interfaces
 from designer.targets import TARGETS, per_switch
 
 FAMILIES = tuple(sorted({target.discovery for target in TARGETS.values()}))
@@ -103,7 +104,7 @@ def port_names(folder: Path, devices: Sequence[dict[str, Any]]) -> PortNames:
     for row in devices:
         if row["role"] != "server":
             continue
-        nics = row.get("plane_nics") or row.get("nics", ())
+        nics = server_interfaces(row)
         own = ports.get(row["name"]) or tuple(f"nic{number}" for number in range(len(nics)))
         servers[row["name"]] = {
             **{port: port for port in own},

@@ -20,6 +20,7 @@ from designer.errors import PrerequisiteError
 from designer.fabric import NONE, Device
 from designer.intent import Intent
 from designer.model import DeviceConfig
+from designer.nic_names import server_interfaces
 from designer.outputs.folder import INTENT_FILE
 from designer.pipeline import device_models
 from designer.targets import TARGETS
@@ -241,12 +242,6 @@ def _address(namespace: Item, address: str, device: tuple[str, str], interface: 
         (namespace.key[0], address),
         {"namespace": namespace.ref, "device": Ref("device", device), "interface": interface},
     )
-
-
-def server_interfaces(row: dict[str, Any]) -> tuple[str, ...]:
-    """A server's backend interfaces as its OS names them, in port order: one per NIC port, or on a multiplane NIC
-    one per plane link (swplb: its ``nics``; hwplb: its plane PFs, ``plane_nics``, each on its own plane link)."""
-    return tuple(row.get("plane_nics") or row["nics"])
 
 
 def server_port_names(row: dict[str, Any], planes: int) -> dict[str, str]:
