@@ -28,11 +28,11 @@ from designer.findings import Finding
 from designer.hosts import HostConfig, host_configs
 from designer.intent import Intent, SiteCatalogs, read_intent
 from designer.model import DeviceConfig, backend_settings, device_configs
-from designer.networks.cluster import ClusterNetworks, design_networks, network_problems
+from designer.networks.cluster import ClusterNetworks, design_networks, network_problems, top_kept
 from designer.networks.management import SwitchManagement, switch_management
 from designer.networks.model import network_switch_configs
 from designer.networks.physical import Hall
-from designer.physical import Physical, cable_lengths, plan_physical
+from designer.physical import Physical, TopKept, cable_lengths, plan_physical
 from designer.physical.placement import device_units, servers_per_rack
 from designer.sizing import Plan, size
 from designer.workers import Background
@@ -128,10 +128,11 @@ def design(
     shared = same.facts if same else facts(fabric)
     like = (same.intent, same.physical) if same else None
     fabric_checks = applicable(intent.technology, OF_THE_FABRIC)
+    kept = top_kept_of(intent)
 
     def beside_the_models(worker: int, _count: int) -> dict[str, Any]:
         if worker == 0:
-            return {"physical": plan_physical(intent, plan, fabric, like)}
+            return {"physical": plan_physical(intent, plan, fabric, kept, like)}
         if same is not None and media_only:
             checked = {module.ID for module in fabric_checks}
             return {
@@ -146,9 +147,9 @@ def design(
     alone = processes == 1
     # alone, the physical plan comes first and the models read its lengths; beside them, the lengths are estimated
     # here again, as the plan is made in a worker
-    physical = plan_physical(intent, plan, fabric, like) if alone else None
+    physical = plan_physical(intent, plan, fabric, kept, like) if alone else None
     with Background([1] if alone else [0, 1], 2, beside_the_models, fork=not alone) as beside:
-        cable_dm = physical.link_length_dm if physical else cable_lengths(intent, plan, fabric)
+        cable_dm = physical.link_length_dm if physical else cable_lengths(intent, plan, fabric, kept)
         configs: tuple[DeviceConfig, ...] = same.configs if same is not None and media_only else ()
         if allocation is not None and not configs:
             say(f"modelling {fabric.switch_count:,} switches")
@@ -237,7 +238,7 @@ def management_of_switches(intent: Intent) -> SwitchManagement:
     if intent.networks.oob is None:
         return switch_management(intent.networks.management, None)
     plan, fabric, allocation = _wired(intent, quiet)
-    networks = _networks(intent, fabric, allocation, plan_physical(intent, plan, fabric), quiet)
+    networks = _networks(intent, fabric, allocation, plan_physical(intent, plan, fabric, top_kept_of(intent)), quiet)
     return switch_management(intent.networks.management, networks.physical.oob)
 
 
@@ -249,10 +250,12 @@ def device_models(intent: Intent) -> tuple[DeviceConfig, ...]:
     plan, fabric, allocation = _wired(intent, quiet)
     if allocation is None:
         return ()
-    configs = tuple(device_configs(intent, plan, fabric, allocation, cable_lengths(intent, plan, fabric)))
+    configs = tuple(
+        device_configs(intent, plan, fabric, allocation, cable_lengths(intent, plan, fabric, top_kept_of(intent)))
+    )
     if not intent.networks.declared:
         return configs
-    networks = _networks(intent, fabric, allocation, plan_physical(intent, plan, fabric), quiet)
+    networks = _networks(intent, fabric, allocation, plan_physical(intent, plan, fabric, top_kept_of(intent)), quiet)
     return (*configs, *network_switch_configs(networks, backend_settings(intent, plan)))
 
 
@@ -262,6 +265,11 @@ def workloads(intent: Intent, progress: Progress | None = None, seeds: int = SEE
     say = progress or quiet
     _, fabric, allocation = _wired(intent, say)
     return _analyzed(intent, fabric, allocation, seeds, say)
+
+
+def top_kept_of(intent: Intent) -> TopKept:
+    """What the top of each of the backend's network racks keeps for the out-of-band network declared beside it."""
+    return top_kept(intent.networks, intent.servers, intent.max_servers, servers_per_rack(intent), intent.system)
 
 
 def _wired(intent: Intent, say: Progress) -> tuple[Plan, Fabric, Allocation | None]:

@@ -17,7 +17,7 @@ from designer.explore.run import _batches
 from designer.intent import parse_intent
 from designer.intent.schema import MEDIA
 from designer.physical import plan_physical
-from designer.pipeline import design, wired_alike
+from designer.pipeline import design, top_kept_of, wired_alike
 from tests.test_intent_errors import run_cli
 
 SMALL = """\
@@ -448,6 +448,6 @@ def test_a_candidate_wired_alike_whose_devices_stand_where_they_stood_takes_the_
     moved = replace(like.physical, device_unit=[unit + 1 for unit in like.physical.device_unit])
     intent = parse_intent(eight.replace("generic-64x800g", "nvidia-sn5600"), "b.yaml")
     alone = design(intent, hosts=False, processes=1, workload_detail=False)
-    replanned = plan_physical(intent, alone.plan, alone.fabric, (like.intent, moved))
+    replanned = plan_physical(intent, alone.plan, alone.fabric, top_kept_of(intent), (like.intent, moved))
     assert replanned.link_length_dm is not like.physical.link_length_dm
     assert replanned == alone.physical

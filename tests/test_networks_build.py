@@ -18,7 +18,9 @@ from designer.design import Design, quiet
 from designer.diff import _bom_counts
 from designer.intent import parse_intent
 from designer.outputs.build import build_and_write, design_files, review_files
-from designer.pipeline import build, design
+from designer.physical import TopKept, plan_physical
+from designer.physical.placement import device_units
+from designer.pipeline import _networks, _wired, build, design, top_kept_of
 from designer.verify.parsers import check_frr
 from tests.conftest import ROOT, check_golden, need
 
@@ -197,3 +199,60 @@ def test_the_rendering_workers_write_every_networks_file_of_the_in_memory_build(
         assert f"servers/{name}/networks.yaml" in on_disk and f"servers/{name}/frr.conf" in on_disk
     assert all(f"configs/frr/{config.hostname}.conf" in on_disk for config in built_now.network_configs)
     assert ("oob.csv" in on_disk) == oob
+
+
+def _heights(design: Design) -> dict[str, int]:
+    """Every device's rack units, from the intent's catalog entries (not from the placement under test)."""
+    intent = design.intent
+    heights = {device.name: device_units(intent, device) for device in design.fabric.devices}
+    assert design.networks is not None
+    for network in design.networks.data:
+        spec = network.spec
+        for device in network.fabric.devices:
+            if device.role == "storage":
+                assert spec.storage_nodes is not None
+                heights[device.name] = spec.storage_nodes.rack_units
+            elif device.role != "server":
+                heights[device.name] = (spec.spine if device.role == "spine" else spec.leaf).rack_units
+    oob = intent.networks.oob
+    assert oob is not None and design.networks.physical.oob is not None
+    switches = design.networks.physical.oob.switches
+    spines = design.networks.physical.oob.spines
+    heights |= {name: oob.switch.rack_units for name in switches[:-spines]}
+    heights |= {name: oob.spine.rack_units for name in switches[-spines:]}
+    return heights
+
+
+@pytest.mark.parametrize("servers", [32, 64])
+def test_no_two_devices_of_any_network_stand_in_the_same_rack_unit(servers: int) -> None:
+    # every rack of racks.csv, its devices' units against their catalog heights: a management switch at the top of
+    # a backend leaf or spine rack once stood in the top unit of a 2U switch there
+    design = built() if servers == 32 else design_of(servers)
+    files = tables() if servers == 32 else design_files(design)
+    heights = _heights(design)
+    rack_units = design.intent.facility.rack_units
+    for row in csv.DictReader(io.StringIO(files["racks.csv"].decode())):
+        taken: dict[int, str] = {}
+        for member in row["devices"].split():
+            name, unit = member.rsplit("@", 1)
+            for held in range(int(unit), int(unit) + heights[name]):
+                assert 1 <= held <= rack_units, f"{name} in {row['rack']} reaches unit {held}"
+                assert held not in taken, f"{name} and {taken[held]} share unit {held} of {row['rack']}"
+                taken[held] = name
+
+
+@cache
+def design_of(servers: int) -> Design:
+    return design(parse_intent(EXAMPLE.read_text().replace("servers: 32", f"servers: {servers}"), str(EXAMPLE)), quiet)
+
+
+def test_devices_sharing_units_fail_the_networks_check() -> None:
+    # the backend placed as if nothing kept its network racks' tops: the management switch of r00-05 lands in the
+    # top unit of the 2U leaf p0-su0-r0-leaf, and the networks check says so
+    intent = parse_intent(EXAMPLE.read_text(), str(EXAMPLE))
+    plan, fabric, allocation = _wired(intent, quiet)
+    networks = _networks(intent, fabric, allocation, plan_physical(intent, plan, fabric, TopKept()), quiet)
+    assert ("r00-05", "p0-su0-r0-leaf", "r00-05-mgmt0") in networks.physical.sharing_units
+    kept = _networks(intent, fabric, allocation, plan_physical(intent, plan, fabric, top_kept_of(intent)), quiet)
+    assert kept.physical.sharing_units == ()
+    assert not [finding for finding in built().findings if "stands in units" in finding.message]

@@ -18,7 +18,7 @@ from designer.intent.schema import SPEEDS
 from designer.outputs.design_json import design_json
 from designer.outputs.physical import bom_rows, power_markdown, racks_rows
 from designer.outputs.tables import cabling_rows
-from designer.physical import COMPUTE, NETWORK, cable_lengths, plan_physical
+from designer.physical import COMPUTE, NETWORK, TopKept, cable_lengths, plan_physical
 from designer.physical.cables import PORT_SPACE, UNIT_M, choose_media, decimetres, medium_for, ordered_length
 from designer.pipeline import design as run_stages
 from tests.conftest import ROOT
@@ -276,7 +276,7 @@ def test_layout_and_tables_are_deterministic(h100: Design) -> None:
         header_again, rows_again = render(again)
         assert (header, list(rows)) == (header_again, list(rows_again))
     assert power(h100) == power(again)
-    assert plan_physical(h100.intent, h100.plan, h100.fabric) == h100.physical
+    assert plan_physical(h100.intent, h100.plan, h100.fabric, TopKept()) == h100.physical
 
 
 def test_racks_csv_lists_every_device_with_its_unit(h100: Design) -> None:
@@ -420,7 +420,7 @@ def test_cabling_csv_and_design_json_carry_lengths_media_and_racks(h100: Design)
 
 
 def test_the_cable_lengths_the_models_read_are_the_physical_plans(h100: Design) -> None:
-    assert cable_lengths(h100.intent, h100.plan, h100.fabric) == h100.physical.link_length_dm
+    assert cable_lengths(h100.intent, h100.plan, h100.fabric, TopKept()) == h100.physical.link_length_dm
 
 
 def test_one_core_plans_and_models_what_a_worker_beside_the_models_does(

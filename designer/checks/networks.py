@@ -91,6 +91,10 @@ def check(design: Built) -> Iterable[Finding]:
         )
         for rack in physical.crowded
     )
+    problems.extend(
+        ("hall", f"rack {rack}: {upper} stands in units {lower} takes; a design error, please report it")
+        for rack, lower, upper in physical.sharing_units
+    )
     if problems:
         return capped(ID, SEVERITY, problems)
     return [

@@ -8,12 +8,14 @@ from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 
 from designer.allocate import Pool
+from designer.catalog import SystemModel
 from designer.errors import InputError, Problem
 from designer.intent.networks import DataNetworkSpec, Networks
 from designer.networks.allocate import NETWORK_ASN_OFFSET, NetworkAllocation, allocate_network
-from designer.networks.physical import Hall, NetworksPhysical, plan_networks_physical
+from designer.networks.physical import Hall, NetworksPhysical, management_space, plan_networks_physical
 from designer.networks.sizing import size_network
 from designer.networks.wiring import NetworkFabric, wire_network
+from designer.physical import TopKept
 
 
 @dataclass(frozen=True)
@@ -60,6 +62,20 @@ def network_problems(networks: Networks, servers: int, max_servers: int, servers
         except InputError as error:
             problems.extend(error.problems)
     return problems
+
+
+def top_kept(
+    networks: Networks, servers: int, max_servers: int, servers_per_rack: int, system: SystemModel | None
+) -> TopKept:
+    """What the top of every rack keeps for the out-of-band network's management switches (nothing without one),
+    from the counts alone: the backend's placement keeps it free in its network racks."""
+    if networks.oob is None:
+        return TopKept()
+    leaves = sum(
+        size_network(spec, servers, max_servers, servers_per_rack).leaves_per_rack(servers_per_rack)
+        for spec in networks.data_networks
+    )
+    return management_space(networks.oob, servers_per_rack, leaves, system)
 
 
 def design_networks(

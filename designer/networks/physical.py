@@ -2,7 +2,8 @@
 and count what they add to the racks, power and bill of materials. The backend's physical plan is an input and
 is never edited: what the networks add is listed beside it.
 
-* Top of rack: a compute rack keeps its top units for its management switches (one unit each), then, network by
+* Top of rack: every rack keeps its top units for its management switches (:func:`management_space`; the
+  backend's network racks keep them too, as the backend's placement is told), then a compute rack, network by
   network, the leaves of every leaf group that starts in it; the units are reserved by structure (the most groups
   of a network that can start in one rack, times its leaves per group), so a group built later takes its own units
   and moves none. A rack whose servers reach into those units is listed as crowded.
@@ -32,6 +33,7 @@ import math
 from collections import Counter, defaultdict
 from collections.abc import Sequence
 from dataclasses import dataclass
+from itertools import pairwise
 
 from designer.allocate import Pool
 from designer.catalog import Catalog, SystemModel
@@ -40,7 +42,7 @@ from designer.intent.facility import Facility
 from designer.intent.networks import DataNetworkSpec, OobSpec
 from designer.networks.oob import MANAGEMENT_PORT, Managed, OobDesign, RackPorts, design_oob
 from designer.networks.wiring import NetworkFabric
-from designer.physical import PART_NAMES, BomLine, Rack
+from designer.physical import PART_NAMES, BomLine, Rack, TopKept
 from designer.physical.cables import UNIT_M, decimetres, module_name, ordered_length
 
 CORE, CORE_TIER = "core", "core_uplink"
@@ -107,7 +109,7 @@ class NetworkPower:
 @dataclass(frozen=True)
 class NetworksPhysical:
     """What the networks add to the hall: racks, the draw added to the backend's racks, every cable, the out-of-band
-    network, the bill of materials and the racks too full for their top-of-rack switches."""
+    network, the bill of materials, the racks too full for their top-of-rack switches and any devices sharing units."""
 
     racks: tuple[NetworkRack, ...]
     added_kw: dict[str, float]
@@ -123,6 +125,8 @@ class NetworksPhysical:
     brought: tuple[tuple[str, str, int], ...] = ()
     """The management switches of rack-scale systems the out-of-band network uses as they stand: name, rack and
     lowest unit (they are the systems' parts, neither added devices nor members)."""
+    sharing_units: tuple[tuple[str, str, str], ...] = ()
+    """Devices standing in the same units: rack, the lower device and the one reaching into it."""
 
 
 @dataclass(frozen=True)
@@ -158,17 +162,22 @@ def plan_networks_physical(
     ``taken``."""
     facility = hall.facility
     names = {device.name: index for index, device in enumerate(hall.devices)}
-    mgmt_units = _management_units(hall, networks, oob)
+    kept = management_space(
+        oob,
+        hall.servers_per_rack,
+        sum(fabric.plan.leaves_per_rack(hall.servers_per_rack) for _, fabric in networks),
+        hall.system,
+    )
     places: dict[str, Place] = {}
     added: dict[str, float] = defaultdict(float)
     crowded: set[str] = set()
     reserved = 0
     tor_positions: dict[str, list[Managed | None]] = {}
     width = facility.racks_per_row
-    leaf_racks, first_free = _leaf_racks(hall, networks, mgmt_units, places)
+    leaf_racks, first_free = _leaf_racks(hall, networks, kept, places)
     for spec, fabric in networks if hall.system is None else ():
         plan = fabric.plan
-        per_rack = plan.leaves_per_group * max(1, math.ceil(hall.servers_per_rack / plan.servers_per_group))
+        per_rack = plan.leaves_per_rack(hall.servers_per_rack)
         servers = _server_names(fabric)
         for device in fabric.switches():
             if device.role != "leaf":
@@ -177,7 +186,7 @@ def plan_networks_physical(
             rack = hall.racks[hall.device_rack[names[first]]]
             local = (device.su * plan.servers_per_group % hall.servers_per_rack) // plan.servers_per_group
             offset = reserved + local * plan.leaves_per_group + device.index
-            unit = facility.rack_units - mgmt_units - (offset + 1) * spec.leaf.rack_units + 1
+            unit = facility.rack_units - kept.units - (offset + 1) * spec.leaf.rack_units + 1
             places[device.name] = Place(rack.name, rack.row, rack.position, unit, spec.leaf.rack_units)
             added[rack.name] += spec.leaf.power_w_optics / 1000
             if unit <= hall.servers_per_rack * hall.server_height:
@@ -200,7 +209,7 @@ def plan_networks_physical(
         for device in fabric.devices[fabric.switch_count :]:
             if device.role == "storage" and nodes:
                 row_members.append((device.name, nodes.rack_units, nodes.power_kw, True))
-    new_racks = [*leaf_racks, *_pack(row_members, first_free, facility, mgmt_units, places)]
+    new_racks = [*leaf_racks, *_pack(row_members, first_free, facility, kept, places)]
 
     rack_ports = _rack_ports(hall, oob, tor_positions, new_racks)
     oob_design = None
@@ -220,16 +229,16 @@ def plan_networks_physical(
             ],
             max([first_free, *(rack.row * width + rack.position + 1 for rack in new_racks)]),
             facility,
-            mgmt_units,
+            kept,
             places,
         )
-        new_racks = [*new_racks, *spine_rack]
         every: list[Rack | NetworkRack] = [rack for rack in hall.racks if not hall.brings_switches(rack)]
         for placed in [*every, *new_racks]:
             height = oob.switch.rack_units
             for local in range(oob_design.switches_per_rack):
                 unit = facility.rack_units - (local + 1) * height + 1
                 places[f"{placed.name}-mgmt{local}"] = Place(placed.name, placed.row, placed.position, unit, height)
+        new_racks = [*new_racks, *spine_rack]  # the OOB spines are managed through their loopbacks
 
     for number, device in enumerate(hall.devices):
         rack = hall.racks[hall.device_rack[number]]
@@ -263,7 +272,29 @@ def plan_networks_physical(
         tuple(sorted(crowded)),
         _power(networks, oob_design, oob, len(brought)),
         tuple((name, places[name].rack, places[name].unit) for name in sorted(brought)),
+        _sharing_units(hall, places, added_devices, crowded),
     )
+
+
+def _sharing_units(
+    hall: Hall, places: dict[str, Place], added: dict[str, list[tuple[str, int]]], crowded: set[str]
+) -> tuple[tuple[str, str, str], ...]:
+    """Every pair of devices standing in the same units of a rack the networks add devices to (rack, lower device,
+    the one above reaching into it), but in the racks already listed as crowded."""
+    occupants: dict[str, list[str]] = {rack: [name for name, _ in devices] for rack, devices in added.items()}
+    for backend in hall.racks:
+        if backend.name in occupants:
+            occupants[backend.name] += [hall.devices[index].name for index in backend.devices]
+            occupants[backend.name] += [name for name, _, _ in backend.parts if name in places]
+    sharing = []
+    for rack, names in sorted(occupants.items()):
+        if rack in crowded:
+            continue
+        standing = sorted((places[name].unit, name) for name in names if places[name].height)
+        for (low, lower), (high, upper) in pairwise(standing):
+            if high < low + places[lower].height:
+                sharing.append((rack, lower, upper))
+    return tuple(sharing)
 
 
 def _power(
@@ -302,28 +333,27 @@ def _server_names(fabric: NetworkFabric) -> list[str]:
     return [device.name for device in fabric.devices[fabric.switch_count :] if device.role == "server"]
 
 
-def _management_units(
-    hall: Hall, networks: Sequence[tuple[DataNetworkSpec, NetworkFabric]], oob: OobSpec | None
-) -> int:
-    """Units a rack keeps at its top for management switches: enough for a compute rack's management ports (in a
-    hall of rack-scale systems that bring their own, one switch for a network rack's switches)."""
+def management_space(
+    oob: OobSpec | None, servers_per_rack: int, leaves_per_rack: int, system: SystemModel | None
+) -> TopKept:
+    """What the top of a rack keeps for management switches: enough for a compute rack's management ports (its
+    servers' and managed parts', and its ``leaves_per_rack`` top-of-rack leaves of every network); in a hall of
+    rack-scale systems that bring their own, one switch for a network rack's switches. Nothing without ``oob``."""
     if oob is None:
-        return 0
-    if hall.system is not None and hall.system.management_switches:
-        return oob.switch.rack_units  # the compute racks bring their own; a network rack's switches fill one
-    ports = hall.servers_per_rack * (oob.bmcs_per_server + oob.host_management) + oob.managed_per_rack
-    ports += sum(
-        fabric.plan.leaves_per_group * max(1, math.ceil(hall.servers_per_rack / fabric.plan.servers_per_group))
-        for _, fabric in networks
-    )
-    return max(1, math.ceil(ports / oob.switch.ports)) * oob.switch.rack_units
+        return TopKept()
+    if system is not None and system.management_switches:
+        switches = 1  # the compute racks bring their own; a network rack's switches fill one
+    else:
+        ports = servers_per_rack * (oob.bmcs_per_server + oob.host_management) + oob.managed_per_rack
+        switches = max(1, math.ceil((ports + leaves_per_rack) / oob.switch.ports))
+    return TopKept(switches * oob.switch.rack_units, switches * oob.switch.power_w)
 
 
 def _leaf_racks(
-    hall: Hall, networks: Sequence[tuple[DataNetworkSpec, NetworkFabric]], top: int, places: dict[str, Place]
+    hall: Hall, networks: Sequence[tuple[DataNetworkSpec, NetworkFabric]], top: TopKept, places: dict[str, Place]
 ) -> tuple[list[NetworkRack], int]:
     """Beside rack-scale systems (whose racks are full), the GPU servers' leaves of every network in network racks
-    of their own from the first rack after the backend's hall, below ``top`` management units: each network's
+    of their own from the first rack after the backend's hall, below what the ``top`` keeps: each network's
     racks reserved for the leaf groups of its envelope, as many whole groups to a rack as its units and power
     allow, group ``g`` in the network's rack ``g // per_rack``; returns the racks built and the first rack slot
     (row times racks per row plus position) after every reservation. Servers' halls: no racks, the first slot."""
@@ -334,8 +364,8 @@ def _leaf_racks(
     racks: list[NetworkRack] = []
     for spec, fabric in networks:
         plan, leaf = fabric.plan, spec.leaf
-        fit_units = (facility.rack_units - top) // (plan.leaves_per_group * leaf.rack_units)
-        fit_power = int(facility.rack_power_kw * 1000 // (plan.leaves_per_group * leaf.power_w_optics))
+        fit_units = (facility.rack_units - top.units) // (plan.leaves_per_group * leaf.rack_units)
+        fit_power = int((facility.rack_power_kw * 1000 - top.watts) // (plan.leaves_per_group * leaf.power_w_optics))
         per_rack = max(1, min(fit_units, fit_power))
         members: dict[int, list[str]] = defaultdict(list)
         for device in fabric.switches():
@@ -344,7 +374,7 @@ def _leaf_racks(
             rack_slot = slot + device.su // per_rack
             row, position = divmod(rack_slot, facility.racks_per_row)
             offset = (device.su % per_rack) * plan.leaves_per_group + device.index
-            unit = facility.rack_units - top - (offset + 1) * leaf.rack_units + 1
+            unit = facility.rack_units - top.units - (offset + 1) * leaf.rack_units + 1
             places[device.name] = Place(_rack_name(row, position), row, position, unit, leaf.rack_units)
             members[rack_slot].append(device.name)
         for rack_slot, names in sorted(members.items()):
@@ -360,16 +390,17 @@ def _pack(
     members: Sequence[tuple[str, int, float, bool]],
     slot: int,
     facility: Facility,
-    top: int,
+    top: TopKept,
     places: dict[str, Place],
 ) -> list[NetworkRack]:
     """Stack ``members`` (name, units, kW, storage server) into new racks from the rack slot ``slot`` (row times
-    racks per row plus position) on, below ``top`` management units, while the units and power allow; storage
+    racks per row plus position) on, below what the ``top`` keeps, while the units and power allow; storage
     servers in racks of their own."""
     racks: list[NetworkRack] = []
     row, position = divmod(slot, facility.racks_per_row)
     current: list[str] = []
-    unit, kw, storage = facility.rack_units - top + 1, 0.0, False
+    unit, kw, storage = facility.rack_units - top.units + 1, 0.0, False
+    budget = facility.rack_power_kw - top.watts / 1000
 
     def close() -> None:
         nonlocal position, row, current, unit, kw
@@ -381,10 +412,10 @@ def _pack(
             position += 1
             if position == facility.racks_per_row:
                 row, position = row + 1, 0
-        current, unit, kw = [], facility.rack_units - top + 1, 0.0
+        current, unit, kw = [], facility.rack_units - top.units + 1, 0.0
 
     for name, height, draw, is_storage in members:
-        if current and (unit - height < 1 or kw + draw > facility.rack_power_kw or is_storage != storage):
+        if current and (unit - height < 1 or kw + draw > budget or is_storage != storage):
             close()
         storage = is_storage
         unit -= height

@@ -76,6 +76,10 @@ class NetworkPlan:
         """Leaves built now."""
         return self.border_leaves + (self.groups + self.storage_groups) * self.leaves_per_group
 
+    def leaves_per_rack(self, servers_per_rack: int) -> int:
+        """Top-of-rack leaves of a compute rack of ``servers_per_rack`` servers: its groups' leaves."""
+        return self.leaves_per_group * max(1, math.ceil(servers_per_rack / self.servers_per_group))
+
 
 def size_network(spec: DataNetworkSpec, servers: int, max_servers: int, servers_per_rack: int) -> NetworkPlan:
     """Size ``spec`` for ``servers`` GPU servers built now of ``max_servers`` in the envelope, ``servers_per_rack``

@@ -15,7 +15,7 @@ from designer.fabric import Fabric
 from designer.intent import Intent
 from designer.intent.facility import Facility
 from designer.physical.cables import NO_LENGTH, BomKey, Runs, lay_cables, lengths
-from designer.physical.placement import COMPUTE, NETWORK, Layout, RackPlan, place
+from designer.physical.placement import COMPUTE, NETWORK, Layout, RackPlan, TopKept, place
 from designer.sizing import Plan
 
 __all__ = [
@@ -24,6 +24,7 @@ __all__ = [
     "BomLine",
     "Physical",
     "Rack",
+    "TopKept",
     "cable_lengths",
     "over_budget",
     "plan_physical",
@@ -122,10 +123,10 @@ def too_hot_for_air(racks: list[Rack], facility: Facility) -> list[Rack]:
     return [rack for rack in racks if facility.cooling == "air" and rack.kw > facility.air_limit_kw]
 
 
-def cable_lengths(intent: Intent, plan: Plan, fabric: Fabric) -> list[int]:
+def cable_lengths(intent: Intent, plan: Plan, fabric: Fabric, kept: TopKept) -> list[int]:
     """Every link's cable length in decimetres, as :func:`plan_physical` estimates it (placement and lengths only,
     for a stage that needs the lengths before the rest of the plan)."""
-    return lengths(intent, fabric, place(intent, plan, fabric))
+    return lengths(intent, fabric, place(intent, plan, fabric, kept))
 
 
 def _parts(
@@ -167,12 +168,15 @@ def _system_lines(intent: Intent, servers: int) -> Counter[BomKey]:
     return lines
 
 
-def plan_physical(intent: Intent, plan: Plan, fabric: Fabric, like: tuple[Intent, Physical] | None = None) -> Physical:
-    """Place every device, estimate every cable, pick media, add up power and the bill of materials. ``like``:
+def plan_physical(
+    intent: Intent, plan: Plan, fabric: Fabric, kept: TopKept, like: tuple[Intent, Physical] | None = None
+) -> Physical:
+    """Place every device (below what the top of each network rack keeps, ``kept``), estimate every cable, pick
+    media, add up power and the bill of materials. ``like``:
     another intent and its physical plan of a fabric wired as this one (:func:`designer.pipeline.wired_alike`);
     when the devices stand where they stand there, as tall, in the same facility but for its ``media``, each link's
     length is taken from it, and so is its medium when the media are the same too (they read nothing else)."""
-    layout = place(intent, plan, fabric)
+    layout = place(intent, plan, fabric, kept)
     runs = _same_runs(intent, layout, *like) if like else None
     cabling = lay_cables(intent, fabric, layout, runs)
     watts = cabling.switch_w + [intent.server.power_kw * 1000] * plan.servers

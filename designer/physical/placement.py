@@ -10,7 +10,9 @@ units never moves a rack or changes an existing cable's length. Racks with nothi
   has the racks of a full SU.
 * Network racks take switches in fabric order, stacked from the top, while both the rack units and
   the power budget allow; a switch counts at its catalog power with optics (``power_w_optics``), the
-  planning figure, because its real optics are only known once the cables are chosen.
+  planning figure, because its real optics are only known once the cables are chosen. With an out-of-band
+  network declared, the top of every network rack is kept for its management switches (:class:`TopKept`):
+  their units stay free and their draw counts against the budget.
 * An SU is one block of racks: half its compute racks, its leaf racks (every plane and rail of the
   SU: rail-optimized cabling runs from every server to every leaf), then the other half.
 * Rack-scale systems: a system is one rack holding all its trays, never split. A block is a scalable unit of
@@ -48,6 +50,14 @@ class RackPlan(NamedTuple):
     role: str
     su: int
     devices: tuple[int, ...]
+
+
+class TopKept(NamedTuple):
+    """What the top of every network rack keeps for the out-of-band network's management switches: rack units and
+    their draw in watts."""
+
+    units: int = 0
+    watts: float = 0.0
 
 
 class Layout(NamedTuple):
@@ -94,9 +104,9 @@ def member(device: Device) -> Member:
     return ("super_spine", device.plane, device.group, device.index)
 
 
-def place(intent: Intent, plan: Plan, fabric: Fabric) -> Layout:
-    """Lay out the racks and rows of the envelope's hall and give every built device its rack and unit; racks
-    with nothing built yet are left out."""
+def place(intent: Intent, plan: Plan, fabric: Fabric, kept: TopKept) -> Layout:
+    """Lay out the racks and rows of the envelope's hall and give every built device its rack and unit, below what
+    the top of each network rack keeps (``kept``); racks with nothing built yet are left out."""
     facility, devices = intent.facility, fabric.devices
     per_rack = servers_per_rack(intent)
     heights = {role: intent.switch(role).rack_units for role in ("leaf", "spine", "super_spine")}
@@ -104,11 +114,11 @@ def place(intent: Intent, plan: Plan, fabric: Fabric) -> Layout:
     draws = {role: intent.switch(role).power_w_optics for role in ("leaf", "spine", "super_spine")}
 
     blocks = (
-        _system_blocks(plan, facility, heights, draws)
+        _system_blocks(plan, facility, heights, draws, kept)
         if plan.servers_per_system > 1
-        else _server_blocks(plan, facility, heights, draws, per_rack)
+        else _server_blocks(plan, facility, heights, draws, kept, per_rack)
     )
-    core_racks = [(NETWORK, -1, rack) for rack in _pack(facility, heights, draws, _core(plan))]
+    core_racks = [(NETWORK, -1, rack) for rack in _pack(facility, heights, draws, kept, _core(plan))]
 
     system = intent.system
     trays = system.units(facility.rack_units).get("compute_tray", ()) if system else ()
@@ -125,7 +135,7 @@ def place(intent: Intent, plan: Plan, fabric: Fabric) -> Layout:
                 continue
             rack = len(racks)
             racks.append(RackPlan(row, position, role, su, present))
-            unit = 1 if role == COMPUTE else facility.rack_units + 1
+            unit = 1 if role == COMPUTE else facility.rack_units - kept.units + 1
             for number, key in enumerate(members):
                 height = heights[str(key[0])]
                 if role == NETWORK:
@@ -140,7 +150,7 @@ def place(intent: Intent, plan: Plan, fabric: Fabric) -> Layout:
 
 
 def _server_blocks(
-    plan: Plan, facility: Facility, heights: dict[str, int], draws: dict[str, int], per_rack: int
+    plan: Plan, facility: Facility, heights: dict[str, int], draws: dict[str, int], kept: TopKept, per_rack: int
 ) -> list[list[Slot]]:
     """One block of racks per scalable unit of the envelope: half its compute racks, its leaf racks, the rest."""
     blocks: list[list[Slot]] = []
@@ -154,11 +164,13 @@ def _server_blocks(
             for first in range(0, plan.servers_per_su, per_rack)
         ]
         leaves: list[Member] = [("leaf", plane, su, rail) for plane in range(plan.planes) for rail in range(plan.rails)]
-        blocks.append(_block(compute, leaves, su, facility, heights, draws))
+        blocks.append(_block(compute, leaves, su, facility, heights, draws, kept))
     return blocks
 
 
-def _system_blocks(plan: Plan, facility: Facility, heights: dict[str, int], draws: dict[str, int]) -> list[list[Slot]]:
+def _system_blocks(
+    plan: Plan, facility: Facility, heights: dict[str, int], draws: dict[str, int], kept: TopKept
+) -> list[list[Slot]]:
     """One block of racks per scalable unit of whole systems (:attr:`Plan.systems_per_su`) of the envelope: half
     its systems, a rack each holding every tray, the leaf racks of its leaf groups, then the other systems."""
     trays = plan.servers_per_system
@@ -174,7 +186,7 @@ def _system_blocks(plan: Plan, facility: Facility, heights: dict[str, int], draw
         leaves: list[Member] = [
             ("leaf", plane, su, rail) for su in groups for plane in range(plan.planes) for rail in range(plan.rails)
         ]
-        blocks.append(_block(compute, leaves, unit, facility, heights, draws))
+        blocks.append(_block(compute, leaves, unit, facility, heights, draws, kept))
     return blocks
 
 
@@ -185,9 +197,10 @@ def _block(
     facility: Facility,
     heights: dict[str, int],
     draws: dict[str, int],
+    kept: TopKept,
 ) -> list[Slot]:
     """Half the compute racks, the leaf racks, then the other half."""
-    network: list[Slot] = [(NETWORK, su, rack) for rack in _pack(facility, heights, draws, leaves)]
+    network: list[Slot] = [(NETWORK, su, rack) for rack in _pack(facility, heights, draws, kept, leaves)]
     half = len(compute) // 2
     return compute[:half] + network + compute[half:]
 
@@ -211,17 +224,18 @@ def _core(plan: Plan) -> list[Member]:
 
 
 def _pack(
-    facility: Facility, heights: dict[str, int], draws: dict[str, int], members: list[Member]
+    facility: Facility, heights: dict[str, int], draws: dict[str, int], kept: TopKept, members: list[Member]
 ) -> list[tuple[Member, ...]]:
-    """Switches into network racks, in order, while rack units and the budget (at ``power_w_optics``) allow."""
+    """Switches into network racks, in order, while rack units and the budget (at ``power_w_optics``) allow beside
+    what the top keeps."""
     racks: list[list[Member]] = []
-    units = watts = 0.0
+    units, watts = float(kept.units), kept.watts
     for key in members:
         role = str(key[0])
         height, draw = heights[role], draws[role]
         if not racks or units + height > facility.rack_units or watts + draw > facility.rack_power_kw * 1000:
             racks.append([])
-            units = watts = 0.0
+            units, watts = float(kept.units), kept.watts
         racks[-1].append(key)
         units += height
         watts += draw
