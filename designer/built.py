@@ -496,9 +496,18 @@ def _network_links(rows: list[Any], roles: dict[str, tuple[str, str]], backend: 
         addresses = []
         for side in ("a", "z"):
             name, port, address = row[side]
-            if network == "oob":
+            if network == "oob" and row["tier"] != "oob_uplink":
                 if not (TOKEN.fullmatch(name) and TOKEN.fullmatch(port)) or address is not None:
                     problems.append(Problem((*path, side), f"{shown(row[side])} is not [device, port, null]"))
+                continue
+            if network == "oob":
+                if not (TOKEN.fullmatch(name) and TOKEN.fullmatch(port)) or (
+                    address is not None and _ipv4(address) is None
+                ):
+                    problems.append(
+                        Problem((*path, side), f"{shown(row[side])} is not [device, port, null or an IPv4 address]")
+                    )
+                addresses.append(_ipv4(address))
                 continue
             if row["tier"] == CORE_TIER:
                 if not (TOKEN.fullmatch(name) and TOKEN.fullmatch(port)) or (
@@ -526,9 +535,22 @@ def _network_links(rows: list[Any], roles: dict[str, tuple[str, str]], backend: 
                 problems.append(Problem((*path, side, 1), f"{shown(port)} is not a port name ({wanted})"))
         if network != "oob" and row["tier"] != CORE_TIER:
             problems += _pair(row, path, *addresses)
+        elif row["tier"] == "oob_uplink":
+            problems += _oob_pair(row, path)
         elif row["tier"] == CORE_TIER:
             problems += _core_pair(row, path)
     return problems
+
+
+def _oob_pair(row: dict[str, Any], path: tuple[str | int, ...]) -> list[Problem]:
+    """A management switch's uplink: both addresses null (a build from before they were written), or one /31 with the
+    OOB spine's end (a) even."""
+    spine, switch = (row[side][2] for side in ("a", "z"))
+    if spine is None and switch is None and row.get("subnet") is None:
+        return []
+    return _pair(row, path, _ipv4(spine), _ipv4(switch)) or (
+        [Problem(path, "an uplink has both addresses or neither")] if spine is None or switch is None else []
+    )
 
 
 def _core_pair(row: dict[str, Any], path: tuple[str | int, ...]) -> list[Problem]:

@@ -14,6 +14,8 @@ from designer.errors import InputError
 from designer.outputs.build import design_files
 from designer.outputs.design_json import design_json
 from designer.outputs.folder import write
+from designer.pipeline import build
+from tests.conftest import ROOT
 from tests.helpers import build_design, build_text, intent_text
 from tests.test_intent_errors import run_cli
 
@@ -163,3 +165,21 @@ def test_check_on_a_folder_that_is_not_an_output(tmp_path: Path) -> None:
     assert code == 2
     assert "is not an output folder (no manifest.json or design.json)" in err
     assert err.rstrip().splitlines()[-1] == f"1 error in {tmp_path}; nothing was written."
+
+
+def test_a_management_uplink_whose_addresses_are_not_one_31_is_refused() -> None:
+    design = build(ROOT / "intents" / "enterprise-four-networks.yaml")
+    data = json.loads(design_files(design)["design.json"])
+    assert design_problems(data) == []
+    number, uplink = next((n, link) for n, link in enumerate(data["network_links"]) if link["tier"] == "oob_uplink")
+    spine, switch = uplink["a"][2], uplink["z"][2]
+    uplink["a"][2], uplink["z"][2] = switch, spine  # the spine's end odd
+    assert "is not one /31 with the upper end (a) even" in _messages(data)["network_links", number]
+    uplink["a"][2] = None
+    assert _messages(data)["network_links", number] == "an uplink has both addresses or neither"
+    uplink["z"][2] = uplink["subnet"] = None  # as a build from before the uplinks were addressed
+    assert design_problems(data) == []
+
+
+def _messages(data: dict) -> dict[tuple[str | int, ...], str]:
+    return {problem.path: problem.message for problem in design_problems(data)}

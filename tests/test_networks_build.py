@@ -13,6 +13,7 @@ from pathlib import Path
 
 import pytest
 import yaml
+from netaddr import IPAddress, IPNetwork
 
 from designer.design import Design, quiet
 from designer.diff import _bom_counts
@@ -256,3 +257,31 @@ def test_devices_sharing_units_fail_the_networks_check() -> None:
     kept = _networks(intent, fabric, allocation, plan_physical(intent, plan, fabric, top_kept_of(intent)), quiet)
     assert kept.physical.sharing_units == ()
     assert not [finding for finding in built().findings if "stands in units" in finding.message]
+
+
+def test_every_management_switch_uplink_has_its_own_31_in_the_management_pool() -> None:
+    # the /31s are laid out after every management switch's block of the envelope: none may meet a management
+    # address of oob.csv, and each is in design.json's network_links and both its ends in network-addressing.csv
+    files = tables()
+    pool = IPNetwork(json.loads(files["design.json"])["networks"]["oob"]["pool"])
+    links = [link for link in json.loads(files["design.json"])["network_links"] if link["tier"] == "oob_uplink"]
+    cables = [row for row in csv.DictReader(io.StringIO(files["cabling.csv"].decode())) if row["tier"] == "oob_uplink"]
+    assert len(links) == len(cables) > 0
+    managed = {row["address"] for row in csv.DictReader(io.StringIO(files["oob.csv"].decode()))}
+    addressing = {
+        (row["device"], row["interface"]): (row["address"], row["peer_address"])
+        for row in csv.DictReader(io.StringIO(files["network-addressing.csv"].decode()))
+        if row["use"] == "oob_uplink"
+    }
+    subnets = set()
+    for link in links:
+        subnet = IPNetwork(link["subnet"])
+        (spine, spine_port, spine_address), (switch, switch_port, switch_address) = link["a"], link["z"]
+        assert spine.startswith("oob-spine") and switch.endswith("-mgmt0")
+        assert subnet.prefixlen == 31 and subnet in pool and int(IPAddress(spine_address)) % 2 == 0
+        assert {spine_address, switch_address} == {str(address) for address in subnet}
+        assert not {spine_address, switch_address} & managed
+        assert addressing[spine, spine_port] == (f"{spine_address}/31", switch_address)
+        assert addressing[switch, switch_port] == (f"{switch_address}/31", spine_address)
+        subnets.add(subnet)
+    assert len(subnets) == len(links)

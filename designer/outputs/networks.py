@@ -154,7 +154,8 @@ def oob_rows(networks: ClusterNetworks) -> tuple[list[str], Iterator[list[Any]]]
 
 def addressing_rows(networks: ClusterNetworks) -> tuple[list[str], Iterator[list[Any]]]:
     """``network-addressing.csv``: every switch's loopback and ASN and both ends of every link of the leaf-spine
-    networks beside the backend, and their pools."""
+    networks beside the backend, their pools, and both ends of every management switch's uplink to the OOB
+    spines."""
     header = ["network", "device", "interface", "address", "peer_device", "peer_interface", "peer_address", "use"]
 
     def rows() -> Iterator[list[Any]]:
@@ -175,6 +176,14 @@ def addressing_rows(networks: ClusterNetworks) -> tuple[list[str], Iterator[list
                 border_if, core_if = fabric.port_name(border, port), f"uplink{port}"
                 yield [name, border.name, border_if, f"{ip(even + 1)}/31", CORE, core_if, ip(even), CORE_TIER]
                 yield [name, CORE, core_if, f"{ip(even)}/31", border.name, border_if, ip(even + 1), CORE_TIER]
+        oob = networks.physical.oob
+        if oob is None:
+            return
+        uplinks = (cable for cable in networks.physical.cables if cable.tier == "oob_uplink")
+        for cable, even in zip(uplinks, oob.uplink_evens, strict=True):
+            spine, spine_if, switch, switch_if = cable.a_device, cable.a_port, cable.z_device, cable.z_port
+            yield ["oob", spine, spine_if, f"{ip(even)}/31", switch, switch_if, ip(even + 1), cable.tier]
+            yield ["oob", switch, switch_if, f"{ip(even + 1)}/31", spine, spine_if, ip(even), cable.tier]
 
     return header, rows()
 
@@ -275,13 +284,16 @@ def network_device_rows(networks: ClusterNetworks) -> Iterator[dict[str, Any]]:
 def network_link_rows(networks: ClusterNetworks) -> Iterator[dict[str, Any]]:
     """design.json's ``network_links``: every cable of every network beside the backend in cabling.csv's order,
     both ends ``[device, port, address]`` (a leaf-spine network's /31, the upper end even; on a core uplink the
-    border leaf's odd end and the core's even one, null when the frontend has no ``core``; null on the out-of-band
-    network, whose addresses are in oob.csv), its subnet, speed,
-    length and medium."""
+    border leaf's odd end and the core's even one, null when the frontend has no ``core``; on a management switch's
+    uplink the OOB spine's even end; null on a management access cable, whose addresses are in oob.csv), its
+    subnet, speed, length and medium."""
     evens = {network.spec.name: iter(network.allocation.evens) for network in networks.data}
     cores = {network.spec.name: iter([even for *_, even in network.core_uplinks()]) for network in networks.data}
+    oob = networks.physical.oob
+    if oob is not None:
+        evens["oob"] = iter(oob.uplink_evens)
     for cable in networks.physical.cables:
-        if cable.network in evens and cable.tier != CORE_TIER:
+        if cable.network in evens and cable.tier not in (CORE_TIER, "access"):
             even = next(evens[cable.network])
             yield _link_row(cable, ip(even), ip(even + 1), f"{ip(even)}/31")
         elif cable.tier == CORE_TIER and (core_end := next(cores[cable.network], None)) is not None:
