@@ -80,3 +80,15 @@ def test_a_template_that_changes_a_value_is_rendered_for_each_server(tmp_path: P
         assert (
             files[f"servers/{host.hostname}/nccl.env"] == f"# {host.hostname.upper()} {host.nics[0].address}\n".encode()
         )
+
+
+def test_a_template_that_transforms_a_value_but_not_its_marker_is_rendered_for_each_server(tmp_path: Path) -> None:
+    # split('.') leaves a marker whole, so the marker check alone would fill in the whole address for its first
+    # octet: the shape's first server rendered in full tells the difference
+    (tmp_path / "hosts").mkdir()
+    (tmp_path / "hosts" / "nccl.env.j2").write_text("# {{ host.nics[0].address.split('.')[0] }}\n")
+    design = build_text(DESIGNS["netplan, workloads"]())
+    shapes = HostShapes(Renderer(tmp_path))
+    files = dict(file for host in design.hosts[:3] for file in shapes.files(host))
+    for host in design.hosts[:3]:
+        assert files[f"servers/{host.hostname}/nccl.env"] == f"# {host.nics[0].address.split('.')[0]}\n".encode()

@@ -146,7 +146,8 @@ class Shape(NamedTuple):
 
 class HostShapes:
     """Each server file rendered once per shape and template, kept as a format string with a field for each
-    marker (None when the template changed a marker, so that the file is rendered in full for every server)."""
+    marker (None when the template changed a marker or a value, so that the file is rendered in full for every
+    server); the shape's first server is also rendered in full, and its filled-in file must be the same text."""
 
     def __init__(self, renderer: Renderer):
         self.renderer = renderer
@@ -159,17 +160,22 @@ class HostShapes:
         forms = self.forms.setdefault(shape.host, {})
         for path, template, nic in host_files(host):
             if (template, nic) not in forms:
-                forms[template, nic] = self._form(template, nic, shape)
+                forms[template, nic] = self._form(template, nic, shape, host)
             form = forms[template, nic]
             if form is None:
                 yield path, self.renderer.render_template(template, variables(host, nic), host.hostname).encode()
             else:
                 yield path, form.format(*shape.values).encode()
 
-    def _form(self, template: str, nic: int | None, shape: Shape) -> str | None:
-        """The format string of ``template`` rendered for ``shape``: each marker a numbered field."""
+    def _form(self, template: str, nic: int | None, shape: Shape, host: HostConfig) -> str | None:
+        """The format string of ``template`` rendered for ``shape``: each marker a numbered field; None when a
+        marker did not come through whole, or when filling it in for ``host`` (the shape's first server) does not
+        give that server's file rendered in full (a template that transformed a value, not its marker)."""
         text = self.renderer.render_template(template, variables(shape.host, nic), shape.values[0])
         form = text.replace("{", "{{").replace("}", "}}")
         for number in range(len(shape.values)):
             form = form.replace(_marker(number), f"{{{number}}}")
-        return None if "\x00" in form else form
+        if "\x00" in form:
+            return None
+        whole = self.renderer.render_template(template, variables(host, nic), host.hostname)
+        return form if form.format(*shape.values) == whole else None
