@@ -32,8 +32,6 @@ from designer.files import Refused, output_cap, read_below
 from designer.findings import SEVERITIES, Finding
 from designer.intent.schema import BALANCING_ALIASES, BALANCING_MODES, safe_name
 from designer.intent.site_catalog import SiteCatalogs, folder_catalogs
-from designer.model import HASH_FIELDS
-from designer.networks.physical import CORE_TIER
 from designer.networks.sizing import PREFIXES as NETWORK_PREFIXES
 from designer.nic_names import nic_name_problem
 from designer.outputs.folder import INTENT_FILE, SITE_CATALOG_FILE
@@ -132,7 +130,7 @@ def folder_intent(folder: Path) -> Intent | None:
     """The intent ``folder`` was built from: its ``intent.yaml`` with the site catalog entries the build kept
     beside it (:func:`built_catalogs`), each as the manifest records it; None without an intent.yaml.
     :class:`InputError` for a file changed after the build, or an intent this designer refuses."""
-    from designer.pipeline import validated_intent
+    from designer.validation import validated_intent
 
     raw = built_intent(folder)
     return None if raw is None else validated_intent(folder / INTENT_FILE, raw, built_catalogs(folder))
@@ -477,6 +475,8 @@ def _network_links(rows: list[Any], roles: dict[str, tuple[str, str]], backend: 
     """Every row of ``network_links``: a leaf-spine network's ends devices of that network with valid ports and one
     /31 (the upper end even); the ends of an out-of-band cable plain names and ports without addresses, a core
     uplink's the same or, peering with the core, one /31 (:func:`_core_pair`)."""
+    from designer.networks.physical import CORE_TIER  # the networks' physical plan, imported only for their links
+
     problems: list[Problem] = []
     for number, row in enumerate(rows):
         path: tuple[str | int, ...] = ("network_links", number)
@@ -660,6 +660,8 @@ def _choice(allowed: tuple[object, ...]) -> Rule:
 
 def _balancing(value: object) -> str:
     """A switch's ``load_balancing``: mode, hash and a seed (what the traffic proof and scripts read)."""
+    from designer.model import HASH_FIELDS  # the device model, imported only for a design.json's switches
+
     if not isinstance(value, dict):
         return f"{shown(value)} is not a JSON object"
     rules = {

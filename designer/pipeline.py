@@ -22,19 +22,20 @@ from designer.checks import OF_THE_FABRIC, applicable, ordered
 from designer.checks import networks as networks_check
 from designer.checks import run as run_checks
 from designer.design import Built, Design, Progress, Wired, quiet
-from designer.errors import InputError, Problem
+from designer.errors import InputError
 from designer.fabric import Fabric, wire
 from designer.findings import Finding
 from designer.hosts import HostConfig, host_configs
-from designer.intent import Intent, SiteCatalogs, read_intent
+from designer.intent import Intent
 from designer.model import DeviceConfig, backend_settings, device_configs
-from designer.networks.cluster import ClusterNetworks, design_networks, network_problems, top_kept
+from designer.networks.cluster import ClusterNetworks, design_networks, top_kept
 from designer.networks.management import SwitchManagement, switch_management
 from designer.networks.model import network_switch_configs
 from designer.networks.physical import Hall
 from designer.physical import Physical, TopKept, cable_lengths, plan_physical
 from designer.physical.placement import device_units, servers_per_rack
 from designer.sizing import Plan, size
+from designer.validation import validated_intent
 from designer.workers import Background
 
 BESIDE_THE_WIRING = ("technology", "planes", "server", "addressing", "routing", "load_balancing", "workloads")
@@ -54,22 +55,6 @@ them from then on)."""
 def build(path: str | Path, progress: Progress | None = None) -> Design:
     """Load the intent at ``path`` and run every stage in memory. Raises :class:`InputError` on bad input."""
     return design(validated_intent(path), progress)
-
-
-def validated_intent(path: str | Path, raw: bytes | None = None, catalogs: SiteCatalogs | None = None) -> Intent:
-    """The intent at ``path`` (or its bytes ``raw``, read already), or :class:`InputError` with every problem: those
-    of the file and, when its fabric can be sized, those of the sized fabric (limits, pool sizes, ASN ranges, what
-    the targets can express). ``catalogs``: the site catalogs already read (a built folder's), instead of the files
-    the intent names."""
-    loaded = read_intent(path, raw, catalogs)
-    if loaded.problems or loaded.intent is None:
-        later = _sized_problems(loaded.intent) if loaded.intent else []
-        raise InputError(
-            [*loaded.problems, *(problem for problem in later if loaded.intact(problem.path))], loaded.source
-        )
-    if problems := _sized_problems(loaded.intent):
-        raise InputError(problems, loaded.source)
-    return loaded.intent
 
 
 def design(
@@ -331,14 +316,3 @@ def _analyzed(
         count = len(intent.workloads)
         say(f"analyzing {count} workload{'s' if count != 1 else ''} over at most {seeds} runs per hash")
     return analyze(intent, fabric, allocation, seeds, only_the_mode=not detail)
-
-
-def _sized_problems(intent: Intent) -> list[Problem]:
-    """The input rules that need the sized fabric (its limits, the pool sizes, the ASN ranges), checked on the
-    counts before anything is wired."""
-    try:
-        plan = size(intent)
-    except InputError as error:
-        return list(error.problems)
-    networks = network_problems(intent.networks, intent.servers, intent.max_servers, servers_per_rack(intent))
-    return [*address_problems(intent, plan), *networks]

@@ -14,6 +14,8 @@ from __future__ import annotations
 import dataclasses
 import json
 import shutil
+import subprocess
+import sys
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from itertools import product
@@ -387,3 +389,19 @@ def every_hca_reaches_every_other(env: dict[str, str], design: DesignNames) -> N
     peers, hca_lids, tables = forwarding(env)
     assert len(hca_lids) == sum(role == "server" for role in design.roles.values()) * len(design.rdma_devices)
     assert unreached(peers, hca_lids, tables) == []
+
+
+def test_an_audit_of_a_discovery_imports_none_of_the_builds_stages(built: Path, tmp_path: Path) -> None:
+    """The folder's intent is read and checked (designer.validation) without the pipeline, the checks or the device
+    model behind them: a fresh interpreter runs the whole command and lists what it imported."""
+    script = (
+        "import sys; from designer.cli import main; "
+        f"code = main(['audit', {str(built)!r}, {str(CANNED)!r}, '--sm-files', {str(tmp_path / 'sm')!r}]); "
+        "print(sorted(name for name in sys.modules if name.startswith('designer.')), code, file=sys.stderr)"
+    )
+    result = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, check=True)
+    imported, code = result.stderr.strip().splitlines()[-1].rsplit(" ", 1)
+    assert code == "0" and (tmp_path / "sm" / ROOTS).is_file()
+    assert "'designer.validation'" in imported
+    for stage in ("designer.pipeline", "designer.checks", "designer.model", "designer.analysis", "designer.hosts"):
+        assert f"'{stage}'" not in imported
