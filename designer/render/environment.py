@@ -25,7 +25,7 @@ import signal
 import sys
 import threading
 import time
-from collections.abc import Callable, Hashable, Iterable, Iterator, Mapping
+from collections.abc import Callable, Hashable, Iterable, Iterator, Mapping, MutableMapping
 from itertools import islice
 from numbers import Number
 from pathlib import Path
@@ -132,10 +132,19 @@ def _result_size(operator: str, left: Any, right: Any) -> str | None:
 
 class FolderLoader(jinja2.BaseLoader):
     """Templates from folders searched in order, read as regular UTF-8 files only: a symbolic link, FIFO or
-    device anywhere below a folder is refused (a template never reads a file outside its folder)."""
+    device anywhere below a folder is refused (a template never reads a file outside its folder). Each template it
+    compiles, an included one too, is given to ``prepare`` with its name before its first use."""
 
-    def __init__(self, folders: list[Path]):
+    def __init__(self, folders: list[Path], prepare: Callable[[str, jinja2.Template], None]):
         self.folders = folders
+        self.prepare = prepare
+
+    def load(
+        self, environment: jinja2.Environment, name: str, globals: MutableMapping[str, Any] | None = None
+    ) -> jinja2.Template:
+        template = super().load(environment, name, globals)
+        self.prepare(name, template)
+        return template
 
     def get_source(self, environment: jinja2.Environment, template: str) -> tuple[str, str, Callable[[], bool]]:
         pieces = jinja2.loaders.split_template_path(template)
@@ -208,7 +217,7 @@ class Renderer:
         """Whether user templates are searched first: then the build renders in the sandbox, against the clock."""
         environment = Sandbox if self.overridden else Plain
         self.environment = environment(
-            loader=FolderLoader(folders),
+            loader=FolderLoader(folders, self._prepare),
             undefined=jinja2.StrictUndefined,
             autoescape=False,
             trim_blocks=True,
@@ -254,13 +263,16 @@ class Renderer:
                 raise TemplateError(
                     name, f"template {error.name} not found in {', '.join(map(str, self.folders))}"
                 ) from None
-            # Jinja keeps a template's globals as a ChainMap over the environment's, read key by key in Python at
-            # every rendering and include; this build never changes them, so each template gets them as one dict.
-            template.globals = dict(template.globals)
-            if name in self.shared:
-                template.root_render_func = _shared(template, self.shared[name], self.blocks)
             self.templates[name] = template
         return self.templates[name]
+
+    def _prepare(self, name: str, template: jinja2.Template) -> None:
+        """Ready a template just compiled (an included one too) for this build's renderings."""
+        # Jinja keeps a template's globals as a ChainMap over the environment's, read key by key in Python at
+        # every rendering and include; this build never changes them, so each template gets them as one dict.
+        template.globals = dict(template.globals)
+        if name in self.shared:
+            template.root_render_func = _shared(template, self.shared[name], self.blocks)
 
     def render(self, target: str, device: DeviceConfig, name: str | None = None) -> str:
         """One device's file for ``target`` from template ``name`` (default: its configuration), within the limits
