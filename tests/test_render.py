@@ -12,11 +12,14 @@ import json
 import re
 import shutil
 import subprocess
+from collections import Counter
 from dataclasses import dataclass, field
+from importlib import import_module
 from pathlib import Path
 
 import pytest
 import yaml
+from jinja2 import meta
 
 from designer.allocate import ip
 from designer.design import Design
@@ -25,11 +28,14 @@ from designer.model import DeviceConfig
 from designer.pipeline import build
 from designer.ports import os_port_names
 from designer.render import TARGETS, Renderer, render_configs
+from designer.render import rendered as rendered_files
+from designer.render.targets import shared_blocks
 from tests.conftest import ROOT, need
 from tests.helpers import build_text, intent_text
 
 INTENTS = ROOT / "tests" / "intents"
 OSES = ("frr", "eos", "nvue", "sonic")
+POLICY_BLOCKS = ("eos/policy.j2", "frr/policy.j2", "nvue/policy.j2")
 
 
 @dataclass
@@ -406,6 +412,33 @@ def test_each_template_is_compiled_once_per_build(monkeypatch: pytest.MonkeyPatc
     assert sorted(compiled) == ["frr/bfd.j2", "frr/bgp.j2", "frr/frr.conf.j2", "frr/interfaces.j2", "frr/policy.j2"]
     assert [renderer.render("frr", device) for device in design.configs] == first
     assert len(compiled) == 5
+
+
+@pytest.mark.parametrize("view", ["eos", "nvue", "linux"])
+def test_a_shared_block_reads_only_the_variables_it_is_keyed_by(view: str) -> None:
+    """A shared block's text is reused for every switch giving its variables the same values, so it must read
+    nothing else (``device`` least of all); Jinja's own analysis of the template lists what it reads."""
+    blocks = import_module(f"designer.render.{view}").SHARED_BLOCKS
+    environment = Renderer().environment
+    for name, variables in blocks.items():
+        source = (ROOT / "templates" / name).read_text()
+        assert meta.find_undeclared_variables(environment.parse(source)) == set(variables), name
+
+
+@pytest.mark.parametrize("intent", ["small-3tier", "small-unnumbered", "gb300-nvl72-small"])
+def test_shared_blocks_are_rendered_once_per_distinct_input_with_the_same_text(intent: str) -> None:
+    """Every switch's files with the shared blocks reused are the bytes rendered without them; the QoS block is
+    rendered once for the whole fabric (one profile) and each route policy once per distinct policy."""
+    design = build(INTENTS / f"{intent}.yaml")
+    shared = Renderer()
+    plain = Renderer()
+    plain.shared = {}
+    assert dict(rendered_files(design.configs, OSES, shared)) == dict(rendered_files(design.configs, OSES, plain))
+    assert shared.shared == shared_blocks() and set(shared_blocks()) >= {"eos/qos.j2", "nvue/qos.j2", "frr/policy.j2"}
+    made = Counter(name for name, _ in shared.blocks)
+    policies = {device.bgp.policy for device in design.configs}
+    assert made == {"eos/qos.j2": 1, "nvue/qos.j2": 1, **dict.fromkeys(POLICY_BLOCKS, len(policies))}
+    assert len(policies) < len(design.configs) and not plain.blocks
 
 
 def test_ecn_and_watchdog_off_leave_them_out_everywhere() -> None:

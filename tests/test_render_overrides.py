@@ -40,6 +40,18 @@ def test_a_user_template_replaces_one_file_and_the_rest_stay_shipped(intent_with
     assert "router bfd\n   interval 300 min-rx 300 multiplier 3 default\n" in eos
 
 
+def test_a_user_policy_template_may_read_the_device_and_is_rendered_for_each_switch(tmp_path: Path) -> None:
+    """The shipped route policy is rendered once per distinct policy and reused (it reads ``policy`` alone); a user's
+    may read anything, so each switch gets its own rendering."""
+    (tmp_path / "frr").mkdir()
+    (tmp_path / "frr" / "policy.j2").write_text("! policy of {{ device.hostname }}\n")
+    design = build(INTENT)
+    renderer = Renderer(tmp_path)
+    texts = [renderer.render("frr", device) for device in design.configs]
+    assert all(f"! policy of {device.hostname}\n" in text for device, text in zip(design.configs, texts, strict=True))
+    assert not renderer.shared and not renderer.blocks
+
+
 def test_templates_option_wins_over_the_folder_beside_the_intent(intent_with_templates: Path, tmp_path: Path) -> None:
     (intent_with_templates.parent / "templates" / "frr" / "bfd.j2").write_text("! beside\n")
     chosen = tmp_path / "chosen"

@@ -151,11 +151,12 @@ def part_sizes(folder: Path) -> dict[str, tuple[int, int]]:
     """How many files and bytes a build wrote into ``folder``, by part: each ``configs/<os>``, ``servers``, ``lab``
     and ``review files`` (everything else), as its manifest lists them; empty for a folder designer did not write."""
     sizes: dict[str, tuple[int, int]] = {}
+    root = os.fspath(folder)  # a plain string join and stat per file: a build writes hundreds of thousands
     for path in sorted(_listed(folder) or ()):
         parts = path.split("/")
         part = "/".join(parts[:2]) if parts[0] == "configs" else parts[0] if len(parts) > 1 else "review files"
         files, size = sizes.get(part, (0, 0))
-        sizes[part] = (files + 1, size + (folder / path).stat().st_size)
+        sizes[part] = (files + 1, size + os.stat(os.path.join(root, path)).st_size)
     return sizes
 
 

@@ -8,6 +8,9 @@
   searched first, file by file, before the shipped ``templates/``. Such a build renders in Jinja's
   sandbox. Every build uses ``StrictUndefined``, so a misspelt variable is an error naming the
   template and its line (:class:`TemplateError`, exit code 2), never an empty string in a config.
+* A shared block (:func:`designer.render.targets.shared_blocks`: a switch's QoS or route policy) is an included
+  template whose text is the same for every switch given the same few variables: with the shipped templates it is
+  rendered once per distinct value of those variables, from them alone, and its text reused.
 * Override folders may come with a pull request, so templates are read as regular UTF-8 files only (no
   symbolic link, FIFO or device anywhere below a folder), a rendering stops after :data:`RENDER_SECONDS`,
   :data:`MAX_CHUNKS` pieces of output or :data:`MAX_FILE_CHARS` characters, and the sandbox refuses
@@ -22,7 +25,7 @@ import signal
 import sys
 import threading
 import time
-from collections.abc import Callable, Iterable, Iterator, Mapping
+from collections.abc import Callable, Hashable, Iterable, Iterator, Mapping, MutableMapping
 from itertools import islice
 from numbers import Number
 from pathlib import Path
@@ -39,7 +42,7 @@ from designer.errors import InputError, PrerequisiteError, TemplateError
 from designer.files import TEMPLATE, Refused, read_below
 from designer.model import DeviceConfig
 from designer.networks.management import Management
-from designer.render.targets import TARGETS, View, view_of
+from designer.render.targets import TARGETS, View, shared_blocks, view_of
 from designer.resources import shipped_templates
 
 SHIPPED_TEMPLATES = shipped_templates()
@@ -129,10 +132,19 @@ def _result_size(operator: str, left: Any, right: Any) -> str | None:
 
 class FolderLoader(jinja2.BaseLoader):
     """Templates from folders searched in order, read as regular UTF-8 files only: a symbolic link, FIFO or
-    device anywhere below a folder is refused (a template never reads a file outside its folder)."""
+    device anywhere below a folder is refused (a template never reads a file outside its folder). Each template it
+    compiles, an included one too, is given to ``prepare`` with its name before its first use."""
 
-    def __init__(self, folders: list[Path]):
+    def __init__(self, folders: list[Path], prepare: Callable[[str, jinja2.Template], None]):
         self.folders = folders
+        self.prepare = prepare
+
+    def load(
+        self, environment: jinja2.Environment, name: str, globals: MutableMapping[str, Any] | None = None
+    ) -> jinja2.Template:
+        template = super().load(environment, name, globals)
+        self.prepare(name, template)
+        return template
 
     def get_source(self, environment: jinja2.Environment, template: str) -> tuple[str, str, Callable[[], bool]]:
         pieces = jinja2.loaders.split_template_path(template)
@@ -205,7 +217,7 @@ class Renderer:
         """Whether user templates are searched first: then the build renders in the sandbox, against the clock."""
         environment = Sandbox if self.overridden else Plain
         self.environment = environment(
-            loader=FolderLoader(folders),
+            loader=FolderLoader(folders, self._prepare),
             undefined=jinja2.StrictUndefined,
             autoescape=False,
             trim_blocks=True,
@@ -215,6 +227,11 @@ class Renderer:
             cache_size=-1,  # a plain dict: every {% include %} looks its template up without the LRU cache's lock
         )
         self.templates: dict[str, jinja2.Template] = {}
+        self.shared = {} if self.overridden else shared_blocks()
+        """The shared blocks of the shipped templates, each with the variables its text is made of (none with user
+        templates, which may read anything)."""
+        self.blocks: dict[tuple[str, Hashable], str] = {}
+        """Each shared block's text by its template and the values of its variables."""
         self.views: dict[str, View] = {}
         """Per target, its view in this rendering (made on first use)."""
         self.options = options or {}
@@ -246,11 +263,16 @@ class Renderer:
                 raise TemplateError(
                     name, f"template {error.name} not found in {', '.join(map(str, self.folders))}"
                 ) from None
-            # Jinja keeps a template's globals as a ChainMap over the environment's, read key by key in Python at
-            # every rendering and include; this build never changes them, so each template gets them as one dict.
-            template.globals = dict(template.globals)
             self.templates[name] = template
         return self.templates[name]
+
+    def _prepare(self, name: str, template: jinja2.Template) -> None:
+        """Ready a template just compiled (an included one too) for this build's renderings."""
+        # Jinja keeps a template's globals as a ChainMap over the environment's, read key by key in Python at
+        # every rendering and include; this build never changes them, so each template gets them as one dict.
+        template.globals = dict(template.globals)
+        if name in self.shared:
+            template.root_render_func = _shared(template, self.shared[name], self.blocks)
 
     def render(self, target: str, device: DeviceConfig, name: str | None = None) -> str:
         """One device's file for ``target`` from template ``name`` (default: its configuration), within the limits
@@ -292,6 +314,42 @@ class Renderer:
                 where = f"{filename}:{traceback.tb_lineno}"
             traceback = traceback.tb_next
         return where
+
+
+def _shared(
+    template: jinja2.Template, variables: tuple[str, ...], texts: dict[tuple[str, Hashable], str]
+) -> Callable[[jinja2.runtime.Context], Iterator[str]]:
+    """The render function of a shared block: its text for the values of ``variables`` in the including template's
+    context, rendered from those variables alone the first time (so it cannot read anything else) and kept in
+    ``texts``; a context without one of them, or with a value that cannot be a key, renders as usual."""
+    render = template.root_render_func
+    name = template.name or ""
+
+    def root(context: jinja2.runtime.Context) -> Iterator[str]:
+        values = {variable: context.resolve_or_missing(variable) for variable in variables}
+        try:
+            key = (name, tuple(map(_hashable, values.values())))
+            text = texts.get(key)
+        except TypeError:
+            yield from render(context)
+            return
+        if text is None:
+            if any(value is jinja2.utils.missing for value in values.values()):
+                yield from render(context)
+                return
+            text = texts[key] = "".join(render(template.new_context(values)))
+        yield text
+
+    return root
+
+
+def _hashable(value: Any) -> Hashable:
+    """``value`` as a key: a dict as its items in order, a list as a tuple (both are read in order)."""
+    if isinstance(value, dict):
+        return tuple(value.items())
+    if isinstance(value, list):
+        return tuple(value)
+    return cast(Hashable, value)
 
 
 def _unmanaged(_hostname: str) -> None:

@@ -47,6 +47,21 @@ HOST_PORT_GROUP = "GPU-NICS"
 """The cluster load balancing port group of a leaf's server ports."""
 DSCPS_PER_LINE = 8
 """DSCP values per ``qos map dscp`` line; all 64 are mapped so no DSCP keeps EOS's default class."""
+SHARED_BLOCKS = {
+    "eos/qos.j2": (
+        "qos",
+        "dscp_map",
+        "qos_profile",
+        "ecn_min",
+        "ecn_max",
+        "watchdog_timeout",
+        "watchdog_recovery",
+        "watchdog_polling",
+    ),
+    "eos/policy.j2": ("policy",),
+}
+"""The templates that read only these variables of the view, rendered once per distinct value
+(:func:`designer.render.targets.shared_blocks`): the QoS maps and profile, and the route policy."""
 
 
 def threshold(size: int) -> tuple[int, str]:
@@ -68,6 +83,8 @@ def view(device: DeviceConfig, management: Management | None = None) -> dict[str
     by_name = {interface.name: interface for interface in device.interfaces}
     return {
         "device": device,
+        "qos": qos,
+        "policy": device.bgp.policy,
         "interfaces": [
             (
                 device.os_port_name("eos", interface),

@@ -16,6 +16,9 @@ from designer.model import DeviceConfig
 
 HASH_POLICY = {"five-tuple": 1}
 """``fib_multipath_hash_policy`` of each hash choice the kernel can express (catalog: ``targets.frr``)."""
+SHARED_BLOCKS = {"frr/policy.j2": ("policy",)}
+"""The templates that read only these variables of the view, rendered once per distinct value
+(:func:`designer.render.targets.shared_blocks`): the route policy (SONiC's FRR file includes it too)."""
 
 
 def sysctls(device: DeviceConfig) -> list[tuple[str, int]]:
@@ -28,6 +31,6 @@ def sysctls(device: DeviceConfig) -> list[tuple[str, int]]:
 
 
 def view(device: DeviceConfig) -> dict[str, Any]:
-    """The variables of ``templates/frr/``: the device model, its kernel settings for ``sysctl.conf.j2``, and no port
-    names of another OS (``ports``: FRR's are the designer's own)."""
-    return {"device": device, "sysctls": sysctls(device), "ports": {}}
+    """The variables of ``templates/frr/``: the device model, its route policy, its kernel settings for
+    ``sysctl.conf.j2``, and no port names of another OS (``ports``: FRR's are the designer's own)."""
+    return {"device": device, "policy": device.bgp.policy, "sysctls": sysctls(device), "ports": {}}

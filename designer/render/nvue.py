@@ -53,6 +53,12 @@ ECMP_HASH_FIELDS = {
 }
 """NVUE's ``system forwarding ecmp-hash`` leaf of each hash field (tests/vendor/nvue/paths-5.x.csv); NVUE has
 none for the RoCE queue pair, which the catalog's ``targets.nvue`` therefore does not offer."""
+SHARED_BLOCKS = {
+    "nvue/qos.j2": ("qos", "forms", "cnp_shapers", "watchdog_polling_ms", "watchdog_robustness"),
+    "nvue/policy.j2": ("policy",),
+}
+"""The templates that read only these variables of the view, rendered once per distinct value
+(:func:`designer.render.targets.shared_blocks`): the QoS maps and policies, and the route policy."""
 
 
 class ManagedService(NamedTuple):
@@ -148,6 +154,8 @@ def view(device: DeviceConfig, release: str | None = None, management: Managemen
     shapers = cnp_shapers(device) if qos.cnp_rate_percent else {}
     return {
         "device": device,
+        "qos": qos,
+        "policy": device.bgp.policy,
         "release": release,
         "forms": forms(release),
         "breakouts": breakouts(device),

@@ -137,6 +137,7 @@ class View:
             "tables": tables,
             "config_db_json": self.writer,
             "device": device,
+            "policy": device.bgp.policy,  # and its route policy (frr/policy.j2)
             "ports": device.unnumbered_ports("sonic"),  # SONiC's FRR file (configs/sonic-frr/) names SONiC's ports
         }
 

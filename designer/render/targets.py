@@ -25,4 +25,14 @@ def view_of(target: str) -> View:
     return made() if made is not None else module.view
 
 
-__all__ = ["TARGETS", "View", "config_files", "config_path", "view_of"]
+def shared_blocks() -> dict[str, tuple[str, ...]]:
+    """Every shipped template that is a shared block, with the variables it reads: the ``SHARED_BLOCKS`` of each
+    target's view module. Such a template reads those variables alone (no ``device``), so its text is the same for
+    every switch whose view gives them the same values, and a build renders it once per distinct value."""
+    blocks: dict[str, tuple[str, ...]] = {}
+    for view in sorted({target.view for target in TARGETS.values()}):
+        blocks.update(getattr(import_module(f"designer.render.{view}"), "SHARED_BLOCKS", {}))
+    return blocks
+
+
+__all__ = ["TARGETS", "View", "config_files", "config_path", "shared_blocks", "view_of"]
