@@ -36,10 +36,21 @@ PARALLEL = 2
 them together; one with a single process answers them in turn."""
 TIMEOUT_S = 900
 """Longest wait for one answer: a bulk write of a few hundred objects takes Nautobot minutes on a busy server."""
-INTERFACE_TYPES = {100: "100gbase-x-qsfp28", 200: "200gbase-x-qsfp56", 400: "400gbase-x-osfp", 800: "800gbase-x-osfp"}
-"""Nautobot's interface type (nautobot/dcim/choices.py, InterfaceTypeChoices) of a port of each speed in Gb/s."""
-CABLE_TYPES = {"dac": "dac-passive", "aec": "dac-active", "multimode": "mmf", "singlemode": "smf"}
-"""Nautobot's cable type (CableTypeChoices) of each of the design's media; an AEC is an active copper cable."""
+INTERFACE_TYPES = {
+    1: "1000base-t",
+    10: "10gbase-x-sfpp",
+    25: "25gbase-x-sfp28",
+    50: "50gbase-x-sfp56",
+    100: "100gbase-x-qsfp28",
+    200: "200gbase-x-qsfp56",
+    400: "400gbase-x-osfp",
+    800: "800gbase-x-osfp",
+}
+"""Nautobot's interface type (nautobot/dcim/choices.py, InterfaceTypeChoices) of a port of each speed in Gb/s: a 1G
+port is a management port or a BMC's, copper (1000BASE-T)."""
+CABLE_TYPES = {"dac": "dac-passive", "aec": "dac-active", "multimode": "mmf", "singlemode": "smf", "cat6": "cat6"}
+"""Nautobot's cable type (CableTypeChoices) of each of the design's media; an AEC is an active copper cable, a
+management port's cable Category 6 twisted pair."""
 STATUS = {"cable": "Connected"}
 """The status each kind's objects get; every other kind's is ``Active``."""
 WRITE_ONLY = {"ip_address": ("tags", "namespace")}
@@ -516,6 +527,8 @@ class _State:
                 }
                 if not port.virtual:
                     body["speed"] = port.speed_gbps * 1_000_000
+                if port.management:
+                    body["mgmt_only"] = True
                 bodies.append(body)
         self.api.bulk("POST", "dcim/interface-templates", bodies)
 
