@@ -143,6 +143,11 @@ def inventory(folder: Path, intent: Intent, devices: tuple[DeviceConfig, ...]) -
         Item("rack", (name, rack["name"]), {"site": site.ref, "units": intent.facility.rack_units})
         for rack in design["racks"]
     ]
+    racks = {rack["name"] for rack in design["racks"]}
+    items += [  # the racks only the networks beside the backend fill (racks.csv has them, design.json's racks not)
+        Item("rack", (name, rack), {"site": site.ref, "units": intent.facility.rack_units})
+        for rack in sorted({row["rack"] for row in design.get("network_devices", []) if "rack" in row} - racks)
+    ]
     switch_ports = {device.hostname: device for device in devices}
     network_links = design.get("network_links", [])
     oob = _oob_addresses(folder, manifest) if intent.networks.oob else []
