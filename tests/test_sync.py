@@ -130,6 +130,7 @@ def test_a_four_network_design_holds_every_network(designs: dict[str, Path]) -> 
     every management address of oob.csv on its device's port; a device type lists every port its devices use."""
     folder = designs["four"]
     objects = folder_inventory(folder)
+    assert len({item.ref for item in objects.items}) == len(objects.items)  # no object twice
     design = json.loads((folder / "design.json").read_text())
     devices = {item.key[1]: item.fields for item in objects.of("device")}
     placed = [row for row in design["network_devices"] if "rack" in row]
@@ -280,6 +281,56 @@ def test_sync_writes_the_design_and_a_second_sync_changes_nothing(
     assert sync(lab, designs["today"]) == 0
     assert capsys.readouterr().out.endswith("no change\n")
     assert changes(lab) == written
+
+
+def test_a_four_network_design_syncs_every_network(
+    lab: NautobotLab, designs: dict[str, Path], capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Issue #28: a design with a frontend, a storage network and an out-of-band network syncs whole, Nautobot's
+    validation accepting every object: its API serves back every network's switches and storage servers, every
+    cable with its type, a server's ports in every network (its BMC a 1G copper port on a Category 6 cable), each
+    switch's management port, every pool and every address, the management addresses of oob.csv on their ports;
+    a second sync changes nothing."""
+    folder = designs["four"]
+    objects = folder_inventory(folder)
+    assert sync(lab, folder) == 0
+    api = client(lab)
+    site = api.dcim.locations.get(name=FOUR)
+    devices = {device.name: device for device in api.dcim.devices.filter(location=site.id)}
+    assert set(devices) == {item.key[1] for item in objects.of("device")}
+    roles = {name: devices[name].role.name for name in ("fe-border0", "st-sg0-leaf0", "storage0", "oob-spine0")}
+    assert roles == {"fe-border0": "border_leaf", "st-sg0-leaf0": "storage_leaf", "storage0": "storage"} | {
+        "oob-spine0": "oob_spine"
+    }
+    cables = api.dcim.cables.filter(location_id=site.id)
+    wanted = Counter(nautobot.CABLE_TYPES[item.fields["medium"]] for item in objects.of("cable"))
+    assert Counter(_value(cable.type) for cable in cables) == wanted and wanted["cat6"] > 0
+    server = {row.name: row for row in api.dcim.interfaces.filter(device_id=devices["su0-srv0"].id)}
+    assert set(server) == {"nic0", "nic1", "fe0", "fe1", "st0", "bmc", "lo"}
+    bmc = server["bmc"]
+    assert _value(bmc.type) == "1000base-t" and bmc.speed == 1_000_000 and bmc.cable is not None
+    assert _value(api.dcim.cables.get(bmc.cable.id).type) == "cat6"
+    leaf = {row.name: row for row in api.dcim.interfaces.filter(device_id=devices["fe-g0-leaf0"].id)}
+    assert leaf["Management1"].mgmt_only and leaf["Management1"].cable is not None
+    assert {row.prefix for row in api.ipam.prefixes.filter(namespace=FOUR)} == {
+        item.key[1] for item in objects.of("prefix")
+    }
+    addresses = {row.address: row for row in api.ipam.ip_addresses.filter(namespace=FOUR)}
+    assert set(addresses) == {item.key[1] for item in objects.of("ip_address")}
+    with (folder / "oob.csv").open() as table:
+        row = next(row for row in csv.DictReader(table) if row["device"] == "su0-srv0")
+    address = addresses[f"{row['address']}/{row['prefix_length']}"]
+    assert [link.interface.id for link in api.ipam.ip_address_to_interface.filter(ip_address=address.id)] == [bmc.id]
+    capsys.readouterr()
+    written = changes(lab)
+    assert sync(lab, folder) == 0
+    assert capsys.readouterr().out.endswith("no change\n")
+    assert changes(lab) == written
+
+
+def _value(choice: object) -> object:
+    """A choice field as pynautobot serves it (an object with ``value``, or the value itself)."""
+    return getattr(choice, "value", choice)
 
 
 def test_an_unchanged_sync_reads_each_list_once_and_writes_nothing(lab: NautobotLab, designs: dict[str, Path]) -> None:
