@@ -187,16 +187,18 @@ def inventory(folder: Path, intent: Intent, devices: tuple[DeviceConfig, ...]) -
     for device in host_loopbacks:  # a GPU server that runs BGP in the frontend
         names[device]["lo"] = "lo"
         device_ports[device]["lo"] = Port("lo", 0, virtual=True)
-    device_types: dict[str, Item] = {}  # by device
+    type_of = {row["name"]: _device_type(intent, row, switch_ports.get(row["name"])) for row in rows}
     model_ports: dict[tuple[str, str], dict[str, Port]] = {}  # every port any device of a type has
     for row in rows:
-        type_key, units = _device_type(intent, row, switch_ports.get(row["name"]))
-        model_ports.setdefault(type_key, {}).update(device_ports[row["name"]])
-        device_types[row["name"]] = Item(
-            "device_type", type_key, {"manufacturer": Ref("manufacturer", (type_key[0],)), "units": units}
+        model_ports.setdefault(type_of[row["name"]][0], {}).update(device_ports[row["name"]])
+    device_types = {
+        device: Item(
+            "device_type",
+            key,
+            {"manufacturer": Ref("manufacturer", (key[0],)), "units": units, "ports": tuple(model_ports[key].values())},
         )
-    for item in device_types.values():
-        item.fields["ports"] = tuple(model_ports[item.key].values())
+        for device, (key, units) in type_of.items()
+    }
     types = {item.key: item for item in device_types.values()}
     items += [Item("manufacturer", (maker,), {}) for maker in sorted({key[0] for key in types})]
     items.append(Item("platform", (platform,), {}))
