@@ -333,12 +333,15 @@ def _value(choice: object) -> object:
     return getattr(choice, "value", choice)
 
 
-def test_an_unchanged_sync_reads_each_list_once_and_writes_nothing(lab: NautobotLab, designs: dict[str, Path]) -> None:
+@pytest.mark.parametrize("design", ["today", "four"])
+def test_an_unchanged_sync_reads_each_list_once_and_writes_nothing(
+    lab: NautobotLab, designs: dict[str, Path], design: str
+) -> None:
     """Issue #28: a second sync only reads, one list per kind of object (filtered by the design's location or
     namespace, in pages of 1,000, without nested objects), however large the design: the interfaces once (for the
     cables' ends), the device types' interface templates together, the addresses with their interfaces (no read per
-    interface), nothing read twice."""
-    objects = folder_inventory(designs["today"])
+    interface), nothing read twice; with networks beside the backend too."""
+    objects = folder_inventory(designs[design])
     nautobot.sync(objects, nautobot.Api(lab.url, lab.token), dry_run=False, prune=False)
     requests: list[tuple[str, str]] = []
 
