@@ -290,9 +290,12 @@ def test_a_four_network_design_syncs_every_network(
     validation accepting every object: its API serves back every network's switches and storage servers, every
     cable with its type, a server's ports in every network (its BMC a 1G copper port on a Category 6 cable), each
     switch's management port, every pool and every address, the management addresses of oob.csv on their ports;
-    a second sync changes nothing."""
+    --dry-run before it writes nothing, a second sync changes nothing."""
     folder = designs["four"]
     objects = folder_inventory(folder)
+    before = changes(lab)
+    assert sync(lab, folder, "--dry-run") == 0
+    assert "would create" in capsys.readouterr().out and changes(lab) == before
     assert sync(lab, folder) == 0
     api = client(lab)
     site = api.dcim.locations.get(name=FOUR)
