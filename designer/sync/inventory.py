@@ -3,8 +3,9 @@
 Each object is an :class:`Item`: its kind, its natural key (what names it uniquely, never an id or a counter) and
 its fields, where a field that points at another object holds that object's :class:`Ref`. Items come in an order
 where every object follows the objects it points at. The folder's ``design.json`` gives the devices, racks,
-links, addresses and ASNs; its ``intent.yaml`` (with the site catalog the build kept) gives the hardware models
-and the network OS, and the device models rebuilt from it give each switch's ports as its OS names them.
+links, addresses and ASNs of the backend and of the networks beside it, its ``oob.csv`` the management addresses;
+its ``intent.yaml`` (with the site catalog the build kept) gives the hardware models and the network OS, and the
+device models rebuilt from it give each switch's ports as its OS names them.
 A consumer (:mod:`designer.sync.nautobot`) turns the items into its own objects and API calls.
 """
 
