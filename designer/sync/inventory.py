@@ -177,6 +177,7 @@ def inventory(folder: Path, intent: Intent, devices: tuple[DeviceConfig, ...]) -
             ports = [Port(nic, nic_speed) for nic in row.get("nics", ())]
             names[row["name"]] = {f"nic{index}": nic for index, nic in enumerate(row.get("nics", ()))}
         device_ports[row["name"]] = {port.name: port for port in ports}
+    base_ports = {device: tuple(ports) for device, ports in device_ports.items()}  # before the networks' ports
     for link in network_links:  # the hosts' ports in every network, and each switch's management port
         for device, port, _ in (link["a"], link["z"]):
             if device not in names or port in names[device]:
@@ -189,6 +190,11 @@ def inventory(folder: Path, intent: Intent, devices: tuple[DeviceConfig, ...]) -
         names[device]["lo"] = "lo"
         device_ports[device]["lo"] = Port("lo", 0, virtual=True)
     type_of = {row["name"]: _device_type(intent, row, switch_ports.get(row["name"])) for row in rows}
+    for row in rows:  # a model with ports in the networks beside the backend: not the backend-only design's type
+        extra = sorted(set(device_ports[row["name"]]) - set(base_ports[row["name"]]))
+        if extra and row["role"] != "storage":
+            (maker, model), units = type_of[row["name"]]
+            type_of[row["name"]] = (maker, f"{model} ({', '.join(extra)})"), units
     model_ports: dict[tuple[str, str], dict[str, Port]] = {}  # every port any device of a type has
     for row in rows:
         model_ports.setdefault(type_of[row["name"]][0], {}).update(device_ports[row["name"]])
