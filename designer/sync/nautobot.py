@@ -239,20 +239,18 @@ class _State:
         return plan
 
     def _overlaps(self) -> list[str]:
-        """The design's devices that would share a unit of a rack (Nautobot holds one device a unit and face, and
-        would refuse them halfway through the writes)."""
-        units = {item.key: item.fields["units"] for item in self.inventory.of("device_type")}
+        """The design's devices whose lowest units are one unit of a rack (Nautobot holds one device a rack, unit and
+        face, and would refuse the second halfway through the writes)."""
         holders: dict[tuple[Any, ...], str] = {}
         problems = []
         for device in self.inventory.of("device"):
-            rack, lowest = device.fields["rack"].key, device.fields["position"]
-            for unit in range(lowest, lowest + max(1, units[device.fields["device_type"].key])):
-                other = holders.setdefault((*rack, unit), device.key[1])
-                if other != device.key[1]:
-                    problems.append(
-                        f"devices {other} and {device.key[1]} both stand at unit {unit} of rack {rack[1]}, which "
-                        "Nautobot refuses; place them apart in the design (racks.csv) and rebuild"
-                    )
+            unit = (*device.fields["rack"].key, device.fields["position"])
+            other = holders.setdefault(unit, device.key[1])
+            if other != device.key[1]:
+                problems.append(
+                    f"devices {other} and {device.key[1]} both stand at unit {unit[2]} of rack {unit[1]}, which "
+                    "Nautobot refuses; place them apart in the design (racks.csv) and rebuild"
+                )
         return problems
 
     def _plan_kind(self, kind: str, plan: Plan) -> None:
