@@ -18,6 +18,7 @@ from pathlib import Path
 import pytest
 
 from designer.cli import main
+from designer.nic_names import server_interfaces
 from designer.sync import inventory as nautobot_inventory
 from designer.sync import nautobot
 from designer.sync.inventory import Inventory, folder_inventory
@@ -233,6 +234,44 @@ def test_multiplane_growth_inside_the_envelope_only_adds_objects(
     today, grown = keys(folder_inventory(multiplane[mode, 2])), keys(folder_inventory(multiplane[mode, 4]))
     assert len(grown) > len(today)
     assert {key: grown.get(key) for key in today} == today
+
+
+@pytest.mark.parametrize("mode", MODES)
+def test_a_multiplane_design_with_networks_beside_it_keeps_each_address_in_its_namespace(
+    tmp_path: Path, mode: str
+) -> None:
+    """A multiplane backend beside a frontend, a storage network and an OOB network: the backend's addresses stay in
+    the design's namespace (swplb) or their plane's (hwplb: the plane of the link's switch in design.json), every
+    network's address and pool in the design's namespace, each key once; the servers' type holds the plane links
+    and the networks' ports."""
+    (tmp_path / "intent.yaml").write_text(multiplane_intent(mode, 2).replace("targets:", NETWORKS + "targets:"))
+    assert main(["build", str(tmp_path / "intent.yaml"), "-o", str(tmp_path / "out")]) in (0, 1)
+    objects = folder_inventory(tmp_path / "out")
+    keys = [(item.kind, item.key) for item in objects.items]
+    assert len(keys) == len(set(keys))
+    design = json.loads((tmp_path / "out" / "design.json").read_text())
+    name = design["name"]
+    switches = [row for row in design["devices"] if row["role"] != "server"]
+    namespace = {row["name"]: f"{name}-plane{row['plane']}" if mode == "hwplb" else name for row in switches}
+    wanted = {(namespace[row["name"]], f"{row['loopback']}/32") for row in switches}
+    for link in design["links"]:
+        wanted.update({(namespace[link["a"][0]], f"{address}/31") for _, _, address in (link["a"], link["z"])})
+    networks = {
+        (name, f"{address}/31")
+        for link in design["network_links"]
+        if link["subnet"]
+        for device, _, address in (link["a"], link["z"])
+        if device != "core"
+    }
+    addresses = {item.key for item in objects.of("ip_address")}
+    assert wanted <= addresses and networks <= addresses and not wanted & networks
+    assert {key for key in addresses if key[0] != name} == {key for key in wanted if key[0] != name}
+    network_pools = {cidr for pools in design["networks"].values() for cidr in pools.get("pools", {}).values()}
+    assert network_pools and {(name, cidr) for cidr in network_pools} <= {item.key for item in objects.of("prefix")}
+    server_type = next(item for item in objects.of("device_type") if item.key[1].startswith(f"custom 2x400G {mode}"))
+    ports = {port.name for port in server_type.fields["ports"]}
+    server = next(row for row in design["devices"] if row["role"] == "server")
+    assert {*server_interfaces(server), "fe0", "st0", "bmc"} <= ports and len(server_interfaces(server)) == 4
 
 
 def test_a_four_network_design_holds_every_network(designs: dict[str, Path]) -> None:
