@@ -3,23 +3,28 @@
 Each object is an :class:`Item`: its kind, its natural key (what names it uniquely, never an id or a counter) and
 its fields, where a field that points at another object holds that object's :class:`Ref`. Items come in an order
 where every object follows the objects it points at. The folder's ``design.json`` gives the devices, racks,
-links, addresses and ASNs; its ``intent.yaml`` (with the site catalog the build kept) gives the hardware models
-and the network OS, and the device models rebuilt from it give each switch's ports as its OS names them.
+links, addresses and ASNs of the backend and of the networks beside it, its ``oob.csv`` the management addresses;
+its ``intent.yaml`` (with the site catalog the build kept) gives the hardware models and the network OS, and the
+device models rebuilt from it give each switch's ports as its OS names them.
 A consumer (:mod:`designer.sync.nautobot`) turns the items into its own objects and API calls.
 """
 
 from __future__ import annotations
 
+import csv
+import io
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, NamedTuple
 
-from designer.built import DESIGN_FILE, folder_intent, read_design, read_manifest
+from designer.built import DESIGN_FILE, Manifest, folder_intent, read_design, read_inside, read_manifest
 from designer.errors import PrerequisiteError
 from designer.fabric import NONE, Device
 from designer.intent import Intent
+from designer.intent.networks import DataNetworkSpec
 from designer.model import DeviceConfig
+from designer.networks.oob import MANAGEMENT_PORT
 from designer.nic_names import server_interfaces
 from designer.outputs.folder import INTENT_FILE
 from designer.pipeline import device_models
@@ -76,11 +81,13 @@ class Item:
 
 @dataclass(frozen=True)
 class Port:
-    """One interface of a device type: its name on the device's OS, whether it is virtual, and its speed."""
+    """One interface of a device type: its name on the device's OS, its speed, whether it is virtual, and whether
+    it is the device's out-of-band management port."""
 
     name: str
     speed_gbps: int
     virtual: bool = False
+    management: bool = False
 
 
 def port_names(platform: str, device: DeviceConfig) -> tuple[str, ...]:
@@ -120,9 +127,12 @@ def folder_inventory(folder: Path) -> Inventory:
 
 
 def inventory(folder: Path, intent: Intent, devices: tuple[DeviceConfig, ...]) -> Inventory:
-    """The objects of the design built into ``folder`` from ``intent``, whose switch models are ``devices``."""
+    """The objects of the design built into ``folder`` from ``intent``, whose switch models are ``devices`` (every
+    network's): the GPU backend's, and with networks beside it, their switches, storage servers, cables, pools and
+    addresses, the servers' ports in every network and the out-of-band addresses of ``oob.csv``."""
     design = read_design(folder / DESIGN_FILE)
-    design_sha256 = read_manifest(folder).hashes.get(DESIGN_FILE, "")
+    manifest = read_manifest(folder)
+    design_sha256 = manifest.hashes.get(DESIGN_FILE, "")
     if not design_sha256:
         raise PrerequisiteError(f"{folder / 'manifest.json'} lists no {DESIGN_FILE}; rebuild the folder")
     if design["intent_sha256"] != intent.sha256:
@@ -136,65 +146,106 @@ def inventory(folder: Path, intent: Intent, devices: tuple[DeviceConfig, ...]) -
         Item("rack", (name, rack["name"]), {"site": site.ref, "units": intent.facility.rack_units})
         for rack in design["racks"]
     ]
+    racks = {rack["name"] for rack in design["racks"]}
+    items += [  # the racks only the networks beside the backend fill (racks.csv has them, design.json's racks not)
+        Item("rack", (name, rack), {"site": site.ref, "units": intent.facility.rack_units})
+        for rack in sorted({row["rack"] for row in design.get("network_devices", []) if "rack" in row} - racks)
+    ]
     switch_ports = {device.hostname: device for device in devices}
-    device_types: dict[str, Item] = {}  # by device
-    for row in design["devices"]:
-        spec = getattr(intent, row["role"])  # the role's resolved model (a catalog entry or the intent's own numbers)
-        if row["role"] == "server":
-            ports = tuple(Port(nic, spec.nic_speed) for nic in server_interfaces(row))
-            units, type_name = spec.rack_units, row["model"]
-            if multiplane:  # its ports are plane links, named per mode: a type of its own
-                type_name = f"{row['model']} {multiplane.planes}x{spec.nic_speed}G {multiplane.mode}"
-        else:
+    network_links = design.get("network_links", [])
+    oob = _oob_addresses(folder, manifest) if intent.networks.oob else []
+    # every device with a place in a rack: the backend's, then the networks' switches and storage servers (their GPU
+    # servers are the backend's, listed again there only for their own BGP)
+    rows = [*design["devices"], *(row for row in design.get("network_devices", []) if "rack" in row)]
+    host_loopbacks = {
+        row["name"]: row["loopback"] for row in design.get("network_devices", []) if row["role"] == "server"
+    }
+    management = TARGETS[platform].management_port or MANAGEMENT_PORT
+    names: dict[str, dict[str, str]] = {}  # device -> design port name -> OS port name
+    device_ports: dict[str, dict[str, Port]] = {}  # device -> its interfaces by OS name
+    for row in rows:
+        if row["name"] in switch_ports:
             switch = switch_ports[row["name"]]
-            lane_speed = switch.port_speed_gbps // switch.breakout
-            ports = (
-                *(Port(port, lane_speed) for port in port_names(platform, switch)),
+            names[row["name"]] = dict(zip(switch.port_names, port_names(platform, switch), strict=True))
+            ports = [
+                *(Port(port, speed) for port, speed in zip(port_names(platform, switch), _speeds(switch), strict=True)),
                 Port(TARGETS[platform].loopback, 0, virtual=True),
-            )
-            units = spec.rack_units
-            type_name = row["model"] if switch.breakout == 1 else f"{row['model']} {switch.breakout}x{lane_speed}G"
-        maker = manufacturer_of(row["model"])
-        device_types[row["name"]] = Item(
+            ]
+        elif row["role"] in OOB_ROLES:
+            ports = _oob_switch_ports(intent, row["role"])
+            names[row["name"]] = {port.name: port.name for port in ports}
+        else:  # a GPU server (its NIC ports or plane links) or a storage server
+            nic_speed = intent.server.nic_speed if row["role"] == "server" else 0
+            ports = [Port(nic, nic_speed) for nic in server_interfaces(row)]
+            planes = intent.server.ports_per_nic_port if row["role"] == "server" else 1
+            names[row["name"]] = server_port_names(row, planes)
+        device_ports[row["name"]] = {port.name: port for port in ports}
+    base_ports = {device: tuple(ports) for device, ports in device_ports.items()}  # before the networks' ports
+    for link in network_links:  # the hosts' ports in every network, and each switch's management port
+        for device, port, _ in (link["a"], link["z"]):
+            if device not in names or port in names[device]:
+                continue  # the core beyond the frontend, or a switch port its model has
+            speed = link["speed_gbps"]
+            interface = management if device in switch_ports else port
+            names[device][port] = interface
+            device_ports[device][interface] = Port(interface, speed, management=device in switch_ports)
+    for device in host_loopbacks:  # a GPU server that runs BGP in the frontend
+        names[device]["lo"] = "lo"
+        device_ports[device]["lo"] = Port("lo", 0, virtual=True)
+    type_of = {row["name"]: _device_type(intent, row, switch_ports.get(row["name"])) for row in rows}
+    for row in rows:  # a model with ports in the networks beside the backend: not the backend-only design's type
+        extra = sorted(set(device_ports[row["name"]]) - set(base_ports[row["name"]]))
+        if extra and row["role"] != "storage":
+            (maker, model), units = type_of[row["name"]]
+            type_of[row["name"]] = (maker, f"{model} ({', '.join(extra)})"), units
+    model_ports: dict[tuple[str, str], dict[str, Port]] = {}  # every port any device of a type has
+    for row in rows:
+        model_ports.setdefault(type_of[row["name"]][0], {}).update(device_ports[row["name"]])
+    device_types = {
+        device: Item(
             "device_type",
-            (maker, type_name),
-            {"manufacturer": Ref("manufacturer", (maker,)), "units": units, "ports": ports},
+            key,
+            {"manufacturer": Ref("manufacturer", (key[0],)), "units": units, "ports": tuple(model_ports[key].values())},
         )
+        for device, (key, units) in type_of.items()
+    }
     types = {item.key: item for item in device_types.values()}
     items += [Item("manufacturer", (maker,), {}) for maker in sorted({key[0] for key in types})]
     items.append(Item("platform", (platform,), {}))
-    items += [Item("role", (role,), {}) for role in sorted({row["role"] for row in design["devices"]})]
+    items += [Item("role", (role,), {}) for role in sorted({row["role"] for row in rows})]
     items += sorted(types.values(), key=lambda item: item.key)
-    names: dict[str, dict[str, str]] = {}  # device -> design port name -> OS port name
-    for row in design["devices"]:
-        switch = row["role"] != "server"
-        items.append(
-            Item(
-                "device",
-                (name, row["name"]),
-                {
-                    "site": site.ref,
-                    "device_type": device_types[row["name"]].ref,
-                    "role": Ref("role", (row["role"],)),
-                    "platform": Ref("platform", (platform,)) if switch else None,
-                    "rack": Ref("rack", (name, row["rack"])),
-                    "position": row["unit"],
-                },
-            )
+    items += [
+        Item(
+            "device",
+            (name, row["name"]),
+            {
+                "site": site.ref,
+                "device_type": device_types[row["name"]].ref,
+                "role": Ref("role", (row["role"],)),
+                "platform": Ref("platform", (platform,)) if row["name"] in switch_ports else None,
+                "rack": Ref("rack", (name, row["rack"])),
+                "position": row["unit"],
+            },
         )
-        if switch:
-            model = switch_ports[row["name"]]
-            names[row["name"]] = dict(zip(model.port_names, port_names(platform, model), strict=True))
-        else:
-            names[row["name"]] = server_port_names(row, intent.server.ports_per_nic_port)
-    for link in design["links"]:
+        for row in rows
+    ]
+    links = [*design["links"], *(link for link in network_links if link["z"][0] in names and link["a"][0] in names)]
+    for link in links:
         (upper, upper_port, _), (lower, lower_port, _) = link["a"], link["z"]
         a, z = (upper, names[upper][upper_port]), (lower, names[lower][lower_port])
         items.append(Item("cable", (name, *a, *z), {"length_m": link["length_m"], "medium": link["medium"]}))
-    switches = [row for row in design["devices"] if row["role"] != "server"]
+    switches = [row for row in rows if row["name"] in switch_ports]  # the backend's, then the networks' with BGP
     hwplb = multiplane is not None and multiplane.mode == "hwplb"
-    namespace_of = switch_namespaces(name, switches, separate_planes=hwplb)
-    namespaces = {key: Item("namespace", (key,), {}) for key in sorted(set(namespace_of.values()))}
+    backend_switches = [row for row in design["devices"] if row["role"] != "server"]
+    # the backend's switches in the design's namespace or their plane's; the networks' in the design's
+    namespace_of = {
+        **dict.fromkeys((row["name"] for row in switches), name),
+        **switch_namespaces(name, backend_switches, separate_planes=hwplb),
+    }
+    design_namespace = Item("namespace", (name,), {})
+    network_pools = _network_pools(design.get("networks", {}))
+    used = set(namespace_of.values()) | ({name} if network_pools or network_links or oob else set())
+    namespaces = {key: Item("namespace", (key,), {}) for key in sorted(used)}
     items += namespaces.values()
     pools = design["summary"]["pools"]
     items += [
@@ -202,13 +253,19 @@ def inventory(folder: Path, intent: Intent, devices: tuple[DeviceConfig, ...]) -
         for key, namespace in namespaces.items()
         for pool in sorted(pools)
     ]
-    for link in design["links"]:
+    items += [
+        Item("prefix", (name, cidr), {"namespace": design_namespace.ref, "description": f"{name} {network} {pool}"})
+        for network, pool, cidr in network_pools
+    ]
+    for link in [*design["links"], *network_links]:
         if link["subnet"] is None:
-            continue  # an unnumbered switch-to-switch link: no address on either end
+            continue  # an unnumbered link: no address on either end
         length = link["subnet"].partition("/")[2]
-        namespace = namespaces[namespace_of[link["a"][0]]]  # the upper end is a switch, of the link's plane
+        # a backend link's upper end is a switch, of the link's plane; a network's link is the design's
+        namespace = namespaces[namespace_of.get(link["a"][0], name)]
         for device, port, address in (link["a"], link["z"]):
-            items.append(_address(namespace, f"{address}/{length}", (name, device), names[device][port]))
+            if device in names:  # the core's end of a core uplink is the data centre's
+                items.append(_address(namespace, f"{address}/{length}", (name, device), names[device][port]))
     loopbacks = {
         row["name"]: _address(
             namespaces[namespace_of[row["name"]]],
@@ -219,6 +276,19 @@ def inventory(folder: Path, intent: Intent, devices: tuple[DeviceConfig, ...]) -
         for row in switches
     }
     items += loopbacks.values()
+    items += [
+        _address(design_namespace, f"{address}/32", (name, device), "lo") for device, address in host_loopbacks.items()
+    ]
+    items += [
+        _address(
+            design_namespace,
+            f"{row['address']}/{row['prefix_length']}",
+            (name, row["device"]),
+            names[row["device"]][row["port"]],
+        )
+        for row in oob
+        if row["device"] in names
+    ]
     items += [Item("autonomous_system", (asn,), {}) for asn in sorted({row["asn"] for row in switches})]
     items += [
         Item(
@@ -235,6 +305,106 @@ def inventory(folder: Path, intent: Intent, devices: tuple[DeviceConfig, ...]) -
     return Inventory(name, design_sha256, tuple(items))
 
 
+OOB_FILE = "oob.csv"
+"""The management addresses of a design with an out-of-band network, one per device and port."""
+ACCESS_SPEED_GBPS = 1
+"""The speed of a management switch's access ports (a BMC's or a switch's management port)."""
+OOB_ROLES = ("management", "oob_spine")
+"""The roles of the out-of-band network's switches: their configurations are not the design's to render."""
+STORAGE_MAKER = "generic"
+"""The maker a storage server's device type is filed under: the design gives its ports, not its model."""
+
+
+def _device_type(intent: Intent, row: dict[str, Any], switch: DeviceConfig | None) -> tuple[tuple[str, str], int]:
+    """The natural key (maker, model) of a device's type and its height in rack units: a switch's catalog model
+    (with its breakout), a GPU server's model, an OOB switch's model from the network's spec, a storage server's
+    NICs."""
+    if switch is not None:
+        model = row["model"]
+        speeds = _speeds(switch)
+        if switch.uplink_breakout != switch.breakout:  # ports of two speeds: how many of each
+            model += " " + "+".join(f"{speeds.count(speed)}x{speed}G" for speed in sorted(set(speeds)))
+        elif switch.breakout > 1:
+            model += f" {switch.breakout}x{speeds[0]}G"
+        if "network" in row:  # a switch of a network beside the backend: its leaves' or spines' model
+            spec = _network_spec(intent, row["network"])
+            units = (spec.spine if row["role"] == "spine" else spec.leaf).rack_units
+        else:
+            units = getattr(intent, row["role"]).rack_units
+        return (manufacturer_of(row["model"]), model), units
+    if row["role"] == "server":
+        multiplane = intent.server.multiplane
+        model = row["model"]
+        if multiplane:  # its ports are plane links, named per mode: a type of its own
+            model += f" {multiplane.planes}x{intent.server.nic_speed}G {multiplane.mode}"
+        return (manufacturer_of(row["model"]), model), intent.server.rack_units
+    oob = intent.networks.oob
+    if row["role"] == "management" and oob is not None:
+        return (manufacturer_of(oob.switch.name), oob.switch.name), oob.switch.rack_units
+    if row["role"] == "oob_spine" and oob is not None:
+        breakout = oob.spine.breakout(oob.switch.uplink_speed)
+        model = oob.spine.model if breakout == 1 else f"{oob.spine.model} {breakout}x{oob.switch.uplink_speed}G"
+        return (manufacturer_of(oob.spine.model), model), oob.spine.rack_units
+    nodes = _network_spec(intent, row["network"]).storage_nodes
+    assert nodes is not None  # a storage server is in a network that declares them
+    return (STORAGE_MAKER, f"storage server {nodes.nics}x{nodes.nic_speed}G"), nodes.rack_units
+
+
+def _speeds(switch: DeviceConfig) -> list[int]:
+    """The speed of each logical port of ``switch`` in port order: its downward cages' lanes, then its uplinks'."""
+    down = (switch.first_uplink_cage - 1) * switch.breakout
+    return [
+        switch.port_speed_gbps // (switch.breakout if port < down else switch.uplink_breakout)
+        for port in range(len(switch.port_names))
+    ]
+
+
+def _network_spec(intent: Intent, network: str) -> DataNetworkSpec:
+    """The spec of the leaf-spine network named ``network``."""
+    return next(spec for spec in intent.networks.data_networks if spec.name == network)
+
+
+def _oob_switch_ports(intent: Intent, role: str) -> list[Port]:
+    """Every interface of an out-of-band switch as ``oob.csv`` and the cables name them: a management switch's 1G
+    access ports then its uplinks (``swp1`` on), and its management VLAN's interface; an OOB spine's ports broken
+    out to the uplinks' speed (``swp1s0``), and its loopback."""
+    oob = intent.networks.oob
+    assert oob is not None  # only a design with an OOB network has OOB switches
+    switch = oob.switch
+    if role == "management":
+        return [
+            *(Port(f"swp{port}", ACCESS_SPEED_GBPS) for port in range(1, switch.ports + 1)),
+            *(
+                Port(f"swp{port}", switch.uplink_speed)
+                for port in range(switch.ports + 1, switch.ports + switch.uplinks + 1)
+            ),
+            Port("vlan", 0, virtual=True),
+        ]
+    breakout = oob.spine.breakout(switch.uplink_speed)
+    lanes = [f"swp{cage}s{lane}" for cage in range(1, oob.spine.ports + 1) for lane in range(breakout)]
+    if breakout == 1:
+        lanes = [f"swp{cage}" for cage in range(1, oob.spine.ports + 1)]
+    return [*(Port(lane, switch.uplink_speed) for lane in lanes), Port("lo", 0, virtual=True)]
+
+
+def _network_pools(networks: dict[str, Any]) -> list[tuple[str, str, str]]:
+    """Every pool of the networks beside the backend (design.json's ``networks``): network, pool name and CIDR."""
+    pools = []
+    for network, summary in sorted(networks.items()):
+        if "pool" in summary:  # the out-of-band network: one pool
+            pools.append((network, "pool", summary["pool"]))
+        pools += [(network, pool, cidr) for pool, cidr in sorted(summary.get("pools", {}).items())]
+    return pools
+
+
+def _oob_addresses(folder: Path, manifest: Manifest) -> list[dict[str, str]]:
+    """The rows of the folder's ``oob.csv``: one management address per device and port (:class:`InputError` for a
+    file changed since the build)."""
+    data = read_inside(folder, (OOB_FILE,))
+    manifest.check({OOB_FILE: data})
+    return list(csv.DictReader(io.StringIO(data.decode())))
+
+
 def _address(namespace: Item, address: str, device: tuple[str, str], interface: str) -> Item:
     """An address (with its prefix length) on one interface of a device."""
     return Item(
@@ -245,8 +415,8 @@ def _address(namespace: Item, address: str, device: tuple[str, str], interface: 
 
 
 def server_port_names(row: dict[str, Any], planes: int) -> dict[str, str]:
-    """A server's ports in the design's names (``nic0``, or with ``planes`` plane links a NIC port ``nic0s1``, as
-    the fabric names them) to its interfaces' (:func:`server_interfaces`)."""
+    """A GPU or storage server's ports in the design's names (``nic0``, or with ``planes`` plane links a NIC port
+    ``nic0s1``, as the fabric names them) to its interfaces' (:func:`server_interfaces`)."""
     interfaces = server_interfaces(row)
     server = Device(
         name=row["name"],
@@ -257,7 +427,7 @@ def server_port_names(row: dict[str, Any], planes: int) -> dict[str, str]:
         rail=NONE,
         group=NONE,
         index=NONE,
-        model=row["model"],
+        model="",  # naming its ports needs no model (a storage server's row has none)
         ports=len(interfaces),
         breakout=1,
         downlinks=0,

@@ -36,10 +36,21 @@ PARALLEL = 2
 them together; one with a single process answers them in turn."""
 TIMEOUT_S = 900
 """Longest wait for one answer: a bulk write of a few hundred objects takes Nautobot minutes on a busy server."""
-INTERFACE_TYPES = {100: "100gbase-x-qsfp28", 200: "200gbase-x-qsfp56", 400: "400gbase-x-osfp", 800: "800gbase-x-osfp"}
-"""Nautobot's interface type (nautobot/dcim/choices.py, InterfaceTypeChoices) of a port of each speed in Gb/s."""
-CABLE_TYPES = {"dac": "dac-passive", "aec": "dac-active", "multimode": "mmf", "singlemode": "smf"}
-"""Nautobot's cable type (CableTypeChoices) of each of the design's media; an AEC is an active copper cable."""
+INTERFACE_TYPES = {
+    1: "1000base-t",
+    10: "10gbase-x-sfpp",
+    25: "25gbase-x-sfp28",
+    50: "50gbase-x-sfp56",
+    100: "100gbase-x-qsfp28",
+    200: "200gbase-x-qsfp56",
+    400: "400gbase-x-osfp",
+    800: "800gbase-x-osfp",
+}
+"""Nautobot's interface type (nautobot/dcim/choices.py, InterfaceTypeChoices) of a port of each speed in Gb/s: a 1G
+port is a management port or a BMC's, copper (1000BASE-T)."""
+CABLE_TYPES = {"dac": "dac-passive", "aec": "dac-active", "multimode": "mmf", "singlemode": "smf", "cat6": "cat6"}
+"""Nautobot's cable type (CableTypeChoices) of each of the design's media; an AEC is an active copper cable, a
+management port's cable Category 6 twisted pair."""
 STATUS = {"cable": "Connected"}
 """The status each kind's objects get; every other kind's is ``Active``."""
 WRITE_ONLY = {"ip_address": ("tags", "namespace")}
@@ -222,9 +233,25 @@ class _State:
                     f"location type {LOCATION_TYPE!r} does not allow {', '.join(sorted(missing))}: allow them or "
                     "rename that location type"
                 )
+        plan.conflicts += self._overlaps()
         for kind in KINDS:
             self._plan_kind(kind, plan)
         return plan
+
+    def _overlaps(self) -> list[str]:
+        """The design's devices whose lowest units are one unit of a rack (Nautobot holds one device a rack, unit and
+        face, and would refuse the second halfway through the writes)."""
+        holders: dict[tuple[Any, ...], str] = {}
+        problems = []
+        for device in self.inventory.of("device"):
+            unit = (*device.fields["rack"].key, device.fields["position"])
+            other = holders.setdefault(unit, device.key[1])
+            if other != device.key[1]:
+                problems.append(
+                    f"devices {other} and {device.key[1]} both stand at unit {unit[2]} of rack {unit[1]}, which "
+                    "Nautobot refuses; place them apart in the design (racks.csv) and rebuild"
+                )
+        return problems
 
     def _plan_kind(self, kind: str, plan: Plan) -> None:
         found = self._read(kind)
@@ -519,6 +546,8 @@ class _State:
                 }
                 if not port.virtual:
                     body["speed"] = port.speed_gbps * 1_000_000
+                if port.management:
+                    body["mgmt_only"] = True
                 bodies.append(body)
         self.api.bulk("POST", "dcim/interface-templates", bodies)
 
