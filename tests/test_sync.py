@@ -13,6 +13,7 @@ import os
 import re
 from collections import Counter
 from collections.abc import Iterator
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
@@ -483,25 +484,23 @@ def test_a_four_network_design_syncs_every_network(
     assert changes(lab) == written
 
 
-def test_devices_sharing_a_unit_stop_the_sync_before_it_writes(
-    lab: NautobotLab, tmp_path: Path, capsys: pytest.CaptureFixture[str]
-) -> None:
-    """A design that stands two devices at one unit of a rack (8-port switches at the top of their rack, where the
-    out-of-band network puts the rack's management switch too: racks.csv has both at unit 48) is refused whole:
-    Nautobot would refuse the second device halfway through the writes."""
-    (tmp_path / "intent.yaml").write_text(
-        intent(TODAY, name=f"{NAME}-stacked").replace("targets:", NETWORKS + "targets:")
-    )
-    assert main(["build", str(tmp_path / "intent.yaml"), "-o", str(tmp_path / "out")]) in (0, 1)
-    with (tmp_path / "out" / "racks.csv").open() as table:
-        stacked = next(row for row in csv.DictReader(table) if row["rack"] == "r00-07")
-    assert {"p0-spine0@48", "r00-07-mgmt0@48"} <= set(stacked["devices"].split())
-    capsys.readouterr()
+def test_devices_sharing_a_unit_stop_the_sync_before_it_writes(lab: NautobotLab, designs: dict[str, Path]) -> None:
+    """A build never stands two devices at one unit (the networks check fails one that would), but an inventory that
+    does (a folder's tables placed by hand) is refused whole: Nautobot would refuse the second device halfway
+    through the writes."""
+    objects = folder_inventory(designs["four"])
+    racked = [item for item in objects.of("device") if item.fields.get("position")]
+    first = racked[0]
+    second = next(item for item in racked[1:] if item.fields["rack"] == first.fields["rack"])
+    moved = replace(second, fields={**second.fields, "position": first.fields["position"]})
+    stacked = replace(objects, items=tuple(moved if item is second else item for item in objects.items))
     before = len(changes(lab))
-    assert sync(lab, tmp_path / "out") == 2
-    error = capsys.readouterr().err
-    assert "devices p0-spine0 and r00-07-mgmt0 both stand at unit 48 of rack r00-07" in error
-    assert "nothing was written" in error and len(changes(lab)) == before
+    plan = nautobot.sync(stacked, nautobot.Api(lab.url, lab.token), dry_run=False, prune=False)
+    rack, unit = first.fields["rack"].key[1], first.fields["position"]
+    assert f"devices {first.key[1]} and {second.key[1]} both stand at unit {unit} of rack {rack}" in "".join(
+        plan.conflicts
+    )
+    assert len(changes(lab)) == before
 
 
 def _value(choice: object) -> object:
