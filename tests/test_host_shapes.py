@@ -4,6 +4,7 @@ template is rendered for that server itself, in every kind of server the templat
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -70,25 +71,30 @@ def test_one_shape_holds_every_server_of_a_design_and_none_of_its_values() -> No
     assert all(value.startswith("\x00value") for value in own)
 
 
-def test_a_template_that_changes_a_value_is_rendered_for_each_server(tmp_path: Path) -> None:
+@pytest.mark.parametrize(
+    ("template", "expected"),
+    [
+        # upper changes the marker itself
+        (
+            "# {{ host.hostname | upper }} {{ host.nics[0].address }}\n",
+            lambda host: f"# {host.hostname.upper()} {host.nics[0].address}\n",
+        ),
+        # split('.') leaves a marker whole, so the marker check alone would fill in the whole address for its first
+        # octet: the shape's first server rendered in full tells the difference
+        (
+            "# {{ host.nics[0].address.split('.')[0] }}\n",
+            lambda host: f"# {host.nics[0].address.split('.')[0]}\n",
+        ),
+    ],
+    ids=["changes-the-marker", "transforms-the-value-only"],
+)
+def test_a_template_that_changes_a_value_is_rendered_for_each_server(
+    tmp_path: Path, template: str, expected: Callable[[HostConfig], str]
+) -> None:
     (tmp_path / "hosts").mkdir()
-    (tmp_path / "hosts" / "nccl.env.j2").write_text("# {{ host.hostname | upper }} {{ host.nics[0].address }}\n")
+    (tmp_path / "hosts" / "nccl.env.j2").write_text(template)
     design = build_text(DESIGNS["netplan, workloads"]())
     shapes = HostShapes(Renderer(tmp_path))
     files = dict(file for host in design.hosts[:3] for file in shapes.files(host))
     for host in design.hosts[:3]:
-        assert (
-            files[f"servers/{host.hostname}/nccl.env"] == f"# {host.hostname.upper()} {host.nics[0].address}\n".encode()
-        )
-
-
-def test_a_template_that_transforms_a_value_but_not_its_marker_is_rendered_for_each_server(tmp_path: Path) -> None:
-    # split('.') leaves a marker whole, so the marker check alone would fill in the whole address for its first
-    # octet: the shape's first server rendered in full tells the difference
-    (tmp_path / "hosts").mkdir()
-    (tmp_path / "hosts" / "nccl.env.j2").write_text("# {{ host.nics[0].address.split('.')[0] }}\n")
-    design = build_text(DESIGNS["netplan, workloads"]())
-    shapes = HostShapes(Renderer(tmp_path))
-    files = dict(file for host in design.hosts[:3] for file in shapes.files(host))
-    for host in design.hosts[:3]:
-        assert files[f"servers/{host.hostname}/nccl.env"] == f"# {host.nics[0].address.split('.')[0]}\n".encode()
+        assert files[f"servers/{host.hostname}/nccl.env"] == expected(host).encode()
