@@ -2,6 +2,11 @@
 temporary folder, Nautobot (PyPI ``nautobot``, with the ``nautobot_bgp_models`` app) migrated once and served by
 ``nautobot-server runserver`` on a free 127.0.0.1 port, and an API token for a superuser.
 
+Migrating an empty database takes minutes on two cores, so the lab starts from :data:`SNAPSHOT`: the database as
+Nautobot's own migrations left it for the installed versions (made by ``python -m tests.nautobot_lab --snapshot``).
+Django's migration plan is still read against it and any migration it lacks is applied, so a snapshot that does
+not match the installed packages costs time, never correctness; without one for these versions it migrates.
+
 Everything runs on ports and in folders of its own, so other test runs on the machine (another PostgreSQL,
 another Redis) are left alone; :meth:`NautobotLab.stop` ends exactly the processes it started."""
 
@@ -20,6 +25,7 @@ import threading
 import time
 import urllib.request
 from dataclasses import dataclass, field
+from importlib.metadata import version
 from pathlib import Path
 
 import pytest
@@ -29,6 +35,13 @@ POSTGRES_USER = "postgres"
 """PostgreSQL refuses to run as root: its server runs as Debian's ``postgres`` account."""
 SPEED = ("-c", "listen_addresses=127.0.0.1", "-c", "fsync=off", "-c", "synchronous_commit=off")
 """A throwaway database: only 127.0.0.1, and no waiting for the disk."""
+SNAPSHOT = (
+    Path(__file__).parent
+    / "vendor"
+    / "nautobot"
+    / f"nautobot-{version('nautobot')}-bgp-models-{version('nautobot-bgp-models')}.dump"
+)
+"""A migrated Nautobot database (``pg_dump --format=custom``) of the pinned versions in pyproject's extras."""
 EARLY: pytest.StashKey[EarlyLab] = pytest.StashKey()
 """Where tests/conftest.py keeps the lab it started early, in the run's stash."""
 TOKEN = "0123456789abcdef0123456789abcdef01234567"
@@ -71,10 +84,12 @@ class NautobotLab:
     url: str = ""
     token: str = TOKEN
     workers: int = 0
+    database_port: int = 0
     processes: list[subprocess.Popen[bytes]] = field(default_factory=list)
 
-    def start(self) -> NautobotLab:
-        """Start PostgreSQL and Redis, migrate Nautobot (minutes), make the token and serve the API."""
+    def start(self, snapshot: Path | None = SNAPSHOT) -> NautobotLab:
+        """Start PostgreSQL and Redis, load ``snapshot`` when there is one, migrate what it lacks (everything
+        without one: minutes), make the token and serve the API."""
         database = self.folder / "postgres"
         database.mkdir()
         account = pwd.getpwnam(POSTGRES_USER)
@@ -83,6 +98,7 @@ class NautobotLab:
         binaries = POSTGRES_BIN[-1]
         self._run([str(binaries / "initdb"), "-D", str(database), "-A", "trust", "-U", "nautobot"], user=POSTGRES_USER)
         pg_port, redis_port, web_port = free_port(), free_port(), free_port()
+        self.database_port = pg_port
         self._spawn(
             [str(binaries / "postgres"), "-D", str(database), "-p", str(pg_port), "-k", str(database), *SPEED],
             "postgres.log",
@@ -110,9 +126,11 @@ class NautobotLab:
             "NAUTOBOT_REDIS_HOST": "127.0.0.1",
             "NAUTOBOT_REDIS_PORT": str(redis_port),
         }
+        if snapshot is not None and snapshot.exists():
+            client = ["-h", "127.0.0.1", "-p", str(pg_port), "-U", "nautobot"]
+            self._run([str(binaries / "pg_restore"), *client, "--no-owner", "-d", "nautobot", str(snapshot)])
         server = str(Path(sys.executable).parent / "nautobot-server")
-        self._run([server, "migrate", "--no-input"], env=self.environment)
-        self._run([server, "nbshell", "--command", _TOKEN_SCRIPT.format(token=self.token)], env=self.environment)
+        self._run([server, "nbshell", "--command", _SETUP_SCRIPT.format(token=self.token)], env=self.environment)
         uwsgi = [f"--http=127.0.0.1:{web_port}", "--http-timeout=900", f"--processes={self.workers}", "--master"]
         serve = (
             ["start", *uwsgi, "--disable-logging"]  # uWSGI's router drops a request after 60 s unless told otherwise
@@ -123,6 +141,13 @@ class NautobotLab:
         self.url = f"http://127.0.0.1:{web_port}"
         self._wait_for_api(180)
         return self
+
+    def dump(self, path: Path) -> None:
+        """Write the lab's database to ``path`` (``pg_dump``'s compressed custom format), its API tokens left out."""
+        client = ["-h", "127.0.0.1", "-p", str(self.database_port), "-U", "nautobot"]
+        dump = [str(POSTGRES_BIN[-1] / "pg_dump"), *client, "--format=custom", "--no-owner"]
+        self._run([*dump, "--exclude-table-data=users_token", "-f", str(self.folder / path.name), "nautobot"])
+        shutil.copyfile(self.folder / path.name, path)
 
     def stop(self) -> None:
         """End the processes this lab started, newest first, and delete its folder."""
@@ -173,7 +198,13 @@ class NautobotLab:
         raise RuntimeError(f"Nautobot at {self.url} did not answer in {seconds} s: see {self.folder}/nautobot.log")
 
 
-_TOKEN_SCRIPT = """
+_SETUP_SCRIPT = """
+from django.core.management import call_command
+from django.db import connection
+from django.db.migrations.executor import MigrationExecutor
+executor = MigrationExecutor(connection)
+if executor.migration_plan(executor.loader.graph.leaf_nodes()):
+    call_command("migrate", interactive=False)
 from nautobot.users.models import Token, User
 user, _ = User.objects.get_or_create(username="designer-tests", defaults={{"is_superuser": True, "is_staff": True}})
 Token.objects.get_or_create(user=user, key="{token}")
@@ -213,7 +244,15 @@ class EarlyLab:
         self.thread.join(60)
 
 
-if __name__ == "__main__":  # a lab to try things against by hand: prints its URL and token, runs until SIGTERM
+if __name__ == "__main__" and sys.argv[1:] == ["--snapshot"]:  # migrate an empty database and keep it
+    lab = NautobotLab(Path(tempfile.mkdtemp(prefix="designer-nautobot-"))).start(snapshot=None)
+    try:
+        SNAPSHOT.parent.mkdir(exist_ok=True)
+        lab.dump(SNAPSHOT)
+        print(SNAPSHOT, flush=True)
+    finally:
+        lab.stop()
+elif __name__ == "__main__":  # a lab to try things against by hand: prints its URL and token, runs until SIGTERM
     signal.signal(signal.SIGTERM, lambda *_: sys.exit(0))  # then the lab stops (a background job ignores SIGINT)
     lab = start_lab()
     print(lab.url, lab.token, lab.folder, flush=True)

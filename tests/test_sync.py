@@ -47,16 +47,12 @@ NETWORKS = (
 
 
 def intent(servers: int, targets: str = "eos, frr", name: str = NAME) -> str:
-    # the four-network design on 64-port switches: the 8-port ones leave no top unit for a rack's management switch
-    fabric = (
-        "{leaf: {model: generic-64x400g}}\nfacility: {rack_power_kw: 36}"
-        if name == FOUR
-        else ("{tiers: 2, leaf: {ports: 8, speed: 400G}}")
-    )
+    # the four-network design's racks also hold the networks' switches: a little more power a rack
+    facility = "facility: {rack_power_kw: 45}\n" + NETWORKS if name == FOUR else ""
     return (
         f"name: {name}\ncompute: {{servers: {servers}, gpus_per_server: 8, nics_per_server: 2, nic_speed: 400G, "
-        f"server_power_kw: 10.2}}\ngrowth: {{max_servers: {GROWN}}}\nfabric: {fabric}\ntargets: [{targets}]\n"
-        + (NETWORKS if name == FOUR else "")
+        f"server_power_kw: 10.2}}\ngrowth: {{max_servers: {GROWN}}}\n"
+        f"fabric: {{tiers: 2, leaf: {{ports: 8, speed: 400G}}}}\ntargets: [{targets}]\n{facility}"
     )
 
 
