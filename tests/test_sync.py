@@ -353,6 +353,70 @@ def test_a_four_network_design_holds_every_network(designs: dict[str, Path]) -> 
         port(device, fields["interface"])  # on a port of its device's type
 
 
+def test_every_device_racks_csv_stands_in_a_rack_is_a_device_at_its_unit() -> None:
+    """Issue #28: a rack-scale system's whole rack is in the inventory, read against the shipped GB300 NVL72
+    design's racks.csv (written by the physical plan's own table, not by design.json): every compute tray, NVLink
+    switch tray, power shelf and management switch is a device in its rack at its unit, the parts of a type named
+    by the system with their management ports, and the rack's comments name its system."""
+    folder = Path(__file__).parent.parent / "outputs" / "gb300-nvl72"
+    objects = folder_inventory(folder)
+    devices = {item.key[1]: item.fields for item in objects.of("device")}
+    with (folder / "racks.csv").open() as table:
+        racks = list(csv.DictReader(table))
+    stands = {
+        device: (row["rack"], int(unit))
+        for row in racks
+        for device, _, unit in (entry.partition("@") for entry in row["devices"].split())
+    }
+    assert {name: (fields["rack"].key[1], fields["position"]) for name, fields in devices.items()} == stands
+    types = {item.key: item.fields for item in objects.of("device_type")}
+    parts = {
+        "sys0-nvswitch0": (
+            "nvlink_switch_tray",
+            ("gb300", "gb300-nvl72 NVLink switch tray"),
+            ["bmc", "come1", "come2"],
+        ),
+        "sys0-powershelf7": ("power_shelf", ("gb300", "gb300-nvl72 power shelf"), ["mgmt"]),
+    }
+    for name, (role, model, ports) in parts.items():
+        assert (devices[name]["role"].key, devices[name]["device_type"].key) == ((role,), model)
+        assert [(port.name, port.speed_gbps) for port in types[model]["ports"]] == [(port, 1) for port in ports]
+    assert devices["sys0-mgmt1"]["device_type"].key == ("nvidia", "nvidia-sn2201")  # the catalog's model
+    comments = {item.key[1]: item.fields["comments"] for item in objects.of("rack")}
+    system_racks = [row["rack"] for row in racks if row["role"] == "compute"]
+    assert [comments[rack] for rack in system_racks[:2]] == [
+        "rack-scale system sys0: one gb300-nvl72",
+        "rack-scale system sys1: one gb300-nvl72",
+    ]
+    assert {comments[row["rack"]] for row in racks if row["role"] != "compute"} == {""}
+
+
+SYSTEM_CATALOG = (
+    "systems:\n  mini-nvl:\n    {trays: 2, tray_gpus: 4, tray_nics: 2, nic: nvidia-cx7, nic_speed: 400, planes: 1,"
+    " north_south_nics: 0, north_south_nic: nvidia-bluefield3, tray_rack_units: 1, nvlink_switch_trays: 1,"
+    " power_shelves: 1, management_switches: 1, power_kw: 30, power_source: a site survey, cooling: liquid,"
+    " nvlink_gbyte_s: 900, management_switch: nvidia-sn2201, management_ports: {compute_tray: [bmc],"
+    " nvlink_switch_tray: [bmc, come1, come2], power_shelf: [mgmt]}, rack_layout: [[management_switch, 1, 1],"
+    " [power_shelf, 1, 1], [compute_tray, 1, 1], [nvlink_switch_tray, 1, 1], [compute_tray, 1, 1]],"
+    " rack_layout_source: a site survey}\n"
+)
+"""A small rack-scale system of a site catalog: two trays, an NVLink switch tray, a power shelf and a management
+switch, the management ports of NVIDIA's NVL72 parts."""
+
+
+@pytest.fixture(scope="module")
+def system_design(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """Two racks of the small system beside an out-of-band network that cables every part's management ports."""
+    folder = tmp_path_factory.mktemp("system")
+    (folder / "site.yaml").write_text(SYSTEM_CATALOG)
+    (folder / "intent.yaml").write_text(
+        f"name: {NAME}-system\ncatalog: site.yaml\ncompute: {{system: mini-nvl, systems: 2}}\n"
+        "fabric: {tiers: 2, leaf: {ports: 8, speed: 400G}}\ntargets: [eos, frr]\nnetworks: {oob: {}}\n"
+    )
+    assert main(["build", str(folder / "intent.yaml"), "-o", str(folder / "out")]) in (0, 1)
+    return folder / "out"
+
+
 # A real Nautobot from here on.
 
 
@@ -478,6 +542,47 @@ def test_a_four_network_design_syncs_every_network(
     assert sync(lab, folder) == 0
     assert capsys.readouterr().out.endswith("no change\n")
     assert changes(lab) == written
+
+
+def test_a_rack_scale_systems_whole_rack_syncs(lab: NautobotLab, system_design: Path) -> None:
+    """Issue #28: every part of a system's rack is a device in Nautobot (compute trays, NVLink switch trays, power
+    shelves, management switches) at its unit, its management ports cabled to the rack's management switch; the
+    rack's comments name its system. A part the catalog gives no unit stands in its rack at none, and a second sync
+    changes nothing."""
+    objects = folder_inventory(system_design)
+    unplaced = next(item for item in objects.of("device") if item.key[1] == "sys1-powershelf0")
+    moved = replace(unplaced, fields={**unplaced.fields, "position": None})
+    objects = replace(objects, items=tuple(moved if item is unplaced else item for item in objects.items))
+    plan = nautobot.sync(objects, nautobot.Api(lab.url, lab.token), dry_run=False, prune=False)
+    assert not plan.conflicts and plan.creates["device"]
+    api = client(lab)
+    site = api.dcim.locations.get(name=objects.name)
+    devices = {device.name: device for device in api.dcim.devices.filter(location=site.id)}
+    assert set(devices) == {item.key[1] for item in objects.of("device")}
+    with (system_design / "racks.csv").open() as table:
+        stands = {
+            device: (row["rack"], int(unit))
+            for row in csv.DictReader(table)
+            for device, _, unit in (entry.partition("@") for entry in row["devices"].split())
+        }
+    del stands["sys1-powershelf0"]
+    assert {name: (devices[name].rack.name, devices[name].position) for name in stands} == stands
+    assert (devices["sys1-powershelf0"].rack.name, devices["sys1-powershelf0"].position) == ("r01-02", None)
+    switch_tray = devices["sys0-nvswitch0"]
+    assert (switch_tray.role.name, switch_tray.device_type.model) == (
+        "nvlink_switch_tray",
+        "mini-nvl NVLink switch tray",
+    )
+    assert devices["sys0-powershelf0"].role.name == "power_shelf"
+    ports = {row.name: row for row in api.dcim.interfaces.filter(device_id=switch_tray.id)}
+    assert set(ports) == {"bmc", "come1", "come2"}
+    ends = {(cable.termination_a_id, cable.termination_b_id) for cable in api.dcim.cables.filter(location_id=site.id)}
+    management = {row.id for row in api.dcim.interfaces.filter(device_id=devices["sys0-mgmt0"].id)}
+    for port in ports.values():  # each to a port of the rack's management switch
+        assert any(port.id in pair and set(pair) & management for pair in ends), port.name
+    assert api.dcim.racks.get(devices["sys0-tray0"].rack.id).comments == "rack-scale system sys0: one mini-nvl"
+    again = nautobot.sync(objects, nautobot.Api(lab.url, lab.token), dry_run=False, prune=False)
+    assert again.report(dry_run=False, prune=False) == "no change"
 
 
 def test_devices_sharing_a_unit_stop_the_sync_before_it_writes(lab: NautobotLab, designs: dict[str, Path]) -> None:

@@ -42,7 +42,7 @@ from designer.intent.facility import Facility
 from designer.intent.networks import DataNetworkSpec, OobSpec
 from designer.networks.oob import MANAGEMENT_PORT, Managed, OobDesign, RackPorts, design_oob
 from designer.networks.wiring import NetworkFabric
-from designer.physical import PART_NAMES, BomLine, Rack, TopKept
+from designer.physical import BomLine, Rack, TopKept, part_of
 from designer.physical.cables import UNIT_M, decimetres, module_name, ordered_length
 
 CORE, CORE_TIER = "core", "core_uplink"
@@ -447,7 +447,7 @@ def _rack_ports(
         if hall.system is not None and hall.brings_switches(rack):
             positions = _system_positions(hall.system, oob, rack, [hall.devices[index].name for index in rack.devices])
             positions.extend(tor_positions.get(rack.name, [None] * reserved))
-            switches = tuple(name for name, _, _ in rack.parts if _part_of(name) == "management_switch")
+            switches = tuple(name for name, _, _ in rack.parts if part_of(name) == "management_switch")
             result.append(RackPorts(rack.name, rack.row * width + rack.position, tuple(positions), switches))
             continue
         if rack.role == "compute":
@@ -485,16 +485,10 @@ def _system_positions(system: SystemModel, oob: OobSpec, rack: Rack, trays: Sequ
         Managed(trays[slot], port) if slot < len(trays) else None for slot in range(system.trays) for port in ports
     ]
     positions.extend(
-        Managed(name, port) for name, _, _ in rack.parts for port in system.management_ports_of(_part_of(name))
+        Managed(name, port) for name, _, _ in rack.parts for port in system.management_ports_of(part_of(name))
     )
     positions.extend(Managed(f"{rack.name}-pdu{part}", "mgmt") for part in range(oob.managed_per_rack))
     return positions
-
-
-def _part_of(name: str) -> str:
-    """The kind of a system's part (:data:`designer.catalog.SYSTEM_PARTS`) from its name (``sys0-nvswitch3``)."""
-    short = name.rsplit("-", 1)[1].rstrip("0123456789")
-    return next(part for part, named in PART_NAMES.items() if named == short)
 
 
 def _run_dm(a: Place, b: Place, facility: Facility) -> int:

@@ -17,6 +17,7 @@ from designer.model import DeviceConfig
 from designer.outputs.networks import network_device_rows, network_link_rows, networks_summary
 from designer.outputs.summary import summary
 from designer.outputs.workloads import detail
+from designer.physical import part_of
 from designer.ports import os_port_names
 
 SEPARATORS = (", ", ": ")
@@ -157,10 +158,13 @@ def _quoted(names: list[tuple[str, ...]]) -> list[tuple[str, ...]]:
 
 
 def rack_rows(design: Design) -> list[dict[str, Any]]:
-    """Every rack for design.json: where it stands, role, SU (-1 central), draw in kW and devices (units: devices)."""
+    """Every rack for design.json: where it stands, role, SU (-1 central), draw in kW and devices (units: devices);
+    a rack-scale system's rack also its ``parts`` beside the trays, each with its kind, lowest unit and height (both
+    0 where the catalog gives no rack layout)."""
     devices = design.fabric.devices
-    return [
-        {
+    rows = []
+    for rack in design.physical.racks:
+        row = {
             "name": rack.name,
             "row": rack.row,
             "position": rack.position,
@@ -169,8 +173,12 @@ def rack_rows(design: Design) -> list[dict[str, Any]]:
             "kw": rack.kw,
             "devices": [devices[index].name for index in rack.devices],
         }
-        for rack in design.physical.racks
-    ]
+        if rack.parts:
+            row["parts"] = [
+                {"name": name, "part": part_of(name), "unit": unit, "units": units} for name, unit, units in rack.parts
+            ]
+        rows.append(row)
+    return rows
 
 
 def _json_document(head: dict[str, Any], tables: dict[str, Callable[[], list[str]]]) -> bytes:

@@ -53,6 +53,12 @@ PART_NAMES = {"nvlink_switch_tray": "nvswitch", "power_shelf": "powershelf", "ma
 """How a system's parts beside its compute trays are named in its rack: ``sys<s>-<name><k>``, ``k`` from the top."""
 
 
+def part_of(name: str) -> str:
+    """The kind of a system's part (:data:`designer.catalog.SYSTEM_PARTS`) from its name (``sys0-nvswitch3``)."""
+    short = name.rsplit("-", 1)[1].rstrip("0123456789")
+    return next(part for part, named in PART_NAMES.items() if named == short)
+
+
 class BomLine(NamedTuple):
     """One line to order: ``length_m`` is None for anything that is not a cable."""
 

@@ -19,6 +19,7 @@ from pathlib import Path
 from typing import Any, NamedTuple
 
 from designer.built import DESIGN_FILE, Manifest, folder_intent, read_design, read_inside, read_manifest
+from designer.catalog import ManagementSwitchModel
 from designer.errors import PrerequisiteError
 from designer.fabric import NONE, Device
 from designer.intent import Intent
@@ -143,12 +144,16 @@ def inventory(folder: Path, intent: Intent, devices: tuple[DeviceConfig, ...]) -
     record = f"designer design {name}: design.json sha256 {design_sha256} (designer {design['tool_version']})"
     items: list[Item] = [site, Item("design_record", (name, design_sha256), {"site": site.ref, "text": record})]
     items += [
-        Item("rack", (name, rack["name"]), {"site": site.ref, "units": intent.facility.rack_units})
+        Item(
+            "rack",
+            (name, rack["name"]),
+            {"site": site.ref, "units": intent.facility.rack_units, "comments": _system_of(intent, rack)},
+        )
         for rack in design["racks"]
     ]
     racks = {rack["name"] for rack in design["racks"]}
     items += [  # the racks only the networks beside the backend fill (racks.csv has them, design.json's racks not)
-        Item("rack", (name, rack), {"site": site.ref, "units": intent.facility.rack_units})
+        Item("rack", (name, rack), {"site": site.ref, "units": intent.facility.rack_units, "comments": ""})
         for rack in sorted({row["rack"] for row in design.get("network_devices", []) if "rack" in row} - racks)
     ]
     switch_ports = {device.hostname: device for device in devices}
@@ -157,6 +162,7 @@ def inventory(folder: Path, intent: Intent, devices: tuple[DeviceConfig, ...]) -
     # every device with a place in a rack: the backend's, then the networks' switches and storage servers (their GPU
     # servers are the backend's, listed again there only for their own BGP)
     rows = [*design["devices"], *(row for row in design.get("network_devices", []) if "rack" in row)]
+    rows += _part_rows(design["racks"], {row["name"] for row in rows})
     host_loopbacks = {
         row["name"]: row["loopback"] for row in design.get("network_devices", []) if row["role"] == "server"
     }
@@ -173,6 +179,10 @@ def inventory(folder: Path, intent: Intent, devices: tuple[DeviceConfig, ...]) -
             ]
         elif row["role"] in OOB_ROLES:
             ports = _oob_switch_ports(intent, row["role"])
+            names[row["name"]] = {port.name: port.name for port in ports}
+        elif row["role"] in PART_ROLES.values():  # an NVLink switch tray or a power shelf: its management ports
+            assert intent.system is not None  # only a rack-scale system's rack has parts
+            ports = [Port(port, ACCESS_SPEED_GBPS) for port in intent.system.management_ports_of(row["part"])]
             names[row["name"]] = {port.name: port.name for port in ports}
         else:  # a GPU server (its NIC ports or plane links) or a storage server
             nic_speed = intent.server.nic_speed if row["role"] == "server" else 0
@@ -224,7 +234,7 @@ def inventory(folder: Path, intent: Intent, devices: tuple[DeviceConfig, ...]) -
                 "role": Ref("role", (row["role"],)),
                 "platform": Ref("platform", (platform,)) if row["name"] in switch_ports else None,
                 "rack": Ref("rack", (name, row["rack"])),
-                "position": row["unit"],
+                "position": row["unit"] or None,  # 0: a system's part where the catalog gives no rack layout
             },
         )
         for row in rows
@@ -311,6 +321,19 @@ ACCESS_SPEED_GBPS = 1
 """The speed of a management switch's access ports (a BMC's or a switch's management port)."""
 OOB_ROLES = ("management", "oob_spine")
 """The roles of the out-of-band network's switches: their configurations are not the design's to render."""
+PART_ROLES = {
+    "nvlink_switch_tray": "nvlink_switch_tray",
+    "power_shelf": "power_shelf",
+    "management_switch": "management",
+}
+"""The role of each part of a rack-scale system's rack beside its compute trays (a management switch's is the
+out-of-band network's)."""
+PART_MODELS = {
+    "nvlink_switch_tray": "NVLink switch tray",
+    "power_shelf": "power shelf",
+    "management_switch": "management switch",
+}
+"""The model of a system's part, after the system's name (``gb300-nvl72 NVLink switch tray``), as bom.csv names it."""
 STORAGE_MAKER = "generic"
 """The maker a storage server's device type is filed under: the design gives its ports, not its model."""
 
@@ -339,8 +362,13 @@ def _device_type(intent: Intent, row: dict[str, Any], switch: DeviceConfig | Non
             model += f" {multiplane.planes}x{intent.server.nic_speed}G {multiplane.mode}"
         return (manufacturer_of(row["model"]), model), intent.server.rack_units
     oob = intent.networks.oob
-    if row["role"] == "management" and oob is not None:
-        return (manufacturer_of(oob.switch.name), oob.switch.name), oob.switch.rack_units
+    management = _management_switch(intent) if row["role"] == "management" else None
+    if management is not None:
+        return (manufacturer_of(management.name), management.name), management.rack_units
+    if row["role"] in PART_ROLES.values():  # a system's part: NVLink switch tray, power shelf, unnamed switch model
+        assert intent.system is not None  # only a rack-scale system's rack has parts
+        model = f"{intent.system.name} {PART_MODELS[row['part']]}"
+        return (manufacturer_of(intent.system.name), model), row["units"] or 1
     if row["role"] == "oob_spine" and oob is not None:
         breakout = oob.spine.breakout(oob.switch.uplink_speed)
         model = oob.spine.model if breakout == 1 else f"{oob.spine.model} {breakout}x{oob.switch.uplink_speed}G"
@@ -368,10 +396,10 @@ def _oob_switch_ports(intent: Intent, role: str) -> list[Port]:
     """Every interface of an out-of-band switch as ``oob.csv`` and the cables name them: a management switch's 1G
     access ports then its uplinks (``swp1`` on), and its management VLAN's interface; an OOB spine's ports broken
     out to the uplinks' speed (``swp1s0``), and its loopback."""
-    oob = intent.networks.oob
-    assert oob is not None  # only a design with an OOB network has OOB switches
-    switch = oob.switch
     if role == "management":
+        switch = _management_switch(intent)
+        if switch is None:  # a system's management switch of a model the catalog does not name
+            return []
         return [
             *(Port(f"swp{port}", ACCESS_SPEED_GBPS) for port in range(1, switch.ports + 1)),
             *(
@@ -380,11 +408,42 @@ def _oob_switch_ports(intent: Intent, role: str) -> list[Port]:
             ),
             Port("vlan", 0, virtual=True),
         ]
+    oob = intent.networks.oob
+    assert oob is not None  # only a design with an OOB network has OOB spines
+    switch = oob.switch
     breakout = oob.spine.breakout(switch.uplink_speed)
     lanes = [f"swp{cage}s{lane}" for cage in range(1, oob.spine.ports + 1) for lane in range(breakout)]
     if breakout == 1:
         lanes = [f"swp{cage}" for cage in range(1, oob.spine.ports + 1)]
     return [*(Port(lane, switch.uplink_speed) for lane in lanes), Port("lo", 0, virtual=True)]
+
+
+def _management_switch(intent: Intent) -> ManagementSwitchModel | None:
+    """The model of the racks' management switches: the out-of-band network's, or without one a rack-scale system's
+    own (None: the catalog names none)."""
+    if intent.networks.oob is not None:
+        return intent.networks.oob.switch
+    system = intent.system
+    return intent.catalog.management_switches.get(system.management_switch) if system is not None else None
+
+
+def _part_rows(racks: list[dict[str, Any]], listed: set[str]) -> list[dict[str, Any]]:
+    """A device row for each part of a rack-scale system's rack (design.json's rack ``parts``) that ``listed`` (the
+    devices design.json lists: an out-of-band network's management switches are there) does not hold already."""
+    return [
+        {**part, "role": PART_ROLES[part["part"]], "rack": rack["name"]}
+        for rack in racks
+        for part in rack.get("parts", ())
+        if part["name"] not in listed
+    ]
+
+
+def _system_of(intent: Intent, rack: dict[str, Any]) -> str:
+    """What a rack's comments say of the rack-scale system it holds ("" for any other rack)."""
+    if not rack.get("parts") or intent.system is None:
+        return ""
+    system = rack["parts"][0]["name"].partition("-")[0]
+    return f"rack-scale system {system}: one {intent.system.name}"
 
 
 def _network_pools(networks: dict[str, Any]) -> list[tuple[str, str, str]]:

@@ -244,6 +244,8 @@ class _State:
         holders: dict[tuple[Any, ...], str] = {}
         problems = []
         for device in self.inventory.of("device"):
+            if not device.fields["position"]:
+                continue  # in its rack at no unit
             unit = (*device.fields["rack"].key, device.fields["position"])
             other = holders.setdefault(unit, device.key[1])
             if other != device.key[1]:
@@ -411,6 +413,7 @@ class _State:
                 "location": ref(fields["site"]),
                 "status": active,
                 "u_height": fields["units"],
+                "comments": fields["comments"],
                 "tags": tags,
             }
         if kind in ("manufacturer", "platform"):
@@ -432,7 +435,7 @@ class _State:
                 "location": ref(fields["site"]),
                 "rack": ref(fields["rack"]),
                 "position": fields["position"],
-                "face": "front",
+                "face": "front" if fields["position"] else None,
                 "status": active,
                 "platform": ref(fields["platform"]) if fields["platform"] else None,
                 "tags": tags,
