@@ -85,6 +85,11 @@ TAGGED_TYPES = [
 ]
 """The content types of every object the sync tags (manufacturers, platforms and roles take no tags in Nautobot:
 the sync only ever creates them)."""
+GRAPHQL = "graphql/"
+"""Nautobot's GraphQL API: read-only, and a list read there serializes only the fields asked for (a REST list of
+interfaces works out each row's cable peer, connected endpoint and address count: about 30 times the time)."""
+INTERFACES = "query ($location: [String]) { devices(location: $location) { name interfaces { id name } } }"
+"""The interfaces of a location's devices, by device name."""
 
 
 class Api:
@@ -109,7 +114,7 @@ class Api:
                 "Accept": "application/json",
             },
         )
-        if method != "GET":
+        if method != "GET" and path != GRAPHQL:
             self.writes += 1
         try:
             with urllib.request.urlopen(request, timeout=TIMEOUT_S) as answer:
@@ -146,6 +151,14 @@ class Api:
             found += answer["results"]
             page = answer.get("next")
         return found
+
+    def query(self, text: str, **variables: Any) -> dict[str, Any]:
+        """The data of one GraphQL read (:data:`GRAPHQL`); :class:`PrerequisiteError` for a read Nautobot refuses."""
+        answer = self.call("POST", GRAPHQL, {"query": text, "variables": variables})
+        if answer.get("errors"):
+            raise PrerequisiteError(f"Nautobot refused a GraphQL read: {answer['errors'][0].get('message', answer)}")
+        data: dict[str, Any] = answer["data"]
+        return data
 
     def bulk(self, method: str, path: str, bodies: list[dict[str, Any]]) -> list[dict[str, Any]]:
         """``bodies`` in requests of :data:`BATCH`, :data:`PARALLEL` at a time; what Nautobot answers for them, in
@@ -556,11 +569,10 @@ class _State:
 
     def _read_interfaces(self, site: str) -> None:
         """Every interface of the location ``site``, by device and interface name."""
-        devices = {there["id"]: key[1] for key, there in self.existing["device"].items()}  # the design's and others
-        devices.update((row_id, ref.key[1]) for ref, row_id in self.ids.items() if ref.kind == "device")
         self.interface_ids = {
-            (devices.get(_id(row["device"]), ""), row["name"]): row["id"]
-            for row in self.api.every("dcim/interfaces", location=site)
+            (device["name"], interface["name"]): interface["id"]
+            for device in self.api.query(INTERFACES, location=[site])["devices"]
+            for interface in device["interfaces"]
         }
 
     def _create_cables(self, cables: list[Item]) -> None:
