@@ -22,6 +22,7 @@ from designer.errors import InputError, OutputError, PrerequisiteError, Template
 if TYPE_CHECKING:
     from designer.design import Design, Progress
     from designer.intent import Intent
+    from designer.outputs.folder import PartSizes
     from designer.starter import Choices
 
 # Each command imports the stages it runs when it runs (pydantic, networkx, Jinja2 and libyang are not
@@ -358,7 +359,7 @@ def _build(args: argparse.Namespace) -> int:
     from designer.checks import status
     from designer.diff import Previous
     from designer.outputs.build import build_and_check, build_and_write
-    from designer.outputs.folder import claim, part_sizes
+    from designer.outputs.folder import claim
     from designer.outputs.summary import summary, summary_text, written_lines
     from designer.pipeline import design, validated_intent
 
@@ -387,13 +388,13 @@ def _build(args: argparse.Namespace) -> int:
         return EXIT_OK
     with claim(target) as folder:
         previous = Previous.of(target)
-        done: list[tuple[Design, int]] = []
+        done: list[tuple[Design, PartSizes]] = []
         folder.fill(
             lambda staging: done.append(
                 build_and_write(intent, staging, args.templates, progress, previous.section if previous else None)
             )
         )
-    built, _ = done[0]
+    built, sizes = done[0]
     args.kept.append(built)
     print(summary_text(summary(built)))
     if previous and previous.moved:
@@ -403,7 +404,7 @@ def _build(args: argparse.Namespace) -> int:
             + "; summary.md lists them"
         )
     first = f"read {target / 'summary.md'} first"
-    print(written_lines(part_sizes(target), target, first))
+    print(written_lines(sizes, target, first))
     errors = [finding for finding in built.findings if finding.severity == "error"]
     if errors:
         failed = [check for check, result in status(errors).items() if result == "failed"]

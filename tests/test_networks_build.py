@@ -19,6 +19,7 @@ from designer.design import Design, quiet
 from designer.diff import _bom_counts
 from designer.intent import parse_intent
 from designer.outputs.build import build_and_write, design_files, review_files
+from designer.outputs.folder import part_sizes
 from designer.physical import TopKept, plan_physical
 from designer.physical.placement import device_units
 from designer.pipeline import _networks, _wired, build, design, top_kept_of
@@ -191,9 +192,9 @@ def test_the_rendering_workers_write_every_networks_file_of_the_in_memory_build(
     text = EXAMPLE.read_text()
     if not oob:
         text = "\n".join(line for line in text.splitlines() if not line.startswith("  oob:")) + "\n"
-    built_now, count = build_and_write(parse_intent(text, str(EXAMPLE)), tmp_path, workers=workers)
+    built_now, sizes = build_and_write(parse_intent(text, str(EXAMPLE)), tmp_path, workers=workers)
     on_disk = {str(path.relative_to(tmp_path)): path.read_bytes() for path in tmp_path.rglob("*") if path.is_file()}
-    assert count == len(on_disk) and on_disk == design_files(built_now)
+    assert on_disk == design_files(built_now) and sizes == part_sizes(tmp_path)
     servers = [device.name for device in built_now.fabric.devices[built_now.fabric.switch_count :]]
     assert len(servers) == 32
     for name in servers:

@@ -22,7 +22,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from designer.outputs.build import build_and_check, check_design, design_files, write_design
-from designer.outputs.folder import drift, write
+from designer.outputs.folder import drift, part_sizes, write
 from designer.outputs.summary import markdown_text, summary_markdown
 from designer.outputs.tables import CHUNK_ROWS, csv_bytes
 from designer.pipeline import build
@@ -207,11 +207,14 @@ def test_plan_writes_nothing(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) ->
 
 @pytest.mark.parametrize("workers", [1, 2, 3])
 def test_workers_write_the_same_files_as_the_in_memory_build(tmp_path: Path, workers: int) -> None:
-    """Configurations rendered by forked workers that write their own files: the same bytes as design_files."""
+    """Configurations rendered by forked workers that write their own files: the same bytes as design_files, and
+    the files and bytes by part they tell the same as the files on disk."""
     design = build(ROOT / "intents" / "cluster.yaml")
-    count = write_design(design, tmp_path, workers=workers)
+    sizes = write_design(design, tmp_path, workers=workers)
     on_disk = {str(path.relative_to(tmp_path)): path.read_bytes() for path in tmp_path.rglob("*") if path.is_file()}
-    assert count == len(on_disk) and on_disk == design_files(design)
+    assert on_disk == design_files(design)
+    assert sizes == part_sizes(tmp_path)  # told by the writers, the same as each file's stat
+    assert sum(count for count, _ in sizes.values()) == len(on_disk)
 
 
 def test_a_template_error_in_a_worker_stops_the_build_with_its_message(tmp_path: Path) -> None:

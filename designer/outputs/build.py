@@ -22,7 +22,16 @@ from designer.networks.hosts import network_hosts
 from designer.networks.management import SwitchManagement
 from designer.outputs.design_json import design_json
 from designer.outputs.floorplan import floorplan_svg
-from designer.outputs.folder import INTENT_FILE, MANIFEST, SITE_CATALOG_FILE, differences, file_matches, write_files
+from designer.outputs.folder import (
+    INTENT_FILE,
+    MANIFEST,
+    SITE_CATALOG_FILE,
+    PartSizes,
+    differences,
+    file_matches,
+    sizes_by_part,
+    write_files,
+)
 from designer.outputs.lab import lab_files
 from designer.outputs.labels import label_rows, labels_html
 from designer.outputs.networks import addressing_rows as network_addressing_rows
@@ -78,11 +87,12 @@ def build_and_write(
     progress: Progress | None = None,
     since: Since | None = None,
     workers: int | None = None,
-) -> tuple[Design, int]:
+) -> tuple[Design, PartSizes]:
     """Run every stage on ``intent`` and write its files into the empty ``folder`` (the bytes of
-    :func:`design_files`); returns the design and how many files. The switch configurations and the server files
-    are rendered and written by ``workers`` forked processes (default: one per core) from the moment the device
-    models and host settings are made, while this process runs the checks and writes the review files."""
+    :func:`design_files`); returns the design and the files and bytes written, by part. The switch configurations
+    and the server files are rendered and written by ``workers`` forked processes (default: one per core) from the
+    moment the device models and host settings are made, while this process runs the checks and writes the review
+    files."""
     with contextlib.ExitStack() as stack:
         built, rendering = _stages_beside(
             intent,
@@ -166,19 +176,20 @@ def write_design(
     since: Since | None = None,
     workers: int | None = None,
     rendering: Background | None = None,
-) -> int:
+) -> PartSizes:
     """Write every output file of the design into the empty ``folder``, the same bytes as :func:`design_files`;
-    returns how many. The switch configurations and the server files are rendered by ``workers`` processes
-    (default: one per core), each writing its own share of the files and reporting only their hashes, or were
-    started already (``rendering``, from :func:`build_and_write`)."""
+    returns the files and bytes written, by part (told by the writers: no file is read back). The switch
+    configurations and the server files are rendered by ``workers`` processes (default: one per core), each
+    writing its own share of the files and reporting only their hashes and sizes, or were started already
+    (``rendering``, from :func:`build_and_write`)."""
     say = progress or quiet
-    hashes = _write(review_files(design, say, since, templates), folder)
+    written = _write(review_files(design, say, since, templates), folder)
     if rendering is None:
         say(
             f"rendering and writing the configurations of {len(design.configs):,} switches for "
             f"{', '.join(design.intent.targets)} and the backend NIC files of {len(design.hosts):,} servers"
         )
-        hashes.update(
+        written.update(
             in_workers(
                 workers or os.cpu_count() or 1,
                 _files_part(_design_share(design, templates), folder),
@@ -186,9 +197,10 @@ def write_design(
         )
     else:
         say("waiting for the configurations and server files")
-        hashes.update(rendering.results())
-    write_files({MANIFEST: manifest(design, hashes)}, folder)
-    return len(hashes) + 1
+        written.update(rendering.results())
+    listed = manifest(design, {path: digest for path, (digest, _) in written.items()})
+    write_files({MANIFEST: listed}, folder)
+    return sizes_by_part([*((path, size) for path, (_, size) in written.items()), (MANIFEST, len(listed))])
 
 
 def review_files(
@@ -285,17 +297,18 @@ def manifest(design: Design, hashes: dict[str, str]) -> bytes:
     return (json.dumps(record, indent=2) + "\n").encode()
 
 
-def _write(files: Iterable[tuple[str, bytes]], folder: Path) -> dict[str, str]:
-    """Write ``files`` (relative path, bytes) below ``folder``, one file at a time; their hashes by relative path."""
-    hashes: dict[str, str] = {}
+def _write(files: Iterable[tuple[str, bytes]], folder: Path) -> dict[str, tuple[str, int]]:
+    """Write ``files`` (relative path, bytes) below ``folder``, one file at a time; their hashes and sizes by
+    relative path."""
+    written: dict[str, tuple[str, int]] = {}
 
     def hashed() -> Iterator[tuple[str, bytes]]:
         for path, data in files:
-            hashes[path] = _sha256(data)
+            written[path] = (_sha256(data), len(data))
             yield path, data
 
     write_files(hashed(), folder)
-    return hashes
+    return written
 
 
 def check_design(
@@ -343,9 +356,9 @@ def _compare_part(share: Share, folder: Path) -> Callable[[int, int], dict[str, 
     }
 
 
-def _files_part(share: Share, folder: Path) -> Callable[[int, int], dict[str, str]]:
+def _files_part(share: Share, folder: Path) -> Callable[[int, int], dict[str, tuple[str, int]]]:
     """``part(worker, count)``: the ``worker``-th of ``count`` shares of the files (:func:`_each_share`), written
-    below ``folder``; the files' hashes by relative path."""
+    below ``folder``; the files' hashes and sizes by relative path."""
     return lambda worker, count: _write(share(worker, count), folder)
 
 

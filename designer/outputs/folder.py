@@ -147,16 +147,26 @@ def _listed(folder: Path) -> set[str] | None:
     return {*manifest["files"], MANIFEST}
 
 
-def part_sizes(folder: Path) -> dict[str, tuple[int, int]]:
-    """How many files and bytes a build wrote into ``folder``, by part: each ``configs/<os>``, ``servers``, ``lab``
-    and ``review files`` (everything else), as its manifest lists them; empty for a folder designer did not write."""
-    sizes: dict[str, tuple[int, int]] = {}
+PartSizes = dict[str, tuple[int, int]]
+"""How many files and bytes a build wrote, by part: each ``configs/<os>``, ``servers``, ``lab`` and ``review
+files`` (everything else)."""
+
+
+def part_sizes(folder: Path) -> PartSizes:
+    """The :data:`PartSizes` of the build in ``folder``, as its manifest lists the files; empty for a folder
+    designer did not write."""
     root = os.fspath(folder)  # a plain string join and stat per file: a build writes hundreds of thousands
-    for path in sorted(_listed(folder) or ()):
+    return sizes_by_part((path, os.stat(os.path.join(root, path)).st_size) for path in _listed(folder) or ())
+
+
+def sizes_by_part(files: Iterable[tuple[str, int]]) -> PartSizes:
+    """The :data:`PartSizes` of ``files`` (relative path, bytes)."""
+    sizes: PartSizes = {}
+    for path, size in files:
         parts = path.split("/")
         part = "/".join(parts[:2]) if parts[0] == "configs" else parts[0] if len(parts) > 1 else "review files"
-        files, size = sizes.get(part, (0, 0))
-        sizes[part] = (files + 1, size + os.stat(os.path.join(root, path)).st_size)
+        count, total = sizes.get(part, (0, 0))
+        sizes[part] = (count + 1, total + size)
     return sizes
 
 
