@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import textwrap
+from pathlib import Path
 
 from designer.design import Design
 from designer.intent import parse_intent
@@ -47,3 +48,13 @@ def build_text(text: str) -> Design:
 def build_design(**fields: object) -> Design:
     """Run every stage on an intent made by :func:`intent_text`."""
     return build_text(intent_text(**fields))  # type: ignore[arg-type]
+
+
+def part_sizes(folder: Path) -> dict[str, tuple[int, int]]:
+    """The files and bytes on disk below ``folder``, by part of a build (:func:`designer.outputs.folder.sizes_by_part`):
+    what a build says it wrote, counted apart."""
+    from designer.outputs.folder import sizes_by_part
+
+    return sizes_by_part(
+        (file.relative_to(folder).as_posix(), file.stat().st_size) for file in folder.rglob("*") if file.is_file()
+    )

@@ -19,12 +19,12 @@ from designer.design import Design, quiet
 from designer.diff import _bom_counts
 from designer.intent import parse_intent
 from designer.outputs.build import build_and_write, design_files, review_files
-from designer.outputs.folder import part_sizes
 from designer.physical import TopKept, plan_physical
 from designer.physical.placement import device_units
 from designer.pipeline import _networks, _wired, build, design, top_kept_of
 from designer.verify.parsers import check_frr
 from tests.conftest import ROOT, check_golden, need
+from tests.helpers import part_sizes
 
 EXAMPLE = ROOT / "intents" / "enterprise-four-networks.yaml"
 GOLDEN = ROOT / "tests" / "golden" / "four-networks"

@@ -10,9 +10,8 @@ from pathlib import Path
 import pytest
 
 from designer.outputs.build import design_files
-from designer.outputs.folder import part_sizes
 from designer.outputs.summary import written_lines
-from tests.helpers import build_text, intent_text
+from tests.helpers import build_text, intent_text, part_sizes
 from tests.test_intent_errors import run_cli
 
 OPTIONAL = ("servers/", "lab/")
@@ -90,8 +89,3 @@ def test_written_lines_put_the_largest_part_first_and_the_total_last() -> None:
         "  configs/eos         2 files      1.5 MB",
         "wrote 1,005 files, 44.1 MB, to outputs/x; read outputs/x/summary.md first",
     ]
-
-
-def test_part_sizes_of_a_folder_designer_did_not_write_is_empty(tmp_path: Path) -> None:
-    (tmp_path / "notes.txt").write_text("mine")
-    assert part_sizes(tmp_path) == {}

@@ -22,13 +22,13 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from designer.outputs.build import build_and_check, check_design, design_files, write_design
-from designer.outputs.folder import drift, part_sizes, write
+from designer.outputs.folder import drift, write
 from designer.outputs.summary import markdown_text, summary_markdown
 from designer.outputs.tables import CHUNK_ROWS, csv_bytes
 from designer.pipeline import build
 from designer.render import TemplateError
 from tests.conftest import ROOT, need
-from tests.helpers import build_design, build_text, intent_text
+from tests.helpers import build_design, build_text, intent_text, part_sizes
 from tests.test_intent_errors import run_cli
 
 EXAMPLE = ROOT / "intents" / "cluster.yaml"

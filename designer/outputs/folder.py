@@ -152,13 +152,6 @@ PartSizes = dict[str, tuple[int, int]]
 files`` (everything else)."""
 
 
-def part_sizes(folder: Path) -> PartSizes:
-    """The :data:`PartSizes` of the build in ``folder``, as its manifest lists the files; empty for a folder
-    designer did not write."""
-    root = os.fspath(folder)  # a plain string join and stat per file: a build writes hundreds of thousands
-    return sizes_by_part((path, os.stat(os.path.join(root, path)).st_size) for path in _listed(folder) or ())
-
-
 def sizes_by_part(files: Iterable[tuple[str, int]]) -> PartSizes:
     """The :data:`PartSizes` of ``files`` (relative path, bytes)."""
     sizes: PartSizes = {}

@@ -385,7 +385,7 @@ def _left_out(design: Design) -> list[str]:
 
 def written_lines(sizes: dict[str, tuple[int, int]], folder: Path, first: str) -> str:
     """What ``designer build`` says it wrote: the files and megabytes (10^6 bytes) of each part, largest first
-    (``sizes``: files and bytes by part, as :func:`designer.outputs.folder.part_sizes` gives them), then of all."""
+    (``sizes``: files and bytes by part, as :func:`designer.outputs.folder.sizes_by_part` gives them), then of all."""
     files, size = sum(count for count, _ in sizes.values()), sum(size for _, size in sizes.values())
     width = max((len(part) for part in sizes), default=0)
     return "\n".join(
