@@ -2,7 +2,7 @@
 addresses) into a real Nautobot: the first sync, and a second one that finds nothing to change.
 
 Each sync is a fresh ``designer sync`` process. Without ``--url`` the script starts its own Nautobot
-(tests/nautobot_lab.py: PostgreSQL, Redis and Nautobot with the BGP Models app, migrated first: minutes; root);
+(tests/nautobot_lab.py: PostgreSQL, Redis and Nautobot with the BGP Models app, from its migrated database; root);
 ``--write`` replaces the table in benchmarks/README.md between its bench_sync markers. Targets: at most 300 s
 the first time, at most 60 s when nothing changed. Beside each wall time the table gives the CPU seconds of the
 ``designer`` process and of the Nautobot server's processes (``--server-pid`` for a Nautobot of your own) and the
