@@ -146,8 +146,7 @@ class NautobotLab:
         """Write the lab's database to ``path`` (``pg_dump``'s compressed custom format), its API tokens left out."""
         client = ["-h", "127.0.0.1", "-p", str(self.database_port), "-U", "nautobot"]
         dump = [str(POSTGRES_BIN[-1] / "pg_dump"), *client, "--format=custom", "--no-owner"]
-        self._run([*dump, "--exclude-table-data=users_token", "-f", str(self.folder / path.name), "nautobot"])
-        shutil.copyfile(self.folder / path.name, path)
+        self._run([*dump, "--exclude-table-data=users_token", "-f", str(path), "nautobot"])
 
     def stop(self) -> None:
         """End the processes this lab started, newest first, and delete its folder."""

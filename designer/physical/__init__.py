@@ -53,6 +53,15 @@ PART_NAMES = {"nvlink_switch_tray": "nvswitch", "power_shelf": "powershelf", "ma
 """How a system's parts beside its compute trays are named in its rack: ``sys<s>-<name><k>``, ``k`` from the top."""
 
 
+PART_ITEMS = {
+    "nvlink_switch_tray": "NVLink switch tray",
+    "power_shelf": "power shelf",
+    "management_switch": "management switch",
+}
+"""What one of a system's parts beside its compute trays is called after the system's name, as bom.csv orders it
+(``gb300-nvl72 NVLink switch tray``)."""
+
+
 def part_of(name: str) -> str:
     """The kind of a system's part (:data:`designer.catalog.SYSTEM_PARTS`) from its name (``sys0-nvswitch3``)."""
     short = name.rsplit("-", 1)[1].rstrip("0123456789")
@@ -162,13 +171,10 @@ def _system_lines(intent: Intent, servers: int) -> Counter[BomKey]:
         return lines
     systems = servers // system.trays
     lines["system", f"{system.name} rack", NO_LENGTH] = systems
-    for item, each in (
-        (f"{system.name} NVLink switch tray", system.nvlink_switch_trays),
-        (f"{system.name} power shelf", system.power_shelves),
-        (f"{system.name} management switch", system.management_switches),
-    ):
+    for part, item in PART_ITEMS.items():
+        each = getattr(system, SYSTEM_PARTS[part])
         if each:
-            lines["system", item, NO_LENGTH] = systems * each
+            lines["system", f"{system.name} {item}", NO_LENGTH] = systems * each
     if system.north_south_nics:
         lines["nic", f"{system.north_south_nic} (north-south)", NO_LENGTH] = servers * system.north_south_nics
     return lines

@@ -28,6 +28,7 @@ from designer.model import DeviceConfig
 from designer.networks.oob import MANAGEMENT_PORT
 from designer.nic_names import server_interfaces
 from designer.outputs.folder import INTENT_FILE
+from designer.physical import PART_ITEMS
 from designer.pipeline import device_models
 from designer.targets import TARGETS
 
@@ -328,12 +329,6 @@ PART_ROLES = {
 }
 """The role of each part of a rack-scale system's rack beside its compute trays (a management switch's is the
 out-of-band network's)."""
-PART_MODELS = {
-    "nvlink_switch_tray": "NVLink switch tray",
-    "power_shelf": "power shelf",
-    "management_switch": "management switch",
-}
-"""The model of a system's part, after the system's name (``gb300-nvl72 NVLink switch tray``), as bom.csv names it."""
 STORAGE_MAKER = "generic"
 """The maker a storage server's device type is filed under: the design gives its ports, not its model."""
 
@@ -367,7 +362,7 @@ def _device_type(intent: Intent, row: dict[str, Any], switch: DeviceConfig | Non
         return (manufacturer_of(management.name), management.name), management.rack_units
     if row["role"] in PART_ROLES.values():  # a system's part: NVLink switch tray, power shelf, unnamed switch model
         assert intent.system is not None  # only a rack-scale system's rack has parts
-        model = f"{intent.system.name} {PART_MODELS[row['part']]}"
+        model = f"{intent.system.name} {PART_ITEMS[row['part']]}"
         return (manufacturer_of(intent.system.name), model), row["units"] or 1
     if row["role"] == "oob_spine" and oob is not None:
         breakout = oob.spine.breakout(oob.switch.uplink_speed)
