@@ -1,15 +1,24 @@
-"""Time `designer build` of a GB300 NVL72 design of 1,820 systems (131,040 GPUs) against the 131,072-GPU DGX H100
+"""Time `designer build` of GB300 NVL72 designs of 1,820 systems (131,040 GPUs) against the 131,072-GPU DGX H100
 build of bench_build.py, per link: a rack-scale design must cost no more time per link than a server design.
 
-The GB300 trays carry 4 x 800G ConnectX-8 each; 64 x 800G SN5600 switches hold 65,536 NIC ports per plane in 3
-tiers, so the 131,040 ports run as 2 planes of 2 rails. Each run is a fresh process (``bench_build.measure``) and
-the two designs take turns (one build of each per round, so that both meet the same machine state); the table
-reports medians of ``--runs`` runs, wall and CPU (the build and its workers), and the ratios of time per link.
-``--write`` replaces the table in benchmarks/README.md between its bench_systems markers. Run it on a memory file
-system (``TMPDIR=/dev/shm``), as the build table: on this machine's ext4 disk, creating files right after deleting
-many costs several times more system time, which falls on the design with more files.
+Two GB300 designs, both on 64 x 800G SN5600 switches in 3 tiers, the trays' 4 x 800G ConnectX-8 ports cabled to
+leaves:
 
-    TMPDIR=/dev/shm python benchmarks/bench_systems.py [--runs 1] [--write]
+* NVIDIA's Spectrum-X reference (the row the target is judged on): each ConnectX-8 port split into 2 planes of 400G
+  with the NIC balancing them (``multiplane: {planes: 2, mode: hwplb}``, the mode Spectrum-X RA 2.3 recommends),
+  the switches run as 128 x 400G like the DGX build's, so it has as many servers, files and switch ports per link;
+* each port at 800G in one of 2 fabric planes (``fabric.planes: 2``): 64-port switches, so twice the switches
+  and the trays per link of the DGX build, and each one's fixed cost twice per link.
+
+Each run is a fresh process (``bench_build.measure``) and the designs take turns (one build of each per round, so
+that all meet the same machine state); the table reports medians of ``--runs`` runs, wall and CPU (the build and
+its workers), and the ratios of time per link. ``--systems`` sets the size (the DGX build has as many GPUs,
+rounded up to a multiple of 1,024). ``--write`` replaces the table in benchmarks/README.md between its
+bench_systems markers. Run it on a memory file system (``TMPDIR=/dev/shm``), as the build table: on this
+machine's ext4 disk, creating files right after deleting many costs several times more system time, which falls on
+the design with more files.
+
+    TMPDIR=/dev/shm python benchmarks/bench_systems.py [--runs 1] [--systems 1820] [--write]
 """
 
 from __future__ import annotations
@@ -27,16 +36,37 @@ from typing import Any
 from bench_build import measure
 from common import INTENT, compile_designer, publish, storage
 
-GB300 = """\
-name: bench-gb300
-compute: {system: gb300-nvl72, systems: 1820}
+GB300_MULTIPLANE = """\
+name: bench-gb300-multiplane
+compute: {{system: gb300-nvl72, systems: {systems}, multiplane: {{planes: 2, mode: hwplb}}}}
+fabric:
+  leaf: {{model: nvidia-sn5600}}
+addressing: {{fabric_p2p: 10.0.0.0/12, server_p2p: 10.16.0.0/12, loopbacks: 10.255.0.0/16}}
+"""
+"""GB300 NVL72 racks whose ConnectX-8 ports each serve 2 planes of 400G (hwplb): ``{systems}`` sets the size."""
+GB300_800G = """\
+name: bench-gb300-800g
+compute: {{system: gb300-nvl72, systems: {systems}}}
 fabric:
   planes: 2
-  leaf: {model: nvidia-sn5600}
-addressing: {fabric_p2p: 10.0.0.0/12, server_p2p: 10.16.0.0/12, loopbacks: 10.255.0.0/16}
+  leaf: {{model: nvidia-sn5600}}
+addressing: {{fabric_p2p: 10.0.0.0/12, server_p2p: 10.16.0.0/12, loopbacks: 10.255.0.0/16}}
 """
-"""1,820 GB300 NVL72 racks: 32,760 trays, 131,040 GPUs and as many 800G NIC ports in 2 planes."""
-DESIGNS = {"DGX H100, 131,072 GPUs": INTENT.format(gpus=131072), "GB300 NVL72 x 1,820, 131,040 GPUs": GB300}
+"""GB300 NVL72 racks whose ConnectX-8 ports run at 800G, half the rails in each of 2 fabric planes."""
+SYSTEM_GPUS = 72
+SYSTEMS = 1820
+"""The size of the target: 1,820 racks, 32,760 trays, 131,040 GPUs."""
+
+
+def designs(systems: int) -> dict[str, str]:
+    """Each design's name and intent text at ``systems`` GB300 systems, the DGX build first (as many GPUs, rounded
+    up to a multiple of 1,024: 131,072 at the target's size)."""
+    gpus = -(-systems * SYSTEM_GPUS // 1024) * 1024
+    return {
+        f"DGX H100, {gpus:,} GPUs": INTENT.format(gpus=gpus),
+        f"GB300 NVL72 x {systems:,}, ConnectX-8 in 2 planes of 400G (hwplb)": GB300_MULTIPLANE.format(systems=systems),
+        f"GB300 NVL72 x {systems:,}, 800G ports in 2 fabric planes": GB300_800G.format(systems=systems),
+    }
 
 
 def bench(designs: dict[str, str], runs: int, work: Path) -> dict[str, dict[str, Any]]:
@@ -92,11 +122,12 @@ def table(rows: dict[str, dict[str, Any]], runs: int) -> str:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--runs", type=int, default=1)
+    parser.add_argument("--systems", type=int, default=SYSTEMS, help="GB300 NVL72 systems (default: %(default)s)")
     parser.add_argument("--write", action="store_true", help="replace the table in benchmarks/README.md")
     args = parser.parse_args()
     compile_designer()
     with tempfile.TemporaryDirectory() as folder:
-        rows = bench(DESIGNS, args.runs, Path(folder))
+        rows = bench(designs(args.systems), args.runs, Path(folder))
     publish(table(rows, args.runs), "bench_systems", args.write)
 
 

@@ -69,6 +69,26 @@ def test_sized_benchmark_prints_a_row_for_the_smallest_size(script: str) -> None
     assert len(rows) == 1, result.stdout
 
 
+def test_systems_benchmark_prints_the_dgx_row_then_each_gb300_designs_at_a_tiny_size() -> None:
+    """bench_systems at 8 GB300 systems: the DGX build at as many GPUs rounded up to 1,024, the multiplane reference
+    (each ConnectX-8 port one link to each plane: 576 x 2 host links) and the 800G design, each with its links from
+    ``designer plan`` and its ratios to the DGX row."""
+    result = subprocess.run(
+        [sys.executable, str(ROOT / "benchmarks" / "bench_systems.py"), "--runs", "1", "--systems", "8"],
+        capture_output=True,
+        text=True,
+        cwd=ROOT,
+        timeout=300,
+    )
+    assert result.returncode == 0, result.stderr
+    rows = [line.split(" | ")[:3] for line in result.stdout.splitlines() if line.startswith("| ") and "x |" in line]
+    assert rows == [
+        ["| DGX H100, 1,024 GPUs", "1,024", "2,048"],
+        ["| GB300 NVL72 x 8, ConnectX-8 in 2 planes of 400G (hwplb)", "576", "2,688"],
+        ["| GB300 NVL72 x 8, 800G ports in 2 fabric planes", "576", "1,216"],
+    ], result.stdout
+
+
 @pytest.mark.parametrize("missing", ["libyang", "vtysh"])
 def test_bench_validate_without_a_parser_skips_saying_what_to_install_and_fails_under_ci(
     missing: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
