@@ -54,39 +54,38 @@ def need_parsers() -> None:
 PREREQUISITES: dict[str, Callable[[], None]] = {"bench_validate": need_parsers}
 
 
-@pytest.mark.parametrize("script", SIZED)
-def test_sized_benchmark_prints_a_row_for_the_smallest_size(script: str) -> None:
-    PREREQUISITES.get(script, lambda: None)()
+def printed_by(script: str, *args: str) -> str:
+    """What ``benchmarks/<script>.py`` with ``args`` prints, once it has exited with 0."""
     result = subprocess.run(
-        [sys.executable, str(ROOT / "benchmarks" / f"{script}.py"), "--runs", "1", "--sizes", "1024"],
+        [sys.executable, str(ROOT / "benchmarks" / f"{script}.py"), *args],
         capture_output=True,
         text=True,
         cwd=ROOT,
         timeout=300,
     )
     assert result.returncode == 0, result.stderr
-    rows = [line for line in result.stdout.splitlines() if line.startswith("| 1,024 |")]
-    assert len(rows) == 1, result.stdout
+    return result.stdout
+
+
+@pytest.mark.parametrize("script", SIZED)
+def test_sized_benchmark_prints_a_row_for_the_smallest_size(script: str) -> None:
+    PREREQUISITES.get(script, lambda: None)()
+    printed = printed_by(script, "--runs", "1", "--sizes", "1024")
+    rows = [line for line in printed.splitlines() if line.startswith("| 1,024 |")]
+    assert len(rows) == 1, printed
 
 
 def test_systems_benchmark_prints_the_dgx_row_then_each_gb300_designs_at_a_tiny_size() -> None:
     """bench_systems at 8 GB300 systems: the DGX build at as many GPUs rounded up to 1,024, the multiplane reference
     (each ConnectX-8 port one link to each plane: 576 x 2 host links) and the 800G design, each with its links from
     ``designer plan`` and its ratios to the DGX row."""
-    result = subprocess.run(
-        [sys.executable, str(ROOT / "benchmarks" / "bench_systems.py"), "--runs", "1", "--systems", "8"],
-        capture_output=True,
-        text=True,
-        cwd=ROOT,
-        timeout=300,
-    )
-    assert result.returncode == 0, result.stderr
-    rows = [line.split(" | ")[:3] for line in result.stdout.splitlines() if line.startswith("| ") and "x |" in line]
+    printed = printed_by("bench_systems", "--runs", "1", "--systems", "8")
+    rows = [line.split(" | ")[:3] for line in printed.splitlines() if line.startswith("| ") and "x |" in line]
     assert rows == [
         ["| DGX H100, 1,024 GPUs", "1,024", "2,048"],
         ["| GB300 NVL72 x 8, ConnectX-8 in 2 planes of 400G (hwplb)", "576", "2,688"],
         ["| GB300 NVL72 x 8, 800G ports in 2 fabric planes", "576", "1,216"],
-    ], result.stdout
+    ], printed
 
 
 @pytest.mark.parametrize("missing", ["libyang", "vtysh"])
@@ -107,14 +106,7 @@ def test_bench_validate_without_a_parser_skips_saying_what_to_install_and_fails_
 
 
 def test_verify_benchmark_parses_its_options() -> None:
-    result = subprocess.run(
-        [sys.executable, str(ROOT / "benchmarks" / "bench_verify.py"), "--help"],
-        capture_output=True,
-        text=True,
-        cwd=ROOT,
-        timeout=60,
-    )
-    assert result.returncode == 0 and "--labs" in result.stdout
+    assert "--labs" in printed_by("bench_verify", "--help")
 
 
 NEED_PYAVD = "bench_avd needs Arista's pyavd: pip install pyavd (or pip install '.[test]')"
@@ -122,16 +114,9 @@ NEED_PYAVD = "bench_avd needs Arista's pyavd: pip install pyavd (or pip install 
 
 def test_avd_benchmark_prints_a_row_at_a_tiny_size() -> None:
     need(importlib.util.find_spec("pyavd") is not None, NEED_PYAVD)
-    result = subprocess.run(
-        [sys.executable, str(ROOT / "benchmarks" / "bench_avd.py"), "--runs", "1", "--sizes", "256"],
-        capture_output=True,
-        text=True,
-        cwd=ROOT,
-        timeout=300,
-    )
-    assert result.returncode == 0, result.stderr
-    rows = [line for line in result.stdout.splitlines() if line.startswith("| 256 | 12 |")]
-    assert len(rows) == 1 and rows[0].endswith("x |"), result.stdout
+    printed = printed_by("bench_avd", "--runs", "1", "--sizes", "256")
+    rows = [line for line in printed.splitlines() if line.startswith("| 256 | 12 |")]
+    assert len(rows) == 1 and rows[0].endswith("x |"), printed
 
 
 def test_the_avd_inventory_builds_the_same_fabric_through_aristas_pipeline(
