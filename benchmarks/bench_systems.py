@@ -4,9 +4,9 @@ build of bench_build.py, per link: a rack-scale design must cost no more time pe
 Two GB300 designs, both on 64 x 800G SN5600 switches in 3 tiers, the trays' 4 x 800G ConnectX-8 ports cabled to
 leaves:
 
-* NVIDIA's Spectrum-X reference (the row the target is judged on): each ConnectX-8 port split into 2 planes of 400G
-  with the NIC balancing them (``multiplane: {planes: 2, mode: hwplb}``, the mode Spectrum-X RA 2.3 recommends),
-  the switches run as 128 x 400G like the DGX build's, so it has as many servers, files and switch ports per link;
+* NVIDIA's Spectrum-X reference: each ConnectX-8 port split into 2 planes of 400G with the NIC balancing them
+  (``multiplane: {planes: 2, mode: hwplb}``, the mode Spectrum-X RA 2.3 recommends), the switches run as
+  128 x 400G like the DGX build's, so it has as many servers, files and switch ports per link;
 * each port at 800G in one of 2 fabric planes (``fabric.planes: 2``): 64-port switches, so twice the switches
   and the trays per link of the DGX build, and each one's fixed cost twice per link.
 
