@@ -21,6 +21,7 @@ from pathlib import Path
 
 import pytest
 
+from designer.allocate import ip
 from designer.catalog import catalog
 from designer.checks import addressing
 from designer.design import Design
@@ -325,4 +326,32 @@ def test_the_addressing_check_still_finds_a_31_used_twice_inside_one_plane() -> 
     evens[plane1[1]] = evens[plane1[0]]  # two trays' links in plane 1 on one /31
     broken = dataclasses.replace(design, allocation=dataclasses.replace(design.allocation, evens=evens))
     errors = [finding.message for finding in addressing.check(broken) if finding.severity == "error"]
-    assert errors and all("is assigned 2 times" in message for message in errors)
+    even, odd = map(ip, design.allocation.link_addresses(plane1[0]))
+    assert errors == [f"{even} is assigned 2 times", f"{odd} is assigned 2 times"] * 2
+
+
+def test_the_addressing_check_scopes_only_server_interfaces_to_their_plane_in_the_device_model() -> None:
+    design = multiplane("hwplb")
+    configs = list(design.configs)
+    plane0, first, second = (
+        n for plane in (0, 1) for n in [n for n, config in enumerate(configs) if config.plane == plane][: plane + 1]
+    )
+
+    def with_address(n: int, role: str, address: str) -> None:
+        config = configs[n]
+        at = next(i for i, interface in enumerate(config.interfaces) if interface.role == role)
+        interfaces = list(config.interfaces)
+        interfaces[at] = interfaces[at]._replace(address=address)
+        configs[n] = dataclasses.replace(config, interfaces=tuple(interfaces))
+
+    def errors() -> list[str]:
+        broken = dataclasses.replace(design, configs=tuple(configs))
+        return [finding.message for finding in addressing.check(broken) if finding.severity == "error"]
+
+    server = next(interface for interface in configs[first].interfaces if interface.role == "server").address
+    with_address(second, "server", server)  # a server /31 twice inside plane 1
+    assert errors() == [f"{server} is configured 2 times"] * 2
+    configs = list(design.configs)
+    fabric = next(interface for interface in configs[first].interfaces if interface.role == "fabric").address
+    with_address(plane0, "fabric", fabric)  # a fabric /31 of plane 1 again in plane 0: the planes share none
+    assert errors() == [f"{fabric} is configured 2 times"] * 2

@@ -20,12 +20,15 @@ from designer.checks.base import capped
 from designer.design import Built
 from designer.fabric import SERVER_LEAF
 from designer.findings import Finding
+from designer.model import DeviceConfig
 
 ID = "addressing"
 DESCRIPTION = "addresses unique, both ends of every /31 in one subnet, pools disjoint, utilisation"
 SEVERITY = "error"
 TECHNOLOGIES = ("ethernet",)
 """The fabrics it proves something of: an InfiniBand fabric has no IP addresses."""
+IPV4 = (1 << 32) - 1
+"""The address of an entry of the address list: a server link's may be moved above IPv4 by its plane."""
 
 
 def check(design: Built) -> Iterable[Finding]:
@@ -66,15 +69,18 @@ def check(design: Built) -> Iterable[Finding]:
     yield from capped(ID, "error", problems)
 
     shared = allocation.numbering.address_planes < fabric.plan.planes
-    addresses: list[Hashable] = [*allocation.loopbacks, *(address for pair in ends for address in pair)]
-    if shared:  # a server link's two addresses count within its plane only: (plane, address)
-        scopes = [devices[upper].plane if tier == SERVER_LEAF else -1 for tier, upper, *_ in links]
-        ends_from = len(allocation.loopbacks)
-        addresses[ends_from:] = [(scopes[index // 2], address) for index, address in enumerate(addresses[ends_from:])]
+    ends_from = len(allocation.loopbacks)
+    addresses = [*allocation.loopbacks, *(address for pair in ends for address in pair)]
+    if shared:  # a server link's two addresses count within its plane only: moved above IPv4 by its plane
+        for number, (tier, upper, *_) in enumerate(links):
+            if tier == SERVER_LEAF:
+                scope = (devices[upper].plane + 1) << 32
+                addresses[ends_from + 2 * number] += scope
+                addresses[ends_from + 2 * number + 1] += scope
     duplicated = _duplicated(addresses)
     if duplicated:
         owners = [
-            *((index, -1) for index in range(len(allocation.loopbacks))),
+            *((index, -1) for index in range(ends_from)),
             *(
                 end
                 for _, upper, upper_port, lower, lower_port in links
@@ -85,34 +91,35 @@ def check(design: Built) -> Iterable[Finding]:
             ID,
             "error",
             [
-                (_name(devices, device, port), f"{ip(_address(address))} is assigned {duplicated[address]} times")
+                (_name(devices, device, port), f"{ip(address & IPV4)} is assigned {duplicated[address]} times")
                 for address, (device, port) in zip(addresses, owners, strict=True)
                 if address in duplicated
             ],
         )
 
-    def configured_key(plane: int, address: str) -> Hashable:
-        """An address configured on a switch of a design whose planes share the server /31s: scoped to its plane
-        when it is a server link's."""
-        return (plane, address) if _within(address, server_pool) else address
+    def configured(config: DeviceConfig) -> list[str]:
+        """The addresses configured on the switch's interfaces, a server link's prefixed with its plane when the
+        planes share the server /31s."""
+        scope = f"plane {config.plane} " if shared else ""
+        return [
+            scope + interface.ip if interface.role == "server" else interface.ip
+            for interface in config.interfaces
+            if interface.address
+        ]
 
-    configured: list[Hashable] = [
-        configured_key(config.plane, interface.ip) if shared else interface.ip
-        for config in design.configs
-        for interface in config.interfaces
-        if interface.address
-    ]
-    configured += (config.loopback.partition("/")[0] for config in design.configs)
-    twice = _duplicated(configured)
+    on_switches = [address for config in design.configs for address in configured(config)]
+    on_switches += (config.loopback.partition("/")[0] for config in design.configs)
+    twice = _duplicated(on_switches)
     yield from capped(
         ID,
         "error",
         [
-            (f"{config.hostname}:{interface.name}", f"{interface.address} is configured {twice[key]} times")
+            (f"{config.hostname}:{interface.name}", f"{interface.address} is configured {twice[address]} times")
             for config in design.configs
-            for interface in config.interfaces
-            if interface.address
-            and (key := configured_key(config.plane, interface.ip) if shared else interface.ip) in twice
+            for interface, address in zip(
+                (interface for interface in config.interfaces if interface.address), configured(config), strict=True
+            )
+            if address in twice
         ]
         if twice
         else [],
@@ -161,17 +168,6 @@ def _duplicated(values: Sequence[Hashable]) -> Counter[Hashable]:
     if len(set(values)) == len(values):
         return Counter()
     return Counter({value: count for value, count in Counter(values).items() if count > 1})
-
-
-def _address(address: Hashable) -> int:
-    """The integer address of an entry of the address list: itself, or the second of (plane, address)."""
-    return address[1] if isinstance(address, tuple) else address  # type: ignore[return-value]
-
-
-def _within(address: str, pool) -> bool:
-    """Whether the dotted-quad ``address`` is in ``pool``."""
-    a, b, c, d = map(int, address.split("."))
-    return _inside(pool, (a << 24) | (b << 16) | (c << 8) | d)
 
 
 def _inside(pool, address: int) -> bool:
