@@ -16,7 +16,7 @@ from hypothesis import strategies as st
 
 from designer.allocate import Allocation
 from designer.analysis.facts import facts
-from designer.analysis.maxflow import PlaneNetwork, _Flow, bisection, splits
+from designer.analysis.maxflow import PlaneNetwork, _Flow, bisection, solve_planes, splits
 from designer.checks import CHECKS, OF_THE_FABRIC, counts, ecmp, evidence, run
 from designer.design import Design, Wired
 from designer.errors import InputError
@@ -637,6 +637,23 @@ def test_a_failure_solved_from_the_intact_flow_is_the_max_flow_solved_afresh(mak
                 cold[arc] -= 1
                 cold[arc ^ 1] -= 1
                 assert network.without(split, solved, dead_links=[pair]) == network.solve(cold).value
+
+
+def test_a_plane_wired_as_an_earlier_one_takes_its_max_flow_and_one_that_is_not_is_solved() -> None:
+    design = build_design(servers=24, server="dgx-b300", leaf="{model: generic-32x400g}")
+    networks = tuple(PlaneNetwork(design.fabric, links) for links in design.facts.plane_links)
+    in_a = splits(design.fabric)["rails"]
+    alike = [network.split(in_a) for network in networks]
+    assert [solved.value for solved in solve_planes(networks, alike)] == [
+        network.solve(split).value for network, split in zip(networks, alike, strict=True)
+    ]
+    narrowed = [alike[0], alike[1].copy()]
+    for pair in list(networks[1].pair_arc)[:8]:  # plane 1 loses one link of each of 8 bundles
+        narrowed[1][networks[1].pair_arc[pair]] -= 1
+        narrowed[1][networks[1].pair_arc[pair] ^ 1] -= 1
+    first, second = solve_planes(networks, narrowed)
+    assert (first.value, second.value) == (networks[0].solve(alike[0]).value, networks[1].solve(narrowed[1]).value)
+    assert second.value < first.value
 
 
 def test_taking_back_the_flow_through_a_link_cancels_a_cycle_of_the_flow_met_on_the_way() -> None:

@@ -22,7 +22,8 @@ link (the tests confirm it against networkx on the uncontracted graph; when the 
 unit is their greatest common divisor and a link weighs its speed in units); a 1:1 fabric gives exactly
 ``N * s / 2`` for every split. Each plane's network is built once; a split only sets the capacities of
 the leaves' source and sink arcs in a copy, and a failure zeroes the arcs of what is down, so the
-single failures are solved on the same networks (about 0.1 s per max-flow at 32k GPUs).
+single failures are solved on the same networks (about 0.1 s per max-flow at 32k GPUs). A plane wired as an
+earlier one, its arcs and capacities the same, has that plane's max-flow, which is not solved again.
 
 Single failures (:func:`failures`): the busiest spine, super-spine and leaf (the one with the most links, first
 in device order on a tie) and the first leaf-spine link. The failed plane is solved again without it for the
@@ -312,10 +313,7 @@ def bisection(fabric: Fabric, facts: Facts) -> Bisection:
     """The max-flow of every split in every plane, and of the structured splits with each single failure."""
     networks = tuple(PlaneNetwork(fabric, links) for links in facts.plane_links)
     capacities = {name: [network.split(in_a) for network in networks] for name, in_a in splits(fabric).items()}
-    solved = {
-        name: [network.solve(split) for network, split in zip(networks, planes, strict=True)]
-        for name, planes in capacities.items()
-    }
+    solved = {name: solve_planes(networks, planes) for name, planes in capacities.items()}
     flows = {name: tuple(plane.value for plane in planes) for name, planes in solved.items()}
     failed = []
     for failure in failures(fabric, facts):
@@ -337,6 +335,24 @@ def bisection(fabric: Fabric, facts: Facts) -> Bisection:
     plan, unit = fabric.plan, flow_unit(fabric)
     full = plan.planes * (plan.servers * plan.rails // 2) * (plan.link_speed // unit)
     return Bisection(unit, full, flows, tuple(failed))
+
+
+def solve_planes(networks: tuple[PlaneNetwork, ...], capacities: list[list[int]]) -> list[Solved]:
+    """Each plane's max-flow over its capacities (of :meth:`PlaneNetwork.split`). A plane wired as an earlier one
+    (the same arcs, each with the same capacity: the planes of a fabric usually are) has that plane's max-flow,
+    which is taken as it is; its residual capacities are only ever read through a copy."""
+    solved: list[Solved] = []
+    for network, split in zip(networks, capacities, strict=True):
+        twin = next(
+            (
+                done
+                for earlier, earlier_split, done in zip(networks, capacities, solved, strict=False)  # those before
+                if earlier_split == split and earlier.head == network.head and earlier.arcs == network.arcs
+            ),
+            None,
+        )
+        solved.append(twin or network.solve(split))
+    return solved
 
 
 def flow_unit(fabric: Fabric) -> int:
