@@ -293,9 +293,15 @@ def choose_media(
         media = [medium_for(longest[group], reach_dm[link[0]]) for group, link in zip(groups, links, strict=True)]
     optics_only = {groups[number] for number in split_both}
     if optics_only:
+        optical_at: dict[tuple[int, int], int] = {}
+        """The optical medium by run length and tier: a few kinds of run for every such link."""
         for number, group in enumerate(groups):
             if group in optics_only:
-                media[number] = _optical_for(longest[group], reach_dm[links[number][0]], optical)
+                run = longest[group], links[number][0]
+                chosen = optical_at.get(run)
+                if chosen is None:
+                    chosen = optical_at[run] = _optical_for(run[0], reach_dm[run[1]], optical)
+                media[number] = chosen
     return media, shared
 
 
