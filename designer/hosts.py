@@ -277,6 +277,9 @@ def host_configs(
     unaddressed = [""] * fabric.server_link_count
     # a server link's leaf is its upper end
     leaf_ips, nic_ips = (allocation.upper_ips, allocation.lower_ips) if allocation is not None else (unaddressed,) * 2
+    rail_ports = [tuple(index + plane * rails for plane in every_plane) for index in range(len(spec.nics))]
+    """With hwplb, the ports of each rail's interface, a plane each."""
+    rail_pfs = [tuple(spec.plane_nics[each] for each in plane_ports) for plane_ports in rail_ports] if per_rail else []
     hosts = []
     for offset, numbers in enumerate(links):
         server = devices[first + offset]
@@ -285,11 +288,10 @@ def host_configs(
         for index, name in enumerate(spec.nics):
             number = numbers[index]
             if per_rail:  # the interface of a rail sends over the port's link in every plane
-                plane_ports = [index + plane * rails for plane in every_plane]
-                port, planes = "+".join(ports[each] for each in plane_ports), every_plane
-                plane_pfs = tuple(spec.plane_nics[each] for each in plane_ports)
-                ends = [fabric.links[numbers[each]][1:3] for each in plane_ports]
-                leaves = tuple((devices[leaf].name, names[leaf][slot]) for leaf, slot in ends)
+                plane_ports, planes, plane_pfs = rail_ports[index], every_plane, rail_pfs[index]
+                port = "+".join([ports[each] for each in plane_ports])
+                ends = [fabric.links[numbers[each]] for each in plane_ports]
+                leaves = tuple([(devices[leaf].name, names[leaf][slot]) for _, leaf, slot, _, _ in ends])
             else:
                 _, leaf, slot, _, _ = fabric.links[number]
                 port, planes = ports[index], one_plane[index // rails]
