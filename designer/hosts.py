@@ -277,9 +277,11 @@ def host_configs(
     unaddressed = [""] * fabric.server_link_count
     # a server link's leaf is its upper end
     leaf_ips, nic_ips = (allocation.upper_ips, allocation.lower_ips) if allocation is not None else (unaddressed,) * 2
-    rail_ports = [tuple(index + plane * rails for plane in every_plane) for index in range(len(spec.nics))]
+    rail_ports = (
+        [tuple(index + plane * rails for plane in every_plane) for index in range(len(spec.nics))] if per_rail else []
+    )
     """With hwplb, the ports of each rail's interface, a plane each."""
-    rail_pfs = [tuple(spec.plane_nics[each] for each in plane_ports) for plane_ports in rail_ports] if per_rail else []
+    rail_pfs = [tuple(spec.plane_nics[each] for each in plane_ports) for plane_ports in rail_ports]
     hosts = []
     for offset, numbers in enumerate(links):
         server = devices[first + offset]

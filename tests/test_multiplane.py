@@ -333,9 +333,8 @@ def test_the_addressing_check_still_finds_a_31_used_twice_inside_one_plane() -> 
 def test_the_addressing_check_scopes_only_server_interfaces_to_their_plane_in_the_device_model() -> None:
     design = multiplane("hwplb")
     configs = list(design.configs)
-    plane0, first, second = (
-        n for plane in (0, 1) for n in [n for n, config in enumerate(configs) if config.plane == plane][: plane + 1]
-    )
+    in_plane = {plane: [n for n, config in enumerate(configs) if config.plane == plane] for plane in (0, 1)}
+    plane0, (first, second) = in_plane[0][0], in_plane[1][:2]
 
     def with_address(n: int, role: str, address: str) -> None:
         config = configs[n]

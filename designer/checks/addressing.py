@@ -72,11 +72,10 @@ def check(design: Built) -> Iterable[Finding]:
     ends_from = len(allocation.loopbacks)
     addresses = [*allocation.loopbacks, *(address for pair in ends for address in pair)]
     if shared:  # a server link's two addresses count within its plane only: moved above IPv4 by its plane
-        for number, (tier, upper, *_) in enumerate(links):
-            if tier == SERVER_LEAF:
-                scope = (devices[upper].plane + 1) << 32
-                addresses[ends_from + 2 * number] += scope
-                addresses[ends_from + 2 * number + 1] += scope
+        for number in range(fabric.server_link_count):  # the server links come first
+            scope = (devices[links[number][1]].plane + 1) << 32
+            addresses[ends_from + 2 * number] += scope
+            addresses[ends_from + 2 * number + 1] += scope
     duplicated = _duplicated(addresses)
     if duplicated:
         owners = [
