@@ -21,14 +21,14 @@ import json, resource, sys, time
 from designer.fabric import wire
 from designer.intent import parse_intent
 from designer.physical import plan_physical
-from designer.pipeline import top_kept_of
+from designer.networks.cluster import top_kept
 from designer.sizing import size
 intent = parse_intent(sys.argv[1])
 plan = size(intent)
 fabric = wire(intent, plan)
 before = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
 start = time.perf_counter()
-physical = plan_physical(intent, plan, fabric, top_kept_of(intent))
+physical = plan_physical(intent, plan, fabric, top_kept(intent))
 elapsed = time.perf_counter() - start
 print(json.dumps({"seconds": elapsed, "links": len(fabric.links), "racks": len(physical.racks),
                   "peak_growth_mib": (resource.getrusage(resource.RUSAGE_SELF).ru_maxrss - before) / 1024}))

@@ -32,8 +32,8 @@ from designer.networks.cluster import ClusterNetworks, design_networks, top_kept
 from designer.networks.management import SwitchManagement, switch_management
 from designer.networks.model import network_switch_configs
 from designer.networks.physical import Hall
-from designer.physical import Physical, TopKept, cable_lengths, plan_physical
-from designer.physical.placement import device_units, servers_per_rack
+from designer.physical import Physical, cable_lengths, plan_physical
+from designer.physical.placement import device_units
 from designer.sizing import Plan, size
 from designer.validation import validated_intent
 from designer.workers import Background
@@ -113,7 +113,7 @@ def design(
     shared = same.facts if same else facts(fabric)
     like = (same.intent, same.physical) if same else None
     fabric_checks = applicable(intent.technology, OF_THE_FABRIC)
-    kept = top_kept_of(intent)
+    kept = top_kept(intent)
 
     def beside_the_models(worker: int, _count: int) -> dict[str, Any]:
         if worker == 0:
@@ -223,7 +223,7 @@ def management_of_switches(intent: Intent) -> SwitchManagement:
     if intent.networks.oob is None:
         return switch_management(intent.networks.management, None)
     plan, fabric, allocation = _wired(intent, quiet)
-    networks = _networks(intent, fabric, allocation, plan_physical(intent, plan, fabric, top_kept_of(intent)), quiet)
+    networks = _networks(intent, fabric, allocation, plan_physical(intent, plan, fabric, top_kept(intent)), quiet)
     return switch_management(intent.networks.management, networks.physical.oob)
 
 
@@ -236,11 +236,11 @@ def device_models(intent: Intent) -> tuple[DeviceConfig, ...]:
     if allocation is None:
         return ()
     configs = tuple(
-        device_configs(intent, plan, fabric, allocation, cable_lengths(intent, plan, fabric, top_kept_of(intent)))
+        device_configs(intent, plan, fabric, allocation, cable_lengths(intent, plan, fabric, top_kept(intent)))
     )
     if not intent.networks.declared:
         return configs
-    networks = _networks(intent, fabric, allocation, plan_physical(intent, plan, fabric, top_kept_of(intent)), quiet)
+    networks = _networks(intent, fabric, allocation, plan_physical(intent, plan, fabric, top_kept(intent)), quiet)
     return (*configs, *network_switch_configs(networks, backend_settings(intent, plan)))
 
 
@@ -250,11 +250,6 @@ def workloads(intent: Intent, progress: Progress | None = None, seeds: int = SEE
     say = progress or quiet
     _, fabric, allocation = _wired(intent, say)
     return _analyzed(intent, fabric, allocation, seeds, say)
-
-
-def top_kept_of(intent: Intent) -> TopKept:
-    """What the top of each of the backend's network racks keeps for the out-of-band network declared beside it."""
-    return top_kept(intent.networks, intent.servers, intent.max_servers, servers_per_rack(intent), intent.system)
 
 
 def _wired(intent: Intent, say: Progress) -> tuple[Plan, Fabric, Allocation | None]:
@@ -285,6 +280,7 @@ def _networks(
     hall = Hall(
         physical.racks,
         physical.rows,
+        physical.row.racks,
         fabric.devices,
         physical.device_rack,
         physical.device_unit,

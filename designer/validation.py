@@ -9,8 +9,7 @@ from pathlib import Path
 from designer.allocate import address_problems
 from designer.errors import InputError, Problem
 from designer.intent import Intent, SiteCatalogs, read_intent
-from designer.networks.cluster import network_problems
-from designer.physical.placement import servers_per_rack
+from designer.networks.cluster import network_problems, top_kept
 from designer.sizing import size
 
 
@@ -37,5 +36,6 @@ def _sized_problems(intent: Intent) -> list[Problem]:
         plan = size(intent)
     except InputError as error:
         return list(error.problems)
-    networks = network_problems(intent.networks, intent.servers, intent.max_servers, servers_per_rack(intent))
+    kept = top_kept(intent)
+    networks = network_problems(intent.networks, intent.servers, intent.max_servers, kept.servers_per_rack)
     return [*address_problems(intent, plan), *networks]

@@ -6,6 +6,7 @@ intended change to the review's wording).
 
 from __future__ import annotations
 
+import hashlib
 import json
 import re
 import shutil
@@ -175,6 +176,28 @@ def test_git_revisions_read_design_configs_and_manifest(tmp_path: Path, monkeypa
     assert (code, out) == (2, "") and "git ls-tree" in err and "give two output folders or two git revisions" in err
 
 
+def test_the_tutorials_gate_on_one_design_of_a_repository_of_several(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """docs/tutorial.md's ``designer diff HEAD outputs/<name> --fail-on existing-change`` in a repository of several
+    designs compares that design alone: the others are neither removed nor added by it."""
+    repo = tmp_path / "repo"
+    repo.mkdir()
+    git = ["git", "-C", str(repo), "-c", "user.name=t", "-c", "user.email=t@example.com"]
+    subprocess.run(["git", "init", "-q", str(repo)], check=True)
+    built(repo / "outputs", extra="growth: {max_servers: 64}")
+    built(repo / "outputs", name="other")
+    subprocess.run([*git, "add", "-A"], check=True)
+    subprocess.run([*git, "commit", "-qm", "one"], check=True)
+    built(repo / "outputs", servers=48, extra="growth: {max_servers: 64}")
+    monkeypatch.chdir(repo)
+    code, out, _ = run_cli("diff", "HEAD", "outputs/test", "--fail-on", "existing-change")
+    assert code == 0, out
+    assert out.startswith("## test (HEAD -> outputs/test)") and "## other" not in out and "removed (" not in out
+    code, out, _ = run_cli("diff", "HEAD", "outputs")  # the whole folder: every design
+    assert "## other" in out
+
+
 def test_a_folder_without_a_design_is_refused(tmp_path: Path) -> None:
     (tmp_path / "empty").mkdir()
     code, _, err = run_cli("diff", str(tmp_path / "empty"), str(built(tmp_path / "b")))
@@ -205,6 +228,9 @@ def test_a_design_json_that_is_not_a_design_is_named_with_what_is_wrong(
 ) -> None:
     old, new = built(tmp_path / "a"), built(tmp_path / "b")
     (new / "design.json").write_bytes(content)
+    manifest = json.loads((new / "manifest.json").read_text())  # its sha256 listed, as a build would list it
+    manifest["files"]["design.json"] = hashlib.sha256(content).hexdigest()
+    (new / "manifest.json").write_text(json.dumps(manifest))
     code, out, err = run_cli("diff", str(old), str(new))
     assert (code, out) == (2, "") and "Traceback" not in err
     assert all(text in err for text in says), err
@@ -263,11 +289,11 @@ def test_build_reports_what_it_moved_and_summary_md_lists_it(tmp_path: Path) -> 
     out = build(extra="growth: {max_servers: 128}")
     # the count of the review of the same change (tests/diff/tiers_envelope.md): existing_changes for both
     assert (
-        "existing items changed since the previous build: 316 (tiers 2 -> 3; envelope (servers) 64 -> 128); "
+        "existing items changed since the previous build: 544 (tiers 2 -> 3; envelope (servers) 64 -> 128); "
         "summary.md lists them"
     ) in out
     summary = (target / "summary.md").read_text()
-    assert "## Existing items changed since the previous build\n\n316 items that existed" in summary
+    assert "## Existing items changed since the previous build\n\n544 items that existed" in summary
     assert "**devices renamed: 16**\n- p0-spine0 -> p0-pod0-spine0 (loopback 10.255.0.32 -> 10.255.0.64" in summary
     assert run_cli("build", "--check", str(intent), "-o", str(target))[0] == 0  # the list is kept on a rebuild
     assert "existing items" not in build(extra="growth: {max_servers: 128}")
@@ -391,10 +417,10 @@ def test_build_and_diff_count_the_same_existing_items(
 
 def test_build_and_diff_agree_on_the_shipped_cluster_crossing_to_three_tiers(tmp_path: Path) -> None:
     """intents/cluster.yaml with its envelope doubled from 256 to 512 servers crosses from 2 to 3 tiers: build and
-    diff both say 1,260 existing items changed; diff alone adds the 288 configurations that lose lines."""
+    diff both say 1,299 existing items changed; diff alone adds the 288 configurations that lose lines."""
     shipped = (ROOT / "intents" / "cluster.yaml").read_text()
     assert "max_servers: 256 " in shipped
     build_out, review_text = build_twice_and_diff(
         tmp_path, shipped, shipped.replace("max_servers: 256 ", "max_servers: 512 ")
     )
-    assert counts(build_out, review_text) == (1260, 1260, 288)
+    assert counts(build_out, review_text) == (1299, 1299, 288)

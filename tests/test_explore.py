@@ -12,12 +12,14 @@ from typing import Any
 
 import pytest
 
+from designer.catalog import catalog
 from designer.explore import MAX_CANDIDATES, Dimension, candidate_names, pareto
 from designer.explore.run import _batches
 from designer.intent import parse_intent
 from designer.intent.schema import MEDIA
+from designer.networks.cluster import top_kept
 from designer.physical import plan_physical
-from designer.pipeline import design, top_kept_of, wired_alike
+from designer.pipeline import design, wired_alike
 from tests.test_intent_errors import run_cli
 
 SMALL = """\
@@ -448,6 +450,23 @@ def test_a_candidate_wired_alike_whose_devices_stand_where_they_stood_takes_the_
     moved = replace(like.physical, device_unit=[unit + 1 for unit in like.physical.device_unit])
     intent = parse_intent(eight.replace("generic-64x800g", "nvidia-sn5600"), "b.yaml")
     alone = design(intent, hosts=False, processes=1, workload_detail=False)
-    replanned = plan_physical(intent, alone.plan, alone.fabric, top_kept_of(intent), (like.intent, moved))
+    replanned = plan_physical(intent, alone.plan, alone.fabric, top_kept(intent), (like.intent, moved))
     assert replanned.link_length_dm is not like.physical.link_length_dm
     assert replanned == alone.physical
+
+
+def test_a_leaf_naming_no_model_is_explored_over_every_catalog_switch(tmp_path: Path) -> None:
+    """docs/explore.md: with a leaf that names no model and no ports, explore varies fabric.leaf.model over the
+    catalog (the intent alone does not build: it must name one)."""
+    intent = tmp_path / "open.yaml"
+    intent.write_text(
+        "name: open\ncompute: {servers: 16, server: dgx-h100}\n"
+        "fabric: {leaf: {uplink_speed: 400G}, planes: 1, tiers: 2}\nfacility: {media: copper}\n"
+    )
+    assert run_cli("build", str(intent), "-o", str(tmp_path / "out"))[0] == 2
+    code, out, err = run_cli("explore", str(intent), "--format", "json")
+    assert code == 0, err
+    found = json.loads(out)
+    assert [dimension["path"] for dimension in found["varied"]] == ["fabric.leaf.model"]
+    assert found["varied"][0]["values"] == sorted(catalog().switches)
+    assert "small_generic-64x400g" not in out and "open_generic-64x400g" in out

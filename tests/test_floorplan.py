@@ -80,7 +80,7 @@ def test_readable_at_32k_gpus_one_line_per_row_and_no_cables() -> None:
     assert len(design.fabric.links) == 98_304
     assert not [element for element in root.iter() if element.tag in {f"{SVG}line", f"{SVG}path", f"{SVG}polyline"}]
     elements = sum(1 for _ in root.iter())
-    assert elements < 4 * len(physical.racks) + physical.rows * design.intent.facility.racks_per_row + 300
+    assert elements < 4 * len(physical.racks) + physical.rows * physical.row.racks + 300
     cells = rack_cells(root)
     row_y = {rack.row: float(cells[rack.name].find(f"{SVG}rect").get("y")) for rack in physical.racks}
     assert len(set(row_y.values())) == physical.rows  # each row on its own line, in order

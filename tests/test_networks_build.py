@@ -18,10 +18,11 @@ from netaddr import IPAddress, IPNetwork
 from designer.design import Design, quiet
 from designer.diff import _bom_counts
 from designer.intent import parse_intent
+from designer.networks.cluster import top_kept
 from designer.outputs.build import build_and_write, design_files, review_files
 from designer.physical import TopKept, plan_physical
 from designer.physical.placement import device_units
-from designer.pipeline import _networks, _wired, build, design, top_kept_of
+from designer.pipeline import _networks, _wired, build, design
 from designer.verify.parsers import check_frr
 from tests.conftest import ROOT, check_golden, need
 from tests.helpers import part_sizes
@@ -255,7 +256,7 @@ def test_devices_sharing_units_fail_the_networks_check() -> None:
     plan, fabric, allocation = _wired(intent, quiet)
     networks = _networks(intent, fabric, allocation, plan_physical(intent, plan, fabric, TopKept()), quiet)
     assert ("r00-05", "p0-su0-r0-leaf", "r00-05-mgmt0") in networks.physical.sharing_units
-    kept = _networks(intent, fabric, allocation, plan_physical(intent, plan, fabric, top_kept_of(intent)), quiet)
+    kept = _networks(intent, fabric, allocation, plan_physical(intent, plan, fabric, top_kept(intent)), quiet)
     assert kept.physical.sharing_units == ()
     assert not [finding for finding in built().findings if "stands in units" in finding.message]
 

@@ -76,7 +76,7 @@ def test_every_device_has_one_rack_unit_and_row_and_units_never_overlap(h100: De
             taken |= span
     cells = [(rack.row, rack.position) for rack in physical.racks]
     assert len(set(cells)) == len(cells)
-    assert all(0 <= rack.position < h100.intent.facility.racks_per_row for rack in physical.racks)
+    assert all(0 <= rack.position < physical.row.racks for rack in physical.racks)
 
 
 def test_an_su_keeps_its_servers_together_with_its_leaves_in_the_middle(h100: Design) -> None:
@@ -335,7 +335,8 @@ def test_intent_line_numbers_for_facility_errors() -> None:
 
 
 def test_rows_follow_a_serpentine_and_wide_sus_wrap() -> None:
-    design = build_design(servers=256, leaf="{model: generic-64x800g}")  # SU of 64 servers: 17 racks
+    # SU of 64 servers: 17 racks, in rows of 16 as the intent gives them
+    design = build_design(servers=256, leaf="{model: generic-64x800g}", extra="facility: {racks_per_row: 16}")
     physical = design.physical
     su_racks = [rack for rack in physical.racks if rack.su == 0]
     assert len(su_racks) == 17 and len({rack.row for rack in su_racks}) == 2
@@ -367,8 +368,9 @@ def test_plan_json_gains_power_and_racks() -> None:
     assert data["power_kw"]["compute"] == 1305.6
     assert set(data["power_kw"]) == {"compute", "network", "total", "facility"}
     assert data["power_kw"]["facility"] == pytest.approx(data["power_kw"]["total"] * 1.3, abs=1e-3)
-    # 4 of the envelope's 8 scalable units built (a row each), and the central row planned for its 32 spines
-    assert data["racks"] == {"compute": 32, "network": 6, "total": 38, "rows": 9}
+    # 4 of the envelope's 8 scalable units built (two to a row of 18 racks), and the central row planned for its
+    # 32 spines
+    assert data["racks"] == {"compute": 32, "network": 6, "total": 38, "rows": 5}
 
 
 def test_links_sharing_a_physical_port_share_the_medium_of_the_longest() -> None:

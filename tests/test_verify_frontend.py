@@ -188,9 +188,23 @@ def test_frontend_lab_keeps_every_server_reachable_from_the_border_with_a_leaf_d
     assert summaries["fe-g0-leaf0 down", "kernel routes"].endswith("ECMP shrinks 2 -> 1 on 64 routes")
 
 
-def test_a_spine_spreads_over_every_leaf_of_a_dual_homed_servers_pair() -> None:
-    rows = [row for row in design()["network_devices"] if row["network"] == "frontend"]
-    pair = sum(row["role"] == "leaf" and row["group"] == 0 for row in rows)
-    assert pair == 2
+def spine_widths(data: dict, configs: dict[str, bytes]) -> dict[str, tuple[int, int]]:
+    """Each frontend spine's ``maximum-paths`` beside its cabled links to the two leaves of group 0's pair: the
+    equal-cost paths to a dual-homed server's loopback (the lab's kernel routes check installs that many)."""
+    rows = [row for row in data["network_devices"] if row["network"] == "frontend"]
+    pair = {row["name"] for row in rows if row["role"] == "leaf" and row["group"] == 0}
+    assert len(pair) == 2
+    widths = {}
     for spine in (row["name"] for row in rows if row["role"] == "spine"):
-        assert f"  maximum-paths {pair}\n" in files()[f"configs/frr/{spine}.conf"].decode()
+        links = sum(
+            bool({link["a"][0], link["z"][0]} & pair) and spine in (link["a"][0], link["z"][0])
+            for link in data["network_links"]
+        )
+        text = configs[f"configs/frr/{spine}.conf"].decode()
+        widths[spine] = (int(text.split("  maximum-paths ")[1].split()[0]), links)
+    return widths
+
+
+def test_a_spine_spreads_over_every_leaf_of_a_dual_homed_servers_pair() -> None:
+    widths = spine_widths(design(), files())
+    assert widths and all(paths == links == 2 for paths, links in widths.values()), widths

@@ -21,6 +21,7 @@ FIELDS = (
     "cooling",
     "air_limit_kw",
     "racks_per_row",
+    "max_racks_per_row",
     "rack_width_m",
     "row_pitch_m",
     "pue",
@@ -39,7 +40,9 @@ class Facility:
     rack_units: int
     cooling: str
     air_limit_kw: float
-    racks_per_row: int
+    racks_per_row: int | None
+    """None: open, chosen by the placement (:func:`designer.physical.placement.row_length`)."""
+    max_racks_per_row: int
     rack_width_m: float
     row_pitch_m: float
     pue: float
@@ -167,7 +170,7 @@ def facility_problems(
 
 def _values(doc: FacilityDoc, hardware: Catalog, needs: FacilityNeeds = NO_NEEDS) -> dict[str, Any]:
     """Every field of ``FIELDS``, from ``doc``, else what the equipment ``needs``, else the catalog."""
-    defaults = {**hardware.facility, **needs.defaults()}
+    defaults = {"racks_per_row": None, **hardware.facility, **needs.defaults()}
     return {name: value if (value := getattr(doc, name)) is not None else defaults[name] for name in FIELDS}
 
 

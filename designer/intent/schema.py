@@ -726,7 +726,19 @@ class FacilityDoc(Section):
     air_limit_kw: float | None = Field(
         None, gt=0, le=1000, description=(f"Most power an air-cooled rack may take, in kW. {_CATALOG}")
     )
-    racks_per_row: int | None = Field(None, ge=1, le=1000, description=f"Racks in one row. {_CATALOG}")
+    racks_per_row: int | None = Field(
+        None,
+        ge=1,
+        le=1000,
+        description=(
+            "Racks in one row. Left out (and not set by a site catalog), designer chooses it up to "
+            "max_racks_per_row: the row length whose longest cable run is shortest, each scalable unit in its row "
+            "where one fits."
+        ),
+    )
+    max_racks_per_row: int | None = Field(
+        None, ge=1, le=1000, description=f"The longest row the hall takes, when designer chooses the row. {_CATALOG}"
+    )
     rack_width_m: float | None = Field(None, gt=0, le=5, description=f"Rack width, in metres. {_CATALOG}")
     row_pitch_m: float | None = Field(
         None, gt=0, le=100, description=(f"Distance between the centres of two rows, in metres. {_CATALOG}")

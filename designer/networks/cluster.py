@@ -8,14 +8,16 @@ from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 
 from designer.allocate import Pool
-from designer.catalog import SystemModel
 from designer.errors import InputError, Problem
+from designer.intent import Intent
+from designer.intent.facility import Facility
 from designer.intent.networks import DataNetworkSpec, Networks
 from designer.networks.allocate import NETWORK_ASN_OFFSET, NetworkAllocation, allocate_network
 from designer.networks.physical import Hall, NetworksPhysical, management_space, plan_networks_physical
 from designer.networks.sizing import size_network
 from designer.networks.wiring import NetworkFabric, wire_network
 from designer.physical import TopKept
+from designer.physical.placement import servers_per_rack
 
 
 @dataclass(frozen=True)
@@ -64,18 +66,57 @@ def network_problems(networks: Networks, servers: int, max_servers: int, servers
     return problems
 
 
-def top_kept(
-    networks: Networks, servers: int, max_servers: int, servers_per_rack: int, system: SystemModel | None
-) -> TopKept:
-    """What the top of every rack keeps for the out-of-band network's management switches (nothing without one),
-    from the counts alone: the backend's placement keeps it free in its network racks."""
+def top_kept(intent: Intent) -> TopKept:
+    """What the top of every rack keeps for the networks' switches, from the counts alone: in the backend's network
+    racks, the out-of-band network's management switches (nothing without one); in a compute rack, the top-of-rack
+    leaves of every network and the management switches beside its servers, so it holds fewer servers than its
+    power budget and units allow when they would take it over either. Beside rack-scale systems (whose racks are
+    their own) and without networks, as many as those allow."""
+    networks, servers, max_servers, system = intent.networks, intent.servers, intent.max_servers, intent.system
+    fits, server = servers_per_rack(intent), (intent.server.power_kw, intent.server.rack_units)
+    if not networks.declared or system is not None:
+        held = fits
+    else:
+        held = next(
+            (
+                count
+                for count in range(fits, 0, -1)
+                if _rack_holds(networks, servers, max_servers, count, server, intent.facility)
+            ),
+            1,
+        )
     if networks.oob is None:
-        return TopKept()
-    leaves = sum(
-        size_network(spec, servers, max_servers, servers_per_rack).leaves_per_rack(servers_per_rack)
-        for spec in networks.data_networks
-    )
-    return management_space(networks.oob, servers_per_rack, leaves, system)
+        return TopKept(servers_per_rack=held)
+    kept = management_space(networks.oob, held, _rack_leaves(networks, servers, max_servers, held)[0], system)
+    return kept._replace(servers_per_rack=held)
+
+
+def _rack_leaves(networks: Networks, servers: int, max_servers: int, per_rack: int) -> tuple[int, int, float]:
+    """The top-of-rack leaves of every network in a compute rack of ``per_rack`` servers: their count, rack units
+    and watts (with optics)."""
+    count = units = 0
+    watts = 0.0
+    for spec in networks.data_networks:
+        leaves = size_network(spec, servers, max_servers, per_rack).leaves_per_rack(per_rack)
+        count += leaves
+        units += leaves * spec.leaf.rack_units
+        watts += leaves * spec.leaf.power_w_optics
+    return count, units, watts
+
+
+def _rack_holds(
+    networks: Networks, servers: int, max_servers: int, per_rack: int, server: tuple[float, int], facility: Facility
+) -> bool:
+    """Whether a compute rack of ``per_rack`` servers holds them with its top-of-rack leaves and management switches
+    within its power budget and units (a network that cannot be sized is its own error: the rack holds)."""
+    try:
+        leaves, units, watts = _rack_leaves(networks, servers, max_servers, per_rack)
+    except InputError:
+        return True
+    top = management_space(networks.oob, per_rack, leaves, None)
+    kw, height = server
+    draw = per_rack * kw + (watts + top.watts) / 1000
+    return round(draw, 6) <= facility.rack_power_kw and per_rack * height + units + top.units <= facility.rack_units
 
 
 def design_networks(

@@ -7,8 +7,9 @@
   and ASNs are the network's (:mod:`designer.networks.allocate`).
 * A leaf of a network dual-homed with ``bgp`` peers with each GPU server on each of its links, the server's ASN
   as the server's own FRR configuration has it (:mod:`designer.networks.hosts`); storage servers do not run BGP.
-  A spine reaches such a server's loopback through every leaf of its group at one AS-path length, so its ECMP width
-  is at least the group's leaves (the backend's rule counts only its links down to one switch).
+  A spine reaches such a server's loopback through every link to every leaf of its group at one AS-path length, so
+  its ECMP width is at least the group's leaves times its links to each (the backend's rule counts only its links
+  down to one switch).
 * A lossless network (``storage.lossless``) runs the backend's RoCE QoS on its switches, every port's headroom
   sized for its cable; any other runs none.
 * A frontend with ``core`` has each border leaf peer with the data-centre core on every core uplink, the leaf the
@@ -99,10 +100,10 @@ def data_network_configs(network: DataNetwork, backend: SwitchSettings, cable_dm
     configs = switch_configs(settings, wiring, addressing, cable_dm)
     if not server_asns:
         return configs
-    homed = fabric.plan.leaves_per_group
+    paths = fabric.plan.leaves_per_group * fabric.plan.leaf_spine_parallel
     return [
         dataclasses.replace(
-            config, bgp=dataclasses.replace(config.bgp, maximum_paths=max(config.bgp.maximum_paths, homed))
+            config, bgp=dataclasses.replace(config.bgp, maximum_paths=max(config.bgp.maximum_paths, paths))
         )
         if config.role == "spine"
         else config

@@ -131,11 +131,12 @@ class NetworksPhysical:
 
 @dataclass(frozen=True)
 class Hall:
-    """The backend's hall as the networks read it: its racks, every device's name, rack and unit and height, the
-    servers' index offset, and the facility and catalog."""
+    """The backend's hall as the networks read it: its racks, rows and their length in racks, every device's name,
+    rack and unit and height, the servers' index offset, and the facility and catalog."""
 
     racks: Sequence[Rack]
     rows: int
+    racks_per_row: int
     devices: Sequence[Device]
     device_rack: Sequence[int]
     device_unit: Sequence[int]
@@ -173,7 +174,7 @@ def plan_networks_physical(
     crowded: set[str] = set()
     reserved = 0
     tor_positions: dict[str, list[Managed | None]] = {}
-    width = facility.racks_per_row
+    width = hall.racks_per_row
     leaf_racks, first_free = _leaf_racks(hall, networks, kept, places)
     for spec, fabric in networks if hall.system is None else ():
         plan = fabric.plan
@@ -209,13 +210,13 @@ def plan_networks_physical(
         for device in fabric.devices[fabric.switch_count :]:
             if device.role == "storage" and nodes:
                 row_members.append((device.name, nodes.rack_units, nodes.power_kw, True))
-    new_racks = [*leaf_racks, *_pack(row_members, first_free, facility, kept, places)]
+    new_racks = [*leaf_racks, *_pack(row_members, first_free, hall, kept, places)]
 
     rack_ports = _rack_ports(hall, oob, tor_positions, new_racks)
     oob_design = None
     if oob is not None:
         last_row = max((rack.row for rack in new_racks), default=hall.rows - 1)
-        envelope = (last_row + 2) * facility.racks_per_row
+        envelope = (last_row + 2) * width
         oob_design = design_oob(oob, rack_ports, envelope, taken)
         for name in [
             *(rack.name for rack in hall.racks if not hall.brings_switches(rack)),
@@ -228,7 +229,7 @@ def plan_networks_physical(
                 for name in oob_design.switches[-oob_design.spines :]
             ],
             max([first_free, *(rack.row * width + rack.position + 1 for rack in new_racks)]),
-            facility,
+            hall,
             kept,
             places,
         )
@@ -358,7 +359,7 @@ def _leaf_racks(
     allow, group ``g`` in the network's rack ``g // per_rack``; returns the racks built and the first rack slot
     (row times racks per row plus position) after every reservation. Servers' halls: no racks, the first slot."""
     facility = hall.facility
-    slot = hall.rows * facility.racks_per_row
+    slot = hall.rows * hall.racks_per_row
     if hall.system is None:
         return [], slot
     racks: list[NetworkRack] = []
@@ -372,13 +373,13 @@ def _leaf_racks(
             if device.role != "leaf":
                 continue
             rack_slot = slot + device.su // per_rack
-            row, position = divmod(rack_slot, facility.racks_per_row)
+            row, position = divmod(rack_slot, hall.racks_per_row)
             offset = (device.su % per_rack) * plan.leaves_per_group + device.index
             unit = facility.rack_units - top.units - (offset + 1) * leaf.rack_units + 1
             places[device.name] = Place(_rack_name(row, position), row, position, unit, leaf.rack_units)
             members[rack_slot].append(device.name)
         for rack_slot, names in sorted(members.items()):
-            row, position = divmod(rack_slot, facility.racks_per_row)
+            row, position = divmod(rack_slot, hall.racks_per_row)
             stacked = tuple(sorted(((name, places[name].unit) for name in names), key=lambda member: -member[1]))
             kw = round(len(names) * leaf.power_w_optics / 1000, 3)
             racks.append(NetworkRack(_rack_name(row, position), row, position, "network", stacked, kw))
@@ -389,15 +390,16 @@ def _leaf_racks(
 def _pack(
     members: Sequence[tuple[str, int, float, bool]],
     slot: int,
-    facility: Facility,
+    hall: Hall,
     top: TopKept,
     places: dict[str, Place],
 ) -> list[NetworkRack]:
-    """Stack ``members`` (name, units, kW, storage server) into new racks from the rack slot ``slot`` (row times
-    racks per row plus position) on, below what the ``top`` keeps, while the units and power allow; storage
+    """Stack ``members`` (name, units, kW, storage server) into new racks of ``hall`` from the rack slot ``slot``
+    (row times racks per row plus position) on, below what the ``top`` keeps, while the units and power allow; storage
     servers in racks of their own."""
     racks: list[NetworkRack] = []
-    row, position = divmod(slot, facility.racks_per_row)
+    facility, width = hall.facility, hall.racks_per_row
+    row, position = divmod(slot, width)
     current: list[str] = []
     unit, kw, storage = facility.rack_units - top.units + 1, 0.0, False
     budget = facility.rack_power_kw - top.watts / 1000
@@ -410,7 +412,7 @@ def _pack(
             members = tuple((member, places[member].unit) for member in current)
             racks.append(NetworkRack(name, row, position, role, members, round(kw, 3)))
             position += 1
-            if position == facility.racks_per_row:
+            if position == width:
                 row, position = row + 1, 0
         current, unit, kw = [], facility.rack_units - top.units + 1, 0.0
 
@@ -439,7 +441,7 @@ def _rack_ports(
     """Every rack's management port positions (see the module notes), racks numbered by where they stand."""
     if oob is None:
         return []
-    width = hall.facility.racks_per_row
+    width = hall.racks_per_row
     reserved = max((len(positions) for positions in tor_positions.values()), default=0)
     result = []
     for rack in hall.racks:
@@ -543,7 +545,7 @@ def _cables(
         for border in fabric.switches():
             if border.role == "border_leaf":
                 at = places[border.name]
-                core = Place(CORE, at.row, facility.racks_per_row, facility.rack_units, 1)
+                core = Place(CORE, at.row, hall.racks_per_row, facility.rack_units, 1)
                 length = _run_dm(at, core, facility)
                 cables += [
                     Cable(

@@ -46,7 +46,7 @@ def floorplan_svg(
     """The floor plan and two rack elevations as one SVG document; with ``networks`` (what the networks beside the
     backend add), their racks too, and a corner mark on every rack they add switches to."""
     facility = intent.facility
-    per_row = facility.racks_per_row
+    per_row = physical.row.racks
     floor_w = LEFT + per_row * CELL_W + 130
     row_h = CELL_H + ROW_GAP
     added = networks.racks if networks else ()

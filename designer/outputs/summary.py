@@ -16,10 +16,12 @@ from designer.analysis.workload import HASHED
 from designer.checks import applicable, counts, evidence
 from designer.checks import formats as checks_format
 from designer.design import Design
+from designer.fabric import TIERS
 from designer.model import Headroom
 from designer.outputs import workloads
 from designer.outputs.hardware import hardware_lines, nic_balancing_line
 from designer.outputs.labels import HTML_LABELS
+from designer.physical.placement import servers_per_rack
 from designer.sizing import Plan
 from designer.targets import TARGETS
 
@@ -302,6 +304,8 @@ def summary_markdown(design: Design, moved: Sequence[str] = ()) -> str:
         f"{racks['network']:,} network racks in {racks['rows']:,} rows; {power['compute']:,.1f} kW compute + "
         f"{power['network']:,.1f} kW network = {power['total']:,.1f} kW IT, {power['facility']:,.1f} kW with PUE "
         f"{intent.facility.pue:g} (`power.md`, `floorplan.svg`, `bom.csv`).",
+        *_rack_share_lines(design),
+        *_hall_lines(design),
         *_estimated_power_lines(design),
     ]
     lines += ["", *_growth_lines(design)]
@@ -470,6 +474,56 @@ def _growth_lines(design: Design) -> list[str]:
         holds += " That is the envelope: beyond it, " + beyond
     lines += ["", holds]
     return ["## Growth", "", *lines]
+
+
+def _rack_share_lines(design: Design) -> list[str]:
+    """Why a compute rack holds fewer servers than its power budget and units allow: the networks' switches at its
+    top (nothing when it holds as many)."""
+    held, fits = design.physical.servers_per_rack, servers_per_rack(design.intent)
+    if held >= fits:
+        return []
+    facility = design.intent.facility
+    return [
+        "",
+        f"A compute rack holds {held} servers where its {facility.rack_power_kw:g} kW budget and "
+        f"{facility.rack_units} units would hold {fits}: the top-of-rack and management switches of the networks "
+        "beside the backend stand in it too (`racks.csv`).",
+    ]
+
+
+def _hall_lines(design: Design) -> list[str]:
+    """The rows' length and what it was chosen for, where the central rows stand, and each tier's longest run."""
+    physical, facility = design.physical, design.intent.facility
+    row = physical.row
+    if row.given:
+        why = f"Rows of {row.racks} racks, as the intent gives them (`facility.racks_per_row`)"
+    else:
+        why = (
+            f"Rows of {row.racks} racks, chosen among rows of 1 to {row.limit} racks (`facility.max_racks_per_row`) "
+            f"for the shortest longest run (about {row.estimated_m:g} m along the trays from a leaf rack to a "
+            "compute rack of its scalable unit or to a central rack; the shorter row on a tie): "
+            + (
+                f"a scalable unit's {row.block} racks stand in one row"
+                if row.block <= row.racks
+                else f"a scalable unit's {row.block} racks fill rows of their own"
+                if row.block % row.racks == 0
+                else f"a scalable unit's {row.block} racks wrap into the next one's row (no length keeps them apart)"
+            )
+            + ". Set `facility.racks_per_row` to keep a hall as it is built"
+        )
+    central = sorted({rack.row for rack in physical.racks if rack.su < 0})
+    where = (
+        f"; the spines stand in the central row{'s' if len(central) > 1 else ''} "
+        f"{', '.join(str(number) for number in central)} of rows 0 to {physical.rows - 1}"
+        if central
+        else ""
+    )
+    longest: dict[int, int] = {}
+    for (tier, *_), length in zip(design.fabric.links, physical.link_length_dm, strict=True):
+        if length > longest.get(tier, -1):
+            longest[tier] = length
+    runs = ", ".join(f"{TIERS[tier].replace('_', '-')} {length / 10:g} m" for tier, length in sorted(longest.items()))
+    return ["", f"{why}{where}. Longest run per tier, slack ({facility.slack_m:g} m) included: {runs}."]
 
 
 def _estimated_power_lines(design: Design) -> list[str]:

@@ -15,7 +15,7 @@ from designer.fabric import Fabric
 from designer.intent import Intent
 from designer.intent.facility import Facility
 from designer.physical.cables import NO_LENGTH, BomKey, Runs, lay_cables, lengths
-from designer.physical.placement import COMPUTE, NETWORK, Layout, RackPlan, TopKept, place
+from designer.physical.placement import COMPUTE, NETWORK, Layout, RackPlan, RowLength, TopKept, place
 from designer.sizing import Plan
 
 __all__ = [
@@ -24,6 +24,7 @@ __all__ = [
     "BomLine",
     "Physical",
     "Rack",
+    "RowLength",
     "TopKept",
     "cable_lengths",
     "over_budget",
@@ -96,6 +97,8 @@ class Physical:
     shared_ports: dict[int, tuple[int, int]]
     """The first link through each broken-out physical port, with the port's lanes: with the lengths and media,
     what a plan of the same links, layout and media takes from this one (:func:`plan_physical`'s ``like``)."""
+    row: RowLength
+    """The rows' length in racks, given or chosen (:func:`designer.physical.placement.row_length`)."""
 
     def unreachable(self) -> list[int]:
         """Links longer than every medium's reach."""
@@ -230,6 +233,7 @@ def plan_physical(
         cabling.switch_w,
         bom,
         cabling.shared,
+        layout.row,
     )
 
 

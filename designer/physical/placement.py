@@ -21,9 +21,10 @@ units never moves a rack or changes an existing cable's length. Racks with nothi
   at the unit of the layout's ``t``-th compute tray from the top (:meth:`SystemModel.units`); without one the trays
   stack from the bottom.
 * Blocks follow one another along a serpentine through rows of ``racks_per_row`` (left to right,
-  then right to left on the next row, so a wrap stays short). A block that fits in a row but not in
-  what is left of the current one starts the next row; a block wider than a row follows on directly
-  and wraps.
+  then right to left on the next row, so a wrap stays short). Left open by the intent, the row length is
+  chosen (:func:`row_length`): the one up to ``max_racks_per_row`` whose longest run is shortest. A block that fits
+  in a row but not in what is left of the current one starts the next row; a block wider than a row follows on
+  directly and wraps.
 * Spines and super-spines go in central network racks: rows of their own, each centered, between
   two SU rows as near the middle of the hall as a boundary that no SU crosses allows. With 3 tiers,
   spine ``j`` of every pod stands next to the super-spines of group ``j`` it connects to.
@@ -53,25 +54,41 @@ class RackPlan(NamedTuple):
 
 
 class TopKept(NamedTuple):
-    """What the top of every network rack keeps for the out-of-band network's management switches: rack units and
-    their draw in watts."""
+    """What the top of every rack keeps for the switches of the networks beside the backend: in a network rack, rack
+    units and their draw in watts for the out-of-band network's management switches; in a compute rack, room for
+    those and the networks' top-of-rack leaves, as the servers it holds (0: as many as its budget and units allow)."""
 
     units: int = 0
     watts: float = 0.0
+    servers_per_rack: int = 0
+
+
+class RowLength(NamedTuple):
+    """The length of the hall's rows in racks: ``given`` by the intent (or a site catalog), else chosen, with the
+    widest scalable unit's racks (``block``), the most it was chosen among (``limit``) and the longest run between a
+    rack and another it is cabled to, estimated at that length in metres along the trays (no slack, no rises)."""
+
+    racks: int
+    given: bool
+    block: int = 0
+    limit: int = 0
+    estimated_m: float = 0.0
 
 
 class Layout(NamedTuple):
-    """Every rack, and each device's rack index and lowest unit (1-based)."""
+    """Every rack, and each device's rack index and lowest unit (1-based); the rows' length in racks and why."""
 
     racks: list[RackPlan]
     device_rack: list[int]
     device_unit: list[int]
     servers_per_rack: int
     rows: int
+    row: RowLength
 
 
 def servers_per_rack(intent: Intent) -> int:
-    """Servers a compute rack holds within its power budget and rack units (at least one)."""
+    """Servers a compute rack holds within its power budget and rack units (at least one), before what the networks
+    beside the backend add to its top (:class:`TopKept`)."""
     if intent.system:
         return intent.system.trays
     facility, server = intent.facility, intent.server
@@ -108,7 +125,7 @@ def place(intent: Intent, plan: Plan, fabric: Fabric, kept: TopKept) -> Layout:
     """Lay out the racks and rows of the envelope's hall and give every built device its rack and unit, below what
     the top of each network rack keeps (``kept``); racks with nothing built yet are left out."""
     facility, devices = intent.facility, fabric.devices
-    per_rack = servers_per_rack(intent)
+    per_rack = kept.servers_per_rack or servers_per_rack(intent)
     heights = {role: intent.switch(role).rack_units for role in ("leaf", "spine", "super_spine")}
     heights["server"] = intent.server.rack_units
     draws = {role: intent.switch(role).power_w_optics for role in ("leaf", "spine", "super_spine")}
@@ -119,6 +136,7 @@ def place(intent: Intent, plan: Plan, fabric: Fabric, kept: TopKept) -> Layout:
         else _server_blocks(plan, facility, heights, draws, kept, per_rack)
     )
     core_racks = [(NETWORK, -1, rack) for rack in _pack(facility, heights, draws, kept, _core(plan))]
+    length = row_length(facility, blocks, core_racks)
 
     system = intent.system
     trays = system.units(facility.rack_units).get("compute_tray", ()) if system else ()
@@ -127,7 +145,7 @@ def place(intent: Intent, plan: Plan, fabric: Fabric, kept: TopKept) -> Layout:
     racks: list[RackPlan] = []
     device_rack = [0] * len(devices)
     device_unit = [0] * len(devices)
-    rows = _rows(blocks, core_racks, facility.racks_per_row)
+    rows = _rows(blocks, core_racks, length.racks)
     for row, content in enumerate(rows):
         for position, (role, su, members) in content:
             present = tuple(built[key] for key in members if key in built)
@@ -146,7 +164,7 @@ def place(intent: Intent, plan: Plan, fabric: Fabric, kept: TopKept) -> Layout:
                     device_rack[index] = rack
                 if role == COMPUTE:
                     unit += height
-    return Layout(racks, device_rack, device_unit, per_rack, len(rows))
+    return Layout(racks, device_rack, device_unit, per_rack, len(rows), length)
 
 
 def _server_blocks(
@@ -240,6 +258,54 @@ def _pack(
         units += height
         watts += draw
     return [tuple(rack) for rack in racks]
+
+
+def row_length(facility: Facility, blocks: list[list[Slot]], core: list[Slot]) -> RowLength:
+    """The intent's row length, or, left open, the one from 1 to ``facility.max_racks_per_row`` racks whose longest
+    run (:func:`_longest_run`) is shortest, the shorter row on a tie, among the lengths that keep every scalable
+    unit in rows of its own (it fits in a row, or fills whole rows: no row holds the tail of one and the head of
+    the next) where any does. It reads only the envelope's racks, so growing inside the envelope keeps it."""
+    block = max((len(racks) for racks in blocks), default=0)
+    if facility.racks_per_row is not None:
+        return RowLength(facility.racks_per_row, True, block)
+    limit = facility.max_racks_per_row
+    lengths = range(1, limit + 1)
+    own = [racks for racks in lengths if all(len(unit) <= racks or len(unit) % racks == 0 for unit in blocks)]
+    runs = [(_longest_run(_rows(blocks, core, racks), facility), racks) for racks in own or lengths]
+    longest, racks = min(runs)
+    return RowLength(racks, False, block, limit, round(longest, 1))
+
+
+def _longest_run(rows: list[list[tuple[int, Slot]]], facility: Facility) -> float:
+    """The longest run along the trays, in metres, between a compute rack and a leaf rack of its scalable unit, and
+    between a leaf rack and a central rack (every leaf reaches spines in them), with the racks in ``rows``."""
+    compute: dict[int, list[tuple[float, float]]] = {}
+    leaves: dict[int, list[tuple[float, float]]] = {}
+    central: list[tuple[float, float]] = []
+    for row, content in enumerate(rows):
+        for position, (role, su, _) in content:
+            point = ((position + 0.5) * facility.rack_width_m, row * facility.row_pitch_m)
+            if su < 0:
+                central.append(point)
+            else:
+                (compute if role == COMPUTE else leaves).setdefault(su, []).append(point)
+    longest = 0.0
+    for su, racks in leaves.items():
+        longest = max(longest, _farthest(racks, compute.get(su, [])), _farthest(racks, central))
+    return longest
+
+
+def _farthest(these: list[tuple[float, float]], those: list[tuple[float, float]]) -> float:
+    """The longest distance along the rows plus across them between a point of ``these`` and one of ``those``
+    (0 when either is empty): the largest spread of ``x + y`` or ``x - y`` between the two sets."""
+    if not these or not those:
+        return 0.0
+    spread = 0.0
+    for sign in (1, -1):
+        mine = [x + sign * y for x, y in these]
+        theirs = [x + sign * y for x, y in those]
+        spread = max(spread, max(mine) - min(theirs), max(theirs) - min(mine))
+    return spread
 
 
 def _rows(blocks: list[list[Slot]], core: list[Slot], width: int) -> list[list[tuple[int, Slot]]]:
