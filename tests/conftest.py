@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import importlib.util
 import os
+import shutil
 from collections import Counter
 from pathlib import Path
 
@@ -20,6 +22,23 @@ def need(condition: bool, reason: str) -> None:
     if IN_CI:
         pytest.fail(f"required under CI: {reason}")
     pytest.skip(reason)
+
+
+def need_validators(what: str) -> None:
+    """Skip (fail under CI) unless ``designer validate-configs`` has every validator it runs here: the libyang
+    binding (SONiC's YANG models) and FRR's vtysh (pyavd and nvueschema come with the test extra); ``what`` names
+    the caller in the message."""
+    from designer.verify.parsers import INSTALL
+
+    missing = [
+        name
+        for name, present in (
+            ("the libyang binding", importlib.util.find_spec("libyang") is not None),
+            ("FRR's vtysh", shutil.which("vtysh") is not None),
+        )
+        if not present
+    ]
+    need(not missing, f"{what} needs {' and '.join(missing)}: {INSTALL}")
 
 
 def pytest_addoption(parser: pytest.Parser) -> None:
@@ -95,3 +114,17 @@ def pytest_sessionfinish(session: pytest.Session) -> None:
     early = session.config.stash.get(nautobot_lab.EARLY, None)
     if early is not None:
         early.stop()
+
+
+SKIPPED_TO = "DESIGNER_SKIPPED_TO"
+"""An environment variable naming a file: the run writes there the node ID of every test it skipped, one a line
+(.ci/run runs the README's test command in a fresh venv, then exactly those tests again with every extra under
+CI=true, where a skip fails)."""
+
+
+def pytest_terminal_summary(terminalreporter: pytest.TerminalReporter) -> None:
+    """Write the skipped tests' node IDs to the file :data:`SKIPPED_TO` names (nothing when it is not set)."""
+    target = os.environ.get(SKIPPED_TO)
+    if target:
+        skipped = sorted({report.nodeid for report in terminalreporter.stats.get("skipped", ())})
+        Path(target).write_text("".join(f"{nodeid}\n" for nodeid in skipped))

@@ -2,10 +2,11 @@
 temporary folder, Nautobot (PyPI ``nautobot``, with the ``nautobot_bgp_models`` app) migrated once and served by
 ``nautobot-server runserver`` on a free 127.0.0.1 port, and an API token for a superuser.
 
-Migrating an empty database takes minutes on two cores, so the lab starts from :data:`SNAPSHOT`: the database as
-Nautobot's own migrations left it for the installed versions (made by ``python -m tests.nautobot_lab --snapshot``).
-Django's migration plan is still read against it and any migration it lacks is applied, so a snapshot that does
-not match the installed packages costs time, never correctness; without one for these versions it migrates.
+Migrating an empty database takes minutes on two cores, so the lab starts from a snapshot (:func:`snapshot_path`):
+the database as Nautobot's own migrations left it for the installed versions (made by
+``python -m tests.nautobot_lab --snapshot``). Django's migration plan is still read against it and any migration it
+lacks is applied, so a snapshot that does not match the installed packages costs time, never correctness; without
+one for these versions it migrates.
 
 Everything runs on ports and in folders of its own, so other test runs on the machine (another PostgreSQL,
 another Redis) are left alone; :meth:`NautobotLab.stop` ends exactly the processes it started."""
@@ -35,13 +36,20 @@ POSTGRES_USER = "postgres"
 """PostgreSQL refuses to run as root: its server runs as Debian's ``postgres`` account."""
 SPEED = ("-c", "listen_addresses=127.0.0.1", "-c", "fsync=off", "-c", "synchronous_commit=off")
 """A throwaway database: only 127.0.0.1, and no waiting for the disk."""
-SNAPSHOT = (
-    Path(__file__).parent
-    / "vendor"
-    / "nautobot"
-    / f"nautobot-{version('nautobot')}-bgp-models-{version('nautobot-bgp-models')}.dump"
-)
-"""A migrated Nautobot database (``pg_dump --format=custom``) of the pinned versions in pyproject's extras."""
+
+
+def snapshot_path() -> Path:
+    """A migrated Nautobot database (``pg_dump --format=custom``) of the installed versions (pyproject's extras pin
+    them); read only once Nautobot is known to be installed (:func:`missing`), so that collecting the tests needs
+    none of it."""
+    return (
+        Path(__file__).parent
+        / "vendor"
+        / "nautobot"
+        / f"nautobot-{version('nautobot')}-bgp-models-{version('nautobot-bgp-models')}.dump"
+    )
+
+
 EARLY: pytest.StashKey[EarlyLab] = pytest.StashKey()
 """Where tests/conftest.py keeps the lab it started early, in the run's stash."""
 TOKEN = "0123456789abcdef0123456789abcdef01234567"
@@ -87,9 +95,9 @@ class NautobotLab:
     database_port: int = 0
     processes: list[subprocess.Popen[bytes]] = field(default_factory=list)
 
-    def start(self, snapshot: Path | None = SNAPSHOT) -> NautobotLab:
-        """Start PostgreSQL and Redis, load ``snapshot`` when there is one, migrate what it lacks (everything
-        without one: minutes), make the token and serve the API."""
+    def start(self, snapshot: bool = True) -> NautobotLab:
+        """Start PostgreSQL and Redis, load the installed versions' snapshot (:func:`snapshot_path`) when asked and
+        there is one, migrate what it lacks (everything without one: minutes), make the token and serve the API."""
         database = self.folder / "postgres"
         database.mkdir()
         account = pwd.getpwnam(POSTGRES_USER)
@@ -126,9 +134,10 @@ class NautobotLab:
             "NAUTOBOT_REDIS_HOST": "127.0.0.1",
             "NAUTOBOT_REDIS_PORT": str(redis_port),
         }
-        if snapshot is not None and snapshot.exists():
+        dump = snapshot_path() if snapshot else None
+        if dump is not None and dump.exists():
             client = ["-h", "127.0.0.1", "-p", str(pg_port), "-U", "nautobot"]
-            self._run([str(binaries / "pg_restore"), *client, "--no-owner", "-d", "nautobot", str(snapshot)])
+            self._run([str(binaries / "pg_restore"), *client, "--no-owner", "-d", "nautobot", str(dump)])
         server = str(Path(sys.executable).parent / "nautobot-server")
         self._run([server, "nbshell", "--command", _SETUP_SCRIPT.format(token=self.token)], env=self.environment)
         uwsgi = [f"--http=127.0.0.1:{web_port}", "--http-timeout=900", f"--processes={self.workers}", "--master"]
@@ -244,11 +253,12 @@ class EarlyLab:
 
 
 if __name__ == "__main__" and sys.argv[1:] == ["--snapshot"]:  # migrate an empty database and keep it
-    lab = NautobotLab(Path(tempfile.mkdtemp(prefix="designer-nautobot-"))).start(snapshot=None)
+    lab = NautobotLab(Path(tempfile.mkdtemp(prefix="designer-nautobot-"))).start(snapshot=False)
     try:
-        SNAPSHOT.parent.mkdir(exist_ok=True)
-        lab.dump(SNAPSHOT)
-        print(SNAPSHOT, flush=True)
+        made = snapshot_path()
+        made.parent.mkdir(exist_ok=True)
+        lab.dump(made)
+        print(made, flush=True)
     finally:
         lab.stop()
 elif __name__ == "__main__":  # a lab to try things against by hand: prints its URL and token, runs until SIGTERM

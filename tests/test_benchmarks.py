@@ -5,7 +5,6 @@ from __future__ import annotations
 import importlib
 import importlib.util
 import json
-import shutil
 import subprocess
 import sys
 from collections.abc import Callable
@@ -18,9 +17,8 @@ from designer.export import avd as avd_export
 from designer.pipeline import build
 from designer.render import eos, render_configs
 from designer.verify.avd import fabric_differences, fabric_of
-from designer.verify.parsers import INSTALL
 from tests import conftest
-from tests.conftest import ROOT, need
+from tests.conftest import ROOT, need, need_validators
 
 SIZED = [
     "bench_analyze",
@@ -38,20 +36,7 @@ SIZED = [
 ]
 
 
-def need_parsers() -> None:
-    """bench_validate runs validate-configs, which needs the libyang binding and FRR's vtysh."""
-    missing = [
-        name
-        for name, present in (
-            ("the libyang binding", importlib.util.find_spec("libyang") is not None),
-            ("FRR's vtysh", shutil.which("vtysh") is not None),
-        )
-        if not present
-    ]
-    need(not missing, f"bench_validate needs {' and '.join(missing)}: {INSTALL}")
-
-
-PREREQUISITES: dict[str, Callable[[], None]] = {"bench_validate": need_parsers}
+PREREQUISITES: dict[str, Callable[[], None]] = {"bench_validate": lambda: need_validators("bench_validate")}
 
 
 def printed_by(script: str, *args: str) -> str:
@@ -103,6 +88,11 @@ def test_bench_validate_without_a_parser_skips_saying_what_to_install_and_fails_
         monkeypatch.setattr(conftest, "IN_CI", in_ci)
         with pytest.raises(outcome, match=f"needs .*{missing}.*: apt-get install frr libyang2-dev"):
             PREREQUISITES["bench_validate"]()
+
+
+def test_the_planner_grid_builds_a_stride_of_its_intents_with_every_check_passed() -> None:
+    printed = printed_by("planner_grid", "--every", "40")
+    assert "| 9 | 9 | 0 | 0 |" in printed, printed
 
 
 def test_verify_benchmark_parses_its_options() -> None:
