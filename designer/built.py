@@ -111,9 +111,13 @@ def read_inside(folder: Path, parts: tuple[str, ...]) -> bytes:
         raise _file_error(folder.joinpath(*parts), f"cannot be read: {error.strerror or error}") from None
 
 
-def read_design(path: Path) -> dict[str, Any]:
-    """``design.json`` at ``path``, checked (see :func:`parse_design`)."""
-    return parse_design(str(path), read_regular(path))
+def read_built_design(folder: Path) -> dict[str, Any]:
+    """``folder``'s ``design.json``, checked (see :func:`parse_design`) once its sha256 is the one ``manifest.json``
+    records: a design edited after ``designer build`` is refused, as ``designer check`` refuses it."""
+    path = folder / DESIGN_FILE
+    data = read_regular(path)
+    read_manifest(folder).check({DESIGN_FILE: data})
+    return parse_design(str(path), data)
 
 
 def parse_design(where: str, data: bytes) -> dict[str, Any]:
@@ -837,6 +841,22 @@ def _json(where: str, data: bytes) -> tuple[str, object]:
             Source(where, {}),
             about=where,
         ) from None
+    except ValueError:  # a number of more digits than Python converts
+        raise InputError(
+            [Problem((), f"a number of more than {LONGEST_NUMBER:,} digits; a built file has none", long_number(text))],
+            Source(where, {}),
+            about=where,
+        ) from None
+
+
+LONGEST_NUMBER = 4300
+"""The most digits Python converts to a number (``sys.get_int_max_str_digits``' default); no built file comes near."""
+
+
+def long_number(text: str) -> int:
+    """The line of the first number in ``text`` of more than :data:`LONGEST_NUMBER` digits (1 when there is none)."""
+    found = re.search(rf"\d{{{LONGEST_NUMBER + 1},}}", text)
+    return text.count("\n", 0, found.start()) + 1 if found else 1
 
 
 def _error(where: str, text: str, problems: list[Problem]) -> InputError:

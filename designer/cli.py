@@ -9,6 +9,7 @@ import argparse
 import contextlib
 import gc
 import json
+import math
 import os
 import sys
 import time
@@ -233,7 +234,7 @@ def _parser() -> argparse.ArgumentParser:
     )
     verify_cmd.add_argument(
         "--timeout",
-        type=float,
+        type=_timeout,
         metavar="SECONDS",
         help="longest wait for each phase to converge (default: 60 s + 1 s per router)",
     )
@@ -433,11 +434,11 @@ def _plan(args: argparse.Namespace) -> int:
 def _explore(args: argparse.Namespace) -> int:
     from designer.explore import explore
     from designer.explore import report as formats
-    from designer.outputs.folder import claim
+    from designer.outputs.folder import EXPLORE, claim
 
     found = explore(args.intent, args.vary)
     if args.output:
-        with claim(args.output) as folder:
+        with claim(args.output, EXPLORE, [args.intent]) as folder:
             folder.write(formats.written(found, args.output, args.intent))
     print(formats.as_json(found) if args.format == "json" else formats.table(found))
     return EXIT_OK if found.candidates else EXIT_CHECK_FAILED
@@ -473,6 +474,17 @@ def _seeds(value: str) -> int:
     if not value.isdigit() or not 1 <= int(value) <= 10_000:
         raise argparse.ArgumentTypeError(f"{value!r} is not a number of runs from 1 to 10000")
     return int(value)
+
+
+def _timeout(value: str) -> float:
+    """``verify --timeout``: seconds, a number from 1 to 86,400 (a day)."""
+    try:
+        seconds = float(value)
+    except ValueError:
+        seconds = math.nan
+    if not 1 <= seconds <= 86_400:  # nan and the infinities fail it too
+        raise argparse.ArgumentTypeError(f"{value!r} is not a number of seconds from 1 to 86400")
+    return seconds
 
 
 def _analyze(args: argparse.Namespace) -> int:
@@ -538,8 +550,11 @@ def _sync(args: argparse.Namespace) -> int:
 
     if not args.token:
         raise PrerequisiteError("designer sync: give the API token with --token or in $NAUTOBOT_TOKEN")
+    api = nautobot.Api(args.url, args.token)
     objects = folder_inventory(args.output)
-    plan = nautobot.sync(objects, nautobot.Api(args.url, args.token), dry_run=args.dry_run, prune=args.prune)
+    if warning := api.plain_text_warning():
+        print(warning, file=sys.stderr)
+    plan = nautobot.sync(objects, api, dry_run=args.dry_run, prune=args.prune)
     if plan.conflicts:
         print("\n".join(plan.conflicts), file=sys.stderr)
         print(
@@ -617,7 +632,7 @@ def _export(args: argparse.Namespace) -> int:
     built = built_design(args.output)
     makers = {"avd": (export_files, "Arista AVD eos_designs inputs"), "anta": (anta_files, "an ANTA catalog")}
     make, what = makers[args.format]
-    written = write_export(built, args.to, args.format, make(built))
+    written = write_export(built, args.to, args.format, make(built), args.output)
     print(f"wrote {written} files to {args.to} ({what})")
     return EXIT_OK
 
@@ -672,11 +687,15 @@ def _ask(defaults: Choices) -> Choices:
 
     def ask(question: str, default: str, among: Sequence[str] = ()) -> str:
         listed = f" ({', '.join(among)})" if among else ""
-        return input(f"{question}{listed} [{default}]: ").strip() or default
+        try:
+            return input(f"{question}{listed} [{default}]: ").strip() or default
+        except EOFError:  # the input ended: every question left takes its default
+            print(file=sys.stderr)
+            return default
 
     gpus = ask("GPUs", str(defaults.gpus))
     return Choices(
-        gpus=int(gpus) if gpus.isdigit() else -1,
+        gpus=int(gpus) if gpus.isdigit() and len(gpus) <= 9 else -1,
         server=ask("server model", defaults.server, list(hardware.servers)),
         switch=ask("switch model", defaults.switch, list(hardware.switches)),
         target=ask("network OS", defaults.target, SWITCH_OSES),

@@ -41,8 +41,8 @@ from functools import cached_property, partial
 from pathlib import Path, PurePosixPath
 from typing import IO, Any, NamedTuple
 
-from designer.built import DESIGN_FILE, parse_design, read_design, read_inside, read_regular
-from designer.errors import InputError, Problem
+from designer.built import DESIGN_FILE, parse_design, read_built_design, read_inside, read_regular
+from designer.errors import InputError, Problem, printable
 from designer.fabric import natural
 from designer.files import GIT_LISTING, Cap, MiB, output_cap, too_large
 from designer.targets import TARGETS
@@ -96,6 +96,8 @@ class Side:
     label: str
     designs: dict[str, dict[str, Any]]
     files: dict[str, Mapping[str, str]] = field(default_factory=dict)
+    single: bool = False
+    """Read from one design's folder (``outputs/<name>``): the other side is read for that design alone."""
 
 
 class Group(NamedTuple):
@@ -137,7 +139,7 @@ def load_dir(folder: Path) -> Side:
     designs: dict[str, dict[str, Any]] = {}
     files: dict[str, Mapping[str, str]] = {}
     for path in found:
-        data = read_design(path)
+        data = read_built_design(path.parent)
         designs[data["name"]] = data
         relatives = [
             relative
@@ -152,13 +154,18 @@ def load_dir(folder: Path) -> Side:
             (str(relative) for relative in relatives),
             partial(_read_relative, path.parent),
         )
-    return Side(str(folder), designs, files)
+    return Side(str(folder), designs, files, single=found == [folder / DESIGN_FILE])
 
 
 def load_revision(revision: str, under: str = "outputs", repo: Path = Path()) -> Side:
     """Every ``<under>/*/design.json`` committed at git ``revision``, with its configurations and manifest. What git
     prints is bounded: the listing by :data:`~designer.files.GIT_LISTING`, each file by the cap of its kind, checked
     on the sizes the listing gives before any file is read."""
+    if revision.startswith("-"):  # git would read it as an option
+        raise InputError(
+            [Problem((), f"{printable(revision)!r} is neither a folder nor a git revision (none starts with '-')")],
+            about="the command line",
+        )
     blobs: dict[PurePosixPath, tuple[str, int]] = {}
     listing = _git(repo, GIT_LISTING, "ls-tree", "-r", "-l", revision, "--", under)
     for line in listing.decode(errors="replace").splitlines():
@@ -777,7 +784,7 @@ def lost_lines(old: str, new: str, path: str = "") -> list[str]:
         try:
             document = json.loads(old)
             before, after = dict(_flatten(document)), dict(_flatten(json.loads(new)))
-        except json.JSONDecodeError:
+        except (ValueError, RecursionError):  # compared line by line instead
             pass
         else:
             unused = _unused_ports(document)
@@ -830,9 +837,10 @@ def _hand_edited(files: Mapping[str, str]) -> list[str]:
     if manifest is None:
         return []
     try:
-        listed = json.loads(manifest).get("files", {})
-    except json.JSONDecodeError:
+        document = json.loads(manifest)
+    except (ValueError, RecursionError):  # not JSON, a number too long to read, or nested too deep
         return [f"{MANIFEST_FILE} is not valid JSON"]
+    listed = document.get("files", {}) if isinstance(document, dict) else {}
     return [
         path
         for path in sorted(files, key=natural)
@@ -885,10 +893,15 @@ def _group_lines(group: Group) -> list[str]:
 
 
 def _pairs(old: Side, new: Side) -> list[tuple[str | None, str | None]]:
-    """Designs to compare, by name; two single designs are compared whatever their names."""
+    """Designs to compare, by name; two single designs are compared whatever their names, and a side read from one
+    design's folder only with that design of the other (a repository's other designs are neither added nor
+    removed by it)."""
     if len(old.designs) == len(new.designs) == 1:
         return [(next(iter(old.designs)), next(iter(new.designs)))]
-    names = sorted(set(old.designs) | set(new.designs))
+    if old.single or new.single:
+        names = sorted(set(old.designs if old.single else ()) | set(new.designs if new.single else ()))
+    else:
+        names = sorted(set(old.designs) | set(new.designs))
     return [(name if name in old.designs else None, name if name in new.designs else None) for name in names]
 
 

@@ -59,7 +59,11 @@ DISCOVERY = Cap("a discovery file", 64 * MiB)
 13 MiB for a switch of 8,192 ports."""
 GIT_LISTING = Cap("the git listing of a revision's designs", 256 * MiB)
 """``git ls-tree -r -l`` of the designs' folder: about a manifest.json per design."""
-CAPS = (DESIGN, TABLE, MANIFEST, CONFIG, SERVER, INTENT, CATALOG, TEMPLATE, DISCOVERY, GIT_LISTING)
+SOURCE_OF_TRUTH = Cap("an answer of a source of truth", 512 * MiB)
+"""One answer of Nautobot's API to ``designer sync``; the largest, the GraphQL list of a location's interfaces, takes
+about 60 bytes an interface: some 60 MiB for the million interfaces of a 131,072-GPU design (estimated, not
+measured at that size)."""
+CAPS = (DESIGN, TABLE, MANIFEST, CONFIG, SERVER, INTENT, CATALOG, TEMPLATE, DISCOVERY, GIT_LISTING, SOURCE_OF_TRUTH)
 _TOP = {"design.json": DESIGN, "manifest.json": MANIFEST, "intent.yaml": INTENT, "site-catalog.yaml": CATALOG}
 _BELOW = {"configs": CONFIG, "servers": SERVER}
 

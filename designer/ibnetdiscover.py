@@ -34,11 +34,11 @@ End = tuple[int, int]
 MAX_PROBLEMS = 20
 """Problems listed for one file; the rest are counted."""
 _HEADER = re.compile(r'(Switch|Ca|Hca|Rt)\s+(\d+)\s+"([SHR])-([0-9A-Fa-f]{1,16})"(?:\s+#\s*"([^"]*)")?')
-_PORT = re.compile(r'\[(\d+)\](?:\([0-9A-Fa-f]+\))?\s+"([SHR])-([0-9A-Fa-f]{1,16})"\[(\d+)\]')
+_PORT = re.compile(r'\[(\d{1,5})\](?:\([0-9A-Fa-f]+\))?\s+"([SHR])-([0-9A-Fa-f]{1,16})"\[(\d{1,5})\]')
 _SETTING = re.compile(r"(vendid|devid|sysimgguid|switchguid|caguid|hcaguids|rtguid)=\S+")
 _LINE = re.compile(
     r"^[^\S\n]*(?:"
-    r'\[(\d+)\](?:\([0-9A-Fa-f]+\))?[^\S\n]+"[SHR]-([0-9A-Fa-f]{1,16})"\[(\d+)\].*'
+    r'\[(\d{1,5})\](?:\([0-9A-Fa-f]+\))?[^\S\n]+"[SHR]-([0-9A-Fa-f]{1,16})"\[(\d{1,5})\].*'
     r'|(Switch|Ca|Hca|Rt)[^\S\n]+\d+[^\S\n]+"[SHR]-([0-9A-Fa-f]{1,16})"(?:[^\S\n]+#[^\S\n]*"([^"\n]*)")?.*'
     r"|(?:#.*|(?:vendid|devid|sysimgguid|switchguid|caguid|hcaguids|rtguid)=\S+[^\S\n]*|)$"
     r"|(.+))",

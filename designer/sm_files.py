@@ -30,7 +30,7 @@ from designer.errors import InputError, Problem
 from designer.fabric import Fabric, natural, wire
 from designer.ibnetdiscover import DesignNames, Named
 from designer.intent import Intent
-from designer.outputs.folder import write
+from designer.outputs.folder import SM_FILES, write
 from designer.ports import os_port_names
 from designer.sizing import size
 
@@ -126,10 +126,11 @@ def write_sm_files(found: Named, design: DesignNames, where: str, folder: Path, 
             about=where,
         )
     data = {name: text.encode() for name, text in files.items()}
-    write({**data, "manifest.json": _manifest(data)}, target)
+    write({**data, "manifest.json": _manifest(data)}, target, SM_FILES, [folder])
     return files
 
 
 def _manifest(files: Mapping[str, bytes]) -> bytes:
     hashes = {name: hashlib.sha256(data).hexdigest() for name, data in sorted(files.items())}
-    return (json.dumps({"tool": "designer", "version": __version__, "files": hashes}, indent=2) + "\n").encode()
+    record = {"tool": "designer", "version": __version__, "output": SM_FILES, "files": hashes}
+    return (json.dumps(record, indent=2) + "\n").encode()

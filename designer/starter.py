@@ -10,7 +10,8 @@ from importlib.resources import files
 from pathlib import Path
 
 from designer.catalog import Catalog
-from designer.errors import Problem
+from designer.errors import Problem, printable
+from designer.intent.schema import safe_name
 from designer.targets import TARGETS, of_technology
 
 SWITCH_OSES = of_technology("ethernet")
@@ -54,10 +55,24 @@ def example_text(name: str) -> str:
 def choice_problems(choices: Choices, hardware: Catalog) -> list[Problem]:
     """What is wrong with ``choices``, each with what would be valid; empty when a starter can be written."""
     problems = []
+    try:
+        safe_name(choices.name)
+    except ValueError as error:
+        problems.append(Problem(("name",), str(error)))
     server = hardware.servers.get(choices.server)
-    if server is None:
+    if server is None and choices.server in hardware.systems:
+        example = (
+            f"designer init --example {choices.server} writes an intent of it"
+            if choices.server in examples()
+            else f"an intent names it as compute.system: {choices.server} (docs/rack-scale.md)"
+        )
+        problems.append(Problem(("server",), f"{choices.server} is a rack-scale system, not a server model: {example}"))
+    elif server is None:
         problems.append(
-            Problem(("server",), f"unknown server model {choices.server!r}; use one of {', '.join(hardware.servers)}")
+            Problem(
+                ("server",),
+                f"unknown server model {printable(choices.server)!r}; use one of {', '.join(hardware.servers)}",
+            )
         )
     if choices.switch not in hardware.switches:
         problems.append(
@@ -66,7 +81,9 @@ def choice_problems(choices: Choices, hardware: Catalog) -> list[Problem]:
     if choices.target not in SWITCH_OSES:
         known = ", ".join(SWITCH_OSES)
         problems.append(Problem(("target",), f"unknown network OS {choices.target!r}; use one of {known}"))
-    if server is not None and not (0 < choices.gpus <= MAX_STARTER_GPUS and choices.gpus % server.gpus == 0):
+    if choices.gpus < 0:
+        problems.append(Problem(("gpus",), f"not a number of GPUs; use a whole number, e.g. {DEFAULT_GPUS}"))
+    elif server is not None and not (0 < choices.gpus <= MAX_STARTER_GPUS and choices.gpus % server.gpus == 0):
         problems.append(
             Problem(
                 ("gpus",),
@@ -127,7 +144,12 @@ def starter(choices: Choices, hardware: Catalog, file_name: str) -> str:
 
 
 def free_path(path: Path) -> Problem | None:
-    """Why ``path`` cannot take a new intent (it exists: ``init`` never overwrites a file), or None."""
+    """Why ``path`` cannot take a new intent (it exists: ``init`` never overwrites a file; its folder does not
+    exist), or None."""
     if path.exists() or path.is_symlink():
         return Problem(("output",), f"{path} exists; designer init never overwrites a file: give another path")
+    if not path.parent.is_dir():
+        return Problem(
+            ("output",), f"{path.parent} is not a folder; designer init writes into an existing one: create it first"
+        )
     return None

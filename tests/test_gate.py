@@ -12,6 +12,7 @@ import sys
 from pathlib import Path
 from xml.etree import ElementTree
 
+import pytest
 import yaml
 
 from designer.checks import CHECKS
@@ -114,6 +115,38 @@ def test_build_check_lists_a_short_list_of_differing_files(tmp_path: Path) -> No
     lines = err.splitlines()[1:]
     assert code == 1 and len(lines) == 21
     assert lines[-1] == f"  and {len(configs) + 1 - 20:,} more"  # the configs, and summary.md
+
+
+@pytest.mark.parametrize("stray", ["fifo", "link to a folder", "empty folder", "link in a file's place"])
+def test_the_gate_fails_whatever_the_build_then_refuses_to_replace(tmp_path: Path, stray: str) -> None:
+    """``build --check`` and ``build`` agree: what makes the build refuse the folder makes the gate fail."""
+    path = intent_file(tmp_path)
+    target = tmp_path / "out"
+    assert run_cli("build", str(path), "-o", str(target))[0] == 0
+    (tmp_path / "elsewhere").mkdir()
+    summary = target / "summary.md"
+    expected = {
+        "fifo": "  extra: configs/pipe",
+        "link to a folder": "  extra: configs/linked",
+        "empty folder": "  extra: configs/empty/",
+        "link in a file's place": (
+            "  not a file: summary.md (a link, FIFO or folder stands where the build writes a file)"
+        ),
+    }[stray]
+    if stray == "fifo":
+        os.mkfifo(target / "configs" / "pipe")
+    elif stray == "link to a folder":
+        (target / "configs" / "linked").symlink_to(tmp_path / "elsewhere")
+    elif stray == "empty folder":
+        (target / "configs" / "empty").mkdir()
+    else:
+        (tmp_path / "summary.md").write_bytes(summary.read_bytes())
+        summary.unlink()
+        summary.symlink_to(tmp_path / "summary.md")  # the same bytes, through a link
+    code, _, err = run_cli("build", "--check", str(path), "-o", str(target))
+    assert code == 1 and err.splitlines()[1:] == [expected], err
+    code, _, err = run_cli("build", str(path), "-o", str(target))
+    assert code == 2 and "refusing to replace" in err, err
 
 
 def test_workflow_example_runs_the_gate() -> None:

@@ -24,7 +24,7 @@ from pathlib import Path
 import pytest
 
 from designer import ibnetdiscover
-from designer.built import read_design
+from designer.built import read_built_design
 from designer.cli import main
 from designer.errors import InputError
 from designer.fabric import natural
@@ -59,7 +59,7 @@ def built_3tier(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 def designed_cables(folder: Path) -> list[tuple[str, str, str, str]]:
     """The cables of design.json, upper end first, as cabling.csv lists them."""
-    return sorted((*link["a"][:2], *link["z"][:2]) for link in read_design(folder / "design.json")["links"])
+    return sorted((*link["a"][:2], *link["z"][:2]) for link in read_built_design(folder)["links"])
 
 
 def test_canned_discovery_names_every_cable_as_the_design(built: Path) -> None:

@@ -101,6 +101,12 @@ def test_init_never_overwrites_a_file(tmp_path: Path, capsys: pytest.CaptureFixt
         (["--switch", "sn9999"], "switch: unknown switch model 'sn9999'; use one of"),
         (["--target", "ios"], f"target: unknown network OS 'ios'; use one of {', '.join(SWITCH_OSES)}"),
         (["--gpus", "1001"], "gpus: 1001 GPUs do not fill whole dgx-h100 servers of 8 GPUs"),
+        (["--name", "x\nfabric: {}"], "name: 'x\\nfabric: {}' is not a safe file name"),
+        (["--name", "../../etc/x"], "name: '../../etc/x' is not a safe file name"),
+        (
+            ["--server", "gb300-nvl72"],
+            "server: gb300-nvl72 is a rack-scale system, not a server model: designer init --example gb300-nvl72",
+        ),
         (
             ["--example", "nope"],
             "example: unknown example 'nope'; use one of amd-mi355x, dgx-b300-two-planes, dgx-h100, gb300-nvl72",
@@ -113,6 +119,41 @@ def test_bad_choices_exit_2_with_what_would_be_valid_and_write_nothing(
     assert main(["init", str(tmp_path / "x.yaml"), *argv]) == 2
     assert expected in capsys.readouterr().err
     assert list(tmp_path.iterdir()) == []
+
+
+def test_a_starter_into_a_folder_that_does_not_exist_is_exit_2(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    assert main(["init", str(tmp_path / "nodir" / "sub" / "x.yaml"), "--gpus", "8"]) == 2
+    assert f"output: {tmp_path / 'nodir' / 'sub'} is not a folder; designer init writes into an existing one" in (
+        capsys.readouterr().err
+    )
+    assert list(tmp_path.iterdir()) == []
+
+
+@pytest.mark.parametrize("answers", [["many"], ["9" * 5000], []])
+def test_a_gpu_count_that_is_no_number_or_the_end_of_input_at_the_prompt(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str], answers: list[str]
+) -> None:
+    """A non-numeric answer is refused as not a number (never reported as -1 GPUs); the end of input (Ctrl-D)
+    takes the defaults of the questions left."""
+    given = iter(answers)
+
+    def answer(_: str) -> str:
+        try:
+            return next(given)
+        except StopIteration:
+            raise EOFError from None
+
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setattr("sys.stdin.isatty", lambda: True, raising=False)
+    monkeypatch.setattr("builtins.input", answer)
+    code = main(["init"])
+    err = capsys.readouterr().err
+    if answers:
+        assert code == 2 and "gpus: not a number of GPUs; use a whole number, e.g. 1024" in err and "-1" not in err
+    else:
+        assert code == 0 and validated_intent(tmp_path / "cluster.yaml").gpus == 1024
 
 
 def test_choices_default_to_the_documented_starter() -> None:

@@ -21,7 +21,7 @@ from pathlib import Path
 
 import pytest
 
-from designer.built import folder_intent, read_design
+from designer.built import folder_intent, read_built_design
 from designer.cli import main
 from designer.fabric import Device, wire
 from designer.ibnetdiscover import named, parse
@@ -117,7 +117,7 @@ def test_an_infiniband_design_json_has_no_addresses_asns_or_bgp(
     design.json has no loopback, ASN, announcement, BGP, QoS or pool, and a cable's ends are only (device, port):
     the subnet manager gives every port a LID. The folder still reads back: ``designer diff`` of it and a copy finds
     nothing changed."""
-    design = read_design(superpod / "design.json")
+    design = read_built_design(superpod)
     assert not keys_of(design) & NOT_ON_INFINIBAND
     assert {len(row["a"]) for row in design["links"]} == {len(row["z"]) for row in design["links"]} == {2}
     switch = next(row for row in design["devices"] if row["role"] == "leaf")
@@ -145,7 +145,7 @@ def test_an_ndr_design_names_its_switch_ports_as_nvidia_does(superpod: Path) -> 
     assert (rows[0]["a_device"], rows[0]["a_port"], rows[0]["z_port"]) == ("p0-su0-r0-leaf", "1/1/1", "nic0")
     leaf = [port for device, port in ends if device == "p0-su31-r7-leaf" or device == "p0-su3-r7-leaf"]
     assert sorted(leaf) == sorted(f"1/{cage}/{port}" for cage in range(1, 33) for port in (1, 2))
-    first = read_design(superpod / "design.json")["links"][0]
+    first = read_built_design(superpod)["links"][0]
     assert first["a"] == ["p0-su0-r0-leaf", "swp1s0"] and first["os_ports"] == {"opensm": ["1/1/1", "nic0"]}
 
 

@@ -412,3 +412,79 @@ def test_folders_the_system_will_not_let_us_replace_are_explained(
     assert result.stdout == "" and "Traceback" not in result.stderr
     assert expected.format(dir=folder) in result.stderr
     assert list(folder.iterdir()) == []
+
+
+@pytest.fixture(scope="module")
+def two_builds(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path]:
+    """tests/intents/small-2tier.yaml built twice, into two folders."""
+    folders = tmp_path_factory.mktemp("builds") / "a", tmp_path_factory.mktemp("builds") / "b"
+    for folder in folders:
+        assert run_cli("build", str(ROOT / "tests" / "intents" / "small-2tier.yaml"), "-o", str(folder))[0] == 0
+    return folders
+
+
+CANNED = ROOT / "tests" / "canned" / "infiniband-diags-44-ibnetdiscover-small-2tier.txt"
+
+
+@pytest.mark.parametrize(
+    ("command", "says"),
+    [
+        (["audit", "{a}", str(CANNED), "--sm-files", "{a}"], "it is the folder this command reads"),
+        (["export", "avd", "{a}", "-o", "{a}"], "it is the folder this command reads"),
+        (["export", "avd", "{a}", "-o", "{b}"], "designer build wrote it, and only designer build replaces it"),
+        (["export", "anta", "{a}", "-o", "{b}"], "designer build wrote it, and only designer build replaces it"),
+        (["explore", "{a}/intent.yaml", "--vary", "fabric.tiers=2", "-o", "{b}"], "designer build wrote it"),
+    ],
+    ids=["audit-its-own-input", "export-its-own-input", "export-over-a-build", "anta-over-a-build", "explore"],
+)
+def test_no_command_replaces_a_design_it_did_not_write(
+    two_builds: tuple[Path, Path], command: list[str], says: str
+) -> None:
+    a, b = two_builds
+    before = snapshot(a), snapshot(b)
+    code, out, err = run_cli(*(part.format(a=a, b=b) for part in command))
+    assert (code, out) == (2, ""), err
+    assert says in err and "Traceback" not in err
+    assert (snapshot(a), snapshot(b)) == before
+
+
+def test_each_command_replaces_only_a_folder_of_its_own_kind(two_builds: tuple[Path, Path], tmp_path: Path) -> None:
+    a, _ = two_builds
+    export, explored, sm = tmp_path / "avd", tmp_path / "explored", tmp_path / "sm"
+    for _ in range(2):  # the second time, each replaces what it wrote
+        assert run_cli("export", "avd", str(a), "-o", str(export))[0] == 0
+        assert run_cli("explore", str(a / "intent.yaml"), "--vary", "fabric.tiers=2", "-o", str(explored))[0] == 0
+        assert run_cli("audit", str(a), str(CANNED), "--sm-files", str(sm))[0] == 0
+    intent = str(ROOT / "tests" / "intents" / "small-2tier.yaml")
+    for folder, wrote in ((export, "export avd"), (explored, "explore"), (sm, "sm-files")):
+        before = snapshot(folder)
+        code, _, err = run_cli("build", intent, "-o", str(folder))
+        assert code == 2 and f"designer {wrote} wrote it, and only designer {wrote} replaces it" in err, err
+        assert snapshot(folder) == before
+    code, _, err = run_cli("export", "anta", str(a), "-o", str(export))
+    assert code == 2 and "designer export avd wrote it" in err
+
+
+@pytest.mark.parametrize("command", ["sync", "audit", "diff", "check"])
+def test_a_design_json_edited_after_the_build_is_refused_by_every_reader(
+    two_builds: tuple[Path, Path], tmp_path: Path, command: str
+) -> None:
+    """An edited design.json (its sha256 no longer the manifest's) is refused before anything reads it (or, for
+    sync, before Nautobot is asked anything: port 9 of 127.0.0.1, discard, answers nothing)."""
+    a, _ = two_builds
+    edited = tmp_path / "edited"
+    shutil.copytree(a, edited)
+    data = json.loads((edited / "design.json").read_text())
+    data["name"] = "renamed"
+    (edited / "design.json").write_text(json.dumps(data))
+    lldp = tmp_path / "p0-su0-r0-leaf.json"
+    lldp.write_text(json.dumps({"lldp": [{"interface": []}]}))
+    arguments = {
+        "sync": ["sync", "nautobot", str(edited), "--url", "http://127.0.0.1:9", "--token", "t"],
+        "audit": ["audit", str(edited), str(lldp)],
+        "diff": ["diff", str(a), str(edited)],
+        "check": ["check", str(edited)],
+    }[command]
+    code, out, err = run_cli(*arguments)
+    assert (code, out) == (2, ""), err
+    assert "design.json" in err and "changed after 'designer build'" in err and "Traceback" not in err

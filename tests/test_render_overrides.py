@@ -180,6 +180,19 @@ def test_a_templates_folder_that_does_not_exist_is_refused(tmp_path: Path) -> No
             "{% for a in range(100000) %}{% for b in range(100000) %}x{% endfor %}{% endfor %}\n",
             "larger than 16,777,216 characters or 4,194,304 pieces",
         ),
+        ("{{ ('x '|center(2000000))|wordwrap(3)|length }}\n", "'center' would make 2,000,000 items"),
+        ("{% set a = 'x'|center(900000000) %}{{ a|length }}\n", "'center' would make 900,000,000 items"),
+        ("{{ 'x'.ljust(1500000000) }}\n", "'str.ljust' would make 1,500,000,000 items"),
+        ("{{ 'x'.rjust(2000000) }}\n", "'str.rjust' would make 2,000,000 items"),
+        ("{{ '{:>2000000}'.format(1) }}\n", "'str.format' would make 2,000,000 items"),
+        ("{{ '%2000000s' % 'x' }}\n", "'%' would make 2,000,000 items"),
+        ("{{ '%*s' % (5, 'x') }}\n", "'%' would make a width given by its arguments"),
+        ("{{ ('x' * 1000)|replace('x', 'y' * 2000) }}\n", "'replace' would make 2,000,000 items"),
+        ("{{ 'ab'.replace('', 'z' * 600000) }}\n", "'str.replace' would make 1,800,002 items"),
+        ("{{ ('x\\n' * 400000)|indent(width=2) }}\n", "'indent' would make 1,600,002 items"),
+        ("{{ [('x' * 600000), ('y' * 600000)]|join }}\n", "'join' would make 1,200,000 items"),
+        ("{{ '%2000000d'|format(1) }}\n", "'format' would make 2,000,000 items"),
+        ("{% set l = [1] %}{{ l.append(2) }}\n", "SecurityError"),
     ],
 )
 def test_a_failing_or_runaway_template_is_exit_2_naming_template_and_line(body: str, says: str, tmp_path: Path) -> None:
@@ -209,10 +222,13 @@ def test_a_template_that_runs_too_long_is_stopped(tmp_path: Path, monkeypatch: p
 
 def test_limits_leave_ordinary_arithmetic_alone(tmp_path: Path) -> None:
     (tmp_path / "frr").mkdir()
-    (tmp_path / "frr" / "bfd.j2").write_text("! {{ '-' * 40 }} {{ 2 ** 64 }} {{ [1, 2] + [3] }} {{ 1.5 * 2 }}\n")
+    (tmp_path / "frr" / "bfd.j2").write_text(
+        "! {{ '-' * 40 }} {{ 2 ** 64 }} {{ [1, 2] + [3] }} {{ 1.5 * 2 }} {{ 'ab'|center(6) }} {{ '%5s' % 'x' }}"
+        " {{ '{:>4}'.format(7) }} {{ 'a-b'.replace('-', '_') }} {{ ['a', 'b']|join(',') }} {{ 7 % 3 }}\n"
+    )
     assert _build(INTENT, tmp_path / "out", "--templates", str(tmp_path))[0] == 0
     text = (tmp_path / "out" / "configs" / "frr" / "p0-spine0.conf").read_text()
-    assert f"! {'-' * 40} 18446744073709551616 [1, 2, 3] 3.0\n" in text
+    assert f"! {'-' * 40} 18446744073709551616 [1, 2, 3] 3.0   ab       x    7 a_b a,b 1\n" in text
 
 
 def test_an_error_names_its_line_in_a_run_of_text_and_values(tmp_path: Path) -> None:

@@ -684,6 +684,10 @@ def test_an_interrupted_sync_completes_on_the_next_run(lab: NautobotLab, designs
 
     with pytest.raises(KeyboardInterrupt):
         nautobot.sync(objects, Stopping(lab.url, lab.token), dry_run=False, prune=False)
+    api = nautobot.Api(lab.url, lab.token)
+    sites = api.every("dcim/locations", name=f"{NAME}-{suffix}")
+    notes = api.every(f"dcim/locations/{sites[0]['id']}/notes") if sites else []
+    assert not [note for note in notes if nautobot.RECORD.search(note["note"])]  # no record claims it was synced
     plan = nautobot.sync(objects, nautobot.Api(lab.url, lab.token), dry_run=False, prune=False)
     assert plan.creates and not plan.conflicts
     assert set(plan.updates) == (set() if stop == "after six writes" else {"cable"})

@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from designer.audit.readers import KNOWN, Cable, Unreadable, detect
-from designer.built import json_lines, shown
+from designer.built import json_lines, long_number, shown
 from designer.errors import InputError, Problem, Source
 from designer.files import DISCOVERY, Refused, read_below
 from designer.ibnetdiscover import looks_like
@@ -79,6 +79,11 @@ def reports(files: Sequence[Path], devices: Callable[[], set[str]]) -> Reports:
             document = json.loads(text)
         except (json.JSONDecodeError, RecursionError) as error:
             problems.append(_not_json(error, str(path)))
+            continue
+        except ValueError:  # a number of more digits than Python converts
+            problems.append(
+                Problem((), "not what a device prints: a number of thousands of digits", long_number(text), str(path))
+            )
             continue
         try:
             family = detect(document)

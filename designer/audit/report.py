@@ -6,15 +6,17 @@ import json
 from typing import Any
 
 from designer.audit.compare import Audit, End, Link
+from designer.errors import printable
 
 SHOWN_OUTSIDE = 5
 """Ports outside the backend named in the text; the rest are counted."""
 
 
 def _end(audit: Audit, end: End) -> str:
-    """``device port``, with the name the device reported when it differs: ``p0-su0-r0-leaf swp1 (Ethernet1)``."""
+    """``device port``, with the name the device reported when it differs: ``p0-su0-r0-leaf swp1 (Ethernet1)``;
+    whatever the devices reported is escaped (:func:`~designer.errors.printable`)."""
     reported = audit.reported_as.get(end)
-    return f"{end[0]} {end[1]}" + (f" ({reported})" if reported else "")
+    return printable(f"{end[0]} {end[1]}" + (f" ({reported})" if reported else ""))
 
 
 def _cable(audit: Audit, cable: Link) -> str:
@@ -25,7 +27,7 @@ def text(name: str, audit: Audit) -> str:
     """The audit as lines: the counts, then every miswired, missing and extra cable and every swap."""
     wrong = len(audit.missing) + len(audit.extra) + len(audit.miswired)
     lines = [
-        f"audit of {name}: {len(audit.devices)} device{'s' if len(audit.devices) != 1 else ''} reported, "
+        f"audit of {printable(name)}: {len(audit.devices)} device{'s' if len(audit.devices) != 1 else ''} reported, "
         f"{audit.in_scope} designed cable{'s' if audit.in_scope != 1 else ''} in scope: {audit.matched} match, "
         f"{len(audit.missing)} missing, {len(audit.extra)} extra, {len(audit.miswired)} miswired"
     ]
@@ -41,7 +43,7 @@ def text(name: str, audit: Audit) -> str:
     lines += [f"missing: {_cable(audit, cable)}" for cable in audit.missing]
     lines += [f"extra: {_cable(audit, cable)} (the design cables neither end)" for cable in audit.extra]
     if audit.outside:
-        shown = ", ".join(f"{device} {port}" for device, port in audit.outside[:SHOWN_OUTSIDE])
+        shown = ", ".join(printable(f"{device} {port}") for device, port in audit.outside[:SHOWN_OUTSIDE])
         more = f" and {len(audit.outside) - SHOWN_OUTSIDE} more" if len(audit.outside) > SHOWN_OUTSIDE else ""
         lines.append(f"not audited: neighbours on ports outside the backend design: {shown}{more}")
     lines.append("the cabling matches the design" if not wrong else f"{wrong} cable{'s' if wrong != 1 else ''} to fix")

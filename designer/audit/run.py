@@ -18,7 +18,7 @@ from designer.audit.compare import Audit, Link, audit, link
 from designer.audit.inputs import reports
 from designer.audit.names import FAMILIES, PortNames, port_names
 from designer.audit.readers import Cable
-from designer.built import DESIGN_FILE, read_design
+from designer.built import read_built_design
 from designer.errors import InputError, Problem
 from designer.ibnetdiscover import DesignNames, Named, named, parse
 from designer.sm_files import design_names, write_sm_files
@@ -72,7 +72,7 @@ def audit_output(folder: Path, files: Sequence[Path], sm_target: Path | None = N
 
     @cache
     def design() -> dict[str, Any]:
-        return read_design(folder / DESIGN_FILE)
+        return read_built_design(folder)
 
     @cache
     def devices() -> set[str]:

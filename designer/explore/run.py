@@ -27,7 +27,7 @@ from typing import Annotated, Any
 import yaml
 from pydantic import BaseModel, TypeAdapter, ValidationError
 
-from designer.catalog import Catalog
+from designer.catalog import Catalog, catalog
 from designer.checks import CHECKS
 from designer.design import Design
 from designer.errors import InputError, Problem, dotted
@@ -138,12 +138,32 @@ def open_dimensions(data: dict[str, Any], intent: Intent) -> tuple[Dimension, ..
     return tuple(found)
 
 
+def _base(path: Path, raw: bytes, data: Any) -> Intent:
+    """The intent at ``path`` (its bytes ``raw``, read as ``data``) validated; one whose leaf names no model and no
+    ports (what explore then varies over the catalog) validated with the first catalog switch for its leaf, as the
+    base the candidates are read against. :class:`InputError` with the intent's own problems otherwise."""
+    try:
+        return validated_intent(path, raw)
+    except InputError:
+        fabric = data.get("fabric") if isinstance(data, dict) else None
+        leaf = fabric.get("leaf") if isinstance(fabric, dict) else None
+        if not isinstance(leaf, dict) or "model" in leaf or "ports" in leaf:
+            raise
+        with_model = json.loads(json.dumps(data))  # a deep copy of plain YAML data
+        with_model["fabric"]["leaf"]["model"] = next(iter(catalog().switches))
+        try:
+            return validated_intent(path, yaml.safe_dump(with_model, sort_keys=False).encode())
+        except InputError:
+            pass
+        raise
+
+
 def explore(path: Path, vary: Sequence[str]) -> Exploration:
     """Build every candidate of the intent at ``path`` over the ``--vary`` options (or what the intent leaves
     open), keep those that pass, and mark the Pareto front. Raises :class:`InputError` on bad input."""
-    intent = validated_intent(path)
     raw = read_bytes(path)
     data = load_yaml(decode(raw, str(path)), str(path)).data
+    intent = _base(path, raw, data)
     varied = dimensions(vary, intent.catalog) if vary else open_dimensions(data, intent)
     space = 1
     for dimension in varied:
@@ -363,7 +383,7 @@ def _value_problems(path: tuple[str, ...], texts: list[str], values: tuple[Any, 
     problems = []
     for text, value in zip(texts, values, strict=True):
         try:
-            adapter.validate_python(value, context={"catalog": hardware})
+            adapter.validate_python(value, strict=True, context={"catalog": hardware})  # as strict as the intent
         except ValidationError as error:
             message = error.errors()[0]["msg"].removeprefix("Value error, ")
             problems.append(f"{text.strip()!r} is refused: {message}")
@@ -392,7 +412,7 @@ def _value(text: str) -> Any:
     """One ``--vary`` value as YAML reads it (``2`` a number, ``auto`` text), or the text itself."""
     try:
         return yaml.safe_load(text)
-    except yaml.YAMLError:
+    except (yaml.YAMLError, ValueError):  # ValueError: a number of more digits than Python converts
         return text
 
 

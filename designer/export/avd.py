@@ -211,9 +211,9 @@ def built_design(folder: Path) -> Design:
     return design(intent, hosts=False)
 
 
-def write_export(design: Design, target: Path, kind: str, files: dict[str, bytes]) -> int:
-    """Replace ``target`` (new, empty or an earlier export) with the ``kind`` export's ``files`` and its manifest;
-    the number of files."""
+def write_export(design: Design, target: Path, kind: str, files: dict[str, bytes], source: Path) -> int:
+    """Replace ``target`` (new, empty or an earlier export of the same ``kind``, never the ``source`` folder it is
+    made from) with the ``kind`` export's ``files`` and its manifest; the number of files."""
     record = {
         "name": design.intent.name,
         "tool": "designer",
@@ -223,6 +223,6 @@ def write_export(design: Design, target: Path, kind: str, files: dict[str, bytes
         "files": {path: hashlib.sha256(data).hexdigest() for path, data in sorted(files.items())},
     }
     written = {**files, "manifest.json": (json.dumps(record, indent=2) + "\n").encode()}
-    with claim(target) as folder:
+    with claim(target, f"export {kind}", [source]) as folder:
         folder.write(written)
     return len(written)

@@ -21,7 +21,7 @@ import tempfile
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from contextlib import contextmanager
 from pathlib import Path
-from typing import IO
+from typing import IO, cast
 
 from designer.errors import OutputError
 from designer.files import MANIFEST as MANIFEST_CAP
@@ -40,9 +40,11 @@ AT_FDCWD, RENAME_EXCHANGE = -100, 2
 class Claim:
     """The right to replace one output folder, held by :func:`claim` for as long as its ``with`` block runs."""
 
-    def __init__(self, folder: Path):
+    def __init__(self, folder: Path, kind: str):
         self.folder = folder
         """Where the outputs go, symbolic links resolved."""
+        self.kind = kind
+        """The kind of output folder it writes (:data:`BUILD`...)."""
         self.written = False
 
     def write(self, files: dict[str, bytes]) -> None:
@@ -54,24 +56,38 @@ class Claim:
         folder in one step (what interrupted builds of the folder left beside it is deleted first)."""
         try:
             _remove_leftovers(self.folder)
-            _replace(writer, self.folder)
+            _replace(writer, self.folder, self.kind)
         except OSError as error:
             raise OutputError(_explain(error, self.folder)) from None
         self.written = True
 
 
+BUILD, EXPLORE, SM_FILES = "build", "explore", "sm-files"
+"""The kinds of output folder, each written by one command (``export avd`` and ``export anta`` are ``export
+KIND``): a command replaces only a folder of its own kind (:func:`output_kind`)."""
+
+
 @contextmanager
-def claim(target: Path) -> Iterator[Claim]:
-    """Take ``target`` for one build, before any work: refuse a folder a build must not replace (see
-    :func:`refusal`) and lock it against other builds (``.NAME.lock`` beside it). Raises :class:`OutputError`.
-    Folders created on the way to ``target`` are removed again when nothing was written."""
+def claim(target: Path, kind: str = BUILD, reads: Iterable[Path] = ()) -> Iterator[Claim]:
+    """Take ``target`` for one command writing a ``kind`` of output folder, before any work: refuse a folder it must
+    not replace (see :func:`refusal`), one of the folders it ``reads`` among them, and lock it against other writers
+    (``.NAME.lock`` beside it). Raises :class:`OutputError`. Folders created on the way to ``target`` are removed
+    again when nothing was written."""
     try:
         folder = target.resolve()
+        inputs = [path.resolve() for path in reads]
     except (OSError, RuntimeError) as error:  # RuntimeError: a loop of symbolic links (Python 3.11 and 3.12)
         raise OutputError(f"cannot write {target}: {error}") from None
     created: list[Path] = []
     try:
-        problem = refusal(folder)
+        problem = next(
+            (
+                f"refusing to replace {folder}: it is the folder this command reads; choose another folder with -o"
+                for path in inputs
+                if path == folder or folder in path.parents
+            ),
+            None,
+        ) or refusal(folder, kind)
         if problem:
             raise OutputError(problem + (f" ({target} is a symbolic link to it)" if target.is_symlink() else ""))
         created = _make_folders(folder.parent)
@@ -82,7 +98,7 @@ def claim(target: Path) -> Iterator[Claim]:
     except OSError as error:
         _remove_empty(created)
         raise OutputError(_explain(error, folder)) from None
-    held = Claim(folder)
+    held = Claim(folder, kind)
     try:
         yield held
     finally:
@@ -93,15 +109,28 @@ def claim(target: Path) -> Iterator[Claim]:
             _remove_empty(created)
 
 
-def write(files: dict[str, bytes], target: Path) -> None:
+def write(files: dict[str, bytes], target: Path, kind: str = BUILD, reads: Iterable[Path] = ()) -> None:
     """Replace the output folder ``target`` with exactly ``files`` (:func:`claim`, then :meth:`Claim.write`)."""
-    with claim(target) as folder:
+    with claim(target, kind, reads) as folder:
         folder.write(files)
 
 
-def refusal(folder: Path) -> str | None:
-    """Why a build must not replace ``folder``, or ``None`` when it may: it is missing, empty, or written by a
-    previous build (its ``manifest.json`` says tool ``designer``) and holding nothing its manifest does not list."""
+def output_kind(manifest: Mapping[str, object]) -> str:
+    """The kind of output folder a designer ``manifest`` describes: its ``output`` field, else as the manifests
+    written without one tell (``export``: ``export KIND``; ``command: explore``; anything else: a build)."""
+    if isinstance(manifest.get("output"), str):
+        return str(manifest["output"])
+    if isinstance(manifest.get("export"), str):
+        return f"export {manifest['export']}"
+    if manifest.get("command") == EXPLORE:
+        return EXPLORE
+    return BUILD
+
+
+def refusal(folder: Path, kind: str = BUILD) -> str | None:
+    """Why a command writing a ``kind`` of output must not replace ``folder``, or ``None`` when it may: it is
+    missing, empty, or written by the same command before (its ``manifest.json`` says tool ``designer`` and that
+    kind) and holding nothing its manifest does not list."""
     if not folder.exists():
         return None
     if not folder.is_dir():
@@ -114,7 +143,13 @@ def refusal(folder: Path) -> str | None:
     entries = sorted(folder.iterdir())
     if not entries:
         return None
-    listed = _listed(folder)
+    manifest = _manifest(folder)
+    listed = None if manifest is None else {*cast(dict[str, object], manifest["files"]), MANIFEST}
+    if manifest is not None and (wrote := output_kind(manifest)) != kind:
+        return (
+            f"refusing to replace {folder}: designer {wrote} wrote it, and only designer {wrote} replaces it; "
+            f"choose a new or empty folder for designer {kind} with -o"
+        )
     if listed is None:
         return (
             f"refusing to replace {folder}: it is not an output folder of designer (no manifest.json written "
@@ -131,12 +166,12 @@ def refusal(folder: Path) -> str | None:
     return None
 
 
-def _listed(folder: Path) -> set[str] | None:
-    """The files ``folder/manifest.json`` lists, with the manifest itself; ``None`` unless designer wrote it. A
-    manifest larger than designer writes is an input error (exit 2), not read."""
+def _manifest(folder: Path) -> dict[str, object] | None:
+    """``folder/manifest.json`` with the files it lists; ``None`` unless designer wrote it. A manifest larger than
+    designer writes is an input error (exit 2), not read."""
     try:
         manifest = json.loads(read_below(folder, (MANIFEST,), MANIFEST_CAP))
-    except (OSError, ValueError, Refused):
+    except (OSError, ValueError, RecursionError, Refused):
         return None
     if (
         not isinstance(manifest, dict)
@@ -144,7 +179,7 @@ def _listed(folder: Path) -> set[str] | None:
         or not isinstance(manifest.get("files"), dict)
     ):
         return None
-    return {*manifest["files"], MANIFEST}
+    return manifest
 
 
 PartSizes = dict[str, tuple[int, int]]
@@ -277,7 +312,7 @@ def write_files(files: Mapping[str, bytes] | Iterable[tuple[str, bytes]], folder
             os.close(descriptor)
 
 
-def _replace(writer: Callable[[Path], None], target: Path) -> None:
+def _replace(writer: Callable[[Path], None], target: Path, kind: str) -> None:
     """Let ``writer`` fill a staging folder beside ``target`` and put it in place of ``target``, if it may still
     be replaced (:func:`refusal`).
 
@@ -289,7 +324,7 @@ def _replace(writer: Callable[[Path], None], target: Path) -> None:
     try:
         writer(staging)
         staging.chmod(0o755)
-        problem = refusal(target)  # again: someone may have put files into it while the build ran
+        problem = refusal(target, kind)  # again: someone may have put files into it while the build ran
         if problem:
             raise OutputError(problem)
         if not target.exists():
@@ -383,14 +418,20 @@ def file_matches(folder: Path, relative: str, data: bytes) -> bool:
 
 def differences(matches: dict[str, bool], target: Path) -> list[str]:
     """The drift lines of the folder ``target`` from whether each expected file matches (:func:`file_matches`):
-    the changed and missing files in path order, then the files in ``target`` that none is (extra). A file (or a
-    link to one) is there when a walk of the folder finds it, not through a linked folder."""
-    on_disk = sorted(
-        (path for path, entry in _walk(target, lambda _: True) if entry.is_file()), key=lambda path: path.split("/")
-    )  # in the order of their parts, as paths sort
-    there = set(on_disk)
-    return [
-        f"{'changed' if path in there else 'missing'}: {path}"
-        for path in sorted(matches)
-        if path not in there or not matches[path]
-    ] + [f"extra: {path}" for path in on_disk if path not in matches]
+    the changed and missing files in path order, then everything in ``target`` a build would refuse to replace
+    (:func:`refusal`), so that the gate and the build agree: a link, FIFO or folder where an expected file belongs,
+    and every extra entry (a file, a link, a FIFO, a folder, an empty one too, counted once without its contents)."""
+    foreign = {path.relative_to(target).as_posix(): path for path in _unlisted(target, set(matches))}
+    regular = {path for path, entry in _walk(target, lambda _: True) if entry.is_file(follow_symlinks=False)}
+    lines = []
+    for path in sorted(matches):
+        if path in foreign:
+            lines.append(f"not a file: {path} (a link, FIFO or folder stands where the build writes a file)")
+        elif path not in regular:
+            lines.append(f"missing: {path}")
+        elif not matches[path]:
+            lines.append(f"changed: {path}")
+    extra = sorted((path for path in foreign if path not in matches), key=lambda path: path.split("/"))
+    return lines + [
+        f"extra: {path}{'/' if foreign[path].is_dir() and not foreign[path].is_symlink() else ''}" for path in extra
+    ]

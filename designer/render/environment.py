@@ -13,14 +13,17 @@
   rendered once per distinct value of those variables, from them alone, and its text reused.
 * Override folders may come with a pull request, so templates are read as regular UTF-8 files only (no
   symbolic link, FIFO or device anywhere below a folder), a rendering stops after :data:`RENDER_SECONDS`,
-  :data:`MAX_CHUNKS` pieces of output or :data:`MAX_FILE_CHARS` characters, and the sandbox refuses
-  ``*``, ``**`` and ``+`` results above :data:`MAX_ITEMS` items or :data:`MAX_INT_BITS` bits. Any failure
-  while rendering is a :class:`TemplateError` naming the template and line.
+  :data:`MAX_CHUNKS` pieces of output or :data:`MAX_FILE_CHARS` characters, compiling stops after
+  :data:`RENDER_SECONDS` too (and folds no constant: see :class:`Sandbox`), and the sandbox refuses ``*``, ``**``,
+  ``+``, ``%`` and the filters and string methods that lengthen text above :data:`MAX_ITEMS` items or
+  :data:`MAX_INT_BITS` bits before making them. Any failure while rendering is a :class:`TemplateError` naming the
+  template and line.
 """
 
 from __future__ import annotations
 
 import contextlib
+import re
 import signal
 import sys
 import threading
@@ -36,7 +39,7 @@ import jinja2
 from jinja2 import nodes
 from jinja2.compiler import CodeGenerator, Frame
 from jinja2.exceptions import SecurityError
-from jinja2.sandbox import SandboxedEnvironment
+from jinja2.sandbox import ImmutableSandboxedEnvironment
 
 from designer.errors import InputError, PrerequisiteError, TemplateError
 from designer.files import TEMPLATE, Refused, read_below
@@ -89,20 +92,115 @@ class RenderTimeout(Exception):
     """A rendering ran past :data:`RENDER_SECONDS` (raised from SIGALRM inside the template's code)."""
 
 
-class Sandbox(SandboxedEnvironment):
-    """Jinja's sandbox, with ``*``, ``**`` and ``+`` refusing results too large for a configuration file."""
+class Sandbox(ImmutableSandboxedEnvironment):
+    """Jinja's sandbox that changes no list or dict a template is given, with ``*``, ``**``, ``+`` and ``%`` and
+    every filter and string method that can make text longer than it was given (``center``, ``ljust``, ``rjust``,
+    ``zfill``, ``indent``, ``expandtabs``, ``replace``, ``join``, ``format``) refusing results too large for a
+    configuration file before they are made. Built with ``optimized=False``: Jinja would otherwise evaluate
+    constant expressions while compiling, outside every bound of a rendering."""
 
     code_generator_class = JoinedOutput
-    intercepted_binops = frozenset(("*", "**", "+"))
+    intercepted_binops = frozenset(("*", "**", "+", "%"))
+
+    def __init__(self, **options: Any):
+        super().__init__(optimized=False, **options)
+        for name in ("center", "indent", "replace", "join", "format"):
+            self.filters[name] = _bounded_filter(name, self.filters[name])
 
     def call_binop(self, context: jinja2.runtime.Context, operator: str, left: Any, right: Any) -> Any:
-        size = _result_size(operator, left, right)
+        size = _format_widths(left) if operator == "%" and isinstance(left, str) else None
+        size = size or (_result_size(operator, left, right) if operator != "%" else None)
         if size is not None:
-            raise SecurityError(
-                f"{operator!r} would make {size}; templates may make at most {MAX_ITEMS:,} items "
-                f"or {MAX_INT_BITS:,}-bit numbers"
-            )
+            raise _too_large(operator, size)
         return super().call_binop(context, operator, left, right)
+
+    def call(__self, __context: jinja2.runtime.Context, __obj: Any, *args: Any, **kwargs: Any) -> Any:
+        method = getattr(__obj, "__wrapped__", __obj)  # the sandbox wraps str.format and str.format_map
+        if isinstance(getattr(method, "__self__", None), str):
+            size = _method_size(method.__self__, method.__name__, args, kwargs)
+            if size is not None:
+                raise _too_large(f"str.{method.__name__}", size)
+        return super().call(__context, __obj, *args, **kwargs)
+
+
+def _too_large(what: str, size: str) -> SecurityError:
+    return SecurityError(
+        f"{what!r} would make {size}; templates may make at most {MAX_ITEMS:,} items or {MAX_INT_BITS:,}-bit numbers"
+    )
+
+
+def _above(items: int) -> str | None:
+    """``items`` as a size, when above :data:`MAX_ITEMS`; else None."""
+    return f"{items:,} items" if items > MAX_ITEMS else None
+
+
+def _method_size(text: str, method: str, args: tuple[Any, ...], kwargs: Mapping[str, Any]) -> str | None:
+    """How long ``text.method(*args)`` would be, when above the limits (a width, a tab size, a replacement or a
+    join that makes it longer than :data:`MAX_ITEMS`, or a format with widths); else None."""
+    first = args[0] if args else next(iter(kwargs.values()), None)
+    if method in ("center", "ljust", "rjust", "zfill") and isinstance(first, int):
+        return _above(first)
+    if method == "expandtabs":
+        return _above(len(text) + text.count("\t") * (first if isinstance(first, int) else 8))
+    if method == "replace" and len(args) >= 2 and isinstance(args[0], str) and isinstance(args[1], str):
+        return _replace_size(text, args[0], args[1])
+    if method == "join":
+        return _join_size(text, first)
+    if method in ("format", "format_map"):
+        return _format_widths(text)
+    return None
+
+
+def _replace_size(text: str, old: str, new: str) -> str | None:
+    count = text.count(old) if old else len(text) + 1
+    return _above(len(text) + count * (len(new) - len(old)))
+
+
+def _join_size(separator: str, items: Any) -> str | None:
+    if not isinstance(items, list | tuple):
+        return None  # a generator or another iterable: joined as Jinja's own code would, its pieces bounded
+    return _above(sum(len(str(item)) for item in items) + len(separator) * max(0, len(items) - 1))
+
+
+def _format_widths(text: str) -> str | None:
+    """A format string (``%`` or ``str.format``) with a width or precision above :data:`MAX_ITEMS` or one taken
+    from the arguments (``*``, ``{:{}}``); else None."""
+    widths = [int(number) for number in re.findall(r"[%:][-+ #0<>^=,_]*(\d+)", text)]
+    widths += [int(number) for number in re.findall(r"[%:][^%:}]*\.(\d+)", text)]
+    if re.search(r"%[-+ #0]*\*|%[-+ #0]*\d*\.\*|\{[^{}]*:[^{}]*\{", text):
+        return "a width given by its arguments"
+    return _above(max(widths, default=0))
+
+
+def _bounded_filter(name: str, original: Callable[..., Any]) -> Callable[..., Any]:
+    """Jinja's filter ``name`` refusing a result above the limits before making it."""
+
+    def bounded(*args: Any, **kwargs: Any) -> Any:
+        values = [arg for arg in args if not isinstance(arg, jinja2.runtime.Context | jinja2.nodes.EvalContext)]
+        value, rest = (values[0], values[1:]) if values else (None, [])
+        size = None
+        if name == "center":
+            width = rest[0] if rest else kwargs.get("width", 80)
+            size = _above(width) if isinstance(width, int) else None
+        elif name == "indent" and isinstance(value, str):
+            width = rest[0] if rest else kwargs.get("width", 4)
+            step = width if isinstance(width, int) else len(str(width))
+            size = _above(len(value) + (value.count("\n") + 1) * step)
+        elif name == "replace" and isinstance(value, str) and len(rest) >= 2:
+            size = _replace_size(value, str(rest[0]), str(rest[1]))
+        elif name == "join":
+            separator = rest[0] if rest else kwargs.get("d", "")
+            size = _join_size(str(separator), list(value) if isinstance(value, list | tuple) else None)
+        elif name == "format" and isinstance(value, str):
+            size = _format_widths(value)
+        if size is not None:
+            raise _too_large(name, size)
+        return original(*args, **kwargs)
+
+    for marker in ("jinja_pass_arg",):
+        if hasattr(original, marker):
+            setattr(bounded, marker, getattr(original, marker))
+    return bounded
 
 
 class Plain(jinja2.Environment):
@@ -256,9 +354,12 @@ class Renderer:
         """The compiled template ``name`` (``frr/frr.conf.j2``), compiled on first use, then reused."""
         if name not in self.templates:
             try:
-                template = self.environment.get_template(name)
+                with _deadline(RENDER_SECONDS) if self.overridden else contextlib.nullcontext():
+                    template = self.environment.get_template(name)
             except jinja2.TemplateSyntaxError as error:
                 raise _syntax_error(error) from None
+            except RenderTimeout as error:
+                raise TemplateError(name, f"compiling it ran longer than {RENDER_SECONDS:g} s ({error})") from None
             except jinja2.TemplateNotFound as error:
                 raise TemplateError(
                     name, f"template {error.name} not found in {', '.join(map(str, self.folders))}"

@@ -18,7 +18,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, NamedTuple
 
-from designer.built import DESIGN_FILE, Manifest, folder_intent, read_design, read_inside, read_manifest
+from designer.built import DESIGN_FILE, Manifest, folder_intent, read_built_design, read_inside, read_manifest
 from designer.catalog import ManagementSwitchModel
 from designer.errors import PrerequisiteError
 from designer.fabric import NONE, Device
@@ -132,7 +132,7 @@ def inventory(folder: Path, intent: Intent, devices: tuple[DeviceConfig, ...]) -
     """The objects of the design built into ``folder`` from ``intent``, whose switch models are ``devices`` (every
     network's): the GPU backend's, and with networks beside it, their switches, storage servers, cables, pools and
     addresses, the servers' ports in every network and the out-of-band addresses of ``oob.csv``."""
-    design = read_design(folder / DESIGN_FILE)
+    design = read_built_design(folder)
     manifest = read_manifest(folder)
     design_sha256 = manifest.hashes.get(DESIGN_FILE, "")
     if not design_sha256:

@@ -12,20 +12,25 @@ prefix per pool, IP addresses assigned to interfaces; ASNs and routing instances
 
 from __future__ import annotations
 
+import ipaddress
 import json
 import re
+import time
 import urllib.error
 import urllib.parse
 import urllib.request
 from collections.abc import Callable, Iterable
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, cast
 
-from designer.errors import PrerequisiteError
+from designer.errors import PrerequisiteError, printable
+from designer.files import SOURCE_OF_TRUTH, MiB
 from designer.sync.inventory import KINDS, SHARED, Inventory, Item, Ref, is_design_namespace
 
 TAG = "designer"
+RECORD_KIND = "design_record"
+"""The kind of the note recording that a design was synced: written last."""
 LOCATION_TYPE = "Site"
 RECORD = re.compile(r"design\.json sha256 ([0-9a-f]{64})")
 """What names a design in the note recording that it was synced (:mod:`designer.sync.inventory`'s record)."""
@@ -35,7 +40,14 @@ PARALLEL = 2
 """Bulk requests of one kind in flight at once: a Nautobot served by several processes (as in production) works on
 them together; one with a single process answers them in turn."""
 TIMEOUT_S = 900
-"""Longest wait for one answer: a bulk write of a few hundred objects takes Nautobot minutes on a busy server."""
+"""Longest wait for one whole answer: a bulk write of a few hundred objects takes Nautobot minutes on a busy
+server."""
+PAGES = 100
+"""The most pages of one list, before :func:`sync` raises it for the design's size."""
+CHUNK = 1 << 16
+"""Bytes read of an answer at a time (its deadline and size are checked between them)."""
+EXCERPT = 300
+"""Characters of the server's own words (or a link) a message shows."""
 INTERFACE_TYPES = {
     1: "1000base-t",
     10: "10gbase-x-sfpp",
@@ -93,19 +105,45 @@ INTERFACES = "query ($location: [String]) { devices(location: $location) { name 
 
 
 class Api:
-    """Nautobot's REST API at ``url`` with ``token``: JSON in and out; an unreachable server, a refused token or a
-    refused request is a :class:`PrerequisiteError` naming what went wrong."""
+    """Nautobot's REST API at ``url`` with ``token``: JSON in and out. The token goes to ``url``'s origin only (a
+    redirect or a ``next`` link elsewhere is refused), each request is bounded in time (``timeout_s`` for the
+    whole answer, however slowly it comes) and size (:data:`~designer.files.SOURCE_OF_TRUTH`), a list in pages
+    (``pages`` at most, no page twice); an unreachable server, a refused token or request, and an answer that is
+    not what the API gives are a :class:`PrerequisiteError` naming what went wrong, with the server's own words
+    shortened, escaped and the token masked."""
 
-    def __init__(self, url: str, token: str):
+    def __init__(self, url: str, token: str, timeout_s: float = TIMEOUT_S, pages: int = PAGES):
+        self.origin = _origin(url)
         self.base = url.rstrip("/") + "/api/"
         self.token = token
+        self.timeout_s = timeout_s
+        self.pages = pages
+        """The most pages one list may take (:func:`sync` raises it for a large design)."""
         self.writes = 0
+        self.opener = urllib.request.build_opener(_SameOrigin(self.origin))
+
+    def plain_text_warning(self) -> str | None:
+        """Why sending the token over ``url`` is unsafe, or None: plain ``http://`` to a host that is not this
+        machine's loopback."""
+        scheme, host, _ = self.origin
+        if scheme == "http" and not _loopback(host):
+            return (
+                f"designer sync: {self.base} is plain http to {host}: the token crosses the network in clear text; "
+                "use https"
+            )
+        return None
 
     def call(self, method: str, path: str, body: Any = None) -> Any:
         """One request; the decoded answer (None when empty)."""
+        url = path if "://" in path else self.base + path
+        if _origin(url, "a link Nautobot answered") != self.origin:
+            raise PrerequisiteError(
+                f"Nautobot answered a link to another host ({self._shown(url)}); designer sends the token only to "
+                f"{self.base}: check --url"
+            )
         data = None if body is None else json.dumps(body).encode()
         request = urllib.request.Request(
-            path if path.startswith("http") else self.base + path,
+            url,
             data=data,
             method=method,
             headers={
@@ -116,28 +154,65 @@ class Api:
         )
         if method != "GET" and path != GRAPHQL:
             self.writes += 1
+        deadline = time.monotonic() + self.timeout_s
         try:
-            with urllib.request.urlopen(request, timeout=TIMEOUT_S) as answer:
-                text = answer.read()
+            with self.opener.open(request, timeout=self.timeout_s) as answer:
+                text = _bounded(answer, deadline)
         except urllib.error.HTTPError as error:
-            detail = error.read().decode(errors="replace")[:2000]
             if error.code in (401, 403):
                 raise PrerequisiteError(
                     f"Nautobot at {self.base} refused the token ({error.code}): give a valid API token with --token "
                     "(a user who may add, change and delete these objects)"
                 ) from None
-            raise PrerequisiteError(f"Nautobot refused {method} {path} ({error.code}): {detail}") from None
-        except TimeoutError:
+            try:
+                detail = _bounded(error, deadline)[:EXCERPT].decode(errors="replace")
+            except (PrerequisiteError, OSError):
+                detail = ""
             raise PrerequisiteError(
-                f"Nautobot at {self.base} did not answer {method} {path} within {TIMEOUT_S} s; what it wrote meanwhile "
-                "stays, and the next sync completes it"
+                f"Nautobot refused {method} {self._shown(path)} ({error.code}): {self._shown(detail)}"
             ) from None
-        except (urllib.error.URLError, OSError) as error:
+        except (TimeoutError, _Late):
+            raise PrerequisiteError(
+                f"Nautobot at {self.base} did not answer {method} {self._shown(path)} within {self.timeout_s:g} s; "
+                "what it wrote meanwhile stays, and the next sync completes it"
+            ) from None
+        except _TooLarge:
+            raise PrerequisiteError(
+                f"Nautobot answered {method} {self._shown(path)} with more than the "
+                f"{SOURCE_OF_TRUTH.limit // MiB:,} MiB {SOURCE_OF_TRUTH.kind} may hold; it was not read"
+            ) from None
+        except (urllib.error.URLError, OSError, ValueError) as error:
             reason = getattr(error, "reason", error)
             raise PrerequisiteError(
-                f"cannot reach Nautobot at {self.base}: {reason}; check --url (http[s]://HOST[:PORT])"
+                f"cannot reach Nautobot at {self.base}: {self._shown(str(reason))}; check --url (http[s]://HOST[:PORT])"
             ) from None
-        return json.loads(text) if text else None
+        if not text:
+            return None
+        try:
+            return json.loads(text)
+        except (ValueError, RecursionError):
+            raise PrerequisiteError(
+                f"Nautobot answered {self._shown(text[:EXCERPT].decode(errors='replace'))} to {method} "
+                f"{self._shown(path)}: not JSON, as its API answers; check --url"
+            ) from None
+
+    def _shown(self, text: str) -> str:
+        """``text`` for a message: the token masked, control characters escaped, at most :data:`EXCERPT`."""
+        escaped = printable(text.replace(self.token, "<token>") if self.token else text)
+        return escaped if len(escaped) <= EXCERPT else escaped[:EXCERPT] + "..."
+
+    def _expect(self, answer: Any, kind: type | tuple[type, ...], method: str, path: str, what: str) -> Any:
+        """``answer`` when it is a ``kind``; else a :class:`PrerequisiteError` saying what was expected."""
+        if not isinstance(answer, kind):
+            raise self._unexpected(answer, method, path, what)
+        return answer
+
+    def _unexpected(self, answer: Any, method: str, path: str, what: str) -> PrerequisiteError:
+        """The error for an ``answer`` to ``method path`` that is not ``what`` the API gives."""
+        return PrerequisiteError(
+            f"Nautobot answered {self._shown(json.dumps(answer)[:EXCERPT])} to {method} {self._shown(path)}: "
+            f"expected {what}"
+        )
 
     def every(self, path: str, *, relations: bool = False, **query: str | list[str]) -> list[dict[str, Any]]:
         """Every object at ``path`` matching ``query``, page by page, without nested objects: ids for pointers,
@@ -146,27 +221,139 @@ class Api:
         query = {**query, "limit": "1000", "depth": "0", **({"exclude_m2m": "false"} if relations else {})}
         page: str | None = f"{path}/?{urllib.parse.urlencode(query, doseq=True)}"
         found: list[dict[str, Any]] = []
+        seen: set[str] = set()
         while page:
-            answer = self.call("GET", page)
-            found += answer["results"]
-            page = answer.get("next")
+            if page in seen or len(seen) == self.pages:
+                raise PrerequisiteError(
+                    f"Nautobot's list {self._shown(path)} goes on past {len(seen):,} pages"
+                    + (" and links back to one of them" if page in seen else "")
+                    + f" ({self._shown(page)}): expected the list of one design's objects"
+                )
+            seen.add(page)
+            answer = self._expect(self.call("GET", page), dict, "GET", page, "a page: an object with its results")
+            results = self._expect(answer.get("results"), list, "GET", page, "a page whose results are a list")
+            for row in results:
+                self._expect(row, dict, "GET", page, "a list of objects, each with its id")
+                self._expect(row.get("id"), str, "GET", page, "a list of objects, each with its id")
+            found += results
+            page = self._expect(answer.get("next"), (str, type(None)), "GET", page, "a next link or null")
         return found
 
     def query(self, text: str, **variables: Any) -> dict[str, Any]:
         """The data of one GraphQL read (:data:`GRAPHQL`); :class:`PrerequisiteError` for a read Nautobot refuses."""
-        answer = self.call("POST", GRAPHQL, {"query": text, "variables": variables})
+        answer = self._expect(
+            self.call("POST", GRAPHQL, {"query": text, "variables": variables}),
+            dict,
+            "POST",
+            GRAPHQL,
+            "an object with data or errors",
+        )
         if answer.get("errors"):
-            raise PrerequisiteError(f"Nautobot refused a GraphQL read: {answer['errors'][0].get('message', answer)}")
-        data: dict[str, Any] = answer["data"]
+            errors = answer["errors"]
+            first = (
+                errors[0].get("message", errors)
+                if isinstance(errors, list) and errors and isinstance(errors[0], dict)
+                else errors
+            )
+            raise PrerequisiteError(f"Nautobot refused a GraphQL read: {self._shown(str(first))}")
+        data: dict[str, Any] = self._expect(answer.get("data"), dict, "POST", GRAPHQL, "an object with data")
         return data
+
+    def create(self, path: str, body: dict[str, Any]) -> dict[str, Any]:
+        """One object made at ``path``: Nautobot's answer, the new object with its id."""
+        made = self._expect(self.call("POST", path, body), dict, "POST", path, "the object made, with its id")
+        self._expect(made.get("id"), str, "POST", path, "the object made, with its id")
+        return cast(dict[str, Any], made)
 
     def bulk(self, method: str, path: str, bodies: list[dict[str, Any]]) -> list[dict[str, Any]]:
         """``bodies`` in requests of :data:`BATCH`, :data:`PARALLEL` at a time; what Nautobot answers for them, in
         their order (each object without its many-to-many fields: the sync needs only the ids back)."""
         batches = [bodies[start : start + BATCH] for start in range(0, len(bodies), BATCH)]
+
+        def one(batch: list[dict[str, Any]]) -> list[dict[str, Any]]:
+            answer = self.call(method, f"{path}/?exclude_m2m=true", batch)
+            if method == "DELETE" and answer is None:
+                return []
+            what = f"a list of {len(batch)} objects, each with its id"
+            rows = self._expect(answer, list, method, path, what)
+            if len(rows) != len(batch) or not all(
+                isinstance(row, dict) and isinstance(row.get("id"), str) for row in rows
+            ):
+                self._expect(None, list, method, path, what)
+            return cast(list[dict[str, Any]], rows)
+
         with ThreadPoolExecutor(PARALLEL) as requests:
-            answers = requests.map(lambda batch: self.call(method, f"{path}/?exclude_m2m=true", batch), batches)
-            return [row for answer in answers for row in answer or []]
+            return [row for rows in requests.map(one, batches) for row in rows]
+
+
+class _Late(Exception):
+    """An answer still coming in at its deadline."""
+
+
+class _TooLarge(Exception):
+    """An answer larger than :data:`~designer.files.SOURCE_OF_TRUTH`."""
+
+
+def _bounded(answer: Any, deadline: float) -> bytes:
+    """The body of ``answer`` (an HTTP response), read in chunks until its end, refused past ``deadline`` (a slow
+    trickle too) or past :data:`~designer.files.SOURCE_OF_TRUTH`."""
+    chunks, size = [], 0
+    read = getattr(answer, "read1", answer.read)  # what has come, without waiting for a whole chunk
+    while chunk := read(CHUNK):
+        size += len(chunk)
+        if size > SOURCE_OF_TRUTH.limit:
+            raise _TooLarge
+        if time.monotonic() > deadline:
+            raise _Late
+        chunks.append(chunk)
+    return b"".join(chunks)
+
+
+def _origin(url: str, what: str = "--url") -> tuple[str, str, int]:
+    """The scheme, host and port of ``url``; :class:`PrerequisiteError` for one that is not an http(s) URL of a host
+    (with user and password in it too: the token is the only secret sync sends)."""
+    try:
+        parts = urllib.parse.urlsplit(url)
+        port = parts.port
+    except ValueError:
+        parts, port = None, None
+    if parts is None or parts.scheme not in ("http", "https") or not parts.hostname or parts.username is not None:
+        shown = url.encode("unicode_escape", "backslashreplace").decode("ascii")[:EXCERPT]
+        raise PrerequisiteError(
+            f"{what} {shown!r} is not an http(s) URL of a Nautobot without user or password in it: give "
+            "http[s]://HOST[:PORT] (the token goes with --token or $NAUTOBOT_TOKEN)"
+        )
+    return parts.scheme, parts.hostname.lower(), port or (443 if parts.scheme == "https" else 80)
+
+
+def _loopback(host: str) -> bool:
+    """Whether ``host`` names this machine's loopback (localhost, 127.0.0.0/8, ::1)."""
+    if host == "localhost":
+        return True
+    try:
+        return ipaddress.ip_address(host).is_loopback
+    except ValueError:
+        return False
+
+
+class _SameOrigin(urllib.request.HTTPRedirectHandler):
+    """Follows a redirect within ``origin`` only: one to another host, port or scheme would carry the token there."""
+
+    def __init__(self, origin: tuple[str, str, int]):
+        self.origin = origin
+
+    def redirect_request(self, req: Any, fp: Any, code: int, msg: str, headers: Any, newurl: str) -> Any:
+        try:
+            target = _origin(newurl, "the redirect")
+        except PrerequisiteError:
+            target = ("", "", 0)
+        if target != self.origin:
+            shown = newurl.encode("unicode_escape", "backslashreplace").decode("ascii")[:EXCERPT]
+            raise PrerequisiteError(
+                f"Nautobot redirected {req.get_method()} to another host ({shown}); designer sends the token only to "
+                f"{self.origin[0]}://{self.origin[1]}:{self.origin[2]}: give the URL it redirects to with --url"
+            )
+        return super().redirect_request(req, fp, code, msg, headers, newurl)
 
 
 @dataclass
@@ -197,6 +384,7 @@ class Plan:
 def sync(inventory: Inventory, api: Api, *, dry_run: bool, prune: bool) -> Plan:
     """Bring Nautobot to ``inventory``: plan every change first (read only), stop on a conflict, then write in
     kind order (``dry_run``: only plan). Returns the plan."""
+    api.pages = max(api.pages, 2 * len(inventory.items) // 1000 + PAGES)  # a page holds 1,000 objects
     state = _State(api, inventory)
     plan = state.plan()
     if plan.conflicts or dry_run:
@@ -502,50 +690,56 @@ class _State:
 
     def write(self, plan: Plan, prune: bool) -> None:
         """Create the tag when missing, then every kind's creates and updates in order, then (``prune``) the
-        deletes in reverse order."""
+        deletes in reverse order, and last the record that the design was synced: a sync stopped on the way leaves
+        no record claiming it, and the next one completes it."""
         self._ensure_tag()
         for kind in KINDS:
-            items = {item.key: item for item in self.inventory.of(kind)}
-            creates = plan.creates.get(kind, [])
-            if kind == "cable":
-                if plan.creates.get("device"):  # their interfaces, made from their device types
-                    self._read_interfaces(self.ids[Ref("site", (self.inventory.name,))])
-                self._create_cables([items[key] for key in creates])
-            elif creates:
-                made = self.api.bulk("POST", PATHS[kind], [self._body(items[key]) for key in creates])
-                for key, row in zip(creates, made, strict=True):
-                    self.ids[Ref(kind, key)] = row["id"]
-            if kind == "device_type":
-                self._create_templates([items[key] for key in [*creates, *self.templates_made]])
-            updates = plan.updates.get(kind, [])
-            if updates:
-                bodies = [{"id": self.ids[Ref(kind, key)], **self._body(items[key])} for key in updates]
-                self.api.bulk("PATCH", PATHS[kind], bodies)
-            if kind == "ip_address":
-                self._assign_addresses()
+            if kind != RECORD_KIND:
+                self._write_kind(kind, plan)
         if prune:
             for kind in reversed(KINDS):
                 stale = plan.deletes.get(kind, [])
                 if stale:
                     self.api.bulk("DELETE", PATHS[kind], [{"id": self.existing[kind][key]["id"]} for key in stale])
+        self._write_kind(RECORD_KIND, plan)
+
+    def _write_kind(self, kind: str, plan: Plan) -> None:
+        """The creates and updates of one kind (cables: their interfaces read first; device types: their interface
+        templates; addresses: put on their interfaces)."""
+        items = {item.key: item for item in self.inventory.of(kind)}
+        creates = plan.creates.get(kind, [])
+        if kind == "cable":
+            if plan.creates.get("device"):  # their interfaces, made from their device types
+                self._read_interfaces(self.ids[Ref("site", (self.inventory.name,))])
+            self._create_cables([items[key] for key in creates])
+        elif creates:
+            made = self.api.bulk("POST", PATHS[kind], [self._body(items[key]) for key in creates])
+            for key, row in zip(creates, made, strict=True):
+                self.ids[Ref(kind, key)] = row["id"]
+        if kind == "device_type":
+            self._create_templates([items[key] for key in [*creates, *self.templates_made]])
+        updates = plan.updates.get(kind, [])
+        if updates:
+            bodies = [{"id": self.ids[Ref(kind, key)], **self._body(items[key])} for key in updates]
+            self.api.bulk("PATCH", PATHS[kind], bodies)
+        if kind == "ip_address":
+            self._assign_addresses()
 
     def _ensure_tag(self) -> None:
         """The tag (for every kind the sync tags) and the location type, made when Nautobot lacks them."""
         if not self.tag_id:
-            made = self.api.call(
-                "POST",
-                "extras/tags/",
-                {"name": TAG, "content_types": TAGGED_TYPES, "description": "written by designer sync"},
+            made = self.api.create(
+                "extras/tags/", {"name": TAG, "content_types": TAGGED_TYPES, "description": "written by designer sync"}
             )
             self.tag_id = made["id"]
-            self.tag_types = set(made["content_types"])
+            self.tag_types = set(made.get("content_types") or TAGGED_TYPES)
         if set(TAGGED_TYPES) - self.tag_types:
             self.api.call(
                 "PATCH", f"extras/tags/{self.tag_id}/", {"content_types": sorted(set(TAGGED_TYPES) | self.tag_types)}
             )
         if not self.location_type:
-            made = self.api.call(
-                "POST", "dcim/location-types/", {"name": LOCATION_TYPE, "content_types": ["dcim.rack", "dcim.device"]}
+            made = self.api.create(
+                "dcim/location-types/", {"name": LOCATION_TYPE, "content_types": ["dcim.rack", "dcim.device"]}
             )
             self.location_type = made["id"]
 
@@ -569,11 +763,26 @@ class _State:
 
     def _read_interfaces(self, site: str) -> None:
         """Every interface of the location ``site``, by device and interface name."""
-        self.interface_ids = {
-            (device["name"], interface["name"]): interface["id"]
-            for device in self.api.query(INTERFACES, location=[site])["devices"]
-            for interface in device["interfaces"]
-        }
+        devices = self.api.query(INTERFACES, location=[site]).get("devices") or []
+        try:
+            self.interface_ids = {
+                (device["name"], interface["name"]): interface["id"]
+                for device in devices
+                for interface in device["interfaces"]
+            }
+        except (KeyError, TypeError):
+            raise self.api._unexpected(devices, "POST", GRAPHQL, "each device with its name and interfaces") from None
+
+    def _interface(self, device: str, name: str) -> str:
+        """The id of ``device``'s interface ``name``; :class:`PrerequisiteError` when Nautobot has none such (a
+        device made without the interfaces of its device type)."""
+        found = self.interface_ids.get((device, name))
+        if found is None:
+            raise PrerequisiteError(
+                f"Nautobot holds {device} without its interface {name}: the device was made without the interfaces "
+                "of its device type; delete the device (or add the interface) and sync again"
+            )
+        return found
 
     def _create_cables(self, cables: list[Item]) -> None:
         bodies = []
@@ -582,9 +791,9 @@ class _State:
             bodies.append(
                 {
                     "termination_a_type": "dcim.interface",
-                    "termination_a_id": self.interface_ids[(a_device, a_port)],
+                    "termination_a_id": self._interface(a_device, a_port),
                     "termination_b_type": "dcim.interface",
-                    "termination_b_id": self.interface_ids[(z_device, z_port)],
+                    "termination_b_id": self._interface(z_device, z_port),
                     **self._body(item),
                 }
             )
@@ -599,7 +808,7 @@ class _State:
         addresses = {self.ids[item.ref]: item for item in self.inventory.of("ip_address")}
         bodies = []
         for address_id, item in addresses.items():
-            interface = self.interface_ids[(item.fields["device"].key[1], item.fields["interface"])]
+            interface = self._interface(item.fields["device"].key[1], item.fields["interface"])
             if (address_id, interface) not in self.assigned:
                 bodies.append({"ip_address": address_id, "interface": interface})
         self.api.bulk("POST", "ipam/ip-address-to-interface", bodies)
