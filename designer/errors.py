@@ -71,10 +71,10 @@ class InputError(Exception):
         rows = []
         for problem in self.problems:
             if problem.file:
-                where = f"{problem.file}:{problem.line}: "
+                where = f"{printable(problem.file)}:{problem.line}: "
             else:
-                where = f"{self.source.filename}:{_line(self.source, problem)}: " if self.source else ""
-            rows.append(f"{where}{dotted(problem.path)}: {problem.message}")
+                where = f"{printable(self.source.filename)}:{_line(self.source, problem)}: " if self.source else ""
+            rows.append(f"{where}{printable(dotted(problem.path))}: {problem.message}")
         count = len(self.problems)
         rows.append(f"{count} error{'s' if count != 1 else ''} in {self.about}; nothing was written.")
         return "\n".join(rows)

@@ -27,11 +27,16 @@ RESERVED = {
     "bonding_masters": (
         "it is the bonding driver's control file in /sys/class/net, which an interface of that name hides"
     ),
+    **dict.fromkeys(
+        ("y", "n", "yes", "no", "on", "off", "true", "false", "null"),
+        "a YAML reader takes it for a boolean or null, not a name, as the key of netplan.yaml's interface",
+    ),
 }
 """Names that match :data:`PATTERN` but are no NIC's, with the reason: ``all`` and ``default`` are refused by the
 kernel (``sysctl_dev_name_is_allowed``, include/net/ip.h, checked in ``devinet_sysctl_register``: EINVAL), ``lo``
-exists in every network namespace (EEXIST), and ``bonding_masters`` is a file of ``/sys/class/net`` while the bonding
-driver is loaded (drivers/net/bonding/bond_sysfs.c)."""
+exists in every network namespace (EEXIST), ``bonding_masters`` is a file of ``/sys/class/net`` while the bonding
+driver is loaded (drivers/net/bonding/bond_sysfs.c), and the YAML 1.1 booleans and null (which PyYAML, netplan's
+reader among others, resolves as such) would not name an interface in netplan.yaml."""
 VALID = "1-15 lower-case letters, digits, '_', '.' or '-', starting with a letter (enp24s0np0)"
 """What a valid name is, for error messages."""
 _MATCH = re.compile(PATTERN)

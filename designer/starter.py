@@ -10,8 +10,9 @@ from importlib.resources import files
 from pathlib import Path
 
 from designer.catalog import Catalog
-from designer.errors import Problem, printable
+from designer.errors import Problem
 from designer.intent.schema import safe_name
+from designer.intent.yaml_source import short
 from designer.targets import TARGETS, of_technology
 
 SWITCH_OSES = of_technology("ethernet")
@@ -71,16 +72,18 @@ def choice_problems(choices: Choices, hardware: Catalog) -> list[Problem]:
         problems.append(
             Problem(
                 ("server",),
-                f"unknown server model {printable(choices.server)!r}; use one of {', '.join(hardware.servers)}",
+                f"unknown server model {short(choices.server)}; use one of {', '.join(hardware.servers)}",
             )
         )
     if choices.switch not in hardware.switches:
         problems.append(
-            Problem(("switch",), f"unknown switch model {choices.switch!r}; use one of {', '.join(hardware.switches)}")
+            Problem(
+                ("switch",), f"unknown switch model {short(choices.switch)}; use one of {', '.join(hardware.switches)}"
+            )
         )
     if choices.target not in SWITCH_OSES:
         known = ", ".join(SWITCH_OSES)
-        problems.append(Problem(("target",), f"unknown network OS {choices.target!r}; use one of {known}"))
+        problems.append(Problem(("target",), f"unknown network OS {short(choices.target)}; use one of {known}"))
     if choices.gpus < 0:
         problems.append(Problem(("gpus",), f"not a number of GPUs; use a whole number, e.g. {DEFAULT_GPUS}"))
     elif server is not None and not (0 < choices.gpus <= MAX_STARTER_GPUS and choices.gpus % server.gpus == 0):

@@ -11,6 +11,7 @@ import hashlib
 import io
 import json
 import shutil
+import time
 from pathlib import Path
 
 import pytest
@@ -137,3 +138,42 @@ def test_the_ci_example_pins_no_tag_that_does_not_exist() -> None:
     workflow = (ROOT / "examples" / "ci" / "github-actions.yml").read_text()
     assert "v0.1.0" not in workflow and "v0.1.0" not in (ROOT / "docs" / "ci.md").read_text()
     assert "not `main`, which moves" in (ROOT / "docs" / "ci.md").read_text()
+
+
+def test_a_file_that_is_not_an_intent_has_none_of_its_lines_echoed(tmp_path: Path) -> None:
+    secret = tmp_path / "shadow"
+    secret.write_text("operator:$6$salt$s3cret:19000:0:99999:7:::\ndaemon:*:19000:0:99999:7:::\n")
+    (tmp_path / "intent.yaml").symlink_to(secret)
+    err = no_traceback(*run_cli("build", str(tmp_path / "intent.yaml"), "-o", str(tmp_path / "out")))
+    assert "not an intent: it has none of name, compute and fabric among its 2 top-level keys" in err
+    assert "operator" not in err and "s3cret" not in err and "daemon" not in err
+
+
+def test_thousands_of_unknown_keys_are_counted_past_the_first_fifty_in_linear_time(tmp_path: Path) -> None:
+    """32,000 unknown keys (313 KB, under the intent's 1 MiB cap) took a minute: each copied the whole mapping."""
+    head = INTENT.read_text()
+    intent = tmp_path / "many.yaml"
+    intent.write_text(head + "".join(f"k{number}: 1\n" for number in range(32_000)))
+    start = time.monotonic()
+    err = no_traceback(*run_cli("build", str(intent), "-o", str(tmp_path / "out")))
+    assert time.monotonic() - start < 30
+    lines = err.splitlines()
+    assert len(lines) == 52 and lines[-1] == "51 errors in the intent; nothing was written."
+    first = head.count("\n") + 1
+    assert lines[-2] == f"{intent}:{first + 50}: k50: unknown, and 31,949 more unknown keys after it, not shown"
+
+
+def test_a_file_name_with_a_new_line_is_printed_escaped(tmp_path: Path) -> None:
+    intent = tmp_path / "intent.yaml"
+    intent.write_text(INTENT.read_text() + 'catalog: ["site\\n.yaml"]\n')
+    err = no_traceback(*run_cli("build", str(intent), "-o", str(tmp_path / "out")))
+    assert f"{tmp_path}/site\\n.yaml:1: (top-level): no such file" in err
+    assert all(line.startswith(str(tmp_path)) for line in err.splitlines()[:-1])
+
+
+def test_a_value_of_thousands_of_characters_is_not_echoed_in_full(tmp_path: Path) -> None:
+    intent = tmp_path / "long.yaml"
+    intent.write_text(INTENT.read_text().replace("name: ", "name: " + "a" * 5000, 1))
+    err = no_traceback(*run_cli("build", str(intent), "-o", str(tmp_path / "out")))
+    assert "is not a safe file name" in err and "a" * 100 not in err
+    assert max(map(len, err.splitlines())) < 400

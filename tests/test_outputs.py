@@ -23,7 +23,8 @@ from hypothesis import strategies as st
 
 from designer.outputs.build import build_and_check, check_design, design_files, write_design
 from designer.outputs.folder import drift, write
-from designer.outputs.summary import markdown_text, summary_markdown
+from designer.outputs.markdown import markdown_text
+from designer.outputs.summary import summary_markdown
 from designer.outputs.tables import CHUNK_ROWS, csv_bytes
 from designer.pipeline import build
 from designer.render import TemplateError
@@ -100,7 +101,7 @@ def test_cabling_and_addressing_tables_agree_with_the_design() -> None:
 
 
 def test_csv_bytes_is_what_the_csv_module_writes() -> None:
-    values = ["a", "", "b,c", 'say "hi"', "two\nlines", "cr\rhere", None, 7, 2.5, True, " spaced ", "caf\u00e9"]
+    values = ["a", "", "b,c", 'say "hi"', "two\nlines", None, 7, -3, 2.5, True, " spaced ", "caf\u00e9"]
     tables = [
         (
             [values[(seed * 7 + column) % len(values)] for column in range(width)],
@@ -124,6 +125,20 @@ def test_csv_bytes_is_what_the_csv_module_writes() -> None:
         writer.writerow(header)
         writer.writerows(rows)
         assert csv_bytes(header, rows) == expected.getvalue().encode(), (header, rows)
+
+
+def test_csv_bytes_quotes_a_carriage_return_and_neutralises_formulas() -> None:
+    """OWASP's CSV injection rule: a text cell a spreadsheet would run as a formula (=, +, -, @, tab, carriage return
+    first) starts with an apostrophe; a carriage return is quoted, so it ends no row (the csv module quotes only what
+    holds its line terminator, here a new line). Numbers are left alone."""
+    table = csv_bytes(["a", "b", "c"], [["=1+1", "cr\rhere", -3], ["@x", "+y", "-z"], ["plain", "\tt", 4]])
+    assert table == b"a,b,c\n'=1+1,\"cr\rhere\",-3\n'@x,'+y,'-z\nplain,'\tt,4\n"
+    assert list(csv.reader(io.StringIO(table.decode(), newline=""))) == [
+        ["a", "b", "c"],
+        ["'=1+1", "cr\rhere", "-3"],
+        ["'@x", "'+y", "'-z"],
+        ["plain", "'\tt", "4"],
+    ]
 
 
 def test_write_replaces_the_folder_and_drift_sees_every_difference(tmp_path: Path) -> None:
@@ -254,7 +269,9 @@ def test_build_check_lists_what_drift_lists_of_the_files_made_in_memory(tmp_path
         for path in sorted(target.rglob("*"))
         if path.is_file() and str(path.relative_to(target)) not in files
     ]
-    assert listed[-3:] == extra == ["extra: configs/eos/extra.cfg", "extra: configs-old/x.cfg", "extra: notes/a.md"]
+    assert extra == ["extra: configs/eos/extra.cfg", "extra: configs-old/x.cfg", "extra: notes/a.md"]
+    # a folder the build did not write is named once, as the build's refusal names it
+    assert listed[-3:] == ["extra: configs/eos/extra.cfg", "extra: configs-old/", "extra: notes/"]
     changed = [f"changed: {config}", f"missing: {server}", "changed: cabling.csv", "changed: manifest.json"]
     assert listed[:-3] == sorted(changed, key=lambda line: line.split(": ")[1])
 

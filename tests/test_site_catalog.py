@@ -3,9 +3,12 @@ folder so that the folder alone reproduces the design, and every problem of a si
 
 from __future__ import annotations
 
+import csv
 import importlib.util
+import io
 import json
 import os
+import re
 import shutil
 from pathlib import Path
 
@@ -276,3 +279,59 @@ def test_the_committed_site_catalog_schema_is_what_designer_prints() -> None:
     assert out == (ROOT / "intents" / "catalog.schema.json").read_text(), (
         "intents/catalog.schema.json is stale: run 'designer schema --catalog > intents/catalog.schema.json'"
     )
+
+
+HOSTILE = """\
+switches:
+  acme-th5-32x800g: {ports: 32, speed: 800G, rack_units: 1, power_w: 900, power_w_optics: 2100}
+servers:
+  acme-gpu-8x400: {gpus: 8, nics: 8, nic_speed: 400G, planes: 1, power_kw: 11.5, rack_units: 6, nic: evil,
+                   nic_names: [ens1np0, ens2np0, ens3np0, ens4np0, ens5np0, ens6np0, ens7np0, ens8np0]}
+nics:
+  evil: {vendor: acme, label: "<script>alert(1)</script>\\n## forged", ports: 1, speed: 400, planes: [1],
+         driver: "x`y", rdma_names: "rx_{}", host_qos: vendor, qos_tools: "[t](javascript:alert(1))",
+         source: "*bold* <b>"}
+media:
+  aoc: {label: "=HYPERLINK(\\"http://x\\")\\rforged,row", optical: true, reach_m: {default: 30},
+        power_w: {400: 7, 800: 12}}
+"""
+"""A site catalog whose free text would forge lines of summary.md and rows of bom.csv, or run as a formula."""
+
+
+def test_site_catalog_text_is_escaped_in_summary_md_and_neutralised_in_every_csv(tmp_path: Path) -> None:
+    intent = write_site(tmp_path, INTENT + "facility: {media: optics}\n", HOSTILE, "facility: {cooling: liquid}\n")
+    out = tmp_path / "out"
+    code, _, err = run_cli("build", str(intent), "-o", str(out))
+    assert code == 0, err
+    summary = (out / "summary.md").read_text()
+    assert "\\<script>alert(1)\\</script>\\\\n## forged (evil), driver x\\`y" in summary
+    assert "\\[t\\](javascript:alert(1))" in summary and "source: \\*bold\\* \\<b>." in summary
+    assert not re.search(r"(?<!\\)<script>", summary)
+    assert not any(line.startswith("## forged") for line in summary.splitlines())
+    bom = (out / "bom.csv").read_bytes()
+    assert b'cable,"\'=HYPERLINK(""http://x"")\rforged,row fiber",' in bom
+    rows = list(csv.reader(io.StringIO(bom.decode(), newline="")))
+    assert all(len(row) == 4 for row in rows)  # no row forged by the carriage return or the comma
+    assert not any(cell.startswith("=") for row in rows for cell in row)
+
+
+def test_a_new_medium_without_a_default_reach_is_reported_not_a_traceback(tmp_path: Path) -> None:
+    switches = SWITCHES.replace("reach_m: {default: 30}", "reach_m: {400: 30}")
+    code, out, err = run_cli("build", str(write_site(tmp_path, switches=switches)), "-o", str(tmp_path / "out"))
+    assert (code, out) == (2, "") and "Traceback" not in err
+    assert "media.aoc.reach_m: needs a default reach for the speeds it does not list" in err
+
+
+def test_a_site_servers_nic_and_rdma_names_follow_the_rules_of_hosts(tmp_path: Path) -> None:
+    switches = SWITCHES.replace(
+        "nic_names: [ens1np0, ens2np0, ens3np0, ens4np0, ens5np0, ens6np0, ens7np0, ens8np0]",
+        "nic_names: [ens1np0, ens1np0, ens3np0, ens4np0, ens5np0, ens6np0, ens7np0, ens8np0]\n"
+        "    rdma_devices: [mlx5_0, mlx5_1]",
+    )
+    code, out, err = run_cli("build", str(write_site(tmp_path, switches=switches)), "-o", str(tmp_path / "out"))
+    assert (code, out) == (2, "") and "Traceback" not in err
+    assert "servers.acme-gpu-8x400.nic_names[1]: 'ens1np0' is listed twice; each NIC port has its own Linux" in err
+    assert "servers.acme-gpu-8x400.rdma_devices: 2 names for a server with 8 backend NIC ports" in err
+    yes = SWITCHES.replace("ens8np0]", 'ens8np0", "yes"]'.replace('ens8np0"', "ens7np1")).replace("[ens1np0, ", "[")
+    code, _, err = run_cli("build", str(write_site(tmp_path / "yes", switches=yes)), "-o", str(tmp_path / "out"))
+    assert code == 2 and "'yes' is not a NIC's name: a YAML reader takes it for a boolean or null" in err, err

@@ -8,7 +8,7 @@ once.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 from designer.catalog import ServerModel
@@ -110,22 +110,30 @@ def resolve_hosts(
 
 
 def _list_problems(field: str, given: list[str], count: int) -> list[Problem]:
+    return [
+        Problem(("hosts", field) if index is None else ("hosts", field, index), message)
+        for index, message in naming_problems(field, given, count)
+    ]
+
+
+def naming_problems(field: str, given: Sequence[str], count: int) -> list[tuple[int | None, str]]:
+    """What is wrong with a list of ``count`` NIC ports' names (``field``: ``nics``, ``rdma_devices`` or
+    ``plane_nics``), the intent's ``hosts`` or a site catalog server's: its length, and each name listed twice (at
+    its index)."""
     what = {"nics": "Linux interface name", "rdma_devices": "RDMA device name", "plane_nics": "plane PF's Linux name"}[
         field
     ]
-    problems = []
+    problems: list[tuple[int | None, str]] = []
     if len(given) != count:
         problems.append(
-            Problem(
-                ("hosts", field),
-                (
-                    f"{len(given)} names for a server with {count} backend NIC ports; give one {what} per NIC port, "
-                    f"{count} in all, in NIC (rail) order"
-                ),
+            (
+                None,
+                f"{len(given)} names for a server with {count} backend NIC ports; give one {what} per NIC port, "
+                f"{count} in all, in NIC (rail) order",
             )
         )
     problems.extend(
-        Problem(("hosts", field, index), f"{name!r} is listed twice; each NIC port has its own {what}")
+        (index, f"{name!r} is listed twice; each NIC port has its own {what}")
         for index, name in enumerate(given)
         if name in given[:index]
     )

@@ -15,7 +15,7 @@ import hashlib
 import math
 import types
 import typing
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from pathlib import Path as FilePath
 from typing import Any
@@ -65,6 +65,8 @@ from designer.intent.workloads import Workload, resolve_workloads
 from designer.intent.yaml_source import decode, load_yaml, read_bytes, short
 from designer.targets import per_fabric, per_switch
 
+MAX_UNKNOWN_KEYS = 50
+"""Unknown keys reported one by one; the rest are counted."""
 TIERS = ("leaf", "spine", "super_spine")
 
 
@@ -253,6 +255,16 @@ def _load(text: str, filename: str, sha256: str, catalogs: SiteCatalogs | None =
         if () not in broken:
             problems.append(Problem((), "the intent must be a YAML mapping with at least name, compute and fabric"))
         return Loaded(None, tuple(problems), document.source, frozenset(broken))
+    if not document.data.keys() & {"name", "compute", "fabric"}:  # not an intent: none of its lines is echoed
+        problems.append(
+            Problem(
+                (),
+                f"not an intent: it has none of name, compute and fabric among its {len(document.data):,} top-level "
+                "keys (not shown); give an intent file",
+                line=1,
+            )
+        )
+        return Loaded(None, tuple(problems), document.source, frozenset(broken))
     if catalogs is None:
         found = len(problems)
         catalogs = site_catalogs(document.data.get("catalog"), filename, problems, ("catalog",))
@@ -269,25 +281,38 @@ def _validated(
     """Validate ``data`` with pydantic, reporting every error; a field in error is then left out (its default,
     or for a required field the smallest valid stand-in, takes its place) and added to ``broken``, until the
     rest validates, so that the cross-field rules can run on every field that is right."""
-    for path in broken:
-        data = _without(data, path)
-    while True:
-        try:
-            return IntentDoc.model_validate(data, context={"catalog": hardware})
-        except ValidationError as error:
-            items = error.errors()
-        before, known = (len(broken), data), frozenset(broken)
-        for item in items:
-            loc = tuple(item["loc"])
-            if not any(loc[: len(bad)] == bad for bad in known):
-                problems.append(_pydantic_problem(item))
-            cut = loc if item["type"] == "extra_forbidden" else _field_path(loc)
-            if cut is not None:
-                data = _without(data, cut)
-                if item["type"] != "extra_forbidden":
-                    broken.add(cut)
-        if (len(broken), data) == before:
-            return None
+    data = _without(data, broken)
+    unknown = 0
+    first_unshown: Path = ()
+    try:
+        while True:
+            try:
+                return IntentDoc.model_validate(data, context={"catalog": hardware})
+            except ValidationError as error:
+                items = error.errors()
+            before, known = (len(broken), data), frozenset(broken)
+            cuts = []
+            for item in items:
+                loc = tuple(item["loc"])
+                extra = item["type"] == "extra_forbidden"
+                if not any(loc[: len(bad)] == bad for bad in known):
+                    unknown += extra
+                    if not extra or unknown <= MAX_UNKNOWN_KEYS:
+                        problems.append(_pydantic_problem(item))
+                    elif unknown == MAX_UNKNOWN_KEYS + 1:
+                        first_unshown = loc
+                cut = loc if extra else _field_path(loc)
+                if cut is not None:
+                    cuts.append(cut)
+                    if not extra:
+                        broken.add(cut)
+            data = _without(data, cuts)
+            if (len(broken), data) == before:
+                return None
+    finally:
+        if unknown > MAX_UNKNOWN_KEYS:
+            more = unknown - MAX_UNKNOWN_KEYS
+            problems.append(Problem(first_unshown, f"unknown, and {more - 1:,} more unknown keys after it, not shown"))
 
 
 def _intact(broken: frozenset[Path] | set[Path], *paths: Path) -> bool:
@@ -309,16 +334,28 @@ def _field_path(path: Path) -> Path | None:
     return path
 
 
-def _without(data: Any, path: Path) -> Any:
-    """A copy of ``data`` with the value at ``path`` removed, or replaced by a stand-in if it is required."""
-    if not path or not isinstance(data, dict):
+def _without(data: Any, paths: Iterable[Path], prefix: Path = ()) -> Any:
+    """A copy of ``data`` (at ``prefix`` in the intent) with the value at each of ``paths`` removed, or replaced by a
+    stand-in if it is required; each mapping on the way is copied once, however many of its keys go."""
+    here: set[Any] = set()
+    below: dict[Any, list[Path]] = {}
+    for path in paths:
+        if len(path) == 1:
+            here.add(path[0])
+        elif path:
+            below.setdefault(path[0], []).append(path[1:])
+    if not (here or below) or not isinstance(data, dict):
         return data
-    head, rest = path[0], path[1:]
-    if rest:
-        return {**data, head: _without(data[head], rest)} if head in data else data
-    field = field_at(path)
-    kept = {key: value for key, value in data.items() if key != head}
-    return {**kept, head: _stand_in(field)} if field is not None and field.is_required() else kept
+    kept = {
+        key: _without(value, below[key], (*prefix, key)) if key in below else value
+        for key, value in data.items()
+        if key not in here
+    }
+    for head in sorted(here, key=str):
+        field = field_at((*prefix, head))
+        if field is not None and field.is_required():
+            kept[head] = _stand_in(field)
+    return kept
 
 
 def _resolve(

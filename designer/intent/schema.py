@@ -23,6 +23,7 @@ from pydantic import (
 )
 
 from designer.catalog import Catalog, catalog
+from designer.intent.yaml_source import short
 from designer.nic_names import PATTERN as NIC_NAME_PATTERN
 from designer.nic_names import RESERVED as RESERVED_NIC_NAMES
 from designer.nic_names import nic_name_problem
@@ -68,9 +69,9 @@ def check_ipv4_pool(value: str) -> str:
     try:
         network = IPNetwork(value, version=4)
     except (AddrFormatError, ValueError, TypeError):
-        raise ValueError(f"{value!r} is not an IPv4 prefix such as 10.0.0.0/16") from None
+        raise ValueError(f"{short(value)} is not an IPv4 prefix such as 10.0.0.0/16") from None
     if "/" not in value:
-        raise ValueError(f"{value!r} needs a prefix length, for example {value}/16")
+        raise ValueError(f"{short(value)} needs a prefix length, for example {value}/16")
     if network.ip != network.network:
         raise ValueError(f"{value} has host bits set; the prefix starts at {network.cidr}")
     return str(network.cidr)
@@ -80,7 +81,7 @@ def safe_name(name: str) -> str:
     """The design's name becomes a folder name, so it must be a safe file name."""
     if not re.fullmatch(NAME_PATTERN, name) or ".." in name:
         raise ValueError(
-            f"{name!r} is not a safe file name; use 1-63 letters, digits, '.', '_' or '-', "
+            f"{short(name)} is not a safe file name; use 1-63 letters, digits, '.', '_' or '-', "
             "starting with a letter or digit"
         )
     return name
@@ -101,7 +102,7 @@ def _known(kind: str, what: str) -> AfterValidator:
         models = getattr(hardware, kind) if hardware else {name: None}
         if name not in models:
             raise ValueError(
-                f"unknown {what} model {name!r}; known models: {', '.join(models)} (a site catalog, "
+                f"unknown {what} model {short(name)}; known models: {', '.join(models)} (a site catalog, "
                 "named by the intent's catalog field, can add one)"
             )
         return name
@@ -522,7 +523,7 @@ def nvue_release(value: object) -> object:
         )
     if isinstance(value, str) and value not in releases:
         raise ValueError(
-            f"{value!r} is not a Cumulus Linux release designer writes NVUE files for; use one of "
+            f"{short(value)} is not a Cumulus Linux release designer writes NVUE files for; use one of "
             f"{releases[0]} to {releases[-1]}"
         )
     return value
@@ -556,7 +557,7 @@ def known_sku(value: object) -> object:
     """A SONiC SKU the catalog knows (whether it fits the intent's switches is a cross-field rule)."""
     if isinstance(value, str) and value not in sonic_skus():
         known = "; ".join(f"{sku} ({model})" for sku, model in sonic_skus().items())
-        raise ValueError(f"{value!r} is not a SONiC SKU the catalog knows; known SKUs: {known}")
+        raise ValueError(f"{short(value)} is not a SONiC SKU the catalog knows; known SKUs: {known}")
     return value
 
 
@@ -587,7 +588,7 @@ def whole_match(pattern: str, refusal: str) -> Callable[[str], str]:
 
     def check(value: str) -> str:
         if not re.fullmatch(pattern, value):
-            raise ValueError(f"{value!r} is not {refusal}")
+            raise ValueError(f"{short(value)} is not {refusal}")
         return value
 
     return check
@@ -812,7 +813,7 @@ def parse_bytes(value: object) -> object:
         number = float(value)
     if number is None or not number.is_integer() or not 1 <= number <= MAX_BYTES:
         raise ValueError(
-            f"{value!r} is not a byte count; write 700GB, 1.5TB, 64GiB or a whole number of bytes (1 byte to 10PB)"
+            f"{short(value)} is not a byte count; write 700GB, 1.5TB, 64GiB or a whole number of bytes (1 byte to 10PB)"
         )
     return int(number)
 
@@ -821,7 +822,7 @@ def parse_count(value: object) -> object:
     """A count written as a number or in exponent form (``175e9``, which YAML reads as text) as an int."""
     if isinstance(value, str):
         if not re.fullmatch(r"\s*\d+(?:\.\d+)?(?:[eE][+-]?\d+)?\s*", value):
-            raise ValueError(f"{value!r} is not a count; write a number such as 175e9 or 175000000000")
+            raise ValueError(f"{short(value)} is not a count; write a number such as 175e9 or 175000000000")
         value = float(value)
     if isinstance(value, float) and value.is_integer():
         return int(value)
@@ -903,7 +904,7 @@ def _named(pattern: str, what: str, example: str) -> Any:
 
     def check(name: str) -> str:
         if not re.fullmatch(pattern, name):
-            raise ValueError(f"{name!r} is not {what}; use {example}")
+            raise ValueError(f"{short(name)} is not {what}; use {example}")
         return name
 
     return Annotated[str, AfterValidator(check), WithJsonSchema({"type": "string", "pattern": pattern})]
@@ -992,10 +993,12 @@ def parse_ratio(value: object) -> object:
     elif isinstance(value, int | float) and not isinstance(value, bool):
         ratio = float(value)
     if ratio is None:
-        raise ValueError(f'{value!r} is not an oversubscription; write a number such as 3 or a ratio such as "3:1"')
+        raise ValueError(
+            f'{short(value)} is not an oversubscription; write a number such as 3 or a ratio such as "3:1"'
+        )
     if not 1 <= ratio <= 64:
         raise ValueError(
-            f"{value!r} is {ratio:g}:1; an oversubscription runs from 1 (as much bandwidth up as down) to 64, "
+            f"{short(value)} is {ratio:g}:1; an oversubscription runs from 1 (as much bandwidth up as down) to 64, "
             'such as 2 or "3:1"'
         )
     return ratio
@@ -1165,9 +1168,9 @@ def check_ipv4_address(value: str) -> str:
     try:
         network = IPNetwork(value, version=4)
     except (AddrFormatError, ValueError, TypeError):
-        raise ValueError(f"{value!r} is not an IPv4 address such as 192.0.2.10") from None
+        raise ValueError(f"{short(value)} is not an IPv4 address such as 192.0.2.10") from None
     if "/" in value:
-        raise ValueError(f"{value!r} is a prefix; give the server's address alone, such as {network.ip}")
+        raise ValueError(f"{short(value)} is a prefix; give the server's address alone, such as {network.ip}")
     return str(network.ip)
 
 

@@ -32,6 +32,7 @@ from designer.catalog import (
     shipped_data,
 )
 from designer.errors import InputError, Problem, Source
+from designer.intent.hosts import naming_problems
 from designer.intent.schema import MAX_SWITCH_PORTS, MEDIA, NicName, RdmaName, Section, Speed
 from designer.intent.yaml_source import decode, load_yaml, read_bytes, short
 from designer.targets import NAMES, TARGETS, TECHNOLOGIES, per_switch
@@ -388,11 +389,10 @@ def site_catalogs(
             overlay = laid_over(overlay, site[0])
     if len(problems) > found:
         return SiteCatalogs(catalog(), tuple(files), overlay)
-    merged = overlaid(data, overlay)
-    if rules := _incomplete(merged, overlay, data):
+    if rules := _incomplete(laid_over(data, overlay), overlay, data):  # before the media are sorted by reach
         problems.extend(Problem(catalog_path, message) for message in rules)
         return SiteCatalogs(catalog(), tuple(files), overlay)
-    return SiteCatalogs(make_catalog(merged), tuple(files), overlay)
+    return SiteCatalogs(make_catalog(overlaid(data, overlay)), tuple(files), overlay)
 
 
 def folder_catalogs(text: str, filename: str, files: tuple[tuple[str, str], ...]) -> SiteCatalogs:
@@ -518,6 +518,13 @@ def _incomplete(merged: dict[str, Any], overlay: dict[str, Any], shipped: dict[s
                 )
     for name in sorted(overlay.get("systems", {})):
         problems += _layout_problems(name, merged["systems"][name])
+    for name, entry in sorted(overlay.get("servers", {}).items()):
+        for field, rule in (("nic_names", "nics"), ("rdma_devices", "rdma_devices")):
+            if field in entry and isinstance(merged["servers"][name].get("nics"), int):
+                problems += [
+                    f"servers.{name}.{field}{'' if index is None else f'[{index}]'}: {message}"
+                    for index, message in naming_problems(rule, entry[field], merged["servers"][name]["nics"])
+                ]
     for name, entry in sorted(overlay.get("media", {}).items()):
         if "reach_m" in entry and "default" not in merged["media"][name]["reach_m"]:
             problems.append(

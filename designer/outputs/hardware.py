@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from designer.catalog import Catalog, NicModel
 from designer.intent import Intent
+from designer.outputs.markdown import markdown_code, markdown_inline
 from designer.sizing import Plan
 
 
@@ -25,7 +26,7 @@ def hardware_lines(intent: Intent, plan: Plan) -> list[str]:
             f"servers, `sys<s>-tray<t>`), {system.north_south_nics} x {system.north_south_nic} per tray for storage "
             f"and in-band, {system.nvlink_switch_trays} NVLink switch trays, {system.power_shelves} power shelves, "
             f"{system.management_switches} management switches; {system.power_kw:g} kW per rack at most "
-            f"({system.power_source}), {system.cooling} cooled.",
+            f"({markdown_inline(system.power_source)}), {system.cooling} cooled.",
             "",
             f"Scalable units of whole systems: {plan.systems_per_su} systems ({plan.systems_per_su * trays:,} trays) "
             f"each. A leaf's {plan.servers_per_su} downlinks hold {plan.servers_per_su} trays of one rail, and "
@@ -84,11 +85,14 @@ def _nic_lines(intent: Intent, hardware: Catalog) -> list[str]:
             "devices `mlx5_<i>` unless hosts.rdma_devices says otherwise). Name compute.nic for another vendor's."
         ]
     lines = [
-        f"Backend NICs: {nic.label} ({nic.name}), driver `{nic.driver}`, RDMA devices "
-        f"`{nic.rdma_names.replace('{}', '<i>')}`; source: {nic.source}."
+        f"Backend NICs: {markdown_inline(nic.label)} ({nic.name}), driver {markdown_code(nic.driver)}, RDMA devices "
+        f"{markdown_code(nic.rdma_names.replace('{}', '<i>'))}; source: {markdown_inline(nic.source)}."
     ]
     if nic.host_qos == "mlnx_qos":
-        lines += ["", f"Host QoS: `servers/<server>/nic-qos.sh` with NVIDIA's tools ({nic.qos_tools})."]
+        lines += [
+            "",
+            f"Host QoS: `servers/<server>/nic-qos.sh` with NVIDIA's tools ({markdown_inline(nic.qos_tools)}).",
+        ]
         return lines
     return [*lines, "", *_vendor_qos_lines(intent, nic)]
 
@@ -97,14 +101,15 @@ def _vendor_qos_lines(intent: Intent, nic: NicModel) -> list[str]:
     """What a reviewer must set by hand on a NIC whose QoS designer does not write."""
     qos = intent.qos
     return [
-        f"Not confirmed from a source designer holds: the exact commands of {nic.qos_tools} for {nic.label}, "
-        f"so no `nic-qos.sh` is written (NVIDIA's `mlnx_qos` stops at its first line on {nic.label}). Set "
+        f"Not confirmed from a source designer holds: the exact commands of {markdown_inline(nic.qos_tools)} for "
+        f"{markdown_inline(nic.label)}, so no `nic-qos.sh` is written (NVIDIA's `mlnx_qos` stops at its first line "
+        f"on {markdown_inline(nic.label)}). Set "
         f"with the vendor's tools, on every backend NIC: trust DSCP; PFC on priority {qos.roce_priority} only; "
         f"RoCE DSCP {qos.roce_dscp} -> priority {qos.roce_priority}; CNP DSCP {qos.cnp_dscp} -> priority "
         f"{qos.cnp_priority}; ECN {'on' if qos.ecn else 'off'} for priority {qos.roce_priority} (the switches' "
         "values). The server files hold the rest: addresses, routes, rules, sysctls and the NCCL/RCCL "
         f"environment; check `NCCL_IB_GID_INDEX` against the NIC's RoCEv2 IPv4 GID (`ibv_devinfo -v`), not "
-        f"confirmed here for `{nic.driver}`.",
+        f"confirmed here for {markdown_code(nic.driver)}.",
     ]
 
 
@@ -115,13 +120,14 @@ def nic_balancing_line(intent: Intent) -> str | None:
     if mode not in ("adaptive", "spray") or intent.technology != "ethernet":
         return None
     nic = intent.catalog.nics.get(intent.server.nic or "")
-    label = f"the backend NICs ({nic.label})" if nic else "the backend NICs"
+    label = f"the backend NICs ({markdown_inline(nic.label)})" if nic else "the backend NICs"
     if mode not in intent.server.nic_modes:
         return f"NIC side of {mode}: {label} take no part in it (catalog `modes`), so the server files set nothing."
     if mode == "spray" or (nic and nic.host_qos != "mlnx_qos"):
         what = "spray each connection's packets themselves" if mode == "spray" else "reorder what the switches move"
         return (
-            f"NIC side of {mode}: {label} {what}, but no {nic.vendor.upper() if nic else 'vendor'} document at hand "
+            f"NIC side of {mode}: {label} {what}, but no "
+            f"{markdown_inline(nic.vendor.upper()) if nic else 'vendor'} document at hand "
             "gives the setting that turns it on, so the server files write none: enable it with the vendor's tools, "
             f"or the analysis's {mode} figures do not hold."
         )

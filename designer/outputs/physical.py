@@ -8,6 +8,7 @@ from typing import Any
 from designer.catalog import SYSTEM_PARTS, SystemModel
 from designer.fabric import Device
 from designer.intent.facility import Facility
+from designer.outputs.markdown import markdown_inline
 from designer.physical import COMPUTE, PART_NAMES, Physical, Rack, over_budget, too_hot_for_air
 
 
@@ -67,7 +68,8 @@ def power_markdown(name: str, physical: Physical, facility: Facility, system: Sy
         + (
             f"One {system.name} per compute rack: {system.trays} compute trays, {system.nvlink_switch_trays} NVLink "
             f"switch trays, {system.power_shelves} power shelves and {system.management_switches} management "
-            f"switches, at the system's maximum power ({system.power_kw:g} kW: {system.power_source}), shared "
+            f"switches, at the system's maximum power ({system.power_kw:g} kW: "
+            f"{markdown_inline(system.power_source)}), shared "
             "evenly by its trays"
             if system
             else f"{physical.servers_per_rack} servers per compute rack. Servers at their maximum power"
@@ -148,7 +150,7 @@ def _system_rack_lines(system: SystemModel, top: int) -> list[str]:
         names = f"{name}{first}" + (f" to {name}{first + count - 1}" if count > 1 else "")
         lines.append(f"| U{top}{f'-U{lowest}' if lowest < top else ''} | {count} {words} of {units}U | {names} |")
         top = lowest - 1
-    return [*lines, "", f"Layout: {system.rack_layout_source}.", ""]
+    return [*lines, "", f"Layout: {markdown_inline(system.rack_layout_source)}.", ""]
 
 
 def _su(rack: Rack) -> str:

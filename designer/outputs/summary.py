@@ -6,7 +6,6 @@ The JSON keys are a public contract read by CI scripts: add keys, never rename o
 
 from __future__ import annotations
 
-import string
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
@@ -21,11 +20,11 @@ from designer.model import Headroom
 from designer.outputs import workloads
 from designer.outputs.hardware import hardware_lines, nic_balancing_line
 from designer.outputs.labels import HTML_LABELS
+from designer.outputs.markdown import markdown_text
 from designer.physical.placement import servers_per_rack
 from designer.sizing import Plan
 from designer.targets import TARGETS
 
-MARKDOWN_INLINE = frozenset("\\`*_[]<&~")
 """Characters that open or close Markdown anywhere in a line: escapes, code, emphasis, links and images, HTML and
 autolinks in angle brackets, entities, strikethrough. (A table needs a line of '-', ':' and '|' under its header;
 escaping a line's first character already stops that.)"""
@@ -400,33 +399,6 @@ def written_lines(sizes: dict[str, tuple[int, int]], folder: Path, first: str) -
             ),
             f"wrote {files:,} files, {size / 1e6:,.1f} MB, to {folder}; {first}",
         ]
-    )
-
-
-def markdown_text(text: str) -> str:
-    """``text`` as Markdown that shows it as written: each line on its own line (leading and trailing spaces
-    dropped; a backslash at the end of a line breaks it), blank lines between paragraphs, and every character that
-    could start Markdown or HTML escaped with a backslash (CommonMark: an escaped ASCII punctuation character is
-    always literal): :data:`MARKDOWN_INLINE` anywhere, punctuation at the start of a line (headings, lists,
-    quotes, fences, tables, HTML blocks) and the '.' or ')' after a line's leading digits (numbered lists)."""
-    paragraphs: list[list[str]] = [[]]
-    for line in text.splitlines():
-        if line.strip():
-            paragraphs[-1].append(_literal(line.strip()))
-        elif paragraphs[-1]:
-            paragraphs.append([])
-    return "\n\n".join("\\\n".join(lines) for lines in paragraphs if lines)
-
-
-def _literal(line: str) -> str:
-    digits = len(line) - len(line.lstrip(string.digits))
-    return "".join(
-        "\\" + character
-        if character in MARKDOWN_INLINE
-        or (index == 0 and character in string.punctuation)
-        or (index == digits > 0 and character in ".)")
-        else character
-        for index, character in enumerate(line)
     )
 
 

@@ -143,7 +143,8 @@ def csv_bytes(header: list[str], rows: Iterable[list[Any]]) -> bytes:
     """The table as the csv module writes it (minimal quoting, ``\n`` line ends), made :data:`CHUNK_ROWS` rows at a
     time. A chunk whose rows all have the header's width (two or more), with no None and no delimiter, quote or
     line break in a value, is its values joined by commas, which is the csv module's own output for it: one look
-    at the chunk's text tells. Any other chunk goes through the csv module's writer."""
+    at the chunk's text tells. Any other chunk goes through the csv module's writer, its text cells neutralised
+    (:func:`_neutral`) and a cell holding a carriage return quoted too (the writer quotes only what holds ``\n``)."""
     width = len(header)
     rows = iter(rows)
     chunks = []
@@ -157,9 +158,32 @@ def csv_bytes(header: list[str], rows: Iterable[list[Any]]) -> bytes:
             or '"' in text
             or "\r" in text
             or "None" in text
+            or text[:1] in FORMULA_STARTS
+            or any(f"{separator}{start}" in text for separator in ",\n" for start in FORMULA_STARTS)
         ):
             buffer = io.StringIO()
-            csv.writer(buffer, lineterminator="\n").writerows(chunk)
+            writer = csv.writer(buffer, lineterminator="\n")
+            for row in chunk:
+                cells = [_neutral(cell) if isinstance(cell, str) else cell for cell in row]
+                if any(isinstance(cell, str) and "\r" in cell for cell in cells):
+                    buffer.write(",".join(_quoted(cell) for cell in cells) + "\n")
+                else:
+                    writer.writerow(cells)
             text = buffer.getvalue()[:-1]
         chunks.append(text)
     return ("\n".join(chunks) + "\n").encode()
+
+
+FORMULA_STARTS = ("=", "+", "-", "@", "\t", "\r")
+"""What a spreadsheet reads a cell starting with as a formula (OWASP, CSV injection)."""
+
+
+def _neutral(cell: str) -> str:
+    """A text cell a spreadsheet shows as text: one starting as a formula does gets a leading apostrophe."""
+    return f"'{cell}" if cell[:1] in FORMULA_STARTS else cell
+
+
+def _quoted(cell: object) -> str:
+    """One cell as the csv module quotes it, quoted also when it holds a carriage return."""
+    text = "" if cell is None else str(cell)
+    return f'"{text.replace(chr(34), chr(34) * 2)}"' if any(char in text for char in ',"\n\r') else text
