@@ -9,7 +9,7 @@ from pathlib import Path
 from designer.allocate import address_problems
 from designer.errors import InputError, Problem
 from designer.intent import Intent, SiteCatalogs, read_intent
-from designer.networks.cluster import network_problems, top_kept
+from designer.networks.cluster import network_problems, rack_problems, top_kept
 from designer.sizing import size
 
 
@@ -38,4 +38,4 @@ def _sized_problems(intent: Intent) -> list[Problem]:
         return list(error.problems)
     kept = top_kept(intent)
     networks = network_problems(intent.networks, intent.servers, intent.max_servers, kept.servers_per_rack)
-    return [*address_problems(intent, plan), *networks]
+    return [*address_problems(intent, plan), *networks, *(rack_problems(intent) if not networks else [])]

@@ -30,6 +30,7 @@ from designer.verify.report import text
 from designer.verify.run import verify
 from tests.conftest import ROOT
 from tests.helpers import build_text
+from tests.test_intent_errors import run_cli
 from tests.test_verify import need_lab
 from tests.test_verify_frontend import spine_widths
 
@@ -142,3 +143,18 @@ def test_the_chosen_row_length_holds_as_the_fabric_grows_inside_its_plan() -> No
             grown.physical.racks[grown.physical.device_rack[other]].name,
             grown.physical.device_unit[other],
         )
+
+
+def test_a_rack_too_small_for_one_server_beside_the_networks_switches_is_refused_at_plan_time(tmp_path: Path) -> None:
+    """Rather than a plan whose networks check fails: 10.2 kW of DGX H100 and the 3 top-of-rack leaves and the
+    management switch of the four networks (5.05 kW) do not fit in an 11 kW rack."""
+    intent = tmp_path / "small-racks.yaml"
+    intent.write_text(NETS.read_text() + "facility: {rack_power_kw: 11}\n")
+    code, out, err = run_cli("build", str(intent), "-o", str(tmp_path / "out"))
+    assert (code, out) == (2, "") and not (tmp_path / "out").exists()
+    assert (
+        "facility.rack_power_kw: a compute rack of one 10.2 kW server with the networks' 3 top-of-rack leaves and "
+        "their management switches draws 15.25 kW, over its 11 kW budget; give a rack_power_kw of at least 15.3"
+    ) in err
+    intent.write_text(NETS.read_text() + "facility: {rack_power_kw: 15.3}\n")
+    assert failed_checks(intent) == []

@@ -4,6 +4,7 @@ out-of-band network in the backend's hall."""
 
 from __future__ import annotations
 
+import math
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 
@@ -89,6 +90,38 @@ def top_kept(intent: Intent) -> TopKept:
         return TopKept(servers_per_rack=held)
     kept = management_space(networks.oob, held, _rack_leaves(networks, servers, max_servers, held)[0], system)
     return kept._replace(servers_per_rack=held)
+
+
+def rack_problems(intent: Intent) -> list[Problem]:
+    """A problem when not even one server fits in a compute rack beside the networks' top-of-rack leaves and
+    management switches (:func:`top_kept`): the plan would put a rack over its budget or units, so it is refused
+    now, with the budget or height that would hold it."""
+    networks, facility = intent.networks, intent.facility
+    if not networks.declared or intent.system is not None:
+        return []
+    server = (intent.server.power_kw, intent.server.rack_units)
+    if _rack_holds(networks, intent.servers, intent.max_servers, 1, server, facility):
+        return []
+    leaves, units, watts = _rack_leaves(networks, intent.servers, intent.max_servers, 1)
+    top = management_space(networks.oob, 1, leaves, None)
+    draw = server[0] + (watts + top.watts) / 1000
+    height = server[1] + units + top.units
+    if round(draw, 6) > facility.rack_power_kw:
+        return [
+            Problem(
+                ("facility", "rack_power_kw"),
+                f"a compute rack of one {intent.server.power_kw:g} kW server with the networks' {leaves} top-of-rack "
+                f"leaves and their management switches draws {draw:,.2f} kW, over its {facility.rack_power_kw:g} kW "
+                f"budget; give a rack_power_kw of at least {math.ceil(draw * 10) / 10:g} (or fewer leaves a rack)",
+            )
+        ]
+    return [
+        Problem(
+            ("facility", "rack_units"),
+            f"a compute rack of one {server[1]}U server with the networks' top-of-rack leaves and management "
+            f"switches needs {height}U, more than its {facility.rack_units}U; give rack_units of at least {height}",
+        )
+    ]
 
 
 def _rack_leaves(networks: Networks, servers: int, max_servers: int, per_rack: int) -> tuple[int, int, float]:
