@@ -114,17 +114,3 @@ def pytest_sessionfinish(session: pytest.Session) -> None:
     early = session.config.stash.get(nautobot_lab.EARLY, None)
     if early is not None:
         early.stop()
-
-
-SKIPPED_TO = "DESIGNER_SKIPPED_TO"
-"""An environment variable naming a file: the run writes there the node ID of every test it skipped, one a line
-(.ci/run runs the README's test command in a fresh venv, then exactly those tests again with every extra under
-CI=true, where a skip fails)."""
-
-
-def pytest_terminal_summary(terminalreporter: pytest.TerminalReporter) -> None:
-    """Write the skipped tests' node IDs to the file :data:`SKIPPED_TO` names (nothing when it is not set)."""
-    target = os.environ.get(SKIPPED_TO)
-    if target:
-        skipped = sorted({report.nodeid for report in terminalreporter.stats.get("skipped", ())})
-        Path(target).write_text("".join(f"{nodeid}\n" for nodeid in skipped))
