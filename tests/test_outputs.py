@@ -412,3 +412,11 @@ def test_the_description_is_shown_as_text_in_summary_md() -> None:
     shown = shown_by_github(head)
     assert shown.other == ["h1"] and shown.paragraphs == paragraphs_of(DESCRIPTION)
     assert markdown.startswith("# test\n\n") and table.startswith(" |\n|---|---|\n| GPUs |")
+
+
+def test_the_shipped_outputs_are_first_builds() -> None:
+    """Each shipped folder is what a first build of its intent writes (the README's first command and .ci/run compare
+    them byte for byte): built over an earlier build, its summary.md would list what moved since."""
+    summaries = sorted((ROOT / "outputs").glob("*/summary.md"))
+    assert len(summaries) == 6
+    assert [path for path in summaries if "since the previous build" in path.read_text()] == []
