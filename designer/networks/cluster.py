@@ -7,6 +7,7 @@ from __future__ import annotations
 import math
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
+from typing import NamedTuple
 
 from designer.allocate import Pool
 from designer.errors import InputError, Problem
@@ -82,7 +83,8 @@ def top_kept(intent: Intent) -> TopKept:
             (
                 count
                 for count in range(fits, 0, -1)
-                if _rack_holds(networks, servers, max_servers, count, server, intent.facility)
+                if (fit := _rack_fit(networks, servers, max_servers, count, server)) is None
+                or fit.holds(intent.facility)
             ),
             1,
         )
@@ -100,28 +102,54 @@ def rack_problems(intent: Intent) -> list[Problem]:
     if not networks.declared or intent.system is not None:
         return []
     server = (intent.server.power_kw, intent.server.rack_units)
-    if _rack_holds(networks, intent.servers, intent.max_servers, 1, server, facility):
+    fit = _rack_fit(networks, intent.servers, intent.max_servers, 1, server)
+    if fit is None or fit.holds(facility):
         return []
-    leaves, units, watts = _rack_leaves(networks, intent.servers, intent.max_servers, 1)
-    top = management_space(networks.oob, 1, leaves, None)
-    draw = server[0] + (watts + top.watts) / 1000
-    height = server[1] + units + top.units
-    if round(draw, 6) > facility.rack_power_kw:
+    if round(fit.kw, 6) > facility.rack_power_kw:
         return [
             Problem(
                 ("facility", "rack_power_kw"),
-                f"a compute rack of one {intent.server.power_kw:g} kW server with the networks' {leaves} top-of-rack "
-                f"leaves and their management switches draws {draw:,.2f} kW, over its {facility.rack_power_kw:g} kW "
-                f"budget; give a rack_power_kw of at least {math.ceil(draw * 10) / 10:g} (or fewer leaves a rack)",
+                f"a compute rack of one {intent.server.power_kw:g} kW server with the networks' {fit.leaves} "
+                f"top-of-rack leaves and their management switches draws {fit.kw:,.2f} kW, over its "
+                f"{facility.rack_power_kw:g} kW budget; give a rack_power_kw of at least "
+                f"{math.ceil(fit.kw * 10) / 10:g} (or fewer leaves a rack)",
             )
         ]
     return [
         Problem(
             ("facility", "rack_units"),
             f"a compute rack of one {server[1]}U server with the networks' top-of-rack leaves and management "
-            f"switches needs {height}U, more than its {facility.rack_units}U; give rack_units of at least {height}",
+            f"switches needs {fit.units}U, more than its {facility.rack_units}U; give rack_units of at least "
+            f"{fit.units}",
         )
     ]
+
+
+class RackFit(NamedTuple):
+    """A compute rack of servers with the networks' top-of-rack leaves and management switches: the leaves, and
+    what all of it draws (kW) and takes (rack units)."""
+
+    leaves: int
+    kw: float
+    units: int
+
+    def holds(self, facility: Facility) -> bool:
+        """Whether the rack's power budget and units hold it."""
+        return round(self.kw, 6) <= facility.rack_power_kw and self.units <= facility.rack_units
+
+
+def _rack_fit(
+    networks: Networks, servers: int, max_servers: int, per_rack: int, server: tuple[float, int]
+) -> RackFit | None:
+    """A compute rack of ``per_rack`` servers (``server``: kW and rack units) with what the networks add to it; None
+    when a network cannot be sized (its own error)."""
+    try:
+        leaves, units, watts = _rack_leaves(networks, servers, max_servers, per_rack)
+    except InputError:
+        return None
+    top = management_space(networks.oob, per_rack, leaves, None)
+    kw, height = server
+    return RackFit(leaves, per_rack * kw + (watts + top.watts) / 1000, per_rack * height + units + top.units)
 
 
 def _rack_leaves(networks: Networks, servers: int, max_servers: int, per_rack: int) -> tuple[int, int, float]:
@@ -135,21 +163,6 @@ def _rack_leaves(networks: Networks, servers: int, max_servers: int, per_rack: i
         units += leaves * spec.leaf.rack_units
         watts += leaves * spec.leaf.power_w_optics
     return count, units, watts
-
-
-def _rack_holds(
-    networks: Networks, servers: int, max_servers: int, per_rack: int, server: tuple[float, int], facility: Facility
-) -> bool:
-    """Whether a compute rack of ``per_rack`` servers holds them with its top-of-rack leaves and management switches
-    within its power budget and units (a network that cannot be sized is its own error: the rack holds)."""
-    try:
-        leaves, units, watts = _rack_leaves(networks, servers, max_servers, per_rack)
-    except InputError:
-        return True
-    top = management_space(networks.oob, per_rack, leaves, None)
-    kw, height = server
-    draw = per_rack * kw + (watts + top.watts) / 1000
-    return round(draw, 6) <= facility.rack_power_kw and per_rack * height + units + top.units <= facility.rack_units
 
 
 def design_networks(

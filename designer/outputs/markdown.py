@@ -9,7 +9,9 @@ import string
 from designer.errors import printable
 
 MARKDOWN_INLINE = frozenset("\\`*_[]<&~")
-"""Characters escaped wherever they stand: each could start inline Markdown or HTML."""
+"""Characters that open or close Markdown anywhere in a line: escapes, code, emphasis, links and images, HTML and
+autolinks in angle brackets, entities, strikethrough. (A table needs a line of '-', ':' and '|' under its header;
+escaping a line's first character already stops that.)"""
 
 
 def markdown_text(text: str) -> str:

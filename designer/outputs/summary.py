@@ -25,10 +25,6 @@ from designer.physical.placement import servers_per_rack
 from designer.sizing import Plan
 from designer.targets import TARGETS
 
-"""Characters that open or close Markdown anywhere in a line: escapes, code, emphasis, links and images, HTML and
-autolinks in angle brackets, entities, strikethrough. (A table needs a line of '-', ':' and '|' under its header;
-escaping a line's first character already stops that.)"""
-
 
 def summary(design: Design) -> dict[str, Any]:
     """Headline numbers of a design, all planes together; the underlay, addresses and ASNs only for a fabric that
