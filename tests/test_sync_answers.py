@@ -170,7 +170,9 @@ def test_a_broken_answer_says_what_was_expected(answer: Answer, expected: str) -
 def test_a_bulk_answer_must_hold_each_object_made() -> None:
     with server(body(200, b'[{"id": "1"}]')) as (url, _):
         message = refused(nautobot.Api(url, TOKEN), lambda api: api.bulk("POST", "dcim/racks", [{}, {}]))
-    assert "expected a list of 2 objects, each with its id" in message
+    assert (
+        'Nautobot answered [{"id": "1"}] to POST dcim/racks: expected a list of 2 objects, each with its id' in message
+    )
 
 
 def test_the_servers_error_page_is_shortened_escaped_and_never_shows_the_token() -> None:

@@ -198,8 +198,7 @@ class Api:
 
     def _shown(self, text: str) -> str:
         """``text`` for a message: the token masked, control characters escaped, at most :data:`EXCERPT`."""
-        escaped = printable(text.replace(self.token, "<token>") if self.token else text)
-        return escaped if len(escaped) <= EXCERPT else escaped[:EXCERPT] + "..."
+        return _excerpt(text.replace(self.token, "<token>") if self.token else text)
 
     def _expect(self, answer: Any, kind: type | tuple[type, ...], method: str, path: str, what: str) -> Any:
         """``answer`` when it is a ``kind``; else a :class:`PrerequisiteError` saying what was expected."""
@@ -279,11 +278,18 @@ class Api:
             if len(rows) != len(batch) or not all(
                 isinstance(row, dict) and isinstance(row.get("id"), str) for row in rows
             ):
-                self._expect(None, list, method, path, what)
+                raise self._unexpected(answer, method, path, what)
             return cast(list[dict[str, Any]], rows)
 
         with ThreadPoolExecutor(PARALLEL) as requests:
             return [row for rows in requests.map(one, batches) for row in rows]
+
+
+def _excerpt(text: str) -> str:
+    """``text`` for a message: control characters escaped (:func:`~designer.errors.printable`), at most
+    :data:`EXCERPT` characters."""
+    escaped = printable(text)
+    return escaped if len(escaped) <= EXCERPT else escaped[:EXCERPT] + "..."
 
 
 class _Late(Exception):
@@ -318,9 +324,8 @@ def _origin(url: str, what: str = "--url") -> tuple[str, str, int]:
     except ValueError:
         parts, port = None, None
     if parts is None or parts.scheme not in ("http", "https") or not parts.hostname or parts.username is not None:
-        shown = url.encode("unicode_escape", "backslashreplace").decode("ascii")[:EXCERPT]
         raise PrerequisiteError(
-            f"{what} {shown!r} is not an http(s) URL of a Nautobot without user or password in it: give "
+            f"{what} '{_excerpt(url)}' is not an http(s) URL of a Nautobot without user or password in it: give "
             "http[s]://HOST[:PORT] (the token goes with --token or $NAUTOBOT_TOKEN)"
         )
     return parts.scheme, parts.hostname.lower(), port or (443 if parts.scheme == "https" else 80)
@@ -348,10 +353,10 @@ class _SameOrigin(urllib.request.HTTPRedirectHandler):
         except PrerequisiteError:
             target = ("", "", 0)
         if target != self.origin:
-            shown = newurl.encode("unicode_escape", "backslashreplace").decode("ascii")[:EXCERPT]
             raise PrerequisiteError(
-                f"Nautobot redirected {req.get_method()} to another host ({shown}); designer sends the token only to "
-                f"{self.origin[0]}://{self.origin[1]}:{self.origin[2]}: give the URL it redirects to with --url"
+                f"Nautobot redirected {req.get_method()} to another host ({_excerpt(newurl)}); designer sends the "
+                f"token only to {self.origin[0]}://{self.origin[1]}:{self.origin[2]}: give the URL it redirects to "
+                "with --url"
             )
         return super().redirect_request(req, fp, code, msg, headers, newurl)
 
