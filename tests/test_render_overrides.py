@@ -224,11 +224,13 @@ def test_limits_leave_ordinary_arithmetic_alone(tmp_path: Path) -> None:
     (tmp_path / "frr").mkdir()
     (tmp_path / "frr" / "bfd.j2").write_text(
         "! {{ '-' * 40 }} {{ 2 ** 64 }} {{ [1, 2] + [3] }} {{ 1.5 * 2 }} {{ 'ab'|center(6) }} {{ '%5s' % 'x' }}"
-        " {{ '{:>4}'.format(7) }} {{ 'a-b'.replace('-', '_') }} {{ ['a', 'b']|join(',') }} {{ 7 % 3 }}\n"
+        " {{ '{:>4}'.format(7) }} {{ 'a-b'.replace('-', '_') }} {{ ['a', 'b']|join(',') }} {{ 7 % 3 }}"
+        " {{ '50%% of 2000000 %s' % 'x' }} {{ 'at 12:3000000 {}'.format(1) }}\n"
     )
     assert _build(INTENT, tmp_path / "out", "--templates", str(tmp_path))[0] == 0
     text = (tmp_path / "out" / "configs" / "frr" / "p0-spine0.conf").read_text()
-    assert f"! {'-' * 40} 18446744073709551616 [1, 2, 3] 3.0   ab       x    7 a_b a,b 1\n" in text
+    assert f"! {'-' * 40} 18446744073709551616 [1, 2, 3] 3.0   ab       x    7 a_b a,b 1" in text
+    assert " 1 50% of 2000000 x at 12:3000000 1\n" in text  # digits outside a field's width are text
 
 
 def test_an_error_names_its_line_in_a_run_of_text_and_values(tmp_path: Path) -> None:

@@ -25,6 +25,7 @@ from __future__ import annotations
 import contextlib
 import re
 import signal
+import string
 import sys
 import threading
 import time
@@ -108,7 +109,7 @@ class Sandbox(ImmutableSandboxedEnvironment):
             self.filters[name] = _bounded_filter(name, self.filters[name])
 
     def call_binop(self, context: jinja2.runtime.Context, operator: str, left: Any, right: Any) -> Any:
-        size = _format_widths(left) if operator == "%" and isinstance(left, str) else None
+        size = _format_widths(left, printf=True) if operator == "%" and isinstance(left, str) else None
         size = size or (_result_size(operator, left, right) if operator != "%" else None)
         if size is not None:
             raise _too_large(operator, size)
@@ -147,7 +148,7 @@ def _method_size(text: str, method: str, args: tuple[Any, ...], kwargs: Mapping[
     if method == "join":
         return _join_size(text, first)
     if method in ("format", "format_map"):
-        return _format_widths(text)
+        return _format_widths(text, printf=False)
     return None
 
 
@@ -162,14 +163,30 @@ def _join_size(separator: str, items: Any) -> str | None:
     return _above(sum(len(str(item)) for item in items) + len(separator) * max(0, len(items) - 1))
 
 
-def _format_widths(text: str) -> str | None:
-    """A format string (``%`` or ``str.format``) with a width or precision above :data:`MAX_ITEMS` or one taken
-    from the arguments (``*``, ``{:{}}``); else None."""
-    widths = [int(number) for number in re.findall(r"[%:][-+ #0<>^=,_]*(\d+)", text)]
-    widths += [int(number) for number in re.findall(r"[%:][^%:}]*\.(\d+)", text)]
-    if re.search(r"%[-+ #0]*\*|%[-+ #0]*\d*\.\*|\{[^{}]*:[^{}]*\{", text):
+PRINTF_FIELD = re.compile(r"%(?:\([^)]*\))?[-+ #0]*(\*|\d+)?(?:\.(\*|\d+))?[hlL]?([a-zA-Z%])")
+"""A ``%`` conversion: its width and precision (digits or ``*``) and its type (``%%`` is a literal percent)."""
+
+
+def _format_widths(text: str, printf: bool) -> str | None:
+    """A format string (``printf``: ``%``, else ``str.format``) with a width or precision above :data:`MAX_ITEMS` or
+    one taken from the arguments (``*``, ``{:{}}``); else None."""
+    numbers: list[str] = []
+    if printf:
+        for width, precision, kind in PRINTF_FIELD.findall(text):
+            if kind != "%":
+                numbers += [width, precision]
+    else:
+        try:
+            specs = [spec for _, field, spec, _ in string.Formatter().parse(text) if field is not None and spec]
+        except ValueError:
+            return None  # not a format string: str.format refuses it itself
+        for spec in specs:
+            if "{" in spec:
+                return "a width given by its arguments"
+            numbers += re.findall(r"\d+", spec)
+    if "*" in numbers:
         return "a width given by its arguments"
-    return _above(max(widths, default=0))
+    return _above(max((int(number) for number in numbers if number), default=0))
 
 
 def _bounded_filter(name: str, original: Callable[..., Any]) -> Callable[..., Any]:
@@ -192,7 +209,7 @@ def _bounded_filter(name: str, original: Callable[..., Any]) -> Callable[..., An
             separator = rest[0] if rest else kwargs.get("d", "")
             size = _join_size(str(separator), list(value) if isinstance(value, list | tuple) else None)
         elif name == "format" and isinstance(value, str):
-            size = _format_widths(value)
+            size = _format_widths(value, printf=True)
         if size is not None:
             raise _too_large(name, size)
         return original(*args, **kwargs)
