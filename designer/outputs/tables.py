@@ -159,7 +159,9 @@ def csv_bytes(header: list[str], rows: Iterable[list[Any]]) -> bytes:
             or "\r" in text
             or "None" in text
             or text[:1] in FORMULA_STARTS
-            or any(f"{separator}{start}" in text for separator in ",\n" for start in FORMULA_STARTS)
+            or any(start in text for start in "=+@\t")  # one scan each: names have no such character
+            or ",-" in text  # names have dashes inside, so only a dash opening a cell counts
+            or "\n-" in text
         ):
             buffer = io.StringIO()
             writer = csv.writer(buffer, lineterminator="\n")
