@@ -118,6 +118,8 @@ def printable(text: str) -> str:
     """``text`` safe to print: every character that is not printable (control characters, a new line, escape codes,
     a lone surrogate) and the backslash written as its Python escape, so that what a device or a server reports
     can neither forge a line of a report nor rewrite the terminal."""
+    if text.isprintable() and "\\" not in text:  # what designer names itself: nothing to escape
+        return text
     return "".join(
         char if char.isprintable() and char != "\\" else char.encode("unicode_escape", "backslashreplace").decode()
         for char in text

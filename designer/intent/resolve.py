@@ -284,35 +284,36 @@ def _validated(
     data = _without(data, broken)
     unknown = 0
     first_unshown: Path = ()
-    try:
-        while True:
-            try:
-                return IntentDoc.model_validate(data, context={"catalog": hardware})
-            except ValidationError as error:
-                items = error.errors()
-            before, known = (len(broken), data), frozenset(broken)
-            cuts = []
-            for item in items:
-                loc = tuple(item["loc"])
-                extra = item["type"] == "extra_forbidden"
-                if not any(loc[: len(bad)] == bad for bad in known):
-                    unknown += extra
-                    if not extra or unknown <= MAX_UNKNOWN_KEYS:
-                        problems.append(_pydantic_problem(item))
-                    elif unknown == MAX_UNKNOWN_KEYS + 1:
-                        first_unshown = loc
-                cut = loc if extra else _field_path(loc)
-                if cut is not None:
-                    cuts.append(cut)
-                    if not extra:
-                        broken.add(cut)
-            data = _without(data, cuts)
-            if (len(broken), data) == before:
-                return None
-    finally:
-        if unknown > MAX_UNKNOWN_KEYS:
-            more = unknown - MAX_UNKNOWN_KEYS
-            problems.append(Problem(first_unshown, f"unknown, and {more - 1:,} more unknown keys after it, not shown"))
+    doc: IntentDoc | None = None
+    while True:
+        try:
+            doc = IntentDoc.model_validate(data, context={"catalog": hardware})
+            break
+        except ValidationError as error:
+            items = error.errors()
+        before, known = (len(broken), data), frozenset(broken)
+        cuts = []
+        for item in items:
+            loc = tuple(item["loc"])
+            extra = item["type"] == "extra_forbidden"
+            if not any(loc[: len(bad)] == bad for bad in known):
+                unknown += extra
+                if not extra or unknown <= MAX_UNKNOWN_KEYS:
+                    problems.append(_pydantic_problem(item))
+                elif unknown == MAX_UNKNOWN_KEYS + 1:
+                    first_unshown = loc
+            cut = loc if extra else _field_path(loc)
+            if cut is not None:
+                cuts.append(cut)
+                if not extra:
+                    broken.add(cut)
+        data = _without(data, cuts)
+        if (len(broken), data) == before:
+            break
+    if unknown > MAX_UNKNOWN_KEYS:
+        more = unknown - MAX_UNKNOWN_KEYS
+        problems.append(Problem(first_unshown, f"unknown, and {more - 1:,} more unknown keys after it, not shown"))
+    return doc
 
 
 def _intact(broken: frozenset[Path] | set[Path], *paths: Path) -> bool:
