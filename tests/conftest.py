@@ -2,16 +2,18 @@
 
 from __future__ import annotations
 
-import importlib.util
 import os
-import shutil
 from collections import Counter
 from pathlib import Path
 
 import pytest
 
+from tests.prerequisites import NAUTOBOT, TIERS, UNIT, prerequisites_of
+
 ROOT = Path(__file__).resolve().parent.parent
 IN_CI = os.environ.get("CI", "").lower() in {"1", "true", "yes"}
+MISSING: pytest.StashKey[dict[str, str | None]] = pytest.StashKey()
+"""What each prerequisite of tests/prerequisites.py lacks on this machine (None: nothing), once looked for."""
 
 
 def need(condition: bool, reason: str) -> None:
@@ -24,21 +26,20 @@ def need(condition: bool, reason: str) -> None:
     pytest.skip(reason)
 
 
-def need_validators(what: str) -> None:
-    """Skip (fail under CI) unless ``designer validate-configs`` has every validator it runs here: the libyang
-    binding (SONiC's YANG models) and FRR's vtysh (pyavd and nvueschema come with the test extra); ``what`` names
-    the caller in the message."""
-    from designer.verify.parsers import INSTALL
+def pytest_configure(config: pytest.Config) -> None:
+    config.stash[MISSING] = {}
 
-    missing = [
-        name
-        for name, present in (
-            ("the libyang binding", importlib.util.find_spec("libyang") is not None),
-            ("FRR's vtysh", shutil.which("vtysh") is not None),
-        )
-        if not present
-    ]
-    need(not missing, f"{what} needs {' and '.join(missing)}: {INSTALL}")
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_runtest_setup(item: pytest.Item) -> None:
+    """Before a test's fixtures are made: skip it (fail it under CI) when the machine lacks something it needs,
+    saying what to install. Each prerequisite is looked for once a run."""
+    known = item.config.stash[MISSING]
+    for prerequisite in prerequisites_of(item):
+        if prerequisite.name not in known:
+            known[prerequisite.name] = prerequisite.missing()
+        reason = known[prerequisite.name]
+        need(reason is None, f"{prerequisite.name}: {reason}")
 
 
 def pytest_addoption(parser: pytest.Parser) -> None:
@@ -84,18 +85,24 @@ def pytest_collection_finish(session: pytest.Session) -> None:
         or nautobot_lab.missing()
     ):
         return
-    if any(
-        "lab" in getattr(item, "fixturenames", ()) and item.nodeid.startswith("tests/test_sync.py")
-        for item in session.items
-    ):
+    if any(NAUTOBOT in prerequisites_of(item) for item in session.items):
         session.config.stash[nautobot_lab.EARLY] = nautobot_lab.EarlyLab()
 
 
+@pytest.hookimpl(tryfirst=True)
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
-    """In a pytest-xdist worker, tests/test_sync.py first, then the other files by their number of tests, the most
+    """Each test's tier marker, before ``-m`` selects by it: ``lab``, ``sot``, ``vendor`` from what it needs
+    (tests/prerequisites.py), ``meta`` from its module, ``unit`` when it carries none of the four.
+
+    In a pytest-xdist worker, tests/test_sync.py first, then the other files by their number of tests, the most
     first (every worker sorts alike, so the collections still agree; pyproject turns xdist's own reordering, which
     would put the largest file first, off): the worker that takes tests/test_sync.py starts its Nautobot at once,
     and the other works through the rest meanwhile, as the early start does in a run of one process."""
+    for item in items:
+        for tier in sorted({prerequisite.tier for prerequisite in prerequisites_of(item)} & set(TIERS)):
+            item.add_marker(tier)
+        if not any(item.get_closest_marker(tier) for tier in TIERS):
+            item.add_marker(UNIT)
     if os.environ.get("PYTEST_XDIST_WORKER"):
         per_file = Counter(item.nodeid.split("::", 1)[0] for item in items)
         items.sort(

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import textwrap
 from pathlib import Path
+from typing import Any
 
 from designer.design import Design
 from designer.intent import parse_intent
@@ -40,13 +41,15 @@ def intent_text(
     return "\n".join(lines) + "\n"
 
 
-def build_text(text: str) -> Design:
-    """Run every stage on intent text."""
-    return design(parse_intent(text, "test.yaml"))
+def build_text(text: str, **options: Any) -> Design:
+    """Run every stage on intent text, in this process (the forked workers are proven in tests/test_workers.py and
+    tests/test_outputs.py); ``options`` go to :func:`designer.pipeline.design` (``seeds=2`` for a test that reads
+    no workload figure, ``hosts=False`` for one that reads no server's settings)."""
+    return design(parse_intent(text, "test.yaml"), **{"processes": 1, **options})
 
 
 def build_design(**fields: object) -> Design:
-    """Run every stage on an intent made by :func:`intent_text`."""
+    """Run every stage, in this process, on an intent made by :func:`intent_text`."""
     return build_text(intent_text(**fields))  # type: ignore[arg-type]
 
 

@@ -30,9 +30,9 @@ from designer.verify.cabling import Lldp, audit_lab, cabling_check, lab_cables
 from designer.verify.lab import Lab, ip_batch
 from designer.verify.topology import HostNic, topology
 from designer.verify.traffic import sample
-from tests.conftest import ROOT, need
+from tests.conftest import ROOT
+from tests.prerequisites import AS_ROOT, FRR_LAB, LLDPD, needs
 from tests.test_intent_errors import run_cli
-from tests.test_verify import need_lab
 
 VENDOR = ROOT / "tests" / "vendor" / "lldp"
 INTENT = ROOT / "tests" / "intents" / "small-2tier.yaml"
@@ -440,8 +440,8 @@ def test_bad_discovery_files_are_explained_at_once(built: Path, tmp_path: Path) 
 # Real lldpd: three network namespaces, two leaves running lldpd's defaults as SONiC and Cumulus Linux do, one
 # server running the lldpd.conf the build wrote for it.
 
-LLDPD = shutil.which("lldpd")
-LLDPCLI = shutil.which("lldpcli")
+LLDPD_PROGRAM = shutil.which("lldpd")
+LLDPCLI_PROGRAM = shutil.which("lldpcli")
 
 
 class Namespaces:
@@ -505,7 +505,7 @@ class Namespaces:
                     "netns",
                     "exec",
                     self.spaces[device],
-                    LLDPD or "lldpd",
+                    LLDPD_PROGRAM or "lldpd",
                     "-d",
                     "-u",
                     str(self.socket(device)),
@@ -523,7 +523,7 @@ class Namespaces:
     def neighbors(self, device: str) -> bytes | None:
         """What ``lldpcli -f json0 show neighbors`` prints in ``device``'s namespace (None before lldpd listens)."""
         shown = subprocess.run(
-            [LLDPCLI or "lldpcli", "-u", str(self.socket(device)), "-f", "json0", "show", "neighbors"],
+            [LLDPCLI_PROGRAM or "lldpcli", "-u", str(self.socket(device)), "-f", "json0", "show", "neighbors"],
             capture_output=True,
         )
         return shown.stdout if shown.returncode == 0 else None
@@ -567,20 +567,12 @@ def lldpd_lab(
         yield files
 
 
+@needs(LLDPD, AS_ROOT)
 @pytest.mark.parametrize("crossed", [False, True], ids=["as-designed", "crossed-at-the-server"])
 def test_real_lldpd_reports_are_audited(built: Path, tmp_path: Path, crossed: bool) -> None:
     """The server's lldpd.conf, loaded by a real lldpd, sends its NIC names as port IDs; the leaves run lldpd's
     defaults (a MAC port ID, the interface name as description). The audit of what the three lldpd print finds
     the two cables as designed, or the crossed pair and its swap."""
-    need(
-        shutil.which("ip") is not None and LLDPD is not None and LLDPCLI is not None,
-        "lldpd is not installed: apt-get install lldpd iproute2",
-    )
-    need(
-        Path("/proc/self/ns/net").exists()
-        and subprocess.run(["id", "-u"], capture_output=True, text=True).stdout.strip() == "0",
-        "network namespaces need root: run the tests as root",
-    )
     for files in lldpd_lab(built, tmp_path, crossed):
         server = json.loads(Path(files[0]).read_text())["lldp"][0]["interface"]
         leaf = json.loads(Path(files[1]).read_text())["lldp"][0]["interface"]
@@ -605,19 +597,12 @@ def test_real_lldpd_reports_are_audited(built: Path, tmp_path: Path, crossed: bo
             )
 
 
+@needs(LLDPD, AS_ROOT)
 @pytest.mark.parametrize("crossed", [False, True], ids=["as-designed", "crossed-at-the-tray"])
 def test_real_lldpd_on_a_hwplb_trays_plane_pfs(hwplb: Path, tmp_path: Path, crossed: bool) -> None:
     """A hwplb tray's lldpd.conf, loaded by a real lldpd, runs on nic0's two plane PFs (net_0_0_0, net_0_1_0, each
     a veth to its plane's leaf) and sends their names as port IDs: the audit finds both plane links as designed, or
     crossed with the swap of the tray's two plane plugs."""
-    need(
-        shutil.which("ip") is not None and LLDPD is not None and LLDPCLI is not None,
-        "lldpd is not installed: apt-get install lldpd iproute2",
-    )
-    need(
-        subprocess.run(["id", "-u"], capture_output=True, text=True).stdout.strip() == "0",
-        "network namespaces need root: run the tests as root",
-    )
     leaves = (("p0-su0-r0-leaf", "swp1s0"), ("p1-su0-r0-leaf", "swp1s0"))
     for files in lldpd_lab(hwplb, tmp_path, crossed, "sys0-tray0", leaves):
         leaf = json.loads(Path(files[1]).read_text())["lldp"][0]["interface"]
@@ -651,13 +636,12 @@ def crossed_at_the_server(hosts: list[HostNic]) -> list[HostNic]:
     return [crossed.get(nic, nic) for nic in hosts]
 
 
+@needs(FRR_LAB, LLDPD)
 @pytest.mark.parametrize("crossed", [False, True], ids=["as-designed", "crossed-at-the-server"])
 def test_the_verify_lab_audits_what_lldpd_reports(crossed: bool) -> None:
     """The lab of verify-2tier with its sampled servers (as ``designer verify --traffic`` wires them): lldpd in
     all 10 namespaces reports the 16 fabric and 8 server cables as designed, or, with two NICs of one server
     crossed, those two cables miswired and the swap of the server's plugs."""
-    need_lab()
-    need(LLDPD is not None and LLDPCLI is not None, "lldpd is not installed: apt-get install lldpd")
     files = design_files(build(VERIFY_TWO_TIER))
     design = parse_design("design.json", files["design.json"])
     lab = topology(files)

@@ -19,8 +19,9 @@ from designer.design import Design
 from designer.pipeline import build
 from designer.render import render_configs
 from designer.verify import avd
-from tests.conftest import ROOT, need
+from tests.conftest import ROOT
 from tests.helpers import build_text, intent_text
+from tests.prerequisites import PYAVD, needs
 
 HAVE_PYAVD = importlib.util.find_spec("pyavd") is not None
 NEED_PYAVD = "Arista's templates are needed: pip install pyavd (or pip install '.[test]')"
@@ -55,17 +56,17 @@ def eos_files(name: str) -> tuple[Design, dict[str, str]]:
     return design, {device.hostname: files[f"configs/eos/{device.hostname}.cfg"].decode() for device in design.configs}
 
 
+@needs(PYAVD)
 @pytest.mark.parametrize("name", DESIGNS)
 def test_every_eos_file_is_what_aristas_templates_render_for_the_design(name: str) -> None:
-    need(HAVE_PYAVD, NEED_PYAVD)
     design, texts = eos_files(name)
     for device in design.configs:
         assert avd.compare(device, texts[device.hostname]) == [], device.hostname
 
 
+@needs(PYAVD)
 def test_an_unnumbered_eos_switch_peers_by_interface_with_no_fabric_address() -> None:
     """The unnumbered lines themselves, so the comparison above cannot pass on a file without them."""
-    need(HAVE_PYAVD, NEED_PYAVD)
     design, texts = eos_files("unnumbered, 3 tiers")
     spine = next(device for device in design.configs if device.role == "spine")
     text = texts[spine.hostname]
@@ -78,8 +79,8 @@ def test_an_unnumbered_eos_switch_peers_by_interface_with_no_fabric_address() ->
     assert text.count("   ipv6 enable\n") == len(fabric_ports) and "ip address 10.0." not in text
 
 
+@needs(PYAVD)
 def test_the_comparison_names_a_line_arista_would_not_write_and_one_it_would() -> None:
-    need(HAVE_PYAVD, NEED_PYAVD)
     design, texts = eos_files("small-2tier")
     leaf = design.configs[0]
     lines = texts[leaf.hostname].splitlines()
@@ -97,8 +98,8 @@ def test_the_comparison_names_a_line_arista_would_not_write_and_one_it_would() -
     ]
 
 
+@needs(PYAVD)
 def test_the_structured_config_uses_only_keys_of_arista_schema() -> None:
-    need(HAVE_PYAVD, NEED_PYAVD)
     import pyavd
 
     for name in DESIGNS:
@@ -145,6 +146,7 @@ def test_the_pfc_watchdog_is_on_for_every_port_through_the_qos_profile() -> None
             assert text.count("   service-profile ROCE\n") == len(device.interfaces)
 
 
+@needs(PYAVD)
 def test_validate_configs_compares_eos_files_with_the_design_of_the_folders_intent(
     tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -161,7 +163,6 @@ def test_validate_configs_compares_eos_files_with_the_design_of_the_folders_inte
         "needs it: pip install pyavd)" in capsys.readouterr().out
     )
     monkeypatch.undo()
-    need(HAVE_PYAVD, NEED_PYAVD)
     (output / "configs" / "sonic").rename(tmp_path / "sonic")  # this test is about EOS; no libyang or vtysh needed
     (output / "configs" / "frr").rename(tmp_path / "frr")
     assert main(["validate-configs", str(output)]) == 0  # no --intent: the folder holds its intent
@@ -204,6 +205,7 @@ RAW_FORMS = {
 hashing fields (Arista TOI "Selectable hashing fields", EOS-4.20.1F, arista.com/en/support/toi/tag/hashing)."""
 
 
+@needs(PYAVD)
 def test_lines_aristas_templates_cannot_render_are_of_a_form_arista_documents() -> None:
     """pyavd 6.4.0's eos_cli_config_gen schema (``eos_cli_config_gen.schema.pickle``) has no key that renders
     ``ip load-sharing``: its only load-balancing key is ``load_balance.policies.sand_profiles`` (Jericho), beside
@@ -211,7 +213,6 @@ def test_lines_aristas_templates_cannot_render_are_of_a_form_arista_documents() 
     Arista's templates, and a line EOS rejects fails the whole configuration push, so each must be of a form a
     public source documents: ``ip load-sharing trident seed N`` is not (no Arista manual, TOI or AVD key names
     it), and EOS picks its own seed."""
-    need(HAVE_PYAVD, NEED_PYAVD)
     import pyavd._eos_cli_config_gen.schema as schema_package
 
     schema = pickle.loads((Path(schema_package.__file__).parent / "eos_cli_config_gen.schema.pickle").read_bytes())

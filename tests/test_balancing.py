@@ -3,7 +3,6 @@ each switch's resolved settings in the device model and design.json, and the see
 
 from __future__ import annotations
 
-import importlib.util
 import json
 import re
 from dataclasses import fields, replace
@@ -28,8 +27,9 @@ from designer.render import eos, linux, nvue, render_configs, sonic
 from designer.verify import avd
 from designer.verify.parsers import ConfigDbError, check_sysctls
 from designer.verify.run import read_output
-from tests.conftest import ROOT, need
+from tests.conftest import ROOT
 from tests.helpers import build_text, intent_text
+from tests.prerequisites import HASH_SEED, PYAVD, needs
 from tests.test_growth import H100_STEPS
 from tests.test_intent_errors import run_cli
 from tests.test_sonic import sonic_configs, sonic_yang
@@ -247,9 +247,9 @@ def test_sonic_seeds_differ_per_tier_through_the_device_type() -> None:
     assert catalog().targets["sonic"].load_balancing.seeds == ("per-tier",)
 
 
+@needs(PYAVD)
 def test_eos_hashes_the_layer_4_ports_and_arista_rendering_has_the_line() -> None:
     """The ``fields`` line on every switch and no seed line (EOS picks its own seed: see test_avd)."""
-    need(importlib.util.find_spec("pyavd") is not None, "Arista's templates are needed: pip install pyavd")
     design = three_tier()
     files = render_configs(design.configs, ["eos"])
     for device in design.configs:
@@ -260,9 +260,8 @@ def test_eos_hashes_the_layer_4_ports_and_arista_rendering_has_the_line() -> Non
         assert avd.compare(device, text.replace(f"\n{line}\n", "\n")) == [f"missing {line} (Arista's rendering has it)"]
 
 
+@needs(HASH_SEED)
 def test_every_frr_router_gets_a_sysctl_file_of_this_kernels_settings(tmp_path: Path) -> None:
-    proc = Path("/proc/sys/net/ipv4")
-    need((proc / "fib_multipath_hash_seed").is_file(), "the kernel's multipath hash seed needs Linux 6.11 or later")
     design = three_tier()
     files = render_configs(design.configs, ["frr"])
     paths = []

@@ -19,8 +19,8 @@ from designer.render import render_configs
 from designer.render.hosts import render_hosts
 from designer.verify import avd
 from designer.verify.traffic import modes_not_run
-from tests.conftest import need
 from tests.helpers import build_text, intent_text
+from tests.prerequisites import PYAVD, needs
 from tests.test_intent_errors import run_cli
 
 HAVE_PYAVD = importlib.util.find_spec("pyavd") is not None
@@ -42,12 +42,12 @@ def eos_design(mode: str) -> tuple[Design, dict[str, str]]:
     return design, {device.hostname: files[f"configs/eos/{device.hostname}.cfg"].decode() for device in design.configs}
 
 
+@needs(PYAVD)
 @pytest.mark.parametrize("mode", ["ecmp", "adaptive", "cluster", "spray"])
 def test_every_eos_mode_is_what_aristas_templates_render(mode: str) -> None:
     """pyavd's ip_hardware (DLB, AVD issue 4920) and load_balance cluster (CLB, AVD issue 5004) templates render
     the same lines from the design's device model: every line of ours is in Arista's rendering and every line of
     it in ours."""
-    need(HAVE_PYAVD, NEED_PYAVD)
     design, texts = eos_design(mode)
     for device in design.configs:
         assert avd.compare(device, texts[device.hostname]) == [], device.hostname

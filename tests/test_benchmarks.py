@@ -7,7 +7,6 @@ import importlib.util
 import json
 import subprocess
 import sys
-from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -17,8 +16,10 @@ from designer.export import avd as avd_export
 from designer.pipeline import build
 from designer.render import eos, render_configs
 from designer.verify.avd import fabric_differences, fabric_of
-from tests import conftest
-from tests.conftest import ROOT, need, need_validators
+from tests.conftest import ROOT
+from tests.prerequisites import PYAVD, VALIDATORS, needs
+
+pytestmark = pytest.mark.meta
 
 SIZED = [
     "bench_analyze",
@@ -32,11 +33,8 @@ SIZED = [
     "bench_sm_files",
     "bench_topology",
     "bench_uplinks",
-    "bench_validate",
+    pytest.param("bench_validate", marks=needs(*VALIDATORS)),
 ]
-
-
-PREREQUISITES: dict[str, Callable[[], None]] = {"bench_validate": lambda: need_validators("bench_validate")}
 
 
 def printed_by(script: str, *args: str) -> str:
@@ -54,7 +52,6 @@ def printed_by(script: str, *args: str) -> str:
 
 @pytest.mark.parametrize("script", SIZED)
 def test_sized_benchmark_prints_a_row_for_the_smallest_size(script: str) -> None:
-    PREREQUISITES.get(script, lambda: None)()
     printed = printed_by(script, "--runs", "1", "--sizes", "1024")
     rows = [line for line in printed.splitlines() if line.startswith("| 1,024 |")]
     assert len(rows) == 1, printed
@@ -73,23 +70,6 @@ def test_systems_benchmark_prints_the_dgx_row_then_each_gb300_designs_at_a_tiny_
     ], printed
 
 
-@pytest.mark.parametrize("missing", ["libyang", "vtysh"])
-def test_bench_validate_without_a_parser_skips_saying_what_to_install_and_fails_under_ci(
-    missing: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    if missing == "vtysh":
-        monkeypatch.setenv("PATH", str(tmp_path))
-    else:
-        find_spec = importlib.util.find_spec
-        monkeypatch.setattr(
-            importlib.util, "find_spec", lambda name, *rest: None if name == missing else find_spec(name, *rest)
-        )
-    for in_ci, outcome in ((False, pytest.skip.Exception), (True, pytest.fail.Exception)):
-        monkeypatch.setattr(conftest, "IN_CI", in_ci)
-        with pytest.raises(outcome, match=f"needs .*{missing}.*: apt-get install frr libyang2-dev"):
-            PREREQUISITES["bench_validate"]()
-
-
 def test_the_planner_grid_builds_a_stride_of_its_intents_with_every_check_passed() -> None:
     printed = printed_by("planner_grid", "--every", "40")
     assert "| 9 | 9 | 0 | 0 |" in printed, printed
@@ -102,13 +82,14 @@ def test_verify_benchmark_parses_its_options() -> None:
 NEED_PYAVD = "bench_avd needs Arista's pyavd: pip install pyavd (or pip install '.[test]')"
 
 
+@needs(PYAVD)
 def test_avd_benchmark_prints_a_row_at_a_tiny_size() -> None:
-    need(importlib.util.find_spec("pyavd") is not None, NEED_PYAVD)
     printed = printed_by("bench_avd", "--runs", "1", "--sizes", "256")
     rows = [line for line in printed.splitlines() if line.startswith("| 256 | 12 |")]
     assert len(rows) == 1 and rows[0].endswith("x |"), printed
 
 
+@needs(PYAVD)
 def test_the_avd_inventory_builds_the_same_fabric_through_aristas_pipeline(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -117,7 +98,6 @@ def test_the_avd_inventory_builds_the_same_fabric_through_aristas_pipeline(
     get_device_structured_config, then eos_cli_config_gen), gives every switch of a 256-GPU design the routed
     interfaces, BGP neighbors and ASN of the design and of designer's EOS file; and the comparison names what
     differs."""
-    need(importlib.util.find_spec("pyavd") is not None, NEED_PYAVD)
     monkeypatch.syspath_prepend(str(ROOT / "benchmarks"))
     bench_avd = importlib.import_module("bench_avd")
     intent = tmp_path / "bench-256.yaml"
@@ -169,10 +149,10 @@ def test_the_avd_inventory_builds_the_same_fabric_through_aristas_pipeline(
     ]
 
 
+@needs(PYAVD)
 def test_the_avd_benchmark_refuses_an_inventory_arista_would_not_take(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    need(importlib.util.find_spec("pyavd") is not None, NEED_PYAVD)
     monkeypatch.syspath_prepend(str(ROOT / "benchmarks"))
     bench_avd = importlib.import_module("bench_avd")
     intent = tmp_path / "bench-256.yaml"

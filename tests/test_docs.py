@@ -15,11 +15,15 @@ from pathlib import Path
 from types import ModuleType
 from typing import Any
 
+import pytest
 import yaml
 
 from designer.intent.schema import json_schema
 from designer.pipeline import validated_intent
-from tests.conftest import ROOT, need
+from tests.conftest import ROOT
+from tests.prerequisites import MKDOCS, needs
+
+pytestmark = pytest.mark.meta
 
 README = (ROOT / "README.md").read_text()
 HOOK = ROOT / "docs_hooks" / "intent_reference.py"
@@ -121,9 +125,9 @@ def test_the_intent_reference_has_a_row_for_every_key_of_the_schema() -> None:
     assert "| `outputs.servers` | boolean | `true` |" in page
 
 
+@needs(MKDOCS)
 def test_the_site_builds_strictly(tmp_path: Path) -> None:
     mkdocs = shutil.which("mkdocs", path=str(Path(sys.executable).parent))
-    need(mkdocs is not None, "mkdocs (pip install -e '.[test]')")
     assert mkdocs is not None
     done = subprocess.run(
         [mkdocs, "build", "--strict", "--site-dir", str(tmp_path / "site")],

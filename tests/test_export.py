@@ -6,7 +6,6 @@ refused."""
 
 from __future__ import annotations
 
-import importlib.util
 import json
 from pathlib import Path
 from typing import Any
@@ -15,7 +14,8 @@ import pytest
 import yaml
 
 from designer.verify.avd import fabric_differences
-from tests.conftest import ROOT, need
+from tests.conftest import ROOT
+from tests.prerequisites import ANTA, PYAVD, needs
 from tests.test_intent_errors import run_cli
 
 NEED_PYAVD = "designer export avd is proven with Arista's pyavd: pip install pyavd (or pip install '.[test]')"
@@ -70,8 +70,8 @@ def test_the_export_is_laid_out_as_documented(exported: tuple[Path, Path]) -> No
     assert (manifest["tool"], manifest["export"], len(manifest["files"])) == ("designer", "avd", 8)
 
 
+@needs(PYAVD)
 def test_aristas_pipeline_builds_designers_fabric_from_the_export(exported: tuple[Path, Path], tmp_path: Path) -> None:
-    need(importlib.util.find_spec("pyavd") is not None, NEED_PYAVD)
     import pyavd
 
     built, export = exported
@@ -123,13 +123,13 @@ def test_a_three_tier_design_and_a_foreign_folder_are_refused(exported: tuple[Pa
     assert (foreign / "notes.txt").read_text() == "mine"
 
 
+@needs(PYAVD, ANTA)
 def test_the_anta_catalog_made_by_pyavd_loads_in_anta_and_expects_the_designed_cables(
     exported: tuple[Path, Path], tmp_path: Path
 ) -> None:
     """``designer export anta``: pyavd's catalog and the inventory load with the real ``anta`` package (AntaCatalog,
     AntaInventory), every switch gets its tests by its tag, and the LLDP neighbours ANTA will expect are the design's
     fabric cables under the EOS names of designer's configurations (tests/test_audit.py reads the same names)."""
-    need(importlib.util.find_spec("pyavd") is not None and importlib.util.find_spec("anta") is not None, NEED_PYAVD)
     from anta.catalog import AntaCatalog
     from anta.inventory import AntaInventory
 

@@ -13,8 +13,12 @@ import random
 import re
 from pathlib import Path
 
+import pytest
+
 from tests.conftest import ROOT
 from tests.test_intent_errors import ERROR_LINE, Outcome, run_forked
+
+pytestmark = pytest.mark.meta
 
 SEEDS = sorted([*(ROOT / "intents").glob("*.yaml"), *(ROOT / "tests" / "intents").glob("*.yaml")])
 BAD_SEEDS = sorted((ROOT / "tests" / "errors").glob("*.yaml"))

@@ -27,9 +27,9 @@ from designer.pipeline import build
 from designer.render import render_configs
 from tests.conftest import ROOT
 from tests.helpers import build_text
+from tests.prerequisites import FRR_LAB, needs
 from tests.test_intent_errors import run_cli
 from tests.test_labels import parsed
-from tests.test_verify import need_lab
 
 H100_STEPS = (32, 64, 96, 128, 256, 288, 512, 1024)
 B300_STEPS = (64, 128, 256)
@@ -251,9 +251,9 @@ def test_envelope_errors_name_the_field_and_the_limit() -> None:
         build_text(intent(128, envelope=8320))
 
 
+@needs(FRR_LAB)
 def test_pod_0_of_a_three_tier_envelope_converges_in_frr() -> None:
     """The spines of pod 0 run with their up-ports reserved: every leaf reaches every other, in real FRR."""
-    need_lab()
     intent = ROOT / "tests" / "intents" / "verify-pod0.yaml"
     plan = build(intent).plan
     assert (plan.tiers, plan.switch_counts()) == (3, {"leaf": 4, "spine": 4, "super_spine": 0})

@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import dataclasses
 import json
-import shutil
 import subprocess
 import sys
 from collections.abc import Callable, Iterator
@@ -31,8 +30,9 @@ from designer.fabric import natural
 from designer.ibnetdiscover import DesignNames, Named, looks_like, named, parse
 from designer.sm_files import NAME_MAP, ROOTS, design_names, sm_files
 from designer.verify import subnet
-from designer.verify.subnet import INSTALL, TOOLS, forwarding, run, unreached
-from tests.conftest import ROOT, need
+from designer.verify.subnet import forwarding, run, unreached
+from tests.conftest import ROOT
+from tests.prerequisites import IBSIM, needs
 from tests.test_intent_errors import run_cli
 
 CANNED = ROOT / "tests" / "canned" / "infiniband-diags-44-ibnetdiscover-small-2tier.txt"
@@ -289,11 +289,11 @@ def simulated(design: DesignNames, folder: Path) -> Iterator[tuple[dict[str, str
     """ibsim running the net file of ``design`` (written into ``folder``), as ``designer verify`` runs it: the
     environment under which ``ibsim-run`` reaches it, and a function typing a command at its console (``Unlink
     "<node>"`` takes a switch out, ``Unlink "<node>"[<port>]`` one cable)."""
-    need(all(shutil.which(tool) for tool in TOOLS), INSTALL)
     with subnet.simulated(design, folder) as simulation:
         yield simulation
 
 
+@needs(IBSIM)
 def test_discovered_fabric_is_the_design(built: Path, tmp_path: Path) -> None:
     design = design_names(built)
     with simulated(design, tmp_path) as (env, _):
@@ -304,6 +304,7 @@ def test_discovered_fabric_is_the_design(built: Path, tmp_path: Path) -> None:
     assert (code, err, out.splitlines()[-1]) == (0, "", "the cabling matches the design")
 
 
+@needs(IBSIM)
 def test_two_swapped_cables_differ_at_exactly_their_ends(built: Path, tmp_path: Path) -> None:
     """Swap the spine ends of two leaves' first uplinks (p0-su0-r0-leaf swp3s0 and p0-su1-r1-leaf swp3s0, 800G
     cages broken out): the discovery differs from the design in those two cables and nothing else."""
@@ -325,6 +326,7 @@ def test_two_swapped_cables_differ_at_exactly_their_ends(built: Path, tmp_path: 
     )
 
 
+@needs(IBSIM)
 def test_root_guid_file_keeps_ftree_routing_after_failures(built: Path, tmp_path: Path) -> None:
     """With the root GUID file written from the discovery, OpenSM routes the fabric with ftree, then again with a
     spine removed and a leaf uplink cut, and every HCA reaches every other; without the file the cut uplink makes
@@ -342,6 +344,7 @@ def test_root_guid_file_keeps_ftree_routing_after_failures(built: Path, tmp_path
         every_hca_reaches_every_other(env, design)
 
 
+@needs(IBSIM)
 def test_three_tiers_are_named_up_to_the_super_spines_which_root_the_fat_tree(
     built_3tier: Path, tmp_path: Path
 ) -> None:

@@ -11,7 +11,6 @@ documentation ``ceos.md``, ``nvidia_cumulusvx.md``, ``sonic-vs.md`` and the Cumu
 from __future__ import annotations
 
 import csv
-import importlib.util
 import io
 import json
 import re
@@ -28,12 +27,12 @@ from designer.outputs.lab import ceos_interface
 from designer.targets import LAB_KINDS
 from designer.verify.report import text
 from designer.verify.run import verify
-from tests.conftest import ROOT, need
+from tests.conftest import ROOT
 from tests.helpers import build_text
+from tests.prerequisites import FRR_LAB, needs
 from tests.test_growth import intent as growth_intent
 from tests.test_intent_errors import run_cli
 from tests.test_site_catalog import INTENT, SWITCHES, write_site
-from tests.test_verify import need_lab
 
 CONTAINERLAB = ROOT / "tests" / "vendor" / "containerlab"
 INTENTS = ROOT / "tests" / "intents"
@@ -63,7 +62,6 @@ def topology(intent: str) -> dict[str, Any]:
 
 
 def validator() -> Any:
-    need(importlib.util.find_spec("jsonschema") is not None, "needs jsonschema: pip install -e '.[test]'")
     import jsonschema
 
     return jsonschema.Draft7Validator(json.loads((CONTAINERLAB / "clab.schema.json").read_text()))
@@ -234,8 +232,8 @@ def test_sonic_vs_nodes_mount_their_files_where_the_image_reads_them_and_every_c
         assert set(ends) == {(device, interfaces[device][port]) for device, port in cabled_ends(built, "port_sonic")}
 
 
+@needs(FRR_LAB)
 def test_the_linux_kind_is_still_the_default_and_still_runs_in_designer_verify() -> None:
-    need_lab()
     intent = with_lab("verify-2tier.yaml", "[frr, eos]", CEOS)
     built = files(intent)
     assert "lab/clab.yml" in built and "lab/daemons" not in built

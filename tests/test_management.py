@@ -32,9 +32,9 @@ from designer.verify import avd
 from designer.verify.nvue import nvueschema_releases
 from designer.verify.nvue import problems as nvue_problems
 from designer.verify.parsers import ConfigDbError
-from tests.conftest import ROOT, check_golden, need
+from tests.conftest import ROOT, check_golden
 from tests.helpers import build_text
-from tests.test_avd import HAVE_PYAVD, NEED_PYAVD
+from tests.prerequisites import NVUESCHEMA, PYAVD, needs
 from tests.test_sonic import sonic_yang
 
 FOUR_NETWORKS = (ROOT / "intents" / "enterprise-four-networks.yaml").read_text()
@@ -111,8 +111,8 @@ def test_growing_inside_the_envelope_moves_no_management_address() -> None:
         assert now.management(name) == grown.management(name), name
 
 
+@needs(PYAVD)
 def test_every_eos_management_line_is_what_aristas_templates_render() -> None:
-    need(HAVE_PYAVD, NEED_PYAVD)
     design = four_networks()
     for device in design.configs:
         text = files()[f"configs/eos/{device.hostname}.cfg"]
@@ -133,8 +133,8 @@ def test_every_eos_management_line_is_what_aristas_templates_render() -> None:
             assert f"\n{line}\n" in text, (device.hostname, line)
 
 
+@needs(PYAVD)
 def test_the_eos_comparison_catches_a_management_line_left_out_or_outside_the_vrf() -> None:
-    need(HAVE_PYAVD, NEED_PYAVD)
     design = four_networks()
     device = design.configs[0]
     text, management = files()[f"configs/eos/{device.hostname}.cfg"], design.management(device.hostname)
@@ -146,8 +146,8 @@ def test_the_eos_comparison_catches_a_management_line_left_out_or_outside_the_vr
     assert avd.compare(device, outside, management)[0].endswith("ntp server 192.0.2.123 is not in Arista's rendering")
 
 
+@needs(PYAVD)
 def test_without_an_out_of_band_network_eos_keeps_the_services_and_writes_no_address_or_route() -> None:
-    need(HAVE_PYAVD, NEED_PYAVD)
     design = four_networks(oob=False)
     device = design.configs[0]
     text, management = files(oob=False)[f"configs/eos/{device.hostname}.cfg"], design.management(device.hostname)
@@ -185,10 +185,10 @@ NVUE_RELEASES = ("5.6", "5.12", "5.13", "5.14", "5.15", "5.18")
 """The releases around each move of the management services (syslog to ``system`` in 5.13, NTP and DNS in 5.15)."""
 
 
+@needs(NVUESCHEMA)
 @pytest.mark.parametrize("release", NVUE_RELEASES)
 @pytest.mark.parametrize("oob", [True, False], ids=["oob", "no-oob"])
 def test_every_nvue_management_path_is_in_nvidias_schema_of_the_release(release: str, oob: bool) -> None:
-    need(HAVE_NVUESCHEMA, NEED_NVUESCHEMA)
     assert release in nvueschema_releases()
     design = four_networks(oob=oob)
     system = tuple(map(int, release.split("."))) >= (5, 15)
@@ -255,12 +255,12 @@ def test_a_leaf_of_the_four_networks_matches_its_golden_configuration(path: str,
     check_golden(ROOT / "tests" / "golden" / "four-networks" / path, files()[path], update_golden)
 
 
+@needs(PYAVD)
 def test_validate_configs_proves_the_management_lines_of_a_built_folder(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     """``designer validate-configs`` rebuilds the management side from the folder's intent (the out-of-band plan
     included) and compares every EOS file with pyavd's rendering of it."""
-    need(HAVE_PYAVD, NEED_PYAVD)
     intent = tmp_path / "four.yaml"
     intent.write_text(FOUR_NETWORKS.replace("targets: [frr]", "targets: [eos]"))
     output = tmp_path / "out"

@@ -13,7 +13,6 @@ from __future__ import annotations
 import dataclasses
 import json
 import re
-import shutil
 import subprocess
 from collections import defaultdict
 from functools import cache
@@ -33,8 +32,9 @@ from designer.pipeline import build
 from designer.render import render_configs
 from designer.render.hosts import render_hosts
 from designer.verify.parsers import check_frr
-from tests.conftest import ROOT, check_golden, need
+from tests.conftest import ROOT, check_golden
 from tests.helpers import build_text
+from tests.prerequisites import VTYSH, needs
 from tests.test_growth import GAINING, assert_only_added
 from tests.test_intent_errors import run_cli
 from tests.test_sonic import sonic_configs, sonic_yang
@@ -261,11 +261,11 @@ def test_multiplane_designs_match_the_golden_files(mode: str, update_golden: boo
         check_golden(folder / relative, data.decode(), update_golden)
 
 
+@needs(VTYSH)
 def test_the_leaves_of_both_planes_pass_sonic_yang_and_frr(tmp_path: Path) -> None:
     """Each plane's leaves carry the same server /31s (hwplb); every switch's config_db.json validates against
     SONiC's YANG models (designer/data/sonic-yang, sonic-buildimage) and the first leaf of each plane's FRR file
     passes FRR's own parser (``vtysh -C``)."""
-    need(shutil.which("vtysh") is not None, "FRR's vtysh missing: apt-get install frr")
     design = multiplane("hwplb")
     yang = sonic_yang()
     for config in sonic_configs(design).values():

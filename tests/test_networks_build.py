@@ -7,7 +7,6 @@ from __future__ import annotations
 import csv
 import io
 import json
-import shutil
 from functools import cache
 from pathlib import Path
 
@@ -24,8 +23,9 @@ from designer.physical import TopKept, plan_physical
 from designer.physical.placement import device_units
 from designer.pipeline import _networks, _wired, build, design
 from designer.verify.parsers import check_frr
-from tests.conftest import ROOT, check_golden, need
+from tests.conftest import ROOT, check_golden
 from tests.helpers import part_sizes
+from tests.prerequisites import VTYSH, needs
 
 EXAMPLE = ROOT / "intents" / "enterprise-four-networks.yaml"
 GOLDEN = ROOT / "tests" / "golden" / "four-networks"
@@ -147,6 +147,7 @@ def test_managed_power_parts_and_host_ports_get_their_own_management_cable() -> 
     assert (pdu["a_rack"], pdu["z_rack"], pdu["medium"]) == ("r00-00", "r00-00", "cat6")
 
 
+@needs(VTYSH)
 def test_every_server_gets_its_ports_in_every_network_and_bgp_from_the_host_that_frr_reads(tmp_path: Path) -> None:
     files = tables()
     netplan = yaml.safe_load(files["servers/su0-srv0/networks.yaml"])["network"]["ethernets"]
@@ -162,7 +163,6 @@ def test_every_server_gets_its_ports_in_every_network_and_bgp_from_the_host_that
     text = files["servers/su0-srv0/frr.conf"].decode()
     assert "neighbor 10.6.1.0 remote-as 4203000002" in text and "neighbor 10.6.1.128 remote-as 4203000003" in text
     # Proof from outside: FRR's own parser (vtysh -C, behind the validate-configs walls) takes every host's file.
-    need(shutil.which("vtysh") is not None, "FRR's vtysh missing: apt-get install frr")
     paths = []
     for relative in configs[:4]:
         path = tmp_path / relative.replace("/", "-")

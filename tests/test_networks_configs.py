@@ -6,10 +6,8 @@ of an existing network switch's configuration."""
 
 from __future__ import annotations
 
-import importlib.util
 import json
 import re
-import shutil
 from functools import cache
 from pathlib import Path
 
@@ -26,7 +24,8 @@ from designer.render import render_configs
 from designer.verify import avd
 from designer.verify.nvue import problems as schema_problems
 from designer.verify.parsers import check_frr
-from tests.conftest import ROOT, check_golden, need
+from tests.conftest import ROOT, check_golden
+from tests.prerequisites import NVUESCHEMA, PYAVD, VTYSH, needs
 from tests.test_diff import review, section
 from tests.test_intent_errors import run_cli
 from tests.test_sonic import sonic_yang
@@ -157,6 +156,7 @@ def render_backend_sonic(result: Design) -> bytes:
     return render_configs([leaf], ["sonic"])[f"configs/sonic/{leaf.hostname}.json"]
 
 
+@needs(VTYSH)
 @pytest.mark.parametrize("underlay", ["numbered", "unnumbered"])
 def test_frr_reads_every_frontend_and_storage_switch_configuration(underlay: str, tmp_path: Path) -> None:
     """FRR's own parser (vtysh -C, behind the validate-configs walls), as for the backend's files: with an unnumbered
@@ -166,7 +166,6 @@ def test_frr_reads_every_frontend_and_storage_switch_configuration(underlay: str
         text = files["configs/frr/fe-g0-leaf0.conf"].decode()
         assert re.search(r"^ neighbor swp\d+ interface peer-group SPINES$", text, re.MULTILINE)
         assert re.search(r"^ neighbor 10\.\d+\.\d+\.\d+ peer-group SERVERS$", text, re.MULTILINE)
-    need(shutil.which("vtysh") is not None, "FRR's vtysh missing: apt-get install frr")
     paths = []
     for name in network_switches(result):
         relative = f"configs/frr/{name}.conf"
@@ -177,19 +176,19 @@ def test_frr_reads_every_frontend_and_storage_switch_configuration(underlay: str
     assert [verdict.error for verdict in verdicts if not verdict.ok] == [] and len(verdicts) == len(paths)
 
 
+@needs(PYAVD)
 @pytest.mark.parametrize("extra", ["", "routing: {underlay: unnumbered, bfd: {enabled: true}}\n"])
 def test_every_eos_file_is_what_aristas_templates_render_for_the_networks_design(
     extra: str, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    need(importlib.util.find_spec("pyavd") is not None, "Arista's templates are needed: pip install pyavd")
     result, files = built(extra=extra)
     for config in result.network_configs:
         text = files[f"configs/eos/{config.hostname}.cfg"].decode()
         assert avd.compare(config, text, result.management(config.hostname)) == [], config.hostname
 
 
+@needs(NVUESCHEMA)
 def test_every_nvue_file_passes_nvidias_openapi_schema() -> None:
-    need(importlib.util.find_spec("nvueschema") is not None, "nvueschema missing: pip install -e '.[test]'")
     result, files = built()
     release = str(catalog().targets["nvue"].default_release)
     for name in network_switches(result):

@@ -20,14 +20,14 @@ import yaml
 
 from designer.catalog import catalog
 from designer.design import Design
-from designer.errors import PrerequisiteError
 from designer.pipeline import build, validated_intent
 from designer.render import render_configs
 from designer.render.nvue import watchdog_polls
 from designer.verify.nvue import nvueschema_releases as schema_releases
 from designer.verify.nvue import problems as schema_problems
-from tests.conftest import ROOT, need
+from tests.conftest import ROOT
 from tests.helpers import build_text, intent_text
+from tests.prerequisites import NVUESCHEMA, needs
 from tests.test_intent_errors import run_cli
 
 PATHS = ROOT / "tests" / "vendor" / "nvue" / "paths-5.x.csv"
@@ -463,15 +463,7 @@ def test_ecmp_alone_writes_no_adaptive_routing() -> None:
     assert "adaptive-routing" not in text and "hash-seed: 1" in text
 
 
-def nvueschema_releases() -> tuple[str, ...]:
-    """The releases PyPI nvueschema has NVIDIA's NVUE OpenAPI schema for (skips without it; fails under CI)."""
-    try:
-        return schema_releases()
-    except PrerequisiteError:
-        need(False, "nvueschema missing: pip install -e '.[test]'")
-        raise
-
-
+@needs(NVUESCHEMA)
 @pytest.mark.parametrize("release", [release for release in RELEASES if release != "5.19"])
 @pytest.mark.parametrize("name", DESIGNS)
 def test_every_startup_yaml_passes_nvidias_openapi_schema_of_its_release(name: str, release: str) -> None:
@@ -482,7 +474,7 @@ def test_every_startup_yaml_passes_nvidias_openapi_schema_of_its_release(name: s
     and later attach a profile only: CumulusNetworks/docs content/cumulus-linux-515/Layer-3/
     Bidirectional-Forwarding-Detection-BFD.md, "nv set vrf default router bgp neighbor swp51 bfd profile BFD1",
     and ``nv show ... neighbor swp51 bfd`` shows only ``profile``)."""
-    assert release in nvueschema_releases()
+    assert release in schema_releases()
     design = design_of(name)
     first = {device.role: device for device in reversed(design.configs)}
     for path, data in render_configs(first.values(), ["nvue"], options={"nvue": {"release": release}}).items():
@@ -530,22 +522,24 @@ def test_numbers_nvue_keeps_as_text_are_quoted() -> None:
     assert qos["mapping"]["default-global"]["dscp"]["26"] == {"switch-priority": 3}  # values stay integers
 
 
+@needs(NVUESCHEMA)
 @pytest.mark.parametrize("intent", ["small-2tier", "small-3tier", "small-unnumbered"])
 def test_every_golden_nvue_file_passes_nvidias_openapi_schema(intent: str) -> None:
     """The golden files (tests/golden/, the default release) against NVIDIA's NVUE schema of that release."""
     release = catalog().targets["nvue"].default_release
-    assert release in nvueschema_releases()
+    assert release in schema_releases()
     files = sorted((ROOT / "tests" / "golden" / intent / "nvue").glob("*.yaml"))
     assert len(files) >= 2
     for path in files:
         assert schema_problems(path.read_text(), release) == [], path
 
 
+@needs(NVUESCHEMA)
 def test_the_shipped_nvue_files_pass_nvidias_openapi_schema_of_their_release() -> None:
     """outputs/cluster-a/configs/nvue: every switch, against the schema of the release its intent.yaml names."""
     folder = ROOT / "outputs" / "cluster-a"
     release = validated_intent(folder / "intent.yaml").target_options.nvue.release
-    assert release in nvueschema_releases()
+    assert release in schema_releases()
     files = sorted((folder / "configs" / "nvue").glob("*.yaml"))
     assert len(files) == 64
     assert {path.name: schema_problems(path.read_text(), release) for path in files} == {
@@ -553,8 +547,8 @@ def test_the_shipped_nvue_files_pass_nvidias_openapi_schema_of_their_release() -
     }
 
 
+@needs(NVUESCHEMA)
 def test_the_schema_check_names_the_line_and_path_of_a_wrong_type_and_of_an_unknown_key() -> None:
-    nvueschema_releases()
     design = design_of("small-2tier")
     text = nvue_files(design, "5.18")[f"configs/nvue/{design.configs[0].hostname}.yaml"]
     assert schema_problems(text, "5.18") == []
@@ -580,10 +574,10 @@ def test_the_schema_check_names_the_line_and_path_of_a_wrong_type_and_of_an_unkn
     assert not_yaml.startswith("line 4: not YAML: "), not_yaml
 
 
+@needs(NVUESCHEMA)
 def test_on_and_off_are_text_as_in_nvidias_own_startup_files() -> None:
     """NVIDIA's startup.yaml examples of the releases that spell it so write ``enable: on`` plain (VXLAN-Devices.md
     above: ``flooding: enable: on``): NVUE reads it as the text 'on', not YAML 1.1's boolean true."""
-    nvueschema_releases()
     design = design_of("small-2tier")
     text = nvue_files(design, "5.14")[f"configs/nvue/{design.configs[0].hostname}.yaml"]
     assert "enable: on" in text and schema_problems(text, "5.14") == []

@@ -31,16 +31,15 @@ from designer.render.hosts import render_hosts
 from designer.sizing import size
 from designer.sm_files import ROOTS, design_names, sm_files
 from designer.verify.subnet import (
-    INSTALL,
-    TOOLS,
     forwarding,
     read_subnet_files,
     run,
     uplink_spread,
     verify_subnet,
 )
-from tests.conftest import ROOT, check_golden, need
+from tests.conftest import ROOT, check_golden
 from tests.helpers import build_text
+from tests.prerequisites import IBSIM, needs
 from tests.test_growth import cable_ids, cables, devices
 from tests.test_infiniband import engine, every_hca_reaches_every_other, simulated
 from tests.test_intent_errors import run_cli
@@ -292,8 +291,8 @@ def test_an_infiniband_fabric_grows_by_scalable_units_and_only_adds(old: int, ne
 # ---- designer verify of an InfiniBand design ---------------------------------------------------------------------
 
 
+@needs(IBSIM)
 def test_verify_runs_the_design_under_ibsim_and_opensm(small: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    need_ibsim()
     assert main(["verify", str(small), "--format", "json"]) == 0
     report = json.loads(capsys.readouterr().out)
     assert [(check["phase"], check["name"], check["passed"]) for check in report["checks"]] == [
@@ -306,10 +305,10 @@ def test_verify_runs_the_design_under_ibsim_and_opensm(small: Path, capsys: pyte
     assert report["coverage"] == "the whole fabric: 6 switches, 16 HCAs"
 
 
+@needs(IBSIM)
 def test_verify_fails_a_configuration_that_does_not_route_with_ftree(small: Path) -> None:
     """The same fabric with opensm.conf asking for up/down routing: the subnet comes up, but not by ftree, in both
     sweeps, and the report says so (exit 1 from the command)."""
-    need_ibsim()
     files = read_subnet_files(small)
     files["configs/opensm/opensm.conf"] = files["configs/opensm/opensm.conf"].replace(
         b"routing_engine ftree", b"routing_engine updn"
@@ -319,6 +318,7 @@ def test_verify_fails_a_configuration_that_does_not_route_with_ftree(small: Path
     assert [check.problems for check in report.failed()] == [("OpenSM routed with updn, not ftree",)] * 2
 
 
+@needs(IBSIM)
 @pytest.mark.parametrize(
     ("intent", "limits", "coverage", "left"),
     [
@@ -342,7 +342,6 @@ def test_a_fabric_beyond_ibsims_limits_is_verified_as_a_slice(
     """With limits this small, the 2-tier fabric is cut to its first scalable unit under every spine, the 3-tier
     one to pod 0 without the super-spines: each still a fat tree that OpenSM routes with ftree, every check passing,
     and the report names what was left out."""
-    need_ibsim()
     folder = small if intent == "small-ib" else built_3tier_ib(tmp_path)
     report = verify_subnet(intent, design_names(folder), devices_of(folder), read_subnet_files(folder), limits)
     assert (report.coverage, report.not_covered) == (coverage, left)
@@ -367,10 +366,6 @@ def devices_of(folder: Path) -> tuple[Device, ...]:
     return wire(intent, size(intent)).devices
 
 
-def need_ibsim() -> None:
-    need(all(shutil.which(tool) for tool in TOOLS), INSTALL)
-
-
 def test_check_and_plan_of_an_infiniband_design_leave_out_what_it_has_not(superpod: Path) -> None:
     """``designer check`` of the folder and of the intent list only the checks that prove something of an
     InfiniBand fabric (no addressing, ASN, BGP session, QoS or hashing check), and ``designer plan`` says who routes
@@ -385,10 +380,10 @@ def test_check_and_plan_of_an_infiniband_design_leave_out_what_it_has_not(superp
     assert code == 0 and "routed by the subnet manager (opensm): no /31s, ASNs or BGP" in out
 
 
+@needs(IBSIM)
 def test_validate_configs_reads_the_opensm_files_with_opensms_own_parsers(superpod: Path, tmp_path: Path) -> None:
     """The build's files pass OpenSM's option and partition parsers; an unknown option, a value out of range, an
     unknown partition flag and a line that defines no partition are each named as OpenSM words them."""
-    need_ibsim()
     code, out, _ = run_cli("validate-configs", str(superpod))
     assert code == 0, out
     assert out.splitlines() == [

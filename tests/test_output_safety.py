@@ -21,8 +21,9 @@ import designer.outputs.folder
 from designer.diff import Previous
 from designer.outputs.build import design_files
 from designer.outputs.folder import OutputError, claim, drift, write
-from tests.conftest import ROOT, need
+from tests.conftest import ROOT
 from tests.helpers import build_design, intent_text
+from tests.prerequisites import USER_NAMESPACES, needs
 from tests.test_intent_errors import run_cli
 
 SMALL = {"servers": 32, "leaf": "{model: generic-32x400g}"}
@@ -370,16 +371,7 @@ def test_a_build_killed_at_the_swap_leaves_a_whole_folder(tmp_path: Path, when: 
     assert sorted(path.name for path in tmp_path.iterdir()) == ["new.yaml", "old.yaml", "out"]
 
 
-def user_namespaces() -> bool:
-    """Whether this machine lets us mount file systems in a private user and mount namespace."""
-    if not shutil.which("unshare"):
-        return False
-    probe = subprocess.run(
-        ["unshare", "--user", "--map-root-user", "--mount", "true"], capture_output=True, check=False
-    )
-    return probe.returncode == 0
-
-
+@needs(USER_NAMESPACES)
 @pytest.mark.parametrize(
     "setup, output, expected",
     [
@@ -396,7 +388,6 @@ def user_namespaces() -> bool:
 def test_folders_the_system_will_not_let_us_replace_are_explained(
     tmp_path: Path, setup: str, output: str, expected: str
 ) -> None:
-    need(user_namespaces(), "needs unshare (util-linux) and user namespaces to mount a private file system")
     folder = tmp_path / "mounted"
     folder.mkdir()
     intent = intent_file(tmp_path)

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import csv
 import hashlib
-import importlib.util
 import io
 import json
 import os
@@ -28,7 +27,7 @@ from designer.outputs.summary import summary_markdown
 from designer.outputs.tables import CHUNK_ROWS, csv_bytes
 from designer.pipeline import build
 from designer.render import TemplateError
-from tests.conftest import ROOT, need
+from tests.conftest import ROOT
 from tests.helpers import build_design, build_text, intent_text, part_sizes
 from tests.test_intent_errors import run_cli
 
@@ -332,7 +331,6 @@ def shown_by_github(markdown: str) -> _Shown:
     """What GitHub shows of ``markdown``: rendered by ``cmarkgfm`` (the bindings to GitHub's own cmark-gfm) with
     GitHub's extensions (tables, autolinks, strikethrough, the tag filter, task lists) and raw HTML let through, so
     any HTML would show as a tag."""
-    need(importlib.util.find_spec("cmarkgfm") is not None, "needs cmarkgfm: pip install -e '.[test]'")
     from cmarkgfm import github_flavored_markdown_to_html
     from cmarkgfm.cmark import Options
 

@@ -19,6 +19,8 @@ import yaml
 from designer.resources import shipped_templates, sonic_yang_models
 from tests.conftest import ROOT
 
+pytestmark = pytest.mark.meta
+
 PYPROJECT = tomllib.loads((ROOT / "pyproject.toml").read_text())
 NAME = PYPROJECT["project"]["name"]
 BUILD_PATTERNS = shutil.ignore_patterns(".*", "build", "dist", "*.egg-info", "__pycache__")

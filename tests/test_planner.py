@@ -30,8 +30,8 @@ from designer.verify.report import text
 from designer.verify.run import verify
 from tests.conftest import ROOT
 from tests.helpers import build_text
+from tests.prerequisites import FRR_LAB, needs
 from tests.test_intent_errors import run_cli
-from tests.test_verify import need_lab
 from tests.test_verify_frontend import spine_widths
 
 NETS = ROOT / "tests" / "intents" / "planner-nets.yaml"
@@ -55,8 +55,8 @@ def test_the_four_network_design_passes_its_own_checks() -> None:
     assert "A compute rack holds 3 servers where its 41 kW budget and 48 units would hold 4" in summary
 
 
+@needs(FRR_LAB)
 def test_the_four_network_design_converges_in_the_lab_with_every_path_installed() -> None:
-    need_lab()
     report = verify(nets(), progress=lambda _: None)
     assert report.passed, text(report)
     routes = next(check for check in report.checks if check.name == "kernel routes")
@@ -87,9 +87,9 @@ def test_the_sample_covers_every_value_of_the_grid() -> None:
     assert {intent["networks"]["frontend"]["dual_homing"] for intent in SAMPLE} == {"none", "bgp"}
 
 
+@needs(FRR_LAB)
 @pytest.mark.parametrize("name", ["grid-16-sonic-none-11-22"])
 def test_a_sample_of_the_grid_converges_in_the_lab_and_survives_its_failures(name: str, tmp_path: Path) -> None:
-    need_lab()
     intent = next(intent for intent in grid() if intent["name"] == name)
     report = verify(design_files(build(write(tmp_path, intent))), progress=lambda _: None)
     assert report.passed, text(report)

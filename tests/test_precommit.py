@@ -14,6 +14,8 @@ import pytest
 from tests.conftest import ROOT
 from tests.helpers import intent_text
 
+pytestmark = pytest.mark.meta
+
 HOOK = ROOT / "examples" / "ci" / "pre-commit"
 SMALL = {"servers": 32, "leaf": "{model: generic-32x400g}"}
 

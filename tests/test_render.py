@@ -10,7 +10,6 @@ from __future__ import annotations
 import ipaddress
 import json
 import re
-import shutil
 import subprocess
 from collections import Counter
 from dataclasses import dataclass, field
@@ -30,8 +29,9 @@ from designer.ports import os_port_names
 from designer.render import TARGETS, Renderer, render_configs
 from designer.render import rendered as rendered_files
 from designer.render.targets import shared_blocks
-from tests.conftest import ROOT, need
+from tests.conftest import ROOT
 from tests.helpers import build_text, intent_text
+from tests.prerequisites import VTYSH, needs
 
 INTENTS = ROOT / "tests" / "intents"
 OSES = ("frr", "eos", "nvue", "sonic")
@@ -376,8 +376,8 @@ def _vtysh_check(folder: Path, config: Path) -> subprocess.CompletedProcess[str]
     )
 
 
+@needs(VTYSH)
 def test_every_frr_conf_passes_vtysh(rendered: Rendered, tmp_path: Path) -> None:
-    need(shutil.which("vtysh") is not None, "FRR's vtysh is needed: apt-get install frr")
     for host, text in rendered.texts["frr"].items():
         config = tmp_path / f"{host}.conf"
         config.write_text(text)
@@ -385,8 +385,8 @@ def test_every_frr_conf_passes_vtysh(rendered: Rendered, tmp_path: Path) -> None
         assert result.returncode == 0, (host, result.stdout, result.stderr)
 
 
+@needs(VTYSH)
 def test_a_broken_frr_conf_fails_vtysh_at_its_line(rendered: Rendered, tmp_path: Path) -> None:
-    need(shutil.which("vtysh") is not None, "FRR's vtysh is needed: apt-get install frr")
     lines = next(iter(rendered.texts["frr"].values())).splitlines()
     at = next(number for number, line in enumerate(lines) if "remote-as" in line)
     lines[at] = lines[at].replace("remote-as", "remote-asn")

@@ -27,10 +27,9 @@ from designer.verify.probe import parse_advertised
 from designer.verify.report import text
 from designer.verify.run import foreign_prefix, verify
 from designer.verify.topology import expected_routes, topology
-from tests.conftest import ROOT, need
+from tests.conftest import ROOT
 from tests.helpers import build_design, build_text
-from tests.test_avd import HAVE_PYAVD, NEED_PYAVD
-from tests.test_verify import need_lab
+from tests.prerequisites import FRR_LAB, PYAVD, needs
 
 INTENTS = ROOT / "tests" / "intents"
 TWO_TIER, THREE_TIER = INTENTS / "verify-2tier.yaml", INTENTS / "verify-3tier.yaml"
@@ -111,10 +110,10 @@ def test_frr_keeps_ebgp_requires_policy_and_writes_each_sessions_policy_once_per
         assert sorted(lines) == ["description", "peer-group", "remote-as"]
 
 
+@needs(PYAVD)
 def test_the_eos_policy_is_what_aristas_templates_render_for_it() -> None:
     """pyavd's eos_cli_config_gen (``prefix_lists``, ``ip_community_lists``, ``route_maps``, ``router_bgp``
     ``peer_groups``) renders the same peer groups and policy, line for line, as our file of a 3-tier spine."""
-    need(HAVE_PYAVD, NEED_PYAVD)
     design = build_text((ROOT / "tests" / "intents" / "small-3tier.yaml").read_text())
     spine = by_name(design, "p0-pod0-spine0")
     ours = render_configs([spine], ["eos"])["configs/eos/p0-pod0-spine0.cfg"].decode()
@@ -162,8 +161,8 @@ def test_advertised_routes_are_read_from_frrs_json_and_nothing_readable_is_none(
 # ---- real FRR labs --------------------------------------------------------------------------------------------
 
 
+@needs(FRR_LAB)
 def test_unique_asns_two_tier_lab_routes_exactly_the_design_and_refuses_a_foreign_prefix() -> None:
-    need_lab()
     report = verify(design_files(build_text(TWO_TIER.read_text() + UNIQUE)), progress=lambda _: None)
     assert report.passed, text(report)
     summaries = {(check.phase, check.name): check.summary for check in report.checks}
@@ -175,8 +174,8 @@ def test_unique_asns_two_tier_lab_routes_exactly_the_design_and_refuses_a_foreig
     assert "ECMP shrinks 4 -> 2 on 24 routes" in summaries["p0-spine0 down", "kernel routes"]
 
 
+@needs(FRR_LAB)
 def test_unique_asns_three_tier_lab_stays_valley_free_through_spine_and_super_spine_failures() -> None:
-    need_lab()
     report = verify(design_files(build_text(THREE_TIER.read_text() + UNIQUE)), progress=lambda _: None)
     assert report.passed, text(report)
     phases = [phase for phase in report.converged_seconds]
@@ -189,10 +188,10 @@ def test_unique_asns_three_tier_lab_stays_valley_free_through_spine_and_super_sp
     ]
 
 
+@needs(FRR_LAB)
 def test_a_spine_that_accepts_everything_from_below_takes_the_leaked_prefix() -> None:
     """The same lab with one spine's import policy opened: the check names the spine and the leaf's other
     spine still refuses the prefix."""
-    need_lab()
     files = design_files(build_text(TWO_TIER.read_text() + UNIQUE))
     spine = "configs/frr/p0-spine0.conf"
     config = files[spine].decode()
@@ -207,10 +206,10 @@ def test_a_spine_that_accepts_everything_from_below_takes_the_leaked_prefix() ->
     assert not any("p0-spine1" in problem for problem in leak.problems)
 
 
+@needs(FRR_LAB)
 def test_a_leaf_whose_export_policy_is_opened_becomes_transit_and_the_tables_show_it() -> None:
     """Under unique ASNs nothing but the leaf's export policy stops one spine's loopback from reaching the other
     spine through the leaf: with it opened the exact routing-table check names the valley route."""
-    need_lab()
     files = design_files(build_text(TWO_TIER.read_text() + UNIQUE))
     leaf = "configs/frr/p0-su0-r0-leaf.conf"
     config = files[leaf].decode()

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import importlib.util
 import json
 from collections.abc import Iterator
 from pathlib import Path
@@ -11,7 +10,7 @@ from typing import Any
 import pytest
 import yaml
 
-from tests.conftest import ROOT, need
+from tests.conftest import ROOT
 from tests.test_intent_errors import run_cli
 
 SCHEMA = ROOT / "intents" / "intent.schema.json"
@@ -20,7 +19,6 @@ INTENTS = sorted([*(ROOT / "intents").glob("*.yaml"), *(ROOT / "tests" / "intent
 
 def validator() -> Any:
     """A JSON Schema validator of the committed schema, as an editor's language server would use it."""
-    need(importlib.util.find_spec("jsonschema") is not None, "needs jsonschema: pip install -e '.[test]'")
     import jsonschema
 
     return jsonschema.Draft202012Validator(json.loads(SCHEMA.read_text()))

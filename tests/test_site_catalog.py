@@ -4,7 +4,6 @@ folder so that the folder alone reproduces the design, and every problem of a si
 from __future__ import annotations
 
 import csv
-import importlib.util
 import io
 import json
 import os
@@ -18,7 +17,8 @@ from designer.built import built_catalogs
 from designer.intent import parse_intent
 from designer.pipeline import build
 from designer.verify.parsers import built_devices
-from tests.conftest import ROOT, need
+from tests.conftest import ROOT
+from tests.prerequisites import PYAVD, needs
 from tests.test_intent_errors import run_cli
 
 INTENT = """\
@@ -108,8 +108,6 @@ def test_the_folder_carries_the_site_entries_and_reproduces_the_design_alone(tmp
     moved.parent.mkdir()
     shutil.copytree(out, moved)
     shutil.rmtree(tmp_path / "repo")
-    if importlib.util.find_spec("pyavd") is None:
-        need(False, "pyavd missing: pip install -e '.[test]'")
     devices, _ = built_devices(moved)
     built = build(write_site(tmp_path / "again"))
     assert {name: device.interfaces for name, device in devices.items()} == {
@@ -120,13 +118,13 @@ def test_the_folder_carries_the_site_entries_and_reproduces_the_design_alone(tmp
     assert "pyavd:" in report and "nvue-openapi:" in report  # both read the release and models from the folder
 
 
+@needs(PYAVD)
 def test_an_edited_site_catalog_in_a_folder_is_refused(tmp_path: Path) -> None:
     intent = write_site(tmp_path)
     out = tmp_path / "out"
     assert run_cli("build", str(intent), "-o", str(out))[0] == 0
     path = out / "site-catalog.yaml"
     path.write_text(path.read_text().replace("900", "901"))
-    need(importlib.util.find_spec("pyavd") is not None, "pyavd missing: pip install -e '.[test]'")
     from designer.errors import InputError
 
     with pytest.raises(InputError, match=r"site-catalog\.yaml.*changed after 'designer build'"):

@@ -10,11 +10,9 @@ ends) are in test_render.py."""
 from __future__ import annotations
 
 import csv
-import importlib.util
 import json
 import math
 import re
-import shutil
 from functools import cache
 from pathlib import Path
 from typing import Any
@@ -28,8 +26,9 @@ from designer.render import render_configs
 from designer.render.sonic import BUFFER_BYTES_PER_GBPS, ConfigDbWriter, _ranges, config_db
 from designer.resources import sonic_yang_models
 from designer.verify.parsers import SonicYang, check_frr
-from tests.conftest import ROOT, need
+from tests.conftest import ROOT
 from tests.helpers import build_text, intent_text
+from tests.prerequisites import LIBYANG, VTYSH, needs
 from tests.test_intent_errors import run_cli
 
 INTENTS = ("small-2tier", "small-3tier", "small-800g-uplinks", "small-unnumbered")
@@ -68,12 +67,11 @@ def small(name: str) -> tuple[Design, dict[str, dict[str, Any]]]:
     return design, sonic_configs(design)
 
 
+NEEDED_BY_FIXTURE = {"yang": (LIBYANG,)}
+
+
 def sonic_yang() -> SonicYang:
-    """SONiC's YANG models loaded with libyang (skipped without them, a failure under CI)."""
-    need(
-        importlib.util.find_spec("libyang") is not None,
-        "libyang binding missing: apt-get install libyang2-dev && pip install libyang==2.8.0",
-    )
+    """SONiC's YANG models loaded with libyang (its callers need LIBYANG)."""
     return SonicYang(sonic_yang_models())
 
 
@@ -188,6 +186,7 @@ def test_every_port_is_the_skus_own_with_its_lanes_alias_index_and_speed(yang: S
     assert sum(port["admin_status"] == "up" for port in leaf.values()) == len(cabled)
 
 
+@needs(VTYSH)
 def test_an_unnumbered_switch_runs_link_local_ports_and_its_own_frr_file_names_them(
     yang: SonicYang, tmp_path: Path
 ) -> None:
@@ -195,7 +194,6 @@ def test_an_unnumbered_switch_runs_link_local_ports_and_its_own_frr_file_names_t
     with no address (sonic-interface.yang, vendored: the YANG check proves the field and its value), server ports
     keep their /31s, and SONiC's FRR file (configs/sonic-frr/) names its neighbors by SONiC's port names, since
     the FRR target's file names the lab's (swpN): vtysh takes it."""
-    need(shutil.which("vtysh") is not None, "FRR's vtysh missing: apt-get install frr")
     design = build_text(
         (ROOT / "tests" / "intents" / "small-3tier.yaml").read_text() + "routing: {underlay: unnumbered}\n"
     )
@@ -556,13 +554,13 @@ def test_the_sku_is_an_intent_choice_checked_against_the_switches(tmp_path: Path
         assert not (tmp_path / "out").exists()
 
 
+@needs(LIBYANG, VTYSH)
 def test_validate_configs_passes_a_build_on_a_shared_headroom_sku(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     """``designer validate-configs`` (SONiC's YANG models and vtysh) passes a whole build of Mellanox-SN4700-O32
     switches: the lossless pool's xoff and the lossy priority group in the lossless pool are valid CONFIG_DB."""
     sonic_yang()
-    need(shutil.which("vtysh") is not None, "FRR's vtysh missing: apt-get install frr")
     intent = tmp_path / "intent.yaml"
     intent.write_text(intent_text(**SKUS["Mellanox-SN4700-O32"]))  # type: ignore[arg-type]
     assert main(["build", str(intent), "-o", str(tmp_path / "out")]) == 0

@@ -23,8 +23,8 @@ from designer.nic_names import server_interfaces
 from designer.sync import inventory as nautobot_inventory
 from designer.sync import nautobot
 from designer.sync.inventory import Inventory, folder_inventory
-from tests.conftest import need
-from tests.nautobot_lab import EARLY, NautobotLab, missing, start_lab
+from tests.nautobot_lab import EARLY, NautobotLab, start_lab
+from tests.prerequisites import NAUTOBOT
 
 NAME = f"sync-{os.getpid()}"
 """The test design's name: its own location and namespace in the Nautobot, whichever run wrote there before."""
@@ -419,6 +419,8 @@ def system_design(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 # A real Nautobot from here on.
 
+NEEDED_BY_FIXTURE = {"lab": (NAUTOBOT,)}
+
 
 @pytest.fixture(scope="module")
 def lab(request: pytest.FixtureRequest) -> Iterator[NautobotLab]:
@@ -427,7 +429,6 @@ def lab(request: pytest.FixtureRequest) -> Iterator[NautobotLab]:
     if os.environ.get("DESIGNER_NAUTOBOT_URL"):
         yield NautobotLab(Path(), os.environ["DESIGNER_NAUTOBOT_URL"], os.environ["DESIGNER_NAUTOBOT_TOKEN"])
         return
-    need(missing() is None, f"Nautobot tests need {missing()}")
     early = request.config.stash.get(EARLY, None)
     started = early.wait() if early else start_lab()
     try:

@@ -35,9 +35,10 @@ from designer.verify.traffic import (
     seeds_supported,
     two_tier_polarization,
 )
-from tests.conftest import ROOT, need
+from tests.conftest import ROOT
+from tests.prerequisites import FRR_LAB, HASH_SEED, needs
 from tests.test_intent_errors import run_cli
-from tests.test_verify import need_lab, signed
+from tests.test_verify import signed
 
 INTENTS = ROOT / "tests" / "intents"
 TWO_TIER, THREE_TIER = INTENTS / "verify-2tier.yaml", INTENTS / "verify-3tier.yaml"
@@ -373,9 +374,8 @@ def test_a_two_tier_report_says_what_polarization_is_and_is_not_covered() -> Non
 # ---- a real lab -----------------------------------------------------------------------------------------------
 
 
+@needs(FRR_LAB, HASH_SEED)
 def test_three_tier_traffic_proves_hosts_conservation_the_model_and_polarization(three_tier: dict[str, bytes]) -> None:
-    need_lab()
-    need(seeds_supported(), "the per-namespace net.ipv4.fib_multipath_hash_seed needs Linux 6.11 or later")
     report = verify(three_tier, failures=False, traffic=True, progress=lambda _: None)
     assert report.passed, text(report)
     checks = {(check.phase, check.name): check.summary for check in report.checks}
@@ -399,8 +399,8 @@ def test_three_tier_traffic_proves_hosts_conservation_the_model_and_polarization
     assert "traffic, equal seeds (fib_multipath_hash_policy=1): 256 flows" in text(report)
 
 
+@needs(FRR_LAB)
 def test_a_tampered_host_file_stops_traffic_before_the_lab_starts(tmp_path: Path) -> None:
-    need_lab()
     files = design_files(build(THREE_TIER))
     files[SYSCTL] += b"kernel.modprobe = /tmp/x\n"
     write(files, tmp_path / "out")
@@ -420,8 +420,8 @@ def test_an_edited_host_file_is_refused_naming_it(tmp_path: Path) -> None:
     assert "manifest.json:" in err and f"files.{SYSCTL}: the file's sha256 differs" in err, err
 
 
+@needs(FRR_LAB)
 def test_a_keyfile_build_configures_its_servers_in_a_two_tier_lab(tmp_path: Path) -> None:
-    need_lab()
     write(keyfile_build(TWO_TIER), tmp_path / "out")
     assert not list((tmp_path / "out" / "servers").glob("*/netplan.yaml"))
     code, out, err = run_cli("verify", str(tmp_path / "out"), "--traffic", "--no-failures", "--format", "json")
@@ -444,13 +444,13 @@ EDGE_NICS = ("e0123456789abcd", "enp220s0f1np1.9", "x-y_z..1.", "help")
 '_', two dots and a trailing dot, and ``help``, a word ``ip`` reads as its keyword wherever no ``dev`` precedes it."""
 
 
+@needs(FRR_LAB)
 def test_nic_names_at_the_edges_of_the_rule_run_in_a_real_lab(tmp_path: Path) -> None:
     """What build accepts, verify --traffic runs: the server namespaces of a real lab get veths named
     :data:`EDGE_NICS` (Linux takes each: net/core/dev.c ``dev_valid_name``; the lab's ``ip`` and ``tc`` lines put
     ``dev`` or ``name`` before every NIC name, so ``help`` is a name there), configured from their netplan file and
     their sysctl file (the dotted names in sysctl.d(5)'s slash form, written under the namespace's own
     /proc/sys/net/ipv4/conf/<name>/), and every NIC reaches its rail from its own address."""
-    need_lab()
     text = TWO_TIER.read_text().replace("nics_per_server: 2", "nics_per_server: 4")
     files = design_files(design(parse_intent(f"{text}hosts: {{nics: [{', '.join(EDGE_NICS)}]}}\n", "edge.yaml")))
     assert b"net/ipv4/conf/enp220s0f1np1.9/arp_ignore = 1\n" in files[SYSCTL]
@@ -512,13 +512,13 @@ def test_the_sample_takes_each_plane_link_of_a_multiplane_nic_as_a_port(tmp_path
     assert len({nic.leaf for nic in nics}) == 2  # each plane link goes to its own plane's leaf
 
 
+@needs(FRR_LAB)
 @pytest.mark.parametrize("mode", ["hwplb", "swplb"])
 def test_multiplane_trays_run_each_plane_link_as_a_port_in_a_real_lab(tmp_path: Path, mode: str) -> None:
     """verify --traffic on a multiplane design: every plane link of a sampled tray is a veth cabled to its plane's
     leaf and configured from the tray's host files (hwplb: the rail's address on both, its routes over both, a socket
     bound to a plane link taking that plane), lldpd reports each plane link as a cable of its own, and the flows of
     each plane cross that plane's switches only."""
-    need_lab()
     multiplane_build(tmp_path, mode)
     code, out, err = run_cli("verify", str(tmp_path / "out"), "--traffic", "--no-failures", "--format", "json")
     report = json.loads(out)

@@ -25,12 +25,12 @@ from designer.fabric import LEAF_SPINE, SERVER_LEAF, SPINE_SUPER
 from designer.outputs.tables import cabling_rows
 from designer.pipeline import build
 from designer.render import render_configs
-from tests.conftest import ROOT, need_validators
+from tests.conftest import ROOT
 from tests.helpers import build_design, build_text
+from tests.prerequisites import FRR_LAB, VALIDATORS, needs
 from tests.test_checks import found, with_links
 from tests.test_growth import assert_only_added
 from tests.test_intent_errors import run_cli
-from tests.test_verify import need_lab
 
 UPLINKS_800G = "{model: generic-64x800g, uplink_speed: 800G}"
 SMALL = ROOT / "tests" / "intents" / "small-800g-uplinks.yaml"
@@ -182,10 +182,10 @@ def test_a_link_faster_than_the_nics_counts_its_flows_at_the_nic_speed() -> None
     assert _worst(Counter({2 * server: 9}), 3, fabric) == 9
 
 
+@needs(*VALIDATORS)
 def test_configs_of_an_800g_uplink_design_pass_every_vendor_validator(tmp_path, capsys) -> None:
     """pyavd renders the EOS files' structured config back, NVUE's OpenAPI schema takes the YAML, SONiC's YANG
     the config_db (a leaf without any shipped SKU: none runs ports broken out two ways), vtysh the FRR files."""
-    need_validators("validating the 800G uplink design's configs")
     output = tmp_path / "out"
     assert run_cli("build", str(SMALL), "-o", str(output))[0] == 0
     code, out, err = run_cli("validate-configs", str(output))
@@ -216,11 +216,11 @@ def test_growth_with_800g_uplinks_only_adds(old: int, new: int) -> None:
     assert not errors(after)
 
 
+@needs(FRR_LAB)
 def test_an_800g_uplink_fabric_converges_and_carries_traffic_in_frr() -> None:
     """The lab's veth links have no real speed (the speed is nominal there): this proves the wiring, addressing
     and BGP of a design whose uplinks are broken out differently from its downlinks (swp3 and swp4 whole, swp1s0
     to swp2s1 split), not the rates."""
-    need_lab()
     code, out, err = run_cli("verify", str(SMALL), "--no-failures")
     assert code == 0, out + err
     assert out.rstrip().endswith("checks passed)") and "result: PASS" in out

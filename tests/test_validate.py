@@ -7,7 +7,6 @@ from __future__ import annotations
 import copy
 import importlib.util
 import json
-import shutil
 import sys
 from collections.abc import Callable
 from pathlib import Path
@@ -32,7 +31,8 @@ from designer.verify.parsers import (
     default_yang_dir,
     validate_output,
 )
-from tests.conftest import ROOT, need
+from tests.conftest import ROOT
+from tests.prerequisites import LIBYANG, NVUESCHEMA, VTYSH, needs
 from tests.test_sonic import INTENTS, small, sonic_yang
 
 LEAF = "p0-su0-r0-leaf"
@@ -143,6 +143,9 @@ MUTATIONS: dict[str, tuple[Mutation, str, str, str, str]] = {
 }
 
 
+NEEDED_BY_FIXTURE = {"yang": (LIBYANG,), "frr_files": (VTYSH,)}
+
+
 @pytest.fixture(scope="module")
 def yang() -> SonicYang:
     return sonic_yang()
@@ -224,7 +227,6 @@ def test_libyang_data_paths_map_back_to_config_db_names(location: str, where: tu
 
 @pytest.fixture(scope="module")
 def frr_files(tmp_path_factory: pytest.TempPathFactory) -> list[Path]:
-    need(shutil.which("vtysh") is not None, "FRR's vtysh missing: apt-get install frr")
     folder = tmp_path_factory.mktemp("frr")
     paths = []
     for name in INTENTS:
@@ -263,10 +265,10 @@ def build_output(tmp_path: Path) -> Path:
     return output
 
 
+@needs(VTYSH)
 def test_validate_configs_passes_a_build_and_fails_a_tampered_one(
     yang: SonicYang, tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    need(shutil.which("vtysh") is not None, "FRR's vtysh missing: apt-get install frr")
     output = build_output(tmp_path)
     design = build(ROOT / "tests" / "intents" / "small-2tier.yaml")
     capsys.readouterr()
@@ -330,10 +332,10 @@ def test_leaf_lists_and_booleans_take_sonic_config_db_spelling(yang: SonicYang) 
         yang.check(config)
 
 
+@needs(VTYSH)
 def test_yang_dir_option_wins_over_the_environment(
     yang: SonicYang, tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    need(shutil.which("vtysh") is not None, "FRR's vtysh missing: apt-get install frr")
     output = build_output(tmp_path)
     models = sonic_yang_models()
     monkeypatch.setenv(YANG_ENV, str(tmp_path / "nowhere"))
@@ -356,13 +358,13 @@ def test_config_dbs_checked_in_worker_processes_give_the_same_verdicts(yang: Son
     assert [verdict.path for verdict in serial if not verdict.ok] == [broken.name]
 
 
+@needs(NVUESCHEMA)
 def test_validate_configs_checks_nvue_files_against_nvidias_schema_of_their_release(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     """Every NVUE file of a build passes NVIDIA's NVUE OpenAPI schema of the release the folder's intent names
     (5.18 by default; PyPI nvueschema's models of it); a value of the wrong type and a key the schema does not
     have fail the file (exit 1), each named by line and ``nv set`` path."""
-    need(importlib.util.find_spec("nvueschema") is not None, "nvueschema missing: pip install -e '.[test]'")
     output = build_output(tmp_path)
     switches = len(build(ROOT / "tests" / "intents" / "small-2tier.yaml").fabric.switches())
     report = validate_output(output)
@@ -393,6 +395,7 @@ def test_validate_configs_checks_nvue_files_against_nvidias_schema_of_their_rele
     assert f"nvue-openapi: {switches - 2} of {switches} files valid" in out
 
 
+@needs(NVUESCHEMA)
 def test_validate_configs_says_what_to_install_for_nvue_and_which_releases_have_no_schema(
     tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -408,7 +411,6 @@ def test_validate_configs_says_what_to_install_for_nvue_and_which_releases_have_
         "checking NVUE files against NVIDIA's NVUE OpenAPI schema needs nvueschema: pip install 'nvueschema>=0.1,<0.2'"
     ) in capsys.readouterr().err
     monkeypatch.undo()
-    need(importlib.util.find_spec("nvueschema") is not None, "nvueschema missing: pip install -e '.[test]'")
     intent = tmp_path / "intent.yaml"
     intent.write_text(
         (ROOT / "tests" / "intents" / "small-2tier.yaml").read_text()
@@ -422,8 +424,8 @@ def test_validate_configs_says_what_to_install_for_nvue_and_which_releases_have_
     assert not [verdict for verdict in report.verdicts if verdict.parser == NVUE]
 
 
+@needs(NVUESCHEMA)
 def test_nvue_files_checked_in_worker_processes_give_the_same_verdicts(tmp_path: Path) -> None:
-    need(importlib.util.find_spec("nvueschema") is not None, "nvueschema missing: pip install -e '.[test]'")
     design = small("small-3tier")[0]
     paths = []
     for relative, data in render_configs(design.configs, ["nvue"]).items():

@@ -19,10 +19,13 @@ import pytest
 from designer.cli import main
 from designer.verify.parsers import walled_check
 from tests.conftest import ROOT, need
+from tests.prerequisites import AS_ROOT, VTYSH, needs
 
 LEAF = "p0-su0-r0-leaf"
 USER = "nobody"
 CLI = "import sys; from designer.cli import main; sys.exit(main(sys.argv[1:]))"
+
+pytestmark = needs(VTYSH)
 
 
 @pytest.fixture
@@ -59,9 +62,8 @@ def assert_walled(output: Path, targets: list[Path], exit_code: int, report: str
     assert "INVALID configs/frr/" in report and "(vtysh): line " in report and "not-a-number" in report
 
 
+@needs(AS_ROOT)
 def test_validate_configs_as_root_lets_no_config_write_a_file(shared: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    need(shutil.which("vtysh") is not None, "FRR's vtysh missing: apt-get install frr")
-    need(os.geteuid() == 0, "runs vtysh as root (sudo pytest)")
     output, targets = tampered_output(shared)
     capsys.readouterr()
     code = main(["validate-configs", str(output)])
@@ -84,9 +86,9 @@ def as_nobody(command: list[str], stdin: str = "") -> subprocess.CompletedProces
 
 def python_for_nobody() -> str:
     """A Python :data:`USER` may start in a user namespace of its own (this one may live in root's home), after
-    skipping unless root with setpriv, vtysh and a kernel that lets an ordinary user make user namespaces."""
-    need(shutil.which("vtysh") is not None, "FRR's vtysh missing: apt-get install frr")
-    need(os.geteuid() == 0 and shutil.which("setpriv") is not None, "switches to the nobody user (root, setpriv)")
+    skipping unless setpriv is there and the kernel lets an ordinary user make user namespaces (its callers need
+    root and vtysh)."""
+    need(shutil.which("setpriv") is not None, "switches to the nobody user with setpriv: apt-get install util-linux")
     need(
         as_nobody(["unshare", "--user", "--map-root-user", "--mount", "--", "true"]).returncode == 0,
         "this kernel lets no ordinary user make a user namespace",
@@ -100,6 +102,7 @@ def python_for_nobody() -> str:
     return found[0]
 
 
+@needs(AS_ROOT)
 def test_an_ordinary_users_sandbox_lets_no_config_write_a_file(shared: Path) -> None:
     """The sandbox as check_frr starts it for an ordinary user, run by nobody: verdicts, and no file written."""
     python = python_for_nobody()
@@ -116,6 +119,7 @@ def test_an_ordinary_users_sandbox_lets_no_config_write_a_file(shared: Path) -> 
     assert [target for target in targets if target.exists()] == []
 
 
+@needs(AS_ROOT)
 def test_validate_configs_as_an_ordinary_user_lets_no_config_write_a_file(shared: Path) -> None:
     if python_for_nobody() != sys.executable:
         pytest.skip(f"{USER} may not start this Python ({sys.executable}); the sandbox alone is tested as {USER}")
@@ -130,7 +134,7 @@ def test_without_walls_vtysh_never_runs_and_validate_configs_says_what_to_allow(
     """An ordinary user on a kernel that keeps user namespaces from ordinary users (an ``unshare`` that fails as
     it then does): exit 2 naming the setting, after the other parsers ran; no vtysh ran on the configs."""
     vtysh = shutil.which("vtysh")
-    need(vtysh is not None, "FRR's vtysh missing: apt-get install frr")
+    assert vtysh is not None
     output, targets = tampered_output(shared)
     programs = shared / "bin"
     programs.mkdir()
@@ -159,7 +163,7 @@ def test_a_sandbox_that_never_answers_is_a_prerequisite_error_not_a_traceback(
     """The sandbox bounds each vtysh itself; should the sandbox hang as a whole, the check stops at its limit and
     says so (exit 2 through PrerequisiteError), leaving no process behind."""
     vtysh = shutil.which("vtysh")
-    need(vtysh is not None, "FRR's vtysh missing: apt-get install frr")
+    assert vtysh is not None
     from designer.errors import PrerequisiteError
     from designer.verify import parsers
 
@@ -181,7 +185,7 @@ def test_as_root_without_the_frr_user_the_check_says_what_to_install(
 ) -> None:
     """vtysh drops to FRR's own user (Debian's frr package creates it) before it reads a config."""
     vtysh = shutil.which("vtysh")
-    need(vtysh is not None, "FRR's vtysh missing: apt-get install frr")
+    assert vtysh is not None
     from designer.errors import PrerequisiteError
     from designer.verify import parsers
 

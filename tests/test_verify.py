@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import csv
 import hashlib
-import importlib.util
 import io
 import ipaddress
 import json
@@ -32,27 +31,19 @@ from designer.outputs.folder import write
 from designer.pipeline import build
 from designer.verify import lab as lab_module
 from designer.verify import run as run_module
-from designer.verify.lab import Lab, check_prerequisites, sweep_orphans
+from designer.verify.lab import Lab, sweep_orphans
 from designer.verify.probe import kernel_routes
 from designer.verify.report import Check, VerifyReport, as_json, check, junit, text
 from designer.verify.run import verify
 from designer.verify.topology import Topology, expected_routes, paths_to, topology
-from tests import conftest
-from tests.conftest import ROOT, need
+from tests.conftest import ROOT
 from tests.helpers import build_design
+from tests.prerequisites import AS_ROOT, FRR_LAB, LLDPD, needs
 from tests.test_intent_errors import run_cli
 
 INTENTS = ROOT / "tests" / "intents"
 VENDOR = ROOT / "tests" / "vendor"
 TWO_TIER, THREE_TIER = INTENTS / "verify-2tier.yaml", INTENTS / "verify-3tier.yaml"
-
-
-def need_lab() -> None:
-    """Skip (fail under CI) unless designer verify can run here, with its own message of what is missing."""
-    try:
-        check_prerequisites()
-    except PrerequisiteError as error:
-        need(False, str(error))
 
 
 def skeleton(servers: int) -> Topology:
@@ -206,10 +197,9 @@ def test_a_kernel_without_mount_setattr_is_a_missing_prerequisite(monkeypatch: p
     )
 
 
-def test_a_lab_test_skips_naming_a_missing_program_and_fails_under_ci(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    """Root, FRR and every program but ping present: the lab tests skip (fail under CI) saying to install ping."""
+def test_a_lab_test_is_told_to_install_a_missing_program(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Root, FRR and every program but ping present: what the lab tests lack is ping, and its package (they skip
+    saying so, or fail under CI: tests/test_tiers.py)."""
     for folder, names in ((tmp_path / "bin", lab_module.PROGRAMS), (tmp_path / "frr", ("zebra", "bgpd"))):
         folder.mkdir()
         for name in names:
@@ -218,12 +208,10 @@ def test_a_lab_test_skips_naming_a_missing_program_and_fails_under_ci(
     monkeypatch.setenv("PATH", str(tmp_path / "bin"))
     monkeypatch.setattr(lab_module, "FRR_BIN", tmp_path / "frr")
     monkeypatch.setattr(os, "geteuid", lambda: 0)
-    for in_ci, outcome in ((False, pytest.skip.Exception), (True, pytest.fail.Exception)):
-        monkeypatch.setattr(conftest, "IN_CI", in_ci)
-        with pytest.raises(outcome) as raised:
-            need_lab()
-        assert "missing ping: install them with 'apt-get install -y frr iproute2 iputils-ping" in str(raised.value)
-        assert "root" not in str(raised.value)
+    reason = FRR_LAB.missing()
+    assert reason is not None
+    assert "missing ping: install them with 'apt-get install -y frr iproute2 iputils-ping" in reason
+    assert "root" not in reason
 
 
 def test_an_output_without_frr_configs_is_refused(tmp_path: Path) -> None:
@@ -542,7 +530,6 @@ def test_clab_topology_mounts_each_config_and_wires_the_cabling() -> None:
 
 
 def test_clab_topology_is_valid_against_containerlabs_schema() -> None:
-    need(importlib.util.find_spec("jsonschema") is not None, "needs jsonschema: pip install -e '.[test]'")
     import jsonschema
 
     validator = jsonschema.Draft7Validator(json.loads((VENDOR / "containerlab" / "clab.schema.json").read_text()))
@@ -591,8 +578,8 @@ def test_a_check_keeps_a_thousand_problems_and_counts_the_rest() -> None:
 # ---- real FRR labs --------------------------------------------------------------------------------------------
 
 
+@needs(FRR_LAB, LLDPD)
 def test_two_tier_lab_converges_and_survives_a_spine_failure() -> None:
-    need_lab()
     report = verify(design_files(build(TWO_TIER)), progress=lambda _: None)
     assert report.passed, text(report)
     phases = list(report.converged_seconds)
@@ -605,7 +592,6 @@ def test_two_tier_lab_converges_and_survives_a_spine_failure() -> None:
     assert report.sessions == 16 and report.measured_mib and report.measured_mib > 6
     assert summaries["healthy", "kernel routes"].endswith("leaf widths 4")
     assert summaries["healthy", "kernel settings loaded"].startswith("6 of 6 routers run their configs/sysctl file")
-    need(shutil.which("lldpd") is not None, "lldpd is not installed: apt-get install lldpd")
     assert summaries["healthy", "cabling as designed (LLDP)"] == (
         "16 of 16 cables reported by lldpd in 6 namespaces as designed"
     )
@@ -615,8 +601,8 @@ def test_two_tier_lab_converges_and_survives_a_spine_failure() -> None:
     assert summaries["p0-spine0 restored", "kernel routes"].endswith("leaf widths 4")
 
 
+@needs(FRR_LAB)
 def test_each_router_runs_its_own_sysctl_file_and_a_changed_value_is_caught() -> None:
-    need_lab()
     files = design_files(build(TWO_TIER))
     seed = "net.ipv4.fib_multipath_hash_seed"
     files["configs/sysctl/p0-spine1.conf"] = files["configs/sysctl/p0-spine1.conf"].replace(
@@ -638,8 +624,8 @@ def test_each_router_runs_its_own_sysctl_file_and_a_changed_value_is_caught() ->
         ]
 
 
+@needs(FRR_LAB)
 def test_three_tier_lab_with_spine_and_super_spine_failure_from_the_command_line() -> None:
-    need_lab()
     code, out, err = run_cli("verify", str(THREE_TIER), "--format", "junit")
     assert code == 0, out + err
     suite = ElementTree.fromstring(out).find("testsuite")
@@ -662,11 +648,11 @@ def unnumbered(intent: Path, tmp_path: Path, extra: str = "") -> Path:
     return path
 
 
+@needs(FRR_LAB)
 def test_unnumbered_three_tier_lab_converges_and_survives_spine_and_super_spine_failure(tmp_path: Path) -> None:
     """RFC 8950 in the lab: no IPv4 address on any switch-to-switch veth, sessions over IPv6 link-local addresses,
     every expected IPv4 route installed with its full ECMP width through IPv6 next hops, the foreign prefix refused,
     and the same failures as the numbered lab."""
-    need_lab()
     code, out, err = run_cli("verify", str(unnumbered(THREE_TIER, tmp_path)), "--format", "junit")
     assert code == 0, out + err
     suite = ElementTree.fromstring(out).find("testsuite")
@@ -681,12 +667,12 @@ def test_unnumbered_three_tier_lab_converges_and_survives_spine_and_super_spine_
     assert " neighbor swp3 interface peer-group SPINES\n" in leaf and "10.0." not in leaf
 
 
+@needs(FRR_LAB)
 def test_unnumbered_two_tier_lab_with_unique_asns_routes_through_ipv6_next_hops(tmp_path: Path) -> None:
     """The unique ASN scheme leaves the policy alone to keep routes valley-free. FRR 8.4's zebra installs an IPv4
     route learnt over an IPv6 link-local next hop as ``via 169.254.0.1 dev <port> onlink``, with a permanent
     neighbor entry holding the peer's MAC (FRR user guide, "BGP", RFC 5549 / interface peers): every next hop of
     the leaf's routes is that, one per uplink port."""
-    need_lab()
     lab = topology(design_files(build(unnumbered(TWO_TIER, tmp_path, ", asn_scheme: unique"))))
     assert all(wire.upper_address is None and wire.lower_address is None for wire in lab.wires)
     with Lab(lab, lambda _: None) as running:
@@ -715,8 +701,8 @@ def test_unnumbered_two_tier_lab_with_unique_asns_routes_through_ipv6_next_hops(
         assert {hop["dev"] for hop in hops} == {"swp5", "swp6", "swp7", "swp8"}
 
 
+@needs(FRR_LAB)
 def test_a_wrong_peer_asn_fails_naming_the_session(tmp_path: Path) -> None:
-    need_lab()
     files = design_files(build(TWO_TIER))
     leaf = "configs/frr/p0-su0-r0-leaf.conf"
     config = files[leaf].decode()
@@ -736,12 +722,12 @@ def test_a_wrong_peer_asn_fails_naming_the_session(tmp_path: Path) -> None:
     assert out.rstrip().splitlines()[-1].startswith("result: FAIL")
 
 
+@needs(FRR_LAB)
 def test_verify_on_a_signed_folder_whose_config_logs_outside_the_lab_changes_nothing_outside(tmp_path: Path) -> None:
     """The issue's run, with the edit signed into the manifest: a leaf's frr.conf ends with ``log file`` lines for
     the machine's /tmp and /etc/frr. Before the walls, verify passed and FRR created both files on the machine
     (issue: Hardening). Now the line for /tmp is taken in the router's private /tmp, the one for /etc/frr is refused
     by the private /etc/frr (``configs loaded`` names it), and /tmp and /etc/frr of the machine are as they were."""
-    need_lab()
     token = token_hex(4)
     log, etc = Path(f"/tmp/dv-{token}.log"), Path(f"/etc/frr/dv-{token}.log")
     files = design_files(build(TWO_TIER))
@@ -763,12 +749,12 @@ def _snapshot(folder: Path) -> dict[str, bytes]:
     return {path.name: path.read_bytes() for path in sorted(folder.iterdir())}
 
 
+@needs(AS_ROOT)
 def test_the_sandbox_leaves_only_the_routers_folder_writable(tmp_path: Path) -> None:
     """What the lab starts sees the machine read-only, with private tmpfs over /tmp, /var, /run and /etc/frr and a
     /dev of five memory devices: a shell started as a router's daemon (as root, which no daemon stays) writes its
     router's folder, which the machine sees, and otherwise only the private tmpfs (the path to the folder is made
     again there), which it does not."""
-    need(os.geteuid() == 0 and shutil.which("unshare") is not None, "the sandbox needs root and unshare")
     token = token_hex(4)
     folder = tmp_path / "p0-spine0"
     folder.mkdir()
@@ -817,6 +803,7 @@ def test_the_sandbox_leaves_only_the_routers_folder_writable(tmp_path: Path) -> 
             target.unlink(missing_ok=True)
 
 
+@needs(FRR_LAB)
 def test_a_signed_config_that_writes_outside_the_lab_leaves_the_machine_unchanged() -> None:
     """A config that matches its manifest can still ask FRR to write anywhere: ``log file PATH`` makes zebra and
     bgpd append to PATH, and after an ``end`` line vtysh runs its own ``output file PATH`` (FRR 8.4's vtysh, run
@@ -824,7 +811,6 @@ def test_a_signed_config_that_writes_outside_the_lab_leaves_the_machine_unchange
     created in the machine's /etc/frr and /tmp, and vtysh, run as root, created any file (issue: Hardening). Now
     FRR takes the lines inside the lab's own view: zebra reports the log file and it holds zebra's lines in the
     router's private /tmp, the private /etc/frr refuses it, and the machine's paths stay absent."""
-    need_lab()
     token = token_hex(4)
     log, output, etc = Path(f"/tmp/dv-{token}.log"), Path(f"/tmp/dv-{token}.out"), Path(f"/etc/frr/dv-{token}.log")
     files = design_files(build(TWO_TIER))
@@ -849,8 +835,8 @@ def test_a_signed_config_that_writes_outside_the_lab_leaves_the_machine_unchange
             path.unlink(missing_ok=True)
 
 
+@needs(FRR_LAB)
 def test_interrupt_tears_down_every_namespace_and_daemon() -> None:
-    need_lab()
     lab = topology(design_files(build(TWO_TIER)))
     with pytest.raises(KeyboardInterrupt), Lab(lab, lambda _: None) as running:
         pids = [int((folder / "bgpd.pid").read_text()) for folder in running.dirs]
@@ -868,11 +854,11 @@ def test_interrupt_tears_down_every_namespace_and_daemon() -> None:
     assert not any(Path(f"/proc/{pid}").exists() for pid in pids)
 
 
+@needs(FRR_LAB)
 def test_teardown_stops_daemons_whose_pid_files_were_overwritten() -> None:
     """The pid files sit in the router's folder, which FRR may write (``dump bgp all PATH`` truncates PATH, and
     ``/proc/self/fd`` reaches the pid file bgpd keeps open), so teardown does not rest on them: it stops every
     process in the run's namespaces. Before, a daemon whose pid file no longer held its pid kept running."""
-    need_lab()
     lab = topology(design_files(build(TWO_TIER)))
     with Lab(lab, lambda _: None) as running:
         pids = [
@@ -888,8 +874,8 @@ def test_teardown_stops_daemons_whose_pid_files_were_overwritten() -> None:
     assert alive == []
 
 
+@needs(FRR_LAB)
 def test_orphan_sweep_removes_only_labs_whose_owner_is_gone(tmp_path: Path) -> None:
-    need_lab()
     orphan, live = lab_module.RUN_ROOT / "0rphan", lab_module.RUN_ROOT / "1ive00"
     for folder, owner in ((orphan, _dead_pid()), (live, os.getpid())):
         folder.mkdir(parents=True)
@@ -915,8 +901,8 @@ def _dead_pid() -> int:
     return process.pid
 
 
+@needs(FRR_LAB)
 def test_a_slice_runs_one_pod_whole_and_lists_what_it_leaves_out() -> None:
-    need_lab()
     code, out, err = run_cli(
         "verify", str(INTENTS / "verify-slice.yaml"), "--slice", "--no-failures", "--format", "json"
     )
@@ -954,9 +940,9 @@ def test_two_tier_slice_keeps_every_spine_and_two_scalable_units() -> None:
     assert width[part.leaves()[-1]] == design.plan.leaf_uplinks
 
 
+@needs(FRR_LAB)
 @pytest.mark.parametrize("number", [signal.SIGINT, signal.SIGHUP, signal.SIGQUIT])
 def test_ctrl_c_hangup_or_quit_on_the_command_line_tears_the_lab_down_and_exits_130(number: int) -> None:
-    need_lab()
     process = subprocess.Popen(
         [sys.executable, "-m", "designer.cli", "verify", str(TWO_TIER)],
         stdout=subprocess.PIPE,

@@ -6,7 +6,6 @@ stays reachable from the border leaf while one leaf of its pair is down."""
 from __future__ import annotations
 
 import json
-import shutil
 from functools import cache
 from pathlib import Path
 
@@ -19,9 +18,9 @@ from designer.verify.parsers import check_frr
 from designer.verify.report import text
 from designer.verify.run import failure_targets, read_output, verify
 from designer.verify.topology import Topology, expected_routes, topology
-from tests.conftest import ROOT, need
+from tests.conftest import ROOT
+from tests.prerequisites import FRR_LAB, VTYSH, needs
 from tests.test_intent_errors import run_cli
-from tests.test_verify import need_lab
 
 FRONTEND = ROOT / "tests" / "intents" / "verify-frontend.yaml"
 
@@ -135,12 +134,12 @@ def test_every_server_stays_reachable_from_the_border_with_one_leaf_of_its_pair_
     assert (healthy[spine][top.routers[first].announces[0]], down[spine][top.routers[first].announces[0]]) == (2, 1)
 
 
+@needs(VTYSH)
 def test_the_lab_runs_the_frontend_switches_frr_files_the_build_wrote_and_frr_reads_them(tmp_path: Path) -> None:
     top = lab()
     switches = [*top.frontend("leaf"), *top.frontend("border_leaf"), *top.frontend("spine")]
     for router in switches:
         assert top.configs[router] == files()[f"configs/frr/{top.routers[router].name}.conf"].decode()
-    need(shutil.which("vtysh") is not None, "FRR's vtysh missing: apt-get install frr")
     paths = []
     for router in switches:
         path = tmp_path / f"{top.routers[router].name}.conf"
@@ -164,8 +163,8 @@ def test_verify_reads_the_frontend_switches_files_from_an_output_folder(tmp_path
     assert topology(read).configs == lab().configs
 
 
+@needs(FRR_LAB)
 def test_frontend_lab_keeps_every_server_reachable_from_the_border_with_a_leaf_down() -> None:
-    need_lab()
     report = verify(files(), progress=lambda _: None)
     assert report.passed, text(report)
     assert list(report.converged_seconds) == [
