@@ -14,6 +14,7 @@ another Redis) are left alone; :meth:`NautobotLab.stop` ends exactly the process
 from __future__ import annotations
 
 import contextlib
+import json
 import os
 import pwd
 import shutil
@@ -144,11 +145,12 @@ class NautobotLab:
         serve = (
             ["start", *uwsgi, "--disable-logging"]  # uWSGI's router drops a request after 60 s unless told otherwise
             if self.workers
-            else ["runserver", "--noreload", "--nothreading", f"127.0.0.1:{web_port}"]
+            else ["runserver", "--noreload", "--nothreading", "--skip-checks", f"127.0.0.1:{web_port}"]
         )
         self._spawn([server, *serve], "nautobot.log", env=self.environment)
         self.url = f"http://127.0.0.1:{web_port}"
         self._wait_for_api(180)
+        self._build_graphql_schema()
         return self
 
     def dump(self, path: Path) -> None:
@@ -204,6 +206,18 @@ class NautobotLab:
                 return
             time.sleep(0.5)
         raise RuntimeError(f"Nautobot at {self.url} did not answer in {seconds} s: see {self.folder}/nautobot.log")
+
+    def _build_graphql_schema(self) -> None:
+        """One GraphQL read, so that Nautobot builds its GraphQL schema (seconds, on the first read of each process)
+        while the lab starts rather than in the first sync that reads interfaces. With uWSGI, each process builds
+        its own on its first read."""
+        request = urllib.request.Request(
+            f"{self.url}/api/graphql/",
+            data=json.dumps({"query": "{ __typename }"}).encode(),
+            headers={"Authorization": f"Token {self.token}", "Content-Type": "application/json"},
+        )
+        with urllib.request.urlopen(request, timeout=180) as answer:
+            answer.read()
 
 
 _SETUP_SCRIPT = """
