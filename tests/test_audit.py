@@ -24,8 +24,6 @@ from designer.audit.compare import audit
 from designer.audit.names import PortNames, server_ports, switch_port_names
 from designer.audit.readers import read_eos, read_lldpd
 from designer.built import parse_design
-from designer.outputs.build import design_files
-from designer.pipeline import build
 from designer.verify.cabling import Lldp, audit_lab, cabling_check, lab_cables
 from designer.verify.lab import Lab, ip_batch
 from designer.verify.topology import HostNic, topology
@@ -33,6 +31,7 @@ from designer.verify.traffic import sample
 from tests.conftest import ROOT
 from tests.prerequisites import AS_ROOT, FRR_LAB, LLDPD, needs
 from tests.test_intent_errors import run_cli
+from tests.test_verify import built_files
 
 VENDOR = ROOT / "tests" / "vendor" / "lldp"
 INTENT = ROOT / "tests" / "intents" / "small-2tier.yaml"
@@ -642,7 +641,7 @@ def test_the_verify_lab_audits_what_lldpd_reports(crossed: bool) -> None:
     """The lab of verify-2tier with its sampled servers (as ``designer verify --traffic`` wires them): lldpd in
     all 10 namespaces reports the 16 fabric and 8 server cables as designed, or, with two NICs of one server
     crossed, those two cables miswired and the swap of the server's plugs."""
-    files = design_files(build(VERIFY_TWO_TIER))
+    files = built_files(VERIFY_TWO_TIER)
     design = parse_design("design.json", files["design.json"])
     lab = topology(files)
     hosts = sample(design, lab)

@@ -38,12 +38,17 @@ NETS = ROOT / "tests" / "intents" / "planner-nets.yaml"
 
 
 @cache
+def nets_design() -> Design:
+    return build(NETS)
+
+
+@cache
 def nets() -> dict[str, bytes]:
-    return design_files(build(NETS))
+    return design_files(nets_design())
 
 
 def test_the_four_network_design_passes_its_own_checks() -> None:
-    built = build(NETS)
+    built = nets_design()
     assert [finding.message for finding in built.findings if finding.severity == "error"] == []
     budget = built.intent.facility.rack_power_kw
     added = built.networks.physical.added_kw if built.networks else {}
@@ -96,9 +101,10 @@ def test_a_sample_of_the_grid_converges_in_the_lab_and_survives_its_failures(nam
     assert len(report.converged_seconds) > 1  # the healthy fabric and each failure injected after it
 
 
+@cache
 def hall(servers: int, racks_per_row: int | None = None) -> Design:
     """4,096 H100 GPUs now (``servers``: 512) on 64 x 800G leaves run as 128 x 400G, SONiC with FRR, planned for
-    8,192: scalable units of 64 servers, 16 compute racks and a leaf rack each."""
+    8,192: scalable units of 64 servers, 16 compute racks and a leaf rack each (built once a run)."""
     row = f"facility: {{racks_per_row: {racks_per_row}}}\n" if racks_per_row else ""
     return build_text(
         f"name: hall\ncompute: {{servers: {servers}, server: dgx-h100}}\ngrowth: {{max_servers: 1024}}\n"

@@ -8,6 +8,7 @@ Syntax facts from FRR's documentation (docs.frrouting.org, "BGP": peer groups, `
 from __future__ import annotations
 
 import re
+from functools import cache
 from ipaddress import ip_network
 
 from designer.design import Design
@@ -28,12 +29,23 @@ from designer.verify.report import text
 from designer.verify.run import foreign_prefix, verify
 from designer.verify.topology import expected_routes, topology
 from tests.conftest import ROOT
-from tests.helpers import build_design, build_text
+from tests.helpers import build_text
 from tests.prerequisites import FRR_LAB, PYAVD, needs
+from tests.test_verify import sized
 
 INTENTS = ROOT / "tests" / "intents"
 TWO_TIER, THREE_TIER = INTENTS / "verify-2tier.yaml", INTENTS / "verify-3tier.yaml"
 UNIQUE = "routing:\n  asn_scheme: unique\n"
+
+
+@cache
+def _two_tier(extra: str) -> dict[str, bytes]:
+    return design_files(build_text(TWO_TIER.read_text() + extra))
+
+
+def two_tier(extra: str = "") -> dict[str, bytes]:
+    """The files of verify-2tier with ``extra`` intent keys (built once a run), in a dict of the caller's own."""
+    return dict(_two_tier(extra))
 
 
 def by_name(design: Design, name: str) -> DeviceConfig:
@@ -41,7 +53,7 @@ def by_name(design: Design, name: str) -> DeviceConfig:
 
 
 def test_each_switch_has_one_peer_group_per_role_it_peers_with_and_every_session_is_in_one() -> None:
-    design = build_design(servers=512)  # 3 tiers
+    design = sized(512)  # 3 tiers
     groups = {
         config.role: {(group.name, group.peer_role) for group in config.bgp.peer_groups} for config in design.configs
     }
@@ -57,7 +69,7 @@ def test_each_switch_has_one_peer_group_per_role_it_peers_with_and_every_session
 
 
 def test_a_leaf_exports_only_its_loopback_and_server_block_and_imports_only_the_pools() -> None:
-    design = build_design(servers=128)
+    design = sized(128)
     leaf = by_name(design, "p0-su0-r0-leaf")
     policy = leaf.bgp.policy
     lists = {entry.name: entry.rules for entry in policy.prefix_lists}
@@ -77,7 +89,7 @@ def test_a_leaf_exports_only_its_loopback_and_server_block_and_imports_only_the_
 
 
 def test_a_spine_marks_what_a_super_spine_sends_and_never_sends_it_back_up() -> None:
-    spine = by_name(build_design(servers=512), "p0-pod0-spine0")
+    spine = by_name(sized(512), "p0-pod0-spine0")
     maps = {entry.name: entry.entries for entry in spine.bgp.policy.route_maps}
     groups = {group.peer_role: group for group in spine.bgp.peer_groups}
     assert maps[groups["super_spine"].import_map] == (RouteMapEntry(True, FABRIC_POOLS, None, FROM_ABOVE_COMMUNITY),)
@@ -92,7 +104,7 @@ def test_a_spine_marks_what_a_super_spine_sends_and_never_sends_it_back_up() -> 
     )
     assert spine.bgp.policy.community_lists == ((FROM_ABOVE, FROM_ABOVE_COMMUNITY),)
     # a super-spine exports everything in the pools down and marks nothing
-    top = by_name(build_design(servers=512), "p0-g0-ss0")
+    top = by_name(sized(512), "p0-g0-ss0")
     assert top.bgp.policy.community_lists == ()
     assert {entry for route_map in top.bgp.policy.route_maps for entry in route_map.entries} == {
         RouteMapEntry(True, FABRIC_POOLS, None, None)
@@ -100,7 +112,7 @@ def test_a_spine_marks_what_a_super_spine_sends_and_never_sends_it_back_up() -> 
 
 
 def test_frr_keeps_ebgp_requires_policy_and_writes_each_sessions_policy_once_per_group() -> None:
-    files = design_files(build_text(TWO_TIER.read_text()))
+    files = two_tier()
     leaf = files["configs/frr/p0-su0-r0-leaf.conf"].decode()
     assert " bgp ebgp-requires-policy\n" in leaf and "no bgp ebgp-requires-policy" not in leaf
     assert leaf.count("route-map SPINES-OUT out") == 1 and leaf.count(" peer-group SPINES\n") == 4
@@ -135,7 +147,7 @@ def test_expected_routes_hold_no_valley_under_either_scheme() -> None:
     """A spine of a 2-tier fabric has no valley-free path to another spine (it would cross a leaf); a route to
     another spine of the pod under rfc7938 is refused by AS-path loop detection, under unique by the policy."""
     for extra in ("", UNIQUE):
-        lab = topology(design_files(build_text(TWO_TIER.read_text() + extra)))
+        lab = topology(two_tier(extra))
         spines = [index for index, router in enumerate(lab.routers) if router.role == "spine"]
         routes = expected_routes(lab)
         for spine in spines:
@@ -146,7 +158,7 @@ def test_expected_routes_hold_no_valley_under_either_scheme() -> None:
 
 def test_the_leaked_prefix_is_clear_of_every_pool_and_address_of_the_design() -> None:
     text = TWO_TIER.read_text()
-    lab = topology(design_files(build_text(text)))
+    lab = topology(two_tier())
     assert foreign_prefix(lab) == "198.51.100.0/24"
     wide = text + "addressing: {fabric_p2p: 10.0.0.0/15, server_p2p: 198.51.0.0/16, loopbacks: 10.255.0.0/20}\n"
     assert foreign_prefix(topology(design_files(build_text(wide)))) == "203.0.113.0/24"
@@ -163,7 +175,7 @@ def test_advertised_routes_are_read_from_frrs_json_and_nothing_readable_is_none(
 
 @needs(FRR_LAB)
 def test_unique_asns_two_tier_lab_routes_exactly_the_design_and_refuses_a_foreign_prefix() -> None:
-    report = verify(design_files(build_text(TWO_TIER.read_text() + UNIQUE)), progress=lambda _: None)
+    report = verify(two_tier(UNIQUE), progress=lambda _: None)
     assert report.passed, text(report)
     summaries = {(check.phase, check.name): check.summary for check in report.checks}
     assert summaries["healthy", "foreign prefix refused"] == (
@@ -192,7 +204,7 @@ def test_unique_asns_three_tier_lab_stays_valley_free_through_spine_and_super_sp
 def test_a_spine_that_accepts_everything_from_below_takes_the_leaked_prefix() -> None:
     """The same lab with one spine's import policy opened: the check names the spine and the leaf's other
     spine still refuses the prefix."""
-    files = design_files(build_text(TWO_TIER.read_text() + UNIQUE))
+    files = two_tier(UNIQUE)
     spine = "configs/frr/p0-spine0.conf"
     config = files[spine].decode()
     assert "route-map LEAVES-IN permit 10\n match ip address prefix-list FABRIC-POOLS\n" in config
@@ -210,7 +222,7 @@ def test_a_spine_that_accepts_everything_from_below_takes_the_leaked_prefix() ->
 def test_a_leaf_whose_export_policy_is_opened_becomes_transit_and_the_tables_show_it() -> None:
     """Under unique ASNs nothing but the leaf's export policy stops one spine's loopback from reaching the other
     spine through the leaf: with it opened the exact routing-table check names the valley route."""
-    files = design_files(build_text(TWO_TIER.read_text() + UNIQUE))
+    files = two_tier(UNIQUE)
     leaf = "configs/frr/p0-su0-r0-leaf.conf"
     config = files[leaf].decode()
     files[leaf] = config.replace(

@@ -6,6 +6,7 @@ from __future__ import annotations
 import dataclasses
 import json
 import re
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -38,7 +39,7 @@ from designer.verify.traffic import (
 from tests.conftest import ROOT
 from tests.prerequisites import FRR_LAB, HASH_SEED, needs
 from tests.test_intent_errors import run_cli
-from tests.test_verify import signed
+from tests.test_verify import built_files, signed
 
 INTENTS = ROOT / "tests" / "intents"
 TWO_TIER, THREE_TIER = INTENTS / "verify-2tier.yaml", INTENTS / "verify-3tier.yaml"
@@ -54,7 +55,7 @@ def keyfile_build(path: Path) -> dict[str, bytes]:
 
 @pytest.fixture(scope="module")
 def three_tier() -> dict[str, bytes]:
-    return design_files(build(THREE_TIER))
+    return built_files(THREE_TIER)
 
 
 @pytest.fixture(scope="module")
@@ -295,7 +296,7 @@ def test_tool_answers_are_parsed() -> None:
 
 
 def test_the_sample_covers_every_rail_of_two_units_or_two_pods(three_tier: dict[str, bytes]) -> None:
-    two = design_files(build(TWO_TIER))
+    two = built_files()
     for files, units in ((two, {(0, 0), (0, 1)}), (three_tier, {(0, 0), (1, 1)})):
         design = parse_design("design.json", files["design.json"])
         lab = topology(files)
@@ -342,7 +343,7 @@ def test_design_hashing_is_the_routers_own_sysctl_files(three_tier: dict[str, by
 
 
 def test_a_two_tier_report_says_what_polarization_is_and_is_not_covered() -> None:
-    files = design_files(build(TWO_TIER))
+    files = built_files()
     lab = topology(files)
     data = parse_design("design.json", files["design.json"])
     sampled = model(data, sample(data, lab))
@@ -400,8 +401,8 @@ def test_three_tier_traffic_proves_hosts_conservation_the_model_and_polarization
 
 
 @needs(FRR_LAB)
-def test_a_tampered_host_file_stops_traffic_before_the_lab_starts(tmp_path: Path) -> None:
-    files = design_files(build(THREE_TIER))
+def test_a_tampered_host_file_stops_traffic_before_the_lab_starts(three_tier: dict[str, bytes], tmp_path: Path) -> None:
+    files = dict(three_tier)
     files[SYSCTL] += b"kernel.modprobe = /tmp/x\n"
     write(files, tmp_path / "out")
     code, out, err = run_cli("verify", str(signed(tmp_path / "out")), "--traffic")
@@ -410,9 +411,9 @@ def test_a_tampered_host_file_stops_traffic_before_the_lab_starts(tmp_path: Path
     assert "creating" not in err
 
 
-def test_an_edited_host_file_is_refused_naming_it(tmp_path: Path) -> None:
+def test_an_edited_host_file_is_refused_naming_it(three_tier: dict[str, bytes], tmp_path: Path) -> None:
     """A sampled server's host files, like every file verify reads, must have the sha256 its manifest.json records."""
-    files = design_files(build(THREE_TIER))
+    files = dict(three_tier)
     files[SYSCTL] += b"# a comment\n"
     write(files, tmp_path / "out")
     code, out, err = run_cli("verify", str(tmp_path / "out"), "--traffic")
@@ -493,13 +494,29 @@ def multiplane_build(folder: Path, mode: str) -> dict[str, bytes]:
     return files
 
 
+@pytest.fixture(scope="module")
+def multiplane(tmp_path_factory: pytest.TempPathFactory) -> Callable[[str], tuple[Path, dict[str, bytes]]]:
+    """The multiplane build of a mode, made once for the module: its folder (with ``out`` written) and its files."""
+    made: dict[str, tuple[Path, dict[str, bytes]]] = {}
+
+    def of(mode: str) -> tuple[Path, dict[str, bytes]]:
+        if mode not in made:
+            folder = tmp_path_factory.mktemp(f"multiplane-{mode}")
+            made[mode] = folder, multiplane_build(folder, mode)
+        return made[mode]
+
+    return of
+
+
 @pytest.mark.parametrize("mode", ["hwplb", "swplb"])
-def test_the_sample_takes_each_plane_link_of_a_multiplane_nic_as_a_port(tmp_path: Path, mode: str) -> None:
+def test_the_sample_takes_each_plane_link_of_a_multiplane_nic_as_a_port(
+    multiplane: Callable[[str], tuple[Path, dict[str, bytes]]], mode: str
+) -> None:
     """A tray's NIC port has a link per plane (``nic0s0``, ``nic0s1``): each is a sampled NIC of its own, numbered as
     the fabric numbers its ports (plane x rails + rail). With swplb each plane link is an interface with its own /31;
     with hwplb the rail's one interface (design.json gives one name per rail) holds the same /31 on each plane link,
     and each plane link is a veth named after it."""
-    files = multiplane_build(tmp_path, mode)
+    _, files = multiplane(mode)
     design = parse_design("design.json", files["design.json"])
     nics = [nic for nic in sample(design, topology(files)) if nic.server == "sys0-tray0"]
     assert [(nic.port, nic.number) for nic in nics] == [("nic0s0", 0), ("nic0s1", 1)]
@@ -514,13 +531,15 @@ def test_the_sample_takes_each_plane_link_of_a_multiplane_nic_as_a_port(tmp_path
 
 @needs(FRR_LAB)
 @pytest.mark.parametrize("mode", ["hwplb", "swplb"])
-def test_multiplane_trays_run_each_plane_link_as_a_port_in_a_real_lab(tmp_path: Path, mode: str) -> None:
+def test_multiplane_trays_run_each_plane_link_as_a_port_in_a_real_lab(
+    multiplane: Callable[[str], tuple[Path, dict[str, bytes]]], mode: str
+) -> None:
     """verify --traffic on a multiplane design: every plane link of a sampled tray is a veth cabled to its plane's
     leaf and configured from the tray's host files (hwplb: the rail's address on both, its routes over both, a socket
     bound to a plane link taking that plane), lldpd reports each plane link as a cable of its own, and the flows of
     each plane cross that plane's switches only."""
-    multiplane_build(tmp_path, mode)
-    code, out, err = run_cli("verify", str(tmp_path / "out"), "--traffic", "--no-failures", "--format", "json")
+    folder, _ = multiplane(mode)
+    code, out, err = run_cli("verify", str(folder / "out"), "--traffic", "--no-failures", "--format", "json")
     report = json.loads(out)
     assert code == 0 and report["passed"], out + err
     checks = {(check["phase"], check["name"]): check["summary"] for check in report["checks"]}

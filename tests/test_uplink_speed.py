@@ -55,6 +55,12 @@ def three_tier() -> Design:
     )
 
 
+@cache
+def small() -> Design:
+    """tests/intents/small-800g-uplinks.yaml, built once a run."""
+    return build(SMALL)
+
+
 def errors(design: Design) -> list[str]:
     return [f"{finding.check}: {finding.message}" for finding in design.findings if finding.severity == "error"]
 
@@ -174,7 +180,7 @@ def test_uplinks_get_media_and_optics_at_their_own_speed() -> None:
 
 def test_a_link_faster_than_the_nics_counts_its_flows_at_the_nic_speed() -> None:
     """8 flows on an 800G uplink load it as 4 flows load a 400G NIC link; 9 round up to 5."""
-    fabric = build(SMALL).fabric
+    fabric = small().fabric
     uplink = next(number for number, link in enumerate(fabric.links) if link[0] == LEAF_SPINE)
     server = next(number for number, link in enumerate(fabric.links) if link[0] == SERVER_LEAF)
     assert _worst(Counter({2 * uplink: 8}), 3, fabric) == 4
@@ -260,7 +266,7 @@ def test_an_uplink_speed_equal_to_the_downlinks_is_the_default() -> None:
 def test_ports_catches_uplinks_broken_out_as_the_downlinks() -> None:
     """A leaf whose 800G uplinks were laid out at the downlinks' breakout (2 x 400G) is not what its hardware and
     speeds give."""
-    design = build(SMALL)
+    design = small()
     devices = list(design.fabric.devices)
     devices[0] = devices[0]._replace(uplink_breakout=2)
     errors = found(with_links(design, list(design.fabric.links), devices), "ports")

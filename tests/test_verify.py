@@ -17,6 +17,7 @@ import subprocess
 import sys
 import time
 import xml.etree.ElementTree as ElementTree
+from functools import cache
 from pathlib import Path
 from secrets import token_hex
 
@@ -46,9 +47,26 @@ VENDOR = ROOT / "tests" / "vendor"
 TWO_TIER, THREE_TIER = INTENTS / "verify-2tier.yaml", INTENTS / "verify-3tier.yaml"
 
 
+@cache
+def _built(intent: Path) -> dict[str, bytes]:
+    return design_files(build(intent))
+
+
+def built_files(intent: Path = TWO_TIER) -> dict[str, bytes]:
+    """The files ``intent`` builds (built once a run), in a dict of the caller's own to edit."""
+    return dict(_built(intent))
+
+
+@cache
+def sized(servers: int) -> Design:
+    """The cluster.yaml-like design of ``servers`` DGX H100 (built once a run)."""
+    return build_design(servers=servers)
+
+
+@cache
 def skeleton(servers: int) -> Topology:
     """The lab of a cluster.yaml-like design, with empty configs (widths need only the wiring)."""
-    return skeleton_of(build_design(servers=servers))
+    return skeleton_of(sized(servers))
 
 
 def skeleton_of(design: Design, whole: bool = True) -> Topology:
@@ -70,7 +88,7 @@ def named(lab: Topology, name: str) -> int:
 
 
 def test_two_tier_widths_are_the_leaf_uplinks_and_shrink_by_the_parallel_links() -> None:
-    design = build_design(servers=128)  # 32 leaves, 16 spines, 2 parallel links each
+    design = sized(128)  # 32 leaves, 16 spines, 2 parallel links each
     plan = design.plan
     lab = skeleton(128)
     assert lab.design_width() == plan.leaf_uplinks == plan.spines_per_pod * plan.leaf_spine_parallel == 32
@@ -88,7 +106,7 @@ def test_two_tier_widths_are_the_leaf_uplinks_and_shrink_by_the_parallel_links()
 
 
 def test_three_tier_widths_follow_the_plan_under_spine_and_super_spine_failure() -> None:
-    design = build_design(servers=512)  # 4 pods of 32 leaves and 32 spines, 64 super-spines
+    design = sized(512)  # 4 pods of 32 leaves and 32 spines, 64 super-spines
     plan = design.plan
     assert plan.tiers == 3 and plan.pods == 4
     lab = skeleton(512)
@@ -115,7 +133,7 @@ def test_three_tier_widths_follow_the_plan_under_spine_and_super_spine_failure()
 
 
 def test_expected_routes_hold_every_other_leafs_loopback_and_server_subnets() -> None:
-    lab = topology(design_files(build(TWO_TIER)))
+    lab = topology(built_files())
     routes = expected_routes(lab)
     first, last = lab.leaves()[0], lab.leaves()[-1]
     spines = [index for index, router in enumerate(lab.routers) if router.role == "spine"]
@@ -138,8 +156,8 @@ def test_expected_routes_hold_every_other_leafs_loopback_and_server_subnets() ->
 
 
 def test_three_tier_slice_is_one_pod_whole_plus_one_leaf_per_rail_of_the_next() -> None:
-    design = build_design(servers=512)
-    whole, part = skeleton_of(design), skeleton_of(design, whole=False)
+    design = sized(512)
+    whole, part = skeleton(512), skeleton_of(design, whole=False)
     roles = {role: [router for router in part.routers if router.role == role] for role in ("leaf", "spine")}
     assert sum(router.pod == 0 for router in roles["leaf"]) == design.plan.leaves_per_pod
     assert sorted(router.su for router in roles["leaf"] if router.pod == 1) == [design.plan.sus_per_pod] * 8
@@ -158,7 +176,7 @@ def test_three_tier_slice_is_one_pod_whole_plus_one_leaf_per_rail_of_the_next() 
 
 
 def test_memory_estimate_and_refusal(monkeypatch: pytest.MonkeyPatch) -> None:
-    lab = topology(design_files(build(TWO_TIER)))
+    lab = topology(built_files())
     # 6 routers at 20 MiB, 32 peers (4 per leaf, 8 per spine) at 0.75 MiB; 10 prefixes (6 loopbacks, 4 leaf
     # server blocks) held once per peer, twice on the leaves: (4 x 8 + 2 x 8) x 10 paths at 0.25 KiB
     assert lab.memory_mib() == round(6 * 20 + 32 * 0.75 + 480 * 0.25 / 1024) == 144
@@ -171,7 +189,7 @@ def test_memory_estimate_and_refusal(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(run_module, "check_prerequisites", lambda: None)
     monkeypatch.setattr(run_module, "available_mib", lambda: 100)
     with pytest.raises(PrerequisiteError, match=r"needs about 144 MiB but only 100 MiB .* use --slice"):
-        verify(design_files(build(TWO_TIER)))
+        verify(built_files())
 
 
 def test_without_root_it_says_what_to_run_and_exits_2(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -215,7 +233,7 @@ def test_a_lab_test_is_told_to_install_a_missing_program(tmp_path: Path, monkeyp
 
 
 def test_an_output_without_frr_configs_is_refused(tmp_path: Path) -> None:
-    files = design_files(build(TWO_TIER))
+    files = built_files()
     write({path: data for path, data in files.items() if not path.startswith("configs/frr/")}, tmp_path / "out")
     code, _, err = run_cli("verify", str(tmp_path / "out"))
     assert code == 2 and "no FRR config for 6 switch(es)" in err and "targets" in err
@@ -240,7 +258,7 @@ def signed(folder: Path) -> Path:
 
 def _tampered(folder: Path, old: str, new: object, rename_config: bool = False) -> Path:
     """A built copy of the 2-tier lab whose design.json has every JSON string ``old`` replaced by ``new``, signed."""
-    write(design_files(build(TWO_TIER)), folder)
+    write(built_files(), folder)
     design = folder / "design.json"
     design.write_text(design.read_text().replace(json.dumps(old), json.dumps(new)))
     if rename_config:
@@ -278,7 +296,7 @@ def test_a_file_edited_after_the_build_is_refused_naming_it(edited: str, added: 
     whole folder to it. Before, a ``log file`` line appended to a leaf's frr.conf ran: exit 0, "configs loaded 6 of
     6", and FRR, run as root's lab, created the log file wherever the line said (issue: Hardening)."""
     folder, log = tmp_path / "out", tmp_path / "x.log"
-    write(design_files(build(TWO_TIER)), folder)
+    write(built_files(), folder)
     path = folder / edited
     path.write_bytes(path.read_bytes() + added.format(log=log).encode())
     code, out, err = run_cli("verify", str(folder))
@@ -294,7 +312,7 @@ def test_a_file_edited_after_the_build_is_refused_naming_it(edited: str, added: 
 
 def test_a_file_the_manifest_does_not_list_or_a_folder_without_one_is_refused(tmp_path: Path) -> None:
     folder = tmp_path / "out"
-    write(design_files(build(TWO_TIER)), folder)
+    write(built_files(), folder)
     manifest = json.loads((folder / "manifest.json").read_text())
     del manifest["files"]["configs/frr/p0-spine0.conf"]
     (folder / "manifest.json").write_text(json.dumps(manifest, indent=2))
@@ -356,7 +374,7 @@ def test_tampered_ports_addresses_and_roles_are_refused(
 
 def test_an_asn_that_is_not_an_integer_and_a_link_that_is_not_a_31_are_refused(tmp_path: Path) -> None:
     folder = tmp_path / "out"
-    write(design_files(build(TWO_TIER)), folder)
+    write(built_files(), folder)
     text = (folder / "design.json").read_text()
     text = re.sub(r'"asn": (\d+),', r'"asn": "\1; id",', text, count=1)
     text = text.replace('"z": ["p0-su0-r0-leaf", "swp7", "10.0.0.5"]', '"z": ["p0-su0-r0-leaf", "swp7", "10.0.0.9"]')
@@ -380,7 +398,7 @@ def test_an_asn_that_is_not_an_integer_and_a_link_that_is_not_a_31_are_refused(t
 )
 def test_a_design_json_that_is_not_a_design_is_exit_2(content: bytes, says: str, tmp_path: Path) -> None:
     folder = tmp_path / "out"
-    write(design_files(build(TWO_TIER)), folder)
+    write(built_files(), folder)
     (folder / "design.json").write_bytes(content)
     code, out, err = run_cli("verify", str(signed(folder)))
     assert (code, out) == (2, "") and says in err and "Traceback" not in err
@@ -388,7 +406,7 @@ def test_a_design_json_that_is_not_a_design_is_exit_2(content: bytes, says: str,
 
 def test_links_and_special_files_in_an_output_folder_are_refused(tmp_path: Path) -> None:
     folder = tmp_path / "out"
-    write(design_files(build(TWO_TIER)), folder)
+    write(built_files(), folder)
     config = folder / "configs" / "frr" / "p0-spine0.conf"
     config.unlink()
     config.symlink_to("/etc/passwd")
@@ -406,7 +424,7 @@ def test_links_and_special_files_in_an_output_folder_are_refused(tmp_path: Path)
 
 
 def test_a_config_that_is_not_utf8_is_exit_2(tmp_path: Path) -> None:
-    files = design_files(build(TWO_TIER))
+    files = built_files()
     files["configs/frr/p0-spine0.conf"] += b"\n! \xff\n"
     code, _, err = run_cli("verify", str(_written(files, tmp_path / "out")))
     lines = files["configs/frr/p0-spine0.conf"].count(b"\n")
@@ -437,7 +455,7 @@ def test_a_config_that_is_not_utf8_is_exit_2(tmp_path: Path) -> None:
 def test_a_tampered_router_sysctl_file_is_exit_2_at_its_line_before_anything_starts(
     line: bytes, says: str, tmp_path: Path
 ) -> None:
-    files = design_files(build(TWO_TIER))
+    files = built_files()
     path = "configs/sysctl/p0-spine1.conf"
     files[path] += line + b"\n"
     code, out, err = run_cli("verify", str(_written(files, tmp_path / "out")))
@@ -496,7 +514,7 @@ def test_arp_thresholds_are_raised_for_the_lab_and_restored(tmp_path: Path, monk
 
 
 def test_clab_topology_mounts_each_config_and_wires_the_cabling() -> None:
-    files = design_files(build(INTENTS / "small-2tier.yaml"))
+    files = built_files(INTENTS / "small-2tier.yaml")
     clab = yaml.safe_load(files["lab/clab.yml"])
     nodes = clab["topology"]["nodes"]
     cabling = list(csv.DictReader(io.StringIO(files["cabling.csv"].decode())))
@@ -515,7 +533,7 @@ def test_clab_topology_mounts_each_config_and_wires_the_cabling() -> None:
     assert "bfdd=yes" in files["lab/daemons"].decode()  # small-2tier asks for BFD
     leaf_exec = nodes["p0-su0-r0-leaf"]["exec"][0]
     assert "for port in swp1s0 swp1s1 swp2s0 swp2s1;" in leaf_exec and "type bridge" in leaf_exec
-    assert "bfdd=no" in design_files(build(TWO_TIER))["lab/daemons"].decode()
+    assert "bfdd=no" in built_files()["lab/daemons"].decode()
     for name, node in nodes.items():
         lines = files[f"configs/sysctl/{name}.conf"].decode().splitlines()
         settings = dict(line.split(" = ") for line in lines if line and not line.startswith("#"))
@@ -534,7 +552,7 @@ def test_clab_topology_is_valid_against_containerlabs_schema() -> None:
 
     validator = jsonschema.Draft7Validator(json.loads((VENDOR / "containerlab" / "clab.schema.json").read_text()))
     for intent in (INTENTS / "small-2tier.yaml", THREE_TIER):
-        clab = yaml.safe_load(design_files(build(intent))["lab/clab.yml"])
+        clab = yaml.safe_load(built_files(intent)["lab/clab.yml"])
         assert [error.message for error in validator.iter_errors(clab)] == []
         node = next(iter(clab["topology"]["nodes"].values()))
         node["sysctl"] = node.pop("sysctls")  # a misspelt node option is caught
@@ -580,7 +598,7 @@ def test_a_check_keeps_a_thousand_problems_and_counts_the_rest() -> None:
 
 @needs(FRR_LAB, LLDPD)
 def test_two_tier_lab_converges_and_survives_a_spine_failure() -> None:
-    report = verify(design_files(build(TWO_TIER)), progress=lambda _: None)
+    report = verify(built_files(), progress=lambda _: None)
     assert report.passed, text(report)
     phases = list(report.converged_seconds)
     assert phases == ["healthy", "p0-spine0 down", "p0-spine0 restored"]
@@ -603,7 +621,7 @@ def test_two_tier_lab_converges_and_survives_a_spine_failure() -> None:
 
 @needs(FRR_LAB)
 def test_each_router_runs_its_own_sysctl_file_and_a_changed_value_is_caught() -> None:
-    files = design_files(build(TWO_TIER))
+    files = built_files()
     seed = "net.ipv4.fib_multipath_hash_seed"
     files["configs/sysctl/p0-spine1.conf"] = files["configs/sysctl/p0-spine1.conf"].replace(
         f"{seed} = 2".encode(), f"{seed} = 4242".encode()
@@ -653,7 +671,9 @@ def test_unnumbered_three_tier_lab_converges_and_survives_spine_and_super_spine_
     """RFC 8950 in the lab: no IPv4 address on any switch-to-switch veth, sessions over IPv6 link-local addresses,
     every expected IPv4 route installed with its full ECMP width through IPv6 next hops, the foreign prefix refused,
     and the same failures as the numbered lab."""
-    code, out, err = run_cli("verify", str(unnumbered(THREE_TIER, tmp_path)), "--format", "junit")
+    files = design_files(build(unnumbered(THREE_TIER, tmp_path)))
+    write(files, tmp_path / "out")
+    code, out, err = run_cli("verify", str(tmp_path / "out"), "--format", "junit")
     assert code == 0, out + err
     suite = ElementTree.fromstring(out).find("testsuite")
     assert suite is not None and suite.get("failures") == "0"
@@ -662,7 +682,6 @@ def test_unnumbered_three_tier_lab_converges_and_survives_spine_and_super_spine_
     assert "foreign prefix refused" in " ".join(outputs)
     assert "ECMP shrinks 2 -> 1" in outputs["p0-pod0-spine0 down: kernel routes"]
     assert "ECMP shrinks 2 -> 1" in outputs["p0-g0-ss0 down: kernel routes"]
-    files = design_files(build(unnumbered(THREE_TIER, tmp_path)))
     leaf = files["configs/frr/p0-su0-r0-leaf.conf"].decode()
     assert " neighbor swp3 interface peer-group SPINES\n" in leaf and "10.0." not in leaf
 
@@ -703,7 +722,7 @@ def test_unnumbered_two_tier_lab_with_unique_asns_routes_through_ipv6_next_hops(
 
 @needs(FRR_LAB)
 def test_a_wrong_peer_asn_fails_naming_the_session(tmp_path: Path) -> None:
-    files = design_files(build(TWO_TIER))
+    files = built_files()
     leaf = "configs/frr/p0-su0-r0-leaf.conf"
     config = files[leaf].decode()
     assert " neighbor 10.0.0.0 remote-as 4201000000\n" in config
@@ -730,7 +749,7 @@ def test_verify_on_a_signed_folder_whose_config_logs_outside_the_lab_changes_not
     by the private /etc/frr (``configs loaded`` names it), and /tmp and /etc/frr of the machine are as they were."""
     token = token_hex(4)
     log, etc = Path(f"/tmp/dv-{token}.log"), Path(f"/etc/frr/dv-{token}.log")
-    files = design_files(build(TWO_TIER))
+    files = built_files()
     files["configs/frr/p0-su0-r0-leaf.conf"] += f"log file {log} debugging\n".encode()
     files["configs/frr/p0-su1-r0-leaf.conf"] += f"log file {etc} debugging\n".encode()
     before = _snapshot(etc.parent)
@@ -813,7 +832,7 @@ def test_a_signed_config_that_writes_outside_the_lab_leaves_the_machine_unchange
     router's private /tmp, the private /etc/frr refuses it, and the machine's paths stay absent."""
     token = token_hex(4)
     log, output, etc = Path(f"/tmp/dv-{token}.log"), Path(f"/tmp/dv-{token}.out"), Path(f"/etc/frr/dv-{token}.log")
-    files = design_files(build(TWO_TIER))
+    files = built_files()
     files["configs/frr/p0-su0-r0-leaf.conf"] += f"log file {log} debugging\nend\noutput file {output}\n".encode()
     files["configs/frr/p0-su1-r0-leaf.conf"] += f"log file {etc} debugging\n".encode()
     lab = topology(files)
@@ -837,7 +856,7 @@ def test_a_signed_config_that_writes_outside_the_lab_leaves_the_machine_unchange
 
 @needs(FRR_LAB)
 def test_interrupt_tears_down_every_namespace_and_daemon() -> None:
-    lab = topology(design_files(build(TWO_TIER)))
+    lab = topology(built_files())
     with pytest.raises(KeyboardInterrupt), Lab(lab, lambda _: None) as running:
         pids = [int((folder / "bgpd.pid").read_text()) for folder in running.dirs]
         assert set(running.namespaces) <= set(_namespaces())
@@ -859,7 +878,7 @@ def test_teardown_stops_daemons_whose_pid_files_were_overwritten() -> None:
     """The pid files sit in the router's folder, which FRR may write (``dump bgp all PATH`` truncates PATH, and
     ``/proc/self/fd`` reaches the pid file bgpd keeps open), so teardown does not rest on them: it stops every
     process in the run's namespaces. Before, a daemon whose pid file no longer held its pid kept running."""
-    lab = topology(design_files(build(TWO_TIER)))
+    lab = topology(built_files())
     with Lab(lab, lambda _: None) as running:
         pids = [
             int((folder / f"{daemon}.pid").read_text().split()[0])
@@ -928,7 +947,7 @@ def test_sampled_pairs_stay_in_one_plane_and_reach_the_next_pod() -> None:
 
 
 def test_two_tier_slice_keeps_every_spine_and_two_scalable_units() -> None:
-    design = build_design(servers=128)  # 4 scalable units of 8 leaves, 16 spines
+    design = sized(128)  # 4 scalable units of 8 leaves, 16 spines
     part = skeleton_of(design, whole=False)
     assert sorted({router.su for router in part.routers if router.role == "leaf"}) == [0, 1]
     assert sum(router.role == "leaf" for router in part.routers) == 2 * design.plan.rails
@@ -940,11 +959,21 @@ def test_two_tier_slice_keeps_every_spine_and_two_scalable_units() -> None:
     assert width[part.leaves()[-1]] == design.plan.leaf_uplinks
 
 
+@pytest.fixture(scope="module")
+def two_tier_folder(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The 2-tier lab's build, written once for the module's runs of the command line."""
+    folder = tmp_path_factory.mktemp("verify") / "out"
+    write(built_files(), folder)
+    return folder
+
+
 @needs(FRR_LAB)
 @pytest.mark.parametrize("number", [signal.SIGINT, signal.SIGHUP, signal.SIGQUIT])
-def test_ctrl_c_hangup_or_quit_on_the_command_line_tears_the_lab_down_and_exits_130(number: int) -> None:
+def test_ctrl_c_hangup_or_quit_on_the_command_line_tears_the_lab_down_and_exits_130(
+    number: int, two_tier_folder: Path
+) -> None:
     process = subprocess.Popen(
-        [sys.executable, "-m", "designer.cli", "verify", str(TWO_TIER)],
+        [sys.executable, "-m", "designer.cli", "verify", str(two_tier_folder)],
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
         text=True,

@@ -21,6 +21,7 @@ from designer.verify.topology import Topology, expected_routes, topology
 from tests.conftest import ROOT
 from tests.prerequisites import FRR_LAB, VTYSH, needs
 from tests.test_intent_errors import run_cli
+from tests.test_verify import built_files
 
 FRONTEND = ROOT / "tests" / "intents" / "verify-frontend.yaml"
 
@@ -66,7 +67,7 @@ def test_design_json_lists_the_frontend_devices_links_core_uplinks_and_pools() -
 
 
 def test_a_backend_only_design_json_has_no_networks_tables() -> None:
-    data = json.loads(design_files(build(ROOT / "tests" / "intents" / "verify-2tier.yaml"))["design.json"])
+    data = json.loads(built_files(ROOT / "tests" / "intents" / "verify-2tier.yaml")["design.json"])
     assert not {"networks", "network_devices", "network_links"} & set(data)
 
 
