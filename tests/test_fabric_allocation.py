@@ -3,14 +3,40 @@
 from __future__ import annotations
 
 from collections import Counter
+from typing import Any, NamedTuple
 
 import networkx as nx
 import pytest
 
-from designer.allocate import ip
+from designer.allocate import Allocation, ip
+from designer.design import quiet
 from designer.errors import InputError
-from designer.fabric import LEAF_SPINE, SERVER_LEAF, SPINE_SUPER
-from tests.helpers import build_design, build_text, intent_text
+from designer.fabric import LEAF_SPINE, SERVER_LEAF, SPINE_SUPER, Fabric
+from designer.intent import parse_intent
+from designer.pipeline import _wired
+from designer.sizing import Plan
+from tests.helpers import intent_text
+
+
+class Wiring(NamedTuple):
+    """What the wiring and allocation stages make of an intent: all these tests read."""
+
+    plan: Plan
+    fabric: Fabric
+    allocation: Allocation
+
+
+def build_text(text: str) -> Wiring:
+    """Size, wire and allocate intent text (only the stages these tests read)."""
+    plan, fabric, allocation = _wired(parse_intent(text, "test.yaml"), quiet)
+    assert allocation is not None
+    return Wiring(plan, fabric, allocation)
+
+
+def build_design(**fields: Any) -> Wiring:
+    """:func:`build_text` of an intent made by :func:`tests.helpers.intent_text`."""
+    return build_text(intent_text(**fields))
+
 
 FABRICS = {
     "two-tier": {"servers": 128},
@@ -21,7 +47,7 @@ FABRICS = {
 
 
 @pytest.fixture(scope="module", params=sorted(FABRICS))
-def design(request: pytest.FixtureRequest):
+def design(request: pytest.FixtureRequest) -> Wiring:
     return build_design(**FABRICS[request.param])
 
 

@@ -8,9 +8,8 @@ import xml.etree.ElementTree as ET
 
 import pytest
 
-from designer.design import Design
 from designer.outputs.floorplan import OVER, SHADES, floorplan_svg, shade
-from tests.helpers import build_design
+from tests.test_physical import Placed, placed
 
 SVG = "{http://www.w3.org/2000/svg}"
 
@@ -25,7 +24,7 @@ def rack_cells(root: ET.Element) -> dict[str, ET.Element]:
     return cells
 
 
-def svg(design: Design) -> str:
+def svg(design: Placed) -> str:
     return floorplan_svg(design.intent, design.fabric.devices, design.physical)
 
 
@@ -42,7 +41,7 @@ def test_shade_bands_are_shares_of_the_budget() -> None:
 
 
 def test_every_rack_is_one_cell_colored_by_its_draw_and_network_racks_are_marked() -> None:
-    design = build_design(servers=128)
+    design = placed(servers=128)
     root = ET.fromstring(svg(design))
     cells = rack_cells(root)
     racks = design.physical.racks
@@ -57,7 +56,7 @@ def test_every_rack_is_one_cell_colored_by_its_draw_and_network_racks_are_marked
 
 
 def test_elevations_show_the_first_compute_and_network_rack() -> None:
-    design = build_design(servers=128)
+    design = placed(servers=128)
     text = svg(design)
     for name in ("su0-srv0", "su0-srv3", "p0-su0-r0-leaf", "p0-su0-r7-leaf"):
         assert f">{name}</text>" in text
@@ -65,7 +64,7 @@ def test_elevations_show_the_first_compute_and_network_rack() -> None:
 
 
 def test_an_over_budget_rack_is_drawn_as_over() -> None:
-    design = build_design(servers=8, compute_extra="server_power_kw: 55")
+    design = placed(servers=8, compute_extra="server_power_kw: 55")
     cells = rack_cells(ET.fromstring(svg(design)))
     compute = [rack.name for rack in design.physical.racks if rack.role == "compute"]
     assert {cells[name].find(f"{SVG}rect").get("fill") for name in compute} == {OVER}
@@ -73,7 +72,7 @@ def test_an_over_budget_rack_is_drawn_as_over() -> None:
 
 @pytest.mark.slow
 def test_readable_at_32k_gpus_one_line_per_row_and_no_cables() -> None:
-    design = build_design(gpus=32768, leaf="{model: generic-64x800g}")
+    design = placed(gpus=32768, leaf="{model: generic-64x800g}")
     text = svg(design)
     root = ET.fromstring(text)
     physical = design.physical

@@ -9,9 +9,10 @@ with an unnumbered underlay, where SONiC's own FRR file (interface neighbors by 
 from __future__ import annotations
 
 import shutil
+from collections.abc import Collection, Iterator
 from functools import cache
 from itertools import pairwise
-from typing import Any
+from typing import Any, NamedTuple
 
 import pytest
 
@@ -23,13 +24,16 @@ from designer.fabric import LEAF_SPINE, SPINE_SUPER
 from designer.outputs.labels import labels_html
 from designer.outputs.summary import summary_markdown
 from designer.outputs.tables import cabling_rows
-from designer.pipeline import build
-from designer.render import render_configs
+from designer.render import rendered
+from designer.render.environment import Renderer
+from designer.sizing import size
+from designer.validation import validated_intent
 from tests.conftest import ROOT
 from tests.helpers import build_text
 from tests.prerequisites import FRR_LAB, needs
 from tests.test_intent_errors import run_cli
 from tests.test_labels import parsed
+from tests.test_physical import Placed, placed_text
 
 H100_STEPS = (32, 64, 96, 128, 256, 288, 512, 1024)
 B300_STEPS = (64, 128, 256)
@@ -57,23 +61,60 @@ def intent(
 
 @cache
 def built(servers: int, server: str = "dgx-h100", envelope: int | None = 1024, extra: str = "") -> Design:
-    return build_text(intent(servers, server, envelope, extra=extra))
+    """Every stage but the servers' host settings (no test here reads them; the intents have no workloads)."""
+    return build_text(intent(servers, server, envelope, extra=extra), seeds=2, hosts=False)
 
 
 @cache
-def configs(servers: int, server: str = "dgx-h100", envelope: int | None = 1024) -> dict[str, bytes]:
-    return render_configs(built(servers, server, envelope).configs, GAINING)
+def placed(
+    servers: int, server: str = "dgx-h100", envelope: int | None = 1024, extra: str = "", models: bool = False
+) -> Placed:
+    """Only the stages up to the physical plan (with the device models when ``models``): what a test that reads no
+    finding reads."""
+    return placed_text(intent(servers, server, envelope, extra=extra), models)
 
 
-@cache
-def unnumbered_configs(servers: int) -> dict[str, bytes]:
+FILES: dict[tuple[int, tuple[str, ...]], tuple[dict[str, bytes], set[str]]] = {}
+"""The files rendered so far of each design of this module (by its id: :func:`built` and :func:`placed` hold the
+designs) and targets, and the switches they are of."""
+
+
+def configs(
+    design: Design | Placed, targets: tuple[str, ...] = GAINING, only: Collection[str] | None = None
+) -> dict[str, bytes]:
+    """The files of ``targets`` of every switch of ``design`` (with ``only``: of at least the switches it names, all
+    a grown design's files are looked up by), each switch rendered once."""
+    files, done = FILES.setdefault((id(design), targets), ({}, set()))
+    todo = [
+        config for config in design.configs if config.hostname not in done and (only is None or config.hostname in only)
+    ]
+    files.update(rendered(todo, targets, Renderer()))
+    done.update(config.hostname for config in todo)
+    return dict(files)
+
+
+def switches(design: Design | Placed) -> set[str]:
+    return {config.hostname for config in design.configs}
+
+
+def unnumbered_configs(design: Design, only: Collection[str] | None = None) -> dict[str, bytes]:
     """The FRR, EOS and SONiC FRR files of the unnumbered H100 path (SONiC's config_db.json is one JSON line per
     table, so its growth is not a matter of lines)."""
-    files = render_configs(built(servers, extra=UNNUMBERED).configs, (*GAINING, "sonic"))
+    files = configs(design, (*GAINING, "sonic"), only)
     return {path: data for path, data in files.items() if not path.startswith("configs/sonic/")}
 
 
-def devices(design: Design) -> dict[str, dict[str, Any]]:
+@pytest.fixture(scope="module", autouse=True)
+def release() -> Iterator[None]:
+    """The designs of this module, their files and views are let go once its tests have run."""
+    yield
+    for memo in (built, placed):
+        memo.cache_clear()
+    FILES.clear()
+    VIEWS.clear()
+
+
+def devices(design: Design | Placed) -> dict[str, dict[str, Any]]:
     """Every device by name: its coordinates, loopback and ASN (switches of an addressed fabric), rack and unit."""
     physical, allocation = design.physical, design.allocation
     rows = {}
@@ -90,7 +131,7 @@ def devices(design: Design) -> dict[str, dict[str, Any]]:
     return rows
 
 
-def cables(design: Design) -> dict[tuple[str, str], tuple[str, str, str, float]]:
+def cables(design: Design | Placed) -> dict[tuple[str, str], tuple[str, str, str, float]]:
     """Every link by its upper end: the lower end, the /31 (none on InfiniBand) and the cable's length."""
     names, allocation = design.fabric.devices, design.allocation
     result = {}
@@ -104,11 +145,11 @@ def cables(design: Design) -> dict[tuple[str, str], tuple[str, str, str, float]]
     return result
 
 
-def racks(design: Design) -> dict[str, tuple[int, int]]:
+def racks(design: Design | Placed) -> dict[str, tuple[int, int]]:
     return {rack.name: (rack.row, rack.position) for rack in design.physical.racks}
 
 
-def cable_ids(design: Design) -> dict[str, tuple[Any, ...]]:
+def cable_ids(design: Design | Placed) -> dict[str, tuple[Any, ...]]:
     """Every cable by its ID: both ends' device, port, rack and unit (the text of its labels), of each of its legs
     (a multiplane NIC port's cable has one leg per plane)."""
     header, rows = cabling_rows(design)
@@ -128,31 +169,66 @@ def cable_ids(design: Design) -> dict[str, tuple[Any, ...]]:
     return {cable: tuple(sorted(ends)) for cable, ends in legs.items()}
 
 
-def rack_labels(design: Design) -> dict[str, set[str]]:
+def rack_labels(design: Design | Placed) -> dict[str, set[str]]:
     """The text of every label ``labels.html`` prints, by the rack whose section holds it."""
     header, rows = cabling_rows(design)
     html = labels_html(design.intent.name, (header, list(rows)), (rack.name for rack in design.physical.racks))
     return {rack: {label for sheet in sheets for label in sheet} for rack, sheets in parsed(html).sections}
 
 
-def assert_only_added(old: Design, new: Design, old_files: dict[str, bytes], new_files: dict[str, bytes]) -> None:
-    before, after = devices(old), devices(new)
+class Views(NamedTuple):
+    """What :func:`assert_only_added` compares of one design."""
+
+    devices: dict[str, dict[str, Any]]
+    cables: dict[tuple[str, str], tuple[str, str, str, float]]
+    racks: dict[str, tuple[int, int]]
+    header: list[str]
+    rows: set[tuple[Any, ...]]
+    cable_ids: dict[str, tuple[Any, ...]]
+    labels: dict[str, set[str]]
+
+
+VIEWS: dict[int, tuple[Design | Placed, Views]] = {}
+"""Each design's views, made once (a design of a growth path is compared both with the one before and after)."""
+
+
+def views(design: Design | Placed) -> Views:
+    held = VIEWS.get(id(design))
+    if held is not None and held[0] is design:
+        return held[1]
+    header, rows = cabling_rows(design)
+    made = Views(
+        devices(design),
+        cables(design),
+        racks(design),
+        header,
+        set(map(tuple, rows)),
+        cable_ids(design),
+        rack_labels(design),
+    )
+    VIEWS[id(design)] = (design, made)
+    return made
+
+
+def assert_only_added(
+    old: Design | Placed, new: Design | Placed, old_files: dict[str, bytes], new_files: dict[str, bytes]
+) -> None:
+    was, now = views(old), views(new)
+    before, after = was.devices, now.devices
     changed = {name: (row, after.get(name)) for name, row in before.items() if after.get(name) != row}
     assert not changed, f"{len(changed)} existing devices changed, e.g. {next(iter(changed.items()))}"
-    links_before, links_after = cables(old), cables(new)
+    links_before, links_after = was.cables, now.cables
     moved = {end: (link, links_after.get(end)) for end, link in links_before.items() if links_after.get(end) != link}
     assert not moved, f"{len(moved)} existing links changed, e.g. {next(iter(moved.items()))}"
-    assert set(racks(old).items()) <= set(racks(new).items())
-    header, old_rows = cabling_rows(old)
-    assert header[3:6] == ["a_port", "a_port_frr", "a_port_eos"]  # every OS's port names stay where they were
-    new_rows = cabling_rows(new)[1]
-    assert set(map(tuple, old_rows)) <= set(map(tuple, new_rows))
-    ids_before, ids_after = cable_ids(old), cable_ids(new)
+    assert set(was.racks.items()) <= set(now.racks.items())
+    assert was.header[3:6] == ["a_port", "a_port_frr", "a_port_eos"]  # every OS's port names stay where they were
+    assert was.rows <= now.rows
+    ids_before, ids_after = was.cable_ids, now.cable_ids
     renumbered = {
         cable: (row, ids_after.get(cable)) for cable, row in ids_before.items() if ids_after.get(cable) != row
     }
     assert not renumbered, f"{len(renumbered)} existing cable IDs moved, e.g. {next(iter(renumbered.items()))}"
-    labels_before, labels_after = rack_labels(old), rack_labels(new)
+    labels_before, labels_after = was.labels, now.labels
     for rack in labels_before.keys() & labels_after.keys():  # both sheets print it (whole racks up to the cap)
         assert labels_before[rack] <= labels_after[rack], f"a label printed for {rack} changed or moved"
     for path, data in old_files.items():
@@ -162,44 +238,41 @@ def assert_only_added(old: Design, new: Design, old_files: dict[str, bytes], new
 
 @pytest.mark.parametrize(("old", "new"), list(pairwise(H100_STEPS)))
 def test_h100_growth_inside_the_envelope_only_adds(old: int, new: int) -> None:
-    assert_only_added(built(old), built(new), configs(old), configs(new))
-    assert built(new).plan.servers == new and not [f for f in built(new).findings if f.severity == "error"]
+    before, after = built(old), built(new)
+    assert_only_added(before, after, configs(before), configs(after, only=switches(before)))
+    assert after.plan.servers == new and not [f for f in after.findings if f.severity == "error"]
 
 
 @pytest.mark.parametrize(("old", "new"), list(pairwise(UNNUMBERED_STEPS)))
 def test_unnumbered_growth_inside_the_envelope_only_adds(old: int, new: int) -> None:
     """Interface neighbors come from ports, which growth never moves: an existing switch's sessions and files only
     gain, across the second pod and its super-spines too."""
-    before, after = unnumbered_configs(old), unnumbered_configs(new)
+    old_design, new_design = built(old, extra=UNNUMBERED), built(new, extra=UNNUMBERED)
+    before, after = unnumbered_configs(old_design), unnumbered_configs(new_design, switches(old_design))
     assert any(path.startswith("configs/sonic-frr/") for path in before)
-    assert_only_added(built(old, extra=UNNUMBERED), built(new, extra=UNNUMBERED), before, after)
-    assert all(config.bgp.unnumbered for config in built(new, extra=UNNUMBERED).configs)
-    assert not [f for f in built(new, extra=UNNUMBERED).findings if f.severity == "error"]
+    assert_only_added(old_design, new_design, before, after)
+    assert all(config.bgp.unnumbered for config in new_design.configs)
+    assert not [f for f in new_design.findings if f.severity == "error"]
 
 
 @pytest.mark.parametrize(("old", "new"), list(pairwise(B300_STEPS)))
 def test_b300_two_planes_growth_inside_the_envelope_only_adds(old: int, new: int) -> None:
-    assert_only_added(
-        built(old, "dgx-b300", 512),
-        built(new, "dgx-b300", 512),
-        configs(old, "dgx-b300", 512),
-        configs(new, "dgx-b300", 512),
-    )
+    before, after = placed(old, "dgx-b300", 512, models=True), placed(new, "dgx-b300", 512, models=True)
+    assert_only_added(before, after, configs(before), configs(after, only=switches(before)))
 
 
 @pytest.mark.parametrize(("old", "new"), list(pairwise(TWO_TIER_STEPS)))
 def test_two_tier_growth_inside_the_envelope_only_adds(old: int, new: int) -> None:
-    assert_only_added(
-        built(old, envelope=256), built(new, envelope=256), configs(old, envelope=256), configs(new, envelope=256)
-    )
-    assert built(new, envelope=256).plan.spines_per_plane == 32
+    before, after = placed(old, envelope=256, models=True), placed(new, envelope=256, models=True)
+    assert_only_added(before, after, configs(before), configs(after, only=switches(before)))
+    assert after.plan.spines_per_plane == 32
 
 
 def test_optics_everywhere_growth_keeps_every_cable_its_medium_and_label() -> None:
     """With ``facility.media: optics`` the cabling rows (media included), cable IDs, racks and labels of what exists
     only gain when the fabric grows inside its envelope, as with copper."""
     optics = "facility: {media: optics}\n"
-    old, new = built(32, envelope=256, extra=optics), built(64, envelope=256, extra=optics)
+    old, new = placed(32, envelope=256, extra=optics), placed(64, envelope=256, extra=optics)
     assert_only_added(old, new, {}, {})
     assert {new.physical.medium_name(number) for number in range(len(new.fabric.links))} <= {"multimode", "singlemode"}
 
@@ -223,7 +296,8 @@ def test_the_path_crosses_from_pod_0_to_super_spines() -> None:
 
 @pytest.mark.parametrize(("server", "envelope"), [("dgx-h100", 1024), ("dgx-b300", 512)])
 def test_the_envelope_built_in_full_is_the_design_without_growth(server: str, envelope: int) -> None:
-    planned, plain = built(envelope, server, envelope), built(envelope, server, None)
+    planned = built(envelope) if server == "dgx-h100" else placed(envelope, server, envelope, models=True)
+    plain = placed(envelope, server, None, models=True)
     assert devices(planned) == devices(plain)
     assert cables(planned) == cables(plain)
     assert racks(planned) == racks(plain)
@@ -231,13 +305,13 @@ def test_the_envelope_built_in_full_is_the_design_without_growth(server: str, en
 
 
 def test_without_growth_the_envelope_is_todays_size() -> None:
-    plan = built(128, envelope=None).plan
+    plan = placed(128, envelope=None).plan
     assert (plan.max_servers, plan.tiers, plan.spines_per_plane, plan.cabling_limit()[0]) == (128, 2, 16, 128)
 
 
 def test_the_envelope_in_gpus() -> None:
     text = intent(32, envelope=None).replace("fabric:", "growth: {max_gpus: 8192}\nfabric:")
-    assert devices(build_text(text)) == devices(built(32))
+    assert devices(placed_text(text)) == devices(built(32))
 
 
 def test_envelope_errors_name_the_field_and_the_limit() -> None:
@@ -255,7 +329,7 @@ def test_envelope_errors_name_the_field_and_the_limit() -> None:
 def test_pod_0_of_a_three_tier_envelope_converges_in_frr() -> None:
     """The spines of pod 0 run with their up-ports reserved: every leaf reaches every other, in real FRR."""
     intent = ROOT / "tests" / "intents" / "verify-pod0.yaml"
-    plan = build(intent).plan
+    plan = size(validated_intent(intent))
     assert (plan.tiers, plan.switch_counts()) == (3, {"leaf": 4, "spine": 4, "super_spine": 0})
     code, out, err = run_cli("verify", str(intent), "--no-failures")
     assert code == 0, out + err
@@ -265,7 +339,7 @@ def test_pod_0_of_a_three_tier_envelope_converges_in_frr() -> None:
     assert out.rstrip().endswith(f"result: PASS ({checks} of {checks} checks passed)")
 
 
-def patch(design: Design, tier: int) -> dict[tuple[str, str], tuple[str, str]]:
+def patch(design: Design | Placed, tier: int) -> dict[tuple[str, str], tuple[str, str]]:
     """The cables of one tier: upper end to lower end, by device and port name."""
     names = design.fabric.devices
     return {
@@ -287,7 +361,7 @@ def kept(old: dict[tuple[str, str], tuple[str, str]], new: dict[tuple[str, str],
     ],
 )
 def test_growing_the_envelope_moves_the_fewest_cables(envelope: int, tier: int, kept_cables: int) -> None:
-    old, new = built(128, envelope=None), built(128, envelope=envelope)
+    old, new = placed(128, envelope=None), placed(128, envelope=envelope)
     renamed = {device.name: device.name for device in new.fabric.devices}
     renamed.update({f"p0-spine{index}": f"p0-pod0-spine{index}" for index in range(32)} if envelope == 512 else {})
     before = {
@@ -299,6 +373,6 @@ def test_growing_the_envelope_moves_the_fewest_cables(envelope: int, tier: int, 
 
 def test_doubling_the_super_spines_keeps_half_their_cables() -> None:
     """Two pods planned for 8 (4 super-spines per group, 8 links to each spine) and for 16 (8, 4 links)."""
-    old, new = built(256), built(256, envelope=2048)
+    old, new = built(256), placed(256, envelope=2048)
     assert (old.plan.supers_per_group, new.plan.supers_per_group) == (4, 8)
     assert kept(patch(old, SPINE_SUPER), patch(new, SPINE_SUPER)) == 2048 // 2

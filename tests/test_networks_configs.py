@@ -222,11 +222,12 @@ def test_diff_names_a_network_switch_whose_configuration_loses_lines(
     move shows every leaf's file losing lines, while its storage switches, unchanged, are not named."""
     text = example_text(32, "", shipped=True)
     moved = text.replace("    dual_homing: bgp\n", "    dual_homing: bgp\n    leaf_asn_start: 4250000000\n")
-    for folder, intent in (("a", text), ("b", moved)):
-        write(design_files(design(parse_intent(intent, str(EXAMPLE)), quiet)), tmp_path / folder)
+    shipped, shipped_files = built(shipped=True)  # the design of ``text``
+    write(shipped_files, tmp_path / "a")
+    write(design_files(design(parse_intent(moved, str(EXAMPLE)), quiet)), tmp_path / "b")
     _, out = review(tmp_path, monkeypatch, "a", "b")
     lines = section(out, "configurations of existing switches losing or changing lines (maximum-paths aside)")
-    frontend = [config.hostname for config in design(parse_intent(text, str(EXAMPLE)), quiet).network_configs]
+    frontend = [config.hostname for config in shipped.network_configs]
     count = sum(name.startswith("fe-") for name in frontend)
     assert lines[1].startswith(f"frr: {count} files, e.g. configs/frr/fe-"), out  # the frontend's switches alone
 

@@ -278,8 +278,9 @@ def test_an_infiniband_fabric_grows_by_scalable_units_and_only_adds(old: int, ne
     row stays; the subnet manager's files do not change (nothing in them counts the fabric) and an existing server's
     NCCL environment neither."""
     before, after = build_text(superpod_of(old)), build_text(superpod_of(new))
-    assert {name: row for name, row in devices(after).items() if name in devices(before)} == devices(before)
-    assert {end: link for end, link in cables(after).items() if end in cables(before)} == cables(before)
+    devices_before, cables_before = devices(before), cables(before)
+    assert {name: row for name, row in devices(after).items() if name in devices_before} == devices_before
+    assert {end: link for end, link in cables(after).items() if end in cables_before} == cables_before
     assert set(cable_ids(before).items()) <= set(cable_ids(after).items())
     assert set(map(tuple, cabling_rows(before)[1])) <= set(map(tuple, cabling_rows(after)[1]))
     files_before, files_after = (dict(review_files(design, lambda _: None)) for design in (before, after))

@@ -6,35 +6,69 @@ from __future__ import annotations
 import json
 from collections import Counter
 from pathlib import Path
+from typing import Any, NamedTuple
 
 import pytest
 
+from designer.allocate import Allocation
 from designer.catalog import catalog
-from designer.design import Design
+from designer.design import Design, quiet
 from designer.errors import InputError
-from designer.fabric import SERVER_LEAF
-from designer.intent import parse_intent
+from designer.fabric import SERVER_LEAF, Fabric
+from designer.intent import Intent, parse_intent
 from designer.intent.schema import SPEEDS
+from designer.model import DeviceConfig, device_configs
+from designer.networks.cluster import top_kept
 from designer.outputs.design_json import design_json
 from designer.outputs.physical import bom_rows, power_markdown, racks_rows
 from designer.outputs.tables import cabling_rows
-from designer.physical import COMPUTE, NETWORK, TopKept, cable_lengths, plan_physical
+from designer.physical import COMPUTE, NETWORK, Physical, TopKept, cable_lengths, plan_physical
 from designer.physical.cables import PORT_SPACE, UNIT_M, choose_media, decimetres, medium_for, ordered_length
+from designer.pipeline import _wired
 from designer.pipeline import design as run_stages
+from designer.sizing import Plan
 from tests.conftest import ROOT
-from tests.helpers import build_design, intent_text
+from tests.helpers import build_text, intent_text
 from tests.test_intent_errors import run_cli
 
 H100_128 = {"servers": 128}
 """128 DGX H100 (10.2 kW, 8U) on 64 x 400G switches: 4 SUs of 32 servers, 32 leaves, 16 spines."""
 
 
+class Placed(NamedTuple):
+    """An intent sized, wired, allocated and placed (the physical plan), with its device models when asked for."""
+
+    intent: Intent
+    plan: Plan
+    fabric: Fabric
+    allocation: Allocation | None
+    physical: Physical
+    configs: tuple[DeviceConfig, ...]
+
+
+def placed_text(text: str, models: bool = False) -> Placed:
+    """Only the stages up to the physical plan (and the device models, from its cable lengths, with ``models``),
+    as the pipeline runs them on intent text."""
+    intent = parse_intent(text, "test.yaml")
+    plan, fabric, allocation = _wired(intent, quiet)
+    physical = plan_physical(intent, plan, fabric, top_kept(intent))
+    configs: tuple[DeviceConfig, ...] = ()
+    if models and allocation is not None:
+        configs = tuple(device_configs(intent, plan, fabric, allocation, physical.link_length_dm))
+    return Placed(intent, plan, fabric, allocation, physical, configs)
+
+
+def placed(models: bool = False, **fields: Any) -> Placed:
+    """:func:`placed_text` of an intent made by :func:`tests.helpers.intent_text`."""
+    return placed_text(intent_text(**fields), models)
+
+
 @pytest.fixture(scope="module")
 def h100() -> Design:
-    return build_design(**H100_128)
+    return build_text(intent_text(**H100_128), seeds=2, hosts=False)
 
 
-def power(design: Design) -> str:
+def power(design: Design | Placed) -> str:
     return power_markdown(design.intent.name, design.physical, design.intent.facility)
 
 
@@ -53,7 +87,7 @@ def test_128_dgx_h100_at_41_kw_is_4_a_rack_32_racks_and_1305_6_kw(h100: Design) 
 
 
 def test_rack_units_limit_servers_when_power_allows_more() -> None:
-    design = build_design(
+    design = placed(
         servers=16,
         compute_extra="server_power_kw: 5\nserver_rack_units: 20",
         extra="facility: {rack_power_kw: 100, cooling: liquid}",
@@ -96,7 +130,7 @@ def test_an_su_keeps_its_servers_together_with_its_leaves_in_the_middle(h100: De
 
 
 def test_a_partial_su_gets_its_own_racks() -> None:
-    physical = build_design(servers=130).physical
+    physical = placed(servers=130).physical
     assert sum(1 for rack in physical.racks if rack.role == COMPUTE) == 33  # 32 + one rack for 2 servers
     last = [rack for rack in physical.racks if rack.su == 4 and rack.role == COMPUTE]
     assert [len(rack.devices) for rack in last] == [2]
@@ -104,7 +138,7 @@ def test_a_partial_su_gets_its_own_racks() -> None:
 
 def test_network_racks_stay_within_units_and_the_planning_power() -> None:
     """At 5 kW a rack takes three 1,650 W (planning figure with optics) leaves: an SU's 8 leaves need 3 racks."""
-    design = build_design(servers=128, extra="facility: {rack_power_kw: 5, cooling: liquid}")
+    design = placed(servers=128, extra="facility: {rack_power_kw: 5, cooling: liquid}")
     leaf_racks = [rack for rack in design.physical.racks if rack.role == NETWORK and rack.su == 0]
     assert [len(rack.devices) for rack in leaf_racks] == [3, 3, 2]
     units = [design.physical.device_unit[index] for index in leaf_racks[0].devices]
@@ -130,7 +164,7 @@ def test_a_server_link_length_by_hand(h100: Design) -> None:
 
 def test_length_inside_one_rack_is_the_vertical_distance() -> None:
     """Spines and super-spines share the central racks, so some of their links stay inside one rack."""
-    design = build_design(
+    design = placed(
         servers=64, leaf="{model: generic-32x400g}", fabric_extra="tiers: 3", extra="facility: {slack_m: 0}"
     )
     devices, physical = design.fabric.devices, design.physical
@@ -168,8 +202,8 @@ def test_medium_selection_exactly_at_the_thresholds() -> None:
 
 
 def test_a_link_exactly_at_the_dac_reach_is_dac_and_a_decimetre_more_is_not() -> None:
-    at = build_design(servers=128, extra="facility: {reach_m: {dac: 5.5}}")
-    below = build_design(servers=128, extra="facility: {reach_m: {dac: 5.4}}")
+    at = placed(servers=128, extra="facility: {reach_m: {dac: 5.5}}")
+    below = placed(servers=128, extra="facility: {reach_m: {dac: 5.4}}")
     for design, medium in ((at, "dac"), (below, "aec")):
         lengths = design.physical.link_length_dm
         chosen = {design.physical.medium_name(number) for number, length in enumerate(lengths) if length == 55}
@@ -179,10 +213,11 @@ def test_a_link_exactly_at_the_dac_reach_is_dac_and_a_decimetre_more_is_not() ->
 def test_reach_depends_on_the_link_speed() -> None:
     dac = catalog().media["dac"]
     assert (dac.reach_at(400), dac.reach_at(800)) == (3, 2)
-    design = build_design(
-        servers=16, server="dgx-b200", compute_extra="nic_speed: 800G", leaf="{model: generic-64x800g}"
+    intent = parse_intent(
+        intent_text(servers=16, server="dgx-b200", compute_extra="nic_speed: 800G", leaf="{model: generic-64x800g}"),
+        "test.yaml",
     )
-    assert dict(design.intent.facility.reach_m)["dac"] == 2
+    assert dict(intent.facility.reach_m)["dac"] == 2
 
 
 def test_media_power_tables_cover_every_speed() -> None:
@@ -190,7 +225,7 @@ def test_media_power_tables_cover_every_speed() -> None:
         assert medium.name == "dac" or set(medium.power_w) >= set(SPEEDS), medium.name
 
 
-def bom(design: Design) -> Counter[tuple[str, str]]:
+def bom(design: Design | Placed) -> Counter[tuple[str, str]]:
     counts: Counter[tuple[str, str]] = Counter()
     for line in design.physical.bom:
         counts[line.category, line.item] += line.count
@@ -213,7 +248,7 @@ def test_bom_counts_equal_link_counts_without_breakout(h100: Design) -> None:
 
 
 def test_twin_port_modules_serve_two_links_and_splitters_two_servers() -> None:
-    design = build_design(servers=128, leaf="{model: generic-64x800g}")  # 800G ports as 2 x 400G
+    design = placed(servers=128, leaf="{model: generic-64x800g}")  # 800G ports as 2 x 400G
     devices, physical = design.fabric.devices, design.physical
     ports: dict[str, set[tuple[int, int]]] = {"multimode": set(), "singlemode": set()}
     copper_ports: set[tuple[int, int]] = set()
@@ -263,13 +298,13 @@ def test_cables_are_ordered_in_standard_lengths() -> None:
         20000,
         20010,
     ]
-    for line in build_design(**H100_128).physical.bom:
+    for line in placed(**H100_128).physical.bom:
         if line.category == "cable":
             assert line.length_m is not None and line.length_m * 10 == ordered_length(round(line.length_m * 10))
 
 
 def test_layout_and_tables_are_deterministic(h100: Design) -> None:
-    again = build_design(**H100_128)
+    again = placed(**H100_128)
     assert again.physical == h100.physical
     for render in (lambda d: racks_rows(d.physical, d.fabric.devices, 41), lambda d: bom_rows(d.physical)):
         header, rows = render(h100)
@@ -291,10 +326,10 @@ def test_racks_csv_lists_every_device_with_its_unit(h100: Design) -> None:
 
 
 def test_power_md_totals_and_flags() -> None:
-    text = power(build_design(servers=8, compute_extra="server_power_kw: 55"))
+    text = power(placed(servers=8, compute_extra="server_power_kw: 55"))
     assert "| compute (servers) | 440.0 |" in text
     assert "over the 41 kW budget; above the 50 kW air-cooling limit" in text
-    clean = power(build_design(**H100_128))
+    clean = power(placed(**H100_128))
     assert "None: every rack is within its budget and cooling." in clean
     assert "| compute (servers) | 1,305.6 |" in clean
     assert "| central |" in clean
@@ -315,13 +350,13 @@ def test_power_md_totals_and_flags() -> None:
 )
 def test_bad_facility_is_refused_with_the_field(facility: str, path: str, words: str) -> None:
     with pytest.raises(InputError) as error:
-        build_design(servers=8, extra=f"facility: {facility}")
+        placed(servers=8, extra=f"facility: {facility}")
     text = str(error.value)
     assert f"{path}:" in text and words in text, text
 
 
 def test_liquid_cooling_allows_dense_racks() -> None:
-    design = build_design(servers=128, extra="facility: {rack_power_kw: 82, cooling: liquid}")
+    design = placed(servers=128, extra="facility: {rack_power_kw: 82, cooling: liquid}")
     assert design.physical.servers_per_rack == 6  # 82 / 10.2 = 8, but 48U / 8U = 6
     assert sum(1 for rack in design.physical.racks if rack.role == COMPUTE) == 24  # ceil(32 / 6) = 6 per SU
 
@@ -336,7 +371,7 @@ def test_intent_line_numbers_for_facility_errors() -> None:
 
 def test_rows_follow_a_serpentine_and_wide_sus_wrap() -> None:
     # SU of 64 servers: 17 racks, in rows of 16 as the intent gives them
-    design = build_design(servers=256, leaf="{model: generic-64x800g}", extra="facility: {racks_per_row: 16}")
+    design = placed(servers=256, leaf="{model: generic-64x800g}", extra="facility: {racks_per_row: 16}")
     physical = design.physical
     su_racks = [rack for rack in physical.racks if rack.su == 0]
     assert len(su_racks) == 17 and len({rack.row for rack in su_racks}) == 2
@@ -353,7 +388,7 @@ def test_only_cables_have_a_length(h100: Design) -> None:
 def test_spine_j_of_every_pod_stands_beside_its_super_spine_group() -> None:
     """32 spines and 32 super-spines fill three central racks; in plain fabric order spine 16 (first rack)
     and its super-spine p0-g16-ss0 (third rack) would stand two racks apart."""
-    design = build_design(servers=64, fabric_extra="tiers: 3")
+    design = placed(servers=64, fabric_extra="tiers: 3")
     assert sum(1 for rack in design.physical.racks if rack.su == -1) == 3
     physical, devices = design.physical, design.fabric.devices
     for _, upper, _, lower, _ in design.fabric.links:
@@ -429,7 +464,7 @@ def test_one_core_plans_and_models_what_a_worker_beside_the_models_does(
     h100: Design, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     monkeypatch.setattr("designer.pipeline.os.cpu_count", lambda: 1)
-    alone = run_stages(h100.intent)
+    alone = run_stages(h100.intent, seeds=2, hosts=False)
     assert alone.physical == h100.physical and alone.configs == h100.configs
 
 
@@ -438,9 +473,9 @@ def test_media_copper_is_the_default_and_optics_puts_a_module_in_every_port_with
 ) -> None:
     """``facility.media: optics`` changes the medium of the links copper reached and nothing the placement or the
     lengths read: every link takes the first optical medium whose reach covers it, with a module at both ends."""
-    copper = build_design(**H100_128, extra="facility: {media: copper}")
+    copper = placed(**H100_128, extra="facility: {media: copper}")
     assert copper.physical == h100.physical and h100.intent.facility.media == "copper"
-    optics = build_design(**H100_128, extra="facility: {media: optics}")
+    optics = placed(models=True, **H100_128, extra="facility: {media: optics}")
     physical = optics.physical
     assert [name for name, _ in optics.intent.facility.reach_m] == ["multimode", "singlemode"]
     assert (physical.device_rack, physical.device_unit) == (h100.physical.device_rack, h100.physical.device_unit)

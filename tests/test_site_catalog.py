@@ -16,6 +16,7 @@ import pytest
 from designer.built import built_catalogs
 from designer.intent import parse_intent
 from designer.pipeline import build
+from designer.validation import validated_intent
 from designer.verify.parsers import built_devices
 from tests.conftest import ROOT
 from tests.prerequisites import PYAVD, needs
@@ -157,7 +158,7 @@ fabric: {leaf: {model: generic-64x400g}}
     shipped = parse_intent(
         "name: o\ncompute: {servers: 32, server: dgx-h100}\nfabric: {leaf: {model: generic-64x400g}}\n"
     ).leaf
-    leaf = build(intent).intent.leaf
+    leaf = validated_intent(intent).leaf
     assert (leaf.ports, leaf.speed, leaf.power_w) == (shipped.ports, shipped.speed, shipped.power_w)
     assert (shipped.power_w_optics, leaf.power_w_optics) == (1650, 1234)
 
