@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import shutil
 from pathlib import Path
 
 import pytest
@@ -116,11 +117,28 @@ def _output(folder: Path, **changes: str) -> Path:
     return folder
 
 
+FAILING = {"extra": "checks: {ecmp_max_width: 8}"}
+
+
+@pytest.fixture(scope="module")
+def outputs(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
+    """The small intent's outputs, clean and with a failing check, written once (tests that change one copy it)."""
+    folder = tmp_path_factory.mktemp("outputs")
+    return {name: _output(folder / name, **changes) for name, changes in (("clean", {}), ("failing", FAILING))}
+
+
+def _copy(outputs: dict[str, Path], folder: Path) -> Path:
+    """A copy of the clean output at ``folder``."""
+    shutil.copytree(outputs["clean"], folder)
+    return folder
+
+
 @pytest.mark.parametrize("form", ["text", "json", "junit"])
-def test_check_on_an_output_folder_reports_what_the_build_recorded(form: str, tmp_path: Path) -> None:
-    failing = {"extra": "checks: {ecmp_max_width: 8}"}
-    for name, changes in (("clean", {}), ("failing", failing)):
-        folder = _output(tmp_path / name, **changes)
+def test_check_on_an_output_folder_reports_what_the_build_recorded(
+    form: str, tmp_path: Path, outputs: dict[str, Path]
+) -> None:
+    for name, changes in (("clean", {}), ("failing", FAILING)):
+        folder = outputs[name]
         intent = tmp_path / f"{name}.yaml"
         intent.write_text(intent_text(servers=32, leaf="{model: generic-32x400g}", **changes))
         from_folder = run_cli("check", str(folder), "--format", form)
@@ -129,8 +147,8 @@ def test_check_on_an_output_folder_reports_what_the_build_recorded(form: str, tm
         assert from_folder[0] == (1 if name == "failing" else 0)
 
 
-def test_check_on_an_edited_output_folder_is_exit_2(tmp_path: Path) -> None:
-    folder = _output(tmp_path / "out")
+def test_check_on_an_edited_output_folder_is_exit_2(tmp_path: Path, outputs: dict[str, Path]) -> None:
+    folder = _copy(outputs, tmp_path / "out")
     config = folder / "configs" / "frr" / "p0-spine0.conf"
     config.write_text(config.read_text() + "!\n")
     (folder / "bom.csv").unlink()
@@ -142,14 +160,16 @@ def test_check_on_an_edited_output_folder_is_exit_2(tmp_path: Path) -> None:
     assert err.rstrip().splitlines()[-1] == f"2 errors in {folder}/manifest.json; nothing was written."
 
 
-def test_check_refuses_a_manifest_path_outside_the_folder_and_unknown_checks(tmp_path: Path) -> None:
-    folder = _output(tmp_path / "out")
+def test_check_refuses_a_manifest_path_outside_the_folder_and_unknown_checks(
+    tmp_path: Path, outputs: dict[str, Path]
+) -> None:
+    folder = _copy(outputs, tmp_path / "out")
     manifest = json.loads((folder / "manifest.json").read_text())
     manifest["files"]["../secret"] = "0" * 64
     (folder / "manifest.json").write_text(json.dumps(manifest))
     code, _, err = run_cli("check", str(folder))
     assert code == 2 and 'files.../secret: "../secret" is not a path inside the folder' in err
-    folder = _output(tmp_path / "again")
+    folder = _copy(outputs, tmp_path / "again")
     design = folder / "design.json"
     design.write_bytes(design.read_bytes().replace(b'{"check": "qos"', b'{"check": "no-such-check"'))
     manifest = json.loads((folder / "manifest.json").read_text())

@@ -11,6 +11,7 @@ import json
 import re
 import shutil
 import subprocess
+from functools import cache
 from pathlib import Path
 
 import pytest
@@ -26,13 +27,20 @@ SMALL = {"servers": 32, "leaf": "{model: generic-32x400g}"}
 SNAPSHOTS = ROOT / "tests" / "diff"
 
 
+@cache
+def outputs(name: str, changes: tuple[tuple[str, str], ...]) -> dict[str, bytes]:
+    """The output files of the small intent with ``changes`` to intent_text, the design named ``name``: built once
+    a run, since the design is the same each time (tests only read them)."""
+    fields: dict[str, object] = {**SMALL, **dict(changes)}
+    text = intent_text(**fields).replace("name: test\n", f"name: {name}\n")  # type: ignore[arg-type]
+    return design_files(build_text(text))
+
+
 def built(folder: Path, name: str = "test", **changes: str) -> Path:
     """Write the outputs of the small intent (with ``changes`` to intent_text) into ``folder/<name>``, the design
     named ``name`` too."""
-    fields: dict[str, object] = {**SMALL, **changes}
     target = folder / name
-    text = intent_text(**fields).replace("name: test\n", f"name: {name}\n")  # type: ignore[arg-type]
-    write(design_files(build_text(text)), target)
+    write(outputs(name, tuple(sorted(changes.items()))), target)
     return target
 
 
@@ -322,7 +330,7 @@ def test_only_grown_is_said_from_the_lines_where_the_full_comparison_finds_nothi
     no existing item changed."""
 
     def text(**changes: str) -> str:
-        return design_files(build_text(intent_text(**{**SMALL, **changes})))["design.json"].decode()  # type: ignore[arg-type]
+        return outputs("test", tuple(sorted(changes.items())))["design.json"].decode()
 
     small = text(extra="growth: {max_servers: 64}")
     pairs = {

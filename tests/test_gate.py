@@ -20,7 +20,7 @@ from designer.checks import formats as check_formats
 from designer.outputs.build import design_files
 from designer.pipeline import build
 from tests.conftest import ROOT
-from tests.helpers import build_design, intent_text
+from tests.helpers import build_design, build_text, intent_text
 from tests.test_intent_errors import run_cli
 
 EXAMPLE = ROOT / "intents" / "cluster.yaml"
@@ -31,6 +31,21 @@ def intent_file(tmp_path: Path, extra: str = "") -> Path:
     path = tmp_path / "intent.yaml"
     path.write_text(intent_text(**SMALL, extra=extra))
     return path
+
+
+@pytest.fixture(scope="module")
+def built_small(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The small intent built by the command line once, copied by each test that changes the folder."""
+    target = tmp_path_factory.mktemp("gate") / "out"
+    assert run_cli("build", str(intent_file(target.parent)), "-o", str(target))[0] == 0
+    return target
+
+
+def built_copy(built_small: Path, tmp_path: Path) -> tuple[Path, Path]:
+    """The small intent in ``tmp_path`` and a copy of its build at ``tmp_path/out``."""
+    target = tmp_path / "out"
+    shutil.copytree(built_small, target, symlinks=True)
+    return intent_file(tmp_path), target
 
 
 def test_check_passes_a_clean_intent_with_one_line_per_finding(tmp_path: Path) -> None:
@@ -100,10 +115,8 @@ def test_plan_json_design_json_and_summary_gain_the_checks() -> None:
     assert "| bisection-bandwidth | passed |" in summary
 
 
-def test_build_check_lists_a_short_list_of_differing_files(tmp_path: Path) -> None:
-    path = intent_file(tmp_path)
-    target = tmp_path / "out"
-    assert run_cli("build", str(path), "-o", str(target))[0] == 0
+def test_build_check_lists_a_short_list_of_differing_files(tmp_path: Path, built_small: Path) -> None:
+    path, target = built_copy(built_small, tmp_path)
     assert run_cli("build", "--check", str(path), "-o", str(target))[0] == 0
     (target / "summary.md").write_text("edited by hand\n")
     code, _, err = run_cli("build", "--check", str(path), "-o", str(target))
@@ -118,11 +131,11 @@ def test_build_check_lists_a_short_list_of_differing_files(tmp_path: Path) -> No
 
 
 @pytest.mark.parametrize("stray", ["fifo", "link to a folder", "empty folder", "link in a file's place"])
-def test_the_gate_fails_whatever_the_build_then_refuses_to_replace(tmp_path: Path, stray: str) -> None:
+def test_the_gate_fails_whatever_the_build_then_refuses_to_replace(
+    tmp_path: Path, stray: str, built_small: Path
+) -> None:
     """``build --check`` and ``build`` agree: what makes the build refuse the folder makes the gate fail."""
-    path = intent_file(tmp_path)
-    target = tmp_path / "out"
-    assert run_cli("build", str(path), "-o", str(target))[0] == 0
+    path, target = built_copy(built_small, tmp_path)
     (tmp_path / "elsewhere").mkdir()
     summary = target / "summary.md"
     expected = {
@@ -160,7 +173,7 @@ def test_workflow_example_runs_the_gate() -> None:
 
 def test_junit_counts_every_failing_rack_when_the_list_is_capped() -> None:
     """128 racks over budget: 20 listed, one line counting the other 108, and the message says +127."""
-    design = build_design(servers=128, extra="facility: {rack_power_kw: 8}")
+    design = build_text(intent_text(servers=128, extra="facility: {rack_power_kw: 8}"), seeds=2, hosts=False)
     suite = ElementTree.fromstring(check_formats.junit(design.findings, "test")).find("testsuite")
     failure = next(case for case in suite.iter("testcase") if case.get("name") == "rack-power").find("failure")
     assert failure is not None

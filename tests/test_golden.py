@@ -29,8 +29,10 @@ GOLDEN = ROOT / "tests" / "golden"
 INTENTS = ("small-2tier", "small-3tier", "small-800g-uplinks", "small-unnumbered")
 
 
+@cache
 def representatives(intent: str) -> tuple[list[DeviceConfig], dict[str, bytes]]:
-    """The first switch of each role (leaf, spine, super-spine) and every OS's rendering of it."""
+    """The first switch of each role (leaf, spine, super-spine) and every OS's rendering of it, made once per intent
+    (tests only read them)."""
     design = build(ROOT / "tests" / "intents" / f"{intent}.yaml")
     first: dict[str, DeviceConfig] = {}
     for device in design.configs:

@@ -20,18 +20,19 @@ import yaml
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from designer.design import Design
 from designer.outputs.build import build_and_check, check_design, design_files, write_design
 from designer.outputs.folder import drift, write
 from designer.outputs.markdown import markdown_text
 from designer.outputs.summary import summary_markdown
 from designer.outputs.tables import CHUNK_ROWS, csv_bytes
-from designer.pipeline import build
 from designer.render import TemplateError
 from tests.conftest import ROOT
 from tests.helpers import build_design, build_text, intent_text, part_sizes
 from tests.test_intent_errors import run_cli
 
 EXAMPLE = ROOT / "intents" / "cluster.yaml"
+SMALL_INTENT = ROOT / "tests" / "intents" / "small-2tier.yaml"
 PLAN_KEYS = {
     "name",
     "tiers",
@@ -49,19 +50,50 @@ PLAN_KEYS = {
 }
 
 
-def build_in_subprocess(target: Path, seed: str) -> None:
+def small_cluster(folder: Path) -> Path:
+    """intents/cluster.yaml shrunk to 16 servers (its envelope and workloads alike), written into ``folder``: every
+    section of the shipped example, at an eighth of its size."""
+    text = EXAMPLE.read_text()
+    for shipped, small in (
+        ("servers: 128\n", "servers: 16\n"),
+        ("max_servers: 256 ", "max_servers: 32 "),
+        ("gpus: 1024\n", "gpus: 128\n"),
+        ("gpus: 512 ", "gpus: 64 "),
+    ):
+        assert shipped in text, shipped
+        text = text.replace(shipped, small)
+    path = folder / "cluster.yaml"
+    path.write_text(text)
+    return path
+
+
+def build_in_subprocess(intent: Path, target: Path, seed: str) -> None:
     env = {**os.environ, "PYTHONHASHSEED": seed}
     subprocess.run(
-        [sys.executable, "-m", "designer.cli", "build", str(EXAMPLE), "-o", str(target)],
+        [sys.executable, "-m", "designer.cli", "build", str(intent), "-o", str(target)],
         check=True,
         env=env,
         capture_output=True,
     )
 
 
+@pytest.fixture(scope="module")
+def small_design() -> Design:
+    """A 32-server 2-tier design of 32-port leaves, read by several tests."""
+    return build_design(servers=32, leaf="{model: generic-32x400g}")
+
+
+@pytest.fixture(scope="module")
+def small_files(small_design: Design) -> dict[str, bytes]:
+    """Every output file of ``small_design``."""
+    return design_files(small_design)
+
+
 def test_same_intent_same_bytes_under_any_hash_seed(tmp_path: Path) -> None:
-    build_in_subprocess(tmp_path / "a", "1")
-    build_in_subprocess(tmp_path / "b", "4242")
+    """The shipped example's sections, at a smaller size (:func:`small_cluster`), in two processes."""
+    intent = small_cluster(tmp_path)
+    build_in_subprocess(intent, tmp_path / "a", "1")
+    build_in_subprocess(intent, tmp_path / "b", "4242")
     files_a = sorted(p.relative_to(tmp_path / "a") for p in (tmp_path / "a").rglob("*") if p.is_file())
     files_b = sorted(p.relative_to(tmp_path / "b") for p in (tmp_path / "b").rglob("*") if p.is_file())
     assert files_a == files_b and len(files_a) >= 6
@@ -69,8 +101,8 @@ def test_same_intent_same_bytes_under_any_hash_seed(tmp_path: Path) -> None:
         assert (tmp_path / "a" / relative).read_bytes() == (tmp_path / "b" / relative).read_bytes(), relative
 
 
-def test_manifest_hashes_every_file() -> None:
-    files = design_files(build_design(servers=128))
+def test_manifest_hashes_every_file(small_files: dict[str, bytes]) -> None:
+    files = small_files
     manifest = json.loads(files["manifest.json"])
     assert set(manifest["files"]) == set(files) - {"manifest.json"}
     for path, digest in manifest["files"].items():
@@ -79,7 +111,8 @@ def test_manifest_hashes_every_file() -> None:
 
 
 def test_cabling_and_addressing_tables_agree_with_the_design() -> None:
-    design = build_design(servers=512)
+    """A 3-tier fabric of 32 servers: every tier of link in the tables."""
+    design = build_design(servers=32, leaf="{model: generic-32x400g}", fabric_extra="tiers: 3")
     files = design_files(design)
     cabling = list(csv.DictReader(files["cabling.csv"].decode().splitlines()))
     assert len(cabling) == len(design.fabric.links)
@@ -140,8 +173,10 @@ def test_csv_bytes_quotes_a_carriage_return_and_neutralises_formulas() -> None:
     ]
 
 
-def test_write_replaces_the_folder_and_drift_sees_every_difference(tmp_path: Path) -> None:
-    files = design_files(build_design(servers=128))
+def test_write_replaces_the_folder_and_drift_sees_every_difference(
+    tmp_path: Path, small_files: dict[str, bytes]
+) -> None:
+    files = small_files
     target = tmp_path / "cluster"
     older = {"stale.txt": b"from an older build\n"}
     write({**older, "manifest.json": json.dumps({"tool": "designer", "files": {"stale.txt": ""}}).encode()}, target)
@@ -157,7 +192,7 @@ def test_write_replaces_the_folder_and_drift_sees_every_difference(tmp_path: Pat
 
 def test_builds_last_line_says_to_read_summary_md_first(tmp_path: Path) -> None:
     target = tmp_path / "out"
-    code, out, err = run_cli("build", str(EXAMPLE), "-o", str(target))
+    code, out, err = run_cli("build", str(SMALL_INTENT), "-o", str(target))
     assert (code, err) == (0, "")
     files = [path for path in target.rglob("*") if path.is_file()]
     megabytes = sum(path.stat().st_size for path in files) / 1e6
@@ -169,12 +204,12 @@ def test_builds_last_line_says_to_read_summary_md_first(tmp_path: Path) -> None:
 
 def test_build_check_is_the_drift_gate(tmp_path: Path) -> None:
     target = tmp_path / "out"
-    assert run_cli("build", "--check", str(EXAMPLE), "-o", str(target))[0] == 1
-    assert run_cli("build", str(EXAMPLE), "-o", str(target))[0] == 0
-    code, out, _ = run_cli("build", "--check", str(EXAMPLE), "-o", str(target))
+    assert run_cli("build", "--check", str(SMALL_INTENT), "-o", str(target))[0] == 1
+    assert run_cli("build", str(SMALL_INTENT), "-o", str(target))[0] == 0
+    code, out, _ = run_cli("build", "--check", str(SMALL_INTENT), "-o", str(target))
     assert code == 0 and "matches" in out
     (target / "asn.csv").write_text("device,role,plane,pod,asn\n")
-    code, _, err = run_cli("build", "--check", str(EXAMPLE), "-o", str(target))
+    code, _, err = run_cli("build", "--check", str(SMALL_INTENT), "-o", str(target))
     assert code == 1 and "changed: asn.csv" in err
 
 
@@ -220,33 +255,36 @@ def test_plan_writes_nothing(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) ->
 
 
 @pytest.mark.parametrize("workers", [1, 2, 3])
-def test_workers_write_the_same_files_as_the_in_memory_build(tmp_path: Path, workers: int) -> None:
+def test_workers_write_the_same_files_as_the_in_memory_build(
+    tmp_path: Path, workers: int, small_design: Design, small_files: dict[str, bytes]
+) -> None:
     """Configurations rendered by forked workers that write their own files: the same bytes as design_files, and
     the files and bytes by part they tell the same as the files on disk."""
-    design = build(ROOT / "intents" / "cluster.yaml")
+    design, files = small_design, small_files
     sizes = write_design(design, tmp_path, workers=workers)
     on_disk = {str(path.relative_to(tmp_path)): path.read_bytes() for path in tmp_path.rglob("*") if path.is_file()}
-    assert on_disk == design_files(design)
+    assert on_disk == files
     assert sizes == part_sizes(tmp_path)  # told by the writers, the same as each file's stat
     assert sum(count for count, _ in sizes.values()) == len(on_disk)
 
 
-def test_a_template_error_in_a_worker_stops_the_build_with_its_message(tmp_path: Path) -> None:
+def test_a_template_error_in_a_worker_stops_the_build_with_its_message(tmp_path: Path, small_design: Design) -> None:
     overrides = tmp_path / "templates" / "frr"
     overrides.mkdir(parents=True)
     (overrides / "interfaces.j2").write_text("{{ 1 // 0 }}\n")
-    design = build(ROOT / "intents" / "cluster.yaml")
+    design = small_design
     with pytest.raises(TemplateError) as caught:
         write_design(design, tmp_path / "out", tmp_path / "templates", workers=2)
     assert "interfaces.j2:1" in str(caught.value) and "ZeroDivisionError" in str(caught.value)
 
 
-def test_build_check_lists_what_drift_lists_of_the_files_made_in_memory(tmp_path: Path) -> None:
+def test_build_check_lists_what_drift_lists_of_the_files_made_in_memory(
+    tmp_path: Path, small_design: Design, small_files: dict[str, bytes]
+) -> None:
     """``build --check`` renders and compares the switch and server files in forked workers (``build_and_check``,
     ``check_design``): its list must be drift's over ``design_files`` after a config, a server file, a review file
     and the manifest are changed or removed and files and folders are added."""
-    design = build_design(servers=32, leaf="{model: generic-32x400g}")
-    files = design_files(design)
+    design, files = small_design, small_files
     target = tmp_path / "out"
     write(files, target)
     assert check_design(design, target, workers=2) == [] == drift(files, target)

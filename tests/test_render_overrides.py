@@ -104,7 +104,7 @@ def test_missing_shipped_templates_are_a_missing_prerequisite(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
     monkeypatch.setattr("designer.render.environment.SHIPPED_TEMPLATES", tmp_path / "gone")
-    code = main(["build", str(ROOT / "intents" / "cluster.yaml"), "-o", str(tmp_path / "out")])
+    code = main(["build", str(INTENT), "-o", str(tmp_path / "out")])
     assert code == 2
     assert "pip install -e ." in capsys.readouterr().err
     assert not (tmp_path / "out").exists()

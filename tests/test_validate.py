@@ -7,6 +7,7 @@ from __future__ import annotations
 import copy
 import importlib.util
 import json
+import shutil
 import sys
 from collections.abc import Callable
 from pathlib import Path
@@ -15,7 +16,6 @@ from typing import Any
 import pytest
 
 from designer.cli import main
-from designer.pipeline import build
 from designer.render import render_configs
 from designer.resources import sonic_yang_models
 from designer.verify.parsers import (
@@ -265,12 +265,25 @@ def build_output(tmp_path: Path) -> Path:
     return output
 
 
+@pytest.fixture(scope="module")
+def built(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """tests/intents/small-2tier.yaml built once by the command line (read as is, or copied to be changed)."""
+    return build_output(tmp_path_factory.mktemp("validate"))
+
+
+def copy_of(built: Path, tmp_path: Path) -> Path:
+    """A copy of the build at ``tmp_path/out``, to change."""
+    output = tmp_path / "out"
+    shutil.copytree(built, output)
+    return output
+
+
 @needs(VTYSH)
 def test_validate_configs_passes_a_build_and_fails_a_tampered_one(
-    yang: SonicYang, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+    yang: SonicYang, tmp_path: Path, built: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    output = build_output(tmp_path)
-    design = build(ROOT / "tests" / "intents" / "small-2tier.yaml")
+    output = copy_of(built, tmp_path)
+    design = small("small-2tier")[0]
     capsys.readouterr()
     assert main(["validate-configs", str(output)]) == 0
     report = capsys.readouterr().out
@@ -296,9 +309,9 @@ def test_validate_configs_passes_a_build_and_fails_a_tampered_one(
 
 
 def test_validate_configs_says_what_to_install_when_a_parser_is_missing(
-    yang: SonicYang, tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+    yang: SonicYang, tmp_path: Path, built: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    output = build_output(tmp_path)
+    output = copy_of(built, tmp_path)
     capsys.readouterr()
     assert main(["validate-configs", str(output), "--yang-dir", str(tmp_path)]) == 2
     assert "no SONiC YANG models (*.yang) in" in capsys.readouterr().err
@@ -306,7 +319,7 @@ def test_validate_configs_says_what_to_install_when_a_parser_is_missing(
     assert main(["validate-configs", str(output)]) == 2
     captured = capsys.readouterr()
     assert "apt-get install frr libyang2-dev && pip install libyang==2.8.0" in captured.err
-    switches = len(build(ROOT / "tests" / "intents" / "small-2tier.yaml").fabric.switches())
+    switches = len(small("small-2tier")[0].fabric.switches())
     assert f"sonic-yang: {switches} of {switches} files valid" in captured.out  # the parser that is there ran
     assert main(["validate-configs", str(tmp_path)]) == 2
     assert "has no configs/ folder" in capsys.readouterr().err
@@ -334,9 +347,9 @@ def test_leaf_lists_and_booleans_take_sonic_config_db_spelling(yang: SonicYang) 
 
 @needs(VTYSH)
 def test_yang_dir_option_wins_over_the_environment(
-    yang: SonicYang, tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+    yang: SonicYang, tmp_path: Path, built: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    output = build_output(tmp_path)
+    output = copy_of(built, tmp_path)
     models = sonic_yang_models()
     monkeypatch.setenv(YANG_ENV, str(tmp_path / "nowhere"))
     assert default_yang_dir() == tmp_path / "nowhere"
@@ -360,13 +373,13 @@ def test_config_dbs_checked_in_worker_processes_give_the_same_verdicts(yang: Son
 
 @needs(NVUESCHEMA)
 def test_validate_configs_checks_nvue_files_against_nvidias_schema_of_their_release(
-    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+    tmp_path: Path, built: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     """Every NVUE file of a build passes NVIDIA's NVUE OpenAPI schema of the release the folder's intent names
     (5.18 by default; PyPI nvueschema's models of it); a value of the wrong type and a key the schema does not
     have fail the file (exit 1), each named by line and ``nv set`` path."""
-    output = build_output(tmp_path)
-    switches = len(build(ROOT / "tests" / "intents" / "small-2tier.yaml").fabric.switches())
+    output = copy_of(built, tmp_path)
+    switches = len(small("small-2tier")[0].fabric.switches())
     report = validate_output(output)
     checked = [verdict for verdict in report.verdicts if verdict.parser == NVUE]
     assert len(checked) == switches and all(verdict.ok for verdict in checked), report.text()
@@ -397,11 +410,11 @@ def test_validate_configs_checks_nvue_files_against_nvidias_schema_of_their_rele
 
 @needs(NVUESCHEMA)
 def test_validate_configs_says_what_to_install_for_nvue_and_which_releases_have_no_schema(
-    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+    tmp_path: Path, built: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """Without nvueschema the NVUE files are a missing prerequisite (exit 2 with the install line), as without
     libyang or vtysh; a release nvueschema 0.1.0 has no schema for (5.19) leaves them counted as not checked."""
-    output = build_output(tmp_path)
+    output = copy_of(built, tmp_path)
     capsys.readouterr()
     monkeypatch.setitem(sys.modules, "nvueschema", None)
     monkeypatch.setitem(sys.modules, "nvueschema.models", None)
