@@ -1,4 +1,5 @@
-"""The benchmark scripts still run: each sized one at the smallest size, one run, printing its table row."""
+"""The benchmark scripts still run: each sized one at the smallest size (:data:`SMALLEST`), one run, printing its
+table row."""
 
 from __future__ import annotations
 
@@ -12,6 +13,7 @@ from pathlib import Path
 import pytest
 
 from benchmarks.common import INTENT
+from designer.design import Design
 from designer.export import avd as avd_export
 from designer.pipeline import build
 from designer.render import eos, render_configs
@@ -20,6 +22,10 @@ from tests.conftest import ROOT
 from tests.prerequisites import PYAVD, VALIDATORS, needs
 
 pytestmark = pytest.mark.meta
+
+SMALLEST = 256
+"""GPUs of each sized script's one row (32 servers: 12 switches): below the scripts' own default sizes, given with
+``--sizes``; a script's fixed costs (its fresh processes, their imports) dominate at any smaller size."""
 
 SIZED = [
     "bench_analyze",
@@ -52,8 +58,8 @@ def printed_by(script: str, *args: str) -> str:
 
 @pytest.mark.parametrize("script", SIZED)
 def test_sized_benchmark_prints_a_row_for_the_smallest_size(script: str) -> None:
-    printed = printed_by(script, "--runs", "1", "--sizes", "1024")
-    rows = [line for line in printed.splitlines() if line.startswith("| 1,024 |")]
+    printed = printed_by(script, "--runs", "1", "--sizes", str(SMALLEST))
+    rows = [line for line in printed.splitlines() if line.startswith(f"| {SMALLEST:,} |")]
     assert len(rows) == 1, printed
 
 
@@ -82,6 +88,14 @@ def test_verify_benchmark_parses_its_options() -> None:
 NEED_PYAVD = "bench_avd needs Arista's pyavd: pip install pyavd (or pip install '.[test]')"
 
 
+@pytest.fixture(scope="module")
+def bench_256(tmp_path_factory: pytest.TempPathFactory) -> Design:
+    """bench_avd's intent at 256 GPUs (``targets: [eos]``), built; tests read it and never change it."""
+    intent = tmp_path_factory.mktemp("bench-avd") / "bench-256.yaml"
+    intent.write_text(INTENT.format(gpus=256) + "targets: [eos]\n")
+    return build(intent)
+
+
 @needs(PYAVD)
 def test_avd_benchmark_prints_a_row_at_a_tiny_size() -> None:
     printed = printed_by("bench_avd", "--runs", "1", "--sizes", "256")
@@ -91,7 +105,7 @@ def test_avd_benchmark_prints_a_row_at_a_tiny_size() -> None:
 
 @needs(PYAVD)
 def test_the_avd_inventory_builds_the_same_fabric_through_aristas_pipeline(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+    bench_256: Design, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """bench_avd's claim: its AVD inventory (``designer export avd``'s inputs), run through Arista's own pipeline
     (pyavd, Apache-2.0, Arista Networks, https://github.com/aristanetworks/avd: validate_inputs, get_avd_facts,
@@ -100,9 +114,7 @@ def test_the_avd_inventory_builds_the_same_fabric_through_aristas_pipeline(
     differs."""
     monkeypatch.syspath_prepend(str(ROOT / "benchmarks"))
     bench_avd = importlib.import_module("bench_avd")
-    intent = tmp_path / "bench-256.yaml"
-    intent.write_text(INTENT.format(gpus=256) + "targets: [eos]\n")
-    design = build(intent)
+    design = bench_256
     inventory = tmp_path / "inventory.json"
     inventory.write_text(json.dumps(avd_export.inputs(design)))
     arista, ours = tmp_path / "avd", tmp_path / "eos"
@@ -151,13 +163,11 @@ def test_the_avd_inventory_builds_the_same_fabric_through_aristas_pipeline(
 
 @needs(PYAVD)
 def test_the_avd_benchmark_refuses_an_inventory_arista_would_not_take(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+    bench_256: Design, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     monkeypatch.syspath_prepend(str(ROOT / "benchmarks"))
     bench_avd = importlib.import_module("bench_avd")
-    intent = tmp_path / "bench-256.yaml"
-    intent.write_text(INTENT.format(gpus=256) + "targets: [eos]\n")
-    inputs = avd_export.inputs(build(intent))
+    inputs = avd_export.inputs(bench_256)
     inputs["p0-su0-r0-leaf"]["l3leaf"]["nodes"][0]["uplink_switchs"] = ["p0-spine0"]  # not a key of AVD's schema
     inventory = tmp_path / "inventory.json"
     inventory.write_text(json.dumps(inputs))

@@ -41,6 +41,8 @@ FOUR_NETWORKS = (ROOT / "intents" / "enterprise-four-networks.yaml").read_text()
 EVERY_TARGET = "targets: [sonic, frr, eos, nvue]"
 HAVE_NVUESCHEMA = importlib.util.find_spec("nvueschema") is not None
 NEED_NVUESCHEMA = "NVIDIA's NVUE schema is needed: pip install 'nvueschema>=0.1,<0.2' (or pip install '.[test]')"
+SAFE_LOADER = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+"""PyYAML's safe loader, with libyaml's parser where PyYAML has it."""
 
 
 @cache
@@ -169,7 +171,7 @@ def nvue_paths(text: str) -> set[tuple[str, ...]]:
         elif node is not None:
             paths.add((*path, str(node)))
 
-    walk(yaml.safe_load(text)[0]["set"], ())
+    walk(yaml.load(text, Loader=SAFE_LOADER)[0]["set"], ())
     return paths
 
 

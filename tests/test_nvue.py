@@ -21,7 +21,7 @@ import yaml
 from designer.catalog import catalog
 from designer.design import Design
 from designer.pipeline import build, validated_intent
-from designer.render import render_configs
+from designer.render import Renderer, rendered
 from designer.render.nvue import watchdog_polls
 from designer.verify.nvue import nvueschema_releases as schema_releases
 from designer.verify.nvue import problems as schema_problems
@@ -147,9 +147,19 @@ def flatten(node: Any, path: tuple[str, ...] = ()) -> Iterator[tuple[tuple[str, 
         yield path, None if node == {} else str(node)
 
 
+BASE_LOADER = getattr(yaml, "CBaseLoader", yaml.BaseLoader)
+SAFE_LOADER = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+"""PyYAML's loaders, with libyaml's parser where PyYAML has it."""
+
+
+def safe_load(text: str) -> Any:
+    """``text`` as :func:`yaml.safe_load` reads it (YAML 1.1: ``on`` is true)."""
+    return yaml.load(text, Loader=SAFE_LOADER)
+
+
 def _document(text: str) -> dict[str, Any]:
     """The ``set`` tree of a startup.yaml, every value as written (YAML 1.1 would turn ``on`` into true)."""
-    (document,) = yaml.load(text, Loader=yaml.BaseLoader)
+    (document,) = yaml.load(text, Loader=BASE_LOADER)
     return document["set"]
 
 
@@ -183,9 +193,15 @@ def unknown_paths(text: str, release: str) -> list[str]:
     ]
 
 
+@cache
+def renderer(release: str | None = None) -> Renderer:
+    """The NVUE renderer of ``release`` (None: the default release), each template compiled once for every design
+    (a shared block's text is kept by its template and the values of its variables)."""
+    return Renderer(options={"nvue": {"release": release}} if release else None)
+
+
 def nvue_files(design: Design, release: str | None = None) -> dict[str, str]:
-    options = {"nvue": {"release": release}} if release else None
-    return {path: data.decode() for path, data in render_configs(design.configs, ["nvue"], options=options).items()}
+    return {path: data.decode() for path, data in rendered(design.configs, ["nvue"], renderer(release))}
 
 
 JUNIPER = "qos: {profile: juniper, queue_bytes: 3145728}"
@@ -217,15 +233,21 @@ def design_of(name: str) -> Design:
     return DESIGNS[name]()
 
 
+@cache
+def first_of_each_role(name: str, release: str) -> dict[str, str]:
+    """The NVUE files of the first switch of each role of design ``name`` for ``release``, by output path."""
+    first = {device.role: device for device in reversed(design_of(name).configs)}
+    return {path: data.decode() for path, data in rendered(first.values(), ["nvue"], renderer(release))}
+
+
 @pytest.mark.parametrize("release", RELEASES)
 @pytest.mark.parametrize("name", DESIGNS)
 def test_every_startup_yaml_uses_only_paths_of_nvidias_reference(name: str, release: str) -> None:
     design = design_of(name)
-    first = {device.role: device for device in reversed(design.configs)}  # the first switch of each role
-    files = render_configs(first.values(), ["nvue"], options={"nvue": {"release": release}})
+    files = first_of_each_role(name, release)  # the first switch of each role
     assert len(files) == len({device.role for device in design.configs})
-    for path, data in files.items():
-        assert unknown_paths(data.decode(), release) == [], path
+    for path, text in files.items():
+        assert unknown_paths(text, release) == [], path
 
 
 def test_every_switch_of_a_design_passes_the_path_check() -> None:
@@ -440,9 +462,9 @@ def test_the_hash_reads_the_five_tuple_with_the_switch_seed_and_adaptive_routing
     release: str, on: str, state: str
 ) -> None:
     design = design_of("adaptive routing, seed per switch")
-    on = yaml.safe_load(on)  # YAML 1.1 reads the 5.14 form as a boolean, as it reads every other "on" we write
+    on = safe_load(on)  # YAML 1.1 reads the 5.14 form as a boolean, as it reads every other "on" we write
     for device, text in zip(design.configs, nvue_files(design, release).values(), strict=True):
-        document = yaml.safe_load(text)[0]["set"]
+        document = safe_load(text)[0]["set"]
         forwarding = document["system"]["forwarding"]
         assert forwarding["ecmp-hash"] == {
             field: on for field in ("source-ip", "destination-ip", "ip-protocol", "source-port", "destination-port")
@@ -475,16 +497,14 @@ def test_every_startup_yaml_passes_nvidias_openapi_schema_of_its_release(name: s
     Bidirectional-Forwarding-Detection-BFD.md, "nv set vrf default router bgp neighbor swp51 bfd profile BFD1",
     and ``nv show ... neighbor swp51 bfd`` shows only ``profile``)."""
     assert release in schema_releases()
-    design = design_of(name)
-    first = {device.role: device for device in reversed(design.configs)}
-    for path, data in render_configs(first.values(), ["nvue"], options={"nvue": {"release": release}}).items():
-        assert schema_problems(data.decode(), release) == [], path
+    for path, text in first_of_each_role(name, release).items():
+        assert schema_problems(text, release) == [], path
 
 
 def test_an_unnumbered_nvue_switch_peers_by_port_and_its_fabric_ports_have_no_address() -> None:
     design = design_of("unnumbered, 3 tiers")
     leaf = next(device for device in design.configs if device.role == "leaf")
-    document = yaml.safe_load(nvue_files(design)[f"configs/nvue/{leaf.hostname}.yaml"])[0]["set"]
+    document = safe_load(nvue_files(design)[f"configs/nvue/{leaf.hostname}.yaml"])[0]["set"]
     neighbors = document["vrf"]["default"]["router"]["bgp"]["neighbor"]
     uplinks = [interface for interface in leaf.interfaces if interface.role == "fabric"]
     assert sorted(neighbors) == sorted(leaf.os_port_name("nvue", interface) for interface in uplinks)
@@ -507,7 +527,7 @@ def test_numbers_nvue_keeps_as_text_are_quoted() -> None:
     ``lanes-per-port (1|2|4|8)`` (content/nvue-reference/Set-and-Unset-Commands/QoS.md)."""
     design = design_of("juniper on sn5600")
     text = nvue_files(design)[f"configs/nvue/{design.configs[0].hostname}.yaml"]
-    document = yaml.safe_load(text)[0]["set"]
+    document = safe_load(text)[0]["set"]
     qos = document["qos"]
     assert list(qos["mapping"]["default-global"]["dscp"]) == [str(dscp) for dscp in range(64)]
     assert list(qos["egress-queue-mapping"]["default-global"]["switch-priority"]) == [str(sp) for sp in range(8)]

@@ -15,6 +15,8 @@ from pathlib import Path
 
 import pytest
 import yaml
+from build import ProjectBuilder
+from build.env import DefaultIsolatedEnv
 
 from designer.resources import shipped_templates, sonic_yang_models
 from tests.conftest import ROOT
@@ -75,19 +77,24 @@ def test_an_install_builds_from_another_directory(tmp_path: Path) -> None:
 
 def built_distributions(tmp_path: Path) -> Path:
     """The folder of this checkout's sdist and wheel: the one .ci/run built moments before for its wheel smoke test
-    ($DESIGNER_TEST_DIST), else one built here from a copy of the checkout."""
+    ($DESIGNER_TEST_DIST), else one built here from a copy of the checkout as ``python -m build`` builds them (the
+    sdist, then the wheel from that sdist, by the backend pyproject names, in an isolated environment), the two
+    sharing one environment."""
     if os.environ.get("DESIGNER_TEST_DIST"):
         return Path(os.environ["DESIGNER_TEST_DIST"])
-    source = tmp_path / "source"
+    source, dist, unpacked = tmp_path / "source", tmp_path / "dist", tmp_path / "unpacked"
     shutil.copytree(ROOT, source, ignore=build_ignore)
-    result = subprocess.run(
-        [sys.executable, "-m", "build", "-o", str(tmp_path / "dist"), str(source)],
-        capture_output=True,
-        text=True,
-        timeout=600,
-    )
-    assert result.returncode == 0, result.stdout + result.stderr
-    return tmp_path / "dist"
+    with DefaultIsolatedEnv() as env:
+        builder = ProjectBuilder.from_isolated_env(env, source)
+        env.install(builder.build_system_requires)
+        env.install(builder.get_requires_for_build("sdist"))
+        with tarfile.open(builder.build("sdist", dist)) as archive:
+            archive.extractall(unpacked, filter="data")
+        (extracted,) = unpacked.iterdir()
+        from_sdist = ProjectBuilder.from_isolated_env(env, extracted)
+        env.install(from_sdist.get_requires_for_build("wheel"))
+        from_sdist.build("wheel", dist)
+    return dist
 
 
 @pytest.mark.slow

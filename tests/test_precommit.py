@@ -23,7 +23,8 @@ SMALL = {"servers": 32, "leaf": "{model: generic-32x400g}"}
 class Repo:
     """A git repository with the hook installed, and ``designer`` from this checkout on the PATH."""
 
-    def __init__(self, path: Path):
+    def __init__(self, path: Path, new: bool = True):
+        """A new repository at ``path``, or with ``new`` false the one already there."""
         self.path = path
         self.env = {
             **os.environ,
@@ -35,10 +36,17 @@ class Repo:
             "GIT_COMMITTER_NAME": "t",
             "GIT_COMMITTER_EMAIL": "t@example.com",
         }
+        if not new:
+            return
         path.mkdir(parents=True)
         self.git("init", "-q")
         shutil.copy(HOOK, path / ".git" / "hooks" / "pre-commit")
         (path / "intents").mkdir()
+
+    def copy(self, path: Path) -> Repo:
+        """A copy of this repository at ``path``: its history, index, hook and working tree."""
+        shutil.copytree(self.path, path, symlinks=True)
+        return Repo(path, new=False)
 
     def git(self, *args: str) -> subprocess.CompletedProcess[str]:
         return subprocess.run(["git", *args], cwd=self.path, env=self.env, capture_output=True, text=True, check=False)
@@ -61,16 +69,29 @@ class Repo:
         return self.git("commit", "-q", "-m", message)
 
 
-@pytest.fixture
-def repo(tmp_path: Path) -> Repo:
+@pytest.fixture(scope="module")
+def built(tmp_path_factory: pytest.TempPathFactory) -> Repo:
+    """A repository whose intent is built, nothing staged yet; tests work on copies of it."""
     assert os.access(HOOK, os.X_OK)
-    made = Repo(tmp_path / "repo")
+    made = Repo(tmp_path_factory.mktemp("built") / "repo")
     made.intent()
     assert made.build() == 0
+    return made
+
+
+@pytest.fixture(scope="module")
+def committed(built: Repo, tmp_path_factory: pytest.TempPathFactory) -> Repo:
+    """That repository with the intent and its outputs committed through the hook; tests work on copies of it."""
+    made = built.copy(tmp_path_factory.mktemp("committed") / "repo")
     made.git("add", "intents", "outputs")
     result = made.commit("first design")
     assert result.returncode == 0, result.stderr
     return made
+
+
+@pytest.fixture
+def repo(committed: Repo, tmp_path: Path) -> Repo:
+    return committed.copy(tmp_path / "repo")
 
 
 def test_staged_drift_is_refused_even_when_the_working_tree_matches(repo: Repo) -> None:
@@ -108,10 +129,8 @@ def test_a_staged_intent_whose_checks_fail_is_refused(repo: Repo) -> None:
     assert " info: " not in result.stderr
 
 
-def test_an_intent_whose_outputs_were_never_staged_is_refused(tmp_path: Path) -> None:
-    fresh = Repo(tmp_path / "fresh")
-    fresh.intent()
-    assert fresh.build() == 0
+def test_an_intent_whose_outputs_were_never_staged_is_refused(built: Repo, tmp_path: Path) -> None:
+    fresh = built.copy(tmp_path / "fresh")
     fresh.git("add", "intents")
     result = fresh.commit("intent without its outputs")
     assert result.returncode != 0 and "missing: outputs/small/" in result.stderr

@@ -38,11 +38,24 @@ def shared() -> Iterator[Path]:
     shutil.rmtree(folder)
 
 
-def tampered_output(folder: Path) -> tuple[Path, list[Path]]:
-    """A build whose leaf config, after ``end``, asks vtysh to open files (in ``folder``, in the output itself,
-    in /tmp) and another whose extra line FRR refuses; returns the output and the files no vtysh may create."""
+@pytest.fixture(scope="module")
+def built(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """small-2tier built once with FRR's configurations only (the walls are vtysh's; the parsers of the other
+    targets are libraries that run no program); each test tampers with a copy of it."""
+    work = tmp_path_factory.mktemp("walls")
+    intent = work / "small-2tier.yaml"
+    intent.write_text((ROOT / "tests" / "intents" / "small-2tier.yaml").read_text() + "targets: [frr]\n")
+    assert main(["build", str(intent), "-o", str(work / "small-2tier")]) == 0
+    assert sorted(path.name for path in (work / "small-2tier" / "configs").iterdir()) == ["frr", "sysctl"]
+    return work / "small-2tier"
+
+
+def tampered_output(folder: Path, built: Path) -> tuple[Path, list[Path]]:
+    """A copy in ``folder`` of the build ``built`` whose leaf config, after ``end``, asks vtysh to open files (in
+    ``folder``, in the output itself, in /tmp) and another whose extra line FRR refuses; returns the output and the
+    files no vtysh may create."""
     output = folder / "out"
-    assert main(["build", str(ROOT / "tests" / "intents" / "small-2tier.yaml"), "-o", str(output)]) == 0
+    shutil.copytree(built, output)
     frr = output / "configs" / "frr"
     targets = [folder / "PWNED", frr / "PWNED", Path("/tmp") / f"{folder.name}-PWNED"]
     leaf = frr / f"{LEAF}.conf"
@@ -63,8 +76,10 @@ def assert_walled(output: Path, targets: list[Path], exit_code: int, report: str
 
 
 @needs(AS_ROOT)
-def test_validate_configs_as_root_lets_no_config_write_a_file(shared: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    output, targets = tampered_output(shared)
+def test_validate_configs_as_root_lets_no_config_write_a_file(
+    shared: Path, built: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    output, targets = tampered_output(shared, built)
     capsys.readouterr()
     code = main(["validate-configs", str(output)])
     assert_walled(output, targets, code, capsys.readouterr().out)
@@ -103,10 +118,10 @@ def python_for_nobody() -> str:
 
 
 @needs(AS_ROOT)
-def test_an_ordinary_users_sandbox_lets_no_config_write_a_file(shared: Path) -> None:
+def test_an_ordinary_users_sandbox_lets_no_config_write_a_file(shared: Path, built: Path) -> None:
     """The sandbox as check_frr starts it for an ordinary user, run by nobody: verdicts, and no file written."""
     python = python_for_nobody()
-    output, targets = tampered_output(shared)
+    output, targets = tampered_output(shared, built)
     frr = output / "configs" / "frr"
     configs = [
         (frr / f"{LEAF}.conf").read_text(),
@@ -120,22 +135,22 @@ def test_an_ordinary_users_sandbox_lets_no_config_write_a_file(shared: Path) -> 
 
 
 @needs(AS_ROOT)
-def test_validate_configs_as_an_ordinary_user_lets_no_config_write_a_file(shared: Path) -> None:
+def test_validate_configs_as_an_ordinary_user_lets_no_config_write_a_file(shared: Path, built: Path) -> None:
     if python_for_nobody() != sys.executable:
         pytest.skip(f"{USER} may not start this Python ({sys.executable}); the sandbox alone is tested as {USER}")
-    output, targets = tampered_output(shared)
+    output, targets = tampered_output(shared, built)
     run = as_nobody([sys.executable, "-c", CLI, "validate-configs", str(output)])
     assert_walled(output, targets, run.returncode, run.stdout + run.stderr)
 
 
 def test_without_walls_vtysh_never_runs_and_validate_configs_says_what_to_allow(
-    shared: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+    shared: Path, built: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """An ordinary user on a kernel that keeps user namespaces from ordinary users (an ``unshare`` that fails as
     it then does): exit 2 naming the setting, after the other parsers ran; no vtysh ran on the configs."""
     vtysh = shutil.which("vtysh")
     assert vtysh is not None
-    output, targets = tampered_output(shared)
+    output, targets = tampered_output(shared, built)
     programs = shared / "bin"
     programs.mkdir()
     (programs / "vtysh").symlink_to(str(vtysh))

@@ -14,7 +14,10 @@ from designer.analysis import collectives
 from designer.analysis.flows import Router, even_spread, job_connections, place, topology
 from designer.analysis.workload import HASHED, SPREAD, SPREAD_EFFICIENCY, WorkloadResult
 from designer.design import Design
+from designer.fabric import wire
+from designer.intent import parse_intent
 from designer.outputs.workloads import contract, detail
+from designer.sizing import size
 from tests.helpers import build_text, intent_text
 from tests.test_intent_errors import run_cli
 
@@ -159,17 +162,19 @@ def hop_by_hop(router: Router, sources: list[int], targets: list[int]) -> tuple[
 
 @pytest.mark.parametrize("server", ["dgx-h100", "dgx-b300"])
 def test_even_spread_is_the_hop_by_hop_split_on_three_tiers_with_switches_down(server: str) -> None:
-    design = build_text(
+    intent = parse_intent(
         intent_text(
             servers=64,
             server=server,
             leaf="{model: generic-32x400g}",
             spine="{model: generic-32x400g}",
             fabric_extra="tiers: 3",
-        )
+        ),
+        "test.yaml",
     )
-    top = topology(design.fabric)
-    switches = design.fabric.switches()
+    fabric = wire(intent, size(intent))
+    top = topology(fabric)
+    switches = fabric.switches()
     leaves = [index for index, device in enumerate(switches) if device.role == "leaf"]
     spines = [index for index, device in enumerate(switches) if device.role == "spine"]
     supers = [index for index, device in enumerate(switches) if device.role == "super_spine"]
