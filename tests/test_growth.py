@@ -74,9 +74,9 @@ def placed(
     return placed_text(intent(servers, server, envelope, extra=extra), models)
 
 
-FILES: dict[tuple[int, tuple[str, ...]], tuple[dict[str, bytes], set[str]]] = {}
-"""The files rendered so far of each design of this module (by its id: :func:`built` and :func:`placed` hold the
-designs) and targets, and the switches they are of."""
+FILES: dict[tuple[int, tuple[str, ...]], tuple[Design | Placed, dict[str, bytes], set[str]]] = {}
+"""The files rendered so far of each design of this module and targets (by the design's id, held beside them so
+that an id is never another design's), and the switches they are of."""
 
 
 def configs(
@@ -84,7 +84,10 @@ def configs(
 ) -> dict[str, bytes]:
     """The files of ``targets`` of every switch of ``design`` (with ``only``: of at least the switches it names, all
     a grown design's files are looked up by), each switch rendered once."""
-    files, done = FILES.setdefault((id(design), targets), ({}, set()))
+    held = FILES.get((id(design), targets))
+    if held is None or held[0] is not design:
+        held = FILES[id(design), targets] = (design, {}, set())
+    _, files, done = held
     todo = [
         config for config in design.configs if config.hostname not in done and (only is None or config.hostname in only)
     ]
