@@ -29,7 +29,7 @@ from designer.verify.parsers import ConfigDbError, check_sysctls
 from designer.verify.run import read_output
 from tests.conftest import ROOT
 from tests.helpers import build_text, intent_text
-from tests.prerequisites import HASH_SEED, PYAVD, needs
+from tests.prerequisites import HASH_SEED, LIBYANG, PYAVD, needs
 from tests.test_growth import H100_STEPS
 from tests.test_intent_errors import run_cli
 from tests.test_sonic import sonic_configs, sonic_yang
@@ -219,6 +219,7 @@ def test_a_target_is_offered_exactly_the_hashes_its_configuration_can_spell() ->
         assert set(catalog().targets[target].load_balancing.hashes) == can, target
 
 
+@needs(LIBYANG)
 def test_every_config_db_sets_the_five_tuple_hash_and_libyang_refuses_a_field_the_models_lack() -> None:
     yang = sonic_yang()
     design = three_tier()

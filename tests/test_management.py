@@ -34,7 +34,7 @@ from designer.verify.nvue import problems as nvue_problems
 from designer.verify.parsers import ConfigDbError
 from tests.conftest import ROOT, check_golden
 from tests.helpers import build_text
-from tests.prerequisites import NVUESCHEMA, PYAVD, needs
+from tests.prerequisites import LIBYANG, NVUESCHEMA, PYAVD, needs
 from tests.test_sonic import sonic_yang
 
 FOUR_NETWORKS = (ROOT / "intents" / "enterprise-four-networks.yaml").read_text()
@@ -212,6 +212,7 @@ def test_every_nvue_management_path_is_in_nvidias_schema_of_the_release(release:
     assert misplaced != text and nvue_problems(misplaced, release)
 
 
+@needs(LIBYANG)
 def test_every_sonic_management_table_validates_against_sonic_yang() -> None:
     yang = sonic_yang()
     design = four_networks()

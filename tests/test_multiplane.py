@@ -34,7 +34,7 @@ from designer.render.hosts import render_hosts
 from designer.verify.parsers import check_frr
 from tests.conftest import ROOT, check_golden
 from tests.helpers import build_text
-from tests.prerequisites import VTYSH, needs
+from tests.prerequisites import VALIDATORS, needs
 from tests.test_growth import GAINING, assert_only_added
 from tests.test_intent_errors import run_cli
 from tests.test_sonic import sonic_configs, sonic_yang
@@ -261,7 +261,7 @@ def test_multiplane_designs_match_the_golden_files(mode: str, update_golden: boo
         check_golden(folder / relative, data.decode(), update_golden)
 
 
-@needs(VTYSH)
+@needs(*VALIDATORS)
 def test_the_leaves_of_both_planes_pass_sonic_yang_and_frr(tmp_path: Path) -> None:
     """Each plane's leaves carry the same server /31s (hwplb); every switch's config_db.json validates against
     SONiC's YANG models (designer/data/sonic-yang, sonic-buildimage) and the first leaf of each plane's FRR file

@@ -25,7 +25,7 @@ from designer.verify import avd
 from designer.verify.nvue import problems as schema_problems
 from designer.verify.parsers import check_frr
 from tests.conftest import ROOT, check_golden
-from tests.prerequisites import NVUESCHEMA, PYAVD, VTYSH, needs
+from tests.prerequisites import LIBYANG, NVUESCHEMA, PYAVD, VTYSH, needs
 from tests.test_diff import review, section
 from tests.test_intent_errors import run_cli
 from tests.test_sonic import sonic_yang
@@ -195,6 +195,7 @@ def test_every_nvue_file_passes_nvidias_openapi_schema() -> None:
         assert schema_problems(files[f"configs/nvue/{name}.yaml"].decode(), release) == [], name
 
 
+@needs(LIBYANG)
 def test_every_config_db_validates_against_sonic_yang() -> None:
     yang = sonic_yang()
     result, files = built()
