@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.prerequisites import NAUTOBOT, TIERS, UNIT, prerequisites_of
+from tests.prerequisites import DECLARED, NAUTOBOT, TIERS, UNIT, prerequisites_of
 
 ROOT = Path(__file__).resolve().parent.parent
 IN_CI = os.environ.get("CI", "").lower() in {"1", "true", "yes"}
@@ -33,9 +33,12 @@ def pytest_configure(config: pytest.Config) -> None:
 @pytest.hookimpl(tryfirst=True)
 def pytest_runtest_setup(item: pytest.Item) -> None:
     """Before a test's fixtures are made: skip it (fail it under CI) when the machine lacks something it needs,
-    saying what to install. Each prerequisite is looked for once a run."""
+    saying what to install. Each prerequisite is looked for once a run. What it declared is written to
+    $DESIGNER_TEST_DECLARED for the helpers that check it (tests/prerequisites.py ``declared``)."""
     known = item.config.stash[MISSING]
-    for prerequisite in prerequisites_of(item):
+    prerequisites = prerequisites_of(item)
+    os.environ[DECLARED] = "\n".join(prerequisite.name for prerequisite in prerequisites)
+    for prerequisite in prerequisites:
         if prerequisite.name not in known:
             known[prerequisite.name] = prerequisite.missing()
         reason = known[prerequisite.name]

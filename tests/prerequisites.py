@@ -126,6 +126,20 @@ VALIDATORS = (LIBYANG, VTYSH)
 """Every validator designer validate-configs runs beside pyavd and nvueschema (which come with the test extra)."""
 
 
+DECLARED = "DESIGNER_TEST_DECLARED"
+"""Where tests/conftest.py writes the prerequisites the running test declared (their names, one a line)."""
+
+
+def declared(prerequisite: Prerequisite) -> None:
+    """Fail the running test unless it declared ``prerequisite``: called by the helpers that use one (the ibsim
+    simulation, SONiC's YANG models), so a test that forgets its ``needs`` fails on every machine, not only on one
+    that lacks the prerequisite. Outside a test run (no $DESIGNER_TEST_DECLARED) it does nothing."""
+    running = os.environ.get(DECLARED)
+    if running is not None and prerequisite.name not in running.split("\n"):
+        symbol = next(name for name, value in globals().items() if value is prerequisite)
+        pytest.fail(f"this test uses {prerequisite.name} without declaring it: add @needs({symbol})", pytrace=False)
+
+
 def prerequisites_of(item: pytest.Item) -> tuple[Prerequisite, ...]:
     """What ``item`` needs, each once: from its own, its class's and its module's ``needs`` markers, and from the
     fixtures it uses that its module lists in ``NEEDED_BY_FIXTURE`` (a fixture's name: what it needs)."""

@@ -32,7 +32,7 @@ from designer.sm_files import NAME_MAP, ROOTS, design_names, sm_files
 from designer.verify import subnet
 from designer.verify.subnet import forwarding, run, unreached
 from tests.conftest import ROOT
-from tests.prerequisites import IBSIM, needs
+from tests.prerequisites import IBSIM, declared, needs
 from tests.test_intent_errors import run_cli
 
 CANNED = ROOT / "tests" / "canned" / "infiniband-diags-44-ibnetdiscover-small-2tier.txt"
@@ -288,7 +288,8 @@ def test_a_file_in_no_known_format_is_refused(built: Path, tmp_path: Path) -> No
 def simulated(design: DesignNames, folder: Path) -> Iterator[tuple[dict[str, str], Callable[[str], None]]]:
     """ibsim running the net file of ``design`` (written into ``folder``), as ``designer verify`` runs it: the
     environment under which ``ibsim-run`` reaches it, and a function typing a command at its console (``Unlink
-    "<node>"`` takes a switch out, ``Unlink "<node>"[<port>]`` one cable)."""
+    "<node>"`` takes a switch out, ``Unlink "<node>"[<port>]`` one cable). Its callers declare IBSIM."""
+    declared(IBSIM)
     with subnet.simulated(design, folder) as simulation:
         yield simulation
 

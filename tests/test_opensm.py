@@ -158,6 +158,7 @@ def test_an_ibnetdiscover_port_number_is_read_as_nvidias_port_name(superpod: Pat
     assert design.reported(("su0-srv0", "nic0")) == ("su0-srv0", "nic0")
 
 
+@needs(IBSIM)
 def test_the_audit_of_a_discovered_ndr_fabric_names_quantum_2_ports(superpod: Path, tmp_path: Path) -> None:
     """The NDR design under ibsim, discovered by the real ibnetdiscover: as designed the audit matches every cable;
     with the spine ends of two leaves' first uplinks swapped, it names the two cables by NVIDIA's port names at both
@@ -213,6 +214,7 @@ def sweep(env: dict[str, str], folder: Path, conf: Path, log: Path) -> str:
     return routed
 
 
+@needs(IBSIM)
 def test_the_generated_configuration_routes_the_fabric_with_ftree(small: Path, tmp_path: Path) -> None:
     """As written: ftree, the subnet up, every HCA a LID, every leaf's forwarding table spreading the other leaves'
     HCAs evenly over all its uplinks, every HCA in the intent's partition as a full member, every pair routed."""
@@ -232,6 +234,7 @@ def test_the_generated_configuration_routes_the_fabric_with_ftree(small: Path, t
         every_hca_reaches_every_other(env, design)
 
 
+@needs(IBSIM)
 def test_with_the_root_guid_file_ftree_outlives_a_spine(small: Path, tmp_path: Path) -> None:
     """The generated opensm.conf with its root_guid_file line uncommented, pointing at the file written from the
     discovery: after a spine fails the re-sweep is still ftree and every pair is still routed."""
@@ -251,6 +254,7 @@ def test_with_the_root_guid_file_ftree_outlives_a_spine(small: Path, tmp_path: P
         every_hca_reaches_every_other(env, design)
 
 
+@needs(IBSIM)
 def test_the_ndr_superpod_is_routed_and_balanced(superpod: Path, tmp_path: Path) -> None:
     """The whole NDR design (48 switches, 1,024 HCAs, within ibsim's 256 switches and 13,312 ports): ftree, every
     leaf's 992 remote HCAs spread 31 to each of its 32 uplinks."""

@@ -28,7 +28,7 @@ from designer.resources import sonic_yang_models
 from designer.verify.parsers import SonicYang, check_frr
 from tests.conftest import ROOT
 from tests.helpers import build_text, intent_text
-from tests.prerequisites import LIBYANG, VTYSH, needs
+from tests.prerequisites import LIBYANG, VTYSH, declared, needs
 from tests.test_intent_errors import run_cli
 
 INTENTS = ("small-2tier", "small-3tier", "small-800g-uplinks", "small-unnumbered")
@@ -71,7 +71,8 @@ NEEDED_BY_FIXTURE = {"yang": (LIBYANG,)}
 
 
 def sonic_yang() -> SonicYang:
-    """SONiC's YANG models loaded with libyang (its callers need LIBYANG)."""
+    """SONiC's YANG models loaded with libyang (its callers declare LIBYANG)."""
+    declared(LIBYANG)
     return SonicYang(sonic_yang_models())
 
 

@@ -15,7 +15,18 @@ import pytest
 
 from tests import conftest
 from tests.conftest import ROOT
-from tests.prerequisites import LIBYANG, TIERS, UNIT, VTYSH, Prerequisite, needs, prerequisites_of
+from tests.prerequisites import (
+    DECLARED,
+    IBSIM,
+    LIBYANG,
+    TIERS,
+    UNIT,
+    VTYSH,
+    Prerequisite,
+    declared,
+    needs,
+    prerequisites_of,
+)
 
 pytestmark = pytest.mark.meta
 
@@ -131,3 +142,14 @@ def test_a_prerequisite_is_looked_for_once_a_run(
         conftest.pytest_runtest_setup(request.node)
     monkeypatch.delitem(request.config.stash[conftest.MISSING], counted.name)
     assert looks == ["looked"]
+
+
+def test_a_helper_using_a_prerequisite_fails_a_test_that_did_not_declare_it(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The running test's declarations reach the helpers (this test declares nothing); a helper that uses ibsim
+    fails a test without ``@needs(IBSIM)`` saying what to add, on a machine that has ibsim as on one that has not,
+    and lets a test that declared it through."""
+    assert os.environ[DECLARED] == ""
+    with pytest.raises(pytest.fail.Exception, match=r"uses ibsim and OpenSM without declaring it: add @needs\(IBSIM\)"):
+        declared(IBSIM)
+    monkeypatch.setenv(DECLARED, f"{LIBYANG.name}\n{IBSIM.name}")
+    declared(IBSIM)
