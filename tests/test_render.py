@@ -16,6 +16,7 @@ from dataclasses import dataclass, field
 from importlib import import_module
 from pathlib import Path
 
+import jinja2
 import pytest
 import yaml
 from jinja2 import meta
@@ -28,6 +29,7 @@ from designer.pipeline import build
 from designer.ports import os_port_names
 from designer.render import TARGETS, Renderer, render_configs
 from designer.render import rendered as rendered_files
+from designer.render.environment import CompiledCode
 from designer.render.targets import shared_blocks
 from tests.conftest import ROOT
 from tests.helpers import build_text, intent_text
@@ -397,20 +399,30 @@ def test_a_broken_frr_conf_fails_vtysh_at_its_line(rendered: Rendered, tmp_path:
     assert f"line {at + 1}:" in result.stdout + result.stderr
 
 
-def test_each_template_is_compiled_once_per_build(monkeypatch: pytest.MonkeyPatch) -> None:
+def test_each_template_is_compiled_once_per_process(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Once for the first build's first device (from an empty cache of compiled code), never again for the other
+    devices, nor for a later build of the same process."""
     design = build(INTENTS / "small-2tier.yaml")
-    renderer = Renderer()
+    code = CompiledCode()
     compiled: list[str | None] = []
-    original = renderer.environment.compile
 
-    def counting(source: str, name: str | None = None, *args: object, **kwargs: object) -> object:
-        compiled.append(name)
-        return original(source, name, *args, **kwargs)
+    def renderer() -> Renderer:
+        made = Renderer()
+        original = made.environment.compile
 
-    monkeypatch.setattr(renderer.environment, "compile", counting)
-    first = [renderer.render("frr", device) for device in design.configs]
+        def counting(source: str, name: str | None = None, *args: object, **kwargs: object) -> object:
+            compiled.append(name)
+            return original(source, name, *args, **kwargs)
+
+        monkeypatch.setattr(made.environment, "compile", counting)
+        monkeypatch.setattr(made.environment, "bytecode_cache", code)
+        return made
+
+    first_build = renderer()
+    first = [first_build.render("frr", device) for device in design.configs]
     assert sorted(compiled) == ["frr/bfd.j2", "frr/bgp.j2", "frr/frr.conf.j2", "frr/interfaces.j2", "frr/policy.j2"]
-    assert [renderer.render("frr", device) for device in design.configs] == first
+    assert [first_build.render("frr", device) for device in design.configs] == first
+    assert [renderer().render("frr", device) for device in design.configs] == first
     assert len(compiled) == 5
 
 
@@ -452,3 +464,28 @@ def test_ecn_and_watchdog_off_leave_them_out_everywhere() -> None:
     assert "congestion-control" not in qos and "pfc-watchdog" not in qos
     assert all("qos" not in body for body in document["set"]["interface"].values())
     assert qos["pfc"]["default-global"]["switch-priority"] == {"3": {}}
+
+
+def test_a_second_build_reuses_the_compiled_templates_and_an_edited_one_is_compiled_again() -> None:
+    """Jinja's bytecode cache protocol (jinja2.bccache): a template whose source is unchanged is not lexed, parsed
+    or compiled again by a later environment of the process; a changed source is, and renders its new text."""
+    compiled: list[str] = []
+
+    class Counting(jinja2.Environment):
+        def _parse(self, source: str, name: str | None, filename: str | None) -> jinja2.nodes.Template:
+            compiled.append(name or "")
+            return super()._parse(source, name, filename)
+
+    code, sources = CompiledCode(), {"a.j2": "{{ x }} one"}
+
+    def rendered() -> str:
+        environment = Counting(loader=jinja2.DictLoader(sources), bytecode_cache=code)
+        return environment.get_template("a.j2").render(x=1)
+
+    assert (rendered(), rendered(), compiled) == ("1 one", "1 one", ["a.j2"])
+    sources["a.j2"] = "{{ x }} two"
+    assert (rendered(), compiled) == ("1 two", ["a.j2", "a.j2"])
+    first, second = Renderer(), Renderer()  # two builds of the shipped templates: one compilation
+    entry = first.compiled("frr/frr.conf.j2")
+    assert "frr/frr.conf.j2" not in shared_blocks()  # its render function is Jinja's own, not a shared block's
+    assert entry.root_render_func.__code__ is second.compiled("frr/frr.conf.j2").root_render_func.__code__

@@ -30,6 +30,7 @@ import sys
 import threading
 import time
 from collections.abc import Callable, Hashable, Iterable, Iterator, Mapping, MutableMapping
+from functools import cache
 from itertools import islice
 from numbers import Number
 from pathlib import Path
@@ -38,6 +39,7 @@ from typing import Any, cast
 
 import jinja2
 from jinja2 import nodes
+from jinja2.bccache import Bucket
 from jinja2.compiler import CodeGenerator, Frame
 from jinja2.exceptions import SecurityError
 from jinja2.sandbox import ImmutableSandboxedEnvironment
@@ -245,6 +247,29 @@ def _result_size(operator: str, left: Any, right: Any) -> str | None:
     return f"{items:,} items" if items > MAX_ITEMS else None
 
 
+class CompiledCode(jinja2.BytecodeCache):
+    """Each shipped template's compiled code, by its name and source, for the life of the process: every build
+    after the first (explore's candidates, the Python API, a test session) reuses it instead of lexing, parsing and
+    compiling the templates again. Jinja keeps an entry only while the template's source is the one it came from."""
+
+    def __init__(self) -> None:
+        self.code: dict[str, tuple[str, Any]] = {}
+
+    def load_bytecode(self, bucket: Bucket) -> None:
+        found = self.code.get(bucket.key)
+        if found is not None and found[0] == bucket.checksum:
+            bucket.code = found[1]
+
+    def dump_bytecode(self, bucket: Bucket) -> None:
+        self.code[bucket.key] = (bucket.checksum, bucket.code)
+
+
+@cache
+def shipped_code() -> CompiledCode:
+    """The compiled code of the shipped templates, shared by every build of this process without user templates."""
+    return CompiledCode()
+
+
 class FolderLoader(jinja2.BaseLoader):
     """Templates from folders searched in order, read as regular UTF-8 files only: a symbolic link, FIFO or
     device anywhere below a folder is refused (a template never reads a file outside its folder). Each template it
@@ -339,6 +364,7 @@ class Renderer:
             lstrip_blocks=True,
             keep_trailing_newline=True,
             auto_reload=False,
+            bytecode_cache=None if self.overridden else shipped_code(),
             cache_size=-1,  # a plain dict: every {% include %} looks its template up without the LRU cache's lock
         )
         self.templates: dict[str, jinja2.Template] = {}
