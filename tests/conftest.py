@@ -75,10 +75,10 @@ def check_golden(path: Path, actual: str, update: bool) -> None:
 
 
 def pytest_collection_finish(session: pytest.Session) -> None:
-    """Start the Nautobot of tests/test_sync.py at once when the run holds any test that needs it (it migrates
-    for minutes while the tests before it run); tests/test_sync.py's ``lab`` fixture waits for it. Not in a
-    pytest-xdist worker: every worker collects every test, only one runs tests/test_sync.py, and it starts its lab
-    when it comes to it while the other worker goes on."""
+    """Start the Nautobot the sync tests share at once when the run holds any test that needs it (it starts for
+    a while as the tests before it run); tests/test_sync.py's ``lab`` fixture waits for it. Not in a pytest-xdist
+    worker: every worker collects every test, each file that syncs runs on one worker, which starts a lab of its
+    own when it comes to it."""
     from tests import nautobot_lab
 
     if (
@@ -97,10 +97,11 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
     """Each test's tier marker, before ``-m`` selects by it: ``lab``, ``sot``, ``vendor`` from what it needs
     (tests/prerequisites.py), ``meta`` from its module, ``unit`` when it carries none of the four.
 
-    In a pytest-xdist worker, tests/test_sync.py first, then the other files by their number of tests, the most
-    first (every worker sorts alike, so the collections still agree; pyproject turns xdist's own reordering, which
-    would put the largest file first, off): the worker that takes tests/test_sync.py starts its Nautobot at once,
-    and the other works through the rest meanwhile, as the early start does in a run of one process."""
+    In a pytest-xdist worker, the files that sync into Nautobot first (tests/test_sync.py, tests/test_sync_shapes.py),
+    then the other files by their number of tests, the most first (every worker sorts alike, so the collections
+    still agree; pyproject turns xdist's own reordering, which would put the largest file first, off): the workers
+    that take them start their Nautobots at once, and work through the rest afterwards, as the early start does in
+    a run of one process."""
     for item in items:
         for tier in sorted({prerequisite.tier for prerequisite in prerequisites_of(item)} & set(TIERS)):
             item.add_marker(tier)
@@ -108,9 +109,10 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
             item.add_marker(UNIT)
     if os.environ.get("PYTEST_XDIST_WORKER"):
         per_file = Counter(item.nodeid.split("::", 1)[0] for item in items)
+        syncing = {item.nodeid.split("::", 1)[0] for item in items if NAUTOBOT in prerequisites_of(item)}
         items.sort(
             key=lambda item: (
-                not item.nodeid.startswith("tests/test_sync.py"),
+                item.nodeid.split("::", 1)[0] not in syncing,
                 -per_file[item.nodeid.split("::", 1)[0]],
                 item.nodeid.split("::", 1)[0],
             )
