@@ -10,6 +10,7 @@ import os
 import subprocess
 import sys
 from pathlib import Path
+from types import SimpleNamespace
 
 import pytest
 
@@ -153,3 +154,19 @@ def test_a_helper_using_a_prerequisite_fails_a_test_that_did_not_declare_it(monk
         declared(IBSIM)
     monkeypatch.setenv(DECLARED, f"{LIBYANG.name}\n{IBSIM.name}")
     declared(IBSIM)
+
+
+@pytest.mark.parametrize(
+    ("selected", "more"), [("", 1), ("unit", 0), ("unit or vendor", 0), ("lab", 1), ("sot and not slow", 1)]
+)
+def test_a_run_that_may_hold_labs_gets_a_worker_more_than_the_cores(
+    monkeypatch: pytest.MonkeyPatch, selected: str, more: int
+) -> None:
+    """``-n auto``: one worker a core for the CPU-bound tiers, one more where lab and Nautobot tests may wait on
+    their daemons; $PYTEST_XDIST_AUTO_NUM_WORKERS is left to pytest-xdist."""
+    config = SimpleNamespace(option=SimpleNamespace(markexpr=selected))
+    monkeypatch.delenv("PYTEST_XDIST_AUTO_NUM_WORKERS", raising=False)
+    cores = len(os.sched_getaffinity(0))
+    assert conftest.pytest_xdist_auto_num_workers(config) == cores + more  # type: ignore[arg-type]
+    monkeypatch.setenv("PYTEST_XDIST_AUTO_NUM_WORKERS", "7")
+    assert conftest.pytest_xdist_auto_num_workers(config) is None  # type: ignore[arg-type]
