@@ -132,6 +132,15 @@ class SwitchEntryDoc(Section):
     hash_line_unknown: list[Literal[SWITCH_OSES]] | None = Field(  # type: ignore[valid-type]
         None, description="The OSes whose hash-field line for this platform is not known: they write none."
     )
+    power_estimated: bool | None = Field(
+        None, description="Its power figures are planning estimates, not the vendor's (summary.md says so)."
+    )
+
+
+CageName = Annotated[str, Field(pattern=r"^[A-Za-z0-9][A-Za-z0-9 /._-]{0,39}$")]
+Cages = Annotated[dict[CageName, list[Annotated[int, Field(ge=0, lt=64)]]], Field(min_length=1, max_length=64)]
+"""A server's or tray's backend cages: name -> the NIC ports it carries, from its first half on."""
+CageModule = Literal["flat-top", "finned-top"]
 
 
 class ServerEntryDoc(Section):
@@ -155,6 +164,14 @@ class ServerEntryDoc(Section):
         None, gt=0, le=100_000, description="Scale-up (NVLink) bandwidth per GPU and direction, GB/s."
     )
     cooling: Literal["air", "liquid"] | None = Field(None, description="liquid when it must be liquid cooled.")
+    multiplane: int | None = Field(
+        None, gt=0, le=8, description="Planes each NIC port serves on Ethernet unless the intent says otherwise."
+    )
+    cages: Cages | None = Field(
+        None,
+        description="Backend cages by name, each with the NIC ports in it (from 0, NIC order), e.g. {OSFP1: [0, 1]}.",
+    )
+    cage_module: CageModule | None = Field(None, description="The form of the modules its cages take.")
 
 
 class NicEntryDoc(Section):
@@ -242,6 +259,10 @@ class SystemEntryDoc(Section):
         description="Optional: the 1G management ports of each part the out-of-band network cables to the rack's "
         "management switches, e.g. {compute_tray: [bmc], power_shelf: [mgmt]}.",
     )
+    cages: Cages | None = Field(
+        None, description="Optional: a compute tray's scale-out cages by name, each with the NIC ports in it (from 0)."
+    )
+    cage_module: CageModule | None = Field(None, description="Optional: the form of the modules its cages take.")
 
 
 Reach = Annotated[float, Field(gt=0, le=100_000)]
@@ -432,9 +453,7 @@ def _entries(document: Any, problems: list[Problem]) -> dict[str, Any] | None:
     if not isinstance(document.data, dict):
         problems.append(
             _located(
-                Problem(
-                    (), "a site catalog is a YAML mapping of switches, servers, media, targets and facility", line=1
-                ),
+                Problem((), f"a site catalog is a YAML mapping of {_sections()}", line=1),
                 document.source,
             )
         )
@@ -458,13 +477,16 @@ def _located(problem: Problem, source: Source | None) -> Problem:
     return Problem(problem.path, problem.message, line=line, file=source.filename)
 
 
+def _sections() -> str:
+    """Every section a site catalog may hold, in the order of its schema."""
+    names = list(SiteCatalogDoc.model_fields)
+    return f"{', '.join(names[:-1])} and {names[-1]}"
+
+
 def _message(item: Any) -> str:
     kind = item["type"]
     if kind == "extra_forbidden":
-        return (
-            "unknown key; a site catalog holds switches, servers, media, targets and facility, with the fields "
-            "of the shipped catalog's entries"
-        )
+        return f"unknown key; a site catalog holds {_sections()}, with the fields of the shipped catalog's entries"
     if kind == "missing":
         return "is required"
     message = item["msg"].removeprefix("Value error, ")
@@ -479,7 +501,8 @@ REQUIRED = {
     "systems": tuple(
         field
         for field in SystemEntryDoc.model_fields
-        if field not in ("multiplane", "management_switch", "management_ports") and not field.startswith("rack_layout")
+        if field not in ("multiplane", "management_switch", "management_ports", "cages", "cage_module")
+        and not field.startswith("rack_layout")
     ),
 }
 """The fields a new entry of each section must give (an override of a shipped entry may give any)."""
@@ -518,6 +541,9 @@ def _incomplete(merged: dict[str, Any], overlay: dict[str, Any], shipped: dict[s
                 )
     for name in sorted(overlay.get("systems", {})):
         problems += _layout_problems(name, merged["systems"][name])
+    for section, count in (("servers", "nics"), ("systems", "tray_nics")):
+        for name in sorted(overlay.get(section, {})):
+            problems += _cage_problems(f"{section}.{name}", merged[section][name], count)
     for name, entry in sorted(overlay.get("servers", {}).items()):
         for field, rule in (("nic_names", "nics"), ("rdma_devices", "rdma_devices")):
             if field in entry and isinstance(merged["servers"][name].get("nics"), int):
@@ -546,6 +572,29 @@ def _incomplete(merged: dict[str, Any], overlay: dict[str, Any], shipped: dict[s
                     f"{', '.join(sorted(merged['switches']))}"
                 )
     return problems
+
+
+def _cage_problems(where: str, entry: dict[str, Any], count: str) -> list[str]:
+    """What is wrong with an entry's cages: NIC ports (``entry[count]`` of them, from 0) that no cage or two cages
+    carry, or that it does not have."""
+    cages, nics = entry.get("cages"), entry.get(count)
+    if not cages or not isinstance(nics, int):
+        return []
+    carried = [port for ports in cages.values() for port in ports]
+    beyond = sorted({port for port in carried if port >= nics})
+    twice = sorted({port for port in carried if carried.count(port) > 1})
+    missing = sorted(set(range(nics)) - set(carried))
+    wrong = [
+        *([f"NIC ports {', '.join(map(str, beyond))} beyond its {nics} ({count}: {nics})"] if beyond else []),
+        *([f"NIC ports {', '.join(map(str, twice))} in two cages"] if twice else []),
+        *([f"NIC ports {', '.join(map(str, missing))} in no cage"] if missing else []),
+    ]
+    if not wrong:
+        return []
+    return [
+        f"{where}.cages: {'; '.join(wrong)}; list each of NIC ports 0 to {nics - 1} in exactly one cage, e.g. "
+        "{OSFP1: [0, 1], OSFP2: [2, 3]} for twin-port cages"
+    ]
 
 
 def _layout_problems(name: str, system: dict[str, Any]) -> list[str]:

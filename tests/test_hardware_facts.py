@@ -1,0 +1,148 @@
+"""The shipped hardware as its vendors' documents give it: ports as cages and modules, and the designs NVIDIA
+publishes for them.
+
+Sources (designer/catalog.yaml cites each where the fact is kept):
+- NVIDIA DGX SuperPOD B300 reference architecture (Spectrum-X), Table 3: one scalable unit of 64 DGX B300 is 16
+  leaves, 8 spines, 512 node-to-leaf and 512 leaf-to-spine cables; each GPU "twin-planar", 2 x 400G.
+- NVIDIA DGX H100/H200 User Guide, "Network Modules", Table 6: four twin-port OSFP cages, OSFP1P1 (GPU 7) to OSFP4P2
+  (GPU 0); DGX BasePOD RA, Core Components: "4x OSFP ports serving 8x single-port ConnectX-7".
+- NVIDIA MCP4Y10-Nxxx twin-port DAC specification, Overview: flat-top ends for DGX H100, finned for the switch.
+- NVIDIA Mission Control North-South Network GB200 deployment guide 2.3.0, Compute Tray Network Ports.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from functools import cache
+
+from designer.catalog import catalog
+from designer.design import Design
+from designer.fabric import SERVER_LEAF
+from designer.outputs.labels import label_rows, label_text
+from designer.outputs.physical import bom_rows
+from designer.outputs.tables import cabling_rows
+from tests.helpers import build_text, intent_text
+
+B300_SU = intent_text(
+    servers=64,
+    server="dgx-b300",
+    leaf="{model: nvidia-sn5600, uplink_speed: 800G}",
+    spine="{model: nvidia-sn5600}",
+    extra="targets: [nvue]",
+)
+"""One scalable unit of the DGX SuperPOD B300 RA (Spectrum-X): 64 nodes on SN5600 leaves and spines, the leaves'
+uplinks at 800G."""
+
+
+@cache
+def b300_su() -> Design:
+    return build_text(B300_SU, seeds=2, hosts=False)
+
+
+@cache
+def h100_ib() -> Design:
+    """32 DGX H100 on Quantum-2 QM9700 (InfiniBand NDR, 32 twin-port cages a switch), as NVIDIA's H100 SuperPOD."""
+    text = "name: h100\ncompute: {servers: 32, server: dgx-h100}\n"
+    return build_text(text + "fabric: {technology: infiniband, leaf: {model: nvidia-qm9700}}\n", seeds=2, hosts=False)
+
+
+def cables_by_tier(design: Design) -> Counter[str]:
+    """Cables (distinct cable IDs) of each tier in cabling.csv."""
+    header, rows = cabling_rows(design)
+    tier, cable = header.index("tier"), header.index("cable_id")
+    return Counter(tier_name for tier_name, _ in {(row[tier], row[cable]) for row in rows})
+
+
+def test_the_dgx_b300_is_eight_connectx8_800g_ports_each_split_over_two_planes() -> None:
+    """DGX B300 datasheet / SuperPOD B300 RA: eight ConnectX-8 SuperNIC 800G ports, "twin-planar" 2 x 400G a GPU; the
+    shipped model splits each port over 2 planes by default, in hwplb (Spectrum-X RA 2.3's generally available
+    mode)."""
+    model = catalog().servers["dgx-b300"]
+    assert (model.nics, model.nic_speed, model.nic, model.multiplane) == (8, 800, "nvidia-cx8", 2)
+    server = b300_su().intent.server
+    assert server.multiplane is not None
+    assert (server.multiplane.planes, server.multiplane.mode, server.multiplane.port_speed) == (2, "hwplb", 800)
+    assert (server.nics, server.nic_speed, b300_su().intent.planes) == (16, 400, 2)
+
+
+def test_one_b300_scalable_unit_is_nvidias_table_3() -> None:
+    """NVIDIA DGX SuperPOD B300 RA, Table 3: 64 nodes = 16 leaves, 8 spines, 512 node-to-leaf cables and 512
+    leaf-to-spine cables (one cable a ConnectX-8 cage, split over the two planes)."""
+    design = b300_su()
+    roles = Counter(device.role for device in design.fabric.devices)
+    assert (roles["leaf"], roles["spine"], roles["server"]) == (16, 8, 64)
+    assert cables_by_tier(design) == {"server_leaf": 512, "leaf_spine": 512}
+
+
+def test_a_b300_scalable_unit_orders_one_twin_port_module_a_cage_at_both_ends() -> None:
+    """512 ConnectX-8 cages (64 nodes x 8) and 512 twin-port cages on the leaves' server side (16 leaves x 32 cages
+    of 2 x 400G): 1,024 twin-port modules, never a 400G module for a NIC."""
+    rows = list(bom_rows(b300_su().physical)[1])
+    transceivers = {item: count for category, item, _, count in rows if category == "transceiver"}
+    assert transceivers["800G multimode module, twin-port 2 x 400G"] == 2 * 512
+    assert not [item for item in transceivers if item.startswith("400G")]
+
+
+def test_compute_multiplane_is_taken_for_the_b300_and_infiniband_takes_its_ports_whole() -> None:
+    """ConnectX-8 on B300 also splits 4 x 200G (NVIDIA Network Operator multiplane quick starts); in one plane
+    (fabric.planes: 1, as on the B300-XDR SuperPOD's InfiniBand) each port is one 800G link."""
+    four = build_text(
+        intent_text(
+            servers=16, server="dgx-b300", leaf="{model: nvidia-sn5600}", compute_extra="multiplane: {planes: 4}"
+        )
+        + "targets: [nvue]\n",
+        seeds=2,
+        hosts=False,
+    )
+    assert (four.intent.planes, four.intent.server.nics, four.intent.server.nic_speed) == (4, 32, 200)
+    one = build_text(
+        intent_text(servers=8, server="dgx-b300", leaf="{model: generic-64x800g}", fabric_extra="planes: 1"),
+        seeds=2,
+        hosts=False,
+    )
+    assert (one.intent.planes, one.intent.server.nics, one.intent.server.nic_speed) == (1, 8, 800)
+    assert one.intent.server.multiplane is None
+
+
+def test_dgx_h100_ports_leave_through_four_twin_port_cages_named_as_nvidia_names_them() -> None:
+    """DGX H100/H200 User Guide, Table 6: GPU 0's port is OSFP4P2, GPU 7's OSFP1P1 (rail i serves GPU i)."""
+    header, table = cabling_rows(h100_ib())
+    rows = list(table)
+    tier, device, port, cage = (header.index(name) for name in ("tier", "z_device", "z_port", "z_cage"))
+    named = {row[port]: row[cage] for row in rows if row[tier] == "server_leaf" and row[device] == "su0-srv0"}
+    assert named == {
+        "nic0": "OSFP4P2",
+        "nic1": "OSFP3P2",
+        "nic2": "OSFP3P1",
+        "nic3": "OSFP4P1",
+        "nic4": "OSFP1P2",
+        "nic5": "OSFP2P2",
+        "nic6": "OSFP2P1",
+        "nic7": "OSFP1P1",
+    }
+    labels = list(label_rows((header, rows))[1])
+    server_end = next(label for label in labels if label[4] == "su0-srv0" and label[5] == "nic0")
+    assert "su0-srv0 nic0 (OSFP4P2)" in label_text(server_end)[1]
+
+
+def test_both_ends_of_a_dgx_h100_link_are_counted_by_cage() -> None:
+    """32 DGX H100 x 4 twin-port cages = 128 flat-top modules (MCP4Y10 specification: flat top for DGX H100); 256
+    server links on QM9700 leaves' twin-port cages (2 x 400G each, finned) = 128 more."""
+    rows = list(bom_rows(h100_ib().physical)[1])
+    transceivers = {item: count for category, item, _, count in rows if category == "transceiver"}
+    assert transceivers["800G multimode module, twin-port 2 x 400G, flat-top"] == 32 * 4
+    server_links = sum(1 for link in h100_ib().fabric.links if link[0] == SERVER_LEAF)
+    assert server_links == 256
+    assert transceivers["800G multimode module, twin-port 2 x 400G"] == server_links // 2
+    assert not [item for item in transceivers if item.startswith("400G")]
+
+
+def test_the_gb200_tray_names_its_four_compute_cages_as_nvidia_does() -> None:
+    """NVIDIA Mission Control North-South Network GB200 deployment guide, Compute Tray Network Ports: Left Bay OSFP
+    P3 and P4, Right Bay OSFP P3 and P4 (mlx5_0, mlx5_1, mlx5_4, mlx5_5)."""
+    text = "name: t\ncompute: {system: gb200-nvl72, systems: 1}\nfabric: {leaf: {model: generic-64x400g}}\n"
+    design = build_text(text + "targets: [frr]\n", seeds=2, hosts=False)
+    header, rows = cabling_rows(design)
+    device, cage = header.index("z_device"), header.index("z_cage")
+    tray = [row[cage] for row in rows if row[device] == "sys0-tray0"]
+    assert tray == ["Left Bay OSFP P3", "Left Bay OSFP P4", "Right Bay OSFP P3", "Right Bay OSFP P4"]
