@@ -14,6 +14,7 @@ from __future__ import annotations
 
 from collections import Counter
 from functools import cache
+from pathlib import Path
 
 from designer.catalog import catalog
 from designer.design import Design
@@ -22,6 +23,7 @@ from designer.outputs.labels import label_rows, label_text
 from designer.outputs.physical import bom_rows
 from designer.outputs.tables import cabling_rows
 from tests.helpers import build_text, intent_text
+from tests.test_intent_errors import run_cli
 
 B300_SU = intent_text(
     servers=64,
@@ -146,3 +148,93 @@ def test_the_gb200_tray_names_its_four_compute_cages_as_nvidia_does() -> None:
     device, cage = header.index("z_device"), header.index("z_cage")
     tray = [row[cage] for row in rows if row[device] == "sys0-tray0"]
     assert tray == ["Left Bay OSFP P3", "Left Bay OSFP P4", "Right Bay OSFP P3", "Right Bay OSFP P4"]
+
+
+def xdr(servers: int) -> Design:
+    """DGX B300 on Quantum-X800 Q3400 leaves and spines (InfiniBand XDR), as NVIDIA's B300-XDR SuperPOD."""
+    text = f"name: xdr\ncompute: {{servers: {servers}, server: dgx-b300}}\n"
+    return build_text(text + "fabric: {technology: infiniband, leaf: {model: nvidia-q3400}}\n", seeds=2, hosts=False)
+
+
+def test_the_b300_xdr_superpod_is_nvidias_on_quantum_x800() -> None:
+    """NVIDIA DGX SuperPOD B300-XDR RA (DOMAIN notes, section 10): one SU of 72 nodes is 8 leaves and 4 spines, 4 SUs
+    32 leaves and 18 spines; each ConnectX-8 port one 800G link (no planes on InfiniBand)."""
+    q3400 = catalog().switches["nvidia-q3400"]
+    assert (q3400.ports * q3400.speed // 800, q3400.technology, q3400.power_estimated) == (144, "infiniband", True)
+    for servers, leaves, spines in ((72, 8, 4), (288, 32, 18)):
+        design = xdr(servers)
+        roles = Counter(device.role for device in design.fabric.devices)
+        assert (roles["leaf"], roles["spine"], design.intent.planes) == (leaves, spines, 1), servers
+        assert design.intent.server.nic_speed == 800 and design.intent.server.multiplane is None
+
+
+def test_the_qfx5240_is_juniper_s_64_x_800g_tomahawk_5_switch_with_estimated_power() -> None:
+    """Juniper's AI data center JVDs: QFX5240-64OD leaves and spines, 64 x 800GbE OSFP, 800G ports broken out
+    2 x 400G toward the GPUs; its power figures are estimates (no Juniper datasheet copy at hand)."""
+    qfx = catalog().switches["juniper-qfx5240-64od"]
+    assert (qfx.ports, qfx.speed, qfx.technology, qfx.power_estimated) == (64, 800, "ethernet", True)
+    design = build_text(
+        intent_text(servers=64, leaf="{model: juniper-qfx5240-64od}", extra="targets: [sonic, frr]"),
+        seeds=2,
+        hosts=False,
+    )
+    roles = Counter(device.role for device in design.fabric.devices)
+    assert (roles["leaf"], roles["spine"]) == (8, 4)  # 128 x 400G a switch: 64 servers down, 64 up
+
+
+def refusal(tmp_path: Path, intent: str, site: str = "") -> str:
+    """What ``designer plan`` says of an intent (and a site catalog beside it, site.yaml) it refuses: exit 2."""
+    if site:
+        (tmp_path / "site.yaml").write_text(site)
+    (tmp_path / "intent.yaml").write_text(intent)
+    code, out, err = run_cli("plan", str(tmp_path / "intent.yaml"))
+    assert (code, out) == (2, ""), err
+    return err
+
+
+def test_a_site_catalog_takes_power_estimated_and_cages_and_lists_every_section(tmp_path: Path) -> None:
+    """The shipped catalog marks unconfirmed power power_estimated (QM9700, Q3400): a site may too; the refusal of
+    an unknown section names every section a site catalog holds."""
+    site = "switches:\n  my-64x800g: {ports: 64, speed: 800, rack_units: 2, power_w: 1000, power_w_optics: 2500, "
+    site += "power_estimated: true}\n"
+    (tmp_path / "site.yaml").write_text(site)
+    (tmp_path / "intent.yaml").write_text(
+        intent_text(servers=16, leaf="{model: my-64x800g}", extra="catalog: site.yaml")
+    )
+    code, _, err = run_cli("plan", str(tmp_path / "intent.yaml"))
+    assert code == 0, err
+    err = refusal(tmp_path, intent_text(servers=16, extra="catalog: site.yaml"), "chassis: {}\n")
+    assert (
+        "site.yaml:1: chassis: unknown key; a site catalog holds switches, servers, nics, systems, media, targets,"
+        in err
+    )
+    assert "facility and prices" in err
+
+
+def test_a_server_whose_ports_and_cages_do_not_add_up_is_refused_with_what_would_be_valid(tmp_path: Path) -> None:
+    """Every NIC port leaves through exactly one cage (a DGX H100's eight through four twin-port cages)."""
+    site = "servers:\n  my-dgx: {gpus: 8, nics: 8, nic_speed: 400G, planes: 1, power_kw: 10, rack_units: 8,\n"
+    site += "           cages: {OSFP1: [0, 1], OSFP2: [1, 2], OSFP3: [4, 9]}}\n"
+    err = refusal(tmp_path, intent_text(servers=16, server="my-dgx", extra="catalog: site.yaml"), site)
+    assert (
+        "servers.my-dgx.cages: NIC ports 9 beyond its 8 (nics: 8); NIC ports 1 in two cages; NIC ports 3, 5, 6, 7 in "
+        in err
+    )
+    assert "list each of NIC ports 0 to 7 in exactly one cage" in err
+
+
+def test_the_air_limit_refusal_names_the_limit_and_the_value_that_would_hold(tmp_path: Path) -> None:
+    """NVIDIA's B300-XDR SuperPOD: 4 DGX B300 an air-cooled rack at about 56 kW, above the default 50 kW."""
+    err = refusal(tmp_path, intent_text(servers=16, server="dgx-b300", extra="facility: {rack_power_kw: 58}"))
+    assert "facility.rack_power_kw: air cooling is refused above 50 kW per rack (facility.air_limit_kw)" in err
+    assert "facility.air_limit_kw: 58" in err
+
+
+def test_adaptive_routing_refused_at_800g_says_two_planes_of_400g_would_run_it(tmp_path: Path) -> None:
+    """NVUE runs adaptive routing on Spectrum-4 at 200G/400G links (catalog targets.nvue); a ConnectX-8 port splits
+    into 2 x 400G planes (Spectrum-X multiplane)."""
+    text = "name: ar\ncompute: {servers: 16, gpus_per_server: 8, nics_per_server: 8, nic_speed: 800G, "
+    text += "server_power_kw: 14}\nfabric: {leaf: {model: nvidia-sn5600}}\ntargets: [nvue]\n"
+    err = refusal(tmp_path, text + "load_balancing: {mode: adaptive}\n")
+    assert "load_balancing.mode: adaptive is not something nvue can express here" in err
+    assert "or run it at 400G: 800G NIC ports split into 2 planes of 400G each (compute.multiplane: {planes: 2}" in err

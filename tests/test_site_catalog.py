@@ -202,9 +202,9 @@ def test_a_new_entry_must_be_whole_and_a_missing_file_is_named(tmp_path: Path) -
     intent = write_site(tmp_path, switches=SWITCHES.replace("switches:\n", "switches:\n  half-known: {ports: 64}\n"))
     code, _, err = run_cli("plan", str(intent))
     assert code == 2
-    assert (
-        "site.yaml:2: catalog: switches.half-known: a new switch needs speed, rack_units, power_w, power_w_optics"
-        in err
+    assert (  # at the entry in the site file that gives it
+        f"{tmp_path / 'hw' / 'switches.yaml'}:3: switches.half-known: a new switch needs speed, rack_units, power_w, "
+        "power_w_optics" in err
     )
     assert len(err.splitlines()) == 2  # the models the broken catalog defines are not reported unknown
 

@@ -403,15 +403,17 @@ def site_catalogs(
     data = shipped_data("catalog.yaml")
     overlay: dict[str, Any] = {}
     files, found = [], len(problems)
+    read: list[tuple[dict[str, Any], Source]] = []
     for name in paths:
         site = _read(base / name, problems)
         if site is not None:
             files.append((name, site[1]))
+            read.append((site[0], site[2]))
             overlay = laid_over(overlay, site[0])
     if len(problems) > found:
         return SiteCatalogs(catalog(), tuple(files), overlay)
     if rules := _incomplete(laid_over(data, overlay), overlay, data):  # before the media are sorted by reach
-        problems.extend(Problem(catalog_path, message) for message in rules)
+        problems.extend(_where_given(message, read, catalog_path) for message in rules)
         return SiteCatalogs(catalog(), tuple(files), overlay)
     return SiteCatalogs(make_catalog(overlaid(data, overlay)), tuple(files), overlay)
 
@@ -433,9 +435,28 @@ def json_schema() -> dict[str, Any]:
     return {"$schema": "https://json-schema.org/draft/2020-12/schema", **SiteCatalogDoc.model_json_schema()}
 
 
-def _read(path: FilePath, problems: list[Problem]) -> tuple[dict[str, Any], str] | None:
-    """One site file's entries (as the catalog writes them, fields left out where not given) and its sha256, or
-    None with its problems added."""
+def _where_given(message: str, read: list[tuple[dict[str, Any], Source]], catalog_path: tuple[str, ...]) -> Problem:
+    """A rule's ``message`` (``section.entry[.field]: what is wrong``) as a problem of the last site file that gives
+    that entry, at the line of the field (or the entry), else of the intent's ``catalog`` field."""
+    where, _, text = message.partition(": ")
+    section, _, rest = where.partition(".")
+    for entries, source in reversed(read):
+        names = sorted(
+            (name for name in entries.get(section, {}) if rest == name or rest.startswith(f"{name}.")), key=len
+        )
+        if names:
+            name = names[-1]
+            field, _, index = rest[len(name) + 1 :].split(".")[0].partition("[")
+            path: tuple[str | int, ...] = (section, name)
+            if field and field in entries[section][name]:
+                path = (section, name, field, int(index[:-1])) if index[:-1].isdigit() else (section, name, field)
+            return Problem(path, text, line=source.line_of(path), file=source.filename)
+    return Problem(catalog_path, message)
+
+
+def _read(path: FilePath, problems: list[Problem]) -> tuple[dict[str, Any], str, Source] | None:
+    """One site file's entries (as the catalog writes them, fields left out where not given), its sha256 and where
+    each of its values is, or None with its problems added."""
     try:
         raw = read_bytes(
             path, "a site catalog in designer/catalog.yaml's format, relative to the intent", "../hw/site.yaml"
@@ -445,7 +466,7 @@ def _read(path: FilePath, problems: list[Problem]) -> tuple[dict[str, Any], str]
         problems.extend(_located(problem, error.source) for problem in error.problems)
         return None
     entries = _entries(document, problems)
-    return None if entries is None else (entries, hashlib.sha256(raw).hexdigest())
+    return None if entries is None else (entries, hashlib.sha256(raw).hexdigest(), document.source)
 
 
 def _entries(document: Any, problems: list[Problem]) -> dict[str, Any] | None:
