@@ -60,7 +60,12 @@ from designer.intent.schema import (
 )
 from designer.intent.site_catalog import SiteCatalogs, site_catalogs
 from designer.intent.switch_spec import SwitchSpec
-from designer.intent.technology import default_targets, link_speed_problems, technology_problems
+from designer.intent.technology import (
+    chassis_naming_problems,
+    default_targets,
+    link_speed_problems,
+    technology_problems,
+)
 from designer.intent.workloads import Workload, resolve_workloads
 from designer.intent.yaml_source import decode, load_yaml, read_bytes, short
 from designer.targets import per_fabric, per_switch
@@ -475,6 +480,7 @@ def _resolve(
     problems.extend(target_problems(listed))
     if intact(("fabric", "technology")):
         problems.extend(technology_problems(doc, listed, hardware, intact))
+    problems.extend(chassis_naming_problems(doc, listed, hardware, intact))
     targets = list(per_switch(listed))  # the network OSes: what the Ethernet-only rules below read
     if intact(("routing", "bfd"), ("target_options",)):
         releases = {name: options.release for name, options in doc.target_options if hasattr(options, "release")}

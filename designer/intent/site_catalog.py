@@ -33,7 +33,7 @@ from designer.catalog import (
 )
 from designer.errors import InputError, Problem, Source
 from designer.intent.hosts import naming_problems
-from designer.intent.schema import MAX_SWITCH_PORTS, MEDIA, NicName, RdmaName, Section, Speed
+from designer.intent.schema import MAX_BREAKOUT, MAX_SWITCH_PORTS, MEDIA, SPEEDS, NicName, RdmaName, Section, Speed
 from designer.intent.yaml_source import decode, load_yaml, read_bytes, short
 from designer.targets import NAMES, TARGETS, TECHNOLOGIES, per_switch
 
@@ -562,6 +562,8 @@ def _incomplete(merged: dict[str, Any], overlay: dict[str, Any], shipped: dict[s
                 )
     for name in sorted(overlay.get("systems", {})):
         problems += _layout_problems(name, merged["systems"][name])
+    for name in sorted(overlay.get("switches", {})):
+        problems += _switch_problems(f"switches.{name}", merged["switches"][name])
     for section, count in (("servers", "nics"), ("systems", "tray_nics")):
         for name in sorted(overlay.get(section, {})):
             problems += _cage_problems(f"{section}.{name}", merged[section][name], count)
@@ -592,6 +594,36 @@ def _incomplete(merged: dict[str, Any], overlay: dict[str, Any], shipped: dict[s
                     f"{'is' if len(unknown) == 1 else 'are'} not a switch of the catalog; known: "
                     f"{', '.join(sorted(merged['switches']))}"
                 )
+    return problems
+
+
+def _switch_problems(where: str, entry: dict[str, Any]) -> list[str]:
+    """What a tier cannot take from a switch entry: link speeds its ports cannot run (faster than the port, or not a
+    breakout of it into at most ``MAX_BREAKOUT`` links), line cards that do not divide its ports, a first line card
+    on a switch without line cards."""
+    ports, speed = entry.get("ports"), entry.get("speed")
+    problems = []
+    if isinstance(speed, int):
+        valid = [link for link in SPEEDS if link <= speed and speed % link == 0 and speed // link <= MAX_BREAKOUT]
+        wrong = [link for link in entry.get("link_speeds", ()) if link not in valid]
+        if wrong:
+            problems.append(
+                f"{where}.link_speeds: {', '.join(f'{link}G' for link in wrong)} "
+                f"{'is' if len(wrong) == 1 else 'are'} not a speed its {speed}G ports run at (a port runs whole or "
+                f"broken out into at most {MAX_BREAKOUT} links); valid: {', '.join(f'{link}G' for link in valid)}"
+            )
+    card = entry.get("line_card_ports")
+    if isinstance(card, int) and isinstance(ports, int) and (card > ports or ports % card):
+        fitting = [count for count in range(1, ports + 1) if ports % count == 0]
+        problems.append(
+            f"{where}.line_card_ports: {card} ports a line card do not fill the chassis's {ports} ports (ports: "
+            f"{ports}) with whole cards; valid: a divisor of {ports}, such as {', '.join(map(str, fitting[-4:]))}"
+        )
+    if "first_line_card" in entry and not card:
+        problems.append(
+            f"{where}.first_line_card: only a chassis has line cards; give line_card_ports (the ports of one card) "
+            "beside it, or remove first_line_card"
+        )
     return problems
 
 
