@@ -207,6 +207,11 @@ class SystemModel:
     management switches by an out-of-band network."""
     cages: tuple[tuple[str, tuple[int, ...]], ...] = ()
     """A compute tray's scale-out cages as (name, the NIC ports in it, from 0); empty: one cage per NIC port."""
+    vendor_su: int = 0
+    """Systems of the scalable unit its vendor's reference architecture names (NVIDIA's DGX SuperPOD: 8 NVL72
+    racks), shown beside designer's scalable units (leaf groups); 0: none given."""
+    vendor_su_source: str = ""
+    """The reference architecture that names ``vendor_su``."""
     cage_module: str = ""
     """The form of the modules its cages take (empty: not known)."""
 

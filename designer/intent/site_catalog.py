@@ -263,6 +263,12 @@ class SystemEntryDoc(Section):
         None, description="Optional: a compute tray's scale-out cages by name, each with the NIC ports in it (from 0)."
     )
     cage_module: CageModule | None = Field(None, description="Optional: the form of the modules its cages take.")
+    vendor_su: int | None = Field(
+        None, gt=0, le=1024, description="Optional: systems of the scalable unit its vendor's reference design names."
+    )
+    vendor_su_source: str | None = Field(
+        None, min_length=1, max_length=200, description="Optional: the reference design that names vendor_su."
+    )
 
 
 Reach = Annotated[float, Field(gt=0, le=100_000)]
@@ -522,7 +528,16 @@ REQUIRED = {
     "systems": tuple(
         field
         for field in SystemEntryDoc.model_fields
-        if field not in ("multiplane", "management_switch", "management_ports", "cages", "cage_module")
+        if field
+        not in (
+            "multiplane",
+            "management_switch",
+            "management_ports",
+            "cages",
+            "cage_module",
+            "vendor_su",
+            "vendor_su_source",
+        )
         and not field.startswith("rack_layout")
     ),
 }
