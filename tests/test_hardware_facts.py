@@ -158,9 +158,12 @@ def xdr(servers: int) -> Design:
 
 def test_the_b300_xdr_superpod_is_nvidias_on_quantum_x800() -> None:
     """NVIDIA DGX SuperPOD B300-XDR RA (DOMAIN notes, section 10): one SU of 72 nodes is 8 leaves and 4 spines, 4 SUs
-    32 leaves and 18 spines; each ConnectX-8 port one 800G link (no planes on InfiniBand)."""
+    32 leaves and 18 spines; each ConnectX-8 port one 800G link (no planes on InfiniBand). The Q3400-RA is 4U with
+    144 x 800G over 72 twin-port cages (netbox-community devicetype-library Nvidia/Q3400-RA.yaml); its power has no
+    vendor figure at hand, so it stays an estimate."""
     q3400 = catalog().switches["nvidia-q3400"]
     assert (q3400.ports * q3400.speed // 800, q3400.technology, q3400.power_estimated) == (144, "infiniband", True)
+    assert (q3400.ports, q3400.rack_units) == (72, 4)
     for servers, leaves, spines in ((72, 8, 4), (288, 32, 18)):
         design = xdr(servers)
         roles = Counter(device.role for device in design.fabric.devices)
