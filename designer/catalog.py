@@ -137,6 +137,15 @@ class ServerModel:
     """Scale-up (NVLink) bandwidth per GPU and direction inside the server, GB/s (None: not known)."""
     cooling: str | None = None
     """``liquid`` when the server must be liquid cooled (None: either)."""
+    multiplane: int = 1
+    """Planes each backend NIC port serves on an Ethernet fabric unless ``compute.multiplane`` says otherwise (1: a
+    port serves one plane; more: ``nics`` counts physical ports, each split over that many planes, hwplb)."""
+    cages: tuple[tuple[str, tuple[int, ...]], ...] = ()
+    """The backend cages of its panel as (name, the NIC ports in it from its first half on, counted from 0 in NIC
+    order); empty: one cage per NIC port, named as the design names the port."""
+    cage_module: str = ""
+    """The form of the modules and cable ends its cages take (``flat-top``), named in the bill of materials; empty:
+    not known (a switch takes finned-top ones)."""
 
 
 @dataclass(frozen=True)
@@ -196,6 +205,15 @@ class SystemModel:
     management_ports: tuple[tuple[str, tuple[str, ...]], ...] = ()
     """Each part's management ports as (part of :data:`SYSTEM_PARTS`, port names), cabled to the rack's own
     management switches by an out-of-band network."""
+    cages: tuple[tuple[str, tuple[int, ...]], ...] = ()
+    """A compute tray's scale-out cages as (name, the NIC ports in it, from 0); empty: one cage per NIC port."""
+    vendor_su: int = 0
+    """Systems of the scalable unit its vendor's reference architecture names (NVIDIA's DGX SuperPOD: 8 NVL72
+    racks), shown beside designer's scalable units (leaf groups); 0: none given."""
+    vendor_su_source: str = ""
+    """The reference architecture that names ``vendor_su``."""
+    cage_module: str = ""
+    """The form of the modules its cages take (empty: not known)."""
 
     @property
     def gpus(self) -> int:
@@ -436,7 +454,8 @@ def make_catalog(data: dict[str, Any]) -> Catalog:
             for name, fields in sorted(data["switches"].items())
         },
         servers={
-            name: ServerModel(name, **_lists_as_tuples(fields)) for name, fields in sorted(data["servers"].items())
+            name: ServerModel(name, **{**_lists_as_tuples(fields), "cages": _cages(fields)})
+            for name, fields in sorted(data["servers"].items())
         },
         nics={name: NicModel(name, **_lists_as_tuples(fields)) for name, fields in sorted(data["nics"].items())},
         systems={
@@ -448,6 +467,7 @@ def make_catalog(data: dict[str, Any]) -> Catalog:
                     "management_ports": tuple(
                         (part, tuple(ports)) for part, ports in fields.get("management_ports", {}).items()
                     ),
+                    "cages": _cages(fields),
                 },
             )
             for name, fields in sorted(data["systems"].items())
@@ -560,3 +580,9 @@ def _lookup(table: dict[int, dict[int, list[int]]]) -> Lookup:
 def _lists_as_tuples(fields: dict[str, Any]) -> dict[str, Any]:
     """A catalog entry's fields with its lists made tuples, as a frozen model holds them."""
     return {key: tuple(value) if isinstance(value, list) else value for key, value in fields.items()}
+
+
+def _cages(fields: dict[str, Any]) -> tuple[tuple[str, tuple[int, ...]], ...]:
+    """A server's or system's ``cages`` mapping (cage name -> its NIC ports) as (name, ports) pairs, in the order
+    the catalog lists them."""
+    return tuple((name, tuple(ports)) for name, ports in fields.get("cages", {}).items())

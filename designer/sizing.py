@@ -65,7 +65,10 @@ class Plan:
     leaf_uplinks: int
     spine_downlinks: int
     servers_per_su: int
+    """Servers (trays) of one scalable unit, designer's one meaning of it: a leaf group, one leaf per rail and plane,
+    a leaf's downlinks (a vendor's scalable unit may count otherwise: :attr:`SystemModel.vendor_su`)."""
     sus: int
+    """Scalable units (leaf groups) per plane built."""
     sus_per_pod: int
     pods: int
     spines_per_pod: int
@@ -87,16 +90,16 @@ class Plan:
     """Servers (compute trays) of one rack-scale system; 1 for servers."""
 
     @property
-    def system_sus(self) -> int:
-        """Scalable units of whole systems: leaf groups (``servers_per_su`` servers, one leaf per rail each) of
-        one such unit. A unit is the fewest systems whose trays fill whole leaf groups: lcm(trays, downlinks)
-        trays, so each rail has lcm / downlinks leaves in it (1 for servers)."""
+    def sus_per_block(self) -> int:
+        """Scalable units (leaf groups of ``servers_per_su`` servers, one leaf per rail and plane each) of one block
+        of whole systems: the fewest systems whose trays fill whole scalable units, lcm(trays, downlinks) trays, so
+        each rail has lcm / downlinks leaves in a block (1 for servers)."""
         return self.servers_per_system // math.gcd(self.servers_per_system, self.servers_per_su)
 
     @property
-    def systems_per_su(self) -> int:
-        """Whole systems of one scalable unit of systems (servers per leaf group for servers)."""
-        return self.system_sus * self.servers_per_su // self.servers_per_system
+    def systems_per_block(self) -> int:
+        """Whole systems of one block (servers of one scalable unit for servers)."""
+        return self.sus_per_block * self.servers_per_su // self.servers_per_system
 
     @property
     def gpus(self) -> int:
@@ -314,9 +317,10 @@ def size(intent: Intent) -> Plan:
             )
 
     if intent.servers % servers_per_su:
+        what = "trays" if intent.system else "servers"
         warnings.append(
-            f"scalable unit {sus - 1} holds {intent.servers % servers_per_su} of {servers_per_su} "
-            "servers; its leaves and uplinks are built in full"
+            f"scalable unit {sus - 1} (a leaf group: one leaf per rail and plane, serving {servers_per_su} {what}) "
+            f"is part-filled with {intent.servers % servers_per_su} {what}; its leaves and uplinks are built in full"
         )
     if spines < MIN_SPINES:
         warnings.append(

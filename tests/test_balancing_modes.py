@@ -137,8 +137,8 @@ def test_supernics_are_set_for_adaptive_routing_as_nvidias_spectrum_x_profiles_s
     parses; DGX H100's ConnectX-7, and any mode but adaptive, get none."""
     (script, *_) = scripts = nic_scripts("dgx-b300", "adaptive")
     lines = script.splitlines()
-    nics = script.count("\nmlnx_qos -i ") // 3
-    assert nics == 16 and sum(line.startswith("pci=$(basename") for line in lines) == nics
+    nics = script.count("\ncma_roce_tos -d ")  # one a ConnectX-8 800G port, whose two plane PFs it sets (hwplb)
+    assert nics == 8 and sum(line.startswith("pci=$(basename") for line in lines) == nics
     for profile in SPECTRUM_X["profiles"].values():
         wanted = " ".join(f"{name}={value}" for name, value in profile["nvconfig"].items())
         assert sum(line == f'mlxconfig -y -d "$pci" set {wanted}' for line in lines) == nics

@@ -41,7 +41,12 @@ def build_design(**fields: Any) -> Wiring:
 FABRICS = {
     "two-tier": {"servers": 128},
     "three-tier": {"servers": 512},
-    "two-planes-breakout": {"servers": 300, "server": "dgx-b300", "leaf": "{model: generic-64x800g}"},
+    "two-planes-breakout": {  # swplb: a /31 per plane link (hwplb shares one per rail, tests/test_multiplane.py)
+        "servers": 300,
+        "server": "dgx-b300",
+        "leaf": "{model: generic-64x800g}",
+        "compute_extra": "multiplane: {planes: 2, mode: swplb}",
+    },
     "three-tier-breakout": {"gpus": 8192 * 2, "leaf": "{model: generic-64x800g}"},
 }
 

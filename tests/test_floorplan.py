@@ -87,3 +87,50 @@ def test_readable_at_32k_gpus_one_line_per_row_and_no_cables() -> None:
     labels = re.findall(r">row (\d+)</text>", text)
     assert labels == [str(row) for row in range(physical.rows)]
     assert svg(design) == text
+
+
+def server_faces(root: ET.Element) -> list[list[tuple[str, list[str]]]]:
+    """Each server's cages on the elevation, in drawing order: per cage its name and its halves' tooltips."""
+    cages = [
+        (group.get("data-cage"), [rect.find(f"{SVG}title").text for rect in group.iter(f"{SVG}rect")])
+        for group in root.iter(f"{SVG}g")
+        if group.get("class") == "cage"
+    ]
+    return [cages[first : first + 4] for first in range(0, len(cages), 4)]
+
+
+def test_a_dgx_h100_face_shows_its_four_twin_port_cages_with_their_halves() -> None:
+    """NVIDIA DGX H100 User Guide, Network Modules, Table 6: four twin-port OSFP cages, OSFP1P1 GPU 7, OSFP1P2 GPU 4,
+    OSFP2P1 GPU 6, OSFP2P2 GPU 5, OSFP3P1 GPU 2, OSFP3P2 GPU 1, OSFP4P1 GPU 3, OSFP4P2 GPU 0: each server on the
+    compute rack's elevation shows those four cages, each split into P1 and P2 carrying its rail's port, and no
+    eight separate ports."""
+    design = placed(servers=128)
+    root = ET.fromstring(svg(design))
+    rack = next(rack for rack in design.physical.racks if rack.role == "compute")
+    faces = server_faces(root)
+    assert len(faces) == len(rack.devices) == 4
+    expected = [
+        ("OSFP1", ["OSFP1P1: nic7", "OSFP1P2: nic4"]),
+        ("OSFP2", ["OSFP2P1: nic6", "OSFP2P2: nic5"]),
+        ("OSFP3", ["OSFP3P1: nic2", "OSFP3P2: nic1"]),
+        ("OSFP4", ["OSFP4P1: nic3", "OSFP4P2: nic0"]),
+    ]
+    assert all(face == expected for face in faces)
+    text = svg(design)
+    assert text.count(">OSFP1</text>") == 4 and text.count(">P2</text>") == 16
+
+
+def test_a_server_without_named_cages_shows_one_cage_per_nic_port_and_its_plane_links() -> None:
+    """A DGX B300's eight ConnectX-8 800G ports each split over two planes (DGX B300 datasheet; SuperPOD B300 RA,
+    "twin-planar"): eight cages, each with two halves, one plane link each; its panel's cage names are in no stored
+    source, so the cages carry the design's NIC port names."""
+    design = placed(servers=64, server="dgx-b300", leaf="{model: nvidia-sn5600}")
+    root = ET.fromstring(svg(design))
+    cages = [
+        (group.get("data-cage"), [rect.find(f"{SVG}title").text for rect in group.iter(f"{SVG}rect")])
+        for group in root.iter(f"{SVG}g")
+        if group.get("class") == "cage"
+    ]
+    rack = next(rack for rack in design.physical.racks if rack.role == "compute")
+    assert len(cages) == 8 * len(rack.devices)
+    assert cages[:8] == [(f"nic{nic}", [f"nic{nic}P1: nic{nic}s0", f"nic{nic}P2: nic{nic}s1"]) for nic in range(8)]

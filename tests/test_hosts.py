@@ -35,9 +35,11 @@ WORKLOAD = """workloads:
 
 
 @cache
-def built(extra: str = "", server: str = "dgx-h100", servers: int = 32) -> tuple[Design, dict[str, bytes]]:
-    """A design of ``servers`` catalog servers and every output file."""
-    design = build_text(intent_text(servers=servers, server=server, extra=extra))
+def built(
+    extra: str = "", server: str = "dgx-h100", servers: int = 32, **fields: str
+) -> tuple[Design, dict[str, bytes]]:
+    """A design of ``servers`` catalog servers and every output file (``fields``: more of :func:`intent_text`'s)."""
+    design = build_text(intent_text(servers=servers, server=server, extra=extra, **fields))
     return design, design_files(design)
 
 
@@ -292,7 +294,8 @@ def test_intent_names_override_the_catalog_and_reach_design_json() -> None:
 
 
 def test_a_server_the_catalog_has_no_names_for_gets_placeholders_by_plane_and_rail() -> None:
-    design, files = built(server="dgx-b300", servers=16)
+    """Sixteen 400G ports, one per plane and rail (a DGX B200 given 16 NIC ports in 2 planes)."""
+    design, files = built(server="dgx-b200", servers=16, compute_extra="nics_per_server: 16", fabric_extra="planes: 2")
     assert design.intent.planes == 2 and design.intent.hosts.placeholders
     configured = frr_interfaces(files)
     found = servers_of(files)["su0-srv0"]

@@ -23,7 +23,19 @@ def design_1024() -> Design:
     return build_text(intent_text(servers=128) + "targets: [sonic, frr]\n")
 
 
-CABLE_ENDS = ["cable_id", "a_rack", "a_unit", "a_device", "a_port", "z_rack", "z_unit", "z_device", "z_port"]
+CABLE_ENDS = [
+    "cable_id",
+    "a_rack",
+    "a_unit",
+    "a_device",
+    "a_port",
+    "z_rack",
+    "z_unit",
+    "z_device",
+    "z_port",
+    "a_cage",
+    "z_cage",
+]
 """The columns of cabling.csv the labels read."""
 
 
@@ -112,10 +124,11 @@ def test_every_cable_has_two_labels_one_per_end_each_naming_the_far_end() -> Non
     assert Counter(label[0] for label in labels) == Counter({row[header.index("cable_id")]: 2 for row in rows})
     for a_label, z_label in zip(labels[::2], labels[1::2], strict=True):
         assert (a_label[1], z_label[1]) == ("a", "z")
-        assert a_label[2:6] == z_label[6:] and z_label[2:6] == a_label[6:]
+        assert a_label[2:6] == z_label[6:10] and z_label[2:6] == a_label[6:10]
+        assert a_label[10:] == z_label[10:][::-1]
     first, column = rows[0], {name: number for number, name in enumerate(header)}
     assert labels[0][2:] == [first[column[name]] for name in ("a_rack", "a_unit", "a_device", "a_port")] + [
-        first[column[name]] for name in ("z_rack", "z_unit", "z_device", "z_port")
+        first[column[name]] for name in ("z_rack", "z_unit", "z_device", "z_port", "a_cage", "z_cage")
     ]
     assert label_header[:2] == ["cable_id", "end"]
 
@@ -155,8 +168,9 @@ def test_the_html_stops_at_its_cap_at_a_rack_boundary_and_says_where_the_rest_ar
     total = per_rack * len(racks)
 
     # each cable between a rack and the rack 15 further on: 1,000 labels in every rack
+    far = [racks[(number + 15) % len(racks)] for number in range(total // 2)]
     rows = [
-        [f"c{number}", racks[number % len(racks)], 1, "leaf", "swp1", racks[(number + 15) % len(racks)], 2, "srv", "n"]
+        [f"c{number}", racks[number % len(racks)], 1, "leaf", "swp1", far[number], 2, "srv", "n", "1", "n"]
         for number in range(total // 2)
     ]
     labels = (CABLE_ENDS, rows)
@@ -169,7 +183,7 @@ def test_the_html_stops_at_its_cap_at_a_rack_boundary_and_says_where_the_rest_ar
 
 
 def test_label_text_is_escaped_in_the_html() -> None:
-    label = ["p0/<x>&", "a", "r<1>", 1, "d", "p", "r2", 2, "d2", "p2"]
+    label = ["p0/<x>&", "a", "r<1>", 1, "d", "p", "r2", 2, "d2", "p2", "1", "OSFP<4>P2"]
     sheet = parsed(labels_html("<n>", (CABLE_ENDS, [[label[0], *label[2:]]]), ["r<1>"]))
     assert sheet.labels == ["\n".join(label_text(label))] and sheet.sections[0][0] == "r<1>"
 

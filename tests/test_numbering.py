@@ -28,10 +28,12 @@ def bare(gpus: int, leaf: str = "generic-64x400g", extra: str = "") -> str:
 
 
 def test_every_address_and_asn_follows_the_documented_formulas() -> None:
-    """Two planes, 3 tiers (512 dgx-b300 on 64 x 400G): each switch's loopback and ASN and each link's /31,
+    """Two planes, 3 tiers (512 dgx-b300, swplb: an address per plane, on 64 x 400G): each switch's loopback and ASN
+    and each link's /31,
     computed from docs/sizing.md's table by hand, with L = 128 leaves, S = 128 spines, X = 64 super-spines per plane,
     U = V = 32 uplinks."""
-    fabric, allocation = addressed(intent_text(servers=512, server="dgx-b300"))
+    swplb = "multiplane: {planes: 2, mode: swplb}"
+    fabric, allocation = addressed(intent_text(servers=512, server="dgx-b300", compute_extra=swplb))
     plan, devices = fabric.plan, fabric.devices
     assert (
         plan.tiers,

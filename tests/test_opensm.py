@@ -199,7 +199,7 @@ def test_the_published_superpod_counts_hold(superpod: Path) -> None:
     summary = (superpod / "summary.md").read_text()
     assert "| leaf | 32 | nvidia-qm9790 (32 x 800G) | 64 | 2 x 400G |" in summary
     assert "| spine | 16 | nvidia-qm9790 (32 x 800G) | 64 | 2 x 400G |" in summary
-    assert "| Scalable units | 4 of 32 servers |" in summary
+    assert "| Scalable units | 4 (designer: 32 servers a leaf group, one leaf per rail and plane) |" in summary
 
 
 # ---- the generated files under the real OpenSM ------------------------------------------------------------------

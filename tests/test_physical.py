@@ -202,8 +202,9 @@ def test_medium_selection_exactly_at_the_thresholds() -> None:
 
 
 def test_a_link_exactly_at_the_dac_reach_is_dac_and_a_decimetre_more_is_not() -> None:
-    at = placed(servers=128, extra="facility: {reach_m: {dac: 5.5}}")
-    below = placed(servers=128, extra="facility: {reach_m: {dac: 5.4}}")
+    """On servers with a cage per NIC port (an AMD MI300X's single-port cards), every link is its own run."""
+    at = placed(servers=128, server="amd-mi300x", extra="facility: {reach_m: {dac: 5.5}}")
+    below = placed(servers=128, server="amd-mi300x", extra="facility: {reach_m: {dac: 5.4}}")
     for design, medium in ((at, "dac"), (below, "aec")):
         lengths = design.physical.link_length_dm
         chosen = {design.physical.medium_name(number) for number, length in enumerate(lengths) if length == 55}
@@ -232,23 +233,28 @@ def bom(design: Design | Placed) -> Counter[tuple[str, str]]:
     return counts
 
 
-def test_bom_counts_equal_link_counts_without_breakout(h100: Design) -> None:
-    physical = h100.physical
-    media = Counter(physical.medium_name(number) for number in range(len(h100.fabric.links)))
+def test_bom_counts_equal_link_counts_without_breakout() -> None:
+    """Servers with a cage per NIC port (AMD MI300X: one single-port card a GPU) on unbroken 400G switch ports: one
+    module at each optical end, one cable a link."""
+    single = placed(**H100_128, server="amd-mi300x")
+    physical = single.physical
+    media = Counter(physical.medium_name(number) for number in range(len(single.fabric.links)))
     optical = media["multimode"] + media["singlemode"]
     assert optical and media["aec"] and media["dac"]
-    counts = bom(h100)
+    counts = bom(single)
     assert counts["transceiver", "400G multimode module"] == 2 * media["multimode"]
     assert sum(count for (category, _), count in counts.items() if category == "transceiver") == 2 * optical
     assert counts["cable", "active copper (AEC) 400G"] == media["aec"]
     assert counts["cable", "passive copper (DAC) 400G"] == media["dac"]
     assert counts["cable", "multimode optics (SR) fiber"] == media["multimode"]
-    assert counts["switch", "generic-64x400g"] == 48 and counts["server", "dgx-h100"] == 128
-    assert sum(line.count for line in physical.bom if line.category == "cable") == len(h100.fabric.links)
+    assert counts["switch", "generic-64x400g"] == 48 and counts["server", "amd-mi300x"] == 128
+    assert sum(line.count for line in physical.bom if line.category == "cable") == len(single.fabric.links)
 
 
 def test_twin_port_modules_serve_two_links_and_splitters_two_servers() -> None:
-    design = placed(servers=128, leaf="{model: generic-64x800g}")  # 800G ports as 2 x 400G
+    """800G switch ports as 2 x 400G, servers with a cage per NIC port (AMD MI300X); DGX cages of two ports are in
+    tests/test_hardware_facts.py."""
+    design = placed(servers=128, server="amd-mi300x", leaf="{model: generic-64x800g}")
     devices, physical = design.fabric.devices, design.physical
     ports: dict[str, set[tuple[int, int]]] = {"multimode": set(), "singlemode": set()}
     copper_ports: set[tuple[int, int]] = set()
@@ -412,7 +418,7 @@ def test_links_sharing_a_physical_port_share_the_medium_of_the_longest() -> None
     """Device 0 breaks its ports out 2 ways: its lanes 0 and 1 (one physical port) reach devices 2 and 3; lane 2
     (the next port) reaches device 2 again; device 1 has no breakout."""
     links = [(0, 0, 0, 2, 0), (0, 0, 1, 3, 0), (0, 0, 2, 2, 1), (0, 1, 0, 3, 1)]
-    media, shared = choose_media(links, ([2, 1, 1, 1], [2, 1, 1, 1], [0] * 4, [0] * 4), [20, 60, 20, 20], ((30, 70),))
+    media, shared = choose_media(links, ([2, 1, 1, 1], [2, 1, 1, 1], [0] * 4, [()] * 4), [20, 60, 20, 20], ((30, 70),))
     assert media == [1, 1, 0, 0]
     assert shared == {0: (0, 2), 1: (2, 2)}
 
@@ -422,7 +428,7 @@ def test_uplinks_broken_out_otherwise_share_their_own_physical_port_at_their_own
     physical 2-3); device 1 (a spine) runs whole ports. Tier 0 links reach 30 or 70 dm, tier 1 links (a faster speed)
     only 20 or 50: the 25 dm uplink needs the second medium, the 25 dm downlinks the first."""
     links = [(0, 0, 0, 2, 0), (0, 0, 1, 3, 0), (1, 1, 0, 0, 4), (1, 1, 1, 0, 5)]
-    lanes = ([2, 1, 1, 1], [1, 1, 1, 1], [-2, 0, 0, 0], [0] * 4)
+    lanes = ([2, 1, 1, 1], [1, 1, 1, 1], [-2, 0, 0, 0], [()] * 4)
     media, shared = choose_media(links, lanes, [25, 25, 25, 10], ((30, 70), (20, 50)))
     assert media == [0, 0, 1, 0]
     assert shared == {0: (0, 2)}
@@ -434,7 +440,7 @@ def test_a_multiplane_nic_port_meeting_a_broken_out_leaf_port_takes_optics_only(
     each server's port both leaves: no copper cable splits at both ends, so the short links take the first optical
     medium (index 1 of copper, optics, optics) though copper reaches them."""
     links = [(0, 0, 0, 2, 0), (0, 0, 1, 3, 0), (0, 1, 0, 2, 1), (0, 1, 1, 3, 1)]
-    lanes = ([2, 2, 1, 1], [1, 1, 2, 2], [0] * 4, [0, 0, 1, 1])
+    lanes = ([2, 2, 1, 1], [1, 1, 2, 2], [0] * 4, [(), (), (0, 0), (0, 0)])
     media, shared = choose_media(links, lanes, [10, 10, 10, 10], ((30, 70, 500),), (False, True, True))
     assert media == [1, 1, 1, 1]
     assert shared == {0: (0, 2), 2 * PORT_SPACE: (0, 2), 3 * PORT_SPACE: (1, 2), PORT_SPACE: (2, 2)}
@@ -444,7 +450,7 @@ def test_cabling_csv_and_design_json_carry_lengths_media_and_racks(h100: Design)
     header, rows = cabling_rows(h100)
     rows = list(rows)
     length_at, medium_at = header.index("length_m"), header.index("medium")
-    assert header[medium_at + 1 :] == ["cable_id", "a_rack", "a_unit", "z_rack", "z_unit"]  # added after the old ones
+    assert header[medium_at + 1 :] == ["cable_id", "a_rack", "a_unit", "z_rack", "z_unit", "a_cage", "z_cage"]
     physical = h100.physical
     assert [(row[length_at], row[medium_at]) for row in rows] == [
         (f"{length / 10:.1f}", physical.medium_name(number)) for number, length in enumerate(physical.link_length_dm)
@@ -484,7 +490,10 @@ def test_media_copper_is_the_default_and_optics_puts_a_module_in_every_port_with
     assert [physical.medium_name(number) for number in range(len(optics.fabric.links))] == expected
     counts = bom(optics)
     assert not any(category == "cable" and "copper" in item for category, item in counts)
-    assert sum(count for (category, _), count in counts.items() if category == "transceiver") == 2 * len(expected)
+    server_links = sum(1 for link in optics.fabric.links if link[0] == 0)
+    # a module in every switch port, and one in each twin-port cage of a DGX H100 for its two links
+    modules = 2 * len(expected) - server_links // 2
+    assert sum(count for (category, _), count in counts.items() if category == "transceiver") == modules
     assert sum(physical.switch_w) > sum(h100.physical.switch_w)  # modules draw more than the copper they replace
     assert optics.configs == h100.configs  # the headroom reads the length, not the medium
 

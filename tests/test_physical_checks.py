@@ -66,7 +66,9 @@ def test_air_limit_alone_and_liquid_cooling() -> None:
 
 
 def test_links_beyond_every_medium_fail_cable_reach() -> None:
-    design = build_design(servers=128, extra="facility: {reach_m: {dac: 1, aec: 2, multimode: 3, singlemode: 4}}")
+    """Servers with a cage per NIC port (AMD MI300X), so that every link is a run of its own."""
+    reach = "facility: {reach_m: {dac: 1, aec: 2, multimode: 3, singlemode: 4}}"
+    design = build_design(servers=128, server="amd-mi300x", extra=reach)
     physical = design.physical
     unreachable = physical.unreachable()
     assert unreachable == [link for link, length in enumerate(physical.link_length_dm) if length > 40]  # no breakout

@@ -12,6 +12,7 @@ ionic driver) and Broadcom's bnxt_re README (Thor2: bnxt_re RoCE driver).
 from __future__ import annotations
 
 import csv
+import json
 import math
 from functools import cache
 from pathlib import Path
@@ -86,20 +87,53 @@ def test_a_system_design_has_whole_racks_of_trays() -> None:
 
 
 @pytest.mark.parametrize(
-    ("trays", "leaf", "systems_per_su", "leaves_per_rail"),
+    ("trays", "leaf", "systems_per_block", "leaves_per_rail"),
     [
         (18, "{ports: 16, speed: 800G}", 4, 9),  # 8 downlinks: lcm(18, 8) = 72 trays
         (18, "{model: nvidia-sn5600}", 16, 9),  # 32 x 800G downlinks: lcm(18, 32) = 288 trays
         (18, "{ports: 36, speed: 800G}", 1, 1),  # 18 downlinks: one system fills one leaf per rail
     ],
 )
-def test_a_scalable_unit_is_the_fewest_systems_that_fill_whole_leaves(
-    trays: int, leaf: str, systems_per_su: int, leaves_per_rail: int
+def test_a_block_is_the_fewest_systems_that_fill_whole_scalable_units(
+    trays: int, leaf: str, systems_per_block: int, leaves_per_rail: int
 ) -> None:
     plan = build_text(rack_intent(2, leaf=leaf)).plan
-    assert (plan.systems_per_su, plan.system_sus) == (systems_per_su, leaves_per_rail)
+    assert (plan.systems_per_block, plan.sus_per_block) == (systems_per_block, leaves_per_rail)
     lcm = math.lcm(trays, plan.servers_per_su)
-    assert plan.systems_per_su * trays == lcm and plan.system_sus * plan.servers_per_su == lcm
+    assert plan.systems_per_block * trays == lcm and plan.sus_per_block * plan.servers_per_su == lcm
+
+
+def test_designers_scalable_units_stand_beside_nvidias_su_of_8_nvl72_racks(tmp_path: Path) -> None:
+    """NVIDIA's DGX SuperPOD GB200 RA: one scalable unit is 8 NVL72 racks, 576 GPUs. designer's scalable unit is a
+    leaf group (an SN5600's 32 downlinks: 32 trays), so 8 racks (144 trays) are 5 of designer's, the last holding
+    16 trays: summary.md and designer plan name both, NVIDIA's with its source, and the warning says what is
+    part-filled in designer's terms."""
+    design = build_text(rack_intent(8, leaf="{model: nvidia-sn5600}"))
+    summary = summary_markdown(design)
+    assert (
+        "| Scalable units | 5 (designer: 32 trays a leaf group, one leaf per rail and plane) — SU of NVIDIA's DGX "
+        "SuperPOD GB200 RA (NVL72 racks): 8 gb300-nvl72 racks = 576 GPUs |"
+    ) in summary
+    assert "Blocks of whole systems: 16 systems (288 trays) each." in summary
+    assert design.plan.warnings[0] == (
+        "scalable unit 4 (a leaf group: one leaf per rail and plane, serving 32 trays) is part-filled with 16 trays; "
+        "its leaves and uplinks are built in full"
+    )
+    intent = tmp_path / "rack.yaml"
+    intent.write_text(rack_intent(8, leaf="{model: nvidia-sn5600}"))
+    code, out, _ = run_cli("plan", "--format", "json", str(intent))
+    sizing = json.loads(out)["sizing"]
+    assert code == 0 and (sizing["servers_per_su"], sizing["scalable_units"]) == (32, 5)
+    assert sizing["vendor_scalable_unit"] == {
+        "systems": 8,
+        "gpus": 576,
+        "source": "NVIDIA's DGX SuperPOD GB200 RA (NVL72 racks)",
+    }
+    code, out, _ = run_cli("plan", str(intent))
+    assert (
+        "scalable units: 5 (designer: 32 trays a leaf group); SU of NVIDIA's DGX SuperPOD GB200 RA (NVL72 racks): "
+        "8 systems = 576 GPUs"
+    ) in out.splitlines()
 
 
 def test_nvidias_gb200_su_of_8_racks_on_18_port_leaves() -> None:

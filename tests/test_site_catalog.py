@@ -202,9 +202,9 @@ def test_a_new_entry_must_be_whole_and_a_missing_file_is_named(tmp_path: Path) -
     intent = write_site(tmp_path, switches=SWITCHES.replace("switches:\n", "switches:\n  half-known: {ports: 64}\n"))
     code, _, err = run_cli("plan", str(intent))
     assert code == 2
-    assert (
-        "site.yaml:2: catalog: switches.half-known: a new switch needs speed, rack_units, power_w, power_w_optics"
-        in err
+    assert (  # at the entry in the site file that gives it
+        f"{tmp_path / 'hw' / 'switches.yaml'}:3: switches.half-known: a new switch needs speed, rack_units, power_w, "
+        "power_w_optics" in err
     )
     assert len(err.splitlines()) == 2  # the models the broken catalog defines are not reported unknown
 
@@ -334,3 +334,71 @@ def test_a_site_servers_nic_and_rdma_names_follow_the_rules_of_hosts(tmp_path: P
     yes = SWITCHES.replace("ens8np0]", 'ens8np0", "yes"]'.replace('ens8np0"', "ens7np1")).replace("[ens1np0, ", "[")
     code, _, err = run_cli("build", str(write_site(tmp_path / "yes", switches=yes)), "-o", str(tmp_path / "out"))
     assert code == 2 and "'yes' is not a NIC's name: a YAML reader takes it for a boolean or null" in err, err
+
+
+def test_a_site_switch_without_what_a_tier_takes_from_it_is_refused_at_its_lines(tmp_path: Path) -> None:
+    """A port runs whole or broken out into at most 8 links (an 800G OSFP port: 1 x 800G to 8 x 100G, as NVIDIA's
+    SN5600 and Juniper's OSFP800 port tables give), so a 400G port runs no 800G link; a chassis is whole line cards
+    (Arista 7800R3: 36 ports a card, 7800R3 Platform Architecture white paper, Table 1). Every problem at once, at
+    its line of the site file, exit 2, nothing written."""
+    switches = SWITCHES.replace(
+        "switches:\n",
+        "switches:\n"
+        "  acme-a: {ports: 32, speed: 400G, rack_units: 1, power_w: 900, power_w_optics: 2100,\n"
+        "           link_speeds: [800, 200]}\n"
+        "  acme-b: {ports: 32, speed: 800G, rack_units: 1, power_w: 900, power_w_optics: 2100, first_line_card: 3}\n"
+        "  acme-c: {ports: 100, speed: 400G, rack_units: 10, power_w: 9000, power_w_optics: 16000,\n"
+        "           line_card_ports: 36}\n",
+    )
+    out = tmp_path / "out"
+    code, stdout, err = run_cli("build", str(write_site(tmp_path, switches=switches)), "-o", str(out))
+    assert (code, stdout, out.exists()) == (2, "", False)
+    assert "Traceback" not in err
+    site = tmp_path / "hw" / "switches.yaml"
+    lines = err.splitlines()
+    assert lines[:3] == [
+        f"{site}:4: switches.acme-a.link_speeds: 800G is not a speed its 400G ports run at (a port runs whole or "
+        "broken out into at most 8 links); valid: 50G, 100G, 200G, 400G",
+        f"{site}:5: switches.acme-b.first_line_card: only a chassis has line cards; give line_card_ports (the ports "
+        "of one card) beside it, or remove first_line_card",
+        f"{site}:7: switches.acme-c.line_card_ports: 36 ports a line card do not fill the chassis's 100 ports "
+        "(ports: 100) with whole cards; valid: a divisor of 100, such as 20, 25, 50, 100",
+    ]
+    assert lines[3:] == ["3 errors in the intent; nothing was written."]
+
+
+def test_a_chassis_is_refused_for_an_os_that_would_name_its_ports_without_the_line_card(tmp_path: Path) -> None:
+    """EOS names a 7800R3 chassis's ports Ethernet<slot>/<port>/1 (netbox-community devicetype-library
+    DCS-7800R3A-36D-LC); an OS whose naming of a chassis has no {card} would write a fixed switch's names (swp1 to
+    swp288) that no line card has: refused at the tier's model, naming each OS and the fix, while a site chassis
+    given EOS names with {card} builds."""
+    switches = SWITCHES.replace(
+        "switches:\n",
+        "switches:\n"
+        "  acme-chassis: {ports: 144, speed: 400G, rack_units: 10, power_w: 9000, power_w_optics: 16000,\n"
+        "                 line_card_ports: 36}\n",
+    )
+    intent = INTENT.replace(
+        "  leaf: {model: acme-th5-32x800g}\n", "  leaf: {model: acme-th5-32x800g}\n  spine: {model: acme-chassis}\n"
+    )
+    code, stdout, err = run_cli("plan", str(write_site(tmp_path, intent=intent, switches=switches)))
+    assert (code, stdout) == (2, "") and "Traceback" not in err
+    lines = err.splitlines()
+    assert [line.split(" names its ports")[0] for line in lines[:-1]] == [
+        f"{tmp_path / 'site.yaml'}:7: fabric.spine.model: acme-chassis is a chassis of 36-port line cards, and {os}"
+        for os in ("eos", "frr", "nvue")
+    ]
+    assert lines[0].endswith(
+        "give switches.acme-chassis.port_names.eos with {card} and {card_port} in a site catalog (as EOS names a "
+        "7800R3's: Ethernet{card}/{card_port}/1), or drop eos from targets"
+    )
+    named = switches.replace(
+        "line_card_ports: 36}",
+        'line_card_ports: 36,\n                 port_names: {eos: {whole: "Ethernet{card}/{card_port}/1",\n'
+        '                                    broken_out: "Ethernet{card}/{card_port}/{lane}"}}}',
+    )
+    only_eos = intent.replace("targets: [frr, eos, nvue]", "targets: [eos]")
+    design = build(write_site(tmp_path / "named", intent=only_eos, switches=named))
+    spine = next(device for device in design.configs if device.model == "acme-chassis")
+    assert spine.os_port_names["eos"][:2] == ("Ethernet1/1/1", "Ethernet1/2/1")
+    assert spine.os_port_names["eos"][36] == "Ethernet2/1/1"

@@ -110,7 +110,10 @@ def test_partial_scalable_unit_is_built_whole_and_warned() -> None:
     plan = plan_of(servers=100)
     assert plan.sus == 4 and plan.switch_counts()["leaf"] == 32
     assert plan.link_counts()["leaf_spine"] == 32 * 32
-    assert any("holds 4 of 32 servers" in warning for warning in plan.warnings)
+    assert (
+        "scalable unit 3 (a leaf group: one leaf per rail and plane, serving 32 servers) is part-filled with 4 "
+        "servers; its leaves and uplinks are built in full"
+    ) in plan.warnings
 
 
 def test_few_spines_are_warned() -> None:

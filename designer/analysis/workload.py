@@ -408,7 +408,7 @@ def job(top: Topology, workload: Workload, algorithm: str) -> tuple[list[int], C
     for one server with all their NICs."""
     plan = top.fabric.plan
     domains = plan.servers // plan.servers_per_system
-    order = place(domains, plan.systems_per_su, workload.servers, workload.placement, workload.name)
+    order = place(domains, plan.systems_per_block, workload.servers, workload.placement, workload.name)
     edges = pattern(workload.collective, algorithm, workload.servers)
     return order, job_connections(order, edges, top.nics * plan.servers_per_system)
 

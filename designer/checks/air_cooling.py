@@ -6,6 +6,7 @@ limit; this catches racks whose real draw goes beyond it anyway.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Iterable
 
 from designer.checks.base import capped
@@ -25,7 +26,8 @@ def check(design: Built) -> Iterable[Finding]:
         (
             rack.name,
             f"air-cooled rack draws {rack.kw:,.2f} kW, above the {facility.air_limit_kw:g} kW "
-            "air-cooling limit; cool it with liquid or spread its devices",
+            "air-cooling limit (facility.air_limit_kw); cool it with liquid, spread its devices, or, where the "
+            f"hall's air handling carries it, set facility.air_limit_kw: {math.ceil(rack.kw * 10) / 10:g}",
         )
         for rack in hot
     ]

@@ -276,6 +276,7 @@ def balancing_problems(
                     (
                         f"{value} is not something {names} can express here ({where}each target accepts: {accepted}); "
                         f"choose what every target accepts or drop {names} from targets"
+                        + (_plane_hint(value, speeds, [capabilities[target].load_balancing for target in lacking]))
                     ),
                 )
             )
@@ -297,6 +298,21 @@ def balancing_problems(
             )
         )
     return problems
+
+
+def _plane_hint(mode: str, speeds: tuple[int, ...], lacking: list[Balancing]) -> str:
+    """For a mode refused only at link speeds it runs at half of, how planes would take it: each NIC port split
+    into 2 planes of half its speed (``compute.multiplane``), the uplinks at that speed too."""
+    runs = [set(balancing.speeds[mode]) for balancing in lacking if mode in balancing.speeds]
+    too_fast = sorted({speed for speed in speeds if any(speed not in allowed for allowed in runs)})
+    if not runs or not too_fast or not all(speed // 2 in allowed for speed in too_fast for allowed in runs):
+        return ""
+    fast, half = too_fast[-1], too_fast[-1] // 2
+    return (
+        f"; or run it at {half}G: {fast}G NIC ports split into 2 planes of {half}G each (compute.multiplane: "
+        f"{{planes: 2}}, on a NIC that serves 2 planes a port, such as nvidia-cx8) with the uplinks at {half}G "
+        "(uplink_speed)"
+    )
 
 
 def _accepted(balancing: Balancing, choices: str) -> str:

@@ -128,8 +128,9 @@ def facility_problems(
                 where,
                 (
                     f"air cooling is refused above {facility['air_limit_kw']:g} kW per rack (facility.air_limit_kw) "
-                    f"and the racks are budgeted at {facility['rack_power_kw']:g} kW; use cooling: liquid or a "
-                    f"rack_power_kw of at most {facility['air_limit_kw']:g}"
+                    f"and the racks are budgeted at {facility['rack_power_kw']:g} kW; use cooling: liquid, a "
+                    f"rack_power_kw of at most {facility['air_limit_kw']:g}, or, where the hall's air handling "
+                    f"carries it, facility.air_limit_kw: {facility['rack_power_kw']:g}"
                 ),
             )
         )

@@ -60,7 +60,12 @@ from designer.intent.schema import (
 )
 from designer.intent.site_catalog import SiteCatalogs, site_catalogs
 from designer.intent.switch_spec import SwitchSpec
-from designer.intent.technology import default_targets, link_speed_problems, technology_problems
+from designer.intent.technology import (
+    chassis_naming_problems,
+    default_targets,
+    link_speed_problems,
+    technology_problems,
+)
 from designer.intent.workloads import Workload, resolve_workloads
 from designer.intent.yaml_source import decode, load_yaml, read_bytes, short
 from designer.targets import per_fabric, per_switch
@@ -102,10 +107,48 @@ class ServerSpec:
     """Each physical NIC port serves several planes: ``nics`` counts one port per plane (the fabric's server
     ports) and ``nic_speed`` is the plane speed; None: one plane per port."""
 
+    cages: tuple[tuple[str, tuple[int, ...]], ...] = ()
+    """Its backend cages as (name, the physical NIC ports in it from its first half on, from 0); empty: one cage per
+    NIC port, named as the design names the port."""
+    cage_module: str = ""
+    """The form of the modules its cages take (``flat-top``; empty: not known)."""
+
     @property
     def ports_per_nic_port(self) -> int:
         """Server ports (plane links) of one physical NIC port: its planes, 1 without multiplane."""
         return self.multiplane.planes if self.multiplane else 1
+
+    def cage_places(self) -> tuple[tuple[int, int, int], ...]:
+        """Each server port's (cage from 0, half from 0, links of that cage), in the fabric's port order: port ``i``
+        is plane link ``i // n`` of physical NIC port ``i % n`` (``n`` physical NIC ports), and a cage's halves are
+        its NIC ports' plane links in order."""
+        per_port = self.ports_per_nic_port
+        physical = self.nics // per_port
+        where = {
+            port: (cage, place, len(ports))
+            for cage, (_, ports) in enumerate(self.cages)
+            for place, port in enumerate(ports)
+        }
+        places = []
+        for port in range(self.nics):
+            nic, lane = port % physical, port // physical
+            cage, place, ports = where.get(nic, (nic, 0, 1))
+            places.append((cage, place * per_port + lane, ports * per_port))
+        return tuple(places)
+
+    @property
+    def cage_links(self) -> int:
+        """The most links one cage carries (1: every cage a single link)."""
+        return max((links for _, _, links in self.cage_places()), default=1)
+
+    def cage_name(self, port: int, design_name: str) -> str:
+        """Server port ``port``'s cage and half as the panel names them (``OSFP4P2``), or ``design_name`` (the port's
+        name in the design) where the catalog names no cage."""
+        if not self.cages:
+            return design_name
+        cage, half, links = self.cage_places()[port]
+        name = self.cages[cage][0]
+        return f"{name}P{half + 1}" if links > 1 else name
 
 
 @dataclass(frozen=True)
@@ -387,8 +430,9 @@ def _resolve(
         server = None  # an unknown system is reported; no server fields stand in for it
     if server and intact(("compute", "nic")):
         server = _with_nic(doc.compute, server, system, sizing, hardware)
-    if server and doc.compute.multiplane and intact(("compute", "nic"), ("compute", "multiplane")):
-        server = _with_multiplane(doc, doc.compute.multiplane, server, system, sizing, hardware)
+    asked = _multiplane_asked(doc, hardware) if intact(("compute", "server"), ("fabric", "planes")) else None
+    if server and asked and intact(("compute", "nic"), ("compute", "multiplane")):
+        server = _with_multiplane(doc, asked, server, system, sizing, hardware)
     planes = _planes(doc, intact, hardware)
     switches = _switches(doc.fabric, intact, sizing, hardware)
     servers = (
@@ -401,7 +445,7 @@ def _resolve(
         if server and servers is not None and intact(("growth",))
         else servers
     )
-    if server and planes and server.nics % planes and not doc.compute.multiplane:  # multiplane: its own rule
+    if server and planes and server.nics % planes and not asked:  # multiplane: its own rule
         where = ("fabric", "planes") if doc.fabric.planes else ("compute", "nics_per_server")
         sizing.append(
             Problem(
@@ -436,6 +480,7 @@ def _resolve(
     problems.extend(target_problems(listed))
     if intact(("fabric", "technology")):
         problems.extend(technology_problems(doc, listed, hardware, intact))
+    problems.extend(chassis_naming_problems(doc, listed, hardware, intact))
     targets = list(per_switch(listed))  # the network OSes: what the Ethernet-only rules below read
     if intact(("routing", "bfd"), ("target_options",)):
         releases = {name: options.release for name, options in doc.target_options if hasattr(options, "release")}
@@ -613,6 +658,8 @@ def _server(
         nic_modes=_nic_modes(base.nic_modes if base else (), base.nic if base else None, hardware),
         nic=base.nic if base else None,
         nvlink_gbyte_s=compute.nvlink_gbyte_s or (base.nvlink_gbyte_s if base else None),
+        cages=base.cages if base and not compute.nics_per_server else (),
+        cage_module=base.cage_module if base else "",
     )
 
 
@@ -642,6 +689,8 @@ def _tray(compute: ComputeDoc, system: SystemModel, problems: list[Problem], har
         nic_modes=_nic_modes((), system.nic, hardware),
         nic=system.nic,
         nvlink_gbyte_s=system.nvlink_gbyte_s,
+        cages=system.cages,
+        cage_module=system.cage_module,
     )
 
 
@@ -790,7 +839,7 @@ def _with_multiplane(
         counts = [count for count in counts if count in system.multiplane]
     model = hardware.servers.get(doc.compute.server or "")
     where = f" in a {system.name}" if system else ""
-    if model and model.planes > 1:
+    if model and model.planes > 1 and model.multiplane == 1:
         problems.append(
             Problem(
                 field,
@@ -855,6 +904,18 @@ def _with_multiplane(
     )
 
 
+def _multiplane_asked(doc: IntentDoc, hardware: Catalog) -> MultiplaneDoc | None:
+    """The planes each NIC port serves: ``compute.multiplane``, else the server model's default (its catalog
+    ``multiplane``, hwplb, the intent's default mode) on an Ethernet fabric, as many as ``fabric.planes`` where it
+    gives more than one; None: one plane per port."""
+    if doc.compute.multiplane:
+        return doc.compute.multiplane
+    model = hardware.servers.get(doc.compute.server or "") if not doc.compute.system else None
+    if model is None or model.multiplane == 1 or doc.fabric.technology != "ethernet" or doc.fabric.planes == 1:
+        return None
+    return MultiplaneDoc(planes=doc.fabric.planes or model.multiplane)
+
+
 def _planes(doc: IntentDoc, intact: Callable[..., bool], hardware: Catalog) -> int | None:
     """Planes as given, else the multiplane NIC ports', else the server model's, else 1; None when what decides it
     is in error."""
@@ -867,7 +928,10 @@ def _planes(doc: IntentDoc, intact: Callable[..., bool], hardware: Catalog) -> i
     if doc.compute.system and doc.compute.system in hardware.systems:
         return hardware.systems[doc.compute.system].planes
     if doc.compute.server:
-        return hardware.servers[doc.compute.server].planes
+        model = hardware.servers[doc.compute.server]
+        if model.multiplane > 1:  # ports split over planes on Ethernet, whole on InfiniBand
+            return model.multiplane if doc.fabric.technology == "ethernet" else 1
+        return model.planes
     return 1 if intact(("compute", "server")) else None
 
 

@@ -33,7 +33,7 @@ from designer.catalog import (
 )
 from designer.errors import InputError, Problem, Source
 from designer.intent.hosts import naming_problems
-from designer.intent.schema import MAX_SWITCH_PORTS, MEDIA, NicName, RdmaName, Section, Speed
+from designer.intent.schema import MAX_BREAKOUT, MAX_SWITCH_PORTS, MEDIA, SPEEDS, NicName, RdmaName, Section, Speed
 from designer.intent.yaml_source import decode, load_yaml, read_bytes, short
 from designer.targets import NAMES, TARGETS, TECHNOLOGIES, per_switch
 
@@ -132,6 +132,15 @@ class SwitchEntryDoc(Section):
     hash_line_unknown: list[Literal[SWITCH_OSES]] | None = Field(  # type: ignore[valid-type]
         None, description="The OSes whose hash-field line for this platform is not known: they write none."
     )
+    power_estimated: bool | None = Field(
+        None, description="Its power figures are planning estimates, not the vendor's (summary.md says so)."
+    )
+
+
+CageName = Annotated[str, Field(pattern=r"^[A-Za-z0-9][A-Za-z0-9 /._-]{0,39}$")]
+Cages = Annotated[dict[CageName, list[Annotated[int, Field(ge=0, lt=64)]]], Field(min_length=1, max_length=64)]
+"""A server's or tray's backend cages: name -> the NIC ports it carries, from its first half on."""
+CageModule = Literal["flat-top", "finned-top"]
 
 
 class ServerEntryDoc(Section):
@@ -155,6 +164,14 @@ class ServerEntryDoc(Section):
         None, gt=0, le=100_000, description="Scale-up (NVLink) bandwidth per GPU and direction, GB/s."
     )
     cooling: Literal["air", "liquid"] | None = Field(None, description="liquid when it must be liquid cooled.")
+    multiplane: int | None = Field(
+        None, gt=0, le=8, description="Planes each NIC port serves on Ethernet unless the intent says otherwise."
+    )
+    cages: Cages | None = Field(
+        None,
+        description="Backend cages by name, each with the NIC ports in it (from 0, NIC order), e.g. {OSFP1: [0, 1]}.",
+    )
+    cage_module: CageModule | None = Field(None, description="The form of the modules its cages take.")
 
 
 class NicEntryDoc(Section):
@@ -241,6 +258,16 @@ class SystemEntryDoc(Section):
         None,
         description="Optional: the 1G management ports of each part the out-of-band network cables to the rack's "
         "management switches, e.g. {compute_tray: [bmc], power_shelf: [mgmt]}.",
+    )
+    cages: Cages | None = Field(
+        None, description="Optional: a compute tray's scale-out cages by name, each with the NIC ports in it (from 0)."
+    )
+    cage_module: CageModule | None = Field(None, description="Optional: the form of the modules its cages take.")
+    vendor_su: int | None = Field(
+        None, gt=0, le=1024, description="Optional: systems of the scalable unit its vendor's reference design names."
+    )
+    vendor_su_source: str | None = Field(
+        None, min_length=1, max_length=200, description="Optional: the reference design that names vendor_su."
     )
 
 
@@ -382,15 +409,17 @@ def site_catalogs(
     data = shipped_data("catalog.yaml")
     overlay: dict[str, Any] = {}
     files, found = [], len(problems)
+    read: list[tuple[dict[str, Any], Source]] = []
     for name in paths:
         site = _read(base / name, problems)
         if site is not None:
             files.append((name, site[1]))
+            read.append((site[0], site[2]))
             overlay = laid_over(overlay, site[0])
     if len(problems) > found:
         return SiteCatalogs(catalog(), tuple(files), overlay)
     if rules := _incomplete(laid_over(data, overlay), overlay, data):  # before the media are sorted by reach
-        problems.extend(Problem(catalog_path, message) for message in rules)
+        problems.extend(_where_given(message, read, catalog_path) for message in rules)
         return SiteCatalogs(catalog(), tuple(files), overlay)
     return SiteCatalogs(make_catalog(overlaid(data, overlay)), tuple(files), overlay)
 
@@ -412,9 +441,28 @@ def json_schema() -> dict[str, Any]:
     return {"$schema": "https://json-schema.org/draft/2020-12/schema", **SiteCatalogDoc.model_json_schema()}
 
 
-def _read(path: FilePath, problems: list[Problem]) -> tuple[dict[str, Any], str] | None:
-    """One site file's entries (as the catalog writes them, fields left out where not given) and its sha256, or
-    None with its problems added."""
+def _where_given(message: str, read: list[tuple[dict[str, Any], Source]], catalog_path: tuple[str, ...]) -> Problem:
+    """A rule's ``message`` (``section.entry[.field]: what is wrong``) as a problem of the last site file that gives
+    that entry, at the line of the field (or the entry), else of the intent's ``catalog`` field."""
+    where, _, text = message.partition(": ")
+    section, _, rest = where.partition(".")
+    for entries, source in reversed(read):
+        names = sorted(
+            (name for name in entries.get(section, {}) if rest == name or rest.startswith(f"{name}.")), key=len
+        )
+        if names:
+            name = names[-1]
+            field, _, index = rest[len(name) + 1 :].split(".")[0].partition("[")
+            path: tuple[str | int, ...] = (section, name)
+            if field and field in entries[section][name]:
+                path = (section, name, field, int(index[:-1])) if index[:-1].isdigit() else (section, name, field)
+            return Problem(path, text, line=source.line_of(path), file=source.filename)
+    return Problem(catalog_path, message)
+
+
+def _read(path: FilePath, problems: list[Problem]) -> tuple[dict[str, Any], str, Source] | None:
+    """One site file's entries (as the catalog writes them, fields left out where not given), its sha256 and where
+    each of its values is, or None with its problems added."""
     try:
         raw = read_bytes(
             path, "a site catalog in designer/catalog.yaml's format, relative to the intent", "../hw/site.yaml"
@@ -424,7 +472,7 @@ def _read(path: FilePath, problems: list[Problem]) -> tuple[dict[str, Any], str]
         problems.extend(_located(problem, error.source) for problem in error.problems)
         return None
     entries = _entries(document, problems)
-    return None if entries is None else (entries, hashlib.sha256(raw).hexdigest())
+    return None if entries is None else (entries, hashlib.sha256(raw).hexdigest(), document.source)
 
 
 def _entries(document: Any, problems: list[Problem]) -> dict[str, Any] | None:
@@ -432,9 +480,7 @@ def _entries(document: Any, problems: list[Problem]) -> dict[str, Any] | None:
     if not isinstance(document.data, dict):
         problems.append(
             _located(
-                Problem(
-                    (), "a site catalog is a YAML mapping of switches, servers, media, targets and facility", line=1
-                ),
+                Problem((), f"a site catalog is a YAML mapping of {_sections()}", line=1),
                 document.source,
             )
         )
@@ -458,13 +504,16 @@ def _located(problem: Problem, source: Source | None) -> Problem:
     return Problem(problem.path, problem.message, line=line, file=source.filename)
 
 
+def _sections() -> str:
+    """Every section a site catalog may hold, in the order of its schema."""
+    names = list(SiteCatalogDoc.model_fields)
+    return f"{', '.join(names[:-1])} and {names[-1]}"
+
+
 def _message(item: Any) -> str:
     kind = item["type"]
     if kind == "extra_forbidden":
-        return (
-            "unknown key; a site catalog holds switches, servers, media, targets and facility, with the fields "
-            "of the shipped catalog's entries"
-        )
+        return f"unknown key; a site catalog holds {_sections()}, with the fields of the shipped catalog's entries"
     if kind == "missing":
         return "is required"
     message = item["msg"].removeprefix("Value error, ")
@@ -479,7 +528,17 @@ REQUIRED = {
     "systems": tuple(
         field
         for field in SystemEntryDoc.model_fields
-        if field not in ("multiplane", "management_switch", "management_ports") and not field.startswith("rack_layout")
+        if field
+        not in (
+            "multiplane",
+            "management_switch",
+            "management_ports",
+            "cages",
+            "cage_module",
+            "vendor_su",
+            "vendor_su_source",
+        )
+        and not field.startswith("rack_layout")
     ),
 }
 """The fields a new entry of each section must give (an override of a shipped entry may give any)."""
@@ -518,6 +577,11 @@ def _incomplete(merged: dict[str, Any], overlay: dict[str, Any], shipped: dict[s
                 )
     for name in sorted(overlay.get("systems", {})):
         problems += _layout_problems(name, merged["systems"][name])
+    for name in sorted(overlay.get("switches", {})):
+        problems += _switch_problems(f"switches.{name}", merged["switches"][name])
+    for section, count in (("servers", "nics"), ("systems", "tray_nics")):
+        for name in sorted(overlay.get(section, {})):
+            problems += _cage_problems(f"{section}.{name}", merged[section][name], count)
     for name, entry in sorted(overlay.get("servers", {}).items()):
         for field, rule in (("nic_names", "nics"), ("rdma_devices", "rdma_devices")):
             if field in entry and isinstance(merged["servers"][name].get("nics"), int):
@@ -546,6 +610,59 @@ def _incomplete(merged: dict[str, Any], overlay: dict[str, Any], shipped: dict[s
                     f"{', '.join(sorted(merged['switches']))}"
                 )
     return problems
+
+
+def _switch_problems(where: str, entry: dict[str, Any]) -> list[str]:
+    """What a tier cannot take from a switch entry: link speeds its ports cannot run (faster than the port, or not a
+    breakout of it into at most ``MAX_BREAKOUT`` links), line cards that do not divide its ports, a first line card
+    on a switch without line cards."""
+    ports, speed = entry.get("ports"), entry.get("speed")
+    problems = []
+    if isinstance(speed, int):
+        valid = [link for link in SPEEDS if link <= speed and speed % link == 0 and speed // link <= MAX_BREAKOUT]
+        wrong = [link for link in entry.get("link_speeds", ()) if link not in valid]
+        if wrong:
+            problems.append(
+                f"{where}.link_speeds: {', '.join(f'{link}G' for link in wrong)} "
+                f"{'is' if len(wrong) == 1 else 'are'} not a speed its {speed}G ports run at (a port runs whole or "
+                f"broken out into at most {MAX_BREAKOUT} links); valid: {', '.join(f'{link}G' for link in valid)}"
+            )
+    card = entry.get("line_card_ports")
+    if isinstance(card, int) and isinstance(ports, int) and (card > ports or ports % card):
+        fitting = [count for count in range(1, ports + 1) if ports % count == 0]
+        problems.append(
+            f"{where}.line_card_ports: {card} ports a line card do not fill the chassis's {ports} ports (ports: "
+            f"{ports}) with whole cards; valid: a divisor of {ports}, such as {', '.join(map(str, fitting[-4:]))}"
+        )
+    if "first_line_card" in entry and not card:
+        problems.append(
+            f"{where}.first_line_card: only a chassis has line cards; give line_card_ports (the ports of one card) "
+            "beside it, or remove first_line_card"
+        )
+    return problems
+
+
+def _cage_problems(where: str, entry: dict[str, Any], count: str) -> list[str]:
+    """What is wrong with an entry's cages: NIC ports (``entry[count]`` of them, from 0) that no cage or two cages
+    carry, or that it does not have."""
+    cages, nics = entry.get("cages"), entry.get(count)
+    if not cages or not isinstance(nics, int):
+        return []
+    carried = [port for ports in cages.values() for port in ports]
+    beyond = sorted({port for port in carried if port >= nics})
+    twice = sorted({port for port in carried if carried.count(port) > 1})
+    missing = sorted(set(range(nics)) - set(carried))
+    wrong = [
+        *([f"NIC ports {', '.join(map(str, beyond))} beyond its {nics} ({count}: {nics})"] if beyond else []),
+        *([f"NIC ports {', '.join(map(str, twice))} in two cages"] if twice else []),
+        *([f"NIC ports {', '.join(map(str, missing))} in no cage"] if missing else []),
+    ]
+    if not wrong:
+        return []
+    return [
+        f"{where}.cages: {'; '.join(wrong)}; list each of NIC ports 0 to {nics - 1} in exactly one cage, e.g. "
+        "{OSFP1: [0, 1], OSFP2: [2, 3]} for twin-port cages"
+    ]
 
 
 def _layout_problems(name: str, system: dict[str, Any]) -> list[str]:

@@ -6,11 +6,12 @@ too: each key and name once, the default partition's key left to the default."""
 from __future__ import annotations
 
 from collections.abc import Callable
+from string import Formatter
 
 from designer.catalog import Catalog
 from designer.errors import Problem
 from designer.intent.schema import IntentDoc, PartitionDoc
-from designer.targets import TARGETS, of_technology
+from designer.targets import TARGETS, of_technology, per_switch
 
 TIERS = ("leaf", "spine", "super_spine")
 ETHERNET_ONLY = {
@@ -111,6 +112,33 @@ def link_speed_problems(tier: str, model: str, speeds: tuple[int, ...], hardware
         for speed in sorted(set(speeds))
         if speed not in known.link_speeds
     ]
+
+
+def chassis_naming_problems(
+    doc: IntentDoc, targets: list[str], hardware: Catalog, intact: Callable[..., bool]
+) -> list[Problem]:
+    """A chassis (a catalog switch of line cards) in a tier that a network OS of ``targets`` names without the line
+    card: its configuration would name the chassis's ports as a fixed switch's, which no such OS does."""
+    problems = []
+    for tier in TIERS:
+        switch = getattr(doc.fabric, tier)
+        model = hardware.switches.get(switch.model) if switch is not None and switch.model else None
+        if model is None or not model.line_card_ports or not intact(("fabric", tier, "model")):
+            continue
+        for target in per_switch(targets):
+            naming = hardware.port_naming(target, model.name)
+            fields = {part[1] for pattern in (naming.whole, naming.broken_out) for part in Formatter().parse(pattern)}
+            if "card" not in fields:
+                problems.append(
+                    Problem(
+                        ("fabric", tier, "model"),
+                        f"{model.name} is a chassis of {model.line_card_ports}-port line cards, and {target} names "
+                        f"its ports without the line card ({naming.whole}); give switches.{model.name}.port_names."
+                        f"{target} with {{card}} and {{card_port}} in a site catalog (as EOS names a 7800R3's: "
+                        f"Ethernet{{card}}/{{card_port}}/1), or drop {target} from targets",
+                    )
+                )
+    return problems
 
 
 def _label(technology: str) -> str:

@@ -6,7 +6,10 @@ spine racks), empty positions faint; the racks of the networks beside the backen
 their switches, ``S`` storage servers) and a violet corner on every rack they add switches to. No cable is drawn,
 so it stays readable at 32k GPUs and more.
 Beside it, the elevation of the first compute rack and the first network rack, unit by unit (a rack-scale system's
-NVLink switch trays, power shelves and management switches too, where the catalog gives its rack layout).
+NVLink switch trays, power shelves and management switches too, where the catalog gives its rack layout). A server's
+face shows its backend cages as the catalog names them (a DGX H100's OSFP1 to OSFP4), each with its halves (P1, P2)
+where a cage carries several links, and what each half carries in its tooltip; a server without named cages shows
+one cage per physical NIC port.
 """
 
 from __future__ import annotations
@@ -32,6 +35,8 @@ PART_FILL = "#e5e5e5"
 switches) in the elevation."""
 OTHER_STROKE = "#54278f"
 """Racks and marks of the networks beside the backend."""
+CAGE_FILL, CAGE_STROKE = "#ffffff", "#08519c"
+"""A server cage's face on the elevation."""
 
 
 def shade(kw: float, budget_kw: float) -> str:
@@ -215,4 +220,58 @@ def _elevation(intent: Intent, devices: list[Device], physical: Physical, rack: 
             f'<text x="{body_x + body_w / 2:g}" y="{top_y + height * UNIT_PX / 2 + 4:g}" '
             f'text-anchor="middle" font-size="{9 if height < 2 else 10}">{escape(name)}</text>'
         )
+    for index in rack.devices:
+        device = devices[index]
+        if device.role == "server":
+            bottom_y = y + (units - physical.device_unit[index] + 1) * UNIT_PX - 1
+            roomy = device_units(intent, device) >= 2
+            parts += _cage_face(server_cages(intent, device), body_x + 4, bottom_y, body_w - 8, roomy)
+    return parts
+
+
+def server_cages(intent: Intent, device: Device) -> list[tuple[str, list[tuple[str, str]]]]:
+    """A server's backend cages on its face, in panel order: each cage's name and its halves (``P1``, ``P2``... where
+    it carries several links, else one unnamed half), each with the design's name of the port it carries."""
+    spec = intent.server
+    cages: dict[int, tuple[str, dict[int, str]]] = {}
+    for port, (cage, half, _) in enumerate(spec.cage_places()):
+        name = spec.cages[cage][0] if spec.cages else device.nic_port_name(port)
+        cages.setdefault(cage, (name, {}))[1][half] = device.port_name(port)
+    return [
+        (name, [(f"P{half + 1}" if len(halves) > 1 else "", halves[half]) for half in sorted(halves)])
+        for _, (name, halves) in sorted(cages.items())
+    ]
+
+
+def _cage_face(
+    cages: list[tuple[str, list[tuple[str, str]]]], x: int, bottom: int, width: int, roomy: bool
+) -> list[str]:
+    """A row of cages along the bottom of a server's face, each split into its halves; with room (``roomy``: a server
+    of two units or more, and cages wide enough), each cage's name above it and its halves' names in them."""
+    if not cages:
+        return []
+    step, height = width / len(cages), UNIT_PX - 2
+    labelled = roomy and step >= 16
+    parts = []
+    for number, (name, halves) in enumerate(cages):
+        left = x + number * step
+        half_w = (step - 2) / len(halves)
+        parts.append(f'<g class="cage" data-cage="{escape(name)}">')
+        for place, (half, port) in enumerate(halves):
+            half_x = left + 1 + place * half_w
+            parts.append(
+                f'<rect x="{half_x:g}" y="{bottom - height:g}" width="{half_w:g}" height="{height:g}" '
+                f'fill="{CAGE_FILL}" stroke="{CAGE_STROKE}"><title>{escape(name + half)}: {escape(port)}</title></rect>'
+            )
+            if labelled and half:
+                parts.append(
+                    f'<text x="{half_x + half_w / 2:g}" y="{bottom - 2:g}" text-anchor="middle" font-size="6">'
+                    f"{escape(half)}</text>"
+                )
+        if labelled:
+            parts.append(
+                f'<text x="{left + step / 2:g}" y="{bottom - height - 2:g}" text-anchor="middle" font-size="6">'
+                f"{escape(name)}</text>"
+            )
+        parts.append("</g>")
     return parts

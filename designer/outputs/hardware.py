@@ -28,12 +28,13 @@ def hardware_lines(intent: Intent, plan: Plan) -> list[str]:
             f"{system.management_switches} management switches; {system.power_kw:g} kW per rack at most "
             f"({markdown_inline(system.power_source)}), {system.cooling} cooled.",
             "",
-            f"Scalable units of whole systems: {plan.systems_per_su} systems ({plan.systems_per_su * trays:,} trays) "
-            f"each. A leaf's {plan.servers_per_su} downlinks hold {plan.servers_per_su} trays of one rail, and "
-            f"lcm({trays}, {plan.servers_per_su}) = {plan.systems_per_su * trays:,} trays is the fewest whole "
-            f"systems that fill whole leaves, so each rail has {plan.system_sus} lea"
-            f"{'f' if plan.system_sus == 1 else 'ves'} per plane in a scalable unit (the leaf groups "
-            f"`su<n>` of {plan.servers_per_su} trays each; a system's trays may sit on two of them).",
+            f"Blocks of whole systems: {plan.systems_per_block} systems ({plan.systems_per_block * trays:,} trays) "
+            f"each. A scalable unit (`su<n>`) is a leaf group: one leaf per rail and plane, its "
+            f"{plan.servers_per_su} downlinks holding {plan.servers_per_su} trays of that rail; lcm({trays}, "
+            f"{plan.servers_per_su}) = {plan.systems_per_block * trays:,} trays is the fewest whole systems that fill "
+            f"whole scalable units, so each rail has {plan.sus_per_block} lea"
+            f"{'f' if plan.sus_per_block == 1 else 'ves'} per plane in a block, one a scalable unit (a system's trays "
+            "may sit in two of them).",
             "",
         ]
     if multiplane:

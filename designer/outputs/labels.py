@@ -15,34 +15,64 @@ HTML_LABELS = 8400
 LABELS_PER_SHEET = 21
 """Labels of 63.5 x 38.1 mm, three across and seven down an A4 sheet (the common L7160 layout)."""
 
-LABEL_HEADER = ["cable_id", "end", "rack", "unit", "device", "port", "far_rack", "far_unit", "far_device", "far_port"]
+LABEL_HEADER = [
+    "cable_id",
+    "end",
+    "rack",
+    "unit",
+    "device",
+    "port",
+    "far_rack",
+    "far_unit",
+    "far_device",
+    "far_port",
+    "cage",
+    "far_cage",
+]
 
 
 def label_rows(cabling: tuple[list[str], Iterable[list[Any]]]) -> tuple[list[str], Iterator[list[Any]]]:
     """One row per label from ``cabling.csv``'s header and rows: the a end's, then the z end's, of every cable,
-    each with where it is plugged and where the other end goes. Ports are named as in the first port columns."""
+    each with where it is plugged and where the other end goes, then both ends' cages (the cage and half a port
+    leaves its box through: a DGX's ``OSFP4P2``). Ports are named as in the first port columns."""
     header, rows = cabling
     columns = _end_columns(header)
     return LABEL_HEADER, (label for row in rows for label in _labels_of(row, *columns))
 
 
 def _end_columns(header: list[str]) -> tuple[int, list[int], list[int]]:
-    """The column of the cable ID and of each end's rack, unit, device and port (a, then z) in ``header``."""
+    """The column of the cable ID and of each end's rack, unit, device, port and cage (a, then z) in ``header``."""
     column = {name: number for number, name in enumerate(header)}
-    a_end, z_end = ([column[f"{end}_{field}"] for field in ("rack", "unit", "device", "port")] for end in "az")
+    a_end, z_end = ([column[f"{end}_{field}"] for field in ("rack", "unit", "device", "port", "cage")] for end in "az")
     return column["cable_id"], a_end, z_end
 
 
 def _labels_of(row: list[Any], cable: int, a_columns: list[int], z_columns: list[int]) -> tuple[list[Any], ...]:
     """The a end's and the z end's label of one cabling row."""
     a_end, z_end = [row[number] for number in a_columns], [row[number] for number in z_columns]
-    return [row[cable], "a", *a_end, *z_end], [row[cable], "z", *z_end, *a_end]
+    return [row[cable], "a", *a_end[:4], *z_end[:4], a_end[4], z_end[4]], [
+        row[cable],
+        "z",
+        *z_end[:4],
+        *a_end[:4],
+        z_end[4],
+        a_end[4],
+    ]
 
 
 def label_text(label: list[Any]) -> tuple[str, str, str]:
-    """A label's three printed lines: the cable ID, this end (rack, unit, device, port), the far end."""
-    cable, _, rack, unit, device, port, far_rack, far_unit, far_device, far_port = label
-    return cable, f"{rack} U{unit} {device} {port}", f"to {far_rack} U{far_unit} {far_device} {far_port}"
+    """A label's three printed lines: the cable ID, this end (rack, unit, device, port, and the cage it leaves its
+    box through where the port's name does not say it), the far end."""
+    cable, _, rack, unit, device, port, far_rack, far_unit, far_device, far_port, cage, far_cage = label
+    here = f"{port} ({cage})" if _names_a_cage(cage, port) else port
+    there = f"{far_port} ({far_cage})" if _names_a_cage(far_cage, far_port) else far_port
+    return cable, f"{rack} U{unit} {device} {here}", f"to {far_rack} U{far_unit} {far_device} {there}"
+
+
+def _names_a_cage(cage: str, port: str) -> bool:
+    """Whether ``cage`` says something ``port`` does not: a vendor's cage name, not a switch's panel number (which
+    the cable ID carries) nor the port's own name."""
+    return bool(cage) and cage != port and not cage.replace(".", "").isdigit()
 
 
 def labels_html(name: str, cabling: tuple[list[str], Sequence[list[Any]]], racks: Iterable[str]) -> str:

@@ -65,6 +65,8 @@ def cabling_with_networks(
                 cable.a_unit,
                 cable.z_rack,
                 cable.z_unit,
+                panel.get(cable.a_port) or panel.setdefault(cable.a_port, faceplate(cable.a_port)),
+                panel.get(cable.z_port) or panel.setdefault(cable.z_port, faceplate(cable.z_port)),
             ]
 
     return ["network", *header], chain((["backend", *row] for row in rows), others())

@@ -16,11 +16,12 @@ from designer.checks import applicable, counts, evidence
 from designer.checks import formats as checks_format
 from designer.design import Design
 from designer.fabric import TIERS
+from designer.intent import Intent
 from designer.model import Headroom
 from designer.outputs import workloads
 from designer.outputs.hardware import hardware_lines, nic_balancing_line
 from designer.outputs.labels import HTML_LABELS
-from designer.outputs.markdown import markdown_text
+from designer.outputs.markdown import markdown_inline, markdown_text
 from designer.physical.placement import servers_per_rack
 from designer.sizing import Plan
 from designer.targets import TARGETS
@@ -58,6 +59,7 @@ def summary(design: Design) -> dict[str, Any]:
             "super_spine_groups": plan.groups,
             "super_spines_per_group": plan.supers_per_group,
             "spine_super_spine_parallel_links": plan.spine_super_parallel,
+            **_vendor_su(design.intent),
         },
         **_pools(design),
         "power_kw": design.physical.power_kw(design.intent.facility.pue),
@@ -67,6 +69,21 @@ def summary(design: Design) -> dict[str, Any]:
         "checks": counts(design.findings, applicable(design.intent.technology)),
         "bisection_tbps": evidence(design.findings, "bisection-bandwidth", "bisection_tbps"),
         "workloads": [workloads.contract(result) for result in design.workloads],
+    }
+
+
+def _vendor_su(intent: Intent) -> dict[str, Any]:
+    """The scalable unit the system's vendor names, beside designer's (``servers_per_su``: a leaf group); nothing
+    where the catalog gives none."""
+    system = intent.system
+    if system is None or not system.vendor_su:
+        return {}
+    return {
+        "vendor_scalable_unit": {
+            "systems": system.vendor_su,
+            "gpus": system.vendor_su * system.gpus,
+            "source": system.vendor_su_source,
+        }
     }
 
 
@@ -142,6 +159,12 @@ def summary_text(data: dict[str, Any]) -> str:
         lines.append(f"routed by the subnet manager ({', '.join(managers)}): no /31s, ASNs or BGP")
     else:
         lines.append(f"/31 subnets: {data['p2p_subnets']:,}; ASNs: {data['asns']:,}")
+    sizing = data["sizing"]
+    if vendor := sizing.get("vendor_scalable_unit"):
+        lines.append(
+            f"scalable units: {sizing['scalable_units']:,} (designer: {sizing['servers_per_su']:,} trays a leaf "
+            f"group); SU of {vendor['source']}: {vendor['systems']:,} systems = {vendor['gpus']:,} GPUs"
+        )
     racks, power = data["racks"], data["power_kw"]
     lines.append(
         f"racks: {racks['compute']:,} compute + {racks['network']:,} network in {racks['rows']:,} rows; "
@@ -177,6 +200,18 @@ def summary_text(data: dict[str, Any]) -> str:
     return "\n".join(lines)
 
 
+def _units_row(intent: Intent, plan: Plan) -> str:
+    """summary.md's count of scalable units in designer's one meaning (leaf groups), and beside it the unit the
+    system's vendor names where the catalog gives one."""
+    what = "trays" if intent.system else "servers"
+    row = f"{plan.sus} (designer: {plan.servers_per_su} {what} a leaf group, one leaf per rail and plane)"
+    system = intent.system
+    if system is None or not system.vendor_su:
+        return row
+    vendor = markdown_inline(system.vendor_su_source)
+    return row + f" — SU of {vendor}: {system.vendor_su} {system.name} racks = {system.vendor_su * system.gpus:,} GPUs"
+
+
 def summary_markdown(design: Design, moved: Sequence[str] = ()) -> str:
     """What a reviewer reads first: counts, tiers, hardware, pools and their use, warnings; ``moved`` is the section
     on existing items changed since the build this one replaces (:class:`designer.diff.Previous`)."""
@@ -195,7 +230,7 @@ def summary_markdown(design: Design, moved: Sequence[str] = ()) -> str:
         f"| Tiers | {plan.tiers} (non-blocking, 1:1 at every tier"
         + ("; pod 0 built, super-spines with the second pod" if plan.tiers == 3 and not plan.super_tier else "")
         + ") |",
-        f"| Scalable units | {plan.sus} of {plan.servers_per_su} servers |",
+        f"| Scalable units | {_units_row(intent, plan)} |",
     ]
     if plan.tiers == 3:
         lines.append(f"| Pods per plane | {plan.pods} of {sizing['scalable_units_per_pod']} scalable units |")

@@ -29,8 +29,8 @@ def port_layouts(design: Design) -> tuple[list[str], list[list[tuple[str, ...]]]
 
 def cabling_rows(design: Design) -> tuple[list[str], Iterable[list[Any]]]:
     """One row per link: both ends, speed, tier, estimated length and medium (see designer.physical.cables), its
-    cable ID (:func:`cable_id`) and both ends' rack and unit. Ports are named as the design's one target names them;
-    with several, the canonical name and then each OS's."""
+    cable ID (:func:`cable_id`), both ends' rack and unit, and both ends' cage (:func:`cage_names`). Ports are named
+    as the design's one target names them; with several, the canonical name and then each OS's."""
     devices, speeds, physical = design.fabric.devices, design.plan.link_speeds, design.physical
     suffixes, layouts = port_layouts(design)
     faceplate = design.fabric.port_names(Device.faceplate_name)
@@ -51,10 +51,13 @@ def cabling_rows(design: Design) -> tuple[list[str], Iterable[list[Any]]]:
         "a_unit",
         "z_rack",
         "z_unit",
+        "a_cage",
+        "z_cage",
     ]
     media = physical.medium_names()
     lengths = {length: f"{length / 10:.1f}" for length in set(physical.link_length_dm)}  # few lengths repeat
     nic_ports = design.fabric.port_names(Device.nic_port_name)
+    cages = cage_names(design)
     rows = (
         [
             TIERS[tier],
@@ -73,12 +76,29 @@ def cabling_rows(design: Design) -> tuple[list[str], Iterable[list[Any]]]:
             device_unit[upper],
             rack_names[device_rack[lower]],
             device_unit[lower],
+            cages[upper][upper_port],
+            cages[lower][lower_port],
         ]
         for (tier, upper, upper_port, lower, lower_port), length, medium in zip(
             design.fabric.links, physical.link_length_dm, physical.link_medium, strict=True
         )
     )
     return header, rows
+
+
+def cage_names(design: Design) -> list[tuple[str, ...]]:
+    """Every device's ports by the cage (and half) they leave the box through, by device index: a switch's as its
+    front panel numbers them (``3``, ``3.1``: :meth:`Device.faceplate_name`), a server's as the catalog names its
+    cages (``OSFP4P2``: the second half of cage OSFP4), or the port's own name where the catalog names none."""
+    server = design.intent.server
+    panel = design.fabric.port_names(Device.faceplate_name)
+    servers: dict[tuple[str, ...], tuple[str, ...]] = {}
+    return [
+        servers.setdefault(names, tuple(server.cage_name(port, name) for port, name in enumerate(names)))
+        if device.role == "server"
+        else names
+        for device, names in zip(design.fabric.devices, panel, strict=True)
+    ]
 
 
 def cable_id(upper_device: str, upper_port: str) -> str:

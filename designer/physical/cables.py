@@ -13,10 +13,13 @@
 * Copper: one cable per cable assembly, keyed by the end with the larger breakout: a straight cable,
   or a splitter when that port's lanes reach several ports at the other end. Active copper draws
   power at every end.
-* Multiplane NIC ports (``compute.multiplane``): a server's NIC port is one physical port whose lanes are its
-  plane links, each to a leaf of another plane: one twin-port (or quad) module with a fiber per plane link, or one
-  copper splitter keyed by the NIC port. Copper cannot join a NIC port fanning out to several leaves with a leaf
-  port fanning out to several NIC ports (no cable has two split ends), so such links take optics only.
+* A server's physical ports are its cages (catalog ``cages``): a twin-port cage carries two NIC ports (the DGX
+  H100's OSFP cages, each half to another rail), and a multiplane NIC port (``compute.multiplane``) is one cage
+  whose halves are its plane links, each to a leaf of another plane. A cage of several links takes one twin-port
+  (or quad) module with a fiber per link, or one copper splitter keyed by the cage. Copper cannot join a cage
+  fanning out to several leaves with a leaf port fanning out to several cages (no cable has two split ends), so
+  such links take optics only. A module in a server's cage is named with the form the catalog gives its cages
+  (``cage_module``: a DGX takes flat-top ones; a switch's are finned, the default, not named).
 * A switch draws its power without optics (``power_w``) plus the modules and active-cable ends in its
   ports. A server's catalog power is its maximum, its own NIC modules included, so nothing is added.
 """
@@ -127,32 +130,36 @@ def lay_cables(intent: Intent, fabric: Fabric, layout: Layout, runs: Runs | None
     length_dm = runs.length_dm if runs else lengths(intent, fabric, layout)
     breakout = [device.breakout for device in devices]
     """Lanes of each device's ports facing down: a link's upper end."""
-    up_breakout = [device.uplink_breakout for device in devices]
-    """Lanes of each device's ports facing up: a link's lower end."""
+    cage_links = intent.server.cage_links
+    up_breakout = [cage_links if device.role == "server" else device.uplink_breakout for device in devices]
+    """Lanes of each device's ports facing up: a link's lower end (a server's: the links of one of its cages)."""
     up_offset = [_uplink_offset(device) for device in devices]
-    up_stride = [_nic_ports(device) for device in devices]
-    """A multiplane server's NIC ports (its port ``i`` is a lane of NIC port ``i % rails``); 0 for the others."""
+    server_cages = tuple(cage for cage, _, _ in intent.server.cage_places())
+    """The cage of each of a server's ports (:meth:`ServerSpec.cage_places`), one tuple for every server."""
+    up_cages = [server_cages if device.role == "server" else () for device in devices]
 
     medium, shared = (
         runs.media
         if runs and runs.media
         else choose_media(
-            links, (breakout, up_breakout, up_offset, up_stride), length_dm, reach_dm, tuple(m.optical for m in media)
+            links, (breakout, up_breakout, up_offset, up_cages), length_dm, reach_dm, tuple(m.optical for m in media)
         )
     )
 
     switch_w = [float(intent.switch(device.role).power_w) for device in fabric.switches()]
     switch_count = fabric.switch_count
     bom: Counter[BomKey] = Counter()
-    modules: dict[tuple[str, int, int], BomKey] = {}
+    modules: dict[tuple[str, int, int, str], BomKey] = {}
+    server_form = intent.server.cage_module
 
-    def module(model: MediumModel, lanes: int, speed: int) -> BomKey:
-        """The bill's line of an optical module of ``lanes`` links of ``speed``."""
-        key = modules.get((model.name, lanes, speed))
+    def module(model: MediumModel, lanes: int, speed: int, form: str = "") -> BomKey:
+        """The bill's line of an optical module of ``lanes`` links of ``speed`` (``form``: a server cage's)."""
+        key = modules.get((model.name, lanes, speed, form))
         if key is None:
-            key = modules[model.name, lanes, speed] = (
+            name = module_name(model, lanes * speed, lanes, speed)
+            key = modules[model.name, lanes, speed, form] = (
                 "transceiver",
-                module_name(model, lanes * speed, lanes, speed),
+                f"{name}, {form}" if form else name,
                 NO_LENGTH,
             )
         return key
@@ -162,7 +169,7 @@ def lay_cables(intent: Intent, fabric: Fabric, layout: Layout, runs: Runs | None
         if device < switch_count:
             switch_w[device] += model.power_w.get(lanes * speed, 0.0)
         if model.optical:
-            bom[module(model, lanes, speed)] += 1
+            bom[module(model, lanes, speed, "" if device < switch_count else server_form)] += 1
 
     for (chosen, length), count in Counter(zip(medium, length_dm, strict=True)).items():  # by medium and length, in C
         if chosen == len(media):
@@ -171,7 +178,7 @@ def lay_cables(intent: Intent, fabric: Fabric, layout: Layout, runs: Runs | None
             bom["cable", f"{media[chosen].label} fiber", ordered_length(length)] += count
 
     single_w = [[model.power_w.get(speed, 0.0) for model in media] for speed in speeds]
-    singles: Counter[tuple[int, int]] = Counter()
+    singles: Counter[tuple[int, int, str]] = Counter()
     """Modules of one link (in unbroken ports) by medium and tier: their power is added to their switch at once,
     their count to the bill at the end."""
     assemblies: dict[int, list] = {}
@@ -186,13 +193,15 @@ def lay_cables(intent: Intent, fabric: Fabric, layout: Layout, runs: Runs | None
         if model.optical:
             for device, lanes in ((upper, upper_lanes), (lower, lower_lanes)):
                 if lanes == 1:
-                    singles[chosen, tier] += 1
                     if device < switch_count:
+                        singles[chosen, tier, ""] += 1
                         switch_w[device] += single_w[tier][chosen]
+                    else:
+                        singles[chosen, tier, server_form] += 1
             continue
         upper_key = upper * PORT_SPACE + upper_port // upper_lanes
-        lower_key = lower * PORT_SPACE + _lower_port(lower_port, lower_lanes, up_offset[lower], up_stride[lower])
-        if upper_lanes >= lower_lanes and not up_stride[lower]:
+        lower_key = lower * PORT_SPACE + _lower_port(lower_port, lower_lanes, up_offset[lower], up_cages[lower])
+        if upper_lanes >= lower_lanes and not (up_cages[lower] and lower_lanes > 1):
             key, far, lanes, far_lanes = upper_key, lower_key, upper_lanes, lower_lanes
         else:
             key, far, lanes, far_lanes = lower_key, upper_key, lower_lanes, upper_lanes
@@ -202,8 +211,8 @@ def lay_cables(intent: Intent, fabric: Fabric, layout: Layout, runs: Runs | None
         else:
             assembly[0] = max(assembly[0], length_dm[number])
             assembly[2].add(far)
-    for (chosen, tier), count in sorted(singles.items()):
-        bom[module(media[chosen], 1, speeds[tier])] += count
+    for (chosen, tier, form), count in sorted(singles.items()):
+        bom[module(media[chosen], 1, speeds[tier], form)] += count
 
     for key, (first, lanes) in sorted(shared.items()):
         group_medium = medium[first]
@@ -229,34 +238,30 @@ def _uplink_offset(device: Device) -> int:
     return device.downlinks // device.breakout * device.uplink_breakout - device.downlinks
 
 
-def _nic_ports(device: Device) -> int:
-    """The physical NIC ports of a multiplane server (its ports are their plane links); 0 for any other device."""
-    return device.ports // device.uplink_breakout if device.role == "server" and device.uplink_breakout > 1 else 0
-
-
-def _lower_port(port: int, lanes: int, offset: int, stride: int) -> int:
-    """The physical port of a link's lower end ``port``: a multiplane server's NIC port (``stride`` of them),
-    else the switch's up-facing port of ``lanes`` lanes (``offset``: :func:`_uplink_offset`)."""
-    return port % stride if stride else (port + offset) // lanes
+def _lower_port(port: int, lanes: int, offset: int, cages: tuple[int, ...]) -> int:
+    """The physical port of a link's lower end ``port``: a server's cage (``cages``, by port), else the switch's
+    up-facing port of ``lanes`` lanes (``offset``: :func:`_uplink_offset`)."""
+    return cages[port] if cages else (port + offset) // lanes
 
 
 def choose_media(
     links: list[Link],
-    lanes: tuple[list[int], list[int], list[int], list[int]],
+    lanes: tuple[list[int], list[int], list[int], list[tuple[int, ...]]],
     length_dm: list[int],
     reach_dm: tuple[tuple[int, ...], ...],
     optical: tuple[bool, ...] = (),
 ) -> tuple[list[int], dict[int, tuple[int, int]]]:
     """Each link's medium, the same for every link joined to it through a shared physical port, chosen for the
     longest run among them at the reach of its tier's speed; and the first link through each shared (broken-out)
-    physical port with that port's lanes. ``lanes`` is per device its down ports' breakout, its up ports', their
-    offset (``_uplink_offset``) and a multiplane server's NIC ports (``_nic_ports``): a link's upper end is a down
-    port, its lower end an up port. A group where a multiplane NIC port meets a broken-out leaf port takes the first
-    medium ``optical`` says is optical (copper has no cable split at both ends)."""
-    down_lanes, up_lanes, up_offset, up_stride = lanes
+    physical port with that port's lanes. ``lanes`` is per device its down ports' breakout, its up ports' (a
+    server's: the links of its cages), their offset (``_uplink_offset``) and a server's cage of each port (empty for a
+    switch): a link's upper end is a down port, its lower end an up port. A group where a server cage of several
+    links meets a broken-out leaf port takes the first medium ``optical`` says is optical (copper has no cable split
+    at both ends)."""
+    down_lanes, up_lanes, up_offset, up_cages = lanes
     parent = list(range(len(links)))
     split_both: list[int] = []
-    """Links from a multiplane NIC port to a broken-out leaf port."""
+    """Links from a server cage of several links to a broken-out leaf port."""
 
     def root(link: int) -> int:
         while parent[link] != link:
@@ -273,8 +278,8 @@ def choose_media(
                 parent[number] = root(first)
         count = up_lanes[lower]
         if count > 1:
-            key = lower * PORT_SPACE + _lower_port(lower_port, count, up_offset[lower], up_stride[lower])
-            if up_stride[lower] and down_lanes[upper] > 1:
+            key = lower * PORT_SPACE + _lower_port(lower_port, count, up_offset[lower], up_cages[lower])
+            if up_cages[lower] and down_lanes[upper] > 1:
                 split_both.append(number)
             first = shared.setdefault(key, (number, count))[0]
             if first != number:  # a port seen before: join this link's group to the first link's

@@ -15,11 +15,11 @@ units never moves a rack or changes an existing cable's length. Racks with nothi
   their units stay free and their draw counts against the budget.
 * An SU is one block of racks: half its compute racks, its leaf racks (every plane and rail of the
   SU: rail-optimized cabling runs from every server to every leaf), then the other half.
-* Rack-scale systems: a system is one rack holding all its trays, never split. A block is a scalable unit of
-  whole systems (:attr:`Plan.systems_per_su`) with the leaves of its leaf groups; the rack's power and cooling
-  are the system's (the intent may give more). Where the catalog gives the system's rack layout, tray ``t`` stands
-  at the unit of the layout's ``t``-th compute tray from the top (:meth:`SystemModel.units`); without one the trays
-  stack from the bottom.
+* Rack-scale systems: a system is one rack holding all its trays, never split. A block is the fewest whole
+  systems that fill whole scalable units (:attr:`Plan.systems_per_block`) with the leaves of those units; the
+  rack's power and cooling are the system's (the intent may give more). Where the catalog gives the system's rack
+  layout, tray ``t`` stands at the unit of the layout's ``t``-th compute tray from the top
+  (:meth:`SystemModel.units`); without one the trays stack from the bottom.
 * Blocks follow one another along a serpentine through rows of ``racks_per_row`` (left to right,
   then right to left on the next row, so a wrap stays short). Left open by the intent, the row length is
   chosen (:func:`row_length`): the one up to ``max_racks_per_row`` whose longest run is shortest. A block that fits
@@ -189,18 +189,18 @@ def _server_blocks(
 def _system_blocks(
     plan: Plan, facility: Facility, heights: dict[str, int], draws: dict[str, int], kept: TopKept
 ) -> list[list[Slot]]:
-    """One block of racks per scalable unit of whole systems (:attr:`Plan.systems_per_su`) of the envelope: half
-    its systems, a rack each holding every tray, the leaf racks of its leaf groups, then the other systems."""
+    """One block of racks per block of whole systems (:attr:`Plan.systems_per_block`) of the envelope: half its
+    systems, a rack each holding every tray, the leaf racks of its scalable units, then the other systems."""
     trays = plan.servers_per_system
     systems = plan.max_servers // trays
     blocks: list[list[Slot]] = []
-    for unit in range(-(-systems // plan.systems_per_su)):
-        first = unit * plan.systems_per_su
+    for unit in range(-(-systems // plan.systems_per_block)):
+        first = unit * plan.systems_per_block
         compute: list[Slot] = [
             (COMPUTE, unit, tuple(_tray(plan, system * trays + tray) for tray in range(trays)))
-            for system in range(first, min(first + plan.systems_per_su, systems))
+            for system in range(first, min(first + plan.systems_per_block, systems))
         ]
-        groups = range(unit * plan.system_sus, min((unit + 1) * plan.system_sus, plan.envelope_sus))
+        groups = range(unit * plan.sus_per_block, min((unit + 1) * plan.sus_per_block, plan.envelope_sus))
         leaves: list[Member] = [
             ("leaf", plane, su, rail) for su in groups for plane in range(plan.planes) for rail in range(plan.rails)
         ]
