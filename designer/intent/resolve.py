@@ -141,14 +141,15 @@ class ServerSpec:
         """The most links one cage carries (1: every cage a single link)."""
         return max((links for _, _, links in self.cage_places()), default=1)
 
-    def cage_name(self, port: int, design_name: str) -> str:
-        """Server port ``port``'s cage and half as the panel names them (``OSFP4P2``), or ``design_name`` (the port's
-        name in the design) where the catalog names no cage."""
+    def cage_names(self, design_names: tuple[str, ...]) -> tuple[str, ...]:
+        """Each server port's cage and half as the panel names them (``OSFP4P2``), or its name in the design
+        (``design_names``, by port) where the catalog names no cage."""
         if not self.cages:
-            return design_name
-        cage, half, links = self.cage_places()[port]
-        name = self.cages[cage][0]
-        return f"{name}P{half + 1}" if links > 1 else name
+            return design_names
+        return tuple(
+            f"{self.cages[cage][0]}P{half + 1}" if links > 1 else self.cages[cage][0]
+            for cage, half, links in self.cage_places()
+        )
 
 
 @dataclass(frozen=True)

@@ -92,11 +92,12 @@ def cage_names(design: Design) -> list[tuple[str, ...]]:
     cages (``OSFP4P2``: the second half of cage OSFP4), or the port's own name where the catalog names none."""
     server = design.intent.server
     panel = design.fabric.port_names(Device.faceplate_name)
-    servers: dict[tuple[str, ...], tuple[str, ...]] = {}
+    servers: dict[tuple[str, ...], tuple[str, ...]] = {}  # every server of a design has the same ports
+    for device, names in zip(design.fabric.devices, panel, strict=True):
+        if device.role == "server" and names not in servers:
+            servers[names] = server.cage_names(names)
     return [
-        servers.setdefault(names, tuple(server.cage_name(port, name) for port, name in enumerate(names)))
-        if device.role == "server"
-        else names
+        servers[names] if device.role == "server" else names
         for device, names in zip(design.fabric.devices, panel, strict=True)
     ]
 
