@@ -46,7 +46,7 @@ from common import INTENT, arguments, compile_designer, each_size, publish, stor
 
 from designer.export.avd import inputs as avd_inputs
 from designer.pipeline import build
-from designer.verify.avd import fabric_differences
+from designer.verify.pyavd_eos import fabric_differences
 
 SIZES = (4096,)
 DRIVER = """\

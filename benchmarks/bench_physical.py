@@ -18,11 +18,11 @@ from common import arguments, each_size, fresh_process, fresh_runs, medians, pub
 
 RUN = """\
 import json, resource, sys, time
-from designer.fabric import wire
+from designer.backend.wiring import wire
 from designer.intent import parse_intent
-from designer.physical import plan_physical
+from designer.backend.physical import plan_physical
 from designer.networks.cluster import top_kept
-from designer.sizing import size
+from designer.backend.sizing import size
 intent = parse_intent(sys.argv[1])
 plan = size(intent)
 fabric = wire(intent, plan)

@@ -27,7 +27,7 @@ SIZES = (32768, 131072)
 RUN = textwrap.dedent("""\
     import json, statistics, sys, time
     from designer.pipeline import build
-    from designer.model import device_configs
+    from designer.backend.model import device_configs
     from designer.render import TARGETS, render_configs
     intent, runs = sys.argv[1], int(sys.argv[2])
     design = build(intent)

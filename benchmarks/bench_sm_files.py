@@ -24,9 +24,9 @@ from typing import Any
 from bench_reads import measure
 from common import INTENT, arguments, compile_designer, each_size, publish, seconds_and_cpu, storage
 
-from designer.fabric import natural
-from designer.ibnetdiscover import DesignNames
-from designer.sm_files import design_names
+from designer.backend.wiring import natural
+from designer.infiniband.ibnetdiscover import DesignNames
+from designer.infiniband.sm_files import design_names
 
 SIZES = (1024, 32768, 131072)
 

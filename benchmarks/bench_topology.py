@@ -19,8 +19,8 @@ from common import arguments, each_size, fresh_process, fresh_runs, medians, pub
 RUN = """\
 import json, sys, time
 from designer.intent import parse_intent
-from designer.outputs.topology import topology_svg
-from designer.sizing import size
+from designer.outputs.topology_svg import topology_svg
+from designer.backend.sizing import size
 intent = parse_intent(sys.argv[1])
 plan = size(intent)
 start = time.perf_counter()

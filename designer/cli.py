@@ -23,8 +23,8 @@ from designer.errors import InputError, OutputError, PrerequisiteError, Template
 if TYPE_CHECKING:
     from designer.design import Design, Progress
     from designer.intent import Intent
+    from designer.intent.starter import Choices
     from designer.outputs.folder import PartSizes
-    from designer.starter import Choices
 
 # Each command imports the stages it runs when it runs (pydantic, networkx, Jinja2 and libyang are not
 # free to import), so `designer schema` or `designer diff` does not pay for rendering or the lab.
@@ -358,11 +358,11 @@ def _parser() -> argparse.ArgumentParser:
 def _build(args: argparse.Namespace) -> int:
     from designer.checks import formats as check_formats
     from designer.checks import status
-    from designer.diff import Previous
     from designer.outputs.build import build_and_check, build_and_write
     from designer.outputs.folder import claim
     from designer.outputs.summary import summary, summary_text, written_lines
     from designer.pipeline import design, validated_intent
+    from designer.readback.diff import Previous
 
     intent = validated_intent(args.intent)
     target = args.output or Path("outputs") / intent.name
@@ -445,10 +445,10 @@ def _explore(args: argparse.Namespace) -> int:
 
 
 def _check(args: argparse.Namespace) -> int:
-    from designer.built import folder_intent, output_findings
     from designer.checks import CHECKS, applicable
     from designer.checks import formats as check_formats
     from designer.pipeline import design, validated_intent
+    from designer.readback.built import folder_intent, output_findings
 
     checks = CHECKS
     if args.intent.is_dir():
@@ -490,7 +490,7 @@ def _timeout(value: str) -> float:
 def _analyze(args: argparse.Namespace) -> int:
     from designer.analysis.workload import SEEDS
     from designer.errors import Problem
-    from designer.outputs import workloads as workload_formats
+    from designer.outputs import workload_report as workload_formats
     from designer.pipeline import validated_intent, workloads
 
     intent = validated_intent(args.intent)
@@ -537,7 +537,7 @@ def _progress(intent: Intent) -> Progress | None:
 
 
 def _diff(args: argparse.Namespace) -> int:
-    from designer.diff import load, review
+    from designer.readback.diff import load, review
 
     text, changed = review(load(args.old, args.path), load(args.new, args.path))
     print(text, end="")
@@ -579,12 +579,12 @@ def _validate_configs(args: argparse.Namespace) -> int:
 
 
 def _verify(args: argparse.Namespace) -> int:
-    from designer.built import folder_intent
-    from designer.fabric import wire
+    from designer.backend.sizing import size
+    from designer.backend.wiring import wire
+    from designer.infiniband.sm_files import names_of
     from designer.outputs.build import design_files
     from designer.pipeline import design, validated_intent
-    from designer.sizing import size
-    from designer.sm_files import names_of
+    from designer.readback.built import folder_intent
     from designer.verify.report import FORMATS
     from designer.verify.run import read_output, verify
     from designer.verify.subnet import read_subnet_files, verify_subnet
@@ -648,7 +648,15 @@ def _schema(args: argparse.Namespace) -> int:
 def _init(args: argparse.Namespace) -> int:
     from designer.catalog import catalog
     from designer.errors import Problem
-    from designer.starter import DEFAULT_FILE, Choices, choice_problems, example_text, examples, free_path, starter
+    from designer.intent.starter import (
+        DEFAULT_FILE,
+        Choices,
+        choice_problems,
+        example_text,
+        examples,
+        free_path,
+        starter,
+    )
 
     shipped = examples()
     if args.list:
@@ -681,7 +689,7 @@ def _init(args: argparse.Namespace) -> int:
 def _ask(defaults: Choices) -> Choices:
     """The starter's choices asked on the terminal, each answered by Enter with its default."""
     from designer.catalog import catalog
-    from designer.starter import SWITCH_OSES, Choices
+    from designer.intent.starter import SWITCH_OSES, Choices
 
     hardware = catalog()
 

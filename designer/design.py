@@ -10,20 +10,20 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
-from designer.allocate import Allocation
 from designer.analysis.facts import Facts
 from designer.analysis.maxflow import Bisection
 from designer.analysis.workload import WorkloadResult
-from designer.fabric import Fabric
+from designer.backend.allocate import Allocation
+from designer.backend.hosts import HostConfig
+from designer.backend.model import DeviceConfig
+from designer.backend.physical import Physical
+from designer.backend.sizing import Plan
+from designer.backend.wiring import Fabric
 from designer.findings import Finding
-from designer.hosts import HostConfig
 from designer.intent import Intent
-from designer.intent.networks import ManagementSpec
-from designer.model import DeviceConfig
+from designer.intent.networks_section import ManagementSpec
 from designer.networks.cluster import ClusterNetworks
 from designer.networks.management import SwitchManagement, switch_management
-from designer.physical import Physical
-from designer.sizing import Plan
 
 Progress = Callable[[str], None]
 """Told what each stage is about to do (``"wiring 393,216 links"``); the command line prints it on stderr."""
@@ -61,8 +61,8 @@ class Built(Wired):
     workloads: tuple[WorkloadResult, ...] = ()
     """What the fabric does to each workload of the intent (:mod:`designer.analysis.workload`)."""
     hosts: tuple[HostConfig, ...] = ()
-    """Every server's backend NIC settings, in fabric device order (:mod:`designer.hosts`); empty where they are left
-    out (``plan`` and ``check``: only the server files read them)."""
+    """Every server's backend NIC settings, in fabric device order (:mod:`designer.backend.hosts`); empty where they are
+    left out (``plan`` and ``check``: only the server files read them)."""
     networks: ClusterNetworks | None = None
     """The frontend, storage, in-band and out-of-band networks beside the backend (None: none declared)."""
     network_configs: tuple[DeviceConfig, ...] = ()

@@ -14,27 +14,27 @@ from operator import attrgetter
 from pathlib import Path
 from typing import Any
 
-from designer.allocate import Allocation, address_problems, addressed, allocate
 from designer.analysis.facts import facts
 from designer.analysis.maxflow import bisection
-from designer.analysis.workload import SEEDS, WorkloadResult, analyze
+from designer.analysis.workload import SEEDS, WorkloadResult, analyze, queue_pairs
+from designer.backend.allocate import Allocation, address_problems, addressed, allocate
+from designer.backend.hosts import HostConfig, host_configs
+from designer.backend.model import DeviceConfig, backend_settings, device_configs
+from designer.backend.physical import Physical, cable_lengths, plan_physical
+from designer.backend.physical.placement import device_units
+from designer.backend.sizing import Plan, size
+from designer.backend.wiring import Fabric, wire
 from designer.checks import OF_THE_FABRIC, applicable, ordered
 from designer.checks import networks as networks_check
 from designer.checks import run as run_checks
 from designer.design import Built, Design, Progress, Wired, quiet
 from designer.errors import InputError
-from designer.fabric import Fabric, wire
 from designer.findings import Finding
-from designer.hosts import HostConfig, host_configs
 from designer.intent import Intent
-from designer.model import DeviceConfig, backend_settings, device_configs
 from designer.networks.cluster import ClusterNetworks, design_networks, top_kept
 from designer.networks.management import SwitchManagement, switch_management
 from designer.networks.model import network_switch_configs
 from designer.networks.physical import Hall
-from designer.physical import Physical, cable_lengths, plan_physical
-from designer.physical.placement import device_units
-from designer.sizing import Plan, size
 from designer.validation import validated_intent
 from designer.workers import Background
 
@@ -87,7 +87,7 @@ def design(
     differ) and the intent's fields those read beside it are the same (:data:`BESIDE_THE_WIRING`), its addresses,
     facts, max-flows and workloads (none reads a switch's model). Either way the physical plan takes its cables'
     lengths (and media, when those are the same) where its devices stand where this one's do
-    (:func:`~designer.physical.plan_physical`'s ``like``); the rest is made anew.
+    (:func:`~designer.backend.physical.plan_physical`'s ``like``); the rest is made anew.
 
     Once the fabric is wired and counted, two forked workers (with more than one core) make the physical plan, and
     solve the bisection max-flows and run the checks of the fabric itself (:data:`OF_THE_FABRIC`: what neither the
@@ -143,7 +143,7 @@ def design(
         servers: tuple[HostConfig, ...] = ()
         if hosts:
             say(f"setting up the backend NICs of {intent.servers:,} servers")
-            servers = host_configs(intent, fabric, allocation, analyzed)
+            servers = host_configs(intent, fabric, allocation, queue_pairs(analyzed))
         if modelled and not intent.networks.declared:
             modelled(configs, servers, switch_management(intent.networks.management, None), None)
         say("waiting for the racks, cables, max-flows and the checks of the fabric")

@@ -6,11 +6,11 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from designer.allocate import address_problems
+from designer.backend.allocate import address_problems
+from designer.backend.sizing import size
 from designer.errors import InputError, Problem
 from designer.intent import Intent, SiteCatalogs, read_intent
 from designer.networks.cluster import network_problems, rack_problems, top_kept
-from designer.sizing import size
 
 
 def validated_intent(path: str | Path, raw: bytes | None = None, catalogs: SiteCatalogs | None = None) -> Intent:

@@ -23,7 +23,7 @@ import pytest
 from designer.audit.compare import audit
 from designer.audit.names import PortNames, server_ports, switch_port_names
 from designer.audit.readers import read_eos, read_lldpd
-from designer.built import parse_design
+from designer.readback.built import parse_design
 from designer.verify.cabling import Lldp, audit_lab, cabling_check, lab_cables
 from designer.verify.lab import Lab, ip_batch
 from designer.verify.topology import HostNic, topology

@@ -1,5 +1,5 @@
 """EOS files against Arista's own templates: pyavd's ``eos_cli_config_gen`` renders each switch of the design
-from an AVD structured config built from the device model (``designer/verify/avd.py``), and every line of our
+from an AVD structured config built from the device model (``designer/verify/pyavd_eos.py``), and every line of our
 file must appear in that rendering under the same parents (and every line of it in ours). Plus the two EOS
 defects an audit found: the aggregate's level and the watchdog on the ports."""
 
@@ -18,7 +18,7 @@ from designer.cli import main
 from designer.design import Design
 from designer.pipeline import build
 from designer.render import render_configs
-from designer.verify import avd
+from designer.verify import pyavd_eos
 from tests.conftest import ROOT
 from tests.helpers import build_text, intent_text
 from tests.prerequisites import PYAVD, needs
@@ -61,7 +61,7 @@ def eos_files(name: str) -> tuple[Design, dict[str, str]]:
 def test_every_eos_file_is_what_aristas_templates_render_for_the_design(name: str) -> None:
     design, texts = eos_files(name)
     for device in design.configs:
-        assert avd.compare(device, texts[device.hostname]) == [], device.hostname
+        assert pyavd_eos.compare(device, texts[device.hostname]) == [], device.hostname
 
 
 @needs(PYAVD)
@@ -87,13 +87,13 @@ def test_the_comparison_names_a_line_arista_would_not_write_and_one_it_would() -
     aggregate = next(number for number, line in enumerate(lines) if "aggregate-address" in line)
     moved = lines[:aggregate] + lines[aggregate + 1 :]
     moved.append("      " + lines[aggregate].strip())  # under address-family ipv4, where EOS does not take it
-    assert avd.compare(leaf, "\n".join(moved)) == [
+    assert pyavd_eos.compare(leaf, "\n".join(moved)) == [
         f"line {len(moved)}: router bgp {leaf.asn} > address-family ipv4 > {lines[aggregate].strip()} is not in "
         "Arista's rendering",
         f"missing router bgp {leaf.asn} > {lines[aggregate].strip()} (Arista's rendering has it)",
     ]
     without = "\n".join(line for line in lines if line != "   priority-flow-control pause watchdog")
-    assert avd.compare(leaf, without) == [
+    assert pyavd_eos.compare(leaf, without) == [
         "missing qos profile ROCE > priority-flow-control pause watchdog (Arista's rendering has it)"
     ]
 
@@ -104,7 +104,7 @@ def test_the_structured_config_uses_only_keys_of_arista_schema() -> None:
 
     for name in DESIGNS:
         design, _ = eos_files(name)
-        result = pyavd.validate_structured_config(avd.structured_config(design.configs[0]))
+        result = pyavd.validate_structured_config(pyavd_eos.structured_config(design.configs[0]))
         assert not result.validation_result.violations and result.validated_data is not None, name
         assert not result.validation_result.deprecations, name
 
@@ -114,7 +114,7 @@ def test_contexts_follow_eos_indentation() -> None:
         "! comment\nrouter bgp 1\n   neighbor 1.1.1.1 remote-as 2\n   !\n   address-family ipv4\n"
         "      network 10.0.0.0/31\ninterface Ethernet1\n   mtu 9214\nend\n"
     )
-    assert list(avd.contexts(text)) == [
+    assert list(pyavd_eos.contexts(text)) == [
         (2, (), "router bgp 1"),
         (3, ("router bgp 1",), "neighbor 1.1.1.1 remote-as 2"),
         (5, ("router bgp 1",), "address-family ipv4"),
@@ -221,5 +221,5 @@ def test_lines_aristas_templates_cannot_render_are_of_a_form_arista_documents() 
     for name in DESIGNS:
         design, _ = eos_files(name)
         for device in design.configs:
-            raw = avd.structured_config(device)["eos_cli"].splitlines()
+            raw = pyavd_eos.structured_config(device)["eos_cli"].splitlines()
             assert raw and all(any(form.fullmatch(line) for form in RAW_FORMS.values()) for line in raw), raw

@@ -12,19 +12,19 @@ from pathlib import Path
 
 import pytest
 
+from designer.backend.model import HASH_FIELDS, TIER_SEEDS, seed_range, switch_seed
+from designer.backend.wiring import LEAF_SPINE, SPINE_SUPER
 from designer.catalog import catalog
 from designer.checks import balancing as balancing_check
 from designer.checks import status
 from designer.checks.base import MAX_PER_KIND
 from designer.design import Built, Design
 from designer.errors import PrerequisiteError
-from designer.fabric import LEAF_SPINE, SPINE_SUPER
 from designer.findings import Finding
-from designer.model import HASH_FIELDS, TIER_SEEDS, seed_range, switch_seed
 from designer.outputs.design_json import design_json
 from designer.pipeline import build
 from designer.render import eos, linux, nvue, render_configs, sonic
-from designer.verify import avd
+from designer.verify import pyavd_eos
 from designer.verify.parsers import ConfigDbError, check_sysctls
 from designer.verify.run import read_output
 from tests.conftest import ROOT
@@ -257,8 +257,10 @@ def test_eos_hashes_the_layer_4_ports_and_arista_rendering_has_the_line() -> Non
         text = files[f"configs/eos/{device.hostname}.cfg"].decode()
         line = "ip load-sharing trident fields ip source-ip destination-ip source-port destination-port"
         assert f"\n{line}\n" in text and "seed" not in text
-        assert avd.compare(device, text) == []
-        assert avd.compare(device, text.replace(f"\n{line}\n", "\n")) == [f"missing {line} (Arista's rendering has it)"]
+        assert pyavd_eos.compare(device, text) == []
+        assert pyavd_eos.compare(device, text.replace(f"\n{line}\n", "\n")) == [
+            f"missing {line} (Arista's rendering has it)"
+        ]
 
 
 @needs(HASH_SEED)

@@ -17,7 +17,7 @@ from designer.design import Design
 from designer.export import avd as avd_export
 from designer.pipeline import build
 from designer.render import eos, render_configs
-from designer.verify.avd import fabric_differences, fabric_of
+from designer.verify.pyavd_eos import fabric_differences, fabric_of
 from tests.conftest import ROOT
 from tests.prerequisites import PYAVD, VALIDATORS, needs
 

@@ -1,5 +1,5 @@
-"""Reading a built output back (designer.built): what build writes always passes, what it never writes is refused,
-and ``designer check OUTPUT_DIR`` reports the recorded findings exactly as ``designer check INTENT`` does."""
+"""Reading a built output back (designer.readback.built): what build writes always passes, what it never writes is
+refused, and ``designer check OUTPUT_DIR`` reports the recorded findings exactly as ``designer check INTENT`` does."""
 
 from __future__ import annotations
 
@@ -10,12 +10,12 @@ from pathlib import Path
 
 import pytest
 
-from designer.built import NAMES, SERVER_PORT, SWITCH_PORT, design_problems, parse_design
 from designer.errors import InputError
 from designer.outputs.build import design_files
 from designer.outputs.design_json import design_json
 from designer.outputs.folder import write
 from designer.pipeline import build
+from designer.readback.built import NAMES, SERVER_PORT, SWITCH_PORT, design_problems, parse_design
 from tests.conftest import ROOT
 from tests.helpers import build_design, build_text, intent_text
 from tests.test_intent_errors import run_cli
@@ -74,7 +74,7 @@ a trailing dot, two dots, and words iproute2 knows as keywords."""
 def test_design_json_nic_names_are_read_with_the_intents_rule() -> None:
     """What build writes for the intent's NIC names passes (dots included), and a name the intent would refuse
     (Linux's reserved ``all``, one with a '/', one listed twice, one that is not a string) is refused at its server's
-    line, as the intent refuses it (designer.nic_names)."""
+    line, as the intent refuses it (designer.intent.nic_names)."""
     text = design_json(
         build_text(intent_text(servers=32, extra=f"hosts: {{nics: [{', '.join(EDGE_NICS)}]}}\n"))
     ).decode()

@@ -14,13 +14,13 @@ import pytest
 from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 
-from designer.allocate import Allocation
 from designer.analysis.facts import facts
 from designer.analysis.maxflow import PlaneNetwork, _Flow, bisection, solve_planes, splits
+from designer.backend.allocate import Allocation
+from designer.backend.wiring import LEAF_SPINE, SERVER_LEAF, SPINE_SUPER, Device
 from designer.checks import CHECKS, OF_THE_FABRIC, counts, ecmp, evidence, run
 from designer.design import Design, Wired
 from designer.errors import InputError
-from designer.fabric import LEAF_SPINE, SERVER_LEAF, SPINE_SUPER, Device
 from designer.findings import Finding
 from tests.helpers import build_design
 

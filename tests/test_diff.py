@@ -16,9 +16,9 @@ from pathlib import Path
 
 import pytest
 
-from designer.diff import design_diff, diff, existing_changes, grown_only, load_dir
 from designer.outputs.build import design_files
 from designer.outputs.folder import write
+from designer.readback.diff import design_diff, diff, existing_changes, grown_only, load_dir
 from tests.conftest import ROOT, check_golden
 from tests.helpers import build_text, intent_text
 from tests.test_intent_errors import run_cli

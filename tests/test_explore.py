@@ -12,13 +12,13 @@ from typing import Any
 
 import pytest
 
+from designer.backend.physical import plan_physical
 from designer.catalog import catalog
 from designer.explore import MAX_CANDIDATES, Dimension, candidate_names, pareto
 from designer.explore.run import _batches
 from designer.intent import parse_intent
 from designer.intent.schema import MEDIA
 from designer.networks.cluster import top_kept
-from designer.physical import plan_physical
 from designer.pipeline import design, wired_alike
 from tests.test_intent_errors import run_cli
 

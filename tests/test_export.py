@@ -13,7 +13,7 @@ from typing import Any
 import pytest
 import yaml
 
-from designer.verify.avd import fabric_differences
+from designer.verify.pyavd_eos import fabric_differences
 from tests.conftest import ROOT
 from tests.prerequisites import ANTA, PYAVD, needs
 from tests.test_intent_errors import run_cli

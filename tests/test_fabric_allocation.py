@@ -8,13 +8,13 @@ from typing import Any, NamedTuple
 import networkx as nx
 import pytest
 
-from designer.allocate import Allocation, ip
+from designer.backend.allocate import Allocation, ip
+from designer.backend.sizing import Plan
+from designer.backend.wiring import LEAF_SPINE, SERVER_LEAF, SPINE_SUPER, Fabric
 from designer.design import quiet
 from designer.errors import InputError
-from designer.fabric import LEAF_SPINE, SERVER_LEAF, SPINE_SUPER, Fabric
 from designer.intent import parse_intent
 from designer.pipeline import _wired
-from designer.sizing import Plan
 from tests.helpers import intent_text
 
 

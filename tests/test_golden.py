@@ -16,12 +16,12 @@ from functools import cache
 
 import pytest
 
+from designer.backend.model import DeviceConfig
 from designer.intent import parse_intent
-from designer.model import DeviceConfig
 from designer.outputs.tables import addressing_rows, cabling_rows, csv_bytes
 from designer.pipeline import build, design
 from designer.render import TARGETS, config_files, render_configs
-from designer.render.hosts import render_hosts
+from designer.render.servers import render_hosts
 from designer.targets import NAMES, per_switch
 from tests.conftest import ROOT, check_golden
 

@@ -16,17 +16,17 @@ from typing import Any, NamedTuple
 
 import pytest
 
-from designer.allocate import ip
+from designer.backend.allocate import ip
+from designer.backend.sizing import size
+from designer.backend.wiring import LEAF_SPINE, SPINE_SUPER
 from designer.design import Design
-from designer.diff import lost_lines
 from designer.errors import InputError
-from designer.fabric import LEAF_SPINE, SPINE_SUPER
 from designer.outputs.labels import labels_html
 from designer.outputs.summary import summary_markdown
 from designer.outputs.tables import cabling_rows
+from designer.readback.diff import lost_lines
 from designer.render import rendered
 from designer.render.environment import Renderer
-from designer.sizing import size
 from designer.validation import validated_intent
 from tests.conftest import ROOT
 from tests.helpers import build_text

@@ -16,11 +16,11 @@ from collections import Counter
 from functools import cache
 from pathlib import Path
 
+from designer.backend.wiring import SERVER_LEAF
 from designer.catalog import catalog
 from designer.design import Design
-from designer.fabric import SERVER_LEAF
 from designer.outputs.labels import label_rows, label_text
-from designer.outputs.physical import bom_rows
+from designer.outputs.physical_review import bom_rows
 from designer.outputs.tables import cabling_rows
 from tests.helpers import build_text, intent_text
 from tests.test_intent_errors import run_cli

@@ -1,4 +1,4 @@
-"""Server files from shapes (``designer.render.hosts``): with the shipped templates each file is rendered once per
+"""Server files from shapes (``designer.render.servers``): with the shipped templates each file is rendered once per
 shape of server and filled in with each server's own values; every file must be the bytes Jinja gives when the
 template is rendered for that server itself, in every kind of server the templates branch on."""
 
@@ -9,10 +9,10 @@ from pathlib import Path
 
 import pytest
 
+from designer.backend.hosts import HostConfig
 from designer.design import Design
-from designer.hosts import HostConfig
 from designer.render.environment import Renderer
-from designer.render.hosts import HostShapes, Shape, host_files, rendered_hosts, variables
+from designer.render.servers import HostShapes, Shape, host_files, rendered_hosts, variables
 from tests.conftest import ROOT
 from tests.helpers import build_text, intent_text
 

@@ -22,13 +22,13 @@ from pathlib import Path
 
 import pytest
 
-from designer import ibnetdiscover
-from designer.built import read_built_design
+from designer.backend.wiring import natural
 from designer.cli import main
 from designer.errors import InputError
-from designer.fabric import natural
-from designer.ibnetdiscover import DesignNames, Named, looks_like, named, parse
-from designer.sm_files import NAME_MAP, ROOTS, design_names, sm_files
+from designer.infiniband import ibnetdiscover
+from designer.infiniband.ibnetdiscover import DesignNames, Named, looks_like, named, parse
+from designer.infiniband.sm_files import NAME_MAP, ROOTS, design_names, sm_files
+from designer.readback.built import read_built_design
 from designer.verify import subnet
 from designer.verify.subnet import forwarding, run, unreached
 from tests.conftest import ROOT
@@ -407,5 +407,11 @@ def test_an_audit_of_a_discovery_imports_none_of_the_builds_stages(built: Path, 
     imported, code = result.stderr.strip().splitlines()[-1].rsplit(" ", 1)
     assert code == "0" and (tmp_path / "sm" / ROOTS).is_file()
     assert "'designer.validation'" in imported
-    for stage in ("designer.pipeline", "designer.checks", "designer.model", "designer.analysis", "designer.hosts"):
+    for stage in (
+        "designer.pipeline",
+        "designer.checks",
+        "designer.backend.model",
+        "designer.analysis",
+        "designer.backend.hosts",
+    ):
         assert f"'{stage}'" not in imported

@@ -9,8 +9,8 @@ import pytest
 
 from designer.catalog import catalog
 from designer.cli import main
+from designer.intent.starter import SWITCH_OSES, Choices, examples
 from designer.pipeline import design, validated_intent
-from designer.starter import SWITCH_OSES, Choices, examples
 
 
 def _builds(path: Path) -> None:

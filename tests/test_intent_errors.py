@@ -19,10 +19,10 @@ from pathlib import Path
 import pytest
 
 from benchmarks.common import INTENT
-from designer.allocate import address_problems
+from designer.backend.allocate import address_problems
+from designer.backend.sizing import MAX_LINKS, MAX_SWITCHES, size
 from designer.cli import main
 from designer.intent import parse_intent
-from designer.sizing import MAX_LINKS, MAX_SWITCHES, size
 from tests.conftest import check_golden
 
 CASES = sorted((Path(__file__).parent / "errors").glob("*.yaml"))

@@ -21,9 +21,9 @@ from typing import Any
 import pytest
 import yaml
 
-from designer.diff import lost_lines
 from designer.outputs.build import design_files
-from designer.outputs.lab import ceos_interface
+from designer.outputs.containerlab import ceos_interface
+from designer.readback.diff import lost_lines
 from designer.targets import LAB_KINDS
 from designer.verify.report import text
 from designer.verify.run import verify

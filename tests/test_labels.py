@@ -10,7 +10,7 @@ from typing import Any
 
 from designer.design import Design
 from designer.outputs.labels import HTML_LABELS, LABELS_PER_SHEET, label_rows, label_text, labels_html
-from designer.outputs.physical import racks_rows
+from designer.outputs.physical_review import racks_rows
 from designer.outputs.summary import summary_markdown
 from designer.outputs.tables import cabling_rows
 from designer.pipeline import build

@@ -9,13 +9,13 @@ from collections import Counter
 
 import pytest
 
-from designer.allocate import ip
+from designer.backend.allocate import ip
+from designer.backend.model import Headroom, headroom
+from designer.backend.wiring import SERVER_LEAF
 from designer.catalog import catalog
 from designer.design import Design
 from designer.errors import InputError
-from designer.fabric import SERVER_LEAF
 from designer.intent import parse_intent
-from designer.model import Headroom, headroom
 from designer.outputs.summary import summary_markdown
 from designer.pipeline import build
 from tests.conftest import ROOT

@@ -20,17 +20,17 @@ from pathlib import Path
 
 import pytest
 
-from designer.allocate import ip
+from designer.backend.allocate import ip
+from designer.backend.wiring import SERVER_LEAF
 from designer.catalog import catalog
 from designer.checks import addressing
 from designer.design import Design
-from designer.fabric import SERVER_LEAF
-from designer.outputs.physical import bom_rows
+from designer.outputs.physical_review import bom_rows
 from designer.outputs.summary import summary_markdown
 from designer.outputs.tables import addressing_rows, cabling_rows, csv_bytes
 from designer.pipeline import build
 from designer.render import render_configs
-from designer.render.hosts import render_hosts
+from designer.render.servers import render_hosts
 from designer.verify.parsers import check_frr
 from tests.conftest import ROOT, check_golden
 from tests.helpers import build_text

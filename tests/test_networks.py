@@ -5,17 +5,17 @@ from __future__ import annotations
 
 import pytest
 
-from designer.allocate import allocate, ip
+from designer.backend.allocate import allocate, ip
+from designer.backend.sizing import size
+from designer.backend.wiring import wire
 from designer.errors import InputError
-from designer.fabric import wire
 from designer.intent import parse_intent
-from designer.intent.networks import Networks
+from designer.intent.networks_section import Networks
 from designer.intent.schema import parse_ratio
 from designer.networks.allocate import NetworkAllocation, allocate_network, overlapping
 from designer.networks.oob import Managed, RackPorts, design_oob
 from designer.networks.sizing import size_network
 from designer.networks.wiring import NetworkFabric, wire_network
-from designer.sizing import size
 
 BACKEND = """
 name: four

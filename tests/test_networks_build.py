@@ -14,14 +14,14 @@ import pytest
 import yaml
 from netaddr import IPAddress, IPNetwork
 
+from designer.backend.physical import TopKept, plan_physical
+from designer.backend.physical.placement import device_units
 from designer.design import Design, quiet
-from designer.diff import _bom_counts
 from designer.intent import parse_intent
 from designer.networks.cluster import top_kept
 from designer.outputs.build import build_and_write, design_files, review_files
-from designer.physical import TopKept, plan_physical
-from designer.physical.placement import device_units
 from designer.pipeline import _networks, _wired, build, design
+from designer.readback.diff import _bom_counts
 from designer.verify.parsers import check_frr
 from tests.conftest import ROOT, check_golden
 from tests.helpers import part_sizes

@@ -15,7 +15,7 @@ import io
 import json
 import re
 
-from designer.allocate import ip
+from designer.backend.allocate import ip
 from designer.design import Design, quiet
 from designer.intent import parse_intent
 from designer.outputs.build import design_files, review_files

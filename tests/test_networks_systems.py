@@ -14,11 +14,11 @@ from pathlib import Path
 
 import pytest
 
+from designer.backend.physical.cables import UNIT_M, decimetres
 from designer.catalog import catalog
 from designer.design import quiet
 from designer.intent import parse_intent
 from designer.outputs.build import review_files
-from designer.physical.cables import UNIT_M, decimetres
 from designer.pipeline import design
 from tests.conftest import ROOT, check_golden
 from tests.test_oob_systems import diff_of_a_grown_build

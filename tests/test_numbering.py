@@ -7,11 +7,11 @@ import ipaddress
 
 import pytest
 
-from designer.allocate import Numbering, allocate, default_pools, ip
+from designer.backend.allocate import Numbering, allocate, default_pools, ip
+from designer.backend.sizing import size
+from designer.backend.wiring import LEAF_SPINE, SERVER_LEAF, wire
 from designer.errors import InputError
-from designer.fabric import LEAF_SPINE, SERVER_LEAF, wire
 from designer.intent import parse_intent
-from designer.sizing import size
 from tests.helpers import build_design, build_text, intent_text
 
 

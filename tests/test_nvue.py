@@ -1,7 +1,7 @@
 """NVUE files against NVIDIA's own command reference: every generated ``startup.yaml``, flattened into the
 ``nv set`` paths it stands for, must use only paths and value forms that ``tests/vendor/nvue/paths-5.x.csv``
 (transcribed from NVIDIA's documentation, sources in its README) lists for the chosen Cumulus Linux release;
-and against NVIDIA's NVUE OpenAPI schema of that release (PyPI ``nvueschema``, :mod:`designer.verify.nvue`):
+and against NVIDIA's NVUE OpenAPI schema of that release (PyPI ``nvueschema``, :mod:`designer.verify.nvue_openapi`):
 paths and value types. Plus the defects an audit found: breakouts, ECN units, the watchdog's polling range,
 release key forms and the CNP cap."""
 
@@ -23,8 +23,8 @@ from designer.design import Design
 from designer.pipeline import build, validated_intent
 from designer.render import Renderer, rendered
 from designer.render.nvue import watchdog_polls
-from designer.verify.nvue import nvueschema_releases as schema_releases
-from designer.verify.nvue import problems as schema_problems
+from designer.verify.nvue_openapi import nvueschema_releases as schema_releases
+from designer.verify.nvue_openapi import problems as schema_problems
 from tests.conftest import ROOT
 from tests.helpers import build_text, intent_text
 from tests.prerequisites import NVUESCHEMA, needs

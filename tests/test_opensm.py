@@ -21,15 +21,15 @@ from pathlib import Path
 
 import pytest
 
-from designer.built import folder_intent, read_built_design
+from designer.backend.sizing import size
+from designer.backend.wiring import Device, wire
 from designer.cli import main
-from designer.fabric import Device, wire
-from designer.ibnetdiscover import named, parse
+from designer.infiniband.ibnetdiscover import named, parse
+from designer.infiniband.sm_files import ROOTS, design_names, sm_files
 from designer.outputs.build import review_files
 from designer.outputs.tables import cabling_rows
-from designer.render.hosts import render_hosts
-from designer.sizing import size
-from designer.sm_files import ROOTS, design_names, sm_files
+from designer.readback.built import folder_intent, read_built_design
+from designer.render.servers import render_hosts
 from designer.verify.subnet import (
     forwarding,
     read_subnet_files,

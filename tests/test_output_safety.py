@@ -19,9 +19,9 @@ from pathlib import Path
 import pytest
 
 import designer.outputs.folder
-from designer.diff import Previous
 from designer.outputs.build import design_files
 from designer.outputs.folder import OutputError, claim, drift, write
+from designer.readback.diff import Previous
 from tests.conftest import ROOT
 from tests.helpers import build_design, intent_text
 from tests.prerequisites import USER_NAMESPACES, needs

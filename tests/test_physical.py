@@ -10,23 +10,23 @@ from typing import Any, NamedTuple
 
 import pytest
 
-from designer.allocate import Allocation
+from designer.backend.allocate import Allocation
+from designer.backend.model import DeviceConfig, device_configs
+from designer.backend.physical import COMPUTE, NETWORK, Physical, TopKept, cable_lengths, plan_physical
+from designer.backend.physical.cables import PORT_SPACE, UNIT_M, choose_media, decimetres, medium_for, ordered_length
+from designer.backend.sizing import Plan
+from designer.backend.wiring import SERVER_LEAF, Fabric
 from designer.catalog import catalog
 from designer.design import Design, quiet
 from designer.errors import InputError
-from designer.fabric import SERVER_LEAF, Fabric
 from designer.intent import Intent, parse_intent
 from designer.intent.schema import SPEEDS
-from designer.model import DeviceConfig, device_configs
 from designer.networks.cluster import top_kept
 from designer.outputs.design_json import design_json
-from designer.outputs.physical import bom_rows, power_markdown, racks_rows
+from designer.outputs.physical_review import bom_rows, power_markdown, racks_rows
 from designer.outputs.tables import cabling_rows
-from designer.physical import COMPUTE, NETWORK, Physical, TopKept, cable_lengths, plan_physical
-from designer.physical.cables import PORT_SPACE, UNIT_M, choose_media, decimetres, medium_for, ordered_length
 from designer.pipeline import _wired
 from designer.pipeline import design as run_stages
-from designer.sizing import Plan
 from tests.conftest import ROOT
 from tests.helpers import build_text, intent_text
 from tests.test_intent_errors import run_cli

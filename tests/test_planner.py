@@ -20,11 +20,11 @@ from pathlib import Path
 import pytest
 
 from benchmarks.planner_grid import failed_checks, grid, write
+from designer.backend.physical import RowLength
+from designer.backend.wiring import TIERS
 from designer.design import Design
-from designer.fabric import TIERS
 from designer.outputs.build import design_files
 from designer.outputs.summary import summary_markdown
-from designer.physical import RowLength
 from designer.pipeline import build
 from designer.verify.report import text
 from designer.verify.run import verify

@@ -12,10 +12,10 @@ from pathlib import Path
 import pytest
 from pydantic import ValidationError
 
+from designer.backend.port_names import layout_names, serdes_lanes, uniform_places
 from designer.catalog import catalog
 from designer.intent.site_catalog import PortNamingDoc
 from designer.outputs.tables import addressing_rows, cabling_rows
-from designer.ports import layout_names, serdes_lanes, uniform_places
 from designer.render import render_configs
 from tests.conftest import ROOT
 from tests.helpers import build_text

@@ -23,12 +23,12 @@ from designer.analysis.collectives import NVLINK_EFFICIENCY
 from designer.catalog import catalog
 from designer.design import Design
 from designer.outputs.build import design_files
-from designer.outputs.physical import bom_rows, power_markdown, racks_rows
+from designer.outputs.physical_review import bom_rows, power_markdown, racks_rows
 from designer.outputs.summary import summary_markdown
 from designer.outputs.tables import csv_bytes
 from designer.pipeline import build
 from designer.render import render_configs
-from designer.render.hosts import render_hosts
+from designer.render.servers import render_hosts
 from tests.conftest import ROOT, check_golden
 from tests.helpers import build_text
 from tests.test_growth import GAINING, assert_only_added

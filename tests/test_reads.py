@@ -20,8 +20,8 @@ from pathlib import Path
 
 import pytest
 
-from designer.built import built_intent
 from designer.errors import InputError
+from designer.readback.built import built_intent
 
 ROOT = Path(__file__).resolve().parent.parent
 INTENT = ROOT / "tests" / "intents" / "small-2tier.yaml"
@@ -229,8 +229,8 @@ def test_diff_of_git_revisions_refuses_a_committed_file_above_its_cap_before_git
 
 def test_diff_stops_git_at_the_cap_of_its_listing(built: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """A listing larger than its cap (here lowered to 1,000 bytes; the small build's is 20 times that) stops git."""
-    from designer import diff
     from designer.files import Cap
+    from designer.readback import diff
 
     repo = tmp_path / "repo"
     subprocess.run(["git", "init", "-q", str(repo)], check=True)

@@ -21,16 +21,16 @@ import pytest
 import yaml
 from jinja2 import meta
 
-from designer.allocate import ip
+from designer.backend.allocate import ip
+from designer.backend.model import DeviceConfig
+from designer.backend.port_names import os_port_names
+from designer.backend.wiring import SERVER_LEAF
 from designer.design import Design
-from designer.fabric import SERVER_LEAF
-from designer.model import DeviceConfig
 from designer.pipeline import build
-from designer.ports import os_port_names
 from designer.render import TARGETS, Renderer, render_configs
 from designer.render import rendered as rendered_files
 from designer.render.environment import CompiledCode
-from designer.render.targets import shared_blocks
+from designer.render.views import shared_blocks
 from tests.conftest import ROOT
 from tests.helpers import build_text, intent_text
 from tests.prerequisites import VTYSH, needs

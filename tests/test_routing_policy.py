@@ -11,8 +11,7 @@ import re
 from functools import cache
 from ipaddress import ip_network
 
-from designer.design import Design
-from designer.model import (
+from designer.backend.model import (
     FABRIC_POOLS,
     FROM_ABOVE,
     FROM_ABOVE_COMMUNITY,
@@ -21,9 +20,10 @@ from designer.model import (
     PrefixRule,
     RouteMapEntry,
 )
+from designer.design import Design
 from designer.outputs.build import design_files
 from designer.render import render_configs
-from designer.verify import avd
+from designer.verify import pyavd_eos
 from designer.verify.probe import parse_advertised
 from designer.verify.report import text
 from designer.verify.run import foreign_prefix, verify
@@ -129,7 +129,7 @@ def test_the_eos_policy_is_what_aristas_templates_render_for_it() -> None:
     design = build_text((ROOT / "tests" / "intents" / "small-3tier.yaml").read_text())
     spine = by_name(design, "p0-pod0-spine0")
     ours = render_configs([spine], ["eos"])["configs/eos/p0-pod0-spine0.cfg"].decode()
-    arista = avd.arista_rendering(spine)
+    arista = pyavd_eos.arista_rendering(spine)
     for line in (
         "route-map SUPER-SPINES-IN permit 10",
         "   set community 65534:1",
@@ -140,7 +140,7 @@ def test_the_eos_policy_is_what_aristas_templates_render_for_it() -> None:
         "      neighbor LEAVES activate",
     ):
         assert line in ours.splitlines() and line in arista.splitlines(), line
-    assert avd.differences(ours, arista) == []
+    assert pyavd_eos.differences(ours, arista) == []
 
 
 def test_expected_routes_hold_no_valley_under_either_scheme() -> None:

@@ -13,9 +13,9 @@ from pathlib import Path
 
 import pytest
 
-from designer.built import built_catalogs
 from designer.intent import parse_intent
 from designer.pipeline import build
+from designer.readback.built import built_catalogs
 from designer.validation import validated_intent
 from designer.verify.parsers import built_devices
 from tests.conftest import ROOT

@@ -8,10 +8,10 @@ import pytest
 from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 
-from designer import sizing
+from designer.backend import sizing
+from designer.backend.sizing import size
 from designer.errors import InputError
 from designer.intent import parse_intent
-from designer.sizing import size
 from tests.helpers import build_design, intent_text
 
 

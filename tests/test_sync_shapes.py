@@ -15,7 +15,7 @@ from pathlib import Path
 import pytest
 
 from designer.cli import main
-from designer.nic_names import server_interfaces
+from designer.intent.nic_names import server_interfaces
 from designer.sync import nautobot
 from designer.sync.inventory import folder_inventory
 from tests.nautobot_lab import NautobotLab

@@ -3,6 +3,7 @@ and no stage decides by an OS's name."""
 
 from __future__ import annotations
 
+import ast
 import importlib
 import json
 import re
@@ -12,7 +13,7 @@ from designer.catalog import catalog
 from designer.intent import parse_intent
 from designer.outputs.build import review_files
 from designer.pipeline import design
-from designer.render.targets import view_of
+from designer.render.views import view_of
 from designer.resources import shipped_templates
 from designer.targets import NAMES, TARGETS, TECHNOLOGIES, per_switch
 from tests.conftest import ROOT
@@ -110,7 +111,7 @@ def test_an_os_is_named_only_by_its_record_view_check_and_options() -> None:
         ("intent/schema.py", "nvue"),
         ("intent/configs.py", "sonic"),
         ("catalog.py", "sonic"),
-        ("starter.py", "frr"),  # the starter's one target: the one designer verify runs
+        ("intent/starter.py", "frr"),  # the starter's one target: the one designer verify runs
         ("audit/readers.py", "eos"),  # the format of EOS's 'show lldp neighbors | json'
     }
     pattern = re.compile(r"""["'](sonic|frr|eos|nvue)["']""")
@@ -134,3 +135,79 @@ def test_each_records_loopback_is_the_one_its_configuration_names() -> None:
         (config,) = sorted((golden / name).glob("p0-spine0.*"))
         text = config.read_text()
         assert re.search(rf"(interface |\"|^\s+){re.escape(target.loopback)}\b", text, re.M), (name, target.loopback)
+
+
+def _layers() -> dict[str, int]:
+    """Each package and top-level module of designer/ with its layer, as docs/code-layout.md draws them."""
+    text = (ROOT / "docs" / "code-layout.md").read_text()
+    table = text.split("## The layers", 1)[1].split("\n## ", 1)[0]
+    layers = {}
+    for number, names in re.findall(r"^\| (\d+) \| (.+) \|$", table, re.MULTILINE):
+        for name in re.findall(r"`([\w.]+?)(?:\.py|/)`", names):
+            layers[name] = int(number)
+    return layers
+
+
+def _unit(module: str) -> str:
+    """The package or top-level module of designer/ that a dotted module name belongs to."""
+    parts = module.split(".")
+    return parts[1] if len(parts) > 1 else "__init__"
+
+
+def _imports(source: str) -> set[str]:
+    """Every designer module a file imports, at its top or inside a function."""
+    found = set()
+    for node in ast.walk(ast.parse(source)):
+        if isinstance(node, ast.ImportFrom) and node.level == 0 and node.module:
+            if node.module == "designer":
+                found |= {f"designer.{alias.name}" for alias in node.names}
+            elif node.module.startswith("designer."):
+                found.add(node.module)
+        elif isinstance(node, ast.Import):
+            found |= {alias.name for alias in node.names if alias.name.startswith("designer.")}
+    return found
+
+
+def _upward(layers: dict[str, int], sources: dict[str, str]) -> list[str]:
+    """The imports of ``sources`` (path under the repository: text) that do not run to a lower layer."""
+    wrong = []
+    for name, source in sorted(sources.items()):
+        unit = _unit(".".join(Path(name).with_suffix("").parts))
+        for imported in sorted(_imports(source)):
+            first = imported.removeprefix("designer.").split(".")[0]
+            target = first if first in layers else "__init__"  # from designer import __version__: the package's face
+            if target != unit and layers.get(target, 0) >= layers[unit]:
+                wrong.append(f"{name} imports {imported} (layer {layers.get(target)}, not below {layers[unit]})")
+    return wrong
+
+
+def test_each_layer_imports_only_the_layers_below_it() -> None:
+    """The layers of docs/code-layout.md hold: a package or top-level module imports only those of a lower layer
+    (or itself), and every one of them has a layer; the top level holds at most 12 modules (the CLI, the pipeline
+    and its records, the registries, errors and files), the stages are in packages."""
+    layers = _layers()
+    package = ROOT / "designer"
+    assert len(list(package.glob("*.py"))) <= 12
+    units = {path.stem for path in package.glob("*.py")} | {path.parent.name for path in package.glob("*/__init__.py")}
+    assert units == set(layers), "every package and module of designer/ has a layer in docs/code-layout.md"
+    sources = {path.relative_to(ROOT).as_posix(): path.read_text() for path in package.rglob("*.py")}
+    assert _upward(layers, sources) == []
+
+
+def test_the_layer_rule_refuses_an_import_upward_or_sideways() -> None:
+    """A stage importing the pipeline, or a package importing one of its own layer, is named; importing a lower
+    layer, its own package or the Python API from above is not."""
+    layers = _layers()
+    sources = {
+        "designer/backend/wiring.py": "from designer.pipeline import design\nfrom designer.intent import Intent\n",
+        "designer/backend/model.py": "from designer import __version__\n",
+        "designer/networks/sizing.py": "def f():\n    from designer.analysis.facts import Facts\n",
+        "designer/outputs/summary.py": "from designer import __version__\nfrom designer.outputs import tables\n",
+        "designer/validation.py": "import designer.render.views\n",
+    }
+    assert _upward(layers, sources) == [
+        "designer/backend/model.py imports designer.__version__ (layer 9, not below 4)",
+        "designer/backend/wiring.py imports designer.pipeline (layer 8, not below 4)",
+        "designer/networks/sizing.py imports designer.analysis.facts (layer 5, not below 5)",
+        "designer/validation.py imports designer.render.views (layer 6, not below 6)",
+    ]

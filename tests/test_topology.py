@@ -10,12 +10,12 @@ from functools import cache
 
 import pytest
 
+from designer.backend.sizing import Plan, size
+from designer.backend.wiring import LEAF_SPINE, SERVER_LEAF, SPINE_SUPER, TIERS
 from designer.design import Design
-from designer.fabric import LEAF_SPINE, SERVER_LEAF, SPINE_SUPER, TIERS
 from designer.intent import parse_intent
 from designer.outputs.build import review_files
-from designer.outputs.topology import SHOWN, topology_svg
-from designer.sizing import Plan, size
+from designer.outputs.topology_svg import SHOWN, topology_svg
 from tests.helpers import build_design, intent_text
 from tests.test_uplink_speed import three_tier, two_tier
 

@@ -12,12 +12,12 @@ from pathlib import Path
 import pytest
 
 from designer.analysis.flows import Router, UniformHash
-from designer.built import parse_design
 from designer.errors import InputError, PrerequisiteError
 from designer.intent import parse_intent
 from designer.outputs.build import design_files
 from designer.outputs.folder import write
 from designer.pipeline import build, design
+from designer.readback.built import parse_design
 from designer.verify.hostconfig import parse_host, parse_keyfile, parse_netplan, parse_sysctl, sysctl_path
 from designer.verify.lab import parse_class_packets
 from designer.verify.probe import parse_route_get
@@ -441,8 +441,9 @@ def test_a_keyfile_build_configures_its_servers_in_a_two_tier_lab(tmp_path: Path
 
 
 EDGE_NICS = ("e0123456789abcd", "enp220s0f1np1.9", "x-y_z..1.", "help")
-"""NIC names at the edges of :mod:`designer.nic_names`: 15 characters (IFNAMSIZ less its NUL), a VLAN-style dot, '-',
-'_', two dots and a trailing dot, and ``help``, a word ``ip`` reads as its keyword wherever no ``dev`` precedes it."""
+"""NIC names at the edges of :mod:`designer.intent.nic_names`: 15 characters (IFNAMSIZ less its NUL), a VLAN-style dot,
+'-', '_', two dots and a trailing dot, and ``help``, a word ``ip`` reads as its keyword wherever no ``dev`` precedes
+it."""
 
 
 @needs(FRR_LAB)

@@ -11,11 +11,11 @@ import json
 from dataclasses import replace
 from functools import cache
 
-from designer.built import design_problems
 from designer.design import Design
-from designer.diff import existing_changes
 from designer.outputs.build import design_files
 from designer.outputs.tables import UNNUMBERED
+from designer.readback.built import design_problems
+from designer.readback.diff import existing_changes
 from tests.conftest import ROOT
 from tests.helpers import build_text
 from tests.test_checks import found

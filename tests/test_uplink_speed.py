@@ -19,9 +19,9 @@ import pytest
 
 from designer.analysis.maxflow import PlaneNetwork, splits
 from designer.analysis.workload import _worst
+from designer.backend.wiring import LEAF_SPINE, SERVER_LEAF, SPINE_SUPER
 from designer.design import Design
 from designer.errors import InputError
-from designer.fabric import LEAF_SPINE, SERVER_LEAF, SPINE_SUPER
 from designer.outputs.tables import cabling_rows
 from designer.pipeline import build
 from designer.render import render_configs

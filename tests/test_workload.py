@@ -36,11 +36,11 @@ from designer.analysis.flows import (
 )
 from designer.analysis.workload import SEEDS, WorkloadResult, analyze, job, workload_runs
 from designer.design import Design
-from designer.intent.workloads import pattern_edges
+from designer.intent.workloads_section import pattern_edges
 from designer.outputs.build import design_files
 from designer.outputs.summary import summary
-from designer.outputs.workloads import contract, svg
-from designer.outputs.workloads import text as workload_text
+from designer.outputs.workload_report import contract, svg
+from designer.outputs.workload_report import text as workload_text
 from tests.conftest import ROOT
 from tests.helpers import build_design, build_text, intent_text
 from tests.test_intent_errors import run_cli

@@ -13,11 +13,11 @@ import pytest
 from designer.analysis import collectives
 from designer.analysis.flows import Router, even_spread, job_connections, place, topology
 from designer.analysis.workload import HASHED, SPREAD, SPREAD_EFFICIENCY, WorkloadResult
+from designer.backend.sizing import size
+from designer.backend.wiring import wire
 from designer.design import Design
-from designer.fabric import wire
 from designer.intent import parse_intent
-from designer.outputs.workloads import contract, detail
-from designer.sizing import size
+from designer.outputs.workload_report import contract, detail
 from tests.helpers import build_text, intent_text
 from tests.test_intent_errors import run_cli
 

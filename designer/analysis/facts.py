@@ -11,7 +11,7 @@ from collections import Counter
 from dataclasses import dataclass
 from operator import itemgetter
 
-from designer.fabric import SERVER_LEAF, Fabric, Link
+from designer.backend.wiring import SERVER_LEAF, Fabric, Link
 
 
 @dataclass(frozen=True)

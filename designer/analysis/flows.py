@@ -38,8 +38,8 @@ from collections import Counter
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
-from designer.allocate import Allocation
-from designer.fabric import SERVER_LEAF, SPINE_SUPER, Fabric
+from designer.backend.allocate import Allocation
+from designer.backend.wiring import SERVER_LEAF, SPINE_SUPER, Fabric
 
 ROCE_PORT = 4791
 UDP = 17
@@ -226,7 +226,7 @@ def flow_set(topology: Topology, allocation: Allocation | None, connections: Con
 
 def routed_flows(topology: Topology, address: Callable[[int], int], connections: Connections, qps: int) -> FlowSet:
     """:func:`flow_set` with each NIC's IPv4 address (an integer) from ``address``: a lab reads them from the
-    built ``design.json`` instead of an :class:`~designer.allocate.Allocation`."""
+    built ``design.json`` instead of an :class:`~designer.backend.allocate.Allocation`."""
     leaf = topology.leaf
     routed = [
         number for number, (s, d) in enumerate(zip(connections.src, connections.dst, strict=True)) if leaf(s) != leaf(d)

@@ -45,7 +45,7 @@ from dataclasses import dataclass
 from typing import NamedTuple
 
 from designer.analysis.facts import Facts
-from designer.fabric import LEAF_SPINE, NONE, SERVER_LEAF, Fabric, Link
+from designer.backend.wiring import LEAF_SPINE, NONE, SERVER_LEAF, Fabric, Link
 
 SEED = 4791
 """Seeds every random choice the analysis makes (the random split, sampled leaf pairs)."""

@@ -37,7 +37,6 @@ from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from designer.allocate import Allocation
 from designer.analysis.collectives import Ideal, ideal, pattern, per_connection_bytes
 from designer.analysis.flows import (
     Connections,
@@ -53,9 +52,11 @@ from designer.analysis.flows import (
     resilient,
     topology,
 )
-from designer.fabric import Fabric
+from designer.backend.allocate import Allocation
+from designer.backend.hosts import NCCL_DEFAULT
+from designer.backend.wiring import Fabric
 from designer.intent import Intent
-from designer.intent.workloads import MIN_RUNS, RUN_BUDGET, SEARCH_BUDGET, Workload
+from designer.intent.workloads_section import MIN_RUNS, RUN_BUDGET, SEARCH_BUDGET, Workload
 
 SEEDS = 32
 """Runs per workload (``designer analyze --seeds`` changes it): each its own QP numbers and hash seeds."""
@@ -64,7 +65,8 @@ QPS_LADDER = (1, 2, 4, 8, 16, 32, 64, 128)
 TARGET_EFFICIENCY = 0.9
 SEARCH_RUN_FLOWS = 1 << 16
 """Flows times runs one step of the QP search aims at: a step with many flows (where the busiest link varies little
-from run to run) takes fewer runs than the workload's, but at least :data:`~designer.intent.workloads.MIN_RUNS`."""
+from run to run) takes fewer runs than the workload's, but at least
+:data:`~designer.intent.workloads_section.MIN_RUNS`."""
 TIERS = ("server_leaf", "leaf_spine", "spine_super_spine")
 SPREAD_EFFICIENCY = 0.95
 """The share of line rate links deliver when traffic is spread at flowlet or packet granularity: NVIDIA reports 95%
@@ -206,8 +208,8 @@ def analyze(
 
 def workload_runs(seeds: int, routed: int) -> int:
     """Runs per hash for workloads whose flows leaving their leaves number ``routed`` in all: ``seeds``, or fewer so
-    that the runs hash at most :data:`~designer.intent.workloads.RUN_BUDGET` flow-runs; 0 (ideal times only) when
-    that leaves fewer than :data:`~designer.intent.workloads.MIN_RUNS`."""
+    that the runs hash at most :data:`~designer.intent.workloads_section.RUN_BUDGET` flow-runs; 0 (ideal times only)
+    when that leaves fewer than :data:`~designer.intent.workloads_section.MIN_RUNS`."""
     runs = min(seeds, RUN_BUDGET // max(1, routed))
     return runs if runs >= MIN_RUNS else 0
 
@@ -540,3 +542,17 @@ def _worst_switch(
     switch = min(busiest, key=lambda device: (-busiest[device], device))
     histogram = Counter(loads.get(2 * link, 0) for link in top.up[switch])
     return top.fabric.devices[switch].name, tuple(sorted(histogram.items()))
+
+
+def queue_pairs(workloads: Sequence[WorkloadResult]) -> tuple[int, str]:
+    """NCCL_IB_QPS_PER_CONNECTION and why: the most any workload needs, each taking the larger of its own
+    ``qps_per_connection`` and the count its analysis found to reach 90% of the ideal time under ECMP; NCCL's
+    default without workloads."""
+    if not workloads:
+        return NCCL_DEFAULT
+    needs = [
+        (max(result.workload.qps_per_connection, result.qps_for_90pct or 0), result.workload.name)
+        for result in workloads
+    ]
+    qps, name = max(needs, key=lambda need: need[0])
+    return qps, f"workload {name} (designer analyze: the most queue pairs any workload needs)"

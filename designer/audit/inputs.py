@@ -15,10 +15,10 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from designer.audit.readers import KNOWN, Cable, Unreadable, detect
-from designer.built import json_lines, long_number, shown
 from designer.errors import InputError, Problem, Source
 from designer.files import DISCOVERY, Refused, read_below
-from designer.ibnetdiscover import looks_like
+from designer.infiniband.ibnetdiscover import looks_like
+from designer.readback.built import json_lines, long_number, shown
 
 LINE_DEPTH = 8
 """Field depth to which a discovery file's problems are located on their line (lldpd's fields are 7 deep)."""

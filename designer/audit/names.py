@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from designer.nic_names import server_interfaces
+from designer.intent.nic_names import server_interfaces
 from designer.targets import TARGETS, per_switch
 
 FAMILIES = tuple(sorted({target.discovery for target in TARGETS.values()}))
@@ -27,8 +27,8 @@ def switch_port_names(folder: Path) -> dict[str, dict[str, dict[str, str]]]:
     """Each family's names of every logical port of every switch, by switch, mapping the reported name to the
     design's, from the device models of the folder's intent (their ``os_port_names``, each OS's under its record's
     family). One table per port layout, shared by the switches of that layout (their models share its names)."""
-    from designer.built import folder_intent
     from designer.pipeline import device_models
+    from designer.readback.built import folder_intent
 
     tables: dict[str, dict[str, dict[str, str]]] = {family: {} for family in FAMILIES}
     layouts: dict[tuple[int, int], dict[str, dict[str, str]]] = {}
@@ -83,9 +83,9 @@ def design_port(table: Mapping[str, str], reported: str) -> str | None:
 def server_ports(folder: Path) -> dict[str, tuple[str, ...]]:
     """Each server's ports in the design's names, in port order, from the fabric of the folder's intent: ``nicN``,
     or on a multiplane NIC one port per plane link, ``nic{port}s{plane}``."""
-    from designer.built import folder_intent
-    from designer.fabric import wire
-    from designer.sizing import size
+    from designer.backend.sizing import size
+    from designer.backend.wiring import wire
+    from designer.readback.built import folder_intent
 
     intent = folder_intent(folder)
     if intent is None:

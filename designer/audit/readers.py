@@ -20,7 +20,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-from designer.built import shown
+from designer.readback.built import shown
 
 Cable = tuple[str, str, str, str]
 """``(device, port, peer_device, peer_port)``: one neighbour one device reports on one of its ports."""

@@ -1,10 +1,10 @@
 """An audit of a built folder against discovery files: the design's cables, the devices' names, the reports.
 
 LLDP files are read in each OS's port names (:mod:`designer.audit.names`); an ``ibnetdiscover`` file is named by
-:func:`designer.ibnetdiscover.named` (HCAs by node description, switches by where they sit), so its cables arrive in
-the design's own names (an InfiniBand switch's ports in its vendor's, as cabling.csv gives them) and are
+:func:`designer.infiniband.ibnetdiscover.named` (HCAs by node description, switches by where they sit), so its cables
+arrive in the design's own names (an InfiniBand switch's ports in its vendor's, as cabling.csv gives them) and are
 compared with the design's cables from the folder's intent as one more name family, ``ibnetdiscover``. With
-``sm_target`` the same discovery also gives OpenSM's GUID-keyed files (:mod:`designer.sm_files`).
+``sm_target`` the same discovery also gives OpenSM's GUID-keyed files (:mod:`designer.infiniband.sm_files`).
 """
 
 from __future__ import annotations
@@ -18,10 +18,10 @@ from designer.audit.compare import Audit, Link, audit, link
 from designer.audit.inputs import reports
 from designer.audit.names import FAMILIES, PortNames, port_names
 from designer.audit.readers import Cable
-from designer.built import read_built_design
 from designer.errors import InputError, Problem
-from designer.ibnetdiscover import DesignNames, Named, named, parse
-from designer.sm_files import design_names, write_sm_files
+from designer.infiniband.ibnetdiscover import DesignNames, Named, named, parse
+from designer.infiniband.sm_files import design_names, write_sm_files
+from designer.readback.built import read_built_design
 
 FABRIC = "ibnetdiscover"
 """The name family of an ``ibnetdiscover`` file's cables: the design's own port names."""

@@ -29,7 +29,7 @@ from designer.checks import (
     qos,
     rack_power,
     sessions,
-    workload,
+    workload_budget,
 )
 from designer.design import Wired
 from designer.findings import SEVERITIES, Finding
@@ -50,7 +50,7 @@ CHECKS: tuple[ModuleType, ...] = (
     rack_power,
     air_cooling,
     cable_reach,
-    workload,
+    workload_budget,
 )
 """Every check, in report order."""
 

@@ -15,12 +15,12 @@ from collections import Counter
 from collections.abc import Hashable, Iterable, Sequence
 from itertools import pairwise
 
-from designer.allocate import ip
+from designer.backend.allocate import ip
+from designer.backend.model import DeviceConfig
+from designer.backend.wiring import SERVER_LEAF
 from designer.checks.base import capped
 from designer.design import Built
-from designer.fabric import SERVER_LEAF
 from designer.findings import Finding
-from designer.model import DeviceConfig
 
 ID = "addressing"
 DESCRIPTION = "addresses unique, both ends of every /31 in one subnet, pools disjoint, utilisation"

@@ -9,10 +9,10 @@ from __future__ import annotations
 import math
 from collections.abc import Iterable
 
+from designer.backend.physical import too_hot_for_air
 from designer.checks.base import capped
 from designer.design import Built
 from designer.findings import Finding
-from designer.physical import too_hot_for_air
 
 ID = "air-cooling"
 DESCRIPTION = "no air-cooled rack above the air-cooling limit"

@@ -11,9 +11,9 @@ from __future__ import annotations
 from collections import defaultdict
 from collections.abc import Iterable
 
+from designer.backend.wiring import SERVER_LEAF
 from designer.checks.base import capped
 from designer.design import Wired
-from designer.fabric import SERVER_LEAF
 from designer.findings import Finding
 from designer.intent.schema import private_asns
 

@@ -13,9 +13,9 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Iterable
 
+from designer.backend.wiring import SERVER_LEAF
 from designer.checks.base import capped
 from designer.design import Built
-from designer.fabric import SERVER_LEAF
 from designer.findings import Finding
 
 ID = "load-balancing"

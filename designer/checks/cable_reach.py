@@ -1,6 +1,6 @@
 """cable-reach: every link's estimated run is within the reach of some medium at the link speed.
 
-Lengths and media come from the physical plan (:mod:`designer.physical.cables`): a link whose run,
+Lengths and media come from the physical plan (:mod:`designer.backend.physical.cables`): a link whose run,
 or whose port group's longest run, exceeds even the longest-reaching medium has no medium.
 """
 

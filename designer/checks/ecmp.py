@@ -24,9 +24,9 @@ from collections.abc import Iterable
 from typing import Any
 
 from designer.analysis.maxflow import SEED
+from designer.backend.wiring import Fabric
 from designer.checks.base import capped
 from designer.design import Built
-from designer.fabric import Fabric
 from designer.findings import Finding
 
 ID = "ecmp-balance"

@@ -18,8 +18,8 @@ from operator import itemgetter
 from typing import NamedTuple
 
 from designer.analysis.maxflow import Failure
+from designer.backend.wiring import NONE, SERVER_LEAF, Fabric, Link
 from designer.design import Wired
-from designer.fabric import NONE, SERVER_LEAF, Fabric, Link
 from designer.findings import Finding
 
 ID = "failure-impact"

@@ -11,8 +11,8 @@ from types import ModuleType
 from typing import Any
 
 from designer.checks import CHECKS, counts, status
+from designer.checks.junit import Case, junit_xml
 from designer.findings import Finding
-from designer.junit import Case, junit_xml
 
 
 def rows(findings: Sequence[Finding]) -> list[dict[str, Any]]:

@@ -12,7 +12,7 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Iterable
 
-from designer.allocate import Pool
+from designer.backend.allocate import Pool
 from designer.checks.base import capped
 from designer.design import Built
 from designer.findings import Finding

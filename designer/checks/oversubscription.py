@@ -10,9 +10,9 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
+from designer.backend.wiring import LEAF_SPINE, SPINE_SUPER
 from designer.checks.base import capped
 from designer.design import Wired
-from designer.fabric import LEAF_SPINE, SPINE_SUPER
 from designer.findings import Finding
 
 ID = "oversubscription"

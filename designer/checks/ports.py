@@ -13,9 +13,9 @@ from collections.abc import Iterable
 from itertools import repeat
 from operator import add, itemgetter, lt, mul
 
+from designer.backend.wiring import Fabric
 from designer.checks.base import capped
 from designer.design import Wired
-from designer.fabric import Fabric
 from designer.findings import Finding
 
 ID = "ports"

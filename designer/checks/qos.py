@@ -11,11 +11,11 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
+from designer.backend.model import Qos
+from designer.backend.wiring import SERVER_LEAF
 from designer.checks.base import capped
 from designer.design import Built
-from designer.fabric import SERVER_LEAF
 from designer.findings import Finding
-from designer.model import Qos
 
 ID = "qos"
 DESCRIPTION = "same lossless priority, DSCP map, PFC and ECN on both ends of every link; ECN min < max; CNP strict"

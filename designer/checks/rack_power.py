@@ -10,10 +10,10 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
+from designer.backend.physical import over_budget
 from designer.checks.base import capped
 from designer.design import Built
 from designer.findings import Finding
-from designer.physical import over_budget
 
 ID = "rack-power"
 DESCRIPTION = "no rack draws more than its power budget"

@@ -3,8 +3,8 @@
 For a neighbor ``n`` on device ``D`` with peer ``P``: ``n.remote_asn`` is ``P``'s ASN, ``P`` has a
 neighbor at ``D``'s local address whose ``remote_asn`` is ``D``'s ASN and whose local address is
 ``n.address``, and the local address is one of ``D``'s interfaces. Unnumbered, the ends are the two ports in place of
-the two addresses (:attr:`~designer.model.Neighbor.near`, :attr:`~designer.model.Neighbor.far`). Every fabric
-interface carries a
+the two addresses (:attr:`~designer.backend.model.Neighbor.near`, :attr:`~designer.backend.model.Neighbor.far`). Every
+fabric interface carries a
 session (an interface without one would receive ECMP traffic it cannot route), and every switch has
 one neighbor per switch link of the fabric.
 """
@@ -14,10 +14,10 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Iterable
 
+from designer.backend.model import DeviceConfig, Neighbor
 from designer.checks.base import capped
 from designer.design import Built
 from designer.findings import Finding
-from designer.model import DeviceConfig, Neighbor
 
 ID = "sessions"
 DESCRIPTION = "every BGP neighbor has its reciprocal (addresses and ASNs match) in the device model"

@@ -15,7 +15,7 @@ import yaml
 
 from designer.design import Design
 from designer.export.avd import inputs
-from designer.verify.avd import pyavd
+from designer.verify.pyavd_eos import pyavd
 
 PURPOSE = "making ANTA's catalog (AVD's own test generation)"
 

@@ -28,13 +28,13 @@ from typing import Any
 import yaml
 
 from designer import __version__
-from designer.built import folder_intent
+from designer.backend.model import DeviceConfig, Interface
 from designer.design import Design
 from designer.errors import InputError, PrerequisiteError, Problem
-from designer.model import DeviceConfig, Interface
 from designer.outputs.folder import INTENT_FILE, claim
+from designer.readback.built import folder_intent
 from designer.render import eos
-from designer.verify import avd
+from designer.verify import pyavd_eos
 
 NODE_TYPES = {"leaf": "l3leaf", "spine": "spine"}
 """AVD's node type key for each role designer builds in a 2-tier fabric."""
@@ -97,7 +97,7 @@ def nodes(design: Design) -> dict[str, dict[str, Any]]:
     loopbacks = design.allocation.loopback_pool.cidr
     hosts = {}
     for device in configs:
-        structured = avd.structured_config(device)
+        structured = pyavd_eos.structured_config(device)
         bgp = structured["router_bgp"]
         node: dict[str, Any] = {
             "name": device.hostname,

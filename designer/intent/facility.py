@@ -41,7 +41,7 @@ class Facility:
     cooling: str
     air_limit_kw: float
     racks_per_row: int | None
-    """None: open, chosen by the placement (:func:`designer.physical.placement.row_length`)."""
+    """None: open, chosen by the placement (:func:`designer.backend.physical.placement.row_length`)."""
     max_racks_per_row: int
     rack_width_m: float
     row_pitch_m: float

@@ -37,9 +37,9 @@ from designer.intent.configs import (
     underlay_problems,
 )
 from designer.intent.facility import Facility, FacilityNeeds, facility_problems, resolve_facility
-from designer.intent.hosts import HostSpec, resolve_hosts
-from designer.intent.lab import LabSpec, resolve_lab
-from designer.intent.networks import Networks, resolve_networks
+from designer.intent.hosts_section import HostSpec, resolve_hosts
+from designer.intent.lab_section import LabSpec, resolve_lab
+from designer.intent.networks_section import Networks, resolve_networks
 from designer.intent.schema import (
     MAX_BREAKOUT,
     MAX_GPUS,
@@ -66,7 +66,7 @@ from designer.intent.technology import (
     link_speed_problems,
     technology_problems,
 )
-from designer.intent.workloads import Workload, resolve_workloads
+from designer.intent.workloads_section import Workload, resolve_workloads
 from designer.intent.yaml_source import decode, load_yaml, read_bytes, short
 from designer.targets import per_fabric, per_switch
 

@@ -23,10 +23,10 @@ from pydantic import (
 )
 
 from designer.catalog import Catalog, catalog
+from designer.intent.nic_names import PATTERN as NIC_NAME_PATTERN
+from designer.intent.nic_names import RESERVED as RESERVED_NIC_NAMES
+from designer.intent.nic_names import nic_name_problem
 from designer.intent.yaml_source import short
-from designer.nic_names import PATTERN as NIC_NAME_PATTERN
-from designer.nic_names import RESERVED as RESERVED_NIC_NAMES
-from designer.nic_names import nic_name_problem
 from designer.targets import LAB_KINDS, NAMES, TARGETS, TECHNOLOGIES
 
 MAX_GPUS = 1_048_576

@@ -32,7 +32,7 @@ from designer.catalog import (
     shipped_data,
 )
 from designer.errors import InputError, Problem, Source
-from designer.intent.hosts import naming_problems
+from designer.intent.hosts_section import naming_problems
 from designer.intent.schema import MAX_BREAKOUT, MAX_SWITCH_PORTS, MEDIA, SPEEDS, NicName, RdmaName, Section, Speed
 from designer.intent.yaml_source import decode, load_yaml, read_bytes, short
 from designer.targets import NAMES, TARGETS, TECHNOLOGIES, per_switch

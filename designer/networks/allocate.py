@@ -27,10 +27,10 @@ from dataclasses import dataclass
 
 from netaddr import IPNetwork
 
-from designer.allocate import POOLS, Pool, default_pools, ip
+from designer.backend.allocate import POOLS, Pool, default_pools, ip
+from designer.backend.wiring import SERVER_LEAF
 from designer.errors import InputError, Problem
-from designer.fabric import SERVER_LEAF
-from designer.intent.networks import DataNetworkSpec
+from designer.intent.networks_section import DataNetworkSpec
 from designer.intent.schema import private_asns
 from designer.networks.wiring import NetworkFabric, ordinal
 

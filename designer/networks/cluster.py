@@ -9,17 +9,17 @@ from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from typing import NamedTuple
 
-from designer.allocate import Pool
+from designer.backend.allocate import Pool
+from designer.backend.physical import TopKept
+from designer.backend.physical.placement import servers_per_rack
 from designer.errors import InputError, Problem
 from designer.intent import Intent
 from designer.intent.facility import Facility
-from designer.intent.networks import DataNetworkSpec, Networks
+from designer.intent.networks_section import DataNetworkSpec, Networks
 from designer.networks.allocate import NETWORK_ASN_OFFSET, NetworkAllocation, allocate_network
 from designer.networks.physical import Hall, NetworksPhysical, management_space, plan_networks_physical
 from designer.networks.sizing import size_network
 from designer.networks.wiring import NetworkFabric, wire_network
-from designer.physical import TopKept
-from designer.physical.placement import servers_per_rack
 
 
 @dataclass(frozen=True)

@@ -12,8 +12,8 @@ from __future__ import annotations
 from collections.abc import Iterator
 from dataclasses import dataclass
 
-from designer.allocate import ip
-from designer.fabric import Device
+from designer.backend.allocate import ip
+from designer.backend.wiring import Device
 from designer.networks.cluster import ClusterNetworks, DataNetwork
 from designer.networks.wiring import server_number
 

@@ -17,8 +17,8 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass
 
-from designer.allocate import ip
-from designer.intent.networks import ManagementSpec
+from designer.backend.allocate import ip
+from designer.intent.networks_section import ManagementSpec
 from designer.networks.oob import MANAGEMENT_PORT, OobDesign
 
 

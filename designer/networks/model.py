@@ -1,5 +1,5 @@
 """Model the switches of the leaf-spine networks beside the backend with the backend's device model
-(:func:`designer.model.switch_configs`), each network from its own spec, wiring and addresses.
+(:func:`designer.backend.model.switch_configs`), each network from its own spec, wiring and addresses.
 
 * Each network's switches take the backend's routing (``routing``: numbered /31s or unnumbered, BFD, timers, how
   server subnets are announced) and its hash fields and seeds, but plain ECMP hashing: adaptive, cluster and spray
@@ -22,9 +22,9 @@ from __future__ import annotations
 import dataclasses
 from collections.abc import Sequence
 
-from designer.allocate import ip, ips
-from designer.fabric import Device
-from designer.model import Addressing, CorePeer, DeviceConfig, SwitchSettings, Wiring, switch_configs
+from designer.backend.allocate import ip, ips
+from designer.backend.model import Addressing, CorePeer, DeviceConfig, SwitchSettings, Wiring, switch_configs
+from designer.backend.wiring import Device
 from designer.networks.cluster import ClusterNetworks, DataNetwork
 from designer.networks.wiring import server_number
 

@@ -25,11 +25,11 @@ from dataclasses import dataclass
 
 from netaddr import IPNetwork
 
-from designer.allocate import Pool, default_pools, ip
+from designer.backend.allocate import Pool, default_pools, ip
+from designer.backend.sizing import _ecmp_divisor
+from designer.backend.wiring import Stripes
 from designer.errors import InputError, Problem
-from designer.fabric import Stripes
-from designer.intent.networks import OobSpec
-from designer.sizing import _ecmp_divisor
+from designer.intent.networks_section import OobSpec
 
 MANAGEMENT_PORT = "mgmt"
 """The name of a switch's management port (``oob.csv``'s ``port``); a server's host management port and a managed

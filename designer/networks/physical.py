@@ -22,8 +22,8 @@ is never edited: what the networks add is listed beside it.
   units, power or order line beyond the system's; the parts stand at their layout's units.
 * Core uplinks: each border leaf's declared uplinks to the data-centre core leave its first core-facing ports for
   ``core`` (``uplink0``...), run to the end of its row; the core's own ports are the core team's.
-* Cable lengths follow the backend's rule (:mod:`designer.physical.cables`): within a rack the vertical distance,
-  between racks up to the tray, along it and down, plus the slack; the medium is the first whose reach at the
+* Cable lengths follow the backend's rule (:mod:`designer.backend.physical.cables`): within a rack the vertical
+  distance, between racks up to the tray, along it and down, plus the slack; the medium is the first whose reach at the
   link speed covers it. Management access cables are 1000BASE-T copper (``cat6``, 100 m).
 """
 
@@ -35,15 +35,15 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from itertools import pairwise
 
-from designer.allocate import Pool
+from designer.backend.allocate import Pool
+from designer.backend.physical import BomLine, Rack, TopKept, part_of
+from designer.backend.physical.cables import UNIT_M, decimetres, module_name, ordered_length
+from designer.backend.wiring import TIERS, Device
 from designer.catalog import Catalog, SystemModel
-from designer.fabric import TIERS, Device
 from designer.intent.facility import Facility
-from designer.intent.networks import DataNetworkSpec, OobSpec
+from designer.intent.networks_section import DataNetworkSpec, OobSpec
 from designer.networks.oob import MANAGEMENT_PORT, Managed, OobDesign, RackPorts, design_oob
 from designer.networks.wiring import NetworkFabric
-from designer.physical import BomLine, Rack, TopKept, part_of
-from designer.physical.cables import UNIT_M, decimetres, module_name, ordered_length
 
 CORE, CORE_TIER = "core", "core_uplink"
 """The far end of a border leaf's uplinks: the data-centre core, not a device designer designs. Its cable runs up to

@@ -18,9 +18,9 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 
+from designer.backend.sizing import _ecmp_divisor
 from designer.errors import InputError, Problem
-from designer.intent.networks import DataNetworkSpec
-from designer.sizing import _ecmp_divisor
+from designer.intent.networks_section import DataNetworkSpec
 
 PREFIXES = {"frontend": "fe", "storage": "st", "inband": "ib"}
 """The first part of every device name of a network."""

@@ -9,7 +9,7 @@ Naming, from structure only (``fe``, ``st`` or ``ib`` first, :data:`~designer.ne
   server's NIC ports on that leaf side by side), then the spine uplinks, whole. A server's NIC port ``i * q + k`` is
   its ``k``-th on leaf ``i`` of its group (``q`` ports on each).
 * Every leaf has a structural number: border leaves first, then the server groups of the envelope, then the storage
-  groups; its uplinks are striped over the spines by that number (:class:`~designer.fabric.Stripes`), so a leaf
+  groups; its uplinks are striped over the spines by that number (:class:`~designer.backend.wiring.Stripes`), so a leaf
   group added inside the envelope takes spine ports no existing cable uses.
 
 Links are the backend's tuples ``(tier, upper device, upper port, lower device, lower port)``, server links first.
@@ -20,8 +20,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from designer.fabric import LEAF_SPINE, NONE, SERVER_LEAF, Device, Link, Stripes, Wiring
-from designer.intent.networks import DataNetworkSpec
+from designer.backend.wiring import LEAF_SPINE, NONE, SERVER_LEAF, Device, Link, Stripes, Wiring
+from designer.intent.networks_section import DataNetworkSpec
 from designer.networks.sizing import NetworkPlan
 
 

@@ -13,13 +13,14 @@ from pathlib import Path
 from typing import Any
 
 from designer import __version__
+from designer.backend.hosts import HostConfig
+from designer.backend.model import DeviceConfig
 from designer.design import Design, Progress, quiet
-from designer.hosts import HostConfig
 from designer.intent import Intent
-from designer.model import DeviceConfig
 from designer.networks.cluster import ClusterNetworks
 from designer.networks.hosts import network_hosts
 from designer.networks.management import SwitchManagement
+from designer.outputs.containerlab import lab_files
 from designer.outputs.design_json import design_json
 from designer.outputs.floorplan import floorplan_svg
 from designer.outputs.folder import (
@@ -32,25 +33,24 @@ from designer.outputs.folder import (
     sizes_by_part,
     write_files,
 )
-from designer.outputs.lab import lab_files
 from designer.outputs.labels import label_rows, labels_html
-from designer.outputs.networks import addressing_rows as network_addressing_rows
-from designer.outputs.networks import (
+from designer.outputs.network_tables import addressing_rows as network_addressing_rows
+from designer.outputs.network_tables import (
     bom_with_networks,
     cabling_with_networks,
     oob_rows,
     power_section,
     racks_with_networks,
 )
-from designer.outputs.physical import bom_rows, power_markdown, racks_rows
+from designer.outputs.physical_review import bom_rows, power_markdown, racks_rows
 from designer.outputs.summary import summary_markdown
 from designer.outputs.tables import addressing_rows, asn_rows, cabling_rows, csv_bytes
-from designer.outputs.topology import topology_svg
-from designer.outputs.workloads import svg as workloads_svg
+from designer.outputs.topology_svg import topology_svg
+from designer.outputs.workload_report import svg as workloads_svg
 from designer.pipeline import design as run_stages
 from designer.render import Renderer, rendered, rendered_fabric, user_templates_for
-from designer.render.hosts import HOSTS_FOLDER, rendered_hosts
-from designer.render.network_hosts import rendered_network_hosts
+from designer.render.network_servers import rendered_network_hosts
+from designer.render.servers import HOSTS_FOLDER, rendered_hosts
 from designer.workers import Background, in_workers
 
 Since = Callable[[bytes], list[str]]
@@ -209,7 +209,7 @@ def review_files(
     """The files a reviewer reads beside the configurations, one (relative path, bytes) at a time so that only one
     is held at once: summary, design.json, tables, plan, lab, the subnet manager's files of an InfiniBand fabric
     (from ``templates`` first, as the configurations); with networks beside the backend, the tables hold them too
-    (:mod:`designer.outputs.networks`) and their addresses follow (their switches' and servers' files are rendered
+    (:mod:`designer.outputs.network_tables`) and their addresses follow (their switches' and servers' files are rendered
     with the backend's, :func:`_each_share`)."""
     say("writing the summary, design.json and tables")
     document = design_json(design)

@@ -10,15 +10,15 @@ from json.encoder import encode_basestring_ascii as quote
 from typing import Any
 
 from designer import __version__
+from designer.backend.model import DeviceConfig
+from designer.backend.physical import part_of
+from designer.backend.port_names import os_port_names
+from designer.backend.wiring import SERVER_LEAF, TIERS
 from designer.checks import formats as checks_format
 from designer.design import Design
-from designer.fabric import SERVER_LEAF, TIERS
-from designer.model import DeviceConfig
-from designer.outputs.networks import network_device_rows, network_link_rows, networks_summary
+from designer.outputs.network_tables import network_device_rows, network_link_rows, networks_summary
 from designer.outputs.summary import summary
-from designer.outputs.workloads import detail
-from designer.physical import part_of
-from designer.ports import os_port_names
+from designer.outputs.workload_report import detail
 
 SEPARATORS = (", ", ": ")
 """How a row of design.json separates items and keys from values: one compact object per line."""
@@ -123,8 +123,8 @@ def _link_rows(design: Design) -> list[str]:
 
 
 def device_model(config: DeviceConfig) -> dict[str, Any]:
-    """A switch's device model (:class:`~designer.model.DeviceConfig`) for design.json, as other tools start from
-    it, without what design.json holds elsewhere: its interfaces and BGP sessions are its ends of the links (a
+    """A switch's device model (:class:`~designer.backend.model.DeviceConfig`) for design.json, as other tools start
+    from it, without what design.json holds elsewhere: its interfaces and BGP sessions are its ends of the links (a
     port's name per OS in ``os_ports``), the QoS profile every switch shares is the top-level ``qos``. A port's PFC
     headroom is the first ``headroom`` row (``[cable_m, size, xon, xoff, vendor]``, bytes) whose ``cable_m`` is at
     least its link's ``length_m`` rounded up to a whole metre."""

@@ -16,11 +16,11 @@ from __future__ import annotations
 
 from html import escape
 
-from designer.fabric import Device
+from designer.backend.physical import COMPUTE, NETWORK, Physical, Rack
+from designer.backend.physical.placement import device_units
+from designer.backend.wiring import Device
 from designer.intent import Intent
 from designer.networks.physical import NetworkRack, NetworksPhysical
-from designer.physical import COMPUTE, NETWORK, Physical, Rack
-from designer.physical.placement import device_units
 
 CELL_W, CELL_H, ROW_GAP = 22, 28, 10
 LEFT, TOP = 70, 112

@@ -3,10 +3,10 @@ backend NIC model, with what the server files leave to the NIC vendor's own tool
 
 from __future__ import annotations
 
+from designer.backend.sizing import Plan
 from designer.catalog import Catalog, NicModel
 from designer.intent import Intent
 from designer.outputs.markdown import markdown_code, markdown_inline
-from designer.sizing import Plan
 
 
 def hardware_lines(intent: Intent, plan: Plan) -> list[str]:

@@ -10,20 +10,20 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from designer.allocate import Allocation, ip
 from designer.analysis.workload import HASHED
+from designer.backend.allocate import Allocation, ip
+from designer.backend.model import Headroom
+from designer.backend.physical.placement import servers_per_rack
+from designer.backend.sizing import Plan
+from designer.backend.wiring import TIERS
 from designer.checks import applicable, counts, evidence
 from designer.checks import formats as checks_format
 from designer.design import Design
-from designer.fabric import TIERS
 from designer.intent import Intent
-from designer.model import Headroom
-from designer.outputs import workloads
+from designer.outputs import workload_report
 from designer.outputs.hardware import hardware_lines, nic_balancing_line
 from designer.outputs.labels import HTML_LABELS
 from designer.outputs.markdown import markdown_inline, markdown_text
-from designer.physical.placement import servers_per_rack
-from designer.sizing import Plan
 from designer.targets import TARGETS
 
 
@@ -68,7 +68,7 @@ def summary(design: Design) -> dict[str, Any]:
         "growth": growth(plan),
         "checks": counts(design.findings, applicable(design.intent.technology)),
         "bisection_tbps": evidence(design.findings, "bisection-bandwidth", "bisection_tbps"),
-        "workloads": [workloads.contract(result) for result in design.workloads],
+        "workloads": [workload_report.contract(result) for result in design.workloads],
     }
 
 
@@ -214,7 +214,7 @@ def _units_row(intent: Intent, plan: Plan) -> str:
 
 def summary_markdown(design: Design, moved: Sequence[str] = ()) -> str:
     """What a reviewer reads first: counts, tiers, hardware, pools and their use, warnings; ``moved`` is the section
-    on existing items changed since the build this one replaces (:class:`designer.diff.Previous`)."""
+    on existing items changed since the build this one replaces (:class:`designer.readback.diff.Previous`)."""
     data = summary(design)
     intent, plan = design.intent, design.plan
     sizing = data["sizing"]
@@ -350,7 +350,7 @@ def summary_markdown(design: Design, moved: Sequence[str] = ()) -> str:
         "",
     ]
     lines += checks_format.markdown(design.findings, applicable(intent.technology))
-    lines += workloads.markdown(design.workloads)
+    lines += workload_report.markdown(design.workloads)
     lines += ["", "## Warnings", ""]
     lines += [f"- {warning}" for warning in data["warnings"]] or ["None."]
     if intent.targets:

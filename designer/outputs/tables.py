@@ -8,9 +8,9 @@ from collections.abc import Iterable
 from itertools import chain, islice
 from typing import Any
 
+from designer.backend.port_names import naming_targets, os_port_names, port_columns
+from designer.backend.wiring import SERVER_LEAF, TIERS, Device
 from designer.design import Design
-from designer.fabric import SERVER_LEAF, TIERS, Device
-from designer.ports import naming_targets, os_port_names, port_columns
 
 UNNUMBERED = "unnumbered (IPv6 link-local)"
 """What addressing.csv says for each end of a switch-to-switch link of an unnumbered underlay."""
@@ -19,8 +19,8 @@ CHUNK_ROWS = 4096
 
 
 def port_layouts(design: Design) -> tuple[list[str], list[list[tuple[str, ...]]]]:
-    """The suffixes of a table's port columns (:func:`designer.ports.port_columns`) and, per column, every device's
-    port names: one target's names alone, or the canonical names and then each target's."""
+    """The suffixes of a table's port columns (:func:`designer.backend.port_names.port_columns`) and, per column, every
+    device's port names: one target's names alone, or the canonical names and then each target's."""
     canonical = design.fabric.port_names()
     by_os = os_port_names(design.intent, design.fabric)
     columns = port_columns(naming_targets(design.intent))
@@ -28,7 +28,7 @@ def port_layouts(design: Design) -> tuple[list[str], list[list[tuple[str, ...]]]
 
 
 def cabling_rows(design: Design) -> tuple[list[str], Iterable[list[Any]]]:
-    """One row per link: both ends, speed, tier, estimated length and medium (see designer.physical.cables), its
+    """One row per link: both ends, speed, tier, estimated length and medium (see designer.backend.physical.cables), its
     cable ID (:func:`cable_id`), both ends' rack and unit, and both ends' cage (:func:`cage_names`). Ports are named
     as the design's one target names them; with several, the canonical name and then each OS's."""
     devices, speeds, physical = design.fabric.devices, design.plan.link_speeds, design.physical

@@ -11,9 +11,9 @@ from collections.abc import Iterable, Iterator, Mapping
 from pathlib import Path
 from typing import Any
 
-from designer.model import DeviceConfig
+from designer.backend.model import DeviceConfig
 from designer.render.environment import Renderer, TemplateError, user_templates_for
-from designer.render.targets import TARGETS, config_files, config_path, view_of
+from designer.render.views import TARGETS, config_files, config_path, view_of
 from designer.targets import per_switch
 
 __all__ = [

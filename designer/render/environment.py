@@ -8,7 +8,7 @@
   searched first, file by file, before the shipped ``templates/``. Such a build renders in Jinja's
   sandbox. Every build uses ``StrictUndefined``, so a misspelt variable is an error naming the
   template and its line (:class:`TemplateError`, exit code 2), never an empty string in a config.
-* A shared block (:func:`designer.render.targets.shared_blocks`: a switch's QoS or route policy) is an included
+* A shared block (:func:`designer.render.views.shared_blocks`: a switch's QoS or route policy) is an included
   template whose text is the same for every switch given the same few variables: with the shipped templates it is
   rendered once per distinct value of those variables, from them alone, and its text reused.
 * Override folders may come with a pull request, so templates are read as regular UTF-8 files only (no
@@ -44,11 +44,11 @@ from jinja2.compiler import CodeGenerator, Frame
 from jinja2.exceptions import SecurityError
 from jinja2.sandbox import ImmutableSandboxedEnvironment
 
+from designer.backend.model import DeviceConfig
 from designer.errors import InputError, PrerequisiteError, TemplateError
 from designer.files import TEMPLATE, Refused, read_below
-from designer.model import DeviceConfig
 from designer.networks.management import Management
-from designer.render.targets import TARGETS, View, shared_blocks, view_of
+from designer.render.views import TARGETS, View, shared_blocks, view_of
 from designer.resources import shipped_templates
 
 SHIPPED_TEMPLATES = shipped_templates()

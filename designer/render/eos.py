@@ -20,14 +20,14 @@ The management side (:mod:`designer.networks.management`, when the design has on
 management port of Arista's fixed switches, AVD's default ``mgmt_interface``) in the management VRF with its address,
 the default route through the management gateway in that VRF, and the NTP, syslog and DNS servers reached through it.
 
-``designer.verify.avd`` reads the same values to build Arista's own rendering of the device."""
+``designer.verify.pyavd_eos`` reads the same values to build Arista's own rendering of the device."""
 
 from __future__ import annotations
 
 from typing import Any
 
+from designer.backend.model import DeviceConfig, Interface
 from designer.catalog import catalog
-from designer.model import DeviceConfig, Interface
 from designer.networks.management import Management
 from designer.targets import TARGETS
 
@@ -61,7 +61,7 @@ SHARED_BLOCKS = {
     "eos/policy.j2": ("policy",),
 }
 """The templates that read only these variables of the view, rendered once per distinct value
-(:func:`designer.render.targets.shared_blocks`): the QoS maps and profile, and the route policy."""
+(:func:`designer.render.views.shared_blocks`): the QoS maps and profile, and the route policy."""
 
 
 def threshold(size: int) -> tuple[int, str]:

@@ -12,13 +12,13 @@ from __future__ import annotations
 
 from typing import Any
 
-from designer.model import DeviceConfig
+from designer.backend.model import DeviceConfig
 
 HASH_POLICY = {"five-tuple": 1}
 """``fib_multipath_hash_policy`` of each hash choice the kernel can express (catalog: ``targets.frr``)."""
 SHARED_BLOCKS = {"frr/policy.j2": ("policy",)}
 """The templates that read only these variables of the view, rendered once per distinct value
-(:func:`designer.render.targets.shared_blocks`): the route policy (SONiC's FRR file includes it too)."""
+(:func:`designer.render.views.shared_blocks`): the route policy (SONiC's FRR file includes it too)."""
 
 
 def sysctls(device: DeviceConfig) -> list[tuple[str, int]]:

@@ -27,8 +27,8 @@ from dataclasses import dataclass
 from functools import cache
 from typing import Any, NamedTuple, cast
 
+from designer.backend.model import DeviceConfig
 from designer.catalog import catalog
-from designer.model import DeviceConfig
 from designer.networks.management import Management
 from designer.targets import TARGETS
 
@@ -58,7 +58,7 @@ SHARED_BLOCKS = {
     "nvue/policy.j2": ("policy",),
 }
 """The templates that read only these variables of the view, rendered once per distinct value
-(:func:`designer.render.targets.shared_blocks`): the QoS maps and policies, and the route policy."""
+(:func:`designer.render.views.shared_blocks`): the QoS maps and policies, and the route policy."""
 
 
 class ManagedService(NamedTuple):

@@ -53,8 +53,8 @@ from json.encoder import c_make_encoder  # type: ignore[attr-defined]  # CPython
 from json.encoder import encode_basestring_ascii as quote
 from typing import Any, NamedTuple
 
+from designer.backend.model import DeviceConfig, Interface
 from designer.catalog import ExtraPort
-from designer.model import DeviceConfig, Interface
 from designer.networks.management import Management
 from designer.targets import TARGETS
 

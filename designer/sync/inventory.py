@@ -18,18 +18,18 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, NamedTuple
 
-from designer.built import DESIGN_FILE, Manifest, folder_intent, read_built_design, read_inside, read_manifest
+from designer.backend.model import DeviceConfig
+from designer.backend.physical import PART_ITEMS
+from designer.backend.wiring import NONE, Device
 from designer.catalog import ManagementSwitchModel
 from designer.errors import PrerequisiteError
-from designer.fabric import NONE, Device
 from designer.intent import Intent
-from designer.intent.networks import DataNetworkSpec
-from designer.model import DeviceConfig
+from designer.intent.networks_section import DataNetworkSpec
+from designer.intent.nic_names import server_interfaces
 from designer.networks.oob import MANAGEMENT_PORT
-from designer.nic_names import server_interfaces
 from designer.outputs.folder import INTENT_FILE
-from designer.physical import PART_ITEMS
 from designer.pipeline import device_models
+from designer.readback.built import DESIGN_FILE, Manifest, folder_intent, read_built_design, read_inside, read_manifest
 from designer.targets import TARGETS
 
 KINDS = (
@@ -94,7 +94,7 @@ class Port:
 
 def port_names(platform: str, device: DeviceConfig) -> tuple[str, ...]:
     """Every logical port of ``device`` as ``platform`` (a target) names it, in port order (the device model's
-    ``os_port_names``, :mod:`designer.ports`)."""
+    ``os_port_names``, :mod:`designer.backend.port_names`)."""
     return device.os_port_names[platform]
 
 

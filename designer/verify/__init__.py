@@ -10,5 +10,6 @@
   workload model.
 * :mod:`~designer.verify.report` renders the result as text, JSON or JUnit XML.
 
-The same lab as a containerlab topology for Docker hosts is an output of the build (:mod:`designer.outputs.lab`).
+The same lab as a containerlab topology for Docker hosts is an output of the build
+(:mod:`designer.outputs.containerlab`).
 """

@@ -3,7 +3,7 @@ its GPU servers, where they are dual-homed with ``bgp``, as routers of their own
 wrote for them (``servers/<server>/frr.conf``: routing on the host).
 
 The routers and their wiring come from ``design.json``'s ``network_devices`` and ``network_links`` (checked by
-:mod:`designer.built`); every configuration is the build's, loaded unchanged as the backend's are: a switch's
+:mod:`designer.readback.built`); every configuration is the build's, loaded unchanged as the backend's are: a switch's
 ``configs/frr/<switch>.conf`` (the shared device model and templates), a server's ``servers/<server>/frr.conf``.
 A server's ports get the /31 addresses the design gives them (what its ``networks.yaml`` sets), pushed before its
 own file as lab-only lines.

@@ -22,8 +22,8 @@ from typing import Any
 
 from designer.errors import InputError, Problem, Source
 from designer.errors import Path as ErrorPath
+from designer.intent.nic_names import nic_name_problem
 from designer.intent.yaml_source import decode, load_yaml
-from designer.nic_names import nic_name_problem
 
 MTU_RANGE = (68, 9216)
 RESERVED_TABLES = frozenset((0, 253, 254, 255))

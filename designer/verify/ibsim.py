@@ -12,8 +12,8 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
-from designer.fabric import natural
-from designer.ibnetdiscover import DesignNames
+from designer.backend.wiring import natural
+from designer.infiniband.ibnetdiscover import DesignNames
 
 SWITCH_GUIDS = 0x0002C90300000000
 """The first switch's GUID in the simulated fabric (the NVIDIA/Mellanox OUI 00:02:c9, as ibsim's own examples)."""

@@ -50,7 +50,7 @@ TRAPPED = (signal.SIGINT, signal.SIGTERM, signal.SIGHUP, signal.SIGQUIT)
 """Signals that stop a run: each tears the lab down first (Ctrl-C, kill, a closed terminal, Ctrl-\\)."""
 TOKEN = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]{0,63}")
 """One word of an ``ip -batch`` line or a namespace name: lab names are built from checked design.json fields
-(:mod:`designer.built`), and this is checked again before iproute2 reads them."""
+(:mod:`designer.readback.built`), and this is checked again before iproute2 reads them."""
 SANDBOX = Path(sandbox.__file__)
 """The program every daemon and vtysh of the lab starts through (:mod:`designer.verify.sandbox`)."""
 SANDBOX_KERNEL = (5, 12)

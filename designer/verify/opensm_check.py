@@ -17,7 +17,7 @@ import tempfile
 from pathlib import Path
 
 from designer.errors import PrerequisiteError
-from designer.ibnetdiscover import DesignNames
+from designer.infiniband.ibnetdiscover import DesignNames
 from designer.verify.subnet import INSTALL, TOOLS, run, simulated
 
 OPTION_PROBLEMS = re.compile(r"^\s*(Unrecognized token: .*|Invalid Cached Option Value:.*)$", re.M)

@@ -1,5 +1,5 @@
 """Prove generated configs with the real parsers: SONiC's YANG models through libyang, FRR's ``vtysh -C``, and
-Arista's own EOS templates (pyavd, :mod:`designer.verify.avd`) rendering the same design.
+Arista's own EOS templates (pyavd, :mod:`designer.verify.pyavd_eos`) rendering the same design.
 
 * SONiC: a ``config_db.json`` is a map of tables (``PORT``, ``INTERFACE``, ...) to keys to fields, all
   strings. SONiC's YANG models describe the same data as ``sonic-<module>:sonic-<module>`` containers
@@ -18,7 +18,7 @@ Arista's own EOS templates (pyavd, :mod:`designer.verify.avd`) rendering the sam
   the running kernel (``/proc/sys``); a key this kernel lacks makes the check a missing prerequisite, not a
   verdict.
 * NVUE: every ``startup.yaml`` against NVIDIA's NVUE OpenAPI schema of the Cumulus Linux release the folder's
-  intent names (:mod:`designer.verify.nvue`): paths and value types.
+  intent names (:mod:`designer.verify.nvue_openapi`): paths and value types.
 """
 
 from __future__ import annotations
@@ -37,16 +37,16 @@ from functools import partial
 from pathlib import Path
 from typing import Any
 
-from designer.built import folder_intent
+from designer.backend.model import DeviceConfig
 from designer.errors import InputError, PrerequisiteError
 from designer.files import CONFIG, oversized, read_file
-from designer.model import DeviceConfig
 from designer.networks.management import Management, SwitchManagement
 from designer.outputs.folder import INTENT_FILE
 from designer.pipeline import device_models, management_of_switches
+from designer.readback.built import folder_intent
 from designer.resources import sonic_yang_models
 from designer.targets import validators
-from designer.verify import avd, nvue
+from designer.verify import nvue_openapi, pyavd_eos
 from designer.verify.hostconfig import parse_router_sysctl, sysctl_path
 from designer.verify.lab import SANDBOX
 from designer.verify.opensm_check import opensm_problems
@@ -467,9 +467,9 @@ def check_eos(
     workers: int | None = None,
 ) -> list[Verdict]:
     """Compare each (EOS file, label) with pyavd's rendering of its switch (by file name) from the design and the
-    switch's ``management`` side (:mod:`designer.verify.avd`); a large set is shared among processes. Verdicts keep
-    the input order."""
-    avd.pyavd()  # raises PrerequisiteError here, before any worker starts
+    switch's ``management`` side (:mod:`designer.verify.pyavd_eos`); a large set is shared among processes. Verdicts
+    keep the input order."""
+    pyavd_eos.pyavd()  # raises PrerequisiteError here, before any worker starts
     items = [
         (path, label, devices.get(path.stem), management(path.stem) if management else None) for path, label in paths
     ]
@@ -486,7 +486,7 @@ def _eos_verdict(item: tuple[Path, str, DeviceConfig | None, Management | None])
     if device is None:
         return Verdict(label, AVD, "the design has no switch of this name")
     try:
-        problems = avd.compare(device, read_file(path, CONFIG).decode(), management)
+        problems = pyavd_eos.compare(device, read_file(path, CONFIG).decode(), management)
     except ValueError as error:
         return Verdict(label, AVD, f"the design's AVD structured config is not valid input: {error}")
     return Verdict(label, AVD, _listed(problems))
@@ -500,9 +500,9 @@ def _listed(problems: list[str]) -> str:
 
 def check_nvue(paths: list[tuple[Path, str]], release: str, workers: int | None = None) -> list[Verdict]:
     """Each (startup.yaml, label) against NVIDIA's NVUE schema of Cumulus Linux ``release``
-    (:func:`designer.verify.nvue.problems`); a large set is shared among processes, forked after the schema is
+    (:func:`designer.verify.nvue_openapi.problems`); a large set is shared among processes, forked after the schema is
     loaded. Verdicts keep the input order."""
-    nvue.schema(release)
+    nvue_openapi.schema(release)
     if workers is None:
         workers = min(os.cpu_count() or 1, len(paths) // FILES_PER_WORKER)
     if workers < 2:
@@ -513,7 +513,7 @@ def check_nvue(paths: list[tuple[Path, str]], release: str, workers: int | None 
 
 def _nvue_verdict(release: str, item: tuple[Path, str]) -> Verdict:
     path, label = item
-    return Verdict(label, NVUE, _listed(nvue.problems(read_file(path, CONFIG).decode(), release)))
+    return Verdict(label, NVUE, _listed(nvue_openapi.problems(read_file(path, CONFIG).decode(), release)))
 
 
 @dataclass(frozen=True)
@@ -628,7 +628,7 @@ def nvue_release(folder: Path) -> tuple[str, str]:
     """The Cumulus Linux release the NVUE files of ``folder`` are written for (``target_options.nvue.release`` of its
     ``intent.yaml``) and "", or "" and why they cannot be checked (no intent.yaml; no schema of that release).
     :class:`PrerequisiteError` without nvueschema; :class:`InputError` for an intent.yaml changed after the build."""
-    releases = nvue.nvueschema_releases()
+    releases = nvue_openapi.nvueschema_releases()
     intent = folder_intent(folder)
     if intent is None:
         return (
@@ -647,7 +647,7 @@ def built_devices(folder: Path) -> tuple[dict[str, DeviceConfig], SwitchManageme
     the switches' management side. :class:`PrerequisiteError` without pyavd (asked first: rebuilding takes time) or
     without an intent.yaml; :class:`InputError` for an intent.yaml changed after the build, or one this designer
     refuses."""
-    avd.pyavd()
+    pyavd_eos.pyavd()
     intent = folder_intent(folder)
     if intent is None:
         raise PrerequisiteError(

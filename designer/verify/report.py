@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 from dataclasses import asdict, dataclass, field
 
-from designer.junit import Case, junit_xml
+from designer.checks.junit import Case, junit_xml
 
 SHOWN = 20
 """Problems listed per check in the text report (JSON and JUnit carry every kept problem)."""

@@ -9,8 +9,8 @@ from collections import Counter
 from ipaddress import ip_network
 from pathlib import Path
 
-from designer.built import DESIGN_FILE, Manifest, parse_design, read_inside, read_manifest, read_regular
 from designer.errors import PrerequisiteError
+from designer.readback.built import DESIGN_FILE, Manifest, parse_design, read_inside, read_manifest, read_regular
 from designer.targets import config_files
 from designer.verify import cabling, frontend
 from designer.verify.cabling import Lldp, audit_lab, cabling_check, lab_cables

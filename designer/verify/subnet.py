@@ -24,11 +24,11 @@ from contextlib import contextmanager
 from dataclasses import replace
 from pathlib import Path
 
-from designer.built import read_manifest, read_regular
+from designer.backend.wiring import Device
 from designer.errors import PrerequisiteError
-from designer.fabric import Device
-from designer.ibnetdiscover import DesignNames, named, parse
-from designer.sm_files import ROOTS, TOP, sm_files
+from designer.infiniband.ibnetdiscover import DesignNames, named, parse
+from designer.infiniband.sm_files import ROOTS, TOP, sm_files
+from designer.readback.built import read_manifest, read_regular
 from designer.verify.ibsim import first_hca, net_file
 from designer.verify.report import Check, VerifyReport, check
 

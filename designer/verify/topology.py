@@ -19,8 +19,8 @@ from dataclasses import dataclass, field
 from ipaddress import IPv4Network
 from typing import Any
 
-from designer.built import DESIGN_FILE, parse_design
 from designer.errors import InputError, PrerequisiteError, Problem
+from designer.readback.built import DESIGN_FILE, parse_design
 from designer.targets import config_files, config_path
 from designer.verify import frontend
 from designer.verify.hostconfig import parse_router_sysctl
@@ -182,7 +182,7 @@ def topology(files: Mapping[str, bytes], whole: bool = True, where: str = DESIGN
     """The lab for a built design: every switch (``whole``) or a representative slice of plane 0.
 
     ``design.json`` and the FRR configs are checked before anything is derived from them (names, ports,
-    addresses and ASNs: see :mod:`designer.built`); ``where`` names the design.json in error messages."""
+    addresses and ASNs: see :mod:`designer.readback.built`); ``where`` names the design.json in error messages."""
     if DESIGN_FILE not in files:
         raise PrerequisiteError(
             "no design.json: point 'designer verify' at an intent file or at a folder written by 'designer build'"

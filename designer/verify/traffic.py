@@ -46,9 +46,9 @@ from designer.analysis.flows import (
 from designer.analysis.flows import Topology as ModelTopology
 from designer.analysis.flows import topology as model_topology
 from designer.analysis.workload import percentile
+from designer.backend.wiring import TIERS, Device, Fabric
 from designer.errors import InputError, PrerequisiteError, Problem
-from designer.fabric import TIERS, Device, Fabric
-from designer.nic_names import nic_name_problem
+from designer.intent.nic_names import nic_name_problem
 from designer.verify.hostconfig import HostConfig, parse_host, sysctl_path
 from designer.verify.lab import Lab, in_namespace, ip, seeds_supported, set_sysctls
 from designer.verify.probe import gather, ping, route_via
@@ -148,8 +148,8 @@ def sample(data: Mapping[str, Any], lab: Topology) -> list[HostNic]:
 
 def nic_names(device: Mapping[str, Any], count: int, planes: int = 1) -> tuple[str, ...]:
     """The OS name of each interface of a server device's ``count`` NIC links: design.json's ``nics`` when it has
-    them (checked: NIC names as the intent takes them, :mod:`designer.nic_names`, no two alike, one per link or, with
-    ``planes`` planes joined behind one interface per rail (hwplb), one per rail), else the port names."""
+    them (checked: NIC names as the intent takes them, :mod:`designer.intent.nic_names`, no two alike, one per link or,
+    with ``planes`` planes joined behind one interface per rail (hwplb), one per rail), else the port names."""
     names = device.get("nics")
     if names is None:
         return tuple(f"nic{number}" for number in range(count))
@@ -387,7 +387,7 @@ class Model:
     link_names: list[str]
     """Per design link: both ends, for the report."""
     tiers: list[int]
-    """Per design link: its tier (index in :data:`designer.fabric.TIERS`)."""
+    """Per design link: its tier (index in :data:`designer.backend.wiring.TIERS`)."""
     link_index: dict[tuple[str, str], int]
     """(upper device, upper port) -> the design link's number."""
 

@@ -5,11 +5,11 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable
 from typing import Any
 
+from designer.backend.physical import COMPUTE, PART_NAMES, Physical, Rack, over_budget, too_hot_for_air
+from designer.backend.wiring import Device
 from designer.catalog import SYSTEM_PARTS, SystemModel
-from designer.fabric import Device
 from designer.intent.facility import Facility
 from designer.outputs.markdown import markdown_inline
-from designer.physical import COMPUTE, PART_NAMES, Physical, Rack, over_budget, too_hot_for_air
 
 
 def racks_rows(physical: Physical, devices: list[Device], budget: float) -> tuple[list[str], Iterable[list[Any]]]:

@@ -1,7 +1,7 @@
 """The physical plan: racks, positions, power, cable lengths, media and the bill of materials.
 
-Placement rules are in :mod:`designer.physical.placement`, cable lengths, media and optics in
-:mod:`designer.physical.cables`. The stage reads the intent, plan and fabric and edits none of them.
+Placement rules are in :mod:`designer.backend.physical.placement`, cable lengths, media and optics in
+:mod:`designer.backend.physical.cables`. The stage reads the intent, plan and fabric and edits none of them.
 """
 
 from __future__ import annotations
@@ -10,13 +10,13 @@ from collections import Counter
 from dataclasses import dataclass, replace
 from typing import NamedTuple
 
+from designer.backend.physical.cables import NO_LENGTH, BomKey, Runs, lay_cables, lengths
+from designer.backend.physical.placement import COMPUTE, NETWORK, Layout, RackPlan, RowLength, TopKept, place
+from designer.backend.sizing import Plan
+from designer.backend.wiring import Fabric
 from designer.catalog import SYSTEM_PARTS, MediumModel
-from designer.fabric import Fabric
 from designer.intent import Intent
 from designer.intent.facility import Facility
-from designer.physical.cables import NO_LENGTH, BomKey, Runs, lay_cables, lengths
-from designer.physical.placement import COMPUTE, NETWORK, Layout, RackPlan, RowLength, TopKept, place
-from designer.sizing import Plan
 
 __all__ = [
     "COMPUTE",
@@ -98,7 +98,7 @@ class Physical:
     """The first link through each broken-out physical port, with the port's lanes: with the lengths and media,
     what a plan of the same links, layout and media takes from this one (:func:`plan_physical`'s ``like``)."""
     row: RowLength
-    """The rows' length in racks, given or chosen (:func:`designer.physical.placement.row_length`)."""
+    """The rows' length in racks, given or chosen (:func:`designer.backend.physical.placement.row_length`)."""
 
     def unreachable(self) -> list[int]:
         """Links longer than every medium's reach."""

@@ -29,11 +29,11 @@ import re
 from collections.abc import Callable
 from json.encoder import encode_basestring_ascii as quote  # a JSON string, as json.dumps writes it, is YAML
 
+from designer.backend.model import DeviceConfig
+from designer.backend.port_names import os_port_names
+from designer.backend.wiring import SERVER_LEAF
 from designer.design import Design
-from designer.fabric import SERVER_LEAF
-from designer.intent.lab import LabSpec
-from designer.model import DeviceConfig
-from designer.ports import os_port_names
+from designer.intent.lab_section import LabSpec
 from designer.render.linux import sysctls
 from designer.render.sonic import port_lanes
 from designer.targets import TARGETS, config_files, config_path

@@ -48,14 +48,14 @@ from functools import cached_property
 from operator import itemgetter
 from typing import NamedTuple
 
-from designer.allocate import Allocation
+from designer.backend.allocate import Allocation
+from designer.backend.port_names import port_speeds, serdes_lanes, switch_namer
+from designer.backend.sizing import Plan
+from designer.backend.wiring import SERVER_LEAF, Device, Fabric, Link
 from designer.catalog import Catalog, SonicSku, SwitchFacts, catalog
-from designer.fabric import SERVER_LEAF, Device, Fabric, Link
 from designer.intent import Intent
 from designer.intent.configs import QosSpec
 from designer.intent.schema import LoadBalancingDoc, RoutingDoc
-from designer.ports import port_speeds, serdes_lanes, switch_namer
-from designer.sizing import Plan
 
 HASH_FIELDS = {
     "five-tuple": ("source-ip", "destination-ip", "ip-protocol", "source-port", "destination-port"),
@@ -366,8 +366,9 @@ class LoadBalancing:
 class DeviceConfig:
     """Everything one switch's configuration says. ``port_names`` names every logical port, cabled or not, as the
     fabric does (``swpN``, ``swpNsL``), and ``os_port_names`` as each target of the catalog does
-    (:mod:`designer.ports`), in the same order; ``facts`` are the vendor's facts about the switch model, when the
-    catalog has them, and ``sku`` the SONiC SKU the switch runs, when the vendor ships one for its port layout."""
+    (:mod:`designer.backend.port_names`), in the same order; ``facts`` are the vendor's facts about the switch model,
+    when the catalog has them, and ``sku`` the SONiC SKU the switch runs, when the vendor ships one for its port
+    layout."""
 
     hostname: str
     role: str

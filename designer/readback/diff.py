@@ -41,10 +41,10 @@ from functools import cached_property, partial
 from pathlib import Path, PurePosixPath
 from typing import IO, Any, NamedTuple
 
-from designer.built import DESIGN_FILE, parse_design, read_built_design, read_inside, read_regular
+from designer.backend.wiring import natural
 from designer.errors import InputError, Problem, printable
-from designer.fabric import natural
 from designer.files import GIT_LISTING, Cap, MiB, output_cap, too_large
+from designer.readback.built import DESIGN_FILE, parse_design, read_built_design, read_inside, read_regular
 from designer.targets import TARGETS
 
 MANIFEST_FILE = "manifest.json"

@@ -3,9 +3,9 @@
 ``designer diff``, ``designer verify`` and ``designer check OUTPUT`` read folders that anyone may have edited
 (a pull request can change committed outputs). Everything they use is checked here first: the file is a
 regular file (not a link, a folder or a device), UTF-8 JSON, the keys they read have the expected types,
-switch and server names are those :mod:`designer.fabric` and :mod:`designer.networks` make, ports are
+switch and server names are those :mod:`designer.backend.wiring` and :mod:`designer.networks` make, ports are
 ``swpN``/``swpNsL``/``nicN`` (``feN``, ``stN``, ``ibN`` in the networks beside the backend), a server's
-``nics`` are names :mod:`designer.nic_names` accepts, every
+``nics`` are names :mod:`designer.intent.nic_names` accepts, every
 address is a dotted IPv4 address outside 0/8, 127/8 and 224/3 with each link one /31 (the upper end even) or, on a
 switch-to-switch link of an unnumbered underlay, null at both ends and in the subnet,
 ASNs are integers from 1 to 4294967294; an InfiniBand design (its summary names ``subnet_managers``) has no
@@ -26,14 +26,14 @@ from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 from typing import TYPE_CHECKING, Any, cast
 
+from designer.backend.wiring import TIERS
 from designer.errors import InputError, Problem, Source
-from designer.fabric import TIERS
 from designer.files import Refused, output_cap, read_below
 from designer.findings import SEVERITIES, Finding
+from designer.intent.nic_names import nic_name_problem
 from designer.intent.schema import BALANCING_ALIASES, BALANCING_MODES, safe_name
 from designer.intent.site_catalog import SiteCatalogs, folder_catalogs
 from designer.networks.sizing import PREFIXES as NETWORK_PREFIXES
-from designer.nic_names import nic_name_problem
 from designer.outputs.folder import INTENT_FILE, SITE_CATALOG_FILE
 
 if TYPE_CHECKING:
@@ -53,7 +53,7 @@ NAMES = {
         "su{su}-srv{i}, or sys{system}-tray{tray} for a rack-scale system's tray",
     ),
 }
-"""Device names by role, as :func:`designer.fabric.wire` makes them (ASCII digits; at most 25 characters)."""
+"""Device names by role, as :func:`designer.backend.wiring.wire` makes them (ASCII digits; at most 25 characters)."""
 NETWORK_NAMES = {
     **{
         (network, role): re.compile(f"{prefix}-{pattern}")
@@ -664,7 +664,7 @@ def _choice(allowed: tuple[object, ...]) -> Rule:
 
 def _balancing(value: object) -> str:
     """A switch's ``load_balancing``: mode, hash and a seed (what the traffic proof and scripts read)."""
-    from designer.model import HASH_FIELDS  # the device model, imported only for a design.json's switches
+    from designer.backend.model import HASH_FIELDS  # the device model, imported only for a design.json's switches
 
     if not isinstance(value, dict):
         return f"{shown(value)} is not a JSON object"

@@ -13,7 +13,7 @@ Both are read by OpenSM's ``parse_node_map`` (complib/cl_nodenamemap.c), which s
 ``manifest.json`` beside them marks the folder as designer's, so a second run replaces it and nothing else.
 ``designer audit OUTPUT DISCOVERY --sm-files DIR`` writes them (:mod:`designer.audit.run`).
 :func:`design_names` reads what a built folder calls things (devices, cables, the switches' logical port names and
-the servers' RDMA devices, from its intent) for :func:`designer.ibnetdiscover.named`.
+the servers' RDMA devices, from its intent) for :func:`designer.infiniband.ibnetdiscover.named`.
 """
 
 from __future__ import annotations
@@ -25,14 +25,14 @@ from operator import itemgetter
 from pathlib import Path
 
 from designer import __version__
-from designer.built import folder_intent
+from designer.backend.port_names import os_port_names
+from designer.backend.sizing import size
+from designer.backend.wiring import Fabric, natural, wire
 from designer.errors import InputError, Problem
-from designer.fabric import Fabric, natural, wire
-from designer.ibnetdiscover import DesignNames, Named
+from designer.infiniband.ibnetdiscover import DesignNames, Named
 from designer.intent import Intent
 from designer.outputs.folder import SM_FILES, write
-from designer.ports import os_port_names
-from designer.sizing import size
+from designer.readback.built import folder_intent
 
 ROOTS, NAME_MAP = "root_guids.conf", "node-name-map"
 TOP = ("super_spine", "spine")
@@ -89,7 +89,7 @@ def design_names(folder: Path) -> DesignNames:
 def names_of(intent: Intent, fabric: Fabric | None = None) -> DesignNames:
     """The names of the design of ``intent`` (its ``fabric``, wired here when not given): nothing is allocated or
     modelled. The switches' ports as their vendor names them are those the fabric's subnet manager's names give
-    (:func:`designer.ports.os_port_names`), when it has one."""
+    (:func:`designer.backend.port_names.os_port_names`), when it has one."""
     fabric = fabric or wire(intent, size(intent))
     ports = fabric.port_names()
     vendor = os_port_names(intent, fabric)[intent.subnet_managers[0]] if intent.subnet_managers else []

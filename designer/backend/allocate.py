@@ -37,11 +37,11 @@ from functools import cached_property
 
 from netaddr import IPNetwork
 
+from designer.backend.sizing import Plan
+from designer.backend.wiring import LEAF_SPINE, SERVER_LEAF, Device, Fabric
 from designer.errors import InputError, Problem
-from designer.fabric import LEAF_SPINE, SERVER_LEAF, Device, Fabric
 from designer.intent import Intent
 from designer.intent.schema import RoutingDoc, private_asns
-from designer.sizing import Plan
 
 SPINE_ASN_OFFSET = 1_000_000
 """Default ``spine_asn_start``: this far above ``leaf_asn_start``, whatever the fabric's size."""

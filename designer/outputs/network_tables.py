@@ -12,15 +12,15 @@ from collections.abc import Iterable, Iterator
 from itertools import chain
 from typing import Any
 
-from designer.allocate import ip
-from designer.fabric import TIERS
+from designer.backend.allocate import ip
+from designer.backend.physical import Physical
+from designer.backend.wiring import TIERS
 from designer.intent.facility import Facility
 from designer.networks.cluster import ClusterNetworks, DataNetwork
 from designer.networks.hosts import host_asn_and_loopback
 from designer.networks.physical import CORE, CORE_TIER, Cable
 from designer.networks.wiring import ordinal
 from designer.outputs.tables import cable_id
-from designer.physical import Physical
 
 PORT = re.compile(r"swp(\d+)(?:s(\d+))?")
 

@@ -1,6 +1,6 @@
 """Each network OS's view of a device model, found from its record (:mod:`designer.targets`).
 
-A view (``designer.render.<os>``) turns a :class:`~designer.model.DeviceConfig` into the template's variables;
+A view (``designer.render.<os>``) turns a :class:`~designer.backend.model.DeviceConfig` into the template's variables;
 every decision (names, units, limits) is made there, and templates only lay the values out. What an OS can
 express (ECMP width, MTU, watchdog times) is data: the catalog's ``targets``, which intent validation reads too.
 """

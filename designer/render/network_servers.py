@@ -9,7 +9,7 @@ from collections.abc import Iterable, Iterator
 
 from designer.networks.hosts import NetworkHost
 from designer.render.environment import Renderer
-from designer.render.hosts import HOSTS_FOLDER, host_folder
+from designer.render.servers import HOSTS_FOLDER, host_folder
 
 NETPLAN = f"{HOSTS_FOLDER}/networks.yaml.j2"
 FRR = f"{HOSTS_FOLDER}/networks-frr.conf.j2"

@@ -35,10 +35,10 @@ from __future__ import annotations
 import math
 from typing import NamedTuple
 
-from designer.fabric import Device, Fabric
+from designer.backend.sizing import Plan
+from designer.backend.wiring import Device, Fabric
 from designer.intent import Intent
 from designer.intent.facility import Facility
-from designer.sizing import Plan
 
 COMPUTE, NETWORK = "compute", "network"
 

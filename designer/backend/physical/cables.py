@@ -32,10 +32,10 @@ from collections import Counter
 from functools import cache, partial
 from typing import NamedTuple
 
+from designer.backend.physical.placement import Layout, device_units
+from designer.backend.wiring import Device, Fabric, Link
 from designer.catalog import MediumModel, catalog
-from designer.fabric import Device, Fabric, Link
 from designer.intent import Intent
-from designer.physical.placement import Layout, device_units
 
 UNIT_M = 0.04445
 """Height of one rack unit in metres (EIA-310)."""

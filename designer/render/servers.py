@@ -1,4 +1,4 @@
-"""Render every server's backend files from its :class:`~designer.hosts.HostConfig`, one template per feature.
+"""Render every server's backend files from its :class:`~designer.backend.hosts.HostConfig`, one template per feature.
 
 Files go to ``servers/<server>/``: ``netplan.yaml`` (format netplan) or ``<nic>.nmconnection`` per NIC (format
 nmconnection), ``sysctl.conf``, ``nic-qos.sh`` (NVIDIA NICs only), ``nccl.env`` and ``lldpd.conf`` (LLDP on the
@@ -6,9 +6,9 @@ backend NICs, for ``designer audit``); on an InfiniBand backend only ``nccl.env`
 switch templates (user overrides first, under ``hosts/``) and get ``host`` (and ``nic`` for a per-NIC file).
 
 Every server of a design differs from the others only in its name and its NICs' ports, addresses, gateways, leaves
-and connection UUIDs (:mod:`designer.hosts` builds the rest from the design alone). So with the shipped templates
-each file is rendered once per :class:`Shape` (one for every tray or server alike, with a marker in place of each
-of those values) and filled in for each server with its own values (:class:`HostShapes`); a build with user
+and connection UUIDs (:mod:`designer.backend.hosts` builds the rest from the design alone). So with the shipped
+templates each file is rendered once per :class:`Shape` (one for every tray or server alike, with a marker in place of
+each of those values) and filled in for each server with its own values (:class:`HostShapes`); a build with user
 templates renders every server's files in full, as its templates may do anything with those values.
 """
 
@@ -18,7 +18,7 @@ from collections.abc import Iterable, Iterator
 from pathlib import Path
 from typing import Any, NamedTuple
 
-from designer.hosts import HostConfig, HostNic
+from designer.backend.hosts import HostConfig, HostNic
 from designer.render.environment import Renderer
 
 HOSTS_FOLDER = "hosts"

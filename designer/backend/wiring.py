@@ -32,8 +32,8 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Generic, NamedTuple, TypeVar
 
+from designer.backend.sizing import Plan
 from designer.intent import Intent
-from designer.sizing import Plan
 
 if TYPE_CHECKING:
     import networkx as nx
@@ -106,7 +106,7 @@ class Device(NamedTuple):
 
 Link = tuple[int, int, int, int, int]
 PlanOf = TypeVar("PlanOf")
-"""What a wiring was sized from: the backend's :class:`~designer.sizing.Plan` or a network's."""
+"""What a wiring was sized from: the backend's :class:`~designer.backend.sizing.Plan` or a network's."""
 
 
 _DIGITS = re.compile(r"(\d+)")

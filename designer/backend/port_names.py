@@ -1,6 +1,6 @@
 """Port names as each network OS names them, from the catalog's naming rules (data, not code).
 
-The fabric names every switch port once, ``swpN`` or ``swpNsL`` (:meth:`designer.fabric.Device.port_name`): that
+The fabric names every switch port once, ``swpN`` or ``swpNsL`` (:meth:`designer.backend.wiring.Device.port_name`): that
 canonical name is the key growth, diff and the FRR lab use. Each target names the same port its own way, by the
 catalog's ``port_names`` rule of the OS (or of the switch model, where its platform differs): ``Ethernet1/5`` on
 EOS for the second 400G link of an 8-lane port, ``Ethernet4`` on SONiC, ``swp1s1`` on NVUE. The tables and
@@ -13,8 +13,8 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
 
+from designer.backend.wiring import Device, Fabric
 from designer.catalog import Catalog, PortNaming
-from designer.fabric import Device, Fabric
 from designer.intent import Intent
 
 SERDES_LANES = {10: 1, 25: 1, 40: 4, 50: 2, 100: 4, 200: 4, 400: 8, 800: 8, 1600: 8}

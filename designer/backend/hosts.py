@@ -1,6 +1,6 @@
 """The other end of every server link: each GPU server's backend NIC settings, as data.
 
-``host_configs(intent, fabric, allocation, workloads)`` gives one :class:`HostConfig` per server (fabric
+``host_configs(intent, fabric, allocation, queue_pairs)`` gives one :class:`HostConfig` per server (fabric
 device order), from the design's structure only; the templates under ``templates/hosts/`` lay it out as
 netplan or NetworkManager files, a sysctl.d file, the NIC vendor's QoS commands and NCCL's environment.
 
@@ -32,27 +32,25 @@ netplan or NetworkManager files, a sysctl.d file, the NIC vendor's QoS commands 
   per-packet spraying, AMD's Pollara tools); nic-qos.sh and summary.md say so.
 * NCCL: the RDMA devices in NIC order (rail order), exact names; RoCEv2 over IPv4 (GID index 3); traffic class
   DSCP << 2; no cross-NIC rings (each rail stays on its own leaves); queue pairs per connection from the workload
-  analysis when the intent has workloads (:func:`qps_per_connection`), else NCCL's default of 1.
+  analysis when the intent has workloads (:func:`designer.analysis.workload.queue_pairs`), else NCCL's default of 1.
 * Multiplane NIC ports (``compute.multiplane``; NVIDIA Network Operator 26.7, "Software Multiplane" and "Hardware
   Multiplane Spectrum-X Quick Start"): with swplb each plane of a port is a PF of its own, so the server has one
   interface, address, table and RDMA device per plane, and NCCL fuses the PFs of one NIC into one device and
   balances them (``NCCL_IB_MERGE_NICS=1``, NCCL's environment variables documentation); with hwplb the NIC joins
   its plane PFs in a LAG and balances them itself, so the server has one interface, address and RDMA device per
-  rail, its /31 the same in every plane (``designer.allocate``), and NCCL sees one device per rail.
+  rail, its /31 the same in every plane (``designer.backend.allocate``), and NCCL sees one device per rail.
 """
 
 from __future__ import annotations
 
 import uuid
-from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import NamedTuple
 
-from designer.allocate import Allocation
-from designer.analysis.workload import WorkloadResult
-from designer.fabric import Fabric
+from designer.backend.allocate import Allocation
+from designer.backend.port_names import named_ports
+from designer.backend.wiring import Fabric
 from designer.intent import Intent
-from designer.ports import named_ports
 
 TABLE_BASE = 100
 """NIC ``i``'s routing table and rule priority are ``TABLE_BASE + i``: clear of the kernel's reserved tables
@@ -77,6 +75,8 @@ ADAPTIVE_ROCE_ACCL = (
 Spectrum-X profiles set them at run time."""
 NCCL_DEFAULT_QPS = 1
 """NCCL_IB_QPS_PER_CONNECTION when nothing says otherwise: NCCL's own default."""
+NCCL_DEFAULT = (NCCL_DEFAULT_QPS, "NCCL's default (the intent has no workloads)")
+"""NCCL's queue pairs per connection without workloads, and why."""
 SYSCTLS = (
     ("arp_ignore", 1, "answer ARP only for addresses on the NIC asked, never for a neighbour NIC's"),
     ("arp_announce", 2, "send ARP requests from the NIC's own address, the one in the leaf's /31"),
@@ -235,10 +235,11 @@ class HostNicModel(NamedTuple):
 
 
 def host_configs(
-    intent: Intent, fabric: Fabric, allocation: Allocation | None, workloads: Sequence[WorkloadResult] = ()
+    intent: Intent, fabric: Fabric, allocation: Allocation | None, queue_pairs: tuple[int, str] = NCCL_DEFAULT
 ) -> tuple[HostConfig, ...]:
     """One host configuration per server, in fabric device order; without an ``allocation`` (an InfiniBand
-    fabric) the NICs have no address, gateway or backend route."""
+    fabric) the NICs have no address, gateway or backend route. ``queue_pairs``: NCCL's queue pairs per connection
+    and why (the workload analysis's, else NCCL's default)."""
     devices, first = fabric.devices, fabric.switch_count
     spec, rails = intent.hosts, intent.rails
     multiplane = intent.server.multiplane
@@ -267,7 +268,7 @@ def host_configs(
         if known
         else None
     )
-    qps, reason = qps_per_connection(workloads)
+    qps, reason = queue_pairs
     swplb = multiplane is not None and multiplane.mode == "swplb"
     nccl = Nccl(spec.rdma_devices, GID_INDEX, qos.roce_dscp << 2, qps, reason, 0, swplb)
     backend = (allocation.server_p2p.cidr,) if allocation is not None else ()
@@ -333,17 +334,3 @@ def host_configs(
             )
         )
     return tuple(hosts)
-
-
-def qps_per_connection(workloads: Sequence[WorkloadResult]) -> tuple[int, str]:
-    """NCCL_IB_QPS_PER_CONNECTION and why: the most any workload needs, each taking the larger of its own
-    ``qps_per_connection`` and the count its analysis found to reach 90% of the ideal time under ECMP; NCCL's
-    default without workloads."""
-    if not workloads:
-        return NCCL_DEFAULT_QPS, "NCCL's default (the intent has no workloads)"
-    needs = [
-        (max(result.workload.qps_per_connection, result.qps_for_90pct or 0), result.workload.name)
-        for result in workloads
-    ]
-    qps, name = max(needs, key=lambda need: need[0])
-    return qps, f"workload {name} (designer analyze: the most queue pairs any workload needs)"

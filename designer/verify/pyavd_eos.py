@@ -23,8 +23,8 @@ from pathlib import Path
 from types import ModuleType
 from typing import Any
 
+from designer.backend.model import DeviceConfig, QueuePolicy
 from designer.errors import PrerequisiteError
-from designer.model import DeviceConfig, QueuePolicy
 from designer.networks.management import Management
 from designer.render import eos
 

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from html import escape
 
-from designer.sizing import Plan
+from designer.backend.sizing import Plan
 
 SHOWN = 3
 """Boxes drawn per tier before the one that sums up the rest."""
