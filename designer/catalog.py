@@ -430,10 +430,17 @@ def shipped_data(name: str) -> Any:
     return yaml.load((Path(__file__).parent / name).read_text(), Loader=loader)
 
 
+def shipped_catalog_data() -> dict[str, Any]:
+    """The shipped catalog's data: ``catalog.yaml``, with each target card's ``capabilities`` as its ``targets``
+    entry (:mod:`designer.targets`)."""
+    capabilities = {name: target.capabilities for name, target in TARGETS.items() if target.capabilities}
+    return {**shipped_data("catalog.yaml"), "targets": capabilities}
+
+
 @cache
 def catalog() -> Catalog:
     """The shipped catalog, read once."""
-    return make_catalog(shipped_data("catalog.yaml"))
+    return make_catalog(shipped_catalog_data())
 
 
 def make_catalog(data: dict[str, Any]) -> Catalog:

@@ -116,6 +116,7 @@ def test_the_sdist_and_wheel_carry_templates_data_models_and_licenses(tmp_path: 
     expected = {path.relative_to(ROOT).as_posix() for path in files_under(ROOT / "designer", "*.py")}
     expected |= {"designer/catalog.yaml", "designer/qos_profiles.yaml", "designer/py.typed"}
     expected |= {path.relative_to(ROOT).as_posix() for path in files_under(ROOT / "designer" / "examples")}
+    expected |= {path.relative_to(ROOT).as_posix() for path in files_under(ROOT / "designer" / "targets", "*.yaml")}
     expected |= {path.relative_to(ROOT).as_posix() for path in files_under(sonic_yang_models())}
     expected |= {
         f"designer/_templates/{path.relative_to(ROOT / 'templates').as_posix()}"

@@ -1,4 +1,4 @@
-"""One record per network OS (designer/targets.py): the schema, the renderer, the build and the summary read it,
+"""One card per network OS (designer/targets/): the schema, the renderer, the build and the summary read it,
 and no stage decides by an OS's name."""
 
 from __future__ import annotations
@@ -72,7 +72,7 @@ def test_the_lab_and_the_companions_follow_the_records() -> None:
 def test_no_stage_decides_by_an_os_name() -> None:
     """Membership tests on an OS name (``"frr" in targets``) belong in the target's record: only the records,
     the views, the lab (which runs FRR) and the parsers of validate-configs name an OS."""
-    allowed = {"targets.py", "render", "verify"}
+    allowed = {"targets", "render", "verify"}
     pattern = re.compile(r"""["'](sonic|frr|eos|nvue)["']\s+(not\s+)?in\b""")
     found = [
         f"{path.relative_to(ROOT)}:{number}"
@@ -102,11 +102,11 @@ def test_each_record_names_its_check_and_options_and_the_schema_and_validate_con
 
 
 def test_an_os_is_named_only_by_its_record_view_check_and_options() -> None:
-    """Adding a target means adding its record, view, templates, catalog entry and, if it has them, its check and
-    options model: an OS's name as a string appears nowhere else in the package. Beside the records, views and
-    checks, only the options models of the intent's schema and their cross-field rules name one, and the catalog
-    reads its switches' SONiC device facts by that section's name."""
-    allowed_folders = {"targets.py", "render", "verify", "export"}  # export: Arista's AVD and ANTA take EOS
+    """Adding a target means adding its card, view, templates and, if it has them, its check and options model: an
+    OS's name as a string appears nowhere else in the package. Beside the cards, views and checks, only the options
+    models of the intent's schema and their cross-field rules name one, and the catalog reads its switches' SONiC
+    device facts by that section's name."""
+    allowed_folders = {"targets", "render", "verify", "export"}  # export: Arista's AVD and ANTA take EOS
     allowed_lines = {
         ("intent/schema.py", "nvue"),
         ("intent/configs.py", "sonic"),

@@ -27,7 +27,7 @@ from designer.intent.nic_names import PATTERN as NIC_NAME_PATTERN
 from designer.intent.nic_names import RESERVED as RESERVED_NIC_NAMES
 from designer.intent.nic_names import nic_name_problem
 from designer.intent.yaml_source import short
-from designer.targets import LAB_KINDS, NAMES, TARGETS, TECHNOLOGIES
+from designer.targets import LAB_KINDS, NAMES, TARGETS, TECHNOLOGIES, defaults
 
 MAX_GPUS = 1_048_576
 """The largest cluster the designer accepts (1M GPUs); anything bigger is a typo, refused at once."""
@@ -482,7 +482,7 @@ BalancingMode = Annotated[
 
 class LoadBalancingDoc(Section):
     """How the switches spread flows over their equal-cost paths; every target must be able to express it
-    (``targets`` in designer/catalog.yaml)."""
+    (each target card's ``capabilities``, designer/targets/)."""
 
     mode: BalancingMode = Field(
         "ecmp",
@@ -1248,7 +1248,8 @@ class IntentDoc(Section):
         min_length=1,
         description=(
             "Network operating systems to render switch configurations for (sonic needs frr), or the subnet manager "
-            "of an InfiniBand fabric (opensm). Default: every one of the fabric's technology."
+            "of an InfiniBand fabric (opensm). Default: the default targets of the fabric's technology "
+            f"({', '.join(defaults('ethernet'))} on Ethernet, {', '.join(defaults('infiniband'))} on InfiniBand)."
         ),
     )
     target_options: TargetOptionsDoc = Field(

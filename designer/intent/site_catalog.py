@@ -29,7 +29,7 @@ from designer.catalog import (
     laid_over,
     make_catalog,
     overlaid,
-    shipped_data,
+    shipped_catalog_data,
 )
 from designer.errors import InputError, Problem, Source
 from designer.intent.hosts_section import naming_problems
@@ -406,7 +406,7 @@ def site_catalogs(
         )
         return SiteCatalogs.shipped()
     base = FilePath(intent_file).parent
-    data = shipped_data("catalog.yaml")
+    data = shipped_catalog_data()
     overlay: dict[str, Any] = {}
     files, found = [], len(problems)
     read: list[tuple[dict[str, Any], Source]] = []
@@ -433,7 +433,7 @@ def folder_catalogs(text: str, filename: str, files: tuple[tuple[str, str], ...]
     entries = _entries(document, problems)
     if problems or entries is None:
         raise InputError(problems, document.source, about=filename)
-    return SiteCatalogs(make_catalog(overlaid(shipped_data("catalog.yaml"), entries)), files, entries)
+    return SiteCatalogs(make_catalog(overlaid(shipped_catalog_data(), entries)), files, entries)
 
 
 def json_schema() -> dict[str, Any]:

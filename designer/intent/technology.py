@@ -11,7 +11,7 @@ from string import Formatter
 from designer.catalog import Catalog
 from designer.errors import Problem
 from designer.intent.schema import IntentDoc, PartitionDoc
-from designer.targets import TARGETS, of_technology, per_switch
+from designer.targets import TARGETS, defaults, of_technology, per_switch
 
 TIERS = ("leaf", "spine", "super_spine")
 ETHERNET_ONLY = {
@@ -25,8 +25,8 @@ ETHERNET_ONLY = {
 
 
 def default_targets(doc: IntentDoc) -> list[str]:
-    """The intent's targets, or every target of its fabric's technology when it names none."""
-    return list(doc.targets) if doc.targets is not None else list(of_technology(doc.fabric.technology))
+    """The intent's targets, or the default targets of its fabric's technology when it names none."""
+    return list(doc.targets) if doc.targets is not None else list(defaults(doc.fabric.technology))
 
 
 def technology_problems(

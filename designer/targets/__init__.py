@@ -1,17 +1,23 @@
-"""The network OSes designer writes configurations for: one record each.
+"""The network OSes designer writes configurations for: one card each, ``designer/targets/<name>.yaml``.
 
-The intent's schema and rules, the renderer, the build, the summary and ``validate-configs`` read these records; no
-stage decides by an OS's name. An OS is its record here, its view (``designer/render/<view>.py``), its templates
-(``templates/<os>/``) and its entry in ``designer/catalog.yaml``'s ``targets`` (what its configuration can express:
-ECMP width, MTU, watchdog times, load balancing, how it names ports), which site catalogs may adjust. A record names
-its options section (``target_options.<os>``, a model of the intent's schema) and its offline check (a function of
-``designer.verify.parsers``) by name.
-This module is data only: it imports nothing of the stages, so the intent's schema can read it.
+A card holds everything about its OS: its label, whether an intent without ``targets`` takes it (``default``), its
+entry template and file extension, its view (``designer/render/<view>.py``), the companion files beside each
+configuration, the targets it needs beside it, its offline check (a function of ``designer.verify.parsers``), its
+options section (``target_options.<name>``, a model of the intent's schema), its names for the loopback and the
+management port, the containerlab kind that boots its files, and its ``capabilities``: what its configuration can
+express (ECMP width, MTU, watchdog times, load balancing, underlays, how it names ports), the catalog's ``targets``
+entry, which site catalogs may adjust. An OS is its card, its view and its templates (``templates/<os>/``); the
+intent's schema and rules, the renderer, the build, the summary and ``validate-configs`` read the cards, and no
+stage decides by an OS's name. This module imports nothing of the stages, so the intent's schema can read it.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import yaml
 
 
 @dataclass(frozen=True)
@@ -30,16 +36,30 @@ class Companion:
 
 
 @dataclass(frozen=True)
+class LabKind:
+    """A containerlab node kind the lab export (``lab/clab.yml``) can run every switch as: the target whose files
+    its nodes boot, its image when containerlab's users share one (empty: each team brings its own, the intent names
+    it) and the port names of the target its image has interfaces for (``ports``, a regular expression, described
+    by ``port_names``), as containerlab's ``docs/manual/kinds/<kind>.md`` describes the kind."""
+
+    kind: str
+    label: str
+    target: str
+    image: str
+    ports: str
+    port_names: str
+
+
+@dataclass(frozen=True)
 class Target:
-    """One network OS: its name in messages, its entry template and file extension, the module of its view, the
-    companion files beside each configuration, the targets it needs beside it (and why), whether its files run the
-    FRR lab, its offline check, its options section and whether a site may rename its ports."""
+    """One network OS, as its card gives it (the fields a card may leave out have their defaults here)."""
 
     name: str
     label: str
-    template: str
-    extension: str
     view: str
+    template: str = ""
+    """Its entry template, one configuration per switch (empty: a subnet manager's ``fabric_files`` instead)."""
+    extension: str = ""
     """The module (``designer.render.<view>``) whose ``View`` (a view made per rendering, which may remember what it
     made for the devices before) or ``view`` (a function) turns a device model into the template's variables."""
     companions: tuple[Companion, ...] = ()
@@ -75,91 +95,44 @@ class Target:
     intent's ``management`` section is not its to write)."""
     management_vrf: str = ""
     """The one name the OS allows its management VRF (empty: any name the intent's ``management.vrf`` gives)."""
+    default: bool = False
+    """Whether an intent that names no ``targets`` takes it (with the other defaults of its technology). The shipped
+    OSes are; a new card is not, so adding an OS changes no existing design."""
+    lab: LabKind | None = None
+    """The containerlab kind whose nodes boot its files in ``lab/clab.yml`` (None: no kind does)."""
+    capabilities: dict[str, Any] = field(default_factory=dict, compare=False, hash=False)
+    """What its configuration can express, in the catalog's ``targets`` format (:class:`designer.catalog.TargetModel`):
+    the shipped catalog's entry for it, which a site catalog lays its own over field by field (empty: none, as a
+    subnet manager's)."""
 
 
-TARGETS: dict[str, Target] = {
-    "sonic": Target(
-        "sonic",
-        "SONiC",
-        "sonic/config_db.json.j2",
-        "json",
-        "sonic",
-        companions=(
-            Companion(
-                "sonic-frr",
-                "frr/frr.conf.j2",
-                "conf",
-                "each SONiC switch's FRR configuration with SONiC's port names, for an unnumbered underlay (its "
-                "neighbors are ports)",
-                validator="frr_files",
-                unnumbered_only=True,
-            ),
-        ),
-        needs=(("frr", "sonic runs BGP from the FRR configuration beside its config_db.json (split-unified mode)"),),
-        validator="sonic_files",
-        options="SonicOptionsDoc",
-        loopback="Loopback0",
-        management_port="eth0",
-        management_vrf="mgmt",
-    ),
-    "frr": Target(
-        "frr",
-        "FRR",
-        "frr/frr.conf.j2",
-        "conf",
-        "linux",
-        companions=(
-            Companion(
-                "sysctl",
-                "frr/sysctl.conf.j2",
-                "conf",
-                "each FRR router's kernel settings (multipath hash policy and seed)",
-                validator="sysctl_files",
-            ),
-        ),
-        qos=False,
-        fixed_port_names="the FRR lab's interfaces are the designer's own swpN and swpNsL (design.json's ports)",
-        validator="frr_files",
-    ),
-    "eos": Target(
-        "eos",
-        "EOS",
-        "eos/eos.cfg.j2",
-        "cfg",
-        "eos",
-        validator="eos_files",
-        loopback="Loopback0",
-        discovery="eos",
-        management_port="Management1",
-    ),
-    "nvue": Target(
-        "nvue",
-        "NVUE",
-        "nvue/startup.yaml.j2",
-        "yaml",
-        "nvue",
-        fixed_port_names="Cumulus Linux names a broken-out port's links after their parent, swpNs0 to swpNs<n-1>",
-        validator="nvue_files",
-        options="NvueOptionsDoc",
-        management_port="eth0",
-        management_vrf="mgmt",
-    ),
-    "opensm": Target(
-        "opensm",
-        "OpenSM",
-        "",
-        "",
-        "opensm",
-        validator="opensm_files",
-        options="OpensmOptionsDoc",
-        technology="infiniband",
-        fabric_files=(
-            ("configs/opensm/opensm.conf", "opensm/opensm.conf.j2"),
-            ("configs/opensm/partitions.conf", "opensm/partitions.conf.j2"),
-        ),
-        port_names=("{number}", "{number}"),  # the switch's port numbers, as ibnetdiscover and OpenSM give them
-    ),
-}
+CARDS = ("sonic", "frr", "eos", "nvue", "opensm")
+"""The shipped cards, in the order messages, schemas and the default targets list them."""
+
+
+def card(path: Path) -> Target:
+    """The target a card describes (its name is the file's): YAML of :class:`Target`'s fields, ``companions`` as a
+    list of :class:`Companion` fields, ``needs`` and ``fabric_files`` as mappings, ``lab`` as :class:`LabKind`'s
+    fields without its kind's target."""
+    fields: dict[str, Any] = yaml.load(path.read_text(), Loader=getattr(yaml, "CSafeLoader", yaml.SafeLoader))
+    name = path.stem
+    lab = fields.pop("lab", None)
+    return Target(
+        name,
+        **{
+            **fields,
+            "companions": tuple(Companion(**companion) for companion in fields.get("companions", ())),
+            "needs": tuple(fields.get("needs", {}).items()),
+            "fabric_files": tuple(fields.get("fabric_files", {}).items()),
+            "port_names": tuple(fields.get("port_names", {}).values()),
+            "lab": LabKind(lab["kind"], lab["label"], name, lab["image"], lab["ports"], lab["port_names"])
+            if lab
+            else None,
+        },
+    )
+
+
+TARGETS: dict[str, Target] = {name: card(Path(__file__).with_name(f"{name}.yaml")) for name in CARDS}
 """Every network OS and subnet manager designer writes for, by the name an intent's ``targets`` uses."""
 NAMES = tuple(TARGETS)
 TECHNOLOGIES = ("ethernet", "infiniband")
@@ -167,8 +140,13 @@ TECHNOLOGIES = ("ethernet", "infiniband")
 
 
 def of_technology(technology: str) -> tuple[str, ...]:
-    """The targets that configure a fabric of ``technology``, in record order: an intent's default ``targets``."""
+    """The targets that configure a fabric of ``technology``, in card order."""
     return tuple(name for name, target in TARGETS.items() if target.technology == technology)
+
+
+def defaults(technology: str) -> tuple[str, ...]:
+    """The targets an intent of ``technology`` that names none takes: the default cards of its technology."""
+    return tuple(name for name in of_technology(technology) if TARGETS[name].default)
 
 
 def per_switch(targets: tuple[str, ...] | list[str]) -> tuple[str, ...]:
@@ -201,42 +179,14 @@ def config_files(target: str, hostname: str, unnumbered: bool = False) -> list[t
     ]
 
 
-@dataclass(frozen=True)
-class LabKind:
-    """A containerlab node kind the lab export (``lab/clab.yml``) can run every switch as: the target whose files
-    its nodes boot, its image when containerlab's users share one (empty: each team brings its own, the intent names
-    it) and the port names of the target its image has interfaces for (``ports``, a regular expression, described
-    by ``port_names``), as containerlab's ``docs/manual/kinds/<kind>.md`` describes the kind."""
-
-    kind: str
-    label: str
-    target: str
-    image: str
-    ports: str
-    port_names: str
-
-
-LAB_KINDS: dict[str, LabKind] = {
-    "linux": LabKind(
-        "linux",
-        "FRR in a Linux container",
-        "frr",
-        "quay.io/frrouting/frr:8.4.1",  # FRR 8.4, the release the configs are proven against (Debian 12's 8.4.4)
-        r"swp\d+(s\d+)?",
-        "swpN or swpNsL",
-    ),
-    "arista_ceos": LabKind(
-        "arista_ceos", "Arista cEOS", "eos", "", r"Ethernet\d+(/\d+)*", "EthernetN or EthernetN/L (as ethN, ethN_L)"
-    ),
-    "nvidia_cumulusvx": LabKind(
-        "nvidia_cumulusvx", "NVIDIA Cumulus VX", "nvue", "", r"swp\d+", "swpN only (one per virtual NIC, no breakout)"
-    ),
-    "sonic-vs": LabKind(
-        "sonic-vs", "SONiC-VS", "sonic", "", r"Ethernet\d+", "EthernetN (each as ethN, in the PORT table's lane order)"
-    ),
-}
-"""Every containerlab kind the lab export writes, by the name containerlab's topology files use; ``linux`` (FRR,
-the routers ``designer verify`` runs) is the default."""
+LAB_KINDS: dict[str, LabKind] = dict(
+    sorted(
+        ((target.lab.kind, target.lab) for target in TARGETS.values() if target.lab),
+        key=lambda item: (item[0] != "linux", item[0]),
+    )
+)
+"""Every containerlab kind the lab export writes, by the name containerlab's topology files use (from the cards'
+``lab``): ``linux`` (FRR, the routers ``designer verify`` runs), the default, first."""
 
 
 def validators() -> dict[str, str]:
