@@ -241,12 +241,41 @@ class SystemModel:
         return {part: tuple(spots) for part, spots in placed.items()}
 
 
-SYSTEM_PARTS = {
-    "compute_tray": "trays",
-    "nvlink_switch_tray": "nvlink_switch_trays",
-    "power_shelf": "power_shelves",
-    "management_switch": "management_switches",
-}
+@dataclass(frozen=True)
+class PartKind:
+    """One kind of part of a rack-scale system's rack: every name it goes by."""
+
+    kind: str
+    """Its name in the catalog's ``rack_layout`` and ``management_ports``."""
+    count: str
+    """The system's field counting it."""
+    item: str
+    """One of it, after the system's name, as bom.csv orders it (``gb300-nvl72 power shelf``)."""
+    words: str
+    """Several of it, as power.md says."""
+    short: str
+    """What its ones are called in the rack, ``sys<s>-<short><k>`` (k from the top)."""
+    role: str
+    """Its role in a source of truth."""
+
+
+PART_KINDS = (
+    PartKind("compute_tray", "trays", "compute tray", "compute trays", "tray", "server"),
+    PartKind(
+        "nvlink_switch_tray",
+        "nvlink_switch_trays",
+        "NVLink switch tray",
+        "NVLink switch trays",
+        "nvswitch",
+        "nvlink_switch_tray",
+    ),
+    PartKind("power_shelf", "power_shelves", "power shelf", "power shelves", "powershelf", "power_shelf"),
+    PartKind(
+        "management_switch", "management_switches", "management switch", "management switches", "mgmt", "management"
+    ),
+)
+"""Every kind of part a rack-scale system's rack holds, the compute trays first."""
+SYSTEM_PARTS = {part.kind: part.count for part in PART_KINDS}
 """The parts of a rack-scale system's rack as its ``rack_layout`` names them, and the field counting each."""
 
 

@@ -5,11 +5,12 @@ from __future__ import annotations
 import os
 import re
 from collections import Counter
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
-from tests.prerequisites import DECLARED, NAUTOBOT, TIERS, UNIT, prerequisites_of
+from tests.prerequisites import DECLARED, NAUTOBOT, TIERS, UNIT, VendorUse, prerequisites_of
 
 ROOT = Path(__file__).resolve().parent.parent
 IN_CI = os.environ.get("CI", "").lower() in {"1", "true", "yes"}
@@ -44,6 +45,20 @@ def pytest_runtest_setup(item: pytest.Item) -> None:
             known[prerequisite.name] = prerequisite.missing()
         reason = known[prerequisite.name]
         need(reason is None, f"{prerequisite.name}: {reason}")
+
+
+@pytest.fixture(autouse=True)
+def vendor_tools_declared() -> Iterator[None]:
+    """A test that runs a vendor's tool (pyavd, anta, nvueschema, libyang, FRR's vtysh) without declaring it
+    fails (tests/prerequisites.py ``VendorUse``): it belongs to the vendor tier, not the unit tier, and would fail on
+    a machine without the tool instead of skipping."""
+    use = VendorUse()
+    use.install()
+    try:
+        yield
+    finally:
+        use.remove()
+    use.check()
 
 
 def pytest_xdist_auto_num_workers(config: pytest.Config) -> int | None:

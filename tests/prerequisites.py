@@ -11,6 +11,7 @@ docs/testing.md lists the tiers.
 
 from __future__ import annotations
 
+import builtins
 import importlib.util
 import os
 import shutil
@@ -19,6 +20,7 @@ import sys
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -153,3 +155,62 @@ def prerequisites_of(item: pytest.Item) -> tuple[Prerequisite, ...]:
         for prerequisite in by_fixture.get(fixture, ()):
             found.setdefault(prerequisite.name, prerequisite)
     return tuple(found.values())
+
+
+VENDOR_MODULES = {"pyavd": PYAVD, "anta": ANTA, "nvueschema": NVUESCHEMA, "libyang": LIBYANG}
+"""The vendors' Python packages, by the top-level name a module imports them as."""
+
+
+class VendorUse:
+    """Records which vendor packages (:data:`VENDOR_MODULES`) a test imports, and whether it runs FRR's vtysh,
+    while it is installed: a test of the unit tier that runs a vendor's tool belongs to the vendor tier, so
+    :meth:`undeclared` names what it runs without declaring (``declared`` fails it)."""
+
+    def __init__(self, modules: dict[str, Prerequisite] = VENDOR_MODULES) -> None:
+        self.modules = modules
+        self.used: dict[str, Prerequisite] = {}
+        self._import = builtins.__import__
+        self._import_module = importlib.import_module
+        self._vtysh: Callable[[], str] | None = None
+        """vtysh's runner in designer.verify.parsers, while this records."""
+
+    def _note(self, name: str) -> None:
+        prerequisite = self.modules.get(name.partition(".")[0])
+        if prerequisite is not None:
+            self.used[prerequisite.name] = prerequisite
+
+    def install(self) -> None:
+        """Record from now on: every import statement and ``importlib.import_module`` call, and vtysh's runs."""
+        original, by_name = self._import, self._import_module
+
+        def recorded(name: str, globals: Any = None, locals: Any = None, fromlist: Any = (), level: int = 0) -> Any:
+            if level == 0:
+                self._note(name)
+            return original(name, globals, locals, fromlist, level)
+
+        def recorded_by_name(name: str, package: str | None = None) -> Any:
+            self._note(name)
+            return by_name(name, package)
+
+        builtins.__import__ = recorded
+        importlib.import_module = recorded_by_name  # type: ignore[assignment]
+        parsers = by_name("designer.verify.parsers")
+        run_vtysh = self._vtysh = parsers.vtysh
+
+        def vtysh() -> str:
+            self.used[VTYSH.name] = VTYSH
+            return run_vtysh()
+
+        parsers.vtysh = vtysh
+
+    def remove(self) -> None:
+        """Stop recording."""
+        builtins.__import__ = self._import
+        importlib.import_module = self._import_module  # type: ignore[assignment]
+        if self._vtysh is not None:
+            sys.modules["designer.verify.parsers"].vtysh = self._vtysh  # type: ignore[attr-defined]
+
+    def check(self) -> None:
+        """Fail the running test for each vendor tool it ran without declaring it (``declared``)."""
+        for prerequisite in self.used.values():
+            declared(prerequisite)

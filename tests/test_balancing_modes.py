@@ -234,6 +234,7 @@ def chassis_design(servers: int, mode: str = "ecmp") -> tuple[Design, dict[str, 
     return design, {device.hostname: files[f"configs/eos/{device.hostname}.cfg"].decode() for device in design.configs}
 
 
+@needs(PYAVD)
 def test_a_7800r3_spine_builds_with_chassis_port_names_and_writes_no_hash_line_it_cannot_cite() -> None:
     """The spine's ports are Ethernet<line card slot>/<port>/1, 36 to a card; EOS's `ip load-sharing trident` is
     Strata's, and no source gives the 7800R's (sand) five-tuple line, so the spine writes none while the 7060X6

@@ -24,7 +24,7 @@ from designer.outputs.folder import OutputError, claim, drift, write
 from designer.readback.diff import Previous
 from tests.conftest import ROOT
 from tests.helpers import build_design, intent_text
-from tests.prerequisites import USER_NAMESPACES, needs
+from tests.prerequisites import ANTA, PYAVD, USER_NAMESPACES, needs
 from tests.test_intent_errors import run_cli
 
 SMALL = {"servers": 32, "leaf": "{model: generic-32x400g}"}
@@ -441,7 +441,11 @@ CANNED = ROOT / "tests" / "canned" / "infiniband-diags-44-ibnetdiscover-small-2t
         (["audit", "{a}", str(CANNED), "--sm-files", "{a}"], "it is the folder this command reads"),
         (["export", "avd", "{a}", "-o", "{a}"], "it is the folder this command reads"),
         (["export", "avd", "{a}", "-o", "{b}"], "designer build wrote it, and only designer build replaces it"),
-        (["export", "anta", "{a}", "-o", "{b}"], "designer build wrote it, and only designer build replaces it"),
+        pytest.param(
+            ["export", "anta", "{a}", "-o", "{b}"],
+            "designer build wrote it, and only designer build replaces it",
+            marks=needs(ANTA, PYAVD),  # export anta loads pyavd and anta before it looks at the folder
+        ),
         (["explore", "{a}/intent.yaml", "--vary", "fabric.tiers=2", "-o", "{b}"], "designer build wrote it"),
     ],
     ids=["audit-its-own-input", "export-its-own-input", "export-over-a-build", "anta-over-a-build", "explore"],
@@ -457,6 +461,7 @@ def test_no_command_replaces_a_design_it_did_not_write(
     assert (snapshot(a), snapshot(b)) == before
 
 
+@needs(ANTA, PYAVD)
 def test_each_command_replaces_only_a_folder_of_its_own_kind(two_builds: tuple[Path, Path], tmp_path: Path) -> None:
     a, _ = two_builds
     export, explored, sm = tmp_path / "avd", tmp_path / "explored", tmp_path / "sm"

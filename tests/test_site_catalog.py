@@ -19,7 +19,7 @@ from designer.readback.built import built_catalogs
 from designer.validation import validated_intent
 from designer.verify.parsers import built_devices
 from tests.conftest import ROOT
-from tests.prerequisites import PYAVD, needs
+from tests.prerequisites import NVUESCHEMA, PYAVD, VTYSH, needs
 from tests.test_intent_errors import run_cli
 
 INTENT = """\
@@ -89,6 +89,7 @@ def test_a_site_switch_server_and_medium_design_end_to_end(tmp_path: Path) -> No
     assert not [finding for finding in design.findings if finding.severity == "error"]
 
 
+@needs(PYAVD, NVUESCHEMA, VTYSH)
 def test_the_folder_carries_the_site_entries_and_reproduces_the_design_alone(tmp_path: Path) -> None:
     """validate-configs rebuilds the device models from the folder's intent.yaml: with the site files gone, the
     folder's site-catalog.yaml must give the same design (and Arista's own renderer, pyavd, then checks the EOS

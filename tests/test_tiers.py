@@ -20,10 +20,12 @@ from tests.prerequisites import (
     DECLARED,
     IBSIM,
     LIBYANG,
+    PYAVD,
     TIERS,
     UNIT,
     VTYSH,
     Prerequisite,
+    VendorUse,
     declared,
     needs,
     prerequisites_of,
@@ -154,6 +156,29 @@ def test_a_helper_using_a_prerequisite_fails_a_test_that_did_not_declare_it(monk
         declared(IBSIM)
     monkeypatch.setenv(DECLARED, f"{LIBYANG.name}\n{IBSIM.name}")
     declared(IBSIM)
+
+
+def test_a_test_running_a_vendors_tool_undeclared_fails_naming_the_tool(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The recorder every test runs under (tests/conftest.py ``vendor_tools_declared``): a vendor's package
+    imported (here the standard library's ``colorsys`` stands for pyavd) or vtysh run, without ``needs``, fails
+    the test saying what to add; with the declarations it passes, and nothing is recorded once it is removed."""
+    from designer.verify import parsers
+
+    monkeypatch.setattr(parsers, "vtysh", lambda: "/usr/bin/vtysh")
+    use = VendorUse({"colorsys": PYAVD})
+    use.install()
+    try:
+        importlib.import_module("colorsys")
+        assert parsers.vtysh() == "/usr/bin/vtysh"
+    finally:
+        use.remove()
+    assert sorted(use.used) == ["FRR's vtysh", "pyavd"]
+    with pytest.raises(pytest.fail.Exception, match=r"uses (pyavd|FRR's vtysh) without declaring it: add @needs"):
+        use.check()
+    monkeypatch.setenv(DECLARED, f"{PYAVD.name}\n{VTYSH.name}")
+    use.check()
+    parsers.vtysh()
+    assert sorted(use.used) == ["FRR's vtysh", "pyavd"] and parsers.vtysh() == "/usr/bin/vtysh"
 
 
 @pytest.mark.parametrize(
