@@ -406,59 +406,67 @@ class Lab:
         most: tuple[str, ...] = max(self.daemons, key=len)
         self.progress(f"starting FRR ({' + '.join(most)}) in {len(self.namespaces)} namespaces")
         for router, (name, folder) in enumerate(zip(self.namespaces, self.dirs, strict=True)):
-            folder.mkdir()
-            (folder / "frr.conf").write_text(self.topology.configs[router])
-            (folder / "vtysh.conf").write_text(f"username {sandbox.USER} nopassword\n")
-            shutil.chown(folder, "frr", "frr")
-            for file in folder.iterdir():
-                shutil.chown(file, "frr", "frr")
-            common = [
-                "-d",
-                "-P",
-                "0",
-                "-f",
-                "/dev/null",
-                "-u",
-                "frr",
-                "-g",
-                "frr",
-                "--vty_socket",
+            self._start_router(router, name, folder)
+        self._wait_started()
+
+    def _start_router(self, router: int, name: str, folder: Path) -> None:
+        """Start the FRR daemons of ``router`` in its namespace ``name``, its files in ``folder``."""
+        folder.mkdir()
+        (folder / "frr.conf").write_text(self.topology.configs[router])
+        (folder / "vtysh.conf").write_text(f"username {sandbox.USER} nopassword\n")
+        shutil.chown(folder, "frr", "frr")
+        for file in folder.iterdir():
+            shutil.chown(file, "frr", "frr")
+        common = [
+            "-d",
+            "-P",
+            "0",
+            "-f",
+            "/dev/null",
+            "-u",
+            "frr",
+            "-g",
+            "frr",
+            "--vty_socket",
+            str(folder),
+            "-z",
+            f"{folder}/zserv.api",
+        ]
+        daemons = [
+            [str(FRR_BIN / daemon), *common, "-i", f"{folder}/{daemon}.pid", "--log", f"file:{folder}/{daemon}.log"]
+            for daemon in self.daemons[router]
+        ]
+        started = subprocess.run(
+            [
+                "ip",
+                "netns",
+                "exec",
+                name,
+                "unshare",
+                "--uts",
+                "--mount",
+                "--",
+                sys.executable,
+                "-I",
+                "-S",
+                str(SANDBOX),
+                "start",
+                self.topology.routers[router].name,
                 str(folder),
-                "-z",
-                f"{folder}/zserv.api",
-            ]
-            daemons = [
-                [str(FRR_BIN / daemon), *common, "-i", f"{folder}/{daemon}.pid", "--log", f"file:{folder}/{daemon}.log"]
-                for daemon in self.daemons[router]
-            ]
-            started = subprocess.run(
-                [
-                    "ip",
-                    "netns",
-                    "exec",
-                    name,
-                    "unshare",
-                    "--uts",
-                    "--mount",
-                    "--",
-                    sys.executable,
-                    "-I",
-                    "-S",
-                    str(SANDBOX),
-                    "start",
-                    self.topology.routers[router].name,
-                    str(folder),
-                    json.dumps(daemons),
-                ],
-                capture_output=True,
-                text=True,
-                check=False,
+                json.dumps(daemons),
+            ],
+            capture_output=True,
+            text=True,
+            check=False,
+        )
+        if started.returncode:
+            raise RuntimeError(
+                f"FRR could not start on {folder.name}: {(started.stderr.strip().splitlines() or ['no message'])[-1]}"
             )
-            if started.returncode:
-                raise RuntimeError(
-                    f"FRR could not start on {folder.name}: "
-                    f"{(started.stderr.strip().splitlines() or ['no message'])[-1]}"
-                )
+
+    def _wait_started(self) -> None:
+        """Wait (bounded) until every router's daemons answer on their vty sockets; :class:`RuntimeError` naming the
+        first that does not."""
         deadline = time.monotonic() + START_SECONDS
         waiting = list(range(len(self.dirs)))
         while waiting and time.monotonic() < deadline:
