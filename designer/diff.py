@@ -839,13 +839,7 @@ def _link_groups(
     if repatched:
         groups.append(_tier_group("cables re-patched (a port now goes to another peer)", repatched, " cables"))
     if removed:
-        groups.append(
-            Group(
-                "links removed",
-                sum(removed.values()),
-                tuple(f"{tier}: {count:,}" for tier, count in sorted(removed.items())),
-            )
-        )
+        groups.append(_counted_group("links removed", removed, str))
     if readdressed:
         ordered = sorted(readdressed.items(), key=lambda item: (-len(item[1]), item[0]))
         lines = [
@@ -865,14 +859,15 @@ def _link_groups(
     if length:
         groups.append(_tier_group("cables changing length", length, ""))
     if media:
-        groups.append(
-            Group(
-                "cables changing medium",
-                sum(media.values()),
-                tuple(f"{tier} {old} -> {new}: {count:,}" for (tier, old, new), count in sorted(media.items())),
-            )
-        )
+        groups.append(_counted_group("cables changing medium", media, lambda key: f"{key[0]} {key[1]} -> {key[2]}"))
     return groups
+
+
+def _counted_group(title: str, counts: Counter[Any], label: Callable[[Any], str]) -> Group:
+    """The group ``title`` of ``counts``: one line per key in order, its ``label`` and its count."""
+    return Group(
+        title, sum(counts.values()), tuple(f"{label(key)}: {count:,}" for key, count in sorted(counts.items()))
+    )
 
 
 def _tier_group(title: str, by_tier: dict[str, list[str]], unit: str) -> Group:
