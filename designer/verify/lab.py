@@ -406,11 +406,40 @@ class Lab:
         most: tuple[str, ...] = max(self.daemons, key=len)
         self.progress(f"starting FRR ({' + '.join(most)}) in {len(self.namespaces)} namespaces")
         for router, (name, folder) in enumerate(zip(self.namespaces, self.dirs, strict=True)):
-            self._start_router(router, name, folder)
+            daemons = self._router_files(router, folder)
+            started = subprocess.run(
+                [
+                    "ip",
+                    "netns",
+                    "exec",
+                    name,
+                    "unshare",
+                    "--uts",
+                    "--mount",
+                    "--",
+                    sys.executable,
+                    "-I",
+                    "-S",
+                    str(SANDBOX),
+                    "start",
+                    self.topology.routers[router].name,
+                    str(folder),
+                    json.dumps(daemons),
+                ],
+                capture_output=True,
+                text=True,
+                check=False,
+            )
+            if started.returncode:
+                raise RuntimeError(
+                    f"FRR could not start on {folder.name}: "
+                    f"{(started.stderr.strip().splitlines() or ['no message'])[-1]}"
+                )
         self._wait_started()
 
-    def _start_router(self, router: int, name: str, folder: Path) -> None:
-        """Start the FRR daemons of ``router`` in its namespace ``name``, its files in ``folder``."""
+    def _router_files(self, router: int, folder: Path) -> list[list[str]]:
+        """Write ``router``'s frr.conf and vtysh.conf into its new ``folder``, owned by frr; the command line of each
+        of its daemons."""
         folder.mkdir()
         (folder / "frr.conf").write_text(self.topology.configs[router])
         (folder / "vtysh.conf").write_text(f"username {sandbox.USER} nopassword\n")
@@ -432,37 +461,10 @@ class Lab:
             "-z",
             f"{folder}/zserv.api",
         ]
-        daemons = [
+        return [
             [str(FRR_BIN / daemon), *common, "-i", f"{folder}/{daemon}.pid", "--log", f"file:{folder}/{daemon}.log"]
             for daemon in self.daemons[router]
         ]
-        started = subprocess.run(
-            [
-                "ip",
-                "netns",
-                "exec",
-                name,
-                "unshare",
-                "--uts",
-                "--mount",
-                "--",
-                sys.executable,
-                "-I",
-                "-S",
-                str(SANDBOX),
-                "start",
-                self.topology.routers[router].name,
-                str(folder),
-                json.dumps(daemons),
-            ],
-            capture_output=True,
-            text=True,
-            check=False,
-        )
-        if started.returncode:
-            raise RuntimeError(
-                f"FRR could not start on {folder.name}: {(started.stderr.strip().splitlines() or ['no message'])[-1]}"
-            )
 
     def _wait_started(self) -> None:
         """Wait (bounded) until every router's daemons answer on their vty sockets; :class:`RuntimeError` naming the
