@@ -336,7 +336,6 @@ def _validated(
         except ValidationError as error:
             items = error.errors()
         before, known = (len(broken), data), frozenset(broken)
-        cuts = []
         for item in items:
             loc = tuple(item["loc"])
             extra = item["type"] == "extra_forbidden"
@@ -346,18 +345,28 @@ def _validated(
                     problems.append(_pydantic_problem(item))
                 elif unknown == MAX_UNKNOWN_KEYS + 1:
                     first_unshown = loc
-            cut = loc if extra else _field_path(loc)
-            if cut is not None:
-                cuts.append(cut)
-                if not extra:
-                    broken.add(cut)
-        data = _without(data, cuts)
+        data = _without(data, _cuts(items, broken))
         if (len(broken), data) == before:
             break
     if unknown > MAX_UNKNOWN_KEYS:
         more = unknown - MAX_UNKNOWN_KEYS
         problems.append(Problem(first_unshown, f"unknown, and {more - 1:,} more unknown keys after it, not shown"))
     return doc
+
+
+def _cuts(items: list[Any], broken: set[Path]) -> list[Path]:
+    """What to leave out of the data for pydantic's errors ``items``: each field in error (added to ``broken``) and
+    each unknown key."""
+    cuts = []
+    for item in items:
+        loc = tuple(item["loc"])
+        extra = item["type"] == "extra_forbidden"
+        cut = loc if extra else _field_path(loc)
+        if cut is not None:
+            cuts.append(cut)
+            if not extra:
+                broken.add(cut)
+    return cuts
 
 
 def _intact(broken: frozenset[Path] | set[Path], *paths: Path) -> bool:
