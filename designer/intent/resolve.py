@@ -453,7 +453,7 @@ def _resolve(
     listed = _listed_targets(doc, intact, problems, hardware)
     targets = list(per_switch(listed))  # the network OSes: what the Ethernet-only rules below read
     problems.extend(_protocol_problems(doc, targets, intact, hardware))
-    sound = (
+    sound = (  # the tiers' switches and link speeds, once the fabric sizes
         (sized.switches, tier_speeds(sized.server.nic_speed, *sized.switches[:2]))
         if sized.server and sized.switches and not sizing
         else None
