@@ -26,6 +26,9 @@ if TYPE_CHECKING:
     from designer.intent.starter import Choices
     from designer.outputs.folder import PartSizes
 
+    Commands = argparse._SubParsersAction[argparse.ArgumentParser]
+    """The parser's commands, each added by a function of its own."""
+
 # Each command imports the stages it runs when it runs (pydantic, networkx, Jinja2 and libyang are not
 # free to import), so `designer schema` or `designer diff` does not pay for rendering or the lab.
 
@@ -78,43 +81,67 @@ def _run(argv: Sequence[str] | None, kept: list[object]) -> int:
 
 
 def _parser() -> argparse.ArgumentParser:
+    """The command line's parser: every command with its arguments."""
     parser = argparse.ArgumentParser(
         prog="designer", description=("Design a non-blocking rail-optimized GPU backend fabric from a YAML intent.")
     )
     parser.add_argument("--version", action="version", version=f"designer {__version__}")
     commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
+    _build_command(commands)
+    _plan_command(commands)
+    _explore_command(commands)
+    _check_command(commands)
+    _analyze_command(commands)
+    _diff_command(commands)
+    _validate_configs_command(commands)
+    _verify_command(commands)
+    _init_command(commands)
+    _audit_command(commands)
+    _export_command(commands)
+    _sync_command(commands)
+    _schema_command(commands)
+    return parser
 
-    build_cmd = commands.add_parser("build", help="build the design and write outputs/<name>/")
-    build_cmd.add_argument("intent", type=Path, help="the intent YAML file")
-    build_cmd.add_argument(
+
+def _build_command(commands: Commands) -> None:
+    """The ``build`` command and its arguments."""
+    command = commands.add_parser("build", help="build the design and write outputs/<name>/")
+    command.add_argument("intent", type=Path, help="the intent YAML file")
+    command.add_argument(
         "-o", "--output", type=Path, help="write the design into this folder (default: outputs/<name>)"
     )
-    build_cmd.add_argument(
+    command.add_argument(
         "--templates",
         type=Path,
         metavar="DIR",
         help="search this folder of Jinja2 templates "
         "before the shipped ones (default: templates/ beside the intent, if any)",
     )
-    build_cmd.add_argument(
+    command.add_argument(
         "--check",
         action="store_true",
         help="write nothing; exit 1 if the committed outputs differ from what the intent gives now",
     )
-    build_cmd.set_defaults(run=_build)
+    command.set_defaults(run=_build)
 
-    plan_cmd = commands.add_parser("plan", help="print the design's headline numbers; writes nothing")
-    plan_cmd.add_argument("intent", type=Path, help="the intent YAML file")
-    plan_cmd.add_argument("--format", choices=("text", "json"), default="text")
-    plan_cmd.set_defaults(run=_plan)
 
-    explore_cmd = commands.add_parser(
+def _plan_command(commands: Commands) -> None:
+    """The ``plan`` command and its arguments."""
+    command = commands.add_parser("plan", help="print the design's headline numbers; writes nothing")
+    command.add_argument("intent", type=Path, help="the intent YAML file")
+    command.add_argument("--format", choices=("text", "json"), default="text")
+    command.set_defaults(run=_plan)
+
+
+def _explore_command(commands: Commands) -> None:
+    """The ``explore`` command and its arguments."""
+    command = commands.add_parser(
         "explore",
         help="compare the designs an intent allows (switches, power, cables, optics, job time); writes nothing "
         "unless -o",
     )
-    explore_cmd.add_argument("intent", type=Path, help="the intent YAML file")
-    explore_cmd.add_argument(
+    command.add_argument("intent", type=Path, help="the intent YAML file")
+    command.add_argument(
         "--vary",
         action="append",
         default=[],
@@ -122,18 +149,21 @@ def _parser() -> argparse.ArgumentParser:
         help="try each value at this dotted intent path, e.g. fabric.leaf.model=nvidia-sn5600,generic-64x800g "
         "(repeatable; default: what the intent leaves open)",
     )
-    explore_cmd.add_argument("--format", choices=("table", "json"), default="table")
-    explore_cmd.add_argument(
+    command.add_argument("--format", choices=("table", "json"), default="table")
+    command.add_argument(
         "-o", "--output", type=Path, metavar="DIR", help="write each passing candidate's intent and explore.svg here"
     )
-    explore_cmd.set_defaults(run=_explore)
+    command.set_defaults(run=_explore)
 
-    check_cmd = commands.add_parser(
+
+def _check_command(commands: Commands) -> None:
+    """The ``check`` command and its arguments."""
+    command = commands.add_parser(
         "check",
         help="run every check of the design (1:1, ECMP, bisection, addressing, "
         "ASNs, ports, sessions, QoS, failure impact, physical); writes nothing",
     )
-    check_cmd.add_argument(
+    command.add_argument(
         "intent",
         type=Path,
         metavar="INTENT|OUTPUT_DIR",
@@ -142,77 +172,89 @@ def _parser() -> argparse.ArgumentParser:
             "its files against manifest.json)"
         ),
     )
-    check_cmd.add_argument(
+    command.add_argument(
         "--format",
         choices=("text", "json", "junit"),
         default="text",
         help="text: one line per finding, then each check's outcome; json: every finding with "
         "its evidence; junit: one XML test case per check, for CI",
     )
-    check_cmd.set_defaults(run=_check)
+    command.set_defaults(run=_check)
 
-    analyze_cmd = commands.add_parser(
+
+def _analyze_command(commands: Commands) -> None:
+    """The ``analyze`` command and its arguments."""
+    command = commands.add_parser(
         "analyze",
         help="what the fabric does to each workload of the intent: "
         "collective time, ECMP collisions, failures, dollars; writes nothing",
     )
-    analyze_cmd.add_argument("intent", type=Path, help="the intent YAML file (with a workloads section)")
-    analyze_cmd.add_argument("--format", choices=("text", "json"), default="text")
-    analyze_cmd.add_argument(
+    command.add_argument("intent", type=Path, help="the intent YAML file (with a workloads section)")
+    command.add_argument("--format", choices=("text", "json"), default="text")
+    command.add_argument(
         "--seeds",
         type=_seeds,
         metavar="N",
         help="runs per hash, each with its own QP numbers and hash seeds (default 32; fewer "
         "when the analysis budget says so)",
     )
-    analyze_cmd.set_defaults(run=_analyze)
+    command.set_defaults(run=_analyze)
 
-    diff_cmd = commands.add_parser(
+
+def _diff_command(commands: Commands) -> None:
+    """The ``diff`` command and its arguments."""
+    command = commands.add_parser(
         "diff",
         help="what changed between two built designs: devices, links, addresses, BGP sessions, QoS, counts and checks",
     )
-    diff_cmd.add_argument("old", help="an output folder (outputs/<name> or outputs) or a git revision")
-    diff_cmd.add_argument("new", help="an output folder or a git revision")
-    diff_cmd.add_argument(
+    command.add_argument("old", help="an output folder (outputs/<name> or outputs) or a git revision")
+    command.add_argument("new", help="an output folder or a git revision")
+    command.add_argument(
         "--path", default="outputs", help="with git revisions: the folder holding the designs (default: outputs)"
     )
-    diff_cmd.add_argument(
+    command.add_argument(
         "--fail-on",
         choices=("existing-change",),
         help="exit 1 when anything that existed "
         "changed (renamed, readdressed, re-patched, moved, a configuration line lost or edited)",
     )
-    diff_cmd.set_defaults(run=_diff)
+    command.set_defaults(run=_diff)
 
-    validate_cmd = commands.add_parser(
+
+def _validate_configs_command(commands: Commands) -> None:
+    """The ``validate-configs`` command and its arguments."""
+    command = commands.add_parser(
         "validate-configs",
         help=(
             "check a built output's switch configs with the real parsers (SONiC YANG via libyang, FRR vtysh -C, "
             "Arista's EOS templates via pyavd, rendering the design of the folder's own intent.yaml)"
         ),
     )
-    validate_cmd.add_argument("output", type=Path, help="a built output folder, e.g. outputs/cluster-a")
-    validate_cmd.add_argument(
+    command.add_argument("output", type=Path, help="a built output folder, e.g. outputs/cluster-a")
+    command.add_argument(
         "--yang-dir",
         type=Path,
         help=("SONiC YANG models (default: $DESIGNER_SONIC_YANG, else the models that ship with designer)"),
     )
-    validate_cmd.set_defaults(run=_validate_configs)
+    command.set_defaults(run=_validate_configs)
 
-    verify_cmd = commands.add_parser(
+
+def _verify_command(commands: Commands) -> None:
+    """The ``verify`` command and its arguments."""
+    command = commands.add_parser(
         "verify",
         help=(
             "run the design's FRR configs in real routers, one network namespace per switch, and prove it converges "
             "(needs root and frr)"
         ),
     )
-    verify_cmd.add_argument(
+    command.add_argument(
         "target",
         type=Path,
         metavar="INTENT|OUTPUT_DIR",
         help="an intent file (built in memory) or a folder written by 'designer build'",
     )
-    verify_cmd.add_argument(
+    command.add_argument(
         "--slice",
         action="store_true",
         help=(
@@ -220,25 +262,25 @@ def _parser() -> argparse.ArgumentParser:
             "spines and super-spines, plus one leaf per rail of the next"
         ),
     )
-    verify_cmd.add_argument(
+    command.add_argument(
         "--format",
         choices=("text", "json", "junit"),
         default="text",
         help="report format on stdout; progress goes to stderr",
     )
-    verify_cmd.add_argument(
+    command.add_argument(
         "--no-failures",
         dest="failures",
         action="store_false",
         help="skip failure injection (a spine, and with 3 tiers a super-spine, down and back)",
     )
-    verify_cmd.add_argument(
+    command.add_argument(
         "--timeout",
         type=_timeout,
         metavar="SECONDS",
         help="longest wait for each phase to converge (default: 60 s + 1 s per router)",
     )
-    verify_cmd.add_argument(
+    command.add_argument(
         "--traffic",
         action="store_true",
         help=(
@@ -246,28 +288,34 @@ def _parser() -> argparse.ArgumentParser:
             "through its own leaf, and send RoCEv2 flows to compare the kernel's ECMP hash with the workload model"
         ),
     )
-    verify_cmd.set_defaults(run=_verify)
+    command.set_defaults(run=_verify)
 
-    init_cmd = commands.add_parser(
+
+def _init_command(commands: Commands) -> None:
+    """The ``init`` command and its arguments."""
+    command = commands.add_parser(
         "init",
         help=(
             "write a commented starter intent that builds as written (asks on a terminal; flags; else the default "
             "1,024-GPU DGX H100 cluster), or a shipped example; never overwrites a file"
         ),
     )
-    init_cmd.add_argument(
+    command.add_argument(
         "path", nargs="?", type=Path, help="the file to write (default: cluster.yaml, or <example>.yaml)"
     )
-    init_cmd.add_argument("--gpus", type=int, metavar="N", help="GPUs in the cluster (default 1024)")
-    init_cmd.add_argument("--server", metavar="MODEL", help="a catalog server model (default dgx-h100)")
-    init_cmd.add_argument("--switch", metavar="MODEL", help="a catalog switch model (default generic-64x400g)")
-    init_cmd.add_argument("--target", metavar="OS", help="the network OS to write configurations for (default frr)")
-    init_cmd.add_argument("--name", help="the design's name (default cluster)")
-    init_cmd.add_argument("--list", action="store_true", help="list the shipped examples")
-    init_cmd.add_argument("--example", metavar="NAME", help="write the shipped example NAME (see --list)")
-    init_cmd.set_defaults(run=_init)
+    command.add_argument("--gpus", type=int, metavar="N", help="GPUs in the cluster (default 1024)")
+    command.add_argument("--server", metavar="MODEL", help="a catalog server model (default dgx-h100)")
+    command.add_argument("--switch", metavar="MODEL", help="a catalog switch model (default generic-64x400g)")
+    command.add_argument("--target", metavar="OS", help="the network OS to write configurations for (default frr)")
+    command.add_argument("--name", help="the design's name (default cluster)")
+    command.add_argument("--list", action="store_true", help="list the shipped examples")
+    command.add_argument("--example", metavar="NAME", help="write the shipped example NAME (see --list)")
+    command.set_defaults(run=_init)
 
-    audit_cmd = commands.add_parser(
+
+def _audit_command(commands: Commands) -> None:
+    """The ``audit`` command and its arguments."""
+    command = commands.add_parser(
         "audit",
         help=(
             "compare the cabling the devices report (LLDP, or InfiniBand's ibnetdiscover) with a built design: every "
@@ -275,8 +323,8 @@ def _parser() -> argparse.ArgumentParser:
             "--sm-files"
         ),
     )
-    audit_cmd.add_argument("output", type=Path, metavar="OUTPUT_DIR", help="a folder written by 'designer build'")
-    audit_cmd.add_argument(
+    command.add_argument("output", type=Path, metavar="OUTPUT_DIR", help="a folder written by 'designer build'")
+    command.add_argument(
         "files",
         type=Path,
         nargs="+",
@@ -287,8 +335,8 @@ def _parser() -> argparse.ArgumentParser:
             "or, for an InfiniBand fabric, one file of what 'ibnetdiscover > FILE' wrote"
         ),
     )
-    audit_cmd.add_argument("--format", choices=("text", "json"), default="text")
-    audit_cmd.add_argument(
+    command.add_argument("--format", choices=("text", "json"), default="text")
+    command.add_argument(
         "--sm-files",
         type=Path,
         metavar="DIR",
@@ -297,22 +345,25 @@ def _parser() -> argparse.ArgumentParser:
             "before): the root GUID file of the design's top switches and a node-name map"
         ),
     )
-    audit_cmd.set_defaults(run=_audit)
+    command.set_defaults(run=_audit)
 
-    export_cmd = commands.add_parser(
+
+def _export_command(commands: Commands) -> None:
+    """The ``export`` command and its arguments."""
+    command = commands.add_parser(
         "export",
         help=(
             "write a built design in another tool's input format (avd: Arista AVD's eos_designs inputs; anta: "
             "ANTA's test catalog and inventory, made by pyavd)"
         ),
     )
-    export_cmd.add_argument(
+    command.add_argument(
         "format",
         choices=("avd", "anta"),
         help="avd: an Ansible inventory with group and host variables; anta: catalog.yml and inventory.yml",
     )
-    export_cmd.add_argument("output", type=Path, metavar="OUTPUT_DIR", help="a folder written by 'designer build'")
-    export_cmd.add_argument(
+    command.add_argument("output", type=Path, metavar="OUTPUT_DIR", help="a folder written by 'designer build'")
+    command.add_argument(
         "-o",
         "--to",
         type=Path,
@@ -320,73 +371,58 @@ def _parser() -> argparse.ArgumentParser:
         metavar="DIR",
         help="the export folder (new, empty or an earlier export)",
     )
-    export_cmd.set_defaults(run=_export)
+    command.set_defaults(run=_export)
 
-    sync_cmd = commands.add_parser(
+
+def _sync_command(commands: Commands) -> None:
+    """The ``sync`` command and its arguments."""
+    command = commands.add_parser(
         "sync",
         help="write a built design into a source of truth (Nautobot): racks, device types, devices, cables, "
         "prefixes, addresses, ASNs; only objects it tagged are ever changed",
     )
-    sync_cmd.add_argument("backend", choices=("nautobot",), help="the source of truth")
-    sync_cmd.add_argument("output", type=Path, help="a built output folder, e.g. outputs/cluster-a")
-    sync_cmd.add_argument("--url", required=True, help="the server, e.g. https://nautobot.example.com")
-    sync_cmd.add_argument(
+    command.add_argument("backend", choices=("nautobot",), help="the source of truth")
+    command.add_argument("output", type=Path, help="a built output folder, e.g. outputs/cluster-a")
+    command.add_argument("--url", required=True, help="the server, e.g. https://nautobot.example.com")
+    command.add_argument(
         "--token",
         default=os.environ.get("NAUTOBOT_TOKEN"),
         help="an API token (default: $NAUTOBOT_TOKEN, which keeps it out of the process list)",
     )
-    sync_cmd.add_argument(
+    command.add_argument(
         "--dry-run", action="store_true", help="print what would be created, updated and deleted; change nothing"
     )
-    sync_cmd.add_argument(
+    command.add_argument(
         "--prune", action="store_true", help="delete the tagged objects of this design that the design no longer has"
     )
-    sync_cmd.set_defaults(run=_sync)
+    command.set_defaults(run=_sync)
 
-    schema_cmd = commands.add_parser(
+
+def _schema_command(commands: Commands) -> None:
+    """The ``schema`` command and its arguments."""
+    command = commands.add_parser(
         "schema", help=("print the intent's JSON Schema (for editors: intents/intent.schema.json is this output)")
     )
-    schema_cmd.add_argument(
+    command.add_argument(
         "--catalog",
         action="store_true",
         help=("print a site catalog's JSON Schema instead (intents/catalog.schema.json)"),
     )
-    schema_cmd.set_defaults(run=_schema)
-    return parser
+    command.set_defaults(run=_schema)
 
 
 def _build(args: argparse.Namespace) -> int:
-    from designer.checks import formats as check_formats
-    from designer.checks import status
-    from designer.outputs.build import build_and_check, build_and_write
+    from designer.outputs.build import build_and_write
     from designer.outputs.folder import claim
     from designer.outputs.summary import summary, summary_text, written_lines
-    from designer.pipeline import design, validated_intent
+    from designer.pipeline import validated_intent
     from designer.readback.diff import Previous
 
     intent = validated_intent(args.intent)
     target = args.output or Path("outputs") / intent.name
     progress = _progress(intent)
     if args.check:
-        previous = Previous.of(target)
-        if target.is_dir():
-            built, differences = build_and_check(
-                intent, target, args.templates, progress, previous.section if previous else None
-            )
-        else:
-            built, differences = design(intent, progress), [f"missing: {target}/"]
-        args.kept.append(built)
-        if differences:
-            print(
-                f"{target} is out of date with {args.intent}; run 'designer build {args.intent}' and commit:",
-                file=sys.stderr,
-            )
-            shown = differences[:DRIFT_LINES]
-            more = [f"and {len(differences) - DRIFT_LINES:,} more"] if len(differences) > DRIFT_LINES else []
-            print("\n".join(f"  {line}" for line in [*shown, *more]), file=sys.stderr)
-            return EXIT_CHECK_FAILED
-        print(f"{target} matches {args.intent}")
-        return EXIT_OK
+        return _build_check(args, intent, target, progress)
     with claim(target) as folder:
         previous = Previous.of(target)
         done: list[tuple[Design, PartSizes]] = []
@@ -406,6 +442,42 @@ def _build(args: argparse.Namespace) -> int:
         )
     first = f"read {target / 'summary.md'} first"
     print(written_lines(sizes, target, first))
+    return _build_errors(built, target, first)
+
+
+def _build_check(args: argparse.Namespace, intent: Intent, target: Path, progress: Progress | None) -> int:
+    """``build --check``: the exit code of comparing the committed folder with what the intent gives now (its
+    differences on stderr)."""
+    from designer.outputs.build import build_and_check
+    from designer.pipeline import design
+    from designer.readback.diff import Previous
+
+    previous = Previous.of(target)
+    if target.is_dir():
+        built, differences = build_and_check(
+            intent, target, args.templates, progress, previous.section if previous else None
+        )
+    else:
+        built, differences = design(intent, progress), [f"missing: {target}/"]
+    args.kept.append(built)
+    if differences:
+        print(
+            f"{target} is out of date with {args.intent}; run 'designer build {args.intent}' and commit:",
+            file=sys.stderr,
+        )
+        shown = differences[:DRIFT_LINES]
+        more = [f"and {len(differences) - DRIFT_LINES:,} more"] if len(differences) > DRIFT_LINES else []
+        print("\n".join(f"  {line}" for line in [*shown, *more]), file=sys.stderr)
+        return EXIT_CHECK_FAILED
+    print(f"{target} matches {args.intent}")
+    return EXIT_OK
+
+
+def _build_errors(built: Design, target: Path, first: str) -> int:
+    """The exit code of a written build: its error findings and the checks that failed on stderr, if any."""
+    from designer.checks import formats as check_formats
+    from designer.checks import status
+
     errors = [finding for finding in built.findings if finding.severity == "error"]
     if errors:
         failed = [check for check, result in status(errors).items() if result == "failed"]

@@ -78,52 +78,8 @@ def audit(
     peer: dict[End, End] = {}
     for one, other in designed:
         peer[one], peer[other] = other, one
-    known = (
-        {device for device, _ in peer}
-        | set(names.servers)
-        | {device for table in names.switches.values() for device in table}
-    )
-    tables = {device: names.table(family, device) for device, (family, _) in reports.items()}
-    matched_ends: set[End] = set()
-    """The lower end of each reported cable that is designed."""
-    wrong: set[Link] = set()
-    outside: set[End] = set()
     reported_as: dict[End, str] = {}
-
-    def end(family: str, device: str, port: str) -> tuple[End, bool]:
-        """The end a device reports, in the design's port name when known; and whether the name is known. A peer
-        that did not report is read in the reporter's names first, then in any other family's if they agree."""
-        table = tables.get(device)
-        if table is not None:
-            known_port = design_port(table, port)
-        else:
-            known_port = names.design_port(family, device, port)
-            if known_port is None:
-                others = {names.design_port(other, device, port) for other in FAMILIES if other != family} - {None}
-                known_port = others.pop() if len(others) == 1 else None
-        if known_port is None:
-            return (device, port), False
-        if known_port != port:
-            reported_as[(device, known_port)] = port
-        return (device, known_port), True
-
-    for device, (family, cables) in sorted(reports.items()):
-        for _, port, peer_device, peer_port in cables:
-            local, named = end(family, device, port)
-            if not named:
-                outside.add(local)
-                continue
-            if peer_device not in known and peer_device.partition(".")[0] in known:
-                peer_device = peer_device.partition(".")[0]  # a fully qualified system name
-            remote, named = end(family, peer_device, peer_port)
-            designed_peer = peer.get(local)
-            if not named and designed_peer and designed_peer[0] == peer_device:
-                remote = designed_peer  # the right device, under a port ID the design cannot name (a MAC address)
-            if remote == designed_peer:
-                matched_ends.add(local if local <= remote else remote)
-            else:
-                wrong.add(link(local, remote))
-
+    matched_ends, wrong, outside = _matched(reports, peer, names, reported_as)
     found = sorted(wrong)
     extra = tuple(pair for pair in found if pair[0] not in peer and pair[1] not in peer)
     miswired = tuple(
@@ -150,6 +106,68 @@ def audit(
         tuple(sorted(outside)),
         reported_as,
     )
+
+
+def _matched(
+    reports: Mapping[str, tuple[str, Sequence[Cable]]],
+    peer: Mapping[End, End],
+    names: PortNames,
+    reported_as: dict[End, str],
+) -> tuple[set[End], set[Link], set[End]]:
+    """Each reported cable against the design (``peer``: each designed end's other end): the lower end of each
+    that is designed, those that are not, and the ends the design cannot name; each port reported under another
+    name than the design's goes in ``reported_as``."""
+    known = (
+        {device for device, _ in peer}
+        | set(names.servers)
+        | {device for table in names.switches.values() for device in table}
+    )
+    tables = {device: names.table(family, device) for device, (family, _) in reports.items()}
+    matched_ends: set[End] = set()
+    wrong: set[Link] = set()
+    outside: set[End] = set()
+    for device, (family, cables) in sorted(reports.items()):
+        for _, port, peer_device, peer_port in cables:
+            local, named = _reported_end(tables, names, reported_as, family, device, port)
+            if not named:
+                outside.add(local)
+                continue
+            if peer_device not in known and peer_device.partition(".")[0] in known:
+                peer_device = peer_device.partition(".")[0]  # a fully qualified system name
+            remote, named = _reported_end(tables, names, reported_as, family, peer_device, peer_port)
+            designed_peer = peer.get(local)
+            if not named and designed_peer and designed_peer[0] == peer_device:
+                remote = designed_peer  # the right device, under a port ID the design cannot name (a MAC address)
+            if remote == designed_peer:
+                matched_ends.add(local if local <= remote else remote)
+            else:
+                wrong.add(link(local, remote))
+    return matched_ends, wrong, outside
+
+
+def _reported_end(
+    tables: Mapping[str, Mapping[str, str]],
+    names: PortNames,
+    reported_as: dict[End, str],
+    family: str,
+    device: str,
+    port: str,
+) -> tuple[End, bool]:
+    """The end a device reports, in the design's port name when known; and whether the name is known. A peer
+    that did not report is read in the reporter's names first, then in any other family's if they agree."""
+    table = tables.get(device)
+    if table is not None:
+        known_port = design_port(table, port)
+    else:
+        known_port = names.design_port(family, device, port)
+        if known_port is None:
+            others = {names.design_port(other, device, port) for other in FAMILIES if other != family} - {None}
+            known_port = others.pop() if len(others) == 1 else None
+    if known_port is None:
+        return (device, port), False
+    if known_port != port:
+        reported_as[(device, known_port)] = port
+    return (device, known_port), True
 
 
 def _swaps(wrong: Sequence[Link], peer: Mapping[End, End]) -> tuple[Swap, ...]:

@@ -41,20 +41,8 @@ def reports(files: Sequence[Path], devices: Callable[[], set[str]]) -> Reports:
     fabric: list[tuple[str, str]] = []
     first: dict[str, Path] = {}
     for path in files:
-        try:
-            data = read_below(path.parent, (path.name,), DISCOVERY)
-        except (Refused, OSError) as error:
-            reason = error.reason if isinstance(error, Refused) else f"cannot be read: {error.strerror or error}"
-            problems.append(Problem((), reason, 1, str(path)))
-            continue
-        except InputError as error:
-            problems.extend(Problem((), problem.message, 1, str(path)) for problem in error.problems)
-            continue
-        try:
-            text = data.decode()
-        except UnicodeDecodeError as error:
-            line = data[: error.start].count(b"\n") + 1
-            problems.append(Problem((), f"not UTF-8 text (byte 0x{data[error.start]:02x})", line, str(path)))
+        text = _text(path, problems)
+        if text is None:
             continue
         if looks_like(text):
             fabric.append((str(path), text))
@@ -75,22 +63,8 @@ def reports(files: Sequence[Path], devices: Callable[[], set[str]]) -> Reports:
             problems.append(Problem((), f"a second file of {device} (the first is {first[device]})", 1, str(path)))
             continue
         first[device] = path
-        try:
-            document = json.loads(text)
-        except (json.JSONDecodeError, RecursionError) as error:
-            problems.append(_not_json(error, str(path)))
-            continue
-        except ValueError:  # a number of more digits than Python converts
-            problems.append(
-                Problem((), "not what a device prints: a number of thousands of digits", long_number(text), str(path))
-            )
-            continue
-        try:
-            family = detect(document)
-            found[device] = (family.names, family.reader(device, document))
-        except Unreadable as error:
-            line = Source(str(path), dict(json_lines(text, LINE_DEPTH))).line_of(error.where)
-            problems.append(Problem(error.where, error.message, line, str(path)))
+        if (lldp := _lldp(path, device, text, problems)) is not None:
+            found[device] = lldp
     if fabric and len(files) > 1:
         problems.extend(
             Problem(
@@ -105,6 +79,48 @@ def reports(files: Sequence[Path], devices: Callable[[], set[str]]) -> Reports:
     if problems:
         raise InputError(problems, about=f"the discovery file{'s' if len(files) != 1 else ''}")
     return Reports(found, fabric[0] if fabric else None)
+
+
+def _text(path: Path, problems: list[Problem]) -> str | None:
+    """The text of the discovery file ``path``; None when it cannot be read or is no UTF-8 text (the problem
+    recorded)."""
+    try:
+        data = read_below(path.parent, (path.name,), DISCOVERY)
+    except (Refused, OSError) as error:
+        reason = error.reason if isinstance(error, Refused) else f"cannot be read: {error.strerror or error}"
+        problems.append(Problem((), reason, 1, str(path)))
+        return None
+    except InputError as error:
+        problems.extend(Problem((), problem.message, 1, str(path)) for problem in error.problems)
+        return None
+    try:
+        return data.decode()
+    except UnicodeDecodeError as error:
+        line = data[: error.start].count(b"\n") + 1
+        problems.append(Problem((), f"not UTF-8 text (byte 0x{data[error.start]:02x})", line, str(path)))
+        return None
+
+
+def _lldp(path: Path, device: str, text: str, problems: list[Problem]) -> tuple[str, list[Cable]] | None:
+    """The name family and cables of ``device``'s LLDP file ``path`` (its ``text``); None when it is not JSON or in
+    no known format (the problem recorded)."""
+    try:
+        document = json.loads(text)
+    except (json.JSONDecodeError, RecursionError) as error:
+        problems.append(_not_json(error, str(path)))
+        return None
+    except ValueError:  # a number of more digits than Python converts
+        problems.append(
+            Problem((), "not what a device prints: a number of thousands of digits", long_number(text), str(path))
+        )
+        return None
+    try:
+        family = detect(document)
+        return family.names, family.reader(device, document)
+    except Unreadable as error:
+        line = Source(str(path), dict(json_lines(text, LINE_DEPTH))).line_of(error.where)
+        problems.append(Problem(error.where, error.message, line, str(path)))
+        return None
 
 
 def _not_json(error: json.JSONDecodeError | RecursionError, where: str) -> Problem:

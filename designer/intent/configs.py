@@ -7,12 +7,13 @@ to be consistent.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, fields
 from functools import cache
 from typing import Any
 
-from designer.catalog import Balancing, Catalog, catalog, shipped_data
-from designer.errors import Problem
+from designer.catalog import Balancing, Catalog, TargetModel, catalog, shipped_data
+from designer.errors import Path, Problem
 from designer.intent.schema import AddressingDoc, LoadBalancingDoc, QosDoc, RoutingDoc
 from designer.targets import TARGETS
 
@@ -90,6 +91,15 @@ def resolve_qos(doc: QosDoc, targets: list[str], problems: list[Problem]) -> Qos
     for field in ("roce_priority", "cnp_priority"):
         if getattr(spec, field) == 0:
             problems.append(Problem(where(field), "priority 0 carries all other (lossy) traffic; use 1-7"))
+    problems.extend(_ecn_problems(spec, where))
+    problems.extend(_watchdog_problems(spec, targets, where))
+    return spec
+
+
+def _ecn_problems(spec: QosSpec, where: Callable[[str], Path]) -> list[Problem]:
+    """The problems of the ECN thresholds: their order, and in percent their range and the queue size they need;
+    ``where`` gives the field a problem is reported on."""
+    problems = []
     if spec.ecn_min >= spec.ecn_max:
         problems.append(
             Problem(
@@ -116,6 +126,13 @@ def resolve_qos(doc: QosDoc, targets: list[str], problems: list[Problem]) -> Qos
                     ),
                 )
             )
+    return problems
+
+
+def _watchdog_problems(spec: QosSpec, targets: list[str], where: Callable[[str], Path]) -> list[Problem]:
+    """The PFC watchdog's times below what a target of ``targets`` accepts; ``where`` gives the field a problem is
+    reported on."""
+    problems = []
     for target in targets if spec.pfc_watchdog else ():
         capability = catalog().targets[target]
         minimum = capability.min_pfc_watchdog_ms
@@ -131,7 +148,7 @@ def resolve_qos(doc: QosDoc, targets: list[str], problems: list[Problem]) -> Qos
                         ),
                     )
                 )
-    return spec
+    return problems
 
 
 def routing_problems(routing: RoutingDoc) -> list[Problem]:
@@ -251,53 +268,69 @@ def balancing_problems(
     for field, choices in (("mode", "modes"), ("hash", "hashes"), ("seeds", "seeds")):
         if field not in fields:
             continue
-        value = getattr(doc, field)
-        lacking = [
-            target
-            for target, capability in capabilities.items()
-            if value not in getattr(capability.load_balancing, choices)
-            or (
-                field == "mode"
-                and not all(capability.load_balancing.runs(value, models, speed) for speed in speeds or (None,))
-            )
-        ]
-        if lacking:
-            accepted = "; ".join(
-                f"{capability.label} {_accepted(capability.load_balancing, choices)}"
-                for capability in capabilities.values()
-            )
-            names = ", ".join(lacking)
-            platforms = [capabilities[target].load_balancing.platforms for target in lacking]
-            missing = sorted({model for runs in platforms for model in models - set(runs.get(value, models))})
-            where = f"not on {', '.join(missing)}; " if field == "mode" and missing else ""
-            problems.append(
-                Problem(
-                    ("load_balancing", field),
-                    (
-                        f"{value} is not something {names} can express here ({where}each target accepts: {accepted}); "
-                        f"choose what every target accepts or drop {names} from targets"
-                        + (_plane_hint(value, speeds, [capabilities[target].load_balancing for target in lacking]))
-                    ),
-                )
-            )
+        if problem := _lacking_problem(field, choices, getattr(doc, field), capabilities, models, speeds):
+            problems.append(problem)
     if "mode" in fields and doc.mode == "spray" and nic_modes is not None and "spray" not in nic_modes:
-        spraying = ", ".join(
-            name
-            for name, server in hardware.servers.items()
-            if "spray" in (server.nic_modes or (hardware.nics[server.nic].modes if server.nic in hardware.nics else ()))
-        )
-        problems.append(
-            Problem(
-                ("load_balancing", "mode"),
-                (
-                    "spray needs NICs that spray each connection's packets over many paths, and this server's do "
-                    f"not (catalog nics.<nic>.modes); choose a server whose NICs spray ({spraying or 'none'}) or "
-                    "pick such a NIC with compute.nic, state nic_modes: [spray] for yours in a site catalog, or use "
-                    "another mode"
-                ),
-            )
-        )
+        problems.append(_spray_problem(hardware))
     return problems
+
+
+def _lacking_problem(
+    field: str,
+    choices: str,
+    value: str,
+    capabilities: dict[str, TargetModel],
+    models: set[str],
+    speeds: tuple[int, ...],
+) -> Problem | None:
+    """The problem of a load-balancing ``field`` whose ``value`` some target cannot express (its catalog
+    ``choices``), or a mode some switch of ``models`` does not run at a link speed of ``speeds``; None: every target
+    can."""
+    lacking = [
+        target
+        for target, capability in capabilities.items()
+        if value not in getattr(capability.load_balancing, choices)
+        or (
+            field == "mode"
+            and not all(capability.load_balancing.runs(value, models, speed) for speed in speeds or (None,))
+        )
+    ]
+    if lacking:
+        accepted = "; ".join(
+            f"{capability.label} {_accepted(capability.load_balancing, choices)}"
+            for capability in capabilities.values()
+        )
+        names = ", ".join(lacking)
+        platforms = [capabilities[target].load_balancing.platforms for target in lacking]
+        missing = sorted({model for runs in platforms for model in models - set(runs.get(value, models))})
+        where = f"not on {', '.join(missing)}; " if field == "mode" and missing else ""
+        return Problem(
+            ("load_balancing", field),
+            (
+                f"{value} is not something {names} can express here ({where}each target accepts: {accepted}); "
+                f"choose what every target accepts or drop {names} from targets"
+                + (_plane_hint(value, speeds, [capabilities[target].load_balancing for target in lacking]))
+            ),
+        )
+    return None
+
+
+def _spray_problem(hardware: Catalog) -> Problem:
+    """Spraying asked of a server whose NICs do not spray, naming the servers of ``hardware`` whose NICs do."""
+    spraying = ", ".join(
+        name
+        for name, server in hardware.servers.items()
+        if "spray" in (server.nic_modes or (hardware.nics[server.nic].modes if server.nic in hardware.nics else ()))
+    )
+    return Problem(
+        ("load_balancing", "mode"),
+        (
+            "spray needs NICs that spray each connection's packets over many paths, and this server's do "
+            f"not (catalog nics.<nic>.modes); choose a server whose NICs spray ({spraying or 'none'}) or "
+            "pick such a NIC with compute.nic, state nic_modes: [spray] for yours in a site catalog, or use "
+            "another mode"
+        ),
+    )
 
 
 def _plane_hint(mode: str, speeds: tuple[int, ...], lacking: list[Balancing]) -> str:

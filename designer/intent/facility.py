@@ -101,6 +101,15 @@ def facility_problems(
     its rack units; without the ``link_speed`` only the reaches the intent gives are compared; ``needs`` is what
     a rack-scale system or a liquid-cooled server asks of its racks."""
     facility = _values(doc, hardware, needs)
+    problems: list[Problem] = []
+    problems.extend(_power_problems(doc, facility, needs))
+    problems.extend(_media_problems(doc, facility, link_speed, hardware))
+    problems.extend(_rack_unit_problems(facility, equipment))
+    return problems
+
+
+def _power_problems(doc: FacilityDoc, facility: dict[str, Any], needs: FacilityNeeds) -> list[Problem]:
+    """The racks' power and cooling against what the equipment ``needs`` and what air cooling carries."""
     problems = []
     if needs.rack_power_kw is not None and facility["rack_power_kw"] < needs.rack_power_kw:
         problems.append(
@@ -134,6 +143,14 @@ def facility_problems(
                 ),
             )
         )
+    return problems
+
+
+def _media_problems(
+    doc: FacilityDoc, facility: dict[str, Any], link_speed: int | None, hardware: Catalog
+) -> list[Problem]:
+    """The media's reaches (each further than the one before it) and optics without an optical medium."""
+    problems = []
     reach = [(name, _reach(doc, name, link_speed, hardware)) for name in hardware.media]
     known = [(name, metres) for name, metres in reach if metres is not None]
     for (shorter, short_reach), (name, longer_reach) in pairwise(known):
@@ -155,6 +172,12 @@ def facility_problems(
                 "copper; use media: copper, or add an optical medium to a site catalog",
             )
         )
+    return problems
+
+
+def _rack_unit_problems(facility: dict[str, Any], equipment: dict[str, int]) -> list[Problem]:
+    """Each model of ``equipment`` that does not fit in a rack."""
+    problems = []
     for model, units in sorted(equipment.items()):
         if units > facility["rack_units"]:
             problems.append(

@@ -81,31 +81,43 @@ def resolve_hosts(
         else:
             names.append((tuple(placeholders), True))
     (nic_names, nic_placeholders), (rdma_devices, rdma_placeholders) = names
-    plane_nics: tuple[str, ...] = ()
-    if plane_pfs:
-        links = count * plane_pfs
-        if doc.plane_nics is not None and intact(("hosts", "plane_nics")) and nics is not None:
-            problems.extend(_list_problems("plane_nics", doc.plane_nics, links))
-            problems.extend(
-                Problem(
-                    ("hosts", "plane_nics", index),
-                    f"{given!r} is plane 0 of NIC port {index}, whose PF is the port's interface itself (PF0, holding "
-                    f"its address), {nic_names[index]!r} in nics; give {nic_names[index]!r}",
-                )
-                for index, given in enumerate(doc.plane_nics[: min(count, len(nic_names))])
-                if given != nic_names[index]
-            )
-        plane_nics = (
-            tuple(doc.plane_nics)
-            if doc.plane_nics is not None
-            else (*nic_names, *(f"nic{index % count}s{index // count}" for index in range(count, links)))
-        )
+    plane_nics = _plane_nics(doc, nic_names, nics, plane_pfs, intact, problems) if plane_pfs else ()
     return HostSpec(
         doc.format,
         nic_names,
         rdma_devices,
         nic_placeholders or rdma_placeholders or (plane_pfs > 0 and doc.plane_nics is None),
         plane_nics,
+    )
+
+
+def _plane_nics(
+    doc: HostsDoc,
+    nic_names: tuple[str, ...],
+    nics: int | None,
+    plane_pfs: int,
+    intact: Callable[..., bool],
+    problems: list[Problem],
+) -> tuple[str, ...]:
+    """The names of the ``plane_pfs`` plane PFs behind each of the ``nics`` NIC ports (hwplb; None: not known),
+    with a problem for each the intent names wrong."""
+    count = nics or 0
+    links = count * plane_pfs
+    if doc.plane_nics is not None and intact(("hosts", "plane_nics")) and nics is not None:
+        problems.extend(_list_problems("plane_nics", doc.plane_nics, links))
+        problems.extend(
+            Problem(
+                ("hosts", "plane_nics", index),
+                f"{given!r} is plane 0 of NIC port {index}, whose PF is the port's interface itself (PF0, holding "
+                f"its address), {nic_names[index]!r} in nics; give {nic_names[index]!r}",
+            )
+            for index, given in enumerate(doc.plane_nics[: min(count, len(nic_names))])
+            if given != nic_names[index]
+        )
+    return (
+        tuple(doc.plane_nics)
+        if doc.plane_nics is not None
+        else (*nic_names, *(f"nic{index % count}s{index // count}" for index in range(count, links)))
     )
 
 

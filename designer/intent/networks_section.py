@@ -224,6 +224,17 @@ def _data_network(
     leaves = doc.leaves_per_rack or (1 if doc.dual_homing == "none" else 2)
     if not sound("dual_homing", "leaves_per_rack"):
         return None
+    problems.extend(_layout_problems(path, doc, leaves, sound))
+    if leaf is None or spine is None:
+        return None
+    problems.extend(_hardware_problems(path, doc, leaf, spine, sound, cannot_run))
+    return _data_network_spec(name, doc, leaves, leaf, spine)
+
+
+def _layout_problems(path: Path, doc: DataNetworkDoc, leaves: int, sound: Callable[..., bool]) -> list[Problem]:
+    """The problems of the network's dual homing, its leaves per rack, its servers' NIC ports over them and its
+    leaves' first ASN."""
+    problems = []
     if doc.dual_homing in REFUSED_DUAL_HOMING:
         problems.append(
             Problem(
@@ -255,8 +266,20 @@ def _data_network(
                 "(4-byte)",
             )
         )
-    if leaf is None or spine is None:
-        return None
+    return problems
+
+
+def _hardware_problems(
+    path: Path,
+    doc: DataNetworkDoc,
+    leaf: SwitchSpec,
+    spine: SwitchSpec,
+    sound: Callable[..., bool],
+    cannot_run: CannotRun,
+) -> list[Problem]:
+    """The problems of the network's links on its switches: the speeds the leaves and the spine must run, a
+    frontend's core uplinks and its core."""
+    problems = []
     where = (*path, "leaf") if doc.leaf else path
     for speed, field, what in _speeds(doc):
         if sound(field[0]) and (why := cannot_run(leaf, speed)):
@@ -279,6 +302,13 @@ def _data_network(
                 "border_leaves and core_uplinks of 1 or more, or leave core out",
             )
         )
+    return problems
+
+
+def _data_network_spec(
+    name: str, doc: DataNetworkDoc, leaves: int, leaf: SwitchSpec, spine: SwitchSpec
+) -> DataNetworkSpec:
+    """The spec of the network ``name`` from its section, once its rules hold."""
     return DataNetworkSpec(
         name=name,
         nics_per_server=doc.nics_per_server,

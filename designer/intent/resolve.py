@@ -24,7 +24,7 @@ from netaddr import IPNetwork
 from pydantic import BaseModel, ValidationError
 from pydantic.fields import FieldInfo
 
-from designer.catalog import Catalog, ServerModel, SystemModel
+from designer.catalog import Catalog, NicModel, ServerModel, SystemModel
 from designer.errors import InputError, Path, Problem, Source
 from designer.intent.configs import (
     QosSpec,
@@ -336,7 +336,6 @@ def _validated(
         except ValidationError as error:
             items = error.errors()
         before, known = (len(broken), data), frozenset(broken)
-        cuts = []
         for item in items:
             loc = tuple(item["loc"])
             extra = item["type"] == "extra_forbidden"
@@ -346,18 +345,28 @@ def _validated(
                     problems.append(_pydantic_problem(item))
                 elif unknown == MAX_UNKNOWN_KEYS + 1:
                     first_unshown = loc
-            cut = loc if extra else _field_path(loc)
-            if cut is not None:
-                cuts.append(cut)
-                if not extra:
-                    broken.add(cut)
-        data = _without(data, cuts)
+        data = _without(data, _cuts(items, broken))
         if (len(broken), data) == before:
             break
     if unknown > MAX_UNKNOWN_KEYS:
         more = unknown - MAX_UNKNOWN_KEYS
         problems.append(Problem(first_unshown, f"unknown, and {more - 1:,} more unknown keys after it, not shown"))
     return doc
+
+
+def _cuts(items: list[Any], broken: set[Path]) -> list[Path]:
+    """What to leave out of the data for pydantic's errors ``items``: each field in error (added to ``broken``) and
+    each unknown key."""
+    cuts = []
+    for item in items:
+        loc = tuple(item["loc"])
+        extra = item["type"] == "extra_forbidden"
+        cut = loc if extra else _field_path(loc)
+        if cut is not None:
+            cuts.append(cut)
+            if not extra:
+                broken.add(cut)
+    return cuts
 
 
 def _intact(broken: frozenset[Path] | set[Path], *paths: Path) -> bool:
@@ -403,6 +412,19 @@ def _without(data: Any, paths: Iterable[Path], prefix: Path = ()) -> Any:
     return kept
 
 
+@dataclass(frozen=True)
+class _Sized:
+    """The compute and fabric sections resolved, what sizes the fabric: each part None where a field it needs is in
+    error or a rule fails (reported already)."""
+
+    system: SystemModel | None
+    server: ServerSpec | None
+    planes: int | None
+    switches: tuple[SwitchSpec, SwitchSpec, SwitchSpec] | None
+    servers: int | None
+    max_servers: int | None
+
+
 def _resolve(
     doc: IntentDoc,
     broken: frozenset[Path],
@@ -422,33 +444,58 @@ def _resolve(
         return None  # the site catalog's problems are reported; without it no model can be looked up
     hardware = catalogs.catalog
     sizing: list[Problem] = []
+    sized = _sized(doc, intact, sizing, hardware)
+    problems.extend(sizing)
+    problems.extend(_pool_overlaps(doc.addressing, intact))
+    problems.extend(_asn_start_problems(doc.routing))
+    if intact(("routing", "timers")):
+        problems.extend(routing_problems(doc.routing))
+    listed = _listed_targets(doc, intact, problems, hardware)
+    targets = list(per_switch(listed))  # the network OSes: what the Ethernet-only rules below read
+    problems.extend(_protocol_problems(doc, targets, intact, hardware))
+    sound = (  # the tiers' switches and link speeds, once the fabric sizes
+        (sized.switches, tier_speeds(sized.server.nic_speed, *sized.switches[:2]))
+        if sized.server and sized.switches and not sizing
+        else None
+    )
+    if sound and intact(("target_options",), ("fabric",)):
+        problems.extend(_sku_problems(doc.target_options, *sound))
+    built = _built_tiers(doc.fabric, *sound) if sound else {}
+    lab = resolve_lab(doc.lab, targets, built, hardware, problems) if intact(("lab",)) else None
+    qos = _qos(doc, targets, intact, problems)
+    problems.extend(_balancing_problems(doc, sized, targets, intact, hardware))
+    needs = _facility_needs(sized.system, hardware.servers.get(doc.compute.server or "") if not sized.system else None)
+    if intact(("facility",)):
+        nic_speed = sized.server.nic_speed if sized.server else None
+        problems.extend(facility_problems(doc.facility, nic_speed, _equipment(doc, sized, intact), hardware, needs))
+    networks = _networks(doc, sized, targets, intact, problems, hardware)
+    hosts = _hosts(doc, sized.server, intact, problems, hardware)
+    workloads = _workloads(doc, sized, intact, problems)
+    if sizing or not intact(("fabric", "tiers")):
+        return None
+    return _intent(doc, sized, listed, qos, lab, hosts, networks, workloads, needs, source, sha256, text, catalogs)
+
+
+def _sized(doc: IntentDoc, intact: Callable[..., bool], problems: list[Problem], hardware: Catalog) -> _Sized:
+    """The compute and fabric sections resolved, with the problems of sizing the fabric from them recorded."""
     system = hardware.systems.get(doc.compute.system) if doc.compute.system and intact(("compute", "system")) else None
-    if system:
-        server: ServerSpec | None = _tray(doc.compute, system, sizing, hardware)
-    elif intact(("compute", "system")):
-        server = _server(doc.compute, intact, sizing, hardware)
-    else:
-        server = None  # an unknown system is reported; no server fields stand in for it
-    if server and intact(("compute", "nic")):
-        server = _with_nic(doc.compute, server, system, sizing, hardware)
     asked = _multiplane_asked(doc, hardware) if intact(("compute", "server"), ("fabric", "planes")) else None
-    if server and asked and intact(("compute", "nic"), ("compute", "multiplane")):
-        server = _with_multiplane(doc, asked, server, system, sizing, hardware)
+    server = _compute_server(doc, system, asked, intact, problems, hardware)
     planes = _planes(doc, intact, hardware)
-    switches = _switches(doc.fabric, intact, sizing, hardware)
+    switches = _switches(doc.fabric, intact, problems, hardware)
     servers = (
-        (_system_count(doc.compute, system, sizing) if system else _server_count(doc.compute, server, sizing))
+        (_system_count(doc.compute, system, problems) if system else _server_count(doc.compute, server, problems))
         if server and intact(("compute", "servers"), ("compute", "gpus"), ("compute", "systems"))
         else None
     )
     max_servers = (
-        (_system_envelope(doc, system, servers, sizing) if system else _envelope(doc, server, servers, sizing))
+        (_system_envelope(doc, system, servers, problems) if system else _envelope(doc, server, servers, problems))
         if server and servers is not None and intact(("growth",))
         else servers
     )
     if server and planes and server.nics % planes and not asked:  # multiplane: its own rule
         where = ("fabric", "planes") if doc.fabric.planes else ("compute", "nics_per_server")
-        sizing.append(
+        problems.append(
             Problem(
                 where,
                 f"{server.nics} NIC ports per server cannot split evenly into {planes} "
@@ -456,103 +503,184 @@ def _resolve(
             )
         )
     if server and switches:
-        given = {
-            "leaf": True,
-            "spine": doc.fabric.spine is not None,
-            "super_spine": doc.fabric.super_spine is not None and doc.fabric.tiers != 2,
-        }
-        speeds = tier_speeds(server.nic_speed, switches[0], switches[1])
-        for tier, spec, down in zip(TIERS, switches, speeds, strict=True):
-            if given[tier] and down == server.nic_speed:  # an inherited tier repeats the problems of the one it copies
-                sizing.extend(_speed_problems(tier, spec, server.nic_speed))
-        sizing.extend(_uplink_problems(doc.fabric, switches, speeds))
-        ups = (speeds[1], speeds[2], speeds[2])
-        for tier, spec, down, up in zip(TIERS, switches, speeds, ups, strict=True):
-            if given[tier] and intact(("fabric", tier)):
-                sizing.extend(
-                    link_speed_problems(tier, spec.model, (down, up) if tier != "super_spine" else (down,), hardware)
-                )
-    problems.extend(sizing)
-    problems.extend(_pool_overlaps(doc.addressing, intact))
-    problems.extend(_asn_start_problems(doc.routing))
-    if intact(("routing", "timers")):
-        problems.extend(routing_problems(doc.routing))
+        problems.extend(_tier_speed_problems(doc.fabric, server, switches, intact, hardware))
+    return _Sized(system, server, planes, switches, servers, max_servers)
+
+
+def _compute_server(
+    doc: IntentDoc,
+    system: SystemModel | None,
+    asked: MultiplaneDoc | None,
+    intact: Callable[..., bool],
+    problems: list[Problem],
+    hardware: Catalog,
+) -> ServerSpec | None:
+    """The server of ``compute``: a system's compute tray or a server, with its NIC and its ports' planes; None
+    (quietly) when a field it needs is in error."""
+    if system:
+        server: ServerSpec | None = _tray(doc.compute, system, problems, hardware)
+    elif intact(("compute", "system")):
+        server = _server(doc.compute, intact, problems, hardware)
+    else:
+        server = None  # an unknown system is reported; no server fields stand in for it
+    if server and intact(("compute", "nic")):
+        server = _with_nic(doc.compute, server, system, problems, hardware)
+    if server and asked and intact(("compute", "nic"), ("compute", "multiplane")):
+        server = _with_multiplane(doc, asked, server, system, problems, hardware)
+    return server
+
+
+def _tier_speed_problems(
+    fabric: FabricDoc,
+    server: ServerSpec,
+    switches: tuple[SwitchSpec, SwitchSpec, SwitchSpec],
+    intact: Callable[..., bool],
+    hardware: Catalog,
+) -> list[Problem]:
+    """The link speeds of the tiers: what each tier given in the intent runs from the servers' NIC speed up, and
+    its uplinks."""
+    problems = []
+    given = {
+        "leaf": True,
+        "spine": fabric.spine is not None,
+        "super_spine": fabric.super_spine is not None and fabric.tiers != 2,
+    }
+    speeds = tier_speeds(server.nic_speed, switches[0], switches[1])
+    for tier, spec, down in zip(TIERS, switches, speeds, strict=True):
+        if given[tier] and down == server.nic_speed:  # an inherited tier repeats the problems of the one it copies
+            problems.extend(_speed_problems(tier, spec, server.nic_speed))
+    problems.extend(_uplink_problems(fabric, switches, speeds))
+    ups = (speeds[1], speeds[2], speeds[2])
+    for tier, spec, down, up in zip(TIERS, switches, speeds, ups, strict=True):
+        if given[tier] and intact(("fabric", tier)):
+            problems.extend(
+                link_speed_problems(tier, spec.model, (down, up) if tier != "super_spine" else (down,), hardware)
+            )
+    return problems
+
+
+def _listed_targets(
+    doc: IntentDoc, intact: Callable[..., bool], problems: list[Problem], hardware: Catalog
+) -> list[str]:
+    """The targets the intent lists (or their default), with the problems of the targets, the fabric's technology
+    and its chassis' naming recorded."""
     listed = default_targets(doc) if intact(("targets",)) else []
     problems.extend(target_problems(listed))
     if intact(("fabric", "technology")):
         problems.extend(technology_problems(doc, listed, hardware, intact))
     problems.extend(chassis_naming_problems(doc, listed, hardware, intact))
-    targets = list(per_switch(listed))  # the network OSes: what the Ethernet-only rules below read
+    return listed
+
+
+def _protocol_problems(
+    doc: IntentDoc, targets: list[str], intact: Callable[..., bool], hardware: Catalog
+) -> list[Problem]:
+    """The problems of BFD and of the underlay on the network OSes ``targets``."""
+    problems = []
     if intact(("routing", "bfd"), ("target_options",)):
         releases = {name: options.release for name, options in doc.target_options if hasattr(options, "release")}
         problems.extend(bfd_problems(doc.routing, targets, releases))
     if intact(("routing", "underlay"), ("addressing", "fabric_p2p")):
         problems.extend(underlay_problems(doc.routing, doc.addressing, targets, hardware))
-    if server and switches and not sizing and intact(("target_options",), ("fabric",)):
-        speeds = tier_speeds(server.nic_speed, switches[0], switches[1])
-        ups = (speeds[1], speeds[2], speeds[2])
-        problems.extend(
-            sku_problems(
-                doc.target_options.sonic.hwsku,
-                {
-                    tier: (spec.model, spec.ports, spec.breakout(down), down)
-                    for tier, spec, down, up in zip(TIERS, switches, speeds, ups, strict=True)
-                    if up == down  # no SKU runs ports broken out two ways
-                },
-            )
-        )
-    built: dict[str, tuple[str, tuple[int, ...]]] = {}  # each tier's model and breakouts, down and up
-    if server and switches and not sizing:
-        speeds = tier_speeds(server.nic_speed, switches[0], switches[1])
-        for index, tier in enumerate(TIERS[: 3 if doc.fabric.tiers == 3 else 2]):  # with tiers auto, maybe none
-            spec = switches[index]
-            built[tier] = (spec.model, tuple(spec.breakout(speed) for speed in speeds[index : index + 2]))
-    lab = resolve_lab(doc.lab, targets, built, hardware, problems) if intact(("lab",)) else None
+    return problems
+
+
+def _sku_problems(
+    options: TargetOptionsDoc, switches: tuple[SwitchSpec, SwitchSpec, SwitchSpec], speeds: tuple[int, int, int]
+) -> list[Problem]:
+    """The problems of the SONiC hardware SKUs given for the tiers whose ports run one speed."""
+    ups = (speeds[1], speeds[2], speeds[2])
+    return sku_problems(
+        options.sonic.hwsku,
+        {
+            tier: (spec.model, spec.ports, spec.breakout(down), down)
+            for tier, spec, down, up in zip(TIERS, switches, speeds, ups, strict=True)
+            if up == down  # no SKU runs ports broken out two ways
+        },
+    )
+
+
+def _built_tiers(
+    fabric: FabricDoc, switches: tuple[SwitchSpec, SwitchSpec, SwitchSpec], speeds: tuple[int, int, int]
+) -> dict[str, tuple[str, tuple[int, ...]]]:
+    """Each tier's model and breakouts, down and up, of the tiers the intent builds (with tiers auto, maybe none)."""
+    return {
+        tier: (switches[index].model, tuple(switches[index].breakout(speed) for speed in speeds[index : index + 2]))
+        for index, tier in enumerate(TIERS[: 3 if fabric.tiers == 3 else 2])
+    }
+
+
+def _qos(doc: IntentDoc, targets: list[str], intact: Callable[..., bool], problems: list[Problem]) -> QosSpec:
+    """The QoS section resolved, its problems recorded where it was read as written."""
     qos_problems: list[Problem] = []
     qos = resolve_qos(doc.qos, targets, qos_problems)
     if intact(("qos",)):
         problems.extend(qos_problems)
-    if switches:
-        problems.extend(
-            balancing_problems(
-                doc.load_balancing,
-                targets,
-                {spec.model for spec in switches},
-                tier_speeds(server.nic_speed, *switches[:2]) if server else (),
-                hardware,
-                tuple(field for field in ("mode", "hash", "seeds") if intact(("load_balancing", field))),
-                server.nic_modes if server else None,
-            )
-        )
+    return qos
+
+
+def _balancing_problems(
+    doc: IntentDoc, sized: _Sized, targets: list[str], intact: Callable[..., bool], hardware: Catalog
+) -> list[Problem]:
+    """The problems of the load-balancing section on the fabric's switches (none without them)."""
+    if not sized.switches:
+        return []
+    server = sized.server
+    return balancing_problems(
+        doc.load_balancing,
+        targets,
+        {spec.model for spec in sized.switches},
+        tier_speeds(server.nic_speed, *sized.switches[:2]) if server else (),
+        hardware,
+        tuple(field for field in ("mode", "hash", "seeds") if intact(("load_balancing", field))),
+        server.nic_modes if server else None,
+    )
+
+
+def _equipment(doc: IntentDoc, sized: _Sized, intact: Callable[..., bool]) -> dict[str, int]:
+    """The rack units of each model the racks hold (the server or system, the switches), as far as they are known."""
     equipment = {}
-    if server and intact(("compute", "server"), ("compute", "server_rack_units")):
-        equipment[server.model] = server.rack_units
-    if system:
-        equipment[system.name] = system.rack_units()
-    for tier, spec in zip(TIERS, switches or (), strict=False):
+    if sized.server and intact(("compute", "server"), ("compute", "server_rack_units")):
+        equipment[sized.server.model] = sized.server.rack_units
+    if sized.system:
+        equipment[sized.system.name] = sized.system.rack_units()
+    for tier, spec in zip(TIERS, sized.switches or (), strict=False):
         if intact(("fabric", tier)):
             equipment[spec.model] = spec.rack_units
-    needs = _facility_needs(system, hardware.servers.get(doc.compute.server or "") if not system else None)
-    if intact(("facility",)):
-        problems.extend(
-            facility_problems(doc.facility, server.nic_speed if server else None, equipment, hardware, needs)
-        )
-    networks = resolve_networks(
+    return equipment
+
+
+def _networks(
+    doc: IntentDoc,
+    sized: _Sized,
+    targets: list[str],
+    intact: Callable[..., bool],
+    problems: list[Problem],
+    hardware: Catalog,
+) -> Networks | None:
+    """The networks beside the backend and the management side, resolved (:func:`resolve_networks`)."""
+    return resolve_networks(
         doc.networks,
         doc.management,
         doc.addressing,
         targets,
-        switches[0] if switches else None,
+        sized.switches[0] if sized.switches else None,
         lambda section, path: _switch(section, path, intact, problems, hardware),
         _cannot_run,
         intact,
         problems,
         hardware,
-        system,
+        sized.system,
     )
+
+
+def _hosts(
+    doc: IntentDoc, server: ServerSpec | None, intact: Callable[..., bool], problems: list[Problem], hardware: Catalog
+) -> HostSpec:
+    """The hosts section resolved for the server's backend NICs."""
     model = hardware.servers.get(doc.compute.server or "") if intact(("compute", "server")) else None
     nic = hardware.nics.get(server.nic or "") if server else None
-    hosts = resolve_hosts(
+    return resolve_hosts(
         doc.hosts,
         model if model and (nic is None or model.nic == nic.name) else None,  # its names are its own NIC's
         host_interfaces(server) if server else None,
@@ -562,7 +690,14 @@ def _resolve(
         server.multiplane.planes if server and server.multiplane and server.multiplane.mode == "swplb" else 1,
         server.multiplane.planes if server and server.multiplane and server.multiplane.mode == "hwplb" else 0,
     )
-    domain = system.trays if system else 1
+
+
+def _workloads(
+    doc: IntentDoc, sized: _Sized, intact: Callable[..., bool], problems: list[Problem]
+) -> tuple[Workload, ...]:
+    """The workloads resolved on the cluster's GPUs and NVLink domains; none when its size is not known."""
+    server, servers = sized.server, sized.servers
+    domain = sized.system.trays if sized.system else 1
     workloads = (
         resolve_workloads(doc.workloads, servers * server.gpus, server.gpus * domain, server.nics * domain, problems)
         if server and servers is not None and intact(("workloads",))
@@ -577,14 +712,27 @@ def _resolve(
                 "or name a catalog server model",
             )
         )
-    if (
-        server is None
-        or switches is None
-        or servers is None
-        or planes is None
-        or sizing
-        or not intact(("fabric", "tiers"))
-    ):
+    return workloads
+
+
+def _intent(
+    doc: IntentDoc,
+    sized: _Sized,
+    listed: list[str],
+    qos: QosSpec,
+    lab: LabSpec | None,
+    hosts: HostSpec,
+    networks: Networks | None,
+    workloads: tuple[Workload, ...],
+    needs: FacilityNeeds,
+    source: Source,
+    sha256: str,
+    text: str,
+    catalogs: SiteCatalogs,
+) -> Intent | None:
+    """The intent from its resolved sections; None when the compute and fabric sections do not size a fabric."""
+    server, switches, servers, planes = sized.server, sized.switches, sized.servers, sized.planes
+    if server is None or switches is None or servers is None or planes is None:
         return None
     return Intent(
         name=doc.name,
@@ -598,7 +746,7 @@ def _resolve(
         super_spine=switches[2],
         addressing=doc.addressing,
         routing=doc.routing,
-        targets=tuple(targets),
+        targets=tuple(per_switch(listed)),
         technology=doc.fabric.technology,
         subnet_managers=per_fabric(listed),
         target_options=doc.target_options,
@@ -607,7 +755,7 @@ def _resolve(
         facility=resolve_facility(
             doc.facility,
             (*tier_speeds(server.nic_speed, *switches[:2]), *(networks or Networks()).speeds),
-            hardware,
+            catalogs.catalog,
             needs,
         ),
         checks=doc.checks,
@@ -617,10 +765,10 @@ def _resolve(
         source=source,
         sha256=sha256,
         text=text,
-        max_servers=max_servers or servers,
+        max_servers=sized.max_servers or servers,
         workloads=workloads,
         catalogs=catalogs,
-        system=system,
+        system=sized.system,
         networks=networks or Networks(),
     )
 
@@ -835,50 +983,7 @@ def _with_multiplane(
             )
         )
         return server
-    counts = [count for count in nic.planes if count > 1]
-    if system and system.multiplane:
-        counts = [count for count in counts if count in system.multiplane]
-    model = hardware.servers.get(doc.compute.server or "")
-    where = f" in a {system.name}" if system else ""
-    if model and model.planes > 1 and model.multiplane == 1:
-        problems.append(
-            Problem(
-                field,
-                f"{model.name}'s {model.nics} NIC ports already serve {model.planes} planes (its catalog entry counts "
-                "one port per plane); remove compute.multiplane, or use fabric.planes",
-            )
-        )
-    elif not counts:
-        problems.append(
-            Problem(
-                field,
-                f"{nic.name} ({nic.label}) serves one plane per port{where}; multiplane needs a NIC whose ports "
-                "serve several (nvidia-cx8: 2 planes of 400G, or 4 of 200G on B300); remove compute.multiplane",
-            )
-        )
-    elif asked.planes not in counts:
-        problems.append(
-            Problem(
-                (*field, "planes"),
-                f"{nic.name} ({nic.label}) ports{where} cannot serve {asked.planes} planes; valid: "
-                f"{' or '.join(map(str, counts))}",
-            )
-        )
-    elif asked.mode not in nic.plane_modes:
-        problems.append(
-            Problem(
-                (*field, "mode"),
-                f"{nic.name} has no {asked.mode} multiplane mode; valid: {', '.join(nic.plane_modes) or 'none'}",
-            )
-        )
-    elif server.nic_speed % asked.planes or server.nic_speed // asked.planes not in SPEEDS:
-        problems.append(
-            Problem(
-                (*field, "planes"),
-                f"{server.nic_speed}G ports do not split into {asked.planes} planes of a link speed; valid speeds: "
-                f"{', '.join(f'{speed}G' for speed in SPEEDS)}",
-            )
-        )
+    problems.extend(_multiplane_nic_problems(doc, asked, server, system, nic, hardware))
     if doc.fabric.technology != "ethernet":
         problems.append(
             Problem(
@@ -903,6 +1008,63 @@ def _with_multiplane(
         nic_speed=server.nic_speed // asked.planes,
         multiplane=Multiplane(asked.planes, asked.mode, server.nic_speed),
     )
+
+
+def _multiplane_nic_problems(
+    doc: IntentDoc,
+    asked: MultiplaneDoc,
+    server: ServerSpec,
+    system: SystemModel | None,
+    nic: NicModel,
+    hardware: Catalog,
+) -> list[Problem]:
+    """Why the ports of ``nic`` (in ``system``) cannot serve the planes ``asked``, if they cannot."""
+    field = ("compute", "multiplane")
+    counts = [count for count in nic.planes if count > 1]
+    if system and system.multiplane:
+        counts = [count for count in counts if count in system.multiplane]
+    model = hardware.servers.get(doc.compute.server or "")
+    where = f" in a {system.name}" if system else ""
+    if model and model.planes > 1 and model.multiplane == 1:
+        return [
+            Problem(
+                field,
+                f"{model.name}'s {model.nics} NIC ports already serve {model.planes} planes (its catalog entry counts "
+                "one port per plane); remove compute.multiplane, or use fabric.planes",
+            )
+        ]
+    if not counts:
+        return [
+            Problem(
+                field,
+                f"{nic.name} ({nic.label}) serves one plane per port{where}; multiplane needs a NIC whose ports "
+                "serve several (nvidia-cx8: 2 planes of 400G, or 4 of 200G on B300); remove compute.multiplane",
+            )
+        ]
+    if asked.planes not in counts:
+        return [
+            Problem(
+                (*field, "planes"),
+                f"{nic.name} ({nic.label}) ports{where} cannot serve {asked.planes} planes; valid: "
+                f"{' or '.join(map(str, counts))}",
+            )
+        ]
+    if asked.mode not in nic.plane_modes:
+        return [
+            Problem(
+                (*field, "mode"),
+                f"{nic.name} has no {asked.mode} multiplane mode; valid: {', '.join(nic.plane_modes) or 'none'}",
+            )
+        ]
+    if server.nic_speed % asked.planes or server.nic_speed // asked.planes not in SPEEDS:
+        return [
+            Problem(
+                (*field, "planes"),
+                f"{server.nic_speed}G ports do not split into {asked.planes} planes of a link speed; valid speeds: "
+                f"{', '.join(f'{speed}G' for speed in SPEEDS)}",
+            )
+        ]
+    return []
 
 
 def _multiplane_asked(doc: IntentDoc, hardware: Catalog) -> MultiplaneDoc | None:
@@ -1118,16 +1280,7 @@ def _uplink_problems(
     ``MAX_BREAKOUT`` and ``MAX_RADIX``, and a tier whose uplinks run another speed than its downlinks splits its
     physical ports in half, so it needs an even count of them to stay 1:1 in bandwidth (at one speed the logical
     ports split, as they always have). The top tier has no uplinks."""
-    problems = []
-    tops = [("super_spine", "super-spines are the top tier")]
-    if fabric.tiers == 2:
-        tops.append(("spine", "with tiers: 2 the spines are the top tier"))
-    for tier, why in tops:
-        switch = getattr(fabric, tier)
-        if switch is not None and switch.uplink_speed is not None:
-            problems.append(
-                Problem(("fabric", tier, "uplink_speed"), f"{why} and have no uplinks; remove uplink_speed there")
-            )
+    problems = _top_uplink_problems(fabric)
     leaf, spine, super_spine = switches
     downs = {"leaf": speeds[0], "spine": speeds[1]}
     spine_own = fabric.spine is not None and fabric.spine.uplink_speed not in (None, speeds[1])
@@ -1171,6 +1324,21 @@ def _uplink_problems(
                         "downlink speed) or a switch with an even number of ports",
                     )
                 )
+    return problems
+
+
+def _top_uplink_problems(fabric: FabricDoc) -> list[Problem]:
+    """An ``uplink_speed`` given to the top tier, which has no uplinks."""
+    problems = []
+    tops = [("super_spine", "super-spines are the top tier")]
+    if fabric.tiers == 2:
+        tops.append(("spine", "with tiers: 2 the spines are the top tier"))
+    for tier, why in tops:
+        switch = getattr(fabric, tier)
+        if switch is not None and switch.uplink_speed is not None:
+            problems.append(
+                Problem(("fabric", tier, "uplink_speed"), f"{why} and have no uplinks; remove uplink_speed there")
+            )
     return problems
 
 

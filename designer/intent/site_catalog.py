@@ -548,6 +548,22 @@ def _incomplete(merged: dict[str, Any], overlay: dict[str, Any], shipped: dict[s
     """What is wrong with the site entries once laid over the shipped ones: new entries that leave out a field, a
     new medium's reach without a default, a target's dynamic models that are no catalog switch, port names of an
     OS whose names are fixed."""
+    problems = _missing_fields(merged, overlay, shipped) + _unknown_nics(merged, overlay)
+    for name in sorted(overlay.get("systems", {})):
+        problems += _layout_problems(name, merged["systems"][name])
+    for name in sorted(overlay.get("switches", {})):
+        problems += _switch_problems(f"switches.{name}", merged["switches"][name])
+    for section, count in (("servers", "nics"), ("systems", "tray_nics")):
+        for name in sorted(overlay.get(section, {})):
+            problems += _cage_problems(f"{section}.{name}", merged[section][name], count)
+    problems += _naming_problems(merged, overlay)
+    problems += _reach_problems(merged, overlay)
+    problems += _target_problems(merged, overlay)
+    return problems
+
+
+def _missing_fields(merged: dict[str, Any], overlay: dict[str, Any], shipped: dict[str, Any]) -> list[str]:
+    """The fields a new entry of the site catalog leaves out (an entry that overrides a shipped one may)."""
     problems = []
     for section, fields in REQUIRED.items():
         for name in sorted(overlay.get(section, {})):
@@ -566,6 +582,12 @@ def _incomplete(merged: dict[str, Any], overlay: dict[str, Any], shipped: dict[s
                     f"{section}.{name}: a new {kind} needs {', '.join(missing)} in a site catalog (only "
                     "an entry that overrides a shipped one may leave fields out)"
                 )
+    return problems
+
+
+def _unknown_nics(merged: dict[str, Any], overlay: dict[str, Any]) -> list[str]:
+    """The NICs a site server or system names that are no NIC of the catalog."""
+    problems = []
     for section in ("servers", "systems"):
         for name, entry in sorted(overlay.get(section, {}).items()):
             named = [entry.get("nic"), entry.get("north_south_nic"), *entry.get("nic_options", ())]
@@ -575,13 +597,12 @@ def _incomplete(merged: dict[str, Any], overlay: dict[str, Any], shipped: dict[s
                     f"{section}.{name}: {', '.join(unknown)} {'is' if len(unknown) == 1 else 'are'} not a NIC of the "
                     f"catalog; known: {', '.join(sorted(merged['nics']))}"
                 )
-    for name in sorted(overlay.get("systems", {})):
-        problems += _layout_problems(name, merged["systems"][name])
-    for name in sorted(overlay.get("switches", {})):
-        problems += _switch_problems(f"switches.{name}", merged["switches"][name])
-    for section, count in (("servers", "nics"), ("systems", "tray_nics")):
-        for name in sorted(overlay.get(section, {})):
-            problems += _cage_problems(f"{section}.{name}", merged[section][name], count)
+    return problems
+
+
+def _naming_problems(merged: dict[str, Any], overlay: dict[str, Any]) -> list[str]:
+    """What is wrong with a site server's lists of its NIC ports' names."""
+    problems = []
     for name, entry in sorted(overlay.get("servers", {}).items()):
         for field, rule in (("nic_names", "nics"), ("rdma_devices", "rdma_devices")):
             if field in entry and isinstance(merged["servers"][name].get("nics"), int):
@@ -589,12 +610,24 @@ def _incomplete(merged: dict[str, Any], overlay: dict[str, Any], shipped: dict[s
                     f"servers.{name}.{field}{'' if index is None else f'[{index}]'}: {message}"
                     for index, message in naming_problems(rule, entry[field], merged["servers"][name]["nics"])
                 ]
+    return problems
+
+
+def _reach_problems(merged: dict[str, Any], overlay: dict[str, Any]) -> list[str]:
+    """A site medium's reaches without a default."""
+    problems = []
     for name, entry in sorted(overlay.get("media", {}).items()):
         if "reach_m" in entry and "default" not in merged["media"][name]["reach_m"]:
             problems.append(
                 f"media.{name}.reach_m: needs a default reach for the speeds it does not list, e.g. "
                 "{default: 30, 800: 20}"
             )
+    return problems
+
+
+def _target_problems(merged: dict[str, Any], overlay: dict[str, Any]) -> list[str]:
+    """Port names given for an OS whose names are fixed, and dynamic-balancing platforms that are no catalog switch."""
+    problems = []
     for target, entry in sorted(overlay.get("targets", {}).items()):
         if "port_names" in entry and TARGETS[target].fixed_port_names:
             problems.append(

@@ -20,7 +20,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from designer.errors import Problem
+from designer.errors import Path, Problem
 from designer.intent.schema import WorkloadDoc
 
 MAX_WORKLOADS = 16
@@ -95,55 +95,72 @@ def resolve_workloads(
             )
         seen.add(doc.name)
         gpus = fabric_gpus if doc.gpus is None else doc.gpus
-        if gpus > fabric_gpus:
-            problems.append(
-                Problem(
-                    (*where, "gpus"),
-                    f"{gpus:,} GPUs are more than the fabric's {fabric_gpus:,}; use 2 to {fabric_gpus:,}",
-                )
-            )
-        elif gpus > per_server and gpus % per_server:
-            problems.append(
-                Problem(
-                    (*where, "gpus"),
-                    f"{gpus:,} GPUs do not fill whole NVLink domains of {per_server} (a server, or a rack-scale "
-                    f"system); use at most {per_server} or a multiple of {per_server}",
-                )
-            )
-        if (doc.bytes is None) == (doc.model is None):
-            problems.append(
-                Problem(
-                    where,
-                    "give exactly one of bytes (700GB, 1.5TB or a number of bytes) or model "
-                    "({parameters: 175e9, bytes_per_parameter: 4})",
-                )
-            )
-        if doc.algorithm == "tree" and doc.collective != "allreduce":
-            problems.append(
-                Problem(
-                    (*where, "algorithm"),
-                    f"NCCL runs {doc.collective} on rings only; use ring or auto (tree is for allreduce)",
-                )
-            )
-        size = doc.bytes or 0
-        if doc.model is not None and doc.bytes is None:
-            size = max(1, round(doc.model.parameters * doc.model.bytes_per_parameter))
-        workloads.append(
-            Workload(
-                name=doc.name,
-                gpus=gpus,
-                servers=max(1, gpus // per_server),
-                gpus_per_server=min(gpus, per_server),
-                placement=doc.placement,
-                collective=doc.collective,
-                bytes=size,
-                algorithm=doc.algorithm,
-                qps_per_connection=doc.qps_per_connection,
-                channels=doc.channels,
-                gpu_hour_usd=doc.gpu_hour_usd,
-                step_budget_s=doc.step_budget_s,
+        problems.extend(_workload_problems(where, doc, gpus, fabric_gpus, per_server))
+        workloads.append(_workload(doc, gpus, per_server))
+    problems.extend(_flow_problems(workloads, nics))
+    return tuple(workloads)
+
+
+def _workload_problems(where: Path, doc: WorkloadDoc, gpus: int, fabric_gpus: int, per_server: int) -> list[Problem]:
+    """The rules one workload of ``gpus`` GPUs breaks: its size on the fabric and in NVLink domains of
+    ``per_server`` GPUs, its data (bytes or a model) and its algorithm."""
+    problems = []
+    if gpus > fabric_gpus:
+        problems.append(
+            Problem(
+                (*where, "gpus"),
+                f"{gpus:,} GPUs are more than the fabric's {fabric_gpus:,}; use 2 to {fabric_gpus:,}",
             )
         )
+    elif gpus > per_server and gpus % per_server:
+        problems.append(
+            Problem(
+                (*where, "gpus"),
+                f"{gpus:,} GPUs do not fill whole NVLink domains of {per_server} (a server, or a rack-scale "
+                f"system); use at most {per_server} or a multiple of {per_server}",
+            )
+        )
+    if (doc.bytes is None) == (doc.model is None):
+        problems.append(
+            Problem(
+                where,
+                "give exactly one of bytes (700GB, 1.5TB or a number of bytes) or model "
+                "({parameters: 175e9, bytes_per_parameter: 4})",
+            )
+        )
+    if doc.algorithm == "tree" and doc.collective != "allreduce":
+        problems.append(
+            Problem(
+                (*where, "algorithm"),
+                f"NCCL runs {doc.collective} on rings only; use ring or auto (tree is for allreduce)",
+            )
+        )
+    return problems
+
+
+def _workload(doc: WorkloadDoc, gpus: int, per_server: int) -> Workload:
+    """One workload of ``gpus`` GPUs with its defaults filled, in NVLink domains of ``per_server`` GPUs."""
+    size = doc.bytes or 0
+    if doc.model is not None and doc.bytes is None:
+        size = max(1, round(doc.model.parameters * doc.model.bytes_per_parameter))
+    return Workload(
+        name=doc.name,
+        gpus=gpus,
+        servers=max(1, gpus // per_server),
+        gpus_per_server=min(gpus, per_server),
+        placement=doc.placement,
+        collective=doc.collective,
+        bytes=size,
+        algorithm=doc.algorithm,
+        qps_per_connection=doc.qps_per_connection,
+        channels=doc.channels,
+        gpu_hour_usd=doc.gpu_hour_usd,
+        step_budget_s=doc.step_budget_s,
+    )
+
+
+def _flow_problems(workloads: list[Workload], nics: int) -> list[Problem]:
+    """More flows in all than :data:`MAX_FLOWS`, with ``nics`` NIC ports per NVLink domain."""
     flows = {
         work.name: pattern_edges(work.collective, work.algorithm, work.servers)
         * nics
@@ -157,7 +174,7 @@ def resolve_workloads(
             if len(flows) <= MAX_WORKLOADS
             else ""
         )
-        problems.append(
+        return [
             Problem(
                 ("workloads",),
                 f"the workloads have {sum(flows.values()):,} flows in all{each}; an "
@@ -165,5 +182,5 @@ def resolve_workloads(
                 "channels x qps_per_connection): use fewer channels, QPs per "
                 "connection or GPUs, or split them over intents",
             )
-        )
-    return tuple(workloads)
+        ]
+    return []

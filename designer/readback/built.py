@@ -496,54 +496,57 @@ def _network_links(rows: list[Any], roles: dict[str, tuple[str, str]], backend: 
         if wrong:
             problems += wrong
             continue
-        network = row["network"]
+        network, core = row["network"], row["tier"] == CORE_TIER
         addresses = []
         for side in ("a", "z"):
-            name, port, address = row[side]
-            if network == "oob" and row["tier"] != "oob_uplink":
-                if not (TOKEN.fullmatch(name) and TOKEN.fullmatch(port)) or address is not None:
-                    problems.append(Problem((*path, side), f"{shown(row[side])} is not [device, port, null]"))
-                continue
-            if network == "oob":
-                if not (TOKEN.fullmatch(name) and TOKEN.fullmatch(port)) or (
-                    address is not None and _ipv4(address) is None
-                ):
-                    problems.append(
-                        Problem((*path, side), f"{shown(row[side])} is not [device, port, null or an IPv4 address]")
-                    )
-                addresses.append(_ipv4(address))
-                continue
-            if row["tier"] == CORE_TIER:
-                if not (TOKEN.fullmatch(name) and TOKEN.fullmatch(port)) or (
-                    address is not None and _ipv4(address) is None
-                ):
-                    problems.append(
-                        Problem((*path, side), f"{shown(row[side])} is not [device, port, null or an IPv4 address]")
-                    )
-                continue
-            addresses.append(_ipv4(address))
-            if addresses[-1] is None:
-                problems.append(Problem((*path, side, 2), _address(address)))
-            found = roles.get(name)
-            if found is None or found[0] != network:
-                if backend.get(name) != "server":  # a GPU server is in every network it has ports in
-                    problems.append(
-                        Problem((*path, side, 0), f"{shown(name)} is not a device of this design's {network}")
-                    )
-                    continue
-                found = (network, "server")
-            server = found[1] in ("server", "storage")
-            pattern = re.compile(f"{NETWORK_PREFIXES[network]}[0-9]{{1,3}}") if server else SWITCH_PORT
-            if not pattern.fullmatch(port):
-                wanted = f"{NETWORK_PREFIXES[network]}N" if server else "swpN or swpNsL"
-                problems.append(Problem((*path, side, 1), f"{shown(port)} is not a port name ({wanted})"))
-        if network != "oob" and row["tier"] != CORE_TIER:
+            wrong, address = _network_end(row, side, path, core, roles, backend)
+            problems += wrong
+            addresses.append(address)
+        if network != "oob" and not core:
             problems += _pair(row, path, *addresses)
         elif row["tier"] == "oob_uplink":
             problems += _oob_pair(row, path)
-        elif row["tier"] == CORE_TIER:
+        elif core:
             problems += _core_pair(row, path)
     return problems
+
+
+def _network_end(
+    row: dict[str, Any],
+    side: str,
+    path: tuple[str | int, ...],
+    core: bool,
+    roles: dict[str, tuple[str, str]],
+    backend: dict[str, str],
+) -> tuple[list[Problem], int | None]:
+    """The problems of one end (``side``) of a row of ``network_links`` (``core``: a core uplink), and its address
+    as an integer (None: none, or not one)."""
+    name, port, address = row[side]
+    network = row["network"]
+    if network == "oob" and row["tier"] != "oob_uplink":
+        if not (TOKEN.fullmatch(name) and TOKEN.fullmatch(port)) or address is not None:
+            return [Problem((*path, side), f"{shown(row[side])} is not [device, port, null]")], None
+        return [], None
+    if network == "oob" or core:
+        if not (TOKEN.fullmatch(name) and TOKEN.fullmatch(port)) or (address is not None and _ipv4(address) is None):
+            return [Problem((*path, side), f"{shown(row[side])} is not [device, port, null or an IPv4 address]")], None
+        return [], _ipv4(address)
+    number = _ipv4(address)
+    problems = [] if number is not None else [Problem((*path, side, 2), _address(address))]
+    found = roles.get(name)
+    if found is None or found[0] != network:
+        if backend.get(name) != "server":  # a GPU server is in every network it has ports in
+            return [
+                *problems,
+                Problem((*path, side, 0), f"{shown(name)} is not a device of this design's {network}"),
+            ], number
+        found = (network, "server")
+    server = found[1] in ("server", "storage")
+    pattern = re.compile(f"{NETWORK_PREFIXES[network]}[0-9]{{1,3}}") if server else SWITCH_PORT
+    if not pattern.fullmatch(port):
+        wanted = f"{NETWORK_PREFIXES[network]}N" if server else "swpN or swpNsL"
+        problems.append(Problem((*path, side, 1), f"{shown(port)} is not a port name ({wanted})"))
+    return problems, number
 
 
 def _oob_pair(row: dict[str, Any], path: tuple[str | int, ...]) -> list[Problem]:

@@ -537,6 +537,8 @@ class _Comparison:
         return (ids[link["a"][0]], link["a"][1]), (ids[link["z"][0]], link["z"][1])
 
     def _links_changed(self) -> list[Group]:
+        """The links that existed before and changed: re-patched or removed, readdressed or renumbered, of another
+        length or medium."""
         repatched: dict[str, list[str]] = defaultdict(list)
         removed: Counter[str] = Counter()
         readdressed: dict[tuple[str, int], list[str]] = defaultdict(list)
@@ -574,60 +576,7 @@ class _Comparison:
                 )
             if "medium" in link and new_link.get("medium") != link["medium"]:
                 media[tier, link["medium"], str(new_link.get("medium"))] += 1
-        groups = []
-        if repatched:
-            groups.append(
-                Group(
-                    "cables re-patched (a port now goes to another peer)",
-                    sum(len(items) for items in repatched.values()),
-                    tuple(
-                        f"{tier}: {len(items):,} cables, e.g. {items[0]}" for tier, items in sorted(repatched.items())
-                    ),
-                )
-            )
-        if removed:
-            groups.append(
-                Group(
-                    "links removed",
-                    sum(removed.values()),
-                    tuple(f"{tier}: {count:,}" for tier, count in sorted(removed.items())),
-                )
-            )
-        if readdressed:
-            ordered = sorted(readdressed.items(), key=lambda item: (-len(item[1]), item[0]))
-            lines = [
-                f"{tier} /31s shifted by {shift:+,} addresses: {len(items):,} links, e.g. {items[0]}"
-                for (tier, shift), items in ordered[:GROUPS]
-            ]
-            if len(ordered) > GROUPS:
-                rest = sum(len(items) for _, items in ordered[GROUPS:])
-                lines.append(f"and {len(ordered) - GROUPS:,} more shifts ({rest:,} links)")
-            groups.append(Group("links readdressed", sum(len(items) for items in readdressed.values()), tuple(lines)))
-        if renumbered:
-            groups.append(
-                Group(
-                    "links changing underlay (a /31 given or taken away: every session on them restarts)",
-                    sum(len(items) for items in renumbered.values()),
-                    tuple(f"{tier}: {len(items):,}, e.g. {items[0]}" for tier, items in sorted(renumbered.items())),
-                )
-            )
-        if length:
-            groups.append(
-                Group(
-                    "cables changing length",
-                    sum(len(items) for items in length.values()),
-                    tuple(f"{tier}: {len(items):,}, e.g. {items[0]}" for tier, items in sorted(length.items())),
-                )
-            )
-        if media:
-            groups.append(
-                Group(
-                    "cables changing medium",
-                    sum(media.values()),
-                    tuple(f"{tier} {old} -> {new}: {count:,}" for (tier, old, new), count in sorted(media.items())),
-                )
-            )
-        return groups
+        return _link_groups(repatched, removed, readdressed, renumbered, length, media)
 
     def _racks_moved(self, common: list[Identity]) -> list[Group]:
         moved: dict[str, list[str]] = defaultdict(list)
@@ -874,6 +823,61 @@ def _plural(role: str) -> str:
 def _span(names: list[str]) -> str:
     ordered = sorted(names, key=natural)
     return ordered[0] if len(ordered) == 1 else f"{ordered[0]} ... {ordered[-1]}"
+
+
+def _link_groups(
+    repatched: dict[str, list[str]],
+    removed: Counter[str],
+    readdressed: dict[tuple[str, int], list[str]],
+    renumbered: dict[str, list[str]],
+    length: dict[str, list[str]],
+    media: Counter[tuple[str, str, str]],
+) -> list[Group]:
+    """A group for each kind of change to the existing links, by tier (readdressed links by tier and shift, the
+    largest shifts first)."""
+    groups = []
+    if repatched:
+        groups.append(_tier_group("cables re-patched (a port now goes to another peer)", repatched, " cables"))
+    if removed:
+        groups.append(_counted_group("links removed", removed, str))
+    if readdressed:
+        ordered = sorted(readdressed.items(), key=lambda item: (-len(item[1]), item[0]))
+        lines = [
+            f"{tier} /31s shifted by {shift:+,} addresses: {len(items):,} links, e.g. {items[0]}"
+            for (tier, shift), items in ordered[:GROUPS]
+        ]
+        if len(ordered) > GROUPS:
+            rest = sum(len(items) for _, items in ordered[GROUPS:])
+            lines.append(f"and {len(ordered) - GROUPS:,} more shifts ({rest:,} links)")
+        groups.append(Group("links readdressed", sum(len(items) for items in readdressed.values()), tuple(lines)))
+    if renumbered:
+        groups.append(
+            _tier_group(
+                "links changing underlay (a /31 given or taken away: every session on them restarts)", renumbered, ""
+            )
+        )
+    if length:
+        groups.append(_tier_group("cables changing length", length, ""))
+    if media:
+        groups.append(_counted_group("cables changing medium", media, lambda key: f"{key[0]} {key[1]} -> {key[2]}"))
+    return groups
+
+
+def _counted_group(title: str, counts: Counter[Any], label: Callable[[Any], str]) -> Group:
+    """The group ``title`` of ``counts``: one line per key in order, its ``label`` and its count."""
+    return Group(
+        title, sum(counts.values()), tuple(f"{label(key)}: {count:,}" for key, count in sorted(counts.items()))
+    )
+
+
+def _tier_group(title: str, by_tier: dict[str, list[str]], unit: str) -> Group:
+    """The group ``title`` of the changes ``by_tier``: one line per tier with its count (of ``unit``) and its
+    first change."""
+    return Group(
+        title,
+        sum(len(items) for items in by_tier.values()),
+        tuple(f"{tier}: {len(items):,}{unit}, e.g. {items[0]}" for tier, items in sorted(by_tier.items())),
+    )
 
 
 def _number(value: object) -> int:

@@ -132,31 +132,12 @@ def inventory(folder: Path, intent: Intent, devices: tuple[DeviceConfig, ...]) -
     """The objects of the design built into ``folder`` from ``intent``, whose switch models are ``devices`` (every
     network's): the GPU backend's, and with networks beside it, their switches, storage servers, cables, pools and
     addresses, the servers' ports in every network and the out-of-band addresses of ``oob.csv``."""
-    design = read_built_design(folder)
-    manifest = read_manifest(folder)
-    design_sha256 = manifest.hashes.get(DESIGN_FILE, "")
-    if not design_sha256:
-        raise PrerequisiteError(f"{folder / 'manifest.json'} lists no {DESIGN_FILE}; rebuild the folder")
-    if design["intent_sha256"] != intent.sha256:
-        raise PrerequisiteError(f"{folder / DESIGN_FILE} was not built from {folder / INTENT_FILE}; rebuild the folder")
+    design, manifest, design_sha256 = _built_design(folder, intent)
     name, platform = design["name"], intent.targets[0]
-    multiplane = intent.server.multiplane
     site = Item("site", (name,), {"description": f"GPU backend fabric {name}, designed by designer"})
     record = f"designer design {name}: design.json sha256 {design_sha256} (designer {design['tool_version']})"
     items: list[Item] = [site, Item("design_record", (name, design_sha256), {"site": site.ref, "text": record})]
-    items += [
-        Item(
-            "rack",
-            (name, rack["name"]),
-            {"site": site.ref, "units": intent.facility.rack_units, "comments": _system_of(intent, rack)},
-        )
-        for rack in design["racks"]
-    ]
-    racks = {rack["name"] for rack in design["racks"]}
-    items += [  # the racks only the networks beside the backend fill (racks.csv has them, design.json's racks not)
-        Item("rack", (name, rack), {"site": site.ref, "units": intent.facility.rack_units, "comments": ""})
-        for rack in sorted({row["rack"] for row in design.get("network_devices", []) if "rack" in row} - racks)
-    ]
+    items += _racks(intent, design, site)
     switch_ports = {device.hostname: device for device in devices}
     network_links = design.get("network_links", [])
     oob = _oob_addresses(folder, manifest) if intent.networks.oob else []
@@ -167,116 +148,19 @@ def inventory(folder: Path, intent: Intent, devices: tuple[DeviceConfig, ...]) -
     host_loopbacks = {
         row["name"]: row["loopback"] for row in design.get("network_devices", []) if row["role"] == "server"
     }
-    management = TARGETS[platform].management_port or MANAGEMENT_PORT
-    names: dict[str, dict[str, str]] = {}  # device -> design port name -> OS port name
-    device_ports: dict[str, dict[str, Port]] = {}  # device -> its interfaces by OS name
-    for row in rows:
-        if row["name"] in switch_ports:
-            switch = switch_ports[row["name"]]
-            names[row["name"]] = dict(zip(switch.port_names, port_names(platform, switch), strict=True))
-            ports = [
-                *(Port(port, speed) for port, speed in zip(port_names(platform, switch), _speeds(switch), strict=True)),
-                Port(TARGETS[platform].loopback, 0, virtual=True),
-            ]
-        elif row["role"] in OOB_ROLES:
-            ports = _oob_switch_ports(intent, row["role"])
-            names[row["name"]] = {port.name: port.name for port in ports}
-        elif row["role"] in PART_ROLES.values():  # an NVLink switch tray or a power shelf: its management ports
-            assert intent.system is not None  # only a rack-scale system's rack has parts
-            ports = [Port(port, ACCESS_SPEED_GBPS) for port in intent.system.management_ports_of(row["part"])]
-            names[row["name"]] = {port.name: port.name for port in ports}
-        else:  # a GPU server (its NIC ports or plane links) or a storage server
-            nic_speed = intent.server.nic_speed if row["role"] == "server" else 0
-            ports = [Port(nic, nic_speed) for nic in server_interfaces(row)]
-            planes = intent.server.ports_per_nic_port if row["role"] == "server" else 1
-            names[row["name"]] = server_port_names(row, planes)
-        device_ports[row["name"]] = {port.name: port for port in ports}
-    base_ports = {device: tuple(ports) for device, ports in device_ports.items()}  # before the networks' ports
-    for link in network_links:  # the hosts' ports in every network, and each switch's management port
-        for device, port, _ in (link["a"], link["z"]):
-            if device not in names or port in names[device]:
-                continue  # the core beyond the frontend, or a switch port its model has
-            speed = link["speed_gbps"]
-            interface = management if device in switch_ports else port
-            names[device][port] = interface
-            device_ports[device][interface] = Port(interface, speed, management=device in switch_ports)
-    for device in host_loopbacks:  # a GPU server that runs BGP in the frontend
-        names[device]["lo"] = "lo"
-        device_ports[device]["lo"] = Port("lo", 0, virtual=True)
-    type_of = {row["name"]: _device_type(intent, row, switch_ports.get(row["name"])) for row in rows}
-    for row in rows:  # a model with ports in the networks beside the backend: not the backend-only design's type
-        extra = sorted(set(device_ports[row["name"]]) - set(base_ports[row["name"]]))
-        if extra and row["role"] != "storage":
-            (maker, model), units = type_of[row["name"]]
-            type_of[row["name"]] = (maker, f"{model} ({', '.join(extra)})"), units
-    model_ports: dict[tuple[str, str], dict[str, Port]] = {}  # every port any device of a type has
-    for row in rows:
-        model_ports.setdefault(type_of[row["name"]][0], {}).update(device_ports[row["name"]])
-    device_types = {
-        device: Item(
-            "device_type",
-            key,
-            {"manufacturer": Ref("manufacturer", (key[0],)), "units": units, "ports": tuple(model_ports[key].values())},
-        )
-        for device, (key, units) in type_of.items()
-    }
-    types = {item.key: item for item in device_types.values()}
-    items += [Item("manufacturer", (maker,), {}) for maker in sorted({key[0] for key in types})]
-    items.append(Item("platform", (platform,), {}))
-    items += [Item("role", (role,), {}) for role in sorted({row["role"] for row in rows})]
-    items += sorted(types.values(), key=lambda item: item.key)
-    items += [
-        Item(
-            "device",
-            (name, row["name"]),
-            {
-                "site": site.ref,
-                "device_type": device_types[row["name"]].ref,
-                "role": Ref("role", (row["role"],)),
-                "platform": Ref("platform", (platform,)) if row["name"] in switch_ports else None,
-                "rack": Ref("rack", (name, row["rack"])),
-                "position": row["unit"] or None,  # 0: a system's part where the catalog gives no rack layout
-            },
-        )
-        for row in rows
-    ]
+    names, device_ports, base_ports = _interfaces(intent, platform, rows, switch_ports, network_links, host_loopbacks)
+    device_types = _device_types(intent, rows, switch_ports, device_ports, base_ports)
+    items += _device_type_items(device_types, platform, rows)
+    items += _devices(name, site, platform, rows, device_types, switch_ports)
     links = [*design["links"], *(link for link in network_links if link["z"][0] in names and link["a"][0] in names)]
-    for link in links:
-        (upper, upper_port, _), (lower, lower_port, _) = link["a"], link["z"]
-        a, z = (upper, names[upper][upper_port]), (lower, names[lower][lower_port])
-        items.append(Item("cable", (name, *a, *z), {"length_m": link["length_m"], "medium": link["medium"]}))
+    items += _cables(name, links, names)
     switches = [row for row in rows if row["name"] in switch_ports]  # the backend's, then the networks' with BGP
-    hwplb = multiplane is not None and multiplane.mode == "hwplb"
-    backend_switches = [row for row in design["devices"] if row["role"] != "server"]
-    # the backend's switches in the design's namespace or their plane's; the networks' in the design's
-    namespace_of = {
-        **dict.fromkeys((row["name"] for row in switches), name),
-        **switch_namespaces(name, backend_switches, separate_planes=hwplb),
-    }
-    design_namespace = Item("namespace", (name,), {})
     network_pools = _network_pools(design.get("networks", {}))
-    used = set(namespace_of.values()) | ({name} if network_pools or network_links or oob else set())
-    namespaces = {key: Item("namespace", (key,), {}) for key in sorted(used)}
+    namespace_of, namespaces = _namespaces(intent, design, switches, bool(network_pools or network_links or oob))
+    design_namespace = Item("namespace", (name,), {})
     items += namespaces.values()
-    pools = design["summary"]["pools"]
-    items += [
-        Item("prefix", (key, pools[pool]["cidr"]), {"namespace": namespace.ref, "description": f"{key} {pool}"})
-        for key, namespace in namespaces.items()
-        for pool in sorted(pools)
-    ]
-    items += [
-        Item("prefix", (name, cidr), {"namespace": design_namespace.ref, "description": f"{name} {network} {pool}"})
-        for network, pool, cidr in network_pools
-    ]
-    for link in [*design["links"], *network_links]:
-        if link["subnet"] is None:
-            continue  # an unnumbered link: no address on either end
-        length = link["subnet"].partition("/")[2]
-        # a backend link's upper end is a switch, of the link's plane; a network's link is the design's
-        namespace = namespaces[namespace_of.get(link["a"][0], name)]
-        for device, port, address in (link["a"], link["z"]):
-            if device in names:  # the core's end of a core uplink is the data centre's
-                items.append(_address(namespace, f"{address}/{length}", (name, device), names[device][port]))
+    items += _prefixes(design, namespaces, design_namespace, network_pools)
+    items += _link_addresses(name, [*design["links"], *network_links], namespaces, namespace_of, names)
     loopbacks = {
         row["name"]: _address(
             namespaces[namespace_of[row["name"]]],
@@ -300,20 +184,249 @@ def inventory(folder: Path, intent: Intent, devices: tuple[DeviceConfig, ...]) -
         for row in oob
         if row["device"] in names
     ]
-    items += [Item("autonomous_system", (asn,), {}) for asn in sorted({row["asn"] for row in switches})]
-    items += [
+    items += _routing(name, switches, loopbacks)
+    return Inventory(name, design_sha256, tuple(items))
+
+
+def _built_design(folder: Path, intent: Intent) -> tuple[dict[str, Any], Manifest, str]:
+    """The folder's ``design.json``, its manifest and the design's hash, once they are known to be built from
+    ``intent`` (else :class:`PrerequisiteError`)."""
+    design = read_built_design(folder)
+    manifest = read_manifest(folder)
+    design_sha256 = manifest.hashes.get(DESIGN_FILE, "")
+    if not design_sha256:
+        raise PrerequisiteError(f"{folder / 'manifest.json'} lists no {DESIGN_FILE}; rebuild the folder")
+    if design["intent_sha256"] != intent.sha256:
+        raise PrerequisiteError(f"{folder / DESIGN_FILE} was not built from {folder / INTENT_FILE}; rebuild the folder")
+    return design, manifest, design_sha256
+
+
+def _racks(intent: Intent, design: dict[str, Any], site: Item) -> list[Item]:
+    """The racks: the backend's, then those only the networks beside the backend fill (racks.csv has them,
+    design.json's racks not)."""
+    name = site.key[0]
+    racks = [
         Item(
-            "routing_instance",
+            "rack",
+            (name, rack["name"]),
+            {"site": site.ref, "units": intent.facility.rack_units, "comments": _system_of(intent, rack)},
+        )
+        for rack in design["racks"]
+    ]
+    backend = {rack["name"] for rack in design["racks"]}
+    return racks + [
+        Item("rack", (name, rack), {"site": site.ref, "units": intent.facility.rack_units, "comments": ""})
+        for rack in sorted({row["rack"] for row in design.get("network_devices", []) if "rack" in row} - backend)
+    ]
+
+
+def _interfaces(
+    intent: Intent,
+    platform: str,
+    rows: list[dict[str, Any]],
+    switch_ports: dict[str, DeviceConfig],
+    network_links: list[dict[str, Any]],
+    host_loopbacks: dict[str, str],
+) -> tuple[dict[str, dict[str, str]], dict[str, dict[str, Port]], dict[str, tuple[str, ...]]]:
+    """Each device's design port names to its OS port names, its interfaces by OS name, and the names of those it
+    has in the backend-only design (before the ports of the networks beside the backend)."""
+    management = TARGETS[platform].management_port or MANAGEMENT_PORT
+    names: dict[str, dict[str, str]] = {}  # device -> design port name -> OS port name
+    device_ports: dict[str, dict[str, Port]] = {}  # device -> its interfaces by OS name
+    for row in rows:
+        names[row["name"]], ports = _own_interfaces(intent, platform, row, switch_ports.get(row["name"]))
+        device_ports[row["name"]] = {port.name: port for port in ports}
+    base_ports = {device: tuple(ports) for device, ports in device_ports.items()}  # before the networks' ports
+    for link in network_links:  # the hosts' ports in every network, and each switch's management port
+        for device, port, _ in (link["a"], link["z"]):
+            if device not in names or port in names[device]:
+                continue  # the core beyond the frontend, or a switch port its model has
+            speed = link["speed_gbps"]
+            interface = management if device in switch_ports else port
+            names[device][port] = interface
+            device_ports[device][interface] = Port(interface, speed, management=device in switch_ports)
+    for device in host_loopbacks:  # a GPU server that runs BGP in the frontend
+        names[device]["lo"] = "lo"
+        device_ports[device]["lo"] = Port("lo", 0, virtual=True)
+    return names, device_ports, base_ports
+
+
+def _own_interfaces(
+    intent: Intent, platform: str, row: dict[str, Any], switch: DeviceConfig | None
+) -> tuple[dict[str, str], list[Port]]:
+    """One device's design port names to its OS port names, and its interfaces, in the backend-only design: a
+    switch's ports and loopback, an OOB switch's or a system part's management ports, a server's NIC ports."""
+    if switch is not None:
+        ports = [
+            *(Port(port, speed) for port, speed in zip(port_names(platform, switch), _speeds(switch), strict=True)),
+            Port(TARGETS[platform].loopback, 0, virtual=True),
+        ]
+        return dict(zip(switch.port_names, port_names(platform, switch), strict=True)), ports
+    if row["role"] in OOB_ROLES:
+        ports = _oob_switch_ports(intent, row["role"])
+        return {port.name: port.name for port in ports}, ports
+    if row["role"] in PART_ROLES.values():  # an NVLink switch tray or a power shelf: its management ports
+        assert intent.system is not None  # only a rack-scale system's rack has parts
+        ports = [Port(port, ACCESS_SPEED_GBPS) for port in intent.system.management_ports_of(row["part"])]
+        return {port.name: port.name for port in ports}, ports
+    # a GPU server (its NIC ports or plane links) or a storage server
+    nic_speed = intent.server.nic_speed if row["role"] == "server" else 0
+    ports = [Port(nic, nic_speed) for nic in server_interfaces(row)]
+    planes = intent.server.ports_per_nic_port if row["role"] == "server" else 1
+    return server_port_names(row, planes), ports
+
+
+def _device_types(
+    intent: Intent,
+    rows: list[dict[str, Any]],
+    switch_ports: dict[str, DeviceConfig],
+    device_ports: dict[str, dict[str, Port]],
+    base_ports: dict[str, tuple[str, ...]],
+) -> dict[str, Item]:
+    """Each device's type, with every port any device of the type has."""
+    type_of = {row["name"]: _device_type(intent, row, switch_ports.get(row["name"])) for row in rows}
+    for row in rows:  # a model with ports in the networks beside the backend: not the backend-only design's type
+        extra = sorted(set(device_ports[row["name"]]) - set(base_ports[row["name"]]))
+        if extra and row["role"] != "storage":
+            (maker, model), units = type_of[row["name"]]
+            type_of[row["name"]] = (maker, f"{model} ({', '.join(extra)})"), units
+    model_ports: dict[tuple[str, str], dict[str, Port]] = {}  # every port any device of a type has
+    for row in rows:
+        model_ports.setdefault(type_of[row["name"]][0], {}).update(device_ports[row["name"]])
+    return {
+        device: Item(
+            "device_type",
+            key,
+            {"manufacturer": Ref("manufacturer", (key[0],)), "units": units, "ports": tuple(model_ports[key].values())},
+        )
+        for device, (key, units) in type_of.items()
+    }
+
+
+def _device_type_items(device_types: dict[str, Item], platform: str, rows: list[dict[str, Any]]) -> list[Item]:
+    """The manufacturers, the platform, the roles and the device types the devices point at."""
+    types = {item.key: item for item in device_types.values()}
+    return [
+        *(Item("manufacturer", (maker,), {}) for maker in sorted({key[0] for key in types})),
+        Item("platform", (platform,), {}),
+        *(Item("role", (role,), {}) for role in sorted({row["role"] for row in rows})),
+        *sorted(types.values(), key=lambda item: item.key),
+    ]
+
+
+def _devices(
+    name: str,
+    site: Item,
+    platform: str,
+    rows: list[dict[str, Any]],
+    device_types: dict[str, Item],
+    switch_ports: dict[str, DeviceConfig],
+) -> list[Item]:
+    """Every device in its rack, with its type and role (and a switch its platform)."""
+    return [
+        Item(
+            "device",
             (name, row["name"]),
             {
-                "device": Ref("device", (name, row["name"])),
-                "asn": Ref("autonomous_system", (row["asn"],)),
-                "router_id": loopbacks[row["name"]].ref,
+                "site": site.ref,
+                "device_type": device_types[row["name"]].ref,
+                "role": Ref("role", (row["role"],)),
+                "platform": Ref("platform", (platform,)) if row["name"] in switch_ports else None,
+                "rack": Ref("rack", (name, row["rack"])),
+                "position": row["unit"] or None,  # 0: a system's part where the catalog gives no rack layout
             },
         )
-        for row in switches
+        for row in rows
     ]
-    return Inventory(name, design_sha256, tuple(items))
+
+
+def _cables(name: str, links: list[dict[str, Any]], names: dict[str, dict[str, str]]) -> list[Item]:
+    """A cable per link, between the OS names of its ends."""
+    cables = []
+    for link in links:
+        (upper, upper_port, _), (lower, lower_port, _) = link["a"], link["z"]
+        a, z = (upper, names[upper][upper_port]), (lower, names[lower][lower_port])
+        cables.append(Item("cable", (name, *a, *z), {"length_m": link["length_m"], "medium": link["medium"]}))
+    return cables
+
+
+def _namespaces(
+    intent: Intent, design: dict[str, Any], switches: list[dict[str, Any]], networks_addressed: bool
+) -> tuple[dict[str, str], dict[str, Item]]:
+    """The namespace of each switch's addresses, and every namespace used: the backend's switches in the design's
+    namespace or their plane's, the networks' in the design's (``networks_addressed``: the networks beside the
+    backend have pools, links or out-of-band addresses)."""
+    name = design["name"]
+    multiplane = intent.server.multiplane
+    hwplb = multiplane is not None and multiplane.mode == "hwplb"
+    backend_switches = [row for row in design["devices"] if row["role"] != "server"]
+    namespace_of = {
+        **dict.fromkeys((row["name"] for row in switches), name),
+        **switch_namespaces(name, backend_switches, separate_planes=hwplb),
+    }
+    used = set(namespace_of.values()) | ({name} if networks_addressed else set())
+    return namespace_of, {key: Item("namespace", (key,), {}) for key in sorted(used)}
+
+
+def _prefixes(
+    design: dict[str, Any],
+    namespaces: dict[str, Item],
+    design_namespace: Item,
+    network_pools: list[tuple[str, str, str]],
+) -> list[Item]:
+    """The backend's pools in every namespace, then the pools of the networks beside it in the design's."""
+    name, pools = design["name"], design["summary"]["pools"]
+    return [
+        *(
+            Item("prefix", (key, pools[pool]["cidr"]), {"namespace": namespace.ref, "description": f"{key} {pool}"})
+            for key, namespace in namespaces.items()
+            for pool in sorted(pools)
+        ),
+        *(
+            Item("prefix", (name, cidr), {"namespace": design_namespace.ref, "description": f"{name} {network} {pool}"})
+            for network, pool, cidr in network_pools
+        ),
+    ]
+
+
+def _link_addresses(
+    name: str,
+    links: list[dict[str, Any]],
+    namespaces: dict[str, Item],
+    namespace_of: dict[str, str],
+    names: dict[str, dict[str, str]],
+) -> list[Item]:
+    """The addresses of both ends of every numbered link the design holds an end of."""
+    addresses = []
+    for link in links:
+        if link["subnet"] is None:
+            continue  # an unnumbered link: no address on either end
+        length = link["subnet"].partition("/")[2]
+        # a backend link's upper end is a switch, of the link's plane; a network's link is the design's
+        namespace = namespaces[namespace_of.get(link["a"][0], name)]
+        for device, port, address in (link["a"], link["z"]):
+            if device in names:  # the core's end of a core uplink is the data centre's
+                addresses.append(_address(namespace, f"{address}/{length}", (name, device), names[device][port]))
+    return addresses
+
+
+def _routing(name: str, switches: list[dict[str, Any]], loopbacks: dict[str, Item]) -> list[Item]:
+    """The switches' ASNs and each switch's BGP routing instance, its router ID its loopback address."""
+    return [
+        *(Item("autonomous_system", (asn,), {}) for asn in sorted({row["asn"] for row in switches})),
+        *(
+            Item(
+                "routing_instance",
+                (name, row["name"]),
+                {
+                    "device": Ref("device", (name, row["name"])),
+                    "asn": Ref("autonomous_system", (row["asn"],)),
+                    "router_id": loopbacks[row["name"]].ref,
+                },
+            )
+            for row in switches
+        ),
+    ]
 
 
 OOB_FILE = "oob.csv"

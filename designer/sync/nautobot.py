@@ -154,6 +154,20 @@ class Api:
         )
         if method != "GET" and path != GRAPHQL:
             self.writes += 1
+        text = self._answer(request, method, path)
+        if not text:
+            return None
+        try:
+            return json.loads(text)
+        except (ValueError, RecursionError):
+            raise PrerequisiteError(
+                f"Nautobot answered {self._shown(text[:EXCERPT].decode(errors='replace'))} to {method} "
+                f"{self._shown(path)}: not JSON, as its API answers; check --url"
+            ) from None
+
+    def _answer(self, request: urllib.request.Request, method: str, path: str) -> bytes:
+        """What Nautobot answered ``request`` (``method path``), at most what the source of truth may hold in time;
+        :class:`PrerequisiteError` saying why there is no answer."""
         deadline = time.monotonic() + self.timeout_s
         try:
             with self.opener.open(request, timeout=self.timeout_s) as answer:
@@ -186,15 +200,7 @@ class Api:
             raise PrerequisiteError(
                 f"cannot reach Nautobot at {self.base}: {self._shown(str(reason))}; check --url (http[s]://HOST[:PORT])"
             ) from None
-        if not text:
-            return None
-        try:
-            return json.loads(text)
-        except (ValueError, RecursionError):
-            raise PrerequisiteError(
-                f"Nautobot answered {self._shown(text[:EXCERPT].decode(errors='replace'))} to {method} "
-                f"{self._shown(path)}: not JSON, as its API answers; check --url"
-            ) from None
+        return text
 
     def _shown(self, text: str) -> str:
         """``text`` for a message: the token masked, control characters escaped, at most :data:`EXCERPT`."""
@@ -501,52 +507,76 @@ class _State:
         site = self.ids.get(Ref("site", (name,)))
         if kind == "site":
             return {(row["name"],): row for row in self.api.every(PATHS[kind], name=name)}
-        if kind == "design_record":  # the location's notes, by the design.json hash each records
-            rows = self.api.every(f"dcim/locations/{site}/notes") if site else []
-            return {(name, match[1]): row for row in rows if (match := RECORD.search(row["note"]))}
-        if kind in ("manufacturer", "platform", "role"):
-            rows = self.api.every(PATHS[kind])
-            return {(row["name"],): row for row in rows}
+        if kind == "design_record":
+            return self._read_records(site)
+        if kind in ("manufacturer", "platform", "role", "autonomous_system"):
+            return self._read_shared(kind)
         if kind == "device_type":
-            makers = {
-                self.ids[Ref("manufacturer", key)]: key[0]
-                for key in self._keys("manufacturer")
-                if Ref("manufacturer", key) in self.ids
-            }
-            rows = self.api.every(PATHS[kind], manufacturer=list(makers)) if makers else []
-            found = {(makers[_id(row["manufacturer"])], row["model"]): row for row in rows}
-            wanted = sorted(found[key]["id"] for key in self._keys(kind) if key in found)
-            for row in self.api.every("dcim/interface-templates", device_type=wanted) if wanted else []:
-                self.template_names.setdefault(_id(row["device_type"]), set()).add(row["name"])
-            return found
-        if kind == "autonomous_system":
-            return {(row["asn"],): row for row in self.api.every(PATHS[kind])}
-        if kind == "namespace":  # the design's, and with hwplb one per plane (designer.sync.inventory)
-            rows = self.api.every(PATHS[kind], name__isw=name)
-            return {(row["name"],): row for row in rows if is_design_namespace(name, row["name"])}
+            return self._read_device_types()
+        if kind == "namespace":
+            return self._read_namespaces()
         if kind in ("rack", "device"):
-            if site is None:
-                return {}
-            rows = self.api.every(PATHS[kind], location=site)
+            rows = self.api.every(PATHS[kind], location=site) if site is not None else []
             return {(name, row["name"]): row for row in rows}
         if kind == "cable":
             return self._read_cables(site)
-        if kind in ("prefix", "ip_address"):  # in the design's namespaces, by namespace name
-            namespaces = {there["id"]: key[0] for key, there in self.existing["namespace"].items()}
-            if not namespaces:
-                return {}
-            if kind == "prefix":
-                rows = self.api.every(PATHS[kind], namespace=sorted(namespaces))
-                return {(namespaces[_id(row["namespace"])], row["prefix"]): row for row in rows}
-            rows = self.api.every(PATHS[kind], relations=True, namespace=sorted(namespaces))  # with their interfaces
-            self.assigned = {(row["id"], _id(interface)) for row in rows for interface in row["interfaces"]}
-            parents = {there["id"]: key[0] for key, there in self.existing["prefix"].items()}  # an address's namespace
-            return {(parents[_id(row["parent"])], row["address"]): row for row in rows}
+        if kind in ("prefix", "ip_address"):
+            return self._read_addressing(kind)
         if kind == "routing_instance":
-            devices = {there["id"]: key for key, there in self.existing["device"].items()}
-            rows = self.api.every(PATHS[kind]) if devices else []
-            return {devices[_id(row["device"])]: row for row in rows if _id(row["device"]) in devices}
+            return self._read_routing_instances()
         raise ValueError(kind)
+
+    def _read_shared(self, kind: str) -> dict[tuple[Any, ...], dict[str, Any]]:
+        """Every manufacturer, platform, role or autonomous system (``kind``) Nautobot holds, whichever design uses
+        it, by name (an autonomous system by its number)."""
+        key = "asn" if kind == "autonomous_system" else "name"
+        return {(row[key],): row for row in self.api.every(PATHS[kind])}
+
+    def _read_device_types(self) -> dict[tuple[Any, ...], dict[str, Any]]:
+        """The device types of the design's manufacturers, by (maker, model); the interface templates of those the
+        design has are kept in ``template_names``."""
+        makers = {
+            self.ids[Ref("manufacturer", key)]: key[0]
+            for key in self._keys("manufacturer")
+            if Ref("manufacturer", key) in self.ids
+        }
+        rows = self.api.every(PATHS["device_type"], manufacturer=list(makers)) if makers else []
+        found = {(makers[_id(row["manufacturer"])], row["model"]): row for row in rows}
+        wanted = sorted(found[key]["id"] for key in self._keys("device_type") if key in found)
+        for row in self.api.every("dcim/interface-templates", device_type=wanted) if wanted else []:
+            self.template_names.setdefault(_id(row["device_type"]), set()).add(row["name"])
+        return found
+
+    def _read_addressing(self, kind: str) -> dict[tuple[Any, ...], dict[str, Any]]:
+        """The prefixes or IP addresses (``kind``) in the design's namespaces, by namespace name; the interfaces
+        each address is on are kept in ``assigned``."""
+        namespaces = {there["id"]: key[0] for key, there in self.existing["namespace"].items()}
+        if not namespaces:
+            return {}
+        if kind == "prefix":
+            rows = self.api.every(PATHS[kind], namespace=sorted(namespaces))
+            return {(namespaces[_id(row["namespace"])], row["prefix"]): row for row in rows}
+        rows = self.api.every(PATHS[kind], relations=True, namespace=sorted(namespaces))  # with their interfaces
+        self.assigned = {(row["id"], _id(interface)) for row in rows for interface in row["interfaces"]}
+        parents = {there["id"]: key[0] for key, there in self.existing["prefix"].items()}  # an address's namespace
+        return {(parents[_id(row["parent"])], row["address"]): row for row in rows}
+
+    def _read_namespaces(self) -> dict[tuple[Any, ...], dict[str, Any]]:
+        """The design's namespaces, and with hwplb one per plane (:mod:`designer.sync.inventory`), by name."""
+        name = self.inventory.name
+        rows = self.api.every(PATHS["namespace"], name__isw=name)
+        return {(row["name"],): row for row in rows if is_design_namespace(name, row["name"])}
+
+    def _read_records(self, site: str | None) -> dict[tuple[Any, ...], dict[str, Any]]:
+        """The records of the designs synced: the location's notes, by the design.json hash each records."""
+        rows = self.api.every(f"dcim/locations/{site}/notes") if site else []
+        return {(self.inventory.name, match[1]): row for row in rows if (match := RECORD.search(row["note"]))}
+
+    def _read_routing_instances(self) -> dict[tuple[Any, ...], dict[str, Any]]:
+        """The BGP routing instances of the design's devices, by the device's natural key."""
+        devices = {there["id"]: key for key, there in self.existing["device"].items()}
+        rows = self.api.every(PATHS["routing_instance"]) if devices else []
+        return {devices[_id(row["device"])]: row for row in rows if _id(row["device"]) in devices}
 
     def _read_cables(self, site: str | None) -> dict[tuple[Any, ...], dict[str, Any]]:
         """The location's cables between two of its interfaces, by the ends' device and interface names."""
@@ -594,14 +624,21 @@ class _State:
 
     def _body(self, item: Item, dry: bool = False) -> dict[str, Any]:
         """The object's fields as Nautobot's API takes them (ids for pointers)."""
-        ref = self._resolver(dry)
-        fields, name = item.fields, self.inventory.name
-        tags = [{"id": self.tag_id}]
-        active = self.statuses.get("Active", "")
-        kind = item.kind
+        ref, tags, active = self._resolver(dry), [{"id": self.tag_id}], self.statuses.get("Active", "")
+        if item.kind in ("site", "design_record", "rack"):
+            return self._location_body(item, ref, tags, active)
+        if item.kind in ("manufacturer", "platform", "role", "device_type", "device", "cable"):
+            return self._device_body(item, ref, tags, active)
+        return self._address_body(item, ref, tags, active)
+
+    def _location_body(
+        self, item: Item, ref: Callable[[Ref], str | None], tags: list[dict[str, str]], active: str
+    ) -> dict[str, Any]:
+        """The body of the design's location, its record (a note on it) or a rack."""
+        fields, kind = item.fields, item.kind
         if kind == "site":
             return {
-                "name": name,
+                "name": self.inventory.name,
                 "location_type": self.location_type,
                 "status": active,
                 "description": fields["description"],
@@ -622,6 +659,13 @@ class _State:
                 "comments": fields["comments"],
                 "tags": tags,
             }
+        raise ValueError(kind)
+
+    def _device_body(
+        self, item: Item, ref: Callable[[Ref], str | None], tags: list[dict[str, str]], active: str
+    ) -> dict[str, Any]:
+        """The body of a manufacturer, platform, role, device type, device or cable."""
+        fields, kind = item.fields, item.kind
         if kind in ("manufacturer", "platform"):
             return {"name": item.key[0]}
         if kind == "role":
@@ -654,6 +698,13 @@ class _State:
                 "type": CABLE_TYPES[fields["medium"]],
                 "tags": tags,
             }
+        raise ValueError(kind)
+
+    def _address_body(
+        self, item: Item, ref: Callable[[Ref], str | None], tags: list[dict[str, str]], active: str
+    ) -> dict[str, Any]:
+        """The body of a namespace, prefix, IP address, autonomous system or BGP routing instance."""
+        fields, kind = item.fields, item.kind
         if kind == "namespace":
             return {"name": item.key[0], "tags": tags}
         if kind == "prefix":

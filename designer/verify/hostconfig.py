@@ -152,6 +152,7 @@ def parse_netplan(where: str, data: bytes, names: tuple[str, ...]) -> tuple[tupl
 
 
 def _nic(name: str, body: dict[str, Any], path: ErrorPath, problems: list[Problem]) -> Nic | None:
+    """The NIC ``name`` of a netplan file (its ``body`` at ``path``), or None with its problems recorded."""
     before = len(problems)
     unknown = sorted(str(key) for key in body if key not in NETPLAN_NIC_KEYS)
     if unknown:
@@ -178,6 +179,14 @@ def _nic(name: str, body: dict[str, Any], path: ErrorPath, problems: list[Proble
     mtu = body.get("mtu")
     if mtu is not None and not (type(mtu) is int and MTU_RANGE[0] <= mtu <= MTU_RANGE[1]):
         problems.append(Problem((*path, "mtu"), f"{_shown(mtu)} is not an MTU from {MTU_RANGE[0]} to {MTU_RANGE[1]}"))
+    routes, rules = _netplan_routes(body, path, problems), _netplan_rules(body, path, problems)
+    if len(problems) > before or interface is None:
+        return None
+    return Nic(name, str(interface.ip), interface.network.prefixlen, mtu, routes, rules)
+
+
+def _netplan_routes(body: dict[str, Any], path: ErrorPath, problems: list[Problem]) -> tuple[Route, ...]:
+    """A netplan NIC's ``routes``: each to a network or default, via an IPv4 address, in a table."""
     routes = []
     for number, route in enumerate(_list(body, "routes", path, problems)):
         where = (*path, "routes", number)
@@ -193,6 +202,13 @@ def _nic(name: str, body: dict[str, Any], path: ErrorPath, problems: list[Proble
             )
         else:
             routes.append(Route(str(to), str(via), int(table or 0)))
+    return tuple(routes)
+
+
+def _netplan_rules(
+    body: dict[str, Any], path: ErrorPath, problems: list[Problem]
+) -> tuple[tuple[str, int, int | None], ...]:
+    """A netplan NIC's ``routing-policy``: each from an address to a table, with its priority or None."""
     rules = []
     for number, rule in enumerate(_list(body, "routing-policy", path, problems)):
         where = (*path, "routing-policy", number)
@@ -213,9 +229,7 @@ def _nic(name: str, body: dict[str, Any], path: ErrorPath, problems: list[Proble
             )
         else:
             rules.append((source, table, priority))
-    if len(problems) > before or interface is None:
-        return None
-    return Nic(name, str(interface.ip), interface.network.prefixlen, mtu, tuple(routes), tuple(rules))
+    return tuple(rules)
 
 
 def parse_keyfile(where: str, data: bytes, names: tuple[str, ...]) -> tuple[Nic | None, Source, list[Problem]]:
@@ -234,7 +248,34 @@ def parse_keyfile(where: str, data: bytes, names: tuple[str, ...]) -> tuple[Nic 
             Problem((), f"{_shown(name)} is not a NIC of this server; its NICs are {', '.join(names) or 'none'}", 1)
         )
         return None, source, problems
-    connection, ipv4 = sections.get("connection", {}), sections.get("ipv4", {})
+    problems.extend(_keyfile_key_problems(sections, name))
+    ipv4 = sections.get("ipv4", {})
+    interface = _interface(ipv4.get("address1", ""))
+    if interface is None:
+        problems.append(
+            Problem(
+                ("ipv4", "address1"),
+                f"{_shown(ipv4.get('address1'))} is not an IPv4 address with a /31 or /30 prefix, e.g. 10.2.0.1/31",
+            )
+        )
+    mtu_text = sections.get("ethernet", {}).get("mtu")
+    mtu = int(mtu_text) if mtu_text is not None and re.fullmatch(r"[0-9]{1,5}", mtu_text) else None
+    if mtu_text is not None and not (mtu is not None and MTU_RANGE[0] <= mtu <= MTU_RANGE[1]):
+        problems.append(
+            Problem(("ethernet", "mtu"), f"{_shown(mtu_text)} is not an MTU from {MTU_RANGE[0]} to {MTU_RANGE[1]}")
+        )
+    routes, rules = _keyfile_routes(ipv4, problems), _keyfile_rules(ipv4, problems)
+    if problems or interface is None:
+        return None, source, problems
+    return Nic(name, str(interface.ip), interface.network.prefixlen, mtu, routes, rules), source, problems
+
+
+def _keyfile_key_problems(sections: dict[str, dict[str, str]], name: str) -> list[Problem]:
+    """The keyfile's connection and IP method keys against what a backend NIC ``name`` must have: an Ethernet
+    connection on the interface, manual IPv4, no IPv6 routes, true or false flags and a priority from -999 to
+    999."""
+    problems = []
+    connection = sections.get("connection", {})
     wanted = {("connection", "type"): "ethernet", ("connection", "interface-name"): name, ("ipv4", "method"): "manual"}
     for (section, key), value in wanted.items():
         if sections.get(section, {}).get(key) != value:
@@ -254,24 +295,7 @@ def parse_keyfile(where: str, data: bytes, names: tuple[str, ...]) -> tuple[Nic 
     priority = connection.get("autoconnect-priority", "0")
     if not re.fullmatch(r"-?[0-9]{1,3}", priority) or not -999 <= int(priority) <= 999:
         problems.append(Problem(("connection", "autoconnect-priority"), f"{_shown(priority)} is not -999 to 999"))
-    interface = _interface(ipv4.get("address1", ""))
-    if interface is None:
-        problems.append(
-            Problem(
-                ("ipv4", "address1"),
-                f"{_shown(ipv4.get('address1'))} is not an IPv4 address with a /31 or /30 prefix, e.g. 10.2.0.1/31",
-            )
-        )
-    mtu_text = sections.get("ethernet", {}).get("mtu")
-    mtu = int(mtu_text) if mtu_text is not None and re.fullmatch(r"[0-9]{1,5}", mtu_text) else None
-    if mtu_text is not None and not (mtu is not None and MTU_RANGE[0] <= mtu <= MTU_RANGE[1]):
-        problems.append(
-            Problem(("ethernet", "mtu"), f"{_shown(mtu_text)} is not an MTU from {MTU_RANGE[0]} to {MTU_RANGE[1]}")
-        )
-    routes, rules = _keyfile_routes(ipv4, problems), _keyfile_rules(ipv4, problems)
-    if problems or interface is None:
-        return None, source, problems
-    return Nic(name, str(interface.ip), interface.network.prefixlen, mtu, routes, rules), source, problems
+    return problems
 
 
 def _keyfile(text: str) -> tuple[dict[str, dict[str, str]], dict[ErrorPath, int], list[Problem]]:

@@ -406,31 +406,7 @@ class Lab:
         most: tuple[str, ...] = max(self.daemons, key=len)
         self.progress(f"starting FRR ({' + '.join(most)}) in {len(self.namespaces)} namespaces")
         for router, (name, folder) in enumerate(zip(self.namespaces, self.dirs, strict=True)):
-            folder.mkdir()
-            (folder / "frr.conf").write_text(self.topology.configs[router])
-            (folder / "vtysh.conf").write_text(f"username {sandbox.USER} nopassword\n")
-            shutil.chown(folder, "frr", "frr")
-            for file in folder.iterdir():
-                shutil.chown(file, "frr", "frr")
-            common = [
-                "-d",
-                "-P",
-                "0",
-                "-f",
-                "/dev/null",
-                "-u",
-                "frr",
-                "-g",
-                "frr",
-                "--vty_socket",
-                str(folder),
-                "-z",
-                f"{folder}/zserv.api",
-            ]
-            daemons = [
-                [str(FRR_BIN / daemon), *common, "-i", f"{folder}/{daemon}.pid", "--log", f"file:{folder}/{daemon}.log"]
-                for daemon in self.daemons[router]
-            ]
+            daemons = self._router_files(router, folder)
             started = subprocess.run(
                 [
                     "ip",
@@ -459,6 +435,40 @@ class Lab:
                     f"FRR could not start on {folder.name}: "
                     f"{(started.stderr.strip().splitlines() or ['no message'])[-1]}"
                 )
+        self._wait_started()
+
+    def _router_files(self, router: int, folder: Path) -> list[list[str]]:
+        """Write ``router``'s frr.conf and vtysh.conf into its new ``folder``, owned by frr; the command line of each
+        of its daemons."""
+        folder.mkdir()
+        (folder / "frr.conf").write_text(self.topology.configs[router])
+        (folder / "vtysh.conf").write_text(f"username {sandbox.USER} nopassword\n")
+        shutil.chown(folder, "frr", "frr")
+        for file in folder.iterdir():
+            shutil.chown(file, "frr", "frr")
+        common = [
+            "-d",
+            "-P",
+            "0",
+            "-f",
+            "/dev/null",
+            "-u",
+            "frr",
+            "-g",
+            "frr",
+            "--vty_socket",
+            str(folder),
+            "-z",
+            f"{folder}/zserv.api",
+        ]
+        return [
+            [str(FRR_BIN / daemon), *common, "-i", f"{folder}/{daemon}.pid", "--log", f"file:{folder}/{daemon}.log"]
+            for daemon in self.daemons[router]
+        ]
+
+    def _wait_started(self) -> None:
+        """Wait (bounded) until every router's daemons answer on their vty sockets; :class:`RuntimeError` naming the
+        first that does not."""
         deadline = time.monotonic() + START_SECONDS
         waiting = list(range(len(self.dirs)))
         while waiting and time.monotonic() < deadline:

@@ -23,7 +23,7 @@ from pathlib import Path
 from types import ModuleType
 from typing import Any
 
-from designer.backend.model import DeviceConfig, QueuePolicy
+from designer.backend.model import Bgp, DeviceConfig, Qos, QueuePolicy, RoutePolicy
 from designer.errors import PrerequisiteError
 from designer.networks.management import Management
 from designer.render import eos
@@ -38,15 +38,6 @@ def structured_config(device: DeviceConfig, management: Management | None = None
     switch's management side (None: none)."""
     view = eos.view(device, management)
     qos, bgp = device.qos, device.bgp
-    profile: dict[str, Any] = {
-        "name": view["qos_profile"],
-        "trust": "dscp",
-        "priority_flow_control": {
-            "enabled": True,
-            "priorities": [{"priority": priority, "no_drop": True} for priority in qos.pfc_priorities],
-        },
-        "tx_queues": [_tx_queue(queue, view, qos.ecn_probability) for queue in qos.queues],
-    }
     config: dict[str, Any] = {
         "hostname": device.hostname,
         "service_routing_protocols_model": "multi-agent",
@@ -59,133 +50,25 @@ def structured_config(device: DeviceConfig, management: Management | None = None
         "qos": {
             "map": {"dscp": [f"{' '.join(map(str, dscps))} to traffic-class {tc}" for dscps, tc in view["dscp_map"]]}
         },
-        "qos_profiles": [profile],
+        "qos_profiles": [_qos_profile(qos, view)],
         "loopback_interfaces": [{"name": "Loopback0", "description": "router-id", "ip_address": device.loopback}],
-        "ethernet_interfaces": [
-            {
-                "name": name,
-                "description": description,
-                "mtu": view["mtu"],
-                "speed": speed,
-                "switchport": {"enabled": False},
-                **({"ip_address": interface.address} if interface.address else {"ipv6_enable": True}),
-                "service_profile": view["qos_profile"],
-            }
-            for name, speed, description, interface in view["interfaces"]
+        "ethernet_interfaces": _ethernet_interfaces(view),
+        "router_bgp": _router_bgp(bgp, view),
+        "prefix_lists": _prefix_lists(bgp.policy),
+        "ip_community_lists": [
+            {"name": name, "entries": [{"action": "permit", "communities": [community]}]}
+            for name, community in bgp.policy.community_lists
         ],
-        "router_bgp": {
-            "as": str(bgp.asn),
-            "router_id": bgp.router_id,
-            "bgp": {"default": {"ipv4_unicast": False}},
-            "timers": {"keepalive_time": bgp.keepalive, "hold_time": bgp.hold},
-            "maximum_paths": {"paths": bgp.maximum_paths, "ecmp": bgp.maximum_paths},
-            "bgp_defaults": ["bgp bestpath as-path multipath-relax"] if bgp.multipath_relax else [],
-            "peer_groups": [
-                {
-                    "name": group.name,
-                    "maximum_routes": 0,
-                    "route_map_in": group.import_map,
-                    "route_map_out": group.export_map,
-                    **({"bfd": True} if bgp.bfd else {}),
-                }
-                for group in bgp.peer_groups
-            ],
-            # AVD's underlay_rfc5549 (eos_designs' underlay router_bgp): one neighbor interface per link.
-            **(
-                {
-                    "neighbor_interfaces": [
-                        {
-                            "name": view["neighbor_ports"][neighbor.interface],
-                            "peer_group": neighbor.peer_group,
-                            "remote_as": str(neighbor.remote_asn),
-                            "description": description,
-                        }
-                        for neighbor, description in view["neighbors"]
-                    ]
-                }
-                if bgp.unnumbered
-                else {
-                    "neighbors": [
-                        {
-                            "ip_address": neighbor.address,
-                            "peer_group": neighbor.peer_group,
-                            "remote_as": str(neighbor.remote_asn),
-                            "description": description,
-                        }
-                        for neighbor, description in view["neighbors"]
-                    ]
-                }
-            ),
-            "aggregate_addresses": [
-                *({"prefix": prefix, "summary_only": True} for prefix in bgp.aggregates),
-                *({"prefix": prefix} for prefix in bgp.pool_aggregates),
-            ],
-            "address_family_ipv4": {
-                "peer_groups": [
-                    {
-                        "name": group.name,
-                        "activate": True,
-                        # AVD's underlay_rfc5549 (structured_config_utils underlay): IPv6 next hops for IPv4.
-                        **(
-                            {"next_hop": {"address_family_ipv6": {"enabled": True, "originate": True}}}
-                            if bgp.unnumbered
-                            else {}
-                        ),
-                    }
-                    for group in bgp.peer_groups
-                ],
-                "networks": [{"prefix": prefix} for prefix in bgp.networks],
-            },
-        },
+        "route_maps": _route_maps(bgp.policy),
+        # eos_cli_config_gen (pyavd 6.4) has no key for ``ip load-sharing``: the lines go in as raw root-level CLI,
+        # so the comparison proves their place and that none is missing, not their syntax.
+        "eos_cli": "\n".join(view["load_sharing"]),
     }
-    policy = bgp.policy
-    config["prefix_lists"] = [
-        {
-            "name": prefix_list.name,
-            "sequence_numbers": [
-                {"sequence": 10 * number, "action": f"permit {rule.prefix}" + (f" le {rule.le}" if rule.le else "")}
-                for number, rule in enumerate(prefix_list.rules, 1)
-            ],
-        }
-        for prefix_list in policy.prefix_lists
-    ]
-    config["ip_community_lists"] = [
-        {"name": name, "entries": [{"action": "permit", "communities": [community]}]}
-        for name, community in policy.community_lists
-    ]
-    config["route_maps"] = [
-        {
-            "name": route_map.name,
-            "sequence_numbers": [
-                {
-                    "sequence": 10 * number,
-                    "type": "permit" if entry.permit else "deny",
-                    "match": [
-                        *([f"ip address prefix-list {entry.prefix_list}"] if entry.prefix_list else []),
-                        *([f"community {entry.community_list}"] if entry.community_list else []),
-                    ],
-                    **({"set": [f"community {entry.set_community}"]} if entry.set_community else {}),
-                }
-                for number, entry in enumerate(route_map.entries, 1)
-            ],
-        }
-        for route_map in policy.route_maps
-    ]
-    # eos_cli_config_gen (pyavd 6.4) has no key for ``ip load-sharing``: the lines go in as raw root-level CLI, so
-    # the comparison proves their place and that none is missing, not their syntax.
-    config["eos_cli"] = "\n".join(view["load_sharing"])
     if view["dynamic_load_balancing"]:
         config["ip_hardware"] = {"fib": {"load_balance_distribution": {"dynamic": {"enabled": True}}}}
     if view["cluster"]:
-        config["load_balance"] = {
-            "cluster": {
-                "forwarding_type": "routed ipv4",
-                "load_balance_method_flow_round_robin": True,
-                "port_groups": [{"group": view["cluster"]["group"], "interface": view["cluster"]["interfaces"]}],
-            }
-        }
+        config["load_balance"] = _load_balance(view["cluster"])
     if qos.pfc_watchdog:
-        profile["priority_flow_control"]["watchdog"] = {"enabled": True}
         config["priority_flow_control"] = {
             "watchdog": {
                 "action": qos.pfc_watchdog_action,
@@ -203,6 +86,160 @@ def structured_config(device: DeviceConfig, management: Management | None = None
     if management is not None:
         config |= _management(management, view["management_port"])
     return _as_network_switch(device, config)
+
+
+def _qos_profile(qos: Qos, view: dict[str, Any]) -> dict[str, Any]:
+    """The QoS profile of the fabric ports (``qos_profiles``): DSCP trust, PFC on the lossless priorities (with its
+    watchdog where the design runs one) and the transmit queues."""
+    pfc: dict[str, Any] = {
+        "enabled": True,
+        "priorities": [{"priority": priority, "no_drop": True} for priority in qos.pfc_priorities],
+    }
+    if qos.pfc_watchdog:
+        pfc["watchdog"] = {"enabled": True}
+    return {
+        "name": view["qos_profile"],
+        "trust": "dscp",
+        "priority_flow_control": pfc,
+        "tx_queues": [_tx_queue(queue, view, qos.ecn_probability) for queue in qos.queues],
+    }
+
+
+def _ethernet_interfaces(view: dict[str, Any]) -> list[dict[str, Any]]:
+    """Every fabric port, routed, with its address (or IPv6 link-local, unnumbered) and the QoS profile
+    (``ethernet_interfaces``)."""
+    return [
+        {
+            "name": name,
+            "description": description,
+            "mtu": view["mtu"],
+            "speed": speed,
+            "switchport": {"enabled": False},
+            **({"ip_address": interface.address} if interface.address else {"ipv6_enable": True}),
+            "service_profile": view["qos_profile"],
+        }
+        for name, speed, description, interface in view["interfaces"]
+    ]
+
+
+def _router_bgp(bgp: Bgp, view: dict[str, Any]) -> dict[str, Any]:
+    """BGP (``router_bgp``): the switch's AS, timers and multipath, its peer groups, its neighbors, aggregates and
+    the IPv4 address family."""
+    return {
+        "as": str(bgp.asn),
+        "router_id": bgp.router_id,
+        "bgp": {"default": {"ipv4_unicast": False}},
+        "timers": {"keepalive_time": bgp.keepalive, "hold_time": bgp.hold},
+        "maximum_paths": {"paths": bgp.maximum_paths, "ecmp": bgp.maximum_paths},
+        "bgp_defaults": ["bgp bestpath as-path multipath-relax"] if bgp.multipath_relax else [],
+        "peer_groups": [
+            {
+                "name": group.name,
+                "maximum_routes": 0,
+                "route_map_in": group.import_map,
+                "route_map_out": group.export_map,
+                **({"bfd": True} if bgp.bfd else {}),
+            }
+            for group in bgp.peer_groups
+        ],
+        **_bgp_neighbors(bgp, view),
+        "aggregate_addresses": [
+            *({"prefix": prefix, "summary_only": True} for prefix in bgp.aggregates),
+            *({"prefix": prefix} for prefix in bgp.pool_aggregates),
+        ],
+        "address_family_ipv4": {
+            "peer_groups": [
+                {
+                    "name": group.name,
+                    "activate": True,
+                    # AVD's underlay_rfc5549 (structured_config_utils underlay): IPv6 next hops for IPv4.
+                    **(
+                        {"next_hop": {"address_family_ipv6": {"enabled": True, "originate": True}}}
+                        if bgp.unnumbered
+                        else {}
+                    ),
+                }
+                for group in bgp.peer_groups
+            ],
+            "networks": [{"prefix": prefix} for prefix in bgp.networks],
+        },
+    }
+
+
+def _bgp_neighbors(bgp: Bgp, view: dict[str, Any]) -> dict[str, Any]:
+    """The BGP neighbors: unnumbered, AVD's underlay_rfc5549 (eos_designs' underlay router_bgp), one neighbor
+    interface per link (``neighbor_interfaces``); else one neighbor per address (``neighbors``)."""
+    if bgp.unnumbered:
+        return {
+            "neighbor_interfaces": [
+                {
+                    "name": view["neighbor_ports"][neighbor.interface],
+                    "peer_group": neighbor.peer_group,
+                    "remote_as": str(neighbor.remote_asn),
+                    "description": description,
+                }
+                for neighbor, description in view["neighbors"]
+            ]
+        }
+    return {
+        "neighbors": [
+            {
+                "ip_address": neighbor.address,
+                "peer_group": neighbor.peer_group,
+                "remote_as": str(neighbor.remote_asn),
+                "description": description,
+            }
+            for neighbor, description in view["neighbors"]
+        ]
+    }
+
+
+def _prefix_lists(policy: RoutePolicy) -> list[dict[str, Any]]:
+    """The routing policy's prefix lists (``prefix_lists``), their rules numbered by tens."""
+    return [
+        {
+            "name": prefix_list.name,
+            "sequence_numbers": [
+                {"sequence": 10 * number, "action": f"permit {rule.prefix}" + (f" le {rule.le}" if rule.le else "")}
+                for number, rule in enumerate(prefix_list.rules, 1)
+            ],
+        }
+        for prefix_list in policy.prefix_lists
+    ]
+
+
+def _route_maps(policy: RoutePolicy) -> list[dict[str, Any]]:
+    """The routing policy's route maps (``route_maps``), their entries numbered by tens."""
+    return [
+        {
+            "name": route_map.name,
+            "sequence_numbers": [
+                {
+                    "sequence": 10 * number,
+                    "type": "permit" if entry.permit else "deny",
+                    "match": [
+                        *([f"ip address prefix-list {entry.prefix_list}"] if entry.prefix_list else []),
+                        *([f"community {entry.community_list}"] if entry.community_list else []),
+                    ],
+                    **({"set": [f"community {entry.set_community}"]} if entry.set_community else {}),
+                }
+                for number, entry in enumerate(route_map.entries, 1)
+            ],
+        }
+        for route_map in policy.route_maps
+    ]
+
+
+def _load_balance(cluster: dict[str, Any]) -> dict[str, Any]:
+    """The cluster load balancing of the view's ``cluster`` (``load_balance``): its flows round-robin over its
+    port group."""
+    return {
+        "cluster": {
+            "forwarding_type": "routed ipv4",
+            "load_balance_method_flow_round_robin": True,
+            "port_groups": [{"group": cluster["group"], "interface": cluster["interfaces"]}],
+        }
+    }
 
 
 def _as_network_switch(device: DeviceConfig, config: dict[str, Any]) -> dict[str, Any]:

@@ -8,12 +8,14 @@ import time
 from collections import Counter
 from ipaddress import ip_network
 from pathlib import Path
+from typing import Any, NamedTuple
 
 from designer.errors import PrerequisiteError
 from designer.readback.built import DESIGN_FILE, Manifest, parse_design, read_inside, read_manifest, read_regular
 from designer.targets import config_files
 from designer.verify import cabling, frontend
 from designer.verify.cabling import Lldp, audit_lab, cabling_check, lab_cables
+from designer.verify.hostconfig import HostConfig
 from designer.verify.lab import Lab, Progress, available_mib, check_prerequisites, seeds_supported, sweep_orphans
 from designer.verify.probe import (
     Peer,
@@ -31,6 +33,7 @@ from designer.verify.probe import (
 from designer.verify.report import VerifyReport, check
 from designer.verify.topology import Session, Topology, expected_routes, paths_to, topology
 from designer.verify.traffic import (
+    Model,
     configure_hosts,
     experiments,
     host_checks,
@@ -150,13 +153,7 @@ def verify(
         hosts = sample(design, lab)
         configs = host_configs(files, hosts)
         flow_model = model(design, hosts)
-    needed, available = lab.memory_mib(), available_mib()
-    if needed > MEMORY_SHARE * available:
-        hint = "" if not whole else "; use --slice to verify a representative part of the fabric"
-        raise PrerequisiteError(
-            f"the lab of {lab.coverage} needs about {needed:,} MiB but only {available:,} MiB "
-            f"are available (at most {MEMORY_SHARE:.0%} may be used){hint}"
-        )
+    needed = _memory_needed(lab, whole)
     report = VerifyReport(lab.name, lab.coverage, len(lab.routers), len(lab.wires), needed, lab.design_width())
     sweep_orphans(progress)
     limit = timeout or default_timeout(lab)
@@ -167,26 +164,7 @@ def verify(
             lldp.start()
         else:
             report.not_covered.append(f"cabling: lldpd is not installed ({cabling.INSTALL})")
-        if traffic:
-            progress(f"configuring {len(configs)} servers ({len(hosts)} NICs) from their host files")
-            report.checks.append(
-                check(
-                    "healthy",
-                    "server host files applied",
-                    f"{len(hosts)} NICs of {len(configs)} servers",
-                    configure_hosts(running, configs),
-                )
-            )
-            running.count_roce()
-        refused = running.load_configs()
-        report.checks.append(
-            check(
-                "healthy",
-                "configs loaded",
-                f"{len(lab.routers) - len(refused)} of {len(lab.routers)} routers took their frr.conf",
-                refused,
-            )
-        )
+        _load_configs(running, report, configs if traffic else None)
         _kernel_settings(running, report)
         healthy = _phase(running, report, "healthy", frozenset(), limit)
         report.measured_mib = running.memory_mib()
@@ -194,31 +172,82 @@ def verify(
             cables = lab_cables(running, design)
             progress(f"cabling: {len(cables)} cables as lldpd reports them in {len(lldp.spaces)} namespaces")
             report.checks.append(cabling_check(lab.name, audit_lab(lldp, cables, limit)))
-        if traffic and flow_model is not None and not healthy:
-            report.not_covered.append("traffic: skipped because the healthy fabric did not converge")
-        elif traffic and flow_model is not None:
-            progress(f"traffic: {len(running.hosts)} server NICs; {len(flow_model.flows.src)} flows per experiment")
-            report.checks += host_checks(running, "healthy")
-            checks, experiments_run, skipped = experiments(running, flow_model)
-            report.checks += checks
-            report.traffic += experiments_run
-            report.not_covered += skipped + modes_not_run(design)
+        if traffic and flow_model is not None:
+            _traffic(running, report, design, flow_model, healthy)
         if healthy:
             _foreign_prefix(running, report, limit)
         if failures and not healthy:
             report.not_covered.append("failure injection: skipped because the healthy fabric did not converge")
         elif failures:
-            for target in failure_targets(lab):
-                name = lab.routers[target].name
-                progress(f"failure: all {sum(target in (w.upper, w.lower) for w in lab.wires)} links of {name} down")
-                running.set_links(target, up=False)
-                _phase(running, report, f"{name} down", frozenset({target}), limit)
-                running.set_links(target, up=True)
-                _phase(running, report, f"{name} restored", frozenset(), limit)
+            _inject_failures(running, report, limit)
     if lldp:
         lldp.reap()
     progress("verification " + ("passed" if report.passed else "FAILED"))
     return report
+
+
+def _memory_needed(lab: Topology, whole: bool) -> int:
+    """The MiB the lab needs; :class:`PrerequisiteError` when that is more than the machine may give it."""
+    needed, available = lab.memory_mib(), available_mib()
+    if needed > MEMORY_SHARE * available:
+        hint = "" if not whole else "; use --slice to verify a representative part of the fabric"
+        raise PrerequisiteError(
+            f"the lab of {lab.coverage} needs about {needed:,} MiB but only {available:,} MiB "
+            f"are available (at most {MEMORY_SHARE:.0%} may be used){hint}"
+        )
+    return needed
+
+
+def _load_configs(running: Lab, report: VerifyReport, servers: dict[str, HostConfig] | None) -> None:
+    """Configure the sampled servers from their host files (``servers``; None: no traffic), then load every
+    router's frr.conf, recording both checks."""
+    lab = running.topology
+    if servers is not None:
+        nics = len(running.hosts)
+        running.progress(f"configuring {len(servers)} servers ({nics} NICs) from their host files")
+        report.checks.append(
+            check(
+                "healthy",
+                "server host files applied",
+                f"{nics} NICs of {len(servers)} servers",
+                configure_hosts(running, servers),
+            )
+        )
+        running.count_roce()
+    refused = running.load_configs()
+    report.checks.append(
+        check(
+            "healthy",
+            "configs loaded",
+            f"{len(lab.routers) - len(refused)} of {len(lab.routers)} routers took their frr.conf",
+            refused,
+        )
+    )
+
+
+def _traffic(running: Lab, report: VerifyReport, design: dict[str, Any], flow_model: Model, healthy: bool) -> None:
+    """The servers' checks and the RoCEv2 experiments, on a fabric that converged."""
+    if not healthy:
+        report.not_covered.append("traffic: skipped because the healthy fabric did not converge")
+        return
+    running.progress(f"traffic: {len(running.hosts)} server NICs; {len(flow_model.flows.src)} flows per experiment")
+    report.checks += host_checks(running, "healthy")
+    checks, experiments_run, skipped = experiments(running, flow_model)
+    report.checks += checks
+    report.traffic += experiments_run
+    report.not_covered += skipped + modes_not_run(design)
+
+
+def _inject_failures(running: Lab, report: VerifyReport, limit: float) -> None:
+    """Take each failure target's links down, then back up, each a phase of its own."""
+    lab = running.topology
+    for target in failure_targets(lab):
+        name = lab.routers[target].name
+        running.progress(f"failure: all {sum(target in (w.upper, w.lower) for w in lab.wires)} links of {name} down")
+        running.set_links(target, up=False)
+        _phase(running, report, f"{name} down", frozenset({target}), limit)
+        running.set_links(target, up=True)
+        _phase(running, report, f"{name} restored", frozenset(), limit)
 
 
 def _kernel_settings(running: Lab, report: VerifyReport) -> None:
@@ -332,8 +361,64 @@ def sample_pairs(lab: Topology) -> list[tuple[int, int]]:
     return [(a, b) for a, b in pairs if a != b]
 
 
+class _Converged(NamedTuple):
+    """What a phase's wait for convergence read last: the sessions and routes the design expects, what bgpd and the
+    kernel showed, what is not right yet (session issues None: bgpd never read), and whether it converged."""
+
+    sessions: list[Session]
+    expected: dict[int, dict[str, int]]
+    peers: dict[int, dict[str, Peer]]
+    complete: int
+    route_issues: list[tuple[int, str]]
+    good: int
+    session_issues: list[tuple[int, str]] | None
+    counted: int
+    """The session ends of the running routers."""
+    seconds: float | None
+    """When every table and session was first right (None: never, or not confirmed by the round after)."""
+
+
 def _phase(running: Lab, report: VerifyReport, phase: str, failed: frozenset[int], limit: float) -> bool:
     """Wait (bounded) until sessions and routes are as the design says for this phase, then record the checks."""
+    lab = running.topology
+    state = _converge(running, phase, failed, limit)
+    report.converged_seconds[phase] = state.seconds
+    report.checks.append(
+        check(
+            phase,
+            "bgp sessions",
+            _session_summary(lab, state.sessions, failed, state.good, state.counted),
+            [problem for _, problem in state.session_issues or []],
+        )
+    )
+    report.checks.append(
+        check(
+            phase,
+            "kernel routes",
+            _route_summary(lab, state.expected, failed, state.complete),
+            [problem for _, problem in state.route_issues],
+        )
+    )
+    if not failed and phase == "healthy":
+        not_covered, unexpected = extra_peers(lab, state.sessions, state.peers)
+        report.not_covered.extend(not_covered)
+        report.checks.append(
+            check(
+                phase,
+                "neighbors match the cabling",
+                f"{len(unexpected)} BGP neighbors configured beyond the design's links",
+                unexpected,
+            )
+        )
+    _reachability(running, report, phase, failed)
+    if lab.frontend("server"):
+        _frontend_reachability(running, report, phase, failed)
+    return state.seconds is not None
+
+
+def _converge(running: Lab, phase: str, failed: frozenset[int], limit: float) -> _Converged:
+    """Read the kernel's routes and bgpd's sessions, round after round for at most ``limit`` seconds, until both are
+    as the design says for the phase (``failed``: the routers down) and one more round confirms it."""
     lab, progress = running.topology, running.progress
     sessions = lab.sessions()
     expected = expected_routes(lab, failed)
@@ -382,38 +467,8 @@ def _phase(running: Lab, report: VerifyReport, phase: str, failed: frozenset[int
         if out_of_time:
             break
         time.sleep(POLL_SECONDS)
-    report.converged_seconds[phase] = converged if confirmed else None
-    report.checks.append(
-        check(
-            phase,
-            "bgp sessions",
-            _session_summary(lab, sessions, failed, good, counted),
-            [problem for _, problem in session_issues or []],
-        )
-    )
-    report.checks.append(
-        check(
-            phase,
-            "kernel routes",
-            _route_summary(lab, expected, failed, complete),
-            [problem for _, problem in route_issues],
-        )
-    )
-    if not failed and phase == "healthy":
-        not_covered, unexpected = extra_peers(lab, sessions, peers)
-        report.not_covered.extend(not_covered)
-        report.checks.append(
-            check(
-                phase,
-                "neighbors match the cabling",
-                f"{len(unexpected)} BGP neighbors configured beyond the design's links",
-                unexpected,
-            )
-        )
-    _reachability(running, report, phase, failed)
-    if lab.frontend("server"):
-        _frontend_reachability(running, report, phase, failed)
-    return confirmed
+    seconds = converged if confirmed else None
+    return _Converged(sessions, expected, peers, complete, route_issues, good, session_issues, counted, seconds)
 
 
 def frontend_sources(lab: Topology, failed: frozenset[int] = frozenset()) -> list[int]:

@@ -193,11 +193,44 @@ def topology(files: Mapping[str, bytes], whole: bool = True, where: str = DESIGN
     sizing = summary["sizing"]
     switches = [device for device in data["devices"] if device["role"] in ROLES]
     keep = [device for device in switches if whole or _in_slice(device, tiers, sizing)]
-    index = {device["name"]: number for number, device in enumerate(keep)}
     front = frontend.devices(data, whole)
     hosts = [row["name"] for row in front if row["role"] == "server"]
     named_switches = [device["name"] for device in keep] + [row["name"] for row in front if row["role"] != "server"]
-    if missing := [name for name in named_switches if config_path("frr", name) not in files]:
+    _require_configs(files, named_switches, hosts)
+    routers = _routers(keep, front)
+    wires, server_ports, outside, servers = _wiring(data, routers, len(keep))
+    hosted = set(hosts)
+    configs = _configs(
+        files,
+        [
+            frontend.host_config(router.name) if router.name in hosted else config_path("frr", router.name)
+            for router in routers
+        ],
+    )
+    coverage = _coverage(routers[: len(keep)], len(switches), tiers, whole)
+    if front:
+        coverage += f"; frontend: {len(front) - len(hosts)} switches and {len(hosts)} servers running BGP"
+    return Topology(
+        data["name"],
+        tiers,
+        sizing,
+        routers,
+        wires,
+        server_ports,
+        configs,
+        outside,
+        servers,
+        coverage,
+        _sysctls(files, routers),
+        _pools(summary.get("pools"), data.get("networks")),
+        _lab_lines(routers, wires),
+    )
+
+
+def _require_configs(files: Mapping[str, bytes], switches: list[str], hosts: list[str]) -> None:
+    """:class:`PrerequisiteError` unless ``files`` hold the FRR config of every switch of ``switches`` and the BGP
+    configuration of every frontend server of ``hosts``."""
+    if missing := [name for name in switches if config_path("frr", name) not in files]:
         raise PrerequisiteError(
             f"no FRR config for {len(missing)} switch(es), e.g. {config_path('frr', missing[0])}; build the "
             "design with frr among its targets (intent key targets) and run 'designer verify' again"
@@ -207,35 +240,50 @@ def topology(files: Mapping[str, bytes], whole: bool = True, where: str = DESIGN
             f"no BGP configuration for {len(absent)} frontend server(s), e.g. {frontend.host_config(absent[0])}; "
             "build the design with its server files (outputs.servers) and run 'designer verify' again"
         )
-    routers = [
-        Router(
-            device["name"],
-            device["role"],
-            ROLES.index(device["role"]),
-            device["plane"],
-            device.get("pod", -1),
-            device.get("su", -1),
-            device["asn"],
-            device["loopback"],
-            tuple(device["announces"]),
-        )
-        for device in keep
+
+
+def _routers(keep: list[dict[str, Any]], front: list[dict[str, Any]]) -> list[Router]:
+    """The lab's routers: the backend's switches ``keep``, then the frontend's switches and BGP servers ``front``."""
+    return [
+        *(
+            Router(
+                device["name"],
+                device["role"],
+                ROLES.index(device["role"]),
+                device["plane"],
+                device.get("pod", -1),
+                device.get("su", -1),
+                device["asn"],
+                device["loopback"],
+                tuple(device["announces"]),
+            )
+            for device in keep
+        ),
+        *(
+            Router(
+                row["name"],
+                frontend.ROLE_PREFIX + row["role"],
+                frontend.TIERS[row["role"]],
+                -1,
+                -1,
+                row.get("group", -1),
+                row["asn"],
+                row["loopback"],
+                tuple(row["announces"]),
+            )
+            for row in front
+        ),
     ]
-    front_index = {row["name"]: len(routers) + number for number, row in enumerate(front)}
-    routers += [
-        Router(
-            row["name"],
-            frontend.ROLE_PREFIX + row["role"],
-            frontend.TIERS[row["role"]],
-            -1,
-            -1,
-            row.get("group", -1),
-            row["asn"],
-            row["loopback"],
-            tuple(row["announces"]),
-        )
-        for row in front
-    ]
+
+
+def _wiring(
+    data: dict[str, Any], routers: list[Router], backend: int
+) -> tuple[list[Wire], list[list[tuple[str, str]]], dict[str, str], dict[str, str]]:
+    """The links between the lab's routers (the first ``backend`` are the backend's), each router's server ports
+    (port, address), and the far end's name of each link that leaves the lab and of each server port, by the far
+    end's address."""
+    index = {router.name: number for number, router in enumerate(routers[:backend])}
+    front_index = {router.name: backend + number for number, router in enumerate(routers[backend:])}
     wires: list[Wire] = []
     server_ports: list[list[tuple[str, str]]] = [[] for _ in routers]
     outside: dict[str, str] = {}
@@ -254,36 +302,16 @@ def topology(files: Mapping[str, bytes], whole: bool = True, where: str = DESIGN
                 outside[z_address or f"{a_name} {a_port}"] = z_name
             elif z is not None:
                 outside[a_address or f"{z_name} {z_port}"] = a_name
-    hosted = set(hosts)
-    configs = _configs(
-        files,
-        [
-            frontend.host_config(router.name) if router.name in hosted else config_path("frr", router.name)
-            for router in routers
-        ],
-    )
+    return wires, server_ports, outside, servers
+
+
+def _lab_lines(routers: list[Router], wires: list[Wire]) -> list[tuple[str, ...]]:
+    """Each router's lines the lab adds to its configuration: a frontend server's address on each of its links."""
     lab_lines: list[tuple[str, ...]] = [() for _ in routers]
     for wire in wires:
         if routers[wire.lower].role == frontend.ROLE_PREFIX + "server":
             lab_lines[wire.lower] += (f"interface {wire.lower_port}", f"ip address {wire.lower_address}/31", "exit")
-    coverage = _coverage(routers[: len(keep)], len(switches), tiers, whole)
-    if front:
-        coverage += f"; frontend: {len(front) - len(hosts)} switches and {len(hosts)} servers running BGP"
-    return Topology(
-        data["name"],
-        tiers,
-        sizing,
-        routers,
-        wires,
-        server_ports,
-        configs,
-        outside,
-        servers,
-        coverage,
-        _sysctls(files, routers),
-        _pools(summary.get("pools"), data.get("networks")),
-        lab_lines,
-    )
+    return lab_lines
 
 
 def _pools(pools: object, networks: object) -> tuple[str, ...]:

@@ -613,22 +613,7 @@ def experiments(running: Lab, measure_model: Model) -> tuple[list[Check], list[E
     lab = running.topology
     checks: list[Check] = []
     results: list[Experiment] = []
-    skipped: list[str] = []
-    seeds = seeds_supported()
-    plan: list[tuple[str, int, Callable[[], object]]] = []
-    design = design_hashing(lab)
-    if isinstance(design, str):
-        skipped.append(design)
-    elif seeds:
-        plan.append(("design hashing", design, running.apply_kernel))
-    if seeds:
-        plan += [(name, 1, partial(set_hashing, running, 1, rule)) for name, rule in SEEDS.items()]
-    else:
-        skipped.append(
-            "per-router hash seeds: this kernel has no net.ipv4.fib_multipath_hash_seed (Linux 6.11+); "
-            "the design's seeds, the seed experiments and polarization were not run"
-        )
-        plan.append(("layer-4 hash", 1, lambda: set_hashing(running, 1, None)))
+    plan, skipped = _hashing_plan(running)
     flows = measure_model.flows
     top = measure_model.top
     for name, policy, apply in plan:
@@ -653,35 +638,69 @@ def experiments(running: Lab, measure_model: Model) -> tuple[list[Check], list[E
                 problems,
             )
         )
-        if name in SEEDS and lab.tiers == 2:
-            skipped += two_tier_polarization(lab, name, spreads)
-        elif name in SEEDS:
-            polarization = _polarization(name, spreads, polarized=name == "equal seeds")
-            if polarization is None:
-                skipped.append(f"polarization ({name}): the sampled flows crossed no group of spine uplinks")
-            else:
-                checks.append(polarization)
-        if name != "equal seeds":
-            uneven = [
-                f"{spread.name}: X² {spread.measured:.1f} above the model's {LEVEL:.1%} quantile {spread.limit():.1f}"
-                for spread in spreads
-                if not spread.even
-            ]
-            checks.append(
-                check(
-                    f"traffic: {name}",
-                    "matches the model",
-                    "; ".join(
-                        f"{spread.name} X² {spread.measured:.1f} (model median {percentile(spread.model, 0.5):.1f}, "
-                        f"{LEVEL:.1%} {spread.limit():.1f})"
-                        for spread in spreads
-                    )
-                    or "no ECMP group with two members",
-                    uneven,
-                )
-            )
+        spread_checks, not_run = _spread_checks(lab, name, spreads)
+        checks += spread_checks
+        skipped += not_run
     checks.append(_layer3(running, measure_model))
     return checks, results, skipped
+
+
+def _hashing_plan(running: Lab) -> tuple[list[tuple[str, int, Callable[[], object]]], list[str]]:
+    """The experiments to run, each a name, its policy and what sets the lab's hashing for it (the design's
+    hashing, then the seed rules where the kernel takes seeds, else the layer-4 hash alone), and those that cannot
+    run (with the reason)."""
+    skipped: list[str] = []
+    seeds = seeds_supported()
+    plan: list[tuple[str, int, Callable[[], object]]] = []
+    design = design_hashing(running.topology)
+    if isinstance(design, str):
+        skipped.append(design)
+    elif seeds:
+        plan.append(("design hashing", design, running.apply_kernel))
+    if seeds:
+        plan += [(name, 1, partial(set_hashing, running, 1, rule)) for name, rule in SEEDS.items()]
+    else:
+        skipped.append(
+            "per-router hash seeds: this kernel has no net.ipv4.fib_multipath_hash_seed (Linux 6.11+); "
+            "the design's seeds, the seed experiments and polarization were not run"
+        )
+        plan.append(("layer-4 hash", 1, lambda: set_hashing(running, 1, None)))
+    return plan, skipped
+
+
+def _spread_checks(lab: Topology, name: str, spreads: list[Spread]) -> tuple[list[Check], list[str]]:
+    """The checks of one experiment's spread over the ECMP groups: polarization under a seed rule, and (but with
+    equal seeds) the match with the model; and what could not be checked (with the reason)."""
+    checks: list[Check] = []
+    skipped: list[str] = []
+    if name in SEEDS and lab.tiers == 2:
+        skipped += two_tier_polarization(lab, name, spreads)
+    elif name in SEEDS:
+        polarization = _polarization(name, spreads, polarized=name == "equal seeds")
+        if polarization is None:
+            skipped.append(f"polarization ({name}): the sampled flows crossed no group of spine uplinks")
+        else:
+            checks.append(polarization)
+    if name != "equal seeds":
+        uneven = [
+            f"{spread.name}: X² {spread.measured:.1f} above the model's {LEVEL:.1%} quantile {spread.limit():.1f}"
+            for spread in spreads
+            if not spread.even
+        ]
+        checks.append(
+            check(
+                f"traffic: {name}",
+                "matches the model",
+                "; ".join(
+                    f"{spread.name} X² {spread.measured:.1f} (model median {percentile(spread.model, 0.5):.1f}, "
+                    f"{LEVEL:.1%} {spread.limit():.1f})"
+                    for spread in spreads
+                )
+                or "no ECMP group with two members",
+                uneven,
+            )
+        )
+    return checks, skipped
 
 
 def _polarization(name: str, spreads: list[Spread], polarized: bool) -> Check | None:
