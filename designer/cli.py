@@ -434,6 +434,9 @@ def _build(args: argparse.Namespace) -> int:
     built, sizes = done[0]
     args.kept.append(built)
     print(summary_text(summary(built)))
+    if not intent.targets_named:
+        took = ", ".join((*intent.targets, *intent.subnet_managers))
+        print(f"targets: {took} (the defaults: the intent names no targets)")
     if previous and previous.moved:
         print(
             f"existing items changed since the previous build: {previous.moved:,}"

@@ -46,6 +46,19 @@ def test_the_intent_offers_exactly_the_registered_targets_and_defaults_to_its_te
     assert parse_intent(INTENT).subnet_managers == ()
 
 
+def test_a_build_of_an_intent_without_targets_says_which_it_took(tmp_path: Path) -> None:
+    """The default cards are a choice the intent did not write down: the build names them; an intent that names its
+    targets is not told."""
+    from tests.test_intent_errors import run_cli
+
+    (tmp_path / "default.yaml").write_text(INTENT)
+    (tmp_path / "named.yaml").write_text(INTENT + "targets: [frr]\n")
+    code, out, _ = run_cli("build", str(tmp_path / "default.yaml"), "-o", str(tmp_path / "default"))
+    assert code == 0 and "\ntargets: sonic, frr, eos, nvue (the defaults: the intent names no targets)\n" in out
+    code, out, _ = run_cli("build", str(tmp_path / "named.yaml"), "-o", str(tmp_path / "named"))
+    assert code == 0 and "\ntargets: " not in out
+
+
 def test_a_target_that_needs_another_says_why() -> None:
     """SONiC runs BGP from the FRR file beside its config_db.json (split-unified mode)."""
     from designer.errors import InputError

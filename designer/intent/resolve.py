@@ -197,6 +197,8 @@ class Intent:
     subnet_managers: tuple[str, ...] = ()
     """The targets that configure the fabric as a whole (an InfiniBand fabric's ``opensm``); ``targets`` holds
     only the network OSes, which write a configuration per switch."""
+    targets_named: bool = dataclasses.field(default=True, compare=False)
+    """Whether the intent names its ``targets`` (False: it took the default cards of its technology)."""
     networks: Networks = dataclasses.field(default_factory=Networks)
     """The networks beside the backend (frontend, storage, in-band, out-of-band) and every switch's management
     side; none declared: the backend alone."""
@@ -749,6 +751,7 @@ def _intent(
         targets=tuple(per_switch(listed)),
         technology=doc.fabric.technology,
         subnet_managers=per_fabric(listed),
+        targets_named=doc.targets is not None,
         target_options=doc.target_options,
         qos=qos,
         load_balancing=doc.load_balancing,
