@@ -257,6 +257,8 @@ class PartKind:
     """What its ones are called in the rack, ``sys<s>-<short><k>`` (k from the top)."""
     role: str
     """Its role in a source of truth."""
+    managed: bool = True
+    """Whether its management ports are cabled to the rack's management switches (a management switch's are not)."""
 
 
 PART_KINDS = (
@@ -271,10 +273,20 @@ PART_KINDS = (
     ),
     PartKind("power_shelf", "power_shelves", "power shelf", "power shelves", "powershelf", "power_shelf"),
     PartKind(
-        "management_switch", "management_switches", "management switch", "management switches", "mgmt", "management"
+        "management_switch",
+        "management_switches",
+        "management switch",
+        "management switches",
+        "mgmt",
+        "management",
+        managed=False,
     ),
 )
-"""Every kind of part a rack-scale system's rack holds, the compute trays first."""
+"""Every kind of part a rack-scale system's rack holds, the compute trays first: a new kind is one more record."""
+PART = {part.kind: part for part in PART_KINDS}
+"""Each kind of part by its name in the catalog."""
+BESIDE_TRAYS = PART_KINDS[1:]
+"""The kinds of part a system's rack holds beside its compute trays."""
 SYSTEM_PARTS = {part.kind: part.count for part in PART_KINDS}
 """The parts of a rack-scale system's rack as its ``rack_layout`` names them, and the field counting each."""
 

@@ -21,6 +21,7 @@ import yaml
 from pydantic import AfterValidator, Field, ValidationError, model_validator
 
 from designer.catalog import (
+    PART_KINDS,
     PORT_FIELDS,
     SYSTEM_PARTS,
     Catalog,
@@ -250,7 +251,7 @@ class SystemEntryDoc(Section):
     )
     management_ports: (
         dict[
-            Literal["compute_tray", "nvlink_switch_tray", "power_shelf"],
+            Literal[tuple(part.kind for part in PART_KINDS if part.managed)],  # type: ignore[valid-type]
             list[Annotated[str, Field(pattern=r"^[a-z][a-z0-9]{0,9}$")]],
         ]
         | None

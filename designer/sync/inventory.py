@@ -19,9 +19,8 @@ from pathlib import Path
 from typing import Any, NamedTuple
 
 from designer.backend.model import DeviceConfig
-from designer.backend.physical import PART_ITEMS
 from designer.backend.wiring import NONE, Device
-from designer.catalog import ManagementSwitchModel
+from designer.catalog import BESIDE_TRAYS, PART, ManagementSwitchModel
 from designer.errors import PrerequisiteError
 from designer.intent import Intent
 from designer.intent.networks_section import DataNetworkSpec
@@ -265,7 +264,7 @@ def _own_interfaces(
     if row["role"] in OOB_ROLES:
         ports = _oob_switch_ports(intent, row["role"])
         return {port.name: port.name for port in ports}, ports
-    if row["role"] in PART_ROLES.values():  # an NVLink switch tray or a power shelf: its management ports
+    if row["role"] in PART_ROLES:  # an NVLink switch tray or a power shelf: its management ports
         assert intent.system is not None  # only a rack-scale system's rack has parts
         ports = [Port(port, ACCESS_SPEED_GBPS) for port in intent.system.management_ports_of(row["part"])]
         return {port.name: port.name for port in ports}, ports
@@ -435,12 +434,8 @@ ACCESS_SPEED_GBPS = 1
 """The speed of a management switch's access ports (a BMC's or a switch's management port)."""
 OOB_ROLES = ("management", "oob_spine")
 """The roles of the out-of-band network's switches: their configurations are not the design's to render."""
-PART_ROLES = {
-    "nvlink_switch_tray": "nvlink_switch_tray",
-    "power_shelf": "power_shelf",
-    "management_switch": "management",
-}
-"""The role of each part of a rack-scale system's rack beside its compute trays (a management switch's is the
+PART_ROLES = frozenset(part.role for part in BESIDE_TRAYS)
+"""The roles of the parts of a rack-scale system's rack beside its compute trays (a management switch's is the
 out-of-band network's)."""
 STORAGE_MAKER = "generic"
 """The maker a storage server's device type is filed under: the design gives its ports, not its model."""
@@ -473,9 +468,9 @@ def _device_type(intent: Intent, row: dict[str, Any], switch: DeviceConfig | Non
     management = _management_switch(intent) if row["role"] == "management" else None
     if management is not None:
         return (manufacturer_of(management.name), management.name), management.rack_units
-    if row["role"] in PART_ROLES.values():  # a system's part: NVLink switch tray, power shelf, unnamed switch model
+    if row["role"] in PART_ROLES:  # a system's part: NVLink switch tray, power shelf, unnamed switch model
         assert intent.system is not None  # only a rack-scale system's rack has parts
-        model = f"{intent.system.name} {PART_ITEMS[row['part']]}"
+        model = f"{intent.system.name} {PART[row['part']].item}"
         return (manufacturer_of(intent.system.name), model), row["units"] or 1
     if row["role"] == "oob_spine" and oob is not None:
         breakout = oob.spine.breakout(oob.switch.uplink_speed)
@@ -539,7 +534,7 @@ def _part_rows(racks: list[dict[str, Any]], listed: set[str]) -> list[dict[str, 
     """A device row for each part of a rack-scale system's rack (design.json's rack ``parts``) that ``listed`` (the
     devices design.json lists: an out-of-band network's management switches are there) does not hold already."""
     return [
-        {**part, "role": PART_ROLES[part["part"]], "rack": rack["name"]}
+        {**part, "role": PART[part["part"]].role, "rack": rack["name"]}
         for rack in racks
         for part in rack.get("parts", ())
         if part["name"] not in listed
