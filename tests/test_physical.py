@@ -24,8 +24,8 @@ from designer.outputs.physical import bom_rows, power_markdown, racks_rows
 from designer.outputs.tables import cabling_rows
 from designer.physical import COMPUTE, NETWORK, Physical, TopKept, cable_lengths, plan_physical
 from designer.physical.cables import PORT_SPACE, UNIT_M, choose_media, decimetres, medium_for, ordered_length
-from designer.pipeline import _wired
 from designer.pipeline import design as run_stages
+from designer.pipeline import first_stages
 from designer.sizing import Plan
 from tests.conftest import ROOT
 from tests.helpers import build_text, intent_text
@@ -50,7 +50,7 @@ def placed_text(text: str, models: bool = False) -> Placed:
     """Only the stages up to the physical plan (and the device models, from its cable lengths, with ``models``),
     as the pipeline runs them on intent text."""
     intent = parse_intent(text, "test.yaml")
-    plan, fabric, allocation = _wired(intent, quiet)
+    plan, fabric, allocation = first_stages(intent, quiet)
     physical = plan_physical(intent, plan, fabric, top_kept(intent))
     configs: tuple[DeviceConfig, ...] = ()
     if models and allocation is not None:

@@ -31,12 +31,13 @@ from designer.catalog import Catalog, catalog
 from designer.checks import CHECKS
 from designer.design import Design
 from designer.errors import InputError, Problem, dotted
+from designer.explore.alike import design_like
 from designer.intent import Intent
 from designer.intent.resolve import field_at, submodel
 from designer.intent.schema import MAX_PLANES, MEDIA, SPEEDS, IntentDoc
 from designer.intent.yaml_source import decode, load_yaml, read_bytes
 from designer.outputs.workloads import contract
-from designer.pipeline import design, validated_intent
+from designer.pipeline import validated_intent
 from designer.workers import each_in_workers
 
 MAX_CANDIDATES = 256
@@ -51,7 +52,7 @@ WORKERS = 2
 MEDIA_PATH = ("facility", "media")
 MODEL_PATHS = (("fabric", "leaf", "model"), ("fabric", "spine", "model"), ("fabric", "super_spine", "model"))
 """The fields whose values change no wiring when the models have the same ports: candidates that differ only in
-these (and the media) may be wired alike (:func:`designer.pipeline.wired_alike`)."""
+these (and the media) may be wired alike (:func:`designer.explore.alike.wired_alike`)."""
 LOWER_IS_BETTER = ("switches", "power_kw", "racks", "cables", "optics")
 """The measures the Pareto front compares, with ``failure_bisection`` (higher is better) and each workload's p50
 collective time (lower is better)."""
@@ -205,7 +206,7 @@ def explore(path: Path, vary: Sequence[str]) -> Exploration:
                 anew = whole is None or but_media != _but_media(varied, picks[job])
                 if whole is not None and anew:
                     whole = replace(whole, configs=())  # its device models are read no more: freed before the next
-                built = design(candidate, hosts=False, processes=1, workload_detail=False, alike=whole)
+                built = design_like(candidate, whole)
                 if anew:
                     whole, but_media = built, _but_media(varied, picks[job])
             except InputError as error:
@@ -246,7 +247,7 @@ def _batches(varied: Sequence[Dimension], picks: Sequence[tuple[int, ...]], work
     """The candidates (by place in ``picks``) in batches a worker takes at once, each batch in the order of its
     first candidate: those that differ only in their switch models and ``facility.media`` share a batch, so that
     one design's addresses, max-flows and workloads serve all those wired alike and one set of device models
-    serves its other media (:func:`designer.pipeline.design`'s ``alike``),
+    serves its other media (:func:`designer.explore.alike.design_like`),
     in the order of the models, their media one after another. When that gives fewer batches than ``workers``,
     only the media share a batch, so that every worker has one."""
     media = {axis for axis, dimension in enumerate(varied) if dimension.path == MEDIA_PATH}
