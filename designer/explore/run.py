@@ -32,7 +32,7 @@ from designer.checks import CHECKS
 from designer.design import Design
 from designer.errors import InputError, Problem, dotted
 from designer.explore.alike import design_like
-from designer.intent import Intent
+from designer.intent import Intent, SiteCatalogs
 from designer.intent.resolve import field_at, submodel
 from designer.intent.schema import MAX_PLANES, MEDIA, SPEEDS, IntentDoc
 from designer.intent.yaml_source import decode, load_yaml, read_bytes
@@ -166,23 +166,7 @@ def explore(path: Path, vary: Sequence[str]) -> Exploration:
     data = load_yaml(decode(raw, str(path)), str(path)).data
     intent = _base(path, raw, data)
     varied = dimensions(vary, intent.catalog) if vary else open_dimensions(data, intent)
-    space = 1
-    for dimension in varied:
-        space *= len(dimension.values)
-    if space > MAX_CANDIDATES:
-        sizes = ", ".join(f"{dimension.name} {len(dimension.values)}" for dimension in varied)
-        raise InputError(
-            [
-                Problem(
-                    (),
-                    f"{space:,} candidates ({sizes} values) is more than the {MAX_CANDIDATES} one exploration "
-                    "builds; narrow it with fewer --vary values, or set some of these fields in the intent",
-                    file=VARY_SOURCE,
-                    line=1,
-                )
-            ],
-            about="the --vary options",
-        )
+    _refuse_too_many(varied)
     picks = list(itertools.product(*(range(len(dimension.values)) for dimension in varied)))
     combinations = [tuple(d.values[place] for d, place in zip(varied, pick, strict=True)) for pick in picks]
     names = candidate_names(intent.name, varied, picks)
@@ -191,33 +175,12 @@ def explore(path: Path, vary: Sequence[str]) -> Exploration:
         for name, values in zip(names, combinations, strict=True)
     ]
     shared_catalogs = None if any(dimension.path[0] == "catalog" for dimension in varied) else intent.catalogs
+    batches = _batches(varied, picks, min(WORKERS, os.cpu_count() or 1))
 
     def evaluate(batch: int) -> dict[int, dict[str, Any]]:
-        """The measures, or the failure reasons, of each candidate of one batch (its other media one after
-        another): the first of each set of switch models is designed whole, with what the models leave alone
-        taken from the last one designed whole when the two are wired alike; its other media take what the media
-        leave alone from it."""
-        outcomes: dict[int, dict[str, Any]] = {}
-        whole: Design | None = None
-        but_media: tuple[int, ...] | None = None
-        for job in batches[batch]:
-            try:
-                candidate = validated_intent(path, texts[job].encode(), shared_catalogs)
-                anew = whole is None or but_media != _but_media(varied, picks[job])
-                if whole is not None and anew:
-                    whole = replace(whole, configs=())  # its device models are read no more: freed before the next
-                built = design_like(candidate, whole)
-                if anew:
-                    whole, but_media = built, _but_media(varied, picks[job])
-            except InputError as error:
-                outcomes[job] = {"failed": [_reason(problem) for problem in error.problems]}
-                continue
-            errors = sorted({finding.check for finding in built.findings if finding.severity == "error"})
-            outcomes[job] = {"failed": [_check_reason(check) for check in errors]} if errors else measures(built)
-            del built
-        return outcomes
+        """The measures, or the failure reasons, of each candidate of one batch (:func:`_outcomes`)."""
+        return _outcomes(path, batches[batch], texts, shared_catalogs, varied, picks)
 
-    batches = _batches(varied, picks, min(WORKERS, os.cpu_count() or 1))
     results: dict[int, dict[str, Any]] = {}
     for found in each_in_workers(min(WORKERS, os.cpu_count() or 1), len(batches), evaluate).values():
         results.update(found)
@@ -241,6 +204,61 @@ def explore(path: Path, vary: Sequence[str]) -> Exploration:
         {row["name"]: texts[names.index(row["name"])] for row in candidates},
         tuple(sorted(failures.items(), key=lambda item: (-item[1], item[0]))),
     )
+
+
+def _refuse_too_many(varied: Sequence[Dimension]) -> None:
+    """:class:`InputError` when the dimensions make more than :data:`MAX_CANDIDATES` candidates, with each one's
+    size."""
+    space = 1
+    for dimension in varied:
+        space *= len(dimension.values)
+    if space > MAX_CANDIDATES:
+        sizes = ", ".join(f"{dimension.name} {len(dimension.values)}" for dimension in varied)
+        raise InputError(
+            [
+                Problem(
+                    (),
+                    f"{space:,} candidates ({sizes} values) is more than the {MAX_CANDIDATES} one exploration "
+                    "builds; narrow it with fewer --vary values, or set some of these fields in the intent",
+                    file=VARY_SOURCE,
+                    line=1,
+                )
+            ],
+            about="the --vary options",
+        )
+
+
+def _outcomes(
+    path: Path,
+    jobs: Sequence[int],
+    texts: Sequence[str],
+    shared_catalogs: SiteCatalogs | None,
+    varied: Sequence[Dimension],
+    picks: Sequence[tuple[int, ...]],
+) -> dict[int, dict[str, Any]]:
+    """The measures, or the failure reasons, of each candidate of one batch (``jobs``: its other media one after
+    another): the first of each set of switch models is designed whole, with what the models leave alone taken from
+    the last one designed whole when the two are wired alike; its other media take what the media leave alone from
+    it."""
+    outcomes: dict[int, dict[str, Any]] = {}
+    whole: Design | None = None
+    but_media: tuple[int, ...] | None = None
+    for job in jobs:
+        try:
+            candidate = validated_intent(path, texts[job].encode(), shared_catalogs)
+            anew = whole is None or but_media != _but_media(varied, picks[job])
+            if whole is not None and anew:
+                whole = replace(whole, configs=())  # its device models are read no more: freed before the next
+            built = design_like(candidate, whole)
+            if anew:
+                whole, but_media = built, _but_media(varied, picks[job])
+        except InputError as error:
+            outcomes[job] = {"failed": [_reason(problem) for problem in error.problems]}
+            continue
+        errors = sorted({finding.check for finding in built.findings if finding.severity == "error"})
+        outcomes[job] = {"failed": [_check_reason(check) for check in errors]} if errors else measures(built)
+        del built
+    return outcomes
 
 
 def _batches(varied: Sequence[Dimension], picks: Sequence[tuple[int, ...]], workers: int) -> list[list[int]]:
