@@ -646,8 +646,8 @@ def backend_settings(intent: Intent, plan: Plan) -> SwitchSettings:
 
 class _Ports:
     """Port names (the fabric's, :meth:`Fabric.port_names`) and lane positions of one port layout, computed once and
-    shared by every device: for each logical port its name, cage (from 1), lane in the cage, first SerDes lane,
-    the cage's breakout and SerDes lanes per logical port."""
+    shared by every device: for each logical port its name and its place as an :class:`Interface` holds it (cage
+    from 1, lane in the cage, the cage's breakout, SerDes lanes per logical port, first SerDes lane)."""
 
     def __init__(self, device: Device, port_speed: int, names: tuple[str, ...]) -> None:
         self.breakout, self.uplink_breakout = device.breakout, device.uplink_breakout
@@ -660,7 +660,7 @@ class _Ports:
         for port in range(device.ports):
             cage, lane, breakout = device.place(port)
             lanes = self.serdes // breakout
-            places.append((names[port], cage + 1, lane, lane * lanes, breakout, lanes))
+            places.append((names[port], (cage + 1, lane, breakout, lanes, lane * lanes)))
         self.places = tuple(places)
 
 
@@ -814,7 +814,7 @@ def _server_ports(
         lower_device = devices[lower]
         cable_m, speed = cables[number], link_speed(link_tier, devices[upper])
         lower_name = names[lower][lower_port]
-        upper_name, cage, lane, first_lane, breakout, lanes = ports[upper].places[upper_port]
+        upper_name, upper_place = ports[upper].places[upper_port]
         description = f"{lower_device.name} {lower_name}"
         down = Interface(
             upper_name,
@@ -826,11 +826,7 @@ def _server_ports(
             speed,
             mtu,
             "server",
-            cage,
-            lane,
-            breakout,
-            lanes,
-            first_lane,
+            *upper_place,
             room_tables[upper].get((speed, cable_m)) or sized(upper, speed, cable_m),
             server_port_names.get(lower_name)
             or server_port_names.setdefault(lower_name, dict.fromkeys(targets, lower_name)),
@@ -853,9 +849,8 @@ def _fabric_ports(
     """Each switch's ports towards other switches, both ends of every link (addressed, or unnumbered) with the
     session over it; and each switch's count of uplinks and most parallel links down to one switch."""
     devices, names, asns = wiring.devices, wiring.port_names, addressing.asns
-    upper_ips, lower_ips = addressing.upper_ips, addressing.lower_ips
+    upper_ips, lower_ips, port_os_names = addressing.upper_ips, addressing.lower_ips, tables.port_os_names
     link_speed, ports, room_tables, sized = tables.settings.link_speed, tables.ports, tables.room_tables, tables.sized
-    port_os_names = tables.port_os_names
     groups = [PEER_GROUPS[tier(device.role)] for device in tables.switches]
     numbered = tables.settings.routing.underlay != "unnumbered"
     rows: list[list[_Row]] = [[] for _ in range(wiring.switch_count)]
@@ -868,11 +863,10 @@ def _fabric_ports(
         upper_device, lower_device = devices[upper], devices[lower]
         cable_m, speed = cables[number], link_speed(link_tier, upper_device)
         lower_name = names[lower][lower_port]
-        upper_name, cage, lane, first_lane, breakout, lanes = ports[upper].places[upper_port]
-        description = f"{lower_device.name} {lower_name}"
+        upper_name, upper_place = ports[upper].places[upper_port]
         down = Interface(
             upper_name,
-            description,
+            f"{lower_device.name} {lower_name}",
             upper_ip + "/31" if numbered else "",
             lower_device.name,
             lower_name,
@@ -880,15 +874,10 @@ def _fabric_ports(
             speed,
             mtu,
             "fabric",
-            cage,
-            lane,
-            breakout,
-            lanes,
-            first_lane,
+            *upper_place,
             room_tables[upper].get((speed, cable_m)) or sized(upper, speed, cable_m),
             port_os_names[lower][lower_port],
         )
-        _, cage, lane, first_lane, breakout, lanes = ports[lower].places[lower_port]
         up = Interface(
             lower_name,
             f"{upper_device.name} {upper_name}",
@@ -899,16 +888,12 @@ def _fabric_ports(
             speed,
             mtu,
             "fabric",
-            cage,
-            lane,
-            breakout,
-            lanes,
-            first_lane,
+            *ports[lower].places[lower_port][1],
             room_tables[lower].get((speed, cable_m)) or sized(lower, speed, cable_m),
             port_os_names[upper][upper_port],
         )
         towards = Neighbor(
-            lower_ip, asns[lower], lower_device.name, upper_name, description, upper_ip, groups[lower], lower_name
+            lower_ip, asns[lower], lower_device.name, upper_name, down.description, upper_ip, groups[lower], lower_name
         )
         rows[upper].append((upper_port, down, towards))
         back = Neighbor(
@@ -926,7 +911,7 @@ def _core_ports(tables: _PortTables, addressing: Addressing, mtu: int) -> list[l
     targets = tables.settings.targets
     for index, peers in addressing.core_peers.items():
         for uplink in peers:
-            name, cage, lane, first_lane, breakout, lanes = tables.ports[index].places[uplink.port]
+            name, place = tables.ports[index].places[uplink.port]
             description = f"{CORE} {uplink.peer_interface}"
             interface = Interface(
                 name,
@@ -938,11 +923,7 @@ def _core_ports(tables: _PortTables, addressing: Addressing, mtu: int) -> list[l
                 uplink.speed_gbps,
                 mtu,
                 "core",
-                cage,
-                lane,
-                breakout,
-                lanes,
-                first_lane,
+                *place,
                 tables.sized(index, uplink.speed_gbps, uplink.cable_m),
                 dict.fromkeys(targets, uplink.peer_interface),
             )
