@@ -32,7 +32,7 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Generic, NamedTuple, TypeVar
 
-from designer.intent import Intent
+from designer.intent import Intent, SwitchSpec
 from designer.sizing import Plan
 
 if TYPE_CHECKING:
@@ -218,78 +218,41 @@ def wire(intent: Intent, plan: Plan) -> Fabric:
 
 def _leaves(intent: Intent, plan: Plan, plane: int) -> Iterator[tuple[tuple[int, int, int], Device]]:
     """The leaves of ``plane``, each by its (plane, scalable unit, rail)."""
-    speed, up_speed, _ = plan.link_speeds
+    ports = plan.leaf_radix, plan.leaf_downlinks, plan.link_speed, plan.leaf_spine_speed
     for su in range(plan.sus):
         pod = su // plan.sus_per_pod
         for rail in range(plan.rails):
-            yield (
-                (plane, su, rail),
-                Device(
-                    f"p{plane}-su{su}-r{rail}-leaf",
-                    "leaf",
-                    plane,
-                    pod,
-                    su,
-                    rail,
-                    NONE,
-                    rail,
-                    intent.leaf.model,
-                    plan.leaf_radix,
-                    intent.leaf.breakout(speed),
-                    plan.leaf_downlinks,
-                    intent.leaf.breakout(up_speed),
-                ),
-            )
+            at = (plane, pod, su, rail, NONE, rail)
+            yield (plane, su, rail), _switch(intent.leaf, f"p{plane}-su{su}-r{rail}-leaf", "leaf", at, ports)
 
 
 def _spines(intent: Intent, plan: Plan, plane: int) -> Iterator[tuple[tuple[int, int, int], Device]]:
     """The spines of ``plane``, each by its (plane, pod, index in the pod)."""
-    _, up_speed, super_speed = plan.link_speeds
+    ports = plan.spine_radix, plan.spine_downlinks, plan.leaf_spine_speed, plan.spine_super_speed
     for pod in range(plan.pods):
         for index in range(plan.spines_per_pod):
-            yield (
-                (plane, pod, index),
-                Device(
-                    f"p{plane}-spine{index}" if plan.tiers == 2 else f"p{plane}-pod{pod}-spine{index}",
-                    "spine",
-                    plane,
-                    pod,
-                    NONE,
-                    NONE,
-                    index if plan.tiers == 3 else NONE,
-                    index,
-                    intent.spine.model,
-                    plan.spine_radix,
-                    intent.spine.breakout(up_speed),
-                    plan.spine_downlinks,
-                    intent.spine.breakout(super_speed),
-                ),
-            )
+            at = (plane, pod, NONE, NONE, index if plan.tiers == 3 else NONE, index)
+            name = f"p{plane}-spine{index}" if plan.tiers == 2 else f"p{plane}-pod{pod}-spine{index}"
+            yield (plane, pod, index), _switch(intent.spine, name, "spine", at, ports)
 
 
 def _super_spines(intent: Intent, plan: Plan, plane: int) -> Iterator[tuple[tuple[int, int, int], Device]]:
     """The super-spines of ``plane``, each by its (plane, group, index in the group)."""
-    super_speed = plan.link_speeds[2]
+    ports = plan.super_radix, plan.super_radix, plan.spine_super_speed, plan.spine_super_speed
     for group in range(plan.groups):
         for index in range(plan.supers_per_group):
-            yield (
-                (plane, group, index),
-                Device(
-                    f"p{plane}-g{group}-ss{index}",
-                    "super_spine",
-                    plane,
-                    NONE,
-                    NONE,
-                    NONE,
-                    group,
-                    index,
-                    intent.super_spine.model,
-                    plan.super_radix,
-                    intent.super_spine.breakout(super_speed),
-                    plan.super_radix,
-                    intent.super_spine.breakout(super_speed),
-                ),
-            )
+            at = (plane, NONE, NONE, NONE, group, index)
+            name = f"p{plane}-g{group}-ss{index}"
+            yield (plane, group, index), _switch(intent.super_spine, name, "super_spine", at, ports)
+
+
+def _switch(
+    spec: SwitchSpec, name: str, role: str, at: tuple[int, int, int, int, int, int], ports: tuple[int, int, int, int]
+) -> Device:
+    """A switch of ``spec``: its name, role and place ``at`` (plane, pod, scalable unit, rail, group, index), and its
+    ``ports``: how many logical ports, how many of them face down, and the speeds of those facing down and up."""
+    logical, downlinks, down, up = ports
+    return Device(name, role, *at, spec.model, logical, spec.breakout(down), downlinks, spec.breakout(up))
 
 
 def _servers(intent: Intent, plan: Plan) -> list[Device]:

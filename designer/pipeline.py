@@ -95,15 +95,15 @@ def design_wired(
     intent: Intent,
     wiring: tuple[Plan, Fabric, Allocation | None],
     known: Known,
-    say: Progress = quiet,
-    seeds: int = SEEDS,
-    modelled: Modelled | None = None,
-    hosts: bool = True,
-    processes: int | None = None,
-    workload_detail: bool = True,
+    say: Progress,
+    seeds: int,
+    modelled: Modelled | None,
+    hosts: bool,
+    processes: int | None,
+    workload_detail: bool,
 ) -> Design:
-    """The stages after the wiring (:func:`first_stages`' plan, fabric and allocation), as :func:`design` runs them,
-    each taken from ``known`` where it holds it.
+    """The stages after the wiring (:func:`first_stages`' plan, fabric and allocation), as :func:`design` runs them
+    with the same options, each taken from ``known`` where it holds it.
 
     Once the fabric is wired and counted, two forked workers (with more than one core) make the physical plan, and
     solve the bisection max-flows and run the checks of the fabric itself (:data:`OF_THE_FABRIC`: what neither the

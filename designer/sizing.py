@@ -213,19 +213,20 @@ class Plan:
 
 
 class _AboveTheLeaves(NamedTuple):
-    """The counts of the tiers above the leaves: the spines' ports, the pods (built and in the envelope), the spines
-    per pod or plane and their parallel links, the super-spines' groups and whether they are built."""
+    """The counts of the tiers above the leaves, named as :class:`Plan` names them: the spines' ports, the pods (built
+    and in the envelope), the spines per pod or plane and their parallel links, the super-spines' groups and whether
+    they are built."""
 
     spine_downlinks: int
     spine_radix: int
     sus_per_pod: int
     pods: int
     envelope_pods: int
-    spines: int
-    parallel: int
+    spines_per_pod: int
+    leaf_spine_parallel: int
     spine_uplinks: int = 0
     supers_per_group: int = 0
-    super_parallel: int = 0
+    spine_super_parallel: int = 0
     super_tier: bool = False
 
 
@@ -259,24 +260,14 @@ def size(intent: Intent) -> Plan:
         leaf_radix=servers_per_su + uplinks,
         leaf_downlinks=servers_per_su,
         leaf_uplinks=uplinks,
-        spine_downlinks=above.spine_downlinks,
-        spine_radix=above.spine_radix,
         super_radix=intent.super_spine.radix(super_speed),
         servers_per_su=servers_per_su,
         sus=sus,
-        sus_per_pod=above.sus_per_pod,
-        pods=above.pods,
-        spines_per_pod=above.spines,
-        leaf_spine_parallel=above.parallel,
-        spine_uplinks=above.spine_uplinks,
-        supers_per_group=above.supers_per_group,
-        spine_super_parallel=above.super_parallel,
         warnings=_warnings(intent, tiers, sus, servers_per_su, above),
         max_servers=intent.max_servers,
         envelope_sus=envelope_sus,
-        envelope_pods=above.envelope_pods,
-        super_tier=above.super_tier,
         servers_per_system=intent.servers_per_system,
+        **above._asdict(),
     )
     problems = [*_bound_problems(plan, _count_field(intent)), *target_problems(intent, plan)]
     if problems:
@@ -395,9 +386,9 @@ def _warnings(intent: Intent, tiers: int, sus: int, servers_per_su: int, above: 
             f"scalable unit {sus - 1} (a leaf group: one leaf per rail and plane, serving {servers_per_su} {what}) "
             f"is part-filled with {intent.servers % servers_per_su} {what}; its leaves and uplinks are built in full"
         )
-    if above.spines < MIN_SPINES:
+    if above.spines_per_pod < MIN_SPINES:
         warnings.append(
-            f"only {above.spines} spine{'s' if above.spines != 1 else ''} per "
+            f"only {above.spines_per_pod} spine{'s' if above.spines_per_pod != 1 else ''} per "
             f"{'plane' if tiers == 2 else 'pod'}; at least {MIN_SPINES} keep a spine failure "
             "from concentrating traffic (PFC storm risk)"
         )

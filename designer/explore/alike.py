@@ -64,7 +64,7 @@ def _known(intent: Intent, alike: Design, media_only: bool) -> Known:
 
 def _designed(intent: Intent, wiring: tuple[Plan, Fabric, Allocation | None], known: Known, seeds: int) -> Design:
     """The stages after ``wiring`` as explore runs them, taking what is ``known``."""
-    return design_wired(intent, wiring, known, seeds=seeds, hosts=False, processes=1, workload_detail=False)
+    return design_wired(intent, wiring, known, quiet, seeds, None, hosts=False, processes=1, workload_detail=False)
 
 
 def wired_alike(fabric: Fabric, other: Fabric) -> bool:
