@@ -9,13 +9,12 @@ from __future__ import annotations
 
 import os
 from collections.abc import Callable
-from dataclasses import fields, replace
-from operator import attrgetter
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from designer.analysis.facts import facts
-from designer.analysis.maxflow import bisection
+from designer.analysis.facts import Facts, facts
+from designer.analysis.maxflow import Bisection, bisection
 from designer.analysis.workload import SEEDS, WorkloadResult, analyze, queue_pairs
 from designer.backend.allocate import Allocation, address_problems, addressed, allocate
 from designer.backend.hosts import HostConfig, host_configs
@@ -38,18 +37,26 @@ from designer.networks.physical import Hall
 from designer.validation import validated_intent
 from designer.workers import Background
 
-BESIDE_THE_WIRING = ("technology", "planes", "server", "addressing", "routing", "load_balancing", "workloads")
-"""The intent's fields that the addresses, max-flows and workload analysis read beside the wired fabric: two designs
-that agree on these and are wired alike (:func:`wired_alike`) have the same of each."""
-_beside = attrgetter(*BESIDE_THE_WIRING)
-NOT_DESIGNED_FROM = frozenset(("name", "description", "source", "sha256", "text"))
-"""The intent's fields that name and describe it: the host settings and the outputs read its name, no stage
-before them reads any of these."""
-
 Modelled = Callable[[tuple[DeviceConfig, ...], tuple[HostConfig, ...], SwitchManagement, ClusterNetworks | None], None]
 """Told the switches' device models (the backend's, then those of the networks beside it), the servers' host
 settings, the switches' management side and the networks beside the backend once all are made (a build renders
 them from then on)."""
+
+
+@dataclass(frozen=True)
+class Known:
+    """What a caller already has of the stages after the wiring, taken as it is rather than made again (None: made):
+    the fabric's facts and max-flows, the findings of the checks of the fabric (:data:`OF_THE_FABRIC`), the device
+    models and the workloads; and another intent with its physical plan of a fabric wired as this one, whose cables'
+    lengths (and media) the physical plan takes where its devices stand alike
+    (:func:`~designer.backend.physical.plan_physical`'s ``like``)."""
+
+    facts: Facts | None = None
+    bisection: Bisection | None = None
+    fabric_findings: list[Finding] | None = None
+    configs: tuple[DeviceConfig, ...] | None = None
+    workloads: tuple[WorkloadResult, ...] | None = None
+    like: tuple[Intent, Physical] | None = None
 
 
 def build(path: str | Path, progress: Progress | None = None) -> Design:
@@ -65,7 +72,6 @@ def design(
     hosts: bool = True,
     processes: int | None = None,
     workload_detail: bool = True,
-    alike: Design | None = None,
 ) -> Design:
     """Run the stages after loading on an already validated intent, telling ``progress`` as each one starts
     from wiring on (sizing is arithmetic: an intent too big to size gets its errors and nothing else); the
@@ -78,68 +84,62 @@ def design(
     the work among (default: one per core); with one, every stage runs here, one after another (``designer explore``
     runs candidates side by side instead). Without ``workload_detail`` the workloads get only the numbers of the
     intent's mode on the healthy fabric (:func:`~designer.analysis.workload.analyze`'s ``only_the_mode``; the
-    workload check's warnings may then name no QP count): what explore reports, the same as a whole analysis gives.
-    ``alike``: the design of another intent, made with the same ``seeds`` and ``workload_detail``, whose results
-    this one takes where they are bound to be the same (``designer explore`` builds its candidates this way):
-    when the intents differ in nothing before the physical plan but ``facility.media`` (:func:`_before_the_media`),
-    its fabric, addresses, facts, max-flows, workloads, device models (with ``alike``'s ``configs``) and findings of
-    the fabric; else, when the fabric is wired as its fabric is (:func:`wired_alike`: only the switch models
-    differ) and the intent's fields those read beside it are the same (:data:`BESIDE_THE_WIRING`), its addresses,
-    facts, max-flows and workloads (none reads a switch's model). Either way the physical plan takes its cables'
-    lengths (and media, when those are the same) where its devices stand where this one's do
-    (:func:`~designer.backend.physical.plan_physical`'s ``like``); the rest is made anew.
+    workload check's warnings may then name no QP count): what explore reports, the same as a whole analysis gives."""
+    say = progress or quiet
+    return design_wired(
+        intent, first_stages(intent, say), Known(), say, seeds, modelled, hosts, processes, workload_detail
+    )
+
+
+def design_wired(
+    intent: Intent,
+    wiring: tuple[Plan, Fabric, Allocation | None],
+    known: Known,
+    say: Progress,
+    seeds: int,
+    modelled: Modelled | None,
+    hosts: bool,
+    processes: int | None,
+    workload_detail: bool,
+) -> Design:
+    """The stages after the wiring (:func:`first_stages`' plan, fabric and allocation), as :func:`design` runs them
+    with the same options, each taken from ``known`` where it holds it.
 
     Once the fabric is wired and counted, two forked workers (with more than one core) make the physical plan, and
     solve the bisection max-flows and run the checks of the fabric itself (:data:`OF_THE_FABRIC`: what neither the
     device models nor the host settings read), while this process models the switches from the same cable lengths
     and sets up the servers: three processes share the cores, so whichever part is longest does not leave a core
     idle. Only the physical plan, a few numbers and the findings come back. The other checks run last."""
-    say = progress or quiet
-    media_only = (
-        alike is not None and bool(alike.configs) and _before_the_media(intent) == _before_the_media(alike.intent)
-    )
-    if alike is not None and media_only:
-        plan, fabric, allocation = alike.plan, alike.fabric, alike.allocation
-    else:
-        plan, fabric, allocation = _wired(intent, say)
-    same = (
-        alike
-        if alike is not None
-        and (media_only or (_beside(intent) == _beside(alike.intent) and wired_alike(fabric, alike.fabric)))
-        else None
-    )
-    if same is not None:
-        allocation = same.allocation
-    shared = same.facts if same else facts(fabric)
-    like = (same.intent, same.physical) if same else None
-    fabric_checks = applicable(intent.technology, OF_THE_FABRIC)
+    plan, fabric, allocation = wiring
+    shared = facts(fabric) if known.facts is None else known.facts
     kept = top_kept(intent)
 
     def beside_the_models(worker: int, _count: int) -> dict[str, Any]:
         if worker == 0:
-            return {"physical": plan_physical(intent, plan, fabric, kept, like)}
-        if same is not None and media_only:
-            checked = {module.ID for module in fabric_checks}
-            return {
-                "bisection": same.bisection,
-                "findings": [finding for finding in same.findings if finding.check in checked],
-            }
-        wired = Wired(intent, plan, fabric, allocation, shared, same.bisection if same else bisection(fabric, shared))
-        return {"bisection": wired.bisection, "findings": run_checks(wired, 1, fabric_checks)}
+            return {"physical": plan_physical(intent, plan, fabric, kept, known.like)}
+        bisected = bisection(fabric, shared) if known.bisection is None else known.bisection
+        if known.fabric_findings is not None:
+            return {"bisection": bisected, "findings": known.fabric_findings}
+        wired = Wired(intent, plan, fabric, allocation, shared, bisected)
+        return {"bisection": bisected, "findings": run_checks(wired, 1, applicable(intent.technology, OF_THE_FABRIC))}
 
     say("placing racks, power and cables, solving the bisection max-flows and checking the fabric")
     processes = processes or os.cpu_count() or 1
     alone = processes == 1
     # alone, the physical plan comes first and the models read its lengths; beside them, the lengths are estimated
     # here again, as the plan is made in a worker
-    physical = plan_physical(intent, plan, fabric, kept, like) if alone else None
+    physical = plan_physical(intent, plan, fabric, kept, known.like) if alone else None
     with Background([1] if alone else [0, 1], 2, beside_the_models, fork=not alone) as beside:
         cable_dm = physical.link_length_dm if physical else cable_lengths(intent, plan, fabric, kept)
-        configs: tuple[DeviceConfig, ...] = same.configs if same is not None and media_only else ()
-        if allocation is not None and not configs:
+        configs = known.configs if known.configs is not None else ()
+        if allocation is not None and known.configs is None:
             say(f"modelling {fabric.switch_count:,} switches")
             configs = tuple(device_configs(intent, plan, fabric, allocation, cable_dm))
-        analyzed = same.workloads if same else _analyzed(intent, fabric, allocation, seeds, say, workload_detail)
+        analyzed = (
+            known.workloads
+            if known.workloads is not None
+            else _analyzed(intent, fabric, allocation, seeds, say, workload_detail)
+        )
         servers: tuple[HostConfig, ...] = ()
         if hosts:
             say(f"setting up the backend NICs of {intent.servers:,} servers")
@@ -151,33 +151,6 @@ def design(
     wired = Wired(intent, plan, fabric, allocation, shared, placed["bisection"])
     physical = physical or placed["physical"]
     return _finished(wired, physical, configs, analyzed, servers, placed["findings"], processes, say, modelled)
-
-
-def wired_alike(fabric: Fabric, other: Fabric) -> bool:
-    """Whether two fabrics are wired alike: the same plan, links, counts and devices (names, places, ports and
-    breakouts) but for the switches' models, so that what reads only the wiring (the addresses, facts, max-flows and
-    workloads) is the same for both."""
-    if replace(fabric, devices=[]) != replace(other, devices=[]) or len(fabric.devices) != len(other.devices):
-        return False
-    return all(
-        mine._replace(model="") == theirs._replace(model="")
-        for mine, theirs in zip(fabric.devices, other.devices, strict=True)
-    )
-
-
-def _before_the_media(intent: Intent) -> tuple[Any, ...]:
-    """What the stages before the physical plan read of ``intent``: every field but its name and text (the site
-    catalogs by their files) with ``facility.media`` left out: which links take copper and which optics moves no
-    device and changes no cable's length, so it first matters when the physical plan picks each link's medium."""
-    facility = replace(intent.facility, media="", reach_m=(), reach_by_speed=())
-    return (
-        intent.catalogs.files,
-        *(
-            facility if field.name == "facility" else getattr(intent, field.name)
-            for field in fields(intent)
-            if field.compare and field.name not in NOT_DESIGNED_FROM
-        ),
-    )
 
 
 def _finished(
@@ -222,7 +195,7 @@ def management_of_switches(intent: Intent) -> SwitchManagement:
     physical plan and the networks beside it): what ``designer validate-configs`` compares the EOS files with."""
     if intent.networks.oob is None:
         return switch_management(intent.networks.management, None)
-    plan, fabric, allocation = _wired(intent, quiet)
+    plan, fabric, allocation = first_stages(intent, quiet)
     networks = _networks(intent, fabric, allocation, plan_physical(intent, plan, fabric, top_kept(intent)), quiet)
     return switch_management(intent.networks.management, networks.physical.oob)
 
@@ -232,7 +205,7 @@ def device_models(intent: Intent) -> tuple[DeviceConfig, ...]:
     the backend, their physical plan), then the device models of every network's switches: what ``designer
     validate-configs`` compares the EOS files with; none on a fabric without addresses
     (InfiniBand: its switches take what the subnet manager sets)."""
-    plan, fabric, allocation = _wired(intent, quiet)
+    plan, fabric, allocation = first_stages(intent, quiet)
     if allocation is None:
         return ()
     configs = tuple(
@@ -248,11 +221,11 @@ def workloads(intent: Intent, progress: Progress | None = None, seeds: int = SEE
     """Only the stages the workload analysis reads (size, wire, allocate), then the analysis over ``seeds`` runs:
     what ``designer analyze`` prints."""
     say = progress or quiet
-    _, fabric, allocation = _wired(intent, say)
+    _, fabric, allocation = first_stages(intent, say)
     return _analyzed(intent, fabric, allocation, seeds, say)
 
 
-def _wired(intent: Intent, say: Progress) -> tuple[Plan, Fabric, Allocation | None]:
+def first_stages(intent: Intent, say: Progress) -> tuple[Plan, Fabric, Allocation | None]:
     """Size, wire and allocate (an InfiniBand fabric: nothing to allocate): errors found on the way are tied to the
     intent file; the rules that need the sized fabric's counts run before anything is wired."""
     try:

@@ -124,8 +124,8 @@ LIBYANG = Prerequisite(
 )
 VTYSH = Prerequisite("FRR's vtysh", VENDOR, _programs(("vtysh",), "apt-get install frr"))
 MKDOCS = Prerequisite("mkdocs", META, _mkdocs)
-VALIDATORS = (LIBYANG, VTYSH)
-"""Every validator designer validate-configs runs beside pyavd and nvueschema (which come with the test extra)."""
+VALIDATORS = (PYAVD, NVUESCHEMA, LIBYANG, VTYSH)
+"""Every checker ``designer validate-configs`` runs on a folder of every target's files."""
 
 
 DECLARED = "DESIGNER_TEST_DECLARED"

@@ -21,7 +21,7 @@ from designer.render import render_configs
 from designer.verify import pyavd_eos
 from tests.conftest import ROOT
 from tests.helpers import build_text, intent_text
-from tests.prerequisites import PYAVD, needs
+from tests.prerequisites import PYAVD, VALIDATORS, needs
 
 HAVE_PYAVD = importlib.util.find_spec("pyavd") is not None
 NEED_PYAVD = "Arista's templates are needed: pip install pyavd (or pip install '.[test]')"
@@ -146,7 +146,7 @@ def test_the_pfc_watchdog_is_on_for_every_port_through_the_qos_profile() -> None
             assert text.count("   service-profile ROCE\n") == len(device.interfaces)
 
 
-@needs(PYAVD)
+@needs(*VALIDATORS)
 def test_validate_configs_compares_eos_files_with_the_design_of_the_folders_intent(
     tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
 ) -> None:

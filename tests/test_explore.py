@@ -15,11 +15,12 @@ import pytest
 from designer.backend.physical import plan_physical
 from designer.catalog import catalog
 from designer.explore import MAX_CANDIDATES, Dimension, candidate_names, pareto
+from designer.explore.alike import design_like, wired_alike
 from designer.explore.run import _batches
 from designer.intent import parse_intent
 from designer.intent.schema import MEDIA
 from designer.networks.cluster import top_kept
-from designer.pipeline import design, wired_alike
+from designer.pipeline import design
 from tests.test_intent_errors import run_cli
 
 SMALL = """\
@@ -356,12 +357,12 @@ def _intent(folder: Path, text: str) -> Path:
 
 def test_a_candidates_other_media_built_from_its_fabric_are_what_a_whole_design_gives() -> None:
     """Explore builds the candidates that differ only in ``facility.media`` from one fabric, set of device models and
-    workloads (``design``'s ``alike``): every stage's result and every finding is what designing it alone gives.
-    The cables' lengths are taken, their media chosen anew."""
+    workloads (:func:`designer.explore.alike.design_like`): every stage's result and every finding is what designing
+    it alone gives. The cables' lengths are taken, their media chosen anew."""
     copper = parse_intent(SMALL, "small.yaml")
     optics = parse_intent(SMALL.replace("name: small", "name: small-optics") + "facility: {media: optics}\n", "o.yaml")
     like = design(copper, hosts=False, processes=1, workload_detail=False)
-    shared = design(optics, hosts=False, processes=1, workload_detail=False, alike=like)
+    shared = design_like(optics, like)
     alone = design(optics, hosts=False, processes=1, workload_detail=False)
     assert shared.fabric is like.fabric and shared.configs is like.configs and shared.workloads is like.workloads
     assert shared.physical.link_length_dm is like.physical.link_length_dm
@@ -380,7 +381,7 @@ def test_candidates_wired_alike_share_what_no_switch_model_changes_and_are_what_
     like = design(parse_intent(eight, "a.yaml"), hosts=False, processes=1, workload_detail=False)
     for model, wired_the_same in (("arista-7060x6-64pe", True), ("generic-64x400g", False)):
         intent = parse_intent(eight.replace("generic-64x800g", model), "b.yaml")
-        shared = design(intent, hosts=False, processes=1, workload_detail=False, alike=like)
+        shared = design_like(intent, like)
         alone = design(intent, hosts=False, processes=1, workload_detail=False)
         assert wired_alike(shared.fabric, like.fabric) is wired_the_same
         assert (shared.bisection is like.bisection) is wired_the_same
@@ -398,7 +399,7 @@ def test_a_design_wired_alike_with_other_workloads_shares_nothing() -> None:
     """The fabrics are wired alike, but the workloads (read beside the wiring) differ: nothing is taken."""
     like = design(parse_intent(SMALL, "a.yaml"), hosts=False, processes=1, workload_detail=False)
     intent = parse_intent(SMALL.replace("bytes: 10GB", "bytes: 40GB"), "b.yaml")
-    shared = design(intent, hosts=False, processes=1, workload_detail=False, alike=like)
+    shared = design_like(intent, like)
     alone = design(intent, hosts=False, processes=1, workload_detail=False)
     assert wired_alike(shared.fabric, like.fabric)
     assert shared.workloads is not like.workloads and shared.bisection is not like.bisection
@@ -441,7 +442,7 @@ def test_a_candidate_wired_alike_whose_devices_stand_where_they_stood_takes_the_
     like = design(parse_intent(eight, "a.yaml"), hosts=False, processes=1, workload_detail=False)
     for extra, taken in (("", True), ("facility: {slack_m: 7}\n", False)):
         intent = parse_intent(eight.replace("generic-64x800g", "nvidia-sn5600") + extra, "b.yaml")
-        shared = design(intent, hosts=False, processes=1, workload_detail=False, alike=like)
+        shared = design_like(intent, like)
         alone = design(intent, hosts=False, processes=1, workload_detail=False)
         assert (shared.physical.link_length_dm is like.physical.link_length_dm) is taken
         assert (shared.physical.link_medium is like.physical.link_medium) is taken

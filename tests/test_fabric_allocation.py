@@ -14,7 +14,7 @@ from designer.backend.wiring import LEAF_SPINE, SERVER_LEAF, SPINE_SUPER, Fabric
 from designer.design import quiet
 from designer.errors import InputError
 from designer.intent import parse_intent
-from designer.pipeline import _wired
+from designer.pipeline import first_stages
 from tests.helpers import intent_text
 
 
@@ -28,7 +28,7 @@ class Wiring(NamedTuple):
 
 def build_text(text: str) -> Wiring:
     """Size, wire and allocate intent text (only the stages these tests read)."""
-    plan, fabric, allocation = _wired(parse_intent(text, "test.yaml"), quiet)
+    plan, fabric, allocation = first_stages(parse_intent(text, "test.yaml"), quiet)
     assert allocation is not None
     return Wiring(plan, fabric, allocation)
 

@@ -20,7 +20,7 @@ from designer.design import Design, quiet
 from designer.intent import parse_intent
 from designer.networks.cluster import top_kept
 from designer.outputs.build import build_and_write, design_files, review_files
-from designer.pipeline import _networks, _wired, build, design
+from designer.pipeline import _networks, build, design, first_stages
 from designer.readback.diff import _bom_counts
 from designer.verify.parsers import check_frr
 from tests.conftest import ROOT, check_golden
@@ -253,7 +253,7 @@ def test_devices_sharing_units_fail_the_networks_check() -> None:
     # the backend placed as if nothing kept its network racks' tops: the management switch of r00-05 lands in the
     # top unit of the 2U leaf p0-su0-r0-leaf, and the networks check says so
     intent = parse_intent(EXAMPLE.read_text(), str(EXAMPLE))
-    plan, fabric, allocation = _wired(intent, quiet)
+    plan, fabric, allocation = first_stages(intent, quiet)
     networks = _networks(intent, fabric, allocation, plan_physical(intent, plan, fabric, TopKept()), quiet)
     assert ("r00-05", "p0-su0-r0-leaf", "r00-05-mgmt0") in networks.physical.sharing_units
     kept = _networks(intent, fabric, allocation, plan_physical(intent, plan, fabric, top_kept(intent)), quiet)

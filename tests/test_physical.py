@@ -25,8 +25,8 @@ from designer.networks.cluster import top_kept
 from designer.outputs.design_json import design_json
 from designer.outputs.physical_review import bom_rows, power_markdown, racks_rows
 from designer.outputs.tables import cabling_rows
-from designer.pipeline import _wired
 from designer.pipeline import design as run_stages
+from designer.pipeline import first_stages
 from tests.conftest import ROOT
 from tests.helpers import build_text, intent_text
 from tests.test_intent_errors import run_cli
@@ -50,7 +50,7 @@ def placed_text(text: str, models: bool = False) -> Placed:
     """Only the stages up to the physical plan (and the device models, from its cable lengths, with ``models``),
     as the pipeline runs them on intent text."""
     intent = parse_intent(text, "test.yaml")
-    plan, fabric, allocation = _wired(intent, quiet)
+    plan, fabric, allocation = first_stages(intent, quiet)
     physical = plan_physical(intent, plan, fabric, top_kept(intent))
     configs: tuple[DeviceConfig, ...] = ()
     if models and allocation is not None:

@@ -28,7 +28,7 @@ from designer.resources import sonic_yang_models
 from designer.verify.parsers import SonicYang, check_frr
 from tests.conftest import ROOT
 from tests.helpers import build_text, intent_text
-from tests.prerequisites import LIBYANG, VTYSH, declared, needs
+from tests.prerequisites import LIBYANG, VALIDATORS, VTYSH, declared, needs
 from tests.test_intent_errors import run_cli
 
 INTENTS = ("small-2tier", "small-3tier", "small-800g-uplinks", "small-unnumbered")
@@ -555,7 +555,7 @@ def test_the_sku_is_an_intent_choice_checked_against_the_switches(tmp_path: Path
         assert not (tmp_path / "out").exists()
 
 
-@needs(LIBYANG, VTYSH)
+@needs(*VALIDATORS)
 def test_validate_configs_passes_a_build_on_a_shared_headroom_sku(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:

@@ -32,7 +32,7 @@ from designer.verify.parsers import (
     validate_output,
 )
 from tests.conftest import ROOT
-from tests.prerequisites import LIBYANG, NVUESCHEMA, VTYSH, needs
+from tests.prerequisites import LIBYANG, NVUESCHEMA, VALIDATORS, VTYSH, needs
 from tests.test_sonic import INTENTS, small, sonic_yang
 
 LEAF = "p0-su0-r0-leaf"
@@ -278,7 +278,7 @@ def copy_of(built: Path, tmp_path: Path) -> Path:
     return output
 
 
-@needs(VTYSH)
+@needs(*VALIDATORS)
 def test_validate_configs_passes_a_build_and_fails_a_tampered_one(
     yang: SonicYang, tmp_path: Path, built: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
@@ -308,6 +308,7 @@ def test_validate_configs_passes_a_build_and_fails_a_tampered_one(
     assert f"INVALID configs/frr/{LEAF}.conf (vtysh): line " in capsys.readouterr().out
 
 
+@needs(*VALIDATORS)
 def test_validate_configs_says_what_to_install_when_a_parser_is_missing(
     yang: SonicYang, tmp_path: Path, built: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -345,7 +346,7 @@ def test_leaf_lists_and_booleans_take_sonic_config_db_spelling(yang: SonicYang) 
         yang.check(config)
 
 
-@needs(VTYSH)
+@needs(*VALIDATORS)
 def test_yang_dir_option_wins_over_the_environment(
     yang: SonicYang, tmp_path: Path, built: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -371,7 +372,7 @@ def test_config_dbs_checked_in_worker_processes_give_the_same_verdicts(yang: Son
     assert [verdict.path for verdict in serial if not verdict.ok] == [broken.name]
 
 
-@needs(NVUESCHEMA)
+@needs(*VALIDATORS)
 def test_validate_configs_checks_nvue_files_against_nvidias_schema_of_their_release(
     tmp_path: Path, built: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
@@ -408,7 +409,7 @@ def test_validate_configs_checks_nvue_files_against_nvidias_schema_of_their_rele
     assert f"nvue-openapi: {switches - 2} of {switches} files valid" in out
 
 
-@needs(NVUESCHEMA)
+@needs(*VALIDATORS)
 def test_validate_configs_says_what_to_install_for_nvue_and_which_releases_have_no_schema(
     tmp_path: Path, built: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
 ) -> None:

@@ -438,8 +438,7 @@ def even_spread(
     While a flow climbs, its groups depend only on the pod and plane of its destination (:meth:`Router.group`), so
     the climb is spread once per switch and destination block, and each flow then goes down from the switches it
     arrives at above its leaf (those with links down to it) in the shares :func:`_arrivals` works out."""
-    top, dead = router.topology, router.dead
-    devices = top.fabric.devices
+    devices = router.topology.fabric.devices
     pairs: dict[tuple[int, int], float] = {}
     for source, target in zip(sources, targets, strict=True):
         if source != target:
@@ -455,6 +454,15 @@ def even_spread(
         for above, share in _arrivals(router, source, leaf, memo).items():
             descending[above, target] = descending.get((above, target), 0.0) + flows * share
     loads: dict[int, float] = {}
+    lost = _climb(router, climbing, loads)
+    return loads, _descend(router, descending, loads, lost)
+
+
+def _climb(router: Router, climbing: dict[tuple[int, int], float], loads: dict[int, float]) -> float:
+    """Spread the ``climbing`` flows (by the switch they are at and their destination block's leaf) evenly over each
+    ECMP group on their way up into ``loads``, until each reaches a switch with links down to its leaf; the flows
+    with no way (or a way back up, to another plane)."""
+    top, dead = router.topology, router.dead
     lost = 0.0
     for _ in range(CLIMB):
         after: dict[tuple[int, int], float] = {}
@@ -470,7 +478,12 @@ def even_spread(
                 loads[link + link + down] = loads.get(link + link + down, 0.0) + share
                 after[hop, leaf] = after.get((hop, leaf), 0.0) + share
         climbing = after
-    lost += sum(climbing.values())  # still climbing: a way that leads back up (to another plane), never down
+    return lost + sum(climbing.values())  # still climbing: a way that leads back up (to another plane), never down
+
+
+def _descend(router: Router, descending: dict[tuple[int, int], float], loads: dict[int, float], lost: float) -> float:
+    """Spread the ``descending`` flows (by the switch they arrive at above their leaf and the leaf) evenly over each
+    ECMP group down into ``loads``; ``lost`` and the flows with no way down."""
     for (switch, target), flows in descending.items():
         members, _, down = router.group(switch, target)
         if not members:
@@ -479,7 +492,7 @@ def even_spread(
         share = flows / len(members)
         for link in members:
             loads[link + link + down] = loads.get(link + link + down, 0.0) + share
-    return loads, lost
+    return lost
 
 
 def _arrivals(

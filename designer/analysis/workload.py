@@ -36,6 +36,7 @@ import math
 from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import NamedTuple
 
 from designer.analysis.collectives import Ideal, ideal, pattern, per_connection_bytes
 from designer.analysis.flows import (
@@ -261,6 +262,21 @@ def domain_nics(top: Topology) -> int:
     return top.nics * top.fabric.plan.servers_per_system
 
 
+class _Hashed(NamedTuple):
+    """What the hashed model gives a workload (none of it where ECMP is not analyzed): its runs per hash, the
+    uniform and switch hashes' spreads, the switch hash's under each failure, the QPs a connection needs and how
+    many were tried, and the busiest switch with its uplinks' loads."""
+
+    seeds: int = 0
+    uniform: Spread | None = None
+    switch: Spread | None = None
+    failures: tuple[FailureResult, ...] = ()
+    qps: int | None = None
+    searched: int = 0
+    worst_switch: str = ""
+    histogram: tuple[tuple[int, int], ...] = ()
+
+
 def _analyze(
     intent: Intent,
     top: Topology,
@@ -271,27 +287,10 @@ def _analyze(
     only_the_mode: bool = False,
 ) -> WorkloadResult:
     fabric, workload, best, order = top.fabric, placed.workload, placed.best, placed.order
-    connections, cross_leaf, cross_pod = placed.connections, placed.cross_leaf, placed.cross_pod
+    connections, cross_leaf = placed.connections, placed.cross_leaf
     per_connection = workload.channels * workload.qps_per_connection
-    nic_connections = _nic_connections(connections)
-    flow_bytes = (
-        per_connection_bytes(
-            workload.collective,
-            best.algorithm,
-            workload.bytes,
-            workload.servers,
-            workload.gpus_per_server,
-            domain_nics(top),
-        )
-        / per_connection
-    )
     flows = len(connections.src) * per_connection
-    fabric_bytes = {
-        "server_leaf": round(2 * flows * flow_bytes),
-        "leaf_spine": round(2 * cross_leaf * per_connection * flow_bytes),
-        "spine_super_spine": round(2 * cross_pod * per_connection * flow_bytes),
-    }
-    routed, baseline = cross_leaf * per_connection, nic_connections * per_connection
+    routed, baseline = cross_leaf * per_connection, _nic_connections(connections) * per_connection
     down = [] if only_the_mode else _failures(top, order[0] * top.fabric.plan.servers_per_system if order else 0)
     healthy = Router(top)
     failed = [Router(top, frozenset({device})) for _, device in down]
@@ -304,62 +303,98 @@ def _analyze(
         for (kind, device), router in zip(down, failed, strict=True)
         if flows and mode != "ecmp"
     )
-    if not seeds or (only_the_mode and mode != "ecmp"):
-        return WorkloadResult(
-            workload,
-            best,
-            0,
-            flows,
-            routed,
-            baseline,
-            fabric_bytes,
-            None,
-            None,
-            (),
-            None,
-            0,
-            "",
-            (),
-            mode,
-            spread,
-            spread_failures,
-        )
-    flowset = flow_set(top, allocation, connections, per_connection)
-    runs = _runs(healthy, failed, flowset, baseline, seeds, uniform=not only_the_mode)
-    spreads = [_spread(best, worst, baseline, lost) for worst, lost in runs]
-    uniform = None if only_the_mode else spreads.pop(0)
-    switch, *under_failures = spreads
-    failures = tuple(
-        FailureResult(kind, fabric.devices[device].name, spread)
-        for (kind, device), spread in zip(down, under_failures, strict=True)
+    hashed = (
+        _Hashed()
+        if not seeds or (only_the_mode and mode != "ecmp")
+        else _hashed(top, allocation, placed, healthy, failed, down, seeds, search, only_the_mode)
     )
-    qps: int | None = None
-    searched, name = 0, ""
-    histogram: tuple[tuple[int, int], ...] = ()
-    if not only_the_mode:
-        qps, searched = _qps_search(
-            healthy, allocation, connections, workload, best, cross_leaf, nic_connections, seeds, switch, search
-        )
-        name, histogram = _worst_switch(top, healthy, flowset, list(switch.worst_link_flows), seeds)
     return WorkloadResult(
         workload,
         best,
-        seeds,
+        hashed.seeds,
         flows,
         routed,
         baseline,
-        fabric_bytes,
-        uniform,
-        switch,
-        failures,
-        qps,
-        searched,
-        name,
-        histogram,
+        _fabric_bytes(top, placed),
+        hashed.uniform,
+        hashed.switch,
+        hashed.failures,
+        hashed.qps,
+        hashed.searched,
+        hashed.worst_switch,
+        hashed.histogram,
         mode,
         spread,
         spread_failures,
     )
+
+
+def _fabric_bytes(top: Topology, placed: _Placed) -> dict[str, int]:
+    """The bytes the workload's flows carry over each tier's links, both ways."""
+    workload, best, connections = placed.workload, placed.best, placed.connections
+    per_connection = workload.channels * workload.qps_per_connection
+    flow_bytes = (
+        per_connection_bytes(
+            workload.collective,
+            best.algorithm,
+            workload.bytes,
+            workload.servers,
+            workload.gpus_per_server,
+            domain_nics(top),
+        )
+        / per_connection
+    )
+    flows = len(connections.src) * per_connection
+    return {
+        "server_leaf": round(2 * flows * flow_bytes),
+        "leaf_spine": round(2 * placed.cross_leaf * per_connection * flow_bytes),
+        "spine_super_spine": round(2 * placed.cross_pod * per_connection * flow_bytes),
+    }
+
+
+def _hashed(
+    top: Topology,
+    allocation: Allocation | None,
+    placed: _Placed,
+    healthy: Router,
+    failed: list[Router],
+    down: list[tuple[str, int]],
+    seeds: int,
+    search: int,
+    only_the_mode: bool,
+) -> _Hashed:
+    """The hashed model of the workload over ``seeds`` runs: on the ``healthy`` fabric and with each of ``down``
+    ``failed``; with ``only_the_mode`` the switch hash on the healthy fabric alone, else the uniform hash too, the
+    QP search (``search`` runs) and the busiest switch."""
+    workload, connections = placed.workload, placed.connections
+    per_connection = workload.channels * workload.qps_per_connection
+    nic_connections = _nic_connections(connections)
+    baseline = nic_connections * per_connection
+    flowset = flow_set(top, allocation, connections, per_connection)
+    runs = _runs(healthy, failed, flowset, baseline, seeds, uniform=not only_the_mode)
+    spreads = [_spread(placed.best, worst, baseline, lost) for worst, lost in runs]
+    uniform = None if only_the_mode else spreads.pop(0)
+    switch, *under_failures = spreads
+    failures = tuple(
+        FailureResult(kind, top.fabric.devices[device].name, spread)
+        for (kind, device), spread in zip(down, under_failures, strict=True)
+    )
+    if only_the_mode:
+        return _Hashed(seeds, uniform, switch, failures)
+    qps, searched = _qps_search(
+        healthy,
+        allocation,
+        connections,
+        workload,
+        placed.best,
+        placed.cross_leaf,
+        nic_connections,
+        seeds,
+        switch,
+        search,
+    )
+    name, histogram = _worst_switch(top, healthy, flowset, list(switch.worst_link_flows), seeds)
+    return _Hashed(seeds, uniform, switch, failures, qps, searched, name, histogram)
 
 
 def _even(best: Ideal, router: Router, connections: Connections, per_connection: int, baseline: int) -> Spread:

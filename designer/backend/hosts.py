@@ -241,57 +241,75 @@ def host_configs(
     fabric) the NICs have no address, gateway or backend route. ``queue_pairs``: NCCL's queue pairs per connection
     and why (the workload analysis's, else NCCL's default)."""
     devices, first = fabric.devices, fabric.switch_count
-    spec, rails = intent.hosts, intent.rails
-    multiplane = intent.server.multiplane
-    per_rail = multiplane is not None and multiplane.mode == "hwplb"
-    every_plane = tuple(range(intent.planes))
-    one_plane = [(plane,) for plane in every_plane]
-    links: list[list[int]] = [[0] * intent.server.nics for _ in range(len(devices) - first)]
-    for number in range(fabric.server_link_count):
-        _, _, _, lower, nic = fabric.links[number]
-        links[lower - first][nic] = number
-    qos = intent.qos
-    host_qos = HostQos(
-        qos.profile,
-        qos.roce_dscp,
-        qos.roce_priority,
-        qos.cnp_dscp,
-        qos.cnp_priority,
-        tuple(int(priority == qos.roce_priority) for priority in range(8)),
-        qos.roce_dscp << 2,
-        qos.ecn,
-    )
+    spec, qos, multiplane = intent.hosts, intent.qos, intent.server.multiplane
+    host_qos, nic_model = _host_qos(intent), _nic_model(intent)
     adaptive = intent.load_balancing.mode == "adaptive" and "adaptive" in intent.server.nic_modes
-    known = intent.catalog.nics.get(intent.server.nic or "")
-    nic_model = (
-        HostNicModel(known.name, known.label, known.vendor, known.driver, known.host_qos, known.qos_tools)
-        if known
-        else None
-    )
     qps, reason = queue_pairs
     swplb = multiplane is not None and multiplane.mode == "swplb"
     nccl = Nccl(spec.rdma_devices, GID_INDEX, qos.roce_dscp << 2, qps, reason, 0, swplb)
     backend = (allocation.server_p2p.cidr,) if allocation is not None else ()
-    keyfiles = spec.format == "nmconnection"
-    prefixes = tuple(f"net/ipv4/conf/{name}/" if "." in name else f"net.ipv4.conf.{name}." for name in spec.nics)
-    names = named_ports(intent, fabric)  # one tuple per port layout: naming a port costs an index
-    unaddressed = [""] * fabric.server_link_count
-    # a server link's leaf is its upper end
-    leaf_ips, nic_ips = (allocation.upper_ips, allocation.lower_ips) if allocation is not None else (unaddressed,) * 2
-    rail_ports = (
-        [tuple(index + plane * rails for plane in every_plane) for index in range(len(spec.nics))] if per_rail else []
+    nics = _Nics(intent, fabric, allocation)
+    return tuple(
+        HostConfig(
+            devices[first + offset].name,
+            spec.format,
+            qos.mtu,
+            31,
+            backend,
+            nics(first + offset, numbers),
+            SYSCTLS,
+            host_qos,
+            nccl,
+            adaptive,
+            intent.load_balancing.mode == "spray",
+            intent.technology,
+            nic_model,
+        )
+        for offset, numbers in enumerate(_nic_links(intent, fabric))
     )
-    """With hwplb, the ports of each rail's interface, a plane each."""
-    rail_pfs = [tuple(spec.plane_nics[each] for each in plane_ports) for plane_ports in rail_ports]
-    hosts = []
-    for offset, numbers in enumerate(links):
-        server = devices[first + offset]
+
+
+class _Nics:
+    """The backend NICs of each server, from what every server shares: the intent's NIC names, the ports' names,
+    the links' addresses and, with hwplb, each rail's interface over its port in every plane."""
+
+    def __init__(self, intent: Intent, fabric: Fabric, allocation: Allocation | None) -> None:
+        self.intent, self.fabric = intent, fabric
+        multiplane, rails = intent.server.multiplane, intent.rails
+        self.per_rail = multiplane is not None and multiplane.mode == "hwplb"
+        self.every_plane = tuple(range(intent.planes))
+        self.one_plane = [(plane,) for plane in self.every_plane]
+        spec = intent.hosts
+        self.keyfiles = spec.format == "nmconnection"
+        self.prefixes = tuple(
+            f"net/ipv4/conf/{name}/" if "." in name else f"net.ipv4.conf.{name}." for name in spec.nics
+        )
+        self.names = named_ports(intent, fabric)  # one tuple per port layout: naming a port costs an index
+        unaddressed = [""] * fabric.server_link_count
+        # a server link's leaf is its upper end
+        self.leaf_ips, self.nic_ips = (
+            (allocation.upper_ips, allocation.lower_ips) if allocation is not None else (unaddressed,) * 2
+        )
+        self.rail_ports = (
+            [tuple(index + plane * rails for plane in self.every_plane) for index in range(len(spec.nics))]
+            if self.per_rail
+            else []
+        )
+        """With hwplb, the ports of each rail's interface, a plane each."""
+        self.rail_pfs = [tuple(spec.plane_nics[each] for each in plane_ports) for plane_ports in self.rail_ports]
+
+    def __call__(self, device: int, numbers: list[int]) -> tuple[HostNic, ...]:
+        """The NICs of the server that is fabric device ``device``, whose NIC ports take links ``numbers``."""
+        intent, fabric, names, rails = self.intent, self.fabric, self.names, self.intent.rails
+        devices, spec = fabric.devices, intent.hosts
+        server, ports = devices[device], names[device]
+        per_rail, rail_ports, rail_pfs, one_plane = self.per_rail, self.rail_ports, self.rail_pfs, self.one_plane
+        nic_ips, leaf_ips, prefixes = self.nic_ips, self.leaf_ips, self.prefixes
         nics = []
-        ports = names[first + offset]
         for index, name in enumerate(spec.nics):
             number = numbers[index]
             if per_rail:  # the interface of a rail sends over the port's link in every plane
-                plane_ports, planes, plane_pfs = rail_ports[index], every_plane, rail_pfs[index]
+                plane_ports, planes, plane_pfs = rail_ports[index], self.every_plane, rail_pfs[index]
                 port = "+".join([ports[each] for each in plane_ports])
                 ends = [fabric.links[numbers[each]] for each in plane_ports]
                 leaves = tuple([(devices[leaf].name, names[leaf][slot]) for _, leaf, slot, _, _ in ends])
@@ -311,26 +329,44 @@ def host_configs(
                     leaf_ips[number],
                     leaves,
                     TABLE_BASE + index,
-                    str(uuid.uuid5(CONNECTION_NAMESPACE, f"{intent.name}/{server.name}/{name}")) if keyfiles else "",
+                    str(uuid.uuid5(CONNECTION_NAMESPACE, f"{intent.name}/{server.name}/{name}"))
+                    if self.keyfiles
+                    else "",
                     prefixes[index],
                     plane_pfs,
                 )
             )
-        hosts.append(
-            HostConfig(
-                server.name,
-                spec.format,
-                qos.mtu,
-                31,
-                backend,
-                tuple(nics),
-                SYSCTLS,
-                host_qos,
-                nccl,
-                adaptive,
-                intent.load_balancing.mode == "spray",
-                intent.technology,
-                nic_model,
-            )
-        )
-    return tuple(hosts)
+        return tuple(nics)
+
+
+def _nic_links(intent: Intent, fabric: Fabric) -> list[list[int]]:
+    """Each server's link of each NIC port, by server in fabric order."""
+    first = fabric.switch_count
+    links: list[list[int]] = [[0] * intent.server.nics for _ in range(len(fabric.devices) - first)]
+    for number in range(fabric.server_link_count):
+        _, _, _, lower, nic = fabric.links[number]
+        links[lower - first][nic] = number
+    return links
+
+
+def _host_qos(intent: Intent) -> HostQos:
+    """The servers' side of the RoCE profile: DSCPs and priorities, PFC on the lossless priority, ECN."""
+    qos = intent.qos
+    return HostQos(
+        qos.profile,
+        qos.roce_dscp,
+        qos.roce_priority,
+        qos.cnp_dscp,
+        qos.cnp_priority,
+        tuple(int(priority == qos.roce_priority) for priority in range(8)),
+        qos.roce_dscp << 2,
+        qos.ecn,
+    )
+
+
+def _nic_model(intent: Intent) -> HostNicModel | None:
+    """The catalog's facts of the servers' NIC, when it knows the NIC."""
+    known = intent.catalog.nics.get(intent.server.nic or "")
+    if not known:
+        return None
+    return HostNicModel(known.name, known.label, known.vendor, known.driver, known.host_qos, known.qos_tools)

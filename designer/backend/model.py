@@ -647,8 +647,8 @@ def backend_settings(intent: Intent, plan: Plan) -> SwitchSettings:
 
 class _Ports:
     """Port names (the fabric's, :meth:`Fabric.port_names`) and lane positions of one port layout, computed once and
-    shared by every device: for each logical port its name, cage (from 1), lane in the cage, first SerDes lane,
-    the cage's breakout and SerDes lanes per logical port."""
+    shared by every device: for each logical port its name and its place as an :class:`Interface` holds it (cage
+    from 1, lane in the cage, the cage's breakout, SerDes lanes per logical port, first SerDes lane)."""
 
     def __init__(self, device: Device, port_speed: int, names: tuple[str, ...]) -> None:
         self.breakout, self.uplink_breakout = device.breakout, device.uplink_breakout
@@ -661,7 +661,7 @@ class _Ports:
         for port in range(device.ports):
             cage, lane, breakout = device.place(port)
             lanes = self.serdes // breakout
-            places.append((names[port], cage + 1, lane, lane * lanes, breakout, lanes))
+            places.append((names[port], (cage + 1, lane, breakout, lanes, lane * lanes)))
         self.places = tuple(places)
 
 
@@ -685,132 +685,200 @@ def device_configs(
     return switch_configs(backend_settings(intent, plan), wiring, addressing, cable_dm)
 
 
-def switch_configs(
-    settings: SwitchSettings, wiring: Wiring, addressing: Addressing, cable_dm: Sequence[int] | None = None
-) -> list[DeviceConfig]:
-    """One configuration model per switch of a network, in device order, from its settings, wiring and addresses;
-    ``cable_dm`` as :func:`device_configs` reads it."""
-    devices, asns = wiring.devices, addressing.asns
-    switch_count = wiring.switch_count
-    switches = devices[:switch_count]
-    qos = build_qos(settings.qos)
-    mtu = qos.mtu
-    facts = catalog().switch_facts
-    hwsku = settings.hwsku
-    skus: dict[tuple[str, int, int], SonicSku | None] = {}
-    rooms: dict[tuple[str, str], dict[tuple[int, int], Headroom]] = {}
-    layouts: dict[tuple[str, int, int], _Ports] = {}
-    targets = settings.targets
-    os_layout = switch_namer(settings.catalog, settings.port_speeds, targets)
-    server_asns = addressing.server_asns
+class _PortTables:
+    """What the switches of one network share, made once per port layout, model or SKU: each switch's port layout
+    (:class:`_Ports`), SONiC SKU, ports' names by target and table of PFC headrooms by speed and cable length."""
 
-    def sku(device: Device) -> SonicSku | None:
+    def __init__(self, settings: SwitchSettings, wiring: Wiring) -> None:
+        self.settings = settings
+        self.switches = switches = wiring.devices[: wiring.switch_count]
+        self.facts = catalog().switch_facts
+        self._skus: dict[tuple[str, int, int], SonicSku | None] = {}
+        layouts: dict[tuple[str, int, int], _Ports] = {}
+        for index, device in enumerate(switches):
+            key = (device.role, device.ports, device.breakout)
+            if key not in layouts:
+                layouts[key] = _Ports(device, settings.port_speeds[device.role], wiring.port_names[index])
+        self.ports = [layouts[device.role, device.ports, device.breakout] for device in switches]
+        os_layout = switch_namer(settings.catalog, settings.port_speeds, settings.targets)
+        self.os_names = [os_layout(device) for device in switches]
+        layout_ports: dict[int, tuple[dict[str, str], ...]] = {}
+        for by_target in self.os_names:  # each port's names by target, made once per layout (its switches share them)
+            if id(by_target) not in layout_ports:
+                layout_ports[id(by_target)] = tuple(
+                    dict(zip(by_target, port, strict=True)) for port in zip(*by_target.values(), strict=True)
+                )
+        self.port_os_names = [layout_ports[id(by_target)] for by_target in self.os_names]
+        rooms: dict[tuple[str, str], dict[tuple[int, int], Headroom]] = {}
+        self.room_tables = [
+            rooms.setdefault((device.model, runs.hwsku if (runs := self.sku(device)) else ""), {})
+            for device in switches
+        ]
+
+    def sku(self, device: Device) -> SonicSku | None:
         """The SONiC SKU of the device's port layout; none runs ports broken out two ways."""
         key = (device.model, device.ports, device.breakout)
-        if key not in skus:
-            known = facts.get(device.model)
-            skus[key] = (
+        if key not in self._skus:
+            known = self.facts.get(device.model)
+            self._skus[key] = (
                 known.sonic.sku(
                     device.ports // device.breakout,
                     device.breakout,
-                    settings.port_speeds[device.role] // device.breakout,
-                    hwsku,
+                    self.settings.port_speeds[device.role] // device.breakout,
+                    self.settings.hwsku,
                 )
                 if known and device.uplink_breakout == device.breakout
                 else None
             )
-        return skus[key]
+        return self._skus[key]
 
-    def layout(index: int, device: Device) -> _Ports:
-        key = (device.role, device.ports, device.breakout)
-        if key not in layouts:
-            layouts[key] = _Ports(device, settings.port_speeds[device.role], names[index])
-        return layouts[key]
-
-    def sized(index: int, link_speed: int, cable_m: int) -> Headroom:
+    def sized(self, index: int, link_speed: int, cable_m: int) -> Headroom:
         """The headroom of a ``link_speed`` port of switch ``index`` on a ``cable_m`` metre cable (made once per
         switch model, SKU, speed and length: every switch of a model shares one table)."""
-        device = switches[index]
-        room = room_tables[index][link_speed, cable_m] = headroom(
-            settings.qos, link_speed, cable_m, facts.get(device.model), sku(device)
+        device = self.switches[index]
+        room = self.room_tables[index][link_speed, cable_m] = headroom(
+            self.settings.qos, link_speed, cable_m, self.facts.get(device.model), self.sku(device)
         )
         return room
 
-    names = wiring.port_names
-    ports = [layout(index, device) for index, device in enumerate(switches)]
-    os_names = [os_layout(device) for device in switches]
-    layout_ports: dict[int, tuple[dict[str, str], ...]] = {}
-    for by_target in os_names:  # each port's names by target, made once per layout (its switches share its names)
-        if id(by_target) not in layout_ports:
-            layout_ports[id(by_target)] = tuple(
-                dict(zip(by_target, port, strict=True)) for port in zip(*by_target.values(), strict=True)
-            )
-    port_os_names = [layout_ports[id(by_target)] for by_target in os_names]
-    server_port_names: dict[str, dict[str, str]] = {}
-    room_tables = [
-        rooms.setdefault((device.model, runs.hwsku if (runs := sku(device)) else ""), {}) for device in switches
-    ]
-    upper_ips, lower_ips = addressing.upper_ips, addressing.lower_ips
-    interfaces: list[list[tuple[int, Interface, Neighbor | None]]] = [[] for _ in range(switch_count)]
-    uplinks = [0] * switch_count
-    downlinks: list[Counter[int]] = [Counter() for _ in range(switch_count)]
+
+_Row = tuple[int, Interface, Neighbor | None]
+"""One port of a switch: its number, its interface and the session over it (none: a server's port without BGP)."""
+
+
+def switch_configs(
+    settings: SwitchSettings, wiring: Wiring, addressing: Addressing, cable_dm: Sequence[int] | None = None
+) -> list[DeviceConfig]:
+    """One configuration model per switch of a network, in device order, from its settings, wiring and addresses;
+    ``cable_dm`` as :func:`device_configs` reads it: each switch's ports and sessions towards its servers, the
+    switches around it and the data-centre core, then its BGP from them."""
+    tables = _PortTables(settings, wiring)
+    qos = build_qos(settings.qos)
     cables = (
         [max(1, -(-length // 10)) for length in cable_dm]
         if cable_dm is not None
         else [settings.qos.cable_length_m] * len(wiring.links)
     )
+    servers = _server_ports(tables, wiring, addressing, cables, qos.mtu)
+    fabric, uplinks, downlinks = _fabric_ports(tables, wiring, addressing, cables, qos.mtu)
+    core = _core_ports(tables, addressing, qos.mtu)
+    by_port = itemgetter(0)
+    bgp = _router_bgp(settings.routing, addressing)
+    configs = []
+    for index, device in enumerate(tables.switches):
+        rows = sorted((*servers[index], *fabric[index], *core[index]), key=by_port)
+        device_ports = tables.ports[index]
+        configs.append(
+            DeviceConfig(
+                hostname=device.name,
+                role=tier(device.role),
+                plane=device.plane,
+                pod=device.pod,
+                model=device.model,
+                asn=addressing.asns[index],
+                router_id=addressing.loopbacks[index],
+                loopback=f"{addressing.loopbacks[index]}/32",
+                mtu=qos.mtu,
+                physical_ports=device_ports.physical,
+                port_speed_gbps=settings.port_speeds[device.role],
+                breakout=device_ports.breakout,
+                uplink_breakout=device_ports.uplink_breakout,
+                first_uplink_cage=device_ports.first_uplink_cage,
+                serdes_lanes=device_ports.serdes,
+                interfaces=tuple(row[1] for row in rows),
+                bgp=bgp(index, device, rows, max(1, uplinks[index] + len(core[index]), downlinks[index])),
+                qos=qos,
+                port_names=device_ports.names,
+                os_port_names=tables.os_names[index],
+                facts=tables.facts.get(device.model),
+                load_balancing=balancing(settings.load_balancing, device, settings.catalog, settings.targets),
+                sku=tables.sku(device),
+                roce_qos=settings.lossless,
+            )
+        )
+    return configs
 
-    unnumbered = settings.routing.underlay == "unnumbered"
+
+def _server_ports(
+    tables: _PortTables, wiring: Wiring, addressing: Addressing, cables: Sequence[int], mtu: int
+) -> list[list[_Row]]:
+    """Each switch's ports towards servers: an addressed /31 each, with a session where the server runs BGP."""
+    devices, names, targets = wiring.devices, wiring.port_names, tables.settings.targets
+    upper_ips, lower_ips, server_asns = addressing.upper_ips, addressing.lower_ips, addressing.server_asns
+    link_speed, ports, room_tables, sized = tables.settings.link_speed, tables.ports, tables.room_tables, tables.sized
+    server_port_names: dict[str, dict[str, str]] = {}
+    rows: list[list[_Row]] = [[] for _ in range(wiring.switch_count)]
     for number, (link_tier, upper, upper_port, lower, lower_port) in enumerate(wiring.links):
+        if link_tier != SERVER_LEAF:
+            continue
         upper_ip, lower_ip = upper_ips[number], lower_ips[number]
-        numbered = link_tier == SERVER_LEAF or not unnumbered
-        if not numbered:
-            upper_ip = lower_ip = ""
-        upper_device, lower_device = devices[upper], devices[lower]
-        cable_m, link_speed = cables[number], settings.link_speed(link_tier, upper_device)
+        lower_device = devices[lower]
+        cable_m, speed = cables[number], link_speed(link_tier, devices[upper])
         lower_name = names[lower][lower_port]
-        upper_name, cage, lane, first_lane, breakout, lanes = ports[upper].places[upper_port]
+        upper_name, upper_place = ports[upper].places[upper_port]
         description = f"{lower_device.name} {lower_name}"
         down = Interface(
             upper_name,
             description,
+            upper_ip + "/31",
+            lower_device.name,
+            lower_name,
+            lower_ip,
+            speed,
+            mtu,
+            "server",
+            *upper_place,
+            room_tables[upper].get((speed, cable_m)) or sized(upper, speed, cable_m),
+            server_port_names.get(lower_name)
+            or server_port_names.setdefault(lower_name, dict.fromkeys(targets, lower_name)),
+        )
+        asn = server_asns.get(lower)
+        peer = (
+            Neighbor(
+                lower_ip, asn, lower_device.name, upper_name, description, upper_ip, PEER_GROUPS["server"], lower_name
+            )
+            if asn is not None
+            else None
+        )
+        rows[upper].append((upper_port, down, peer))
+    return rows
+
+
+def _fabric_ports(
+    tables: _PortTables, wiring: Wiring, addressing: Addressing, cables: Sequence[int], mtu: int
+) -> tuple[list[list[_Row]], list[int], list[int]]:
+    """Each switch's ports towards other switches, both ends of every link (addressed, or unnumbered) with the
+    session over it; and each switch's count of uplinks and most parallel links down to one switch."""
+    devices, names, asns = wiring.devices, wiring.port_names, addressing.asns
+    upper_ips, lower_ips, port_os_names = addressing.upper_ips, addressing.lower_ips, tables.port_os_names
+    link_speed, ports, room_tables, sized = tables.settings.link_speed, tables.ports, tables.room_tables, tables.sized
+    groups = [PEER_GROUPS[tier(device.role)] for device in tables.switches]
+    numbered = tables.settings.routing.underlay != "unnumbered"
+    rows: list[list[_Row]] = [[] for _ in range(wiring.switch_count)]
+    uplinks = [0] * wiring.switch_count
+    downlinks: list[Counter[int]] = [Counter() for _ in range(wiring.switch_count)]
+    for number, (link_tier, upper, upper_port, lower, lower_port) in enumerate(wiring.links):
+        if link_tier == SERVER_LEAF:
+            continue
+        upper_ip, lower_ip = (upper_ips[number], lower_ips[number]) if numbered else ("", "")
+        upper_device, lower_device = devices[upper], devices[lower]
+        cable_m, speed = cables[number], link_speed(link_tier, upper_device)
+        lower_name = names[lower][lower_port]
+        upper_name, upper_place = ports[upper].places[upper_port]
+        down = Interface(
+            upper_name,
+            f"{lower_device.name} {lower_name}",
             upper_ip + "/31" if numbered else "",
             lower_device.name,
             lower_name,
             lower_ip,
-            link_speed,
+            speed,
             mtu,
-            "server" if link_tier == SERVER_LEAF else "fabric",
-            cage,
-            lane,
-            breakout,
-            lanes,
-            first_lane,
-            room_tables[upper].get((link_speed, cable_m)) or sized(upper, link_speed, cable_m),
-            server_port_names.get(lower_name)
-            or server_port_names.setdefault(lower_name, dict.fromkeys(targets, lower_name))
-            if link_tier == SERVER_LEAF
-            else port_os_names[lower][lower_port],
+            "fabric",
+            *upper_place,
+            room_tables[upper].get((speed, cable_m)) or sized(upper, speed, cable_m),
+            port_os_names[lower][lower_port],
         )
-        if link_tier == SERVER_LEAF:
-            asn = server_asns.get(lower)
-            peer = (
-                Neighbor(
-                    lower_ip,
-                    asn,
-                    lower_device.name,
-                    upper_name,
-                    description,
-                    upper_ip,
-                    PEER_GROUPS["server"],
-                    lower_name,
-                )
-                if asn is not None
-                else None
-            )
-            interfaces[upper].append((upper_port, down, peer))
-            continue
-        _, cage, lane, first_lane, breakout, lanes = ports[lower].places[lower_port]
         up = Interface(
             lower_name,
             f"{upper_device.name} {upper_name}",
@@ -818,104 +886,75 @@ def switch_configs(
             upper_device.name,
             upper_name,
             upper_ip,
-            link_speed,
+            speed,
             mtu,
             "fabric",
-            cage,
-            lane,
-            breakout,
-            lanes,
-            first_lane,
-            room_tables[lower].get((link_speed, cable_m)) or sized(lower, link_speed, cable_m),
+            *ports[lower].places[lower_port][1],
+            room_tables[lower].get((speed, cable_m)) or sized(lower, speed, cable_m),
             port_os_names[upper][upper_port],
         )
-        interfaces[upper].append(
-            (
-                upper_port,
-                down,
-                Neighbor(
-                    lower_ip,
-                    asns[lower],
-                    lower_device.name,
-                    upper_name,
-                    description,
-                    upper_ip,
-                    PEER_GROUPS[tier(lower_device.role)],
-                    lower_name,
-                ),
-            )
+        towards = Neighbor(
+            lower_ip, asns[lower], lower_device.name, upper_name, down.description, upper_ip, groups[lower], lower_name
         )
-        interfaces[lower].append(
-            (
-                lower_port,
-                up,
-                Neighbor(
-                    upper_ip,
-                    asns[upper],
-                    upper_device.name,
-                    lower_name,
-                    up.description,
-                    lower_ip,
-                    PEER_GROUPS[tier(upper_device.role)],
-                    upper_name,
-                ),
-            )
+        rows[upper].append((upper_port, down, towards))
+        back = Neighbor(
+            upper_ip, asns[upper], upper_device.name, lower_name, up.description, lower_ip, groups[upper], upper_name
         )
+        rows[lower].append((lower_port, up, back))
         uplinks[lower] += 1
         downlinks[upper][lower] += 1
+    return rows, uplinks, [max(counts.values(), default=0) for counts in downlinks]
 
+
+def _core_ports(tables: _PortTables, addressing: Addressing, mtu: int) -> list[list[_Row]]:
+    """Each border leaf's uplinks to the data-centre core, with their sessions (none on other switches)."""
+    rows: list[list[_Row]] = [[] for _ in tables.switches]
+    targets = tables.settings.targets
     for index, peers in addressing.core_peers.items():
         for uplink in peers:
-            name, cage, lane, first_lane, breakout, lanes = ports[index].places[uplink.port]
+            name, place = tables.ports[index].places[uplink.port]
             description = f"{CORE} {uplink.peer_interface}"
-            interfaces[index].append(
-                (
-                    uplink.port,
-                    Interface(
-                        name,
-                        description,
-                        uplink.address + "/31",
-                        CORE,
-                        uplink.peer_interface,
-                        uplink.peer_address,
-                        uplink.speed_gbps,
-                        mtu,
-                        "core",
-                        cage,
-                        lane,
-                        breakout,
-                        lanes,
-                        first_lane,
-                        sized(index, uplink.speed_gbps, uplink.cable_m),
-                        dict.fromkeys(targets, uplink.peer_interface),
-                    ),
-                    Neighbor(
-                        uplink.peer_address,
-                        uplink.peer_asn,
-                        CORE,
-                        name,
-                        description,
-                        uplink.address,
-                        PEER_GROUPS["core"],
-                        uplink.peer_interface,
-                    ),
-                )
+            interface = Interface(
+                name,
+                description,
+                uplink.address + "/31",
+                CORE,
+                uplink.peer_interface,
+                uplink.peer_address,
+                uplink.speed_gbps,
+                mtu,
+                "core",
+                *place,
+                tables.sized(index, uplink.speed_gbps, uplink.cable_m),
+                dict.fromkeys(targets, uplink.peer_interface),
             )
-            uplinks[index] += 1
+            session = Neighbor(
+                uplink.peer_address,
+                uplink.peer_asn,
+                CORE,
+                name,
+                description,
+                uplink.address,
+                PEER_GROUPS["core"],
+                uplink.peer_interface,
+            )
+            rows[index].append((uplink.port, interface, session))
+    return rows
 
-    routing = settings.routing
+
+def _router_bgp(routing: RoutingDoc, addressing: Addressing) -> Callable[[int, Device, Sequence[_Row], int], Bgp]:
+    """The BGP of a switch from its index, device, ports (sorted) and ECMP width: its sessions, what it announces
+    and the filters of its peer groups (a spine's or super-spine's made once for the switches with the same peers)."""
     bfd = Bfd(routing.bfd.interval_ms, routing.bfd.multiplier) if routing.bfd.enabled else None
     timers = routing.timers
     aggregate = routing.server_subnets == "aggregate"
-    loopbacks = addressing.loopbacks
+    unnumbered = routing.underlay == "unnumbered"
     pools = (PrefixRule(addressing.loopback_pool, 32), PrefixRule(addressing.server_pool, 31))
     policies: dict[tuple[str, tuple[str, ...]], tuple[tuple[PeerGroup, ...], RoutePolicy]] = {}
-    by_port = itemgetter(0)
-    configs = []
-    for index, device in enumerate(switches):
-        rows = sorted(interfaces[index], key=by_port)
-        loopback = loopbacks[index]
-        widest_down = max(downlinks[index].values(), default=0)
+
+    def bgp(index: int, device: Device, rows: Sequence[_Row], maximum_paths: int) -> Bgp:
+        """The BGP of switch ``index``."""
+        loopback = addressing.loopbacks[index]
         servers = tuple(row[1].address for row in rows if row[1].role == "server")
         aggregates = (addressing.server_subnet(index),) if servers and aggregate else ()
         neighbors = tuple(row[2] for row in rows if row[2] is not None)
@@ -928,11 +967,11 @@ def switch_configs(
             groups, policy = policies.get((role, peer_roles)) or policies.setdefault(
                 (role, peer_roles), route_policy(role, peer_roles, pools, (), unnumbered)
             )
-        bgp = Bgp(
-            asns[index],
+        return Bgp(
+            addressing.asns[index],
             loopback,
             neighbors,
-            max(1, uplinks[index], widest_down),
+            maximum_paths,
             (f"{loopback}/32", *servers),
             True,
             bfd,
@@ -945,33 +984,5 @@ def switch_configs(
             policy,
             (addressing.loopback_pool, addressing.server_pool) if "core" in peer_roles else (),
         )
-        device_ports = ports[index]
-        configs.append(
-            DeviceConfig(
-                hostname=device.name,
-                role=role,
-                plane=device.plane,
-                pod=device.pod,
-                model=device.model,
-                asn=asns[index],
-                router_id=loopback,
-                loopback=f"{loopback}/32",
-                mtu=mtu,
-                physical_ports=device_ports.physical,
-                port_speed_gbps=settings.port_speeds[device.role],
-                breakout=device_ports.breakout,
-                uplink_breakout=device_ports.uplink_breakout,
-                first_uplink_cage=device_ports.first_uplink_cage,
-                serdes_lanes=device_ports.serdes,
-                interfaces=tuple(row[1] for row in rows),
-                bgp=bgp,
-                qos=qos,
-                port_names=device_ports.names,
-                os_port_names=os_names[index],
-                facts=facts.get(device.model),
-                load_balancing=balancing(settings.load_balancing, device, settings.catalog, targets),
-                sku=sku(device),
-                roce_qos=settings.lossless,
-            )
-        )
-    return configs
+
+    return bgp

@@ -29,6 +29,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
+from typing import NamedTuple
 
 from designer.errors import InputError, Problem
 from designer.intent import Intent
@@ -211,6 +212,24 @@ class Plan:
         }
 
 
+class _AboveTheLeaves(NamedTuple):
+    """The counts of the tiers above the leaves, named as :class:`Plan` names them: the spines' ports, the pods (built
+    and in the envelope), the spines per pod or plane and their parallel links, the super-spines' groups and whether
+    they are built."""
+
+    spine_downlinks: int
+    spine_radix: int
+    sus_per_pod: int
+    pods: int
+    envelope_pods: int
+    spines_per_pod: int
+    leaf_spine_parallel: int
+    spine_uplinks: int = 0
+    supers_per_group: int = 0
+    spine_super_parallel: int = 0
+    super_tier: bool = False
+
+
 def size(intent: Intent) -> Plan:
     """Choose tiers and count every switch and link of the fabric the intent describes.
 
@@ -219,115 +238,16 @@ def size(intent: Intent) -> Plan:
     """
     speed, up_speed, super_speed = intent.link_speeds
     servers_per_su, uplinks = intent.leaf.split(speed, up_speed)
-    spine_radix = intent.spine.radix(up_speed)
-    super_radix = intent.super_spine.radix(super_speed)
     rails = intent.rails
     sus = math.ceil(intent.servers / servers_per_su)
     envelope_sus = math.ceil(intent.max_servers / servers_per_su)
-    leaves = envelope_sus * rails
-    field = _count_field(intent)
-    warnings: list[str] = []
-
-    if intent.tiers == "auto":
-        tiers = 2 if leaves <= spine_radix else 3
-    else:
-        tiers = int(intent.tiers)
-    if tiers == 2 and leaves > spine_radix:
-        most = (spine_radix // rails) * servers_per_su
-        raise InputError(
-            [
-                Problem(
-                    ("fabric", "tiers") if field[0] == "compute" else field,
-                    (
-                        f"2 tiers hold at most {spine_radix} leaves per plane ({most} servers, "
-                        f"{most * rails:,} NIC ports per plane) with {spine_radix}-port spines; {_needs(intent)} "
-                        f"{leaves} "
-                        "leaves. Use tiers: 3 or auto, larger spines, or more planes"
-                    ),
-                )
-            ],
-            intent.source,
-        )
-
-    spine_speed_field = ("fabric", "spine", "uplink_speed")
-    if tiers == 2 and intent.tiers == "auto" and spine_speed_field in intent.source.lines:
-        raise InputError(
-            [
-                Problem(
-                    spine_speed_field,
-                    f"tiers: auto gives 2 tiers here ({leaves} leaves per plane fit {spine_radix}-port spines), so "
-                    "the spines are the top tier and have no uplinks; remove uplink_speed there, or use tiers: 3",
-                )
-            ],
-            intent.source,
-        )
+    tiers = _tiers(intent, envelope_sus * rails, servers_per_su)
     if tiers == 2:
-        sus_per_pod, pods = envelope_sus, 1
-        spines = _ecmp_divisor(uplinks, math.ceil(leaves * uplinks / spine_radix))
-        parallel = uplinks // spines
-        spine_uplinks = supers_per_group = super_parallel = 0
-        envelope_pods, super_tier = 1, False
-        spine_downlinks = spine_radix
+        spine_radix = intent.spine.radix(up_speed)
+        spines = _ecmp_divisor(uplinks, math.ceil(envelope_sus * rails * uplinks / spine_radix))
+        above = _AboveTheLeaves(spine_radix, spine_radix, envelope_sus, 1, 1, spines, uplinks // spines)
     else:
-        spines = uplinks
-        spine_downlinks, spine_up_ports = intent.spine.split(up_speed, super_speed)
-        spine_radix = spine_downlinks + spine_up_ports
-        sus_per_pod = spine_downlinks // rails
-        if sus_per_pod == 0:
-            raise InputError(
-                [
-                    Problem(
-                        ("fabric", "spine"),
-                        (
-                            f"a {spine_radix}-port spine has {spine_downlinks} downlinks, fewer than the {rails} "
-                            "rails of one scalable unit; use larger spines"
-                        ),
-                    )
-                ],
-                intent.source,
-            )
-        pods = math.ceil(sus / sus_per_pod)
-        envelope_pods = math.ceil(envelope_sus / sus_per_pod)
-        parallel = 1
-        spine_uplinks, left = divmod(sus_per_pod * rails * up_speed, super_speed)
-        if left:
-            raise InputError([_spine_split_problem(intent, sus_per_pod * rails)], intent.source)
-        if envelope_pods > super_radix:
-            most = super_radix * sus_per_pod * servers_per_su
-            raise InputError(
-                [
-                    Problem(
-                        field,
-                        (
-                            f"3 tiers hold at most {super_radix} pods ({most:,} servers) with {super_radix}-port "
-                            f"super-spines; {_needs(intent)} {envelope_pods:,} pods. Use larger switches or more planes"
-                        ),
-                    )
-                ],
-                intent.source,
-            )
-        supers_per_group = _ecmp_divisor(spine_uplinks, math.ceil(envelope_pods * spine_uplinks / super_radix))
-        super_parallel = spine_uplinks // supers_per_group
-        super_tier = pods > 1 or envelope_pods == 1
-        if sus % sus_per_pod:
-            built = "spines and their uplinks are" if super_tier else "spines are"
-            warnings.append(
-                f"pod {pods - 1} holds {sus % sus_per_pod} of {sus_per_pod} scalable units; its "
-                f"{built} built in full so it can grow by leaves alone"
-            )
-
-    if intent.servers % servers_per_su:
-        what = "trays" if intent.system else "servers"
-        warnings.append(
-            f"scalable unit {sus - 1} (a leaf group: one leaf per rail and plane, serving {servers_per_su} {what}) "
-            f"is part-filled with {intent.servers % servers_per_su} {what}; its leaves and uplinks are built in full"
-        )
-    if spines < MIN_SPINES:
-        warnings.append(
-            f"only {spines} spine{'s' if spines != 1 else ''} per "
-            f"{'plane' if tiers == 2 else 'pod'}; at least {MIN_SPINES} keep a spine failure "
-            "from concentrating traffic (PFC storm risk)"
-        )
+        above = _three_tiers(intent, sus, envelope_sus, servers_per_su, uplinks)
     plan = Plan(
         tiers=tiers,
         planes=intent.planes,
@@ -340,29 +260,139 @@ def size(intent: Intent) -> Plan:
         leaf_radix=servers_per_su + uplinks,
         leaf_downlinks=servers_per_su,
         leaf_uplinks=uplinks,
-        spine_downlinks=spine_downlinks,
-        spine_radix=spine_radix,
-        super_radix=super_radix,
+        super_radix=intent.super_spine.radix(super_speed),
         servers_per_su=servers_per_su,
         sus=sus,
-        sus_per_pod=sus_per_pod,
-        pods=pods,
-        spines_per_pod=spines,
-        leaf_spine_parallel=parallel,
-        spine_uplinks=spine_uplinks,
-        supers_per_group=supers_per_group,
-        spine_super_parallel=super_parallel,
-        warnings=tuple(warnings),
+        warnings=_warnings(intent, tiers, sus, servers_per_su, above),
         max_servers=intent.max_servers,
         envelope_sus=envelope_sus,
-        envelope_pods=envelope_pods,
-        super_tier=super_tier,
         servers_per_system=intent.servers_per_system,
+        **above._asdict(),
     )
     problems = [*_bound_problems(plan, _count_field(intent)), *target_problems(intent, plan)]
     if problems:
         raise InputError(problems, intent.source)
     return plan
+
+
+def _tiers(intent: Intent, leaves: int, servers_per_su: int) -> int:
+    """The tiers of the fabric of ``leaves`` leaves per plane (the envelope's): the intent's, or 2 where the spines
+    hold them all under ``auto``; an error where 2 tiers cannot hold them, or where ``auto`` gives 2 and the intent
+    sets the spines' uplink speed."""
+    spine_radix = intent.spine.radix(intent.link_speeds[1])
+    field = _count_field(intent)
+    tiers = (2 if leaves <= spine_radix else 3) if intent.tiers == "auto" else int(intent.tiers)
+    if tiers == 2 and leaves > spine_radix:
+        most = (spine_radix // intent.rails) * servers_per_su
+        raise InputError(
+            [
+                Problem(
+                    ("fabric", "tiers") if field[0] == "compute" else field,
+                    (
+                        f"2 tiers hold at most {spine_radix} leaves per plane ({most} servers, "
+                        f"{most * intent.rails:,} NIC ports per plane) with {spine_radix}-port spines; "
+                        f"{_needs(intent)} {leaves} "
+                        "leaves. Use tiers: 3 or auto, larger spines, or more planes"
+                    ),
+                )
+            ],
+            intent.source,
+        )
+    spine_speed_field = ("fabric", "spine", "uplink_speed")
+    if tiers == 2 and intent.tiers == "auto" and spine_speed_field in intent.source.lines:
+        raise InputError(
+            [
+                Problem(
+                    spine_speed_field,
+                    f"tiers: auto gives 2 tiers here ({leaves} leaves per plane fit {spine_radix}-port spines), so "
+                    "the spines are the top tier and have no uplinks; remove uplink_speed there, or use tiers: 3",
+                )
+            ],
+            intent.source,
+        )
+    return tiers
+
+
+def _three_tiers(intent: Intent, sus: int, envelope_sus: int, servers_per_su: int, uplinks: int) -> _AboveTheLeaves:
+    """The spines and super-spines of a 3-tier fabric: a spine per leaf uplink in each pod, as many scalable units a
+    pod as the spines' downlinks hold, super-spine groups sized for the envelope's pods; an error where a spine
+    holds no scalable unit, its uplinks do not divide evenly or the super-spines cannot hold the pods."""
+    _, up_speed, super_speed = intent.link_speeds
+    super_radix = intent.super_spine.radix(super_speed)
+    rails = intent.rails
+    spine_downlinks, spine_up_ports = intent.spine.split(up_speed, super_speed)
+    spine_radix = spine_downlinks + spine_up_ports
+    sus_per_pod = spine_downlinks // rails
+    if sus_per_pod == 0:
+        raise InputError(
+            [
+                Problem(
+                    ("fabric", "spine"),
+                    (
+                        f"a {spine_radix}-port spine has {spine_downlinks} downlinks, fewer than the {rails} "
+                        "rails of one scalable unit; use larger spines"
+                    ),
+                )
+            ],
+            intent.source,
+        )
+    pods = math.ceil(sus / sus_per_pod)
+    envelope_pods = math.ceil(envelope_sus / sus_per_pod)
+    spine_uplinks, left = divmod(sus_per_pod * rails * up_speed, super_speed)
+    if left:
+        raise InputError([_spine_split_problem(intent, sus_per_pod * rails)], intent.source)
+    if envelope_pods > super_radix:
+        most = super_radix * sus_per_pod * servers_per_su
+        raise InputError(
+            [
+                Problem(
+                    _count_field(intent),
+                    (
+                        f"3 tiers hold at most {super_radix} pods ({most:,} servers) with {super_radix}-port "
+                        f"super-spines; {_needs(intent)} {envelope_pods:,} pods. Use larger switches or more planes"
+                    ),
+                )
+            ],
+            intent.source,
+        )
+    supers_per_group = _ecmp_divisor(spine_uplinks, math.ceil(envelope_pods * spine_uplinks / super_radix))
+    return _AboveTheLeaves(
+        spine_downlinks,
+        spine_radix,
+        sus_per_pod,
+        pods,
+        envelope_pods,
+        uplinks,
+        1,
+        spine_uplinks,
+        supers_per_group,
+        spine_uplinks // supers_per_group,
+        pods > 1 or envelope_pods == 1,
+    )
+
+
+def _warnings(intent: Intent, tiers: int, sus: int, servers_per_su: int, above: _AboveTheLeaves) -> tuple[str, ...]:
+    """The warnings of a sized fabric: a pod or scalable unit built in full but part-filled, too few spines."""
+    warnings = []
+    if tiers == 3 and sus % above.sus_per_pod:
+        built = "spines and their uplinks are" if above.super_tier else "spines are"
+        warnings.append(
+            f"pod {above.pods - 1} holds {sus % above.sus_per_pod} of {above.sus_per_pod} scalable units; its "
+            f"{built} built in full so it can grow by leaves alone"
+        )
+    if intent.servers % servers_per_su:
+        what = "trays" if intent.system else "servers"
+        warnings.append(
+            f"scalable unit {sus - 1} (a leaf group: one leaf per rail and plane, serving {servers_per_su} {what}) "
+            f"is part-filled with {intent.servers % servers_per_su} {what}; its leaves and uplinks are built in full"
+        )
+    if above.spines_per_pod < MIN_SPINES:
+        warnings.append(
+            f"only {above.spines_per_pod} spine{'s' if above.spines_per_pod != 1 else ''} per "
+            f"{'plane' if tiers == 2 else 'pod'}; at least {MIN_SPINES} keep a spine failure "
+            "from concentrating traffic (PFC storm risk)"
+        )
+    return tuple(warnings)
 
 
 def target_problems(intent: Intent, plan: Plan) -> list[Problem]:

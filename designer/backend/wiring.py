@@ -28,12 +28,12 @@ from __future__ import annotations
 
 import math
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Generic, NamedTuple, TypeVar
 
 from designer.backend.sizing import Plan
-from designer.intent import Intent
+from designer.intent import Intent, SwitchSpec
 
 if TYPE_CHECKING:
     import networkx as nx
@@ -196,108 +196,105 @@ def server_name(plan: Plan, number: int) -> str:
 
 
 def wire(intent: Intent, plan: Plan) -> Fabric:
-    """Create every device and link of the plan, rail-aligned and deterministic."""
+    """Create every device and link of the plan, rail-aligned and deterministic: each plane's leaves, spines and
+    super-spines, then the servers; the servers' links, then the leaves' uplinks, then the spines'."""
     devices: list[Device] = []
     leaves: dict[tuple[int, int, int], int] = {}
     spines: dict[tuple[int, int, int], int] = {}
     supers: dict[tuple[int, int, int], int] = {}
-    speed, up_speed, super_speed = plan.link_speeds
-
-    def add(device: Device) -> int:
-        devices.append(device)
-        return len(devices) - 1
-
     for plane in range(plan.planes):
-        for su in range(plan.sus):
-            pod = su // plan.sus_per_pod
-            for rail in range(plan.rails):
-                leaves[plane, su, rail] = add(
-                    Device(
-                        f"p{plane}-su{su}-r{rail}-leaf",
-                        "leaf",
-                        plane,
-                        pod,
-                        su,
-                        rail,
-                        NONE,
-                        rail,
-                        intent.leaf.model,
-                        plan.leaf_radix,
-                        intent.leaf.breakout(speed),
-                        plan.leaf_downlinks,
-                        intent.leaf.breakout(up_speed),
-                    )
-                )
-        for pod in range(plan.pods):
-            for index in range(plan.spines_per_pod):
-                name = f"p{plane}-spine{index}" if plan.tiers == 2 else f"p{plane}-pod{pod}-spine{index}"
-                spines[plane, pod, index] = add(
-                    Device(
-                        name,
-                        "spine",
-                        plane,
-                        pod,
-                        NONE,
-                        NONE,
-                        index if plan.tiers == 3 else NONE,
-                        index,
-                        intent.spine.model,
-                        plan.spine_radix,
-                        intent.spine.breakout(up_speed),
-                        plan.spine_downlinks,
-                        intent.spine.breakout(super_speed),
-                    )
-                )
-        for group in range(plan.groups):
-            for index in range(plan.supers_per_group):
-                supers[plane, group, index] = add(
-                    Device(
-                        f"p{plane}-g{group}-ss{index}",
-                        "super_spine",
-                        plane,
-                        NONE,
-                        NONE,
-                        NONE,
-                        group,
-                        index,
-                        intent.super_spine.model,
-                        plan.super_radix,
-                        intent.super_spine.breakout(super_speed),
-                        plan.super_radix,
-                        intent.super_spine.breakout(super_speed),
-                    )
-                )
+        for tier, indices in ((_leaves, leaves), (_spines, spines), (_super_spines, supers)):
+            for key, device in tier(intent, plan, plane):
+                indices[key] = len(devices)
+                devices.append(device)
     switch_count = len(devices)
-    servers = [
-        add(
-            Device(
-                server_name(plan, number),
-                "server",
-                NONE,
-                (number // plan.servers_per_su) // plan.sus_per_pod,
-                number // plan.servers_per_su,
-                NONE,
-                NONE,
-                number % plan.servers_per_su,
-                intent.server.model,
-                intent.server.nics,
-                1,
-                intent.server.nics,
-                intent.server.ports_per_nic_port,
-            )
+    devices += _servers(intent, plan)
+    links = _server_links(plan, leaves, switch_count)
+    server_link_count = len(links)
+    links += _leaf_spine_links(intent, plan, leaves, spines)
+    links += _spine_super_links(intent, plan, spines, supers)
+    return Fabric(plan, devices, links, switch_count, server_link_count)
+
+
+def _leaves(intent: Intent, plan: Plan, plane: int) -> Iterator[tuple[tuple[int, int, int], Device]]:
+    """The leaves of ``plane``, each by its (plane, scalable unit, rail)."""
+    ports = plan.leaf_radix, plan.leaf_downlinks, plan.link_speed, plan.leaf_spine_speed
+    for su in range(plan.sus):
+        pod = su // plan.sus_per_pod
+        for rail in range(plan.rails):
+            at = (plane, pod, su, rail, NONE, rail)
+            yield (plane, su, rail), _switch(intent.leaf, f"p{plane}-su{su}-r{rail}-leaf", "leaf", at, ports)
+
+
+def _spines(intent: Intent, plan: Plan, plane: int) -> Iterator[tuple[tuple[int, int, int], Device]]:
+    """The spines of ``plane``, each by its (plane, pod, index in the pod)."""
+    ports = plan.spine_radix, plan.spine_downlinks, plan.leaf_spine_speed, plan.spine_super_speed
+    for pod in range(plan.pods):
+        for index in range(plan.spines_per_pod):
+            at = (plane, pod, NONE, NONE, index if plan.tiers == 3 else NONE, index)
+            name = f"p{plane}-spine{index}" if plan.tiers == 2 else f"p{plane}-pod{pod}-spine{index}"
+            yield (plane, pod, index), _switch(intent.spine, name, "spine", at, ports)
+
+
+def _super_spines(intent: Intent, plan: Plan, plane: int) -> Iterator[tuple[tuple[int, int, int], Device]]:
+    """The super-spines of ``plane``, each by its (plane, group, index in the group)."""
+    ports = plan.super_radix, plan.super_radix, plan.spine_super_speed, plan.spine_super_speed
+    for group in range(plan.groups):
+        for index in range(plan.supers_per_group):
+            at = (plane, NONE, NONE, NONE, group, index)
+            name = f"p{plane}-g{group}-ss{index}"
+            yield (plane, group, index), _switch(intent.super_spine, name, "super_spine", at, ports)
+
+
+def _switch(
+    spec: SwitchSpec, name: str, role: str, at: tuple[int, int, int, int, int, int], ports: tuple[int, int, int, int]
+) -> Device:
+    """A switch of ``spec``: its name, role and place ``at`` (plane, pod, scalable unit, rail, group, index), and its
+    ``ports``: how many logical ports, how many of them face down, and the speeds of those facing down and up."""
+    logical, downlinks, down, up = ports
+    return Device(name, role, *at, spec.model, logical, spec.breakout(down), downlinks, spec.breakout(up))
+
+
+def _servers(intent: Intent, plan: Plan) -> list[Device]:
+    """Every server, in number order."""
+    return [
+        Device(
+            server_name(plan, number),
+            "server",
+            NONE,
+            (number // plan.servers_per_su) // plan.sus_per_pod,
+            number // plan.servers_per_su,
+            NONE,
+            NONE,
+            number % plan.servers_per_su,
+            intent.server.model,
+            intent.server.nics,
+            1,
+            intent.server.nics,
+            intent.server.ports_per_nic_port,
         )
         for number in range(plan.servers)
     ]
 
+
+def _server_links(plan: Plan, leaves: dict[tuple[int, int, int], int], first_server: int) -> list[Link]:
+    """Every server's link to each leaf of its scalable unit (the servers' devices from ``first_server`` on)."""
     links: list[Link] = []
+    servers = range(first_server, first_server + plan.servers)
     for (plane, su, rail), leaf in leaves.items():
         first = su * plan.servers_per_su
         for slot, server in enumerate(servers[first : first + plan.servers_per_su]):
             links.append((SERVER_LEAF, leaf, slot, server, plane * plan.rails + rail))
-    server_link_count = len(links)
+    return links
 
+
+def _leaf_spine_links(
+    intent: Intent, plan: Plan, leaves: dict[tuple[int, int, int], int], spines: dict[tuple[int, int, int], int]
+) -> list[Link]:
+    """Every leaf's uplinks, striped over the spines of its pod."""
+    links: list[Link] = []
     stripes = Stripes(
-        plan.leaf_spine_parallel, intent.leaf.breakout(up_speed), plan.spines_per_pod, plan.spine_downlinks
+        plan.leaf_spine_parallel, intent.leaf.breakout(plan.leaf_spine_speed), plan.spines_per_pod, plan.spine_downlinks
     )
     for plane in range(plan.planes):
         for su in range(plan.sus):
@@ -307,9 +304,19 @@ def wire(intent: Intent, plan: Plan) -> Fabric:
                 for uplink in range(plan.leaf_uplinks):
                     spine, port = stripes.place(uplink, local_su * plan.rails + rail)
                     links.append((LEAF_SPINE, spines[plane, pod, spine], port, leaf, plan.leaf_downlinks + uplink))
+    return links
 
+
+def _spine_super_links(
+    intent: Intent, plan: Plan, spines: dict[tuple[int, int, int], int], supers: dict[tuple[int, int, int], int]
+) -> list[Link]:
+    """Every spine's uplinks, striped over the super-spines of its group."""
+    links: list[Link] = []
     stripes = Stripes(
-        plan.spine_super_parallel, intent.spine.breakout(super_speed), plan.supers_per_group, plan.super_radix
+        plan.spine_super_parallel,
+        intent.spine.breakout(plan.spine_super_speed),
+        plan.supers_per_group,
+        plan.super_radix,
     )
     for plane in range(plan.planes):
         for pod in range(plan.pods):
@@ -318,4 +325,4 @@ def wire(intent: Intent, plan: Plan) -> Fabric:
                 for uplink in range(plan.spine_uplinks):
                     index, port = stripes.place(uplink, pod)
                     links.append((SPINE_SUPER, supers[plane, group, index], port, spine, plan.spine_downlinks + uplink))
-    return Fabric(plan, devices, links, switch_count, server_link_count)
+    return links

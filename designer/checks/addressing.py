@@ -12,12 +12,12 @@ on the switches either. Pool utilisation is reported as evidence.
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Hashable, Iterable, Sequence
+from collections.abc import Hashable, Iterable, Iterator, Sequence
 from itertools import pairwise
 
-from designer.backend.allocate import ip
+from designer.backend.allocate import Allocation, Pool, ip
 from designer.backend.model import DeviceConfig
-from designer.backend.wiring import SERVER_LEAF
+from designer.backend.wiring import SERVER_LEAF, Link
 from designer.checks.base import capped
 from designer.design import Built
 from designer.findings import Finding
@@ -35,21 +35,46 @@ def check(design: Built) -> Iterable[Finding]:
     fabric, allocation = design.fabric, design.allocation
     if allocation is None:  # an InfiniBand fabric (TECHNOLOGIES): nothing addressed
         return
-    devices, links = fabric.devices, fabric.links
+    pools = {pool.name: pool for pool in allocation.pools()}
+    fabric_pool = pools["fabric_p2p"]
+    unnumbered = design.intent.routing.underlay == "unnumbered"
+    links: Sequence[Link] = fabric.links
+    if unnumbered:
+        links = [link for link in links if link[0] == SERVER_LEAF]
+        numbers: Sequence[int] = [number for number, link in enumerate(fabric.links) if link[0] == SERVER_LEAF]
+        pools.pop("fabric_p2p")
+    else:
+        numbers = range(len(links))
+    ends = list(map(allocation.link_addresses, numbers))
+    yield from capped(ID, "error", _outside_pools(design, allocation, links, ends))
+    addresses = _addresses(design, allocation, links, ends)
+    duplicated = _duplicated(addresses)
+    if duplicated:
+        yield from capped(ID, "error", _assigned_twice(design, allocation, links, addresses, duplicated))
+    yield from capped(ID, "error", _configured_twice(design, allocation))
+    yield from _pool_findings(pools, fabric_pool, unnumbered)
+    yield Finding(
+        ID,
+        "info",
+        f"{len(addresses):,} addresses, all unique"
+        if not duplicated
+        else f"{len(addresses):,} addresses, {len(duplicated):,} assigned more than once",
+        "addresses",
+        evidence={"addresses": len(addresses), "duplicated": len(duplicated)},
+    )
+
+
+def _outside_pools(
+    design: Built, allocation: Allocation, links: Sequence[Link], ends: Sequence[tuple[int, int]]
+) -> list[tuple[str, str]]:
+    """Each loopback outside its pool, and each link whose ends are not one /31 of its pool: where, and what."""
+    devices = design.fabric.devices
     problems: list[tuple[str, str]] = []
     pools = {pool.name: pool for pool in allocation.pools()}
     for index, address in enumerate(allocation.loopbacks):
         if not _inside(pools["loopbacks"], address):
             problems.append((devices[index].name, f"loopback {ip(address)} is outside {pools['loopbacks'].cidr}"))
     server_pool, fabric_pool = pools["server_p2p"], pools["fabric_p2p"]
-    unnumbered = design.intent.routing.underlay == "unnumbered"
-    if unnumbered:
-        links = [link for link in links if link[0] == SERVER_LEAF]
-        numbers = [number for number, link in enumerate(fabric.links) if link[0] == SERVER_LEAF]
-        pools.pop("fabric_p2p")
-    else:
-        numbers = list(range(len(links)))
-    ends = list(map(allocation.link_addresses, numbers))
     for (tier, upper, upper_port, lower, _), (even, odd) in zip(links, ends, strict=True):
         pool = server_pool if tier == SERVER_LEAF else fabric_pool
         if even % 2 or odd != even + 1 or not pool.first <= even < odd < pool.first + pool.size:
@@ -66,35 +91,57 @@ def check(design: Built) -> Iterable[Finding]:
                 problems.append(
                     (_name(devices, upper, upper_port), f"{ip(even)}/31 is outside {pool.name} {pool.cidr}")
                 )
-    yield from capped(ID, "error", problems)
+    return problems
 
-    shared = allocation.numbering.address_planes < fabric.plan.planes
+
+def _shared(design: Built, allocation: Allocation) -> bool:
+    """Whether the planes share the server /31s (hwplb multiplane: each plane repeats plane 0's)."""
+    return allocation.numbering.address_planes < design.fabric.plan.planes
+
+
+def _addresses(
+    design: Built, allocation: Allocation, links: Sequence[Link], ends: Sequence[tuple[int, int]]
+) -> list[int]:
+    """Every loopback, then both ends of every link, a server link's moved above IPv4 by its plane when the planes
+    share the server /31s (they count within their plane only)."""
     ends_from = len(allocation.loopbacks)
     addresses = [*allocation.loopbacks, *(address for pair in ends for address in pair)]
-    if shared:  # a server link's two addresses count within its plane only: moved above IPv4 by its plane
-        for number in range(fabric.server_link_count):  # the server links come first
+    if _shared(design, allocation):
+        devices = design.fabric.devices
+        for number in range(design.fabric.server_link_count):  # the server links come first
             scope = (devices[links[number][1]].plane + 1) << 32
             addresses[ends_from + 2 * number] += scope
             addresses[ends_from + 2 * number + 1] += scope
-    duplicated = _duplicated(addresses)
-    if duplicated:
-        owners = [
-            *((index, -1) for index in range(ends_from)),
-            *(
-                end
-                for _, upper, upper_port, lower, lower_port in links
-                for end in ((upper, upper_port), (lower, lower_port))
-            ),
-        ]
-        yield from capped(
-            ID,
-            "error",
-            [
-                (_name(devices, device, port), f"{ip(address & IPV4)} is assigned {duplicated[address]} times")
-                for address, (device, port) in zip(addresses, owners, strict=True)
-                if address in duplicated
-            ],
-        )
+    return addresses
+
+
+def _assigned_twice(
+    design: Built,
+    allocation: Allocation,
+    links: Sequence[Link],
+    addresses: Sequence[int],
+    duplicated: Counter[Hashable],
+) -> list[tuple[str, str]]:
+    """Each switch or port whose address (of :func:`_addresses`) is ``duplicated``, with how many times."""
+    devices = design.fabric.devices
+    owners = [
+        *((index, -1) for index in range(len(allocation.loopbacks))),
+        *(
+            end
+            for _, upper, upper_port, lower, lower_port in links
+            for end in ((upper, upper_port), (lower, lower_port))
+        ),
+    ]
+    return [
+        (_name(devices, device, port), f"{ip(address & IPV4)} is assigned {duplicated[address]} times")
+        for address, (device, port) in zip(addresses, owners, strict=True)
+        if address in duplicated
+    ]
+
+
+def _configured_twice(design: Built, allocation: Allocation) -> list[tuple[str, str]]:
+    """Each switch interface whose address is configured more than once on the switches, with how many times."""
+    shared = _shared(design, allocation)
 
     def configured(config: DeviceConfig) -> list[str]:
         """The addresses configured on the switch's interfaces, a server link's prefixed with its plane when the
@@ -109,21 +156,21 @@ def check(design: Built) -> Iterable[Finding]:
     on_switches = [address for config in design.configs for address in configured(config)]
     on_switches += (config.loopback.partition("/")[0] for config in design.configs)
     twice = _duplicated(on_switches)
-    yield from capped(
-        ID,
-        "error",
-        [
-            (f"{config.hostname}:{interface.name}", f"{interface.address} is configured {twice[address]} times")
-            for config in design.configs
-            for interface, address in zip(
-                (interface for interface in config.interfaces if interface.address), configured(config), strict=True
-            )
-            if address in twice
-        ]
-        if twice
-        else [],
-    )
+    if not twice:
+        return []
+    return [
+        (f"{config.hostname}:{interface.name}", f"{interface.address} is configured {twice[address]} times")
+        for config in design.configs
+        for interface, address in zip(
+            (interface for interface in config.interfaces if interface.address), configured(config), strict=True
+        )
+        if address in twice
+    ]
 
+
+def _pool_findings(pools: dict[str, Pool], fabric_pool: Pool, unnumbered: bool) -> Iterator[Finding]:
+    """Pools that overlap, the fabric's /31s unused when ``unnumbered``, and every pool's use (``pools``: those in
+    use)."""
     ordered = sorted(pools.values(), key=lambda pool: pool.first)
     for low, high in pairwise(ordered):
         if high.first < low.first + low.size:
@@ -151,15 +198,6 @@ def check(design: Built) -> Iterable[Finding]:
                 "utilisation": round(pool.utilisation(), 6),
             },
         )
-    yield Finding(
-        ID,
-        "info",
-        f"{len(addresses):,} addresses, all unique"
-        if not duplicated
-        else f"{len(addresses):,} addresses, {len(duplicated):,} assigned more than once",
-        "addresses",
-        evidence={"addresses": len(addresses), "duplicated": len(duplicated)},
-    )
 
 
 def _duplicated(values: Sequence[Hashable]) -> Counter[Hashable]:

@@ -9,7 +9,7 @@ the fabric's routes would silently vanish).
 from __future__ import annotations
 
 from collections import defaultdict
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 
 from designer.backend.wiring import SERVER_LEAF
 from designer.checks.base import capped
@@ -29,6 +29,39 @@ def check(design: Wired) -> Iterable[Finding]:
         return
     fabric, asns = design.fabric, design.allocation.asns
     switches = fabric.switches()
+    yield from capped(ID, "error", _numbering_problems(design, asns))
+    same_ends = [
+        (
+            f"{switches[upper].name} - {switches[lower].name}",
+            f"both ends have ASN {asns[upper]}: the session would be iBGP",
+        )
+        for tier, upper, _, lower, _ in fabric.links
+        if tier != SERVER_LEAF and asns[upper] == asns[lower]
+    ]
+    yield from capped(ID, "error", sorted(set(same_ends)))
+    by_role: defaultdict[str, set[int]] = defaultdict(set)
+    for device, asn in zip(switches, asns, strict=True):
+        by_role[device.role].add(asn)
+    yield Finding(
+        ID,
+        "info",
+        f"scheme {design.intent.routing.asn_scheme}: "
+        + ", ".join(
+            f"{role.replace('_', '-')} {min(numbers)}-{max(numbers)} ({len(numbers):,} ASNs)"
+            for role, numbers in by_role.items()
+        ),
+        "asns",
+        evidence={
+            role: {"first": min(numbers), "last": max(numbers), "count": len(numbers)}
+            for role, numbers in by_role.items()
+        },
+    )
+
+
+def _numbering_problems(design: Wired, asns: Sequence[int]) -> list[tuple[str, str]]:
+    """Every switch's ASN that is not private, every spine group (or plane's super-spines) that should share one
+    ASN under ``rfc7938`` and does not, and every ASN held by switches that must not share it."""
+    switches = design.fabric.switches()
     shared = design.intent.routing.asn_scheme == "rfc7938"
     groups: dict[tuple[object, ...], set[int]] = defaultdict(set)
     holders: dict[int, list[int]] = defaultdict(list)
@@ -58,33 +91,7 @@ def check(design: Wired) -> Iterable[Finding]:
                     f"not share it ({'/'.join(roles)}): {names}{more}",
                 )
             )
-    yield from capped(ID, "error", problems)
-    same_ends = [
-        (
-            f"{switches[upper].name} - {switches[lower].name}",
-            f"both ends have ASN {asns[upper]}: the session would be iBGP",
-        )
-        for tier, upper, _, lower, _ in fabric.links
-        if tier != SERVER_LEAF and asns[upper] == asns[lower]
-    ]
-    yield from capped(ID, "error", sorted(set(same_ends)))
-    by_role: defaultdict[str, set[int]] = defaultdict(set)
-    for device, asn in zip(switches, asns, strict=True):
-        by_role[device.role].add(asn)
-    yield Finding(
-        ID,
-        "info",
-        f"scheme {design.intent.routing.asn_scheme}: "
-        + ", ".join(
-            f"{role.replace('_', '-')} {min(numbers)}-{max(numbers)} ({len(numbers):,} ASNs)"
-            for role, numbers in by_role.items()
-        ),
-        "asns",
-        evidence={
-            role: {"first": min(numbers), "last": max(numbers), "count": len(numbers)}
-            for role, numbers in by_role.items()
-        },
-    )
+    return problems
 
 
 def _sharers(switches: list, index: int, shared: bool) -> tuple[object, ...]:

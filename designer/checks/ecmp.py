@@ -20,7 +20,7 @@ from __future__ import annotations
 
 import random
 from collections import Counter, defaultdict
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
 from typing import Any
 
 from designer.analysis.maxflow import SEED
@@ -41,10 +41,7 @@ Vector = tuple[int, ...]
 
 
 def check(design: Built) -> Iterable[Finding]:
-    fabric, plan = design.fabric, design.plan
-    devices = fabric.devices
-    pairs = design.facts.switch_pairs
-    up = design.facts.uplinks
+    fabric, pairs = design.fabric, design.facts.switch_pairs
     pod_spines: dict[tuple[int, int], list[int]] = defaultdict(list)
     group_supers: dict[tuple[int, int], list[int]] = defaultdict(list)
     for index, device in enumerate(fabric.switches()):
@@ -52,14 +49,27 @@ def check(design: Built) -> Iterable[Finding]:
             pod_spines[device.plane, device.pod].append(index)
         elif device.role == "super_spine":
             group_supers[device.plane, device.group].append(index)
+    uneven, leaf_vectors, spine_vectors = _uplink_vectors(design, pod_spines, group_supers)
+    yield from capped(ID, "error", uneven)
+    yield from _path_findings(design, *_path_counts(fabric, leaf_vectors, spine_vectors, pod_spines))
+    yield from _confirm_on_graph(fabric, pairs, leaf_vectors, spine_vectors, pod_spines)
+    yield from _width_findings(design)
 
+
+def _uplink_vectors(
+    design: Built, pod_spines: dict[tuple[int, int], list[int]], group_supers: dict[tuple[int, int], list[int]]
+) -> tuple[list[tuple[str, str]], dict[int, Vector], dict[int, tuple[tuple[int, int], ...]]]:
+    """Each leaf's links to each spine of its pod and each spine's to each super-spine of its group (with the
+    super-spine): the switches whose links up are unequal or leave their pod or group, the leaves' vectors and the
+    spines'."""
+    fabric, pairs, up = design.fabric, design.facts.switch_pairs, design.facts.uplinks
     uneven: list[tuple[str, str]] = []
     leaf_vectors: dict[int, Vector] = {}
     spine_vectors: dict[int, tuple[tuple[int, int], ...]] = {}
     for index, device in enumerate(fabric.switches()):
         if device.role == "leaf":
             above, what = pod_spines[device.plane, device.pod], "spine of its pod"
-        elif device.role == "spine" and plan.super_tier:
+        elif device.role == "spine" and design.plan.super_tier:
             above, what = group_supers[device.plane, device.group], "super-spine of its group"
         else:
             continue
@@ -76,9 +86,14 @@ def check(design: Built) -> Iterable[Finding]:
             leaf_vectors[index] = vector
         else:
             spine_vectors[index] = tuple((upper, pairs[upper, index]) for upper in above)
-    yield from capped(ID, "error", uneven)
+    return uneven, leaf_vectors, spine_vectors
 
-    same_pod, cross_pod = _path_counts(fabric, leaf_vectors, spine_vectors, pod_spines)
+
+def _path_findings(
+    design: Built, same_pod: dict[int, tuple[str, str]], cross_pod: dict[int, tuple[str, str]]
+) -> Iterator[Finding]:
+    """Whether the leaf pairs in one pod, and in different pods, all have the equal-cost path count the plan gives."""
+    plan = design.plan
     expected = {
         "one pod": plan.spines_per_pod * plan.leaf_spine_parallel**2,
         "different pods": plan.spines_per_pod * plan.supers_per_group * plan.spine_super_parallel**2,
@@ -105,9 +120,12 @@ def check(design: Built) -> Iterable[Finding]:
                 evidence={"paths": expected[scope]},
             )
 
-    yield from _confirm_on_graph(fabric, pairs, leaf_vectors, spine_vectors, pod_spines)
 
-    width = _widths(fabric, pairs, up)
+def _width_findings(design: Built) -> Iterator[Finding]:
+    """Each switch whose ECMP group is wider than the hardware's limit or than its BGP maximum-paths; the widest."""
+    fabric = design.fabric
+    devices = fabric.devices
+    width = _widths(fabric, design.facts.switch_pairs, design.facts.uplinks)
     limit = design.intent.checks.ecmp_max_width
     too_wide = [
         (
@@ -217,16 +235,7 @@ def _confirm_on_graph(
         adjacency[upper].append((lower, links))
         adjacency[lower].append((upper, links))
 
-    def eligible(a: int, b: int) -> bool:
-        return devices[a].plane == devices[b].plane and devices[a].rail != devices[b].rail
-
-    everything = len(leaves) <= ALL_PAIRS_LEAVES * fabric.plan.planes
-    if everything:
-        chosen = [(a, b) for number, a in enumerate(leaves) for b in leaves[number + 1 :] if eligible(a, b)]
-    else:
-        chooser = random.Random(SEED)
-        drawn = (sorted(chooser.sample(leaves, 2)) for _ in range(SAMPLE_PAIRS * 8))
-        chosen = sorted({(a, b) for a, b in drawn if eligible(a, b)})[:SAMPLE_PAIRS]
+    chosen, everything = _leaf_pairs(fabric, leaves)
     wrong = []
     for a, b in chosen:
         counted = shortest_path_count(adjacency, a, b)
@@ -268,6 +277,21 @@ def _confirm_on_graph(
                 **({} if everything else {"sample": [[devices[a].name, devices[b].name] for a, b in chosen]}),
             },
         )
+
+
+def _leaf_pairs(fabric: Fabric, leaves: list[int]) -> tuple[list[tuple[int, int]], bool]:
+    """The pairs of ``leaves`` of one plane and different rails whose paths are counted on the graph, and whether
+    they are all of them (a plane of at most ``ALL_PAIRS_LEAVES`` leaves) rather than a seeded sample."""
+    devices = fabric.devices
+
+    def eligible(a: int, b: int) -> bool:
+        return devices[a].plane == devices[b].plane and devices[a].rail != devices[b].rail
+
+    if len(leaves) <= ALL_PAIRS_LEAVES * fabric.plan.planes:
+        return [(a, b) for number, a in enumerate(leaves) for b in leaves[number + 1 :] if eligible(a, b)], True
+    chooser = random.Random(SEED)
+    drawn = (sorted(chooser.sample(leaves, 2)) for _ in range(SAMPLE_PAIRS * 8))
+    return sorted({(a, b) for a, b in drawn if eligible(a, b)})[:SAMPLE_PAIRS], False
 
 
 def shortest_path_count(adjacency: list[list[tuple[int, int]]], source: int, target: int) -> int:

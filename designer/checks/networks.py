@@ -11,12 +11,17 @@ from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Iterable
+from typing import TYPE_CHECKING
 
 from designer.backend.allocate import Pool
 from designer.checks.base import capped
 from designer.design import Built
 from designer.findings import Finding
 from designer.networks.allocate import overlapping
+
+if TYPE_CHECKING:
+    from designer.networks.cluster import DataNetwork
+    from designer.networks.physical import NetworksPhysical
 
 ID = "networks"
 DESCRIPTION = "the frontend, storage, in-band and out-of-band networks hold what the intent declares"
@@ -27,43 +32,65 @@ def check(design: Built) -> Iterable[Finding]:
     networks = design.networks
     if networks is None:
         return []
-    problems: list[tuple[str, str]] = []
     backend = design.allocation.pools() if design.allocation is not None else []  # InfiniBand: no pools
     pools = [("backend", pool) for pool in backend] + networks.pools()
-    problems.extend(
+    problems: list[tuple[str, str]] = [
         (network, f"{network} pool {pool.cidr} ({pool.name}) overlaps {other_network} pool {other.cidr}")
         for network, pool, other_network, other in overlapping(pools)
-    )
+    ]
     problems.extend((network, message) for network, pool in pools if (message := _short(network, pool)))
     for data in networks.data:
-        fabric, spec, name = data.fabric, data.spec, data.spec.name
-        if fabric.plan.ratio > spec.oversubscription:
-            problems.append(
-                (name, f"leaves run {fabric.plan.ratio:g}:1, above the declared {spec.oversubscription:g}:1")
-            )
-        ends = Counter(end for _, upper, up, lower, down in fabric.links for end in ((upper, up), (lower, down)))
-        problems.extend(
-            (name, f"{fabric.devices[device].name} port {port} is cabled {count} times")
-            for (device, port), count in ends.items()
-            if count > 1
+        problems += _wiring_problems(data)
+    problems += _hall_problems(design, networks.physical)
+    if problems:
+        return capped(ID, SEVERITY, problems)
+    return [
+        Finding(
+            ID,
+            "info",
+            f"{', '.join(networks_named(design))}: pools disjoint, ratios as declared, every port cabled once, "
+            "every cable in reach, every rack within budget"
+            + (", every dual-homed server reachable with any one leaf down" if _dual(design) else ""),
+            evidence={"networks": networks_named(design), "cables": len(networks.physical.cables)},
         )
-        problems.extend(
-            (name, f"{fabric.devices[device].name} has no port {port}")
-            for device, port in ends
-            if port >= fabric.devices[device].ports
-        )
-        if spec.dual_homing != "none":
-            leaves: dict[int, set[int]] = {}
-            for _, upper, _, lower, _ in fabric.links[: fabric.server_link_count]:
-                leaves.setdefault(lower, set()).add(upper)
-            problems.extend(
-                (name, f"{fabric.devices[server].name} loses the {name} network with {fabric.devices[leaf].name} down")
-                for server, reached in leaves.items()
-                if len(reached) < 2
-                for leaf in reached
-            )
-    physical = networks.physical
+    ]
+
+
+def _wiring_problems(data: DataNetwork) -> list[tuple[str, str]]:
+    """A network's leaves run above their declared oversubscription, a port cabled twice or that does not exist,
+    a dual-homed server that one leaf down cuts off."""
+    fabric, spec, name = data.fabric, data.spec, data.spec.name
+    problems = []
+    if fabric.plan.ratio > spec.oversubscription:
+        problems.append((name, f"leaves run {fabric.plan.ratio:g}:1, above the declared {spec.oversubscription:g}:1"))
+    ends = Counter(end for _, upper, up, lower, down in fabric.links for end in ((upper, up), (lower, down)))
     problems.extend(
+        (name, f"{fabric.devices[device].name} port {port} is cabled {count} times")
+        for (device, port), count in ends.items()
+        if count > 1
+    )
+    problems.extend(
+        (name, f"{fabric.devices[device].name} has no port {port}")
+        for device, port in ends
+        if port >= fabric.devices[device].ports
+    )
+    if spec.dual_homing != "none":
+        leaves: dict[int, set[int]] = {}
+        for _, upper, _, lower, _ in fabric.links[: fabric.server_link_count]:
+            leaves.setdefault(lower, set()).add(upper)
+        problems.extend(
+            (name, f"{fabric.devices[server].name} loses the {name} network with {fabric.devices[leaf].name} down")
+            for server, reached in leaves.items()
+            if len(reached) < 2
+            for leaf in reached
+        )
+    return problems
+
+
+def _hall_problems(design: Built, physical: NetworksPhysical) -> list[tuple[str, str]]:
+    """The networks' cables beyond every medium's reach, the racks their switches take over budget, the racks whose
+    top-of-rack switches need the servers' units, and devices sharing units."""
+    problems = [
         (
             cable.network,
             f"{cable.a_device} {cable.a_port} to {cable.z_device}: {cable.length_dm / 10:g} m, beyond "
@@ -71,7 +98,7 @@ def check(design: Built) -> Iterable[Finding]:
         )
         for cable in physical.cables
         if cable.medium == "none"
-    )
+    ]
     budget = design.intent.facility.rack_power_kw
     draws = {rack.name: rack.kw for rack in design.physical.racks} | {rack.name: rack.kw for rack in physical.racks}
     problems.extend(
@@ -95,18 +122,7 @@ def check(design: Built) -> Iterable[Finding]:
         ("hall", f"rack {rack}: {upper} stands in units {lower} takes; a design error, please report it")
         for rack, lower, upper in physical.sharing_units
     )
-    if problems:
-        return capped(ID, SEVERITY, problems)
-    return [
-        Finding(
-            ID,
-            "info",
-            f"{', '.join(networks_named(design))}: pools disjoint, ratios as declared, every port cabled once, "
-            "every cable in reach, every rack within budget"
-            + (", every dual-homed server reachable with any one leaf down" if _dual(design) else ""),
-            evidence={"networks": networks_named(design), "cables": len(physical.cables)},
-        )
-    ]
+    return problems
 
 
 def networks_named(design: Built) -> list[str]:

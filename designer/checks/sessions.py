@@ -46,41 +46,7 @@ def check(design: Built) -> Iterable[Finding]:
         if config.hostname == devices[index].name and len(config.bgp.neighbors) != links[index]
     ]
     for config in configs:
-        hostname, asn = config.hostname, config.bgp.asn
-        addresses = [interface.address.partition("/")[0] or interface.name for interface in config.interfaces]
-        local = set(addresses)
-        speaking: set[str] = set()
-        for neighbor in config.bgp.neighbors:
-            # the fields unpacked at once: a statement's ends (``near``, ``far``) without a property call each
-            address, remote_asn, peer_device, interface, _, local_address, _, peer_interface = neighbor
-            near = local_address or interface
-            speaking.add(near)
-            peer = by_name.get(peer_device)
-            back = sessions[peer_device].get((hostname, near)) if peer is not None else None
-            if (
-                peer is not None
-                and back is not None
-                and near in local
-                and remote_asn == peer.bgp.asn
-                and back.remote_asn == asn
-                and (back.local_address or back.interface) == (address or peer_interface)
-            ):
-                continue  # the usual case, told apart without formatting any text
-            problems.extend(_unmatched(config, neighbor, peer, back, local))
-        if not speaking.issuperset(
-            address
-            for address, interface in zip(addresses, config.interfaces, strict=True)
-            if interface.role == "fabric"
-        ):
-            problems.extend(
-                (
-                    f"{hostname}:{interface.name}",
-                    f"fabric interface {interface.address or interface.name} to {interface.peer_device} has no BGP "
-                    "session",
-                )
-                for address, interface in zip(addresses, config.interfaces, strict=True)
-                if interface.role == "fabric" and address not in speaking
-            )
+        problems += _switch_problems(config, by_name, sessions)
     yield from capped(ID, "error", problems)
     count = sum(map(len, sessions.values()))
     yield Finding(
@@ -90,6 +56,47 @@ def check(design: Built) -> Iterable[Finding]:
         "bgp",
         evidence={"neighbors": count, "switches": len(configs)},
     )
+
+
+def _switch_problems(
+    config: DeviceConfig, by_name: dict[str, DeviceConfig], sessions: dict[str, dict[tuple[str, str], Neighbor]]
+) -> list[tuple[str, str]]:
+    """The sessions of one switch its peer does not state back (``sessions``: every switch's neighbor statements by
+    peer and far end), and its fabric interfaces with no session."""
+    hostname, asn = config.hostname, config.bgp.asn
+    addresses = [interface.address.partition("/")[0] or interface.name for interface in config.interfaces]
+    local = set(addresses)
+    speaking: set[str] = set()
+    problems: list[tuple[str, str]] = []
+    for neighbor in config.bgp.neighbors:
+        # the fields unpacked at once: a statement's ends (``near``, ``far``) without a property call each
+        address, remote_asn, peer_device, interface, _, local_address, _, peer_interface = neighbor
+        near = local_address or interface
+        speaking.add(near)
+        peer = by_name.get(peer_device)
+        back = sessions[peer_device].get((hostname, near)) if peer is not None else None
+        if (
+            peer is not None
+            and back is not None
+            and near in local
+            and remote_asn == peer.bgp.asn
+            and back.remote_asn == asn
+            and (back.local_address or back.interface) == (address or peer_interface)
+        ):
+            continue  # the usual case, told apart without formatting any text
+        problems.extend(_unmatched(config, neighbor, peer, back, local))
+    if not speaking.issuperset(
+        address for address, interface in zip(addresses, config.interfaces, strict=True) if interface.role == "fabric"
+    ):
+        problems.extend(
+            (
+                f"{hostname}:{interface.name}",
+                f"fabric interface {interface.address or interface.name} to {interface.peer_device} has no BGP session",
+            )
+            for address, interface in zip(addresses, config.interfaces, strict=True)
+            if interface.role == "fabric" and address not in speaking
+        )
+    return problems
 
 
 def _unmatched(

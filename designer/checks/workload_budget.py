@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
-from designer.analysis.workload import SPREAD_EFFICIENCY, not_analyzed
+from designer.analysis.workload import SPREAD_EFFICIENCY, WorkloadResult, not_analyzed
 from designer.design import Built
 from designer.findings import Finding
 
@@ -31,57 +31,49 @@ def check(design: Built) -> Iterable[Finding]:
             evidence={"workloads": 0},
         )
     for result in design.workloads:
-        work, spread, ideal = result.workload, result.chosen, result.ideal.time_s
-        if spread is None:
-            yield Finding(
-                ID,
-                "info",
-                f"ideal {ideal:.3f} s per {work.collective}; ECMP not analyzed: {not_analyzed(design.workloads)}",
-                work.name,
-                evidence={"ideal_s": round(ideal, 6)},
-            )
-            continue
-        p50 = spread.time(0.5)
-        evidence = {
-            "ideal_s": round(ideal, 6),
-            "time_s_p50": round(p50, 6),
-            "efficiency_p50": round(ideal / p50, 4),
-            "step_budget_s": work.step_budget_s,
-        }
-        text = f"{p50:.3f} s per {work.collective} at {result.label} p50 ({ideal / p50:.1%} of ideal {ideal:.3f} s)"
-        budget = work.step_budget_s
-        if budget is None or p50 <= budget:
-            within = "" if budget is None else f", within step_budget_s {budget:g} s"
-            yield Finding(ID, "info", text + within, work.name, evidence=evidence)
-        elif ideal > budget:
-            yield Finding(
-                ID,
-                "warning",
-                f"{text}: over step_budget_s {budget:g} s even on an ideal fabric; the job "
-                "needs more bandwidth per server or a smaller collective",
-                work.name,
-                evidence=evidence,
-            )
-        elif result.mode != "ecmp":
-            yield Finding(
-                ID,
-                "warning",
-                f"{text}: over step_budget_s {budget:g} s because spreading delivers "
-                f"{SPREAD_EFFICIENCY:.0%} of line rate and the busiest link carries more than a NIC link; more "
-                "bandwidth per server or a packed placement would help",
-                work.name,
-                evidence=evidence,
-            )
-        else:
-            fix = (
-                f"{result.qps_for_90pct} QPs per connection reach 90% of ideal"
-                if result.qps_for_90pct
-                else "more QPs per connection or a packed placement would help"
-            )
-            yield Finding(
-                ID,
-                "warning",
-                f"{text}: over step_budget_s {budget:g} s because of ECMP collisions; {fix}",
-                work.name,
-                evidence=evidence,
-            )
+        yield _timing(design, result)
+
+
+def _timing(design: Built, result: WorkloadResult) -> Finding:
+    """The time of one workload's collective at its mode's p50, against its ideal and its step budget: over the
+    budget, why (the fabric's bandwidth, spreading's efficiency or ECMP collisions) and what would help."""
+    work, spread, ideal = result.workload, result.chosen, result.ideal.time_s
+    if spread is None:
+        return Finding(
+            ID,
+            "info",
+            f"ideal {ideal:.3f} s per {work.collective}; ECMP not analyzed: {not_analyzed(design.workloads)}",
+            work.name,
+            evidence={"ideal_s": round(ideal, 6)},
+        )
+    p50 = spread.time(0.5)
+    evidence = {
+        "ideal_s": round(ideal, 6),
+        "time_s_p50": round(p50, 6),
+        "efficiency_p50": round(ideal / p50, 4),
+        "step_budget_s": work.step_budget_s,
+    }
+    text = f"{p50:.3f} s per {work.collective} at {result.label} p50 ({ideal / p50:.1%} of ideal {ideal:.3f} s)"
+    budget = work.step_budget_s
+    if budget is None or p50 <= budget:
+        within = "" if budget is None else f", within step_budget_s {budget:g} s"
+        return Finding(ID, "info", text + within, work.name, evidence=evidence)
+    if ideal > budget:
+        why = (
+            f"{text}: over step_budget_s {budget:g} s even on an ideal fabric; the job "
+            "needs more bandwidth per server or a smaller collective"
+        )
+    elif result.mode != "ecmp":
+        why = (
+            f"{text}: over step_budget_s {budget:g} s because spreading delivers "
+            f"{SPREAD_EFFICIENCY:.0%} of line rate and the busiest link carries more than a NIC link; more "
+            "bandwidth per server or a packed placement would help"
+        )
+    else:
+        fix = (
+            f"{result.qps_for_90pct} QPs per connection reach 90% of ideal"
+            if result.qps_for_90pct
+            else "more QPs per connection or a packed placement would help"
+        )
+        why = f"{text}: over step_budget_s {budget:g} s because of ECMP collisions; {fix}"
+    return Finding(ID, "warning", why, work.name, evidence=evidence)

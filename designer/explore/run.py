@@ -31,12 +31,13 @@ from designer.catalog import Catalog, catalog
 from designer.checks import CHECKS
 from designer.design import Design
 from designer.errors import InputError, Problem, dotted
-from designer.intent import Intent
+from designer.explore.alike import design_like
+from designer.intent import Intent, SiteCatalogs
 from designer.intent.resolve import field_at, submodel
 from designer.intent.schema import MAX_PLANES, MEDIA, SPEEDS, IntentDoc
 from designer.intent.yaml_source import decode, load_yaml, read_bytes
 from designer.outputs.workload_report import contract
-from designer.pipeline import design, validated_intent
+from designer.pipeline import validated_intent
 from designer.workers import each_in_workers
 
 MAX_CANDIDATES = 256
@@ -51,7 +52,7 @@ WORKERS = 2
 MEDIA_PATH = ("facility", "media")
 MODEL_PATHS = (("fabric", "leaf", "model"), ("fabric", "spine", "model"), ("fabric", "super_spine", "model"))
 """The fields whose values change no wiring when the models have the same ports: candidates that differ only in
-these (and the media) may be wired alike (:func:`designer.pipeline.wired_alike`)."""
+these (and the media) may be wired alike (:func:`designer.explore.alike.wired_alike`)."""
 LOWER_IS_BETTER = ("switches", "power_kw", "racks", "cables", "optics")
 """The measures the Pareto front compares, with ``failure_bisection`` (higher is better) and each workload's p50
 collective time (lower is better)."""
@@ -165,23 +166,7 @@ def explore(path: Path, vary: Sequence[str]) -> Exploration:
     data = load_yaml(decode(raw, str(path)), str(path)).data
     intent = _base(path, raw, data)
     varied = dimensions(vary, intent.catalog) if vary else open_dimensions(data, intent)
-    space = 1
-    for dimension in varied:
-        space *= len(dimension.values)
-    if space > MAX_CANDIDATES:
-        sizes = ", ".join(f"{dimension.name} {len(dimension.values)}" for dimension in varied)
-        raise InputError(
-            [
-                Problem(
-                    (),
-                    f"{space:,} candidates ({sizes} values) is more than the {MAX_CANDIDATES} one exploration "
-                    "builds; narrow it with fewer --vary values, or set some of these fields in the intent",
-                    file=VARY_SOURCE,
-                    line=1,
-                )
-            ],
-            about="the --vary options",
-        )
+    _refuse_too_many(varied)
     picks = list(itertools.product(*(range(len(dimension.values)) for dimension in varied)))
     combinations = [tuple(d.values[place] for d, place in zip(varied, pick, strict=True)) for pick in picks]
     names = candidate_names(intent.name, varied, picks)
@@ -190,33 +175,12 @@ def explore(path: Path, vary: Sequence[str]) -> Exploration:
         for name, values in zip(names, combinations, strict=True)
     ]
     shared_catalogs = None if any(dimension.path[0] == "catalog" for dimension in varied) else intent.catalogs
+    batches = _batches(varied, picks, min(WORKERS, os.cpu_count() or 1))
 
     def evaluate(batch: int) -> dict[int, dict[str, Any]]:
-        """The measures, or the failure reasons, of each candidate of one batch (its other media one after
-        another): the first of each set of switch models is designed whole, with what the models leave alone
-        taken from the last one designed whole when the two are wired alike; its other media take what the media
-        leave alone from it."""
-        outcomes: dict[int, dict[str, Any]] = {}
-        whole: Design | None = None
-        but_media: tuple[int, ...] | None = None
-        for job in batches[batch]:
-            try:
-                candidate = validated_intent(path, texts[job].encode(), shared_catalogs)
-                anew = whole is None or but_media != _but_media(varied, picks[job])
-                if whole is not None and anew:
-                    whole = replace(whole, configs=())  # its device models are read no more: freed before the next
-                built = design(candidate, hosts=False, processes=1, workload_detail=False, alike=whole)
-                if anew:
-                    whole, but_media = built, _but_media(varied, picks[job])
-            except InputError as error:
-                outcomes[job] = {"failed": [_reason(problem) for problem in error.problems]}
-                continue
-            errors = sorted({finding.check for finding in built.findings if finding.severity == "error"})
-            outcomes[job] = {"failed": [_check_reason(check) for check in errors]} if errors else measures(built)
-            del built
-        return outcomes
+        """The measures, or the failure reasons, of each candidate of one batch (:func:`_outcomes`)."""
+        return _outcomes(path, batches[batch], texts, shared_catalogs, varied, picks)
 
-    batches = _batches(varied, picks, min(WORKERS, os.cpu_count() or 1))
     results: dict[int, dict[str, Any]] = {}
     for found in each_in_workers(min(WORKERS, os.cpu_count() or 1), len(batches), evaluate).values():
         results.update(found)
@@ -242,11 +206,66 @@ def explore(path: Path, vary: Sequence[str]) -> Exploration:
     )
 
 
+def _refuse_too_many(varied: Sequence[Dimension]) -> None:
+    """:class:`InputError` when the dimensions make more than :data:`MAX_CANDIDATES` candidates, with each one's
+    size."""
+    space = 1
+    for dimension in varied:
+        space *= len(dimension.values)
+    if space > MAX_CANDIDATES:
+        sizes = ", ".join(f"{dimension.name} {len(dimension.values)}" for dimension in varied)
+        raise InputError(
+            [
+                Problem(
+                    (),
+                    f"{space:,} candidates ({sizes} values) is more than the {MAX_CANDIDATES} one exploration "
+                    "builds; narrow it with fewer --vary values, or set some of these fields in the intent",
+                    file=VARY_SOURCE,
+                    line=1,
+                )
+            ],
+            about="the --vary options",
+        )
+
+
+def _outcomes(
+    path: Path,
+    jobs: Sequence[int],
+    texts: Sequence[str],
+    shared_catalogs: SiteCatalogs | None,
+    varied: Sequence[Dimension],
+    picks: Sequence[tuple[int, ...]],
+) -> dict[int, dict[str, Any]]:
+    """The measures, or the failure reasons, of each candidate of one batch (``jobs``: its other media one after
+    another): the first of each set of switch models is designed whole, with what the models leave alone taken from
+    the last one designed whole when the two are wired alike; its other media take what the media leave alone from
+    it."""
+    outcomes: dict[int, dict[str, Any]] = {}
+    whole: Design | None = None
+    but_media: tuple[int, ...] | None = None
+    for job in jobs:
+        try:
+            candidate = validated_intent(path, texts[job].encode(), shared_catalogs)
+            anew = whole is None or but_media != _but_media(varied, picks[job])
+            if whole is not None and anew:
+                whole = replace(whole, configs=())  # its device models are read no more: freed before the next
+            built = design_like(candidate, whole)
+            if anew:
+                whole, but_media = built, _but_media(varied, picks[job])
+        except InputError as error:
+            outcomes[job] = {"failed": [_reason(problem) for problem in error.problems]}
+            continue
+        errors = sorted({finding.check for finding in built.findings if finding.severity == "error"})
+        outcomes[job] = {"failed": [_check_reason(check) for check in errors]} if errors else measures(built)
+        del built
+    return outcomes
+
+
 def _batches(varied: Sequence[Dimension], picks: Sequence[tuple[int, ...]], workers: int) -> list[list[int]]:
     """The candidates (by place in ``picks``) in batches a worker takes at once, each batch in the order of its
     first candidate: those that differ only in their switch models and ``facility.media`` share a batch, so that
     one design's addresses, max-flows and workloads serve all those wired alike and one set of device models
-    serves its other media (:func:`designer.pipeline.design`'s ``alike``),
+    serves its other media (:func:`designer.explore.alike.design_like`),
     in the order of the models, their media one after another. When that gives fewer batches than ``workers``,
     only the media share a batch, so that every worker has one."""
     media = {axis for axis, dimension in enumerate(varied) if dimension.path == MEDIA_PATH}

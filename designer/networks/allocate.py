@@ -96,35 +96,14 @@ def allocate_network(
 ) -> NetworkAllocation:
     """Every /31, loopback and ASN of the network; its default pools clear of ``taken`` (every pool laid out before
     it). :class:`InputError` names a pool too small or an ASN range out of the private ones."""
-    path = ("networks", spec.name)
     need, block = needed(fabric, max_servers)
-    given = {name: IPNetwork(cidr) for name in POOLS if (cidr := getattr(spec.pools, name)) is not None}
-    problems = [
-        Problem(
-            (*path, "addressing", name),
-            f"{network} holds {network.size:,} addresses but the network's envelope needs {need[name]:,}; use a "
-            f"/{32 - math.ceil(math.log2(need[name]))} or larger",
-        )
-        for name, network in given.items()
-        if need[name] > network.size
-    ]
-    blocks = {name: (int(network.first), network.size) for name, network in given.items()}
-    blocks.update({f"taken {index}": (pool.first, pool.size) for index, pool in enumerate(taken)})
-    laid_out = default_pools(need, blocks)
-    pools = []
-    for name in POOLS:
-        first, size = (int(given[name].first), given[name].size) if name in given else laid_out.get(name, (0, 0))
-        if not size:
-            problems.append(
-                Problem((*path, "addressing"), f"no free block of 10.0.0.0/8 holds its {name}; give addressing.{name}")
-            )
-        pools.append(Pool(name, f"{ip(first)}/{33 - size.bit_length()}", first, size, 0, need[name], name in given))
+    pools, problems = _pools(spec, need, taken)
     leaf_start = spec.leaf_asn_start or backend_leaf_asn + NETWORK_ASN_OFFSET[spec.name]
     last = leaf_start + SERVER_ASN_OFFSET + max_servers
     if not private_asns(leaf_start, last):
         problems.append(
             Problem(
-                (*path, "leaf_asn_start"),
+                ("networks", spec.name, "leaf_asn_start"),
                 f"its ASNs {leaf_start}-{last} leave the private ranges; start them at 4200000000 or above, at most "
                 f"{4_294_967_294 - SERVER_ASN_OFFSET - max_servers}",
             )
@@ -166,6 +145,35 @@ def allocate_network(
         loopback_pool.first + plan.envelope_leaves + plan.spines,
         server_blocks,
     )
+
+
+def _pools(spec: DataNetworkSpec, need: dict[str, int], taken: Sequence[Pool]) -> tuple[list[Pool], list[Problem]]:
+    """The network's pools in :data:`POOLS` order, each the one given or laid out clear of the given and ``taken``
+    ones, sized for the envelope's ``need``; and the problems of a given pool too small or a default that finds no
+    free block."""
+    path = ("networks", spec.name)
+    given = {name: IPNetwork(cidr) for name in POOLS if (cidr := getattr(spec.pools, name)) is not None}
+    problems = [
+        Problem(
+            (*path, "addressing", name),
+            f"{network} holds {network.size:,} addresses but the network's envelope needs {need[name]:,}; use a "
+            f"/{32 - math.ceil(math.log2(need[name]))} or larger",
+        )
+        for name, network in given.items()
+        if need[name] > network.size
+    ]
+    blocks = {name: (int(network.first), network.size) for name, network in given.items()}
+    blocks.update({f"taken {index}": (pool.first, pool.size) for index, pool in enumerate(taken)})
+    laid_out = default_pools(need, blocks)
+    pools = []
+    for name in POOLS:
+        first, size = (int(given[name].first), given[name].size) if name in given else laid_out.get(name, (0, 0))
+        if not size:
+            problems.append(
+                Problem((*path, "addressing"), f"no free block of 10.0.0.0/8 holds its {name}; give addressing.{name}")
+            )
+        pools.append(Pool(name, f"{ip(first)}/{33 - size.bit_length()}", first, size, 0, need[name], name in given))
+    return pools, problems
 
 
 def overlapping(pools: Sequence[tuple[str, Pool]]) -> list[tuple[str, Pool, str, Pool]]:

@@ -25,6 +25,7 @@ from collections.abc import Sequence
 from designer.backend.allocate import ip, ips
 from designer.backend.model import Addressing, CorePeer, DeviceConfig, SwitchSettings, Wiring, switch_configs
 from designer.backend.wiring import Device
+from designer.intent.networks_section import DataNetworkSpec
 from designer.networks.cluster import ClusterNetworks, DataNetwork
 from designer.networks.wiring import server_number
 
@@ -44,14 +45,34 @@ def network_switch_configs(networks: ClusterNetworks, backend: SwitchSettings) -
 
 def data_network_configs(network: DataNetwork, backend: SwitchSettings, cable_dm: Sequence[int]) -> list[DeviceConfig]:
     """The switch models of one network, in device order; ``cable_dm`` is every link's cable length in link order."""
-    spec, fabric, allocation = network.spec, network.fabric, network.allocation
+    fabric = network.fabric
+    names = [tuple(fabric.port_name(device, port) for port in range(device.ports)) for device in fabric.devices]
+    addressing = _addressing(network, cable_dm)
+    wiring = Wiring(fabric.devices, fabric.links, fabric.switch_count, names)
+    configs = switch_configs(_settings(network.spec, backend), wiring, addressing, cable_dm)
+    if not addressing.server_asns:
+        return configs
+    paths = fabric.plan.leaves_per_group * fabric.plan.leaf_spine_parallel
+    return [
+        dataclasses.replace(
+            config, bgp=dataclasses.replace(config.bgp, maximum_paths=max(config.bgp.maximum_paths, paths))
+        )
+        if config.role == "spine"
+        else config
+        for config in configs
+    ]
+
+
+def _settings(spec: DataNetworkSpec, backend: SwitchSettings) -> SwitchSettings:
+    """The network's :class:`SwitchSettings`: the backend's, lossless or not as the network says, ECMP hashing, no
+    SONiC SKU asked for, its leaves' and spines' port speeds."""
     speeds = {**dict.fromkeys(LEAF_ROLES, spec.leaf.speed), "spine": spec.spine.speed}
 
     def link_speed(_tier: int, upper: Device) -> int:
         """A link's speed: the upper switch's port speed over the lanes of its port (a broken-out server port)."""
         return speeds[upper.role] // upper.breakout
 
-    settings = dataclasses.replace(
+    return dataclasses.replace(
         backend,
         lossless=spec.lossless,
         load_balancing=backend.load_balancing.model_copy(update={"mode": "ecmp"}),
@@ -59,12 +80,16 @@ def data_network_configs(network: DataNetwork, backend: SwitchSettings, cable_dm
         port_speeds=speeds,
         link_speed=link_speed,
     )
-    devices = fabric.devices
-    names = [tuple(fabric.port_name(device, port) for port in range(device.ports)) for device in devices]
+
+
+def _addressing(network: DataNetwork, cable_dm: Sequence[int]) -> Addressing:
+    """The network's :class:`Addressing`: its /31s, loopbacks, ASNs and pools, the ASNs of the servers that run BGP
+    (dual-homed with ``bgp``) and the border leaves' core sessions (their cables after the links' in ``cable_dm``)."""
+    spec, fabric, allocation = network.spec, network.fabric, network.allocation
     server_asns = (
         {
             index: allocation.host_asn(server_number(fabric.plan, device))
-            for index, device in enumerate(devices)
+            for index, device in enumerate(fabric.devices)
             if device.role == "server"
         }
         if spec.dual_homing == "bgp"
@@ -85,7 +110,7 @@ def data_network_configs(network: DataNetwork, backend: SwitchSettings, cable_dm
             )
         )
     pools = {pool.name: pool.cidr for pool in allocation.pools}
-    addressing = Addressing(
+    return Addressing(
         ips(allocation.evens),
         ips(even + 1 for even in allocation.evens),
         ips(allocation.loopbacks),
@@ -96,16 +121,3 @@ def data_network_configs(network: DataNetwork, backend: SwitchSettings, cable_dm
         server_asns,
         core_peers,
     )
-    wiring = Wiring(devices, fabric.links, fabric.switch_count, names)
-    configs = switch_configs(settings, wiring, addressing, cable_dm)
-    if not server_asns:
-        return configs
-    paths = fabric.plan.leaves_per_group * fabric.plan.leaf_spine_parallel
-    return [
-        dataclasses.replace(
-            config, bgp=dataclasses.replace(config.bgp, maximum_paths=max(config.bgp.maximum_paths, paths))
-        )
-        if config.role == "spine"
-        else config
-        for config in configs
-    ]

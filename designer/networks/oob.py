@@ -101,32 +101,9 @@ def design_oob(spec: OobSpec, racks: Sequence[RackPorts], envelope_racks: int, t
     positions = max((len(rack.ports) for rack in racks if not rack.switches), default=0)
     per_rack = max(1, math.ceil(positions / switch.ports))
     stride = max([per_rack, *(len(rack.switches) for rack in racks)])
-    if crowded := [rack for rack in racks if rack.switches and len(rack.ports) > len(rack.switches) * switch.ports]:
-        rack = crowded[0]
-        raise InputError(
-            [
-                Problem(
-                    ("networks", "oob"),
-                    f"rack {rack.rack} has {len(rack.ports)} management ports to cable, but its own "
-                    f"{len(rack.switches)} management switch{'es' if len(rack.switches) > 1 else ''} "
-                    f"{'have' if len(rack.switches) > 1 else 'has'} {len(rack.switches) * switch.ports} ports; "
-                    "declare fewer (host_management, managed_per_rack) or give the system more management switches "
-                    "in a site catalog",
-                )
-            ]
-        )
+    _refuse_crowded(spec, racks)
     envelope_switches = envelope_racks * stride
-    radix = spec.spine.radix(switch.uplink_speed)
-    if radix == 0:
-        raise InputError(
-            [
-                Problem(
-                    ("networks", "oob", "spine"),
-                    f"{spec.spine.model} ports cannot run the management switches' {switch.uplink_speed}G uplinks; "
-                    "give networks.oob.spine a switch whose ports run them",
-                )
-            ]
-        )
+    radix = _spine_radix(spec)
     groups = math.ceil(envelope_switches / radix)
     per_group = (
         switch.uplinks
@@ -135,31 +112,16 @@ def design_oob(spec: OobSpec, racks: Sequence[RackPorts], envelope_racks: int, t
             switch.uplinks, max(min(2, switch.uplinks), math.ceil(envelope_switches * switch.uplinks / radix))
         )
     )
-    held = radix // (switch.uplinks // per_group)
     spines = groups * per_group
     block = 1 << math.ceil(math.log2(switch.ports + 3))
-    needed = envelope_switches * block + 2 * envelope_switches * switch.uplinks + spines
-    pool = _pool(spec, needed, taken)
-    names: list[str] = []
-    numbers: list[int] = []
-    homes: list[str] = []
-    access: list[Access] = []
-    for rack in racks:
-        for local in range(len(rack.switches) or per_rack):
-            number = rack.ordinal * stride + local
-            names.append(rack.switches[local] if rack.switches else f"{rack.rack}-mgmt{local}")
-            numbers.append(number)
-            homes.append(rack.rack)
-            for port in range(switch.ports):
-                position = local * switch.ports + port
-                managed = rack.ports[position] if position < len(rack.ports) else None
-                if managed is not None:
-                    access.append(Access(len(names) - 1, port, managed, pool.first + number * block + 2 + port))
+    pool = _pool(spec, envelope_switches * block + 2 * envelope_switches * switch.uplinks + spines, taken)
+    names, numbers, homes, access = _access(spec, racks, per_rack, stride, pool.first, block)
     managers = len(names)
     names.extend(f"oob-spine{index}" for index in range(spines))
-    stripes = Stripes(switch.uplinks // per_group, 1, per_group, radix)
     uplink_base = pool.first + envelope_switches * block
     uplinks, evens = [], []
+    stripes = Stripes(switch.uplinks // per_group, 1, per_group, radix)
+    held = radix // (switch.uplinks // per_group)
     for index, number in enumerate(numbers):
         for uplink in range(switch.uplinks):
             group, local = divmod(number, held)
@@ -183,6 +145,67 @@ def design_oob(spec: OobSpec, racks: Sequence[RackPorts], envelope_racks: int, t
         tuple(evens),
         tuple(homes),
     )
+
+
+def _refuse_crowded(spec: OobSpec, racks: Sequence[RackPorts]) -> None:
+    """:class:`InputError` when a rack that brings its own management switches has more ports to cable than they
+    hold."""
+    ports = spec.switch.ports
+    if crowded := [rack for rack in racks if rack.switches and len(rack.ports) > len(rack.switches) * ports]:
+        rack = crowded[0]
+        raise InputError(
+            [
+                Problem(
+                    ("networks", "oob"),
+                    f"rack {rack.rack} has {len(rack.ports)} management ports to cable, but its own "
+                    f"{len(rack.switches)} management switch{'es' if len(rack.switches) > 1 else ''} "
+                    f"{'have' if len(rack.switches) > 1 else 'has'} {len(rack.switches) * ports} ports; "
+                    "declare fewer (host_management, managed_per_rack) or give the system more management switches "
+                    "in a site catalog",
+                )
+            ]
+        )
+
+
+def _spine_radix(spec: OobSpec) -> int:
+    """The OOB spine's ports at the management switches' uplink speed; :class:`InputError` when it cannot run it."""
+    radix = spec.spine.radix(spec.switch.uplink_speed)
+    if radix == 0:
+        raise InputError(
+            [
+                Problem(
+                    ("networks", "oob", "spine"),
+                    f"{spec.spine.model} ports cannot run the management switches' {spec.switch.uplink_speed}G "
+                    "uplinks; give networks.oob.spine a switch whose ports run them",
+                )
+            ]
+        )
+    return radix
+
+
+def _access(
+    spec: OobSpec, racks: Sequence[RackPorts], per_rack: int, stride: int, first: int, block: int
+) -> tuple[list[str], list[int], list[str], list[Access]]:
+    """The access switches of ``racks`` (their own, else ``per_rack`` each, numbered ``stride`` to a rack) with each
+    one's number and rack, and every management port cabled to them with its address (a ``block`` of the pool from
+    ``first`` to each switch)."""
+    ports = spec.switch.ports
+    names: list[str] = []
+    numbers: list[int] = []
+    homes: list[str] = []
+    access: list[Access] = []
+    for rack in racks:
+        for local in range(len(rack.switches) or per_rack):
+            number = rack.ordinal * stride + local
+            names.append(rack.switches[local] if rack.switches else f"{rack.rack}-mgmt{local}")
+            numbers.append(number)
+            homes.append(rack.rack)
+            for port in range(ports):
+                position = local * ports + port
+                managed = rack.ports[position] if position < len(rack.ports) else None
+                if managed is not None:
+                    access.append(Access(len(names) - 1, port, managed, first + number * block + 2 + port))
+    return names, numbers, homes, access
 
 
 def _pool(spec: OobSpec, needed: int, taken: Sequence[Pool]) -> Pool:

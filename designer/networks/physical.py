@@ -31,7 +31,7 @@ from __future__ import annotations
 
 import math
 from collections import Counter, defaultdict
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from itertools import pairwise
 
@@ -160,9 +160,8 @@ def plan_networks_physical(
     taken: Sequence[Pool],
 ) -> NetworksPhysical:
     """Place, cable and count every network beside the backend in ``hall``; the management pool clear of
-    ``taken``."""
-    facility = hall.facility
-    names = {device.name: index for index, device in enumerate(hall.devices)}
+    ``taken``: the servers' top-of-rack leaves, the other switches and storage nodes in network racks, the
+    out-of-band network, then where every other device stands, the cables, the BOM and the power."""
     kept = management_space(
         oob,
         hall.servers_per_rack,
@@ -172,85 +171,15 @@ def plan_networks_physical(
     places: dict[str, Place] = {}
     added: dict[str, float] = defaultdict(float)
     crowded: set[str] = set()
-    reserved = 0
-    tor_positions: dict[str, list[Managed | None]] = {}
-    width = hall.racks_per_row
     leaf_racks, first_free = _leaf_racks(hall, networks, kept, places)
-    for spec, fabric in networks if hall.system is None else ():
-        plan = fabric.plan
-        per_rack = plan.leaves_per_rack(hall.servers_per_rack)
-        servers = _server_names(fabric)
-        for device in fabric.switches():
-            if device.role != "leaf":
-                continue
-            first = servers[device.su * plan.servers_per_group]
-            rack = hall.racks[hall.device_rack[names[first]]]
-            local = (device.su * plan.servers_per_group % hall.servers_per_rack) // plan.servers_per_group
-            offset = reserved + local * plan.leaves_per_group + device.index
-            unit = facility.rack_units - kept.units - (offset + 1) * spec.leaf.rack_units + 1
-            places[device.name] = Place(rack.name, rack.row, rack.position, unit, spec.leaf.rack_units)
-            added[rack.name] += spec.leaf.power_w_optics / 1000
-            if unit <= hall.servers_per_rack * hall.server_height:
-                crowded.add(rack.name)
-            slots = tor_positions.setdefault(rack.name, [])
-            slots.extend([None] * (reserved + per_rack - len(slots)))
-            slots[offset] = Managed(device.name, MANAGEMENT_PORT)
-        reserved += per_rack
-    for rack_positions in tor_positions.values():
-        rack_positions.extend([None] * (reserved - len(rack_positions)))
-
-    row_members: list[tuple[str, int, float, bool]] = []
-    for spec, fabric in networks:
-        for device in fabric.switches():
-            if device.role != "leaf":
-                model = spec.spine if device.role == "spine" else spec.leaf
-                row_members.append((device.name, model.rack_units, model.power_w_optics / 1000, False))
-    for spec, fabric in networks:
-        nodes = spec.storage_nodes
-        for device in fabric.devices[fabric.switch_count :]:
-            if device.role == "storage" and nodes:
-                row_members.append((device.name, nodes.rack_units, nodes.power_kw, True))
-    new_racks = [*leaf_racks, *_pack(row_members, first_free, hall, kept, places)]
-
+    tor_positions = _top_of_rack_leaves(hall, networks, kept, places, added, crowded)
+    new_racks = [*leaf_racks, *_pack(_row_members(networks), first_free, hall, kept, places)]
     rack_ports = _rack_ports(hall, oob, tor_positions, new_racks)
     oob_design = None
     if oob is not None:
-        last_row = max((rack.row for rack in new_racks), default=hall.rows - 1)
-        envelope = (last_row + 2) * width
-        oob_design = design_oob(oob, rack_ports, envelope, taken)
-        for name in [
-            *(rack.name for rack in hall.racks if not hall.brings_switches(rack)),
-            *(r.name for r in new_racks),
-        ]:
-            added[name] += oob_design.switches_per_rack * oob.switch.power_w / 1000
-        spine_rack = _pack(
-            [
-                (name, oob.spine.rack_units, oob.spine.power_w_optics / 1000, False)
-                for name in oob_design.switches[-oob_design.spines :]
-            ],
-            max([first_free, *(rack.row * width + rack.position + 1 for rack in new_racks)]),
-            hall,
-            kept,
-            places,
-        )
-        every: list[Rack | NetworkRack] = [rack for rack in hall.racks if not hall.brings_switches(rack)]
-        for placed in [*every, *new_racks]:
-            height = oob.switch.rack_units
-            for local in range(oob_design.switches_per_rack):
-                unit = facility.rack_units - (local + 1) * height + 1
-                places[f"{placed.name}-mgmt{local}"] = Place(placed.name, placed.row, placed.position, unit, height)
+        oob_design, spine_rack = _place_oob(hall, oob, rack_ports, new_racks, first_free, kept, taken, places, added)
         new_racks = [*new_racks, *spine_rack]  # the OOB spines are managed through their loopbacks
-
-    for number, device in enumerate(hall.devices):
-        rack = hall.racks[hall.device_rack[number]]
-        places.setdefault(
-            device.name,
-            Place(rack.name, rack.row, rack.position, hall.device_unit[number], hall.device_height[number]),
-        )
-    if oob is not None:
-        for rack in hall.racks:
-            for name, unit, height in rack.parts:
-                places[name] = Place(rack.name, rack.row, rack.position, unit, height)
+    _place_the_hall(hall, oob is not None, places)
     standing = {device.name for device in hall.devices} | {name for rack in new_racks for name, _ in rack.members}
     standing |= {name for rack in hall.racks for name, _, _ in rack.parts}
     brought = frozenset(name for rack in rack_ports for name in rack.switches)
@@ -275,6 +204,119 @@ def plan_networks_physical(
         tuple((name, places[name].rack, places[name].unit) for name in sorted(brought)),
         _sharing_units(hall, places, added_devices, crowded),
     )
+
+
+def _top_of_rack_leaves(
+    hall: Hall,
+    networks: Sequence[tuple[DataNetworkSpec, NetworkFabric]],
+    kept: TopKept,
+    places: dict[str, Place],
+    added: dict[str, float],
+    crowded: set[str],
+) -> dict[str, list[Managed | None]]:
+    """In a servers' hall, every network's leaves at the top of their servers' racks below what ``kept`` keeps,
+    each network's below the previous one's, into ``places`` (with their power ``added`` to the rack, and the rack
+    ``crowded`` where they reach down into its servers); returns each rack's leaves in management port order (every
+    network's slots reserved, None where none stands)."""
+    names = {device.name: index for index, device in enumerate(hall.devices)}
+    reserved = 0
+    tor_positions: dict[str, list[Managed | None]] = {}
+    for spec, fabric in networks if hall.system is None else ():
+        plan = fabric.plan
+        per_rack = plan.leaves_per_rack(hall.servers_per_rack)
+        servers = _server_names(fabric)
+        for device in fabric.switches():
+            if device.role != "leaf":
+                continue
+            first = servers[device.su * plan.servers_per_group]
+            rack = hall.racks[hall.device_rack[names[first]]]
+            local = (device.su * plan.servers_per_group % hall.servers_per_rack) // plan.servers_per_group
+            offset = reserved + local * plan.leaves_per_group + device.index
+            unit = hall.facility.rack_units - kept.units - (offset + 1) * spec.leaf.rack_units + 1
+            places[device.name] = Place(rack.name, rack.row, rack.position, unit, spec.leaf.rack_units)
+            added[rack.name] += spec.leaf.power_w_optics / 1000
+            if unit <= hall.servers_per_rack * hall.server_height:
+                crowded.add(rack.name)
+            slots = tor_positions.setdefault(rack.name, [])
+            slots.extend([None] * (reserved + per_rack - len(slots)))
+            slots[offset] = Managed(device.name, MANAGEMENT_PORT)
+        reserved += per_rack
+    for rack_positions in tor_positions.values():
+        rack_positions.extend([None] * (reserved - len(rack_positions)))
+    return tor_positions
+
+
+def _row_members(networks: Sequence[tuple[DataNetworkSpec, NetworkFabric]]) -> list[tuple[str, int, float, bool]]:
+    """What stands in the networks' racks: every switch but the servers' leaves, then the storage nodes; each with
+    its units, kW and whether it is a storage node."""
+    row_members: list[tuple[str, int, float, bool]] = []
+    for spec, fabric in networks:
+        for device in fabric.switches():
+            if device.role != "leaf":
+                model = spec.spine if device.role == "spine" else spec.leaf
+                row_members.append((device.name, model.rack_units, model.power_w_optics / 1000, False))
+    for spec, fabric in networks:
+        nodes = spec.storage_nodes
+        for device in fabric.devices[fabric.switch_count :]:
+            if device.role == "storage" and nodes:
+                row_members.append((device.name, nodes.rack_units, nodes.power_kw, True))
+    return row_members
+
+
+def _place_oob(
+    hall: Hall,
+    oob: OobSpec,
+    rack_ports: list[RackPorts],
+    new_racks: list[NetworkRack],
+    first_free: int,
+    kept: TopKept,
+    taken: Sequence[Pool],
+    places: dict[str, Place],
+    added: dict[str, float],
+) -> tuple[OobDesign, list[NetworkRack]]:
+    """The out-of-band network for the racks' management ports: its access switches at the top of every rack that
+    does not bring its own (their power ``added``) and its spines in a network rack after the others, into
+    ``places``; the design and the spines' rack."""
+    width, facility = hall.racks_per_row, hall.facility
+    last_row = max((rack.row for rack in new_racks), default=hall.rows - 1)
+    oob_design = design_oob(oob, rack_ports, (last_row + 2) * width, taken)
+    for name in [
+        *(rack.name for rack in hall.racks if not hall.brings_switches(rack)),
+        *(r.name for r in new_racks),
+    ]:
+        added[name] += oob_design.switches_per_rack * oob.switch.power_w / 1000
+    spine_rack = _pack(
+        [
+            (name, oob.spine.rack_units, oob.spine.power_w_optics / 1000, False)
+            for name in oob_design.switches[-oob_design.spines :]
+        ],
+        max([first_free, *(rack.row * width + rack.position + 1 for rack in new_racks)]),
+        hall,
+        kept,
+        places,
+    )
+    every: list[Rack | NetworkRack] = [rack for rack in hall.racks if not hall.brings_switches(rack)]
+    for placed in [*every, *new_racks]:
+        height = oob.switch.rack_units
+        for local in range(oob_design.switches_per_rack):
+            unit = facility.rack_units - (local + 1) * height + 1
+            places[f"{placed.name}-mgmt{local}"] = Place(placed.name, placed.row, placed.position, unit, height)
+    return oob_design, spine_rack
+
+
+def _place_the_hall(hall: Hall, managed: bool, places: dict[str, Place]) -> None:
+    """Every device of the backend's hall where it stands, into ``places`` (a network's own places kept); with an
+    out-of-band network (``managed``), the racks' managed parts too."""
+    for number, device in enumerate(hall.devices):
+        rack = hall.racks[hall.device_rack[number]]
+        places.setdefault(
+            device.name,
+            Place(rack.name, rack.row, rack.position, hall.device_unit[number], hall.device_height[number]),
+        )
+    if managed:
+        for rack in hall.racks:
+            for name, unit, height in rack.parts:
+                places[name] = Place(rack.name, rack.row, rack.position, unit, height)
 
 
 def _sharing_units(
@@ -509,6 +551,10 @@ def _medium(length_dm: int, speed: int, facility: Facility) -> str:
     return next((name for name, reach in facility.reach_at(speed) if length_dm <= reach * 10), "none")
 
 
+_CableMaker = Callable[..., Cable]
+"""A cable between two devices and ports (:func:`_cable_maker`)."""
+
+
 def _cables(
     hall: Hall,
     networks: Sequence[tuple[DataNetworkSpec, NetworkFabric]],
@@ -516,8 +562,38 @@ def _cables(
     oob: OobSpec | None,
     places: dict[str, Place],
 ) -> list[Cable]:
-    facility = hall.facility
-    reaching: dict[tuple[int, int], str] = {}  # the medium of each (length, speed): a hall has few distinct lengths
+    """Every cable of the networks beside the backend: each network's links and its border leaves' core uplinks,
+    then the out-of-band network's access cables and uplinks."""
+    cable = _cable_maker(hall.facility, places)
+    cables = []
+    for spec, fabric in networks:
+        devices = fabric.devices
+        for tier, upper, upper_port, lower, lower_port in fabric.links:
+            up, low = devices[upper], devices[lower]
+            speed = spec.leaf.speed if TIERS[tier] == "leaf_spine" else _server_speed(spec, low)
+            ends = (up.name, fabric.port_name(up, upper_port)), (low.name, fabric.port_name(low, lower_port))
+            cables.append(cable(spec.name, TIERS[tier], *ends, speed))
+        cables += _core_cables(hall, spec, fabric, places)
+    if oob_design is not None and oob is not None:
+        for access in oob_design.access:
+            access_switch = oob_design.switches[access.switch]
+            ends = (access_switch, f"swp{access.port + 1}"), (access.managed.device, access.managed.port)
+            cables.append(
+                cable("oob", "access", *ends, 1, ACCESS_MEDIUM, near=access_switch)
+            )  # a PDU: in the switch's rack
+        first_uplink = oob.switch.ports + 1
+        speed, breakout = oob.switch.uplink_speed, oob.spine.breakout(oob.switch.uplink_speed)
+        for spine, spine_port, switch, uplink in oob_design.uplinks:
+            spine_if = f"swp{spine_port // breakout + 1}" + (f"s{spine_port % breakout}" if breakout > 1 else "")
+            ends = (oob_design.switches[spine], spine_if), (oob_design.switches[switch], f"swp{first_uplink + uplink}")
+            cables.append(cable("oob", "oob_uplink", *ends, speed))
+    return cables
+
+
+def _cable_maker(facility: Facility, places: dict[str, Place]) -> _CableMaker:
+    """What makes each cable from where its ends stand in ``places``, each (length, speed)'s medium found once (a
+    hall has few distinct lengths)."""
+    reaching: dict[tuple[int, int], str] = {}
 
     def cable(
         network: str, tier: str, a: tuple[str, str], z: tuple[str, str], speed: int, medium: str = "", near: str = ""
@@ -534,50 +610,36 @@ def _cables(
             )
         return Cable(network, tier, *a, *z, speed, length, medium, at.rack, at.unit, to.rack, to.unit)
 
+    return cable
+
+
+def _core_cables(hall: Hall, spec: DataNetworkSpec, fabric: NetworkFabric, places: dict[str, Place]) -> list[Cable]:
+    """The uplinks of the network's border leaves to the data-centre core, at the end of their row."""
+    facility = hall.facility
     cables = []
-    for spec, fabric in networks:
-        devices = fabric.devices
-        for tier, upper, upper_port, lower, lower_port in fabric.links:
-            up, low = devices[upper], devices[lower]
-            speed = spec.leaf.speed if TIERS[tier] == "leaf_spine" else _server_speed(spec, low)
-            ends = (up.name, fabric.port_name(up, upper_port)), (low.name, fabric.port_name(low, lower_port))
-            cables.append(cable(spec.name, TIERS[tier], *ends, speed))
-        for border in fabric.switches():
-            if border.role == "border_leaf":
-                at = places[border.name]
-                core = Place(CORE, at.row, hall.racks_per_row, facility.rack_units, 1)
-                length = _run_dm(at, core, facility)
-                cables += [
-                    Cable(
-                        spec.name,
-                        CORE_TIER,
-                        border.name,
-                        border.port_name(uplink),
-                        CORE,
-                        f"uplink{uplink}",
-                        spec.core_uplink_speed,
-                        length,
-                        _medium(length, spec.core_uplink_speed, facility),
-                        at.rack,
-                        at.unit,
-                        CORE,
-                        0,
-                    )
-                    for uplink in range(spec.core_uplinks)
-                ]
-    if oob_design is not None and oob is not None:
-        for access in oob_design.access:
-            access_switch = oob_design.switches[access.switch]
-            ends = (access_switch, f"swp{access.port + 1}"), (access.managed.device, access.managed.port)
-            cables.append(
-                cable("oob", "access", *ends, 1, ACCESS_MEDIUM, near=access_switch)
-            )  # a PDU: in the switch's rack
-        first_uplink = oob.switch.ports + 1
-        speed, breakout = oob.switch.uplink_speed, oob.spine.breakout(oob.switch.uplink_speed)
-        for spine, spine_port, switch, uplink in oob_design.uplinks:
-            spine_if = f"swp{spine_port // breakout + 1}" + (f"s{spine_port % breakout}" if breakout > 1 else "")
-            ends = (oob_design.switches[spine], spine_if), (oob_design.switches[switch], f"swp{first_uplink + uplink}")
-            cables.append(cable("oob", "oob_uplink", *ends, speed))
+    for border in fabric.switches():
+        if border.role == "border_leaf":
+            at = places[border.name]
+            core = Place(CORE, at.row, hall.racks_per_row, facility.rack_units, 1)
+            length = _run_dm(at, core, facility)
+            cables += [
+                Cable(
+                    spec.name,
+                    CORE_TIER,
+                    border.name,
+                    border.port_name(uplink),
+                    CORE,
+                    f"uplink{uplink}",
+                    spec.core_uplink_speed,
+                    length,
+                    _medium(length, spec.core_uplink_speed, facility),
+                    at.rack,
+                    at.unit,
+                    CORE,
+                    0,
+                )
+                for uplink in range(spec.core_uplinks)
+            ]
     return cables
 
 

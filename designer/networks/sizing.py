@@ -84,77 +84,30 @@ class NetworkPlan:
 def size_network(spec: DataNetworkSpec, servers: int, max_servers: int, servers_per_rack: int) -> NetworkPlan:
     """Size ``spec`` for ``servers`` GPU servers built now of ``max_servers`` in the envelope, ``servers_per_rack``
     to a compute rack; :class:`InputError` when the leaves or spines cannot hold it."""
-    path = ("networks", spec.name)
-    leaf, speed = spec.leaf, spec.leaf.speed
+    leaf = spec.leaf
     up = math.ceil(leaf.ports / (spec.oversubscription + 1))
     down = leaf.ports - up
     per_leaf = spec.nics_per_server // spec.leaves_per_rack
     downlinks = down * leaf.breakout(spec.nic_speed)
     fits = downlinks // per_leaf
-    problems = []
-    if fits == 0 or up == 0:
-        problems.append(
-            Problem(
-                (*path, "oversubscription"),
-                f"a {leaf.model} leaf split {down}:{up} has no room for a server's {per_leaf} NIC ports; use a lower "
-                "oversubscription or a leaf with more ports",
-            )
-        )
+    core_downlinks = down * leaf.breakout(spec.core_uplink_speed) if spec.border_leaves else 0
+    if problems := _leaf_problems(spec, down, up, fits, core_downlinks):
+        raise InputError(problems)
     group = (fits // servers_per_rack) * servers_per_rack or fits
     nodes = spec.storage_nodes
     storage_per_leaf = nodes.nics // spec.leaves_per_rack if nodes else 0
     storage_downlinks = down * leaf.breakout(nodes.nic_speed) if nodes else 0
-    if nodes and nodes.nics % spec.leaves_per_rack:
-        problems.append(
-            Problem(
-                (*path, "storage_nodes", "nics_per_server"),
-                f"{nodes.nics} NIC ports per storage server cannot split evenly over {spec.leaves_per_rack} leaves; "
-                f"use a multiple of {spec.leaves_per_rack}",
-            )
-        )
-    core_downlinks = down * leaf.breakout(spec.core_uplink_speed) if spec.border_leaves else 0
-    if spec.core_uplinks > core_downlinks and spec.border_leaves:
-        problems.append(
-            Problem(
-                (*path, "core_uplinks"),
-                f"a border leaf has {down} ports beside its {up} spine uplinks, {core_downlinks} links of "
-                f"{spec.core_uplink_speed}G; use at most {core_downlinks} core uplinks",
-            )
-        )
-    if problems:
-        raise InputError(problems)
     storage_per_group = storage_downlinks // storage_per_leaf if nodes else 0
     storage_groups = math.ceil(nodes.count / storage_per_group) if nodes else 0
     envelope_groups = math.ceil(max_servers / group)
     leaves = spec.border_leaves + (envelope_groups + storage_groups) * spec.leaves_per_rack
-    spine_radix = spec.spine.radix(speed) if spec.spine.speed % speed == 0 else 0
-    if spine_radix == 0:
-        raise InputError(
-            [
-                Problem(
-                    (*path, "spine"),
-                    f"{spec.spine.model} ports ({spec.spine.speed}G) cannot run the leaves' {speed}G uplinks; use a "
-                    f"spine whose ports run {speed}G",
-                )
-            ]
-        )
-    if leaves > spine_radix:
-        raise InputError(
-            [
-                Problem(
-                    path,
-                    f"{leaves} leaves of the envelope need more than the {spine_radix} ports of a {spec.spine.model} "
-                    "spine (two tiers, every leaf to every spine); use spines with more ports, a higher "
-                    "oversubscription or fewer NIC ports per server",
-                )
-            ]
-        )
+    spine_radix = _spine_radix(spec, leaves)
     spines = _ecmp_divisor(up, max(min(2, up), math.ceil(leaves * up / spine_radix)))
     return NetworkPlan(
         name=spec.name,
         prefix=PREFIXES[spec.name],
         nic_speed=spec.nic_speed,
-        uplink_speed=speed,
+        uplink_speed=leaf.speed,
         leaf_down_ports=down,
         leaf_downlinks=downlinks,
         leaf_uplinks=up,
@@ -178,3 +131,67 @@ def size_network(spec: DataNetworkSpec, servers: int, max_servers: int, servers_
         leaf_spine_parallel=up // spines,
         ratio=down / up,
     )
+
+
+def _leaf_problems(spec: DataNetworkSpec, down: int, up: int, fits: int, core_downlinks: int) -> list[Problem]:
+    """What a leaf split ``down``:``up`` cannot hold: a server's NIC ports (``fits`` servers to a leaf), a storage
+    node's split evenly over its leaves, the border leaves' core uplinks (``core_downlinks`` links beside the
+    spines')."""
+    path = ("networks", spec.name)
+    per_leaf = spec.nics_per_server // spec.leaves_per_rack
+    problems = []
+    if fits == 0 or up == 0:
+        problems.append(
+            Problem(
+                (*path, "oversubscription"),
+                f"a {spec.leaf.model} leaf split {down}:{up} has no room for a server's {per_leaf} NIC ports; use a "
+                "lower oversubscription or a leaf with more ports",
+            )
+        )
+    nodes = spec.storage_nodes
+    if nodes and nodes.nics % spec.leaves_per_rack:
+        problems.append(
+            Problem(
+                (*path, "storage_nodes", "nics_per_server"),
+                f"{nodes.nics} NIC ports per storage server cannot split evenly over {spec.leaves_per_rack} leaves; "
+                f"use a multiple of {spec.leaves_per_rack}",
+            )
+        )
+    if spec.core_uplinks > core_downlinks and spec.border_leaves:
+        problems.append(
+            Problem(
+                (*path, "core_uplinks"),
+                f"a border leaf has {down} ports beside its {up} spine uplinks, {core_downlinks} links of "
+                f"{spec.core_uplink_speed}G; use at most {core_downlinks} core uplinks",
+            )
+        )
+    return problems
+
+
+def _spine_radix(spec: DataNetworkSpec, leaves: int) -> int:
+    """The spine's ports at the leaves' uplink speed; :class:`InputError` when its ports cannot run that speed or
+    are fewer than the envelope's ``leaves``."""
+    path, speed = ("networks", spec.name), spec.leaf.speed
+    spine_radix = spec.spine.radix(speed) if spec.spine.speed % speed == 0 else 0
+    if spine_radix == 0:
+        raise InputError(
+            [
+                Problem(
+                    (*path, "spine"),
+                    f"{spec.spine.model} ports ({spec.spine.speed}G) cannot run the leaves' {speed}G uplinks; use a "
+                    f"spine whose ports run {speed}G",
+                )
+            ]
+        )
+    if leaves > spine_radix:
+        raise InputError(
+            [
+                Problem(
+                    path,
+                    f"{leaves} leaves of the envelope need more than the {spine_radix} ports of a {spec.spine.model} "
+                    "spine (two tiers, every leaf to every spine); use spines with more ports, a higher "
+                    "oversubscription or fewer NIC ports per server",
+                )
+            ]
+        )
+    return spine_radix

@@ -57,105 +57,156 @@ def server_number(plan: NetworkPlan, device: Device) -> int:
 
 
 def wire_network(spec: DataNetworkSpec, plan: NetworkPlan, server_names: Sequence[str]) -> NetworkFabric:
-    """Every device and link of ``plan``; ``server_names`` are the GPU servers built now, in the backend's order."""
-    devices: list[Device] = []
-    prefix, leaf, per_group = plan.prefix, spec.leaf, plan.leaves_per_group
+    """Every device and link of ``plan``; ``server_names`` are the GPU servers built now, in the backend's order:
+    the leaves and spines, then the servers and storage nodes with their links, then the leaves' uplinks."""
+    devices = [*_leaves(spec, plan), *_spines(spec, plan)]
+    switch_count = len(devices)
+    per_group = plan.leaves_per_group
+    server_leaves = plan.border_leaves
+    storage_leaves = server_leaves + plan.groups * per_group
+    links: list[Link] = []
+    _attach(
+        devices, links, per_group, server_leaves, server_names, "server", plan.servers_per_group, spec.nics_per_server
+    )
+    if nodes := spec.storage_nodes:
+        names = [f"storage{number}" for number in range(plan.storage_nodes)]
+        _attach(devices, links, per_group, storage_leaves, names, "storage", plan.storage_per_group, nodes.nics)
+    server_link_count = len(links)
+    stripes = Stripes(plan.leaf_spine_parallel, 1, plan.spines, plan.spine_radix)
+    first_spine = switch_count - plan.spines
+    for lower_switch in range(first_spine):
+        number, downlinks = ordinal(plan, devices[lower_switch]), devices[lower_switch].downlinks
+        for uplink in range(plan.leaf_uplinks):
+            spine, port = stripes.place(uplink, number)
+            links.append((LEAF_SPINE, first_spine + spine, port, lower_switch, downlinks + uplink))
+    return NetworkFabric(plan, devices, links, switch_count, server_link_count)
 
-    def add(device: Device) -> int:
-        devices.append(device)
-        return len(devices) - 1
 
-    def leaf_device(name: str, role: str, group: int, index: int, link_speed: int, downlinks: int) -> Device:
-        return Device(
-            name,
-            role,
-            NONE,
-            NONE,
-            group,
-            NONE,
-            NONE,
-            index,
-            leaf.model,
-            downlinks + plan.leaf_uplinks,
-            leaf.breakout(link_speed) if downlinks else 1,
-            downlinks,
-            1,
-        )
-
-    for border in range(plan.border_leaves):
-        device = leaf_device(
-            f"{prefix}-border{border}", "border_leaf", NONE, border, plan.core_uplink_speed, plan.core_downlinks
-        )
-        add(device)
-    server_leaves = {}
-    for group in range(plan.groups):
-        for index in range(per_group):
-            device = leaf_device(
-                f"{prefix}-g{group}-leaf{index}", "leaf", group, index, plan.nic_speed, plan.leaf_downlinks
-            )
-            server_leaves[group, index] = add(device)
-    storage_leaves = {}
+def _leaves(spec: DataNetworkSpec, plan: NetworkPlan) -> list[Device]:
+    """The border leaves, then each group's server leaves, then each storage group's leaves."""
     nodes = spec.storage_nodes
-    for group in range(plan.storage_groups):
-        for index in range(per_group):
-            device = leaf_device(
-                f"{prefix}-sg{group}-leaf{index}",
+    return [
+        *(
+            _leaf(
+                spec,
+                plan,
+                f"{plan.prefix}-border{border}",
+                "border_leaf",
+                NONE,
+                border,
+                plan.core_uplink_speed,
+                plan.core_downlinks,
+            )
+            for border in range(plan.border_leaves)
+        ),
+        *(
+            _leaf(
+                spec,
+                plan,
+                f"{plan.prefix}-g{group}-leaf{index}",
+                "leaf",
+                group,
+                index,
+                plan.nic_speed,
+                plan.leaf_downlinks,
+            )
+            for group in range(plan.groups)
+            for index in range(plan.leaves_per_group)
+        ),
+        *(
+            _leaf(
+                spec,
+                plan,
+                f"{plan.prefix}-sg{group}-leaf{index}",
                 "storage_leaf",
                 group,
                 index,
                 nodes.nic_speed if nodes else plan.nic_speed,
                 plan.storage_downlinks,
             )
-            storage_leaves[group, index] = add(device)
-    spines = [
-        add(
-            Device(
-                f"{prefix}-spine{index}",
-                "spine",
-                NONE,
-                NONE,
-                NONE,
-                NONE,
-                NONE,
-                index,
-                spec.spine.model,
-                plan.spine_radix,
-                spec.spine.breakout(plan.uplink_speed),
-                plan.spine_radix,
-                spec.spine.breakout(plan.uplink_speed),
-            )
+            for group in range(plan.storage_groups)
+            for index in range(plan.leaves_per_group)
+        ),
+    ]
+
+
+def _leaf(
+    spec: DataNetworkSpec,
+    plan: NetworkPlan,
+    name: str,
+    role: str,
+    group: int,
+    index: int,
+    link_speed: int,
+    downlinks: int,
+) -> Device:
+    """One leaf of ``role``: ``downlinks`` ports of ``link_speed`` facing down (none: a border leaf without
+    downlinks), the plan's uplinks."""
+    return Device(
+        name,
+        role,
+        NONE,
+        NONE,
+        group,
+        NONE,
+        NONE,
+        index,
+        spec.leaf.model,
+        downlinks + plan.leaf_uplinks,
+        spec.leaf.breakout(link_speed) if downlinks else 1,
+        downlinks,
+        1,
+    )
+
+
+def _spines(spec: DataNetworkSpec, plan: NetworkPlan) -> list[Device]:
+    """The network's spines."""
+    return [
+        Device(
+            f"{plan.prefix}-spine{index}",
+            "spine",
+            NONE,
+            NONE,
+            NONE,
+            NONE,
+            NONE,
+            index,
+            spec.spine.model,
+            plan.spine_radix,
+            spec.spine.breakout(plan.uplink_speed),
+            plan.spine_radix,
+            spec.spine.breakout(plan.uplink_speed),
         )
         for index in range(plan.spines)
     ]
-    switch_count = len(devices)
 
-    links: list[Link] = []
 
-    def attach(
-        names: Sequence[str], role: str, per_leaf_group: int, nics: int, leaves: dict[tuple[int, int], int]
-    ) -> None:
-        """Servers ``names`` in groups of ``per_leaf_group``, each server's ``nics`` ports split over its group's
-        leaves, slot by slot."""
-        per_leaf = nics // per_group
-        for number, name in enumerate(names):
-            group, slot = divmod(number, per_leaf_group)
-            lower = add(Device(name, role, NONE, NONE, group, NONE, NONE, slot, role, nics, 1, nics, 1))
-            links.extend(
-                (SERVER_LEAF, leaves[group, index], slot * per_leaf + port, lower, index * per_leaf + port)
-                for index in range(per_group)
-                for port in range(per_leaf)
+def _attach(
+    devices: list[Device],
+    links: list[Link],
+    per_group: int,
+    first_leaf: int,
+    names: Sequence[str],
+    role: str,
+    per_leaf_group: int,
+    nics: int,
+) -> None:
+    """Servers ``names`` of ``role`` added to ``devices`` in groups of ``per_leaf_group``, each server's ``nics``
+    ports split over its group's ``per_group`` leaves (the groups' leaves from ``first_leaf`` on), slot by slot, into
+    ``links``."""
+    per_leaf = nics // per_group
+    for number, name in enumerate(names):
+        group, slot = divmod(number, per_leaf_group)
+        lower = len(devices)
+        devices.append(Device(name, role, NONE, NONE, group, NONE, NONE, slot, role, nics, 1, nics, 1))
+        links.extend(
+            (
+                SERVER_LEAF,
+                first_leaf + group * per_group + index,
+                slot * per_leaf + port,
+                lower,
+                index * per_leaf + port,
             )
-
-    attach(server_names, "server", plan.servers_per_group, spec.nics_per_server, server_leaves)
-    if nodes:
-        names = [f"storage{number}" for number in range(plan.storage_nodes)]
-        attach(names, "storage", plan.storage_per_group, nodes.nics, storage_leaves)
-    server_link_count = len(links)
-
-    stripes = Stripes(plan.leaf_spine_parallel, 1, plan.spines, plan.spine_radix)
-    for lower_switch in range(switch_count - plan.spines):
-        number, downlinks = ordinal(plan, devices[lower_switch]), devices[lower_switch].downlinks
-        for uplink in range(plan.leaf_uplinks):
-            spine, port = stripes.place(uplink, number)
-            links.append((LEAF_SPINE, spines[spine], port, lower_switch, downlinks + uplink))
-    return NetworkFabric(plan, devices, links, switch_count, server_link_count)
+            for index in range(per_group)
+            for port in range(per_leaf)
+        )

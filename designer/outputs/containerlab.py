@@ -164,21 +164,7 @@ def clab_yaml(design: Design, lab: LabSpec, lane_maps: dict[str, tuple[str, str]
     fabric = design.fabric
     devices = fabric.devices
     names = os_port_names(design.intent, fabric)[lab.target]
-    configs = {config.hostname: config for config in design.configs}
-    if lane_maps:  # SONiC-VS: ethN by the port's place in its switch's lane map, the same for switches alike
-        interfaces = {
-            path: dict(zip((name for name, _ in port_lanes(configs[hostname])), _eth_names(text), strict=True))
-            for hostname, (path, text) in reversed(lane_maps.items())
-        }
-
-        def interface(device: int, port: str) -> str:
-            return interfaces[lane_maps[devices[device].name][0]][port]
-    else:
-        named = INTERFACES[lab.kind]
-
-        def interface(device: int, port: str) -> str:
-            return named(port)
-
+    interface = _interface_namer(design, lab, lane_maps)
     server_ports: dict[int, list[int]] = {}
     for tier, leaf, port, _, _ in fabric.links[: fabric.server_link_count]:
         if tier == SERVER_LEAF:
@@ -195,19 +181,9 @@ def clab_yaml(design: Design, lab: LabSpec, lane_maps: dict[str, tuple[str, str]
         f"    {lab.kind}:",
         f"      image: {quote(lab.image)}",
         "  nodes:",
+        *_node_lines(design, lab, lane_maps, server_names),
+        "  links:",
     ]
-    for index, device in enumerate(fabric.switches()):
-        lines.append(f"    {quote(device.name)}:")
-        if lab.kind == "linux":
-            lines += _frr_node(device.name, configs[device.name], server_names.get(index, []))
-        elif lane_maps:
-            lines += _sonic_vs_node(configs[device.name], lane_maps[device.name][0], lab.target)
-        else:
-            lines += [
-                f"      kind: {lab.kind}",
-                f"      startup-config: {quote('../' + config_path(lab.target, device.name))}",
-            ]
-    lines.append("  links:")
     for _, upper, upper_port, lower, lower_port in fabric.links[fabric.server_link_count :]:
         a = f"{devices[upper].name}:{interface(upper, names[upper][upper_port])}"
         b = f"{devices[lower].name}:{interface(lower, names[lower][lower_port])}"
@@ -220,6 +196,50 @@ def clab_yaml(design: Design, lab: LabSpec, lane_maps: dict[str, tuple[str, str]
                 for port in ports
             )
     return "\n".join(lines) + "\n"
+
+
+def _interface_namer(design: Design, lab: LabSpec, lane_maps: dict[str, tuple[str, str]]) -> Callable[[int, str], str]:
+    """The lab's name of a device's port (by the target's name of it): a SONiC-VS node's ``ethN`` by the port's
+    place in its switch's lane map (the same for switches alike), else the lab kind's."""
+    if not lane_maps:
+        named = INTERFACES[lab.kind]
+
+        def interface(_device: int, port: str) -> str:
+            return named(port)
+
+        return interface
+    devices = design.fabric.devices
+    configs = {config.hostname: config for config in design.configs}
+    interfaces = {
+        path: dict(zip((name for name, _ in port_lanes(configs[hostname])), _eth_names(text), strict=True))
+        for hostname, (path, text) in reversed(lane_maps.items())
+    }
+
+    def lane_mapped(device: int, port: str) -> str:
+        return interfaces[lane_maps[devices[device].name][0]][port]
+
+    return lane_mapped
+
+
+def _node_lines(
+    design: Design, lab: LabSpec, lane_maps: dict[str, tuple[str, str]], server_names: dict[int, list[str]]
+) -> list[str]:
+    """Each switch's node: an FRR container (with its ``server_names`` ports), a SONiC-VS node with its lane map, or
+    the kind's node with its startup configuration."""
+    configs = {config.hostname: config for config in design.configs}
+    lines = []
+    for index, device in enumerate(design.fabric.switches()):
+        lines.append(f"    {quote(device.name)}:")
+        if lab.kind == "linux":
+            lines += _frr_node(device.name, configs[device.name], server_names.get(index, []))
+        elif lane_maps:
+            lines += _sonic_vs_node(configs[device.name], lane_maps[device.name][0], lab.target)
+        else:
+            lines += [
+                f"      kind: {lab.kind}",
+                f"      startup-config: {quote('../' + config_path(lab.target, device.name))}",
+            ]
+    return lines
 
 
 def _eth_names(lane_map: str) -> list[str]:

@@ -79,6 +79,24 @@ def floorplan_svg(
         f'fill="#666666">{position}</text>'
         for position in range(0, per_row, step)
     ]
+    parts += _floor_rows(intent, physical, networks, rows)
+    x = floor_w
+    for role in (COMPUTE, NETWORK):
+        shown = next((rack for rack in physical.racks if rack.role == role), None)
+        if shown is not None:
+            parts += _elevation(intent, devices, physical, shown, x, TOP)
+            x += ELEVATION_W
+    parts.append("</svg>")
+    return "\n".join(parts) + "\n"
+
+
+def _floor_rows(intent: Intent, physical: Physical, networks: NetworksPhysical | None, rows: int) -> list[str]:
+    """Every row of the floor plan: its name, its empty positions, its racks (the networks' too, with a corner mark
+    on every rack they add switches to) and what stands in it."""
+    facility, per_row = intent.facility, physical.row.racks
+    row_h = CELL_H + ROW_GAP
+    added = networks.racks if networks else ()
+    lines: list[str] = []
     by_row: dict[int, list[Rack]] = {}
     for rack in physical.racks:
         by_row.setdefault(rack.row, []).append(rack)
@@ -89,34 +107,27 @@ def floorplan_svg(
     for row in range(rows):
         y = TOP + row * row_h
         racks = by_row.get(row, [])
-        parts.append(f'<text x="{LEFT - 8}" y="{y + CELL_H / 2 + 4:g}" text-anchor="end">row {row}</text>')
+        lines.append(f'<text x="{LEFT - 8}" y="{y + CELL_H / 2 + 4:g}" text-anchor="end">row {row}</text>')
         taken = {rack.position for rack in racks} | {new.position for new in added_by_row.get(row, [])}
-        parts += [
+        lines += [
             f'<rect x="{LEFT + position * CELL_W + 1}" y="{y}" width="{CELL_W - 2}" height="{CELL_H}" '
             'fill="none" stroke="#dddddd"/>'
             for position in range(per_row)
             if position not in taken
         ]
-        parts += [_rack_cell(rack, LEFT + rack.position * CELL_W, y, facility.rack_power_kw) for rack in racks]
+        lines += [_rack_cell(rack, LEFT + rack.position * CELL_W, y, facility.rack_power_kw) for rack in racks]
         if networks:
-            parts += [
+            lines += [
                 _added_cell(new, networks, LEFT + new.position * CELL_W, y, facility.rack_power_kw)
                 for new in added_by_row.get(row, [])
             ]
-            parts += [_corner(LEFT + rack.position * CELL_W, y) for rack in racks if rack.name in marked]
+            lines += [_corner(LEFT + rack.position * CELL_W, y) for rack in racks if rack.name in marked]
         sus = sorted({rack.su for rack in racks})
         label = "central network" if sus == [-1] else "SU " + ", ".join(str(su) for su in sus if su >= 0)
         if not racks and added_by_row.get(row):
             label = "other networks"
-        parts.append(f'<text x="{LEFT + per_row * CELL_W + 8}" y="{y + CELL_H / 2 + 4:g}">{escape(label)}</text>')
-    x = floor_w
-    for role in (COMPUTE, NETWORK):
-        shown = next((rack for rack in physical.racks if rack.role == role), None)
-        if shown is not None:
-            parts += _elevation(intent, devices, physical, shown, x, TOP)
-            x += ELEVATION_W
-    parts.append("</svg>")
-    return "\n".join(parts) + "\n"
+        lines.append(f'<text x="{LEFT + per_row * CELL_W + 8}" y="{y + CELL_H / 2 + 4:g}">{escape(label)}</text>')
+    return lines
 
 
 def _legend(budget_kw: float) -> list[str]:

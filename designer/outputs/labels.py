@@ -80,26 +80,7 @@ def labels_html(name: str, cabling: tuple[list[str], Sequence[list[Any]]], racks
     order; a label belongs to the rack of its end), each rack's labels in sheets of :data:`LABELS_PER_SHEET` that
     start on a page of their own. Whole racks, in order, while they fit in :data:`HTML_LABELS`; the rest are in
     ``labels.csv`` alone. The labels are counted by rack from the rows' rack columns; only those shown are made."""
-    header, rows = cabling
-    cable, a_columns, z_columns = _end_columns(header)
-    a_rack, z_rack = a_columns[0], z_columns[0]
-    per_rack = Counter(row[a_rack] for row in rows)
-    per_rack.update(row[z_rack] for row in rows)
-    total = sum(per_rack.values())
-    shown: dict[str, list[list[Any]]] = {}
-    room = HTML_LABELS
-    for rack in racks:
-        if per_rack[rack] > room:
-            break
-        if per_rack[rack]:
-            shown[rack] = []
-            room -= per_rack[rack]
-    for row in rows:
-        if row[a_rack] in shown or row[z_rack] in shown:
-            for label in _labels_of(row, cable, a_columns, z_columns):
-                if label[2] in shown:
-                    shown[label[2]].append(label)
-    count = HTML_LABELS - room
+    shown, count, total = _shown_labels(cabling, racks)
     note = (
         f"{total:,} labels in {len(shown):,} racks"
         if count == total
@@ -137,3 +118,29 @@ def labels_html(name: str, cabling: tuple[list[str], Sequence[list[Any]]], racks
         parts.append("</section>\n")
     parts.append("</body>\n</html>\n")
     return "".join(parts)
+
+
+def _shown_labels(
+    cabling: tuple[list[str], Sequence[list[Any]]], racks: Iterable[str]
+) -> tuple[dict[str, list[list[Any]]], int, int]:
+    """The labels of the whole racks, in order, that fit in :data:`HTML_LABELS`, by rack; how many those racks have,
+    and how many labels there are in all."""
+    header, rows = cabling
+    cable, a_columns, z_columns = _end_columns(header)
+    a_rack, z_rack = a_columns[0], z_columns[0]
+    per_rack = Counter(row[a_rack] for row in rows)
+    per_rack.update(row[z_rack] for row in rows)
+    shown: dict[str, list[list[Any]]] = {}
+    room = HTML_LABELS
+    for rack in racks:
+        if per_rack[rack] > room:
+            break
+        if per_rack[rack]:
+            shown[rack] = []
+            room -= per_rack[rack]
+    for row in rows:
+        if row[a_rack] in shown or row[z_rack] in shown:
+            for label in _labels_of(row, cable, a_columns, z_columns):
+                if label[2] in shown:
+                    shown[label[2]].append(label)
+    return shown, HTML_LABELS - room, sum(per_rack.values())

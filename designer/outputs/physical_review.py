@@ -52,41 +52,13 @@ def bom_rows(physical: Physical) -> tuple[list[str], Iterable[list[Any]]]:
 def power_markdown(name: str, physical: Physical, facility: Facility, system: SystemModel | None = None) -> str:
     """Power per rack, row, scalable unit and in total, with PUE; racks over budget or too hot for air flagged;
     ``system`` is the rack-scale system each compute rack holds (None: servers)."""
-    total = physical.power_kw(facility.pue)
     racks = physical.racks
     flags: dict[str, list[str]] = {rack.name: [] for rack in racks}
     for rack in over_budget(racks, facility):
         flags[rack.name].append(f"over the {facility.rack_power_kw:g} kW budget")
     for rack in too_hot_for_air(racks, facility):
         flags[rack.name].append(f"above the {facility.air_limit_kw:g} kW air-cooling limit")
-    lines = [
-        f"# Power: {name}",
-        "",
-        f"Racks of {facility.rack_units}U with a {facility.rack_power_kw:g} kW budget, {facility.cooling}-cooled"
-        + (f" (limit {facility.air_limit_kw:g} kW)" if facility.cooling == "air" else "")
-        + f"; PUE {facility.pue:g}. "
-        + (
-            f"One {system.name} per compute rack: {system.trays} compute trays, {system.nvlink_switch_trays} NVLink "
-            f"switch trays, {system.power_shelves} power shelves and {system.management_switches} management "
-            f"switches, at the system's maximum power ({system.power_kw:g} kW: "
-            f"{markdown_inline(system.power_source)}), shared "
-            "evenly by its trays"
-            if system
-            else f"{physical.servers_per_rack} servers per compute rack. Servers at their maximum power"
-        )
-        + "; switches at their power without optics plus the optics and active cables chosen for their ports.",
-        "",
-        "| | kW |",
-        "|---|---:|",
-        f"| compute (servers) | {total['compute']:,.1f} |",
-        f"| network (switches and their optics) | {total['network']:,.1f} |",
-        f"| IT total | {total['total']:,.1f} |",
-        f"| facility (IT x PUE {facility.pue:g}) | {total['facility']:,.1f} |",
-        "",
-        *(_system_rack_lines(system, facility.rack_units) if system else []),
-        "## Flags",
-        "",
-    ]
+    lines = [*_power_totals(name, physical, facility, system), "## Flags", ""]
     flagged = [f"- {name}: {'; '.join(reasons)}" for name, reasons in flags.items() if reasons]
     lines += flagged or ["None: every rack is within its budget and cooling."]
     lines += [
@@ -119,6 +91,37 @@ def power_markdown(name: str, physical: Physical, facility: Facility, system: Sy
         for rack in racks
     ]
     return "\n".join(lines) + "\n"
+
+
+def _power_totals(name: str, physical: Physical, facility: Facility, system: SystemModel | None) -> list[str]:
+    """The title, what the racks hold and how their power is counted, the totals and a system's rack layout."""
+    total = physical.power_kw(facility.pue)
+    return [
+        f"# Power: {name}",
+        "",
+        f"Racks of {facility.rack_units}U with a {facility.rack_power_kw:g} kW budget, {facility.cooling}-cooled"
+        + (f" (limit {facility.air_limit_kw:g} kW)" if facility.cooling == "air" else "")
+        + f"; PUE {facility.pue:g}. "
+        + (
+            f"One {system.name} per compute rack: {system.trays} compute trays, {system.nvlink_switch_trays} NVLink "
+            f"switch trays, {system.power_shelves} power shelves and {system.management_switches} management "
+            f"switches, at the system's maximum power ({system.power_kw:g} kW: "
+            f"{markdown_inline(system.power_source)}), shared "
+            "evenly by its trays"
+            if system
+            else f"{physical.servers_per_rack} servers per compute rack. Servers at their maximum power"
+        )
+        + "; switches at their power without optics plus the optics and active cables chosen for their ports.",
+        "",
+        "| | kW |",
+        "|---|---:|",
+        f"| compute (servers) | {total['compute']:,.1f} |",
+        f"| network (switches and their optics) | {total['network']:,.1f} |",
+        f"| IT total | {total['total']:,.1f} |",
+        f"| facility (IT x PUE {facility.pue:g}) | {total['facility']:,.1f} |",
+        "",
+        *(_system_rack_lines(system, facility.rack_units) if system else []),
+    ]
 
 
 PART_WORDS = {

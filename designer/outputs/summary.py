@@ -216,6 +216,26 @@ def summary_markdown(design: Design, moved: Sequence[str] = ()) -> str:
     """What a reviewer reads first: counts, tiers, hardware, pools and their use, warnings; ``moved`` is the section
     on existing items changed since the build this one replaces (:class:`designer.readback.diff.Previous`)."""
     data = summary(design)
+    intent, allocation = design.intent, design.allocation
+    lines = [*_overview_lines(design, data), "", *hardware_lines(intent, design.plan), *_switch_lines(design, data)]
+    lines += ["", *_link_lines(design, data), ""]
+    if allocation is None:
+        lines += _subnet_manager_lines(design)
+    else:
+        lines += [*_pool_lines(design, allocation), "", *_asn_lines(design, allocation, data["asns"])]
+        lines += ["", *_numbering_lines(design, allocation)]
+    lines += ["", *_rack_lines(design, data), "", *_growth_lines(design)]
+    lines += ["", *moved] if moved else []
+    lines += ["", *_check_lines(design, data), *workload_report.markdown(design.workloads)]
+    lines += ["", "## Warnings", "", *([f"- {warning}" for warning in data["warnings"]] or ["None."])]
+    if intent.targets:
+        lines += ["", "## Switch configurations", "", *_configs_lines(design)]
+    lines += ["", *_file_lines(design), ""]
+    return "\n".join(lines)
+
+
+def _overview_lines(design: Design, data: dict[str, Any]) -> list[str]:
+    """The title, the intent's description and the table of counts: GPUs, NIC ports, planes, tiers, units, pods."""
     intent, plan = design.intent, design.plan
     sizing = data["sizing"]
     lines = [f"# {intent.name}", ""]
@@ -234,8 +254,13 @@ def summary_markdown(design: Design, moved: Sequence[str] = ()) -> str:
     ]
     if plan.tiers == 3:
         lines.append(f"| Pods per plane | {plan.pods} of {sizing['scalable_units_per_pod']} scalable units |")
-    lines += ["", *hardware_lines(intent, plan)]
-    lines += ["## Switches", "", "| role | count | model | logical ports | breakout |", "|---|---:|---|---:|---:|"]
+    return lines
+
+
+def _switch_lines(design: Design, data: dict[str, Any]) -> list[str]:
+    """## Switches: each role's count, model, logical ports and breakout."""
+    intent, plan = design.intent, design.plan
+    lines = ["## Switches", "", "| role | count | model | logical ports | breakout |", "|---|---:|---|---:|---:|"]
     radix = {"leaf": plan.leaf_radix, "spine": plan.spine_radix, "super_spine": plan.super_radix}
     speeds = dict(zip(("leaf", "spine", "super_spine"), plan.link_speeds, strict=True))
     ups = {"leaf": plan.leaf_spine_speed, "spine": plan.spine_super_speed if plan.tiers == 3 else plan.leaf_spine_speed}
@@ -250,8 +275,13 @@ def summary_markdown(design: Design, moved: Sequence[str] = ()) -> str:
                 f"| {role.replace('_', '-')} | {count:,} | {spec.model} ({spec.ports} x {spec.speed}G) | "
                 f"{radix[role]} | {breakout} |"
             )
-    lines += [
-        "",
+    return lines
+
+
+def _link_lines(design: Design, data: dict[str, Any]) -> list[str]:
+    """## Links: each tier's links, bandwidth and parallel links, then the spines and super-spines they reach."""
+    plan = design.plan
+    lines = [
         "## Links",
         "",
         "| tier | links | Tb/s one way | parallel links per switch pair |",
@@ -283,80 +313,82 @@ def summary_markdown(design: Design, moved: Sequence[str] = ()) -> str:
             f"{plan.envelope_supers_per_plane} super-spines per plane ({plan.spines_per_pod} groups of "
             f"{plan.supers_per_group}) that come with the second pod."
         )
-    allocation = design.allocation
-    if allocation is None:
-        lines += ["", *_subnet_manager_lines(design)]
-    else:
-        lines += [
-            "",
-            "## Address pools",
-            "",
-            "| pool | prefix | used | planned | size | use |",
-            "|---|---|---:|---:|---:|---:|",
-        ]
-        unnumbered = intent.routing.underlay == "unnumbered"
-        for pool in allocation.pools():
-            default = "" if pool.given else " (default)"
-            if unnumbered and pool.name == "fabric_p2p":
-                lines.append(
-                    f"| {pool.name} | {pool.cidr}{default} | unused: unnumbered underlay | | {pool.size:,} | |"
-                )
-                continue
-            lines.append(
-                f"| {pool.name} | {pool.cidr}{default} | {pool.used:,} | {pool.planned:,} | {pool.size:,} | "
-                f"{pool.utilisation():.1%} |"
-            )
-        lines += ["", "Planned: what the envelope needs once built in full; a default pool is sized for it."]
-        lines += [
-            "",
-            "## ASNs",
-            "",
-            f"Scheme: {intent.routing.asn_scheme}; {data['asns']:,} ASNs in use.",
-            "",
-            "| role | first | last |",
-            "|---|---:|---:|",
-        ]
-        for role in ("leaf", "spine", "super_spine"):
-            numbers = [
-                asn
-                for device, asn in zip(design.fabric.switches(), allocation.asns, strict=True)
-                if device.role == role
-            ]
-            if numbers:
-                lines.append(f"| {role.replace('_', '-')} | {min(numbers)} | {max(numbers)} |")
-        lines += ["", *_numbering_lines(design, allocation)]
-    power, racks = data["power_kw"], data["racks"]
-    lines += [
+    return lines
+
+
+def _pool_lines(design: Design, allocation: Allocation) -> list[str]:
+    """## Address pools: each pool's prefix, use and size (the fabric's /31s unused when unnumbered)."""
+    lines = [
+        "## Address pools",
         "",
+        "| pool | prefix | used | planned | size | use |",
+        "|---|---|---:|---:|---:|---:|",
+    ]
+    unnumbered = design.intent.routing.underlay == "unnumbered"
+    for pool in allocation.pools():
+        default = "" if pool.given else " (default)"
+        if unnumbered and pool.name == "fabric_p2p":
+            lines.append(f"| {pool.name} | {pool.cidr}{default} | unused: unnumbered underlay | | {pool.size:,} | |")
+            continue
+        lines.append(
+            f"| {pool.name} | {pool.cidr}{default} | {pool.used:,} | {pool.planned:,} | {pool.size:,} | "
+            f"{pool.utilisation():.1%} |"
+        )
+    return [*lines, "", "Planned: what the envelope needs once built in full; a default pool is sized for it."]
+
+
+def _asn_lines(design: Design, allocation: Allocation, asns: int) -> list[str]:
+    """## ASNs: the scheme, how many are in use and each role's first and last."""
+    lines = [
+        "## ASNs",
+        "",
+        f"Scheme: {design.intent.routing.asn_scheme}; {asns:,} ASNs in use.",
+        "",
+        "| role | first | last |",
+        "|---|---:|---:|",
+    ]
+    for role in ("leaf", "spine", "super_spine"):
+        numbers = [
+            asn for device, asn in zip(design.fabric.switches(), allocation.asns, strict=True) if device.role == role
+        ]
+        if numbers:
+            lines.append(f"| {role.replace('_', '-')} | {min(numbers)} | {max(numbers)} |")
+    return lines
+
+
+def _rack_lines(design: Design, data: dict[str, Any]) -> list[str]:
+    """## Racks and power: the racks, rows and power in total, their share, the hall and the estimated draws."""
+    power, racks = data["power_kw"], data["racks"]
+    return [
         "## Racks and power",
         "",
         f"{racks['compute']:,} compute racks of {design.physical.servers_per_rack} servers and "
         f"{racks['network']:,} network racks in {racks['rows']:,} rows; {power['compute']:,.1f} kW compute + "
         f"{power['network']:,.1f} kW network = {power['total']:,.1f} kW IT, {power['facility']:,.1f} kW with PUE "
-        f"{intent.facility.pue:g} (`power.md`, `floorplan.svg`, `bom.csv`).",
+        f"{design.intent.facility.pue:g} (`power.md`, `floorplan.svg`, `bom.csv`).",
         *_rack_share_lines(design),
         *_hall_lines(design),
         *_estimated_power_lines(design),
     ]
-    lines += ["", *_growth_lines(design)]
-    lines += ["", *moved] if moved else []
-    lines += [
-        "",
+
+
+def _check_lines(design: Design, data: dict[str, Any]) -> list[str]:
+    """## Checks: how many passed, failed and warned, the bisection, then each check's line."""
+    return [
         "## Checks",
         "",
         f"{data['checks']['passed']} passed, {data['checks']['failed']} failed, "
         f"{data['checks']['warnings']} with warnings; bisection {data['bisection_tbps']:,.1f} Tb/s "
         "(`designer check` lists every finding; `design.json` has them with their evidence).",
         "",
+        *checks_format.markdown(design.findings, applicable(design.intent.technology)),
     ]
-    lines += checks_format.markdown(design.findings, applicable(intent.technology))
-    lines += workload_report.markdown(design.workloads)
-    lines += ["", "## Warnings", ""]
-    lines += [f"- {warning}" for warning in data["warnings"]] or ["None."]
-    if intent.targets:
-        lines += ["", "## Switch configurations", "", *_configs_lines(design)]
-    lines += [
-        "",
+
+
+def _file_lines(design: Design) -> list[str]:
+    """## Files: what each file of the folder holds (those this design writes)."""
+    intent = design.intent
+    return [
         "## Files",
         "",
         "- `design.json`: the whole design for scripts",
@@ -396,15 +428,13 @@ def summary_markdown(design: Design, moved: Sequence[str] = ()) -> str:
         "- `intent.yaml`: the intent this folder was built from, byte for byte",
         *(
             f"- `configs/{companion.folder}/<hostname>.{companion.extension}`: {companion.about}"
-            for target in design.intent.targets
+            for target in intent.targets
             for companion in TARGETS[target].companions
-            if design.intent.routing.underlay == "unnumbered" or not companion.unnumbered_only
+            if intent.routing.underlay == "unnumbered" or not companion.unnumbered_only
         ),
         "- `manifest.json`: intent hash, tool version and sha256 of every file",
         *_left_out(design),
-        "",
     ]
-    return "\n".join(lines)
 
 
 def _left_out(design: Design) -> list[str]:
@@ -552,10 +582,25 @@ def _estimated_power_lines(design: Design) -> list[str]:
 def _numbering_lines(design: Design, allocation: Allocation) -> list[str]:
     """The formulas that give every loopback, /31 and ASN from a switch's or link's coordinates, with this
     design's strides and pool starts (its ``allocation``) filled in, so a reviewer can compute any of them by hand."""
-    plan = design.plan
-    numbers, starts = allocation.numbering, allocation.asn_starts
+    rows = [*_address_formulas(design, allocation), *_asn_formulas(design, allocation)]
+    return [
+        "## Numbering",
+        "",
+        f"Every loopback, /31 and ASN follows from the switch's or link's coordinates, with the strides of the "
+        f"envelope ({design.plan.max_servers:,} servers); growth inside it moves none of them. A leaf uplink is its "
+        "port counted from its first spine-facing port, a spine uplink likewise from its first super-spine-facing "
+        "port, a slot the server's index in its scalable unit.",
+        "",
+        "| what | from |",
+        "|---|---|",
+        *(f"| {what} | {formula} |" for what, formula in rows),
+    ]
+
+
+def _address_formulas(design: Design, allocation: Allocation) -> list[tuple[str, str]]:
+    """The ordinal of each tier's switches, then the formula of each loopback and /31 from them."""
+    plan, numbers = design.plan, allocation.numbering
     loopback, server, fabric = allocation.loopback_pool.first, allocation.server_p2p.first, allocation.fabric_p2p.first
-    shared = design.intent.routing.asn_scheme == "rfc7938"
     rows = [
         ("leaf ordinal", f"plane x {numbers.leaves} + SU x {numbers.rails} + rail"),
         ("spine ordinal", f"plane x {numbers.spines} + pod x {numbers.spines_per_pod} + i"),
@@ -586,32 +631,28 @@ def _numbering_lines(design: Design, allocation: Allocation) -> list[str]:
                 f"{ip(fabric + numbers.spine_super_base)} + 2 x (spine ordinal x {numbers.spine_uplinks} + uplink)",
             )
         )
-    rows += [
+    return rows
+
+
+def _asn_formulas(design: Design, allocation: Allocation) -> list[tuple[str, str]]:
+    """The formula of each tier's ASNs (a plane's or pod's spines share one under ``rfc7938``)."""
+    numbers, starts = allocation.numbering, allocation.asn_starts
+    shared = design.intent.routing.asn_scheme == "rfc7938"
+    rows = [
         ("leaf ASN", f"{starts['leaf']} + leaf ordinal"),
         (
             "spine ASN",
             f"{starts['spine']} + plane x {numbers.pods} + pod" if shared else f"{starts['spine']} + spine ordinal",
         ),
     ]
-    if plan.tiers == 3:
+    if design.plan.tiers == 3:
         rows.append(
             (
                 "super-spine ASN",
                 f"{starts['super_spine']} + plane" if shared else f"{starts['super_spine']} + super-spine ordinal",
             )
         )
-    return [
-        "## Numbering",
-        "",
-        f"Every loopback, /31 and ASN follows from the switch's or link's coordinates, with the strides of the "
-        f"envelope ({plan.max_servers:,} servers); growth inside it moves none of them. A leaf uplink is its port "
-        "counted from its first spine-facing port, a spine uplink likewise from its first super-spine-facing "
-        "port, a slot the server's index in its scalable unit.",
-        "",
-        "| what | from |",
-        "|---|---|",
-        *(f"| {what} | {formula} |" for what, formula in rows),
-    ]
+    return rows
 
 
 def _configs_lines(design: Design) -> list[str]:

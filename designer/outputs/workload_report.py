@@ -181,60 +181,66 @@ def text(name: str, results: Sequence[WorkloadResult], seeds: int, domain: str =
         )
     ]
     for result in results:
-        work, best = result.workload, result.ideal
-        lines += [
-            "",
-            f"{work.name}: {work.collective} of {size_text(work.bytes)} ({best.algorithm}) on {work.gpus:,} GPUs in "
-            f"{work.servers:,} {domain}{'s' if work.servers != 1 else ''}, {work.placement}",
-            f"  ideal: {_time_text(best.time_s)} (algbw {best.algbw_gbyte_s:,.1f} GB/s, busbw "
-            f"{best.busbw_gbyte_s:,.1f} GB/s; network {_time_text(best.network_s)}, NVLink "
-            f"{_time_text(best.nvlink_s)}, latency {_time_text(best.latency_s)})",
-            "  fabric bytes: "
-            + ", ".join(f"{tier.replace('_', '-')} {size_text(count)}" for tier, count in result.fabric_bytes.items()),
-            f"  flows: {result.flows:,} ({work.channels} channels x {work.qps_per_connection} QPs per connection), "
-            f"{result.routed:,} leave their leaf; a NIC link carries {result.nic_flows:,}",
-        ]
-        if result.switch is None or result.uniform is None:
-            lines.append(f"  ECMP: not analyzed: {not_analyzed(results)}")
-        else:
-            qps = (
-                f"{result.qps_for_90pct}"
-                if result.qps_for_90pct is not None
-                else f"not reached up to {result.qps_searched}"
-            )
-            lines += [
-                f"  switch hash (CRC-32): {_spread_text(best.time_s, result.switch)}",
-                f"  uniform hash:         {_spread_text(best.time_s, result.uniform)}",
-                f"  QPs per connection for 90% at p50: {qps}",
-            ]
-        if result.spread is not None:
-            lines.append(f"  {_even_label(result)}: {_even_text(best.time_s, result.spread)}")
-        lines += [
-            f"  {failure.failed} down: {_spread_text(best.time_s, failure.spread)}"
-            for failure in result.chosen_failures
-        ]
-        lost, day = result.lost_usd_per_step(), result.lost_usd_per_day()
-        lines.append(
-            f"  cost: ${result.stall_usd_per_minute:,.2f} a minute of stall"
-            + (
-                f"; ${lost:,.2f} lost per step and ${day:,.2f} per day at p50"
-                if lost is not None and day is not None
-                else ""
-            )
-        )
-        if result.worst_switch:
-            histogram = result.uplink_histogram
-            spread = (
-                ", ".join(f"{uplinks} with {flows}" for flows, uplinks in histogram) + " flows"
-                if len(histogram) <= HISTOGRAM_TEXT
-                else f"{sum(uplinks for _, uplinks in histogram)} uplinks carry {histogram[0][0]:,} to "
-                f"{histogram[-1][0]:,} flows"
-            )
-            lines.append(f"  busiest uplinks: {result.worst_switch}: {spread}")
-        if work.step_budget_s is not None and result.switch is not None:
-            over = result.switch.time(0.5) > work.step_budget_s
-            lines.append(f"  step budget {work.step_budget_s:g} s: {'exceeded' if over else 'met'} at p50")
+        lines += _workload_lines(result, results, domain)
     return "\n".join(lines)
+
+
+def _workload_lines(result: WorkloadResult, results: Sequence[WorkloadResult], domain: str) -> list[str]:
+    """One workload's lines of :func:`text`: what it runs, its ideal, bytes and flows, the hashes, spreading and
+    failures, its cost, its busiest uplinks and its step budget."""
+    work, best = result.workload, result.ideal
+    lines = [
+        "",
+        f"{work.name}: {work.collective} of {size_text(work.bytes)} ({best.algorithm}) on {work.gpus:,} GPUs in "
+        f"{work.servers:,} {domain}{'s' if work.servers != 1 else ''}, {work.placement}",
+        f"  ideal: {_time_text(best.time_s)} (algbw {best.algbw_gbyte_s:,.1f} GB/s, busbw "
+        f"{best.busbw_gbyte_s:,.1f} GB/s; network {_time_text(best.network_s)}, NVLink "
+        f"{_time_text(best.nvlink_s)}, latency {_time_text(best.latency_s)})",
+        "  fabric bytes: "
+        + ", ".join(f"{tier.replace('_', '-')} {size_text(count)}" for tier, count in result.fabric_bytes.items()),
+        f"  flows: {result.flows:,} ({work.channels} channels x {work.qps_per_connection} QPs per connection), "
+        f"{result.routed:,} leave their leaf; a NIC link carries {result.nic_flows:,}",
+    ]
+    if result.switch is None or result.uniform is None:
+        lines.append(f"  ECMP: not analyzed: {not_analyzed(results)}")
+    else:
+        qps = (
+            f"{result.qps_for_90pct}"
+            if result.qps_for_90pct is not None
+            else f"not reached up to {result.qps_searched}"
+        )
+        lines += [
+            f"  switch hash (CRC-32): {_spread_text(best.time_s, result.switch)}",
+            f"  uniform hash:         {_spread_text(best.time_s, result.uniform)}",
+            f"  QPs per connection for 90% at p50: {qps}",
+        ]
+    if result.spread is not None:
+        lines.append(f"  {_even_label(result)}: {_even_text(best.time_s, result.spread)}")
+    lines += [
+        f"  {failure.failed} down: {_spread_text(best.time_s, failure.spread)}" for failure in result.chosen_failures
+    ]
+    lost, day = result.lost_usd_per_step(), result.lost_usd_per_day()
+    lines.append(
+        f"  cost: ${result.stall_usd_per_minute:,.2f} a minute of stall"
+        + (
+            f"; ${lost:,.2f} lost per step and ${day:,.2f} per day at p50"
+            if lost is not None and day is not None
+            else ""
+        )
+    )
+    if result.worst_switch:
+        histogram = result.uplink_histogram
+        spread = (
+            ", ".join(f"{uplinks} with {flows}" for flows, uplinks in histogram) + " flows"
+            if len(histogram) <= HISTOGRAM_TEXT
+            else f"{sum(uplinks for _, uplinks in histogram)} uplinks carry {histogram[0][0]:,} to "
+            f"{histogram[-1][0]:,} flows"
+        )
+        lines.append(f"  busiest uplinks: {result.worst_switch}: {spread}")
+    if work.step_budget_s is not None and result.switch is not None:
+        over = result.switch.time(0.5) > work.step_budget_s
+        lines.append(f"  step budget {work.step_budget_s:g} s: {'exceeded' if over else 'met'} at p50")
+    return lines
 
 
 def markdown(results: Sequence[WorkloadResult]) -> list[str]:

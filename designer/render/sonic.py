@@ -47,13 +47,13 @@ fabric port's INTERFACE entry is ``ipv6_use_link_local_only: enable`` (sonic-int
 from __future__ import annotations
 
 import json
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from itertools import chain, compress, cycle
 from json.encoder import c_make_encoder  # type: ignore[attr-defined]  # CPython's C encoder
 from json.encoder import encode_basestring_ascii as quote
 from typing import Any, NamedTuple
 
-from designer.backend.model import DeviceConfig, Interface
+from designer.backend.model import DeviceConfig, Headroom, Interface
 from designer.catalog import ExtraPort
 from designer.networks.management import Management
 from designer.targets import TARGETS
@@ -142,6 +142,19 @@ class View:
         }
 
 
+class _PortEntries(NamedTuple):
+    """The entries of ``config_db``'s tables that need a port's interface (cabled) or none (unused), one pass over the
+    ports; and the headroom the cabled ports reserve."""
+
+    port: dict[str, dict[str, str]]
+    buffer_pg: dict[str, dict[str, str]]
+    cable_lengths: dict[str, str]
+    interface: dict[str, dict[str, Any]]
+    lossless_profiles: dict[str, dict[str, str]]
+    """One lossless priority-group profile per (speed, cable length)."""
+    reserved: int
+
+
 def config_db(device: DeviceConfig, layouts: dict[tuple[Any, ...], PortLayout] | None = None) -> Tables:
     """Every CONFIG_DB table of ``device``, tables in name order, entries in port and queue order: one pass over the
     ports, then the tables that only tell cabled ports from unused ones, in one go. ``layouts`` keeps each port
@@ -149,34 +162,68 @@ def config_db(device: DeviceConfig, layouts: dict[tuple[Any, ...], PortLayout] |
     keys (the values are made for each switch)."""
     qos = device.qos
     lossless = tuple(sorted(qos.pfc_priorities))
+    buffer_queues = _buffer_queues(lossless)
+    queues = _queues(device, lossless)
+    layout = _layout(device, {} if layouts is None else layouts, lossless, tuple(queues), buffer_queues[True])
+    cabled_ports: dict[tuple[int, int] | None, Interface] = {
+        (interface.port, interface.lane): interface for interface in device.interfaces
+    }
+    cabled = list(map(cabled_ports.__contains__, layout.places))
+    ports = _port_entries(device, layout, map(cabled_ports.get, layout.places))
+    used = list(compress(layout.names, cabled))
+    no_fields: dict[str, Any] = {}  # an entry that exists by its key alone (an address on an interface)
+    tables: Tables = {
+        **_buffer_tables(device, layout, cabled, buffer_queues, ports),
+        "CABLE_LENGTH": {CABLE_KEY: ports.cable_lengths},
+        "DEVICE_METADATA": {"localhost": _device_metadata(device)},
+        **_qos_maps(device, lossless),
+        "INTERFACE": ports.interface,
+        "LOOPBACK_INTERFACE": {"Loopback0": no_fields, f"Loopback0|{device.loopback}": no_fields},
+        "PORT": ports.port,
+        "PORT_QOS_MAP": {"global": {"dscp_to_tc_map": MAP}, **dict.fromkeys(used, _port_qos(device, lossless))},
+        "QUEUE": dict(zip(chain.from_iterable(compress(layout.queue_keys, cabled)), cycle(queues.values()))),
+        "SCHEDULER": _schedulers(device),
+        "SWITCH_HASH": {
+            "GLOBAL": {
+                "ecmp_hash": [ECMP_HASH_FIELDS[field] for field in device.load_balancing.fields],
+                "ecmp_hash_algorithm": ECMP_HASH_ALGORITHM,
+            }
+        },
+    }
+    if qos.pfc_watchdog:
+        tables["PFC_WD"] = _pfc_watchdog(device, used)
+    if qos.ecn:
+        tables["WRED_PROFILE"] = _wred_profile(device)
+    if not device.roce_qos:
+        return {name: entries for name, entries in sorted(tables.items()) if name in ROUTED_TABLES}
+    return dict(sorted(tables.items()))
+
+
+def _device_metadata(device: DeviceConfig) -> dict[str, str]:
+    """``DEVICE_METADATA|localhost``: the switch's name, tier, platform and SKU (where known), BGP and buffer model;
+    a switch that runs no RoCE QoS leaves the buffer model and the PFC watchdog to the image."""
     sonic = device.facts.sonic if device.facts else None
-    sku = device.sku
     metadata = {"hostname": device.hostname, "type": DEVICE_TYPES[device.role]}
-    if sonic and sku:
-        metadata.update(platform=sonic.platform, hwsku=sku.hwsku)
+    if sonic and device.sku:
+        metadata.update(platform=sonic.platform, hwsku=device.sku.hwsku)
     metadata.update(
         bgp_asn=str(device.asn),
         bgp_router_id=device.router_id,
         docker_routing_config_mode="split-unified",
         buffer_model="traditional",
-        default_pfcwd_status="enable" if qos.pfc_watchdog else "disable",
+        default_pfcwd_status="enable" if device.qos.pfc_watchdog else "disable",
     )
-    no_fields: dict[str, Any] = {}  # an entry that exists by its key alone (an interface, an address on it)
-    link_local_only = {"ipv6_use_link_local_only": "enable"}
+    if not device.roce_qos:
+        for field in QOS_METADATA:
+            del metadata[field]
+    return metadata
 
-    # What a port's entries share, by whether it is cabled (True) or unused (False: the zero profiles).
-    ingress, lossy_pool, shared_xoff = _ingress_layout(device)
-    lossy_pg = {True: {"profile": "ingress_lossy_profile"}, False: {"profile": "ingress_lossy_pg_zero_profile"}}
-    ingress_lists = {
-        cabled: {"profile_list": ",".join(f"{name}_{suffix}" for name in ingress)}
-        for cabled, suffix in ((True, "profile"), (False, "zero_profile"))
-    }
-    egress_lists = {
-        True: {"profile_list": "egress_lossless_profile,egress_lossy_profile"},
-        False: {"profile_list": "egress_lossless_zero_profile,egress_lossy_zero_profile"},
-    }
+
+def _buffer_queues(lossless: tuple[int, ...]) -> dict[bool, list[tuple[str, dict[str, str]]]]:
+    """A port's BUFFER_QUEUE entries, by whether it is cabled (True) or unused (False: the zero profiles): each
+    lossless queue on its own, the lossy ones in runs, in key order."""
     lossy_queues = _ranges([queue for queue in range(QUEUES) if queue not in lossless])
-    buffer_queues = {
+    return {
         cabled: sorted(
             [(str(queue), {"profile": lossless_queue}) for queue in lossless]
             + [(run, {"profile": lossy_queue}) for run in lossy_queues],
@@ -187,6 +234,11 @@ def config_db(device: DeviceConfig, layouts: dict[tuple[Any, ...], PortLayout] |
             (False, "egress_lossless_zero_profile", "egress_lossy_zero_profile"),
         )
     }
+
+
+def _queues(device: DeviceConfig, lossless: tuple[int, ...]) -> dict[int, dict[str, str]]:
+    """A cabled port's QUEUE entries, in queue order: each queue's scheduler, the lossless ones' ECN profile."""
+    qos = device.qos
     queues = {
         queue: {
             "scheduler": f"DWRR_Q{queue}",
@@ -195,37 +247,41 @@ def config_db(device: DeviceConfig, layouts: dict[tuple[Any, ...], PortLayout] |
         for queue, _ in qos.dwrr_weights
     }
     queues[qos.cnp_priority] = {"scheduler": "STRICT_CNP"}
-    queue_order = sorted(queues)
+    return dict(sorted(queues.items()))
+
+
+def _port_qos(device: DeviceConfig, lossless: tuple[int, ...]) -> dict[str, str]:
+    """A cabled port's PORT_QOS_MAP entry: the QoS maps, PFC on the lossless priorities (and their watchdog)."""
     pfc = ",".join(map(str, lossless))
-    port_qos = {
+    return {
         "dscp_to_tc_map": MAP,
         "tc_to_queue_map": MAP,
         "tc_to_pg_map": MAP,
         "pfc_to_pg_map": MAP,
         "pfc_to_queue_map": MAP,
         "pfc_enable": pfc,
-        **({"pfcwd_sw_enable": pfc} if qos.pfc_watchdog else {}),
+        **({"pfcwd_sw_enable": pfc} if device.qos.pfc_watchdog else {}),
     }
-    watchdog = {
-        "action": qos.pfc_watchdog_action,
-        "detection_time": str(qos.pfc_watchdog_detection_ms),
-        "restoration_time": str(qos.pfc_watchdog_restoration_ms),
-    }
-    mtu = str(qos.mtu)
 
-    # Every port in lane order: each sub-port of each cage, then the SKU's extra ports (never cabled), with its
-    # entries in every per-port table. Every port has a lossy priority group, profile lists, buffer queues and a
-    # cable length (0m unused: no lossless buffer); a cabled one also its lossless priority groups on the headroom
-    # profile of its speed and cable length, its addresses, QoS maps, queues and watchdog.
-    alias_prefix = sonic.alias_prefix if sonic and sku else None
+
+def _layout(
+    device: DeviceConfig,
+    layouts: dict[tuple[Any, ...], PortLayout],
+    lossless: tuple[int, ...],
+    queue_order: tuple[int, ...],
+    buffer_queues: list[tuple[str, dict[str, str]]],
+) -> PortLayout:
+    """The port layout of ``device``: that of an earlier switch alike in ``layouts``, else made and kept there."""
+    sonic = device.facts.sonic if device.facts else None
+    sku = device.sku
     arguments = (
-        alias_prefix,
+        sonic.alias_prefix if sonic and sku else None,
         sonic.extra_ports if sonic and sku else (),
         sku.autoneg if sku else None,
-        mtu,
+        str(device.qos.mtu),
         lossless,
-        tuple(queue_order),
-        tuple(run for run, _ in buffer_queues[True]),
+        queue_order,
+        tuple(run for run, _ in buffer_queues),
     )
     key = (
         device.physical_ports,
@@ -237,16 +293,20 @@ def config_db(device: DeviceConfig, layouts: dict[tuple[Any, ...], PortLayout] |
         device.port_names,
         *arguments,
     )  # everything _port_layout reads
-    layouts = {} if layouts is None else layouts
     if key not in layouts:
         layouts[key] = _port_layout(device, *arguments)
-    layout = layouts[key]
-    autoneg = {"autoneg": sku.autoneg} if sku and sku.autoneg else {}
-    cabled_ports: dict[tuple[int, int] | None, Interface] = {
-        (interface.port, interface.lane): interface for interface in device.interfaces
-    }
-    interfaces = list(map(cabled_ports.get, layout.places))  # each port's interface, None where unused
-    cabled = list(map(cabled_ports.__contains__, layout.places))
+    return layouts[key]
+
+
+def _port_entries(device: DeviceConfig, layout: PortLayout, interfaces: Iterable[Interface | None]) -> _PortEntries:
+    """Every port's entries in lane order, given each port's interface (None: unused). Every port has a lossy
+    priority group and a cable length (0m unused: no lossless buffer); a cabled one also its lossless priority groups
+    on the headroom profile of its speed and cable length and its addresses."""
+    mtu = str(device.qos.mtu)
+    autoneg = {"autoneg": device.sku.autoneg} if device.sku and device.sku.autoneg else {}
+    lossy_pg = {True: {"profile": "ingress_lossy_profile"}, False: {"profile": "ingress_lossy_pg_zero_profile"}}
+    no_fields: dict[str, Any] = {}  # an entry that exists by its key alone (an interface, an address on it)
+    link_local_only = {"ipv6_use_link_local_only": "enable"}
     speeds: dict[int, tuple[str, str]] = {}  # Gb/s -> PORT speed and fec
     port_table: dict[str, dict[str, str]] = {}
     buffer_pg: dict[str, dict[str, str]] = {}
@@ -284,13 +344,7 @@ def config_db(device: DeviceConfig, layouts: dict[tuple[Any, ...], PortLayout] |
         headroom = headrooms.get((gbps, room.cable_m))
         if headroom is None:
             profile = f"pg_lossless_{speed}_{room.cable_m}m_profile"
-            profiles[profile] = {
-                "pool": "ingress_lossless_pool",
-                "xon": str(room.xon),
-                "xoff": str(room.xoff),
-                "size": str(room.size),
-                "dynamic_th": LOSSLESS_DYNAMIC_TH,
-            }
+            profiles[profile] = _lossless_profile(room)
             headroom = headrooms[gbps, room.cable_m] = ({"profile": profile}, f"{room.cable_m}m")
         buffer_pg[pg_keys[0]] = lossy_pg[True]
         for key in pg_keys[1:]:
@@ -300,28 +354,66 @@ def config_db(device: DeviceConfig, layouts: dict[tuple[Any, ...], PortLayout] |
             interface_table[name] = interface_table[f"{name}|{interface.address}"] = no_fields
         else:  # unnumbered: BGP runs over the port's IPv6 link-local address (sonic-interface.yang)
             interface_table[name] = link_local_only
-    # The tables whose entries depend only on whether a port is cabled, made from the layout's keys in one go.
-    used = list(compress(layout.names, cabled))
-    egress = dict(zip(layout.names, map(egress_lists.__getitem__, cabled), strict=True))
-    ingress_table = dict(zip(layout.names, map(ingress_lists.__getitem__, cabled), strict=True))
-    run_entries = {up: tuple(entry for _, entry in rows) for up, rows in buffer_queues.items()}
-    buffer_queue = dict(
-        zip(
-            chain.from_iterable(layout.run_keys), chain.from_iterable(map(run_entries.__getitem__, cabled)), strict=True
-        )
-    )
-    qos_table = {"global": {"dscp_to_tc_map": MAP}, **dict.fromkeys(used, port_qos)}
-    queue_table = dict(
-        zip(chain.from_iterable(compress(layout.queue_keys, cabled)), cycle([queues[queue] for queue in queue_order]))
-    )
-    watchdog_table = dict.fromkeys(used, watchdog)
+    return _PortEntries(port_table, buffer_pg, cable_lengths, interface_table, profiles, reserved)
 
-    # Buffers: pools, the shared profiles, one lossless priority-group profile per (speed, cable length).
-    if sku:
-        pools = sku.pools[BUFFER_TOPOLOGY[device.role]]
+
+def _lossless_profile(room: Headroom) -> dict[str, str]:
+    """The BUFFER_PROFILE of a lossless priority group on ``room``, the headroom of a port's speed and cable."""
+    return {
+        "pool": "ingress_lossless_pool",
+        "xon": str(room.xon),
+        "xoff": str(room.xoff),
+        "size": str(room.size),
+        "dynamic_th": LOSSLESS_DYNAMIC_TH,
+    }
+
+
+def _buffer_tables(
+    device: DeviceConfig,
+    layout: PortLayout,
+    cabled: list[bool],
+    buffer_queues: dict[bool, list[tuple[str, dict[str, str]]]],
+    ports: _PortEntries,
+) -> Tables:
+    """The buffer tables: every port's priority groups (from ``ports``), profile lists and buffer queues (cabled or
+    zero), the pools and the profiles."""
+    ingress = _ingress_layout(device)[0]
+    ingress_lists = {
+        up: {"profile_list": ",".join(f"{name}_{suffix}" for name in ingress)}
+        for up, suffix in ((True, "profile"), (False, "zero_profile"))
+    }
+    egress_lists = {
+        True: {"profile_list": "egress_lossless_profile,egress_lossy_profile"},
+        False: {"profile_list": "egress_lossless_zero_profile,egress_lossy_zero_profile"},
+    }
+    run_entries = {up: tuple(entry for _, entry in rows) for up, rows in buffer_queues.items()}
+    unused = len(layout.names) > sum(cabled)
+    return {
+        "BUFFER_PG": ports.buffer_pg,
+        "BUFFER_POOL": _buffer_pools(device, ports.reserved, unused),
+        "BUFFER_PORT_EGRESS_PROFILE_LIST": dict(zip(layout.names, map(egress_lists.__getitem__, cabled), strict=True)),
+        "BUFFER_PORT_INGRESS_PROFILE_LIST": dict(
+            zip(layout.names, map(ingress_lists.__getitem__, cabled), strict=True)
+        ),
+        "BUFFER_PROFILE": _buffer_profiles(device, ports.lossless_profiles, unused),
+        "BUFFER_QUEUE": dict(
+            zip(
+                chain.from_iterable(layout.run_keys),
+                chain.from_iterable(map(run_entries.__getitem__, cabled)),
+                strict=True,
+            )
+        ),
+    }
+
+
+def _buffer_pools(device: DeviceConfig, reserved: int, unused: bool) -> dict[str, dict[str, str]]:
+    """BUFFER_POOL: the SKU's pools, else estimated from the switching capacity less the cabled ports' ``reserved``
+    headroom; the shared headroom's xoff where the SKU has one, and the zero pool when some port is ``unused``."""
+    if device.sku:
+        pools = device.sku.pools[BUFFER_TOPOLOGY[device.role]]
     else:
         total = device.physical_ports * device.port_speed_gbps * BUFFER_BYTES_PER_GBPS
-        shared = (total - reserved * len(lossless)) // 2
+        shared = (total - reserved * len(device.qos.pfc_priorities)) // 2
         pools = {
             "egress_lossless_pool": total,
             "egress_lossy_pool": shared,
@@ -331,19 +423,29 @@ def config_db(device: DeviceConfig, layouts: dict[tuple[Any, ...], PortLayout] |
     buffer_pools = {
         name: {"type": name.partition("_")[0], "mode": "dynamic", "size": str(size)} for name, size in pools.items()
     }
+    shared_xoff = _ingress_layout(device)[2]
     if shared_xoff is not None:
         buffer_pools["ingress_lossless_pool"]["xoff"] = shared_xoff
-    profiles.update(
-        {
-            "egress_lossless_profile": {"pool": "egress_lossless_pool", "size": "0", "dynamic_th": "7"},
-            "egress_lossy_profile": {"pool": "egress_lossy_pool", "size": str(qos.mtu), "dynamic_th": "7"},
-            "ingress_lossless_profile": {"pool": "ingress_lossless_pool", "size": "0", "dynamic_th": "7"},
-            "ingress_lossy_profile": {"pool": lossy_pool, "size": "0", "dynamic_th": "3"},
-            "q_lossy_profile": {"pool": "egress_lossy_pool", "size": "0", "dynamic_th": "3"},
-        }
-    )
-    if len(used) < len(port_table):
+    if unused:
         buffer_pools["ingress_zero_pool"] = {"type": "ingress", "mode": "static", "size": "0"}
+    return dict(sorted(buffer_pools.items()))
+
+
+def _buffer_profiles(
+    device: DeviceConfig, lossless_profiles: dict[str, dict[str, str]], unused: bool
+) -> dict[str, dict[str, str]]:
+    """BUFFER_PROFILE: the ``lossless_profiles`` of the cabled ports' headrooms, the shared profiles, and the zero
+    profiles when some port is ``unused``."""
+    ingress, lossy_pool, _ = _ingress_layout(device)
+    profiles = {
+        **lossless_profiles,
+        "egress_lossless_profile": {"pool": "egress_lossless_pool", "size": "0", "dynamic_th": "7"},
+        "egress_lossy_profile": {"pool": "egress_lossy_pool", "size": str(device.qos.mtu), "dynamic_th": "7"},
+        "ingress_lossless_profile": {"pool": "ingress_lossless_pool", "size": "0", "dynamic_th": "7"},
+        "ingress_lossy_profile": {"pool": lossy_pool, "size": "0", "dynamic_th": "3"},
+        "q_lossy_profile": {"pool": "egress_lossy_pool", "size": "0", "dynamic_th": "3"},
+    }
+    if unused:
         profiles["ingress_lossy_pg_zero_profile"] = {"pool": "ingress_zero_pool", "size": "0", "static_th": "0"}
         profiles.update(
             {
@@ -351,7 +453,25 @@ def config_db(device: DeviceConfig, layouts: dict[tuple[Any, ...], PortLayout] |
                 for name in ("egress_lossless", "egress_lossy", *ingress)
             }
         )
+    return dict(sorted(profiles.items()))
 
+
+def _qos_maps(device: DeviceConfig, lossless: tuple[int, ...]) -> Tables:
+    """The QoS maps every cabled port names: DSCP to traffic class, PFC priority to queue and to priority group,
+    traffic class to priority group and to queue."""
+    return {
+        "DSCP_TO_TC_MAP": {MAP: {str(dscp): str(tc) for dscp, tc in enumerate(device.qos.dscp_to_tc)}},
+        "MAP_PFC_PRIORITY_TO_QUEUE": {MAP: {str(priority): str(priority) for priority in range(QUEUES)}},
+        "PFC_PRIORITY_TO_PRIORITY_GROUP_MAP": {MAP: {str(priority): str(priority) for priority in lossless}},
+        "TC_TO_PRIORITY_GROUP_MAP": {MAP: {str(tc): str(tc if tc in lossless else 0) for tc in range(QUEUES)}},
+        "TC_TO_QUEUE_MAP": {MAP: {str(tc): str(tc) for tc in range(QUEUES)}},
+    }
+
+
+def _schedulers(device: DeviceConfig) -> dict[str, dict[str, str]]:
+    """SCHEDULER: a DWRR scheduler per weighted queue and the CNP queue's strict priority (capped when the profile
+    says so, at its share of the first interface's speed)."""
+    qos = device.qos
     rate = (
         device.interfaces[0].speed_gbps * 125_000_000 * qos.cnp_rate_percent // 100
         if qos.cnp_rate_percent and device.interfaces
@@ -362,62 +482,44 @@ def config_db(device: DeviceConfig, layouts: dict[tuple[Any, ...], PortLayout] |
         "type": "STRICT",
         **({"meter_type": "bytes", "cir": str(rate), "pir": str(rate)} if rate else {}),
     }
-    tables: Tables = {
-        "BUFFER_PG": buffer_pg,
-        "BUFFER_POOL": dict(sorted(buffer_pools.items())),
-        "BUFFER_PORT_EGRESS_PROFILE_LIST": egress,
-        "BUFFER_PORT_INGRESS_PROFILE_LIST": ingress_table,
-        "BUFFER_PROFILE": dict(sorted(profiles.items())),
-        "BUFFER_QUEUE": buffer_queue,
-        "CABLE_LENGTH": {CABLE_KEY: cable_lengths},
-        "DEVICE_METADATA": {"localhost": metadata},
-        "DSCP_TO_TC_MAP": {MAP: {str(dscp): str(tc) for dscp, tc in enumerate(qos.dscp_to_tc)}},
-        "INTERFACE": interface_table,
-        "LOOPBACK_INTERFACE": {"Loopback0": no_fields, f"Loopback0|{device.loopback}": no_fields},
-        "MAP_PFC_PRIORITY_TO_QUEUE": {MAP: {str(priority): str(priority) for priority in range(QUEUES)}},
-        "PFC_PRIORITY_TO_PRIORITY_GROUP_MAP": {MAP: {str(priority): str(priority) for priority in lossless}},
-        "PORT": port_table,
-        "PORT_QOS_MAP": qos_table,
-        "QUEUE": queue_table,
-        "SCHEDULER": dict(sorted(schedulers.items())),
-        "SWITCH_HASH": {
-            "GLOBAL": {
-                "ecmp_hash": [ECMP_HASH_FIELDS[field] for field in device.load_balancing.fields],
-                "ecmp_hash_algorithm": ECMP_HASH_ALGORITHM,
-            }
-        },
-        "TC_TO_PRIORITY_GROUP_MAP": {MAP: {str(tc): str(tc if tc in lossless else 0) for tc in range(QUEUES)}},
-        "TC_TO_QUEUE_MAP": {MAP: {str(tc): str(tc) for tc in range(QUEUES)}},
+    return dict(sorted(schedulers.items()))
+
+
+def _pfc_watchdog(device: DeviceConfig, used: list[str]) -> dict[str, dict[str, str]]:
+    """PFC_WD: its poll interval, then the watchdog of every cabled port in ``used``."""
+    qos = device.qos
+    watchdog = {
+        "action": qos.pfc_watchdog_action,
+        "detection_time": str(qos.pfc_watchdog_detection_ms),
+        "restoration_time": str(qos.pfc_watchdog_restoration_ms),
     }
-    if qos.pfc_watchdog:
-        tables["PFC_WD"] = {
-            "GLOBAL": {"POLL_INTERVAL": str(min(PFC_WD_POLL_MS, qos.pfc_watchdog_detection_ms))},
-            **watchdog_table,
+    return {
+        "GLOBAL": {"POLL_INTERVAL": str(min(PFC_WD_POLL_MS, qos.pfc_watchdog_detection_ms))},
+        **dict.fromkeys(used, watchdog),
+    }
+
+
+def _wred_profile(device: DeviceConfig) -> dict[str, dict[str, str]]:
+    """WRED_PROFILE: the ECN profile of the lossless queue, the same thresholds for every colour."""
+    qos = device.qos
+    thresholds = {
+        f"{color}_{field}": str(value)
+        for color in ("green", "yellow", "red")
+        for field, value in (
+            ("min_threshold", qos.ecn_min_bytes),
+            ("max_threshold", qos.ecn_max_bytes),
+            ("drop_probability", qos.ecn_probability),
+        )
+    }
+    return {
+        ECN_PROFILE: {
+            "ecn": "ecn_all",
+            "wred_green_enable": "true",
+            "wred_yellow_enable": "true",
+            "wred_red_enable": "true",
+            **thresholds,
         }
-    if qos.ecn:
-        thresholds = {
-            f"{color}_{field}": str(value)
-            for color in ("green", "yellow", "red")
-            for field, value in (
-                ("min_threshold", qos.ecn_min_bytes),
-                ("max_threshold", qos.ecn_max_bytes),
-                ("drop_probability", qos.ecn_probability),
-            )
-        }
-        tables["WRED_PROFILE"] = {
-            ECN_PROFILE: {
-                "ecn": "ecn_all",
-                "wred_green_enable": "true",
-                "wred_yellow_enable": "true",
-                "wred_red_enable": "true",
-                **thresholds,
-            }
-        }
-    if not device.roce_qos:
-        for field in QOS_METADATA:
-            del metadata[field]
-        return {name: entries for name, entries in sorted(tables.items()) if name in ROUTED_TABLES}
-    return dict(sorted(tables.items()))
+    }
 
 
 def management_tables(management: Management) -> Tables:
@@ -508,8 +610,21 @@ def _port_layout(
 ) -> PortLayout:
     """Every port of ``device`` in lane order, then the SKU's ``extra_ports``, with what its entries need from its
     place alone (:class:`PortLayout`)."""
-    ports: list[tuple[Any, ...]] = []
-    places: list[tuple[int, int] | None] = []
+    ports = (*_cage_port_rows(device, alias_prefix, autoneg, mtu, lossless), *_extra_port_rows(extra_ports, mtu))
+    names = tuple(port[0] for port in ports)
+    return PortLayout(
+        ports,
+        (*((cage, lane) for cage, lane, _, _, _ in _cage_ports(device)), *(None for _ in extra_ports)),
+        names,
+        tuple(tuple(f"{name}|{queue}" for queue in queues) for name in names),
+        tuple(tuple(f"{name}|{run}" for run in runs) for name in names),
+    )
+
+
+def _cage_port_rows(
+    device: DeviceConfig, alias_prefix: str | None, autoneg: str | None, mtu: str, lossless: tuple[int, ...]
+) -> Iterator[tuple[Any, ...]]:
+    """Each sub-port of each cage of ``device`` in lane order, as :attr:`PortLayout.ports` holds it."""
     for cage, lane, breakout, port, lane_list in _cage_ports(device):
         unused_speed = device.port_speed_gbps // breakout * 1000
         name, designer_name = device.os_port_names["sonic"][port], device.port_names[port]
@@ -531,50 +646,25 @@ def _port_layout(
             **({"autoneg": autoneg} if autoneg else {}),
             "admin_status": "down",
         }
-        ports.append(
-            (
-                name,
-                designer_name,
-                alias,
-                index,
-                subport,
-                lane_list,
-                (f"{name}|0", *(f"{name}|{pg}" for pg in lossless)),
-                unused,
-            )
-        )
-        places.append((cage, lane))
+        pg_keys = (f"{name}|0", *(f"{name}|{pg}" for pg in lossless))
+        yield name, designer_name, alias, index, subport, lane_list, pg_keys, unused
+
+
+def _extra_port_rows(extra_ports: tuple[ExtraPort, ...], mtu: str) -> Iterator[tuple[Any, ...]]:
+    """The SKU's extra ports (never cabled), as :attr:`PortLayout.ports` holds them."""
     for extra in extra_ports:
-        ports.append(
-            (
-                extra.name,
-                None,
-                extra.alias,
-                str(extra.index),
-                "0",
-                ",".join(map(str, extra.lanes)),
-                (f"{extra.name}|0",),
-                {
-                    "alias": extra.alias,
-                    "index": str(extra.index),
-                    "subport": "0",
-                    "lanes": ",".join(map(str, extra.lanes)),
-                    "speed": str(extra.speed * 1000),
-                    "fec": _fec(extra.speed * 1000),
-                    "mtu": mtu,
-                    "admin_status": "down",
-                },
-            )
-        )
-        places.append(None)
-    names = tuple(port[0] for port in ports)
-    return PortLayout(
-        tuple(ports),
-        tuple(places),
-        names,
-        tuple(tuple(f"{name}|{queue}" for queue in queues) for name in names),
-        tuple(tuple(f"{name}|{run}" for run in runs) for name in names),
-    )
+        lanes = ",".join(map(str, extra.lanes))
+        unused = {
+            "alias": extra.alias,
+            "index": str(extra.index),
+            "subport": "0",
+            "lanes": lanes,
+            "speed": str(extra.speed * 1000),
+            "fec": _fec(extra.speed * 1000),
+            "mtu": mtu,
+            "admin_status": "down",
+        }
+        yield extra.name, None, extra.alias, str(extra.index), "0", lanes, (f"{extra.name}|0",), unused
 
 
 def _cage_ports(device: DeviceConfig) -> Iterator[tuple[int, int, int, int, str]]:

@@ -188,7 +188,7 @@ def plan_physical(
 ) -> Physical:
     """Place every device (below what the top of each network rack keeps, ``kept``), estimate every cable, pick
     media, add up power and the bill of materials. ``like``:
-    another intent and its physical plan of a fabric wired as this one (:func:`designer.pipeline.wired_alike`);
+    another intent and its physical plan of a fabric wired as this one (:func:`designer.explore.alike.wired_alike`);
     when the devices stand where they stand there, as tall, in the same facility but for its ``media``, each link's
     length is taken from it, and so is its medium when the media are the same too (they read nothing else)."""
     layout = place(intent, plan, fabric, kept)

@@ -119,17 +119,53 @@ def lengths(intent: Intent, fabric: Fabric, layout: Layout) -> list[int]:
     return result
 
 
+PortLanes = tuple[list[int], list[int], list[int], list[tuple[int, ...]]]
+"""Per device: the lanes of its ports facing down, of those facing up, their offset (:func:`_uplink_offset`) and a
+server's cage of each port (empty for a switch): a link's upper end is a down port, its lower end an up port."""
+
+
 def lay_cables(intent: Intent, fabric: Fabric, layout: Layout, runs: Runs | None = None) -> Cabling:
     """Lengths, media, switch power and the transceiver and cable counts of every link; ``runs``: what another
     cabling of the same links and layout gives, taken as it is."""
-    devices, links, speeds = fabric.devices, fabric.links, fabric.plan.link_speeds
+    speeds = fabric.plan.link_speeds
     media = tuple(intent.catalog.media[name] for name, _ in intent.facility.reach_m)
     reach_dm = tuple(
         tuple(math.floor(round(reach * 10, 5)) for _, reach in intent.facility.reach_at(speed)) for speed in speeds
     )
     length_dm = runs.length_dm if runs else lengths(intent, fabric, layout)
+    lanes = _port_lanes(intent, fabric)
+    medium, shared = (
+        runs.media
+        if runs and runs.media
+        else choose_media(fabric.links, lanes, length_dm, reach_dm, tuple(m.optical for m in media))
+    )
+    plugs = _Plugs(intent, fabric)
+    for (chosen, length), count in Counter(zip(medium, length_dm, strict=True)).items():  # by medium and length, in C
+        if chosen == len(media):
+            plugs.bom["cable", "none: longer than every medium", ordered_length(length)] += count
+        elif media[chosen].optical:
+            plugs.bom["cable", f"{media[chosen].label} fiber", ordered_length(length)] += count
+    assemblies = _single_modules_and_assemblies(plugs, fabric, lanes, medium, length_dm, media)
+    for key, (first, port_lanes) in sorted(shared.items()):
+        group_medium = medium[first]
+        if group_medium < len(media) and media[group_medium].optical:
+            plugs.plug(key // PORT_SPACE, media[group_medium], port_lanes, speeds[fabric.links[first][0]])
+    copper: Counter[tuple[str, int, int, int, int, int]] = Counter()
+    for key, (run, model, far, near_lanes, far_lanes, speed) in sorted(assemblies.items()):
+        copper[model.label, near_lanes, len(far), far_lanes, speed, run] += 1
+        plugs.plug(key // PORT_SPACE, model, near_lanes, speed)
+        for port in sorted(far):
+            plugs.plug(port // PORT_SPACE, model, far_lanes, speed)
+    for (label, near_lanes, ends, far_lanes, speed, run), count in copper.items():  # each kind named once
+        item = f"{label} {near_lanes * speed}G" + (f" to {ends} x {far_lanes * speed}G" if ends > 1 else "")
+        plugs.bom["cable", item, ordered_length(run)] += count
+    return Cabling(length_dm, medium, media, reach_dm, plugs.switch_w, plugs.bom, shared)
+
+
+def _port_lanes(intent: Intent, fabric: Fabric) -> PortLanes:
+    """Every device's :data:`PortLanes`."""
+    devices = fabric.devices
     breakout = [device.breakout for device in devices]
-    """Lanes of each device's ports facing down: a link's upper end."""
     cage_links = intent.server.cage_links
     up_breakout = [cage_links if device.role == "server" else device.uplink_breakout for device in devices]
     """Lanes of each device's ports facing up: a link's lower end (a server's: the links of one of its cages)."""
@@ -137,62 +173,70 @@ def lay_cables(intent: Intent, fabric: Fabric, layout: Layout, runs: Runs | None
     server_cages = tuple(cage for cage, _, _ in intent.server.cage_places())
     """The cage of each of a server's ports (:meth:`ServerSpec.cage_places`), one tuple for every server."""
     up_cages = [server_cages if device.role == "server" else () for device in devices]
+    return breakout, up_breakout, up_offset, up_cages
 
-    medium, shared = (
-        runs.media
-        if runs and runs.media
-        else choose_media(
-            links, (breakout, up_breakout, up_offset, up_cages), length_dm, reach_dm, tuple(m.optical for m in media)
-        )
-    )
 
-    switch_w = [float(intent.switch(device.role).power_w) for device in fabric.switches()]
-    switch_count = fabric.switch_count
-    bom: Counter[BomKey] = Counter()
-    modules: dict[tuple[str, int, int, str], BomKey] = {}
-    server_form = intent.server.cage_module
+class _Plugs:
+    """The switches' power and the bill of materials, as modules and active-cable ends are plugged in."""
 
-    def module(model: MediumModel, lanes: int, speed: int, form: str = "") -> BomKey:
+    def __init__(self, intent: Intent, fabric: Fabric) -> None:
+        self.switch_w = [float(intent.switch(device.role).power_w) for device in fabric.switches()]
+        self.switch_count = fabric.switch_count
+        self.bom: Counter[BomKey] = Counter()
+        self.server_form = intent.server.cage_module
+        self._modules: dict[tuple[str, int, int, str], BomKey] = {}
+
+    def module(self, model: MediumModel, lanes: int, speed: int, form: str = "") -> BomKey:
         """The bill's line of an optical module of ``lanes`` links of ``speed`` (``form``: a server cage's)."""
-        key = modules.get((model.name, lanes, speed, form))
+        key = self._modules.get((model.name, lanes, speed, form))
         if key is None:
             name = module_name(model, lanes * speed, lanes, speed)
-            key = modules[model.name, lanes, speed, form] = (
+            key = self._modules[model.name, lanes, speed, form] = (
                 "transceiver",
                 f"{name}, {form}" if form else name,
                 NO_LENGTH,
             )
         return key
 
-    def plug(device: int, model: MediumModel, lanes: int, speed: int) -> None:
+    def plug(self, device: int, model: MediumModel, lanes: int, speed: int) -> None:
         """One module or active-cable end in a physical port of ``lanes`` links of ``speed``."""
-        if device < switch_count:
-            switch_w[device] += model.power_w.get(lanes * speed, 0.0)
+        if device < self.switch_count:
+            self.switch_w[device] += model.power_w.get(lanes * speed, 0.0)
         if model.optical:
-            bom[module(model, lanes, speed, "" if device < switch_count else server_form)] += 1
+            self.bom[self.module(model, lanes, speed, "" if device < self.switch_count else self.server_form)] += 1
 
-    for (chosen, length), count in Counter(zip(medium, length_dm, strict=True)).items():  # by medium and length, in C
-        if chosen == len(media):
-            bom["cable", "none: longer than every medium", ordered_length(length)] += count
-        elif media[chosen].optical:
-            bom["cable", f"{media[chosen].label} fiber", ordered_length(length)] += count
 
+def _single_modules_and_assemblies(
+    plugs: _Plugs,
+    fabric: Fabric,
+    lanes: PortLanes,
+    medium: list[int],
+    length_dm: list[int],
+    media: tuple[MediumModel, ...],
+) -> dict[int, list]:
+    """Every link's modules in unbroken ports (their power added to their switch at once, their count to the bill
+    once all are counted), and its copper assemblies by the physical port that keys them: longest run, medium,
+    far ports, lanes of the keyed port and of a far one, and the link speed."""
+    breakout, up_breakout, up_offset, up_cages = lanes
+    speeds, switch_count, server_form, switch_w = (
+        fabric.plan.link_speeds,
+        plugs.switch_count,
+        plugs.server_form,
+        plugs.switch_w,
+    )
     single_w = [[model.power_w.get(speed, 0.0) for model in media] for speed in speeds]
     singles: Counter[tuple[int, int, str]] = Counter()
-    """Modules of one link (in unbroken ports) by medium and tier: their power is added to their switch at once,
-    their count to the bill at the end."""
+    """Modules of one link by medium and tier."""
     assemblies: dict[int, list] = {}
-    """Copper assemblies by the physical port that keys them: longest run, medium, far ports, lanes of the keyed
-    port and of a far one, and the link speed."""
-    for number, (tier, upper, upper_port, lower, lower_port) in enumerate(links):
+    for number, (tier, upper, upper_port, lower, lower_port) in enumerate(fabric.links):
         chosen = medium[number]
         if chosen == len(media):
             continue
         model = media[chosen]
         upper_lanes, lower_lanes = breakout[upper], up_breakout[lower]
         if model.optical:
-            for device, lanes in ((upper, upper_lanes), (lower, lower_lanes)):
-                if lanes == 1:
+            for device, device_lanes in ((upper, upper_lanes), (lower, lower_lanes)):
+                if device_lanes == 1:
                     if device < switch_count:
                         singles[chosen, tier, ""] += 1
                         switch_w[device] += single_w[tier][chosen]
@@ -202,32 +246,18 @@ def lay_cables(intent: Intent, fabric: Fabric, layout: Layout, runs: Runs | None
         upper_key = upper * PORT_SPACE + upper_port // upper_lanes
         lower_key = lower * PORT_SPACE + _lower_port(lower_port, lower_lanes, up_offset[lower], up_cages[lower])
         if upper_lanes >= lower_lanes and not (up_cages[lower] and lower_lanes > 1):
-            key, far, lanes, far_lanes = upper_key, lower_key, upper_lanes, lower_lanes
+            key, far, near_lanes, far_lanes = upper_key, lower_key, upper_lanes, lower_lanes
         else:
-            key, far, lanes, far_lanes = lower_key, upper_key, lower_lanes, upper_lanes
+            key, far, near_lanes, far_lanes = lower_key, upper_key, lower_lanes, upper_lanes
         assembly = assemblies.get(key)
         if assembly is None:
-            assemblies[key] = [length_dm[number], model, {far}, lanes, far_lanes, speeds[tier]]
+            assemblies[key] = [length_dm[number], model, {far}, near_lanes, far_lanes, speeds[tier]]
         else:
             assembly[0] = max(assembly[0], length_dm[number])
             assembly[2].add(far)
     for (chosen, tier, form), count in sorted(singles.items()):
-        bom[module(media[chosen], 1, speeds[tier], form)] += count
-
-    for key, (first, lanes) in sorted(shared.items()):
-        group_medium = medium[first]
-        if group_medium < len(media) and media[group_medium].optical:
-            plug(key // PORT_SPACE, media[group_medium], lanes, speeds[links[first][0]])
-    copper: Counter[tuple[str, int, int, int, int, int]] = Counter()
-    for key, (run, model, far, lanes, far_lanes, speed) in sorted(assemblies.items()):
-        copper[model.label, lanes, len(far), far_lanes, speed, run] += 1
-        plug(key // PORT_SPACE, model, lanes, speed)
-        for port in sorted(far):
-            plug(port // PORT_SPACE, model, far_lanes, speed)
-    for (label, lanes, ends, far_lanes, speed, run), count in copper.items():  # each kind of assembly named once
-        item = f"{label} {lanes * speed}G" + (f" to {ends} x {far_lanes * speed}G" if ends > 1 else "")
-        bom["cable", item, ordered_length(run)] += count
-    return Cabling(length_dm, medium, media, reach_dm, switch_w, bom, shared)
+        plugs.bom[plugs.module(media[chosen], 1, speeds[tier], form)] += count
+    return assemblies
 
 
 def _uplink_offset(device: Device) -> int:
@@ -246,22 +276,46 @@ def _lower_port(port: int, lanes: int, offset: int, cages: tuple[int, ...]) -> i
 
 def choose_media(
     links: list[Link],
-    lanes: tuple[list[int], list[int], list[int], list[tuple[int, ...]]],
+    lanes: PortLanes,
     length_dm: list[int],
     reach_dm: tuple[tuple[int, ...], ...],
     optical: tuple[bool, ...] = (),
 ) -> tuple[list[int], dict[int, tuple[int, int]]]:
     """Each link's medium, the same for every link joined to it through a shared physical port, chosen for the
     longest run among them at the reach of its tier's speed; and the first link through each shared (broken-out)
-    physical port with that port's lanes. ``lanes`` is per device its down ports' breakout, its up ports' (a
-    server's: the links of its cages), their offset (``_uplink_offset``) and a server's cage of each port (empty for a
-    switch): a link's upper end is a down port, its lower end an up port. A group where a server cage of several
-    links meets a broken-out leaf port takes the first medium ``optical`` says is optical (copper has no cable split
-    at both ends)."""
+    physical port with that port's lanes. ``lanes`` is every device's :data:`PortLanes`. A group where a server
+    cage of several links meets a broken-out leaf port takes the first medium ``optical`` says is optical (copper
+    has no cable split at both ends)."""
+    groups, shared, split_both = _link_groups(links, lanes)
+    longest = length_dm[:]
+    for group, length in zip(groups, length_dm, strict=True):
+        if length > longest[group]:
+            longest[group] = length
+    if len(set(reach_dm)) == 1:  # one reach for every tier: one lookup per link, in C
+        media = list(map(partial(medium_for, reach_dm=reach_dm[0]), map(longest.__getitem__, groups)))
+    else:
+        media = [medium_for(longest[group], reach_dm[link[0]]) for group, link in zip(groups, links, strict=True)]
+    optics_only = {groups[number] for number in split_both}
+    if optics_only:
+        optical_at: dict[tuple[int, int], int] = {}
+        """The optical medium by run length and tier: a few kinds of run for every such link."""
+        for number, group in enumerate(groups):
+            if group in optics_only:
+                run = longest[group], links[number][0]
+                chosen = optical_at.get(run)
+                if chosen is None:
+                    chosen = optical_at[run] = _optical_for(run[0], reach_dm[run[1]], optical)
+                media[number] = chosen
+    return media, shared
+
+
+def _link_groups(links: list[Link], lanes: PortLanes) -> tuple[list[int], dict[int, tuple[int, int]], list[int]]:
+    """The links joined through shared physical ports: each link's group (its first link), the first link through
+    each shared port with that port's lanes, and the links from a server cage of several links to a broken-out leaf
+    port."""
     down_lanes, up_lanes, up_offset, up_cages = lanes
     parent = list(range(len(links)))
     split_both: list[int] = []
-    """Links from a server cage of several links to a broken-out leaf port."""
 
     def root(link: int) -> int:
         while parent[link] != link:
@@ -288,26 +342,7 @@ def choose_media(
     groups = parent  # every link's parent is an earlier link or itself: one pass in order finds every root
     for number in range(len(groups)):
         groups[number] = groups[groups[number]]
-    longest = length_dm[:]
-    for group, length in zip(groups, length_dm, strict=True):
-        if length > longest[group]:
-            longest[group] = length
-    if len(set(reach_dm)) == 1:  # one reach for every tier: one lookup per link, in C
-        media = list(map(partial(medium_for, reach_dm=reach_dm[0]), map(longest.__getitem__, groups)))
-    else:
-        media = [medium_for(longest[group], reach_dm[link[0]]) for group, link in zip(groups, links, strict=True)]
-    optics_only = {groups[number] for number in split_both}
-    if optics_only:
-        optical_at: dict[tuple[int, int], int] = {}
-        """The optical medium by run length and tier: a few kinds of run for every such link."""
-        for number, group in enumerate(groups):
-            if group in optics_only:
-                run = longest[group], links[number][0]
-                chosen = optical_at.get(run)
-                if chosen is None:
-                    chosen = optical_at[run] = _optical_for(run[0], reach_dm[run[1]], optical)
-                media[number] = chosen
-    return media, shared
+    return groups, shared, split_both
 
 
 def _optical_for(length_dm: int, reach_dm: tuple[int, ...], optical: tuple[bool, ...]) -> int:
