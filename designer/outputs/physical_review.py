@@ -5,9 +5,9 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable
 from typing import Any
 
-from designer.backend.physical import COMPUTE, PART_NAMES, Physical, Rack, over_budget, too_hot_for_air
+from designer.backend.physical import COMPUTE, Physical, Rack, over_budget, too_hot_for_air
 from designer.backend.wiring import Device
-from designer.catalog import SYSTEM_PARTS, SystemModel
+from designer.catalog import PART, SYSTEM_PARTS, SystemModel
 from designer.intent.facility import Facility
 from designer.outputs.markdown import markdown_inline
 
@@ -124,15 +124,6 @@ def _power_totals(name: str, physical: Physical, facility: Facility, system: Sys
     ]
 
 
-PART_WORDS = {
-    "compute_tray": ("compute trays", "tray"),
-    "nvlink_switch_tray": ("NVLink switch trays", PART_NAMES["nvlink_switch_tray"]),
-    "power_shelf": ("power shelves", PART_NAMES["power_shelf"]),
-    "management_switch": ("management switches", PART_NAMES["management_switch"]),
-}
-"""Each part of a system's rack layout in words, and the name its ones have in ``racks.csv`` after ``sys<s>-``."""
-
-
 def _system_rack_lines(system: SystemModel, top: int) -> list[str]:
     """The section of power.md that shows what every system rack holds, unit by unit from the top."""
     lines = [f"## Each {system.name} rack, from the top", ""]
@@ -146,7 +137,7 @@ def _system_rack_lines(system: SystemModel, top: int) -> list[str]:
     lines += ["| units | parts | names in racks.csv (after sys<s>-) |", "|---|---|---|"]
     numbered = dict.fromkeys(SYSTEM_PARTS, 0)
     for part, count, units in system.rack_layout:
-        words, name = PART_WORDS[part]
+        words, name = PART[part].words, PART[part].short
         first = numbered[part]
         numbered[part] += count
         lowest = top - count * units + 1

@@ -14,7 +14,7 @@ from designer.backend.physical.cables import NO_LENGTH, BomKey, Runs, lay_cables
 from designer.backend.physical.placement import COMPUTE, NETWORK, Layout, RackPlan, RowLength, TopKept, place
 from designer.backend.sizing import Plan
 from designer.backend.wiring import Fabric
-from designer.catalog import SYSTEM_PARTS, MediumModel
+from designer.catalog import BESIDE_TRAYS, MediumModel
 from designer.intent import Intent
 from designer.intent.facility import Facility
 
@@ -50,23 +50,11 @@ class Rack(NamedTuple):
     switches): name, lowest unit and height, both 0 where the catalog gives no rack layout."""
 
 
-PART_NAMES = {"nvlink_switch_tray": "nvswitch", "power_shelf": "powershelf", "management_switch": "mgmt"}
-"""How a system's parts beside its compute trays are named in its rack: ``sys<s>-<name><k>``, ``k`` from the top."""
-
-
-PART_ITEMS = {
-    "nvlink_switch_tray": "NVLink switch tray",
-    "power_shelf": "power shelf",
-    "management_switch": "management switch",
-}
-"""What one of a system's parts beside its compute trays is called after the system's name, as bom.csv orders it
-(``gb300-nvl72 NVLink switch tray``)."""
-
-
 def part_of(name: str) -> str:
-    """The kind of a system's part (:data:`designer.catalog.SYSTEM_PARTS`) from its name (``sys0-nvswitch3``)."""
+    """The kind of a system's part beside its trays (:data:`designer.catalog.BESIDE_TRAYS`) from its name
+    (``sys0-nvswitch3``)."""
     short = name.rsplit("-", 1)[1].rstrip("0123456789")
-    return next(part for part, named in PART_NAMES.items() if named == short)
+    return next(part.kind for part in BESIDE_TRAYS if part.short == short)
 
 
 class BomLine(NamedTuple):
@@ -150,7 +138,7 @@ def cable_lengths(intent: Intent, plan: Plan, fabric: Fabric, kept: TopKept) -> 
 def _parts(
     intent: Intent, plan: Plan, fabric: Fabric, rack: RackPlan, spots: dict[str, tuple[tuple[int, int], ...]]
 ) -> tuple[tuple[str, int, int], ...]:
-    """What a compute rack of a rack-scale system holds beside its trays, named by :data:`PART_NAMES` for the system
+    """What a compute rack of a rack-scale system holds beside its trays, each ``sys<s>-<short><k>`` for the system
     of its first tray, with each one's lowest unit and height from ``spots`` (:meth:`SystemModel.units`; 0 where the
     catalog gives no rack layout); nothing for any other rack."""
     system = intent.system
@@ -159,9 +147,9 @@ def _parts(
     first = fabric.devices[rack.devices[0]]
     number = (first.su * plan.servers_per_su + first.index) // plan.servers_per_system
     return tuple(
-        (f"sys{number}-{name}{k}", *(spots[part][k] if part in spots else (0, 0)))
-        for part, name in PART_NAMES.items()
-        for k in range(getattr(system, SYSTEM_PARTS[part]))
+        (f"sys{number}-{part.short}{k}", *(spots[part.kind][k] if part.kind in spots else (0, 0)))
+        for part in BESIDE_TRAYS
+        for k in range(getattr(system, part.count))
     )
 
 
@@ -174,10 +162,10 @@ def _system_lines(intent: Intent, servers: int) -> Counter[BomKey]:
         return lines
     systems = servers // system.trays
     lines["system", f"{system.name} rack", NO_LENGTH] = systems
-    for part, item in PART_ITEMS.items():
-        each = getattr(system, SYSTEM_PARTS[part])
+    for part in BESIDE_TRAYS:
+        each = getattr(system, part.count)
         if each:
-            lines["system", f"{system.name} {item}", NO_LENGTH] = systems * each
+            lines["system", f"{system.name} {part.item}", NO_LENGTH] = systems * each
     if system.north_south_nics:
         lines["nic", f"{system.north_south_nic} (north-south)", NO_LENGTH] = servers * system.north_south_nics
     return lines
