@@ -224,3 +224,38 @@ def test_the_layer_rule_refuses_an_import_upward_or_sideways() -> None:
         "designer/networks/sizing.py imports designer.analysis.facts (layer 5, not below 5)",
         "designer/validation.py imports designer.render.views (layer 6, not below 6)",
     ]
+
+
+def test_one_name_for_one_thing() -> None:
+    """No two modules of designer/ share a file name unless they are the same step of the two parallel pipelines
+    (backend/ and networks/) or the run and report of a command (audit/, explore/, verify/); the switch tiers and the
+    link tiers each have one home, and no module defines a bare ``TIERS``."""
+    pipelines, commands = {"backend", "networks"}, {"audit", "explore", "verify"}
+    steps = {name: pipelines for name in ("sizing.py", "wiring.py", "allocate.py", "model.py", "hosts.py")}
+    steps |= {"run.py": commands, "report.py": commands}
+    by_name: dict[str, list[str]] = {}
+    for path in sorted((ROOT / "designer").rglob("*.py")):
+        by_name.setdefault(path.name, []).append(path.relative_to(ROOT / "designer").as_posix())
+    shared = {
+        name: paths
+        for name, paths in by_name.items()
+        if len(paths) > 1 and name != "__init__.py" and {path.split("/")[0] for path in paths} != steps.get(name)
+    }
+    assert shared == {}
+    assert by_name["physical.py"] == ["networks/physical.py"]  # the backend's physical step is a package
+    spelled = {
+        '("leaf", "spine", "super_spine")': "intent/switch_spec.py",
+        '("server_leaf", "leaf_spine", "spine_super_spine")': "backend/wiring.py",
+    }
+    for literal, home in spelled.items():
+        found = [
+            path for paths in by_name.values() for path in paths if literal in (ROOT / "designer" / path).read_text()
+        ]
+        assert found == [home], literal
+    bare = [
+        path
+        for paths in by_name.values()
+        for path in paths
+        if re.search(r"^TIERS\b", (ROOT / "designer" / path).read_text(), re.MULTILINE)
+    ]
+    assert bare == []

@@ -11,7 +11,7 @@ from functools import cache
 import pytest
 
 from designer.backend.sizing import Plan, size
-from designer.backend.wiring import LEAF_SPINE, SERVER_LEAF, SPINE_SUPER, TIERS
+from designer.backend.wiring import LEAF_SPINE, LINK_TIERS, SERVER_LEAF, SPINE_SUPER
 from designer.design import Design
 from designer.intent import parse_intent
 from designer.outputs.build import review_files
@@ -61,11 +61,11 @@ def wired_bundles(design: Design) -> dict[tuple[str, str], int]:
         if devices[upper].plane != 0:
             continue
         if tier == SERVER_LEAF:
-            counts[TIERS[tier], f"SU {devices[upper].su}"] += 1
+            counts[LINK_TIERS[tier], f"SU {devices[upper].su}"] += 1
         elif tier == LEAF_SPINE:
-            counts[TIERS[tier], f"SU {devices[lower].su}"] += 1
+            counts[LINK_TIERS[tier], f"SU {devices[lower].su}"] += 1
         else:
-            counts[TIERS[tier], f"pod {devices[lower].pod}"] += 1
+            counts[LINK_TIERS[tier], f"pod {devices[lower].pod}"] += 1
     return counts
 
 
@@ -88,13 +88,13 @@ def test_every_bundle_drawn_has_the_links_and_speed_of_the_wired_fabric(name: st
     drawn = bundles(parsed(design.plan))
     wired = wired_bundles(design)
     assert {key: links for key, (links, _) in drawn.items()} == {key: wired[key] for key in drawn}
-    assert {key: speed for key, (_, speed) in drawn.items()} == {key: speeds[TIERS.index(key[0])] for key in drawn}
+    assert {key: speed for key, (_, speed) in drawn.items()} == {key: speeds[LINK_TIERS.index(key[0])] for key in drawn}
     drawn_tiers = {tier for tier, _ in drawn}
-    assert drawn_tiers == {TIERS[t] for t in (SERVER_LEAF, LEAF_SPINE, SPINE_SUPER) if wired_tier(wired, t)}
+    assert drawn_tiers == {LINK_TIERS[t] for t in (SERVER_LEAF, LEAF_SPINE, SPINE_SUPER) if wired_tier(wired, t)}
 
 
 def wired_tier(wired: dict[tuple[str, str], int], tier: int) -> bool:
-    return any(key[0] == TIERS[tier] for key in wired)
+    return any(key[0] == LINK_TIERS[tier] for key in wired)
 
 
 def test_one_panel_stands_for_every_plane_of_a_two_plane_design() -> None:

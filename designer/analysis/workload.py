@@ -68,7 +68,6 @@ SEARCH_RUN_FLOWS = 1 << 16
 """Flows times runs one step of the QP search aims at: a step with many flows (where the busiest link varies little
 from run to run) takes fewer runs than the workload's, but at least
 :data:`~designer.intent.workloads_section.MIN_RUNS`."""
-TIERS = ("server_leaf", "leaf_spine", "spine_super_spine")
 SPREAD_EFFICIENCY = 0.95
 """The share of line rate links deliver when traffic is spread at flowlet or packet granularity: NVIDIA reports 95%
 effective data throughput for Spectrum-X (adaptive routing with SuperNIC reordering) at 100,000-GPU scale, against

@@ -56,6 +56,7 @@ from designer.catalog import Catalog, SonicSku, SwitchFacts, catalog
 from designer.intent import Intent
 from designer.intent.configs import QosSpec
 from designer.intent.schema import LoadBalancingDoc, RoutingDoc
+from designer.intent.switch_spec import SWITCH_TIERS
 
 HASH_FIELDS = {
     "five-tuple": ("source-ip", "destination-ip", "ip-protocol", "source-port", "destination-port"),
@@ -77,7 +78,7 @@ PEER_GROUPS = {
 """The peer group of a session, by the peer's role: one per role and direction on every switch (servers only where
 they run BGP, in a network dual-homed with ``bgp``; the data-centre core only on a border leaf peering with it)."""
 GROUP_ROLES = {group: role for role, group in PEER_GROUPS.items()}
-ROLES_UP = ("server", "leaf", "spine", "super_spine", "core")
+ROLES_UP = ("server", *SWITCH_TIERS, "core")
 """The roles from the servers up: a session towards a later role is an uplink."""
 TIERS_OF_ROLES = {"border_leaf": "leaf", "storage_leaf": "leaf"}
 """The tier of each role that is not a tier of its own: a network's border and storage leaves are leaves."""

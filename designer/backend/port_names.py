@@ -16,6 +16,7 @@ from collections.abc import Callable, Mapping, Sequence
 from designer.backend.wiring import Device, Fabric
 from designer.catalog import Catalog, PortNaming
 from designer.intent import Intent
+from designer.intent.switch_spec import SWITCH_TIERS
 
 SERDES_LANES = {10: 1, 25: 1, 40: 4, 50: 2, 100: 4, 200: 4, 400: 8, 800: 8, 1600: 8}
 """Electrical lanes of one physical port at each port speed (QSFP28/QSFP56 4, QSFP-DD/OSFP 8)."""
@@ -55,7 +56,7 @@ def switch_port_names(
 
 def port_speeds(intent: Intent) -> dict[str, int]:
     """The port speed (Gb/s) of the backend's switches of each role."""
-    return {role: intent.switch(role).speed for role in ("leaf", "spine", "super_spine")}
+    return {role: intent.switch(role).speed for role in SWITCH_TIERS}
 
 
 def switch_namer(

@@ -108,7 +108,7 @@ class Plan:
 
     @property
     def link_speeds(self) -> tuple[int, int, int]:
-        """Gb/s of each tier's links, in ``fabric.TIERS`` order."""
+        """Gb/s of each tier's links, in :data:`~designer.backend.wiring.LINK_TIERS` order."""
         return self.link_speed, self.leaf_spine_speed, self.spine_super_speed
 
     @property

@@ -38,7 +38,7 @@ from designer.intent import Intent, SwitchSpec
 if TYPE_CHECKING:
     import networkx as nx
 
-TIERS = ("server_leaf", "leaf_spine", "spine_super_spine")
+LINK_TIERS = ("server_leaf", "leaf_spine", "spine_super_spine")
 SERVER_LEAF, LEAF_SPINE, SPINE_SUPER = range(3)
 NONE = -1
 

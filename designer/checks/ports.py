@@ -17,6 +17,7 @@ from designer.backend.wiring import Fabric
 from designer.checks.base import capped
 from designer.design import Wired
 from designer.findings import Finding
+from designer.intent.switch_spec import SWITCH_TIERS
 
 ID = "ports"
 DESCRIPTION = "no port used twice or beyond the hardware; breakout consistent"
@@ -27,7 +28,7 @@ def check(design: Wired) -> Iterable[Finding]:
     fabric, intent, plan = design.fabric, design.intent, design.plan
     devices = fabric.devices
     problems: list[tuple[str, str]] = []
-    speeds = dict(zip(("leaf", "spine", "super_spine"), plan.link_speeds[:3], strict=True))
+    speeds = dict(zip(SWITCH_TIERS, plan.link_speeds[:3], strict=True))
     ups = {"leaf": plan.leaf_spine_speed, "spine": plan.spine_super_speed, "super_spine": plan.spine_super_speed}
     for device in fabric.switches():
         spec, down, up = intent.switch(device.role), speeds[device.role], ups[device.role]

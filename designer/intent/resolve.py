@@ -59,7 +59,7 @@ from designer.intent.schema import (
     private_asns,
 )
 from designer.intent.site_catalog import SiteCatalogs, site_catalogs
-from designer.intent.switch_spec import SwitchSpec
+from designer.intent.switch_spec import SWITCH_TIERS, SwitchSpec
 from designer.intent.technology import (
     chassis_naming_problems,
     default_targets,
@@ -72,7 +72,6 @@ from designer.targets import per_fabric, per_switch
 
 MAX_UNKNOWN_KEYS = 50
 """Unknown keys reported one by one; the rest are counted."""
-TIERS = ("leaf", "spine", "super_spine")
 
 
 @dataclass(frozen=True)
@@ -548,12 +547,12 @@ def _tier_speed_problems(
         "super_spine": fabric.super_spine is not None and fabric.tiers != 2,
     }
     speeds = tier_speeds(server.nic_speed, switches[0], switches[1])
-    for tier, spec, down in zip(TIERS, switches, speeds, strict=True):
+    for tier, spec, down in zip(SWITCH_TIERS, switches, speeds, strict=True):
         if given[tier] and down == server.nic_speed:  # an inherited tier repeats the problems of the one it copies
             problems.extend(_speed_problems(tier, spec, server.nic_speed))
     problems.extend(_uplink_problems(fabric, switches, speeds))
     ups = (speeds[1], speeds[2], speeds[2])
-    for tier, spec, down, up in zip(TIERS, switches, speeds, ups, strict=True):
+    for tier, spec, down, up in zip(SWITCH_TIERS, switches, speeds, ups, strict=True):
         if given[tier] and intact(("fabric", tier)):
             problems.extend(
                 link_speed_problems(tier, spec.model, (down, up) if tier != "super_spine" else (down,), hardware)
@@ -596,7 +595,7 @@ def _sku_problems(
         options.sonic.hwsku,
         {
             tier: (spec.model, spec.ports, spec.breakout(down), down)
-            for tier, spec, down, up in zip(TIERS, switches, speeds, ups, strict=True)
+            for tier, spec, down, up in zip(SWITCH_TIERS, switches, speeds, ups, strict=True)
             if up == down  # no SKU runs ports broken out two ways
         },
     )
@@ -608,7 +607,7 @@ def _built_tiers(
     """Each tier's model and breakouts, down and up, of the tiers the intent builds (with tiers auto, maybe none)."""
     return {
         tier: (switches[index].model, tuple(switches[index].breakout(speed) for speed in speeds[index : index + 2]))
-        for index, tier in enumerate(TIERS[: 3 if fabric.tiers == 3 else 2])
+        for index, tier in enumerate(SWITCH_TIERS[: 3 if fabric.tiers == 3 else 2])
     }
 
 
@@ -646,7 +645,7 @@ def _equipment(doc: IntentDoc, sized: _Sized, intact: Callable[..., bool]) -> di
         equipment[sized.server.model] = sized.server.rack_units
     if sized.system:
         equipment[sized.system.name] = sized.system.rack_units()
-    for tier, spec in zip(TIERS, sized.switches or (), strict=False):
+    for tier, spec in zip(SWITCH_TIERS, sized.switches or (), strict=False):
         if intact(("fabric", tier)):
             equipment[spec.model] = spec.rack_units
     return equipment
@@ -1180,7 +1179,7 @@ def _switches(
 ) -> tuple[SwitchSpec, SwitchSpec, SwitchSpec] | None:
     """Resolve the three tiers; the spine defaults to the leaf's hardware, the super-spine to the spine's."""
     specs: list[SwitchSpec | None] = []
-    for tier in TIERS:
+    for tier in SWITCH_TIERS:
         path, switch = ("fabric", tier), getattr(fabric, tier)
         if switch is None and specs and intact(path):
             specs.append(specs[-1])

@@ -4,6 +4,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+SWITCH_TIERS = ("leaf", "spine", "super_spine")
+"""The backend's switch tiers from the servers up, as the intent's ``fabric`` section and every stage name them."""
+
 
 @dataclass(frozen=True)
 class SwitchSpec:

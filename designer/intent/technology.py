@@ -11,9 +11,9 @@ from string import Formatter
 from designer.catalog import Catalog
 from designer.errors import Problem
 from designer.intent.schema import IntentDoc, PartitionDoc
+from designer.intent.switch_spec import SWITCH_TIERS
 from designer.targets import TARGETS, defaults, of_technology, per_switch
 
-TIERS = ("leaf", "spine", "super_spine")
 ETHERNET_ONLY = {
     "addressing": "an InfiniBand fabric has no IP addressing: the subnet manager assigns every port a LID",
     "routing": "an InfiniBand fabric runs no BGP: the subnet manager computes every switch's forwarding table",
@@ -45,7 +45,7 @@ def technology_problems(
         for index, target in enumerate(targets)
         if TARGETS[target].technology != technology
     ]
-    for tier in TIERS:
+    for tier in SWITCH_TIERS:
         switch = getattr(doc.fabric, tier)
         model = hardware.switches.get(switch.model) if switch is not None and switch.model else None
         if model is not None and model.technology != technology and intact(("fabric", tier, "model")):
@@ -120,7 +120,7 @@ def chassis_naming_problems(
     """A chassis (a catalog switch of line cards) in a tier that a network OS of ``targets`` names without the line
     card: its configuration would name the chassis's ports as a fixed switch's, which no such OS does."""
     problems = []
-    for tier in TIERS:
+    for tier in SWITCH_TIERS:
         switch = getattr(doc.fabric, tier)
         model = hardware.switches.get(switch.model) if switch is not None and switch.model else None
         if model is None or not model.line_card_ports or not intact(("fabric", tier, "model")):

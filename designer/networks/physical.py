@@ -38,7 +38,7 @@ from itertools import pairwise
 from designer.backend.allocate import Pool
 from designer.backend.physical import BomLine, Rack, TopKept, part_of
 from designer.backend.physical.cables import UNIT_M, decimetres, module_name, ordered_length
-from designer.backend.wiring import TIERS, Device
+from designer.backend.wiring import LINK_TIERS, Device
 from designer.catalog import Catalog, SystemModel
 from designer.intent.facility import Facility
 from designer.intent.networks_section import DataNetworkSpec, OobSpec
@@ -570,9 +570,9 @@ def _cables(
         devices = fabric.devices
         for tier, upper, upper_port, lower, lower_port in fabric.links:
             up, low = devices[upper], devices[lower]
-            speed = spec.leaf.speed if TIERS[tier] == "leaf_spine" else _server_speed(spec, low)
+            speed = spec.leaf.speed if LINK_TIERS[tier] == "leaf_spine" else _server_speed(spec, low)
             ends = (up.name, fabric.port_name(up, upper_port)), (low.name, fabric.port_name(low, lower_port))
-            cables.append(cable(spec.name, TIERS[tier], *ends, speed))
+            cables.append(cable(spec.name, LINK_TIERS[tier], *ends, speed))
         cables += _core_cables(hall, spec, fabric, places)
     if oob_design is not None and oob is not None:
         for access in oob_design.access:

@@ -13,7 +13,7 @@ from designer import __version__
 from designer.backend.model import DeviceConfig
 from designer.backend.physical import part_of
 from designer.backend.port_names import os_port_names
-from designer.backend.wiring import SERVER_LEAF, TIERS
+from designer.backend.wiring import LINK_TIERS, SERVER_LEAF
 from designer.checks import formats as checks_format
 from designer.design import Design
 from designer.outputs.network_tables import network_device_rows, network_link_rows, networks_summary
@@ -95,7 +95,7 @@ def _link_rows(design: Design) -> list[str]:
     devices = [quote(device.name) for device in fabric.devices]
     ports = _quoted(fabric.port_names())
     by_os = [(quote(target), _quoted(names)) for target, names in os_port_names(design.intent, fabric).items()]
-    tiers = [quote(tier) for tier in TIERS]
+    tiers = [quote(tier) for tier in LINK_TIERS]
     media = list(map(quote, physical.medium_names()))
     lengths = {length: repr(length / 10) for length in set(physical.link_length_dm)}  # few lengths repeat
     length_of, medium_of = physical.link_length_dm, physical.link_medium

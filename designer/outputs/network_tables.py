@@ -14,7 +14,7 @@ from typing import Any
 
 from designer.backend.allocate import ip
 from designer.backend.physical import Physical
-from designer.backend.wiring import TIERS
+from designer.backend.wiring import LINK_TIERS
 from designer.intent.facility import Facility
 from designer.networks.cluster import ClusterNetworks, DataNetwork
 from designer.networks.hosts import host_asn_and_loopback
@@ -171,8 +171,8 @@ def addressing_rows(networks: ClusterNetworks) -> tuple[list[str], Iterator[list
             for (tier, upper, up_port, lower, low_port), even in zip(fabric.links, allocation.evens, strict=True):
                 up, low = devices[upper], devices[lower]
                 up_if, low_if = fabric.port_name(up, up_port), fabric.port_name(low, low_port)
-                yield [name, up.name, up_if, f"{ip(even)}/31", low.name, low_if, ip(even + 1), TIERS[tier]]
-                yield [name, low.name, low_if, f"{ip(even + 1)}/31", up.name, up_if, ip(even), TIERS[tier]]
+                yield [name, up.name, up_if, f"{ip(even)}/31", low.name, low_if, ip(even + 1), LINK_TIERS[tier]]
+                yield [name, low.name, low_if, f"{ip(even + 1)}/31", up.name, up_if, ip(even), LINK_TIERS[tier]]
             for number, port, even in data.core_uplinks():
                 border = fabric.devices[number]
                 border_if, core_if = fabric.port_name(border, port), f"uplink{port}"

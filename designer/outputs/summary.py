@@ -15,11 +15,12 @@ from designer.backend.allocate import Allocation, ip
 from designer.backend.model import Headroom
 from designer.backend.physical.placement import servers_per_rack
 from designer.backend.sizing import Plan
-from designer.backend.wiring import TIERS
+from designer.backend.wiring import LINK_TIERS
 from designer.checks import applicable, counts, evidence
 from designer.checks import formats as checks_format
 from designer.design import Design
 from designer.intent import Intent
+from designer.intent.switch_spec import SWITCH_TIERS
 from designer.outputs import workload_report
 from designer.outputs.hardware import hardware_lines, nic_balancing_line
 from designer.outputs.labels import HTML_LABELS
@@ -262,7 +263,7 @@ def _switch_lines(design: Design, data: dict[str, Any]) -> list[str]:
     intent, plan = design.intent, design.plan
     lines = ["## Switches", "", "| role | count | model | logical ports | breakout |", "|---|---:|---|---:|---:|"]
     radix = {"leaf": plan.leaf_radix, "spine": plan.spine_radix, "super_spine": plan.super_radix}
-    speeds = dict(zip(("leaf", "spine", "super_spine"), plan.link_speeds, strict=True))
+    speeds = dict(zip(SWITCH_TIERS, plan.link_speeds, strict=True))
     ups = {"leaf": plan.leaf_spine_speed, "spine": plan.spine_super_speed if plan.tiers == 3 else plan.leaf_spine_speed}
     for role, count in data["switches"].items():
         if count:
@@ -347,7 +348,7 @@ def _asn_lines(design: Design, allocation: Allocation, asns: int) -> list[str]:
         "| role | first | last |",
         "|---|---:|---:|",
     ]
-    for role in ("leaf", "spine", "super_spine"):
+    for role in SWITCH_TIERS:
         numbers = [
             asn for device, asn in zip(design.fabric.switches(), allocation.asns, strict=True) if device.role == role
         ]
@@ -555,7 +556,9 @@ def _hall_lines(design: Design) -> list[str]:
     for (tier, *_), length in zip(design.fabric.links, physical.link_length_dm, strict=True):
         if length > longest.get(tier, -1):
             longest[tier] = length
-    runs = ", ".join(f"{TIERS[tier].replace('_', '-')} {length / 10:g} m" for tier, length in sorted(longest.items()))
+    runs = ", ".join(
+        f"{LINK_TIERS[tier].replace('_', '-')} {length / 10:g} m" for tier, length in sorted(longest.items())
+    )
     return ["", f"{why}{where}. Longest run per tier, slack ({facility.slack_m:g} m) included: {runs}."]
 
 

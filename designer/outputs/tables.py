@@ -9,7 +9,7 @@ from itertools import chain, islice
 from typing import Any
 
 from designer.backend.port_names import naming_targets, os_port_names, port_columns
-from designer.backend.wiring import SERVER_LEAF, TIERS, Device
+from designer.backend.wiring import LINK_TIERS, SERVER_LEAF, Device
 from designer.design import Design
 
 UNNUMBERED = "unnumbered (IPv6 link-local)"
@@ -60,7 +60,7 @@ def cabling_rows(design: Design) -> tuple[list[str], Iterable[list[Any]]]:
     cages = cage_names(design)
     rows = (
         [
-            TIERS[tier],
+            LINK_TIERS[tier],
             devices[upper].plane,
             devices[upper].name,
             *(names[upper][upper_port] for names in layouts),
@@ -136,7 +136,7 @@ def addressing_rows(design: Design) -> tuple[list[str], Iterable[list[Any]]]:
         upper_ips, lower_ips = allocation.upper_ips, allocation.lower_ips
         unnumbered = design.intent.routing.underlay == "unnumbered"
         for number, (tier, upper, upper_port, lower, lower_port) in enumerate(fabric.links):
-            use, up_ip, low_ip = TIERS[tier], upper_ips[number], lower_ips[number]
+            use, up_ip, low_ip = LINK_TIERS[tier], upper_ips[number], lower_ips[number]
             up_name, up_ports = devices[upper].name, [names[upper][upper_port] for names in layouts]
             low_name, low_ports = devices[lower].name, [names[lower][lower_port] for names in layouts]
             if unnumbered and tier != SERVER_LEAF:

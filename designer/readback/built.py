@@ -26,13 +26,14 @@ from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 from typing import TYPE_CHECKING, Any, cast
 
-from designer.backend.wiring import TIERS
+from designer.backend.wiring import LINK_TIERS
 from designer.errors import InputError, Problem, Source
 from designer.files import Refused, output_cap, read_below
 from designer.findings import SEVERITIES, Finding
 from designer.intent.nic_names import nic_name_problem
 from designer.intent.schema import BALANCING_ALIASES, BALANCING_MODES, safe_name
 from designer.intent.site_catalog import SiteCatalogs, folder_catalogs
+from designer.intent.switch_spec import SWITCH_TIERS
 from designer.networks.sizing import PREFIXES as NETWORK_PREFIXES
 from designer.outputs.folder import INTENT_FILE, SITE_CATALOG_FILE
 
@@ -356,8 +357,8 @@ def _summary(summary: dict[str, Any], addressed: bool) -> list[Problem]:
             "tiers": _choice((2, 3)),
             "gpus": _count,
             **({"asns": _count} if addressed else {}),
-            "switches": _counts(("leaf", "spine", "super_spine")),
-            "links": _counts(TIERS),
+            "switches": _counts(SWITCH_TIERS),
+            "links": _counts(LINK_TIERS),
             "sizing": _counts(("spines_per_pod", "leaf_spine_parallel_links", "scalable_units_per_pod")),
         },
         optional={"bisection_tbps": _number_or_null, "checks": _counts(("passed", "failed", "warnings"))},
@@ -411,7 +412,7 @@ def _links(rows: list[Any], roles: dict[str, str], addressed: bool) -> list[Prob
     if not addressed:
         return _unaddressed_links(rows, roles)
     problems: list[Problem] = []
-    rules: dict[str, Rule] = {"tier": _choice(TIERS), "a": _end, "z": _end, "subnet": _subnet}
+    rules: dict[str, Rule] = {"tier": _choice(LINK_TIERS), "a": _end, "z": _end, "subnet": _subnet}
     ports: set[tuple[bool, str]] = set()
     for path, row in _well_formed(rows, rules, problems):
         unnumbered = row["tier"] != "server_leaf" and (row["a"][2], row["z"][2], row["subnet"]) == (None, None, None)
@@ -582,7 +583,7 @@ def _unaddressed_links(rows: list[Any], roles: dict[str, str]) -> list[Problem]:
     """Every link row of a design without addresses (InfiniBand): both ends ``[device, port]``, known devices with
     valid ports."""
     problems: list[Problem] = []
-    rules: dict[str, Rule] = {"tier": _choice(TIERS), "a": _port_end, "z": _port_end}
+    rules: dict[str, Rule] = {"tier": _choice(LINK_TIERS), "a": _port_end, "z": _port_end}
     ports: set[tuple[bool, str]] = set()
     for path, row in _well_formed(rows, rules, problems):
         for side, server in (("a", False), ("z", row["tier"] == "server_leaf")):

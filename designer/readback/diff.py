@@ -44,6 +44,7 @@ from typing import IO, Any, NamedTuple
 from designer.backend.wiring import natural
 from designer.errors import InputError, Problem, printable
 from designer.files import GIT_LISTING, Cap, MiB, output_cap, too_large
+from designer.intent.switch_spec import SWITCH_TIERS
 from designer.readback.built import DESIGN_FILE, parse_design, read_built_design, read_inside, read_regular
 from designer.targets import TARGETS
 
@@ -722,7 +723,7 @@ class _Comparison:
         return [*lines, ""] if lines else []
 
 
-_ROLES = ("leaf", "spine", "super_spine", "server")
+_ROLES = (*SWITCH_TIERS, "server")
 
 
 def lost_lines(old: str, new: str, path: str = "") -> list[str]:

@@ -15,10 +15,10 @@ from collections.abc import Mapping
 from typing import Any
 
 NETWORK = "frontend"
-TIERS = {"server": -1, "leaf": 0, "border_leaf": 0, "spine": 1}
+LEVELS = {"server": -1, "leaf": 0, "border_leaf": 0, "spine": 1}
 """The frontend's devices the lab runs, by their design.json role, with their tier: a server running BGP sits
 below the leaves, a border leaf beside them."""
-LAB_TIERS = ("server_leaf", "leaf_spine")
+LAB_LINKS = ("server_leaf", "leaf_spine")
 """The frontend's links the lab wires."""
 CORE_TIER = "core_uplink"
 """A border leaf's uplink to the data-centre core (design.json's tier name), which the lab leaves out."""
@@ -40,7 +40,7 @@ def devices(data: Mapping[str, Any], whole: bool) -> list[dict[str, Any]]:
         row
         for row in data.get("network_devices", ())
         if row["network"] == NETWORK
-        and row["role"] in TIERS
+        and row["role"] in LEVELS
         and (whole or row["role"] in ("border_leaf", "spine") or row.get("group", 0) < SLICE_GROUPS)
     ]
 
@@ -48,5 +48,5 @@ def devices(data: Mapping[str, Any], whole: bool) -> list[dict[str, Any]]:
 def links(data: Mapping[str, Any]) -> list[dict[str, Any]]:
     """The frontend rows of ``network_links`` between its devices, and its core uplinks: the core is no router of
     the lab, so a border leaf's sessions to it are peers outside the lab, not neighbors beyond the design."""
-    tiers = (*LAB_TIERS, CORE_TIER)
+    tiers = (*LAB_LINKS, CORE_TIER)
     return [row for row in data.get("network_links", ()) if row["network"] == NETWORK and row["tier"] in tiers]

@@ -20,12 +20,12 @@ from ipaddress import IPv4Network
 from typing import Any
 
 from designer.errors import InputError, PrerequisiteError, Problem
+from designer.intent.switch_spec import SWITCH_TIERS
 from designer.readback.built import DESIGN_FILE, parse_design
 from designer.targets import config_files, config_path
 from designer.verify import frontend
 from designer.verify.hostconfig import parse_router_sysctl
 
-ROLES = ("leaf", "spine", "super_spine")
 PLURAL = {"leaf": "leaves", "spine": "spines", "super_spine": "super-spines"}
 ROUTER_MIB = 20
 """Memory (PSS) of one zebra + bgpd pair with an almost empty table, measured on FRR 8.4."""
@@ -191,7 +191,7 @@ def topology(files: Mapping[str, bytes], whole: bool = True, where: str = DESIGN
     summary = data["summary"]
     tiers = summary["tiers"]
     sizing = summary["sizing"]
-    switches = [device for device in data["devices"] if device["role"] in ROLES]
+    switches = [device for device in data["devices"] if device["role"] in SWITCH_TIERS]
     keep = [device for device in switches if whole or _in_slice(device, tiers, sizing)]
     front = frontend.devices(data, whole)
     hosts = [row["name"] for row in front if row["role"] == "server"]
@@ -249,7 +249,7 @@ def _routers(keep: list[dict[str, Any]], front: list[dict[str, Any]]) -> list[Ro
             Router(
                 device["name"],
                 device["role"],
-                ROLES.index(device["role"]),
+                SWITCH_TIERS.index(device["role"]),
                 device["plane"],
                 device.get("pod", -1),
                 device.get("su", -1),
@@ -263,7 +263,7 @@ def _routers(keep: list[dict[str, Any]], front: list[dict[str, Any]]) -> list[Ro
             Router(
                 row["name"],
                 frontend.ROLE_PREFIX + row["role"],
-                frontend.TIERS[row["role"]],
+                frontend.LEVELS[row["role"]],
                 -1,
                 -1,
                 row.get("group", -1),
@@ -367,7 +367,7 @@ def _in_slice(device: dict[str, Any], tiers: int, sizing: dict[str, Any]) -> boo
 
 
 def _coverage(routers: list[Router], total: int, tiers: int, whole: bool) -> str:
-    counts = {role: sum(router.role == role for router in routers) for role in ROLES}
+    counts = {role: sum(router.role == role for router in routers) for role in SWITCH_TIERS}
     held = ", ".join(
         f"{count} {PLURAL[role] if count != 1 else role.replace('_', '-')}" for role, count in counts.items() if count
     )

@@ -46,7 +46,7 @@ from designer.analysis.flows import (
 from designer.analysis.flows import Topology as ModelTopology
 from designer.analysis.flows import topology as model_topology
 from designer.analysis.workload import percentile
-from designer.backend.wiring import TIERS, Device, Fabric
+from designer.backend.wiring import LINK_TIERS, Device, Fabric
 from designer.errors import InputError, PrerequisiteError, Problem
 from designer.intent.nic_names import nic_name_problem
 from designer.verify.hostconfig import HostConfig, parse_host, sysctl_path
@@ -387,7 +387,7 @@ class Model:
     link_names: list[str]
     """Per design link: both ends, for the report."""
     tiers: list[int]
-    """Per design link: its tier (index in :data:`designer.backend.wiring.TIERS`)."""
+    """Per design link: its tier (index in :data:`designer.backend.wiring.LINK_TIERS`)."""
     link_index: dict[tuple[str, str], int]
     """(upper device, upper port) -> the design link's number."""
 
@@ -398,7 +398,7 @@ def model(data: Mapping[str, Any], nics: Sequence[HostNic], qps: int | None = No
     devices, names = _devices(data)
     links, rails = [], data["summary"]["rails"]
     for link in data["links"]:
-        tier = TIERS.index(link["tier"])
+        tier = LINK_TIERS.index(link["tier"])
         (a, a_port, _), (z, z_port, _) = link["a"], link["z"]
         links.append((tier, names[a], _port_number(a_port, rails), names[z], _port_number(z_port, rails)))
     switches = sum(device.role != "server" for device in devices)
@@ -555,7 +555,7 @@ def compare(top: ModelTopology, flows: FlowSet, measured: Measured) -> tuple[lis
                 count for key, count in measured.links.items() if key % 2 == direction and tier_of[key // 2] == tier
             )
             if want != have:
-                problems.append(f"{TIERS[tier]} {word}: {have} packets measured, the model routes {want} flows")
+                problems.append(f"{LINK_TIERS[tier]} {word}: {have} packets measured, the model routes {want} flows")
     spreads = [
         Spread(name, chi_square(measured.links, groups), tuple(chi_square(run, groups) for run in runs))
         for name, groups in group_classes(top).items()

@@ -17,6 +17,7 @@ from designer.backend.wiring import Fabric
 from designer.catalog import BESIDE_TRAYS, MediumModel
 from designer.intent import Intent
 from designer.intent.facility import Facility
+from designer.intent.switch_spec import SWITCH_TIERS
 
 __all__ = [
     "COMPUTE",
@@ -79,7 +80,7 @@ class Physical:
     link_medium: list[int]
     media: tuple[MediumModel, ...]
     reach_dm: tuple[tuple[int, ...], ...]
-    """Per tier (``fabric.TIERS``), each medium's reach at that tier's link speed."""
+    """Per tier (:data:`~designer.backend.wiring.LINK_TIERS`), each medium's reach at that tier's link speed."""
     switch_w: list[float]
     bom: list[BomLine]
     shared_ports: dict[int, tuple[int, int]]
@@ -246,4 +247,4 @@ def _same_runs(intent: Intent, layout: Layout, other: Intent, physical: Physical
 
 def _heights(intent: Intent) -> tuple[int, ...]:
     """The rack units of a server and of a switch of each tier."""
-    return (intent.server.rack_units, *(intent.switch(role).rack_units for role in ("leaf", "spine", "super_spine")))
+    return (intent.server.rack_units, *(intent.switch(role).rack_units for role in SWITCH_TIERS))

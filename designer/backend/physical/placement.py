@@ -39,6 +39,7 @@ from designer.backend.sizing import Plan
 from designer.backend.wiring import Device, Fabric
 from designer.intent import Intent
 from designer.intent.facility import Facility
+from designer.intent.switch_spec import SWITCH_TIERS
 
 COMPUTE, NETWORK = "compute", "network"
 
@@ -126,9 +127,9 @@ def place(intent: Intent, plan: Plan, fabric: Fabric, kept: TopKept) -> Layout:
     the top of each network rack keeps (``kept``); racks with nothing built yet are left out."""
     facility, devices = intent.facility, fabric.devices
     per_rack = kept.servers_per_rack or servers_per_rack(intent)
-    heights = {role: intent.switch(role).rack_units for role in ("leaf", "spine", "super_spine")}
+    heights = {role: intent.switch(role).rack_units for role in SWITCH_TIERS}
     heights["server"] = intent.server.rack_units
-    draws = {role: intent.switch(role).power_w_optics for role in ("leaf", "spine", "super_spine")}
+    draws = {role: intent.switch(role).power_w_optics for role in SWITCH_TIERS}
 
     blocks = (
         _system_blocks(plan, facility, heights, draws, kept)
