@@ -67,7 +67,8 @@ def _run(argv: Sequence[str] | None, kept: list[object]) -> int:
     collecting = gc.isenabled()
     gc.disable()
     try:
-        return args.run(args)
+        code: int = args.run(args)
+        return code
     except (InputError, PrerequisiteError, TemplateError, OutputError) as error:
         print(str(error), file=sys.stderr)
         return EXIT_INPUT
@@ -415,8 +416,8 @@ def _build(args: argparse.Namespace) -> int:
     from designer.outputs.build import build_and_write
     from designer.outputs.folder import claim
     from designer.outputs.summary import summary, summary_text, written_lines
-    from designer.pipeline import validated_intent
     from designer.readback.diff import Previous
+    from designer.validation import validated_intent
 
     intent = validated_intent(args.intent)
     target = args.output or Path("outputs") / intent.name
@@ -496,7 +497,8 @@ def _build_errors(built: Design, target: Path, first: str) -> int:
 
 def _plan(args: argparse.Namespace) -> int:
     from designer.outputs.summary import summary, summary_text
-    from designer.pipeline import design, validated_intent
+    from designer.pipeline import design
+    from designer.validation import validated_intent
 
     intent = validated_intent(args.intent)
     built = design(intent, _progress(intent), hosts=False)
@@ -522,8 +524,9 @@ def _explore(args: argparse.Namespace) -> int:
 def _check(args: argparse.Namespace) -> int:
     from designer.checks import CHECKS, applicable
     from designer.checks import formats as check_formats
-    from designer.pipeline import design, validated_intent
+    from designer.pipeline import design
     from designer.readback.built import folder_intent, output_findings
+    from designer.validation import validated_intent
 
     checks = CHECKS
     if args.intent.is_dir():
@@ -566,7 +569,8 @@ def _analyze(args: argparse.Namespace) -> int:
     from designer.analysis.workload import SEEDS
     from designer.errors import Problem
     from designer.outputs import workload_report as workload_formats
-    from designer.pipeline import validated_intent, workloads
+    from designer.pipeline import workloads
+    from designer.validation import validated_intent
 
     intent = validated_intent(args.intent)
     seeds = args.seeds or SEEDS
@@ -658,8 +662,9 @@ def _verify(args: argparse.Namespace) -> int:
     from designer.backend.wiring import wire
     from designer.infiniband.sm_files import names_of
     from designer.outputs.build import design_files
-    from designer.pipeline import design, validated_intent
+    from designer.pipeline import design
     from designer.readback.built import folder_intent
+    from designer.validation import validated_intent
     from designer.verify.report import FORMATS
     from designer.verify.run import read_output, verify
     from designer.verify.subnet import read_subnet_files, verify_subnet

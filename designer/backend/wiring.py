@@ -150,7 +150,7 @@ class Fabric(Wiring[Plan]):
             names.append(layouts[key])
         return names
 
-    def graph(self) -> nx.MultiGraph:
+    def graph(self) -> nx.MultiGraph[int]:
         """The fabric as a networkx multigraph: one edge per link, capacity in Gb/s, for analysis."""
         import networkx as nx  # only analyses that want a graph library pay for importing it
 

@@ -17,7 +17,7 @@ from itertools import pairwise
 
 from designer.backend.allocate import Allocation, Pool, ip
 from designer.backend.model import DeviceConfig
-from designer.backend.wiring import SERVER_LEAF, Link
+from designer.backend.wiring import SERVER_LEAF, Device, Link
 from designer.checks.base import capped
 from designer.design import Built
 from designer.findings import Finding
@@ -207,9 +207,9 @@ def _duplicated(values: Sequence[Hashable]) -> Counter[Hashable]:
     return Counter({value: count for value, count in Counter(values).items() if count > 1})
 
 
-def _inside(pool, address: int) -> bool:
-    return pool.first <= address < pool.first + pool.size
+def _inside(pool: Pool, address: int) -> bool:
+    return bool(pool.first <= address < pool.first + pool.size)
 
 
-def _name(devices: list, device: int, port: int) -> str:
+def _name(devices: Sequence[Device], device: int, port: int) -> str:
     return devices[device].name if port < 0 else f"{devices[device].name}:{devices[device].port_name(port)}"

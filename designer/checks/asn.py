@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections import defaultdict
 from collections.abc import Iterable, Sequence
 
-from designer.backend.wiring import SERVER_LEAF
+from designer.backend.wiring import SERVER_LEAF, Device
 from designer.checks.base import capped
 from designer.design import Wired
 from designer.findings import Finding
@@ -94,7 +94,7 @@ def _numbering_problems(design: Wired, asns: Sequence[int]) -> list[tuple[str, s
     return problems
 
 
-def _sharers(switches: list, index: int, shared: bool) -> tuple[object, ...]:
+def _sharers(switches: Sequence[Device], index: int, shared: bool) -> tuple[object, ...]:
     """Switches with the same key may share an ASN; any other sharing is a collision."""
     device = switches[index]
     if shared and device.role == "spine":

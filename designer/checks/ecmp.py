@@ -20,11 +20,11 @@ from __future__ import annotations
 
 import random
 from collections import Counter, defaultdict
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable, Iterator, Sequence
 from typing import Any
 
 from designer.analysis.maxflow import SEED
-from designer.backend.wiring import Fabric
+from designer.backend.wiring import Device, Fabric
 from designer.checks.base import capped
 from designer.design import Built
 from designer.findings import Finding
@@ -38,6 +38,8 @@ search per leaf); above it, a seeded sample of ``SAMPLE_PAIRS`` pairs (about 0.1
 SAMPLE_PAIRS = 4
 
 Vector = tuple[int, ...]
+Signature = tuple[tuple[tuple[int, int], ...], ...]
+"""Per member of a vector, its uplinks as (upper switch, links to it)."""
 
 
 def check(design: Built) -> Iterable[Finding]:
@@ -201,7 +203,7 @@ def _path_counts(
     return same, cross
 
 
-def _different_pods(devices: list, first: list[int], second: list[int]) -> tuple[int | None, int | None]:
+def _different_pods(devices: Sequence[Device], first: list[int], second: list[int]) -> tuple[int | None, int | None]:
     """One leaf from each list, in different pods, when the lists allow it."""
     for a in first:
         for b in second:
@@ -210,7 +212,7 @@ def _different_pods(devices: list, first: list[int], second: list[int]) -> tuple
     return None, None
 
 
-def _cross_count(vector_a: Vector, signature_a: tuple, vector_b: Vector, signature_b: tuple) -> int:
+def _cross_count(vector_a: Vector, signature_a: Signature, vector_b: Vector, signature_b: Signature) -> int:
     total = 0
     for m_a, m_b, ups_a, ups_b in zip(vector_a, vector_b, signature_a, signature_b, strict=False):
         common = dict(ups_b)

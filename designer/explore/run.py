@@ -37,7 +37,7 @@ from designer.intent.resolve import field_at, submodel
 from designer.intent.schema import MAX_PLANES, MEDIA, SPEEDS, IntentDoc
 from designer.intent.yaml_source import decode, load_yaml, read_bytes
 from designer.outputs.workload_report import contract
-from designer.pipeline import validated_intent
+from designer.validation import validated_intent
 from designer.workers import each_in_workers
 
 MAX_CANDIDATES = 256

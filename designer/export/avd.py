@@ -120,7 +120,8 @@ def nodes(design: Design) -> dict[str, dict[str, Any]]:
 
 def _speed(device: DeviceConfig, name: str) -> str:
     """EOS's speed of ``device``'s interface named ``name`` in the design (``400g-4``)."""
-    return next(speed for _, speed, _, interface in eos.view(device)["interfaces"] if interface.name == name)
+    speed: str = next(speed for _, speed, _, interface in eos.view(device)["interfaces"] if interface.name == name)
+    return speed
 
 
 def _peer_interface(by_name: dict[str, DeviceConfig], link: Interface) -> Interface:

@@ -59,7 +59,8 @@ class QosSpec:
 @cache
 def qos_profiles() -> dict[str, dict[str, Any]]:
     """The shipped QoS profiles by name, read once."""
-    return shipped_data("qos_profiles.yaml")
+    profiles: dict[str, dict[str, Any]] = shipped_data("qos_profiles.yaml")
+    return profiles
 
 
 def resolve_qos(doc: QosDoc, targets: list[str], problems: list[Problem]) -> QosSpec:

@@ -12,7 +12,8 @@ from pathlib import Path
 from typing import Any
 
 from designer.backend.model import DeviceConfig
-from designer.render.environment import Renderer, TemplateError, user_templates_for
+from designer.errors import TemplateError
+from designer.render.environment import Renderer, user_templates_for
 from designer.render.views import TARGETS, config_files, config_path, view_of
 from designer.targets import per_switch
 

@@ -884,4 +884,4 @@ def _same(there: Any, wanted: Any) -> bool:
             return float(there) == float(wanted)
         except ValueError:
             return False
-    return there == wanted
+    return bool(there == wanted)

@@ -63,7 +63,8 @@ def schema(release: str) -> type:
     """The root model (``NvueConfig``) of the NVUE schema of Cumulus Linux ``release`` (one nvueschema has)."""
     if release not in nvueschema_releases():
         raise ValueError(f"nvueschema has no NVUE schema for Cumulus Linux {release}")
-    return importlib.import_module(f"nvueschema.models.v{release.replace('.', '_')}").NvueConfig
+    model: type = importlib.import_module(f"nvueschema.models.v{release.replace('.', '_')}").NvueConfig
+    return model
 
 
 def problems(text: str, release: str) -> list[str]:

@@ -336,7 +336,8 @@ def arista_rendering(device: DeviceConfig, management: Management | None = None)
     violations = result.validation_result.violations
     if violations or result.validated_data is None:
         raise ValueError("; ".join(f"{'.'.join(map(str, item.path))}: {item.message}" for item in violations))
-    return arista.get_device_config(result.validated_data)
+    text: str = arista.get_device_config(result.validated_data)
+    return text
 
 
 def contexts(text: str) -> Iterator[tuple[int, tuple[str, ...], str]]:

@@ -157,7 +157,7 @@ class Topology:
 
     def design_width(self) -> int:
         """A leaf's ECMP width by the plan: one next hop per uplink (spines x parallel links per spine)."""
-        return self.sizing["spines_per_pod"] * self.sizing["leaf_spine_parallel_links"]
+        return int(self.sizing["spines_per_pod"] * self.sizing["leaf_spine_parallel_links"])
 
     def arp_entries(self) -> int:
         """Neighbor entries the lab needs in the kernel's global ARP table: both ends of every wire."""
@@ -358,12 +358,12 @@ def _in_slice(device: dict[str, Any], tiers: int, sizing: dict[str, Any]) -> boo
         return False
     role = device["role"]
     if tiers == 2:
-        return role == "spine" or device["su"] <= 1
+        return role == "spine" or bool(device["su"] <= 1)
     if role == "super_spine":
         return True
     if role == "spine":
-        return device["pod"] <= 1
-    return device["pod"] == 0 or device["su"] == sizing["scalable_units_per_pod"]
+        return bool(device["pod"] <= 1)
+    return bool(device["pod"] == 0 or device["su"] == sizing["scalable_units_per_pod"])
 
 
 def _coverage(routers: list[Router], total: int, tiers: int, whole: bool) -> str:

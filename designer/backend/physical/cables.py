@@ -30,7 +30,7 @@ import math
 from bisect import bisect_left
 from collections import Counter
 from functools import cache, partial
-from typing import NamedTuple
+from typing import Any, NamedTuple
 
 from designer.backend.physical.placement import Layout, device_units
 from designer.backend.wiring import Device, Fabric, Link
@@ -213,7 +213,7 @@ def _single_modules_and_assemblies(
     medium: list[int],
     length_dm: list[int],
     media: tuple[MediumModel, ...],
-) -> dict[int, list]:
+) -> dict[int, list[Any]]:
     """Every link's modules in unbroken ports (their power added to their switch at once, their count to the bill
     once all are counted), and its copper assemblies by the physical port that keys them: longest run, medium,
     far ports, lanes of the keyed port and of a far one, and the link speed."""
@@ -227,7 +227,7 @@ def _single_modules_and_assemblies(
     single_w = [[model.power_w.get(speed, 0.0) for model in media] for speed in speeds]
     singles: Counter[tuple[int, int, str]] = Counter()
     """Modules of one link by medium and tier."""
-    assemblies: dict[int, list] = {}
+    assemblies: dict[int, list[Any]] = {}
     for number, (tier, upper, upper_port, lower, lower_port) in enumerate(fabric.links):
         chosen = medium[number]
         if chosen == len(media):
