@@ -1,5 +1,10 @@
-"""Read files that someone else may have put in a folder: regular files only, never through a link, never more
-bytes than a file of their kind may hold.
+"""Where designer's own data files are, and how it reads files that someone else may have put in a folder:
+regular files only, never through a link, never more bytes than a file of their kind may hold.
+
+The shipped data (the Jinja2 templates, SONiC's YANG models) is package data found through
+:mod:`importlib.resources`, so a wheel, an sdist and an editable install (``pip install -e .``) all find it from any
+directory. The repository's top-level ``templates/`` is the package ``designer._templates`` (``package-dir`` in
+pyproject.toml).
 
 Built outputs and template overrides can come with a pull request. A symbolic link there could make the
 designer read ``/etc/shadow`` or ``/proc/self/environ`` into a config or an error message, and a FIFO would
@@ -14,11 +19,22 @@ import os
 import stat
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
+from importlib.resources import files
 from pathlib import Path
 
 from designer.errors import InputError, Problem
 
 MiB = 1 << 20
+
+
+def shipped_templates() -> Path:
+    """The folder of the shipped templates (the repository's ``templates/``)."""
+    return Path(str(files("designer._templates")))
+
+
+def sonic_yang_models() -> Path:
+    """The folder of SONiC's YANG models that ship with designer (``designer/data/sonic-yang``)."""
+    return Path(str(files("designer").joinpath("data", "sonic-yang")))
 
 
 @dataclass(frozen=True)

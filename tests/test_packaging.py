@@ -18,7 +18,7 @@ import yaml
 from build import ProjectBuilder
 from build.env import DefaultIsolatedEnv
 
-from designer.resources import shipped_templates, sonic_yang_models
+from designer.files import shipped_templates, sonic_yang_models
 from tests.conftest import ROOT
 
 pytestmark = pytest.mark.meta

@@ -21,10 +21,10 @@ import pytest
 
 from designer.cli import main
 from designer.design import Design
+from designer.files import sonic_yang_models
 from designer.pipeline import build
 from designer.render import render_configs
 from designer.render.sonic import BUFFER_BYTES_PER_GBPS, ConfigDbWriter, _ranges, config_db
-from designer.resources import sonic_yang_models
 from designer.verify.parsers import SonicYang, check_frr
 from tests.conftest import ROOT
 from tests.helpers import build_text, intent_text

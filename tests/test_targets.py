@@ -11,11 +11,11 @@ import tomllib
 from pathlib import Path
 
 from designer.catalog import catalog
+from designer.files import shipped_templates
 from designer.intent import parse_intent
 from designer.outputs.build import review_files
 from designer.pipeline import design
 from designer.render.views import view_of
-from designer.resources import shipped_templates
 from designer.targets import NAMES, TARGETS, TECHNOLOGIES, per_switch
 from tests.conftest import ROOT
 

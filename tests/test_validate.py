@@ -16,8 +16,8 @@ from typing import Any
 import pytest
 
 from designer.cli import main
+from designer.files import sonic_yang_models
 from designer.render import render_configs
-from designer.resources import sonic_yang_models
 from designer.verify.parsers import (
     NVUE,
     YANG_ENV,

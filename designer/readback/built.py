@@ -34,6 +34,7 @@ from designer.intent.nic_names import nic_name_problem
 from designer.intent.schema import BALANCING_ALIASES, BALANCING_MODES, safe_name
 from designer.intent.site_catalog import SiteCatalogs, folder_catalogs
 from designer.intent.switch_spec import SWITCH_TIERS
+from designer.json_text import string_scanner
 from designer.networks.sizing import PREFIXES as NETWORK_PREFIXES
 from designer.outputs.folder import INTENT_FILE, SITE_CATALOG_FILE
 
@@ -884,7 +885,7 @@ def _file_error(path: Path, message: str) -> InputError:
 def json_lines(text: str, depth: int = 3) -> Iterator[tuple[tuple[str | int, ...], int]]:
     """The line of each key down to ``depth`` levels and of each row of a list above that (design.json keeps one
     row per line); deeper paths take their parent's line. ``text`` is valid JSON."""
-    decoder = json.JSONDecoder()
+    decoder, scan = json.JSONDecoder(), string_scanner()
     counted, line = 0, 1
 
     def at(position: int) -> int:
@@ -912,7 +913,7 @@ def json_lines(text: str, depth: int = 3) -> Iterator[tuple[tuple[str | int, ...
         while text[position] not in "}]":
             key: str | int = number
             if opening == "{":
-                key, position = json.decoder.scanstring(text, position + 1)  # type: ignore[attr-defined]
+                key, position = scan(text, position + 1)
                 position = skip(skip(position) + 1)
             yield from walk(position, (*path, key))
             _, position = decoder.raw_decode(text, position)

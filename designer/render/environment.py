@@ -46,10 +46,9 @@ from jinja2.sandbox import ImmutableSandboxedEnvironment
 
 from designer.backend.model import DeviceConfig
 from designer.errors import InputError, PrerequisiteError, TemplateError
-from designer.files import TEMPLATE, Refused, read_below
+from designer.files import TEMPLATE, Refused, read_below, shipped_templates
 from designer.networks.management import Management
 from designer.render.views import TARGETS, View, shared_blocks, view_of
-from designer.resources import shipped_templates
 
 SHIPPED_TEMPLATES = shipped_templates()
 """The templates that come with the designer (repository root ``templates/``, package data when installed)."""

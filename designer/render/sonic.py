@@ -46,15 +46,13 @@ fabric port's INTERFACE entry is ``ipv6_use_link_local_only: enable`` (sonic-int
 
 from __future__ import annotations
 
-import json
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Iterable, Iterator
 from itertools import chain, compress, cycle
-from json.encoder import c_make_encoder  # type: ignore[attr-defined]  # CPython's C encoder
-from json.encoder import encode_basestring_ascii as quote
 from typing import Any, NamedTuple
 
 from designer.backend.model import DeviceConfig, Headroom, Interface
 from designer.catalog import ExtraPort
+from designer.json_text import compact_encoder, quote
 from designer.networks.management import Management
 from designer.targets import TARGETS
 
@@ -557,7 +555,7 @@ class ConfigDbWriter:
 
     def __init__(self) -> None:
         self.previous: dict[str, tuple[dict[str, Any], str]] = {}
-        self.encode = _compact_encoder()
+        self.encode = compact_encoder()
 
     def __call__(self, tables: Tables) -> str:
         encoded: dict[int, str] = {}  # id of a fields object -> its text, for this switch's tables
@@ -578,16 +576,6 @@ class ConfigDbWriter:
             blocks.append(block)
             previous[table] = (entries, block)
         return "{\n" + ",\n".join(blocks) + "\n}"
-
-
-def _compact_encoder() -> Callable[[dict[str, Any]], str]:
-    """An entry's fields as one line of JSON (ASCII, ``", "`` and ``": "``): the json module's C encoder, set up once
-    rather than once per entry as ``json.dumps`` does (its pure-Python encoder where the C one is missing)."""
-    if c_make_encoder is None:
-        return json.JSONEncoder(separators=(", ", ": ")).encode
-    default = json.JSONEncoder().default  # anything but JSON's own types is refused, as json.dumps does
-    chunks = c_make_encoder(None, default, quote, None, ": ", ", ", False, False, True)
-    return lambda fields: "".join(chunks(fields, 0))
 
 
 def _ingress_layout(device: DeviceConfig) -> tuple[tuple[str, ...], str, str | None]:

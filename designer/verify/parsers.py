@@ -39,12 +39,11 @@ from typing import Any
 
 from designer.backend.model import DeviceConfig
 from designer.errors import InputError, PrerequisiteError
-from designer.files import CONFIG, oversized, read_file
+from designer.files import CONFIG, oversized, read_file, sonic_yang_models
 from designer.networks.management import Management, SwitchManagement
 from designer.outputs.folder import INTENT_FILE
 from designer.pipeline import device_models, management_of_switches
 from designer.readback.built import folder_intent
-from designer.resources import sonic_yang_models
 from designer.targets import validators
 from designer.verify import nvue_openapi, pyavd_eos
 from designer.verify.hostconfig import parse_router_sysctl, sysctl_path
