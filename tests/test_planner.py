@@ -21,7 +21,7 @@ import pytest
 
 from benchmarks.planner_grid import failed_checks, grid, write
 from designer.backend.physical import RowLength
-from designer.backend.wiring import TIERS
+from designer.backend.wiring import LINK_TIERS
 from designer.design import Design
 from designer.outputs.build import design_files
 from designer.outputs.summary import summary_markdown
@@ -116,7 +116,7 @@ def longest(design: Design) -> dict[str, float]:
     """Each tier's longest cable run in metres."""
     runs: dict[str, float] = {}
     for (tier, *_), length in zip(design.fabric.links, design.physical.link_length_dm, strict=True):
-        runs[TIERS[tier]] = max(runs.get(TIERS[tier], 0.0), length / 10)
+        runs[LINK_TIERS[tier]] = max(runs.get(LINK_TIERS[tier], 0.0), length / 10)
     return runs
 
 
