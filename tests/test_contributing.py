@@ -4,10 +4,14 @@ from __future__ import annotations
 
 import subprocess
 import sys
+from collections.abc import Iterator
 from pathlib import Path
+from types import ModuleType
+from typing import Any
 
 import pytest
 
+from designer.findings import Finding
 from designer.intent import parse_intent
 from designer.pipeline import design
 from tests.conftest import ROOT
@@ -136,3 +140,41 @@ def test_a_new_switch_and_rack_scale_system_build_from_their_catalog_entries(tmp
     compute = [rack for rack in built.physical.racks if rack.role == "compute"]
     assert len(compute) == 4 and {len(rack.devices) for rack in compute} == {9}  # the trays of one system a rack
     assert {len(rack.parts) for rack in compute} == {9 + 4 + 1}  # its NVLink switch trays, shelves and switch
+
+
+def _toy_check() -> ModuleType:
+    """A check as docs/contributing.md's recipe makes one: ``ID``, ``DESCRIPTION``, ``SEVERITY`` and ``check``."""
+    module = ModuleType("designer.checks.toy_leaf_count")
+    module.ID = "toy-leaf-count"  # type: ignore[attr-defined]
+    module.DESCRIPTION = "at most 4 leaves"  # type: ignore[attr-defined]
+    module.SEVERITY = "error"  # type: ignore[attr-defined]
+
+    def check(built: Any) -> Iterator[Finding]:
+        leaves = [config.hostname for config in built.configs if config.role == "leaf"]
+        if len(leaves) > 4:
+            yield Finding(
+                "toy-leaf-count", "error", f"{len(leaves)} leaves, more than 4", leaves[0], {"leaves": len(leaves)}
+            )
+
+    module.check = check  # type: ignore[attr-defined]
+    return module
+
+
+def test_a_new_check_runs_beside_the_shipped_ones_and_every_report_carries_it() -> None:
+    """docs/contributing.md, "A new check": a module of that shape, in the registry's order, runs in the checks'
+    workers and appears in designer check's text, JSON and JUnit and in the counts, failing the gate when it finds
+    an error."""
+    from designer.checks import CHECKS, counts, formats, run, status
+
+    toy = _toy_check()
+    registry = (*CHECKS, toy)
+    built = design(parse_intent(INTENT, "toy.yaml"), processes=1, seeds=2)
+    findings = run(built, workers=2, checks=registry)
+    assert [finding.message for finding in findings if finding.check == "toy-leaf-count"] == ["8 leaves, more than 4"]
+    assert status(findings, registry)["toy-leaf-count"] == "failed"
+    shipped = [finding for finding in findings if finding.check != "toy-leaf-count"]
+    assert shipped == list(built.findings)  # the shipped checks find what the build found
+    assert counts(findings, registry)["failed"] == counts(shipped, CHECKS)["failed"] + 1
+    assert "toy-leaf-count" in formats.text(findings, "toy", registry)
+    assert '"toy-leaf-count"' in formats.json_report(findings, "toy", registry)
+    assert 'name="toy-leaf-count"' in formats.junit(findings, "toy", registry)
