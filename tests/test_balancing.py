@@ -56,13 +56,13 @@ def test_every_switch_row_of_design_json_carries_its_load_balancing() -> None:
         assert rows[config.hostname]["load_balancing"] == {
             "mode": "ecmp",
             "hash": "five-tuple",
-            "seed": switch_seed(config.hostname),
+            "seed": switch_seed(config.hostname, catalog()),
         }
     assert all("load_balancing" not in row for row in rows.values() if row["role"] == "server")
 
 
 def test_per_switch_seeds_fit_every_target_that_takes_them_and_differ() -> None:
-    low, high = seed_range()
+    low, high = seed_range(catalog())
     assert (low, high) == (1, U32)  # 0 is the kernel's "random": never written
     for target in catalog().targets.values():
         balancing = target.load_balancing

@@ -52,7 +52,7 @@ from designer.backend.allocate import Allocation
 from designer.backend.port_names import port_speeds, serdes_lanes, switch_namer
 from designer.backend.sizing import Plan
 from designer.backend.wiring import SERVER_LEAF, Device, Fabric, Link
-from designer.catalog import Catalog, SonicSku, SwitchFacts, catalog
+from designer.catalog import Catalog, SonicSku, SwitchFacts
 from designer.intent import Intent
 from designer.intent.configs import QosSpec
 from designer.intent.schema import LoadBalancingDoc, RoutingDoc
@@ -443,20 +443,20 @@ def headroom(
     return Headroom(speed, cable_m, xoff + 2 * spec.mtu, 2 * spec.mtu, xoff, False)
 
 
-def seed_range() -> tuple[int, int]:
+def seed_range(hardware: Catalog) -> tuple[int, int]:
     """The seeds every target that takes a seed per switch accepts (the catalog's ``seed_range``, intersected)."""
     ranges = [
         target.load_balancing.seed_range
-        for target in catalog().targets.values()
+        for target in hardware.targets.values()
         if "per-switch" in target.load_balancing.seeds and target.load_balancing.seed_range
     ]
     return max(low for low, _ in ranges), min(high for _, high in ranges)
 
 
-def switch_seed(name: str) -> int:
+def switch_seed(name: str, hardware: Catalog) -> int:
     """The seed of switch ``name`` under ``seeds: per-switch``: its name's SHA-256 folded into
     :func:`seed_range`, so a switch keeps its seed however the fabric around it grows."""
-    low, high = seed_range()
+    low, high = seed_range(hardware)
     return low + int.from_bytes(hashlib.sha256(name.encode()).digest()[:8], "big") % (high - low + 1)
 
 
@@ -468,7 +468,7 @@ def tier(role: str) -> str:
 def balancing(spec: LoadBalancingDoc, device: Device, hardware: Catalog, targets: Sequence[str]) -> LoadBalancing:
     """The load balancing of one switch, from the intent's ``load_balancing`` section; ``hardware`` tells which of
     ``targets`` have no cited hash line for its model."""
-    seed = switch_seed(device.name) if spec.seeds == "per-switch" else TIER_SEEDS[tier(device.role)]
+    seed = switch_seed(device.name, hardware) if spec.seeds == "per-switch" else TIER_SEEDS[tier(device.role)]
     known = hardware.switches.get(device.model)
     unknown = tuple(target for target in known.hash_line_unknown if target in targets) if known else ()
     return LoadBalancing(spec.mode, spec.hash, HASH_FIELDS[spec.hash], seed, unknown)
@@ -693,7 +693,7 @@ class _PortTables:
     def __init__(self, settings: SwitchSettings, wiring: Wiring) -> None:
         self.settings = settings
         self.switches = switches = wiring.devices[: wiring.switch_count]
-        self.facts = catalog().switch_facts
+        self.facts = settings.catalog.switch_facts
         self._skus: dict[tuple[str, int, int], SonicSku | None] = {}
         layouts: dict[tuple[str, int, int], _Ports] = {}
         for index, device in enumerate(switches):

@@ -12,7 +12,7 @@ from dataclasses import dataclass, fields
 from functools import cache
 from typing import Any
 
-from designer.catalog import Balancing, Catalog, TargetModel, catalog, shipped_data
+from designer.catalog import Balancing, Catalog, TargetModel, shipped_data
 from designer.errors import Path, Problem
 from designer.intent.schema import AddressingDoc, LoadBalancingDoc, QosDoc, RoutingDoc
 from designer.targets import TARGETS
@@ -63,7 +63,7 @@ def qos_profiles() -> dict[str, dict[str, Any]]:
     return profiles
 
 
-def resolve_qos(doc: QosDoc, targets: list[str], problems: list[Problem]) -> QosSpec:
+def resolve_qos(doc: QosDoc, targets: list[str], problems: list[Problem], hardware: Catalog) -> QosSpec:
     """The profile named by ``doc`` with the intent's overrides applied; problems are appended."""
     written = doc.model_dump(exclude_none=True)
     values = {**qos_profiles()[doc.profile], **written}
@@ -93,7 +93,7 @@ def resolve_qos(doc: QosDoc, targets: list[str], problems: list[Problem]) -> Qos
         if getattr(spec, field) == 0:
             problems.append(Problem(where(field), "priority 0 carries all other (lossy) traffic; use 1-7"))
     problems.extend(_ecn_problems(spec, where))
-    problems.extend(_watchdog_problems(spec, targets, where))
+    problems.extend(_watchdog_problems(spec, targets, where, hardware))
     return spec
 
 
@@ -130,12 +130,14 @@ def _ecn_problems(spec: QosSpec, where: Callable[[str], Path]) -> list[Problem]:
     return problems
 
 
-def _watchdog_problems(spec: QosSpec, targets: list[str], where: Callable[[str], Path]) -> list[Problem]:
+def _watchdog_problems(
+    spec: QosSpec, targets: list[str], where: Callable[[str], Path], hardware: Catalog
+) -> list[Problem]:
     """The PFC watchdog's times below what a target of ``targets`` accepts; ``where`` gives the field a problem is
     reported on."""
     problems = []
     for target in targets if spec.pfc_watchdog else ():
-        capability = catalog().targets[target]
+        capability = hardware.targets[target]
         minimum = capability.min_pfc_watchdog_ms
         for field in ("pfc_watchdog_detection_ms", "pfc_watchdog_restoration_ms"):
             if minimum is not None and getattr(spec, field) < minimum:
@@ -168,12 +170,12 @@ def routing_problems(routing: RoutingDoc) -> list[Problem]:
     return []
 
 
-def bfd_problems(routing: RoutingDoc, targets: list[str], releases: dict[str, str]) -> list[Problem]:
+def bfd_problems(routing: RoutingDoc, targets: list[str], releases: dict[str, str], hardware: Catalog) -> list[Problem]:
     """BFD intervals a target's release cannot configure (``releases``: the release chosen per target)."""
     bfd = routing.bfd
     problems = []
     for target in targets if bfd.enabled else ():
-        capability = catalog().targets[target]
+        capability = hardware.targets[target]
         limits = capability.bfd_range(releases.get(target))
         if limits is None or limits[0] <= bfd.interval_ms <= limits[1]:
             continue
@@ -364,24 +366,22 @@ def _where(balancing: Balancing, mode: str) -> str:
     return f" (only on {', '.join(balancing.platforms[mode])}{f' with {speeds} links' if speeds else ''})"
 
 
-def sku_problems(hwsku: str | None, switches: dict[str, tuple[str, int, int, int]]) -> list[Problem]:
+def sku_problems(hwsku: str | None, switches: dict[str, tuple[str, int, int, int]], hardware: Catalog) -> list[Problem]:
     """A chosen SONiC SKU must run the port layout of a switch of the intent (``switches``: per tier its model,
     physical ports, breakout and link speed in Gb/s)."""
     if hwsku is None:
         return []
+    facts = hardware.switch_facts
     fitting = {
         sku.hwsku: tier
         for tier, (model, cages, breakout, speed) in switches.items()
-        if model in catalog().switch_facts
-        for sku in catalog().switch_facts[model].sonic.fitting(cages, breakout, speed)
+        if model in facts
+        for sku in facts[model].sonic.fitting(cages, breakout, speed)
     }
     if hwsku in fitting:
         return []
     model, sku = next(
-        (model, sku)
-        for model, facts in catalog().switch_facts.items()
-        for sku in facts.sonic.skus
-        if sku.hwsku == hwsku
+        (model, sku) for model, of_model in facts.items() for sku in of_model.sonic.skus if sku.hwsku == hwsku
     )
     tiers: dict[tuple[str, int, int, int], list[str]] = {}
     for tier, layout in switches.items():
@@ -399,7 +399,7 @@ def sku_problems(hwsku: str | None, switches: dict[str, tuple[str, int, int, int
         Problem(
             ("target_options", "sonic", "hwsku"),
             (
-                f"{hwsku} runs {model} with {catalog().switch_facts[model].sonic.cages} cages as {sku.breakout} x "
+                f"{hwsku} runs {model} with {facts[model].sonic.cages} cages as {sku.breakout} x "
                 f"{sku.speed}G, which no switch of this intent is ({runs}); {instead}"
             ),
         )

@@ -460,10 +460,10 @@ def _resolve(
         else None
     )
     if sound and intact(("target_options",), ("fabric",)):
-        problems.extend(_sku_problems(doc.target_options, *sound))
+        problems.extend(_sku_problems(doc.target_options, *sound, hardware))
     built = _built_tiers(doc.fabric, *sound) if sound else {}
     lab = resolve_lab(doc.lab, targets, built, hardware, problems) if intact(("lab",)) else None
-    qos = _qos(doc, targets, intact, problems)
+    qos = _qos(doc, targets, intact, problems, hardware)
     problems.extend(_balancing_problems(doc, sized, targets, intact, hardware))
     needs = _facility_needs(sized.system, hardware.servers.get(doc.compute.server or "") if not sized.system else None)
     if intact(("facility",)):
@@ -580,14 +580,17 @@ def _protocol_problems(
     problems = []
     if intact(("routing", "bfd"), ("target_options",)):
         releases = {name: options.release for name, options in doc.target_options if hasattr(options, "release")}
-        problems.extend(bfd_problems(doc.routing, targets, releases))
+        problems.extend(bfd_problems(doc.routing, targets, releases, hardware))
     if intact(("routing", "underlay"), ("addressing", "fabric_p2p")):
         problems.extend(underlay_problems(doc.routing, doc.addressing, targets, hardware))
     return problems
 
 
 def _sku_problems(
-    options: TargetOptionsDoc, switches: tuple[SwitchSpec, SwitchSpec, SwitchSpec], speeds: tuple[int, int, int]
+    options: TargetOptionsDoc,
+    switches: tuple[SwitchSpec, SwitchSpec, SwitchSpec],
+    speeds: tuple[int, int, int],
+    hardware: Catalog,
 ) -> list[Problem]:
     """The problems of the SONiC hardware SKUs given for the tiers whose ports run one speed."""
     ups = (speeds[1], speeds[2], speeds[2])
@@ -598,6 +601,7 @@ def _sku_problems(
             for tier, spec, down, up in zip(SWITCH_TIERS, switches, speeds, ups, strict=True)
             if up == down  # no SKU runs ports broken out two ways
         },
+        hardware,
     )
 
 
@@ -611,10 +615,12 @@ def _built_tiers(
     }
 
 
-def _qos(doc: IntentDoc, targets: list[str], intact: Callable[..., bool], problems: list[Problem]) -> QosSpec:
+def _qos(
+    doc: IntentDoc, targets: list[str], intact: Callable[..., bool], problems: list[Problem], hardware: Catalog
+) -> QosSpec:
     """The QoS section resolved, its problems recorded where it was read as written."""
     qos_problems: list[Problem] = []
-    qos = resolve_qos(doc.qos, targets, qos_problems)
+    qos = resolve_qos(doc.qos, targets, qos_problems, hardware)
     if intact(("qos",)):
         problems.extend(qos_problems)
     return qos
