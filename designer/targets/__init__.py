@@ -124,7 +124,9 @@ def card(path: Path) -> Target:
             "companions": tuple(Companion(**companion) for companion in fields.get("companions", ())),
             "needs": tuple(fields.get("needs", {}).items()),
             "fabric_files": tuple(fields.get("fabric_files", {}).items()),
-            "port_names": tuple(fields.get("port_names", {}).values()),
+            "port_names": (fields["port_names"]["whole"], fields["port_names"]["broken_out"])
+            if "port_names" in fields
+            else (),
             "lab": LabKind(lab["kind"], lab["label"], name, lab["image"], lab["ports"], lab["port_names"])
             if lab
             else None,
