@@ -306,7 +306,7 @@ def test_the_intent_offers_only_hashes_some_target_renders() -> None:
     leaves (tests/vendor/nvue/paths-5.x.csv: no queue pair), the kernel's fib_multipath_hash_policy (layer 4 at
     most) and EOS's ``ip load-sharing trident fields ip`` keywords (addresses and ports; RoCE queue pairs only
     through UDF fields, which designer does not write) have none for the RoCE queue pair."""
-    from designer.intent.schema import LoadBalancingDoc
+    from designer.intent.configs import LoadBalancingDoc
 
     offered = set(LoadBalancingDoc.model_fields["hash"].annotation.__args__)  # type: ignore[union-attr]
     rendered = {name for target in catalog().targets.values() for name in target.load_balancing.hashes}

@@ -125,9 +125,7 @@ def test_oversubscription_catches_an_extra_oversubscribed_leaf() -> None:
 
 def test_oversubscription_allowed_by_the_intent_is_a_warning() -> None:
     base = two_tier()
-    lenient = replace(
-        base, intent=replace(base.intent, checks=base.intent.checks.model_copy(update={"oversubscription": 4.0}))
-    )
+    lenient = replace(base, intent=replace(base.intent, checks=replace(base.intent.checks, oversubscription=4.0)))
     broken = oversubscribed_leaf(lenient)
     assert found(broken, "oversubscription") == []
     assert [f.subject for f in found(broken, "oversubscription", "warning")] == ["p0-su9-r0-leaf"]
@@ -212,9 +210,7 @@ def test_ecmp_balance_catches_a_removed_link(make, tier) -> None:
 
 def test_ecmp_balance_flags_groups_wider_than_the_hardware_and_short_maximum_paths() -> None:
     design = two_tier()
-    narrow = replace(
-        design, intent=replace(design.intent, checks=design.intent.checks.model_copy(update={"ecmp_max_width": 8}))
-    )
+    narrow = replace(design, intent=replace(design.intent, checks=replace(design.intent.checks, ecmp_max_width=8)))
     errors = found(narrow, "ecmp-balance")
     assert errors[0].message == "ECMP group of 16 next hops exceeds the hardware limit of 8 (checks.ecmp_max_width)"
     assert len([f for f in errors if "exceeds" in f.message]) == 16  # the 16 leaves, spines have 2
@@ -320,9 +316,7 @@ def test_bisection_drops_in_three_tiers_at_both_tiers() -> None:
 
 def test_bisection_within_an_allowed_oversubscription_is_a_warning() -> None:
     design = two_tier()
-    lenient = replace(
-        design, intent=replace(design.intent, checks=design.intent.checks.model_copy(update={"oversubscription": 1.5}))
-    )
+    lenient = replace(design, intent=replace(design.intent, checks=replace(design.intent.checks, oversubscription=1.5)))
     broken = without(lenient, first_link(design, LEAF_SPINE))
     assert found(broken, "bisection-bandwidth") == []
     assert len(found(broken, "bisection-bandwidth", "warning")) == 1
@@ -585,7 +579,7 @@ def test_failure_impact_reports_and_enforces_thresholds() -> None:
         design,
         intent=replace(
             design.intent,
-            checks=design.intent.checks.model_copy(update={"failure_min_bisection": 0.9, "failure_max_gpus": 8}),
+            checks=replace(design.intent.checks, failure_min_bisection=0.9, failure_max_gpus=8),
         ),
     )
     errors = {f.subject: f.message for f in found(strict, "failure-impact")}

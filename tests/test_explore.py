@@ -18,7 +18,7 @@ from designer.explore import MAX_CANDIDATES, Dimension, candidate_names, pareto
 from designer.explore.alike import design_like, wired_alike
 from designer.explore.run import _batches
 from designer.intent import parse_intent
-from designer.intent.schema import MEDIA
+from designer.intent.fields import MEDIA
 from designer.networks.cluster import top_kept
 from designer.pipeline import design
 from tests.test_intent_errors import run_cli

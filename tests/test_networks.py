@@ -10,8 +10,7 @@ from designer.backend.sizing import size
 from designer.backend.wiring import wire
 from designer.errors import InputError
 from designer.intent import parse_intent
-from designer.intent.networks_section import Networks
-from designer.intent.schema import parse_ratio
+from designer.intent.networks_section import Networks, parse_ratio
 from designer.networks.allocate import NetworkAllocation, allocate_network, overlapping
 from designer.networks.oob import Managed, RackPorts, design_oob
 from designer.networks.sizing import size_network

@@ -20,7 +20,7 @@ from designer.catalog import catalog
 from designer.design import Design, quiet
 from designer.errors import InputError
 from designer.intent import Intent, parse_intent
-from designer.intent.schema import SPEEDS
+from designer.intent.fields import SPEEDS
 from designer.networks.cluster import top_kept
 from designer.outputs.design_json import design_json
 from designer.outputs.physical_review import bom_rows, power_markdown, racks_rows

@@ -4,11 +4,15 @@ and no stage decides by an OS's name."""
 from __future__ import annotations
 
 import ast
+import dataclasses
 import importlib
 import json
 import re
 import tomllib
+from collections.abc import Iterable
 from pathlib import Path
+
+from pydantic import BaseModel
 
 from designer.catalog import catalog
 from designer.files import shipped_templates
@@ -101,7 +105,7 @@ def test_no_stage_decides_by_an_os_name() -> None:
 def test_each_record_names_its_check_and_options_and_the_schema_and_validate_configs_read_them() -> None:
     """validate-configs checks a configs/ folder with the function its record names, and target_options has a
     section exactly for the records that name an options model."""
-    from designer.intent import schema
+    from designer.intent import target_options_section as schema
     from designer.targets import validators
     from designer.verify import parsers
 
@@ -122,7 +126,7 @@ def test_an_os_is_named_only_by_its_record_view_check_and_options() -> None:
     device facts by that section's name."""
     allowed_folders = {"targets", "render", "verify", "export"}  # export: Arista's AVD and ANTA take EOS
     allowed_lines = {
-        ("intent/schema.py", "nvue"),
+        ("intent/target_options_section.py", "nvue"),
         ("intent/configs.py", "sonic"),
         ("catalog.py", "sonic"),
         ("intent/starter.py", "frr"),  # the starter's one target: the one designer verify runs
@@ -225,6 +229,77 @@ def test_the_layer_rule_refuses_an_import_upward_or_sideways() -> None:
         "designer/networks/sizing.py imports designer.analysis.facts (layer 5, not below 5)",
         "designer/validation.py imports designer.render.views (layer 6, not below 6)",
     ]
+
+
+def _models_inside(value: object, path: str, seen: set[int]) -> list[str]:
+    """Where a pydantic model sits inside ``value`` (a record, or what a record holds)."""
+    if id(value) in seen:
+        return []
+    seen.add(id(value))
+    if isinstance(value, BaseModel):
+        return [path]
+    if dataclasses.is_dataclass(value) and not isinstance(value, type):
+        items: Iterable[tuple[str, object]] = (
+            (f".{f.name}", getattr(value, f.name)) for f in dataclasses.fields(value)
+        )
+    elif isinstance(value, tuple | list | set | frozenset):
+        items = ((f"[{index}]", item) for index, item in enumerate(value))
+    elif isinstance(value, dict):
+        items = ((f"[{key!r}]", item) for key, item in value.items())
+    else:
+        return []
+    return [found for step, item in items for found in _models_inside(item, path + step, seen)]
+
+
+def test_the_resolved_intent_is_records_all_the_way_down() -> None:
+    """The stages read frozen records, not the input schema: no pydantic model anywhere in a resolved intent (the
+    shipped ones, and one with every optional record: BFD, timers, partitions, outputs), and no stage past the
+    intent imports pydantic (explore varies the schema's fields; verify reads NVIDIA's OpenAPI)."""
+    written = [path.read_text() for path in sorted((ROOT / "intents").glob("*.yaml"))]
+    every = (
+        "name: t\ncompute: {servers: 8, server: dgx-h100}\n"
+        "fabric: {technology: infiniband, leaf: {model: nvidia-qm9700}}\n"
+        "targets: [opensm]\ntarget_options: {opensm: {partitions: [{name: tenant, pkey: 0x10}]}}\n"
+        "outputs: {servers: false}\nchecks: {failure_max_gpus: 8}\n"
+    )
+    for text in (*written, every, INTENT + "routing: {bfd: {enabled: true}, timers: {keepalive: 1, hold: 3}}\n"):
+        intent = parse_intent(text)
+        assert _models_inside(intent, "intent", set()) == [], intent.name
+    assert parse_intent(every).target_options.opensm.partitions[0].pkey == 0x10
+    allowed = {"designer/intent", "designer/explore/run.py", "designer/verify/nvue_openapi.py"}
+    importing = sorted(
+        path.relative_to(ROOT).as_posix()
+        for path in (ROOT / "designer").rglob("*.py")
+        if re.search(r"^\s*(from|import) pydantic\b", path.read_text(), re.M)
+    )
+    assert [path for path in importing if not any(path.startswith(prefix) for prefix in allowed)] == []
+
+
+def test_each_record_takes_every_field_of_its_section() -> None:
+    """A resolved section record has exactly the fields of the section it is made from, so a field added to the
+    schema cannot be dropped on the way to the stages; target_options has a record for each card with options."""
+    from designer.intent import checks_section, configs, outputs_section, routing_section
+    from designer.intent import target_options_section as options
+
+    pairs = [
+        (routing_section.AddressPools, routing_section.AddressingDoc),
+        (routing_section.RoutingSpec, routing_section.RoutingDoc),
+        (routing_section.Bfd, routing_section.BfdDoc),
+        (routing_section.BgpTimers, routing_section.TimersDoc),
+        (configs.BalancingSpec, configs.LoadBalancingDoc),
+        (checks_section.CheckLimits, checks_section.ChecksDoc),
+        (outputs_section.OutputChoices, outputs_section.OutputsDoc),
+        (options.SonicOptions, options.SonicOptionsDoc),
+        (options.NvueOptions, options.NvueOptionsDoc),
+        (options.OpensmOptions, options.OpensmOptionsDoc),
+        (options.Partition, options.PartitionDoc),
+        (options.TargetOptions, options.TargetOptionsDoc),
+    ]
+    for record, section in pairs:
+        assert [field.name for field in dataclasses.fields(record)] == list(section.model_fields), record
+    assert {field.name for field in dataclasses.fields(options.TargetOptions)} == {
+        name for name, target in TARGETS.items() if target.options
+    }
 
 
 def test_one_name_for_one_thing() -> None:

@@ -41,7 +41,8 @@ from designer.backend.sizing import Plan
 from designer.backend.wiring import LEAF_SPINE, SERVER_LEAF, Device, Fabric
 from designer.errors import InputError, Problem
 from designer.intent import Intent
-from designer.intent.schema import RoutingDoc, private_asns
+from designer.intent.fields import private_asns
+from designer.intent.routing_section import RoutingSpec
 
 SPINE_ASN_OFFSET = 1_000_000
 """Default ``spine_asn_start``: this far above ``leaf_asn_start``, whatever the fabric's size."""
@@ -385,7 +386,7 @@ def _free_prefix(near: IPNetwork, prefix: int, taken: list[IPNetwork]) -> IPNetw
     return None
 
 
-def _asn_starts(routing: RoutingDoc, numbering: Numbering, problems: list[Problem]) -> dict[str, int]:
+def _asn_starts(routing: RoutingSpec, numbering: Numbering, problems: list[Problem]) -> dict[str, int]:
     """Where each role's ASNs start (pinned in the intent, else at a fixed offset above the leaves'), with the
     problems of the ranges the envelope needs from there."""
     shared = routing.asn_scheme == "rfc7938"
@@ -403,7 +404,7 @@ def _asn_starts(routing: RoutingDoc, numbering: Numbering, problems: list[Proble
 
 
 def _asns(
-    routing: RoutingDoc, numbering: Numbering, switches: list[Device], ordinals: list[int], starts: dict[str, int]
+    routing: RoutingSpec, numbering: Numbering, switches: list[Device], ordinals: list[int], starts: dict[str, int]
 ) -> list[int]:
     """One ASN per switch in device order, from its coordinates."""
     shared = routing.asn_scheme == "rfc7938"
@@ -418,7 +419,7 @@ def _asns(
     return asns
 
 
-def _asn_range_problems(routing: RoutingDoc, ranges: dict[str, tuple[int, int]]) -> list[Problem]:
+def _asn_range_problems(routing: RoutingSpec, ranges: dict[str, tuple[int, int]]) -> list[Problem]:
     """Ranges that leave the private ASNs (unless their start was written outside them: the intent's own rules
     report that) or overlap another role's."""
     problems = []

@@ -54,8 +54,8 @@ from designer.backend.sizing import Plan
 from designer.backend.wiring import SERVER_LEAF, Device, Fabric, Link
 from designer.catalog import Catalog, SonicSku, SwitchFacts
 from designer.intent import Intent
-from designer.intent.configs import QosSpec
-from designer.intent.schema import LoadBalancingDoc, RoutingDoc
+from designer.intent.configs import BalancingSpec, QosSpec
+from designer.intent.routing_section import RoutingSpec
 from designer.intent.switch_spec import SWITCH_TIERS
 
 HASH_FIELDS = {
@@ -465,7 +465,7 @@ def tier(role: str) -> str:
     return TIERS_OF_ROLES.get(role, role)
 
 
-def balancing(spec: LoadBalancingDoc, device: Device, hardware: Catalog, targets: Sequence[str]) -> LoadBalancing:
+def balancing(spec: BalancingSpec, device: Device, hardware: Catalog, targets: Sequence[str]) -> LoadBalancing:
     """The load balancing of one switch, from the intent's ``load_balancing`` section; ``hardware`` tells which of
     ``targets`` have no cited hash line for its model."""
     seed = switch_seed(device.name, hardware) if spec.seeds == "per-switch" else TIER_SEEDS[tier(device.role)]
@@ -580,8 +580,8 @@ class SwitchSettings:
     qos: QosSpec
     """The cluster's RoCE profile (and MTU), which also sizes every port's headroom."""
     lossless: bool
-    routing: RoutingDoc
-    load_balancing: LoadBalancingDoc
+    routing: RoutingSpec
+    load_balancing: BalancingSpec
     hwsku: str | None
     catalog: Catalog
     targets: tuple[str, ...]
@@ -943,7 +943,7 @@ def _core_ports(tables: _PortTables, addressing: Addressing, mtu: int) -> list[l
     return rows
 
 
-def _router_bgp(routing: RoutingDoc, addressing: Addressing) -> Callable[[int, Device, Sequence[_Row], int], Bgp]:
+def _router_bgp(routing: RoutingSpec, addressing: Addressing) -> Callable[[int, Device, Sequence[_Row], int], Bgp]:
     """The BGP of a switch from its index, device, ports (sorted) and ECMP width: its sessions, what it announces
     and the filters of its peer groups (a spine's or super-spine's made once for the switches with the same peers)."""
     bfd = Bfd(routing.bfd.interval_ms, routing.bfd.multiplier) if routing.bfd.enabled else None

@@ -33,7 +33,7 @@ from typing import NamedTuple
 
 from designer.errors import InputError, Problem
 from designer.intent import Intent
-from designer.intent.schema import MAX_BREAKOUT, SPEEDS
+from designer.intent.fields import MAX_BREAKOUT, SPEEDS
 
 MIN_SPINES = 4
 """Fewer spines per plane than this risks PFC storms when one fails (DOMAIN.md section 2)."""

@@ -15,7 +15,7 @@ from designer.backend.wiring import SERVER_LEAF, Device
 from designer.checks.base import capped
 from designer.design import Wired
 from designer.findings import Finding
-from designer.intent.schema import private_asns
+from designer.intent.fields import private_asns
 
 ID = "asn"
 DESCRIPTION = "ASN scheme respected, no leaf/spine ASN collision, every ASN private"

@@ -33,8 +33,9 @@ from designer.design import Design
 from designer.errors import InputError, Problem, dotted
 from designer.explore.alike import design_like
 from designer.intent import Intent, SiteCatalogs
+from designer.intent.fields import MAX_PLANES, MEDIA, SPEEDS
 from designer.intent.resolve import field_at, submodel
-from designer.intent.schema import MAX_PLANES, MEDIA, SPEEDS, IntentDoc
+from designer.intent.schema import IntentDoc
 from designer.intent.yaml_source import decode, load_yaml, read_bytes
 from designer.outputs.workload_report import contract
 from designer.validation import validated_intent
@@ -45,7 +46,7 @@ MAX_CANDIDATES = 256
 refused with its size by dimension, so the user narrows it."""
 VARY_SOURCE = "--vary"
 MAX_NAME = 63
-"""The longest design name (``designer.intent.schema.NAME_PATTERN``)."""
+"""The longest design name (``designer.intent.fields.NAME_PATTERN``)."""
 _NAME_UNSAFE = re.compile(r"[^A-Za-z0-9.-]+")
 WORKERS = 2
 """Candidates built at once; each build forks its own helpers beside it."""

@@ -10,11 +10,21 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass, fields
 from functools import cache
-from typing import Any
+from typing import Annotated, Any, Literal
+
+from pydantic import (
+    BeforeValidator,
+    Field,
+    WithJsonSchema,
+)
 
 from designer.catalog import Balancing, Catalog, TargetModel, shipped_data
 from designer.errors import Path, Problem
-from designer.intent.schema import AddressingDoc, LoadBalancingDoc, QosDoc, RoutingDoc
+from designer.intent.fields import (
+    Section,
+    record_of,
+)
+from designer.intent.routing_section import AddressingDoc, RoutingDoc
 from designer.targets import TARGETS
 
 
@@ -404,3 +414,144 @@ def sku_problems(hwsku: str | None, switches: dict[str, tuple[str, int, int, int
             ),
         )
     ]
+
+
+Dscp = Annotated[int, Field(ge=0, le=63)]
+Priority = Annotated[int, Field(ge=0, le=7)]
+_PROFILE = "Default: the profile's value (designer/qos_profiles.yaml)."
+
+
+class QosDoc(Section):
+    """RoCEv2 lossless QoS: a vendor profile (``designer/qos_profiles.yaml``), overridable field by field."""
+
+    profile: Literal["nvidia", "cisco", "juniper"] = Field(
+        "nvidia", description=("The vendor profile every other qos field defaults from.")
+    )
+    roce_dscp: Dscp | None = Field(None, description=f"DSCP of RoCE data. {_PROFILE}")
+    roce_priority: Priority | None = Field(
+        None,
+        description=(f"Priority (traffic class and queue) of RoCE data, the only lossless one with PFC. {_PROFILE}"),
+    )
+    cnp_dscp: Dscp | None = Field(None, description=f"DSCP of congestion notification packets (CNP). {_PROFILE}")
+    cnp_priority: Priority | None = Field(None, description=f"Strict-priority queue of CNP. {_PROFILE}")
+    cnp_rate_percent: int | None = Field(
+        None, ge=1, le=100, description=(f"Cap on the strict CNP queue, in percent of the port. {_PROFILE}")
+    )
+    roce_bandwidth_percent: int | None = Field(
+        None,
+        ge=1,
+        le=99,
+        description=(f"DWRR share of the RoCE queue; queue 0 (every other DSCP) gets the rest. {_PROFILE}"),
+    )
+    ecn: bool | None = Field(None, description=f"ECN marking (never dropping) on the RoCE queue. {_PROFILE}")
+    ecn_unit: Literal["bytes", "percent"] | None = Field(
+        None, description=(f"Unit of ecn_min and ecn_max: bytes, or percent of queue_bytes. {_PROFILE}")
+    )
+    ecn_min: int | None = Field(
+        None, ge=1, le=1 << 32, description=(f"Queue depth where ECN marking starts; below ecn_max. {_PROFILE}")
+    )
+    ecn_max: int | None = Field(
+        None, ge=1, le=1 << 32, description=(f"Queue depth where marking reaches ecn_probability. {_PROFILE}")
+    )
+    ecn_probability: int | None = Field(
+        None, ge=1, le=100, description=(f"Percent of packets marked at ecn_max. {_PROFILE}")
+    )
+    queue_bytes: int | None = Field(
+        None,
+        ge=1,
+        le=1 << 32,
+        description=(f"Buffer limit of the RoCE queue that percent thresholds refer to. {_PROFILE}"),
+    )
+    pfc_watchdog: bool | None = Field(
+        None, description=(f"Drop on a queue paused longer than the detection time, until restored. {_PROFILE}")
+    )
+    pfc_watchdog_detection_ms: int | None = Field(
+        None,
+        ge=10,
+        le=5000,
+        description=(f"PFC watchdog detection time, in milliseconds (SONiC takes at least 100). {_PROFILE}"),
+    )
+    pfc_watchdog_restoration_ms: int | None = Field(
+        None,
+        ge=10,
+        le=60_000,
+        description=(f"PFC watchdog restoration time, in milliseconds (SONiC takes at least 100). {_PROFILE}"),
+    )
+    mtu: int | None = Field(None, ge=1500, le=9216, description=f"MTU of every port. {_PROFILE}")
+    cable_length_m: int | None = Field(
+        None,
+        ge=1,
+        le=10_000,
+        description=(
+            f"Cable length a port's PFC headroom is sized for where the design has no cable length of its own, in "
+            f"metres (a build sizes every port for its cable in cabling.csv). {_PROFILE}"
+        ),
+    )
+    pfc_response_ns: int | None = Field(
+        None, ge=0, le=100_000, description=(f"PFC response time the headroom is sized for, in nanoseconds. {_PROFILE}")
+    )
+
+
+BALANCING_MODES = ("ecmp", "adaptive", "cluster", "spray")
+"""The intent's load-balancing modes, hashing first."""
+BALANCING_ALIASES = {"dynamic": "adaptive"}
+"""Older names of a mode, still accepted."""
+
+
+def balancing_mode(value: object) -> object:
+    """A load-balancing mode by its current name (``dynamic`` was ``adaptive``'s name)."""
+    return BALANCING_ALIASES.get(value, value) if isinstance(value, str) else value
+
+
+BalancingMode = Annotated[
+    Literal["ecmp", "adaptive", "cluster", "spray"],
+    BeforeValidator(balancing_mode),
+    WithJsonSchema({"type": "string", "enum": [*BALANCING_MODES, *BALANCING_ALIASES]}),
+]
+
+
+class LoadBalancingDoc(Section):
+    """How the switches spread flows over their equal-cost paths; every target must be able to express it
+    (each target card's ``capabilities``, designer/targets/)."""
+
+    mode: BalancingMode = Field(
+        "ecmp",
+        description=(
+            "ecmp: each flow hashed onto one path; adaptive: the switch moves flowlets or packets to less loaded "
+            "paths (NVIDIA adaptive routing on Spectrum-4, Arista dynamic load balancing; the older name dynamic "
+            "means the same); cluster: Arista cluster load balancing, which places RoCE flows on the leaf uplinks; "
+            "spray: the NICs spray each connection's packets over all paths and the switches forward them by hash. "
+            "Each only where the target and the switch run it (catalog targets), spray only with NICs that spray."
+        ),
+    )
+    hash: Literal["five-tuple"] = Field(
+        "five-tuple",
+        description=(
+            "Header fields the ECMP hash reads: five-tuple is source and destination address, IP protocol and both "
+            "layer-4 ports, which includes the UDP source port RoCEv2 varies per queue pair for entropy (no target "
+            "writes a RoCE queue-pair hash: SONiC's and NVUE's hash fields have none, EOS has it only through UDF "
+            "fields)."
+        ),
+    )
+    seeds: Literal["per-tier", "per-switch"] = Field(
+        "per-tier",
+        description=(
+            "Hash seeds: per-tier gives leaves, spines and super-spines different seeds (the same seed on two "
+            "consecutive tiers sends a leaf's flows down the same choice again: polarization); per-switch derives "
+            "a seed from each switch's name, so it never changes as the fabric grows."
+        ),
+    )
+
+
+@dataclass(frozen=True)
+class BalancingSpec:
+    """How the switches spread flows (``load_balancing``): the mode, the hash fields and the seeds."""
+
+    mode: str
+    hash: str
+    seeds: str
+
+
+def balancing_spec(doc: LoadBalancingDoc) -> BalancingSpec:
+    """The ``load_balancing`` section as the stages read it."""
+    return record_of(BalancingSpec, doc)

@@ -9,11 +9,18 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from itertools import pairwise
-from typing import Any
+from typing import Any, Literal
+
+from pydantic import (
+    Field,
+)
 
 from designer.catalog import Catalog
 from designer.errors import Problem
-from designer.intent.schema import FacilityDoc
+from designer.intent.fields import (
+    MEDIA,
+    Section,
+)
 
 FIELDS = (
     "rack_power_kw",
@@ -210,3 +217,63 @@ def _reach_at(doc: FacilityDoc, medium: str, link_speed: int, hardware: Catalog)
     """Metres ``medium`` reaches at ``link_speed``: as the intent gives it, else the catalog's."""
     given = getattr(doc.reach_m, medium, None)
     return float(given) if given else float(hardware.media[medium].reach_at(link_speed))
+
+
+_CATALOG = "Default: the catalog's (designer/catalog.yaml)."
+
+
+class ReachDoc(Section):
+    """Longest cable run per medium, in metres at the fabric's link speed; the catalog gives the defaults."""
+
+    dac: float | None = Field(None, gt=0, le=100, description=f"Passive copper reach, in metres. {_CATALOG}")
+    aec: float | None = Field(None, gt=0, le=100, description=f"Active copper reach, in metres. {_CATALOG}")
+    multimode: float | None = Field(
+        None, gt=0, le=10_000, description=(f"Multimode fibre reach, in metres. {_CATALOG}")
+    )
+    singlemode: float | None = Field(
+        None, gt=0, le=100_000, description=(f"Single-mode fibre reach, in metres. {_CATALOG}")
+    )
+
+
+class FacilityDoc(Section):
+    """The data hall: rack power and size, cooling, row geometry and PUE; the catalog gives the defaults."""
+
+    rack_power_kw: float | None = Field(
+        None, gt=0, le=1000, description=(f"Usable power budget of every rack, in kW. {_CATALOG}")
+    )
+    rack_units: int | None = Field(None, ge=1, le=60, description=f"Rack height in units. {_CATALOG}")
+    cooling: Literal["air", "liquid"] | None = Field(
+        None, description=(f"Cooling; air is refused for racks budgeted above air_limit_kw. {_CATALOG}")
+    )
+    air_limit_kw: float | None = Field(
+        None, gt=0, le=1000, description=(f"Most power an air-cooled rack may take, in kW. {_CATALOG}")
+    )
+    racks_per_row: int | None = Field(
+        None,
+        ge=1,
+        le=1000,
+        description=(
+            "Racks in one row. Left out (and not set by a site catalog), designer chooses it up to "
+            "max_racks_per_row: the row length whose longest cable run is shortest, each scalable unit in its row "
+            "where one fits."
+        ),
+    )
+    max_racks_per_row: int | None = Field(
+        None, ge=1, le=1000, description=f"The longest row the hall takes, when designer chooses the row. {_CATALOG}"
+    )
+    rack_width_m: float | None = Field(None, gt=0, le=5, description=f"Rack width, in metres. {_CATALOG}")
+    row_pitch_m: float | None = Field(
+        None, gt=0, le=100, description=(f"Distance between the centres of two rows, in metres. {_CATALOG}")
+    )
+    pue: float | None = Field(None, ge=1, le=5, description=f"Power usage effectiveness of the hall. {_CATALOG}")
+    slack_m: float | None = Field(
+        None, ge=0, le=100, description=(f"Length added to every cable run, in metres. {_CATALOG}")
+    )
+    reach_m: ReachDoc = Field(ReachDoc(), description="Longest cable run per medium at the link speed.")
+    media: Literal[MEDIA] | None = Field(  # type: ignore[valid-type]
+        None,
+        description=(
+            "Which media the links take: copper, passive or active copper where its reach covers the run and "
+            f"optics beyond it; optics, optical modules on every link however short. {_CATALOG}"
+        ),
+    )

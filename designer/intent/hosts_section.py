@@ -8,12 +8,26 @@ once.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from typing import TYPE_CHECKING, Annotated, Any, Literal
+
+from pydantic import (
+    AfterValidator,
+    Field,
+    WithJsonSchema,
+)
 
 from designer.catalog import ServerModel
 from designer.errors import Problem
-from designer.intent.schema import HostsDoc
+from designer.intent.fields import (
+    Section,
+)
+from designer.intent.nic_names import PATTERN as NIC_NAME_PATTERN
+from designer.intent.nic_names import RESERVED as RESERVED_NIC_NAMES
+from designer.intent.nic_names import nic_name_problem
+from designer.intent.yaml_source import short
 
 
 @dataclass(frozen=True)
@@ -150,3 +164,73 @@ def naming_problems(field: str, given: Sequence[str], count: int) -> list[tuple[
         if name in given[:index]
     )
     return problems
+
+
+RDMA_NAME_PATTERN = r"^[a-z][a-z0-9_]{0,62}$"
+"""An RDMA device name (``mlx5_0``): below the kernel's 64-character limit, letters, digits and '_' only."""
+
+
+def _named(pattern: str, what: str, example: str) -> Any:
+    """A list item that must match ``pattern``, with the JSON Schema saying so."""
+
+    def check(name: str) -> str:
+        if not re.fullmatch(pattern, name):
+            raise ValueError(f"{short(name)} is not {what}; use {example}")
+        return name
+
+    return Annotated[str, AfterValidator(check), WithJsonSchema({"type": "string", "pattern": pattern})]
+
+
+def _nic_name(name: str) -> str:
+    if problem := nic_name_problem(name):
+        raise ValueError(problem)
+    return name
+
+
+NicName = Annotated[
+    str,
+    AfterValidator(_nic_name),
+    WithJsonSchema({"type": "string", "pattern": NIC_NAME_PATTERN, "not": {"enum": sorted(RESERVED_NIC_NAMES)}}),
+]
+if TYPE_CHECKING:
+    RdmaName = str
+else:
+    RdmaName = _named(
+        RDMA_NAME_PATTERN, "an RDMA device name", "lower-case letters, digits and '_', starting with a letter (mlx5_0)"
+    )
+
+
+class HostsDoc(Section):
+    """The server side of every backend link: the files written per server under ``servers/``."""
+
+    format: Literal["netplan", "nmconnection"] = Field(
+        "netplan",
+        description=(
+            "How the NIC addresses, routes and rules are written: netplan (one netplan.yaml per server) or "
+            "nmconnection (one NetworkManager keyfile per NIC)."
+        ),
+    )
+    nics: list[NicName] | None = Field(
+        None,
+        description=(
+            "The backend NICs' Linux interface names in NIC order (rail order), one per NIC port of the server. "
+            "Default: the catalog server model's, else nic0, nic1, ..."
+        ),
+    )
+    plane_nics: list[NicName] | None = Field(
+        None,
+        description=(
+            "With compute.multiplane mode hwplb: the Linux interface names of every NIC port's plane PFs (PF n is "
+            "the rail interface's PCI function + n), in port order as swplb numbers them (plane 0 of every rail, "
+            "each the rail's interface of nics, then plane 1, ...), so that lldpd runs on each and designer audit "
+            "maps them to their plane links. Default: nics, then nic0s1, nic1s1, ..."
+        ),
+    )
+    rdma_devices: list[RdmaName] | None = Field(
+        None,
+        description=(
+            "The backend NICs' RDMA device names in NIC order (NCCL_IB_HCA), one per NIC port. Default: the catalog "
+            "server model's, else the NIC driver's names: mlx5_0, ... (NVIDIA), ionic_0, ... (AMD), bnxt_re0, ... "
+            "(Broadcom)"
+        ),
+    )

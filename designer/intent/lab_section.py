@@ -10,10 +10,20 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from typing import Annotated, Literal
+
+from pydantic import (
+    AfterValidator,
+    Field,
+    WithJsonSchema,
+)
 
 from designer.catalog import Catalog
 from designer.errors import Problem
-from designer.intent.schema import LabDoc
+from designer.intent.fields import (
+    Section,
+    whole_match,
+)
 from designer.targets import LAB_KINDS
 
 TIER_NAMES = {"leaf": "leaves", "spine": "spines", "super_spine": "super-spines"}
@@ -99,3 +109,39 @@ def _kinds_of(targets: list[str]) -> str:
     """The kinds that boot one of ``targets``' files, for a message."""
     kinds = [kind for kind, entry in LAB_KINDS.items() if entry.target in targets]
     return ", ".join(kinds) if kinds else f"none (the kinds are {', '.join(LAB_KINDS)})"
+
+
+IMAGE_PATTERN = r"^[A-Za-z0-9][A-Za-z0-9._/:@+-]{0,254}$"
+"""A container image reference as Docker takes it (``registry/name:tag`` or ``name@sha256:...``)."""
+
+
+image_reference = whole_match(
+    IMAGE_PATTERN,
+    "a container image reference; write it as docker images lists it, such as ceos:4.32.0F or "
+    "registry.example.com/ceos:4.32.0F (letters, digits and ._/:@+-, at most 255)",
+)
+"""An image reference as ``docker images`` lists it: letters, digits and ``._/:@+-``, at most 255."""
+
+
+class LabDoc(Section):
+    """The containerlab export (``lab/clab.yml``): which network OS image every switch runs in it."""
+
+    kind: Literal[tuple(LAB_KINDS)] = Field(  # type: ignore[valid-type]  # the registry's kinds, read at import
+        "linux",
+        description=(
+            "containerlab node kind of every switch: "
+            + "; ".join(f"{kind} ({entry.label}, boots the {entry.target} files)" for kind, entry in LAB_KINDS.items())
+            + ". Its target must be in targets."
+        ),
+    )
+    image: (
+        Annotated[str, AfterValidator(image_reference), WithJsonSchema({"type": "string", "pattern": IMAGE_PATTERN})]
+        | None
+    ) = Field(
+        None,
+        examples=["ceos:4.32.0F"],
+        description=(
+            "The container image of the nodes, as imported on the lab host (docker images). Default for linux: "
+            f"{LAB_KINDS['linux'].image}; every other kind needs the team's own image named here."
+        ),
+    )

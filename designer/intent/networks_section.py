@@ -9,26 +9,36 @@ backend's, lossless storage only where every target writes QoS); the backend's o
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable
 from dataclasses import dataclass
+from typing import Annotated, Literal
 
-from netaddr import IPNetwork
+from netaddr import AddrFormatError, IPNetwork
+from pydantic import (
+    AfterValidator,
+    BeforeValidator,
+    Field,
+    WithJsonSchema,
+)
 
 from designer.catalog import Catalog, ManagementSwitchModel, SystemModel
 from designer.errors import Path, Problem
-from designer.intent.schema import (
-    AddressingDoc,
-    DataNetworkDoc,
-    FrontendDoc,
-    ManagementDoc,
-    ManagementSwitchDoc,
-    NetworksDoc,
-    OobDoc,
-    StorageDoc,
-    SwitchDoc,
+from designer.intent.compute_section import SwitchDoc
+from designer.intent.fields import (
+    MAX_SWITCH_PORTS,
+    Asn,
+    Pool,
+    Section,
+    Speed,
+    _known,
     private_asns,
+    safe_name,
+    whole_match,
 )
+from designer.intent.routing_section import AddressingDoc
 from designer.intent.switch_spec import SwitchSpec
+from designer.intent.yaml_source import short
 from designer.targets import TARGETS
 
 DATA_NETWORKS = ("frontend", "storage", "inband")
@@ -498,3 +508,230 @@ def _management_vrf_problems(vrf: str, targets: list[str]) -> list[Problem]:
         for target in targets
         if TARGETS[target].management_vrf not in ("", vrf)
     ]
+
+
+def parse_ratio(value: object) -> object:
+    """Accept an oversubscription as ``3``, ``2.5`` or ``"3:1"`` and return downlink bandwidth per unit of uplink
+    bandwidth as a float; anything else, or a ratio below 1, raises, saying what would be valid."""
+    ratio: float | None = None
+    if isinstance(value, str):
+        match = re.fullmatch(r"\s*(\d+(?:\.\d+)?)\s*(?::\s*(\d+(?:\.\d+)?))?\s*", value)
+        if match and float(match.group(2) or 1) > 0:
+            ratio = float(match.group(1)) / float(match.group(2) or 1)
+    elif isinstance(value, int | float) and not isinstance(value, bool):
+        ratio = float(value)
+    if ratio is None:
+        raise ValueError(
+            f'{short(value)} is not an oversubscription; write a number such as 3 or a ratio such as "3:1"'
+        )
+    if not 1 <= ratio <= 64:
+        raise ValueError(
+            f"{short(value)} is {ratio:g}:1; an oversubscription runs from 1 (as much bandwidth up as down) to 64, "
+            'such as 2 or "3:1"'
+        )
+    return ratio
+
+
+Ratio = Annotated[
+    float,
+    BeforeValidator(parse_ratio),
+    WithJsonSchema(
+        {
+            "anyOf": [
+                {"type": "number", "minimum": 1, "maximum": 64},
+                {"type": "string", "pattern": r"^\s*\d+(\.\d+)?\s*(:\s*\d+(\.\d+)?)?\s*$"},
+            ],
+            "examples": [1, 3, "3:1"],
+        }
+    ),
+]
+"""Downlink to uplink bandwidth of a leaf: a number (``3``) or a ratio (``"3:1"``), at least 1."""
+
+
+class NetworkAddressingDoc(Section):
+    """The IPv4 pools of one network beside the backend: its switch-to-switch /31s, leaf-to-server /31s and
+    loopbacks. Every pool of every network must be disjoint from every other."""
+
+    fabric_p2p: Pool | None = Field(
+        None, description="Pool of the network's switch-to-switch /31s (default: laid out beside the backend's)."
+    )
+    server_p2p: Pool | None = Field(
+        None, description="Pool of the network's leaf-to-server /31s (default: laid out beside the backend's)."
+    )
+    loopbacks: Pool | None = Field(
+        None, description="Pool of the network's switch loopback /32s (default: laid out beside the backend's)."
+    )
+
+
+DUAL_HOMING = ("none", "bgp", "evpn-mh", "mlag")
+"""How a server reaches the two leaves of its rack: not at all, by BGP from the host over two routed links, by
+EVPN multihoming (a bonded host), or by MLAG."""
+
+
+class DataNetworkDoc(Section):
+    """A rack-local leaf-spine network beside the backend (top-of-rack leaves, declared oversubscription)."""
+
+    nics_per_server: int = Field(2, ge=1, le=16, description="The network's NIC ports of one GPU server.")
+    nic_speed: Speed = Field(200, description="Speed of those NIC ports, as under compute.")
+    oversubscription: Ratio = Field(
+        1.0,
+        description=(
+            'Leaf downlink to uplink bandwidth, 3 or "3:1" (default 1). The leaves are sized to it; unlike '
+            "checks.oversubscription (the backend's warning threshold), it is the network's design."
+        ),
+    )
+    dual_homing: Literal[DUAL_HOMING] = Field(  # type: ignore[valid-type]  # the tuple above, read at import
+        "none",
+        description=(
+            "none: every NIC port to one leaf of the rack; bgp: the server's ports split over the rack's leaves, a "
+            "routed link each, the server runs BGP (routing on the host). evpn-mh and mlag are refused until a "
+            "target renders them."
+        ),
+    )
+    leaves_per_rack: int | None = Field(
+        None, ge=1, le=8, description="Top-of-rack leaves per rack (default: 2 when dual-homed, else 1)."
+    )
+    leaf: SwitchDoc | None = Field(None, description="The top-of-rack leaves (default: the backend leaf's hardware).")
+    spine: SwitchDoc | None = Field(None, description="The spines (default: the network's leaf hardware).")
+    addressing: NetworkAddressingDoc = Field(NetworkAddressingDoc(), description="The network's IPv4 pools.")
+    leaf_asn_start: Asn | None = Field(
+        None,
+        description=(
+            "First leaf ASN of the network, in a private range (default: laid out after the backend's ranges); "
+            "its spines take the next million."
+        ),
+    )
+
+
+class CoreDoc(Section):
+    """The data-centre core the border leaves peer with: eBGP on every core uplink, the frontend's pools announced
+    to it and a default route taken from it."""
+
+    asn: Asn = Field(description="The core's ASN, none of the design's own.")
+
+
+class FrontendDoc(DataNetworkDoc):
+    """The frontend (north-south, converged) network: its border leaves face the data-centre core."""
+
+    border_leaves: int = Field(2, ge=0, le=64, description="Border leaves with uplinks toward the data-centre core.")
+    core_uplinks: int = Field(4, ge=0, le=512, description="Uplinks of each border leaf toward the core.")
+    core_uplink_speed: Speed | None = Field(
+        None, description="Speed of the core uplinks (default: the border leaf's port speed)."
+    )
+    core: CoreDoc | None = Field(
+        None,
+        description=(
+            "The data-centre core's BGP: each core uplink a /31 and an eBGP session to it (default: none, the core "
+            "uplinks are only cabled)."
+        ),
+    )
+
+
+class StorageNodesDoc(Section):
+    """The storage servers the storage network also serves."""
+
+    count: int = Field(ge=1, le=100_000, description="Storage servers.")
+    nics_per_server: int = Field(2, ge=1, le=16, description="Storage network NIC ports of one storage server.")
+    nic_speed: Speed = Field(400, description="Speed of those NIC ports.")
+    rack_units: int = Field(2, gt=0, le=60, description="Rack units of one storage server.")
+    power_kw: float = Field(1.5, gt=0, le=100, description="Maximum power of one storage server, in kW.")
+
+
+class StorageDoc(DataNetworkDoc):
+    """The storage network: GPU servers to the storage servers it also serves."""
+
+    storage_nodes: StorageNodesDoc | None = Field(None, description="The storage servers on this network.")
+    lossless: bool = Field(
+        False,
+        description=("Run the backend's RoCE QoS (PFC and ECN) on the storage switches; every target must write QoS."),
+    )
+
+
+class ManagementSwitchDoc(Section):
+    """A management switch: 1G access ports for management ports and BMCs, and a few fast uplinks."""
+
+    model: Annotated[str, _known("management_switches", "management switch")] | None = Field(
+        None,
+        json_schema_extra={"examples": ["nvidia-sn2201"]},
+        description="A catalog management switch model (default: nvidia-sn2201); explicit fields override it.",
+    )
+    ports: int | None = Field(None, ge=1, le=MAX_SWITCH_PORTS, description="Access (1G) ports.")
+    uplinks: int | None = Field(None, ge=1, le=64, description="Uplink ports toward the OOB spine.")
+    uplink_speed: Speed | None = Field(None, description="Speed of the uplink ports.")
+    rack_units: int | None = Field(None, gt=0, le=60, description="Rack units.")
+    power_w: int | None = Field(None, gt=0, le=100_000, description="Typical power, in watts.")
+
+
+class OobDoc(Section):
+    """The out-of-band network: a management switch in every rack for every BMC, switch management port and
+    managed power part, aggregated to an OOB spine; one management address per device."""
+
+    switch: ManagementSwitchDoc = Field(ManagementSwitchDoc(), description="The management switch of every rack.")
+    spine: SwitchDoc | None = Field(
+        None, description="The OOB spine the management switches uplink to (default: the backend leaf's hardware)."
+    )
+    bmcs_per_server: int = Field(1, ge=0, le=8, description="BMC ports of one GPU server.")
+    host_management: bool = Field(
+        False, description="Also cable every GPU server's host management port (besides its BMC)."
+    )
+    managed_per_rack: int = Field(
+        0, ge=0, le=48, description="Other managed parts per rack on the OOB network (PDUs, power shelves)."
+    )
+    pool: Pool | None = Field(
+        None, description="Pool of the management addresses, one per device (default: laid out beside the others)."
+    )
+
+
+class NetworksDoc(Section):
+    """The cluster's networks beside the backend (``fabric``); each is designed only when declared."""
+
+    frontend: FrontendDoc | None = Field(None, description="The frontend (north-south, converged) network.")
+    storage: StorageDoc | None = Field(None, description="The storage network.")
+    inband: DataNetworkDoc | None = Field(None, description="The in-band management network (optional).")
+    oob: OobDoc | None = Field(None, description="The out-of-band management network; {} takes every default.")
+
+
+def check_ipv4_address(value: str) -> str:
+    """A single IPv4 address, written canonically."""
+    try:
+        network = IPNetwork(value, version=4)
+    except (AddrFormatError, ValueError, TypeError):
+        raise ValueError(f"{short(value)} is not an IPv4 address such as 192.0.2.10") from None
+    if "/" in value:
+        raise ValueError(f"{short(value)} is a prefix; give the server's address alone, such as {network.ip}")
+    return str(network.ip)
+
+
+Address = Annotated[
+    str,
+    AfterValidator(check_ipv4_address),
+    WithJsonSchema({"type": "string", "pattern": r"^\d{1,3}(\.\d{1,3}){3}$", "examples": ["192.0.2.10"]}),
+]
+
+
+DOMAIN_PATTERN = r"^[A-Za-z0-9]([A-Za-z0-9-]{0,61}[A-Za-z0-9])?(\.[A-Za-z0-9]([A-Za-z0-9-]{0,61}[A-Za-z0-9])?)*$"
+"""A DNS name as RFC 1123 writes a host name: dot-separated labels of 1-63 letters, digits and inner hyphens."""
+
+
+check_domain = whole_match(
+    DOMAIN_PATTERN,
+    "a DNS domain; use dot-separated labels of letters, digits and inner hyphens, such as cluster.example.net",
+)
+"""A DNS search domain: a host name's labels (it goes into every switch's configuration as it is)."""
+
+
+class ManagementDoc(Section):
+    """The management side of every switch of every network: its VRF and the services it uses."""
+
+    vrf: Annotated[str, AfterValidator(safe_name)] = Field(
+        "mgmt", description="The management VRF the management port sits in."
+    )
+    ntp: list[Address] = Field(default_factory=list, max_length=8, description="NTP servers.")
+    syslog: list[Address] = Field(default_factory=list, max_length=8, description="Syslog servers.")
+    dns: list[Address] = Field(default_factory=list, max_length=3, description="DNS servers (resolv.conf takes 3).")
+    domain: Annotated[str, AfterValidator(check_domain)] | None = Field(
+        None,
+        max_length=253,
+        json_schema_extra={"pattern": DOMAIN_PATTERN, "examples": ["cluster.example.net"]},
+        description="DNS search domain.",
+    )

@@ -26,9 +26,13 @@ from pydantic.fields import FieldInfo
 
 from designer.catalog import Catalog, NicModel, ServerModel, SystemModel
 from designer.errors import InputError, Path, Problem, Source
+from designer.intent.checks_section import CheckLimits, check_limits
+from designer.intent.compute_section import ComputeDoc, FabricDoc, MultiplaneDoc, SwitchDoc
 from designer.intent.configs import (
+    BalancingSpec,
     QosSpec,
     balancing_problems,
+    balancing_spec,
     bfd_problems,
     resolve_qos,
     routing_problems,
@@ -37,29 +41,23 @@ from designer.intent.configs import (
     underlay_problems,
 )
 from designer.intent.facility import Facility, FacilityNeeds, facility_problems, resolve_facility
+from designer.intent.fields import MAX_BREAKOUT, MAX_GPUS, MAX_RADIX, SPEEDS, private_asns
 from designer.intent.hosts_section import HostSpec, resolve_hosts
 from designer.intent.lab_section import LabSpec, resolve_lab
 from designer.intent.networks_section import Networks, resolve_networks
-from designer.intent.schema import (
-    MAX_BREAKOUT,
-    MAX_GPUS,
-    MAX_RADIX,
-    SPEEDS,
+from designer.intent.outputs_section import OutputChoices, output_choices
+from designer.intent.routing_section import (
     AddressingDoc,
-    ChecksDoc,
-    ComputeDoc,
-    FabricDoc,
-    IntentDoc,
-    LoadBalancingDoc,
-    MultiplaneDoc,
-    OutputsDoc,
+    AddressPools,
     RoutingDoc,
-    SwitchDoc,
-    TargetOptionsDoc,
-    private_asns,
+    RoutingSpec,
+    address_pools,
+    routing_spec,
 )
+from designer.intent.schema import IntentDoc
 from designer.intent.site_catalog import SiteCatalogs, site_catalogs
 from designer.intent.switch_spec import SWITCH_TIERS, SwitchSpec
+from designer.intent.target_options_section import TargetOptions, TargetOptionsDoc, target_options
 from designer.intent.technology import (
     chassis_naming_problems,
     default_targets,
@@ -164,20 +162,20 @@ class Intent:
     leaf: SwitchSpec
     spine: SwitchSpec
     super_spine: SwitchSpec
-    addressing: AddressingDoc
-    routing: RoutingDoc
+    addressing: AddressPools
+    routing: RoutingSpec
     targets: tuple[str, ...]
-    target_options: TargetOptionsDoc
+    target_options: TargetOptions
     qos: QosSpec
-    load_balancing: LoadBalancingDoc
+    load_balancing: BalancingSpec
     """How the switches spread flows: ECMP hash fields and seeds, or dynamic load balancing."""
     facility: Facility
-    checks: ChecksDoc
+    checks: CheckLimits
     hosts: HostSpec
     """The server files' format and the backend NICs' names (``hosts``)."""
     lab: LabSpec | None
     """The containerlab export's kind and image (``lab``); None: the build writes no ``lab/``."""
-    outputs: OutputsDoc
+    outputs: OutputChoices
     """Which optional parts a build writes: the server files, the lab (``outputs``)."""
     source: Source
     sha256: str
@@ -751,25 +749,25 @@ def _intent(
         leaf=switches[0],
         spine=switches[1],
         super_spine=switches[2],
-        addressing=doc.addressing,
-        routing=doc.routing,
+        addressing=address_pools(doc.addressing),
+        routing=routing_spec(doc.routing),
         targets=tuple(per_switch(listed)),
         technology=doc.fabric.technology,
         subnet_managers=per_fabric(listed),
         targets_named=doc.targets is not None,
-        target_options=doc.target_options,
+        target_options=target_options(doc.target_options),
         qos=qos,
-        load_balancing=doc.load_balancing,
+        load_balancing=balancing_spec(doc.load_balancing),
         facility=resolve_facility(
             doc.facility,
             (*tier_speeds(server.nic_speed, *switches[:2]), *(networks or Networks()).speeds),
             catalogs.catalog,
             needs,
         ),
-        checks=doc.checks,
+        checks=check_limits(doc.checks),
         hosts=hosts,
         lab=lab,
-        outputs=doc.outputs,
+        outputs=output_choices(doc.outputs),
         source=source,
         sha256=sha256,
         text=text,

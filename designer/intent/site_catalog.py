@@ -33,8 +33,8 @@ from designer.catalog import (
     shipped_catalog_data,
 )
 from designer.errors import InputError, Problem, Source
-from designer.intent.hosts_section import naming_problems
-from designer.intent.schema import MAX_BREAKOUT, MAX_SWITCH_PORTS, MEDIA, SPEEDS, NicName, RdmaName, Section, Speed
+from designer.intent.fields import MAX_BREAKOUT, MAX_SWITCH_PORTS, MEDIA, SPEEDS, Section, Speed
+from designer.intent.hosts_section import NicName, RdmaName, naming_problems
 from designer.intent.yaml_source import decode, load_yaml, read_bytes, short
 from designer.targets import NAMES, TARGETS, TECHNOLOGIES, per_switch
 

@@ -11,7 +11,7 @@ from pathlib import Path
 
 from designer.catalog import Catalog
 from designer.errors import Problem
-from designer.intent.schema import safe_name
+from designer.intent.fields import safe_name
 from designer.intent.yaml_source import short
 from designer.targets import TARGETS, of_technology
 

@@ -10,8 +10,9 @@ from string import Formatter
 
 from designer.catalog import Catalog
 from designer.errors import Problem
-from designer.intent.schema import IntentDoc, PartitionDoc
+from designer.intent.schema import IntentDoc
 from designer.intent.switch_spec import SWITCH_TIERS
+from designer.intent.target_options_section import PartitionDoc
 from designer.targets import TARGETS, defaults, of_technology, per_switch
 
 ETHERNET_ONLY = {

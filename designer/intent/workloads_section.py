@@ -18,10 +18,24 @@ stay within about a minute and 2 GiB at 131,072 GPUs on 2 cores (``benchmarks/RE
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
+from typing import Annotated, Literal
+
+from pydantic import (
+    AfterValidator,
+    BeforeValidator,
+    Field,
+    WithJsonSchema,
+)
 
 from designer.errors import Path, Problem
-from designer.intent.schema import WorkloadDoc
+from designer.intent.fields import (
+    MAX_GPUS,
+    Section,
+    safe_name,
+)
+from designer.intent.yaml_source import short
 
 MAX_WORKLOADS = 16
 """Workloads in one intent; each costs a QP search besides its runs."""
@@ -184,3 +198,115 @@ def _flow_problems(workloads: list[Workload], nics: int) -> list[Problem]:
             )
         ]
     return []
+
+
+BYTE_UNITS = {
+    "": 1,
+    "K": 10**3,
+    "M": 10**6,
+    "G": 10**9,
+    "T": 10**12,
+    "P": 10**15,
+    "Ki": 2**10,
+    "Mi": 2**20,
+    "Gi": 2**30,
+    "Ti": 2**40,
+    "Pi": 2**50,
+}
+"""Prefixes of a byte count: decimal (``GB`` = 10^9 bytes, as nccl-tests reports) or binary (``GiB``)."""
+MAX_BYTES = 10**16
+"""The largest collective the analysis takes (10PB); anything bigger is a typo."""
+
+
+def parse_bytes(value: object) -> object:
+    """Accept ``700GB``, ``1.5TB``, ``64GiB`` or a whole number of bytes and return the bytes as an int; anything
+    else raises, saying what would be valid."""
+    number: float | None = None
+    if isinstance(value, str):
+        match = re.fullmatch(r"\s*(\d+(?:\.\d+)?(?:[eE][+-]?\d+)?)\s*(?:([KMGTP]i?)?B)?\s*", value)
+        if match:
+            number = float(match.group(1)) * BYTE_UNITS[match.group(2) or ""]
+    elif isinstance(value, int | float) and not isinstance(value, bool):
+        number = float(value)
+    if number is None or not number.is_integer() or not 1 <= number <= MAX_BYTES:
+        raise ValueError(
+            f"{short(value)} is not a byte count; write 700GB, 1.5TB, 64GiB or a whole number of bytes (1 byte to 10PB)"
+        )
+    return int(number)
+
+
+def parse_count(value: object) -> object:
+    """A count written as a number or in exponent form (``175e9``, which YAML reads as text) as an int."""
+    if isinstance(value, str):
+        if not re.fullmatch(r"\s*\d+(?:\.\d+)?(?:[eE][+-]?\d+)?\s*", value):
+            raise ValueError(f"{short(value)} is not a count; write a number such as 175e9 or 175000000000")
+        value = float(value)
+    if isinstance(value, float) and value.is_integer():
+        return int(value)
+    return value
+
+
+Bytes = Annotated[
+    int,
+    BeforeValidator(parse_bytes),
+    WithJsonSchema(
+        {
+            "anyOf": [
+                {"type": "integer", "minimum": 1},
+                {"type": "string", "pattern": r"^\s*\d+(\.\d+)?\s*[kKMGTP]?B\s*$"},
+            ],
+            "description": "Bytes per collective: an integer, or with a unit (700GB, 1.5TB; 10^3 multiples).",
+        }
+    ),
+]
+Count = Annotated[
+    int,
+    BeforeValidator(parse_count),
+    WithJsonSchema(
+        {
+            "anyOf": [{"type": "integer", "minimum": 1}, {"type": "number", "minimum": 1}, {"type": "string"}],
+            "description": "A count: an integer or a number such as 175e9.",
+        }
+    ),
+]
+
+
+class ModelDoc(Section):
+    """A model whose gradient is the collective: parameters times bytes per parameter (4 for fp32, 2 for bf16)."""
+
+    parameters: Annotated[Count, Field(ge=1, le=10**15, description="Parameters of the model (175e9).")]
+    bytes_per_parameter: float = Field(4, gt=0, le=16, description="Bytes per parameter: 4 for fp32, 2 for bf16.")
+
+
+class WorkloadDoc(Section):
+    """One training job on the fabric: its collective, size, placement and what a stall costs."""
+
+    name: Annotated[str, AfterValidator(safe_name)] = Field(description="The job's name in reports.")
+    gpus: int | None = Field(None, ge=2, le=MAX_GPUS, description="GPUs of the job (default: every GPU).")
+    placement: Literal["packed", "scattered", "random"] = Field(
+        "packed",
+        description=("packed: scalable unit by scalable unit; scattered: one server per unit in turn; random: seeded."),
+    )
+    collective: Literal["allreduce", "allgather", "reducescatter", "alltoall"] = Field(
+        "allreduce", description="The collective every step ends with."
+    )
+    bytes: Bytes | None = Field(
+        None,
+        description=("Bytes per collective as nccl-tests counts them (the per-rank buffer; for allgather the output)."),
+    )
+    model: ModelDoc | None = Field(None, description="Or the model whose gradient is the collective.")
+    algorithm: Literal["ring", "tree", "auto"] = Field("ring", description="NCCL's algorithm.")
+    qps_per_connection: int = Field(
+        1,
+        ge=1,
+        le=128,
+        description=("RoCE queue pairs per connection (NCCL_IB_QPS_PER_CONNECTION; NCCL takes at most 128)."),
+    )
+    channels: int = Field(2, ge=1, le=64, description="Connections per rail and neighbour (NCCL channels).")
+    gpu_hour_usd: float = Field(30.0, ge=0, le=10_000, description="What one GPU-hour costs, in US dollars.")
+    step_budget_s: float | None = Field(
+        None,
+        gt=0,
+        le=86_400,
+        description=("The collective time the team can afford per step; above it designer check warns."),
+    )

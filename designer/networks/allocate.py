@@ -30,8 +30,8 @@ from netaddr import IPNetwork
 from designer.backend.allocate import POOLS, Pool, default_pools, ip
 from designer.backend.wiring import SERVER_LEAF
 from designer.errors import InputError, Problem
+from designer.intent.fields import private_asns
 from designer.intent.networks_section import DataNetworkSpec
-from designer.intent.schema import private_asns
 from designer.networks.wiring import NetworkFabric, ordinal
 
 SPINE_ASN_OFFSET = 1_000_000

@@ -75,7 +75,7 @@ def _settings(spec: DataNetworkSpec, backend: SwitchSettings) -> SwitchSettings:
     return dataclasses.replace(
         backend,
         lossless=spec.lossless,
-        load_balancing=backend.load_balancing.model_copy(update={"mode": "ecmp"}),
+        load_balancing=dataclasses.replace(backend.load_balancing, mode="ecmp"),
         hwsku=None,
         port_speeds=speeds,
         link_speed=link_speed,

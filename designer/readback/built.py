@@ -30,8 +30,9 @@ from designer.backend.wiring import LINK_TIERS
 from designer.errors import InputError, Problem, Source
 from designer.files import Refused, output_cap, read_below
 from designer.findings import SEVERITIES, Finding
+from designer.intent.configs import BALANCING_ALIASES, BALANCING_MODES
+from designer.intent.fields import safe_name
 from designer.intent.nic_names import nic_name_problem
-from designer.intent.schema import BALANCING_ALIASES, BALANCING_MODES, safe_name
 from designer.intent.site_catalog import SiteCatalogs, folder_catalogs
 from designer.intent.switch_spec import SWITCH_TIERS
 from designer.json_text import string_scanner

@@ -9,7 +9,7 @@ GUID: the files work on any fabric cabled as designed, and the GUID-keyed ones c
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 DEFAULT_PKEY = 0x7FFF
@@ -24,7 +24,7 @@ def view(
     lmc: int,
     sweep_interval_s: int,
     qos: bool,
-    partitions: list[Mapping[str, Any]],
+    partitions: Sequence[Mapping[str, Any]],
 ) -> dict[str, Any]:
     """The template variables of a ``tiers``-tier fat tree of ``planes`` planes (each its own subnet, with its own
     subnet manager), with the intent's ``target_options.opensm``."""

@@ -73,7 +73,8 @@ class Target:
     raises ``PrerequisiteError`` for a missing tool and ``Unchecked`` when the files cannot be checked. Empty: no
     offline check."""
     options: str = ""
-    """The model of its ``target_options.<name>`` section in ``designer.intent.schema`` (empty: it takes none)."""
+    """The model of its ``target_options.<name>`` section in ``designer.intent.target_options_section`` (empty: it
+    takes none)."""
     loopback: str = "lo"
     """The name its configuration gives the loopback interface (templates/<os>/, SONiC's LOOPBACK_INTERFACE)."""
     discovery: str = "lldpd"

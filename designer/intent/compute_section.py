@@ -1,0 +1,189 @@
+"""The ``compute``, ``growth`` and ``fabric`` sections as written: the servers, the envelope, the
+fabric's shape and switches."""
+
+from __future__ import annotations
+
+from typing import Annotated, Literal
+
+from pydantic import (
+    Field,
+)
+
+from designer.intent.fields import (
+    MAX_BREAKOUT,
+    MAX_GPUS,
+    MAX_PLANES,
+    MAX_SWITCH_PORTS,
+    Section,
+    Speed,
+    _catalog_names,
+    _known,
+)
+from designer.targets import TECHNOLOGIES
+
+
+class MultiplaneDoc(Section):
+    """One backend NIC port serving several planes (NVIDIA Spectrum-X multiplane on ConnectX-8): one physical port
+    and one cable, one link at the plane speed to a leaf of each plane."""
+
+    planes: int = Field(
+        gt=1,
+        le=MAX_PLANES,
+        description=(
+            "Planes each NIC port serves, as the NIC's catalog entry allows (ConnectX-8 800G: 2 x 400G or 4 x 200G); "
+            "the fabric gets as many planes, each link running at the port speed divided by it."
+        ),
+    )
+    mode: Literal["hwplb", "swplb"] = Field(
+        "hwplb",
+        description=(
+            "hwplb (default; generally available from Spectrum-X RA 2.3): the NIC balances the planes, the host has "
+            "one interface and address per rail, the same /31 in every plane; swplb: one interface and address per "
+            "plane, NCCL balances the planes."
+        ),
+    )
+
+
+class ComputeDoc(Section):
+    """The GPU servers: how many, and what each has."""
+
+    servers: int | None = Field(
+        None, gt=0, le=MAX_GPUS, description=("Number of GPU servers; give exactly one of servers or gpus.")
+    )
+    gpus: int | None = Field(
+        None,
+        gt=0,
+        le=MAX_GPUS,
+        description=("Number of GPUs, a multiple of gpus_per_server; give exactly one of servers or gpus."),
+    )
+    server: Annotated[str, _known("servers", "server"), _catalog_names("servers")] | None = Field(
+        None,
+        description=(
+            "A catalog server model (designer/catalog.yaml or a site catalog); it fills gpus_per_server, "
+            "nics_per_server, nic_speed, server_power_kw, server_rack_units and the default plane count."
+        ),
+    )
+    gpus_per_server: int | None = Field(None, gt=0, le=144, description="GPUs in one server.")
+    nics_per_server: int | None = Field(
+        None,
+        gt=0,
+        le=64,
+        description=("Backend NIC ports of one server, all planes together (one rail each per plane)."),
+    )
+    nic_speed: Speed | None = Field(
+        None,
+        description=(
+            "Speed of a backend NIC port; the server links run at it, and every fabric link too unless a tier's "
+            "uplink_speed says otherwise."
+        ),
+    )
+    server_power_kw: float | None = Field(None, gt=0, le=500, description="Maximum power of one server, in kW.")
+    server_rack_units: int | None = Field(
+        None, gt=0, le=60, description=("Rack units of one server (default: the catalog model's, else 8).")
+    )
+    nvlink_gbyte_s: float | None = Field(
+        None,
+        gt=0,
+        le=100_000,
+        description=(
+            "NVLink (scale-up) bandwidth per GPU and direction inside the server, GB/s, for the workload analysis "
+            "(default: the catalog model's; required for workloads on a server the catalog does not know)."
+        ),
+    )
+    system: Annotated[str, _known("systems", "system"), _catalog_names("systems")] | None = Field(
+        None,
+        description=(
+            "A catalog rack-scale system (gb200-nvl72, gb300-nvl72 or a site catalog's): the fabric's servers are "
+            "its compute trays, placed a whole system to a rack; give systems or gpus, not servers."
+        ),
+    )
+    systems: int | None = Field(
+        None, gt=0, le=MAX_GPUS, description="Number of rack-scale systems (with system); or give gpus."
+    )
+    nic: Annotated[str, _known("nics", "NIC"), _catalog_names("nics")] | None = Field(
+        None,
+        description=(
+            "The backend NIC model where the server model ships with several (amd-mi355x: amd-pollara-400, "
+            "nvidia-cx7 or broadcom-thor2). Default: the model's own."
+        ),
+    )
+    multiplane: MultiplaneDoc | None = Field(
+        None,
+        description=(
+            "Each backend NIC port serves several planes (planes: 2 or 4 as the NIC allows; mode: hwplb, the "
+            "default, or swplb). Default: one plane per port."
+        ),
+    )
+
+
+class SwitchDoc(Section):
+    """One switch tier's hardware: a catalog model, explicit fields, or both (fields win)."""
+
+    model: Annotated[str, _known("switches", "switch"), _catalog_names("switches")] | None = Field(
+        None,
+        description=("A catalog switch model (designer/catalog.yaml or a site catalog); explicit fields override it."),
+    )
+    ports: int | None = Field(None, gt=0, le=MAX_SWITCH_PORTS, description="Physical ports.")
+    speed: Speed | None = Field(
+        None,
+        description=(
+            f"Speed of a physical port; a multiple of the speed of the links it runs, breaking out into at most "
+            f"{MAX_BREAKOUT} links."
+        ),
+    )
+    uplink_speed: Speed | None = Field(
+        None,
+        description=(
+            "Speed of the tier's uplinks (leaf to spine, spine to super-spine; default: its downlink speed). With "
+            "another speed than the downlinks, half the physical ports face down and half up, so the tier stays "
+            "1:1 in bandwidth: a 64 x 800G leaf with 400G NICs runs 64 x 400G down and 32 x 800G up."
+        ),
+    )
+    rack_units: int | None = Field(
+        None, gt=0, le=60, description=("Rack units (default: the catalog model's, else one per 32 ports).")
+    )
+    power_w: int | None = Field(None, gt=0, le=100_000, description="Power with no optics plugged, in watts.")
+    power_w_optics: int | None = Field(
+        None, gt=0, le=100_000, description=("Typical power with every optic plugged, in watts.")
+    )
+
+
+class FabricDoc(Section):
+    """The backend fabric's shape: planes, tiers and the switch of each tier."""
+
+    technology: Literal[TECHNOLOGIES] = Field(  # type: ignore[valid-type]  # the registry's, read at import
+        "ethernet",
+        description=(
+            "ethernet: a routed fabric (/31 links, eBGP, RoCEv2 PFC and ECN) for switch OSes; infiniband: credit-based "
+            "flow control and a subnet manager that routes (target opensm), with no IP addressing, BGP, PFC or ECN."
+        ),
+    )
+
+    planes: int | None = Field(
+        None,
+        gt=0,
+        le=MAX_PLANES,
+        description=(
+            "Separate identical fabrics the NIC ports split across evenly (default: the server model's, else 1)."
+        ),
+    )
+    tiers: Literal["auto", 2, 3] = Field(
+        "auto",
+        description=("Switch tiers: 2 (leaf, spine), 3 (with super-spines) or auto, the fewest that hold the cluster."),
+    )
+    leaf: SwitchDoc = Field(description="The leaf switches, one per rail of each scalable unit.")
+    spine: SwitchDoc | None = Field(None, description="The spine switches (default: the leaf's hardware).")
+    super_spine: SwitchDoc | None = Field(
+        None, description=("The super-spine switches of a 3-tier fabric (default: the spine's hardware).")
+    )
+
+
+class GrowthDoc(Section):
+    """The envelope: the size the fabric is planned for (``compute`` says what is built now). Spine counts, pods,
+    super-spine groups, pools, ASN ranges and the hall come from it, so growing inside it only adds."""
+
+    max_servers: int | None = Field(None, gt=0, le=MAX_GPUS, description="Servers the fabric is planned for.")
+    max_gpus: int | None = Field(None, gt=0, le=MAX_GPUS, description="Or: GPUs the fabric is planned for.")
+    max_systems: int | None = Field(
+        None, gt=0, le=MAX_GPUS, description="Or, with compute.system: rack-scale systems the fabric is planned for."
+    )
