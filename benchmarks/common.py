@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 import argparse
+import datetime
 import importlib.util
 import json
+import os
 import platform
 import statistics
 import subprocess
@@ -15,6 +17,8 @@ from pathlib import Path
 from typing import Any
 
 HERE = Path(__file__).resolve().parent
+QUIET_LOAD = 2
+"""A load average below this: the machine is quiet (most of the load the benchmark's own)."""
 
 INTENT = """\
 name: bench-{gpus}
@@ -102,7 +106,8 @@ def each_size(
 
 
 def publish(text: str, name: str, write: bool) -> None:
-    """Print the table; with ``write``, replace what benchmarks/README.md holds between ``name``'s markers."""
+    """Print the table; with ``write``, replace what benchmarks/README.md holds between ``name``'s markers with it,
+    stamped with when, at which commit and on what machine it was measured (:func:`stamped`)."""
     print(text)
     if not write:
         return
@@ -110,5 +115,49 @@ def publish(text: str, name: str, write: bool) -> None:
     readme = HERE / "README.md"
     content = readme.read_text()
     head, rest = content.split(start, 1)
-    _, tail = rest.split(end, 1)
-    readme.write_text(f"{head}{start}\n{text}\n{end}{tail}")
+    before, tail = rest.split(end, 1)
+    readme.write_text(f"{head}{start}\n{stamped(text, before, measurement())}\n{end}{tail}")
+
+
+def measurement() -> tuple[str, str, str]:
+    """When (UTC, to the minute), at which commit (``+`` when the tree has changes) and on what machine: quiet or busy
+    by the load average, its cores, and where ``TMPDIR`` is when it is set."""
+    when = datetime.datetime.now(datetime.UTC).strftime("%Y-%m-%d %H:%M UTC")
+    git = ["git", "-C", str(HERE)]
+    commit = subprocess.run([*git, "rev-parse", "--short", "HEAD"], capture_output=True, text=True).stdout.strip()
+    changed = subprocess.run([*git, "status", "--porcelain"], capture_output=True, text=True).stdout.strip()
+    load = os.getloadavg()[0]
+    machine = f"{'quiet' if load < QUIET_LOAD else f'busy (load {load:.1f})'}, {os.cpu_count()} cores"
+    if os.environ.get("TMPDIR"):
+        machine += f", {os.environ['TMPDIR']}"
+    return when, (commit or "unknown") + ("+" if changed else ""), machine
+
+
+def stamped(table: str, before: str, measured: tuple[str, str, str]) -> str:
+    """A script's table with three columns added, ``measured``'s when, commit and machine, and the target of each case
+    kept from the table it replaces (``before``: by the first cell; ``none stated`` for a new case)."""
+    targets = {cells[0]: cells[-1] for cells in map(_cells, before.splitlines()) if cells}
+    lines = table.splitlines()
+    out = []
+    for line, following in zip(lines, [*lines[1:], ""], strict=True):
+        if not (cells := _cells(line)):
+            out.append(line)
+        elif _separator(line):
+            out.append(line + "---|---|---|---|")
+        elif _separator(following):
+            out.append(line + " measured | commit | machine | target |")
+        else:
+            out.append(line + " " + " | ".join((*measured, targets.get(cells[0], "none stated"))) + " |")
+    return "\n".join(out)
+
+
+def _separator(line: str) -> bool:
+    """Whether ``line`` is the row under a Markdown table's header (``|---|---:|``)."""
+    cells = _cells(line)
+    return bool(cells) and all(cell and set(cell) <= set("-:") for cell in cells)
+
+
+def _cells(line: str) -> list[str]:
+    """The cells of a Markdown table row, stripped; none for a line that is not one."""
+    line = line.strip()
+    return [cell.strip() for cell in line[1:-1].split("|")] if line.startswith("|") and line.endswith("|") else []

@@ -177,3 +177,21 @@ def test_the_avd_benchmark_refuses_an_inventory_arista_would_not_take(
         r"l3leaf\.nodes\.0\.uplink_switchs: ",
     ):
         bench_avd.pyavd_run(inventory, tmp_path / "avd")
+
+
+def test_a_written_table_says_when_where_and_at_which_commit_and_keeps_each_target() -> None:
+    """``--write`` stamps the script's table with the measurement's date, commit and machine and keeps the target
+    each case had in the table it replaces, so benchmarks/README.md's columns stay whole."""
+    from benchmarks.common import stamped
+
+    before = "| case | median | measured | commit | machine | target |\n|---|---|---|---|---|---|\n"
+    before += "| 1,024 GPUs | 1.2 s | 2026-11-26 | a32efcc | busy | at most 5 s |\n"
+    table = "intro line\n\n| case | median |\n|---|---:|\n| 1,024 GPUs | 0.9 s |\n| 2,048 GPUs | 1.9 s |"
+    assert stamped(table, before, ("2026-12-03 13:16 UTC", "079fa87", "quiet, 2 cores")).splitlines() == [
+        "intro line",
+        "",
+        "| case | median | measured | commit | machine | target |",
+        "|---|---:|---|---|---|---|",
+        "| 1,024 GPUs | 0.9 s | 2026-12-03 13:16 UTC | 079fa87 | quiet, 2 cores | at most 5 s |",
+        "| 2,048 GPUs | 1.9 s | 2026-12-03 13:16 UTC | 079fa87 | quiet, 2 cores | none stated |",
+    ]

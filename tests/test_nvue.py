@@ -294,6 +294,15 @@ def test_ecn_thresholds_are_plain_byte_counts() -> None:
     assert design_of("juniper on sn5600").configs[0].qos.ecn_min_bytes % 1024  # once written "1730150B"
 
 
+NVUE_POLLS = ((100, 5000), (1, 1000))
+"""NVUE's ranges of the PFC watchdog's polling interval (ms) and robustness (polls), as the nvue card gives them."""
+
+
+def test_the_nvue_card_gives_the_watchdog_ranges() -> None:
+    nvue = catalog().targets["nvue"]
+    assert (nvue.pfc_watchdog_poll_ms, nvue.pfc_watchdog_polls) == NVUE_POLLS
+
+
 @pytest.mark.parametrize(
     ("detection", "restoration", "expected"),
     [
@@ -307,13 +316,13 @@ def test_ecn_thresholds_are_plain_byte_counts() -> None:
     ],
 )
 def test_the_watchdog_polls_within_nvues_range(detection: int, restoration: int, expected: tuple[int, int]) -> None:
-    assert watchdog_polls(detection, restoration) == expected
+    assert watchdog_polls(detection, restoration, *NVUE_POLLS) == expected
 
 
 def test_every_detection_time_nvue_takes_has_exact_polls() -> None:
     for detection in range(100, 5001, 7):
         for restoration in (100, detection, 5000):
-            polling, robustness = watchdog_polls(detection, restoration)
+            polling, robustness = watchdog_polls(detection, restoration, *NVUE_POLLS)
             assert 100 <= polling <= 5000 and 1 <= robustness <= 1000 and polling * robustness == detection
 
 

@@ -293,7 +293,7 @@ def test_a_switch_draws_its_base_power_plus_its_optics(h100: Design) -> None:
 
 
 def test_cables_are_ordered_in_standard_lengths() -> None:
-    assert [ordered_length(length) for length in (1, 5, 30, 31, 55, 70, 71, 20000, 20001)] == [
+    assert [ordered_length(length, catalog()) for length in (1, 5, 30, 31, 55, 70, 71, 20000, 20001)] == [
         5,
         5,
         30,
@@ -306,7 +306,9 @@ def test_cables_are_ordered_in_standard_lengths() -> None:
     ]
     for line in placed(**H100_128).physical.bom:
         if line.category == "cable":
-            assert line.length_m is not None and line.length_m * 10 == ordered_length(round(line.length_m * 10))
+            assert line.length_m is not None and line.length_m * 10 == ordered_length(
+                round(line.length_m * 10), catalog()
+            )
 
 
 def test_layout_and_tables_are_deterministic(h100: Design) -> None:

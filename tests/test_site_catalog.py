@@ -4,6 +4,7 @@ folder so that the folder alone reproduces the design, and every problem of a si
 from __future__ import annotations
 
 import csv
+import dataclasses
 import io
 import json
 import os
@@ -403,3 +404,32 @@ def test_a_chassis_is_refused_for_an_os_that_would_name_its_ports_without_the_li
     spine = next(device for device in design.configs if device.model == "acme-chassis")
     assert spine.os_port_names["eos"][:2] == ("Ethernet1/1/1", "Ethernet1/2/1")
     assert spine.os_port_names["eos"][36] == "Ethernet2/1/1"
+
+
+def test_the_configs_and_the_cables_follow_the_catalog_the_design_is_made_with() -> None:
+    """One catalog path: the renderer gives each view its OS's entry of the design's catalog (EOS's MTU limit, NVUE's
+    watchdog ranges and default release) and the bill of materials orders cables from its lengths, so an entry the
+    shipped catalog does not have shows in the files."""
+    from designer.backend.physical.cables import ordered_length
+    from designer.catalog import catalog
+    from designer.pipeline import design
+    from designer.render import Renderer
+
+    built = design(
+        parse_intent(
+            "name: t\ncompute: {servers: 8, server: dgx-h100}\nfabric: {leaf: {model: generic-64x400g}}\n"
+            "targets: [eos, nvue, frr]\nqos: {mtu: 9216}\n"
+        )
+    )
+    shipped = catalog()
+    targets = dict(shipped.targets)
+    targets["eos"] = dataclasses.replace(targets["eos"], max_mtu=9100)
+    targets["nvue"] = dataclasses.replace(targets["nvue"], pfc_watchdog_poll_ms=(50, 50), default_release="5.10")
+    site = dataclasses.replace(shipped, targets=targets, cable_lengths_m=(0.5, 3.5))
+    device = built.configs[0]
+    assert "mtu 9214" in Renderer().render("eos", device)
+    assert "mtu 9100" in Renderer(hardware=site).render("eos", device)
+    shipped_nvue, site_nvue = Renderer().render("nvue", device), Renderer(hardware=site).render("nvue", device)
+    assert "polling-interval: 50" in site_nvue and "polling-interval: 50" not in shipped_nvue
+    assert ("enable: on" in site_nvue, "enable: on" in shipped_nvue) == (True, False)  # 5.10's forms, 5.15's
+    assert (ordered_length(21, shipped), ordered_length(21, site)) == (25, 35)

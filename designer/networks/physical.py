@@ -672,7 +672,7 @@ def _bom(
         medium = hardware.media.get(cable.medium)
         if medium is not None and medium.optical:
             counts["transceiver", module_name(medium, cable.speed_gbps, 1, cable.speed_gbps), None] += 2
-        counts["cable", f"{cable.medium} {cable.speed_gbps}G", ordered_length(cable.length_dm) / 10] += 1
+        counts["cable", f"{cable.medium} {cable.speed_gbps}G", ordered_length(cable.length_dm, hardware) / 10] += 1
     order = ("switch", "server", "transceiver", "cable")
     return tuple(
         BomLine(category, item, length, count)

@@ -395,7 +395,10 @@ def _renderer(intent: Intent, templates: Path | None, management: SwitchManageme
     the intent) searched before the shipped ones, the intent's target options and the switches' ``management``
     side."""
     return Renderer(
-        user_templates_for(intent.source.filename, templates), intent.target_options.view_arguments(), management
+        user_templates_for(intent.source.filename, templates),
+        intent.target_options.view_arguments(),
+        management,
+        intent.catalog,
     )
 
 

@@ -45,6 +45,7 @@ from jinja2.exceptions import SecurityError
 from jinja2.sandbox import ImmutableSandboxedEnvironment
 
 from designer.backend.model import DeviceConfig
+from designer.catalog import Catalog, catalog
 from designer.errors import InputError, PrerequisiteError, TemplateError
 from designer.files import TEMPLATE, Refused, read_below, shipped_templates
 from designer.networks.management import Management
@@ -342,6 +343,7 @@ class Renderer:
         user_templates: Path | None = None,
         options: Mapping[str, Mapping[str, Any]] | None = None,
         management: Callable[[str], Management | None] | None = None,
+        hardware: Catalog | None = None,
     ):
         if not SHIPPED_TEMPLATES.is_dir():
             raise PrerequisiteError(
@@ -376,6 +378,9 @@ class Renderer:
         """Per target, its view in this rendering (made on first use)."""
         self.options = options or {}
         """Per target, the keyword arguments of its view (the intent's ``target_options``: the NVUE release)."""
+        self.limits = (hardware or catalog()).targets
+        """Per network OS, its entry of the catalog the design is made with (default: the shipped one), which the
+        view of a card with ``catalog_limits`` is given."""
         self.management = management or _unmanaged
         """A switch's management side by its name (:mod:`designer.networks.management`), which the view of a target
         that configures a management port is given."""
@@ -425,6 +430,8 @@ class Renderer:
         options = self.options.get(target, {})
         if TARGETS[target].management_port:
             options = {**options, "management": self.management(device.hostname)}
+        if TARGETS[target].catalog_limits:
+            options = {**options, "limits": self.limits[target]}
         variables = self.views[target](device, **options)
         return self.render_template(name or TARGETS[target].template, variables, device.hostname)
 

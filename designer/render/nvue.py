@@ -28,7 +28,7 @@ from functools import cache
 from typing import Any, NamedTuple, cast
 
 from designer.backend.model import DeviceConfig
-from designer.catalog import catalog
+from designer.catalog import TargetModel, catalog
 from designer.networks.management import Management
 from designer.targets import TARGETS
 
@@ -101,14 +101,14 @@ def forms(release: str) -> Forms:
 
 
 @cache
-def watchdog_polls(detection_ms: int, restoration_ms: int) -> tuple[int, int]:
+def watchdog_polls(
+    detection_ms: int, restoration_ms: int, poll_ms: tuple[int, int], polls: tuple[int, int]
+) -> tuple[int, int]:
     """NVUE's polling interval (ms) and robustness (polls) for a detection time: their product is the detection
-    time, each within NVUE's range, the poll as close to the restoration time as that allows (the longer of two
-    equally close). Intent validation refuses detection times below the shortest poll."""
-    nvue = catalog().targets["nvue"]
-    if nvue.pfc_watchdog_poll_ms is None or nvue.pfc_watchdog_polls is None:
-        raise ValueError("the catalog's nvue target needs pfc_watchdog_poll_ms and pfc_watchdog_polls")
-    (shortest, longest), (fewest, most) = nvue.pfc_watchdog_poll_ms, nvue.pfc_watchdog_polls
+    time, each within NVUE's ranges (``poll_ms``, ``polls``: its catalog entry's), the poll as close to the
+    restoration time as that allows (the longer of two equally close). Intent validation refuses detection times
+    below the shortest poll."""
+    (shortest, longest), (fewest, most) = poll_ms, polls
     pairs = [
         (detection_ms // polls, polls)
         for polls in range(fewest, most + 1)
@@ -141,13 +141,27 @@ def cnp_shapers(device: DeviceConfig) -> dict[int, tuple[str, int, int]]:
     }
 
 
-def view(device: DeviceConfig, release: str | None = None, management: Management | None = None) -> dict[str, Any]:
+def view(
+    device: DeviceConfig,
+    release: str | None = None,
+    management: Management | None = None,
+    limits: TargetModel | None = None,
+) -> dict[str, Any]:
     """The variables of ``templates/nvue/`` for Cumulus Linux ``release`` (default: the catalog's) and the switch's
-    ``management`` side (None: none to write)."""
-    release = release or cast(str, catalog().targets["nvue"].default_release)  # the shipped catalog gives one
+    ``management`` side (None: none to write); ``limits``: NVUE's entry of the design's catalog (default: the
+    shipped one's)."""
+    limits = limits or catalog().targets["nvue"]
+    if limits.pfc_watchdog_poll_ms is None or limits.pfc_watchdog_polls is None:
+        raise ValueError("the catalog's nvue target needs pfc_watchdog_poll_ms and pfc_watchdog_polls")
+    release = release or cast(str, limits.default_release)  # the shipped catalog gives one
     qos = device.qos
     polling, robustness = (
-        watchdog_polls(qos.pfc_watchdog_detection_ms, qos.pfc_watchdog_restoration_ms)
+        watchdog_polls(
+            qos.pfc_watchdog_detection_ms,
+            qos.pfc_watchdog_restoration_ms,
+            limits.pfc_watchdog_poll_ms,
+            limits.pfc_watchdog_polls,
+        )
         if qos.pfc_watchdog
         else (None, None)
     )

@@ -34,7 +34,7 @@ from typing import Any, NamedTuple
 
 from designer.backend.physical.placement import Layout, device_units
 from designer.backend.wiring import Device, Fabric, Link
-from designer.catalog import MediumModel, catalog
+from designer.catalog import Catalog, MediumModel
 from designer.intent import Intent
 
 UNIT_M = 0.04445
@@ -80,16 +80,17 @@ def medium_for(length_dm: int, reach_dm: tuple[int, ...]) -> int:
     return bisect_left(reach_dm, length_dm)
 
 
-def ordered_length(length_dm: int) -> int:
-    """The shortest orderable cable length (decimetres) covering ``length_dm``; beyond the list, whole metres."""
-    lengths = _orderable_dm()
+def ordered_length(length_dm: int, hardware: Catalog) -> int:
+    """The shortest orderable cable length (decimetres) covering ``length_dm``, from the lengths of ``hardware``
+    (the intent's catalog); beyond the list, whole metres."""
+    lengths = _orderable_dm(hardware.cable_lengths_m)
     index = bisect_left(lengths, length_dm)
     return lengths[index] if index < len(lengths) else math.ceil(length_dm / 10) * 10
 
 
 @cache
-def _orderable_dm() -> tuple[int, ...]:
-    return tuple(round(metres * 10) for metres in catalog().cable_lengths_m)
+def _orderable_dm(lengths_m: tuple[float, ...]) -> tuple[int, ...]:
+    return tuple(round(metres * 10) for metres in lengths_m)
 
 
 def lengths(intent: Intent, fabric: Fabric, layout: Layout) -> list[int]:
@@ -142,9 +143,9 @@ def lay_cables(intent: Intent, fabric: Fabric, layout: Layout, runs: Runs | None
     plugs = _Plugs(intent, fabric)
     for (chosen, length), count in Counter(zip(medium, length_dm, strict=True)).items():  # by medium and length, in C
         if chosen == len(media):
-            plugs.bom["cable", "none: longer than every medium", ordered_length(length)] += count
+            plugs.bom["cable", "none: longer than every medium", ordered_length(length, intent.catalog)] += count
         elif media[chosen].optical:
-            plugs.bom["cable", f"{media[chosen].label} fiber", ordered_length(length)] += count
+            plugs.bom["cable", f"{media[chosen].label} fiber", ordered_length(length, intent.catalog)] += count
     assemblies = _single_modules_and_assemblies(plugs, fabric, lanes, medium, length_dm, media)
     for key, (first, port_lanes) in sorted(shared.items()):
         group_medium = medium[first]
@@ -158,7 +159,7 @@ def lay_cables(intent: Intent, fabric: Fabric, layout: Layout, runs: Runs | None
             plugs.plug(port // PORT_SPACE, model, far_lanes, speed)
     for (label, near_lanes, ends, far_lanes, speed, run), count in copper.items():  # each kind named once
         item = f"{label} {near_lanes * speed}G" + (f" to {ends} x {far_lanes * speed}G" if ends > 1 else "")
-        plugs.bom["cable", item, ordered_length(run)] += count
+        plugs.bom["cable", item, ordered_length(run, intent.catalog)] += count
     return Cabling(length_dm, medium, media, reach_dm, plugs.switch_w, plugs.bom, shared)
 
 
