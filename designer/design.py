@@ -17,6 +17,7 @@ from designer.backend.allocate import Allocation
 from designer.backend.hosts import HostConfig
 from designer.backend.model import DeviceConfig
 from designer.backend.physical import Physical
+from designer.backend.physical.costs import TierCost
 from designer.backend.sizing import Plan
 from designer.backend.wiring import Fabric
 from designer.findings import Finding
@@ -69,6 +70,12 @@ class Built(Wired):
     """One configuration model per switch of the leaf-spine networks beside the backend, network by network."""
     management: SwitchManagement = field(default_factory=lambda: switch_management(ManagementSpec(), None))
     """The management side of every switch of every network, by its name (:mod:`designer.networks.management`)."""
+    tier_costs: tuple[TierCost, ...] = ()
+    """What each switch tier builds: switches, ports, optics, cable runs and kW
+    (:mod:`designer.backend.physical.costs`)."""
+    without_growth: tuple[TierCost, ...] | None = None
+    """What each switch tier would build for today's servers alone, without the growth envelope (None: the intent
+    plans no growth, so the design builds just that)."""
 
 
 @dataclass(frozen=True)

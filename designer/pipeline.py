@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import os
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
@@ -20,6 +20,7 @@ from designer.backend.allocate import Allocation, address_problems, addressed, a
 from designer.backend.hosts import HostConfig, host_configs
 from designer.backend.model import DeviceConfig, backend_settings, device_configs
 from designer.backend.physical import Physical, cable_lengths, plan_physical
+from designer.backend.physical.costs import TierCost, tier_costs
 from designer.backend.physical.placement import device_units
 from designer.backend.sizing import Plan, size
 from designer.backend.wiring import Fabric, wire
@@ -116,7 +117,8 @@ def design_wired(
 
     def beside_the_models(worker: int, _count: int) -> dict[str, Any]:
         if worker == 0:
-            return {"physical": plan_physical(intent, plan, fabric, kept, known.like)}
+            placed = plan_physical(intent, plan, fabric, kept, known.like)
+            return {"physical": placed, "tier_costs": tier_costs(intent, fabric, placed)}
         bisected = bisection(fabric, shared) if known.bisection is None else known.bisection
         if known.fabric_findings is not None:
             return {"bisection": bisected, "findings": known.fabric_findings}
@@ -149,13 +151,14 @@ def design_wired(
         say("waiting for the racks, cables, max-flows and the checks of the fabric")
         placed = beside.results()
     wired = Wired(intent, plan, fabric, allocation, shared, placed["bisection"])
+    costs = placed["tier_costs"] if physical is None else tier_costs(intent, fabric, physical)
     physical = physical or placed["physical"]
-    return _finished(wired, physical, configs, analyzed, servers, placed["findings"], processes, say, modelled)
+    return _finished(wired, (physical, costs), configs, analyzed, servers, placed["findings"], processes, say, modelled)
 
 
 def _finished(
     wired: Wired,
-    physical: Physical,
+    placed: tuple[Physical, tuple[TierCost, ...]],
     configs: tuple[DeviceConfig, ...],
     analyzed: tuple[WorkloadResult, ...],
     servers: tuple[HostConfig, ...],
@@ -166,8 +169,9 @@ def _finished(
 ) -> Design:
     """The networks beside the backend (when declared), the switches' management side (given to ``modelled`` here,
     with the networks and every switch's device model, when networks are declared) and the checks not run yet,
-    shared among ``processes``: the design, with ``found`` (the findings of the checks of the fabric) and theirs."""
-    intent = wired.intent
+    shared among ``processes``: the design, with ``found`` (the findings of the checks of the fabric) and theirs;
+    ``placed``: the physical plan and what each tier builds by it."""
+    intent, (physical, costs) = wired.intent, placed
     networks = _networks(intent, wired.fabric, wired.allocation, physical, say) if intent.networks.declared else None
     network_configs = tuple(network_switch_configs(networks, backend_settings(intent, wired.plan))) if networks else ()
     management = switch_management(intent.networks.management, networks.physical.oob if networks else None)
@@ -182,12 +186,25 @@ def _finished(
         networks=networks,
         network_configs=network_configs,
         management=management,
+        tier_costs=costs,
+        without_growth=without_growth(intent),
     )
     others = [module for module in applicable(intent.technology) if module not in OF_THE_FABRIC]
     say(f"running {len(others)} more checks")
     if networks:
         others.append(networks_check)
     return Design(**vars(built), findings=tuple(ordered([*found, *run_checks(built, processes, others)])))
+
+
+def without_growth(intent: Intent) -> tuple[TierCost, ...] | None:
+    """What each switch tier would build for the intent's servers alone, its growth envelope left out: the same
+    sizing, wiring and physical plan for an envelope of today's servers (None: the intent plans no growth)."""
+    if intent.max_servers == intent.servers:
+        return None
+    today = replace(intent, max_servers=intent.servers)
+    plan = size(today)
+    fabric = wire(today, plan)
+    return tier_costs(today, fabric, plan_physical(today, plan, fabric, top_kept(today)))
 
 
 def management_of_switches(intent: Intent) -> SwitchManagement:

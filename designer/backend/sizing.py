@@ -31,7 +31,7 @@ import math
 from dataclasses import dataclass
 from typing import NamedTuple
 
-from designer.errors import InputError, Problem
+from designer.errors import InputError, Path, Problem
 from designer.intent import Intent
 from designer.intent.fields import MAX_BREAKOUT, SPEEDS
 
@@ -234,18 +234,17 @@ def size(intent: Intent) -> Plan:
     """Choose tiers and count every switch and link of the fabric the intent describes.
 
     The structure (tiers, spines, pods, super-spine groups, parallel links) comes from the envelope,
-    ``intent.max_servers``; the counts built now from ``intent.servers``.
+    ``intent.max_servers``, and the architect's choices (``intent.choices``); the counts built now from
+    ``intent.servers``.
     """
     speed, up_speed, super_speed = intent.link_speeds
-    servers_per_su, uplinks = intent.leaf.split(speed, up_speed)
+    servers_per_su, uplinks = _leaf_ports(intent)
     rails = intent.rails
     sus = math.ceil(intent.servers / servers_per_su)
     envelope_sus = math.ceil(intent.max_servers / servers_per_su)
     tiers = _tiers(intent, envelope_sus * rails, servers_per_su)
     if tiers == 2:
-        spine_radix = intent.spine.radix(up_speed)
-        spines = _ecmp_divisor(uplinks, math.ceil(envelope_sus * rails * uplinks / spine_radix))
-        above = _AboveTheLeaves(spine_radix, spine_radix, envelope_sus, 1, 1, spines, uplinks // spines)
+        above = _two_tiers(intent, envelope_sus * rails, uplinks)
     else:
         above = _three_tiers(intent, sus, envelope_sus, servers_per_su, uplinks)
     plan = Plan(
@@ -273,6 +272,59 @@ def size(intent: Intent) -> Plan:
     if problems:
         raise InputError(problems, intent.source)
     return plan
+
+
+def leaf_up_room(intent: Intent, servers_per_su: int) -> int:
+    """The most uplinks a leaf serving ``servers_per_su`` servers can have, at its uplink speed: every logical port
+    left at one speed, every physical port left over from the server ports' at two."""
+    speed, up_speed, _ = intent.link_speeds
+    leaf = intent.leaf
+    if speed == up_speed:
+        return leaf.radix(speed) - servers_per_su
+    return (leaf.ports - -(-servers_per_su // leaf.breakout(speed))) * leaf.breakout(up_speed)
+
+
+def _leaf_ports(intent: Intent) -> tuple[int, int]:
+    """The servers of a scalable unit and each leaf's uplinks: the formulas' (as many ports down as the leaf splits
+    off, as much bandwidth up) or the intent's choices; an error where a choice does not fit the leaf."""
+    speed, up_speed, _ = intent.link_speeds
+    capacity, full = intent.leaf.split(speed, up_speed)
+    choices = intent.choices
+    servers_per_su = choices.servers_per_su or capacity
+    if servers_per_su > capacity:
+        raise InputError(
+            [
+                Problem(
+                    ("fabric", "servers_per_su"),
+                    f"a {intent.leaf.model} leaf has {capacity} downlinks at {speed}G, so a scalable unit holds at "
+                    f"most {capacity} {_units(intent)}; use servers_per_su from 1 to {capacity}, or larger leaves",
+                )
+            ],
+            intent.source,
+        )
+    if choices.leaf_uplinks == "full":
+        return servers_per_su, full
+    if choices.leaf_uplinks == "matched":
+        used = min(servers_per_su, intent.max_servers)
+        return servers_per_su, -(-used * speed // up_speed)
+    uplinks, room = int(choices.leaf_uplinks), leaf_up_room(intent, servers_per_su)
+    if uplinks > room:
+        raise InputError(
+            [
+                Problem(
+                    ("fabric", "leaf", "uplinks"),
+                    f"a {intent.leaf.model} leaf serving {servers_per_su} {_units(intent)} has room for at most "
+                    f"{room} uplinks at {up_speed}G; use 1 to {room}, full or matched",
+                )
+            ],
+            intent.source,
+        )
+    return servers_per_su, uplinks
+
+
+def _units(intent: Intent) -> str:
+    """What a scalable unit holds: servers, or a rack-scale system's compute trays."""
+    return "trays" if intent.system else "servers"
 
 
 def _tiers(intent: Intent, leaves: int, servers_per_su: int) -> int:
@@ -310,27 +362,89 @@ def _tiers(intent: Intent, leaves: int, servers_per_su: int) -> int:
             ],
             intent.source,
         )
+    if tiers == 2 and intent.choices.super_spine_count is not None:
+        raise InputError(
+            [
+                Problem(
+                    ("fabric", "super_spine", "count"),
+                    f"the fabric has 2 tiers ({leaves} leaves per plane fit the spines), so it has no super-spines; "
+                    "remove super_spine.count, or use tiers: 3",
+                )
+            ],
+            intent.source,
+        )
     return tiers
 
 
+def _two_tiers(intent: Intent, leaves: int, uplinks: int) -> _AboveTheLeaves:
+    """The spines of a 2-tier fabric of ``leaves`` leaves per plane (the envelope's): the intent's count, or the
+    fewest that take each leaf's uplinks evenly and have the ports for every leaf."""
+    spine_radix = intent.spine.radix(intent.link_speeds[1])
+    fewest = math.ceil(leaves * uplinks / spine_radix)
+    spines = _chosen(
+        intent.choices.spine_count,
+        ("fabric", "spine", "count"),
+        uplinks,
+        fewest,
+        (f"each leaf's {uplinks} uplinks", f"the ports of {spine_radix}-port spines for {leaves} leaves"),
+        intent,
+    )
+    return _AboveTheLeaves(spine_radix, spine_radix, math.ceil(leaves / intent.rails), 1, 1, spines, uplinks // spines)
+
+
+def _chosen(
+    count: int | None,
+    field: Path,
+    uplinks: int,
+    fewest: int,
+    why: tuple[str, str],
+    intent: Intent,
+    groups: int = 1,
+) -> int:
+    """A count of switches above, per group of them: the intent's (``count`` at ``field``, the groups' together),
+    which must divide the ``uplinks`` of each switch below and be at least ``fewest`` to have the ports; else the
+    smallest such divisor (the ECMP divisor rule). ``why``: what spreads and what the ports are for, for the error."""
+    valid = [divisor for divisor in range(max(1, fewest), uplinks + 1) if uplinks % divisor == 0]
+    if count is None:
+        return valid[0]
+    if count % groups == 0 and count // groups in valid:
+        return count // groups
+    spread, room = why
+    wrong = f"do not spread {spread} evenly" if count % groups or uplinks % (count // groups) else f"lack {room}"
+    listed = ", ".join(str(groups * divisor) for divisor in valid[:12]) or "none; use more uplinks or larger switches"
+    noun = f"{str(field[1]).replace('_', '-')}s"  # spines, super-spines
+    raise InputError([Problem(field, f"{count} {noun} {wrong}; counts that do: {listed}")], intent.source)
+
+
 def _three_tiers(intent: Intent, sus: int, envelope_sus: int, servers_per_su: int, uplinks: int) -> _AboveTheLeaves:
-    """The spines and super-spines of a 3-tier fabric: a spine per leaf uplink in each pod, as many scalable units a
-    pod as the spines' downlinks hold, super-spine groups sized for the envelope's pods; an error where a spine
-    holds no scalable unit, its uplinks do not divide evenly or the super-spines cannot hold the pods."""
+    """The spines and super-spines of a 3-tier fabric: the intent's count of spines a pod, or one per leaf uplink,
+    each leaf's uplinks spread evenly over them; as many scalable units a pod as the spines' downlinks hold;
+    super-spine groups (one per spine of a pod) sized for the envelope's pods; an error where a spine holds no
+    scalable unit, its uplinks do not divide evenly or the super-spines cannot hold the pods."""
     _, up_speed, super_speed = intent.link_speeds
     super_radix = intent.super_spine.radix(super_speed)
     rails = intent.rails
     spine_downlinks, spine_up_ports = intent.spine.split(up_speed, super_speed)
     spine_radix = spine_downlinks + spine_up_ports
-    sus_per_pod = spine_downlinks // rails
+    spines = _chosen(
+        intent.choices.spine_count,
+        ("fabric", "spine", "count"),
+        uplinks,
+        uplinks if intent.choices.spine_count is None else math.ceil(rails * uplinks / spine_downlinks),
+        (f"each leaf's {uplinks} uplinks", f"the downlinks of {spine_radix}-port spines for a scalable unit"),
+        intent,
+    )
+    parallel = uplinks // spines
+    sus_per_pod = spine_downlinks // (rails * parallel)
     if sus_per_pod == 0:
         raise InputError(
             [
                 Problem(
                     ("fabric", "spine"),
                     (
-                        f"a {spine_radix}-port spine has {spine_downlinks} downlinks, fewer than the {rails} "
-                        "rails of one scalable unit; use larger spines"
+                        f"a {spine_radix}-port spine has {spine_downlinks} downlinks, fewer than the "
+                        f"{rails * parallel} links of one scalable unit ({rails} rails, {parallel} link(s) from each "
+                        "leaf); use larger spines or more spines per pod"
                     ),
                 )
             ],
@@ -338,9 +452,9 @@ def _three_tiers(intent: Intent, sus: int, envelope_sus: int, servers_per_su: in
         )
     pods = math.ceil(sus / sus_per_pod)
     envelope_pods = math.ceil(envelope_sus / sus_per_pod)
-    spine_uplinks, left = divmod(sus_per_pod * rails * up_speed, super_speed)
+    spine_uplinks, left = divmod(sus_per_pod * rails * parallel * up_speed, super_speed)
     if left:
-        raise InputError([_spine_split_problem(intent, sus_per_pod * rails)], intent.source)
+        raise InputError([_spine_split_problem(intent, sus_per_pod * rails * parallel)], intent.source)
     if envelope_pods > super_radix:
         most = super_radix * sus_per_pod * servers_per_su
         raise InputError(
@@ -355,19 +469,37 @@ def _three_tiers(intent: Intent, sus: int, envelope_sus: int, servers_per_su: in
             ],
             intent.source,
         )
-    supers_per_group = _ecmp_divisor(spine_uplinks, math.ceil(envelope_pods * spine_uplinks / super_radix))
+    supers_per_group = _super_spines_per_group(intent, spines, spine_uplinks, envelope_pods, super_radix)
     return _AboveTheLeaves(
         spine_downlinks,
         spine_radix,
         sus_per_pod,
         pods,
         envelope_pods,
-        uplinks,
-        1,
+        spines,
+        parallel,
         spine_uplinks,
         supers_per_group,
         spine_uplinks // supers_per_group,
         pods > 1 or envelope_pods == 1,
+    )
+
+
+def _super_spines_per_group(intent: Intent, groups: int, spine_uplinks: int, pods: int, super_radix: int) -> int:
+    """The super-spines of each of the ``groups`` groups (one per spine of a pod): the intent's count of a plane's
+    super-spines shared evenly among the groups, or the fewest that take each spine's uplinks evenly and have the
+    ports for the envelope's ``pods``."""
+    return _chosen(
+        intent.choices.super_spine_count,
+        ("fabric", "super_spine", "count"),
+        spine_uplinks,
+        math.ceil(pods * spine_uplinks / super_radix),
+        (
+            f"each spine's {spine_uplinks} uplinks over {groups} groups (one per spine of a pod)",
+            f"the ports of {super_radix}-port super-spines for {pods} pods",
+        ),
+        intent,
+        groups,
     )
 
 
@@ -478,3 +610,45 @@ def _needs(intent: Intent) -> str:
     if intent.max_servers > intent.servers:
         return f"the envelope of {intent.max_servers:,} servers needs"
     return "this intent needs"
+
+
+def tier_reasons(intent: Intent, plan: Plan) -> dict[str, str]:
+    """Per switch tier built, one line saying why it has the count it has: the formula, or the choice that set it."""
+    choices = intent.choices
+    speed, up_speed, _ = intent.link_speeds
+    capacity, full = intent.leaf.split(speed, up_speed)
+    stripe = (
+        f"fabric.servers_per_su: {plan.servers_per_su}"
+        if choices.servers_per_su
+        else f"a leaf's {capacity} downlinks at {speed}G"
+    )
+    uplinks = {
+        "full": f"{full} uplinks (full: as much bandwidth up as a whole scalable unit's down)",
+        "matched": f"{plan.leaf_uplinks} uplinks (matched: as much bandwidth up as the envelope's servers use down)",
+    }.get(str(choices.leaf_uplinks), f"{plan.leaf_uplinks} uplinks (fabric.leaf.uplinks)")
+    reasons = {
+        "leaf": f"one per rail and plane in each scalable unit: {plan.sus:,} built of {plan.servers_per_su} "
+        f"{_units(intent)} each ({stripe})",
+    }
+    links = f"{plan.leaf_spine_parallel} link(s) from each leaf's {uplinks}"
+    if plan.tiers == 2:
+        reasons["spine"] = (
+            f"fabric.spine.count: {plan.spines_per_pod} per plane, {links}"
+            if choices.spine_count
+            else f"the fewest per plane that take each leaf's uplinks evenly and have the ports for the envelope's "
+            f"{plan.envelope_leaves_per_plane:,} leaves: {links}"
+        )
+        return reasons
+    per_pod = f"fabric.spine.count: {plan.spines_per_pod}" if choices.spine_count else "one per leaf uplink"
+    reasons["spine"] = (
+        f"{plan.spines_per_pod} per pod ({per_pod}) in each of {plan.pods:,} pods, {links}; a pod holds "
+        f"{plan.sus_per_pod} scalable units, as many as a spine's {plan.spine_downlinks} downlinks take"
+    )
+    if plan.super_tier:
+        reasons["super_spine"] = f"{plan.groups} groups (one per spine of a pod) of {plan.supers_per_group}: " + (
+            f"fabric.super_spine.count: {plan.supers_per_plane} per plane"
+            if choices.super_spine_count
+            else f"the fewest that take each spine's {plan.spine_uplinks} uplinks evenly and have the ports for "
+            f"the envelope's {plan.envelope_pods:,} pods"
+        )
+    return reasons

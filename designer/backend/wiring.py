@@ -72,7 +72,7 @@ class Device(NamedTuple):
         if port < self.downlinks or self.uplink_breakout == self.breakout:
             return port // self.breakout, port % self.breakout, self.breakout
         cage, lane = divmod(port - self.downlinks, self.uplink_breakout)
-        return self.downlinks // self.breakout + cage, lane, self.uplink_breakout
+        return -(-self.downlinks // self.breakout) + cage, lane, self.uplink_breakout
 
     @property
     def physical_ports(self) -> int:

@@ -98,7 +98,10 @@ def _path_findings(
     plan = design.plan
     expected = {
         "one pod": plan.spines_per_pod * plan.leaf_spine_parallel**2,
-        "different pods": plan.spines_per_pod * plan.supers_per_group * plan.spine_super_parallel**2,
+        "different pods": plan.spines_per_pod
+        * plan.leaf_spine_parallel**2
+        * plan.supers_per_group
+        * plan.spine_super_parallel**2,
     }
     for scope, found in (("one pod", same_pod), ("different pods", cross_pod)):
         if not found:

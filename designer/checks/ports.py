@@ -13,6 +13,7 @@ from collections.abc import Iterable
 from itertools import repeat
 from operator import add, itemgetter, lt, mul
 
+from designer.backend.sizing import leaf_up_room
 from designer.backend.wiring import Fabric
 from designer.checks.base import capped
 from designer.design import Wired
@@ -33,6 +34,9 @@ def check(design: Wired) -> Iterable[Finding]:
     for device in fabric.switches():
         spec, down, up = intent.switch(device.role), speeds[device.role], ups[device.role]
         downlinks, uplinks = spec.split(down, up) if device.downlinks < device.ports else (spec.radix(down), 0)
+        if device.role == "leaf":  # a leaf may serve fewer servers and send fewer uplinks (the intent's choices)
+            downlinks = min(device.downlinks, downlinks)
+            uplinks = min(device.ports - device.downlinks, leaf_up_room(intent, downlinks))
         if (device.breakout, device.uplink_breakout, device.downlinks, device.ports) != (
             spec.breakout(down),
             spec.breakout(up),

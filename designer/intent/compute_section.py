@@ -3,6 +3,7 @@ fabric's shape and switches."""
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Annotated, Literal
 
 from pydantic import (
@@ -13,6 +14,7 @@ from designer.intent.fields import (
     MAX_BREAKOUT,
     MAX_GPUS,
     MAX_PLANES,
+    MAX_RADIX,
     MAX_SWITCH_PORTS,
     Section,
     Speed,
@@ -148,6 +150,35 @@ class SwitchDoc(Section):
     )
 
 
+class LeafDoc(SwitchDoc):
+    """The leaf tier's hardware, and how many of its ports run up to the spines."""
+
+    uplinks: Annotated[int, Field(gt=0, le=MAX_RADIX)] | Literal["full", "matched"] = Field(
+        "full",
+        description=(
+            "The uplinks of each leaf, logical ports at the leaf's uplink speed: full, as much bandwidth up as the "
+            "leaf has down (half its ports), matched, as much as the downlinks the growth envelope uses (a leaf "
+            "whose scalable unit is not full sends less up), or a count. Each leaf reaches every spine of its pod "
+            "with the same number of links, so a count must spread evenly over the spines."
+        ),
+    )
+
+
+class SpineDoc(SwitchDoc):
+    """A tier above the leaves: its hardware, and how many switches it has."""
+
+    count: int | None = Field(
+        None,
+        gt=0,
+        le=MAX_RADIX,
+        description=(
+            "The spines of each pod (one pod with 2 tiers: the spines of each plane), or the super-spines of each "
+            "plane. Default: the fewest that take every uplink below evenly and have the ports for the growth "
+            "envelope (3 tiers: one spine per leaf uplink). The uplinks below must spread evenly over them."
+        ),
+    )
+
+
 class FabricDoc(Section):
     """The backend fabric's shape: planes, tiers and the switch of each tier."""
 
@@ -171,10 +202,19 @@ class FabricDoc(Section):
         "auto",
         description=("Switch tiers: 2 (leaf, spine), 3 (with super-spines) or auto, the fewest that hold the cluster."),
     )
-    leaf: SwitchDoc = Field(description="The leaf switches, one per rail of each scalable unit.")
-    spine: SwitchDoc | None = Field(None, description="The spine switches (default: the leaf's hardware).")
-    super_spine: SwitchDoc | None = Field(
+    leaf: LeafDoc = Field(description="The leaf switches, one per rail of each scalable unit.")
+    spine: SpineDoc | None = Field(None, description="The spine switches (default: the leaf's hardware).")
+    super_spine: SpineDoc | None = Field(
         None, description=("The super-spine switches of a 3-tier fabric (default: the spine's hardware).")
+    )
+    servers_per_su: int | None = Field(
+        None,
+        gt=0,
+        le=MAX_RADIX,
+        description=(
+            "The stripe: servers (a rack-scale system's compute trays) of each scalable unit, the servers one leaf "
+            "per rail serves. Default, and at most: the leaf's downlinks (half its ports at the NIC speed)."
+        ),
     )
 
 
@@ -186,4 +226,29 @@ class GrowthDoc(Section):
     max_gpus: int | None = Field(None, gt=0, le=MAX_GPUS, description="Or: GPUs the fabric is planned for.")
     max_systems: int | None = Field(
         None, gt=0, le=MAX_GPUS, description="Or, with compute.system: rack-scale systems the fabric is planned for."
+    )
+
+
+@dataclass(frozen=True)
+class FabricChoices:
+    """The architect's choices of the fabric's shape; where one is left out (``full``, None) the sizing formulas
+    decide it (docs/sizing.md)."""
+
+    leaf_uplinks: int | str = "full"
+    """Each leaf's uplinks: ``full``, ``matched`` or a count (``fabric.leaf.uplinks``)."""
+    spine_count: int | None = None
+    """The spines of each pod, or of each plane with 2 tiers (``fabric.spine.count``)."""
+    super_spine_count: int | None = None
+    """The super-spines of each plane (``fabric.super_spine.count``)."""
+    servers_per_su: int | None = None
+    """The servers (trays) of each scalable unit (``fabric.servers_per_su``)."""
+
+
+def fabric_choices(doc: FabricDoc) -> FabricChoices:
+    """The ``fabric`` section's choices of shape as the stages read them."""
+    return FabricChoices(
+        leaf_uplinks=doc.leaf.uplinks,
+        spine_count=doc.spine.count if doc.spine else None,
+        super_spine_count=doc.super_spine.count if doc.super_spine else None,
+        servers_per_su=doc.servers_per_su,
     )

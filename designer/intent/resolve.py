@@ -27,7 +27,14 @@ from pydantic.fields import FieldInfo
 from designer.catalog import Catalog, NicModel, ServerModel, SystemModel
 from designer.errors import InputError, Path, Problem, Source
 from designer.intent.checks_section import CheckLimits, check_limits
-from designer.intent.compute_section import ComputeDoc, FabricDoc, MultiplaneDoc, SwitchDoc
+from designer.intent.compute_section import (
+    ComputeDoc,
+    FabricChoices,
+    FabricDoc,
+    MultiplaneDoc,
+    SwitchDoc,
+    fabric_choices,
+)
 from designer.intent.configs import (
     BalancingSpec,
     QosSpec,
@@ -189,6 +196,9 @@ class Intent:
     """The rack-scale system the servers are the compute trays of (``compute.system``), None for servers."""
     catalogs: SiteCatalogs = dataclasses.field(default_factory=SiteCatalogs.shipped, compare=False)
     """The catalog the intent designs with (the shipped one overlaid by its site catalogs) and what made it."""
+    choices: FabricChoices = dataclasses.field(default_factory=FabricChoices)
+    """The architect's choices of the fabric's shape (``fabric.leaf.uplinks``, ``fabric.spine.count``,
+    ``fabric.super_spine.count``, ``fabric.servers_per_su``)."""
     technology: str = "ethernet"
     """The fabric's technology (``fabric.technology``): ``ethernet`` or ``infiniband``."""
     subnet_managers: tuple[str, ...] = ()
@@ -746,6 +756,7 @@ def _intent(
         server=server,
         planes=planes,
         tiers=doc.fabric.tiers,
+        choices=fabric_choices(doc.fabric),
         leaf=switches[0],
         spine=switches[1],
         super_spine=switches[2],

@@ -25,6 +25,7 @@ from designer.outputs import workload_report
 from designer.outputs.hardware import hardware_lines, nic_balancing_line
 from designer.outputs.labels import HTML_LABELS
 from designer.outputs.markdown import markdown_inline, markdown_text
+from designer.outputs.tier_review import tier_markdown, tier_text, tiers_built
 from designer.targets import TARGETS
 
 
@@ -67,6 +68,7 @@ def summary(design: Design) -> dict[str, Any]:
         "racks": design.physical.rack_counts(),
         "warnings": list(plan.warnings),
         "growth": growth(plan),
+        "tiers_built": tiers_built(design),
         "checks": counts(design.findings, applicable(design.intent.technology)),
         "bisection_tbps": evidence(design.findings, "bisection-bandwidth", "bisection_tbps"),
         "workloads": [workload_report.contract(result) for result in design.workloads],
@@ -143,6 +145,11 @@ def growth(plan: Plan) -> dict[str, Any]:
     }
 
 
+def design_grows(data: dict[str, Any]) -> bool:
+    """Whether the summarized design plans for more servers than it builds."""
+    return bool(data["growth"]["max_servers"] > data["servers"])
+
+
 def summary_text(data: dict[str, Any]) -> str:
     """A few lines a person reads at the terminal."""
     switches, links, bandwidth = data["switches"], data["links"], data["bandwidth_tbps"]
@@ -156,6 +163,7 @@ def summary_text(data: dict[str, Any]) -> str:
         for tier, count in links.items()
         if count
     ]
+    lines += tier_text(data["tiers_built"], design_grows(data))
     if managers := data.get("subnet_managers"):
         lines.append(f"routed by the subnet manager ({', '.join(managers)}): no /31s, ASNs or BGP")
     else:
@@ -220,6 +228,7 @@ def summary_markdown(design: Design, moved: Sequence[str] = ()) -> str:
     intent, allocation = design.intent, design.allocation
     lines = [*_overview_lines(design, data), "", *hardware_lines(intent, design.plan), *_switch_lines(design, data)]
     lines += ["", *_link_lines(design, data), ""]
+    lines += [*tier_markdown(data["tiers_built"], design_grows(data)), ""]
     if allocation is None:
         lines += _subnet_manager_lines(design)
     else:
@@ -248,7 +257,7 @@ def _overview_lines(design: Design, data: dict[str, Any]) -> list[str]:
         f"| GPUs | {data['gpus']:,} ({data['servers']:,} x {intent.server.model}, {plan.gpus_per_server} GPUs each) |",
         f"| Backend NIC ports | {data['nic_ports']:,} at {plan.link_speed}G |",
         f"| Planes x rails | {plan.planes} x {plan.rails} |",
-        f"| Tiers | {plan.tiers} (non-blocking, 1:1 at every tier"
+        f"| Tiers | {plan.tiers} ({_blocking(plan)}"
         + ("; pod 0 built, super-spines with the second pod" if plan.tiers == 3 and not plan.super_tier else "")
         + ") |",
         f"| Scalable units | {_units_row(intent, plan)} |",
@@ -256,6 +265,18 @@ def _overview_lines(design: Design, data: dict[str, Any]) -> list[str]:
     if plan.tiers == 3:
         lines.append(f"| Pods per plane | {plan.pods} of {sizing['scalable_units_per_pod']} scalable units |")
     return lines
+
+
+def _blocking(plan: Plan) -> str:
+    """Whether the leaves send up as much bandwidth as the envelope's servers use down (above them every tier is
+    1:1 by construction)."""
+    down = min(plan.servers_per_su, plan.max_servers) * plan.link_speed
+    up = plan.leaf_uplinks * plan.leaf_spine_speed
+    if down == up:
+        return "non-blocking, 1:1 at every tier"
+    if down < up:
+        return f"non-blocking: the leaves send {up / down:.2f} times the bandwidth up that their servers use down"
+    return f"the leaves {down / up:.2f}:1 oversubscribed (fabric.leaf.uplinks), 1:1 above them"
 
 
 def _switch_lines(design: Design, data: dict[str, Any]) -> list[str]:

@@ -266,7 +266,7 @@ def _uplink_offset(device: Device) -> int:
     physical port (0 when the uplinks break out as the downlinks do, and for servers; see :meth:`Device.place`)."""
     if device.uplink_breakout == device.breakout or device.role == "server":
         return 0
-    return device.downlinks // device.breakout * device.uplink_breakout - device.downlinks
+    return -(-device.downlinks // device.breakout) * device.uplink_breakout - device.downlinks
 
 
 def _lower_port(port: int, lanes: int, offset: int, cages: tuple[int, ...]) -> int:
