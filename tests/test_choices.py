@@ -216,10 +216,12 @@ def test_the_growth_envelope_cost_is_shown_per_tier() -> None:
 @needs(*VALIDATORS)
 def test_the_configs_of_each_choice_pass_every_vendor_validator(tmp_path: Path) -> None:
     """SONiC's YANG, FRR's vtysh, pyavd's EOS rendering and NVIDIA's NVUE schema take the files of the JVD shape,
-    of a 3-tier spine count and of matched uplinks (designer validate-configs runs each one)."""
+    of a 3-tier spine count (2 spines a pod, 2 links from each leaf to each) and of matched uplinks (designer
+    validate-configs runs each one)."""
     shapes = {
         "jvd": JVD,
-        "spines": _intent(256, "tiers: 3, spine: {model: generic-64x400g, count: 16}"),
+        "spines": "name: spines\ncompute: {servers: 8, gpus_per_server: 8, nics_per_server: 2, nic_speed: 400G, "
+        "server_power_kw: 10.2}\nfabric: {tiers: 3, leaf: {ports: 8, speed: 400G}, spine: {count: 2}}\n",
         "matched": "name: matched\ncompute: {servers: 8, server: dgx-h100}\ngrowth: {max_servers: 12}\n"
         "fabric: {leaf: {model: generic-64x400g, uplinks: matched}, spine: {model: generic-64x400g, count: 4}}\n",
     }
@@ -279,3 +281,10 @@ def _intent(servers: int, fabric: str, extra: str = "") -> str:
 
 def _with_targets(text: str, targets: str = "[frr, eos]") -> str:
     return text + f"targets: {targets}\n"
+
+
+def test_a_tier_given_only_its_count_takes_the_hardware_below() -> None:
+    """``spine: {count: 4}`` names no hardware: the spines are the leaf's model, as with no spine section at all."""
+    counted = parse_intent(_intent(64, "spine: {count: 8}"))
+    assert counted.spine == parse_intent(_intent(64, "leaf: {model: generic-64x400g}")).spine
+    assert size(counted).spines_per_plane == 8

@@ -203,9 +203,13 @@ class FabricDoc(Section):
         description=("Switch tiers: 2 (leaf, spine), 3 (with super-spines) or auto, the fewest that hold the cluster."),
     )
     leaf: LeafDoc = Field(description="The leaf switches, one per rail of each scalable unit.")
-    spine: SpineDoc | None = Field(None, description="The spine switches (default: the leaf's hardware).")
+    spine: SpineDoc | None = Field(
+        None, description="The spine switches (default: the leaf's hardware, also when only count or power is given)."
+    )
     super_spine: SpineDoc | None = Field(
-        None, description=("The super-spine switches of a 3-tier fabric (default: the spine's hardware).")
+        None,
+        description="The super-spine switches of a 3-tier fabric (default: the spine's hardware, also when only count "
+        "or power is given).",
     )
     servers_per_su: int | None = Field(
         None,

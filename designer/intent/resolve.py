@@ -1192,12 +1192,19 @@ def _envelope(doc: IntentDoc, server: ServerSpec, servers: int, problems: list[P
 def _switches(
     fabric: FabricDoc, intact: Callable[..., bool], problems: list[Problem], hardware: Catalog
 ) -> tuple[SwitchSpec, SwitchSpec, SwitchSpec] | None:
-    """Resolve the three tiers; the spine defaults to the leaf's hardware, the super-spine to the spine's."""
+    """Resolve the three tiers; the spine defaults to the leaf's hardware, the super-spine to the spine's (also when
+    the tier's section gives no model, ports or speed: only a count, an uplink speed or its power)."""
     specs: list[SwitchSpec | None] = []
     for tier in SWITCH_TIERS:
         path, switch = ("fabric", tier), getattr(fabric, tier)
+        below = specs[-1] if specs else None
         if switch is None and specs and intact(path):
-            specs.append(specs[-1])
+            specs.append(below)
+        elif switch is not None and below is not None and not (switch.model or switch.ports or switch.speed):
+            given = {
+                name: getattr(switch, name) for name in ("uplink_speed", "rack_units", "power_w", "power_w_optics")
+            }
+            specs.append(dataclasses.replace(below, **{name: value for name, value in given.items() if value}))
         else:
             specs.append(_switch(switch, path, intact, problems, hardware))
     leaf, spine, super_spine = specs
