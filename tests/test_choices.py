@@ -215,15 +215,15 @@ def test_the_growth_envelope_cost_is_shown_per_tier() -> None:
 
 @needs(*VALIDATORS)
 def test_the_configs_of_each_choice_pass_every_vendor_validator(tmp_path: Path) -> None:
-    """SONiC's YANG, FRR's vtysh, pyavd's EOS rendering and NVIDIA's NVUE schema take the files of the JVD shape,
-    of a 3-tier spine count (2 spines a pod, 2 links from each leaf to each) and of matched uplinks (designer
-    validate-configs runs each one)."""
+    """SONiC's YANG, FRR's vtysh, pyavd's EOS rendering and NVIDIA's NVUE schema take the files of every choice
+    (designer validate-configs runs each one): stripes of 2 with 2 uplinks over 2 chosen spines; stripes of 3 with
+    matched uplinks over 3 spines a pod and 6 chosen super-spines, 2 links from each spine to each."""
+    small = "compute: {servers: %d, gpus_per_server: 8, nics_per_server: 2, nic_speed: 400G, server_power_kw: 10.2}\n"
     shapes = {
-        "jvd": JVD,
-        "spines": "name: spines\ncompute: {servers: 8, gpus_per_server: 8, nics_per_server: 2, nic_speed: 400G, "
-        "server_power_kw: 10.2}\nfabric: {tiers: 3, leaf: {ports: 8, speed: 400G}, spine: {count: 2}}\n",
-        "matched": "name: matched\ncompute: {servers: 8, server: dgx-h100}\ngrowth: {max_servers: 12}\n"
-        "fabric: {leaf: {model: generic-64x400g, uplinks: matched}, spine: {model: generic-64x400g, count: 4}}\n",
+        "stripes": "name: stripes\n" + small % 4 + "fabric: {tiers: 2, servers_per_su: 2, leaf: {ports: 8, speed: "
+        "400G, uplinks: 2}, spine: {count: 2}}\n",
+        "counts": "name: counts\n" + small % 12 + "fabric: {tiers: 3, servers_per_su: 3, leaf: {ports: 8, speed: "
+        "400G, uplinks: matched}, spine: {count: 3}, super_spine: {count: 6}}\n",
     }
     for name, text in shapes.items():
         path = tmp_path / f"{name}.yaml"
@@ -233,22 +233,27 @@ def test_the_configs_of_each_choice_pass_every_vendor_validator(tmp_path: Path) 
 
 
 @needs(FRR_LAB)
-@pytest.mark.parametrize("intent", ["verify-spine-count.yaml", "verify-matched.yaml"])
-def test_a_chosen_shape_converges_in_frr_and_survives_its_failures(intent: str) -> None:
-    """A 2-tier lab with 4 spines chosen (stripes of 2 servers), and one with matched uplinks over 2 chosen
-    spines: every route in real FRR, then each failure the lab injects."""
-    code, out, err = run_cli("verify", str(INTENTS / intent))
+def test_a_chosen_shape_converges_in_frr_and_survives_its_failures() -> None:
+    """Matched uplinks (4 from each leaf, not full's 8) over 4 chosen spines: every route in real FRR, then each
+    failure the lab injects."""
+    intent = INTENTS / "verify-choices.yaml"
+    plan = size(parse_intent(intent.read_text(), str(intent)))
+    assert (plan.leaf_uplinks, plan.spines_per_plane, plan.leaf_spine_parallel) == (4, 4, 1)
+    code, out, err = run_cli("verify", str(intent))
     assert code == 0, out + err
     assert out.rstrip().split("\n")[-1].startswith("result: PASS")
 
 
-def test_explore_varies_a_choice_like_any_other_field() -> None:
+def test_explore_varies_a_choice_like_any_other_field(tmp_path: Path) -> None:
+    """The JVD's shape with 2 or 4 spines: both build, and one spine down leaves half the bisection of 2 spines, three
+    quarters of 4's."""
+    (tmp_path / "jvd.yaml").write_text(JVD)
     code, out, err = run_cli(
-        "explore", str(INTENTS / "verify-spine-count.yaml"), "--vary", "fabric.spine.count=2,4", "--format", "json"
+        "explore", str(tmp_path / "jvd.yaml"), "--vary", "fabric.spine.count=2,4", "--format", "json"
     )
     assert code == 0, err
-    candidates = json.loads(out)["candidates"]
-    assert sorted(c["switches_by_tier"]["spine"]["count"] for c in candidates) == [2, 4]
+    spines = {c["switches_by_tier"]["spine"]["count"]: c for c in json.loads(out)["candidates"]}
+    assert {count: c["failure_bisection"] for count, c in spines.items()} == {2: 0.5, 4: 0.75}
 
 
 def test_an_infiniband_fabric_takes_the_choices() -> None:
