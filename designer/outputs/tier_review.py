@@ -34,7 +34,8 @@ def _figures(cost: TierCost) -> dict[str, Any]:
 
 def tier_markdown(tiers: dict[str, Any], growth: bool) -> list[str]:
     """## What each tier builds: a row per tier (and, with ``growth``, what today's servers alone would need and
-    what the envelope adds), then why each tier has its count."""
+    the difference the envelope makes), then why each tier has its count. A difference may be negative: the
+    envelope's hall and tiers lay the cables otherwise (copper where today's alone needs optics)."""
     lines = [
         "## What each tier builds",
         "",
@@ -42,7 +43,7 @@ def tier_markdown(tiers: dict[str, Any], growth: bool) -> list[str]:
         "the tier; kW the switches' draw with their optics.",
         "",
         "| tier | switches | ports used | ports free | optics | cable runs | kW |"
-        + (" for today's servers alone | the envelope adds |" if growth else ""),
+        + (" for today's servers alone | with the envelope, against today's alone |" if growth else ""),
         "|---|---:|---:|---:|---:|---:|---:|" + ("---|---|" if growth else ""),
     ]
     for tier, row in tiers.items():
@@ -58,7 +59,7 @@ def tier_markdown(tiers: dict[str, Any], growth: bool) -> list[str]:
 
 
 def tier_text(tiers: dict[str, Any], growth: bool) -> list[str]:
-    """One terminal line per tier: its figures, and with ``growth`` what the envelope adds to today's servers'."""
+    """One terminal line per tier: its figures, and with ``growth`` the difference against today's servers alone."""
     lines = []
     for tier, row in tiers.items():
         line = (
@@ -67,7 +68,7 @@ def tier_text(tiers: dict[str, Any], growth: bool) -> list[str]:
             f"{row['kw']:,.1f} kW"
         )
         if growth:
-            line += f"; the envelope adds {_added(row, row['without_growth'])}"
+            line += f"; against today's servers alone {_added(row, row['without_growth'])}"
         lines.append(line)
     return lines
 
