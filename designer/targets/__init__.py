@@ -95,10 +95,10 @@ class Target:
     """The name its configuration gives the switch's out-of-band management port (empty: it configures none, the
     intent's ``management`` section is not its to write)."""
     management_vrf: str = ""
+    """The one name the OS allows its management VRF (empty: any name the intent's ``management.vrf`` gives)."""
     catalog_limits: bool = False
     """Whether its view writes within limits of its catalog entry (the MTU, the watchdog's polls): the renderer
     then gives the view that entry, from the catalog the design is made with, as ``limits``."""
-    """The one name the OS allows its management VRF (empty: any name the intent's ``management.vrf`` gives)."""
     default: bool = False
     """Whether an intent that names no ``targets`` takes it (with the other defaults of its technology). The shipped
     OSes are; a new card is not, so adding an OS changes no existing design."""
