@@ -11,7 +11,7 @@ import os
 from collections.abc import Callable
 from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
 from designer.analysis.facts import Facts, facts
 from designer.analysis.maxflow import Bisection, bisection
@@ -19,7 +19,7 @@ from designer.analysis.workload import SEEDS, WorkloadResult, analyze, queue_pai
 from designer.backend.allocate import Allocation, address_problems, addressed, allocate
 from designer.backend.hosts import HostConfig, host_configs
 from designer.backend.model import DeviceConfig, backend_settings, device_configs
-from designer.backend.physical import Physical, cable_lengths, plan_physical
+from designer.backend.physical import Physical, TopKept, cable_lengths, plan_physical
 from designer.backend.physical.costs import TierCost, tier_costs
 from designer.backend.physical.placement import device_units
 from designer.backend.sizing import Plan, size
@@ -117,8 +117,7 @@ def design_wired(
 
     def beside_the_models(worker: int, _count: int) -> dict[str, Any]:
         if worker == 0:
-            placed = plan_physical(intent, plan, fabric, kept, known.like)
-            return {"physical": placed, "tier_costs": tier_costs(intent, fabric, placed)}
+            return {"placed": _placed(intent, plan, fabric, kept, known.like)}
         bisected = bisection(fabric, shared) if known.bisection is None else known.bisection
         if known.fabric_findings is not None:
             return {"bisection": bisected, "findings": known.fabric_findings}
@@ -130,9 +129,9 @@ def design_wired(
     alone = processes == 1
     # alone, the physical plan comes first and the models read its lengths; beside them, the lengths are estimated
     # here again, as the plan is made in a worker
-    physical = plan_physical(intent, plan, fabric, kept, known.like) if alone else None
+    made = _placed(intent, plan, fabric, kept, known.like) if alone else None
     with Background([1] if alone else [0, 1], 2, beside_the_models, fork=not alone) as beside:
-        cable_dm = physical.link_length_dm if physical else cable_lengths(intent, plan, fabric, kept)
+        cable_dm = made.physical.link_length_dm if made else cable_lengths(intent, plan, fabric, kept)
         configs = known.configs if known.configs is not None else ()
         if allocation is not None and known.configs is None:
             say(f"modelling {fabric.switch_count:,} switches")
@@ -151,14 +150,14 @@ def design_wired(
         say("waiting for the racks, cables, max-flows and the checks of the fabric")
         placed = beside.results()
     wired = Wired(intent, plan, fabric, allocation, shared, placed["bisection"])
-    costs = placed["tier_costs"] if physical is None else tier_costs(intent, fabric, physical)
-    physical = physical or placed["physical"]
-    return _finished(wired, (physical, costs), configs, analyzed, servers, placed["findings"], processes, say, modelled)
+    return _finished(
+        wired, made or placed["placed"], configs, analyzed, servers, placed["findings"], processes, say, modelled
+    )
 
 
 def _finished(
     wired: Wired,
-    placed: tuple[Physical, tuple[TierCost, ...]],
+    placed: Placed,
     configs: tuple[DeviceConfig, ...],
     analyzed: tuple[WorkloadResult, ...],
     servers: tuple[HostConfig, ...],
@@ -170,8 +169,8 @@ def _finished(
     """The networks beside the backend (when declared), the switches' management side (given to ``modelled`` here,
     with the networks and every switch's device model, when networks are declared) and the checks not run yet,
     shared among ``processes``: the design, with ``found`` (the findings of the checks of the fabric) and theirs;
-    ``placed``: the physical plan and what each tier builds by it."""
-    intent, (physical, costs) = wired.intent, placed
+    ``placed``: the physical plan and what each tier builds, with and without the growth envelope."""
+    intent, physical = wired.intent, placed.physical
     networks = _networks(intent, wired.fabric, wired.allocation, physical, say) if intent.networks.declared else None
     network_configs = tuple(network_switch_configs(networks, backend_settings(intent, wired.plan))) if networks else ()
     management = switch_management(intent.networks.management, networks.physical.oob if networks else None)
@@ -186,14 +185,28 @@ def _finished(
         networks=networks,
         network_configs=network_configs,
         management=management,
-        tier_costs=costs,
-        without_growth=without_growth(intent),
+        tier_costs=placed.tier_costs,
+        without_growth=placed.without_growth,
     )
     others = [module for module in applicable(intent.technology) if module not in OF_THE_FABRIC]
     say(f"running {len(others)} more checks")
     if networks:
         others.append(networks_check)
     return Design(**vars(built), findings=tuple(ordered([*found, *run_checks(built, processes, others)])))
+
+
+class Placed(NamedTuple):
+    """The physical plan and what each switch tier builds by it, and would build for today's servers alone."""
+
+    physical: Physical
+    tier_costs: tuple[TierCost, ...]
+    without_growth: tuple[TierCost, ...] | None
+
+
+def _placed(intent: Intent, plan: Plan, fabric: Fabric, kept: TopKept, like: tuple[Intent, Physical] | None) -> Placed:
+    """The physical plan (:func:`~designer.backend.physical.plan_physical`) and the tiers' costs, which read it."""
+    physical = plan_physical(intent, plan, fabric, kept, like)
+    return Placed(physical, tier_costs(intent, fabric, physical), without_growth(intent))
 
 
 def without_growth(intent: Intent) -> tuple[TierCost, ...] | None:

@@ -244,7 +244,7 @@ def size(intent: Intent) -> Plan:
     envelope_sus = math.ceil(intent.max_servers / servers_per_su)
     tiers = _tiers(intent, envelope_sus * rails, servers_per_su)
     if tiers == 2:
-        above = _two_tiers(intent, envelope_sus * rails, uplinks)
+        above = _two_tiers(intent, envelope_sus, uplinks)
     else:
         above = _three_tiers(intent, sus, envelope_sus, servers_per_su, uplinks)
     plan = Plan(
@@ -281,7 +281,8 @@ def leaf_up_room(intent: Intent, servers_per_su: int) -> int:
     leaf = intent.leaf
     if speed == up_speed:
         return leaf.radix(speed) - servers_per_su
-    return (leaf.ports - -(-servers_per_su // leaf.breakout(speed))) * leaf.breakout(up_speed)
+    server_cages = math.ceil(servers_per_su / leaf.breakout(speed))
+    return (leaf.ports - server_cages) * leaf.breakout(up_speed)
 
 
 def _leaf_ports(intent: Intent) -> tuple[int, int]:
@@ -376,10 +377,10 @@ def _tiers(intent: Intent, leaves: int, servers_per_su: int) -> int:
     return tiers
 
 
-def _two_tiers(intent: Intent, leaves: int, uplinks: int) -> _AboveTheLeaves:
-    """The spines of a 2-tier fabric of ``leaves`` leaves per plane (the envelope's): the intent's count, or the
-    fewest that take each leaf's uplinks evenly and have the ports for every leaf."""
-    spine_radix = intent.spine.radix(intent.link_speeds[1])
+def _two_tiers(intent: Intent, envelope_sus: int, uplinks: int) -> _AboveTheLeaves:
+    """The spines of a 2-tier fabric of ``envelope_sus`` scalable units per plane: the intent's count, or the fewest
+    that take each leaf's uplinks evenly and have the ports for every leaf."""
+    spine_radix, leaves = intent.spine.radix(intent.link_speeds[1]), envelope_sus * intent.rails
     fewest = math.ceil(leaves * uplinks / spine_radix)
     spines = _chosen(
         intent.choices.spine_count,
@@ -389,7 +390,7 @@ def _two_tiers(intent: Intent, leaves: int, uplinks: int) -> _AboveTheLeaves:
         (f"each leaf's {uplinks} uplinks", f"the ports of {spine_radix}-port spines for {leaves} leaves"),
         intent,
     )
-    return _AboveTheLeaves(spine_radix, spine_radix, math.ceil(leaves / intent.rails), 1, 1, spines, uplinks // spines)
+    return _AboveTheLeaves(spine_radix, spine_radix, envelope_sus, 1, 1, spines, uplinks // spines)
 
 
 def _chosen(
@@ -404,9 +405,9 @@ def _chosen(
     """A count of switches above, per group of them: the intent's (``count`` at ``field``, the groups' together),
     which must divide the ``uplinks`` of each switch below and be at least ``fewest`` to have the ports; else the
     smallest such divisor (the ECMP divisor rule). ``why``: what spreads and what the ports are for, for the error."""
-    valid = [divisor for divisor in range(max(1, fewest), uplinks + 1) if uplinks % divisor == 0]
     if count is None:
-        return valid[0]
+        return _ecmp_divisor(uplinks, fewest)
+    valid = [divisor for divisor in range(max(1, fewest), uplinks + 1) if uplinks % divisor == 0]
     if count % groups == 0 and count // groups in valid:
         return count // groups
     spread, room = why

@@ -105,6 +105,8 @@ class Device(NamedTuple):
 
 
 Link = tuple[int, int, int, int, int]
+PortValue = TypeVar("PortValue")
+"""What :meth:`Fabric.per_port` gives of each port: a name, a physical port number."""
 PlanOf = TypeVar("PlanOf")
 """What a wiring was sized from: the backend's :class:`~designer.backend.sizing.Plan` or a network's."""
 
@@ -141,14 +143,19 @@ class Fabric(Wiring[Plan]):
         """Every device's logical port names (``name``: :meth:`Device.port_name` unless told), by device index;
         devices that share a port layout share one tuple, so naming the ends of every link costs an index, not a
         format."""
-        layouts: dict[tuple[bool, int, int, int, int], tuple[str, ...]] = {}
-        names = []
+        return self.per_port(name)
+
+    def per_port(self, value: Callable[[Device, int], PortValue]) -> list[tuple[PortValue, ...]]:
+        """``value`` of every logical port of every device, by device index; made once per port layout, which
+        devices alike share."""
+        layouts: dict[tuple[bool, int, int, int, int], tuple[PortValue, ...]] = {}
+        values = []
         for device in self.devices:
             key = (device.role == "server", device.ports, device.breakout, device.downlinks, device.uplink_breakout)
             if key not in layouts:
-                layouts[key] = tuple(name(device, port) for port in range(device.ports))
-            names.append(layouts[key])
-        return names
+                layouts[key] = tuple(value(device, port) for port in range(device.ports))
+            values.append(layouts[key])
+        return values
 
     def graph(self) -> nx.MultiGraph[int]:
         """The fabric as a networkx multigraph: one edge per link, capacity in Gb/s, for analysis."""

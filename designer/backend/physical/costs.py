@@ -16,7 +16,7 @@ from collections import Counter
 from dataclasses import dataclass
 
 from designer.backend.physical import Physical
-from designer.backend.wiring import LEAF_SPINE, Device, Fabric
+from designer.backend.wiring import LEAF_SPINE, Fabric
 from designer.intent import Intent
 from designer.intent.switch_spec import SWITCH_TIERS
 
@@ -39,7 +39,7 @@ def tier_costs(intent: Intent, fabric: Fabric, physical: Physical) -> tuple[Tier
     intent's switch model of the tier). Each link end is a number, ``device * width + cage``, so the counting runs
     over lists and sets, not link by link: a 131,072-GPU fabric's 400,000 links take a fraction of a second."""
     devices, links, switches = fabric.devices, fabric.links, fabric.switch_count
-    cages = _cages(devices)
+    cages = fabric.per_port(lambda device, port: device.place(port)[0])
     width = max((len(ports) for ports in cages), default=0) + 1
     uppers = [upper * width + cages[upper][port] for _, upper, port, _, _ in links]
     lowers = [lower * width + cages[lower][port] for _, _, _, lower, port in links]
@@ -67,15 +67,3 @@ def tier_costs(intent: Intent, fabric: Fabric, physical: Physical) -> tuple[Tier
         free = intent.switch(tier).ports * members - ports[tier]
         costs.append(TierCost(tier, members, ports[tier], free, optics[tier], runs, round(watts[tier] / 1000, 3)))
     return tuple(costs)
-
-
-def _cages(devices: list[Device]) -> list[tuple[int, ...]]:
-    """Each device's physical port of every logical port, one tuple per port layout (devices alike share it)."""
-    layouts: dict[tuple[str, int, int, int, int], tuple[int, ...]] = {}
-    found = []
-    for device in devices:
-        key = (device.role, device.ports, device.breakout, device.downlinks, device.uplink_breakout)
-        if key not in layouts:
-            layouts[key] = tuple(device.place(port)[0] for port in range(device.ports))
-        found.append(layouts[key])
-    return found
