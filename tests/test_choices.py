@@ -16,6 +16,7 @@ from designer.backend.sizing import size
 from designer.cli import main
 from designer.errors import InputError
 from designer.intent import parse_intent
+from designer.intent.compute_section import FabricChoices
 from designer.outputs.summary import summary_markdown
 from tests.conftest import ROOT
 from tests.helpers import build_text
@@ -86,14 +87,21 @@ def test_the_juniper_qpp_jvd_is_written_as_it_is_published(tmp_path: Path) -> No
     assert sorted({interface.peer_device for interface in leaf.interfaces[4:]}) == [f"p0-spine{i}" for i in range(4)]
 
 
-def test_the_defaults_are_the_formulas_so_no_existing_design_changes() -> None:
-    """Writing the defaults out (uplinks: full, no count, no stripe) sizes every shipped intent exactly as leaving
-    them out does."""
+def test_the_formulas_counts_given_as_choices_size_the_same_fabric() -> None:
+    """Every shipped intent names no choice, and giving the counts the formulas chose for it as choices (its stripe,
+    uplinks, spines a pod and super-spines a plane) sizes exactly the same plan: the choices run through the same
+    arithmetic, and leaving them out keeps every existing design as it was."""
     for path in sorted((ROOT / "intents").glob("*.yaml")):
         intent = parse_intent(path.read_text(), str(path))
-        assert intent.choices.leaf_uplinks == "full" and intent.choices.spine_count is None
-        spelled = replace(intent, choices=replace(intent.choices, leaf_uplinks="full"))
-        assert size(spelled) == size(intent), path.name
+        assert intent.choices == FabricChoices(), path.name
+        plan = size(intent)
+        chosen = FabricChoices(
+            leaf_uplinks=plan.leaf_uplinks,
+            spine_count=plan.spines_per_pod,
+            super_spine_count=plan.spines_per_pod * plan.supers_per_group if plan.tiers == 3 else None,
+            servers_per_su=plan.servers_per_su,
+        )
+        assert size(replace(intent, choices=chosen)) == plan, path.name
 
 
 def test_matched_uplinks_send_up_what_the_envelope_uses_down() -> None:
@@ -293,3 +301,14 @@ def test_a_tier_given_only_its_count_takes_the_hardware_below() -> None:
     counted = parse_intent(_intent(64, "spine: {count: 8}"))
     assert counted.spine == parse_intent(_intent(64, "leaf: {model: generic-64x400g}")).spine
     assert size(counted).spines_per_plane == 8
+
+
+@pytest.mark.parametrize("value", ["0", "half", "true", "'4'", "8193"])
+def test_an_uplink_value_that_is_no_choice_is_one_message_with_the_valid_ones(value: str, tmp_path: Path) -> None:
+    path = tmp_path / "uplinks.yaml"
+    path.write_text(f"name: u\ncompute: {{servers: 8, server: dgx-h100}}\nfabric:\n  leaf: {{uplinks: {value}}}\n")
+    code, out, err = run_cli("plan", str(path))
+    assert (code, out) == (2, "")
+    problems = [line for line in err.splitlines() if "fabric.leaf.uplinks" in line]
+    assert len(problems) == 1 and problems[0].startswith(f"{path}:4: fabric.leaf.uplinks: ")
+    assert problems[0].endswith("is not an uplink choice; use full, matched or a count from 1 to 8192")

@@ -6,9 +6,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Annotated, Literal
 
-from pydantic import (
-    Field,
-)
+from pydantic import BeforeValidator, Field, WithJsonSchema
 
 from designer.intent.fields import (
     MAX_BREAKOUT,
@@ -21,6 +19,7 @@ from designer.intent.fields import (
     _catalog_names,
     _known,
 )
+from designer.intent.yaml_source import short
 from designer.targets import TECHNOLOGIES
 
 
@@ -150,10 +149,30 @@ class SwitchDoc(Section):
     )
 
 
+UPLINK_WORDS = ("full", "matched")
+"""The uplink choices that are not a count (``fabric.leaf.uplinks``)."""
+
+
+def leaf_uplinks(value: object) -> object:
+    """``full``, ``matched`` or a count of logical ports from 1 to ``MAX_RADIX``; anything else is refused in one
+    message saying what would be valid."""
+    if value in UPLINK_WORDS or (isinstance(value, int) and not isinstance(value, bool) and 1 <= value <= MAX_RADIX):
+        return value
+    raise ValueError(f"{short(value)} is not an uplink choice; use full, matched or a count from 1 to {MAX_RADIX}")
+
+
+LeafUplinks = Annotated[
+    int | str,
+    BeforeValidator(leaf_uplinks),
+    WithJsonSchema({"anyOf": [{"enum": list(UPLINK_WORDS)}, {"type": "integer", "minimum": 1, "maximum": MAX_RADIX}]}),
+]
+"""Each leaf's uplinks: ``full``, ``matched`` or a count."""
+
+
 class LeafDoc(SwitchDoc):
     """The leaf tier's hardware, and how many of its ports run up to the spines."""
 
-    uplinks: Annotated[int, Field(gt=0, le=MAX_RADIX)] | Literal["full", "matched"] = Field(
+    uplinks: LeafUplinks = Field(
         "full",
         description=(
             "The uplinks of each leaf, logical ports at the leaf's uplink speed: full, as much bandwidth up as the "
