@@ -437,6 +437,9 @@ def _converge(running: Lab, phase: str, failed: frozenset[int], limit: float) ->
         # Once all are right, one more round reads every router to confirm.
         rounds += 1
         out_of_time = time.monotonic() - start >= limit or rounds >= limit / POLL_SECONDS + 1
+        if out_of_time:
+            # the last round reads every router: one that was right earlier may have taken a route since
+            route_pending, session_pending = live, live
         read_routes(running.namespaces, route_pending, expected, installed, out_of_time or converged is not None)
         complete, route_issues = route_problems(lab, expected, installed)
         if not route_issues or out_of_time:
