@@ -6,6 +6,7 @@ import textwrap
 from pathlib import Path
 from typing import Any
 
+from designer.cli import main
 from designer.design import Design
 from designer.intent import parse_intent
 from designer.pipeline import design
@@ -61,3 +62,13 @@ def part_sizes(folder: Path) -> dict[str, tuple[int, int]]:
     return sizes_by_part(
         (file.relative_to(folder).as_posix(), file.stat().st_size) for file in folder.rglob("*") if file.is_file()
     )
+
+
+def assert_every_validator_takes(tmp_path: Path, shapes: dict[str, str]) -> None:
+    """Build each intent of ``shapes`` (by name) for every Ethernet target and run ``designer validate-configs``
+    (SONiC's YANG, FRR's vtysh, pyavd's EOS rendering, NVIDIA's NVUE schema) on what it wrote."""
+    for name, text in shapes.items():
+        path = tmp_path / f"{name}.yaml"
+        path.write_text(text + "targets: [frr, sonic, eos, nvue]\n")
+        assert main(["build", str(path), "-o", str(tmp_path / name)]) == 0, name
+        assert main(["validate-configs", str(tmp_path / name)]) == 0, name

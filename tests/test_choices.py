@@ -13,13 +13,12 @@ from typing import Any
 import pytest
 
 from designer.backend.sizing import size
-from designer.cli import main
 from designer.errors import InputError
 from designer.intent import parse_intent
 from designer.intent.compute_section import FabricChoices
 from designer.outputs.summary import summary_markdown
 from tests.conftest import ROOT
-from tests.helpers import build_text
+from tests.helpers import assert_every_validator_takes, build_text
 from tests.prerequisites import FRR_LAB, VALIDATORS, needs
 from tests.test_growth import assert_only_added, configs, switches
 from tests.test_intent_errors import run_cli
@@ -152,7 +151,7 @@ def test_a_super_spine_count_sets_each_groups_share() -> None:
         ),
         (
             "servers_per_su: 8, leaf: {model: generic-64x400g, uplinks: 60}",
-            "fabric.leaf.uplinks: a generic-64x400g leaf serving 8 servers has room for at most 56 uplinks at 400G; "
+            "fabric.leaf.uplinks: a generic-64x400g leaf of 8 downlinks has room for at most 56 uplinks at 400G; "
             "use 1 to 56, full or matched",
         ),
         (
@@ -233,11 +232,7 @@ def test_the_configs_of_each_choice_pass_every_vendor_validator(tmp_path: Path) 
         "counts": "name: counts\n" + small % 12 + "fabric: {tiers: 3, servers_per_su: 3, leaf: {ports: 8, speed: "
         "400G, uplinks: matched}, spine: {count: 3}, super_spine: {count: 6}}\n",
     }
-    for name, text in shapes.items():
-        path = tmp_path / f"{name}.yaml"
-        path.write_text(_with_targets(text, "[frr, sonic, eos, nvue]"))
-        assert main(["build", str(path), "-o", str(tmp_path / name)]) == 0, name
-        assert main(["validate-configs", str(tmp_path / name)]) == 0, name
+    assert_every_validator_takes(tmp_path, shapes)
 
 
 @needs(FRR_LAB)

@@ -96,7 +96,7 @@ def test_check_refuses_a_bad_checks_section_with_exit_2(tmp_path: Path) -> None:
     assert (code, out) == (2, "")
     assert "checks.oversubscribed: unknown key 'oversubscribed'; did you mean 'oversubscription'?" in err
     code, _, err = run_cli("check", str(intent_file(tmp_path, "checks: {oversubscription: 0.5}")))
-    assert code == 2 and "checks.oversubscription: Input should be greater than or equal to 1" in err
+    assert code == 2 and "checks.oversubscription: 0.5 (1:2) is out of range: a ratio here runs from 1" in err
 
 
 def test_plan_json_design_json_and_summary_gain_the_checks() -> None:

@@ -10,7 +10,8 @@ from designer.backend.sizing import size
 from designer.backend.wiring import wire
 from designer.errors import InputError
 from designer.intent import parse_intent
-from designer.intent.networks_section import Networks, parse_ratio
+from designer.intent.fields import ratio_parser
+from designer.intent.networks_section import Networks
 from designer.networks.allocate import NetworkAllocation, allocate_network, overlapping
 from designer.networks.oob import Managed, RackPorts, design_oob
 from designer.networks.sizing import size_network
@@ -85,13 +86,13 @@ networks:
 
 @pytest.mark.parametrize(("written", "ratio"), [(1, 1.0), (3, 3.0), ("3:1", 3.0), ("5:2", 2.5), (" 2 ", 2.0)])
 def test_an_oversubscription_is_a_number_or_a_ratio(written: object, ratio: float) -> None:
-    assert parse_ratio(written) == ratio
+    assert ratio_parser(1)(written) == ratio
 
 
 @pytest.mark.parametrize("written", ["1:2", 0.5, "three", True, "3:0", 65])
 def test_an_oversubscription_below_1_or_not_a_ratio_is_refused(written: object) -> None:
-    with pytest.raises(ValueError, match="oversubscription"):
-        parse_ratio(written)
+    with pytest.raises(ValueError, match="ratio"):
+        ratio_parser(1)(written)
 
 
 def test_lossless_storage_is_refused_where_a_target_writes_no_qos_but_frr_beside_sonic_carries_none() -> None:
@@ -131,7 +132,7 @@ def test_a_declared_ratio_is_never_exceeded_and_a_group_holds_whole_racks() -> N
     for ratio in ("1", "2:1", "3:1", "2.5", "7:2"):
         text = FOUR.replace('oversubscription: "3:1"', f'oversubscription: "{ratio}"')
         plan = _network(text, "frontend", 32, 32, per_rack=5).plan
-        assert plan.ratio <= parse_ratio(ratio)
+        assert plan.ratio <= ratio_parser(1)(ratio)
         assert plan.servers_per_group % 5 == 0
         assert plan.servers_per_group * plan.nics_per_leaf <= plan.leaf_downlinks
 

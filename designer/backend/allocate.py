@@ -1,15 +1,17 @@
 """Allocate addresses and ASNs from each switch's and link's structural coordinates, never from a running count.
 
 Strides come from the envelope (:attr:`Plan.max_servers`), so growing inside it only adds: no existing
-loopback, ASN or /31 moves. With ``P`` planes, ``R`` rails, ``L`` leaves, ``S`` spines and ``X``
-super-spines per plane in the envelope, ``U`` leaf uplinks and ``V`` spine uplinks:
+loopback, ASN or /31 moves. With ``P`` planes, ``R`` leaves per SU (one per rail, or with rack-style cabling
+the switches of its racks), ``L`` leaves, ``S`` spines and ``X`` super-spines per plane in the envelope, ``U``
+leaf uplinks and ``V`` spine uplinks:
 
-* Ordinals: leaf (plane, SU, rail) ``plane*L + SU*R + rail``; spine (plane, pod, i)
-  ``plane*S + pod*spines_per_pod + i``; super-spine (plane, group, i) ``plane*X + group*supers_per_group + i``.
+* Ordinals: leaf (plane, SU, i: its rail, or its place among the unit's rack switches) ``plane*L + SU*R + i``; spine
+  (plane, pod, i) ``plane*S + pod*spines_per_pod + i``; super-spine (plane, group, i) ``plane*X +
+  group*supers_per_group + i``.
 * Loopbacks: leaf ``loopbacks + ordinal``; spine ``loopbacks + P*L + ordinal``; super-spine
   ``loopbacks + P*L + P*S + ordinal``.
 * Server /31s: leaf ordinal ``n`` owns the aligned block ``server_p2p + n*block`` (``block`` the power of
-  two holding a /31 per server slot of a full SU); slot ``s`` is the /31 at ``block start + 2s``, the
+  two holding a /31 per server port of a full leaf); port ``s`` is the /31 at ``block start + 2s``, the
   leaf the even end, the NIC the odd one. With hwplb multiplane (one address per rail, the NIC balancing the
   planes) every plane's leaf takes the block of the plane-0 leaf of its SU and rail: the same /31 in every plane,
   each plane a separate fabric.
@@ -82,7 +84,8 @@ class Numbering:
     """The envelope's strides: how a switch's coordinates become its ordinal, and where each sub-range starts."""
 
     planes: int
-    rails: int
+    leaves_per_su: int
+    """Leaves of a scalable unit per plane: one per rail, or its racks' switches (rack-style cabling)."""
     leaves: int
     """Leaves per plane in the envelope (``L``)."""
     spines: int
@@ -101,10 +104,10 @@ class Numbering:
 
     @classmethod
     def of(cls, plan: Plan, address_planes: int | None = None) -> Numbering:
-        block = 1 << math.ceil(math.log2(2 * plan.servers_per_su))
+        block = 1 << math.ceil(math.log2(2 * plan.leaf_downlinks))
         return cls(
             plan.planes,
-            plan.rails,
+            plan.leaves_per_su,
             plan.envelope_leaves_per_plane,
             plan.envelope_spines_per_plane,
             plan.envelope_supers_per_plane,
@@ -120,7 +123,7 @@ class Numbering:
     def ordinal(self, device: Device) -> int:
         """The switch's number among the envelope's switches of its role, from its coordinates."""
         if device.role == "leaf":
-            return device.plane * self.leaves + device.su * self.rails + device.rail
+            return device.plane * self.leaves + device.su * self.leaves_per_su + device.index
         if device.role == "spine":
             return device.plane * self.spines + device.pod * self.spines_per_pod + device.index
         return device.plane * self.supers + device.group * self.supers_per_group + device.index
@@ -128,7 +131,7 @@ class Numbering:
     def server_block_ordinal(self, device: Device) -> int:
         """The leaf's number among the envelope's server /31 blocks: its ordinal, or with shared planes that of
         the plane-0 leaf of its SU and rail."""
-        return (device.plane % self.address_planes) * self.leaves + device.su * self.rails + device.rail
+        return (device.plane % self.address_planes) * self.leaves + device.su * self.leaves_per_su + device.index
 
     def loopback_offset(self, device: Device) -> int:
         """Offset of the switch's loopback in the loopback pool: leaves, then spines, then super-spines."""

@@ -31,8 +31,9 @@ netplan or NetworkManager files, a sysctl.d file, the NIC vendor's QoS commands 
 * Spraying (``mode: spray``): no NIC setting is written, as none is in a vendor document at hand (ConnectX-8's
   per-packet spraying, AMD's Pollara tools); nic-qos.sh and summary.md say so.
 * NCCL: the RDMA devices in NIC order (rail order), exact names; RoCEv2 over IPv4 (GID index 3); traffic class
-  DSCP << 2; no cross-NIC rings (each rail stays on its own leaves); queue pairs per connection from the workload
-  analysis when the intent has workloads (:func:`designer.analysis.workload.queue_pairs`), else NCCL's default of 1.
+  DSCP << 2; no cross-NIC rings (each rail stays on its own leaves; rack-style cabling: :data:`CROSS_NIC`); queue
+  pairs per connection from the workload analysis when the intent has workloads
+  (:func:`designer.analysis.workload.queue_pairs`), else NCCL's default of 1.
 * Multiplane NIC ports (``compute.multiplane``; NVIDIA Network Operator 26.7, "Software Multiplane" and "Hardware
   Multiplane Spectrum-X Quick Start"): with swplb each plane of a port is a PF of its own, so the server has one
   interface, address, table and RDMA device per plane, and NCCL fuses the PFs of one NIC into one device and
@@ -165,6 +166,15 @@ class HostQos:
     ecn: bool
 
 
+CROSS_NIC = {
+    (False, 1): (0, "each rail stays on its own NIC and leaves"),
+    (True, 1): (1, "every NIC of the server reaches its rack's one switch: rings need not keep to one NIC"),
+    (True, 2): (2, "NCCL's default: the same NIC where it can; half the NICs share each of the rack's two switches"),
+}
+"""``NCCL_CROSS_NIC`` by (rack-style cabling, switches a rack) and why (NCCL's environment variables: 0 for
+per-NIC switches, rails; 1 where every NIC of a node reaches the same switch; 2, the default, in between)."""
+
+
 @dataclass(frozen=True)
 class Nccl:
     """NCCL's environment for the backend."""
@@ -176,6 +186,9 @@ class Nccl:
     qps_per_connection: int
     qps_reason: str
     cross_nic: int
+    cross_nic_reason: str
+    backend: str
+    """What the backend is, for the file's first line: ``rail-optimized`` or ``rack-style``."""
     merge_nics: bool = False
     """NCCL fuses the plane PFs of one NIC port into one device (swplb multiplane): ``NCCL_IB_MERGE_NICS=1``."""
 
@@ -246,7 +259,9 @@ def host_configs(
     adaptive = intent.load_balancing.mode == "adaptive" and "adaptive" in intent.server.nic_modes
     qps, reason = queue_pairs
     swplb = multiplane is not None and multiplane.mode == "swplb"
-    nccl = Nccl(spec.rdma_devices, GID_INDEX, qos.roce_dscp << 2, qps, reason, 0, swplb)
+    cross_nic, why = CROSS_NIC[(fabric.plan.rack_style, fabric.plan.per_rack)]
+    style = "rack-style" if fabric.plan.rack_style else "rail-optimized"
+    nccl = Nccl(spec.rdma_devices, GID_INDEX, qos.roce_dscp << 2, qps, reason, cross_nic, why, style, swplb)
     backend = (allocation.server_p2p.cidr,) if allocation is not None else ()
     nics = _Nics(intent, fabric, allocation)
     return tuple(

@@ -33,7 +33,8 @@ from typing import NamedTuple
 
 from designer.errors import InputError, Path, Problem
 from designer.intent import Intent
-from designer.intent.fields import MAX_BREAKOUT, SPEEDS
+from designer.intent.fields import MAX_BREAKOUT, SPEEDS, ratio_text
+from designer.intent.switch_spec import uplinks_for
 
 MIN_SPINES = 4
 """Fewer spines per plane than this risks PFC storms when one fails (DOMAIN.md section 2)."""
@@ -89,6 +90,18 @@ class Plan:
     with only pod 0 built has no super-spines yet, its spines' up-ports reserved."""
     servers_per_system: int = 1
     """Servers (compute trays) of one rack-scale system; 1 for servers."""
+    leaves_per_su: int = 0
+    """Leaves of one scalable unit per plane: one per rail, or with rack-style cabling the switches of its racks."""
+    rack_servers: int = 0
+    """With rack-style cabling (``fabric.style: rack``), the servers of one rack, whose every backend NIC goes to
+    the rack's own switches; 0 with rails."""
+    per_rack: int = 1
+    """With rack-style cabling, the switches of each rack (``fabric.leaf.per_rack``)."""
+
+    @property
+    def rack_style(self) -> bool:
+        """Every backend NIC of a rack's servers goes to that rack's own switches, not to a leaf per rail."""
+        return self.rack_servers > 0
 
     @property
     def sus_per_block(self) -> int:
@@ -113,11 +126,11 @@ class Plan:
 
     @property
     def leaves_per_plane(self) -> int:
-        return self.sus * self.rails
+        return self.sus * self.leaves_per_su
 
     @property
     def leaves_per_pod(self) -> int:
-        return self.sus_per_pod * self.rails
+        return self.sus_per_pod * self.leaves_per_su
 
     @property
     def spines_per_plane(self) -> int:
@@ -135,7 +148,7 @@ class Plan:
 
     @property
     def envelope_leaves_per_plane(self) -> int:
-        return self.envelope_sus * self.rails
+        return self.envelope_sus * self.leaves_per_su
 
     @property
     def envelope_spines_per_plane(self) -> int:
@@ -165,7 +178,7 @@ class Plan:
         """The most servers this cabling holds (every existing cable staying where it is) and what limits it:
         the spines' ports (2 tiers) or the super-spines' ports (3 tiers)."""
         if self.tiers == 2:
-            sus = (self.spine_downlinks // self.leaf_spine_parallel) // self.rails
+            sus = (self.spine_downlinks // self.leaf_spine_parallel) // self.leaves_per_su
             return sus * self.servers_per_su, (
                 f"{self.spine_radix}-port spines, {self.leaf_spine_parallel} link(s) to each leaf"
             )
@@ -204,6 +217,15 @@ class Plan:
             "spine_super_spine": self.planes * self.spines_per_plane * self.spine_uplinks if self.super_tier else 0,
         }
 
+    def built_tapers(self) -> dict[str, float]:
+        """Down:up bandwidth of a full switch of each tier below the top: a leaf's server links against its uplinks,
+        a 3-tier spine's links from its pod's leaves against its uplinks."""
+        tapers = {"leaf": self.leaf_downlinks * self.link_speed / (self.leaf_uplinks * self.leaf_spine_speed)}
+        if self.tiers == 3:
+            down = self.sus_per_pod * self.leaves_per_su * self.leaf_spine_parallel * self.leaf_spine_speed
+            tapers["spine"] = down / (self.spine_uplinks * self.spine_super_speed)
+        return tapers
+
     def bandwidth_tbps(self) -> dict[str, float]:
         """One-direction bandwidth per tier, all planes, in Tb/s."""
         return {
@@ -238,26 +260,28 @@ def size(intent: Intent) -> Plan:
     ``intent.servers``.
     """
     speed, up_speed, super_speed = intent.link_speeds
-    servers_per_su, uplinks = _leaf_ports(intent)
-    rails = intent.rails
+    leaves = _leaf_ports(intent)
+    servers_per_su, uplinks = leaves.servers_per_su, leaves.uplinks
     sus = math.ceil(intent.servers / servers_per_su)
     envelope_sus = math.ceil(intent.max_servers / servers_per_su)
-    tiers = _tiers(intent, envelope_sus * rails, servers_per_su)
+    tiers = _tiers(intent, envelope_sus * leaves.per_su, leaves)
+    if problems := taper_problems(intent, tiers):
+        raise InputError(problems, intent.source)
     if tiers == 2:
-        above = _two_tiers(intent, envelope_sus, uplinks)
+        above = _two_tiers(intent, envelope_sus, envelope_sus * leaves.per_su, uplinks)
     else:
-        above = _three_tiers(intent, sus, envelope_sus, servers_per_su, uplinks)
+        above = _three_tiers(intent, sus, envelope_sus, leaves)
     plan = Plan(
         tiers=tiers,
         planes=intent.planes,
-        rails=rails,
+        rails=intent.rails,
         servers=intent.servers,
         gpus_per_server=intent.server.gpus,
         link_speed=speed,
         leaf_spine_speed=up_speed,
         spine_super_speed=super_speed,
-        leaf_radix=servers_per_su + uplinks,
-        leaf_downlinks=servers_per_su,
+        leaf_radix=leaves.downlinks + uplinks,
+        leaf_downlinks=leaves.downlinks,
         leaf_uplinks=uplinks,
         super_radix=intent.super_spine.radix(super_speed),
         servers_per_su=servers_per_su,
@@ -266,12 +290,26 @@ def size(intent: Intent) -> Plan:
         max_servers=intent.max_servers,
         envelope_sus=envelope_sus,
         servers_per_system=intent.servers_per_system,
+        leaves_per_su=leaves.per_su,
+        rack_servers=leaves.rack_servers,
+        per_rack=intent.choices.per_rack if leaves.rack_servers else 1,
         **above._asdict(),
     )
     problems = [*_bound_problems(plan, _count_field(intent)), *target_problems(intent, plan)]
     if problems:
         raise InputError(problems, intent.source)
     return plan
+
+
+def declared_bisection(intent: Intent, plan: Plan) -> float:
+    """The fraction of full bisection the declared tapers leave between halves that cross every tier built: each
+    tier's uplinks carry its downlinks' bandwidth over its taper, so the tapers multiply (an under-subscribed leaf
+    lifts what its spines may taper), at most 1."""
+    crossed = ("leaf", "spine") if plan.super_tier and plan.tiers == 3 else ("leaf",)
+    fraction = 1.0
+    for role in crossed:
+        fraction /= intent.choices.taper(role) or 1
+    return min(1.0, fraction)
 
 
 def leaf_up_room(intent: Intent, servers_per_su: int) -> int:
@@ -285,42 +323,191 @@ def leaf_up_room(intent: Intent, servers_per_su: int) -> int:
     return (leaf.ports - server_cages) * leaf.breakout(up_speed)
 
 
-def _leaf_ports(intent: Intent) -> tuple[int, int]:
-    """The servers of a scalable unit and each leaf's uplinks: the formulas' (as many ports down as the leaf splits
+class _Leaves(NamedTuple):
+    """The leaves' counts, named as :class:`Plan` names them: the servers of a scalable unit, each leaf's downlinks
+    and uplinks, the leaves of a unit per plane, and with rack-style cabling the servers of one rack (else 0)."""
+
+    servers_per_su: int
+    downlinks: int
+    uplinks: int
+    per_su: int
+    rack_servers: int = 0
+
+
+def _leaf_ports(intent: Intent) -> _Leaves:
+    """The servers of a scalable unit and each leaf's ports: the formulas' (as many ports down as the leaf splits
     off, as much bandwidth up) or the intent's choices; an error where a choice does not fit the leaf."""
     speed, up_speed, _ = intent.link_speeds
-    capacity, full = intent.leaf.split(speed, up_speed)
     choices = intent.choices
-    servers_per_su = choices.servers_per_su or capacity
-    if servers_per_su > capacity:
-        raise InputError(
-            [
-                Problem(
-                    ("fabric", "servers_per_su"),
-                    f"a {intent.leaf.model} leaf has {capacity} downlinks at {speed}G, so a scalable unit holds at "
-                    f"most {capacity} {_units(intent)}; use servers_per_su from 1 to {capacity}, or larger leaves",
+    taper = choices.taper("leaf")
+    capacity, full = intent.leaf.split(speed, up_speed, taper or 1)
+    if choices.style == "rack":
+        rack_servers = _rack_servers(intent, capacity)
+        servers_per_su = choices.servers_per_su or rack_servers
+        if servers_per_su % rack_servers:
+            below = servers_per_su - servers_per_su % rack_servers
+            raise InputError(
+                [
+                    Problem(
+                        ("fabric", "servers_per_su"),
+                        f"with style: rack a scalable unit is whole racks of {rack_servers} servers; use "
+                        + (f"{below} or " if below else "")
+                        + f"{below + rack_servers}",
+                    )
+                ],
+                intent.source,
+            )
+        downlinks = rack_servers * intent.rails // choices.per_rack
+        per_su = servers_per_su // rack_servers * choices.per_rack
+        used = min(rack_servers, intent.max_servers) * intent.rails // choices.per_rack
+    else:
+        if ("fabric", "leaf", "per_rack") in intent.source.lines:
+            raise InputError(
+                [
+                    Problem(
+                        ("fabric", "leaf", "per_rack"),
+                        "per_rack counts a rack's switches with style: rack; remove it, or add style: rack to fabric",
+                    )
+                ],
+                intent.source,
+            )
+        servers_per_su, rack_servers = choices.servers_per_su or capacity, 0
+        if servers_per_su > capacity:
+            tapered = f" tapered {ratio_text(taper)}" if taper is not None else ""
+            beside = " beside the uplinks they need" if taper is not None else ""
+            steeper = ""
+            if taper is not None:
+                room = leaf_up_room(intent, servers_per_su)
+                steeper = (
+                    f", a taper of {ratio_text(servers_per_su * speed / (room * up_speed))} or steeper" if room else ""
                 )
-            ],
-            intent.source,
-        )
+            raise InputError(
+                [
+                    Problem(
+                        ("fabric", "servers_per_su"),
+                        f"a {intent.leaf.model} leaf{tapered} has {capacity} downlinks at {speed}G{beside}, so a "
+                        f"scalable unit holds at most {capacity} {_units(intent)}; use servers_per_su from 1 to "
+                        f"{capacity}{steeper}, or larger leaves",
+                    )
+                ],
+                intent.source,
+            )
+        downlinks, per_su, used = servers_per_su, intent.rails, min(servers_per_su, intent.max_servers)
+    leaves = _Leaves(servers_per_su, downlinks, full, per_su, rack_servers)
+    if taper is not None:
+        return leaves._replace(uplinks=uplinks_for(downlinks, speed, up_speed, taper))
     if choices.leaf_uplinks == "full":
-        return servers_per_su, full
+        return leaves
     if choices.leaf_uplinks == "matched":
-        used = min(servers_per_su, intent.max_servers)
-        return servers_per_su, -(-used * speed // up_speed)
-    uplinks, room = int(choices.leaf_uplinks), leaf_up_room(intent, servers_per_su)
+        return leaves._replace(uplinks=-(-used * speed // up_speed))
+    uplinks, room = int(choices.leaf_uplinks), leaf_up_room(intent, downlinks)
     if uplinks > room:
         raise InputError(
             [
                 Problem(
                     ("fabric", "leaf", "uplinks"),
-                    f"a {intent.leaf.model} leaf serving {servers_per_su} {_units(intent)} has room for at most "
+                    f"a {intent.leaf.model} leaf of {downlinks} downlinks has room for at most "
                     f"{room} uplinks at {up_speed}G; use 1 to {room}, full or matched",
                 )
             ],
             intent.source,
         )
-    return servers_per_su, uplinks
+    return leaves._replace(uplinks=uplinks)
+
+
+def rack_servers(intent: Intent) -> int:
+    """With rack-style cabling, the servers of one rack (:func:`_rack_servers`)."""
+    speed, up_speed, _ = intent.link_speeds
+    return _rack_servers(intent, intent.leaf.split(speed, up_speed, intent.choices.taper("leaf") or 1)[0])
+
+
+def _rack_servers(intent: Intent, capacity: int) -> int:
+    """With rack-style cabling, the servers of one rack: as many as its power budget and rack units hold beside its
+    ``fabric.leaf.per_rack`` switches (at their power with optics), and whose NICs the switches' ``capacity``
+    downlinks take; an error where the style cannot be built or not one server fits beside the switches."""
+    choices, facility, server, leaf = intent.choices, intent.facility, intent.server, intent.leaf
+    per_rack = choices.per_rack
+    problems = []
+    if intent.technology != "ethernet":
+        problems.append(
+            Problem(
+                ("fabric", "style"),
+                "style: rack is written for Ethernet backends (their racks' switches route); use style: rail with "
+                f"{intent.technology}",
+            )
+        )
+    elif intent.planes > 1 or intent.system or intent.server.multiplane:
+        problems.append(
+            Problem(
+                ("fabric", "style"),
+                "style: rack cabling is for one plane of servers (each rack's switches take every backend NIC); "
+                "use style: rail for planes, multiplane NICs or rack-scale systems",
+            )
+        )
+    elif intent.rails % per_rack:
+        problems.append(
+            Problem(
+                ("fabric", "leaf", "per_rack"),
+                f"{intent.rails} NICs per server do not split evenly over {per_rack} switches; use per_rack: 1",
+            )
+        )
+    if problems:
+        raise InputError(problems, intent.source)
+    by_power = math.floor(round((facility.rack_power_kw - per_rack * leaf.power_w_optics / 1000) / server.power_kw, 9))
+    by_units = (facility.rack_units - per_rack * leaf.rack_units) // server.rack_units
+    by_ports = capacity * per_rack // intent.rails
+    fits = min(by_power, by_units, by_ports)
+    if fits < 1:
+        one = per_rack == 2 and min(
+            math.floor(round((facility.rack_power_kw - leaf.power_w_optics / 1000) / server.power_kw, 9)),
+            (facility.rack_units - leaf.rack_units) // server.rack_units,
+            capacity // intent.rails,
+        )
+        raise InputError(
+            [
+                Problem(
+                    ("fabric", "leaf", "per_rack"),
+                    f"a rack of {facility.rack_units} U and {facility.rack_power_kw:g} kW holds no "
+                    f"{server.model} ({server.rack_units} U, {server.power_kw:g} kW) beside {per_rack} {leaf.model} "
+                    f"({leaf.rack_units} U, {leaf.power_w_optics / 1000:g} kW with optics) whose "
+                    f"{capacity} downlinks take {intent.rails} NICs a server; use "
+                    + ("per_rack: 1, " if one else "")
+                    + "a larger facility.rack_power_kw or rack_units, or a larger leaf",
+                )
+            ],
+            intent.source,
+        )
+    return fits
+
+
+def taper_problems(intent: Intent, tiers: int) -> list[Problem]:
+    """What the declared tapers ask that the fabric cannot be: a taper on the top tier or on a tier it lacks, or a
+    leaf taper beside an uplink count."""
+    choices, problems = intent.choices, []
+    if choices.taper("super_spine") is not None:
+        problems.append(
+            Problem(
+                ("fabric", "oversubscription", "super_spine"),
+                "the super-spines are the top tier and send nothing up, so they have no taper; remove it (a taper "
+                "of the spines, the tier below, sets what reaches them)",
+            )
+        )
+    if choices.taper("spine") is not None and tiers == 2:
+        problems.append(
+            Problem(
+                ("fabric", "oversubscription", "spine"),
+                "the fabric has 2 tiers, so its spines are the top tier and send nothing up; remove the spine taper, "
+                "or use tiers: 3",
+            )
+        )
+    if choices.taper("leaf") is not None and ("fabric", "leaf", "uplinks") in intent.source.lines:
+        problems.append(
+            Problem(
+                ("fabric", "leaf", "uplinks"),
+                "fabric.oversubscription.leaf sets each leaf's uplinks already; give one of the two",
+            )
+        )
+    return problems
 
 
 def _units(intent: Intent) -> str:
@@ -328,7 +515,7 @@ def _units(intent: Intent) -> str:
     return "trays" if intent.system else "servers"
 
 
-def _tiers(intent: Intent, leaves: int, servers_per_su: int) -> int:
+def _tiers(intent: Intent, leaves: int, unit: _Leaves) -> int:
     """The tiers of the fabric of ``leaves`` leaves per plane (the envelope's): the intent's, or 2 where the spines
     hold them all under ``auto``; an error where 2 tiers cannot hold them, or where ``auto`` gives 2 and the intent
     sets the spines' uplink speed."""
@@ -336,7 +523,7 @@ def _tiers(intent: Intent, leaves: int, servers_per_su: int) -> int:
     field = _count_field(intent)
     tiers = (2 if leaves <= spine_radix else 3) if intent.tiers == "auto" else int(intent.tiers)
     if tiers == 2 and leaves > spine_radix:
-        most = (spine_radix // intent.rails) * servers_per_su
+        most = (spine_radix // unit.per_su) * unit.servers_per_su
         raise InputError(
             [
                 Problem(
@@ -377,10 +564,10 @@ def _tiers(intent: Intent, leaves: int, servers_per_su: int) -> int:
     return tiers
 
 
-def _two_tiers(intent: Intent, envelope_sus: int, uplinks: int) -> _AboveTheLeaves:
-    """The spines of a 2-tier fabric of ``envelope_sus`` scalable units per plane: the intent's count, or the fewest
-    that take each leaf's uplinks evenly and have the ports for every leaf."""
-    spine_radix, leaves = intent.spine.radix(intent.link_speeds[1]), envelope_sus * intent.rails
+def _two_tiers(intent: Intent, envelope_sus: int, leaves: int, uplinks: int) -> _AboveTheLeaves:
+    """The spines of a 2-tier fabric of ``leaves`` leaves per plane in the envelope: the intent's count, or the
+    fewest that take each leaf's uplinks evenly and have the ports for every leaf."""
+    spine_radix = intent.spine.radix(intent.link_speeds[1])
     fewest = math.ceil(leaves * uplinks / spine_radix)
     spines = _chosen(
         intent.choices.spine_count,
@@ -417,26 +604,27 @@ def _chosen(
     raise InputError([Problem(field, f"{count} {noun} {wrong}; counts that do: {listed}")], intent.source)
 
 
-def _three_tiers(intent: Intent, sus: int, envelope_sus: int, servers_per_su: int, uplinks: int) -> _AboveTheLeaves:
+def _three_tiers(intent: Intent, sus: int, envelope_sus: int, unit: _Leaves) -> _AboveTheLeaves:
     """The spines and super-spines of a 3-tier fabric: the intent's count of spines a pod, or one per leaf uplink,
     each leaf's uplinks spread evenly over them; as many scalable units a pod as the spines' downlinks hold;
     super-spine groups (one per spine of a pod) sized for the envelope's pods; an error where a spine holds no
     scalable unit, its uplinks do not divide evenly or the super-spines cannot hold the pods."""
     _, up_speed, super_speed = intent.link_speeds
     super_radix = intent.super_spine.radix(super_speed)
-    rails = intent.rails
-    spine_downlinks, spine_up_ports = intent.spine.split(up_speed, super_speed)
+    per_su, uplinks, servers_per_su = unit.per_su, unit.uplinks, unit.servers_per_su
+    taper = intent.choices.taper("spine")
+    spine_downlinks, spine_up_ports = intent.spine.split(up_speed, super_speed, taper or 1)
     spine_radix = spine_downlinks + spine_up_ports
     spines = _chosen(
         intent.choices.spine_count,
         ("fabric", "spine", "count"),
         uplinks,
-        uplinks if intent.choices.spine_count is None else math.ceil(rails * uplinks / spine_downlinks),
+        uplinks if intent.choices.spine_count is None else math.ceil(per_su * uplinks / spine_downlinks),
         (f"each leaf's {uplinks} uplinks", f"the downlinks of {spine_radix}-port spines for a scalable unit"),
         intent,
     )
     parallel = uplinks // spines
-    sus_per_pod = spine_downlinks // (rails * parallel)
+    sus_per_pod = spine_downlinks // (per_su * parallel)
     if sus_per_pod == 0:
         raise InputError(
             [
@@ -444,8 +632,8 @@ def _three_tiers(intent: Intent, sus: int, envelope_sus: int, servers_per_su: in
                     ("fabric", "spine"),
                     (
                         f"a {spine_radix}-port spine has {spine_downlinks} downlinks, fewer than the "
-                        f"{rails * parallel} links of one scalable unit ({rails} rails, {parallel} link(s) from each "
-                        "leaf); use larger spines or more spines per pod"
+                        f"{per_su * parallel} links of one scalable unit ({per_su} leaves, {parallel} link(s) from "
+                        "each); use larger spines or more spines per pod"
                     ),
                 )
             ],
@@ -453,9 +641,11 @@ def _three_tiers(intent: Intent, sus: int, envelope_sus: int, servers_per_su: in
         )
     pods = math.ceil(sus / sus_per_pod)
     envelope_pods = math.ceil(envelope_sus / sus_per_pod)
-    spine_uplinks, left = divmod(sus_per_pod * rails * parallel * up_speed, super_speed)
+    spine_uplinks, left = divmod(sus_per_pod * per_su * parallel * up_speed, super_speed)
+    if taper is not None:
+        spine_uplinks, left = uplinks_for(sus_per_pod * per_su * parallel, up_speed, super_speed, taper), 0
     if left:
-        raise InputError([_spine_split_problem(intent, sus_per_pod * rails * parallel)], intent.source)
+        raise InputError([_spine_split_problem(intent, sus_per_pod * per_su * parallel)], intent.source)
     if envelope_pods > super_radix:
         most = super_radix * sus_per_pod * servers_per_su
         raise InputError(
@@ -627,9 +817,19 @@ def tier_reasons(intent: Intent, plan: Plan) -> dict[str, str]:
         "full": f"{full} uplinks (full: as much bandwidth up as a whole scalable unit's down)",
         "matched": f"{plan.leaf_uplinks} uplinks (matched: as much bandwidth up as the envelope's servers use down)",
     }.get(str(choices.leaf_uplinks), f"{plan.leaf_uplinks} uplinks (fabric.leaf.uplinks)")
+    if choices.taper("leaf") is not None:
+        uplinks = (
+            f"{plan.leaf_uplinks} uplinks (fabric.oversubscription.leaf: {ratio_text(choices.taper('leaf') or 1)})"
+        )
+    if plan.rack_style:
+        stripe = f"racks of {plan.rack_servers} servers" + (
+            f", fabric.servers_per_su: {plan.servers_per_su}" if choices.servers_per_su else ""
+        )
+        where = f"{plan.per_rack} in each rack (style: rack), {plan.leaves_per_su} a scalable unit"
+    else:
+        where = "one per rail and plane in each scalable unit"
     reasons = {
-        "leaf": f"one per rail and plane in each scalable unit: {plan.sus:,} built of {plan.servers_per_su} "
-        f"{_units(intent)} each ({stripe})",
+        "leaf": f"{where}: {plan.sus:,} built of {plan.servers_per_su} {_units(intent)} each ({stripe})",
     }
     links = f"{plan.leaf_spine_parallel} link(s) from each leaf's {uplinks}"
     if plan.tiers == 2:
@@ -644,6 +844,11 @@ def tier_reasons(intent: Intent, plan: Plan) -> dict[str, str]:
     reasons["spine"] = (
         f"{plan.spines_per_pod} per pod ({per_pod}) in each of {plan.pods:,} pods, {links}; a pod holds "
         f"{plan.sus_per_pod} scalable units, as many as a spine's {plan.spine_downlinks} downlinks take"
+        + (
+            f" (fabric.oversubscription.spine: {ratio_text(choices.taper('spine') or 1)}, {plan.spine_uplinks} uplinks)"
+            if choices.taper("spine") is not None
+            else ""
+        )
     )
     if plan.super_tier:
         reasons["super_spine"] = f"{plan.groups} groups (one per spine of a pod) of {plan.supers_per_group}: " + (

@@ -2,11 +2,13 @@
 
 Naming (stable across runs, documented in docs/sizing.md):
 
-* leaf ``p{plane}-su{su}-r{rail}-leaf``; spine ``p{plane}-spine{i}`` (2 tiers) or
-  ``p{plane}-pod{pod}-spine{i}`` (3 tiers, and pod 0 of a 3-tier envelope before its second pod, when no
-  super-spine is built yet); super-spine ``p{plane}-g{group}-ss{i}``;
-  server ``su{su}-srv{i}``, or ``sys{s}-tray{t}`` for tray ``t`` of rack-scale system ``s``. Indices start at 0;
-  scalable units (SUs) are numbered across pods.
+* leaf ``p{plane}-su{su}-r{rail}-leaf``, or with rack-style cabling ``p{plane}-su{su}-rack{k}-leaf`` for the switch
+  of rack ``k`` of the unit (``...-leaf0`` and ``...-leaf1`` with two a rack, NICs ``0`` to ``R/2 - 1`` of its
+  servers on the first, the rest on the second; a server's NICs at consecutive ports from ``slot in rack x NICs``);
+  spine ``p{plane}-spine{i}`` (2 tiers) or ``p{plane}-pod{pod}-spine{i}`` (3 tiers, and pod 0 of a 3-tier envelope
+  before its second pod, when no super-spine is built yet); super-spine ``p{plane}-g{group}-ss{i}``; server
+  ``su{su}-srv{i}``, or ``sys{s}-tray{t}`` for tray ``t`` of rack-scale system ``s``. Indices start at 0; scalable
+  units (SUs) are numbered across pods.
 * Switch ports ``swp{N}`` counted from 1, or ``swp{N}s{L}`` for lane ``L`` of a broken-out port.
   A leaf's first half of logical ports faces servers, the second half faces spines; a 3-tier
   spine's first half faces leaves, the second half super-spines. When a tier's uplinks run another
@@ -224,13 +226,19 @@ def wire(intent: Intent, plan: Plan) -> Fabric:
 
 
 def _leaves(intent: Intent, plan: Plan, plane: int) -> Iterator[tuple[tuple[int, int, int], Device]]:
-    """The leaves of ``plane``, each by its (plane, scalable unit, rail)."""
+    """The leaves of ``plane``, each by its (plane, scalable unit, place in the unit: its rail, or with rack-style
+    cabling its rack's switch)."""
     ports = plan.leaf_radix, plan.leaf_downlinks, plan.link_speed, plan.leaf_spine_speed
     for su in range(plan.sus):
         pod = su // plan.sus_per_pod
-        for rail in range(plan.rails):
-            at = (plane, pod, su, rail, NONE, rail)
-            yield (plane, su, rail), _switch(intent.leaf, f"p{plane}-su{su}-r{rail}-leaf", "leaf", at, ports)
+        for place in range(plan.leaves_per_su):
+            if plan.rack_style:
+                rack, side = divmod(place, plan.per_rack)
+                name = f"p{plane}-su{su}-rack{rack}-leaf" + (f"{side}" if plan.per_rack > 1 else "")
+                at = (plane, pod, su, NONE, NONE, place)
+            else:
+                name, at = f"p{plane}-su{su}-r{place}-leaf", (plane, pod, su, place, NONE, place)
+            yield (plane, su, place), _switch(intent.leaf, name, "leaf", at, ports)
 
 
 def _spines(intent: Intent, plan: Plan, plane: int) -> Iterator[tuple[tuple[int, int, int], Device]]:
@@ -285,13 +293,23 @@ def _servers(intent: Intent, plan: Plan) -> list[Device]:
 
 
 def _server_links(plan: Plan, leaves: dict[tuple[int, int, int], int], first_server: int) -> list[Link]:
-    """Every server's link to each leaf of its scalable unit (the servers' devices from ``first_server`` on)."""
+    """Every server's link to each leaf of its scalable unit (the servers' devices from ``first_server`` on), leaf
+    by leaf in port order."""
     links: list[Link] = []
     servers = range(first_server, first_server + plan.servers)
-    for (plane, su, rail), leaf in leaves.items():
-        first = su * plan.servers_per_su
-        for slot, server in enumerate(servers[first : first + plan.servers_per_su]):
-            links.append((SERVER_LEAF, leaf, slot, server, plane * plan.rails + rail))
+    if not plan.rack_style:
+        for (plane, su, rail), leaf in leaves.items():
+            first = su * plan.servers_per_su
+            for slot, server in enumerate(servers[first : first + plan.servers_per_su]):
+                links.append((SERVER_LEAF, leaf, slot, server, plane * plan.rails + rail))
+        return links
+    share = plan.rails // plan.per_rack
+    for (_, su, place), leaf in leaves.items():
+        rack, side = divmod(place, plan.per_rack)
+        first = su * plan.servers_per_su + rack * plan.rack_servers
+        for slot, server in enumerate(servers[first : first + plan.rack_servers]):
+            for lane in range(share):
+                links.append((SERVER_LEAF, leaf, slot * share + lane, server, side * share + lane))
     return links
 
 
@@ -306,10 +324,10 @@ def _leaf_spine_links(
     for plane in range(plan.planes):
         for su in range(plan.sus):
             pod, local_su = divmod(su, plan.sus_per_pod)
-            for rail in range(plan.rails):
-                leaf = leaves[plane, su, rail]
+            for place in range(plan.leaves_per_su):
+                leaf = leaves[plane, su, place]
                 for uplink in range(plan.leaf_uplinks):
-                    spine, port = stripes.place(uplink, local_su * plan.rails + rail)
+                    spine, port = stripes.place(uplink, local_su * plan.leaves_per_su + place)
                     links.append((LEAF_SPINE, spines[plane, pod, spine], port, leaf, plan.leaf_downlinks + uplink))
     return links
 

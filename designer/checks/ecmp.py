@@ -265,11 +265,8 @@ def _confirm_on_graph(
             )
     yield from capped(ID, "error", wrong)
     if chosen:
-        scope = (
-            f"all {len(chosen):,} leaf pairs of different rails"
-            if everything
-            else (f"a sample of {len(chosen)} leaf pairs of different rails")
-        )
+        kind = "leaf pairs" if fabric.plan.rack_style else "leaf pairs of different rails"
+        scope = f"all {len(chosen):,} {kind}" if everything else f"a sample of {len(chosen)} {kind}"
         yield Finding(
             ID,
             "info",
@@ -285,12 +282,14 @@ def _confirm_on_graph(
 
 
 def _leaf_pairs(fabric: Fabric, leaves: list[int]) -> tuple[list[tuple[int, int]], bool]:
-    """The pairs of ``leaves`` of one plane and different rails whose paths are counted on the graph, and whether
-    they are all of them (a plane of at most ``ALL_PAIRS_LEAVES`` leaves) rather than a seeded sample."""
+    """The pairs of ``leaves`` of one plane and different rails (with rack-style cabling, any two) whose paths are
+    counted on the graph, and whether they are all of them (a plane of at most ``ALL_PAIRS_LEAVES`` leaves) rather
+    than a seeded sample."""
     devices = fabric.devices
+    racks = fabric.plan.rack_style
 
     def eligible(a: int, b: int) -> bool:
-        return devices[a].plane == devices[b].plane and devices[a].rail != devices[b].rail
+        return devices[a].plane == devices[b].plane and (racks or devices[a].rail != devices[b].rail)
 
     if len(leaves) <= ALL_PAIRS_LEAVES * fabric.plan.planes:
         return [(a, b) for number, a in enumerate(leaves) for b in leaves[number + 1 :] if eligible(a, b)], True

@@ -18,6 +18,7 @@ from operator import itemgetter
 from typing import NamedTuple
 
 from designer.analysis.maxflow import Failure
+from designer.backend.sizing import declared_bisection
 from designer.backend.wiring import NONE, SERVER_LEAF, Fabric, Link
 from designer.design import Wired
 from designer.findings import Finding
@@ -35,6 +36,7 @@ def check(design: Wired) -> Iterable[Finding]:
     top = fabric.plan.top_role
     full_width = min((up[index] for index, device in enumerate(fabric.switches()) if device.role != top), default=0)
     counted: dict[int, _Counted] = {}
+    declared = declared_bisection(design.intent, design.plan)
     for failure, remaining in intact.failed:
         fraction = intact.fraction(remaining)
         plane = design.facts.plane_links[failure.plane]
@@ -53,7 +55,10 @@ def check(design: Wired) -> Iterable[Finding]:
             f"{width} of {full_width}, {gpus:,} GPU{'s' if gpus != 1 else ''} lose a rail"
         )
         problems = []
-        if fraction < thresholds.failure_min_bisection - 1e-9:
+        if declared < 1:
+            text += f" ({fraction / declared:.2%} of the {declared:.2%} the declared tapers give)"
+            evidence["declared_fraction"] = round(declared, 6)
+        if fraction / declared < thresholds.failure_min_bisection - 1e-9:
             problems.append(f"below checks.failure_min_bisection {thresholds.failure_min_bisection:g}")
         if thresholds.failure_max_gpus is not None and gpus > thresholds.failure_max_gpus:
             problems.append(f"above checks.failure_max_gpus {thresholds.failure_max_gpus}")

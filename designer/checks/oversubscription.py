@@ -1,9 +1,10 @@
-"""oversubscription: every switch below the top tier has as much uplink as downlink bandwidth (1:1).
+"""oversubscription: every switch below the top tier is tapered no more than its tier declares (1:1 by default).
 
 Downlinks are the links to the tier below (servers for a leaf), uplinks the links to the tier above; each
-counts at its tier's speed (``uplink_speed``), so a leaf of 64 x 400G down and 32 x 800G up is 1:1. A ratio
-above 1:1 fails unless the intent allows it with ``checks.oversubscription`` (then it is a warning that states
-the ratio).
+counts at its tier's speed (``uplink_speed``), so a leaf of 64 x 400G down and 32 x 800G up is 1:1. A tier with a
+declared taper (``fabric.oversubscription``) is the design: a switch at or below it passes, one above it fails. On
+a tier without one a ratio above 1:1 fails unless ``checks.oversubscription`` tolerates it (then it is a warning
+that states the ratio). Both are written down:up, in one notation.
 """
 
 from __future__ import annotations
@@ -14,15 +15,17 @@ from designer.backend.wiring import LEAF_SPINE, SPINE_SUPER
 from designer.checks.base import capped
 from designer.design import Wired
 from designer.findings import Finding
+from designer.intent.fields import ratio_text
 
 ID = "oversubscription"
-DESCRIPTION = "downlink vs uplink bandwidth per switch and per tier is 1:1 (or within the allowed ratio)"
+DESCRIPTION = "downlink vs uplink bandwidth per switch and per tier is as declared (1:1 unless a taper is declared)"
 SEVERITY = "error"
 
 
 def check(design: Wired) -> Iterable[Finding]:
     fabric, speeds = design.fabric, design.plan.link_speeds
-    allowed = design.intent.checks.oversubscription
+    tolerated = design.intent.checks.oversubscription
+    choices = design.intent.choices
     top = design.plan.top_role
     up_speed = {"leaf": speeds[LEAF_SPINE], "spine": speeds[SPINE_SUPER]}
     uplinks = zip(design.facts.uplinks, fabric.devices, strict=True)
@@ -41,25 +44,28 @@ def check(design: Wired) -> Iterable[Finding]:
         totals[1] += up[index]
         ratio = down[index] / up[index] if up[index] else float("inf")
         totals[2] = max(totals[2], ratio) if down[index] else totals[2]
-        if down[index] > up[index]:
-            text = (
-                f"{_ratio(ratio)} downlink to uplink ({down[index] / 1000:g} Tb/s down, {up[index] / 1000:g} Tb/s up)"
-            )
-            if ratio > allowed + 1e-9:
-                over.append((device.name, f"{text}; the intent allows {_ratio(allowed)}"))
+        declared = choices.taper(device.role)
+        text = f"{_ratio(ratio)} downlink to uplink ({down[index] / 1000:g} Tb/s down, {up[index] / 1000:g} Tb/s up)"
+        if declared is not None:
+            if ratio > declared + 1e-9:
+                over.append((device.name, f"{text}; its tier is declared {ratio_text(declared)}"))
+        elif down[index] > up[index]:
+            if ratio > tolerated + 1e-9:
+                over.append((device.name, f"{text}; the intent allows {_ratio(tolerated)}"))
             else:
                 allowed_over.append((device.name, f"{text}; allowed by checks.oversubscription"))
     yield from capped(ID, "error", over)
     yield from capped(ID, "warning", allowed_over)
     for role, (total_down, total_up, worst) in tiers.items():
         ratio = total_down / total_up if total_up else float("inf")
+        declared = choices.taper(role)
         yield Finding(
             ID,
             "info",
             (
                 f"{role.replace('_', '-')} tier: {total_down / 1000:g} Tb/s down, "
                 f"{total_up / 1000:g} Tb/s up ({_ratio(ratio)}); worst switch "
-                f"{_ratio(worst)}"
+                f"{_ratio(worst)}" + (f"; declared {ratio_text(declared)}" if declared is not None else "")
             ),
             role,
             evidence={
@@ -67,6 +73,7 @@ def check(design: Wired) -> Iterable[Finding]:
                 "up_tbps": total_up / 1000,
                 "ratio": _finite(ratio),
                 "worst_switch_ratio": _finite(worst),
+                "declared": declared if declared is not None else 1.0,
             },
         )
 

@@ -1,7 +1,8 @@
 """ports: no port used twice or beyond the hardware, breakout consistent with the switch and link speed.
 
 A switch's logical ports are its physical ports times its breakout (``port speed / link speed``), or, when its
-uplinks run another speed than its downlinks, half its physical ports at each breakout; every link end must name
+uplinks run another speed than its downlinks, half its physical ports at each breakout (a tier with a declared
+taper splits them by it); every link end must name
 a logical port below that count, and no two link ends the same port. A server's NIC ports are numbered below its
 NIC count, each used once.
 """
@@ -33,7 +34,8 @@ def check(design: Wired) -> Iterable[Finding]:
     ups = {"leaf": plan.leaf_spine_speed, "spine": plan.spine_super_speed, "super_spine": plan.spine_super_speed}
     for device in fabric.switches():
         spec, down, up = intent.switch(device.role), speeds[device.role], ups[device.role]
-        downlinks, uplinks = spec.split(down, up) if device.downlinks < device.ports else (spec.radix(down), 0)
+        taper = intent.choices.taper(device.role) or 1
+        downlinks, uplinks = spec.split(down, up, taper) if device.downlinks < device.ports else (spec.radix(down), 0)
         if device.role == "leaf":  # a leaf may serve fewer servers and send fewer uplinks (the intent's choices)
             downlinks = min(device.downlinks, downlinks)
             uplinks = min(device.ports - device.downlinks, leaf_up_room(intent, downlinks))

@@ -9,6 +9,7 @@ from pydantic import (
 )
 
 from designer.intent.fields import (
+    Ratio,
     Section,
     record_of,
 )
@@ -17,12 +18,11 @@ from designer.intent.fields import (
 class ChecksDoc(Section):
     """Thresholds of the checks (``designer check``): what the design must meet to pass."""
 
-    oversubscription: float = Field(
+    oversubscription: Ratio = Field(
         1.0,
-        ge=1.0,
-        le=64,
         description=(
-            "Downlink to uplink ratio allowed per switch; above 1 such switches are warnings, beyond it errors."
+            "Downlink to uplink ratio tolerated on a switch of a tier with no declared taper "
+            "(fabric.oversubscription), in the same notation: above 1:1 and up to it a warning, beyond it an error."
         ),
     )
     ecmp_max_width: int = Field(

@@ -16,6 +16,7 @@ from designer.intent.fields import (
     MAX_SWITCH_PORTS,
     Section,
     Speed,
+    Taper,
     _catalog_names,
     _known,
 )
@@ -181,6 +182,13 @@ class LeafDoc(SwitchDoc):
             "with the same number of links, so a count must spread evenly over the spines."
         ),
     )
+    per_rack: Literal[1, 2] | None = Field(
+        None,
+        description=(
+            "With style: rack, the switches of each rack that its servers' backend NICs share (default 1); with 2, "
+            "each server's first half of NICs goes to the first, the second half to the second."
+        ),
+    )
 
 
 class SpineDoc(SwitchDoc):
@@ -195,6 +203,20 @@ class SpineDoc(SwitchDoc):
             "plane. Default: the fewest that take every uplink below evenly and have the ports for the growth "
             "envelope (3 tiers: one spine per leaf uplink). The uplinks below must spread evenly over them."
         ),
+    )
+
+
+class TaperDoc(Section):
+    """The declared taper of each tier below the top: down:up bandwidth of each of its switches."""
+
+    leaf: Taper | None = Field(
+        None, description='Each leaf\'s server bandwidth to its uplink bandwidth ("1:2": twice as much up as down).'
+    )
+    spine: Taper | None = Field(
+        None, description='Each spine\'s leaf bandwidth to its super-spine bandwidth (3 tiers; "7:1": a seventh up).'
+    )
+    super_spine: Taper | None = Field(
+        None, description="Refused: the super-spines are the top tier and send nothing up."
     )
 
 
@@ -239,6 +261,20 @@ class FabricDoc(Section):
             "per rail serves. Default, and at most: the leaf's downlinks (half its ports at the NIC speed)."
         ),
     )
+    oversubscription: TaperDoc | None = Field(
+        None,
+        description=(
+            'The declared taper per tier, down:up bandwidth of each switch there ("7:1", "1:2", or 1 for 1:1): '
+            "a tier's switches split their ports by it and the checks hold each to it. Default: 1:1 everywhere."
+        ),
+    )
+    style: Literal["rail", "rack"] = Field(
+        "rail",
+        description=(
+            "rail: NIC i of every server of a scalable unit goes to that unit's leaf of rail i; rack: every backend "
+            "NIC of a rack's servers goes to that rack's own switch (leaf.per_rack of them)."
+        ),
+    )
 
 
 class GrowthDoc(Section):
@@ -265,6 +301,16 @@ class FabricChoices:
     """The super-spines of each plane (``fabric.super_spine.count``)."""
     servers_per_su: int | None = None
     """The servers (trays) of each scalable unit (``fabric.servers_per_su``)."""
+    tapers: tuple[tuple[str, float], ...] = ()
+    """The declared tapers, (role, down per unit of up bandwidth), lowest tier first (``fabric.oversubscription``)."""
+    style: str = "rail"
+    """``rail`` or ``rack`` (``fabric.style``)."""
+    per_rack: int = 1
+    """With ``rack``: the switches of each rack (``fabric.leaf.per_rack``)."""
+
+    def taper(self, role: str) -> float | None:
+        """The declared taper of ``role``'s switches, None where none is declared."""
+        return dict(self.tapers).get(role)
 
 
 def fabric_choices(doc: FabricDoc) -> FabricChoices:
@@ -274,4 +320,11 @@ def fabric_choices(doc: FabricDoc) -> FabricChoices:
         spine_count=doc.spine.count if doc.spine else None,
         super_spine_count=doc.super_spine.count if doc.super_spine else None,
         servers_per_su=doc.servers_per_su,
+        tapers=tuple(
+            (role, ratio)
+            for role, ratio in (doc.oversubscription or TaperDoc()).model_dump().items()
+            if ratio is not None
+        ),
+        style=doc.style,
+        per_rack=doc.leaf.per_rack or 1,
     )

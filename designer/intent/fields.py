@@ -124,6 +124,73 @@ Pool = Annotated[
 ]
 Asn = Annotated[int, Field(ge=1, le=4_294_967_294)]
 
+RATIO_PATTERN = r"^\s*\d+(\.\d+)?\s*(:\s*\d+(\.\d+)?)?\s*$"
+MOST_TAPERED = 64
+"""The steepest ratio of downlink to uplink bandwidth an intent may write (and its inverse, the most
+under-subscribed a taper may be)."""
+
+
+def ratio_parser(lowest: float) -> Callable[[object], object]:
+    """A reader of ratios of downlink to uplink bandwidth, written as a number (``3``, ``2.5``) or as down:up
+    (``"3:1"``, ``"1:2"``), from ``lowest`` to 64; it returns down per unit of up as a float, and refuses anything
+    else saying what would be valid."""
+
+    def parse(value: object) -> object:
+        ratio: float | None = None
+        if isinstance(value, str):
+            match = re.fullmatch(r"\s*(\d+(?:\.\d+)?)\s*(?::\s*(\d+(?:\.\d+)?))?\s*", value)
+            if match and float(match.group(2) or 1) > 0:
+                ratio = float(match.group(1)) / float(match.group(2) or 1)
+        elif isinstance(value, int | float) and not isinstance(value, bool):
+            ratio = float(value)
+        if ratio is None:
+            raise ValueError(f'{short(value)} is not a ratio; write a number such as 3 or down:up such as "3:1"')
+        if isinstance(value, int) and value > MOST_TAPERED:
+            down, up = divmod(value, 60)
+            raise ValueError(
+                f"{value} is {value}:1, beyond the steepest ratio, {MOST_TAPERED}:1; if you meant {down}:{up}, quote "
+                f'it ("{down}:{up}"): YAML reads an unquoted 7:1 as a number in base 60'
+            )
+        if not lowest - 1e-9 <= ratio <= MOST_TAPERED:
+            least = "1 (as much bandwidth up as down)" if lowest == 1 else f'"1:{round(1 / lowest)}"'
+            raise ValueError(
+                f"{short(value)}{'' if isinstance(value, str) else f' ({ratio_text(ratio)})'} is out of range: a "
+                f'ratio here runs from {least} to {MOST_TAPERED}:1, such as 2 or "3:1"'
+            )
+        return ratio
+
+    return parse
+
+
+def ratio_text(ratio: float) -> str:
+    """A ratio of down to up bandwidth as the intent writes it: ``7:1``, ``1:2``, ``6.86:1``."""
+    if ratio < 1 and abs(1 / ratio - round(1 / ratio)) < 1e-9:
+        return f"1:{round(1 / ratio)}"
+    return f"{ratio:.2f}".rstrip("0").rstrip(".") + ":1"
+
+
+def _ratio_schema(lowest: float, examples: list[object]) -> WithJsonSchema:
+    return WithJsonSchema(
+        {
+            "anyOf": [
+                {"type": "number", "minimum": lowest, "maximum": MOST_TAPERED},
+                {"type": "string", "pattern": RATIO_PATTERN},
+            ],
+            "examples": examples,
+        }
+    )
+
+
+Ratio = Annotated[float, BeforeValidator(ratio_parser(1)), _ratio_schema(1, [1, 3, "3:1"])]
+"""Downlink to uplink bandwidth of a switch: a number (``3``) or down:up (``"3:1"``), at least 1."""
+Taper = Annotated[
+    float,
+    BeforeValidator(ratio_parser(1 / MOST_TAPERED)),
+    _ratio_schema(1 / MOST_TAPERED, [1, "7:1", "1:2"]),
+]
+"""A tier's declared taper: down:up bandwidth of each of its switches, tapered (``"7:1"``) or under-subscribed
+(``"1:2"``)."""
+
 
 def _catalog_names(kind: str) -> WithJsonSchema:
     """A catalog model name in the JSON Schema: the shipped models as examples (a site catalog adds its own)."""

@@ -9,7 +9,6 @@ backend's, lossless storage only where every target writes QoS); the backend's o
 
 from __future__ import annotations
 
-import re
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Annotated, Literal
@@ -17,7 +16,6 @@ from typing import Annotated, Literal
 from netaddr import AddrFormatError, IPNetwork
 from pydantic import (
     AfterValidator,
-    BeforeValidator,
     Field,
     WithJsonSchema,
 )
@@ -29,6 +27,7 @@ from designer.intent.fields import (
     MAX_SWITCH_PORTS,
     Asn,
     Pool,
+    Ratio,
     Section,
     Speed,
     _known,
@@ -508,44 +507,6 @@ def _management_vrf_problems(vrf: str, targets: list[str]) -> list[Problem]:
         for target in targets
         if TARGETS[target].management_vrf not in ("", vrf)
     ]
-
-
-def parse_ratio(value: object) -> object:
-    """Accept an oversubscription as ``3``, ``2.5`` or ``"3:1"`` and return downlink bandwidth per unit of uplink
-    bandwidth as a float; anything else, or a ratio below 1, raises, saying what would be valid."""
-    ratio: float | None = None
-    if isinstance(value, str):
-        match = re.fullmatch(r"\s*(\d+(?:\.\d+)?)\s*(?::\s*(\d+(?:\.\d+)?))?\s*", value)
-        if match and float(match.group(2) or 1) > 0:
-            ratio = float(match.group(1)) / float(match.group(2) or 1)
-    elif isinstance(value, int | float) and not isinstance(value, bool):
-        ratio = float(value)
-    if ratio is None:
-        raise ValueError(
-            f'{short(value)} is not an oversubscription; write a number such as 3 or a ratio such as "3:1"'
-        )
-    if not 1 <= ratio <= 64:
-        raise ValueError(
-            f"{short(value)} is {ratio:g}:1; an oversubscription runs from 1 (as much bandwidth up as down) to 64, "
-            'such as 2 or "3:1"'
-        )
-    return ratio
-
-
-Ratio = Annotated[
-    float,
-    BeforeValidator(parse_ratio),
-    WithJsonSchema(
-        {
-            "anyOf": [
-                {"type": "number", "minimum": 1, "maximum": 64},
-                {"type": "string", "pattern": r"^\s*\d+(\.\d+)?\s*(:\s*\d+(\.\d+)?)?\s*$"},
-            ],
-            "examples": [1, 3, "3:1"],
-        }
-    ),
-]
-"""Downlink to uplink bandwidth of a leaf: a number (``3``) or a ratio (``"3:1"``), at least 1."""
 
 
 class NetworkAddressingDoc(Section):

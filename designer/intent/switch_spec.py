@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
+from fractions import Fraction
 
 SWITCH_TIERS = ("leaf", "spine", "super_spine")
 """The backend's switch tiers from the servers up, as the intent's ``fabric`` section and every stage name them."""
@@ -29,11 +31,29 @@ class SwitchSpec:
         """Logical links per physical port."""
         return self.speed // link_speed
 
-    def split(self, down_speed: int, up_speed: int) -> tuple[int, int]:
-        """Logical downlinks and uplinks, as much bandwidth each way (1:1). At one speed the logical ports split in
-        half (a port's lanes may face both ways); at two, the physical ports do, each half broken out to its speed."""
-        if down_speed == up_speed:
-            half = self.radix(down_speed) // 2
-            return half, half
-        half = self.ports // 2
-        return half * self.breakout(down_speed), half * self.breakout(up_speed)
+    def split(self, down_speed: int, up_speed: int, taper: float = 1) -> tuple[int, int]:
+        """Logical downlinks and uplinks, down:up bandwidth ``taper`` (1:1 unless told). At 1:1 and one speed the
+        logical ports split in half (a port's lanes may face both ways); at two, the physical ports do, each half
+        broken out to its speed. Tapered, the most downlinks whose :func:`uplinks_for` still fit beside them."""
+        if taper == 1:
+            if down_speed == up_speed:
+                half = self.radix(down_speed) // 2
+                return half, half
+            half = self.ports // 2
+            return half * self.breakout(down_speed), half * self.breakout(up_speed)
+        down_breakout, up_breakout = self.breakout(down_speed), self.breakout(up_speed)
+        for downlinks in range(self.radix(down_speed) - 1, 0, -1):
+            up = uplinks_for(downlinks, down_speed, up_speed, taper)
+            if down_speed == up_speed:
+                fits = downlinks + up <= self.radix(down_speed)
+            else:
+                fits = -(-downlinks // down_breakout) + -(-up // up_breakout) <= self.ports
+            if fits:
+                return downlinks, up
+        return 0, 0
+
+
+def uplinks_for(downlinks: int, down_speed: int, up_speed: int, taper: float) -> int:
+    """The fewest whole uplinks that keep ``downlinks`` at most ``taper`` times their bandwidth (down:up)."""
+    ratio = Fraction(taper).limit_denominator(1000)
+    return math.ceil(Fraction(downlinks * down_speed) / (ratio * up_speed))

@@ -20,6 +20,7 @@ from designer.checks import applicable, counts, evidence
 from designer.checks import formats as checks_format
 from designer.design import Design
 from designer.intent import Intent
+from designer.intent.fields import ratio_text
 from designer.intent.switch_spec import SWITCH_TIERS
 from designer.outputs import workload_report
 from designer.outputs.hardware import hardware_lines, nic_balancing_line
@@ -257,7 +258,7 @@ def _overview_lines(design: Design, data: dict[str, Any]) -> list[str]:
         f"| GPUs | {data['gpus']:,} ({data['servers']:,} x {intent.server.model}, {plan.gpus_per_server} GPUs each) |",
         f"| Backend NIC ports | {data['nic_ports']:,} at {plan.link_speed}G |",
         f"| Planes x rails | {plan.planes} x {plan.rails} |",
-        f"| Tiers | {plan.tiers} ({_blocking(plan)}"
+        f"| Tiers | {plan.tiers} ({_blocking(intent, plan)}"
         + ("; pod 0 built, super-spines with the second pod" if plan.tiers == 3 and not plan.super_tier else "")
         + ") |",
         f"| Scalable units | {_units_row(intent, plan)} |",
@@ -267,11 +268,17 @@ def _overview_lines(design: Design, data: dict[str, Any]) -> list[str]:
     return lines
 
 
-def _blocking(plan: Plan) -> str:
-    """Whether the leaves send up as much bandwidth as the envelope's servers use down (above them every tier is
-    1:1 by construction)."""
+def _blocking(intent: Intent, plan: Plan) -> str:
+    """Whether the leaves send up as much bandwidth as the envelope's servers use down, and the declared tapers
+    of the tiers (without one, every tier above the leaves is 1:1 by construction)."""
     down = min(plan.servers_per_su, plan.max_servers) * plan.link_speed
     up = plan.leaf_uplinks * plan.leaf_spine_speed
+    built = plan.built_tapers()
+    if intent.choices.tapers:
+        return "tapered as declared: " + ", ".join(
+            f"{role.replace('_', '-')} {ratio_text(intent.choices.taper(role) or 1)} (built {ratio_text(ratio)})"
+            for role, ratio in built.items()
+        )
     if down == up:
         return "non-blocking, 1:1 at every tier"
     if down < up:
@@ -626,7 +633,11 @@ def _address_formulas(design: Design, allocation: Allocation) -> list[tuple[str,
     plan, numbers = design.plan, allocation.numbering
     loopback, server, fabric = allocation.loopback_pool.first, allocation.server_p2p.first, allocation.fabric_p2p.first
     rows = [
-        ("leaf ordinal", f"plane x {numbers.leaves} + SU x {numbers.rails} + rail"),
+        (
+            "leaf ordinal",
+            f"plane x {numbers.leaves} + SU x {numbers.leaves_per_su} + "
+            + ("leaf of its unit" if plan.rack_style else "rail"),
+        ),
         ("spine ordinal", f"plane x {numbers.spines} + pod x {numbers.spines_per_pod} + i"),
     ]
     if plan.tiers == 3:

@@ -8,6 +8,7 @@ from typing import Any
 from designer.backend.physical.costs import TierCost
 from designer.backend.sizing import tier_reasons
 from designer.design import Design
+from designer.intent.fields import ratio_text
 
 FIGURES = ("switches", "ports_used", "ports_free", "optics", "cable_runs", "kw")
 """What each tier's row gives, in order."""
@@ -18,9 +19,12 @@ def tiers_built(design: Design) -> dict[str, Any]:
     line saying why it has its count."""
     alone = {cost.tier: cost for cost in design.without_growth or ()}
     reasons = tier_reasons(design.intent, design.plan)
+    built = design.plan.built_tapers()
     return {
         cost.tier: {
             **_figures(cost),
+            "taper_declared": design.intent.choices.taper(cost.tier) or 1.0 if cost.tier in built else None,
+            "taper_built": round(built[cost.tier], 6) if cost.tier in built else None,
             "without_growth": _figures(alone[cost.tier]) if cost.tier in alone else None,
             "why": reasons.get(cost.tier, ""),
         }
@@ -40,16 +44,18 @@ def tier_markdown(tiers: dict[str, Any], growth: bool) -> list[str]:
         "## What each tier builds",
         "",
         "Ports are physical; optics the transceivers in the tier's switches; cable runs those of the links up to "
-        "the tier; kW the switches' draw with their optics.",
+        "the tier; kW the switches' draw with their optics; the taper is down:up bandwidth of a full switch, as "
+        "declared (fabric.oversubscription) and as built.",
         "",
-        "| tier | switches | ports used | ports free | optics | cable runs | kW |"
+        "| tier | switches | ports used | ports free | optics | cable runs | kW | taper declared | built |"
         + (" for today's servers alone | with the envelope, against today's alone |" if growth else ""),
-        "|---|---:|---:|---:|---:|---:|---:|" + ("---|---|" if growth else ""),
+        "|---|---:|---:|---:|---:|---:|---:|---:|---:|" + ("---|---|" if growth else ""),
     ]
     for tier, row in tiers.items():
         line = (
             f"| {tier.replace('_', '-')} | {row['switches']:,} | {row['ports_used']:,} | {row['ports_free']:,} | "
-            f"{row['optics']:,} | {row['cable_runs']:,} | {row['kw']:,.1f} |"
+            f"{row['optics']:,} | {row['cable_runs']:,} | {row['kw']:,.1f} | {_taper(row['taper_declared'])} | "
+            f"{_taper(row['taper_built'])} |"
         )
         if growth:
             line += f" {_alone(row['without_growth'])} | {_added(row, row['without_growth'])} |"
@@ -71,6 +77,11 @@ def tier_text(tiers: dict[str, Any], growth: bool) -> list[str]:
             line += f"; against today's servers alone {_added(row, row['without_growth'])}"
         lines.append(line)
     return lines
+
+
+def _taper(ratio: float | None) -> str:
+    """A tier's taper as the intent writes it; the top tier, which sends nothing up, has none."""
+    return "-" if ratio is None else ratio_text(ratio)
 
 
 def _alone(row: dict[str, Any] | None) -> str:

@@ -2,9 +2,9 @@
 
 One panel stands for every plane, marked "x N planes": the planes are identical by construction (each is sized
 alone and wired the same), so a panel per plane would repeat one picture N times and grow with the planes.
-Leaves are drawn by scalable unit (one leaf per rail), spines by pod, super-spines by group; each bundle is
-labelled with its links and their speed. At most :data:`SHOWN` boxes a tier are drawn, then one box with what
-is left and its totals, so the picture is the same size at 1,024 GPUs and at 131,072. It reads the plan only:
+Leaves are drawn by scalable unit (one leaf per rail, or its racks' switches), spines by pod, super-spines by group;
+each bundle is labelled with its links and their speed. At most :data:`SHOWN` boxes a tier are drawn, then one box
+with what is left and its totals, so the picture is the same size at 1,024 GPUs and at 131,072. It reads the plan only:
 counts, never the list of links.
 """
 
@@ -99,8 +99,9 @@ def _rows(plan: Plan) -> list[tuple[str, list[tuple[str, str]]]]:
             plan.spines_per_pod,
         )
     rows.append(("spine", spines))
-    sus = [(f"SU {su}", f"{plan.rails} leaves, one per rail") for su in range(plan.sus)]
-    rows.append(("leaf", _capped(sus, ("SU", "SUs"), plan.sus - SHOWN, plan.rails)))
+    each = f"{plan.per_rack} a rack" if plan.rack_style else "one per rail"
+    sus = [(f"SU {su}", f"{plan.leaves_per_su} leaves, {each}") for su in range(plan.sus)]
+    rows.append(("leaf", _capped(sus, ("SU", "SUs"), plan.sus - SHOWN, plan.leaves_per_su)))
     servers = [(f"SU {su}", _counted(_servers_in_su(plan, su), "server")) for su in range(min(plan.sus, SHOWN))]
     if plan.sus > SHOWN:
         rest = plan.servers - SHOWN * plan.servers_per_su
@@ -171,7 +172,7 @@ def _bundles(plan: Plan, y_of: dict[str, int]) -> list[str]:
         _bundle(
             "leaf_spine",
             f"SU {su}",
-            plan.rails * plan.leaf_uplinks,
+            plan.leaves_per_su * plan.leaf_uplinks,
             up_speed,
             su,
             0 if plan.tiers == 2 else su // plan.sus_per_pod,

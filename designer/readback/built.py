@@ -45,7 +45,10 @@ if TYPE_CHECKING:
 DESIGN_FILE = "design.json"
 MANIFEST_FILE = "manifest.json"
 NAMES = {
-    "leaf": (re.compile(r"p[0-9]{1,4}-su[0-9]{1,6}-r[0-9]{1,4}-leaf"), "p{plane}-su{su}-r{rail}-leaf"),
+    "leaf": (
+        re.compile(r"p[0-9]{1,4}-su[0-9]{1,6}-(r[0-9]{1,4}-leaf|rack[0-9]{1,4}-leaf[01]?)"),
+        "p{plane}-su{su}-r{rail}-leaf, or p{plane}-su{su}-rack{k}-leaf (with a second switch a rack -leaf0, -leaf1)",
+    ),
     "spine": (
         re.compile(r"p[0-9]{1,4}-(pod[0-9]{1,6}-)?spine[0-9]{1,6}"),
         "p{plane}-spine{i} or p{plane}-pod{pod}-spine{i}",

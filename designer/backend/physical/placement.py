@@ -14,7 +14,9 @@ units never moves a rack or changes an existing cable's length. Racks with nothi
   network declared, the top of every network rack is kept for its management switches (:class:`TopKept`):
   their units stay free and their draw counts against the budget.
 * An SU is one block of racks: half its compute racks, its leaf racks (every plane and rail of the
-  SU: rail-optimized cabling runs from every server to every leaf), then the other half.
+  SU: rail-optimized cabling runs from every server to every leaf), then the other half. With rack-style cabling
+  (``fabric.style: rack``) an SU is its racks, each holding its servers from the bottom and its own switches at
+  the top (below what the top keeps), as many servers as the rack's budget leaves beside them.
 * Rack-scale systems: a system is one rack holding all its trays, never split. A block is the fewest whole
   systems that fill whole scalable units (:attr:`Plan.systems_per_block`) with the leaves of those units; the
   rack's power and cooling are the system's (the intent may give more). Where the catalog gives the system's rack
@@ -35,7 +37,7 @@ from __future__ import annotations
 import math
 from typing import NamedTuple
 
-from designer.backend.sizing import Plan
+from designer.backend.sizing import Plan, rack_servers
 from designer.backend.wiring import Device, Fabric
 from designer.intent import Intent
 from designer.intent.facility import Facility
@@ -89,9 +91,11 @@ class Layout(NamedTuple):
 
 def servers_per_rack(intent: Intent) -> int:
     """Servers a compute rack holds within its power budget and rack units (at least one), before what the networks
-    beside the backend add to its top (:class:`TopKept`)."""
+    beside the backend add to its top (:class:`TopKept`); with rack-style cabling, beside its own switches."""
     if intent.system:
         return intent.system.trays
+    if intent.choices.style == "rack":
+        return rack_servers(intent)
     facility, server = intent.facility, intent.server
     by_power = math.floor(round(facility.rack_power_kw / server.power_kw, 9))
     return max(1, min(by_power, facility.rack_units // server.rack_units))
@@ -116,7 +120,7 @@ def member(device: Device) -> Member:
     if device.role == "server":
         return ("server", device.su, device.index)
     if device.role == "leaf":
-        return ("leaf", device.plane, device.su, device.rail)
+        return ("leaf", device.plane, device.su, device.index)
     if device.role == "spine":
         return ("spine", device.plane, device.pod, device.index)
     return ("super_spine", device.plane, device.group, device.index)
@@ -126,7 +130,7 @@ def place(intent: Intent, plan: Plan, fabric: Fabric, kept: TopKept) -> Layout:
     """Lay out the racks and rows of the envelope's hall and give every built device its rack and unit, below what
     the top of each network rack keeps (``kept``); racks with nothing built yet are left out."""
     facility, devices = intent.facility, fabric.devices
-    per_rack = kept.servers_per_rack or servers_per_rack(intent)
+    per_rack = plan.rack_servers or kept.servers_per_rack or servers_per_rack(intent)
     heights = {role: intent.switch(role).rack_units for role in SWITCH_TIERS}
     heights["server"] = intent.server.rack_units
     draws = {role: intent.switch(role).power_w_optics for role in SWITCH_TIERS}
@@ -154,16 +158,17 @@ def place(intent: Intent, plan: Plan, fabric: Fabric, kept: TopKept) -> Layout:
                 continue
             rack = len(racks)
             racks.append(RackPlan(row, position, role, su, present))
-            unit = 1 if role == COMPUTE else facility.rack_units - kept.units + 1
+            unit, top = 1, facility.rack_units - kept.units + 1
             for number, key in enumerate(members):
                 height = heights[str(key[0])]
-                if role == NETWORK:
-                    unit -= height
+                switch = role == NETWORK or key[0] == "leaf"  # a rack's own switches stand at its top
+                if switch:
+                    top -= height
                 index = built.get(key)
                 if index is not None:
-                    device_unit[index] = tray_units[number] if tray_units and role == COMPUTE else unit
+                    device_unit[index] = top if switch else tray_units[number] if tray_units else unit
                     device_rack[index] = rack
-                if role == COMPUTE:
+                if not switch:
                     unit += height
     return Layout(racks, device_rack, device_unit, per_rack, len(rows), length)
 
@@ -171,8 +176,24 @@ def place(intent: Intent, plan: Plan, fabric: Fabric, kept: TopKept) -> Layout:
 def _server_blocks(
     plan: Plan, facility: Facility, heights: dict[str, int], draws: dict[str, int], kept: TopKept, per_rack: int
 ) -> list[list[Slot]]:
-    """One block of racks per scalable unit of the envelope: half its compute racks, its leaf racks, the rest."""
+    """One block of racks per scalable unit of the envelope: half its compute racks, its leaf racks, the rest; with
+    rack-style cabling, its racks, each holding its servers and, at the top, its own switches."""
     blocks: list[list[Slot]] = []
+    if plan.rack_style:
+        racks = plan.servers_per_su // plan.rack_servers
+        for su in range(plan.envelope_sus):
+            blocks.append(
+                [
+                    (
+                        COMPUTE,
+                        su,
+                        tuple(("server", su, rack * plan.rack_servers + slot) for slot in range(plan.rack_servers))
+                        + tuple(("leaf", 0, su, rack * plan.per_rack + side) for side in range(plan.per_rack)),
+                    )
+                    for rack in range(racks)
+                ]
+            )
+        return blocks
     for su in range(plan.envelope_sus):
         compute: list[Slot] = [
             (
@@ -182,7 +203,9 @@ def _server_blocks(
             )
             for first in range(0, plan.servers_per_su, per_rack)
         ]
-        leaves: list[Member] = [("leaf", plane, su, rail) for plane in range(plan.planes) for rail in range(plan.rails)]
+        leaves: list[Member] = [
+            ("leaf", plane, su, place) for plane in range(plan.planes) for place in range(plan.leaves_per_su)
+        ]
         blocks.append(_block(compute, leaves, su, facility, heights, draws, kept))
     return blocks
 
@@ -284,12 +307,15 @@ def _longest_run(rows: list[list[tuple[int, Slot]]], facility: Facility) -> floa
     leaves: dict[int, list[tuple[float, float]]] = {}
     central: list[tuple[float, float]] = []
     for row, content in enumerate(rows):
-        for position, (role, su, _) in content:
+        for position, (role, su, members) in content:
             point = ((position + 0.5) * facility.rack_width_m, row * facility.row_pitch_m)
             if su < 0:
                 central.append(point)
-            else:
-                (compute if role == COMPUTE else leaves).setdefault(su, []).append(point)
+                continue
+            if role == COMPUTE:
+                compute.setdefault(su, []).append(point)
+            if role == NETWORK or any(key[0] == "leaf" for key in members):
+                leaves.setdefault(su, []).append(point)
     longest = 0.0
     for su, racks in leaves.items():
         longest = max(longest, _farthest(racks, compute.get(su, [])), _farthest(racks, central))
