@@ -99,8 +99,9 @@ def test_meta_24k_is_written_as_it_is_published() -> None:
     assert [f for f in design.findings if f.severity != "info"] == []
     graph = next(f for f in design.findings if f.check == "ecmp-balance" and f.subject == "graph")
     assert graph.evidence["pairs"] > 0 and graph.evidence["wrong"] == 0  # rack switches' pairs counted on the graph
-    tiers = next(line for line in summary_markdown(design).splitlines() if line.startswith("| Tiers |"))
-    assert tiers == "| Tiers | 3 (tapered as declared: leaf 1:1 (built 1:1), spine 7:1 (built 6.86:1)) |"
+    lines = summary_markdown(design).splitlines()
+    assert "| Tiers | 3 (tapered as declared: leaf 1:1 (built 1:1), spine 7:1 (built 6.86:1)) |" in lines
+    assert "| Scalable units | 8 (designer: 384 servers a leaf group, 192 racks of 2, 1 switch(es) each) |" in lines
 
 
 def test_metas_under_subscribed_rack_switches_double_the_spines() -> None:
@@ -123,6 +124,9 @@ def test_a_spine_taper_splits_its_ports_and_holds_more_scalable_units() -> None:
     assert [f for f in design.findings if f.severity != "info"] == []
     spine = next(f for f in design.findings if f.check == "oversubscription" and f.subject == "spine")
     assert spine.message.endswith("worst switch 3.00:1; declared 3:1")
+    failures = [f for f in design.findings if f.check == "failure-impact"]
+    assert failures and all(f.evidence["declared_fraction"] == round(1 / 3, 6) for f in failures)
+    assert all("of the 33.33% the declared tapers give" in f.message for f in failures)
 
 
 def test_a_switch_tapered_more_than_declared_fails_the_check() -> None:

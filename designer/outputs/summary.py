@@ -214,7 +214,13 @@ def _units_row(intent: Intent, plan: Plan) -> str:
     """summary.md's count of scalable units in designer's one meaning (leaf groups), and beside it the unit the
     system's vendor names where the catalog gives one."""
     what = "trays" if intent.system else "servers"
-    row = f"{plan.sus} (designer: {plan.servers_per_su} {what} a leaf group, one leaf per rail and plane)"
+    racks = plan.servers_per_su // plan.rack_servers if plan.rack_style else 0
+    each = (
+        f"{racks} rack{'s' if racks > 1 else ''} of {plan.rack_servers}, {plan.per_rack} switch(es) each"
+        if plan.rack_style
+        else "one leaf per rail and plane"
+    )
+    row = f"{plan.sus} (designer: {plan.servers_per_su} {what} a leaf group, {each})"
     system = intent.system
     if system is None or not system.vendor_su:
         return row
@@ -271,7 +277,10 @@ def _overview_lines(design: Design, data: dict[str, Any]) -> list[str]:
 def _blocking(intent: Intent, plan: Plan) -> str:
     """Whether the leaves send up as much bandwidth as the envelope's servers use down, and the declared tapers
     of the tiers (without one, every tier above the leaves is 1:1 by construction)."""
-    down = min(plan.servers_per_su, plan.max_servers) * plan.link_speed
+    if plan.rack_style:
+        down = min(plan.rack_servers, plan.max_servers) * plan.rails // plan.per_rack * plan.link_speed
+    else:
+        down = min(plan.servers_per_su, plan.max_servers) * plan.link_speed
     up = plan.leaf_uplinks * plan.leaf_spine_speed
     built = plan.built_tapers()
     if intent.choices.tapers:
