@@ -6,10 +6,14 @@ import textwrap
 from pathlib import Path
 from typing import Any
 
+from designer.catalog import catalog
 from designer.cli import main
 from designer.design import Design
 from designer.intent import parse_intent
 from designer.pipeline import design
+
+EOS_LIMITS = catalog().targets["eos"]
+"""EOS's entry of the shipped catalog: the limits of every design built from it."""
 
 
 def intent_text(

@@ -20,7 +20,7 @@ from designer.pipeline import build
 from designer.render import render_configs
 from designer.verify import pyavd_eos
 from tests.conftest import ROOT
-from tests.helpers import build_text, intent_text
+from tests.helpers import EOS_LIMITS, build_text, intent_text
 from tests.prerequisites import PYAVD, VALIDATORS, needs
 
 HAVE_PYAVD = importlib.util.find_spec("pyavd") is not None
@@ -61,7 +61,7 @@ def eos_files(name: str) -> tuple[Design, dict[str, str]]:
 def test_every_eos_file_is_what_aristas_templates_render_for_the_design(name: str) -> None:
     design, texts = eos_files(name)
     for device in design.configs:
-        assert pyavd_eos.compare(device, texts[device.hostname]) == [], device.hostname
+        assert pyavd_eos.compare(device, texts[device.hostname], EOS_LIMITS) == [], device.hostname
 
 
 @needs(PYAVD)
@@ -87,13 +87,13 @@ def test_the_comparison_names_a_line_arista_would_not_write_and_one_it_would() -
     aggregate = next(number for number, line in enumerate(lines) if "aggregate-address" in line)
     moved = lines[:aggregate] + lines[aggregate + 1 :]
     moved.append("      " + lines[aggregate].strip())  # under address-family ipv4, where EOS does not take it
-    assert pyavd_eos.compare(leaf, "\n".join(moved)) == [
+    assert pyavd_eos.compare(leaf, "\n".join(moved), EOS_LIMITS) == [
         f"line {len(moved)}: router bgp {leaf.asn} > address-family ipv4 > {lines[aggregate].strip()} is not in "
         "Arista's rendering",
         f"missing router bgp {leaf.asn} > {lines[aggregate].strip()} (Arista's rendering has it)",
     ]
     without = "\n".join(line for line in lines if line != "   priority-flow-control pause watchdog")
-    assert pyavd_eos.compare(leaf, without) == [
+    assert pyavd_eos.compare(leaf, without, EOS_LIMITS) == [
         "missing qos profile ROCE > priority-flow-control pause watchdog (Arista's rendering has it)"
     ]
 
@@ -104,7 +104,7 @@ def test_the_structured_config_uses_only_keys_of_arista_schema() -> None:
 
     for name in DESIGNS:
         design, _ = eos_files(name)
-        result = pyavd.validate_structured_config(pyavd_eos.structured_config(design.configs[0]))
+        result = pyavd.validate_structured_config(pyavd_eos.structured_config(design.configs[0], EOS_LIMITS))
         assert not result.validation_result.violations and result.validated_data is not None, name
         assert not result.validation_result.deprecations, name
 
@@ -221,5 +221,5 @@ def test_lines_aristas_templates_cannot_render_are_of_a_form_arista_documents() 
     for name in DESIGNS:
         design, _ = eos_files(name)
         for device in design.configs:
-            raw = pyavd_eos.structured_config(device)["eos_cli"].splitlines()
+            raw = pyavd_eos.structured_config(device, EOS_LIMITS)["eos_cli"].splitlines()
             assert raw and all(any(form.fullmatch(line) for form in RAW_FORMS.values()) for line in raw), raw

@@ -19,7 +19,7 @@ from designer.render import render_configs
 from designer.render.servers import render_hosts
 from designer.verify import pyavd_eos
 from designer.verify.traffic import modes_not_run
-from tests.helpers import build_text, intent_text
+from tests.helpers import EOS_LIMITS, build_text, intent_text
 from tests.prerequisites import PYAVD, needs
 from tests.test_intent_errors import run_cli
 
@@ -50,7 +50,7 @@ def test_every_eos_mode_is_what_aristas_templates_render(mode: str) -> None:
     it in ours."""
     design, texts = eos_design(mode)
     for device in design.configs:
-        assert pyavd_eos.compare(device, texts[device.hostname]) == [], device.hostname
+        assert pyavd_eos.compare(device, texts[device.hostname], EOS_LIMITS) == [], device.hostname
 
 
 def test_eos_runs_dynamic_load_balancing_on_every_switch_in_adaptive_mode_only() -> None:
@@ -254,7 +254,7 @@ def test_a_7800r3_spine_builds_with_chassis_port_names_and_writes_no_hash_line_i
     assert "Hash fields: EOS writes none on arista-7808r3" in summary_markdown(design)
     if HAVE_PYAVD:
         for device in design.configs:
-            assert pyavd_eos.compare(device, texts[device.hostname]) == [], device.hostname
+            assert pyavd_eos.compare(device, texts[device.hostname], EOS_LIMITS) == [], device.hostname
 
 
 def test_a_7800r3_spine_keeps_its_ports_and_lines_as_the_fabric_grows() -> None:

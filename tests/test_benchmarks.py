@@ -19,6 +19,7 @@ from designer.pipeline import build
 from designer.render import eos, render_configs
 from designer.verify.pyavd_eos import fabric_differences, fabric_of
 from tests.conftest import ROOT
+from tests.helpers import EOS_LIMITS
 from tests.prerequisites import PYAVD, VALIDATORS, needs
 
 pytestmark = pytest.mark.meta
@@ -128,7 +129,7 @@ def test_the_avd_inventory_builds_the_same_fabric_through_aristas_pipeline(
         "total",
     }
     for device in design.configs:  # pyavd's configuration against the design model itself
-        view = eos.view(device)
+        view = eos.view(device, limits=EOS_LIMITS)
         assert fabric_of((arista / f"{device.hostname}.cfg").read_text()) == {
             "asn": str(device.asn),
             "routed": {

@@ -33,7 +33,7 @@ from designer.verify.nvue_openapi import nvueschema_releases
 from designer.verify.nvue_openapi import problems as nvue_problems
 from designer.verify.parsers import ConfigDbError
 from tests.conftest import ROOT, check_golden
-from tests.helpers import build_text
+from tests.helpers import EOS_LIMITS, build_text
 from tests.prerequisites import LIBYANG, NVUESCHEMA, PYAVD, needs
 from tests.test_sonic import sonic_yang
 
@@ -120,7 +120,7 @@ def test_every_eos_management_line_is_what_aristas_templates_render() -> None:
         text = files()[f"configs/eos/{device.hostname}.cfg"]
         management = design.management(device.hostname)
         assert management is not None
-        assert pyavd_eos.compare(device, text, management) == [], device.hostname
+        assert pyavd_eos.compare(device, text, EOS_LIMITS, management) == [], device.hostname
         for line in (
             "vrf instance mgmt",
             "interface Management1",
@@ -141,11 +141,11 @@ def test_the_eos_comparison_catches_a_management_line_left_out_or_outside_the_vr
     device = design.configs[0]
     text, management = files()[f"configs/eos/{device.hostname}.cfg"], design.management(device.hostname)
     without = text.replace("\nntp server vrf mgmt 192.0.2.123\n", "\n")
-    assert pyavd_eos.compare(device, without, management) == [
+    assert pyavd_eos.compare(device, without, EOS_LIMITS, management) == [
         "missing ntp server vrf mgmt 192.0.2.123 (Arista's rendering has it)"
     ]
     outside = text.replace("ntp server vrf mgmt 192.0.2.123", "ntp server 192.0.2.123")
-    assert pyavd_eos.compare(device, outside, management)[0].endswith(
+    assert pyavd_eos.compare(device, outside, EOS_LIMITS, management)[0].endswith(
         "ntp server 192.0.2.123 is not in Arista's rendering"
     )
 
@@ -156,7 +156,7 @@ def test_without_an_out_of_band_network_eos_keeps_the_services_and_writes_no_add
     device = design.configs[0]
     text, management = files(oob=False)[f"configs/eos/{device.hostname}.cfg"], design.management(device.hostname)
     assert management is not None and management.address == ""
-    assert pyavd_eos.compare(device, text, management) == []
+    assert pyavd_eos.compare(device, text, EOS_LIMITS, management) == []
     assert "ntp server vrf mgmt 192.0.2.123" in text
     assert "ip route vrf" not in text and "   ip address 10.14" not in text
 

@@ -25,6 +25,7 @@ from designer.verify import pyavd_eos
 from designer.verify.nvue_openapi import problems as schema_problems
 from designer.verify.parsers import check_frr
 from tests.conftest import ROOT, check_golden
+from tests.helpers import EOS_LIMITS
 from tests.prerequisites import LIBYANG, NVUESCHEMA, PYAVD, VTYSH, needs
 from tests.test_diff import review, section
 from tests.test_intent_errors import run_cli
@@ -34,7 +35,6 @@ EXAMPLE = ROOT / "intents" / "enterprise-four-networks.yaml"
 GOLDEN = ROOT / "tests" / "golden" / "four-networks"
 EVERY_TARGET = "targets: [sonic, frr, eos, nvue]"
 NEIGHBOR = re.compile(r"^ neighbor (\S+) remote-as (\d+)$", re.MULTILINE)
-BACKEND_STRUCTURED_CONFIG = pyavd_eos.structured_config
 GOLDEN_CONFIGS = (
     "configs/frr/fe-border0.conf",
     "configs/frr/fe-g0-leaf0.conf",
@@ -184,7 +184,7 @@ def test_every_eos_file_is_what_aristas_templates_render_for_the_networks_design
     result, files = built(extra=extra)
     for config in result.network_configs:
         text = files[f"configs/eos/{config.hostname}.cfg"].decode()
-        assert pyavd_eos.compare(config, text, result.management(config.hostname)) == [], config.hostname
+        assert pyavd_eos.compare(config, text, EOS_LIMITS, result.management(config.hostname)) == [], config.hostname
 
 
 @needs(NVUESCHEMA)

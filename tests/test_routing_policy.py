@@ -29,7 +29,7 @@ from designer.verify.report import text
 from designer.verify.run import foreign_prefix, verify
 from designer.verify.topology import expected_routes, topology
 from tests.conftest import ROOT
-from tests.helpers import build_text
+from tests.helpers import EOS_LIMITS, build_text
 from tests.prerequisites import FRR_LAB, PYAVD, needs
 from tests.test_verify import sized
 
@@ -129,7 +129,7 @@ def test_the_eos_policy_is_what_aristas_templates_render_for_it() -> None:
     design = build_text((ROOT / "tests" / "intents" / "small-3tier.yaml").read_text())
     spine = by_name(design, "p0-pod0-spine0")
     ours = render_configs([spine], ["eos"])["configs/eos/p0-pod0-spine0.cfg"].decode()
-    arista = pyavd_eos.arista_rendering(spine)
+    arista = pyavd_eos.arista_rendering(spine, EOS_LIMITS)
     for line in (
         "route-map SUPER-SPINES-IN permit 10",
         "   set community 65534:1",

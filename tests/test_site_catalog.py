@@ -111,7 +111,7 @@ def test_the_folder_carries_the_site_entries_and_reproduces_the_design_alone(tmp
     moved.parent.mkdir()
     shutil.copytree(out, moved)
     shutil.rmtree(tmp_path / "repo")
-    devices, _ = built_devices(moved)
+    devices, _, _ = built_devices(moved)
     built = build(write_site(tmp_path / "again"))
     assert {name: device.interfaces for name, device in devices.items()} == {
         config.hostname: config.interfaces for config in built.configs
@@ -433,3 +433,33 @@ def test_the_configs_and_the_cables_follow_the_catalog_the_design_is_made_with()
     assert "polling-interval: 50" in site_nvue and "polling-interval: 50" not in shipped_nvue
     assert ("enable: on" in site_nvue, "enable: on" in shipped_nvue) == (True, False)  # 5.10's forms, 5.15's
     assert (ordered_length(21, shipped), ordered_length(21, site)) == (25, 35)
+
+
+@needs(PYAVD)
+def test_arista_s_rendering_and_the_avd_export_read_the_design_s_catalog_too() -> None:
+    """pyavd's comparison (validate-configs) and the AVD export take EOS's limits from the design's catalog, as the
+    renderer does: an EOS file written under a site's 9,100-byte MTU limit matches Arista's rendering of the design
+    with that catalog and not with the shipped one, and the export's fabric MTU is the site's."""
+    from designer.catalog import catalog
+    from designer.export.avd import fabric_settings
+    from designer.pipeline import design
+    from designer.render import Renderer
+    from designer.verify import pyavd_eos
+
+    built = design(
+        parse_intent(
+            "name: t\ncompute: {servers: 8, server: dgx-h100}\nfabric: {leaf: {model: generic-64x400g}}\n"
+            "targets: [eos]\nqos: {mtu: 9216}\n"
+        )
+    )
+    shipped = catalog()
+    site = dataclasses.replace(
+        shipped, targets={**shipped.targets, "eos": dataclasses.replace(shipped.targets["eos"], max_mtu=9100)}
+    )
+    device = built.configs[0]
+    text = Renderer(hardware=site).render("eos", device)
+    assert pyavd_eos.compare(device, text, site.targets["eos"]) == []
+    assert pyavd_eos.compare(device, text, shipped.targets["eos"]) != []
+    catalogs = dataclasses.replace(built.intent.catalogs, catalog=site)
+    on_site = dataclasses.replace(built, intent=dataclasses.replace(built.intent, catalogs=catalogs))
+    assert (fabric_settings(built)["p2p_uplinks_mtu"], fabric_settings(on_site)["p2p_uplinks_mtu"]) == (9214, 9100)

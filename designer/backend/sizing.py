@@ -593,7 +593,7 @@ def _chosen(
     which must divide the ``uplinks`` of each switch below and be at least ``fewest`` to have the ports; else the
     smallest such divisor (the ECMP divisor rule). ``why``: what spreads and what the ports are for, for the error."""
     if count is None:
-        return _ecmp_divisor(uplinks, fewest)
+        return ecmp_divisor(uplinks, fewest)
     valid = [divisor for divisor in range(max(1, fewest), uplinks + 1) if uplinks % divisor == 0]
     if count % groups == 0 and count // groups in valid:
         return count // groups
@@ -782,7 +782,7 @@ def _spine_split_problem(intent: Intent, downlinks: int) -> Problem:
     )
 
 
-def _ecmp_divisor(uplinks: int, at_least: int) -> int:
+def ecmp_divisor(uplinks: int, at_least: int) -> int:
     """The smallest divisor of ``uplinks`` that is at least ``at_least`` (ECMP divisor rule)."""
     return next(count for count in range(max(1, at_least), uplinks + 1) if uplinks % count == 0)
 

@@ -50,7 +50,7 @@ BGP_PASSED_THROUGH = ("timers", "maximum_paths", "bgp_defaults", "aggregate_addr
 def fabric_settings(design: Design) -> dict[str, Any]:
     """The fabric-wide eos_designs settings (the fabric group's variables)."""
     first = design.configs[0]
-    view = eos.view(first)
+    view = eos.view(first, limits=design.intent.catalog.targets["eos"])
     return {
         "fabric_name": design.intent.name,
         "underlay_routing_protocol": "ebgp",
@@ -97,7 +97,7 @@ def nodes(design: Design) -> dict[str, dict[str, Any]]:
     loopbacks = design.allocation.loopback_pool.cidr
     hosts = {}
     for device in configs:
-        structured = pyavd_eos.structured_config(device)
+        structured = pyavd_eos.structured_config(device, design.intent.catalog.targets["eos"])
         bgp = structured["router_bgp"]
         node: dict[str, Any] = {
             "name": device.hostname,
@@ -118,9 +118,9 @@ def nodes(design: Design) -> dict[str, dict[str, Any]]:
     return hosts
 
 
-def _speed(device: DeviceConfig, name: str) -> str:
-    """EOS's speed of ``device``'s interface named ``name`` in the design (``400g-4``)."""
-    speed: str = next(speed for _, speed, _, interface in eos.view(device)["interfaces"] if interface.name == name)
+def _speed(view: dict[str, Any], name: str) -> str:
+    """EOS's speed of the interface named ``name`` in a device's EOS ``view`` (``400g-4``)."""
+    speed: str = next(speed for _, speed, _, interface in view["interfaces"] if interface.name == name)
     return speed
 
 
@@ -133,7 +133,7 @@ def _leaf(device: DeviceConfig, by_name: dict[str, DeviceConfig], design: Design
     """A leaf's AVD node settings: its id, its uplinks in address order and its server ports."""
     assert design.allocation is not None  # an Ethernet design: built_design() refuses any other
     pool = design.allocation.fabric_p2p
-    view = eos.view(device)
+    view = eos.view(device, limits=design.intent.catalog.targets["eos"])
     uplinks = sorted(
         (interface for interface in device.interfaces if interface.role == "fabric"),
         key=lambda interface: ip_interface(interface.address),
@@ -152,8 +152,10 @@ def _leaf(device: DeviceConfig, by_name: dict[str, DeviceConfig], design: Design
         ],
         "max_uplink_switches": spines,
         "max_parallel_uplinks": len(uplinks) // spines,
-        "uplink_interface_speed": _speed(device, uplinks[0].name),
-        "uplink_switch_interface_speed": _speed(peer, uplinks[0].peer_interface),
+        "uplink_interface_speed": _speed(view, uplinks[0].name),
+        "uplink_switch_interface_speed": _speed(
+            eos.view(peer, limits=design.intent.catalog.targets["eos"]), uplinks[0].peer_interface
+        ),
         "l3_interfaces": [
             {
                 "name": name,

@@ -26,7 +26,7 @@ from dataclasses import dataclass
 from netaddr import IPNetwork
 
 from designer.backend.allocate import Pool, default_pools, ip
-from designer.backend.sizing import _ecmp_divisor
+from designer.backend.sizing import ecmp_divisor
 from designer.backend.wiring import Stripes
 from designer.errors import InputError, Problem
 from designer.intent.networks_section import OobSpec
@@ -108,7 +108,7 @@ def design_oob(spec: OobSpec, racks: Sequence[RackPorts], envelope_racks: int, t
     per_group = (
         switch.uplinks
         if groups > 1
-        else _ecmp_divisor(
+        else ecmp_divisor(
             switch.uplinks, max(min(2, switch.uplinks), math.ceil(envelope_switches * switch.uplinks / radix))
         )
     )

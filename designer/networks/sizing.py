@@ -18,7 +18,7 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 
-from designer.backend.sizing import _ecmp_divisor
+from designer.backend.sizing import ecmp_divisor
 from designer.errors import InputError, Problem
 from designer.intent.networks_section import DataNetworkSpec
 
@@ -102,7 +102,7 @@ def size_network(spec: DataNetworkSpec, servers: int, max_servers: int, servers_
     envelope_groups = math.ceil(max_servers / group)
     leaves = spec.border_leaves + (envelope_groups + storage_groups) * spec.leaves_per_rack
     spine_radix = _spine_radix(spec, leaves)
-    spines = _ecmp_divisor(up, max(min(2, up), math.ceil(leaves * up / spine_radix)))
+    spines = ecmp_divisor(up, max(min(2, up), math.ceil(leaves * up / spine_radix)))
     return NetworkPlan(
         name=spec.name,
         prefix=PREFIXES[spec.name],

@@ -27,7 +27,7 @@ from __future__ import annotations
 from typing import Any
 
 from designer.backend.model import DeviceConfig, Interface
-from designer.catalog import TargetModel, catalog
+from designer.catalog import TargetModel
 from designer.networks.management import Management
 from designer.targets import TARGETS
 
@@ -75,12 +75,10 @@ def description(interface: Interface) -> str:
     return f"{interface.peer_device} {interface.peer_os_port_name('eos')}"
 
 
-def view(
-    device: DeviceConfig, management: Management | None = None, limits: TargetModel | None = None
-) -> dict[str, Any]:
+def view(device: DeviceConfig, management: Management | None = None, *, limits: TargetModel) -> dict[str, Any]:
     """The variables of ``templates/eos/``: each interface as (EOS name, EOS speed, description, interface), each
     BGP session as (neighbor, description), and the switch's ``management`` side (None: none to write) with the
-    name of its management port; ``limits``: EOS's entry of the design's catalog (default: the shipped one's)."""
+    name of its management port; ``limits``: EOS's entry of the design's catalog."""
     qos = device.qos
     by_name = {interface.name: interface for interface in device.interfaces}
     return {
@@ -103,7 +101,7 @@ def view(
             for tc, dscps in qos.tc_dscps
             for start in range(0, len(dscps), DSCPS_PER_LINE)
         ],
-        "mtu": min(device.mtu, (limits or catalog().targets["eos"]).max_mtu),
+        "mtu": min(device.mtu, limits.max_mtu),
         "qos_profile": QOS_PROFILE,
         "ecn_min": threshold(qos.ecn_min_bytes),
         "ecn_max": threshold(qos.ecn_max_bytes),

@@ -28,7 +28,7 @@ from functools import cache
 from typing import Any, NamedTuple, cast
 
 from designer.backend.model import DeviceConfig
-from designer.catalog import TargetModel, catalog
+from designer.catalog import TargetModel
 from designer.networks.management import Management
 from designer.targets import TARGETS
 
@@ -145,12 +145,11 @@ def view(
     device: DeviceConfig,
     release: str | None = None,
     management: Management | None = None,
-    limits: TargetModel | None = None,
+    *,
+    limits: TargetModel,
 ) -> dict[str, Any]:
     """The variables of ``templates/nvue/`` for Cumulus Linux ``release`` (default: the catalog's) and the switch's
-    ``management`` side (None: none to write); ``limits``: NVUE's entry of the design's catalog (default: the
-    shipped one's)."""
-    limits = limits or catalog().targets["nvue"]
+    ``management`` side (None: none to write); ``limits``: NVUE's entry of the design's catalog."""
     if limits.pfc_watchdog_poll_ms is None or limits.pfc_watchdog_polls is None:
         raise ValueError("the catalog's nvue target needs pfc_watchdog_poll_ms and pfc_watchdog_polls")
     release = release or cast(str, limits.default_release)  # the shipped catalog gives one

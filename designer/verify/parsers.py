@@ -38,6 +38,7 @@ from pathlib import Path
 from typing import Any
 
 from designer.backend.model import DeviceConfig
+from designer.catalog import TargetModel
 from designer.errors import InputError, PrerequisiteError
 from designer.files import CONFIG, oversized, read_file, sonic_yang_models
 from designer.networks.management import Management, SwitchManagement
@@ -462,15 +463,17 @@ rejects); the rest are counted."""
 def check_eos(
     paths: list[tuple[Path, str]],
     devices: Mapping[str, DeviceConfig],
+    limits: TargetModel,
     management: Callable[[str], Management | None] | None = None,
     workers: int | None = None,
 ) -> list[Verdict]:
-    """Compare each (EOS file, label) with pyavd's rendering of its switch (by file name) from the design and the
-    switch's ``management`` side (:mod:`designer.verify.pyavd_eos`); a large set is shared among processes. Verdicts
-    keep the input order."""
+    """Compare each (EOS file, label) with pyavd's rendering of its switch (by file name) from the design, EOS's
+    entry of its catalog (``limits``) and the switch's ``management`` side (:mod:`designer.verify.pyavd_eos`); a
+    large set is shared among processes. Verdicts keep the input order."""
     pyavd_eos.pyavd()  # raises PrerequisiteError here, before any worker starts
     items = [
-        (path, label, devices.get(path.stem), management(path.stem) if management else None) for path, label in paths
+        (path, label, devices.get(path.stem), limits, management(path.stem) if management else None)
+        for path, label in paths
     ]
     if workers is None:
         workers = min(os.cpu_count() or 1, len(items) // FILES_PER_WORKER)
@@ -480,12 +483,12 @@ def check_eos(
         return list(pool.map(_eos_verdict, items, chunksize=max(1, len(items) // (4 * workers))))
 
 
-def _eos_verdict(item: tuple[Path, str, DeviceConfig | None, Management | None]) -> Verdict:
-    path, label, device, management = item
+def _eos_verdict(item: tuple[Path, str, DeviceConfig | None, TargetModel, Management | None]) -> Verdict:
+    path, label, device, limits, management = item
     if device is None:
         return Verdict(label, AVD, "the design has no switch of this name")
     try:
-        problems = pyavd_eos.compare(device, read_file(path, CONFIG).decode(), management)
+        problems = pyavd_eos.compare(device, read_file(path, CONFIG).decode(), limits, management)
     except ValueError as error:
         return Verdict(label, AVD, f"the design's AVD structured config is not valid input: {error}")
     return Verdict(label, AVD, _listed(problems))
@@ -603,10 +606,10 @@ def eos_files(folder: Path, paths: list[tuple[Path, str]], yang_dir: Path | None
     """EOS files against pyavd's rendering of the design rebuilt from the folder (:func:`built_devices`);
     :class:`Unchecked` without pyavd or an intent.yaml."""
     try:
-        devices, management = built_devices(folder)
+        devices, management, limits = built_devices(folder)
     except PrerequisiteError as error:
         raise Unchecked(str(error)) from None
-    return check_eos(paths, devices, management)
+    return check_eos(paths, devices, limits, management)
 
 
 def nvue_files(folder: Path, paths: list[tuple[Path, str]], yang_dir: Path | None) -> list[Verdict]:
@@ -641,15 +644,16 @@ def nvue_release(folder: Path) -> tuple[str, str]:
     return release, ""
 
 
-def built_devices(folder: Path) -> tuple[dict[str, DeviceConfig], SwitchManagement]:
-    """The device models, by name, of the design ``folder`` was built from, rebuilt from its ``intent.yaml``, and
-    the switches' management side. :class:`PrerequisiteError` without pyavd (asked first: rebuilding takes time) or
-    without an intent.yaml; :class:`InputError` for an intent.yaml changed after the build, or one this designer
-    refuses."""
+def built_devices(folder: Path) -> tuple[dict[str, DeviceConfig], SwitchManagement, TargetModel]:
+    """The device models, by name, of the design ``folder`` was built from, rebuilt from its ``intent.yaml``, the
+    switches' management side and EOS's entry of the design's catalog. :class:`PrerequisiteError` without pyavd
+    (asked first: rebuilding takes time) or without an intent.yaml; :class:`InputError` for an intent.yaml changed
+    after the build, or one this designer refuses."""
     pyavd_eos.pyavd()
     intent = folder_intent(folder)
     if intent is None:
         raise PrerequisiteError(
             f"{folder} has no {INTENT_FILE} (an older designer built it); rebuild it with 'designer build INTENT'"
         )
-    return {device.hostname: device for device in device_models(intent)}, management_of_switches(intent)
+    devices = {device.hostname: device for device in device_models(intent)}
+    return devices, management_of_switches(intent), intent.catalog.targets["eos"]

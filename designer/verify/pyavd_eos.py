@@ -24,6 +24,7 @@ from types import ModuleType
 from typing import Any
 
 from designer.backend.model import Bgp, DeviceConfig, Qos, QueuePolicy, RoutePolicy
+from designer.catalog import TargetModel
 from designer.errors import PrerequisiteError
 from designer.networks.management import Management
 from designer.render import eos
@@ -33,10 +34,12 @@ INDENT = 3
 """Spaces per level in EOS's configuration text."""
 
 
-def structured_config(device: DeviceConfig, management: Management | None = None) -> dict[str, Any]:
-    """The device as an AVD structured config (``eos_cli_config_gen`` keys), from the design's device model and the
-    switch's management side (None: none)."""
-    view = eos.view(device, management)
+def structured_config(
+    device: DeviceConfig, limits: TargetModel, management: Management | None = None
+) -> dict[str, Any]:
+    """The device as an AVD structured config (``eos_cli_config_gen`` keys), from the design's device model, EOS's
+    entry of the design's catalog (``limits``) and the switch's management side (None: none)."""
+    view = eos.view(device, management, limits=limits)
     qos, bgp = device.qos, device.bgp
     config: dict[str, Any] = {
         "hostname": device.hostname,
@@ -327,12 +330,12 @@ def pyavd(purpose: str = "comparing them with Arista's own rendering") -> Module
         raise PrerequisiteError(f"pyavd is not installed; {purpose} needs it: {INSTALL}") from None
 
 
-def arista_rendering(device: DeviceConfig, management: Management | None = None) -> str:
+def arista_rendering(device: DeviceConfig, limits: TargetModel, management: Management | None = None) -> str:
     """pyavd's EOS CLI for the device and its management side; :class:`PrerequisiteError` without pyavd,
     ``ValueError`` naming the schema violations when the structured config is not valid AVD input (a bug here, not
     in the design)."""
     arista = pyavd()
-    result = arista.validate_structured_config(structured_config(device, management))
+    result = arista.validate_structured_config(structured_config(device, limits, management))
     violations = result.validation_result.violations
     if violations or result.validated_data is None:
         raise ValueError("; ".join(f"{'.'.join(map(str, item.path))}: {item.message}" for item in violations))
@@ -372,10 +375,10 @@ def differences(ours: str, arista: str) -> list[str]:
     ]
 
 
-def compare(device: DeviceConfig, text: str, management: Management | None = None) -> list[str]:
+def compare(device: DeviceConfig, text: str, limits: TargetModel, management: Management | None = None) -> list[str]:
     """How ``text`` (our EOS file for ``device``, with its ``management`` side) differs from Arista's rendering of
-    the same design."""
-    return differences(text, arista_rendering(device, management))
+    the same design (``limits``: EOS's entry of its catalog)."""
+    return differences(text, arista_rendering(device, limits, management))
 
 
 INTERFACE_SETTINGS = ("ip", "mtu", "speed", "service-profile")
