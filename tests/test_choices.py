@@ -307,3 +307,26 @@ def test_an_uplink_value_that_is_no_choice_is_one_message_with_the_valid_ones(va
     problems = [line for line in err.splitlines() if "fabric.leaf.uplinks" in line]
     assert len(problems) == 1 and problems[0].startswith(f"{path}:4: fabric.leaf.uplinks: ")
     assert problems[0].endswith("is not an uplink choice; use full, matched or a count from 1 to 8192")
+
+
+def test_every_choice_that_cannot_build_is_reported_at_once(tmp_path: Path) -> None:
+    """A stripe too large, more uplinks than the leaf has room for, a spine count that does not divide them and
+    super-spines on 2 tiers: four problems at their four lines in one run, each checked against the formulas' value
+    of the choices before it (the stripe of 32, full uplinks)."""
+    path = tmp_path / "many.yaml"
+    path.write_text(
+        "name: many\ncompute: {servers: 64, server: dgx-h100}\nfabric:\n  tiers: 2\n  servers_per_su: 40\n"
+        "  leaf: {model: generic-64x400g, uplinks: 40}\n  spine: {count: 3}\n  super_spine: {count: 4}\n"
+    )
+    code, out, err = run_cli("build", str(path), "-o", str(tmp_path / "out"))
+    assert (code, out) == (2, "")
+    lines = err.splitlines()
+    assert [line.split(": ")[1] for line in lines[:4]] == [
+        "fabric.servers_per_su",
+        "fabric.leaf.uplinks",
+        "fabric.spine.count",
+        "fabric.super_spine.count",
+    ]
+    assert [line.split(": ")[0] for line in lines[:4]] == [f"{path}:{line}" for line in (5, 6, 7, 8)]
+    assert lines[2].endswith("3 spines do not spread each leaf's 32 uplinks evenly; counts that do: 8, 16, 32")
+    assert lines[4] == "4 errors in the intent; nothing was written." and not (tmp_path / "out").exists()

@@ -260,17 +260,17 @@ def size(intent: Intent) -> Plan:
     ``intent.servers``.
     """
     speed, up_speed, super_speed = intent.link_speeds
-    leaves = _leaf_ports(intent)
+    problems: list[Problem] = []  # every choice that cannot build, each replaced by the formulas' value meanwhile
+    leaves = _leaf_ports(intent, problems)
     servers_per_su, uplinks = leaves.servers_per_su, leaves.uplinks
     sus = math.ceil(intent.servers / servers_per_su)
     envelope_sus = math.ceil(intent.max_servers / servers_per_su)
-    tiers = _tiers(intent, envelope_sus * leaves.per_su, leaves)
-    if problems := taper_problems(intent, tiers):
-        raise InputError(problems, intent.source)
+    tiers = _tiers(intent, envelope_sus * leaves.per_su, leaves, problems)
+    problems += taper_problems(intent, tiers)
     if tiers == 2:
-        above = _two_tiers(intent, envelope_sus, envelope_sus * leaves.per_su, uplinks)
+        above = _two_tiers(intent, envelope_sus, envelope_sus * leaves.per_su, uplinks, problems)
     else:
-        above = _three_tiers(intent, sus, envelope_sus, leaves)
+        above = _three_tiers(intent, sus, envelope_sus, leaves, problems)
     plan = Plan(
         tiers=tiers,
         planes=intent.planes,
@@ -295,7 +295,7 @@ def size(intent: Intent) -> Plan:
         per_rack=intent.choices.per_rack if leaves.rack_servers else 1,
         **above._asdict(),
     )
-    problems = [*_bound_problems(plan, _count_field(intent)), *target_problems(intent, plan)]
+    problems += [*_bound_problems(plan, _count_field(intent)), *target_problems(intent, plan)]
     if problems:
         raise InputError(problems, intent.source)
     return plan
@@ -334,42 +334,38 @@ class _Leaves(NamedTuple):
     rack_servers: int = 0
 
 
-def _leaf_ports(intent: Intent) -> _Leaves:
+def _leaf_ports(intent: Intent, problems: list[Problem]) -> _Leaves:
     """The servers of a scalable unit and each leaf's ports: the formulas' (as many ports down as the leaf splits
-    off, as much bandwidth up) or the intent's choices; an error where a choice does not fit the leaf."""
+    off, as much bandwidth up) or the intent's choices; a choice that does not fit the leaf is added to ``problems``
+    and the formulas' value taken in its place."""
     speed, up_speed, _ = intent.link_speeds
     choices = intent.choices
     taper = choices.taper("leaf")
     capacity, full = intent.leaf.split(speed, up_speed, taper or 1)
-    if choices.style == "rack":
-        rack_servers = _rack_servers(intent, capacity)
+    rack_servers = _rack_servers(intent, capacity, problems) if choices.style == "rack" else None
+    if rack_servers:
         servers_per_su = choices.servers_per_su or rack_servers
         if servers_per_su % rack_servers:
             below = servers_per_su - servers_per_su % rack_servers
-            raise InputError(
-                [
-                    Problem(
-                        ("fabric", "servers_per_su"),
-                        f"with style: rack a scalable unit is whole racks of {rack_servers} servers; use "
-                        + (f"{below} or " if below else "")
-                        + f"{below + rack_servers}",
-                    )
-                ],
-                intent.source,
+            problems.append(
+                Problem(
+                    ("fabric", "servers_per_su"),
+                    f"with style: rack a scalable unit is whole racks of {rack_servers} servers; use "
+                    + (f"{below} or " if below else "")
+                    + f"{below + rack_servers}",
+                )
             )
+            servers_per_su = below or rack_servers
         downlinks = rack_servers * intent.rails // choices.per_rack
         per_su = servers_per_su // rack_servers * choices.per_rack
         used = min(rack_servers, intent.max_servers) * intent.rails // choices.per_rack
     else:
-        if ("fabric", "leaf", "per_rack") in intent.source.lines:
-            raise InputError(
-                [
-                    Problem(
-                        ("fabric", "leaf", "per_rack"),
-                        "per_rack counts a rack's switches with style: rack; remove it, or add style: rack to fabric",
-                    )
-                ],
-                intent.source,
+        if choices.style != "rack" and ("fabric", "leaf", "per_rack") in intent.source.lines:
+            problems.append(
+                Problem(
+                    ("fabric", "leaf", "per_rack"),
+                    "per_rack counts a rack's switches with style: rack; remove it, or add style: rack to fabric",
+                )
             )
         servers_per_su, rack_servers = choices.servers_per_su or capacity, 0
         if servers_per_su > capacity:
@@ -381,17 +377,15 @@ def _leaf_ports(intent: Intent) -> _Leaves:
                 steeper = (
                     f", a taper of {ratio_text(servers_per_su * speed / (room * up_speed))} or steeper" if room else ""
                 )
-            raise InputError(
-                [
-                    Problem(
-                        ("fabric", "servers_per_su"),
-                        f"a {intent.leaf.model} leaf{tapered} has {capacity} downlinks at {speed}G{beside}, so a "
-                        f"scalable unit holds at most {capacity} {_units(intent)}; use servers_per_su from 1 to "
-                        f"{capacity}{steeper}, or larger leaves",
-                    )
-                ],
-                intent.source,
+            problems.append(
+                Problem(
+                    ("fabric", "servers_per_su"),
+                    f"a {intent.leaf.model} leaf{tapered} has {capacity} downlinks at {speed}G{beside}, so a "
+                    f"scalable unit holds at most {capacity} {_units(intent)}; use servers_per_su from 1 to "
+                    f"{capacity}{steeper}, or larger leaves",
+                )
             )
+            servers_per_su = capacity
         downlinks, per_su, used = servers_per_su, intent.rails, min(servers_per_su, intent.max_servers)
     leaves = _Leaves(servers_per_su, downlinks, full, per_su, rack_servers)
     if taper is not None:
@@ -402,32 +396,35 @@ def _leaf_ports(intent: Intent) -> _Leaves:
         return leaves._replace(uplinks=-(-used * speed // up_speed))
     uplinks, room = int(choices.leaf_uplinks), leaf_up_room(intent, downlinks)
     if uplinks > room:
-        raise InputError(
-            [
-                Problem(
-                    ("fabric", "leaf", "uplinks"),
-                    f"a {intent.leaf.model} leaf of {downlinks} downlinks has room for at most "
-                    f"{room} uplinks at {up_speed}G; use 1 to {room}, full or matched",
-                )
-            ],
-            intent.source,
+        problems.append(
+            Problem(
+                ("fabric", "leaf", "uplinks"),
+                f"a {intent.leaf.model} leaf of {downlinks} downlinks has room for at most "
+                f"{room} uplinks at {up_speed}G; use 1 to {room}, full or matched",
+            )
         )
+        return leaves
     return leaves._replace(uplinks=uplinks)
 
 
 def rack_servers(intent: Intent) -> int:
     """With rack-style cabling, the servers of one rack (:func:`_rack_servers`)."""
     speed, up_speed, _ = intent.link_speeds
-    return _rack_servers(intent, intent.leaf.split(speed, up_speed, intent.choices.taper("leaf") or 1)[0])
+    problems: list[Problem] = []
+    fits = _rack_servers(intent, intent.leaf.split(speed, up_speed, intent.choices.taper("leaf") or 1)[0], problems)
+    if fits is None:
+        raise InputError(problems, intent.source)
+    return fits
 
 
-def _rack_servers(intent: Intent, capacity: int) -> int:
+def _rack_servers(intent: Intent, capacity: int, problems: list[Problem]) -> int | None:
     """With rack-style cabling, the servers of one rack: as many as its power budget and rack units hold beside its
     ``fabric.leaf.per_rack`` switches (at their power with optics), and whose NICs the switches' ``capacity``
-    downlinks take; an error where the style cannot be built or not one server fits beside the switches."""
+    downlinks take; None, with the reason added to ``problems``, where the style cannot be built or not one server
+    fits beside the switches."""
     choices, facility, server, leaf = intent.choices, intent.facility, intent.server, intent.leaf
     per_rack = choices.per_rack
-    problems = []
+    found = len(problems)
     if intent.technology != "ethernet":
         problems.append(
             Problem(
@@ -451,8 +448,8 @@ def _rack_servers(intent: Intent, capacity: int) -> int:
                 f"{intent.rails} NICs per server do not split evenly over {per_rack} switches; use per_rack: 1",
             )
         )
-    if problems:
-        raise InputError(problems, intent.source)
+    if len(problems) > found:
+        return None
     by_power = math.floor(round((facility.rack_power_kw - per_rack * leaf.power_w_optics / 1000) / server.power_kw, 9))
     by_units = (facility.rack_units - per_rack * leaf.rack_units) // server.rack_units
     by_ports = capacity * per_rack // intent.rails
@@ -463,20 +460,18 @@ def _rack_servers(intent: Intent, capacity: int) -> int:
             (facility.rack_units - leaf.rack_units) // server.rack_units,
             capacity // intent.rails,
         )
-        raise InputError(
-            [
-                Problem(
-                    ("fabric", "leaf", "per_rack"),
-                    f"a rack of {facility.rack_units} U and {facility.rack_power_kw:g} kW holds no "
-                    f"{server.model} ({server.rack_units} U, {server.power_kw:g} kW) beside {per_rack} {leaf.model} "
-                    f"({leaf.rack_units} U, {leaf.power_w_optics / 1000:g} kW with optics) whose "
-                    f"{capacity} downlinks take {intent.rails} NICs a server; use "
-                    + ("per_rack: 1, " if one else "")
-                    + "a larger facility.rack_power_kw or rack_units, or a larger leaf",
-                )
-            ],
-            intent.source,
+        problems.append(
+            Problem(
+                ("fabric", "leaf", "per_rack"),
+                f"a rack of {facility.rack_units} U and {facility.rack_power_kw:g} kW holds no "
+                f"{server.model} ({server.rack_units} U, {server.power_kw:g} kW) beside {per_rack} {leaf.model} "
+                f"({leaf.rack_units} U, {leaf.power_w_optics / 1000:g} kW with optics) whose "
+                f"{capacity} downlinks take {intent.rails} NICs a server; use "
+                + ("per_rack: 1, " if one else "")
+                + "a larger facility.rack_power_kw or rack_units, or a larger leaf",
+            )
         )
+        return None
     return fits
 
 
@@ -515,10 +510,10 @@ def _units(intent: Intent) -> str:
     return "trays" if intent.system else "servers"
 
 
-def _tiers(intent: Intent, leaves: int, unit: _Leaves) -> int:
+def _tiers(intent: Intent, leaves: int, unit: _Leaves, problems: list[Problem]) -> int:
     """The tiers of the fabric of ``leaves`` leaves per plane (the envelope's): the intent's, or 2 where the spines
-    hold them all under ``auto``; an error where 2 tiers cannot hold them, or where ``auto`` gives 2 and the intent
-    sets the spines' uplink speed."""
+    hold them all under ``auto``; an error (with ``problems`` found before it) where 2 tiers cannot hold them; added to
+    ``problems`` where ``auto`` gives 2 and the intent sets the spines' uplink speed or super-spines."""
     spine_radix = intent.spine.radix(intent.link_speeds[1])
     field = _count_field(intent)
     tiers = (2 if leaves <= spine_radix else 3) if intent.tiers == "auto" else int(intent.tiers)
@@ -526,6 +521,7 @@ def _tiers(intent: Intent, leaves: int, unit: _Leaves) -> int:
         most = (spine_radix // unit.per_su) * unit.servers_per_su
         raise InputError(
             [
+                *problems,
                 Problem(
                     ("fabric", "tiers") if field[0] == "compute" else field,
                     (
@@ -534,37 +530,33 @@ def _tiers(intent: Intent, leaves: int, unit: _Leaves) -> int:
                         f"{_needs(intent)} {leaves} "
                         "leaves. Use tiers: 3 or auto, larger spines, or more planes"
                     ),
-                )
+                ),
             ],
             intent.source,
         )
     spine_speed_field = ("fabric", "spine", "uplink_speed")
     if tiers == 2 and intent.tiers == "auto" and spine_speed_field in intent.source.lines:
-        raise InputError(
-            [
-                Problem(
-                    spine_speed_field,
-                    f"tiers: auto gives 2 tiers here ({leaves} leaves per plane fit {spine_radix}-port spines), so "
-                    "the spines are the top tier and have no uplinks; remove uplink_speed there, or use tiers: 3",
-                )
-            ],
-            intent.source,
+        problems.append(
+            Problem(
+                spine_speed_field,
+                f"tiers: auto gives 2 tiers here ({leaves} leaves per plane fit {spine_radix}-port spines), so "
+                "the spines are the top tier and have no uplinks; remove uplink_speed there, or use tiers: 3",
+            )
         )
     if tiers == 2 and intent.choices.super_spine_count is not None:
-        raise InputError(
-            [
-                Problem(
-                    ("fabric", "super_spine", "count"),
-                    f"the fabric has 2 tiers ({leaves} leaves per plane fit the spines), so it has no super-spines; "
-                    "remove super_spine.count, or use tiers: 3",
-                )
-            ],
-            intent.source,
+        problems.append(
+            Problem(
+                ("fabric", "super_spine", "count"),
+                f"the fabric has 2 tiers ({leaves} leaves per plane fit the spines), so it has no super-spines; "
+                "remove super_spine.count, or use tiers: 3",
+            )
         )
     return tiers
 
 
-def _two_tiers(intent: Intent, envelope_sus: int, leaves: int, uplinks: int) -> _AboveTheLeaves:
+def _two_tiers(
+    intent: Intent, envelope_sus: int, leaves: int, uplinks: int, problems: list[Problem]
+) -> _AboveTheLeaves:
     """The spines of a 2-tier fabric of ``leaves`` leaves per plane in the envelope: the intent's count, or the
     fewest that take each leaf's uplinks evenly and have the ports for every leaf."""
     spine_radix = intent.spine.radix(intent.link_speeds[1])
@@ -576,6 +568,7 @@ def _two_tiers(intent: Intent, envelope_sus: int, leaves: int, uplinks: int) -> 
         fewest,
         (f"each leaf's {uplinks} uplinks", f"the ports of {spine_radix}-port spines for {leaves} leaves"),
         intent,
+        problems,
     )
     return _AboveTheLeaves(spine_radix, spine_radix, envelope_sus, 1, 1, spines, uplinks // spines)
 
@@ -587,11 +580,13 @@ def _chosen(
     fewest: int,
     why: tuple[str, str],
     intent: Intent,
+    problems: list[Problem],
     groups: int = 1,
 ) -> int:
     """A count of switches above, per group of them: the intent's (``count`` at ``field``, the groups' together),
     which must divide the ``uplinks`` of each switch below and be at least ``fewest`` to have the ports; else the
-    smallest such divisor (the ECMP divisor rule). ``why``: what spreads and what the ports are for, for the error."""
+    smallest such divisor (the ECMP divisor rule). ``why``: what spreads and what the ports are for, for the problem
+    a count that does neither adds to ``problems`` (the divisor rule's count then taken; with none, an error)."""
     if count is None:
         return ecmp_divisor(uplinks, fewest)
     valid = [divisor for divisor in range(max(1, fewest), uplinks + 1) if uplinks % divisor == 0]
@@ -601,14 +596,20 @@ def _chosen(
     wrong = f"do not spread {spread} evenly" if count % groups or uplinks % (count // groups) else f"lack {room}"
     listed = ", ".join(str(groups * divisor) for divisor in valid[:12]) or "none; use more uplinks or larger switches"
     noun = f"{str(field[1]).replace('_', '-')}s"  # spines, super-spines
-    raise InputError([Problem(field, f"{count} {noun} {wrong}; counts that do: {listed}")], intent.source)
+    problems.append(Problem(field, f"{count} {noun} {wrong}; counts that do: {listed}"))
+    if not valid:
+        raise InputError(problems, intent.source)
+    return valid[0]
 
 
-def _three_tiers(intent: Intent, sus: int, envelope_sus: int, unit: _Leaves) -> _AboveTheLeaves:
+def _three_tiers(
+    intent: Intent, sus: int, envelope_sus: int, unit: _Leaves, problems: list[Problem]
+) -> _AboveTheLeaves:
     """The spines and super-spines of a 3-tier fabric: the intent's count of spines a pod, or one per leaf uplink,
     each leaf's uplinks spread evenly over them; as many scalable units a pod as the spines' downlinks hold;
     super-spine groups (one per spine of a pod) sized for the envelope's pods; an error where a spine holds no
-    scalable unit, its uplinks do not divide evenly or the super-spines cannot hold the pods."""
+    scalable unit, its uplinks do not divide evenly or the super-spines cannot hold the pods (with ``problems``
+    found before it), a chosen count that does not build added to ``problems``."""
     _, up_speed, super_speed = intent.link_speeds
     super_radix = intent.super_spine.radix(super_speed)
     per_su, uplinks, servers_per_su = unit.per_su, unit.uplinks, unit.servers_per_su
@@ -622,12 +623,14 @@ def _three_tiers(intent: Intent, sus: int, envelope_sus: int, unit: _Leaves) -> 
         uplinks if intent.choices.spine_count is None else math.ceil(per_su * uplinks / spine_downlinks),
         (f"each leaf's {uplinks} uplinks", f"the downlinks of {spine_radix}-port spines for a scalable unit"),
         intent,
+        problems,
     )
     parallel = uplinks // spines
     sus_per_pod = spine_downlinks // (per_su * parallel)
     if sus_per_pod == 0:
         raise InputError(
             [
+                *problems,
                 Problem(
                     ("fabric", "spine"),
                     (
@@ -635,7 +638,7 @@ def _three_tiers(intent: Intent, sus: int, envelope_sus: int, unit: _Leaves) -> 
                         f"{per_su * parallel} links of one scalable unit ({per_su} leaves, {parallel} link(s) from "
                         "each); use larger spines or more spines per pod"
                     ),
-                )
+                ),
             ],
             intent.source,
         )
@@ -645,22 +648,23 @@ def _three_tiers(intent: Intent, sus: int, envelope_sus: int, unit: _Leaves) -> 
     if taper is not None:
         spine_uplinks, left = uplinks_for(sus_per_pod * per_su * parallel, up_speed, super_speed, taper), 0
     if left:
-        raise InputError([_spine_split_problem(intent, sus_per_pod * per_su * parallel)], intent.source)
+        raise InputError([*problems, _spine_split_problem(intent, sus_per_pod * per_su * parallel)], intent.source)
     if envelope_pods > super_radix:
         most = super_radix * sus_per_pod * servers_per_su
         raise InputError(
             [
+                *problems,
                 Problem(
                     _count_field(intent),
                     (
                         f"3 tiers hold at most {super_radix} pods ({most:,} servers) with {super_radix}-port "
                         f"super-spines; {_needs(intent)} {envelope_pods:,} pods. Use larger switches or more planes"
                     ),
-                )
+                ),
             ],
             intent.source,
         )
-    supers_per_group = _super_spines_per_group(intent, spines, spine_uplinks, envelope_pods, super_radix)
+    supers_per_group = _super_spines_per_group(intent, spines, spine_uplinks, envelope_pods, super_radix, problems)
     return _AboveTheLeaves(
         spine_downlinks,
         spine_radix,
@@ -676,7 +680,9 @@ def _three_tiers(intent: Intent, sus: int, envelope_sus: int, unit: _Leaves) -> 
     )
 
 
-def _super_spines_per_group(intent: Intent, groups: int, spine_uplinks: int, pods: int, super_radix: int) -> int:
+def _super_spines_per_group(
+    intent: Intent, groups: int, spine_uplinks: int, pods: int, super_radix: int, problems: list[Problem]
+) -> int:
     """The super-spines of each of the ``groups`` groups (one per spine of a pod): the intent's count of a plane's
     super-spines shared evenly among the groups, or the fewest that take each spine's uplinks evenly and have the
     ports for the envelope's ``pods``."""
@@ -690,6 +696,7 @@ def _super_spines_per_group(intent: Intent, groups: int, spine_uplinks: int, pod
             f"the ports of {super_radix}-port super-spines for {pods} pods",
         ),
         intent,
+        problems,
         groups,
     )
 
