@@ -76,3 +76,16 @@ def assert_every_validator_takes(tmp_path: Path, shapes: dict[str, str]) -> None
         path.write_text(text + "targets: [frr, sonic, eos, nvue]\n")
         assert main(["build", str(path), "-o", str(tmp_path / name)]) == 0, name
         assert main(["validate-configs", str(tmp_path / name)]) == 0, name
+
+
+def refused_build(tmp_path: Path, text: str) -> tuple[Path, str]:
+    """Build the intent ``text`` (written to ``tmp_path``) and assert it is refused as bad input: exit 2, nothing
+    on stdout, no traceback, nothing written; the intent's path and what stderr said."""
+    from tests.test_intent_errors import run_cli
+
+    path = tmp_path / "intent.yaml"
+    path.write_text(text)
+    code, out, err = run_cli("build", str(path), "-o", str(tmp_path / "out"))
+    assert (code, out) == (2, ""), err
+    assert "Traceback" not in err and not (tmp_path / "out").exists()
+    return path, err
