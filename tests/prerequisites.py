@@ -123,6 +123,7 @@ LIBYANG = Prerequisite(
     _module("libyang", "the libyang binding is needed: apt-get install libyang2-dev && pip install -e '.[yang]'"),
 )
 VTYSH = Prerequisite("FRR's vtysh", VENDOR, _programs(("vtysh",), "apt-get install frr"))
+PROMTOOL = Prerequisite("Prometheus's promtool", VENDOR, _programs(("promtool",), "apt-get install prometheus"))
 MKDOCS = Prerequisite("mkdocs", META, _mkdocs)
 VALIDATORS = (PYAVD, NVUESCHEMA, LIBYANG, VTYSH)
 """Every checker ``designer validate-configs`` runs on a folder of every target's files."""

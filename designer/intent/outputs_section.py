@@ -29,14 +29,22 @@ class OutputsDoc(Section):
         True,
         description="Write lab/, designer verify's FRR lab as a containerlab topology (when frr is a target).",
     )
+    monitoring: bool = Field(
+        False,
+        description=(
+            "Write monitoring/: Prometheus scrape jobs for every device and alert rules for every designed BGP "
+            "session, cabled port and scrape (when frr is a target; docs/monitoring.md)."
+        ),
+    )
 
 
 @dataclass(frozen=True)
 class OutputChoices:
-    """Which optional parts a build writes: the server files, the lab."""
+    """Which optional parts a build writes: the server files, the lab, the monitoring files."""
 
     servers: bool
     lab: bool
+    monitoring: bool
 
 
 def output_choices(doc: OutputsDoc) -> OutputChoices:

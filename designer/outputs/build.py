@@ -34,6 +34,7 @@ from designer.outputs.folder import (
     write_files,
 )
 from designer.outputs.labels import label_rows, labels_html
+from designer.outputs.monitoring import monitoring_files
 from designer.outputs.network_tables import addressing_rows as network_addressing_rows
 from designer.outputs.network_tables import (
     bom_with_networks,
@@ -248,6 +249,8 @@ def review_files(
     yield "topology.svg", topology_svg(design.intent.name, design.plan).encode()
     if design.intent.outputs.lab:
         yield from lab_files(design).items()
+    if design.intent.outputs.monitoring:
+        yield from monitoring_files(design).items()
     if design.workloads:
         yield "workloads.svg", workloads_svg(design.intent.name, design.workloads).encode()
     if design.networks:

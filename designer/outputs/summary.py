@@ -26,6 +26,7 @@ from designer.outputs import workload_report
 from designer.outputs.hardware import hardware_lines, nic_balancing_line
 from designer.outputs.labels import HTML_LABELS
 from designer.outputs.markdown import markdown_inline, markdown_text
+from designer.outputs.monitoring import monitoring_files_written, not_monitored
 from designer.outputs.tier_review import tier_markdown, tier_text, tiers_built
 from designer.targets import TARGETS
 
@@ -470,8 +471,34 @@ def _file_lines(design: Design) -> list[str]:
             for companion in TARGETS[target].companions
             if intent.routing.underlay == "unnumbered" or not companion.unnumbered_only
         ),
+        *_monitoring_lines(design),
         "- `manifest.json`: intent hash, tool version and sha256 of every file",
         *_left_out(design),
+    ]
+
+
+def _monitoring_lines(design: Design) -> list[str]:
+    """The monitoring files' line, and what they leave unmonitored and why (docs/monitoring.md)."""
+    if not design.intent.outputs.monitoring:
+        return []
+    if not monitoring_files_written(design):
+        return [
+            "- `monitoring/`: not written: its rules name ports and peers as the frr target does, and frr is not "
+            "among the targets"
+        ]
+    missing = not_monitored(design)
+    return [
+        "- `monitoring/prometheus.yml`: scrape jobs (frr and node exporters) with a target per device, to resolve to "
+        "its management address; `monitoring/rules/`: an alert for every designed BGP session, cabled port and "
+        "scrape",
+        *(
+            [
+                f"- not monitored by rules: {', '.join(missing)} (the rules name ports and peers as FRR on Linux "
+                "does, as the frr target)"
+            ]
+            if missing
+            else []
+        ),
     ]
 
 
