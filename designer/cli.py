@@ -289,6 +289,14 @@ def _verify_command(commands: Commands) -> None:
             "through its own leaf, and send RoCEv2 flows to compare the kernel's ECMP hash with the workload model"
         ),
     )
+    command.add_argument(
+        "--monitoring",
+        action="store_true",
+        help=(
+            "also run the design's monitoring files (outputs.monitoring) against the lab: its exporters and a real "
+            "Prometheus, with a spine down and back"
+        ),
+    )
     command.set_defaults(run=_verify)
 
 
@@ -681,11 +689,16 @@ def _verify(args: argparse.Namespace) -> int:
             report = verify_subnet(intent.name, names_of(intent, fabric), fabric.devices, files)
         else:
             if args.target.is_dir():
-                files = read_output(args.target, args.traffic, not args.slice)
+                files = read_output(args.target, args.traffic, not args.slice, args.monitoring)
             else:
                 files = design_files(design(validated_intent(args.target)))
             report = verify(
-                files, whole=not args.slice, failures=args.failures, timeout=args.timeout, traffic=args.traffic
+                files,
+                whole=not args.slice,
+                failures=args.failures,
+                timeout=args.timeout,
+                traffic=args.traffic,
+                monitoring=args.monitoring,
             )
     except KeyboardInterrupt:
         print("designer verify: interrupted; the lab was torn down", file=sys.stderr)

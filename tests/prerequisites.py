@@ -124,6 +124,14 @@ LIBYANG = Prerequisite(
 )
 VTYSH = Prerequisite("FRR's vtysh", VENDOR, _programs(("vtysh",), "apt-get install frr"))
 PROMTOOL = Prerequisite("Prometheus's promtool", VENDOR, _programs(("promtool",), "apt-get install prometheus"))
+PROMETHEUS = Prerequisite(
+    "Prometheus and its FRR and node exporters",
+    LAB,
+    _programs(
+        ("prometheus", "prometheus-frr-exporter", "prometheus-node-exporter"),
+        "apt-get install prometheus prometheus-frr-exporter prometheus-node-exporter",
+    ),
+)
 MKDOCS = Prerequisite("mkdocs", META, _mkdocs)
 VALIDATORS = (PYAVD, NVUESCHEMA, LIBYANG, VTYSH)
 """Every checker ``designer validate-configs`` runs on a folder of every target's files."""

@@ -8,12 +8,14 @@ import subprocess
 from pathlib import Path
 from typing import Any
 
+import pytest
 import yaml
 
 from designer.cli import main
 from tests.conftest import ROOT
 from tests.helpers import build_text
-from tests.prerequisites import PROMTOOL, needs
+from tests.prerequisites import FRR_LAB, PROMETHEUS, PROMTOOL, needs
+from tests.test_intent_errors import run_cli
 
 LAB = (ROOT / "tests" / "intents" / "verify-2tier.yaml").read_text()
 MONITORED = LAB + "outputs: {monitoring: true}\n"
@@ -33,7 +35,7 @@ def _peer_state(peer: str, peer_as: int, values: str) -> dict[str, str]:
     return {
         "series": (
             f'frr_bgp_peer_state{{afi="ipv4",local_as="4200000000",peer="{peer}",peer_as="{peer_as}",safi="unicast",'
-            f'vrf="default",job="frr",instance="{LEAF}:9342",hostname="{LEAF}"}}'
+            f'vrf="default",job="frr-exporter",instance="{LEAF}:9342",hostname="{LEAF}"}}'
         ),
         "values": values,
     }
@@ -50,15 +52,15 @@ def test_nothing_is_written_unless_the_intent_asks_or_without_the_frr_target() -
 def test_every_device_is_a_target_with_the_designs_labels_and_every_session_and_cable_has_its_rule() -> None:
     files = _files()
     jobs = {job["job_name"]: job["static_configs"] for job in files["monitoring/prometheus.yml"]["scrape_configs"]}
-    assert [entry["targets"] for entry in jobs["frr"]][:1] == [[f"{LEAF}:9342"]]
-    assert len(jobs["frr"]) == 6 and len(jobs["node"]) == 6 + 8  # the switches; and the servers' NICs
-    assert jobs["frr"][0]["labels"] == {
+    assert [entry["targets"] for entry in jobs["frr-exporter"]][:1] == [[f"{LEAF}:9342"]]
+    assert len(jobs["frr-exporter"]) == 6 and len(jobs["node-exporter"]) == 6 + 8  # the switches; and the servers' NICs
+    assert jobs["frr-exporter"][0]["labels"] == {
         "hostname": LEAF,
         "role": "leaf",
         "plane": "0",
         "pod": "0",
         "rail": "0",
-        "rack": jobs["frr"][0]["labels"]["rack"],
+        "rack": jobs["frr-exporter"][0]["labels"]["rack"],
         "network": "backend",
     }
     bgp = {group["name"]: group["rules"] for group in files["monitoring/rules/bgp.yml"]["groups"]}
@@ -92,7 +94,7 @@ def test_a_failed_session_or_cable_fires_exactly_its_alert_and_a_healthy_fabric_
     path.write_text(MONITORED)
     assert main(["build", str(path), "-o", str(tmp_path / "out")]) == 0
     monitoring = tmp_path / "out" / "monitoring"
-    carrier = f'node_network_carrier{{device="swp5",job="node",instance="{LEAF}:9100",hostname="{LEAF}"}}'
+    carrier = f'node_network_carrier{{device="swp5",job="node-exporter",instance="{LEAF}:9100",hostname="{LEAF}"}}'
     tests = {
         "rule_files": sorted(str(rules) for rules in monitoring.glob("rules/*.yml")),
         "evaluation_interval": "1s",
@@ -124,7 +126,7 @@ def test_a_failed_session_or_cable_fires_exactly_its_alert_and_a_healthy_fabric_
                                     "peer_as": "4201000000",
                                     "safi": "unicast",
                                     "vrf": "default",
-                                    "job": "frr",
+                                    "job": "frr-exporter",
                                     "instance": f"{LEAF}:9342",
                                     "hostname": LEAF,
                                 },
@@ -145,7 +147,7 @@ def test_a_failed_session_or_cable_fires_exactly_its_alert_and_a_healthy_fabric_
                                     "switch": LEAF,
                                     "peer_device": "p0-spine0",
                                     "device": "swp5",
-                                    "job": "node",
+                                    "job": "node-exporter",
                                     "instance": f"{LEAF}:9100",
                                     "hostname": LEAF,
                                 },
@@ -182,3 +184,31 @@ def test_growth_inside_the_plan_adds_rules_and_targets_and_changes_none() -> Non
     )
     before, after = jobs
     assert all(entry in after for entry in before) and len(after) > len(before)
+
+
+@needs(FRR_LAB, PROMETHEUS)
+def test_the_labs_prometheus_fires_exactly_a_failed_spines_alerts_and_resolves_them(tmp_path: Path) -> None:
+    """designer verify --monitoring: Debian's prometheus-frr-exporter and node exporter for every router and a real
+    Prometheus running the design's rules: nothing fires while healthy, every alert of p0-spine0's sessions and
+    cables (its 8 session ends with the 4 leaves, the leaves' 4 cables to it) fires with its links down and no other,
+    and all resolve once they are back."""
+    path = tmp_path / "m.yaml"
+    path.write_text(MONITORED)
+    code, out, err = run_cli("verify", str(path), "--monitoring", "--no-failures")
+    assert code == 0, out + err
+    lines = out.splitlines()
+    monitoring = lines[lines.index("monitoring") + 1 :][:3]
+    assert monitoring[0].startswith("  PASS healthy: no alert fires: 12 of 12 exporter targets scraped, 0 alerts")
+    assert monitoring[1].startswith("  PASS p0-spine0 down: its alerts fire: 12 of 12 alerts of p0-spine0's")
+    assert monitoring[2].startswith("  PASS p0-spine0 restored: its alerts resolve")
+
+
+@needs(PROMETHEUS)
+def test_verify_monitoring_of_a_design_without_its_monitoring_files_is_a_missing_prerequisite() -> None:
+    """A design built without outputs.monitoring has no rules to run: exit 2 saying how to build it."""
+    from designer.errors import PrerequisiteError
+    from designer.outputs.build import design_files
+    from designer.verify import alerting
+
+    with pytest.raises(PrerequisiteError, match=r"build it with outputs: \{monitoring: true\}"):
+        alerting.prerequisites(design_files(build_text(LAB, seeds=2)))

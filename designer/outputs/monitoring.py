@@ -1,8 +1,8 @@
 """``monitoring/``: Prometheus scrape jobs and alert rules for what the design says must be true, written when the
 intent asks for them (``outputs: {monitoring: true}``).
 
-* ``monitoring/prometheus.yml``: a scrape job per exporter kind, a target per device: ``frr`` (Debian's
-  prometheus-frr-exporter, port 9342) on every switch, ``node`` (prometheus-node-exporter, port 9100) on every
+* ``monitoring/prometheus.yml``: a scrape job per exporter kind, a target per device: ``frr-exporter`` (Debian's
+  prometheus-frr-exporter, port 9342) on every switch, ``node-exporter`` (prometheus-node-exporter, port 9100) on every
   switch and server. A target is the device's name and the exporter's port, the one placeholder a site fills
   (resolve each name to its management address: DNS, or a relabel rule); its labels are the design's
   (``hostname``, ``role``, ``plane``, ``pod``, ``rail``, ``rack``, ``network``).
@@ -18,8 +18,8 @@ intent asks for them (``outputs: {monitoring: true}``).
 * ``monitoring/rules/scrapes.yml``: a device that stops answering a job's scrape (``up`` 0 for a minute) fires
   ``DeviceNotScraped``.
 
-The rules name the ports and peers as FRR names them on Linux (``swpN``, the ``frr`` target); the other targets are
-not monitored yet, and summary.md says so.
+The rules name the ports and peers as a target whose card says ``monitored`` names them (FRR on Linux, ``swpN``);
+the other targets are not monitored yet, and summary.md says so.
 """
 
 from __future__ import annotations
@@ -31,37 +31,45 @@ import yaml
 
 from designer.backend.model import DeviceConfig
 from designer.design import Design
+from designer.targets import TARGETS
 
 FRR_EXPORTER_PORT = 9342
 """prometheus-frr-exporter's default listen port (its ``--web.listen-address``)."""
 NODE_EXPORTER_PORT = 9100
 """prometheus-node-exporter's default listen port."""
-MONITORED_TARGETS = ("frr",)
-"""The targets whose ports and peers the rules name exactly."""
 SCRAPE_DOWN_FOR = "1m"
 
 
+def monitored_target(design: Design) -> str | None:
+    """The design's target whose port names the rules use (a card with ``monitored``), None without one: then no
+    monitoring file is written."""
+    return next((target for target in design.intent.targets if TARGETS[target].monitored), None)
+
+
 def monitoring_files_written(design: Design) -> bool:
-    """Whether the design has a target whose names the rules use (none: no monitoring file is written)."""
-    return bool(set(MONITORED_TARGETS) & set(design.intent.targets))
+    """Whether the design has a target whose names the rules use."""
+    return monitored_target(design) is not None
 
 
 def monitoring_files(design: Design) -> dict[str, bytes]:
     """The monitoring files of ``design``, by path; none when no monitored target is rendered."""
-    if not monitoring_files_written(design):
+    target = monitored_target(design)
+    if target is None:
         return {}
     switches = list(design.configs)
     return {
         "monitoring/prometheus.yml": _yaml(_prometheus(design), _HEADER),
-        "monitoring/rules/bgp.yml": _yaml({"groups": [_bgp_group(device) for device in switches]}),
-        "monitoring/rules/links.yml": _yaml({"groups": [group for d in switches if (group := _link_group(d))]}),
+        "monitoring/rules/bgp.yml": _yaml({"groups": [_bgp_group(device, target) for device in switches]}),
+        "monitoring/rules/links.yml": _yaml(
+            {"groups": [group for device in switches if (group := _link_group(device, target))]}
+        ),
         "monitoring/rules/scrapes.yml": _yaml({"groups": [_scrape_group()]}),
     }
 
 
 def not_monitored(design: Design) -> tuple[str, ...]:
     """The design's targets the rules do not name exactly."""
-    return tuple(target for target in design.intent.targets if target not in MONITORED_TARGETS)
+    return tuple(target for target in design.intent.targets if not TARGETS[target].monitored)
 
 
 _HEADER = (
@@ -79,8 +87,8 @@ def _prometheus(design: Design) -> dict[str, Any]:
         "global": {"scrape_interval": "15s", "evaluation_interval": "15s"},
         "rule_files": ["rules/*.yml"],
         "scrape_configs": [
-            _job("frr", switches, FRR_EXPORTER_PORT, labels),
-            _job("node", [*switches, *servers], NODE_EXPORTER_PORT, labels),
+            _job("frr-exporter", switches, FRR_EXPORTER_PORT, labels),
+            _job("node-exporter", [*switches, *servers], NODE_EXPORTER_PORT, labels),
         ],
     }
 
@@ -110,10 +118,10 @@ def _device_labels(design: Design) -> dict[str, dict[str, str]]:
     return labels
 
 
-def _bgp_group(device: DeviceConfig) -> dict[str, Any]:
+def _bgp_group(device: DeviceConfig, target: str) -> dict[str, Any]:
     """One switch's rules: one per switch it peers with, over the sessions the design gives them (so growth adds
     rules and changes none)."""
-    ports = device.unnumbered_ports("frr")
+    ports = device.unnumbered_ports(target)
     peers: dict[tuple[str, int], list[str]] = {}
     for neighbor in device.bgp.neighbors:
         peer = neighbor.address or ports.get(neighbor.interface, neighbor.interface)
@@ -136,12 +144,12 @@ def _bgp_group(device: DeviceConfig) -> dict[str, Any]:
     return {"name": device.hostname, "rules": rules}
 
 
-def _link_group(device: DeviceConfig) -> dict[str, Any] | None:
+def _link_group(device: DeviceConfig, target: str) -> dict[str, Any] | None:
     """One switch's rules, one per device it is cabled to, over those cables' ports; None without any."""
     ends: dict[str, list[tuple[str, str]]] = {}
     for interface in device.interfaces:
-        far = interface.peer_os_port_names.get("frr", interface.peer_interface)
-        ends.setdefault(interface.peer_device, []).append((device.os_port_name("frr", interface), far))
+        far = interface.peer_os_port_names.get(target, interface.peer_interface)
+        ends.setdefault(interface.peer_device, []).append((device.os_port_name(target, interface), far))
     if not ends:
         return None
     rules = [
@@ -171,7 +179,7 @@ def _scrape_group() -> dict[str, Any]:
         "rules": [
             {
                 "alert": "DeviceNotScraped",
-                "expr": 'up{job=~"frr|node"} == 0',
+                "expr": 'up{job=~"frr-exporter|node-exporter"} == 0',
                 "for": SCRAPE_DOWN_FOR,
                 "labels": {"severity": "critical"},
                 "annotations": {"summary": "{{ $labels.hostname }} stopped answering the {{ $labels.job }} scrapes"},

@@ -99,6 +99,9 @@ class Target:
     catalog_limits: bool = False
     """Whether its view writes within limits of its catalog entry (the MTU, the watchdog's polls): the renderer
     then gives the view that entry, from the catalog the design is made with, as ``limits``."""
+    monitored: bool = False
+    """Whether ``outputs.monitoring``'s rules name ports and peers as it does (:mod:`designer.outputs.monitoring`):
+    the switch runs FRR on Linux, with the FRR and node exporters beside it."""
     default: bool = False
     """Whether an intent that names no ``targets`` takes it (with the other defaults of its technology). The shipped
     OSes are; a new card is not, so adding an OS changes no existing design."""

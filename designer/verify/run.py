@@ -13,7 +13,7 @@ from typing import Any, NamedTuple
 from designer.errors import PrerequisiteError
 from designer.readback.built import DESIGN_FILE, Manifest, parse_design, read_inside, read_manifest, read_regular
 from designer.targets import config_files
-from designer.verify import cabling, frontend
+from designer.verify import alerting, cabling, frontend
 from designer.verify.cabling import Lldp, audit_lab, cabling_check, lab_cables
 from designer.verify.hostconfig import HostConfig
 from designer.verify.lab import Lab, Progress, available_mib, check_prerequisites, seeds_supported, sweep_orphans
@@ -57,13 +57,13 @@ MEMORY_SHARE = 0.8
 """The lab may use at most this share of the memory available when it starts."""
 
 
-def read_output(target: Path, traffic: bool = False, whole: bool = True) -> dict[str, bytes]:
+def read_output(target: Path, traffic: bool = False, whole: bool = True, monitoring: bool = False) -> dict[str, bytes]:
     """The files of an output folder that a lab needs, each one with the sha256 its ``manifest.json`` records (an
     edited file is an input error, as in ``designer check``). Only regular files are read (a link or a FIFO is an
     input error): ``design.json``, checked here where its path is known, the FRR files of every switch it names
     (its frr.conf and its kernel settings, ``configs/sysctl/<hostname>.conf``), the frontend's switches' frr.conf
     and its servers' BGP (``servers/<server>/frr.conf``) the lab runs and, with ``traffic``, the host files of the
-    servers the lab samples."""
+    servers the lab samples; with ``monitoring``, the monitoring files."""
     if not os.path.lexists(target / DESIGN_FILE):
         return {}
     manifest = read_manifest(target)
@@ -91,6 +91,10 @@ def read_output(target: Path, traffic: bool = False, whole: bool = True) -> dict
             ],
         )
     )
+    if monitoring:
+        files.update(
+            _read_listed(target, manifest, sorted(path for path in manifest.hashes if path.startswith("monitoring/")))
+        )
     if traffic:
         servers: dict[str, list[str]] = {}
         for nic in sample(design, topology(files, whole)):
@@ -139,13 +143,17 @@ def verify(
     timeout: float | None = None,
     progress: Progress | None = None,
     traffic: bool = False,
+    monitoring: bool = False,
 ) -> VerifyReport:
     """Verify the build in ``files`` in a lab of real FRR routers; the report says what passed and failed. With
     ``traffic``, sampled servers get namespaces of their own and RoCEv2 flows prove hosts and hashing
-    (:mod:`designer.verify.traffic`)."""
+    (:mod:`designer.verify.traffic`); with ``monitoring``, the design's alert rules run in a real Prometheus over
+    the routers' exporters (:mod:`designer.verify.alerting`)."""
     progress = progress or stderr_progress()
     lab = topology(files, whole)
     check_prerequisites()
+    if monitoring:
+        alerting.prerequisites(files)
     hosts, configs, flow_model = [], {}, None
     design = parse_design(DESIGN_FILE, files[DESIGN_FILE])
     if traffic:
@@ -176,14 +184,26 @@ def verify(
             _traffic(running, report, design, flow_model, healthy)
         if healthy:
             _foreign_prefix(running, report, limit)
-        if failures and not healthy:
-            report.not_covered.append("failure injection: skipped because the healthy fabric did not converge")
-        elif failures:
-            _inject_failures(running, report, limit)
+        if failures:
+            _inject_failures(running, report, healthy, limit)
+        if monitoring:
+            _monitoring(running, report, files, healthy, limit)
     if lldp:
         lldp.reap()
     progress("verification " + ("passed" if report.passed else "FAILED"))
     return report
+
+
+def _monitoring(running: Lab, report: VerifyReport, files: dict[str, bytes], healthy: bool, limit: float) -> None:
+    """The design's alert rules in a real Prometheus over the routers' exporters, the first failure target down and
+    back (:func:`designer.verify.alerting.watch_alerts`); skipped unless the healthy fabric converged."""
+    if not healthy:
+        report.not_covered.append("monitoring: skipped because the healthy fabric did not converge")
+        return
+    lab = running.topology
+    target = failure_targets(lab)[0]
+    running.progress(f"monitoring: the design's rules in Prometheus, {lab.routers[target].name} down and back")
+    report.checks.extend(alerting.watch_alerts(running, files, target, limit))
 
 
 def _memory_needed(lab: Topology, whole: bool) -> int:
@@ -238,8 +258,12 @@ def _traffic(running: Lab, report: VerifyReport, design: dict[str, Any], flow_mo
     report.not_covered += skipped + modes_not_run(design)
 
 
-def _inject_failures(running: Lab, report: VerifyReport, limit: float) -> None:
-    """Take each failure target's links down, then back up, each a phase of its own."""
+def _inject_failures(running: Lab, report: VerifyReport, healthy: bool, limit: float) -> None:
+    """Take each failure target's links down, then back up, each a phase of its own; skipped unless the healthy
+    fabric converged."""
+    if not healthy:
+        report.not_covered.append("failure injection: skipped because the healthy fabric did not converge")
+        return
     lab = running.topology
     for target in failure_targets(lab):
         name = lab.routers[target].name
