@@ -450,16 +450,9 @@ def _rack_servers(intent: Intent, capacity: int, problems: list[Problem]) -> int
         )
     if len(problems) > found:
         return None
-    by_power = math.floor(round((facility.rack_power_kw - per_rack * leaf.power_w_optics / 1000) / server.power_kw, 9))
-    by_units = (facility.rack_units - per_rack * leaf.rack_units) // server.rack_units
-    by_ports = capacity * per_rack // intent.rails
-    fits = min(by_power, by_units, by_ports)
+    fits = _servers_beside(intent, capacity, per_rack)
     if fits < 1:
-        one = per_rack == 2 and min(
-            math.floor(round((facility.rack_power_kw - leaf.power_w_optics / 1000) / server.power_kw, 9)),
-            (facility.rack_units - leaf.rack_units) // server.rack_units,
-            capacity // intent.rails,
-        )
+        one = per_rack == 2 and _servers_beside(intent, capacity, 1) >= 1
         problems.append(
             Problem(
                 ("fabric", "leaf", "per_rack"),
@@ -473,6 +466,15 @@ def _rack_servers(intent: Intent, capacity: int, problems: list[Problem]) -> int
         )
         return None
     return fits
+
+
+def _servers_beside(intent: Intent, capacity: int, switches: int) -> int:
+    """The servers a rack holds beside ``switches`` leaves (at their power with optics) within its power budget and
+    rack units, and whose NICs the leaves' ``capacity`` downlinks take."""
+    facility, server, leaf = intent.facility, intent.server, intent.leaf
+    by_power = math.floor(round((facility.rack_power_kw - switches * leaf.power_w_optics / 1000) / server.power_kw, 9))
+    by_units = (facility.rack_units - switches * leaf.rack_units) // server.rack_units
+    return min(by_power, by_units, capacity * switches // intent.rails)
 
 
 def taper_problems(intent: Intent, tiers: int) -> list[Problem]:

@@ -25,7 +25,7 @@ SEVERITY = "error"
 def check(design: Wired) -> Iterable[Finding]:
     fabric, speeds = design.fabric, design.plan.link_speeds
     tolerated = design.intent.checks.oversubscription
-    choices = design.intent.choices
+    declared_of = dict(design.intent.choices.tapers)
     top = design.plan.top_role
     up_speed = {"leaf": speeds[LEAF_SPINE], "spine": speeds[SPINE_SUPER]}
     uplinks = zip(design.facts.uplinks, fabric.devices, strict=True)
@@ -44,7 +44,7 @@ def check(design: Wired) -> Iterable[Finding]:
         totals[1] += up[index]
         ratio = down[index] / up[index] if up[index] else float("inf")
         totals[2] = max(totals[2], ratio) if down[index] else totals[2]
-        declared = choices.taper(device.role)
+        declared = declared_of.get(device.role)
         text = f"{_ratio(ratio)} downlink to uplink ({down[index] / 1000:g} Tb/s down, {up[index] / 1000:g} Tb/s up)"
         if declared is not None:
             if ratio > declared + 1e-9:
@@ -58,7 +58,7 @@ def check(design: Wired) -> Iterable[Finding]:
     yield from capped(ID, "warning", allowed_over)
     for role, (total_down, total_up, worst) in tiers.items():
         ratio = total_down / total_up if total_up else float("inf")
-        declared = choices.taper(role)
+        declared = declared_of.get(role)
         yield Finding(
             ID,
             "info",

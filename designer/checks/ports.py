@@ -15,11 +15,12 @@ from itertools import repeat
 from operator import add, itemgetter, lt, mul
 
 from designer.backend.sizing import leaf_up_room
-from designer.backend.wiring import Fabric
+from designer.backend.wiring import Device, Fabric
 from designer.checks.base import capped
 from designer.design import Wired
 from designer.findings import Finding
-from designer.intent.switch_spec import SWITCH_TIERS
+from designer.intent import Intent
+from designer.intent.switch_spec import SWITCH_TIERS, SwitchSpec
 
 ID = "ports"
 DESCRIPTION = "no port used twice or beyond the hardware; breakout consistent"
@@ -32,19 +33,14 @@ def check(design: Wired) -> Iterable[Finding]:
     problems: list[tuple[str, str]] = []
     speeds = dict(zip(SWITCH_TIERS, plan.link_speeds[:3], strict=True))
     ups = {"leaf": plan.leaf_spine_speed, "spine": plan.spine_super_speed, "super_spine": plan.spine_super_speed}
+    hardware: dict[tuple[str, int, int], tuple[int, int, int, int]] = {}
     for device in fabric.switches():
         spec, down, up = intent.switch(device.role), speeds[device.role], ups[device.role]
-        taper = intent.choices.taper(device.role) or 1
-        downlinks, uplinks = spec.split(down, up, taper) if device.downlinks < device.ports else (spec.radix(down), 0)
-        if device.role == "leaf":  # a leaf may serve fewer servers and send fewer uplinks (the intent's choices)
-            downlinks = min(device.downlinks, downlinks)
-            uplinks = min(device.ports - device.downlinks, leaf_up_room(intent, downlinks))
-        if (device.breakout, device.uplink_breakout, device.downlinks, device.ports) != (
-            spec.breakout(down),
-            spec.breakout(up),
-            downlinks,
-            downlinks + uplinks,
-        ):
+        layout = (device.role, device.downlinks, device.ports)
+        if layout not in hardware:  # once per layout: a tapered split searches the switch's ports
+            hardware[layout] = _hardware(intent, device, spec, down, up)
+        downlinks, uplinks = hardware[layout][2], hardware[layout][3] - hardware[layout][2]
+        if (device.breakout, device.uplink_breakout, device.downlinks, device.ports) != hardware[layout]:
             problems.append(
                 (
                     device.name,
@@ -84,6 +80,18 @@ def check(design: Wired) -> Iterable[Finding]:
             "ports",
             evidence={"link_ends": used, "fullest": device.name, "used": per_device[busiest], "ports": device.ports},
         )
+
+
+def _hardware(intent: Intent, device: Device, spec: SwitchSpec, down: int, up: int) -> tuple[int, int, int, int]:
+    """What the hardware gives a switch laid out as ``device``: (breakout down, breakout up, logical ports down,
+    logical ports), split by its tier's declared taper; a leaf may serve fewer servers and send fewer uplinks (the
+    intent's choices)."""
+    taper = intent.choices.taper(device.role) or 1
+    downlinks, uplinks = spec.split(down, up, taper) if device.downlinks < device.ports else (spec.radix(down), 0)
+    if device.role == "leaf":
+        downlinks = min(device.downlinks, downlinks)
+        uplinks = min(device.ports - device.downlinks, leaf_up_room(intent, downlinks))
+    return spec.breakout(down), spec.breakout(up), downlinks, downlinks + uplinks
 
 
 def _problems(fabric: Fabric, width: int, problems: list[tuple[str, str]]) -> dict[int, int]:
