@@ -4,6 +4,8 @@ fabric or a session the design does not have; growth adds rules and changes none
 
 from __future__ import annotations
 
+import json
+import re
 import subprocess
 from pathlib import Path
 from typing import Any
@@ -41,12 +43,14 @@ def _peer_state(peer: str, peer_as: int, values: str) -> dict[str, str]:
     }
 
 
-def test_nothing_is_written_unless_the_intent_asks_or_without_the_frr_target() -> None:
+def test_nothing_is_written_unless_the_intent_asks_and_only_subscriptions_without_the_frr_target() -> None:
     from designer.outputs.monitoring import monitoring_files
 
     design = build_text(LAB, seeds=2)
-    assert not design.intent.outputs.monitoring and not (ROOT / "outputs" / "cluster-a" / "monitoring").exists()
-    assert monitoring_files(build_text(MONITORED + "targets: [eos]\n", seeds=2)) == {}
+    assert (
+        not design.intent.outputs.monitoring and not (ROOT / "outputs" / "reference-h100-512" / "monitoring").exists()
+    )
+    assert list(monitoring_files(build_text(MONITORED + "targets: [eos]\n", seeds=2))) == ["monitoring/gnmi/eos.yaml"]
 
 
 def test_every_device_is_a_target_with_the_designs_labels_and_every_session_and_cable_has_its_rule() -> None:
@@ -64,11 +68,13 @@ def test_every_device_is_a_target_with_the_designs_labels_and_every_session_and_
         "network": "backend",
     }
     bgp = {group["name"]: group["rules"] for group in files["monitoring/rules/bgp.yml"]["groups"]}
-    assert [rule["labels"]["peer_switch"] for rule in bgp[LEAF]] == ["p0-spine0", "p0-spine1"]
-    assert (
-        bgp[LEAF][0]["expr"] == f'frr_bgp_peer_state{{hostname="{LEAF}", peer=~`10\\.0\\.0\\.0|10\\.0\\.0\\.4`}} != 1'
-    )
-    assert sum(len(rules) for rules in bgp.values()) == 2 * 4 * 2  # every leaf-spine pair, from both ends
+    (rule,) = bgp[LEAF]
+    peers = "|".join(f"10\\.0\\.0\\.{n}" for n in (0, 4, 2, 6))
+    assert rule["expr"] == f'frr_bgp_peer_state{{hostname="{LEAF}", peer=~`{peers}`}} != 1'
+    assert len(bgp) == 4  # one group a leaf over its 4 sessions with the spines; the spines' are watched from below
+    links = {group["name"]: group["rules"] for group in files["monitoring/rules/links.yml"]["groups"]}
+    assert sorted(links) == sorted([*bgp, *(f"su{su}-srv{n}" for su in range(2) for n in range(4))])
+    assert all(len(rules) == 1 for rules in links.values())
 
 
 @needs(PROMTOOL)
@@ -88,13 +94,15 @@ def test_promtool_takes_the_config_and_the_rules(tmp_path: Path) -> None:
 @needs(PROMTOOL)
 def test_a_failed_session_or_cable_fires_exactly_its_alert_and_a_healthy_fabric_none(tmp_path: Path) -> None:
     """promtool test rules: the leaf's session to p0-spine1 over 10.0.0.2 drops (state 0) and stays down past the
-    hold time, its swp5 loses carrier, a session the design does not have (10.9.9.9) drops too: exactly two alerts,
-    each naming both ends; before the drop nothing fires."""
+    hold time, its swp5 (to p0-spine0) and a server's nic1 (to the SU's second leaf) lose carrier, a session the
+    design does not have (10.9.9.9) drops too: exactly three alerts, each naming both ends; before the drop nothing
+    fires."""
     path = tmp_path / "m.yaml"
     path.write_text(MONITORED)
     assert main(["build", str(path), "-o", str(tmp_path / "out")]) == 0
     monitoring = tmp_path / "out" / "monitoring"
     carrier = f'node_network_carrier{{device="swp5",job="node-exporter",instance="{LEAF}:9100",hostname="{LEAF}"}}'
+    nic = 'node_network_carrier{device="nic1",job="node-exporter",instance="su0-srv2:9100",hostname="su0-srv2"}'
     tests = {
         "rule_files": sorted(str(rules) for rules in monitoring.glob("rules/*.yml")),
         "evaluation_interval": "1s",
@@ -107,6 +115,8 @@ def test_a_failed_session_or_cable_fires_exactly_its_alert_and_a_healthy_fabric_
                     _peer_state("10.0.0.4", 4201000000, "1x120"),
                     _peer_state("10.9.9.9", 4201000000, "1x30 0x90"),
                     {"series": carrier, "values": "1x30 0x90"},
+                    {"series": nic, "values": "1x30 0x90"},
+                    {"series": nic.replace("nic1", "nic0"), "values": "1x120"},
                 ],
                 "alert_rule_test": [
                     {"eval_time": "20s", "alertname": "DesignedBgpSessionDown", "exp_alerts": []},
@@ -155,7 +165,22 @@ def test_a_failed_session_or_cable_fires_exactly_its_alert_and_a_healthy_fabric_
                                     "summary": f"{LEAF} swp5 has no carrier: the designed cable to p0-spine0 swp1 is "
                                     "down"
                                 },
-                            }
+                            },
+                            {
+                                "exp_labels": {
+                                    "severity": "critical",
+                                    "server": "su0-srv2",
+                                    "peer_device": "p0-su0-r1-leaf",
+                                    "device": "nic1",
+                                    "job": "node-exporter",
+                                    "instance": "su0-srv2:9100",
+                                    "hostname": "su0-srv2",
+                                },
+                                "exp_annotations": {
+                                    "summary": "su0-srv2 nic1 has no carrier: the designed cable to "
+                                    "p0-su0-r1-leaf swp3 is down"
+                                },
+                            },
                         ],
                     },
                 ],
@@ -190,17 +215,18 @@ def test_growth_inside_the_plan_adds_rules_and_targets_and_changes_none() -> Non
 def test_the_labs_prometheus_fires_exactly_a_failed_spines_alerts_and_resolves_them(tmp_path: Path) -> None:
     """designer verify --monitoring: Debian's prometheus-frr-exporter and node exporter for every router and a real
     Prometheus running the design's rules: nothing fires while healthy, every alert of p0-spine0's sessions and
-    cables (its 8 session ends with the 4 leaves, the leaves' 4 cables to it) fires with its links down and no other,
-    and all resolve once they are back."""
+    cables (the 4 leaves' sessions and cables to it, watched from the leaves) fires with its links down and no
+    other, and all resolve once they are back."""
     path = tmp_path / "m.yaml"
     path.write_text(MONITORED)
     code, out, err = run_cli("verify", str(path), "--monitoring", "--no-failures")
     assert code == 0, out + err
     lines = out.splitlines()
-    monitoring = lines[lines.index("monitoring") + 1 :][:3]
+    monitoring = lines[lines.index("monitoring") + 1 :][:4]
     assert monitoring[0].startswith("  PASS healthy: no alert fires: 12 of 12 exporter targets scraped, 0 alerts")
-    assert monitoring[1].startswith("  PASS p0-spine0 down: its alerts fire: 12 of 12 alerts of p0-spine0's")
-    assert monitoring[2].startswith("  PASS p0-spine0 restored: its alerts resolve")
+    assert monitoring[1].startswith("  PASS healthy: the dashboards read the design's counts: 6 of 6 count panels")
+    assert monitoring[2].startswith("  PASS p0-spine0 down: its alerts fire: 8 of 8 alerts of p0-spine0's")
+    assert monitoring[3].startswith("  PASS p0-spine0 restored: its alerts resolve")
 
 
 @needs(PROMETHEUS)
@@ -212,3 +238,178 @@ def test_verify_monitoring_of_a_design_without_its_monitoring_files_is_a_missing
 
     with pytest.raises(PrerequisiteError, match=r"build it with outputs: \{monitoring: true\}"):
         alerting.prerequisites(design_files(build_text(LAB, seeds=2)))
+
+
+def test_each_switch_subscribes_to_the_roce_counters_of_exactly_its_cabled_ports(tmp_path: Path) -> None:
+    """monitoring/gnmi/<os>.yaml (gnmic's format): every switch is a target bound to one subscription whose paths
+    name exactly the ports its configuration for that OS addresses, the PFC counters once per lossless priority.
+    Paths as documented: SONiC's COUNTERS_DB fields and Queues virtual path (sonic-net/SONiC
+    doc/system-telemetry/grpc_telemetry.md, target COUNTERS_DB), Cumulus Linux's QoS and interface paths (NVIDIA
+    Cumulus Linux 5.14 user guide, gNMI Streaming); switches with the same ports share a subscription."""
+    path = tmp_path / "m.yaml"
+    path.write_text(MONITORED)
+    assert main(["build", str(path), "-o", str(tmp_path / "out")]) == 0
+    out = tmp_path / "out"
+    sonic = yaml.safe_load((out / "monitoring" / "gnmi" / "sonic.yaml").read_text())
+    assert len(sonic["targets"]) == 6 and len(sonic["subscriptions"]) == 1  # leaves and spines: 8 ports alike
+    for host, bound in sonic["targets"].items():
+        assert bound["address"] == f"{host}:8080"
+        (name,) = bound["subscriptions"]
+        subscription = sonic["subscriptions"][name]
+        assert subscription["target"] == "COUNTERS_DB" and subscription["stream-mode"] == "sample"
+        config_db = json.loads((out / "configs" / "sonic" / f"{host}.json").read_text())
+        addressed = {key.split("|")[0] for key in config_db["INTERFACE"]}
+        ports = {path.split("/")[1] for path in subscription["paths"]}
+        assert ports == addressed, host
+        assert f"COUNTERS/{sorted(ports)[0]}/SAI_PORT_STAT_PFC_3_RX_PKTS" in subscription["paths"]
+        assert not any("PFC_4" in path for path in subscription["paths"])  # 3 is the profile's only PFC priority
+    nvue = yaml.safe_load((out / "monitoring" / "gnmi" / "nvue.yaml").read_text())
+    leaf = nvue["subscriptions"][nvue["targets"][LEAF]["subscriptions"][0]]["paths"]
+    assert "/qos/interfaces/interface[interface-id=swp5]/state/switch-priority[priority=3]/counters" in leaf
+    assert "/qos/interfaces/interface[interface-id=swp5]/output/queues" in leaf
+    assert len(leaf) == 8 * 3  # the leaf's 4 server ports and 4 uplinks, three paths each
+    assert not (out / "monitoring" / "gnmi" / "frr.yaml").exists()  # FRR on Linux documents no gNMI counters
+
+
+@needs(PROMTOOL)
+def test_the_dashboards_count_what_the_design_has_and_every_query_parses(tmp_path: Path) -> None:
+    """The fabric and rails dashboards (built with Grafana's Foundation SDK) hold a count panel per tier and plane
+    and per rail whose green threshold is the design's number: 16 session ends a tier (4 leaves, 2 links to each of
+    2 spines), 32 cabled leaf ports (16 uplinks, 16 server ports), 16 a rail; every panel's query passes
+    promtool's parser (as a recording rule, Grafana's $__rate_interval as 5m)."""
+    from designer.outputs.monitoring import monitoring_files
+
+    files = monitoring_files(build_text(MONITORED, seeds=2))
+    boards = {path: json.loads(data) for path, data in files.items() if path.startswith("monitoring/dashboards/")}
+    assert sorted(boards) == [f"monitoring/dashboards/{name}.json" for name in ("fabric", "lossless", "rails")]
+    panels = [panel for board in boards.values() for panel in board["panels"] if panel["type"] != "row"]
+    counts = [
+        (panel["title"], panel["fieldConfig"]["defaults"]["thresholds"]["steps"][-1]["value"])
+        for panel in panels
+        if panel["type"] == "stat"
+    ]
+    assert counts == [
+        ("leaf, plane 0: 16 designed", 16),
+        ("spine, plane 0: 16 designed", 16),
+        ("leaf, plane 0: 32 designed", 32),
+        ("spine, plane 0: 16 designed", 16),
+        ("rail 0: 16 designed", 16),
+        ("rail 1: 16 designed", 16),
+    ]
+    assert all(panel["datasource"] == {"type": "prometheus", "uid": "${datasource}"} for panel in panels)
+    rules = {
+        "groups": [
+            {
+                "name": "dashboards",
+                "rules": [
+                    {"record": f"panel_{n}", "expr": target["expr"].replace("$__rate_interval", "5m")}
+                    for n, target in enumerate(t for panel in panels for t in panel["targets"])
+                ],
+            }
+        ]
+    }
+    (tmp_path / "queries.yml").write_text(yaml.safe_dump(rules))
+    parsed = subprocess.run(
+        ["promtool", "check", "rules", str(tmp_path / "queries.yml")], capture_output=True, text=True, check=False
+    )
+    assert parsed.returncode == 0, parsed.stdout + parsed.stderr
+    lossless = boards["monitoring/dashboards/lossless.json"]["panels"]
+    assert [re.findall(r"nvswitch_\w+", panel["targets"][0]["expr"]) for panel in lossless] == [
+        [name]
+        for name in (
+            "nvswitch_interface_sp_rx_pause",
+            "nvswitch_interface_sp_tx_pause",
+            "nvswitch_interface_tc_tx_ecn_marked_tc",
+            "nvswitch_interface_tc_tx_no_buffer_discard_uc",
+            "nvswitch_interface_tc_tx_wred_discard",
+            "nvswitch_interface_pg_rx_buffer_discard",
+        )
+    ]  # Cumulus Linux 5.14 user guide, Open Telemetry Export: the interface statistics' documented names
+    without_nvue = monitoring_files(build_text(MONITORED + "targets: [frr, sonic]\n", seeds=2))
+    (text,) = json.loads(without_nvue["monitoring/dashboards/lossless.json"])["panels"]
+    assert text["type"] == "text" and "monitoring/gnmi/" in text["options"]["content"]
+
+
+@needs(PROMTOOL)
+def test_the_shipped_example_is_monitored_and_promtool_takes_its_files() -> None:
+    """intents/cluster.yaml builds with monitoring on: its committed monitoring/ has every kind of file, and
+    Prometheus's promtool takes its scrape configuration and rules as committed."""
+    monitoring = ROOT / "outputs" / "cluster-a" / "monitoring"
+    assert sorted(path.relative_to(monitoring).as_posix() for path in monitoring.rglob("*") if path.is_file()) == [
+        "dashboards/fabric.json",
+        "dashboards/lossless.json",
+        "dashboards/rails.json",
+        "gnmi/eos.yaml",
+        "gnmi/nvue.yaml",
+        "gnmi/sonic.yaml",
+        "prometheus.yml",
+        "rules/bgp.yml",
+        "rules/links.yml",
+        "rules/lossless.yml",
+        "rules/scrapes.yml",
+    ]
+    for command in (
+        ["check", "config", "prometheus.yml"],
+        ["check", "rules", *sorted(str(path) for path in monitoring.glob("rules/*.yml"))],
+    ):
+        checked = subprocess.run(["promtool", *command], cwd=monitoring, capture_output=True, text=True, check=False)
+        assert checked.returncode == 0, checked.stdout + checked.stderr
+
+
+@needs(PROMTOOL)
+def test_a_drop_of_the_lossless_class_fires_on_the_names_cumulus_documents(tmp_path: Path) -> None:
+    """rules/lossless.yml, for NVUE: Cumulus Linux's OpenTelemetry export names the traffic class's no-buffer and
+    WRED discards nvswitch_interface_tc_tx_no_buffer_discard_uc and nvswitch_interface_tc_tx_wred_discard, with the
+    port in the `interface` attribute (NVIDIA Cumulus Linux 5.14 user guide, Open Telemetry Export). The QoS
+    profile makes priority 3 lossless, so one discard on a designed port fires; a steady counter, or a port the
+    design does not have (swp60), fires nothing; a design without NVUE gets no such file."""
+    from designer.outputs.monitoring import monitoring_files
+
+    rules = monitoring_files(build_text(MONITORED, seeds=2))["monitoring/rules/lossless.yml"]
+    (tmp_path / "lossless.yml").write_bytes(rules)
+    metric = "nvswitch_interface_tc_tx_no_buffer_discard_uc"
+    series = f'{metric}{{interface="%s",instance="{LEAF}",job="otel"}}'
+    tests = {
+        "rule_files": [str(tmp_path / "lossless.yml")],
+        "evaluation_interval": "15s",
+        "tests": [
+            {
+                "interval": "15s",
+                "input_series": [
+                    {"series": series % "swp5", "values": "0x8 1x8"},
+                    {"series": series % "swp6", "values": "7x16"},
+                    {"series": series % "swp60", "values": "0x8 9x8"},
+                ],
+                "alert_rule_test": [
+                    {"eval_time": "1m", "alertname": "LosslessClassDrops", "exp_alerts": []},
+                    {
+                        "eval_time": "2m30s",
+                        "alertname": "LosslessClassDrops",
+                        "exp_alerts": [
+                            {
+                                "exp_labels": {
+                                    "severity": "critical",
+                                    "os": "nvue",
+                                    "counter": metric,
+                                    "interface": "swp5",
+                                    "instance": LEAF,
+                                    "job": "otel",
+                                },
+                                "exp_annotations": {
+                                    "summary": f"swp5 ({LEAF}) dropped packets of the lossless class in the last "
+                                    "minute (unicast packets discarded for want of buffer, per traffic class): the "
+                                    "QoS profile makes priority 3 lossless, it must drop none"
+                                },
+                            }
+                        ],
+                    },
+                ],
+            }
+        ],
+    }
+    (tmp_path / "tests.yml").write_text(yaml.safe_dump(tests, sort_keys=False))
+    tested = subprocess.run(
+        ["promtool", "test", "rules", str(tmp_path / "tests.yml")], capture_output=True, text=True, check=False
+    )
+    assert tested.returncode == 0, tested.stdout + tested.stderr
+    assert "monitoring/rules/lossless.yml" not in monitoring_files(build_text(MONITORED + "targets: [frr]\n", seeds=2))

@@ -32,8 +32,9 @@ class OutputsDoc(Section):
     monitoring: bool = Field(
         False,
         description=(
-            "Write monitoring/: Prometheus scrape jobs for every device and alert rules for every designed BGP "
-            "session, cabled port and scrape (when frr is a target; docs/monitoring.md)."
+            "Write monitoring/: Prometheus scrape jobs for every device, alert rules for every designed BGP "
+            "session, cable and scrape and Grafana dashboards (when frr is a target), and gNMI subscriptions of "
+            "the RoCE counters of every designed port (docs/monitoring.md)."
         ),
     )
 

@@ -6,38 +6,55 @@ intent asks for them (``outputs: {monitoring: true}``).
   switch and server. A target is the device's name and the exporter's port, the one placeholder a site fills
   (resolve each name to its management address: DNS, or a relabel rule); its labels are the design's
   (``hostname``, ``role``, ``plane``, ``pod``, ``rail``, ``rack``, ``network``).
-* ``monitoring/rules/bgp.yml``: per switch, a rule for each switch it peers with, over the BGP sessions the design
-  gives the two (a label matcher on the peers): ``frr_bgp_peer_state`` other than 1 (Established) for the hold time
-  fires ``DesignedBgpSessionDown``, naming both ends and their ASNs. Growth adds rules and changes none. The metric
-  and its labels (``peer``, ``peer_as``, ``local_as``, ``afi``, ``safi``, ``vrf``; 1 Established, 0 Down, 2
-  administratively down) are what Debian's prometheus-frr-exporter 1.1.4 exports, read from it against real FRR in
-  the lab.
-* ``monitoring/rules/links.yml``: per switch, a rule for each device it is cabled to, over those ports:
-  ``node_network_carrier`` 0 (node_exporter's netclass collector: the carrier of ``/sys/class/net/<port>``) fires
-  ``DesignedLinkDown``, naming both ends of the cable.
+* ``monitoring/rules/bgp.yml``: a group per switch holding one rule over the BGP sessions it has with the tier
+  above (a label matcher on those peers): ``frr_bgp_peer_state`` other than 1 (Established) for the hold time fires
+  ``DesignedBgpSessionDown``, naming both ends and their ASNs. The metric and its labels (``peer``, ``peer_as``,
+  ``local_as``, ``afi``, ``safi``, ``vrf``; 1 Established, 0 Down, 2 administratively down) are what Debian's
+  prometheus-frr-exporter 1.1.4 exports, read from it against real FRR in the lab.
+* ``monitoring/rules/links.yml``: a group per switch and server holding one rule over its cables to the tier above
+  (a server's NICs, a leaf's uplinks, ...): ``node_network_carrier`` 0 (node_exporter's netclass collector: the
+  carrier of ``/sys/class/net/<port>``) fires ``DesignedLinkDown``, naming both ends of the cable.
 * ``monitoring/rules/scrapes.yml``: a device that stops answering a job's scrape (``up`` 0 for a minute) fires
   ``DeviceNotScraped``.
 
-The rules name the ports and peers as a target whose card says ``monitored`` names them (FRR on Linux, ``swpN``);
-the other targets are not monitored yet, and summary.md says so.
+Each session and cable is watched from its lower end, whose peers above are fixed by the plan: growing inside it
+adds groups and changes none, and a rule per device (not per session) keeps a 131,072-GPU design's rules to one
+group per device. A device that fails whole is seen by the rules of the devices below it and its own scrapes. The
+rules name the ports and peers as a target whose card says ``monitored`` names them (FRR on Linux, ``swpN``); the
+other targets are not monitored yet, and summary.md says so. The files are written line by line (YAML single-quoted
+scalars), as a design of that size needs.
 """
 
 from __future__ import annotations
 
-import re
-from typing import Any
+from collections.abc import Iterable
 
-import yaml
-
+from designer.backend.hosts import HostConfig
 from designer.backend.model import DeviceConfig
 from designer.design import Design
-from designer.targets import TARGETS
+from designer.intent.switch_spec import SWITCH_TIERS
+from designer.outputs.dashboards import dashboard_files
+from designer.outputs.gnmi import gnmi_files
+from designer.targets import TARGETS, per_switch
 
 FRR_EXPORTER_PORT = 9342
 """prometheus-frr-exporter's default listen port (its ``--web.listen-address``)."""
 NODE_EXPORTER_PORT = 9100
 """prometheus-node-exporter's default listen port."""
 SCRAPE_DOWN_FOR = "1m"
+REGEX_ESCAPES = str.maketrans({char: "\\" + char for char in "()[]{}?*+-|^$\\.&~# \t\n\r\v\f"})
+"""What :func:`re.escape` escapes, as a translation table (``str.translate`` runs it in one pass)."""
+SCRAPE_GROUP = (
+    "- name: scrapes\n"
+    "  rules:\n"
+    "  - alert: DeviceNotScraped\n"
+    "    expr: 'up{job=~\"frr-exporter|node-exporter\"} == 0'\n"
+    f"    for: {SCRAPE_DOWN_FOR}\n"
+    "    labels:\n"
+    "      severity: critical\n"
+    "    annotations:\n"
+    "      summary: '{{ $labels.hostname }} stopped answering the {{ $labels.job }} scrapes'\n"
+)
 
 
 def monitored_target(design: Design) -> str | None:
@@ -46,25 +63,32 @@ def monitored_target(design: Design) -> str | None:
     return next((target for target in design.intent.targets if TARGETS[target].monitored), None)
 
 
-def monitoring_files_written(design: Design) -> bool:
-    """Whether the design has a target whose names the rules use."""
-    return monitored_target(design) is not None
-
-
 def monitoring_files(design: Design) -> dict[str, bytes]:
-    """The monitoring files of ``design``, by path; none when no monitored target is rendered."""
+    """The monitoring files of ``design``, by path: the gNMI subscriptions of its targets that document them, and
+    the scrape jobs and rules when a monitored target is rendered."""
     target = monitored_target(design)
     if target is None:
-        return {}
-    switches = list(design.configs)
+        return {**gnmi_files(design), **_lossless_file(design)}
+    tiers = {config.hostname: SWITCH_TIERS.index(config.role) for config in design.configs}
+    links = [_link_group(device, target, tiers) for device in design.configs]
     return {
-        "monitoring/prometheus.yml": _yaml(_prometheus(design), _HEADER),
-        "monitoring/rules/bgp.yml": _yaml({"groups": [_bgp_group(device, target) for device in switches]}),
-        "monitoring/rules/links.yml": _yaml(
-            {"groups": [group for device in switches if (group := _link_group(device, target))]}
-        ),
-        "monitoring/rules/scrapes.yml": _yaml({"groups": [_scrape_group()]}),
+        "monitoring/prometheus.yml": _prometheus(design).encode(),
+        "monitoring/rules/bgp.yml": _groups(_bgp_group(device, target, tiers) for device in design.configs),
+        "monitoring/rules/links.yml": _groups([*links, *map(_nic_group, design.hosts)]),
+        "monitoring/rules/scrapes.yml": _groups([SCRAPE_GROUP]),
+        **_lossless_file(design),
+        **gnmi_files(design),
+        **dashboard_files(design, target),
     }
+
+
+def lossless_rule_targets(design: Design) -> tuple[str, ...]:
+    """The design's targets whose lossless class's drops ``monitoring/rules/lossless.yml`` watches."""
+    return tuple(
+        target
+        for target in per_switch(design.intent.targets)
+        if (metrics := TARGETS[target].lossless_metrics) is not None and metrics.drops
+    )
 
 
 def not_monitored(design: Design) -> tuple[str, ...]:
@@ -78,128 +102,181 @@ _HEADER = (
 )
 
 
-def _prometheus(design: Design) -> dict[str, Any]:
+def _prometheus(design: Design) -> str:
     """The scrape configuration: a job per exporter, a static target with the design's labels per device."""
     labels = _device_labels(design)
     switches = [config.hostname for config in design.configs]
     servers = [device.name for device in design.fabric.devices[design.fabric.switch_count :]]
-    return {
-        "global": {"scrape_interval": "15s", "evaluation_interval": "15s"},
-        "rule_files": ["rules/*.yml"],
-        "scrape_configs": [
+    return "".join(
+        [
+            _HEADER,
+            "global:\n  scrape_interval: 15s\n  evaluation_interval: 15s\n",
+            "rule_files:\n- rules/*.yml\n",
+            "scrape_configs:\n",
             _job("frr-exporter", switches, FRR_EXPORTER_PORT, labels),
             _job("node-exporter", [*switches, *servers], NODE_EXPORTER_PORT, labels),
-        ],
-    }
+        ]
+    )
 
 
-def _job(name: str, hosts: list[str], port: int, labels: dict[str, dict[str, str]]) -> dict[str, Any]:
-    return {
-        "job_name": name,
-        "static_configs": [{"targets": [f"{host}:{port}"], "labels": dict(labels[host])} for host in hosts],
-    }
+def _job(name: str, hosts: list[str], port: int, labels: dict[str, str]) -> str:
+    targets = "".join(f"  - targets: [{_quoted(f'{host}:{port}')}]\n    labels: {labels[host]}\n" for host in hosts)
+    return f"- job_name: {name}\n  static_configs:\n{targets}"
 
 
-def _device_labels(design: Design) -> dict[str, dict[str, str]]:
-    """Each backend device's labels, by name: where the design puts it."""
+def _device_labels(design: Design) -> dict[str, str]:
+    """Each backend device's labels (a YAML flow mapping), by name: where the design puts it."""
     racks = design.physical.racks
     labels = {}
     for index, device in enumerate(design.fabric.devices):
-        found = {
-            "hostname": device.name,
-            "role": device.role,
-            "plane": device.plane,
-            "pod": device.pod,
-            "rail": device.rail,
-            "rack": racks[design.physical.device_rack[index]].name,
-            "network": "backend",
-        }
-        labels[device.name] = {key: str(value) for key, value in found.items() if value != -1}
+        found = (
+            ("hostname", device.name),
+            ("role", device.role),
+            ("plane", device.plane),
+            ("pod", device.pod),
+            ("rail", device.rail),
+            ("rack", racks[design.physical.device_rack[index]].name),
+            ("network", "backend"),
+        )
+        pairs = ", ".join(f"{key}: {_quoted(str(value))}" for key, value in found if value != -1)
+        labels[device.name] = f"{{{pairs}}}"
     return labels
 
 
-def _bgp_group(device: DeviceConfig, target: str) -> dict[str, Any]:
-    """One switch's rules: one per switch it peers with, over the sessions the design gives them (so growth adds
-    rules and changes none)."""
+def _bgp_group(device: DeviceConfig, target: str, tiers: dict[str, int]) -> str:
+    """The switch's rule over its sessions with the tier above (empty without any: the top tier's are watched from
+    below)."""
     ports = device.unnumbered_ports(target)
-    peers: dict[tuple[str, int], list[str]] = {}
+    tier = tiers[device.hostname]
+    peers: dict[str, list[str]] = {}
+    named: dict[str, str] = {}
     for neighbor in device.bgp.neighbors:
-        peer = neighbor.address or ports.get(neighbor.interface, neighbor.interface)
-        peers.setdefault((neighbor.peer_device, neighbor.remote_asn), []).append(peer)
-    rules = [
-        {
-            "alert": "DesignedBgpSessionDown",
-            "expr": f'frr_bgp_peer_state{{hostname="{device.hostname}", peer=~`{_either(addresses)}`}} != 1',
-            "for": f"{device.bgp.hold}s",
-            "labels": {"severity": "critical", "switch": device.hostname, "peer_switch": name},
-            "annotations": {
-                "summary": (
-                    f"{device.hostname} (AS {device.asn}): the designed BGP session to {name} (AS {asn}) over "
-                    "{{ $labels.peer }} is not established"
-                ),
-            },
-        }
-        for (name, asn), addresses in peers.items()
-    ]
-    return {"name": device.hostname, "rules": rules}
+        if tiers.get(neighbor.peer_device, -1) > tier:
+            peer = neighbor.address or ports.get(neighbor.interface, neighbor.interface)
+            peers.setdefault(neighbor.peer_device, []).append(peer.translate(REGEX_ESCAPES))
+            named[neighbor.peer_device] = f"{neighbor.peer_device} (AS {neighbor.remote_asn})"
+    if not peers:
+        return ""
+    every = [peer for addresses in peers.values() for peer in addresses]
+    name = device.hostname
+    return _rule(
+        name,
+        "DesignedBgpSessionDown",
+        f'frr_bgp_peer_state{{hostname="{name}", peer=~`{_either(every)}`}} != 1',
+        f"{device.bgp.hold}s",
+        ("switch", name, "peer_switch", _mapped("peer", peers, dict(zip(peers, peers, strict=True)))),
+        f"{name} (AS {device.asn}): the designed BGP session to {_mapped('peer', peers, named)} over "
+        "{{ $labels.peer }} is not established",
+    )
 
 
-def _link_group(device: DeviceConfig, target: str) -> dict[str, Any] | None:
-    """One switch's rules, one per device it is cabled to, over those cables' ports; None without any."""
-    ends: dict[str, list[tuple[str, str]]] = {}
+def _link_group(device: DeviceConfig, target: str, tiers: dict[str, int]) -> str:
+    """The switch's rule over its cables to the tier above (empty without any)."""
+    tier = tiers[device.hostname]
+    ports: dict[str, list[str]] = {}
+    far: dict[str, str] = {}
     for interface in device.interfaces:
-        far = interface.peer_os_port_names.get(target, interface.peer_interface)
-        ends.setdefault(interface.peer_device, []).append((device.os_port_name(target, interface), far))
-    if not ends:
-        return None
-    rules = [
-        {
-            "alert": "DesignedLinkDown",
-            "expr": (
-                f'node_network_carrier{{hostname="{device.hostname}", device=~`{_either([p for p, _ in cables])}`}}'
-                " == 0"
-            ),
-            "labels": {"severity": "critical", "switch": device.hostname, "peer_device": peer},
-            "annotations": {
-                "summary": (
-                    f"{device.hostname} {{{{ $labels.device }}}} has no carrier: the designed cable to {peer} "
-                    + _mapped("device", {port: far for port, far in cables})
-                    + " is down"
-                ),
-            },
-        }
-        for peer, cables in ends.items()
-    ]
-    return {"name": device.hostname, "rules": rules}
+        if tiers.get(interface.peer_device, -1) > tier:
+            port = device.os_port_name(target, interface).translate(REGEX_ESCAPES)
+            ports.setdefault(interface.peer_device, []).append(port)
+            far[port] = f"{interface.peer_device} {interface.peer_os_port_names.get(target, interface.peer_interface)}"
+    return _carrier_rule(device.hostname, "switch", ports, far)
 
 
-def _scrape_group() -> dict[str, Any]:
-    return {
-        "name": "scrapes",
-        "rules": [
-            {
-                "alert": "DeviceNotScraped",
-                "expr": 'up{job=~"frr-exporter|node-exporter"} == 0',
-                "for": SCRAPE_DOWN_FOR,
-                "labels": {"severity": "critical"},
-                "annotations": {"summary": "{{ $labels.hostname }} stopped answering the {{ $labels.job }} scrapes"},
-            }
-        ],
-    }
+def _nic_group(host: HostConfig) -> str:
+    """The server's rule over its backend NICs' cables to their leaves (with hwplb, every plane's)."""
+    ports: dict[str, list[str]] = {}
+    far: dict[str, str] = {}
+    for nic in host.nics:
+        name = nic.name.translate(REGEX_ESCAPES)
+        ports.setdefault(" and ".join(leaf for leaf, _ in nic.leaves), []).append(name)
+        far[name] = " and ".join(f"{leaf} {port}" for leaf, port in nic.leaves)
+    return _carrier_rule(host.hostname, "server", ports, far)
+
+
+def _carrier_rule(name: str, kind: str, ports: dict[str, list[str]], far: dict[str, str]) -> str:
+    """``DesignedLinkDown`` on the ``ports`` of device ``name`` (a ``kind``; each port as a regular expression), by
+    the device each leads to; ``far`` names each cable's other end."""
+    if not ports:
+        return ""
+    every = [port for group in ports.values() for port in group]
+    return _rule(
+        name,
+        "DesignedLinkDown",
+        f'node_network_carrier{{hostname="{name}", device=~`{_either(every)}`}} == 0',
+        "",
+        (kind, name, "peer_device", _mapped("device", ports, dict(zip(ports, ports, strict=True)))),
+        f"{name} {{{{ $labels.device }}}} has no carrier: the designed cable to "
+        f"{_mapped('device', {port: [port] for port in far}, far)} is down",
+    )
+
+
+def _rule(group: str, alert: str, expr: str, hold: str, labels: tuple[str, str, str, str], summary: str) -> str:
+    """A group of one alerting rule, as YAML lines."""
+    near, name, peer, peer_name = labels
+    return (
+        f"- name: {_quoted(group)}\n  rules:\n  - alert: {alert}\n    expr: {_quoted(expr)}\n"
+        + (f"    for: {hold}\n" if hold else "")
+        + f"    labels:\n      severity: critical\n      {near}: {_quoted(name)}\n      {peer}: {_quoted(peer_name)}\n"
+        f"    annotations:\n      summary: {_quoted(summary)}\n"
+    )
+
+
+def _groups(groups: Iterable[str]) -> bytes:
+    """A rule file of the ``groups`` (YAML lines each; the empty ones left out)."""
+    text = "".join(groups)
+    return (f"groups:\n{text}" if text else "groups: []\n").encode()
+
+
+def _lossless_file(design: Design) -> dict[str, bytes]:
+    """``monitoring/rules/lossless.yml`` when a target of the design documents the counters of the lossless class's
+    drops (its card's ``lossless_metrics.drops``): a group per such target, a rule per counter on the ports the
+    design gives its switches. The threshold is the QoS profile's: its lossless priority drops nothing."""
+    if not design.configs:
+        return {}
+    qos = design.configs[0].qos
+    groups = []
+    for target in lossless_rule_targets(design):
+        metrics = TARGETS[target].lossless_metrics
+        assert metrics is not None
+        ports = dict.fromkeys(
+            device.os_port_name(target, interface).translate(REGEX_ESCAPES)
+            for device in design.configs
+            if device.roce_qos
+            for interface in device.interfaces
+        )
+        names = dict(metrics.names)
+        rules = "".join(
+            f"  - alert: LosslessClassDrops\n"
+            f"    expr: {_quoted(f'increase({metric}{{interface=~`{_either(list(ports))}`}}[1m]) > 0')}\n"
+            f"    labels:\n      severity: critical\n      os: {target}\n      counter: {metric}\n"
+            f"    annotations:\n      summary: {_quoted(_drop_summary(names[metric], qos.lossless_priority))}\n"
+            for metric in metrics.drops
+        )
+        groups.append(f"- name: {_quoted(f'lossless-{target}')}\n  rules:\n{rules}")
+    return {"monitoring/rules/lossless.yml": _groups(groups)} if groups else {}
+
+
+def _drop_summary(counter: str, priority: int) -> str:
+    return (
+        "{{ $labels.interface }} ({{ $labels.instance }}) dropped packets of the lossless class in the last minute "
+        f"({counter[0].lower()}{counter[1:]}): the QoS profile makes priority {priority} lossless, it must drop none"
+    )
+
+
+def _quoted(text: str) -> str:
+    """``text`` as a YAML single-quoted scalar."""
+    return "'" + text.replace("'", "''") + "'"
 
 
 def _either(values: list[str]) -> str:
-    """A regular expression matching exactly the ``values``, for a raw (backquoted) PromQL string: Prometheus
-    anchors a label matcher at both ends."""
-    return "|".join(re.escape(value) for value in values)
+    """A regular expression matching exactly one of ``values`` (each escaped with :data:`REGEX_ESCAPES`), for a raw
+    (backquoted) PromQL string: Prometheus anchors a label matcher at both ends."""
+    return "|".join(values)
 
 
-def _mapped(label: str, names: dict[str, str]) -> str:
-    """A template expression giving, for the alert's ``label`` value, the design's name of what it leads to (Go
-    templates' raw strings hold the patterns; ``reReplaceAll`` is Prometheus's template function)."""
-    steps = "".join(f' | reReplaceAll `^{re.escape(value)}$` "{name}"' for value, name in names.items())
+def _mapped(label: str, groups: dict[str, list[str]], names: dict[str, str]) -> str:
+    """A template expression giving, for the alert's ``label`` value, ``names`` of the group of ``groups`` it is in
+    (Go templates' raw strings hold the patterns; ``reReplaceAll`` is Prometheus's template function)."""
+    steps = "".join(f' | reReplaceAll `^(?:{_either(values)})$` "{names[key]}"' for key, values in groups.items())
     return f"{{{{ $labels.{label}{steps} }}}}"
-
-
-def _yaml(data: dict[str, Any], header: str = "") -> bytes:
-    return (header + yaml.safe_dump(data, sort_keys=False, width=1 << 16, allow_unicode=False)).encode()

@@ -23,12 +23,13 @@ from designer.intent import Intent
 from designer.intent.fields import ratio_text
 from designer.intent.switch_spec import SWITCH_TIERS
 from designer.outputs import workload_report
+from designer.outputs.gnmi import gnmi_targets
 from designer.outputs.hardware import hardware_lines, nic_balancing_line
 from designer.outputs.labels import HTML_LABELS
 from designer.outputs.markdown import markdown_inline, markdown_text
-from designer.outputs.monitoring import monitoring_files_written, not_monitored
+from designer.outputs.monitoring import lossless_rule_targets, monitored_target, not_monitored
 from designer.outputs.tier_review import tier_markdown, tier_text, tiers_built
-from designer.targets import TARGETS
+from designer.targets import TARGETS, per_switch
 
 
 def summary(design: Design) -> dict[str, Any]:
@@ -478,25 +479,57 @@ def _file_lines(design: Design) -> list[str]:
 
 
 def _monitoring_lines(design: Design) -> list[str]:
-    """The monitoring files' line, and what they leave unmonitored and why (docs/monitoring.md)."""
+    """The monitoring files' lines: what the rules and the subscriptions cover, and what they leave out and why
+    (docs/monitoring.md)."""
     if not design.intent.outputs.monitoring:
         return []
-    if not monitoring_files_written(design):
-        return [
-            "- `monitoring/`: not written: its rules name ports and peers as the frr target does, and frr is not "
-            "among the targets"
+    subscribed, missing = gnmi_targets(design), not_monitored(design)
+    rules = (
+        [
+            "- `monitoring/prometheus.yml`: scrape jobs (frr and node exporters) with a target per device, to resolve "
+            "to its management address; `monitoring/rules/`: an alert for every designed BGP session, cable and "
+            "scrape",
+            *(
+                [
+                    f"- not monitored by rules: {', '.join(missing)} (the rules name ports and peers as FRR on Linux "
+                    "does, as the frr target)"
+                ]
+                if missing
+                else []
+            ),
         ]
-    missing = not_monitored(design)
+        if monitored_target(design)
+        else ["- `monitoring/rules/`: not written: they name ports and peers as the frr target does, not a target"]
+    )
+    lossless = lossless_rule_targets(design)
+    qos = design.configs[0].qos if design.configs else None
+    tc = qos.priority_queues[qos.lossless_priority] if qos else 0
     return [
-        "- `monitoring/prometheus.yml`: scrape jobs (frr and node exporters) with a target per device, to resolve to "
-        "its management address; `monitoring/rules/`: an alert for every designed BGP session, cabled port and "
-        "scrape",
+        *rules,
+        *(
+            f"- `monitoring/rules/lossless.yml`: an alert for any drop of the lossless class on {target} "
+            f"({metrics.source}; export the lossless traffic class: `{metrics.export.format(traffic_class=tc)}`)"
+            for target in lossless
+            if (metrics := TARGETS[target].lossless_metrics) is not None
+        ),
         *(
             [
-                f"- not monitored by rules: {', '.join(missing)} (the rules name ports and peers as FRR on Linux "
-                "does, as the frr target)"
+                f"- `monitoring/gnmi/`: gNMI subscriptions (gnmic) of the RoCE counters on every designed port for "
+                f"{', '.join(subscribed)}: PFC pauses per lossless priority, queue drops and ECN marks where the OS "
+                "documents them, port discards; "
+                + (
+                    f"on {', '.join(t for t in subscribed if t not in lossless)} these counters are covered by the "
+                    "subscriptions only, not by alert rules (no exporter the rules run on documents them)"
+                    if any(t not in lossless for t in subscribed)
+                    else "the rules cover the lossless class's drops"
+                )
             ]
-            if missing
+            if subscribed
+            else []
+        ),
+        *(
+            [f"- no gNMI subscriptions for {', '.join(unsubscribed)}: no gNMI paths of its counters are documented"]
+            if (unsubscribed := [t for t in per_switch(design.intent.targets) if t not in subscribed])
             else []
         ),
     ]

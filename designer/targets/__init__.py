@@ -51,6 +51,32 @@ class LabKind:
 
 
 @dataclass(frozen=True)
+class GnmiPaths:
+    """What a collector subscribes to on a switch of the OS for the RoCE counters (``monitoring/gnmi/<os>.yaml``):
+    ``paths`` per designed port, each with ``{port}`` (the OS's port name) and, for a counter per lossless priority,
+    ``{priority}`` (one path per PFC priority); ``target`` is the gNMI prefix target the paths need (SONiC's
+    database), ``port`` the OS's default gNMI port, ``source`` where the paths are documented."""
+
+    port: int
+    paths: tuple[str, ...]
+    source: str
+    target: str = ""
+
+
+@dataclass(frozen=True)
+class LosslessMetrics:
+    """The metric names an OS documents for its lossless class's counters (``monitoring/dashboards/lossless.json``):
+    ``names`` as (metric, what it counts), each with the ``interface`` label naming the port; ``source`` where."""
+
+    source: str
+    names: tuple[tuple[str, str], ...]
+    drops: tuple[str, ...] = ()
+    """Those of ``names`` counting packets of the exported traffic class dropped (the lossless class's rules)."""
+    export: str = ""
+    """How the switch is told to export the lossless class's counters, ``{traffic_class}`` its traffic class."""
+
+
+@dataclass(frozen=True)
 class Target:
     """One network OS, as its card gives it (the fields a card may leave out have their defaults here)."""
 
@@ -107,6 +133,10 @@ class Target:
     OSes are; a new card is not, so adding an OS changes no existing design."""
     lab: LabKind | None = None
     """The containerlab kind whose nodes boot its files in ``lab/clab.yml`` (None: no kind does)."""
+    gnmi: GnmiPaths | None = None
+    """The gNMI paths of its RoCE counters (None: the OS documents none, ``monitoring/gnmi/`` has no file for it)."""
+    lossless_metrics: LosslessMetrics | None = None
+    """The documented metric names of its lossless class's counters (None: none are documented)."""
     capabilities: dict[str, Any] = field(default_factory=dict, compare=False, hash=False)
     """What its configuration can express, in the catalog's ``targets`` format (:class:`designer.catalog.TargetModel`):
     the shipped catalog's entry for it, which a site catalog lays its own over field by field (empty: none, as a
@@ -120,10 +150,13 @@ CARDS = ("sonic", "frr", "eos", "nvue", "opensm")
 def card(path: Path) -> Target:
     """The target a card describes (its name is the file's): YAML of :class:`Target`'s fields, ``companions`` as a
     list of :class:`Companion` fields, ``needs`` and ``fabric_files`` as mappings, ``lab`` as :class:`LabKind`'s
-    fields without its kind's target."""
+    fields without its kind's target, ``gnmi`` as :class:`GnmiPaths`'s fields, ``lossless_metrics`` as a source and
+    a mapping of names."""
     fields: dict[str, Any] = yaml.load(path.read_text(), Loader=getattr(yaml, "CSafeLoader", yaml.SafeLoader))
     name = path.stem
     lab = fields.pop("lab", None)
+    gnmi = fields.pop("gnmi", None)
+    lossless = fields.pop("lossless_metrics", None)
     return Target(
         name,
         **{
@@ -136,6 +169,15 @@ def card(path: Path) -> Target:
             else (),
             "lab": LabKind(lab["kind"], lab["label"], name, lab["image"], lab["ports"], lab["port_names"])
             if lab
+            else None,
+            "gnmi": GnmiPaths(**{**gnmi, "paths": tuple(gnmi["paths"])}) if gnmi else None,
+            "lossless_metrics": LosslessMetrics(
+                lossless["source"],
+                tuple(lossless["names"].items()),
+                tuple(lossless.get("drops", ())),
+                lossless.get("export", ""),
+            )
+            if lossless
             else None,
         },
     )

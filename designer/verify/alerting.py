@@ -23,6 +23,7 @@ import subprocess
 import sys
 import tempfile
 import time
+import urllib.parse
 import urllib.request
 from pathlib import Path
 from typing import Any
@@ -206,19 +207,19 @@ def _free_port() -> int:
 
 def watch_alerts(running: Lab, files: dict[str, bytes], target: int, limit: float) -> list[Check]:
     """Run the design's rules against the lab: none fires while healthy; with ``target``'s links down exactly the
-    alerts of its sessions and cables fire; back up, all resolve."""
+    alerts of its sessions and cables fire (each watched from its lower end); back up, all resolve."""
     lab = running.topology
     name = lab.routers[target].name
+    routers = lab.routers
     expected = {
-        ("DesignedBgpSessionDown", lab.routers[s.router].name, lab.routers[s.peer].name)
+        ("DesignedBgpSessionDown", routers[s.router].name, routers[s.peer].name)
         for s in lab.sessions()
-        if target in (s.router, s.peer)
+        if target in (s.router, s.peer) and routers[s.router].tier < routers[s.peer].tier
     }
     expected |= {
-        ("DesignedLinkDown", lab.routers[far].name, name)
+        ("DesignedLinkDown", routers[wire.lower].name, routers[wire.upper].name)
         for wire in lab.wires
-        for near, far in ((wire.upper, wire.lower), (wire.lower, wire.upper))
-        if near == target
+        if target in (wire.lower, wire.upper)
     }
     checks = []
     with Watch(running, files) as watch:
@@ -240,6 +241,7 @@ def watch_alerts(running: Lab, files: dict[str, bytes], target: int, limit: floa
                 + [f"{alert['alertname']}: {_about(alert)}" for alert in healthy],
             )
         )
+        checks.append(_dashboards_read_the_design(watch, files))
         running.set_links(target, up=False)
         down_at = time.monotonic()
         fired: set[tuple[str, str, str]] = set()
@@ -277,6 +279,30 @@ def watch_alerts(running: Lab, files: dict[str, bytes], target: int, limit: floa
             )
         )
     return checks
+
+
+def _dashboards_read_the_design(watch: Watch, files: dict[str, bytes]) -> Check:
+    """Every count panel of the switches' dashboards (``fabric``, ``rails``) reads, from the healthy lab, the
+    number of sessions or ports the design has (its green threshold)."""
+    wrong, read = [], 0
+    for name in ("fabric", "rails"):
+        dashboard = json.loads(files[f"monitoring/dashboards/{name}.json"])
+        for panel in dashboard["panels"]:
+            if panel["type"] != "stat":
+                continue
+            expr = panel["targets"][0]["expr"]
+            designed = panel["fieldConfig"]["defaults"]["thresholds"]["steps"][-1]["value"]
+            answer = watch.query("/api/v1/query?" + urllib.parse.urlencode({"query": expr})) or {"result": []}
+            values = [float(sample["value"][1]) for sample in answer["result"]]
+            read += 1
+            if values != [designed]:
+                wrong.append(f"{name}: {panel['title']}: Prometheus reads {values}")
+    return check(
+        "monitoring",
+        "healthy: the dashboards read the design's counts",
+        f"{read - len(wrong)} of {read} count panels of the fabric and rails dashboards at their designed number",
+        wrong,
+    )
 
 
 def _key(alert: dict[str, str]) -> tuple[str, str, str]:
