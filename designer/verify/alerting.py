@@ -260,7 +260,8 @@ def watch_alerts(running: Lab, files: dict[str, bytes], target: int, limit: floa
                 "monitoring",
                 f"{name} down: its alerts fire",
                 f"{len(fired & expected)} of {len(expected)} alerts of {name}'s sessions and cables firing after "
-                f"{seconds:.0f} s, none of another device",
+                f"{seconds:.0f} s, none of another device: "
+                + ", ".join(f"{alert} {near} -> {far}" for alert, near, far in sorted(fired & expected)),
                 [f"{alert} {near} -> {far} did not fire" for alert, near, far in missing] + stray,
             )
         )
