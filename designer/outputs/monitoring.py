@@ -16,6 +16,11 @@ intent asks for them (``outputs: {monitoring: true}``).
   carrier of ``/sys/class/net/<port>``) fires ``DesignedLinkDown``, naming both ends of the cable.
 * ``monitoring/rules/scrapes.yml``: a device that stops answering a job's scrape (``up`` 0 for a minute) fires
   ``DeviceNotScraped``.
+* ``monitoring/rules/lossless.yml``: for a target whose card documents its lossless class's drop counters
+  (``lossless_metrics.drops``: Cumulus Linux's OpenTelemetry names), any increase on a designed port fires
+  ``LosslessClassDrops``: the QoS profile makes the priority lossless. Written with or without the monitored target,
+  as are the gNMI subscriptions (:mod:`designer.outputs.gnmi`); the dashboards (:mod:`designer.outputs.dashboards`)
+  come with the scrape jobs.
 
 Each session and cable is watched from its lower end, whose peers above are fixed by the plan: growing inside it
 adds groups and changes none, and a rule per device (not per session) keeps a 131,072-GPU design's rules to one
