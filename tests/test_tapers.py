@@ -184,6 +184,25 @@ def test_a_taper_or_style_the_fabric_cannot_be_is_refused(fabric: str, expected:
     assert refusal(text).startswith(expected)
 
 
+def test_rack_style_beside_networks_with_top_of_rack_leaves_is_refused_until_both_are_planned(tmp_path: Path) -> None:
+    """A frontend network's top-of-rack leaves would take the units of the rack's own switches (the build placed
+    both in the same units): exit 2 at the style's line, naming the network, nothing written; an out-of-band
+    network alone (its switches in the units the top keeps) still builds."""
+    base = (
+        "name: racks\ncompute: {servers: 8, gpus_per_server: 8, nics_per_server: 2, nic_speed: 400G, "
+        "server_power_kw: 5}\nfabric:\n  style: rack\n  tiers: 2\n  leaf: {ports: 8, speed: 400G, per_rack: 2}\n"
+        "facility: {rack_power_kw: 12}\ntargets: [frr]\nnetworks:\n"
+    )
+    path, err = refused_build(
+        tmp_path, base + "  frontend: {nics_per_server: 2, nic_speed: 200G, leaf: {model: nvidia-sn4700}}\n"
+    )
+    assert err.startswith(
+        f"{path}:4: fabric.style: style: rack puts each rack's switches at its top, where the networks beside the "
+        "backend (frontend) put their top-of-rack leaves"
+    )
+    assert build_text(base + "  oob: {}\n", seeds=2).physical.racks
+
+
 def test_a_rack_too_small_for_its_switches_and_a_server_is_refused_at_its_line(tmp_path: Path) -> None:
     """Two 64-port switches (1.65 kW each with optics) and a 10.2 kW server do not fit 12 kW; one switch does:
     exit 2 at per_rack's line, saying so, with nothing written."""

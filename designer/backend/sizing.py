@@ -441,6 +441,16 @@ def _rack_servers(intent: Intent, capacity: int, problems: list[Problem]) -> int
                 "use style: rail for planes, multiplane NICs or rack-scale systems",
             )
         )
+    elif intent.networks.data_networks:
+        names = ", ".join(spec.name for spec in intent.networks.data_networks)
+        problems.append(
+            Problem(
+                ("fabric", "style"),
+                f"style: rack puts each rack's switches at its top, where the networks beside the backend ({names}) "
+                "put their top-of-rack leaves, and designer does not plan both in one rack yet; use style: rail, "
+                "or design those networks apart",
+            )
+        )
     elif intent.rails % per_rack:
         problems.append(
             Problem(
