@@ -22,6 +22,7 @@ from collections.abc import Callable, Iterable, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from secrets import token_hex
+from typing import TypeVar
 
 from designer.errors import PrerequisiteError
 from designer.verify import sandbox
@@ -46,6 +47,10 @@ STOP_SECONDS = 5.0
 STARTING_SECONDS = 60.0
 """A run folder without its owner file yet is being created by another run for this long, not an orphan."""
 START_SECONDS = 20.0
+T = TypeVar("T")
+R = TypeVar("R")
+WORKERS = 4
+"""Short-lived processes (vtysh, ip, tc, ping) the lab runs at once."""
 TRAPPED = (signal.SIGINT, signal.SIGTERM, signal.SIGHUP, signal.SIGQUIT)
 """Signals that stop a run: each tears the lab down first (Ctrl-C, kill, a closed terminal, Ctrl-\\)."""
 TOKEN = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]{0,63}")
@@ -199,6 +204,16 @@ def _own_pid(pid_file: Path, folder: Path) -> int | None:
     except (OSError, ValueError, IndexError):
         return None
     return pid if str(folder) in command else None
+
+
+def gather(items: Iterable[T], read: Callable[[T], R]) -> list[R]:
+    """``read`` over ``items``, :data:`WORKERS` at a time. An interrupt (a trapped signal) drops the reads not yet
+    started, so the teardown waits only for the few running."""
+    pool = ThreadPoolExecutor(max_workers=WORKERS)
+    try:
+        return list(pool.map(read, items))
+    finally:
+        pool.shutdown(cancel_futures=True)
 
 
 def _namespaces(run: str) -> list[str]:
@@ -502,8 +517,7 @@ class Lab:
                     return f"{self.dirs[router].name}: vtysh exit {result.returncode}: {' '.join(output.split())[:300]}"
             return ""
 
-        with ThreadPoolExecutor(max_workers=4) as pool:
-            return [problem for problem in pool.map(load, range(len(self.dirs))) if problem]
+        return [problem for problem in gather(range(len(self.dirs)), load) if problem]
 
     def configure(self, router: int, lines: Sequence[str]) -> str:
         """Enter ``lines`` in configuration mode on ``router``; the problem bgpd or vtysh reported, or nothing."""
@@ -635,5 +649,4 @@ class Lab:
             )
             return parse_class_packets(result.stdout)
 
-        with ThreadPoolExecutor(max_workers=4) as pool:
-            return dict(zip(ends, pool.map(read, ends), strict=True))
+        return dict(zip(ends, gather(ends, read), strict=True))

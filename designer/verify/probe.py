@@ -8,17 +8,13 @@ from __future__ import annotations
 
 import json
 import subprocess
-from collections.abc import Callable, Iterable, Sequence
-from concurrent.futures import ThreadPoolExecutor
+from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import TypeVar
 
+from designer.verify.lab import WORKERS, gather
 from designer.verify.topology import Session, Topology
 
 QUERY_SECONDS = 30
-WORKERS = 4
-T = TypeVar("T")
-R = TypeVar("R")
 
 
 @dataclass(frozen=True, slots=True)
@@ -185,12 +181,6 @@ def parse_traceroute(text: str) -> list[str]:
         if len(fields) >= 2 and fields[0].isdigit():
             hops.append(fields[1])
     return hops
-
-
-def gather(items: Iterable[T], read: Callable[[T], R]) -> list[R]:
-    """``read`` over ``items`` a few at a time (each read is a short-lived process)."""
-    with ThreadPoolExecutor(max_workers=WORKERS) as pool:
-        return list(pool.map(read, items))
 
 
 def session_problems(

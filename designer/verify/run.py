@@ -16,13 +16,20 @@ from designer.targets import config_files
 from designer.verify import alerting, cabling, frontend
 from designer.verify.cabling import Lldp, audit_lab, cabling_check, lab_cables
 from designer.verify.hostconfig import HostConfig
-from designer.verify.lab import Lab, Progress, available_mib, check_prerequisites, seeds_supported, sweep_orphans
+from designer.verify.lab import (
+    Lab,
+    Progress,
+    available_mib,
+    check_prerequisites,
+    gather,
+    seeds_supported,
+    sweep_orphans,
+)
 from designer.verify.probe import (
     Peer,
     advertised,
     bgp_peers,
     extra_peers,
-    gather,
     kernel_routes,
     ping,
     read_routes,

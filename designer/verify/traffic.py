@@ -50,8 +50,8 @@ from designer.backend.wiring import LINK_TIERS, Device, Fabric
 from designer.errors import InputError, PrerequisiteError, Problem
 from designer.intent.nic_names import nic_name_problem
 from designer.verify.hostconfig import HostConfig, parse_host, sysctl_path
-from designer.verify.lab import Lab, in_namespace, ip, seeds_supported, set_sysctls
-from designer.verify.probe import gather, ping, route_via
+from designer.verify.lab import Lab, gather, in_namespace, ip, seeds_supported, set_sysctls
+from designer.verify.probe import ping, route_via
 from designer.verify.report import Check, Experiment, check
 from designer.verify.topology import HostNic, Topology
 
